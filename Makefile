@@ -1,0 +1,110 @@
+# synctrace — build, install, test, demo, bench.
+#
+#   make            lib/libsynctrace.so, bin/synctrace, bin/synctrace-run
+#   make check      installs missing Debian packages, builds, runs every test (tests/run-tests.sh)
+#   make demo       installs missing packages, builds, traces the bundled hybrid example
+#   make bench      recording cost, traced vs untraced latency, sync and CLC reports
+#   make install PREFIX=/opt/synctrace
+
+PREFIX   ?= /usr/local
+BUILD    := build
+GEN      := $(BUILD)/gen
+VERSION  := 0.1.0
+
+DEPS_OK  := $(shell command -v mpicc >/dev/null 2>&1 && command -v otf2-config >/dev/null 2>&1 && \
+              command -v otf2-print >/dev/null 2>&1 && command -v clang >/dev/null 2>&1 && \
+              command -v python3 >/dev/null 2>&1 && command -v gfortran >/dev/null 2>&1 && \
+              test -f /usr/include/hwloc.h && test -f /usr/include/libunwind.h && echo yes)
+
+CC       := gcc
+MPICC    := mpicc
+PYTHON   := python3
+MPI_INC  := $(shell mpicc -show 2>/dev/null | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)
+CLANG_RES:= $(shell clang -print-resource-dir 2>/dev/null)
+
+WARN     := -Wall -Wextra -Werror
+CSTD     := -std=c11 -D_GNU_SOURCE
+OPT      ?= -O2 -g
+CFLAGS_COMMON := $(CSTD) $(WARN) $(OPT) -I$(GEN) -Isrc/record -Iinclude
+LIB_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -pthread
+CLI_CFLAGS := $(CFLAGS_COMMON) -pthread
+
+LIB_DIRS := util config record clock mpi otf2 omp clc
+LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)) $(GEN)/mpi_wrappers.c
+LIB_OBJ  := $(patsubst %.c,$(BUILD)/lib/%.o,$(LIB_SRC:$(GEN)/%=gen/%))
+# The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
+CLI_DIRS := cli util config otf2 clc
+CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c))) \
+            src/record/event.c src/record/region.c $(wildcard src/clock/model.c)
+CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
+GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/omp-tools.h
+
+LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
+CLI_LIBS := -lotf2 -lm -lpthread
+
+.PHONY: all deps check demo bench install clean unit
+all: lib/libsynctrace.so bin/synctrace bin/synctrace-run
+
+deps:
+ifneq ($(DEPS_OK),yes)
+	bash scripts/install-deps.sh
+endif
+
+# ---- generated wrappers -----------------------------------------------------------
+$(GEN)/mpi_wrappers.c $(GEN)/mpi_regions.def: wrappers/mpi_functions.tbl scripts/gen_wrappers.py
+	@mkdir -p $(GEN)
+	$(PYTHON) scripts/gen_wrappers.py --table wrappers/mpi_functions.tbl --mpi-h $(MPI_INC)/mpi.h --out $(GEN)
+
+$(GEN)/omp-tools.h:
+	@mkdir -p $(GEN)
+	@test -f "$(CLANG_RES)/include/omp-tools.h" || { echo "omp-tools.h not found under clang's resource dir '$(CLANG_RES)'; run scripts/install-deps.sh" >&2; exit 1; }
+	cp "$(CLANG_RES)/include/omp-tools.h" $@
+
+# ---- library ------------------------------------------------------------------------
+$(BUILD)/lib/gen/%.o: $(GEN)/%.c $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/lib/%.o: %.c $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+lib/libsynctrace.so: $(LIB_OBJ)
+	@mkdir -p lib
+	$(MPICC) -shared -o $@ $^ $(LIB_LIBS) -Wl,-soname,libsynctrace.so
+
+# ---- command-line tools -------------------------------------------------------------
+$(BUILD)/cli/%.o: %.c $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
+
+bin/synctrace: $(CLI_OBJ)
+	@mkdir -p bin
+	$(CC) -o $@ $^ $(CLI_LIBS)
+
+bin/synctrace-run: scripts/synctrace-run.in
+	@mkdir -p bin
+	sed -e 's|@LIBDIR@||' -e 's|@LLVM_GOMP@|/usr/lib/llvm-14/lib/libgomp.so|' $< > $@
+	chmod +x $@
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# ---- install --------------------------------------------------------------------------
+install: all
+	bash scripts/install.sh "$(PREFIX)" "$(VERSION)"
+
+# ---- tests, demo, bench ---------------------------------------------------------------
+check: deps
+	$(MAKE) all
+	bash tests/run-tests.sh
+
+demo: deps
+	$(MAKE) all
+	bash scripts/demo.sh
+
+bench: deps
+	$(MAKE) all
+	bash tests/bench/run-bench.sh
+
+clean:
+	rm -rf $(BUILD) lib bin

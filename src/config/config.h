@@ -1,0 +1,46 @@
+/*
+ * config.h — all SYNCTRACE_* settings, parsed once into st_config.
+ *
+ * getenv() appears only in config.c. st_config_load() is called once (library
+ * constructor, or the CLI) before any other module reads st_config; afterwards the
+ * struct is read-only and may be read from any thread without locking.
+ */
+#ifndef ST_CONFIG_H
+#define ST_CONFIG_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct st_config {
+#define ST_VAR_FIELD_SIZE(f)   size_t f;
+#define ST_VAR_FIELD_BOOL(f)   int f;
+#define ST_VAR_FIELD_UINT(f)   unsigned long f;
+#define ST_VAR_FIELD_DOUBLE(f) double f;
+#define ST_VAR_FIELD_STRING(f) char f[512];
+#define ST_VAR_FIELD_PATH(f)   char f[4096];
+#define ST_VAR_FIELD_ENUM(f)   int f;
+#define ST_VAR(name, type, field, def, accepted, doc) ST_VAR_FIELD_##type(field)
+#include "variables.def"
+#undef ST_VAR
+} st_config_t;
+
+/* Enum values, in the order of their "accepted" lists in variables.def. */
+enum { ST_CLOCK_MONOTONIC, ST_CLOCK_REALTIME, ST_CLOCK_MONOTONIC_RAW, ST_CLOCK_BOOTTIME };
+enum { ST_CLC_ON, ST_CLC_OFF };
+
+extern st_config_t st_config;
+
+/*
+ * Parses every SYNCTRACE_* variable into st_config (defaults for unset ones).
+ * Returns 0, or -1 with a one-line message in err naming the variable, the bad
+ * value and what is accepted. Unknown SYNCTRACE_* names are also an error (typos).
+ */
+int st_config_load(char *err, size_t errlen);
+
+/* Writes the variable table (markdown when markdown != 0, else plain text). */
+void st_config_print(FILE *out, int markdown);
+
+/* Parses a size with optional k/M/G suffix; returns 0 on success. */
+int st_config_parse_size(const char *s, size_t *out);
+
+#endif

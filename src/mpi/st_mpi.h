@@ -1,0 +1,151 @@
+/*
+ * st_mpi.h — what the generated MPI wrappers call.
+ *
+ * Every generated wrapper has one shape (see scripts/gen_wrappers.py):
+ *
+ *     st_thread_t *th = st_mpi_begin();          // NULL: not tracing, or re-entered
+ *     if (!th) return PMPI_X(args);
+ *     st_mpi_enter(th, ST_REGION_MPI_X);          // ENTER + call site
+ *     ...role "pre" code...
+ *     int rc = PMPI_X(args);
+ *     ...role "post" code...
+ *     st_mpi_leave(th, ST_REGION_MPI_X);
+ *     st_mpi_end(th);
+ *     return rc;                                   // the PMPI result, unchanged
+ *
+ * The functions below never call a traced MPI_* symbol (only PMPI_*), never touch the
+ * application's status or request contents beyond reading them, and are safe under
+ * MPI_THREAD_MULTIPLE (tables are lock-free for lookups; a request is used by one
+ * thread at a time, as MPI requires). "rc" arguments are the PMPI return code: on an
+ * error nothing is registered. Peers and roots are recorded as WORLD ranks.
+ */
+#ifndef ST_MPI_H
+#define ST_MPI_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "../record/record.h"
+
+#define ST_EXPORT __attribute__((visibility("default")))
+
+extern volatile int st_mpi_tracing; /* set between tool init and finalize */
+
+static inline st_thread_t *st_mpi_begin(void)
+{
+    if (ST_UNLIKELY(!st_mpi_tracing))
+        return NULL;
+    st_thread_t *th = st_thread_self();
+    if (ST_UNLIKELY(!th || th->in_tool))
+        return NULL;
+    th->in_tool = 1;
+    return th;
+}
+
+static inline void st_mpi_end(st_thread_t *th) { th->in_tool = 0; }
+
+/* Call site: the return address of the wrapper's caller, recorded when SYNCTRACE_CALLSITE=1. */
+extern int st_mpi_callsite_on;
+uint64_t st_mpi_callsite(void);
+
+#define st_mpi_enter(th, region) \
+    st_record_enter((th), (region), ST_UNLIKELY(st_mpi_callsite_on) ? (uint64_t)__builtin_return_address(0) : 0)
+#define st_mpi_leave(th, region) st_record_leave((th), (region))
+
+/* ---- status and request scratch -------------------------------------------------- */
+
+/* Replaces MPI_STATUS_IGNORE by a wrapper-local status so the actual source/tag/size are known. */
+#define ST_STATUS_FIX(status, local) \
+    do { if ((status) == MPI_STATUS_IGNORE) (status) = &(local); } while (0)
+
+/* The application's status array, or thread-local scratch for count entries when it is MPI_STATUSES_IGNORE. */
+MPI_Status *st_mpi_statuses(st_thread_t *th, int count, MPI_Status *statuses);
+
+/* Copies count request handles into thread-local scratch (before PMPI frees them). */
+MPI_Request *st_mpi_snapshot(st_thread_t *th, int count, const MPI_Request *reqs);
+
+/* ---- bytes ------------------------------------------------------------------------ */
+
+uint64_t st_mpi_bytes(MPI_Count count, MPI_Datatype type);
+/* Sum of counts[0..n) times the size of type; n = size of the group named by which (see below). */
+uint64_t st_mpi_bytes_v(const int *counts, MPI_Datatype type, int n);
+uint64_t st_mpi_bytes_vc(const MPI_Count *counts, MPI_Datatype type, int n);
+uint64_t st_mpi_bytes_w(const int *counts, const MPI_Datatype *types, int n);
+uint64_t st_mpi_bytes_wc(const MPI_Count *counts, const MPI_Datatype *types, int n);
+/* Sizes of the groups a collective exchanges with. */
+int st_mpi_comm_size(MPI_Comm comm);        /* local group (intracomm) or remote group (intercomm) */
+int st_mpi_is_root(MPI_Comm comm, int root); /* this process acts as root (intercomm: root == MPI_ROOT) */
+int st_mpi_nbr_in(MPI_Comm comm);           /* neighborhood collectives: number of sources */
+int st_mpi_nbr_out(MPI_Comm comm);          /* ... and destinations */
+
+/* ---- point-to-point --------------------------------------------------------------- */
+
+/* Blocking send (all modes): records MPI_SEND at the start. */
+void st_mpi_send(st_thread_t *th, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type);
+
+/* A posted receive's identity: the post id orders receives for matching (see check). */
+uint64_t st_mpi_recv_post(void);
+/* Blocking receive completed (Recv, Sendrecv, Mrecv): records MPI_RECV from status. */
+void st_mpi_recv(st_thread_t *th, int rc, MPI_Comm comm, const MPI_Status *status, uint64_t post_id);
+
+/* Per-request information kept from post to completion. */
+typedef struct st_req_info {
+    uint64_t id;          /* synctrace request id, unique in the process */
+    uint8_t  kind;        /* ST_REQ_* */
+    uint8_t  flags;       /* ST_EVF_PERSISTENT, ... */
+    uint16_t op;          /* collective op */
+    uint32_t comm;        /* comm index */
+    int32_t  peer;        /* world rank (send: dest; persistent recv: source or MPI_ANY_SOURCE) */
+    int32_t  tag;
+    uint64_t bytes, bytes2;
+    uint64_t seq;         /* collective instance sequence */
+    MPI_Comm *newcomm;    /* Comm_idup: where the new communicator will appear */
+    MPI_Comm parent;      /* Comm_idup: the communicator duplicated */
+} st_req_info_t;
+
+enum { ST_REQ_NONE, ST_REQ_SEND, ST_REQ_RECV, ST_REQ_COLL, ST_REQ_COMM_IDUP, ST_REQ_OTHER };
+
+/* Nonblocking send: records MPI_ISEND (before PMPI); fills ri for st_mpi_req_add. */
+void st_mpi_isend(st_thread_t *th, st_req_info_t *ri, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type);
+/* Nonblocking receive: records MPI_IRECV_REQUEST (before PMPI); fills ri. */
+void st_mpi_irecv(st_thread_t *th, st_req_info_t *ri, MPI_Comm comm, int source, int tag);
+/* Persistent request created (Send_init & modes: is_send=1; Recv_init: 0). No event. */
+void st_mpi_persistent(int rc, MPI_Request req, int is_send, MPI_Comm comm, int peer, int tag, MPI_Count count, MPI_Datatype type);
+/* After PMPI: on success, remembers req -> ri until its completion. */
+void st_mpi_req_add(int rc, MPI_Request req, const st_req_info_t *ri);
+/* MPI_Start / MPI_Startall: records ISEND or IRECV_REQUEST of each persistent request (before PMPI). */
+void st_mpi_start(st_thread_t *th, int count, const MPI_Request *reqs);
+/* MPI_Request_free: forgets the request (a freed active request completes unseen). */
+void st_mpi_req_free(MPI_Request req);
+/* MPI_Cancel: nothing to record until completion shows it cancelled. */
+
+/* Completion of saved[i] (a snapshot taken before PMPI) with its status. */
+void st_mpi_complete(st_thread_t *th, MPI_Request saved, MPI_Status *status);
+void st_mpi_complete_all(st_thread_t *th, int rc, int count, const MPI_Request *saved, MPI_Status *statuses);
+void st_mpi_complete_some(st_thread_t *th, int rc, int outcount, const int *indices, const MPI_Request *saved, MPI_Status *statuses);
+
+/* Matched probe: remembers message -> comm and post id. Mrecv/Imrecv take it back. */
+void st_mpi_mprobe(int rc, MPI_Comm comm, MPI_Message msg);
+typedef struct st_msg_info { uint32_t comm; uint64_t post_id; } st_msg_info_t;
+st_msg_info_t st_mpi_message_take(MPI_Message msg);
+void st_mpi_mrecv(st_thread_t *th, int rc, const st_msg_info_t *mi, const MPI_Status *status);
+void st_mpi_imrecv(st_thread_t *th, st_req_info_t *ri, const st_msg_info_t *mi);
+
+/* ---- collectives ------------------------------------------------------------------ */
+
+void st_mpi_coll_begin(st_thread_t *th);
+/* op: OTF2_COLLECTIVE_OP_*; root: the root argument (comm rank, MPI_ROOT, MPI_PROC_NULL) or -1 if none. */
+void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd);
+/* Nonblocking collective: records MPI_ICOLL_REQUEST (after PMPI, on success) and remembers the request. */
+void st_mpi_icoll(st_thread_t *th, int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd, MPI_Request req);
+
+/* ---- communicators ---------------------------------------------------------------- */
+
+/* A communicator was created (after PMPI; MPI_COMM_NULL and errors are ignored). */
+void st_mpi_comm_new(int rc, MPI_Comm parent, MPI_Comm newcomm);
+/* MPI_Comm_idup: the communicator appears when the request completes. */
+void st_mpi_comm_idup(int rc, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request req);
+/* Before MPI_Comm_free / MPI_Comm_disconnect. */
+void st_mpi_comm_free(MPI_Comm comm);
+
+#endif

@@ -1,0 +1,49 @@
+/*
+ * event.h — the in-memory event record.
+ *
+ * One fixed-size record per event, 64 bytes, written by the recording hot path and
+ * read back at finalize (CLC, OTF2 writer) and by `synctrace recover`. Which fields
+ * an event kind uses is documented once, in events.def.
+ */
+#ifndef ST_EVENT_H
+#define ST_EVENT_H
+
+#include <stdint.h>
+
+typedef enum st_event_kind {
+#define ST_EVENT(name, dump, doc) ST_EV_##name,
+#include "events.def"
+#undef ST_EVENT
+    ST_EV__COUNT
+} st_event_kind_t;
+
+/* Event flags. */
+#define ST_EVF_NONE       0x00u
+#define ST_EVF_INTERCOMM  0x01u /* peer/root refers to the remote group of an intercommunicator */
+#define ST_EVF_PROC_NULL  0x02u /* the peer was MPI_PROC_NULL: no message exists */
+#define ST_EVF_PERSISTENT 0x04u /* the request is persistent (Send_init/Recv_init, MPI_Start) */
+#define ST_EVF_IMPLICIT   0x08u /* OpenMP: implicit barrier / implicit task */
+#define ST_EVF_CLC_MOVED  0x10u /* CLC moved this event; orig_time holds the time before */
+
+typedef struct st_event {
+    uint64_t time;   /* ns on the global clock */
+    uint8_t  kind;   /* st_event_kind_t */
+    uint8_t  flags;  /* ST_EVF_* */
+    uint16_t op;     /* collective op (OTF2_CollectiveOp), lock kind, ... */
+    uint32_t region; /* region id (st_region_t) for ENTER/LEAVE */
+    uint32_t comm;   /* process-local communicator index */
+    int32_t  peer;   /* world rank of peer or root; -1 none */
+    int32_t  tag;
+    uint32_t _pad;
+    uint64_t bytes;  /* bytes sent / message size; OpenMP: see events.def */
+    uint64_t bytes2; /* bytes received (collectives) */
+    uint64_t id;     /* request id, post id, instance seq, lock id, task id, ... */
+    uint64_t aux;    /* call-site pc on ENTER; kind-specific otherwise */
+} st_event_t;
+
+_Static_assert(sizeof(st_event_t) == 64, "st_event_t must stay 64 bytes");
+
+/* Name used in `synctrace dump` for an event kind; "?" for an unknown kind. */
+const char *st_event_kind_name(unsigned kind);
+
+#endif

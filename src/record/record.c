@@ -1,0 +1,152 @@
+/*
+ * record.c — thread registration, buffer flushing to spill files, read-back.
+ */
+#define _GNU_SOURCE
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../config/config.h"
+#include "../util/log.h"
+
+#define ST_MAX_THREADS 4096
+
+__thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));
+volatile int st_record_active;
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static st_thread_t *registry[ST_MAX_THREADS];
+static size_t registry_n;
+
+st_thread_t *st_thread_register(void)
+{
+    if (!st_record_active)
+        return NULL;
+    size_t cap = st_config.buffer / sizeof(st_event_t);
+    st_thread_t *th = calloc(1, sizeof *th);
+    st_event_t *buf = th ? malloc(cap * sizeof *buf) : NULL;
+    if (!buf) {
+        free(th);
+        st_log_warn_once("cannot allocate a %zu-byte event buffer; this thread is not traced", st_config.buffer);
+        return NULL;
+    }
+    th->buf = buf;
+    th->cap = cap;
+    th->spill_fd = -1;
+    th->omp_thread_num = -1;
+    pthread_mutex_lock(&registry_lock);
+    if (registry_n == ST_MAX_THREADS) {
+        pthread_mutex_unlock(&registry_lock);
+        free(buf);
+        free(th);
+        st_log_warn_once("more than %d threads; further threads are not traced", ST_MAX_THREADS);
+        return NULL;
+    }
+    th->index = (uint32_t)registry_n;
+    registry[registry_n++] = th;
+    pthread_mutex_unlock(&registry_lock);
+    st_thread_tls = th;
+    return th;
+}
+
+st_thread_t **st_record_threads(size_t *n)
+{
+    pthread_mutex_lock(&registry_lock);
+    *n = registry_n;
+    pthread_mutex_unlock(&registry_lock);
+    return registry;
+}
+
+static int open_spill(st_thread_t *th)
+{
+    const char *dir = st_config.tmpdir[0] ? st_config.tmpdir : getenv("TMPDIR");
+    if (!dir || !*dir)
+        dir = "/tmp";
+    char path[4200];
+    snprintf(path, sizeof path, "%s/synctrace-%d-%u.spill", dir, (int)getpid(), th->index);
+    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    unlink(path); /* the data lives while the descriptor does; nothing is left behind on a crash */
+    return fd;
+}
+
+static int write_all(int fd, const void *p, size_t len)
+{
+    const char *c = p;
+    while (len) {
+        ssize_t w = write(fd, c, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        c += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+void st_record_flush(st_thread_t *th)
+{
+    uint64_t t0 = st_timer_now();
+    if (t0 < th->last)
+        t0 = th->last;
+    if (th->spill_fd < 0)
+        th->spill_fd = open_spill(th);
+    if (th->spill_fd < 0 || write_all(th->spill_fd, th->buf, th->pos * sizeof(st_event_t)) != 0) {
+        /* Cannot spill: keep the oldest buffer's worth and say so once; never crash. */
+        st_log_warn_once("cannot write buffer flush to %s (%s); events of a full buffer are lost "
+                         "(raise SYNCTRACE_BUFFER or set SYNCTRACE_TMPDIR)",
+                         st_config.tmpdir[0] ? st_config.tmpdir : "the temporary directory", strerror(errno));
+    } else {
+        th->spilled += th->pos;
+    }
+    th->flushes++;
+    th->pos = 0;
+    th->last = t0;
+    st_event_t *e = &th->buf[th->pos++];
+    *e = (st_event_t){ .time = t0, .kind = ST_EV_ENTER, .region = ST_REGION_FLUSH, .peer = -1 };
+    uint64_t t1 = st_timer_now();
+    th->last = t1 > t0 ? t1 : t0;
+    e = &th->buf[th->pos++];
+    *e = (st_event_t){ .time = th->last, .kind = ST_EV_LEAVE, .region = ST_REGION_FLUSH, .peer = -1 };
+}
+
+st_event_t *st_record_load(st_thread_t *th, size_t *n)
+{
+    size_t total = (size_t)th->spilled + th->pos;
+    st_event_t *all = malloc((total ? total : 1) * sizeof *all);
+    *n = 0;
+    if (!all) {
+        st_log_error("out of memory reading back %zu events", total);
+        return NULL;
+    }
+    size_t bytes = (size_t)th->spilled * sizeof(st_event_t), off = 0;
+    while (off < bytes) {
+        ssize_t r = pread(th->spill_fd, (char *)all + off, bytes - off, (off_t)off);
+        if (r <= 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            st_log_error("cannot read back buffer flushes of thread %u: %s", th->index,
+                         r < 0 ? strerror(errno) : "file truncated");
+            free(all);
+            return NULL;
+        }
+        off += (size_t)r;
+    }
+    memcpy(all + th->spilled, th->buf, th->pos * sizeof(st_event_t));
+    *n = total;
+    return all;
+}
+
+void st_record_stop(void)
+{
+    st_record_active = 0;
+}

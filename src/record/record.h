@@ -1,0 +1,103 @@
+/*
+ * record.h — per-thread event buffers: the recording hot path.
+ *
+ * Each thread that records gets an st_thread_t on its first event (slow path: one
+ * allocation, one lock). After that st_record() takes no lock, allocates nothing and
+ * makes no system call beyond the clock read. When a buffer is full it is appended
+ * to a spill file in SYNCTRACE_TMPDIR (recorded as a FLUSH region) and reused, so
+ * memory stays at SYNCTRACE_BUFFER per thread and no event is lost.
+ *
+ * The buffers are read back (st_record_load) only when recording has stopped:
+ * at finalize, or best effort from the abnormal-exit path.
+ */
+#ifndef ST_RECORD_H
+#define ST_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../clock/timer.h"
+#include "event.h"
+#include "region.h"
+
+#define ST_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define ST_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+typedef struct st_thread {
+    st_event_t *buf;      /* buffer of cap events */
+    size_t      pos;      /* next free slot */
+    size_t      cap;
+    uint64_t    last;     /* last timestamp: keeps per-location time non-decreasing */
+    uint32_t    index;    /* location index inside the process, in registration order */
+    int         in_tool;  /* re-entry guard for wrappers and callbacks */
+    int         spill_fd; /* -1 until the first flush */
+    uint64_t    spilled;  /* events written to the spill file */
+    uint64_t    flushes;
+    int         omp_thread_num; /* OpenMP: thread number in the outermost team, -1 if none */
+    void       *omp;      /* per-thread state of src/omp */
+} st_thread_t;
+
+extern __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));
+
+/* Global switch: recording happens only while nonzero. */
+extern volatile int st_record_active;
+
+/* Registers the calling thread (slow path). NULL if recording is off or memory is exhausted. */
+st_thread_t *st_thread_register(void);
+
+static inline st_thread_t *st_thread_self(void)
+{
+    st_thread_t *th = st_thread_tls;
+    return ST_LIKELY(th != NULL) ? th : st_thread_register();
+}
+
+/* Writes the full buffer to the spill file and records the FLUSH region. */
+void st_record_flush(st_thread_t *th);
+
+/*
+ * Reserves the next event of th, stamps it with the global clock and fills the
+ * common fields. The returned record may be completed by the caller until the next
+ * st_record() on the same thread.
+ */
+static inline st_event_t *st_record(st_thread_t *th, unsigned kind)
+{
+    if (ST_UNLIKELY(th->pos == th->cap))
+        st_record_flush(th);
+    st_event_t *e = &th->buf[th->pos++];
+    uint64_t t = st_timer_now();
+    if (ST_UNLIKELY(t < th->last))
+        t = th->last;
+    th->last = t;
+    *e = (st_event_t){ .time = t, .kind = (uint8_t)kind, .peer = -1 };
+    return e;
+}
+
+static inline void st_record_enter(st_thread_t *th, st_region_t r, uint64_t callsite)
+{
+    st_event_t *e = st_record(th, ST_EV_ENTER);
+    e->region = r;
+    e->aux = callsite;
+}
+
+static inline void st_record_leave(st_thread_t *th, st_region_t r)
+{
+    st_record(th, ST_EV_LEAVE)->region = r;
+}
+
+/* Snapshot of all registered threads (valid until st_record_shutdown). Thread-safe. */
+st_thread_t **st_record_threads(size_t *n);
+
+/*
+ * Returns all events of th (spilled and buffered) in one malloc'd array, in record
+ * order; *n receives the count. NULL with *n = 0 on error (reported). Call only when
+ * th no longer records.
+ */
+st_event_t *st_record_load(st_thread_t *th, size_t *n);
+
+/* Number of events recorded so far by th (spilled + buffered). */
+static inline uint64_t st_record_count(const st_thread_t *th) { return th->spilled + th->pos; }
+
+/* Stops recording on all threads (new events are dropped from now on). */
+void st_record_stop(void);
+
+#endif
