@@ -7,7 +7,9 @@
 #   make install PREFIX=/opt/synctrace
 
 PREFIX   ?= /usr/local
-BUILD    := build
+# O=DIR puts every build product under DIR (DIR/build, DIR/lib, DIR/bin); default: the source tree.
+O        ?= .
+BUILD    := $(O)/build
 GEN      := $(BUILD)/gen
 VERSION  := 0.1.0
 
@@ -43,7 +45,7 @@ LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
 CLI_LIBS := -lotf2 -lm -lpthread
 
 .PHONY: all deps check demo bench install clean unit
-all: lib/libsynctrace.so bin/synctrace bin/synctrace-run
+all: $(O)/lib/libsynctrace.so $(O)/bin/synctrace $(O)/bin/synctrace-run
 
 deps:
 ifneq ($(DEPS_OK),yes)
@@ -69,8 +71,8 @@ $(BUILD)/lib/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
 
-lib/libsynctrace.so: $(LIB_OBJ)
-	@mkdir -p lib
+$(O)/lib/libsynctrace.so: $(LIB_OBJ)
+	@mkdir -p $(O)/lib
 	$(MPICC) -shared -o $@ $^ $(LIB_LIBS) -Wl,-soname,libsynctrace.so
 
 # ---- command-line tools -------------------------------------------------------------
@@ -78,12 +80,12 @@ $(BUILD)/cli/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
 
-bin/synctrace: $(CLI_OBJ)
-	@mkdir -p bin
+$(O)/bin/synctrace: $(CLI_OBJ)
+	@mkdir -p $(O)/bin
 	$(CC) -o $@ $^ $(CLI_LIBS)
 
-bin/synctrace-run: scripts/synctrace-run.in
-	@mkdir -p bin
+$(O)/bin/synctrace-run: scripts/synctrace-run.in
+	@mkdir -p $(O)/bin
 	sed -e 's|@LIBDIR@||' -e 's|@LLVM_GOMP@|/usr/lib/llvm-14/lib/libgomp.so|' $< > $@
 	chmod +x $@
 
@@ -91,20 +93,20 @@ bin/synctrace-run: scripts/synctrace-run.in
 
 # ---- install --------------------------------------------------------------------------
 install: all
-	bash scripts/install.sh "$(PREFIX)" "$(VERSION)"
+	O=$(O) bash scripts/install.sh "$(PREFIX)" "$(VERSION)"
 
 # ---- tests, demo, bench ---------------------------------------------------------------
 check: deps
 	$(MAKE) all
-	bash tests/run-tests.sh
+	O=$(O) bash tests/run-tests.sh
 
 demo: deps
 	$(MAKE) all
-	bash scripts/demo.sh
+	O=$(O) bash scripts/demo.sh
 
 bench: deps
 	$(MAKE) all
-	bash tests/bench/run-bench.sh
+	O=$(O) bash tests/bench/run-bench.sh
 
 clean:
-	rm -rf $(BUILD) lib bin
+	rm -rf $(BUILD) $(O)/lib $(O)/bin

@@ -10,7 +10,8 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 filter=${1:-}
-export ST_ROOT=$ROOT ST_LIB=$ROOT/lib/libsynctrace.so ST_BIN=$ROOT/bin ST_BUILD=$ROOT/build/tests
+O=$(cd "${O:-$ROOT}" && pwd)   # build-output root (make O=...)
+export ST_ROOT=$ROOT ST_LIB=$O/lib/libsynctrace.so ST_BIN=$O/bin ST_BUILD=$O/build/tests
 mkdir -p "$ST_BUILD"
 TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-tests.XXXXXX")
 trap 'rm -rf "$TMPROOT"' EXIT
@@ -24,7 +25,7 @@ result() { # name rc seconds log
     esac
 }
 
-UNIT_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -Ibuild/gen -Isrc/record -Iinclude"
+UNIT_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I$O/build/gen -Isrc/record -Iinclude"
 for src in tests/unit/test_*.c; do
     [ -e "$src" ] || continue
     name=unit/$(basename "$src" .c)
