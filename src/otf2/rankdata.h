@@ -1,0 +1,90 @@
+/*
+ * rankdata.h — everything one MPI process (rank) contributes to an archive.
+ *
+ * Filled by the shim at finalize (or on abnormal exit), consumed by the OTF2 writer.
+ * It has no MPI types, so the CLI (`synctrace recover`, `synctrace clc`) can use it
+ * too. st_rankdata_pack()/unpack() turn the *definitions* part (everything except
+ * the event arrays) into a flat byte blob for gathering at rank 0 and for the raw
+ * per-rank dump files of incomplete runs.
+ *
+ * Identity rules:
+ *  - location id  = rank * ST_MAX_THREADS_PER_RANK + thread index;
+ *  - communicator = identified by its 64-bit key, equal on every member; events carry
+ *    the process-local index into comms[] which the writer maps to a global id;
+ *  - call sites   = events carry the pc in ENTER.aux; callsites[] maps pc -> text.
+ */
+#ifndef ST_RANKDATA_H
+#define ST_RANKDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../record/event.h"
+
+#define ST_MAX_THREADS_PER_RANK 65536u
+#define ST_NO_COMM UINT32_MAX
+
+typedef struct st_comm_def {
+    uint64_t key;          /* global identity: same on every member */
+    uint32_t parent;       /* local index of the parent communicator, ST_NO_COMM if none */
+    uint32_t flags;        /* ST_COMMF_* */
+    uint32_t size;         /* local group size */
+    uint32_t remote_size;  /* intercommunicator: remote group size, else 0 */
+    int32_t *world;        /* world ranks of the local group, by comm rank */
+    int32_t *remote_world; /* world ranks of the remote group (intercomm) */
+    char     name[64];     /* "MPI_COMM_WORLD", "MPI_COMM_SELF", "Comm 3", ... */
+} st_comm_def_t;
+
+#define ST_COMMF_INTER 0x1u
+#define ST_COMMF_WORLD 0x2u
+#define ST_COMMF_SELF  0x4u
+
+typedef struct st_thread_data {
+    uint32_t    index;      /* thread index in the process */
+    int32_t     omp_num;    /* OpenMP thread number, -1 if not an OpenMP thread */
+    uint64_t    flushes;    /* buffer flushes during the run */
+    st_event_t *events;     /* owned; may be NULL in a definitions-only blob */
+    uint64_t    nevents;
+} st_thread_data_t;
+
+typedef struct st_callsite {
+    uint64_t pc;
+    char    *text;          /* "function (file:line)" or "object+0xoff"; owned */
+} st_callsite_t;
+
+typedef struct st_kv {        /* free-form statistics/properties ("sync.scheme" = "h2hca") */
+    char key[64];
+    char value[192];
+} st_kv_t;
+
+typedef struct st_rankdata {
+    int32_t  rank, nranks;
+    int32_t  pid;
+    uint32_t flags;           /* ST_RANKF_* */
+    char     hostname[64];
+    char     nodename[64];    /* simulated node name (SYNCTRACE_NODE_SIZE) or hostname */
+    uint64_t t_begin, t_end;  /* global-clock time of the first and last event */
+    uint64_t timer_resolution;/* ticks per second of the timestamps (1e9: ns) */
+    uint32_t nthreads;
+    st_thread_data_t *threads;
+    uint32_t ncomms;
+    st_comm_def_t *comms;
+    uint32_t ncallsites;
+    st_callsite_t *callsites;
+    uint32_t nprops;
+    st_kv_t *props;
+} st_rankdata_t;
+
+#define ST_RANKF_INCOMPLETE 0x1u /* the run ended without MPI_Finalize (best-effort data) */
+#define ST_RANKF_NO_MPI     0x2u /* never called MPI_Init (OpenMP-only program) */
+
+/* Packs the definitions (not the events) into a malloc'd blob; returns its size, 0 on error. */
+size_t st_rankdata_pack(const st_rankdata_t *rd, void **blob);
+/* Unpacks a blob into rd (fresh allocations, events left NULL); 0 on success, -1 if corrupt. */
+int st_rankdata_unpack(const void *blob, size_t size, st_rankdata_t *rd);
+/* Frees everything rd owns (including events) and zeroes it. */
+void st_rankdata_free(st_rankdata_t *rd);
+/* Adds a property (copies); silently truncates over-long values. */
+void st_rankdata_prop(st_rankdata_t *rd, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif
