@@ -44,12 +44,12 @@ static inline st_thread_t *st_mpi_begin(void)
 
 static inline void st_mpi_end(st_thread_t *th) { th->in_tool = 0; }
 
-/* Call site: the return address of the wrapper's caller, recorded when SYNCTRACE_CALLSITE=1. */
+/* Call site (SYNCTRACE_CALLSITE=1): return address of the first application frame (callsite.c). */
 extern int st_mpi_callsite_on;
 uint64_t st_mpi_callsite(void);
 
 #define st_mpi_enter(th, region) \
-    st_record_enter((th), (region), ST_UNLIKELY(st_mpi_callsite_on) ? (uint64_t)__builtin_return_address(0) : 0)
+    st_record_enter((th), (region), ST_UNLIKELY(st_mpi_callsite_on) ? st_mpi_callsite() : 0)
 #define st_mpi_leave(th, region) st_record_leave((th), (region))
 
 /* ---- status and request scratch -------------------------------------------------- */

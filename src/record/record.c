@@ -1,7 +1,6 @@
 /*
  * record.c — thread registration, buffer flushing to spill files, read-back.
  */
-#define _GNU_SOURCE
 #include "record.h"
 
 #include <errno.h>

@@ -1,0 +1,22 @@
+/*
+ * callsite.h — where the application called MPI.
+ *
+ * st_mpi_callsite() (SYNCTRACE_CALLSITE=1) walks the stack with libunwind and returns
+ * the return address of the first frame outside synctrace and the MPI libraries, so
+ * a Fortran call through MPICH's Fortran bindings is attributed to the Fortran code.
+ * st_callsite_resolve() turns the distinct addresses into text at finalize:
+ * "function (file:line)" where debug info exists (via addr2line), else
+ * "function+0xoff (object)" from the dynamic symbol table.
+ */
+#ifndef ST_CALLSITE_H
+#define ST_CALLSITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../otf2/rankdata.h"
+
+/* Fills rd->callsites for every distinct non-zero ENTER.aux in rd's events. Not async-signal-safe. */
+void st_callsite_resolve(st_rankdata_t *rd);
+
+#endif

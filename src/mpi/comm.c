@@ -1,0 +1,224 @@
+/* comm.c — communicator registration and lookup (see comm.h). */
+#include "comm.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/log.h"
+
+#define MAP_SLOTS 4096u
+#define MAX_COMMS 65536u
+
+int st_world_rank = -1, st_world_size = 0;
+
+typedef struct map_slot {
+    _Atomic int64_t handle;       /* MPI_Comm value, or EMPTY */
+    _Atomic(st_comm_t *) comm;
+} map_slot_t;
+
+#define EMPTY INT64_MIN
+
+static map_slot_t map[MAP_SLOTS];
+static st_comm_t *all[MAX_COMMS];
+static _Atomic uint32_t ncomms;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static int map_ready;
+
+/* Membership hashes seen so far with their counts (for the per-membership sequence). */
+typedef struct seen_hash { uint64_t hash; uint32_t count; } seen_hash_t;
+static seen_hash_t seen[MAX_COMMS];
+static uint32_t nseen;
+
+static uint32_t slot_of(int64_t h) { return (uint32_t)(((uint64_t)h * 0x9E3779B97F4A7C15ull) >> 52) & (MAP_SLOTS - 1); }
+
+static void map_init(void)
+{
+    for (uint32_t i = 0; i < MAP_SLOTS; i++)
+        atomic_store(&map[i].handle, EMPTY);
+    map_ready = 1;
+}
+
+st_comm_t *st_comm_get(MPI_Comm comm)
+{
+    int64_t h = (int64_t)comm;
+    uint32_t i = slot_of(h);
+    for (uint32_t n = 0; n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
+        int64_t k = atomic_load_explicit(&map[i].handle, memory_order_acquire);
+        if (k == h)
+            return atomic_load_explicit(&map[i].comm, memory_order_acquire);
+        if (k == EMPTY)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Under lock: bind handle to c (reusing the handle's slot if MPI reused the handle). */
+static void map_put(MPI_Comm comm, st_comm_t *c)
+{
+    int64_t h = (int64_t)comm;
+    uint32_t i = slot_of(h);
+    for (uint32_t n = 0; n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
+        int64_t k = atomic_load(&map[i].handle);
+        if (k == h || k == EMPTY) {
+            atomic_store_explicit(&map[i].comm, c, memory_order_release);
+            atomic_store_explicit(&map[i].handle, h, memory_order_release);
+            return;
+        }
+    }
+    st_log_warn_once("too many distinct communicator handles; later ones are not traced");
+}
+
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++, v >>= 8)
+        h = (h ^ (v & 0xff)) * 0x100000001b3ull;
+    return h;
+}
+
+static uint64_t membership_key(const st_comm_def_t *d)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = fnv(h, d->size);
+    for (uint32_t i = 0; i < d->size; i++)
+        h = fnv(h, (uint64_t)(uint32_t)d->world[i]);
+    h = fnv(h, d->remote_size);
+    for (uint32_t i = 0; i < d->remote_size; i++)
+        h = fnv(h, (uint64_t)(uint32_t)d->remote_world[i]);
+    uint32_t count = 0, j;
+    for (j = 0; j < nseen; j++)
+        if (seen[j].hash == h)
+            break;
+    if (j < nseen)
+        count = ++seen[j].count;
+    else if (nseen < MAX_COMMS)
+        seen[nseen++] = (seen_hash_t){ h, 0 };
+    return fnv(h, count);
+}
+
+/* World ranks of group g, in group order; malloc'd. */
+static int32_t *group_world(MPI_Group g, uint32_t *size)
+{
+    int n = 0;
+    MPI_Group world;
+    PMPI_Group_size(g, &n);
+    int32_t *out = malloc(sizeof(int32_t) * (size_t)(n ? n : 1));
+    int *in = malloc(sizeof(int) * (size_t)(n ? n : 1));
+    if (!out || !in) {
+        free(out);
+        free(in);
+        return NULL;
+    }
+    for (int i = 0; i < n; i++)
+        in[i] = i;
+    PMPI_Comm_group(MPI_COMM_WORLD, &world);
+    PMPI_Group_translate_ranks(g, n, in, world, (int *)out);
+    PMPI_Group_free(&world);
+    free(in);
+    *size = (uint32_t)n;
+    return out;
+}
+
+static int fill_def(MPI_Comm comm, st_comm_def_t *d)
+{
+    int inter = 0;
+    MPI_Group g;
+    PMPI_Comm_test_inter(comm, &inter);
+    PMPI_Comm_group(comm, &g);
+    d->world = group_world(g, &d->size);
+    PMPI_Group_free(&g);
+    if (inter) {
+        d->flags |= ST_COMMF_INTER;
+        PMPI_Comm_remote_group(comm, &g);
+        d->remote_world = group_world(g, &d->remote_size);
+        PMPI_Group_free(&g);
+    }
+    return d->world && (!inter || d->remote_world) ? 0 : -1;
+}
+
+st_comm_t *st_comm_add(MPI_Comm comm, MPI_Comm parent)
+{
+    if (comm == MPI_COMM_NULL)
+        return NULL;
+    st_comm_t *c = calloc(1, sizeof *c);
+    if (!c || fill_def(comm, &c->def) != 0) {
+        if (c) {
+            free(c->def.world);
+            free(c->def.remote_world);
+        }
+        free(c);
+        st_log_warn_once("cannot describe a new communicator; its events are not traced");
+        return NULL;
+    }
+    st_comm_t *p = parent != MPI_COMM_NULL ? st_comm_get(parent) : NULL;
+    c->def.parent = p ? p->index : ST_NO_COMM;
+    pthread_mutex_lock(&lock);
+    if (!map_ready)
+        map_init();
+    uint32_t n = atomic_load(&ncomms);
+    if (n == MAX_COMMS) {
+        pthread_mutex_unlock(&lock);
+        free(c->def.world);
+        free(c->def.remote_world);
+        free(c);
+        st_log_warn_once("more than %u communicators; later ones are not traced", MAX_COMMS);
+        return NULL;
+    }
+    c->def.key = membership_key(&c->def);
+    c->index = n;
+    if (comm == MPI_COMM_WORLD) {
+        c->def.flags |= ST_COMMF_WORLD;
+        snprintf(c->def.name, sizeof c->def.name, "MPI_COMM_WORLD");
+    } else if (comm == MPI_COMM_SELF) {
+        c->def.flags |= ST_COMMF_SELF;
+        snprintf(c->def.name, sizeof c->def.name, "MPI_COMM_SELF");
+    } else {
+        snprintf(c->def.name, sizeof c->def.name, "%s %u", (c->def.flags & ST_COMMF_INTER) ? "Intercomm" : "Comm", n);
+    }
+    all[n] = c;
+    atomic_store(&ncomms, n + 1);
+    map_put(comm, c);
+    pthread_mutex_unlock(&lock);
+    return c;
+}
+
+void st_comm_init(void)
+{
+    PMPI_Comm_rank(MPI_COMM_WORLD, &st_world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &st_world_size);
+    st_comm_add(MPI_COMM_WORLD, MPI_COMM_NULL);
+    st_comm_add(MPI_COMM_SELF, MPI_COMM_NULL);
+}
+
+void st_comm_forget(MPI_Comm comm)
+{
+    int64_t h = (int64_t)comm;
+    pthread_mutex_lock(&lock);
+    uint32_t i = slot_of(h);
+    for (uint32_t n = 0; map_ready && n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
+        int64_t k = atomic_load(&map[i].handle);
+        if (k == h) {
+            atomic_store_explicit(&map[i].comm, NULL, memory_order_release);
+            break;
+        }
+        if (k == EMPTY)
+            break;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+int32_t st_comm_world_rank(const st_comm_t *c, int r)
+{
+    if (r < 0)
+        return -1;
+    if (c->def.flags & ST_COMMF_INTER)
+        return (uint32_t)r < c->def.remote_size ? c->def.remote_world[r] : -1;
+    return (uint32_t)r < c->def.size ? c->def.world[r] : -1;
+}
+
+st_comm_t **st_comm_all(uint32_t *n)
+{
+    *n = atomic_load(&ncomms);
+    return all;
+}

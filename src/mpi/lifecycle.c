@@ -1,0 +1,370 @@
+/* lifecycle.c — see lifecycle.h. */
+#include "lifecycle.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../clock/timer.h"
+#include "../config/config.h"
+#include "../otf2/writer.h"
+#include "../util/archive_dir.h"
+#include "../util/log.h"
+#include "archive_mpi.h"
+#include "callsite.h"
+#include "comm.h"
+#include "polite.h"
+#include "st_mpi.h"
+
+/* Optional modules: present once linked in (clock sync, CLC); the shim works without them. */
+int st_clock_parse_spec(const char *spec, char *err, size_t errlen) __attribute__((weak));
+int st_clock_init_sync(MPI_Comm toolworld) __attribute__((weak));
+void st_clock_finalize_sync(void) __attribute__((weak));
+void st_clock_report(st_rankdata_t *rd) __attribute__((weak));
+void st_clock_remap_rankdata(st_rankdata_t *rd) __attribute__((weak));
+int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd) __attribute__((weak));
+void st_omp_finalize(void) __attribute__((weak));
+void st_mpi_p2p_init(void);
+
+volatile int st_mpi_tracing;
+MPI_Comm st_tool_comm = MPI_COMM_NULL;
+char st_archive_dir[4096];
+
+static int mpi_started;        /* PMPI_Init returned successfully */
+static int mpi_finished;       /* our MPI_Finalize ran (or the run was aborted) */
+static volatile sig_atomic_t ending; /* an end path (normal or abnormal) has begun */
+
+/* ---- configuration at load ------------------------------------------------------------ */
+
+/* Rank as the launcher tells it (MPICH hydra: PMI_RANK), -1 if unknown. */
+static int launcher_rank(void)
+{
+    const char *r = getenv("PMI_RANK");
+    if (!r)
+        r = getenv("OMPI_COMM_WORLD_RANK");
+    return r ? atoi(r) : -1;
+}
+
+static void config_failure(const char *msg)
+{
+    if (launcher_rank() <= 0) /* one line for the whole job, not one per rank */
+        st_log_error("%s", msg);
+    _exit(2);
+}
+
+static void install_handlers(void);
+
+__attribute__((constructor)) static void st_shim_load(void)
+{
+    char err[600];
+    if (st_config_load(err, sizeof err) != 0)
+        config_failure(err);
+    if (st_clock_parse_spec && st_clock_parse_spec(st_config.sync, err, sizeof err) != 0)
+        config_failure(err);
+    if (!st_config.enable)
+        return;
+    st_log_set_verbosity((int)st_config.verbose);
+    st_timer_init(st_config.clock);
+    st_mpi_callsite_on = st_config.callsite;
+    st_mpi_p2p_init();
+    st_record_active = 1;
+    install_handlers();
+}
+
+/* ---- MPI_Init -------------------------------------------------------------------------- */
+
+/* Rank 0 prepares the archive directory; everyone learns its name or the failure. */
+static int share_archive_dir(void)
+{
+    char err[600] = "";
+    int ok = 1;
+    if (st_world_rank == 0)
+        ok = st_archive_dir_prepare(st_config.dir, st_archive_dir, sizeof st_archive_dir, err, sizeof err) == 0;
+    st_polite_bcast(&ok, 1, MPI_INT, 0, st_tool_comm);
+    if (!ok) {
+        if (st_world_rank == 0)
+            st_log_error("%s; the application runs untraced", err);
+        return -1;
+    }
+    st_polite_bcast(st_archive_dir, (int)sizeof st_archive_dir, MPI_CHAR, 0, st_tool_comm);
+    return 0;
+}
+
+static void tool_init(void)
+{
+    mpi_started = 1;
+    if (!st_record_active)
+        return;
+    if (PMPI_Comm_dup(MPI_COMM_WORLD, &st_tool_comm) != MPI_SUCCESS) {
+        st_log_error("cannot create the tool's communicator; the application runs untraced");
+        st_record_stop();
+        return;
+    }
+    st_comm_init();
+    st_log_set_rank(st_world_rank);
+    if (share_archive_dir() != 0) {
+        st_record_stop();
+        return;
+    }
+    if (st_clock_init_sync && st_clock_init_sync(st_tool_comm) != 0)
+        st_log_warn("clock synchronization failed; timestamps stay on local clocks");
+    st_mpi_tracing = 1;
+}
+
+static int init_common(int *argc, char ***argv, int required, int *provided, int thread)
+{
+    st_thread_t *th = st_record_active ? st_thread_self() : NULL;
+    st_region_t region = thread ? ST_REGION_MPI_Init_thread : ST_REGION_MPI_Init;
+    if (th) {
+        th->in_tool = 1;
+        st_mpi_enter(th, region);
+    }
+    int rc = thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS)
+        tool_init();
+    if (th) {
+        if (st_record_active)
+            st_mpi_leave(th, region);
+        th->in_tool = 0;
+    }
+    return rc;
+}
+
+ST_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    return init_common(argc, argv, MPI_THREAD_SINGLE, NULL, 0);
+}
+
+ST_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    return init_common(argc, argv, required, provided, 1);
+}
+
+/* ---- collecting this rank's data --------------------------------------------------------- */
+
+static void copy_comms(st_rankdata_t *rd)
+{
+    uint32_t n;
+    st_comm_t **all = st_comm_all(&n);
+    rd->comms = calloc(n ? n : 1, sizeof *rd->comms);
+    if (!rd->comms)
+        return;
+    for (uint32_t i = 0; i < n; i++) {
+        st_comm_def_t *d = &rd->comms[i];
+        *d = all[i]->def;
+        d->world = malloc(sizeof(int32_t) * (d->size ? d->size : 1));
+        d->remote_world = d->remote_size ? malloc(sizeof(int32_t) * d->remote_size) : NULL;
+        if (d->world)
+            memcpy(d->world, all[i]->def.world, sizeof(int32_t) * d->size);
+        if (d->remote_world)
+            memcpy(d->remote_world, all[i]->def.remote_world, sizeof(int32_t) * d->remote_size);
+    }
+    rd->ncomms = n;
+}
+
+int st_collect_rankdata(st_rankdata_t *rd, int incomplete)
+{
+    memset(rd, 0, sizeof *rd);
+    rd->rank = st_world_rank >= 0 ? st_world_rank : 0;
+    rd->nranks = st_world_size > 0 ? st_world_size : 1;
+    rd->pid = (int32_t)getpid();
+    rd->flags = (incomplete ? ST_RANKF_INCOMPLETE : 0) | (mpi_started ? 0 : ST_RANKF_NO_MPI);
+    gethostname(rd->hostname, sizeof rd->hostname - 1);
+    if (st_config.node_size > 0)
+        snprintf(rd->nodename, sizeof rd->nodename, "node%lu", (unsigned long)(rd->rank / st_config.node_size));
+    else
+        memcpy(rd->nodename, rd->hostname, sizeof rd->nodename);
+    rd->timer_resolution = 1000000000u;
+    size_t nth;
+    st_thread_t **threads = st_record_threads(&nth);
+    rd->threads = calloc(nth ? nth : 1, sizeof *rd->threads);
+    if (!rd->threads)
+        return -1;
+    rd->t_begin = UINT64_MAX;
+    for (size_t i = 0; i < nth; i++) {
+        st_thread_data_t *td = &rd->threads[rd->nthreads];
+        size_t n = 0;
+        td->index = threads[i]->index;
+        td->omp_num = threads[i]->omp_thread_num;
+        td->flushes = threads[i]->flushes;
+        td->events = st_record_load(threads[i], &n);
+        td->nevents = n;
+        if (n) {
+            if (td->events[0].time < rd->t_begin)
+                rd->t_begin = td->events[0].time;
+            if (td->events[n - 1].time > rd->t_end)
+                rd->t_end = td->events[n - 1].time;
+        }
+        rd->nthreads++;
+    }
+    if (rd->t_begin == UINT64_MAX)
+        rd->t_begin = 0;
+    copy_comms(rd);
+    st_rankdata_prop(rd, "VERSION", "%s", "0.1.0");
+    st_rankdata_prop(rd, "INCOMPLETE", "%s", incomplete ? "true" : "false");
+    st_rankdata_prop(rd, "BUFFER", "%zu", st_config.buffer);
+    return 0;
+}
+
+/* ---- MPI_Finalize ------------------------------------------------------------------------ */
+
+static void finish_and_write(void)
+{
+    st_rankdata_t rd;
+    if (st_clock_finalize_sync)
+        st_clock_finalize_sync();
+    if (st_collect_rankdata(&rd, 0) != 0) {
+        st_log_error("out of memory collecting the trace; no archive written");
+        return;
+    }
+    if (st_clock_remap_rankdata)
+        st_clock_remap_rankdata(&rd);
+    if (st_clock_report)
+        st_clock_report(&rd);
+    if (st_config.callsite)
+        st_callsite_resolve(&rd);
+    if (st_clc_run_mpi && st_config.clc == ST_CLC_ON)
+        st_clc_run_mpi(st_tool_comm, &rd);
+    if (st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir) == 0 && st_world_rank == 0)
+        st_log_info("archive written to %s/traces.otf2", st_archive_dir);
+    st_rankdata_free(&rd);
+}
+
+ST_EXPORT int MPI_Finalize(void)
+{
+    st_thread_t *th = st_mpi_begin();
+    if (th) {
+        st_mpi_enter(th, ST_REGION_MPI_Finalize);
+        st_polite_barrier(st_tool_comm); /* the N-to-N synchronization of Finalize */
+        st_mpi_leave(th, ST_REGION_MPI_Finalize);
+        st_mpi_end(th);
+    }
+    int tracing = st_mpi_tracing;
+    st_mpi_tracing = 0;
+    ending = 1;
+    mpi_finished = 1;
+    if (tracing) {
+        if (st_omp_finalize)
+            st_omp_finalize();
+        st_record_stop();
+        finish_and_write();
+    }
+    st_record_stop();
+    if (st_tool_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&st_tool_comm);
+    return PMPI_Finalize();
+}
+
+/* ---- abnormal ends ----------------------------------------------------------------------- */
+
+/* Best effort: dump this rank's data for `synctrace recover` (MPI) or write the archive (no MPI). */
+static void abnormal_end(const char *why)
+{
+    if (ending)
+        return;
+    ending = 1;
+    int was_tracing = st_mpi_tracing;
+    st_mpi_tracing = 0;
+    size_t nth;
+    st_record_threads(&nth);
+    if (!st_record_active || !nth) {
+        st_record_stop();
+        return;
+    }
+    st_record_stop();
+    st_rankdata_t rd;
+    if (st_collect_rankdata(&rd, 1) != 0)
+        return;
+    st_rankdata_prop(&rd, "END", "%s", why);
+    if (was_tracing) {
+        if (st_rankdata_dump(st_archive_dir, &rd) == 0 && st_world_rank == 0)
+            st_log_warn("%s: partial trace saved in %s/partial; 'synctrace recover %s' makes it an archive",
+                        why, st_archive_dir, st_archive_dir);
+    }
+    st_rankdata_free(&rd);
+}
+
+ST_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    st_thread_t *th = st_mpi_begin();
+    if (th) {
+        st_mpi_enter(th, ST_REGION_MPI_Abort);
+        st_mpi_end(th);
+    }
+    abnormal_end("MPI_Abort");
+    return PMPI_Abort(comm, errorcode);
+}
+
+/* OpenMP-only programs (no MPI_Init): a complete single-process archive at exit. */
+static void write_without_mpi(void)
+{
+    size_t nth;
+    st_record_threads(&nth);
+    if (!nth)
+        return;
+    if (st_omp_finalize)
+        st_omp_finalize();
+    st_record_stop();
+    char err[600];
+    if (st_archive_dir_prepare(st_config.dir, st_archive_dir, sizeof st_archive_dir, err, sizeof err) != 0) {
+        st_log_error("%s; no archive written", err);
+        return;
+    }
+    st_rankdata_t rd;
+    if (st_collect_rankdata(&rd, 0) != 0)
+        return;
+    if (st_config.callsite)
+        st_callsite_resolve(&rd);
+    if (st_otf2_write_serial(st_archive_dir, &rd, 1) == 0)
+        st_log_info("archive written to %s/traces.otf2", st_archive_dir);
+    st_rankdata_free(&rd);
+}
+
+static void at_exit(void)
+{
+    if (ending || !st_config.enable)
+        return;
+    if (mpi_started && !mpi_finished) {
+        abnormal_end("exit without MPI_Finalize");
+    } else if (!mpi_started && st_record_active) {
+        ending = 1;
+        write_without_mpi();
+    }
+}
+
+static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+static struct sigaction previous[sizeof fatal_signals / sizeof fatal_signals[0]];
+
+static void on_signal(int sig)
+{
+    static const char *const names[] = { [SIGTERM] = "SIGTERM", [SIGINT] = "SIGINT", [SIGHUP] = "SIGHUP",
+                                         [SIGQUIT] = "SIGQUIT", [SIGSEGV] = "SIGSEGV", [SIGBUS] = "SIGBUS",
+                                         [SIGFPE] = "SIGFPE", [SIGILL] = "SIGILL", [SIGABRT] = "SIGABRT" };
+    if (mpi_started && !mpi_finished)
+        abnormal_end(names[sig]);
+    else if (!mpi_started && !ending) {
+        ending = 1;
+        write_without_mpi();
+    }
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        if (fatal_signals[i] == sig)
+            sigaction(sig, &previous[i], NULL);
+    raise(sig);
+}
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        sigaction(fatal_signals[i], NULL, &previous[i]);
+        if (previous[i].sa_handler == SIG_DFL) /* never replace a handler someone else installed */
+            sigaction(fatal_signals[i], &sa, NULL);
+    }
+    atexit(at_exit);
+}

@@ -1,0 +1,27 @@
+/*
+ * lifecycle.h — the shim's life: load, MPI_Init, MPI_Finalize, and abnormal ends.
+ *
+ * Load (library constructor): parse and validate the configuration (a bad value
+ * stops the process with one line before the application runs), select the clock,
+ * start recording. MPI_Init/MPI_Init_thread: create the tool's private world
+ * communicator, register WORLD/SELF, prepare the archive directory (rank 0, shared by
+ * broadcast), synchronize clocks, start tracing MPI. MPI_Finalize: last sync, gather
+ * this rank's data, correct (CLC), write the archive collectively, then PMPI_Finalize.
+ * Abnormal ends (MPI_Abort, fatal signals, exit without MPI_Finalize) dump what was
+ * recorded into DIR/partial/ for `synctrace recover`; a program that never called
+ * MPI_Init but recorded OpenMP events gets a complete archive written at exit.
+ */
+#ifndef ST_LIFECYCLE_H
+#define ST_LIFECYCLE_H
+
+#include <mpi.h>
+
+#include "../otf2/rankdata.h"
+
+extern MPI_Comm st_tool_comm;      /* private PMPI_Comm_dup of MPI_COMM_WORLD */
+extern char st_archive_dir[4096];  /* where this run's archive goes */
+
+/* Fills rd with everything this process recorded (events loaded from buffers and spill files). */
+int st_collect_rankdata(st_rankdata_t *rd, int incomplete);
+
+#endif

@@ -1,0 +1,286 @@
+/*
+ * p2p.c — recording point-to-point traffic and request completion (see st_mpi.h).
+ *
+ * Sends are recorded at their start (blocking) or post (nonblocking, MPI_Start);
+ * receives at their completion with the actual source, tag and size from the status.
+ * Every posted receive gets an id from one process-wide counter, so the order of ids
+ * is the post order that MPI's matching follows; `synctrace check` and the CLC match
+ * the k-th send of a channel with the k-th posted receive of that channel.
+ * MPI_PROC_NULL operations move no message and record no send/receive event.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "comm.h"
+#include "handle_map.h"
+#include "st_mpi.h"
+#include "../util/log.h"
+
+static st_hmap_t requests, messages;
+static _Atomic uint64_t next_id = 1;
+static int maps_ready;
+
+void st_mpi_p2p_init(void)
+{
+    if (!maps_ready) {
+        st_hmap_init(&requests);
+        st_hmap_init(&messages);
+        maps_ready = 1;
+    }
+}
+
+uint64_t st_mpi_recv_post(void)
+{
+    return atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
+}
+
+uint64_t st_mpi_bytes(MPI_Count count, MPI_Datatype type)
+{
+    MPI_Count size = 0;
+    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_c(type, &size) != MPI_SUCCESS || size < 0)
+        return 0;
+    return (uint64_t)count * (uint64_t)size;
+}
+
+/* Bytes a status says were received (0 if unknown). */
+static uint64_t status_bytes(const MPI_Status *st)
+{
+    MPI_Count n = 0;
+    if (PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+        return 0;
+    return (uint64_t)n;
+}
+
+static void fill_msg(st_event_t *e, const st_comm_t *c, int32_t peer, int tag, uint64_t bytes, uint64_t id)
+{
+    e->comm = c->index;
+    e->peer = peer;
+    e->tag = tag;
+    e->bytes = bytes;
+    e->id = id;
+    if (c->def.flags & ST_COMMF_INTER)
+        e->flags |= ST_EVF_INTERCOMM;
+}
+
+void st_mpi_send(st_thread_t *th, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type)
+{
+    st_comm_t *c;
+    if (dest == MPI_PROC_NULL || !(c = st_comm_get(comm)))
+        return;
+    fill_msg(st_record(th, ST_EV_MPI_SEND), c, st_comm_world_rank(c, dest), tag, st_mpi_bytes(count, type), 0);
+}
+
+void st_mpi_recv(st_thread_t *th, int rc, MPI_Comm comm, const MPI_Status *status, uint64_t post_id)
+{
+    st_comm_t *c;
+    if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL || !(c = st_comm_get(comm)))
+        return;
+    fill_msg(st_record(th, ST_EV_MPI_RECV), c, st_comm_world_rank(c, status->MPI_SOURCE), status->MPI_TAG,
+             status_bytes(status), post_id);
+}
+
+void st_mpi_isend(st_thread_t *th, st_req_info_t *ri, MPI_Comm comm, int dest, int tag, MPI_Count count,
+                  MPI_Datatype type)
+{
+    st_comm_t *c;
+    memset(ri, 0, sizeof *ri);
+    if (dest == MPI_PROC_NULL || !(c = st_comm_get(comm)))
+        return; /* kind NONE: not registered, nothing at completion */
+    ri->kind = ST_REQ_SEND;
+    ri->id = st_mpi_recv_post();
+    ri->comm = c->index;
+    ri->peer = st_comm_world_rank(c, dest);
+    ri->tag = tag;
+    ri->bytes = st_mpi_bytes(count, type);
+    fill_msg(st_record(th, ST_EV_MPI_ISEND), c, ri->peer, tag, ri->bytes, ri->id);
+}
+
+void st_mpi_irecv(st_thread_t *th, st_req_info_t *ri, MPI_Comm comm, int source, int tag)
+{
+    st_comm_t *c;
+    memset(ri, 0, sizeof *ri);
+    if (source == MPI_PROC_NULL || !(c = st_comm_get(comm)))
+        return;
+    ri->kind = ST_REQ_RECV;
+    ri->id = st_mpi_recv_post();
+    ri->comm = c->index;
+    ri->tag = tag;
+    st_record(th, ST_EV_MPI_IRECV_REQUEST)->id = ri->id;
+}
+
+void st_mpi_req_add(int rc, MPI_Request req, const st_req_info_t *ri)
+{
+    if (rc != MPI_SUCCESS || ri->kind == ST_REQ_NONE || req == MPI_REQUEST_NULL)
+        return;
+    if (st_hmap_put(&requests, (int64_t)req, ri) != 0)
+        st_log_warn_once("too many outstanding requests; completions of further requests are not traced");
+}
+
+void st_mpi_persistent(int rc, MPI_Request req, int is_send, MPI_Comm comm, int peer, int tag, MPI_Count count,
+                       MPI_Datatype type)
+{
+    st_comm_t *c;
+    if (rc != MPI_SUCCESS || peer == MPI_PROC_NULL || !(c = st_comm_get(comm)))
+        return;
+    st_req_info_t ri = {
+        .kind = is_send ? ST_REQ_SEND : ST_REQ_RECV,
+        .flags = ST_EVF_PERSISTENT,
+        .comm = c->index,
+        .peer = is_send ? st_comm_world_rank(c, peer) : -1,
+        .tag = tag,
+        .bytes = is_send ? st_mpi_bytes(count, type) : 0,
+    };
+    st_mpi_req_add(rc, req, &ri);
+}
+
+void st_mpi_start(st_thread_t *th, int count, const MPI_Request *reqs)
+{
+    for (int i = 0; i < count; i++) {
+        st_req_info_t *ri = st_hmap_get(&requests, (int64_t)reqs[i]);
+        if (!ri || !(ri->flags & ST_EVF_PERSISTENT))
+            continue;
+        ri->id = st_mpi_recv_post(); /* each activation is its own message */
+        uint32_t n;
+        st_comm_t *c = st_comm_all(&n)[ri->comm];
+        if (ri->kind == ST_REQ_SEND) {
+            st_event_t *e = st_record(th, ST_EV_MPI_ISEND);
+            fill_msg(e, c, ri->peer, ri->tag, ri->bytes, ri->id);
+            e->flags |= ST_EVF_PERSISTENT;
+        } else if (ri->kind == ST_REQ_RECV) {
+            st_event_t *e = st_record(th, ST_EV_MPI_IRECV_REQUEST);
+            e->id = ri->id;
+            e->flags |= ST_EVF_PERSISTENT;
+        }
+    }
+}
+
+void st_mpi_req_free(MPI_Request req)
+{
+    st_req_info_t *ri = st_hmap_get(&requests, (int64_t)req);
+    if (ri)
+        st_hmap_del(&requests, (int64_t)req);
+}
+
+/* ---- completion ------------------------------------------------------------------ */
+
+void st_mpi_coll_complete(st_thread_t *th, const st_req_info_t *ri); /* coll.c */
+void st_mpi_comm_idup_complete(const st_req_info_t *ri);             /* coll.c */
+
+static int cancelled(const MPI_Status *status)
+{
+    int flag = 0;
+    PMPI_Test_cancelled(status, &flag);
+    return flag;
+}
+
+void st_mpi_complete(st_thread_t *th, MPI_Request saved, MPI_Status *status)
+{
+    if (saved == MPI_REQUEST_NULL)
+        return;
+    st_req_info_t *ri = st_hmap_get(&requests, (int64_t)saved);
+    if (!ri)
+        return;
+    uint32_t n;
+    st_comm_t *c = st_comm_all(&n)[ri->comm];
+    switch (ri->kind) {
+    case ST_REQ_SEND:
+        if (cancelled(status))
+            st_record(th, ST_EV_MPI_REQUEST_CANCELLED)->id = ri->id;
+        else
+            st_record(th, ST_EV_MPI_ISEND_COMPLETE)->id = ri->id;
+        break;
+    case ST_REQ_RECV:
+        if (cancelled(status))
+            st_record(th, ST_EV_MPI_REQUEST_CANCELLED)->id = ri->id;
+        else if (status->MPI_SOURCE != MPI_PROC_NULL)
+            fill_msg(st_record(th, ST_EV_MPI_IRECV), c, st_comm_world_rank(c, status->MPI_SOURCE),
+                     status->MPI_TAG, status_bytes(status), ri->id);
+        break;
+    case ST_REQ_COLL:
+        st_mpi_coll_complete(th, ri);
+        break;
+    case ST_REQ_COMM_IDUP:
+        st_mpi_comm_idup_complete(ri);
+        break;
+    default:
+        break;
+    }
+    if (!(ri->flags & ST_EVF_PERSISTENT))
+        st_hmap_del(&requests, (int64_t)saved);
+}
+
+/* With MPI_ERR_IN_STATUS only the entries whose MPI_ERROR is MPI_SUCCESS completed. */
+static int completed_ok(int rc, const MPI_Status *st)
+{
+    return rc == MPI_SUCCESS || (rc == MPI_ERR_IN_STATUS && st->MPI_ERROR == MPI_SUCCESS);
+}
+
+void st_mpi_complete_all(st_thread_t *th, int rc, int count, const MPI_Request *saved, MPI_Status *statuses)
+{
+    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+        return;
+    for (int i = 0; i < count; i++)
+        if (completed_ok(rc, &statuses[i]))
+            st_mpi_complete(th, saved[i], &statuses[i]);
+}
+
+void st_mpi_complete_some(st_thread_t *th, int rc, int outcount, const int *indices, const MPI_Request *saved,
+                          MPI_Status *statuses)
+{
+    if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || outcount == MPI_UNDEFINED)
+        return;
+    for (int i = 0; i < outcount; i++)
+        if (completed_ok(rc, &statuses[i]))
+            st_mpi_complete(th, saved[indices[i]], &statuses[i]);
+}
+
+/* ---- matched probes ---------------------------------------------------------------- */
+
+void st_mpi_mprobe(int rc, MPI_Comm comm, MPI_Message msg)
+{
+    st_comm_t *c;
+    if (rc != MPI_SUCCESS || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC || !(c = st_comm_get(comm)))
+        return;
+    st_req_info_t ri = { .kind = ST_REQ_RECV, .comm = c->index, .id = st_mpi_recv_post() };
+    if (st_hmap_put(&messages, (int64_t)msg, &ri) != 0)
+        st_log_warn_once("too many matched messages outstanding; further ones are not traced");
+}
+
+st_msg_info_t st_mpi_message_take(MPI_Message msg)
+{
+    st_msg_info_t mi = { ST_NO_COMM, 0 };
+    st_req_info_t *ri = st_hmap_get(&messages, (int64_t)msg);
+    if (ri) {
+        mi.comm = ri->comm;
+        mi.post_id = ri->id;
+        st_hmap_del(&messages, (int64_t)msg);
+    }
+    return mi;
+}
+
+void st_mpi_mrecv(st_thread_t *th, int rc, const st_msg_info_t *mi, const MPI_Status *status)
+{
+    if (rc != MPI_SUCCESS || mi->comm == ST_NO_COMM || status->MPI_SOURCE == MPI_PROC_NULL)
+        return;
+    uint32_t n;
+    st_comm_t *c = st_comm_all(&n)[mi->comm];
+    fill_msg(st_record(th, ST_EV_MPI_RECV), c, st_comm_world_rank(c, status->MPI_SOURCE), status->MPI_TAG,
+             status_bytes(status), mi->post_id);
+}
+
+void st_mpi_imrecv(st_thread_t *th, st_req_info_t *ri, const st_msg_info_t *mi)
+{
+    memset(ri, 0, sizeof *ri);
+    if (mi->comm == ST_NO_COMM)
+        return;
+    ri->kind = ST_REQ_RECV;
+    ri->id = mi->post_id;
+    ri->comm = mi->comm;
+    st_record(th, ST_EV_MPI_IRECV_REQUEST)->id = ri->id;
+}
+
+/* Used by coll.c for nonblocking collectives and Comm_idup. */
+void st_mpi_req_put(MPI_Request req, const st_req_info_t *ri)
+{
+    st_mpi_req_add(MPI_SUCCESS, req, ri);
+}
