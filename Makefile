@@ -13,16 +13,12 @@ BUILD    := $(O)/build
 GEN      := $(BUILD)/gen
 VERSION  := 0.1.0
 
-DEPS_OK  := $(shell command -v mpicc >/dev/null 2>&1 && command -v otf2-config >/dev/null 2>&1 && \
-              command -v otf2-print >/dev/null 2>&1 && command -v clang >/dev/null 2>&1 && \
-              command -v python3 >/dev/null 2>&1 && command -v gfortran >/dev/null 2>&1 && \
-              test -f /usr/include/hwloc.h && test -f /usr/include/libunwind.h && echo yes)
-
 CC       := gcc
 MPICC    := mpicc
 PYTHON   := python3
 MPI_INC  := $(shell mpicc -show 2>/dev/null | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)
 CLANG_RES:= $(shell clang -print-resource-dir 2>/dev/null)
+LLVM_OMP := $(shell readlink -f "$$(clang -print-file-name=libomp.so.5)" 2>/dev/null)
 
 WARN     := -Wall -Wextra -Werror
 CSTD     := -std=c11 -D_GNU_SOURCE
@@ -45,12 +41,11 @@ LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
 CLI_LIBS := -lotf2 -lm -lpthread
 
 .PHONY: all deps check demo bench install clean unit
-all: $(O)/lib/libsynctrace.so $(O)/bin/synctrace $(O)/bin/synctrace-run
+all: $(O)/lib/libsynctrace.so $(O)/bin/synctrace $(O)/bin/synctrace-run $(O)/lib/gomp/libgomp.so.1
 
+# Idempotent: installs only what is missing (about 0.1 s when nothing is).
 deps:
-ifneq ($(DEPS_OK),yes)
-	bash scripts/install-deps.sh
-endif
+	@bash scripts/install-deps.sh
 
 # ---- generated wrappers -----------------------------------------------------------
 $(GEN)/mpi_wrappers.c $(GEN)/mpi_regions.def: wrappers/mpi_functions.tbl scripts/gen_wrappers.py
@@ -84,10 +79,16 @@ $(O)/bin/synctrace: $(CLI_OBJ)
 	@mkdir -p $(O)/bin
 	$(CC) -o $@ $^ $(CLI_LIBS)
 
-$(O)/bin/synctrace-run: scripts/synctrace-run.in
+$(O)/bin/synctrace-run: scripts/synctrace-run.in Makefile
 	@mkdir -p $(O)/bin
-	sed -e 's|@LIBDIR@||' -e 's|@LLVM_GOMP@|/usr/lib/llvm-14/lib/libgomp.so|' $< > $@
+	sed -e 's|@LIBDIR@||' -e 's|@GOMPDIR@||' -e 's|@VERSION@|$(VERSION)|' $< > $@
 	chmod +x $@
+
+# gcc-built OpenMP programs run on LLVM's GOMP-compatible libomp through this directory (synctrace-run).
+$(O)/lib/gomp/libgomp.so.1:
+	@test -f "$(LLVM_OMP)" || { echo "LLVM libomp.so.5 not found; run scripts/install-deps.sh" >&2; exit 1; }
+	@mkdir -p $(dir $@)
+	ln -sfn $(LLVM_OMP) $@
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

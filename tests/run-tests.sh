@@ -4,7 +4,8 @@
 #
 # A unit test source names what it links in a comment line:
 #     /* link: src/clc/clc.c src/util/log.c */
-# and is compiled with the project's flags plus AddressSanitizer/UBSan.
+# and is compiled with the project's flags plus AddressSanitizer/UBSan (with mpicc instead of gcc
+# when it has a line /* compiler: mpicc */; such a test is run as a single process).
 # Prints one line per test and ends with "N passed, N failed[, N skipped]".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,7 +34,9 @@ for src in tests/unit/test_*.c; do
     link=$(sed -n 's|.*/\* link: \(.*\) \*/.*|\1|p' "$src" | head -n1)
     log=$TMPROOT/$(basename "$src").log
     start=$(date +%s)
-    if gcc $UNIT_CFLAGS -o "$ST_BUILD/$(basename "$src" .c)" "$src" $link -lotf2 -lm -lpthread >"$log" 2>&1; then
+    cc=gcc
+    grep -q '/\* compiler: mpicc \*/' "$src" && cc=mpicc
+    if $cc $UNIT_CFLAGS -o "$ST_BUILD/$(basename "$src" .c)" "$src" $link -lotf2 -lm -lpthread >"$log" 2>&1; then
         (cd "$TMPROOT" && timeout 300 "$ST_BUILD/$(basename "$src" .c)") >>"$log" 2>&1
         rc=$?
     else
