@@ -124,16 +124,12 @@ MPI_Status *st_mpi_statuses(st_thread_t *th, int count, MPI_Status *statuses)
     return status_scratch = s;
 }
 
-static MPI_Request null_requests[1];
-
 MPI_Request *st_mpi_snapshot(st_thread_t *th, int count, const MPI_Request *reqs)
 {
     (void)th;
     MPI_Request *r = grow(req_scratch, &req_cap, count, sizeof(MPI_Request));
-    if (!r) {
-        null_requests[0] = MPI_REQUEST_NULL;
-        return null_requests;
-    }
+    if (!r) /* out of memory: the completions of this call are not recorded */
+        return NULL;
     req_scratch = r;
     if (count > 0)
         memcpy(r, reqs, sizeof(MPI_Request) * (size_t)count);

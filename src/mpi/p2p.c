@@ -217,7 +217,7 @@ static int completed_ok(int rc, const MPI_Status *st)
 
 void st_mpi_complete_all(st_thread_t *th, int rc, int count, const MPI_Request *saved, MPI_Status *statuses)
 {
-    if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS)
+    if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || !saved || statuses == MPI_STATUSES_IGNORE)
         return;
     for (int i = 0; i < count; i++)
         if (completed_ok(rc, &statuses[i]))
@@ -227,7 +227,8 @@ void st_mpi_complete_all(st_thread_t *th, int rc, int count, const MPI_Request *
 void st_mpi_complete_some(st_thread_t *th, int rc, int outcount, const int *indices, const MPI_Request *saved,
                           MPI_Status *statuses)
 {
-    if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || outcount == MPI_UNDEFINED)
+    if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || outcount == MPI_UNDEFINED || !saved ||
+        statuses == MPI_STATUSES_IGNORE)
         return;
     for (int i = 0; i < outcount; i++)
         if (completed_ok(rc, &statuses[i]))

@@ -58,10 +58,11 @@ uint64_t st_mpi_callsite(void);
 #define ST_STATUS_FIX(status, local) \
     do { if ((status) == MPI_STATUS_IGNORE) (status) = &(local); } while (0)
 
-/* The application's status array, or thread-local scratch for count entries when it is MPI_STATUSES_IGNORE. */
+/* The application's status array, or thread-local scratch for count entries when it is MPI_STATUSES_IGNORE
+ * (MPI_STATUSES_IGNORE again when out of memory: completions are then not recorded). */
 MPI_Status *st_mpi_statuses(st_thread_t *th, int count, MPI_Status *statuses);
 
-/* Copies count request handles into thread-local scratch (before PMPI frees them). */
+/* Copies count request handles into thread-local scratch (before PMPI frees them); NULL when out of memory. */
 MPI_Request *st_mpi_snapshot(st_thread_t *th, int count, const MPI_Request *reqs);
 
 /* ---- bytes ------------------------------------------------------------------------ */
@@ -145,7 +146,7 @@ void st_mpi_icoll(st_thread_t *th, int rc, int op, MPI_Comm comm, int root, uint
 void st_mpi_comm_new(int rc, MPI_Comm parent, MPI_Comm newcomm);
 /* MPI_Comm_idup: the communicator appears when the request completes. */
 void st_mpi_comm_idup(int rc, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request req);
-/* Before MPI_Comm_free / MPI_Comm_disconnect. */
+/* After MPI_Comm_free / MPI_Comm_disconnect, with the handle saved before the call. */
 void st_mpi_comm_free(MPI_Comm comm);
 
 #endif

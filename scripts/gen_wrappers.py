@@ -1,0 +1,659 @@
+#!/usr/bin/env python3
+"""gen_wrappers.py - generates synctrace's PMPI wrappers from wrappers/mpi_functions.tbl.
+
+Inputs: the declarative table (prologue, roles, function entries, exclusions; the format is
+documented in wrappers/README.md) and the prototypes MPICH's mpi.h declares. mpi.h is read
+through the C preprocessor, so its #if/#ifdef blocks, its includes (mpi_proto.h, mpio.h) and its
+macros resolve exactly as the compiler sees them: a name that is only a macro never shows up as
+a declaration, and a function mpi.h does not declare cannot be wrapped.
+
+Outputs (in --out):
+  mpi_wrappers.c    one exported MPI_X wrapper per wrapped function: the table role's code, or
+                    the generic enter/leave shape for every declared function the table does
+                    not list or exclude
+  mpi_regions.def   ST_REGION(MPI_X, "MPI_X", ROLE, MPI) for every wrapped or manual function
+
+Everything about a function lives in the table; this script only checks and substitutes. It
+stops with one line "gen_wrappers.py: error: FILE:LINE: what is wrong" on anything it does not
+understand, writes nothing in that case, and produces byte-identical output for the same
+inputs. Python 3 standard library only.
+"""
+import argparse
+import fnmatch
+import os
+import re
+import shlex
+import subprocess
+import sys
+import textwrap
+
+BANNER = "generated from {table} \u2014 do not edit"
+TOKEN_RE = re.compile(r"\.\.\.|[A-Za-z_]\w*|\d\w*|\S")
+IDENT_RE = re.compile(r"[A-Za-z_]\w*")
+WORD_RE = re.compile(r"^[A-Z][A-Z0-9_]*$")
+MPI_NAME_RE = re.compile(r"^MPIX?_\w+$")
+PMPI_NAME_RE = re.compile(r"^P?MPIX?_\w+$")
+PLACEHOLDER_RE = re.compile(r"\$([a-z_][a-z0-9_]*)")
+# Identifiers an expression may use besides the function's arguments: constants and helper
+# macros (MPI_*, ST_*, OTF2_* in capitals, defined by mpi.h, st_mpi.h or the table prologue).
+CONST_RE = re.compile(r"^(MPI|ST|OTF2)_[A-Z0-9_]+$")
+C_KEYWORDS = {"sizeof"}
+# OTF2_REGION_ROLE_* suffixes a function's region may take (checked again by the compiler).
+REGION_ROLES = {"FUNCTION", "POINT2POINT", "COLL_ONE2ALL", "COLL_ALL2ONE", "COLL_ALL2ALL",
+                "COLL_OTHER", "BARRIER", "FILE_IO", "WRAPPER"}
+# Names the wrapper shape itself declares; arguments must not shadow them.
+RESERVED_LOCALS = {"th", "rc"}
+QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "struct", "union", "enum",
+              "unsigned", "signed"}
+
+
+class GenError(Exception):
+    """A problem with the inputs: the message names where and what."""
+
+
+def fail(where, msg):
+    raise GenError(f"{where}: {msg}" if where else msg)
+
+
+# ==== C prototypes ==============================================================================
+
+def strip_attributes(text):
+    """Removes __attribute__((...)), __asm__(...) and __extension__ (balanced parentheses)."""
+    out, i = [], 0
+    pat = re.compile(r"\b(__attribute__|__asm__|__asm|asm)\s*\(")
+    while True:
+        m = pat.search(text, i)
+        if not m:
+            out.append(text[i:])
+            break
+        out.append(text[i:m.start()])
+        depth, j = 1, m.end()
+        while j < len(text) and depth:
+            depth += {"(": 1, ")": -1}.get(text[j], 0)
+            j += 1
+        i = j
+    return re.sub(r"\b__extension__\b", " ", "".join(out))
+
+
+def tokenize(text):
+    return TOKEN_RE.findall(strip_attributes(text))
+
+
+def c_join(tokens):
+    """Prints tokens as conventional C: 'const void *buf', 'int MPI_Send(int a, int b[])'."""
+    out = ""
+    for t in tokens:
+        if out:
+            prev = out[-1]
+            word_prev = prev.isalnum() or prev == "_"
+            if (word_prev and (t[0].isalnum() or t[0] == "_" or t in ("*", "..."))) or prev == ",":
+                out += " "
+        out += t
+    return out
+
+
+def split_top(tokens, sep):
+    """Splits a token list at sep tokens outside (), [] and {}."""
+    parts, cur, depth = [], [], 0
+    for t in tokens:
+        if t in "([{" and len(t) == 1:
+            depth += 1
+        elif t in ")]}" and len(t) == 1:
+            depth -= 1
+        if t == sep and depth == 0:
+            parts.append(cur)
+            cur = []
+        else:
+            cur.append(t)
+    parts.append(cur)
+    return parts
+
+
+class Param:
+    def __init__(self, tokens, name):
+        self.tokens, self.name = tokens, name
+
+
+class Proto:
+    """One function prototype: return type, name, parameters; compared as token lists."""
+
+    def __init__(self, ret, name, params, variadic):
+        self.ret, self.name, self.params, self.variadic = ret, name, params, variadic
+
+    def tokens(self):
+        toks = list(self.ret) + [self.name, "("]
+        for i, p in enumerate(self.params):
+            toks += ([","] if i else []) + p.tokens
+        if self.variadic:
+            toks += ([","] if self.params else []) + ["..."]
+        return toks + [")"] if self.params or self.variadic else toks + ["void", ")"]
+
+    def text(self):
+        return c_join(self.tokens())
+
+    def arg_names(self):
+        return [p.name for p in self.params]
+
+    def ret_text(self):
+        return c_join(self.ret)
+
+
+def param_name(tokens, where):
+    """The declared name of one parameter ('(*fn)(...)' and 'x[]' forms included)."""
+    for i in range(len(tokens) - 3):
+        if tokens[i] == "(" and tokens[i + 1] == "*" and IDENT_RE.fullmatch(tokens[i + 2]) \
+                and tokens[i + 3] == ")":
+            return tokens[i + 2]
+    core = list(tokens)
+    while core and core[-1] == "]" and "[" in core:  # drop [] groups: int ranges[][3]
+        core = core[:len(core) - 1 - core[::-1].index("[")]
+    words = [t for t in core if IDENT_RE.fullmatch(t) and t not in QUALIFIERS]
+    if len(words) < 2 or not IDENT_RE.fullmatch(core[-1]):
+        fail(where, f"cannot find the name of parameter '{c_join(tokens)}' "
+                    "(every parameter must be named)")
+    return core[-1]
+
+
+def parse_params(tokens, where):
+    if tokens in ([], ["void"]):
+        return [], False
+    params, variadic = [], False
+    for part in split_top(tokens, ","):
+        if part == ["..."]:
+            variadic = True
+        elif not part:
+            fail(where, "empty parameter in prototype")
+        else:
+            params.append(Param(part, param_name(part, where)))
+    return params, variadic
+
+
+def parse_proto(text, where):
+    """Parses 'RET NAME(PARAMS)' (attributes dropped); None if text is not that shape."""
+    toks = tokenize(text)
+    while toks and toks[-1] == ";":
+        toks.pop()
+    if "(" not in toks or toks[0] in ("typedef", "static"):
+        return None
+    i = toks.index("(")
+    if i < 2 or not IDENT_RE.fullmatch(toks[i - 1]):
+        return None
+    j = matching_paren(toks, i)
+    if j is None or not only_macros(toks[j + 1:]):
+        return None
+    ret = [t for t in toks[:i - 1] if t != "extern"]
+    params, variadic = parse_params(toks[i + 1:j], where)
+    return Proto(ret, toks[i - 1], params, variadic)
+
+
+def matching_paren(toks, i):
+    depth = 0
+    for j in range(i, len(toks)):
+        depth += {"(": 1, ")": -1}.get(toks[j], 0)
+        if depth == 0:
+            return j
+    return None
+
+
+def only_macros(toks):
+    """True for trailing attribute macros: MPICH_API_PUBLIC MPICH_ATTR_POINTER_WITH_TYPE_TAG(1,3)."""
+    k = 0
+    while k < len(toks):
+        if not WORD_RE.match(toks[k]):
+            return False
+        k += 1
+        if k < len(toks) and toks[k] == "(":
+            j = matching_paren(toks, k)
+            if j is None:
+                return False
+            k = j + 1
+    return True
+
+
+# ==== mpi.h =====================================================================================
+
+def preprocess(mpi_h, cpp):
+    """mpi.h after the C preprocessor (its directory on the include path)."""
+    if not os.path.isfile(mpi_h):
+        fail("", f"--mpi-h {mpi_h}: no such file (pass MPICH's mpi.h)")
+    cmd = shlex.split(cpp) + ["-I", os.path.dirname(os.path.abspath(mpi_h)), "-"]
+    src = f'#include "{os.path.abspath(mpi_h)}"\n'
+    try:
+        res = subprocess.run(cmd, input=src, capture_output=True, text=True, check=False)
+    except OSError as e:
+        fail("", f"cannot run the C preprocessor '{cpp}': {e} (set --cpp)")
+    if res.returncode != 0:
+        fail(mpi_h, f"the preprocessor '{cpp}' failed: {res.stderr.strip()[:400]}")
+    return res.stdout
+
+
+def statements(text):
+    """Top-level C statements: split at ';' outside braces, and after function bodies."""
+    text = "\n".join(l for l in text.splitlines() if not l.lstrip().startswith("#"))
+    out, start, depth = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+            if depth == 0 and text[start:i].split("{")[0].rstrip().endswith(")"):
+                out.append(text[start:i + 1])  # a function definition has no ';'
+                start = i + 1
+        elif ch == ";" and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    return out
+
+
+def mpi_declarations(text, mpi_h):
+    """name -> Proto for every MPI_/MPIX_ function mpi.h declares; PMPI_/PMPIX_ names -> None."""
+    protos = {}
+    for st in statements(text):
+        m = re.search(r"\b(P?MPIX?_\w+)\s*\(", st)
+        if not m or re.match(r"\s*typedef\b", st):
+            continue
+        if m.group(1).startswith("P"):  # only its existence matters (ROMIO leaves them unnamed)
+            if re.match(r"^[\w\s\*]*\bP\w+\s*\(", strip_attributes(st).strip()):
+                protos.setdefault(m.group(1), None)
+            continue
+        p = parse_proto(st, f"{mpi_h} ({m.group(1)})")
+        if p is None or not PMPI_NAME_RE.match(p.name):
+            continue
+        old = protos.get(p.name)
+        if old and old.tokens() != p.tokens():
+            fail(mpi_h, f"{p.name} is declared twice, differently: '{old.text()}' and '{p.text()}'")
+        protos[p.name] = p
+    if "MPI_Send" not in protos or "PMPI_Send" not in protos:
+        fail(mpi_h, "declares no MPI_Send/PMPI_Send prototype: is this MPICH's mpi.h?")
+    return protos
+
+
+# ==== the table =================================================================================
+
+class Role:
+    def __init__(self, name, region, nowrap, line):
+        self.name, self.region, self.nowrap, self.line = name, region, nowrap, line
+        self.keys = {}    # key -> default C expression or None (required)
+        self.words = {}   # key -> allowed words
+        self.pre, self.post = [], []
+
+
+class Entry:
+    def __init__(self, name, role, line):
+        self.name, self.role, self.line = name, role, line
+        self.values = {}  # key -> (value, line)
+        self.sigs = []    # (Proto, line)
+        self.like = None  # (entry name, line): take that entry's values unless given here
+
+
+class Table:
+    def __init__(self, path):
+        self.path = path
+        self.prologue = []
+        self.roles = {}
+        self.entries = []
+        self.excludes = []  # (pattern, reason, line)
+
+
+def logical_lines(path):
+    """(line number, indented?, text) without comments and blank lines; prologue kept verbatim."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            raw = f.read().splitlines()
+    except OSError as e:
+        fail("", f"cannot read table {path}: {e.strerror}")
+    in_prologue = False
+    for n, line in enumerate(raw, 1):
+        indented = line[:1] in (" ", "\t")
+        if not indented and line.strip():
+            in_prologue = line.split()[0] == "prologue"
+        if in_prologue and (indented or not line.strip()):
+            yield n, True, line.rstrip()
+        elif line.strip() and not line.lstrip().startswith("#"):
+            yield n, indented, line.strip()
+
+
+def parse_table(path):
+    t = Table(path)
+    block = None
+    for n, indented, text in logical_lines(path):
+        where = f"{path}:{n}"
+        if not indented:
+            block = start_block(t, text, n, where)
+        elif block is None:
+            fail(where, "indented line outside any block")
+        elif block == "prologue":
+            t.prologue.append(text)
+        elif isinstance(block, Role):
+            role_line(block, text, where)
+        else:
+            entry_line(block, text, n, where)
+    return t
+
+
+def start_block(t, text, n, where):
+    words = text.split()
+    head = words[0]
+    if head == "prologue":
+        if len(words) != 1 or t.prologue:
+            fail(where, "'prologue' takes no arguments and appears once")
+        return "prologue"
+    if head == "role":
+        return start_role(t, words[1:], n, where)
+    if head == "exclude":
+        if len(words) < 3:
+            fail(where, "exclude needs a name pattern and a reason: 'exclude MPI_Wtime why'")
+        t.excludes.append((words[1], " ".join(words[2:]), n))
+        return None
+    if MPI_NAME_RE.match(head):
+        return start_entry(t, words, n, where)
+    fail(where, f"unknown directive '{head}' (expected prologue, role, exclude or an MPI_ name)")
+
+
+def start_role(t, args, n, where):
+    if len(args) < 2:
+        fail(where, "role needs a name and a region role: 'role send POINT2POINT'")
+    name, region, flags = args[0], args[1], args[2:]
+    if region != "-" and region not in REGION_ROLES:
+        fail(where, f"unknown region role '{region}' (accepted: -, {', '.join(sorted(REGION_ROLES))})")
+    if any(f != "nowrap" for f in flags):
+        fail(where, f"unknown role flag in '{' '.join(flags)}' (accepted: nowrap)")
+    if name in t.roles:
+        fail(where, f"role '{name}' defined twice")
+    t.roles[name] = Role(name, region, bool(flags), n)
+    return t.roles[name]
+
+
+def role_line(r, text, where):
+    kw, _, rest = text.partition(" ")
+    rest = rest.strip()
+    if kw == "keys":
+        for k in rest.split():
+            key, eq, default = k.partition("=")
+            r.keys[key] = default if eq else None
+    elif kw == "word":
+        key, *allowed = rest.split()
+        if not allowed or not all(WORD_RE.match(w) for w in allowed):
+            fail(where, "word needs a key and allowed CAPITAL words: 'word op BARRIER BCAST'")
+        r.words[key] = set(allowed)
+    elif kw in ("pre", "post"):
+        if r.nowrap:
+            fail(where, f"role '{r.name}' is nowrap: it has no code")
+        (r.pre if kw == "pre" else r.post).append(rest)
+    else:
+        fail(where, f"unknown role line '{kw}' (accepted: keys, word, pre, post)")
+    for ph in PLACEHOLDER_RE.findall(rest if kw in ("pre", "post") else ""):
+        if ph not in r.keys and ph not in r.words:
+            fail(where, f"placeholder ${ph} is not a key of role '{r.name}'")
+
+
+def start_entry(t, words, n, where):
+    if len(words) < 2:
+        fail(where, f"{words[0]} needs a role: 'MPI_Send send comm=comm ...'")
+    e = Entry(words[0], words[1], n)
+    for kv in words[2:]:
+        key, eq, value = kv.partition("=")
+        if not eq or not key or not value:
+            fail(where, f"'{kv}' is not key=value")
+        set_value(e, key, value, n, where)
+    t.entries.append(e)
+    return e
+
+
+def set_value(e, key, value, n, where):
+    if key in e.values or (key == "like" and e.like):
+        fail(where, f"{e.name}: key '{key}' given twice")
+    if key == "like":
+        e.like = (value, n)
+        return
+    e.values[key] = (value, n)
+
+
+def entry_line(e, text, n, where):
+    if text.startswith("sig "):
+        p = parse_proto(text[4:], where)
+        if p is None:
+            fail(where, f"cannot parse signature '{text[4:]}' (expected 'int MPI_X(type name, ...)')")
+        e.sigs.append((p, n))
+        return
+    m = re.match(r"^([a-z_][a-z0-9_]*)\s*=\s*(.+)$", text)
+    if not m:
+        fail(where, f"expected 'sig PROTOTYPE' or 'key = expression', got '{text}'")
+    set_value(e, m.group(1), m.group(2), n, where)
+
+
+# ==== checking an entry against its role and mpi.h =============================================
+
+def check_sigs(t, e, protos):
+    if not e.sigs:
+        fail(f"{t.path}:{e.line}", f"{e.name} has no 'sig' line")
+    if e.sigs[0][0].name != e.name:
+        fail(f"{t.path}:{e.sigs[0][1]}", f"first sig declares {e.sigs[0][0].name}, entry is {e.name}")
+    for p, n in e.sigs:
+        where = f"{t.path}:{n}"
+        real = protos.get(p.name)
+        if real is None:
+            fail(where, f"{p.name} is not declared in mpi.h (removed or misspelt?)")
+        if real.tokens() != p.tokens():
+            fail(where, f"signature differs from mpi.h:\n  table: {p.text()}\n  mpi.h: {real.text()}")
+        if "P" + p.name not in protos:
+            fail(where, f"mpi.h declares no P{p.name} to call")
+
+
+def check_expression(t, e, key, value, n):
+    """Every lower-case identifier in value must be an argument of every signature of e."""
+    code = re.sub(r'"(\\.|[^"\\])*"', '""', value)
+    for ident in IDENT_RE.findall(code):
+        if CONST_RE.match(ident) or ident in C_KEYWORDS:
+            continue
+        for p, _ in e.sigs:
+            if ident not in p.arg_names():
+                fail(f"{t.path}:{n}", f"{e.name}: '{ident}' in {key} is not an argument of {p.name} "
+                                      f"(arguments: {', '.join(p.arg_names())})")
+
+
+def inherited_values(t, e):
+    """e's values over those of the entry named by like= (which must not use like= itself)."""
+    if e.like is None:
+        return e.values
+    name, n = e.like
+    base = next((b for b in t.entries if b.name == name), None)
+    if base is None or base.like is not None:
+        fail(f"{t.path}:{n}", f"{e.name}: like={name} must name an entry without like=")
+    return {**base.values, **e.values}
+
+
+def entry_values(t, e, role):
+    """key -> C text for the role's placeholders, checked; plus the region role."""
+    region = role.region
+    out = {}
+    for key, (value, n) in inherited_values(t, e).items():
+        where = f"{t.path}:{n}"
+        if key == "region":
+            if value not in REGION_ROLES:
+                fail(where, f"unknown region role '{value}' (accepted: {', '.join(sorted(REGION_ROLES))})")
+            region = value
+        elif key in role.words:
+            if value not in role.words[key]:
+                fail(where, f"{e.name}: {key}={value} is not one of {' '.join(sorted(role.words[key]))}")
+            out[key] = value
+        elif key in role.keys:
+            check_expression(t, e, key, value, n)
+            out[key] = value
+        else:
+            known = sorted(list(role.keys) + list(role.words) + ["region"])
+            fail(where, f"{e.name}: unknown key '{key}' for role '{role.name}' (accepted: {', '.join(known)})")
+    for key, default in role.keys.items():
+        if key not in out:
+            if default is None:
+                fail(f"{t.path}:{e.line}", f"{e.name}: role '{role.name}' needs {key}=")
+            out[key] = default
+    for key in role.words:
+        if key not in out:
+            fail(f"{t.path}:{e.line}", f"{e.name}: role '{role.name}' needs {key}=")
+    if region == "-":
+        fail(f"{t.path}:{e.line}", f"{e.name}: role '{role.name}' needs region=")
+    return out, region
+
+
+def check_locals(p, where):
+    for a in p.arg_names():
+        if a in RESERVED_LOCALS or a.startswith("st_"):
+            fail(where, f"{p.name}: argument '{a}' collides with a wrapper local (th, rc, st_*)")
+
+
+# ==== planning: which function gets which code ===================================================
+
+class Wrapper:
+    """One function to emit: its prototype, region role, and substituted pre/post code."""
+
+    def __init__(self, proto, region, pre, post, nowrap, semantic):
+        self.proto, self.region, self.pre, self.post = proto, region, pre, post
+        self.nowrap, self.semantic = nowrap, semantic
+
+
+def substitute(lines, values):
+    def one(m):
+        v = values[m.group(1)]
+        return v if re.fullmatch(r"-?\w+", v) else f"({v})"
+    return [PLACEHOLDER_RE.sub(one, l) for l in lines]
+
+
+def plan_entry(t, e, protos):
+    where = f"{t.path}:{e.line}"
+    role = t.roles.get(e.role)
+    if role is None:
+        fail(where, f"{e.name}: unknown role '{e.role}' (roles: {', '.join(sorted(t.roles))})")
+    check_sigs(t, e, protos)
+    values, region = entry_values(t, e, role)
+    out = []
+    for p, n in e.sigs:
+        check_locals(p, f"{t.path}:{n}")
+        if (role.pre or role.post) and p.ret != ["int"]:
+            fail(f"{t.path}:{n}", f"{p.name} returns {p.ret_text()}: role '{role.name}' needs int")
+        out.append(Wrapper(p, region, substitute(role.pre, values), substitute(role.post, values),
+                           role.nowrap, True))
+    return out
+
+
+def excluded_names(t, names):
+    """name -> reason for every declared MPI function an exclude pattern matches."""
+    out = {}
+    for pattern, reason, n in t.excludes:
+        hits = [x for x in names if fnmatch.fnmatchcase(x, pattern)]
+        if not hits and not any(c in pattern for c in "*?["):  # a rule may match nothing; a name must
+            fail(f"{t.path}:{n}", f"exclude {pattern}: mpi.h declares no such function")
+        for x in hits:
+            out.setdefault(x, reason)
+    return out
+
+
+def plan(t, protos):
+    """(wrappers sorted by name, excluded name -> reason); fails on any inconsistency."""
+    names = sorted(n for n in protos if MPI_NAME_RE.match(n))
+    excluded = excluded_names(t, names)
+    generic = t.roles.get("generic")
+    if generic is None or generic.keys or generic.words or generic.region == "-":
+        fail(t.path, "the table must define 'role generic REGION' without keys")
+    by_name = {}
+    for e in t.entries:
+        for w in plan_entry(t, e, protos):
+            name = w.proto.name
+            if name in by_name:
+                fail(f"{t.path}:{e.line}", f"{name} appears twice in the table")
+            if name in excluded:
+                fail(f"{t.path}:{e.line}", f"{name} is both in the table and excluded ({excluded[name]})")
+            by_name[name] = w
+    for name in names:
+        if name in by_name or name in excluded:
+            continue
+        p = protos[name]
+        if "P" + name not in protos:
+            fail(t.path, f"mpi.h declares {name} but no P{name}: exclude it or explain")
+        if p.variadic:
+            fail(t.path, f"{name} is variadic and cannot be forwarded: exclude it or give it a role")
+        check_locals(p, f"{t.path} (generic {name})")
+        by_name[name] = Wrapper(p, generic.region, substitute(generic.pre, {}),
+                                substitute(generic.post, {}), False, False)
+    return [by_name[n] for n in sorted(by_name)], excluded
+
+
+# ==== output ====================================================================================
+
+def emit_wrapper(w):
+    p = w.proto
+    args = ", ".join(p.arg_names())
+    call = f"PMPI_{p.name[4:]}({args})" if p.name.startswith("MPI_") else f"P{p.name}({args})"
+    region = f"ST_REGION_{p.name}"
+    void = p.ret == ["void"]
+    lines = [f"ST_EXPORT {p.text()}", "{",
+             "    st_thread_t *th = st_mpi_begin();",
+             "    if (!th)",
+             f"        {'{ ' + call + '; return; }' if void else 'return ' + call + ';'}",
+             f"    st_mpi_enter(th, {region});"]
+    lines += [f"    {l}" for l in w.pre]
+    lines.append(f"    {call};" if void else f"    {p.ret_text()} rc = {call};")
+    lines += [f"    {l}" for l in w.post]
+    lines += [f"    st_mpi_leave(th, {region});", "    st_mpi_end(th);"]
+    lines += [] if void else ["    return rc;"]
+    return "\n".join(lines + ["}", ""])
+
+
+def render_c(t, mpi_h, wrappers, excluded):
+    sem = sum(1 for w in wrappers if w.semantic and not w.nowrap)
+    gen = sum(1 for w in wrappers if not w.semantic)
+    manual = [w.proto.name for w in wrappers if w.nowrap]
+    head = [f"/* {BANNER.format(table=t.path)} */",
+            f"/* Generated by scripts/gen_wrappers.py from the prototypes in {os.path.basename(mpi_h)}:",
+            f" * {sem} wrappers with a table role, {gen} generic enter/leave wrappers.",
+            f" * Hand-written in src/mpi (role manual): {', '.join(manual) or 'none'}. */", ""]
+    body = textwrap.dedent("\n".join(t.prologue)).strip("\n").splitlines() + [""]
+    body += [emit_wrapper(w) for w in wrappers if not w.nowrap]
+    tail = ["/* Not wrapped (exclude lines of the table):"]
+    tail += [f" *   {n}: {r}" for n, r in sorted(excluded.items())]
+    return "\n".join(head + body + tail + [" */", ""])
+
+
+def render_def(t, wrappers):
+    lines = [f"/* {BANNER.format(table=t.path)} */",
+             "/* ST_REGION(ID, \"name\", OTF2 region role, paradigm) for every MPI function synctrace",
+             " * wraps or hand-writes, sorted by name; see src/record/regions.def. */"]
+    lines += [f'ST_REGION({w.proto.name}, "{w.proto.name}", {w.region}, MPI)' for w in wrappers]
+    return "\n".join(lines + [""])
+
+
+def write_atomic(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description="Generate synctrace's PMPI wrappers from the MPI function table.")
+    ap.add_argument("--table", required=True, help="wrappers/mpi_functions.tbl")
+    ap.add_argument("--mpi-h", required=True, help="MPICH's mpi.h")
+    ap.add_argument("--out", required=True, help="output directory (mpi_wrappers.c, mpi_regions.def)")
+    ap.add_argument("--cpp", default=os.environ.get("CPP", "cpp"), help="C preprocessor command (default: $CPP or cpp)")
+    a = ap.parse_args(argv)
+    try:
+        table = parse_table(a.table)
+        protos = mpi_declarations(preprocess(a.mpi_h, a.cpp), a.mpi_h)
+        wrappers, excluded = plan(table, protos)
+        c_text, def_text = render_c(table, a.mpi_h, wrappers, excluded), render_def(table, wrappers)
+        os.makedirs(a.out, exist_ok=True)
+        write_atomic(os.path.join(a.out, "mpi_wrappers.c"), c_text)
+        write_atomic(os.path.join(a.out, "mpi_regions.def"), def_text)
+    except GenError as e:
+        print(f"gen_wrappers.py: error: {e}", file=sys.stderr)
+        return 1
+    sem = sum(1 for w in wrappers if w.semantic and not w.nowrap)
+    gen = sum(1 for w in wrappers if not w.semantic)
+    man = sum(1 for w in wrappers if w.nowrap)
+    print(f"gen_wrappers.py: {sem} table-role + {gen} generic wrappers, {man} manual, "
+          f"{len(excluded)} excluded -> {a.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

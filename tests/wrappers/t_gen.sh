@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# t_gen.sh — scripts/gen_wrappers.py on the real table and on broken ones.
+#
+# The real table: two runs give byte-identical output that starts with the "do not edit" banner,
+# the C compiles with the library's flags, every function the table gives a role gets the right
+# region role and runtime call, manual functions get a region but no wrapper, excluded ones
+# neither. Broken tables (one defect each, applied to a small table that itself passes) must fail
+# with exit 1 and a one-line "error:" naming the defect, and leave existing output untouched.
+source "$ST_ROOT/tests/lib.sh"
+cd "$ST_ROOT"
+
+MPI_H="$(mpicc -show | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)/mpi.h"
+[ -f "$MPI_H" ] || skip "MPICH mpi.h not found (mpicc -show)"
+gen() { python3 scripts/gen_wrappers.py --mpi-h "$MPI_H" "$@"; }
+
+# ---- the real table ---------------------------------------------------------------------------
+gen --table wrappers/mpi_functions.tbl --out "$ST_TMP/a" >"$ST_TMP/a.log" || fail "generator failed: $(cat "$ST_TMP/a.log")"
+gen --table wrappers/mpi_functions.tbl --out "$ST_TMP/b" >/dev/null || fail "second run failed"
+for f in mpi_wrappers.c mpi_regions.def; do
+    cmp -s "$ST_TMP/a/$f" "$ST_TMP/b/$f" || fail "$f differs between two runs"
+    assert_eq "first line of $f" "/* generated from wrappers/mpi_functions.tbl — do not edit */" "$(head -n1 "$ST_TMP/a/$f")"
+done
+note "$(cat "$ST_TMP/a.log")"
+
+mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -fPIC -fvisibility=hidden -I"$ST_TMP/a" -Isrc/record -Iinclude \
+    -c "$ST_TMP/a/mpi_wrappers.c" -o "$ST_TMP/w.o" 2>"$ST_TMP/cc.log" || fail "generated C does not compile: $(head -c 1500 "$ST_TMP/cc.log")"
+exported=$(readelf -s --wide "$ST_TMP/w.o" | awk '$5=="GLOBAL" && $6=="DEFAULT" && $7!="UND" {print $8}' | grep -c '^MPIX\?_')
+defined=$(grep -c '^ST_EXPORT ' "$ST_TMP/a/mpi_wrappers.c")
+regions=$(grep -c '^ST_REGION(' "$ST_TMP/a/mpi_regions.def")
+assert_eq "exported MPI symbols = wrappers defined" "$defined" "$exported"
+assert_eq "regions = wrappers + 4 manual" "$((defined + 4))" "$regions"
+sorted=$(grep '^ST_REGION(' "$ST_TMP/a/mpi_regions.def" | LC_ALL=C sort | md5sum)
+assert_eq "regions sorted by name" "$sorted" "$(grep '^ST_REGION(' "$ST_TMP/a/mpi_regions.def" | md5sum)"
+
+# wrapper NAME: the body of NAME's generated wrapper
+wrapper() { awk -v f="$1" 'index($0, " " f "(") && /^ST_EXPORT/ {p=1} p {print} p && /^}/ {exit}' "$ST_TMP/a/mpi_wrappers.c"; }
+# expect NAME REGION CALL: region role and a call the wrapper must make (- for none)
+expect() {
+    grep -qx "ST_REGION($1, \"$1\", $2, MPI)" "$ST_TMP/a/mpi_regions.def" || fail "$1: no region with role $2"
+    local body; body=$(wrapper "$1")
+    [ -n "$body" ] || fail "$1: no wrapper generated"
+    grep -q "return PMPI_${1#MPI_}(" <<<"$body" || fail "$1: guard does not call PMPI"
+    [ "$3" = - ] || grep -qF "$3" <<<"$body" || fail "$1: wrapper lacks '$3'"
+}
+while read -r name region call; do
+    [ -n "$name" ] && expect "$name" "$region" "$call"
+done <<'EOF'
+MPI_Send POINT2POINT st_mpi_send(th, comm, dest, tag, count, datatype);
+MPI_Bsend_c POINT2POINT st_mpi_send(th, comm, dest, tag, count, datatype);
+MPI_Issend POINT2POINT st_mpi_req_add(rc, *request, &st_ri);
+MPI_Rsend_init POINT2POINT st_mpi_persistent(rc, *request, 1,
+MPI_Recv_init_c POINT2POINT st_mpi_persistent(rc, *request, 0,
+MPI_Recv POINT2POINT ST_STATUS_FIX(status, st_status);
+MPI_Irecv POINT2POINT st_mpi_irecv(th, &st_ri, comm, source, tag);
+MPI_Startall POINT2POINT st_mpi_start(th, count, array_of_requests);
+MPI_Sendrecv_replace POINT2POINT st_mpi_send(th, comm, dest, sendtag, count, datatype);
+MPI_Mrecv POINT2POINT st_mpi_message_take(*message);
+MPI_Imrecv_c POINT2POINT st_mpi_imrecv(th, &st_ri, &st_mi);
+MPI_Improbe POINT2POINT st_mpi_mprobe(rc, comm, *message);
+MPI_Iprobe POINT2POINT -
+MPI_Cancel POINT2POINT -
+MPI_Wait POINT2POINT st_mpi_complete(th, st_saved, status);
+MPI_Testany POINT2POINT st_mpi_snapshot(th, count, array_of_requests);
+MPI_Waitall POINT2POINT array_of_statuses = st_mpi_statuses(th, count, array_of_statuses);
+MPI_Testsome POINT2POINT st_mpi_complete_some(th, rc, *outcount, array_of_indices, st_saved, array_of_statuses);
+MPI_Request_free POINT2POINT st_mpi_req_free(st_saved);
+MPI_Barrier BARRIER OTF2_COLLECTIVE_OP_BARRIER, comm, -1, st_sent, st_recvd
+MPI_Bcast_c COLL_ONE2ALL OTF2_COLLECTIVE_OP_BCAST, comm, root,
+MPI_Scatterv COLL_ONE2ALL OTF2_COLLECTIVE_OP_SCATTERV
+MPI_Gather COLL_ALL2ONE OTF2_COLLECTIVE_OP_GATHER
+MPI_Reduce_c COLL_ALL2ONE OTF2_COLLECTIVE_OP_REDUCE
+MPI_Alltoallw_c COLL_ALL2ALL OTF2_COLLECTIVE_OP_ALLTOALLW
+MPI_Reduce_scatter_block COLL_ALL2ALL OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK
+MPI_Exscan COLL_OTHER OTF2_COLLECTIVE_OP_EXSCAN
+MPI_Neighbor_alltoallv COLL_OTHER OTF2_COLLECTIVE_OP_ALLTOALLV
+MPI_Ineighbor_allgather_c COLL_OTHER st_mpi_icoll(th, rc, OTF2_COLLECTIVE_OP_ALLGATHER
+MPI_Iallreduce COLL_ALL2ALL st_mpi_icoll(th, rc, OTF2_COLLECTIVE_OP_ALLREDUCE
+MPI_Ibarrier BARRIER st_mpi_icoll(th, rc, OTF2_COLLECTIVE_OP_BARRIER
+MPI_Comm_split_type COLL_OTHER OTF2_COLLECTIVE_OP_CREATE_HANDLE, comm,
+MPI_Dist_graph_create_adjacent COLL_OTHER st_mpi_comm_new(rc, comm_old, *comm_dist_graph);
+MPI_Intercomm_create COLL_OTHER st_mpi_comm_new(rc, local_comm, *newintercomm);
+MPI_Comm_create_group COLL_OTHER st_mpi_comm_new(rc, comm, *newcomm);
+MPI_Comm_idup COLL_OTHER st_mpi_comm_idup(rc, comm, newcomm, *request);
+MPI_Comm_disconnect COLL_OTHER OTF2_COLLECTIVE_OP_DESTROY_HANDLE, st_old
+MPI_Win_fence FUNCTION -
+MPI_File_write_all FUNCTION -
+MPI_Type_commit FUNCTION -
+EOF
+# Comm_create_group is not a collective over its parent: no CREATE_HANDLE there.
+wrapper MPI_Comm_create_group | grep -q coll_ && fail "MPI_Comm_create_group records a collective on its parent"
+for f in MPI_Init MPI_Init_thread MPI_Finalize MPI_Abort; do
+    grep -q "^ST_REGION($f, \"$f\", FUNCTION, MPI)" "$ST_TMP/a/mpi_regions.def" || fail "$f: no region"
+    [ -z "$(wrapper "$f")" ] || fail "$f is manual but got a generated wrapper"
+done
+for f in MPI_Wtime MPI_Wtick MPI_Pcontrol MPI_File_c2f MPI_Status_f2c; do
+    ! grep -q "($f," "$ST_TMP/a/mpi_regions.def" || fail "$f is excluded but has a region"
+done
+
+# ---- broken tables ------------------------------------------------------------------------------
+cat >"$ST_TMP/good.tbl" <<'EOF'
+# a small table that passes: one role, one entry, the mandatory generic role and exclusions
+role generic FUNCTION
+role send POINT2POINT
+    keys  comm peer tag count type
+    pre   st_mpi_send(th, $comm, $peer, $tag, $count, $type);
+exclude MPI_Pcontrol variadic
+MPI_Send send comm=comm peer=dest tag=tag count=count type=datatype
+    sig int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+EOF
+gen --table "$ST_TMP/good.tbl" --out "$ST_TMP/good" >/dev/null 2>"$ST_TMP/good.err" || fail "the small good table fails: $(cat "$ST_TMP/good.err")"
+grep -q "st_mpi_send(th, comm, dest, tag, count, datatype);" "$ST_TMP/good/mpi_wrappers.c" || fail "small table: MPI_Send lacks its role code"
+cp -r "$ST_TMP/good" "$ST_TMP/keep"
+
+# bad NAME 'expected message part' SED-SCRIPT: the mutated table must fail with that message.
+bad() {
+    local name=$1 want=$2 script=$3 t="$ST_TMP/bad-$1.tbl"
+    sed -e "$script" "$ST_TMP/good.tbl" >"$t"
+    cmp -s "$t" "$ST_TMP/good.tbl" && fail "$name: the mutation changed nothing"
+    local rc=0
+    gen --table "$t" --out "$ST_TMP/good" >/dev/null 2>"$ST_TMP/bad.err" || rc=$?
+    assert_eq "$name: exit code" 1 "$rc"
+    grep -q Traceback "$ST_TMP/bad.err" && fail "$name: the generator crashed: $(cat "$ST_TMP/bad.err")"
+    head -n1 "$ST_TMP/bad.err" | grep -q '^gen_wrappers.py: error: ' || fail "$name: no error line: $(cat "$ST_TMP/bad.err")"
+    grep -qF -- "$want" "$ST_TMP/bad.err" || fail "$name: message lacks '$want': $(cat "$ST_TMP/bad.err")"
+    diff -r "$ST_TMP/keep" "$ST_TMP/good" >/dev/null || fail "$name: a failed run changed the existing output"
+    note "$name: $(head -n1 "$ST_TMP/bad.err")"
+}
+bad unknown-role      "unknown role 'sendx'"                        's/^MPI_Send send /MPI_Send sendx /'
+bad arg-not-in-sig    "'dst' in peer is not an argument of MPI_Send" 's/peer=dest/peer=dst/'
+bad sig-differs       "signature differs from mpi.h"                 's/int count, MPI_Datatype/long count, MPI_Datatype/'
+bad unknown-key       "unknown key 'colour'"                         's/peer=dest/peer=dest colour=red/'
+bad missing-key       "role 'send' needs tag="                       's/ tag=tag//'
+bad placeholder       'placeholder $pear'                            's/\$peer/$pear/'
+bad unknown-region    "unknown region role 'P2P'"                    's/^role send POINT2POINT/role send P2P/'
+bad not-declared      "MPI_Isend_init is not declared in mpi.h"      '$a MPI_Isend_init generic\n    sig int MPI_Isend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)'
+bad variadic          "MPI_Pcontrol is variadic"                     '/^exclude MPI_Pcontrol/d'
+bad listed-excluded   "both in the table and excluded"               '$a exclude MPI_Send no reason'
+bad exclude-unknown   "exclude MPI_Nothing: mpi.h declares no such"  '$a exclude MPI_Nothing why'
+bad unknown-directive "unknown directive 'frobnicate'"               '$a frobnicate now'
+bad duplicate         "MPI_Send appears twice"                       '$a MPI_Send send comm=comm peer=dest tag=tag count=count type=datatype\n    sig int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)'
+bad no-sig            "MPI_Send has no 'sig' line"                   '/^    sig /d'
+bad bad-line          "expected 'sig PROTOTYPE' or 'key = expression'" '$a \    whatever this is'
+bad no-generic        "must define 'role generic"                    '/^role generic/d'
+rc=0; gen --table "$ST_TMP/nonexistent.tbl" --out "$ST_TMP/x" 2>"$ST_TMP/bad.err" >/dev/null || rc=$?
+assert_eq "missing table: exit code" 1 "$rc"
+grep -q "cannot read table" "$ST_TMP/bad.err" || fail "missing table: $(cat "$ST_TMP/bad.err")"
+echo "ok: $(cat "$ST_TMP/a.log")"
