@@ -317,7 +317,7 @@ static void write_without_mpi(void)
         return;
     if (st_config.callsite)
         st_callsite_resolve(&rd);
-    if (st_otf2_write_serial(st_archive_dir, &rd, 1) == 0)
+    if (st_otf2_write_serial(st_archive_dir, &rd, 1, 0) == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_rankdata_free(&rd);
 }

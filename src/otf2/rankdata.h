@@ -52,6 +52,17 @@ typedef struct st_callsite {
     char    *text;          /* "function (file:line)" or "object+0xoff"; owned */
 } st_callsite_t;
 
+/*
+ * An OpenMP thread team as seen in the events: the threads that began a team with
+ * the same parallel id, ordered by their thread number there. Derived from the
+ * events by st_otf2_prepare() (writer.h), which also merges identical teams; the
+ * shim leaves nteams = 0. A thread's rank in the team is its position in threads[].
+ */
+typedef struct st_team_def {
+    uint32_t  size;
+    uint32_t *threads;      /* thread indices (st_thread_data_t.index); owned */
+} st_team_def_t;
+
 typedef struct st_kv {        /* free-form statistics/properties ("sync.scheme" = "h2hca") */
     char key[64];
     char value[192];
@@ -73,18 +84,53 @@ typedef struct st_rankdata {
     st_callsite_t *callsites;
     uint32_t nprops;
     st_kv_t *props;
+    uint32_t nteams;          /* OpenMP teams, filled by st_otf2_prepare(); 0 from the shim */
+    st_team_def_t *teams;
 } st_rankdata_t;
 
 #define ST_RANKF_INCOMPLETE 0x1u /* the run ended without MPI_Finalize (best-effort data) */
 #define ST_RANKF_NO_MPI     0x2u /* never called MPI_Init (OpenMP-only program) */
 
-/* Packs the definitions (not the events) into a malloc'd blob; returns its size, 0 on error. */
+/*
+ * Packs the definitions (everything but the event arrays; the per-thread event
+ * counts are kept) into a malloc'd blob: magic "STRD", format version, total size,
+ * little-endian fixed-width fields, CRC-32 at the end. Returns its size, 0 on error
+ * (*blob then NULL). Thread-safe for distinct rd.
+ */
 size_t st_rankdata_pack(const st_rankdata_t *rd, void **blob);
-/* Unpacks a blob into rd (fresh allocations, events left NULL); 0 on success, -1 if corrupt. */
+/*
+ * Unpacks a blob into rd (fresh allocations, events left NULL, nevents as packed).
+ * Returns 0, or -1 for anything but an intact blob of this format version (bad
+ * magic/version/size, truncation, checksum mismatch, out-of-range counts or
+ * references); it never reads outside [blob, blob+size). On -1 rd is zeroed.
+ */
 int st_rankdata_unpack(const void *blob, size_t size, st_rankdata_t *rd);
 /* Frees everything rd owns (including events) and zeroes it. */
 void st_rankdata_free(st_rankdata_t *rd);
-/* Adds a property (copies); silently truncates over-long values. */
+/* Adds a property (copies); silently truncates over-long keys and values. A key that
+ * is already present gets the new value. Not thread-safe (one rd per thread). */
 void st_rankdata_prop(st_rankdata_t *rd, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/*
+ * Raw per-rank dump for runs that cannot write an archive (abnormal exit).
+ *
+ * st_rankdata_dump() writes DIR/partial/rank-<rd->rank>.strd: a header, the packed
+ * definitions, every thread's events (threads with events == NULL count as 0 events)
+ * and a trailer with a CRC-32 of everything before it. DIR and DIR/partial are
+ * created if missing; the file is written under a temporary name and renamed, so a
+ * dump cut short never looks complete. It uses only mkdir/open/write/rename/close
+ * and a stack buffer — no malloc, no stdio — so it may run in a signal handler
+ * once recording has stopped, provided nothing modifies rd meanwhile. Errors are
+ * reported with st_log_raw(). Returns 0, or -1 on error.
+ */
+int st_rankdata_dump(const char *dir, const st_rankdata_t *rd);
+
+/*
+ * Reads one dump file back into rd (fresh allocations, events included). Returns 0,
+ * or -1 after logging one line naming the file and what is wrong (not a dump,
+ * truncated, checksum mismatch, unsupported version); rd is then zeroed.
+ * Not async-signal-safe.
+ */
+int st_rankdata_load_dump(const char *path, st_rankdata_t *rd);
 
 #endif

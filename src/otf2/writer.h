@@ -1,0 +1,162 @@
+/*
+ * writer.h — writes an OTF2 archive (DIR/traces.otf2) from rank data. MPI-free.
+ *
+ * One code path serves both modes:
+ *  - serial: st_otf2_write_serial() — one process writes every rank (used by
+ *    `synctrace recover` and `synctrace clc`);
+ *  - parallel: src/mpi/archive_mpi.c drives the same steps with OTF2's MPI
+ *    collective callbacks: every rank st_otf2_prepare()s and writes its own
+ *    locations (st_otf2_write_local), rank 0 writes the global definitions from
+ *    all ranks' unpacked definition blobs (st_otf2_write_global).
+ *
+ * Global numbering (identical in every process, carried by the vector made by
+ * st_otf2_numbering()): the unique communicator keys, sorted for lookup, get dense
+ * ids in an order where parents precede children (depth in the parent tree, WORLD
+ * first, then key) — otf2-print rejects Comm definitions with decreasing ids or
+ * forward parent references; all comms flagged ST_COMMF_SELF share one
+ * MPI_COMM_SELF id; each rank's OpenMP teams follow, rank by rank; the String ids
+ * 0..C-1 are the call-site texts of all ranks, rank by rank. Location id = rank *
+ * 65536 + thread index; location group id = rank; region id = st_region_t.
+ *
+ * Event-kind mapping is one switch expanded from events.def (writer.c). Peers and
+ * roots are recorded as WORLD ranks and translated here to ranks in the event's
+ * communicator (the remote group for intercommunicators), as OTF2 requires.
+ * Intercommunicators are OTF2 3.0 InterComm definitions (groupA = local group of
+ * the first rank that knows it, groupB = its remote group).
+ *
+ * OpenMP: OTF2 thread events name a team Comm, and tasks are identified by (team,
+ * creating thread's rank in it, that thread's generation number). Each rank's teams
+ * are the distinct member lists of the THREAD_TEAM_BEGIN events sharing a parallel
+ * id (ordered by thread number), plus team 0 = the initial thread alone; identical
+ * teams of different parallel regions share one Comm ("OpenMP thread team", no
+ * parent). A task switch to a task never created (an implicit task) is written as
+ * (current team, own rank, generation 0), as Score-P does. Lock ids are numbered
+ * densely per rank (OTF2's are 32-bit). Attributes: "callsite" (string, ENTER),
+ * "synctrace:orig_time" (uint64, events flagged ST_EVF_CLC_MOVED) and
+ * "synctrace:parallel_id" (uint64, fork/join/team begin/end).
+ *
+ * Functions print one error line when they fail and return an st_otf2_status_t.
+ * Not thread-safe: one archive at a time per process (the OTF2 error handler that
+ * st_otf2_open installs is process-wide).
+ */
+#ifndef ST_OTF2_WRITER_H
+#define ST_OTF2_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <otf2/otf2.h>
+
+#include "rankdata.h"
+
+typedef enum st_otf2_status {
+    ST_OTF2_OK = 0,
+    ST_OTF2_ERR_DIR,     /* directory missing and not creatable, or not writable */
+    ST_OTF2_ERR_EXISTS,  /* DIR already holds an archive */
+    ST_OTF2_ERR_DATA,    /* inconsistent rank data (duplicate ranks, bad references) */
+    ST_OTF2_ERR_OTF2,    /* the OTF2 library reported an error */
+    ST_OTF2_ERR_NOMEM,
+    ST_OTF2_ERR_MPI      /* used by archive_mpi.c */
+} st_otf2_status_t;
+
+/* Flags of st_otf2_write_serial / st_otf2_write_global. */
+#define ST_OTF2_INCOMPLETE 0x1u /* SYNCTRACE::INCOMPLETE = true even if no rank says so */
+
+/* Archive name inside DIR: `otf2-print DIR/traces.otf2`. */
+#define ST_OTF2_ARCHIVE_NAME "traces"
+
+/* Name of a status ("data error"). */
+const char *st_otf2_status_name(int status);
+
+/* Logs one error line for an OTF2 failure (with OTF2's own message, when the
+ * handler of st_otf2_open is installed); returns rc != OTF2_SUCCESS. */
+int st_otf2_failed(OTF2_ErrorCode rc, const char *what);
+
+/*
+ * Where CLC keeps an event's pre-correction time when it sets ST_EVF_CLC_MOVED: in
+ * aux, except for ENTER, whose aux is the call-site pc and whose id is unused.
+ * (ICOLL_COMPLETE's instance seq and TASK_SWITCH's "task left" in aux are not
+ * written to OTF2, so overwriting them after CLC loses nothing in the archive.)
+ * Proposed to move to event.h.
+ */
+static inline uint64_t *st_otf2_orig_time_slot(st_event_t *e)
+{
+    return e->kind == ST_EV_ENTER ? &e->id : &e->aux;
+}
+
+static inline uint64_t st_otf2_orig_time(const st_event_t *e)
+{
+    return e->kind == ST_EV_ENTER ? e->id : e->aux;
+}
+
+/*
+ * Writes DIR/traces.otf2 from nranks rank data (any order, distinct ranks; ranks
+ * missing from 0..max(nranks field)-1 get an empty placeholder location). Calls
+ * st_otf2_prepare() on each (which may modify them: see there). Creates DIR if
+ * missing; fails if it already holds an archive. Single process, OTF2 serial mode.
+ */
+int st_otf2_write_serial(const char *dir, st_rankdata_t *ranks, int nranks, unsigned flags);
+
+/* ---- building blocks of the parallel writer (archive_mpi.c) ---------------------------- */
+
+/*
+ * Creates DIR (and missing parents) if needed, checks that files can be created in
+ * it and that it holds no archive (traces.otf2, traces.def, traces/). Call once, on
+ * one process.
+ */
+int st_otf2_check_dir(const char *dir);
+
+/*
+ * Makes one rank's data writable and fills in what is derived from its events.
+ * Local (no communication); run it before packing the definitions.
+ *  - raises timestamps that go backwards within a thread (warning with a count);
+ *  - drops events that cannot be expressed (unknown kind/region/communicator, peer
+ *    or root not in the communicator, MPI_PROC_NULL peers) with one warning per
+ *    thread, so threads[i].nevents is then the exact OTF2 event count;
+ *  - sorts callsites by pc, recomputes t_begin/t_end from the events;
+ *  - computes rd->teams (OpenMP thread teams) from THREAD_TEAM_BEGIN events.
+ * Idempotent. Definitions-only data (events == NULL) is left unchanged.
+ */
+int st_otf2_prepare(st_rankdata_t *rd);
+
+/*
+ * The global numbering vector from every rank's (prepared) definitions, indexed by
+ * nothing in particular (defs may be in any order). malloc'd; *len receives its
+ * number of elements. NULL on error (duplicate ranks, out of memory), reported.
+ */
+uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len);
+
+/*
+ * Opens DIR/traces.otf2 for writing and sets flush callbacks; the caller then sets
+ * collective callbacks (serial or MPI). Installs an OTF2 error handler that turns
+ * OTF2's messages into synctrace log lines until st_otf2_close(). NULL on error.
+ * Never close the archive before collective callbacks are set: OTF2 aborts the
+ * process then (a failure in between leaks the handle instead).
+ */
+OTF2_Archive *st_otf2_open(const char *dir);
+
+/*
+ * Writes the events and (empty) local definitions of the given ranks' locations.
+ * Collective over the archive's processes (it opens and closes the event and
+ * definition files): every process must call it, with nmine >= 0; it goes through
+ * all collective steps even after a local error, so others do not hang.
+ */
+int st_otf2_write_local(OTF2_Archive *a, st_rankdata_t *const *mine, int nmine,
+                        const uint64_t *num, size_t len);
+
+/*
+ * Writes the global definitions and archive properties from all ranks' definitions
+ * (events not needed). Only on the process that writes the global definitions
+ * (rank 0 / the serial writer). flags: ST_OTF2_INCOMPLETE.
+ */
+int st_otf2_write_global(OTF2_Archive *a, st_rankdata_t *const *defs, int ndefs,
+                         const uint64_t *num, size_t len, unsigned flags);
+
+/* Closes the archive (collective in MPI mode); restores the OTF2 error handler. */
+int st_otf2_close(OTF2_Archive *a);
+
+/* After a failed write (archive closed): removes the files it created in DIR, so
+ * the directory can be used again. One process only. */
+void st_otf2_remove_partial(const char *dir);
+
+#endif

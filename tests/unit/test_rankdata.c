@@ -1,0 +1,306 @@
+/*
+ * test_rankdata.c — rank-data blob and raw dump: round trips and rejection of
+ * truncated / corrupted input (run under ASan/UBSan by tests/run-tests.sh, so any
+ * out-of-bounds read while parsing garbage fails the test).
+ */
+/* link: src/otf2/rankdata.c src/record/region.c src/util/log.c */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "test_otf2_synth.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                        \
+    do {                                                                        \
+        if (!(cond)) {                                                          \
+            failures++;                                                         \
+            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                       \
+            fputc('\n', stderr);                                                \
+        }                                                                       \
+    } while (0)
+
+/* Bitwise CRC-32, independent of the implementation under test. */
+static uint32_t ref_crc(const uint8_t *p, size_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    while (n--) {
+        c ^= *p++;
+        for (int k = 0; k < 8; k++)
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* ---- deep comparison -------------------------------------------------------------------- */
+
+static int same_comm(const st_comm_def_t *a, const st_comm_def_t *b)
+{
+    return a->key == b->key && a->parent == b->parent && a->flags == b->flags && a->size == b->size &&
+           a->remote_size == b->remote_size && strcmp(a->name, b->name) == 0 &&
+           memcmp(a->world, b->world, a->size * sizeof *a->world) == 0 &&
+           (a->remote_size == 0 || memcmp(a->remote_world, b->remote_world, a->remote_size * 4) == 0);
+}
+
+static void compare(const st_rankdata_t *a, const st_rankdata_t *b, int with_events)
+{
+    CHECK(a->rank == b->rank && a->nranks == b->nranks && a->pid == b->pid && a->flags == b->flags, "header");
+    CHECK(strcmp(a->hostname, b->hostname) == 0 && strcmp(a->nodename, b->nodename) == 0, "names");
+    CHECK(a->t_begin == b->t_begin && a->t_end == b->t_end && a->timer_resolution == b->timer_resolution, "times");
+    CHECK(a->nthreads == b->nthreads, "nthreads %u vs %u", a->nthreads, b->nthreads);
+    for (uint32_t i = 0; i < a->nthreads && i < b->nthreads; i++) {
+        const st_thread_data_t *x = &a->threads[i], *y = &b->threads[i];
+        CHECK(x->index == y->index && x->omp_num == y->omp_num && x->flushes == y->flushes, "thread %u", i);
+        CHECK(x->nevents == y->nevents, "thread %u nevents %llu vs %llu", i, (unsigned long long)x->nevents,
+              (unsigned long long)y->nevents);
+        if (with_events)
+            CHECK(y->events && memcmp(x->events, y->events, x->nevents * sizeof *x->events) == 0,
+                  "thread %u events differ", i);
+        else
+            CHECK(y->events == NULL, "unpack must leave events NULL");
+    }
+    CHECK(a->ncomms == b->ncomms, "ncomms");
+    for (uint32_t i = 0; i < a->ncomms && i < b->ncomms; i++)
+        CHECK(same_comm(&a->comms[i], &b->comms[i]), "comm %u", i);
+    CHECK(a->ncallsites == b->ncallsites, "ncallsites");
+    for (uint32_t i = 0; i < a->ncallsites && i < b->ncallsites; i++)
+        CHECK(a->callsites[i].pc == b->callsites[i].pc && strcmp(a->callsites[i].text, b->callsites[i].text) == 0,
+              "callsite %u", i);
+    CHECK(a->nprops == b->nprops && (a->nprops == 0 || memcmp(a->props, b->props, a->nprops * sizeof *a->props) == 0),
+          "props");
+    CHECK(a->nteams == b->nteams, "nteams");
+    for (uint32_t i = 0; i < a->nteams && i < b->nteams; i++)
+        CHECK(a->teams[i].size == b->teams[i].size &&
+                  memcmp(a->teams[i].threads, b->teams[i].threads, a->teams[i].size * 4) == 0,
+              "team %u", i);
+}
+
+static void add_teams(st_rankdata_t *rd)
+{
+    rd->nteams = 2;
+    rd->teams = calloc(2, sizeof *rd->teams);
+    rd->teams[0].size = 1;
+    rd->teams[0].threads = calloc(1, 4);
+    rd->teams[1].size = 2;
+    rd->teams[1].threads = calloc(2, 4);
+    rd->teams[1].threads[1] = 1;
+}
+
+/* ---- blob ----------------------------------------------------------------------------------- */
+
+static void test_roundtrip(st_rankdata_t *rd)
+{
+    void *blob = NULL, *blob2 = NULL;
+    size_t n = st_rankdata_pack(rd, &blob);
+    CHECK(n > 0 && blob, "pack");
+    st_rankdata_t back;
+    CHECK(st_rankdata_unpack(blob, n, &back) == 0, "unpack of an intact blob");
+    compare(rd, &back, 0);
+    size_t n2 = st_rankdata_pack(&back, &blob2);
+    CHECK(n2 == n && memcmp(blob, blob2, n) == 0, "repacking gives the same bytes");
+    CHECK(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 1, "magic and version 1, little-endian");
+    st_rankdata_free(&back);
+    CHECK(back.threads == NULL && back.nthreads == 0, "free zeroes");
+    free(blob);
+    free(blob2);
+}
+
+/* Unpacks a private exact-size copy so ASan sees any read past its end. */
+static int unpack_copy(const uint8_t *src, size_t n, st_rankdata_t *out)
+{
+    uint8_t *copy = malloc(n ? n : 1);
+    memcpy(copy, src, n);
+    int rc = st_rankdata_unpack(copy, n, out);
+    free(copy);
+    return rc;
+}
+
+static void test_truncation_and_flips(st_rankdata_t *rd)
+{
+    uint8_t *blob = NULL;
+    size_t n = st_rankdata_pack(rd, (void **)&blob);
+    st_rankdata_t out;
+    int accepted = 0;
+    for (size_t k = 0; k < n; k++)
+        accepted += unpack_copy(blob, k, &out) == 0;
+    CHECK(accepted == 0, "%d truncated blobs accepted", accepted);
+    CHECK(st_rankdata_unpack(NULL, 0, &out) == -1, "NULL blob");
+    /* Every single-bit flip: the CRC (or the header checks) must catch it. */
+    accepted = 0;
+    for (size_t bit = 0; bit < n * 8; bit++) {
+        blob[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+        if (unpack_copy(blob, n, &out) == 0) {
+            accepted++;
+            st_rankdata_free(&out);
+        }
+        blob[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+    }
+    CHECK(accepted == 0, "%d bit flips accepted", accepted);
+    free(blob);
+}
+
+/* Garbage with a valid header and a correct CRC: exercises the parser's own bounds
+ * checks. It may accept or reject, but must never read out of bounds or leak. */
+static void test_fuzz_parser(st_rankdata_t *rd)
+{
+    uint8_t *blob = NULL;
+    size_t n = st_rankdata_pack(rd, (void **)&blob);
+    uint8_t *m = malloc(n);
+    srand(12345);
+    int rejected = 0, accepted = 0;
+    for (int iter = 0; iter < 20000; iter++) {
+        memcpy(m, blob, n);
+        int flips = 1 + rand() % 4;
+        for (int f = 0; f < flips; f++) {
+            size_t pos = 16 + (size_t)rand() % (n - 20); /* the body only */
+            m[pos] = (uint8_t)(iter % 3 == 0 ? 0xFF : rand());
+        }
+        put_le32(m + n - 4, ref_crc(m, n - 4));
+        st_rankdata_t out;
+        if (unpack_copy(m, n, &out) == 0) {
+            accepted++;
+            CHECK(out.rank >= 0 && out.rank < out.nranks, "accepted blob with rank out of range");
+            for (uint32_t i = 0; i < out.ncomms; i++)
+                for (uint32_t k = 0; k < out.comms[i].size; k++)
+                    CHECK(out.comms[i].world[k] >= 0 && out.comms[i].world[k] < out.nranks, "member range");
+            st_rankdata_free(&out);
+        } else
+            rejected++;
+    }
+    CHECK(rejected > 0, "fuzzing never produced a rejection");
+    printf("  parser fuzz: %d rejected, %d accepted (garbage inside strings)\n", rejected, accepted);
+    free(m);
+    free(blob);
+}
+
+static void test_prop(void)
+{
+    st_rankdata_t rd = { 0 };
+    st_rankdata_prop(&rd, "a", "%d", 1);
+    st_rankdata_prop(&rd, "b", "x");
+    st_rankdata_prop(&rd, "a", "%d", 2);
+    CHECK(rd.nprops == 2 && strcmp(rd.props[0].value, "2") == 0, "replace an existing key");
+    char longv[400];
+    memset(longv, 'v', sizeof longv - 1);
+    longv[sizeof longv - 1] = 0;
+    st_rankdata_prop(&rd, "long", "%s", longv);
+    CHECK(strlen(rd.props[2].value) == sizeof rd.props[2].value - 1, "truncates long values");
+    st_rankdata_free(&rd);
+}
+
+/* ---- dump ------------------------------------------------------------------------------------ */
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+static uint8_t *slurp(const char *path, long *n)
+{
+    *n = file_size(path);
+    FILE *f = fopen(path, "rb");
+    uint8_t *b = malloc((size_t)*n);
+    if (!f || fread(b, 1, (size_t)*n, f) != (size_t)*n)
+        *n = -1;
+    if (f)
+        fclose(f);
+    return b;
+}
+
+static void spit(const char *path, const uint8_t *b, long n)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite(b, 1, (size_t)n, f);
+    fclose(f);
+}
+
+static void test_dump(st_rankdata_t *rd, const char *tmp)
+{
+    char dir[512], path[600], bad[600];
+    snprintf(dir, sizeof dir, "%s/run", tmp);
+    CHECK(st_rankdata_dump(dir, rd) == 0, "dump");
+    snprintf(path, sizeof path, "%s/partial/rank-%d.strd", dir, rd->rank);
+    CHECK(file_size(path) > 0, "dump file %s exists", path);
+    char tmpname[620];
+    snprintf(tmpname, sizeof tmpname, "%s.tmp", path);
+    CHECK(file_size(tmpname) < 0, "temporary file renamed away");
+    st_rankdata_t back;
+    CHECK(st_rankdata_load_dump(path, &back) == 0, "load");
+    compare(rd, &back, 1);
+    st_rankdata_free(&back);
+
+    long n;
+    uint8_t *b = slurp(path, &n);
+    snprintf(bad, sizeof bad, "%s/bad.strd", tmp);
+    fprintf(stderr, "  (the following 'cannot load raw dump' errors are expected)\n");
+    int accepted = 0;
+    for (long cut = 0; cut < n; cut += (cut < 100 ? 1 : 97)) {
+        spit(bad, b, cut);
+        accepted += st_rankdata_load_dump(bad, &back) == 0;
+    }
+    CHECK(accepted == 0, "%d truncated dumps accepted", accepted);
+    for (long pos = 0; pos < n; pos += 13) {
+        b[pos] ^= 0x10;
+        spit(bad, b, n);
+        if (st_rankdata_load_dump(bad, &back) == 0) {
+            accepted++;
+            st_rankdata_free(&back);
+        }
+        b[pos] ^= 0x10;
+    }
+    CHECK(accepted == 0, "%d corrupted dumps accepted", accepted);
+    uint8_t *longer = malloc((size_t)n + 5);
+    memcpy(longer, b, (size_t)n);
+    memset(longer + n, 0, 5);
+    spit(bad, longer, n + 5);
+    CHECK(st_rankdata_load_dump(bad, &back) == -1, "trailing garbage rejected");
+    CHECK(st_rankdata_load_dump("/nonexistent/rank-0.strd", &back) == -1, "missing file");
+    free(longer);
+    free(b);
+
+    /* Threads whose events are not in memory count as empty. */
+    st_event_t *keep = rd->threads[1].events;
+    rd->threads[1].events = NULL;
+    CHECK(st_rankdata_dump(dir, rd) == 0, "dump with a thread without events");
+    CHECK(st_rankdata_load_dump(path, &back) == 0 && back.threads[1].nevents == 0 && back.threads[1].events == NULL,
+          "empty thread after reload");
+    st_rankdata_free(&back);
+    rd->threads[1].events = keep;
+    CHECK(st_rankdata_dump("/proc/synctrace-cannot-exist", rd) == -1, "unwritable directory fails cleanly");
+}
+
+int main(void)
+{
+    char tmp[] = "/tmp/test_rankdata.XXXXXX";
+    if (!mkdtemp(tmp))
+        return 1;
+    st_rankdata_t rd;
+    synth_rank(&rd, 1);
+    add_teams(&rd);
+    test_roundtrip(&rd);
+    test_truncation_and_flips(&rd);
+    test_fuzz_parser(&rd);
+    test_prop();
+    test_dump(&rd, tmp);
+    st_rankdata_t empty = { .rank = 0, .nranks = 1 };
+    test_roundtrip(&empty);
+    st_rankdata_free(&rd);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    if (system(cmd) != 0)
+        failures++;
+    printf("test_rankdata: %s (%d failure(s))\n", failures ? "FAIL" : "ok", failures);
+    return failures != 0;
+}
