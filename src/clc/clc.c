@@ -1,0 +1,247 @@
+/*
+ * clc.c — the CLC math and the per-location forward and backward passes (clc.h).
+ *
+ * Times are uint64 ns on the global clock. All arithmetic that mixes times is done on
+ * differences (which fit a double's 53 bits for any real run; absolute CLOCK_REALTIME
+ * values would not), and the backward ramp is computed exactly in 128-bit integers so
+ * that rounding can never reorder two events or push a send past its limit.
+ */
+#include "clc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+__extension__ typedef unsigned __int128 u128;
+
+/* ---- the math -------------------------------------------------------------------------------------- */
+
+uint64_t st_clc_base(const st_clc_params_t *p, uint64_t c, uint64_t c_prev, uint64_t lc_prev)
+{
+    uint64_t d = c > c_prev ? c - c_prev : 0;
+    uint64_t step = d < p->delta ? d : p->delta;
+    uint64_t g = (uint64_t)(p->gamma * (double)d); /* floor; gamma <= 1 keeps it <= d */
+    if (g > d)
+        g = d;
+    uint64_t b = lc_prev + (step > g ? step : g);
+    return b > c ? b : c;
+}
+
+/* A slope num/den with den > 0. */
+typedef struct frac {
+    uint64_t num, den;
+} frac_t;
+
+static int frac_less(frac_t a, frac_t b) { return (u128)a.num * b.den < (u128)b.num * a.den; }
+
+static uint64_t mul_div_floor(uint64_t a, uint64_t b, uint64_t d) { return (uint64_t)((u128)a * b / d); }
+
+static uint64_t mul_div_ceil(uint64_t a, uint64_t b, uint64_t d) { return (uint64_t)(((u128)a * b + d - 1) / d); }
+
+/*
+ * h_j(x) for x <= x_j is the line through the origin with slope cap_j / x_j; the lower
+ * envelope of these over all j with x_j >= x is x * (min slope): one backward sweep.
+ * h_j(x) for x > x_j is the line through (W, dt) with slope (dt - cap_j) / (W - x_j); the
+ * lower envelope over j with x_j < x is dt - (W - x) * (max slope): one forward sweep.
+ * The ideal ramp dt*x/W belongs to both families.
+ */
+size_t st_clc_ramp(uint64_t W, uint64_t dt, size_t n, const uint64_t *x, const uint64_t *cap, uint64_t *shift)
+{
+    const frac_t ideal = { dt, W };
+    size_t binding = 0;
+    frac_t lo = ideal; /* backward sweep: min over suffix of cap/x */
+    for (size_t i = n; i-- > 0;) {
+        uint64_t xi = x[i] < W ? x[i] : W;
+        if (cap[i] < dt && xi > 0) {
+            frac_t s = { cap[i], xi };
+            if (frac_less(s, ideal))
+                binding++;
+            if (frac_less(s, lo))
+                lo = s;
+        }
+        shift[i] = mul_div_floor(xi, lo.num, lo.den);
+    }
+    frac_t hi = ideal; /* forward sweep: max over prefix of (dt-cap)/(W-x) */
+    uint64_t at_w = dt; /* caps of earlier events at x == W, where the second segment is empty */
+    for (size_t i = 0; i < n; i++) {
+        uint64_t xi = x[i] < W ? x[i] : W;
+        uint64_t up = dt - mul_div_ceil(W - xi, hi.num, hi.den);
+        if (xi == W && at_w < up)
+            up = at_w;
+        if (up < shift[i])
+            shift[i] = up;
+        if (cap[i] < dt && xi < W) {
+            frac_t s = { dt - cap[i], W - xi };
+            if (frac_less(hi, s))
+                hi = s;
+        } else if (cap[i] < at_w && xi == W) {
+            at_w = cap[i];
+        }
+    }
+    return binding;
+}
+
+/* ---- forward pass ----------------------------------------------------------------------------------- */
+
+static int push_jump(st_clc_fwd_t *st, uint64_t ev, uint64_t dt, uint8_t kind)
+{
+    if (st->njumps == st->capjumps) {
+        size_t n = st->capjumps ? 2 * st->capjumps : 16;
+        st_clc_jump_t *j = realloc(st->jumps, n * sizeof *j);
+        if (!j)
+            return -1;
+        st->jumps = j;
+        st->capjumps = n;
+    }
+    st->jumps[st->njumps++] = (st_clc_jump_t){ ev, dt, kind };
+    return 0;
+}
+
+int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+                       uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int force)
+{
+    while (st->pos < loc->n) {
+        uint64_t i = st->pos, c = loc->orig[i];
+        uint64_t base = i == 0 ? c : st_clc_base(p, c, st->prev_c, st->prev_lc);
+        uint64_t lc = base, k = st->port;
+        uint8_t why = 0;
+        while (k < nports && ports[k].ev < i) /* ports of events beyond the location: ignored */
+            k++;
+        for (; k < nports && ports[k].ev == i && ports[k].role == ST_CLC_RECV; k++) {
+            uint64_t bound = 0;
+            uint8_t kind = 0;
+            if (!ops->recv_bound(ctx, l, &ports[k], force && k == st->blocked, &bound, &kind)) {
+                st->blocked = k;
+                return ST_CLC_BLOCKED;
+            }
+            if (bound > lc)
+                lc = bound, why = kind;
+        }
+        loc->ev[i].time = lc;
+        if (lc > base && push_jump(st, i, lc - base, why))
+            return ST_CLC_NOMEM;
+        st->prev_c = c;
+        st->prev_lc = lc;
+        st->pos = i + 1;
+        force = 0;
+        for (; k < nports && ports[k].ev == i; k++)
+            if (ports[k].role == ST_CLC_SEND)
+                ops->send_done(ctx, l, &ports[k], lc);
+        st->port = k;
+    }
+    return ST_CLC_DONE;
+}
+
+/* ---- backward pass ------------------------------------------------------------------------------------ */
+
+void st_clc_scratch_free(st_clc_scratch_t *s)
+{
+    free(s->x);
+    free(s->cap);
+    free(s->shift);
+    memset(s, 0, sizeof *s);
+}
+
+static int scratch_reserve(st_clc_scratch_t *s, size_t n)
+{
+    if (n <= s->cap_n)
+        return 0;
+    size_t m = s->cap_n ? s->cap_n : 256;
+    while (m < n)
+        m *= 2;
+    uint64_t *x = realloc(s->x, m * sizeof *x);
+    if (x)
+        s->x = x;
+    uint64_t *c = realloc(s->cap, m * sizeof *c);
+    if (c)
+        s->cap = c;
+    uint64_t *h = realloc(s->shift, m * sizeof *h);
+    if (h)
+        s->shift = h;
+    if (!x || !c || !h)
+        return -1;
+    s->cap_n = m;
+    return 0;
+}
+
+/* First port with ev >= ev (ports sorted by ev). */
+static uint64_t first_port(const st_clc_port_t *ports, uint64_t nports, uint64_t ev)
+{
+    uint64_t lo = 0, hi = nports;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (ports[mid].ev < ev)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Length of the amortization interval for a jump dt: ceil(dt / amort), at least dt. */
+static uint64_t amort_len(const st_clc_params_t *p, uint64_t dt)
+{
+    double la = ceil((double)dt / p->amort);
+    if (!(la < 1.8e19))
+        return UINT64_MAX / 2;
+    return (uint64_t)la < dt ? dt : (uint64_t)la;
+}
+
+/* Caps of the events [lo, r) from their send ports' limits. */
+static void fill_caps(st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports, uint64_t nports, uint64_t lo,
+                      uint64_t r, st_clc_limit_fn limit, void *ctx, uint64_t *cap)
+{
+    for (uint64_t k = first_port(ports, nports, lo); k < nports && ports[k].ev < r; k++) {
+        if (ports[k].role != ST_CLC_SEND)
+            continue;
+        uint64_t lim = limit(ctx, l, &ports[k]), t = loc->ev[ports[k].ev].time;
+        if (lim == UINT64_MAX)
+            continue;
+        uint64_t room = lim > t ? lim - t : 0;
+        if (room < cap[ports[k].ev - lo])
+            cap[ports[k].ev - lo] = room;
+    }
+}
+
+static int amortize_jump(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+                         uint64_t nports, const st_clc_jump_t *j, st_clc_limit_fn limit, void *ctx,
+                         st_clc_scratch_t *s, uint64_t *ramps, uint64_t *bent)
+{
+    uint64_t r = j->ev, dt = j->dt, bk = loc->ev[r].time - dt, first = loc->ev[0].time;
+    uint64_t la = amort_len(p, dt);
+    uint64_t b0 = bk > first && bk - first > la ? bk - la : first;
+    if (r == 0 || bk <= b0)
+        return 0;
+    uint64_t lo = r;
+    while (lo > 0 && loc->ev[lo - 1].time > b0)
+        lo--;
+    size_t n = (size_t)(r - lo);
+    if (n == 0)
+        return 0;
+    if (scratch_reserve(s, n))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        s->x[i] = loc->ev[lo + i].time - b0;
+        s->cap[i] = UINT64_MAX;
+    }
+    fill_caps(loc, l, ports, nports, lo, r, limit, ctx, s->cap);
+    size_t binding = st_clc_ramp(bk - b0, dt, n, s->x, s->cap, s->shift);
+    for (size_t i = 0; i < n; i++)
+        loc->ev[lo + i].time += s->shift[i];
+    if (ramps)
+        ++*ramps;
+    if (bent && binding)
+        ++*bent;
+    return 0;
+}
+
+int st_clc_backward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+                        uint64_t nports, const st_clc_jump_t *jumps, size_t njumps, st_clc_limit_fn limit,
+                        void *ctx, st_clc_scratch_t *scratch, uint64_t *ramps, uint64_t *bent)
+{
+    for (size_t k = 0; k < njumps; k++)
+        if (jumps[k].ev < loc->n &&
+            amortize_jump(p, loc, l, ports, nports, &jumps[k], limit, ctx, scratch, ramps, bent))
+            return -1;
+    return 0;
+}

@@ -1,0 +1,217 @@
+/*
+ * clc.h — controlled logical clock (CLC): corrects the remaining clock-condition
+ * violations of a trace (ALGORITHMS.md §8; README-clc.md for the decisions).
+ *
+ * Layers, each usable on its own:
+ *  - the math: st_clc_base() (forward amortization of one event), st_clc_ramp()
+ *    (backward amortization of one jump, bent through send limits);
+ *  - per-location passes that get remote information through callbacks:
+ *    st_clc_forward_loc() advances one location until a receive whose sends are not
+ *    known yet; st_clc_backward_loc() amortizes one location's jumps given the limits
+ *    of its sends. The parallel in-run version drives these with exchanged values;
+ *  - st_clc_run(): the sequential reference over a whole trace (CLI, tests).
+ *  - statistics and the violation counter used by `synctrace check`.
+ *
+ * MPI-free. Functions are not thread-safe with respect to the same trace or state;
+ * distinct locations may be processed by distinct threads if the callbacks allow it.
+ */
+#ifndef ST_CLC_H
+#define ST_CLC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "deps.h"
+
+/* ---- parameters ------------------------------------------------------------------------- */
+
+typedef struct st_clc_params {
+    double   gamma;    /* (0,1]: minimal ratio corrected / original local interval after a jump */
+    uint64_t delta;    /* ns: minimal spacing of two local events (timer resolution) */
+    uint64_t mu_proc;  /* ns: minimal latency inside one process (OpenMP, MPI self messages) */
+    uint64_t mu_intra; /* ns: minimal message latency between processes of one node */
+    uint64_t mu_inter; /* ns: ... between nodes */
+    double   amort;    /* (0,1]: backward amortization rate, jump / interval it is spread over */
+} st_clc_params_t;
+
+/* gamma 0.99, delta 1 ns, mu_proc 1 ns, mu_intra 200 ns, mu_inter 1000 ns, amort 0.02.
+ * The shim replaces delta and mu by measured values (README-clc.md). */
+void st_clc_params_default(st_clc_params_t *p);
+
+/* 0 if p is usable; else -1 with one line in err naming the bad field and the accepted range. */
+int st_clc_params_check(const st_clc_params_t *p, char *err, size_t errlen);
+
+/* mu of an instance: the smallest latency among the classes in mumask (0 if none). */
+uint64_t st_clc_mu(const st_clc_params_t *p, unsigned mumask);
+
+/*
+ * Parameters from the configuration (params.c): gamma = SYNCTRACE_CLC_GAMMA, amort =
+ * SYNCTRACE_CLC_AMORT, mu_proc = SYNCTRACE_CLC_MU_OMP; delta = SYNCTRACE_CLC_DELTA, or
+ * the timer resolution when 0; mu_intra / mu_inter = SYNCTRACE_CLC_MU when > 0, else the
+ * measured latencies (e.g. half the minimal round trip of the clock synchronization),
+ * else the defaults. Validate the result with st_clc_params_check().
+ */
+struct st_config;
+void st_clc_params_from_config(st_clc_params_t *p, const struct st_config *c, uint64_t timer_res_ns,
+                               uint64_t mu_intra_measured, uint64_t mu_inter_measured);
+
+/* ---- the math ------------------------------------------------------------------------------ */
+
+/*
+ * Forward amortization of an event that is not the location's first:
+ *   base = max( C, LCprev + min(delta, d), LCprev + floor(gamma * d) ),  d = max(C - Cprev, 0).
+ * (min(delta, d): events the timer could not tell apart stay together; see README-clc.md.)
+ */
+uint64_t st_clc_base(const st_clc_params_t *p, uint64_t c, uint64_t c_prev, uint64_t lc_prev);
+
+/*
+ * Backward amortization of one jump dt spread over an interval of length W > 0 that ends
+ * at the jumping receive. n events at positions x[i] in (0, W] (relative to the
+ * interval's start, non-decreasing); cap[i] = how far event i may move (UINT64_MAX: no
+ * limit; sends: limit - LC). Writes shift[i]: the ideal ramp floor(dt * x / W), bent
+ * piecewise linearly through every binding cap: shift = floor(min over caps j of h_j(x)),
+ * h_j the two-segment line (0,0) -> (x_j, cap_j) -> (W, dt). Exact integer arithmetic.
+ * Guarantees 0 <= shift[i] <= min(dt, cap[i]) and shift non-decreasing in i.
+ * Returns the number of caps that bind (0: the ideal ramp).
+ */
+size_t st_clc_ramp(uint64_t W, uint64_t dt, size_t n, const uint64_t *x, const uint64_t *cap, uint64_t *shift);
+
+/* ---- per-location passes ---------------------------------------------------------------------- */
+
+/* Where remote knowledge comes from during the forward pass. */
+typedef struct st_clc_fwd_ops {
+    /*
+     * Receive port p of location loc: if every send it depends on has its forward LC,
+     * sets *bound = max over those sends on OTHER locations of LC(s) + mu (0 if there
+     * are none), *kind = the port's st_clc_kind, and returns 1; else returns 0.
+     * With force != 0 it must answer from the sends known so far (cycle breaking).
+     */
+    int (*recv_bound)(void *ctx, uint32_t loc, const st_clc_port_t *p, int force, uint64_t *bound, uint8_t *kind);
+    /* Send port p's event now has its final forward LC (lc). */
+    void (*send_done)(void *ctx, uint32_t loc, const st_clc_port_t *p, uint64_t lc);
+} st_clc_fwd_ops_t;
+
+/* A jump made by forward amortization at a receive: dt = LC - base > 0. */
+typedef struct st_clc_jump {
+    uint64_t ev, dt;
+    uint8_t  kind; /* st_clc_kind of the relation that forced it */
+} st_clc_jump_t;
+
+/* Forward state of one location; zero-initialize before the first call. */
+typedef struct st_clc_fwd {
+    uint64_t       pos;      /* next event to compute */
+    uint64_t       port;     /* first port of event pos (index into the location's ports) */
+    uint64_t       blocked;  /* after ST_CLC_BLOCKED: the receive port waited for */
+    uint64_t       prev_c, prev_lc;
+    st_clc_jump_t *jumps;    /* owned; free() when done */
+    size_t         njumps, capjumps;
+} st_clc_fwd_t;
+
+enum { ST_CLC_NOMEM = -1, ST_CLC_DONE = 0, ST_CLC_BLOCKED = 1 };
+
+/*
+ * Forward amortization of location loc (index l) from st->pos on: C(e) is read from
+ * loc->orig, LC(e) written to loc->ev[].time. ports = the location's ports (sorted as
+ * in st_clc_graph_t). Stops at a receive whose recv_bound() answers 0 (returns
+ * ST_CLC_BLOCKED, st->blocked set; call again once it can answer) or at the end
+ * (ST_CLC_DONE). force != 0 passes force to recv_bound for port st->blocked.
+ * Calls send_done for every send port once its event is computed. Appends jumps.
+ */
+int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+                       uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int force);
+
+/* limit(s) of a send port: min over its receives q on other locations of LC_forward(q) - mu,
+ * UINT64_MAX if it has none. */
+typedef uint64_t (*st_clc_limit_fn)(void *ctx, uint32_t loc, const st_clc_port_t *p);
+
+/* Scratch arrays reused across calls; zero-initialize, free with st_clc_scratch_free(). */
+typedef struct st_clc_scratch {
+    uint64_t *x, *cap, *shift;
+    size_t    cap_n;
+} st_clc_scratch_t;
+void st_clc_scratch_free(st_clc_scratch_t *s);
+
+/*
+ * Backward amortization of location loc (after its forward pass): the jumps in event
+ * order, each spread over LA = dt / amort before it (never before the first event),
+ * capped at the sends' limits. Only moves events forward; keeps their order.
+ * Adds to *ramps and *bent (may be NULL). Returns 0, or -1 when out of memory.
+ */
+int st_clc_backward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+                        uint64_t nports, const st_clc_jump_t *jumps, size_t njumps, st_clc_limit_fn limit,
+                        void *ctx, st_clc_scratch_t *scratch, uint64_t *ramps, uint64_t *bent);
+
+/* ---- statistics ----------------------------------------------------------------------------------- */
+
+/* Relations checked, per st_clc_kind. A "message" is one (instance, receive) pair with
+ * at least one send on another location. */
+typedef struct st_clc_vcount {
+    uint64_t messages[ST_CLC__KINDS];
+    uint64_t violated[ST_CLC__KINDS]; /* receive < max send (+ mu) */
+    uint64_t max_err[ST_CLC__KINDS];  /* largest max send (+ mu) - receive, ns */
+    uint64_t sum_err[ST_CLC__KINDS];
+} st_clc_vcount_t;
+
+/*
+ * Counts violated relations on the times in locs[].ev (orig != 0: in locs[].orig).
+ * p == NULL: a violation is receive < send (what `synctrace check` reports);
+ * else receive < send + mu, which CLC removes. Adds to *out.
+ */
+void st_clc_violations(const st_clc_graph_t *g, const st_clc_loc_t *locs, const st_clc_params_t *p, int orig,
+                       st_clc_vcount_t *out);
+
+/* Relative deviation classes of local intervals (seed 000, Fig. 6). */
+enum { ST_CLC_DEV_EXACT, ST_CLC_DEV_1PCT, ST_CLC_DEV_10PCT, ST_CLC_DEV_100PCT, ST_CLC_DEV_MORE, ST_CLC__DEVS };
+
+typedef struct st_clc_stats {
+    st_clc_vcount_t   reversed;    /* on C, mu = 0: receive before its send */
+    st_clc_vcount_t   violations;  /* on C, with mu: what CLC had to correct */
+    st_clc_vcount_t   remaining;   /* on LC, with mu: 0 unless dependency cycles were broken */
+    uint64_t          jumps[ST_CLC__KINDS];
+    uint64_t          unresolved;  /* receives forced through a dependency cycle (inconsistent input) */
+    uint64_t          ramps, ramps_bent;
+    uint64_t          events, moved, max_shift, sum_shift;
+    uint64_t          interval_time;          /* sum of original local intervals, ns */
+    uint64_t          dev_time[ST_CLC__DEVS]; /* ... of it in each deviation class */
+    uint64_t          max_pos_dev;            /* max |(LC(e)-LC(e0)) - (C(e)-C(e0))|, ns */
+    st_clc_depstats_t deps;
+} st_clc_stats_t;
+
+/* Adds moved/shift/deviation figures of locations that have orig (after a run). */
+void st_clc_stats_locs(st_clc_stats_t *s, const st_clc_loc_t *locs, uint32_t nlocs);
+
+/* Sums counts, takes maxima (the parallel version reduces per-rank stats with this). */
+void st_clc_stats_merge(st_clc_stats_t *into, const st_clc_stats_t *from);
+
+/* Emits every figure as a key/value pair ("clc.violations.p2p" = "12"); keys start "clc.". */
+typedef void (*st_clc_emit_fn)(void *ctx, const char *key, const char *value);
+void st_clc_stats_emit(const st_clc_stats_t *s, st_clc_emit_fn emit, void *ctx);
+
+/* ---- input over rank data (input.c) ------------------------------------------------------------- */
+
+/*
+ * Fills in with one location per thread of the nrd rank data (events used in place, not
+ * copied), their comm tables (borrowed), world size = the largest nranks, node ids from
+ * equal node names. in->sync is left empty: set it to the MPI_Init(_thread) and
+ * MPI_Finalize region ids (groups 0 and 1). rd must outlive in. Returns 0 or -1 (memory).
+ */
+int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in);
+
+/* Frees what st_clc_input_from_rankdata allocated, including the locations' orig arrays
+ * (take them first if they are still needed: set locs[l].orig = NULL). */
+void st_clc_input_free(st_clc_input_t *in);
+
+/* ---- sequential reference ------------------------------------------------------------------------- */
+
+/*
+ * Corrects the whole trace: allocates locs[].orig (C of every event; reused if not NULL,
+ * then it must hold n values), forward pass over all locations in dependency order,
+ * backward amortization per location, flags moved events ST_EVF_CLC_MOVED. g must be
+ * built from the same input. stats (may be NULL) is filled (not accumulated).
+ * Returns 0, or -1 (out of memory; times are then unspecified but orig holds C).
+ * A dependency cycle (only possible with inconsistent input) is broken deterministically
+ * and reported once with st_log_warn; stats->unresolved counts the forced receives.
+ */
+int st_clc_run(const st_clc_params_t *p, st_clc_input_t *in, const st_clc_graph_t *g, st_clc_stats_t *stats);
+
+#endif

@@ -1,0 +1,886 @@
+/*
+ * deps.c — logical messages from recorded events (ALGORITHMS.md §8, table "Logical
+ * messages"), per process, and their join into the dependency graph (see deps.h).
+ *
+ * Which event is the logical send / receive:
+ *  - point-to-point: MPI_SEND / MPI_ISEND (recorded at the start / post) send;
+ *    MPI_RECV / MPI_IRECV (recorded at completion) receive. Channel = (sender, receiver,
+ *    comm key, tag); sends are numbered in time order, receives in post order, which is
+ *    the order of their ids (one process-wide counter, src/mpi/p2p.c). Sends whose
+ *    request completed as cancelled carry no message.
+ *  - blocking collectives: the COLL_BEGIN (recorded just after the ENTER, before the
+ *    PMPI call) is the send, the COLL_END (before the LEAVE) the receive: the inner
+ *    pair, so a constraint on them also holds for the ENTER and LEAVE around them.
+ *  - nonblocking collectives: the ENTER of the I-call that produced the ICOLL_REQUEST
+ *    (the request event itself is recorded after PMPI returned) is the send, the
+ *    ICOLL_COMPLETE the receive.
+ *  - MPI_Init / MPI_Finalize (in->sync): ENTER send, LEAVE receive, N-to-N over world.
+ *  - OpenMP: fork -> team begins; team ends -> join; barrier ENTERs -> barrier LEAVEs of
+ *    the same barrier (k-th barrier of the team on every thread); lock release ->
+ *    next acquisition (by acquisition order); task create -> first switch to the task;
+ *    switch away from a task -> next switch to it; child completion -> exit of the
+ *    parent's next taskwait.
+ */
+#include "deps.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Fixed region ids (the first entries of the region enum, region.h), without needing
+ * the generated MPI region list. */
+enum clc_region {
+#define ST_REGION(id, name, role, paradigm) CLC_REGION_##id,
+#include "regions.def"
+#undef ST_REGION
+};
+
+#define NO_EV UINT64_MAX
+
+/* ---- small helpers ------------------------------------------------------------------------ */
+
+/* Ensures room for need elements; returns 0 or -1. */
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*v, n * elem);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = n;
+    return 0;
+}
+
+#define PUSH(vec, item) \
+    (grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (item), 0))
+
+int st_clc_epvec_push(st_clc_epvec_t *v, const st_clc_endpoint_t *ep)
+{
+    return PUSH(*v, *ep);
+}
+
+void st_clc_epvec_free(st_clc_epvec_t *v)
+{
+    free(v->v);
+    memset(v, 0, sizeof *v);
+}
+
+static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
+
+/* qsort / bsearch that accept empty (NULL) arrays. */
+static void sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(v, n, size, cmp);
+}
+
+static void *find(const void *key, const void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    return n ? bsearch(key, v, n, size, cmp) : NULL;
+}
+
+static int32_t node_of(const st_clc_input_t *in, int32_t rank)
+{
+    return in->procs && rank >= 0 && rank < in->nranks ? in->procs[rank].node : rank;
+}
+
+/* mu class of a pair of world ranks. */
+static uint8_t pair_mask(const st_clc_input_t *in, int32_t a, int32_t b)
+{
+    if (a == b)
+        return ST_CLC_MU_PROC;
+    return node_of(in, a) == node_of(in, b) ? ST_CLC_MU_INTRA : ST_CLC_MU_INTER;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorted node ids of a set of ranks (for mu classes of collectives). */
+typedef struct nodeset {
+    int32_t *node;
+    uint32_t n;
+    int      done;
+} nodeset_t;
+
+static int nodeset_fill(const st_clc_input_t *in, nodeset_t *ns, const int32_t *a, uint32_t na, const int32_t *b,
+                        uint32_t nb)
+{
+    ns->node = malloc(sizeof(int32_t) * (na + nb + 1));
+    if (!ns->node)
+        return -1;
+    for (uint32_t i = 0; i < na; i++)
+        ns->node[ns->n++] = node_of(in, a[i]);
+    for (uint32_t i = 0; b && i < nb; i++)
+        ns->node[ns->n++] = node_of(in, b[i]);
+    sort(ns->node, ns->n, sizeof(int32_t), cmp_i32);
+    ns->done = 1;
+    return 0;
+}
+
+/* mu classes of all distinct pairs of members. */
+static uint8_t nodeset_mask_all(const nodeset_t *ns)
+{
+    uint8_t m = 0;
+    for (uint32_t i = 1; i < ns->n; i++)
+        if (ns->node[i] == ns->node[i - 1])
+            m |= ST_CLC_MU_INTRA;
+    if (ns->n > 1 && ns->node[0] != ns->node[ns->n - 1])
+        m |= ST_CLC_MU_INTER;
+    return m;
+}
+
+/* First index in the sorted set whose node is > v (upper != 0) or >= v (upper == 0). */
+static uint32_t nodeset_bound(const nodeset_t *ns, int32_t v, int upper)
+{
+    uint32_t lo = 0, hi = ns->n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (ns->node[mid] < v || (upper && ns->node[mid] == v))
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* mu classes of the pairs (root, other member). */
+static uint8_t nodeset_mask_rooted(const nodeset_t *ns, int32_t root_node)
+{
+    uint32_t same = nodeset_bound(ns, root_node, 1) - nodeset_bound(ns, root_node, 0);
+    return (uint8_t)((same >= 2 ? ST_CLC_MU_INTRA : 0) | (same < ns->n ? ST_CLC_MU_INTER : 0));
+}
+
+/* Per-rank derivation context. */
+typedef struct ctx {
+    const st_clc_input_t *in;
+    int32_t               rank;
+    const st_clc_proc_t  *proc;
+    st_clc_epvec_t       *out;
+    st_clc_depstats_t    *ds;
+    nodeset_t            *comm_nodes; /* [proc->ncomms], filled lazily */
+    nodeset_t             world_nodes;
+} ctx_t;
+
+static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, uint32_t loc, uint64_t ev,
+                uint8_t role, uint8_t kind, uint8_t shape, uint8_t mumask, uint32_t order)
+{
+    st_clc_endpoint_t ep = {
+        .key = { k0, k1, k2, k3 },
+        .ref = { .loc = loc, .order = order, .ev = ev },
+        .role = role, .kind = kind, .shape = shape, .mumask = mumask,
+    };
+    return st_clc_epvec_push(c->out, &ep);
+}
+
+static uint64_t key0(unsigned type, uint64_t low) { return (uint64_t)type << 56 | (low & 0x00ffffffffffffffull); }
+
+/* Definition of a process-local comm index, NULL (counted) if out of range. */
+static const st_comm_def_t *comm_def(ctx_t *c, uint32_t comm)
+{
+    if (!c->proc->comms || comm >= c->proc->ncomms) {
+        c->ds->bad_comm++;
+        return NULL;
+    }
+    return &c->proc->comms[comm];
+}
+
+/* ---- point-to-point ------------------------------------------------------------------------ */
+
+typedef struct p2p_item {
+    uint64_t tag, pair, comm; /* channel */
+    uint64_t o1, o2;          /* order inside the channel */
+    uint32_t loc;
+    uint64_t ev;
+} p2p_item_t;
+
+static int cmp_p2p(const void *a, const void *b)
+{
+    const p2p_item_t *x = a, *y = b;
+    int r;
+    if ((r = cmp_u64(x->tag, y->tag)) || (r = cmp_u64(x->pair, y->pair)) || (r = cmp_u64(x->comm, y->comm)) ||
+        (r = cmp_u64(x->o1, y->o1)) || (r = cmp_u64(x->o2, y->o2)) || (r = cmp_u64(x->loc, y->loc)))
+        return r;
+    return cmp_u64(x->ev, y->ev);
+}
+
+typedef struct { p2p_item_t *v; size_t n, cap; } p2pvec_t;
+typedef struct { uint64_t *v; size_t n, cap; } u64vec_t;
+
+static int cmp_u64p(const void *a, const void *b) { return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b); }
+
+static int is_cancelled(const u64vec_t *cancelled, uint64_t id)
+{
+    return id && find(&id, cancelled->v, cancelled->n, sizeof(uint64_t), cmp_u64p) != NULL;
+}
+
+/* Numbers the sorted items channel by channel and emits them. */
+static int p2p_emit(ctx_t *c, p2pvec_t *items, uint8_t role)
+{
+    sort(items->v, items->n, sizeof(p2p_item_t), cmp_p2p);
+    uint64_t k = 0;
+    for (size_t i = 0; i < items->n; i++) {
+        const p2p_item_t *it = &items->v[i];
+        if (i > 0 && (it->tag != it[-1].tag || it->pair != it[-1].pair || it->comm != it[-1].comm))
+            k = 0;
+        uint8_t mask = pair_mask(c->in, (int32_t)(it->pair >> 32), (int32_t)(uint32_t)it->pair);
+        if (emit(c, key0(ST_CLC_KEY_P2P, it->tag), it->pair, it->comm, k++, it->loc, it->ev, role, ST_CLC_P2P,
+                 ST_CLC_PRODUCT, mask, 0))
+            return -1;
+    }
+    return 0;
+}
+
+static int p2p_collect(ctx_t *c, const u64vec_t *cancelled, p2pvec_t *sends, p2pvec_t *recvs)
+{
+    for (uint32_t l = 0; l < c->in->nlocs; l++) {
+        const st_clc_loc_t *L = &c->in->locs[l];
+        if (L->rank != c->rank)
+            continue;
+        for (uint64_t i = 0; i < L->n; i++) {
+            const st_event_t *e = &L->ev[i];
+            int send = e->kind == ST_EV_MPI_SEND || e->kind == ST_EV_MPI_ISEND;
+            int recv = e->kind == ST_EV_MPI_RECV || e->kind == ST_EV_MPI_IRECV;
+            if ((!send && !recv) || (e->flags & ST_EVF_PROC_NULL) || e->peer < 0)
+                continue;
+            const st_comm_def_t *d = comm_def(c, e->comm);
+            if (!d)
+                continue;
+            if (send && e->kind == ST_EV_MPI_ISEND && is_cancelled(cancelled, e->id)) {
+                c->ds->cancelled++;
+                continue;
+            }
+            p2p_item_t it = { .tag = (uint32_t)e->tag, .comm = d->key, .loc = l, .ev = i };
+            if (send) {
+                it.pair = (uint64_t)(uint32_t)c->rank << 32 | (uint32_t)e->peer;
+                it.o1 = e->time;
+                if (PUSH(*sends, it))
+                    return -1;
+            } else {
+                it.pair = (uint64_t)(uint32_t)e->peer << 32 | (uint32_t)c->rank;
+                it.o1 = e->id; /* post order */
+                it.o2 = e->time;
+                if (PUSH(*recvs, it))
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+static int derive_p2p(ctx_t *c)
+{
+    u64vec_t cancelled = { 0 };
+    p2pvec_t sends = { 0 }, recvs = { 0 };
+    int rc = -1;
+    for (uint32_t l = 0; l < c->in->nlocs; l++) {
+        const st_clc_loc_t *L = &c->in->locs[l];
+        for (uint64_t i = 0; L->rank == c->rank && i < L->n; i++)
+            if (L->ev[i].kind == ST_EV_MPI_REQUEST_CANCELLED && PUSH(cancelled, L->ev[i].id))
+                goto out;
+    }
+    sort(cancelled.v, cancelled.n, sizeof(uint64_t), cmp_u64p);
+    if (p2p_collect(c, &cancelled, &sends, &recvs) == 0 && p2p_emit(c, &sends, ST_CLC_SEND) == 0 &&
+        p2p_emit(c, &recvs, ST_CLC_RECV) == 0)
+        rc = 0;
+out:
+    free(cancelled.v);
+    free(sends.v);
+    free(recvs.v);
+    return rc;
+}
+
+/* ---- collectives ---------------------------------------------------------------------------- */
+
+enum coll_class { CC_NONE, CC_N2N, CC_ONE2N, CC_N2ONE, CC_PREFIX };
+
+/* OTF2_CollectiveOp values (OTF2_Events.h), kept numeric so this file needs no OTF2 header. */
+static enum coll_class coll_class(unsigned op)
+{
+    switch (op) {
+    case 0: /* BARRIER */
+    case 6: case 7: /* ALLGATHER(V) */
+    case 8: case 9: case 10: /* ALLTOALL(V,W) */
+    case 11: /* ALLREDUCE */
+    case 13: case 16: /* REDUCE_SCATTER(_BLOCK) */
+        return CC_N2N;
+    case 1: case 4: case 5: /* BCAST, SCATTER(V) */
+        return CC_ONE2N;
+    case 2: case 3: case 12: /* GATHER(V), REDUCE */
+        return CC_N2ONE;
+    case 14: case 15: /* SCAN, EXSCAN */
+        return CC_PREFIX;
+    default: /* handle creation/destruction, allocation: no data, no guaranteed order */
+        return CC_NONE;
+    }
+}
+
+static int32_t min_rank(const int32_t *w, uint32_t n)
+{
+    int32_t m = INT32_MAX;
+    for (uint32_t i = 0; w && i < n; i++)
+        if (w[i] < m)
+            m = w[i];
+    return m;
+}
+
+static int32_t comm_rank_of(const st_comm_def_t *d, int32_t world)
+{
+    for (uint32_t i = 0; d->world && i < d->size; i++)
+        if (d->world[i] == world)
+            return (int32_t)i;
+    return -1;
+}
+
+static const nodeset_t *comm_nodes(ctx_t *c, uint32_t comm, const st_comm_def_t *d)
+{
+    nodeset_t *ns = &c->comm_nodes[comm];
+    if (!ns->done && nodeset_fill(c->in, ns, d->world, d->size, d->remote_world, d->remote_size))
+        return NULL;
+    return ns;
+}
+
+/* One collective operation of one process: its logical send and receive events. */
+typedef struct coll_ev {
+    uint32_t          send_loc, recv_loc;
+    uint64_t          send_ev, recv_ev; /* NO_EV: none */
+    const st_event_t *e;                /* the end event: op, comm, root, bytes */
+    uint64_t          seq;
+} coll_ev_t;
+
+static int coll_emit_one(ctx_t *c, const coll_ev_t *ce, uint8_t role, uint64_t group, uint8_t shape,
+                         uint8_t mask, uint32_t order, uint64_t comm_key)
+{
+    uint64_t ev = role == ST_CLC_SEND ? ce->send_ev : ce->recv_ev;
+    uint32_t loc = role == ST_CLC_SEND ? ce->send_loc : ce->recv_loc;
+    if (ev == NO_EV)
+        return 0;
+    return emit(c, key0(ST_CLC_KEY_COLL, 0), ce->seq, comm_key, group, loc, ev, role, ST_CLC_COLL, shape, mask,
+                order);
+}
+
+static int coll_intra(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, const nodeset_t *ns)
+{
+    const st_event_t *e = ce->e;
+    enum coll_class cc = coll_class(e->op);
+    int32_t root = e->peer;
+    int r = 0;
+    switch (cc) {
+    case CC_N2N:
+        r = coll_emit_one(c, ce, ST_CLC_SEND, 0, ST_CLC_PRODUCT, nodeset_mask_all(ns), 0, d->key);
+        return r ? r : coll_emit_one(c, ce, ST_CLC_RECV, 0, ST_CLC_PRODUCT, nodeset_mask_all(ns), 0, d->key);
+    case CC_PREFIX: {
+        int32_t me = comm_rank_of(d, c->rank);
+        if (me < 0)
+            return 0;
+        r = coll_emit_one(c, ce, ST_CLC_SEND, 0, ST_CLC_PREFIX, nodeset_mask_all(ns), (uint32_t)me, d->key);
+        return r ? r : coll_emit_one(c, ce, ST_CLC_RECV, 0, ST_CLC_PREFIX, nodeset_mask_all(ns), (uint32_t)me, d->key);
+    }
+    case CC_ONE2N:
+    case CC_N2ONE:
+        if (root < 0) {
+            c->ds->no_root++;
+            return 0;
+        }
+        {
+            uint8_t mask = nodeset_mask_rooted(ns, node_of(c->in, root));
+            int one2n = cc == CC_ONE2N;
+            /* Variable-length operations: a member with no data takes no part (ECLC §4.1). */
+            if (root != c->rank && ((e->op == 5 && e->bytes2 == 0) || (e->op == 3 && e->bytes == 0)))
+                return 0;
+            uint8_t role = (root == c->rank) == one2n ? ST_CLC_SEND : ST_CLC_RECV;
+            return coll_emit_one(c, ce, role, 0, ST_CLC_PRODUCT, mask, 0, d->key);
+        }
+    default:
+        return 0;
+    }
+}
+
+/* Intercommunicators: data flows between the groups; the receiving group names the instance. */
+static int coll_inter(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, const nodeset_t *ns)
+{
+    const st_event_t *e = ce->e;
+    enum coll_class cc = coll_class(e->op);
+    uint64_t mine = (uint32_t)min_rank(d->world, d->size), theirs = (uint32_t)min_rank(d->remote_world, d->remote_size);
+    uint8_t mask = nodeset_mask_all(ns);
+    int r;
+    switch (cc) {
+    case CC_N2N:
+        r = coll_emit_one(c, ce, ST_CLC_SEND, theirs, ST_CLC_PRODUCT, mask, 0, d->key);
+        return r ? r : coll_emit_one(c, ce, ST_CLC_RECV, mine, ST_CLC_PRODUCT, mask, 0, d->key);
+    case CC_ONE2N:
+    case CC_N2ONE:
+        if (e->peer < 0) /* a non-root member of the root's group: takes no part */
+            return 0;
+        if (e->peer == c->rank) /* the root */
+            return coll_emit_one(c, ce, cc == CC_ONE2N ? ST_CLC_SEND : ST_CLC_RECV, cc == CC_ONE2N ? theirs : mine,
+                                 ST_CLC_PRODUCT, mask, 0, d->key);
+        return coll_emit_one(c, ce, cc == CC_ONE2N ? ST_CLC_RECV : ST_CLC_SEND, cc == CC_ONE2N ? mine : theirs,
+                             ST_CLC_PRODUCT, mask, 0, d->key);
+    default:
+        return 0; /* no scans on intercommunicators */
+    }
+}
+
+static int coll_one(ctx_t *c, const coll_ev_t *ce)
+{
+    const st_event_t *e = ce->e;
+    if (coll_class(e->op) == CC_NONE)
+        return 0;
+    const st_comm_def_t *d = comm_def(c, e->comm);
+    if (!d)
+        return 0;
+    const nodeset_t *ns = comm_nodes(c, e->comm, d);
+    if (!ns)
+        return -1;
+    if ((d->flags & ST_COMMF_INTER) || (e->flags & ST_EVF_INTERCOMM))
+        return coll_inter(c, ce, d, ns);
+    return coll_intra(c, ce, d, ns);
+}
+
+/* Nonblocking-collective request: id -> the ENTER of the I-call. */
+typedef struct icoll_req {
+    uint64_t id;
+    uint32_t loc;
+    uint64_t enter; /* NO_EV if none */
+} icoll_req_t;
+
+static int cmp_icoll(const void *a, const void *b)
+{
+    return cmp_u64(((const icoll_req_t *)a)->id, ((const icoll_req_t *)b)->id);
+}
+
+typedef struct { icoll_req_t *v; size_t n, cap; } icollvec_t;
+
+static int icoll_collect(ctx_t *c, icollvec_t *reqs)
+{
+    for (uint32_t l = 0; l < c->in->nlocs; l++) {
+        const st_clc_loc_t *L = &c->in->locs[l];
+        uint64_t enter = NO_EV;
+        for (uint64_t i = 0; L->rank == c->rank && i < L->n; i++) {
+            if (L->ev[i].kind == ST_EV_ENTER)
+                enter = i;
+            else if (L->ev[i].kind == ST_EV_MPI_ICOLL_REQUEST) {
+                icoll_req_t r = { .id = L->ev[i].id, .loc = l, .enter = enter };
+                if (PUSH(*reqs, r))
+                    return -1;
+            }
+        }
+    }
+    sort(reqs->v, reqs->n, sizeof(icoll_req_t), cmp_icoll);
+    return 0;
+}
+
+static int coll_scan_loc(ctx_t *c, uint32_t l, const icollvec_t *reqs)
+{
+    const st_clc_loc_t *L = &c->in->locs[l];
+    uint64_t begin = NO_EV, enter = NO_EV;
+    for (uint64_t i = 0; i < L->n; i++) {
+        const st_event_t *e = &L->ev[i];
+        coll_ev_t ce = { .send_loc = l, .recv_loc = l, .recv_ev = i, .e = e };
+        if (e->kind == ST_EV_ENTER) {
+            enter = i;
+            continue;
+        } else if (e->kind == ST_EV_MPI_COLL_BEGIN) {
+            begin = i;
+            continue;
+        } else if (e->kind == ST_EV_MPI_COLL_END) {
+            ce.send_ev = begin != NO_EV ? begin : enter;
+            ce.seq = e->id;
+            begin = NO_EV;
+        } else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE) {
+            icoll_req_t key = { .id = e->id };
+            const icoll_req_t *r = find(&key, reqs->v, reqs->n, sizeof key, cmp_icoll);
+            ce.send_ev = r ? r->enter : NO_EV;
+            ce.send_loc = r ? r->loc : l; /* the request may have been started on another thread */
+            ce.seq = e->aux;
+        } else {
+            continue;
+        }
+        c->ds->no_begin += ce.send_ev == NO_EV;
+        if (coll_one(c, &ce))
+            return -1;
+    }
+    return 0;
+}
+
+static int derive_coll(ctx_t *c)
+{
+    icollvec_t reqs = { 0 };
+    int rc = icoll_collect(c, &reqs);
+    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++)
+        if (c->in->locs[l].rank == c->rank)
+            rc = coll_scan_loc(c, l, &reqs);
+    free(reqs.v);
+    return rc;
+}
+
+/* MPI_Init / MPI_Finalize: N-to-N over all ranks. */
+static int derive_sync(ctx_t *c)
+{
+    if (!c->in->nsync || !c->in->sync)
+        return 0;
+    if (!c->world_nodes.done) {
+        int32_t *all = malloc(sizeof(int32_t) * (size_t)(c->in->nranks > 0 ? c->in->nranks : 1));
+        if (!all)
+            return -1;
+        for (int32_t r = 0; r < c->in->nranks; r++)
+            all[r] = r;
+        int rc = nodeset_fill(c->in, &c->world_nodes, all, (uint32_t)(c->in->nranks > 0 ? c->in->nranks : 0), NULL, 0);
+        free(all);
+        if (rc)
+            return -1;
+    }
+    uint8_t mask = nodeset_mask_all(&c->world_nodes);
+    for (uint32_t l = 0; l < c->in->nlocs; l++) {
+        const st_clc_loc_t *L = &c->in->locs[l];
+        for (uint64_t i = 0; L->rank == c->rank && i < L->n; i++) {
+            const st_event_t *e = &L->ev[i];
+            if (e->kind != ST_EV_ENTER && e->kind != ST_EV_LEAVE)
+                continue;
+            for (uint32_t s = 0; s < c->in->nsync; s++)
+                if (c->in->sync[s].region == e->region &&
+                    emit(c, key0(ST_CLC_KEY_SYNC, 0), c->in->sync[s].group, 0, 0, l, i,
+                         e->kind == ST_EV_ENTER ? ST_CLC_SEND : ST_CLC_RECV, ST_CLC_COLL, ST_CLC_PRODUCT, mask, 0))
+                    return -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- OpenMP ------------------------------------------------------------------------------------ */
+
+/* Lock, task and taskwait events of one process, sorted by (a, b, c, type, loc, ev). */
+typedef struct omp_item {
+    uint64_t a, b, c;
+    uint8_t  type;
+    uint32_t loc;
+    uint64_t ev;
+    uint64_t x;             /* taskwait items: the child task a create makes */
+} omp_item_t;
+
+typedef struct { omp_item_t *v; size_t n, cap; } ompvec_t;
+
+static int cmp_omp(const void *x, const void *y)
+{
+    const omp_item_t *p = x, *q = y;
+    int r;
+    if ((r = cmp_u64(p->a, q->a)) || (r = cmp_u64(p->b, q->b)) || (r = cmp_u64(p->c, q->c)) ||
+        (r = cmp_u64(p->type, q->type)) || (r = cmp_u64(p->loc, q->loc)))
+        return r;
+    return cmp_u64(p->ev, q->ev);
+}
+
+enum { L_ACQ, L_REL };             /* locks:     a = lock kind, b = lock id, c = acquisition order */
+enum { T_CREATE, T_AWAY, T_TO };   /* tasks:     a = task id, b = time */
+enum { W_CREATE, W_WAIT };         /* taskwaits: a = parent task, b = time (of the create / taskwait enter) */
+
+/* One level of a location's team nesting (the outermost level has team 0). */
+typedef struct frame {
+    uint64_t team;       /* parallel id */
+    uint64_t barriers;   /* barriers this thread completed in this team */
+    int      in_barrier;
+    uint64_t cur;        /* task running at this level; 0 until a task switch tells */
+    uint64_t serial;     /* index into omp_state_t.frame_task */
+} frame_t;
+
+typedef struct { uint64_t parent, enter_time; } twait_t;
+
+typedef struct omp_state {
+    ompvec_t locks, tasks, waits;
+    u64vec_t frame_task;  /* frame serial -> the task the frame started with, once known */
+    struct done { uint64_t child; uint32_t loc; uint64_t ev; } *done;
+    size_t   ndone, capdone;
+} omp_state_t;
+
+/* Per-location scan state. */
+typedef struct omp_loc {
+    frame_t *st;
+    size_t   n, cap;
+    twait_t *tw;
+    size_t   ntw, captw;
+} omp_loc_t;
+
+static int is_barrier(uint32_t region) { return region == CLC_REGION_OMP_BARRIER || region == CLC_REGION_OMP_IBARRIER; }
+
+static int frame_push(omp_state_t *s, omp_loc_t *ol, uint64_t team)
+{
+    if (grow((void **)&ol->st, &ol->cap, ol->n + 1, sizeof(frame_t)) || PUSH(s->frame_task, 0))
+        return -1;
+    ol->st[ol->n++] = (frame_t){ .team = team, .serial = s->frame_task.n - 1 };
+    return 0;
+}
+
+/* Closes the frame of team (and anything left open inside it), if open. */
+static void frame_pop(omp_loc_t *ol, uint64_t team)
+{
+    for (size_t k = ol->n; k > 1; k--)
+        if (ol->st[k - 1].team == team) {
+            ol->n = k - 1;
+            return;
+        }
+}
+
+/* The task running in frame f: its id, or a placeholder resolved once the frame's
+ * first task switch names the task it leaves (resolve_parent). */
+static uint64_t frame_parent(const frame_t *f)
+{
+    return f->cur ? f->cur : (1ull << 63) | f->serial;
+}
+
+static uint64_t resolve_parent(const omp_state_t *s, uint64_t p)
+{
+    if (!(p >> 63))
+        return p;
+    uint64_t serial = p & ~(1ull << 63);
+    return serial < s->frame_task.n && s->frame_task.v[serial] ? s->frame_task.v[serial] : p;
+}
+
+static int emit_omp(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t l, uint64_t i, uint8_t role)
+{
+    return emit(c, key0(type, 0), (uint32_t)c->rank, k2, k3, l, i, role, ST_CLC_OMP, ST_CLC_PRODUCT, ST_CLC_MU_PROC, 0);
+}
+
+/* Barrier ENTER -> LEAVE of the same (k-th) barrier of the innermost team, all threads. */
+static int omp_barrier(ctx_t *c, frame_t *f, uint32_t l, uint64_t i, int enter)
+{
+    if (!f->team)
+        return 0;
+    if (enter) {
+        f->in_barrier = 1;
+        return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers, l, i, ST_CLC_SEND);
+    }
+    if (!f->in_barrier)
+        return 0;
+    f->in_barrier = 0;
+    return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers++, l, i, ST_CLC_RECV);
+}
+
+static int omp_task_event(omp_state_t *s, frame_t *f, const st_event_t *e, uint32_t l, uint64_t i)
+{
+    omp_item_t it = { .b = e->time, .loc = l, .ev = i };
+    if (e->kind == ST_EV_THREAD_TASK_CREATE) {
+        omp_item_t w = { .a = frame_parent(f), .b = e->time, .type = W_CREATE, .loc = l, .ev = i, .x = e->id };
+        it.a = e->id, it.type = T_CREATE;
+        return e->id && (PUSH(s->tasks, it) || PUSH(s->waits, w)) ? -1 : 0;
+    }
+    if (e->kind == ST_EV_THREAD_TASK_COMPLETE) {
+        if (grow((void **)&s->done, &s->capdone, s->ndone + 1, sizeof *s->done))
+            return -1;
+        s->done[s->ndone++] = (struct done){ e->id, l, i };
+        return 0;
+    }
+    /* THREAD_TASK_SWITCH: away from aux, to id. */
+    if (!f->cur && e->aux)
+        s->frame_task.v[f->serial] = e->aux;
+    f->cur = e->id;
+    if (e->aux == e->id)
+        return 0;
+    if (e->aux) {
+        it.a = e->aux, it.type = T_AWAY;
+        if (PUSH(s->tasks, it))
+            return -1;
+    }
+    if (e->id) {
+        it.a = e->id, it.type = T_TO;
+        if (PUSH(s->tasks, it))
+            return -1;
+    }
+    return 0;
+}
+
+static int omp_region_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *e, uint32_t l, uint64_t i)
+{
+    frame_t *f = &ol->st[ol->n - 1];
+    int enter = e->kind == ST_EV_ENTER;
+    if (is_barrier(e->region))
+        return omp_barrier(c, f, l, i, enter);
+    if (e->region != CLC_REGION_OMP_TASKWAIT)
+        return 0;
+    if (enter) {
+        if (grow((void **)&ol->tw, &ol->captw, ol->ntw + 1, sizeof(twait_t)))
+            return -1;
+        ol->tw[ol->ntw++] = (twait_t){ frame_parent(f), e->time };
+        return 0;
+    }
+    if (!ol->ntw)
+        return 0;
+    twait_t t = ol->tw[--ol->ntw];
+    omp_item_t w = { .a = t.parent, .b = t.enter_time, .type = W_WAIT, .loc = l, .ev = i };
+    return PUSH(s->waits, w);
+}
+
+/* Walks one location: fork/join and barriers are emitted at once; locks, tasks and
+ * taskwaits are collected for the whole process. */
+static int omp_scan_loc(ctx_t *c, omp_state_t *s, uint32_t l)
+{
+    const st_clc_loc_t *L = &c->in->locs[l];
+    omp_loc_t ol = { 0 };
+    int rc = frame_push(s, &ol, 0);
+    for (uint64_t i = 0; rc == 0 && i < L->n; i++) {
+        const st_event_t *e = &L->ev[i];
+        switch (e->kind) {
+        case ST_EV_THREAD_FORK: /* the master is part of the team from here */
+            rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_SEND);
+            if (rc == 0)
+                rc = frame_push(s, &ol, e->id);
+            break;
+        case ST_EV_THREAD_TEAM_BEGIN:
+            rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_RECV);
+            if (rc == 0 && ol.st[ol.n - 1].team != e->id)
+                rc = frame_push(s, &ol, e->id);
+            break;
+        case ST_EV_THREAD_TEAM_END:
+            rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_SEND);
+            frame_pop(&ol, e->id);
+            break;
+        case ST_EV_THREAD_JOIN:
+            rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_RECV);
+            frame_pop(&ol, e->id);
+            break;
+        case ST_EV_ENTER:
+        case ST_EV_LEAVE:
+            rc = omp_region_event(c, s, &ol, e, l, i);
+            break;
+        case ST_EV_THREAD_ACQUIRE_LOCK:
+        case ST_EV_THREAD_RELEASE_LOCK: {
+            omp_item_t it = { .a = e->op, .b = e->id, .c = e->bytes, .loc = l, .ev = i,
+                              .type = e->kind == ST_EV_THREAD_ACQUIRE_LOCK ? L_ACQ : L_REL };
+            rc = PUSH(s->locks, it);
+            break;
+        }
+        case ST_EV_THREAD_TASK_CREATE:
+        case ST_EV_THREAD_TASK_SWITCH:
+        case ST_EV_THREAD_TASK_COMPLETE:
+            rc = omp_task_event(s, &ol.st[ol.n - 1], e, l, i);
+            break;
+        default:
+            break;
+        }
+    }
+    free(ol.st);
+    free(ol.tw);
+    return rc;
+}
+
+/* Lock release (order a) -> the acquisition with the next higher order of the same lock. */
+static int omp_locks(ctx_t *c, omp_state_t *s)
+{
+    sort(s->locks.v, s->locks.n, sizeof(omp_item_t), cmp_omp);
+    uint64_t next = 0;
+    int have = 0;
+    for (size_t i = s->locks.n; i-- > 0;) { /* backwards: `next` is the following acquisition */
+        const omp_item_t *it = &s->locks.v[i];
+        if (i + 1 == s->locks.n || it->a != it[1].a || it->b != it[1].b)
+            have = 0;
+        uint64_t lock = it->b ^ it->a << 48; /* lock kinds have separate id spaces */
+        if (it->type == L_ACQ) {
+            next = it->c, have = 1;
+            if (emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, next, it->loc, it->ev, ST_CLC_RECV))
+                return -1;
+        } else if (have && next > it->c && emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, next, it->loc, it->ev, ST_CLC_SEND)) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Per task, in time order: a switch to it receives from the create or switch away just before. */
+static int omp_tasks(ctx_t *c, omp_state_t *s)
+{
+    sort(s->tasks.v, s->tasks.n, sizeof(omp_item_t), cmp_omp);
+    for (size_t i = 1; i < s->tasks.n; i++) {
+        const omp_item_t *it = &s->tasks.v[i], *pv = it - 1;
+        if (it->type != T_TO || pv->a != it->a || pv->type == T_TO)
+            continue;
+        if (emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, pv->loc, pv->ev, ST_CLC_SEND) ||
+            emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, it->loc, it->ev, ST_CLC_RECV))
+            return -1;
+    }
+    return 0;
+}
+
+static int cmp_done(const void *a, const void *b) { return cmp_u64(*(const uint64_t *)a, *(const uint64_t *)b); }
+
+/* Child completion -> exit of the first taskwait its parent enters after creating it. */
+static int omp_taskwaits(ctx_t *c, omp_state_t *s)
+{
+    for (size_t i = 0; i < s->waits.n; i++)
+        s->waits.v[i].a = resolve_parent(s, s->waits.v[i].a);
+    sort(s->waits.v, s->waits.n, sizeof(omp_item_t), cmp_omp);
+    sort(s->done, s->ndone, sizeof *s->done, cmp_done);
+    size_t first = 0; /* first create of the current parent not yet waited for */
+    for (size_t j = 0; j < s->waits.n; j++) {
+        const omp_item_t *w = &s->waits.v[j];
+        if (j > 0 && w->a != w[-1].a)
+            first = j;
+        if (w->type != W_WAIT)
+            continue;
+        int any = 0;
+        for (size_t k = first; k < j; k++) {
+            const struct done *d = find(&s->waits.v[k].x, s->done, s->ndone, sizeof *s->done, cmp_done);
+            if (s->waits.v[k].type != W_CREATE || !d)
+                continue;
+            if (emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, d->loc, d->ev, ST_CLC_SEND))
+                return -1;
+            any = 1;
+        }
+        if (any && emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, w->loc, w->ev, ST_CLC_RECV))
+            return -1;
+        first = j + 1;
+    }
+    return 0;
+}
+
+static int derive_omp(ctx_t *c)
+{
+    omp_state_t s = { 0 };
+    int rc = 0;
+    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++)
+        if (c->in->locs[l].rank == c->rank)
+            rc = omp_scan_loc(c, &s, l);
+    if (rc == 0)
+        rc = omp_locks(c, &s);
+    if (rc == 0)
+        rc = omp_tasks(c, &s);
+    if (rc == 0)
+        rc = omp_taskwaits(c, &s);
+    free(s.locks.v);
+    free(s.tasks.v);
+    free(s.waits.v);
+    free(s.frame_task.v);
+    free(s.done);
+    return rc;
+}
+
+/* ---- per-rank entry point ----------------------------------------------------------------------- */
+
+int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
+{
+    static const st_clc_proc_t none = { 0, NULL, 0 };
+    st_clc_depstats_t scratch = { 0 };
+    ctx_t c = {
+        .in = in, .rank = rank, .out = out, .ds = ds ? ds : &scratch,
+        .proc = in->procs && rank >= 0 && rank < in->nranks ? &in->procs[rank] : &none,
+    };
+    c.comm_nodes = calloc(c.proc->ncomms ? c.proc->ncomms : 1, sizeof(nodeset_t));
+    if (!c.comm_nodes)
+        return -1;
+    int rc = derive_p2p(&c);
+    if (rc == 0)
+        rc = derive_coll(&c);
+    if (rc == 0)
+        rc = derive_sync(&c);
+    if (rc == 0)
+        rc = derive_omp(&c);
+    for (uint32_t i = 0; i < c.proc->ncomms; i++)
+        free(c.comm_nodes[i].node);
+    free(c.comm_nodes);
+    free(c.world_nodes.node);
+    return rc;
+}

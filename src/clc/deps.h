@@ -1,0 +1,199 @@
+/*
+ * deps.h — the happened-before relations CLC must respect ("logical messages"),
+ * derived from recorded events, and the dependency graph built from them.
+ *
+ * Two steps, so that the sequential reference and the parallel in-run version share
+ * the derivation:
+ *
+ *  1. st_clc_endpoints() looks at ONE process (rank): its locations' events and its
+ *     communicator table. For every logical send or receive it emits an endpoint: the
+ *     local event, its role, and a key naming the logical message or collective
+ *     instance. The key is computed from local information only, and both ends of a
+ *     relation compute the same key (the k-th send of a point-to-point channel meets the
+ *     k-th posted receive of that channel; a collective is (comm key, instance seq);
+ *     OpenMP relations never leave the process).
+ *  2. st_clc_graph_build() joins the endpoints of all processes by key into instances
+ *     (a set S of sends and a set R of receives). The sequential reference does this
+ *     over the whole trace; the parallel version joins only its own endpoints and
+ *     learns the remote ends' clock values by exchange (the key says with whom:
+ *     st_clc_key_* below).
+ *
+ * Instance semantics (see README-clc.md for why):
+ *  - PRODUCT: every receive r must satisfy LC(r) >= max{LC(s) : s in S, s not on r's
+ *    location} + mu. Point-to-point messages are PRODUCT instances with |S| = |R| = 1.
+ *  - PREFIX (MPI_Scan, MPI_Exscan): endpoints carry their communicator rank in `order`;
+ *    the receive of order o depends on the sends of order < o.
+ * mu of an instance = minimum over the mu classes of its cross-location pairs (mumask).
+ *
+ * Everything here is MPI-free, single-threaded per call, and owns what it allocates.
+ */
+#ifndef ST_CLC_DEPS_H
+#define ST_CLC_DEPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../otf2/rankdata.h"
+#include "../record/event.h"
+
+/* ---- the trace as CLC sees it ------------------------------------------------------- */
+
+/* One location (thread) of the trace. */
+typedef struct st_clc_loc {
+    int32_t     rank;    /* world rank of its process */
+    uint32_t    thread;  /* thread index inside the process */
+    st_event_t *ev;      /* events in record order; time = C(e) on input, LC(e) after st_clc_run */
+    uint64_t    n;
+    uint64_t   *orig;    /* output of st_clc_run: C(e) of every event (malloc'd, caller frees) */
+} st_clc_loc_t;
+
+/* What CLC needs to know about one process. */
+typedef struct st_clc_proc {
+    uint32_t             ncomms;
+    const st_comm_def_t *comms;  /* event.comm (local index) -> definition; NULL for remote ranks */
+    int32_t              node;   /* node id; ranks with equal ids share a node (mu class INTRA) */
+} st_clc_proc_t;
+
+/* A region whose ENTER / LEAVE are the logical send / receive of a world-wide
+ * N-to-N synchronization (MPI_Init, MPI_Init_thread: group 0; MPI_Finalize: group 1). */
+typedef struct st_clc_sync_region {
+    uint32_t region;
+    uint32_t group;
+} st_clc_sync_region_t;
+
+typedef struct st_clc_input {
+    uint32_t                    nlocs;
+    st_clc_loc_t               *locs;
+    int32_t                     nranks;  /* world size */
+    const st_clc_proc_t        *procs;   /* [nranks], by world rank; NULL: every rank its own node */
+    uint32_t                    nsync;
+    const st_clc_sync_region_t *sync;    /* may be NULL */
+} st_clc_input_t;
+
+/* ---- endpoints ---------------------------------------------------------------------------- */
+
+enum st_clc_kind { ST_CLC_P2P, ST_CLC_COLL, ST_CLC_OMP, ST_CLC__KINDS };
+enum st_clc_shape { ST_CLC_PRODUCT, ST_CLC_PREFIX };
+enum st_clc_role { ST_CLC_SEND = 1, ST_CLC_RECV = 2 };
+
+/* mu classes of a pair of locations (bit mask in endpoints and instances). */
+#define ST_CLC_MU_PROC  0x1u /* same process: OpenMP relations, MPI self messages */
+#define ST_CLC_MU_INTRA 0x2u /* different processes on one node */
+#define ST_CLC_MU_INTER 0x4u /* different nodes */
+
+/* Key layout, key[0] >> 56 = one of ST_CLC_KEY_*:
+ *   P2P   key[0] low 32 bits = tag, key[1] = sender rank << 32 | receiver rank,
+ *         key[2] = comm key, key[3] = k (k-th message of the channel)
+ *   COLL  key[1] = instance seq, key[2] = comm key, key[3] = receiving group
+ *         (intercommunicators: lowest world rank of the receiving group, else 0)
+ *   SYNC  key[1] = sync group (st_clc_sync_region_t.group)
+ *   OMP_* key[1] = rank, then kind-specific ids */
+enum {
+    ST_CLC_KEY_P2P = 1,
+    ST_CLC_KEY_COLL,
+    ST_CLC_KEY_SYNC,
+    ST_CLC_KEY_OMP_FORK,
+    ST_CLC_KEY_OMP_JOIN,
+    ST_CLC_KEY_OMP_BARRIER,
+    ST_CLC_KEY_OMP_LOCK,
+    ST_CLC_KEY_OMP_TASK,
+    ST_CLC_KEY_OMP_TASKWAIT
+};
+
+/* Event reference. order: communicator rank for PREFIX instances, else 0. */
+typedef struct st_clc_ref {
+    uint32_t loc;
+    uint32_t order;
+    uint64_t ev;
+} st_clc_ref_t;
+
+typedef struct st_clc_endpoint {
+    uint64_t     key[4];
+    st_clc_ref_t ref;
+    uint8_t      role;   /* st_clc_role */
+    uint8_t      kind;   /* st_clc_kind */
+    uint8_t      shape;  /* st_clc_shape */
+    uint8_t      mumask; /* ST_CLC_MU_* of the instance's cross-location pairs */
+    uint32_t     _pad;
+} st_clc_endpoint_t;
+
+typedef struct st_clc_epvec {
+    st_clc_endpoint_t *v;
+    size_t             n, cap;
+} st_clc_epvec_t;
+
+/* Things the derivation had to skip; all zero for a consistent trace. */
+typedef struct st_clc_depstats {
+    uint64_t bad_comm;        /* event names a comm index outside the process's table */
+    uint64_t no_root;         /* rooted collective without a usable root */
+    uint64_t unmatched_send;  /* p2p send without a receive (after joining) */
+    uint64_t unmatched_recv;  /* p2p receive without a send (after joining) */
+    uint64_t cancelled;       /* sends removed because their request was cancelled */
+    uint64_t no_begin;        /* collective end without a begin/enter before it on its location */
+} st_clc_depstats_t;
+
+/*
+ * Appends to out the endpoints of every location of `rank` in in->locs (the relations
+ * of the table in ALGORITHMS.md §8; details in deps.c). Needs in->procs[rank].comms
+ * and the node ids of all ranks (for mu classes). ds (may be NULL) accumulates skipped
+ * items. Returns 0, or -1 when out of memory (out keeps what was appended).
+ * Not collective; touches only the given rank's events (read-only).
+ */
+int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds);
+
+/* Appends one endpoint (grows the vector). Returns 0, or -1 when out of memory. */
+int st_clc_epvec_push(st_clc_epvec_t *v, const st_clc_endpoint_t *ep);
+void st_clc_epvec_free(st_clc_epvec_t *v);
+
+/* ---- the dependency graph -------------------------------------------------------------- */
+
+/* An instance: refs[first .. first+nsend) are its sends, the next nrecv its receives;
+ * in PREFIX instances both runs are sorted by order. */
+typedef struct st_clc_inst {
+    uint64_t key[4]; /* the endpoints' key: tells the parallel version whom to exchange with */
+    uint64_t first;
+    uint32_t nsend, nrecv;
+    uint8_t  kind, shape, mumask, _pad[5];
+} st_clc_inst_t;
+
+/* A location's view of one of its events taking part in an instance. slot = index of
+ * the event's ref inside the instance (0 .. nsend+nrecv-1). */
+typedef struct st_clc_port {
+    uint64_t ev;
+    uint64_t inst;
+    uint32_t slot;
+    uint8_t  role;
+    uint8_t  _pad[3];
+} st_clc_port_t;
+
+typedef struct st_clc_graph {
+    uint64_t       ninst;
+    st_clc_inst_t *inst;
+    uint64_t       nrefs;
+    st_clc_ref_t  *refs;
+    uint32_t       nlocs;
+    uint64_t      *port_first; /* [nlocs+1]: ports of location l are [port_first[l], port_first[l+1]) */
+    st_clc_port_t *ports;      /* per location sorted by ev, receives before sends */
+    st_clc_depstats_t ds;
+} st_clc_graph_t;
+
+/*
+ * Derives the endpoints of every rank that has locations in `in` and joins them
+ * (sequential reference, `synctrace clc`, tests). Returns 0, or -1 when out of memory
+ * (g then empty). Free with st_clc_graph_free().
+ */
+int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g);
+
+/*
+ * Joins endpoints (sorted in place) into instances for nlocs locations. Endpoints whose
+ * ref.loc >= nlocs are dropped. Without ST_CLC_JOIN_PARTIAL, instances lacking sends or
+ * receives are dropped (p2p ones counted in g->ds as unmatched); the parallel version
+ * passes it because the other ends live in other processes. Returns 0, or -1 when out
+ * of memory (g then empty).
+ */
+#define ST_CLC_JOIN_PARTIAL 0x1u
+int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_clc_graph_t *g);
+
+void st_clc_graph_free(st_clc_graph_t *g);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * input.c — a CLC input over rank data (st_rankdata_t, src/otf2/rankdata.h): one
+ * location per recorded thread, each rank's communicator table, and node ids from the
+ * ranks' node names. Used by `synctrace clc` (all ranks of an archive) and by the shim
+ * (its own rank; other ranks' node ids supplied by the caller instead).
+ */
+#include "clc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct named {
+    const char *name;
+    int32_t     rank;
+} named_t;
+
+static int cmp_named(const void *a, const void *b)
+{
+    const named_t *x = a, *y = b;
+    int r = strcmp(x->name, y->name);
+    return r ? r : (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+/* Node id of each rank: ranks with equal node names share an id; ranks without data get their own. */
+static int assign_nodes(const st_rankdata_t *rd, int nrd, st_clc_proc_t *procs, int32_t nranks)
+{
+    named_t *v = malloc(sizeof(named_t) * (size_t)(nrd > 0 ? nrd : 1));
+    if (!v)
+        return -1;
+    int n = 0;
+    for (int i = 0; i < nrd; i++)
+        if (rd[i].rank >= 0 && rd[i].rank < nranks)
+            v[n++] = (named_t){ rd[i].nodename, rd[i].rank };
+    if (n > 1)
+        qsort(v, (size_t)n, sizeof *v, cmp_named);
+    int32_t id = nranks; /* ids below nranks are the "own node" ids of ranks without data */
+    for (int32_t r = 0; r < nranks; r++)
+        procs[r].node = r;
+    for (int i = 0; i < n; i++) {
+        if (i > 0 && strcmp(v[i].name, v[i - 1].name))
+            id++;
+        procs[v[i].rank].node = id;
+    }
+    free(v);
+    return 0;
+}
+
+int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in)
+{
+    memset(in, 0, sizeof *in);
+    int32_t nranks = 0;
+    uint32_t nlocs = 0;
+    for (int i = 0; i < nrd; i++) {
+        if (rd[i].nranks > nranks)
+            nranks = rd[i].nranks;
+        if (rd[i].rank >= nranks)
+            nranks = rd[i].rank + 1;
+        nlocs += rd[i].nthreads;
+    }
+    st_clc_proc_t *procs = calloc((size_t)(nranks > 0 ? nranks : 1), sizeof *procs);
+    st_clc_loc_t *locs = calloc(nlocs ? nlocs : 1, sizeof *locs);
+    if (!procs || !locs || assign_nodes(rd, nrd, procs, nranks)) {
+        free(procs);
+        free(locs);
+        return -1;
+    }
+    uint32_t l = 0;
+    for (int i = 0; i < nrd; i++) {
+        if (rd[i].rank < 0)
+            continue;
+        procs[rd[i].rank].ncomms = rd[i].ncomms;
+        procs[rd[i].rank].comms = rd[i].comms;
+        for (uint32_t t = 0; t < rd[i].nthreads; t++)
+            locs[l++] = (st_clc_loc_t){ .rank = rd[i].rank, .thread = rd[i].threads[t].index,
+                                        .ev = rd[i].threads[t].events,
+                                        .n = rd[i].threads[t].events ? rd[i].threads[t].nevents : 0 };
+    }
+    *in = (st_clc_input_t){ .nlocs = l, .locs = locs, .nranks = nranks, .procs = procs };
+    return 0;
+}
+
+void st_clc_input_free(st_clc_input_t *in)
+{
+    for (uint32_t l = 0; in->locs && l < in->nlocs; l++)
+        free(in->locs[l].orig);
+    free(in->locs);
+    free((void *)in->procs);
+    memset(in, 0, sizeof *in);
+}

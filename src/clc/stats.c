@@ -1,0 +1,228 @@
+/*
+ * stats.c — violation counting (also `synctrace check`) and CLC statistics (clc.h).
+ *
+ * The deviation classes follow Becker et al. (seed 000, Fig. 6): for every pair of
+ * adjacent events of a location, the relative deviation |dLC - dC| / dC of the
+ * corrected interval from the original one; the figure is the share of the total
+ * original interval time that falls into each class.
+ */
+#include "clc.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+static const char *const kind_names[ST_CLC__KINDS] = { "p2p", "coll", "omp" };
+static const char *const dev_names[ST_CLC__DEVS] = { "exact", "le1pct", "le10pct", "le100pct", "gt100pct" };
+
+static uint64_t t_of(const st_clc_loc_t *locs, const st_clc_ref_t *r, int orig)
+{
+    return orig ? locs[r->loc].orig[r->ev] : locs[r->loc].ev[r->ev].time;
+}
+
+static void count_one(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)
+{
+    if (kind >= ST_CLC__KINDS)
+        kind = 0;
+    out->messages[kind]++;
+    uint64_t bound = send + mu;
+    if (recv >= bound)
+        return;
+    uint64_t err = bound - recv;
+    out->violated[kind]++;
+    out->sum_err[kind] += err;
+    if (err > out->max_err[kind])
+        out->max_err[kind] = err;
+}
+
+/* PRODUCT: each receive against the largest send on another location. */
+static void check_product(const st_clc_graph_t *g, const st_clc_inst_t *in, const st_clc_loc_t *locs, int orig,
+                          uint64_t mu, st_clc_vcount_t *out)
+{
+    const st_clc_ref_t *s = &g->refs[in->first], *r = s + in->nsend;
+    uint64_t v1 = 0, v2 = 0;
+    uint32_t l1 = UINT32_MAX, l2 = UINT32_MAX;
+    for (uint32_t i = 0; i < in->nsend; i++) {
+        uint64_t t = t_of(locs, &s[i], orig);
+        if (s[i].loc == l1) {
+            v1 = t > v1 ? t : v1;
+        } else if (l1 == UINT32_MAX || t > v1) {
+            v2 = v1, l2 = l1, v1 = t, l1 = s[i].loc;
+        } else if (l2 == UINT32_MAX || t > v2) {
+            v2 = t, l2 = s[i].loc;
+        }
+    }
+    for (uint32_t i = 0; i < in->nrecv; i++) {
+        if (l1 != UINT32_MAX && l1 != r[i].loc)
+            count_one(out, in->kind, v1, mu, t_of(locs, &r[i], orig));
+        else if (l2 != UINT32_MAX && l2 != r[i].loc)
+            count_one(out, in->kind, v2, mu, t_of(locs, &r[i], orig));
+    }
+}
+
+/* PREFIX: the receive of order o against the largest send of order < o. */
+static void check_prefix(const st_clc_graph_t *g, const st_clc_inst_t *in, const st_clc_loc_t *locs, int orig,
+                         uint64_t mu, st_clc_vcount_t *out)
+{
+    const st_clc_ref_t *s = &g->refs[in->first], *r = s + in->nsend;
+    uint64_t m = 0;
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < in->nrecv; i++) {
+        for (; j < in->nsend && s[j].order < r[i].order; j++) {
+            uint64_t t = t_of(locs, &s[j], orig);
+            m = t > m ? t : m;
+        }
+        if (j > 0)
+            count_one(out, in->kind, m, mu, t_of(locs, &r[i], orig));
+    }
+}
+
+void st_clc_violations(const st_clc_graph_t *g, const st_clc_loc_t *locs, const st_clc_params_t *p, int orig,
+                       st_clc_vcount_t *out)
+{
+    for (uint64_t k = 0; k < g->ninst; k++) {
+        const st_clc_inst_t *in = &g->inst[k];
+        uint64_t mu = p ? st_clc_mu(p, in->mumask) : 0;
+        if (in->shape == ST_CLC_PREFIX)
+            check_prefix(g, in, locs, orig, mu, out);
+        else
+            check_product(g, in, locs, orig, mu, out);
+    }
+}
+
+/* ---- per-location figures ------------------------------------------------------------------------ */
+
+static unsigned dev_class(uint64_t dev, uint64_t base)
+{
+    if (dev == 0)
+        return ST_CLC_DEV_EXACT;
+    if ((double)dev * 100.0 <= (double)base)
+        return ST_CLC_DEV_1PCT;
+    if ((double)dev * 10.0 <= (double)base)
+        return ST_CLC_DEV_10PCT;
+    return dev <= base ? ST_CLC_DEV_100PCT : ST_CLC_DEV_MORE;
+}
+
+static uint64_t absdiff(int64_t a) { return a < 0 ? (uint64_t)-a : (uint64_t)a; }
+
+static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L)
+{
+    for (uint64_t i = 0; i < L->n; i++) {
+        uint64_t t = L->ev[i].time, c = L->orig[i], shift = t > c ? t - c : 0;
+        s->events++;
+        if (t != c) {
+            s->moved++;
+            s->sum_shift += shift;
+            if (shift > s->max_shift)
+                s->max_shift = shift;
+        }
+        if (i == 0)
+            continue;
+        int64_t pos = (int64_t)(t - L->ev[0].time) - (int64_t)(c - L->orig[0]);
+        if (absdiff(pos) > s->max_pos_dev)
+            s->max_pos_dev = absdiff(pos);
+        uint64_t dc = c > L->orig[i - 1] ? c - L->orig[i - 1] : 0;
+        if (dc == 0)
+            continue;
+        int64_t dl = (int64_t)(t - L->ev[i - 1].time);
+        s->interval_time += dc;
+        s->dev_time[dev_class(absdiff(dl - (int64_t)dc), dc)] += dc;
+    }
+}
+
+void st_clc_stats_locs(st_clc_stats_t *s, const st_clc_loc_t *locs, uint32_t nlocs)
+{
+    for (uint32_t l = 0; l < nlocs; l++)
+        if (locs[l].orig)
+            loc_figures(s, &locs[l]);
+}
+
+/* ---- merge and emit ---------------------------------------------------------------------------------- */
+
+static void vmerge(st_clc_vcount_t *a, const st_clc_vcount_t *b)
+{
+    for (int k = 0; k < ST_CLC__KINDS; k++) {
+        a->messages[k] += b->messages[k];
+        a->violated[k] += b->violated[k];
+        a->sum_err[k] += b->sum_err[k];
+        if (b->max_err[k] > a->max_err[k])
+            a->max_err[k] = b->max_err[k];
+    }
+}
+
+#define MAXF(f) if (b->f > a->f) a->f = b->f
+void st_clc_stats_merge(st_clc_stats_t *a, const st_clc_stats_t *b)
+{
+    vmerge(&a->reversed, &b->reversed);
+    vmerge(&a->violations, &b->violations);
+    vmerge(&a->remaining, &b->remaining);
+    for (int k = 0; k < ST_CLC__KINDS; k++)
+        a->jumps[k] += b->jumps[k];
+    for (int k = 0; k < ST_CLC__DEVS; k++)
+        a->dev_time[k] += b->dev_time[k];
+    a->unresolved += b->unresolved;
+    a->ramps += b->ramps;
+    a->ramps_bent += b->ramps_bent;
+    a->events += b->events;
+    a->moved += b->moved;
+    a->sum_shift += b->sum_shift;
+    a->interval_time += b->interval_time;
+    MAXF(max_shift);
+    MAXF(max_pos_dev);
+    a->deps.bad_comm += b->deps.bad_comm;
+    a->deps.no_root += b->deps.no_root;
+    a->deps.unmatched_send += b->deps.unmatched_send;
+    a->deps.unmatched_recv += b->deps.unmatched_recv;
+    a->deps.cancelled += b->deps.cancelled;
+    a->deps.no_begin += b->deps.no_begin;
+}
+#undef MAXF
+
+static void emit_u(st_clc_emit_fn emit, void *ctx, const char *key, const char *sub, uint64_t v)
+{
+    char k[64], val[32];
+    if (sub)
+        snprintf(k, sizeof k, "clc.%s.%s", key, sub);
+    else
+        snprintf(k, sizeof k, "clc.%s", key);
+    snprintf(val, sizeof val, "%" PRIu64, v);
+    emit(ctx, k, val);
+}
+
+static void emit_pct(st_clc_emit_fn emit, void *ctx, const char *key, const char *sub, uint64_t part, uint64_t all)
+{
+    char k[64], val[32];
+    snprintf(k, sizeof k, "clc.%s.%s", key, sub);
+    snprintf(val, sizeof val, "%.3f", all ? 100.0 * (double)part / (double)all : 0.0);
+    emit(ctx, k, val);
+}
+
+void st_clc_stats_emit(const st_clc_stats_t *s, st_clc_emit_fn emit, void *ctx)
+{
+    for (int k = 0; k < ST_CLC__KINDS; k++) {
+        const char *n = kind_names[k];
+        emit_u(emit, ctx, "messages", n, s->reversed.messages[k]);
+        emit_u(emit, ctx, "reversed", n, s->reversed.violated[k]);
+        emit_u(emit, ctx, "reversed_max_ns", n, s->reversed.max_err[k]);
+        emit_u(emit, ctx, "reversed_mean_ns", n, s->reversed.violated[k] ? s->reversed.sum_err[k] / s->reversed.violated[k] : 0);
+        emit_u(emit, ctx, "violations", n, s->violations.violated[k]);
+        emit_u(emit, ctx, "jumps", n, s->jumps[k]);
+        emit_u(emit, ctx, "remaining", n, s->remaining.violated[k]);
+    }
+    emit_u(emit, ctx, "unresolved", NULL, s->unresolved);
+    emit_u(emit, ctx, "events", NULL, s->events);
+    emit_u(emit, ctx, "moved", NULL, s->moved);
+    emit_u(emit, ctx, "shift_max_ns", NULL, s->max_shift);
+    emit_u(emit, ctx, "shift_mean_ns", NULL, s->moved ? s->sum_shift / s->moved : 0);
+    emit_u(emit, ctx, "ramps", NULL, s->ramps);
+    emit_u(emit, ctx, "ramps_bent", NULL, s->ramps_bent);
+    emit_u(emit, ctx, "position_dev_max_ns", NULL, s->max_pos_dev);
+    for (int k = 0; k < ST_CLC__DEVS; k++)
+        emit_pct(emit, ctx, "interval_dev_pct", dev_names[k], s->dev_time[k], s->interval_time);
+    emit_u(emit, ctx, "deps", "bad_comm", s->deps.bad_comm);
+    emit_u(emit, ctx, "deps", "no_root", s->deps.no_root);
+    emit_u(emit, ctx, "deps", "no_begin", s->deps.no_begin);
+    emit_u(emit, ctx, "deps", "unmatched_send", s->deps.unmatched_send);
+    emit_u(emit, ctx, "deps", "unmatched_recv", s->deps.unmatched_recv);
+    emit_u(emit, ctx, "deps", "cancelled", s->deps.cancelled);
+}

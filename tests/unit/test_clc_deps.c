@@ -1,0 +1,254 @@
+/*
+ * test_clc_deps.c — deriving logical messages from recorded events: p2p matching by
+ * channel in post order (blocking and nonblocking, cancelled and PROC_NULL sends),
+ * collective roles by class (1-to-N, N-to-1 with empty members, N-to-N, scan,
+ * nonblocking completed on another thread, intercommunicator), MPI_Init/Finalize, and
+ * OpenMP fork/join, barriers, locks, tasks and taskwait; mu classes of instances.
+ */
+/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/params.c src/clc/stats.c src/util/log.c */
+#include "test_clc_lib.h"
+
+static st_clc_graph_t g;
+
+static void build(tb_t *t, const st_clc_sync_region_t *sync, uint32_t nsync)
+{
+    st_clc_input_t in = tb_input(t);
+    in.sync = sync, in.nsync = nsync;
+    CHECK(st_clc_graph_build(&in, &g) == 0);
+}
+
+/* (loc, ev) has exactly the partners listed (as loc, ev pairs) in role-opposite sets. */
+static void partners(uint32_t loc, uint64_t ev, uint8_t role, int n, const uint64_t *want)
+{
+    st_clc_ref_t r[16];
+    int got = tb_partners(&g, loc, ev, role, r, 16);
+    if (got != n)
+        fprintf(stderr, "event (%u, %llu): %d partners, expected %d\n", loc, (unsigned long long)ev, got, n);
+    CHECK(got == n);
+    for (int i = 0; i < n; i++) {
+        int found = 0;
+        for (int j = 0; j < got; j++)
+            found |= r[j].loc == want[2 * i] && r[j].ev == want[2 * i + 1];
+        if (!found)
+            fprintf(stderr, "event (%u, %llu): partner (%llu, %llu) missing\n", loc, (unsigned long long)ev,
+                    (unsigned long long)want[2 * i], (unsigned long long)want[2 * i + 1]);
+        CHECK(found);
+    }
+}
+
+#define SENDS_OF(loc, ev, ...)                                                  \
+    do {                                                                        \
+        const uint64_t w_[] = { __VA_ARGS__ };                                  \
+        partners(loc, ev, ST_CLC_RECV, (int)(sizeof w_ / sizeof w_[0] / 2), w_); \
+    } while (0)
+#define NO_PORT(loc, ev) CHECK(tb_partners(&g, loc, ev, ST_CLC_RECV, NULL, 0) + tb_partners(&g, loc, ev, ST_CLC_SEND, NULL, 0) == 0)
+
+static void test_p2p(void)
+{
+    tb_t t;
+    tb_init(&t, 3, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    tb_send(&t, a, 10, 1, 0);                                /* a0: 1st on (0->1, tag 0) */
+    tb_send(&t, a, 15, 1, 1);                                /* a1: tag 1 */
+    st_event_t *e = tb_ev(&t, a, ST_EV_MPI_ISEND, 20);       /* a2: 2nd */
+    e->peer = 1, e->id = 5;
+    tb_send(&t, a, 30, 1, 0);                                /* a3: 3rd */
+    e = tb_ev(&t, a, ST_EV_MPI_ISEND, 35);                   /* a4: cancelled */
+    e->peer = 1, e->id = 9;
+    tb_ev(&t, a, ST_EV_MPI_REQUEST_CANCELLED, 36)->id = 9;   /* a5 */
+    e = tb_ev(&t, a, ST_EV_MPI_SEND, 37);                    /* a6: to MPI_PROC_NULL */
+    e->peer = 1, e->flags = ST_EVF_PROC_NULL;
+    tb_send(&t, a, 40, 2, 0);                                /* a7: never received */
+
+    tb_ev(&t, b, ST_EV_MPI_IRECV_REQUEST, 5)->id = 3;        /* b0: posted first */
+    tb_region(&t, b, ST_EV_ENTER, 90, TR_USER);              /* b1 */
+    tb_recv(&t, b, 100, 0, 0, 4);                            /* b2: posted second */
+    tb_region(&t, b, ST_EV_LEAVE, 101, TR_USER);             /* b3 */
+    e = tb_ev(&t, b, ST_EV_MPI_IRECV, 120);                  /* b4: completes the first post */
+    e->peer = 0, e->id = 3;
+    tb_recv(&t, b, 130, 0, 1, 6);                            /* b5: tag 1 */
+    tb_recv(&t, b, 140, 0, 0, 7);                            /* b6: third */
+    build(&t, NULL, 0);
+    SENDS_OF(b, 4, a, 0);
+    SENDS_OF(b, 2, a, 2);
+    SENDS_OF(b, 6, a, 3);
+    SENDS_OF(b, 5, a, 1);
+    NO_PORT(a, 4);
+    NO_PORT(a, 6);
+    NO_PORT(a, 7);
+    CHECK_EQ(g.ds.cancelled, 1);
+    CHECK_EQ(g.ds.unmatched_send, 1);
+    CHECK_EQ(g.ds.unmatched_recv, 0);
+    CHECK_EQ(tb_inst(&g, b, 4, ST_CLC_RECV)->mumask, ST_CLC_MU_INTER);
+    CHECK_EQ(tb_inst(&g, b, 4, ST_CLC_RECV)->kind, ST_CLC_P2P);
+    CHECK_EQ(tb_inst(&g, b, 4, ST_CLC_RECV)->key[1], (uint64_t)0 << 32 | 1); /* sender 0, receiver 1 */
+    st_clc_graph_free(&g);
+
+    /* One process alone (the parallel version's view): its sends keep their instances. */
+    st_clc_input_t in = tb_input(&t);
+    st_clc_epvec_t ep = { 0 };
+    CHECK(st_clc_endpoints(&in, 0, &ep, NULL) == 0);
+    CHECK_EQ(ep.n, 5);
+    CHECK(st_clc_graph_join(ep.v, ep.n, in.nlocs, ST_CLC_JOIN_PARTIAL, &g) == 0);
+    CHECK_EQ(g.ninst, 5);
+    CHECK(g.inst[0].nsend == 1 && g.inst[0].nrecv == 0);
+    st_clc_graph_free(&g);
+    CHECK(st_clc_graph_join(ep.v, ep.n, in.nlocs, 0, &g) == 0);
+    CHECK_EQ(g.ninst, 0);
+    CHECK_EQ(g.ds.unmatched_send, 5);
+    st_clc_graph_free(&g);
+    st_clc_epvec_free(&ep);
+    tb_free(&t);
+}
+
+static void test_collectives(void)
+{
+    tb_t t;
+    tb_init(&t, 3, 2); /* node 0: ranks 0, 1; node 1: rank 2 */
+    uint32_t l[3], w1;
+    for (int r = 0; r < 3; r++)
+        l[r] = tb_loc(&t, r, 0);
+    w1 = tb_loc(&t, 1, 1); /* a second thread of rank 1 */
+    /* events 0,1: bcast root 1; 2,3: reduce root 0; 4,5: gatherv root 0 (rank 2 sends nothing); 6,7: scan */
+    for (int r = 0; r < 3; r++) {
+        uint64_t b = 100 * (uint64_t)r;
+        tb_coll(&t, l[r], b + 1, b + 2, OP_BCAST, 1, 0, r == 1 ? 8 : 0, r == 1 ? 0 : 8);
+        tb_coll(&t, l[r], b + 3, b + 4, OP_REDUCE, 0, 1, 8, r == 0 ? 8 : 0);
+        tb_coll(&t, l[r], b + 5, b + 6, OP_GATHERV, 0, 2, r == 2 ? 0 : 8, r == 0 ? 16 : 0);
+        tb_coll(&t, l[r], b + 7, b + 8, OP_SCAN, -1, 3, 8, 8);
+        /* 8: ENTER Iallreduce, 9: ICOLL_REQUEST, 10: LEAVE, 11: ICOLL_COMPLETE (rank 1: on thread 1) */
+        tb_region(&t, l[r], ST_EV_ENTER, b + 9, TR_USER);
+        tb_ev(&t, l[r], ST_EV_MPI_ICOLL_REQUEST, b + 10)->id = 50 + (uint64_t)r;
+        tb_region(&t, l[r], ST_EV_LEAVE, b + 11, TR_USER);
+        st_event_t *e = tb_ev(&t, r == 1 ? w1 : l[r], ST_EV_MPI_ICOLL_COMPLETE, b + 12);
+        e->op = OP_ALLREDUCE, e->comm = 0, e->id = 50 + (uint64_t)r, e->aux = 4;
+    }
+    build(&t, NULL, 0);
+    SENDS_OF(l[0], 1, l[1], 0);
+    SENDS_OF(l[2], 1, l[1], 0);
+    NO_PORT(l[1], 1); /* the root receives nothing in a bcast */
+    CHECK_EQ(tb_inst(&g, l[1], 0, ST_CLC_SEND)->mumask, ST_CLC_MU_INTRA | ST_CLC_MU_INTER);
+    SENDS_OF(l[0], 3, l[1], 2, l[2], 2);
+    NO_PORT(l[1], 3);
+    SENDS_OF(l[0], 5, l[1], 4); /* rank 2 had no data for the gatherv */
+    NO_PORT(l[2], 4);
+    const st_clc_inst_t *scan = tb_inst(&g, l[2], 7, ST_CLC_RECV);
+    CHECK(scan->shape == ST_CLC_PREFIX && scan->nsend == 3 && scan->nrecv == 3);
+    for (uint32_t i = 0; i < 3; i++) /* sorted by communicator rank */
+        CHECK(g.refs[scan->first + i].order == i && g.refs[scan->first + i].loc == l[i]);
+    /* nonblocking: the I-call's ENTER is the send; rank 1 completed on its other thread */
+    SENDS_OF(w1, 0, l[0], 8, l[1], 8, l[2], 8);
+    SENDS_OF(l[0], 11, l[0], 8, l[1], 8, l[2], 8);
+    CHECK_EQ(g.ds.no_begin, 0);
+    st_clc_graph_free(&g);
+    tb_free(&t);
+}
+
+static void test_intercomm_sync(void)
+{
+    tb_t t;
+    tb_init(&t, 3, 0);
+    int32_t g0[] = { 0 }, g12[] = { 1, 2 };
+    for (int r = 0; r < 3; r++) { /* comm index 1 becomes an intercomm {0} <-> {1, 2} */
+        st_comm_def_t *d = &t.comms[r][1];
+        *d = (st_comm_def_t){ .key = 555, .parent = 0, .flags = ST_COMMF_INTER, .size = r ? 2 : 1,
+                              .world = r ? g12 : g0, .remote_size = r ? 1 : 2, .remote_world = r ? g0 : g12 };
+    }
+    uint32_t l[3];
+    const st_clc_sync_region_t sync[] = { { TR_INIT, 0 }, { TR_FINALIZE, 1 } };
+    for (int r = 0; r < 3; r++) {
+        l[r] = tb_loc(&t, r, 0);
+        tb_region(&t, l[r], ST_EV_ENTER, 1, TR_INIT);
+        tb_region(&t, l[r], ST_EV_LEAVE, 2, TR_INIT);
+        tb_ev(&t, l[r], ST_EV_MPI_COLL_BEGIN, 3);
+        st_event_t *e = tb_ev(&t, l[r], ST_EV_MPI_COLL_END, 4);
+        e->op = OP_ALLREDUCE, e->comm = 1, e->id = 0, e->flags = ST_EVF_INTERCOMM;
+        tb_region(&t, l[r], ST_EV_ENTER, 5, TR_FINALIZE);
+        tb_region(&t, l[r], ST_EV_LEAVE, 6, TR_FINALIZE);
+    }
+    build(&t, sync, 2);
+    SENDS_OF(l[0], 1, l[0], 0, l[1], 0, l[2], 0);
+    SENDS_OF(l[0], 5, l[0], 4, l[1], 4, l[2], 4);
+    SENDS_OF(l[0], 3, l[1], 2, l[2], 2); /* group {0} receives from group {1,2} */
+    SENDS_OF(l[1], 3, l[0], 2);
+    SENDS_OF(l[2], 3, l[0], 2);
+    st_clc_graph_free(&g);
+    tb_free(&t);
+}
+
+static void lock_ev(tb_t *t, uint32_t l, unsigned kind, uint64_t time, uint64_t order)
+{
+    st_event_t *e = tb_ev(t, l, kind, time);
+    e->id = 5, e->bytes = order, e->op = 1;
+}
+
+static void task_switch(tb_t *t, uint32_t l, uint64_t time, uint64_t to, uint64_t from)
+{
+    st_event_t *e = tb_ev(t, l, ST_EV_THREAD_TASK_SWITCH, time);
+    e->id = to, e->aux = from;
+}
+
+static void test_openmp(void)
+{
+    tb_t t;
+    tb_init(&t, 1, 0);
+    uint32_t m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1);
+    tb_ev(&t, m, ST_EV_THREAD_FORK, 1)->id = 7;                 /* m0 */
+    tb_ev(&t, m, ST_EV_THREAD_TEAM_BEGIN, 2)->id = 7;           /* m1 */
+    tb_ev(&t, m, ST_EV_THREAD_TASK_CREATE, 10)->id = 11;        /* m2 */
+    tb_ev(&t, m, ST_EV_THREAD_TASK_CREATE, 11)->id = 12;        /* m3 */
+    tb_region(&t, m, ST_EV_ENTER, 20, TR_OMP_TASKWAIT);         /* m4 */
+    task_switch(&t, m, 21, 12, 42);                             /* m5: runs child 12; implicit task is 42 */
+    tb_ev(&t, m, ST_EV_THREAD_TASK_COMPLETE, 25)->id = 12;      /* m6 */
+    task_switch(&t, m, 26, 42, 12);                             /* m7 */
+    tb_region(&t, m, ST_EV_LEAVE, 40, TR_OMP_TASKWAIT);         /* m8 */
+    lock_ev(&t, m, ST_EV_THREAD_ACQUIRE_LOCK, 41, 1);           /* m9 */
+    lock_ev(&t, m, ST_EV_THREAD_RELEASE_LOCK, 42, 1);           /* m10 */
+    tb_region(&t, m, ST_EV_ENTER, 50, TR_OMP_BARRIER);          /* m11 */
+    tb_region(&t, m, ST_EV_LEAVE, 51, TR_OMP_BARRIER);          /* m12 */
+    lock_ev(&t, m, ST_EV_THREAD_ACQUIRE_LOCK, 60, 3);           /* m13 */
+    lock_ev(&t, m, ST_EV_THREAD_RELEASE_LOCK, 61, 3);           /* m14 */
+    tb_region(&t, m, ST_EV_ENTER, 70, TR_OMP_IBARRIER);         /* m15 */
+    tb_region(&t, m, ST_EV_LEAVE, 71, TR_OMP_IBARRIER);         /* m16 */
+    tb_ev(&t, m, ST_EV_THREAD_TEAM_END, 72)->id = 7;            /* m17 */
+    tb_ev(&t, m, ST_EV_THREAD_JOIN, 80)->id = 7;                /* m18 */
+
+    tb_ev(&t, w, ST_EV_THREAD_TEAM_BEGIN, 3)->id = 7;           /* w0 */
+    task_switch(&t, w, 15, 11, 99);                             /* w1 */
+    tb_ev(&t, w, ST_EV_THREAD_TASK_COMPLETE, 30)->id = 11;      /* w2 */
+    task_switch(&t, w, 31, 99, 11);                             /* w3 */
+    lock_ev(&t, w, ST_EV_THREAD_ACQUIRE_LOCK, 43, 2);           /* w4 */
+    lock_ev(&t, w, ST_EV_THREAD_RELEASE_LOCK, 44, 2);           /* w5 */
+    tb_region(&t, w, ST_EV_ENTER, 52, TR_OMP_BARRIER);          /* w6 */
+    tb_region(&t, w, ST_EV_LEAVE, 53, TR_OMP_BARRIER);          /* w7 */
+    tb_region(&t, w, ST_EV_ENTER, 65, TR_OMP_IBARRIER);         /* w8 */
+    tb_region(&t, w, ST_EV_LEAVE, 73, TR_OMP_IBARRIER);         /* w9 */
+    tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 74)->id = 7;            /* w10 */
+    build(&t, NULL, 0);
+    SENDS_OF(w, 0, m, 0);           /* fork -> team begin */
+    SENDS_OF(m, 18, m, 17, w, 10);  /* team ends -> join */
+    SENDS_OF(w, 1, m, 2);           /* create 11 -> its start */
+    SENDS_OF(m, 5, m, 3);           /* create 12 -> its start */
+    SENDS_OF(m, 7, m, 5);           /* implicit task 42: switched away, resumed */
+    SENDS_OF(w, 3, w, 1);           /* task 99 likewise */
+    SENDS_OF(m, 8, m, 6, w, 2);     /* taskwait exit <- both children's completions */
+    SENDS_OF(w, 4, m, 10);          /* lock order 1 -> 2 -> 3 */
+    SENDS_OF(m, 13, w, 5);
+    NO_PORT(m, 14);                 /* last release: nobody acquires after it */
+    SENDS_OF(w, 7, m, 11, w, 6);    /* first barrier of team 7 */
+    SENDS_OF(m, 16, m, 15, w, 8);   /* second barrier (implicit) */
+    CHECK_EQ(tb_inst(&g, w, 0, ST_CLC_RECV)->kind, ST_CLC_OMP);
+    CHECK_EQ(tb_inst(&g, w, 0, ST_CLC_RECV)->mumask, ST_CLC_MU_PROC);
+    st_clc_graph_free(&g);
+    tb_free(&t);
+}
+
+int main(void)
+{
+    test_p2p();
+    test_collectives();
+    test_intercomm_sync();
+    test_openmp();
+    printf("test_clc_deps: ok\n");
+    return 0;
+}
