@@ -12,6 +12,7 @@
 extern char **environ;
 
 st_config_t st_config;
+volatile int st_config_loaded;
 
 typedef enum { T_SIZE, T_BOOL, T_UINT, T_DOUBLE, T_STRING, T_PATH, T_ENUM } var_type_t;
 
@@ -174,6 +175,7 @@ int st_config_load(char *err, size_t errlen)
         }
     }
     st_config = c;
+    st_config_loaded = 1;
     return 0;
 }
 

@@ -29,6 +29,8 @@ enum { ST_CLOCK_MONOTONIC, ST_CLOCK_REALTIME, ST_CLOCK_MONOTONIC_RAW, ST_CLOCK_B
 enum { ST_CLC_ON, ST_CLC_OFF };
 
 extern st_config_t st_config;
+/* Nonzero once st_config_load() succeeded (a runtime may call into the tool before the constructor). */
+extern volatile int st_config_loaded;
 
 /*
  * Parses every SYNCTRACE_* variable into st_config (defaults for unset ones).

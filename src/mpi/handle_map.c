@@ -32,11 +32,6 @@ static st_hmap_slot_t *find(st_hmap_t *m, int64_t key)
 
 int st_hmap_put(st_hmap_t *m, int64_t key, const st_req_info_t *val)
 {
-    st_hmap_slot_t *s = find(m, key);
-    if (s) {
-        s->val = *val;
-        return 0;
-    }
     uint32_t i = slot_of(key);
     for (uint32_t n = 0; n < ST_HMAP_SLOTS; n++, i = (i + 1) & (ST_HMAP_SLOTS - 1)) {
         int64_t k = atomic_load_explicit(&m->slot[i].key, memory_order_relaxed);
@@ -59,9 +54,28 @@ st_req_info_t *st_hmap_get(st_hmap_t *m, int64_t key)
     return s ? &s->val : NULL;
 }
 
+int st_hmap_claim(st_hmap_t *m, int64_t key, st_req_info_t *out)
+{
+    uint32_t i = slot_of(key);
+    for (uint32_t n = 0; n < ST_HMAP_SLOTS; n++, i = (i + 1) & (ST_HMAP_SLOTS - 1)) {
+        int64_t k = atomic_load_explicit(&m->slot[i].key, memory_order_acquire);
+        if (k == EMPTY)
+            return 0;
+        if (k != key)
+            continue;
+        /* Copy before claiming: once the slot is a tombstone an insert may overwrite it. */
+        st_req_info_t copy = m->slot[i].val;
+        if (atomic_compare_exchange_strong_explicit(&m->slot[i].key, &k, TOMB, memory_order_acq_rel,
+                                                    memory_order_relaxed)) {
+            *out = copy;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void st_hmap_del(st_hmap_t *m, int64_t key)
 {
-    st_hmap_slot_t *s = find(m, key);
-    if (s)
-        atomic_store_explicit(&s->key, TOMB, memory_order_release);
+    st_req_info_t dummy;
+    st_hmap_claim(m, key, &dummy);
 }

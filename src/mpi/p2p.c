@@ -156,9 +156,7 @@ void st_mpi_start(st_thread_t *th, int count, const MPI_Request *reqs)
 
 void st_mpi_req_free(MPI_Request req)
 {
-    st_req_info_t *ri = st_hmap_get(&requests, (int64_t)req);
-    if (ri)
-        st_hmap_del(&requests, (int64_t)req);
+    st_hmap_del(&requests, (int64_t)req);
 }
 
 /* ---- completion ------------------------------------------------------------------ */
@@ -177,9 +175,15 @@ void st_mpi_complete(st_thread_t *th, MPI_Request saved, MPI_Status *status)
 {
     if (saved == MPI_REQUEST_NULL)
         return;
-    st_req_info_t *ri = st_hmap_get(&requests, (int64_t)saved);
+    /* Persistent requests stay registered; every other entry is claimed by its completion. */
+    st_req_info_t claimed, *ri = st_hmap_get(&requests, (int64_t)saved);
     if (!ri)
         return;
+    if (!(ri->flags & ST_EVF_PERSISTENT)) {
+        if (!st_hmap_claim(&requests, (int64_t)saved, &claimed))
+            return;
+        ri = &claimed;
+    }
     uint32_t n;
     st_comm_t *c = st_comm_all(&n)[ri->comm];
     switch (ri->kind) {
@@ -205,8 +209,6 @@ void st_mpi_complete(st_thread_t *th, MPI_Request saved, MPI_Status *status)
     default:
         break;
     }
-    if (!(ri->flags & ST_EVF_PERSISTENT))
-        st_hmap_del(&requests, (int64_t)saved);
 }
 
 /* With MPI_ERR_IN_STATUS only the entries whose MPI_ERROR is MPI_SUCCESS completed. */
@@ -250,11 +252,10 @@ void st_mpi_mprobe(int rc, MPI_Comm comm, MPI_Message msg)
 st_msg_info_t st_mpi_message_take(MPI_Message msg)
 {
     st_msg_info_t mi = { ST_NO_COMM, 0 };
-    st_req_info_t *ri = st_hmap_get(&messages, (int64_t)msg);
-    if (ri) {
-        mi.comm = ri->comm;
-        mi.post_id = ri->id;
-        st_hmap_del(&messages, (int64_t)msg);
+    st_req_info_t ri;
+    if (st_hmap_claim(&messages, (int64_t)msg, &ri)) {
+        mi.comm = ri.comm;
+        mi.post_id = ri.id;
     }
     return mi;
 }

@@ -39,9 +39,12 @@ int main(void)
     CHECK(st_hmap_get(&map, 42) == NULL);
     CHECK(st_hmap_put(&map, 42, &a) == 0);
     CHECK(st_hmap_get(&map, 42)->id == 7);
-    CHECK(st_hmap_put(&map, 42, &b) == 0); /* a reused handle replaces the stale entry */
-    CHECK(st_hmap_get(&map, 42)->id == 8);
-    st_hmap_del(&map, 42);
+    CHECK(st_hmap_put(&map, 42, &b) == 0); /* a shared handle (MPICH lightweight request): two entries */
+    st_req_info_t x, y;
+    CHECK(st_hmap_claim(&map, 42, &x) == 1);
+    CHECK(st_hmap_claim(&map, 42, &y) == 1);
+    CHECK(x.id + y.id == 15 && x.id != y.id);
+    CHECK(st_hmap_claim(&map, 42, &x) == 0);
     CHECK(st_hmap_get(&map, 42) == NULL);
 
     /* Fill completely, then one more insert must fail cleanly. */

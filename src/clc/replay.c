@@ -1,0 +1,1683 @@
+/*
+ * replay.c — the parallel CLC of one rank (replay.h): classification of the rank's
+ * partial dependency graph, the message records, the per-communicator reduction trees,
+ * and the state machine SETUP -> FORWARD -> BACKWARD -> STATISTICS -> DONE.
+ *
+ * Instances of the partial graph fall into five categories:
+ *   LOCAL  both ends in this process (OpenMP, MPI self messages): as in run.c;
+ *   OUT    point-to-point, send here, receive remote: the send's LC goes to the receiver;
+ *   IN     point-to-point, receive here: waits for the sender's LC;
+ *   COLL   collective or MPI_Init/Finalize instance: a tree reduction over the comm;
+ *   DEAD   point-to-point without a matching end anywhere (the sequential reference
+ *          drops these instances) or an instance the channel does not know.
+ * Forward state of LOCAL, IN and COLL(product) instances is one "top-2" quad (the two
+ * largest send LC on distinct locations) plus a count of missing inputs, so one
+ * recv_bound serves all three; scans (PREFIX) read their channel's entry list.
+ *
+ * Channels are the rank's communicators (key = comm key, members = world ranks of both
+ * groups, sorted) plus one for MPI_Init/Finalize (members = every rank). A binomial tree
+ * over the members, rooted at the first, carries: the setup reduction (number of
+ * instances N = max seq + 1, so that every member takes part in every instance even
+ * where it recorded nothing), one forward operation per instance, and one backward and
+ * one statistics operation covering all N instances. An operation completes at a node
+ * when its own contribution and all its children's are in (then it goes up, or at the
+ * root becomes the result and goes down). Contributions per instance: the shape
+ * (EMPTY / PRODUCT / PREFIX) and, for PRODUCT, 2 slots (intercommunicators: one per
+ * receiving group) x values (forward: LC of sends; backward: LC of receives, stored
+ * complemented so that "two smallest" is again "two largest"; statistics: C and final
+ * LC of sends) as quads; for PREFIX (scans), the list of (comm rank, values).
+ *
+ * Records: a 32-byte header {type, phase, channel kind, pad, nseq, payload length,
+ * channel key, first seq} and the payload. Records to one destination are appended to
+ * one buffer and sent when the rank runs out of local work (or the buffer is large).
+ */
+#include "replay.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/log.h"
+
+#define NOLOC       UINT64_MAX       /* empty quad entry */
+#define REMOTE_LOC  (UINT64_MAX - 1) /* location of a remote point-to-point send */
+#define NONE32      UINT32_MAX
+#define NONE64      UINT64_MAX
+#define NSLOT       2
+#define MAX_SEQ     (1ull << 31)     /* instances per channel we accept */
+#define FLUSH_BYTES ((size_t)256 << 10)
+
+enum { CAT_LOCAL, CAT_OUT, CAT_IN, CAT_COLL, CAT_DEAD };
+enum { PH_F, PH_B, PH_S, PH__N };
+enum { SH_EMPTY, SH_PRODUCT, SH_PREFIX };
+enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STAT };
+enum { CH_COMM, CH_SYNC };
+enum { S_SETUP, S_FWD, S_BWD, S_STAT, S_DONE, S_FAILED };
+
+static const unsigned ph_nv[PH__N] = { 1, 1, 2 }; /* values per slot */
+static const char *const state_names[] = { "setup", "forward", "backward", "statistics", "done", "failed" };
+
+typedef struct quad { uint64_t v1, l1, v2, l2; } quad_t;
+typedef struct ent { uint64_t order, v[2]; } ent_t;
+typedef struct entvec { ent_t *v; size_t n, cap; } entvec_t;
+typedef struct u64vec { uint64_t *v; size_t n, cap; } u64vec_t;
+typedef struct tracker { uint32_t arrived; uint8_t own, up, done, _pad; } tracker_t;
+
+typedef struct rec {
+    uint8_t  type, phase, chkind, _pad;
+    uint32_t nseq;
+    uint64_t len; /* payload bytes after the header */
+    uint64_t chan, seq;
+} rec_t;
+
+typedef struct phase {
+    tracker_t *tr;    /* PH_F: one per instance; else one */
+    quad_t    *q;     /* [N * NSLOT * nv]: accumulated contributions, then the result */
+    uint8_t   *shape; /* [N] */
+    entvec_t  *ent;   /* [N] (allocated at the first scan) */
+    uint64_t   open;  /* operations without a result yet */
+} phase_t;
+
+typedef struct chan {
+    uint8_t   kind, inter;
+    uint64_t  key;
+    int32_t  *members; /* sorted world ranks */
+    uint32_t  n, me;
+    int32_t   parent;  /* world rank, -1 at the root */
+    int32_t  *child;
+    uint32_t  nchild;
+    uint64_t  local_n, N;
+    tracker_t setup;
+    uint32_t *pend;        /* [N] local sends not yet computed (forward) */
+    uint64_t *inst0, *inst1; /* [N] local instances of the seq, NONE64 */
+    uint8_t  *lshape;      /* [N] shape of the local instances */
+    phase_t   ph[PH__N];
+} chan_t;
+
+typedef struct counts_rec {
+    uint64_t comm;
+    uint32_t tag, dir; /* dir 0: the sender of the record sends; 1: it receives */
+    uint64_t count;
+} counts_rec_t;
+
+typedef struct peer {
+    int32_t       rank;
+    uint8_t       have_bwd, have_stat;
+    counts_rec_t *theirs;
+    size_t        ntheirs;
+    u64vec_t      send_inst, recv_inst; /* after matching: live instances by message index */
+    uint64_t     *bwd;                  /* [send_inst.n] forward LC of the receives */
+    uint64_t     *stat;                 /* [2 * recv_inst.n] (C, final LC) of the sends */
+} peer_t;
+
+typedef struct outbuf {
+    int32_t  rank;
+    uint8_t *data;
+    size_t   len, cap, fwd_at; /* fwd_at: offset of an open R_FWD record, or SIZE_MAX */
+} outbuf_t;
+
+typedef struct deferred {
+    int32_t  from;
+    uint8_t *buf;
+    size_t   len;
+} deferred_t;
+
+struct st_clc_replay {
+    st_clc_params_t     p;
+    st_clc_input_t     *in;
+    int32_t             me, nranks;
+    st_clc_replay_net_t net;
+    st_clc_graph_t      g;
+    st_clc_depstats_t   ds;
+    int                 state, busy;
+    /* instances */
+    uint8_t  *cat, *islot;
+    uint32_t *ia;       /* OUT/IN: peer index; COLL: channel index */
+    uint64_t *ib;       /* OUT/IN: message index; COLL: seq */
+    quad_t   *tq;
+    uint32_t *pending, *wait_head;
+    /* locations */
+    st_clc_fwd_t *fwd;
+    uint32_t     *wait_next, *queue;
+    uint8_t      *queued;
+    uint32_t      qhead, qlen, unfinished;
+    uint64_t      unresolved, ramps, bent;
+    /* channels and partners */
+    chan_t   *ch;
+    uint32_t  nch, setup_open;
+    peer_t   *peers;
+    uint32_t  npeers, incoming, counts_got;
+    outbuf_t *ob;
+    uint32_t  nob, *dest_slot; /* [nranks] */
+    deferred_t *def;
+    size_t      ndef, capdef;
+    st_clc_stats_t stats;
+};
+
+/* ---- small helpers ------------------------------------------------------------------------------- */
+
+static void fail(st_clc_replay_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail(st_clc_replay_t *r, const char *fmt, ...)
+{
+    if (r->state == S_FAILED)
+        return;
+    char msg[300];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    st_log_error("CLC (parallel, rank %d): %s", r->me, msg);
+    r->state = S_FAILED;
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 16;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*v, n * elem);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = n;
+    return 0;
+}
+
+static int u64_push(u64vec_t *v, uint64_t x)
+{
+    if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+        return -1;
+    v->v[v->n++] = x;
+    return 0;
+}
+
+static int ent_push(entvec_t *v, ent_t e)
+{
+    if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+        return -1;
+    v->v[v->n++] = e;
+    return 0;
+}
+
+static uint64_t gid(const st_clc_loc_t *L) { return (uint64_t)(uint32_t)L->rank << 32 | L->thread; }
+
+static uint32_t key_type(const uint64_t *key) { return (uint32_t)(key[0] >> 56); }
+
+/* Keeps the two largest values on distinct locations (run.c's rule). */
+static void quad_put(quad_t *q, uint64_t v, uint64_t loc)
+{
+    if (q->l1 == loc) {
+        if (v > q->v1)
+            q->v1 = v;
+    } else if (q->l1 == NOLOC || v > q->v1) {
+        q->v2 = q->v1, q->l2 = q->l1;
+        q->v1 = v, q->l1 = loc;
+    } else if (q->l2 == NOLOC || v > q->v2) {
+        q->v2 = v, q->l2 = loc;
+    }
+}
+
+static void quad_merge(quad_t *a, const quad_t *b)
+{
+    if (b->l1 != NOLOC)
+        quad_put(a, b->v1, b->l1);
+    if (b->l2 != NOLOC)
+        quad_put(a, b->v2, b->l2);
+}
+
+/* The kept value of a location other than loc; 0 if none. */
+static int quad_other(const quad_t *q, uint64_t loc, uint64_t *v)
+{
+    if (q->l1 != NOLOC && q->l1 != loc)
+        return *v = q->v1, 1;
+    if (q->l2 != NOLOC && q->l2 != loc)
+        return *v = q->v2, 1;
+    return 0;
+}
+
+static const quad_t quad_empty = { 0, NOLOC, 0, NOLOC };
+
+static void vc_count(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)
+{
+    if (kind >= ST_CLC__KINDS)
+        kind = 0;
+    out->messages[kind]++;
+    uint64_t bound = send + mu;
+    if (recv >= bound)
+        return;
+    uint64_t err = bound - recv;
+    out->violated[kind]++;
+    out->sum_err[kind] += err;
+    if (err > out->max_err[kind])
+        out->max_err[kind] = err;
+}
+
+/* ---- lookup ---------------------------------------------------------------------------------------- */
+
+static int cmp_chan(const void *a, const void *b)
+{
+    const chan_t *x = a, *y = b;
+    if (x->kind != y->kind)
+        return x->kind < y->kind ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static chan_t *find_chan(st_clc_replay_t *r, uint8_t kind, uint64_t key)
+{
+    chan_t k = { .kind = kind, .key = key };
+    return r->nch ? bsearch(&k, r->ch, r->nch, sizeof k, cmp_chan) : NULL;
+}
+
+static int cmp_peer(const void *a, const void *b)
+{
+    int32_t x = ((const peer_t *)a)->rank, y = ((const peer_t *)b)->rank;
+    return x < y ? -1 : x > y;
+}
+
+static peer_t *find_peer(st_clc_replay_t *r, int32_t rank)
+{
+    peer_t k = { .rank = rank };
+    return r->npeers ? bsearch(&k, r->peers, r->npeers, sizeof k, cmp_peer) : NULL;
+}
+
+/* ---- output ---------------------------------------------------------------------------------------- */
+
+static uint8_t *ob_reserve(st_clc_replay_t *r, int32_t to, size_t n, outbuf_t **pb)
+{
+    if (to < 0 || to >= r->nranks)
+        return fail(r, "message for rank %d outside the world", to), NULL;
+    uint32_t k = r->dest_slot[to];
+    if (k == NONE32) {
+        size_t cap = r->nob; /* exact-size growth keeps the code simple; destinations are few */
+        outbuf_t *ob = realloc(r->ob, (cap + 1) * sizeof *ob);
+        if (!ob)
+            return fail(r, "out of memory"), NULL;
+        r->ob = ob;
+        k = r->nob++;
+        r->ob[k] = (outbuf_t){ .rank = to, .fwd_at = SIZE_MAX };
+        r->dest_slot[to] = k;
+    }
+    outbuf_t *b = &r->ob[k];
+    if (grow((void **)&b->data, &b->cap, b->len + n, 1))
+        return fail(r, "out of memory"), NULL;
+    uint8_t *p = b->data + b->len;
+    b->len += n;
+    if (pb)
+        *pb = b;
+    return p;
+}
+
+/* Appends a record header plus len payload bytes for `to`; returns the payload, NULL on failure. */
+static uint8_t *rec_begin(st_clc_replay_t *r, int32_t to, uint8_t type, uint8_t phase, const chan_t *c,
+                          uint64_t seq, uint32_t nseq, size_t len)
+{
+    outbuf_t *b;
+    uint8_t *p = ob_reserve(r, to, sizeof(rec_t) + len, &b);
+    if (!p)
+        return NULL;
+    b->fwd_at = SIZE_MAX;
+    rec_t h = { .type = type, .phase = phase, .chkind = c ? c->kind : 0, .nseq = nseq, .len = len,
+                .chan = c ? c->key : 0, .seq = seq };
+    memcpy(p, &h, sizeof h);
+    r->busy = 1;
+    return p + sizeof h;
+}
+
+static int flush(st_clc_replay_t *r, int all)
+{
+    for (uint32_t i = 0; i < r->nob; i++) {
+        outbuf_t *b = &r->ob[i];
+        if (!b->len || (!all && b->len < FLUSH_BYTES))
+            continue;
+        void *data = b->data;
+        size_t len = b->len;
+        b->data = NULL;
+        b->len = b->cap = 0;
+        b->fwd_at = SIZE_MAX;
+        if (r->net.send(r->net.ctx, b->rank, data, len) != 0) {
+            fail(r, "cannot send to rank %d", b->rank);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* One forward point-to-point value: appended to the open R_FWD record of the receiver. */
+static void send_fwd(st_clc_replay_t *r, const peer_t *pe, uint64_t idx, uint64_t lc)
+{
+    uint32_t k = pe->rank < r->nranks ? r->dest_slot[pe->rank] : NONE32;
+    if (k == NONE32 || r->ob[k].fwd_at == SIZE_MAX) {
+        if (!rec_begin(r, pe->rank, R_FWD, PH_F, NULL, 0, 0, 0))
+            return;
+        k = r->dest_slot[pe->rank];
+        r->ob[k].fwd_at = r->ob[k].len - sizeof(rec_t);
+    }
+    outbuf_t *b = &r->ob[k];
+    uint64_t pair[2] = { idx, lc };
+    size_t at = b->fwd_at;
+    uint8_t *p = ob_reserve(r, pe->rank, sizeof pair, NULL);
+    if (!p)
+        return;
+    memcpy(p, pair, sizeof pair);
+    rec_t h;
+    memcpy(&h, b->data + at, sizeof h);
+    h.len += sizeof pair;
+    memcpy(b->data + at, &h, sizeof h);
+    b->fwd_at = at;
+}
+
+/* ---- tree payloads --------------------------------------------------------------------------------- */
+
+static size_t nq_of(int ph) { return NSLOT * ph_nv[ph]; }
+
+static quad_t *qof(chan_t *c, int ph, uint64_t s) { return &c->ph[ph].q[s * nq_of(ph)]; }
+
+static entvec_t *ents(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s)
+{
+    phase_t *P = &c->ph[ph];
+    if (!P->ent && !(P->ent = calloc(c->N ? c->N : 1, sizeof *P->ent)))
+        return fail(r, "out of memory"), NULL;
+    return &P->ent[s];
+}
+
+static uint8_t merge_shape(st_clc_replay_t *r, uint8_t a, uint8_t b)
+{
+    if (a != SH_EMPTY && b != SH_EMPTY && a != b)
+        st_log_warn_once("CLC (parallel, rank %d): members disagree whether a collective is a scan", r->me);
+    return a > b ? a : b;
+}
+
+static size_t seq_size(chan_t *c, int ph, uint64_t s)
+{
+    size_t n = 8;
+    if (c->ph[ph].shape[s] == SH_PRODUCT)
+        n += nq_of(ph) * sizeof(quad_t);
+    else if (c->ph[ph].shape[s] == SH_PREFIX)
+        n += 8 + (c->ph[ph].ent ? c->ph[ph].ent[s].n : 0) * (1 + ph_nv[ph]) * 8;
+    return n;
+}
+
+static uint8_t *put_u64(uint8_t *p, uint64_t v) { return memcpy(p, &v, 8), p + 8; }
+
+static uint8_t *put_seq(chan_t *c, int ph, uint64_t s, uint8_t *p)
+{
+    uint8_t sh = c->ph[ph].shape[s];
+    p = put_u64(p, sh);
+    if (sh == SH_PRODUCT) {
+        memcpy(p, qof(c, ph, s), nq_of(ph) * sizeof(quad_t));
+        p += nq_of(ph) * sizeof(quad_t);
+    } else if (sh == SH_PREFIX) {
+        const entvec_t *e = c->ph[ph].ent ? &c->ph[ph].ent[s] : NULL;
+        size_t n = e ? e->n : 0;
+        p = put_u64(p, n);
+        for (size_t i = 0; i < n; i++) {
+            p = put_u64(p, e->v[i].order);
+            for (unsigned j = 0; j < ph_nv[ph]; j++)
+                p = put_u64(p, e->v[i].v[j]);
+        }
+    }
+    return p;
+}
+
+typedef struct reader {
+    const uint8_t *p, *end;
+} reader_t;
+
+static int get_u64(reader_t *rd, uint64_t *v)
+{
+    if ((size_t)(rd->end - rd->p) < 8)
+        return -1;
+    memcpy(v, rd->p, 8);
+    rd->p += 8;
+    return 0;
+}
+
+/* Merges (replace == 0) or sets (replace != 0) instance s from the reader. */
+static int read_seq(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s, reader_t *rd, int replace)
+{
+    uint64_t sh, n;
+    if (get_u64(rd, &sh) || sh > SH_PREFIX)
+        return -1;
+    phase_t *P = &c->ph[ph];
+    quad_t *q = qof(c, ph, s);
+    if (replace) {
+        for (size_t i = 0; i < nq_of(ph); i++)
+            q[i] = quad_empty;
+        if (P->ent)
+            P->ent[s].n = 0;
+        P->shape[s] = SH_EMPTY;
+    }
+    P->shape[s] = merge_shape(r, P->shape[s], (uint8_t)sh);
+    if (sh == SH_PRODUCT) {
+        size_t bytes = nq_of(ph) * sizeof(quad_t);
+        if ((size_t)(rd->end - rd->p) < bytes)
+            return -1;
+        for (size_t i = 0; i < nq_of(ph); i++) {
+            quad_t x;
+            memcpy(&x, rd->p + i * sizeof x, sizeof x);
+            quad_merge(&q[i], &x);
+        }
+        rd->p += bytes;
+    } else if (sh == SH_PREFIX) {
+        if (get_u64(rd, &n) || n > (uint64_t)(rd->end - rd->p) / 8)
+            return -1;
+        entvec_t *e = ents(r, c, ph, s);
+        if (!e)
+            return -1;
+        for (uint64_t i = 0; i < n; i++) {
+            ent_t x = { 0 };
+            if (get_u64(rd, &x.order))
+                return -1;
+            for (unsigned j = 0; j < ph_nv[ph]; j++)
+                if (get_u64(rd, &x.v[j]))
+                    return -1;
+            if (ent_push(e, x))
+                return fail(r, "out of memory"), -1;
+        }
+    }
+    return 0;
+}
+
+/* ---- reduction trees ------------------------------------------------------------------------------- */
+
+static void result_ready(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0, uint64_t ns);
+
+static void send_op(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0, uint64_t ns, int32_t to, uint8_t type)
+{
+    size_t len = 0;
+    for (uint64_t s = s0; s < s0 + ns; s++)
+        len += seq_size(c, ph, s);
+    uint8_t *p = rec_begin(r, to, type, (uint8_t)ph, c, s0, (uint32_t)ns, len);
+    for (uint64_t s = s0; p && s < s0 + ns; s++)
+        p = put_seq(c, ph, s, p);
+}
+
+static tracker_t *tracker(chan_t *c, int ph, uint64_t s0) { return &c->ph[ph].tr[ph == PH_F ? s0 : 0]; }
+
+static uint64_t op_len(const chan_t *c, int ph) { return ph == PH_F ? 1 : c->N; }
+
+/* Sends the operation up, or at the root turns it into the result and sends it down. */
+static void try_complete(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0)
+{
+    tracker_t *t = tracker(c, ph, s0);
+    if (!t->own || t->arrived < c->nchild || t->up || t->done)
+        return;
+    uint64_t ns = op_len(c, ph);
+    if (c->parent >= 0) {
+        send_op(r, c, ph, s0, ns, c->parent, R_UP);
+        t->up = 1;
+        return;
+    }
+    t->done = 1;
+    for (uint32_t i = 0; i < c->nchild; i++)
+        send_op(r, c, ph, s0, ns, c->child[i], R_DOWN);
+    result_ready(r, c, ph, s0, ns);
+}
+
+static void own_done(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0)
+{
+    if (ph == PH_F)
+        c->ph[ph].shape[s0] = merge_shape(r, c->ph[ph].shape[s0], c->lshape[s0]);
+    tracker(c, ph, s0)->own = 1;
+    try_complete(r, c, ph, s0);
+}
+
+static int on_op(st_clc_replay_t *r, chan_t *c, const rec_t *h, reader_t *rd)
+{
+    int ph = h->phase;
+    uint64_t ns = op_len(c, ph);
+    if (ph >= PH__N || h->nseq != ns || h->seq >= c->N || h->seq + ns > c->N)
+        return -1;
+    tracker_t *t = tracker(c, ph, h->seq);
+    if (t->done)
+        return -1;
+    int down = h->type == R_DOWN;
+    for (uint64_t s = h->seq; s < h->seq + ns; s++)
+        if (read_seq(r, c, ph, s, rd, down))
+            return -1;
+    if (!down) {
+        t->arrived++;
+        try_complete(r, c, ph, h->seq);
+        return 0;
+    }
+    t->done = 1;
+    for (uint32_t i = 0; i < c->nchild; i++)
+        send_op(r, c, ph, h->seq, ns, c->child[i], R_DOWN);
+    result_ready(r, c, ph, h->seq, ns);
+    return 0;
+}
+
+/* Setup: every member's number of instances; the max is N. */
+static int alloc_channel(st_clc_replay_t *r, chan_t *c);
+
+static void setup_done(st_clc_replay_t *r, chan_t *c, uint64_t n)
+{
+    c->setup.done = 1;
+    if (n > MAX_SEQ) {
+        fail(r, "communicator %llx claims %llu collective instances", (unsigned long long)c->key,
+             (unsigned long long)n);
+        return;
+    }
+    c->N = n;
+    for (uint32_t i = 0; i < c->nchild; i++) {
+        uint8_t *p = rec_begin(r, c->child[i], R_SETUP_DOWN, 0, c, 0, 0, 8);
+        if (p)
+            put_u64(p, n);
+    }
+    if (alloc_channel(r, c) == 0)
+        r->setup_open--;
+}
+
+static void setup_try(st_clc_replay_t *r, chan_t *c)
+{
+    tracker_t *t = &c->setup;
+    if (!t->own || t->arrived < c->nchild || t->up || t->done)
+        return;
+    if (c->parent < 0) {
+        setup_done(r, c, c->local_n);
+        return;
+    }
+    uint8_t *p = rec_begin(r, c->parent, R_SETUP_UP, 0, c, 0, 0, 8);
+    if (p)
+        put_u64(p, c->local_n);
+    t->up = 1;
+}
+
+static int on_setup(st_clc_replay_t *r, chan_t *c, const rec_t *h, reader_t *rd)
+{
+    uint64_t v;
+    if (get_u64(rd, &v) || c->setup.done)
+        return -1;
+    if (h->type == R_SETUP_DOWN) {
+        setup_done(r, c, v);
+        return 0;
+    }
+    if (v > c->local_n)
+        c->local_n = v;
+    c->setup.arrived++;
+    setup_try(r, c);
+    return 0;
+}
+
+/* ---- channels ---------------------------------------------------------------------------------------- */
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sorted, unique members; tree position of this rank. Returns 0, 1 (not a member: skip) or -1. */
+static int chan_members(st_clc_replay_t *r, chan_t *c, const int32_t *a, uint32_t na, const int32_t *b, uint32_t nb)
+{
+    c->members = malloc(sizeof(int32_t) * (na + nb + 1));
+    c->child = malloc(sizeof(int32_t) * 33);
+    if (!c->members || !c->child)
+        return -1;
+    for (uint32_t i = 0; i < na; i++)
+        c->members[c->n++] = a[i];
+    for (uint32_t i = 0; b && i < nb; i++)
+        c->members[c->n++] = b[i];
+    if (c->n > 1)
+        qsort(c->members, c->n, sizeof(int32_t), cmp_i32);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < c->n; i++)
+        if (c->members[i] >= 0 && c->members[i] < r->nranks && (m == 0 || c->members[m - 1] != c->members[i]))
+            c->members[m++] = c->members[i];
+    c->n = m;
+    uint32_t me = 0;
+    while (me < c->n && c->members[me] != r->me)
+        me++;
+    if (me == c->n)
+        return 1;
+    c->me = me;
+    c->parent = me ? c->members[me & (me - 1)] : -1;
+    for (uint64_t bit = 1; bit < c->n && !(me & bit); bit <<= 1)
+        if (me + bit < c->n)
+            c->child[c->nchild++] = c->members[me + bit];
+    return 0;
+}
+
+static void chan_free(chan_t *c)
+{
+    free(c->members);
+    free(c->child);
+    free(c->pend);
+    free(c->inst0);
+    free(c->inst1);
+    free(c->lshape);
+    for (int ph = 0; ph < PH__N; ph++) {
+        phase_t *P = &c->ph[ph];
+        if (P->ent)
+            for (uint64_t s = 0; s < c->N; s++)
+                free(P->ent[s].v);
+        free(P->ent);
+        free(P->tr);
+        free(P->q);
+        free(P->shape);
+    }
+}
+
+static int add_chan(st_clc_replay_t *r, uint8_t kind, uint64_t key, int inter, const int32_t *a, uint32_t na,
+                    const int32_t *b, uint32_t nb)
+{
+    chan_t c = { .kind = kind, .key = key, .inter = (uint8_t)inter };
+    int rc = chan_members(r, &c, a, na, b, nb);
+    if (rc != 0) {
+        chan_free(&c);
+        return rc < 0 ? -1 : 0;
+    }
+    chan_t *v = realloc(r->ch, (r->nch + 1) * sizeof *v);
+    if (!v) {
+        chan_free(&c);
+        return -1;
+    }
+    r->ch = v;
+    r->ch[r->nch++] = c;
+    return 0;
+}
+
+static int build_channels(st_clc_replay_t *r)
+{
+    const st_clc_proc_t *pr = &r->in->procs[r->me];
+    for (uint32_t i = 0; i < pr->ncomms; i++) {
+        const st_comm_def_t *d = &pr->comms[i];
+        int dup = 0;
+        for (uint32_t j = 0; j < r->nch && !dup; j++)
+            dup = r->ch[j].key == d->key;
+        int inter = (d->flags & ST_COMMF_INTER) || d->remote_size;
+        if (!dup && add_chan(r, CH_COMM, d->key, inter, d->world, d->world ? d->size : 0, d->remote_world,
+                             d->remote_world ? d->remote_size : 0))
+            return -1;
+    }
+    if (r->in->nsync && r->in->sync) {
+        int32_t *all = malloc(sizeof(int32_t) * (size_t)r->nranks);
+        if (!all)
+            return -1;
+        for (int32_t q = 0; q < r->nranks; q++)
+            all[q] = q;
+        int rc = add_chan(r, CH_SYNC, 0, 0, all, (uint32_t)r->nranks, NULL, 0);
+        free(all);
+        if (rc)
+            return -1;
+        chan_t *c = &r->ch[r->nch - 1];
+        for (uint32_t s = 0; s < r->in->nsync; s++)
+            if (r->in->sync[s].group + 1ull > c->local_n)
+                c->local_n = r->in->sync[s].group + 1ull;
+    }
+    if (r->nch > 1)
+        qsort(r->ch, r->nch, sizeof *r->ch, cmp_chan);
+    return 0;
+}
+
+/* Every member must take part in every instance: N counts the seqs of all collective calls. */
+static void channel_counts(st_clc_replay_t *r)
+{
+    const st_clc_proc_t *pr = &r->in->procs[r->me];
+    for (uint32_t l = 0; l < r->in->nlocs; l++) {
+        const st_clc_loc_t *L = &r->in->locs[l];
+        for (uint64_t i = 0; i < L->n; i++) {
+            const st_event_t *e = &L->ev[i];
+            uint64_t seq;
+            if (e->kind == ST_EV_MPI_COLL_END)
+                seq = e->id;
+            else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE)
+                seq = e->aux;
+            else
+                continue;
+            if (e->comm >= pr->ncomms || seq >= MAX_SEQ)
+                continue;
+            chan_t *c = find_chan(r, CH_COMM, pr->comms[e->comm].key);
+            if (c && seq + 1 > c->local_n)
+                c->local_n = seq + 1;
+        }
+    }
+}
+
+static int alloc_phase(phase_t *P, int ph, uint64_t N)
+{
+    size_t n = N ? N : 1, nq = nq_of(ph);
+    P->tr = calloc(ph == PH_F ? n : 1, sizeof *P->tr);
+    P->q = malloc(n * nq * sizeof *P->q);
+    P->shape = calloc(n, 1);
+    if (!P->tr || !P->q || !P->shape)
+        return -1;
+    for (size_t i = 0; i < n * nq; i++)
+        P->q[i] = quad_empty;
+    P->open = ph == PH_F ? N : (N ? 1 : 0);
+    return 0;
+}
+
+static int alloc_channel(st_clc_replay_t *r, chan_t *c)
+{
+    size_t n = c->N ? c->N : 1;
+    c->pend = calloc(n, sizeof *c->pend);
+    c->inst0 = malloc(n * sizeof *c->inst0);
+    c->inst1 = malloc(n * sizeof *c->inst1);
+    c->lshape = calloc(n, 1);
+    int rc = c->pend && c->inst0 && c->inst1 && c->lshape ? 0 : -1;
+    for (int ph = 0; rc == 0 && ph < PH__N; ph++)
+        rc = alloc_phase(&c->ph[ph], ph, c->N);
+    if (rc) {
+        fail(r, "out of memory (%llu collective instances)", (unsigned long long)c->N);
+        return -1;
+    }
+    for (size_t s = 0; s < n; s++)
+        c->inst0[s] = c->inst1[s] = NONE64;
+    return 0;
+}
+
+/* ---- classification ---------------------------------------------------------------------------------- */
+
+static int add_peer(st_clc_replay_t *r, int32_t rank)
+{
+    for (uint32_t i = 0; i < r->npeers; i++)
+        if (r->peers[i].rank == rank)
+            return 0;
+    peer_t *v = realloc(r->peers, (r->npeers + 1) * sizeof *v);
+    if (!v)
+        return -1;
+    r->peers = v;
+    r->peers[r->npeers++] = (peer_t){ .rank = rank };
+    return 0;
+}
+
+/* The channel of a COLL/SYNC instance and its slot (intercommunicators: the receiving group). */
+static chan_t *inst_chan(st_clc_replay_t *r, const st_clc_inst_t *in, uint64_t *seq, uint8_t *slot)
+{
+    uint32_t t = key_type(in->key);
+    chan_t *c = t == ST_CLC_KEY_SYNC ? find_chan(r, CH_SYNC, 0) : find_chan(r, CH_COMM, in->key[2]);
+    *seq = in->key[1];
+    *slot = c && c->inter && in->key[3] != (uint64_t)(uint32_t)c->members[0];
+    return c;
+}
+
+static int classify(st_clc_replay_t *r)
+{
+    const st_clc_graph_t *g = &r->g;
+    for (uint64_t k = 0; k < g->ninst; k++) {
+        const st_clc_inst_t *in = &g->inst[k];
+        uint32_t t = key_type(in->key);
+        r->tq[k] = quad_empty;
+        r->wait_head[k] = NONE32;
+        if (t == ST_CLC_KEY_P2P) {
+            int32_t from = (int32_t)(in->key[1] >> 32), to = (int32_t)(uint32_t)in->key[1];
+            int32_t other = from == r->me ? to : from;
+            if (from == to || (from != r->me && to != r->me)) {
+                r->cat[k] = from == to ? CAT_LOCAL : CAT_DEAD;
+            } else if (other < 0 || other >= r->nranks) {
+                r->cat[k] = CAT_DEAD;
+            } else {
+                r->cat[k] = from == r->me ? CAT_OUT : CAT_IN;
+                if (add_peer(r, other))
+                    return -1;
+            }
+        } else if (t == ST_CLC_KEY_COLL || t == ST_CLC_KEY_SYNC) {
+            uint64_t seq;
+            uint8_t slot;
+            chan_t *c = inst_chan(r, in, &seq, &slot);
+            r->cat[k] = c ? CAT_COLL : CAT_DEAD;
+            r->ia[k] = c ? (uint32_t)(c - r->ch) : 0;
+            r->islot[k] = slot;
+        } else {
+            r->cat[k] = CAT_LOCAL;
+        }
+        r->pending[k] = r->cat[k] == CAT_LOCAL ? in->nsend : r->cat[k] == CAT_DEAD || r->cat[k] == CAT_OUT ? 0 : 1;
+    }
+    if (r->npeers > 1)
+        qsort(r->peers, r->npeers, sizeof *r->peers, cmp_peer);
+    /* Instances per partner in key order: both ends see the same order of (tag, comm, k). */
+    for (uint64_t k = 0; k < g->ninst; k++) {
+        if (r->cat[k] != CAT_OUT && r->cat[k] != CAT_IN)
+            continue;
+        const uint64_t *key = g->inst[k].key;
+        int32_t other = r->cat[k] == CAT_OUT ? (int32_t)(uint32_t)key[1] : (int32_t)(key[1] >> 32);
+        peer_t *pe = find_peer(r, other);
+        r->ia[k] = (uint32_t)(pe - r->peers);
+        if (u64_push(r->cat[k] == CAT_OUT ? &pe->send_inst : &pe->recv_inst, k))
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- point-to-point matching -------------------------------------------------------------------------- */
+
+static uint32_t tag_of(const uint64_t *key) { return (uint32_t)key[0]; }
+
+/* Channel runs of a partner's instance list: calls fn(first, end) for each (tag, comm). */
+static int count_records(const st_clc_replay_t *r, const peer_t *pe, counts_rec_t *out)
+{
+    int n = 0;
+    for (int dir = 0; dir < 2; dir++) {
+        const u64vec_t *v = dir == 0 ? &pe->send_inst : &pe->recv_inst;
+        for (size_t i = 0, j; i < v->n; i = j) {
+            const uint64_t *ki = r->g.inst[v->v[i]].key;
+            for (j = i + 1; j < v->n; j++) {
+                const uint64_t *kj = r->g.inst[v->v[j]].key;
+                if (tag_of(kj) != tag_of(ki) || kj[2] != ki[2])
+                    break;
+            }
+            if (out)
+                out[n] = (counts_rec_t){ .comm = ki[2], .tag = tag_of(ki), .dir = (uint32_t)dir, .count = j - i };
+            n++;
+        }
+    }
+    return n;
+}
+
+static void send_counts(st_clc_replay_t *r)
+{
+    for (uint32_t i = 0; i < r->npeers && r->state != S_FAILED; i++) {
+        peer_t *pe = &r->peers[i];
+        int n = count_records(r, pe, NULL);
+        uint8_t *p = rec_begin(r, pe->rank, R_COUNTS, 0, NULL, 0, 0, (size_t)n * sizeof(counts_rec_t));
+        if (p && n) {
+            counts_rec_t *recs = malloc((size_t)n * sizeof *recs);
+            if (!recs) {
+                fail(r, "out of memory");
+                return;
+            }
+            count_records(r, pe, recs);
+            memcpy(p, recs, (size_t)n * sizeof *recs);
+            free(recs);
+        }
+    }
+}
+
+static int on_counts(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd)
+{
+    if (h->len % sizeof(counts_rec_t))
+        return -1;
+    r->counts_got++;
+    peer_t *pe = find_peer(r, from);
+    size_t n = h->len / sizeof(counts_rec_t);
+    if (pe && n) { /* unknown partners: nothing of ours can match theirs */
+        if (!(pe->theirs = malloc(h->len)))
+            return fail(r, "out of memory"), -1;
+        memcpy(pe->theirs, rd->p, h->len);
+        pe->ntheirs = n;
+    }
+    rd->p += h->len;
+    return 0;
+}
+
+static uint64_t their_count(const peer_t *pe, uint32_t dir, uint32_t tag, uint64_t comm)
+{
+    for (size_t i = 0; i < pe->ntheirs; i++)
+        if (pe->theirs[i].dir == dir && pe->theirs[i].tag == tag && pe->theirs[i].comm == comm)
+            return pe->theirs[i].count;
+    return 0;
+}
+
+/* Keeps the instances whose k is below the other side's count; the rest are DEAD. */
+static void match_list(st_clc_replay_t *r, const peer_t *pe, u64vec_t *v, uint32_t their_dir, uint64_t *unmatched)
+{
+    size_t m = 0;
+    uint64_t lim = 0;
+    for (size_t i = 0; i < v->n; i++) {
+        uint64_t k = v->v[i];
+        const uint64_t *key = r->g.inst[k].key;
+        if (i == 0 || tag_of(key) != tag_of(r->g.inst[v->v[i - 1]].key) || key[2] != r->g.inst[v->v[i - 1]].key[2])
+            lim = their_count(pe, their_dir, tag_of(key), key[2]);
+        if (key[3] < lim) {
+            r->ib[k] = m;
+            v->v[m++] = k;
+        } else {
+            r->cat[k] = CAT_DEAD;
+            r->pending[k] = 0;
+            ++*unmatched;
+        }
+    }
+    v->n = m;
+}
+
+static int match_peers(st_clc_replay_t *r)
+{
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        peer_t *pe = &r->peers[i];
+        match_list(r, pe, &pe->send_inst, 1, &r->ds.unmatched_send);
+        match_list(r, pe, &pe->recv_inst, 0, &r->ds.unmatched_recv);
+        pe->bwd = malloc((pe->send_inst.n + 1) * sizeof *pe->bwd);
+        pe->stat = malloc((2 * pe->recv_inst.n + 1) * sizeof *pe->stat);
+        if (!pe->bwd || !pe->stat)
+            return -1;
+    }
+    return 0;
+}
+
+/* ---- forward ------------------------------------------------------------------------------------------- */
+
+static void enqueue(st_clc_replay_t *r, uint32_t l)
+{
+    if (r->queued[l] || r->fwd[l].pos >= r->in->locs[l].n)
+        return;
+    r->queued[l] = 1;
+    r->queue[(r->qhead + r->qlen++) % r->in->nlocs] = l;
+}
+
+static void wake(st_clc_replay_t *r, uint64_t k)
+{
+    for (uint32_t l = r->wait_head[k]; l != NONE32;) {
+        uint32_t next = r->wait_next[l];
+        r->wait_next[l] = NONE32;
+        enqueue(r, l);
+        l = next;
+    }
+    r->wait_head[k] = NONE32;
+}
+
+static void result_ready(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0, uint64_t ns)
+{
+    c->ph[ph].open--;
+    if (ph != PH_F)
+        return;
+    for (uint64_t s = s0; s < s0 + ns; s++) {
+        uint64_t ks[2] = { c->inst0[s], c->inst1[s] };
+        for (int j = 0; j < 2; j++) {
+            uint64_t k = ks[j];
+            if (k == NONE64)
+                continue;
+            if (c->ph[PH_F].shape[s] == SH_PRODUCT)
+                r->tq[k] = qof(c, PH_F, s)[r->islot[k]];
+            r->pending[k] = 0;
+            wake(r, k);
+        }
+    }
+}
+
+static uint64_t ref_order(const st_clc_replay_t *r, uint64_t k, uint32_t slot)
+{
+    return r->g.refs[r->g.inst[k].first + slot].order;
+}
+
+/* Scans: largest value of entries below (or smallest above) order o. */
+static int prefix_max(const entvec_t *e, uint64_t o, unsigned vi, uint64_t *v)
+{
+    int have = 0;
+    for (size_t i = 0; e && i < e->n; i++)
+        if (e->v[i].order < o && (!have || e->v[i].v[vi] > *v))
+            *v = e->v[i].v[vi], have = 1;
+    return have;
+}
+
+static int suffix_min(const entvec_t *e, uint64_t o, uint64_t *v)
+{
+    int have = 0;
+    for (size_t i = 0; e && i < e->n; i++)
+        if (e->v[i].order > o && (!have || e->v[i].v[0] < *v))
+            *v = e->v[i].v[0], have = 1;
+    return have;
+}
+
+static const entvec_t *ents_ro(const chan_t *c, int ph, uint64_t s)
+{
+    return c->ph[ph].ent ? &c->ph[ph].ent[s] : NULL;
+}
+
+static int fwd_recv_bound(void *ctx, uint32_t loc, const st_clc_port_t *p, int force, uint64_t *bound, uint8_t *kind)
+{
+    st_clc_replay_t *r = ctx;
+    uint64_t k = p->inst, v = 0;
+    const st_clc_inst_t *in = &r->g.inst[k];
+    *kind = in->kind;
+    if (r->pending[k] && !force)
+        return 0;
+    int have;
+    if (r->cat[k] == CAT_COLL && in->shape == ST_CLC_PREFIX) {
+        const chan_t *c = &r->ch[r->ia[k]];
+        have = !r->pending[k] && prefix_max(ents_ro(c, PH_F, r->ib[k]), ref_order(r, k, p->slot), 0, &v);
+    } else {
+        have = quad_other(&r->tq[k], gid(&r->in->locs[loc]), &v);
+    }
+    *bound = have ? v + st_clc_mu(&r->p, in->mumask) : 0;
+    return 1;
+}
+
+static void fwd_send_done(void *ctx, uint32_t loc, const st_clc_port_t *p, uint64_t lc)
+{
+    st_clc_replay_t *r = ctx;
+    uint64_t k = p->inst;
+    switch (r->cat[k]) {
+    case CAT_LOCAL:
+        quad_put(&r->tq[k], lc, gid(&r->in->locs[loc]));
+        if (--r->pending[k] == 0)
+            wake(r, k);
+        break;
+    case CAT_OUT:
+        send_fwd(r, &r->peers[r->ia[k]], r->ib[k], lc);
+        break;
+    case CAT_COLL: {
+        chan_t *c = &r->ch[r->ia[k]];
+        uint64_t s = r->ib[k];
+        if (r->g.inst[k].shape == ST_CLC_PREFIX) {
+            entvec_t *e = ents(r, c, PH_F, s);
+            if (e && ent_push(e, (ent_t){ .order = ref_order(r, k, p->slot), .v = { lc, 0 } }))
+                fail(r, "out of memory");
+        } else {
+            quad_put(&qof(c, PH_F, s)[r->islot[k]], lc, gid(&r->in->locs[loc]));
+        }
+        if (--c->pend[s] == 0)
+            own_done(r, c, PH_F, s);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static const st_clc_fwd_ops_t fwd_ops = { fwd_recv_bound, fwd_send_done };
+
+static int drain(st_clc_replay_t *r, uint32_t forced)
+{
+    while (r->qlen && r->state == S_FWD) {
+        uint32_t l = r->queue[r->qhead];
+        r->qhead = (r->qhead + 1) % r->in->nlocs;
+        r->qlen--;
+        r->queued[l] = 0;
+        const st_clc_port_t *ports = r->g.ports + r->g.port_first[l];
+        uint64_t np = r->g.port_first[l + 1] - r->g.port_first[l], before = r->fwd[l].pos;
+        int rc = st_clc_forward_loc(&r->p, &r->in->locs[l], l, ports, np, &r->fwd[l], &fwd_ops, r, l == forced);
+        forced = NONE32;
+        r->busy |= r->fwd[l].pos != before;
+        if (rc == ST_CLC_NOMEM)
+            return fail(r, "out of memory"), -1;
+        if (rc == ST_CLC_BLOCKED) {
+            uint64_t k = ports[r->fwd[l].blocked].inst;
+            r->wait_next[l] = r->wait_head[k];
+            r->wait_head[k] = l;
+        } else {
+            r->unfinished--;
+        }
+        if (r->state == S_FWD)
+            flush(r, 0);
+    }
+    return 0;
+}
+
+/* A wait that nothing remote can end (a dependency cycle inside the process). */
+static int local_wait(const st_clc_replay_t *r, uint64_t k)
+{
+    return r->cat[k] == CAT_LOCAL || (r->cat[k] == CAT_COLL && r->ch[r->ia[k]].n == 1);
+}
+
+static void unlink_waiter(st_clc_replay_t *r, uint64_t k, uint32_t l)
+{
+    for (uint32_t *pp = &r->wait_head[k]; *pp != NONE32; pp = &r->wait_next[*pp])
+        if (*pp == l) {
+            *pp = r->wait_next[l];
+            r->wait_next[l] = NONE32;
+            return;
+        }
+}
+
+/* Like run.c: when every unfinished location waits on this process alone, force the lowest. */
+static void break_local_cycle(st_clc_replay_t *r)
+{
+    uint32_t first = NONE32;
+    for (uint32_t l = 0; l < r->in->nlocs; l++) {
+        if (r->fwd[l].pos >= r->in->locs[l].n)
+            continue;
+        const st_clc_port_t *port = r->g.ports + r->g.port_first[l] + r->fwd[l].blocked;
+        if (!local_wait(r, port->inst))
+            return;
+        if (first == NONE32)
+            first = l;
+    }
+    if (first == NONE32)
+        return;
+    const st_clc_port_t *port = r->g.ports + r->g.port_first[first] + r->fwd[first].blocked;
+    if (r->unresolved++ == 0)
+        st_log_warn("CLC: cyclic happened-before relations (inconsistent trace) at rank %d thread %u event %llu;"
+                    " receive corrected with the sends known so far",
+                    r->in->locs[first].rank, r->in->locs[first].thread, (unsigned long long)port->ev);
+    unlink_waiter(r, port->inst, first);
+    enqueue(r, first);
+    drain(r, first);
+}
+
+static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, size_t len, size_t *used);
+
+static void enter_forward(st_clc_replay_t *r)
+{
+    if (match_peers(r))
+        return fail(r, "out of memory");
+    for (uint64_t k = 0; k < r->g.ninst; k++) {
+        if (r->cat[k] != CAT_COLL)
+            continue;
+        chan_t *c = &r->ch[r->ia[k]];
+        uint64_t seq;
+        uint8_t slot;
+        inst_chan(r, &r->g.inst[k], &seq, &slot);
+        if (seq >= c->N || (c->inst0[seq] != NONE64 && c->inst1[seq] != NONE64)) {
+            r->cat[k] = CAT_DEAD;
+            r->pending[k] = 0;
+            continue;
+        }
+        r->ib[k] = seq;
+        *(c->inst0[seq] == NONE64 ? &c->inst0[seq] : &c->inst1[seq]) = k;
+        c->pend[seq] += r->g.inst[k].nsend;
+        c->lshape[seq] = r->g.inst[k].shape == ST_CLC_PREFIX ? SH_PREFIX : SH_PRODUCT;
+    }
+    r->state = S_FWD;
+    deferred_t *def = r->def;
+    size_t ndef = r->ndef;
+    r->def = NULL;
+    r->ndef = r->capdef = 0;
+    for (size_t i = 0; i < ndef; i++) {
+        size_t used;
+        if (r->state != S_FAILED && process_record(r, def[i].from, def[i].buf, def[i].len, &used))
+            fail(r, "malformed message from rank %d", def[i].from);
+        free(def[i].buf);
+    }
+    free(def);
+    for (uint32_t i = 0; i < r->nch; i++)
+        for (uint64_t s = 0; s < r->ch[i].N; s++)
+            if (r->ch[i].pend[s] == 0)
+                own_done(r, &r->ch[i], PH_F, s);
+    for (uint32_t l = 0; l < r->in->nlocs; l++)
+        enqueue(r, l);
+    r->busy = 1;
+}
+
+/* ---- backward -------------------------------------------------------------------------------------------- */
+
+static uint64_t ref_time(const st_clc_replay_t *r, const st_clc_ref_t *x) { return r->in->locs[x->loc].ev[x->ev].time; }
+
+static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int recv, uint32_t *n)
+{
+    const st_clc_inst_t *in = &r->g.inst[k];
+    *n = recv ? in->nrecv : in->nsend;
+    return &r->g.refs[in->first + (recv ? in->nsend : 0)];
+}
+
+static void enter_backward(st_clc_replay_t *r)
+{
+    for (uint64_t k = 0; k < r->g.ninst; k++) {
+        uint32_t n;
+        const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
+        if (r->cat[k] == CAT_LOCAL) { /* limits from the forward LC of the receives, complemented */
+            r->tq[k] = quad_empty;
+            for (uint32_t i = 0; i < n; i++)
+                quad_put(&r->tq[k], ~ref_time(r, &rv[i]), gid(&r->in->locs[rv[i].loc]));
+        } else if (r->cat[k] == CAT_COLL) {
+            chan_t *c = &r->ch[r->ia[k]];
+            uint64_t s = r->ib[k];
+            int prefix = r->g.inst[k].shape == ST_CLC_PREFIX;
+            c->ph[PH_B].shape[s] = merge_shape(r, c->ph[PH_B].shape[s], prefix ? SH_PREFIX : SH_PRODUCT);
+            for (uint32_t i = 0; i < n; i++) {
+                entvec_t *e = prefix ? ents(r, c, PH_B, s) : NULL;
+                if (prefix && (!e || ent_push(e, (ent_t){ .order = rv[i].order, .v = { ref_time(r, &rv[i]), 0 } })))
+                    return fail(r, "out of memory");
+                if (!prefix)
+                    quad_put(&qof(c, PH_B, s)[r->islot[k]], ~ref_time(r, &rv[i]), gid(&r->in->locs[rv[i].loc]));
+            }
+        }
+    }
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        const peer_t *pe = &r->peers[i];
+        if (!pe->recv_inst.n)
+            continue;
+        uint8_t *p = rec_begin(r, pe->rank, R_BWD, PH_B, NULL, 0, 0, pe->recv_inst.n * 8);
+        for (size_t j = 0; p && j < pe->recv_inst.n; j++)
+            p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->recv_inst.v[j]].first]));
+    }
+    r->state = S_BWD;
+    for (uint32_t i = 0; i < r->nch; i++)
+        if (r->ch[i].N)
+            own_done(r, &r->ch[i], PH_B, 0);
+    r->busy = 1;
+}
+
+static uint64_t minus_mu(uint64_t v, uint64_t mu) { return v > mu ? v - mu : 0; }
+
+static uint64_t limit_of(void *ctx, uint32_t loc, const st_clc_port_t *p)
+{
+    st_clc_replay_t *r = ctx;
+    uint64_t k = p->inst, v;
+    uint64_t mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
+    switch (r->cat[k]) {
+    case CAT_LOCAL:
+        return quad_other(&r->tq[k], gid(&r->in->locs[loc]), &v) ? minus_mu(~v, mu) : UINT64_MAX;
+    case CAT_OUT:
+        return minus_mu(r->peers[r->ia[k]].bwd[r->ib[k]], mu);
+    case CAT_COLL: {
+        const chan_t *c = &r->ch[r->ia[k]];
+        uint64_t s = r->ib[k];
+        if (r->g.inst[k].shape == ST_CLC_PREFIX)
+            return suffix_min(ents_ro(c, PH_B, s), ref_order(r, k, p->slot), &v) ? minus_mu(v, mu) : UINT64_MAX;
+        return quad_other(&c->ph[PH_B].q[s * nq_of(PH_B) + r->islot[k]], gid(&r->in->locs[loc]), &v)
+                   ? minus_mu(~v, mu)
+                   : UINT64_MAX;
+    }
+    default:
+        return UINT64_MAX;
+    }
+}
+
+static int backward_ready(const st_clc_replay_t *r)
+{
+    for (uint32_t i = 0; i < r->npeers; i++)
+        if (r->peers[i].send_inst.n && !r->peers[i].have_bwd)
+            return 0;
+    for (uint32_t i = 0; i < r->nch; i++)
+        if (r->ch[i].ph[PH_B].open)
+            return 0;
+    return 1;
+}
+
+static void run_backward(st_clc_replay_t *r)
+{
+    st_clc_scratch_t scratch = { 0 };
+    for (uint32_t l = 0; l < r->in->nlocs && r->state != S_FAILED; l++) {
+        const st_clc_port_t *ports = r->g.ports + r->g.port_first[l];
+        uint64_t np = r->g.port_first[l + 1] - r->g.port_first[l];
+        if (st_clc_backward_loc(&r->p, &r->in->locs[l], l, ports, np, r->fwd[l].jumps, r->fwd[l].njumps, limit_of, r,
+                                &scratch, &r->ramps, &r->bent))
+            fail(r, "out of memory");
+    }
+    st_clc_scratch_free(&scratch);
+}
+
+/* ---- statistics -------------------------------------------------------------------------------------------- */
+
+static void enter_statistics(st_clc_replay_t *r)
+{
+    for (uint64_t k = 0; k < r->g.ninst; k++) {
+        if (r->cat[k] != CAT_COLL)
+            continue;
+        chan_t *c = &r->ch[r->ia[k]];
+        uint64_t s = r->ib[k];
+        int prefix = r->g.inst[k].shape == ST_CLC_PREFIX;
+        uint32_t n;
+        const st_clc_ref_t *sv = refs_of(r, k, 0, &n);
+        c->ph[PH_S].shape[s] = merge_shape(r, c->ph[PH_S].shape[s], prefix ? SH_PREFIX : SH_PRODUCT);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t cv = r->in->locs[sv[i].loc].orig[sv[i].ev], lv = ref_time(r, &sv[i]);
+            if (prefix) {
+                entvec_t *e = ents(r, c, PH_S, s);
+                if (!e || ent_push(e, (ent_t){ .order = sv[i].order, .v = { cv, lv } }))
+                    return fail(r, "out of memory");
+            } else {
+                quad_t *q = &qof(c, PH_S, s)[r->islot[k] * 2];
+                quad_put(&q[0], cv, gid(&r->in->locs[sv[i].loc]));
+                quad_put(&q[1], lv, gid(&r->in->locs[sv[i].loc]));
+            }
+        }
+    }
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        const peer_t *pe = &r->peers[i];
+        if (!pe->send_inst.n)
+            continue;
+        uint8_t *p = rec_begin(r, pe->rank, R_STAT, PH_S, NULL, 0, 0, pe->send_inst.n * 16);
+        for (size_t j = 0; p && j < pe->send_inst.n; j++) {
+            const st_clc_ref_t *x = &r->g.refs[r->g.inst[pe->send_inst.v[j]].first];
+            p = put_u64(p, r->in->locs[x->loc].orig[x->ev]);
+            p = put_u64(p, ref_time(r, x));
+        }
+    }
+    r->state = S_STAT;
+    for (uint32_t i = 0; i < r->nch; i++)
+        if (r->ch[i].N)
+            own_done(r, &r->ch[i], PH_S, 0);
+    r->busy = 1;
+}
+
+static int statistics_ready(const st_clc_replay_t *r)
+{
+    for (uint32_t i = 0; i < r->npeers; i++)
+        if (r->peers[i].recv_inst.n && !r->peers[i].have_stat)
+            return 0;
+    for (uint32_t i = 0; i < r->nch; i++)
+        for (int ph = 0; ph < PH__N; ph++)
+            if (r->ch[i].ph[ph].open)
+                return 0;
+    return 1;
+}
+
+/* Counts one receive against the send values (C, LC) the relation names. */
+static void count_recv(st_clc_replay_t *r, unsigned kind, uint64_t mu, uint64_t sc, uint64_t sl, const st_clc_ref_t *x)
+{
+    const st_clc_loc_t *L = &r->in->locs[x->loc];
+    vc_count(&r->stats.reversed, kind, sc, 0, L->orig[x->ev]);
+    vc_count(&r->stats.violations, kind, sc, mu, L->orig[x->ev]);
+    vc_count(&r->stats.remaining, kind, sl, mu, L->ev[x->ev].time);
+}
+
+static void count_coll(st_clc_replay_t *r, uint64_t k)
+{
+    const st_clc_inst_t *in = &r->g.inst[k];
+    const chan_t *c = &r->ch[r->ia[k]];
+    uint64_t s = r->ib[k], mu = st_clc_mu(&r->p, in->mumask), sc, sl;
+    uint32_t n;
+    const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
+    const quad_t *q = &c->ph[PH_S].q[s * nq_of(PH_S) + r->islot[k] * 2];
+    for (uint32_t i = 0; i < n; i++) {
+        int have;
+        if (in->shape == ST_CLC_PREFIX)
+            have = prefix_max(ents_ro(c, PH_S, s), rv[i].order, 0, &sc) &&
+                   prefix_max(ents_ro(c, PH_S, s), rv[i].order, 1, &sl);
+        else
+            have = quad_other(&q[0], gid(&r->in->locs[rv[i].loc]), &sc) &&
+                   quad_other(&q[1], gid(&r->in->locs[rv[i].loc]), &sl);
+        if (have)
+            count_recv(r, in->kind, mu, sc, sl, &rv[i]);
+    }
+}
+
+static void finish_statistics(st_clc_replay_t *r)
+{
+    st_clc_stats_t *s = &r->stats;
+    /* LOCAL instances: the sequential counter on a view of the graph holding only them. */
+    st_clc_graph_t view = r->g;
+    view.inst = malloc(sizeof *view.inst * (r->g.ninst ? r->g.ninst : 1));
+    if (!view.inst)
+        return fail(r, "out of memory");
+    view.ninst = 0;
+    for (uint64_t k = 0; k < r->g.ninst; k++)
+        if (r->cat[k] == CAT_LOCAL)
+            view.inst[view.ninst++] = r->g.inst[k];
+    st_clc_violations(&view, r->in->locs, NULL, 1, &s->reversed);
+    st_clc_violations(&view, r->in->locs, &r->p, 1, &s->violations);
+    st_clc_violations(&view, r->in->locs, &r->p, 0, &s->remaining);
+    free(view.inst);
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        const peer_t *pe = &r->peers[i];
+        for (size_t j = 0; j < pe->recv_inst.n; j++) {
+            const st_clc_inst_t *in = &r->g.inst[pe->recv_inst.v[j]];
+            count_recv(r, in->kind, st_clc_mu(&r->p, in->mumask), pe->stat[2 * j], pe->stat[2 * j + 1],
+                       &r->g.refs[in->first]);
+        }
+    }
+    for (uint64_t k = 0; k < r->g.ninst; k++)
+        if (r->cat[k] == CAT_COLL)
+            count_coll(r, k);
+    for (uint32_t l = 0; l < r->in->nlocs; l++)
+        for (size_t j = 0; j < r->fwd[l].njumps; j++)
+            s->jumps[r->fwd[l].jumps[j].kind < ST_CLC__KINDS ? r->fwd[l].jumps[j].kind : 0]++;
+    s->unresolved = r->unresolved;
+    s->ramps = r->ramps;
+    s->ramps_bent = r->bent;
+    s->deps = r->ds;
+    st_clc_stats_locs(s, r->in->locs, r->in->nlocs);
+    for (uint32_t l = 0; l < r->in->nlocs; l++)
+        for (uint64_t i = 0; i < r->in->locs[l].n; i++)
+            if (r->in->locs[l].ev[i].time != r->in->locs[l].orig[i])
+                r->in->locs[l].ev[i].flags |= ST_EVF_CLC_MOVED;
+    r->state = S_DONE;
+}
+
+/* ---- incoming records ------------------------------------------------------------------------------------------ */
+
+static int defer(st_clc_replay_t *r, int32_t from, const uint8_t *buf, size_t len)
+{
+    if (grow((void **)&r->def, &r->capdef, r->ndef + 1, sizeof *r->def))
+        return fail(r, "out of memory"), -1;
+    uint8_t *copy = malloc(len);
+    if (!copy)
+        return fail(r, "out of memory"), -1;
+    memcpy(copy, buf, len);
+    r->def[r->ndef++] = (deferred_t){ from, copy, len };
+    return 0;
+}
+
+static int on_array(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd)
+{
+    peer_t *pe = find_peer(r, from);
+    int bwd = h->type == R_BWD;
+    size_t n = pe ? (bwd ? pe->send_inst.n : 2 * pe->recv_inst.n) : 0;
+    if (!pe || h->len != n * 8 || (bwd ? pe->have_bwd : pe->have_stat))
+        return -1;
+    memcpy(bwd ? pe->bwd : pe->stat, rd->p, h->len);
+    *(bwd ? &pe->have_bwd : &pe->have_stat) = 1;
+    rd->p += h->len;
+    return 0;
+}
+
+static int on_fwd(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd)
+{
+    peer_t *pe = find_peer(r, from);
+    if (!pe || h->len % 16)
+        return -1;
+    for (uint64_t i = 0; i < h->len / 16; i++) {
+        uint64_t idx, v;
+        get_u64(rd, &idx);
+        get_u64(rd, &v);
+        if (idx >= pe->recv_inst.n)
+            return -1;
+        uint64_t k = pe->recv_inst.v[idx];
+        if (!r->pending[k])
+            return -1;
+        r->tq[k] = (quad_t){ v, REMOTE_LOC, 0, NOLOC };
+        r->pending[k] = 0;
+        wake(r, k);
+    }
+    return 0;
+}
+
+/* Handles one record at buf; *used = its size. Returns 0 or -1 (malformed). */
+static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, size_t len, size_t *used)
+{
+    rec_t h;
+    if (len < sizeof h)
+        return -1;
+    memcpy(&h, buf, sizeof h);
+    if (h.len > len - sizeof h)
+        return -1;
+    *used = sizeof h + h.len;
+    reader_t rd = { buf + sizeof h, buf + *used };
+    if (r->state == S_SETUP && h.type != R_COUNTS && h.type != R_SETUP_UP && h.type != R_SETUP_DOWN)
+        return defer(r, from, buf, *used);
+    r->busy = 1;
+    chan_t *c = NULL;
+    if (h.type == R_SETUP_UP || h.type == R_SETUP_DOWN || h.type == R_UP || h.type == R_DOWN) {
+        c = find_chan(r, h.chkind, h.chan);
+        if (!c) {
+            st_log_warn_once("CLC (parallel, rank %d): message about a communicator this rank does not know", r->me);
+            return -1;
+        }
+    }
+    switch (h.type) {
+    case R_COUNTS: return on_counts(r, from, &h, &rd);
+    case R_SETUP_UP:
+    case R_SETUP_DOWN: return on_setup(r, c, &h, &rd);
+    case R_UP:
+    case R_DOWN: return on_op(r, c, &h, &rd);
+    case R_FWD: return on_fwd(r, from, &h, &rd);
+    case R_BWD:
+    case R_STAT: return on_array(r, from, &h, &rd);
+    default: return -1;
+    }
+}
+
+int st_clc_replay_deliver(st_clc_replay_t *r, int32_t from, const void *buf, size_t len)
+{
+    const uint8_t *p = buf;
+    while (len && r->state != S_FAILED) {
+        size_t used = 0;
+        if (process_record(r, from, p, len, &used)) {
+            fail(r, "malformed or unexpected message from rank %d", from);
+            break;
+        }
+        p += used;
+        len -= used;
+    }
+    return r->state == S_FAILED ? -1 : 0;
+}
+
+/* ---- driver ------------------------------------------------------------------------------------------------------ */
+
+int st_clc_replay_progress(st_clc_replay_t *r)
+{
+    r->busy = 0;
+    if (r->state == S_SETUP && r->counts_got >= r->incoming && r->setup_open == 0)
+        enter_forward(r);
+    if (r->state == S_FWD) {
+        drain(r, NONE32);
+        if (r->state == S_FWD && r->unfinished == 0)
+            enter_backward(r);
+        else if (r->state == S_FWD && r->qlen == 0)
+            break_local_cycle(r);
+    }
+    if (r->state == S_BWD && backward_ready(r)) {
+        run_backward(r);
+        if (r->state == S_BWD)
+            enter_statistics(r);
+    }
+    if (r->state == S_STAT && statistics_ready(r))
+        finish_statistics(r);
+    if (r->state != S_FAILED)
+        flush(r, 1);
+    if (r->state == S_FAILED)
+        return ST_CLC_REPLAY_FAILED;
+    if (r->state == S_DONE)
+        return ST_CLC_REPLAY_DONE;
+    return r->busy ? ST_CLC_REPLAY_BUSY : ST_CLC_REPLAY_IDLE;
+}
+
+void st_clc_replay_partners(const st_clc_replay_t *r, uint8_t *flags)
+{
+    for (uint32_t i = 0; i < r->npeers; i++)
+        flags[r->peers[i].rank] = 1;
+}
+
+int st_clc_replay_start(st_clc_replay_t *r, uint32_t incoming)
+{
+    r->incoming = incoming;
+    send_counts(r);
+    for (uint32_t i = 0; i < r->nch && r->state != S_FAILED; i++) {
+        r->ch[i].setup.own = 1;
+        setup_try(r, &r->ch[i]);
+    }
+    if (r->state != S_FAILED)
+        flush(r, 1);
+    return r->state == S_FAILED ? -1 : 0;
+}
+
+void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n)
+{
+    size_t k = (size_t)snprintf(buf, n, "state %s", state_names[r->state]);
+    if (r->state == S_SETUP)
+        snprintf(buf + k, n > k ? n - k : 0, ": %u of %u partner counts, %u communicators unsettled", r->counts_got,
+                 r->incoming, r->setup_open);
+    else if (r->state == S_FWD)
+        snprintf(buf + k, n > k ? n - k : 0, ": %u locations unfinished", r->unfinished);
+}
+
+void st_clc_replay_stats(const st_clc_replay_t *r, st_clc_stats_t *s) { *s = r->stats; }
+
+/* ---- creation ---------------------------------------------------------------------------------------------------- */
+
+static int save_orig(st_clc_input_t *in)
+{
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        st_clc_loc_t *L = &in->locs[l];
+        if (!L->orig && !(L->orig = malloc(sizeof(uint64_t) * (L->n ? L->n : 1))))
+            return -1;
+        for (uint64_t i = 0; i < L->n; i++)
+            L->orig[i] = L->ev[i].time;
+    }
+    return 0;
+}
+
+static int alloc_state(st_clc_replay_t *r)
+{
+    size_t ni = r->g.ninst ? r->g.ninst : 1, nl = r->in->nlocs ? r->in->nlocs : 1;
+    r->cat = malloc(ni), r->islot = calloc(ni, 1);
+    r->ia = calloc(ni, sizeof *r->ia), r->ib = calloc(ni, sizeof *r->ib);
+    r->tq = malloc(ni * sizeof *r->tq);
+    r->pending = malloc(ni * sizeof *r->pending), r->wait_head = malloc(ni * sizeof *r->wait_head);
+    r->fwd = calloc(nl, sizeof *r->fwd);
+    r->wait_next = malloc(nl * sizeof *r->wait_next), r->queue = malloc(nl * sizeof *r->queue);
+    r->queued = calloc(nl, 1);
+    r->dest_slot = malloc(sizeof *r->dest_slot * (size_t)(r->nranks > 0 ? r->nranks : 1));
+    if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tq || !r->pending || !r->wait_head || !r->fwd ||
+        !r->wait_next || !r->queue || !r->queued || !r->dest_slot)
+        return -1;
+    for (uint32_t l = 0; l < r->in->nlocs; l++) {
+        r->wait_next[l] = NONE32;
+        r->unfinished += r->in->locs[l].n > 0;
+    }
+    for (int32_t q = 0; q < r->nranks; q++)
+        r->dest_slot[q] = NONE32;
+    return 0;
+}
+
+int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, const st_clc_replay_net_t *net,
+                      st_clc_replay_t **out)
+{
+    *out = NULL;
+    st_clc_replay_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return -1;
+    r->p = *p;
+    r->in = in;
+    r->me = me;
+    r->nranks = in->nranks;
+    r->net = *net;
+    r->state = S_SETUP;
+    for (uint32_t l = 0; l < in->nlocs; l++)
+        if (in->locs[l].rank != me) {
+            st_log_error("CLC (parallel, rank %d): location %u belongs to rank %d", me, l, in->locs[l].rank);
+            free(r);
+            return -1;
+        }
+    st_clc_epvec_t ep = { 0 };
+    int rc = me >= 0 && me < in->nranks && in->procs ? 0 : -1;
+    if (rc == 0)
+        rc = save_orig(in);
+    if (rc == 0)
+        rc = st_clc_endpoints(in, me, &ep, &r->ds);
+    if (rc == 0)
+        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL, &r->g);
+    st_clc_epvec_free(&ep);
+    if (rc == 0)
+        rc = alloc_state(r);
+    if (rc == 0)
+        rc = build_channels(r);
+    if (rc == 0)
+        rc = classify(r);
+    if (rc) {
+        st_log_error("CLC (parallel, rank %d): out of memory deriving the dependencies", me);
+        st_clc_replay_free(r);
+        return -1;
+    }
+    /* Self messages are joined locally; a side missing there is unmatched (as st_clc_graph_build counts). */
+    for (uint64_t k = 0; k < r->g.ninst; k++)
+        if (r->cat[k] == CAT_LOCAL && key_type(r->g.inst[k].key) == ST_CLC_KEY_P2P) {
+            r->ds.unmatched_send += !r->g.inst[k].nrecv;
+            r->ds.unmatched_recv += !r->g.inst[k].nsend;
+        }
+    channel_counts(r);
+    r->setup_open = r->nch;
+    *out = r;
+    return 0;
+}
+
+void st_clc_replay_free(st_clc_replay_t *r)
+{
+    if (!r)
+        return;
+    st_clc_graph_free(&r->g);
+    free(r->cat), free(r->islot), free(r->ia), free(r->ib), free(r->tq), free(r->pending), free(r->wait_head);
+    for (uint32_t l = 0; r->fwd && l < r->in->nlocs; l++)
+        free(r->fwd[l].jumps);
+    free(r->fwd), free(r->wait_next), free(r->queue), free(r->queued), free(r->dest_slot);
+    for (uint32_t i = 0; i < r->nch; i++)
+        chan_free(&r->ch[i]);
+    free(r->ch);
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        peer_t *pe = &r->peers[i];
+        free(pe->theirs), free(pe->send_inst.v), free(pe->recv_inst.v), free(pe->bwd), free(pe->stat);
+    }
+    free(r->peers);
+    for (uint32_t i = 0; i < r->nob; i++)
+        free(r->ob[i].data);
+    free(r->ob);
+    for (size_t i = 0; i < r->ndef; i++)
+        free(r->def[i].buf);
+    free(r->def);
+    free(r);
+}

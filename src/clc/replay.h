@@ -1,0 +1,96 @@
+/*
+ * replay.h — the parallel CLC of one process, as a message-driven state machine.
+ *
+ * Each process (rank) corrects only its own locations. It derives the logical messages
+ * of its own events (st_clc_endpoints), joins them into a partial graph, and learns the
+ * remote ends' clock values from the processes involved, never from anyone else:
+ *
+ *  - point-to-point: after a one-time exchange of per-channel message counts with each
+ *    partner (which messages have a matching end at all), the forward LC of every send
+ *    goes to its receiver as soon as it is known; backward, the receiver returns the
+ *    forward LC of its receives in one array; for the statistics the sender sends
+ *    (C, final LC) of its sends in one array;
+ *  - collectives (and MPI_Init / MPI_Finalize): per communicator a binomial tree over its
+ *    members carries, per instance, a reduction of the two largest send values on
+ *    distinct locations ("top-2", because a receive ignores sends on its own location);
+ *    scans carry the (comm rank, value) list. Forward: one tree operation per instance,
+ *    started when the rank's sends of that instance are known; backward and statistics:
+ *    one tree operation per communicator covering all its instances;
+ *  - OpenMP and MPI self messages never leave the process.
+ * The forward pass is a dataflow replay: each location runs (st_clc_forward_loc) until a
+ * receive whose remote values have not arrived, and resumes when they do. LC(e) depends
+ * only on LC(prev) and its sends' LC, so the result equals the sequential reference
+ * st_clc_run() on the whole trace (tests/unit/test_clc_replay.c checks this).
+ *
+ * Transport-agnostic and MPI-free: the caller supplies a send function and feeds received
+ * buffers to st_clc_replay_deliver(); src/clc/replay_mpi.c does this over MPI, the unit
+ * test over in-memory queues. Messages are self-describing records, so any delivery
+ * order that respects causality works (no FIFO assumption). Not thread-safe: one thread
+ * drives one engine.
+ *
+ * Use:
+ *   st_clc_replay_new(...)            derive, classify; rank-local, no messages
+ *   st_clc_replay_partners(r, flags)  flags[q] = 1 for each rank q this one will contact
+ *   st_clc_replay_start(r, n)         n = how many ranks flagged this one (a reduce-scatter)
+ *   loop: st_clc_replay_progress(r); deliver what arrives; until ST_CLC_REPLAY_DONE
+ *   st_clc_replay_stats(r, &s)        this rank's share (merge over ranks: st_clc_stats_merge)
+ *   st_clc_replay_free(r)
+ * Afterwards in->locs[].ev[].time hold LC and in->locs[].orig the original C (allocated
+ * by the engine, freed by the caller, e.g. with st_clc_input_free).
+ */
+#ifndef ST_CLC_REPLAY_H
+#define ST_CLC_REPLAY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clc.h"
+
+typedef struct st_clc_replay st_clc_replay_t;
+
+typedef struct st_clc_replay_net {
+    /* Takes ownership of buf (malloc'd, len > 0 bytes) and delivers it, some time later,
+     * to st_clc_replay_deliver() of rank `to` (which may be the sender itself). Returns
+     * 0, or -1 when it cannot (buf is then freed by the transport; the run fails). */
+    int (*send)(void *ctx, int32_t to, void *buf, size_t len);
+    void *ctx;
+} st_clc_replay_net_t;
+
+enum { ST_CLC_REPLAY_FAILED = -1, ST_CLC_REPLAY_DONE = 0, ST_CLC_REPLAY_BUSY = 1, ST_CLC_REPLAY_IDLE = 2 };
+
+/*
+ * Creates the engine of rank `me` over `in`: in->locs are this rank's locations only;
+ * in->procs[0 .. in->nranks) carries every rank's node id and this rank's comm table
+ * (others may have none); in->sync the MPI_Init / MPI_Finalize regions. Saves C into
+ * in->locs[].orig. in and *p must outlive the engine. Returns 0, or -1 (out of memory,
+ * or inconsistent input; one line logged).
+ */
+int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, const st_clc_replay_net_t *net,
+                      st_clc_replay_t **out);
+
+/* Sets flags[q] = 1 for every rank q (of in->nranks) this rank will send its
+ * point-to-point message counts to; leaves the others untouched. */
+void st_clc_replay_partners(const st_clc_replay_t *r, uint8_t *flags);
+
+/* Starts the exchange; incoming = number of ranks whose flags name this one. */
+int st_clc_replay_start(st_clc_replay_t *r, uint32_t incoming);
+
+/* Hands over a buffer another rank sent (the engine copies what it keeps). Returns 0,
+ * or -1 for a malformed buffer (the engine is then failed). */
+int st_clc_replay_deliver(st_clc_replay_t *r, int32_t from, const void *buf, size_t len);
+
+/* Does the local work that is possible now and sends what it produced. Returns
+ * ST_CLC_REPLAY_DONE (this rank's part is complete: nothing more to send or to wait
+ * for), _BUSY (made progress; call again), _IDLE (waits for messages) or _FAILED. */
+int st_clc_replay_progress(st_clc_replay_t *r);
+
+/* One line naming what the engine waits for (diagnostics of a stalled run). */
+void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n);
+
+/* This rank's statistics (valid after DONE): violations counted at the receiving
+ * rank, moved events and deviations of its own locations. */
+void st_clc_replay_stats(const st_clc_replay_t *r, st_clc_stats_t *s);
+
+void st_clc_replay_free(st_clc_replay_t *r);
+
+#endif

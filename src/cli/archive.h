@@ -1,0 +1,165 @@
+/*
+ * archive.h — an OTF2 archive loaded into memory, as the `synctrace` commands see it.
+ *
+ * st_cli_archive_load() reads DIR/traces.otf2 completely with the OTF2 reader API:
+ * global definitions (strings, regions, attributes, groups, communicators, locations,
+ * clock properties), the archive properties, and every location's events into one array
+ * per location, in recorded order. Point-to-point peers and collective roots are
+ * translated from communicator ranks to WORLD ranks while loading (Comm -> Group ->
+ * COMM_LOCATIONS, see archive_comm.c), so later passes never deal with communicator ranks.
+ *
+ * Conventions of synctrace archives (src/otf2/writer.c): location id = rank * 65536 +
+ * thread index; timer resolution 1e9 (ns); attribute "callsite" (string) on Enter events;
+ * attribute "synctrace:orig_time" (uint64, same time base as event timestamps) on events
+ * CLC moved; attribute "synctrace:parallel_id" (uint64) on OpenMP fork/join/team events;
+ * archive properties SYNCTRACE::*.
+ *
+ * Not thread-safe; a loaded archive is read-only and owned by the caller until
+ * st_cli_archive_free().
+ */
+#ifndef ST_CLI_ARCHIVE_H
+#define ST_CLI_ARCHIVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "event.h"
+
+/* Event kinds beyond events.def (OTF2 records synctrace itself does not record). */
+enum {
+    ST_CLI_EV_BUFFER_FLUSH = ST_EV__COUNT, /* OTF2 BufferFlush; bytes = stop time */
+    ST_CLI_EV_MEASUREMENT,                 /* OTF2 MeasurementOnOff; tag = mode (1 on, 2 off) */
+    ST_CLI_EV_PROGRAM_BEGIN,               /* ref = program name string */
+    ST_CLI_EV_PROGRAM_END,                 /* bytes = exit status */
+    ST_CLI_EV_REQUEST_TEST,                /* OTF2 MpiRequestTest; req */
+    ST_CLI_EV__COUNT
+};
+
+#define ST_CLI_NONE UINT32_MAX /* no region / comm / string */
+
+/* Event flags. */
+#define ST_CLI_EVF_MOVED   0x01u /* carries synctrace:orig_time (CLC moved it) */
+#define ST_CLI_EVF_BADPEER 0x02u /* peer/root could not be translated to a world rank */
+#define ST_CLI_EVF_PID     0x04u /* OpenMP fork/join/team event with synctrace:parallel_id in req */
+
+/*
+ * One event. Which fields a kind uses:
+ *   enter/leave            ref = region
+ *   send/isend             peer = receiver (world), comm, tag, bytes, req (isend)
+ *   recv/irecv             peer = sender (world), comm, tag, bytes, req (irecv)
+ *   isend_complete, irecv_request, cancelled, icoll_request, request_test: req
+ *   coll_end/icoll_complete op (OTF2_CollectiveOp), comm, peer = root (world) or -1,
+ *                          bytes = sent, bytes2 = received, req (icoll_complete)
+ *   omp_fork               bytes = requested threads; req = parallel id (ST_CLI_EVF_PID)
+ *   omp_join               req = parallel id (ST_CLI_EVF_PID)
+ *   omp_team_begin/end     comm = thread team; req = parallel id (ST_CLI_EVF_PID)
+ *   omp_acquire/release    ref = lock id, req = acquisition order
+ *   omp_task_*             comm = thread team, tag = creating thread, req = generation number
+ * time is the OTF2 timestamp (ticks, not offset-corrected); orig is the timestamp before
+ * CLC (== time unless ST_CLI_EVF_MOVED); callsite is a string ref or ST_CLI_NONE.
+ */
+typedef struct st_cli_event {
+    uint64_t time, orig;
+    uint64_t bytes, bytes2;
+    uint64_t req;
+    uint32_t ref, comm, tag, callsite;
+    int32_t  peer;
+    uint16_t op;
+    uint8_t  kind, flags;
+} st_cli_event_t;
+
+typedef struct st_cli_location {
+    uint64_t id;
+    int32_t  rank;      /* id / 65536 */
+    uint32_t thread;    /* id % 65536 */
+    uint32_t name;      /* string ref */
+    uint64_t declared;  /* number of events the definition announces */
+    st_cli_event_t *ev; /* owned */
+    size_t   n, cap;
+} st_cli_location_t;
+
+typedef struct st_cli_region {
+    uint32_t id, name;  /* name: string ref */
+    uint8_t  role, paradigm; /* OTF2_RegionRole, OTF2_Paradigm */
+} st_cli_region_t;
+
+typedef struct st_cli_group {
+    uint32_t id;
+    uint8_t  type, paradigm; /* OTF2_GroupType, OTF2_Paradigm */
+    uint32_t flags;
+    uint64_t *members;  /* owned */
+    uint32_t n;
+} st_cli_group_t;
+
+typedef struct st_cli_comm {
+    uint32_t id, name;  /* name: string ref */
+    uint32_t group, group_b; /* group_b: remote side of an InterComm, else ST_CLI_NONE */
+    uint8_t  paradigm;
+    int      self;      /* COMM_SELF group: every process alone */
+    int      resolved;  /* the world-rank tables below are valid */
+    int32_t *world;     /* event rank -> world rank (owned; -1 = unknown) */
+    uint32_t size;
+    int32_t *world_b;   /* InterComm: remote event rank -> world rank (owned) */
+    uint32_t size_b;
+    int32_t *members;   /* world ranks of the members, by communicator rank (owned) */
+    uint32_t nmembers;  /* for an InterComm: both groups */
+} st_cli_comm_t;
+
+typedef struct st_cli_string {
+    uint32_t id;
+    char    *s;         /* owned */
+} st_cli_string_t;
+
+typedef struct st_cli_prop {
+    char *name, *value; /* owned */
+} st_cli_prop_t;
+
+typedef struct st_cli_archive {
+    char    *path;           /* the anchor file (DIR/traces.otf2) */
+    uint64_t resolution;     /* ticks per second */
+    uint64_t offset;         /* global offset: dump times are relative to it */
+    uint64_t length;
+    st_cli_string_t *strings;  size_t nstrings;  /* sorted by id */
+    st_cli_region_t *regions;  size_t nregions;  /* sorted by id */
+    st_cli_group_t  *groups;   size_t ngroups;   /* sorted by id */
+    st_cli_comm_t   *comms;    size_t ncomms;    /* sorted by id */
+    st_cli_location_t *locs;   size_t nlocs;     /* sorted by id */
+    st_cli_prop_t   *props;    size_t nprops;
+    uint32_t attr_callsite, attr_orig, attr_pid; /* attribute refs or ST_CLI_NONE */
+    uint8_t  attr_orig_type;
+    int32_t  nranks;         /* number of distinct ranks among the locations */
+} st_cli_archive_t;
+
+/*
+ * Loads the archive in dir (a directory holding traces.otf2, or the .otf2 file itself).
+ * Returns 0, or -1 with a one-line reason in err (the caller prints
+ * "cannot read archive DIR: <reason>"). On failure *ar is freed and zeroed.
+ */
+int st_cli_archive_load(const char *dir, st_cli_archive_t *ar, char *err, size_t errlen);
+
+/* Frees everything ar owns and zeroes it. */
+void st_cli_archive_free(st_cli_archive_t *ar);
+
+/* String of ref s, "" when unknown. */
+const char *st_cli_string(const st_cli_archive_t *ar, uint32_t s);
+/* Region / communicator / group definition with the given id, NULL when unknown. */
+const st_cli_region_t *st_cli_region(const st_cli_archive_t *ar, uint32_t id);
+const st_cli_comm_t *st_cli_comm(const st_cli_archive_t *ar, uint32_t id);
+const st_cli_group_t *st_cli_group(const st_cli_archive_t *ar, uint32_t id);
+/* Value of archive property name, NULL when absent. */
+const char *st_cli_prop(const st_cli_archive_t *ar, const char *name);
+/* Index of the location with the given id in ar->locs, -1 when unknown. */
+long st_cli_location_index(const st_cli_archive_t *ar, uint64_t id);
+
+/* Name of an event kind (events.def names plus the ST_CLI_EV_* ones). */
+const char *st_cli_kind_name(unsigned kind);
+/* Lowercase OTF2 collective op name ("allreduce"), "?" when unknown. */
+const char *st_cli_op_name(unsigned op);
+
+/*
+ * Communicator rank -> world rank for an event of a location of world rank `me` on comm:
+ * returns -1 when comm or rank is unknown (OTF2_UNDEFINED_UINT32 means "none").
+ */
+int32_t st_cli_world_rank(const st_cli_archive_t *ar, uint32_t comm, int32_t me, uint32_t rank);
+
+#endif

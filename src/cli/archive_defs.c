@@ -1,0 +1,291 @@
+/*
+ * archive_defs.c — reads an archive's global definitions and properties into the model.
+ *
+ * Definitions are appended as the OTF2 global definition reader delivers them and sorted
+ * by id afterwards, so lookups (binary search) work for any id values, dense or not —
+ * ids come from files and are not trusted to be small. Lookup functions live here too.
+ */
+#include "archive_read.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct defs_ctx {
+    st_cli_archive_t *ar;
+    struct { size_t strings, regions, groups, comms, locs; } cap; /* array capacities while reading */
+    int oom;
+} defs_ctx_t;
+
+#define SLOT(ctx, arr, n) \
+    st_cli_grow((void **)&(ctx)->ar->arr, &(ctx)->ar->n, &(ctx)->cap.arr, sizeof *(ctx)->ar->arr)
+
+static OTF2_CallbackCode on_clock(void *u, uint64_t res, uint64_t off, uint64_t len, uint64_t real)
+{
+    defs_ctx_t *c = u;
+    (void)real;
+    c->ar->resolution = res;
+    c->ar->offset = off;
+    c->ar->length = len;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_string(void *u, OTF2_StringRef self, const char *s)
+{
+    defs_ctx_t *c = u;
+    st_cli_string_t *d = SLOT(c, strings, nstrings);
+    if (!d || !(d->s = strdup(s ? s : ""))) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    d->id = self;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_region(void *u, OTF2_RegionRef self, OTF2_StringRef name, OTF2_StringRef canon,
+                                   OTF2_StringRef descr, OTF2_RegionRole role, OTF2_Paradigm paradigm,
+                                   OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t b, uint32_t e)
+{
+    defs_ctx_t *c = u;
+    (void)canon; (void)descr; (void)flags; (void)file; (void)b; (void)e;
+    st_cli_region_t *d = SLOT(c, regions, nregions);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_region_t){.id = self, .name = name, .role = role, .paradigm = paradigm};
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_attribute(void *u, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef descr,
+                                      OTF2_Type type)
+{
+    defs_ctx_t *c = u;
+    (void)descr;
+    /* Strings precede attributes in a well-formed file, so the name is known here. */
+    const char *n = st_cli_string(c->ar, name);
+    if (!strcmp(n, "callsite") && type == OTF2_TYPE_STRING)
+        c->ar->attr_callsite = self;
+    else if (!strcmp(n, "synctrace:orig_time") &&
+             (type == OTF2_TYPE_UINT64 || type == OTF2_TYPE_INT64)) {
+        c->ar->attr_orig = self;
+        c->ar->attr_orig_type = type;
+    } else if (!strcmp(n, "synctrace:parallel_id") && type == OTF2_TYPE_UINT64)
+        c->ar->attr_pid = self;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_group(void *u, OTF2_GroupRef self, OTF2_StringRef name, OTF2_GroupType type,
+                                  OTF2_Paradigm paradigm, OTF2_GroupFlag flags, uint32_t n, const uint64_t *members)
+{
+    defs_ctx_t *c = u;
+    (void)name;
+    st_cli_group_t *d = SLOT(c, groups, ngroups);
+    if (!d || (n && !(d->members = malloc(sizeof *members * n)))) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    if (n)
+        memcpy(d->members, members, sizeof *members * n);
+    d->id = self;
+    d->type = type;
+    d->paradigm = paradigm;
+    d->flags = flags;
+    d->n = n;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static st_cli_comm_t *new_comm(defs_ctx_t *c, uint32_t self, uint32_t name)
+{
+    st_cli_comm_t *d = SLOT(c, comms, ncomms);
+    if (!d) {
+        c->oom = 1;
+        return NULL;
+    }
+    d->id = self;
+    d->name = name;
+    d->group_b = ST_CLI_NONE;
+    return d;
+}
+
+static OTF2_CallbackCode on_comm(void *u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef group,
+                                 OTF2_CommRef parent, OTF2_CommFlag flags)
+{
+    (void)parent; (void)flags;
+    st_cli_comm_t *d = new_comm(u, self, name);
+    if (!d)
+        return OTF2_CALLBACK_INTERRUPT;
+    d->group = group;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_intercomm(void *u, OTF2_CommRef self, OTF2_StringRef name, OTF2_GroupRef a,
+                                      OTF2_GroupRef b, OTF2_CommRef common, OTF2_CommFlag flags)
+{
+    (void)common; (void)flags;
+    st_cli_comm_t *d = new_comm(u, self, name);
+    if (!d)
+        return OTF2_CALLBACK_INTERRUPT;
+    d->group = a;
+    d->group_b = b;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_location(void *u, OTF2_LocationRef self, OTF2_StringRef name, OTF2_LocationType type,
+                                     uint64_t nevents, OTF2_LocationGroupRef group)
+{
+    defs_ctx_t *c = u;
+    (void)type; (void)group;
+    st_cli_location_t *d = SLOT(c, locs, nlocs);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    d->id = self;
+    d->rank = (int32_t)(self / 65536u); /* synctrace convention: rank * 65536 + thread */
+    d->thread = (uint32_t)(self % 65536u);
+    d->name = name;
+    d->declared = nevents;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+/* ---- sorting and lookup -------------------------------------------------------------- */
+
+#define BY_ID(type, field)                                                       \
+    static int cmp_##type(const void *a, const void *b)                          \
+    {                                                                            \
+        const type *x = a, *y = b;                                               \
+        return (x->field > y->field) - (x->field < y->field);                    \
+    }
+BY_ID(st_cli_string_t, id)
+BY_ID(st_cli_region_t, id)
+BY_ID(st_cli_group_t, id)
+BY_ID(st_cli_comm_t, id)
+BY_ID(st_cli_location_t, id)
+
+static void sort_defs(st_cli_archive_t *ar)
+{
+    st_cli_sort(ar->strings, ar->nstrings, sizeof *ar->strings, cmp_st_cli_string_t);
+    st_cli_sort(ar->regions, ar->nregions, sizeof *ar->regions, cmp_st_cli_region_t);
+    st_cli_sort(ar->groups, ar->ngroups, sizeof *ar->groups, cmp_st_cli_group_t);
+    st_cli_sort(ar->comms, ar->ncomms, sizeof *ar->comms, cmp_st_cli_comm_t);
+    st_cli_sort(ar->locs, ar->nlocs, sizeof *ar->locs, cmp_st_cli_location_t);
+    ar->nranks = 0;
+    for (size_t i = 0; i < ar->nlocs; i++) /* sorted by id, hence by rank */
+        if (i == 0 || ar->locs[i].rank != ar->locs[i - 1].rank)
+            ar->nranks++;
+}
+
+/* Binary search by id in an array sorted by id; the id is the first uint32_t/uint64_t member. */
+#define FIND(arr, n, key)                                                        \
+    do {                                                                         \
+        size_t lo = 0, hi = (n);                                                 \
+        while (lo < hi) {                                                        \
+            size_t mid = lo + (hi - lo) / 2;                                     \
+            if ((arr)[mid].id < (key)) lo = mid + 1;                             \
+            else hi = mid;                                                       \
+        }                                                                        \
+        return lo < (n) && (arr)[lo].id == (key) ? &(arr)[lo] : NULL;            \
+    } while (0)
+
+static const st_cli_string_t *find_string(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->strings, ar->nstrings, id); }
+const st_cli_region_t *st_cli_region(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->regions, ar->nregions, id); }
+const st_cli_comm_t *st_cli_comm(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->comms, ar->ncomms, id); }
+const st_cli_group_t *st_cli_group(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->groups, ar->ngroups, id); }
+static const st_cli_location_t *find_loc(const st_cli_archive_t *ar, uint64_t id) { FIND(ar->locs, ar->nlocs, id); }
+
+const char *st_cli_string(const st_cli_archive_t *ar, uint32_t s)
+{
+    /* Strings arrive in id order in well-formed files; the array is sorted after reading,
+     * but attribute callbacks look names up while reading, so fall back to a linear scan. */
+    const st_cli_string_t *d = find_string(ar, s);
+    if (d)
+        return d->s;
+    for (size_t i = 0; i < ar->nstrings; i++)
+        if (ar->strings[i].id == s)
+            return ar->strings[i].s;
+    return "";
+}
+
+long st_cli_location_index(const st_cli_archive_t *ar, uint64_t id)
+{
+    const st_cli_location_t *l = find_loc(ar, id);
+    return l ? (long)(l - ar->locs) : -1;
+}
+
+const char *st_cli_prop(const st_cli_archive_t *ar, const char *name)
+{
+    for (size_t i = 0; i < ar->nprops; i++)
+        if (!strcmp(ar->props[i].name, name))
+            return ar->props[i].value;
+    return NULL;
+}
+
+/* ---- reading --------------------------------------------------------------------------- */
+
+static int read_props(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
+{
+    uint32_t n = 0;
+    char **names = NULL;
+    if (OTF2_Reader_GetPropertyNames(rd, &n, &names) != OTF2_SUCCESS) {
+        snprintf(err, errlen, "cannot read the archive properties: %s", st_cli_otf2_error());
+        return -1;
+    }
+    if (n && !(ar->props = calloc(n, sizeof *ar->props))) {
+        free(names);
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        char *v = NULL;
+        if (OTF2_Reader_GetProperty(rd, names[i], &v) != OTF2_SUCCESS)
+            continue;
+        ar->props[ar->nprops].name = strdup(names[i]);
+        ar->props[ar->nprops++].value = v;
+    }
+    free(names);
+    return 0;
+}
+
+static void set_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
+{
+    OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(cb, on_clock);
+    OTF2_GlobalDefReaderCallbacks_SetStringCallback(cb, on_string);
+    OTF2_GlobalDefReaderCallbacks_SetRegionCallback(cb, on_region);
+    OTF2_GlobalDefReaderCallbacks_SetAttributeCallback(cb, on_attribute);
+    OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
+    OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
+    OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_intercomm);
+    OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
+}
+
+int st_cli_read_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
+{
+    defs_ctx_t ctx = {.ar = ar};
+    OTF2_GlobalDefReader *gr = OTF2_Reader_GetGlobalDefReader(rd);
+    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
+    if (!gr || !cb) {
+        OTF2_GlobalDefReaderCallbacks_Delete(cb);
+        snprintf(err, errlen, "cannot open the global definitions: %s", st_cli_otf2_error());
+        return -1;
+    }
+    set_callbacks(cb);
+    OTF2_ErrorCode rc = OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, &ctx);
+    OTF2_GlobalDefReaderCallbacks_Delete(cb);
+    uint64_t nread = 0;
+    if (rc == OTF2_SUCCESS)
+        rc = OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &nread);
+    OTF2_Reader_CloseGlobalDefReader(rd, gr);
+    if (ctx.oom || rc != OTF2_SUCCESS) {
+        snprintf(err, errlen, "%s", ctx.oom ? "out of memory" : "bad global definitions (traces.def)");
+        if (!ctx.oom && *st_cli_otf2_error())
+            snprintf(err, errlen, "bad global definitions (traces.def): %s", st_cli_otf2_error());
+        return -1;
+    }
+    sort_defs(ar);
+    if (ar->resolution == 0) {
+        snprintf(err, errlen, "no clock properties in the global definitions");
+        return -1;
+    }
+    return read_props(rd, ar, err, errlen);
+}

@@ -1,0 +1,80 @@
+/*
+ * cmd_check.c — `synctrace check DIR [--raw] [-v]`: counts happened-before violations
+ * (point-to-point, collectives, OpenMP; see check_*.c) and reports message matching.
+ * Exit 0 when there are none, 1 when there are violations or the archive is unreadable.
+ */
+#include "check.h"
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static void print_result(const st_cli_check_t *r, int verbose)
+{
+    printf("messages: %" PRIu64 " matched, %" PRIu64 " unmatched (%" PRIu64 " sends, %" PRIu64
+           " receives), %" PRIu64 " cancelled, %" PRIu64 " receive requests never completed\n",
+           r->matched, r->unmatched_sends + r->unmatched_recvs, r->unmatched_sends, r->unmatched_recvs, r->cancelled,
+           r->pending_recvs);
+    printf("collectives: %" PRIu64 " instances, %" PRIu64 " incomplete, %" PRIu64 " not checkable\n",
+           r->coll_instances, r->coll_incomplete, r->coll_unchecked);
+    printf("openmp: %" PRIu64 " team instances, %" PRIu64 " barrier instances, %" PRIu64 " lock acquisitions\n",
+           r->omp_teams, r->omp_barriers, r->omp_acquisitions);
+    printf("timestamps: %s\n", r->raw ? "raw (before CLC correction)" : "as written (after CLC correction)");
+    printf("violations: %" PRIu64 "\n", st_cli_check_total(r));
+    printf("  p2p: %" PRIu64 "\n  collective: %" PRIu64 "\n  omp_fork: %" PRIu64 "\n  omp_join: %" PRIu64
+           "\n  omp_barrier: %" PRIu64 "\n  omp_lock: %" PRIu64 "\n",
+           r->p2p, r->coll, r->omp_fork, r->omp_join, r->omp_barrier, r->omp_lock);
+    if (verbose && r->nexamples) {
+        printf("first violations:\n");
+        for (int i = 0; i < r->nexamples; i++)
+            printf("  %s\n", r->examples[i]);
+    }
+}
+
+static int run_check(int argc, char **argv)
+{
+    static const char *const opts[] = {"--raw", "-v", NULL};
+    int flags[2] = {0, 0};
+    const char *dir;
+    int rc = st_cli_args(&st_cli_cmd_check, argc, argv, opts, flags, &dir);
+    if (rc)
+        return rc;
+    st_cli_archive_t ar;
+    if (st_cli_open(dir, &ar))
+        return 1;
+    st_cli_check_t res = {.raw = flags[0]};
+    if (st_cli_check_p2p(&ar, &res) || st_cli_check_coll(&ar, &res) || st_cli_check_omp(&ar, &res)) {
+        fprintf(stderr, "synctrace: check: out of memory\n");
+        st_cli_archive_free(&ar);
+        return 1;
+    }
+    print_result(&res, flags[1]);
+    st_cli_archive_free(&ar);
+    return st_cli_check_total(&res) ? 1 : 0;
+}
+
+const st_cli_cmd_t st_cli_cmd_check = {
+    .name = "check",
+    .usage = "check DIR [--raw] [-v]",
+    .summary = "count happened-before violations (exit 1 if any)",
+    .help =
+        "Counts events whose timestamps contradict the order the program imposed:\n"
+        "  p2p          a receive completed before its matching send started; sends and\n"
+        "               receives are matched per (sender, receiver, communicator, tag) in\n"
+        "               post order\n"
+        "  collective   an end earlier than a begin it depends on (1-to-N: the root's\n"
+        "               begin; N-to-1: root's end vs every begin; N-to-N: every end vs\n"
+        "               every begin; scan/exscan: ranks <= i / < i)\n"
+        "  omp_fork     a thread starts in a team before the master forked it\n"
+        "  omp_join     the master joins before a thread left the team\n"
+        "  omp_barrier  a thread leaves a barrier before another one entered it\n"
+        "  omp_lock     a lock is acquired before its previous holder released it\n"
+        "Prints message matching (matched, unmatched, cancelled), instance counts, the\n"
+        "total ('violations: N') and one line per kind. Exit status 0 with no violations, 1\n"
+        "with violations or an unreadable archive, 2 on a usage error.\n"
+        "  --raw   compare the timestamps before CLC correction (synctrace:orig_time);\n"
+        "          messages are matched the same way in both modes\n"
+        "  -v      also print the first violations found\n",
+    .reads_archive = 1,
+    .run = run_check,
+};

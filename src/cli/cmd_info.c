@@ -1,0 +1,115 @@
+/*
+ * cmd_info.c — `synctrace info DIR`: a readable summary of an archive: ranks, locations,
+ * events by type, duration, buffer flushes, CLC-moved events, the incomplete flag and every
+ * SYNCTRACE::* property (synchronization and CLC statistics written by the library).
+ */
+#include "cli.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct summary {
+    uint64_t by_kind[ST_CLI_EV__COUNT];
+    uint64_t total, first, last, moved, flushes;
+    uint32_t min_threads, max_threads;
+} summary_t;
+
+static int is_flush_region(const st_cli_archive_t *ar, uint32_t region)
+{
+    const st_cli_region_t *r = st_cli_region(ar, region);
+    return r && !strcmp(st_cli_string(ar, r->name), "TRACE BUFFER FLUSH");
+}
+
+static void count_threads(const st_cli_archive_t *ar, summary_t *s)
+{
+    s->min_threads = UINT32_MAX;
+    for (size_t i = 0, j; i < ar->nlocs; i = j) {
+        for (j = i + 1; j < ar->nlocs && ar->locs[j].rank == ar->locs[i].rank; j++)
+            ;
+        uint32_t n = (uint32_t)(j - i);
+        s->min_threads = n < s->min_threads ? n : s->min_threads;
+        s->max_threads = n > s->max_threads ? n : s->max_threads;
+    }
+}
+
+static void summarize(const st_cli_archive_t *ar, summary_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->first = UINT64_MAX;
+    for (size_t i = 0; i < ar->nlocs; i++)
+        for (size_t k = 0; k < ar->locs[i].n; k++) {
+            const st_cli_event_t *e = &ar->locs[i].ev[k];
+            s->by_kind[e->kind < ST_CLI_EV__COUNT ? e->kind : 0]++;
+            s->total++;
+            s->first = e->time < s->first ? e->time : s->first;
+            s->last = e->time > s->last ? e->time : s->last;
+            s->moved += (e->flags & ST_CLI_EVF_MOVED) != 0;
+            s->flushes += e->kind == ST_EV_ENTER && is_flush_region(ar, e->ref);
+        }
+    count_threads(ar, s);
+}
+
+static int truthy(const char *v)
+{
+    return v && strcasecmp(v, "0") && strcasecmp(v, "no") && strcasecmp(v, "false") && strcasecmp(v, "off") && *v;
+}
+
+static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
+{
+    printf("archive:         %s\n", ar->path);
+    printf("ranks:           %d\n", ar->nranks);
+    if (ar->nlocs)
+        printf("locations:       %zu (threads per rank: %u..%u)\n", ar->nlocs, s->min_threads, s->max_threads);
+    else
+        printf("locations:       0\n");
+    printf("events:          %" PRIu64 "\n", s->total);
+    for (unsigned k = 0; k < ST_CLI_EV__COUNT; k++)
+        if (s->by_kind[k])
+            printf("  %-20s %" PRIu64 "\n", st_cli_kind_name(k), s->by_kind[k]);
+    double span = s->total ? (double)(s->last - s->first) : 0;
+    printf("duration:        %.9f s (first to last event, %.0f ticks)\n", span / (double)ar->resolution, span);
+    printf("timer:           %" PRIu64 " ticks/s, global offset %" PRIu64 "\n", ar->resolution, ar->offset);
+    printf("buffer flushes:  %" PRIu64 "\n", s->flushes);
+    printf("moved by CLC:    %" PRIu64 " events\n", s->moved);
+    const char *inc = st_cli_prop(ar, "SYNCTRACE::INCOMPLETE");
+    printf("incomplete:      %s\n", truthy(inc) ? "yes (the run ended without MPI_Finalize)" : "no");
+    int header = 0;
+    for (size_t i = 0; i < ar->nprops; i++) {
+        if (strncmp(ar->props[i].name, "SYNCTRACE::", 11))
+            continue;
+        if (!header++)
+            printf("properties:\n");
+        printf("  %-40s %s\n", ar->props[i].name, ar->props[i].value);
+    }
+}
+
+static int run_info(int argc, char **argv)
+{
+    const char *dir;
+    int rc = st_cli_args(&st_cli_cmd_info, argc, argv, NULL, NULL, &dir);
+    if (rc)
+        return rc;
+    st_cli_archive_t ar;
+    if (st_cli_open(dir, &ar))
+        return 1;
+    summary_t s;
+    summarize(&ar, &s);
+    print_summary(&ar, &s);
+    st_cli_archive_free(&ar);
+    return 0;
+}
+
+const st_cli_cmd_t st_cli_cmd_info = {
+    .name = "info",
+    .usage = "info DIR",
+    .summary = "summary of an archive (ranks, events, duration, statistics)",
+    .help = "Summarizes the archive in DIR (or DIR/traces.otf2): ranks, locations (threads),\n"
+            "events by type, duration from the first to the last event, buffer flushes (count\n"
+            "of 'TRACE BUFFER FLUSH' regions), events moved by the CLC correction, whether the\n"
+            "run was incomplete (SYNCTRACE::INCOMPLETE), and every SYNCTRACE::* property\n"
+            "(clock synchronization and CLC statistics written by the library).\n",
+    .reads_archive = 1,
+    .run = run_info,
+};

@@ -1,0 +1,679 @@
+/*
+ * sync.c — the synchronization scheme: levels, epochs, resync consensus, finalize,
+ * accuracy check, report (contract in sync.h, algorithms in algs.c).
+ *
+ * Levels are groups of ranks of a private communicator (an MPI_Comm_idup of the
+ * tool's world communicator), not communicators of their own: MPI_Comm_split and
+ * MPI_Comm_split_type are blocking and took 60-300 ms each with 8 ranks on 2 cores
+ * here, more than the whole sync budget; a nonblocking Iallgather of each rank's
+ * node (and socket) identity is all the structure needs.
+ *
+ * Every sync ends in an *epoch*: the rank publishes the new local->global map
+ * (st_timer_set_map) and keeps (local, global) of that moment as a sync point. The
+ * drift of a new map comes from the line through the previous sync point once that
+ * lies far enough back (st_clock_anchor), so a cheap resync that only measures
+ * offsets still learns the drift over the whole interval. Finalize re-maps events
+ * through the sync points (st_clock_remap).
+ */
+#include "sync.h"
+
+#include <hwloc.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../config/config.h"
+#include "../util/log.h"
+#include "sync_int.h"
+#include "timer.h"
+
+#define MIN_BASELINE_NS 2e8   /* anchor rule: drift from the previous sync point >= 0.2 s back */
+#define FIRST_RESYNC_S  1.0   /* first resync interval; doubles up to SYNCTRACE_RESYNC */
+#define CHECK_NPP       32    /* ping-pongs per rank in the accuracy check */
+#define MAX_CHECKS      3
+
+st_sync_state_t st_sync = { MPI_COMM_NULL, 0, 1, NULL, 1, { INT64_MAX, INT64_MAX }, INT64_MAX };
+
+typedef struct check_result {
+    double after_s;   /* seconds after the initial sync */
+    double max_off;   /* largest |estimated offset| of a rank's global clock to rank 0's */
+    double bound;     /* largest |offset| compatible with the measured bounds */
+    int    rank;      /* where max_off was seen */
+} check_result_t;
+
+static struct {
+    _Atomic int active; /* synchronized and not finalized: the hook reads it without the lock */
+    int parsed, finalized, nlevels;
+    st_sync_spec_t spec;
+    char spec_text[192];
+    st_sync_level_t level[ST_SYNC_MAX_LEVELS];
+    st_clock_t clk; /* current global clock (what was published last) */
+    int measured;   /* this rank measured well in the sync in progress */
+    st_clock_epoch_t *ep;
+    size_t nep, cap;
+    /* statistics */
+    int64_t init_ns, resync_ns, init_start;
+    int nresync;
+    check_result_t check[MAX_CHECKS];
+    int ncheck;
+    double remap_max;
+    int64_t glob_rtt[2], glob_init_ns, glob_resync_ns;
+    double glob_jump;
+    /* resync consensus (collective hook) */
+    pthread_mutex_t lock;
+    unsigned long ncoll;
+    int posted, flag_in, flag_out;
+    MPI_Request req;
+    int64_t deadline;
+    double interval_s;
+} S = { .lock = PTHREAD_MUTEX_INITIALIZER, .glob_rtt = { INT64_MAX, INT64_MAX } };
+
+static int64_t local_now(void) { return (int64_t)st_timer_local(); }
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ==== SYNCTRACE_SYNC ================================================================== */
+
+int st_clock_parse_spec(const char *spec, char *err, size_t errlen)
+{
+    st_sync_alg_info_t info[16];
+    size_t n = 0;
+    for (const st_sync_alg_t *const *a = st_sync_algs; *a && n + 1 < 16; a++, n++)
+        info[n] = (st_sync_alg_info_t){ (*a)->name, (*a)->options };
+    info[n] = (st_sync_alg_info_t){ NULL, NULL };
+    st_sync_spec_t sp;
+    if (st_sync_spec_parse(spec ? spec : "", info, &sp, err, errlen) != 0)
+        return -1;
+    S.spec = sp;
+    st_sync_spec_format(&sp, S.spec_text, sizeof S.spec_text);
+    S.parsed = 1;
+    return 0;
+}
+
+/* ==== epochs =============================================================================== */
+
+static int epochs_init(void)
+{
+    if (S.ep)
+        return 0;
+    S.cap = 16;
+    S.ep = calloc(S.cap, sizeof *S.ep);
+    if (!S.ep)
+        return -1;
+    S.ep[0] = (st_clock_epoch_t){ ST_EPOCH_LOCAL, 0, 0, 0, { 0, 0.0, 0.0 }, 0, -1, 0 };
+    S.nep = 1;
+    return 0;
+}
+
+void st_sync_adopt(st_clock_t *clk)
+{
+    int64_t L = local_now();
+    st_clock_lm_t fresh = st_clock_collapse(clk, L);
+    st_clock_lm_t a = st_clock_anchor(&fresh, L, S.ep, S.nep, MIN_BASELINE_NS);
+    st_clock_identity(clk);
+    st_clock_push(clk, &a);
+}
+
+void st_sync_reject(void)
+{
+    S.measured = 0;
+}
+
+/* Publishes clk as the map of a new epoch; events are stamped with it from now on. */
+static int publish(int kind, const st_clock_t *clk, int64_t cost)
+{
+    if (S.nep == S.cap) {
+        st_clock_epoch_t *n = realloc(S.ep, 2 * S.cap * sizeof *n);
+        if (!n)
+            return -1;
+        S.ep = n;
+        S.cap *= 2;
+    }
+    st_timer_map_t *map = malloc(sizeof *map); /* never freed: readers may hold it */
+    if (!map)
+        return -1;
+    int64_t L = local_now();
+    st_clock_epoch_t *e = &S.ep[S.nep];
+    e->kind = (uint16_t)kind;
+    e->measured = (uint16_t)S.measured;
+    e->local = L;
+    e->map = st_clock_collapse(clk, L);
+    e->global = st_clock_lm_apply(&e->map, L);
+    e->jump_ns = (double)(e->global - st_clock_lm_apply(&S.ep[S.nep - 1].map, L));
+    e->rtt_min_ns = st_sync.rtt_now == INT64_MAX ? -1 : st_sync.rtt_now;
+    e->cost_ns = cost;
+    *map = st_clock_lm_to_map(&e->map, (uint32_t)(S.nep + 1));
+    S.nep++;
+    st_clock_identity(&S.clk);
+    st_clock_push(&S.clk, &e->map);
+    st_timer_set_map(map);
+    return 0;
+}
+
+/* ==== topology: nodes and sockets ============================================================ */
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+/* Identity of this shared-memory node: host name and boot id. */
+static uint64_t node_key(void)
+{
+    char host[256] = "", boot[64] = "";
+    gethostname(host, sizeof host - 1);
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (f) {
+        if (!fgets(boot, sizeof boot, f))
+            boot[0] = 0;
+        fclose(f);
+    }
+    return fnv1a(fnv1a(14695981039346656037ull, host), boot);
+}
+
+/* Package (socket) of the core this process runs on, from hwloc; 0 if unknown. */
+static int hwloc_socket(void)
+{
+    hwloc_topology_t topo;
+    int sock = 0, cpu = sched_getcpu();
+    if (cpu < 0 || hwloc_topology_init(&topo) != 0)
+        return 0;
+    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
+    if (hwloc_topology_load(topo) == 0) {
+        hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)cpu);
+        hwloc_obj_t pkg = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu) : NULL;
+        if (pkg)
+            sock = (int)pkg->logical_index;
+    }
+    hwloc_topology_destroy(topo);
+    return sock;
+}
+
+typedef struct topo_entry {
+    uint64_t key;
+    int32_t  socket;
+    int32_t  pad;
+} topo_entry_t;
+
+/* Fills st_sync.node and sock[] (node-local socket numbers). Collective. */
+static int gather_topology(int need_sockets, int *sock)
+{
+    int p = st_sync.size;
+    topo_entry_t me = { 0, 0, 0 }, *all = calloc((size_t)p, sizeof *all);
+    st_sync.node = calloc((size_t)p, sizeof(int));
+    if (!all || !st_sync.node) {
+        free(all);
+        return -1;
+    }
+    me.key = st_config.node_size ? (uint64_t)(st_sync.rank / (int)st_config.node_size) : node_key();
+    me.socket = need_sockets && !st_config.socket_size ? hwloc_socket() : 0;
+    MPI_Request r;
+    if (PMPI_Iallgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, st_sync.comm, &r) != MPI_SUCCESS ||
+        st_sync_wait(&r) != MPI_SUCCESS) {
+        free(all);
+        return -1;
+    }
+    st_sync.nnodes = 0;
+    for (int i = 0; i < p; i++) {
+        int j = 0;
+        while (j < i && all[j].key != all[i].key)
+            j++;
+        st_sync.node[i] = j < i ? st_sync.node[j] : st_sync.nnodes++;
+    }
+    int *count = calloc((size_t)st_sync.nnodes, sizeof(int)); /* ranks seen so far per node */
+    for (int i = 0; i < p && count; i++) {
+        int local = count[st_sync.node[i]]++;
+        sock[i] = st_config.socket_size ? local / (int)st_config.socket_size : all[i].socket;
+    }
+    free(count);
+    free(all);
+    return 0;
+}
+
+/* ==== levels ================================================================================ */
+
+static int group_set(st_sync_group_t *g, const int *in, int p)
+{
+    g->ranks = malloc((size_t)(p > 0 ? p : 1) * sizeof(int));
+    if (!g->ranks)
+        return -1;
+    g->size = 0;
+    g->me = -1;
+    for (int i = 0; i < p; i++) {
+        if (!in[i])
+            continue;
+        if (i == st_sync.rank)
+            g->me = g->size;
+        g->ranks[g->size++] = i;
+    }
+    return 0;
+}
+
+static void params_resolve(st_sync_level_t *lv, const st_sync_level_spec_t *ls)
+{
+    lv->par = lv->alg->defaults;
+    if (ls->nfit >= 0) lv->par.nfit = ls->nfit;
+    if (ls->npp >= 0) lv->par.npp = ls->npp;
+    if (ls->offset >= 0) lv->par.offset = ls->offset;
+    if (ls->intercept >= 0) lv->par.intercept = ls->intercept;
+    if (ls->check >= 0) lv->par.check = ls->check;
+    if (ls->lsq >= 0) lv->par.lsq = ls->lsq;
+    if (ls->window_ms >= 0) lv->par.window_ns = ls->window_ms * 1e6;
+}
+
+/*
+ * Level membership: flat = everyone; h2hca = node leaders / my node; h3hca = node
+ * leaders / socket leaders of my node / my socket. A leader is the lowest rank of its
+ * node (socket), so it is member 0 of the level below and already synchronized there.
+ */
+static int build_levels(const int *sock)
+{
+    int p = st_sync.size, *in = calloc((size_t)p, sizeof(int)), me = st_sync.rank;
+    int *first = calloc((size_t)st_sync.nnodes, sizeof(int)); /* lowest rank of each node */
+    const int *node = st_sync.node;
+    if (!in || !first) {
+        free(in);
+        free(first);
+        return -1;
+    }
+    for (int i = p - 1; i >= 0; i--)
+        first[node[i]] = i;
+    S.nlevels = S.spec.nlevels;
+    for (int l = 0; l < S.nlevels; l++) {
+        st_sync_level_t *lv = &S.level[l];
+        lv->index = l;
+        lv->alg = st_sync_alg_find(S.spec.level[l].alg);
+        params_resolve(lv, &S.spec.level[l]);
+        int kind = S.spec.scheme == ST_SCHEME_FLAT ? 3 : (l == 0 ? 0 : l == S.nlevels - 1 ? 2 : 1);
+        for (int i = 0; i < p; i++) {
+            int node_leader = first[node[i]] == i, sock_leader = 1;
+            for (int j = first[node[i]]; kind == 1 && j < i; j++)
+                sock_leader &= !(node[j] == node[i] && sock[j] == sock[i]);
+            int same_node = node[i] == node[me];
+            int same_sock = same_node && (S.nlevels < 3 || sock[i] == sock[me]);
+            in[i] = kind == 3 ? 1 : kind == 0 ? node_leader : kind == 1 ? same_node && sock_leader : same_sock;
+        }
+        if (group_set(&lv->grp, in, p) != 0) {
+            free(in);
+            free(first);
+            return -1;
+        }
+    }
+    free(in);
+    free(first);
+    return 0;
+}
+
+/* Runs every level this rank belongs to; full: learn models, else offsets only. */
+static int run_levels(int full, st_clock_t *out)
+{
+    st_clock_t work;
+    if (full)
+        st_clock_identity(&work);
+    else
+        work = S.clk;
+    st_sync.rtt_now = INT64_MAX;
+    S.measured = 1;
+    for (int l = 0; l < S.nlevels; l++) {
+        st_sync_level_t *lv = &S.level[l];
+        if (lv->grp.me < 0 || lv->grp.size < 2)
+            continue;
+        int64_t t0 = mono_ns();
+        if ((full ? lv->alg->run(lv, &work) : lv->alg->resync(lv, &work)) != 0)
+            return -1;
+        st_log_debug("clock sync: level %d (%s, member %d of %d) took %.1f ms", l + 1, lv->alg->name, lv->grp.me,
+                     lv->grp.size, (double)(mono_ns() - t0) / 1e6);
+    }
+    *out = work;
+    return 0;
+}
+
+/* ==== accuracy check (paper Alg. 6) ========================================================== */
+
+static void report_check(const check_result_t *c)
+{
+    char line[256];
+    snprintf(line, sizeof line,
+             "synctrace: clock check %.3g s after the initial sync: max |offset| to rank 0 = %.0f ns (rank %d), "
+             "bound %.0f ns\n", c->after_s, c->max_off, c->rank, c->bound);
+    st_log_raw(line);
+}
+
+/* Rank 0 measures every rank's published global clock against its own. Collective. */
+static int clock_check(double after_s)
+{
+    double res[3];
+    if (st_sync.rank == 0) {
+        check_result_t c = { after_s, 0, 0, -1 };
+        int go = 1;
+        for (int p = 1; p < st_sync.size; p++) {
+            if (st_sync_send(&go, sizeof go, p, ST_TAG_GO) != 0 || st_sync_serve(p, &S.clk) != 0 ||
+                st_sync_recv(res, sizeof res, p, ST_TAG_RESULT) != 0)
+                return -1;
+            /* res = client's (reference - client) estimate and its bounds */
+            if (fabs(res[0]) > c.max_off)
+                c.max_off = fabs(res[0]), c.rank = p;
+            double b = fmax(fabs(res[1]), fabs(res[2]));
+            if (b > c.bound)
+                c.bound = b;
+        }
+        if (S.ncheck < MAX_CHECKS)
+            S.check[S.ncheck++] = c;
+        report_check(&c);
+        return 0;
+    }
+    int go;
+    st_sync_point_t pt;
+    if (st_sync_recv(&go, sizeof go, 0, ST_TAG_GO) != 0 ||
+        st_sync_measure(0, &S.clk, CHECK_NPP, ST_OFFSET_SKAMPI, &pt, NULL) != 0 || st_sync_done(0) != 0)
+        return -1;
+    res[0] = pt.off;
+    res[1] = pt.lo;
+    res[2] = pt.hi;
+    return st_sync_send(res, sizeof res, 0, ST_TAG_RESULT) != 0 ? -1 : 0;
+}
+
+/* ==== init ==================================================================================== */
+
+static void schedule_resync(void)
+{
+    if (st_config.resync <= 0)
+        return;
+    double iv = S.interval_s > 0 ? 2 * S.interval_s : FIRST_RESYNC_S;
+    S.interval_s = iv < st_config.resync ? iv : st_config.resync;
+    S.deadline = local_now() + (int64_t)(S.interval_s * 1e9);
+}
+
+static int setup(MPI_Comm toolworld)
+{
+    MPI_Request r;
+    if (PMPI_Comm_idup(toolworld, &st_sync.comm, &r) != MPI_SUCCESS || st_sync_wait(&r) != MPI_SUCCESS)
+        return -1;
+    PMPI_Comm_rank(st_sync.comm, &st_sync.rank);
+    PMPI_Comm_size(st_sync.comm, &st_sync.size);
+    int *sock = calloc((size_t)st_sync.size, sizeof(int));
+    int rc = sock ? gather_topology(S.spec.scheme == ST_SCHEME_H3HCA, sock) : -1;
+    if (rc == 0 && S.spec.scheme != ST_SCHEME_NONE)
+        rc = build_levels(sock);
+    free(sock);
+    return rc;
+}
+
+static void log_init(void)
+{
+    if (st_sync.rank != 0)
+        return;
+    st_log_info("clock sync %s: %d ranks on %d node(s) in %.1f ms", S.spec_text, st_sync.size, st_sync.nnodes,
+                (double)S.init_ns / 1e6);
+}
+
+static void run_checks(void)
+{
+    if (st_config.clockcheck <= 0)
+        return;
+    if (clock_check(0) != 0)
+        return;
+    int64_t end = mono_ns() + (int64_t)(st_config.clockcheck * 1e9);
+    while (mono_ns() < end) {
+        struct timespec ts = { 0, 20000000 };
+        nanosleep(&ts, NULL);
+    }
+    clock_check(st_config.clockcheck);
+}
+
+int st_clock_init_sync(MPI_Comm toolworld)
+{
+    char err[400];
+    int64_t t0 = mono_ns();
+    S.init_start = t0;
+    if (!S.parsed && st_clock_parse_spec(st_config.sync, err, sizeof err) != 0) {
+        st_log_error("%s", err);
+        return -1;
+    }
+    if (epochs_init() != 0)
+        return -1;
+    if (S.spec.scheme == ST_SCHEME_NONE && st_config.clockcheck <= 0)
+        return 0;
+    if (setup(toolworld) != 0) {
+        st_log_warn("clock sync: cannot set up the private communicator");
+        return -1;
+    }
+    if (S.spec.scheme != ST_SCHEME_NONE) {
+        st_clock_t clk;
+        int64_t t1 = mono_ns();
+        if (run_levels(1, &clk) != 0 || publish(ST_EPOCH_INIT, &clk, mono_ns() - t0) != 0)
+            return -1;
+        st_log_debug("clock sync: setup %.1f ms, levels %.1f ms", (double)(t1 - t0) / 1e6,
+                     (double)(mono_ns() - t1) / 1e6);
+        S.init_ns = mono_ns() - t0;
+        S.ep[S.nep - 1].cost_ns = S.init_ns;
+        S.active = 1;
+        schedule_resync();
+        log_init();
+    } else {
+        st_clock_identity(&S.clk);
+    }
+    run_checks();
+    return 0;
+}
+
+/* ==== periodic resync ============================================================================ */
+
+/* Polite barrier on the private communicator. */
+static int barrier(void)
+{
+    MPI_Request r;
+    return PMPI_Ibarrier(st_sync.comm, &r) == MPI_SUCCESS && st_sync_wait(&r) == MPI_SUCCESS ? 0 : -1;
+}
+
+static void resync(int kind)
+{
+    int64_t t0 = mono_ns();
+    st_clock_t clk;
+    /*
+     * Everyone first: a rank still busy-polling in the application's collective (MPICH
+     * never yields) would take the core a measuring pair needs; round trips of 10-250 µs
+     * instead of 1 µs were the result without this barrier.
+     */
+    if (barrier() != 0 || run_levels(S.spec.resync == ST_RESYNC_FULL, &clk) != 0 || publish(kind, &clk, 0) != 0) {
+        st_log_warn("clock sync: resynchronization failed; keeping the current clock model");
+        S.active = 0;
+        return;
+    }
+    int64_t cost = mono_ns() - t0;
+    S.ep[S.nep - 1].cost_ns = cost;
+    if (kind == ST_EPOCH_RESYNC) {
+        S.nresync++;
+        S.resync_ns += cost;
+        schedule_resync();
+    }
+}
+
+/* At every ST_CLOCK_HOOK_EVERY-th collective: finish the previous consensus, act, post the next. */
+static void checkpoint(void)
+{
+    if (S.posted) {
+        S.posted = 0;
+        if (st_sync_wait(&S.req) != MPI_SUCCESS) {
+            S.active = 0;
+            return;
+        }
+        if (S.flag_out)
+            resync(ST_EPOCH_RESYNC);
+    }
+    if (!S.active)
+        return;
+    S.flag_in = local_now() >= S.deadline;
+    if (PMPI_Iallreduce(&S.flag_in, &S.flag_out, 1, MPI_INT, MPI_MAX, st_sync.comm, &S.req) == MPI_SUCCESS)
+        S.posted = 1;
+}
+
+void st_clock_collective_hook(void)
+{
+    if (!S.active || st_config.resync <= 0)
+        return;
+    pthread_mutex_lock(&S.lock);
+    if (S.active && ++S.ncoll % ST_CLOCK_HOOK_EVERY == 0)
+        checkpoint();
+    pthread_mutex_unlock(&S.lock);
+}
+
+/* ==== finalize ======================================================================================== */
+
+/* Run-wide statistics, the same on every rank. Collective. */
+static void summarize(void)
+{
+    int64_t in[5], out[5];
+    in[0] = S.init_ns;
+    in[1] = S.resync_ns;
+    in[2] = -st_sync.rtt_min[0];
+    in[3] = -st_sync.rtt_min[1];
+    in[4] = (int64_t)st_clock_max_jump(S.ep, S.nep);
+    MPI_Request r;
+    if (PMPI_Iallreduce(in, out, 5, MPI_INT64_T, MPI_MAX, st_sync.comm, &r) != MPI_SUCCESS ||
+        st_sync_wait(&r) != MPI_SUCCESS)
+        return;
+    S.glob_init_ns = out[0];
+    S.glob_resync_ns = out[1];
+    S.glob_rtt[0] = -out[2];
+    S.glob_rtt[1] = -out[3];
+    S.glob_jump = (double)out[4];
+}
+
+void st_clock_finalize_sync(void)
+{
+    pthread_mutex_lock(&S.lock);
+    if (S.active) {
+        if (S.posted) {
+            S.posted = 0;
+            st_sync_wait(&S.req);
+        }
+        resync(ST_EPOCH_FINAL);
+        if (S.active && st_config.clockcheck > 0)
+            clock_check((double)(mono_ns() - S.init_start) / 1e9);
+        if (S.active)
+            summarize();
+        S.finalized = 1;
+        S.active = 0;
+    }
+    if (st_sync.comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&st_sync.comm);
+    pthread_mutex_unlock(&S.lock);
+}
+
+/* ==== re-mapping ========================================================================================= */
+
+void st_clock_remap_events(st_event_t *ev, size_t n)
+{
+    if (!S.finalized)
+        return;
+    double d = st_clock_remap(S.ep, S.nep, ev, n, st_config.interpolate);
+    if (d > S.remap_max)
+        S.remap_max = d;
+}
+
+void st_clock_remap_rankdata(st_rankdata_t *rd)
+{
+    if (!S.finalized)
+        return;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (uint32_t i = 0; i < rd->nthreads; i++) {
+        st_thread_data_t *t = &rd->threads[i];
+        if (!t->events || !t->nevents)
+            continue;
+        st_clock_remap_events(t->events, (size_t)t->nevents);
+        lo = t->events[0].time < lo ? t->events[0].time : lo;
+        hi = t->events[t->nevents - 1].time > hi ? t->events[t->nevents - 1].time : hi;
+    }
+    if (lo != UINT64_MAX) {
+        rd->t_begin = lo;
+        rd->t_end = hi;
+    }
+}
+
+const struct st_clock_epoch *st_clock_epochs(size_t *n)
+{
+    *n = S.nep;
+    return S.ep;
+}
+
+double st_clock_min_latency_ns(int inter_node)
+{
+    const int64_t *r = S.finalized ? S.glob_rtt : st_sync.rtt_min;
+    int64_t v = r[inter_node ? 1 : 0];
+    if (v == INT64_MAX)
+        v = r[inter_node ? 0 : 1];
+    return v == INT64_MAX ? 0 : (double)v / 2;
+}
+
+/* ==== report ================================================================================================= */
+
+static const char *const clock_name[] = { "monotonic", "realtime", "monotonic_raw", "boottime" };
+
+static void report_levels(st_rankdata_t *rd)
+{
+    char txt[192];
+    snprintf(txt, sizeof txt, "%s", S.spec_text);
+    for (int l = 0; l < S.nlevels; l++)
+        if (S.level[l].fallback)
+            snprintf(txt + strlen(txt), sizeof txt - strlen(txt), " [level %d: prop -> hca3]", l + 1);
+    st_rankdata_prop(rd, "sync.scheme", "%s", txt);
+}
+
+static void report_epochs(st_rankdata_t *rd)
+{
+    st_rankdata_prop(rd, "sync.epochs", "%zu", S.nep - 1);
+    for (size_t k = 1; k < S.nep; k++) {
+        char key[32], val[192];
+        snprintf(key, sizeof key, "sync.epoch.%zu", k);
+        st_clock_epoch_format(&S.ep[k], val, sizeof val);
+        st_rankdata_prop(rd, key, "%s", val);
+    }
+}
+
+static void report_checks(st_rankdata_t *rd)
+{
+    for (int i = 0; i < S.ncheck; i++) {
+        char key[32];
+        snprintf(key, sizeof key, "sync.check.%d", i);
+        st_rankdata_prop(rd, key, "after_s=%.3f max_offset_ns=%.0f rank=%d bound_ns=%.0f", S.check[i].after_s,
+                         S.check[i].max_off, S.check[i].rank, S.check[i].bound);
+    }
+}
+
+void st_clock_report(st_rankdata_t *rd)
+{
+    int ck = st_config.clock;
+    st_rankdata_prop(rd, "sync.clock", "%s", ck >= 0 && ck < 4 ? clock_name[ck] : "?");
+    st_rankdata_prop(rd, "sync.clock_resolution_ns", "%" PRIu64, st_timer_resolution_ns());
+    report_levels(rd);
+    report_checks(rd);
+    if (!S.finalized)
+        return;
+    st_rankdata_prop(rd, "sync.nodes", "%d", st_sync.nnodes);
+    st_rankdata_prop(rd, "sync.init_ms", "%.3f", (double)S.init_ns / 1e6);
+    st_rankdata_prop(rd, "sync.init_ms_max", "%.3f", (double)S.glob_init_ns / 1e6);
+    st_rankdata_prop(rd, "sync.resyncs", "%d", S.nresync);
+    st_rankdata_prop(rd, "sync.resync_ms", "%.3f", (double)S.resync_ns / 1e6);
+    st_rankdata_prop(rd, "sync.resync_ms_max", "%.3f", (double)S.glob_resync_ns / 1e6);
+    st_rankdata_prop(rd, "sync.rtt_min_intra_ns", "%" PRId64, S.glob_rtt[0] == INT64_MAX ? -1 : S.glob_rtt[0]);
+    st_rankdata_prop(rd, "sync.rtt_min_inter_ns", "%" PRId64, S.glob_rtt[1] == INT64_MAX ? -1 : S.glob_rtt[1]);
+    st_rankdata_prop(rd, "sync.interpolate", "%d", st_config.interpolate);
+    st_rankdata_prop(rd, "sync.extrapolation_err_ns", "%.0f", S.glob_jump);
+    st_rankdata_prop(rd, "sync.interpolation_loo_ns", "%.0f", st_clock_interp_loo(S.ep, S.nep));
+    st_rankdata_prop(rd, "sync.remap_max_ns", "%.0f", S.remap_max);
+    report_epochs(rd);
+}

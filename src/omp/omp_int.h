@@ -1,0 +1,246 @@
+/*
+ * omp_int.h — state shared by the OMPT callbacks of src/omp (internal).
+ *
+ * Every OpenMP thread owns one st_omp_thread_t, allocated at its first callback
+ * (normally thread_begin) and never freed; only its owner touches it, except
+ *  - the ring of parallel regions it forked (st_omp_par_t), whose published end times
+ *    the team's workers read without a lock (a seqlock on the parallel id), and
+ *  - st_omp_finalize(), which closes idle workers' teams after OpenMP recording ended.
+ * The location (st_thread_t) is attached at the first event actually recorded, so a
+ * thread that only ever runs in teams we do not record (LLVM's hidden-helper threads)
+ * gets no location.
+ *
+ * Identifiers written into events (unique in the process, no shared counter):
+ *   parallel id = (location index + 1) << 40 | regions forked by that location
+ *   task id     = (location index + 1) << 32 | tasks numbered by that location
+ */
+#ifndef ST_OMP_INT_H
+#define ST_OMP_INT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "omp-tools.h"
+
+#include "../record/record.h"
+
+#define ST_OMP_LEVELS  16  /* nested teams recorded per thread; deeper ones are ignored */
+#define ST_OMP_REGIONS 64  /* open OpenMP regions per thread; deeper enters are dropped (counted) */
+#define ST_OMP_HELD    32  /* locks one thread holds at once with a known acquisition order */
+#define ST_OMP_RING    128 /* parallel regions a master remembers for its workers' late ends */
+
+/* Task data values: bit 63 marks a task that has started running. */
+#define ST_OMP_TASK_RUNNING (1ull << 63)
+
+/* A parallel region forked by this thread; workers find it through parallel_data->ptr. */
+typedef struct st_omp_par {
+    _Atomic uint64_t id;        /* parallel id; 0 while the entry is being reused */
+    _Atomic uint64_t t_barrier; /* master: end of the wait in the team's last implicit barrier */
+    _Atomic uint64_t t_end;     /* master: end of its implicit task; 0 while the team runs */
+    uint64_t parent;            /* parallel id of the enclosing team of the master, 0 if none */
+    uint64_t codeptr;           /* return address of the construct (0 when call sites are off) */
+} st_omp_par_t;
+
+/* One team this thread is a member of. */
+typedef struct st_omp_level {
+    st_omp_par_t *par;  /* NULL: a team that is not recorded (league, hidden helpers) */
+    uint64_t id;        /* parallel id */
+    uint64_t t_wait;    /* master: when the wait of the latest implicit barrier ended */
+    uint32_t index;     /* thread number in the team */
+    uint32_t size;      /* team size */
+    uint32_t rbase;     /* open regions when the team began (its PARALLEL region is at rbase) */
+    uint32_t _pad;
+} st_omp_level_t;
+
+typedef struct st_omp_held {
+    uint64_t wait_id;
+    uint32_t order;
+    uint32_t _pad;
+} st_omp_held_t;
+
+typedef struct st_omp_thread {
+    st_thread_t *th;      /* location; NULL until the first recorded event */
+    struct st_omp_thread *next; /* all states of the process, newest first (st_omp_finalize) */
+    uint32_t depth;       /* teams this thread is in, innermost last (may exceed ST_OMP_LEVELS) */
+    uint32_t nregions;    /* open regions in region[] */
+    uint32_t lost;        /* enters not recorded because region[] was full; their leaves are skipped */
+    uint32_t nheld;
+    uint32_t nforked;     /* parallel regions this thread forked and has not joined yet */
+    uint64_t next_par;    /* parallel regions forked */
+    uint64_t next_task;   /* task ids issued */
+    uint64_t acq_wait;    /* mutex_acquire seen for this wait id, awaiting mutex_acquired */
+    uint64_t acq_time;
+    const void *acq_codeptr;
+    st_omp_level_t level[ST_OMP_LEVELS];
+    st_omp_par_t *forked[ST_OMP_LEVELS + 1]; /* innermost last; NULL: a region not recorded */
+    st_region_t region[ST_OMP_REGIONS];
+    st_omp_held_t held[ST_OMP_HELD];
+    st_omp_par_t ring[ST_OMP_RING];
+} st_omp_thread_t;
+
+extern volatile int st_omp_on;   /* tool initialized and st_omp_finalize() not yet called */
+extern int st_omp_callsite;      /* record construct return addresses (SYNCTRACE_CALLSITE) */
+extern __thread st_omp_thread_t *st_omp_tls __attribute__((tls_model("initial-exec")));
+extern __thread int st_omp_began __attribute__((tls_model("initial-exec"))); /* thread_begin seen */
+extern int st_omp_began_known; /* the runtime reports thread_begin (else st_omp_began means nothing) */
+
+/* Counters of degraded situations, reported by st_omp_finalize() (relaxed atomics, rare paths). */
+typedef struct st_omp_stats {
+    _Atomic uint64_t lost_regions; /* enters dropped: region stack full */
+    _Atomic uint64_t deep_teams;   /* teams nested deeper than ST_OMP_LEVELS */
+    _Atomic uint64_t stale_ends;   /* worker ends whose master's times were overwritten */
+    _Atomic uint64_t unordered;    /* lock acquisitions/releases without acquisition order */
+} st_omp_stats_t;
+extern st_omp_stats_t st_omp_stats;
+
+/* Slow path of st_omp_any(): allocates the calling thread's state. NULL on ENOMEM (reported once). */
+st_omp_thread_t *st_omp_thread_new(void);
+/* Attaches the location (registers the thread with src/record). NULL if it cannot be traced. */
+st_thread_t *st_omp_attach(st_omp_thread_t *ot);
+
+/* The calling thread's state while OpenMP is recorded, whatever team it is in; else NULL. */
+static inline st_omp_thread_t *st_omp_any(void)
+{
+    if (ST_UNLIKELY(!st_omp_on || !st_record_active))
+        return NULL;
+    st_omp_thread_t *ot = st_omp_tls;
+    return ST_LIKELY(ot != NULL) ? ot : st_omp_thread_new();
+}
+
+/* Innermost team of ot, NULL outside any team. */
+static inline st_omp_level_t *st_omp_top(st_omp_thread_t *ot)
+{
+    if (ot->depth == 0)
+        return NULL;
+    return ot->depth <= ST_OMP_LEVELS ? &ot->level[ot->depth - 1] : NULL;
+}
+
+/* True when the thread runs inside a team that is not recorded. */
+static inline int st_omp_ignored(const st_omp_thread_t *ot)
+{
+    return ot->depth > ST_OMP_LEVELS || (ot->depth > 0 && ot->level[ot->depth - 1].par == NULL);
+}
+
+/* The calling thread's location if its current OpenMP event is to be recorded, else NULL. */
+static inline st_thread_t *st_omp_self(st_omp_thread_t **otp)
+{
+    st_omp_thread_t *ot = st_omp_any();
+    if (!ot || st_omp_ignored(ot))
+        return NULL;
+    *otp = ot;
+    return ST_LIKELY(ot->th != NULL) ? ot->th : st_omp_attach(ot);
+}
+
+/* Parallel id of the innermost recorded team (0 outside any team). */
+static inline uint64_t st_omp_team_id(const st_omp_thread_t *ot)
+{
+    return ot->depth > 0 && ot->depth <= ST_OMP_LEVELS ? ot->level[ot->depth - 1].id : 0;
+}
+
+/* Open regions of the innermost team start here (0 outside any team). */
+static inline uint32_t st_omp_rbase(const st_omp_thread_t *ot)
+{
+    const st_omp_level_t *lv = ot->depth > 0 && ot->depth <= ST_OMP_LEVELS ? &ot->level[ot->depth - 1] : NULL;
+    return lv ? lv->rbase : 0;
+}
+
+/*
+ * Records an event stamped t instead of now when 0 < t < now (late callbacks report
+ * events that happened earlier), never before the location's previous event.
+ */
+static inline st_event_t *st_omp_record_at(st_thread_t *th, unsigned kind, uint64_t t)
+{
+    if (ST_UNLIKELY(th->pos == th->cap))
+        st_record_flush(th);
+    uint64_t floor = th->last;
+    st_event_t *e = st_record(th, kind);
+    if (ST_UNLIKELY(t != 0 && t < e->time)) {
+        e->time = t > floor ? t : floor;
+        th->last = e->time;
+    }
+    return e;
+}
+
+static inline uint8_t st_omp_region_flags(st_region_t r)
+{
+    return r == ST_REGION_OMP_IBARRIER ? ST_EVF_IMPLICIT : ST_EVF_NONE;
+}
+
+/* ENTER of region r (at t, 0 = now), remembered as open. */
+static inline void st_omp_enter_at(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t)
+{
+    if (ST_UNLIKELY(ot->nregions == ST_OMP_REGIONS || ot->lost)) {
+        ot->lost++;
+        atomic_fetch_add_explicit(&st_omp_stats.lost_regions, 1, memory_order_relaxed);
+        return;
+    }
+    ot->region[ot->nregions++] = r;
+    st_event_t *e = st_omp_record_at(ot->th, ST_EV_ENTER, t);
+    e->region = r;
+    e->flags = st_omp_region_flags(r);
+    e->aux = st_omp_callsite ? (uint64_t)(uintptr_t)codeptr : 0;
+}
+
+static inline void st_omp_enter(st_omp_thread_t *ot, st_region_t r, const void *codeptr)
+{
+    st_omp_enter_at(ot, r, codeptr, 0);
+}
+
+/*
+ * LEAVE of the innermost open region r of the current team (at t, 0 = now), after
+ * leaving whatever is still open inside it. Nothing if r is not open there.
+ */
+void st_omp_leave_at(st_omp_thread_t *ot, st_region_t r, uint64_t t);
+
+static inline void st_omp_leave(st_omp_thread_t *ot, st_region_t r)
+{
+    st_omp_leave_at(ot, r, 0);
+}
+
+/* Leaves every region open above position base (at t, 0 = now). */
+void st_omp_close_above(st_omp_thread_t *ot, uint32_t base, uint64_t t);
+
+/* What a worker knows about its master's end of a team (seqlock read of lv->par). */
+enum { ST_OMP_RUNNING, ST_OMP_PUBLISHED, ST_OMP_STALE };
+int st_omp_master_end(const st_omp_level_t *lv, uint64_t *t_barrier, uint64_t *t_end);
+
+/* A fresh task id of this thread (location attached). */
+static inline uint64_t st_omp_new_task_id(st_omp_thread_t *ot)
+{
+    uint32_t n = (uint32_t)++ot->next_task;
+    if (ST_UNLIKELY(n == 0))
+        n = (uint32_t)++ot->next_task;
+    return (uint64_t)(ot->th->index + 1) << 32 | n;
+}
+
+/* ---- callbacks registered by ompt_tool.c ------------------------------------------- */
+
+void st_omp_cb_thread_begin(ompt_thread_t type, ompt_data_t *thread_data);
+void st_omp_cb_thread_end(ompt_data_t *thread_data);
+void st_omp_cb_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
+                              unsigned int requested, int flags, const void *codeptr);
+void st_omp_cb_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *codeptr);
+void st_omp_cb_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                             unsigned int actual, unsigned int index, int flags);
+void st_omp_cb_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+                           ompt_data_t *task, const void *codeptr);
+void st_omp_cb_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
+                                ompt_data_t *parallel, ompt_data_t *task, const void *codeptr);
+void st_omp_cb_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
+                    ompt_data_t *task, uint64_t count, const void *codeptr);
+void st_omp_cb_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
+                      const void *codeptr);
+void st_omp_cb_mutex_acquire(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
+                             const void *codeptr);
+void st_omp_cb_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr);
+void st_omp_cb_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr);
+void st_omp_cb_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id, const void *codeptr);
+void st_omp_cb_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,
+                         const void *codeptr);
+void st_omp_cb_lock_destroy(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr);
+void st_omp_cb_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *new_task, int flags,
+                           int has_dependences, const void *codeptr);
+void st_omp_cb_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next);
+void st_omp_cb_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int ndeps);
+
+#endif

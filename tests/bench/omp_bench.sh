@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# tests/bench/omp_bench.sh — what tracing OpenMP costs per construct (part of `make bench`).
+#
+# omp_bench.c (clang -fopenmp, LLVM libomp) measures, EPCC-syncbench style, the overhead
+# per instance of a parallel region, a barrier, a static loop with its barrier, a critical
+# section, an omp_set/unset_lock pair and a task (create, run, taskwait). Untraced and
+# traced runs (libsynctrace.so preloaded, default settings) alternate BENCH_REPS times
+# (default 5) per construct and thread count (BENCH_OMP_THREADS, default "1 2"); the table
+# shows the medians, their ratio, the ns added per instance and per recorded event (the
+# events one instance records on the thread that times it). With 1 thread the constructs
+# do not wait for anyone: the difference is the callbacks' own cost. With more threads than
+# free cores the untraced figures are dominated by scheduling and the ratios mean little.
+# Environment: O (build root, as for make), BENCH_REPS, BENCH_OMP_THREADS, BENCH_SCALE.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+O=$(cd "${O:-$ROOT}" && pwd)
+LIB=$O/lib/libsynctrace.so
+BUILD=$O/build/bench
+REPS=${BENCH_REPS:-5}
+THREADS=${BENCH_OMP_THREADS:-1 2}
+SCALE=${BENCH_SCALE:-1}
+mkdir -p "$BUILD"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-ompbench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+die() { echo "omp_bench: $*" >&2; exit 1; }
+[ -f "$LIB" ] || die "no $LIB: run make first"
+command -v clang >/dev/null || die "clang not installed"
+clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp -o "$BUILD/omp_bench" tests/bench/omp_bench.c ||
+    die "cannot build tests/bench/omp_bench.c"
+
+# construct and the events one instance records on the timing thread (see omp_bench.c)
+constructs="parallel:8 barrier:2 for:4 critical:6 lock:6 task:10"
+median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
+
+status=0
+run() { # run OUT CONSTRUCT THREADS [env...]: appends the ns per instance to OUT
+    local out=$1 c=$2 t=$3
+    shift 3
+    if env OMP_NUM_THREADS="$t" "$@" timeout 300 "$BUILD/omp_bench" "$c" "$SCALE" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
+        awk '$1 == "ompbench" {print $4}' "$TMP/run.txt" >>"$out"
+    else
+        echo "omp_bench: run failed ($c, $t threads, $*): $(tail -n 3 "$TMP/err.txt")" >&2
+        status=1
+    fi
+}
+
+echo "OpenMP constructs, untraced vs traced (omp_bench.c, clang/LLVM libomp, $REPS alternating runs each)"
+printf '%-10s %7s %13s %13s %7s %13s %11s\n' construct threads "untraced ns" "traced ns" ratio "added ns" "ns/event"
+for t in $THREADS; do
+    for ce in $constructs; do
+        c=${ce%%:*} ev=${ce##*:}
+        for i in $(seq "$REPS"); do
+            run "$TMP/plain-$c-$t" "$c" "$t"
+            run "$TMP/traced-$c-$t" "$c" "$t" LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/trace-$c-$t-$i"
+            rm -rf "$TMP/trace-$c-$t-$i"
+        done
+        u=$(median <"$TMP/plain-$c-$t" 2>/dev/null || echo nan)
+        tr=$(median <"$TMP/traced-$c-$t" 2>/dev/null || echo nan)
+        ratio=nan added=nan per=nan
+        if [[ $u =~ ^-?[0-9.]+$ && $tr =~ ^-?[0-9.]+$ ]]; then
+            added=$(calc "$tr - $u")
+            per=$(calc "($tr - $u) / $ev")
+            ratio=$(awk -v a="$tr" -v b="$u" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')
+        fi
+        printf '%-10s %7s %13s %13s %7s %13s %11s\n' "$c" "$t" "$u" "$tr" "$ratio" "$added" "$per"
+    done
+done
+echo "(ns per construct instance, median of the runs' medians; ns/event = added / events recorded per instance:"
+echo " parallel 8 on the master, barrier 2, for 4, critical 6, lock 6, task 10; load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+exit $status

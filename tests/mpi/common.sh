@@ -1,0 +1,114 @@
+# shellcheck shell=bash
+# tests/mpi/common.sh — helpers of the MPI integration tests, sourced after tests/lib.sh.
+#
+# The test programs (p2p.c, nonblock.c, coll.c, fring.f90, ...) print checksums on rank 0
+# and write their timing-dependent call counts with "-c FILE" (st_test.h). tracecheck.py
+# holds one model per program: the exact events every rank must have in the trace.
+
+MPI_DIR=$ST_ROOT/tests/mpi
+tracecheck() { python3 "$MPI_DIR/tracecheck.py" "$@"; }
+
+need_tools() {
+    [ -x "$ST_BIN/synctrace" ] || fail "no $ST_BIN/synctrace: build first (make all)"
+    [ -f "$ST_LIB" ] || fail "no $ST_LIB: build first (make all)"
+}
+
+# run_both NAME BIN NP [ARGS...]: runs BIN without and with the shim (archive in $ST_TMP/NAME);
+# asserts the application's stdout and exit code are the same. Sets TRACE and COUNTS.
+run_both() {
+    local name=$1 bin=$2 np=$3
+    shift 3
+    TRACE=$ST_TMP/$name
+    COUNTS=$ST_TMP/counts-$name
+    local prc=0 trc=0
+    run_plain "$np" "$bin" -c "$ST_TMP/plain-counts-$name" "$@" || prc=$?
+    [ "$prc" -eq 0 ] || fail "$name without the shim exited $prc: $(tail -n 5 "$ST_TMP/plain-err.txt")"
+    [ -s "$ST_TMP/plain.txt" ] || fail "$name without the shim printed nothing"
+    run_traced "$TRACE" "$np" "$bin" -c "$COUNTS" "$@" || trc=$?
+    [ "$trc" -eq "$prc" ] || fail "$name with the shim exited $trc (without: $prc): $(tail -n 5 "$ST_TMP/err.txt")"
+    cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" ||
+        fail "$name: stdout differs with the shim: $(diff "$ST_TMP/plain.txt" "$ST_TMP/out.txt" | head -n 6 | tr '\n' '|')"
+    [ -f "$TRACE/traces.otf2" ] || fail "$name: no archive $TRACE/traces.otf2; stderr: $(tail -n 5 "$ST_TMP/err.txt")"
+    note "$name: stdout and exit code unchanged ($(wc -l <"$ST_TMP/out.txt") lines)"
+}
+
+# dump_json DIR OUT: `synctrace dump --json DIR` into OUT (must not be empty).
+dump_json() {
+    st dump --json "$1" >"$2" 2>"$ST_TMP/dump-err.txt" || fail "synctrace dump --json $1 failed: $(head -c 300 "$ST_TMP/dump-err.txt")"
+    [ -s "$2" ] || fail "synctrace dump --json $1 printed nothing"
+}
+
+# check_counts PROG DUMP NP [PROGRAM ARGS...]: exact event counts of the program model.
+check_counts() {
+    local prog=$1 dump=$2 np=$3
+    shift 3
+    tracecheck counts "$prog" "$dump" "$np" "$COUNTS" "$@" >"$ST_TMP/counts.txt" 2>"$ST_TMP/counts-err.txt" ||
+        fail "$prog: event counts differ from the program's calls:$(head -n 25 "$ST_TMP/counts.txt" "$ST_TMP/counts-err.txt" | sed 's/^/\n    /' | tr -d '\n')"
+    note "$(cat "$ST_TMP/counts-err.txt")"
+}
+
+# check_messages DIR "N CMIN CMAX": `synctrace check` matches all N point-to-point messages,
+# finds CMIN..CMAX collective instances, none incomplete, and no violations.
+check_messages() {
+    local dir=$1 want cmin cmax rc=0
+    read -r want cmin cmax <<<"$2"
+    st check "$dir" >"$ST_TMP/check.txt" 2>&1 || rc=$?
+    local line matched unmatched violations colls cinc
+    line=$(grep -E '^messages: [0-9]+ matched, [0-9]+ unmatched' "$ST_TMP/check.txt" | head -n 1) ||
+        fail "synctrace check: no 'messages: N matched, N unmatched' line: $(head -c 400 "$ST_TMP/check.txt")"
+    matched=$(echo "$line" | sed -E 's/^messages: ([0-9]+) matched.*/\1/')
+    unmatched=$(echo "$line" | sed -E 's/^messages: [0-9]+ matched, ([0-9]+) unmatched.*/\1/')
+    violations=$(sed -nE 's/^violations: ([0-9]+).*/\1/p' "$ST_TMP/check.txt" | head -n 1)
+    [ -n "$violations" ] || fail "synctrace check: no 'violations: N' line: $(head -c 400 "$ST_TMP/check.txt")"
+    assert_eq "matched messages" "$want" "$matched"
+    assert_eq "unmatched messages" 0 "$unmatched"
+    assert_eq "violations" 0 "$violations"
+    assert_eq "synctrace check exit code" 0 "$rc"
+    if [ -n "$cmin" ]; then
+        colls=$(sed -nE 's/^collectives: ([0-9]+) instances.*/\1/p' "$ST_TMP/check.txt" | head -n 1)
+        cinc=$(sed -nE 's/^collectives: [0-9]+ instances, ([0-9]+) incomplete.*/\1/p' "$ST_TMP/check.txt" | head -n 1)
+        [ -n "$colls" ] || fail "synctrace check: no 'collectives: N instances' line: $(head -c 400 "$ST_TMP/check.txt")"
+        assert_ge "collective instances" "$cmin" "$colls"
+        assert_le "collective instances" "$cmax" "$colls"
+        assert_eq "incomplete collective instances" 0 "$cinc"
+    fi
+    note "check: $matched matched, $unmatched unmatched, ${colls:-?} collective instances, $violations violations"
+}
+
+# full_check NAME PROG BIN NP [ARGS...]: the standard test of one program.
+full_check() {
+    local name=$1 prog=$2 bin=$3 np=$4
+    shift 4
+    run_both "$name" "$bin" "$np" "$@"
+    otf2_ok "$TRACE"
+    info_complete "$TRACE"
+    dump_json "$TRACE" "$ST_TMP/$name.json"
+    check_counts "$prog" "$ST_TMP/$name.json" "$np" "$@"
+    check_messages "$TRACE" "$(tracecheck messages "$prog" "$np" "$@")"
+}
+
+# info_incomplete DIR: `synctrace info DIR` says the archive is incomplete.
+# info_complete DIR: ... says it is not.
+info_incomplete() {
+    st info "$1" >"$ST_TMP/info.txt" 2>&1 || fail "synctrace info $1 failed: $(head -c 300 "$ST_TMP/info.txt")"
+    # "incomplete: yes (...)"; a complete archive says "incomplete: no"
+    grep -qiE '^incomplete:[[:space:]]*yes' "$ST_TMP/info.txt" ||
+        fail "synctrace info does not mark $1 incomplete: $(grep -i incomplete "$ST_TMP/info.txt" | head -n 2 | tr '\n' '|')"
+}
+
+info_complete() {
+    st info "$1" >"$ST_TMP/info.txt" 2>&1 || fail "synctrace info $1 failed: $(head -c 300 "$ST_TMP/info.txt")"
+    grep -qiE '^incomplete:[[:space:]]*no' "$ST_TMP/info.txt" ||
+        fail "synctrace info does not mark $1 complete: $(grep -i incomplete "$ST_TMP/info.txt" | head -n 2 | tr '\n' '|')"
+}
+
+# recover_if_needed DIR: a run that ended without MPI_Finalize under plain mpiexec leaves
+# per-rank raw data; `synctrace recover DIR` turns it into an archive.
+recover_if_needed() {
+    if [ ! -f "$1/traces.otf2" ]; then
+        [ -d "$1" ] || fail "no $1 at all after the run: $(tail -n 5 "$ST_TMP/err.txt")"
+        st recover "$1" >"$ST_TMP/recover.txt" 2>&1 || fail "synctrace recover $1 failed: $(head -c 400 "$ST_TMP/recover.txt")"
+        [ -f "$1/traces.otf2" ] || fail "synctrace recover $1 wrote no traces.otf2: $(head -c 400 "$ST_TMP/recover.txt")"
+        note "recovered: $(head -n 2 "$ST_TMP/recover.txt" | tr '\n' ' ')"
+    fi
+}

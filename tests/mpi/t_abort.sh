@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# A job that ends in MPI_Abort (abort.c, rank 1 aborts after 20 ring rounds) under plain mpiexec:
+# the exit code is MPI_Abort's as without the shim; after `synctrace recover DIR` (if the shim
+# could not write the archive itself) there is an archive otf2-print accepts, `synctrace info`
+# marks it incomplete, and every rank in it has exactly its 20 ring sends and receives
+# (the aborting rank must be there). Then the same through bin/synctrace-run, which recovers by
+# itself: the archive must be there without a manual `synctrace recover`.
+source "$ST_ROOT/tests/lib.sh"
+source "$ST_ROOT/tests/mpi/common.sh"
+need_tools
+bin=$(build_mpi_c abort "$MPI_DIR/abort.c")
+prc=0 trc=0
+ST_TIMEOUT=60 run_plain "$ST_NP" "$bin" 20 || prc=$?
+[ "$prc" -ne 0 ] || fail "abort without the shim exited 0"
+TRACE=$ST_TMP/trace
+ST_TIMEOUT=60 run_traced "$TRACE" "$ST_NP" "$bin" 20 || trc=$?
+assert_eq "exit code of the aborted job with the shim" "$prc" "$trc"
+grep -q '^ring:' "$ST_TMP/plain.txt" && { grep -qxF "$(grep '^ring:' "$ST_TMP/plain.txt")" "$ST_TMP/out.txt" ||
+    fail "the ring checksums printed before MPI_Abort differ with the shim"; }
+recover_if_needed "$TRACE"
+info_incomplete "$TRACE"
+otf2_ok "$TRACE"
+dump_json "$TRACE" "$ST_TMP/abort.json"
+tracecheck ring "$ST_TMP/abort.json" "$ST_NP" 20 exact >"$ST_TMP/ring.txt" ||
+    fail "ring events after MPI_Abort: $(tr '\n' '|' <"$ST_TMP/ring.txt")"
+aborter=$(( ST_NP > 1 ? 1 : 0 ))
+python3 - "$ST_TMP/abort.json" "$aborter" <<'PY' || fail "the aborting rank $aborter is not in the archive"
+import json, sys
+sys.exit(0 if any(json.loads(l).get("rank") == int(sys.argv[2]) for l in open(sys.argv[1]) if l.strip()) else 1)
+PY
+note "$(tr '\n' '|' <"$ST_TMP/ring.txt")"
+
+# The same job through synctrace-run: it runs `synctrace recover` itself.
+if [ -x "$ST_BIN/synctrace-run" ]; then
+    TRACE2=$ST_TMP/trace-run
+    rrc=0
+    timeout 60 "$ST_BIN/synctrace-run" -o "$TRACE2" mpiexec -n "$ST_NP" "$bin" 20 \
+        >"$ST_TMP/run-out.txt" 2>"$ST_TMP/run-err.txt" || rrc=$?
+    assert_eq "exit code of the aborted job under synctrace-run" "$prc" "$rrc"
+    [ -f "$TRACE2/traces.otf2" ] || fail "synctrace-run left no archive after MPI_Abort: $(tail -n 5 "$ST_TMP/run-err.txt")"
+    info_incomplete "$TRACE2"
+    otf2_ok "$TRACE2"
+    dump_json "$TRACE2" "$ST_TMP/abort-run.json"
+    tracecheck ring "$ST_TMP/abort-run.json" "$ST_NP" 20 exact >"$ST_TMP/ring2.txt" ||
+        fail "ring events after MPI_Abort under synctrace-run: $(tr '\n' '|' <"$ST_TMP/ring2.txt")"
+    note "synctrace-run: $(tr '\n' '|' <"$ST_TMP/ring2.txt")"
+fi

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# OpenMP without MPI: a program that never calls MPI_Init is traced as one process with
+# its threads, the archive written at exit (omp_only.c, 3 threads): preloaded directly
+# (clang build) and through synctrace-run (gcc build: GOMP stand-in detected). The library
+# exports ompt_start_tool, and SYNCTRACE_OMP=0 switches the OpenMP tool off.
+source "$ST_ROOT/tests/lib.sh"
+source "$ST_ROOT/tests/omp/common.sh"
+need_omp_tools
+[[ $(nm -D --defined-only "$ST_LIB") == *" T ompt_start_tool"* ]] || fail "$ST_LIB does not export ompt_start_tool"
+
+clang_bin=$(build_omp omp-only-clang clang "$OMP_DIR/omp_only.c" "$OMP_DIR/constructs.c")
+gcc_bin=$(build_omp omp-only-gcc gcc "$OMP_DIR/omp_only.c" "$OMP_DIR/constructs.c")
+
+timeout 120 "$clang_bin" >"$ST_TMP/plain.txt" || fail "omp_only failed without the shim"
+SYNCTRACE_DIR=$ST_TMP/clang LD_PRELOAD=$ST_LIB timeout 120 "$clang_bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
+    fail "omp_only (clang) traced failed: $(tail -n 5 "$ST_TMP/err.txt")"
+cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "omp_only: output differs with the shim"
+omp_verify "$ST_TMP/clang" "$ST_TMP/out.txt" 1
+
+timeout 120 "$gcc_bin" >"$ST_TMP/plain.txt" || fail "omp_only (gcc) failed without the shim"
+timeout 120 "$ST_BIN/synctrace-run" -o "$ST_TMP/gcc" "$gcc_bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
+    fail "omp_only (gcc) through synctrace-run failed: $(tail -n 5 "$ST_TMP/err.txt")"
+cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "omp_only (gcc): output differs with the shim"
+omp_verify "$ST_TMP/gcc" "$ST_TMP/out.txt" 1
+
+# SYNCTRACE_OMP=0: no OpenMP events at all (nothing recorded: no archive, or one without them)
+SYNCTRACE_OMP=0 SYNCTRACE_DIR=$ST_TMP/off LD_PRELOAD=$ST_LIB timeout 120 "$clang_bin" >/dev/null 2>"$ST_TMP/err.txt" ||
+    fail "omp_only with SYNCTRACE_OMP=0 failed: $(tail -n 3 "$ST_TMP/err.txt")"
+if [ -f "$ST_TMP/off/traces.otf2" ]; then
+    [[ $(st dump --json "$ST_TMP/off") != *'"omp_'* ]] || fail "SYNCTRACE_OMP=0 still recorded OpenMP events"
+fi
+true

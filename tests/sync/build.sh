@@ -1,0 +1,17 @@
+# tests/sync/build.sh — sourced: sync_build OUTDIR builds OUTDIR/sync_prog (the clock
+# module linked directly into a test program, no shim) and prints its path.
+sync_build() {
+    local root out=$1/sync_prog
+    root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+    local srcs=("$root"/tests/sync/sync_prog.c "$root"/src/clock/*.c "$root"/src/util/log.c "$root"/src/config/config.c)
+    local newest=0 f
+    for f in "${srcs[@]}" "$root"/src/clock/*.h "$root"/src/config/variables.def; do
+        [ "$f" -nt "$out" ] && newest=1
+    done
+    if [ ! -x "$out" ] || [ $newest = 1 ]; then
+        mkdir -p "$1"
+        mpicc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I"$root/src/record" -I"$root/include" \
+            -o "$out" "${srcs[@]}" -lhwloc -lm -ldl -lpthread || return 1
+    fi
+    echo "$out"
+}

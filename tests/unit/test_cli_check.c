@@ -1,0 +1,239 @@
+/*
+ * test_cli_check.c — the `synctrace check` passes on archives built in memory.
+ *
+ * Property tests: random programs of messages and collectives between ranks whose clocks
+ * are skewed by known offsets; the violations the passes must find are computed from the
+ * construction (the pairing is known), and must be found exactly, also with --raw on
+ * CLC-moved copies. Plus the merge order of `dump`.
+ */
+/* link: src/cli/check_p2p.c src/cli/check_coll.c src/cli/check_omp.c src/cli/check_util.c src/cli/archive_defs.c src/cli/archive_comm.c src/cli/archive_load.c src/cli/archive_events.c src/cli/names.c src/cli/merge.c src/record/event.c */
+#include <otf2/otf2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/cli/archive_read.h"
+#include "../../src/cli/check.h"
+#include "../../src/cli/merge.h"
+
+static int failures;
+#define EXPECT_EQ(what, want, got)                                                                   \
+    do {                                                                                             \
+        unsigned long long w_ = (unsigned long long)(want), g_ = (unsigned long long)(got);          \
+        if (w_ != g_) {                                                                              \
+            fprintf(stderr, "%s:%d: %s: expected %llu, got %llu\n", __FILE__, __LINE__, what, w_, g_); \
+            failures++;                                                                              \
+        }                                                                                            \
+    } while (0)
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(uint64_t n)
+{
+    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+    return rng % n;
+}
+
+/* ---- building archives in memory ------------------------------------------------------------ */
+
+#define NR 4
+
+static void init_archive(st_cli_archive_t *ar)
+{
+    memset(ar, 0, sizeof *ar);
+    ar->resolution = 1000000000u;
+    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ST_CLI_NONE;
+    ar->nlocs = NR;
+    ar->locs = calloc(NR, sizeof *ar->locs);
+    for (int r = 0; r < NR; r++)
+        ar->locs[r] = (st_cli_location_t){.id = (uint64_t)r * 65536u, .rank = r};
+    ar->nranks = NR;
+    /* MPI_COMM_WORLD (0): a COMM_GROUP without COMM_LOCATIONS -> members are world ranks */
+    ar->ngroups = 1;
+    ar->groups = calloc(1, sizeof *ar->groups);
+    ar->groups[0] = (st_cli_group_t){.id = 0, .type = OTF2_GROUP_TYPE_COMM_GROUP, .paradigm = OTF2_PARADIGM_MPI,
+                                     .n = NR, .members = calloc(NR, sizeof(uint64_t))};
+    for (int r = 0; r < NR; r++)
+        ar->groups[0].members[r] = (uint64_t)r;
+    ar->ncomms = 1;
+    ar->comms = calloc(1, sizeof *ar->comms);
+    ar->comms[0] = (st_cli_comm_t){.id = 0, .group = 0, .group_b = ST_CLI_NONE};
+    char err[256];
+    if (st_cli_resolve_comms(ar, err, sizeof err)) {
+        fprintf(stderr, "resolve: %s\n", err);
+        exit(1);
+    }
+}
+
+static st_cli_event_t *push(st_cli_archive_t *ar, int rank, unsigned kind, uint64_t t)
+{
+    st_cli_location_t *l = &ar->locs[rank];
+    st_cli_event_t *e = st_cli_grow((void **)&l->ev, &l->n, &l->cap, sizeof *e);
+    if (!e)
+        exit(1);
+    *e = (st_cli_event_t){.time = t, .orig = t, .kind = (uint8_t)kind, .ref = ST_CLI_NONE, .comm = 0,
+                          .callsite = ST_CLI_NONE, .peer = -1};
+    return e;
+}
+
+/* ---- point-to-point property test ------------------------------------------------------------ */
+
+/*
+ * A random program of nmsg messages. Each rank keeps a true clock; a message leaves at the
+ * sender's clock and completes at max(receiver clock, send + 5). Observed timestamps are the
+ * true ones plus a per-rank skew, so a receive is a violation exactly when
+ * recv + skew[to] < send + skew[from]. Receives are blocking (Enter + MpiRecv) or
+ * nonblocking posted right away (MpiIrecvRequest .. MpiIrecv).
+ */
+static void p2p_property(int trial)
+{
+    st_cli_archive_t ar;
+    init_archive(&ar);
+    int64_t skew[NR];
+    uint64_t clock[NR], want = 0;
+    for (int r = 0; r < NR; r++)
+        skew[r] = (int64_t)rnd(40), clock[r] = 1000;
+    int nmsg = 50 + (int)rnd(200);
+    for (int i = 0; i < nmsg; i++) {
+        int from = (int)rnd(NR), to = (int)((from + 1 + rnd(NR - 1)) % NR);
+        uint32_t tag = (uint32_t)rnd(3);
+        uint64_t ts = clock[from] += 1 + rnd(10);
+        st_cli_event_t *s = push(&ar, from, ST_EV_MPI_SEND, ts + (uint64_t)skew[from]);
+        s->peer = to, s->tag = tag;
+        uint64_t post = clock[to] += 1;
+        uint64_t tr = (clock[to] = (clock[to] > ts + 5 ? clock[to] : ts + 5) + rnd(3));
+        if (rnd(2)) {
+            push(&ar, to, ST_EV_ENTER, post + (uint64_t)skew[to]);
+        } else {
+            push(&ar, to, ST_EV_MPI_IRECV_REQUEST, post + (uint64_t)skew[to])->req = (uint64_t)i;
+        }
+        st_cli_event_t *rv = push(&ar, to, ar.locs[to].ev[ar.locs[to].n - 1].kind == ST_EV_ENTER ? ST_EV_MPI_RECV
+                                                                                                  : ST_EV_MPI_IRECV,
+                                  tr + (uint64_t)skew[to]);
+        rv->peer = from, rv->tag = tag, rv->req = (uint64_t)i;
+        if (rv->kind == ST_EV_MPI_RECV)
+            push(&ar, to, ST_EV_LEAVE, tr + 1 + (uint64_t)skew[to]), clock[to]++;
+        want += (int64_t)tr + skew[to] < (int64_t)ts + skew[from];
+    }
+    st_cli_check_t res = {0};
+    EXPECT_EQ("p2p rc", 0, st_cli_check_p2p(&ar, &res));
+    EXPECT_EQ("p2p matched", nmsg, res.matched);
+    EXPECT_EQ("p2p unmatched", 0, res.unmatched_sends + res.unmatched_recvs);
+    EXPECT_EQ("p2p violations", want, res.p2p);
+    if (failures)
+        fprintf(stderr, "  (trial %d, %d messages)\n", trial, nmsg);
+
+    /* A CLC-like correction: move every receive to at least its send; orig keeps the old time. */
+    st_cli_check_t raw = {.raw = 1}, fixed = {0};
+    for (int r = 0; r < NR; r++)
+        for (size_t k = 0; k < ar.locs[r].n; k++) {
+            st_cli_event_t *e = &ar.locs[r].ev[k];
+            e->orig = e->time;
+            e->time += 1000; /* uniform shift keeps local order and removes every violation */
+            if (e->kind == ST_EV_MPI_SEND)
+                e->time -= 1000;
+        }
+    st_cli_check_p2p(&ar, &fixed);
+    st_cli_check_p2p(&ar, &raw);
+    EXPECT_EQ("p2p after correction", 0, fixed.p2p);
+    EXPECT_EQ("p2p --raw after correction", want, raw.p2p);
+    st_cli_archive_free(&ar);
+}
+
+/* ---- collectives property test -------------------------------------------------------------- */
+
+/* The begin an end of rank r must not precede, for each class (ALGORITHMS.md §8). */
+enum { ALLREDUCE, BCAST, REDUCE, SCAN, EXSCAN, NCLASS };
+static const unsigned class_op[NCLASS] = {OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_COLLECTIVE_OP_BCAST,
+                                          OTF2_COLLECTIVE_OP_REDUCE, OTF2_COLLECTIVE_OP_SCAN,
+                                          OTF2_COLLECTIVE_OP_EXSCAN};
+
+/* Observed violations of rank r in an instance with observed begins ob[] and ends oe[]. */
+static int violated(int cls, int root, int r, const uint64_t *ob, const uint64_t *oe)
+{
+    uint64_t need = 0;
+    for (int s = 0; s < NR; s++) {
+        int dep = cls == ALLREDUCE || (cls == BCAST && s == root) || (cls == REDUCE && r == root) ||
+                  (cls == SCAN && s <= r) || (cls == EXSCAN && s < r);
+        if (dep && ob[s] > need)
+            need = ob[s];
+    }
+    return oe[r] < need;
+}
+
+/* Random sequences of collectives on MPI_COMM_WORLD with skewed clocks. */
+static void coll_property(void)
+{
+    st_cli_archive_t ar;
+    init_archive(&ar);
+    int64_t skew[NR];
+    uint64_t clock[NR], want = 0;
+    for (int r = 0; r < NR; r++)
+        skew[r] = (int64_t)rnd(30), clock[r] = 1000;
+    int ninst = 20 + (int)rnd(30);
+    for (int i = 0; i < ninst; i++) {
+        int cls = (int)rnd(NCLASS), root = (int)rnd(NR);
+        uint64_t b[NR], maxb = 0, ob[NR], oe[NR];
+        for (int r = 0; r < NR; r++) {
+            b[r] = clock[r] += 1 + rnd(20);
+            maxb = b[r] > maxb ? b[r] : maxb;
+            ob[r] = b[r] + (uint64_t)skew[r];
+        }
+        for (int r = 0; r < NR; r++) {
+            uint64_t e = (cls == BCAST ? b[root] : maxb) + 2 + rnd(5);
+            clock[r] = e = e > b[r] ? e : b[r] + 1;
+            oe[r] = e + (uint64_t)skew[r];
+            push(&ar, r, ST_EV_MPI_COLL_BEGIN, ob[r]);
+            st_cli_event_t *x = push(&ar, r, ST_EV_MPI_COLL_END, oe[r]);
+            x->op = (uint16_t)class_op[cls];
+            x->peer = cls == BCAST || cls == REDUCE ? root : -1;
+        }
+        for (int r = 0; r < NR; r++)
+            want += (uint64_t)violated(cls, root, r, ob, oe);
+    }
+    st_cli_check_t res = {0};
+    EXPECT_EQ("coll rc", 0, st_cli_check_coll(&ar, &res));
+    EXPECT_EQ("coll instances", ninst, res.coll_instances);
+    EXPECT_EQ("coll incomplete", 0, res.coll_incomplete);
+    EXPECT_EQ("coll violations", want, res.coll);
+    st_cli_archive_free(&ar);
+}
+
+/* ---- merge order ---------------------------------------------------------------------------- */
+
+static void merge_order(void)
+{
+    st_cli_archive_t ar;
+    init_archive(&ar);
+    uint64_t times[NR][3] = {{5, 9, 9}, {1, 9, 20}, {5, 5, 6}, {0, 0, 0}};
+    for (int r = 0; r < NR; r++)
+        for (int k = 0; k < 3; k++)
+            push(&ar, r, ST_EV_ENTER, times[r][k])->ref = (uint32_t)(r * 10 + k);
+    st_cli_merge_t m;
+    EXPECT_EQ("merge init", 0, st_cli_merge_init(&m, &ar));
+    static const uint32_t want[] = {30, 31, 32, 10, 0, 20, 21, 22, 1, 2, 11, 12};
+    size_t loc, n = 0;
+    const st_cli_event_t *e;
+    while (st_cli_merge_next(&m, &loc, &e)) {
+        EXPECT_EQ("merge: event order", want[n < 12 ? n : 11], e->ref);
+        EXPECT_EQ("merge: location", e->ref / 10, loc);
+        n++;
+    }
+    EXPECT_EQ("merge: count", 12, n);
+    st_cli_merge_free(&m);
+    st_cli_archive_free(&ar);
+}
+
+int main(void)
+{
+    for (int t = 0; t < 200 && !failures; t++)
+        p2p_property(t);
+    for (int t = 0; t < 200 && !failures; t++)
+        coll_property();
+    merge_order();
+    if (failures) {
+        fprintf(stderr, "%d failures\n", failures);
+        return 1;
+    }
+    printf("ok\n");
+    return 0;
+}

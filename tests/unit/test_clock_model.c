@@ -1,0 +1,279 @@
+/*
+ * test_clock_model.c — clock models without MPI: composition and chains, flatten /
+ * unflatten, least squares, the band fit and burst offsets on synthetic ping-pongs,
+ * the anchor rule, interpolation and the finalize re-mapping.
+ */
+/* link: src/clock/model.c */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/clock/model.h"
+
+static int failures;
+#define CHECK(cond, ...)                                                    \
+    do {                                                                    \
+        if (!(cond)) {                                                      \
+            failures++;                                                     \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                     \
+            printf(__VA_ARGS__);                                            \
+            printf("\n");                                                   \
+        }                                                                   \
+    } while (0)
+
+static uint64_t rng = 88172645463325252ull;
+static double urand(void) /* [0, 1) */
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void test_models(void)
+{
+    const int64_t base = 1700000000000000000ll; /* CLOCK_REALTIME-sized values keep full precision */
+    st_clock_lm_t m1 = { base, 1234.5, 37e-6 }, m2 = { base + 5000000000ll, -99.25, -12e-6 };
+    for (int64_t dx = -3000000000ll; dx <= 3000000000ll; dx += 1000000000ll) {
+        int64_t x = base + dx;
+        int64_t y = st_clock_lm_apply(&m1, x);
+        CHECK(llabs(y - x - (int64_t)llround(1234.5 + 37e-6 * (double)dx)) <= 1, "apply at %lld", (long long)dx);
+        CHECK(llabs(st_clock_lm_invert(&m1, y) - x) <= 1, "invert at %lld", (long long)dx);
+        st_clock_lm_t c = st_clock_lm_compose(&m2, &m1);
+        CHECK(llabs(st_clock_lm_apply(&c, x) - st_clock_lm_apply(&m2, y)) <= 2, "compose at %lld", (long long)dx);
+    }
+    st_clock_t clk;
+    st_clock_identity(&clk);
+    CHECK(st_clock_read(&clk, base) == base, "identity");
+    for (int i = 0; i < ST_CLOCK_MAX_DEPTH + 3; i++) { /* overflow collapses instead of failing */
+        st_clock_lm_t m = { base + i * 1000000ll, 10.0 * i, 1e-6 * (i % 3) };
+        int64_t before = st_clock_read(&clk, base + 7777777);
+        st_clock_push(&clk, &m);
+        int64_t expect = st_clock_lm_apply(&m, before);
+        CHECK(llabs(st_clock_read(&clk, base + 7777777) - expect) <= 2 + i, "push %d", i);
+    }
+    CHECK(clk.depth <= ST_CLOCK_MAX_DEPTH, "depth %u", clk.depth);
+    st_clock_lm_t all = st_clock_collapse(&clk, base);
+    CHECK(llabs(st_clock_lm_apply(&all, base + 123456789) - st_clock_read(&clk, base + 123456789)) <= 12,
+          "collapse");
+    st_timer_map_t tm = st_clock_lm_to_map(&all, 7);
+    CHECK(tm.epoch == 7 && llabs((int64_t)st_timer_apply(&tm, (uint64_t)base + 5) - st_clock_lm_apply(&all, base + 5)) <= 1,
+          "timer map");
+}
+
+static void test_flatten(void)
+{
+    st_clock_t a, b;
+    st_clock_identity(&a);
+    st_clock_lm_t m1 = { 5, 1.5, 2e-6 }, m2 = { -7, -3.25, -1e-5 };
+    st_clock_push(&a, &m1);
+    st_clock_push(&a, &m2);
+    unsigned char buf[ST_CLOCK_FLAT_MAX];
+    size_t n = st_clock_flatten(&a, buf, sizeof buf);
+    CHECK(n == 8 + 2 * 24, "size %zu", n);
+    CHECK(st_clock_flatten(&a, buf, 4) == n, "short buffer reports the size");
+    CHECK(st_clock_unflatten(buf, n, &b) == 0 && memcmp(&a, &b, sizeof a) == 0, "round trip");
+    CHECK(st_clock_unflatten(buf, n - 1, &b) != 0, "truncated accepted");
+    buf[0] = 'X';
+    CHECK(st_clock_unflatten(buf, n, &b) != 0, "bad magic accepted");
+    buf[0] = 'S';
+    buf[5] = ST_CLOCK_MAX_DEPTH + 1;
+    CHECK(st_clock_unflatten(buf, n, &b) != 0, "bad depth accepted");
+}
+
+static void test_fit(void)
+{
+    int64_t x[20];
+    double y[20], w[20];
+    for (int i = 0; i < 20; i++)
+        x[i] = 1000000000ll + i * 1000000ll;
+    for (int i = 0; i < 20; i++) {
+        y[i] = 500 + 25e-6 * (double)(x[i] - x[19]);
+        w[i] = 1;
+    }
+    st_clock_lm_t m;
+    double se;
+    CHECK(st_clock_fit(x, y, NULL, 20, &m, &se) == 0, "fit failed");
+    CHECK(m.t0 == x[19] && fabs(m.a - 500) < 1e-6 && fabs(m.b - 25e-6) < 1e-12 && se < 1e-12, "exact line: %g %g",
+          m.a, m.b);
+    y[3] += 1e6; /* an outlier with a negligible weight does not move the fit */
+    w[3] = 1e-12;
+    st_clock_fit(x, y, w, 20, &m, NULL);
+    CHECK(fabs(m.a - 500) < 1e-3 && fabs(m.b - 25e-6) < 1e-9, "weights ignored: %g %g", m.a, m.b);
+    CHECK(st_clock_fit(x, y, NULL, 1, &m, NULL) == 0 && m.b == 0 && m.a == y[0], "one point");
+    CHECK(st_clock_fit(x, y, NULL, 0, &m, NULL) != 0, "no points");
+}
+
+/* Synthetic ping-pongs: client clock c, reference clock r = true model m(c). */
+static size_t make_pp(st_clock_pp_t *pp, size_t bursts, size_t per, const st_clock_lm_t *m, int64_t c0,
+                      int64_t spacing, double slow)
+{
+    size_t n = 0;
+    for (size_t b = 0; b < bursts; b++) {
+        int64_t c = c0 + (int64_t)b * spacing;
+        for (size_t i = 0; i < per; i++) {
+            double d1 = 300 + 400 * urand(), d2 = 300 + 400 * urand();
+            if (urand() < slow) /* preempted: one leg takes 50-500 µs */
+                d2 += 50000 + 450000 * urand();
+            int64_t s_last = c, at = c + (int64_t)d1, s_now = at + (int64_t)d2;
+            pp[n++] = (st_clock_pp_t){ s_last, st_clock_lm_apply(m, at), s_now };
+            c = s_now + 100;
+        }
+    }
+    return n;
+}
+
+static void test_band(void)
+{
+    static st_clock_pp_t pp[12 * 16];
+    const int64_t c0 = 5000000000000ll;
+    st_clock_lm_t truth = { c0 + 30000000, -123456.0, 150e-6 }, m;
+    size_t n = make_pp(pp, 12, 16, &truth, c0, 2700000, 0.3);
+    int64_t t0 = pp[n - 1].s_now;
+    st_clock_fit_band(pp, n, t0, 1, &m);
+    double err0 = (double)(st_clock_lm_apply(&m, t0) - st_clock_lm_apply(&truth, t0));
+    CHECK(fabs(err0) < 150, "band fit offset error %.0f ns", err0);
+    CHECK(fabs(m.b - truth.b) < 3e-6, "band fit slope error %.2f ppm", (m.b - truth.b) * 1e6);
+    /* the paper's per-burst SKaMPI estimate, with and without the drift correction */
+    double lo, hi, tr = (double)(st_clock_lm_apply(&truth, pp[15].s_now) - pp[15].s_now);
+    double off = st_clock_burst_offset(pp, 16, truth.b, &lo, &hi);
+    CHECK(lo <= tr + 1 && tr - 1 <= hi && fabs(off - tr) <= 0.5 * (hi - lo) + 1, "burst bounds miss the truth");
+    /* one burst: offset only */
+    st_clock_fit_band(pp, 16, pp[15].s_now, 0, &m);
+    CHECK(m.b == 0 && fabs(m.a - tr) < 2000, "slope-free band fit: %.0f vs %.0f", m.a, tr);
+}
+
+static st_clock_epoch_t ep_at(int kind, int64_t L, double a, double b)
+{
+    st_clock_epoch_t e;
+    memset(&e, 0, sizeof e);
+    e.kind = (uint16_t)kind;
+    e.measured = 1;
+    e.local = L;
+    e.map = (st_clock_lm_t){ L, a, b };
+    e.global = st_clock_lm_apply(&e.map, L);
+    return e;
+}
+
+static void test_anchor_interp(void)
+{
+    const int64_t s = 1000000000ll;
+    st_clock_epoch_t ep[5];
+    memset(ep, 0, sizeof ep);
+    ep[1] = ep_at(ST_EPOCH_INIT, 100 * s, 5000, 1e-5);
+    /* fresh model at 110 s: offset 5200, so the drift over the 10 s was 200 ns / 10 s = 2e-8 */
+    st_clock_lm_t fresh = { 110 * s, 5200, 7e-5 };
+    st_clock_lm_t a = st_clock_anchor(&fresh, 110 * s, ep, 2, 2e8);
+    CHECK(a.t0 == 110 * s && fabs(a.a - 5200) < 1 && fabs(a.b - 2e-8) < 1e-12, "two-point slope: %g", a.b);
+    a = st_clock_anchor(&fresh, 100 * s + 1000, ep, 2, 2e8);
+    CHECK(fabs(a.b - 7e-5) < 1e-12, "short baseline must keep the fresh slope");
+    ep[2] = ep_at(ST_EPOCH_RESYNC, 105 * s, 0, 0);
+    ep[2].measured = 0;
+    a = st_clock_anchor(&fresh, 110 * s, ep, 3, 2e8);
+    CHECK(fabs(a.b - 2e-8) < 1e-12, "unmeasured sync point used for the slope");
+    ep[2] = ep_at(ST_EPOCH_RESYNC, 110 * s, 5200, 2e-5);
+    ep[3] = ep_at(ST_EPOCH_FINAL, 120 * s, 5000, 0);
+    /* between points: linear; before the first: its map; after the last: its map */
+    CHECK(st_clock_interp(ep, 4, 105 * s) == 105 * s + 5100, "middle of segment 1: %lld",
+          (long long)(st_clock_interp(ep, 4, 105 * s) - 105 * s));
+    CHECK(st_clock_interp(ep, 4, 115 * s) == 115 * s + 5100, "middle of segment 2");
+    CHECK(st_clock_interp(ep, 4, 90 * s) == st_clock_lm_apply(&ep[1].map, 90 * s), "before the first point");
+    CHECK(st_clock_interp(ep, 4, 130 * s) == 130 * s + 5000, "after the last point");
+    /* leave-one-out: 110 s predicted from 100 s and 120 s (+5000 both) misses +5200 by 200 */
+    CHECK(fabs(st_clock_interp_loo(ep, 4) - 200) < 1, "loo: %g", st_clock_interp_loo(ep, 4));
+    ep[2].jump_ns = -300;
+    ep[3].jump_ns = 120;
+    CHECK(st_clock_max_jump(ep, 4) == 300, "max jump");
+}
+
+static void test_remap(void)
+{
+    const int64_t s = 1000000000ll;
+    st_clock_epoch_t ep[4];
+    memset(ep, 0, sizeof ep);
+    ep[1] = ep_at(ST_EPOCH_INIT, 100 * s, 2 * s, 0); /* global is 2 s ahead of local */
+    ep[2] = ep_at(ST_EPOCH_RESYNC, 110 * s, 2 * s + 1000, 1e-4);
+    ep[3] = ep_at(ST_EPOCH_FINAL, 120 * s, 2 * s + 2000, 1e-4);
+    ep[2].global = 112 * s + 1000; /* the sync points: offsets 0 / 1000 / 2000 ns on top of 2 s */
+    ep[3].global = 122 * s + 2000;
+    st_event_t ev[6];
+    memset(ev, 0, sizeof ev);
+    int64_t L[6] = { 99 * s, 100 * s + 10, 105 * s, 111 * s, 115 * s, 121 * s };
+    uint32_t epoch[6] = { 1, 2, 2, 3, 3, 4 };
+    for (int i = 0; i < 6; i++) {
+        const st_clock_lm_t *m = epoch[i] == 1 ? NULL : &ep[epoch[i] - 1].map;
+        ev[i].time = (uint64_t)(m ? st_clock_lm_apply(m, L[i]) : L[i]);
+        ST_EVENT_EPOCH(&ev[i]) = epoch[i];
+    }
+    st_event_t iv[6];
+    memcpy(iv, ev, sizeof ev);
+    st_clock_remap(ep, 4, ev, 6, 0);
+    CHECK(ev[0].time == (uint64_t)(101 * s), "pre-init event not mapped with the initial map: %lld",
+          (long long)ev[0].time);
+    CHECK(ev[2].time == (uint64_t)(107 * s), "event of epoch 2 changed without interpolation");
+    for (int i = 1; i < 6; i++)
+        CHECK(ev[i].time >= ev[i - 1].time, "time decreases at %d", i);
+    st_clock_remap(ep, 4, iv, 6, 1);
+    CHECK(iv[2].time == (uint64_t)(107 * s + 500), "interpolated at 105 s: %lld", (long long)(iv[2].time - 107 * s));
+    CHECK(iv[4].time == (uint64_t)(117 * s + 1500), "interpolated at 115 s: %lld", (long long)(iv[4].time - 117 * s));
+    /* epoch not recorded (0): inferred per location from the time (exact when maps jump forward) */
+    st_event_t un[6];
+    memcpy(un, ev, sizeof ev);
+    for (int i = 0; i < 6; i++) {
+        const st_clock_lm_t *m = epoch[i] == 1 ? NULL : &ep[epoch[i] - 1].map;
+        un[i].time = (uint64_t)(m ? st_clock_lm_apply(m, L[i]) : L[i]);
+        ST_EVENT_EPOCH(&un[i]) = 0;
+    }
+    st_clock_remap(ep, 4, un, 6, 1);
+    for (int i = 0; i < 6; i++)
+        CHECK(un[i].time == iv[i].time, "inferred epoch differs at %d: %lld vs %lld", i, (long long)un[i].time,
+              (long long)iv[i].time);
+    /* no sync at all: nothing changes */
+    st_event_t one = ev[3];
+    CHECK(st_clock_remap(ep, 1, &one, 1, 1) == 0 && one.time == ev[3].time, "remap without epochs");
+}
+
+static void test_epoch_text(void)
+{
+    st_clock_epoch_t e = ep_at(ST_EPOCH_RESYNC, 3060398177817ll, -12345.0, -6.6039123456789e-05), r;
+    e.global = e.local - 12345;
+    e.measured = 0;
+    e.jump_ns = -321;
+    e.rtt_min_ns = 699;
+    e.cost_ns = 84716000;
+    char buf[192];
+    st_clock_epoch_format(&e, buf, sizeof buf);
+    CHECK(st_clock_epoch_parse(buf, &r) == 0, "cannot parse '%s'", buf);
+    CHECK(r.kind == e.kind && r.measured == 0 && r.local == e.local && r.global == e.global && r.map.b == e.map.b &&
+              r.jump_ns == -321 && r.rtt_min_ns == 699 && r.cost_ns == 84716000,
+          "round trip of '%s'", buf);
+    CHECK(st_clock_lm_apply(&r.map, e.local + 1000000000) == st_clock_lm_apply(&e.map, e.local + 1000000000),
+          "map from text differs");
+    CHECK(st_clock_epoch_parse("init local=x", &r) != 0 && st_clock_epoch_parse("bogus local=1 global=2 b=0 "
+                                                                                 "jump_ns=0 rtt_ns=0 cost_us=0", &r) != 0,
+          "malformed epoch text accepted");
+}
+
+static void test_median(void)
+{
+    double v[7] = { 5, -1, 9, 3, 3, 100, -50 };
+    size_t i = st_clock_median_index(v, 7);
+    CHECK(v[i] == 3, "median %g", v[i]);
+    double w[4] = { 4, 1, 3, 2 };
+    CHECK(w[st_clock_median_index(w, 4)] == 2, "lower median");
+}
+
+int main(void)
+{
+    test_models();
+    test_flatten();
+    test_fit();
+    test_band();
+    test_anchor_interp();
+    test_remap();
+    test_epoch_text();
+    test_median();
+    printf("%s\n", failures ? "FAILED" : "ok");
+    return failures != 0;
+}

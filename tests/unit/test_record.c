@@ -1,0 +1,286 @@
+/*
+ * test_record.c — unit tests of the recording hot path (src/record/record.h, record.c).
+ *
+ * Covers: thread registration, the fields st_record() fills, per-location time that never
+ * goes backwards even when the global clock map steps back, buffer flushes to the spill
+ * file (no event lost or reordered, FLUSH enter/leave pairs exactly where a full buffer
+ * was met, nothing left in the spill directory), a spill directory that cannot be used
+ * (no crash, the buffer goes on), many threads registering concurrently, and
+ * st_record_stop(). Each case that needs a fresh buffer records on a new thread.
+ */
+/* link: src/record/record.c src/clock/timer.c src/config/config.c src/util/log.c */
+#include <dirent.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/config/config.h"
+#include "../../src/record/record.h"
+
+static int failures;
+
+#define CHECK(cond, ...)                                              \
+    do {                                                              \
+        if (!(cond)) {                                                \
+            failures++;                                               \
+            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                             \
+            fputc('\n', stderr);                                      \
+        }                                                             \
+    } while (0)
+
+/* Runs fn(arg) on a new thread, so that it registers a fresh st_thread_t. */
+static void on_new_thread(void *(*fn)(void *), void *arg)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, fn, arg) != 0) {
+        fprintf(stderr, "pthread_create failed\n");
+        exit(2);
+    }
+    pthread_join(t, NULL);
+}
+
+/* Flushes a buffer of cap events meets while recording n events (see record.h). */
+static uint64_t expected_flushes(size_t cap, size_t n)
+{
+    size_t pos = 0;
+    uint64_t flushes = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (pos == cap) {
+            flushes++;
+            pos = 2; /* the FLUSH enter/leave pair opens the emptied buffer */
+        }
+        pos++;
+    }
+    return flushes;
+}
+
+/* ---- fields and time ---------------------------------------------------------------- */
+
+static void test_fields(void)
+{
+    st_thread_t *th = st_thread_self();
+    CHECK(th != NULL, "no thread record");
+    if (!th)
+        return;
+    CHECK(st_thread_self() == th, "second call registers again");
+    CHECK(th->cap == st_config.buffer / sizeof(st_event_t), "cap %zu", th->cap);
+    uint64_t before = st_record_count(th);
+    st_record_enter(th, ST_REGION_PROGRAM, 0x1234);
+    st_event_t *e = st_record(th, ST_EV_MPI_SEND);
+    e->peer = 3;
+    e->tag = 7;
+    e->bytes = 64;
+    st_record_leave(th, ST_REGION_PROGRAM);
+    CHECK(st_record_count(th) == before + 3, "count %llu", (unsigned long long)st_record_count(th));
+    const st_event_t *ev = &th->buf[th->pos - 3];
+    CHECK(ev[0].kind == ST_EV_ENTER && ev[0].region == ST_REGION_PROGRAM && ev[0].aux == 0x1234 && ev[0].peer == -1,
+          "enter: kind %u region %u aux %llx peer %d", ev[0].kind, ev[0].region, (unsigned long long)ev[0].aux, ev[0].peer);
+    CHECK(ev[1].kind == ST_EV_MPI_SEND && ev[1].peer == 3 && ev[1].tag == 7 && ev[1].bytes == 64 && ev[1].flags == 0 &&
+          ev[1].id == 0, "send fields");
+    CHECK(ev[2].kind == ST_EV_LEAVE && ev[2].region == ST_REGION_PROGRAM && ev[2].aux == 0, "leave fields");
+    CHECK(ev[0].time <= ev[1].time && ev[1].time <= ev[2].time, "time order");
+    CHECK(ev[0].time > 0, "time is zero");
+}
+
+static const st_timer_map_t map_back = { .a = -1000000000, .b = 0.0, .t0 = 0 }; /* one second earlier */
+static const st_timer_map_t map_zero = { .a = 0, .b = 0.0, .t0 = 0 };
+
+/* A new map that moves the global clock backwards must not make a location's time go back. */
+static void test_monotonic(void)
+{
+    st_thread_t *th = st_thread_self();
+    if (!th)
+        return;
+    st_record_enter(th, ST_REGION_PROGRAM, 0);
+    uint64_t t_before = th->buf[th->pos - 1].time;
+    st_timer_set_map(&map_back);
+    for (int i = 0; i < 10; i++)
+        st_record_enter(th, ST_REGION_PROGRAM, 0);
+    st_timer_set_map(&map_zero);
+    st_record_leave(th, ST_REGION_PROGRAM);
+    for (size_t i = th->pos - 11; i < th->pos; i++)
+        CHECK(th->buf[i].time >= th->buf[i - 1].time, "event %zu earlier than its predecessor", i);
+    CHECK(th->buf[th->pos - 2].time == t_before, "clamped time %llu, expected %llu",
+          (unsigned long long)th->buf[th->pos - 2].time, (unsigned long long)t_before);
+}
+
+/* ---- flushes ------------------------------------------------------------------------ */
+
+typedef struct flush_case {
+    size_t n;            /* events to record */
+    int expect_spill;    /* the spill directory works */
+    st_thread_t *th;     /* out */
+} flush_case_t;
+
+static void *record_many(void *arg)
+{
+    flush_case_t *fc = arg;
+    st_thread_t *th = st_thread_self();
+    fc->th = th;
+    if (!th)
+        return NULL;
+    for (size_t i = 0; i < fc->n; i++) {
+        st_event_t *e = st_record(th, ST_EV_MPI_ISEND);
+        e->id = i;
+        e->peer = (int32_t)(i % 5);
+    }
+    return NULL;
+}
+
+static int spill_files_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int n = 0;
+    if (!d)
+        return -1;
+    for (struct dirent *de; (de = readdir(d));)
+        n += strstr(de->d_name, ".spill") != NULL;
+    closedir(d);
+    return n;
+}
+
+static void test_flush(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(st_config.tmpdir, sizeof st_config.tmpdir, "%s", dir);
+    st_config.buffer = 16 * sizeof(st_event_t);
+    flush_case_t fc = { .n = 1000, .expect_spill = 1 };
+    on_new_thread(record_many, &fc);
+    st_thread_t *th = fc.th;
+    CHECK(th != NULL, "no thread");
+    if (!th)
+        return;
+    uint64_t want = expected_flushes(16, fc.n);
+    CHECK(th->flushes == want, "flushes %llu, expected %llu", (unsigned long long)th->flushes, (unsigned long long)want);
+    CHECK(st_record_count(th) == fc.n + 2 * want, "count %llu", (unsigned long long)st_record_count(th));
+    CHECK(spill_files_in(dir) == 0, "spill file left in %s", dir);
+
+    size_t n = 0;
+    st_event_t *all = st_record_load(th, &n);
+    CHECK(all != NULL && n == fc.n + 2 * want, "loaded %zu events", n);
+    if (all) {
+        /* Replay: the exact record sequence, FLUSH pairs where the buffer was full. */
+        size_t pos = 0, k = 0, next_id = 0, bad = 0;
+        for (size_t i = 0; i < fc.n; i++) {
+            if (pos == 16) {
+                bad += k + 1 >= n || all[k].kind != ST_EV_ENTER || all[k].region != ST_REGION_FLUSH ||
+                       all[k + 1].kind != ST_EV_LEAVE || all[k + 1].region != ST_REGION_FLUSH;
+                k += 2;
+                pos = 2;
+            }
+            bad += k >= n || all[k].kind != ST_EV_MPI_ISEND || all[k].id != next_id || all[k].peer != (int32_t)(next_id % 5);
+            k++, pos++, next_id++;
+        }
+        CHECK(bad == 0 && k == n, "%zu events out of place (of %zu)", bad, n);
+        for (size_t i = 1; i < n; i++)
+            CHECK(all[i].time >= all[i - 1].time, "loaded event %zu earlier than its predecessor", i);
+        free(all);
+    }
+    rmdir(dir);
+}
+
+/* A spill directory that does not exist: warn, keep recording into the buffer, never crash. */
+static void test_flush_unwritable(void)
+{
+    snprintf(st_config.tmpdir, sizeof st_config.tmpdir, "/nonexistent-synctrace-dir/sub");
+    st_config.buffer = 16 * sizeof(st_event_t);
+    flush_case_t fc = { .n = 200, .expect_spill = 0 };
+    on_new_thread(record_many, &fc);
+    st_thread_t *th = fc.th;
+    CHECK(th != NULL, "no thread");
+    if (!th)
+        return;
+    CHECK(th->flushes == expected_flushes(16, fc.n), "flushes %llu", (unsigned long long)th->flushes);
+    CHECK(th->spilled == 0, "spilled %llu events to a directory that does not exist", (unsigned long long)th->spilled);
+    CHECK(th->pos <= th->cap, "pos %zu beyond cap %zu", th->pos, th->cap);
+    size_t n = 0;
+    st_event_t *all = st_record_load(th, &n);
+    CHECK(all != NULL && n == st_record_count(th), "loaded %zu, count %llu", n, (unsigned long long)st_record_count(th));
+    /* what is left is the last buffer: its events are the newest ones, in order */
+    if (all && n > 2) {
+        CHECK(all[0].region == ST_REGION_FLUSH && all[n - 1].kind == ST_EV_MPI_ISEND && all[n - 1].id == fc.n - 1,
+              "last buffer: first region %u, last id %llu", all[0].region, (unsigned long long)all[n - 1].id);
+    }
+    free(all);
+    st_config.tmpdir[0] = 0;
+}
+
+/* ---- threads -------------------------------------------------------------------------- */
+
+#define NTHREADS 8
+
+static void *record_some(void *arg)
+{
+    st_thread_t **slot = arg;
+    st_thread_t *th = st_thread_self();
+    *slot = th;
+    for (int i = 0; th && i < 500; i++)
+        st_record_enter(th, ST_REGION_PROGRAM, (uint64_t)i);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    st_config.buffer = 1024 * sizeof(st_event_t);
+    size_t before;
+    st_record_threads(&before);
+    pthread_t t[NTHREADS];
+    st_thread_t *th[NTHREADS] = { 0 };
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_create(&t[i], NULL, record_some, &th[i]);
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_join(t[i], NULL);
+    size_t after;
+    st_thread_t **all = st_record_threads(&after);
+    CHECK(after == before + NTHREADS, "%zu threads registered, expected %zu", after, before + NTHREADS);
+    for (int i = 0; i < NTHREADS; i++) {
+        CHECK(th[i] && th[i]->pos == 500 && th[i]->flushes == 0, "thread %d", i);
+        for (int j = 0; j < i; j++)
+            CHECK(th[i] != th[j] && (!th[i] || !th[j] || th[i]->index != th[j]->index), "threads %d and %d share", i, j);
+        CHECK(th[i] && th[i]->index < after && all[th[i]->index] == th[i], "registry slot of thread %d", i);
+    }
+}
+
+static void *register_only(void *arg)
+{
+    *(st_thread_t **)arg = st_thread_self();
+    return NULL;
+}
+
+static void test_stop(void)
+{
+    st_record_stop();
+    st_thread_t *th = (st_thread_t *)1;
+    on_new_thread(register_only, &th);
+    CHECK(th == NULL, "a thread registered after st_record_stop");
+}
+
+int main(void)
+{
+    char err[512];
+    if (st_config_load(err, sizeof err) != 0) {
+        fprintf(stderr, "config: %s\n", err);
+        return 2;
+    }
+    st_config.buffer = 4096 * sizeof(st_event_t);
+    st_timer_init(st_config.clock);
+    st_record_active = 1;
+
+    test_fields();
+    test_monotonic();
+    test_flush();
+    test_flush_unwritable();
+    test_threads();
+    test_stop();
+
+    if (failures) {
+        fprintf(stderr, "%d check(s) failed\n", failures);
+        return 1;
+    }
+    printf("test_record: all checks passed\n");
+    return 0;
+}
