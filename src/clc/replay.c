@@ -58,7 +58,7 @@ enum { S_SETUP, S_FWD, S_BWD, S_STAT, S_DONE, S_FAILED };
 static const unsigned ph_nv[PH__N] = { 1, 1, 2 }; /* values per slot */
 static const char *const state_names[] = { "setup", "forward", "backward", "statistics", "done", "failed" };
 
-typedef struct quad { uint64_t v1, l1, v2, l2; } quad_t;
+typedef struct quad { uint64_t v1, l1, v2, l2; } top2_t;
 typedef struct ent { uint64_t order, v[2]; } ent_t;
 typedef struct entvec { ent_t *v; size_t n, cap; } entvec_t;
 typedef struct u64vec { uint64_t *v; size_t n, cap; } u64vec_t;
@@ -73,7 +73,7 @@ typedef struct rec {
 
 typedef struct phase {
     tracker_t *tr;    /* PH_F: one per instance; else one */
-    quad_t    *q;     /* [N * NSLOT * nv]: accumulated contributions, then the result */
+    top2_t    *q;     /* [N * NSLOT * nv]: accumulated contributions, then the result */
     uint8_t   *shape; /* [N] */
     entvec_t  *ent;   /* [N] (allocated at the first scan) */
     uint64_t   open;  /* operations without a result yet */
@@ -135,7 +135,7 @@ struct st_clc_replay {
     uint8_t  *cat, *islot;
     uint32_t *ia;       /* OUT/IN: peer index; COLL: channel index */
     uint64_t *ib;       /* OUT/IN: message index; COLL: seq */
-    quad_t   *tq;
+    top2_t   *tq;
     uint32_t *pending, *wait_head;
     /* locations */
     st_clc_fwd_t *fwd;
@@ -207,7 +207,7 @@ static uint64_t gid(const st_clc_loc_t *L) { return (uint64_t)(uint32_t)L->rank 
 static uint32_t key_type(const uint64_t *key) { return (uint32_t)(key[0] >> 56); }
 
 /* Keeps the two largest values on distinct locations (run.c's rule). */
-static void quad_put(quad_t *q, uint64_t v, uint64_t loc)
+static void quad_put(top2_t *q, uint64_t v, uint64_t loc)
 {
     if (q->l1 == loc) {
         if (v > q->v1)
@@ -220,7 +220,7 @@ static void quad_put(quad_t *q, uint64_t v, uint64_t loc)
     }
 }
 
-static void quad_merge(quad_t *a, const quad_t *b)
+static void quad_merge(top2_t *a, const top2_t *b)
 {
     if (b->l1 != NOLOC)
         quad_put(a, b->v1, b->l1);
@@ -229,7 +229,7 @@ static void quad_merge(quad_t *a, const quad_t *b)
 }
 
 /* The kept value of a location other than loc; 0 if none. */
-static int quad_other(const quad_t *q, uint64_t loc, uint64_t *v)
+static int quad_other(const top2_t *q, uint64_t loc, uint64_t *v)
 {
     if (q->l1 != NOLOC && q->l1 != loc)
         return *v = q->v1, 1;
@@ -238,7 +238,7 @@ static int quad_other(const quad_t *q, uint64_t loc, uint64_t *v)
     return 0;
 }
 
-static const quad_t quad_empty = { 0, NOLOC, 0, NOLOC };
+static const top2_t quad_empty = { 0, NOLOC, 0, NOLOC };
 
 static void vc_count(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)
 {
@@ -373,7 +373,7 @@ static void send_fwd(st_clc_replay_t *r, const peer_t *pe, uint64_t idx, uint64_
 
 static size_t nq_of(int ph) { return NSLOT * ph_nv[ph]; }
 
-static quad_t *qof(chan_t *c, int ph, uint64_t s) { return &c->ph[ph].q[s * nq_of(ph)]; }
+static top2_t *qof(chan_t *c, int ph, uint64_t s) { return &c->ph[ph].q[s * nq_of(ph)]; }
 
 static entvec_t *ents(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s)
 {
@@ -394,7 +394,7 @@ static size_t seq_size(chan_t *c, int ph, uint64_t s)
 {
     size_t n = 8;
     if (c->ph[ph].shape[s] == SH_PRODUCT)
-        n += nq_of(ph) * sizeof(quad_t);
+        n += nq_of(ph) * sizeof(top2_t);
     else if (c->ph[ph].shape[s] == SH_PREFIX)
         n += 8 + (c->ph[ph].ent ? c->ph[ph].ent[s].n : 0) * (1 + ph_nv[ph]) * 8;
     return n;
@@ -407,8 +407,8 @@ static uint8_t *put_seq(chan_t *c, int ph, uint64_t s, uint8_t *p)
     uint8_t sh = c->ph[ph].shape[s];
     p = put_u64(p, sh);
     if (sh == SH_PRODUCT) {
-        memcpy(p, qof(c, ph, s), nq_of(ph) * sizeof(quad_t));
-        p += nq_of(ph) * sizeof(quad_t);
+        memcpy(p, qof(c, ph, s), nq_of(ph) * sizeof(top2_t));
+        p += nq_of(ph) * sizeof(top2_t);
     } else if (sh == SH_PREFIX) {
         const entvec_t *e = c->ph[ph].ent ? &c->ph[ph].ent[s] : NULL;
         size_t n = e ? e->n : 0;
@@ -442,7 +442,7 @@ static int read_seq(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s, reader_t 
     if (get_u64(rd, &sh) || sh > SH_PREFIX)
         return -1;
     phase_t *P = &c->ph[ph];
-    quad_t *q = qof(c, ph, s);
+    top2_t *q = qof(c, ph, s);
     if (replace) {
         for (size_t i = 0; i < nq_of(ph); i++)
             q[i] = quad_empty;
@@ -452,11 +452,11 @@ static int read_seq(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s, reader_t 
     }
     P->shape[s] = merge_shape(r, P->shape[s], (uint8_t)sh);
     if (sh == SH_PRODUCT) {
-        size_t bytes = nq_of(ph) * sizeof(quad_t);
+        size_t bytes = nq_of(ph) * sizeof(top2_t);
         if ((size_t)(rd->end - rd->p) < bytes)
             return -1;
         for (size_t i = 0; i < nq_of(ph); i++) {
-            quad_t x;
+            top2_t x;
             memcpy(&x, rd->p + i * sizeof x, sizeof x);
             quad_merge(&q[i], &x);
         }
@@ -1236,7 +1236,7 @@ static uint64_t minus_mu(uint64_t v, uint64_t mu) { return v > mu ? v - mu : 0; 
 static uint64_t limit_of(void *ctx, uint32_t loc, const st_clc_port_t *p)
 {
     st_clc_replay_t *r = ctx;
-    uint64_t k = p->inst, v;
+    uint64_t k = p->inst, v = 0;
     uint64_t mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
     switch (r->cat[k]) {
     case CAT_LOCAL:
@@ -1301,7 +1301,7 @@ static void enter_statistics(st_clc_replay_t *r)
                 if (!e || ent_push(e, (ent_t){ .order = sv[i].order, .v = { cv, lv } }))
                     return fail(r, "out of memory");
             } else {
-                quad_t *q = &qof(c, PH_S, s)[r->islot[k] * 2];
+                top2_t *q = &qof(c, PH_S, s)[r->islot[k] * 2];
                 quad_put(&q[0], cv, gid(&r->in->locs[sv[i].loc]));
                 quad_put(&q[1], lv, gid(&r->in->locs[sv[i].loc]));
             }
@@ -1350,10 +1350,10 @@ static void count_coll(st_clc_replay_t *r, uint64_t k)
 {
     const st_clc_inst_t *in = &r->g.inst[k];
     const chan_t *c = &r->ch[r->ia[k]];
-    uint64_t s = r->ib[k], mu = st_clc_mu(&r->p, in->mumask), sc, sl;
+    uint64_t s = r->ib[k], mu = st_clc_mu(&r->p, in->mumask), sc = 0, sl = 0;
     uint32_t n;
     const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
-    const quad_t *q = &c->ph[PH_S].q[s * nq_of(PH_S) + r->islot[k] * 2];
+    const top2_t *q = &c->ph[PH_S].q[s * nq_of(PH_S) + r->islot[k] * 2];
     for (uint32_t i = 0; i < n; i++) {
         int have;
         if (in->shape == ST_CLC_PREFIX)
@@ -1442,7 +1442,7 @@ static int on_fwd(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd
     if (!pe || h->len % 16)
         return -1;
     for (uint64_t i = 0; i < h->len / 16; i++) {
-        uint64_t idx, v;
+        uint64_t idx = 0, v = 0;
         get_u64(rd, &idx);
         get_u64(rd, &v);
         if (idx >= pe->recv_inst.n)
@@ -1450,7 +1450,7 @@ static int on_fwd(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd
         uint64_t k = pe->recv_inst.v[idx];
         if (!r->pending[k])
             return -1;
-        r->tq[k] = (quad_t){ v, REMOTE_LOC, 0, NOLOC };
+        r->tq[k] = (top2_t){ v, REMOTE_LOC, 0, NOLOC };
         r->pending[k] = 0;
         wake(r, k);
     }

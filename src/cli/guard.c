@@ -8,14 +8,25 @@
  * starts and finishes loading ("L<dir>\n", "D\n"), so the parent can blame a crash on the
  * archive (during loading) or report an internal error (after). Output is written by the
  * child directly; the parent adds at most one line on stderr.
+ *
+ * OTF2 also trusts the counts in the files: a corrupt anchor file made it map 25 GB and
+ * touch gigabytes of it before failing. So while the child loads, its address space is
+ * capped (soft RLIMIT_AS) at what it already uses plus 1 GiB plus 16 times the archive's
+ * size on disk — far above what a genuine archive needs (the in-memory model is about 3-6
+ * times the file size) — and the cap is lifted again once loading ends.
  */
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,8 +42,83 @@ static void tell(const char *what, const char *arg)
         guard_fd = -1;
 }
 
-void st_cli_guard_loading(const char *dir) { tell("L", dir); }
-void st_cli_guard_loaded(void) { tell("D", ""); }
+/* ---- memory cap while loading ------------------------------------------------------------ */
+
+static struct rlimit saved_as;
+static int as_capped;
+
+/* Bytes of the regular files in path and, one level down, in its subdirectories. */
+static uint64_t tree_bytes(const char *path, int depth)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    uint64_t sum = 0;
+    char sub[4200];
+    struct stat st;
+    for (struct dirent *e; (e = readdir(d));) {
+        if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+            continue;
+        snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+        if (stat(sub, &st) != 0)
+            continue;
+        if (S_ISREG(st.st_mode))
+            sum += (uint64_t)st.st_size;
+        else if (S_ISDIR(st.st_mode) && depth > 0)
+            sum += tree_bytes(sub, depth - 1);
+    }
+    closedir(d);
+    return sum;
+}
+
+static uint64_t archive_bytes(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return tree_bytes(dir, 1);
+    char copy[4200];
+    snprintf(copy, sizeof copy, "%s", dir); /* DIR/traces.otf2 given: its directory */
+    return tree_bytes(dirname(copy), 1);
+}
+
+static uint64_t vm_bytes(void)
+{
+    unsigned long pages = 0;
+    FILE *f = fopen("/proc/self/statm", "r");
+    if (f) {
+        if (fscanf(f, "%lu", &pages) != 1)
+            pages = 0;
+        fclose(f);
+    }
+    return (uint64_t)pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void cap_memory(const char *dir)
+{
+    if (getrlimit(RLIMIT_AS, &saved_as) != 0)
+        return;
+    uint64_t size = archive_bytes(dir);
+    uint64_t cap = vm_bytes() + (1ull << 30) + (size < (UINT64_MAX >> 6) ? 16 * size : UINT64_MAX >> 2);
+    if (saved_as.rlim_cur != RLIM_INFINITY && saved_as.rlim_cur <= cap)
+        return; /* already as tight */
+    struct rlimit lim = saved_as;
+    lim.rlim_cur = saved_as.rlim_max != RLIM_INFINITY && saved_as.rlim_max < cap ? saved_as.rlim_max : cap;
+    as_capped = setrlimit(RLIMIT_AS, &lim) == 0;
+}
+
+void st_cli_guard_loading(const char *dir)
+{
+    tell("L", dir);
+    if (guard_fd >= 0)
+        cap_memory(dir);
+}
+
+void st_cli_guard_loaded(void)
+{
+    if (as_capped && setrlimit(RLIMIT_AS, &saved_as) == 0)
+        as_capped = 0;
+    tell("D", "");
+}
 
 /* Reads the child's messages until it exits; leaves the dir being loaded (if any) in dir. */
 static void listen(int fd, char *dir, size_t dirlen, int *loading)

@@ -3,10 +3,11 @@
  *
  * The building blocks of every synchronization algorithm (ALGORITHMS.md §2-3):
  * a reference answers pings with its clock's time; the client brackets each answer
- * between its own send and receive times. Every wait is PMPI_Test + sched_yield and,
- * once a wait has lasted 200 µs, short sleeps: a rank waiting for its turn must not
- * take a core from the pair that is measuring (2 cores, up to 8 ranks here; MPICH
- * busy-polls inside blocking calls). Minima of round trips, never means, decide
+ * between its own send and receive times. No wait blocks in MPI (MPICH busy-polls
+ * there): inside a burst of ping-pongs a wait is PMPI_Test + sched_yield for up to
+ * 100 µs, then sleeps; every other wait (a rank waiting for its turn) sleeps at once,
+ * 10 µs doubling up to 1 ms, so that it does not take a core from the pair that is
+ * measuring (2 cores, up to 8 ranks here). Minima of round trips, never means, decide
  * accuracy; a preempted ping-pong only loosens its own bounds.
  */
 #include <errno.h>
@@ -24,8 +25,7 @@
 #define NAP_MIN  10000   /* first sleep after it (at once for other waits); doubles per poll ... */
 #define NAP_MAX  1000000 /* ... up to this: idle ranks must not keep waking up next to a measuring pair */
 #define PP_EXTEND 4     /* a burst may grow to this many times its ping-pongs */
-#define BURST_TRIES 3   /* bursts per measurement while the bounds stay wider than ... */
-#define ACCEPT_MIN_NS 3000 /* ... this, or 4 x the narrowest seen between such ranks */
+#define ACCEPT_MIN_NS 3000 /* bounds wider than this and than 4 x the narrowest seen: a bad burst */
 
 static int64_t mono_ns(void)
 {
@@ -260,7 +260,7 @@ int st_sync_measure(int ref, const st_clock_t *mine, int npp, int offset_alg, st
     /* A burst whose bounds stayed wide (this pair was preempted throughout) is repeated. */
     double accept = st_sync_accept_width(ref);
     st_sync_point_t p;
-    for (int i = 0; i < BURST_TRIES; i++) {
+    for (int i = 0; i < (st_sync.tries > 0 ? st_sync.tries : 1); i++) {
         if (measure_skampi(ref, mine, npp, &p, raw) != 0)
             return -1;
         if (i == 0 || p.hi - p.lo < pt->hi - pt->lo)

@@ -2,11 +2,8 @@
  * sync.c — the synchronization scheme: levels, epochs, resync consensus, finalize,
  * accuracy check, report (contract in sync.h, algorithms in algs.c).
  *
- * Levels are groups of ranks of a private communicator (an MPI_Comm_idup of the
- * tool's world communicator), not communicators of their own: MPI_Comm_split and
- * MPI_Comm_split_type are blocking and took 60-300 ms each with 8 ranks on 2 cores
- * here, more than the whole sync budget; a nonblocking Iallgather of each rank's
- * node (and socket) identity is all the structure needs.
+ * All traffic runs on a private communicator (an MPI_Comm_idup of the tool's world
+ * communicator); levels are groups of its ranks (topo.c).
  *
  * Every sync ends in an *epoch*: the rank publishes the new local->global map
  * (st_timer_set_map) and keeps (local, global) of that moment as a sync point. The
@@ -17,16 +14,13 @@
  */
 #include "sync.h"
 
-#include <hwloc.h>
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../config/config.h"
 #include "../util/log.h"
@@ -38,7 +32,8 @@
 #define CHECK_NPP       32    /* ping-pongs per rank in the accuracy check */
 #define MAX_CHECKS      3
 
-st_sync_state_t st_sync = { MPI_COMM_NULL, 0, 1, NULL, 1, { INT64_MAX, INT64_MAX }, INT64_MAX };
+st_sync_state_t st_sync = { .comm = MPI_COMM_NULL, .size = 1, .nnodes = 1, .rtt_min = { INT64_MAX, INT64_MAX },
+                            .rtt_now = INT64_MAX, .tries = 3 };
 
 typedef struct check_result {
     double after_s;   /* seconds after the initial sync */
@@ -103,17 +98,39 @@ int st_clock_parse_spec(const char *spec, char *err, size_t errlen)
 
 /* ==== epochs =============================================================================== */
 
-static int epochs_init(void)
+/*
+ * The first epochs live in static storage, so the initial sync cannot fail on memory
+ * (a rank that left a collective protocol early would hang the others).
+ */
+#define STATIC_EPOCHS 64
+static st_clock_epoch_t ep_static[STATIC_EPOCHS];
+static st_timer_map_t map_static[STATIC_EPOCHS];
+
+static void epochs_init(void)
 {
     if (S.ep)
-        return 0;
-    S.cap = 16;
-    S.ep = calloc(S.cap, sizeof *S.ep);
-    if (!S.ep)
-        return -1;
-    S.ep[0] = (st_clock_epoch_t){ ST_EPOCH_LOCAL, 0, 0, 0, { 0, 0.0, 0.0 }, 0, -1, 0 };
+        return;
+    S.ep = ep_static;
+    S.cap = STATIC_EPOCHS;
+    S.ep[0] = (st_clock_epoch_t){ .kind = ST_EPOCH_LOCAL, .rtt_min_ns = -1 };
     S.nep = 1;
-    return 0;
+}
+
+/* Room for one more epoch and a map for it; NULL when memory is exhausted. */
+static st_timer_map_t *epoch_slot(void)
+{
+    if (S.nep == S.cap) {
+        st_clock_epoch_t *n = malloc(2 * S.cap * sizeof *n);
+        if (!n)
+            return NULL;
+        memcpy(n, S.ep, S.nep * sizeof *n);
+        if (S.ep != ep_static)
+            free(S.ep);
+        S.ep = n;
+        S.cap *= 2;
+    }
+    /* Maps are never freed: a reader may still hold an old one. */
+    return S.nep < STATIC_EPOCHS ? &map_static[S.nep] : malloc(sizeof(st_timer_map_t));
 }
 
 void st_sync_adopt(st_clock_t *clk)
@@ -130,19 +147,18 @@ void st_sync_reject(void)
     S.measured = 0;
 }
 
-/* Publishes clk as the map of a new epoch; events are stamped with it from now on. */
+/*
+ * Publishes clk as the map of a new epoch; events are stamped with it from now on.
+ * Local; without memory for the epoch the rank keeps its current map (it takes part
+ * in every later sync all the same, so the collective protocol stays in step).
+ */
 static int publish(int kind, const st_clock_t *clk, int64_t cost)
 {
-    if (S.nep == S.cap) {
-        st_clock_epoch_t *n = realloc(S.ep, 2 * S.cap * sizeof *n);
-        if (!n)
-            return -1;
-        S.ep = n;
-        S.cap *= 2;
-    }
-    st_timer_map_t *map = malloc(sizeof *map); /* never freed: readers may hold it */
-    if (!map)
+    st_timer_map_t *map = epoch_slot();
+    if (!map) {
+        st_log_warn_once("clock sync: out of memory for a new sync epoch; keeping the current clock model");
         return -1;
+    }
     int64_t L = local_now();
     st_clock_epoch_t *e = &S.ep[S.nep];
     e->kind = (uint16_t)kind;
@@ -161,163 +177,7 @@ static int publish(int kind, const st_clock_t *clk, int64_t cost)
     return 0;
 }
 
-/* ==== topology: nodes and sockets ============================================================ */
-
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-/* Identity of this shared-memory node: host name and boot id. */
-static uint64_t node_key(void)
-{
-    char host[256] = "", boot[64] = "";
-    gethostname(host, sizeof host - 1);
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        if (!fgets(boot, sizeof boot, f))
-            boot[0] = 0;
-        fclose(f);
-    }
-    return fnv1a(fnv1a(14695981039346656037ull, host), boot);
-}
-
-/* Package (socket) of the core this process runs on, from hwloc; 0 if unknown. */
-static int hwloc_socket(void)
-{
-    hwloc_topology_t topo;
-    int sock = 0, cpu = sched_getcpu();
-    if (cpu < 0 || hwloc_topology_init(&topo) != 0)
-        return 0;
-    hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
-    if (hwloc_topology_load(topo) == 0) {
-        hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, (unsigned)cpu);
-        hwloc_obj_t pkg = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, pu) : NULL;
-        if (pkg)
-            sock = (int)pkg->logical_index;
-    }
-    hwloc_topology_destroy(topo);
-    return sock;
-}
-
-typedef struct topo_entry {
-    uint64_t key;
-    int32_t  socket;
-    int32_t  pad;
-} topo_entry_t;
-
-/* Fills st_sync.node and sock[] (node-local socket numbers). Collective. */
-static int gather_topology(int need_sockets, int *sock)
-{
-    int p = st_sync.size;
-    topo_entry_t me = { 0, 0, 0 }, *all = calloc((size_t)p, sizeof *all);
-    st_sync.node = calloc((size_t)p, sizeof(int));
-    if (!all || !st_sync.node) {
-        free(all);
-        return -1;
-    }
-    me.key = st_config.node_size ? (uint64_t)(st_sync.rank / (int)st_config.node_size) : node_key();
-    me.socket = need_sockets && !st_config.socket_size ? hwloc_socket() : 0;
-    MPI_Request r;
-    if (PMPI_Iallgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, st_sync.comm, &r) != MPI_SUCCESS ||
-        st_sync_wait(&r) != MPI_SUCCESS) {
-        free(all);
-        return -1;
-    }
-    st_sync.nnodes = 0;
-    for (int i = 0; i < p; i++) {
-        int j = 0;
-        while (j < i && all[j].key != all[i].key)
-            j++;
-        st_sync.node[i] = j < i ? st_sync.node[j] : st_sync.nnodes++;
-    }
-    int *count = calloc((size_t)st_sync.nnodes, sizeof(int)); /* ranks seen so far per node */
-    for (int i = 0; i < p && count; i++) {
-        int local = count[st_sync.node[i]]++;
-        sock[i] = st_config.socket_size ? local / (int)st_config.socket_size : all[i].socket;
-    }
-    free(count);
-    free(all);
-    return 0;
-}
-
-/* ==== levels ================================================================================ */
-
-static int group_set(st_sync_group_t *g, const int *in, int p)
-{
-    g->ranks = malloc((size_t)(p > 0 ? p : 1) * sizeof(int));
-    if (!g->ranks)
-        return -1;
-    g->size = 0;
-    g->me = -1;
-    for (int i = 0; i < p; i++) {
-        if (!in[i])
-            continue;
-        if (i == st_sync.rank)
-            g->me = g->size;
-        g->ranks[g->size++] = i;
-    }
-    return 0;
-}
-
-static void params_resolve(st_sync_level_t *lv, const st_sync_level_spec_t *ls)
-{
-    lv->par = lv->alg->defaults;
-    if (ls->nfit >= 0) lv->par.nfit = ls->nfit;
-    if (ls->npp >= 0) lv->par.npp = ls->npp;
-    if (ls->offset >= 0) lv->par.offset = ls->offset;
-    if (ls->intercept >= 0) lv->par.intercept = ls->intercept;
-    if (ls->check >= 0) lv->par.check = ls->check;
-    if (ls->lsq >= 0) lv->par.lsq = ls->lsq;
-    if (ls->window_ms >= 0) lv->par.window_ns = ls->window_ms * 1e6;
-}
-
-/*
- * Level membership: flat = everyone; h2hca = node leaders / my node; h3hca = node
- * leaders / socket leaders of my node / my socket. A leader is the lowest rank of its
- * node (socket), so it is member 0 of the level below and already synchronized there.
- */
-static int build_levels(const int *sock)
-{
-    int p = st_sync.size, *in = calloc((size_t)p, sizeof(int)), me = st_sync.rank;
-    int *first = calloc((size_t)st_sync.nnodes, sizeof(int)); /* lowest rank of each node */
-    const int *node = st_sync.node;
-    if (!in || !first) {
-        free(in);
-        free(first);
-        return -1;
-    }
-    for (int i = p - 1; i >= 0; i--)
-        first[node[i]] = i;
-    S.nlevels = S.spec.nlevels;
-    for (int l = 0; l < S.nlevels; l++) {
-        st_sync_level_t *lv = &S.level[l];
-        lv->index = l;
-        lv->alg = st_sync_alg_find(S.spec.level[l].alg);
-        params_resolve(lv, &S.spec.level[l]);
-        int kind = S.spec.scheme == ST_SCHEME_FLAT ? 3 : (l == 0 ? 0 : l == S.nlevels - 1 ? 2 : 1);
-        for (int i = 0; i < p; i++) {
-            int node_leader = first[node[i]] == i, sock_leader = 1;
-            for (int j = first[node[i]]; kind == 1 && j < i; j++)
-                sock_leader &= !(node[j] == node[i] && sock[j] == sock[i]);
-            int same_node = node[i] == node[me];
-            int same_sock = same_node && (S.nlevels < 3 || sock[i] == sock[me]);
-            in[i] = kind == 3 ? 1 : kind == 0 ? node_leader : kind == 1 ? same_node && sock_leader : same_sock;
-        }
-        if (group_set(&lv->grp, in, p) != 0) {
-            free(in);
-            free(first);
-            return -1;
-        }
-    }
-    free(in);
-    free(first);
-    return 0;
-}
-
-/* Runs every level this rank belongs to; full: learn models, else offsets only. */
+/* Runs every level this rank belongs to; full: learn models, else offsets only. Collective. */
 static int run_levels(int full, st_clock_t *out)
 {
     st_clock_t work;
@@ -405,9 +265,10 @@ static int setup(MPI_Comm toolworld)
     PMPI_Comm_rank(st_sync.comm, &st_sync.rank);
     PMPI_Comm_size(st_sync.comm, &st_sync.size);
     int *sock = calloc((size_t)st_sync.size, sizeof(int));
-    int rc = sock ? gather_topology(S.spec.scheme == ST_SCHEME_H3HCA, sock) : -1;
+    int rc = sock ? st_sync_topology(S.spec.scheme == ST_SCHEME_H3HCA, sock) : -1;
     if (rc == 0 && S.spec.scheme != ST_SCHEME_NONE)
-        rc = build_levels(sock);
+        rc = st_sync_build_levels(&S.spec, S.level, sock);
+    S.nlevels = S.spec.scheme == ST_SCHEME_NONE ? 0 : S.spec.nlevels;
     free(sock);
     return rc;
 }
@@ -443,8 +304,7 @@ int st_clock_init_sync(MPI_Comm toolworld)
         st_log_error("%s", err);
         return -1;
     }
-    if (epochs_init() != 0)
-        return -1;
+    epochs_init();
     if (S.spec.scheme == ST_SCHEME_NONE && st_config.clockcheck <= 0)
         return 0;
     if (setup(toolworld) != 0) {
@@ -454,12 +314,12 @@ int st_clock_init_sync(MPI_Comm toolworld)
     if (S.spec.scheme != ST_SCHEME_NONE) {
         st_clock_t clk;
         int64_t t1 = mono_ns();
-        if (run_levels(1, &clk) != 0 || publish(ST_EPOCH_INIT, &clk, mono_ns() - t0) != 0)
+        if (run_levels(1, &clk) != 0)
             return -1;
+        publish(ST_EPOCH_INIT, &clk, mono_ns() - t0);
         st_log_debug("clock sync: setup %.1f ms, levels %.1f ms", (double)(t1 - t0) / 1e6,
                      (double)(mono_ns() - t1) / 1e6);
         S.init_ns = mono_ns() - t0;
-        S.ep[S.nep - 1].cost_ns = S.init_ns;
         S.active = 1;
         schedule_resync();
         log_init();
@@ -488,13 +348,13 @@ static void resync(int kind)
      * never yields) would take the core a measuring pair needs; round trips of 10-250 µs
      * instead of 1 µs were the result without this barrier.
      */
-    if (barrier() != 0 || run_levels(S.spec.resync == ST_RESYNC_FULL, &clk) != 0 || publish(kind, &clk, 0) != 0) {
+    if (barrier() != 0 || run_levels(S.spec.resync == ST_RESYNC_FULL, &clk) != 0) {
         st_log_warn("clock sync: resynchronization failed; keeping the current clock model");
         S.active = 0;
         return;
     }
     int64_t cost = mono_ns() - t0;
-    S.ep[S.nep - 1].cost_ns = cost;
+    publish(kind, &clk, cost);
     if (kind == ST_EPOCH_RESYNC) {
         S.nresync++;
         S.resync_ns += cost;
@@ -561,6 +421,7 @@ void st_clock_finalize_sync(void)
             S.posted = 0;
             st_sync_wait(&S.req);
         }
+        st_sync.tries = 8; /* the last sync point anchors the end of the run: worth more effort */
         resync(ST_EPOCH_FINAL);
         if (S.active && st_config.clockcheck > 0)
             clock_check((double)(mono_ns() - S.init_start) / 1e9);
@@ -613,9 +474,8 @@ const struct st_clock_epoch *st_clock_epochs(size_t *n)
 double st_clock_min_latency_ns(int inter_node)
 {
     const int64_t *r = S.finalized ? S.glob_rtt : st_sync.rtt_min;
-    int64_t v = r[inter_node ? 1 : 0];
-    if (v == INT64_MAX)
-        v = r[inter_node ? 0 : 1];
+    /* Within a node a message is never slower than between nodes: the smaller is a safe lower bound. */
+    int64_t v = inter_node ? (r[1] != INT64_MAX ? r[1] : r[0]) : (r[0] < r[1] ? r[0] : r[1]);
     return v == INT64_MAX ? 0 : (double)v / 2;
 }
 

@@ -71,6 +71,7 @@ typedef struct st_sync_state {
     int      nnodes;
     int64_t  rtt_min[2]; /* [intra, inter] smallest round trip this rank measured as client, INT64_MAX none */
     int64_t  rtt_now;    /* smallest round trip of the sync in progress */
+    int      tries;      /* bursts per measurement while the bounds stay too wide (3; more at finalize) */
 } st_sync_state_t;
 
 extern st_sync_state_t st_sync;
@@ -86,6 +87,25 @@ void st_sync_adopt(st_clock_t *clk);
 /* This member could not measure well in this sync: it keeps its clock, and its sync
    point is not used for drift or interpolation. */
 void st_sync_reject(void);
+
+/* ---- topology (topo.c) -------------------------------------------------------------- */
+
+/*
+ * Fills st_sync.node / nnodes (SYNCTRACE_NODE_SIZE, else host name + boot id) and
+ * sock[] (node-local socket of every rank: SYNCTRACE_SOCKET_SIZE, else hwloc's package
+ * of the core each rank runs on, looked up only when need_sockets). Collective over
+ * st_sync.comm. Returns 0 or -1.
+ */
+int st_sync_topology(int need_sockets, int *sock);
+
+/*
+ * Fills level[0..spec->nlevels) for this rank: flat = everyone; h2hca = node leaders /
+ * my node; h3hca = node leaders / socket leaders of my node / my socket. A leader is
+ * the lowest rank of its node (socket), so it is member 0 of the level below and is
+ * already synchronized there. Parameters: the spec's, else the algorithm's defaults.
+ * Local. Returns 0 or -1 (out of memory).
+ */
+int st_sync_build_levels(const st_sync_spec_t *spec, st_sync_level_t *level, const int *sock);
 
 /* ---- polite waiting and ping-pongs (pingpong.c) ------------------------------------- */
 
@@ -123,7 +143,7 @@ typedef struct st_sync_point {
  * Client side: one offset measurement against `mine`. A SKaMPI burst is at least npp
  * ping-pongs and goes on (up to 4·npp, or 16·npp within 2 ms) while its bounds are
  * wider than st_sync_good_width(); a burst still wider than st_sync_accept_width() is
- * repeated (3 bursts at most; the narrowest counts): a preempted burst is extended or
+ * repeated (st_sync.tries bursts at most; the narrowest counts): a preempted burst is extended or
  * redone rather than trusted. SKaMPI ping-pongs are appended to raw when it is not
  * NULL (owned by the caller). Does not end the serve loop; call st_sync_done() then.
  */

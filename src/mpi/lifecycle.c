@@ -1,7 +1,9 @@
 /* lifecycle.c — see lifecycle.h. */
 #include "lifecycle.h"
 
+#include <dirent.h>
 #include <signal.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,6 +261,29 @@ ST_EXPORT int MPI_Finalize(void)
 
 /* ---- abnormal ends ----------------------------------------------------------------------- */
 
+/*
+ * After a termination signal every rank dumps its data, but the launcher kills the
+ * remaining ranks as soon as the first one dies. So a rank that has dumped waits (up to
+ * 2 s) until all ranks' dumps are in DIR/partial before it lets the signal end it.
+ */
+static void wait_for_other_dumps(void)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/partial", st_archive_dir);
+    struct timespec pause = { 0, 20 * 1000 * 1000 };
+    for (int tries = 0; tries < 100; tries++) {
+        int n = 0;
+        DIR *d = opendir(path);
+        for (struct dirent *e; d && (e = readdir(d));)
+            n += !strncmp(e->d_name, "rank-", 5) && strstr(e->d_name, ".strd") != NULL;
+        if (d)
+            closedir(d);
+        if (n >= st_world_size)
+            return;
+        nanosleep(&pause, NULL);
+    }
+}
+
 /* Best effort: dump this rank's data for `synctrace recover` (MPI) or write the archive (no MPI). */
 static void abnormal_end(const char *why)
 {
@@ -297,8 +322,9 @@ ST_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
     return PMPI_Abort(comm, errorcode);
 }
 
-/* OpenMP-only programs (no MPI_Init): a complete single-process archive at exit. */
-static void write_without_mpi(void)
+/* Programs that never called MPI_Init (OpenMP only): a single-process archive at exit,
+ * marked incomplete when a signal ended the program. */
+static void write_without_mpi(int incomplete)
 {
     size_t nth;
     st_record_threads(&nth);
@@ -313,11 +339,11 @@ static void write_without_mpi(void)
         return;
     }
     st_rankdata_t rd;
-    if (st_collect_rankdata(&rd, 0) != 0)
+    if (st_collect_rankdata(&rd, incomplete) != 0)
         return;
     if (st_config.callsite)
         st_callsite_resolve(&rd);
-    if (st_otf2_write_serial(st_archive_dir, &rd, 1, 0) == 0)
+    if (st_otf2_write_serial(st_archive_dir, &rd, 1, incomplete ? ST_OTF2_INCOMPLETE : 0) == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_rankdata_free(&rd);
 }
@@ -330,7 +356,7 @@ static void at_exit(void)
         abnormal_end("exit without MPI_Finalize");
     } else if (!mpi_started && st_record_active) {
         ending = 1;
-        write_without_mpi();
+        write_without_mpi(0);
     }
 }
 
@@ -342,11 +368,14 @@ static void on_signal(int sig)
     static const char *const names[] = { [SIGTERM] = "SIGTERM", [SIGINT] = "SIGINT", [SIGHUP] = "SIGHUP",
                                          [SIGQUIT] = "SIGQUIT", [SIGSEGV] = "SIGSEGV", [SIGBUS] = "SIGBUS",
                                          [SIGFPE] = "SIGFPE", [SIGILL] = "SIGILL", [SIGABRT] = "SIGABRT" };
-    if (mpi_started && !mpi_finished)
+    if (mpi_started && !mpi_finished) {
         abnormal_end(names[sig]);
+        if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT)
+            wait_for_other_dumps();
+    }
     else if (!mpi_started && !ending) {
         ending = 1;
-        write_without_mpi();
+        write_without_mpi(1);
     }
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
         if (fatal_signals[i] == sig)

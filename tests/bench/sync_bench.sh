@@ -83,12 +83,12 @@ for c in $CONFIGS; do
     pids+=($!)
 done
 for p in "${pids[@]}"; do wait "$p"; done
-echo "| ranks | nodes | resyncs | resync: online | resync + interpolation | no resync: initial map | no resync + interpolation |"
+echo "| ranks | nodes | resyncs (unmeasured) | resync: online | resync + interpolation | no resync: initial map | no resync + interpolation |"
 echo "|---:|---:|---:|---:|---:|---:|---:|"
 for c in $CONFIGS; do
     np=${c%:*} nodes=${c#*:}
     log=$OUT/run-$np-$nodes.log
-    echo "| $np | $nodes | $(get resyncs "$log") | $(us "$(get err_online "$log")") | $(us "$(get err_interp "$log")") |" \
+    echo "| $np | $nodes | $(get resyncs "$log") ($(get unmeasured "$log")) | $(us "$(get err_online "$log")") | $(us "$(get err_interp "$log")") |" \
          "$(us "$(get err_noresync "$log")") | $(us "$(get err_noresync_interp "$log")") |"
 done
 echo

@@ -54,6 +54,12 @@ cp -r "$ST_TMP/good" "$ST_TMP/nodef"
 rm "$ST_TMP/nodef/traces.def"
 unreadable "$ST_TMP/nodef" "" dump
 
+# A corrupt count in the anchor file (byte 61) makes OTF2 try to map ~25 GB; the guard's
+# address-space cap while loading turns that into an allocation failure.
+cp -r "$ST_TMP/good" "$ST_TMP/hugecount"
+printf '\136' | dd of="$ST_TMP/hugecount/traces.otf2" bs=1 seek=61 conv=notrunc status=none
+unreadable "$ST_TMP/hugecount" "bad anchor file: Memory allocation failed"
+
 # The anchor can also be named directly.
 run_st info "$ST_TMP/good/traces.otf2"
 assert_eq "info on the .otf2 file" 0 "$RC"

@@ -104,7 +104,7 @@ static void record_sample(void)
     s->L = (int64_t)L;
     s->ev.time = g;
     s->ev.kind = 0;
-    s->ev._pad = m->epoch;
+    ST_EVENT_EPOCH(&s->ev) = m->epoch;
 }
 
 /* Error (ns) of the global clock right now on this rank. */
@@ -115,9 +115,8 @@ static double error_now(void)
     return (double)((int64_t)st_timer_apply(m, L) - reference_at(true_of_local((int64_t)L)));
 }
 
-static double max_err(size_t from, int remapped_unused)
+static double max_err(size_t from)
 {
-    (void)remapped_unused;
     double m = 0;
     for (size_t i = from; i < nsamples; i++) {
         double e = fabs((double)((int64_t)samples[i].ev.time - reference_at(samples[i].t)));
@@ -265,7 +264,7 @@ int main(int argc, char **argv)
     size_t first_run = nsamples;
     record_sample();
     run_phase(run_s, coll_ms);
-    double online = max_err(first_run, 0);
+    double online = max_err(first_run);
     st_clock_finalize_sync();
     double efinal = fabs(error_now());
     record_sample();
@@ -281,9 +280,9 @@ int main(int argc, char **argv)
         st_clock_remap_events(ev, nsamples);
         for (size_t i = 0; i < nsamples; i++)
             samples[i].ev = ev[i];
-        res[interp] = max_err(first_run, 1);
+        res[interp] = max_err(first_run);
         if (interp == 0)
-            pre_err = max_err(0, 1); /* includes the events before MPI_Init */
+            pre_err = max_err(0); /* includes the events before MPI_Init */
         for (size_t i = 1; i < nsamples; i++)
             if (ev[i].time < ev[i - 1].time) {
                 fprintf(stderr, "rank %d: re-mapped time decreases at sample %zu\n", rank, i);
@@ -297,7 +296,9 @@ int main(int argc, char **argv)
      */
     size_t nep;
     const st_clock_epoch_t *eps = st_clock_epochs(&nep);
-    double nores = 0, nores_interp = 0;
+    double nores = 0, nores_interp = 0, unmeasured = 0;
+    for (size_t k = 1; k < nep; k++)
+        unmeasured += !eps[k].measured;
     if (nep >= 3) {
         st_clock_epoch_t sub[3] = { eps[0], eps[1], eps[nep - 1] };
         for (size_t i = first_run; i < nsamples; i++) {
@@ -318,12 +319,13 @@ int main(int argc, char **argv)
             resyncs = rd.props[i].value;
     double g_init = allmax(init_s), g_e0 = allmax(e0), g_on = allmax(online), g_fin = allmax(efinal);
     double g_r0 = allmax(res[0]), g_r1 = allmax(res[1]), g_pre = allmax(pre_err), g_rc = allmax(rc ? 1 : 0);
-    double g_nr = allmax(nores), g_nri = allmax(nores_interp);
+    double g_nr = allmax(nores), g_nri = allmax(nores_interp), g_um = allmax(unmeasured);
     if (rank == 0)
         printf("RESULT np=%d nodes=%d init_s=%.3f err_after_sync=%.0f err_online=%.0f err_final=%.0f "
                "err_remap=%.0f err_interp=%.0f err_with_preinit=%.0f err_noresync=%.0f err_noresync_interp=%.0f "
-               "resyncs=%s rtt_intra=%.0f rtt_inter=%.0f init_failed=%.0f\n",
+               "resyncs=%s unmeasured=%.0f rtt_intra=%.0f rtt_inter=%.0f init_failed=%.0f\n",
                size, node_of_rank(size - 1) + 1, g_init, g_e0, g_on, g_fin, g_r0, g_r1, g_pre, g_nr, g_nri, resyncs,
+               g_um,
                2 * st_clock_min_latency_ns(0), 2 * st_clock_min_latency_ns(1), g_rc);
     free(copy);
     free(ev);

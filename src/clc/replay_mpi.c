@@ -1,0 +1,423 @@
+/*
+ * replay_mpi.c — the CLC correction at MPI_Finalize: st_clc_run_mpi(), called by the
+ * lifecycle (src/mpi/lifecycle.c, finish_and_write) after the clock re-mapping and
+ * before the archive is written.
+ *
+ * Every rank corrects its own locations with the engine of replay.h; this file is its
+ * MPI transport and the surrounding steps:
+ *   1. parameters: SYNCTRACE_CLC_* plus the measured values (timer resolution: the
+ *      coarsest rank's; latencies: the clock module's minimal one-way latencies), made
+ *      identical on every rank by one allreduce and stored as clc.* properties (rank 0);
+ *   2. st_otf2_prepare() the rank's data, so CLC sees exactly the events the archive
+ *      will hold (the offline `synctrace clc` then reads the same input);
+ *   3. node ids (allgather of a hash of the node name), the engine, the partner count
+ *      (one reduce-scatter), then the message loop on a private duplicate of the tool's
+ *      communicator: Isend of the engine's buffers, Improbe/Mrecv of what arrives,
+ *      PMPI_Testsome and sched_yield when idle — never a blocking wait;
+ *   4. all-or-nothing: if any rank failed or stalled (no progress for ST_CLC_STALL_S
+ *      seconds), every rank restores its original times and the archive says so;
+ *   5. otherwise each moved event keeps its pre-correction time in the slot the OTF2
+ *      writer reads (st_otf2_orig_time_slot), and the statistics of all ranks are
+ *      reduced to rank 0's properties (clc.*, FINALIZE_CLC_MS).
+ * Collective over toolworld; call from one thread; never aborts the application.
+ */
+#include <inttypes.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../clock/sync.h"
+#include "../clock/timer.h"
+#include "../config/config.h"
+#include "../mpi/polite.h"
+#include "../otf2/writer.h"
+#include "../record/region.h"
+#include "../util/log.h"
+#include "replay.h"
+
+/* Optional: present when the clock module is linked in. */
+double st_clock_min_latency_ns(int inter_node) __attribute__((weak));
+
+#define TAG         7401
+#define ST_CLC_STALL_S 60.0 /* no message and no local progress for this long: give up */
+
+int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd);
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- parameters ------------------------------------------------------------------------------- */
+
+static uint64_t measured_latency(int inter)
+{
+    double v = st_clock_min_latency_ns ? st_clock_min_latency_ns(inter) : 0;
+    return v >= 1 && v < 1e15 ? (uint64_t)v : 0;
+}
+
+/* The same parameters on every rank: min of the latencies, max of the timer resolution. */
+static int agree_params(MPI_Comm comm, st_clc_params_t *p)
+{
+    uint64_t mine[3] = { measured_latency(0), measured_latency(1), st_timer_resolution_ns() }, all[3];
+    for (int i = 0; i < 2; i++)
+        if (!mine[i])
+            mine[i] = UINT64_MAX;
+    mine[2] = UINT64_MAX - mine[2];
+    if (st_polite_allreduce(mine, all, 3, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS)
+        return -1;
+    st_clc_params_from_config(p, &st_config, UINT64_MAX - all[2], all[0] == UINT64_MAX ? 0 : all[0],
+                              all[1] == UINT64_MAX ? 0 : all[1]);
+    return 0;
+}
+
+static void params_props(st_rankdata_t *rd, const st_clc_params_t *p, const char *state)
+{
+    st_rankdata_prop(rd, "clc.state", "%s", state);
+    st_rankdata_prop(rd, "clc.gamma", "%.17g", p->gamma);
+    st_rankdata_prop(rd, "clc.delta", "%" PRIu64, p->delta);
+    st_rankdata_prop(rd, "clc.mu_intra", "%" PRIu64, p->mu_intra);
+    st_rankdata_prop(rd, "clc.mu_inter", "%" PRIu64, p->mu_inter);
+    st_rankdata_prop(rd, "clc.mu_proc", "%" PRIu64, p->mu_proc);
+    st_rankdata_prop(rd, "clc.amort", "%.17g", p->amort);
+}
+
+/* ---- input -------------------------------------------------------------------------------------- */
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+static const st_clc_sync_region_t sync_regions[] = {
+    { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Init_thread, 0 }, { ST_REGION_MPI_Finalize, 1 }
+};
+
+/* This rank's locations, every rank's node id (equal node names: equal ids), this rank's comms.
+ * Collective; every rank returns the same result. */
+static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_clc_input_t *in)
+{
+    int32_t n = rd->nranks;
+    uint64_t mine = fnv(rd->nodename), *all = malloc(sizeof *all * (size_t)n);
+    st_clc_proc_t *procs = calloc((size_t)n, sizeof *procs);
+    st_clc_loc_t *locs = calloc(rd->nthreads ? rd->nthreads : 1, sizeof *locs);
+    MPI_Request req;
+    int ok = all && procs && locs, all_ok = 0;
+    if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all_ok ||
+        PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm, &req) != MPI_SUCCESS ||
+        st_polite_wait(&req, NULL) != MPI_SUCCESS) {
+        free(all), free(procs), free(locs);
+        return -1;
+    }
+    for (int32_t r = 0; r < n; r++) {
+        int32_t first = 0;
+        while (all[first] != all[r])
+            first++;
+        procs[r].node = first;
+    }
+    free(all);
+    procs[rd->rank].ncomms = rd->ncomms;
+    procs[rd->rank].comms = rd->comms;
+    for (uint32_t t = 0; t < rd->nthreads; t++)
+        locs[t] = (st_clc_loc_t){ .rank = rd->rank, .thread = rd->threads[t].index, .ev = rd->threads[t].events,
+                                  .n = rd->threads[t].events ? rd->threads[t].nevents : 0 };
+    *in = (st_clc_input_t){ .nlocs = rd->nthreads, .locs = locs, .nranks = n, .procs = procs,
+                            .nsync = sizeof sync_regions / sizeof *sync_regions, .sync = sync_regions };
+    return 0;
+}
+
+/* ---- transport -------------------------------------------------------------------------------- */
+
+typedef struct mpi_net {
+    MPI_Comm     comm;
+    MPI_Request *req;
+    void       **buf;
+    int          n, cap, err;
+} mpi_net_t;
+
+static int net_send(void *ctx, int32_t to, void *buf, size_t len)
+{
+    mpi_net_t *m = ctx;
+    if (m->n == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 64;
+        MPI_Request *r = realloc(m->req, sizeof *r * (size_t)cap);
+        if (r)
+            m->req = r;
+        void **b = realloc(m->buf, sizeof *b * (size_t)cap);
+        if (b)
+            m->buf = b;
+        if (!r || !b) {
+            free(buf);
+            return -1;
+        }
+        m->cap = cap;
+    }
+    if (PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, to, TAG, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
+        free(buf);
+        m->err = 1;
+        return -1;
+    }
+    m->buf[m->n++] = buf;
+    return 0;
+}
+
+/* Frees the buffers of completed sends (compacting the arrays). */
+static void reap_sends(mpi_net_t *m)
+{
+    if (!m->n)
+        return;
+    int done = 0, *idx = malloc(sizeof(int) * (size_t)m->n);
+    MPI_Status *st = malloc(sizeof *st * (size_t)m->n);
+    if (!idx || !st || PMPI_Testsome(m->n, m->req, &done, idx, st) != MPI_SUCCESS) {
+        free(idx);
+        free(st);
+        return;
+    }
+    free(st);
+    for (int i = 0; i < done && done != MPI_UNDEFINED; i++) {
+        free(m->buf[idx[i]]);
+        m->buf[idx[i]] = NULL;
+    }
+    free(idx);
+    int k = 0;
+    for (int i = 0; i < m->n; i++)
+        if (m->buf[i]) {
+            m->req[k] = m->req[i];
+            m->buf[k++] = m->buf[i];
+        }
+    m->n = k;
+}
+
+/* Delivers every message that has arrived; returns how many, -1 on a failure. */
+static int poll_incoming(mpi_net_t *m, st_clc_replay_t *r)
+{
+    int got = 0;
+    for (;;) {
+        int flag = 0;
+        MPI_Message msg;
+        MPI_Status st;
+        MPI_Count count = 0;
+        if (PMPI_Improbe(MPI_ANY_SOURCE, TAG, m->comm, &flag, &msg, &st) != MPI_SUCCESS)
+            return -1;
+        if (!flag)
+            return got;
+        if (PMPI_Get_count_c(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)
+            return -1;
+        void *buf = malloc(count ? (size_t)count : 1);
+        if (!buf)
+            return -1;
+        if (PMPI_Mrecv_c(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            free(buf);
+            return -1;
+        }
+        int rc = st_clc_replay_deliver(r, st.MPI_SOURCE, buf, (size_t)count);
+        free(buf);
+        if (rc)
+            return -1;
+        got++;
+    }
+}
+
+/* Releases unfinished sends after a failure; the buffers stay allocated (MPI may still read them). */
+static void abandon_sends(mpi_net_t *m)
+{
+    for (int i = 0; i < m->n; i++)
+        PMPI_Request_free(&m->req[i]);
+    m->n = 0;
+}
+
+/* ---- the run ----------------------------------------------------------------------------------- */
+
+static int partner_count(MPI_Comm comm, st_clc_replay_t *r, int32_t nranks, uint32_t *incoming)
+{
+    uint8_t *flags = calloc((size_t)nranks, 1);
+    int *counts = malloc(sizeof(int) * (size_t)nranks), mine = 0, rc = -1;
+    MPI_Request req;
+    if (flags && counts) {
+        st_clc_replay_partners(r, flags);
+        for (int32_t q = 0; q < nranks; q++)
+            counts[q] = flags[q];
+        if (PMPI_Ireduce_scatter_block(counts, &mine, 1, MPI_INT, MPI_SUM, comm, &req) == MPI_SUCCESS &&
+            st_polite_wait(&req, NULL) == MPI_SUCCESS)
+            rc = 0;
+    }
+    *incoming = (uint32_t)mine;
+    free(flags);
+    free(counts);
+    return rc;
+}
+
+/* The message loop. Returns 0 when this rank's part is done, -1 on failure or stall. */
+static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank)
+{
+    double last = mono_s();
+    for (;;) {
+        int rc = st_clc_replay_progress(r);
+        if (rc == ST_CLC_REPLAY_FAILED || m->err)
+            return -1;
+        int got = rc == ST_CLC_REPLAY_DONE ? 0 : poll_incoming(m, r);
+        if (got < 0)
+            return -1;
+        reap_sends(m);
+        if (rc == ST_CLC_REPLAY_DONE && m->n == 0)
+            return 0;
+        if (rc == ST_CLC_REPLAY_BUSY || got) {
+            last = mono_s();
+            continue;
+        }
+        sched_yield();
+        if (mono_s() - last > ST_CLC_STALL_S) {
+            char why[200];
+            st_clc_replay_waiting(r, why, sizeof why);
+            st_log_error("CLC: rank %d made no progress for %.0f s (%s); giving up", rank, ST_CLC_STALL_S, why);
+            return -1;
+        }
+    }
+}
+
+/* Statistics of all ranks merged at rank 0 (a user-defined reduction over the struct's bytes). */
+static void merge_op(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    (void)type;
+    for (int i = 0; i < *len; i++)
+        st_clc_stats_merge((st_clc_stats_t *)inout + i, (const st_clc_stats_t *)in + i);
+}
+
+static int reduce_stats(MPI_Comm comm, const st_clc_stats_t *mine, st_clc_stats_t *total)
+{
+    MPI_Datatype type;
+    MPI_Op op;
+    MPI_Request req;
+    if (PMPI_Type_contiguous((int)sizeof *mine, MPI_BYTE, &type) != MPI_SUCCESS)
+        return -1;
+    PMPI_Type_commit(&type);
+    PMPI_Op_create(merge_op, 1, &op);
+    int rc = PMPI_Ireduce(mine, total, 1, type, op, 0, comm, &req);
+    if (rc == MPI_SUCCESS)
+        rc = st_polite_wait(&req, NULL);
+    PMPI_Op_free(&op);
+    PMPI_Type_free(&type);
+    return rc == MPI_SUCCESS ? 0 : -1;
+}
+
+static void emit_prop(void *ctx, const char *key, const char *value)
+{
+    st_rankdata_prop(ctx, key, "%s", value);
+}
+
+/* Moved events keep C in the slot the OTF2 writer reads (after the run: CLC reads aux). */
+static void keep_orig(st_clc_input_t *in)
+{
+    for (uint32_t l = 0; l < in->nlocs; l++)
+        for (uint64_t i = 0; i < in->locs[l].n; i++) {
+            st_event_t *e = &in->locs[l].ev[i];
+            if (e->flags & ST_EVF_CLC_MOVED)
+                *st_otf2_orig_time_slot(e) = in->locs[l].orig[i];
+        }
+}
+
+static void restore_orig(st_clc_input_t *in)
+{
+    for (uint32_t l = 0; l < in->nlocs; l++)
+        for (uint64_t i = 0; in->locs[l].orig && i < in->locs[l].n; i++) {
+            in->locs[l].ev[i].time = in->locs[l].orig[i];
+            in->locs[l].ev[i].flags &= (uint8_t)~ST_EVF_CLC_MOVED;
+        }
+}
+
+/* Runs the engine; 0 when this rank completed its part. */
+static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s)
+{
+    mpi_net_t m = { .comm = comm };
+    st_clc_replay_net_t net = { net_send, &m };
+    st_clc_replay_t *r = NULL;
+    int ok = st_clc_replay_new(p, in, rank, &net, &r) == 0, all_ok = 0;
+    uint32_t incoming = 0;
+    /* Everyone must have an engine before anyone sends to it. */
+    if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all_ok ||
+        partner_count(comm, r, in->nranks, &incoming) || st_clc_replay_start(r, incoming))
+        ok = 0;
+    if (ok && message_loop(&m, r, rank) != 0)
+        ok = 0;
+    if (ok)
+        st_clc_replay_stats(r, s);
+    if (m.n)
+        abandon_sends(&m);
+    free(m.req);
+    free(m.buf);
+    st_clc_replay_free(r);
+    return ok ? 0 : -1;
+}
+
+static void report(st_rankdata_t *rd, const st_clc_stats_t *t, double ms)
+{
+    st_clc_stats_emit(t, emit_prop, rd);
+    st_rankdata_prop(rd, "FINALIZE_CLC_MS", "%.3f", ms);
+    st_log_info("CLC: %" PRIu64 " events, %" PRIu64 " moved (max %" PRIu64 " ns); violations corrected: p2p %" PRIu64
+                ", collective %" PRIu64 ", OpenMP %" PRIu64 "; %.1f ms",
+                t->events, t->moved, t->max_shift, t->violations.violated[ST_CLC_P2P],
+                t->violations.violated[ST_CLC_COLL], t->violations.violated[ST_CLC_OMP], ms);
+}
+
+int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
+{
+    double t0 = mono_s();
+    st_clc_params_t p;
+    char err[200];
+    int rank = rd->rank, on = st_config.clc == ST_CLC_ON;
+    if (agree_params(toolworld, &p) != 0) {
+        st_log_error("CLC: cannot agree on the parameters; timestamps left uncorrected");
+        return -1;
+    }
+    if (on && st_clc_params_check(&p, err, sizeof err) != 0) {
+        if (rank == 0)
+            st_log_error("%s; timestamps left uncorrected", err);
+        on = 0;
+    }
+    if (rank == 0)
+        params_props(rd, &p, on ? "on" : "off");
+    if (!on)
+        return 0;
+    st_otf2_prepare(rd);
+    st_clc_input_t in;
+    MPI_Comm comm;
+    MPI_Request req;
+    if (build_input(toolworld, rd, &in) != 0) {
+        if (rank == 0)
+            st_log_error("CLC: out of memory on some rank; timestamps left uncorrected");
+        return -1;
+    }
+    if (PMPI_Comm_idup(toolworld, &comm, &req) != MPI_SUCCESS || st_polite_wait(&req, NULL) != MPI_SUCCESS) {
+        st_log_error("CLC: cannot duplicate the tool communicator; timestamps left uncorrected");
+        st_clc_input_free(&in);
+        return -1;
+    }
+    st_clc_stats_t mine = { 0 }, total = { 0 };
+    int ok = run_engine(comm, &p, &in, rank, &mine) == 0, all_ok = 0;
+    if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+        all_ok = 0;
+    if (all_ok)
+        keep_orig(&in);
+    else
+        restore_orig(&in);
+    double ms = (mono_s() - t0) * 1e3, ms_max = ms;
+    if (PMPI_Ireduce(&ms, &ms_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm, &req) == MPI_SUCCESS)
+        st_polite_wait(&req, NULL);
+    if (all_ok && reduce_stats(comm, &mine, &total) == 0 && rank == 0)
+        report(rd, &total, ms_max);
+    if (!all_ok && rank == 0) {
+        st_rankdata_prop(rd, "clc.state", "failed");
+        st_log_error("CLC: the correction failed on at least one rank; timestamps left uncorrected");
+    }
+    PMPI_Comm_free(&comm);
+    st_clc_input_free(&in);
+    return all_ok ? 0 : -1;
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# t_clc_hybrid.sh — CLC at MPI_Finalize on MPI + OpenMP (clc_hybrid.c: messages inside a
+# master construct followed by a barrier, critical, locks, tasks, fork/join), ranks on
+# skewed clocks without clock synchronization. Threads of a process share its clock, so
+# the raw OpenMP relations hold; the MPI corrections must be carried over the OpenMP
+# relations to the other threads (CLC_JUMPS_OMP > 0), and afterwards no relation of any
+# kind is violated, local order is kept, events only moved forward.
+. "$ST_ROOT/tests/lib.sh"
+. "$ST_ROOT/tests/clc/common.sh"
+need_tools
+command -v clang >/dev/null || skip "clang not installed"
+BIN=$ST_BUILD/clc_hybrid
+if [ ! -x "$BIN" ] || [ "$CLC_DIR/clc_hybrid.c" -nt "$BIN" ]; then
+    mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$BIN" "$CLC_DIR/clc_hybrid.c" \
+        || fail "cannot build clc_hybrid.c"
+fi
+
+run_skewed "$ST_TMP/h" "$ST_NP" "$BIN" -t 3 4
+grep -q '^clc_hybrid: ' "$ST_TMP/out.txt" || fail "no output: $(tail -n 3 "$ST_TMP/err.txt")"
+otf2_ok "$ST_TMP/h"
+violations --raw "$ST_TMP/h"
+note "before the correction: $V_TOTAL violations (p2p $V_P2P, collective $V_COLL, OpenMP $V_OMP)"
+assert_ge "p2p violations before the correction" 1 "$V_P2P"
+assert_ge "collective violations before the correction" 1 "$V_COLL"
+assert_ge "OpenMP relations checked" 100 "$(prop "$ST_TMP/h" CLC_MESSAGES_OMP)"
+assert_ge "corrections carried by OpenMP relations" 1 "$(prop "$ST_TMP/h" CLC_JUMPS_OMP)"
+corrected_ok "$ST_TMP/h"

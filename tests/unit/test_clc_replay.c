@@ -1,0 +1,499 @@
+/*
+ * test_clc_replay.c — the parallel CLC (src/clc/replay.c) against the sequential reference.
+ *
+ * Random traces are simulated in true time, then every rank's clock gets an offset and a
+ * drift (which reverses messages). They use: blocking and nonblocking point-to-point on
+ * two communicators, MPI self messages, unmatched sends and receives; blocking
+ * collectives of every class (N-to-N, 1-to-N, N-to-1, scan, exscan, Gatherv with members
+ * without data) on MPI_COMM_WORLD, on a sub-communicator and on an intercommunicator;
+ * nonblocking collectives; MPI_Init / MPI_Finalize; OpenMP fork/join, barriers and locks.
+ * Each rank's engine sees only its own locations; the engines talk through an in-memory
+ * message pool delivered in random order. Checks:
+ *  - every event's LC equals st_clc_run's on the whole trace, and the merged statistics
+ *    equal the sequential ones field by field;
+ *  - no message is addressed to a rank whose engine is done, nothing fails or stalls.
+ */
+/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/util/log.c */
+#include "test_clc_lib.h"
+
+#include "../../src/clc/replay.h"
+
+static uint64_t seed;
+
+static uint64_t rnd(void)
+{
+    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+    return seed;
+}
+
+static uint64_t between(uint64_t lo, uint64_t hi) { return lo + rnd() % (hi - lo + 1); }
+static uint64_t max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* ---- simulation in true time ------------------------------------------------------------------------ */
+
+enum { C_WORLD, C_SELF, C_PAR, C_INTER, NCOMM };
+enum { OP_IALLREDUCE = 1000 }; /* marker for the generator only */
+
+typedef struct sim {
+    tb_t          t;
+    int           n, nworkers[8];
+    uint32_t      master[8], worker[8][2];
+    uint64_t      now[64], post[8], par_id, lock_order[8];
+    uint64_t      seq_world, seq_par[2], seq_inter;
+    st_comm_def_t comms[8][NCOMM];
+    int32_t       world[8], group[2][8], self[8];
+    uint32_t      gsize[2];
+} sim_t;
+
+static uint64_t lat(const sim_t *s, int a, int b)
+{
+    if (a == b)
+        return between(3, 30);
+    return s->t.procs[a].node == s->t.procs[b].node ? between(60, 400) : between(250, 1500);
+}
+
+static uint64_t ev(sim_t *s, uint32_t l, unsigned kind, uint64_t at, st_event_t **out)
+{
+    uint64_t t = max2(s->now[l], at);
+    st_event_t *e = tb_ev(&s->t, l, kind, t);
+    s->now[l] = t + between(3, 40);
+    if (out)
+        *out = e;
+    return t;
+}
+
+static uint64_t region(sim_t *s, uint32_t l, unsigned kind, uint64_t at, uint32_t r)
+{
+    st_event_t *e;
+    uint64_t t = ev(s, l, kind, at, &e);
+    e->region = r;
+    return t;
+}
+
+static void setup_comms(sim_t *s)
+{
+    for (int r = 0; r < s->n; r++) {
+        s->world[r] = r;
+        s->self[r] = r;
+        s->group[r % 2][s->gsize[r % 2]++] = r;
+    }
+    for (int r = 0; r < s->n; r++) {
+        int g = r % 2;
+        st_comm_def_t *c = s->comms[r];
+        c[C_WORLD] = (st_comm_def_t){ .key = 1, .parent = ST_NO_COMM, .flags = ST_COMMF_WORLD, .size = (uint32_t)s->n,
+                                      .world = s->world };
+        c[C_SELF] = (st_comm_def_t){ .key = 100 + (uint64_t)r, .parent = ST_NO_COMM, .flags = ST_COMMF_SELF,
+                                     .size = 1, .world = &s->self[r] };
+        c[C_PAR] = (st_comm_def_t){ .key = 2 + (uint64_t)g, .parent = 0, .size = s->gsize[g], .world = s->group[g] };
+        c[C_INTER] = (st_comm_def_t){ .key = 10, .parent = 0, .flags = ST_COMMF_INTER, .size = s->gsize[g],
+                                      .world = s->group[g], .remote_size = s->gsize[1 - g],
+                                      .remote_world = s->group[1 - g] };
+        s->t.procs[r].comms = c;
+        s->t.procs[r].ncomms = s->gsize[1] ? NCOMM : NCOMM - 1;
+    }
+}
+
+/* Point-to-point a -> b on world or (same parity) the sub-communicator; sometimes unmatched. */
+static void sim_p2p(sim_t *s, int a, int b)
+{
+    uint32_t la = s->master[a], lb = s->master[b];
+    st_event_t *e;
+    int32_t tag = (int32_t)(rnd() % 2);
+    uint32_t comm = (a % 2 == b % 2 && rnd() % 2) ? C_PAR : C_WORLD;
+    int nb_recv = rnd() % 2, nb_send = rnd() % 2, lost = rnd() % 40 == 0;
+    uint64_t id = ++s->post[b];
+    if (lost) { /* a receive whose send was never recorded */
+        ev(s, lb, ST_EV_MPI_RECV, 0, &e);
+        e->peer = a, e->tag = 99, e->comm = C_WORLD, e->id = id;
+        return;
+    }
+    if (nb_recv && a != b) {
+        region(s, lb, ST_EV_ENTER, 0, TR_USER);
+        ev(s, lb, ST_EV_MPI_IRECV_REQUEST, 0, &e);
+        e->id = id;
+        region(s, lb, ST_EV_LEAVE, 0, TR_USER);
+    }
+    region(s, la, ST_EV_ENTER, 0, TR_USER);
+    uint64_t ts = ev(s, la, nb_send ? ST_EV_MPI_ISEND : ST_EV_MPI_SEND, 0, &e);
+    e->peer = b, e->tag = tag, e->comm = comm, e->id = nb_send ? ++s->post[a] : 0;
+    region(s, la, ST_EV_LEAVE, 0, TR_USER);
+    if (rnd() % 30 == 0 && a != b)
+        return; /* the receive was never recorded: unmatched send */
+    region(s, lb, ST_EV_ENTER, 0, TR_USER);
+    ev(s, lb, nb_recv || a == b ? ST_EV_MPI_IRECV : ST_EV_MPI_RECV, ts + lat(s, a, b), &e);
+    e->peer = a, e->tag = tag, e->comm = comm, e->id = id;
+    region(s, lb, ST_EV_LEAVE, 0, TR_USER);
+}
+
+/* Does member q's send reach member r (comm ranks cq, cr) in a collective of class op? */
+static int coll_dep(unsigned op, int q, int r, int root, int cq, int cr, const uint64_t *bytes)
+{
+    switch (op) {
+    case OP_ALLREDUCE: case OP_BARRIER: case OP_IALLREDUCE: return q != r;
+    case OP_BCAST: return q == root && r != root;
+    case OP_REDUCE: return r == root && q != root;
+    case OP_GATHERV: return r == root && q != root && bytes[q];
+    case OP_SCAN: case OP_EXSCAN: return cq < cr;
+    default: return 0;
+    }
+}
+
+static void sim_coll_intra(sim_t *s, uint32_t comm, const int32_t *m, uint32_t n, uint64_t seq)
+{
+    static const unsigned ops[] = { OP_ALLREDUCE, OP_BARRIER, OP_BCAST, OP_REDUCE, OP_SCAN, OP_EXSCAN, OP_GATHERV,
+                                    OP_IALLREDUCE };
+    unsigned op = ops[rnd() % 8];
+    int root = m[rnd() % n];
+    uint64_t b[8] = { 0 }, bytes[8] = { 0 };
+    uint64_t req[8] = { 0 };
+    for (uint32_t i = 0; i < n; i++) {
+        int r = m[i];
+        bytes[r] = op == OP_GATHERV && r != root ? rnd() % 2 * 8 : 8;
+        if (op == OP_IALLREDUCE) {
+            b[r] = region(s, s->master[r], ST_EV_ENTER, 0, TR_USER);
+            st_event_t *e;
+            ev(s, s->master[r], ST_EV_MPI_ICOLL_REQUEST, 0, &e);
+            e->id = req[r] = ++s->post[r];
+            region(s, s->master[r], ST_EV_LEAVE, 0, TR_USER);
+            region(s, s->master[r], ST_EV_ENTER, s->now[s->master[r]] + between(0, 500), TR_USER);
+            continue;
+        }
+        region(s, s->master[r], ST_EV_ENTER, 0, TR_USER);
+        b[r] = ev(s, s->master[r], ST_EV_MPI_COLL_BEGIN, 0, NULL);
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        int r = m[i];
+        uint64_t end = b[r] + 5;
+        for (uint32_t j = 0; j < n; j++)
+            if (coll_dep(op, m[j], r, root, (int)j, (int)i, bytes))
+                end = max2(end, b[m[j]] + lat(s, m[j], r));
+        st_event_t *e;
+        ev(s, s->master[r], op == OP_IALLREDUCE ? ST_EV_MPI_ICOLL_COMPLETE : ST_EV_MPI_COLL_END,
+           end + between(0, 50), &e);
+        e->op = (uint16_t)(op == OP_IALLREDUCE ? OP_ALLREDUCE : op), e->comm = comm, e->bytes = bytes[r];
+        e->bytes2 = 8;
+        e->peer = op == OP_BCAST || op == OP_REDUCE || op == OP_GATHERV ? root : -1;
+        if (op == OP_IALLREDUCE)
+            e->id = req[r], e->aux = seq;
+        else
+            e->id = seq;
+        region(s, s->master[r], ST_EV_LEAVE, 0, TR_USER);
+    }
+}
+
+/* Allreduce or Bcast on the intercommunicator between the even and the odd ranks. */
+static void sim_coll_inter(sim_t *s)
+{
+    int bcast = rnd() % 2, rootgroup = (int)(rnd() % 2);
+    int root = s->group[rootgroup][rnd() % s->gsize[rootgroup]];
+    uint64_t b[8] = { 0 }, seq = s->seq_inter++;
+    for (int r = 0; r < s->n; r++) {
+        region(s, s->master[r], ST_EV_ENTER, 0, TR_USER);
+        b[r] = ev(s, s->master[r], ST_EV_MPI_COLL_BEGIN, 0, NULL);
+    }
+    for (int r = 0; r < s->n; r++) {
+        uint64_t end = b[r] + 5;
+        for (int q = 0; q < s->n; q++) {
+            int dep = bcast ? (q == root && r % 2 != rootgroup) : q % 2 != r % 2;
+            if (dep)
+                end = max2(end, b[q] + lat(s, q, r));
+        }
+        st_event_t *e;
+        ev(s, s->master[r], ST_EV_MPI_COLL_END, end + between(0, 50), &e);
+        e->op = bcast ? OP_BCAST : OP_ALLREDUCE, e->comm = C_INTER, e->id = seq, e->bytes = 8, e->bytes2 = 8;
+        e->flags = ST_EVF_INTERCOMM;
+        /* Bcast: the root names itself, its group's others -1, the other group the root. */
+        e->peer = !bcast ? -1 : r == root ? root : r % 2 == rootgroup ? -1 : root;
+        region(s, s->master[r], ST_EV_LEAVE, 0, TR_USER);
+    }
+}
+
+static void sim_coll(sim_t *s)
+{
+    uint64_t what = rnd() % 6;
+    if (what == 0 && s->gsize[1]) {
+        sim_coll_inter(s);
+    } else if (what <= 2) {
+        int g = (int)(rnd() % 2);
+        if (s->gsize[g])
+            sim_coll_intra(s, C_PAR, s->group[g], s->gsize[g], s->seq_par[g]++);
+    } else {
+        sim_coll_intra(s, C_WORLD, s->world, (uint32_t)s->n, s->seq_world++);
+    }
+}
+
+static void sim_omp(sim_t *s, int r)
+{
+    int nt = 1 + s->nworkers[r];
+    uint32_t th[3] = { s->master[r], s->worker[r][0], s->worker[r][1] };
+    uint64_t id = ++s->par_id, t, rel = 0, enter_max = 0, end_max = 0;
+    st_event_t *e;
+    t = ev(s, th[0], ST_EV_THREAD_FORK, 0, &e);
+    e->id = id;
+    for (int i = 0; i < nt; i++) {
+        ev(s, th[i], ST_EV_THREAD_TEAM_BEGIN, t + (i ? lat(s, r, r) : 0), &e);
+        e->id = id;
+    }
+    for (int i = nt; i-- > 0;) {
+        ev(s, th[i], ST_EV_THREAD_ACQUIRE_LOCK, rel ? rel + lat(s, r, r) : 0, &e);
+        e->id = 3, e->bytes = ++s->lock_order[r];
+        rel = ev(s, th[i], ST_EV_THREAD_RELEASE_LOCK, 0, &e);
+        e->id = 3, e->bytes = s->lock_order[r];
+    }
+    for (int i = 0; i < nt; i++)
+        enter_max = max2(enter_max, region(s, th[i], ST_EV_ENTER, 0, TR_OMP_IBARRIER));
+    for (int i = 0; i < nt; i++) {
+        region(s, th[i], ST_EV_LEAVE, enter_max + lat(s, r, r), TR_OMP_IBARRIER);
+        uint64_t te = ev(s, th[i], ST_EV_THREAD_TEAM_END, 0, &e);
+        e->id = id;
+        end_max = max2(end_max, te + (i ? lat(s, r, r) : 0));
+    }
+    ev(s, th[0], ST_EV_THREAD_JOIN, end_max, &e);
+    e->id = id;
+}
+
+/* MPI_Init (group 0) or MPI_Finalize (group 1): every enter before every leave. */
+static void sim_sync(sim_t *s, uint32_t reg)
+{
+    uint64_t b[8], last = 0;
+    for (int r = 0; r < s->n; r++)
+        last = max2(last, b[r] = region(s, s->master[r], ST_EV_ENTER, 0, reg));
+    for (int r = 0; r < s->n; r++) {
+        uint64_t end = b[r];
+        for (int q = 0; q < s->n; q++)
+            if (q != r)
+                end = max2(end, b[q] + lat(s, q, r));
+        region(s, s->master[r], ST_EV_LEAVE, end, reg);
+    }
+}
+
+static void perturb(sim_t *s)
+{
+    for (int r = 0; r < s->n; r++) {
+        double off = (double)between(0, 6000) - 3000.0, drift = ((double)between(0, 4000) - 2000.0) * 1e-7;
+        for (uint32_t l = 0; l < s->t.nlocs; l++)
+            if (s->t.locs[l].rank == r)
+                for (uint64_t i = 0; i < s->t.locs[l].n; i++) {
+                    double tt = (double)s->t.locs[l].ev[i].time;
+                    s->t.locs[l].ev[i].time = (uint64_t)(tt + 10000.0 + off + drift * tt);
+                }
+    }
+}
+
+static void simulate(sim_t *s, int nranks, int actions, int per_node)
+{
+    memset(s, 0, sizeof *s);
+    tb_init(&s->t, nranks, per_node);
+    s->n = nranks;
+    setup_comms(s);
+    for (int r = 0; r < nranks; r++) {
+        s->master[r] = tb_loc(&s->t, r, 0);
+        s->nworkers[r] = (int)(rnd() % 3);
+        for (int w = 0; w < s->nworkers[r]; w++)
+            s->worker[r][w] = tb_loc(&s->t, r, (uint32_t)w + 1);
+    }
+    for (uint32_t l = 0; l < s->t.nlocs; l++)
+        s->now[l] = between(0, 500);
+    sim_sync(s, TR_INIT);
+    for (int k = 0; k < actions; k++) {
+        uint64_t what = rnd() % 12;
+        int a = (int)(rnd() % (uint64_t)nranks), b = (int)(rnd() % (uint64_t)nranks);
+        if (what < 6 && (a != b || rnd() % 4 == 0))
+            sim_p2p(s, a, b);
+        else if (what < 9)
+            sim_coll(s);
+        else if (s->nworkers[a])
+            sim_omp(s, a);
+        else
+            region(s, s->master[a], ST_EV_ENTER, s->now[s->master[a]] + between(0, 3000), TR_USER);
+    }
+    sim_sync(s, TR_FINALIZE);
+    perturb(s);
+}
+
+/* ---- the parallel run over an in-memory message pool -------------------------------------------------------------- */
+
+typedef struct msg {
+    int32_t from, to;
+    void   *buf;
+    size_t  len;
+} msg_t;
+
+static msg_t *pool;
+static size_t npool, cappool;
+static int32_t ranks_ctx[8];
+
+static int net_send(void *ctx, int32_t to, void *buf, size_t len)
+{
+    if (npool == cappool) {
+        cappool = cappool ? 2 * cappool : 64;
+        pool = realloc(pool, cappool * sizeof *pool);
+        CHECK(pool);
+    }
+    pool[npool++] = (msg_t){ *(int32_t *)ctx, to, buf, len };
+    return 0;
+}
+
+static const st_clc_sync_region_t sync_regions[] = { { TR_INIT, 0 }, { TR_FINALIZE, 1 } };
+
+static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *total)
+{
+    int n = t->nranks;
+    st_clc_loc_t locs[8][64];
+    st_clc_input_t in[8];
+    st_clc_replay_t *eng[8];
+    uint8_t flags[8][8];
+    int done[8] = { 0 };
+    memset(flags, 0, sizeof flags);
+    for (int r = 0; r < n; r++) {
+        uint32_t k = 0;
+        for (uint32_t l = 0; l < t->nlocs; l++)
+            if (t->locs[l].rank == r)
+                locs[r][k++] = t->locs[l];
+        in[r] = (st_clc_input_t){ .nlocs = k, .locs = locs[r], .nranks = n, .procs = t->procs, .nsync = 2,
+                                  .sync = sync_regions };
+        ranks_ctx[r] = r;
+        st_clc_replay_net_t net = { net_send, &ranks_ctx[r] };
+        CHECK(st_clc_replay_new(p, &in[r], r, &net, &eng[r]) == 0);
+        st_clc_replay_partners(eng[r], flags[r]);
+    }
+    for (int r = 0; r < n; r++) {
+        uint32_t incoming = 0;
+        for (int q = 0; q < n; q++)
+            incoming += flags[q][r];
+        CHECK(st_clc_replay_start(eng[r], incoming) == 0);
+    }
+    for (int ndone = 0, rounds = 0; ndone < n; rounds++) {
+        CHECK(rounds < 1000000);
+        int busy = 0;
+        for (int r = 0; r < n; r++) {
+            if (done[r] || rnd() % 4 == 0)
+                continue;
+            int rc = st_clc_replay_progress(eng[r]);
+            CHECK(rc != ST_CLC_REPLAY_FAILED);
+            busy |= rc == ST_CLC_REPLAY_BUSY;
+            if (rc == ST_CLC_REPLAY_DONE)
+                done[r] = 1, ndone++;
+        }
+        size_t deliver = npool ? 1 + rnd() % npool : 0;
+        for (size_t i = 0; i < deliver && npool; i++) {
+            size_t j = rnd() % npool;
+            msg_t m = pool[j];
+            pool[j] = pool[--npool];
+            CHECK(!done[m.to]); /* nothing may reach a rank that is done */
+            CHECK(st_clc_replay_deliver(eng[m.to], m.from, m.buf, m.len) == 0);
+            free(m.buf);
+            busy = 1;
+        }
+        if (!busy && !npool && ndone < n && rounds > 100) { /* everything idle and nothing in flight */
+            int idle = 1;
+            for (int r = 0; r < n && idle; r++)
+                idle = done[r] || st_clc_replay_progress(eng[r]) == ST_CLC_REPLAY_IDLE;
+            if (idle && !npool) {
+                char why[200];
+                for (int r = 0; r < n; r++)
+                    if (!done[r]) {
+                        st_clc_replay_waiting(eng[r], why, sizeof why);
+                        fprintf(stderr, "rank %d stalled: %s\n", r, why);
+                    }
+                CHECK(!"parallel CLC stalled");
+            }
+        }
+    }
+    CHECK(npool == 0);
+    memset(total, 0, sizeof *total);
+    for (int r = 0; r < n; r++) {
+        st_clc_stats_t s;
+        st_clc_replay_stats(eng[r], &s);
+        st_clc_stats_merge(total, &s);
+        st_clc_replay_free(eng[r]);
+        for (uint32_t l = 0; l < in[r].nlocs; l++)
+            free(locs[r][l].orig);
+    }
+}
+
+/* ---- the test -------------------------------------------------------------------------------------------------------- */
+
+static void copy_trace(tb_t *dst, const tb_t *src)
+{
+    *dst = *src;
+    for (uint32_t l = 0; l < src->nlocs; l++) {
+        dst->locs[l].orig = NULL;
+        dst->locs[l].ev = malloc(sizeof(st_event_t) * (src->locs[l].n + 1));
+        CHECK(dst->locs[l].ev);
+        if (src->locs[l].n)
+            memcpy(dst->locs[l].ev, src->locs[l].ev, sizeof(st_event_t) * src->locs[l].n);
+    }
+}
+
+#define SAME(f) \
+    if (memcmp(&a->f, &b->f, sizeof a->f)) { fprintf(stderr, "statistics differ: %s\n", #f); CHECK(!"stats"); }
+
+static void same_stats(const st_clc_stats_t *a, const st_clc_stats_t *b)
+{
+    SAME(reversed) SAME(violations) SAME(remaining) SAME(jumps) SAME(unresolved) SAME(ramps) SAME(ramps_bent)
+    SAME(events) SAME(moved) SAME(max_shift) SAME(sum_shift) SAME(interval_time) SAME(dev_time) SAME(max_pos_dev)
+    SAME(deps)
+}
+
+static uint64_t total_reversed, total_remote_jumps, total_unmatched, total_coll;
+
+static void one_trace(int nranks, int actions, const st_clc_params_t *p)
+{
+    sim_t s;
+    simulate(&s, nranks, actions, 1 + (int)(rnd() % 2));
+    tb_t a, b;
+    copy_trace(&a, &s.t);
+    copy_trace(&b, &s.t);
+    st_clc_input_t in = tb_input(&a);
+    in.nsync = 2, in.sync = sync_regions;
+    st_clc_graph_t g;
+    st_clc_stats_t sa, sb;
+    CHECK(st_clc_graph_build(&in, &g) == 0);
+    CHECK(st_clc_run(p, &in, &g, &sa) == 0);
+    run_parallel(&b, p, &sb);
+    for (uint32_t l = 0; l < a.nlocs; l++)
+        for (uint64_t i = 0; i < a.locs[l].n; i++) {
+            if (T(&a, l, i) != T(&b, l, i))
+                fprintf(stderr, "rank %d thread %u event %llu (kind %u): sequential %llu parallel %llu\n",
+                        a.locs[l].rank, a.locs[l].thread, (unsigned long long)i, a.locs[l].ev[i].kind,
+                        (unsigned long long)T(&a, l, i), (unsigned long long)T(&b, l, i));
+            CHECK_EQ(T(&b, l, i), T(&a, l, i));
+            CHECK_EQ(b.locs[l].ev[i].flags, a.locs[l].ev[i].flags);
+        }
+    same_stats(&sa, &sb);
+    CHECK_EQ(sa.remaining.violated[0] + sa.remaining.violated[1] + sa.remaining.violated[2], 0);
+    total_reversed += sa.reversed.violated[ST_CLC_P2P] + sa.reversed.violated[ST_CLC_COLL];
+    total_remote_jumps += sa.jumps[ST_CLC_P2P] + sa.jumps[ST_CLC_COLL];
+    total_unmatched += sa.deps.unmatched_send + sa.deps.unmatched_recv;
+    total_coll += sa.violations.violated[ST_CLC_COLL];
+    st_clc_graph_free(&g);
+    for (uint32_t l = 0; l < a.nlocs; l++) {
+        free(a.locs[l].ev), free(a.locs[l].orig);
+        free(b.locs[l].ev);
+    }
+    tb_free(&s.t);
+}
+
+int main(void)
+{
+    st_clc_params_t p;
+    st_clc_params_default(&p);
+    p.mu_intra = 50, p.mu_inter = 200, p.mu_proc = 2;
+    seed = 0x2545F4914F6CDD1Dull;
+    for (int k = 0; k < 300; k++)
+        one_trace(1 + k % 7, 5 + (int)(rnd() % 60), &p);
+    p.gamma = 1.0, p.amort = 0.25, p.delta = 5;
+    for (int k = 0; k < 100; k++)
+        one_trace(2 + k % 6, 5 + (int)(rnd() % 60), &p);
+    st_clc_params_default(&p);
+    for (int k = 0; k < 3; k++)
+        one_trace(7, 600, &p);
+    fprintf(stderr, "reversed %llu, jumps from remote sends %llu, unmatched %llu, collective violations %llu\n",
+            (unsigned long long)total_reversed, (unsigned long long)total_remote_jumps,
+            (unsigned long long)total_unmatched, (unsigned long long)total_coll);
+    CHECK(total_reversed > 100 && total_remote_jumps > 100 && total_unmatched > 10 && total_coll > 20);
+    free(pool);
+    printf("test_clc_replay: ok\n");
+    return 0;
+}
