@@ -10,7 +10,9 @@
 #include "archive_read.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct evt_ctx {
     st_cli_archive_t  *ar;
@@ -249,9 +251,33 @@ static int read_local_defs(OTF2_Reader *rd, st_cli_location_t *loc, char *err, s
     return 0;
 }
 
+/*
+ * Sizes the location's event array from the count its definition announces, so big archives
+ * take no more memory than needed. The count is only trusted up to the size of the event file
+ * (every event takes at least a byte); the loader checks the real count afterwards.
+ */
+static void reserve(const st_cli_archive_t *ar, st_cli_location_t *loc)
+{
+    uint64_t n = loc->declared;
+    size_t dirlen = strlen(ar->path) - strlen(".otf2"); /* DIR/traces.otf2 -> DIR/traces/ID.evt */
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%.*s/%llu.evt", (int)dirlen, ar->path, (unsigned long long)loc->id);
+    if (!n || stat(path, &st) != 0)
+        return;
+    if (n > (uint64_t)st.st_size)
+        n = (uint64_t)st.st_size;
+    st_cli_event_t *ev = n < SIZE_MAX / sizeof *ev ? malloc((size_t)n * sizeof *ev) : NULL;
+    if (ev) {
+        loc->ev = ev;
+        loc->cap = (size_t)n;
+    }
+}
+
 static int read_location(OTF2_Reader *rd, evt_ctx_t *c, OTF2_EvtReaderCallbacks *cb, char *err, size_t errlen)
 {
     st_cli_otf2_error_reset();
+    reserve(c->ar, c->loc);
     OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, c->loc->id);
     OTF2_ErrorCode rc = er ? OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, c) : OTF2_ERROR_INVALID;
     uint64_t n = 0;

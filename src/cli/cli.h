@@ -39,8 +39,8 @@ int st_cli_usage_error(const st_cli_cmd_t *cmd, const char *fmt, ...) __attribut
 
 /*
  * Parses "DIR [flags]" (argv[0] is the command name): opts is a NULL-terminated list of the
- * accepted flags; flags[i] becomes 1 when opts[i] is given. Returns 0 with *dir set, or
- * prints a usage error and returns 2.
+ * accepted flags (or NULL); flags[i] becomes 1 when opts[i] is given (flags may be NULL when
+ * opts lists none). Returns 0 with *dir set, or prints a usage error and returns 2.
  */
 int st_cli_args(const st_cli_cmd_t *cmd, int argc, char **argv, const char *const *opts, int *flags,
                 const char **dir);

@@ -57,7 +57,8 @@ static int load_dumps(const char *dir, st_rankdata_t **out)
             fprintf(stderr, "synctrace: recover: skipping %s: not a valid rank dump\n", path);
     }
     closedir(d);
-    qsort(all, (size_t)n, sizeof *all, by_rank);
+    if (n > 0)
+        qsort(all, (size_t)n, sizeof *all, by_rank);
     *out = all;
     return n;
 }

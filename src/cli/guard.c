@@ -11,9 +11,10 @@
  *
  * OTF2 also trusts the counts in the files: a corrupt anchor file made it map 25 GB and
  * touch gigabytes of it before failing. So while the child loads, its address space is
- * capped (soft RLIMIT_AS) at what it already uses plus 1 GiB plus 16 times the archive's
- * size on disk — far above what a genuine archive needs (the in-memory model is about 3-6
- * times the file size) — and the cap is lifted again once loading ends.
+ * capped (soft RLIMIT_AS) at what it already uses plus 1 GiB plus 48 times the archive's
+ * size on disk — far above what a genuine archive needs (64 bytes per event in memory, an
+ * event takes at least ~5 bytes on disk; event arrays are sized from the announced counts)
+ * — and the cap is lifted again once loading ends.
  */
 #include "cli.h"
 
@@ -98,7 +99,7 @@ static void cap_memory(const char *dir)
     if (getrlimit(RLIMIT_AS, &saved_as) != 0)
         return;
     uint64_t size = archive_bytes(dir);
-    uint64_t cap = vm_bytes() + (1ull << 30) + (size < (UINT64_MAX >> 6) ? 16 * size : UINT64_MAX >> 2);
+    uint64_t cap = vm_bytes() + (1ull << 30) + (size < (UINT64_MAX >> 7) ? 48 * size : UINT64_MAX >> 2);
     if (saved_as.rlim_cur != RLIM_INFINITY && saved_as.rlim_cur <= cap)
         return; /* already as tight */
     struct rlimit lim = saved_as;
