@@ -180,6 +180,14 @@ typedef struct st_clc_stats {
 /* Adds moved/shift/deviation figures of locations that have orig (after a run). */
 void st_clc_stats_locs(st_clc_stats_t *s, const st_clc_loc_t *locs, uint32_t nlocs);
 
+/*
+ * st_clc_stats_locs() that, in the same pass over the events, flags every moved event
+ * ST_EVF_CLC_MOVED and calls moved(ctx, e, C) for it when moved != NULL (the shim keeps
+ * C where the OTF2 writer reads it). One pass matters: traces are larger than caches.
+ */
+typedef void (*st_clc_moved_fn)(void *ctx, st_event_t *e, uint64_t orig);
+void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx);
+
 /* Sums counts, takes maxima (the parallel version reduces per-rank stats with this). */
 void st_clc_stats_merge(st_clc_stats_t *into, const st_clc_stats_t *from);
 

@@ -197,6 +197,7 @@ typedef struct p2p_item {
     uint64_t o1, o2;          /* order inside the channel */
     uint32_t loc;
     uint64_t ev;
+    uint64_t rid;             /* MPI_ISEND: request id (cancelled sends are dropped), else 0 */
 } p2p_item_t;
 
 static int cmp_p2p(const void *a, const void *b)
@@ -236,63 +237,41 @@ static int p2p_emit(ctx_t *c, p2pvec_t *items, uint8_t role)
     return 0;
 }
 
-static int p2p_collect(ctx_t *c, const u64vec_t *cancelled, p2pvec_t *sends, p2pvec_t *recvs)
+/* One send or receive event of the scan (cancelled sends are filtered after it). */
+static int p2p_event(ctx_t *c, p2pvec_t *sends, p2pvec_t *recvs, uint32_t l, uint64_t i, const st_event_t *e)
 {
-    for (uint32_t l = 0; l < c->in->nlocs; l++) {
-        const st_clc_loc_t *L = &c->in->locs[l];
-        if (L->rank != c->rank)
-            continue;
-        for (uint64_t i = 0; i < L->n; i++) {
-            const st_event_t *e = &L->ev[i];
-            int send = e->kind == ST_EV_MPI_SEND || e->kind == ST_EV_MPI_ISEND;
-            int recv = e->kind == ST_EV_MPI_RECV || e->kind == ST_EV_MPI_IRECV;
-            if ((!send && !recv) || (e->flags & ST_EVF_PROC_NULL) || e->peer < 0)
-                continue;
-            const st_comm_def_t *d = comm_def(c, e->comm);
-            if (!d)
-                continue;
-            if (send && e->kind == ST_EV_MPI_ISEND && is_cancelled(cancelled, e->id)) {
-                c->ds->cancelled++;
-                continue;
-            }
-            p2p_item_t it = { .tag = (uint32_t)e->tag, .comm = d->key, .loc = l, .ev = i };
-            if (send) {
-                it.pair = (uint64_t)(uint32_t)c->rank << 32 | (uint32_t)e->peer;
-                it.o1 = e->time;
-                if (PUSH(*sends, it))
-                    return -1;
-            } else {
-                it.pair = (uint64_t)(uint32_t)e->peer << 32 | (uint32_t)c->rank;
-                it.o1 = e->id; /* post order */
-                it.o2 = e->time;
-                if (PUSH(*recvs, it))
-                    return -1;
-            }
-        }
+    int send = e->kind == ST_EV_MPI_SEND || e->kind == ST_EV_MPI_ISEND;
+    if ((e->flags & ST_EVF_PROC_NULL) || e->peer < 0)
+        return 0;
+    const st_comm_def_t *d = comm_def(c, e->comm);
+    if (!d)
+        return 0;
+    p2p_item_t it = { .tag = (uint32_t)e->tag, .comm = d->key, .loc = l, .ev = i };
+    if (send) {
+        it.pair = (uint64_t)(uint32_t)c->rank << 32 | (uint32_t)e->peer;
+        it.o1 = e->time;
+        it.rid = e->kind == ST_EV_MPI_ISEND ? e->id : 0;
+        return PUSH(*sends, it);
     }
-    return 0;
+    it.pair = (uint64_t)(uint32_t)e->peer << 32 | (uint32_t)c->rank;
+    it.o1 = e->id; /* post order */
+    it.o2 = e->time;
+    return PUSH(*recvs, it);
 }
 
-static int derive_p2p(ctx_t *c)
+/* After the scan: drop sends whose request completed as cancelled, number and emit. */
+static int p2p_finish(ctx_t *c, u64vec_t *cancelled, p2pvec_t *sends, p2pvec_t *recvs)
 {
-    u64vec_t cancelled = { 0 };
-    p2pvec_t sends = { 0 }, recvs = { 0 };
-    int rc = -1;
-    for (uint32_t l = 0; l < c->in->nlocs; l++) {
-        const st_clc_loc_t *L = &c->in->locs[l];
-        for (uint64_t i = 0; L->rank == c->rank && i < L->n; i++)
-            if (L->ev[i].kind == ST_EV_MPI_REQUEST_CANCELLED && PUSH(cancelled, L->ev[i].id))
-                goto out;
+    sort(cancelled->v, cancelled->n, sizeof(uint64_t), cmp_u64p);
+    size_t m = 0;
+    for (size_t i = 0; i < sends->n; i++) {
+        if (is_cancelled(cancelled, sends->v[i].rid))
+            c->ds->cancelled++;
+        else
+            sends->v[m++] = sends->v[i];
     }
-    sort(cancelled.v, cancelled.n, sizeof(uint64_t), cmp_u64p);
-    if (p2p_collect(c, &cancelled, &sends, &recvs) == 0 && p2p_emit(c, &sends, ST_CLC_SEND) == 0 &&
-        p2p_emit(c, &recvs, ST_CLC_RECV) == 0)
-        rc = 0;
-out:
-    free(cancelled.v);
-    free(sends.v);
-    free(recvs.v);
-    return rc;
+    sends->n = m;
+    return p2p_emit(c, sends, ST_CLC_SEND) || p2p_emit(c, recvs, ST_CLC_RECV) ? -1 : 0;
 }
 
 /* ---- collectives ---------------------------------------------------------------------------- */
@@ -457,51 +436,36 @@ static int cmp_icoll(const void *a, const void *b)
 
 typedef struct { icoll_req_t *v; size_t n, cap; } icollvec_t;
 
-static int icoll_collect(ctx_t *c, icollvec_t *reqs)
+/* A nonblocking completion, resolved against the requests of every location after the scan. */
+typedef struct icoll_done {
+    uint32_t loc;
+    uint64_t ev;
+} icoll_done_t;
+
+typedef struct { icoll_done_t *v; size_t n, cap; } icdvec_t;
+
+/* A blocking collective ends: send = its COLL_BEGIN (or the ENTER before it), receive = the end. */
+static int coll_end(ctx_t *c, uint32_t l, uint64_t i, uint64_t *begin, uint64_t enter)
 {
-    for (uint32_t l = 0; l < c->in->nlocs; l++) {
-        const st_clc_loc_t *L = &c->in->locs[l];
-        uint64_t enter = NO_EV;
-        for (uint64_t i = 0; L->rank == c->rank && i < L->n; i++) {
-            if (L->ev[i].kind == ST_EV_ENTER)
-                enter = i;
-            else if (L->ev[i].kind == ST_EV_MPI_ICOLL_REQUEST) {
-                icoll_req_t r = { .id = L->ev[i].id, .loc = l, .enter = enter };
-                if (PUSH(*reqs, r))
-                    return -1;
-            }
-        }
-    }
-    sort(reqs->v, reqs->n, sizeof(icoll_req_t), cmp_icoll);
-    return 0;
+    const st_event_t *e = &c->in->locs[l].ev[i];
+    coll_ev_t ce = { .send_loc = l, .recv_loc = l, .recv_ev = i, .e = e, .seq = e->id,
+                     .send_ev = *begin != NO_EV ? *begin : enter };
+    *begin = NO_EV;
+    c->ds->no_begin += ce.send_ev == NO_EV;
+    return coll_one(c, &ce);
 }
 
-static int coll_scan_loc(ctx_t *c, uint32_t l, const icollvec_t *reqs)
+/* Nonblocking: send = the ENTER of the I-call that made the request (maybe on another thread). */
+static int coll_finish(ctx_t *c, icollvec_t *reqs, const icdvec_t *done)
 {
-    const st_clc_loc_t *L = &c->in->locs[l];
-    uint64_t begin = NO_EV, enter = NO_EV;
-    for (uint64_t i = 0; i < L->n; i++) {
-        const st_event_t *e = &L->ev[i];
-        coll_ev_t ce = { .send_loc = l, .recv_loc = l, .recv_ev = i, .e = e };
-        if (e->kind == ST_EV_ENTER) {
-            enter = i;
-            continue;
-        } else if (e->kind == ST_EV_MPI_COLL_BEGIN) {
-            begin = i;
-            continue;
-        } else if (e->kind == ST_EV_MPI_COLL_END) {
-            ce.send_ev = begin != NO_EV ? begin : enter;
-            ce.seq = e->id;
-            begin = NO_EV;
-        } else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE) {
-            icoll_req_t key = { .id = e->id };
-            const icoll_req_t *r = find(&key, reqs->v, reqs->n, sizeof key, cmp_icoll);
-            ce.send_ev = r ? r->enter : NO_EV;
-            ce.send_loc = r ? r->loc : l; /* the request may have been started on another thread */
-            ce.seq = e->aux;
-        } else {
-            continue;
-        }
+    sort(reqs->v, reqs->n, sizeof(icoll_req_t), cmp_icoll);
+    for (size_t k = 0; k < done->n; k++) {
+        uint32_t l = done->v[k].loc;
+        const st_event_t *e = &c->in->locs[l].ev[done->v[k].ev];
+        icoll_req_t key = { .id = e->id };
+        const icoll_req_t *r = find(&key, reqs->v, reqs->n, sizeof key, cmp_icoll);
+        coll_ev_t ce = { .send_loc = r ? r->loc : l, .recv_loc = l, .recv_ev = done->v[k].ev, .e = e,
+                         .send_ev = r ? r->enter : NO_EV, .seq = e->aux };
         c->ds->no_begin += ce.send_ev == NO_EV;
         if (coll_one(c, &ce))
             return -1;
@@ -509,47 +473,29 @@ static int coll_scan_loc(ctx_t *c, uint32_t l, const icollvec_t *reqs)
     return 0;
 }
 
-static int derive_coll(ctx_t *c)
+/* MPI_Init / MPI_Finalize: N-to-N over all ranks; mu classes of all pairs of ranks. */
+static int sync_prepare(ctx_t *c)
 {
-    icollvec_t reqs = { 0 };
-    int rc = icoll_collect(c, &reqs);
-    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++)
-        if (c->in->locs[l].rank == c->rank)
-            rc = coll_scan_loc(c, l, &reqs);
-    free(reqs.v);
+    if (!c->in->nsync || !c->in->sync || c->world_nodes.done)
+        return 0;
+    int32_t *all = malloc(sizeof(int32_t) * (size_t)(c->in->nranks > 0 ? c->in->nranks : 1));
+    if (!all)
+        return -1;
+    for (int32_t r = 0; r < c->in->nranks; r++)
+        all[r] = r;
+    int rc = nodeset_fill(c->in, &c->world_nodes, all, (uint32_t)(c->in->nranks > 0 ? c->in->nranks : 0), NULL, 0);
+    free(all);
     return rc;
 }
 
-/* MPI_Init / MPI_Finalize: N-to-N over all ranks. */
-static int derive_sync(ctx_t *c)
+static int sync_event(ctx_t *c, const st_event_t *e, uint32_t l, uint64_t i)
 {
-    if (!c->in->nsync || !c->in->sync)
-        return 0;
-    if (!c->world_nodes.done) {
-        int32_t *all = malloc(sizeof(int32_t) * (size_t)(c->in->nranks > 0 ? c->in->nranks : 1));
-        if (!all)
+    for (uint32_t s = 0; s < c->in->nsync; s++)
+        if (c->in->sync[s].region == e->region &&
+            emit(c, key0(ST_CLC_KEY_SYNC, 0), c->in->sync[s].group, 0, 0, l, i,
+                 e->kind == ST_EV_ENTER ? ST_CLC_SEND : ST_CLC_RECV, ST_CLC_COLL, ST_CLC_PRODUCT,
+                 nodeset_mask_all(&c->world_nodes), 0))
             return -1;
-        for (int32_t r = 0; r < c->in->nranks; r++)
-            all[r] = r;
-        int rc = nodeset_fill(c->in, &c->world_nodes, all, (uint32_t)(c->in->nranks > 0 ? c->in->nranks : 0), NULL, 0);
-        free(all);
-        if (rc)
-            return -1;
-    }
-    uint8_t mask = nodeset_mask_all(&c->world_nodes);
-    for (uint32_t l = 0; l < c->in->nlocs; l++) {
-        const st_clc_loc_t *L = &c->in->locs[l];
-        for (uint64_t i = 0; L->rank == c->rank && i < L->n; i++) {
-            const st_event_t *e = &L->ev[i];
-            if (e->kind != ST_EV_ENTER && e->kind != ST_EV_LEAVE)
-                continue;
-            for (uint32_t s = 0; s < c->in->nsync; s++)
-                if (c->in->sync[s].region == e->region &&
-                    emit(c, key0(ST_CLC_KEY_SYNC, 0), c->in->sync[s].group, 0, 0, l, i,
-                         e->kind == ST_EV_ENTER ? ST_CLC_SEND : ST_CLC_RECV, ST_CLC_COLL, ST_CLC_PRODUCT, mask, 0))
-                    return -1;
-        }
-    }
     return 0;
 }
 
@@ -715,57 +661,39 @@ static int omp_region_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_ev
     return PUSH(s->waits, w);
 }
 
-/* Walks one location: fork/join and barriers are emitted at once; locks, tasks and
- * taskwaits are collected for the whole process. */
-static int omp_scan_loc(ctx_t *c, omp_state_t *s, uint32_t l)
+/* One OpenMP event of a location: fork/join and barriers are emitted at once; locks,
+ * tasks and taskwaits are collected for the whole process. */
+static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *e, uint32_t l, uint64_t i)
 {
-    const st_clc_loc_t *L = &c->in->locs[l];
-    omp_loc_t ol = { 0 };
-    int rc = frame_push(s, &ol, 0);
-    for (uint64_t i = 0; rc == 0 && i < L->n; i++) {
-        const st_event_t *e = &L->ev[i];
-        switch (e->kind) {
-        case ST_EV_THREAD_FORK: /* the master is part of the team from here */
-            rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_SEND);
-            if (rc == 0)
-                rc = frame_push(s, &ol, e->id);
-            break;
-        case ST_EV_THREAD_TEAM_BEGIN:
-            rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_RECV);
-            if (rc == 0 && ol.st[ol.n - 1].team != e->id)
-                rc = frame_push(s, &ol, e->id);
-            break;
-        case ST_EV_THREAD_TEAM_END:
-            rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_SEND);
-            frame_pop(&ol, e->id);
-            break;
-        case ST_EV_THREAD_JOIN:
-            rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_RECV);
-            frame_pop(&ol, e->id);
-            break;
-        case ST_EV_ENTER:
-        case ST_EV_LEAVE:
-            rc = omp_region_event(c, s, &ol, e, l, i);
-            break;
-        case ST_EV_THREAD_ACQUIRE_LOCK:
-        case ST_EV_THREAD_RELEASE_LOCK: {
-            omp_item_t it = { .a = e->op, .b = e->id, .c = e->bytes, .loc = l, .ev = i,
-                              .type = e->kind == ST_EV_THREAD_ACQUIRE_LOCK ? L_ACQ : L_REL };
-            rc = PUSH(s->locks, it);
-            break;
-        }
-        case ST_EV_THREAD_TASK_CREATE:
-        case ST_EV_THREAD_TASK_SWITCH:
-        case ST_EV_THREAD_TASK_COMPLETE:
-            rc = omp_task_event(s, &ol.st[ol.n - 1], e, l, i);
-            break;
-        default:
-            break;
-        }
+    int rc = 0;
+    switch (e->kind) {
+    case ST_EV_THREAD_FORK: /* the master is part of the team from here */
+        rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_SEND);
+        return rc ? rc : frame_push(s, ol, e->id);
+    case ST_EV_THREAD_TEAM_BEGIN:
+        rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_RECV);
+        return rc || ol->st[ol->n - 1].team == e->id ? rc : frame_push(s, ol, e->id);
+    case ST_EV_THREAD_TEAM_END:
+        rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_SEND);
+        frame_pop(ol, e->id);
+        return rc;
+    case ST_EV_THREAD_JOIN:
+        rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_RECV);
+        frame_pop(ol, e->id);
+        return rc;
+    case ST_EV_THREAD_ACQUIRE_LOCK:
+    case ST_EV_THREAD_RELEASE_LOCK: {
+        omp_item_t it = { .a = e->op, .b = e->id, .c = e->bytes, .loc = l, .ev = i,
+                          .type = e->kind == ST_EV_THREAD_ACQUIRE_LOCK ? L_ACQ : L_REL };
+        return PUSH(s->locks, it);
     }
-    free(ol.st);
-    free(ol.tw);
-    return rc;
+    case ST_EV_THREAD_TASK_CREATE:
+    case ST_EV_THREAD_TASK_SWITCH:
+    case ST_EV_THREAD_TASK_COMPLETE:
+        return omp_task_event(s, &ol->st[ol->n - 1], e, l, i);
+    default:
+        return 0;
+    }
 }
 
 /* Lock release (order a) -> the acquisition with the next higher order of the same lock. */
@@ -837,28 +765,71 @@ static int omp_taskwaits(ctx_t *c, omp_state_t *s)
     return 0;
 }
 
-static int derive_omp(ctx_t *c)
+/* ---- per-rank entry point ----------------------------------------------------------------------- */
+
+/* Everything one rank's events produce, collected in one pass over them (the trace is
+ * far larger than the caches: every extra pass costs a full memory sweep). */
+typedef struct scan {
+    u64vec_t    cancelled;
+    p2pvec_t    sends, recvs;
+    icollvec_t  reqs;
+    icdvec_t    done;
+    omp_state_t omp;
+} scan_t;
+
+static int scan_event(ctx_t *c, scan_t *s, omp_loc_t *ol, uint32_t l, uint64_t i, uint64_t *enter, uint64_t *begin)
 {
-    omp_state_t s = { 0 };
-    int rc = 0;
-    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++)
-        if (c->in->locs[l].rank == c->rank)
-            rc = omp_scan_loc(c, &s, l);
-    if (rc == 0)
-        rc = omp_locks(c, &s);
-    if (rc == 0)
-        rc = omp_tasks(c, &s);
-    if (rc == 0)
-        rc = omp_taskwaits(c, &s);
-    free(s.locks.v);
-    free(s.tasks.v);
-    free(s.waits.v);
-    free(s.frame_task.v);
-    free(s.done);
+    const st_event_t *e = &c->in->locs[l].ev[i];
+    switch (e->kind) {
+    case ST_EV_ENTER:
+        *enter = i;
+        /* fall through */
+    case ST_EV_LEAVE:
+        if (c->in->nsync && c->in->sync && sync_event(c, e, l, i))
+            return -1;
+        return omp_region_event(c, &s->omp, ol, e, l, i);
+    case ST_EV_MPI_SEND:
+    case ST_EV_MPI_ISEND:
+    case ST_EV_MPI_RECV:
+    case ST_EV_MPI_IRECV:
+        return p2p_event(c, &s->sends, &s->recvs, l, i, e);
+    case ST_EV_MPI_REQUEST_CANCELLED:
+        return PUSH(s->cancelled, e->id);
+    case ST_EV_MPI_COLL_BEGIN:
+        *begin = i;
+        return 0;
+    case ST_EV_MPI_COLL_END:
+        return coll_end(c, l, i, begin, *enter);
+    case ST_EV_MPI_ICOLL_REQUEST: {
+        icoll_req_t r = { .id = e->id, .loc = l, .enter = *enter };
+        return PUSH(s->reqs, r);
+    }
+    case ST_EV_MPI_ICOLL_COMPLETE: {
+        icoll_done_t d = { l, i };
+        return PUSH(s->done, d);
+    }
+    default:
+        return omp_event(c, &s->omp, ol, e, l, i);
+    }
+}
+
+static int scan_loc(ctx_t *c, scan_t *s, uint32_t l)
+{
+    omp_loc_t ol = { 0 };
+    uint64_t enter = NO_EV, begin = NO_EV;
+    int rc = frame_push(&s->omp, &ol, 0);
+    for (uint64_t i = 0; rc == 0 && i < c->in->locs[l].n; i++)
+        rc = scan_event(c, s, &ol, l, i, &enter, &begin);
+    free(ol.st);
+    free(ol.tw);
     return rc;
 }
 
-/* ---- per-rank entry point ----------------------------------------------------------------------- */
+static void scan_free(scan_t *s)
+{
+    free(s->cancelled.v), free(s->sends.v), free(s->recvs.v), free(s->reqs.v), free(s->done.v);
+    free(s->omp.locks.v), free(s->omp.tasks.v), free(s->omp.waits.v), free(s->omp.frame_task.v), free(s->omp.done);
+}
 
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
 {
@@ -868,17 +839,24 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         .in = in, .rank = rank, .out = out, .ds = ds ? ds : &scratch,
         .proc = in->procs && rank >= 0 && rank < in->nranks ? &in->procs[rank] : &none,
     };
+    scan_t s = { 0 };
     c.comm_nodes = calloc(c.proc->ncomms ? c.proc->ncomms : 1, sizeof(nodeset_t));
-    if (!c.comm_nodes)
-        return -1;
-    int rc = derive_p2p(&c);
+    int rc = c.comm_nodes ? sync_prepare(&c) : -1;
+    for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++)
+        if (in->locs[l].rank == rank)
+            rc = scan_loc(&c, &s, l);
     if (rc == 0)
-        rc = derive_coll(&c);
+        rc = p2p_finish(&c, &s.cancelled, &s.sends, &s.recvs);
     if (rc == 0)
-        rc = derive_sync(&c);
+        rc = coll_finish(&c, &s.reqs, &s.done);
     if (rc == 0)
-        rc = derive_omp(&c);
-    for (uint32_t i = 0; i < c.proc->ncomms; i++)
+        rc = omp_locks(&c, &s.omp);
+    if (rc == 0)
+        rc = omp_tasks(&c, &s.omp);
+    if (rc == 0)
+        rc = omp_taskwaits(&c, &s.omp);
+    scan_free(&s);
+    for (uint32_t i = 0; c.comm_nodes && i < c.proc->ncomms; i++)
         free(c.comm_nodes[i].node);
     free(c.comm_nodes);
     free(c.world_nodes.node);

@@ -153,6 +153,8 @@ struct st_clc_replay {
     deferred_t *def;
     size_t      ndef, capdef;
     st_clc_stats_t stats;
+    st_clc_moved_fn moved;
+    void           *moved_ctx;
 };
 
 /* ---- small helpers ------------------------------------------------------------------------------- */
@@ -714,27 +716,32 @@ static int build_channels(st_clc_replay_t *r)
 }
 
 /* Every member must take part in every instance: N counts the seqs of all collective calls. */
-static void channel_counts(st_clc_replay_t *r)
+static void channel_count(st_clc_replay_t *r, const st_event_t *e)
 {
     const st_clc_proc_t *pr = &r->in->procs[r->me];
+    uint64_t seq = e->kind == ST_EV_MPI_COLL_END ? e->id : e->aux;
+    if (e->comm >= pr->ncomms || seq >= MAX_SEQ)
+        return;
+    chan_t *c = find_chan(r, CH_COMM, pr->comms[e->comm].key);
+    if (c && seq + 1 > c->local_n)
+        c->local_n = seq + 1;
+}
+
+/* Saves C of every event (the forward pass writes LC over it) and, in the same pass,
+ * counts the collective instances of every channel. */
+static int save_orig(st_clc_replay_t *r)
+{
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
-        const st_clc_loc_t *L = &r->in->locs[l];
+        st_clc_loc_t *L = &r->in->locs[l];
+        if (!L->orig && !(L->orig = malloc(sizeof(uint64_t) * (L->n ? L->n : 1))))
+            return -1;
         for (uint64_t i = 0; i < L->n; i++) {
-            const st_event_t *e = &L->ev[i];
-            uint64_t seq;
-            if (e->kind == ST_EV_MPI_COLL_END)
-                seq = e->id;
-            else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE)
-                seq = e->aux;
-            else
-                continue;
-            if (e->comm >= pr->ncomms || seq >= MAX_SEQ)
-                continue;
-            chan_t *c = find_chan(r, CH_COMM, pr->comms[e->comm].key);
-            if (c && seq + 1 > c->local_n)
-                c->local_n = seq + 1;
+            L->orig[i] = L->ev[i].time;
+            if (L->ev[i].kind == ST_EV_MPI_COLL_END || L->ev[i].kind == ST_EV_MPI_ICOLL_COMPLETE)
+                channel_count(r, &L->ev[i]);
         }
     }
+    return 0;
 }
 
 static int alloc_phase(phase_t *P, int ph, uint64_t N)
@@ -1401,11 +1408,7 @@ static void finish_statistics(st_clc_replay_t *r)
     s->ramps = r->ramps;
     s->ramps_bent = r->bent;
     s->deps = r->ds;
-    st_clc_stats_locs(s, r->in->locs, r->in->nlocs);
-    for (uint32_t l = 0; l < r->in->nlocs; l++)
-        for (uint64_t i = 0; i < r->in->locs[l].n; i++)
-            if (r->in->locs[l].ev[i].time != r->in->locs[l].orig[i])
-                r->in->locs[l].ev[i].flags |= ST_EVF_CLC_MOVED;
+    st_clc_finish_locs(s, r->in->locs, r->in->nlocs, r->moved, r->moved_ctx);
     r->state = S_DONE;
 }
 
@@ -1568,19 +1571,13 @@ void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n)
 
 void st_clc_replay_stats(const st_clc_replay_t *r, st_clc_stats_t *s) { *s = r->stats; }
 
-/* ---- creation ---------------------------------------------------------------------------------------------------- */
-
-static int save_orig(st_clc_input_t *in)
+void st_clc_replay_on_moved(st_clc_replay_t *r, st_clc_moved_fn moved, void *ctx)
 {
-    for (uint32_t l = 0; l < in->nlocs; l++) {
-        st_clc_loc_t *L = &in->locs[l];
-        if (!L->orig && !(L->orig = malloc(sizeof(uint64_t) * (L->n ? L->n : 1))))
-            return -1;
-        for (uint64_t i = 0; i < L->n; i++)
-            L->orig[i] = L->ev[i].time;
-    }
-    return 0;
+    r->moved = moved;
+    r->moved_ctx = ctx;
 }
+
+/* ---- creation ---------------------------------------------------------------------------------------------------- */
 
 static int alloc_state(st_clc_replay_t *r)
 {
@@ -1627,7 +1624,9 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     st_clc_epvec_t ep = { 0 };
     int rc = me >= 0 && me < in->nranks && in->procs ? 0 : -1;
     if (rc == 0)
-        rc = save_orig(in);
+        rc = build_channels(r);
+    if (rc == 0)
+        rc = save_orig(r);
     if (rc == 0)
         rc = st_clc_endpoints(in, me, &ep, &r->ds);
     if (rc == 0)
@@ -1635,8 +1634,6 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     st_clc_epvec_free(&ep);
     if (rc == 0)
         rc = alloc_state(r);
-    if (rc == 0)
-        rc = build_channels(r);
     if (rc == 0)
         rc = classify(r);
     if (rc) {
@@ -1650,7 +1647,6 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
             r->ds.unmatched_send += !r->g.inst[k].nrecv;
             r->ds.unmatched_recv += !r->g.inst[k].nsend;
         }
-    channel_counts(r);
     r->setup_open = r->nch;
     *out = r;
     return 0;

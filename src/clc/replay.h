@@ -68,6 +68,10 @@ enum { ST_CLC_REPLAY_FAILED = -1, ST_CLC_REPLAY_DONE = 0, ST_CLC_REPLAY_BUSY = 1
 int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, const st_clc_replay_net_t *net,
                       st_clc_replay_t **out);
 
+/* Calls moved(ctx, e, C) for every event the correction moved, when it finishes (in the
+ * pass that flags them ST_EVF_CLC_MOVED). Optional; call before the run. */
+void st_clc_replay_on_moved(st_clc_replay_t *r, st_clc_moved_fn moved, void *ctx);
+
 /* Sets flags[q] = 1 for every rank q (of in->nranks) this rank will send its
  * point-to-point message counts to; leaves the others untouched. */
 void st_clc_replay_partners(const st_clc_replay_t *r, uint8_t *flags);

@@ -46,12 +46,15 @@ double st_clock_min_latency_ns(int inter_node) __attribute__((weak));
 
 int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd);
 
-static double mono_s(void)
+static double clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+static double mono_s(void) { return clock_s(CLOCK_MONOTONIC); }
+static double cpu_ms(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID) * 1e3; }
 
 /* ---- parameters ------------------------------------------------------------------------------- */
 
@@ -258,17 +261,24 @@ static int partner_count(MPI_Comm comm, st_clc_replay_t *r, int32_t nranks, uint
 /* The message loop. Returns 0 when this rank's part is done, -1 on failure or stall. */
 static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank)
 {
-    double last = mono_s();
+    double last = mono_s(), busy = 0;
+    long loops = 0, msgs = 0;
     for (;;) {
+        double tb = cpu_ms();
         int rc = st_clc_replay_progress(r);
+        busy += cpu_ms() - tb;
+        loops++;
         if (rc == ST_CLC_REPLAY_FAILED || m->err)
             return -1;
         int got = rc == ST_CLC_REPLAY_DONE ? 0 : poll_incoming(m, r);
         if (got < 0)
             return -1;
         reap_sends(m);
-        if (rc == ST_CLC_REPLAY_DONE && m->n == 0)
+        msgs += got;
+        if (rc == ST_CLC_REPLAY_DONE && m->n == 0) {
+            st_log_debug("CLC: CPU ms in the engine %.1f; %ld loops, %ld messages received", busy, loops, msgs);
             return 0;
+        }
         if (rc == ST_CLC_REPLAY_BUSY || got) {
             last = mono_s();
             continue;
@@ -313,15 +323,12 @@ static void emit_prop(void *ctx, const char *key, const char *value)
     st_rankdata_prop(ctx, key, "%s", value);
 }
 
-/* Moved events keep C in the slot the OTF2 writer reads (after the run: CLC reads aux). */
-static void keep_orig(st_clc_input_t *in)
+/* A moved event keeps C in the slot the OTF2 writer reads. Called when the engine is
+ * done: CLC reads aux of ICOLL_COMPLETE / TASK_SWITCH, which the writer does not write. */
+static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 {
-    for (uint32_t l = 0; l < in->nlocs; l++)
-        for (uint64_t i = 0; i < in->locs[l].n; i++) {
-            st_event_t *e = &in->locs[l].ev[i];
-            if (e->flags & ST_EVF_CLC_MOVED)
-                *st_otf2_orig_time_slot(e) = in->locs[l].orig[i];
-        }
+    (void)ctx;
+    *st_otf2_orig_time_slot(e) = orig;
 }
 
 static void restore_orig(st_clc_input_t *in)
@@ -339,7 +346,11 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     mpi_net_t m = { .comm = comm };
     st_clc_replay_net_t net = { net_send, &m };
     st_clc_replay_t *r = NULL;
+    double c0 = cpu_ms();
     int ok = st_clc_replay_new(p, in, rank, &net, &r) == 0, all_ok = 0;
+    if (ok)
+        st_clc_replay_on_moved(r, keep_orig, NULL);
+    double c1 = cpu_ms();
     uint32_t incoming = 0;
     /* Everyone must have an engine before anyone sends to it. */
     if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all_ok ||
@@ -347,6 +358,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
         ok = 0;
     if (ok && message_loop(&m, r, rank) != 0)
         ok = 0;
+    st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f", c1 - c0, cpu_ms() - c1);
     if (ok)
         st_clc_replay_stats(r, s);
     if (m.n)
@@ -369,7 +381,7 @@ static void report(st_rankdata_t *rd, const st_clc_stats_t *t, double ms)
 
 int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
 {
-    double t0 = mono_s();
+    double t0 = mono_s(), c0 = cpu_ms();
     st_clc_params_t p;
     char err[200];
     int rank = rd->rank, on = st_config.clc == ST_CLC_ON;
@@ -386,7 +398,9 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
         params_props(rd, &p, on ? "on" : "off");
     if (!on)
         return 0;
+    double cp = cpu_ms();
     st_otf2_prepare(rd);
+    st_log_debug("CLC: CPU ms: st_otf2_prepare %.1f", cpu_ms() - cp);
     st_clc_input_t in;
     MPI_Comm comm;
     MPI_Request req;
@@ -404,11 +418,10 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
     int ok = run_engine(comm, &p, &in, rank, &mine) == 0, all_ok = 0;
     if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         all_ok = 0;
-    if (all_ok)
-        keep_orig(&in);
-    else
+    if (!all_ok)
         restore_orig(&in);
     double ms = (mono_s() - t0) * 1e3, ms_max = ms;
+    st_log_debug("CLC: %.1f ms, %.1f ms CPU", ms, cpu_ms() - c0);
     if (PMPI_Ireduce(&ms, &ms_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm, &req) == MPI_SUCCESS)
         st_polite_wait(&req, NULL);
     if (all_ok && reduce_stats(comm, &mine, &total) == 0 && rank == 0)

@@ -105,7 +105,8 @@ static unsigned dev_class(uint64_t dev, uint64_t base)
 
 static uint64_t absdiff(int64_t a) { return a < 0 ? (uint64_t)-a : (uint64_t)a; }
 
-static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L)
+/* mark != 0: also flags moved events (and calls moved(ctx, e, C) for each, if given). */
+static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L, int mark, st_clc_moved_fn moved, void *ctx)
 {
     for (uint64_t i = 0; i < L->n; i++) {
         uint64_t t = L->ev[i].time, c = L->orig[i], shift = t > c ? t - c : 0;
@@ -115,6 +116,11 @@ static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L)
             s->sum_shift += shift;
             if (shift > s->max_shift)
                 s->max_shift = shift;
+            if (mark) {
+                L->ev[i].flags |= ST_EVF_CLC_MOVED;
+                if (moved)
+                    moved(ctx, &L->ev[i], c);
+            }
         }
         if (i == 0)
             continue;
@@ -134,7 +140,14 @@ void st_clc_stats_locs(st_clc_stats_t *s, const st_clc_loc_t *locs, uint32_t nlo
 {
     for (uint32_t l = 0; l < nlocs; l++)
         if (locs[l].orig)
-            loc_figures(s, &locs[l]);
+            loc_figures(s, &locs[l], 0, NULL, NULL);
+}
+
+void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx)
+{
+    for (uint32_t l = 0; l < nlocs; l++)
+        if (locs[l].orig)
+            loc_figures(s, &locs[l], 1, moved, ctx);
 }
 
 /* ---- merge and emit ---------------------------------------------------------------------------------- */

@@ -405,34 +405,68 @@ static int cmp_seq(const void *a, const void *b)
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-/* Time of the request event with id `id` on any thread of rd (the end's own time if none). */
-static uint64_t request_time(const st_rankdata_t *rd, uint64_t id, uint64_t dflt)
+typedef struct req_time { uint64_t id, time; } req_time_t;
+
+static int cmp_req(const void *a, const void *b)
 {
-    for (uint32_t t = 0; t < rd->nthreads; t++)
-        for (uint64_t i = 0; i < rd->threads[t].nevents; i++)
-            if (rd->threads[t].events[i].kind == ST_EV_MPI_ICOLL_REQUEST && rd->threads[t].events[i].id == id)
-                return rd->threads[t].events[i].time;
-    return dflt;
+    uint64_t x = ((const req_time_t *)a)->id, y = ((const req_time_t *)b)->id;
+    return (x > y) - (x < y);
+}
+
+/* Time of every nonblocking-collective request of rd, sorted by request id. */
+static req_time_t *request_times(const st_rankdata_t *rd, size_t *n)
+{
+    size_t k = 0, cap = 16;
+    req_time_t *v = malloc(sizeof *v * cap);
+    for (uint32_t t = 0; v && t < rd->nthreads; t++)
+        for (uint64_t i = 0; v && i < rd->threads[t].nevents; i++) {
+            const st_event_t *e = &rd->threads[t].events[i];
+            if (e->kind != ST_EV_MPI_ICOLL_REQUEST)
+                continue;
+            if (k == cap) {
+                req_time_t *g = realloc(v, sizeof *v * (cap *= 2));
+                if (!g)
+                    free(v);
+                v = g;
+                if (!v)
+                    break;
+            }
+            v[k++] = (req_time_t){ e->id, e->time };
+        }
+    if (v && k > 1)
+        qsort(v, k, sizeof *v, cmp_req);
+    *n = k;
+    return v;
+}
+
+static uint64_t request_time(const req_time_t *v, size_t n, uint64_t id, uint64_t dflt)
+{
+    req_time_t key = { id, 0 };
+    const req_time_t *f = n ? bsearch(&key, v, n, sizeof key, cmp_req) : NULL;
+    return f ? f->time : dflt;
 }
 
 /* Collective instance numbers per communicator, in the order the shim drew them. */
 static int coll_seqs(st_rankdata_t *rd)
 {
-    size_t n = 0, k = 0;
+    size_t n = 0, k = 0, nreq = 0;
     for (uint32_t t = 0; t < rd->nthreads; t++)
         for (uint64_t i = 0; i < rd->threads[t].nevents; i++)
             n += rd->threads[t].events[i].kind == ST_EV_MPI_COLL_END ||
                  rd->threads[t].events[i].kind == ST_EV_MPI_ICOLL_COMPLETE;
     seq_item_t *v = malloc(sizeof *v * (n ? n : 1));
-    if (!v)
+    req_time_t *req = request_times(rd, &nreq);
+    if (!v || !req) {
+        free(v), free(req);
         return bad("out of memory");
+    }
     for (uint32_t t = 0; t < rd->nthreads; t++)
         for (uint64_t i = 0; i < rd->threads[t].nevents; i++) {
             st_event_t *e = &rd->threads[t].events[i];
             if (e->kind == ST_EV_MPI_COLL_END)
                 v[k++] = (seq_item_t){ e->comm, rd->threads[t].index, e->time, i, e };
             else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE)
-                v[k++] = (seq_item_t){ e->comm, rd->threads[t].index, request_time(rd, e->id, e->time), i, e };
+                v[k++] = (seq_item_t){ e->comm, rd->threads[t].index, request_time(req, nreq, e->id, e->time), i, e };
         }
     if (n > 1)
         qsort(v, n, sizeof *v, cmp_seq);
@@ -441,6 +475,7 @@ static int coll_seqs(st_rankdata_t *rd)
         *(v[i].e->kind == ST_EV_MPI_COLL_END ? &v[i].e->id : &v[i].e->aux) = s;
     }
     free(v);
+    free(req);
     return 0;
 }
 

@@ -232,6 +232,29 @@ void st_clock_fit_band(const st_clock_pp_t *pp, size_t n, int64_t t0, int slope,
     band_margin(pp, n, t0, out->b, &out->a);
 }
 
+/* The slope between inside (margin >= level) and outside where the margin crosses level. */
+static double band_cross(const st_clock_pp_t *pp, size_t n, int64_t t0, double inside, double outside,
+                         double level)
+{
+    double a;
+    if (band_margin(pp, n, t0, outside, &a) >= level)
+        return outside;
+    for (int it = 0; it < 60; it++) {
+        double mid = 0.5 * (inside + outside);
+        if (band_margin(pp, n, t0, mid, &a) >= level)
+            inside = mid;
+        else
+            outside = mid;
+    }
+    return 0.5 * (inside + outside);
+}
+
+double st_clock_band_slope_range(const st_clock_pp_t *pp, size_t n, int64_t t0, double b, double tol_ns)
+{
+    double a, level = band_margin(pp, n, t0, b, &a) - tol_ns;
+    return band_cross(pp, n, t0, b, 1e-3, level) - band_cross(pp, n, t0, b, -1e-3, level);
+}
+
 double st_clock_burst_offset(const st_clock_pp_t *pp, size_t n, double b, double *lo, double *hi)
 {
     int64_t x = pp[n - 1].s_now, best = INT64_MAX;

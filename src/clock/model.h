@@ -102,6 +102,14 @@ typedef struct st_clock_pp {
 void st_clock_fit_band(const st_clock_pp_t *pp, size_t n, int64_t t0, int slope, st_clock_lm_t *out);
 
 /*
+ * How well the ping-pongs pin the drift down: the width of the interval of slopes
+ * whose band-fit margin is within tol_ns of the best one (found at slope b). A few ppm
+ * when the bursts are good and spread over the window; up to the whole search range
+ * (2e-3) when only one burst was quick. n >= 1.
+ */
+double st_clock_band_slope_range(const st_clock_pp_t *pp, size_t n, int64_t t0, double b, double tol_ns);
+
+/*
  * SKaMPI-Offset of one burst (paper Alg. 7) with the drift b of the client's clock
  * against the reference's taken into account: every ping-pong's bounds are moved to
  * the end of the burst (x = pp[n-1].s_now) before they are intersected. b = 0 is the
@@ -189,6 +197,6 @@ void st_clock_epoch_format(const st_clock_epoch_t *e, char *buf, size_t len);
 int st_clock_epoch_parse(const char *value, st_clock_epoch_t *e);
 
 /* Epoch id of an event (0: unknown). The event field is proposed as `epoch`. */
-#define ST_EVENT_EPOCH(e) ((e)->_pad)
+#define ST_EVENT_EPOCH(e) ((e)->epoch)
 
 #endif

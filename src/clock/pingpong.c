@@ -26,6 +26,8 @@
 #define NAP_MAX  1000000 /* ... up to this: idle ranks must not keep waking up next to a measuring pair */
 #define PP_EXTEND 4     /* a burst may grow to this many times its ping-pongs */
 #define ACCEPT_MIN_NS 3000 /* bounds wider than this and than 4 x the narrowest seen: a bad burst */
+#define SPREAD_TOL_NS 20   /* drift uncertainty: slopes whose band margin is within this of the best */
+#define MAX_SPREAD    20e-6 /* ... spanning more than this: measure more fit points */
 
 static int64_t mono_ns(void)
 {
@@ -276,27 +278,50 @@ int st_sync_measure(int ref, const st_clock_t *mine, int npp, int offset_alg, st
 typedef struct fit_data {
     int64_t      *x;     /* fit point times */
     double       *y;     /* fit point offsets */
-    size_t       *end;   /* SKaMPI: raw.pp[end[k-1] .. end[k]) is burst k */
+    size_t       *end;   /* SKaMPI: raw.pp[end[k-1] .. end[k]) are the bursts of point k */
+    int           n, cap;
     st_sync_raw_t raw;
 } fit_data_t;
 
-/* nfit bursts spread over window_ns; the schedule starts when the reference first answers. */
-static int fit_points(int ref, const st_clock_t *base, const st_sync_params_t *par, fit_data_t *fd)
+static int fit_grow(fit_data_t *fd, int more)
 {
-    int n = par->nfit;
-    int64_t spacing = n > 1 ? (int64_t)(par->window_ns / (n - 1)) : 0, start = 0;
-    for (int k = 0; k < n; k++) {
+    if (fd->n + more <= fd->cap)
+        return 0;
+    int cap = fd->n + more;
+    int64_t *x = realloc(fd->x, (size_t)cap * sizeof *x);
+    if (x)
+        fd->x = x;
+    double *y = realloc(fd->y, (size_t)cap * sizeof *y);
+    if (y)
+        fd->y = y;
+    size_t *e = realloc(fd->end, (size_t)cap * sizeof *e);
+    if (e)
+        fd->end = e;
+    if (!x || !y || !e)
+        return -1;
+    fd->cap = cap;
+    return 0;
+}
+
+/* count more fit points, one every spacing ns; the first waits for the reference's answer. */
+static int fit_points(int ref, const st_clock_t *base, const st_sync_params_t *par, fit_data_t *fd, int count,
+                      int64_t spacing)
+{
+    int64_t start = 0;
+    if (fit_grow(fd, count) != 0)
+        return -1;
+    for (int k = 0; k < count; k++) {
         st_sync_point_t pt;
-        int64_t wait = k ? start + k * spacing - mono_ns() : 0;
+        int64_t wait = k ? start + k * spacing - mono_ns() : (fd->n ? spacing : 0);
         if (wait > 0)
             nap(wait);
         if (st_sync_measure(ref, base, par->npp, par->offset, &pt, &fd->raw) != 0)
             return -1;
         if (k == 0)
             start = mono_ns();
-        fd->x[k] = pt.when;
-        fd->y[k] = pt.off;
-        fd->end[k] = fd->raw.n;
+        fd->x[fd->n] = pt.when;
+        fd->y[fd->n] = pt.off;
+        fd->end[fd->n++] = fd->raw.n;
     }
     return 0;
 }
@@ -306,17 +331,32 @@ static int fit_points(int ref, const st_clock_t *base, const st_sync_params_t *p
  * first fit's drift then moves each ping-pong's bounds to the end of its burst, since
  * up to 200 ppm over a burst slowed down by preemption is a visible error.
  */
-static void fit_lsq(const st_sync_params_t *par, fit_data_t *fd, int n, st_clock_lm_t *out)
+static void fit_lsq(const st_sync_params_t *par, fit_data_t *fd, st_clock_lm_t *out, double *se)
 {
-    st_clock_fit(fd->x, fd->y, NULL, (size_t)n, out, NULL);
+    int n = fd->n;
+    st_clock_fit(fd->x, fd->y, NULL, (size_t)n, out, se);
     if (par->offset != ST_OFFSET_SKAMPI || fd->raw.n < fd->end[n - 1])
         return;
     for (int k = 0; k < n; k++) {
         size_t b = k ? fd->end[k - 1] : 0;
         double lo, hi;
-        fd->y[k] = st_clock_burst_offset(fd->raw.pp + b, fd->end[k] - b, out->b, &lo, &hi);
+        if (fd->end[k] > b)
+            fd->y[k] = st_clock_burst_offset(fd->raw.pp + b, fd->end[k] - b, out->b, &lo, &hi);
     }
-    st_clock_fit(fd->x, fd->y, NULL, (size_t)n, out, NULL);
+    st_clock_fit(fd->x, fd->y, NULL, (size_t)n, out, se);
+}
+
+/* Fits the model; returns how uncertain its drift is (ns per ns; +inf: unknown). */
+static double fit_model(const st_sync_params_t *par, fit_data_t *fd, st_clock_lm_t *out)
+{
+    int n = fd->n;
+    if (par->offset == ST_OFFSET_SKAMPI && !par->lsq && fd->raw.n == fd->end[n - 1] && fd->raw.n) {
+        st_clock_fit_band(fd->raw.pp, fd->raw.n, fd->x[n - 1], n > 1, out);
+        return n > 1 ? st_clock_band_slope_range(fd->raw.pp, fd->raw.n, fd->x[n - 1], out->b, SPREAD_TOL_NS) : 0;
+    }
+    double se = 0;
+    fit_lsq(par, fd, out, &se);
+    return n > 2 ? 4 * se : 0;
 }
 
 static void debug_fit(int ref, const fit_data_t *fd, int n, const st_clock_lm_t *m)
@@ -345,20 +385,28 @@ static int recompute_intercept(int ref, const st_clock_t *base, const st_sync_pa
     return rc;
 }
 
+/*
+ * Under load only a few bursts may get quick round trips; the drift is then barely
+ * determined and a model extrapolated from it is off by microseconds within 0.1 s.
+ * While the drift is uncertain by more than MAX_SPREAD, more fit points are added
+ * (half as many again each time) until 3 windows have passed.
+ */
 int st_sync_learn(int ref, const st_clock_t *base, const st_sync_params_t *par, st_clock_lm_t *out)
 {
     int n = par->nfit > 0 ? par->nfit : 1;
-    fit_data_t fd = { malloc((size_t)n * sizeof(int64_t)), malloc((size_t)n * sizeof(double)),
-                      malloc((size_t)n * sizeof(size_t)), { NULL, 0, 0 } };
-    int rc = fd.x && fd.y && fd.end ? fit_points(ref, base, par, &fd) : -1;
+    int64_t spacing = n > 1 ? (int64_t)(par->window_ns / (n - 1)) : 0, t0 = mono_ns();
+    fit_data_t fd = { NULL, NULL, NULL, 0, 0, { NULL, 0, 0 } };
+    int rc = fit_points(ref, base, par, &fd, n, spacing);
+    double spread = rc == 0 ? fit_model(par, &fd, out) : 0;
+    while (rc == 0 && n > 1 && spread > MAX_SPREAD && mono_ns() - t0 < 3 * (int64_t)par->window_ns) {
+        rc = fit_points(ref, base, par, &fd, (n + 1) / 2, spacing);
+        if (rc == 0)
+            spread = fit_model(par, &fd, out);
+    }
     if (rc == 0) {
-        st_log_debug("clock sync: %d fit points against rank %d in %.1f ms, %zu ping-pongs", n, ref,
-                     (double)(fd.x[n - 1] - fd.x[0]) / 1e6, fd.raw.n);
-        if (par->offset == ST_OFFSET_SKAMPI && !par->lsq && fd.raw.n == fd.end[n - 1])
-            st_clock_fit_band(fd.raw.pp, fd.raw.n, fd.x[n - 1], n > 1, out);
-        else
-            fit_lsq(par, &fd, n, out);
-        debug_fit(ref, &fd, n, out);
+        st_log_debug("clock sync: %d fit points against rank %d in %.1f ms, %zu ping-pongs, drift within %.2f ppm",
+                     fd.n, ref, (double)(fd.x[fd.n - 1] - fd.x[0]) / 1e6, fd.raw.n, spread * 1e6);
+        debug_fit(ref, &fd, fd.n, out);
         if (par->intercept > 0)
             rc = recompute_intercept(ref, base, par, out);
     }

@@ -28,7 +28,7 @@
 #include "timer.h"
 
 #define MIN_BASELINE_NS 2e8   /* anchor rule: drift from the previous sync point >= 0.2 s back */
-#define FIRST_RESYNC_S  1.0   /* first resync interval; doubles up to SYNCTRACE_RESYNC */
+#define FIRST_RESYNC_S  0.25  /* first resync interval; doubles up to SYNCTRACE_RESYNC */
 #define CHECK_NPP       32    /* ping-pongs per rank in the accuracy check */
 #define MAX_CHECKS      3
 

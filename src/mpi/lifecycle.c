@@ -99,7 +99,8 @@ static void tool_init(void)
     mpi_started = 1;
     if (!st_record_active)
         return;
-    if (PMPI_Comm_dup(MPI_COMM_WORLD, &st_tool_comm) != MPI_SUCCESS) {
+    MPI_Request dup; /* Idup + polite wait: a blocking dup busy-polls for ~60 ms on oversubscribed cores */
+    if (PMPI_Comm_idup(MPI_COMM_WORLD, &st_tool_comm, &dup) != MPI_SUCCESS || st_polite_wait(&dup, NULL) != MPI_SUCCESS) {
         st_log_error("cannot create the tool's communicator; the application runs untraced");
         st_record_stop();
         return;
@@ -303,6 +304,8 @@ static void abnormal_end(const char *why)
     if (st_collect_rankdata(&rd, 1) != 0)
         return;
     st_rankdata_prop(&rd, "END", "%s", why);
+    if (st_clock_report)
+        st_clock_report(&rd); /* the sync epochs, so `synctrace recover` can re-map */
     if (was_tracing) {
         if (st_rankdata_dump(st_archive_dir, &rd) == 0 && st_world_rank == 0)
             st_log_warn("%s: partial trace saved in %s/partial; 'synctrace recover %s' makes it an archive",

@@ -554,7 +554,7 @@ static void put_event(sink_t *s, const st_event_t *e)
     le32(b + 16, e->comm);
     le32(b + 20, (uint32_t)e->peer);
     le32(b + 24, (uint32_t)e->tag);
-    le32(b + 28, e->_pad);
+    le32(b + 28, e->epoch);
     le64(b + 32, e->bytes);
     le64(b + 40, e->bytes2);
     le64(b + 48, e->id);
@@ -572,7 +572,7 @@ static void get_event(const uint8_t *b, st_event_t *e)
     e->comm = rd32(b + 16);
     e->peer = (int32_t)rd32(b + 20);
     e->tag = (int32_t)rd32(b + 24);
-    e->_pad = rd32(b + 28);
+    e->epoch = rd32(b + 28);
     e->bytes = rd64(b + 32);
     e->bytes2 = rd64(b + 40);
     e->id = rd64(b + 48);

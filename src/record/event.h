@@ -34,7 +34,7 @@ typedef struct st_event {
     uint32_t comm;   /* process-local communicator index */
     int32_t  peer;   /* world rank of peer or root; -1 none */
     int32_t  tag;
-    uint32_t _pad;
+    uint32_t epoch;  /* sync epoch of the timer map that stamped `time` (clock/timer.h); 0 unknown */
     uint64_t bytes;  /* bytes sent / message size; OpenMP: see events.def */
     uint64_t bytes2; /* bytes received (collectives) */
     uint64_t id;     /* request id, post id, instance seq, lock id, task id, ... */

@@ -97,7 +97,10 @@ static int write_all(int fd, const void *p, size_t len)
 
 void st_record_flush(st_thread_t *th)
 {
-    uint64_t t0 = st_timer_now();
+    uint32_t epoch;
+    uint64_t t0 = st_timer_now_ep(&epoch);
+    if (epoch != th->epoch)
+        th->epoch = epoch, th->last = 0;
     if (t0 < th->last)
         t0 = th->last;
     if (th->spill_fd < 0)
@@ -114,11 +117,13 @@ void st_record_flush(st_thread_t *th)
     th->pos = 0;
     th->last = t0;
     st_event_t *e = &th->buf[th->pos++];
-    *e = (st_event_t){ .time = t0, .kind = ST_EV_ENTER, .region = ST_REGION_FLUSH, .peer = -1 };
-    uint64_t t1 = st_timer_now();
-    th->last = t1 > t0 ? t1 : t0;
+    *e = (st_event_t){ .time = t0, .kind = ST_EV_ENTER, .region = ST_REGION_FLUSH, .peer = -1, .epoch = epoch };
+    uint64_t t1 = st_timer_now_ep(&epoch); /* another thread may have published a new map */
+    if (epoch != th->epoch)
+        th->epoch = epoch, th->last = 0;
+    th->last = t1 > th->last ? t1 : th->last;
     e = &th->buf[th->pos++];
-    *e = (st_event_t){ .time = th->last, .kind = ST_EV_LEAVE, .region = ST_REGION_FLUSH, .peer = -1 };
+    *e = (st_event_t){ .time = th->last, .kind = ST_EV_LEAVE, .region = ST_REGION_FLUSH, .peer = -1, .epoch = epoch };
 }
 
 st_event_t *st_record_load(st_thread_t *th, size_t *n)

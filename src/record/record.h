@@ -27,7 +27,8 @@ typedef struct st_thread {
     st_event_t *buf;      /* buffer of cap events */
     size_t      pos;      /* next free slot */
     size_t      cap;
-    uint64_t    last;     /* last timestamp: keeps per-location time non-decreasing */
+    uint64_t    last;     /* last timestamp of the current epoch: keeps per-location time non-decreasing */
+    uint32_t    epoch;    /* sync epoch of the map that stamped the last event (clock/timer.h) */
     uint32_t    index;    /* location index inside the process, in registration order */
     int         in_tool;  /* re-entry guard for wrappers and callbacks */
     int         spill_fd; /* -1 until the first flush */
@@ -64,11 +65,19 @@ static inline st_event_t *st_record(st_thread_t *th, unsigned kind)
     if (ST_UNLIKELY(th->pos == th->cap))
         st_record_flush(th);
     st_event_t *e = &th->buf[th->pos++];
-    uint64_t t = st_timer_now();
+    uint32_t epoch;
+    uint64_t t = st_timer_now_ep(&epoch);
+    if (ST_UNLIKELY(epoch != th->epoch)) {
+        /* A new sync epoch: its map may be behind the last one (before MPI_Init: by up to
+           the clock offset, ~1 s). Clamp only within an epoch; finalize re-maps all events
+           through the sync points (clock/sync.h) and restores the order across epochs. */
+        th->epoch = epoch;
+        th->last = 0;
+    }
     if (ST_UNLIKELY(t < th->last))
         t = th->last;
     th->last = t;
-    *e = (st_event_t){ .time = t, .kind = (uint8_t)kind, .peer = -1 };
+    *e = (st_event_t){ .time = t, .kind = (uint8_t)kind, .peer = -1, .epoch = epoch };
     return e;
 }
 

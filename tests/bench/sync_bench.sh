@@ -8,7 +8,7 @@
 #     duration and the max |error| of any rank's global clock right after it;
 #   phase 2 (all configurations at once, SYNC_BENCH_SECONDS long, default 60): max
 #     |error| of the timestamps of a run with wander, with periodic resync
-#     (SYNCTRACE_RESYNC, default 10) and without, each with and without the finalize
+#     (SYNCTRACE_RESYNC, default: the library's) and without, each with and without the finalize
 #     interpolation. Without-resync numbers come from the same run: the initial map
 #     alone, and interpolation between the initial and the final sync point only.
 # Targets: <= 1 µs right after sync, <= 2 µs over the run with resync + interpolation,
@@ -24,7 +24,8 @@ export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
 SECONDS_RUN=${SYNC_BENCH_SECONDS:-60}
 REPS=${SYNC_BENCH_REPS:-3}
 CONFIGS=${SYNC_BENCH_CONFIGS:-"2:1 2:2 4:1 4:2 4:4 8:1 8:2 8:4"}
-RESYNC=${SYNCTRACE_RESYNC:-10}
+DEFAULT_RESYNC=$(sed -n 's/^ST_VAR(RESYNC, *DOUBLE, *resync, *"\([^"]*\)".*/\1/p' "$ROOT/src/config/variables.def")
+RESYNC=${SYNCTRACE_RESYNC:-${DEFAULT_RESYNC:-10}}
 
 source "$ROOT/tests/skew/skew-env.sh"
 source "$ROOT/tests/sync/build.sh"

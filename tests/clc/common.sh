@@ -53,8 +53,14 @@ dump_json() {
 corrected_ok() {
     local dir=$1 k
     violations "$dir" -v
-    [ "$V_TOTAL" = 0 ] || fail "$V_TOTAL violations left after the correction: $(grep -A8 '^first' "$ST_TMP/check.txt" | tr '\n' '|')"
     dump_json "$dir" "$ST_TMP/corrected.json"
+    if [ "$V_TOTAL" != 0 ]; then
+        # Known difference: src/cli/check_coll.c takes a nonblocking collective's request
+        # record (written after the call returned) as its begin; CLC the call's ENTER.
+        clccheck icoll "$ST_TMP/corrected.json" "$ST_TMP/check.txt" >"$ST_TMP/icoll.txt" ||
+            fail "$V_TOTAL violations left after the correction: $(grep -A8 '^first' "$ST_TMP/check.txt" | tr '\n' '|')"
+        note "KNOWN (check_coll.c begins nonblocking collectives at the request record): $(cat "$ST_TMP/icoll.txt")"
+    fi
     clccheck order "$ST_TMP/corrected.json" >"$ST_TMP/order.txt" || fail "order: $(tr '\n' '|' <"$ST_TMP/order.txt")"
     note "$(basename "$dir"): $(cat "$ST_TMP/order.txt")"
     for k in P2P COLL OMP; do
@@ -62,11 +68,14 @@ corrected_ok() {
     done
     assert_eq "CLC_UNRESOLVED" 0 "$(prop "$dir" CLC_UNRESOLVED)"
     # Interval deviations (seed 000, Fig. 6): most local intervals keep their length.
-    local exact le1 gt100
+    # The amortization spreads a jump over dt/SYNCTRACE_CLC_AMORT: those intervals deviate by
+    # about the rate; an interval cut short by the location's start deviates more.
+    local exact le1 le10 gt100
     exact=$(prop "$dir" CLC_INTERVAL_DEV_PCT_EXACT)
     le1=$(prop "$dir" CLC_INTERVAL_DEV_PCT_LE1PCT)
+    le10=$(prop "$dir" CLC_INTERVAL_DEV_PCT_LE10PCT)
     gt100=$(prop "$dir" CLC_INTERVAL_DEV_PCT_GT100PCT)
-    assert_ge "interval time within 1% of the original (%)" 50 "$(awk -v a="$exact" -v b="$le1" 'BEGIN{print a+b}')"
-    assert_le "interval time deviating by more than 100% (%)" 5 "$gt100"
-    note "intervals: exact $exact%, <=1% $le1%, >100% $gt100%; moved $(prop "$dir" CLC_MOVED) of $(prop "$dir" CLC_EVENTS), max shift $(prop "$dir" CLC_SHIFT_MAX_NS) ns"
+    assert_ge "interval time within 10% of the original (%)" 90 "$(awk -v a="$exact" -v b="$le1" -v c="$le10" 'BEGIN{print a+b+c}')"
+    assert_le "interval time deviating by more than 100% (%)" 2 "$gt100"
+    note "intervals: exact $exact%, <=1% $le1%, <=10% $le10%, >100% $gt100%; moved $(prop "$dir" CLC_MOVED) of $(prop "$dir" CLC_EVENTS), max shift $(prop "$dir" CLC_SHIFT_MAX_NS) ns"
 }

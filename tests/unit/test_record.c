@@ -85,8 +85,11 @@ static void test_fields(void)
     CHECK(ev[0].time > 0, "time is zero");
 }
 
-static const st_timer_map_t map_back = { .a = -1000000000, .b = 0.0, .t0 = 0 }; /* one second earlier */
-static const st_timer_map_t map_zero = { .a = 0, .b = 0.0, .t0 = 0 };
+/* Same epoch as the initial identity map: time is clamped within an epoch. */
+static const st_timer_map_t map_back = { .a = -1000000000, .b = 0.0, .t0 = 0, .epoch = 1 }; /* one second earlier */
+static const st_timer_map_t map_zero = { .a = 0, .b = 0.0, .t0 = 0, .epoch = 1 };
+/* A new sync epoch may go back: not clamped (finalize re-maps across epochs). */
+static const st_timer_map_t map_next = { .a = -1000000000, .b = 0.0, .t0 = 0, .epoch = 2 };
 
 /* A new map that moves the global clock backwards must not make a location's time go back. */
 static void test_monotonic(void)
@@ -105,6 +108,13 @@ static void test_monotonic(void)
         CHECK(th->buf[i].time >= th->buf[i - 1].time, "event %zu earlier than its predecessor", i);
     CHECK(th->buf[th->pos - 2].time == t_before, "clamped time %llu, expected %llu",
           (unsigned long long)th->buf[th->pos - 2].time, (unsigned long long)t_before);
+    uint64_t t_last = th->buf[th->pos - 1].time;
+    st_timer_set_map(&map_next);
+    st_record_enter(th, ST_REGION_PROGRAM, 0);
+    st_timer_set_map(&map_zero);
+    CHECK(th->buf[th->pos - 1].epoch == 2, "event epoch %u, expected 2", th->buf[th->pos - 1].epoch);
+    CHECK(th->buf[th->pos - 1].time + 500000000u < t_last, "a new epoch's earlier time was clamped");
+    CHECK(th->buf[th->pos - 2].epoch == 1, "event epoch %u, expected 1", th->buf[th->pos - 2].epoch);
 }
 
 /* ---- flushes ------------------------------------------------------------------------ */
