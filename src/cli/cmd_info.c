@@ -56,6 +56,37 @@ static int truthy(const char *v)
     return v && strcasecmp(v, "0") && strcasecmp(v, "no") && strcasecmp(v, "false") && strcasecmp(v, "off") && *v;
 }
 
+/* Property value or "-". */
+static const char *prop_or_dash(const st_cli_archive_t *ar, const char *name)
+{
+    const char *v = st_cli_prop(ar, name);
+    return v && *v && strcmp(v, "-1") ? v : "-";
+}
+
+/* The clock synchronization summary, from rank 0's SYNCTRACE::SYNC_* properties. */
+static void print_sync(const st_cli_archive_t *ar)
+{
+    const char *scheme = st_cli_prop(ar, "SYNCTRACE::SYNC_SCHEME");
+    if (!scheme)
+        return;
+    printf("clock sync:      %s on %s node(s), clock %s\n", scheme, prop_or_dash(ar, "SYNCTRACE::SYNC_NODES"),
+           prop_or_dash(ar, "SYNCTRACE::SYNC_CLOCK"));
+    printf("  initial sync   %s ms (slowest rank %s ms)\n", prop_or_dash(ar, "SYNCTRACE::SYNC_INIT_MS"),
+           prop_or_dash(ar, "SYNCTRACE::SYNC_INIT_MS_MAX"));
+    printf("  resyncs        %s, %s ms in all (slowest rank %s ms)\n", prop_or_dash(ar, "SYNCTRACE::SYNC_RESYNCS"),
+           prop_or_dash(ar, "SYNCTRACE::SYNC_RESYNC_MS"), prop_or_dash(ar, "SYNCTRACE::SYNC_RESYNC_MS_MAX"));
+    printf("  min RTT        %s ns within nodes, %s ns between nodes\n",
+           prop_or_dash(ar, "SYNCTRACE::SYNC_RTT_MIN_INTRA_NS"), prop_or_dash(ar, "SYNCTRACE::SYNC_RTT_MIN_INTER_NS"));
+    for (int i = 0; i < 8; i++) { /* SYNCTRACE_CLOCKCHECK results, one per check */
+        char key[48];
+        snprintf(key, sizeof key, "SYNCTRACE::SYNC_CHECK_%d", i);
+        const char *check = st_cli_prop(ar, key);
+        if (!check)
+            break;
+        printf("  clock check %d  %s\n", i, check);
+    }
+}
+
 static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
 {
     printf("archive:         %s\n", ar->path);
@@ -75,6 +106,7 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
     printf("moved by CLC:    %" PRIu64 " events\n", s->moved);
     const char *inc = st_cli_prop(ar, "SYNCTRACE::INCOMPLETE");
     printf("incomplete:      %s\n", truthy(inc) ? "yes (the run ended without MPI_Finalize)" : "no");
+    print_sync(ar);
     int header = 0;
     for (size_t i = 0; i < ar->nprops; i++) {
         if (strncmp(ar->props[i].name, "SYNCTRACE::", 11))
