@@ -11,15 +11,18 @@
  *  - blocking collectives: the COLL_BEGIN (recorded just after the ENTER, before the
  *    PMPI call) is the send, the COLL_END (before the LEAVE) the receive: the inner
  *    pair, so a constraint on them also holds for the ENTER and LEAVE around them.
- *  - nonblocking collectives: the ENTER of the I-call that produced the ICOLL_REQUEST
- *    (the request event itself is recorded after PMPI returned) is the send, the
- *    ICOLL_COMPLETE the receive.
+ *  - nonblocking collectives: the ICOLL_REQUEST (recorded at the start of the I-call,
+ *    before PMPI) is the send, the ICOLL_COMPLETE the receive.
  *  - MPI_Init / MPI_Finalize (in->sync): ENTER send, LEAVE receive, N-to-N over world.
  *  - OpenMP: fork -> team begins; team ends -> join; barrier ENTERs -> barrier LEAVEs of
  *    the same barrier (k-th barrier of the team on every thread); lock release ->
  *    next acquisition (by acquisition order); task create -> first switch to the task;
  *    switch away from a task -> next switch to it; child completion -> exit of the
  *    parent's next taskwait.
+ * A rank's events are read in one pass (scan_event): traces are far larger than the
+ * caches, so each pass is a sweep over memory. What needs all of them (p2p numbering,
+ * cancelled requests, nonblocking requests started on another thread, locks, tasks) is
+ * collected in it and finished afterwards.
  */
 #include "deps.h"
 
@@ -801,7 +804,7 @@ static int scan_event(ctx_t *c, scan_t *s, omp_loc_t *ol, uint32_t l, uint64_t i
     case ST_EV_MPI_COLL_END:
         return coll_end(c, l, i, begin, *enter);
     case ST_EV_MPI_ICOLL_REQUEST: {
-        icoll_req_t r = { .id = e->id, .loc = l, .enter = *enter };
+        icoll_req_t r = { .id = e->id, .loc = l, .enter = i };
         return PUSH(s->reqs, r);
     }
     case ST_EV_MPI_ICOLL_COMPLETE: {

@@ -178,13 +178,14 @@ void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t 
         st_clock_collective_hook();
 }
 
-void st_mpi_icoll(st_thread_t *th, int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd,
-                  MPI_Request req)
+void st_mpi_icoll(st_thread_t *th, st_req_info_t *ri, int op, MPI_Comm comm, int root, uint64_t sent,
+                  uint64_t recvd)
 {
     st_comm_t *c;
-    if (rc != MPI_SUCCESS || !(c = st_comm_get(comm)))
+    memset(ri, 0, sizeof *ri);
+    if (!(c = st_comm_get(comm)))
         return;
-    st_req_info_t ri = {
+    *ri = (st_req_info_t){
         .kind = ST_REQ_COLL,
         .id = st_mpi_recv_post(),
         .op = (uint16_t)op,
@@ -194,8 +195,7 @@ void st_mpi_icoll(st_thread_t *th, int rc, int op, MPI_Comm comm, int root, uint
         .bytes2 = recvd,
         .seq = atomic_fetch_add_explicit(&c->coll_seq, 1, memory_order_relaxed),
     };
-    st_record(th, ST_EV_MPI_ICOLL_REQUEST)->id = ri.id;
-    st_mpi_req_put(req, &ri);
+    st_record(th, ST_EV_MPI_ICOLL_REQUEST)->id = ri->id;
 }
 
 void st_mpi_coll_complete(st_thread_t *th, const st_req_info_t *ri)

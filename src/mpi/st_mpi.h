@@ -137,8 +137,9 @@ void st_mpi_imrecv(st_thread_t *th, st_req_info_t *ri, const st_msg_info_t *mi);
 void st_mpi_coll_begin(st_thread_t *th);
 /* op: OTF2_COLLECTIVE_OP_*; root: the root argument (comm rank, MPI_ROOT, MPI_PROC_NULL) or -1 if none. */
 void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd);
-/* Nonblocking collective: records MPI_ICOLL_REQUEST (after PMPI, on success) and remembers the request. */
-void st_mpi_icoll(st_thread_t *th, int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd, MPI_Request req);
+/* Nonblocking collective: records MPI_ICOLL_REQUEST at its start (before PMPI, like a send) and fills
+ * ri with the instance; st_mpi_req_add(rc, request, ri) after PMPI remembers it until completion. */
+void st_mpi_icoll(st_thread_t *th, st_req_info_t *ri, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd);
 
 /* ---- communicators ---------------------------------------------------------------- */
 

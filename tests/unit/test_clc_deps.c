@@ -136,9 +136,9 @@ static void test_collectives(void)
     CHECK(scan->shape == ST_CLC_PREFIX && scan->nsend == 3 && scan->nrecv == 3);
     for (uint32_t i = 0; i < 3; i++) /* sorted by communicator rank */
         CHECK(g.refs[scan->first + i].order == i && g.refs[scan->first + i].loc == l[i]);
-    /* nonblocking: the I-call's ENTER is the send; rank 1 completed on its other thread */
-    SENDS_OF(w1, 0, l[0], 8, l[1], 8, l[2], 8);
-    SENDS_OF(l[0], 11, l[0], 8, l[1], 8, l[2], 8);
+    /* nonblocking: the ICOLL_REQUEST (start of the I-call) is the send; rank 1 completed on its other thread */
+    SENDS_OF(w1, 0, l[0], 9, l[1], 9, l[2], 9);
+    SENDS_OF(l[0], 11, l[0], 9, l[1], 9, l[2], 9);
     CHECK_EQ(g.ds.no_begin, 0);
     st_clc_graph_free(&g);
     tb_free(&t);

@@ -231,12 +231,10 @@ void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t 
                                      .sent = sent, .recvd = recvd };
 }
 
-void st_mpi_icoll(st_thread_t *th, int rc, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd,
-                  MPI_Request req)
+void st_mpi_icoll(st_thread_t *th, st_req_info_t *ri, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd)
 {
-    (void)req;
-    if (rc == MPI_SUCCESS)
-        st_mpi_coll_end(th, op, comm, root, sent, recvd);
+    memset(ri, 0, sizeof *ri);
+    st_mpi_coll_end(th, op, comm, root, sent, recvd);
 }
 
 void st_mpi_comm_new(int rc, MPI_Comm parent, MPI_Comm newcomm)

@@ -73,9 +73,9 @@ MPI_Alltoallw_c COLL_ALL2ALL OTF2_COLLECTIVE_OP_ALLTOALLW
 MPI_Reduce_scatter_block COLL_ALL2ALL OTF2_COLLECTIVE_OP_REDUCE_SCATTER_BLOCK
 MPI_Exscan COLL_OTHER OTF2_COLLECTIVE_OP_EXSCAN
 MPI_Neighbor_alltoallv COLL_OTHER OTF2_COLLECTIVE_OP_ALLTOALLV
-MPI_Ineighbor_allgather_c COLL_OTHER st_mpi_icoll(th, rc, OTF2_COLLECTIVE_OP_ALLGATHER
-MPI_Iallreduce COLL_ALL2ALL st_mpi_icoll(th, rc, OTF2_COLLECTIVE_OP_ALLREDUCE
-MPI_Ibarrier BARRIER st_mpi_icoll(th, rc, OTF2_COLLECTIVE_OP_BARRIER
+MPI_Ineighbor_allgather_c COLL_OTHER st_mpi_icoll(th, &st_ri, OTF2_COLLECTIVE_OP_ALLGATHER
+MPI_Iallreduce COLL_ALL2ALL st_mpi_icoll(th, &st_ri, OTF2_COLLECTIVE_OP_ALLREDUCE
+MPI_Ibarrier BARRIER st_mpi_icoll(th, &st_ri, OTF2_COLLECTIVE_OP_BARRIER
 MPI_Comm_split_type COLL_OTHER OTF2_COLLECTIVE_OP_CREATE_HANDLE, comm,
 MPI_Dist_graph_create_adjacent COLL_OTHER st_mpi_comm_new(rc, comm_old, *comm_dist_graph);
 MPI_Intercomm_create COLL_OTHER st_mpi_comm_new(rc, local_comm, *newintercomm);
