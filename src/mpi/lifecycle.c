@@ -57,6 +57,7 @@ static void config_failure(const char *msg)
 }
 
 static void install_handlers(void);
+static void reinstall_fault_handlers(void);
 
 __attribute__((constructor)) static void st_shim_load(void)
 {
@@ -99,6 +100,7 @@ static void tool_init(void)
     mpi_started = 1;
     if (!st_record_active)
         return;
+    reinstall_fault_handlers();
     MPI_Request dup; /* Idup + polite wait: a blocking dup busy-polls for ~60 ms on oversubscribed cores */
     if (PMPI_Comm_idup(MPI_COMM_WORLD, &st_tool_comm, &dup) != MPI_SUCCESS || st_polite_wait(&dup, NULL) != MPI_SUCCESS) {
         st_log_error("cannot create the tool's communicator; the application runs untraced");
@@ -357,6 +359,7 @@ static void at_exit(void)
         return;
     if (mpi_started && !mpi_finished) {
         abnormal_end("exit without MPI_Finalize");
+        wait_for_other_dumps(); /* the launcher kills the others once one rank has gone */
     } else if (!mpi_started && st_record_active) {
         ending = 1;
         write_without_mpi(0);
@@ -364,7 +367,11 @@ static void at_exit(void)
 }
 
 static const int fatal_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
-static struct sigaction previous[sizeof fatal_signals / sizeof fatal_signals[0]];
+#define NSIGNALS (sizeof fatal_signals / sizeof fatal_signals[0])
+static struct sigaction previous[NSIGNALS];
+
+/* Faults re-occur when the handler returns, so the previous handler then sees the real fault. */
+static int is_fault(int sig) { return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL; }
 
 static void on_signal(int sig)
 {
@@ -373,30 +380,51 @@ static void on_signal(int sig)
                                          [SIGFPE] = "SIGFPE", [SIGILL] = "SIGILL", [SIGABRT] = "SIGABRT" };
     if (mpi_started && !mpi_finished) {
         abnormal_end(names[sig]);
-        if (sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT)
+        if (!is_fault(sig) && sig != SIGABRT)
             wait_for_other_dumps();
-    }
-    else if (!mpi_started && !ending) {
+    } else if (!mpi_started && !ending) {
         ending = 1;
         write_without_mpi(1);
     }
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+    for (size_t i = 0; i < NSIGNALS; i++)
         if (fatal_signals[i] == sig)
             sigaction(sig, &previous[i], NULL);
-    raise(sig);
+    if (!is_fault(sig))
+        raise(sig);
 }
 
-static void install_handlers(void)
+/* Installs on_signal for sig, chaining to whatever handler is there now. */
+static void take_signal(size_t i)
 {
-    struct sigaction sa;
+    struct sigaction sa, cur;
+    sigaction(fatal_signals[i], NULL, &cur);
+    if (cur.sa_handler == on_signal)
+        return;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sa.sa_flags = SA_RESETHAND | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
-        sigaction(fatal_signals[i], NULL, &previous[i]);
-        if (previous[i].sa_handler == SIG_DFL) /* never replace a handler someone else installed */
-            sigaction(fatal_signals[i], &sa, NULL);
+    previous[i] = cur;
+    sigaction(fatal_signals[i], &sa, NULL);
+}
+
+/* At load: every fatal signal whose handler is still the default (never replace an application's). */
+static void install_handlers(void)
+{
+    for (size_t i = 0; i < NSIGNALS; i++) {
+        struct sigaction cur;
+        sigaction(fatal_signals[i], NULL, &cur);
+        if (cur.sa_handler == SIG_DFL)
+            take_signal(i);
     }
     atexit(at_exit);
+}
+
+/* After PMPI_Init: the MPI runtime (UCX) installs its own fault handlers, which would hide ours;
+ * go in front of them for faults and chain to them afterwards. */
+static void reinstall_fault_handlers(void)
+{
+    for (size_t i = 0; i < NSIGNALS; i++)
+        if (is_fault(fatal_signals[i]) || fatal_signals[i] == SIGABRT)
+            take_signal(i);
 }
