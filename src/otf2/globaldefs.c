@@ -9,7 +9,7 @@
  * rank's master location), COMM_GROUP groups (deduplicated), MPI_COMM_SELF as a
  * COMM_SELF group, Comm/InterComm definitions parents first; OpenMP: one
  * COMM_LOCATIONS group of all locations and a Comm per thread team; finally the
- * archive properties SYNCTRACE::<KEY> (rank 0's props) and SYNCTRACE::INCOMPLETE.
+ * archive properties SYNCTRACE::<KEY> (rank 0's props, else the lowest rank's) and SYNCTRACE::INCOMPLETE.
  */
 #include "writer_int.h"
 
@@ -476,7 +476,10 @@ static void archive_props(gdefs_t *g, unsigned flags)
     int incomplete = (flags & ST_OTF2_INCOMPLETE) != 0;
     for (uint32_t r = 0; r < g->v.world; r++)
         incomplete |= (g->byrank[r]->flags & ST_RANKF_INCOMPLETE) != 0;
+    /* Rank 0's properties; after a recovery without rank 0, the lowest rank that has any. */
     const st_rankdata_t *rd0 = g->byrank[0];
+    for (uint32_t r = 1; r < g->v.world && !rd0->nprops; r++)
+        rd0 = g->byrank[r];
     for (uint32_t i = 0; i < rd0->nprops && !g->err; i++) {
         char name[96];
         prop_name(name, sizeof name, rd0->props[i].key);
