@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msort.h"
+
 /* Fixed region ids (the first entries of the region enum, region.h), without needing
  * the generated MPI region list. */
 enum clc_region {
@@ -203,15 +205,17 @@ typedef struct p2p_item {
     uint64_t rid;             /* MPI_ISEND: request id (cancelled sends are dropped), else 0 */
 } p2p_item_t;
 
-static int cmp_p2p(const void *a, const void *b)
+static inline int cmp_p2p(const p2p_item_t *x, const p2p_item_t *y)
 {
-    const p2p_item_t *x = a, *y = b;
     int r;
     if ((r = cmp_u64(x->tag, y->tag)) || (r = cmp_u64(x->pair, y->pair)) || (r = cmp_u64(x->comm, y->comm)) ||
         (r = cmp_u64(x->o1, y->o1)) || (r = cmp_u64(x->o2, y->o2)) || (r = cmp_u64(x->loc, y->loc)))
         return r;
     return cmp_u64(x->ev, y->ev);
 }
+
+static int cmp_p2p_void(const void *a, const void *b) { return cmp_p2p(a, b); }
+ST_CLC_MSORT(sort_p2p, p2p_item_t, cmp_p2p)
 
 typedef struct { p2p_item_t *v; size_t n, cap; } p2pvec_t;
 typedef struct { uint64_t *v; size_t n, cap; } u64vec_t;
@@ -226,7 +230,7 @@ static int is_cancelled(const u64vec_t *cancelled, uint64_t id)
 /* Numbers the sorted items channel by channel and emits them. */
 static int p2p_emit(ctx_t *c, p2pvec_t *items, uint8_t role)
 {
-    sort(items->v, items->n, sizeof(p2p_item_t), cmp_p2p);
+    sort_p2p(items->v, items->n);
     uint64_t k = 0;
     for (size_t i = 0; i < items->n; i++) {
         const p2p_item_t *it = &items->v[i];

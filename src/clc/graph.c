@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msort.h"
+
 static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
 
-static int cmp_ep(const void *a, const void *b)
+static inline int cmp_ep(const st_clc_endpoint_t *x, const st_clc_endpoint_t *y)
 {
-    const st_clc_endpoint_t *x = a, *y = b;
     int r;
     for (int i = 0; i < 4; i++)
         if ((r = cmp_u64(x->key[i], y->key[i])))
@@ -26,19 +27,24 @@ static int cmp_ep(const void *a, const void *b)
     return cmp_u64(x->ref.ev, y->ref.ev);
 }
 
+static int cmp_ep_void(const void *a, const void *b) { return cmp_ep(a, b); }
+ST_CLC_MSORT(sort_endpoints, st_clc_endpoint_t, cmp_ep)
+
 static int same_key(const st_clc_endpoint_t *a, const st_clc_endpoint_t *b)
 {
     return !memcmp(a->key, b->key, sizeof a->key);
 }
 
-static int cmp_port(const void *a, const void *b)
+static inline int cmp_port(const st_clc_port_t *x, const st_clc_port_t *y)
 {
-    const st_clc_port_t *x = a, *y = b;
     int r;
     if ((r = cmp_u64(x->ev, y->ev)) || (r = cmp_u64(y->role, x->role)) || (r = cmp_u64(x->inst, y->inst)))
         return r;
     return cmp_u64(x->slot, y->slot);
 }
+
+static int cmp_port_void(const void *a, const void *b) { return cmp_port(a, b); }
+ST_CLC_MSORT(sort_ports, st_clc_port_t, cmp_port)
 
 void st_clc_graph_free(st_clc_graph_t *g)
 {
@@ -99,7 +105,7 @@ static int index_ports(st_clc_graph_t *g)
     }
     free(fill);
     for (uint32_t l = 0; l < g->nlocs; l++)
-        qsort(g->ports + g->port_first[l], g->port_first[l + 1] - g->port_first[l], sizeof(st_clc_port_t), cmp_port);
+        sort_ports(g->ports + g->port_first[l], g->port_first[l + 1] - g->port_first[l]);
     return 0;
 }
 
@@ -113,8 +119,7 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
     for (size_t i = 0; i < n; i++)
         if (ep[i].ref.loc < nlocs)
             ep[m++] = ep[i];
-    if (m > 1)
-        qsort(ep, m, sizeof *ep, cmp_ep);
+    sort_endpoints(ep, m);
     g->inst = malloc(sizeof(st_clc_inst_t) * (m ? m : 1));
     g->refs = malloc(sizeof(st_clc_ref_t) * (m ? m : 1));
     if (!g->inst || !g->refs)

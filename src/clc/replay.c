@@ -1,7 +1,8 @@
 /*
  * replay.c — the parallel CLC of one rank (replay.h): classification of the rank's
  * partial dependency graph, the message records, the per-communicator reduction trees,
- * and the state machine SETUP -> FORWARD -> BACKWARD -> STATISTICS -> DONE.
+ * and the state machine SETUP -> ROUNDS (bulk, bounded) [-> FORWARD (replay)] -> BACKWARD ->
+ * STATISTICS -> DONE.
  *
  * Instances of the partial graph fall into five categories:
  *   LOCAL  both ends in this process (OpenMP, MPI self messages): as in run.c;
@@ -18,8 +19,9 @@
  * groups, sorted) plus one for MPI_Init/Finalize (members = every rank). A binomial tree
  * over the members, rooted at the first, carries: the setup reduction (number of
  * instances N = max seq + 1, so that every member takes part in every instance even
- * where it recorded nothing), one forward operation per instance, and one backward and
- * one statistics operation covering all N instances. An operation completes at a node
+ * where it recorded nothing), one operation per bulk round covering all N instances (send
+ * LC), one forward operation per instance in the replay, and one backward and one
+ * statistics operation covering all N instances. An operation completes at a node
  * when its own contribution and all its children's are in (then it goes up, or at the
  * root becomes the result and goes down). Contributions per instance: the shape
  * (EMPTY / PRODUCT / PREFIX) and, for PRODUCT, 2 slots (intercommunicators: one per
@@ -27,7 +29,7 @@
  * complemented so that "two smallest" is again "two largest"; statistics: C and final
  * LC of sends) as quads; for PREFIX (scans), the list of (comm rank, values).
  *
- * Records: a 32-byte header {type, phase, channel kind, pad, nseq, payload length,
+ * Records: a 32-byte header {type, phase, channel kind, round, nseq, payload length,
  * channel key, first seq} and the payload. Records to one destination are appended to
  * one buffer and sent when the rank runs out of local work (or the buffer is large).
  */
@@ -49,14 +51,14 @@
 #define FLUSH_BYTES ((size_t)256 << 10)
 
 enum { CAT_LOCAL, CAT_OUT, CAT_IN, CAT_COLL, CAT_DEAD };
-enum { PH_F, PH_B, PH_S, PH__N };
+enum { PH_F, PH_B, PH_S, PH_R, PH__N }; /* forward replay, backward, statistics, bulk round */
 enum { SH_EMPTY, SH_PRODUCT, SH_PREFIX };
-enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STAT };
+enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STAT, R_RVAL, R_CONV_UP, R_CONV_DOWN };
 enum { CH_COMM, CH_SYNC };
-enum { S_SETUP, S_FWD, S_BWD, S_STAT, S_DONE, S_FAILED };
+enum { S_SETUP, S_FWD, S_BWD, S_STAT, S_DONE, S_FAILED, S_ROUND };
 
-static const unsigned ph_nv[PH__N] = { 1, 1, 2 }; /* values per slot */
-static const char *const state_names[] = { "setup", "forward", "backward", "statistics", "done", "failed" };
+static const unsigned ph_nv[PH__N] = { 1, 1, 2, 1 }; /* values per slot */
+static const char *const state_names[] = { "setup", "forward", "backward", "statistics", "done", "failed", "round" };
 
 typedef struct quad { uint64_t v1, l1, v2, l2; } top2_t;
 typedef struct ent { uint64_t order, v[2]; } ent_t;
@@ -65,7 +67,7 @@ typedef struct u64vec { uint64_t *v; size_t n, cap; } u64vec_t;
 typedef struct tracker { uint32_t arrived; uint8_t own, up, done, _pad; } tracker_t;
 
 typedef struct rec {
-    uint8_t  type, phase, chkind, _pad;
+    uint8_t  type, phase, chkind, round; /* round: bulk round of R_RVAL / PH_R / R_CONV_* records */
     uint32_t nseq;
     uint64_t len; /* payload bytes after the header */
     uint64_t chan, seq;
@@ -109,6 +111,8 @@ typedef struct peer {
     u64vec_t      send_inst, recv_inst; /* after matching: live instances by message index */
     uint64_t     *bwd;                  /* [send_inst.n] forward LC of the receives */
     uint64_t     *stat;                 /* [2 * recv_inst.n] (C, final LC) of the sends */
+    uint64_t     *rin;                  /* [recv_inst.n] bulk rounds: the sends' LC of round rin_round */
+    int           rin_round;
 } peer_t;
 
 typedef struct outbuf {
@@ -155,6 +159,14 @@ struct st_clc_replay {
     st_clc_stats_t stats;
     st_clc_moved_fn moved;
     void           *moved_ctx;
+    /* bulk rounds (see "rounds" below) */
+    int        rounds_max, round, round_sent, rounds_used;
+    uint64_t   changed;        /* receives the values of this round's exchange would move */
+    entvec_t  *pin;            /* [ninst] scans: the previous round's result, per instance */
+    tracker_t  conv;           /* this round's "anything changed" reduction over all ranks */
+    uint64_t   conv_val;
+    int32_t    wparent, wchild[32];
+    uint32_t   nwchild;
 };
 
 /* ---- small helpers ------------------------------------------------------------------------------- */
@@ -321,8 +333,8 @@ static uint8_t *rec_begin(st_clc_replay_t *r, int32_t to, uint8_t type, uint8_t 
     if (!p)
         return NULL;
     b->fwd_at = SIZE_MAX;
-    rec_t h = { .type = type, .phase = phase, .chkind = c ? c->kind : 0, .nseq = nseq, .len = len,
-                .chan = c ? c->key : 0, .seq = seq };
+    rec_t h = { .type = type, .phase = phase, .chkind = c ? c->kind : 0, .round = (uint8_t)r->round, .nseq = nseq,
+                .len = len, .chan = c ? c->key : 0, .seq = seq };
     memcpy(p, &h, sizeof h);
     r->busy = 1;
     return p + sizeof h;
@@ -1035,7 +1047,8 @@ static int fwd_recv_bound(void *ctx, uint32_t loc, const st_clc_port_t *p, int f
     int have;
     if (r->cat[k] == CAT_COLL && in->shape == ST_CLC_PREFIX) {
         const chan_t *c = &r->ch[r->ia[k]];
-        have = !r->pending[k] && prefix_max(ents_ro(c, PH_F, r->ib[k]), ref_order(r, k, p->slot), 0, &v);
+        const entvec_t *e = r->state == S_ROUND ? (r->pin ? &r->pin[k] : NULL) : ents_ro(c, PH_F, r->ib[k]);
+        have = !r->pending[k] && prefix_max(e, ref_order(r, k, p->slot), 0, &v);
     } else {
         have = quad_other(&r->tq[k], gid(&r->in->locs[loc]), &v);
     }
@@ -1054,10 +1067,13 @@ static void fwd_send_done(void *ctx, uint32_t loc, const st_clc_port_t *p, uint6
             wake(r, k);
         break;
     case CAT_OUT:
-        send_fwd(r, &r->peers[r->ia[k]], r->ib[k], lc);
+        if (r->state != S_ROUND) /* rounds send all values at the end of the round */
+            send_fwd(r, &r->peers[r->ia[k]], r->ib[k], lc);
         break;
     case CAT_COLL: {
         chan_t *c = &r->ch[r->ia[k]];
+        if (r->state == S_ROUND)
+            break; /* contributed at the end of the round */
         uint64_t s = r->ib[k];
         if (r->g.inst[k].shape == ST_CLC_PREFIX) {
             entvec_t *e = ents(r, c, PH_F, s);
@@ -1079,7 +1095,7 @@ static const st_clc_fwd_ops_t fwd_ops = { fwd_recv_bound, fwd_send_done };
 
 static int drain(st_clc_replay_t *r, uint32_t forced)
 {
-    while (r->qlen && r->state == S_FWD) {
+    while (r->qlen && (r->state == S_FWD || r->state == S_ROUND)) {
         uint32_t l = r->queue[r->qhead];
         r->qhead = (r->qhead + 1) % r->in->nlocs;
         r->qlen--;
@@ -1147,7 +1163,8 @@ static void break_local_cycle(st_clc_replay_t *r)
 
 static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, size_t len, size_t *used);
 
-static void enter_forward(st_clc_replay_t *r)
+/* After the setup: which messages have both ends, which instances a channel seq holds. */
+static void prepare_instances(st_clc_replay_t *r)
 {
     if (match_peers(r))
         return fail(r, "out of memory");
@@ -1168,7 +1185,11 @@ static void enter_forward(st_clc_replay_t *r)
         c->pend[seq] += r->g.inst[k].nsend;
         c->lshape[seq] = r->g.inst[k].shape == ST_CLC_PREFIX ? SH_PREFIX : SH_PRODUCT;
     }
-    r->state = S_FWD;
+}
+
+/* Hands the deferred records to process_record again (it defers what is still early). */
+static void replay_deferred(st_clc_replay_t *r)
+{
     deferred_t *def = r->def;
     size_t ndef = r->ndef;
     r->def = NULL;
@@ -1180,6 +1201,33 @@ static void enter_forward(st_clc_replay_t *r)
         free(def[i].buf);
     }
     free(def);
+}
+
+/* Forward state of every location and instance as before any forward pass. */
+static void reset_forward(st_clc_replay_t *r)
+{
+    r->qhead = r->qlen = 0;
+    r->unfinished = 0;
+    for (uint32_t l = 0; l < r->in->nlocs; l++) {
+        free(r->fwd[l].jumps);
+        memset(&r->fwd[l], 0, sizeof r->fwd[l]);
+        r->wait_next[l] = NONE32;
+        r->queued[l] = 0;
+        r->unfinished += r->in->locs[l].n > 0;
+    }
+    for (uint64_t k = 0; k < r->g.ninst; k++) {
+        r->wait_head[k] = NONE32;
+        r->tq[k] = quad_empty;
+        r->pending[k] = r->cat[k] == CAT_LOCAL ? r->g.inst[k].nsend : r->cat[k] == CAT_IN || r->cat[k] == CAT_COLL;
+    }
+}
+
+/* The message-by-message replay (also the fallback when bulk rounds do not converge). */
+static void enter_forward(st_clc_replay_t *r)
+{
+    reset_forward(r);
+    r->state = S_FWD;
+    replay_deferred(r);
     for (uint32_t i = 0; i < r->nch; i++)
         for (uint64_t s = 0; s < r->ch[i].N; s++)
             if (r->ch[i].pend[s] == 0)
@@ -1412,6 +1460,305 @@ static void finish_statistics(st_clc_replay_t *r)
     r->state = S_DONE;
 }
 
+/* ---- bulk rounds ------------------------------------------------------------------------------------------------ */
+/*
+ * LC is monotone in the values of the sends a location receives from, so iterating "every
+ * rank computes its whole forward pass from the previous round's remote values, then all
+ * send values are exchanged at once" from no remote values at all rises to the least fixed
+ * point, which for a consistent trace is the unique solution the replay computes. It
+ * has converged when, with the values just exchanged, no receive anywhere would move (its
+ * new bound does not exceed its LC): bounds only grow from round to round, so the current LC
+ * then satisfy every equation with the new values and are the least fixed point — no
+ * confirming pass (one "would anything move" reduction over all ranks per round). Round 0
+ * runs no forward pass: it exchanges the sends' C, a lower bound of their LC. A round costs a
+ * pass over the events and one exchange, instead of one message latency per hop of every
+ * causal chain: much cheaper when corrections do not chain across many ranks, which is the
+ * usual case (a jump is caused by the raw time of a send: one forward pass). When they do,
+ * rounds_max bounds the attempt and the message-by-message replay takes over.
+ */
+
+/* Records of a later round, or of the replay while this rank is still in rounds, wait. */
+static int early(const st_clc_replay_t *r, const rec_t *h)
+{
+    int round_rec = h->type == R_RVAL || h->type == R_CONV_UP || h->type == R_CONV_DOWN ||
+                    ((h->type == R_UP || h->type == R_DOWN) && h->phase == PH_R);
+    if (round_rec)
+        return r->state != S_ROUND || h->round > r->round;
+    int replay_rec = h->type == R_FWD || ((h->type == R_UP || h->type == R_DOWN) && h->phase == PH_F);
+    return replay_rec && r->state == S_ROUND;
+}
+
+static void world_tree(st_clc_replay_t *r)
+{
+    uint32_t me = (uint32_t)r->me, n = (uint32_t)r->nranks;
+    r->wparent = me ? (int32_t)(me & (me - 1)) : -1;
+    for (uint64_t bit = 1; bit < n && !(me & bit); bit <<= 1)
+        if (me + bit < n)
+            r->wchild[r->nwchild++] = (int32_t)(me + bit);
+}
+
+static void rounds_result(st_clc_replay_t *r, uint64_t changed);
+
+static void conv_try(st_clc_replay_t *r)
+{
+    tracker_t *t = &r->conv;
+    if (!t->own || t->arrived < r->nwchild || t->up || t->done)
+        return;
+    if (r->wparent >= 0) {
+        uint8_t *p = rec_begin(r, r->wparent, R_CONV_UP, 0, NULL, 0, 0, 8);
+        if (p)
+            put_u64(p, r->conv_val);
+        t->up = 1;
+        return;
+    }
+    rounds_result(r, r->conv_val);
+}
+
+static void rounds_result(st_clc_replay_t *r, uint64_t changed)
+{
+    r->conv.done = 1;
+    r->conv_val = changed;
+    for (uint32_t i = 0; i < r->nwchild; i++) {
+        uint8_t *p = rec_begin(r, r->wchild[i], R_CONV_DOWN, 0, NULL, 0, 0, 8);
+        if (p)
+            put_u64(p, changed);
+    }
+}
+
+static int on_conv(st_clc_replay_t *r, const rec_t *h, reader_t *rd)
+{
+    uint64_t v;
+    if (get_u64(rd, &v) || h->round != r->round || r->conv.done)
+        return -1;
+    if (h->type == R_CONV_DOWN) {
+        rounds_result(r, v);
+        return 0;
+    }
+    r->conv_val = v > r->conv_val ? v : r->conv_val;
+    r->conv.arrived++;
+    conv_try(r);
+    return 0;
+}
+
+static int on_rval(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd)
+{
+    peer_t *pe = find_peer(r, from);
+    if (!pe || h->len != pe->recv_inst.n * 8 || pe->rin_round >= (int)h->round)
+        return -1;
+    memcpy(pe->rin, rd->p, h->len);
+    pe->rin_round = h->round;
+    rd->p += h->len;
+    return 0;
+}
+
+static void reset_phase(chan_t *c, int ph)
+{
+    phase_t *P = &c->ph[ph];
+    memset(P->tr, 0, sizeof *P->tr);
+    for (size_t i = 0; i < c->N * nq_of(ph); i++)
+        P->q[i] = quad_empty;
+    memset(P->shape, 0, c->N ? c->N : 1);
+    for (uint64_t s = 0; P->ent && s < c->N; s++)
+        P->ent[s].n = 0;
+    P->open = c->N ? 1 : 0;
+}
+
+/* Inputs of a round: the previous round's values of the remote sends (none in round 0). */
+static void round_inputs(st_clc_replay_t *r)
+{
+    for (uint64_t k = 0; k < r->g.ninst; k++) {
+        r->pending[k] = r->cat[k] == CAT_LOCAL ? r->g.inst[k].nsend : 0;
+        if (r->round == 0)
+            continue;
+        if (r->cat[k] == CAT_IN) {
+            r->tq[k] = (top2_t){ r->peers[r->ia[k]].rin[r->ib[k]], REMOTE_LOC, 0, NOLOC };
+        } else if (r->cat[k] == CAT_COLL) {
+            chan_t *c = &r->ch[r->ia[k]];
+            uint64_t s = r->ib[k];
+            if (r->g.inst[k].shape != ST_CLC_PREFIX) {
+                r->tq[k] = qof(c, PH_R, s)[r->islot[k]];
+            } else if (c->ph[PH_R].ent) {
+                entvec_t *e = &r->pin[k], *from = &c->ph[PH_R].ent[s];
+                if (grow((void **)&e->v, &e->cap, from->n + 1, sizeof *e->v))
+                    return fail(r, "out of memory");
+                memcpy(e->v, from->v, from->n * sizeof *e->v);
+                e->n = from->n;
+            }
+        }
+    }
+}
+
+/* Round 0 runs no forward pass: it exchanges the sends' C, a lower bound of their LC
+ * (LC >= C), so that round 1 starts from the raw times instead of from nothing. */
+static void round_begin(st_clc_replay_t *r)
+{
+    reset_forward(r);
+    round_inputs(r);
+    for (uint32_t i = 0; i < r->nch; i++)
+        reset_phase(&r->ch[i], PH_R);
+    memset(&r->conv, 0, sizeof r->conv);
+    r->conv_val = 0;
+    r->changed = 0;
+    r->round_sent = 0;
+    r->state = S_ROUND;
+    replay_deferred(r);
+    if (r->round == 0)
+        r->unfinished = 0; /* event times are still C */
+    for (uint32_t l = 0; r->round && l < r->in->nlocs; l++)
+        enqueue(r, l);
+    r->busy = 1;
+}
+
+/* This round's send values: to the receivers, and as contributions to the channel trees. */
+static void round_end(st_clc_replay_t *r)
+{
+    for (uint64_t k = 0; k < r->g.ninst; k++) {
+        if (r->cat[k] != CAT_COLL)
+            continue;
+        const st_clc_inst_t *in = &r->g.inst[k];
+        chan_t *c = &r->ch[r->ia[k]];
+        c->ph[PH_R].shape[r->ib[k]] = merge_shape(r, c->ph[PH_R].shape[r->ib[k]],
+                                                  in->shape == ST_CLC_PREFIX ? SH_PREFIX : SH_PRODUCT);
+        for (uint32_t j = 0; j < in->nsend; j++) {
+            const st_clc_ref_t *x = &r->g.refs[in->first + j];
+            uint64_t v = ref_time(r, x);
+            if (in->shape == ST_CLC_PREFIX) {
+                entvec_t *e = ents(r, c, PH_R, r->ib[k]);
+                if (!e || ent_push(e, (ent_t){ .order = x->order, .v = { v, 0 } }))
+                    return fail(r, "out of memory");
+            } else {
+                quad_put(&qof(c, PH_R, r->ib[k])[r->islot[k]], v, gid(&r->in->locs[x->loc]));
+            }
+        }
+    }
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        const peer_t *pe = &r->peers[i];
+        if (!pe->send_inst.n)
+            continue;
+        uint8_t *p = rec_begin(r, pe->rank, R_RVAL, PH_R, NULL, 0, 0, pe->send_inst.n * 8);
+        for (size_t j = 0; p && j < pe->send_inst.n; j++)
+            p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->send_inst.v[j]].first]));
+    }
+    for (uint32_t i = 0; i < r->nch; i++)
+        if (r->ch[i].N)
+            own_done(r, &r->ch[i], PH_R, 0);
+    r->round_sent = 1;
+}
+
+/* The values of this round's exchange have all arrived. */
+static int round_inputs_in(const st_clc_replay_t *r)
+{
+    for (uint32_t i = 0; i < r->npeers; i++)
+        if (r->peers[i].recv_inst.n && r->peers[i].rin_round != r->round)
+            return 0;
+    for (uint32_t i = 0; i < r->nch; i++)
+        if (r->ch[i].ph[PH_R].open)
+            return 0;
+    return 1;
+}
+
+/* Receives whose bound from the values just exchanged exceeds their current LC. */
+static uint64_t would_move(st_clc_replay_t *r)
+{
+    uint64_t n = 0;
+    for (uint64_t k = 0; k < r->g.ninst; k++) {
+        if (r->cat[k] != CAT_IN && r->cat[k] != CAT_COLL)
+            continue;
+        const st_clc_inst_t *in = &r->g.inst[k];
+        uint64_t mu = st_clc_mu(&r->p, in->mumask), v = 0;
+        uint32_t nr;
+        const st_clc_ref_t *rv = refs_of(r, k, 1, &nr);
+        for (uint32_t i = 0; i < nr; i++) {
+            int have;
+            if (r->cat[k] == CAT_IN) {
+                v = r->peers[r->ia[k]].rin[r->ib[k]], have = 1;
+            } else {
+                const chan_t *c = &r->ch[r->ia[k]];
+                if (in->shape == ST_CLC_PREFIX)
+                    have = prefix_max(ents_ro(c, PH_R, r->ib[k]), rv[i].order, 0, &v);
+                else
+                    have = quad_other(&c->ph[PH_R].q[r->ib[k] * nq_of(PH_R) + r->islot[k]],
+                                      gid(&r->in->locs[rv[i].loc]), &v);
+            }
+            n += have && v + mu > ref_time(r, &rv[i]);
+        }
+    }
+    return n;
+}
+
+/* Contributes "would anything move" once the exchange is complete; ready when all agree. */
+static int round_ready(st_clc_replay_t *r)
+{
+    if (!r->round_sent || !round_inputs_in(r))
+        return 0;
+    if (!r->conv.own) {
+        /* Round 0 ran no forward pass: at least one round must follow it. */
+        r->changed = r->round == 0 ? 1 : would_move(r);
+        r->conv_val = r->conv_val > r->changed ? r->conv_val : r->changed;
+        r->conv.own = 1;
+        conv_try(r);
+    }
+    return r->conv.done;
+}
+
+static void enter_backward(st_clc_replay_t *r);
+
+/* Converged: this round's LC are final. Otherwise another round, or the replay. */
+static void round_next(st_clc_replay_t *r)
+{
+    if (r->conv_val == 0) {
+        r->rounds_used = r->round + 1;
+        for (uint32_t i = 0; i < r->nch; i++)
+            r->ch[i].ph[PH_F].open = 0; /* the replay's trees are not needed */
+        enter_backward(r);
+    } else if (r->round + 1 < r->rounds_max) {
+        r->round++;
+        round_begin(r);
+    } else {
+        r->rounds_used = -(r->round + 1);
+        enter_forward(r);
+    }
+}
+
+static void progress_round(st_clc_replay_t *r)
+{
+    drain(r, NONE32);
+    if (r->state != S_ROUND)
+        return;
+    if (!r->round_sent && r->unfinished == 0)
+        round_end(r);
+    else if (!r->round_sent && r->qlen == 0)
+        break_local_cycle(r);
+    if (r->state == S_ROUND && round_ready(r))
+        round_next(r);
+}
+
+/* Starts the forward pass after the setup: rounds if allowed, else the replay. */
+static void start_forward(st_clc_replay_t *r)
+{
+    prepare_instances(r);
+    if (r->state == S_FAILED)
+        return;
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        peer_t *pe = &r->peers[i];
+        pe->rin_round = -1;
+        if (!(pe->rin = malloc((pe->recv_inst.n + 1) * sizeof *pe->rin)))
+            return fail(r, "out of memory");
+    }
+    if (r->rounds_max <= 0) {
+        for (uint32_t i = 0; i < r->nch; i++)
+            r->ch[i].ph[PH_R].open = 0; /* no rounds */
+        enter_forward(r);
+        return;
+    }
+    r->pin = calloc(r->g.ninst + 1, sizeof *r->pin);
+    if (!r->pin)
+        return fail(r, "out of memory");
+    world_tree(r);
+    r->round = 0;
+    round_begin(r);
+}
+
 /* ---- incoming records ------------------------------------------------------------------------------------------ */
 
 static int defer(st_clc_replay_t *r, int32_t from, const uint8_t *buf, size_t len)
@@ -1473,6 +1820,8 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
     reader_t rd = { buf + sizeof h, buf + *used };
     if (r->state == S_SETUP && h.type != R_COUNTS && h.type != R_SETUP_UP && h.type != R_SETUP_DOWN)
         return defer(r, from, buf, *used);
+    if (early(r, &h))
+        return defer(r, from, buf, *used);
     r->busy = 1;
     chan_t *c = NULL;
     if (h.type == R_SETUP_UP || h.type == R_SETUP_DOWN || h.type == R_UP || h.type == R_DOWN) {
@@ -1491,6 +1840,9 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
     case R_FWD: return on_fwd(r, from, &h, &rd);
     case R_BWD:
     case R_STAT: return on_array(r, from, &h, &rd);
+    case R_RVAL: return on_rval(r, from, &h, &rd);
+    case R_CONV_UP:
+    case R_CONV_DOWN: return on_conv(r, &h, &rd);
     default: return -1;
     }
 }
@@ -1516,7 +1868,9 @@ int st_clc_replay_progress(st_clc_replay_t *r)
 {
     r->busy = 0;
     if (r->state == S_SETUP && r->counts_got >= r->incoming && r->setup_open == 0)
-        enter_forward(r);
+        start_forward(r);
+    if (r->state == S_ROUND)
+        progress_round(r);
     if (r->state == S_FWD) {
         drain(r, NONE32);
         if (r->state == S_FWD && r->unfinished == 0)
@@ -1567,9 +1921,16 @@ void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n)
                  r->incoming, r->setup_open);
     else if (r->state == S_FWD)
         snprintf(buf + k, n > k ? n - k : 0, ": %u locations unfinished", r->unfinished);
+    else if (r->state == S_ROUND)
+        snprintf(buf + k, n > k ? n - k : 0, " %d: %u locations unfinished, sent %d, agreed %d", r->round,
+                 r->unfinished, r->round_sent, r->conv.done);
 }
 
 void st_clc_replay_stats(const st_clc_replay_t *r, st_clc_stats_t *s) { *s = r->stats; }
+
+void st_clc_replay_set_rounds(st_clc_replay_t *r, int rounds) { r->rounds_max = rounds < 0 ? 0 : rounds > 200 ? 200 : rounds; }
+
+int st_clc_replay_rounds(const st_clc_replay_t *r) { return r->rounds_used; }
 
 void st_clc_replay_on_moved(st_clc_replay_t *r, st_clc_moved_fn moved, void *ctx)
 {
@@ -1656,6 +2017,8 @@ void st_clc_replay_free(st_clc_replay_t *r)
 {
     if (!r)
         return;
+    for (uint64_t k = 0; r->pin && k < r->g.ninst; k++)
+        free(r->pin[k].v);
     st_clc_graph_free(&r->g);
     free(r->cat), free(r->islot), free(r->ia), free(r->ib), free(r->tq), free(r->pending), free(r->wait_head);
     for (uint32_t l = 0; r->fwd && l < r->in->nlocs; l++)
@@ -1666,9 +2029,10 @@ void st_clc_replay_free(st_clc_replay_t *r)
     free(r->ch);
     for (uint32_t i = 0; i < r->npeers; i++) {
         peer_t *pe = &r->peers[i];
-        free(pe->theirs), free(pe->send_inst.v), free(pe->recv_inst.v), free(pe->bwd), free(pe->stat);
+        free(pe->theirs), free(pe->send_inst.v), free(pe->recv_inst.v), free(pe->bwd), free(pe->stat), free(pe->rin);
     }
     free(r->peers);
+    free(r->pin);
     for (uint32_t i = 0; i < r->nob; i++)
         free(r->ob[i].data);
     free(r->ob);

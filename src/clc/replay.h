@@ -17,10 +17,12 @@
  *    started when the rank's sends of that instance are known; backward and statistics:
  *    one tree operation per communicator covering all its instances;
  *  - OpenMP and MPI self messages never leave the process.
- * The forward pass is a dataflow replay: each location runs (st_clc_forward_loc) until a
- * receive whose remote values have not arrived, and resumes when they do. LC(e) depends
- * only on LC(prev) and its sends' LC, so the result equals the sequential reference
- * st_clc_run() on the whole trace (tests/unit/test_clc_replay.c checks this).
+ * The forward pass: first up to N bulk rounds (st_clc_replay_set_rounds: every rank
+ * computes all its events from the previous round's remote values, then all values are
+ * exchanged at once, until no receive would move), else a dataflow replay: each location
+ * runs (st_clc_forward_loc) until a receive whose remote values have not arrived, and
+ * resumes when they do. Either way the result equals the sequential reference st_clc_run()
+ * on the whole trace (tests/unit/test_clc_replay.c checks this).
  *
  * Transport-agnostic and MPI-free: the caller supplies a send function and feeds received
  * buffers to st_clc_replay_deliver(); src/clc/replay_mpi.c does this over MPI, the unit
@@ -67,6 +69,16 @@ enum { ST_CLC_REPLAY_FAILED = -1, ST_CLC_REPLAY_DONE = 0, ST_CLC_REPLAY_BUSY = 1
  */
 int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, const st_clc_replay_net_t *net,
                       st_clc_replay_t **out);
+
+/*
+ * Bulk rounds before the message-by-message replay (default 0: replay only): each round
+ * every rank runs its whole forward pass from the previous round's remote send values and
+ * exchanges all of them at once; when no send changes, the result is final (and equals the
+ * replay's). After `rounds` rounds without convergence the replay runs. Call before the run.
+ */
+void st_clc_replay_set_rounds(st_clc_replay_t *r, int rounds);
+/* After DONE: rounds until convergence, or -(rounds tried) when the replay was needed, 0: replay only. */
+int st_clc_replay_rounds(const st_clc_replay_t *r);
 
 /* Calls moved(ctx, e, C) for every event the correction moved, when it finishes (in the
  * pass that flags them ST_EVF_CLC_MOVED). Optional; call before the run. */

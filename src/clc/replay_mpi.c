@@ -42,7 +42,8 @@
 double st_clock_min_latency_ns(int inter_node) __attribute__((weak));
 
 #define TAG         7401
-#define ST_CLC_STALL_S 60.0 /* no message and no local progress for this long: give up */
+#define ST_CLC_STALL_S 60.0 /* no message and no local progress for this long (plus twice the time the
+                              correction has taken so far: large traces take long): give up */
 
 int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd);
 
@@ -258,11 +259,30 @@ static int partner_count(MPI_Comm comm, st_clc_replay_t *r, int32_t nranks, uint
     return rc;
 }
 
+/*
+ * Idle waiting: yield for a while (the partner is usually about to answer), then sleep
+ * with growing pauses. With more ranks than cores a spinning rank takes the CPU from the
+ * very rank it waits for; sleeping gives it back.
+ */
+#define SPIN_IDLE   64       /* idle rounds of sched_yield before the first sleep */
+#define SLEEP_MAX_NS 200000L /* longest pause */
+
+static void idle_wait(long idle)
+{
+    if (idle < SPIN_IDLE) {
+        sched_yield();
+        return;
+    }
+    long ns = 1000L << (idle - SPIN_IDLE < 8 ? idle - SPIN_IDLE : 8);
+    struct timespec ts = { 0, ns < SLEEP_MAX_NS ? ns : SLEEP_MAX_NS };
+    nanosleep(&ts, NULL);
+}
+
 /* The message loop. Returns 0 when this rank's part is done, -1 on failure or stall. */
-static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank)
+static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank, double t_start)
 {
     double last = mono_s(), busy = 0;
-    long loops = 0, msgs = 0;
+    long loops = 0, msgs = 0, idle = 0;
     for (;;) {
         double tb = cpu_ms();
         int rc = st_clc_replay_progress(r);
@@ -281,13 +301,15 @@ static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank)
         }
         if (rc == ST_CLC_REPLAY_BUSY || got) {
             last = mono_s();
+            idle = 0;
             continue;
         }
-        sched_yield();
-        if (mono_s() - last > ST_CLC_STALL_S) {
+        idle_wait(idle++);
+        double now = mono_s();
+        if (now - last > ST_CLC_STALL_S + 2 * (last - t_start)) {
             char why[200];
             st_clc_replay_waiting(r, why, sizeof why);
-            st_log_error("CLC: rank %d made no progress for %.0f s (%s); giving up", rank, ST_CLC_STALL_S, why);
+            st_log_error("CLC: rank %d made no progress for %.0f s (%s); giving up", rank, now - last, why);
             return -1;
         }
     }
@@ -341,26 +363,32 @@ static void restore_orig(st_clc_input_t *in)
 }
 
 /* Runs the engine; 0 when this rank completed its part. */
-static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s)
+/* rounds: bulk rounds until convergence, -(rounds tried) when the replay was needed, 0: replay only. */
+static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
+                      double t_start, int *rounds)
 {
     mpi_net_t m = { .comm = comm };
     st_clc_replay_net_t net = { net_send, &m };
     st_clc_replay_t *r = NULL;
     double c0 = cpu_ms();
     int ok = st_clc_replay_new(p, in, rank, &net, &r) == 0, all_ok = 0;
-    if (ok)
+    if (ok) {
         st_clc_replay_on_moved(r, keep_orig, NULL);
+        st_clc_replay_set_rounds(r, (int)(st_config.clc_rounds < 200 ? st_config.clc_rounds : 200));
+    }
     double c1 = cpu_ms();
     uint32_t incoming = 0;
     /* Everyone must have an engine before anyone sends to it. */
     if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all_ok ||
         partner_count(comm, r, in->nranks, &incoming) || st_clc_replay_start(r, incoming))
         ok = 0;
-    if (ok && message_loop(&m, r, rank) != 0)
+    if (ok && message_loop(&m, r, rank, t_start) != 0)
         ok = 0;
     st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f", c1 - c0, cpu_ms() - c1);
-    if (ok)
+    if (ok) {
         st_clc_replay_stats(r, s);
+        *rounds = st_clc_replay_rounds(r);
+    }
     if (m.n)
         abandon_sends(&m);
     free(m.req);
@@ -369,14 +397,16 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     return ok ? 0 : -1;
 }
 
-static void report(st_rankdata_t *rd, const st_clc_stats_t *t, double ms)
+/* ms: wall and CPU time of the correction, maxima over the ranks. */
+static void report(st_rankdata_t *rd, const st_clc_stats_t *t, const double *ms)
 {
     st_clc_stats_emit(t, emit_prop, rd);
-    st_rankdata_prop(rd, "FINALIZE_CLC_MS", "%.3f", ms);
+    st_rankdata_prop(rd, "FINALIZE_CLC_MS", "%.3f", ms[0]);
+    st_rankdata_prop(rd, "FINALIZE_CLC_CPU_MS", "%.3f", ms[1]);
     st_log_info("CLC: %" PRIu64 " events, %" PRIu64 " moved (max %" PRIu64 " ns); violations corrected: p2p %" PRIu64
                 ", collective %" PRIu64 ", OpenMP %" PRIu64 "; %.1f ms",
                 t->events, t->moved, t->max_shift, t->violations.violated[ST_CLC_P2P],
-                t->violations.violated[ST_CLC_COLL], t->violations.violated[ST_CLC_OMP], ms);
+                t->violations.violated[ST_CLC_COLL], t->violations.violated[ST_CLC_OMP], ms[0]);
 }
 
 int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
@@ -415,17 +445,24 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
         return -1;
     }
     st_clc_stats_t mine = { 0 }, total = { 0 };
-    int ok = run_engine(comm, &p, &in, rank, &mine) == 0, all_ok = 0;
+    int rounds = 0, ok = run_engine(comm, &p, &in, rank, &mine, t0, &rounds) == 0, all_ok = 0;
     if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok)
         restore_orig(&in);
-    double ms = (mono_s() - t0) * 1e3, ms_max = ms;
-    st_log_debug("CLC: %.1f ms, %.1f ms CPU", ms, cpu_ms() - c0);
-    if (PMPI_Ireduce(&ms, &ms_max, 1, MPI_DOUBLE, MPI_MAX, 0, comm, &req) == MPI_SUCCESS)
+    double ms[2] = { (mono_s() - t0) * 1e3, cpu_ms() - c0 }, ms_max[2] = { ms[0], ms[1] };
+    st_log_debug("CLC: %.1f ms, %.1f ms CPU", ms[0], ms[1]);
+    if (PMPI_Ireduce(ms, ms_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm, &req) == MPI_SUCCESS)
         st_polite_wait(&req, NULL);
-    if (all_ok && reduce_stats(comm, &mine, &total) == 0 && rank == 0)
+    if (all_ok && reduce_stats(comm, &mine, &total) == 0 && rank == 0) {
         report(rd, &total, ms_max);
+        if (rounds > 0)
+            st_rankdata_prop(rd, "clc.method", "bulk rounds: converged after %d", rounds);
+        else if (rounds < 0)
+            st_rankdata_prop(rd, "clc.method", "replay (bulk rounds: %d without convergence)", -rounds);
+        else
+            st_rankdata_prop(rd, "clc.method", "replay");
+    }
     if (!all_ok && rank == 0) {
         st_rankdata_prop(rd, "clc.state", "failed");
         st_log_error("CLC: the correction failed on at least one rank; timestamps left uncorrected");

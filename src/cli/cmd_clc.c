@@ -646,7 +646,7 @@ static void copy_props(const st_cli_archive_t *ar, st_rankdata_t *rd0)
     for (size_t i = 0; i < ar->nprops; i++) {
         const char *n = ar->props[i].name;
         if (strncmp(n, "SYNCTRACE::", 11) || !strcmp(n + 11, "INCOMPLETE") || !strncmp(n + 11, "CLC_", 4) ||
-            !strcmp(n + 11, "FINALIZE_CLC_MS"))
+            !strncmp(n + 11, "FINALIZE_CLC_", 13))
             continue;
         st_rankdata_prop(rd0, n + 11, "%s", ar->props[i].value);
     }

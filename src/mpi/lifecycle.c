@@ -230,7 +230,7 @@ static void finish_and_write(void)
         st_clock_report(&rd);
     if (st_config.callsite)
         st_callsite_resolve(&rd);
-    if (st_clc_run_mpi && st_config.clc == ST_CLC_ON)
+    if (st_clc_run_mpi) /* with SYNCTRACE_CLC=off it only records the parameters, for `synctrace clc` */
         st_clc_run_mpi(st_tool_comm, &rd);
     if (st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir) == 0 && st_world_rank == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);

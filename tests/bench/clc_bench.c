@@ -1,12 +1,15 @@
 /*
  * clc_bench.c — workload of the CLC benchmark (tests/bench/clc_bench.sh).
  *
- * Usage: clc_bench ITERATIONS. Every iteration, on every rank: MPI_Sendrecv around the
- * ring, MPI_Irecv + MPI_Isend to both neighbours completed by an MPI_Testall loop, and
- * every 4th iteration an MPI_Iallreduce completed by an MPI_Test loop. The loops yield
- * the core (sched_yield): with more ranks than cores, MPICH's blocking waits would spin
- * through whole time slices. Rank 0 prints
- *   events_per_rank_estimate N
+ * Usage: clc_bench ITERATIONS [THREADS]. Every iteration, on every rank: a message to the
+ * right neighbour (MPI_Irecv + MPI_Send), MPI_Irecv + MPI_Isend to both neighbours, and
+ * every 4th iteration an MPI_Iallreduce, each completed by MPI_Waitall after polling with
+ * PMPI_Request_get_status + sched_yield: with more ranks than cores, MPICH's blocking
+ * waits would spin through whole time slices; the polls are not traced, so every run
+ * records the same events. With THREADS > 0 (built with OpenMP), every iteration
+ * also runs a parallel region of THREADS threads (a worksharing loop and a critical
+ * section): most events are then OpenMP events, as in hybrid applications.
+ * Rank 0 prints
  *   finalize_ms T        (wall time of MPI_Finalize: sync, CLC, archive writing)
  *   run_ms T             (MPI_Init to MPI_Finalize)
  */
@@ -15,6 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wstringop-overflow" /* MPI_STATUSES_IGNORE, see tests/mpi/st_test.h */
@@ -27,16 +33,23 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
+/* Polls with PMPI_Request_get_status (not traced, does not complete the request) so the
+ * trace has the same events however long the wait, then completes with a traced MPI_Waitall. */
 static void wait_all(int n, MPI_Request *r)
 {
-    int done = 0;
-    while (MPI_Testall(n, r, &done, MPI_STATUSES_IGNORE) == MPI_SUCCESS && !done)
-        sched_yield();
+    for (int i = 0; i < n; i++) {
+        int done = 0;
+        while (PMPI_Request_get_status(r[i], &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done)
+            sched_yield();
+    }
+    MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
 }
 
 int main(int argc, char **argv)
 {
     long iters = argc > 1 ? atol(argv[1]) : 1000;
+    int threads = argc > 2 ? atoi(argv[2]) : 0;
+    (void)threads; /* used with OpenMP only */
     int rank, size;
     double t0 = now_ms();
     MPI_Init(&argc, &argv);
@@ -56,6 +69,20 @@ int main(int argc, char **argv)
         MPI_Isend(&a, 1, MPI_LONG, left, 2, MPI_COMM_WORLD, &r[3]);
         wait_all(4, r);
         s += c + b[0] - b[1];
+#ifdef _OPENMP
+        if (threads > 0) {
+            double acc = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : acc)
+            {
+#pragma omp for
+                for (int k = 0; k < 64; k++)
+                    acc += k * 0.5;
+#pragma omp critical
+                s++;
+            }
+            s += (long)acc;
+        }
+#endif
         if (i % 4 == 0) {
             long m;
             MPI_Iallreduce(&a, &m, 1, MPI_LONG, MPI_MAX, MPI_COMM_WORLD, &r[0]);
@@ -67,7 +94,6 @@ int main(int argc, char **argv)
     MPI_Finalize();
     double t2 = now_ms();
     if (rank == 0)
-        printf("checksum %ld\nevents_per_rank_estimate %ld\nfinalize_ms %.1f\nrun_ms %.1f\n", s, iters * 24, t2 - t1,
-               t1 - t0);
+        printf("checksum %ld\nfinalize_ms %.1f\nrun_ms %.1f\n", s, t2 - t1, t1 - t0);
     return 0;
 }

@@ -5,7 +5,8 @@
 #    (--redo: the times before CLC are in synctrace:orig_time, so the input is exactly the
 #    one the run corrected) with the run's parameters (read from SYNCTRACE::CLC_*), has the
 #    same timestamps and orig_time on every event and the same statistics — MPI-only and
-#    hybrid programs;
+#    hybrid programs, with the in-run correction done by bulk rounds (the default) and by the
+#    message-by-message replay (SYNCTRACE_CLC_ROUNDS=0);
 #  - a run recorded with SYNCTRACE_CLC=off, corrected offline: no violation left, and
 #    `check --raw` of the result counts what `check` counted on the input;
 #  - SYNCTRACE_CLC_MU overrides the recorded mu (and changes the result);
@@ -16,7 +17,7 @@ need_tools
 BIN=$(build_mpi_c clc_mpi "$CLC_DIR/clc_mpi.c")
 
 # stats DIR: the CLC statistics properties (minus run-only ones), one per line.
-stats() { st info "$1" | awk '$1 ~ /^SYNCTRACE::CLC_/ && $1 != "SYNCTRACE::CLC_STATE" {print $1, $2}'; }
+stats() { st info "$1" | awk '$1 ~ /^SYNCTRACE::CLC_/ && $1 != "SYNCTRACE::CLC_STATE" && $1 != "SYNCTRACE::CLC_METHOD" {print $1, $2}'; }
 
 # same_as_run IN: IN corrected offline from its raw times equals IN.
 same_as_run() {
@@ -30,11 +31,15 @@ same_as_run() {
     [ "$(stats "$in")" = "$(stats "$out")" ] || fail "statistics differ: $(diff <(stats "$in") <(stats "$out") | tr '\n' '|')"
     assert_eq "CLC_STATE of the offline archive" offline "$(prop "$out" CLC_STATE)"
     otf2_ok "$out"
-    note "$(basename "$in"): $(cat "$ST_TMP/cmp.txt"), moved $(prop "$in" CLC_MOVED), statistics identical"
+    note "$(basename "$in"): $(cat "$ST_TMP/cmp.txt"), moved $(prop "$in" CLC_MOVED), statistics identical ($(st info "$in" | sed -n 's/^ *SYNCTRACE::CLC_METHOD *//p'))"
 }
 
 run_skewed "$ST_TMP/mpi" "$ST_NP" "$BIN" 3
+assert_eq "in-run method (default)" bulk "$(prop "$ST_TMP/mpi" CLC_METHOD)"
 same_as_run "$ST_TMP/mpi"
+CLC_ENV="SYNCTRACE_CLC_ROUNDS=0" run_skewed "$ST_TMP/replay" "$ST_NP" "$BIN" 3
+assert_eq "in-run method with SYNCTRACE_CLC_ROUNDS=0" replay "$(prop "$ST_TMP/replay" CLC_METHOD)"
+same_as_run "$ST_TMP/replay"
 
 if command -v clang >/dev/null; then
     HYB=$ST_BUILD/clc_hybrid
@@ -44,6 +49,8 @@ if command -v clang >/dev/null; then
     fi
     run_skewed "$ST_TMP/hybrid" "$ST_NP" "$HYB" -t 3 3
     same_as_run "$ST_TMP/hybrid"
+    CLC_ENV="SYNCTRACE_CLC_ROUNDS=0" run_skewed "$ST_TMP/hybrid-replay" "$ST_NP" "$HYB" -t 3 3
+    same_as_run "$ST_TMP/hybrid-replay"
 else
     note "clang not installed: hybrid identity not checked"
 fi

@@ -8,9 +8,12 @@
  * without data) on MPI_COMM_WORLD, on a sub-communicator and on an intercommunicator;
  * nonblocking collectives; MPI_Init / MPI_Finalize; OpenMP fork/join, barriers and locks.
  * Each rank's engine sees only its own locations; the engines talk through an in-memory
- * message pool delivered in random order. Checks:
+ * message pool delivered in random order. Every trace runs three times: message-by-message
+ * replay only, one bulk round (then the replay, unless it converged at once), and up to 8
+ * bulk rounds. Checks:
  *  - every event's LC equals st_clc_run's on the whole trace, and the merged statistics
- *    equal the sequential ones field by field;
+ *    equal the sequential ones field by field, in every mode;
+ *  - all ranks agree on the rounds used; both convergence and fallback happen;
  *  - no message is addressed to a rank whose engine is done, nothing fails or stalls.
  */
 /* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/util/log.c */
@@ -336,7 +339,9 @@ static int net_send(void *ctx, int32_t to, void *buf, size_t len)
 
 static const st_clc_sync_region_t sync_regions[] = { { TR_INIT, 0 }, { TR_FINALIZE, 1 } };
 
-static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *total)
+static uint64_t converged, fell_back;
+
+static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *total, int rounds)
 {
     int n = t->nranks;
     st_clc_loc_t locs[8][64];
@@ -355,6 +360,7 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
         ranks_ctx[r] = r;
         st_clc_replay_net_t net = { net_send, &ranks_ctx[r] };
         CHECK(st_clc_replay_new(p, &in[r], r, &net, &eng[r]) == 0);
+        st_clc_replay_set_rounds(eng[r], rounds);
         st_clc_replay_partners(eng[r], flags[r]);
     }
     for (int r = 0; r < n; r++) {
@@ -402,6 +408,10 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
     }
     CHECK(npool == 0);
     memset(total, 0, sizeof *total);
+    for (int r = 0; r < n; r++)
+        CHECK_EQ(st_clc_replay_rounds(eng[r]), st_clc_replay_rounds(eng[0]));
+    converged += rounds && st_clc_replay_rounds(eng[0]) > 0;
+    fell_back += rounds && st_clc_replay_rounds(eng[0]) < 0;
     for (int r = 0; r < n; r++) {
         st_clc_stats_t s;
         st_clc_replay_stats(eng[r], &s);
@@ -442,36 +452,40 @@ static void one_trace(int nranks, int actions, const st_clc_params_t *p)
 {
     sim_t s;
     simulate(&s, nranks, actions, 1 + (int)(rnd() % 2));
-    tb_t a, b;
+    tb_t a;
     copy_trace(&a, &s.t);
-    copy_trace(&b, &s.t);
     st_clc_input_t in = tb_input(&a);
     in.nsync = 2, in.sync = sync_regions;
     st_clc_graph_t g;
     st_clc_stats_t sa, sb;
     CHECK(st_clc_graph_build(&in, &g) == 0);
     CHECK(st_clc_run(p, &in, &g, &sa) == 0);
-    run_parallel(&b, p, &sb);
-    for (uint32_t l = 0; l < a.nlocs; l++)
-        for (uint64_t i = 0; i < a.locs[l].n; i++) {
-            if (T(&a, l, i) != T(&b, l, i))
-                fprintf(stderr, "rank %d thread %u event %llu (kind %u): sequential %llu parallel %llu\n",
-                        a.locs[l].rank, a.locs[l].thread, (unsigned long long)i, a.locs[l].ev[i].kind,
-                        (unsigned long long)T(&a, l, i), (unsigned long long)T(&b, l, i));
-            CHECK_EQ(T(&b, l, i), T(&a, l, i));
-            CHECK_EQ(b.locs[l].ev[i].flags, a.locs[l].ev[i].flags);
-        }
-    same_stats(&sa, &sb);
+    static const int modes[] = { 0, 1, 8 };
+    for (int m = 0; m < 3; m++) {
+        tb_t b;
+        copy_trace(&b, &s.t);
+        run_parallel(&b, p, &sb, modes[m]);
+        for (uint32_t l = 0; l < a.nlocs; l++)
+            for (uint64_t i = 0; i < a.locs[l].n; i++) {
+                if (T(&a, l, i) != T(&b, l, i))
+                    fprintf(stderr, "rounds %d: rank %d thread %u event %llu (kind %u): sequential %llu parallel %llu\n",
+                            modes[m], a.locs[l].rank, a.locs[l].thread, (unsigned long long)i, a.locs[l].ev[i].kind,
+                            (unsigned long long)T(&a, l, i), (unsigned long long)T(&b, l, i));
+                CHECK_EQ(T(&b, l, i), T(&a, l, i));
+                CHECK_EQ(b.locs[l].ev[i].flags, a.locs[l].ev[i].flags);
+            }
+        same_stats(&sa, &sb);
+        for (uint32_t l = 0; l < b.nlocs; l++)
+            free(b.locs[l].ev);
+    }
     CHECK_EQ(sa.remaining.violated[0] + sa.remaining.violated[1] + sa.remaining.violated[2], 0);
     total_reversed += sa.reversed.violated[ST_CLC_P2P] + sa.reversed.violated[ST_CLC_COLL];
     total_remote_jumps += sa.jumps[ST_CLC_P2P] + sa.jumps[ST_CLC_COLL];
     total_unmatched += sa.deps.unmatched_send + sa.deps.unmatched_recv;
     total_coll += sa.violations.violated[ST_CLC_COLL];
     st_clc_graph_free(&g);
-    for (uint32_t l = 0; l < a.nlocs; l++) {
+    for (uint32_t l = 0; l < a.nlocs; l++)
         free(a.locs[l].ev), free(a.locs[l].orig);
-        free(b.locs[l].ev);
-    }
     tb_free(&s.t);
 }
 
@@ -489,10 +503,13 @@ int main(void)
     st_clc_params_default(&p);
     for (int k = 0; k < 3; k++)
         one_trace(7, 600, &p);
-    fprintf(stderr, "reversed %llu, jumps from remote sends %llu, unmatched %llu, collective violations %llu\n",
+    fprintf(stderr, "reversed %llu, jumps from remote sends %llu, unmatched %llu, collective violations %llu; "
+            "bulk rounds converged %llu times, fell back to the replay %llu times\n",
             (unsigned long long)total_reversed, (unsigned long long)total_remote_jumps,
-            (unsigned long long)total_unmatched, (unsigned long long)total_coll);
+            (unsigned long long)total_unmatched, (unsigned long long)total_coll, (unsigned long long)converged,
+            (unsigned long long)fell_back);
     CHECK(total_reversed > 100 && total_remote_jumps > 100 && total_unmatched > 10 && total_coll > 20);
+    CHECK(converged > 50 && fell_back > 50);
     free(pool);
     printf("test_clc_replay: ok\n");
     return 0;

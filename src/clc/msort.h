@@ -1,0 +1,68 @@
+/*
+ * msort.h — a natural merge sort with the comparison inlined, for the large arrays of the
+ * CLC derivation (endpoints, point-to-point items, ports).
+ *
+ * Those arrays arrive as long sorted runs (events are scanned in time order, endpoints of a
+ * kind are emitted in key order), which a natural merge sort exploits: O(n log r) for r
+ * runs, one pass when already sorted; and an inlined comparison avoids qsort's indirect
+ * call per comparison. Stable. Falls back to qsort when its buffer cannot be allocated.
+ *
+ *   ST_CLC_MSORT(name, type, cmp)   defines  static void name(type *v, size_t n)
+ * where cmp is `static inline int cmp(const type *a, const type *b)` (qsort's convention)
+ * and `static int cmp_void(const void *, const void *)` named cmp##_void exists for the
+ * fallback. Single-threaded per call.
+ */
+#ifndef ST_CLC_MSORT_H
+#define ST_CLC_MSORT_H
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ST_CLC_MSORT(name, type, cmp)                                                          \
+    static void name(type *v, size_t n)                                                       \
+    {                                                                                         \
+        size_t runs = 1;                                                                      \
+        for (size_t i = 1; i < n; i++)                                                        \
+            runs += cmp(&v[i - 1], &v[i]) > 0;                                                \
+        if (n < 2 || runs == 1)                                                               \
+            return;                                                                           \
+        type *tmp = malloc(n * sizeof *tmp);                                                  \
+        size_t *start = malloc((runs + 1) * sizeof *start);                                   \
+        if (!tmp || !start) {                                                                 \
+            free(tmp);                                                                        \
+            free(start);                                                                      \
+            qsort(v, n, sizeof *v, cmp##_void);                                               \
+            return;                                                                           \
+        }                                                                                     \
+        size_t k = 0;                                                                         \
+        start[k++] = 0;                                                                       \
+        for (size_t i = 1; i < n; i++)                                                        \
+            if (cmp(&v[i - 1], &v[i]) > 0)                                                    \
+                start[k++] = i;                                                               \
+        start[k] = n;                                                                         \
+        type *src = v, *dst = tmp;                                                            \
+        while (runs > 1) {                                                                    \
+            size_t out = 0;                                                                   \
+            for (size_t r = 0; r < runs; r += 2) {                                            \
+                size_t a = start[r], m = start[r + 1], e = r + 2 <= runs ? start[r + 2] : m;  \
+                size_t i = a, j = m, o = a;                                                   \
+                while (i < m && j < e)                                                        \
+                    dst[o++] = cmp(&src[j], &src[i]) < 0 ? src[j++] : src[i++];               \
+                memcpy(&dst[o], &src[i], (m - i) * sizeof *dst);                              \
+                o += m - i;                                                                   \
+                memcpy(&dst[o], &src[j], (e - j) * sizeof *dst);                              \
+                start[out++] = a;                                                             \
+            }                                                                                 \
+            start[out] = n;                                                                   \
+            runs = out;                                                                       \
+            type *t = src;                                                                    \
+            src = dst;                                                                        \
+            dst = t;                                                                          \
+        }                                                                                     \
+        if (src != v)                                                                         \
+            memcpy(v, src, n * sizeof *v);                                                    \
+        free(tmp);                                                                            \
+        free(start);                                                                          \
+    }
+
+#endif

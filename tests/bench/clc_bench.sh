@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# tests/bench/clc_bench.sh — cost of the CLC correction at MPI_Finalize.
+#
+# Workloads: tests/bench/clc_bench.c, 2, 4 and 8 ranks on per-rank skewed clocks (tests/skew,
+# offsets up to 3 ms, SYNCTRACE_SYNC=none: every message direction needs corrections):
+#   mpi     a communication-bound loop (ring messages, nonblocking exchanges with both
+#           neighbours, an allreduce every 4th iteration): the worst case for the
+#           replay, which must follow the message chain hop by hop like the application;
+#   hybrid  the same plus a 2-thread OpenMP region per iteration (when clang/OMPT is
+#           available): most events are then local to a process, as in hybrid codes.
+# For each workload and rank count, CLC_BENCH_REPS pairs of runs (default 3), one with
+# SYNCTRACE_CLC=on and one with =off; medians of:
+#   events/rank     events of the archive / ranks
+#   clc ms          SYNCTRACE::FINALIZE_CLC_MS (wall, slowest rank) and ..._CPU_MS (CPU)
+#   clc ms/Mev      clc wall ms per million events per rank
+#   finalize on/off MPI_Finalize wall time measured by the program (sync + CLC + write /
+#                   sync + write); write ms = finalize(off), the archive writing alone here
+# Target: CLC costs less than writing the archive (clc ms < finalize(off)). The machine may
+# have fewer cores than ranks: ranks then wait for each other's time slices, which shows in
+# the wall times (CPU ms stays per rank). Prints a markdown table (also in
+# $O/build/bench/clc-report.md). Environment: O (build root), CLC_BENCH_REPS,
+# CLC_BENCH_ITERS (iterations per run, default 10000), CLC_BENCH_NP (default "2 4 8").
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+O=$(cd "${O:-$ROOT}" && pwd)
+OUT=$O/build/bench
+LIB=$O/lib/libsynctrace.so
+BIN=$O/bin/synctrace
+REPS=${CLC_BENCH_REPS:-3}
+ITERS=${CLC_BENCH_ITERS:-10000}
+NPS=${CLC_BENCH_NP:-"2 4 8"}
+export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
+mkdir -p "$OUT"
+[ -f "$LIB" ] && [ -x "$BIN" ] || { echo "clc_bench: build first (make all)" >&2; exit 1; }
+source "$ROOT/tests/skew/skew-env.sh"
+SKEW=$(skew_build "$OUT") || { echo "clc_bench: cannot build the skew library" >&2; exit 1; }
+PROG=$OUT/clc_bench
+if [ ! -x "$PROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$PROG" ]; then
+    mpicc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/bench/clc_bench.c" ||
+        { echo "clc_bench: cannot build clc_bench.c" >&2; exit 1; }
+fi
+HPROG=$OUT/clc_bench_omp
+if command -v clang >/dev/null && { [ ! -x "$HPROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$HPROG" ]; }; then
+    mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O2 -fopenmp -o "$HPROG" "$ROOT/tests/bench/clc_bench.c" || rm -f "$HPROG"
+fi
+export KMP_BLOCKTIME=0
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-clcbench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+prop() { "$BIN" info "$1" | awk -v k="SYNCTRACE::$2" '$1 == k {print $2}'; }
+
+# run NP CLC DIR -> prints "finalize_ms events"; runs $WPROG $WARGS
+run() {
+    local np=$1 clc=$2 dir=$3
+    rm -rf "$dir"
+    timeout 600 mpiexec -n "$np" -genv SYNCTRACE_DIR "$dir" -genv SYNCTRACE_CLC "$clc" -genv SYNCTRACE_SYNC none \
+        -genv SYNCTRACE_BUFFER 512M -genv SKEW_PER_RANK 1 -genv SKEW_OFFSET_NS 3000000 -genv SKEW_SEED 9 \
+        -genv SKEW_T0_NS "$(skew_t0)" -genv KMP_BLOCKTIME 0 -genv LD_PRELOAD "$SKEW:$LIB" $WPROG $WARGS >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+        { echo "clc_bench: run failed ($np ranks, CLC $clc): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
+    local f ev
+    f=$(awk '$1 == "finalize_ms" {print $2}' "$TMP/out.txt")
+    ev=$("$BIN" info "$dir" | awk '$1 == "events:" {print $2}')
+    echo "$f $ev"
+}
+
+report=$OUT/clc-report.md
+: >"$report"
+status=0
+# table NAME PROG ARGS...: one table for a workload
+table() {
+    local name=$1
+    WPROG=$2
+    shift 2
+    WARGS="$*"
+    {
+        echo "### $name: $WPROG $WARGS"
+        echo
+        echo "| ranks | events/rank | clc ms | clc CPU ms | clc ms/Mev/rank | finalize on ms | finalize off (write) ms | clc < write |"
+        echo "|---|---|---|---|---|---|---|---|"
+    } >>"$report"
+    for np in $NPS; do
+        : >"$TMP/on" && : >"$TMP/off" && : >"$TMP/clc" && : >"$TMP/cpu" && : >"$TMP/ev"
+        for rep in $(seq "$REPS"); do
+            r=$(run "$np" on "$TMP/a-$np-$rep") || { status=1; continue; }
+            echo "${r% *}" >>"$TMP/on"
+            echo $(( ${r#* } / np )) >>"$TMP/ev"
+            prop "$TMP/a-$np-$rep" FINALIZE_CLC_MS >>"$TMP/clc"
+            prop "$TMP/a-$np-$rep" FINALIZE_CLC_CPU_MS >>"$TMP/cpu"
+            r=$(run "$np" off "$TMP/b-$np-$rep") || { status=1; continue; }
+            echo "${r% *}" >>"$TMP/off"
+            rm -rf "$TMP/a-$np-$rep" "$TMP/b-$np-$rep"
+        done
+        ev=$(median <"$TMP/ev"); clc=$(median <"$TMP/clc"); cpu=$(median <"$TMP/cpu")
+        on=$(median <"$TMP/on"); off=$(median <"$TMP/off")
+        permev=$(awk -v c="$clc" -v e="$ev" 'BEGIN {printf "%.0f", (e > 0) ? c / (e / 1e6) : 0}')
+        ok=$(awk -v c="$clc" -v w="$off" 'BEGIN {print (c + 0 < w + 0) ? "yes" : "NO"}')
+        printf '| %s | %s | %.1f | %.1f | %s | %.1f | %.1f | %s |\n' "$np" "$ev" "$clc" "$cpu" "$permev" "$on" "$off" "$ok" >>"$report"
+    done
+    echo >>"$report"
+}
+table mpi "$PROG" "$ITERS"
+if [ -x "$HPROG" ]; then table hybrid "$HPROG" "$((ITERS / 4))" 2; fi
+echo "## CLC at MPI_Finalize (skewed clocks, SYNCTRACE_SYNC=none, $(nproc) cores, medians of $REPS)"
+echo
+cat "$report"
+exit $status
