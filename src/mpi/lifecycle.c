@@ -11,6 +11,7 @@
 
 #include "../clock/timer.h"
 #include "../config/config.h"
+#include "../otf2/trace_check.h"
 #include "../otf2/writer.h"
 #include "../util/archive_dir.h"
 #include "../util/log.h"
@@ -232,6 +233,8 @@ static void finish_and_write(void)
         st_callsite_resolve(&rd);
     if (st_clc_run_mpi) /* with SYNCTRACE_CLC=off it only records the parameters, for `synctrace clc` */
         st_clc_run_mpi(st_tool_comm, &rd);
+    if (st_config.check)
+        st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
     if (st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir) == 0 && st_world_rank == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_rankdata_free(&rd);
@@ -348,6 +351,8 @@ static void write_without_mpi(int incomplete)
         return;
     if (st_config.callsite)
         st_callsite_resolve(&rd);
+    if (st_config.check)
+        st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
     if (st_otf2_write_serial(st_archive_dir, &rd, 1, incomplete ? ST_OTF2_INCOMPLETE : 0) == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_rankdata_free(&rd);
