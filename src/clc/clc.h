@@ -152,6 +152,9 @@ typedef struct st_clc_vcount {
     uint64_t sum_err[ST_CLC__KINDS];
 } st_clc_vcount_t;
 
+/* Counts one relation of kind: a message, and a violation when recv < send + mu. */
+void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv);
+
 /*
  * Counts violated relations on the times in locs[].ev (orig != 0: in locs[].orig).
  * p == NULL: a violation is receive < send (what `synctrace check` reports);

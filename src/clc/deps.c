@@ -43,8 +43,7 @@ enum clc_region {
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-/* Ensures room for need elements; returns 0 or -1. */
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
+int st_clc_grow(void **v, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
@@ -60,7 +59,7 @@ static int grow(void **v, size_t *cap, size_t need, size_t elem)
 }
 
 #define PUSH(vec, item) \
-    (grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (item), 0))
+    (st_clc_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (item), 0))
 
 int st_clc_epvec_push(st_clc_epvec_t *v, const st_clc_endpoint_t *ep)
 {
@@ -563,7 +562,7 @@ static int is_barrier(uint32_t region) { return region == CLC_REGION_OMP_BARRIER
 
 static int frame_push(omp_state_t *s, omp_loc_t *ol, uint64_t team)
 {
-    if (grow((void **)&ol->st, &ol->cap, ol->n + 1, sizeof(frame_t)) || PUSH(s->frame_task, 0))
+    if (st_clc_grow((void **)&ol->st, &ol->cap, ol->n + 1, sizeof(frame_t)) || PUSH(s->frame_task, 0))
         return -1;
     ol->st[ol->n++] = (frame_t){ .team = team, .serial = s->frame_task.n - 1 };
     return 0;
@@ -623,7 +622,7 @@ static int omp_task_event(omp_state_t *s, frame_t *f, const st_event_t *e, uint3
         return e->id && (PUSH(s->tasks, it) || PUSH(s->waits, w)) ? -1 : 0;
     }
     if (e->kind == ST_EV_THREAD_TASK_COMPLETE) {
-        if (grow((void **)&s->done, &s->capdone, s->ndone + 1, sizeof *s->done))
+        if (st_clc_grow((void **)&s->done, &s->capdone, s->ndone + 1, sizeof *s->done))
             return -1;
         s->done[s->ndone++] = (struct done){ e->id, l, i };
         return 0;
@@ -656,7 +655,7 @@ static int omp_region_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_ev
     if (e->region != CLC_REGION_OMP_TASKWAIT)
         return 0;
     if (enter) {
-        if (grow((void **)&ol->tw, &ol->captw, ol->ntw + 1, sizeof(twait_t)))
+        if (st_clc_grow((void **)&ol->tw, &ol->captw, ol->ntw + 1, sizeof(twait_t)))
             return -1;
         ol->tw[ol->ntw++] = (twait_t){ frame_parent(f), e->time };
         return 0;

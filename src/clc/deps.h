@@ -196,4 +196,8 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
 
 void st_clc_graph_free(st_clc_graph_t *g);
 
+/* Ensures room for need elements of size elem in the realloc'd array *v of capacity *cap
+ * (doubling, from 64); returns 0, or -1 when out of memory (*v unchanged). */
+int st_clc_grow(void **v, size_t *cap, size_t need, size_t elem);
+
 #endif

@@ -185,24 +185,9 @@ static void fail(st_clc_replay_t *r, const char *fmt, ...)
     r->state = S_FAILED;
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    size_t n = *cap ? *cap : 16;
-    while (n < need)
-        n *= 2;
-    void *p = realloc(*v, n * elem);
-    if (!p)
-        return -1;
-    *v = p;
-    *cap = n;
-    return 0;
-}
-
 static int u64_push(u64vec_t *v, uint64_t x)
 {
-    if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+    if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
         return -1;
     v->v[v->n++] = x;
     return 0;
@@ -210,7 +195,7 @@ static int u64_push(u64vec_t *v, uint64_t x)
 
 static int ent_push(entvec_t *v, ent_t e)
 {
-    if (grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+    if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
         return -1;
     v->v[v->n++] = e;
     return 0;
@@ -253,21 +238,6 @@ static int quad_other(const top2_t *q, uint64_t loc, uint64_t *v)
 }
 
 static const top2_t quad_empty = { 0, NOLOC, 0, NOLOC };
-
-static void vc_count(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)
-{
-    if (kind >= ST_CLC__KINDS)
-        kind = 0;
-    out->messages[kind]++;
-    uint64_t bound = send + mu;
-    if (recv >= bound)
-        return;
-    uint64_t err = bound - recv;
-    out->violated[kind]++;
-    out->sum_err[kind] += err;
-    if (err > out->max_err[kind])
-        out->max_err[kind] = err;
-}
 
 /* ---- lookup ---------------------------------------------------------------------------------------- */
 
@@ -315,7 +285,7 @@ static uint8_t *ob_reserve(st_clc_replay_t *r, int32_t to, size_t n, outbuf_t **
         r->dest_slot[to] = k;
     }
     outbuf_t *b = &r->ob[k];
-    if (grow((void **)&b->data, &b->cap, b->len + n, 1))
+    if (st_clc_grow((void **)&b->data, &b->cap, b->len + n, 1))
         return fail(r, "out of memory"), NULL;
     uint8_t *p = b->data + b->len;
     b->len += n;
@@ -1396,9 +1366,9 @@ static int statistics_ready(const st_clc_replay_t *r)
 static void count_recv(st_clc_replay_t *r, unsigned kind, uint64_t mu, uint64_t sc, uint64_t sl, const st_clc_ref_t *x)
 {
     const st_clc_loc_t *L = &r->in->locs[x->loc];
-    vc_count(&r->stats.reversed, kind, sc, 0, L->orig[x->ev]);
-    vc_count(&r->stats.violations, kind, sc, mu, L->orig[x->ev]);
-    vc_count(&r->stats.remaining, kind, sl, mu, L->ev[x->ev].time);
+    st_clc_vcount_add(&r->stats.reversed, kind, sc, 0, L->orig[x->ev]);
+    st_clc_vcount_add(&r->stats.violations, kind, sc, mu, L->orig[x->ev]);
+    st_clc_vcount_add(&r->stats.remaining, kind, sl, mu, L->ev[x->ev].time);
 }
 
 static void count_coll(st_clc_replay_t *r, uint64_t k)
@@ -1579,7 +1549,7 @@ static void round_inputs(st_clc_replay_t *r)
                 r->tq[k] = qof(c, PH_R, s)[r->islot[k]];
             } else if (c->ph[PH_R].ent) {
                 entvec_t *e = &r->pin[k], *from = &c->ph[PH_R].ent[s];
-                if (grow((void **)&e->v, &e->cap, from->n + 1, sizeof *e->v))
+                if (st_clc_grow((void **)&e->v, &e->cap, from->n + 1, sizeof *e->v))
                     return fail(r, "out of memory");
                 memcpy(e->v, from->v, from->n * sizeof *e->v);
                 e->n = from->n;
@@ -1763,7 +1733,7 @@ static void start_forward(st_clc_replay_t *r)
 
 static int defer(st_clc_replay_t *r, int32_t from, const uint8_t *buf, size_t len)
 {
-    if (grow((void **)&r->def, &r->capdef, r->ndef + 1, sizeof *r->def))
+    if (st_clc_grow((void **)&r->def, &r->capdef, r->ndef + 1, sizeof *r->def))
         return fail(r, "out of memory"), -1;
     uint8_t *copy = malloc(len);
     if (!copy)

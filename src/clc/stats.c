@@ -20,7 +20,7 @@ static uint64_t t_of(const st_clc_loc_t *locs, const st_clc_ref_t *r, int orig)
     return orig ? locs[r->loc].orig[r->ev] : locs[r->loc].ev[r->ev].time;
 }
 
-static void count_one(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)
+void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)
 {
     if (kind >= ST_CLC__KINDS)
         kind = 0;
@@ -54,9 +54,9 @@ static void check_product(const st_clc_graph_t *g, const st_clc_inst_t *in, cons
     }
     for (uint32_t i = 0; i < in->nrecv; i++) {
         if (l1 != UINT32_MAX && l1 != r[i].loc)
-            count_one(out, in->kind, v1, mu, t_of(locs, &r[i], orig));
+            st_clc_vcount_add(out, in->kind, v1, mu, t_of(locs, &r[i], orig));
         else if (l2 != UINT32_MAX && l2 != r[i].loc)
-            count_one(out, in->kind, v2, mu, t_of(locs, &r[i], orig));
+            st_clc_vcount_add(out, in->kind, v2, mu, t_of(locs, &r[i], orig));
     }
 }
 
@@ -73,7 +73,7 @@ static void check_prefix(const st_clc_graph_t *g, const st_clc_inst_t *in, const
             m = t > m ? t : m;
         }
         if (j > 0)
-            count_one(out, in->kind, m, mu, t_of(locs, &r[i], orig));
+            st_clc_vcount_add(out, in->kind, m, mu, t_of(locs, &r[i], orig));
     }
 }
 
