@@ -169,6 +169,8 @@ typedef struct ctx {
     st_clc_depstats_t    *ds;
     nodeset_t            *comm_nodes; /* [proc->ncomms], filled lazily */
     nodeset_t             world_nodes;
+    st_clc_epvec_t        side[16];   /* by key type: appended to out in type order at the end, so that
+                                         out is mostly in key order already (cheap join sort) */
 } ctx_t;
 
 static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, uint32_t loc, uint64_t ev,
@@ -179,7 +181,7 @@ static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, ui
         .ref = { .loc = loc, .order = order, .ev = ev },
         .role = role, .kind = kind, .shape = shape, .mumask = mumask,
     };
-    return st_clc_epvec_push(c->out, &ep);
+    return st_clc_epvec_push(&c->side[(k0 >> 56) & 15], &ep);
 }
 
 static uint64_t key0(unsigned type, uint64_t low) { return (uint64_t)type << 56 | (low & 0x00ffffffffffffffull); }
@@ -196,19 +198,32 @@ static const st_comm_def_t *comm_def(ctx_t *c, uint32_t comm)
 
 /* ---- point-to-point ------------------------------------------------------------------------ */
 
+/* Channels (tag, sender << 32 | receiver, comm key) get small ids during the scan (an
+ * open-addressing table: a rank talks over few channels), so that afterwards the items
+ * can be grouped by a counting sort instead of a comparison sort of the whole list. */
+typedef struct p2p_chan {
+    uint64_t tag, pair, comm;
+} p2p_chan_t;
+
+typedef struct p2p_chans {
+    p2p_chan_t *v;
+    size_t      n, cap;
+    uint32_t   *slot;  /* [nslot]: channel id + 1, 0 empty */
+    size_t      nslot; /* power of two, > 2 n */
+} p2p_chans_t;
+
 typedef struct p2p_item {
-    uint64_t tag, pair, comm; /* channel */
-    uint64_t o1, o2;          /* order inside the channel */
-    uint32_t loc;
+    uint64_t o1, o2;   /* order inside the channel */
     uint64_t ev;
-    uint64_t rid;             /* MPI_ISEND: request id (cancelled sends are dropped), else 0 */
+    uint64_t rid;      /* MPI_ISEND: request id (cancelled sends are dropped), else 0 */
+    uint32_t chan, loc;
 } p2p_item_t;
 
+/* Order inside one channel; (loc, ev) makes it total. */
 static inline int cmp_p2p(const p2p_item_t *x, const p2p_item_t *y)
 {
     int r;
-    if ((r = cmp_u64(x->tag, y->tag)) || (r = cmp_u64(x->pair, y->pair)) || (r = cmp_u64(x->comm, y->comm)) ||
-        (r = cmp_u64(x->o1, y->o1)) || (r = cmp_u64(x->o2, y->o2)) || (r = cmp_u64(x->loc, y->loc)))
+    if ((r = cmp_u64(x->o1, y->o1)) || (r = cmp_u64(x->o2, y->o2)) || (r = cmp_u64(x->loc, y->loc)))
         return r;
     return cmp_u64(x->ev, y->ev);
 }
@@ -226,25 +241,131 @@ static int is_cancelled(const u64vec_t *cancelled, uint64_t id)
     return id && find(&id, cancelled->v, cancelled->n, sizeof(uint64_t), cmp_u64p) != NULL;
 }
 
-/* Numbers the sorted items channel by channel and emits them. */
-static int p2p_emit(ctx_t *c, p2pvec_t *items, uint8_t role)
+static size_t chan_hash(const p2p_chan_t *k, size_t mask)
 {
-    sort_p2p(items->v, items->n);
-    uint64_t k = 0;
-    for (size_t i = 0; i < items->n; i++) {
-        const p2p_item_t *it = &items->v[i];
-        if (i > 0 && (it->tag != it[-1].tag || it->pair != it[-1].pair || it->comm != it[-1].comm))
-            k = 0;
-        uint8_t mask = pair_mask(c->in, (int32_t)(it->pair >> 32), (int32_t)(uint32_t)it->pair);
-        if (emit(c, key0(ST_CLC_KEY_P2P, it->tag), it->pair, it->comm, k++, it->loc, it->ev, role, ST_CLC_P2P,
-                 ST_CLC_PRODUCT, mask, 0))
-            return -1;
+    uint64_t h = (k->tag * 0x9e3779b97f4a7c15ull) ^ (k->pair * 0xc2b2ae3d27d4eb4full) ^ (k->comm * 0x165667b19e3779f9ull);
+    return (size_t)(h ^ h >> 29) & mask;
+}
+
+static int chan_rehash(p2p_chans_t *t, size_t nslot)
+{
+    uint32_t *slot = calloc(nslot, sizeof *slot);
+    if (!slot)
+        return -1;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t h = chan_hash(&t->v[i], nslot - 1);
+        while (slot[h])
+            h = (h + 1) & (nslot - 1);
+        slot[h] = (uint32_t)i + 1;
     }
+    free(t->slot);
+    t->slot = slot;
+    t->nslot = nslot;
     return 0;
 }
 
+/* The id of channel k (added if new); UINT32_MAX when out of memory. */
+static uint32_t chan_id(p2p_chans_t *t, const p2p_chan_t *k)
+{
+    if (2 * (t->n + 1) > t->nslot && (t->n >= UINT32_MAX - 1 || chan_rehash(t, t->nslot ? 2 * t->nslot : 64)))
+        return UINT32_MAX;
+    size_t h = chan_hash(k, t->nslot - 1);
+    for (; t->slot[h]; h = (h + 1) & (t->nslot - 1)) {
+        const p2p_chan_t *c = &t->v[t->slot[h] - 1];
+        if (c->tag == k->tag && c->pair == k->pair && c->comm == k->comm)
+            return t->slot[h] - 1;
+    }
+    if (st_clc_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v))
+        return UINT32_MAX;
+    t->v[t->n] = *k;
+    t->slot[h] = (uint32_t)t->n + 1;
+    return (uint32_t)t->n++;
+}
+
+static const p2p_chans_t *chan_sort_ctx;
+static int cmp_chan_id(const void *a, const void *b)
+{
+    const p2p_chan_t *x = &chan_sort_ctx->v[*(const uint32_t *)a], *y = &chan_sort_ctx->v[*(const uint32_t *)b];
+    int r;
+    if ((r = cmp_u64(x->tag, y->tag)) || (r = cmp_u64(x->pair, y->pair)))
+        return r;
+    return cmp_u64(x->comm, y->comm);
+}
+
+/* Groups items by channel (stable counting sort into out, channels in key order: rank_of)
+ * and sorts each channel's slice; start[r] = first item of channel rank r, start[nch] = n. */
+static void p2p_group(const p2p_chans_t *ch, const uint32_t *rank_of, const p2pvec_t *items, p2p_item_t *out,
+                     uint64_t *start)
+{
+    memset(start, 0, sizeof *start * (ch->n + 1));
+    for (size_t i = 0; i < items->n; i++)
+        start[rank_of[items->v[i].chan] + 1]++;
+    for (size_t i = 0; i < ch->n; i++)
+        start[i + 1] += start[i];
+    for (size_t i = 0; i < items->n; i++)
+        out[start[rank_of[items->v[i].chan]]++] = items->v[i];
+    for (size_t i = ch->n; i > 0; i--) /* start[] now holds ends: shift back to starts */
+        start[i] = start[i - 1];
+    start[0] = 0;
+    for (uint32_t r = 0; r < ch->n; r++)
+        sort_p2p(out + start[r], start[r + 1] - start[r]);
+}
+
+static void p2p_put(ctx_t *c, const p2p_chan_t *k, uint8_t mask, uint64_t n, const p2p_item_t *it, uint8_t role)
+{
+    st_clc_epvec_t *v = &c->side[ST_CLC_KEY_P2P];
+    v->v[v->n++] = (st_clc_endpoint_t){
+        .key = { key0(ST_CLC_KEY_P2P, k->tag), k->pair, k->comm, n },
+        .ref = { .loc = it->loc, .order = 0, .ev = it->ev },
+        .role = role, .kind = ST_CLC_P2P, .shape = ST_CLC_PRODUCT, .mumask = mask,
+    };
+}
+
+/*
+ * Emits sends and receives in key order (tag, pair, comm, k, role): channels in key order,
+ * inside a channel by (o1, o2, loc, ev), numbered k = 0, 1, ... per channel and role (a
+ * self channel has both: send k before receive k).
+ */
+static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, const p2pvec_t *sends, const p2pvec_t *recvs)
+{
+    if (!sends->n && !recvs->n)
+        return 0;
+    st_clc_epvec_t *v = &c->side[ST_CLC_KEY_P2P];
+    uint32_t *byrank = malloc(sizeof *byrank * ch->n), *rank_of = malloc(sizeof *rank_of * ch->n);
+    uint64_t *ss = malloc(sizeof *ss * (ch->n + 1)), *rs = malloc(sizeof *rs * (ch->n + 1));
+    p2p_item_t *so = malloc(sizeof *so * (sends->n + 1)), *ro = malloc(sizeof *ro * (recvs->n + 1));
+    int rc = -1;
+    if (!byrank || !rank_of || !ss || !rs || !so || !ro ||
+        st_clc_grow((void **)&v->v, &v->cap, v->n + sends->n + recvs->n, sizeof *v->v))
+        goto done;
+    for (uint32_t i = 0; i < ch->n; i++)
+        byrank[i] = i;
+    chan_sort_ctx = ch; /* qsort of a few channel ids; single-threaded by contract */
+    sort(byrank, ch->n, sizeof *byrank, cmp_chan_id);
+    for (uint32_t i = 0; i < ch->n; i++)
+        rank_of[byrank[i]] = i;
+    p2p_group(ch, rank_of, sends, so, ss);
+    p2p_group(ch, rank_of, recvs, ro, rs);
+    for (uint32_t r = 0; r < ch->n; r++) {
+        const p2p_chan_t *k = &ch->v[byrank[r]];
+        uint8_t mask = pair_mask(c->in, (int32_t)(k->pair >> 32), (int32_t)(uint32_t)k->pair);
+        uint64_t ns = ss[r + 1] - ss[r], nr = rs[r + 1] - rs[r];
+        for (uint64_t n = 0; n < ns || n < nr; n++) {
+            if (n < ns)
+                p2p_put(c, k, mask, n, &so[ss[r] + n], ST_CLC_SEND);
+            if (n < nr)
+                p2p_put(c, k, mask, n, &ro[rs[r] + n], ST_CLC_RECV);
+        }
+    }
+    rc = 0;
+done:
+    free(byrank), free(rank_of), free(ss), free(rs), free(so), free(ro);
+    return rc;
+}
+
 /* One send or receive event of the scan (cancelled sends are filtered after it). */
-static int p2p_event(ctx_t *c, p2pvec_t *sends, p2pvec_t *recvs, uint32_t l, uint64_t i, const st_event_t *e)
+static int p2p_event(ctx_t *c, p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs, uint32_t l, uint64_t i,
+                     const st_event_t *e)
 {
     int send = e->kind == ST_EV_MPI_SEND || e->kind == ST_EV_MPI_ISEND;
     if ((e->flags & ST_EVF_PROC_NULL) || e->peer < 0)
@@ -252,32 +373,35 @@ static int p2p_event(ctx_t *c, p2pvec_t *sends, p2pvec_t *recvs, uint32_t l, uin
     const st_comm_def_t *d = comm_def(c, e->comm);
     if (!d)
         return 0;
-    p2p_item_t it = { .tag = (uint32_t)e->tag, .comm = d->key, .loc = l, .ev = i };
+    p2p_chan_t k = { .tag = (uint32_t)e->tag, .comm = d->key };
+    p2p_item_t it = { .loc = l, .ev = i };
     if (send) {
-        it.pair = (uint64_t)(uint32_t)c->rank << 32 | (uint32_t)e->peer;
+        k.pair = (uint64_t)(uint32_t)c->rank << 32 | (uint32_t)e->peer;
         it.o1 = e->time;
         it.rid = e->kind == ST_EV_MPI_ISEND ? e->id : 0;
-        return PUSH(*sends, it);
+    } else {
+        k.pair = (uint64_t)(uint32_t)e->peer << 32 | (uint32_t)c->rank;
+        it.o1 = e->id; /* post order */
+        it.o2 = e->time;
     }
-    it.pair = (uint64_t)(uint32_t)e->peer << 32 | (uint32_t)c->rank;
-    it.o1 = e->id; /* post order */
-    it.o2 = e->time;
-    return PUSH(*recvs, it);
+    if ((it.chan = chan_id(ch, &k)) == UINT32_MAX)
+        return -1;
+    return send ? PUSH(*sends, it) : PUSH(*recvs, it);
 }
 
 /* After the scan: drop sends whose request completed as cancelled, number and emit. */
-static int p2p_finish(ctx_t *c, u64vec_t *cancelled, p2pvec_t *sends, p2pvec_t *recvs)
+static int p2p_finish(ctx_t *c, u64vec_t *cancelled, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs)
 {
     sort(cancelled->v, cancelled->n, sizeof(uint64_t), cmp_u64p);
     size_t m = 0;
     for (size_t i = 0; i < sends->n; i++) {
-        if (is_cancelled(cancelled, sends->v[i].rid))
+        if (cancelled->n && is_cancelled(cancelled, sends->v[i].rid))
             c->ds->cancelled++;
         else
             sends->v[m++] = sends->v[i];
     }
     sends->n = m;
-    return p2p_emit(c, sends, ST_CLC_SEND) || p2p_emit(c, recvs, ST_CLC_RECV) ? -1 : 0;
+    return p2p_emit(c, ch, sends, recvs);
 }
 
 /* ---- collectives ---------------------------------------------------------------------------- */
@@ -777,6 +901,7 @@ static int omp_taskwaits(ctx_t *c, omp_state_t *s)
  * far larger than the caches: every extra pass costs a full memory sweep). */
 typedef struct scan {
     u64vec_t    cancelled;
+    p2p_chans_t chans;
     p2pvec_t    sends, recvs;
     icollvec_t  reqs;
     icdvec_t    done;
@@ -798,7 +923,7 @@ static int scan_event(ctx_t *c, scan_t *s, omp_loc_t *ol, uint32_t l, uint64_t i
     case ST_EV_MPI_ISEND:
     case ST_EV_MPI_RECV:
     case ST_EV_MPI_IRECV:
-        return p2p_event(c, &s->sends, &s->recvs, l, i, e);
+        return p2p_event(c, &s->chans, &s->sends, &s->recvs, l, i, e);
     case ST_EV_MPI_REQUEST_CANCELLED:
         return PUSH(s->cancelled, e->id);
     case ST_EV_MPI_COLL_BEGIN:
@@ -833,7 +958,7 @@ static int scan_loc(ctx_t *c, scan_t *s, uint32_t l)
 
 static void scan_free(scan_t *s)
 {
-    free(s->cancelled.v), free(s->sends.v), free(s->recvs.v), free(s->reqs.v), free(s->done.v);
+    free(s->cancelled.v), free(s->chans.v), free(s->chans.slot), free(s->sends.v), free(s->recvs.v), free(s->reqs.v), free(s->done.v);
     free(s->omp.locks.v), free(s->omp.tasks.v), free(s->omp.waits.v), free(s->omp.frame_task.v), free(s->omp.done);
 }
 
@@ -852,7 +977,7 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         if (in->locs[l].rank == rank)
             rc = scan_loc(&c, &s, l);
     if (rc == 0)
-        rc = p2p_finish(&c, &s.cancelled, &s.sends, &s.recvs);
+        rc = p2p_finish(&c, &s.cancelled, &s.chans, &s.sends, &s.recvs);
     if (rc == 0)
         rc = coll_finish(&c, &s.reqs, &s.done);
     if (rc == 0)
@@ -861,6 +986,18 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         rc = omp_tasks(&c, &s.omp);
     if (rc == 0)
         rc = omp_taskwaits(&c, &s.omp);
+    size_t total = out->n;
+    for (int t = 0; t < 16; t++)
+        total += c.side[t].n;
+    if (rc == 0 && total > out->n && st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v))
+        rc = -1;
+    for (int t = 0; t < 16; t++) {
+        if (rc == 0 && c.side[t].n) {
+            memcpy(out->v + out->n, c.side[t].v, c.side[t].n * sizeof *out->v);
+            out->n += c.side[t].n;
+        }
+        st_clc_epvec_free(&c.side[t]);
+    }
     scan_free(&s);
     for (uint32_t i = 0; c.comm_nodes && i < c.proc->ncomms; i++)
         free(c.comm_nodes[i].node);

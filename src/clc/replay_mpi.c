@@ -8,8 +8,9 @@
  *   1. parameters: SYNCTRACE_CLC_* plus the measured values (timer resolution: the
  *      coarsest rank's; latencies: the clock module's minimal one-way latencies), made
  *      identical on every rank by one allreduce and stored as clc.* properties (rank 0);
- *   2. st_otf2_prepare() the rank's data, so CLC sees exactly the events the archive
- *      will hold (the offline `synctrace clc` then reads the same input);
+ *   2. st_otf2_prepare() the rank's data (the lifecycle has done so already; it runs once),
+ *      so CLC sees exactly the events the archive will hold (the offline `synctrace clc`
+ *      then reads the same input);
  *   3. node ids (allgather of a hash of the node name), the engine, the partner count
  *      (one reduce-scatter), then the message loop on a private duplicate of the tool's
  *      communicator: Isend of the engine's buffers, Improbe/Mrecv of what arrives,
@@ -105,29 +106,35 @@ static const st_clc_sync_region_t sync_regions[] = {
     { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Init_thread, 0 }, { ST_REGION_MPI_Finalize, 1 }
 };
 
-/* This rank's locations, every rank's node id (equal node names: equal ids), this rank's comms.
- * Collective; every rank returns the same result. */
-static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_clc_input_t *in)
+/* This rank's locations, every rank's node id (equal node names: equal ids), this rank's comms;
+ * *crowded = more ranks on this host than CPUs this rank may run on (then waits sleep).
+ * Collective; every rank returns the same input. */
+static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_clc_input_t *in, int *crowded)
 {
     int32_t n = rd->nranks;
-    uint64_t mine = fnv(rd->nodename), *all = malloc(sizeof *all * (size_t)n);
+    uint64_t mine[2] = { fnv(rd->nodename), fnv(rd->hostname) }, *all = malloc(sizeof *all * 2 * (size_t)n);
     st_clc_proc_t *procs = calloc((size_t)n, sizeof *procs);
     st_clc_loc_t *locs = calloc(rd->nthreads ? rd->nthreads : 1, sizeof *locs);
     MPI_Request req;
     int ok = all && procs && locs, all_ok = 0;
     if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all_ok ||
-        PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm, &req) != MPI_SUCCESS ||
+        PMPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm, &req) != MPI_SUCCESS ||
         st_polite_wait(&req, NULL) != MPI_SUCCESS) {
         free(all), free(procs), free(locs);
         return -1;
     }
+    int32_t on_host = 0;
     for (int32_t r = 0; r < n; r++) {
         int32_t first = 0;
-        while (all[first] != all[r])
+        while (all[2 * first] != all[2 * r])
             first++;
         procs[r].node = first;
+        on_host += all[2 * r + 1] == mine[1];
     }
     free(all);
+    cpu_set_t cpus;
+    int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    *crowded = on_host > ncpu;
     procs[rd->rank].ncomms = rd->ncomms;
     procs[rd->rank].comms = rd->comms;
     for (uint32_t t = 0; t < rd->nthreads; t++)
@@ -260,16 +267,18 @@ static int partner_count(MPI_Comm comm, st_clc_replay_t *r, int32_t nranks, uint
 }
 
 /*
- * Idle waiting: yield for a while (the partner is usually about to answer), then sleep
- * with growing pauses. With more ranks than cores a spinning rank takes the CPU from the
- * very rank it waits for; sleeping gives it back.
+ * Idle waiting. With a CPU per rank, yield (returns at once: the rank spins, and sees its
+ * partner's answer within microseconds; sleeping cost 10-15 ms per run in the 2-rank
+ * benchmark). With more ranks than CPUs on the host ("crowded"), yield for a while (the
+ * partner is usually about to answer), then sleep with growing pauses: a spinning rank
+ * would take the CPU from the very rank it waits for.
  */
 #define SPIN_IDLE   64       /* idle rounds of sched_yield before the first sleep */
 #define SLEEP_MAX_NS 200000L /* longest pause */
 
-static void idle_wait(long idle)
+static void idle_wait(long idle, int crowded)
 {
-    if (idle < SPIN_IDLE) {
+    if (idle < SPIN_IDLE || !crowded) {
         sched_yield();
         return;
     }
@@ -279,7 +288,7 @@ static void idle_wait(long idle)
 }
 
 /* The message loop. Returns 0 when this rank's part is done, -1 on failure or stall. */
-static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank, double t_start)
+static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank, double t_start, int crowded)
 {
     double last = mono_s(), busy = 0;
     long loops = 0, msgs = 0, idle = 0;
@@ -304,7 +313,7 @@ static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank, double t_sta
             idle = 0;
             continue;
         }
-        idle_wait(idle++);
+        idle_wait(idle++, crowded);
         double now = mono_s();
         if (now - last > ST_CLC_STALL_S + 2 * (last - t_start)) {
             char why[200];
@@ -365,7 +374,7 @@ static void restore_orig(st_clc_input_t *in)
 /* Runs the engine; 0 when this rank completed its part. */
 /* rounds: bulk rounds until convergence, -(rounds tried) when the replay was needed, 0: replay only. */
 static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
-                      double t_start, int *rounds)
+                      double t_start, int crowded, int *rounds)
 {
     mpi_net_t m = { .comm = comm };
     st_clc_replay_net_t net = { net_send, &m };
@@ -382,7 +391,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all_ok ||
         partner_count(comm, r, in->nranks, &incoming) || st_clc_replay_start(r, incoming))
         ok = 0;
-    if (ok && message_loop(&m, r, rank, t_start) != 0)
+    if (ok && message_loop(&m, r, rank, t_start, crowded) != 0)
         ok = 0;
     st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f", c1 - c0, cpu_ms() - c1);
     if (ok) {
@@ -428,13 +437,12 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
         params_props(rd, &p, on ? "on" : "off");
     if (!on)
         return 0;
-    double cp = cpu_ms();
-    st_otf2_prepare(rd);
-    st_log_debug("CLC: CPU ms: st_otf2_prepare %.1f", cpu_ms() - cp);
+    st_otf2_prepare(rd); /* normally done already by the caller (runs once) */
     st_clc_input_t in;
     MPI_Comm comm;
     MPI_Request req;
-    if (build_input(toolworld, rd, &in) != 0) {
+    int crowded = 0;
+    if (build_input(toolworld, rd, &in, &crowded) != 0) {
         if (rank == 0)
             st_log_error("CLC: out of memory on some rank; timestamps left uncorrected");
         return -1;
@@ -445,7 +453,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
         return -1;
     }
     st_clc_stats_t mine = { 0 }, total = { 0 };
-    int rounds = 0, ok = run_engine(comm, &p, &in, rank, &mine, t0, &rounds) == 0, all_ok = 0;
+    int rounds = 0, ok = run_engine(comm, &p, &in, rank, &mine, t0, crowded, &rounds) == 0, all_ok = 0;
     if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok)

@@ -2,6 +2,7 @@
 #include "lifecycle.h"
 
 #include <dirent.h>
+#include <malloc.h>
 #include <signal.h>
 #include <time.h>
 #include <stdio.h>
@@ -216,6 +217,21 @@ int st_collect_rankdata(st_rankdata_t *rd, int incomplete)
 
 /* ---- MPI_Finalize ------------------------------------------------------------------------ */
 
+/*
+ * Finalize allocates and frees arrays of the order of the trace (CLC, the writer). glibc
+ * serves large blocks by mmap and unmaps them on free, so each new array costs fresh page
+ * faults (1-4 us per page in a VM; more than the work on the data). While finalize
+ * runs, large blocks come from the heap and stay there, so later arrays reuse the pages;
+ * afterwards the defaults are back and the memory is returned.
+ */
+static void heap_reuse(int on)
+{
+    mallopt(M_MMAP_THRESHOLD, on ? 32 << 20 : 128 << 10);
+    mallopt(M_TRIM_THRESHOLD, on ? 1 << 30 : 128 << 10);
+    if (!on)
+        malloc_trim(0);
+}
+
 static void finish_and_write(void)
 {
     st_rankdata_t rd;
@@ -225,12 +241,14 @@ static void finish_and_write(void)
         st_log_error("out of memory collecting the trace; no archive written");
         return;
     }
+    heap_reuse(1);
     if (st_clock_remap_rankdata)
         st_clock_remap_rankdata(&rd);
     if (st_clock_report)
         st_clock_report(&rd);
     if (st_config.callsite)
         st_callsite_resolve(&rd);
+    st_otf2_prepare(&rd); /* once, for CLC and the writer */
     if (st_clc_run_mpi) /* with SYNCTRACE_CLC=off it only records the parameters, for `synctrace clc` */
         st_clc_run_mpi(st_tool_comm, &rd);
     if (st_config.check)
@@ -238,6 +256,7 @@ static void finish_and_write(void)
     if (st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir) == 0 && st_world_rank == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_rankdata_free(&rd);
+    heap_reuse(0);
 }
 
 ST_EXPORT int MPI_Finalize(void)
@@ -356,6 +375,7 @@ static void write_without_mpi(int incomplete)
     if (st_otf2_write_serial(st_archive_dir, &rd, 1, incomplete ? ST_OTF2_INCOMPLETE : 0) == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_rankdata_free(&rd);
+    heap_reuse(0);
 }
 
 static void at_exit(void)

@@ -498,7 +498,7 @@ int st_otf2_prepare(st_rankdata_t *rd)
     int has_events = 0;
     for (uint32_t i = 0; i < rd->nthreads; i++)
         has_events |= rd->threads[i].events != NULL;
-    if (!has_events)
+    if (!has_events || rd->prepared)
         return ST_OTF2_OK;
     if (rd->callsites && rd->ncallsites > 1)
         qsort(rd->callsites, rd->ncallsites, sizeof *rd->callsites, cmp_callsite);
@@ -521,5 +521,6 @@ int st_otf2_prepare(st_rankdata_t *rd)
     c.teams = NULL;
     c.nteams = 0;
     st_otf2_ctx_free(&c);
+    rd->prepared = 1;
     return ST_OTF2_OK;
 }

@@ -86,6 +86,7 @@ typedef struct st_rankdata {
     st_kv_t *props;
     uint32_t nteams;          /* OpenMP teams, filled by st_otf2_prepare(); 0 from the shim */
     st_team_def_t *teams;
+    uint8_t  prepared;        /* st_otf2_prepare() has run (not packed): it is not repeated */
 } st_rankdata_t;
 
 #define ST_RANKF_INCOMPLETE 0x1u /* the run ended without MPI_Finalize (best-effort data) */

@@ -115,7 +115,10 @@ int st_otf2_check_dir(const char *dir);
  *    thread, so threads[i].nevents is then the exact OTF2 event count;
  *  - sorts callsites by pc, recomputes t_begin/t_end from the events;
  *  - computes rd->teams (OpenMP thread teams) from THREAD_TEAM_BEGIN events.
- * Idempotent. Definitions-only data (events == NULL) is left unchanged.
+ * Runs once: it sets rd->prepared and returns at once when that is set (whoever changes
+ * events afterwards must keep them writable: time order, no new event kinds). The shim
+ * prepares before the CLC correction, which then sees the events the archive will hold.
+ * Definitions-only data (events == NULL) is left unchanged.
  */
 int st_otf2_prepare(st_rankdata_t *rd);
 
