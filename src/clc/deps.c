@@ -986,6 +986,14 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         rc = omp_tasks(&c, &s.omp);
     if (rc == 0)
         rc = omp_taskwaits(&c, &s.omp);
+    int first = 0; /* the first non-empty type becomes out itself when out is empty (no copy) */
+    while (first < 15 && !c.side[first].n)
+        first++;
+    if (rc == 0 && out->n == 0) {
+        st_clc_epvec_t t = *out;
+        *out = c.side[first];
+        c.side[first] = t;
+    }
     size_t total = out->n;
     for (int t = 0; t < 16; t++)
         total += c.side[t].n;

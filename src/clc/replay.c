@@ -141,6 +141,10 @@ struct st_clc_replay {
     uint64_t *ib;       /* OUT/IN: message index; COLL: seq */
     top2_t   *tq;
     uint32_t *pending, *wait_head;
+    /* compact copies of the refs' times: the phases that loop over instances read these
+     * instead of gathering from the event arrays (a cache and TLB miss per ref) */
+    uint64_t *ref_c, *ref_lc; /* [nrefs]: C; LC as of the last snap_times() */
+    uint64_t *port_ref;       /* [nports]: ref index of each port */
     /* locations */
     st_clc_fwd_t *fwd;
     uint32_t     *wait_next, *queue;
@@ -1209,7 +1213,20 @@ static void enter_forward(st_clc_replay_t *r)
 
 /* ---- backward -------------------------------------------------------------------------------------------- */
 
-static uint64_t ref_time(const st_clc_replay_t *r, const st_clc_ref_t *x) { return r->in->locs[x->loc].ev[x->ev].time; }
+/* LC and C of a ref, from the snapshots (ref_lc is current after snap_times()). */
+static uint64_t ref_time(const st_clc_replay_t *r, const st_clc_ref_t *x) { return r->ref_lc[x - r->g.refs]; }
+static uint64_t ref_orig(const st_clc_replay_t *r, const st_clc_ref_t *x) { return r->ref_c[x - r->g.refs]; }
+
+/* Copies every ref's current LC into ref_lc: one sweep per location over its ports, which
+ * are sorted by event, so the events are read in address order. */
+static void snap_times(st_clc_replay_t *r)
+{
+    for (uint32_t l = 0; l < r->in->nlocs; l++) {
+        const st_event_t *ev = r->in->locs[l].ev;
+        for (uint64_t j = r->g.port_first[l]; j < r->g.port_first[l + 1]; j++)
+            r->ref_lc[r->port_ref[j]] = ev[r->g.ports[j].ev].time;
+    }
+}
 
 static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int recv, uint32_t *n)
 {
@@ -1220,6 +1237,7 @@ static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int rec
 
 static void enter_backward(st_clc_replay_t *r)
 {
+    snap_times(r);
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         uint32_t n;
         const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
@@ -1310,6 +1328,7 @@ static void run_backward(st_clc_replay_t *r)
 
 static void enter_statistics(st_clc_replay_t *r)
 {
+    snap_times(r); /* final LC (after the backward pass), also for finish_statistics */
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         if (r->cat[k] != CAT_COLL)
             continue;
@@ -1320,7 +1339,7 @@ static void enter_statistics(st_clc_replay_t *r)
         const st_clc_ref_t *sv = refs_of(r, k, 0, &n);
         c->ph[PH_S].shape[s] = merge_shape(r, c->ph[PH_S].shape[s], prefix ? SH_PREFIX : SH_PRODUCT);
         for (uint32_t i = 0; i < n; i++) {
-            uint64_t cv = r->in->locs[sv[i].loc].orig[sv[i].ev], lv = ref_time(r, &sv[i]);
+            uint64_t cv = ref_orig(r, &sv[i]), lv = ref_time(r, &sv[i]);
             if (prefix) {
                 entvec_t *e = ents(r, c, PH_S, s);
                 if (!e || ent_push(e, (ent_t){ .order = sv[i].order, .v = { cv, lv } }))
@@ -1339,7 +1358,7 @@ static void enter_statistics(st_clc_replay_t *r)
         uint8_t *p = rec_begin(r, pe->rank, R_STAT, PH_S, NULL, 0, 0, pe->send_inst.n * 16);
         for (size_t j = 0; p && j < pe->send_inst.n; j++) {
             const st_clc_ref_t *x = &r->g.refs[r->g.inst[pe->send_inst.v[j]].first];
-            p = put_u64(p, r->in->locs[x->loc].orig[x->ev]);
+            p = put_u64(p, ref_orig(r, x));
             p = put_u64(p, ref_time(r, x));
         }
     }
@@ -1365,10 +1384,10 @@ static int statistics_ready(const st_clc_replay_t *r)
 /* Counts one receive against the send values (C, LC) the relation names. */
 static void count_recv(st_clc_replay_t *r, unsigned kind, uint64_t mu, uint64_t sc, uint64_t sl, const st_clc_ref_t *x)
 {
-    const st_clc_loc_t *L = &r->in->locs[x->loc];
-    st_clc_vcount_add(&r->stats.reversed, kind, sc, 0, L->orig[x->ev]);
-    st_clc_vcount_add(&r->stats.violations, kind, sc, mu, L->orig[x->ev]);
-    st_clc_vcount_add(&r->stats.remaining, kind, sl, mu, L->ev[x->ev].time);
+    uint64_t c = ref_orig(r, x);
+    st_clc_vcount_add(&r->stats.reversed, kind, sc, 0, c);
+    st_clc_vcount_add(&r->stats.violations, kind, sc, mu, c);
+    st_clc_vcount_add(&r->stats.remaining, kind, sl, mu, ref_time(r, x));
 }
 
 static void count_coll(st_clc_replay_t *r, uint64_t k)
@@ -1582,6 +1601,7 @@ static void round_begin(st_clc_replay_t *r)
 /* This round's send values: to the receivers, and as contributions to the channel trees. */
 static void round_end(st_clc_replay_t *r)
 {
+    snap_times(r); /* this round's LC, also for would_move */
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         if (r->cat[k] != CAT_COLL)
             continue;
@@ -1921,6 +1941,15 @@ static int alloc_state(st_clc_replay_t *r)
     r->wait_next = malloc(nl * sizeof *r->wait_next), r->queue = malloc(nl * sizeof *r->queue);
     r->queued = calloc(nl, 1);
     r->dest_slot = malloc(sizeof *r->dest_slot * (size_t)(r->nranks > 0 ? r->nranks : 1));
+    size_t nr = r->g.nrefs ? r->g.nrefs : 1;
+    r->ref_c = malloc(nr * sizeof *r->ref_c), r->ref_lc = malloc(nr * sizeof *r->ref_lc);
+    r->port_ref = malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
+    if (!r->ref_c || !r->ref_lc || !r->port_ref)
+        return -1;
+    for (uint64_t j = 0; j < r->g.nrefs; j++)
+        r->port_ref[j] = r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot;
+    snap_times(r); /* times are still C */
+    memcpy(r->ref_c, r->ref_lc, r->g.nrefs * sizeof *r->ref_c);
     if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tq || !r->pending || !r->wait_head || !r->fwd ||
         !r->wait_next || !r->queue || !r->queued || !r->dest_slot)
         return -1;
@@ -1991,6 +2020,7 @@ void st_clc_replay_free(st_clc_replay_t *r)
         free(r->pin[k].v);
     st_clc_graph_free(&r->g);
     free(r->cat), free(r->islot), free(r->ia), free(r->ib), free(r->tq), free(r->pending), free(r->wait_head);
+    free(r->ref_c), free(r->ref_lc), free(r->port_ref);
     for (uint32_t l = 0; r->fwd && l < r->in->nlocs; l++)
         free(r->fwd[l].jumps);
     free(r->fwd), free(r->wait_next), free(r->queue), free(r->queued), free(r->dest_slot);
