@@ -949,8 +949,12 @@ static int scan_loc(ctx_t *c, scan_t *s, uint32_t l)
     omp_loc_t ol = { 0 };
     uint64_t enter = NO_EV, begin = NO_EV;
     int rc = frame_push(&s->omp, &ol, 0);
-    for (uint64_t i = 0; rc == 0 && i < c->in->locs[l].n; i++)
+    void (*visit)(void *, uint32_t, uint64_t) = c->in->visit;
+    for (uint64_t i = 0; rc == 0 && i < c->in->locs[l].n; i++) {
+        if (visit)
+            visit(c->in->visit_ctx, l, i);
         rc = scan_event(c, s, &ol, l, i, &enter, &begin);
+    }
     free(ol.st);
     free(ol.tw);
     return rc;

@@ -68,6 +68,11 @@ typedef struct st_clc_input {
     const st_clc_proc_t        *procs;   /* [nranks], by world rank; NULL: every rank its own node */
     uint32_t                    nsync;
     const st_clc_sync_region_t *sync;    /* may be NULL */
+    /* Optional: st_clc_endpoints() calls visit(visit_ctx, l, i) for every event it reads,
+     * before deriving from it; a caller that needs its own pass over the events shares
+     * this one (the events are far larger than the caches: a pass is a memory sweep). */
+    void (*visit)(void *ctx, uint32_t l, uint64_t i);
+    void  *visit_ctx;
 } st_clc_input_t;
 
 /* ---- endpoints ---------------------------------------------------------------------------- */

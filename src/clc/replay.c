@@ -713,19 +713,24 @@ static void channel_count(st_clc_replay_t *r, const st_event_t *e)
         c->local_n = seq + 1;
 }
 
-/* Saves C of every event (the forward pass writes LC over it) and, in the same pass,
- * counts the collective instances of every channel. */
-static int save_orig(st_clc_replay_t *r)
+/* Saves C of every event (the forward pass writes LC over it) and counts the collective
+ * instances of every channel: called by st_clc_endpoints() for each event it scans
+ * (in->visit), so the events are swept once. */
+static void visit_event(void *ctx, uint32_t l, uint64_t i)
+{
+    st_clc_replay_t *r = ctx;
+    st_clc_loc_t *L = &r->in->locs[l];
+    L->orig[i] = L->ev[i].time;
+    if (L->ev[i].kind == ST_EV_MPI_COLL_END || L->ev[i].kind == ST_EV_MPI_ICOLL_COMPLETE)
+        channel_count(r, &L->ev[i]);
+}
+
+static int alloc_orig(st_clc_replay_t *r)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
         st_clc_loc_t *L = &r->in->locs[l];
         if (!L->orig && !(L->orig = malloc(sizeof(uint64_t) * (L->n ? L->n : 1))))
             return -1;
-        for (uint64_t i = 0; i < L->n; i++) {
-            L->orig[i] = L->ev[i].time;
-            if (L->ev[i].kind == ST_EV_MPI_COLL_END || L->ev[i].kind == ST_EV_MPI_ICOLL_COMPLETE)
-                channel_count(r, &L->ev[i]);
-        }
     }
     return 0;
 }
@@ -1986,9 +1991,12 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     if (rc == 0)
         rc = build_channels(r);
     if (rc == 0)
-        rc = save_orig(r);
-    if (rc == 0)
+        rc = alloc_orig(r);
+    if (rc == 0) {
+        in->visit = visit_event, in->visit_ctx = r;
         rc = st_clc_endpoints(in, me, &ep, &r->ds);
+        in->visit = NULL, in->visit_ctx = NULL;
+    }
     if (rc == 0)
         rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL, &r->g);
     st_clc_epvec_free(&ep);

@@ -19,7 +19,8 @@
 # have fewer cores than ranks: ranks then wait for each other's time slices, which shows in
 # the wall times (CPU ms stays per rank). Prints a markdown table (also in
 # $O/build/bench/clc-report.md). Environment: O (build root), CLC_BENCH_REPS,
-# CLC_BENCH_ITERS (iterations per run, default 10000), CLC_BENCH_NP (default "2 4 8").
+# CLC_BENCH_ITERS (iterations per run, default 10000), CLC_BENCH_NP (default "2 4 8"),
+# CLC_BENCH_BUFFER (SYNCTRACE_BUFFER, default: room for the run's events, see below).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 O=$(cd "${O:-$ROOT}" && pwd)
@@ -44,6 +45,10 @@ if command -v clang >/dev/null && { [ ! -x "$HPROG" ] || [ "$ROOT/tests/bench/cl
     mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O2 -fopenmp -o "$HPROG" "$ROOT/tests/bench/clc_bench.c" || rm -f "$HPROG"
 fi
 export KMP_BLOCKTIME=0
+# Per-thread buffer: room for the run's events (64 B each, 285k per rank at the default
+# 10000 iterations) so nothing is flushed; not more: buffers are pre-faulted, and 512M
+# per thread made CLC and writing 1.5x slower at 4 ranks (page allocation, not the work).
+BUFFER=${CLC_BENCH_BUFFER:-$(( (ITERS * 29 * 64 * 3 / 2) / 1048576 + 8 ))M}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-clcbench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
@@ -55,7 +60,7 @@ run() {
     local np=$1 clc=$2 dir=$3
     rm -rf "$dir"
     timeout 600 mpiexec -n "$np" -genv SYNCTRACE_DIR "$dir" -genv SYNCTRACE_CLC "$clc" -genv SYNCTRACE_SYNC none \
-        -genv SYNCTRACE_BUFFER 512M -genv SKEW_PER_RANK 1 -genv SKEW_OFFSET_NS 3000000 -genv SKEW_SEED 9 \
+        -genv SYNCTRACE_BUFFER "$BUFFER" -genv SKEW_PER_RANK 1 -genv SKEW_OFFSET_NS 3000000 -genv SKEW_SEED 9 \
         -genv SKEW_T0_NS "$(skew_t0)" -genv KMP_BLOCKTIME 0 -genv LD_PRELOAD "$SKEW:$LIB" $WPROG $WARGS >"$TMP/out.txt" 2>"$TMP/err.txt" ||
         { echo "clc_bench: run failed ($np ranks, CLC $clc): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
     local f ev
