@@ -38,6 +38,11 @@ typedef struct st_clc_params {
  * The shim replaces delta and mu by measured values (README-clc.md). */
 void st_clc_params_default(st_clc_params_t *p);
 
+/* Emits clc.state = state and the parameters as clc.gamma, clc.delta, clc.mu_intra,
+ * clc.mu_inter, clc.mu_proc, clc.amort (archive properties SYNCTRACE::CLC_*). */
+typedef void (*st_clc_emit_fn)(void *ctx, const char *key, const char *value);
+void st_clc_params_emit(const st_clc_params_t *p, const char *state, st_clc_emit_fn emit, void *ctx);
+
 /* 0 if p is usable; else -1 with one line in err naming the bad field and the accepted range. */
 int st_clc_params_check(const st_clc_params_t *p, char *err, size_t errlen);
 
@@ -195,7 +200,6 @@ void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, s
 void st_clc_stats_merge(st_clc_stats_t *into, const st_clc_stats_t *from);
 
 /* Emits every figure as a key/value pair ("clc.violations.p2p" = "12"); keys start "clc.". */
-typedef void (*st_clc_emit_fn)(void *ctx, const char *key, const char *value);
 void st_clc_stats_emit(const st_clc_stats_t *s, st_clc_emit_fn emit, void *ctx);
 
 /* ---- input over rank data (input.c) ------------------------------------------------------------- */
@@ -211,6 +215,15 @@ int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in);
 /* Frees what st_clc_input_from_rankdata allocated, including the locations' orig arrays
  * (take them first if they are still needed: set locs[l].orig = NULL). */
 void st_clc_input_free(st_clc_input_t *in);
+
+/*
+ * The sequential correction of rank data in place (`synctrace clc`, OpenMP-only runs at
+ * exit): st_clc_run over every location of rd[0 .. nrd); each moved event keeps C in the
+ * writer's orig-time slot. sync: the MPI_Init / MPI_Finalize regions (may be NULL). stats
+ * is filled. Returns 0, or -1 when out of memory (times then restored to C).
+ */
+int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd, const st_clc_sync_region_t *sync,
+                            uint32_t nsync, st_clc_stats_t *stats);
 
 /* ---- sequential reference ------------------------------------------------------------------------- */
 

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../otf2/writer.h"
+
 typedef struct named {
     const char *name;
     int32_t     rank;
@@ -86,4 +88,31 @@ void st_clc_input_free(st_clc_input_t *in)
     free(in->locs);
     free((void *)in->procs);
     memset(in, 0, sizeof *in);
+}
+
+int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd, const st_clc_sync_region_t *sync,
+                            uint32_t nsync, st_clc_stats_t *stats)
+{
+    st_clc_input_t in;
+    st_clc_graph_t g;
+    if (st_clc_input_from_rankdata(rd, nrd, &in))
+        return -1;
+    in.nsync = sync ? nsync : 0, in.sync = sync;
+    int rc = st_clc_graph_build(&in, &g);
+    if (rc == 0) {
+        rc = st_clc_run(p, &in, &g, stats);
+        st_clc_graph_free(&g);
+    }
+    for (uint32_t l = 0; l < in.nlocs; l++)
+        for (uint64_t i = 0; in.locs[l].orig && i < in.locs[l].n; i++) {
+            st_event_t *e = &in.locs[l].ev[i];
+            if (rc != 0) { /* out of memory: back to C */
+                e->time = in.locs[l].orig[i];
+                e->flags &= (uint8_t)~ST_EVF_CLC_MOVED;
+            } else if (e->flags & ST_EVF_CLC_MOVED) {
+                *st_otf2_orig_time_slot(e) = in.locs[l].orig[i];
+            }
+        }
+    st_clc_input_free(&in);
+    return rc;
 }

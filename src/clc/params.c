@@ -4,6 +4,7 @@
  */
 #include "clc.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -59,4 +60,16 @@ void st_clc_params_from_config(st_clc_params_t *p, const st_config_t *c, uint64_
         p->mu_intra = mu_intra_measured;
     if (mu_inter_measured)
         p->mu_inter = mu_inter_measured;
+}
+
+void st_clc_params_emit(const st_clc_params_t *p, const char *state, st_clc_emit_fn emit, void *ctx)
+{
+    char v[40];
+    emit(ctx, "clc.state", state);
+    snprintf(v, sizeof v, "%.17g", p->gamma), emit(ctx, "clc.gamma", v);
+    snprintf(v, sizeof v, "%" PRIu64, p->delta), emit(ctx, "clc.delta", v);
+    snprintf(v, sizeof v, "%" PRIu64, p->mu_intra), emit(ctx, "clc.mu_intra", v);
+    snprintf(v, sizeof v, "%" PRIu64, p->mu_inter), emit(ctx, "clc.mu_inter", v);
+    snprintf(v, sizeof v, "%" PRIu64, p->mu_proc), emit(ctx, "clc.mu_proc", v);
+    snprintf(v, sizeof v, "%.17g", p->amort), emit(ctx, "clc.amort", v);
 }

@@ -81,17 +81,6 @@ static int agree_params(MPI_Comm comm, st_clc_params_t *p)
     return 0;
 }
 
-static void params_props(st_rankdata_t *rd, const st_clc_params_t *p, const char *state)
-{
-    st_rankdata_prop(rd, "clc.state", "%s", state);
-    st_rankdata_prop(rd, "clc.gamma", "%.17g", p->gamma);
-    st_rankdata_prop(rd, "clc.delta", "%" PRIu64, p->delta);
-    st_rankdata_prop(rd, "clc.mu_intra", "%" PRIu64, p->mu_intra);
-    st_rankdata_prop(rd, "clc.mu_inter", "%" PRIu64, p->mu_inter);
-    st_rankdata_prop(rd, "clc.mu_proc", "%" PRIu64, p->mu_proc);
-    st_rankdata_prop(rd, "clc.amort", "%.17g", p->amort);
-}
-
 /* ---- input -------------------------------------------------------------------------------------- */
 
 static uint64_t fnv(const char *s)
@@ -436,7 +425,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
         on = 0;
     }
     if (rank == 0)
-        params_props(rd, &p, on ? "on" : "off");
+        st_clc_params_emit(&p, on ? "on" : "off", emit_prop, rd);
     if (!on)
         return 0;
     st_otf2_prepare(rd); /* normally done already by the caller (runs once) */

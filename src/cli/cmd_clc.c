@@ -769,17 +769,6 @@ static const char *params(const st_cli_archive_t *ar, st_clc_params_t *p, char *
     return src;
 }
 
-static void params_props(st_rankdata_t *rd, const st_clc_params_t *p)
-{
-    st_rankdata_prop(rd, "clc.state", "%s", "offline");
-    st_rankdata_prop(rd, "clc.gamma", "%.17g", p->gamma);
-    st_rankdata_prop(rd, "clc.delta", "%" PRIu64, p->delta);
-    st_rankdata_prop(rd, "clc.mu_intra", "%" PRIu64, p->mu_intra);
-    st_rankdata_prop(rd, "clc.mu_inter", "%" PRIu64, p->mu_inter);
-    st_rankdata_prop(rd, "clc.mu_proc", "%" PRIu64, p->mu_proc);
-    st_rankdata_prop(rd, "clc.amort", "%.17g", p->amort);
-}
-
 /* ---- the command ----------------------------------------------------------------------------------------- */
 
 static void emit_prop(void *ctx, const char *key, const char *value) { st_rankdata_prop(ctx, key, "%s", value); }
@@ -791,21 +780,7 @@ static const st_clc_sync_region_t sync_regions[] = {
 /* Corrects the converted data in place; moved events keep C in the writer's orig-time slot. */
 static int correct(conv_t *c, const st_clc_params_t *p, st_clc_stats_t *s)
 {
-    st_clc_input_t in;
-    st_clc_graph_t g;
-    if (st_clc_input_from_rankdata(c->rd, c->nranks, &in))
-        return bad("out of memory");
-    in.nsync = sizeof sync_regions / sizeof *sync_regions, in.sync = sync_regions;
-    int rc = st_clc_graph_build(&in, &g);
-    if (rc == 0) {
-        rc = st_clc_run(p, &in, &g, s);
-        st_clc_graph_free(&g);
-    }
-    for (uint32_t l = 0; rc == 0 && l < in.nlocs; l++)
-        for (uint64_t i = 0; i < in.locs[l].n; i++)
-            if (in.locs[l].ev[i].flags & ST_EVF_CLC_MOVED)
-                *st_otf2_orig_time_slot(&in.locs[l].ev[i]) = in.locs[l].orig[i];
-    st_clc_input_free(&in);
+    int rc = st_clc_correct_rankdata(p, c->rd, c->nranks, sync_regions, sizeof sync_regions / sizeof *sync_regions, s);
     for (int32_t r = 0; r < c->nranks; r++)
         unscale_ids(&c->rd[r], c->scale[r]);
     return rc ? bad("out of memory during the correction") : 0;
@@ -875,7 +850,7 @@ static int run_clc(int argc, char **argv)
         bad("%s", err);
     } else if (convert(&c) == 0 && correct(&c, &p, &s) == 0) {
         const char *inc = st_cli_prop(&ar, "SYNCTRACE::INCOMPLETE");
-        params_props(&c.rd[0], &p);
+        st_clc_params_emit(&p, "offline", emit_prop, &c.rd[0]);
         st_clc_stats_emit(&s, emit_prop, &c.rd[0]);
         if (st_otf2_write_serial(pos[1], c.rd, c.nranks, inc && !strcmp(inc, "true") ? ST_OTF2_INCOMPLETE : 0) == 0) {
             summary(pos[1], &s, &p, src, over);

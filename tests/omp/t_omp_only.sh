@@ -16,6 +16,14 @@ SYNCTRACE_DIR=$ST_TMP/clang LD_PRELOAD=$ST_LIB timeout 120 "$clang_bin" >"$ST_TM
     fail "omp_only (clang) traced failed: $(tail -n 5 "$ST_TMP/err.txt")"
 cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "omp_only: output differs with the shim"
 omp_verify "$ST_TMP/clang" "$ST_TMP/out.txt" 1
+# The OpenMP relations are CLC-corrected at exit as in MPI runs (sequentially: one process).
+info=$(st info "$ST_TMP/clang")
+prop() { awk -v k="SYNCTRACE::$1" '$1 == k {print $2}' <<<"$info"; }
+[ "$(prop CLC_STATE)" = on ] || fail "OpenMP-only run: CLC_STATE is '$(prop CLC_STATE)', expected on"
+[ "${prop_omp:=$(prop CLC_MESSAGES_OMP)}" -ge 50 ] 2>/dev/null || fail "OpenMP-only run: CLC checked '$prop_omp' OpenMP relations, expected >= 50"
+[ "$(prop CLC_REMAINING_OMP)" = 0 ] || fail "OpenMP-only run: $(prop CLC_REMAINING_OMP) OpenMP relations violated after CLC"
+st check "$ST_TMP/clang" >"$ST_TMP/check.txt" 2>&1 || fail "synctrace check on the OpenMP-only archive: $(head -n 5 "$ST_TMP/check.txt")"
+grep -q '^violations: 0$' "$ST_TMP/check.txt" || fail "OpenMP-only archive: $(head -n 3 "$ST_TMP/check.txt")"
 
 timeout 120 "$gcc_bin" >"$ST_TMP/plain.txt" || fail "omp_only (gcc) failed without the shim"
 timeout 120 "$ST_BIN/synctrace-run" -o "$ST_TMP/gcc" "$gcc_bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
