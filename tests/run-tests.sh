@@ -7,6 +7,7 @@
 # and is compiled with the project's flags plus AddressSanitizer/UBSan (with mpicc instead of gcc
 # when it has a line /* compiler: mpicc */; such a test is run as a single process).
 # Prints one line per test and ends with "N passed, N failed[, N skipped]".
+# KEEP_TEST_TMP=1 keeps the temporary directory (test logs with their notes, archives).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -15,7 +16,7 @@ O=$(cd "${O:-$ROOT}" && pwd)   # build-output root (make O=...)
 export ST_ROOT=$ROOT ST_LIB=$O/lib/libsynctrace.so ST_BIN=$O/bin ST_BUILD=$O/build/tests
 mkdir -p "$ST_BUILD"
 TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-tests.XXXXXX")
-trap 'rm -rf "$TMPROOT"' EXIT
+trap '[ -n "${KEEP_TEST_TMP:-}" ] || rm -rf "$TMPROOT"' EXIT
 pass=0 failn=0 skipn=0 failed=()
 
 result() { # name rc seconds log

@@ -4,7 +4,9 @@
 # skewed clocks without clock synchronization. Threads of a process share its clock, so
 # the raw OpenMP relations hold; the MPI corrections must be carried over the OpenMP
 # relations to the other threads (CLC_JUMPS_OMP > 0), and afterwards no relation of any
-# kind is violated, local order is kept, events only moved forward.
+# kind is violated, local order is kept, events only moved forward. A second run gives every
+# thread its own clock as well (SKEW_THREAD_NS): then the raw OpenMP relations are violated
+# too (about 400 here) and must be corrected like the MPI ones.
 . "$ST_ROOT/tests/lib.sh"
 . "$ST_ROOT/tests/clc/common.sh"
 need_tools
@@ -27,3 +29,11 @@ assert_ge "collective violations before the correction" 1 "$V_COLL"
 assert_ge "OpenMP relations checked" 100 "$(prop "$ST_TMP/h" CLC_MESSAGES_OMP)"
 assert_ge "corrections carried by OpenMP relations" 1 "$(prop "$ST_TMP/h" CLC_JUMPS_OMP)"
 corrected_ok "$ST_TMP/h"
+
+# Threads on clocks of their own (SKEW_THREAD_NS): now OpenMP relations are reversed in the
+# raw times too, and the correction must remove those as well.
+CLC_ENV="SKEW_THREAD_NS=300000" run_skewed "$ST_TMP/t" "$ST_NP" "$BIN" -t 3 12
+violations --raw "$ST_TMP/t"
+note "per-thread clocks, before the correction: $V_TOTAL violations (p2p $V_P2P, collective $V_COLL, OpenMP $V_OMP)"
+assert_ge "OpenMP violations before the correction (per-thread clocks)" 1 "$V_OMP"
+corrected_ok "$ST_TMP/t"

@@ -14,7 +14,10 @@
  * SKEW_PER_RANK=1 (every rank its own clock, overrides the node size), SKEW_SEED (1),
  * SKEW_OFFSET_NS (1e9), SKEW_DRIFT_PPM (100), SKEW_WANDER_NS (2000),
  * SKEW_WANDER_PERIOD_S (60), SKEW_STEP_AT_S, SKEW_STEP_PPM (1), SKEW_T0_NS (0; set it
- * to "now" so offsets stay near off_n — tests/skew/skew-env.sh does), SKEW_DISABLE=1.
+ * to "now" so offsets stay near off_n — tests/skew/skew-env.sh does), SKEW_DISABLE=1,
+ * SKEW_THREAD_NS (0): threads of a process get their own clocks too: the k-th thread to
+ * read the clock is shifted by a further (k odd ? +1 : -1) * ceil(k / 2) * SKEW_THREAD_NS
+ * (the first thread not at all), so OpenMP relations also look reversed.
  * The rank comes from PMI_RANK (MPICH hydra), else MPI_LOCALRANKID; none: no skew.
  * Load it before libsynctrace.so: LD_PRELOAD=libskew.so:libsynctrace.so.
  */
@@ -39,6 +42,9 @@ static int my_node = -1, node_size = 1, per_rank;
 static uint64_t seed = 1;
 static double off_max = 1e9, drift_max = 100e-6, wander = 2000, period = 60e9, step_at = -1, step_ppm = 1;
 static int64_t t0;
+static double thread_ns;
+static _Atomic int nthreads;
+static __thread int thread_idx = -1;
 
 static double envd(const char *name, double def)
 {
@@ -107,6 +113,7 @@ static void init(void)
     step_at = getenv("SKEW_STEP_AT_S") ? envd("SKEW_STEP_AT_S", 0) * 1e9 : -1;
     step_ppm = envd("SKEW_STEP_PPM", 1);
     t0 = (int64_t)envd("SKEW_T0_NS", 0);
+    thread_ns = envd("SKEW_THREAD_NS", 0);
     int rank = rank_from_env();
     my_node = envd("SKEW_DISABLE", 0) != 0 || rank < 0 ? -1 : per_rank ? rank : rank / node_size;
     atomic_store(&state, 2);
@@ -171,6 +178,12 @@ EXPORT int clock_gettime(clockid_t id, struct timespec *ts)
         real_cg(CLOCK_MONOTONIC, &m);
     uint64_t tm = (uint64_t)m.tv_sec * 1000000000u + (uint64_t)m.tv_nsec;
     int64_t v = (int64_t)((uint64_t)ts->tv_sec * 1000000000u + (uint64_t)ts->tv_nsec) + skew_delta_ns(my_node, tm);
+    if (thread_ns > 0) {
+        if (thread_idx < 0)
+            thread_idx = atomic_fetch_add(&nthreads, 1);
+        int k = thread_idx;
+        v += (int64_t)((k % 2 ? 1 : -1) * ((k + 1) / 2) * thread_ns);
+    }
     if (v < 0)
         v = 0;
     ts->tv_sec = (time_t)(v / 1000000000);
