@@ -216,6 +216,10 @@ int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in);
  * (take them first if they are still needed: set locs[l].orig = NULL). */
 void st_clc_input_free(st_clc_input_t *in);
 
+/* Puts back C (locs[].orig, where allocated) and clears ST_EVF_CLC_MOVED: a failed
+ * correction leaves the times as recorded. */
+void st_clc_restore_orig(st_clc_input_t *in);
+
 /*
  * The sequential correction of rank data in place (`synctrace clc`, OpenMP-only runs at
  * exit): st_clc_run over every location of rd[0 .. nrd); each moved event keeps C in the

@@ -169,8 +169,8 @@ typedef struct ctx {
     st_clc_depstats_t    *ds;
     nodeset_t            *comm_nodes; /* [proc->ncomms], filled lazily */
     nodeset_t             world_nodes;
-    st_clc_epvec_t        side[16];   /* by key type: appended to out in type order at the end, so that
-                                         out is mostly in key order already (cheap join sort) */
+    st_clc_epvec_t        side[ST_CLC_KEY_TYPES]; /* by key type: appended to out in type order at the
+                                                     end, so that out is mostly in key order (cheap join sort) */
 } ctx_t;
 
 static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, uint32_t loc, uint64_t ev,
@@ -181,7 +181,7 @@ static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, ui
         .ref = { .loc = loc, .order = order, .ev = ev },
         .role = role, .kind = kind, .shape = shape, .mumask = mumask,
     };
-    return st_clc_epvec_push(&c->side[(k0 >> 56) & 15], &ep);
+    return st_clc_epvec_push(&c->side[k0 >> 56], &ep);
 }
 
 static uint64_t key0(unsigned type, uint64_t low) { return (uint64_t)type << 56 | (low & 0x00ffffffffffffffull); }
@@ -282,10 +282,15 @@ static uint32_t chan_id(p2p_chans_t *t, const p2p_chan_t *k)
     return (uint32_t)t->n++;
 }
 
-static const p2p_chans_t *chan_sort_ctx;
-static int cmp_chan_id(const void *a, const void *b)
+/* A channel's key and id, sorted by key. */
+typedef struct chan_rank {
+    p2p_chan_t key;
+    uint32_t   id;
+} chan_rank_t;
+
+static int cmp_chan_rank(const void *a, const void *b)
 {
-    const p2p_chan_t *x = &chan_sort_ctx->v[*(const uint32_t *)a], *y = &chan_sort_ctx->v[*(const uint32_t *)b];
+    const p2p_chan_t *x = &((const chan_rank_t *)a)->key, *y = &((const chan_rank_t *)b)->key;
     int r;
     if ((r = cmp_u64(x->tag, y->tag)) || (r = cmp_u64(x->pair, y->pair)))
         return r;
@@ -331,7 +336,8 @@ static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, const p2pvec_t *sends, cons
     if (!sends->n && !recvs->n)
         return 0;
     st_clc_epvec_t *v = &c->side[ST_CLC_KEY_P2P];
-    uint32_t *byrank = malloc(sizeof *byrank * ch->n), *rank_of = malloc(sizeof *rank_of * ch->n);
+    chan_rank_t *byrank = malloc(sizeof *byrank * ch->n);
+    uint32_t *rank_of = malloc(sizeof *rank_of * ch->n);
     uint64_t *ss = malloc(sizeof *ss * (ch->n + 1)), *rs = malloc(sizeof *rs * (ch->n + 1));
     p2p_item_t *so = malloc(sizeof *so * (sends->n + 1)), *ro = malloc(sizeof *ro * (recvs->n + 1));
     int rc = -1;
@@ -339,15 +345,14 @@ static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, const p2pvec_t *sends, cons
         st_clc_grow((void **)&v->v, &v->cap, v->n + sends->n + recvs->n, sizeof *v->v))
         goto done;
     for (uint32_t i = 0; i < ch->n; i++)
-        byrank[i] = i;
-    chan_sort_ctx = ch; /* qsort of a few channel ids; single-threaded by contract */
-    sort(byrank, ch->n, sizeof *byrank, cmp_chan_id);
+        byrank[i] = (chan_rank_t){ ch->v[i], i };
+    sort(byrank, ch->n, sizeof *byrank, cmp_chan_rank);
     for (uint32_t i = 0; i < ch->n; i++)
-        rank_of[byrank[i]] = i;
+        rank_of[byrank[i].id] = i;
     p2p_group(ch, rank_of, sends, so, ss);
     p2p_group(ch, rank_of, recvs, ro, rs);
     for (uint32_t r = 0; r < ch->n; r++) {
-        const p2p_chan_t *k = &ch->v[byrank[r]];
+        const p2p_chan_t *k = &byrank[r].key;
         uint8_t mask = pair_mask(c->in, (int32_t)(k->pair >> 32), (int32_t)(uint32_t)k->pair);
         uint64_t ns = ss[r + 1] - ss[r], nr = rs[r + 1] - rs[r];
         for (uint64_t n = 0; n < ns || n < nr; n++) {
@@ -395,7 +400,7 @@ static int p2p_finish(ctx_t *c, u64vec_t *cancelled, const p2p_chans_t *ch, p2pv
     sort(cancelled->v, cancelled->n, sizeof(uint64_t), cmp_u64p);
     size_t m = 0;
     for (size_t i = 0; i < sends->n; i++) {
-        if (cancelled->n && is_cancelled(cancelled, sends->v[i].rid))
+        if (is_cancelled(cancelled, sends->v[i].rid))
             c->ds->cancelled++;
         else
             sends->v[m++] = sends->v[i];
@@ -966,6 +971,31 @@ static void scan_free(scan_t *s)
     free(s->omp.locks.v), free(s->omp.tasks.v), free(s->omp.waits.v), free(s->omp.frame_task.v), free(s->omp.done);
 }
 
+/* Appends the endpoints of every key type to out, in type order (the first non-empty
+ * type becomes out itself when out is empty: no copy of the largest part, usually p2p). */
+static int append_sides(ctx_t *c, st_clc_epvec_t *out)
+{
+    int first = 0;
+    while (first < ST_CLC_KEY_TYPES - 1 && !c->side[first].n)
+        first++;
+    if (out->n == 0) {
+        st_clc_epvec_t t = *out;
+        *out = c->side[first];
+        c->side[first] = t;
+    }
+    size_t total = out->n;
+    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
+        total += c->side[t].n;
+    if (total > out->n && st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v))
+        return -1;
+    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
+        if (c->side[t].n) {
+            memcpy(out->v + out->n, c->side[t].v, c->side[t].n * sizeof *out->v);
+            out->n += c->side[t].n;
+        }
+    return 0;
+}
+
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
 {
     static const st_clc_proc_t none = { 0, NULL, 0 };
@@ -990,26 +1020,10 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         rc = omp_tasks(&c, &s.omp);
     if (rc == 0)
         rc = omp_taskwaits(&c, &s.omp);
-    int first = 0; /* the first non-empty type becomes out itself when out is empty (no copy) */
-    while (first < 15 && !c.side[first].n)
-        first++;
-    if (rc == 0 && out->n == 0) {
-        st_clc_epvec_t t = *out;
-        *out = c.side[first];
-        c.side[first] = t;
-    }
-    size_t total = out->n;
-    for (int t = 0; t < 16; t++)
-        total += c.side[t].n;
-    if (rc == 0 && total > out->n && st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v))
-        rc = -1;
-    for (int t = 0; t < 16; t++) {
-        if (rc == 0 && c.side[t].n) {
-            memcpy(out->v + out->n, c.side[t].v, c.side[t].n * sizeof *out->v);
-            out->n += c.side[t].n;
-        }
+    if (rc == 0)
+        rc = append_sides(&c, out);
+    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
         st_clc_epvec_free(&c.side[t]);
-    }
     scan_free(&s);
     for (uint32_t i = 0; c.comm_nodes && i < c.proc->ncomms; i++)
         free(c.comm_nodes[i].node);

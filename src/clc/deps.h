@@ -102,7 +102,8 @@ enum {
     ST_CLC_KEY_OMP_BARRIER,
     ST_CLC_KEY_OMP_LOCK,
     ST_CLC_KEY_OMP_TASK,
-    ST_CLC_KEY_OMP_TASKWAIT
+    ST_CLC_KEY_OMP_TASKWAIT,
+    ST_CLC_KEY_TYPES /* number of types (0 unused) */
 };
 
 /* Event reference. order: communicator rank for PREFIX instances, else 0. */

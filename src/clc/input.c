@@ -90,6 +90,15 @@ void st_clc_input_free(st_clc_input_t *in)
     memset(in, 0, sizeof *in);
 }
 
+void st_clc_restore_orig(st_clc_input_t *in)
+{
+    for (uint32_t l = 0; l < in->nlocs; l++)
+        for (uint64_t i = 0; in->locs[l].orig && i < in->locs[l].n; i++) {
+            in->locs[l].ev[i].time = in->locs[l].orig[i];
+            in->locs[l].ev[i].flags &= (uint8_t)~ST_EVF_CLC_MOVED;
+        }
+}
+
 int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd, const st_clc_sync_region_t *sync,
                             uint32_t nsync, st_clc_stats_t *stats)
 {
@@ -103,16 +112,12 @@ int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd
         rc = st_clc_run(p, &in, &g, stats);
         st_clc_graph_free(&g);
     }
-    for (uint32_t l = 0; l < in.nlocs; l++)
-        for (uint64_t i = 0; in.locs[l].orig && i < in.locs[l].n; i++) {
-            st_event_t *e = &in.locs[l].ev[i];
-            if (rc != 0) { /* out of memory: back to C */
-                e->time = in.locs[l].orig[i];
-                e->flags &= (uint8_t)~ST_EVF_CLC_MOVED;
-            } else if (e->flags & ST_EVF_CLC_MOVED) {
-                *st_otf2_orig_time_slot(e) = in.locs[l].orig[i];
-            }
-        }
+    if (rc != 0)
+        st_clc_restore_orig(&in); /* out of memory: back to C */
+    for (uint32_t l = 0; rc == 0 && l < in.nlocs; l++)
+        for (uint64_t i = 0; i < in.locs[l].n; i++)
+            if (in.locs[l].ev[i].flags & ST_EVF_CLC_MOVED)
+                *st_otf2_orig_time_slot(&in.locs[l].ev[i]) = in.locs[l].orig[i];
     st_clc_input_free(&in);
     return rc;
 }

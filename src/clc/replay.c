@@ -1949,15 +1949,13 @@ static int alloc_state(st_clc_replay_t *r)
     size_t nr = r->g.nrefs ? r->g.nrefs : 1;
     r->ref_c = malloc(nr * sizeof *r->ref_c), r->ref_lc = malloc(nr * sizeof *r->ref_lc);
     r->port_ref = malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
-    if (!r->ref_c || !r->ref_lc || !r->port_ref)
+    if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tq || !r->pending || !r->wait_head || !r->fwd ||
+        !r->wait_next || !r->queue || !r->queued || !r->dest_slot || !r->ref_c || !r->ref_lc || !r->port_ref)
         return -1;
     for (uint64_t j = 0; j < r->g.nrefs; j++)
         r->port_ref[j] = r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot;
     snap_times(r); /* times are still C */
     memcpy(r->ref_c, r->ref_lc, r->g.nrefs * sizeof *r->ref_c);
-    if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tq || !r->pending || !r->wait_head || !r->fwd ||
-        !r->wait_next || !r->queue || !r->queued || !r->dest_slot)
-        return -1;
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
         r->wait_next[l] = NONE32;
         r->unfinished += r->in->locs[l].n > 0;

@@ -1,7 +1,8 @@
 /*
- * replay_mpi.c — the CLC correction at MPI_Finalize: st_clc_run_mpi(), called by the
+ * replay_mpi.c — the shim's CLC: st_clc_run_mpi() at MPI_Finalize, called by the
  * lifecycle (src/mpi/lifecycle.c, finish_and_write) after the clock re-mapping and
- * before the archive is written.
+ * before the archive is written; st_clc_run_local() at the exit of a program that never
+ * called MPI_Init (OpenMP only: the sequential st_clc_run, nothing to exchange).
  *
  * Every rank corrects its own locations with the engine of replay.h; this file is its
  * MPI transport and the surrounding steps:
@@ -11,7 +12,7 @@
  *   2. st_otf2_prepare() the rank's data (the lifecycle has done so already; it runs once),
  *      so CLC sees exactly the events the archive will hold (the offline `synctrace clc`
  *      then reads the same input);
- *   3. node ids (allgather of a hash of the node name), the engine, the partner count
+ *   3. node ids (allgather of hashes of the node and host names), the engine, the partner count
  *      (one reduce-scatter), then the message loop on a private duplicate of the tool's
  *      communicator: Isend of the engine's buffers, Improbe/Mrecv of what arrives,
  *      PMPI_Testsome and sched_yield when idle — never a blocking wait;
@@ -47,6 +48,7 @@ double st_clock_min_latency_ns(int inter_node) __attribute__((weak));
                               correction has taken so far: large traces take long): give up */
 
 int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd);
+int st_clc_run_local(st_rankdata_t *rd);
 
 static double clock_s(clockid_t id)
 {
@@ -303,8 +305,10 @@ static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank, double t_sta
         if (idle == 0)
             last = mono_s(); /* an idle stretch begins */
         idle_wait(idle++, crowded);
-        double now = idle % 64 ? 0 : mono_s();
-        if (now && now - last > ST_CLC_STALL_S + 2 * (last - t_start)) {
+        if (idle % 64)
+            continue;
+        double now = mono_s();
+        if (now - last > ST_CLC_STALL_S + 2 * (last - t_start)) {
             char why[200];
             st_clc_replay_waiting(r, why, sizeof why);
             st_log_error("CLC: rank %d made no progress for %.0f s (%s); giving up", rank, now - last, why);
@@ -338,26 +342,12 @@ static int reduce_stats(MPI_Comm comm, const st_clc_stats_t *mine, st_clc_stats_
     return rc == MPI_SUCCESS ? 0 : -1;
 }
 
-static void emit_prop(void *ctx, const char *key, const char *value)
-{
-    st_rankdata_prop(ctx, key, "%s", value);
-}
-
 /* A moved event keeps C in the slot the OTF2 writer reads. Called when the engine is
  * done: CLC reads aux of ICOLL_COMPLETE / TASK_SWITCH, which the writer does not write. */
 static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 {
     (void)ctx;
     *st_otf2_orig_time_slot(e) = orig;
-}
-
-static void restore_orig(st_clc_input_t *in)
-{
-    for (uint32_t l = 0; l < in->nlocs; l++)
-        for (uint64_t i = 0; in->locs[l].orig && i < in->locs[l].n; i++) {
-            in->locs[l].ev[i].time = in->locs[l].orig[i];
-            in->locs[l].ev[i].flags &= (uint8_t)~ST_EVF_CLC_MOVED;
-        }
 }
 
 /* Runs the engine; 0 when this rank completed its part. */
@@ -398,7 +388,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
 /* ms: wall and CPU time of the correction, maxima over the ranks. */
 static void report(st_rankdata_t *rd, const st_clc_stats_t *t, const double *ms)
 {
-    st_clc_stats_emit(t, emit_prop, rd);
+    st_clc_stats_emit(t, st_rankdata_prop_str, rd);
     st_rankdata_prop(rd, "FINALIZE_CLC_MS", "%.3f", ms[0]);
     st_rankdata_prop(rd, "FINALIZE_CLC_CPU_MS", "%.3f", ms[1]);
     st_log_info("CLC: %" PRIu64 " events, %" PRIu64 " moved (max %" PRIu64 " ns); violations corrected: p2p %" PRIu64
@@ -425,7 +415,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
         on = 0;
     }
     if (rank == 0)
-        st_clc_params_emit(&p, on ? "on" : "off", emit_prop, rd);
+        st_clc_params_emit(&p, on ? "on" : "off", st_rankdata_prop_str, rd);
     if (!on)
         return 0;
     st_otf2_prepare(rd); /* normally done already by the caller (runs once) */
@@ -448,7 +438,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
     if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok)
-        restore_orig(&in);
+        st_clc_restore_orig(&in);
     double ms[2] = { (mono_s() - t0) * 1e3, cpu_ms() - c0 }, ms_max[2] = { ms[0], ms[1] };
     st_log_debug("CLC: %.1f ms, %.1f ms CPU", ms[0], ms[1]);
     if (PMPI_Ireduce(ms, ms_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm, &req) == MPI_SUCCESS)
@@ -469,4 +459,27 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
     PMPI_Comm_free(&comm);
     st_clc_input_free(&in);
     return all_ok ? 0 : -1;
+}
+
+int st_clc_run_local(st_rankdata_t *rd)
+{
+    st_clc_params_t p;
+    st_clc_stats_t s;
+    char err[200];
+    st_clc_params_from_config(&p, &st_config, st_timer_resolution_ns(), 0, 0);
+    int on = st_config.clc == ST_CLC_ON;
+    if (on && st_clc_params_check(&p, err, sizeof err) != 0) {
+        st_log_error("%s; timestamps left uncorrected", err);
+        on = 0;
+    }
+    const char *state = on ? "on" : "off";
+    if (on && st_clc_correct_rankdata(&p, rd, 1, NULL, 0, &s) != 0) {
+        st_log_error("CLC: out of memory; timestamps left uncorrected");
+        state = "failed";
+        on = 0;
+    }
+    st_clc_params_emit(&p, state, st_rankdata_prop_str, rd);
+    if (on)
+        st_clc_stats_emit(&s, st_rankdata_prop_str, rd);
+    return on ? 0 : -1;
 }

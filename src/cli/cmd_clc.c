@@ -771,8 +771,6 @@ static const char *params(const st_cli_archive_t *ar, st_clc_params_t *p, char *
 
 /* ---- the command ----------------------------------------------------------------------------------------- */
 
-static void emit_prop(void *ctx, const char *key, const char *value) { st_rankdata_prop(ctx, key, "%s", value); }
-
 static const st_clc_sync_region_t sync_regions[] = {
     { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Init_thread, 0 }, { ST_REGION_MPI_Finalize, 1 }
 };
@@ -850,8 +848,8 @@ static int run_clc(int argc, char **argv)
         bad("%s", err);
     } else if (convert(&c) == 0 && correct(&c, &p, &s) == 0) {
         const char *inc = st_cli_prop(&ar, "SYNCTRACE::INCOMPLETE");
-        st_clc_params_emit(&p, "offline", emit_prop, &c.rd[0]);
-        st_clc_stats_emit(&s, emit_prop, &c.rd[0]);
+        st_clc_params_emit(&p, "offline", st_rankdata_prop_str, &c.rd[0]);
+        st_clc_stats_emit(&s, st_rankdata_prop_str, &c.rd[0]);
         if (st_otf2_write_serial(pos[1], c.rd, c.nranks, inc && !strcmp(inc, "true") ? ST_OTF2_INCOMPLETE : 0) == 0) {
             summary(pos[1], &s, &p, src, over);
             rc = 0;

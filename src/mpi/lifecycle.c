@@ -10,7 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../clc/clc.h"
 #include "../clock/timer.h"
 #include "../config/config.h"
 #include "../otf2/trace_check.h"
@@ -30,6 +29,7 @@ void st_clock_finalize_sync(void) __attribute__((weak));
 void st_clock_report(st_rankdata_t *rd) __attribute__((weak));
 void st_clock_remap_rankdata(st_rankdata_t *rd) __attribute__((weak));
 int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd) __attribute__((weak));
+int st_clc_run_local(st_rankdata_t *rd) __attribute__((weak));
 void st_omp_finalize(void) __attribute__((weak));
 void st_mpi_p2p_init(void);
 
@@ -352,32 +352,6 @@ ST_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
 
 /* Programs that never called MPI_Init (OpenMP only): a single-process archive at exit,
  * marked incomplete when a signal ended the program. */
-static void emit_prop(void *ctx, const char *key, const char *value) { st_rankdata_prop(ctx, key, "%s", value); }
-
-/* OpenMP-only programs: the sequential CLC over the process's threads (nothing to
- * exchange; OpenMP relations only), with the same parameters and statistics as in-run. */
-static void clc_without_mpi(st_rankdata_t *rd)
-{
-    st_clc_params_t p;
-    st_clc_stats_t s;
-    char err[200];
-    st_clc_params_from_config(&p, &st_config, st_timer_resolution_ns(), 0, 0);
-    int on = st_config.clc == ST_CLC_ON;
-    if (on && st_clc_params_check(&p, err, sizeof err) != 0) {
-        st_log_error("%s; timestamps left uncorrected", err);
-        on = 0;
-    }
-    const char *state = on ? "on" : "off";
-    if (on && st_clc_correct_rankdata(&p, rd, 1, NULL, 0, &s) != 0) {
-        st_log_error("CLC: out of memory; timestamps left uncorrected");
-        state = "failed";
-        on = 0;
-    }
-    st_clc_params_emit(&p, state, emit_prop, rd);
-    if (on)
-        st_clc_stats_emit(&s, emit_prop, rd);
-}
-
 static void write_without_mpi(int incomplete)
 {
     size_t nth;
@@ -399,7 +373,8 @@ static void write_without_mpi(int incomplete)
     if (st_config.callsite)
         st_callsite_resolve(&rd);
     st_otf2_prepare(&rd);
-    clc_without_mpi(&rd);
+    if (st_clc_run_local)
+        st_clc_run_local(&rd);
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
     if (st_otf2_write_serial(st_archive_dir, &rd, 1, incomplete ? ST_OTF2_INCOMPLETE : 0) == 0)

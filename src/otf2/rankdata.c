@@ -540,6 +540,8 @@ void st_rankdata_prop(st_rankdata_t *rd, const char *key, const char *fmt, ...)
     va_end(ap);
 }
 
+void st_rankdata_prop_str(void *rd, const char *key, const char *value) { st_rankdata_prop(rd, key, "%s", value); }
+
 /* ---- raw dump of an incomplete run ------------------------------------------------------- */
 
 static void put_event(sink_t *s, const st_event_t *e)

@@ -111,6 +111,8 @@ void st_rankdata_free(st_rankdata_t *rd);
 /* Adds a property (copies); silently truncates over-long keys and values. A key that
  * is already present gets the new value. Not thread-safe (one rd per thread). */
 void st_rankdata_prop(st_rankdata_t *rd, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The same for key/value emitters (callbacks taking a void * context, e.g. st_clc_emit_fn). */
+void st_rankdata_prop_str(void *rd, const char *key, const char *value);
 
 /*
  * Raw per-rank dump for runs that cannot write an archive (abnormal exit).
