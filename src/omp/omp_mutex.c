@@ -89,6 +89,15 @@ static void no_order(void)
                      "recorded without acquisition order (0)", LOCK_SLOTS, ST_OMP_HELD);
 }
 
+/* A lock event: wait id, acquisition order (0 unknown), lock kind. */
+static void record_lock(st_omp_thread_t *ot, unsigned evkind, ompt_mutex_t kind, uint64_t w, uint32_t order)
+{
+    st_event_t *e = st_record(ot->th, evkind);
+    e->id = w;
+    e->bytes = order;
+    e->op = (uint16_t)kind;
+}
+
 static void record_acquire(st_omp_thread_t *ot, ompt_mutex_t kind, uint64_t w)
 {
     lock_slot_t *s = lock_slot(w);
@@ -97,10 +106,7 @@ static void record_acquire(st_omp_thread_t *ot, ompt_mutex_t kind, uint64_t w)
         ot->held[ot->nheld++] = (st_omp_held_t){ w, order, 0 };
     else
         no_order();
-    st_event_t *e = st_record(ot->th, ST_EV_THREAD_ACQUIRE_LOCK);
-    e->id = w;
-    e->bytes = order;
-    e->op = (uint16_t)kind;
+    record_lock(ot, ST_EV_THREAD_ACQUIRE_LOCK, kind, w, order);
 }
 
 /* The order this thread acquired w with (innermost holding), forgotten now; 0 if unknown. */
@@ -121,10 +127,7 @@ static void record_release(st_omp_thread_t *ot, ompt_mutex_t kind, uint64_t w)
     uint32_t order = take_order(ot, w);
     if (!order)
         no_order();
-    st_event_t *e = st_record(ot->th, ST_EV_THREAD_RELEASE_LOCK);
-    e->id = w;
-    e->bytes = order;
-    e->op = (uint16_t)kind;
+    record_lock(ot, ST_EV_THREAD_RELEASE_LOCK, kind, w, order);
 }
 
 /* When waiting for w began (0 if mutex_acquire was not seen); forgets it. */

@@ -141,6 +141,44 @@ static inline st_clc_params_t tb_params(void)
     return p;
 }
 
+/* ---- random traces simulated in true time (test_clc_random, test_clc_replay) ---------------------- */
+
+/* xorshift state: set *tb_seed() before a run; the sequence is the trace. */
+static inline uint64_t *tb_seed(void)
+{
+    static uint64_t seed;
+    return &seed;
+}
+
+static inline uint64_t tb_rnd(void)
+{
+    uint64_t *s = tb_seed();
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+static inline uint64_t tb_between(uint64_t lo, uint64_t hi) { return lo + tb_rnd() % (hi - lo + 1); }
+static inline uint64_t tb_max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
+/* True latency of a message between ranks a and b: never below the mu CLC is given. */
+static inline uint64_t tb_lat(const tb_t *t, int a, int b)
+{
+    if (a == b)
+        return tb_between(3, 30);
+    return t->procs[a].node == t->procs[b].node ? tb_between(60, 400) : tb_between(250, 1500);
+}
+
+/* Records an event at max(now[l], at) on l and advances now[l]; returns its true time. */
+static inline uint64_t tb_sim_ev(tb_t *t, uint64_t *now, uint32_t l, unsigned kind, uint64_t at, st_event_t **out)
+{
+    uint64_t time = tb_max2(now[l], at);
+    st_event_t *e = tb_ev(t, l, kind, time);
+    now[l] = time + tb_between(3, 40);
+    if (out)
+        *out = e;
+    return time;
+}
+
 static inline uint64_t T(const tb_t *t, uint32_t l, uint64_t i) { return t->locs[l].ev[i].time; }
 
 /* The partners of event (loc, ev) in role `role` (its sends if role == ST_CLC_RECV),

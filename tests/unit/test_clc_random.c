@@ -15,17 +15,6 @@
 /* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/params.c src/clc/run.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
 
-static uint64_t seed;
-
-static uint64_t rnd(void)
-{
-    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-    return seed;
-}
-
-static uint64_t between(uint64_t lo, uint64_t hi) { return lo + rnd() % (hi - lo + 1); }
-
-static uint64_t max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* ---- simulation in true time ------------------------------------------------------------------ */
 
@@ -38,23 +27,11 @@ typedef struct sim {
     uint64_t coll_seq, par_id, lock_order[8];
 } sim_t;
 
-/* True latency of a message between two ranks: never below the mu CLC is given. */
-static uint64_t lat(const sim_t *s, int a, int b)
-{
-    if (a == b)
-        return between(3, 30);
-    return s->t.procs[a].node == s->t.procs[b].node ? between(60, 400) : between(250, 1500);
-}
+static uint64_t lat(const sim_t *s, int a, int b) { return tb_lat(&s->t, a, b); }
 
-/* Records an event at max(now, at) on l; advances now. Returns its true time. */
 static uint64_t ev(sim_t *s, uint32_t l, unsigned kind, uint64_t at, st_event_t **out)
 {
-    uint64_t t = max2(s->now[l], at);
-    st_event_t *e = tb_ev(&s->t, l, kind, t);
-    s->now[l] = t + between(3, 40);
-    if (out)
-        *out = e;
-    return t;
+    return tb_sim_ev(&s->t, s->now, l, kind, at, out);
 }
 
 static void region(sim_t *s, uint32_t l, unsigned kind, uint64_t at, uint32_t r)
@@ -68,8 +45,8 @@ static void sim_p2p(sim_t *s, int a, int b)
 {
     uint32_t la = s->master[a], lb = s->master[b];
     st_event_t *e;
-    int32_t tag = (int32_t)(rnd() % 2);
-    int nb_recv = rnd() % 2, nb_send = rnd() % 2;
+    int32_t tag = (int32_t)(tb_rnd() % 2);
+    int nb_recv = tb_rnd() % 2, nb_send = tb_rnd() % 2;
     uint64_t id = ++s->post[b];
     if (nb_recv) { /* post early */
         region(s, lb, ST_EV_ENTER, 0, TR_USER);
@@ -90,8 +67,8 @@ static void sim_p2p(sim_t *s, int a, int b)
 static void sim_coll(sim_t *s)
 {
     static const unsigned ops[] = { OP_ALLREDUCE, OP_BARRIER, OP_BCAST, OP_REDUCE, OP_SCAN };
-    unsigned op = ops[rnd() % 5];
-    int root = (int)(rnd() % (uint64_t)s->nranks), n = s->nranks;
+    unsigned op = ops[tb_rnd() % 5];
+    int root = (int)(tb_rnd() % (uint64_t)s->nranks), n = s->nranks;
     uint64_t b[8], seq = s->coll_seq++;
     for (int r = 0; r < n; r++) {
         region(s, s->master[r], ST_EV_ENTER, 0, TR_USER);
@@ -103,10 +80,10 @@ static void sim_coll(sim_t *s)
             int dep = q != r && ((op == OP_ALLREDUCE || op == OP_BARRIER) || (op == OP_BCAST && q == root) ||
                                  (op == OP_REDUCE && r == root) || (op == OP_SCAN && q < r));
             if (dep)
-                end = max2(end, b[q] + lat(s, q, r));
+                end = tb_max2(end, b[q] + lat(s, q, r));
         }
         st_event_t *e;
-        ev(s, s->master[r], ST_EV_MPI_COLL_END, end + between(0, 50), &e);
+        ev(s, s->master[r], ST_EV_MPI_COLL_END, end + tb_between(0, 50), &e);
         e->op = (uint16_t)op, e->comm = 0, e->id = seq, e->bytes = 8, e->bytes2 = 8;
         e->peer = op == OP_BCAST || op == OP_REDUCE ? root : -1;
         region(s, s->master[r], ST_EV_LEAVE, 0, TR_USER);
@@ -136,13 +113,13 @@ static void sim_omp(sim_t *s, int r)
         st_event_t *x;
         bar[i] = ev(s, th[i], ST_EV_ENTER, 0, &x);
         x->region = TR_OMP_IBARRIER;
-        enter_max = max2(enter_max, bar[i]);
+        enter_max = tb_max2(enter_max, bar[i]);
     }
     for (int i = 0; i < nt; i++) {
         region(s, th[i], ST_EV_LEAVE, enter_max + lat(s, r, r), TR_OMP_IBARRIER);
         uint64_t te = ev(s, th[i], ST_EV_THREAD_TEAM_END, 0, &e);
         e->id = id;
-        end_max = max2(end_max, te + (i ? lat(s, r, r) : 0));
+        end_max = tb_max2(end_max, te + (i ? lat(s, r, r) : 0));
     }
     ev(s, th[0], ST_EV_THREAD_JOIN, end_max, &e);
     e->id = id;
@@ -152,7 +129,7 @@ static void sim_omp(sim_t *s, int r)
 static void perturb(sim_t *s)
 {
     for (int r = 0; r < s->nranks; r++) {
-        double off = (double)between(0, 6000) - 3000.0, drift = ((double)between(0, 4000) - 2000.0) * 1e-7;
+        double off = (double)tb_between(0, 6000) - 3000.0, drift = ((double)tb_between(0, 4000) - 2000.0) * 1e-7;
         for (uint32_t l = 0; l < s->t.nlocs; l++)
             if (s->t.locs[l].rank == r)
                 for (uint64_t i = 0; i < s->t.locs[l].n; i++) {
@@ -169,15 +146,15 @@ static void simulate(sim_t *s, int nranks, int actions)
     s->nranks = nranks;
     for (int r = 0; r < nranks; r++) {
         s->master[r] = tb_loc(&s->t, r, 0);
-        s->nworkers[r] = (int)(rnd() % 3);
+        s->nworkers[r] = (int)(tb_rnd() % 3);
         for (int w = 0; w < s->nworkers[r]; w++)
             s->worker[r][w] = tb_loc(&s->t, r, (uint32_t)w + 1);
     }
     for (uint32_t l = 0; l < s->t.nlocs; l++)
-        s->now[l] = between(0, 500);
+        s->now[l] = tb_between(0, 500);
     for (int k = 0; k < actions; k++) {
-        uint64_t what = rnd() % 10;
-        int a = (int)(rnd() % (uint64_t)nranks), b = (int)(rnd() % (uint64_t)nranks);
+        uint64_t what = tb_rnd() % 10;
+        int a = (int)(tb_rnd() % (uint64_t)nranks), b = (int)(tb_rnd() % (uint64_t)nranks);
         if (what < 6 && a != b)
             sim_p2p(s, a, b);
         else if (what < 8)
@@ -185,7 +162,7 @@ static void simulate(sim_t *s, int nranks, int actions)
         else if (s->nworkers[a])
             sim_omp(s, a);
         else
-            region(s, s->master[a], ST_EV_ENTER, s->now[s->master[a]] + between(0, 3000), TR_USER);
+            region(s, s->master[a], ST_EV_ENTER, s->now[s->master[a]] + tb_between(0, 3000), TR_USER);
     }
     perturb(s);
 }
@@ -222,7 +199,7 @@ static uint64_t naive_bound(const st_clc_graph_t *g, uint64_t **lc, uint32_t loc
         const st_clc_ref_t *r = &g->refs[in->first + s];
         int dep = in->shape == ST_CLC_PREFIX ? r->order < me->order : r->loc != loc;
         if (dep)
-            v = have ? max2(v, lc[r->loc][r->ev]) : lc[r->loc][r->ev], have = 1;
+            v = have ? tb_max2(v, lc[r->loc][r->ev]) : lc[r->loc][r->ev], have = 1;
     }
     return have ? v + st_clc_mu(prm, in->mumask) : 0;
 }
@@ -263,7 +240,7 @@ static void reference(tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p
                 uint64_t v = i ? st_clc_base(p, c[l][i], c[l][i - 1], lc[l][i - 1]) : c[l][i];
                 for (uint64_t k = g->port_first[l]; k < g->port_first[l + 1]; k++)
                     if (g->ports[k].ev == i && g->ports[k].role == ST_CLC_RECV)
-                        v = max2(v, naive_bound(g, lc, l, &g->ports[k], p));
+                        v = tb_max2(v, naive_bound(g, lc, l, &g->ports[k], p));
                 changed |= v != lc[l][i];
                 lc[l][i] = v;
             }
@@ -350,7 +327,7 @@ static void one_trace(int nranks, int actions, const st_clc_params_t *p)
     for (uint32_t l = 0; l < s.t.nlocs; l++)
         perm[l] = l;
     for (uint32_t l = s.t.nlocs; l > 1; l--) { /* Fisher-Yates */
-        uint32_t k = (uint32_t)(rnd() % l), x = perm[l - 1];
+        uint32_t k = (uint32_t)(tb_rnd() % l), x = perm[l - 1];
         perm[l - 1] = perm[k], perm[k] = x;
     }
     copy_trace(&a, &s.t, NULL);
@@ -366,7 +343,7 @@ static void one_trace(int nranks, int actions, const st_clc_params_t *p)
         for (uint64_t i = 0; i < a.locs[l].n; i++) {
             if (T(&a, l, i) != T(&r, l, i))
                 fprintf(stderr, "seed state %llu: location %u event %llu differs from the reference\n",
-                        (unsigned long long)seed, l, (unsigned long long)i);
+                        (unsigned long long)*tb_seed(), l, (unsigned long long)i);
             CHECK_EQ(T(&a, l, i), T(&r, l, i));
         }
     for (uint32_t l = 0; l < b.nlocs; l++) /* order-independent */
@@ -390,12 +367,12 @@ int main(void)
     st_clc_params_t p;
     st_clc_params_default(&p);
     p.mu_intra = 50, p.mu_inter = 200, p.mu_proc = 2;
-    seed = 0x9E3779B97F4A7C15ull;
+    *tb_seed() = 0x9E3779B97F4A7C15ull;
     for (int k = 0; k < 300; k++)
-        one_trace(2 + k % 5, 10 + (int)(rnd() % 60), &p);
+        one_trace(2 + k % 5, 10 + (int)(tb_rnd() % 60), &p);
     p.gamma = 1.0, p.amort = 0.25, p.delta = 5;
     for (int k = 0; k < 100; k++)
-        one_trace(2 + k % 5, 10 + (int)(rnd() % 60), &p);
+        one_trace(2 + k % 5, 10 + (int)(tb_rnd() % 60), &p);
     st_clc_params_default(&p);
     for (int k = 0; k < 3; k++)
         one_trace(6, 800, &p);

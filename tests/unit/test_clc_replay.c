@@ -21,16 +21,6 @@
 
 #include "../../src/clc/replay.h"
 
-static uint64_t seed;
-
-static uint64_t rnd(void)
-{
-    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-    return seed;
-}
-
-static uint64_t between(uint64_t lo, uint64_t hi) { return lo + rnd() % (hi - lo + 1); }
-static uint64_t max2(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
 /* ---- simulation in true time ------------------------------------------------------------------------ */
 
@@ -48,21 +38,11 @@ typedef struct sim {
     uint32_t      gsize[2];
 } sim_t;
 
-static uint64_t lat(const sim_t *s, int a, int b)
-{
-    if (a == b)
-        return between(3, 30);
-    return s->t.procs[a].node == s->t.procs[b].node ? between(60, 400) : between(250, 1500);
-}
+static uint64_t lat(const sim_t *s, int a, int b) { return tb_lat(&s->t, a, b); }
 
 static uint64_t ev(sim_t *s, uint32_t l, unsigned kind, uint64_t at, st_event_t **out)
 {
-    uint64_t t = max2(s->now[l], at);
-    st_event_t *e = tb_ev(&s->t, l, kind, t);
-    s->now[l] = t + between(3, 40);
-    if (out)
-        *out = e;
-    return t;
+    return tb_sim_ev(&s->t, s->now, l, kind, at, out);
 }
 
 static uint64_t region(sim_t *s, uint32_t l, unsigned kind, uint64_t at, uint32_t r)
@@ -101,9 +81,9 @@ static void sim_p2p(sim_t *s, int a, int b)
 {
     uint32_t la = s->master[a], lb = s->master[b];
     st_event_t *e;
-    int32_t tag = (int32_t)(rnd() % 2);
-    uint32_t comm = (a % 2 == b % 2 && rnd() % 2) ? C_PAR : C_WORLD;
-    int nb_recv = rnd() % 2, nb_send = rnd() % 2, lost = rnd() % 40 == 0;
+    int32_t tag = (int32_t)(tb_rnd() % 2);
+    uint32_t comm = (a % 2 == b % 2 && tb_rnd() % 2) ? C_PAR : C_WORLD;
+    int nb_recv = tb_rnd() % 2, nb_send = tb_rnd() % 2, lost = tb_rnd() % 40 == 0;
     uint64_t id = ++s->post[b];
     if (lost) { /* a receive whose send was never recorded */
         ev(s, lb, ST_EV_MPI_RECV, 0, &e);
@@ -120,7 +100,7 @@ static void sim_p2p(sim_t *s, int a, int b)
     uint64_t ts = ev(s, la, nb_send ? ST_EV_MPI_ISEND : ST_EV_MPI_SEND, 0, &e);
     e->peer = b, e->tag = tag, e->comm = comm, e->id = nb_send ? ++s->post[a] : 0;
     region(s, la, ST_EV_LEAVE, 0, TR_USER);
-    if (rnd() % 30 == 0 && a != b)
+    if (tb_rnd() % 30 == 0 && a != b)
         return; /* the receive was never recorded: unmatched send */
     region(s, lb, ST_EV_ENTER, 0, TR_USER);
     ev(s, lb, nb_recv || a == b ? ST_EV_MPI_IRECV : ST_EV_MPI_RECV, ts + lat(s, a, b), &e);
@@ -145,20 +125,20 @@ static void sim_coll_intra(sim_t *s, uint32_t comm, const int32_t *m, uint32_t n
 {
     static const unsigned ops[] = { OP_ALLREDUCE, OP_BARRIER, OP_BCAST, OP_REDUCE, OP_SCAN, OP_EXSCAN, OP_GATHERV,
                                     OP_IALLREDUCE };
-    unsigned op = ops[rnd() % 8];
-    int root = m[rnd() % n];
+    unsigned op = ops[tb_rnd() % 8];
+    int root = m[tb_rnd() % n];
     uint64_t b[8] = { 0 }, bytes[8] = { 0 };
     uint64_t req[8] = { 0 };
     for (uint32_t i = 0; i < n; i++) {
         int r = m[i];
-        bytes[r] = op == OP_GATHERV && r != root ? rnd() % 2 * 8 : 8;
+        bytes[r] = op == OP_GATHERV && r != root ? tb_rnd() % 2 * 8 : 8;
         if (op == OP_IALLREDUCE) {
             b[r] = region(s, s->master[r], ST_EV_ENTER, 0, TR_USER);
             st_event_t *e;
             ev(s, s->master[r], ST_EV_MPI_ICOLL_REQUEST, 0, &e);
             e->id = req[r] = ++s->post[r];
             region(s, s->master[r], ST_EV_LEAVE, 0, TR_USER);
-            region(s, s->master[r], ST_EV_ENTER, s->now[s->master[r]] + between(0, 500), TR_USER);
+            region(s, s->master[r], ST_EV_ENTER, s->now[s->master[r]] + tb_between(0, 500), TR_USER);
             continue;
         }
         region(s, s->master[r], ST_EV_ENTER, 0, TR_USER);
@@ -169,10 +149,10 @@ static void sim_coll_intra(sim_t *s, uint32_t comm, const int32_t *m, uint32_t n
         uint64_t end = b[r] + 5;
         for (uint32_t j = 0; j < n; j++)
             if (coll_dep(op, m[j], r, root, (int)j, (int)i, bytes))
-                end = max2(end, b[m[j]] + lat(s, m[j], r));
+                end = tb_max2(end, b[m[j]] + lat(s, m[j], r));
         st_event_t *e;
         ev(s, s->master[r], op == OP_IALLREDUCE ? ST_EV_MPI_ICOLL_COMPLETE : ST_EV_MPI_COLL_END,
-           end + between(0, 50), &e);
+           end + tb_between(0, 50), &e);
         e->op = (uint16_t)(op == OP_IALLREDUCE ? OP_ALLREDUCE : op), e->comm = comm, e->bytes = bytes[r];
         e->bytes2 = 8;
         e->peer = op == OP_BCAST || op == OP_REDUCE || op == OP_GATHERV ? root : -1;
@@ -187,8 +167,8 @@ static void sim_coll_intra(sim_t *s, uint32_t comm, const int32_t *m, uint32_t n
 /* Allreduce or Bcast on the intercommunicator between the even and the odd ranks. */
 static void sim_coll_inter(sim_t *s)
 {
-    int bcast = rnd() % 2, rootgroup = (int)(rnd() % 2);
-    int root = s->group[rootgroup][rnd() % s->gsize[rootgroup]];
+    int bcast = tb_rnd() % 2, rootgroup = (int)(tb_rnd() % 2);
+    int root = s->group[rootgroup][tb_rnd() % s->gsize[rootgroup]];
     uint64_t b[8] = { 0 }, seq = s->seq_inter++;
     for (int r = 0; r < s->n; r++) {
         region(s, s->master[r], ST_EV_ENTER, 0, TR_USER);
@@ -199,10 +179,10 @@ static void sim_coll_inter(sim_t *s)
         for (int q = 0; q < s->n; q++) {
             int dep = bcast ? (q == root && r % 2 != rootgroup) : q % 2 != r % 2;
             if (dep)
-                end = max2(end, b[q] + lat(s, q, r));
+                end = tb_max2(end, b[q] + lat(s, q, r));
         }
         st_event_t *e;
-        ev(s, s->master[r], ST_EV_MPI_COLL_END, end + between(0, 50), &e);
+        ev(s, s->master[r], ST_EV_MPI_COLL_END, end + tb_between(0, 50), &e);
         e->op = bcast ? OP_BCAST : OP_ALLREDUCE, e->comm = C_INTER, e->id = seq, e->bytes = 8, e->bytes2 = 8;
         e->flags = ST_EVF_INTERCOMM;
         /* Bcast: the root names itself, its group's others -1, the other group the root. */
@@ -213,11 +193,11 @@ static void sim_coll_inter(sim_t *s)
 
 static void sim_coll(sim_t *s)
 {
-    uint64_t what = rnd() % 6;
+    uint64_t what = tb_rnd() % 6;
     if (what == 0 && s->gsize[1]) {
         sim_coll_inter(s);
     } else if (what <= 2) {
-        int g = (int)(rnd() % 2);
+        int g = (int)(tb_rnd() % 2);
         if (s->gsize[g])
             sim_coll_intra(s, C_PAR, s->group[g], s->gsize[g], s->seq_par[g]++);
     } else {
@@ -244,12 +224,12 @@ static void sim_omp(sim_t *s, int r)
         e->id = 3, e->bytes = s->lock_order[r];
     }
     for (int i = 0; i < nt; i++)
-        enter_max = max2(enter_max, region(s, th[i], ST_EV_ENTER, 0, TR_OMP_IBARRIER));
+        enter_max = tb_max2(enter_max, region(s, th[i], ST_EV_ENTER, 0, TR_OMP_IBARRIER));
     for (int i = 0; i < nt; i++) {
         region(s, th[i], ST_EV_LEAVE, enter_max + lat(s, r, r), TR_OMP_IBARRIER);
         uint64_t te = ev(s, th[i], ST_EV_THREAD_TEAM_END, 0, &e);
         e->id = id;
-        end_max = max2(end_max, te + (i ? lat(s, r, r) : 0));
+        end_max = tb_max2(end_max, te + (i ? lat(s, r, r) : 0));
     }
     ev(s, th[0], ST_EV_THREAD_JOIN, end_max, &e);
     e->id = id;
@@ -260,12 +240,12 @@ static void sim_sync(sim_t *s, uint32_t reg)
 {
     uint64_t b[8], last = 0;
     for (int r = 0; r < s->n; r++)
-        last = max2(last, b[r] = region(s, s->master[r], ST_EV_ENTER, 0, reg));
+        last = tb_max2(last, b[r] = region(s, s->master[r], ST_EV_ENTER, 0, reg));
     for (int r = 0; r < s->n; r++) {
         uint64_t end = b[r];
         for (int q = 0; q < s->n; q++)
             if (q != r)
-                end = max2(end, b[q] + lat(s, q, r));
+                end = tb_max2(end, b[q] + lat(s, q, r));
         region(s, s->master[r], ST_EV_LEAVE, end, reg);
     }
 }
@@ -273,7 +253,7 @@ static void sim_sync(sim_t *s, uint32_t reg)
 static void perturb(sim_t *s)
 {
     for (int r = 0; r < s->n; r++) {
-        double off = (double)between(0, 6000) - 3000.0, drift = ((double)between(0, 4000) - 2000.0) * 1e-7;
+        double off = (double)tb_between(0, 6000) - 3000.0, drift = ((double)tb_between(0, 4000) - 2000.0) * 1e-7;
         for (uint32_t l = 0; l < s->t.nlocs; l++)
             if (s->t.locs[l].rank == r)
                 for (uint64_t i = 0; i < s->t.locs[l].n; i++) {
@@ -291,24 +271,24 @@ static void simulate(sim_t *s, int nranks, int actions, int per_node)
     setup_comms(s);
     for (int r = 0; r < nranks; r++) {
         s->master[r] = tb_loc(&s->t, r, 0);
-        s->nworkers[r] = (int)(rnd() % 3);
+        s->nworkers[r] = (int)(tb_rnd() % 3);
         for (int w = 0; w < s->nworkers[r]; w++)
             s->worker[r][w] = tb_loc(&s->t, r, (uint32_t)w + 1);
     }
     for (uint32_t l = 0; l < s->t.nlocs; l++)
-        s->now[l] = between(0, 500);
+        s->now[l] = tb_between(0, 500);
     sim_sync(s, TR_INIT);
     for (int k = 0; k < actions; k++) {
-        uint64_t what = rnd() % 12;
-        int a = (int)(rnd() % (uint64_t)nranks), b = (int)(rnd() % (uint64_t)nranks);
-        if (what < 6 && (a != b || rnd() % 4 == 0))
+        uint64_t what = tb_rnd() % 12;
+        int a = (int)(tb_rnd() % (uint64_t)nranks), b = (int)(tb_rnd() % (uint64_t)nranks);
+        if (what < 6 && (a != b || tb_rnd() % 4 == 0))
             sim_p2p(s, a, b);
         else if (what < 9)
             sim_coll(s);
         else if (s->nworkers[a])
             sim_omp(s, a);
         else
-            region(s, s->master[a], ST_EV_ENTER, s->now[s->master[a]] + between(0, 3000), TR_USER);
+            region(s, s->master[a], ST_EV_ENTER, s->now[s->master[a]] + tb_between(0, 3000), TR_USER);
     }
     sim_sync(s, TR_FINALIZE);
     perturb(s);
@@ -373,7 +353,7 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
         CHECK(rounds < 1000000);
         int busy = 0;
         for (int r = 0; r < n; r++) {
-            if (done[r] || rnd() % 4 == 0)
+            if (done[r] || tb_rnd() % 4 == 0)
                 continue;
             int rc = st_clc_replay_progress(eng[r]);
             CHECK(rc != ST_CLC_REPLAY_FAILED);
@@ -381,9 +361,9 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
             if (rc == ST_CLC_REPLAY_DONE)
                 done[r] = 1, ndone++;
         }
-        size_t deliver = npool ? 1 + rnd() % npool : 0;
+        size_t deliver = npool ? 1 + tb_rnd() % npool : 0;
         for (size_t i = 0; i < deliver && npool; i++) {
-            size_t j = rnd() % npool;
+            size_t j = tb_rnd() % npool;
             msg_t m = pool[j];
             pool[j] = pool[--npool];
             CHECK(!done[m.to]); /* nothing may reach a rank that is done */
@@ -451,7 +431,7 @@ static uint64_t total_reversed, total_remote_jumps, total_unmatched, total_coll;
 static void one_trace(int nranks, int actions, const st_clc_params_t *p)
 {
     sim_t s;
-    simulate(&s, nranks, actions, 1 + (int)(rnd() % 2));
+    simulate(&s, nranks, actions, 1 + (int)(tb_rnd() % 2));
     tb_t a;
     copy_trace(&a, &s.t);
     st_clc_input_t in = tb_input(&a);
@@ -494,12 +474,12 @@ int main(void)
     st_clc_params_t p;
     st_clc_params_default(&p);
     p.mu_intra = 50, p.mu_inter = 200, p.mu_proc = 2;
-    seed = 0x2545F4914F6CDD1Dull;
+    *tb_seed() = 0x2545F4914F6CDD1Dull;
     for (int k = 0; k < 300; k++)
-        one_trace(1 + k % 7, 5 + (int)(rnd() % 60), &p);
+        one_trace(1 + k % 7, 5 + (int)(tb_rnd() % 60), &p);
     p.gamma = 1.0, p.amort = 0.25, p.delta = 5;
     for (int k = 0; k < 100; k++)
-        one_trace(2 + k % 6, 5 + (int)(rnd() % 60), &p);
+        one_trace(2 + k % 6, 5 + (int)(tb_rnd() % 60), &p);
     st_clc_params_default(&p);
     for (int k = 0; k < 3; k++)
         one_trace(7, 600, &p);
