@@ -81,6 +81,13 @@ size_t st_clc_ramp(uint64_t W, uint64_t dt, size_t n, const uint64_t *x, const u
     return binding;
 }
 
+int st_clc_times_alloc(st_clc_loc_t *L)
+{
+    if (!L->orig)
+        L->orig = malloc(sizeof(uint64_t) * 2 * (L->n ? L->n : 1));
+    return L->orig ? 0 : -1;
+}
+
 /* ---- forward pass ----------------------------------------------------------------------------------- */
 
 static int push_jump(st_clc_fwd_t *st, uint64_t ev, uint64_t dt, uint8_t kind)
@@ -100,6 +107,7 @@ static int push_jump(st_clc_fwd_t *st, uint64_t ev, uint64_t dt, uint8_t kind)
 int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
                        uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int force)
 {
+    uint64_t *lcv = st_clc_lc(loc);
     while (st->pos < loc->n) {
         uint64_t i = st->pos, c = loc->orig[i];
         uint64_t base = i == 0 ? c : st_clc_base(p, c, st->prev_c, st->prev_lc);
@@ -117,7 +125,7 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
             if (bound > lc)
                 lc = bound, why = kind;
         }
-        loc->ev[i].time = lc;
+        lcv[i] = lc;
         if (lc > base && push_jump(st, i, lc - base, why))
             return ST_CLC_NOMEM;
         st->prev_c = c;
@@ -194,7 +202,7 @@ static void fill_caps(st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
     for (uint64_t k = first_port(ports, nports, lo); k < nports && ports[k].ev < r; k++) {
         if (ports[k].role != ST_CLC_SEND)
             continue;
-        uint64_t lim = limit(ctx, l, &ports[k]), t = loc->ev[ports[k].ev].time;
+        uint64_t lim = limit(ctx, l, &ports[k]), t = st_clc_lc(loc)[ports[k].ev];
         if (lim == UINT64_MAX)
             continue;
         uint64_t room = lim > t ? lim - t : 0;
@@ -207,13 +215,14 @@ static int amortize_jump(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l
                          uint64_t nports, const st_clc_jump_t *j, st_clc_limit_fn limit, void *ctx,
                          st_clc_scratch_t *s, uint64_t *ramps, uint64_t *bent)
 {
-    uint64_t r = j->ev, dt = j->dt, bk = loc->ev[r].time - dt, first = loc->ev[0].time;
+    uint64_t *T = st_clc_lc(loc);
+    uint64_t r = j->ev, dt = j->dt, bk = T[r] - dt, first = T[0];
     uint64_t la = amort_len(p, dt);
     uint64_t b0 = bk > first && bk - first > la ? bk - la : first;
     if (r == 0 || bk <= b0)
         return 0;
     uint64_t lo = r;
-    while (lo > 0 && loc->ev[lo - 1].time > b0)
+    while (lo > 0 && T[lo - 1] > b0)
         lo--;
     size_t n = (size_t)(r - lo);
     if (n == 0)
@@ -221,13 +230,13 @@ static int amortize_jump(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l
     if (scratch_reserve(s, n))
         return -1;
     for (size_t i = 0; i < n; i++) {
-        s->x[i] = loc->ev[lo + i].time - b0;
+        s->x[i] = T[lo + i] - b0;
         s->cap[i] = UINT64_MAX;
     }
     fill_caps(loc, l, ports, nports, lo, r, limit, ctx, s->cap);
     size_t binding = st_clc_ramp(bk - b0, dt, n, s->x, s->cap, s->shift);
     for (size_t i = 0; i < n; i++)
-        loc->ev[lo + i].time += s->shift[i];
+        T[lo + i] += s->shift[i];
     if (ramps)
         ++*ramps;
     if (bent && binding)

@@ -116,7 +116,7 @@ enum { ST_CLC_NOMEM = -1, ST_CLC_DONE = 0, ST_CLC_BLOCKED = 1 };
 
 /*
  * Forward amortization of location loc (index l) from st->pos on: C(e) is read from
- * loc->orig, LC(e) written to loc->ev[].time. ports = the location's ports (sorted as
+ * loc->orig, LC(e) written to st_clc_lc(loc). ports = the location's ports (sorted as
  * in st_clc_graph_t). Stops at a receive whose recv_bound() answers 0 (returns
  * ST_CLC_BLOCKED, st->blocked set; call again once it can answer) or at the end
  * (ST_CLC_DONE). force != 0 passes force to recv_bound for port st->blocked.
@@ -139,8 +139,8 @@ void st_clc_scratch_free(st_clc_scratch_t *s);
 /*
  * Backward amortization of location loc (after its forward pass): the jumps in event
  * order, each spread over LA = dt / amort before it (never before the first event),
- * capped at the sends' limits. Only moves events forward; keeps their order.
- * Adds to *ramps and *bent (may be NULL). Returns 0, or -1 when out of memory.
+ * capped at the sends' limits, on st_clc_lc(loc). Only moves events forward; keeps their
+ * order. Adds to *ramps and *bent (may be NULL). Returns 0, or -1 when out of memory.
  */
 int st_clc_backward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
                         uint64_t nports, const st_clc_jump_t *jumps, size_t njumps, st_clc_limit_fn limit,
@@ -161,7 +161,7 @@ typedef struct st_clc_vcount {
 void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv);
 
 /*
- * Counts violated relations on the times in locs[].ev (orig != 0: in locs[].orig).
+ * Counts violated relations on the LC of a run (st_clc_lc; orig != 0: on C, locs[].orig).
  * p == NULL: a violation is receive < send (what `synctrace check` reports);
  * else receive < send + mu, which CLC removes. Adds to *out.
  */
@@ -185,13 +185,11 @@ typedef struct st_clc_stats {
     st_clc_depstats_t deps;
 } st_clc_stats_t;
 
-/* Adds moved/shift/deviation figures of locations that have orig (after a run). */
-void st_clc_stats_locs(st_clc_stats_t *s, const st_clc_loc_t *locs, uint32_t nlocs);
-
 /*
- * st_clc_stats_locs() that, in the same pass over the events, flags every moved event
- * ST_EVF_CLC_MOVED and calls moved(ctx, e, C) for it when moved != NULL (the shim keeps
- * C where the OTF2 writer reads it). One pass matters: traces are larger than caches.
+ * After a run: adds the moved/shift/deviation figures of the locations that have orig, and
+ * in the same pass gives every moved event its LC (st_clc_lc), flags it ST_EVF_CLC_MOVED
+ * and calls moved(ctx, e, C) for it when moved != NULL (the shim keeps C where the OTF2
+ * writer reads it). One pass matters: traces are larger than caches.
  */
 typedef void (*st_clc_moved_fn)(void *ctx, st_event_t *e, uint64_t orig);
 void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx);
@@ -232,9 +230,9 @@ int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd
 /* ---- sequential reference ------------------------------------------------------------------------- */
 
 /*
- * Corrects the whole trace: allocates locs[].orig (C of every event; reused if not NULL,
- * then it must hold n values), forward pass over all locations in dependency order,
- * backward amortization per location, flags moved events ST_EVF_CLC_MOVED. g must be
+ * Corrects the whole trace: allocates locs[].orig (st_clc_times_alloc; reused if not NULL)
+ * and copies C into it, forward pass over all locations in dependency order, backward
+ * amortization per location, then LC into the moved events, flagged ST_EVF_CLC_MOVED. g must be
  * built from the same input. stats (may be NULL) is filled (not accumulated).
  * Returns 0, or -1 (out of memory; times are then unspecified but orig holds C).
  * A dependency cycle (only possible with inconsistent input) is broken deterministically

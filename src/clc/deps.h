@@ -44,8 +44,16 @@ typedef struct st_clc_loc {
     uint32_t    thread;  /* thread index inside the process */
     st_event_t *ev;      /* events in record order; time = C(e) on input, LC(e) after st_clc_run */
     uint64_t    n;
-    uint64_t   *orig;    /* output of st_clc_run: C(e) of every event (malloc'd, caller frees) */
+    uint64_t   *orig;    /* C(e) of every event, then LC(e) (st_clc_lc); malloc'd by the run, caller frees */
 } st_clc_loc_t;
+
+/* The working LC of a location during a correction: the second half of its orig block.
+ * The passes read C and write LC in these two dense arrays instead of the 64-byte
+ * events (a quarter of the memory traffic); the events get LC when the run finishes. */
+static inline uint64_t *st_clc_lc(const st_clc_loc_t *L) { return L->orig + L->n; }
+
+/* Allocates L->orig (C and LC, 2 * n values) unless it is there already: 0, or -1. */
+int st_clc_times_alloc(st_clc_loc_t *L);
 
 /* What CLC needs to know about one process. */
 typedef struct st_clc_proc {

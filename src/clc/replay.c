@@ -713,7 +713,7 @@ static void channel_count(st_clc_replay_t *r, const st_event_t *e)
         c->local_n = seq + 1;
 }
 
-/* Saves C of every event (the forward pass writes LC over it) and counts the collective
+/* Saves C of every event (the passes read it from there) and counts the collective
  * instances of every channel: called by st_clc_endpoints() for each event it scans
  * (in->visit), so the events are swept once. */
 static void visit_event(void *ctx, uint32_t l, uint64_t i)
@@ -729,7 +729,7 @@ static int alloc_orig(st_clc_replay_t *r)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
         st_clc_loc_t *L = &r->in->locs[l];
-        if (!L->orig && !(L->orig = malloc(sizeof(uint64_t) * (L->n ? L->n : 1))))
+        if (st_clc_times_alloc(L))
             return -1;
     }
     return 0;
@@ -1222,16 +1222,18 @@ static void enter_forward(st_clc_replay_t *r)
 static uint64_t ref_time(const st_clc_replay_t *r, const st_clc_ref_t *x) { return r->ref_lc[x - r->g.refs]; }
 static uint64_t ref_orig(const st_clc_replay_t *r, const st_clc_ref_t *x) { return r->ref_c[x - r->g.refs]; }
 
-/* Copies every ref's current LC into ref_lc: one sweep per location over its ports, which
- * are sorted by event, so the events are read in address order. */
-static void snap_times(st_clc_replay_t *r)
+/* Copies every ref's time (C, or the current LC) into dst: one sweep per location over its
+ * ports, which are sorted by event, so the times are read in address order. */
+static void snap(st_clc_replay_t *r, uint64_t *dst, int orig)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
-        const st_event_t *ev = r->in->locs[l].ev;
+        const uint64_t *t = orig ? r->in->locs[l].orig : st_clc_lc(&r->in->locs[l]);
         for (uint64_t j = r->g.port_first[l]; j < r->g.port_first[l + 1]; j++)
-            r->ref_lc[r->port_ref[j]] = ev[r->g.ports[j].ev].time;
+            dst[r->port_ref[j]] = t[r->g.ports[j].ev];
     }
 }
+
+static void snap_times(st_clc_replay_t *r) { snap(r, r->ref_lc, 0); }
 
 static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int recv, uint32_t *n)
 {
@@ -1606,7 +1608,8 @@ static void round_begin(st_clc_replay_t *r)
 /* This round's send values: to the receivers, and as contributions to the channel trees. */
 static void round_end(st_clc_replay_t *r)
 {
-    snap_times(r); /* this round's LC, also for would_move */
+    if (r->round > 0)
+        snap_times(r); /* this round's LC, also for would_move (round 0 ran no pass: C) */
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         if (r->cat[k] != CAT_COLL)
             continue;
@@ -1954,8 +1957,8 @@ static int alloc_state(st_clc_replay_t *r)
         return -1;
     for (uint64_t j = 0; j < r->g.nrefs; j++)
         r->port_ref[j] = r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot;
-    snap_times(r); /* times are still C */
-    memcpy(r->ref_c, r->ref_lc, r->g.nrefs * sizeof *r->ref_c);
+    snap(r, r->ref_c, 1);
+    memcpy(r->ref_lc, r->ref_c, r->g.nrefs * sizeof *r->ref_c);
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
         r->wait_next[l] = NONE32;
         r->unfinished += r->in->locs[l].n > 0;

@@ -42,7 +42,7 @@ typedef struct seq {
     uint64_t  unresolved;             /* receives forced through a cycle */
 } seq_t;
 
-static uint64_t ref_time(const seq_t *s, const st_clc_ref_t *r) { return s->in->locs[r->loc].ev[r->ev].time; }
+static uint64_t ref_time(const seq_t *s, const st_clc_ref_t *r) { return st_clc_lc(&s->in->locs[r->loc])[r->ev]; }
 
 static int resolved(const seq_t *s, const st_clc_ref_t *r) { return s->fwd[r->loc].pos > r->ev; }
 
@@ -316,7 +316,7 @@ static int save_orig(st_clc_input_t *in)
 {
     for (uint32_t l = 0; l < in->nlocs; l++) {
         st_clc_loc_t *L = &in->locs[l];
-        if (!L->orig && !(L->orig = malloc(sizeof(uint64_t) * (L->n ? L->n : 1))))
+        if (st_clc_times_alloc(L))
             return -1;
         for (uint64_t i = 0; i < L->n; i++)
             L->orig[i] = L->ev[i].time;
@@ -324,37 +324,27 @@ static int save_orig(st_clc_input_t *in)
     return 0;
 }
 
-static void flag_moved(st_clc_input_t *in)
-{
-    for (uint32_t l = 0; l < in->nlocs; l++)
-        for (uint64_t i = 0; i < in->locs[l].n; i++)
-            if (in->locs[l].ev[i].time != in->locs[l].orig[i])
-                in->locs[l].ev[i].flags |= ST_EVF_CLC_MOVED;
-}
-
 int st_clc_run(const st_clc_params_t *p, st_clc_input_t *in, const st_clc_graph_t *g, st_clc_stats_t *stats)
 {
     seq_t s = { .p = p, .in = in, .g = g };
-    if (stats) {
-        memset(stats, 0, sizeof *stats);
-        stats->deps = g->ds;
-        st_clc_violations(g, in->locs, NULL, 0, &stats->reversed);
-        st_clc_violations(g, in->locs, p, 0, &stats->violations);
-    }
+    st_clc_stats_t local;
+    if (!stats)
+        stats = &local;
+    memset(stats, 0, sizeof *stats);
+    stats->deps = g->ds;
     int rc = -1;
     if (g->nlocs != in->nlocs || save_orig(in) || seq_init(&s))
         goto out;
+    st_clc_violations(g, in->locs, NULL, 1, &stats->reversed);
+    st_clc_violations(g, in->locs, p, 1, &stats->violations);
     if (forward(&s) || backward(&s, stats))
         goto out;
-    flag_moved(in);
-    if (stats) {
-        for (uint32_t l = 0; l < g->nlocs; l++)
-            for (size_t j = 0; j < s.fwd[l].njumps; j++)
-                stats->jumps[s.fwd[l].jumps[j].kind < ST_CLC__KINDS ? s.fwd[l].jumps[j].kind : 0]++;
-        stats->unresolved = s.unresolved;
-        st_clc_violations(g, in->locs, p, 0, &stats->remaining);
-        st_clc_stats_locs(stats, in->locs, in->nlocs);
-    }
+    for (uint32_t l = 0; l < g->nlocs; l++)
+        for (size_t j = 0; j < s.fwd[l].njumps; j++)
+            stats->jumps[s.fwd[l].jumps[j].kind < ST_CLC__KINDS ? s.fwd[l].jumps[j].kind : 0]++;
+    stats->unresolved = s.unresolved;
+    st_clc_violations(g, in->locs, p, 0, &stats->remaining);
+    st_clc_finish_locs(stats, in->locs, in->nlocs, NULL, NULL);
     rc = 0;
 out:
     seq_free(&s);

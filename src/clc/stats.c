@@ -17,7 +17,7 @@ static const char *const dev_names[ST_CLC__DEVS] = { "exact", "le1pct", "le10pct
 
 static uint64_t t_of(const st_clc_loc_t *locs, const st_clc_ref_t *r, int orig)
 {
-    return orig ? locs[r->loc].orig[r->ev] : locs[r->loc].ev[r->ev].time;
+    return locs[r->loc].orig[r->ev + (orig ? 0 : locs[r->loc].n)];
 }
 
 void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)
@@ -105,49 +105,55 @@ static unsigned dev_class(uint64_t dev, uint64_t base)
 
 static uint64_t absdiff(int64_t a) { return a < 0 ? (uint64_t)-a : (uint64_t)a; }
 
-/* mark != 0: also flags moved events (and calls moved(ctx, e, C) for each, if given). */
-static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L, int mark, st_clc_moved_fn moved, void *ctx)
+/* Figures of one location, and its commit: every moved event gets LC, ST_EVF_CLC_MOVED
+ * and, when moved != NULL, a call moved(ctx, e, C). The dense C and LC arrays are read in
+ * order; only moved events are written. */
+static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L, st_clc_moved_fn moved, void *ctx)
 {
+    const uint64_t *C = L->orig, *T = st_clc_lc(L);
+    uint64_t nmoved = 0, sum_shift = 0, max_shift = 0, max_pos = 0, interval = 0;
+    uint64_t dev[ST_CLC__DEVS] = { 0 };
     for (uint64_t i = 0; i < L->n; i++) {
-        uint64_t t = L->ev[i].time, c = L->orig[i], shift = t > c ? t - c : 0;
-        s->events++;
+        uint64_t t = T[i], c = C[i];
         if (t != c) {
-            s->moved++;
-            s->sum_shift += shift;
-            if (shift > s->max_shift)
-                s->max_shift = shift;
-            if (mark) {
-                L->ev[i].flags |= ST_EVF_CLC_MOVED;
-                if (moved)
-                    moved(ctx, &L->ev[i], c);
-            }
+            uint64_t shift = t > c ? t - c : 0;
+            nmoved++;
+            sum_shift += shift;
+            if (shift > max_shift)
+                max_shift = shift;
+            L->ev[i].time = t;
+            L->ev[i].flags |= ST_EVF_CLC_MOVED;
+            if (moved)
+                moved(ctx, &L->ev[i], c);
         }
         if (i == 0)
             continue;
-        int64_t pos = (int64_t)(t - L->ev[0].time) - (int64_t)(c - L->orig[0]);
-        if (absdiff(pos) > s->max_pos_dev)
-            s->max_pos_dev = absdiff(pos);
-        uint64_t dc = c > L->orig[i - 1] ? c - L->orig[i - 1] : 0;
+        uint64_t pos = absdiff((int64_t)(t - T[0]) - (int64_t)(c - C[0]));
+        if (pos > max_pos)
+            max_pos = pos;
+        uint64_t dc = c > C[i - 1] ? c - C[i - 1] : 0;
         if (dc == 0)
             continue;
-        int64_t dl = (int64_t)(t - L->ev[i - 1].time);
-        s->interval_time += dc;
-        s->dev_time[dev_class(absdiff(dl - (int64_t)dc), dc)] += dc;
+        interval += dc;
+        dev[dev_class(absdiff((int64_t)(t - T[i - 1]) - (int64_t)dc), dc)] += dc;
     }
-}
-
-void st_clc_stats_locs(st_clc_stats_t *s, const st_clc_loc_t *locs, uint32_t nlocs)
-{
-    for (uint32_t l = 0; l < nlocs; l++)
-        if (locs[l].orig)
-            loc_figures(s, &locs[l], 0, NULL, NULL);
+    s->events += L->n;
+    s->moved += nmoved;
+    s->sum_shift += sum_shift;
+    if (max_shift > s->max_shift)
+        s->max_shift = max_shift;
+    if (max_pos > s->max_pos_dev)
+        s->max_pos_dev = max_pos;
+    s->interval_time += interval;
+    for (int k = 0; k < ST_CLC__DEVS; k++)
+        s->dev_time[k] += dev[k];
 }
 
 void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx)
 {
     for (uint32_t l = 0; l < nlocs; l++)
         if (locs[l].orig)
-            loc_figures(s, &locs[l], 1, moved, ctx);
+            loc_figures(s, &locs[l], moved, ctx);
 }
 
 /* ---- merge and emit ---------------------------------------------------------------------------------- */

@@ -247,11 +247,10 @@ static void reference(tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p
     }
     refctx_t ctx = { g, lc, p };
     st_clc_scratch_t scratch = { 0 };
-    for (uint32_t l = 0; l < t->nlocs; l++) /* forward values into the events, then amortize */
-        for (uint64_t i = 0; i < t->locs[l].n; i++)
-            t->locs[l].ev[i].time = lc[l][i];
     for (uint32_t l = 0; l < t->nlocs; l++) {
-        st_clc_loc_t *L = &t->locs[l];
+        st_clc_loc_t *L = &t->locs[l]; /* forward values into its LC array, amortize, into the events */
+        CHECK(L->orig == NULL && st_clc_times_alloc(L) == 0);
+        memcpy(st_clc_lc(L), lc[l], sizeof(uint64_t) * L->n);
         st_clc_jump_t *j = malloc(sizeof *j * (L->n + 1));
         size_t nj = 0;
         CHECK(j);
@@ -262,6 +261,10 @@ static void reference(tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p
         }
         CHECK(st_clc_backward_loc(p, L, l, g->ports + g->port_first[l], g->port_first[l + 1] - g->port_first[l], j,
                                   nj, naive_limit, &ctx, &scratch, NULL, NULL) == 0);
+        for (uint64_t i = 0; i < L->n; i++)
+            L->ev[i].time = st_clc_lc(L)[i];
+        free(L->orig);
+        L->orig = NULL;
         free(j);
     }
     st_clc_scratch_free(&scratch);
