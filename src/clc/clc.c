@@ -16,17 +16,6 @@ __extension__ typedef unsigned __int128 u128;
 
 /* ---- the math -------------------------------------------------------------------------------------- */
 
-uint64_t st_clc_base(const st_clc_params_t *p, uint64_t c, uint64_t c_prev, uint64_t lc_prev)
-{
-    uint64_t d = c > c_prev ? c - c_prev : 0;
-    uint64_t step = d < p->delta ? d : p->delta;
-    uint64_t g = (uint64_t)(p->gamma * (double)d); /* floor; gamma <= 1 keeps it <= d */
-    if (g > d)
-        g = d;
-    uint64_t b = lc_prev + (step > g ? step : g);
-    return b > c ? b : c;
-}
-
 /* A slope num/den with den > 0. */
 typedef struct frac {
     uint64_t num, den;
@@ -107,14 +96,28 @@ static int push_jump(st_clc_fwd_t *st, uint64_t ev, uint64_t dt, uint8_t kind)
 int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
                        uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int force)
 {
-    uint64_t *lcv = st_clc_lc(loc);
-    while (st->pos < loc->n) {
-        uint64_t i = st->pos, c = loc->orig[i];
-        uint64_t base = i == 0 ? c : st_clc_base(p, c, st->prev_c, st->prev_lc);
-        uint64_t lc = base, k = st->port;
-        uint8_t why = 0;
+    const uint64_t *C = loc->orig;
+    uint64_t *T = st_clc_lc(loc);
+    const double gamma = p->gamma;
+    const uint64_t delta = p->delta, n = loc->n;
+    uint64_t i = st->pos, k = st->port, pc = st->prev_c, plc = st->prev_lc;
+    while (i < n) {
         while (k < nports && ports[k].ev < i) /* ports of events beyond the location: ignored */
             k++;
+        uint64_t stop = k < nports && ports[k].ev < n ? ports[k].ev : n;
+        if (i == 0 && stop > 0) /* the first event keeps C */
+            T[0] = pc = plc = C[0], i = 1;
+        for (; i < stop; i++) { /* events without ports: the tight loop most events take */
+            uint64_t c = C[i];
+            plc = T[i] = st_clc_base_of(gamma, delta, c, pc, plc);
+            pc = c;
+        }
+        if (i == n)
+            break;
+        /* An event with ports: the callbacks may read st (e.g. pos), so it is current here. */
+        st->pos = i, st->prev_c = pc, st->prev_lc = plc;
+        uint64_t c = C[i], base = i == 0 ? c : st_clc_base_of(gamma, delta, c, pc, plc), lc = base;
+        uint8_t why = 0;
         for (; k < nports && ports[k].ev == i && ports[k].role == ST_CLC_RECV; k++) {
             uint64_t bound = 0;
             uint8_t kind = 0;
@@ -125,18 +128,18 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
             if (bound > lc)
                 lc = bound, why = kind;
         }
-        lcv[i] = lc;
+        T[i] = lc;
         if (lc > base && push_jump(st, i, lc - base, why))
             return ST_CLC_NOMEM;
-        st->prev_c = c;
-        st->prev_lc = lc;
-        st->pos = i + 1;
+        pc = c, plc = lc, i++;
+        st->pos = i, st->prev_c = pc, st->prev_lc = plc;
         force = 0;
-        for (; k < nports && ports[k].ev == i; k++)
+        for (; k < nports && ports[k].ev == i - 1; k++)
             if (ports[k].role == ST_CLC_SEND)
                 ops->send_done(ctx, l, &ports[k], lc);
         st->port = k;
     }
+    st->pos = i, st->prev_c = pc, st->prev_lc = plc, st->port = k;
     return ST_CLC_DONE;
 }
 

@@ -67,7 +67,23 @@ void st_clc_params_from_config(st_clc_params_t *p, const struct st_config *c, ui
  *   base = max( C, LCprev + min(delta, d), LCprev + floor(gamma * d) ),  d = max(C - Cprev, 0).
  * (min(delta, d): events the timer could not tell apart stay together; see README-clc.md.)
  */
-uint64_t st_clc_base(const st_clc_params_t *p, uint64_t c, uint64_t c_prev, uint64_t lc_prev);
+static inline uint64_t st_clc_base_of(double gamma, uint64_t delta, uint64_t c, uint64_t c_prev, uint64_t lc_prev)
+{
+    uint64_t d = c > c_prev ? c - c_prev : 0;
+    uint64_t step = d < delta ? d : delta;
+    /* floor; gamma <= 1 keeps it <= d. Signed conversions where they are exact: x86-64
+     * has no single instruction for the unsigned ones, and this is the forward pass's loop. */
+    uint64_t g = d < (1ull << 62) ? (uint64_t)(int64_t)(gamma * (double)(int64_t)d) : (uint64_t)(gamma * (double)d);
+    if (g > d)
+        g = d;
+    uint64_t b = lc_prev + (step > g ? step : g);
+    return b > c ? b : c;
+}
+
+static inline uint64_t st_clc_base(const st_clc_params_t *p, uint64_t c, uint64_t c_prev, uint64_t lc_prev)
+{
+    return st_clc_base_of(p->gamma, p->delta, c, c_prev, lc_prev);
+}
 
 /*
  * Backward amortization of one jump dt spread over an interval of length W > 0 that ends
