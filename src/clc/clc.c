@@ -73,7 +73,7 @@ size_t st_clc_ramp(uint64_t W, uint64_t dt, size_t n, const uint64_t *x, const u
 int st_clc_times_alloc(st_clc_loc_t *L)
 {
     if (!L->orig)
-        L->orig = malloc(sizeof(uint64_t) * 2 * (L->n ? L->n : 1));
+        L->orig = st_clc_malloc(sizeof(uint64_t) * 2 * (L->n ? L->n : 1));
     return L->orig ? 0 : -1;
 }
 
@@ -83,7 +83,7 @@ static int push_jump(st_clc_fwd_t *st, uint64_t ev, uint64_t dt, uint8_t kind)
 {
     if (st->njumps == st->capjumps) {
         size_t n = st->capjumps ? 2 * st->capjumps : 16;
-        st_clc_jump_t *j = realloc(st->jumps, n * sizeof *j);
+        st_clc_jump_t *j = st_clc_realloc(st->jumps, n * sizeof *j);
         if (!j)
             return -1;
         st->jumps = j;
@@ -147,9 +147,9 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
 
 void st_clc_scratch_free(st_clc_scratch_t *s)
 {
-    free(s->x);
-    free(s->cap);
-    free(s->shift);
+    st_clc_free(s->x);
+    st_clc_free(s->cap);
+    st_clc_free(s->shift);
     memset(s, 0, sizeof *s);
 }
 
@@ -160,13 +160,13 @@ static int scratch_reserve(st_clc_scratch_t *s, size_t n)
     size_t m = s->cap_n ? s->cap_n : 256;
     while (m < n)
         m *= 2;
-    uint64_t *x = realloc(s->x, m * sizeof *x);
+    uint64_t *x = st_clc_realloc(s->x, m * sizeof *x);
     if (x)
         s->x = x;
-    uint64_t *c = realloc(s->cap, m * sizeof *c);
+    uint64_t *c = st_clc_realloc(s->cap, m * sizeof *c);
     if (c)
         s->cap = c;
-    uint64_t *h = realloc(s->shift, m * sizeof *h);
+    uint64_t *h = st_clc_realloc(s->shift, m * sizeof *h);
     if (h)
         s->shift = h;
     if (!x || !c || !h)

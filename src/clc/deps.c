@@ -50,7 +50,7 @@ int st_clc_grow(void **v, size_t *cap, size_t need, size_t elem)
     size_t n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
-    void *p = realloc(*v, n * elem);
+    void *p = st_clc_realloc(*v, n * elem);
     if (!p)
         return -1;
     *v = p;
@@ -68,7 +68,7 @@ int st_clc_epvec_push(st_clc_epvec_t *v, const st_clc_endpoint_t *ep)
 
 void st_clc_epvec_free(st_clc_epvec_t *v)
 {
-    free(v->v);
+    st_clc_free(v->v);
     memset(v, 0, sizeof *v);
 }
 
@@ -115,7 +115,7 @@ typedef struct nodeset {
 static int nodeset_fill(const st_clc_input_t *in, nodeset_t *ns, const int32_t *a, uint32_t na, const int32_t *b,
                         uint32_t nb)
 {
-    ns->node = malloc(sizeof(int32_t) * (na + nb + 1));
+    ns->node = st_clc_malloc(sizeof(int32_t) * (na + nb + 1));
     if (!ns->node)
         return -1;
     for (uint32_t i = 0; i < na; i++)
@@ -249,7 +249,7 @@ static size_t chan_hash(const p2p_chan_t *k, size_t mask)
 
 static int chan_rehash(p2p_chans_t *t, size_t nslot)
 {
-    uint32_t *slot = calloc(nslot, sizeof *slot);
+    uint32_t *slot = st_clc_calloc(nslot, sizeof *slot);
     if (!slot)
         return -1;
     for (size_t i = 0; i < t->n; i++) {
@@ -258,7 +258,7 @@ static int chan_rehash(p2p_chans_t *t, size_t nslot)
             h = (h + 1) & (nslot - 1);
         slot[h] = (uint32_t)i + 1;
     }
-    free(t->slot);
+    st_clc_free(t->slot);
     t->slot = slot;
     t->nslot = nslot;
     return 0;
@@ -336,10 +336,10 @@ static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, const p2pvec_t *sends, cons
     if (!sends->n && !recvs->n)
         return 0;
     st_clc_epvec_t *v = &c->side[ST_CLC_KEY_P2P];
-    chan_rank_t *byrank = malloc(sizeof *byrank * ch->n);
-    uint32_t *rank_of = malloc(sizeof *rank_of * ch->n);
-    uint64_t *ss = malloc(sizeof *ss * (ch->n + 1)), *rs = malloc(sizeof *rs * (ch->n + 1));
-    p2p_item_t *so = malloc(sizeof *so * (sends->n + 1)), *ro = malloc(sizeof *ro * (recvs->n + 1));
+    chan_rank_t *byrank = st_clc_malloc(sizeof *byrank * ch->n);
+    uint32_t *rank_of = st_clc_malloc(sizeof *rank_of * ch->n);
+    uint64_t *ss = st_clc_malloc(sizeof *ss * (ch->n + 1)), *rs = st_clc_malloc(sizeof *rs * (ch->n + 1));
+    p2p_item_t *so = st_clc_malloc(sizeof *so * (sends->n + 1)), *ro = st_clc_malloc(sizeof *ro * (recvs->n + 1));
     int rc = -1;
     if (!byrank || !rank_of || !ss || !rs || !so || !ro ||
         st_clc_grow((void **)&v->v, &v->cap, v->n + sends->n + recvs->n, sizeof *v->v))
@@ -364,7 +364,7 @@ static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, const p2pvec_t *sends, cons
     }
     rc = 0;
 done:
-    free(byrank), free(rank_of), free(ss), free(rs), free(so), free(ro);
+    st_clc_free(byrank), st_clc_free(rank_of), st_clc_free(ss), st_clc_free(rs), st_clc_free(so), st_clc_free(ro);
     return rc;
 }
 
@@ -613,13 +613,13 @@ static int sync_prepare(ctx_t *c)
 {
     if (!c->in->nsync || !c->in->sync || c->world_nodes.done)
         return 0;
-    int32_t *all = malloc(sizeof(int32_t) * (size_t)(c->in->nranks > 0 ? c->in->nranks : 1));
+    int32_t *all = st_clc_malloc(sizeof(int32_t) * (size_t)(c->in->nranks > 0 ? c->in->nranks : 1));
     if (!all)
         return -1;
     for (int32_t r = 0; r < c->in->nranks; r++)
         all[r] = r;
     int rc = nodeset_fill(c->in, &c->world_nodes, all, (uint32_t)(c->in->nranks > 0 ? c->in->nranks : 0), NULL, 0);
-    free(all);
+    st_clc_free(all);
     return rc;
 }
 
@@ -960,15 +960,15 @@ static int scan_loc(ctx_t *c, scan_t *s, uint32_t l)
             visit(c->in->visit_ctx, l, i);
         rc = scan_event(c, s, &ol, l, i, &enter, &begin);
     }
-    free(ol.st);
-    free(ol.tw);
+    st_clc_free(ol.st);
+    st_clc_free(ol.tw);
     return rc;
 }
 
 static void scan_free(scan_t *s)
 {
-    free(s->cancelled.v), free(s->chans.v), free(s->chans.slot), free(s->sends.v), free(s->recvs.v), free(s->reqs.v), free(s->done.v);
-    free(s->omp.locks.v), free(s->omp.tasks.v), free(s->omp.waits.v), free(s->omp.frame_task.v), free(s->omp.done);
+    st_clc_free(s->cancelled.v), st_clc_free(s->chans.v), st_clc_free(s->chans.slot), st_clc_free(s->sends.v), st_clc_free(s->recvs.v), st_clc_free(s->reqs.v), st_clc_free(s->done.v);
+    st_clc_free(s->omp.locks.v), st_clc_free(s->omp.tasks.v), st_clc_free(s->omp.waits.v), st_clc_free(s->omp.frame_task.v), st_clc_free(s->omp.done);
 }
 
 /* Appends the endpoints of every key type to out, in type order (the first non-empty
@@ -1005,7 +1005,7 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         .proc = in->procs && rank >= 0 && rank < in->nranks ? &in->procs[rank] : &none,
     };
     scan_t s = { 0 };
-    c.comm_nodes = calloc(c.proc->ncomms ? c.proc->ncomms : 1, sizeof(nodeset_t));
+    c.comm_nodes = st_clc_calloc(c.proc->ncomms ? c.proc->ncomms : 1, sizeof(nodeset_t));
     int rc = c.comm_nodes ? sync_prepare(&c) : -1;
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++)
         if (in->locs[l].rank == rank)
@@ -1026,8 +1026,8 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         st_clc_epvec_free(&c.side[t]);
     scan_free(&s);
     for (uint32_t i = 0; c.comm_nodes && i < c.proc->ncomms; i++)
-        free(c.comm_nodes[i].node);
-    free(c.comm_nodes);
-    free(c.world_nodes.node);
+        st_clc_free(c.comm_nodes[i].node);
+    st_clc_free(c.comm_nodes);
+    st_clc_free(c.world_nodes.node);
     return rc;
 }

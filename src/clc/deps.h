@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mem.h"
+
 #include "../otf2/rankdata.h"
 #include "../record/event.h"
 

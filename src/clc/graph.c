@@ -48,10 +48,10 @@ ST_CLC_MSORT(sort_ports, st_clc_port_t, cmp_port)
 
 void st_clc_graph_free(st_clc_graph_t *g)
 {
-    free(g->inst);
-    free(g->refs);
-    free(g->port_first);
-    free(g->ports);
+    st_clc_free(g->inst);
+    st_clc_free(g->refs);
+    st_clc_free(g->port_first);
+    st_clc_free(g->ports);
     memset(g, 0, sizeof *g);
 }
 
@@ -83,11 +83,11 @@ static void add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t 
 /* Builds port_first / ports from the instances. */
 static int index_ports(st_clc_graph_t *g)
 {
-    g->port_first = calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
-    g->ports = malloc(sizeof(st_clc_port_t) * (g->nrefs ? g->nrefs : 1));
-    uint64_t *fill = calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
+    g->port_first = st_clc_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
+    g->ports = st_clc_malloc(sizeof(st_clc_port_t) * (g->nrefs ? g->nrefs : 1));
+    uint64_t *fill = st_clc_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
     if (!g->port_first || !g->ports || !fill) {
-        free(fill);
+        st_clc_free(fill);
         return -1;
     }
     for (uint64_t r = 0; r < g->nrefs; r++)
@@ -103,7 +103,7 @@ static int index_ports(st_clc_graph_t *g)
                                                         .role = s < in->nsend ? ST_CLC_SEND : ST_CLC_RECV };
         }
     }
-    free(fill);
+    st_clc_free(fill);
     for (uint32_t l = 0; l < g->nlocs; l++)
         sort_ports(g->ports + g->port_first[l], g->port_first[l + 1] - g->port_first[l]);
     return 0;
@@ -120,8 +120,8 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
         if (ep[i].ref.loc < nlocs)
             ep[m++] = ep[i];
     sort_endpoints(ep, m);
-    g->inst = malloc(sizeof(st_clc_inst_t) * (m ? m : 1));
-    g->refs = malloc(sizeof(st_clc_ref_t) * (m ? m : 1));
+    g->inst = st_clc_malloc(sizeof(st_clc_inst_t) * (m ? m : 1));
+    g->refs = st_clc_malloc(sizeof(st_clc_ref_t) * (m ? m : 1));
     if (!g->inst || !g->refs)
         goto fail;
     for (size_t i = 0, j; i < m; i = j) {
@@ -149,7 +149,7 @@ int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g)
     st_clc_depstats_t ds = { 0 };
     memset(g, 0, sizeof *g);
     /* Every rank that owns a location, each once (its locations need not be adjacent). */
-    int32_t *ranks = malloc(sizeof(int32_t) * (in->nlocs ? in->nlocs : 1));
+    int32_t *ranks = st_clc_malloc(sizeof(int32_t) * (in->nlocs ? in->nlocs : 1));
     if (!ranks)
         return -1;
     for (uint32_t l = 0; l < in->nlocs; l++)
@@ -160,7 +160,7 @@ int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g)
     for (uint32_t i = 0; rc == 0 && i < in->nlocs; i++)
         if (i == 0 || ranks[i] != ranks[i - 1])
             rc = st_clc_endpoints(in, ranks[i], &ep, &ds);
-    free(ranks);
+    st_clc_free(ranks);
     g->ds = ds;
     if (rc == 0)
         rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, 0, g);

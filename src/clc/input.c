@@ -84,7 +84,7 @@ int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in)
 void st_clc_input_free(st_clc_input_t *in)
 {
     for (uint32_t l = 0; in->locs && l < in->nlocs; l++)
-        free(in->locs[l].orig);
+        st_clc_free(in->locs[l].orig);
     free(in->locs);
     free((void *)in->procs);
     memset(in, 0, sizeof *in);

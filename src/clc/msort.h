@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 #define ST_CLC_MSORT(name, type, cmp)                                                          \
     static void name(type *v, size_t n)                                                       \
     {                                                                                         \
@@ -26,11 +28,11 @@
             runs += cmp(&v[i - 1], &v[i]) > 0;                                                \
         if (n < 2 || runs == 1)                                                               \
             return;                                                                           \
-        type *tmp = malloc(n * sizeof *tmp);                                                  \
-        size_t *start = malloc((runs + 1) * sizeof *start);                                   \
+        type *tmp = st_clc_malloc(n * sizeof *tmp);                                           \
+        size_t *start = st_clc_malloc((runs + 1) * sizeof *start);                            \
         if (!tmp || !start) {                                                                 \
-            free(tmp);                                                                        \
-            free(start);                                                                      \
+            st_clc_free(tmp);                                                                 \
+            st_clc_free(start);                                                               \
             qsort(v, n, sizeof *v, cmp##_void);                                               \
             return;                                                                           \
         }                                                                                     \
@@ -61,8 +63,8 @@
         }                                                                                     \
         if (src != v)                                                                         \
             memcpy(v, src, n * sizeof *v);                                                    \
-        free(tmp);                                                                            \
-        free(start);                                                                          \
+        st_clc_free(tmp);                                                                     \
+        st_clc_free(start);                                                                   \
     }
 
 #endif

@@ -280,7 +280,7 @@ static uint8_t *ob_reserve(st_clc_replay_t *r, int32_t to, size_t n, outbuf_t **
     uint32_t k = r->dest_slot[to];
     if (k == NONE32) {
         size_t cap = r->nob; /* exact-size growth keeps the code simple; destinations are few */
-        outbuf_t *ob = realloc(r->ob, (cap + 1) * sizeof *ob);
+        outbuf_t *ob = st_clc_realloc(r->ob, (cap + 1) * sizeof *ob);
         if (!ob)
             return fail(r, "out of memory"), NULL;
         r->ob = ob;
@@ -366,7 +366,7 @@ static top2_t *qof(chan_t *c, int ph, uint64_t s) { return &c->ph[ph].q[s * nq_o
 static entvec_t *ents(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s)
 {
     phase_t *P = &c->ph[ph];
-    if (!P->ent && !(P->ent = calloc(c->N ? c->N : 1, sizeof *P->ent)))
+    if (!P->ent && !(P->ent = st_clc_calloc(c->N ? c->N : 1, sizeof *P->ent)))
         return fail(r, "out of memory"), NULL;
     return &P->ent[s];
 }
@@ -601,8 +601,8 @@ static int cmp_i32(const void *a, const void *b)
 /* Sorted, unique members; tree position of this rank. Returns 0, 1 (not a member: skip) or -1. */
 static int chan_members(st_clc_replay_t *r, chan_t *c, const int32_t *a, uint32_t na, const int32_t *b, uint32_t nb)
 {
-    c->members = malloc(sizeof(int32_t) * (na + nb + 1));
-    c->child = malloc(sizeof(int32_t) * 33);
+    c->members = st_clc_malloc(sizeof(int32_t) * (na + nb + 1));
+    c->child = st_clc_malloc(sizeof(int32_t) * 33);
     if (!c->members || !c->child)
         return -1;
     for (uint32_t i = 0; i < na; i++)
@@ -631,21 +631,21 @@ static int chan_members(st_clc_replay_t *r, chan_t *c, const int32_t *a, uint32_
 
 static void chan_free(chan_t *c)
 {
-    free(c->members);
-    free(c->child);
-    free(c->pend);
-    free(c->inst0);
-    free(c->inst1);
-    free(c->lshape);
+    st_clc_free(c->members);
+    st_clc_free(c->child);
+    st_clc_free(c->pend);
+    st_clc_free(c->inst0);
+    st_clc_free(c->inst1);
+    st_clc_free(c->lshape);
     for (int ph = 0; ph < PH__N; ph++) {
         phase_t *P = &c->ph[ph];
         if (P->ent)
             for (uint64_t s = 0; s < c->N; s++)
-                free(P->ent[s].v);
-        free(P->ent);
-        free(P->tr);
-        free(P->q);
-        free(P->shape);
+                st_clc_free(P->ent[s].v);
+        st_clc_free(P->ent);
+        st_clc_free(P->tr);
+        st_clc_free(P->q);
+        st_clc_free(P->shape);
     }
 }
 
@@ -658,7 +658,7 @@ static int add_chan(st_clc_replay_t *r, uint8_t kind, uint64_t key, int inter, c
         chan_free(&c);
         return rc < 0 ? -1 : 0;
     }
-    chan_t *v = realloc(r->ch, (r->nch + 1) * sizeof *v);
+    chan_t *v = st_clc_realloc(r->ch, (r->nch + 1) * sizeof *v);
     if (!v) {
         chan_free(&c);
         return -1;
@@ -682,13 +682,13 @@ static int build_channels(st_clc_replay_t *r)
             return -1;
     }
     if (r->in->nsync && r->in->sync) {
-        int32_t *all = malloc(sizeof(int32_t) * (size_t)r->nranks);
+        int32_t *all = st_clc_malloc(sizeof(int32_t) * (size_t)r->nranks);
         if (!all)
             return -1;
         for (int32_t q = 0; q < r->nranks; q++)
             all[q] = q;
         int rc = add_chan(r, CH_SYNC, 0, 0, all, (uint32_t)r->nranks, NULL, 0);
-        free(all);
+        st_clc_free(all);
         if (rc)
             return -1;
         chan_t *c = &r->ch[r->nch - 1];
@@ -738,9 +738,9 @@ static int alloc_orig(st_clc_replay_t *r)
 static int alloc_phase(phase_t *P, int ph, uint64_t N)
 {
     size_t n = N ? N : 1, nq = nq_of(ph);
-    P->tr = calloc(ph == PH_F ? n : 1, sizeof *P->tr);
-    P->q = malloc(n * nq * sizeof *P->q);
-    P->shape = calloc(n, 1);
+    P->tr = st_clc_calloc(ph == PH_F ? n : 1, sizeof *P->tr);
+    P->q = st_clc_malloc(n * nq * sizeof *P->q);
+    P->shape = st_clc_calloc(n, 1);
     if (!P->tr || !P->q || !P->shape)
         return -1;
     for (size_t i = 0; i < n * nq; i++)
@@ -752,10 +752,10 @@ static int alloc_phase(phase_t *P, int ph, uint64_t N)
 static int alloc_channel(st_clc_replay_t *r, chan_t *c)
 {
     size_t n = c->N ? c->N : 1;
-    c->pend = calloc(n, sizeof *c->pend);
-    c->inst0 = malloc(n * sizeof *c->inst0);
-    c->inst1 = malloc(n * sizeof *c->inst1);
-    c->lshape = calloc(n, 1);
+    c->pend = st_clc_calloc(n, sizeof *c->pend);
+    c->inst0 = st_clc_malloc(n * sizeof *c->inst0);
+    c->inst1 = st_clc_malloc(n * sizeof *c->inst1);
+    c->lshape = st_clc_calloc(n, 1);
     int rc = c->pend && c->inst0 && c->inst1 && c->lshape ? 0 : -1;
     for (int ph = 0; rc == 0 && ph < PH__N; ph++)
         rc = alloc_phase(&c->ph[ph], ph, c->N);
@@ -775,7 +775,7 @@ static int add_peer(st_clc_replay_t *r, int32_t rank)
     for (uint32_t i = 0; i < r->npeers; i++)
         if (r->peers[i].rank == rank)
             return 0;
-    peer_t *v = realloc(r->peers, (r->npeers + 1) * sizeof *v);
+    peer_t *v = st_clc_realloc(r->peers, (r->npeers + 1) * sizeof *v);
     if (!v)
         return -1;
     r->peers = v;
@@ -873,14 +873,14 @@ static void send_counts(st_clc_replay_t *r)
         int n = count_records(r, pe, NULL);
         uint8_t *p = rec_begin(r, pe->rank, R_COUNTS, 0, NULL, 0, 0, (size_t)n * sizeof(counts_rec_t));
         if (p && n) {
-            counts_rec_t *recs = malloc((size_t)n * sizeof *recs);
+            counts_rec_t *recs = st_clc_malloc((size_t)n * sizeof *recs);
             if (!recs) {
                 fail(r, "out of memory");
                 return;
             }
             count_records(r, pe, recs);
             memcpy(p, recs, (size_t)n * sizeof *recs);
-            free(recs);
+            st_clc_free(recs);
         }
     }
 }
@@ -893,7 +893,7 @@ static int on_counts(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t 
     peer_t *pe = find_peer(r, from);
     size_t n = h->len / sizeof(counts_rec_t);
     if (pe && n) { /* unknown partners: nothing of ours can match theirs */
-        if (!(pe->theirs = malloc(h->len)))
+        if (!(pe->theirs = st_clc_malloc(h->len)))
             return fail(r, "out of memory"), -1;
         memcpy(pe->theirs, rd->p, h->len);
         pe->ntheirs = n;
@@ -938,8 +938,8 @@ static int match_peers(st_clc_replay_t *r)
         peer_t *pe = &r->peers[i];
         match_list(r, pe, &pe->send_inst, 1, &r->ds.unmatched_send);
         match_list(r, pe, &pe->recv_inst, 0, &r->ds.unmatched_recv);
-        pe->bwd = malloc((pe->send_inst.n + 1) * sizeof *pe->bwd);
-        pe->stat = malloc((2 * pe->recv_inst.n + 1) * sizeof *pe->stat);
+        pe->bwd = st_clc_malloc((pe->send_inst.n + 1) * sizeof *pe->bwd);
+        pe->stat = st_clc_malloc((2 * pe->recv_inst.n + 1) * sizeof *pe->stat);
         if (!pe->bwd || !pe->stat)
             return -1;
     }
@@ -1177,9 +1177,9 @@ static void replay_deferred(st_clc_replay_t *r)
         size_t used;
         if (r->state != S_FAILED && process_record(r, def[i].from, def[i].buf, def[i].len, &used))
             fail(r, "malformed message from rank %d", def[i].from);
-        free(def[i].buf);
+        st_clc_free(def[i].buf);
     }
-    free(def);
+    st_clc_free(def);
 }
 
 /* Forward state of every location and instance as before any forward pass. */
@@ -1188,7 +1188,7 @@ static void reset_forward(st_clc_replay_t *r)
     r->qhead = r->qlen = 0;
     r->unfinished = 0;
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
-        free(r->fwd[l].jumps);
+        st_clc_free(r->fwd[l].jumps);
         memset(&r->fwd[l], 0, sizeof r->fwd[l]);
         r->wait_next[l] = NONE32;
         r->queued[l] = 0;
@@ -1423,7 +1423,7 @@ static void finish_statistics(st_clc_replay_t *r)
     st_clc_stats_t *s = &r->stats;
     /* LOCAL instances: the sequential counter on a view of the graph holding only them. */
     st_clc_graph_t view = r->g;
-    view.inst = malloc(sizeof *view.inst * (r->g.ninst ? r->g.ninst : 1));
+    view.inst = st_clc_malloc(sizeof *view.inst * (r->g.ninst ? r->g.ninst : 1));
     if (!view.inst)
         return fail(r, "out of memory");
     view.ninst = 0;
@@ -1433,7 +1433,7 @@ static void finish_statistics(st_clc_replay_t *r)
     st_clc_violations(&view, r->in->locs, NULL, 1, &s->reversed);
     st_clc_violations(&view, r->in->locs, &r->p, 1, &s->violations);
     st_clc_violations(&view, r->in->locs, &r->p, 0, &s->remaining);
-    free(view.inst);
+    st_clc_free(view.inst);
     for (uint32_t i = 0; i < r->npeers; i++) {
         const peer_t *pe = &r->peers[i];
         for (size_t j = 0; j < pe->recv_inst.n; j++) {
@@ -1740,7 +1740,7 @@ static void start_forward(st_clc_replay_t *r)
     for (uint32_t i = 0; i < r->npeers; i++) {
         peer_t *pe = &r->peers[i];
         pe->rin_round = -1;
-        if (!(pe->rin = malloc((pe->recv_inst.n + 1) * sizeof *pe->rin)))
+        if (!(pe->rin = st_clc_malloc((pe->recv_inst.n + 1) * sizeof *pe->rin)))
             return fail(r, "out of memory");
     }
     if (r->rounds_max <= 0) {
@@ -1749,7 +1749,7 @@ static void start_forward(st_clc_replay_t *r)
         enter_forward(r);
         return;
     }
-    r->pin = calloc(r->g.ninst + 1, sizeof *r->pin);
+    r->pin = st_clc_calloc(r->g.ninst + 1, sizeof *r->pin);
     if (!r->pin)
         return fail(r, "out of memory");
     world_tree(r);
@@ -1763,7 +1763,7 @@ static int defer(st_clc_replay_t *r, int32_t from, const uint8_t *buf, size_t le
 {
     if (st_clc_grow((void **)&r->def, &r->capdef, r->ndef + 1, sizeof *r->def))
         return fail(r, "out of memory"), -1;
-    uint8_t *copy = malloc(len);
+    uint8_t *copy = st_clc_malloc(len);
     if (!copy)
         return fail(r, "out of memory"), -1;
     memcpy(copy, buf, len);
@@ -1941,17 +1941,17 @@ void st_clc_replay_on_moved(st_clc_replay_t *r, st_clc_moved_fn moved, void *ctx
 static int alloc_state(st_clc_replay_t *r)
 {
     size_t ni = r->g.ninst ? r->g.ninst : 1, nl = r->in->nlocs ? r->in->nlocs : 1;
-    r->cat = malloc(ni), r->islot = calloc(ni, 1);
-    r->ia = calloc(ni, sizeof *r->ia), r->ib = calloc(ni, sizeof *r->ib);
-    r->tq = malloc(ni * sizeof *r->tq);
-    r->pending = malloc(ni * sizeof *r->pending), r->wait_head = malloc(ni * sizeof *r->wait_head);
-    r->fwd = calloc(nl, sizeof *r->fwd);
-    r->wait_next = malloc(nl * sizeof *r->wait_next), r->queue = malloc(nl * sizeof *r->queue);
-    r->queued = calloc(nl, 1);
-    r->dest_slot = malloc(sizeof *r->dest_slot * (size_t)(r->nranks > 0 ? r->nranks : 1));
+    r->cat = st_clc_malloc(ni), r->islot = st_clc_calloc(ni, 1);
+    r->ia = st_clc_calloc(ni, sizeof *r->ia), r->ib = st_clc_calloc(ni, sizeof *r->ib);
+    r->tq = st_clc_malloc(ni * sizeof *r->tq);
+    r->pending = st_clc_malloc(ni * sizeof *r->pending), r->wait_head = st_clc_malloc(ni * sizeof *r->wait_head);
+    r->fwd = st_clc_calloc(nl, sizeof *r->fwd);
+    r->wait_next = st_clc_malloc(nl * sizeof *r->wait_next), r->queue = st_clc_malloc(nl * sizeof *r->queue);
+    r->queued = st_clc_calloc(nl, 1);
+    r->dest_slot = st_clc_malloc(sizeof *r->dest_slot * (size_t)(r->nranks > 0 ? r->nranks : 1));
     size_t nr = r->g.nrefs ? r->g.nrefs : 1;
-    r->ref_c = malloc(nr * sizeof *r->ref_c), r->ref_lc = malloc(nr * sizeof *r->ref_lc);
-    r->port_ref = malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
+    r->ref_c = st_clc_malloc(nr * sizeof *r->ref_c), r->ref_lc = st_clc_malloc(nr * sizeof *r->ref_lc);
+    r->port_ref = st_clc_malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
     if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tq || !r->pending || !r->wait_head || !r->fwd ||
         !r->wait_next || !r->queue || !r->queued || !r->dest_slot || !r->ref_c || !r->ref_lc || !r->port_ref)
         return -1;
@@ -1972,7 +1972,7 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
                       st_clc_replay_t **out)
 {
     *out = NULL;
-    st_clc_replay_t *r = calloc(1, sizeof *r);
+    st_clc_replay_t *r = st_clc_calloc(1, sizeof *r);
     if (!r)
         return -1;
     r->p = *p;
@@ -1984,7 +1984,7 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     for (uint32_t l = 0; l < in->nlocs; l++)
         if (in->locs[l].rank != me) {
             st_log_error("CLC (parallel, rank %d): location %u belongs to rank %d", me, l, in->locs[l].rank);
-            free(r);
+            st_clc_free(r);
             return -1;
         }
     st_clc_epvec_t ep = { 0 };
@@ -2026,27 +2026,27 @@ void st_clc_replay_free(st_clc_replay_t *r)
     if (!r)
         return;
     for (uint64_t k = 0; r->pin && k < r->g.ninst; k++)
-        free(r->pin[k].v);
+        st_clc_free(r->pin[k].v);
     st_clc_graph_free(&r->g);
-    free(r->cat), free(r->islot), free(r->ia), free(r->ib), free(r->tq), free(r->pending), free(r->wait_head);
-    free(r->ref_c), free(r->ref_lc), free(r->port_ref);
+    st_clc_free(r->cat), st_clc_free(r->islot), st_clc_free(r->ia), st_clc_free(r->ib), st_clc_free(r->tq), st_clc_free(r->pending), st_clc_free(r->wait_head);
+    st_clc_free(r->ref_c), st_clc_free(r->ref_lc), st_clc_free(r->port_ref);
     for (uint32_t l = 0; r->fwd && l < r->in->nlocs; l++)
-        free(r->fwd[l].jumps);
-    free(r->fwd), free(r->wait_next), free(r->queue), free(r->queued), free(r->dest_slot);
+        st_clc_free(r->fwd[l].jumps);
+    st_clc_free(r->fwd), st_clc_free(r->wait_next), st_clc_free(r->queue), st_clc_free(r->queued), st_clc_free(r->dest_slot);
     for (uint32_t i = 0; i < r->nch; i++)
         chan_free(&r->ch[i]);
-    free(r->ch);
+    st_clc_free(r->ch);
     for (uint32_t i = 0; i < r->npeers; i++) {
         peer_t *pe = &r->peers[i];
-        free(pe->theirs), free(pe->send_inst.v), free(pe->recv_inst.v), free(pe->bwd), free(pe->stat), free(pe->rin);
+        st_clc_free(pe->theirs), st_clc_free(pe->send_inst.v), st_clc_free(pe->recv_inst.v), st_clc_free(pe->bwd), st_clc_free(pe->stat), st_clc_free(pe->rin);
     }
-    free(r->peers);
-    free(r->pin);
+    st_clc_free(r->peers);
+    st_clc_free(r->pin);
     for (uint32_t i = 0; i < r->nob; i++)
-        free(r->ob[i].data);
-    free(r->ob);
+        st_clc_free(r->ob[i].data);
+    st_clc_free(r->ob);
     for (size_t i = 0; i < r->ndef; i++)
-        free(r->def[i].buf);
-    free(r->def);
-    free(r);
+        st_clc_free(r->def[i].buf);
+    st_clc_free(r->def);
+    st_clc_free(r);
 }

@@ -51,9 +51,10 @@
 typedef struct st_clc_replay st_clc_replay_t;
 
 typedef struct st_clc_replay_net {
-    /* Takes ownership of buf (malloc'd, len > 0 bytes) and delivers it, some time later,
-     * to st_clc_replay_deliver() of rank `to` (which may be the sender itself). Returns
-     * 0, or -1 when it cannot (buf is then freed by the transport; the run fails). */
+    /* Takes ownership of buf (len > 0 bytes from st_clc_malloc: free it with st_clc_free)
+     * and delivers it, some time later, to st_clc_replay_deliver() of rank `to` (which may
+     * be the sender itself). Returns 0, or -1 when it cannot (buf is then freed by the
+     * transport; the run fails). */
     int (*send)(void *ctx, int32_t to, void *buf, size_t len);
     void *ctx;
 } st_clc_replay_net_t;

@@ -157,13 +157,13 @@ static int net_send(void *ctx, int32_t to, void *buf, size_t len)
         if (b)
             m->buf = b;
         if (!r || !b) {
-            free(buf);
+            st_clc_free(buf);
             return -1;
         }
         m->cap = cap;
     }
     if (PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, to, TAG, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
-        free(buf);
+        st_clc_free(buf);
         m->err = 1;
         return -1;
     }
@@ -185,7 +185,7 @@ static void reap_sends(mpi_net_t *m)
     }
     free(st);
     for (int i = 0; i < done && done != MPI_UNDEFINED; i++) {
-        free(m->buf[idx[i]]);
+        st_clc_free(m->buf[idx[i]]);
         m->buf[idx[i]] = NULL;
     }
     free(idx);
@@ -213,15 +213,15 @@ static int poll_incoming(mpi_net_t *m, st_clc_replay_t *r)
             return got;
         if (PMPI_Get_count_c(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)
             return -1;
-        void *buf = malloc(count ? (size_t)count : 1);
+        void *buf = st_clc_malloc(count ? (size_t)count : 1);
         if (!buf)
             return -1;
         if (PMPI_Mrecv_c(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-            free(buf);
+            st_clc_free(buf);
             return -1;
         }
         int rc = st_clc_replay_deliver(r, st.MPI_SOURCE, buf, (size_t)count);
-        free(buf);
+        st_clc_free(buf);
         if (rc)
             return -1;
         got++;

@@ -282,23 +282,23 @@ static int backward(seq_t *s, st_clc_stats_t *stats)
 static void seq_free(seq_t *s)
 {
     for (uint32_t l = 0; s->fwd && l < s->g->nlocs; l++)
-        free(s->fwd[l].jumps);
-    free(s->fwd);
-    free(s->v1), free(s->v2), free(s->l1), free(s->l2);
-    free(s->pending), free(s->frontier), free(s->refval);
-    free(s->wait_head), free(s->wait_next), free(s->queue), free(s->queued);
+        st_clc_free(s->fwd[l].jumps);
+    st_clc_free(s->fwd);
+    st_clc_free(s->v1), st_clc_free(s->v2), st_clc_free(s->l1), st_clc_free(s->l2);
+    st_clc_free(s->pending), st_clc_free(s->frontier), st_clc_free(s->refval);
+    st_clc_free(s->wait_head), st_clc_free(s->wait_next), st_clc_free(s->queue), st_clc_free(s->queued);
 }
 
 static int seq_init(seq_t *s)
 {
     size_t ni = s->g->ninst ? s->g->ninst : 1, nl = s->g->nlocs ? s->g->nlocs : 1;
-    s->fwd = calloc(nl, sizeof *s->fwd);
-    s->v1 = calloc(ni, sizeof(uint64_t)), s->v2 = calloc(ni, sizeof(uint64_t));
-    s->l1 = malloc(ni * sizeof(uint32_t)), s->l2 = malloc(ni * sizeof(uint32_t));
-    s->pending = malloc(ni * sizeof(uint32_t)), s->frontier = calloc(ni, sizeof(uint32_t));
-    s->refval = calloc(s->g->nrefs ? s->g->nrefs : 1, sizeof(uint64_t));
-    s->wait_head = malloc(ni * sizeof(uint32_t)), s->wait_next = malloc(nl * sizeof(uint32_t));
-    s->queue = malloc(nl * sizeof(uint32_t)), s->queued = calloc(nl, 1);
+    s->fwd = st_clc_calloc(nl, sizeof *s->fwd);
+    s->v1 = st_clc_calloc(ni, sizeof(uint64_t)), s->v2 = st_clc_calloc(ni, sizeof(uint64_t));
+    s->l1 = st_clc_malloc(ni * sizeof(uint32_t)), s->l2 = st_clc_malloc(ni * sizeof(uint32_t));
+    s->pending = st_clc_malloc(ni * sizeof(uint32_t)), s->frontier = st_clc_calloc(ni, sizeof(uint32_t));
+    s->refval = st_clc_calloc(s->g->nrefs ? s->g->nrefs : 1, sizeof(uint64_t));
+    s->wait_head = st_clc_malloc(ni * sizeof(uint32_t)), s->wait_next = st_clc_malloc(nl * sizeof(uint32_t));
+    s->queue = st_clc_malloc(nl * sizeof(uint32_t)), s->queued = st_clc_calloc(nl, 1);
     if (!s->fwd || !s->v1 || !s->v2 || !s->l1 || !s->l2 || !s->pending || !s->frontier || !s->refval ||
         !s->wait_head || !s->wait_next || !s->queue || !s->queued)
         return -1;

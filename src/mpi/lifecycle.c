@@ -30,6 +30,8 @@ void st_clock_report(st_rankdata_t *rd) __attribute__((weak));
 void st_clock_remap_rankdata(st_rankdata_t *rd) __attribute__((weak));
 int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd) __attribute__((weak));
 int st_clc_run_local(st_rankdata_t *rd) __attribute__((weak));
+void st_clc_mem_lend(void *const *base, const size_t *len, int n) __attribute__((weak));
+size_t st_clc_mem_return(void) __attribute__((weak));
 void st_omp_finalize(void) __attribute__((weak));
 void st_mpi_p2p_init(void);
 
@@ -233,6 +235,36 @@ static void heap_reuse(int on)
         malloc_trim(0);
 }
 
+/*
+ * The unused tails of the threads' event buffers (populated at registration, idle once
+ * recording has stopped and the events are loaded) become the correction's memory, so
+ * that it takes no page faults while they last (clc/mem.h). A guard of 64 events after
+ * the last one stays untouched.
+ */
+static void lend_idle_buffers(void)
+{
+    enum { GUARD = 64, MAX_REGIONS = 64 };
+    void *base[MAX_REGIONS];
+    size_t len[MAX_REGIONS], nth;
+    int n = 0;
+    st_thread_t **threads = st_record_threads(&nth);
+    for (size_t i = 0; i < nth && n < MAX_REGIONS; i++) {
+        const st_thread_t *th = threads[i];
+        if (th->buf && th->cap > th->pos + GUARD) {
+            base[n] = th->buf + th->pos + GUARD;
+            len[n++] = (th->cap - th->pos - GUARD) * sizeof(st_event_t);
+        }
+    }
+    if (st_clc_mem_lend)
+        st_clc_mem_lend(base, len, n);
+}
+
+static void return_idle_buffers(void)
+{
+    if (st_clc_mem_return)
+        st_log_debug("CLC: %zu bytes of idle event buffers used", st_clc_mem_return());
+}
+
 static void finish_and_write(void)
 {
     st_rankdata_t rd;
@@ -250,8 +282,10 @@ static void finish_and_write(void)
     if (st_config.callsite)
         st_callsite_resolve(&rd);
     st_otf2_prepare(&rd); /* once, for CLC and the writer */
+    lend_idle_buffers();
     if (st_clc_run_mpi) /* with SYNCTRACE_CLC=off it only records the parameters, for `synctrace clc` */
         st_clc_run_mpi(st_tool_comm, &rd);
+    return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
     if (st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir) == 0 && st_world_rank == 0)
@@ -373,8 +407,10 @@ static void write_without_mpi(int incomplete)
     if (st_config.callsite)
         st_callsite_resolve(&rd);
     st_otf2_prepare(&rd);
+    lend_idle_buffers();
     if (st_clc_run_local)
         st_clc_run_local(&rd);
+    return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
     if (st_otf2_write_serial(st_archive_dir, &rd, 1, incomplete ? ST_OTF2_INCOMPLETE : 0) == 0)

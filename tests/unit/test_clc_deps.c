@@ -5,7 +5,7 @@
  * nonblocking completed on another thread, intercommunicator), MPI_Init/Finalize, and
  * OpenMP fork/join, barriers, locks, tasks and taskwait; mu classes of instances.
  */
-/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/params.c src/clc/stats.c src/util/log.c */
+/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
 
 static st_clc_graph_t g;

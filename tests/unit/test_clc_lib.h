@@ -129,7 +129,7 @@ static inline void tb_free(tb_t *t)
 {
     for (uint32_t l = 0; l < t->nlocs; l++) {
         free(t->locs[l].ev);
-        free(t->locs[l].orig);
+        st_clc_free(t->locs[l].orig);
     }
     memset(t, 0, sizeof *t);
 }

@@ -12,7 +12,7 @@
  *    plus the per-location backward pass fed by naively computed limits;
  *  - the result does not depend on the order the locations are given in.
  */
-/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/params.c src/clc/run.c src/clc/stats.c src/util/log.c */
+/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
 
 
@@ -263,7 +263,7 @@ static void reference(tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p
                                   nj, naive_limit, &ctx, &scratch, NULL, NULL) == 0);
         for (uint64_t i = 0; i < L->n; i++)
             L->ev[i].time = st_clc_lc(L)[i];
-        free(L->orig);
+        st_clc_free(L->orig);
         L->orig = NULL;
         free(j);
     }

@@ -16,7 +16,7 @@
  *  - all ranks agree on the rounds used; both convergence and fallback happen;
  *  - no message is addressed to a rank whose engine is done, nothing fails or stalls.
  */
-/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/util/log.c */
+/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/clc/replay.h"
@@ -368,7 +368,7 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
             pool[j] = pool[--npool];
             CHECK(!done[m.to]); /* nothing may reach a rank that is done */
             CHECK(st_clc_replay_deliver(eng[m.to], m.from, m.buf, m.len) == 0);
-            free(m.buf);
+            st_clc_free(m.buf);
             busy = 1;
         }
         if (!busy && !npool && ndone < n && rounds > 100) { /* everything idle and nothing in flight */
@@ -398,7 +398,7 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
         st_clc_stats_merge(total, &s);
         st_clc_replay_free(eng[r]);
         for (uint32_t l = 0; l < in[r].nlocs; l++)
-            free(locs[r][l].orig);
+            st_clc_free(locs[r][l].orig);
     }
 }
 
@@ -465,7 +465,7 @@ static void one_trace(int nranks, int actions, const st_clc_params_t *p)
     total_coll += sa.violations.violated[ST_CLC_COLL];
     st_clc_graph_free(&g);
     for (uint32_t l = 0; l < a.nlocs; l++)
-        free(a.locs[l].ev), free(a.locs[l].orig);
+        free(a.locs[l].ev), st_clc_free(a.locs[l].orig);
     tb_free(&s.t);
 }
 
@@ -483,6 +483,19 @@ int main(void)
     st_clc_params_default(&p);
     for (int k = 0; k < 3; k++)
         one_trace(7, 600, &p);
+    /* The same with lent memory (as at MPI_Finalize): a region large enough, then one so
+     * small that most large blocks fall back to malloc, mixed with blocks from it. */
+    static _Alignas(64) uint8_t region[8 << 20];
+    size_t sizes[] = { sizeof region, 96 << 10 };
+    for (int s = 0; s < 2; s++) {
+        void *base = region;
+        memset(region, 0xa5, sizeof region);
+        st_clc_mem_lend(&base, &sizes[s], 1);
+        one_trace(7, 600, &p);
+        one_trace(3, 300, &p);
+        size_t used = st_clc_mem_return();
+        CHECK(used > (s ? 0 : 96 << 10) && used <= sizes[s]);
+    }
     fprintf(stderr, "reversed %llu, jumps from remote sends %llu, unmatched %llu, collective violations %llu; "
             "bulk rounds converged %llu times, fell back to the replay %llu times\n",
             (unsigned long long)total_reversed, (unsigned long long)total_remote_jumps,

@@ -7,7 +7,7 @@
  * limit bending the backward ramp, a dependency cycle from inconsistent input, and an
  * input made from rank data (node names decide mu).
  */
-/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/input.c src/util/log.c */
+/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/input.c src/util/log.c */
 #include "test_clc_lib.h"
 
 static st_clc_stats_t st;
