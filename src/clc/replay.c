@@ -1182,8 +1182,8 @@ static void replay_deferred(st_clc_replay_t *r)
     st_clc_free(def);
 }
 
-/* Forward state of every location and instance as before any forward pass. */
-static void reset_forward(st_clc_replay_t *r)
+/* Forward state of every location as before any forward pass. */
+static void reset_locs(st_clc_replay_t *r)
 {
     r->qhead = r->qlen = 0;
     r->unfinished = 0;
@@ -1194,6 +1194,12 @@ static void reset_forward(st_clc_replay_t *r)
         r->queued[l] = 0;
         r->unfinished += r->in->locs[l].n > 0;
     }
+}
+
+/* Forward state of every location and instance as before the replay. */
+static void reset_forward(st_clc_replay_t *r)
+{
+    reset_locs(r);
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         r->wait_head[k] = NONE32;
         r->tq[k] = quad_empty;
@@ -1234,6 +1240,13 @@ static void snap(st_clc_replay_t *r, uint64_t *dst, int orig)
 }
 
 static void snap_times(st_clc_replay_t *r) { snap(r, r->ref_lc, 0); }
+
+/* A ref's value in the current bulk round: its LC, read where the pass wrote it (round 0
+ * ran no pass: C). */
+static uint64_t round_val(const st_clc_replay_t *r, const st_clc_ref_t *x)
+{
+    return r->round ? st_clc_lc(&r->in->locs[x->loc])[x->ev] : ref_orig(r, x);
+}
 
 static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int recv, uint32_t *n)
 {
@@ -1559,18 +1572,21 @@ static void reset_phase(chan_t *c, int ph)
     P->open = c->N ? 1 : 0;
 }
 
-/* Inputs of a round: the previous round's values of the remote sends (none in round 0). */
+/* Forward state of the instances for a round: nothing pending but local sends, and the
+ * previous round's values of the remote sends as inputs (none in round 0). */
 static void round_inputs(st_clc_replay_t *r)
 {
     for (uint64_t k = 0; k < r->g.ninst; k++) {
+        r->wait_head[k] = NONE32;
         r->pending[k] = r->cat[k] == CAT_LOCAL ? r->g.inst[k].nsend : 0;
-        if (r->round == 0)
-            continue;
-        if (r->cat[k] == CAT_IN) {
+        if (r->round == 0 || (r->cat[k] != CAT_IN && r->cat[k] != CAT_COLL)) {
+            r->tq[k] = quad_empty;
+        } else if (r->cat[k] == CAT_IN) {
             r->tq[k] = (top2_t){ r->peers[r->ia[k]].rin[r->ib[k]], REMOTE_LOC, 0, NOLOC };
-        } else if (r->cat[k] == CAT_COLL) {
+        } else {
             chan_t *c = &r->ch[r->ia[k]];
             uint64_t s = r->ib[k];
+            r->tq[k] = quad_empty;
             if (r->g.inst[k].shape != ST_CLC_PREFIX) {
                 r->tq[k] = qof(c, PH_R, s)[r->islot[k]];
             } else if (c->ph[PH_R].ent) {
@@ -1588,7 +1604,7 @@ static void round_inputs(st_clc_replay_t *r)
  * (LC >= C), so that round 1 starts from the raw times instead of from nothing. */
 static void round_begin(st_clc_replay_t *r)
 {
-    reset_forward(r);
+    reset_locs(r);
     round_inputs(r);
     for (uint32_t i = 0; i < r->nch; i++)
         reset_phase(&r->ch[i], PH_R);
@@ -1608,8 +1624,6 @@ static void round_begin(st_clc_replay_t *r)
 /* This round's send values: to the receivers, and as contributions to the channel trees. */
 static void round_end(st_clc_replay_t *r)
 {
-    if (r->round > 0)
-        snap_times(r); /* this round's LC, also for would_move (round 0 ran no pass: C) */
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         if (r->cat[k] != CAT_COLL)
             continue;
@@ -1619,7 +1633,7 @@ static void round_end(st_clc_replay_t *r)
                                                   in->shape == ST_CLC_PREFIX ? SH_PREFIX : SH_PRODUCT);
         for (uint32_t j = 0; j < in->nsend; j++) {
             const st_clc_ref_t *x = &r->g.refs[in->first + j];
-            uint64_t v = ref_time(r, x);
+            uint64_t v = round_val(r, x);
             if (in->shape == ST_CLC_PREFIX) {
                 entvec_t *e = ents(r, c, PH_R, r->ib[k]);
                 if (!e || ent_push(e, (ent_t){ .order = x->order, .v = { v, 0 } }))
@@ -1635,7 +1649,7 @@ static void round_end(st_clc_replay_t *r)
             continue;
         uint8_t *p = rec_begin(r, pe->rank, R_RVAL, PH_R, NULL, 0, 0, pe->send_inst.n * 8);
         for (size_t j = 0; p && j < pe->send_inst.n; j++)
-            p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->send_inst.v[j]].first]));
+            p = put_u64(p, round_val(r, &r->g.refs[r->g.inst[pe->send_inst.v[j]].first]));
     }
     for (uint32_t i = 0; i < r->nch; i++)
         if (r->ch[i].N)
@@ -1678,7 +1692,7 @@ static uint64_t would_move(st_clc_replay_t *r)
                     have = quad_other(&c->ph[PH_R].q[r->ib[k] * nq_of(PH_R) + r->islot[k]],
                                       gid(&r->in->locs[rv[i].loc]), &v);
             }
-            n += have && v + mu > ref_time(r, &rv[i]);
+            n += have && v + mu > round_val(r, &rv[i]);
         }
     }
     return n;
