@@ -80,20 +80,54 @@ static void add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t 
             g->refs[g->nrefs++] = ep[i].ref;
 }
 
+/* Sorts a location's ports (listed in instance order) by event: a counting sort on ev
+ * (stable, so equal events stay in instance order), then the few ports of one event are
+ * put in cmp_port order (receives first). cnt: scratch of at least max ev + 2 entries. */
+static void sort_loc_ports(st_clc_port_t *p, size_t n, uint64_t max_ev, uint32_t *cnt, st_clc_port_t *out)
+{
+    memset(cnt, 0, sizeof *cnt * (size_t)(max_ev + 2));
+    for (size_t i = 0; i < n; i++)
+        cnt[p[i].ev + 1]++;
+    for (uint64_t e = 0; e <= max_ev; e++)
+        cnt[e + 1] += cnt[e];
+    for (size_t i = 0; i < n; i++)
+        out[cnt[p[i].ev]++] = p[i];
+    for (size_t i = 1; i < n; i++) { /* insertion sort: runs of equal ev are short */
+        st_clc_port_t x = out[i];
+        size_t j = i;
+        for (; j > 0 && cmp_port(&x, &out[j - 1]) < 0; j--)
+            out[j] = out[j - 1];
+        out[j] = x;
+    }
+    memcpy(p, out, n * sizeof *p);
+}
+
 /* Builds port_first / ports from the instances. */
 static int index_ports(st_clc_graph_t *g)
 {
     g->port_first = st_clc_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
     g->ports = st_clc_malloc(sizeof(st_clc_port_t) * (g->nrefs ? g->nrefs : 1));
     uint64_t *fill = st_clc_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
-    if (!g->port_first || !g->ports || !fill) {
-        st_clc_free(fill);
+    uint64_t *max_ev = st_clc_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
+    if (!g->port_first || !g->ports || !fill || !max_ev) {
+        st_clc_free(fill), st_clc_free(max_ev);
         return -1;
     }
-    for (uint64_t r = 0; r < g->nrefs; r++)
-        g->port_first[g->refs[r].loc + 1]++;
-    for (uint32_t l = 0; l < g->nlocs; l++)
+    uint64_t top = 0, most = 0;
+    for (uint64_t r = 0; r < g->nrefs; r++) {
+        const st_clc_ref_t *x = &g->refs[r];
+        g->port_first[x->loc + 1]++;
+        if (x->ev > max_ev[x->loc])
+            max_ev[x->loc] = x->ev;
+    }
+    for (uint32_t l = 0; l < g->nlocs; l++) {
         g->port_first[l + 1] += g->port_first[l];
+        uint64_t np = g->port_first[l + 1] - g->port_first[l];
+        if (np && max_ev[l] > top)
+            top = max_ev[l];
+        if (np > most)
+            most = np;
+    }
     memcpy(fill, g->port_first, sizeof(uint64_t) * ((size_t)g->nlocs + 1));
     for (uint64_t k = 0; k < g->ninst; k++) {
         const st_clc_inst_t *in = &g->inst[k];
@@ -104,8 +138,18 @@ static int index_ports(st_clc_graph_t *g)
         }
     }
     st_clc_free(fill);
-    for (uint32_t l = 0; l < g->nlocs; l++)
-        sort_ports(g->ports + g->port_first[l], g->port_first[l + 1] - g->port_first[l]);
+    /* Counting sort where the events are not far more than the ports, else merge sort. */
+    uint32_t *cnt = most && top / 8 < most && top < UINT32_MAX ? st_clc_malloc(sizeof *cnt * (size_t)(top + 2)) : NULL;
+    st_clc_port_t *out = cnt ? st_clc_malloc(sizeof *out * most) : NULL;
+    for (uint32_t l = 0; l < g->nlocs; l++) {
+        st_clc_port_t *p = g->ports + g->port_first[l];
+        size_t n = g->port_first[l + 1] - g->port_first[l];
+        if (cnt && out && max_ev[l] / 8 < n)
+            sort_loc_ports(p, n, max_ev[l], cnt, out);
+        else
+            sort_ports(p, n);
+    }
+    st_clc_free(cnt), st_clc_free(out), st_clc_free(max_ev);
     return 0;
 }
 
