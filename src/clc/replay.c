@@ -1241,13 +1241,6 @@ static void snap(st_clc_replay_t *r, uint64_t *dst, int orig)
 
 static void snap_times(st_clc_replay_t *r) { snap(r, r->ref_lc, 0); }
 
-/* A ref's value in the current bulk round: its LC, read where the pass wrote it (round 0
- * ran no pass: C). */
-static uint64_t round_val(const st_clc_replay_t *r, const st_clc_ref_t *x)
-{
-    return r->round ? st_clc_lc(&r->in->locs[x->loc])[x->ev] : ref_orig(r, x);
-}
-
 static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int recv, uint32_t *n)
 {
     const st_clc_inst_t *in = &r->g.inst[k];
@@ -1624,6 +1617,8 @@ static void round_begin(st_clc_replay_t *r)
 /* This round's send values: to the receivers, and as contributions to the channel trees. */
 static void round_end(st_clc_replay_t *r)
 {
+    if (r->round > 0) /* this round's LC, also for would_move (round 0 ran no pass: C) */
+        snap_times(r);
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         if (r->cat[k] != CAT_COLL)
             continue;
@@ -1633,7 +1628,7 @@ static void round_end(st_clc_replay_t *r)
                                                   in->shape == ST_CLC_PREFIX ? SH_PREFIX : SH_PRODUCT);
         for (uint32_t j = 0; j < in->nsend; j++) {
             const st_clc_ref_t *x = &r->g.refs[in->first + j];
-            uint64_t v = round_val(r, x);
+            uint64_t v = ref_time(r, x);
             if (in->shape == ST_CLC_PREFIX) {
                 entvec_t *e = ents(r, c, PH_R, r->ib[k]);
                 if (!e || ent_push(e, (ent_t){ .order = x->order, .v = { v, 0 } }))
@@ -1649,7 +1644,7 @@ static void round_end(st_clc_replay_t *r)
             continue;
         uint8_t *p = rec_begin(r, pe->rank, R_RVAL, PH_R, NULL, 0, 0, pe->send_inst.n * 8);
         for (size_t j = 0; p && j < pe->send_inst.n; j++)
-            p = put_u64(p, round_val(r, &r->g.refs[r->g.inst[pe->send_inst.v[j]].first]));
+            p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->send_inst.v[j]].first]));
     }
     for (uint32_t i = 0; i < r->nch; i++)
         if (r->ch[i].N)
@@ -1692,7 +1687,7 @@ static uint64_t would_move(st_clc_replay_t *r)
                     have = quad_other(&c->ph[PH_R].q[r->ib[k] * nq_of(PH_R) + r->islot[k]],
                                       gid(&r->in->locs[rv[i].loc]), &v);
             }
-            n += have && v + mu > round_val(r, &rv[i]);
+            n += have && v + mu > ref_time(r, &rv[i]);
         }
     }
     return n;
