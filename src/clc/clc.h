@@ -250,7 +250,7 @@ int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd
  * and copies C into it, forward pass over all locations in dependency order, backward
  * amortization per location, then LC into the moved events, flagged ST_EVF_CLC_MOVED. g must be
  * built from the same input. stats (may be NULL) is filled (not accumulated).
- * Returns 0, or -1 (out of memory; times are then unspecified but orig holds C).
+ * Returns 0, or -1 (out of memory; the events then still hold C).
  * A dependency cycle (only possible with inconsistent input) is broken deterministically
  * and reported once with st_log_warn; stats->unresolved counts the forced receives.
  */
