@@ -5,21 +5,7 @@
  * checks every live block's contents after each step.
  */
 /* link: src/clc/mem.c */
-#include <inttypes.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "../../src/clc/mem.h"
-
-#define CHECK(c)                                                                   \
-    do {                                                                           \
-        if (!(c)) {                                                                \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); \
-            exit(1);                                                               \
-        }                                                                          \
-    } while (0)
+#include "test_clc_lib.h"
 
 #define REGION (1u << 20)
 static _Alignas(64) uint8_t region[REGION];
