@@ -17,7 +17,7 @@ static const char *const dev_names[ST_CLC__DEVS] = { "exact", "le1pct", "le10pct
 
 static uint64_t t_of(const st_clc_loc_t *locs, const st_clc_ref_t *r, int orig)
 {
-    return locs[r->loc].orig[r->ev + (orig ? 0 : locs[r->loc].n)];
+    return orig ? locs[r->loc].orig[r->ev] : st_clc_lc(&locs[r->loc])[r->ev];
 }
 
 void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../clc/mem.h"
 #include "../clock/timer.h"
 #include "../config/config.h"
 #include "../otf2/trace_check.h"
@@ -243,12 +244,12 @@ static void heap_reuse(int on)
  */
 static void lend_idle_buffers(void)
 {
-    enum { GUARD = 64, MAX_REGIONS = 64 };
-    void *base[MAX_REGIONS];
-    size_t len[MAX_REGIONS], nth;
+    enum { GUARD = 64 };
+    void *base[ST_CLC_MEM_REGIONS];
+    size_t len[ST_CLC_MEM_REGIONS], nth;
     int n = 0;
     st_thread_t **threads = st_record_threads(&nth);
-    for (size_t i = 0; i < nth && n < MAX_REGIONS; i++) {
+    for (size_t i = 0; i < nth && n < ST_CLC_MEM_REGIONS; i++) {
         const st_thread_t *th = threads[i];
         if (th->buf && th->cap > th->pos + GUARD) {
             base[n] = th->buf + th->pos + GUARD;
