@@ -93,6 +93,18 @@ static int push_jump(st_clc_fwd_t *st, uint64_t ev, uint64_t dt, uint8_t kind)
     return 0;
 }
 
+/* Incremental pass, clean state: the first port at or after k that must be visited (hot),
+ * backed up to the first port of its event; nports when none is left. */
+static uint64_t next_hot(const uint8_t *hot, const st_clc_port_t *ports, uint64_t nports, uint64_t k)
+{
+    uint64_t h = k;
+    while (h < nports && !hot[h])
+        h++;
+    while (h > k && h < nports && ports[h - 1].ev == ports[h].ev)
+        h--;
+    return h;
+}
+
 int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
                        uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int force)
 {
@@ -100,22 +112,48 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
     uint64_t *T = st_clc_lc(loc);
     const double gamma = p->gamma;
     const uint64_t delta = p->delta, n = loc->n;
+    const uint8_t *hot = st->hot;
     uint64_t i = st->pos, k = st->port, pc = st->prev_c, plc = st->prev_lc;
+    int dirty = st->dirty;
     while (i < n) {
         while (k < nports && ports[k].ev < i) /* ports of events beyond the location: ignored */
             k++;
-        uint64_t stop = k < nports && ports[k].ev < n ? ports[k].ev : n;
-        if (i == 0 && stop > 0) /* the first event keeps C */
-            T[0] = pc = plc = C[0], i = 1;
-        for (; i < stop; i++) { /* events without ports: the tight loop most events take */
-            uint64_t c = C[i];
-            plc = T[i] = st_clc_base_of(gamma, delta, c, pc, plc);
-            pc = c;
+        if (hot && !dirty) { /* T[0 .. i) is current and the rest as before: skip to the next hot port */
+            k = next_hot(hot, ports, nports, k);
+            if (k == nports || ports[k].ev >= n) {
+                i = n;
+                break;
+            }
+            i = ports[k].ev;
+            if (i > 0)
+                pc = C[i - 1], plc = T[i - 1];
+        } else {
+            uint64_t stop = k < nports && ports[k].ev < n ? ports[k].ev : n;
+            if (i == 0 && stop > 0) { /* the first event keeps C */
+                dirty = T[0] != C[0];
+                T[0] = pc = plc = C[0], i = 1;
+            }
+            if (!hot) {
+                for (; i < stop; i++) { /* events without ports: the tight loop most events take */
+                    uint64_t c = C[i];
+                    plc = T[i] = st_clc_base_of(gamma, delta, c, pc, plc);
+                    pc = c;
+                }
+            } else {
+                for (; dirty && i < stop; i++) { /* ... until LC agrees with the earlier pass again */
+                    uint64_t c = C[i], v = st_clc_base_of(gamma, delta, c, pc, plc);
+                    dirty = v != T[i];
+                    plc = T[i] = v;
+                    pc = c;
+                }
+                if (!dirty)
+                    continue;
+            }
+            if (i == n)
+                break;
         }
-        if (i == n)
-            break;
         /* An event with ports: the callbacks may read st (e.g. pos), so it is current here. */
-        st->pos = i, st->prev_c = pc, st->prev_lc = plc;
+        st->pos = i, st->prev_c = pc, st->prev_lc = plc, st->port = k, st->dirty = (uint8_t)dirty;
         uint64_t c = C[i], base = i == 0 ? c : st_clc_base_of(gamma, delta, c, pc, plc), lc = base;
         uint8_t why = 0;
         for (; k < nports && ports[k].ev == i && ports[k].role == ST_CLC_RECV; k++) {
@@ -128,18 +166,44 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
             if (bound > lc)
                 lc = bound, why = kind;
         }
+        dirty = lc != T[i];
         T[i] = lc;
-        if (lc > base && push_jump(st, i, lc - base, why))
+        if (!hot && lc > base && push_jump(st, i, lc - base, why))
             return ST_CLC_NOMEM;
         pc = c, plc = lc, i++;
-        st->pos = i, st->prev_c = pc, st->prev_lc = plc;
+        st->pos = i, st->prev_c = pc, st->prev_lc = plc, st->dirty = (uint8_t)dirty;
         force = 0;
         for (; k < nports && ports[k].ev == i - 1; k++)
             if (ports[k].role == ST_CLC_SEND)
                 ops->send_done(ctx, l, &ports[k], lc);
         st->port = k;
     }
-    st->pos = i, st->prev_c = pc, st->prev_lc = plc, st->port = k;
+    st->pos = i, st->prev_c = pc, st->prev_lc = plc, st->port = k, st->dirty = (uint8_t)dirty;
+    return ST_CLC_DONE;
+}
+
+int st_clc_jumps_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+                     uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx)
+{
+    const uint64_t *C = loc->orig, *T = st_clc_lc(loc);
+    st->njumps = 0;
+    for (uint64_t k = 0; k < nports && ports[k].ev < loc->n;) {
+        uint64_t i = ports[k].ev, base = i == 0 ? C[0] : st_clc_base(p, C[i], C[i - 1], T[i - 1]), lc = base;
+        uint8_t why = 0;
+        for (; k < nports && ports[k].ev == i && ports[k].role == ST_CLC_RECV; k++) {
+            uint64_t bound = 0;
+            uint8_t kind = 0;
+            if (!ops->recv_bound(ctx, l, &ports[k], 1, &bound, &kind))
+                return ST_CLC_BLOCKED;
+            if (bound > lc)
+                lc = bound, why = kind;
+        }
+        for (; k < nports && ports[k].ev == i; k++)
+            ;
+        /* T[i] == lc, unless a dependency cycle forced the receive from fewer sends */
+        if (T[i] > base && push_jump(st, i, T[i] - base, why))
+            return ST_CLC_NOMEM;
+    }
     return ST_CLC_DONE;
 }
 

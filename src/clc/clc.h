@@ -126,6 +126,13 @@ typedef struct st_clc_fwd {
     uint64_t       prev_c, prev_lc;
     st_clc_jump_t *jumps;    /* owned; free() when done */
     size_t         njumps, capjumps;
+    /* NULL: a full pass. Else an incremental one over the LC of an earlier pass (in
+     * st_clc_lc) whose inputs have since grown: hot[k] != 0 for every port k (indexed like
+     * ports) whose inputs may differ from that pass's (changed receives; ports whose
+     * callbacks must run anyway). Events are recomputed from hot ports on, only until
+     * their LC agrees with the earlier pass again. Records no jumps: st_clc_jumps_loc. */
+    const uint8_t *hot;
+    uint8_t        dirty; /* incremental pass: LC of event pos-1 differs from the earlier pass's */
 } st_clc_fwd_t;
 
 enum { ST_CLC_NOMEM = -1, ST_CLC_DONE = 0, ST_CLC_BLOCKED = 1 };
@@ -140,6 +147,15 @@ enum { ST_CLC_NOMEM = -1, ST_CLC_DONE = 0, ST_CLC_BLOCKED = 1 };
  */
 int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
                        uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int force);
+
+/*
+ * The jumps of location l once its (incremental) forward passes are complete, as a full
+ * pass over the same inputs records them: at every receive, dt from the LC in
+ * st_clc_lc(loc), the kind from the bounds ops->recv_bound gives now (force set). Replaces
+ * st->jumps. Returns ST_CLC_DONE, ST_CLC_NOMEM, or ST_CLC_BLOCKED (a bound is missing).
+ */
+int st_clc_jumps_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+                     uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx);
 
 /* limit(s) of a send port: min over its receives q on other locations of LC_forward(q) - mu,
  * UINT64_MAX if it has none. */

@@ -49,6 +49,8 @@
 #define NSLOT       2
 #define MAX_SEQ     (1ull << 31)     /* instances per channel we accept */
 #define FLUSH_BYTES ((size_t)256 << 10)
+#define HOT_LOCAL   1 /* port of a LOCAL instance: its callbacks run in every pass */
+#define HOT_MOVES   2 /* receive that the last exchange's values move */
 
 enum { CAT_LOCAL, CAT_OUT, CAT_IN, CAT_COLL, CAT_DEAD };
 enum { PH_F, PH_B, PH_S, PH_R, PH__N }; /* forward replay, backward, statistics, bulk round */
@@ -167,6 +169,8 @@ struct st_clc_replay {
     int        rounds_max, round, round_sent, rounds_used;
     uint64_t   changed;        /* receives the values of this round's exchange would move */
     entvec_t  *pin;            /* [ninst] scans: the previous round's result, per instance */
+    uint8_t   *hot;            /* [nports] rounds after the first: HOT_* (st_clc_fwd_t.hot) */
+    uint64_t  *ref_port;       /* [nrefs] the port of each ref (inverse of port_ref) */
     tracker_t  conv;           /* this round's "anything changed" reduction over all ranks */
     uint64_t   conv_val;
     int32_t    wparent, wchild[32];
@@ -1609,8 +1613,11 @@ static void round_begin(st_clc_replay_t *r)
     replay_deferred(r);
     if (r->round == 0)
         r->unfinished = 0; /* event times are still C */
-    for (uint32_t l = 0; r->round && l < r->in->nlocs; l++)
+    for (uint32_t l = 0; r->round && l < r->in->nlocs; l++) {
+        if (r->round >= 2) /* LC holds the last round's pass: recompute what changed */
+            r->fwd[l].hot = r->hot + r->g.port_first[l];
         enqueue(r, l);
+    }
     r->busy = 1;
 }
 
@@ -1664,10 +1671,13 @@ static int round_inputs_in(const st_clc_replay_t *r)
     return 1;
 }
 
-/* Receives whose bound from the values just exchanged exceeds their current LC. */
+/* Receives whose bound from the values just exchanged exceeds their current LC; marks
+ * them HOT_MOVES, where the next round's incremental passes start. */
 static uint64_t would_move(st_clc_replay_t *r)
 {
     uint64_t n = 0;
+    for (uint64_t j = 0; j < r->g.nrefs; j++)
+        r->hot[j] &= HOT_LOCAL;
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         if (r->cat[k] != CAT_IN && r->cat[k] != CAT_COLL)
             continue;
@@ -1687,7 +1697,10 @@ static uint64_t would_move(st_clc_replay_t *r)
                     have = quad_other(&c->ph[PH_R].q[r->ib[k] * nq_of(PH_R) + r->islot[k]],
                                       gid(&r->in->locs[rv[i].loc]), &v);
             }
-            n += have && v + mu > ref_time(r, &rv[i]);
+            if (have && v + mu > ref_time(r, &rv[i])) {
+                r->hot[r->ref_port[&rv[i] - r->g.refs]] |= HOT_MOVES;
+                n++;
+            }
         }
     }
     return n;
@@ -1715,6 +1728,13 @@ static void round_next(st_clc_replay_t *r)
 {
     if (r->conv_val == 0) {
         r->rounds_used = r->round + 1;
+        for (uint32_t l = 0; l < r->in->nlocs; l++) { /* incremental passes record no jumps */
+            const st_clc_port_t *ports = r->g.ports + r->g.port_first[l];
+            uint64_t np = r->g.port_first[l + 1] - r->g.port_first[l];
+            int rc = st_clc_jumps_loc(&r->p, &r->in->locs[l], l, ports, np, &r->fwd[l], &fwd_ops, r);
+            if (rc != ST_CLC_DONE)
+                return fail(r, rc == ST_CLC_NOMEM ? "out of memory" : "bulk rounds: a receive bound is missing");
+        }
         for (uint32_t i = 0; i < r->nch; i++)
             r->ch[i].ph[PH_F].open = 0; /* the replay's trees are not needed */
         enter_backward(r);
@@ -1759,8 +1779,14 @@ static void start_forward(st_clc_replay_t *r)
         return;
     }
     r->pin = st_clc_calloc(r->g.ninst + 1, sizeof *r->pin);
-    if (!r->pin)
+    r->hot = st_clc_malloc(r->g.nrefs + 1);
+    r->ref_port = st_clc_malloc((r->g.nrefs + 1) * sizeof *r->ref_port);
+    if (!r->pin || !r->hot || !r->ref_port)
         return fail(r, "out of memory");
+    for (uint64_t j = 0; j < r->g.nrefs; j++) { /* ports and refs are one-to-one */
+        r->ref_port[r->port_ref[j]] = j;
+        r->hot[j] = r->cat[r->g.ports[j].inst] == CAT_LOCAL ? HOT_LOCAL : 0;
+    }
     world_tree(r);
     r->round = 0;
     round_begin(r);
@@ -2050,7 +2076,7 @@ void st_clc_replay_free(st_clc_replay_t *r)
         st_clc_free(pe->theirs), st_clc_free(pe->send_inst.v), st_clc_free(pe->recv_inst.v), st_clc_free(pe->bwd), st_clc_free(pe->stat), st_clc_free(pe->rin);
     }
     st_clc_free(r->peers);
-    st_clc_free(r->pin);
+    st_clc_free(r->pin), st_clc_free(r->hot), st_clc_free(r->ref_port);
     for (uint32_t i = 0; i < r->nob; i++)
         st_clc_free(r->ob[i].data);
     st_clc_free(r->ob);

@@ -15,7 +15,7 @@
  *   3. node ids (allgather of hashes of the node and host names), the engine, the partner count
  *      (one reduce-scatter), then the message loop on a private duplicate of the tool's
  *      communicator: Isend of the engine's buffers, Improbe/Mrecv of what arrives,
- *      PMPI_Testsome and sched_yield when idle — never a blocking wait;
+ *      PMPI_Testsome and st_polite_pause when idle — never a blocking wait;
  *   4. all-or-nothing: if any rank failed or stalled (no progress for ST_CLC_STALL_S
  *      seconds), every rank restores its original times and the archive says so;
  *   5. otherwise each moved event keeps its pre-correction time in the slot the OTF2
@@ -238,7 +238,16 @@ static void abandon_sends(mpi_net_t *m)
 
 /* ---- the run ----------------------------------------------------------------------------------- */
 
-static int partner_count(MPI_Comm comm, st_clc_replay_t *r, int32_t nranks, uint32_t *incoming)
+/* Waits of the correction: ranks that finish early must not spin while others still work
+ * (see st_polite_pause). */
+static int min_all(const int *in, int *out, MPI_Comm comm, int crowded)
+{
+    MPI_Request req;
+    int rc = PMPI_Iallreduce(in, out, 1, MPI_INT, MPI_MIN, comm, &req);
+    return rc == MPI_SUCCESS ? st_polite_wait_crowded(&req, crowded) : rc;
+}
+
+static int partner_count(MPI_Comm comm, st_clc_replay_t *r, int32_t nranks, uint32_t *incoming, int crowded)
 {
     uint8_t *flags = calloc((size_t)nranks, 1);
     int *counts = malloc(sizeof(int) * (size_t)nranks), mine = 0, rc = -1;
@@ -248,34 +257,13 @@ static int partner_count(MPI_Comm comm, st_clc_replay_t *r, int32_t nranks, uint
         for (int32_t q = 0; q < nranks; q++)
             counts[q] = flags[q];
         if (PMPI_Ireduce_scatter_block(counts, &mine, 1, MPI_INT, MPI_SUM, comm, &req) == MPI_SUCCESS &&
-            st_polite_wait(&req, NULL) == MPI_SUCCESS)
+            st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS)
             rc = 0;
     }
     *incoming = (uint32_t)mine;
     free(flags);
     free(counts);
     return rc;
-}
-
-/*
- * Idle waiting. With a CPU per rank, yield (returns at once: the rank spins, and sees its
- * partner's answer within microseconds; sleeping cost 10-15 ms per run in the 2-rank
- * benchmark). With more ranks than CPUs on the host ("crowded"), yield for a while (the
- * partner is usually about to answer), then sleep with growing pauses: a spinning rank
- * would take the CPU from the very rank it waits for.
- */
-#define SPIN_IDLE   64       /* idle rounds of sched_yield before the first sleep */
-#define SLEEP_MAX_NS 200000L /* longest pause */
-
-static void idle_wait(long idle, int crowded)
-{
-    if (idle < SPIN_IDLE || !crowded) {
-        sched_yield();
-        return;
-    }
-    long ns = 1000L << (idle - SPIN_IDLE < 8 ? idle - SPIN_IDLE : 8);
-    struct timespec ts = { 0, ns < SLEEP_MAX_NS ? ns : SLEEP_MAX_NS };
-    nanosleep(&ts, NULL);
 }
 
 /* The message loop. Returns 0 when this rank's part is done, -1 on failure or stall.
@@ -304,7 +292,7 @@ static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank, double t_sta
         }
         if (idle == 0)
             last = mono_s(); /* an idle stretch begins */
-        idle_wait(idle++, crowded);
+        st_polite_pause(idle++, crowded);
         if (idle % 64)
             continue;
         double now = mono_s();
@@ -325,7 +313,7 @@ static void merge_op(void *in, void *inout, int *len, MPI_Datatype *type)
         st_clc_stats_merge((st_clc_stats_t *)inout + i, (const st_clc_stats_t *)in + i);
 }
 
-static int reduce_stats(MPI_Comm comm, const st_clc_stats_t *mine, st_clc_stats_t *total)
+static int reduce_stats(MPI_Comm comm, const st_clc_stats_t *mine, st_clc_stats_t *total, int crowded)
 {
     MPI_Datatype type;
     MPI_Op op;
@@ -336,7 +324,7 @@ static int reduce_stats(MPI_Comm comm, const st_clc_stats_t *mine, st_clc_stats_
     PMPI_Op_create(merge_op, 1, &op);
     int rc = PMPI_Ireduce(mine, total, 1, type, op, 0, comm, &req);
     if (rc == MPI_SUCCESS)
-        rc = st_polite_wait(&req, NULL);
+        rc = st_polite_wait_crowded(&req, crowded);
     PMPI_Op_free(&op);
     PMPI_Type_free(&type);
     return rc == MPI_SUCCESS ? 0 : -1;
@@ -367,8 +355,8 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     double c1 = cpu_ms();
     uint32_t incoming = 0;
     /* Everyone must have an engine before anyone sends to it. */
-    if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all_ok ||
-        partner_count(comm, r, in->nranks, &incoming) || st_clc_replay_start(r, incoming))
+    if (min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS || !all_ok ||
+        partner_count(comm, r, in->nranks, &incoming, crowded) || st_clc_replay_start(r, incoming))
         ok = 0;
     if (ok && message_loop(&m, r, rank, t_start, crowded) != 0)
         ok = 0;
@@ -428,22 +416,22 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
             st_log_error("CLC: out of memory on some rank; timestamps left uncorrected");
         return -1;
     }
-    if (PMPI_Comm_idup(toolworld, &comm, &req) != MPI_SUCCESS || st_polite_wait(&req, NULL) != MPI_SUCCESS) {
+    if (PMPI_Comm_idup(toolworld, &comm, &req) != MPI_SUCCESS || st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS) {
         st_log_error("CLC: cannot duplicate the tool communicator; timestamps left uncorrected");
         st_clc_input_free(&in);
         return -1;
     }
     st_clc_stats_t mine = { 0 }, total = { 0 };
     int rounds = 0, ok = run_engine(comm, &p, &in, rank, &mine, t0, crowded, &rounds) == 0, all_ok = 0;
-    if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    if (min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok)
         st_clc_restore_orig(&in);
     double ms[2] = { (mono_s() - t0) * 1e3, cpu_ms() - c0 }, ms_max[2] = { ms[0], ms[1] };
     st_log_debug("CLC: %.1f ms, %.1f ms CPU", ms[0], ms[1]);
     if (PMPI_Ireduce(ms, ms_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm, &req) == MPI_SUCCESS)
-        st_polite_wait(&req, NULL);
-    if (all_ok && reduce_stats(comm, &mine, &total) == 0 && rank == 0) {
+        st_polite_wait_crowded(&req, crowded);
+    if (all_ok && reduce_stats(comm, &mine, &total, crowded) == 0 && rank == 0) {
         report(rd, &total, ms_max);
         if (rounds > 0)
             st_rankdata_prop(rd, "clc.method", "bulk rounds: converged after %d", rounds);

@@ -2,12 +2,35 @@
 #include "polite.h"
 
 #include <sched.h>
+#include <time.h>
 
 int st_polite_wait(MPI_Request *req, MPI_Status *status)
 {
     int done = 0, rc;
     while ((rc = PMPI_Test(req, &done, status ? status : MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
         sched_yield();
+    return rc;
+}
+
+#define SPIN_IDLE    64      /* idle steps of sched_yield before the first sleep */
+#define SLEEP_MAX_NS 200000L /* longest pause */
+
+void st_polite_pause(long idle, int crowded)
+{
+    if (idle < SPIN_IDLE || !crowded) {
+        sched_yield();
+        return;
+    }
+    long ns = 1000L << (idle - SPIN_IDLE < 8 ? idle - SPIN_IDLE : 8);
+    struct timespec ts = { 0, ns < SLEEP_MAX_NS ? ns : SLEEP_MAX_NS };
+    nanosleep(&ts, NULL);
+}
+
+int st_polite_wait_crowded(MPI_Request *req, int crowded)
+{
+    int done = 0, rc;
+    for (long idle = 0; (rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done; idle++)
+        st_polite_pause(idle, crowded);
     return rc;
 }
 

@@ -14,6 +14,15 @@
 
 /* Waits for req; returns the MPI error code. */
 int st_polite_wait(MPI_Request *req, MPI_Status *status);
+/*
+ * One idle step of a wait loop (idle = steps since the last progress, from 0): sched_yield.
+ * When the host is crowded (more ranks on it than CPUs), yield only for the first 64 steps
+ * (the partner is usually about to answer), then sleep with growing pauses up to 200 us:
+ * ranks that spin there take the CPUs from the very ranks they wait for.
+ */
+void st_polite_pause(long idle, int crowded);
+/* st_polite_wait with st_polite_pause steps: for waits that may last while other ranks work. */
+int st_polite_wait_crowded(MPI_Request *req, int crowded);
 /* Waits for all n requests. */
 int st_polite_waitall(int n, MPI_Request *reqs);
 /* Barrier / Bcast / Allreduce / Gather on a tool communicator, waited politely. */
