@@ -115,6 +115,7 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
     const uint8_t *hot = st->hot;
     uint64_t i = st->pos, k = st->port, pc = st->prev_c, plc = st->prev_lc;
     int dirty = st->dirty;
+    uint64_t changed = 0;
     while (i < n) {
         while (k < nports && ports[k].ev < i) /* ports of events beyond the location: ignored */
             k++;
@@ -131,6 +132,7 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
             uint64_t stop = k < nports && ports[k].ev < n ? ports[k].ev : n;
             if (i == 0 && stop > 0) { /* the first event keeps C */
                 dirty = T[0] != C[0];
+                changed += (uint64_t)dirty;
                 T[0] = pc = plc = C[0], i = 1;
             }
             if (!hot) {
@@ -143,6 +145,7 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
                 for (; dirty && i < stop; i++) { /* ... until LC agrees with the earlier pass again */
                     uint64_t c = C[i], v = st_clc_base_of(gamma, delta, c, pc, plc);
                     dirty = v != T[i];
+                    changed += (uint64_t)dirty;
                     plc = T[i] = v;
                     pc = c;
                 }
@@ -161,12 +164,14 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
             uint8_t kind = 0;
             if (!ops->recv_bound(ctx, l, &ports[k], force && k == st->blocked, &bound, &kind)) {
                 st->blocked = k;
+                st->changed += changed;
                 return ST_CLC_BLOCKED;
             }
             if (bound > lc)
                 lc = bound, why = kind;
         }
         dirty = lc != T[i];
+        changed += (uint64_t)dirty;
         T[i] = lc;
         if (!hot && lc > base && push_jump(st, i, lc - base, why))
             return ST_CLC_NOMEM;
@@ -179,6 +184,7 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
         st->port = k;
     }
     st->pos = i, st->prev_c = pc, st->prev_lc = plc, st->port = k, st->dirty = (uint8_t)dirty;
+    st->changed += changed;
     return ST_CLC_DONE;
 }
 

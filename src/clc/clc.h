@@ -132,7 +132,8 @@ typedef struct st_clc_fwd {
      * callbacks must run anyway). Events are recomputed from hot ports on, only until
      * their LC agrees with the earlier pass again. Records no jumps: st_clc_jumps_loc. */
     const uint8_t *hot;
-    uint8_t        dirty; /* incremental pass: LC of event pos-1 differs from the earlier pass's */
+    uint8_t        dirty;   /* incremental pass: LC of event pos-1 differs from the earlier pass's */
+    uint64_t       changed; /* incremental passes: events whose LC they changed */
 } st_clc_fwd_t;
 
 enum { ST_CLC_NOMEM = -1, ST_CLC_DONE = 0, ST_CLC_BLOCKED = 1 };

@@ -115,6 +115,7 @@ typedef struct peer {
     uint64_t     *stat;                 /* [2 * recv_inst.n] (C, final LC) of the sends */
     uint64_t     *rin;                  /* [recv_inst.n] bulk rounds: the sends' LC of round rin_round */
     int           rin_round;
+    uint8_t       rin_same;             /* ... equal to those of the round before */
 } peer_t;
 
 typedef struct outbuf {
@@ -170,6 +171,8 @@ struct st_clc_replay {
     uint64_t   changed;        /* receives the values of this round's exchange would move */
     entvec_t  *pin;            /* [ninst] scans: the previous round's result, per instance */
     uint8_t   *hot;            /* [nports] rounds after the first: HOT_* (st_clc_fwd_t.hot) */
+    int        lc_same;        /* this round's passes changed no LC */
+    u64vec_t   local_k, coll_k; /* the LOCAL and COLL instances */
     uint64_t  *ref_port;       /* [nrefs] the port of each ref (inverse of port_ref) */
     tracker_t  conv;           /* this round's "anything changed" reduction over all ranks */
     uint64_t   conv_val;
@@ -1549,10 +1552,11 @@ static int on_conv(st_clc_replay_t *r, const rec_t *h, reader_t *rd)
 static int on_rval(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd)
 {
     peer_t *pe = find_peer(r, from);
-    if (!pe || h->len != pe->recv_inst.n * 8 || pe->rin_round >= (int)h->round)
+    if (!pe || (h->len != pe->recv_inst.n * 8 && h->len) || pe->rin_round >= (int)h->round || (!h->len && !h->round))
         return -1;
-    memcpy(pe->rin, rd->p, h->len);
+    memcpy(pe->rin, rd->p, h->len); /* nothing: the same values as in the round before */
     pe->rin_round = h->round;
+    pe->rin_same = !h->len;
     rd->p += h->len;
     return 0;
 }
@@ -1573,26 +1577,35 @@ static void reset_phase(chan_t *c, int ph)
  * previous round's values of the remote sends as inputs (none in round 0). */
 static void round_inputs(st_clc_replay_t *r)
 {
-    for (uint64_t k = 0; k < r->g.ninst; k++) {
-        r->wait_head[k] = NONE32;
-        r->pending[k] = r->cat[k] == CAT_LOCAL ? r->g.inst[k].nsend : 0;
-        if (r->round == 0 || (r->cat[k] != CAT_IN && r->cat[k] != CAT_COLL)) {
+    if (r->round == 0) {
+        for (uint64_t k = 0; k < r->g.ninst; k++) {
+            r->wait_head[k] = NONE32;
+            r->pending[k] = r->cat[k] == CAT_LOCAL ? r->g.inst[k].nsend : 0;
             r->tq[k] = quad_empty;
-        } else if (r->cat[k] == CAT_IN) {
-            r->tq[k] = (top2_t){ r->peers[r->ia[k]].rin[r->ib[k]], REMOTE_LOC, 0, NOLOC };
-        } else {
-            chan_t *c = &r->ch[r->ia[k]];
-            uint64_t s = r->ib[k];
-            r->tq[k] = quad_empty;
-            if (r->g.inst[k].shape != ST_CLC_PREFIX) {
-                r->tq[k] = qof(c, PH_R, s)[r->islot[k]];
-            } else if (c->ph[PH_R].ent) {
-                entvec_t *e = &r->pin[k], *from = &c->ph[PH_R].ent[s];
-                if (st_clc_grow((void **)&e->v, &e->cap, from->n + 1, sizeof *e->v))
-                    return fail(r, "out of memory");
-                memcpy(e->v, from->v, from->n * sizeof *e->v);
-                e->n = from->n;
-            }
+        }
+        return;
+    }
+    for (size_t j = 0; j < r->local_k.n; j++) {
+        uint64_t k = r->local_k.v[j];
+        r->pending[k] = r->g.inst[k].nsend;
+        r->tq[k] = quad_empty;
+    }
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        const peer_t *pe = &r->peers[i];
+        for (size_t j = 0; !pe->rin_same && j < pe->recv_inst.n; j++)
+            r->tq[pe->recv_inst.v[j]] = (top2_t){ pe->rin[j], REMOTE_LOC, 0, NOLOC };
+    }
+    for (size_t j = 0; j < r->coll_k.n; j++) {
+        uint64_t k = r->coll_k.v[j], s = r->ib[k];
+        chan_t *c = &r->ch[r->ia[k]];
+        if (r->g.inst[k].shape != ST_CLC_PREFIX) {
+            r->tq[k] = qof(c, PH_R, s)[r->islot[k]];
+        } else if (c->ph[PH_R].ent) {
+            entvec_t *e = &r->pin[k], *from = &c->ph[PH_R].ent[s];
+            if (st_clc_grow((void **)&e->v, &e->cap, from->n + 1, sizeof *e->v))
+                return fail(r, "out of memory");
+            memcpy(e->v, from->v, from->n * sizeof *e->v);
+            e->n = from->n;
         }
     }
 }
@@ -1624,11 +1637,13 @@ static void round_begin(st_clc_replay_t *r)
 /* This round's send values: to the receivers, and as contributions to the channel trees. */
 static void round_end(st_clc_replay_t *r)
 {
-    if (r->round > 0) /* this round's LC, also for would_move (round 0 ran no pass: C) */
+    r->lc_same = r->round >= 2;
+    for (uint32_t l = 0; r->lc_same && l < r->in->nlocs; l++)
+        r->lc_same = r->fwd[l].changed == 0;
+    if (r->round > 0 && !r->lc_same) /* this round's LC, also for would_move (round 0 ran no pass: C) */
         snap_times(r);
-    for (uint64_t k = 0; k < r->g.ninst; k++) {
-        if (r->cat[k] != CAT_COLL)
-            continue;
+    for (size_t j = 0; j < r->coll_k.n; j++) {
+        uint64_t k = r->coll_k.v[j];
         const st_clc_inst_t *in = &r->g.inst[k];
         chan_t *c = &r->ch[r->ia[k]];
         c->ph[PH_R].shape[r->ib[k]] = merge_shape(r, c->ph[PH_R].shape[r->ib[k]],
@@ -1649,8 +1664,8 @@ static void round_end(st_clc_replay_t *r)
         const peer_t *pe = &r->peers[i];
         if (!pe->send_inst.n)
             continue;
-        uint8_t *p = rec_begin(r, pe->rank, R_RVAL, PH_R, NULL, 0, 0, pe->send_inst.n * 8);
-        for (size_t j = 0; p && j < pe->send_inst.n; j++)
+        uint8_t *p = rec_begin(r, pe->rank, R_RVAL, PH_R, NULL, 0, 0, r->lc_same ? 0 : pe->send_inst.n * 8);
+        for (size_t j = 0; p && !r->lc_same && j < pe->send_inst.n; j++)
             p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->send_inst.v[j]].first]));
     }
     for (uint32_t i = 0; i < r->nch; i++)
@@ -1671,36 +1686,44 @@ static int round_inputs_in(const st_clc_replay_t *r)
     return 1;
 }
 
+/* Marks receive ref x HOT_MOVES when send value v (+ mu) exceeds its LC; returns 1 then. */
+static uint64_t moves(st_clc_replay_t *r, const st_clc_ref_t *x, uint64_t v, uint64_t mu)
+{
+    if (v + mu <= ref_time(r, x))
+        return 0;
+    r->hot[r->ref_port[x - r->g.refs]] |= HOT_MOVES;
+    return 1;
+}
+
 /* Receives whose bound from the values just exchanged exceeds their current LC; marks
- * them HOT_MOVES, where the next round's incremental passes start. */
+ * them HOT_MOVES, where the next round's incremental passes start. Values equal to the
+ * last round's move nothing: this round's passes started from them. */
 static uint64_t would_move(st_clc_replay_t *r)
 {
     uint64_t n = 0;
     for (uint64_t j = 0; j < r->g.nrefs; j++)
         r->hot[j] &= HOT_LOCAL;
-    for (uint64_t k = 0; k < r->g.ninst; k++) {
-        if (r->cat[k] != CAT_IN && r->cat[k] != CAT_COLL)
-            continue;
-        const st_clc_inst_t *in = &r->g.inst[k];
-        uint64_t mu = st_clc_mu(&r->p, in->mumask), v = 0;
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        const peer_t *pe = &r->peers[i];
+        for (size_t j = 0; !pe->rin_same && j < pe->recv_inst.n; j++) {
+            uint64_t k = pe->recv_inst.v[j], mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
+            uint32_t nr;
+            const st_clc_ref_t *rv = refs_of(r, k, 1, &nr);
+            for (uint32_t i = 0; i < nr; i++)
+                n += moves(r, &rv[i], pe->rin[j], mu);
+        }
+    }
+    for (size_t j = 0; j < r->coll_k.n; j++) {
+        uint64_t k = r->coll_k.v[j], v = 0, mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
+        const chan_t *c = &r->ch[r->ia[k]];
         uint32_t nr;
         const st_clc_ref_t *rv = refs_of(r, k, 1, &nr);
         for (uint32_t i = 0; i < nr; i++) {
-            int have;
-            if (r->cat[k] == CAT_IN) {
-                v = r->peers[r->ia[k]].rin[r->ib[k]], have = 1;
-            } else {
-                const chan_t *c = &r->ch[r->ia[k]];
-                if (in->shape == ST_CLC_PREFIX)
-                    have = prefix_max(ents_ro(c, PH_R, r->ib[k]), rv[i].order, 0, &v);
-                else
-                    have = quad_other(&c->ph[PH_R].q[r->ib[k] * nq_of(PH_R) + r->islot[k]],
-                                      gid(&r->in->locs[rv[i].loc]), &v);
-            }
-            if (have && v + mu > ref_time(r, &rv[i])) {
-                r->hot[r->ref_port[&rv[i] - r->g.refs]] |= HOT_MOVES;
-                n++;
-            }
+            int have = r->g.inst[k].shape == ST_CLC_PREFIX
+                           ? prefix_max(ents_ro(c, PH_R, r->ib[k]), rv[i].order, 0, &v)
+                           : quad_other(&c->ph[PH_R].q[r->ib[k] * nq_of(PH_R) + r->islot[k]],
+                                        gid(&r->in->locs[rv[i].loc]), &v);
+            n += have && moves(r, &rv[i], v, mu);
         }
     }
     return n;
@@ -1787,6 +1810,9 @@ static void start_forward(st_clc_replay_t *r)
         r->ref_port[r->port_ref[j]] = j;
         r->hot[j] = r->cat[r->g.ports[j].inst] == CAT_LOCAL ? HOT_LOCAL : 0;
     }
+    for (uint64_t k = 0; k < r->g.ninst; k++)
+        if ((r->cat[k] == CAT_LOCAL && u64_push(&r->local_k, k)) || (r->cat[k] == CAT_COLL && u64_push(&r->coll_k, k)))
+            return fail(r, "out of memory");
     world_tree(r);
     r->round = 0;
     round_begin(r);
@@ -2076,7 +2102,7 @@ void st_clc_replay_free(st_clc_replay_t *r)
         st_clc_free(pe->theirs), st_clc_free(pe->send_inst.v), st_clc_free(pe->recv_inst.v), st_clc_free(pe->bwd), st_clc_free(pe->stat), st_clc_free(pe->rin);
     }
     st_clc_free(r->peers);
-    st_clc_free(r->pin), st_clc_free(r->hot), st_clc_free(r->ref_port);
+    st_clc_free(r->pin), st_clc_free(r->hot), st_clc_free(r->ref_port), st_clc_free(r->local_k.v), st_clc_free(r->coll_k.v);
     for (uint32_t i = 0; i < r->nob; i++)
         st_clc_free(r->ob[i].data);
     st_clc_free(r->ob);
