@@ -835,20 +835,22 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
 static int omp_locks(ctx_t *c, omp_state_t *s)
 {
     sort(s->locks.v, s->locks.n, sizeof(omp_item_t), cmp_omp);
-    uint64_t next = 0;
-    int have = 0;
-    for (size_t i = s->locks.n; i-- > 0;) { /* backwards: `next` is the following acquisition */
-        const omp_item_t *it = &s->locks.v[i];
-        if (i + 1 == s->locks.n || it->a != it[1].a || it->b != it[1].b)
-            have = 0;
+    const omp_item_t *v = s->locks.v;
+    /* In order (the endpoints then come out sorted): a release sends to the following
+     * acquisition of its lock, v[j], the first acquisition after it. */
+    for (size_t i = 0, j = 0; i < s->locks.n; i++) {
+        const omp_item_t *it = &v[i];
         uint64_t lock = it->b ^ it->a << 48; /* lock kinds have separate id spaces */
         if (it->type == L_ACQ) {
-            next = it->c, have = 1;
-            if (emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, next, it->loc, it->ev, ST_CLC_RECV))
+            if (emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, ST_CLC_RECV))
                 return -1;
-        } else if (have && next > it->c && emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, next, it->loc, it->ev, ST_CLC_SEND)) {
-            return -1;
+            continue;
         }
+        while (j < s->locks.n && (j <= i || v[j].type != L_ACQ))
+            j++;
+        if (j < s->locks.n && v[j].a == it->a && v[j].b == it->b && v[j].c > it->c &&
+            emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, ST_CLC_SEND))
+            return -1;
     }
     return 0;
 }
