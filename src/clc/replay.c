@@ -164,6 +164,8 @@ struct st_clc_replay {
     deferred_t *def;
     size_t      ndef, capdef;
     st_clc_stats_t stats;
+    st_clc_stats_t on_c;       /* bulk rounds: the remote relations counted on C (count_on_c) */
+    int            stat_local; /* converged rounds: statistics without an exchange */
     st_clc_moved_fn moved;
     void           *moved_ctx;
     /* bulk rounds (see "rounds" below) */
@@ -1348,6 +1350,10 @@ static void run_backward(st_clc_replay_t *r)
 
 static void enter_statistics(st_clc_replay_t *r)
 {
+    if (r->stat_local) { /* see count_on_c */
+        r->state = S_STAT;
+        return;
+    }
     snap_times(r); /* final LC (after the backward pass), also for finish_statistics */
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         if (r->cat[k] != CAT_COLL)
@@ -1391,7 +1397,7 @@ static void enter_statistics(st_clc_replay_t *r)
 
 static int statistics_ready(const st_clc_replay_t *r)
 {
-    for (uint32_t i = 0; i < r->npeers; i++)
+    for (uint32_t i = 0; !r->stat_local && i < r->npeers; i++)
         if (r->peers[i].recv_inst.n && !r->peers[i].have_stat)
             return 0;
     for (uint32_t i = 0; i < r->nch; i++)
@@ -1401,12 +1407,17 @@ static int statistics_ready(const st_clc_replay_t *r)
     return 1;
 }
 
-/* Counts one receive against the send values (C, LC) the relation names. */
+/* Counts one receive of C c against the largest send of C sc the relation names. */
+static void count_c(st_clc_stats_t *s, unsigned kind, uint64_t mu, uint64_t sc, uint64_t c)
+{
+    st_clc_vcount_add(&s->reversed, kind, sc, 0, c);
+    st_clc_vcount_add(&s->violations, kind, sc, mu, c);
+}
+
+/* ... and against the largest send's final LC sl. */
 static void count_recv(st_clc_replay_t *r, unsigned kind, uint64_t mu, uint64_t sc, uint64_t sl, const st_clc_ref_t *x)
 {
-    uint64_t c = ref_orig(r, x);
-    st_clc_vcount_add(&r->stats.reversed, kind, sc, 0, c);
-    st_clc_vcount_add(&r->stats.violations, kind, sc, mu, c);
+    count_c(&r->stats, kind, mu, sc, ref_orig(r, x));
     st_clc_vcount_add(&r->stats.remaining, kind, sl, mu, ref_time(r, x));
 }
 
@@ -1447,7 +1458,9 @@ static void finish_statistics(st_clc_replay_t *r)
     st_clc_violations(&view, r->in->locs, &r->p, 1, &s->violations);
     st_clc_violations(&view, r->in->locs, &r->p, 0, &s->remaining);
     st_clc_free(view.inst);
-    for (uint32_t i = 0; i < r->npeers; i++) {
+    if (r->stat_local)
+        st_clc_stats_merge(s, &r->on_c);
+    for (uint32_t i = 0; !r->stat_local && i < r->npeers; i++) {
         const peer_t *pe = &r->peers[i];
         for (size_t j = 0; j < pe->recv_inst.n; j++) {
             const st_clc_inst_t *in = &r->g.inst[pe->recv_inst.v[j]];
@@ -1455,7 +1468,7 @@ static void finish_statistics(st_clc_replay_t *r)
                        &r->g.refs[in->first]);
         }
     }
-    for (uint64_t k = 0; k < r->g.ninst; k++)
+    for (uint64_t k = 0; !r->stat_local && k < r->g.ninst; k++)
         if (r->cat[k] == CAT_COLL)
             count_coll(r, k);
     for (uint32_t l = 0; l < r->in->nlocs; l++)
@@ -1746,11 +1759,53 @@ static int round_ready(st_clc_replay_t *r)
 
 static void enter_backward(st_clc_replay_t *r);
 
+/*
+ * The remote relations on C, from round 0's exchange (the sends' C), into r->on_c. When the
+ * rounds converge, no relation with a remote send remains violated, so these counts are
+ * the statistics and the statistics exchange is skipped: every such receive has
+ * LC_fwd >= LC_fwd(send) + mu (nothing would move), the backward pass moves the send at
+ * most to its limit LC_fwd(receive) - mu and the receive only forward. (The replay's
+ * receives may be forced through a cycle; it keeps the exchange.)
+ */
+static void count_on_c(st_clc_replay_t *r)
+{
+    st_clc_stats_t *s = &r->on_c;
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        const peer_t *pe = &r->peers[i];
+        for (size_t j = 0; j < pe->recv_inst.n; j++) {
+            const st_clc_inst_t *in = &r->g.inst[pe->recv_inst.v[j]];
+            const st_clc_ref_t *x = &r->g.refs[in->first];
+            count_c(s, in->kind, st_clc_mu(&r->p, in->mumask), pe->rin[j], ref_orig(r, x));
+            st_clc_vcount_add(&s->remaining, in->kind, 0, 0, 0); /* a relation, not violated */
+        }
+    }
+    for (size_t j = 0; j < r->coll_k.n; j++) {
+        uint64_t k = r->coll_k.v[j], sc = 0, mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
+        const st_clc_inst_t *in = &r->g.inst[k];
+        const chan_t *c = &r->ch[r->ia[k]];
+        uint32_t n;
+        const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
+        for (uint32_t i = 0; i < n; i++) {
+            int have = in->shape == ST_CLC_PREFIX
+                           ? prefix_max(ents_ro(c, PH_R, r->ib[k]), rv[i].order, 0, &sc)
+                           : quad_other(&c->ph[PH_R].q[r->ib[k] * nq_of(PH_R) + r->islot[k]],
+                                        gid(&r->in->locs[rv[i].loc]), &sc);
+            if (have) {
+                count_c(s, in->kind, mu, sc, ref_orig(r, &rv[i]));
+                st_clc_vcount_add(&s->remaining, in->kind, 0, 0, 0);
+            }
+        }
+    }
+}
+
 /* Converged: this round's LC are final. Otherwise another round, or the replay. */
 static void round_next(st_clc_replay_t *r)
 {
     if (r->conv_val == 0) {
         r->rounds_used = r->round + 1;
+        r->stat_local = 1;
+        for (uint32_t i = 0; i < r->nch; i++)
+            r->ch[i].ph[PH_S].open = 0;
         for (uint32_t l = 0; l < r->in->nlocs; l++) { /* incremental passes record no jumps */
             const st_clc_port_t *ports = r->g.ports + r->g.port_first[l];
             uint64_t np = r->g.port_first[l + 1] - r->g.port_first[l];
@@ -1762,6 +1817,8 @@ static void round_next(st_clc_replay_t *r)
             r->ch[i].ph[PH_F].open = 0; /* the replay's trees are not needed */
         enter_backward(r);
     } else if (r->round + 1 < r->rounds_max) {
+        if (r->round == 0)
+            count_on_c(r);
         r->round++;
         round_begin(r);
     } else {
