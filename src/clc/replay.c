@@ -59,7 +59,9 @@ enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STA
 enum { CH_COMM, CH_SYNC };
 enum { S_SETUP, S_FWD, S_BWD, S_STAT, S_DONE, S_FAILED, S_ROUND };
 
-static const unsigned ph_nv[PH__N] = { 1, 1, 2, 1 }; /* values per slot */
+/* Values per slot. PH_S: C and LC of the sends; PH_R: LC of the sends and, for the backward
+ * pass after converged rounds, the complemented LC of the receives. */
+static const unsigned ph_nv[PH__N] = { 1, 1, 2, 2 };
 static const char *const state_names[] = { "setup", "forward", "backward", "statistics", "done", "failed", "round" };
 
 typedef struct quad { uint64_t v1, l1, v2, l2; } top2_t;
@@ -165,7 +167,7 @@ struct st_clc_replay {
     size_t      ndef, capdef;
     st_clc_stats_t stats;
     st_clc_stats_t on_c;       /* bulk rounds: the remote relations counted on C (count_on_c) */
-    int            stat_local; /* converged rounds: statistics without an exchange */
+    int            converged;  /* bulk rounds converged: backward limits and statistics without exchanges */
     st_clc_moved_fn moved;
     void           *moved_ctx;
     /* bulk rounds (see "rounds" below) */
@@ -371,6 +373,12 @@ static void send_fwd(st_clc_replay_t *r, const peer_t *pe, uint64_t idx, uint64_
 static size_t nq_of(int ph) { return NSLOT * ph_nv[ph]; }
 
 static top2_t *qof(chan_t *c, int ph, uint64_t s) { return &c->ph[ph].q[s * nq_of(ph)]; }
+
+/* A round's quad of instance s, slot: the sends' LC (recv 0) or the receives' (1). */
+static top2_t *rq(const chan_t *c, uint64_t s, uint8_t slot, int recv)
+{
+    return &c->ph[PH_R].q[s * nq_of(PH_R) + slot * 2u + (unsigned)recv];
+}
 
 static entvec_t *ents(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s)
 {
@@ -1000,22 +1008,23 @@ static uint64_t ref_order(const st_clc_replay_t *r, uint64_t k, uint32_t slot)
     return r->g.refs[r->g.inst[k].first + slot].order;
 }
 
-/* Scans: largest value of entries below (or smallest above) order o. */
+/* Scans: largest value vi of entries below (or smallest above) order o. NONE64: the
+ * entry has no such value (a round's entries are sends or receives). */
 static int prefix_max(const entvec_t *e, uint64_t o, unsigned vi, uint64_t *v)
 {
     int have = 0;
     for (size_t i = 0; e && i < e->n; i++)
-        if (e->v[i].order < o && (!have || e->v[i].v[vi] > *v))
+        if (e->v[i].order < o && e->v[i].v[vi] != NONE64 && (!have || e->v[i].v[vi] > *v))
             *v = e->v[i].v[vi], have = 1;
     return have;
 }
 
-static int suffix_min(const entvec_t *e, uint64_t o, uint64_t *v)
+static int suffix_min(const entvec_t *e, uint64_t o, unsigned vi, uint64_t *v)
 {
     int have = 0;
     for (size_t i = 0; e && i < e->n; i++)
-        if (e->v[i].order > o && (!have || e->v[i].v[0] < *v))
-            *v = e->v[i].v[0], have = 1;
+        if (e->v[i].order > o && e->v[i].v[vi] != NONE64 && (!have || e->v[i].v[vi] < *v))
+            *v = e->v[i].v[vi], have = 1;
     return have;
 }
 
@@ -1257,12 +1266,16 @@ static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int rec
     return &r->g.refs[in->first + (recv ? in->nsend : 0)];
 }
 
+/* After converged rounds the partners already have the receives' forward LC: the last
+ * round's exchange carried them (limit_of reads them there). */
 static void enter_backward(st_clc_replay_t *r)
 {
     snap_times(r);
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         uint32_t n;
         const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
+        if (r->cat[k] == CAT_COLL && r->converged)
+            continue;
         if (r->cat[k] == CAT_LOCAL) { /* limits from the forward LC of the receives, complemented */
             r->tq[k] = quad_empty;
             for (uint32_t i = 0; i < n; i++)
@@ -1282,17 +1295,21 @@ static void enter_backward(st_clc_replay_t *r)
         }
     }
     for (uint32_t i = 0; i < r->npeers; i++) {
-        const peer_t *pe = &r->peers[i];
-        if (!pe->recv_inst.n)
+        peer_t *pe = &r->peers[i];
+        pe->have_bwd |= r->converged;
+        if (!pe->recv_inst.n || r->converged)
             continue;
         uint8_t *p = rec_begin(r, pe->rank, R_BWD, PH_B, NULL, 0, 0, pe->recv_inst.n * 8);
         for (size_t j = 0; p && j < pe->recv_inst.n; j++)
             p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->recv_inst.v[j]].first]));
     }
     r->state = S_BWD;
-    for (uint32_t i = 0; i < r->nch; i++)
-        if (r->ch[i].N)
+    for (uint32_t i = 0; i < r->nch; i++) {
+        if (r->converged)
+            r->ch[i].ph[PH_B].open = 0;
+        else if (r->ch[i].N)
             own_done(r, &r->ch[i], PH_B, 0);
+    }
     r->busy = 1;
 }
 
@@ -1308,14 +1325,16 @@ static uint64_t limit_of(void *ctx, uint32_t loc, const st_clc_port_t *p)
         return quad_other(&r->tq[k], gid(&r->in->locs[loc]), &v) ? minus_mu(~v, mu) : UINT64_MAX;
     case CAT_OUT:
         return minus_mu(r->peers[r->ia[k]].bwd[r->ib[k]], mu);
-    case CAT_COLL: {
+    case CAT_COLL: { /* after converged rounds, the last round's values (see enter_backward) */
         const chan_t *c = &r->ch[r->ia[k]];
         uint64_t s = r->ib[k];
+        int rounds = r->converged;
         if (r->g.inst[k].shape == ST_CLC_PREFIX)
-            return suffix_min(ents_ro(c, PH_B, s), ref_order(r, k, p->slot), &v) ? minus_mu(v, mu) : UINT64_MAX;
-        return quad_other(&c->ph[PH_B].q[s * nq_of(PH_B) + r->islot[k]], gid(&r->in->locs[loc]), &v)
-                   ? minus_mu(~v, mu)
-                   : UINT64_MAX;
+            return suffix_min(ents_ro(c, rounds ? PH_R : PH_B, s), ref_order(r, k, p->slot), rounds, &v)
+                       ? minus_mu(v, mu)
+                       : UINT64_MAX;
+        const top2_t *q = rounds ? rq(c, s, r->islot[k], 1) : &c->ph[PH_B].q[s * nq_of(PH_B) + r->islot[k]];
+        return quad_other(q, gid(&r->in->locs[loc]), &v) ? minus_mu(~v, mu) : UINT64_MAX;
     }
     default:
         return UINT64_MAX;
@@ -1350,7 +1369,7 @@ static void run_backward(st_clc_replay_t *r)
 
 static void enter_statistics(st_clc_replay_t *r)
 {
-    if (r->stat_local) { /* see count_on_c */
+    if (r->converged) { /* see count_on_c */
         r->state = S_STAT;
         return;
     }
@@ -1397,7 +1416,7 @@ static void enter_statistics(st_clc_replay_t *r)
 
 static int statistics_ready(const st_clc_replay_t *r)
 {
-    for (uint32_t i = 0; !r->stat_local && i < r->npeers; i++)
+    for (uint32_t i = 0; !r->converged && i < r->npeers; i++)
         if (r->peers[i].recv_inst.n && !r->peers[i].have_stat)
             return 0;
     for (uint32_t i = 0; i < r->nch; i++)
@@ -1458,9 +1477,9 @@ static void finish_statistics(st_clc_replay_t *r)
     st_clc_violations(&view, r->in->locs, &r->p, 1, &s->violations);
     st_clc_violations(&view, r->in->locs, &r->p, 0, &s->remaining);
     st_clc_free(view.inst);
-    if (r->stat_local)
+    if (r->converged)
         st_clc_stats_merge(s, &r->on_c);
-    for (uint32_t i = 0; !r->stat_local && i < r->npeers; i++) {
+    for (uint32_t i = 0; !r->converged && i < r->npeers; i++) {
         const peer_t *pe = &r->peers[i];
         for (size_t j = 0; j < pe->recv_inst.n; j++) {
             const st_clc_inst_t *in = &r->g.inst[pe->recv_inst.v[j]];
@@ -1468,7 +1487,7 @@ static void finish_statistics(st_clc_replay_t *r)
                        &r->g.refs[in->first]);
         }
     }
-    for (uint64_t k = 0; !r->stat_local && k < r->g.ninst; k++)
+    for (uint64_t k = 0; !r->converged && k < r->g.ninst; k++)
         if (r->cat[k] == CAT_COLL)
             count_coll(r, k);
     for (uint32_t l = 0; l < r->in->nlocs; l++)
@@ -1565,9 +1584,14 @@ static int on_conv(st_clc_replay_t *r, const rec_t *h, reader_t *rd)
 static int on_rval(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd)
 {
     peer_t *pe = find_peer(r, from);
-    if (!pe || (h->len != pe->recv_inst.n * 8 && h->len) || pe->rin_round >= (int)h->round || (!h->len && !h->round))
+    size_t nr = pe ? pe->recv_inst.n * 8 : 0;
+    if (!pe || (h->len != nr + pe->send_inst.n * 8 && h->len) || pe->rin_round >= (int)h->round ||
+        (!h->len && !h->round))
         return -1;
-    memcpy(pe->rin, rd->p, h->len); /* nothing: the same values as in the round before */
+    if (h->len) { /* else the same values as in the round before */
+        memcpy(pe->rin, rd->p, nr);
+        memcpy(pe->bwd, rd->p + nr, h->len - nr);
+    }
     pe->rin_round = h->round;
     pe->rin_same = !h->len;
     rd->p += h->len;
@@ -1612,7 +1636,7 @@ static void round_inputs(st_clc_replay_t *r)
         uint64_t k = r->coll_k.v[j], s = r->ib[k];
         chan_t *c = &r->ch[r->ia[k]];
         if (r->g.inst[k].shape != ST_CLC_PREFIX) {
-            r->tq[k] = qof(c, PH_R, s)[r->islot[k]];
+            r->tq[k] = *rq(c, s, r->islot[k], 0);
         } else if (c->ph[PH_R].ent) {
             entvec_t *e = &r->pin[k], *from = &c->ph[PH_R].ent[s];
             if (st_clc_grow((void **)&e->v, &e->cap, from->n + 1, sizeof *e->v))
@@ -1661,25 +1685,32 @@ static void round_end(st_clc_replay_t *r)
         chan_t *c = &r->ch[r->ia[k]];
         c->ph[PH_R].shape[r->ib[k]] = merge_shape(r, c->ph[PH_R].shape[r->ib[k]],
                                                   in->shape == ST_CLC_PREFIX ? SH_PREFIX : SH_PRODUCT);
-        for (uint32_t j = 0; j < in->nsend; j++) {
-            const st_clc_ref_t *x = &r->g.refs[in->first + j];
+        for (uint32_t i = 0; i < in->nsend + in->nrecv; i++) { /* sends, then receives */
+            const st_clc_ref_t *x = &r->g.refs[in->first + i];
             uint64_t v = ref_time(r, x);
+            int recv = i >= in->nsend;
             if (in->shape == ST_CLC_PREFIX) {
                 entvec_t *e = ents(r, c, PH_R, r->ib[k]);
-                if (!e || ent_push(e, (ent_t){ .order = x->order, .v = { v, 0 } }))
+                ent_t en = { .order = x->order, .v = { recv ? NONE64 : v, recv ? v : NONE64 } };
+                if (!e || ent_push(e, en))
                     return fail(r, "out of memory");
             } else {
-                quad_put(&qof(c, PH_R, r->ib[k])[r->islot[k]], v, gid(&r->in->locs[x->loc]));
+                quad_put(rq(c, r->ib[k], r->islot[k], recv), recv ? ~v : v, gid(&r->in->locs[x->loc]));
             }
         }
     }
+    /* To each partner: the LC of the sends it receives, then of the receives from it (the
+     * limits of its sends, should this round be the last); nothing if no LC changed. */
     for (uint32_t i = 0; i < r->npeers; i++) {
         const peer_t *pe = &r->peers[i];
-        if (!pe->send_inst.n)
+        size_t n = pe->send_inst.n + pe->recv_inst.n;
+        if (!n)
             continue;
-        uint8_t *p = rec_begin(r, pe->rank, R_RVAL, PH_R, NULL, 0, 0, r->lc_same ? 0 : pe->send_inst.n * 8);
+        uint8_t *p = rec_begin(r, pe->rank, R_RVAL, PH_R, NULL, 0, 0, r->lc_same ? 0 : n * 8);
         for (size_t j = 0; p && !r->lc_same && j < pe->send_inst.n; j++)
             p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->send_inst.v[j]].first]));
+        for (size_t j = 0; p && !r->lc_same && j < pe->recv_inst.n; j++)
+            p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->recv_inst.v[j]].first]));
     }
     for (uint32_t i = 0; i < r->nch; i++)
         if (r->ch[i].N)
@@ -1691,7 +1722,7 @@ static void round_end(st_clc_replay_t *r)
 static int round_inputs_in(const st_clc_replay_t *r)
 {
     for (uint32_t i = 0; i < r->npeers; i++)
-        if (r->peers[i].recv_inst.n && r->peers[i].rin_round != r->round)
+        if ((r->peers[i].recv_inst.n || r->peers[i].send_inst.n) && r->peers[i].rin_round != r->round)
             return 0;
     for (uint32_t i = 0; i < r->nch; i++)
         if (r->ch[i].ph[PH_R].open)
@@ -1734,8 +1765,7 @@ static uint64_t would_move(st_clc_replay_t *r)
         for (uint32_t i = 0; i < nr; i++) {
             int have = r->g.inst[k].shape == ST_CLC_PREFIX
                            ? prefix_max(ents_ro(c, PH_R, r->ib[k]), rv[i].order, 0, &v)
-                           : quad_other(&c->ph[PH_R].q[r->ib[k] * nq_of(PH_R) + r->islot[k]],
-                                        gid(&r->in->locs[rv[i].loc]), &v);
+                           : quad_other(rq(c, r->ib[k], r->islot[k], 0), gid(&r->in->locs[rv[i].loc]), &v);
             n += have && moves(r, &rv[i], v, mu);
         }
     }
@@ -1788,8 +1818,7 @@ static void count_on_c(st_clc_replay_t *r)
         for (uint32_t i = 0; i < n; i++) {
             int have = in->shape == ST_CLC_PREFIX
                            ? prefix_max(ents_ro(c, PH_R, r->ib[k]), rv[i].order, 0, &sc)
-                           : quad_other(&c->ph[PH_R].q[r->ib[k] * nq_of(PH_R) + r->islot[k]],
-                                        gid(&r->in->locs[rv[i].loc]), &sc);
+                           : quad_other(rq(c, r->ib[k], r->islot[k], 0), gid(&r->in->locs[rv[i].loc]), &sc);
             if (have) {
                 count_c(s, in->kind, mu, sc, ref_orig(r, &rv[i]));
                 st_clc_vcount_add(&s->remaining, in->kind, 0, 0, 0);
@@ -1803,7 +1832,7 @@ static void round_next(st_clc_replay_t *r)
 {
     if (r->conv_val == 0) {
         r->rounds_used = r->round + 1;
-        r->stat_local = 1;
+        r->converged = 1;
         for (uint32_t i = 0; i < r->nch; i++)
             r->ch[i].ph[PH_S].open = 0;
         for (uint32_t l = 0; l < r->in->nlocs; l++) { /* incremental passes record no jumps */
