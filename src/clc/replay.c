@@ -1861,8 +1861,10 @@ static void progress_round(st_clc_replay_t *r)
     drain(r, NONE32);
     if (r->state != S_ROUND)
         return;
-    if (!r->round_sent && r->unfinished == 0)
+    if (!r->round_sent && r->unfinished == 0) {
         round_end(r);
+        flush(r, 1); /* the exchange first, then would_move */
+    }
     else if (!r->round_sent && r->qlen == 0)
         break_local_cycle(r);
     if (r->state == S_ROUND && round_ready(r))
@@ -2024,6 +2026,7 @@ int st_clc_replay_progress(st_clc_replay_t *r)
             break_local_cycle(r);
     }
     if (r->state == S_BWD && backward_ready(r)) {
+        flush(r, 1); /* what others wait for (e.g. the rounds' result) goes before the local work */
         run_backward(r);
         if (r->state == S_BWD)
             enter_statistics(r);
