@@ -19,15 +19,17 @@
  * groups, sorted) plus one for MPI_Init/Finalize (members = every rank). A binomial tree
  * over the members, rooted at the first, carries: the setup reduction (number of
  * instances N = max seq + 1, so that every member takes part in every instance even
- * where it recorded nothing), one operation per bulk round covering all N instances (send
- * LC), one forward operation per instance in the replay, and one backward and one
- * statistics operation covering all N instances. An operation completes at a node
+ * where it recorded nothing), one operation per bulk round covering all N instances (LC
+ * of the sends and of the receives), one forward operation per instance in the replay,
+ * and, after the replay, one backward and one statistics operation covering all N
+ * instances (converged rounds need neither: see count_on_c and enter_backward). An operation completes at a node
  * when its own contribution and all its children's are in (then it goes up, or at the
  * root becomes the result and goes down). Contributions per instance: the shape
  * (EMPTY / PRODUCT / PREFIX) and, for PRODUCT, 2 slots (intercommunicators: one per
  * receiving group) x values (forward: LC of sends; backward: LC of receives, stored
  * complemented so that "two smallest" is again "two largest"; statistics: C and final
- * LC of sends) as quads; for PREFIX (scans), the list of (comm rank, values).
+ * LC of sends; round: LC of sends, complemented LC of receives) as quads; for PREFIX
+ * (scans), the list of (comm rank, values; NONE64 where an entry has no such value).
  *
  * Records: a 32-byte header {type, phase, channel kind, round, nseq, payload length,
  * channel key, first seq} and the payload. Records to one destination are appended to

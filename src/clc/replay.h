@@ -19,9 +19,10 @@
  *  - OpenMP and MPI self messages never leave the process.
  * The forward pass: first up to N bulk rounds (st_clc_replay_set_rounds: every rank
  * computes all its events from the previous round's remote values, then all values are
- * exchanged at once, until no receive would move), else a dataflow replay: each location
- * runs (st_clc_forward_loc) until a receive whose remote values have not arrived, and
- * resumes when they do. Either way the result equals the sequential reference st_clc_run()
+ * exchanged at once, until no receive would move; the exchanges also carry the receives'
+ * LC, so converged rounds need no backward or statistics exchange), else a dataflow
+ * replay: each location runs (st_clc_forward_loc) until a receive whose remote values
+ * have not arrived, and resumes when they do. Either way the result equals the sequential reference st_clc_run()
  * on the whole trace (tests/unit/test_clc_replay.c checks this).
  *
  * Transport-agnostic and MPI-free: the caller supplies a send function and feeds received
