@@ -130,11 +130,8 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
                 pc = C[i - 1], plc = T[i - 1];
         } else {
             uint64_t stop = k < nports && ports[k].ev < n ? ports[k].ev : n;
-            if (i == 0 && stop > 0) { /* the first event keeps C */
-                dirty = T[0] != C[0];
-                changed += (uint64_t)dirty;
+            if (i == 0 && stop > 0) /* the first event keeps C (full passes: incremental ones start clean) */
                 T[0] = pc = plc = C[0], i = 1;
-            }
             if (!hot) {
                 for (; i < stop; i++) { /* events without ports: the tight loop most events take */
                     uint64_t c = C[i];
@@ -170,8 +167,8 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
             if (bound > lc)
                 lc = bound, why = kind;
         }
-        dirty = lc != T[i];
-        changed += (uint64_t)dirty;
+        if (hot) /* (a full pass may find T uninitialized) */
+            changed += (uint64_t)(dirty = lc != T[i]);
         T[i] = lc;
         if (!hot && lc > base && push_jump(st, i, lc - base, why))
             return ST_CLC_NOMEM;

@@ -1732,6 +1732,16 @@ static int round_inputs_in(const st_clc_replay_t *r)
     return 1;
 }
 
+/* The value of the sends collective instance k's receive x depends on, from the round's
+ * exchange (the largest send LC on another location, or before it in a scan); 0 if none. */
+static int round_send_value(const st_clc_replay_t *r, uint64_t k, const st_clc_ref_t *x, uint64_t *v)
+{
+    const chan_t *c = &r->ch[r->ia[k]];
+    if (r->g.inst[k].shape == ST_CLC_PREFIX)
+        return prefix_max(ents_ro(c, PH_R, r->ib[k]), x->order, 0, v);
+    return quad_other(rq(c, r->ib[k], r->islot[k], 0), gid(&r->in->locs[x->loc]), v);
+}
+
 /* Marks receive ref x HOT_MOVES when send value v (+ mu) exceeds its LC; returns 1 then. */
 static uint64_t moves(st_clc_replay_t *r, const st_clc_ref_t *x, uint64_t v, uint64_t mu)
 {
@@ -1761,15 +1771,10 @@ static uint64_t would_move(st_clc_replay_t *r)
     }
     for (size_t j = 0; j < r->coll_k.n; j++) {
         uint64_t k = r->coll_k.v[j], v = 0, mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
-        const chan_t *c = &r->ch[r->ia[k]];
         uint32_t nr;
         const st_clc_ref_t *rv = refs_of(r, k, 1, &nr);
-        for (uint32_t i = 0; i < nr; i++) {
-            int have = r->g.inst[k].shape == ST_CLC_PREFIX
-                           ? prefix_max(ents_ro(c, PH_R, r->ib[k]), rv[i].order, 0, &v)
-                           : quad_other(rq(c, r->ib[k], r->islot[k], 0), gid(&r->in->locs[rv[i].loc]), &v);
-            n += have && moves(r, &rv[i], v, mu);
-        }
+        for (uint32_t i = 0; i < nr; i++)
+            n += round_send_value(r, k, &rv[i], &v) && moves(r, &rv[i], v, mu);
     }
     return n;
 }
@@ -1814,14 +1819,10 @@ static void count_on_c(st_clc_replay_t *r)
     for (size_t j = 0; j < r->coll_k.n; j++) {
         uint64_t k = r->coll_k.v[j], sc = 0, mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
         const st_clc_inst_t *in = &r->g.inst[k];
-        const chan_t *c = &r->ch[r->ia[k]];
         uint32_t n;
         const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
         for (uint32_t i = 0; i < n; i++) {
-            int have = in->shape == ST_CLC_PREFIX
-                           ? prefix_max(ents_ro(c, PH_R, r->ib[k]), rv[i].order, 0, &sc)
-                           : quad_other(rq(c, r->ib[k], r->islot[k], 0), gid(&r->in->locs[rv[i].loc]), &sc);
-            if (have) {
+            if (round_send_value(r, k, &rv[i], &sc)) {
                 count_c(s, in->kind, mu, sc, ref_orig(r, &rv[i]));
                 st_clc_vcount_add(&s->remaining, in->kind, 0, 0, 0);
             }
