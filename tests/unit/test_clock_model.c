@@ -11,16 +11,7 @@
 
 #include "../../src/clock/model.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                    \
-    do {                                                                    \
-        if (!(cond)) {                                                      \
-            failures++;                                                     \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                     \
-            printf(__VA_ARGS__);                                            \
-            printf("\n");                                                   \
-        }                                                                   \
-    } while (0)
+#include "test_check.h"
 
 static uint64_t rng = 88172645463325252ull;
 static double urand(void) /* [0, 1) */

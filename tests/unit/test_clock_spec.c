@@ -9,16 +9,7 @@
 
 #include "../../src/clock/spec.h"
 
-static int failures;
-#define CHECK(cond, ...)                                \
-    do {                                                \
-        if (!(cond)) {                                  \
-            failures++;                                 \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-            printf(__VA_ARGS__);                        \
-            printf("\n");                               \
-        }                                               \
-    } while (0)
+#include "test_check.h"
 
 /* The same names and options as the descriptor table in src/clock/algs.c. */
 static const st_sync_alg_info_t algs[] = {

@@ -19,16 +19,7 @@
 #include "test_otf2_read.h"
 #include "test_otf2_synth.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                                      \
-    do {                                                                                      \
-        if (!(cond)) {                                                                        \
-            failures++;                                                                       \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond);          \
-            fprintf(stderr, __VA_ARGS__);                                                     \
-            fputc('\n', stderr);                                                              \
-        }                                                                                     \
-    } while (0)
+#include "test_check.h"
 
 #define LOC(r, t) ((uint64_t)(r) * ST_MAX_THREADS_PER_RANK + (t))
 

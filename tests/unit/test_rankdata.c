@@ -14,16 +14,7 @@
 
 #include "test_otf2_synth.h"
 
-static int failures;
-#define CHECK(cond, ...)                                                        \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            failures++;                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-        }                                                                       \
-    } while (0)
+#include "test_check.h"
 
 /* Bitwise CRC-32, independent of the implementation under test. */
 static uint32_t ref_crc(const uint8_t *p, size_t n)

@@ -19,17 +19,7 @@
 #include "../../src/config/config.h"
 #include "../../src/record/record.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                              \
-    do {                                                              \
-        if (!(cond)) {                                                \
-            failures++;                                               \
-            fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
-            fprintf(stderr, __VA_ARGS__);                             \
-            fputc('\n', stderr);                                      \
-        }                                                             \
-    } while (0)
+#include "test_check.h"
 
 /* Runs fn(arg) on a new thread, so that it registers a fresh st_thread_t. */
 static void on_new_thread(void *(*fn)(void *), void *arg)
