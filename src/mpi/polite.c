@@ -4,14 +4,6 @@
 #include <sched.h>
 #include <time.h>
 
-int st_polite_wait(MPI_Request *req, MPI_Status *status)
-{
-    int done = 0, rc;
-    while ((rc = PMPI_Test(req, &done, status ? status : MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
-        sched_yield();
-    return rc;
-}
-
 #define SPIN_IDLE    64      /* idle steps of sched_yield before the first sleep */
 #define SLEEP_MAX_NS 200000L /* longest pause */
 
@@ -26,13 +18,18 @@ void st_polite_pause(long idle, int crowded)
     nanosleep(&ts, NULL);
 }
 
-int st_polite_wait_crowded(MPI_Request *req, int crowded)
+static int wait_req(MPI_Request *req, MPI_Status *status, int crowded)
 {
     int done = 0, rc;
-    for (long idle = 0; (rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done; idle++)
+    for (long idle = 0; (rc = PMPI_Test(req, &done, status ? status : MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done;
+         idle++)
         st_polite_pause(idle, crowded);
     return rc;
 }
+
+int st_polite_wait(MPI_Request *req, MPI_Status *status) { return wait_req(req, status, 0); }
+
+int st_polite_wait_crowded(MPI_Request *req, int crowded) { return wait_req(req, NULL, crowded); }
 
 int st_polite_waitall(int n, MPI_Request *reqs)
 {
