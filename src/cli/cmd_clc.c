@@ -696,7 +696,7 @@ static int convert(conv_t *c)
 static double var_default(const char *field)
 {
     static const struct { const char *field, *def; } defs[] = {
-#define ST_VAR(name, type, fld, def, accepted, doc) { #fld, def },
+#define ST_VAR(name, type, fld, def, lo, hi, accepted, doc) { #fld, def },
 #include "../config/variables.def"
 #undef ST_VAR
     };

@@ -91,10 +91,11 @@ static int parse_option(parser_t *ps, const st_sync_alg_info_t *alg, st_sync_lev
     ps->p++;
     if (!has_option(alg->options, key))
         return fail(ps, "unknown option '%s'", key, alg->options);
+    /* Bounded so that MPI_Init stays short: at most 100 fit points of 200 ping-pongs per pair and level. */
     if (!strcmp(key, "fit"))
-        return parse_int(ps, key, 1, 1000, &lv->nfit);
+        return parse_int(ps, key, 1, 100, &lv->nfit);
     if (!strcmp(key, "pp"))
-        return parse_int(ps, key, 1, 10000, &lv->npp);
+        return parse_int(ps, key, 1, 200, &lv->npp);
     if (!strcmp(key, "intercept"))
         return parse_int(ps, key, 0, 1, &lv->intercept);
     if (!strcmp(key, "check"))
@@ -103,7 +104,7 @@ static int parse_option(parser_t *ps, const st_sync_alg_info_t *alg, st_sync_lev
         return parse_int(ps, key, 0, 1, &lv->lsq);
     if (!strcmp(key, "window")) {
         int ms;
-        if (parse_int(ps, key, 0, 60000, &ms) != 0)
+        if (parse_int(ps, key, 0, 10000, &ms) != 0)
             return -1;
         lv->window_ms = ms;
         return 0;

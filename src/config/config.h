@@ -16,10 +16,11 @@ typedef struct st_config {
 #define ST_VAR_FIELD_BOOL(f)   int f;
 #define ST_VAR_FIELD_UINT(f)   unsigned long f;
 #define ST_VAR_FIELD_DOUBLE(f) double f;
+#define ST_VAR_FIELD_FRACTION(f) double f;
 #define ST_VAR_FIELD_STRING(f) char f[512];
 #define ST_VAR_FIELD_PATH(f)   char f[4096];
 #define ST_VAR_FIELD_ENUM(f)   int f;
-#define ST_VAR(name, type, field, def, accepted, doc) ST_VAR_FIELD_##type(field)
+#define ST_VAR(name, type, field, def, lo, hi, accepted, doc) ST_VAR_FIELD_##type(field)
 #include "variables.def"
 #undef ST_VAR
 } st_config_t;
@@ -44,5 +45,12 @@ void st_config_print(FILE *out, int markdown);
 
 /* Parses a size with optional k/M/G suffix; returns 0 on success. */
 int st_config_parse_size(const char *s, size_t *out);
+
+/*
+ * The one strict number parser of every numeric setting: decimal digits with an optional fraction
+ * ("1.5") and exponent ("2e3") when frac is nonzero, digits only otherwise; no sign, blank, hexadecimal,
+ * inf or nan; the value must lie in lo .. hi. Returns 0 and the value, or -1.
+ */
+int st_config_parse_number(const char *s, int frac, double lo, double hi, double *out);
 
 #endif

@@ -67,11 +67,8 @@ st_thread_t **st_record_threads(size_t *n)
 
 static int open_spill(st_thread_t *th)
 {
-    const char *dir = st_config.tmpdir[0] ? st_config.tmpdir : getenv("TMPDIR");
-    if (!dir || !*dir)
-        dir = "/tmp";
     char path[4200];
-    snprintf(path, sizeof path, "%s/synctrace-%d-%u.spill", dir, (int)getpid(), th->index);
+    snprintf(path, sizeof path, "%s/synctrace-%d-%u.spill", st_config.tmpdir, /* resolved by config.c */ (int)getpid(), th->index);
     int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0)
         return -1;

@@ -11,7 +11,7 @@ while IFS='|' read -r spec part; do
 done <<'LIST'
 hca4|hca4
 h2hca:hca3|2 level
-hca3(fit=0)|fit=1..1000
+hca3(fit=0)|fit=1..100
 prop(fit=3)|fit
 hca3(pp=10|')'
 h2hca(resync=sometimes)|resync=offset|full

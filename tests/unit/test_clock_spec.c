@@ -72,8 +72,12 @@ int main(void)
     bad("h2hca:hca3", "2 level");
     bad("h2hca:hca3/prop/prop", "2 level");
     bad("hca3/prop/prop/prop", "more than 3");
-    bad("hca3(fit=0)", "fit=1..1000");
-    bad("hca3(fit=x)", "fit=1..1000");
+    bad("hca3(fit=0)", "fit=1..100");
+    bad("hca3(fit=x)", "fit=1..100");
+    bad("hca3(fit=101)", "fit=1..100");
+    bad("hca3(pp=10000,fit=1000)", "pp=1..200");
+    bad("hca3(pp=99999999999999999999)", "pp=1..200");
+    bad("hca3(window=60000)", "window=0..10000");
     bad("hca3(foo=1)", "foo");
     bad("prop(fit=3)", "fit");
     bad("hca3(fit=3", "')'");
