@@ -3,6 +3,8 @@
  */
 #include "config.h"
 
+#include "../util/archive_dir.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -219,6 +221,7 @@ static int resolve_tmpdir(st_config_t *c, char *err, size_t errlen)
         strcpy(c->tmpdir, env);
     }
     struct stat st;
+    char unsafe[160];
     const char *why = NULL;
     if (stat(c->tmpdir, &st) != 0)
         why = strerror(errno);
@@ -226,10 +229,13 @@ static int resolve_tmpdir(st_config_t *c, char *err, size_t errlen)
         why = "not a directory";
     else if (access(c->tmpdir, W_OK | X_OK) != 0)
         why = strerror(errno);
+    else
+        why = st_dir_unsafe(&st, 1, unsafe, sizeof unsafe);
     if (why) {
         char q[256];
         quote_value(c->tmpdir, q, sizeof q);
-        snprintf(err, errlen, "%s='%s' cannot hold buffer flushes (%s); accepted: a writable directory", var, q, why);
+        snprintf(err, errlen, "%s='%s' cannot hold buffer flushes (%s); accepted: a writable directory of your own, or a "
+                 "shared one with the sticky bit like /tmp", var, q, why);
         return -1;
     }
     return 0;

@@ -610,9 +610,15 @@ static void fmt_uint(char *out, uint64_t v)
     out[n] = 0;
 }
 
+/* A directory of ours: created now, or existing as a real directory (not a link) owned by us. Async-signal-safe. */
 static int mkdir_ok(const char *path)
 {
-    return mkdir(path, 0777) == 0 || errno == EEXIST ? 0 : -1;
+    if (mkdir(path, 0755) == 0)
+        return 0;
+    struct stat st;
+    if (errno != EEXIST || lstat(path, &st) != 0)
+        return -1;
+    return S_ISDIR(st.st_mode) && st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH)) ? 0 : -1;
 }
 
 /* Builds dump_path/dump_tmp and creates the directories. */
@@ -667,10 +673,13 @@ int st_rankdata_dump(const char *dir, const st_rankdata_t *rd)
     }
     int rc = -1;
     if (dump_paths(dir, rd->rank) != 0) {
-        st_log_raw("synctrace: error: cannot create the directory for the raw dump (path too long or not writable)\n");
+        st_log_raw("synctrace: error: cannot create the directory for the raw dump (path too long, not writable, "
+                   "or a partial/ that is not a directory of yours)\n");
         goto out;
     }
-    int fd = open(dump_tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* Never through a link or into a file someone else made: a stale temporary of ours is removed first. */
+    unlink(dump_tmp);
+    int fd = open(dump_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         st_log_raw("synctrace: error: cannot create the raw dump file: ");
         st_log_raw(dump_tmp);

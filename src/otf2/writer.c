@@ -10,6 +10,8 @@
  */
 #include "writer_int.h"
 
+#include "../util/archive_dir.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -728,11 +730,11 @@ static int mkdir_p(const char *dir)
     for (char *p = path + 1; *p; p++)
         if (*p == '/') {
             *p = 0;
-            if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            if (mkdir(path, 0755) != 0 && errno != EEXIST)
                 return -1;
             *p = '/';
         }
-    return mkdir(path, 0777) != 0 && errno != EEXIST ? -1 : 0;
+    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
 }
 
 /* Creates and removes a probe file: as root, access(W_OK) says yes even on a read-only mount. */
@@ -766,6 +768,9 @@ int st_otf2_check_dir(const char *dir)
         return dir_error(dir, "cannot create the directory", errno);
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
         return dir_error(dir, "it exists and is not a directory", 0);
+    char why[160];
+    if (st_dir_unsafe(&st, 0, why, sizeof why))
+        return dir_error(dir, why, 0);
     if (probe_writable(dir) != 0)
         return dir_error(dir, "cannot create files in it", errno);
     static const char *const taken[] = { ST_OTF2_ARCHIVE_NAME ".otf2", ST_OTF2_ARCHIVE_NAME ".def",

@@ -65,11 +65,13 @@ st_thread_t **st_record_threads(size_t *n)
     return registry;
 }
 
-static int open_spill(st_thread_t *th)
+/* An unnamed spill file: created under a random name (O_EXCL: nobody's file or link is opened) and unlinked. */
+static int open_spill(void)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/synctrace-%d-%u.spill", st_config.tmpdir, /* resolved by config.c */ (int)getpid(), th->index);
-    int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (snprintf(path, sizeof path, "%s/synctrace-spill-XXXXXX", st_config.tmpdir) >= (int)sizeof path)
+        return errno = ENAMETOOLONG, -1;
+    int fd = mkostemp(path, O_CLOEXEC);
     if (fd < 0)
         return -1;
     unlink(path); /* the data lives while the descriptor does; nothing is left behind on a crash */
@@ -101,7 +103,7 @@ void st_record_flush(st_thread_t *th)
     if (t0 < th->last)
         t0 = th->last;
     if (th->spill_fd < 0)
-        th->spill_fd = open_spill(th);
+        th->spill_fd = open_spill();
     if (th->spill_fd < 0 || write_all(th->spill_fd, th->buf, th->pos * sizeof(st_event_t)) != 0) {
         /* Cannot spill: keep the oldest buffer's worth and say so once; never crash. */
         st_log_warn_once("cannot write buffer flush to %s (%s); events of a full buffer are lost "

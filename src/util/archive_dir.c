@@ -8,7 +8,24 @@
 #include <time.h>
 #include <unistd.h>
 
-/* mkdir -p; returns 0 or -1 with errno set. */
+const char *st_dir_unsafe(const struct stat *st, int shared, char *buf, size_t len)
+{
+    uid_t me = geteuid();
+    int others_write = (st->st_mode & (S_IWGRP | S_IWOTH)) != 0, sticky = (st->st_mode & S_ISVTX) != 0;
+    if (st->st_uid != me && !(shared && st->st_uid == 0)) {
+        snprintf(buf, len, "it is owned by uid %lu, not by you (uid %lu)", (unsigned long)st->st_uid,
+                 (unsigned long)me);
+        return buf;
+    }
+    if (others_write && (!shared || !sticky)) {
+        snprintf(buf, len, "other users can write into it (mode %04o%s)", (unsigned)(st->st_mode & 07777),
+                 shared ? " without the sticky bit" : "");
+        return buf;
+    }
+    return NULL;
+}
+
+/* mkdir -p; returns 0 or -1 with errno set. New directories are not writable by others whatever the umask. */
 static int mkdirs(const char *path)
 {
     char tmp[4096];
@@ -19,11 +36,11 @@ static int mkdirs(const char *path)
         if (*p != '/')
             continue;
         *p = 0;
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+        if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
             return -1;
         *p = '/';
     }
-    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+    if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
         return -1;
     return 0;
 }
@@ -43,6 +60,12 @@ static int requested_dir(const char *dir, char *err, size_t errlen)
     }
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "SYNCTRACE_DIR='%s' is not a directory; accepted: a writable directory path", dir);
+        return -1;
+    }
+    char why[160];
+    if (st_dir_unsafe(&st, 0, why, sizeof why)) {
+        snprintf(err, errlen, "SYNCTRACE_DIR='%s' is not safe to write an archive into: %s; accepted: a directory "
+                 "of your own that no one else can write into", dir, why);
         return -1;
     }
     if (access(dir, W_OK | X_OK) != 0) {
@@ -74,7 +97,7 @@ int st_archive_dir_prepare(const char *requested, char *out, size_t cap, char *e
             snprintf(out, cap, "synctrace-%s", stamp);
         else
             snprintf(out, cap, "synctrace-%s-%d", stamp, n);
-        if (mkdir(out, 0777) == 0)
+        if (mkdir(out, 0755) == 0)
             return 0;
         if (errno != EEXIST) {
             snprintf(err, errlen, "cannot create archive directory '%s' in the working directory: %s; set SYNCTRACE_DIR to a writable directory", out, strerror(errno));

@@ -7,7 +7,7 @@
  * regressions of the hardening issue: 4294967296 as a node size, " -1", CLC_ROUNDS above 200, hex seconds,
  * CLOCKCHECK=9e9, a TMPDIR that does not exist.
  */
-/* link: src/config/config.c */
+/* link: src/config/config.c src/util/archive_dir.c */
 #include "../../src/config/config.h"
 
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * (no crash, the buffer goes on), many threads registering concurrently, and
  * st_record_stop(). Each case that needs a fresh buffer records on a new thread.
  */
-/* link: src/record/record.c src/clock/timer.c src/config/config.c src/util/log.c */
+/* link: src/record/record.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
