@@ -94,14 +94,13 @@ uint64_t st_mpi_bytes_wc(const MPI_Count *counts, const MPI_Datatype *types, int
     return sum;
 }
 
-/* ---- scratch for statuses and request snapshots ---------------------------------------- */
+/* ---- scratch for statuses ------------------------------------------------------------------ */
 
 static __thread MPI_Status *status_scratch;
-static __thread MPI_Request *req_scratch;
-static __thread int status_cap, req_cap;
+static __thread int status_cap;
 
 /* Grows a thread-local array; allocation happens only when a call needs more than any before. */
-static void *grow(void *p, int *cap, int need, size_t elem)
+void *st_mpi_grow(void *p, int *cap, int need, size_t elem)
 {
     if (need <= *cap)
         return p;
@@ -118,22 +117,10 @@ MPI_Status *st_mpi_statuses(st_thread_t *th, int count, MPI_Status *statuses)
     (void)th;
     if (statuses != MPI_STATUSES_IGNORE)
         return statuses;
-    MPI_Status *s = grow(status_scratch, &status_cap, count, sizeof(MPI_Status));
+    MPI_Status *s = st_mpi_grow(status_scratch, &status_cap, count, sizeof(MPI_Status));
     if (!s) /* out of memory: let MPI ignore the statuses; completions then lack source/tag */
         return MPI_STATUSES_IGNORE;
     return status_scratch = s;
-}
-
-MPI_Request *st_mpi_snapshot(st_thread_t *th, int count, const MPI_Request *reqs)
-{
-    (void)th;
-    MPI_Request *r = grow(req_scratch, &req_cap, count, sizeof(MPI_Request));
-    if (!r) /* out of memory: the completions of this call are not recorded */
-        return NULL;
-    req_scratch = r;
-    if (count > 0)
-        memcpy(r, reqs, sizeof(MPI_Request) * (size_t)count);
-    return r;
 }
 
 /* ---- collectives ----------------------------------------------------------------------- */

@@ -1,14 +1,21 @@
 /*
- * handle_map.h — a fixed-size, lock-free map from MPI handles (ints in MPICH) to
- * small records, used for requests and matched-probe messages.
+ * handle_map.h — a lock-free map from MPI handles (ints in MPICH) to small records, used for
+ * requests and matched-probe messages. It grows: there is no number of outstanding requests
+ * past which completions are lost.
  *
- * Insert and remove use one CAS on the key slot; lookups take no lock. A key may be
- * present several times: MPICH returns one shared, already-complete "lightweight"
- * request handle for every eager send that completed at its post, so several
- * outstanding operations can have the same handle. Each completion then claims one
- * of the entries (st_hmap_claim, atomic); which one does not matter, they are alike.
- * Removed slots become tombstones that inserts reuse. When the map is full, inserts
- * fail (the caller warns once and stops tracking).
+ * The map is a list of segments, each an open-addressing table (linear probing, tombstones) of
+ * twice the size of the one before. Insert and remove use one CAS on the key slot; lookups take
+ * no lock. A segment takes at most half its size in inserts, then closes; once its last entry
+ * is removed it is cleared and takes inserts again, so tombstones never clog it and probes stay
+ * short. A new segment is allocated only when every existing one is closed (rare; the only
+ * allocation, on the MPI call that needs it).
+ *
+ * A key may be present several times: MPICH returns one shared, already-complete
+ * "lightweight" request handle for every eager send that completed at its post, so several
+ * outstanding operations can have the same handle. Each completion then claims one of the
+ * entries (st_hmap_claim, atomic). Under MPI_THREAD_MULTIPLE a completion must claim its
+ * entry before PMPI frees the handle (see st_mpi_snapshot): afterwards another thread may
+ * get the same handle from MPI and insert its own entry under it.
  */
 #ifndef ST_HANDLE_MAP_H
 #define ST_HANDLE_MAP_H
@@ -18,20 +25,23 @@
 
 #include "st_mpi.h"
 
-#define ST_HMAP_SLOTS (1u << 15)
+#define ST_HMAP_FIRST_BITS 12 /* slots of the first segment: 4096 */
+#define ST_HMAP_SEGS       18 /* the last has 2^29 slots */
 
 typedef struct st_hmap_slot {
     _Atomic int64_t key;
     st_req_info_t   val;
 } st_hmap_slot_t;
 
+typedef struct st_hmap_seg st_hmap_seg_t;
+
 typedef struct st_hmap {
-    st_hmap_slot_t slot[ST_HMAP_SLOTS];
+    _Atomic(st_hmap_seg_t *) seg[ST_HMAP_SEGS];
 } st_hmap_t;
 
-/* Makes every slot empty. Not thread-safe; call before use. */
+/* Makes the map empty (no segment yet). Not thread-safe; call before use. */
 void st_hmap_init(st_hmap_t *m);
-/* Adds an entry for key (another entry of the same key may exist). Returns 0, or -1 if full. */
+/* Adds an entry for key (another entry of the same key may exist). Returns 0, or -1 when no memory. */
 int st_hmap_put(st_hmap_t *m, int64_t key, const st_req_info_t *val);
 /* An entry stored under key, or NULL. The pointer stays valid until that entry is removed;
  * use only for keys that are never shared (persistent requests). */
@@ -40,5 +50,7 @@ st_req_info_t *st_hmap_get(st_hmap_t *m, int64_t key);
 int st_hmap_claim(st_hmap_t *m, int64_t key, st_req_info_t *out);
 /* Removes one entry of key if present. */
 void st_hmap_del(st_hmap_t *m, int64_t key);
+/* Entries present (for tests and statistics; exact only when no other thread changes the map). */
+uint64_t st_hmap_count(st_hmap_t *m);
 
 #endif

@@ -133,8 +133,10 @@ static int init_common(int *argc, char ***argv, int required, int *provided, int
         st_mpi_enter(th, region);
     }
     int rc = thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
-    if (rc == MPI_SUCCESS)
+    if (rc == MPI_SUCCESS) {
+        st_mpi_thread_multiple = thread && provided && *provided == MPI_THREAD_MULTIPLE;
         tool_init();
+    }
     if (th) {
         if (st_record_active)
             st_mpi_leave(th, region);

@@ -113,7 +113,7 @@ void st_mpi_req_add(int rc, MPI_Request req, const st_req_info_t *ri)
     if (rc != MPI_SUCCESS || ri->kind == ST_REQ_NONE || req == MPI_REQUEST_NULL)
         return;
     if (st_hmap_put(&requests, (int64_t)req, ri) != 0)
-        st_log_warn_once("too many outstanding requests; completions of further requests are not traced");
+        st_log_warn_once("out of memory for the request map; completions of further requests are not traced");
 }
 
 void st_mpi_persistent(int rc, MPI_Request req, int is_send, MPI_Comm comm, int peer, int tag, MPI_Count count,
@@ -159,6 +159,55 @@ void st_mpi_req_free(MPI_Request req)
     st_hmap_del(&requests, (int64_t)req);
 }
 
+/* ---- snapshots of completion calls ------------------------------------------------------ */
+
+int st_mpi_thread_multiple;
+
+enum { SNAP_NONE, SNAP_TAKEN, SNAP_DONE };
+
+/* Thread-local: the handles of the current completion call and, under MPI_THREAD_MULTIPLE, their entries. */
+static __thread MPI_Request *snap_req;
+static __thread st_req_info_t *snap_info;
+static __thread uint8_t *snap_state;
+static __thread int snap_cap[3];
+
+MPI_Request *st_mpi_snapshot(st_thread_t *th, int count, const MPI_Request *reqs)
+{
+    (void)th;
+    MPI_Request *r = st_mpi_grow(snap_req, &snap_cap[0], count, sizeof *r);
+    if (!r)
+        return NULL;
+    snap_req = r;
+    if (count > 0)
+        memcpy(r, reqs, sizeof *r * (size_t)count);
+    if (!st_mpi_thread_multiple)
+        return r;
+    st_req_info_t *info = st_mpi_grow(snap_info, &snap_cap[1], count, sizeof *info);
+    if (info)
+        snap_info = info;
+    uint8_t *state = info ? st_mpi_grow(snap_state, &snap_cap[2], count, 1) : NULL;
+    if (!state)
+        return NULL;
+    snap_state = state;
+    for (int i = 0; i < count; i++) {
+        st_req_info_t *ri = r[i] == MPI_REQUEST_NULL ? NULL : st_hmap_get(&requests, (int64_t)r[i]);
+        /* Persistent requests stay registered (their handle lives until MPI_Request_free). */
+        state[i] = ri && !(ri->flags & ST_EVF_PERSISTENT) && st_hmap_claim(&requests, (int64_t)r[i], &info[i])
+                       ? SNAP_TAKEN : SNAP_NONE;
+    }
+    return r;
+}
+
+void st_mpi_snapshot_end(st_thread_t *th, int count)
+{
+    (void)th;
+    if (!st_mpi_thread_multiple || !snap_state)
+        return;
+    for (int i = 0; i < count; i++)
+        if (snap_state[i] == SNAP_TAKEN && st_hmap_put(&requests, (int64_t)snap_req[i], &snap_info[i]) != 0)
+            st_log_warn_once("out of memory for the request map; completions of further requests are not traced");
+}
+
 /* ---- completion ------------------------------------------------------------------ */
 
 void st_mpi_coll_complete(st_thread_t *th, const st_req_info_t *ri); /* coll.c */
@@ -171,19 +220,31 @@ static int cancelled(const MPI_Status *status)
     return flag;
 }
 
-void st_mpi_complete(st_thread_t *th, MPI_Request saved, MPI_Status *status)
+/* The entry of snapshot index i: taken at the snapshot, or looked up now (one thread in MPI at a time). */
+static const st_req_info_t *entry_of(int i, st_req_info_t *claimed)
 {
-    if (saved == MPI_REQUEST_NULL)
+    if (st_mpi_thread_multiple) {
+        if (!snap_state || snap_state[i] != SNAP_TAKEN) {
+            st_req_info_t *ri = st_hmap_get(&requests, (int64_t)snap_req[i]);
+            return ri && (ri->flags & ST_EVF_PERSISTENT) ? ri : NULL;
+        }
+        snap_state[i] = SNAP_DONE;
+        return &snap_info[i];
+    }
+    st_req_info_t *ri = st_hmap_get(&requests, (int64_t)snap_req[i]);
+    if (!ri || (ri->flags & ST_EVF_PERSISTENT))
+        return ri;
+    return st_hmap_claim(&requests, (int64_t)snap_req[i], claimed) ? claimed : NULL;
+}
+
+void st_mpi_complete(st_thread_t *th, int i, MPI_Status *status)
+{
+    if (!snap_req || snap_req[i] == MPI_REQUEST_NULL)
         return;
-    /* Persistent requests stay registered; every other entry is claimed by its completion. */
-    st_req_info_t claimed, *ri = st_hmap_get(&requests, (int64_t)saved);
+    st_req_info_t claimed;
+    const st_req_info_t *ri = entry_of(i, &claimed);
     if (!ri)
         return;
-    if (!(ri->flags & ST_EVF_PERSISTENT)) {
-        if (!st_hmap_claim(&requests, (int64_t)saved, &claimed))
-            return;
-        ri = &claimed;
-    }
     uint32_t n;
     st_comm_t *c = st_comm_all(&n)[ri->comm];
     switch (ri->kind) {
@@ -217,24 +278,22 @@ static int completed_ok(int rc, const MPI_Status *st)
     return rc == MPI_SUCCESS || (rc == MPI_ERR_IN_STATUS && st->MPI_ERROR == MPI_SUCCESS);
 }
 
-void st_mpi_complete_all(st_thread_t *th, int rc, int count, const MPI_Request *saved, MPI_Status *statuses)
+void st_mpi_complete_all(st_thread_t *th, int rc, int count, MPI_Status *statuses)
 {
-    if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || !saved || statuses == MPI_STATUSES_IGNORE)
+    if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || statuses == MPI_STATUSES_IGNORE)
         return;
     for (int i = 0; i < count; i++)
         if (completed_ok(rc, &statuses[i]))
-            st_mpi_complete(th, saved[i], &statuses[i]);
+            st_mpi_complete(th, i, &statuses[i]);
 }
 
-void st_mpi_complete_some(st_thread_t *th, int rc, int outcount, const int *indices, const MPI_Request *saved,
-                          MPI_Status *statuses)
+void st_mpi_complete_some(st_thread_t *th, int rc, int outcount, const int *indices, MPI_Status *statuses)
 {
-    if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || outcount == MPI_UNDEFINED || !saved ||
-        statuses == MPI_STATUSES_IGNORE)
+    if ((rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) || outcount == MPI_UNDEFINED || statuses == MPI_STATUSES_IGNORE)
         return;
     for (int i = 0; i < outcount; i++)
         if (completed_ok(rc, &statuses[i]))
-            st_mpi_complete(th, saved[indices[i]], &statuses[i]);
+            st_mpi_complete(th, indices[i], &statuses[i]);
 }
 
 /* ---- matched probes ---------------------------------------------------------------- */
@@ -246,7 +305,7 @@ void st_mpi_mprobe(int rc, MPI_Comm comm, MPI_Message msg)
         return;
     st_req_info_t ri = { .kind = ST_REQ_RECV, .comm = c->index, .id = st_mpi_recv_post() };
     if (st_hmap_put(&messages, (int64_t)msg, &ri) != 0)
-        st_log_warn_once("too many matched messages outstanding; further ones are not traced");
+        st_log_warn_once("out of memory for the matched-message map; further ones are not traced");
 }
 
 st_msg_info_t st_mpi_message_take(MPI_Message msg)

@@ -62,8 +62,21 @@ uint64_t st_mpi_callsite(void);
  * (MPI_STATUSES_IGNORE again when out of memory: completions are then not recorded). */
 MPI_Status *st_mpi_statuses(st_thread_t *th, int count, MPI_Status *statuses);
 
-/* Copies count request handles into thread-local scratch (before PMPI frees them); NULL when out of memory. */
+/* Grows a thread-local scratch array p of *cap elements to at least need; NULL (p kept) when out of memory. */
+void *st_mpi_grow(void *p, int *cap, int need, size_t elem);
+
+/*
+ * Completion calls (Wait*, Test*): before PMPI, st_mpi_snapshot copies the count request handles into
+ * thread-local scratch (PMPI frees them) and, under MPI_THREAD_MULTIPLE, takes their entries out of the
+ * request map at once: after PMPI another thread may be handed the same handle by MPI and register its
+ * own request under it, and a completion that looked the handle up then would take that thread's entry.
+ * After PMPI, st_mpi_complete* record the completions of snapshot entries, and st_mpi_snapshot_end puts
+ * back the entries of requests that did not complete. st_mpi_snapshot returns NULL when out of memory
+ * (the completions of that call are then not recorded).
+ */
+extern int st_mpi_thread_multiple; /* MPI_Init_thread provided MPI_THREAD_MULTIPLE */
 MPI_Request *st_mpi_snapshot(st_thread_t *th, int count, const MPI_Request *reqs);
+void st_mpi_snapshot_end(st_thread_t *th, int count);
 
 /* ---- bytes ------------------------------------------------------------------------ */
 
@@ -121,9 +134,9 @@ void st_mpi_req_free(MPI_Request req);
 /* MPI_Cancel: nothing to record until completion shows it cancelled. */
 
 /* Completion of saved[i] (a snapshot taken before PMPI) with its status. */
-void st_mpi_complete(st_thread_t *th, MPI_Request saved, MPI_Status *status);
-void st_mpi_complete_all(st_thread_t *th, int rc, int count, const MPI_Request *saved, MPI_Status *statuses);
-void st_mpi_complete_some(st_thread_t *th, int rc, int outcount, const int *indices, const MPI_Request *saved, MPI_Status *statuses);
+void st_mpi_complete(st_thread_t *th, int index, MPI_Status *status);
+void st_mpi_complete_all(st_thread_t *th, int rc, int count, MPI_Status *statuses);
+void st_mpi_complete_some(st_thread_t *th, int rc, int outcount, const int *indices, MPI_Status *statuses);
 
 /* Matched probe: remembers message -> comm and post id. Mrecv/Imrecv take it back. */
 void st_mpi_mprobe(int rc, MPI_Comm comm, MPI_Message msg);

@@ -1,35 +1,66 @@
 /*
- * test_handle_map.c — the lock-free request/message map: put/get/del, handle reuse,
- * tombstone reuse, a full map, and concurrent use of distinct keys from 4 threads.
+ * test_handle_map.c — the lock-free, growing request/message map: put/get/claim, shared handles,
+ * growth far past the first segment (200,000 outstanding entries), segments cleared and reused over
+ * many put/claim cycles (the count stays exact), and from 4 threads at once: distinct keys with
+ * growth races, and one shared key whose entries must each be claimed exactly once.
  */
 /* compiler: mpicc */
 /* link: src/mpi/handle_map.c */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../../src/mpi/handle_map.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
 
 static st_hmap_t map;
+#define NT 4
+#define PER_THREAD 50000
+#define SHARED_KEY 424242
+#define SHARED_PER 20000
+static _Atomic uint32_t seen[NT * SHARED_PER];
 
-static void *worker(void *arg)
+static void *grower(void *arg)
 {
-    int64_t base = (int64_t)(intptr_t)arg * 1000000;
-    for (int round = 0; round < 200; round++) {
-        for (int64_t k = 0; k < 100; k++) {
-            st_req_info_t ri = { .id = (uint64_t)(base + k), .kind = ST_REQ_SEND };
-            CHECK(st_hmap_put(&map, base + k, &ri) == 0);
-        }
-        for (int64_t k = 0; k < 100; k++) {
-            st_req_info_t *ri = st_hmap_get(&map, base + k);
-            CHECK(ri && ri->id == (uint64_t)(base + k));
-            st_hmap_del(&map, base + k);
-            CHECK(st_hmap_get(&map, base + k) == NULL);
-        }
+    int64_t base = ((int64_t)(intptr_t)arg + 1) * 10000000;
+    for (int64_t k = 0; k < PER_THREAD; k++) {
+        st_req_info_t ri = { .id = (uint64_t)(base + k) };
+        CHECK(st_hmap_put(&map, base + k, &ri) == 0);
+    }
+    for (int64_t k = 0; k < PER_THREAD; k++) {
+        st_req_info_t out;
+        CHECK(st_hmap_claim(&map, base + k, &out) == 1 && out.id == (uint64_t)(base + k));
     }
     return NULL;
+}
+
+/* Every thread puts SHARED_PER entries under one key and claims as many: each entry exactly once. */
+static void *sharer(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    for (int i = 0; i < SHARED_PER; i++) {
+        st_req_info_t ri = { .id = (uint64_t)(t * SHARED_PER + i) };
+        CHECK(st_hmap_put(&map, SHARED_KEY, &ri) == 0);
+        if (i % 3 == 2) /* interleave claims with puts */
+            for (int j = 0; j < 3; j++) {
+                st_req_info_t out;
+                CHECK(st_hmap_claim(&map, SHARED_KEY, &out) == 1);
+                CHECK(out.id < NT * SHARED_PER);
+                CHECK(atomic_fetch_add(&seen[out.id], 1) == 0);
+            }
+    }
+    return NULL;
+}
+
+static void run(void *(*fn)(void *))
+{
+    pthread_t t[NT];
+    for (intptr_t i = 0; i < NT; i++)
+        CHECK(pthread_create(&t[i], NULL, fn, (void *)i) == 0);
+    for (int i = 0; i < NT; i++)
+        pthread_join(t[i], NULL);
 }
 
 int main(void)
@@ -46,22 +77,45 @@ int main(void)
     CHECK(x.id + y.id == 15 && x.id != y.id);
     CHECK(st_hmap_claim(&map, 42, &x) == 0);
     CHECK(st_hmap_get(&map, 42) == NULL);
+    CHECK(st_hmap_count(&map) == 0);
 
-    /* Fill completely, then one more insert must fail cleanly. */
-    for (int64_t k = 0; k < (int64_t)ST_HMAP_SLOTS; k++)
-        CHECK(st_hmap_put(&map, 1000 + k, &a) == 0);
-    CHECK(st_hmap_put(&map, -5, &a) == -1);
-    CHECK(st_hmap_get(&map, 1000 + ST_HMAP_SLOTS - 1) != NULL);
-    for (int64_t k = 0; k < (int64_t)ST_HMAP_SLOTS; k++)
-        st_hmap_del(&map, 1000 + k);
-    CHECK(st_hmap_put(&map, -5, &a) == 0); /* tombstones are reused */
-    st_hmap_del(&map, -5);
+    /* Growth: 200,000 outstanding entries (the old fixed map held 32,768). */
+    const int64_t many = 200000;
+    for (int64_t k = 0; k < many; k++) {
+        st_req_info_t v = { .id = (uint64_t)k };
+        CHECK(st_hmap_put(&map, 1000 + k, &v) == 0);
+    }
+    CHECK(st_hmap_count(&map) == (uint64_t)many);
+    for (int64_t k = 0; k < many; k += 997)
+        CHECK(st_hmap_get(&map, 1000 + k) && st_hmap_get(&map, 1000 + k)->id == (uint64_t)k);
+    for (int64_t k = many - 1; k >= 0; k--) {
+        st_req_info_t out;
+        CHECK(st_hmap_claim(&map, 1000 + k, &out) == 1 && out.id == (uint64_t)k);
+    }
+    CHECK(st_hmap_count(&map) == 0);
 
-    pthread_t t[4];
-    for (intptr_t i = 0; i < 4; i++)
-        pthread_create(&t[i], NULL, worker, (void *)(i + 1));
-    for (int i = 0; i < 4; i++)
-        pthread_join(t[i], NULL);
+    /* Many put/claim cycles: segments are cleared and reused, lookups of absent keys stay cheap. */
+    for (int round = 0; round < 300; round++) {
+        for (int64_t k = 0; k < 1000; k++)
+            CHECK(st_hmap_put(&map, round * 1000 + k, &a) == 0);
+        CHECK(st_hmap_claim(&map, -1, &x) == 0);
+        for (int64_t k = 0; k < 1000; k++)
+            CHECK(st_hmap_claim(&map, round * 1000 + k, &x) == 1);
+    }
+    CHECK(st_hmap_count(&map) == 0);
+
+    run(grower);
+    CHECK(st_hmap_count(&map) == 0);
+    run(sharer);
+    for (;;) { /* what the interleaved claims left */
+        st_req_info_t out;
+        if (!st_hmap_claim(&map, SHARED_KEY, &out))
+            break;
+        CHECK(atomic_fetch_add(&seen[out.id], 1) == 0);
+    }
+    for (int i = 0; i < NT * SHARED_PER; i++)
+        CHECK(seen[i] == 1);
+    CHECK(st_hmap_count(&map) == 0);
     printf("handle_map: ok\n");
     return 0;
 }

@@ -54,6 +54,8 @@ MPI_Request *st_mpi_snapshot(st_thread_t *th, int count, const MPI_Request *reqs
     return req_scratch;
 }
 
+void st_mpi_snapshot_end(st_thread_t *th, int count) { (void)th; (void)count; }
+
 /* ---- sizes -------------------------------------------------------------------------------- */
 
 uint64_t st_mpi_bytes(MPI_Count count, MPI_Datatype type)
@@ -191,21 +193,20 @@ static void completed(MPI_Request saved, MPI_Status *status)
     st_stub.complete_sources |= status == MPI_STATUS_IGNORE ? 1u << 31 : 1u << (status->MPI_SOURCE & 15);
 }
 
-void st_mpi_complete(st_thread_t *th, MPI_Request saved, MPI_Status *status) { (void)th; completed(saved, status); }
+void st_mpi_complete(st_thread_t *th, int i, MPI_Status *status) { (void)th; completed(req_scratch[i], status); }
 
-void st_mpi_complete_all(st_thread_t *th, int rc, int count, const MPI_Request *saved, MPI_Status *statuses)
+void st_mpi_complete_all(st_thread_t *th, int rc, int count, MPI_Status *statuses)
 {
     (void)th; (void)rc;
     for (int i = 0; i < count; i++)
-        completed(saved[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
+        completed(req_scratch[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
 }
 
-void st_mpi_complete_some(st_thread_t *th, int rc, int outcount, const int *indices, const MPI_Request *saved,
-                          MPI_Status *statuses)
+void st_mpi_complete_some(st_thread_t *th, int rc, int outcount, const int *indices, MPI_Status *statuses)
 {
     (void)th; (void)rc;
     for (int i = 0; outcount != MPI_UNDEFINED && i < outcount; i++)
-        completed(saved[indices[i]], &statuses[i]);
+        completed(req_scratch[indices[i]], &statuses[i]);
 }
 
 void st_mpi_mprobe(int rc, MPI_Comm comm, MPI_Message msg) { (void)rc; (void)comm; (void)msg; }

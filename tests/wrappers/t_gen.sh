@@ -59,11 +59,11 @@ MPI_Imrecv_c POINT2POINT st_mpi_imrecv(th, &st_ri, &st_mi);
 MPI_Improbe POINT2POINT st_mpi_mprobe(rc, comm, *message);
 MPI_Iprobe POINT2POINT -
 MPI_Cancel POINT2POINT -
-MPI_Wait POINT2POINT st_mpi_complete(th, st_saved, status);
+MPI_Wait POINT2POINT st_mpi_complete(th, 0, status);
 MPI_Testany POINT2POINT st_mpi_snapshot(th, count, array_of_requests);
 MPI_Waitall POINT2POINT array_of_statuses = st_mpi_statuses(th, count, array_of_statuses);
-MPI_Testsome POINT2POINT st_mpi_complete_some(th, rc, *outcount, array_of_indices, st_saved, array_of_statuses);
-MPI_Request_free POINT2POINT st_mpi_req_free(st_saved);
+MPI_Testsome POINT2POINT st_mpi_complete_some(th, rc, *outcount, array_of_indices, array_of_statuses);
+MPI_Request_free POINT2POINT st_mpi_req_free(*request);
 MPI_Barrier BARRIER OTF2_COLLECTIVE_OP_BARRIER, comm, -1, st_sent, st_recvd
 MPI_Bcast_c COLL_ONE2ALL OTF2_COLLECTIVE_OP_BCAST, comm, root,
 MPI_Scatterv COLL_ONE2ALL OTF2_COLLECTIVE_OP_SCATTERV
