@@ -29,17 +29,31 @@ typedef struct st_clc_params {
     double   gamma;    /* (0,1]: minimal ratio corrected / original local interval after a jump */
     uint64_t delta;    /* ns: minimal spacing of two local events (timer resolution) */
     uint64_t mu_proc;  /* ns: minimal latency inside one process (OpenMP, MPI self messages) */
-    uint64_t mu_intra; /* ns: minimal message latency between processes of one node */
+    uint64_t mu_intra; /* ns: lower bound of the message latency between processes of one node */
     uint64_t mu_inter; /* ns: ... between nodes */
     double   amort;    /* (0,1]: backward amortization rate, jump / interval it is spread over */
+    uint8_t  mu_source; /* st_clc_mu_source: where mu_intra / mu_inter come from */
 } st_clc_params_t;
 
-/* gamma 0.99, delta 1 ns, mu_proc 1 ns, mu_intra 200 ns, mu_inter 1000 ns, amort 0.02.
- * The shim replaces delta and mu by measured values (README-clc.md). */
+/*
+ * Where mu_intra / mu_inter come from (docs/clc.md, "mu"). mu must be a lower bound of the
+ * true latency between a send's event and its receive's event, never an estimate of it:
+ *   NONE     no bound is known: 0 (the default; no measurement of the tool bounds it)
+ *   USER     SYNCTRACE_CLC_MU
+ *   UNKNOWN  read from an archive that does not say (written by an older version)
+ */
+enum st_clc_mu_source { ST_CLC_MU_SRC_NONE, ST_CLC_MU_SRC_USER, ST_CLC_MU_SRC_UNKNOWN };
+
+/* "none", "user", "unknown"; parse: the source of a name, ST_CLC_MU_SRC_UNKNOWN if none. */
+const char *st_clc_mu_source_name(unsigned src);
+unsigned st_clc_mu_source_parse(const char *name);
+
+/* gamma 0.99, delta 1 ns, mu_proc 1 ns, mu_intra = mu_inter = 0 (source none), amort 0.02.
+ * The shim replaces delta by the timer resolution (docs/clc.md). */
 void st_clc_params_default(st_clc_params_t *p);
 
 /* Emits clc.state = state and the parameters as clc.gamma, clc.delta, clc.mu_intra,
- * clc.mu_inter, clc.mu_proc, clc.amort (archive properties SYNCTRACE::CLC_*). */
+ * clc.mu_inter, clc.mu_source, clc.mu_proc, clc.amort (archive properties SYNCTRACE::CLC_*). */
 typedef void (*st_clc_emit_fn)(void *ctx, const char *key, const char *value);
 void st_clc_params_emit(const st_clc_params_t *p, const char *state, st_clc_emit_fn emit, void *ctx);
 
@@ -52,13 +66,11 @@ uint64_t st_clc_mu(const st_clc_params_t *p, unsigned mumask);
 /*
  * Parameters from the configuration (params.c): gamma = SYNCTRACE_CLC_GAMMA, amort =
  * SYNCTRACE_CLC_AMORT, mu_proc = SYNCTRACE_CLC_MU_OMP; delta = SYNCTRACE_CLC_DELTA, or
- * the timer resolution when 0; mu_intra / mu_inter = SYNCTRACE_CLC_MU when > 0, else the
- * measured latencies (e.g. half the minimal round trip of the clock synchronization),
- * else the defaults. Validate the result with st_clc_params_check().
+ * the timer resolution when 0; mu_intra / mu_inter = SYNCTRACE_CLC_MU when > 0 (source
+ * user), else 0 (source none). Validate the result with st_clc_params_check().
  */
 struct st_config;
-void st_clc_params_from_config(st_clc_params_t *p, const struct st_config *c, uint64_t timer_res_ns,
-                               uint64_t mu_intra_measured, uint64_t mu_inter_measured);
+void st_clc_params_from_config(st_clc_params_t *p, const struct st_config *c, uint64_t timer_res_ns);
 
 /* ---- the math ------------------------------------------------------------------------------ */
 

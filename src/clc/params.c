@@ -1,19 +1,35 @@
 /*
  * params.c — CLC parameters: defaults, validation, mu selection, and the mapping from
- * the SYNCTRACE_CLC_* settings (variables.def) plus measured latencies.
+ * the SYNCTRACE_CLC_* settings (variables.def).
  */
 #include "clc.h"
 
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "../config/config.h"
 
 void st_clc_params_default(st_clc_params_t *p)
 {
-    *p = (st_clc_params_t){ .gamma = 0.99, .delta = 1, .mu_proc = 1, .mu_intra = 200, .mu_inter = 1000,
-                            .amort = 0.02 };
+    *p = (st_clc_params_t){ .gamma = 0.99, .delta = 1, .mu_proc = 1, .mu_intra = 0, .mu_inter = 0,
+                            .amort = 0.02, .mu_source = ST_CLC_MU_SRC_NONE };
+}
+
+static const char *const mu_source_names[] = { "none", "user", "unknown" };
+
+const char *st_clc_mu_source_name(unsigned src)
+{
+    return mu_source_names[src <= ST_CLC_MU_SRC_UNKNOWN ? src : ST_CLC_MU_SRC_UNKNOWN];
+}
+
+unsigned st_clc_mu_source_parse(const char *name)
+{
+    for (unsigned i = 0; name && i < ST_CLC_MU_SRC_UNKNOWN; i++)
+        if (!strcmp(name, mu_source_names[i]))
+            return i;
+    return ST_CLC_MU_SRC_UNKNOWN;
 }
 
 int st_clc_params_check(const st_clc_params_t *p, char *err, size_t errlen)
@@ -44,8 +60,11 @@ uint64_t st_clc_mu(const st_clc_params_t *p, unsigned mumask)
 /* ns value of a non-negative setting; latencies round down (a smaller mu corrects less). */
 static uint64_t ns_floor(double v) { return v > 0 && v < 1.8e19 ? (uint64_t)floor(v) : 0; }
 
-void st_clc_params_from_config(st_clc_params_t *p, const st_config_t *c, uint64_t timer_res_ns,
-                               uint64_t mu_intra_measured, uint64_t mu_inter_measured)
+/*
+ * mu: no measurement of the tool bounds the application's latencies from below (docs/clc.md,
+ * "mu"), so it is the user's bound or 0.
+ */
+void st_clc_params_from_config(st_clc_params_t *p, const st_config_t *c, uint64_t timer_res_ns)
 {
     st_clc_params_default(p);
     p->gamma = c->clc_gamma;
@@ -54,12 +73,8 @@ void st_clc_params_from_config(st_clc_params_t *p, const st_config_t *c, uint64_
     p->delta = c->clc_delta > 0 ? (uint64_t)ceil(c->clc_delta) : (timer_res_ns ? timer_res_ns : 1);
     if (c->clc_mu > 0) {
         p->mu_intra = p->mu_inter = ns_floor(c->clc_mu);
-        return;
+        p->mu_source = ST_CLC_MU_SRC_USER;
     }
-    if (mu_intra_measured)
-        p->mu_intra = mu_intra_measured;
-    if (mu_inter_measured)
-        p->mu_inter = mu_inter_measured;
 }
 
 void st_clc_params_emit(const st_clc_params_t *p, const char *state, st_clc_emit_fn emit, void *ctx)
@@ -70,6 +85,7 @@ void st_clc_params_emit(const st_clc_params_t *p, const char *state, st_clc_emit
     snprintf(v, sizeof v, "%" PRIu64, p->delta), emit(ctx, "clc.delta", v);
     snprintf(v, sizeof v, "%" PRIu64, p->mu_intra), emit(ctx, "clc.mu_intra", v);
     snprintf(v, sizeof v, "%" PRIu64, p->mu_inter), emit(ctx, "clc.mu_inter", v);
+    emit(ctx, "clc.mu_source", st_clc_mu_source_name(p->mu_source));
     snprintf(v, sizeof v, "%" PRIu64, p->mu_proc), emit(ctx, "clc.mu_proc", v);
     snprintf(v, sizeof v, "%.17g", p->amort), emit(ctx, "clc.amort", v);
 }

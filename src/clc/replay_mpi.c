@@ -6,9 +6,9 @@
  *
  * Every rank corrects its own locations with the engine of replay.h; this file is its
  * MPI transport and the surrounding steps:
- *   1. parameters: SYNCTRACE_CLC_* plus the measured values (timer resolution: the
- *      coarsest rank's; latencies: the clock module's minimal one-way latencies), made
- *      identical on every rank by one allreduce and stored as clc.* properties (rank 0);
+ *   1. parameters: SYNCTRACE_CLC_* plus the timer resolution (the coarsest rank's, one
+ *      allreduce), identical on every rank, stored as clc.* properties (rank 0); mu is
+ *      SYNCTRACE_CLC_MU or 0, never measured (docs/clc.md, "mu");
  *   2. st_otf2_prepare() the rank's data (the lifecycle has done so already; it runs once),
  *      so CLC sees exactly the events the archive will hold (the offline `synctrace clc`
  *      then reads the same input);
@@ -31,7 +31,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "../clock/sync.h"
 #include "../clock/timer.h"
 #include "../config/config.h"
 #include "../mpi/polite.h"
@@ -39,9 +38,6 @@
 #include "../record/region.h"
 #include "../util/log.h"
 #include "replay.h"
-
-/* Optional: present when the clock module is linked in. */
-double st_clock_min_latency_ns(int inter_node) __attribute__((weak));
 
 #define TAG         7401
 #define ST_CLC_STALL_S 60.0 /* no message and no local progress for this long (plus twice the time the
@@ -62,24 +58,13 @@ static double cpu_ms(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID) * 1e3; }
 
 /* ---- parameters ------------------------------------------------------------------------------- */
 
-static uint64_t measured_latency(int inter)
-{
-    double v = st_clock_min_latency_ns ? st_clock_min_latency_ns(inter) : 0;
-    return v >= 1 && v < 1e15 ? (uint64_t)v : 0;
-}
-
-/* The same parameters on every rank: min of the latencies, max of the timer resolution. */
+/* The same parameters on every rank: the configured ones, delta from the coarsest timer. */
 static int agree_params(MPI_Comm comm, st_clc_params_t *p)
 {
-    uint64_t mine[3] = { measured_latency(0), measured_latency(1), st_timer_resolution_ns() }, all[3];
-    for (int i = 0; i < 2; i++)
-        if (!mine[i])
-            mine[i] = UINT64_MAX;
-    mine[2] = UINT64_MAX - mine[2];
-    if (st_polite_allreduce(mine, all, 3, MPI_UINT64_T, MPI_MIN, comm) != MPI_SUCCESS)
+    uint64_t mine = st_timer_resolution_ns(), all = 0;
+    if (st_polite_allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
         return -1;
-    st_clc_params_from_config(p, &st_config, UINT64_MAX - all[2], all[0] == UINT64_MAX ? 0 : all[0],
-                              all[1] == UINT64_MAX ? 0 : all[1]);
+    st_clc_params_from_config(p, &st_config, all);
     return 0;
 }
 
@@ -454,7 +439,7 @@ int st_clc_run_local(st_rankdata_t *rd)
     st_clc_params_t p;
     st_clc_stats_t s;
     char err[200];
-    st_clc_params_from_config(&p, &st_config, st_timer_resolution_ns(), 0, 0);
+    st_clc_params_from_config(&p, &st_config, st_timer_resolution_ns());
     int on = st_config.clc == ST_CLC_ON;
     if (on && st_clc_params_check(&p, err, sizeof err) != 0) {
         st_log_error("%s; timestamps left uncorrected", err);

@@ -17,9 +17,9 @@
  *    tasks by (parallel region, thread); the task a switch leaves is the one the thread
  *    ran before; lock kinds are not stored (lock ids are distinct across kinds);
  *  - node names from the system tree (mu classes).
- * Parameters: those the run used (SYNCTRACE::CLC_* properties), else the defaults with
- * the measured latencies of the sync properties; a SYNCTRACE_CLC_* variable set to a
- * value other than its default overrides. --redo starts from the timestamps before CLC
+ * Parameters: those the run used (SYNCTRACE::CLC_* properties), else the defaults (mu 0,
+ * docs/clc.md "mu"); a SYNCTRACE_CLC_* variable set to a value other than its default
+ * overrides. --redo starts from the timestamps before CLC
  * (synctrace:orig_time), so an archive corrected at MPI_Finalize is corrected again from
  * its raw times: with the same parameters the result is identical, which
  * tests/clc/t_clc_offline.sh checks.
@@ -732,13 +732,6 @@ static int prop_double(const st_cli_archive_t *ar, const char *name, double *v)
     return 1;
 }
 
-/* Half the minimal round trip the clock synchronization measured (sync.rtt_min_*_ns), 0 if none. */
-static uint64_t sync_latency(const st_cli_archive_t *ar, const char *name)
-{
-    double rtt;
-    return prop_double(ar, name, &rtt) && rtt > 0 ? (uint64_t)(rtt / 2) : 0;
-}
-
 static const char *params(const st_cli_archive_t *ar, st_clc_params_t *p, char *over, size_t n)
 {
     const char *src = "the archive (SYNCTRACE::CLC_*)";
@@ -749,9 +742,10 @@ static const char *params(const st_cli_archive_t *ar, st_clc_params_t *p, char *
         st_config_t dflt = st_config;
         dflt.clc_gamma = var_default("clc_gamma"), dflt.clc_amort = var_default("clc_amort");
         dflt.clc_delta = dflt.clc_mu = 0, dflt.clc_mu_omp = var_default("clc_mu_omp");
-        st_clc_params_from_config(p, &dflt, 1, sync_latency(ar, "SYNCTRACE::SYNC_RTT_MIN_INTRA_NS"),
-                                  sync_latency(ar, "SYNCTRACE::SYNC_RTT_MIN_INTER_NS"));
-        src = "defaults and the archive's measured latencies";
+        st_clc_params_from_config(p, &dflt, 1);
+        src = "defaults";
+    } else {
+        p->mu_source = (uint8_t)st_clc_mu_source_parse(st_cli_prop(ar, "SYNCTRACE::CLC_MU_SOURCE"));
     }
     over[0] = 0;
 #define OVER(cond, what, stmt)                                                                  \
@@ -764,7 +758,8 @@ static const char *params(const st_cli_archive_t *ar, st_clc_params_t *p, char *
     OVER(st_config.clc_mu_omp != var_default("clc_mu_omp"), "SYNCTRACE_CLC_MU_OMP",
          p->mu_proc = (uint64_t)floor(st_config.clc_mu_omp))
     OVER(st_config.clc_delta > 0, "SYNCTRACE_CLC_DELTA", p->delta = (uint64_t)ceil(st_config.clc_delta))
-    OVER(st_config.clc_mu > 0, "SYNCTRACE_CLC_MU", p->mu_intra = p->mu_inter = (uint64_t)floor(st_config.clc_mu))
+    OVER(st_config.clc_mu > 0, "SYNCTRACE_CLC_MU",
+         (p->mu_intra = p->mu_inter = (uint64_t)floor(st_config.clc_mu), p->mu_source = ST_CLC_MU_SRC_USER))
 #undef OVER
     return src;
 }
@@ -787,10 +782,10 @@ static int correct(conv_t *c, const st_clc_params_t *p, st_clc_stats_t *s)
 static void summary(const char *out, const st_clc_stats_t *s, const st_clc_params_t *p, const char *src,
                     const char *over)
 {
-    printf("parameters: gamma=%g delta=%" PRIu64 " ns mu_intra=%" PRIu64 " ns mu_inter=%" PRIu64 " ns mu_omp=%" PRIu64
-           " ns amort=%g (from %s%s%s)\n",
-           p->gamma, p->delta, p->mu_intra, p->mu_inter, p->mu_proc, p->amort, src, *over ? "; overridden: " : "",
-           over);
+    printf("parameters: gamma=%g delta=%" PRIu64 " ns mu_intra=%" PRIu64 " ns mu_inter=%" PRIu64
+           " ns (mu source %s) mu_omp=%" PRIu64 " ns amort=%g (from %s%s%s)\n",
+           p->gamma, p->delta, p->mu_intra, p->mu_inter, st_clc_mu_source_name(p->mu_source), p->mu_proc, p->amort,
+           src, *over ? "; overridden: " : "", over);
     static const char *const kinds[] = { "p2p", "collective", "omp" };
     for (int k = 0; k < ST_CLC__KINDS; k++)
         printf("%-10s %" PRIu64 " relations, %" PRIu64 " reversed, %" PRIu64 " violations corrected, %" PRIu64
@@ -871,9 +866,9 @@ const st_cli_cmd_t st_cli_cmd_clc = {
         "Moved events carry their previous time as synctrace:orig_time; the statistics are\n"
         "SYNCTRACE::CLC_* properties ('synctrace info OUT').\n"
         "Parameters: those recorded in IN (SYNCTRACE::CLC_GAMMA, _DELTA, _MU_INTRA, _MU_INTER,\n"
-        "_MU_PROC, _AMORT), else the defaults with the latencies the clock synchronization\n"
-        "measured. SYNCTRACE_CLC_GAMMA, _DELTA, _MU, _MU_OMP and _AMORT override them when set\n"
-        "to a value other than their default.\n"
+        "_MU_PROC, _AMORT), else the defaults (mu 0: no latency bound known).\n"
+        "SYNCTRACE_CLC_GAMMA, _DELTA, _MU, _MU_OMP and _AMORT override them when set to a\n"
+        "value other than their default.\n"
         "  --redo   IN was corrected already: start from the times before CLC\n"
         "           (synctrace:orig_time); with the parameters of the run this reproduces\n"
         "           IN's timestamps exactly\n"

@@ -471,14 +471,6 @@ const struct st_clock_epoch *st_clock_epochs(size_t *n)
     return S.ep;
 }
 
-double st_clock_min_latency_ns(int inter_node)
-{
-    const int64_t *r = S.finalized ? S.glob_rtt : st_sync.rtt_min;
-    /* Within a node a message is never slower than between nodes: the smaller is a safe lower bound. */
-    int64_t v = inter_node ? (r[1] != INT64_MAX ? r[1] : r[0]) : (r[0] < r[1] ? r[0] : r[1]);
-    return v == INT64_MAX ? 0 : (double)v / 2;
-}
-
 /* ==== report ================================================================================================= */
 
 static const char *const clock_name[] = { "monotonic", "realtime", "monotonic_raw", "boottime" };

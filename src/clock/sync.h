@@ -52,12 +52,6 @@ void st_clock_remap_events(st_event_t *ev, size_t n);
 /* Re-maps every thread of rd and updates rd->t_begin / t_end. */
 void st_clock_remap_rankdata(st_rankdata_t *rd);
 
-/* Half the smallest round trip seen between ranks of different nodes (inter_node = 1)
-   or between any two ranks (0: within a node a message is not slower than between
-   nodes), minimum over all ranks (all of it after st_clock_finalize_sync, this rank's
-   before); 0 if none was measured. */
-double st_clock_min_latency_ns(int inter_node);
-
 /* This rank's epoch table (model.h): [0] the local clock, then one per sync. Valid
    until the next sync; for tests and diagnostics. */
 struct st_clock_epoch;

@@ -46,7 +46,7 @@ run() {
 # get KEY FILE: value from the RESULT line of FILE ("-" if none).
 get() { sed -n "s/.*RESULT.* $1=\([^ ]*\).*/\1/p" "$2" | head -n1 | grep . || echo -; }
 
-us() { awk -v v="$1" 'BEGIN { if (v == "-") print "-"; else printf "%.2f", v / 1000 }'; }
+us() { awk -v v="$1" 'BEGIN { if (v == "-" || v < 0) print "-"; else printf "%.2f", v / 1000 }'; }
 
 report() {
 start=$(date +%s)

@@ -313,20 +313,24 @@ int main(int argc, char **argv)
     if (getenv("SYNC_PROG_PROPS") && rank == atoi(getenv("SYNC_PROG_PROPS")))
         for (uint32_t i = 0; i < rd.nprops; i++)
             printf("PROP %s = %s\n", rd.props[i].key, rd.props[i].value);
-    const char *resyncs = "0";
-    for (uint32_t i = 0; i < rd.nprops; i++)
+    const char *resyncs = "0", *rtt[2] = { "-1", "-1" };
+    for (uint32_t i = 0; i < rd.nprops; i++) {
         if (!strcmp(rd.props[i].key, "sync.resyncs"))
             resyncs = rd.props[i].value;
+        if (!strcmp(rd.props[i].key, "sync.rtt_min_intra_ns"))
+            rtt[0] = rd.props[i].value;
+        if (!strcmp(rd.props[i].key, "sync.rtt_min_inter_ns"))
+            rtt[1] = rd.props[i].value;
+    }
     double g_init = allmax(init_s), g_e0 = allmax(e0), g_on = allmax(online), g_fin = allmax(efinal);
     double g_r0 = allmax(res[0]), g_r1 = allmax(res[1]), g_pre = allmax(pre_err), g_rc = allmax(rc ? 1 : 0);
     double g_nr = allmax(nores), g_nri = allmax(nores_interp), g_um = allmax(unmeasured);
     if (rank == 0)
         printf("RESULT np=%d nodes=%d init_s=%.3f err_after_sync=%.0f err_online=%.0f err_final=%.0f "
                "err_remap=%.0f err_interp=%.0f err_with_preinit=%.0f err_noresync=%.0f err_noresync_interp=%.0f "
-               "resyncs=%s unmeasured=%.0f rtt_intra=%.0f rtt_inter=%.0f init_failed=%.0f\n",
+               "resyncs=%s unmeasured=%.0f rtt_intra=%s rtt_inter=%s init_failed=%.0f\n",
                size, node_of_rank(size - 1) + 1, g_init, g_e0, g_on, g_fin, g_r0, g_r1, g_pre, g_nr, g_nri, resyncs,
-               g_um,
-               2 * st_clock_min_latency_ns(0), 2 * st_clock_min_latency_ns(1), g_rc);
+               g_um, rtt[0], rtt[1], g_rc);
     free(copy);
     free(ev);
     PMPI_Comm_free(&tool);

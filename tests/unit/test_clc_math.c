@@ -49,18 +49,32 @@ static void test_from_config(void)
     char err[300];
     st_clc_params_t p;
     CHECK(st_config_load(err, sizeof err) == 0); /* defaults of variables.def */
-    st_clc_params_from_config(&p, &st_config, 1, 0, 0);
+    st_clc_params_from_config(&p, &st_config, 1);
     CHECK(p.gamma == 0.99 && p.amort == 0.02 && p.delta == 1 && p.mu_proc == 1);
-    CHECK(p.mu_intra == 200 && p.mu_inter == 1000); /* nothing measured: defaults */
-    st_clc_params_from_config(&p, &st_config, 25, 300, 1500);
-    CHECK(p.delta == 25 && p.mu_intra == 300 && p.mu_inter == 1500);
+    /* no latency bound known: mu 0, never an estimate (docs/clc.md, "mu") */
+    CHECK(p.mu_intra == 0 && p.mu_inter == 0 && p.mu_source == ST_CLC_MU_SRC_NONE);
+    st_clc_params_from_config(&p, &st_config, 25);
+    CHECK(p.delta == 25 && p.mu_intra == 0 && p.mu_inter == 0);
     setenv("SYNCTRACE_CLC_MU", "150.7", 1);
     setenv("SYNCTRACE_CLC_DELTA", "2.5", 1);
     setenv("SYNCTRACE_CLC_GAMMA", "0.5", 1);
     CHECK(st_config_load(err, sizeof err) == 0);
-    st_clc_params_from_config(&p, &st_config, 25, 300, 1500);
+    st_clc_params_from_config(&p, &st_config, 25);
     CHECK(p.delta == 3 && p.mu_intra == 150 && p.mu_inter == 150 && p.gamma == 0.5);
+    CHECK(p.mu_source == ST_CLC_MU_SRC_USER);
     CHECK(st_clc_params_check(&p, err, sizeof err) == 0);
+}
+
+/* The source is stored by name (clc.mu_source) and read back by `synctrace clc`. */
+static void test_mu_source(void)
+{
+    for (unsigned s = 0; s <= ST_CLC_MU_SRC_UNKNOWN; s++)
+        CHECK_EQ(st_clc_mu_source_parse(st_clc_mu_source_name(s)), s);
+    CHECK(!strcmp(st_clc_mu_source_name(ST_CLC_MU_SRC_NONE), "none"));
+    CHECK(!strcmp(st_clc_mu_source_name(ST_CLC_MU_SRC_USER), "user"));
+    CHECK_EQ(st_clc_mu_source_parse(NULL), ST_CLC_MU_SRC_UNKNOWN);
+    CHECK_EQ(st_clc_mu_source_parse("measured"), ST_CLC_MU_SRC_UNKNOWN);
+    CHECK(!strcmp(st_clc_mu_source_name(99), "unknown"));
 }
 
 static void test_ramp_fixed(void)
@@ -144,6 +158,7 @@ int main(void)
     test_base();
     test_mu_params();
     test_from_config();
+    test_mu_source();
     test_ramp_fixed();
     test_ramp_random();
     printf("test_clc_math: ok\n");
