@@ -12,7 +12,10 @@
  * Such late ends are stamped with the times the master published for the team —
  * when it saw the barrier complete, when it ended its implicit task — so that the
  * worker's barrier ends after every thread entered it and its team end precedes the
- * join. A worker end that arrives while the master still runs the team is on time.
+ * join. A worker end that arrives while the master has not published them yet is
+ * stamped with the clock read before looking (worker_end_time): the master stamps its
+ * join only after publishing, so that time precedes the join. No flush comes between a
+ * worker's late barrier end and its team end (omp_int.h: flushes and relations).
  */
 #include "omp_int.h"
 
