@@ -7,7 +7,8 @@
 # may be reversed before CLC (`synctrace check --raw`: fork, join, barrier, lock) and CLC
 # must move no event (SYNCTRACE_CLC_MU=1: 1 ns of MPI latency, so the MPI side moves
 # nothing either). Repeated runs, because what breaks a relation is a race (a flush or a
-# late callback landing between two threads' stamps); the flushes must stay visible.
+# late callback landing between two threads' stamps: a worker's team end, a lock release
+# reported after the lock is free); the flushes must stay visible.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/omp/common.sh"
 need_omp_tools
@@ -42,6 +43,13 @@ done
 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout 120 "$omp_bin" -t 3 -r 30 >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
     fail "relations (OpenMP) failed: $(tail -n 3 "$ST_TMP/err.txt")"
 check_run "OpenMP-only 3 threads, default buffer" "$ST_TMP/omp" 0
+# Spinning waiters (KMP_BLOCKTIME=200 ms): the next owner takes a lock within the time
+# the runtime needs to report its release (reported after the lock is free).
+for i in 1 2 3 4 5 6; do
+    KMP_BLOCKTIME=200 SYNCTRACE_DIR=$ST_TMP/spin-$i LD_PRELOAD=$ST_LIB timeout 120 "$omp_bin" -t 2 -r 20 \
+        >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || fail "relations (OpenMP, spinning) failed: $(tail -n 3 "$ST_TMP/err.txt")"
+    check_run "OpenMP-only 2 spinning threads, run $i" "$ST_TMP/spin-$i" 0
+done
 
 ST_ENV="SYNCTRACE_CLC_MU=1 SYNCTRACE_BUFFER=64k"
 for i in 1 2 3; do
