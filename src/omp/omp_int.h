@@ -189,19 +189,38 @@ static inline uint8_t st_omp_region_flags(st_region_t r)
     return r == ST_REGION_OMP_IBARRIER ? ST_EVF_IMPLICIT : ST_EVF_NONE;
 }
 
-/* ENTER of region r (at t, 0 = now), remembered as open. */
-static inline void st_omp_enter_at(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t)
+/* Remembers region r as open; 0 when the stack is full (the ENTER is not recorded). */
+static inline int st_omp_push_region(st_omp_thread_t *ot, st_region_t r)
 {
     if (ST_UNLIKELY(ot->nregions == ST_OMP_REGIONS || ot->lost)) {
         ot->lost++;
         atomic_fetch_add_explicit(&st_omp_stats.lost_regions, 1, memory_order_relaxed);
-        return;
+        return 0;
     }
     ot->region[ot->nregions++] = r;
-    st_event_t *e = st_omp_record_at(ot->th, ST_EV_ENTER, t);
+    return 1;
+}
+
+static inline void st_omp_fill_enter(st_event_t *e, st_region_t r, const void *codeptr)
+{
     e->region = r;
     e->flags = st_omp_region_flags(r);
     e->aux = st_omp_callsite ? (uint64_t)(uintptr_t)codeptr : 0;
+}
+
+/* ENTER of region r (at t, 0 = now), remembered as open. */
+static inline void st_omp_enter_at(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t)
+{
+    if (st_omp_push_region(ot, r))
+        st_omp_fill_enter(st_omp_record_at(ot->th, ST_EV_ENTER, t), r, codeptr);
+}
+
+/* ENTER of region r stamped t, read from the clock with epoch (no clock read here). */
+static inline void st_omp_enter_stamped(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t,
+                                        uint32_t epoch)
+{
+    if (st_omp_push_region(ot, r))
+        st_omp_fill_enter(st_record_in_room_at(ot->th, ST_EV_ENTER, t, epoch), r, codeptr);
 }
 
 static inline void st_omp_enter(st_omp_thread_t *ot, st_region_t r, const void *codeptr)

@@ -98,60 +98,37 @@ static void no_order(void)
                      "recorded without acquisition order (0)", LOCK_SLOTS, ST_OMP_HELD);
 }
 
-/* A lock event at t (0 = now): wait id, acquisition order (0 unknown), lock kind. */
-static void record_lock(st_omp_thread_t *ot, unsigned evkind, ompt_mutex_t kind, uint64_t w, uint32_t order,
-                        uint64_t t)
+/* A lock event: wait id, acquisition order (0 unknown), lock kind. */
+static void fill_lock(st_event_t *e, ompt_mutex_t kind, uint64_t w, uint32_t order)
 {
-    st_event_t *e = st_omp_record_at(ot->th, evkind, t);
     e->id = w;
     e->bytes = order;
     e->op = (uint16_t)kind;
 }
 
-/* Publishes acquisition order with a time read now, then counts it; returns order. */
-static uint32_t count_acquisition(lock_slot_t *s)
+/* Publishes acquisition order with t (read after the acquisition), then counts it; returns order. */
+static uint32_t count_acquisition(lock_slot_t *s, uint64_t t)
 {
     /* Only the lock's owner writes: the count cannot change before the increment below. */
     uint32_t order = atomic_load_explicit(&s->count, memory_order_relaxed) + 1;
     atomic_store_explicit(&s->acq_order, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    atomic_store_explicit(&s->acq_time, st_timer_now(), memory_order_relaxed);
+    atomic_store_explicit(&s->acq_time, t, memory_order_relaxed);
     atomic_store_explicit(&s->acq_order, order, memory_order_release);
     atomic_fetch_add_explicit(&s->count, 1, memory_order_seq_cst); /* a full barrier: stamped after it */
     return order;
 }
 
-/*
- * The time for the release of acquisition order of s, read in the release callback
- * (see the file comment): now, the next acquisition's published time, or 1 (the
- * releaser's previous event).
- */
-static uint64_t release_time(lock_slot_t *s, uint32_t order)
-{
-    uint64_t now = st_timer_now();
-    if (!s || !order)
-        return 0;
-    uint32_t count = atomic_load_explicit(&s->count, memory_order_seq_cst);
-    if (count == order)
-        return now;
-    uint32_t o1 = atomic_load_explicit(&s->acq_order, memory_order_acquire);
-    uint64_t t = atomic_load_explicit(&s->acq_time, memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
-    uint32_t o2 = atomic_load_explicit(&s->acq_order, memory_order_relaxed);
-    if (count == order + 1 && o1 == order + 1 && o2 == o1)
-        return t < now ? t : now;
-    return 1;
-}
-
-static void record_acquire(st_omp_thread_t *ot, ompt_mutex_t kind, uint64_t w)
+/* The ACQUIRE event (stamped after counting); t: a time read after the acquisition. */
+static void record_acquire(st_omp_thread_t *ot, ompt_mutex_t kind, uint64_t w, uint64_t t)
 {
     lock_slot_t *s = lock_slot(w);
-    uint32_t order = s ? count_acquisition(s) : 0;
+    uint32_t order = s ? count_acquisition(s, t) : 0;
     if (order && ot->nheld < ST_OMP_HELD)
         ot->held[ot->nheld++] = (st_omp_held_t){ w, order, 0 };
     else
         no_order();
-    record_lock(ot, ST_EV_THREAD_ACQUIRE_LOCK, kind, w, order, 0);
+    fill_lock(st_omp_record(ot->th, ST_EV_THREAD_ACQUIRE_LOCK), kind, w, order);
 }
 
 /* The order this thread acquired w with (innermost holding), forgotten now; 0 if unknown. */
@@ -167,18 +144,39 @@ static uint32_t take_order(st_omp_thread_t *ot, uint64_t w)
     return 0;
 }
 
-/* A release the runtime reports now: its order and when it is to be stamped (release_time). */
+/* A release the runtime reports now: its order and the time to stamp it with (epoch: of that time's map). */
 typedef struct release {
     uint32_t order;
+    uint32_t epoch;
     uint64_t t;
 } release_t;
 
+/*
+ * The release of w by this thread (see the file comment): stamped now (read before
+ * the count), at the next acquisition's published time, or at the thread's last event.
+ */
 static release_t release_of(st_omp_thread_t *ot, uint64_t w)
 {
     release_t r = { .order = take_order(ot, w) };
-    r.t = release_time(r.order ? lock_slot(w) : NULL, r.order);
-    if (!r.order)
+    r.t = st_timer_now_ep(&r.epoch);
+    lock_slot_t *s = r.order ? lock_slot(w) : NULL;
+    if (!s) {
         no_order();
+        return r;
+    }
+    uint32_t count = atomic_load_explicit(&s->count, memory_order_seq_cst);
+    if (count == r.order)
+        return r; /* the next acquisition is counted, then stamped, after this read */
+    uint32_t o1 = atomic_load_explicit(&s->acq_order, memory_order_acquire);
+    uint64_t t = atomic_load_explicit(&s->acq_time, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    uint32_t o2 = atomic_load_explicit(&s->acq_order, memory_order_relaxed);
+    if (count == r.order + 1 && o1 == r.order + 1 && o2 == o1) {
+        r.t = t < r.t ? t : r.t;
+    } else { /* acquired twice since: the last event of this thread preceded the release */
+        r.t = ot->th->last;
+        r.epoch = ot->th->epoch;
+    }
     return r;
 }
 
@@ -210,21 +208,24 @@ void st_omp_cb_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
     if (kind == ompt_mutex_atomic || !st_omp_self(&ot))
         return;
     kind = lock_kind(kind);
-    uint64_t t = acquire_time(ot, wait_id);
+    uint32_t epoch;
+    uint64_t now = st_timer_now_ep(&epoch), t = acquire_time(ot, wait_id);
     const void *site = t ? ot->acq_codeptr : codeptr;
+    t = t && t < now ? t : now; /* the ENTER: when waiting began */
     switch (kind) {
     case ompt_mutex_lock:
     case ompt_mutex_nest_lock: {
         st_region_t r = kind == ompt_mutex_lock ? ST_REGION_OMP_SET_LOCK : ST_REGION_OMP_SET_NEST_LOCK;
-        st_omp_enter_at(ot, r, site, t);
-        record_acquire(ot, kind, wait_id);
+        st_omp_enter_stamped(ot, r, site, t, epoch);
+        record_acquire(ot, kind, wait_id, now);
         st_omp_leave(ot, r);
         break;
     }
     case ompt_mutex_critical:
     case ompt_mutex_ordered:
-        st_omp_enter_at(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL : ST_REGION_OMP_ORDERED, site, t);
-        record_acquire(ot, kind, wait_id);
+        st_omp_enter_stamped(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL : ST_REGION_OMP_ORDERED, site,
+                             t, epoch);
+        record_acquire(ot, kind, wait_id, now);
         st_omp_enter(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL_SBLOCK : ST_REGION_OMP_ORDERED_SBLOCK,
                      codeptr);
         break;
@@ -248,15 +249,15 @@ void st_omp_cb_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
     case ompt_mutex_lock:
     case ompt_mutex_nest_lock: {
         st_region_t r = kind == ompt_mutex_lock ? ST_REGION_OMP_UNSET_LOCK : ST_REGION_OMP_UNSET_NEST_LOCK;
-        st_omp_enter_at(ot, r, codeptr, rel.t);
-        record_lock(ot, ST_EV_THREAD_RELEASE_LOCK, kind, wait_id, rel.order, rel.t);
+        st_omp_enter_stamped(ot, r, codeptr, rel.t, rel.epoch);
+        fill_lock(st_record_in_room_at(ot->th, ST_EV_THREAD_RELEASE_LOCK, rel.t, rel.epoch), kind, wait_id, rel.order);
         st_omp_leave(ot, r);
         break;
     }
     default: /* critical, ordered */
         st_omp_leave_at(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL_SBLOCK : ST_REGION_OMP_ORDERED_SBLOCK,
                         rel.t);
-        record_lock(ot, ST_EV_THREAD_RELEASE_LOCK, kind, wait_id, rel.order, rel.t);
+        fill_lock(st_record_in_room_at(ot->th, ST_EV_THREAD_RELEASE_LOCK, rel.t, rel.epoch), kind, wait_id, rel.order);
         st_omp_leave(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL : ST_REGION_OMP_ORDERED);
         break;
     }

@@ -56,21 +56,10 @@ static inline st_thread_t *st_thread_self(void)
 /* Writes the full buffer to the spill file and records the FLUSH region. */
 void st_record_flush(st_thread_t *th);
 
-/*
- * Like st_record, but never flushes while the buffer has a free slot: for a caller
- * whose events must all be stamped before the tool does any other work (a callback
- * reporting, after the fact, the endpoint of an OpenMP relation: a flush between its
- * events would put them after the flush, behind what the other thread did meanwhile).
- * Such a caller keeps cap - limit slots free for its events (st_record_set_room) and
- * flushes at its end, after stamping (st_record_flush_point).
- */
-static inline st_event_t *st_record_in_room(st_thread_t *th, unsigned kind)
+/* Appends an event stamped t, a time read with the map of epoch, to a buffer with a free slot. */
+static inline st_event_t *st_record_put(st_thread_t *th, unsigned kind, uint64_t t, uint32_t epoch)
 {
-    if (ST_UNLIKELY(th->pos == th->cap))
-        st_record_flush(th); /* the room was too small: should not happen */
     st_event_t *e = &th->buf[th->pos++];
-    uint32_t epoch;
-    uint64_t t = st_timer_now_ep(&epoch);
     if (ST_UNLIKELY(epoch != th->epoch)) {
         /* A new sync epoch: its map may be behind the last one (before MPI_Init: by up to
            the clock offset, ~1 s). Clamp only within an epoch; finalize re-maps all events
@@ -83,6 +72,31 @@ static inline st_event_t *st_record_in_room(st_thread_t *th, unsigned kind)
     th->last = t;
     *e = (st_event_t){ .time = t, .kind = (uint8_t)kind, .peer = -1, .epoch = epoch };
     return e;
+}
+
+/*
+ * Like st_record, but never flushes while the buffer has a free slot: for a caller
+ * whose events must all be stamped before the tool does any other work (a callback
+ * reporting, after the fact, the endpoint of an OpenMP relation: a flush between its
+ * events would put them after the flush, behind what the other thread did meanwhile).
+ * Such a caller keeps cap - limit slots free for its events (st_record_set_room) and
+ * flushes at its end, after stamping (st_record_flush_point).
+ */
+static inline st_event_t *st_record_in_room(st_thread_t *th, unsigned kind)
+{
+    if (ST_UNLIKELY(th->pos == th->cap))
+        st_record_flush(th); /* the room was too small: should not happen */
+    uint32_t epoch;
+    uint64_t t = st_timer_now_ep(&epoch);
+    return st_record_put(th, kind, t, epoch);
+}
+
+/* st_record_in_room stamped with a time the caller read (st_timer_now_ep) instead of now. */
+static inline st_event_t *st_record_in_room_at(st_thread_t *th, unsigned kind, uint64_t t, uint32_t epoch)
+{
+    if (ST_UNLIKELY(th->pos == th->cap))
+        st_record_flush(th);
+    return st_record_put(th, kind, t, epoch);
 }
 
 /*
