@@ -108,7 +108,9 @@ static inline st_event_t *st_record(st_thread_t *th, unsigned kind)
 {
     if (ST_UNLIKELY(th->pos >= th->limit))
         st_record_flush(th);
-    return st_record_in_room(th, kind);
+    uint32_t epoch;
+    uint64_t t = st_timer_now_ep(&epoch);
+    return st_record_put(th, kind, t, epoch);
 }
 
 /* Flushes now if the room above limit has been entered (after a caller's last event). */
