@@ -145,15 +145,33 @@ static inline uint32_t st_omp_rbase(const st_omp_thread_t *ot)
 }
 
 /*
+ * Buffer flushes and OpenMP relations. A callback may report an endpoint after the
+ * fact (a released lock, a worker's end of its team): a flush before its events would
+ * stamp them after the flush, behind what other threads did meanwhile. So OpenMP
+ * events never flush while the buffer has room (st_record_in_room): each location
+ * keeps ST_OMP_ROOM free slots for them, set when it is attached, and every callback
+ * that records flushes at its end (st_omp_flush_point), after its last stamp.
+ * ST_OMP_ROOM exceeds the events of any two consecutive callbacks (at most
+ * ST_OMP_REGIONS leaves and four more events each).
+ */
+#define ST_OMP_ROOM (2 * ST_OMP_REGIONS + 16)
+
+static inline void st_omp_flush_point(st_omp_thread_t *ot)
+{
+    if (ot->th)
+        st_record_flush_point(ot->th);
+}
+
+/*
  * Records an event stamped t instead of now when 0 < t < now (late callbacks report
  * events that happened earlier), never before the location's previous event.
  */
 static inline st_event_t *st_omp_record_at(st_thread_t *th, unsigned kind, uint64_t t)
 {
     if (ST_UNLIKELY(th->pos == th->cap))
-        st_record_flush(th);
+        st_record_flush(th); /* the room was too small: the floor is the flush */
     uint64_t floor = th->last;
-    st_event_t *e = st_record(th, kind);
+    st_event_t *e = st_record_in_room(th, kind);
     if (ST_UNLIKELY(t != 0 && t < e->time)) {
         e->time = t > floor ? t : floor;
         th->last = e->time;
@@ -161,24 +179,48 @@ static inline st_event_t *st_omp_record_at(st_thread_t *th, unsigned kind, uint6
     return e;
 }
 
+static inline st_event_t *st_omp_record(st_thread_t *th, unsigned kind)
+{
+    return st_record_in_room(th, kind);
+}
+
 static inline uint8_t st_omp_region_flags(st_region_t r)
 {
     return r == ST_REGION_OMP_IBARRIER ? ST_EVF_IMPLICIT : ST_EVF_NONE;
 }
 
-/* ENTER of region r (at t, 0 = now), remembered as open. */
-static inline void st_omp_enter_at(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t)
+/* Remembers region r as open; 0 when the stack is full (the ENTER is not recorded). */
+static inline int st_omp_push_region(st_omp_thread_t *ot, st_region_t r)
 {
     if (ST_UNLIKELY(ot->nregions == ST_OMP_REGIONS || ot->lost)) {
         ot->lost++;
         atomic_fetch_add_explicit(&st_omp_stats.lost_regions, 1, memory_order_relaxed);
-        return;
+        return 0;
     }
     ot->region[ot->nregions++] = r;
-    st_event_t *e = st_omp_record_at(ot->th, ST_EV_ENTER, t);
+    return 1;
+}
+
+static inline void st_omp_fill_enter(st_event_t *e, st_region_t r, const void *codeptr)
+{
     e->region = r;
     e->flags = st_omp_region_flags(r);
     e->aux = st_omp_callsite ? (uint64_t)(uintptr_t)codeptr : 0;
+}
+
+/* ENTER of region r (at t, 0 = now), remembered as open. */
+static inline void st_omp_enter_at(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t)
+{
+    if (st_omp_push_region(ot, r))
+        st_omp_fill_enter(st_omp_record_at(ot->th, ST_EV_ENTER, t), r, codeptr);
+}
+
+/* ENTER of region r stamped t, read from the clock with epoch (no clock read here). */
+static inline void st_omp_enter_stamped(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t,
+                                        uint32_t epoch)
+{
+    if (st_omp_push_region(ot, r))
+        st_omp_fill_enter(st_record_in_room_at(ot->th, ST_EV_ENTER, t, epoch), r, codeptr);
 }
 
 static inline void st_omp_enter(st_omp_thread_t *ot, st_region_t r, const void *codeptr)

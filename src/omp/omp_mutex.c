@@ -15,13 +15,21 @@
  * The ENTER before an acquisition is stamped at mutex_acquire (when waiting began).
  * Atomic constructs are not recorded (no events can be placed inside them).
  *
+ * Release before the next acquisition, also in the raw trace: the runtime reports a
+ * release after the lock is free, so its next owner may stamp its acquisition first.
+ * The releaser reads the clock, then the lock's counter: if the next acquisition has
+ * not been counted yet, it will be stamped after that read (an acquisition is stamped
+ * after it is counted). If it has, its owner published a time read before counting
+ * (a seqlock: acq_order, acq_time) and the release takes the earlier of the two times;
+ * if that time is overwritten already (two acquisitions since), the release is stamped
+ * at the releaser's previous event, which preceded the release.
+ *
  * Acquisition order: every lock has a counter, incremented atomically when the lock
  * is acquired — the application holds that lock then, so the increments are already
- * serialized and the counter only makes them visible; it is the only synchronization
- * on this path. Acquire and release of one ownership carry the same order, so CLC
- * can send from the release of order k to the acquisition of order k + 1. The
- * runtime reports a release after the lock is free: in the raw trace the next
- * acquisition may be stamped before that release; the order says which came first.
+ * serialized and the counter only makes them visible; with the published acquisition
+ * time it is the only synchronization on this path. Acquire and release of one
+ * ownership carry the same order, so CLC can send from the release of order k to the
+ * acquisition of order k + 1.
  * Counters live in a fixed open-addressing table keyed by wait id, allocated once
  * (lock-free insertion; never shrinks: a lock re-created at the same address
  * continues its counter, which keeps (lock id, order) unique).
@@ -36,9 +44,10 @@
 #define LOCK_PROBES 256u
 
 typedef struct lock_slot {
-    _Atomic uint64_t key;   /* wait id, 0 = free */
-    _Atomic uint32_t count; /* acquisitions so far */
-    uint32_t _pad;
+    _Atomic uint64_t key;       /* wait id, 0 = free */
+    _Atomic uint32_t count;     /* acquisitions so far */
+    _Atomic uint32_t acq_order; /* the latest acquisition's order (0 while it is written) */
+    _Atomic uint64_t acq_time;  /* and a time read before it was counted */
 } lock_slot_t;
 
 static _Atomic(lock_slot_t *) lock_table;
@@ -90,23 +99,36 @@ static void no_order(void)
 }
 
 /* A lock event: wait id, acquisition order (0 unknown), lock kind. */
-static void record_lock(st_omp_thread_t *ot, unsigned evkind, ompt_mutex_t kind, uint64_t w, uint32_t order)
+static void fill_lock(st_event_t *e, ompt_mutex_t kind, uint64_t w, uint32_t order)
 {
-    st_event_t *e = st_record(ot->th, evkind);
     e->id = w;
     e->bytes = order;
     e->op = (uint16_t)kind;
 }
 
-static void record_acquire(st_omp_thread_t *ot, ompt_mutex_t kind, uint64_t w)
+/* Publishes acquisition order with t (read after the acquisition), then counts it; returns order. */
+static uint32_t count_acquisition(lock_slot_t *s, uint64_t t)
+{
+    /* Only the lock's owner writes: the count cannot change before the increment below. */
+    uint32_t order = atomic_load_explicit(&s->count, memory_order_relaxed) + 1;
+    atomic_store_explicit(&s->acq_order, 0, memory_order_relaxed);
+    atomic_thread_fence(memory_order_release);
+    atomic_store_explicit(&s->acq_time, t, memory_order_relaxed);
+    atomic_store_explicit(&s->acq_order, order, memory_order_release);
+    atomic_fetch_add_explicit(&s->count, 1, memory_order_seq_cst); /* a full barrier: stamped after it */
+    return order;
+}
+
+/* The ACQUIRE event (stamped after counting); t: a time read after the acquisition. */
+static void record_acquire(st_omp_thread_t *ot, ompt_mutex_t kind, uint64_t w, uint64_t t)
 {
     lock_slot_t *s = lock_slot(w);
-    uint32_t order = s ? atomic_fetch_add_explicit(&s->count, 1, memory_order_relaxed) + 1 : 0;
+    uint32_t order = s ? count_acquisition(s, t) : 0;
     if (order && ot->nheld < ST_OMP_HELD)
         ot->held[ot->nheld++] = (st_omp_held_t){ w, order, 0 };
     else
         no_order();
-    record_lock(ot, ST_EV_THREAD_ACQUIRE_LOCK, kind, w, order);
+    fill_lock(st_omp_record(ot->th, ST_EV_THREAD_ACQUIRE_LOCK), kind, w, order);
 }
 
 /* The order this thread acquired w with (innermost holding), forgotten now; 0 if unknown. */
@@ -122,12 +144,40 @@ static uint32_t take_order(st_omp_thread_t *ot, uint64_t w)
     return 0;
 }
 
-static void record_release(st_omp_thread_t *ot, ompt_mutex_t kind, uint64_t w)
+/* A release the runtime reports now: its order and the time to stamp it with (epoch: of that time's map). */
+typedef struct release {
+    uint32_t order;
+    uint32_t epoch;
+    uint64_t t;
+} release_t;
+
+/*
+ * The release of w by this thread (see the file comment): stamped now (read before
+ * the count), at the next acquisition's published time, or at the thread's last event.
+ */
+static release_t release_of(st_omp_thread_t *ot, uint64_t w)
 {
-    uint32_t order = take_order(ot, w);
-    if (!order)
+    release_t r = { .order = take_order(ot, w) };
+    r.t = st_timer_now_ep(&r.epoch);
+    lock_slot_t *s = r.order ? lock_slot(w) : NULL;
+    if (!s) {
         no_order();
-    record_lock(ot, ST_EV_THREAD_RELEASE_LOCK, kind, w, order);
+        return r;
+    }
+    uint32_t count = atomic_load_explicit(&s->count, memory_order_seq_cst);
+    if (count == r.order)
+        return r; /* the next acquisition is counted, then stamped, after this read */
+    uint32_t o1 = atomic_load_explicit(&s->acq_order, memory_order_acquire);
+    uint64_t t = atomic_load_explicit(&s->acq_time, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    uint32_t o2 = atomic_load_explicit(&s->acq_order, memory_order_relaxed);
+    if (count == r.order + 1 && o1 == r.order + 1 && o2 == o1) {
+        r.t = t < r.t ? t : r.t;
+    } else { /* acquired twice since: the last event of this thread preceded the release */
+        r.t = ot->th->last;
+        r.epoch = ot->th->epoch;
+    }
+    return r;
 }
 
 /* When waiting for w began (0 if mutex_acquire was not seen); forgets it. */
@@ -158,27 +208,31 @@ void st_omp_cb_mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
     if (kind == ompt_mutex_atomic || !st_omp_self(&ot))
         return;
     kind = lock_kind(kind);
-    uint64_t t = acquire_time(ot, wait_id);
+    uint32_t epoch;
+    uint64_t now = st_timer_now_ep(&epoch), t = acquire_time(ot, wait_id);
     const void *site = t ? ot->acq_codeptr : codeptr;
+    t = t && t < now ? t : now; /* the ENTER: when waiting began */
     switch (kind) {
     case ompt_mutex_lock:
     case ompt_mutex_nest_lock: {
         st_region_t r = kind == ompt_mutex_lock ? ST_REGION_OMP_SET_LOCK : ST_REGION_OMP_SET_NEST_LOCK;
-        st_omp_enter_at(ot, r, site, t);
-        record_acquire(ot, kind, wait_id);
+        st_omp_enter_stamped(ot, r, site, t, epoch);
+        record_acquire(ot, kind, wait_id, now);
         st_omp_leave(ot, r);
         break;
     }
     case ompt_mutex_critical:
     case ompt_mutex_ordered:
-        st_omp_enter_at(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL : ST_REGION_OMP_ORDERED, site, t);
-        record_acquire(ot, kind, wait_id);
+        st_omp_enter_stamped(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL : ST_REGION_OMP_ORDERED, site,
+                             t, epoch);
+        record_acquire(ot, kind, wait_id, now);
         st_omp_enter(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL_SBLOCK : ST_REGION_OMP_ORDERED_SBLOCK,
                      codeptr);
         break;
     default:
         break;
     }
+    st_omp_flush_point(ot);
 }
 
 void st_omp_cb_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void *codeptr)
@@ -187,24 +241,27 @@ void st_omp_cb_mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const v
     if (kind == ompt_mutex_atomic || !st_omp_self(&ot))
         return;
     kind = lock_kind(kind);
+    if (kind != ompt_mutex_lock && kind != ompt_mutex_nest_lock && kind != ompt_mutex_critical &&
+        kind != ompt_mutex_ordered)
+        return;
+    release_t rel = release_of(ot, wait_id);
     switch (kind) {
     case ompt_mutex_lock:
     case ompt_mutex_nest_lock: {
         st_region_t r = kind == ompt_mutex_lock ? ST_REGION_OMP_UNSET_LOCK : ST_REGION_OMP_UNSET_NEST_LOCK;
-        st_omp_enter(ot, r, codeptr);
-        record_release(ot, kind, wait_id);
+        st_omp_enter_stamped(ot, r, codeptr, rel.t, rel.epoch);
+        fill_lock(st_record_in_room_at(ot->th, ST_EV_THREAD_RELEASE_LOCK, rel.t, rel.epoch), kind, wait_id, rel.order);
         st_omp_leave(ot, r);
         break;
     }
-    case ompt_mutex_critical:
-    case ompt_mutex_ordered:
-        st_omp_leave(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL_SBLOCK : ST_REGION_OMP_ORDERED_SBLOCK);
-        record_release(ot, kind, wait_id);
+    default: /* critical, ordered */
+        st_omp_leave_at(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL_SBLOCK : ST_REGION_OMP_ORDERED_SBLOCK,
+                        rel.t);
+        fill_lock(st_record_in_room_at(ot->th, ST_EV_THREAD_RELEASE_LOCK, rel.t, rel.epoch), kind, wait_id, rel.order);
         st_omp_leave(ot, kind == ompt_mutex_critical ? ST_REGION_OMP_CRITICAL : ST_REGION_OMP_ORDERED);
         break;
-    default:
-        break;
     }
+    st_omp_flush_point(ot);
 }
 
 void st_omp_cb_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id, const void *codeptr)
@@ -221,6 +278,7 @@ void st_omp_cb_nest_lock(ompt_scope_endpoint_t endpoint, ompt_wait_id_t wait_id,
         st_omp_enter(ot, ST_REGION_OMP_UNSET_NEST_LOCK, codeptr);
         st_omp_leave(ot, ST_REGION_OMP_UNSET_NEST_LOCK);
     }
+    st_omp_flush_point(ot);
 }
 
 void st_omp_cb_lock_init(ompt_mutex_t kind, unsigned int hint, unsigned int impl, ompt_wait_id_t wait_id,

@@ -12,7 +12,10 @@
  * Such late ends are stamped with the times the master published for the team —
  * when it saw the barrier complete, when it ended its implicit task — so that the
  * worker's barrier ends after every thread entered it and its team end precedes the
- * join. A worker end that arrives while the master still runs the team is on time.
+ * join. A worker end that arrives while the master has not published them yet is
+ * stamped with the clock read before looking (worker_end_time): the master stamps its
+ * join only after publishing, so that time precedes the join. No flush comes between a
+ * worker's late barrier end and its team end (omp_int.h: flushes and relations).
  */
 #include "omp_int.h"
 
@@ -95,12 +98,13 @@ void st_omp_cb_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
         return;
     }
     st_omp_par_t *p = new_region(ot, th, codeptr);
-    st_event_t *e = st_record(th, ST_EV_THREAD_FORK);
+    st_event_t *e = st_omp_record(th, ST_EV_THREAD_FORK);
     e->id = atomic_load_explicit(&p->id, memory_order_relaxed);
     e->bytes = requested;
     e->aux = p->parent;
     parallel->ptr = p;
     push_forked(ot, p);
+    st_omp_flush_point(ot);
 }
 
 /*
@@ -121,9 +125,10 @@ void st_omp_cb_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
     st_omp_par_t *p = ot->nforked <= ST_OMP_LEVELS ? ot->forked[ot->nforked] : NULL;
     if (!p || !ot->th)
         return;
-    st_event_t *e = st_record(ot->th, ST_EV_THREAD_JOIN);
+    st_event_t *e = st_omp_record(ot->th, ST_EV_THREAD_JOIN);
     e->id = atomic_load_explicit(&p->id, memory_order_relaxed);
     e->aux = p->parent;
+    st_omp_flush_point(ot);
 }
 
 static void team_begin(st_omp_thread_t *ot, st_omp_par_t *p, ompt_data_t *task, unsigned actual, unsigned index)
@@ -137,7 +142,7 @@ static void team_begin(st_omp_thread_t *ot, st_omp_par_t *p, ompt_data_t *task, 
     if (ot->depth == 1 && th->omp_thread_num < 0)
         th->omp_thread_num = (int)index;
     task->value = st_omp_new_task_id(ot) | ST_OMP_TASK_RUNNING;
-    st_event_t *e = st_record(th, ST_EV_THREAD_TEAM_BEGIN);
+    st_event_t *e = st_omp_record(th, ST_EV_THREAD_TEAM_BEGIN);
     e->id = lv->id;
     e->peer = (int32_t)index;
     e->tag = (int32_t)actual;
@@ -145,19 +150,32 @@ static void team_begin(st_omp_thread_t *ot, st_omp_par_t *p, ompt_data_t *task, 
     st_omp_enter(ot, ST_REGION_OMP_PARALLEL, (const void *)(uintptr_t)p->codeptr);
 }
 
+/*
+ * When a worker's end of the team's last implicit barrier (barrier = 1) or of its
+ * implicit task happened, for a worker reporting it possibly late. The clock is read
+ * before the master's published times: if the master has not published them yet, it
+ * stamps its team end and join only after this read, so the time read precedes them.
+ */
+static uint64_t worker_end_time(const st_omp_level_t *lv, int barrier)
+{
+    uint64_t now = st_timer_now(), tb, te;
+    switch (st_omp_master_end(lv, &tb, &te)) {
+    case ST_OMP_PUBLISHED:
+        return barrier ? tb : te;
+    case ST_OMP_RUNNING:
+        return now;
+    default:
+        atomic_fetch_add_explicit(&st_omp_stats.stale_ends, 1, memory_order_relaxed);
+        return 1; /* the master's times are gone: no better bound than the thread's own last event */
+    }
+}
+
 static void team_end(st_omp_thread_t *ot)
 {
     st_omp_level_t *lv = st_omp_top(ot);
     if (!lv->par)
         return;
-    uint64_t tb = 0, te = 0;
-    if (lv->index != 0) {
-        int state = st_omp_master_end(lv, &tb, &te);
-        if (state == ST_OMP_STALE) {
-            te = 1; /* no better bound than the thread's own last event */
-            atomic_fetch_add_explicit(&st_omp_stats.stale_ends, 1, memory_order_relaxed);
-        }
-    }
+    uint64_t te = lv->index != 0 ? worker_end_time(lv, 0) : 0;
     st_omp_close_above(ot, lv->rbase, te);
     st_event_t *e = st_omp_record_at(ot->th, ST_EV_THREAD_TEAM_END, te);
     e->id = lv->id;
@@ -190,6 +208,7 @@ void st_omp_cb_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
             team_end(ot);
         ot->depth--;
     }
+    st_omp_flush_point(ot);
 }
 
 /* ---- barriers, taskwait, taskgroup, reduction ------------------------------------------ */
@@ -251,16 +270,16 @@ void st_omp_cb_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         if (lv && r == ST_REGION_OMP_IBARRIER)
             lv->t_wait = 0;
         st_omp_enter(ot, r, codeptr);
+        st_omp_flush_point(ot);
         return;
     }
-    uint64_t t = 0, te;
-    if (lv && r == ST_REGION_OMP_IBARRIER && lv->index != 0 &&
-        st_omp_master_end(lv, &t, &te) == ST_OMP_STALE) {
-        t = 1; /* late end; the master's times are gone: no better bound than the enter */
-    }
-    st_omp_leave_at(ot, r, t);
+    int worker_ibarrier = lv && r == ST_REGION_OMP_IBARRIER && lv->index != 0;
+    st_omp_leave_at(ot, r, worker_ibarrier ? worker_end_time(lv, 1) : 0);
     if (lv && r == ST_REGION_OMP_IBARRIER && lv->index == 0 && !lv->t_wait)
         lv->t_wait = ot->th->last; /* no wait-end callback: the barrier's leave */
+    /* A worker's late barrier end is followed by its late team end: no flush in between. */
+    if (!worker_ibarrier)
+        st_omp_flush_point(ot);
 }
 
 void st_omp_cb_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
@@ -313,6 +332,7 @@ void st_omp_cb_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_dat
     } else {
         st_omp_leave(ot, r);
     }
+    st_omp_flush_point(ot);
 }
 
 void st_omp_cb_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
@@ -327,4 +347,5 @@ void st_omp_cb_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, omp
         st_omp_enter(ot, ST_REGION_OMP_MASKED, codeptr);
     else
         st_omp_leave(ot, ST_REGION_OMP_MASKED);
+    st_omp_flush_point(ot);
 }

@@ -30,7 +30,6 @@ void st_omp_cb_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_da
 {
     (void)task;
     (void)frame;
-    (void)has_dependences;
     new_task->value = 0;
     if (!(flags & (ompt_task_explicit | ompt_task_target | ompt_task_taskwait)))
         return; /* initial and implicit tasks are reported by implicit_task */
@@ -41,11 +40,13 @@ void st_omp_cb_task_create(ompt_data_t *task, const ompt_frame_t *frame, ompt_da
     uint64_t id = st_omp_new_task_id(ot);
     new_task->value = id;
     st_omp_enter(ot, ST_REGION_OMP_TASK_CREATE, codeptr);
-    st_event_t *e = st_record(th, ST_EV_THREAD_TASK_CREATE);
+    st_event_t *e = st_omp_record(th, ST_EV_THREAD_TASK_CREATE);
     e->id = id;
     e->tag = flags;
     e->bytes2 = st_omp_team_id(ot);
     st_omp_leave(ot, ST_REGION_OMP_TASK_CREATE);
+    if (!has_dependences) /* else the dependences follow: the creation must stay in the buffer */
+        st_omp_flush_point(ot);
 }
 
 void st_omp_cb_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int ndeps)
@@ -61,18 +62,31 @@ void st_omp_cb_dependences(ompt_data_t *task, const ompt_dependence_t *deps, int
         st_event_t *e = &th->buf[th->pos - back];
         if (e->kind == ST_EV_THREAD_TASK_CREATE && e->id == id) {
             e->bytes = (uint64_t)ndeps;
-            return;
+            break;
         }
     }
+    st_omp_flush_point(ot);
 }
 
 static void record_task_event(st_omp_thread_t *ot, unsigned kind, uint64_t id, uint64_t aux, int status)
 {
-    st_event_t *e = st_record(ot->th, kind);
+    st_event_t *e = st_omp_record(ot->th, kind);
     e->id = id;
     e->aux = aux;
     e->op = (uint16_t)status;
     e->bytes2 = st_omp_team_id(ot);
+}
+
+/* The switch from prior_id to next (ENTER task follows when next runs for the first time). */
+static void record_switch(st_omp_thread_t *ot, uint64_t prior_id, ompt_task_status_t status, ompt_data_t *next)
+{
+    int starts = !(next->value & ST_OMP_TASK_RUNNING);
+    if (!next->value) /* a task whose creation was not recorded */
+        next->value = st_omp_new_task_id(ot);
+    next->value |= ST_OMP_TASK_RUNNING;
+    record_task_event(ot, ST_EV_THREAD_TASK_SWITCH, next->value & ~ST_OMP_TASK_RUNNING, prior_id, (int)status);
+    if (starts)
+        st_omp_enter(ot, ST_REGION_OMP_TASK, NULL);
 }
 
 void st_omp_cb_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt_data_t *next)
@@ -86,6 +100,7 @@ void st_omp_cb_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
         uint64_t id = prior ? prior->value & ~ST_OMP_TASK_RUNNING : 0;
         if (id)
             record_task_event(ot, ST_EV_THREAD_TASK_COMPLETE, id, 0, 0);
+        st_omp_flush_point(ot);
         return;
     }
     uint64_t prior_id = running_task_id(ot, prior);
@@ -94,13 +109,7 @@ void st_omp_cb_task_schedule(ompt_data_t *prior, ompt_task_status_t status, ompt
         st_omp_leave(ot, ST_REGION_OMP_TASK);
     if (done && prior_id)
         record_task_event(ot, ST_EV_THREAD_TASK_COMPLETE, prior_id, 0, 0);
-    if (!next)
-        return;
-    int starts = !(next->value & ST_OMP_TASK_RUNNING);
-    if (!next->value) /* a task whose creation was not recorded */
-        next->value = st_omp_new_task_id(ot);
-    next->value |= ST_OMP_TASK_RUNNING;
-    record_task_event(ot, ST_EV_THREAD_TASK_SWITCH, next->value & ~ST_OMP_TASK_RUNNING, prior_id, (int)status);
-    if (starts)
-        st_omp_enter(ot, ST_REGION_OMP_TASK, NULL);
+    if (next)
+        record_switch(ot, prior_id, status, next);
+    st_omp_flush_point(ot);
 }

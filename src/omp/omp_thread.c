@@ -47,6 +47,7 @@ st_thread_t *st_omp_attach(st_omp_thread_t *ot)
     if (th) {
         th->omp = ot;
         ot->th = th;
+        st_record_set_room(th, ST_OMP_ROOM);
     }
     return th;
 }

@@ -40,6 +40,7 @@ st_thread_t *st_thread_register(void)
     }
     th->buf = buf;
     th->cap = cap;
+    th->limit = cap;
     th->spill_fd = -1;
     th->omp_thread_num = -1;
     pthread_mutex_lock(&registry_lock);
@@ -123,6 +124,11 @@ void st_record_flush(st_thread_t *th)
     th->last = t1 > th->last ? t1 : th->last;
     e = &th->buf[th->pos++];
     *e = (st_event_t){ .time = th->last, .kind = ST_EV_LEAVE, .region = ST_REGION_FLUSH, .peer = -1, .epoch = epoch };
+}
+
+void st_record_set_room(st_thread_t *th, size_t room)
+{
+    th->limit = th->cap - (room < th->cap / 2 ? room : th->cap / 2);
 }
 
 st_event_t *st_record_load(st_thread_t *th, size_t *n)

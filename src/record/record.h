@@ -27,6 +27,7 @@ typedef struct st_thread {
     st_event_t *buf;      /* buffer of cap events */
     size_t      pos;      /* next free slot */
     size_t      cap;
+    size_t      limit;    /* st_record flushes before an event once pos reaches it (<= cap, see st_record_in_room) */
     uint64_t    last;     /* last timestamp of the current epoch: keeps per-location time non-decreasing */
     uint32_t    epoch;    /* sync epoch of the map that stamped the last event (clock/timer.h) */
     uint32_t    index;    /* location index inside the process, in registration order */
@@ -55,18 +56,10 @@ static inline st_thread_t *st_thread_self(void)
 /* Writes the full buffer to the spill file and records the FLUSH region. */
 void st_record_flush(st_thread_t *th);
 
-/*
- * Reserves the next event of th, stamps it with the global clock and fills the
- * common fields. The returned record may be completed by the caller until the next
- * st_record() on the same thread.
- */
-static inline st_event_t *st_record(st_thread_t *th, unsigned kind)
+/* Appends an event stamped t, a time read with the map of epoch, to a buffer with a free slot. */
+static inline st_event_t *st_record_put(st_thread_t *th, unsigned kind, uint64_t t, uint32_t epoch)
 {
-    if (ST_UNLIKELY(th->pos == th->cap))
-        st_record_flush(th);
     st_event_t *e = &th->buf[th->pos++];
-    uint32_t epoch;
-    uint64_t t = st_timer_now_ep(&epoch);
     if (ST_UNLIKELY(epoch != th->epoch)) {
         /* A new sync epoch: its map may be behind the last one (before MPI_Init: by up to
            the clock offset, ~1 s). Clamp only within an epoch; finalize re-maps all events
@@ -80,6 +73,55 @@ static inline st_event_t *st_record(st_thread_t *th, unsigned kind)
     *e = (st_event_t){ .time = t, .kind = (uint8_t)kind, .peer = -1, .epoch = epoch };
     return e;
 }
+
+/*
+ * Like st_record, but never flushes while the buffer has a free slot: for a caller
+ * whose events must all be stamped before the tool does any other work (a callback
+ * reporting, after the fact, the endpoint of an OpenMP relation: a flush between its
+ * events would put them after the flush, behind what the other thread did meanwhile).
+ * Such a caller keeps cap - limit slots free for its events (st_record_set_room) and
+ * flushes at its end, after stamping (st_record_flush_point).
+ */
+static inline st_event_t *st_record_in_room(st_thread_t *th, unsigned kind)
+{
+    if (ST_UNLIKELY(th->pos == th->cap))
+        st_record_flush(th); /* the room was too small: should not happen */
+    uint32_t epoch;
+    uint64_t t = st_timer_now_ep(&epoch);
+    return st_record_put(th, kind, t, epoch);
+}
+
+/* st_record_in_room stamped with a time the caller read (st_timer_now_ep) instead of now. */
+static inline st_event_t *st_record_in_room_at(st_thread_t *th, unsigned kind, uint64_t t, uint32_t epoch)
+{
+    if (ST_UNLIKELY(th->pos == th->cap))
+        st_record_flush(th);
+    return st_record_put(th, kind, t, epoch);
+}
+
+/*
+ * Reserves the next event of th, stamps it with the global clock and fills the
+ * common fields. The returned record may be completed by the caller until the next
+ * st_record() on the same thread. A full buffer is flushed before the event.
+ */
+static inline st_event_t *st_record(st_thread_t *th, unsigned kind)
+{
+    if (ST_UNLIKELY(th->pos >= th->limit))
+        st_record_flush(th);
+    uint32_t epoch;
+    uint64_t t = st_timer_now_ep(&epoch);
+    return st_record_put(th, kind, t, epoch);
+}
+
+/* Flushes now if the room above limit has been entered (after a caller's last event). */
+static inline void st_record_flush_point(st_thread_t *th)
+{
+    if (ST_UNLIKELY(th->pos >= th->limit))
+        st_record_flush(th);
+}
+
+/* Keeps room free slots above the limit (at most half the buffer). */
+void st_record_set_room(st_thread_t *th, size_t room);
 
 static inline void st_record_enter(st_thread_t *th, st_region_t r, uint64_t callsite)
 {

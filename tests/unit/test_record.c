@@ -4,7 +4,8 @@
  * Covers: thread registration, the fields st_record() fills, per-location time that never
  * goes backwards even when the global clock map steps back, buffer flushes to the spill
  * file (no event lost or reordered, FLUSH enter/leave pairs exactly where a full buffer
- * was met, nothing left in the spill directory), a spill directory that cannot be used
+ * was met, nothing left in the spill directory), room kept above the flush limit for
+ * callers that flush only after stamping, a spill directory that cannot be used
  * (no crash, the buffer goes on), many threads registering concurrently, and
  * st_record_stop(). Each case that needs a fresh buffer records on a new thread.
  */
@@ -183,6 +184,64 @@ static void test_flush(void)
     rmdir(dir);
 }
 
+/*
+ * Room above the limit (st_record_set_room): st_record flushes before an event once pos
+ * reaches the limit; st_record_in_room / st_record_in_room_at record into the room
+ * without flushing, st_record_in_room_at with the caller's time (never before the last
+ * event), and st_record_flush_point flushes afterwards, so the FLUSH region follows the
+ * caller's events.
+ */
+static void *record_in_room(void *arg)
+{
+    flush_case_t *fc = arg;
+    st_thread_t *th = st_thread_self();
+    fc->th = th;
+    if (!th)
+        return NULL;
+    st_record_set_room(th, 4);
+    CHECK(th->limit == 12, "limit %zu with 4 slots of room in 16", th->limit);
+    for (int i = 0; i < 12; i++)
+        st_record(th, ST_EV_MPI_ISEND);
+    CHECK(th->flushes == 0 && th->pos == 12, "flushed before the limit (pos %zu)", th->pos);
+    uint32_t epoch;
+    uint64_t t0 = st_timer_now_ep(&epoch);
+    for (int i = 0; i < 3; i++)
+        st_record_in_room(th, ST_EV_THREAD_RELEASE_LOCK);
+    st_event_t *e = st_record_in_room_at(th, ST_EV_THREAD_TEAM_END, t0, epoch);
+    CHECK(th->flushes == 0 && th->pos == 16, "flushed inside the room (pos %zu)", th->pos);
+    CHECK(e->time == th->buf[14].time, "stamped %llu, not at the previous event %llu (t0 %llu is earlier)",
+          (unsigned long long)e->time, (unsigned long long)th->buf[14].time, (unsigned long long)t0);
+    uint64_t last = e->time;
+    st_record_flush_point(th);
+    CHECK(th->flushes == 1 && th->pos == 2 && th->buf[0].region == ST_REGION_FLUSH && th->buf[0].time >= last,
+          "flush point: %llu flushes, pos %zu", (unsigned long long)th->flushes, th->pos);
+    st_record_flush_point(th);
+    CHECK(th->flushes == 1, "flush point flushed below the limit");
+    t0 = st_timer_now_ep(&epoch);
+    st_record(th, ST_EV_MPI_ISEND);
+    e = st_record_in_room_at(th, ST_EV_THREAD_TEAM_END, t0, epoch);
+    CHECK(e->time == th->buf[2].time, "a time before the last event: %llu, last %llu", (unsigned long long)e->time,
+          (unsigned long long)th->buf[2].time);
+    uint64_t t1 = st_timer_now_ep(&epoch) + 1000000;
+    e = st_record_in_room_at(th, ST_EV_THREAD_TEAM_END, t1, epoch);
+    CHECK(e->time == t1 && th->last == t1, "stamped %llu, not at the given time %llu", (unsigned long long)e->time,
+          (unsigned long long)t1);
+    return NULL;
+}
+
+static void test_room(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(st_config.tmpdir, sizeof st_config.tmpdir, "%s", dir);
+    st_config.buffer = 16 * sizeof(st_event_t);
+    flush_case_t fc = { 0 };
+    on_new_thread(record_in_room, &fc);
+    CHECK(fc.th != NULL, "no thread");
+    CHECK(spill_files_in(dir) == 0, "spill file left in %s", dir);
+    rmdir(dir);
+}
+
 /* A spill directory that does not exist: warn, keep recording into the buffer, never crash. */
 static void test_flush_unwritable(void)
 {
@@ -273,6 +332,7 @@ int main(void)
     test_fields();
     test_monotonic();
     test_flush();
+    test_room();
     test_flush_unwritable();
     test_threads();
     test_stop();

@@ -27,7 +27,7 @@ static st_event_t events[1 << 12];
 st_thread_t *st_thread_register(void)
 {
     thread.buf = events;
-    thread.cap = sizeof events / sizeof events[0];
+    thread.cap = thread.limit = sizeof events / sizeof events[0];
     return st_thread_tls = &thread;
 }
 
