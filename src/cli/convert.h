@@ -1,0 +1,35 @@
+/*
+ * convert.h — a loaded archive (archive.h) turned back into the rank data the shim
+ * hands to its CLC and OTF2 writer (src/otf2/rankdata.h), one st_rankdata_t per rank,
+ * one thread per location in archive order, events 1:1 with the archive's. With it the
+ * CLI derives logical messages with the shim's code (src/clc/deps.c): `synctrace clc`
+ * corrects and writes it back, `synctrace check` counts violated relations.
+ */
+#ifndef ST_CLI_CONVERT_H
+#define ST_CLI_CONVERT_H
+
+#include <stdint.h>
+
+#include "../otf2/rankdata.h"
+#include "cli.h"
+
+typedef struct st_cli_ranks {
+    int32_t        nranks;
+    st_rankdata_t *rd;    /* [nranks], by world rank */
+    uint64_t      *scale; /* [nranks] factor request ids were scaled by (receive post order) */
+} st_cli_ranks_t;
+
+#define ST_CLI_CONV_RAW   0x1u /* event times: before CLC (synctrace:orig_time), else as written */
+#define ST_CLI_CONV_CHECK 0x2u /* for reading only: regions this build does not know get id
+                                  ST_REGION__COUNT instead of failing; node names not read */
+
+/* Converts ar. Returns 0, or -1 after one line on stderr ("synctrace: ..."); *out is then
+ * empty. Free with st_cli_ranks_free(). */
+int st_cli_convert(const st_cli_archive_t *ar, unsigned flags, st_cli_ranks_t *out);
+
+/* Request ids back to the archive's (after CLC, before writing). */
+void st_cli_ranks_unscale(st_cli_ranks_t *r);
+
+void st_cli_ranks_free(st_cli_ranks_t *r);
+
+#endif
