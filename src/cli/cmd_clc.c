@@ -120,14 +120,10 @@ static const char *params(const st_cli_archive_t *ar, st_clc_params_t *p, char *
 
 /* ---- the command ----------------------------------------------------------------------------------------- */
 
-static const st_clc_sync_region_t sync_regions[] = {
-    { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Init_thread, 0 }, { ST_REGION_MPI_Finalize, 1 }
-};
-
 /* Corrects the converted data in place; moved events keep C in the writer's orig-time slot. */
 static int correct(st_cli_ranks_t *c, const st_clc_params_t *p, st_clc_stats_t *s)
 {
-    int rc = st_clc_correct_rankdata(p, c->rd, c->nranks, sync_regions, sizeof sync_regions / sizeof *sync_regions, s);
+    int rc = st_clc_correct_rankdata(p, c->rd, c->nranks, st_cli_sync_regions, ST_CLI_NSYNC, s);
     st_cli_ranks_unscale(c);
     return rc ? bad("out of memory during the correction") : 0;
 }
@@ -194,7 +190,9 @@ static int run_clc(int argc, char **argv)
             "before CLC", pos[0]);
     } else if (st_clc_params_check(&p, err, sizeof err) != 0) {
         bad("%s", err);
-    } else if (st_cli_convert(&ar, redo ? ST_CLI_CONV_RAW : 0, &c) == 0 && correct(&c, &p, &s) == 0) {
+    } else if (st_cli_convert(&ar, redo ? ST_CLI_CONV_RAW : 0, &c, err, sizeof err) != 0) {
+        bad("%s", err);
+    } else if (correct(&c, &p, &s) == 0) {
         const char *inc = st_cli_prop(&ar, "SYNCTRACE::INCOMPLETE");
         st_clc_params_emit(&p, "offline", st_rankdata_prop_str, &c.rd[0]);
         st_clc_stats_emit(&s, st_rankdata_prop_str, &c.rd[0]);

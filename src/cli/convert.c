@@ -40,14 +40,15 @@ typedef struct conv {
     const st_cli_group_t *omp_locs; /* OpenMP COMM_LOCATIONS group */
 } conv_t;
 
+/* The reason of the first failure, for st_cli_convert's caller (the CLI is single-threaded). */
+static char conv_err[240];
+
 static int bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int bad(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fprintf(stderr, "synctrace: ");
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(conv_err, sizeof conv_err, fmt, ap);
     va_end(ap);
     return -1;
 }
@@ -675,10 +676,17 @@ static int convert(conv_t *c)
 
 /* ---- entry points ---------------------------------------------------------------------------------------- */
 
-int st_cli_convert(const st_cli_archive_t *ar, unsigned flags, st_cli_ranks_t *out)
+const st_clc_sync_region_t st_cli_sync_regions[ST_CLI_NSYNC] = {
+    { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Init_thread, 0 }, { ST_REGION_MPI_Finalize, 1 }
+};
+
+int st_cli_convert(const st_cli_archive_t *ar, unsigned flags, st_cli_ranks_t *out, char *err, size_t errlen)
 {
     conv_t c = { .ar = ar, .flags = flags };
+    conv_err[0] = 0;
     int rc = convert(&c);
+    if (rc)
+        snprintf(err, errlen, "%s", conv_err[0] ? conv_err : "out of memory");
     free(c.node), free(c.region), free(c.local);
     *out = (st_cli_ranks_t){ .nranks = c.nranks, .rd = c.rd, .scale = c.scale };
     if (rc)

@@ -8,8 +8,10 @@
 #ifndef ST_CLI_CONVERT_H
 #define ST_CLI_CONVERT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include "../clc/deps.h"
 #include "../otf2/rankdata.h"
 #include "cli.h"
 
@@ -23,13 +25,19 @@ typedef struct st_cli_ranks {
 #define ST_CLI_CONV_CHECK 0x2u /* for reading only: regions this build does not know get id
                                   ST_REGION__COUNT instead of failing; node names not read */
 
-/* Converts ar. Returns 0, or -1 after one line on stderr ("synctrace: ..."); *out is then
- * empty. Free with st_cli_ranks_free(). */
-int st_cli_convert(const st_cli_archive_t *ar, unsigned flags, st_cli_ranks_t *out);
+/* Converts ar. Returns 0, or -1 with a one-line reason in err ("rank 1 thread 0: an
+ * OpenMP team event without synctrace:parallel_id"); *out is then empty. Free with
+ * st_cli_ranks_free(). Not thread-safe. */
+int st_cli_convert(const st_cli_archive_t *ar, unsigned flags, st_cli_ranks_t *out, char *err, size_t errlen);
 
 /* Request ids back to the archive's (after CLC, before writing). */
 void st_cli_ranks_unscale(st_cli_ranks_t *r);
 
 void st_cli_ranks_free(st_cli_ranks_t *r);
+
+/* MPI_Init / MPI_Init_thread (group 0) and MPI_Finalize (group 1): the world-wide
+ * synchronizations of the derivation (st_clc_input_t.sync). */
+#define ST_CLI_NSYNC 3
+extern const st_clc_sync_region_t st_cli_sync_regions[ST_CLI_NSYNC];
 
 #endif
