@@ -4,14 +4,18 @@
  * definitions, region ids of this build (matched by name), call sites. Both `synctrace
  * clc` and `synctrace check` derive the logical messages from it with the shim's own
  * derivation (src/clc/deps.c), so the three agree by construction.
- * What OTF2 does not store is rebuilt from what it does, per rank:
- *  - receive post order (deps.c matches the k-th send of a channel with the k-th posted
- *    receive): request ids are scaled by K and a blocking receive gets an id between its
- *    thread's previous and next request (ids come from one process-wide counter, so on
- *    one thread this is exact; receives of one channel posted concurrently by several
- *    threads are ordered as recorded);
+ * What OTF2 has no field for, the writer stores as attributes: a blocking receive's post
+ * id (synctrace:post_id; request ids come from the same process-wide counter, so together
+ * they are the post order deps.c matches receives by) and a collective's instance number
+ * (synctrace:coll_seq). Archives of earlier versions lack them; for those (per rank, when
+ * any receive or collective lacks it) they are rebuilt as before:
+ *  - receive post order: request ids are scaled by K and a blocking receive gets an id
+ *    between its thread's previous and next request (exact on one thread; receives of one
+ *    channel posted concurrently by several threads are ordered as recorded); after CLC
+ *    the request ids are unscaled and the rebuilt receive ids dropped (not written);
  *  - collective instance numbers: per communicator, in the order of the events that
- *    drew them in the shim (a blocking collective's end, a nonblocking one's request);
+ *    drew them in the shim (a blocking collective's end, a nonblocking one's request).
+ * Rebuilt from what OTF2 stores, as a mapping of identities:
  *  - OpenMP task ids: explicit tasks numbered by (team, creator, generation), implicit
  *    tasks by (parallel region, thread); the task a switch leaves is the one the thread
  *    ran before; lock kinds are not stored (lock ids are distinct across kinds);
@@ -36,7 +40,8 @@ typedef struct conv {
     char         (*node)[64];  /* [nranks] node names from the system tree */
     uint32_t      *region;     /* [ar->nregions] this build's region id, UINT32_MAX unknown */
     uint32_t      *local;      /* [ar->ncomms] local comm index of the current rank */
-    uint64_t      *scale;      /* [nranks] request-id scale K */
+    uint64_t      *scale;      /* [nranks] request-id scale K; 0: post ids stored, nothing scaled */
+    uint64_t       no_post, no_seq; /* the current rank's receives / collectives without stored order */
     const st_cli_group_t *omp_locs; /* OpenMP COMM_LOCATIONS group */
 } conv_t;
 
@@ -288,7 +293,9 @@ static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *
             return bad("rank %d thread %u: a message on an unknown communicator or with an unknown peer", L->rank,
                        L->thread);
         x->tag = (int32_t)e->tag;
-        x->id = e->kind == ST_EV_MPI_SEND || e->kind == ST_EV_MPI_RECV ? 0 : e->req;
+        x->id = e->kind == ST_EV_MPI_SEND ? 0 : e->kind != ST_EV_MPI_RECV ? e->req
+              : e->flags & ST_CLI_EVF_ORDER ? e->order : 0;
+        c->no_post += e->kind == ST_EV_MPI_RECV && !x->id;
         return 0;
     case ST_EV_MPI_COLL_END: case ST_EV_MPI_ICOLL_COMPLETE:
         if (message_event(c, rd, e, x))
@@ -296,6 +303,8 @@ static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *
                        L->rank, L->thread);
         x->op = e->op, x->bytes2 = e->bytes2;
         x->id = e->kind == ST_EV_MPI_ICOLL_COMPLETE ? e->req : 0;
+        *(e->kind == ST_EV_MPI_COLL_END ? &x->id : &x->aux) = e->order; /* the instance (synctrace:coll_seq) */
+        c->no_seq += !(e->flags & ST_CLI_EVF_ORDER);
         return 0;
     case ST_EV_MPI_ISEND_COMPLETE: case ST_EV_MPI_IRECV_REQUEST: case ST_EV_MPI_REQUEST_CANCELLED:
     case ST_EV_MPI_ICOLL_REQUEST:
@@ -368,13 +377,17 @@ static int post_ids(st_rankdata_t *rd, uint64_t *scale)
     return 0;
 }
 
+/* Request ids back to the archive's; the rebuilt receive ids have no place among them:
+ * 0 (unknown), so that the writer stores no post id for them. K = 0: nothing was scaled. */
 static void unscale_ids(st_rankdata_t *rd, uint64_t K)
 {
-    for (uint32_t t = 0; t < rd->nthreads; t++)
+    for (uint32_t t = 0; K && t < rd->nthreads; t++)
         for (uint64_t i = 0; i < rd->threads[t].nevents; i++) {
             st_event_t *e = &rd->threads[t].events[i];
             if (is_request_kind(e->kind))
                 e->id /= K;
+            else if (e->kind == ST_EV_MPI_RECV)
+                e->id = 0;
         }
 }
 
@@ -612,6 +625,7 @@ static int convert_rank(conv_t *c, int32_t r)
     size_t end = first;
     while (end < ar->nlocs && ar->locs[end].rank == r)
         end++;
+    c->no_post = c->no_seq = 0;
     rd->threads = calloc(end - first + 1, sizeof *rd->threads);
     if (!rd->threads)
         return bad("out of memory");
@@ -627,7 +641,8 @@ static int convert_rank(conv_t *c, int32_t r)
             if (convert_event(c, rd, L, &L->ev[i], &td->events[td->nevents++]))
                 return -1;
     }
-    if (post_ids(rd, &c->scale[r]) || coll_seqs(rd) || task_ids(rd))
+    /* Archives of earlier versions lack the post order and collective instances: rebuilt. */
+    if ((c->no_post && post_ids(rd, &c->scale[r])) || (c->no_seq && coll_seqs(rd)) || task_ids(rd))
         return -1;
     return 0;
 }

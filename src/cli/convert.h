@@ -18,7 +18,8 @@
 typedef struct st_cli_ranks {
     int32_t        nranks;
     st_rankdata_t *rd;    /* [nranks], by world rank */
-    uint64_t      *scale; /* [nranks] factor request ids were scaled by (receive post order) */
+    uint64_t      *scale; /* [nranks] factor request ids were scaled by to rebuild the receive post
+                             order of an archive that does not store it; 0: not scaled */
 } st_cli_ranks_t;
 
 #define ST_CLI_CONV_RAW   0x1u /* event times: before CLC (synctrace:orig_time), else as written */

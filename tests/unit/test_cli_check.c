@@ -45,7 +45,7 @@ static void init_archive(st_cli_archive_t *ar)
 {
     memset(ar, 0, sizeof *ar);
     ar->resolution = 1000000000u;
-    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ST_CLI_NONE;
+    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ST_CLI_NONE;
     ar->nlocs = NR;
     ar->locs = calloc(NR, sizeof *ar->locs);
     for (int r = 0; r < NR; r++)
@@ -224,6 +224,48 @@ static void coll_property(void)
     st_cli_archive_free(&ar);
 }
 
+/* ---- stored post order ------------------------------------------------------------------------ */
+
+/*
+ * Two threads of rank 1 receive on one channel with blocking MPI_Recv: thread 1 posted
+ * first (post id 1), so it got the first send (t=100) and completed late (300); thread 0
+ * posted second and got the second send (200), but its completion is stamped 190: one
+ * violation. The archive stores the post ids (synctrace:post_id); without them the order
+ * of blocking receives on different threads is unknown and rebuilt by completion time,
+ * which pairs them the other way round and hides the violation.
+ */
+static void post_order_stored(void)
+{
+    for (int stored = 0; stored < 2; stored++) {
+        st_cli_archive_t ar;
+        init_archive(&ar);
+        st_cli_location_t *l = realloc(ar.locs, sizeof *l * (NR + 1));
+        if (!l)
+            exit(1);
+        memmove(&l[3], &l[2], sizeof *l * (NR - 2));
+        l[2] = (st_cli_location_t){.id = 65536u + 1, .rank = 1, .thread = 1};
+        ar.locs = l, ar.nlocs = NR + 1;
+        static const struct { int loc; unsigned kind; uint64_t t, post; } ev[] = {
+            {0, ST_EV_MPI_SEND, 100, 0}, {0, ST_EV_MPI_SEND, 200, 0},
+            {1, ST_EV_ENTER, 120, 0}, {1, ST_EV_MPI_RECV, 190, 2}, {1, ST_EV_LEAVE, 191, 0},
+            {2, ST_EV_ENTER, 90, 0}, {2, ST_EV_MPI_RECV, 300, 1}, {2, ST_EV_LEAVE, 301, 0},
+        };
+        for (size_t i = 0; i < sizeof ev / sizeof *ev; i++) {
+            st_cli_location_t *L = &ar.locs[ev[i].loc];
+            st_cli_event_t *e = st_cli_grow((void **)&L->ev, &L->n, &L->cap, sizeof *e);
+            *e = (st_cli_event_t){.time = ev[i].t, .orig = ev[i].t, .kind = (uint8_t)ev[i].kind, .ref = ST_CLI_NONE,
+                                  .callsite = ST_CLI_NONE, .peer = ev[i].loc ? 0 : 1};
+            if (ev[i].kind == ST_EV_MPI_RECV && stored)
+                e->order = ev[i].post, e->flags |= ST_CLI_EVF_ORDER;
+        }
+        st_cli_check_t res = {0};
+        EXPECT_EQ("post order rc", 0, st_cli_check(&ar, &res, check_err, sizeof check_err));
+        EXPECT_EQ("post order matched", 2, res.matched);
+        EXPECT_EQ(stored ? "violations with stored post ids" : "violations with rebuilt post order", stored, res.p2p);
+        st_cli_archive_free(&ar);
+    }
+}
+
 /* ---- merge order ---------------------------------------------------------------------------- */
 
 static void merge_order(void)
@@ -255,6 +297,7 @@ int main(void)
         p2p_property(t);
     for (int t = 0; t < 200 && !failures; t++)
         coll_property();
+    post_order_stored();
     merge_order();
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
