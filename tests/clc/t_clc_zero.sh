@@ -8,7 +8,8 @@
 #    17 of the 23 operations per round. A rule that makes count-0 collectives relations
 #    sees the early ranks leave before the late one entered.
 #    SYNCTRACE_CLC_MU=1: the minimal latency must not move events of real relations here
-#    (0 would mean "measured"), only the rule is under test.
+#    (0 would mean "measured"), only the rule is under test. Every collective end carries
+#    its stored instance number (synctrace:coll_seq).
 #  - skewed clocks (no sync), recorded with SYNCTRACE_CLC=off: `synctrace check` and the
 #    offline `synctrace clc` (one derivation) report the same relations and reversed ones
 #    per kind, check reports 0 after the offline correction, and `check --raw` of the
@@ -33,6 +34,11 @@ assert_eq "CLC_MOVED" 0 "$(prop "$ST_TMP/node" CLC_MOVED)"
 violations "$ST_TMP/node"
 assert_eq "violations after CLC on one node" 0 "$V_TOTAL"
 note "one node: $(grep '^collectives' "$ST_TMP/check.txt"), $(grep '^relations' "$ST_TMP/check.txt"), nothing reversed or moved"
+# The instance numbers are stored (synctrace:coll_seq), not rebuilt: on every collective end.
+dump_json "$ST_TMP/node" "$ST_TMP/node.json"
+ncoll=$(grep -cE '"type":"(coll_end|icoll_complete)"' "$ST_TMP/node.json")
+assert_eq "collective ends with a stored instance number" "$ncoll" "$(grep -E '"type":"(coll_end|icoll_complete)"' "$ST_TMP/node.json" | grep -c '"instance":')"
+assert_ge "collective ends" $((23 * ROUNDS * ST_NP)) "$ncoll"
 
 # clc_summary FILE KIND: "RELATIONS REVERSED" from a `synctrace clc` summary line.
 clc_summary() { awk -v k="$2" '$1 == k {print $2, $4}' "$1"; }
