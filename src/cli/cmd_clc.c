@@ -13,7 +13,6 @@
  */
 #include <inttypes.h>
 #include <math.h>
-#include <otf2/otf2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +22,6 @@
 #include "../config/config.h"
 #include "../otf2/rankdata.h"
 #include "../otf2/writer.h"
-#include "../record/region.h"
 #include "cli.h"
 #include "convert.h"
 
