@@ -33,8 +33,6 @@ typedef struct ctx {
     uint8_t                *related; /* [g->ninst]: the instance relates two locations */
 } ctx_t;
 
-static unsigned key_type(const st_clc_inst_t *in) { return (unsigned)(in->key[0] >> 56); }
-
 /* The counter of a relation type and the name check prints for it. */
 static uint64_t *counter(st_cli_check_t *r, unsigned type, const char **name)
 {
@@ -91,7 +89,7 @@ static void example(const ctx_t *c, const char *what, unsigned type, const st_cl
 static void on_relation(void *u, const st_clc_relation_t *rel)
 {
     ctx_t *c = u;
-    unsigned type = key_type(&c->g->inst[rel->inst]);
+    unsigned type = st_clc_inst_type(&c->g->inst[rel->inst]);
     const char *name;
     uint64_t *n = counter(c->res, type, &name);
     c->related[rel->inst] = 1;
@@ -110,7 +108,7 @@ static void graph_figures(const st_clc_graph_t *g, st_cli_check_t *res)
     res->unmatched_recvs = g->ds.unmatched_recv;
     res->cancelled += g->ds.cancelled;
     for (uint64_t k = 0; k < g->ninst; k++)
-        switch (key_type(&g->inst[k])) {
+        switch (st_clc_inst_type(&g->inst[k])) {
         case ST_CLC_KEY_P2P: res->matched++; break;
         case ST_CLC_KEY_OMP_FORK: res->omp_teams++; break;
         case ST_CLC_KEY_OMP_BARRIER: res->omp_barriers++; break;
@@ -211,7 +209,7 @@ static int coll_figures(const st_cli_ranks_t *rk, const st_clc_graph_t *g, const
     if (rc == 0 && !(rel = malloc(sizeof *rel * (g->ninst + 1))))
         rc = -1;
     for (uint64_t k = 0; rc == 0 && k < g->ninst; k++)
-        if (related[k] && key_type(&g->inst[k]) == ST_CLC_KEY_COLL)
+        if (related[k] && st_clc_inst_type(&g->inst[k]) == ST_CLC_KEY_COLL)
             rel[nrel++] = (member_t){ g->inst[k].key[2], g->inst[k].key[1], 0, 0 };
     if (rc == 0) {
         qsort(m, n, sizeof *m, cmp_member);

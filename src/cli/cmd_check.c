@@ -77,6 +77,8 @@ const st_cli_cmd_t st_cli_cmd_check = {
         "  omp_lock     a lock is acquired before its previous holder released it\n"
         "  omp_task     a task starts or resumes before it was created or suspended, a\n"
         "               taskwait ends before a child completed\n"
+        "Reads archives synctrace writes (OpenMP team events need synctrace:parallel_id);\n"
+        "one it cannot turn into the relations is reported as unreadable.\n"
         "Prints message matching (matched, unmatched, cancelled), instance counts, the\n"
         "number of relations, the total ('violations: N') and one line per kind. Exit\n"
         "status 0 with no violations, 1 with violations or an unreadable archive, 2 on a\n"

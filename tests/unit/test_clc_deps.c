@@ -206,8 +206,15 @@ static void test_intercomm_sync(void)
         e->op = OP_ALLREDUCE, e->comm = 1, e->id = 0, e->flags = ST_EVF_INTERCOMM, e->bytes = e->bytes2 = 8;
         tb_region(&t, l[r], ST_EV_ENTER, 5, TR_FINALIZE);
         tb_region(&t, l[r], ST_EV_LEAVE, 6, TR_FINALIZE);
+        tb_ev(&t, l[r], ST_EV_MPI_COLL_BEGIN, 7); /* 6, 7: count-0 allreduce on the intercommunicator */
+        e = tb_ev(&t, l[r], ST_EV_MPI_COLL_END, 8);
+        e->op = OP_ALLREDUCE, e->comm = 1, e->id = 1, e->flags = ST_EVF_INTERCOMM;
     }
     build(&t, sync, 2);
+    for (int r = 0; r < 3; r++) {
+        NO_PORT(l[r], 6);
+        NO_PORT(l[r], 7);
+    }
     SENDS_OF(l[0], 1, l[0], 0, l[1], 0, l[2], 0);
     SENDS_OF(l[0], 5, l[0], 4, l[1], 4, l[2], 4);
     SENDS_OF(l[0], 3, l[1], 2, l[2], 2); /* group {0} receives from group {1,2} */
