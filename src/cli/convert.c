@@ -332,6 +332,10 @@ static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *
         x->comm = e->comm, x->tag = (int32_t)e->tag, x->bytes2 = e->req; /* (team, creator, generation) for now */
         return 0;
     default:
+        if (c->flags & ST_CLI_CONV_CHECK) { /* a record of another tool: no relation, a place holder */
+            *x = (st_event_t){ .time = x->time, .kind = ST_EV_LEAVE, .region = ST_REGION__COUNT, .peer = -1 };
+            return 0;
+        }
         return bad("rank %d thread %u: event type '%s' is not written by synctrace", L->rank, L->thread,
                    st_cli_kind_name(e->kind));
     }

@@ -24,7 +24,9 @@ typedef struct st_cli_ranks {
 
 #define ST_CLI_CONV_RAW   0x1u /* event times: before CLC (synctrace:orig_time), else as written */
 #define ST_CLI_CONV_CHECK 0x2u /* for reading only: regions this build does not know get id
-                                  ST_REGION__COUNT instead of failing; node names not read */
+                                  ST_REGION__COUNT and records synctrace does not write become
+                                  LEAVEs of it (events stay 1:1, no relation comes from them)
+                                  instead of failing; node names not read */
 
 /* Converts ar. Returns 0, or -1 with a one-line reason in err ("rank 1 thread 0: an
  * OpenMP team event without synctrace:parallel_id"); *out is then empty. Free with
