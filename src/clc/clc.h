@@ -206,6 +206,21 @@ typedef struct st_clc_vcount {
 void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv);
 
 /*
+ * The relations of a graph, one per (instance, receive) with a send on another location:
+ * the receive and the latest such send (PRODUCT; PREFIX: of lower order), by LC (orig
+ * != 0: by C). What CLC enforces, `synctrace check` counts and an analyzer measures
+ * waiting time on; the instance's key says its type, communicator and sequence number,
+ * the refs say location and event (deps.h). fn is called in instance order.
+ */
+typedef struct st_clc_relation {
+    uint64_t     inst;           /* index into g->inst */
+    st_clc_ref_t send, recv;
+    uint64_t     t_send, t_recv; /* their times (LC, or C with orig) */
+} st_clc_relation_t;
+typedef void (*st_clc_relation_fn)(void *ctx, const st_clc_relation_t *r);
+void st_clc_relations(const st_clc_graph_t *g, const st_clc_loc_t *locs, int orig, st_clc_relation_fn fn, void *ctx);
+
+/*
  * Counts violated relations on the LC of a run (st_clc_lc; orig != 0: on C, locs[].orig).
  * p == NULL: a violation is receive < send (what `synctrace check` reports);
  * else receive < send + mu, which CLC removes. Adds to *out.

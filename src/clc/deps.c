@@ -467,12 +467,28 @@ typedef struct coll_ev {
     uint64_t          seq;
 } coll_ev_t;
 
+/*
+ * The payload rule (docs/clc.md, Decisions 4): a member is a logical send of a collective
+ * only if it contributes data (bytes sent > 0), a logical receive only if it gets data
+ * (bytes received > 0); a barrier always synchronizes. Count-0 operations of every class
+ * and 0-element members of v-collectives thus create no relation, although their events
+ * stay in the trace. The recorder counts a process's own block in both figures except
+ * with MPI_IN_PLACE (wrappers/mpi_functions.tbl), so a member only looks payload-free
+ * when it exchanges nothing with any other member.
+ */
+static int coll_takes_part(const st_event_t *e, uint8_t role)
+{
+    if (e->op == 0) /* OTF2_COLLECTIVE_OP_BARRIER */
+        return 1;
+    return (role == ST_CLC_SEND ? e->bytes : e->bytes2) > 0;
+}
+
 static int coll_emit_one(ctx_t *c, const coll_ev_t *ce, uint8_t role, uint64_t group, uint8_t shape,
                          uint8_t mask, uint32_t order, uint64_t comm_key)
 {
     uint64_t ev = role == ST_CLC_SEND ? ce->send_ev : ce->recv_ev;
     uint32_t loc = role == ST_CLC_SEND ? ce->send_loc : ce->recv_loc;
-    if (ev == NO_EV)
+    if (ev == NO_EV || !coll_takes_part(ce->e, role))
         return 0;
     return emit(c, key0(ST_CLC_KEY_COLL, 0), ce->seq, comm_key, group, loc, ev, role, ST_CLC_COLL, shape, mask,
                 order);
@@ -504,9 +520,6 @@ static int coll_intra(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, con
         {
             uint8_t mask = nodeset_mask_rooted(ns, node_of(c->in, root));
             int one2n = cc == CC_ONE2N;
-            /* Variable-length operations: a member with no data takes no part (ECLC §4.1). */
-            if (root != c->rank && ((e->op == 5 && e->bytes2 == 0) || (e->op == 3 && e->bytes == 0)))
-                return 0;
             uint8_t role = (root == c->rank) == one2n ? ST_CLC_SEND : ST_CLC_RECV;
             return coll_emit_one(c, ce, role, 0, ST_CLC_PRODUCT, mask, 0, d->key);
         }

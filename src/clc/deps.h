@@ -17,6 +17,11 @@
  *     over the whole trace; the parallel version joins only its own endpoints and
  *     learns the remote ends' clock values by exchange (the key says with whom:
  *     st_clc_key_* below).
+ * This is the one derivation of logical messages: CLC (in the run and `synctrace clc`),
+ * `synctrace check` and a wait-state analyzer all read the graph — instances with their
+ * type, communicator key and sequence (key), their sends and receives as (location,
+ * event) refs; the events themselves give op, root and bytes. st_clc_relations (clc.h)
+ * walks it as (receive, latest send it depends on) pairs.
  *
  * Instance semantics (see README-clc.md for why):
  *  - PRODUCT: every receive r must satisfy LC(r) >= max{LC(s) : s in S, s not on r's
@@ -171,6 +176,9 @@ typedef struct st_clc_inst {
     uint32_t nsend, nrecv;
     uint8_t  kind, shape, mumask, _pad[5];
 } st_clc_inst_t;
+
+/* The key type (ST_CLC_KEY_*) of an instance: p2p, collective, Init/Finalize, OpenMP kind. */
+static inline unsigned st_clc_inst_type(const st_clc_inst_t *in) { return (unsigned)(in->key[0] >> 56); }
 
 /* A location's view of one of its events taking part in an instance. slot = index of
  * the event's ref inside the instance (0 .. nsend+nrecv-1). */

@@ -117,7 +117,7 @@ int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd
     for (uint32_t l = 0; rc == 0 && l < in.nlocs; l++)
         for (uint64_t i = 0; i < in.locs[l].n; i++)
             if (in.locs[l].ev[i].flags & ST_EVF_CLC_MOVED)
-                *st_otf2_orig_time_slot(&in.locs[l].ev[i]) = in.locs[l].orig[i];
+                st_otf2_set_orig_time(&in.locs[l].ev[i], in.locs[l].orig[i]);
     st_clc_input_free(&in);
     return rc;
 }

@@ -19,7 +19,7 @@
  *   4. all-or-nothing: if any rank failed or stalled (no progress for ST_CLC_STALL_S
  *      seconds), every rank restores its original times and the archive says so;
  *   5. otherwise each moved event keeps its pre-correction time in the slot the OTF2
- *      writer reads (st_otf2_orig_time_slot), and the statistics of all ranks are
+ *      writer reads (st_otf2_set_orig_time), and the statistics of all ranks are
  *      reduced to rank 0's properties (clc.*, FINALIZE_CLC_MS).
  * Collective over toolworld; call from one thread; never aborts the application.
  */
@@ -316,11 +316,11 @@ static int reduce_stats(MPI_Comm comm, const st_clc_stats_t *mine, st_clc_stats_
 }
 
 /* A moved event keeps C in the slot the OTF2 writer reads. Called when the engine is
- * done: CLC reads aux of ICOLL_COMPLETE / TASK_SWITCH, which the writer does not write. */
+ * done: CLC reads aux of TASK_SWITCH, which the writer does not write. */
 static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 {
     (void)ctx;
-    *st_otf2_orig_time_slot(e) = orig;
+    st_otf2_set_orig_time(e, orig);
 }
 
 /* Runs the engine; 0 when this rank completed its part. */

@@ -35,59 +35,79 @@ void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint6
         out->max_err[kind] = err;
 }
 
-/* PRODUCT: each receive against the largest send on another location. */
-static void check_product(const st_clc_graph_t *g, const st_clc_inst_t *in, const st_clc_loc_t *locs, int orig,
-                          uint64_t mu, st_clc_vcount_t *out)
+/* PRODUCT: each receive against the latest send on another location (the two latest
+ * sends on distinct locations are kept: a receive ignores its own location). */
+static void product_relations(const st_clc_graph_t *g, uint64_t k, const st_clc_loc_t *locs, int orig,
+                              st_clc_relation_fn fn, void *ctx)
 {
-    const st_clc_ref_t *s = &g->refs[in->first], *r = s + in->nsend;
+    const st_clc_inst_t *in = &g->inst[k];
+    const st_clc_ref_t *s = &g->refs[in->first], *r = s + in->nsend, *s1 = NULL, *s2 = NULL;
     uint64_t v1 = 0, v2 = 0;
-    uint32_t l1 = UINT32_MAX, l2 = UINT32_MAX;
     for (uint32_t i = 0; i < in->nsend; i++) {
         uint64_t t = t_of(locs, &s[i], orig);
-        if (s[i].loc == l1) {
-            v1 = t > v1 ? t : v1;
-        } else if (l1 == UINT32_MAX || t > v1) {
-            v2 = v1, l2 = l1, v1 = t, l1 = s[i].loc;
-        } else if (l2 == UINT32_MAX || t > v2) {
-            v2 = t, l2 = s[i].loc;
+        if (s1 && s[i].loc == s1->loc) {
+            if (t > v1)
+                v1 = t, s1 = &s[i];
+        } else if (!s1 || t > v1) {
+            v2 = v1, s2 = s1, v1 = t, s1 = &s[i];
+        } else if (!s2 || t > v2) {
+            v2 = t, s2 = &s[i];
         }
     }
     for (uint32_t i = 0; i < in->nrecv; i++) {
-        if (l1 != UINT32_MAX && l1 != r[i].loc)
-            st_clc_vcount_add(out, in->kind, v1, mu, t_of(locs, &r[i], orig));
-        else if (l2 != UINT32_MAX && l2 != r[i].loc)
-            st_clc_vcount_add(out, in->kind, v2, mu, t_of(locs, &r[i], orig));
+        const st_clc_ref_t *m = s1 && s1->loc != r[i].loc ? s1 : s2 && s2->loc != r[i].loc ? s2 : NULL;
+        if (m)
+            fn(ctx, &(st_clc_relation_t){ k, *m, r[i], m == s1 ? v1 : v2, t_of(locs, &r[i], orig) });
     }
 }
 
-/* PREFIX: the receive of order o against the largest send of order < o. */
-static void check_prefix(const st_clc_graph_t *g, const st_clc_inst_t *in, const st_clc_loc_t *locs, int orig,
-                         uint64_t mu, st_clc_vcount_t *out)
+/* PREFIX: the receive of order o against the latest send of order < o. */
+static void prefix_relations(const st_clc_graph_t *g, uint64_t k, const st_clc_loc_t *locs, int orig,
+                             st_clc_relation_fn fn, void *ctx)
 {
-    const st_clc_ref_t *s = &g->refs[in->first], *r = s + in->nsend;
+    const st_clc_inst_t *in = &g->inst[k];
+    const st_clc_ref_t *s = &g->refs[in->first], *r = s + in->nsend, *best = NULL;
     uint64_t m = 0;
     uint32_t j = 0;
     for (uint32_t i = 0; i < in->nrecv; i++) {
         for (; j < in->nsend && s[j].order < r[i].order; j++) {
             uint64_t t = t_of(locs, &s[j], orig);
-            m = t > m ? t : m;
+            if (!best || t > m)
+                m = t, best = &s[j];
         }
-        if (j > 0)
-            st_clc_vcount_add(out, in->kind, m, mu, t_of(locs, &r[i], orig));
+        if (best)
+            fn(ctx, &(st_clc_relation_t){ k, *best, r[i], m, t_of(locs, &r[i], orig) });
     }
+}
+
+void st_clc_relations(const st_clc_graph_t *g, const st_clc_loc_t *locs, int orig, st_clc_relation_fn fn, void *ctx)
+{
+    for (uint64_t k = 0; k < g->ninst; k++) {
+        if (g->inst[k].shape == ST_CLC_PREFIX)
+            prefix_relations(g, k, locs, orig, fn, ctx);
+        else
+            product_relations(g, k, locs, orig, fn, ctx);
+    }
+}
+
+typedef struct vctx {
+    const st_clc_graph_t  *g;
+    const st_clc_params_t *p;
+    st_clc_vcount_t       *out;
+} vctx_t;
+
+static void count_relation(void *ctx, const st_clc_relation_t *r)
+{
+    const vctx_t *v = ctx;
+    const st_clc_inst_t *in = &v->g->inst[r->inst];
+    st_clc_vcount_add(v->out, in->kind, r->t_send, v->p ? st_clc_mu(v->p, in->mumask) : 0, r->t_recv);
 }
 
 void st_clc_violations(const st_clc_graph_t *g, const st_clc_loc_t *locs, const st_clc_params_t *p, int orig,
                        st_clc_vcount_t *out)
 {
-    for (uint64_t k = 0; k < g->ninst; k++) {
-        const st_clc_inst_t *in = &g->inst[k];
-        uint64_t mu = p ? st_clc_mu(p, in->mumask) : 0;
-        if (in->shape == ST_CLC_PREFIX)
-            check_prefix(g, in, locs, orig, mu, out);
-        else
-            check_product(g, in, locs, orig, mu, out);
-    }
+    vctx_t v = { g, p, out };
+    st_clc_relations(g, locs, orig, count_relation, &v);
 }
 
 /* ---- per-location figures ------------------------------------------------------------------------ */

@@ -41,6 +41,7 @@ enum {
 #define ST_CLI_EVF_MOVED   0x01u /* carries synctrace:orig_time (CLC moved it) */
 #define ST_CLI_EVF_BADPEER 0x02u /* peer/root could not be translated to a world rank */
 #define ST_CLI_EVF_PID     0x04u /* OpenMP fork/join/team event with synctrace:parallel_id in req */
+#define ST_CLI_EVF_ORDER   0x08u /* order is valid (synctrace:post_id / synctrace:coll_seq) */
 
 /*
  * One event. Which fields a kind uses:
@@ -56,10 +57,13 @@ enum {
  *   omp_acquire/release    ref = lock id, req = acquisition order
  *   omp_task_*             comm = thread team, tag = creating thread, req = generation number
  * time is the OTF2 timestamp (ticks, not offset-corrected); orig is the timestamp before
- * CLC (== time unless ST_CLI_EVF_MOVED); callsite is a string ref or ST_CLI_NONE.
+ * CLC (== time unless ST_CLI_EVF_MOVED); callsite is a string ref or ST_CLI_NONE; order
+ * (with ST_CLI_EVF_ORDER) is a recv's post id (synctrace:post_id) or a coll_end's /
+ * icoll_complete's instance number on its communicator (synctrace:coll_seq).
  */
 typedef struct st_cli_event {
     uint64_t time, orig;
+    uint64_t order;
     uint64_t bytes, bytes2;
     uint64_t req;
     uint32_t ref, comm, tag, callsite;
@@ -125,7 +129,7 @@ typedef struct st_cli_archive {
     st_cli_comm_t   *comms;    size_t ncomms;    /* sorted by id */
     st_cli_location_t *locs;   size_t nlocs;     /* sorted by id */
     st_cli_prop_t   *props;    size_t nprops;
-    uint32_t attr_callsite, attr_orig, attr_pid; /* attribute refs or ST_CLI_NONE */
+    uint32_t attr_callsite, attr_orig, attr_pid, attr_post, attr_seq; /* attribute refs or ST_CLI_NONE */
     uint8_t  attr_orig_type;
     int32_t  nranks;         /* number of distinct ranks among the locations */
 } st_cli_archive_t;

@@ -72,6 +72,10 @@ static OTF2_CallbackCode on_attribute(void *u, OTF2_AttributeRef self, OTF2_Stri
         c->ar->attr_orig_type = type;
     } else if (!strcmp(n, "synctrace:parallel_id") && type == OTF2_TYPE_UINT64)
         c->ar->attr_pid = self;
+    else if (!strcmp(n, "synctrace:post_id") && type == OTF2_TYPE_UINT64)
+        c->ar->attr_post = self;
+    else if (!strcmp(n, "synctrace:coll_seq") && type == OTF2_TYPE_UINT64)
+        c->ar->attr_seq = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -35,7 +35,8 @@ static int attr(const OTF2_AttributeList *al, uint32_t a, OTF2_Type want, OTF2_A
     return OTF2_AttributeList_GetAttributeByID(al, a, &type, v) == OTF2_SUCCESS && type == want;
 }
 
-/* The synctrace attributes of an event: call site, time before CLC, OpenMP parallel id. */
+/* The synctrace attributes of an event: call site, time before CLC, OpenMP parallel id,
+ * receive post order, collective instance. */
 static void attributes(const evt_ctx_t *c, st_cli_event_t *e, unsigned k, const OTF2_AttributeList *al)
 {
     OTF2_AttributeValue v;
@@ -48,6 +49,12 @@ static void attributes(const evt_ctx_t *c, st_cli_event_t *e, unsigned k, const 
     if (omp_team_kind(k) && attr(al, c->ar->attr_pid, OTF2_TYPE_UINT64, &v)) {
         e->req = v.uint64;
         e->flags |= ST_CLI_EVF_PID;
+    }
+    uint32_t order = k == ST_EV_MPI_RECV ? c->ar->attr_post
+                   : k == ST_EV_MPI_COLL_END || k == ST_EV_MPI_ICOLL_COMPLETE ? c->ar->attr_seq : ST_CLI_NONE;
+    if (attr(al, order, OTF2_TYPE_UINT64, &v)) {
+        e->order = v.uint64;
+        e->flags |= ST_CLI_EVF_ORDER;
     }
 }
 

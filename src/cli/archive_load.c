@@ -118,7 +118,7 @@ static int load(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
 int st_cli_archive_load(const char *dir, st_cli_archive_t *ar, char *err, size_t errlen)
 {
     memset(ar, 0, sizeof *ar);
-    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ST_CLI_NONE;
+    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ST_CLI_NONE;
     if (!(ar->path = anchor_path(dir, err, errlen)))
         return -1;
     OTF2_Error_RegisterCallback(on_otf2_error, NULL);

@@ -1,6 +1,6 @@
 /*
  * cmd_check.c — `synctrace check DIR [--raw] [-v]`: counts happened-before violations
- * (point-to-point, collectives, OpenMP; see check_*.c) and reports message matching.
+ * among the relations of the shim's derivation (check.c) and reports message matching.
  * Exit 0 when there are none, 1 when there are violations or the archive is unreadable.
  */
 #include "check.h"
@@ -15,15 +15,17 @@ static void print_result(const st_cli_check_t *r, int verbose)
            " receives), %" PRIu64 " cancelled, %" PRIu64 " receive requests never completed\n",
            r->matched, r->unmatched_sends + r->unmatched_recvs, r->unmatched_sends, r->unmatched_recvs, r->cancelled,
            r->pending_recvs);
-    printf("collectives: %" PRIu64 " instances, %" PRIu64 " incomplete, %" PRIu64 " not checkable\n",
-           r->coll_instances, r->coll_incomplete, r->coll_unchecked);
-    printf("openmp: %" PRIu64 " team instances, %" PRIu64 " barrier instances, %" PRIu64 " lock acquisitions\n",
-           r->omp_teams, r->omp_barriers, r->omp_acquisitions);
+    printf("collectives: %" PRIu64 " instances, %" PRIu64 " incomplete, %" PRIu64 " without a relation\n",
+           r->coll_instances, r->coll_incomplete, r->coll_unrelated);
+    printf("openmp: %" PRIu64 " team instances, %" PRIu64 " barrier instances, %" PRIu64 " lock handovers, %" PRIu64
+           " task relations\n",
+           r->omp_teams, r->omp_barriers, r->omp_handovers, r->omp_tasks);
     printf("timestamps: %s\n", r->raw ? "raw (before CLC correction)" : "as written (after CLC correction)");
+    printf("relations: %" PRIu64 "\n", r->relations);
     printf("violations: %" PRIu64 "\n", st_cli_check_total(r));
     printf("  p2p: %" PRIu64 "\n  collective: %" PRIu64 "\n  omp_fork: %" PRIu64 "\n  omp_join: %" PRIu64
-           "\n  omp_barrier: %" PRIu64 "\n  omp_lock: %" PRIu64 "\n",
-           r->p2p, r->coll, r->omp_fork, r->omp_join, r->omp_barrier, r->omp_lock);
+           "\n  omp_barrier: %" PRIu64 "\n  omp_lock: %" PRIu64 "\n  omp_task: %" PRIu64 "\n",
+           r->p2p, r->coll, r->omp_fork, r->omp_join, r->omp_barrier, r->omp_lock, r->omp_task);
     if (verbose && r->nexamples) {
         printf("first violations:\n");
         for (int i = 0; i < r->nexamples; i++)
@@ -43,8 +45,9 @@ static int run_check(int argc, char **argv)
     if (st_cli_open(dir, &ar))
         return 1;
     st_cli_check_t res = {.raw = flags[0]};
-    if (st_cli_check_p2p(&ar, &res) || st_cli_check_coll(&ar, &res) || st_cli_check_omp(&ar, &res)) {
-        fprintf(stderr, "synctrace: check: out of memory\n");
+    char err[300];
+    if (st_cli_check(&ar, &res, err, sizeof err)) {
+        fprintf(stderr, "synctrace: cannot read archive %s: %s\n", dir, err);
         st_cli_archive_free(&ar);
         return 1;
     }
@@ -58,20 +61,28 @@ const st_cli_cmd_t st_cli_cmd_check = {
     .usage = "check DIR [--raw] [-v]",
     .summary = "count happened-before violations (exit 1 if any)",
     .help =
-        "Counts events whose timestamps contradict the order the program imposed:\n"
+        "Counts the happened-before relations whose receive is timestamped earlier than\n"
+        "its send. The relations are those CLC corrects (the same derivation, docs/clc.md):\n"
         "  p2p          a receive completed before its matching send started; sends and\n"
         "               receives are matched per (sender, receiver, communicator, tag) in\n"
         "               post order\n"
         "  collective   an end earlier than a begin it depends on (1-to-N: the root's\n"
         "               begin; N-to-1: root's end vs every begin; N-to-N: every end vs\n"
-        "               every begin; scan/exscan: ranks <= i / < i)\n"
+        "               every begin; scan/exscan: ranks < i; MPI_Init/Finalize: N-to-N);\n"
+        "               a member takes part only if it sends / receives data (barriers\n"
+        "               always), so count-0 collectives relate nothing\n"
         "  omp_fork     a thread starts in a team before the master forked it\n"
         "  omp_join     the master joins before a thread left the team\n"
         "  omp_barrier  a thread leaves a barrier before another one entered it\n"
         "  omp_lock     a lock is acquired before its previous holder released it\n"
+        "  omp_task     a task starts or resumes before it was created or suspended, a\n"
+        "               taskwait ends before a child completed\n"
+        "Reads archives synctrace writes (OpenMP team events need synctrace:parallel_id);\n"
+        "one it cannot turn into the relations is reported as unreadable.\n"
         "Prints message matching (matched, unmatched, cancelled), instance counts, the\n"
-        "total ('violations: N') and one line per kind. Exit status 0 with no violations, 1\n"
-        "with violations or an unreadable archive, 2 on a usage error.\n"
+        "number of relations, the total ('violations: N') and one line per kind. Exit\n"
+        "status 0 with no violations, 1 with violations or an unreadable archive, 2 on a\n"
+        "usage error.\n"
         "  --raw   compare the timestamps before CLC correction (synctrace:orig_time);\n"
         "          messages are matched the same way in both modes\n"
         "  -v      also print the first violations found\n",

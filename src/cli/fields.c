@@ -75,6 +75,8 @@ int st_cli_event_fields(const st_cli_archive_t *ar, const st_cli_event_t *e, st_
     kind_fields(&x, ar, e);
     if (e->flags & ST_CLI_EVF_PID)
         num(&x, "parallel_id", (int64_t)e->req);
+    if (e->flags & ST_CLI_EVF_ORDER)
+        num(&x, e->kind == ST_EV_MPI_RECV ? "post" : "instance", (int64_t)e->order);
     if (e->callsite != ST_CLI_NONE)
         str(&x, "callsite", st_cli_string(ar, e->callsite));
     if (e->flags & ST_CLI_EVF_MOVED)

@@ -180,6 +180,10 @@ static void attributes(gdefs_t *g)
         { ST_ATTR_ORIG_TIME, "synctrace:orig_time", "timestamp before the controlled-logical-clock correction",
           OTF2_TYPE_UINT64 },
         { ST_ATTR_ID, "synctrace:parallel_id", "OpenMP parallel region instance", OTF2_TYPE_UINT64 },
+        { ST_ATTR_POST, "synctrace:post_id", "place of a blocking receive in the process's post order (request ids)",
+          OTF2_TYPE_UINT64 },
+        { ST_ATTR_COLL_SEQ, "synctrace:coll_seq", "instance number of a collective on its communicator",
+          OTF2_TYPE_UINT64 },
     };
     for (size_t i = 0; i < sizeof list / sizeof *list; i++)
         check(g, OTF2_GlobalDefWriter_WriteAttribute(g->w, list[i].id, str(g, list[i].name), str(g, list[i].doc),

@@ -470,8 +470,12 @@ static OTF2_ErrorCode ev_MPI_IRECV_REQUEST(evt_ctx_t *x, const st_event_t *e)
     return OTF2_EvtWriter_MpiIrecvRequest(x->w, x->al, e->time, e->id);
 }
 
+/* Post order and collective instances are what logical messages are matched by (src/clc/deps.c);
+ * OTF2 has no field for them, so `synctrace clc` / `check` read them from these attributes. */
 static OTF2_ErrorCode ev_MPI_RECV(evt_ctx_t *x, const st_event_t *e)
 {
+    if (e->id) /* 0: unknown (an archive rebuilt from one that did not store it) */
+        OTF2_AttributeList_AddUint64(x->al, ST_ATTR_POST, e->id);
     return OTF2_EvtWriter_MpiRecv(x->w, x->al, e->time, peer_of(x, e), comm_of(x, e), (uint32_t)e->tag, e->bytes);
 }
 
@@ -493,6 +497,7 @@ static OTF2_ErrorCode ev_MPI_COLL_BEGIN(evt_ctx_t *x, const st_event_t *e)
 
 static OTF2_ErrorCode ev_MPI_COLL_END(evt_ctx_t *x, const st_event_t *e)
 {
+    OTF2_AttributeList_AddUint64(x->al, ST_ATTR_COLL_SEQ, e->id);
     return OTF2_EvtWriter_MpiCollectiveEnd(x->w, x->al, e->time, (OTF2_CollectiveOp)e->op, comm_of(x, e),
                                            root_of(x, e), e->bytes, e->bytes2);
 }
@@ -504,6 +509,7 @@ static OTF2_ErrorCode ev_MPI_ICOLL_REQUEST(evt_ctx_t *x, const st_event_t *e)
 
 static OTF2_ErrorCode ev_MPI_ICOLL_COMPLETE(evt_ctx_t *x, const st_event_t *e)
 {
+    OTF2_AttributeList_AddUint64(x->al, ST_ATTR_COLL_SEQ, e->aux);
     return OTF2_EvtWriter_NonBlockingCollectiveComplete(x->w, x->al, e->time, (OTF2_CollectiveOp)e->op,
                                                         comm_of(x, e), root_of(x, e), e->bytes, e->bytes2, e->id);
 }

@@ -74,18 +74,26 @@ int st_otf2_failed(OTF2_ErrorCode rc, const char *what);
 
 /*
  * Where CLC keeps an event's pre-correction time when it sets ST_EVF_CLC_MOVED: in
- * aux, except for ENTER, whose aux is the call-site pc and whose id is unused.
- * (ICOLL_COMPLETE's instance seq and TASK_SWITCH's "task left" in aux are not
- * written to OTF2, so overwriting them after CLC loses nothing in the archive.)
+ * aux, except for ENTER, whose aux is the call-site pc and whose id is unused, and
+ * ICOLL_COMPLETE, whose aux is the instance seq the writer stores (synctrace:coll_seq)
+ * and whose region and tag are unused (low and high half). (TASK_SWITCH's "task left"
+ * in aux is not written to OTF2, so overwriting it after CLC loses nothing.)
  * Proposed to move to event.h.
  */
-static inline uint64_t *st_otf2_orig_time_slot(st_event_t *e)
+static inline void st_otf2_set_orig_time(st_event_t *e, uint64_t t)
 {
-    return e->kind == ST_EV_ENTER ? &e->id : &e->aux;
+    if (e->kind == ST_EV_ENTER)
+        e->id = t;
+    else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE)
+        e->region = (uint32_t)t, e->tag = (int32_t)(uint32_t)(t >> 32);
+    else
+        e->aux = t;
 }
 
 static inline uint64_t st_otf2_orig_time(const st_event_t *e)
 {
+    if (e->kind == ST_EV_MPI_ICOLL_COMPLETE)
+        return (uint64_t)(uint32_t)e->tag << 32 | e->region;
     return e->kind == ST_EV_ENTER ? e->id : e->aux;
 }
 

@@ -34,6 +34,10 @@ enum {
     ST_ATTR_CALLSITE,   /* "callsite", string: call-site text of an ENTER */
     ST_ATTR_ORIG_TIME,  /* "synctrace:orig_time", uint64: time before CLC moved the event */
     ST_ATTR_ID,         /* "synctrace:parallel_id", uint64: OpenMP parallel id (fork/join/team) */
+    ST_ATTR_POST,       /* "synctrace:post_id", uint64: a blocking receive's place in its process's post
+                           order (the id its post drew from the counter request ids come from) */
+    ST_ATTR_COLL_SEQ,   /* "synctrace:coll_seq", uint64: instance number of a collective on its
+                           communicator (MpiCollectiveEnd, NonBlockingCollectiveComplete) */
     ST_ATTR__COUNT
 };
 

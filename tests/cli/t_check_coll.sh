@@ -23,7 +23,7 @@ ranks 3
 S
 check_counts allreduce 1 0 0
 assert_eq "allreduce collective" 1 "$(kind_count collective)"
-has "collectives: 2 instances, 0 incomplete, 0 not checkable"
+has "collectives: 2 instances, 0 incomplete, 0 without a relation"
 
 # 1-to-N on a sub-communicator [2 0 1]: root = comm rank 1 = world 0 (begins at 200);
 # rank 1 ends at 190 -> 1 violation (with an untranslated root there would be none).
@@ -77,10 +77,11 @@ ranks 3
 2.0 410 coll_end exscan 0 - 8 8
 S
 check_counts scan 2 0 0
-has "collectives: 3 instances, 0 incomplete, 0 not checkable"
+has "collectives: 3 instances, 0 incomplete, 0 without a relation"
 
 # Nonblocking (request .. complete): rank 0 completes before rank 1 starts. COMM_SELF
 # collectives are one instance per rank; a collective rank 1 never joined is incomplete.
+# Those three relate no two locations.
 mk nonblocking <<'S'
 ranks 2
 0.0 100 icoll_request 1
@@ -95,9 +96,9 @@ ranks 2
 1.0 306 coll_end allreduce 1 - 8 8
 S
 check_counts nonblocking 1 0 0
-has "collectives: 4 instances, 1 incomplete, 0 not checkable"
+has "collectives: 4 instances, 1 incomplete, 3 without a relation"
 
-# Handle creation is numbered but not checked; --raw uses the pre-CLC times.
+# Handle creation is numbered but relates nothing; --raw uses the pre-CLC times.
 mk raw <<'S'
 ranks 2
 0.0 100 coll_begin
@@ -110,5 +111,5 @@ ranks 2
 1.0 260 coll_end barrier 0 - 0 0
 S
 check_counts raw 0 0 0
-has "collectives: 2 instances, 0 incomplete, 1 not checkable"
+has "collectives: 2 instances, 0 incomplete, 1 without a relation"
 check_counts raw 1 0 0 --raw

@@ -137,3 +137,14 @@ check_counts raw 0 1 0
 has "timestamps: as written (after CLC correction)"
 check_counts raw 1 1 0 --raw
 has "timestamps: raw (before CLC correction)"
+
+# Records synctrace does not write (here an OTF2 BufferFlush) are no relation, not an error.
+mk foreign <<'S'
+ranks 2
+0.0 100 send 1 0 0 4
+0.0 150 flush 160
+1.0 90 enter MPI_Recv
+1.0 95 recv 0 0 0 4
+1.0 96 leave MPI_Recv
+S
+check_counts foreign 1 1 0

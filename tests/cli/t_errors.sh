@@ -29,12 +29,12 @@ team 3 1 0 1
 1.0 116 leave MPI_Recv
 1.0 131 coll_begin
 1.0 141 coll_end allreduce 0 - 8 8
-1.0 150 fork 2
-1.0 151 team_begin 3
-1.0 160 team_end 3
-1.0 170 join
-1.1 152 team_begin 3
-1.1 159 team_end 3
+1.0 150 fork 2 pid=1
+1.0 151 team_begin 3 pid=1
+1.0 160 team_end 3 pid=1
+1.0 170 join pid=1
+1.1 152 team_begin 3 pid=1
+1.1 159 team_end 3 pid=1
 S
 run_st check "$ST_TMP/good"
 assert_eq "good archive" 0 "$RC"

@@ -2,7 +2,8 @@
  * test_clc_deps.c — deriving logical messages from recorded events: p2p matching by
  * channel in post order (blocking and nonblocking, cancelled and PROC_NULL sends),
  * collective roles by class (1-to-N, N-to-1 with empty members, N-to-N, scan,
- * nonblocking completed on another thread, intercommunicator), MPI_Init/Finalize, and
+ * nonblocking completed on another thread, intercommunicator), the payload rule (count-0
+ * operations and 0-element members take no part, barriers always do), MPI_Init/Finalize, and
  * OpenMP fork/join, barriers, locks, tasks and taskwait; mu classes of instances.
  */
 /* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
@@ -121,7 +122,7 @@ static void test_collectives(void)
         tb_ev(&t, l[r], ST_EV_MPI_ICOLL_REQUEST, b + 10)->id = 50 + (uint64_t)r;
         tb_region(&t, l[r], ST_EV_LEAVE, b + 11, TR_USER);
         st_event_t *e = tb_ev(&t, r == 1 ? w1 : l[r], ST_EV_MPI_ICOLL_COMPLETE, b + 12);
-        e->op = OP_ALLREDUCE, e->comm = 0, e->id = 50 + (uint64_t)r, e->aux = 4;
+        e->op = OP_ALLREDUCE, e->comm = 0, e->id = 50 + (uint64_t)r, e->aux = 4, e->bytes = e->bytes2 = 8;
     }
     build(&t, NULL, 0);
     SENDS_OF(l[0], 1, l[1], 0);
@@ -144,6 +145,46 @@ static void test_collectives(void)
     tb_free(&t);
 }
 
+/* The payload rule: a member sends only with bytes sent > 0, receives only with bytes
+ * received > 0; a barrier synchronizes without data. */
+static void test_payload(void)
+{
+    tb_t t;
+    tb_init(&t, 3, 0);
+    uint32_t l[3];
+    for (int r = 0; r < 3; r++)
+        l[r] = tb_loc(&t, r, 0);
+    /* 0,1: count-0 allreduce; 2,3: count-0 bcast root 0; 4,5: barrier; 6,7: scatterv root 0,
+     * rank 2 gets 0 elements; 8,9: allreduce with MPI_IN_PLACE on rank 0 (own block not
+     * counted, still data for the others); 10,11: count-0 scan; 12,13: reduce root 1,
+     * rank 0 contributes 0 bytes (its own block; never in a real reduce, but the rule is per member) */
+    for (int r = 0; r < 3; r++) {
+        uint64_t b = 100 * (uint64_t)r;
+        tb_coll(&t, l[r], b + 1, b + 2, OP_ALLREDUCE, -1, 0, 0, 0);
+        tb_coll(&t, l[r], b + 3, b + 4, OP_BCAST, 0, 1, 0, 0);
+        tb_coll(&t, l[r], b + 5, b + 6, OP_BARRIER, -1, 2, 0, 0);
+        tb_coll(&t, l[r], b + 7, b + 8, OP_SCATTERV, 0, 3, r == 0 ? 16 : 0, r == 1 ? 16 : 0);
+        tb_coll(&t, l[r], b + 9, b + 10, OP_ALLREDUCE, -1, 4, r == 0 ? 16 : 24, r == 0 ? 16 : 24);
+        tb_coll(&t, l[r], b + 11, b + 12, OP_SCAN, -1, 5, 0, 0);
+        tb_coll(&t, l[r], b + 13, b + 14, OP_REDUCE, 1, 6, r == 0 ? 0 : 8, r == 1 ? 16 : 0);
+    }
+    build(&t, NULL, 0);
+    for (int r = 0; r < 3; r++) {
+        NO_PORT(l[r], 0); NO_PORT(l[r], 1);  /* count-0 allreduce: an event, not a relation */
+        NO_PORT(l[r], 2); NO_PORT(l[r], 3);  /* count-0 bcast, root included */
+        NO_PORT(l[r], 10); NO_PORT(l[r], 11); /* count-0 scan */
+    }
+    SENDS_OF(l[0], 5, l[0], 4, l[1], 4, l[2], 4); /* barrier without bytes */
+    SENDS_OF(l[1], 7, l[0], 6);             /* scatterv: rank 1 gets data ... */
+    NO_PORT(l[2], 7);                       /* ... rank 2 none */
+    SENDS_OF(l[1], 9, l[0], 8, l[1], 8, l[2], 8); /* MPI_IN_PLACE does not hide rank 0 */
+    SENDS_OF(l[0], 9, l[0], 8, l[1], 8, l[2], 8);
+    SENDS_OF(l[1], 13, l[2], 12);          /* reduce: rank 0 contributes nothing */
+    NO_PORT(l[0], 12);
+    st_clc_graph_free(&g);
+    tb_free(&t);
+}
+
 static void test_intercomm_sync(void)
 {
     tb_t t;
@@ -162,11 +203,18 @@ static void test_intercomm_sync(void)
         tb_region(&t, l[r], ST_EV_LEAVE, 2, TR_INIT);
         tb_ev(&t, l[r], ST_EV_MPI_COLL_BEGIN, 3);
         st_event_t *e = tb_ev(&t, l[r], ST_EV_MPI_COLL_END, 4);
-        e->op = OP_ALLREDUCE, e->comm = 1, e->id = 0, e->flags = ST_EVF_INTERCOMM;
+        e->op = OP_ALLREDUCE, e->comm = 1, e->id = 0, e->flags = ST_EVF_INTERCOMM, e->bytes = e->bytes2 = 8;
         tb_region(&t, l[r], ST_EV_ENTER, 5, TR_FINALIZE);
         tb_region(&t, l[r], ST_EV_LEAVE, 6, TR_FINALIZE);
+        tb_ev(&t, l[r], ST_EV_MPI_COLL_BEGIN, 7); /* 6, 7: count-0 allreduce on the intercommunicator */
+        e = tb_ev(&t, l[r], ST_EV_MPI_COLL_END, 8);
+        e->op = OP_ALLREDUCE, e->comm = 1, e->id = 1, e->flags = ST_EVF_INTERCOMM;
     }
     build(&t, sync, 2);
+    for (int r = 0; r < 3; r++) {
+        NO_PORT(l[r], 6);
+        NO_PORT(l[r], 7);
+    }
     SENDS_OF(l[0], 1, l[0], 0, l[1], 0, l[2], 0);
     SENDS_OF(l[0], 5, l[0], 4, l[1], 4, l[2], 4);
     SENDS_OF(l[0], 3, l[1], 2, l[2], 2); /* group {0} receives from group {1,2} */
@@ -247,6 +295,7 @@ int main(void)
 {
     test_p2p();
     test_collectives();
+    test_payload();
     test_intercomm_sync();
     test_openmp();
     printf("test_clc_deps: ok\n");

@@ -5,7 +5,7 @@
  * drift (which reverses messages). They use: blocking and nonblocking point-to-point on
  * two communicators, MPI self messages, unmatched sends and receives; blocking
  * collectives of every class (N-to-N, 1-to-N, N-to-1, scan, exscan, Gatherv with members
- * without data) on MPI_COMM_WORLD, on a sub-communicator and on an intercommunicator;
+ * without data, count-0 instances of every class) on MPI_COMM_WORLD, on a sub-communicator and on an intercommunicator;
  * nonblocking collectives; MPI_Init / MPI_Finalize; OpenMP fork/join, barriers and locks.
  * Each rank's engine sees only its own locations; the engines talk through an in-memory
  * message pool delivered in random order. Every trace runs three times: message-by-message
@@ -110,13 +110,15 @@ static void sim_p2p(sim_t *s, int a, int b)
 }
 
 /* Does member q's send reach member r (comm ranks cq, cr) in a collective of class op? */
-static int coll_dep(unsigned op, int q, int r, int root, int cq, int cr, const uint64_t *bytes)
+static int coll_dep(unsigned op, int q, int r, int root, int cq, int cr, const uint64_t *bytes, const uint64_t *bytes2)
 {
+    if (op != OP_BARRIER && (!bytes[q] || !bytes2[r])) /* the payload rule */
+        return 0;
     switch (op) {
     case OP_ALLREDUCE: case OP_BARRIER: case OP_IALLREDUCE: return q != r;
     case OP_BCAST: return q == root && r != root;
     case OP_REDUCE: return r == root && q != root;
-    case OP_GATHERV: return r == root && q != root && bytes[q];
+    case OP_GATHERV: return r == root && q != root;
     case OP_SCAN: case OP_EXSCAN: return cq < cr;
     default: return 0;
     }
@@ -128,11 +130,13 @@ static void sim_coll_intra(sim_t *s, uint32_t comm, const int32_t *m, uint32_t n
                                     OP_IALLREDUCE };
     unsigned op = ops[tb_rnd() % 8];
     int root = m[tb_rnd() % n];
-    uint64_t b[8] = { 0 }, bytes[8] = { 0 };
+    uint64_t b[8] = { 0 }, bytes[8] = { 0 }, bytes2[8] = { 0 };
     uint64_t req[8] = { 0 };
+    int count0 = tb_rnd() % 6 == 0; /* a count-0 instance: events, no relations */
     for (uint32_t i = 0; i < n; i++) {
         int r = m[i];
-        bytes[r] = op == OP_GATHERV && r != root ? tb_rnd() % 2 * 8 : 8;
+        bytes[r] = count0 || (op == OP_GATHERV && r != root && tb_rnd() % 2) ? 0 : 8;
+        bytes2[r] = count0 ? 0 : 8;
         if (op == OP_IALLREDUCE) {
             b[r] = region(s, s->master[r], ST_EV_ENTER, 0, TR_USER);
             st_event_t *e;
@@ -149,13 +153,13 @@ static void sim_coll_intra(sim_t *s, uint32_t comm, const int32_t *m, uint32_t n
         int r = m[i];
         uint64_t end = b[r] + 5;
         for (uint32_t j = 0; j < n; j++)
-            if (coll_dep(op, m[j], r, root, (int)j, (int)i, bytes))
+            if (coll_dep(op, m[j], r, root, (int)j, (int)i, bytes, bytes2))
                 end = tb_max2(end, b[m[j]] + lat(s, m[j], r));
         st_event_t *e;
         ev(s, s->master[r], op == OP_IALLREDUCE ? ST_EV_MPI_ICOLL_COMPLETE : ST_EV_MPI_COLL_END,
            end + tb_between(0, 50), &e);
         e->op = (uint16_t)(op == OP_IALLREDUCE ? OP_ALLREDUCE : op), e->comm = comm, e->bytes = bytes[r];
-        e->bytes2 = 8;
+        e->bytes2 = bytes2[r];
         e->peer = op == OP_BCAST || op == OP_REDUCE || op == OP_GATHERV ? root : -1;
         if (op == OP_IALLREDUCE)
             e->id = req[r], e->aux = seq;

@@ -1,12 +1,15 @@
 /*
- * test_cli_check.c — the `synctrace check` passes on archives built in memory.
+ * test_cli_check.c — `synctrace check` (st_cli_check: archive -> rank data -> the shim's
+ * derivation) on archives built in memory.
  *
  * Property tests: random programs of messages and collectives between ranks whose clocks
- * are skewed by known offsets; the violations the passes must find are computed from the
+ * are skewed by known offsets; the violations check must find are computed from the
  * construction (the pairing is known), and must be found exactly, also with --raw on
- * CLC-moved copies. Plus the merge order of `dump`.
+ * CLC-moved copies. Collectives carry the byte counts the recorder writes; count-0
+ * instances (which do not synchronize: ends may precede other members' begins) must
+ * relate nothing. Plus the merge order of `dump`.
  */
-/* link: src/cli/check_p2p.c src/cli/check_coll.c src/cli/check_omp.c src/cli/check_util.c src/cli/archive_defs.c src/cli/archive_comm.c src/cli/archive_load.c src/cli/archive_events.c src/cli/names.c src/cli/merge.c src/record/event.c */
+/* link: src/cli/check.c src/cli/convert.c src/cli/archive_defs.c src/cli/archive_comm.c src/cli/archive_load.c src/cli/archive_events.c src/cli/names.c src/cli/merge.c src/record/event.c src/record/region.c src/otf2/rankdata.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/clc/input.c src/clc/run.c src/util/log.c */
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@
 #include "../../src/cli/merge.h"
 
 static int failures;
+static char check_err[300]; /* st_cli_check's reason of a failure */
 #define EXPECT_EQ(what, want, got)                                                                   \
     do {                                                                                             \
         unsigned long long w_ = (unsigned long long)(want), g_ = (unsigned long long)(got);          \
@@ -41,7 +45,7 @@ static void init_archive(st_cli_archive_t *ar)
 {
     memset(ar, 0, sizeof *ar);
     ar->resolution = 1000000000u;
-    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ST_CLI_NONE;
+    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ST_CLI_NONE;
     ar->nlocs = NR;
     ar->locs = calloc(NR, sizeof *ar->locs);
     for (int r = 0; r < NR; r++)
@@ -56,7 +60,7 @@ static void init_archive(st_cli_archive_t *ar)
         ar->groups[0].members[r] = (uint64_t)r;
     ar->ncomms = 1;
     ar->comms = calloc(1, sizeof *ar->comms);
-    ar->comms[0] = (st_cli_comm_t){.id = 0, .group = 0, .group_b = ST_CLI_NONE};
+    ar->comms[0] = (st_cli_comm_t){.id = 0, .group = 0, .group_b = ST_CLI_NONE, .paradigm = OTF2_PARADIGM_MPI};
     char err[256];
     if (st_cli_resolve_comms(ar, err, sizeof err)) {
         fprintf(stderr, "resolve: %s\n", err);
@@ -115,7 +119,7 @@ static void p2p_property(int trial)
         want += (int64_t)tr + skew[to] < (int64_t)ts + skew[from];
     }
     st_cli_check_t res = {0};
-    EXPECT_EQ("p2p rc", 0, st_cli_check_p2p(&ar, &res));
+    EXPECT_EQ("p2p rc", 0, st_cli_check(&ar, &res, check_err, sizeof check_err));
     EXPECT_EQ("p2p matched", nmsg, res.matched);
     EXPECT_EQ("p2p unmatched", 0, res.unmatched_sends + res.unmatched_recvs);
     EXPECT_EQ("p2p violations", want, res.p2p);
@@ -132,8 +136,8 @@ static void p2p_property(int trial)
             if (e->kind == ST_EV_MPI_SEND)
                 e->time -= 1000;
         }
-    st_cli_check_p2p(&ar, &fixed);
-    st_cli_check_p2p(&ar, &raw);
+    st_cli_check(&ar, &fixed, check_err, sizeof check_err);
+    st_cli_check(&ar, &raw, check_err, sizeof check_err);
     EXPECT_EQ("p2p after correction", 0, fixed.p2p);
     EXPECT_EQ("p2p --raw after correction", want, raw.p2p);
     st_cli_archive_free(&ar);
@@ -160,18 +164,30 @@ static int violated(int cls, int root, int r, const uint64_t *ob, const uint64_t
     return oe[r] < need;
 }
 
-/* Random sequences of collectives on MPI_COMM_WORLD with skewed clocks. */
+/* Bytes the recorder writes for rank r (wrappers/mpi_functions.tbl, 8-byte blocks). */
+static void coll_bytes(int cls, int root, int r, uint64_t *sent, uint64_t *recvd)
+{
+    switch (cls) {
+    case BCAST: *sent = r == root ? 8 * NR : 0, *recvd = r == root ? 0 : 8; break;
+    case REDUCE: *sent = 8, *recvd = r == root ? 8 * NR : 0; break;
+    case SCAN: *sent = 8 * (uint64_t)(NR - r), *recvd = 8 * (uint64_t)(r + 1); break;
+    case EXSCAN: *sent = 8 * (uint64_t)(NR - r - 1), *recvd = 8 * (uint64_t)r; break;
+    default: *sent = *recvd = 8 * NR; break;
+    }
+}
+
+/* Random sequences of collectives on MPI_COMM_WORLD with skewed clocks; some have count 0. */
 static void coll_property(void)
 {
     st_cli_archive_t ar;
     init_archive(&ar);
     int64_t skew[NR];
-    uint64_t clock[NR], want = 0;
+    uint64_t clock[NR], want = 0, want_rel = 0;
     for (int r = 0; r < NR; r++)
         skew[r] = (int64_t)rnd(30), clock[r] = 1000;
-    int ninst = 20 + (int)rnd(30);
+    int ninst = 20 + (int)rnd(30), nzero = 0;
     for (int i = 0; i < ninst; i++) {
-        int cls = (int)rnd(NCLASS), root = (int)rnd(NR);
+        int cls = (int)rnd(NCLASS), root = (int)rnd(NR), zero = rnd(4) == 0;
         uint64_t b[NR], maxb = 0, ob[NR], oe[NR];
         for (int r = 0; r < NR; r++) {
             b[r] = clock[r] += 1 + rnd(20);
@@ -179,23 +195,75 @@ static void coll_property(void)
             ob[r] = b[r] + (uint64_t)skew[r];
         }
         for (int r = 0; r < NR; r++) {
-            uint64_t e = (cls == BCAST ? b[root] : maxb) + 2 + rnd(5);
+            /* count 0: nobody waits for anybody (MPICH returns at once) */
+            uint64_t e = (zero ? b[r] : cls == BCAST ? b[root] : maxb) + 2 + rnd(5), sent = 0, recvd = 0;
             clock[r] = e = e > b[r] ? e : b[r] + 1;
             oe[r] = e + (uint64_t)skew[r];
             push(&ar, r, ST_EV_MPI_COLL_BEGIN, ob[r]);
             st_cli_event_t *x = push(&ar, r, ST_EV_MPI_COLL_END, oe[r]);
             x->op = (uint16_t)class_op[cls];
             x->peer = cls == BCAST || cls == REDUCE ? root : -1;
+            if (!zero)
+                coll_bytes(cls, root, r, &sent, &recvd);
+            x->bytes = sent, x->bytes2 = recvd;
         }
-        for (int r = 0; r < NR; r++)
+        nzero += zero;
+        for (int r = 0; r < NR && !zero; r++) {
             want += (uint64_t)violated(cls, root, r, ob, oe);
+            want_rel += cls == ALLREDUCE || (cls == BCAST && r != root) || (cls == REDUCE && r == root) ||
+                        (cls == SCAN && r > 0) || (cls == EXSCAN && r > 0);
+        }
     }
     st_cli_check_t res = {0};
-    EXPECT_EQ("coll rc", 0, st_cli_check_coll(&ar, &res));
+    EXPECT_EQ("coll rc", 0, st_cli_check(&ar, &res, check_err, sizeof check_err));
     EXPECT_EQ("coll instances", ninst, res.coll_instances);
     EXPECT_EQ("coll incomplete", 0, res.coll_incomplete);
+    EXPECT_EQ("coll without a relation (count 0)", nzero, res.coll_unrelated);
+    EXPECT_EQ("coll relations", want_rel, res.relations);
     EXPECT_EQ("coll violations", want, res.coll);
     st_cli_archive_free(&ar);
+}
+
+/* ---- stored post order ------------------------------------------------------------------------ */
+
+/*
+ * Two threads of rank 1 receive on one channel with blocking MPI_Recv: thread 1 posted
+ * first (post id 1), so it got the first send (t=100) and completed late (300); thread 0
+ * posted second and got the second send (200), but its completion is stamped 190: one
+ * violation. The archive stores the post ids (synctrace:post_id); without them the order
+ * of blocking receives on different threads is unknown and rebuilt by completion time,
+ * which pairs them the other way round and hides the violation.
+ */
+static void post_order_stored(void)
+{
+    for (int stored = 0; stored < 2; stored++) {
+        st_cli_archive_t ar;
+        init_archive(&ar);
+        st_cli_location_t *l = realloc(ar.locs, sizeof *l * (NR + 1));
+        if (!l)
+            exit(1);
+        memmove(&l[3], &l[2], sizeof *l * (NR - 2));
+        l[2] = (st_cli_location_t){.id = 65536u + 1, .rank = 1, .thread = 1};
+        ar.locs = l, ar.nlocs = NR + 1;
+        static const struct { int loc; unsigned kind; uint64_t t, post; } ev[] = {
+            {0, ST_EV_MPI_SEND, 100, 0}, {0, ST_EV_MPI_SEND, 200, 0},
+            {1, ST_EV_ENTER, 120, 0}, {1, ST_EV_MPI_RECV, 190, 2}, {1, ST_EV_LEAVE, 191, 0},
+            {2, ST_EV_ENTER, 90, 0}, {2, ST_EV_MPI_RECV, 300, 1}, {2, ST_EV_LEAVE, 301, 0},
+        };
+        for (size_t i = 0; i < sizeof ev / sizeof *ev; i++) {
+            st_cli_location_t *L = &ar.locs[ev[i].loc];
+            st_cli_event_t *e = st_cli_grow((void **)&L->ev, &L->n, &L->cap, sizeof *e);
+            *e = (st_cli_event_t){.time = ev[i].t, .orig = ev[i].t, .kind = (uint8_t)ev[i].kind, .ref = ST_CLI_NONE,
+                                  .callsite = ST_CLI_NONE, .peer = ev[i].loc ? 0 : 1};
+            if (ev[i].kind == ST_EV_MPI_RECV && stored)
+                e->order = ev[i].post, e->flags |= ST_CLI_EVF_ORDER;
+        }
+        st_cli_check_t res = {0};
+        EXPECT_EQ("post order rc", 0, st_cli_check(&ar, &res, check_err, sizeof check_err));
+        EXPECT_EQ("post order matched", 2, res.matched);
+        EXPECT_EQ(stored ? "violations with stored post ids" : "violations with rebuilt post order", stored, res.p2p);
+        st_cli_archive_free(&ar);
+    }
 }
 
 /* ---- merge order ---------------------------------------------------------------------------- */
@@ -229,6 +297,7 @@ int main(void)
         p2p_property(t);
     for (int t = 0; t < 200 && !failures; t++)
         coll_property();
+    post_order_stored();
     merge_order();
     if (failures) {
         fprintf(stderr, "%d failures\n", failures);
