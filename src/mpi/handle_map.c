@@ -3,9 +3,17 @@
 
 #include <stdlib.h>
 
-#define EMPTY INT64_MIN
-#define TOMB  (INT64_MIN + 1)
-#define BUSY  (INT64_MIN + 2) /* reserved by an insert that is filling the value */
+/*
+ * A slot's word: generation (bits 63..34), state (33..32), handle (31..0). Every insert into a slot makes a
+ * new generation, so a claimer that read a live word, lost the slot to another claimer and an insert of the
+ * same handle (a shared handle is inserted again and again) cannot take the new entry with its stale copy
+ * of the old one (ABA): its CAS compares the generation too. Clearing keeps the generations.
+ */
+enum { EMPTY, BUSY, LIVE, TOMB };
+#define STATE(w)      ((unsigned)((w) >> 32) & 3u)
+#define HANDLE(w)     ((uint32_t)(w))
+#define NEXT_GEN(w)   (((w) & ~0x3FFFFFFFFull) + (1ull << 34))
+#define WORD(w, st, h) (((w) & ~0x3FFFFFFFFull) | ((uint64_t)(st) << 32) | (uint32_t)(h))
 
 /*
  * fill: inserts since the segment was last cleared (high 32 bits) and entries present (low 32). Inserts
@@ -26,7 +34,7 @@ struct st_hmap_seg {
 
 static inline uint32_t home(const st_hmap_seg_t *s, int64_t key)
 {
-    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (uint64_t)(uint32_t)key * 0x9E3779B97F4A7C15ull;
     return (uint32_t)(h >> 32) & s->mask;
 }
 
@@ -43,8 +51,10 @@ void st_hmap_init(st_hmap_t *m)
 
 static void clear_slots(st_hmap_seg_t *s)
 {
-    for (uint32_t i = 0; i <= s->mask; i++)
-        atomic_store_explicit(&s->slot[i].key, EMPTY, memory_order_relaxed);
+    for (uint32_t i = 0; i <= s->mask; i++) {
+        uint64_t w = atomic_load_explicit(&s->slot[i].key, memory_order_relaxed);
+        atomic_store_explicit(&s->slot[i].key, WORD(w, EMPTY, 0), memory_order_relaxed);
+    }
 }
 
 /* Segment k, allocated when missing (the loser of a race frees its copy). */
@@ -59,7 +69,8 @@ static st_hmap_seg_t *segment(st_hmap_t *m, int k)
         return NULL;
     n->mask = slots - 1;
     atomic_init(&n->fill, 0);
-    clear_slots(n);
+    for (uint32_t i = 0; i < slots; i++)
+        atomic_init(&n->slot[i].key, WORD(0, EMPTY, 0));
     if (atomic_compare_exchange_strong_explicit(&m->seg[k], &s, n, memory_order_acq_rel, memory_order_acquire))
         return n;
     free(n);
@@ -88,14 +99,15 @@ int st_hmap_put(st_hmap_t *m, int64_t key, const st_req_info_t *val)
             continue;
         /* Fewer than half the slots are in use, so an EMPTY or TOMB slot is reached. */
         for (uint32_t i = home(s, key);; i = (i + 1) & s->mask) {
-            int64_t cur = atomic_load_explicit(&s->slot[i].key, memory_order_relaxed);
-            if (cur != EMPTY && cur != TOMB)
+            uint64_t cur = atomic_load_explicit(&s->slot[i].key, memory_order_relaxed);
+            if (STATE(cur) != EMPTY && STATE(cur) != TOMB)
                 continue;
-            /* Reserve the slot, fill the value, then publish the key. */
-            if (atomic_compare_exchange_strong_explicit(&s->slot[i].key, &cur, BUSY, memory_order_acquire,
+            /* Reserve the slot (a new generation), fill the value, then publish the handle. */
+            uint64_t busy = WORD(NEXT_GEN(cur), BUSY, 0);
+            if (atomic_compare_exchange_strong_explicit(&s->slot[i].key, &cur, busy, memory_order_acquire,
                                                         memory_order_relaxed)) {
                 s->slot[i].val = *val;
-                atomic_store_explicit(&s->slot[i].key, key, memory_order_release);
+                atomic_store_explicit(&s->slot[i].key, WORD(busy, LIVE, key), memory_order_release);
                 return 0;
             }
         }
@@ -103,13 +115,18 @@ int st_hmap_put(st_hmap_t *m, int64_t key, const st_req_info_t *val)
     return -1;
 }
 
+static int holds(uint64_t w, int64_t key)
+{
+    return STATE(w) == LIVE && HANDLE(w) == (uint32_t)key;
+}
+
 static st_hmap_slot_t *find(st_hmap_seg_t *s, int64_t key)
 {
     for (uint32_t i = home(s, key), n = 0; n <= s->mask; n++, i = (i + 1) & s->mask) {
-        int64_t cur = atomic_load_explicit(&s->slot[i].key, memory_order_acquire);
-        if (cur == key)
+        uint64_t cur = atomic_load_explicit(&s->slot[i].key, memory_order_acquire);
+        if (holds(cur, key))
             return &s->slot[i];
-        if (cur == EMPTY)
+        if (STATE(cur) == EMPTY)
             return NULL;
     }
     return NULL;
@@ -143,14 +160,14 @@ static void release(st_hmap_seg_t *s)
 static int claim_in(st_hmap_seg_t *s, int64_t key, st_req_info_t *out)
 {
     for (uint32_t i = home(s, key), n = 0; n <= s->mask; n++, i = (i + 1) & s->mask) {
-        int64_t cur = atomic_load_explicit(&s->slot[i].key, memory_order_acquire);
-        if (cur == EMPTY)
+        uint64_t cur = atomic_load_explicit(&s->slot[i].key, memory_order_acquire);
+        if (STATE(cur) == EMPTY)
             return 0;
-        if (cur != key)
+        if (!holds(cur, key))
             continue;
-        /* Copy before claiming: once the slot is a tombstone an insert may overwrite it. */
+        /* Copy before claiming: once the slot is a tombstone an insert may overwrite it (the CAS then fails). */
         st_req_info_t copy = s->slot[i].val;
-        if (atomic_compare_exchange_strong_explicit(&s->slot[i].key, &cur, TOMB, memory_order_acq_rel,
+        if (atomic_compare_exchange_strong_explicit(&s->slot[i].key, &cur, WORD(cur, TOMB, 0), memory_order_acq_rel,
                                                     memory_order_relaxed)) {
             *out = copy;
             release(s);

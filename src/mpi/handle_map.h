@@ -28,8 +28,11 @@
 #define ST_HMAP_FIRST_BITS 12 /* slots of the first segment: 4096 */
 #define ST_HMAP_SEGS       18 /* the last has 2^29 slots */
 
+/* Keys are MPICH handles: 32-bit ints (the upper half of a slot's word holds its state). */
+_Static_assert(sizeof(MPI_Request) <= 4 && sizeof(MPI_Message) <= 4, "handles must fit in 32 bits");
+
 typedef struct st_hmap_slot {
-    _Atomic int64_t key;
+    _Atomic uint64_t key; /* generation, state and handle: see handle_map.c */
     st_req_info_t   val;
 } st_hmap_slot_t;
 
