@@ -77,15 +77,32 @@ static uint64_t fnv(uint64_t h, uint64_t v)
     return h;
 }
 
+static uint64_t fnv_group(uint64_t h, const int32_t *world, uint32_t n)
+{
+    h = fnv(h, n);
+    for (uint32_t i = 0; i < n; i++)
+        h = fnv(h, (uint64_t)(uint32_t)world[i]);
+    return h;
+}
+
+/* First world rank of a group (the groups of an intercommunicator are disjoint). */
+static int32_t first_world(const int32_t *world, uint32_t n)
+{
+    return n ? world[0] : INT32_MAX;
+}
+
 static uint64_t membership_key(const st_comm_def_t *d)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv(h, d->size);
-    for (uint32_t i = 0; i < d->size; i++)
-        h = fnv(h, (uint64_t)(uint32_t)d->world[i]);
-    h = fnv(h, d->remote_size);
-    for (uint32_t i = 0; i < d->remote_size; i++)
-        h = fnv(h, (uint64_t)(uint32_t)d->remote_world[i]);
+    /* The two groups of an intercommunicator see each other as local and remote: hash them
+     * in an order both agree on (the group whose rank 0 has the lower world rank first). */
+    if (d->remote_size && first_world(d->remote_world, d->remote_size) < first_world(d->world, d->size)) {
+        h = fnv_group(h, d->remote_world, d->remote_size);
+        h = fnv_group(h, d->world, d->size);
+    } else {
+        h = fnv_group(h, d->world, d->size);
+        h = fnv_group(h, d->remote_world, d->remote_size);
+    }
     uint32_t count = 0, j;
     for (j = 0; j < nseen; j++)
         if (seen[j].hash == h)
