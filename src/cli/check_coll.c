@@ -13,8 +13,10 @@
  *   N-to-1 (reduce, gather[v])       the root's end vs every begin (the latest)
  *   N-to-N (barrier, all*, alltoall*, reduce_scatter*)  every end vs the latest begin
  *   scan / exscan                    rank i's end vs the begins of ranks <= i / < i
- * Other operations (handle creation, ...) count as instances but are not checked, nor are
- * rooted or scan operations on intercommunicators. Instances with fewer members than the
+ * On an intercommunicator data flows between the groups: the same rules with "every begin"
+ * meaning the other group's, and a rooted operation's members being the root (whose end names
+ * itself) and the other group. Other operations (handle creation, ...) count as instances but
+ * are not checked. Instances with fewer members than the
  * communicator are counted as incomplete and checked with what is there.
  */
 #include "check.h"
@@ -253,15 +255,70 @@ static int check_scan(const inst_t *in, int ex)
     return 0;
 }
 
+static int in_group_a(const inst_t *in, const coll_t *c)
+{
+    for (uint32_t i = 0; i < in->comm->size; i++)
+        if (in->comm->world[i] == c->rank)
+            return 1;
+    return 0;
+}
+
+/* The latest begin among the members of one group of an intercommunicator (a: group A). */
+static const coll_t *latest_begin_of(const inst_t *in, int a)
+{
+    const coll_t *m = NULL;
+    for (size_t i = 0; i < in->n; i++)
+        if (in_group_a(in, &in->a[i]) == a && (!m || t_begin(in, &in->a[i]) > t_begin(in, m)))
+            m = &in->a[i];
+    return m;
+}
+
+/* Intercommunicator: data flows only between the groups. N-to-N: every end vs the latest begin
+ * of the other group; rooted: the root (its end names itself) and the other group, as within a
+ * communicator; the rest of the root's group takes no part. Returns 1 if it cannot be checked. */
+static int check_inter(inst_t *in, int cls)
+{
+    if (cls == C_NN) {
+        const coll_t *latest[2] = { latest_begin_of(in, 0), latest_begin_of(in, 1) };
+        for (size_t i = 0; i < in->n; i++) {
+            const coll_t *m = latest[!in_group_a(in, &in->a[i])];
+            if (m)
+                need(in, &in->a[i], m);
+        }
+        return 0;
+    }
+    if (cls != C_1N && cls != C_N1)
+        return 1;
+    const coll_t *root = NULL;
+    for (size_t i = 0; i < in->n && !root; i++)
+        if (ev(in, &in->a[i], in->a[i].e)->peer == in->a[i].rank)
+            root = &in->a[i];
+    if (!root)
+        return 1;
+    int other = !in_group_a(in, root);
+    if (cls == C_N1) {
+        const coll_t *m = latest_begin_of(in, other);
+        if (m)
+            need(in, root, m);
+        return 0;
+    }
+    for (size_t i = 0; i < in->n; i++)
+        if (in_group_a(in, &in->a[i]) == other)
+            need(in, &in->a[i], root);
+    return 0;
+}
+
 static int check_instance(inst_t *in)
 {
     int cls = op_class(in->end0->op);
     int inter = in->comm && in->comm->world_b;
-    const coll_t *root = cls == C_1N || cls == C_N1 ? root_item(in) : NULL;
+    const coll_t *root = !inter && (cls == C_1N || cls == C_N1) ? root_item(in) : NULL;
     in->res->coll_instances++;
     if (in->comm && !in->comm->self && in->n != in->comm->nmembers)
         in->res->coll_incomplete++;
-    if (cls == C_NONE || (inter && cls != C_NN) || ((cls == C_1N || cls == C_N1) && !root)) {
+    if (inter && cls != C_NONE && check_inter(in, cls) == 0)
+        return 0;
+    if (cls == C_NONE || inter || ((cls == C_1N || cls == C_N1) && !root)) {
         in->res->coll_unchecked++;
         return 0;
     }
