@@ -503,8 +503,52 @@ def model_inter(np_, counts, args):
     return e
 
 
+def model_commsel(np_, counts, args):
+    """tests/mpi/commsel.c: the same traffic on world, a dup, a split, a reversed split, an intercommunicator."""
+    e = Expect()
+    groups = [list(range(0, np_, 2)), list(range(1, np_, 2))]
+    for r in range(np_):
+        b = r % 2
+        own, remote = groups[b], groups[1 - b]
+        common(e, r, reports=1)
+        for region in ("MPI_Comm_dup", "MPI_Comm_split", "MPI_Comm_split", "MPI_Intercomm_create"):
+            e.coll(r, region)
+        e.coll(r, "MPI_Comm_free", n=4)
+        e.call(r, "MPI_Comm_rank", 5, optional=True)
+        e.call(r, "MPI_Comm_size", 5, optional=True)
+        e.call(r, "MPI_Comm_remote_size", optional=True)
+        e.call(r, "MPI_Isend", 5)
+        e.call(r, "MPI_Wait", 5)
+        e.ev(r, "isend_complete", "MPI_Wait", 5)
+        e.call(r, "MPI_Bcast", 5)
+        e.ev(r, "coll_begin", "MPI_Bcast", 5)
+        e.coll(r, "MPI_Allreduce", n=5)
+        recvs = 0
+        for tag, members in ((10, list(range(np_))), (11, list(range(np_))), (12, own),
+                             (13, list(range(np_ - 1, -1, -1)))):
+            i, n = members.index(r), len(members)
+            e.msg(r, "isend", "MPI_Isend", members[(i + 1) % n], tag, 4)
+            e.msg(r, "recv", "MPI_Recv", members[(i - 1) % n], tag, 4)
+            recvs += 1
+            e.add(r, ("coll_end", "MPI_Bcast", members[n - 1]))
+            e.coll(r, "MPI_Gather", root=members[0])
+            e.coll(r, "MPI_Barrier")
+        lr, ls, rs = own.index(r), len(own), len(remote)
+        e.msg(r, "isend", "MPI_Isend", remote[lr % rs], 14, 4)
+        for j in range(lr, rs, ls):
+            e.msg(r, "recv", "MPI_Recv", remote[j], 14, 4)
+            recvs += 1
+        e.add(r, ("coll_end", "MPI_Bcast", (r if lr == 0 else None) if b == 0 else groups[0][0]))
+        e.call(r, "MPI_Recv", recvs)
+    # report; dup, 2 splits (on world), Intercomm_create (one per group); world, dup, reversed:
+    # 4 each; split: 4 per group; inter: 2; frees: inter, reversed, split (per group), dup
+    e.instances(1 + 3 + 2 + 3 * 4 + 2 * 4 + 2 + 5)
+    return e
+
+
 MODELS = {"burst": model_burst, "p2p": model_p2p, "nonblock": model_nonblock, "coll": model_coll, "fring": model_fring,
-          "pingpong": model_pingpong, "inter": model_inter}
+          "pingpong": model_pingpong, "inter": model_inter,
+          "commsel": model_commsel}
 
 
 # ---- commands ---------------------------------------------------------------------------
