@@ -28,7 +28,7 @@ for np in 4 5; do
     grep -q '^violations: 0$' "$ST_TMP/raw.txt" || fail "inter$np: raw violations: $(grep violations "$ST_TMP/raw.txt")"
     st info "$TRACE" >"$ST_TMP/info.txt"
     grep -qE '^moved by CLC: *0 events' "$ST_TMP/info.txt" ||
-        fail "inter$np: CLC moved events on one node: $(grep 'moved by CLC' "$ST_TMP/info.txt")"
+        fail "inter$np: CLC moved events on one node: $(grep 'moved by CLC' "$ST_TMP/info.txt") (mu $(sed -n 's/^ *SYNCTRACE::CLC_MU_INTRA *//p' "$ST_TMP/info.txt") ns)"
     # untraced + traced run + checks; the tool's finalize used to wait 60 s for a partner
     assert_le "inter$np: seconds for both runs and the checks" 30 "$secs"
     note "inter$np: $secs s for both runs and the checks"
