@@ -137,6 +137,16 @@ static int32_t *group_world(MPI_Group g, uint32_t *size)
     return out;
 }
 
+/* Whether a group has a process outside MPI_COMM_WORLD (MPI_UNDEFINED after translation). */
+static int has_outsider(const int32_t *world, uint32_t n)
+{
+    for (uint32_t i = 0; world && i < n; i++)
+        if (world[i] < 0)
+            return 1;
+    return 0;
+}
+
+/* 0, -1 (out of memory), or 1: a member outside MPI_COMM_WORLD. */
 static int fill_def(MPI_Comm comm, st_comm_def_t *d)
 {
     int inter = 0;
@@ -151,7 +161,9 @@ static int fill_def(MPI_Comm comm, st_comm_def_t *d)
         d->remote_world = group_world(g, &d->remote_size);
         PMPI_Group_free(&g);
     }
-    return d->world && (!inter || d->remote_world) ? 0 : -1;
+    if (!d->world || (inter && !d->remote_world))
+        return -1;
+    return has_outsider(d->world, d->size) || has_outsider(d->remote_world, d->remote_size);
 }
 
 st_comm_t *st_comm_add(MPI_Comm comm, MPI_Comm parent)
@@ -159,13 +171,18 @@ st_comm_t *st_comm_add(MPI_Comm comm, MPI_Comm parent)
     if (comm == MPI_COMM_NULL)
         return NULL;
     st_comm_t *c = calloc(1, sizeof *c);
-    if (!c || fill_def(comm, &c->def) != 0) {
+    int rc = c ? fill_def(comm, &c->def) : -1;
+    if (rc != 0) {
         if (c) {
             free(c->def.world);
             free(c->def.remote_world);
         }
         free(c);
-        st_log_warn_once("cannot describe a new communicator; its events are not traced");
+        if (rc > 0) /* trace, matching and CLC name processes by world rank */
+            st_log_warn_once("a communicator with processes outside MPI_COMM_WORLD (spawn, connect, join); "
+                             "its events are not traced");
+        else
+            st_log_warn_once("cannot describe a new communicator; its events are not traced");
         return NULL;
     }
     st_comm_t *p = parent != MPI_COMM_NULL ? st_comm_get(parent) : NULL;
