@@ -1968,6 +1968,8 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
         return -1;
     *used = sizeof h + h.len;
     reader_t rd = { buf + sizeof h, buf + *used };
+    if (h.type < R_COUNTS || h.type > R_CONV_DOWN)
+        return -1; /* before deferring: a record no rank sends would wait forever */
     if (r->state == S_SETUP && h.type != R_COUNTS && h.type != R_SETUP_UP && h.type != R_SETUP_DOWN)
         return defer(r, from, buf, *used);
     if (early(r, &h))

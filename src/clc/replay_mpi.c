@@ -17,7 +17,12 @@
  *      communicator: Isend of the engine's buffers, Improbe/Mrecv of what arrives,
  *      PMPI_Testsome and st_polite_pause when idle — never a blocking wait;
  *   4. all-or-nothing: if any rank failed or stalled (no progress for ST_CLC_STALL_S
- *      seconds), every rank restores its original times and the archive says so;
+ *      seconds), every rank restores its original times and the archive says so. A rank
+ *      that fails tells every other (an empty TAG_ABORT message), so they stop at once
+ *      instead of waiting for it; then every rank drains: the number of messages each rank
+ *      sent to each other is summed (one reduce-scatter), and each receives (and discards)
+ *      until it has all of its own, then completes its sends — no tool message is left
+ *      pending when the communicator is freed (MPI/UCX would warn about it at exit);
  *   5. otherwise each moved event keeps its pre-correction time in the slot the OTF2
  *      writer reads (st_otf2_set_orig_time), and the statistics of all ranks are
  *      reduced to rank 0's properties (clc.*, FINALIZE_CLC_MS).
@@ -40,6 +45,9 @@
 #include "replay.h"
 
 #define TAG         7401
+#define TAG_ABORT   7402 /* empty: the sender failed, stop waiting for it */
+#define ST_CLC_DRAIN_S 10.0 /* draining the messages of a finished or failed run (they are all in flight) */
+#define ST_CLC_QUIET_S 5.0  /* idle this long (plus the time taken so far): say what this rank waits for */
 #define ST_CLC_STALL_S 60.0 /* no message and no local progress for this long (plus twice the time the
                               correction has taken so far: large traces take long): give up */
 
@@ -128,11 +136,14 @@ typedef struct mpi_net {
     MPI_Request *req;
     void       **buf;
     int          n, cap, err;
+    int          aborted;   /* a TAG_ABORT arrived: another rank failed */
+    uint64_t    *sent;      /* [nranks]: messages sent to each rank (for the drain) */
+    uint64_t     received;  /* messages received */
 } mpi_net_t;
 
-static int net_send(void *ctx, int32_t to, void *buf, size_t len)
+/* Posts one message; buf is freed when its send completed (or now, on a failure). */
+static int post(mpi_net_t *m, int32_t to, void *buf, size_t len, int tag)
 {
-    mpi_net_t *m = ctx;
     if (m->n == m->cap) {
         int cap = m->cap ? 2 * m->cap : 64;
         MPI_Request *r = realloc(m->req, sizeof *r * (size_t)cap);
@@ -147,13 +158,29 @@ static int net_send(void *ctx, int32_t to, void *buf, size_t len)
         }
         m->cap = cap;
     }
-    if (PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, to, TAG, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
+    if (PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, to, tag, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
         st_clc_free(buf);
         m->err = 1;
         return -1;
     }
+    m->sent[to]++;
     m->buf[m->n++] = buf;
     return 0;
+}
+
+static int net_send(void *ctx, int32_t to, void *buf, size_t len)
+{
+    return post(ctx, to, buf, len, TAG);
+}
+
+/* After a failure here: tells every other rank (an empty message each). */
+static void send_abort(mpi_net_t *m, int32_t me, int32_t nranks)
+{
+    for (int32_t q = 0; q < nranks; q++) {
+        void *b = q == me ? NULL : st_clc_malloc(1);
+        if (b)
+            post(m, q, b, 0, TAG_ABORT);
+    }
 }
 
 /* Frees the buffers of completed sends (compacting the arrays). */
@@ -183,7 +210,8 @@ static void reap_sends(mpi_net_t *m)
     m->n = k;
 }
 
-/* Delivers every message that has arrived; returns how many, -1 on a failure. */
+/* Delivers every message that has arrived to r (r NULL: discards them); returns how many,
+ * -1 on a failure or when another rank reported one. */
 static int poll_incoming(mpi_net_t *m, st_clc_replay_t *r)
 {
     int got = 0;
@@ -192,7 +220,7 @@ static int poll_incoming(mpi_net_t *m, st_clc_replay_t *r)
         MPI_Message msg;
         MPI_Status st;
         MPI_Count count = 0;
-        if (PMPI_Improbe(MPI_ANY_SOURCE, TAG, m->comm, &flag, &msg, &st) != MPI_SUCCESS)
+        if (PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &msg, &st) != MPI_SUCCESS)
             return -1;
         if (!flag)
             return got;
@@ -205,20 +233,51 @@ static int poll_incoming(mpi_net_t *m, st_clc_replay_t *r)
             st_clc_free(buf);
             return -1;
         }
-        int rc = st_clc_replay_deliver(r, st.MPI_SOURCE, buf, (size_t)count);
+        m->received++;
+        int rc = 0;
+        if (st.MPI_TAG == TAG_ABORT)
+            m->aborted = 1;
+        else if (r && !m->aborted)
+            rc = st_clc_replay_deliver(r, st.MPI_SOURCE, buf, (size_t)count);
         st_clc_free(buf);
-        if (rc)
+        if (rc || (r && m->aborted))
             return -1;
         got++;
     }
 }
 
-/* Releases unfinished sends after a failure; the buffers stay allocated (MPI may still read them). */
+/* Releases sends that did not complete in the drain; the buffers stay allocated (MPI may still read them). */
 static void abandon_sends(mpi_net_t *m)
 {
     for (int i = 0; i < m->n; i++)
         PMPI_Request_free(&m->req[i]);
     m->n = 0;
+}
+
+/* After the message loop, on every rank that entered it (finished, failed or told to stop):
+ * receives every message sent to this rank (how many: the sum over the senders) and completes
+ * its own sends, so that nothing is pending when the communicator is freed. */
+static int drain(mpi_net_t *m, int32_t me, int crowded)
+{
+    uint64_t expected = 0;
+    MPI_Request req;
+    if (PMPI_Ireduce_scatter_block(m->sent, &expected, 1, MPI_UINT64_T, MPI_SUM, m->comm, &req) != MPI_SUCCESS ||
+        st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS)
+        return -1;
+    double t0 = mono_s();
+    for (long idle = 0; m->received < expected || m->n; idle++) {
+        int got = poll_incoming(m, NULL);
+        reap_sends(m);
+        if (got > 0)
+            idle = 0;
+        st_polite_pause(idle, crowded);
+        if (idle % 64 == 63 && mono_s() - t0 > ST_CLC_DRAIN_S) {
+            st_log_error("CLC: rank %d: %" PRIu64 " of %" PRIu64 " tool messages arrived and %d sends incomplete "
+                         "after %.0f s; leaving them", (int)me, m->received, expected, m->n, ST_CLC_DRAIN_S);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* ---- the run ----------------------------------------------------------------------------------- */
@@ -287,6 +346,11 @@ static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank, double t_sta
             st_log_error("CLC: rank %d made no progress for %.0f s (%s); giving up", rank, now - last, why);
             return -1;
         }
+        if (now - last > ST_CLC_QUIET_S + (last - t_start)) {
+            char why[200];
+            st_clc_replay_waiting(r, why, sizeof why);
+            st_log_warn_once("CLC: rank %d waiting for other ranks since %.0f s (%s)", rank, now - last, why);
+        }
     }
 }
 
@@ -328,11 +392,11 @@ static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
                       double t_start, int crowded, int *rounds)
 {
-    mpi_net_t m = { .comm = comm };
+    mpi_net_t m = { .comm = comm, .sent = calloc((size_t)in->nranks, sizeof(uint64_t)) };
     st_clc_replay_net_t net = { net_send, &m };
     st_clc_replay_t *r = NULL;
     double c0 = cpu_ms();
-    int ok = st_clc_replay_new(p, in, rank, &net, &r) == 0, all_ok = 0;
+    int ok = m.sent && st_clc_replay_new(p, in, rank, &net, &r) == 0, all_ok = 0, started = 0;
     if (ok) {
         st_clc_replay_on_moved(r, keep_orig, NULL);
         st_clc_replay_set_rounds(r, (int)(st_config.clc_rounds < 200 ? st_config.clc_rounds : 200));
@@ -341,19 +405,26 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     uint32_t incoming = 0;
     /* Everyone must have an engine before anyone sends to it. */
     if (min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS || !all_ok ||
-        partner_count(comm, r, in->nranks, &incoming, crowded) || st_clc_replay_start(r, incoming))
+        partner_count(comm, r, in->nranks, &incoming, crowded))
         ok = 0;
-    if (ok && message_loop(&m, r, rank, t_start, crowded) != 0)
+    else if (!(started = 1) || st_clc_replay_start(r, incoming) || message_loop(&m, r, rank, t_start, crowded))
         ok = 0;
     st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f", c1 - c0, cpu_ms() - c1);
     if (ok) {
         st_clc_replay_stats(r, s);
         *rounds = st_clc_replay_rounds(r);
     }
+    if (started) { /* every rank that started takes part in the drain */
+        if (!ok && !m.aborted)
+            send_abort(&m, rank, in->nranks);
+        if (drain(&m, rank, crowded))
+            ok = 0;
+    }
     if (m.n)
         abandon_sends(&m);
     free(m.req);
     free(m.buf);
+    free(m.sent);
     st_clc_replay_free(r);
     return ok ? 0 : -1;
 }

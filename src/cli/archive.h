@@ -38,10 +38,11 @@ enum {
 #define ST_CLI_NONE UINT32_MAX /* no region / comm / string */
 
 /* Event flags. */
-#define ST_CLI_EVF_MOVED   0x01u /* carries synctrace:orig_time (CLC moved it) */
-#define ST_CLI_EVF_BADPEER 0x02u /* peer/root could not be translated to a world rank */
-#define ST_CLI_EVF_PID     0x04u /* OpenMP fork/join/team event with synctrace:parallel_id in req */
-#define ST_CLI_EVF_ORDER   0x08u /* order is valid (synctrace:post_id / synctrace:coll_seq) */
+#define ST_CLI_EVF_MOVED      0x01u /* carries synctrace:orig_time (CLC moved it) */
+#define ST_CLI_EVF_BADPEER    0x02u /* peer/root could not be translated to a world rank */
+#define ST_CLI_EVF_PID        0x04u /* OpenMP fork/join/team event with synctrace:parallel_id in req */
+#define ST_CLI_EVF_ORDER      0x08u /* order is valid (synctrace:post_id / synctrace:coll_seq) */
+#define ST_CLI_EVF_ROOT_GROUP 0x10u /* intercommunicator collective: the root is another process of this group */
 
 /*
  * One event. Which fields a kind uses:
@@ -50,7 +51,9 @@ enum {
  *   recv/irecv             peer = sender (world), comm, tag, bytes, req (irecv)
  *   isend_complete, irecv_request, cancelled, icoll_request, request_test: req
  *   coll_end/icoll_complete op (OTF2_CollectiveOp), comm, peer = root (world) or -1,
- *                          bytes = sent, bytes2 = received, req (icoll_complete)
+ *                          bytes = sent, bytes2 = received, req (icoll_complete); on an
+ *                          intercommunicator the root's own events name itself, the rest of
+ *                          its group has peer -1 and ST_CLI_EVF_ROOT_GROUP
  *   omp_fork               bytes = requested threads; req = parallel id (ST_CLI_EVF_PID)
  *   omp_join               req = parallel id (ST_CLI_EVF_PID)
  *   omp_team_begin/end     comm = thread team; req = parallel id (ST_CLI_EVF_PID)

@@ -86,6 +86,21 @@ static void set_peer(evt_ctx_t *c, st_cli_event_t *e, uint32_t comm, uint32_t ra
         e->flags |= ST_CLI_EVF_BADPEER;
 }
 
+/* A collective's root: OTF2's special values name this process (the root of an intercommunicator
+ * collective), another process of its group (ROOT_THIS_GROUP) or none. */
+static void set_root(evt_ctx_t *c, st_cli_event_t *e, uint32_t comm, uint32_t root)
+{
+    if (root == OTF2_COLLECTIVE_ROOT_SELF) {
+        e->comm = comm;
+        e->peer = c->loc->rank;
+    } else if (root == OTF2_COLLECTIVE_ROOT_THIS_GROUP) {
+        e->comm = comm;
+        e->flags |= ST_CLI_EVF_ROOT_GROUP;
+    } else {
+        set_peer(c, e, comm, root);
+    }
+}
+
 /* Callback prologue: the common arguments, and a new event e (or interrupt). */
 #define EV_ARGS OTF2_LocationRef l, OTF2_TimeStamp t, uint64_t pos, void *u, OTF2_AttributeList *al
 #define EV_NEW(kind)                                      \
@@ -145,7 +160,7 @@ static OTF2_CallbackCode on_coll_end(EV_ARGS, OTF2_CollectiveOp op, OTF2_CommRef
                                      uint64_t sent, uint64_t recvd)
 {
     EV_NEW(ST_EV_MPI_COLL_END);
-    set_peer(u, e, comm, root);
+    set_root(u, e, comm, root);
     e->op = op, e->bytes = sent, e->bytes2 = recvd;
     EV_DONE;
 }
@@ -154,7 +169,7 @@ static OTF2_CallbackCode on_icoll_complete(EV_ARGS, OTF2_CollectiveOp op, OTF2_C
                                            uint64_t sent, uint64_t recvd, uint64_t req)
 {
     EV_NEW(ST_EV_MPI_ICOLL_COMPLETE);
-    set_peer(u, e, comm, root);
+    set_root(u, e, comm, root);
     e->op = op, e->bytes = sent, e->bytes2 = recvd, e->req = req;
     EV_DONE;
 }

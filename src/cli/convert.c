@@ -303,6 +303,10 @@ static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *
                        L->rank, L->thread);
         x->op = e->op, x->bytes2 = e->bytes2;
         x->id = e->kind == ST_EV_MPI_ICOLL_COMPLETE ? e->req : 0;
+        if (x->peer < 0 || x->peer == L->rank) /* roots as recorded (event.h): only a remote one is INTERCOMM */
+            x->flags &= (uint8_t)~ST_EVF_INTERCOMM;
+        if (e->flags & ST_CLI_EVF_ROOT_GROUP)
+            x->flags |= ST_EVF_PROC_NULL;
         *(e->kind == ST_EV_MPI_COLL_END ? &x->id : &x->aux) = e->order; /* the instance (synctrace:coll_seq) */
         c->no_seq += !(e->flags & ST_CLI_EVF_ORDER);
         return 0;

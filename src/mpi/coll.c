@@ -140,6 +140,15 @@ static int32_t root_world(const st_comm_t *c, int root)
     return st_comm_world_rank(c, root);
 }
 
+/* Intercommunicator roots (event.h): a rank of the remote group is flagged INTERCOMM, MPI_PROC_NULL
+ * (another process of the root's group) PROC_NULL; MPI_ROOT is this process's own world rank. */
+static uint8_t root_flags(const st_comm_t *c, int root)
+{
+    if (!(c->def.flags & ST_COMMF_INTER))
+        return 0;
+    return root == MPI_PROC_NULL ? ST_EVF_PROC_NULL : root >= 0 ? ST_EVF_INTERCOMM : 0;
+}
+
 static void fill_coll(st_event_t *e, const st_comm_t *c, int op, int root, uint64_t sent, uint64_t recvd)
 {
     e->op = (uint16_t)op;
@@ -147,8 +156,7 @@ static void fill_coll(st_event_t *e, const st_comm_t *c, int op, int root, uint6
     e->peer = root_world(c, root);
     e->bytes = sent;
     e->bytes2 = recvd;
-    if (c->def.flags & ST_COMMF_INTER)
-        e->flags |= ST_EVF_INTERCOMM;
+    e->flags |= root_flags(c, root);
 }
 
 void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd)
@@ -181,14 +189,13 @@ void st_mpi_icoll(st_thread_t *th, st_req_info_t *ri, int op, MPI_Comm comm, int
         .bytes = sent,
         .bytes2 = recvd,
         .seq = atomic_fetch_add_explicit(&c->coll_seq, 1, memory_order_relaxed),
+        .flags = root_flags(c, root),
     };
     st_record(th, ST_EV_MPI_ICOLL_REQUEST)->id = ri->id;
 }
 
 void st_mpi_coll_complete(st_thread_t *th, const st_req_info_t *ri)
 {
-    uint32_t n;
-    st_comm_t *c = st_comm_all(&n)[ri->comm];
     st_event_t *e = st_record(th, ST_EV_MPI_ICOLL_COMPLETE);
     e->op = ri->op;
     e->comm = ri->comm;
@@ -197,8 +204,7 @@ void st_mpi_coll_complete(st_thread_t *th, const st_req_info_t *ri)
     e->bytes2 = ri->bytes2;
     e->id = ri->id;
     e->aux = ri->seq;
-    if (c->def.flags & ST_COMMF_INTER)
-        e->flags |= ST_EVF_INTERCOMM;
+    e->flags |= ri->flags;
 }
 
 /* ---- communicators ---------------------------------------------------------------------- */

@@ -77,15 +77,32 @@ static uint64_t fnv(uint64_t h, uint64_t v)
     return h;
 }
 
+static uint64_t fnv_group(uint64_t h, const int32_t *world, uint32_t n)
+{
+    h = fnv(h, n);
+    for (uint32_t i = 0; i < n; i++)
+        h = fnv(h, (uint64_t)(uint32_t)world[i]);
+    return h;
+}
+
+/* First world rank of a group (the groups of an intercommunicator are disjoint). */
+static int32_t first_world(const int32_t *world, uint32_t n)
+{
+    return n ? world[0] : INT32_MAX;
+}
+
 static uint64_t membership_key(const st_comm_def_t *d)
 {
     uint64_t h = 0xcbf29ce484222325ull;
-    h = fnv(h, d->size);
-    for (uint32_t i = 0; i < d->size; i++)
-        h = fnv(h, (uint64_t)(uint32_t)d->world[i]);
-    h = fnv(h, d->remote_size);
-    for (uint32_t i = 0; i < d->remote_size; i++)
-        h = fnv(h, (uint64_t)(uint32_t)d->remote_world[i]);
+    /* The two groups of an intercommunicator see each other as local and remote: hash them
+     * in an order both agree on (the group whose rank 0 has the lower world rank first). */
+    if (d->remote_size && first_world(d->remote_world, d->remote_size) < first_world(d->world, d->size)) {
+        h = fnv_group(h, d->remote_world, d->remote_size);
+        h = fnv_group(h, d->world, d->size);
+    } else {
+        h = fnv_group(h, d->world, d->size);
+        h = fnv_group(h, d->remote_world, d->remote_size);
+    }
     uint32_t count = 0, j;
     for (j = 0; j < nseen; j++)
         if (seen[j].hash == h)
@@ -120,6 +137,16 @@ static int32_t *group_world(MPI_Group g, uint32_t *size)
     return out;
 }
 
+/* Whether a group has a process outside MPI_COMM_WORLD (MPI_UNDEFINED after translation). */
+static int has_outsider(const int32_t *world, uint32_t n)
+{
+    for (uint32_t i = 0; world && i < n; i++)
+        if (world[i] < 0)
+            return 1;
+    return 0;
+}
+
+/* 0, -1 (out of memory), or 1: a member outside MPI_COMM_WORLD. */
 static int fill_def(MPI_Comm comm, st_comm_def_t *d)
 {
     int inter = 0;
@@ -134,7 +161,9 @@ static int fill_def(MPI_Comm comm, st_comm_def_t *d)
         d->remote_world = group_world(g, &d->remote_size);
         PMPI_Group_free(&g);
     }
-    return d->world && (!inter || d->remote_world) ? 0 : -1;
+    if (!d->world || (inter && !d->remote_world))
+        return -1;
+    return has_outsider(d->world, d->size) || has_outsider(d->remote_world, d->remote_size);
 }
 
 st_comm_t *st_comm_add(MPI_Comm comm, MPI_Comm parent)
@@ -142,13 +171,18 @@ st_comm_t *st_comm_add(MPI_Comm comm, MPI_Comm parent)
     if (comm == MPI_COMM_NULL)
         return NULL;
     st_comm_t *c = calloc(1, sizeof *c);
-    if (!c || fill_def(comm, &c->def) != 0) {
+    int rc = c ? fill_def(comm, &c->def) : -1;
+    if (rc != 0) {
         if (c) {
             free(c->def.world);
             free(c->def.remote_world);
         }
         free(c);
-        st_log_warn_once("cannot describe a new communicator; its events are not traced");
+        if (rc > 0) /* trace, matching and CLC name processes by world rank */
+            st_log_warn_once("a communicator with processes outside MPI_COMM_WORLD (spawn, connect, join); "
+                             "its events are not traced");
+        else
+            st_log_warn_once("cannot describe a new communicator; its events are not traced");
         return NULL;
     }
     st_comm_t *p = parent != MPI_COMM_NULL ? st_comm_get(parent) : NULL;

@@ -7,6 +7,8 @@
  * PMPI_Group_translate_ranks, and the global key is a hash of the membership plus
  * how many communicators with the same membership this process created before —
  * identical on every member, because MPI orders communicator creation consistently.
+ * An intercommunicator's two groups are hashed in an order both sides agree on, so
+ * both groups name it by one key.
  * Entries are never freed (definitions of freed communicators are still needed for
  * the archive); a handle MPI reuses points to the newer entry.
  * st_comm_get() is lock-free; registration takes a mutex (creation is rare).

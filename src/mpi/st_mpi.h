@@ -106,7 +106,7 @@ void st_mpi_recv(st_thread_t *th, int rc, MPI_Comm comm, const MPI_Status *statu
 typedef struct st_req_info {
     uint64_t id;          /* synctrace request id, unique in the process */
     uint8_t  kind;        /* ST_REQ_* */
-    uint8_t  flags;       /* ST_EVF_PERSISTENT, ... */
+    uint8_t  flags;       /* ST_EVF_PERSISTENT; collectives: the root's ST_EVF_INTERCOMM / ST_EVF_PROC_NULL */
     uint16_t op;          /* collective op */
     uint32_t comm;        /* comm index */
     int32_t  peer;        /* world rank (send: dest; persistent recv: source or MPI_ANY_SOURCE) */

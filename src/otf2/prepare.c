@@ -201,17 +201,14 @@ int st_otf2_ctx_root(const st_otf2_ctx_t *c, const st_event_t *e, uint32_t *root
         }
         return xlat_find(&c->local[e->comm], e->peer, root);
     }
-    /* Intercommunicator: the root argument is a remote rank (flag INTERCOMM),
-     * MPI_ROOT (this process, recorded as its own world rank) or MPI_PROC_NULL
-     * (another process of the root's group). */
-    if (e->flags & ST_EVF_INTERCOMM)
-        return xlat_find(&c->remote[e->comm], e->peer, root);
+    /* Intercommunicator: the root argument is MPI_ROOT (this process, recorded as its
+     * own world rank), MPI_PROC_NULL (flag PROC_NULL: another process of the root's
+     * group), none (-1: operations between the groups) or a rank of the remote group. */
     if (e->peer == c->rd->rank) {
         *root = OTF2_COLLECTIVE_ROOT_SELF;
         return 0;
     }
-    uint32_t dummy;
-    if ((e->flags & ST_EVF_PROC_NULL) || xlat_find(&c->local[e->comm], e->peer, &dummy) == 0) {
+    if (e->flags & ST_EVF_PROC_NULL) {
         *root = OTF2_COLLECTIVE_ROOT_THIS_GROUP;
         return 0;
     }
@@ -219,7 +216,7 @@ int st_otf2_ctx_root(const st_otf2_ctx_t *c, const st_event_t *e, uint32_t *root
         *root = OTF2_COLLECTIVE_ROOT_NONE;
         return 0;
     }
-    return -1;
+    return xlat_find(&c->remote[e->comm], e->peer, root);
 }
 
 /* ---- OpenMP teams and tasks ------------------------------------------------------------ */

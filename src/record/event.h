@@ -20,7 +20,8 @@ typedef enum st_event_kind {
 /* Event flags. */
 #define ST_EVF_NONE       0x00u
 #define ST_EVF_INTERCOMM  0x01u /* peer/root refers to the remote group of an intercommunicator */
-#define ST_EVF_PROC_NULL  0x02u /* the peer was MPI_PROC_NULL: no message exists */
+#define ST_EVF_PROC_NULL  0x02u /* the peer was MPI_PROC_NULL: no message exists; intercomm collective:
+                                     * the root is another process of this group */
 #define ST_EVF_PERSISTENT 0x04u /* the request is persistent (Send_init/Recv_init, MPI_Start) */
 #define ST_EVF_IMPLICIT   0x08u /* OpenMP: implicit barrier / implicit task */
 #define ST_EVF_CLC_MOVED  0x10u /* CLC moved this event; orig_time holds the time before */

@@ -16,7 +16,8 @@
  *   prop NAME VALUE            archive property (NAME like SYNCTRACE::X)
  *   nolocaldefs                do not write (empty) per-location definition files
  *   R.T TIME KIND ARGS... [orig=T] [callsite=TEXT] [pid=N]   (pid: synctrace:parallel_id)
- * KIND ARGS (OTF2 records, argument order as in OTF2_EvtWriter_*; ROOT may be '-'):
+ * KIND ARGS (OTF2 records, argument order as in OTF2_EvtWriter_*; ROOT may be '-', or on an
+ * intercommunicator 'self' (OTF2_COLLECTIVE_ROOT_SELF) and 'group' (ROOT_THIS_GROUP)):
  *   enter NAME | leave NAME | send PEER COMM TAG BYTES | isend PEER COMM TAG BYTES REQ
  *   isend_complete REQ | irecv_request REQ | recv SRC COMM TAG BYTES
  *   irecv SRC COMM TAG BYTES REQ | cancelled REQ | coll_begin
@@ -121,6 +122,10 @@ static uint64_t num(const char *s)
     char *end;
     if (!strcmp(s, "-"))
         return OTF2_UNDEFINED_UINT32;
+    if (!strcmp(s, "self"))
+        return OTF2_COLLECTIVE_ROOT_SELF;
+    if (!strcmp(s, "group"))
+        return OTF2_COLLECTIVE_ROOT_THIS_GROUP;
     unsigned long long v = strtoull(s, &end, 0);
     if (*end)
         die("not a number: '%s'", s);

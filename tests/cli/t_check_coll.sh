@@ -113,3 +113,45 @@ S
 check_counts raw 0 0 0
 has "collectives: 2 instances, 0 incomplete, 1 without a relation"
 check_counts raw 1 0 0 --raw
+
+# Intercommunicator A = {0,1}, B = {2,3}: data flows between the groups only.
+# Allreduce: rank 1 ends (190) before B's latest begin (rank 3, 200) -> 1; rank 2 ends (130)
+# after A's latest begin (110), although before rank 3 begins: no violation.
+# Bcast, root world 2 (B rank 0, 'self'), rank 3 is the rest of its group ('group'): rank 0
+# ends (265) before the root begins (300) -> 1; rank 3 ending at 230 takes no part.
+# Reduce, root world 0 ('self'): ends (280) before B's latest begin (rank 3, 500) -> 1;
+# rank 1 (the root's group) begins at 600 and does not count.
+mk inter <<'S'
+ranks 4
+intercomm 2 inter 0 1 / 2 3
+0.0 100 coll_begin
+0.0 250 coll_end allreduce 2 - 8 8
+0.0 260 coll_begin
+0.0 265 coll_end bcast 2 0 0 8
+0.0 270 coll_begin
+0.0 280 coll_end reduce 2 self 0 8
+1.0 110 coll_begin
+1.0 190 coll_end allreduce 2 - 8 8
+1.0 270 coll_begin
+1.0 400 coll_end bcast 2 0 0 8
+1.0 600 coll_begin
+1.0 610 coll_end reduce 2 group 0 0
+2.0 120 coll_begin
+2.0 130 coll_end allreduce 2 - 8 8
+2.0 300 coll_begin
+2.0 301 coll_end bcast 2 self 16 0
+2.0 302 coll_begin
+2.0 303 coll_end reduce 2 0 8 0
+3.0 200 coll_begin
+3.0 210 coll_end allreduce 2 - 8 8
+3.0 220 coll_begin
+3.0 230 coll_end bcast 2 group 0 0
+3.0 500 coll_begin
+3.0 510 coll_end reduce 2 0 8 0
+S
+check_counts inter 3 0 0
+has "collectives: 3 instances, 0 incomplete, 0 without a relation"
+run_st dump "$ST_TMP/inter" --json
+grep -qF '"rank":2,"thread":0,"type":"coll_end","op":"bcast","comm":2,"root":2,' "$OUT" || fail "inter: MPI_ROOT not shown as the root's own world rank"
+grep -qF '"rank":3,"thread":0,"type":"coll_end","op":"bcast","comm":2,"sent"' "$OUT" || fail "inter: the rest of the root's group shows a root"
+grep -qF '"rank":0,"thread":0,"type":"coll_end","op":"bcast","comm":2,"root":2,' "$OUT" || fail "inter: remote root not translated"

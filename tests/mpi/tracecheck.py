@@ -431,8 +431,124 @@ def model_burst(np_, counts, args):
     return e
 
 
+def model_inter(np_, counts, args):
+    """tests/mpi/inter.c: groups A (even ranks) and B (odd ranks) joined by an intercommunicator."""
+    e = Expect()
+    groups = [list(range(0, np_, 2)), list(range(1, np_, 2))]
+    I64 = 8
+
+    def created(r, region, n=1):  # communicator creation/destruction: a CREATE/DESTROY_HANDLE collective
+        e.coll(r, region, None, n)
+
+    for r in range(np_):
+        b = r % 2
+        own, remote = groups[b], groups[1 - b]
+        lr, ls, rs = own.index(r), len(own), len(remote)
+
+        def root(root_b, root_lr):
+            """Recorded root: the root itself names itself, the rest of its group none, the other group the root."""
+            if b == root_b:
+                return r if lr == root_lr else None
+            return groups[root_b][root_lr]
+
+        common(e, r, reports=4)
+        e.call(r, "MPI_Comm_rank", 2, optional=True)  # of inter and merged (world's in common)
+        e.call(r, "MPI_Comm_size", optional=True)  # of inter
+        e.call(r, "MPI_Comm_remote_size", optional=True)
+        created(r, "MPI_Comm_split")
+        created(r, "MPI_Intercomm_create")
+        # p2p
+        e.call(r, "MPI_Isend", rs)
+        e.call(r, "MPI_Recv", rs)
+        e.call(r, "MPI_Irecv", rs)
+        e.ev(r, "irecv_request", "MPI_Irecv", rs)
+        e.call(r, "MPI_Send", rs)
+        e.call(r, "MPI_Waitall", 3)
+        e.ev(r, "isend_complete", "MPI_Waitall", rs)
+        for j in remote:
+            e.msg(r, "isend", "MPI_Isend", j, 1, I64)
+            e.msg(r, "recv", "MPI_Recv", j, 1, I64)
+            e.msg(r, "send", "MPI_Send", j, 2, I64)
+            e.msg(r, "irecv", "MPI_Waitall", j, 2, I64)
+        if lr < min(ls, rs):
+            e.call(r, "MPI_Sendrecv")
+            e.msg(r, "send", "MPI_Sendrecv", remote[lr], 3, I64)
+            e.msg(r, "recv", "MPI_Sendrecv", remote[lr], 3, I64)
+        # collectives on the intercommunicator
+        for region, rt in (("MPI_Bcast", root(0, 0)), ("MPI_Bcast", root(1, len(groups[1]) - 1)),
+                           ("MPI_Reduce", root(1, 0)), ("MPI_Scatter", root(0, 0)), ("MPI_Gather", root(1, 0)),
+                           ("MPI_Scatterv", root(1, 0)), ("MPI_Gatherv", root(0, 0)), ("MPI_Allreduce", None),
+                           ("MPI_Allgather", None), ("MPI_Alltoall", None), ("MPI_Reduce_scatter", None),
+                           ("MPI_Barrier", None)):
+            e.coll(r, region, rt)
+        for region in ("MPI_Ibcast", "MPI_Iallreduce"):
+            e.call(r, region)
+            e.ev(r, "icoll_request", region)
+        e.add(r, ("icoll_complete", "MPI_Waitall", root(0, 0)))
+        e.add(r, ("icoll_complete", "MPI_Waitall", None))
+        # merge (A below B: merged rank 0 = world 0), dup
+        created(r, "MPI_Intercomm_merge")
+        e.coll(r, "MPI_Allreduce")
+        e.coll(r, "MPI_Bcast", root=0)
+        created(r, "MPI_Comm_dup")
+        e.coll(r, "MPI_Allreduce")
+        if lr == 0:
+            e.call(r, "MPI_Sendrecv")
+            e.msg(r, "send", "MPI_Sendrecv", remote[0], 4, 4)
+            e.msg(r, "recv", "MPI_Sendrecv", remote[0], 4, 4)
+        created(r, "MPI_Comm_free", 4)
+    # reports 4; split 1; Intercomm_create 2 (one per group); on inter 12 blocking + 2 nonblocking,
+    # merge, dup, free; on merged 2 + free; on dup 1 + free; free of the two halves 2
+    e.instances(4 + 1 + 2 + 14 + 3 + 3 + 2 + 2)
+    return e
+
+
+def model_commsel(np_, counts, args):
+    """tests/mpi/commsel.c: the same traffic on world, a dup, a split, a reversed split, an intercommunicator."""
+    e = Expect()
+    groups = [list(range(0, np_, 2)), list(range(1, np_, 2))]
+    for r in range(np_):
+        b = r % 2
+        own, remote = groups[b], groups[1 - b]
+        common(e, r, reports=1)
+        for region in ("MPI_Comm_dup", "MPI_Comm_split", "MPI_Comm_split", "MPI_Intercomm_create"):
+            e.coll(r, region)
+        e.coll(r, "MPI_Comm_free", n=4)
+        e.call(r, "MPI_Comm_rank", 5, optional=True)
+        e.call(r, "MPI_Comm_size", 5, optional=True)
+        e.call(r, "MPI_Comm_remote_size", optional=True)
+        e.call(r, "MPI_Isend", 5)
+        e.call(r, "MPI_Wait", 5)
+        e.ev(r, "isend_complete", "MPI_Wait", 5)
+        e.call(r, "MPI_Bcast", 5)
+        e.ev(r, "coll_begin", "MPI_Bcast", 5)
+        e.coll(r, "MPI_Allreduce", n=5)
+        recvs = 0
+        for tag, members in ((10, list(range(np_))), (11, list(range(np_))), (12, own),
+                             (13, list(range(np_ - 1, -1, -1)))):
+            i, n = members.index(r), len(members)
+            e.msg(r, "isend", "MPI_Isend", members[(i + 1) % n], tag, 4)
+            e.msg(r, "recv", "MPI_Recv", members[(i - 1) % n], tag, 4)
+            recvs += 1
+            e.add(r, ("coll_end", "MPI_Bcast", members[n - 1]))
+            e.coll(r, "MPI_Gather", root=members[0])
+            e.coll(r, "MPI_Barrier")
+        lr, ls, rs = own.index(r), len(own), len(remote)
+        e.msg(r, "isend", "MPI_Isend", remote[lr % rs], 14, 4)
+        for j in range(lr, rs, ls):
+            e.msg(r, "recv", "MPI_Recv", remote[j], 14, 4)
+            recvs += 1
+        e.add(r, ("coll_end", "MPI_Bcast", (r if lr == 0 else None) if b == 0 else groups[0][0]))
+        e.call(r, "MPI_Recv", recvs)
+    # report; dup, 2 splits (on world), Intercomm_create (one per group); world, dup, reversed:
+    # 4 each; split: 4 per group; inter: 2; frees: inter, reversed, split (per group), dup
+    e.instances(1 + 3 + 2 + 3 * 4 + 2 * 4 + 2 + 5)
+    return e
+
+
 MODELS = {"burst": model_burst, "p2p": model_p2p, "nonblock": model_nonblock, "coll": model_coll, "fring": model_fring,
-          "pingpong": model_pingpong}
+          "pingpong": model_pingpong, "inter": model_inter,
+          "commsel": model_commsel}
 
 
 # ---- commands ---------------------------------------------------------------------------
