@@ -123,7 +123,8 @@ static unsigned dev_class(uint64_t dev, uint64_t base)
     return dev <= base ? ST_CLC_DEV_100PCT : ST_CLC_DEV_MORE;
 }
 
-static uint64_t absdiff(int64_t a) { return a < 0 ? (uint64_t)-a : (uint64_t)a; }
+/* |a - b| without signed arithmetic (corrupt input may hold any values). */
+static uint64_t dist(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 
 /* Figures of one location, and its commit: every moved event gets LC, ST_EVF_CLC_MOVED
  * and, when moved != NULL, a call moved(ctx, e, C). The dense C and LC arrays are read in
@@ -148,14 +149,14 @@ static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L, st_clc_moved_f
         }
         if (i == 0)
             continue;
-        uint64_t pos = absdiff((int64_t)(t - T[0]) - (int64_t)(c - C[0]));
+        uint64_t pos = dist(t - T[0], c - C[0]);
         if (pos > max_pos)
             max_pos = pos;
         uint64_t dc = c > C[i - 1] ? c - C[i - 1] : 0;
         if (dc == 0)
             continue;
         interval += dc;
-        dev[dev_class(absdiff((int64_t)(t - T[i - 1]) - (int64_t)dc), dc)] += dc;
+        dev[dev_class(dist(t - T[i - 1], dc), dc)] += dc;
     }
     s->events += L->n;
     s->moved += nmoved;

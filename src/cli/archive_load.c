@@ -8,6 +8,7 @@
  */
 #include "archive_read.h"
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,38 @@ static char *anchor_path(const char *dir, char *err, size_t errlen)
     return p;
 }
 
+/*
+ * The files OTF2 will open beside the anchor X.otf2 (X.def and everything in X/) must be regular files: a
+ * FIFO or a device there would block the reader or feed it endless data. Returns 0, or -1 with the name.
+ */
+static int only_regular_files(const char *anchor, char *err, size_t errlen)
+{
+    char path[4200];
+    size_t base = strlen(anchor) - 5; /* without ".otf2" */
+    struct stat st;
+    snprintf(path, sizeof path, "%.*s.def", (int)base, anchor);
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s is not a regular file", path);
+        return -1;
+    }
+    snprintf(path, sizeof path, "%.*s", (int)base, anchor);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0; /* missing: OTF2 says what is missing */
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
+        if (e->d_name[0] == '.')
+            continue;
+        snprintf(path + base, sizeof path - base, "/%s", e->d_name);
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+            snprintf(err, errlen, "%s is not a regular file", path);
+            rc = -1;
+        }
+    }
+    closedir(d);
+    return rc;
+}
+
 /* Every location must hold as many events as its definition announces (truncation check). */
 static int check_counts(const st_cli_archive_t *ar, char *err, size_t errlen)
 {
@@ -92,6 +125,33 @@ static int check_counts(const st_cli_archive_t *ar, char *err, size_t errlen)
             return -1;
         }
     }
+    return 0;
+}
+
+/*
+ * Every timestamp lies in the range the clock properties announce (global offset .. offset + trace length),
+ * and a time before CLC (orig) is not after the event's time, at most the trace length before it: commands
+ * subtract and compare times, and a corrupt value would turn into absurd results (a shift of 2^63 ns).
+ */
+static int check_times(const st_cli_archive_t *ar, char *err, size_t errlen)
+{
+    uint64_t lo = ar->offset, len = ar->length;
+    for (size_t l = 0; l < ar->nlocs; l++)
+        for (size_t i = 0; i < ar->locs[l].n; i++) {
+            const st_cli_event_t *e = &ar->locs[l].ev[i];
+            const char *what = NULL;
+            uint64_t bad = 0;
+            if (e->time < lo || e->time - lo > len)
+                what = "timestamp", bad = e->time;
+            else if ((e->flags & ST_CLI_EVF_MOVED) && (e->orig > e->time || e->time - e->orig > len))
+                what = "time before CLC (synctrace:orig_time)", bad = e->orig;
+            if (what) {
+                snprintf(err, errlen, "rank %d thread %u, event %llu: %s %llu outside the trace's time range %llu .. "
+                         "%llu (clock properties)", ar->locs[l].rank, ar->locs[l].thread, (unsigned long long)i, what,
+                         (unsigned long long)bad, (unsigned long long)lo, (unsigned long long)(lo + len));
+                return -1;
+            }
+        }
     return 0;
 }
 
@@ -112,7 +172,7 @@ static int load(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
     }
     if (st_cli_read_events(rd, ar, err, errlen))
         return -1;
-    return check_counts(ar, err, errlen);
+    return check_counts(ar, err, errlen) || check_times(ar, err, errlen) ? -1 : 0;
 }
 
 int st_cli_archive_load(const char *dir, st_cli_archive_t *ar, char *err, size_t errlen)
@@ -121,6 +181,10 @@ int st_cli_archive_load(const char *dir, st_cli_archive_t *ar, char *err, size_t
     ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ST_CLI_NONE;
     if (!(ar->path = anchor_path(dir, err, errlen)))
         return -1;
+    if (only_regular_files(ar->path, err, errlen) != 0) {
+        st_cli_archive_free(ar);
+        return -1;
+    }
     OTF2_Error_RegisterCallback(on_otf2_error, NULL);
     st_cli_otf2_error_reset();
     OTF2_Reader *rd = OTF2_Reader_Open(ar->path);

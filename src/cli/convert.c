@@ -369,7 +369,7 @@ static int post_ids(st_rankdata_t *rd, uint64_t *scale)
             K = run + 1 > K ? run + 1 : K;
             maxid = is_request_kind(e->kind) && e->id > maxid ? e->id : maxid;
         }
-    if (maxid && K > UINT64_MAX / 2 / (maxid + 1))
+    if (maxid && (maxid == UINT64_MAX || K > UINT64_MAX / 2 / (maxid + 1)))
         return bad("rank %d: request ids too large to rebuild the receive order", rd->rank);
     for (uint32_t t = 0; t < rd->nthreads; t++)
         for (uint64_t i = 0, last = 0, sub = 0; i < rd->threads[t].nevents; i++) {
