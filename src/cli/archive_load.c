@@ -130,7 +130,7 @@ static int check_counts(const st_cli_archive_t *ar, char *err, size_t errlen)
 
 /*
  * Every timestamp lies in the range the clock properties announce (global offset .. offset + trace length),
- * and a time before CLC (orig) is not after the event's time, at most the trace length before it: commands
+ * and a time before CLC (orig) lies within one trace length of the event's time: commands
  * subtract and compare times, and a corrupt value would turn into absurd results (a shift of 2^63 ns).
  */
 static int check_times(const st_cli_archive_t *ar, char *err, size_t errlen)
@@ -143,7 +143,7 @@ static int check_times(const st_cli_archive_t *ar, char *err, size_t errlen)
             uint64_t bad = 0;
             if (e->time < lo || e->time - lo > len)
                 what = "timestamp", bad = e->time;
-            else if ((e->flags & ST_CLI_EVF_MOVED) && (e->orig > e->time || e->time - e->orig > len))
+            else if ((e->flags & ST_CLI_EVF_MOVED) && (e->orig > e->time ? e->orig - e->time : e->time - e->orig) > len)
                 what = "time before CLC (synctrace:orig_time)", bad = e->orig;
             if (what) {
                 snprintf(err, errlen, "rank %d thread %u, event %llu: %s %llu outside the trace's time range %llu .. "

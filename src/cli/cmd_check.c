@@ -8,8 +8,22 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
-static void print_result(const st_cli_check_t *r, int verbose)
+/* What "as written" means for this archive: the CLC state the library or `synctrace clc` recorded. */
+static const char *written_state(const st_cli_archive_t *ar)
+{
+    const char *state = st_cli_prop(ar, "SYNCTRACE::CLC_STATE");
+    if (!state)
+        return "as written (no CLC state recorded)";
+    if (!strcmp(state, "on") || !strcmp(state, "offline"))
+        return "as written (after CLC correction)";
+    if (!strcmp(state, "off"))
+        return "as written (CLC was off: not corrected)";
+    return "as written (CLC failed: not corrected)";
+}
+
+static void print_result(const st_cli_archive_t *ar, const st_cli_check_t *r, int verbose)
 {
     printf("messages: %" PRIu64 " matched, %" PRIu64 " unmatched (%" PRIu64 " sends, %" PRIu64
            " receives), %" PRIu64 " cancelled, %" PRIu64 " receive requests never completed\n",
@@ -20,7 +34,7 @@ static void print_result(const st_cli_check_t *r, int verbose)
     printf("openmp: %" PRIu64 " team instances, %" PRIu64 " barrier instances, %" PRIu64 " lock handovers, %" PRIu64
            " task relations\n",
            r->omp_teams, r->omp_barriers, r->omp_handovers, r->omp_tasks);
-    printf("timestamps: %s\n", r->raw ? "raw (before CLC correction)" : "as written (after CLC correction)");
+    printf("timestamps: %s\n", r->raw ? "raw (before CLC correction)" : written_state(ar));
     printf("relations: %" PRIu64 "\n", r->relations);
     printf("violations: %" PRIu64 "\n", st_cli_check_total(r));
     printf("  p2p: %" PRIu64 "\n  collective: %" PRIu64 "\n  omp_fork: %" PRIu64 "\n  omp_join: %" PRIu64
@@ -51,7 +65,7 @@ static int run_check(int argc, char **argv)
         st_cli_archive_free(&ar);
         return 1;
     }
-    print_result(&res, flags[1]);
+    print_result(&ar, &res, flags[1]);
     st_cli_archive_free(&ar);
     return st_cli_check_total(&res) ? 1 : 0;
 }

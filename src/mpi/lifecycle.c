@@ -13,6 +13,7 @@
 #include "../clc/mem.h"
 #include "../clock/timer.h"
 #include "../config/config.h"
+#include "../omp/omp.h"
 #include "../otf2/trace_check.h"
 #include "../otf2/writer.h"
 #include "../util/archive_dir.h"
@@ -80,6 +81,9 @@ __attribute__((constructor)) static void st_shim_load(void)
     st_mpi_p2p_init();
     st_record_active = 1;
     install_handlers();
+    const char *omp_problem = st_config.omp ? st_omp_runtime_problem() : NULL;
+    if (omp_problem && launcher_rank() <= 0)
+        st_log_warn("%s", omp_problem);
 }
 
 /* ---- MPI_Init -------------------------------------------------------------------------- */

@@ -32,4 +32,12 @@
  */
 void st_omp_finalize(void);
 
+/*
+ * NULL when the process's OpenMP runtime (if any) can report to the tool; else one line saying why
+ * OpenMP events will be missing and how to get them: gcc's GNU libgomp has no OMPT interface (a
+ * plain LD_PRELOAD of a gcc-built program records MPI only; synctrace-run puts LLVM's
+ * GOMP-compatible libgomp.so.1 in its place). Call after the program's libraries are loaded.
+ */
+const char *st_omp_runtime_problem(void);
+
 #endif

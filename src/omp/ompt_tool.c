@@ -12,6 +12,8 @@
  * only while st_record_active is set.
  */
 #include "omp.h"
+
+#include <dlfcn.h>
 #include "omp_int.h"
 
 #include "../config/config.h"
@@ -95,4 +97,13 @@ __attribute__((visibility("default"))) ompt_start_tool_result_t *ompt_start_tool
         return NULL;
     st_log_debug("OMPT tool activated by %s (OpenMP %u)", runtime_version ? runtime_version : "?", omp_version);
     return &result;
+}
+
+const char *st_omp_runtime_problem(void)
+{
+    /* GNU libgomp exports the GOMP_* entry points but not LLVM's __kmpc_* ones (LLVM's libomp has both). */
+    if (dlsym(RTLD_DEFAULT, "GOMP_parallel") && !dlsym(RTLD_DEFAULT, "__kmpc_fork_call"))
+        return "this program runs on gcc's libgomp, which has no OMPT interface: OpenMP events are not recorded "
+               "(MPI still is); trace it with synctrace-run, which runs it on LLVM's GOMP-compatible runtime";
+    return NULL;
 }

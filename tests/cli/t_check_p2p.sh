@@ -128,6 +128,7 @@ check_counts threads 0 2 0
 # --raw compares the timestamps before CLC (synctrace:orig_time).
 mk raw <<'S'
 ranks 2
+prop SYNCTRACE::CLC_STATE on
 0.0 110 send 1 0 0 4
 1.0 100 enter MPI_Recv orig=80
 1.0 120 recv 0 0 0 4 orig=90
@@ -137,6 +138,22 @@ check_counts raw 0 1 0
 has "timestamps: as written (after CLC correction)"
 check_counts raw 1 1 0 --raw
 has "timestamps: raw (before CLC correction)"
+# An archive recorded with SYNCTRACE_CLC=off is not "after CLC correction"; one without a state says so.
+mk clcoff <<'S'
+ranks 2
+prop SYNCTRACE::CLC_STATE off
+0.0 110 send 1 0 0 4
+1.0 120 recv 0 0 0 4
+S
+check_counts clcoff 0 1 0
+has "timestamps: as written (CLC was off: not corrected)"
+mk nostate <<'S'
+ranks 2
+0.0 110 send 1 0 0 4
+1.0 120 recv 0 0 0 4
+S
+check_counts nostate 0 1 0
+has "timestamps: as written (no CLC state recorded)"
 
 # Records synctrace does not write (here an OTF2 BufferFlush) are no relation, not an error.
 mk foreign <<'S'
