@@ -66,13 +66,15 @@ static double cpu_ms(void) { return clock_s(CLOCK_PROCESS_CPUTIME_ID) * 1e3; }
 
 /* ---- parameters ------------------------------------------------------------------------------- */
 
-/* The same parameters on every rank: the configured ones, delta from the coarsest timer. */
-static int agree_params(MPI_Comm comm, st_clc_params_t *p)
+/* The same parameters on every rank: the configured ones, delta from the coarsest timer; *incomplete: some
+ * rank's trace lacks events (buffers that could not be spilled), so its messages cannot be matched. */
+static int agree_params(MPI_Comm comm, const st_rankdata_t *rd, st_clc_params_t *p, int *incomplete)
 {
-    uint64_t mine = st_timer_resolution_ns(), all = 0;
-    if (st_polite_allreduce(&mine, &all, 1, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
+    uint64_t mine[2] = { st_timer_resolution_ns(), (rd->flags & ST_RANKF_INCOMPLETE) != 0 }, all[2] = { 0, 0 };
+    if (st_polite_allreduce(mine, all, 2, MPI_UINT64_T, MPI_MAX, comm) != MPI_SUCCESS)
         return -1;
-    st_clc_params_from_config(p, &st_config, all);
+    st_clc_params_from_config(p, &st_config, all[0]);
+    *incomplete = all[1] != 0;
     return 0;
 }
 
@@ -445,8 +447,8 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
 {
     st_clc_params_t p;
     char err[200];
-    int rank = rd->rank, on = st_config.clc == ST_CLC_ON;
-    if (agree_params(toolworld, &p) != 0) {
+    int rank = rd->rank, on = st_config.clc == ST_CLC_ON, incomplete = 0;
+    if (agree_params(toolworld, rd, &p, &incomplete) != 0) {
         st_log_error("CLC: cannot agree on the parameters; timestamps left uncorrected");
         return -1;
     }
@@ -458,8 +460,15 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
             st_log_error("%s; timestamps left uncorrected", err);
         on = 0;
     }
+    if (on && incomplete) {
+        if (rank == 0)
+            st_log_warn("CLC skipped: events are missing from the trace (see EVENTS_LOST), so messages cannot be "
+                        "matched; timestamps left uncorrected");
+        on = 0;
+    }
     if (rank == 0)
-        st_clc_params_emit(&p, on ? "on" : "off", st_rankdata_prop_str, rd);
+        st_clc_params_emit(&p, on ? "on" : incomplete && st_config.clc == ST_CLC_ON ? "skipped" : "off",
+                           st_rankdata_prop_str, rd);
     if (!on)
         return 0;
     st_otf2_prepare(rd); /* normally done already by the caller (runs once) */

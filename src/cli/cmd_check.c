@@ -20,6 +20,8 @@ static const char *written_state(const st_cli_archive_t *ar)
         return "as written (after CLC correction)";
     if (!strcmp(state, "off"))
         return "as written (CLC was off: not corrected)";
+    if (!strcmp(state, "skipped"))
+        return "as written (CLC skipped, events were lost: not corrected)";
     return "as written (CLC failed: not corrected)";
 }
 

@@ -105,7 +105,11 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
     printf("buffer flushes:  %" PRIu64 "\n", s->flushes);
     printf("moved by CLC:    %" PRIu64 " events\n", s->moved);
     const char *inc = st_cli_prop(ar, "SYNCTRACE::INCOMPLETE");
-    printf("incomplete:      %s\n", truthy(inc) ? "yes (the run ended without MPI_Finalize)" : "no");
+    const char *lost = st_cli_prop(ar, "SYNCTRACE::EVENTS_LOST");
+    if (truthy(inc) && lost)
+        printf("incomplete:      yes (%s events lost: buffer flushes could not be written)\n", lost);
+    else
+        printf("incomplete:      %s\n", truthy(inc) ? "yes (the run ended without MPI_Finalize)" : "no");
     print_sync(ar);
     int header = 0;
     for (size_t i = 0; i < ar->nprops; i++) {

@@ -200,7 +200,9 @@ int st_collect_rankdata(st_rankdata_t *rd, int incomplete)
     if (!rd->threads)
         return -1;
     rd->t_begin = UINT64_MAX;
+    uint64_t lost = 0;
     for (size_t i = 0; i < nth; i++) {
+        lost += threads[i]->lost;
         st_thread_data_t *td = &rd->threads[rd->nthreads];
         size_t n = 0;
         td->index = threads[i]->index;
@@ -220,7 +222,11 @@ int st_collect_rankdata(st_rankdata_t *rd, int incomplete)
         rd->t_begin = 0;
     copy_comms(rd);
     st_rankdata_prop(rd, "VERSION", "%s", "0.1.0");
-    st_rankdata_prop(rd, "INCOMPLETE", "%s", incomplete ? "true" : "false");
+    if (lost) { /* full buffers could not be spilled: say how much is missing */
+        rd->flags |= ST_RANKF_INCOMPLETE;
+        st_rankdata_prop(rd, "EVENTS_LOST", "%llu", (unsigned long long)lost);
+    }
+    st_rankdata_prop(rd, "INCOMPLETE", "%s", incomplete || lost ? "true" : "false");
     st_rankdata_prop(rd, "BUFFER", "%zu", st_config.buffer);
     return 0;
 }

@@ -472,7 +472,7 @@ static void drop_unwritable(const st_otf2_ctx_t *c, st_thread_data_t *t)
                      t->index, (unsigned long long)quiet);
 }
 
-static void recompute_span(st_rankdata_t *rd)
+void st_otf2_span(st_rankdata_t *rd)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
     for (uint32_t i = 0; i < rd->nthreads; i++) {
@@ -509,7 +509,7 @@ int st_otf2_prepare(st_rankdata_t *rd)
     for (uint32_t i = 0; i < rd->nthreads; i++)
         if (rd->threads[i].events)
             drop_unwritable(&c, &rd->threads[i]);
-    recompute_span(rd);
+    st_otf2_span(rd);
     for (uint32_t i = 0; i < rd->nteams; i++)
         free(rd->teams[i].threads);
     free(rd->teams);

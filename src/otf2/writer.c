@@ -853,6 +853,8 @@ int st_otf2_write_serial(const char *dir, st_rankdata_t *ranks, int nranks, unsi
         rc = st_otf2_prepare(&ranks[i]);
     if (rc != ST_OTF2_OK)
         return rc;
+    for (int i = 0; i < nranks; i++)
+        st_otf2_span(&ranks[i]);
     st_rankdata_t *extra = NULL;
     int nextra = 0;
     st_rankdata_t **all = with_placeholders(ranks, nranks, &total, &extra, &nextra);

@@ -115,6 +115,13 @@ int st_otf2_write_serial(const char *dir, st_rankdata_t *ranks, int nranks, unsi
 int st_otf2_check_dir(const char *dir);
 
 /*
+ * t_begin / t_end of rd from its events (each location's first and last). The writer calls it before it
+ * writes the clock properties: CLC moves events after st_otf2_prepare(), the last ones possibly past the
+ * span prepare saw, and every timestamp must lie within the archive's announced range.
+ */
+void st_otf2_span(st_rankdata_t *rd);
+
+/*
  * Makes one rank's data writable and fills in what is derived from its events.
  * Local (no communication); run it before packing the definitions.
  *  - raises timestamps that go backwards within a thread (warning with a count);

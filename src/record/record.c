@@ -106,10 +106,15 @@ void st_record_flush(st_thread_t *th)
     if (th->spill_fd < 0)
         th->spill_fd = open_spill();
     if (th->spill_fd < 0 || write_all(th->spill_fd, th->buf, th->pos * sizeof(st_event_t)) != 0) {
-        /* Cannot spill: keep the oldest buffer's worth and say so once; never crash. */
-        st_log_warn_once("cannot write buffer flush to %s (%s); events of a full buffer are lost "
-                         "(raise SYNCTRACE_BUFFER or set SYNCTRACE_TMPDIR)",
-                         st_config.tmpdir[0] ? st_config.tmpdir : "the temporary directory", strerror(errno));
+        /* Cannot spill (e.g. no space left on device): drop the buffer, count it, say so once; never crash.
+         * A partly written buffer is cut off again, so what was spilled before reads back intact. */
+        int err = errno;
+        if (th->spill_fd >= 0 && ftruncate(th->spill_fd, (off_t)(th->spilled * sizeof(st_event_t))) == 0)
+            lseek(th->spill_fd, 0, SEEK_END);
+        th->lost += th->pos;
+        st_log_warn_once("cannot write a buffer flush to %s: %s; events of full buffers are lost and the archive "
+                         "is marked incomplete (raise SYNCTRACE_BUFFER or set SYNCTRACE_TMPDIR)",
+                         st_config.tmpdir, strerror(err));
     } else {
         th->spilled += th->pos;
     }

@@ -34,6 +34,7 @@ typedef struct st_thread {
     int         in_tool;  /* re-entry guard for wrappers and callbacks */
     int         spill_fd; /* -1 until the first flush */
     uint64_t    spilled;  /* events written to the spill file */
+    uint64_t    lost;     /* events of full buffers that could not be spilled (the archive is then incomplete) */
     uint64_t    flushes;
     int         omp_thread_num; /* OpenMP: thread number in the outermost team, -1 if none */
     void       *omp;      /* per-thread state of src/omp */

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A flush directory that fills up (hardening issue, point 5): 200 KiB tmpfs as SYNCTRACE_TMPDIR, 64 KiB
+# buffers, a program that records far more than fits. The application's output and exit code stay the
+# same; one warning per rank names the directory and "No space left on device"; the archive is readable,
+# marked incomplete with the number of events lost, CLC is skipped (messages cannot be matched when
+# events are missing) instead of shifting timestamps by guesswork; every timestamp lies in the archive's
+# announced range; the job ends in seconds. Needs root for the tmpfs; skipped otherwise.
+source "$ST_ROOT/tests/lib.sh"
+source "$ST_ROOT/tests/mpi/common.sh"
+need_tools
+[ "$(id -u)" -eq 0 ] || skip "needs root to mount a small tmpfs"
+bin=$(build_mpi_c burst "$MPI_DIR/burst.c")
+small=$ST_TMP/small
+mkdir -p "$small"
+mount -t tmpfs -o size=200k tmpfs "$small" 2>/dev/null || skip "cannot mount a tmpfs here"
+trap 'umount "$small" 2>/dev/null || true' EXIT
+chmod 1777 "$small"
+
+prc=0 trc=0
+run_plain 2 "$bin" 2000 32 || prc=$?
+start=$(date +%s)
+ST_ENV="SYNCTRACE_TMPDIR=$small SYNCTRACE_BUFFER=64k" run_traced "$ST_TMP/full" 2 "$bin" 2000 32 || trc=$?
+took=$(( $(date +%s) - start ))
+assert_eq "exit code with a full flush directory" "$prc" "$trc"
+cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "stdout differs with a full flush directory"
+assert_le "seconds for the traced run" 20 "$took"
+grep -q "$small: No space left on device" "$ST_TMP/err.txt" || fail "no warning naming the directory and the cause: $(head -c 400 "$ST_TMP/err.txt")"
+assert_le "flush warnings per rank" 2 "$(grep -c 'cannot write a buffer flush' "$ST_TMP/err.txt")"
+st info "$ST_TMP/full" >"$ST_TMP/info.txt" 2>&1 || fail "the archive is unreadable: $(head -c 300 "$ST_TMP/info.txt")"
+grep -qE '^incomplete: +yes \([0-9]+ events lost' "$ST_TMP/info.txt" || fail "not marked incomplete with events lost: $(grep incomplete "$ST_TMP/info.txt")"
+grep -qE 'SYNCTRACE::CLC_STATE +skipped' "$ST_TMP/info.txt" || fail "CLC was not skipped: $(grep CLC_STATE "$ST_TMP/info.txt")"
+st check "$ST_TMP/full" >"$ST_TMP/check.txt" 2>&1 || true
+grep -q "CLC skipped" "$ST_TMP/check.txt" || fail "check does not say CLC was skipped: $(grep timestamps "$ST_TMP/check.txt")"
+[ -z "$(ls -A "$small")" ] || fail "spill files left behind: $(ls -A "$small")"
+note "$(grep -m1 incomplete "$ST_TMP/info.txt"); $took s"
