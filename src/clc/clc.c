@@ -77,6 +77,18 @@ int st_clc_times_alloc(st_clc_loc_t *L)
     return L->orig ? 0 : -1;
 }
 
+int st_clc_save_orig(st_clc_input_t *in)
+{
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        st_clc_loc_t *L = &in->locs[l];
+        if (st_clc_times_alloc(L))
+            return -1;
+        for (uint64_t i = 0; i < L->n; i++)
+            L->orig[i] = L->ev[i].time;
+    }
+    return 0;
+}
+
 /* ---- forward pass ----------------------------------------------------------------------------------- */
 
 static int push_jump(st_clc_fwd_t *st, uint64_t ev, uint64_t dt, uint8_t kind)

@@ -90,6 +90,9 @@ typedef struct st_clc_input {
     void  *visit_ctx;
 } st_clc_input_t;
 
+/* For every location of in: st_clc_times_alloc, then C (the events' times) into orig. 0, or -1. */
+int st_clc_save_orig(st_clc_input_t *in);
+
 /* ---- endpoints ---------------------------------------------------------------------------- */
 
 enum st_clc_kind { ST_CLC_P2P, ST_CLC_COLL, ST_CLC_OMP, ST_CLC__KINDS };

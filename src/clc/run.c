@@ -311,19 +311,6 @@ static int seq_init(seq_t *s)
     return 0;
 }
 
-/* Copies C into orig (allocating it). */
-static int save_orig(st_clc_input_t *in)
-{
-    for (uint32_t l = 0; l < in->nlocs; l++) {
-        st_clc_loc_t *L = &in->locs[l];
-        if (st_clc_times_alloc(L))
-            return -1;
-        for (uint64_t i = 0; i < L->n; i++)
-            L->orig[i] = L->ev[i].time;
-    }
-    return 0;
-}
-
 int st_clc_run(const st_clc_params_t *p, st_clc_input_t *in, const st_clc_graph_t *g, st_clc_stats_t *stats)
 {
     seq_t s = { .p = p, .in = in, .g = g };
@@ -333,7 +320,7 @@ int st_clc_run(const st_clc_params_t *p, st_clc_input_t *in, const st_clc_graph_
     memset(stats, 0, sizeof *stats);
     stats->deps = g->ds;
     int rc = -1;
-    if (g->nlocs != in->nlocs || save_orig(in) || seq_init(&s))
+    if (g->nlocs != in->nlocs || st_clc_save_orig(in) || seq_init(&s))
         goto out;
     st_clc_violations(g, in->locs, NULL, 1, &stats->reversed);
     st_clc_violations(g, in->locs, p, 1, &stats->violations);

@@ -230,19 +230,6 @@ static int coll_figures(const st_cli_ranks_t *rk, const st_clc_graph_t *g, const
 
 /* ---- the check --------------------------------------------------------------------------------------- */
 
-/* C of every location (the times the conversion chose) where st_clc_relations reads them. */
-static int load_times(st_clc_input_t *in)
-{
-    for (uint32_t l = 0; l < in->nlocs; l++) {
-        st_clc_loc_t *L = &in->locs[l];
-        if (st_clc_times_alloc(L))
-            return -1;
-        for (uint64_t i = 0; i < L->n; i++)
-            L->orig[i] = L->ev[i].time;
-    }
-    return 0;
-}
-
 int st_cli_check(const st_cli_archive_t *ar, st_cli_check_t *res, char *err, size_t errlen)
 {
     st_cli_ranks_t rk;
@@ -256,7 +243,7 @@ int st_cli_check(const st_cli_archive_t *ar, st_cli_check_t *res, char *err, siz
     if (rc == 0)
         rc = st_clc_graph_build(&in, &g);
     if (rc == 0)
-        rc = load_times(&in);
+        rc = st_clc_save_orig(&in);
     if (rc == 0 && !(c.related = calloc(g.ninst + 1, 1)))
         rc = -1;
     if (rc == 0) {
