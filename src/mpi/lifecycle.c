@@ -281,6 +281,7 @@ static void return_idle_buffers(void)
 static void finish_and_write(void)
 {
     st_rankdata_t rd;
+    st_polite_doing("the clock synchronization at MPI_Finalize");
     if (st_clock_finalize_sync)
         st_clock_finalize_sync();
     if (st_collect_rankdata(&rd, 0) != 0) {
@@ -296,13 +297,16 @@ static void finish_and_write(void)
         st_callsite_resolve(&rd);
     st_otf2_prepare(&rd); /* once, for CLC and the writer */
     lend_idle_buffers();
+    st_polite_doing("the CLC correction at MPI_Finalize");
     if (st_clc_run_mpi) /* with SYNCTRACE_CLC=off it only records the parameters, for `synctrace clc` */
         st_clc_run_mpi(st_tool_comm, &rd);
     return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
+    st_polite_doing("writing the archive at MPI_Finalize");
     if (st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir) == 0 && st_world_rank == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
+    st_polite_doing(NULL);
     st_rankdata_free(&rd);
     heap_reuse(0);
 }

@@ -4,6 +4,8 @@
 #include <sched.h>
 #include <time.h>
 
+#include "../util/log.h"
+
 #define SPIN_IDLE    64      /* idle steps of sched_yield before the first sleep */
 #define SLEEP_MAX_NS 200000L /* longest pause */
 
@@ -18,12 +20,45 @@ void st_polite_pause(long idle, int crowded)
     nanosleep(&ts, NULL);
 }
 
+static const char *volatile doing;
+static const char *volatile noticed; /* the phase already reported */
+
+void st_polite_doing(const char *what) { doing = what; }
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Every 1024 idle steps: past ST_POLITE_NOTICE_S seconds, say once per phase what the wait is for. */
+static void maybe_notice(long idle, double *start)
+{
+    const char *what = doing;
+    if ((idle & 1023) != 1023 || !what || what == noticed)
+        return;
+    if (*start == 0) {
+        *start = now_s();
+        return;
+    }
+    double waited = now_s() - *start;
+    if (waited >= ST_POLITE_NOTICE_S) {
+        noticed = what;
+        st_log_warn("still waiting after %.0f s for other ranks (%s); a rank may have stopped or be much slower",
+                    waited, what);
+    }
+}
+
 static int wait_req(MPI_Request *req, MPI_Status *status, int crowded)
 {
     int done = 0, rc;
+    double start = 0;
     for (long idle = 0; (rc = PMPI_Test(req, &done, status ? status : MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done;
-         idle++)
+         idle++) {
         st_polite_pause(idle, crowded);
+        maybe_notice(idle, &start);
+    }
     return rc;
 }
 

@@ -12,6 +12,15 @@
 
 #include <mpi.h>
 
+/*
+ * What the tool's waits are for from now on ("writing the archive"), or NULL. A wait that lasts more than
+ * ST_POLITE_NOTICE_S seconds says once per phase on stderr what it is waiting for, so a finalize that hangs
+ * on a stopped rank is never silent. NULL (the default) for waits that are the application's own, like the
+ * synchronization of MPI_Finalize itself.
+ */
+#define ST_POLITE_NOTICE_S 5
+void st_polite_doing(const char *what);
+
 /* Waits for req; returns the MPI error code. */
 int st_polite_wait(MPI_Request *req, MPI_Status *status);
 /*
