@@ -344,7 +344,7 @@ static void on_dump_request(int sig, siginfo_t *si, void *uc)
 
 void st_abend_notify(const char *why)
 {
-    if (!with_mpi || !peer_pid)
+    if (!armed || !with_mpi || !peer_pid)
         return;
     union sigval v = { .sival_int = kit.rank * 16 + reason_code(why) };
     for (int r = 0; r < kit.nranks; r++)
@@ -402,7 +402,7 @@ static int waited_for(int all_ranks)
 
 void st_abend_wait(int all_ranks, const char *why)
 {
-    int want = with_mpi ? waited_for(all_ranks) : 0;
+    int want = armed && with_mpi ? waited_for(all_ranks) : 0;
     if (want == 0)
         return;
     /* A dump writes >= 100 MB/s; allow 20 MB/s per rank of what this one recorded, and 3 s without progress. */

@@ -48,7 +48,7 @@ void st_abend_init_mpi(MPI_Comm toolcomm, const char *dir);
  * call (cheap otherwise). Called after every resync opportunity. */
 void st_abend_refresh(void);
 
-/* The run ended normally (archive written or given up): no dump from now on. */
+/* The run ended normally (archive written or given up): no dump, notification or wait from now on. */
 void st_abend_disarm(void);
 
 /* In the forked child (pthread_atfork): never dump, never notify. */

@@ -374,8 +374,8 @@ ST_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
     return PMPI_Abort(comm, errorcode);
 }
 
-/* Programs that never called MPI_Init (OpenMP only): a single-process archive at exit,
- * marked incomplete when a signal ended the program. */
+/* Programs that never called MPI_Init (OpenMP only): a single-process archive at exit
+ * (a signal leaves a dump instead: abend.h). */
 static void write_without_mpi(int incomplete)
 {
     st_abend_disarm(); /* not in a handler: the complete archive is written instead */
