@@ -99,6 +99,10 @@ int st_otf2_failed(OTF2_ErrorCode rc, const char *what)
 {
     if (rc == OTF2_SUCCESS)
         return 0;
+    if (fault.rc && (rc == OTF2_ERROR_INTEGRITY_FAULT || rc == OTF2_ERROR_PROCESSED_WITH_FAULTS)) {
+        otf2_msg[0] = 0; /* a consequence of a failed write: st_otf2_close reports the cause, with the file */
+        return 1;
+    }
     st_log_error("OTF2 archive: %s failed: %s%s%s", what, OTF2_Error_GetName(rc),
                  otf2_msg[0] ? ": " : "", otf2_msg);
     otf2_msg[0] = 0;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A full disk (a 200 KiB tmpfs, filled up to ~30 KiB before each write) must never be reported
 # as success. For every writer — the archive at MPI_Finalize, the raw dumps of an aborted run,
-# offline `synctrace clc` and `synctrace recover` — there must be one error line naming the
-# file and "No space left on device", no "written" and no traces.otf2 left behind (the archive
+# offline `synctrace clc` and `synctrace recover` — there must be an error line naming the
+# file and "No space left on device" (not OTF2's "INTEGRITY_FAULT: Buffer deletion failed!"), no "written" and no traces.otf2 left behind (the archive
 # is removed, never a truncated one), and the application's stdout and exit code must be the
 # same as without the shim. Needs root for the mount; skipped otherwise.
 source "$ST_ROOT/tests/lib.sh"
@@ -19,6 +19,7 @@ expect_enospc() {
     grep -qE "$2[^ ]*.*No space left on device" "$3" ||
         fail "$1: no error naming a file in $2 and 'No space left on device': $(grep -v '^ring\|^zero' "$3" | head -n 3 | tr '\n' '|')"
     grep -q "written" "$3" && fail "$1: says 'written' although the disk was full: $(grep written "$3" | head -n 1)"
+    grep -q "INTEGRITY_FAULT" "$3" && fail "$1: prints OTF2's consequence instead of only the cause: $(grep INTEGRITY_FAULT "$3" | head -n 1)"
     return 0
 }
 p2p=$(build_mpi_c p2p "$MPI_DIR/p2p.c")
@@ -33,6 +34,16 @@ cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "stdout differs with a full
 expect_enospc "MPI_Finalize" "$FULL/tr/traces" "$ST_TMP/err.txt"
 [ ! -e "$FULL/tr/traces.otf2" ] || fail "MPI_Finalize: a truncated traces.otf2 was left behind"
 note "finalize: $(grep 'No space' "$ST_TMP/err.txt" | head -n 1)"
+# 1b. room for the definitions but not for the event files (burst.c: ~30k events per rank)
+burst=$(build_mpi_c burst "$MPI_DIR/burst.c")
+rm -rf "$FULL/tr"
+fill 60000
+rc=0
+run_traced "$FULL/tr" 2 "$burst" 20 64 || rc=$?
+assert_eq "exit code with a full disk (event files)" 0 "$rc"
+expect_enospc "MPI_Finalize, event files" "$FULL/tr/traces/" "$ST_TMP/err.txt"
+[ ! -e "$FULL/tr/traces.otf2" ] || fail "MPI_Finalize: a truncated traces.otf2 was left behind (event files)"
+note "finalize, event files: $(grep 'No space' "$ST_TMP/err.txt" | head -n 1)"
 
 # 2. the raw dumps of an aborted run
 abort=$(build_mpi_c abort "$MPI_DIR/abort.c")
