@@ -405,13 +405,14 @@ void st_abend_wait(int all_ranks, const char *why)
     int want = armed && with_mpi ? waited_for(all_ranks) : 0;
     if (want == 0)
         return;
-    /* A dump writes >= 100 MB/s; allow 20 MB/s per rank of what this one recorded, and 3 s without progress. */
+    /* Wait while the dumps make progress: other ranks may have recorded far more than this
+       one, so no fixed limit fits; 3 s in which no dump grows or completes ends the wait (a
+       rank that has not started by then is not coming), 600 s end it in any case. The
+       estimate printed assumes 50 MB/s per rank of what this one recorded. */
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < kit.nthreads; i++)
         bytes += kit.threads[i].nevents * sizeof(st_event_t);
-    double limit = 5 + (double)bytes * (double)want / 20e6, idle = 3;
-    if (limit > 600)
-        limit = 600;
+    double estimate = 1 + (double)bytes * (double)want / 50e6, idle = 3, cap = 600;
     double start = now_s(), last_change = start;
     uint64_t progress = 0, p;
     int said = 0;
@@ -419,20 +420,20 @@ void st_abend_wait(int all_ranks, const char *why)
         double t = now_s();
         if (p != progress)
             progress = p, last_change = t;
-        if (t - start > limit || t - last_change > idle)
+        if (t - last_change > idle || t - start > cap)
             break;
         if (!said && t - start > 0.2 && (kit.rank == 0 || !all_ranks)) {
             line_t l;
             begin(&l);
             add(&l, why);
-            add(&l, ": waiting up to ");
-            add_num(&l, (uint64_t)limit);
-            add(&l, " s for the partial trace dumps of ");
+            add(&l, ": waiting for the partial trace dumps of ");
             add_num(&l, (uint64_t)want);
             add(&l, all_ranks ? " other ranks" : " other ranks on this host");
-            add(&l, " (");
+            add(&l, " before the launcher ends the job, as long as they are being written (about ");
+            add_num(&l, (uint64_t)estimate);
+            add(&l, " s for the ");
             add_num(&l, bytes >> 20);
-            add(&l, " MiB recorded here) before the launcher ends the job");
+            add(&l, " MiB recorded here per rank)");
             say(&l);
             said = 1;
         }

@@ -18,8 +18,8 @@
  * rest. So a rank that ends abnormally (1) dumps, (2) sends ST_ABEND_SIGNAL to the other
  * ranks of its host, whose handler dumps them (and stops their recording), and (3)
  * waits, before it lets the process end, until the dumps it waits for are complete or
- * stop making progress (limit scaled by what was recorded; the reason is printed on
- * stderr). After a termination signal it waits for every rank (all got the signal);
+ * stop making progress for 3 s (so the wait scales with what the others recorded,
+ * whatever its size; the reason and an estimate are printed on stderr). After a termination signal it waits for every rank (all got the signal);
  * otherwise for the ranks of its host. Ranks on other hosts cannot be reached without
  * MPI progress on their side: after MPI_Abort, a crash or exit() on another host they
  * are killed unsaved (documented limitation).
