@@ -16,15 +16,13 @@
 #include "../record/record.h"
 #include "../util/log.h"
 #include "comm.h"
+#include "lifecycle.h"
 #include "polite.h"
 #include "st_mpi.h"
 
-#define MAX_COMMS 65536u /* as many as comm.c registers; calloc'd, so only used entries take memory */
-#define MAX_PROPS 256u
-
 static st_rankdata_t kit;                   /* definitions of the dump; counts filled in at dump time */
-static st_kv_t props[2][MAX_PROPS];         /* two sets: a handler always sees a whole one */
-static uint32_t nprops[2];
+static st_kv_t *props[2];                   /* two sets: a handler always sees a whole one */
+static uint32_t nprops[2], props_cap[2];
 static int cur_props = -1;                  /* the complete set, -1 none yet */
 static size_t refreshed_epochs;             /* epochs in the current set */
 static char dir[4096];                      /* where the dump goes */
@@ -119,7 +117,7 @@ void st_abend_init_mpi(MPI_Comm toolcomm, const char *archive_dir)
     snprintf(dir, sizeof dir, "%s", archive_dir);
     default_dir = 0;
     with_mpi = 1;
-    kit.comms = calloc(MAX_COMMS, sizeof *kit.comms);
+    kit.comms = calloc(ST_COMM_MAX, sizeof *kit.comms); /* calloc'd: only used entries take memory */
     fill_identity(st_world_rank, st_world_size);
     share_peers(toolcomm);
     refreshed_epochs = 0;
@@ -129,9 +127,7 @@ void st_abend_init_mpi(MPI_Comm toolcomm, const char *archive_dir)
 /* The properties a dump carries: the run's, this rank's sync properties so far and every sync epoch. */
 static void build_props(st_rankdata_t *tmp, const st_clock_epoch_t *ep, size_t nep)
 {
-    st_rankdata_prop(tmp, "VERSION", "%s", "0.1.0");
-    st_rankdata_prop(tmp, "INCOMPLETE", "%s", "true");
-    st_rankdata_prop(tmp, "BUFFER", "%zu", st_config.buffer);
+    st_run_props(tmp, 1);
     if (with_mpi)
         st_clock_report(tmp);
     st_rankdata_prop(tmp, "sync.interpolate", "%d", st_config.interpolate);
@@ -154,11 +150,16 @@ void st_abend_refresh(void)
     st_rankdata_t tmp;
     memset(&tmp, 0, sizeof tmp);
     build_props(&tmp, ep, nep);
+    /* The set not in use is rebuilt (grown outside any handler), then published. */
     int next = cur_props == 0 ? 1 : 0;
-    uint32_t n = tmp.nprops < MAX_PROPS ? tmp.nprops : MAX_PROPS;
-    if (tmp.props && n == tmp.nprops) {
-        memcpy(props[next], tmp.props, n * sizeof *tmp.props);
-        nprops[next] = n;
+    if (tmp.props && tmp.nprops > props_cap[next]) {
+        st_kv_t *grown = realloc(props[next], tmp.nprops * sizeof *grown);
+        if (grown)
+            props[next] = grown, props_cap[next] = tmp.nprops;
+    }
+    if (tmp.props && tmp.nprops <= props_cap[next]) {
+        memcpy(props[next], tmp.props, tmp.nprops * sizeof *tmp.props);
+        nprops[next] = tmp.nprops;
         __atomic_store_n(&cur_props, next, __ATOMIC_RELEASE);
         refreshed_epochs = nep;
     }
@@ -240,7 +241,7 @@ static uint64_t snapshot(const char *why, st_thread_t *const *threads, size_t nt
     if (with_mpi && kit.comms) {
         uint32_t n;
         st_comm_t **all = st_comm_all(&n);
-        for (uint32_t i = 0; i < n && i < MAX_COMMS && all[i]; i++)
+        for (uint32_t i = 0; i < n && i < ST_COMM_MAX && all[i]; i++)
             kit.comms[kit.ncomms++] = all[i]->def; /* by value; the member lists are the table's */
     }
     int c = __atomic_load_n(&cur_props, __ATOMIC_ACQUIRE);

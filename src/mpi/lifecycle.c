@@ -239,10 +239,15 @@ int st_collect_rankdata(st_rankdata_t *rd, int incomplete)
     if (rd->t_begin == UINT64_MAX)
         rd->t_begin = 0;
     copy_comms(rd);
+    st_run_props(rd, incomplete);
+    return 0;
+}
+
+void st_run_props(st_rankdata_t *rd, int incomplete)
+{
     st_rankdata_prop(rd, "VERSION", "%s", "0.1.0");
     st_rankdata_prop(rd, "INCOMPLETE", "%s", incomplete ? "true" : "false");
     st_rankdata_prop(rd, "BUFFER", "%zu", st_config.buffer);
-    return 0;
 }
 
 /* ---- MPI_Finalize ------------------------------------------------------------------------ */

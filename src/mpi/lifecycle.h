@@ -27,4 +27,7 @@ extern char st_archive_dir[4096];  /* where this run's archive goes */
 /* Fills rd with everything this process recorded (events loaded from buffers and spill files). */
 int st_collect_rankdata(st_rankdata_t *rd, int incomplete);
 
+/* Adds the properties of the run (VERSION, INCOMPLETE, BUFFER) to rd. Not async-signal-safe. */
+void st_run_props(st_rankdata_t *rd, int incomplete);
+
 #endif
