@@ -4,7 +4,8 @@
 # must have saved before: the failing rank tells the ranks of its host (ST_ABEND_SIGNAL) and
 # waits for their dumps. Every rank's dump must be in DIR/partial, the job must end within 20 s
 # with the same exit code as without the shim (exit(): 4 or 9 both ways, hydra's race), and the recovered archive (marked incomplete)
-# must hold every rank with its 20 ring sends and receives and say how the run ended.
+# must hold every rank with its 20 ring sends and receives, say how the run ended and pass
+# `synctrace check`.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
@@ -32,6 +33,7 @@ for mode in abort segv exit; do
     otf2_ok "$TRACE"
     want=$(case $mode in abort) echo MPI_Abort ;; segv) echo SIGSEGV ;; exit) echo "exit without MPI_Finalize" ;; esac)
     grep -q "SYNCTRACE::END *$want" "$ST_TMP/info.txt" || fail "$mode: the archive does not say the run ended with $want: $(grep END "$ST_TMP/info.txt")"
+    st check "$TRACE" >"$ST_TMP/check.txt" 2>&1 || fail "$mode: synctrace check fails on the recovered archive: $(head -n 8 "$ST_TMP/check.txt" | tr '\n' '|')"
     dump_json "$TRACE" "$ST_TMP/$mode.json"
     tracecheck ring "$ST_TMP/$mode.json" $np 20 exact >"$ST_TMP/ring.txt" ||
         fail "$mode: ring events: $(tr '\n' '|' <"$ST_TMP/ring.txt")"
