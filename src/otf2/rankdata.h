@@ -122,7 +122,7 @@ void st_rankdata_prop_str(void *rd, const char *key, const char *value);
  * and a trailer with a CRC-32 of everything before it. DIR and DIR/partial are
  * created if missing; the file is written under a temporary name and renamed, so a
  * dump cut short never looks complete. It uses only mkdir/open/write/rename/close
- * and a stack buffer — no malloc, no stdio — so it may run in a signal handler
+ * and a static staging buffer — no malloc, no stdio — so it may run in a signal handler
  * once recording has stopped, provided nothing modifies rd meanwhile. Errors are
  * reported with st_log_raw(), naming the file and the cause. Returns 0, or -1 on error.
  */
