@@ -430,7 +430,7 @@ void st_abend_wait(int all_ranks, const char *why)
             add(&l, ": waiting for the partial trace dumps of ");
             add_num(&l, (uint64_t)want);
             add(&l, all_ranks ? " other ranks" : " other ranks on this host");
-            add(&l, " before the launcher ends the job, as long as they are being written (about ");
+            add(&l, " before the launcher ends the job, as long as they grow (about ");
             add_num(&l, (uint64_t)estimate);
             add(&l, " s for the ");
             add_num(&l, bytes >> 20);

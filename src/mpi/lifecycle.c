@@ -136,12 +136,14 @@ static void tool_init(void)
     if (PMPI_Comm_idup(MPI_COMM_WORLD, &st_tool_comm, &dup) != MPI_SUCCESS || st_polite_wait(&dup, NULL) != MPI_SUCCESS) {
         st_log_error("cannot create the tool's communicator; the application runs untraced");
         st_record_stop();
+        st_abend_disarm(); /* untraced: nothing to save at an abnormal end either */
         return;
     }
     st_comm_init();
     st_log_set_rank(st_world_rank);
     if (share_archive_dir() != 0) {
         st_record_stop();
+        st_abend_disarm();
         return;
     }
     if (st_clock_init_sync && st_clock_init_sync(st_tool_comm) != 0)
