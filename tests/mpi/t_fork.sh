@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # fork() without exec in traced ranks (forker.c): the child records nothing, writes nothing
 # (no DIR/partial, no second archive), prints nothing and lives as briefly as without the shim
-# (< 300 ms from fork to reaped; before the fix its exit handler dumped and waited 2 s for
-# dumps that never came); the parents' archive is complete with their 20 ring rounds each, and
+# (< 300 ms from fork to reaped; before the fix its exit handler dumped into the parent's
+# DIR/partial, warned, and could wait up to 2 s for dumps that never came); the parents' archive is complete with their 20 ring rounds each, and
 # the application's output and exit code are unchanged.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
