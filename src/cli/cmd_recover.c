@@ -5,6 +5,12 @@
  * Ranks that left no dump (killed before they could write it) are simply missing; the
  * archive says so in SYNCTRACE::RECOVERED_RANKS. Corrupt dumps are skipped with a
  * warning, never trusted.
+ *
+ * The events of a dump carry the times the online clock map gave them (events before
+ * MPI_Init: the local clock). As MPI_Finalize would, they are re-mapped through the sync
+ * points the dump saved (sync.epoch.N, src/clock/model.h): interpolated between them with
+ * sync.interpolate=1, else each with its epoch's map. Leftovers of an archive whose writing
+ * was cut short (a signal inside MPI_Finalize) are removed first.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -12,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../clock/model.h"
 #include "../otf2/rankdata.h"
 #include "../otf2/writer.h"
 #include "cli.h"
@@ -63,6 +70,58 @@ static int load_dumps(const char *dir, st_rankdata_t **out)
     return n;
 }
 
+static const char *prop(const st_rankdata_t *rd, const char *key)
+{
+    for (uint32_t i = 0; i < rd->nprops; i++)
+        if (!strcmp(rd->props[i].key, key))
+            return rd->props[i].value;
+    return NULL;
+}
+
+/* Re-maps rd's events through its saved sync points; returns the number of epochs used (0: none saved). */
+static size_t remap_rank(st_rankdata_t *rd)
+{
+    const char *n_txt = prop(rd, "sync.epochs"), *ip = prop(rd, "sync.interpolate");
+    long n = n_txt ? strtol(n_txt, NULL, 10) : 0;
+    if (n <= 0 || n > 100000)
+        return 0;
+    st_clock_epoch_t *ep = calloc((size_t)n + 1, sizeof *ep);
+    if (!ep)
+        return 0;
+    ep[0] = (st_clock_epoch_t){ .kind = ST_EPOCH_LOCAL, .rtt_min_ns = -1 }; /* the local clock before MPI_Init */
+    for (long k = 1; k <= n; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "sync.epoch.%ld", k);
+        const char *v = prop(rd, key);
+        if (!v || st_clock_epoch_parse(v, &ep[k]) != 0) {
+            fprintf(stderr, "synctrace: recover: rank %d: sync point %ld is missing or unreadable; "
+                    "its events keep their recorded times\n", rd->rank, k);
+            free(ep);
+            return 0;
+        }
+    }
+    int interpolate = ip ? atoi(ip) : 1;
+    for (uint32_t t = 0; t < rd->nthreads; t++)
+        if (rd->threads[t].events)
+            st_clock_remap(ep, (size_t)n + 1, rd->threads[t].events, rd->threads[t].nevents, interpolate);
+    free(ep);
+    return (size_t)n;
+}
+
+/* An archive cut short (no anchor file, but definitions or event files): remove it, the dumps replace it. */
+static void remove_cut_short(const char *dir)
+{
+    char path[4200];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/traces.def", dir);
+    int def = stat(path, &st) == 0;
+    snprintf(path, sizeof path, "%s/traces", dir);
+    if (def || stat(path, &st) == 0) {
+        fprintf(stderr, "synctrace: recover: removing the archive files of %s whose writing was cut short\n", dir);
+        st_otf2_remove_partial(dir);
+    }
+}
+
 static int run_recover(int argc, char **argv)
 {
     const char *dir;
@@ -84,10 +143,16 @@ static int run_recover(int argc, char **argv)
         free(ranks);
         return 1;
     }
+    size_t remapped = 0;
+    for (int i = 0; i < n; i++)
+        remapped += remap_rank(&ranks[i]) > 0;
+    remove_cut_short(dir);
     st_rankdata_prop(&ranks[0], "RECOVERED_RANKS", "%d of %d", n, ranks[0].nranks);
+    st_rankdata_prop(&ranks[0], "RECOVERED_REMAPPED_RANKS", "%zu", remapped);
     rc = st_otf2_write_serial(dir, ranks, n, ST_OTF2_INCOMPLETE);
     if (rc == 0)
-        printf("recovered %d of %d ranks into %s (marked incomplete)\n", n, ranks[0].nranks, anchor);
+        printf("recovered %d of %d ranks into %s (marked incomplete; %zu re-mapped through their sync points)\n", n,
+               ranks[0].nranks, anchor, remapped);
     for (int i = 0; i < n; i++)
         st_rankdata_free(&ranks[i]);
     free(ranks);

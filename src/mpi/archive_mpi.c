@@ -205,7 +205,7 @@ static int write_archive(MPI_Comm comm, int rank, st_rankdata_t *mine, gathered_
         int gs = st_otf2_write_global(a, g->ptrs, g->ndefs, num, len, 0);
         status = status != ST_OTF2_OK ? status : gs;
     }
-    int cs = st_otf2_close(a);
+    int cs = st_otf2_close(a, dir);
     return agree(comm, status != ST_OTF2_OK ? status : cs);
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abend.h"
 #include "comm.h"
 #include "st_mpi.h"
 #include "../util/log.h"
@@ -169,8 +170,10 @@ void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t 
     st_event_t *e = st_record(th, ST_EV_MPI_COLL_END);
     fill_coll(e, c, op, root, sent, recvd);
     e->id = atomic_fetch_add_explicit(&c->coll_seq, 1, memory_order_relaxed);
-    if (comm == MPI_COMM_WORLD && st_clock_collective_hook)
+    if (comm == MPI_COMM_WORLD && st_clock_collective_hook) {
         st_clock_collective_hook();
+        st_abend_refresh(); /* a resync adds an epoch the dump of an abnormal end must carry */
+    }
 }
 
 void st_mpi_icoll(st_thread_t *th, st_req_info_t *ri, int op, MPI_Comm comm, int root, uint64_t sent,

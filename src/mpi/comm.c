@@ -9,7 +9,7 @@
 #include "../util/log.h"
 
 #define MAP_SLOTS 4096u
-#define MAX_COMMS 65536u
+#define MAX_COMMS ST_COMM_MAX
 
 int st_world_rank = -1, st_world_size = 0;
 

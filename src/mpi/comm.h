@@ -21,6 +21,9 @@
 
 #include "../otf2/rankdata.h"
 
+/* Most communicators one process registers; later ones are not traced. */
+#define ST_COMM_MAX 65536u
+
 typedef struct st_comm {
     st_comm_def_t def;        /* key, membership, name: what goes into the archive */
     uint32_t      index;      /* process-local index, stored in events */

@@ -1,8 +1,9 @@
 /* lifecycle.c — see lifecycle.h. */
 #include "lifecycle.h"
 
-#include <dirent.h>
+#include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "../otf2/writer.h"
 #include "../util/archive_dir.h"
 #include "../util/log.h"
+#include "abend.h"
 #include "archive_mpi.h"
 #include "callsite.h"
 #include "comm.h"
@@ -44,6 +46,7 @@ char st_archive_dir[4096];
 static int mpi_started;        /* PMPI_Init returned successfully */
 static int mpi_finished;       /* our MPI_Finalize ran (or the run was aborted) */
 static volatile sig_atomic_t ending; /* an end path (normal or abnormal) has begun */
+static volatile sig_atomic_t forked; /* this is a child of fork() without exec: it records nothing */
 
 /* ---- configuration at load ------------------------------------------------------------ */
 
@@ -56,6 +59,15 @@ static int launcher_rank(void)
     return r ? atoi(r) : -1;
 }
 
+/* Number of ranks as the launcher tells it, 0 if unknown. */
+static int launcher_size(void)
+{
+    const char *n = getenv("PMI_SIZE");
+    if (!n)
+        n = getenv("OMPI_COMM_WORLD_SIZE");
+    return n ? atoi(n) : 0;
+}
+
 static void config_failure(const char *msg)
 {
     if (launcher_rank() <= 0) /* one line for the whole job, not one per rank */
@@ -65,6 +77,17 @@ static void config_failure(const char *msg)
 
 static void install_handlers(void);
 static void reinstall_fault_handlers(void);
+
+/* A child of fork() without exec shares the parent's buffers, spill files and archive:
+ * it must record nothing, write nothing, print nothing and leave at once. */
+static void forked_child(void)
+{
+    forked = 1;
+    st_mpi_tracing = 0;
+    st_record_stop();
+    st_thread_tls = NULL;
+    st_abend_forget();
+}
 
 __attribute__((constructor)) static void st_shim_load(void)
 {
@@ -80,10 +103,12 @@ __attribute__((constructor)) static void st_shim_load(void)
     st_mpi_callsite_on = st_config.callsite;
     st_mpi_p2p_init();
     st_record_active = 1;
+    st_abend_init_load(launcher_rank(), launcher_size());
     install_handlers();
     const char *omp_problem = st_config.omp ? st_omp_runtime_problem() : NULL;
     if (omp_problem && launcher_rank() <= 0)
         st_log_warn("%s", omp_problem);
+    pthread_atfork(NULL, NULL, forked_child);
 }
 
 /* ---- MPI_Init -------------------------------------------------------------------------- */
@@ -115,16 +140,19 @@ static void tool_init(void)
     if (PMPI_Comm_idup(MPI_COMM_WORLD, &st_tool_comm, &dup) != MPI_SUCCESS || st_polite_wait(&dup, NULL) != MPI_SUCCESS) {
         st_log_error("cannot create the tool's communicator; the application runs untraced");
         st_record_stop();
+        st_abend_disarm(); /* untraced: nothing to save at an abnormal end either */
         return;
     }
     st_comm_init();
     st_log_set_rank(st_world_rank);
     if (share_archive_dir() != 0) {
         st_record_stop();
+        st_abend_disarm();
         return;
     }
     if (st_clock_init_sync && st_clock_init_sync(st_tool_comm) != 0)
         st_log_warn("clock synchronization failed; timestamps stay on local clocks");
+    st_abend_init_mpi(st_tool_comm, st_archive_dir);
     st_mpi_tracing = 1;
 }
 
@@ -221,14 +249,20 @@ int st_collect_rankdata(st_rankdata_t *rd, int incomplete)
     if (rd->t_begin == UINT64_MAX)
         rd->t_begin = 0;
     copy_comms(rd);
-    st_rankdata_prop(rd, "VERSION", "%s", "0.1.0");
     if (lost) { /* full buffers could not be spilled: say how much is missing */
         rd->flags |= ST_RANKF_INCOMPLETE;
         st_rankdata_prop(rd, "EVENTS_LOST", "%llu", (unsigned long long)lost);
+        incomplete = 1;
     }
-    st_rankdata_prop(rd, "INCOMPLETE", "%s", incomplete || lost ? "true" : "false");
-    st_rankdata_prop(rd, "BUFFER", "%zu", st_config.buffer);
+    st_run_props(rd, incomplete);
     return 0;
+}
+
+void st_run_props(st_rankdata_t *rd, int incomplete)
+{
+    st_rankdata_prop(rd, "VERSION", "%s", "0.1.0");
+    st_rankdata_prop(rd, "INCOMPLETE", "%s", incomplete ? "true" : "false");
+    st_rankdata_prop(rd, "BUFFER", "%zu", st_config.buffer);
 }
 
 /* ---- MPI_Finalize ------------------------------------------------------------------------ */
@@ -304,7 +338,9 @@ static void finish_and_write(void)
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
     st_polite_doing("writing the archive at MPI_Finalize");
-    if (st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir) == 0 && st_world_rank == 0)
+    int rc = st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir);
+    st_abend_disarm(); /* from here on a signal finds either an archive or its reported failure */
+    if (rc == 0 && st_world_rank == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_polite_doing(NULL);
     st_rankdata_free(&rd);
@@ -328,8 +364,9 @@ ST_EXPORT int MPI_Finalize(void)
         if (st_omp_finalize)
             st_omp_finalize();
         st_record_stop();
-        finish_and_write();
+        finish_and_write(); /* a signal meanwhile dumps the raw data (abend.h) */
     }
+    st_abend_disarm();
     st_record_stop();
     if (st_tool_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&st_tool_comm);
@@ -338,56 +375,16 @@ ST_EXPORT int MPI_Finalize(void)
 
 /* ---- abnormal ends ----------------------------------------------------------------------- */
 
-/*
- * After a termination signal every rank dumps its data, but the launcher kills the
- * remaining ranks as soon as the first one dies. So a rank that has dumped waits (up to
- * 2 s) until all ranks' dumps are in DIR/partial before it lets the signal end it.
- */
-static void wait_for_other_dumps(void)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/partial", st_archive_dir);
-    struct timespec pause = { 0, 20 * 1000 * 1000 };
-    for (int tries = 0; tries < 100; tries++) {
-        int n = 0;
-        DIR *d = opendir(path);
-        for (struct dirent *e; d && (e = readdir(d));)
-            n += !strncmp(e->d_name, "rank-", 5) && strstr(e->d_name, ".strd") != NULL;
-        if (d)
-            closedir(d);
-        if (n >= st_world_size)
-            return;
-        nanosleep(&pause, NULL);
-    }
-}
-
-/* Best effort: dump this rank's data for `synctrace recover` (MPI) or write the archive (no MPI). */
+/* Outside handlers (MPI_Abort, exit): dump, have this host's other ranks dump, wait for them
+ * before the launcher kills them (abend.h). */
 static void abnormal_end(const char *why)
 {
     if (ending)
         return;
     ending = 1;
-    int was_tracing = st_mpi_tracing;
-    st_mpi_tracing = 0;
-    size_t nth;
-    st_record_threads(&nth);
-    if (!st_record_active || !nth) {
-        st_record_stop();
-        return;
-    }
-    st_record_stop();
-    st_rankdata_t rd;
-    if (st_collect_rankdata(&rd, 1) != 0)
-        return;
-    st_rankdata_prop(&rd, "END", "%s", why);
-    if (st_clock_report)
-        st_clock_report(&rd); /* the sync epochs, so `synctrace recover` can re-map */
-    if (was_tracing) {
-        if (st_rankdata_dump(st_archive_dir, &rd) == 0 && st_world_rank == 0)
-            st_log_warn("%s: partial trace saved in %s/partial; 'synctrace recover %s' makes it an archive",
-                        why, st_archive_dir, st_archive_dir);
-    }
-    st_rankdata_free(&rd);
+    st_abend_dump(why);
+    st_abend_notify(why);
+    st_abend_wait(0, why);
 }
 
 ST_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
@@ -401,10 +398,11 @@ ST_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
     return PMPI_Abort(comm, errorcode);
 }
 
-/* Programs that never called MPI_Init (OpenMP only): a single-process archive at exit,
- * marked incomplete when a signal ended the program. */
+/* Programs that never called MPI_Init (OpenMP only): a single-process archive at exit
+ * (a signal leaves a dump instead: abend.h). */
 static void write_without_mpi(int incomplete)
 {
+    st_abend_disarm(); /* not in a handler: the complete archive is written instead */
     size_t nth;
     st_record_threads(&nth);
     if (!nth)
@@ -438,11 +436,10 @@ static void write_without_mpi(int incomplete)
 
 static void at_exit(void)
 {
-    if (ending || !st_config.enable)
+    if (ending || forked || !st_config.enable)
         return;
     if (mpi_started && !mpi_finished) {
         abnormal_end("exit without MPI_Finalize");
-        wait_for_other_dumps(); /* the launcher kills the others once one rank has gone */
     } else if (!mpi_started && st_record_active) {
         ending = 1;
         write_without_mpi(0);
@@ -456,22 +453,28 @@ static struct sigaction previous[NSIGNALS];
 /* Faults re-occur when the handler returns, so the previous handler then sees the real fault. */
 static int is_fault(int sig) { return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL; }
 
+/* Ended from outside (the launcher forwards these to every rank), not by this rank's own failure. */
+static int is_termination(int sig) { return sig == SIGTERM || sig == SIGINT || sig == SIGHUP || sig == SIGQUIT; }
+
+/* Async-signal-safe only (abend.h): the signal may have interrupted malloc or stdio. */
 static void on_signal(int sig)
 {
     static const char *const names[] = { [SIGTERM] = "SIGTERM", [SIGINT] = "SIGINT", [SIGHUP] = "SIGHUP",
                                          [SIGQUIT] = "SIGQUIT", [SIGSEGV] = "SIGSEGV", [SIGBUS] = "SIGBUS",
                                          [SIGFPE] = "SIGFPE", [SIGILL] = "SIGILL", [SIGABRT] = "SIGABRT" };
-    if (mpi_started && !mpi_finished) {
-        abnormal_end(names[sig]);
-        if (!is_fault(sig) && sig != SIGABRT)
-            wait_for_other_dumps();
-    } else if (!mpi_started && !ending) {
+    int saved = errno;
+    if (!forked) {
         ending = 1;
-        write_without_mpi(1);
+        st_abend_dump(names[sig]); /* nothing once the run ended normally (disarmed) */
+        if (mpi_started) {
+            st_abend_notify(names[sig]);
+            st_abend_wait(is_termination(sig), names[sig]);
+        }
     }
     for (size_t i = 0; i < NSIGNALS; i++)
         if (fatal_signals[i] == sig)
             sigaction(sig, &previous[i], NULL);
+    errno = saved;
     if (!is_fault(sig))
         raise(sig);
 }
@@ -491,13 +494,15 @@ static void take_signal(size_t i)
     sigaction(fatal_signals[i], &sa, NULL);
 }
 
-/* At load: every fatal signal whose handler is still the default (never replace an application's). */
+/* At load: every fatal signal whose handler is still the default (never replace an application's).
+ * Faults also when a library constructor (UCX, pulled in by libmpi) already took them: the
+ * application has not run yet, and the handler is chained to after the dump. */
 static void install_handlers(void)
 {
     for (size_t i = 0; i < NSIGNALS; i++) {
         struct sigaction cur;
         sigaction(fatal_signals[i], NULL, &cur);
-        if (cur.sa_handler == SIG_DFL)
+        if (cur.sa_handler == SIG_DFL || (is_fault(fatal_signals[i]) && cur.sa_handler != SIG_IGN))
             take_signal(i);
     }
     atexit(at_exit);

@@ -7,9 +7,12 @@
  * communicator, register WORLD/SELF, prepare the archive directory (rank 0, shared by
  * broadcast), synchronize clocks, start tracing MPI. MPI_Finalize: last sync, gather
  * this rank's data, correct (CLC), write the archive collectively, then PMPI_Finalize.
- * Abnormal ends (MPI_Abort, fatal signals, exit without MPI_Finalize) dump what was
- * recorded into DIR/partial/ for `synctrace recover`; a program that never called
- * MPI_Init but recorded OpenMP events gets a complete archive written at exit.
+ * Abnormal ends (MPI_Abort, fatal signals, exit without MPI_Finalize, a signal during
+ * MPI_Finalize before the archive is written) dump what was recorded into DIR/partial/
+ * for `synctrace recover`, async-signal-safely and from every rank of the host (abend.h);
+ * a program that never called MPI_Init but recorded OpenMP events gets a complete archive
+ * written at exit, or a dump when a signal ends it. A child of fork() without exec
+ * records and writes nothing.
  */
 #ifndef ST_LIFECYCLE_H
 #define ST_LIFECYCLE_H
@@ -23,5 +26,8 @@ extern char st_archive_dir[4096];  /* where this run's archive goes */
 
 /* Fills rd with everything this process recorded (events loaded from buffers and spill files). */
 int st_collect_rankdata(st_rankdata_t *rd, int incomplete);
+
+/* Adds the properties of the run (VERSION, INCOMPLETE, BUFFER) to rd. Not async-signal-safe. */
+void st_run_props(st_rankdata_t *rd, int incomplete);
 
 #endif

@@ -182,9 +182,10 @@ static void put_fixed(sink_t *s, const char *str, size_t width)
 
 /* ---- the definitions blob --------------------------------------------------------------- */
 
+/* dump: 0 packing definitions, 1 a dump of the events arrays, 2 a live dump (events from a reader). */
 static uint64_t thread_count(const st_thread_data_t *t, int dump)
 {
-    return dump && !t->events ? 0 : t->nevents;
+    return dump == 1 && !t->events ? 0 : t->nevents;
 }
 
 static void put_comm(sink_t *s, const st_comm_def_t *c)
@@ -647,17 +648,40 @@ static void dump_header(sink_t *s, uint64_t blob, uint64_t nevents)
     put_u64(s, 0);
 }
 
-static int dump_write(int fd, const st_rankdata_t *rd)
+/* Events of a live dump pass through here (static: see dump_stage). */
+static st_event_t live_stage[1024];
+
+static void put_thread_events(sink_t *s, const st_thread_data_t *t, uint32_t i, st_dump_read_fn read, void *ctx)
 {
-    uint64_t blob = blob_size(rd, 1), nevents = 0;
+    if (!read) {
+        for (uint64_t k = 0; k < thread_count(t, 1); k++)
+            put_event(s, &t->events[k]);
+        return;
+    }
+    for (uint64_t k = 0; k < t->nevents && !s->err;) {
+        size_t want = t->nevents - k < 1024 ? (size_t)(t->nevents - k) : 1024;
+        size_t got = read(ctx, i, k, live_stage, want);
+        if (got == 0) {
+            s->err = EIO; /* the header promised these events: the file would be inconsistent */
+            return;
+        }
+        for (size_t j = 0; j < got; j++)
+            put_event(s, &live_stage[j]);
+        k += got;
+    }
+}
+
+static int dump_write(int fd, const st_rankdata_t *rd, st_dump_read_fn read, void *ctx)
+{
+    int mode = read ? 2 : 1;
+    uint64_t blob = blob_size(rd, mode), nevents = 0;
     for (uint32_t i = 0; rd->threads && i < rd->nthreads; i++)
-        nevents += thread_count(&rd->threads[i], 1);
+        nevents += thread_count(&rd->threads[i], mode);
     sink_t s = { .fd = fd, .stage = dump_stage, .stage_cap = sizeof dump_stage, .crc = 0xFFFFFFFFu };
     dump_header(&s, blob, nevents);
-    put_blob(&s, rd, 1, blob);
+    put_blob(&s, rd, mode, blob);
     for (uint32_t i = 0; rd->threads && i < rd->nthreads; i++)
-        for (uint64_t k = 0; k < thread_count(&rd->threads[i], 1); k++)
-            put_event(&s, &rd->threads[i].events[k]);
+        put_thread_events(&s, &rd->threads[i], i, read, ctx);
     uint8_t tr[DUMP_TRAILER] = DUMP_END;
     le32(tr + 8, ~s.crc);
     put(&s, tr, sizeof tr);
@@ -665,7 +689,23 @@ static int dump_write(int fd, const st_rankdata_t *rd)
     return s.err;
 }
 
-int st_rankdata_dump(const char *dir, const st_rankdata_t *rd)
+/* One line "synctrace: error: WHAT FILE: CAUSE" with write(2). */
+static void dump_error(const char *what, const char *file, int err)
+{
+    st_log_raw("synctrace: error: ");
+    st_log_raw(what);
+    if (file) {
+        st_log_raw(" ");
+        st_log_raw(file);
+    }
+    if (err) {
+        st_log_raw(": ");
+        st_log_raw(st_errno_text(err));
+    }
+    st_log_raw("\n");
+}
+
+static int dump_common(const char *dir, const st_rankdata_t *rd, st_dump_read_fn read, void *ctx)
 {
     if (__atomic_exchange_n(&dump_busy, 1, __ATOMIC_ACQUIRE)) {
         st_log_raw("synctrace: error: raw dump already in progress in this process\n");
@@ -673,26 +713,22 @@ int st_rankdata_dump(const char *dir, const st_rankdata_t *rd)
     }
     int rc = -1;
     if (dump_paths(dir, rd->rank) != 0) {
-        st_log_raw("synctrace: error: cannot create the directory for the raw dump (path too long, not writable, "
-                   "or a partial/ that is not a directory of yours)\n");
+        dump_error("cannot create the directory for the raw dump (path too long, not writable, or a partial/ "
+                   "that is not a directory of yours) in", dir, errno);
         goto out;
     }
     /* Never through a link or into a file someone else made: a stale temporary of ours is removed first. */
     unlink(dump_tmp);
     int fd = open(dump_tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
-        st_log_raw("synctrace: error: cannot create the raw dump file: ");
-        st_log_raw(dump_tmp);
-        st_log_raw("\n");
+        dump_error("cannot create the raw dump file", dump_tmp, errno);
         goto out;
     }
-    int err = dump_write(fd, rd);
+    int err = dump_write(fd, rd, read, ctx);
     if (close(fd) != 0 && !err)
         err = errno;
     if (err || rename(dump_tmp, dump_path) != 0) {
-        st_log_raw("synctrace: error: writing the raw dump failed: ");
-        st_log_raw(dump_tmp);
-        st_log_raw("\n");
+        dump_error("writing the raw dump failed (removed):", dump_tmp, err > 0 ? err : errno);
         unlink(dump_tmp);
         goto out;
     }
@@ -700,6 +736,16 @@ int st_rankdata_dump(const char *dir, const st_rankdata_t *rd)
 out:
     __atomic_store_n(&dump_busy, 0, __ATOMIC_RELEASE);
     return rc;
+}
+
+int st_rankdata_dump(const char *dir, const st_rankdata_t *rd)
+{
+    return dump_common(dir, rd, NULL, NULL);
+}
+
+int st_rankdata_dump_live(const char *dir, const st_rankdata_t *rd, st_dump_read_fn read, void *ctx)
+{
+    return dump_common(dir, rd, read, ctx);
 }
 
 /* ---- loading a dump ---------------------------------------------------------------------- */

@@ -122,11 +122,21 @@ void st_rankdata_prop_str(void *rd, const char *key, const char *value);
  * and a trailer with a CRC-32 of everything before it. DIR and DIR/partial are
  * created if missing; the file is written under a temporary name and renamed, so a
  * dump cut short never looks complete. It uses only mkdir/open/write/rename/close
- * and a stack buffer — no malloc, no stdio — so it may run in a signal handler
+ * and a static staging buffer — no malloc, no stdio — so it may run in a signal handler
  * once recording has stopped, provided nothing modifies rd meanwhile. Errors are
- * reported with st_log_raw(). Returns 0, or -1 on error.
+ * reported with st_log_raw(), naming the file and the cause. Returns 0, or -1 on error.
  */
 int st_rankdata_dump(const char *dir, const st_rankdata_t *rd);
+
+/*
+ * The same for data that is still in the recorder: rd holds the definitions and every
+ * thread's event count (events NULL); read() copies up to max events of thread
+ * rd->threads[t], starting at event first, into out and returns how many (0: cannot
+ * read; the dump then fails rather than be inconsistent). Async-signal-safe as long as
+ * read() is. The dump file is named after rd->rank.
+ */
+typedef size_t (*st_dump_read_fn)(void *ctx, uint32_t t, uint64_t first, st_event_t *out, size_t max);
+int st_rankdata_dump_live(const char *dir, const st_rankdata_t *rd, st_dump_read_fn read, void *ctx);
 
 /*
  * Reads one dump file back into rd (fresh allocations, events included). Returns 0,

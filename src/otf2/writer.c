@@ -48,8 +48,8 @@ OTF2_ErrorCode OTF2_EvtWriter_NonBlockingCollectiveComplete(OTF2_EvtWriter *writ
 const char *st_otf2_status_name(int status)
 {
     static const char *const names[] = { "ok", "directory error", "archive exists", "data error",
-                                         "OTF2 error", "out of memory", "MPI error" };
-    return status >= 0 && status <= ST_OTF2_ERR_MPI ? names[status] : "unknown error";
+                                         "OTF2 error", "out of memory", "MPI error", "write error" };
+    return status >= 0 && status <= ST_OTF2_ERR_WRITE ? names[status] : "unknown error";
 }
 
 /* ---- OTF2 errors ------------------------------------------------------------------------ */
@@ -57,6 +57,28 @@ const char *st_otf2_status_name(int status)
 /* OTF2's last message, so our one error line can include it. */
 static char otf2_msg[512];
 static OTF2_ErrorCallback otf2_prev_handler;
+
+/*
+ * The first failure while an archive is open. OTF2 reports a failed write(2) of a buffer
+ * (a full disk) only to the error callback and still returns success from
+ * OTF2_Archive_Close, leaving a truncated archive; st_otf2_close() turns it into an error.
+ * OTF2 has a code per errno (OTF2_ERROR_ENOSPC: "No space left on device"); the file is in
+ * the message "POSIX: <path>".
+ */
+static struct {
+    OTF2_ErrorCode rc;
+    char file[4200];
+} fault;
+
+static void note_fault(OTF2_ErrorCode rc, const char *msg)
+{
+    if (rc == OTF2_SUCCESS || rc == OTF2_ERROR_PROCESSED_WITH_FAULTS || rc == OTF2_ERROR_INTEGRITY_FAULT)
+        return; /* consequences of an earlier failure: keep the cause */
+    if (!fault.rc)
+        fault.rc = rc;
+    if (!fault.file[0] && !strncmp(msg, "POSIX: /", 8))
+        snprintf(fault.file, sizeof fault.file, "%s", msg + 7);
+}
 
 static OTF2_ErrorCode otf2_handler(void *ud, const char *file, uint64_t line, const char *fn,
                                    OTF2_ErrorCode rc, const char *fmt, va_list va)
@@ -68,6 +90,7 @@ static OTF2_ErrorCode otf2_handler(void *ud, const char *file, uint64_t line, co
         vsnprintf(otf2_msg, sizeof otf2_msg, fmt, va);
     else
         snprintf(otf2_msg, sizeof otf2_msg, "%s", OTF2_Error_GetDescription(rc));
+    note_fault(rc, otf2_msg);
     st_log_debug("OTF2 %s in %s: %s", OTF2_Error_GetName(rc), fn ? fn : "?", otf2_msg);
     return rc;
 }
@@ -76,6 +99,10 @@ int st_otf2_failed(OTF2_ErrorCode rc, const char *what)
 {
     if (rc == OTF2_SUCCESS)
         return 0;
+    if (fault.rc && (rc == OTF2_ERROR_INTEGRITY_FAULT || rc == OTF2_ERROR_PROCESSED_WITH_FAULTS)) {
+        otf2_msg[0] = 0; /* a consequence of a failed write: st_otf2_close reports the cause, with the file */
+        return 1;
+    }
     st_log_error("OTF2 archive: %s failed: %s%s%s", what, OTF2_Error_GetName(rc),
                  otf2_msg[0] ? ": " : "", otf2_msg);
     otf2_msg[0] = 0;
@@ -345,6 +372,7 @@ static OTF2_FlushCallbacks flush_callbacks = { .otf2_pre_flush = pre_flush, .otf
 OTF2_Archive *st_otf2_open(const char *dir)
 {
     otf2_msg[0] = 0;
+    memset(&fault, 0, sizeof fault);
     otf2_prev_handler = OTF2_Error_RegisterCallback(otf2_handler, NULL);
     OTF2_Archive *a = OTF2_Archive_Open(dir, ST_OTF2_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, EVT_CHUNK,
                                         DEF_CHUNK, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -363,10 +391,16 @@ OTF2_Archive *st_otf2_open(const char *dir)
     return a;
 }
 
-int st_otf2_close(OTF2_Archive *a)
+int st_otf2_close(OTF2_Archive *a, const char *dir)
 {
     int rc = st_otf2_failed(OTF2_Archive_Close(a), "closing the archive") ? ST_OTF2_ERR_OTF2 : ST_OTF2_OK;
     OTF2_Error_RegisterCallback(otf2_prev_handler, NULL);
+    if (fault.rc) {
+        st_log_error("OTF2 archive: writing %s failed: %s; the archive is incomplete and is removed",
+                     fault.file[0] ? fault.file : dir, OTF2_Error_GetDescription(fault.rc));
+        rc = ST_OTF2_ERR_WRITE;
+    }
+    memset(&fault, 0, sizeof fault);
     return rc;
 }
 
@@ -868,7 +902,7 @@ int st_otf2_write_serial(const char *dir, st_rankdata_t *ranks, int nranks, unsi
     else {
         rc = st_otf2_write_local(a, all, total, num, len);
         rc = first_error(rc, st_otf2_write_global(a, all, total, num, len, flags));
-        rc = first_error(rc, st_otf2_close(a));
+        rc = first_error(rc, st_otf2_close(a, dir));
     }
     if (rc != ST_OTF2_OK)
         st_otf2_remove_partial(dir);

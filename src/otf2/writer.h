@@ -56,7 +56,8 @@ typedef enum st_otf2_status {
     ST_OTF2_ERR_DATA,    /* inconsistent rank data (duplicate ranks, bad references) */
     ST_OTF2_ERR_OTF2,    /* the OTF2 library reported an error */
     ST_OTF2_ERR_NOMEM,
-    ST_OTF2_ERR_MPI      /* used by archive_mpi.c */
+    ST_OTF2_ERR_MPI,     /* used by archive_mpi.c */
+    ST_OTF2_ERR_WRITE    /* a file could not be written (full disk, quota, I/O error) */
 } st_otf2_status_t;
 
 /* Flags of st_otf2_write_serial / st_otf2_write_global. */
@@ -170,8 +171,11 @@ int st_otf2_write_local(OTF2_Archive *a, st_rankdata_t *const *mine, int nmine,
 int st_otf2_write_global(OTF2_Archive *a, st_rankdata_t *const *defs, int ndefs,
                          const uint64_t *num, size_t len, unsigned flags);
 
-/* Closes the archive (collective in MPI mode); restores the OTF2 error handler. */
-int st_otf2_close(OTF2_Archive *a);
+/* Closes the archive (collective in MPI mode); restores the OTF2 error handler. Fails with
+ * ST_OTF2_ERR_WRITE, after one line naming the file and the cause ("No space left on
+ * device"), if any write since st_otf2_open failed, although OTF2 itself reports success
+ * then; the caller removes the archive (st_otf2_remove_partial). dir: for the message. */
+int st_otf2_close(OTF2_Archive *a, const char *dir);
 
 /* After a failed write (archive closed): removes the files it created in DIR, so
  * the directory can be used again. One process only. */

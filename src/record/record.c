@@ -15,8 +15,6 @@
 #include "../config/config.h"
 #include "../util/log.h"
 
-#define ST_MAX_THREADS 4096
-
 __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));
 volatile int st_record_active;
 
@@ -52,7 +50,8 @@ st_thread_t *st_thread_register(void)
         return NULL;
     }
     th->index = (uint32_t)registry_n;
-    registry[registry_n++] = th;
+    registry[registry_n] = th;
+    __atomic_store_n(&registry_n, registry_n + 1, __ATOMIC_RELEASE); /* published after the entry */
     pthread_mutex_unlock(&registry_lock);
     st_thread_tls = th;
     return th;
@@ -63,6 +62,12 @@ st_thread_t **st_record_threads(size_t *n)
     pthread_mutex_lock(&registry_lock);
     *n = registry_n;
     pthread_mutex_unlock(&registry_lock);
+    return registry;
+}
+
+st_thread_t *const *st_record_threads_unlocked(size_t *n)
+{
+    *n = __atomic_load_n(&registry_n, __ATOMIC_ACQUIRE);
     return registry;
 }
 
@@ -161,6 +166,31 @@ st_event_t *st_record_load(st_thread_t *th, size_t *n)
     memcpy(all + th->spilled, th->buf, th->pos * sizeof(st_event_t));
     *n = total;
     return all;
+}
+
+size_t st_record_read(const st_thread_t *th, uint64_t first, st_event_t *out, size_t max)
+{
+    size_t got = 0;
+    while (got < max) {
+        uint64_t spilled = __atomic_load_n(&th->spilled, __ATOMIC_ACQUIRE), k = first + got;
+        if (k < spilled) { /* in the spill file */
+            uint64_t n = spilled - k < max - got ? spilled - k : max - got;
+            ssize_t r = pread(th->spill_fd, out + got, n * sizeof *out, (off_t)(k * sizeof *out));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0 || r % (ssize_t)sizeof *out)
+                break;
+            got += (size_t)r / sizeof *out;
+        } else { /* in the buffer */
+            uint64_t pos = __atomic_load_n(&th->pos, __ATOMIC_ACQUIRE);
+            if (k - spilled >= pos)
+                break;
+            uint64_t n = pos - (k - spilled) < max - got ? pos - (k - spilled) : max - got;
+            memcpy(out + got, th->buf + (k - spilled), n * sizeof *out);
+            got += n;
+        }
+    }
+    return got;
 }
 
 void st_record_stop(void)

@@ -23,6 +23,9 @@
 #define ST_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define ST_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* Most threads one process records; later threads are not traced. */
+#define ST_MAX_THREADS 4096
+
 typedef struct st_thread {
     st_event_t *buf;      /* buffer of cap events */
     size_t      pos;      /* next free slot */
@@ -138,6 +141,18 @@ static inline void st_record_leave(st_thread_t *th, st_region_t r)
 
 /* Snapshot of all registered threads (valid until st_record_shutdown). Thread-safe. */
 st_thread_t **st_record_threads(size_t *n);
+
+/* The same without the lock, for signal handlers: threads registered later are not seen. */
+st_thread_t *const *st_record_threads_unlocked(size_t *n);
+
+/*
+ * Copies up to max events of th, starting at event number first (record order over
+ * spilled and buffered events), into out; returns how many (fewer only at the end
+ * or on a read error). Async-signal-safe (pread and memcpy, no allocation), so a
+ * dump can read a thread that may still be recording: events that move from the
+ * buffer to the spill file meanwhile are found there.
+ */
+size_t st_record_read(const st_thread_t *th, uint64_t first, st_event_t *out, size_t max);
 
 /*
  * Returns all events of th (spilled and buffered) in one malloc'd array, in record

@@ -49,6 +49,12 @@ ST_LOG_FN(st_log_warn, "warning: ", 0)
 ST_LOG_FN(st_log_info, "", 1)
 ST_LOG_FN(st_log_debug, "debug: ", 2)
 
+const char *st_errno_text(int err)
+{
+    const char *t = err > 0 ? strerrordesc_np(err) : NULL; /* a constant table: no locale, no buffer */
+    return t ? t : "unknown error";
+}
+
 void st_log_raw(const char *msg)
 {
     ssize_t w = write(STDERR_FILENO, msg, strlen(msg));

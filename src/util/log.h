@@ -25,6 +25,9 @@ void st_log_debug(const char *fmt, ...) ST_FMT(1, 2);
 /* Writes a literal message with write(2); safe inside signal handlers. */
 void st_log_raw(const char *msg);
 
+/* The text of an errno value ("No space left on device"), the same in every locale; async-signal-safe. */
+const char *st_errno_text(int err);
+
 /* Warn once per call site: `static int flag; st_log_once(&flag, ...)`. */
 #define st_log_warn_once(fmt, ...)                       \
     do {                                                 \

@@ -272,6 +272,54 @@ static void test_dump(st_rankdata_t *rd, const char *tmp)
     CHECK(st_rankdata_dump("/proc/synctrace-cannot-exist", rd) == -1, "unwritable directory fails cleanly");
 }
 
+/* A reader over rd's own event arrays, handing out at most 5 events per call; fail_at: the
+ * first event it cannot read (UINT64_MAX: none). */
+typedef struct live_src { const st_rankdata_t *rd; uint64_t fail_at; } live_src_t;
+
+static size_t live_read(void *ctx, uint32_t t, uint64_t first, st_event_t *out, size_t max)
+{
+    const live_src_t *src = ctx;
+    const st_thread_data_t *th = &src->rd->threads[t];
+    size_t n = 0;
+    while (n < max && n < 5 && first + n < th->nevents && first + n < src->fail_at) {
+        out[n] = th->events[first + n];
+        n++;
+    }
+    return n;
+}
+
+/* st_rankdata_dump_live: the same file content as a dump of the arrays; a reader that fails
+ * makes the dump fail and leaves nothing, not a file with fewer events than its header says. */
+static void test_dump_live(st_rankdata_t *rd, const char *tmp)
+{
+    char dir[512], path[600];
+    snprintf(dir, sizeof dir, "%s/live", tmp);
+    snprintf(path, sizeof path, "%s/partial/rank-%d.strd", dir, rd->rank);
+    CHECK(st_rankdata_dump(dir, rd) == 0, "dump for comparison");
+    long n_ref, n_live;
+    uint8_t *ref = slurp(path, &n_ref);
+    st_rankdata_t defs = *rd; /* the same definitions, events only through the reader */
+    st_thread_data_t th[16];
+    CHECK(rd->nthreads <= 16, "test needs <= 16 threads");
+    for (uint32_t i = 0; i < rd->nthreads && i < 16; i++)
+        th[i] = rd->threads[i], th[i].events = NULL;
+    defs.threads = th;
+    live_src_t src = { rd, UINT64_MAX };
+    CHECK(st_rankdata_dump_live(dir, &defs, live_read, &src) == 0, "live dump");
+    uint8_t *live = slurp(path, &n_live);
+    CHECK(n_ref == n_live && !memcmp(ref, live, (size_t)n_ref), "live dump differs from the array dump (%ld vs %ld bytes)",
+          n_live, n_ref);
+    free(live);
+    free(ref);
+    unlink(path);
+    src.fail_at = 3;
+    fprintf(stderr, "  (the following 'writing the raw dump failed' error is expected)\n");
+    CHECK(st_rankdata_dump_live(dir, &defs, live_read, &src) == -1, "a failing reader fails the dump");
+    char tmpname[620];
+    snprintf(tmpname, sizeof tmpname, "%s.tmp", path);
+    CHECK(file_size(path) < 0 && file_size(tmpname) < 0, "nothing left after a failed live dump");
+}
+
 int main(void)
 {
     char tmp[] = "/tmp/test_rankdata.XXXXXX";
@@ -285,6 +333,7 @@ int main(void)
     test_fuzz_parser(&rd);
     test_prop();
     test_dump(&rd, tmp);
+    test_dump_live(&rd, tmp);
     st_rankdata_t empty = { .rank = 0, .nranks = 1 };
     test_roundtrip(&empty);
     st_rankdata_free(&rd);

@@ -6,7 +6,8 @@
  * file (no event lost or reordered, FLUSH enter/leave pairs exactly where a full buffer
  * was met, nothing left in the spill directory), room kept above the flush limit for
  * callers that flush only after stamping, a spill directory that cannot be used
- * (no crash, the buffer goes on), many threads registering concurrently, and
+ * (no crash, the buffer goes on), st_record_read (the same events in any chunks), many threads
+ * registering concurrently, and
  * st_record_stop(). Each case that needs a fresh buffer records on a new thread.
  */
 /* link: src/record/record.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
@@ -179,6 +180,16 @@ static void test_flush(void)
         CHECK(bad == 0 && k == n, "%zu events out of place (of %zu)", bad, n);
         for (size_t i = 1; i < n; i++)
             CHECK(all[i].time >= all[i - 1].time, "loaded event %zu earlier than its predecessor", i);
+        /* st_record_read (the signal-safe reader of abnormal-end dumps): chunks of 7 that cross
+           spill/buffer boundaries give the same events; nothing past the end. */
+        st_event_t chunk[7];
+        size_t got = 0, mismatch = 0;
+        for (size_t k2; got < n && (k2 = st_record_read(th, got, chunk, 7)) > 0; got += k2)
+            for (size_t j = 0; j < k2; j++)
+                mismatch += memcmp(&chunk[j], &all[got + j], sizeof chunk[j]) != 0;
+        CHECK(got == n && mismatch == 0, "st_record_read: %zu of %zu events, %zu differ", got, n, mismatch);
+        CHECK(st_record_read(th, n, chunk, 7) == 0, "st_record_read past the end returned events");
+        CHECK(st_record_read(th, n - 3, chunk, 7) == 3, "st_record_read of the last 3 events");
         free(all);
     }
     rmdir(dir);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `synctrace recover` re-maps the events of the dumps through the sync points they saved, as
+# MPI_Finalize would (mkdump.c: rank 1's clock 50 ms behind and drifting; events stamped with
+# the local clock before MPI_Init, the init map and the resync map): the recovered times must be
+# the interpolated ones, exactly, and the archive must pass `synctrace check` and be marked
+# incomplete. Then the same dumps next to the leftovers of an archive whose writing a signal cut
+# short (traces.def and traces/ without traces.otf2): recover removes them and succeeds.
+source "$ST_ROOT/tests/lib.sh"
+[ -x "$ST_BIN/synctrace" ] || fail "$ST_BIN/synctrace not built"
+MKDUMP=$ST_BUILD/mkdump
+gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -I"$ST_ROOT/src/record" -I"$ST_BUILD/../gen" -o "$MKDUMP" \
+    "$ST_ROOT/tests/cli/mkdump.c" "$ST_ROOT/src/otf2/rankdata.c" "$ST_ROOT/src/util/log.c" || fail "cannot build mkdump"
+times_of() { # DIR RANK: the event times of RANK, absolute (archive start = rank 0's first event at 0.4 s)
+    st dump --json "$1" | python3 -c 'import sys, json
+r = int(sys.argv[1])
+print(" ".join(str(e["t"] + 400000000) for e in map(json.loads, sys.stdin) if e["rank"] == r))' "$2"
+}
+for case in clean cut_short; do
+    D=$ST_TMP/$case
+    "$MKDUMP" "$D" || fail "mkdump failed"
+    if [ $case = cut_short ]; then
+        mkdir -p "$D/traces" && echo x >"$D/traces/0.evt" && echo x >"$D/traces.def"
+    fi
+    st recover "$D" >"$ST_TMP/recover.txt" 2>&1 || fail "$case: synctrace recover failed: $(head -c 400 "$ST_TMP/recover.txt")"
+    assert_eq "$case: rank 1's recovered times" "550000000 1550050000 2550100000 2550101000" "$(times_of "$D" 1)"
+    assert_eq "$case: rank 0's recovered times" "400000000 2600000000" "$(times_of "$D" 0)"
+    grep -q "2 re-mapped" "$ST_TMP/recover.txt" || fail "$case: recover does not say it re-mapped both ranks: $(head -n 2 "$ST_TMP/recover.txt")"
+    st check "$D" >"$ST_TMP/check.txt" 2>&1 || fail "$case: synctrace check fails on the recovered archive: $(head -c 300 "$ST_TMP/check.txt")"
+    st info "$D" | grep -qiE '^incomplete:[[:space:]]*yes' || fail "$case: the recovered archive is not marked incomplete"
+    otf2-print "$D/traces.otf2" >/dev/null 2>&1 || fail "$case: otf2-print rejects the recovered archive"
+    note "$case: $(head -n 1 "$ST_TMP/recover.txt")"
+done
