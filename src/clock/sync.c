@@ -49,7 +49,6 @@ static struct {
     char spec_text[192];
     st_sync_level_t level[ST_SYNC_MAX_LEVELS];
     st_clock_t clk; /* current global clock (what was published last) */
-    int measured;   /* this rank measured well in the sync in progress */
     st_clock_epoch_t *ep;
     size_t nep, cap;
     /* statistics */
@@ -144,7 +143,7 @@ void st_sync_adopt(st_clock_t *clk)
 
 void st_sync_reject(void)
 {
-    S.measured = 0;
+    st_sync.measured = 0;
 }
 
 /*
@@ -162,7 +161,7 @@ static int publish(int kind, const st_clock_t *clk, int64_t cost)
     int64_t L = local_now();
     st_clock_epoch_t *e = &S.ep[S.nep];
     e->kind = (uint16_t)kind;
-    e->measured = (uint16_t)S.measured;
+    e->measured = (uint16_t)st_sync.measured;
     e->local = L;
     e->map = st_clock_collapse(clk, L);
     e->global = st_clock_lm_apply(&e->map, L);
@@ -189,7 +188,7 @@ static int run_levels(int full, const st_clock_t *from, st_clock_t *out)
     else
         work = *from;
     st_sync.rtt_now = INT64_MAX;
-    S.measured = 1;
+    st_sync.measured = 1;
     for (int l = 0; l < S.nlevels; l++) {
         st_sync_level_t *lv = &S.level[l];
         if (lv->grp.me < 0 || lv->grp.size < 2)
@@ -316,7 +315,7 @@ static int measure_init_point(st_clock_t *clk)
     st_sync.tries = 8; /* the first sync point anchors the start of the run: worth more effort */
     int rc = run_levels(0, &learned, clk);
     st_sync.tries = tries;
-    S.measured = 1;
+    st_sync.measured = 1;
     return rc;
 }
 

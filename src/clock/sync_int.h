@@ -72,6 +72,7 @@ typedef struct st_sync_state {
     int64_t  rtt_min[2]; /* [intra, inter] smallest round trip this rank measured as client, INT64_MAX none */
     int64_t  rtt_now;    /* smallest round trip of the sync in progress */
     int      tries;      /* bursts per measurement while the bounds stay too wide (3; more at finalize) */
+    int      measured;   /* this rank's clock was measured well in the sync in progress (st_sync_reject) */
 } st_sync_state_t;
 
 extern st_sync_state_t st_sync;
@@ -84,8 +85,8 @@ extern st_sync_state_t st_sync;
  */
 void st_sync_adopt(st_clock_t *clk);
 
-/* This member could not measure well in this sync: it keeps its clock, and its sync
-   point is not used for drift or interpolation. */
+/* This member could not measure well in this sync (or its reference could not): it
+   keeps its clock, and its sync point is not used for drift or interpolation. */
 void st_sync_reject(void);
 
 /* ---- topology (topo.c) -------------------------------------------------------------- */
@@ -170,6 +171,7 @@ enum {
     ST_TAG_MODEL,
     ST_TAG_FLAG,
     ST_TAG_RESULT,
+    ST_TAG_MEASURED, /* a reference tells its client whether its own clock was measured in this resync */
 };
 
 #endif
