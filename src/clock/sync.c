@@ -352,12 +352,12 @@ int st_clock_init_sync(MPI_Comm toolworld)
     }
     if (S.spec.scheme != ST_SCHEME_NONE) {
         st_clock_t clk;
-        int64_t t1 = mono_ns();
-        if (run_levels(1, NULL, &clk) != 0 || measure_init_point(&clk) != 0)
+        int64_t t1 = mono_ns(), t2;
+        if (run_levels(1, NULL, &clk) != 0 || (t2 = mono_ns(), measure_init_point(&clk)) != 0)
             return -1;
         publish(ST_EPOCH_INIT, &clk, mono_ns() - t0);
-        st_log_debug("clock sync: setup %.1f ms, levels %.1f ms", (double)(t1 - t0) / 1e6,
-                     (double)(mono_ns() - t1) / 1e6);
+        st_log_debug("clock sync: setup %.1f ms, levels %.1f ms, offsets %.1f ms", (double)(t1 - t0) / 1e6,
+                     (double)(t2 - t1) / 1e6, (double)(mono_ns() - t2) / 1e6);
         S.init_ns = mono_ns() - t0;
         S.active = 1;
         schedule_resync();
