@@ -270,14 +270,15 @@ int st_sync_measure(int ref, const st_clock_t *mine, int npp, int offset_alg, st
     if (offset_alg == ST_OFFSET_MEANRTT)
         return measure_meanrtt(ref, mine, npp, pt);
     /* A burst whose bounds stayed wide (this pair was preempted throughout) is repeated. */
-    double accept = st_sync_accept_width(ref);
+    double good = st_sync_good_width(ref);
+    double enough = st_sync.thorough && good > 0 ? good : st_sync_accept_width(ref);
     st_sync_point_t p;
     for (int i = 0; i < (st_sync.tries > 0 ? st_sync.tries : 1); i++) {
         if (measure_skampi(ref, mine, npp, &p, raw) != 0)
             return -1;
         if (i == 0 || p.hi - p.lo < pt->hi - pt->lo)
             *pt = p;
-        if (pt->hi - pt->lo <= accept)
+        if (pt->hi - pt->lo <= enough)
             break;
     }
     return 0;

@@ -328,8 +328,10 @@ static int measure_init_point(st_clock_t *clk)
     st_clock_t learned = *clk;
     int tries = st_sync.tries;
     st_sync.tries = 8; /* the first sync point anchors the start of the run: worth more effort */
+    st_sync.thorough = 1;
     int rc = run_levels(0, &learned, clk);
     st_sync.tries = tries;
+    st_sync.thorough = 0;
     st_sync.measured = 1;
     return rc;
 }
@@ -461,6 +463,7 @@ void st_clock_finalize_sync(void)
             st_sync_wait(&S.req);
         }
         st_sync.tries = 8; /* the last sync point anchors the end of the run: worth more effort */
+        st_sync.thorough = 1;
         resync(ST_EPOCH_FINAL);
         if (S.active && st_config.clockcheck > 0)
             clock_check((double)(mono_ns() - S.init_start) / 1e9);

@@ -71,7 +71,8 @@ typedef struct st_sync_state {
     int      nnodes;
     int64_t  rtt_min[2]; /* [intra, inter] smallest round trip this rank measured as client, INT64_MAX none */
     int64_t  rtt_now;    /* smallest round trip of the sync in progress */
-    int      tries;      /* bursts per measurement while the bounds stay too wide (3; more at finalize) */
+    int      tries;      /* bursts per measurement while the bounds stay too wide (3; 8 for the first and last points) */
+    int      thorough;   /* first and last sync points: repeat bursts until as narrow as st_sync_good_width */
     int      measured;   /* this rank's clock was measured well in the sync in progress (st_sync_reject) */
 } st_sync_state_t;
 
@@ -144,7 +145,8 @@ typedef struct st_sync_point {
  * Client side: one offset measurement against `mine`. A SKaMPI burst is at least npp
  * ping-pongs and goes on (up to 4·npp, or 16·npp within 2 ms) while its bounds are
  * wider than st_sync_good_width(); a burst still wider than st_sync_accept_width() is
- * repeated (st_sync.tries bursts at most; the narrowest counts): a preempted burst is extended or
+ * repeated (st_sync.tries bursts at most; the narrowest counts; while st_sync.thorough, until
+ * as narrow as st_sync_good_width()): a preempted burst is extended or
  * redone rather than trusted. SKaMPI ping-pongs are appended to raw when it is not
  * NULL (owned by the caller). Does not end the serve loop; call st_sync_done() then.
  */
