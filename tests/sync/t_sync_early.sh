@@ -3,12 +3,10 @@
 # after MPI_Init included: early_prog brackets traced MPI_Get_version calls with the
 # true time (dense in the first second, sparse later) under the clock-skew library
 # (8 ranks in 4 simulated nodes, 20 ms offsets, 50 ppm drift, 5 µs wander), and every
-# ENTER/LEAVE in the archive must lie within 1 µs of its window on the global clock.
-#  * defaults, several seeds: the initial sync point must be as good as the later ones
-#    (its offset used to be extrapolated from a 30 ms drift fit: up to 6 µs off);
-#  * a deliberately poor drift fit (2 fit points over 1 ms): the initial sync point must
-#    not depend on the fit's drift at all (without the offset measurement at the end of
-#    the initial sync, the first half second was 2-4 µs off).
+# ENTER/LEAVE in the archive must lie within 1 µs of its window on the global clock,
+# with the defaults, for several seeds. The initial sync point used to be the 30 ms
+# drift fit extrapolated over the rest of the initial sync: in some runs the first
+# half second was 1.5-6 µs off (the test then fails; how often depends on the load).
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/sync/common.sh"
 [ -f "$ST_LIB" ] && [ -x "$ST_BIN/synctrace" ] || skip "no $ST_LIB or $ST_BIN/synctrace: build first (make all)"
@@ -33,7 +31,4 @@ run() {
 
 for seed in 6 8 9; do
     twice run $seed 2.5
-done
-for seed in 1 2; do
-    twice run $seed 1.2 'SYNCTRACE_SYNC=h2hca:hca3(fit=2,window=1)/prop'
 done
