@@ -28,7 +28,6 @@
 #define ACCEPT_MIN_NS 3000 /* bounds wider than this and than 4 x the narrowest seen: a bad burst */
 #define SPREAD_TOL_NS 20   /* drift uncertainty: slopes whose band margin is within this of the best */
 #define MAX_SPREAD    20e-6 /* ... spanning more than this: measure more fit points */
-#define BURST_SPAN_NS 2000000 /* an offset intersects the bounds of the last 2 ms of its burst only */
 
 static int64_t mono_ns(void)
 {
@@ -198,17 +197,8 @@ static int measure_skampi(int ref, const st_clock_t *mine, int npp, st_sync_poin
     }
     note_rtt(ref, rtt);
     if (r->n > first) {
-        /*
-         * The bounds are intersected at the burst's end with drift 0. A burst that
-         * preemption stretched over tens of ms, measured on a clock whose drift is known
-         * only from the initial 30 ms fit (tens of ppm off under load), would intersect
-         * bounds that disagree by microseconds, and look narrow.
-         */
-        size_t k = r->n - 1;
-        while (k > first && r->pp[r->n - 1].s_now - r->pp[k - 1].s_last <= BURST_SPAN_NS)
-            k--;
         pt->when = r->pp[r->n - 1].s_now;
-        pt->off = st_clock_burst_offset(r->pp + k, r->n - k, 0, &pt->lo, &pt->hi);
+        pt->off = st_clock_burst_offset(r->pp + first, r->n - first, 0, &pt->lo, &pt->hi);
     }
     free(local.pp);
     return r->n > first ? 0 : -1;
