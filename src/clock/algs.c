@@ -102,12 +102,15 @@ static int offset_step(st_sync_level_t *lv, st_clock_t *clk, int ref, int client
     if (st_sync_measure(G(lv, ref), clk, lv->par.npp, lv->par.offset, &best, NULL) != 0 ||
         st_sync_done(G(lv, ref)) != 0)
         return -1;
-    if (lv->par.offset == ST_OFFSET_SKAMPI && !(best.hi - best.lo <= accept)) {
+    if (lv->par.offset == ST_OFFSET_SKAMPI && !(st_sync_point_width(&best) <= accept)) {
         st_log_debug("clock sync: offset to rank %d only within %.0f ns; keeping my clock", G(lv, ref),
-                     best.hi - best.lo);
+                     st_sync_point_width(&best));
         st_sync_reject();
         return 0;
     }
+    /* A freshly learned clock that the exact bounds do not contradict is the better estimate. */
+    if (st_sync.verify && best.lo <= 0 && best.hi >= 0)
+        return 0;
     st_clock_lm_t lm = { best.when, best.off, 0.0 };
     st_clock_push(clk, &lm);
     st_sync_adopt(clk);

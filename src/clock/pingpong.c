@@ -247,6 +247,11 @@ static int measure_meanrtt(int ref, const st_clock_t *mine, int npp, st_sync_poi
     return rc;
 }
 
+double st_sync_point_width(const st_sync_point_t *pt)
+{
+    return pt->hi >= pt->lo ? pt->hi - pt->lo : INFINITY;
+}
+
 double st_sync_accept_width(int ref)
 {
     return fmax(4 * st_sync_good_width(ref), ACCEPT_MIN_NS);
@@ -266,9 +271,9 @@ int st_sync_measure(int ref, const st_clock_t *mine, int npp, int offset_alg, st
     for (int i = 0; i < (st_sync.tries > 0 ? st_sync.tries : 1); i++) {
         if (measure_skampi(ref, mine, npp, &p, raw) != 0)
             return -1;
-        if (i == 0 || p.hi - p.lo < pt->hi - pt->lo)
+        if (i == 0 || st_sync_point_width(&p) < st_sync_point_width(pt))
             *pt = p;
-        if (pt->hi - pt->lo <= enough)
+        if (st_sync_point_width(pt) <= enough)
             break;
     }
     return 0;

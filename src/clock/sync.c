@@ -328,10 +328,10 @@ static int measure_init_point(st_clock_t *clk)
     st_clock_t learned = *clk;
     int tries = st_sync.tries;
     st_sync.tries = 8; /* the first sync point anchors the start of the run: worth more effort */
-    st_sync.thorough = 1;
+    st_sync.thorough = st_sync.verify = 1;
     int rc = run_levels(0, &learned, clk);
     st_sync.tries = tries;
-    st_sync.thorough = 0;
+    st_sync.thorough = st_sync.verify = 0;
     st_sync.measured = 1;
     return rc;
 }

@@ -73,6 +73,7 @@ typedef struct st_sync_state {
     int64_t  rtt_now;    /* smallest round trip of the sync in progress */
     int      tries;      /* bursts per measurement while the bounds stay too wide (3; 8 for the first and last points) */
     int      thorough;   /* first and last sync points: repeat bursts until as narrow as st_sync_good_width */
+    int      verify;     /* initial offsets: a learned clock inside the measured bounds stays as it is */
     int      measured;   /* this rank's clock was measured well in the sync in progress (st_sync_reject) */
 } st_sync_state_t;
 
@@ -157,6 +158,12 @@ typedef struct st_sync_raw { /* raw ping-pongs, kept for the band fit */
 
 int st_sync_measure(int ref, const st_clock_t *mine, int npp, int offset_alg, st_sync_point_t *pt,
                     st_sync_raw_t *raw);
+/*
+ * Width of a measurement's bounds; +inf when they do not intersect: the clocks drifted
+ * apart during a burst that preemption stretched, and the estimate (the quickest
+ * ping-pong's midpoint) is no better than that ping-pong's round trip.
+ */
+double st_sync_point_width(const st_sync_point_t *pt);
 int st_sync_done(int ref);
 
 /* SKaMPI bounds this narrow are as good as it gets against ref (1.5 x the smallest
