@@ -313,15 +313,17 @@ static void run_checks(void)
 }
 
 /*
- * The initial sync point is the learned clock read at the end of the initial sync: a
- * fit over a 30 ms window, extrapolated with its drift (off by 20 ppm and more under
- * load) over the rest of the sync, tens of ms for the ranks that learn early in the
- * tree, and through their references' clocks. It came out microseconds off, and the
- * finalize interpolation carried that into the first half second. Measuring the offset
- * of the learned clock once more along the same tree (what a cheap resync does) makes
- * the initial sync point a measurement like every later one, at a cost of a few ms. A
- * rank whose offset stays poorly bounded keeps its learned clock, still a valid sync
- * point. Collective.
+ * The initial sync point used to be the learned clock read at the end of the initial
+ * sync: a fit over a 30 ms window, extrapolated with its drift (off by 20 ppm and more
+ * under load) over the rest of the sync, tens of ms for the ranks that learn early in
+ * the tree, and through their references' clocks. It came out microseconds off, and
+ * the finalize interpolation carried that into the first half second. Now the sync
+ * point is where each clock was learned (publish), and the offset of every learned
+ * clock is measured once more along the same tree (what a cheap resync does, with
+ * more tries): a clock the exact SKaMPI bounds contradict (its reference's or its own
+ * drift carried it off) takes the measured offset; one inside them stays as learned,
+ * the fit over hundreds of ping-pongs being the better estimate. A few ms when quiet.
+ * A rank whose offset stays poorly bounded keeps its learned clock. Collective.
  */
 static int measure_init_point(st_clock_t *clk)
 {
