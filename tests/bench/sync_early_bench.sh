@@ -6,8 +6,9 @@
 # For every seed: tests/sync/early_prog under the clock-skew library, 8 ranks in 4
 # simulated nodes (SYNCTRACE_NODE_SIZE=2), 20 ms offsets, 50 ppm drift, 5 µs wander,
 # library defaults; prints the worst distance of a recorded MPI_Get_version ENTER/LEAVE
-# outside its true-time window in the first second and after it, per time bin, and the
-# initial sync's duration (max over ranks). Environment: O (build root), EARLY_BENCH_SEEDS
+# outside its true-time window in the first second and after it, the initial sync's
+# duration (max over ranks), the largest error of the sync points by kind (init, resync,
+# final; tests/sync/sync_points.py) and the worst event error per time bin. Environment: O (build root), EARLY_BENCH_SEEDS
 # (default "1 2 3 4 5 6 7 8"), EARLY_BENCH_SECONDS (run length, default 3), LIB (another
 # build's libsynctrace.so, to compare), and any SYNCTRACE_* / SKEW_* to pass to the ranks.
 set -euo pipefail
@@ -30,7 +31,8 @@ for kv in $(env | grep -E '^(SYNCTRACE|SKEW)_' | grep -v '^SYNCTRACE_DIR=' || tr
 done
 for seed in ${EARLY_BENCH_SEEDS:-1 2 3 4 5 6 7 8}; do
     rm -rf "$TMP"/*
-    timeout 120 mpiexec -n 8 -genv SKEW_NODE_SIZE 2 -genv SKEW_T0_NS "$(skew_t0)" -genv SKEW_SEED "$seed" \
+    t0=$(skew_t0)
+    timeout 120 mpiexec -n 8 -genv SKEW_NODE_SIZE 2 -genv SKEW_T0_NS "$t0" -genv SKEW_SEED "$seed" \
         -genv SKEW_OFFSET_NS 2e7 -genv SKEW_DRIFT_PPM 50 -genv SKEW_WANDER_NS 5000 -genv SYNCTRACE_NODE_SIZE 2 \
         "${pass[@]}" -genv SYNCTRACE_DIR "$TMP/trace" -genv LD_PRELOAD "$SKEW:$LIB" \
         "$PROG" "${EARLY_BENCH_SECONDS:-3}" "$TMP/win" >"$TMP/out" 2>"$TMP/err" || {
@@ -46,5 +48,7 @@ for seed in ${EARLY_BENCH_SEEDS:-1 2 3 4 5 6 7 8}; do
     first=$(echo "$summary" | sed -n 's/.*in the first second: \([0-9]*\) ns.*/\1/p')
     rest=$(echo "$summary" | sed -n 's/.*after it: \([0-9]*\) ns.*/\1/p')
     bins=$(echo "$summary" | sed -n 's/.*by time: //p')
-    echo "seed $seed: first second ${first} ns, after ${rest} ns, init sync ${init} ms   [$bins]"
+    points=$(SKEW_T0_NS=$t0 SKEW_SEED=$seed SKEW_OFFSET_NS=2e7 SKEW_DRIFT_PPM=50 SKEW_WANDER_NS=5000 \
+        python3 "$ROOT/tests/sync/sync_points.py" "$SKEW" "$TMP/trace" 2)
+    echo "seed $seed: first second ${first} ns, after ${rest} ns, init sync ${init} ms, sync points $points   [$bins]"
 done
