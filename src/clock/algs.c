@@ -78,22 +78,39 @@ static int hca3_run(st_sync_level_t *lv, st_clock_t *clk)
  * (new) one; the anchor rule then takes the drift from the previous sync point. The
  * offset must be measured well, or it would also spoil that drift: if even the
  * repeated bursts of st_sync_measure() stay too wide, this member keeps its clock.
+ * So does the client of a reference that kept its clock: measured against that
+ * clock (the old map extrapolated), its sync point would look measured but carry the
+ * reference's extrapolation error into the interpolation.
  */
 static int offset_step(st_sync_level_t *lv, st_clock_t *clk, int ref, int client)
 {
-    if (lv->grp.me == ref)
-        return st_sync_serve(G(lv, client), clk);
+    int32_t ref_ok = st_sync.measured;
+    if (lv->grp.me == ref) {
+        if (st_sync_send(&ref_ok, sizeof ref_ok, G(lv, client), ST_TAG_MEASURED) != 0)
+            return -1;
+        return ref_ok ? st_sync_serve(G(lv, client), clk) : 0;
+    }
+    if (st_sync_recv(&ref_ok, sizeof ref_ok, G(lv, ref), ST_TAG_MEASURED) != 0)
+        return -1;
+    if (!ref_ok) {
+        st_log_debug("clock sync: rank %d kept its clock; keeping mine", G(lv, ref));
+        st_sync_reject();
+        return 0;
+    }
     st_sync_point_t best;
     double accept = st_sync_accept_width(G(lv, ref));
     if (st_sync_measure(G(lv, ref), clk, lv->par.npp, lv->par.offset, &best, NULL) != 0 ||
         st_sync_done(G(lv, ref)) != 0)
         return -1;
-    if (lv->par.offset == ST_OFFSET_SKAMPI && !(best.hi - best.lo <= accept)) {
+    if (lv->par.offset == ST_OFFSET_SKAMPI && !(st_sync_point_width(&best) <= accept)) {
         st_log_debug("clock sync: offset to rank %d only within %.0f ns; keeping my clock", G(lv, ref),
-                     best.hi - best.lo);
+                     st_sync_point_width(&best));
         st_sync_reject();
         return 0;
     }
+    /* A freshly learned clock that the exact bounds do not contradict is the better estimate. */
+    if (st_sync.verify && best.lo <= 0 && best.hi >= 0)
+        return 0;
     st_clock_lm_t lm = { best.when, best.off, 0.0 };
     st_clock_push(clk, &lm);
     st_sync_adopt(clk);
@@ -191,44 +208,32 @@ static int hca2_run(st_sync_level_t *lv, st_clock_t *clk)
 
 /* ==== JK ================================================================================== */
 
-/* The root serves members one by one; a member waits (sleeping politely) for its turn. */
-static int star(st_sync_level_t *lv, st_clock_t *clk, int (*client_fn)(st_sync_level_t *, st_clock_t *))
+/*
+ * The root takes the members one by one, each a pair step (the reference side of
+ * hca3_step or offset_step); a member waits (sleeping politely) for its turn.
+ */
+static int star(st_sync_level_t *lv, st_clock_t *clk, pair_fn step)
 {
     int go = 1;
     if (lv->grp.me == 0) {
         for (int i = 1; i < lv->grp.size; i++)
-            if (st_sync_send(&go, sizeof go, G(lv, i), ST_TAG_GO) != 0 || st_sync_serve(G(lv, i), clk) != 0)
+            if (st_sync_send(&go, sizeof go, G(lv, i), ST_TAG_GO) != 0 || step(lv, clk, 0, i) != 0)
                 return -1;
         return 0;
     }
     if (st_sync_recv(&go, sizeof go, G(lv, 0), ST_TAG_GO) != 0)
         return -1;
-    return client_fn(lv, clk);
-}
-
-static int jk_client(st_sync_level_t *lv, st_clock_t *clk)
-{
-    st_clock_lm_t lm;
-    if (st_sync_learn(G(lv, 0), clk, &lv->par, &lm) != 0)
-        return -1;
-    st_clock_push(clk, &lm);
-    st_sync_adopt(clk);
-    return 0;
-}
-
-static int jk_offset_client(st_sync_level_t *lv, st_clock_t *clk)
-{
-    return offset_step(lv, clk, 0, lv->grp.me);
+    return step(lv, clk, 0, lv->grp.me);
 }
 
 static int jk_run(st_sync_level_t *lv, st_clock_t *clk)
 {
-    return star(lv, clk, jk_client);
+    return star(lv, clk, hca3_step); /* learn against the root's global clock */
 }
 
 static int jk_resync(st_sync_level_t *lv, st_clock_t *clk)
 {
-    return star(lv, clk, jk_offset_client);
+    return star(lv, clk, offset_step);
 }
 
 /* ==== ClockPropSync ========================================================================== */
@@ -273,22 +278,28 @@ static int shared_time_source(st_sync_level_t *lv)
     return all;
 }
 
-/* The root ships its whole clock (flattened chain); members adopt it unchanged. */
+/*
+ * The root ships its whole clock (flattened chain) and whether it was measured in this
+ * sync; members adopt it unchanged, and share the root's verdict (a root that kept its
+ * clock ships the clock they copied last time).
+ */
 static int prop_copy(st_sync_level_t *lv, st_clock_t *clk)
 {
     unsigned char buf[ST_CLOCK_FLAT_MAX];
     if (lv->grp.me == 0) {
-        int32_t len = (int32_t)st_clock_flatten(clk, buf, sizeof buf);
+        int32_t hdr[2] = { (int32_t)st_clock_flatten(clk, buf, sizeof buf), st_sync.measured };
         for (int i = 1; i < lv->grp.size; i++)
-            if (st_sync_send(&len, sizeof len, G(lv, i), ST_TAG_MODEL) != 0 ||
-                st_sync_send(buf, len, G(lv, i), ST_TAG_MODEL) != 0)
+            if (st_sync_send(hdr, sizeof hdr, G(lv, i), ST_TAG_MODEL) != 0 ||
+                st_sync_send(buf, hdr[0], G(lv, i), ST_TAG_MODEL) != 0)
                 return -1;
         return 0;
     }
-    int32_t len = 0;
-    if (st_sync_recv(&len, sizeof len, G(lv, 0), ST_TAG_MODEL) != 0 || len < 0 || len > (int32_t)sizeof buf ||
-        st_sync_recv(buf, len, G(lv, 0), ST_TAG_MODEL) != 0)
+    int32_t hdr[2] = { 0, 0 }, len;
+    if (st_sync_recv(hdr, sizeof hdr, G(lv, 0), ST_TAG_MODEL) != 0 || (len = hdr[0]) < 0 ||
+        len > (int32_t)sizeof buf || st_sync_recv(buf, len, G(lv, 0), ST_TAG_MODEL) != 0)
         return -1;
+    if (!hdr[1])
+        st_sync_reject();
     if (st_clock_unflatten(buf, (size_t)len, clk) != 0) {
         st_log_warn("clock sync: malformed clock model from rank %d; keeping my own", G(lv, 0));
         return -1;

@@ -141,10 +141,10 @@ enum st_clock_epoch_kind { ST_EPOCH_LOCAL, ST_EPOCH_INIT, ST_EPOCH_RESYNC, ST_EP
 typedef struct st_clock_epoch {
     uint16_t      kind;       /* st_clock_epoch_kind */
     uint16_t      measured;   /* 0: the sync could not measure well; map is the previous one (no sync point) */
-    int64_t       local;      /* L when the map was published */
+    int64_t       local;      /* L of the sync point: where the clock was measured, at or before publishing */
     int64_t       global;     /* G at that moment according to the new map */
     st_clock_lm_t map;        /* the map over the local clock */
-    double        jump_ns;    /* new map minus previous map at `local` (online error of the previous epoch) */
+    double        jump_ns;    /* new map minus previous map when published (online error of the previous epoch) */
     int64_t       rtt_min_ns; /* smallest ping-pong round trip this rank saw in this sync, -1 none */
     int64_t       cost_ns;    /* wall time this rank spent in the sync */
 } st_clock_epoch_t;

@@ -28,6 +28,7 @@
 #define ACCEPT_MIN_NS 3000 /* bounds wider than this and than 4 x the narrowest seen: a bad burst */
 #define SPREAD_TOL_NS 20   /* drift uncertainty: slopes whose band margin is within this of the best */
 #define MAX_SPREAD    20e-6 /* ... spanning more than this: measure more fit points */
+#define DRIFT_TOL     50e-6 /* drift of a clock being measured against its reference, at most (initial fit) */
 
 static int64_t mono_ns(void)
 {
@@ -172,6 +173,28 @@ static void keep(st_sync_raw_t *raw, const st_clock_pp_t *pp)
     raw->pp[raw->n++] = *pp;
 }
 
+/*
+ * The offset at the end of a burst. Each ping-pong's bounds hold at its own time; moved
+ * to the end with drift 0 they also widen by DRIFT_TOL x their age, since the clock
+ * being measured may be the initial fit's, tens of ppm off under load. A burst that
+ * preemption stretched over tens of ms thus has wide bounds (and is repeated, or its
+ * offset rejected) instead of narrow ones that disagree with the truth by microseconds.
+ */
+static void burst_point(const st_clock_pp_t *pp, size_t n, st_sync_point_t *pt)
+{
+    int64_t x = pp[n - 1].s_now;
+    double lo = -INFINITY, hi = INFINITY, l0, h0;
+    for (size_t i = 0; i < n; i++) {
+        double slack = DRIFT_TOL * (double)(x - pp[i].s_last);
+        lo = fmax(lo, (double)(pp[i].t - pp[i].s_now) - slack);
+        hi = fmin(hi, (double)(pp[i].t - pp[i].s_last) + slack);
+    }
+    pt->when = x;
+    pt->off = lo <= hi ? 0.5 * (lo + hi) : st_clock_burst_offset(pp, n, 0, &l0, &h0);
+    pt->lo = lo;
+    pt->hi = hi;
+}
+
 /* SKaMPI-Offset (paper Alg. 7): intersect the bounds of npp or more ping-pongs. */
 static int measure_skampi(int ref, const st_clock_t *mine, int npp, st_sync_point_t *pt, st_sync_raw_t *raw)
 {
@@ -196,10 +219,8 @@ static int measure_skampi(int ref, const st_clock_t *mine, int npp, st_sync_poin
         rtt = pp.s_now - pp.s_last < rtt ? pp.s_now - pp.s_last : rtt;
     }
     note_rtt(ref, rtt);
-    if (r->n > first) {
-        pt->when = r->pp[r->n - 1].s_now;
-        pt->off = st_clock_burst_offset(r->pp + first, r->n - first, 0, &pt->lo, &pt->hi);
-    }
+    if (r->n > first)
+        burst_point(r->pp + first, r->n - first, pt);
     free(local.pp);
     return r->n > first ? 0 : -1;
 }
@@ -247,6 +268,11 @@ static int measure_meanrtt(int ref, const st_clock_t *mine, int npp, st_sync_poi
     return rc;
 }
 
+double st_sync_point_width(const st_sync_point_t *pt)
+{
+    return pt->hi >= pt->lo ? pt->hi - pt->lo : INFINITY;
+}
+
 double st_sync_accept_width(int ref)
 {
     return fmax(4 * st_sync_good_width(ref), ACCEPT_MIN_NS);
@@ -260,14 +286,15 @@ int st_sync_measure(int ref, const st_clock_t *mine, int npp, int offset_alg, st
     if (offset_alg == ST_OFFSET_MEANRTT)
         return measure_meanrtt(ref, mine, npp, pt);
     /* A burst whose bounds stayed wide (this pair was preempted throughout) is repeated. */
-    double accept = st_sync_accept_width(ref);
+    double good = st_sync_good_width(ref);
+    double enough = st_sync.thorough && good > 0 ? good : st_sync_accept_width(ref);
     st_sync_point_t p;
     for (int i = 0; i < (st_sync.tries > 0 ? st_sync.tries : 1); i++) {
         if (measure_skampi(ref, mine, npp, &p, raw) != 0)
             return -1;
-        if (i == 0 || p.hi - p.lo < pt->hi - pt->lo)
+        if (i == 0 || st_sync_point_width(&p) < st_sync_point_width(pt))
             *pt = p;
-        if (pt->hi - pt->lo <= accept)
+        if (st_sync_point_width(pt) <= enough)
             break;
     }
     return 0;

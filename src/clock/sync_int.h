@@ -71,7 +71,10 @@ typedef struct st_sync_state {
     int      nnodes;
     int64_t  rtt_min[2]; /* [intra, inter] smallest round trip this rank measured as client, INT64_MAX none */
     int64_t  rtt_now;    /* smallest round trip of the sync in progress */
-    int      tries;      /* bursts per measurement while the bounds stay too wide (3; more at finalize) */
+    int      tries;      /* bursts per measurement while the bounds stay too wide (3; 8 for the first and last points) */
+    int      thorough;   /* first and last sync points: repeat bursts until as narrow as st_sync_good_width */
+    int      verify;     /* initial offsets: a learned clock inside the measured bounds stays as it is */
+    int      measured;   /* this rank's clock was measured well in the sync in progress (st_sync_reject) */
 } st_sync_state_t;
 
 extern st_sync_state_t st_sync;
@@ -84,8 +87,8 @@ extern st_sync_state_t st_sync;
  */
 void st_sync_adopt(st_clock_t *clk);
 
-/* This member could not measure well in this sync: it keeps its clock, and its sync
-   point is not used for drift or interpolation. */
+/* This member could not measure well in this sync (or its reference could not): it
+   keeps its clock, and its sync point is not used for drift or interpolation. */
 void st_sync_reject(void);
 
 /* ---- topology (topo.c) -------------------------------------------------------------- */
@@ -143,7 +146,8 @@ typedef struct st_sync_point {
  * Client side: one offset measurement against `mine`. A SKaMPI burst is at least npp
  * ping-pongs and goes on (up to 4·npp, or 16·npp within 2 ms) while its bounds are
  * wider than st_sync_good_width(); a burst still wider than st_sync_accept_width() is
- * repeated (st_sync.tries bursts at most; the narrowest counts): a preempted burst is extended or
+ * repeated (st_sync.tries bursts at most; the narrowest counts; while st_sync.thorough, until
+ * as narrow as st_sync_good_width()): a preempted burst is extended or
  * redone rather than trusted. SKaMPI ping-pongs are appended to raw when it is not
  * NULL (owned by the caller). Does not end the serve loop; call st_sync_done() then.
  */
@@ -154,6 +158,12 @@ typedef struct st_sync_raw { /* raw ping-pongs, kept for the band fit */
 
 int st_sync_measure(int ref, const st_clock_t *mine, int npp, int offset_alg, st_sync_point_t *pt,
                     st_sync_raw_t *raw);
+/*
+ * Width of a measurement's bounds; +inf when they do not intersect: the clocks drifted
+ * apart during a burst that preemption stretched, and the estimate (the quickest
+ * ping-pong's midpoint) is no better than that ping-pong's round trip.
+ */
+double st_sync_point_width(const st_sync_point_t *pt);
 int st_sync_done(int ref);
 
 /* SKaMPI bounds this narrow are as good as it gets against ref (1.5 x the smallest
@@ -170,6 +180,7 @@ enum {
     ST_TAG_MODEL,
     ST_TAG_FLAG,
     ST_TAG_RESULT,
+    ST_TAG_MEASURED, /* a reference tells its client whether its own clock was measured in this resync */
 };
 
 #endif

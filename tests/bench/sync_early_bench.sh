@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# tests/bench/sync_early_bench.sh — accuracy of recorded times over a whole run, the first
+# second after MPI_Init included (the measurement behind t_sync_early.sh and the
+# "first second" table of docs/clock-sync.md).
+#
+# For every seed: tests/sync/early_prog under the clock-skew library, 8 ranks in 4
+# simulated nodes (SYNCTRACE_NODE_SIZE=2), 20 ms offsets, 50 ppm drift, 5 µs wander,
+# library defaults; prints the worst distance of a recorded MPI_Get_version ENTER/LEAVE
+# outside its true-time window in the first second and after it, the initial sync's
+# duration (max over ranks), the largest error of the sync points by kind (init, resync,
+# final; tests/sync/sync_points.py) and the worst event error per time bin. Environment: O (build root), EARLY_BENCH_SEEDS
+# (default "1 2 3 4 5 6 7 8"), EARLY_BENCH_SECONDS (run length, default 3), LIB (another
+# build's libsynctrace.so, to compare), and any SYNCTRACE_* / SKEW_* to pass to the ranks.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+O=$(cd "${O:-$ROOT}" && pwd)
+LIB=${LIB:-$O/lib/libsynctrace.so}
+OUT=$O/build/bench
+mkdir -p "$OUT"
+export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
+source "$ROOT/tests/skew/skew-env.sh"
+SKEW=$(skew_build "$OUT")
+PROG=$OUT/early_prog
+mpicc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/sync/early_prog.c" -ldl -lm
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-early.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+pass=()
+for kv in $(env | grep -E '^(SYNCTRACE|SKEW)_' | grep -v '^SYNCTRACE_DIR=' || true); do
+    pass+=(-genv "${kv%%=*}" "${kv#*=}")
+done
+for seed in ${EARLY_BENCH_SEEDS:-1 2 3 4 5 6 7 8}; do
+    rm -rf "$TMP"/*
+    t0=$(skew_t0)
+    timeout 120 mpiexec -n 8 -genv SKEW_NODE_SIZE 2 -genv SKEW_T0_NS "$t0" -genv SKEW_SEED "$seed" \
+        -genv SKEW_OFFSET_NS 2e7 -genv SKEW_DRIFT_PPM 50 -genv SKEW_WANDER_NS 5000 -genv SYNCTRACE_NODE_SIZE 2 \
+        "${pass[@]}" -genv SYNCTRACE_DIR "$TMP/trace" -genv LD_PRELOAD "$SKEW:$LIB" \
+        "$PROG" "${EARLY_BENCH_SECONDS:-3}" "$TMP/win" >"$TMP/out" 2>"$TMP/err" || {
+        echo "seed $seed: run failed: $(tail -n 3 "$TMP/err")"
+        continue
+    }
+    "$O/bin/synctrace" info "$TMP/trace" >"$TMP/info"
+    off=$(sed -n 's/.*global offset \([0-9]*\).*/\1/p' "$TMP/info")
+    init=$(awk '/SYNC_INIT_MS_MAX/ {print $2}' "$TMP/info")
+    "$O/bin/synctrace" dump --json "$TMP/trace" >"$TMP/dump.json"
+    summary=$(python3 "$ROOT/tests/sync/true_windows.py" "$TMP/dump.json" "$off" "$TMP/win" 8 MPI_Get_version 1000 \
+        2>&1 >/dev/null || true)
+    first=$(echo "$summary" | sed -n 's/.*in the first second: \([0-9]*\) ns.*/\1/p')
+    rest=$(echo "$summary" | sed -n 's/.*after it: \([0-9]*\) ns.*/\1/p')
+    bins=$(echo "$summary" | sed -n 's/.*by time: //p')
+    points=$(SKEW_T0_NS=$t0 SKEW_SEED=$seed SKEW_OFFSET_NS=2e7 SKEW_DRIFT_PPM=50 SKEW_WANDER_NS=5000 \
+        python3 "$ROOT/tests/sync/sync_points.py" "$SKEW" "$TMP/trace" 2)
+    echo "seed $seed: first second ${first} ns, after ${rest} ns, init sync ${init} ms, sync points $points   [$bins]"
+done
