@@ -42,6 +42,7 @@
 #include "../otf2/writer.h"
 #include "../record/region.h"
 #include "../util/log.h"
+#include "clc_mpi.h"
 #include "replay.h"
 
 #define TAG         7401
@@ -50,9 +51,6 @@
 #define ST_CLC_QUIET_S 5.0  /* idle this long (plus the time taken so far): say what this rank waits for */
 #define ST_CLC_STALL_S 60.0 /* no message and no local progress for this long (plus twice the time the
                               correction has taken so far: large traces take long): give up */
-
-int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd);
-int st_clc_run_local(st_rankdata_t *rd);
 
 static double clock_s(clockid_t id)
 {

@@ -13,10 +13,8 @@
 #include "abend.h"
 #include "comm.h"
 #include "st_mpi.h"
+#include "../clock/sync.h"
 #include "../util/log.h"
-
-void st_mpi_req_put(MPI_Request req, const st_req_info_t *ri); /* p2p.c */
-void st_clock_collective_hook(void) __attribute__((weak));   /* src/clock: periodic resync */
 
 /* ---- sizes ---------------------------------------------------------------------------- */
 
@@ -170,7 +168,7 @@ void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t 
     st_event_t *e = st_record(th, ST_EV_MPI_COLL_END);
     fill_coll(e, c, op, root, sent, recvd);
     e->id = atomic_fetch_add_explicit(&c->coll_seq, 1, memory_order_relaxed);
-    if (comm == MPI_COMM_WORLD && st_clock_collective_hook) {
+    if (comm == MPI_COMM_WORLD) {
         st_clock_collective_hook();
         st_abend_refresh(); /* a resync adds an epoch the dump of an abnormal end must carry */
     }

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../clc/clc_mpi.h"
 #include "../clc/mem.h"
+#include "../clock/sync.h"
 #include "../clock/timer.h"
 #include "../config/config.h"
 #include "../omp/omp.h"
@@ -25,19 +27,6 @@
 #include "comm.h"
 #include "polite.h"
 #include "st_mpi.h"
-
-/* Optional modules: present once linked in (clock sync, CLC); the shim works without them. */
-int st_clock_parse_spec(const char *spec, char *err, size_t errlen) __attribute__((weak));
-int st_clock_init_sync(MPI_Comm toolworld) __attribute__((weak));
-void st_clock_finalize_sync(void) __attribute__((weak));
-void st_clock_report(st_rankdata_t *rd) __attribute__((weak));
-void st_clock_remap_rankdata(st_rankdata_t *rd) __attribute__((weak));
-int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd) __attribute__((weak));
-int st_clc_run_local(st_rankdata_t *rd) __attribute__((weak));
-void st_clc_mem_lend(void *const *base, const size_t *len, int n) __attribute__((weak));
-size_t st_clc_mem_return(void) __attribute__((weak));
-void st_omp_finalize(void) __attribute__((weak));
-void st_mpi_p2p_init(void);
 
 volatile int st_mpi_tracing;
 MPI_Comm st_tool_comm = MPI_COMM_NULL;
@@ -94,7 +83,7 @@ __attribute__((constructor)) static void st_shim_load(void)
     char err[600];
     if (st_config_load(err, sizeof err) != 0)
         config_failure(err);
-    if (st_clock_parse_spec && st_clock_parse_spec(st_config.sync, err, sizeof err) != 0)
+    if (st_clock_parse_spec(st_config.sync, err, sizeof err) != 0)
         config_failure(err);
     if (!st_config.enable)
         return;
@@ -150,7 +139,7 @@ static void tool_init(void)
         st_abend_disarm();
         return;
     }
-    if (st_clock_init_sync && st_clock_init_sync(st_tool_comm) != 0)
+    if (st_clock_init_sync(st_tool_comm) != 0)
         st_log_warn("clock synchronization failed; timestamps stay on local clocks");
     st_abend_init_mpi(st_tool_comm, st_archive_dir);
     st_mpi_tracing = 1;
@@ -302,38 +291,32 @@ static void lend_idle_buffers(void)
             len[n++] = (th->cap - th->pos - GUARD) * sizeof(st_event_t);
         }
     }
-    if (st_clc_mem_lend)
-        st_clc_mem_lend(base, len, n);
+    st_clc_mem_lend(base, len, n);
 }
 
 static void return_idle_buffers(void)
 {
-    if (st_clc_mem_return)
-        st_log_debug("CLC: %zu bytes of idle event buffers used", st_clc_mem_return());
+    st_log_debug("CLC: %zu bytes of idle event buffers used", st_clc_mem_return());
 }
 
 static void finish_and_write(void)
 {
     st_rankdata_t rd;
     st_polite_doing("the clock synchronization at MPI_Finalize");
-    if (st_clock_finalize_sync)
-        st_clock_finalize_sync();
+    st_clock_finalize_sync();
     if (st_collect_rankdata(&rd, 0) != 0) {
         st_log_error("out of memory collecting the trace; no archive written");
         return;
     }
     heap_reuse(1);
-    if (st_clock_remap_rankdata)
-        st_clock_remap_rankdata(&rd);
-    if (st_clock_report)
-        st_clock_report(&rd);
+    st_clock_remap_rankdata(&rd);
+    st_clock_report(&rd);
     if (st_config.callsite)
         st_callsite_resolve(&rd);
     st_otf2_prepare(&rd); /* once, for CLC and the writer */
     lend_idle_buffers();
     st_polite_doing("the CLC correction at MPI_Finalize");
-    if (st_clc_run_mpi) /* with SYNCTRACE_CLC=off it only records the parameters, for `synctrace clc` */
-        st_clc_run_mpi(st_tool_comm, &rd);
+    st_clc_run_mpi(st_tool_comm, &rd);
     return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
@@ -361,8 +344,7 @@ ST_EXPORT int MPI_Finalize(void)
     ending = 1;
     mpi_finished = 1;
     if (tracing) {
-        if (st_omp_finalize)
-            st_omp_finalize();
+        st_omp_finalize();
         st_record_stop();
         finish_and_write(); /* a signal meanwhile dumps the raw data (abend.h) */
     }
@@ -407,8 +389,7 @@ static void write_without_mpi(int incomplete)
     st_record_threads(&nth);
     if (!nth)
         return;
-    if (st_omp_finalize)
-        st_omp_finalize();
+    st_omp_finalize();
     st_record_stop();
     char err[600];
     if (st_archive_dir_prepare(st_config.dir, st_archive_dir, sizeof st_archive_dir, err, sizeof err) != 0) {
@@ -423,8 +404,7 @@ static void write_without_mpi(int incomplete)
         st_callsite_resolve(&rd);
     st_otf2_prepare(&rd);
     lend_idle_buffers();
-    if (st_clc_run_local)
-        st_clc_run_local(&rd);
+    st_clc_run_local(&rd);
     return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));

@@ -210,9 +210,6 @@ void st_mpi_snapshot_end(st_thread_t *th, int count)
 
 /* ---- completion ------------------------------------------------------------------ */
 
-void st_mpi_coll_complete(st_thread_t *th, const st_req_info_t *ri); /* coll.c */
-void st_mpi_comm_idup_complete(const st_req_info_t *ri);             /* coll.c */
-
 static int cancelled(const MPI_Status *status)
 {
     int flag = 0;

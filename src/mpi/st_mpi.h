@@ -99,6 +99,8 @@ void st_mpi_send(st_thread_t *th, MPI_Comm comm, int dest, int tag, MPI_Count co
 
 /* A posted receive's identity: the post id orders receives for matching (see check). */
 uint64_t st_mpi_recv_post(void);
+/* Prepares the request and message maps (at library load, before any MPI call). */
+void st_mpi_p2p_init(void);
 /* Blocking receive completed (Recv, Sendrecv, Mrecv): records MPI_RECV from status. */
 void st_mpi_recv(st_thread_t *th, int rc, MPI_Comm comm, const MPI_Status *status, uint64_t post_id);
 
@@ -131,6 +133,12 @@ void st_mpi_req_add(int rc, MPI_Request req, const st_req_info_t *ri);
 void st_mpi_start(st_thread_t *th, int count, const MPI_Request *reqs);
 /* MPI_Request_free: forgets the request (a freed active request completes unseen). */
 void st_mpi_req_free(MPI_Request req);
+/* Registers req -> ri like st_mpi_req_add after a successful post (nonblocking collectives, Comm_idup). */
+void st_mpi_req_put(MPI_Request req, const st_req_info_t *ri);
+/* Completion of a nonblocking collective (records ICOLL_COMPLETE) and of a Comm_idup (registers the new
+ * communicator): called for their requests by st_mpi_complete*. */
+void st_mpi_coll_complete(st_thread_t *th, const st_req_info_t *ri);
+void st_mpi_comm_idup_complete(const st_req_info_t *ri);
 /* MPI_Cancel: nothing to record until completion shows it cancelled. */
 
 /* Completion of saved[i] (a snapshot taken before PMPI) with its status. */

@@ -1,0 +1,23 @@
+/*
+ * clc_mpi.h — the shim's CLC (replay_mpi.c): what the MPI lifecycle calls at the end of a run.
+ *
+ * st_clc_run_mpi() is collective over the tool's world communicator, at MPI_Finalize after the
+ * trace is collected and prepared (st_otf2_prepare) and before it is written: it agrees on the
+ * parameters, corrects this rank's locations in parallel with the others (replay.h) and records
+ * parameters and statistics as clc.* properties. With SYNCTRACE_CLC=off it only records the
+ * parameters (for `synctrace clc`). Returns 0, or -1 when the timestamps were left uncorrected.
+ *
+ * st_clc_run_local() corrects a program that never called MPI_Init (OpenMP relations only),
+ * sequentially, with the same parameters and statistics. Not collective.
+ */
+#ifndef ST_CLC_MPI_H
+#define ST_CLC_MPI_H
+
+#include <mpi.h>
+
+#include "../otf2/rankdata.h"
+
+int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd);
+int st_clc_run_local(st_rankdata_t *rd);
+
+#endif
