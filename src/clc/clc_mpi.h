@@ -15,7 +15,7 @@
 
 #include <mpi.h>
 
-#include "../otf2/rankdata.h"
+#include "../trace/rankdata.h"
 
 int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd);
 int st_clc_run_local(st_rankdata_t *rd);

@@ -40,7 +40,7 @@
 
 #include "mem.h"
 
-#include "../otf2/rankdata.h"
+#include "../trace/rankdata.h"
 #include "../record/event.h"
 
 /* ---- the trace as CLC sees it ------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * input.c — a CLC input over rank data (st_rankdata_t, src/otf2/rankdata.h): one
+ * input.c — a CLC input over rank data (st_rankdata_t, src/trace/rankdata.h): one
  * location per recorded thread, each rank's communicator table, and node ids from the
  * ranks' node names. Used by `synctrace clc` (all ranks of an archive) and by the shim
  * (its own rank; other ranks' node ids supplied by the caller instead).

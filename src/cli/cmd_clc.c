@@ -20,7 +20,7 @@
 
 #include "../clc/clc.h"
 #include "../config/config.h"
-#include "../otf2/rankdata.h"
+#include "../trace/rankdata.h"
 #include "../otf2/writer.h"
 #include "cli.h"
 #include "convert.h"

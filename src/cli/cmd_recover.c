@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 
 #include "../clock/model.h"
-#include "../otf2/rankdata.h"
+#include "../trace/rankdata.h"
 #include "../otf2/writer.h"
 #include "cli.h"
 

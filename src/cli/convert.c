@@ -1,6 +1,6 @@
 /*
  * convert.c — an archive as the rank data the shim hands to its CLC and writer
- * (src/otf2/rankdata.h): world-rank peers, process-local comm indices and comm
+ * (src/trace/rankdata.h): world-rank peers, process-local comm indices and comm
  * definitions, region ids of this build (matched by name), call sites. Both `synctrace
  * clc` and `synctrace check` derive the logical messages from it with the shim's own
  * derivation (src/clc/deps.c), so the three agree by construction.

@@ -28,7 +28,7 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "../otf2/rankdata.h"
+#include "../trace/rankdata.h"
 #include "../record/event.h"
 
 /* How often (in collectives on MPI_COMM_WORLD) the resync consensus is advanced. */

@@ -12,7 +12,7 @@
 #include "../clock/model.h"
 #include "../clock/sync.h"
 #include "../config/config.h"
-#include "../otf2/rankdata.h"
+#include "../trace/rankdata.h"
 #include "../record/record.h"
 #include "../util/log.h"
 #include "comm.h"

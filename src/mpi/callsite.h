@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../otf2/rankdata.h"
+#include "../trace/rankdata.h"
 
 /* Fills rd->callsites for every distinct non-zero ENTER.aux in rd's events. Not async-signal-safe. */
 void st_callsite_resolve(st_rankdata_t *rd);

@@ -17,7 +17,7 @@
 #include "../clock/timer.h"
 #include "../config/config.h"
 #include "../omp/omp.h"
-#include "../otf2/trace_check.h"
+#include "../trace/trace_check.h"
 #include "../otf2/writer.h"
 #include "../util/archive_dir.h"
 #include "../util/log.h"

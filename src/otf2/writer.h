@@ -47,7 +47,7 @@
 
 #include <otf2/otf2.h>
 
-#include "rankdata.h"
+#include "../trace/rankdata.h"
 
 typedef enum st_otf2_status {
     ST_OTF2_OK = 0,

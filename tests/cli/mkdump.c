@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/otf2/rankdata.h"
+#include "../../src/trace/rankdata.h"
 #include "../../src/record/region.h"
 
 static void ev(st_event_t *e, uint64_t t, unsigned kind, uint32_t epoch)

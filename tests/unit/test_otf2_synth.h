@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/otf2/rankdata.h"
+#include "../../src/trace/rankdata.h"
 #include "../../src/record/region.h"
 
 #define SYNTH_NRANKS 3
