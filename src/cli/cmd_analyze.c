@@ -1,0 +1,107 @@
+/*
+ * cmd_analyze.c — `synctrace analyze DIR [-o FILE]`: the wait-state analysis
+ * (src/analysis) of an archive, serially. Loads the archive like `synctrace check`
+ * (archive -> rank data -> CLC input and the graph of logical messages), analyses the
+ * timestamps as written (after CLC if the archive was corrected), writes
+ * DIR/analysis.json (or FILE) and prints the metric tree with totals.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "../analysis/output.h"
+#include "../clc/clc.h"
+#include "convert.h"
+
+/* Analysis of a converted archive; the result is printed and written to out. 0, or 1. */
+static int analyze(const char *dir, st_cli_ranks_t *rk, uint64_t resolution, const char *out)
+{
+    st_clc_input_t in = { 0 };
+    st_clc_graph_t g = { 0 };
+    st_an_result_t res = { 0 };
+    int rc = st_clc_input_from_rankdata(rk->rd, rk->nranks, &in);
+    in.sync = st_cli_sync_regions, in.nsync = ST_CLI_NSYNC;
+    if (rc == 0)
+        rc = st_clc_graph_build(&in, &g);
+    if (rc == 0)
+        rc = st_an_run(&in, &g, &res);
+    if (rc) {
+        fprintf(stderr, "synctrace: analyze: out of memory\n");
+    } else {
+        FILE *f = fopen(out, "w");
+        if (!f || st_an_write_json(f, &res, &in, resolution) || fclose(f)) {
+            fprintf(stderr, "synctrace: analyze: cannot write %s\n", out);
+            rc = -1;
+        } else {
+            printf("wait-state analysis of %s (%u locations, %u call paths) -> %s\n", dir, res.nlocs, res.ncnodes,
+                   out);
+            st_an_print_summary(stdout, &res, resolution);
+            if (res.stats.ls_violations || res.stats.coll_violations)
+                printf("clock-condition violations seen: %llu receives before their send, %llu collective ends "
+                       "before the reference begin\n",
+                       (unsigned long long)res.stats.ls_violations, (unsigned long long)res.stats.coll_violations);
+        }
+    }
+    st_an_free(&res);
+    st_clc_graph_free(&g);
+    st_clc_input_free(&in);
+    return rc ? 1 : 0;
+}
+
+static int run_analyze(int argc, char **argv)
+{
+    const char *dir = NULL, *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-o")) {
+            if (++i == argc)
+                return st_cli_usage_error(&st_cli_cmd_analyze, "-o needs a file name");
+            out = argv[i];
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return st_cli_usage_error(&st_cli_cmd_analyze, "unknown option '%s'", argv[i]);
+        } else if (!dir) {
+            dir = argv[i];
+        } else {
+            return st_cli_usage_error(&st_cli_cmd_analyze, "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!dir)
+        return st_cli_usage_error(&st_cli_cmd_analyze, "missing archive directory");
+    char path[4096], err[300];
+    if (!out) {
+        snprintf(path, sizeof path, "%s/analysis.json", dir);
+        out = path;
+    }
+    st_cli_archive_t ar;
+    if (st_cli_open(dir, &ar))
+        return 1;
+    st_cli_ranks_t rk = { 0 };
+    int rc = 1;
+    if (st_cli_convert(&ar, ST_CLI_CONV_CHECK, &rk, err, sizeof err))
+        fprintf(stderr, "synctrace: cannot read archive %s: %s\n", dir, err);
+    else
+        rc = analyze(dir, &rk, ar.resolution, out);
+    st_cli_ranks_free(&rk);
+    st_cli_archive_free(&ar);
+    return rc;
+}
+
+const st_cli_cmd_t st_cli_cmd_analyze = {
+    .name = "analyze",
+    .usage = "analyze DIR [-o FILE]",
+    .summary = "wait-state analysis (Scalasca's metrics) -> DIR/analysis.json",
+    .help =
+        "Computes wait-state metrics with Scalasca's definitions and names (docs/analysis.md)\n"
+        "for every call path (the nesting of MPI/OpenMP regions) and location (rank, thread):\n"
+        "time, visits, MPI time, mpi_latesender, mpi_latereceiver, mpi_barrier_wait,\n"
+        "mpi_barrier_completion, mpi_wait_nxn, mpi_nxn_completion, mpi_latebroadcast,\n"
+        "mpi_earlyreduce, and the MPI synchronization / communication counts and bytes.\n"
+        "Uses the timestamps as written (after CLC correction if the archive had it) and the\n"
+        "logical messages of `synctrace check` (the same derivation as CLC).\n"
+        "Writes DIR/analysis.json (schema in docs/analysis.md) and prints the metric tree\n"
+        "with totals (seconds and percent of Time). Exit 0 on success, 1 if the archive\n"
+        "cannot be read or the result cannot be written, 2 on a usage error.\n"
+        "  -o FILE   write the JSON to FILE instead of DIR/analysis.json\n",
+    .reads_archive = 1,
+    .run = run_analyze,
+};

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# synctrace analyze on a program with injected waits (waits.c, 4 ranks): Late Sender
+# (MPI_Recv, the MPI_Wait of an Irecv, the largest of a Waitall once), Late Receiver
+# (MPI_Ssend), Wait at Barrier, Wait at N x N (Allreduce), Late Broadcast, Early Reduce and
+# nothing for a count-0 Gather, each at the call path of the waiting call on the waiting
+# rank, equal (5 % + 2 ms) to what the program's own clock readings around the calls imply;
+# -o, the JSON's shape, the summary and usage errors.
+source "$ST_ROOT/tests/lib.sh"
+source "$ST_ROOT/tests/mpi/common.sh"
+need_tools
+bin=$(build_mpi_c waits "$ST_ROOT/tests/analysis/waits.c")
+check="$ST_ROOT/tests/analysis/anacheck.py"
+run_traced "$ST_TMP/run" 4 "$bin" || fail "waits exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
+grep -q '^mark recv 0 ' "$ST_TMP/out.txt" || fail "no marks in the program's output"
+
+st analyze "$ST_TMP/run" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
+[ -s "$ST_TMP/run/analysis.json" ] || fail "no $ST_TMP/run/analysis.json"
+SLACK_MS=2 python3 "$check" "$ST_TMP/run/analysis.json" waits "$ST_TMP/out.txt" >&2 || fail "analysis differs from the program's clock"
+
+# the summary: metric tree with percent of Time
+grep -Eq '^Time +[0-9.]+ s 100.00%  time$' "$ST_TMP/summary.txt" || fail "summary without Time: $(head -3 "$ST_TMP/summary.txt")"
+grep -Eq '^    Late Sender +0\.[0-9]+ s +[0-9.]+%  mpi_latesender$' "$ST_TMP/summary.txt" || fail "summary without Late Sender under MPI"
+# exact counts: 5 messages of one int each (MPI_Send x3, Isend, Ssend), 4 count-0 gathers
+python3 "$check" "$ST_TMP/run/analysis.json" show >"$ST_TMP/show.txt"
+n=$(awk '$1 == "comms_send" {s += $5} END {print s + 0}' "$ST_TMP/show.txt")
+assert_eq "comms_send" 5 "$n"
+n=$(awk '$1 == "bytes_rcvd" {s += $5} END {print s + 0}' "$ST_TMP/show.txt")
+assert_eq "bytes_rcvd" 20 "$n"
+n=$(awk '$1 == "syncs_coll" && $2 == "MPI_Gather" {s += $5} END {print s + 0}' "$ST_TMP/show.txt")
+assert_eq "count-0 gathers counted as synchronizations" 4 "$n"
+
+# -o writes elsewhere and the same values
+st analyze "$ST_TMP/run" -o "$ST_TMP/other.json" >/dev/null || fail "analyze -o failed"
+cmp -s "$ST_TMP/other.json" "$ST_TMP/run/analysis.json" || fail "-o wrote different values"
+# usage errors exit 2
+rc=0; st analyze >/dev/null 2>&1 || rc=$?
+assert_eq "analyze without DIR" 2 "$rc"
+rc=0; st analyze "$ST_TMP/run" -o >/dev/null 2>&1 || rc=$?
+assert_eq "analyze -o without FILE" 2 "$rc"
+rc=0; st analyze "$ST_TMP/nothere" >/dev/null 2>&1 || rc=$?
+assert_eq "analyze of a missing archive" 1 "$rc"

@@ -1,0 +1,170 @@
+/*
+ * waits.c — MPI program with injected waits of known size, one pattern per MPI function so
+ * that each metric can be checked at the call path of the call that waits
+ * (t_analyze_waits.sh). Before each phase the ranks align in MPI_Allgather (its waits
+ * are not checked). Needs 4 ranks. Times in ms (argv[1] scales them, default 1).
+ *   MPI_Recv      rank 1 sleeps LS_BLOCK before MPI_Send to 0   -> mpi_latesender on 0
+ *   MPI_Wait      rank 1 sleeps LS_NB before Isend to 0 (0: Irecv + Wait) -> mpi_latesender on 0
+ *   MPI_Waitall   ranks 1 / 2 sleep LS_MULTI_A / _B before sending to 0 -> the larger, once, on 0
+ *   MPI_Ssend     rank 2 sleeps LR before MPI_Recv from 3           -> mpi_latereceiver on 3
+ *   MPI_Barrier   rank 1 sleeps BARRIER                             -> mpi_barrier_wait on 0, 2, 3
+ *   MPI_Allreduce rank 2 sleeps NXN                                 -> mpi_wait_nxn on 0, 1, 3
+ *   MPI_Bcast     root 3 sleeps BCAST                               -> mpi_latebroadcast on 0, 1, 2
+ *   MPI_Reduce    rank 1 sleeps REDUCE, root 0                      -> mpi_earlyreduce on 0
+ *   MPI_Gather    count 0 on every rank, root 1 sleeps              -> nothing (zero payload)
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+enum { LS_BLOCK = 100, LS_NB = 80, LS_MULTI_A = 30, LS_MULTI_B = 90, LR = 120, BARRIER = 60, NXN = 70,
+       BCAST = 50, REDUCE = 40, GATHER0 = 60 };
+
+static double scale = 1.0;
+
+/* The program's own view of each phase: when each rank entered and left the call that
+ * waits or causes the wait (CLOCK_MONOTONIC, shared by the processes of one node), printed
+ * by rank 0 at the end as "mark PHASE RANK ENTER_MS LEAVE_MS": the test's oracle, since
+ * on a loaded machine a rank may arrive later than its sleep alone says. */
+enum { PH_RECV, PH_WAIT, PH_WAITALL, PH_SSEND, PH_BARRIER, PH_ALLREDUCE, PH_BCAST, PH_REDUCE, PH_GATHER, NPH };
+static const char *const phase_name[NPH] = { "recv", "wait", "waitall", "ssend", "barrier", "allreduce", "bcast",
+                                             "reduce", "gather" };
+static double mark[NPH][2];
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+#define ENTER(ph) (mark[ph][0] = now_ms())
+#define LEAVE(ph) (mark[ph][1] = now_ms())
+
+static void sleep_ms(int ms)
+{
+    double ns = ms * scale * 1e6;
+    struct timespec ts = { (time_t)(ns / 1e9), (long)((long long)ns % 1000000000LL) };
+    while (nanosleep(&ts, &ts))
+        ;
+}
+
+static void align(void)
+{
+    int in = 0, out[64];
+    MPI_Allgather(&in, 1, MPI_INT, out, 1, MPI_INT, MPI_COMM_WORLD);
+}
+
+static void p2p(int rank)
+{
+    int v = rank, w[2];
+    MPI_Request rq[2];
+    MPI_Status st[2];
+    align();
+    if (rank == 1) {
+        sleep_ms(LS_BLOCK);
+        ENTER(PH_RECV);
+        MPI_Send(&v, 1, MPI_INT, 0, 1, MPI_COMM_WORLD);
+        LEAVE(PH_RECV);
+    } else if (rank == 0) {
+        ENTER(PH_RECV);
+        MPI_Recv(&w[0], 1, MPI_INT, 1, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        LEAVE(PH_RECV);
+    }
+    align();
+    if (rank == 1) {
+        sleep_ms(LS_NB);
+        ENTER(PH_WAIT);
+        MPI_Isend(&v, 1, MPI_INT, 0, 2, MPI_COMM_WORLD, &rq[0]);
+        MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+    } else if (rank == 0) {
+        MPI_Irecv(&w[0], 1, MPI_INT, 1, 2, MPI_COMM_WORLD, &rq[0]);
+        ENTER(PH_WAIT);
+        MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+        LEAVE(PH_WAIT);
+    }
+    align();
+    if (rank == 1 || rank == 2) {
+        sleep_ms(rank == 1 ? LS_MULTI_A : LS_MULTI_B);
+        ENTER(PH_WAITALL);
+        MPI_Send(&v, 1, MPI_INT, 0, 3, MPI_COMM_WORLD);
+    } else if (rank == 0) {
+        MPI_Irecv(&w[0], 1, MPI_INT, 1, 3, MPI_COMM_WORLD, &rq[0]);
+        MPI_Irecv(&w[1], 1, MPI_INT, 2, 3, MPI_COMM_WORLD, &rq[1]);
+        ENTER(PH_WAITALL);
+        MPI_Waitall(2, rq, st);
+        LEAVE(PH_WAITALL);
+    }
+    align();
+    if (rank == 3) {
+        ENTER(PH_SSEND);
+        MPI_Ssend(&v, 1, MPI_INT, 2, 4, MPI_COMM_WORLD);
+        LEAVE(PH_SSEND);
+    } else if (rank == 2) {
+        sleep_ms(LR);
+        ENTER(PH_SSEND);
+        MPI_Recv(&w[0], 1, MPI_INT, 3, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        LEAVE(PH_SSEND);
+    }
+}
+
+static void colls(int rank)
+{
+    int v = rank, r = 0, buf[64];
+    align();
+    if (rank == 1)
+        sleep_ms(BARRIER);
+    ENTER(PH_BARRIER);
+    MPI_Barrier(MPI_COMM_WORLD);
+    LEAVE(PH_BARRIER);
+    align();
+    if (rank == 2)
+        sleep_ms(NXN);
+    ENTER(PH_ALLREDUCE);
+    MPI_Allreduce(&v, &r, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    LEAVE(PH_ALLREDUCE);
+    align();
+    if (rank == 3)
+        sleep_ms(BCAST);
+    ENTER(PH_BCAST);
+    MPI_Bcast(&v, 1, MPI_INT, 3, MPI_COMM_WORLD);
+    LEAVE(PH_BCAST);
+    align();
+    if (rank == 1)
+        sleep_ms(REDUCE);
+    ENTER(PH_REDUCE);
+    MPI_Reduce(&v, &r, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+    LEAVE(PH_REDUCE);
+    align();
+    if (rank == 1)
+        sleep_ms(GATHER0);
+    ENTER(PH_GATHER);
+    MPI_Gather(&v, 0, MPI_INT, buf, 0, MPI_INT, 1, MPI_COMM_WORLD);
+    LEAVE(PH_GATHER);
+    align();
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1)
+        scale = atof(argv[1]);
+    if (size != 4) {
+        if (rank == 0)
+            fprintf(stderr, "waits: needs 4 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    p2p(rank);
+    colls(rank);
+    static double all[4][NPH][2];
+    MPI_Allgather(mark, 2 * NPH, MPI_DOUBLE, all, 2 * NPH, MPI_DOUBLE, MPI_COMM_WORLD);
+    for (int p = 0; rank == 0 && p < NPH; p++)
+        for (int r = 0; r < 4; r++)
+            if (all[r][p][0] > 0)
+                printf("mark %s %d %.6f %.6f\n", phase_name[p], r, all[r][p][0], all[r][p][1]);
+    MPI_Finalize();
+    return 0;
+}
