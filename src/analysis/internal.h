@@ -6,6 +6,8 @@
 #ifndef ST_AN_INTERNAL_H
 #define ST_AN_INTERNAL_H
 
+#include <stddef.h>
+
 #include "analysis.h"
 
 #define AN_NO_EV UINT64_MAX
@@ -48,6 +50,26 @@ static inline void an_add(an_ctx_t *c, int m, uint32_t l, uint64_t call, double 
     if (v > 0)
         *st_an_sev(c->res, m, an_cnode(c, l, call), l) += v;
 }
+
+/* A wait found at a call (kind 0 Late Sender, 1 Late Receiver), before the per-call rules. */
+typedef struct an_wait {
+    uint32_t loc;
+    uint8_t  kind;
+    uint64_t call;
+    int64_t  w;
+} an_wait_t;
+
+typedef struct an_waits { an_wait_t *v; size_t n, cap; } an_waits_t;
+
+int an_waits_push(an_waits_t *ws, an_wait_t w);
+
+/* MPI_Test, Testany, Testall, Testsome; MPI_Waitall, Waitsome. */
+int an_is_test(uint32_t region);
+int an_is_multi_wait(uint32_t region);
+
+/* Late Sender and Wrong Order over the graph's p2p instances (latesender.c); every call
+ * that got a Late Sender is pushed to ls (kind 0, its value). 0, or -1 (memory). */
+int an_late_sender(an_ctx_t *c, an_waits_t *ls);
 
 /* Point-to-point patterns and counts over the graph's p2p instances. 0, or -1 (memory). */
 int an_p2p(an_ctx_t *c);

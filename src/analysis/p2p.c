@@ -2,12 +2,11 @@
  * p2p.c — point-to-point patterns (ANALYSIS.md §2 "MPI point-to-point") and counts over
  * the graph's p2p instances (one send ref, one receive ref each; deps.c matched them).
  *
- *  - Late Sender at the call that completed the receive (Recv, Sendrecv, the Wait of an
- *    Irecv; Test calls are skipped), against the enter of the call that started the send.
+ *  - Late Sender and Wrong Order: latesender.c.
  *  - Late Receiver at the call that completed the send when it is MPI_Send / MPI_Ssend or
  *    a wait on the Isend's request, against the enter of the call that posted the receive.
- *  - A call completing several messages (Waitall, Waitsome) gets the largest of each,
- *    once; its Late Receiver only if it had no Late Sender.
+ *  - A call completing several messages (Waitall, Waitsome) gets the largest, once, and
+ *    only if it had no Late Sender.
  *  - Counts and bytes at the send's and the receive's call, by the message's size.
  * Nonblocking requests are found by id among the process's request events (any thread;
  * persistent requests reuse ids, so the completion after the start / the post before
@@ -28,8 +27,8 @@ static int is_blocking_send(uint32_t r)
            r == ST_REGION_MPI_Ssend_c;
 }
 static int is_single_wait(uint32_t r) { return r == ST_REGION_MPI_Wait || r == ST_REGION_MPI_Waitany; }
-static int is_multi_wait(uint32_t r) { return r == ST_REGION_MPI_Waitall || r == ST_REGION_MPI_Waitsome; }
-static int is_test(uint32_t r)
+int an_is_multi_wait(uint32_t r) { return r == ST_REGION_MPI_Waitall || r == ST_REGION_MPI_Waitsome; }
+int an_is_test(uint32_t r)
 {
     return r == ST_REGION_MPI_Test || r == ST_REGION_MPI_Testany || r == ST_REGION_MPI_Testall ||
            r == ST_REGION_MPI_Testsome;
@@ -105,21 +104,11 @@ static const req_t *post_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t
 
 /* ---- waits per call ------------------------------------------------------------------------------ */
 
-/* A wait found at a call: kind 0 Late Sender, 1 Late Receiver. */
-typedef struct wait {
-    uint32_t loc;
-    uint8_t  kind;
-    uint64_t call;
-    int64_t  w;
-} wait_t;
-
-typedef struct { wait_t *v; size_t n, cap; } waits_t;
-
-static int waits_push(waits_t *ws, wait_t w)
+int an_waits_push(an_waits_t *ws, an_wait_t w)
 {
     if (ws->n == ws->cap) {
         size_t cap = ws->cap ? 2 * ws->cap : 64;
-        wait_t *v = realloc(ws->v, sizeof *v * cap);
+        an_wait_t *v = realloc(ws->v, sizeof *v * cap);
         if (!v)
             return -1;
         ws->v = v, ws->cap = cap;
@@ -130,14 +119,14 @@ static int waits_push(waits_t *ws, wait_t w)
 
 static int cmp_wait(const void *a, const void *b)
 {
-    const wait_t *x = a, *y = b;
+    const an_wait_t *x = a, *y = b;
     if (x->loc != y->loc) return x->loc < y->loc ? -1 : 1;
     return (x->call > y->call) - (x->call < y->call);
 }
 
-/* One value per call: the largest Late Sender; the largest Late Receiver unless a multi
- * wait also had a Late Sender. */
-static void waits_apply(an_ctx_t *c, waits_t *ws)
+/* Late Receiver, one value per call: the largest, unless a multi wait had a Late Sender
+ * (ws holds the Late Receivers and the calls with a Late Sender, latesender.c). */
+static void waits_apply(an_ctx_t *c, an_waits_t *ws)
 {
     if (ws->n > 1)
         qsort(ws->v, ws->n, sizeof *ws->v, cmp_wait);
@@ -150,8 +139,7 @@ static void waits_apply(an_ctx_t *c, waits_t *ws)
         }
         uint32_t l = ws->v[i].loc;
         uint64_t call = ws->v[i].call;
-        an_add(c, ST_AN_M_LATESENDER, l, call, (double)ls);
-        if (!(ls > 0 && is_multi_wait(an_region(c, l, call))))
+        if (!(ls > 0 && an_is_multi_wait(an_region(c, l, call))))
             an_add(c, ST_AN_M_LATERECEIVER, l, call, (double)lr);
     }
 }
@@ -161,7 +149,7 @@ static void waits_apply(an_ctx_t *c, waits_t *ws)
 typedef struct p2p {
     an_ctx_t *c;
     reqs_t    done, posted; /* ISEND_COMPLETE, IRECV_REQUEST events */
-    waits_t   waits;
+    an_waits_t waits;
 } p2p_t;
 
 static void counts(an_ctx_t *c, const st_clc_ref_t *s, const st_clc_ref_t *r)
@@ -172,18 +160,6 @@ static void counts(an_ctx_t *c, const st_clc_ref_t *s, const st_clc_ref_t *r)
     an_add(c, ST_AN_M_BYTES_SENT, s->loc, scall, (double)se->bytes);
     an_add(c, se->bytes ? ST_AN_M_COMMS_RECV : ST_AN_M_SYNCS_RECV, r->loc, rcall, 1);
     an_add(c, ST_AN_M_BYTES_RCVD, r->loc, rcall, (double)re->bytes);
-}
-
-static int late_sender(p2p_t *p, const st_clc_ref_t *s, const st_clc_ref_t *r)
-{
-    an_ctx_t *c = p->c;
-    uint64_t scall = an_call(c, s->loc, s->ev), rcall = an_call(c, r->loc, r->ev);
-    if (scall == AN_NO_EV || rcall == AN_NO_EV || is_test(an_region(c, r->loc, rcall)))
-        return 0;
-    c->res->stats.ls_violations += an_time(c, s->loc, s->ev) > an_time(c, r->loc, r->ev);
-    int64_t w = st_an_late_sender(an_time(c, s->loc, scall), an_time(c, r->loc, rcall),
-                                  an_leave_time(c, r->loc, rcall));
-    return w > 0 ? waits_push(&p->waits, (wait_t){ r->loc, 0, rcall, w }) : 0;
 }
 
 static int late_receiver(p2p_t *p, const st_clc_ref_t *s, const st_clc_ref_t *r)
@@ -205,10 +181,10 @@ static int late_receiver(p2p_t *p, const st_clc_ref_t *s, const st_clc_ref_t *r)
     if (ccall == AN_NO_EV || qcall == AN_NO_EV)
         return 0;
     uint32_t creg = an_region(c, cl, ccall);
-    if (!(se->kind == ST_EV_MPI_SEND ? is_blocking_send(creg) : is_single_wait(creg) || is_multi_wait(creg)))
+    if (!(se->kind == ST_EV_MPI_SEND ? is_blocking_send(creg) : is_single_wait(creg) || an_is_multi_wait(creg)))
         return 0;
     int64_t w = st_an_late_receiver(an_time(c, cl, ccall), an_leave_time(c, cl, ccall), an_time(c, ql, qcall));
-    return w > 0 ? waits_push(&p->waits, (wait_t){ cl, 1, ccall, w }) : 0;
+    return w > 0 ? an_waits_push(&p->waits, (an_wait_t){ cl, 1, ccall, w }) : 0;
 }
 
 int an_p2p(an_ctx_t *c)
@@ -216,15 +192,15 @@ int an_p2p(an_ctx_t *c)
     p2p_t p = { .c = c };
     int rc = reqs_collect(c, ST_EV_MPI_ISEND_COMPLETE, &p.done) || reqs_collect(c, ST_EV_MPI_IRECV_REQUEST, &p.posted)
            ? -1 : 0;
+    if (rc == 0)
+        rc = an_late_sender(c, &p.waits);
     for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {
         const st_clc_inst_t *in = &c->g->inst[k];
         if (st_clc_inst_type(in) != ST_CLC_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
             continue;
         const st_clc_ref_t *s = &c->g->refs[in->first], *r = s + 1;
         counts(c, s, r);
-        rc = late_sender(&p, s, r);
-        if (rc == 0)
-            rc = late_receiver(&p, s, r);
+        rc = late_receiver(&p, s, r);
     }
     if (rc == 0)
         waits_apply(c, &p.waits);

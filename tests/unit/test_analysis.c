@@ -2,12 +2,12 @@
  * test_analysis.c — the wait-state analysis (src/analysis) on synthetic traces with
  * hand-computed values (ANALYSIS.md §2): call tree and exclusive time, visits, MPI time;
  * Late Sender (blocking, Irecv + Waitall: the largest once; Test skipped; a receive
- * before its send counted as a violation); Late Receiver (Ssend, eager Send: none, Isend
+ * before its send counted as a violation); Wrong Order from different and the same source; Late Receiver (Ssend, eager Send: none, Isend
  * + Wait); barrier wait and completion; N x N full overlap; Late Broadcast with a receiver
  * after the root; Early Reduce; count-0 operations and size-1 communicators: nothing;
  * p2p and collective counts and bytes, zero-byte messages as synchronizations.
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/output.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/output.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/analysis/analysis.h"
@@ -260,6 +260,48 @@ static void test_collectives(void)
     done();
 }
 
+/* A blocking call around one p2p event with a tag. */
+static void p2p_call(uint32_t l, uint32_t region, uint64_t t0, uint64_t tev, uint64_t t1, int32_t peer, int32_t tag,
+                     uint64_t post)
+{
+    enter(l, t0, region);
+    if (region == ST_REGION_MPI_Recv)
+        tb_recv(&t, l, tev, peer, tag, post);
+    else
+        tb_send(&t, l, tev, peer, tag);
+    t.locs[l].ev[t.locs[l].n - 1].bytes = 4;
+    leave(l, t1, region);
+}
+
+static void test_wrong_order(void)
+{
+    tb_init(&t, 3, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0), c = tb_loc(&t, 2, 0);
+    const uint32_t RECV = ST_REGION_MPI_Recv, SEND = ST_REGION_MPI_Send;
+    /* different sources: a receives from b (sent late, at 301) before c (sent at 51) */
+    p2p_call(c, SEND, 50, 51, 52, 0, 0, 0);
+    p2p_call(a, RECV, 100, 400, 410, 1, 0, 1);   /* Late Sender 300 - 100 */
+    p2p_call(b, SEND, 300, 301, 302, 0, 0, 0);
+    p2p_call(a, RECV, 420, 425, 430, 2, 0, 2);   /* its send (51) is earlier than 301: wrong order */
+    /* same source: b sends tag 2 (901) before tag 1 (1251); a receives tag 1 first */
+    p2p_call(b, SEND, 900, 901, 902, 0, 2, 0);
+    p2p_call(a, RECV, 1000, 1300, 1310, 1, 1, 3); /* Late Sender 250 */
+    p2p_call(b, SEND, 1250, 1251, 1252, 0, 1, 0);
+    p2p_call(a, RECV, 1320, 1325, 1330, 1, 2, 4);
+    /* in order: a Late Sender (100) whose later receive's send is later still */
+    p2p_call(a, RECV, 2000, 2150, 2160, 1, 0, 5);
+    p2p_call(b, SEND, 2100, 2101, 2102, 0, 0, 0);
+    p2p_call(c, SEND, 2140, 2141, 2142, 0, 0, 0);
+    p2p_call(a, RECV, 2170, 2175, 2180, 2, 0, 6);
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_LATESENDER, a, RECV), 200 + 250 + 100);
+    CHECK_EQ(AT(ST_AN_M_LATESENDER_WO, a, RECV), 450);
+    CHECK_EQ(AT(ST_AN_M_LSWO_DIFF, a, RECV), 200);
+    CHECK_EQ(AT(ST_AN_M_LSWO_SAME, a, RECV), 250);
+    CHECK_EQ(R.stats.ls_violations, 0);
+    done();
+}
+
 static void test_metric_table(void)
 {
     CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
@@ -277,6 +319,7 @@ int main(void)
     test_tree_and_late_sender();
     test_nonblocking();
     test_late_receiver_ssend();
+    test_wrong_order();
     test_collectives();
     printf("test_analysis: ok\n");
     return 0;
