@@ -8,7 +8,9 @@
  * Not analysed (counted in stats.coll_skipped): nonblocking collectives,
  * intercommunicators, MPI_Alltoallv/w (Scalasca: the trace does not say who exchanges
  * with whom). Communicators of size 1 do not synchronize and are ignored; scans wait
- * for Early Scan (not computed yet).
+ * for Early Scan (not computed yet). MPI_Init and MPI_Finalize (the graph's world-wide
+ * SYNC instances) are synchronizations over all ranks from ENTER to LEAVE: Initialization
+ * Completion and Wait at Finalize.
  */
 #include "internal.h"
 
@@ -76,15 +78,17 @@ static int member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_memb
     return have == 3 ? 0 : -1;
 }
 
-/* The instance's members (merged send and receive refs), or 0 members if it is not analysed. */
-static size_t members(an_ctx_t *c, const st_clc_inst_t *in, scratch_t *s, const st_event_t **end, uint32_t *end_loc)
+/* The instance's members (merged send and receive refs), or 0 members if it is not analysed.
+ * sync: MPI_Init / MPI_Finalize, whose members begin at their ENTER and end at their LEAVE. */
+static size_t members(an_ctx_t *c, const st_clc_inst_t *in, int sync, scratch_t *s, const st_event_t **end,
+                      uint32_t *end_loc)
 {
     size_t n = 0, nref = (size_t)in->nsend + in->nrecv;
     for (size_t k = 0; k < nref; k++) {
         const st_clc_ref_t *r = &c->g->refs[in->first + k];
         unsigned kind = c->in->locs[r->loc].ev[r->ev].kind;
         uint64_t call = an_call(c, r->loc, r->ev);
-        if ((kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END) || call == AN_NO_EV)
+        if ((!sync && kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END) || call == AN_NO_EV)
             return 0; /* nonblocking, or no begin recorded */
         s->mr[n++] = (mref_t){ r->loc, call, { .send = k < in->nsend, .recv = k >= in->nsend } };
     }
@@ -96,8 +100,12 @@ static size_t members(an_ctx_t *c, const st_clc_inst_t *in, scratch_t *s, const 
             continue;
         }
         s->mr[m] = s->mr[k];
-        if (member_times(c, s->mr[m].loc, s->mr[m].call, &s->mr[m].m, end, end_loc))
+        if (sync) {
+            s->mr[m].m.b = an_time(c, s->mr[m].loc, s->mr[m].call);
+            s->mr[m].m.e = an_leave_time(c, s->mr[m].loc, s->mr[m].call);
+        } else if (member_times(c, s->mr[m].loc, s->mr[m].call, &s->mr[m].m, end, end_loc)) {
             return 0;
+        }
         m++;
     }
     return m;
@@ -137,19 +145,36 @@ static void attribute(an_ctx_t *c, const st_event_t *e, scratch_t *s, size_t n)
     }
 }
 
+/* MPI_Init (group 0): completion only; MPI_Finalize (group 1): wait only (Scalasca). */
+static void init_finalize(an_ctx_t *c, const st_clc_inst_t *in, scratch_t *s, size_t n)
+{
+    int fin = in->key[1] == 1;
+    for (size_t k = 0; k < n; k++)
+        s->m[k] = s->mr[k].m;
+    c->res->stats.coll_violations += st_an_coll_waits(ST_CLC_CC_N2N, 1, s->m, (uint32_t)n, s->wait, s->compl);
+    for (size_t k = 0; k < n; k++)
+        an_add(c, fin ? ST_AN_M_FINALIZE_WAIT : ST_AN_M_INIT_COMPL, s->mr[k].loc, s->mr[k].call,
+               (double)(fin ? s->wait[k] : s->compl[k]));
+}
+
 int an_coll(an_ctx_t *c)
 {
     scratch_t s = { 0 };
     int rc = 0;
     for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {
         const st_clc_inst_t *in = &c->g->inst[k];
-        if (st_clc_inst_type(in) != ST_CLC_KEY_COLL)
+        unsigned type = st_clc_inst_type(in);
+        if (type != ST_CLC_KEY_COLL && type != ST_CLC_KEY_SYNC)
             continue;
         if ((rc = scratch_fit(&s, (size_t)in->nsend + in->nrecv)))
             break;
         const st_event_t *end = NULL;
         uint32_t end_loc = 0;
-        size_t n = members(c, in, &s, &end, &end_loc);
+        size_t n = members(c, in, type == ST_CLC_KEY_SYNC, &s, &end, &end_loc);
+        if (n && type == ST_CLC_KEY_SYNC) {
+            init_finalize(c, in, &s, n);
+            continue;
+        }
         if (!n || !end) {
             c->res->stats.coll_skipped++;
             continue;

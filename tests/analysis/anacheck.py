@@ -40,8 +40,8 @@ def close(got_ms, want_ms, slack):
 
 
 # waits.c: injected sleeps (ms) per phase, the call that waits and where
-INJECTED = {"recv": 100, "wait": 80, "waitall": 90, "ssend": 120, "barrier": 60, "allreduce": 70,
-            "bcast": 50, "reduce": 40}
+INJECTED = {"recv": 100, "wait": 80, "waitall": 90, "wo1": 70, "ssend": 120, "barrier": 60, "allreduce": 70,
+            "bcast": 50, "reduce": 40, "finalize": 50}
 
 
 def expected_waits(m):
@@ -55,6 +55,13 @@ def expected_waits(m):
     ls("recv", "MPI_Recv", 0, [1])
     ls("wait", "MPI_Wait", 0, [1])
     ls("waitall", "MPI_Waitall", 0, [1, 2])
+    # MPI_Waitany: two receives on rank 0; the first is Wrong Order if its send came after the second's
+    E1, L1 = m["wo1"][0]
+    E2, L2 = m["wo2"][0]
+    ls1 = max(0.0, min(m["wo1"][1][0], L1) - E1)
+    ls2 = max(0.0, min(m["wo2"][2][0], L2) - E2)
+    e[("mpi_latesender", "MPI_Waitany", 0, "wo1")] = ls1 + ls2
+    e[("mpi_lswo_different", "MPI_Waitany", 0, "wo1")] = ls1 if m["wo1"][1][0] > m["wo2"][2][0] else 0.0
     E3, L3 = m["ssend"][3]
     e[("mpi_latereceiver", "MPI_Ssend", 3, "ssend")] = m["ssend"][2][0] - E3 if L3 > m["ssend"][2][0] else 0.0
     for phase, region, metric in (("barrier", "MPI_Barrier", "mpi_barrier_wait"),
@@ -67,6 +74,9 @@ def expected_waits(m):
         e[("mpi_latebroadcast", "MPI_Bcast", r, "bcast")] = max(0.0, min(m["bcast"][3][0], L) - E)
     E, L = m["reduce"][0]
     e[("mpi_earlyreduce", "MPI_Reduce", 0, "reduce")] = max(0.0, min(max(m["reduce"][r][0] for r in (1, 2, 3)), L) - E)
+    bref = max(v[0] for v in m["finalize"].values())
+    for r, (E, L) in m["finalize"].items():
+        e[("mpi_finalize_wait", "MPI_Finalize", r, "finalize")] = max(0.0, min(bref, L) - E)
     for r in range(4):  # count-0 gather: no synchronization
         e[("mpi_earlyreduce", "MPI_Gather", r, "gather")] = 0.0
     return e

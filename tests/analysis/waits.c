@@ -6,20 +6,24 @@
  *   MPI_Recv      rank 1 sleeps LS_BLOCK before MPI_Send to 0   -> mpi_latesender on 0
  *   MPI_Wait      rank 1 sleeps LS_NB before Isend to 0 (0: Irecv + Wait) -> mpi_latesender on 0
  *   MPI_Waitall   ranks 1 / 2 sleep LS_MULTI_A / _B before sending to 0 -> the larger, once, on 0
+ *   MPI_Waitany   0 receives from 1 (sleeps WRONG_ORDER), then from 2 (sent at once): the
+ *                 first Late Sender is also Wrong Order (different sources)
  *   MPI_Ssend     rank 2 sleeps LR before MPI_Recv from 3           -> mpi_latereceiver on 3
  *   MPI_Barrier   rank 1 sleeps BARRIER                             -> mpi_barrier_wait on 0, 2, 3
  *   MPI_Allreduce rank 2 sleeps NXN                                 -> mpi_wait_nxn on 0, 1, 3
  *   MPI_Bcast     root 3 sleeps BCAST                               -> mpi_latebroadcast on 0, 1, 2
  *   MPI_Reduce    rank 1 sleeps REDUCE, root 0                      -> mpi_earlyreduce on 0
  *   MPI_Gather    count 0 on every rank, root 1 sleeps              -> nothing (zero payload)
+ *   MPI_Finalize  rank 3 sleeps FINALIZE                            -> mpi_finalize_wait on 0, 1, 2
+ *                 (each rank prints its own mark after MPI_Finalize)
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-enum { LS_BLOCK = 100, LS_NB = 80, LS_MULTI_A = 30, LS_MULTI_B = 90, LR = 120, BARRIER = 60, NXN = 70,
-       BCAST = 50, REDUCE = 40, GATHER0 = 60 };
+enum { LS_BLOCK = 100, LS_NB = 80, LS_MULTI_A = 30, LS_MULTI_B = 90, WRONG_ORDER = 70, LR = 120, BARRIER = 60,
+       NXN = 70, BCAST = 50, REDUCE = 40, GATHER0 = 60, FINALIZE = 50 };
 
 static double scale = 1.0;
 
@@ -27,8 +31,8 @@ static double scale = 1.0;
  * waits or causes the wait (CLOCK_MONOTONIC, shared by the processes of one node), printed
  * by rank 0 at the end as "mark PHASE RANK ENTER_MS LEAVE_MS": the test's oracle, since
  * on a loaded machine a rank may arrive later than its sleep alone says. */
-enum { PH_RECV, PH_WAIT, PH_WAITALL, PH_SSEND, PH_BARRIER, PH_ALLREDUCE, PH_BCAST, PH_REDUCE, PH_GATHER, NPH };
-static const char *const phase_name[NPH] = { "recv", "wait", "waitall", "ssend", "barrier", "allreduce", "bcast",
+enum { PH_RECV, PH_WAIT, PH_WAITALL, PH_WO1, PH_WO2, PH_SSEND, PH_BARRIER, PH_ALLREDUCE, PH_BCAST, PH_REDUCE, PH_GATHER, NPH };
+static const char *const phase_name[NPH] = { "recv", "wait", "waitall", "wo1", "wo2", "ssend", "barrier", "allreduce", "bcast",
                                              "reduce", "gather" };
 static double mark[NPH][2];
 
@@ -94,6 +98,23 @@ static void p2p(int rank)
         ENTER(PH_WAITALL);
         MPI_Waitall(2, rq, st);
         LEAVE(PH_WAITALL);
+    }
+    align();
+    if (rank == 1 || rank == 2) {
+        if (rank == 1)
+            sleep_ms(WRONG_ORDER);
+        ENTER(rank == 1 ? PH_WO1 : PH_WO2);
+        MPI_Send(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+    } else if (rank == 0) {
+        int idx;
+        MPI_Irecv(&w[0], 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &rq[0]);
+        ENTER(PH_WO1);
+        MPI_Waitany(1, rq, &idx, MPI_STATUS_IGNORE);
+        LEAVE(PH_WO1);
+        MPI_Irecv(&w[1], 1, MPI_INT, 2, 5, MPI_COMM_WORLD, &rq[1]);
+        ENTER(PH_WO2);
+        MPI_Waitany(1, &rq[1], &idx, MPI_STATUS_IGNORE);
+        LEAVE(PH_WO2);
     }
     align();
     if (rank == 3) {
@@ -165,6 +186,12 @@ int main(int argc, char **argv)
         for (int r = 0; r < 4; r++)
             if (all[r][p][0] > 0)
                 printf("mark %s %d %.6f %.6f\n", phase_name[p], r, all[r][p][0], all[r][p][1]);
+    fflush(stdout);
+    align();
+    if (rank == 3)
+        sleep_ms(FINALIZE);
+    double fin = now_ms();
     MPI_Finalize();
+    printf("mark finalize %d %.6f %.6f\n", rank, fin, now_ms());
     return 0;
 }

@@ -4,7 +4,7 @@
  * Late Sender (blocking, Irecv + Waitall: the largest once; Test skipped; a receive
  * before its send counted as a violation); Wrong Order from different and the same source; Late Receiver (Ssend, eager Send: none, Isend
  * + Wait); barrier wait and completion; N x N full overlap; Late Broadcast with a receiver
- * after the root; Early Reduce; count-0 operations and size-1 communicators: nothing;
+ * after the root; Early Reduce; Initialization Completion and Wait at Finalize; count-0 operations and size-1 communicators: nothing;
  * p2p and collective counts and bytes, zero-byte messages as synchronizations.
  */
 /* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/output.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
@@ -18,9 +18,12 @@ static tb_t t;
 static st_clc_graph_t g;
 static st_an_result_t R;
 
+static const st_clc_sync_region_t sync[] = { { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Finalize, 1 } };
+
 static void analyse(void)
 {
     st_clc_input_t in = tb_input(&t);
+    in.sync = sync, in.nsync = 2;
     CHECK(st_clc_graph_build(&in, &g) == 0);
     CHECK(st_an_run(&in, &g, &R) == 0);
     /* the JSON writer accepts every result (values checked by t_analyze_waits) */
@@ -302,6 +305,24 @@ static void test_wrong_order(void)
     done();
 }
 
+static void test_init_finalize(void)
+{
+    tb_init(&t, 2, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    enter(a, 0, ST_REGION_MPI_Init), leave(a, 100, ST_REGION_MPI_Init);
+    enter(b, 10, ST_REGION_MPI_Init), leave(b, 130, ST_REGION_MPI_Init);
+    enter(a, 1000, ST_REGION_MPI_Finalize), leave(a, 1300, ST_REGION_MPI_Finalize);
+    enter(b, 1200, ST_REGION_MPI_Finalize), leave(b, 1310, ST_REGION_MPI_Finalize);
+    analyse();
+    /* Init: completion only (after the first leave, 100); Finalize: wait only (for the last enter, 1200) */
+    CHECK_EQ(AT(ST_AN_M_INIT_COMPL, a, ST_REGION_MPI_Init), 0);
+    CHECK_EQ(AT(ST_AN_M_INIT_COMPL, b, ST_REGION_MPI_Init), 30);
+    CHECK_EQ(AT(ST_AN_M_FINALIZE_WAIT, a, ST_REGION_MPI_Finalize), 200);
+    CHECK_EQ(AT(ST_AN_M_FINALIZE_WAIT, b, ST_REGION_MPI_Finalize), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_INIT_COMPL) + st_an_total(&R, ST_AN_M_FINALIZE_WAIT), 230);
+    done();
+}
+
 static void test_metric_table(void)
 {
     CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
@@ -320,6 +341,7 @@ int main(void)
     test_nonblocking();
     test_late_receiver_ssend();
     test_wrong_order();
+    test_init_finalize();
     test_collectives();
     printf("test_analysis: ok\n");
     return 0;
