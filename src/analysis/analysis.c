@@ -181,6 +181,25 @@ static void mpi_time(st_an_result_t *r)
     }
 }
 
+/* ---- worst instances ------------------------------------------------------------------------------ */
+
+void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
+{
+    st_an_result_t *r = c->res;
+    if (metrics[m].unit[0] != 's')
+        return;
+    uint32_t n = r->ntop[m];
+    if (n == ST_AN_TOP && v <= r->top[m][n - 1].value)
+        return;
+    uint32_t k = n < ST_AN_TOP ? n++ : n - 1; /* the new one's slot, then bubble it up */
+    while (k > 0 && r->top[m][k - 1].value < v) {
+        r->top[m][k] = r->top[m][k - 1];
+        k--;
+    }
+    r->top[m][k] = (st_an_instance_t){ v, call == AN_NO_EV ? 0 : an_time(c, l, call), l, an_cnode(c, l, call) };
+    r->ntop[m] = n;
+}
+
 /* ---- entry points ------------------------------------------------------------------------------ */
 
 int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res)

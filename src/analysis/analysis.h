@@ -63,12 +63,24 @@ typedef struct st_an_stats {
     uint64_t coll_skipped;   /* collective instances not analysed (intercommunicator, nonblocking, Alltoallv/w) */
 } st_an_stats_t;
 
+/* One instance of a time metric: a wait of one call (for "worst instances"). */
+#define ST_AN_TOP 10
+typedef struct st_an_instance {
+    double   value;  /* ticks */
+    uint64_t time;   /* enter of the call that waited */
+    uint32_t loc, cnode;
+} st_an_instance_t;
+
 typedef struct st_an_result {
     uint32_t       ncnodes;
     st_an_cnode_t *cnodes;  /* [ncnodes], cnode 0 = root; a parent precedes its children */
     uint32_t       nlocs;   /* the input's locations, same order */
     double        *sev;     /* [ST_AN__METRICS][ncnodes][nlocs]: "sec" metrics in timer ticks */
     st_an_stats_t  stats;
+    /* per "sec" pattern metric: its largest instances, largest first (time, visits and mpi
+     * are sums over calls, not instances, and have none) */
+    st_an_instance_t top[ST_AN__METRICS][ST_AN_TOP];
+    uint32_t         ntop[ST_AN__METRICS];
 } st_an_result_t;
 
 static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, uint32_t loc)

@@ -44,11 +44,16 @@ static inline uint32_t an_region(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
     return call == AN_NO_EV ? UINT32_MAX : c->in->locs[l].ev[call].region;
 }
-/* Adds v to metric m at (cnode of call, l); values <= 0 are dropped. */
+/* Keeps (m, l, call, v) among the largest instances of a time metric m. */
+void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v);
+
+/* Adds v (one instance) to metric m at (cnode of call, l); values <= 0 are dropped. */
 static inline void an_add(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
 {
-    if (v > 0)
+    if (v > 0) {
         *st_an_sev(c->res, m, an_cnode(c, l, call), l) += v;
+        an_note(c, m, l, call, v);
+    }
 }
 
 /* A wait found at a call (kind 0 Late Sender, 1 Late Receiver), before the per-call rules. */

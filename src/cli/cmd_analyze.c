@@ -11,42 +11,21 @@
 #include <string.h>
 
 #include "../analysis/output.h"
-#include "../clc/clc.h"
-#include "convert.h"
+#include "analyze.h"
 
-/* Analysis of a converted archive; the result is printed and written to out. 0, or 1. */
-static int analyze(const char *dir, st_cli_ranks_t *rk, uint64_t resolution, const char *out)
+/* Writes the JSON to out and prints the summary. 0, or 1. */
+static int report(const char *dir, const st_cli_archive_t *ar, const st_cli_analysis_t *a, const char *out)
 {
-    st_clc_input_t in = { 0 };
-    st_clc_graph_t g = { 0 };
-    st_an_result_t res = { 0 };
-    int rc = st_clc_input_from_rankdata(rk->rd, rk->nranks, &in);
-    in.sync = st_cli_sync_regions, in.nsync = ST_CLI_NSYNC;
-    if (rc == 0)
-        rc = st_clc_graph_build(&in, &g);
-    if (rc == 0)
-        rc = st_an_run(&in, &g, &res);
-    if (rc) {
-        fprintf(stderr, "synctrace: analyze: out of memory\n");
-    } else {
-        FILE *f = fopen(out, "w");
-        if (!f || st_an_write_json(f, &res, &in, resolution) || fclose(f)) {
-            fprintf(stderr, "synctrace: analyze: cannot write %s\n", out);
-            rc = -1;
-        } else {
-            printf("wait-state analysis of %s (%u locations, %u call paths) -> %s\n", dir, res.nlocs, res.ncnodes,
-                   out);
-            st_an_print_summary(stdout, &res, resolution);
-            if (res.stats.ls_violations || res.stats.coll_violations)
-                printf("clock-condition violations seen: %llu receives before their send, %llu collective ends "
-                       "before the reference begin\n",
-                       (unsigned long long)res.stats.ls_violations, (unsigned long long)res.stats.coll_violations);
-        }
+    const st_an_result_t *res = &a->res;
+    FILE *f = fopen(out, "w");
+    if (!f || st_an_write_json(f, res, &a->in, ar->resolution) || fclose(f)) {
+        fprintf(stderr, "synctrace: analyze: cannot write %s\n", out);
+        return 1;
     }
-    st_an_free(&res);
-    st_clc_graph_free(&g);
-    st_clc_input_free(&in);
-    return rc ? 1 : 0;
+    printf("wait-state analysis of %s (%u locations, %u call paths) -> %s\n", dir, res->nlocs, res->ncnodes, out);
+    st_an_print_summary(stdout, res, ar->resolution);
+    st_cli_print_time_base(stdout, ar, res);
+    return 0;
 }
 
 static int run_analyze(int argc, char **argv)
@@ -68,6 +47,7 @@ static int run_analyze(int argc, char **argv)
     if (!dir)
         return st_cli_usage_error(&st_cli_cmd_analyze, "missing archive directory");
     char path[4096], err[300];
+    st_cli_analysis_t a;
     if (!out) {
         snprintf(path, sizeof path, "%s/analysis.json", dir);
         out = path;
@@ -75,13 +55,13 @@ static int run_analyze(int argc, char **argv)
     st_cli_archive_t ar;
     if (st_cli_open(dir, &ar))
         return 1;
-    st_cli_ranks_t rk = { 0 };
     int rc = 1;
-    if (st_cli_convert(&ar, ST_CLI_CONV_CHECK, &rk, err, sizeof err))
-        fprintf(stderr, "synctrace: cannot read archive %s: %s\n", dir, err);
-    else
-        rc = analyze(dir, &rk, ar.resolution, out);
-    st_cli_ranks_free(&rk);
+    if (st_cli_analyze(&ar, &a, err, sizeof err)) {
+        fprintf(stderr, "synctrace: cannot analyse archive %s: %s\n", dir, err);
+    } else {
+        rc = report(dir, &ar, &a, out);
+        st_cli_analysis_free(&a);
+    }
     st_cli_archive_free(&ar);
     return rc;
 }

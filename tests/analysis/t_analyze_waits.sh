@@ -40,3 +40,20 @@ rc=0; st analyze "$ST_TMP/run" -o >/dev/null 2>&1 || rc=$?
 assert_eq "analyze -o without FILE" 2 "$rc"
 rc=0; st analyze "$ST_TMP/nothere" >/dev/null 2>&1 || rc=$?
 assert_eq "analyze of a missing archive" 1 "$rc"
+
+# synctrace report: the tree, the time base, worst instances; one metric in detail
+st report "$ST_TMP/run" >"$ST_TMP/report.txt" || fail "report failed"
+grep -Eq '^Time +[0-9.]+ s 100.00%  time$' "$ST_TMP/report.txt" || fail "report without the metric tree"
+grep -q '^time base: clock sync .*, CLC on$' "$ST_TMP/report.txt" || fail "report without the time base: $(cat "$ST_TMP/report.txt")"
+grep -Eq '^  mpi_latereceiver +0\.[0-9]+ s at [0-9.]+ s, rank 3 thread 0, MPI_Ssend$' "$ST_TMP/report.txt" \
+    || fail "report: worst Late Receiver not at rank 3 MPI_Ssend: $(grep mpi_latereceiver "$ST_TMP/report.txt")"
+st report "$ST_TMP/run" --metric mpi_barrier_wait --top 2 >"$ST_TMP/metric.txt" || fail "report --metric failed"
+head -1 "$ST_TMP/metric.txt" | grep -q '^Wait at Barrier \[mpi_barrier_wait\]:' || fail "report --metric: $(head -1 "$ST_TMP/metric.txt")"
+# --top 2: two locations (of the three that waited), never rank 1 (the late one)
+n=$(sed -n '/^  locations:/,/^  worst/p' "$ST_TMP/metric.txt" | grep -c 'rank [023] thread 0$' || true)
+assert_eq "report --top 2 locations" 2 "$n"
+grep -q 'rank 1 thread 0' "$ST_TMP/metric.txt" && fail "report: the late rank 1 waits at the barrier"
+rc=0; st report "$ST_TMP/run" --metric nope >/dev/null 2>&1 || rc=$?
+assert_eq "report --metric of an unknown name" 2 "$rc"
+rc=0; st report "$ST_TMP/run" --top 0 >/dev/null 2>&1 || rc=$?
+assert_eq "report --top 0" 2 "$rc"
