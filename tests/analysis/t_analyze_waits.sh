@@ -9,7 +9,7 @@
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
-bin=$(build_mpi_c waits "$ST_ROOT/tests/analysis/waits.c")
+bin=$(build_mpi_c waits "$ST_ROOT/tests/analysis/waits.c" -ldl)
 check="$ST_ROOT/tests/analysis/anacheck.py"
 run_traced "$ST_TMP/run" 4 "$bin" || fail "waits exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -q '^mark recv 0 ' "$ST_TMP/out.txt" || fail "no marks in the program's output"
