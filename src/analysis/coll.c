@@ -7,8 +7,8 @@
  * call path of the collective call on the waiting location.
  * Not analysed (counted in stats.coll_skipped): nonblocking collectives,
  * intercommunicators, MPI_Alltoallv/w (Scalasca: the trace does not say who exchanges
- * with whom). Communicators of size 1 do not synchronize and are ignored; scans wait
- * for Early Scan (not computed yet). MPI_Init and MPI_Finalize (the graph's world-wide
+ * with whom). Communicators of size 1 do not synchronize and are ignored. Scans: each
+ * member waits for the members of lower rank (Early Scan). MPI_Init and MPI_Finalize (the graph's world-wide
  * SYNC instances) are synchronizations over all ranks from ENTER to LEAVE: Initialization
  * Completion and Wait at Finalize.
  */
@@ -55,9 +55,11 @@ static int scratch_fit(scratch_t *s, size_t n)
     return 0;
 }
 
+/* By order (scans need it; 0 for other instances), then location and call. */
 static int cmp_mref(const void *a, const void *b)
 {
     const mref_t *x = a, *y = b;
+    if (x->m.order != y->m.order) return x->m.order < y->m.order ? -1 : 1;
     if (x->loc != y->loc) return x->loc < y->loc ? -1 : 1;
     return (x->call > y->call) - (x->call < y->call);
 }
@@ -90,7 +92,7 @@ static size_t members(an_ctx_t *c, const st_clc_inst_t *in, int sync, scratch_t 
         uint64_t call = an_call(c, r->loc, r->ev);
         if ((!sync && kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END) || call == AN_NO_EV)
             return 0; /* nonblocking, or no begin recorded */
-        s->mr[n++] = (mref_t){ r->loc, call, { .send = k < in->nsend, .recv = k >= in->nsend } };
+        s->mr[n++] = (mref_t){ r->loc, call, { .order = r->order, .send = k < in->nsend, .recv = k >= in->nsend } };
     }
     qsort(s->mr, n, sizeof *s->mr, cmp_mref);
     size_t m = 0;
@@ -131,7 +133,8 @@ static void attribute(an_ctx_t *c, const st_event_t *e, scratch_t *s, size_t n)
     enum st_clc_coll_class cc = st_clc_coll_class(e->op);
     int barrier = e->op == 0; /* OTF2_COLLECTIVE_OP_BARRIER */
     int mw = barrier ? ST_AN_M_BARRIER_WAIT : cc == ST_CLC_CC_N2N ? ST_AN_M_WAIT_NXN
-           : cc == ST_CLC_CC_ONE2N ? ST_AN_M_LATEBROADCAST : cc == ST_CLC_CC_N2ONE ? ST_AN_M_EARLYREDUCE : -1;
+           : cc == ST_CLC_CC_ONE2N ? ST_AN_M_LATEBROADCAST : cc == ST_CLC_CC_N2ONE ? ST_AN_M_EARLYREDUCE
+           : cc == ST_CLC_CC_PREFIX ? ST_AN_M_EARLYSCAN : -1;
     int mc = barrier ? ST_AN_M_BARRIER_COMPL : cc == ST_CLC_CC_N2N ? ST_AN_M_NXN_COMPL : -1;
     if (mw < 0)
         return;

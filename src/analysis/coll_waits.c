@@ -73,6 +73,22 @@ static unsigned rooted(const st_an_member_t *m, uint32_t n, int64_t *wait)
     return v;
 }
 
+/* Scans: each receiver waits for the latest begin among the senders up to its order. */
+static unsigned prefix(const st_an_member_t *m, uint32_t n, int64_t *wait)
+{
+    uint64_t bref = 0;
+    int any = 0;
+    unsigned v = 0;
+    int64_t unused;
+    for (uint32_t i = 0; i < n; i++) {
+        if (m[i].send && (!any || m[i].b > bref))
+            bref = m[i].b, any = 1;
+        if (any && m[i].recv)
+            v += member(&m[i], bref, 0, 0, &wait[i], &unused);
+    }
+    return v;
+}
+
 unsigned st_an_coll_waits(enum st_clc_coll_class cc, int barrier, const st_an_member_t *m, uint32_t n,
                           int64_t *wait, int64_t *completion)
 {
@@ -92,6 +108,8 @@ unsigned st_an_coll_waits(enum st_clc_coll_class cc, int barrier, const st_an_me
     case ST_CLC_CC_ONE2N:
     case ST_CLC_CC_N2ONE:
         return rooted(m, n, wait);
+    case ST_CLC_CC_PREFIX:
+        return prefix(m, n, wait);
     default:
         return 0;
     }

@@ -33,6 +33,7 @@ static inline int64_t st_an_late_receiver(uint64_t enter_c, uint64_t leave_c, ui
  * (the graph's sends and receives of the instance; a member may be both). */
 typedef struct st_an_member {
     uint64_t b, e;
+    uint32_t order; /* prefix instances (scans): the member's rank in the communicator */
     uint8_t  send, recv;
 } st_an_member_t;
 
@@ -46,7 +47,9 @@ typedef struct st_an_member {
  *   N-to-N otherwise: B_ref = latest sender's b; that sender and the receivers that began
  *     before it synchronize, E_min over them; the others get 0;
  *   1-to-N: B_ref = the root's (the sender's) b; receivers that began before it wait;
- *   N-to-1: B_ref = the latest sender's b; the root (the receiver) waits if it began before.
+ *   N-to-1: B_ref = the latest sender's b; the root (the receiver) waits if it began before;
+ *   prefix (scan): B_ref of a receiver = the latest b of the senders of lower or equal order.
+ * m must be sorted by order for prefix instances.
  */
 unsigned st_an_coll_waits(enum st_clc_coll_class cc, int barrier, const st_an_member_t *m, uint32_t n,
                           int64_t *wait, int64_t *completion);

@@ -41,7 +41,7 @@ def close(got_ms, want_ms, slack):
 
 # waits.c: injected sleeps (ms) per phase, the call that waits and where
 INJECTED = {"recv": 100, "wait": 80, "waitall": 90, "wo1": 70, "ssend": 120, "barrier": 60, "allreduce": 70,
-            "bcast": 50, "reduce": 40, "finalize": 50}
+            "bcast": 50, "reduce": 40, "scan": 40, "subcomm": 30, "finalize": 50}
 
 
 def expected_waits(m):
@@ -74,6 +74,12 @@ def expected_waits(m):
         e[("mpi_latebroadcast", "MPI_Bcast", r, "bcast")] = max(0.0, min(m["bcast"][3][0], L) - E)
     E, L = m["reduce"][0]
     e[("mpi_earlyreduce", "MPI_Reduce", 0, "reduce")] = max(0.0, min(max(m["reduce"][r][0] for r in (1, 2, 3)), L) - E)
+    for r, (E, L) in m["scan"].items():  # inclusive prefix of the begins
+        pmax = max(m["scan"][j][0] for j in m["scan"] if j <= r)
+        e[("mpi_earlyscan", "MPI_Scan", r, "scan")] = max(0.0, min(pmax, L) - E)
+    for r, (E, L) in m["subcomm"].items():  # groups {0,1} and {2,3}
+        bref = max(m["subcomm"][j][0] for j in m["subcomm"] if j // 2 == r // 2)
+        e[("mpi_wait_nxn", "MPI_Alltoall", r, "subcomm")] = max(0.0, min(bref, L) - E)
     bref = max(v[0] for v in m["finalize"].values())
     for r, (E, L) in m["finalize"].items():
         e[("mpi_finalize_wait", "MPI_Finalize", r, "finalize")] = max(0.0, min(bref, L) - E)

@@ -14,6 +14,9 @@
  *   MPI_Bcast     root 3 sleeps BCAST                               -> mpi_latebroadcast on 0, 1, 2
  *   MPI_Reduce    rank 1 sleeps REDUCE, root 0                      -> mpi_earlyreduce on 0
  *   MPI_Gather    count 0 on every rank, root 1 sleeps              -> nothing (zero payload)
+ *   MPI_Scan      rank 1 sleeps SCAN                                -> mpi_earlyscan on 2, 3
+ *   MPI_Alltoall  on {0,1} and {2,3} (MPI_Comm_split): ranks 1 / 2 sleep SUB_A / SUB_B
+ *                 -> mpi_wait_nxn on 0 (SUB_A) and 3 (SUB_B): each instance on its own group
  *   MPI_Finalize  rank 3 sleeps FINALIZE                            -> mpi_finalize_wait on 0, 1, 2
  *                 (each rank prints its own mark after MPI_Finalize)
  */
@@ -25,7 +28,7 @@
 #include <time.h>
 
 enum { LS_BLOCK = 100, LS_NB = 80, LS_MULTI_A = 30, LS_MULTI_B = 90, WRONG_ORDER = 70, LR = 120, BARRIER = 60,
-       NXN = 70, BCAST = 50, REDUCE = 40, GATHER0 = 60, FINALIZE = 50 };
+       NXN = 70, BCAST = 50, REDUCE = 40, GATHER0 = 60, SCAN = 40, SUB_A = 60, SUB_B = 30, FINALIZE = 50 };
 
 static double scale = 1.0;
 
@@ -33,9 +36,9 @@ static double scale = 1.0;
  * waits or causes the wait (CLOCK_MONOTONIC, shared by the processes of one node), printed
  * by rank 0 at the end as "mark PHASE RANK ENTER_MS LEAVE_MS": the test's oracle, since
  * on a loaded machine a rank may arrive later than its sleep alone says. */
-enum { PH_RECV, PH_WAIT, PH_WAITALL, PH_WO1, PH_WO2, PH_SSEND, PH_BARRIER, PH_ALLREDUCE, PH_BCAST, PH_REDUCE, PH_GATHER, NPH };
+enum { PH_RECV, PH_WAIT, PH_WAITALL, PH_WO1, PH_WO2, PH_SSEND, PH_BARRIER, PH_ALLREDUCE, PH_BCAST, PH_REDUCE, PH_GATHER, PH_SCAN, PH_SUBCOMM, NPH };
 static const char *const phase_name[NPH] = { "recv", "wait", "waitall", "wo1", "wo2", "ssend", "barrier", "allreduce", "bcast",
-                                             "reduce", "gather" };
+                                             "reduce", "gather", "scan", "subcomm" };
 static double mark[NPH][2];
 
 /* True time, also under the clock-skew library (tests/skew/skew.h), which skews
@@ -174,6 +177,21 @@ static void colls(int rank)
     ENTER(PH_GATHER);
     MPI_Gather(&v, 0, MPI_INT, buf, 0, MPI_INT, 1, MPI_COMM_WORLD);
     LEAVE(PH_GATHER);
+    align();
+    if (rank == 1)
+        sleep_ms(SCAN);
+    ENTER(PH_SCAN);
+    MPI_Scan(&v, &r, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    LEAVE(PH_SCAN);
+    MPI_Comm half;
+    MPI_Comm_split(MPI_COMM_WORLD, rank / 2, rank, &half);
+    align();
+    if (rank == 1 || rank == 2)
+        sleep_ms(rank == 1 ? SUB_A : SUB_B);
+    ENTER(PH_SUBCOMM);
+    MPI_Alltoall(&v, 1, MPI_INT, buf, 1, MPI_INT, half);
+    LEAVE(PH_SUBCOMM);
+    MPI_Comm_free(&half);
     align();
 }
 

@@ -4,7 +4,7 @@
  * Late Sender (blocking, Irecv + Waitall: the largest once; Test skipped; a receive
  * before its send counted as a violation); Wrong Order from different and the same source; Late Receiver (Ssend, eager Send: none, Isend
  * + Wait); barrier wait and completion; N x N full overlap; Late Broadcast with a receiver
- * after the root; Early Reduce; Initialization Completion and Wait at Finalize; count-0 operations and size-1 communicators: nothing;
+ * after the root; Early Reduce; Early Scan; Initialization Completion and Wait at Finalize; count-0 operations and size-1 communicators: nothing;
  * p2p and collective counts and bytes, zero-byte messages as synchronizations.
  */
 /* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/output.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
@@ -214,12 +214,14 @@ static void test_collectives(void)
     static const uint64_t nb[3] = { 1100, 1150, 1400 }, ne[3] = { 1410, 1420, 1405 }; /* allreduce */
     static const uint64_t cb[3] = { 2100, 2300, 2350 }, ce[3] = { 2310, 2305, 2360 }; /* bcast, root 1 */
     static const uint64_t rb[3] = { 3050, 3200, 3120 }, re[3] = { 3210, 3201, 3121 }; /* reduce, root 0 */
+    static const uint64_t sb[3] = { 3600, 3800, 3700 }, se[3] = { 3810, 3820, 3830 }; /* scan */
     for (int i = 0; i < 3; i++) {
         coll(l[i], ST_REGION_MPI_Barrier, bb[i], be[i], OP_BARRIER, -1, 1, 0, 0);
         coll(l[i], ST_REGION_MPI_Allreduce, nb[i], ne[i], OP_ALLREDUCE, -1, 2, 4, 4);
         coll(l[i], ST_REGION_MPI_Allreduce, 1500, 1600 + 10 * i, OP_ALLREDUCE, -1, 3, 0, 0); /* count 0 */
         coll(l[i], ST_REGION_MPI_Bcast, cb[i], ce[i], OP_BCAST, 1, 4, i == 1 ? 4 : 0, i == 1 ? 0 : 4);
         coll(l[i], ST_REGION_MPI_Reduce, rb[i], re[i], OP_REDUCE, 0, 5, 4, i == 0 ? 12 : 0);
+        coll(l[i], ST_REGION_MPI_Scan, sb[i], se[i], OP_SCAN, -1, 6, 4, 4);
     }
     /* a barrier on MPI_COMM_SELF (comm index 1) synchronizes nothing */
     enter(l[0], 4000, ST_REGION_MPI_Barrier);
@@ -249,6 +251,10 @@ static void test_collectives(void)
     /* reduce to rank 0: waits for the latest sender (3200) */
     CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 150);
     CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 150);
+    /* scan: rank 2 waits for rank 1 (3800), rank 0 for nobody (it is first) */
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[0], ST_REGION_MPI_Scan), 0);
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[1], ST_REGION_MPI_Scan), 0);
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[2], ST_REGION_MPI_Scan), 100);
     CHECK_EQ(st_an_total(&R, ST_AN_M_BARRIER_WAIT), 300);
     CHECK_EQ(st_an_total(&R, ST_AN_M_WAIT_NXN), 550);
     CHECK_EQ(R.stats.coll_violations, 0);
@@ -323,6 +329,21 @@ static void test_init_finalize(void)
     done();
 }
 
+/* Scan on locations created in the reverse order of the ranks: the prefix follows the ranks. */
+static void test_scan_order(void)
+{
+    tb_init(&t, 3, 0);
+    uint32_t l2 = tb_loc(&t, 2, 0), l1 = tb_loc(&t, 1, 0), l0 = tb_loc(&t, 0, 0);
+    coll(l0, ST_REGION_MPI_Scan, 100, 400, OP_SCAN, -1, 1, 4, 4);
+    coll(l1, ST_REGION_MPI_Scan, 300, 410, OP_SCAN, -1, 1, 4, 4);
+    coll(l2, ST_REGION_MPI_Scan, 150, 420, OP_SCAN, -1, 1, 4, 4);
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l0, ST_REGION_MPI_Scan), 0);
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l1, ST_REGION_MPI_Scan), 0);
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l2, ST_REGION_MPI_Scan), 150);
+    done();
+}
+
 static void test_metric_table(void)
 {
     CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
@@ -342,6 +363,7 @@ int main(void)
     test_late_receiver_ssend();
     test_wrong_order();
     test_init_finalize();
+    test_scan_order();
     test_collectives();
     printf("test_analysis: ok\n");
     return 0;
