@@ -8,7 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include "../clc/clc.h"
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
 
 int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, size_t errlen)
 {
@@ -17,10 +26,15 @@ int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, 
         return -1;
     int rc = st_clc_input_from_rankdata(a->rk.rd, a->rk.nranks, &a->in);
     a->in.sync = st_cli_sync_regions, a->in.nsync = ST_CLI_NSYNC;
+    double t0 = now_ms();
     if (rc == 0)
         rc = st_clc_graph_build(&a->in, &a->g);
+    double t1 = now_ms();
     if (rc == 0)
         rc = st_an_run(&a->in, &a->g, &a->res);
+    a->graph_ms = t1 - t0, a->run_ms = now_ms() - t1;
+    for (uint32_t l = 0; l < a->in.nlocs; l++)
+        a->nevents += a->in.locs[l].n;
     if (rc) {
         snprintf(err, errlen, "out of memory");
         st_cli_analysis_free(a);

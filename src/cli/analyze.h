@@ -7,6 +7,7 @@
 #define ST_CLI_ANALYZE_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "../analysis/analysis.h"
@@ -17,6 +18,8 @@ typedef struct st_cli_analysis {
     st_clc_input_t in;  /* the locations of res, in archive order */
     st_clc_graph_t g;
     st_an_result_t res;
+    uint64_t       nevents;
+    double         graph_ms, run_ms; /* wall time of st_clc_graph_build and st_an_run */
 } st_cli_analysis_t;
 
 /* Analyses ar (timestamps as written). Returns 0, or -1 with a one-line reason in err

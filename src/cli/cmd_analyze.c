@@ -25,6 +25,8 @@ static int report(const char *dir, const st_cli_archive_t *ar, const st_cli_anal
     printf("wait-state analysis of %s (%u locations, %u call paths) -> %s\n", dir, res->nlocs, res->ncnodes, out);
     st_an_print_summary(stdout, res, ar->resolution);
     st_cli_print_time_base(stdout, ar, res);
+    printf("analysis of %llu events: %.1f ms (logical messages %.1f ms)\n", (unsigned long long)a->nevents, a->run_ms,
+           a->graph_ms);
     return 0;
 }
 
