@@ -5,7 +5,7 @@
 # N x N (Allreduce), Late Broadcast, Early Reduce, nothing for a count-0 Gather, Wait at
 # Finalize, each at the call path of the waiting call on the waiting
 # rank, equal (5 % + 2 ms) to what the program's own clock readings around the calls imply;
-# -o, the JSON's shape, the summary and usage errors.
+# the CUBE4 report against the JSON (independent reader); -o, the summary, report, usage errors.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
@@ -16,6 +16,9 @@ grep -q '^mark recv 0 ' "$ST_TMP/out.txt" || fail "no marks in the program's out
 
 st analyze "$ST_TMP/run" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
 [ -s "$ST_TMP/run/analysis.json" ] || fail "no $ST_TMP/run/analysis.json"
+# the CUBE4 report, read by an independent reader, holds the same values as the JSON
+python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/run/analysis.cubex" "$ST_TMP/run/analysis.json" >&2 \
+    || fail "analysis.cubex does not hold the values of analysis.json"
 SLACK_MS=2 python3 "$check" "$ST_TMP/run/analysis.json" waits "$ST_TMP/out.txt" >&2 || fail "analysis differs from the program's clock"
 
 # the summary: metric tree with percent of Time
@@ -30,9 +33,14 @@ assert_eq "bytes_rcvd" 28 "$n"
 n=$(awk '$1 == "syncs_coll" && $2 == "MPI_Gather" {s += $5} END {print s + 0}' "$ST_TMP/show.txt")
 assert_eq "count-0 gathers counted as synchronizations" 4 "$n"
 
-# -o writes elsewhere and the same values
+# -o writes elsewhere and the same values, the format by the extension
 st analyze "$ST_TMP/run" -o "$ST_TMP/other.json" >/dev/null || fail "analyze -o failed"
 cmp -s "$ST_TMP/other.json" "$ST_TMP/run/analysis.json" || fail "-o wrote different values"
+st analyze "$ST_TMP/run" -o "$ST_TMP/other.cubex" >/dev/null || fail "analyze -o .cubex failed"
+cmp -s "$ST_TMP/other.cubex" "$ST_TMP/run/analysis.cubex" || fail "-o .cubex wrote a different report"
+rc=0; st analyze "$ST_TMP/run" -o "$ST_TMP/no/such/dir.cubex" >/dev/null 2>"$ST_TMP/werr.txt" || rc=$?
+assert_eq "analyze -o into a missing directory" 1 "$rc"
+grep -q "cannot write" "$ST_TMP/werr.txt" || fail "no message for an unwritable output: $(cat "$ST_TMP/werr.txt")"
 # usage errors exit 2
 rc=0; st analyze >/dev/null 2>&1 || rc=$?
 assert_eq "analyze without DIR" 2 "$rc"

@@ -5,12 +5,16 @@
  * before its send counted as a violation); Wrong Order from different and the same source; Late Receiver (Ssend, eager Send: none, Isend
  * + Wait); barrier wait and completion; N x N full overlap; Late Broadcast with a receiver
  * after the root; Early Reduce; Early Scan; Initialization Completion and Wait at Finalize; count-0 operations and size-1 communicators: nothing;
- * p2p and collective counts and bytes, zero-byte messages as synchronizations.
+ * p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
+ * report of a call tree not created in preorder, checked by an independent reader.
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/output.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/output.c src/analysis/cube.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
+#include <unistd.h>
+
 #include "../../src/analysis/analysis.h"
+#include "../../src/analysis/cube.h"
 #include "../../src/analysis/output.h"
 #include "region.h"
 
@@ -18,12 +22,12 @@ static tb_t t;
 static st_clc_graph_t g;
 static st_an_result_t R;
 
-static const st_clc_sync_region_t sync[] = { { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Finalize, 1 } };
+static const st_clc_sync_region_t sync_regions[] = { { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Finalize, 1 } };
 
 static void analyse(void)
 {
     st_clc_input_t in = tb_input(&t);
-    in.sync = sync, in.nsync = 2;
+    in.sync = sync_regions, in.nsync = 2;
     CHECK(st_clc_graph_build(&in, &g) == 0);
     CHECK(st_an_run(&in, &g, &R) == 0);
     /* the JSON writer accepts every result (values checked by t_analyze_waits) */
@@ -344,6 +348,43 @@ static void test_scan_order(void)
     done();
 }
 
+/* A call tree whose creation order is not its preorder (main/MPI_Comm_rank is found after
+ * MPI_Send): the CUBE4 report, read by tests/analysis/cubecheck.py (an independent reader),
+ * must hold the JSON's values. */
+static void test_cube(void)
+{
+    const char *root = getenv("ST_ROOT");
+    if (!root) {
+        fprintf(stderr, "test_cube skipped: ST_ROOT not set (run through tests/run-tests.sh)\n");
+        return;
+    }
+    tb_init(&t, 2, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    enter(a, 100, ST_REGION_PROGRAM);
+    enter(a, 200, ST_REGION_MPI_Recv);
+    recv(a, 480, 1, 1, 8);
+    leave(a, 500, ST_REGION_MPI_Recv);
+    leave(a, 1000, ST_REGION_PROGRAM);
+    enter(b, 300, ST_REGION_MPI_Send);
+    send(b, 301, 0, 8);
+    leave(b, 305, ST_REGION_MPI_Send);
+    enter(b, 310, ST_REGION_PROGRAM);
+    enter(b, 800, ST_REGION_MPI_Comm_rank);
+    leave(b, 801, ST_REGION_MPI_Comm_rank);
+    leave(b, 950, ST_REGION_PROGRAM);
+    analyse();
+    CHECK(path(2, (const uint32_t[]){ ST_REGION_PROGRAM, ST_REGION_MPI_Comm_rank }) == 4); /* after MPI_Send (3) */
+    st_clc_input_t in = tb_input(&t);
+    CHECK(st_an_write_cube("t.cubex", &R, &in, 1000000000u) == 0);
+    FILE *f = fopen("t.json", "w");
+    CHECK(f && st_an_write_json(f, &R, &in, 1000000000u) == 0 && fclose(f) == 0);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "python3 '%s/tests/analysis/cubecheck.py' t.cubex t.json", root);
+    CHECK(system(cmd) == 0);
+    CHECK(st_an_write_cube("no/such/dir/t.cubex", &R, &in, 1000000000u) == -1);
+    done();
+}
+
 static void test_metric_table(void)
 {
     CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
@@ -364,6 +405,7 @@ int main(void)
     test_wrong_order();
     test_init_finalize();
     test_scan_order();
+    test_cube();
     test_collectives();
     printf("test_analysis: ok\n");
     return 0;
