@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # synctrace analyze on a program with injected waits (waits.c, 4 ranks): Late Sender
-# (MPI_Recv, the MPI_Wait of an Irecv, the largest of a Waitall once), Wrong Order from
+# (MPI_Recv, the MPI_Wait of an Irecv and of a persistent request, MPI_Sendrecv, the largest
+# of a Waitall once), Wrong Order from
 # different sources (MPI_Waitany), Late Receiver (MPI_Ssend), Wait at Barrier, Wait at
-# N x N (Allreduce), Late Broadcast, Early Reduce, nothing for a count-0 Gather, Wait at
-# Finalize, each at the call path of the waiting call on the waiting
+# N x N (Allreduce, Alltoall on sub-communicators), Late Broadcast, Early Reduce, Early
+# Scan, nothing for a count-0 Gather, Wait at Finalize, each at the call path of the waiting call on the waiting
 # rank, equal (5 % + 2 ms) to what the program's own clock readings around the calls imply;
 # the CUBE4 report against the JSON (independent reader); -o, the summary, report, usage errors.
 source "$ST_ROOT/tests/lib.sh"
@@ -24,12 +25,12 @@ SLACK_MS=2 python3 "$check" "$ST_TMP/run/analysis.json" waits "$ST_TMP/out.txt" 
 # the summary: metric tree with percent of Time
 grep -Eq '^Time +[0-9.]+ s 100.00%  time$' "$ST_TMP/summary.txt" || fail "summary without Time: $(head -3 "$ST_TMP/summary.txt")"
 grep -Eq '^    Late Sender +0\.[0-9]+ s +[0-9.]+%  mpi_latesender$' "$ST_TMP/summary.txt" || fail "summary without Late Sender under MPI"
-# exact counts: 7 messages of one int each (MPI_Send x5, Isend, Ssend), 4 count-0 gathers
+# exact counts: 10 messages of one int each (MPI_Send x5, Isend, Ssend, Sendrecv x2, persistent), 4 count-0 gathers
 python3 "$check" "$ST_TMP/run/analysis.json" show >"$ST_TMP/show.txt"
 n=$(awk '$1 == "comms_send" {s += $5} END {print s + 0}' "$ST_TMP/show.txt")
-assert_eq "comms_send" 7 "$n"
+assert_eq "comms_send" 10 "$n"
 n=$(awk '$1 == "bytes_rcvd" {s += $5} END {print s + 0}' "$ST_TMP/show.txt")
-assert_eq "bytes_rcvd" 28 "$n"
+assert_eq "bytes_rcvd" 40 "$n"
 n=$(awk '$1 == "syncs_coll" && $2 == "MPI_Gather" {s += $5} END {print s + 0}' "$ST_TMP/show.txt")
 assert_eq "count-0 gathers counted as synchronizations" 4 "$n"
 

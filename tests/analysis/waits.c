@@ -8,6 +8,9 @@
  *   MPI_Waitall   ranks 1 / 2 sleep LS_MULTI_A / _B before sending to 0 -> the larger, once, on 0
  *   MPI_Waitany   0 receives from 1 (sleeps WRONG_ORDER), then from 2 (sent at once): the
  *                 first Late Sender is also Wrong Order (different sources)
+ *   MPI_Sendrecv  ranks 0 and 1 exchange, 1 sleeps SENDRECV first      -> mpi_latesender on 0
+ *   MPI_Wait      persistent requests (Recv_init / Send_init + MPI_Start), 1 sleeps PERSIST
+ *                 before its Start -> mpi_latesender on 0 (added to the MPI_Wait above)
  *   MPI_Ssend     rank 2 sleeps LR before MPI_Recv from 3           -> mpi_latereceiver on 3
  *   MPI_Barrier   rank 1 sleeps BARRIER                             -> mpi_barrier_wait on 0, 2, 3
  *   MPI_Allreduce rank 2 sleeps NXN                                 -> mpi_wait_nxn on 0, 1, 3
@@ -27,7 +30,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-enum { LS_BLOCK = 100, LS_NB = 80, LS_MULTI_A = 30, LS_MULTI_B = 90, WRONG_ORDER = 70, LR = 120, BARRIER = 60,
+enum { LS_BLOCK = 100, LS_NB = 80, LS_MULTI_A = 30, LS_MULTI_B = 90, WRONG_ORDER = 70, SENDRECV = 45, PERSIST = 55, LR = 120, BARRIER = 60,
        NXN = 70, BCAST = 50, REDUCE = 40, GATHER0 = 60, SCAN = 40, SUB_A = 60, SUB_B = 30, FINALIZE = 50 };
 
 static double scale = 1.0;
@@ -36,8 +39,8 @@ static double scale = 1.0;
  * waits or causes the wait (CLOCK_MONOTONIC, shared by the processes of one node), printed
  * by rank 0 at the end as "mark PHASE RANK ENTER_MS LEAVE_MS": the test's oracle, since
  * on a loaded machine a rank may arrive later than its sleep alone says. */
-enum { PH_RECV, PH_WAIT, PH_WAITALL, PH_WO1, PH_WO2, PH_SSEND, PH_BARRIER, PH_ALLREDUCE, PH_BCAST, PH_REDUCE, PH_GATHER, PH_SCAN, PH_SUBCOMM, NPH };
-static const char *const phase_name[NPH] = { "recv", "wait", "waitall", "wo1", "wo2", "ssend", "barrier", "allreduce", "bcast",
+enum { PH_RECV, PH_WAIT, PH_WAITALL, PH_WO1, PH_WO2, PH_SENDRECV, PH_PERSIST, PH_SSEND, PH_BARRIER, PH_ALLREDUCE, PH_BCAST, PH_REDUCE, PH_GATHER, PH_SCAN, PH_SUBCOMM, NPH };
+static const char *const phase_name[NPH] = { "recv", "wait", "waitall", "wo1", "wo2", "sendrecv", "persist", "ssend", "barrier", "allreduce", "bcast",
                                              "reduce", "gather", "scan", "subcomm" };
 static double mark[NPH][2];
 
@@ -130,6 +133,31 @@ static void p2p(int rank)
         ENTER(PH_WO2);
         MPI_Waitany(1, &rq[1], &idx, MPI_STATUS_IGNORE);
         LEAVE(PH_WO2);
+    }
+    align();
+    if (rank <= 1) {
+        if (rank == 1)
+            sleep_ms(SENDRECV);
+        ENTER(PH_SENDRECV);
+        MPI_Sendrecv(&v, 1, MPI_INT, 1 - rank, 6, &w[0], 1, MPI_INT, 1 - rank, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        LEAVE(PH_SENDRECV);
+    }
+    align();
+    if (rank <= 1) {
+        MPI_Request pr;
+        if (rank == 1) {
+            MPI_Send_init(&v, 1, MPI_INT, 0, 7, MPI_COMM_WORLD, &pr);
+            sleep_ms(PERSIST);
+            ENTER(PH_PERSIST);
+        } else {
+            MPI_Recv_init(&w[0], 1, MPI_INT, 1, 7, MPI_COMM_WORLD, &pr);
+        }
+        MPI_Start(&pr);
+        if (rank == 0)
+            ENTER(PH_PERSIST);
+        MPI_Wait(&pr, MPI_STATUS_IGNORE);
+        LEAVE(PH_PERSIST);
+        MPI_Request_free(&pr);
     }
     align();
     if (rank == 3) {
