@@ -8,9 +8,10 @@
  *  - A call completing several messages (Waitall, Waitsome) gets the largest, once, and
  *    only if it had no Late Sender.
  *  - Counts and bytes at the send's and the receive's call, by the message's size.
- * Nonblocking requests are found by id among the process's request events (any thread;
- * persistent requests reuse ids, so the completion after the start / the post before
- * the completion is the one).
+ * Nonblocking requests are found by id among the process's request events (any thread
+ * may complete them): the first completion at or after the send's post, the last post at
+ * or before the receive's completion (every MPI_Start of a persistent request gets its
+ * own id; the nearest one in time also holds if an id were ever reused).
  */
 #include "internal.h"
 
