@@ -8,9 +8,9 @@
  * Not analysed (counted in stats.coll_skipped): nonblocking collectives,
  * intercommunicators, MPI_Alltoallv/w (Scalasca: the trace does not say who exchanges
  * with whom). Communicators of size 1 do not synchronize and are ignored. Scans: each
- * member waits for the members of lower rank (Early Scan). MPI_Init and MPI_Finalize (the graph's world-wide
- * SYNC instances) are synchronizations over all ranks from ENTER to LEAVE: Initialization
- * Completion and Wait at Finalize.
+ * member waits for the members of lower rank (Early Scan). MPI_Init and MPI_Finalize
+ * (the graph's world-wide SYNC instances) are synchronizations over all ranks from ENTER
+ * to LEAVE: Initialization Completion and Wait at Finalize.
  */
 #include "internal.h"
 

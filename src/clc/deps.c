@@ -543,10 +543,10 @@ static int coll_inter(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, con
         if (e->peer < 0) /* a non-root member of the root's group: takes no part */
             return 0;
         if (e->peer == c->rank) /* the root */
-            return coll_emit_one(c, ce, cc == ST_CLC_CC_ONE2N ? ST_CLC_SEND : ST_CLC_RECV, cc == ST_CLC_CC_ONE2N ? theirs : mine,
-                                 ST_CLC_PRODUCT, mask, 0, d->key);
-        return coll_emit_one(c, ce, cc == ST_CLC_CC_ONE2N ? ST_CLC_RECV : ST_CLC_SEND, cc == ST_CLC_CC_ONE2N ? mine : theirs,
-                             ST_CLC_PRODUCT, mask, 0, d->key);
+            return coll_emit_one(c, ce, cc == ST_CLC_CC_ONE2N ? ST_CLC_SEND : ST_CLC_RECV,
+                                 cc == ST_CLC_CC_ONE2N ? theirs : mine, ST_CLC_PRODUCT, mask, 0, d->key);
+        return coll_emit_one(c, ce, cc == ST_CLC_CC_ONE2N ? ST_CLC_RECV : ST_CLC_SEND,
+                             cc == ST_CLC_CC_ONE2N ? mine : theirs, ST_CLC_PRODUCT, mask, 0, d->key);
     default:
         return 0; /* no scans on intercommunicators */
     }

@@ -2,10 +2,11 @@
  * test_analysis.c — the wait-state analysis (src/analysis) on synthetic traces with
  * hand-computed values (ANALYSIS.md §2): call tree and exclusive time, visits, MPI time;
  * Late Sender (blocking, Irecv + Waitall: the largest once; Test skipped; a receive
- * before its send counted as a violation); Wrong Order from different and the same source; Late Receiver (Ssend, eager Send: none, Isend
- * + Wait); barrier wait and completion; N x N full overlap; Late Broadcast with a receiver
- * after the root; Early Reduce; Early Scan; Initialization Completion and Wait at Finalize; count-0 operations and size-1 communicators: nothing;
- * p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
+ * before its send counted as a violation); Wrong Order from different and the same
+ * source; Late Receiver (Ssend, eager Send: none, Isend + Wait); barrier wait and
+ * completion; N x N full overlap; Late Broadcast with a receiver after the root; Early
+ * Reduce; Early Scan (in rank order); Initialization Completion and Wait at Finalize;
+ * count-0 operations: nothing; p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
  * report of a call tree not created in preorder, checked by an independent reader.
  */
 /* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/output.c src/analysis/cube.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
