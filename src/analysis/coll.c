@@ -5,9 +5,12 @@
  * relate nothing and are not analysed, as in Scalasca. A member's begin and end are
  * its COLL_BEGIN and COLL_END (Scalasca: CollBegin, CollEnd); the wait goes to the
  * call path of the collective call on the waiting location.
- * Not analysed (counted in stats.coll_skipped): nonblocking collectives,
- * intercommunicators, MPI_Alltoallv/w (Scalasca: the trace does not say who exchanges
- * with whom). Communicators of size 1 do not synchronize and are ignored. Scans: each
+ * Not analysed (counted in stats.coll_skipped): nonblocking collectives and
+ * MPI_Alltoallv/w (Scalasca: the trace does not say who exchanges with whom).
+ * Intercommunicators: deps.c makes one instance per receiving group, whose senders are the
+ * other group; its receivers wait for the latest of them (patterns.h), with the metric of
+ * the operation's class (Wait at Barrier / N x N, Late Broadcast, Early Reduce) and no
+ * completion metric. Communicators of size 1 do not synchronize and are ignored. Scans: each
  * member waits for the members of lower rank (Early Scan). MPI_Init and MPI_Finalize
  * (the graph's world-wide SYNC instances) are synchronizations over all ranks from ENTER
  * to LEAVE: Initialization Completion and Wait at Finalize.
@@ -113,34 +116,36 @@ static size_t members(an_ctx_t *c, const st_clc_inst_t *in, int sync, scratch_t 
     return m;
 }
 
-/* Whether an instance (by one member's end event) is analysed; skipped ones counted. */
-static int analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e)
+/* Whether an instance (by one member's end event) is analysed (skipped ones counted) and
+ * whether it is on an intercommunicator. */
+static int analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int *inter)
 {
     int32_t rank = c->in->locs[loc].rank;
     const st_clc_proc_t *p = c->in->procs && rank >= 0 && rank < c->in->nranks ? &c->in->procs[rank] : NULL;
     const st_comm_def_t *d = p && p->comms && e->comm < p->ncomms ? &p->comms[e->comm] : NULL;
     if (!d)
         return 0;
-    if ((d->flags & ST_COMMF_INTER) || (e->flags & ST_EVF_INTERCOMM) || e->op == 9 || e->op == 10) {
-        c->res->stats.coll_skipped++; /* intercommunicator; OTF2_COLLECTIVE_OP_ALLTOALLV / _ALLTOALLW */
+    if (e->op == 9 || e->op == 10) { /* OTF2_COLLECTIVE_OP_ALLTOALLV / _ALLTOALLW */
+        c->res->stats.coll_skipped++;
         return 0;
     }
-    return d->size > 1;
+    *inter = (d->flags & ST_COMMF_INTER) || (e->flags & ST_EVF_INTERCOMM);
+    return *inter || d->size > 1;
 }
 
-static void attribute(an_ctx_t *c, const st_event_t *e, scratch_t *s, size_t n)
+static void attribute(an_ctx_t *c, const st_event_t *e, int inter, scratch_t *s, size_t n)
 {
     enum st_clc_coll_class cc = st_clc_coll_class(e->op);
     int barrier = e->op == 0; /* OTF2_COLLECTIVE_OP_BARRIER */
     int mw = barrier ? ST_AN_M_BARRIER_WAIT : cc == ST_CLC_CC_N2N ? ST_AN_M_WAIT_NXN
            : cc == ST_CLC_CC_ONE2N ? ST_AN_M_LATEBROADCAST : cc == ST_CLC_CC_N2ONE ? ST_AN_M_EARLYREDUCE
            : cc == ST_CLC_CC_PREFIX ? ST_AN_M_EARLYSCAN : -1;
-    int mc = barrier ? ST_AN_M_BARRIER_COMPL : cc == ST_CLC_CC_N2N ? ST_AN_M_NXN_COMPL : -1;
+    int mc = inter ? -1 : barrier ? ST_AN_M_BARRIER_COMPL : cc == ST_CLC_CC_N2N ? ST_AN_M_NXN_COMPL : -1;
     if (mw < 0)
         return;
     for (size_t k = 0; k < n; k++)
         s->m[k] = s->mr[k].m;
-    c->res->stats.coll_violations += st_an_coll_waits(cc, barrier, s->m, (uint32_t)n, s->wait, s->compl);
+    c->res->stats.coll_violations += st_an_coll_waits(cc, barrier, inter, s->m, (uint32_t)n, s->wait, s->compl);
     for (size_t k = 0; k < n; k++) {
         an_add(c, mw, s->mr[k].loc, s->mr[k].call, (double)s->wait[k]);
         if (mc >= 0)
@@ -154,7 +159,7 @@ static void init_finalize(an_ctx_t *c, const st_clc_inst_t *in, scratch_t *s, si
     int fin = in->key[1] == 1;
     for (size_t k = 0; k < n; k++)
         s->m[k] = s->mr[k].m;
-    c->res->stats.coll_violations += st_an_coll_waits(ST_CLC_CC_N2N, 1, s->m, (uint32_t)n, s->wait, s->compl);
+    c->res->stats.coll_violations += st_an_coll_waits(ST_CLC_CC_N2N, 1, 0, s->m, (uint32_t)n, s->wait, s->compl);
     for (size_t k = 0; k < n; k++)
         an_add(c, fin ? ST_AN_M_FINALIZE_WAIT : ST_AN_M_INIT_COMPL, s->mr[k].loc, s->mr[k].call,
                (double)(fin ? s->wait[k] : s->compl[k]));
@@ -182,8 +187,9 @@ int an_coll(an_ctx_t *c)
             c->res->stats.coll_skipped++;
             continue;
         }
-        if (analysed(c, end_loc, end))
-            attribute(c, end, &s, n);
+        int inter = 0;
+        if (analysed(c, end_loc, end, &inter))
+            attribute(c, end, inter, &s, n);
     }
     free(s.mr), free(s.m), free(s.wait), free(s.compl);
     return rc;

@@ -58,7 +58,7 @@ static unsigned partial_sync(const st_an_member_t *m, uint32_t n, int64_t *wait,
     return v;
 }
 
-/* 1-to-N and N-to-1: receivers that began before the latest sender wait for it. */
+/* 1-to-N, N-to-1, intercommunicators: receivers that began before the latest sender wait for it. */
 static unsigned rooted(const st_an_member_t *m, uint32_t n, int64_t *wait)
 {
     uint32_t k;
@@ -89,11 +89,13 @@ static unsigned prefix(const st_an_member_t *m, uint32_t n, int64_t *wait)
     return v;
 }
 
-unsigned st_an_coll_waits(enum st_clc_coll_class cc, int barrier, const st_an_member_t *m, uint32_t n,
+unsigned st_an_coll_waits(enum st_clc_coll_class cc, int barrier, int inter, const st_an_member_t *m, uint32_t n,
                           int64_t *wait, int64_t *completion)
 {
     for (uint32_t i = 0; i < n; i++)
         wait[i] = completion[i] = 0;
+    if (inter)
+        return rooted(m, n, wait);
     if (barrier)
         return full_sync(m, n, wait, completion);
     switch (cc) {

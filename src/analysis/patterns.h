@@ -39,7 +39,8 @@ typedef struct st_an_member {
 
 /*
  * Waits of the members of one blocking collective instance of class cc (barrier != 0:
- * MPI_Barrier). Writes wait[i] and completion[i] (>= 0; completion only for barriers and
+ * MPI_Barrier; inter != 0: on an intercommunicator, where the instance's senders are one
+ * group and its receivers the other). Writes wait[i] and completion[i] (>= 0; completion only for barriers and
  * N-to-N). Returns the number of members that ended before the instance's reference
  * begin (clock-condition violations). Rules (ANALYSIS.md §2, "MPI collectives"):
  *   B* = min(B_ref, e), wait = B* - b, completion = e - max(E_min, B*)
@@ -48,10 +49,12 @@ typedef struct st_an_member {
  *     before it synchronize, E_min over them; the others get 0;
  *   1-to-N: B_ref = the root's (the sender's) b; receivers that began before it wait;
  *   N-to-1: B_ref = the latest sender's b; the root (the receiver) waits if it began before;
- *   prefix (scan): B_ref of a receiver = the latest b of the senders of lower or equal order.
+ *   prefix (scan): B_ref of a receiver = the latest b of the senders of lower or equal order;
+ *   intercommunicator (every class): the receivers wait for the latest sender of the other
+ *     group, as in 1-to-N; no completion (the members do not all wait for one another).
  * m must be sorted by order for prefix instances.
  */
-unsigned st_an_coll_waits(enum st_clc_coll_class cc, int barrier, const st_an_member_t *m, uint32_t n,
+unsigned st_an_coll_waits(enum st_clc_coll_class cc, int barrier, int inter, const st_an_member_t *m, uint32_t n,
                           int64_t *wait, int64_t *completion);
 
 #endif

@@ -6,7 +6,7 @@
  * source; Late Receiver (Ssend, eager Send: none, Isend + Wait); barrier wait and
  * completion; N x N full overlap; Late Broadcast with a receiver after the root; Early
  * Reduce; Early Scan (in rank order); Initialization Completion and Wait at Finalize;
- * count-0 operations: nothing; p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
+ * count-0 operations: nothing; intercommunicator collectives (each group waits for the other); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
  * report of a call tree not created in preorder, checked by an independent reader.
  */
 /* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/output.c src/analysis/cube.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
@@ -386,6 +386,45 @@ static void test_cube(void)
     done();
 }
 
+/* An intercommunicator between {0, 1} and {2, 3} as comm index 1 (instead of MPI_COMM_SELF):
+ * each group's members wait for the latest member of the other group they receive from. */
+static void test_intercomm(void)
+{
+    static int32_t ga[2] = { 0, 1 }, gb[2] = { 2, 3 };
+    tb_init(&t, 4, 0);
+    uint32_t l[4];
+    for (int32_t r = 0; r < 4; r++) {
+        int a = r < 2;
+        t.comms[r][1] = (st_comm_def_t){ .key = 500, .parent = 0, .flags = ST_COMMF_INTER, .size = 2, .remote_size = 2,
+                                         .world = a ? ga : gb, .remote_world = a ? gb : ga };
+        l[r] = tb_loc(&t, r, 0);
+    }
+    static const uint64_t nb[4] = { 100, 150, 300, 200 }; /* allreduce begins; all end at 400+ */
+    static const uint64_t cb[4] = { 1000, 1050, 900, 1100 }; /* bcast from rank 0 to {2, 3} */
+    for (int r = 0; r < 4; r++) {
+        coll(l[r], ST_REGION_MPI_Allreduce, nb[r], 400 + (uint64_t)r, OP_ALLREDUCE, -1, 1, 4, 4);
+        coll(l[r], ST_REGION_MPI_Bcast, cb[r], 1200 + (uint64_t)r, OP_BCAST, r == 1 ? -1 : 0, 2, r == 0 ? 4 : 0,
+             r >= 2 ? 4 : 0);
+    }
+    for (int r = 0; r < 4; r++) { /* both on the intercommunicator */
+        for (uint64_t i = 0; i < t.locs[l[r]].n; i++)
+            if (t.locs[l[r]].ev[i].kind == ST_EV_MPI_COLL_END)
+                t.locs[l[r]].ev[i].comm = 1, t.locs[l[r]].ev[i].flags = ST_EVF_INTERCOMM;
+    }
+    analyse();
+    /* {0, 1} wait for 2 (300), {2, 3} for 1 (150): nobody there waits */
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Allreduce), 200);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Allreduce), 150);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Allreduce), 0);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[3], ST_REGION_MPI_Allreduce), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_NXN_COMPL), 0);
+    /* the root (1000) is late for rank 2 (900) only */
+    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 100);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_LATEBROADCAST), 100);
+    CHECK_EQ(R.stats.coll_skipped, 0);
+    done();
+}
+
 static void test_metric_table(void)
 {
     CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
@@ -407,6 +446,7 @@ int main(void)
     test_init_finalize();
     test_scan_order();
     test_cube();
+    test_intercomm();
     test_collectives();
     printf("test_analysis: ok\n");
     return 0;
