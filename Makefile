@@ -31,7 +31,7 @@ LIB_DIRS := util config record trace clock mpi otf2 omp clc
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)) $(GEN)/mpi_wrappers.c
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/lib/%.o,$(LIB_SRC:$(GEN)/%=gen/%))
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
-CLI_DIRS := cli util config trace otf2 clc
+CLI_DIRS := cli util config trace otf2 clc analysis
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c))) \
             src/record/event.c src/record/region.c $(wildcard src/clock/model.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))

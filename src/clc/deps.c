@@ -411,10 +411,8 @@ static int p2p_finish(ctx_t *c, u64vec_t *cancelled, const p2p_chans_t *ch, p2pv
 
 /* ---- collectives ---------------------------------------------------------------------------- */
 
-enum coll_class { CC_NONE, CC_N2N, CC_ONE2N, CC_N2ONE, CC_PREFIX };
-
 /* OTF2_CollectiveOp values (OTF2_Events.h), kept numeric so this file needs no OTF2 header. */
-static enum coll_class coll_class(unsigned op)
+enum st_clc_coll_class st_clc_coll_class(unsigned op)
 {
     switch (op) {
     case 0: /* BARRIER */
@@ -422,15 +420,15 @@ static enum coll_class coll_class(unsigned op)
     case 8: case 9: case 10: /* ALLTOALL(V,W) */
     case 11: /* ALLREDUCE */
     case 13: case 16: /* REDUCE_SCATTER(_BLOCK) */
-        return CC_N2N;
+        return ST_CLC_CC_N2N;
     case 1: case 4: case 5: /* BCAST, SCATTER(V) */
-        return CC_ONE2N;
+        return ST_CLC_CC_ONE2N;
     case 2: case 3: case 12: /* GATHER(V), REDUCE */
-        return CC_N2ONE;
+        return ST_CLC_CC_N2ONE;
     case 14: case 15: /* SCAN, EXSCAN */
-        return CC_PREFIX;
+        return ST_CLC_CC_PREFIX;
     default: /* handle creation/destruction, allocation: no data, no guaranteed order */
-        return CC_NONE;
+        return ST_CLC_CC_NONE;
     }
 }
 
@@ -497,29 +495,29 @@ static int coll_emit_one(ctx_t *c, const coll_ev_t *ce, uint8_t role, uint64_t g
 static int coll_intra(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, const nodeset_t *ns)
 {
     const st_event_t *e = ce->e;
-    enum coll_class cc = coll_class(e->op);
+    enum st_clc_coll_class cc = st_clc_coll_class(e->op);
     int32_t root = e->peer;
     int r = 0;
     switch (cc) {
-    case CC_N2N:
+    case ST_CLC_CC_N2N:
         r = coll_emit_one(c, ce, ST_CLC_SEND, 0, ST_CLC_PRODUCT, nodeset_mask_all(ns), 0, d->key);
         return r ? r : coll_emit_one(c, ce, ST_CLC_RECV, 0, ST_CLC_PRODUCT, nodeset_mask_all(ns), 0, d->key);
-    case CC_PREFIX: {
+    case ST_CLC_CC_PREFIX: {
         int32_t me = comm_rank_of(d, c->rank);
         if (me < 0)
             return 0;
         r = coll_emit_one(c, ce, ST_CLC_SEND, 0, ST_CLC_PREFIX, nodeset_mask_all(ns), (uint32_t)me, d->key);
         return r ? r : coll_emit_one(c, ce, ST_CLC_RECV, 0, ST_CLC_PREFIX, nodeset_mask_all(ns), (uint32_t)me, d->key);
     }
-    case CC_ONE2N:
-    case CC_N2ONE:
+    case ST_CLC_CC_ONE2N:
+    case ST_CLC_CC_N2ONE:
         if (root < 0) {
             c->ds->no_root++;
             return 0;
         }
         {
             uint8_t mask = nodeset_mask_rooted(ns, node_of(c->in, root));
-            int one2n = cc == CC_ONE2N;
+            int one2n = cc == ST_CLC_CC_ONE2N;
             uint8_t role = (root == c->rank) == one2n ? ST_CLC_SEND : ST_CLC_RECV;
             return coll_emit_one(c, ce, role, 0, ST_CLC_PRODUCT, mask, 0, d->key);
         }
@@ -532,23 +530,23 @@ static int coll_intra(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, con
 static int coll_inter(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, const nodeset_t *ns)
 {
     const st_event_t *e = ce->e;
-    enum coll_class cc = coll_class(e->op);
+    enum st_clc_coll_class cc = st_clc_coll_class(e->op);
     uint64_t mine = (uint32_t)min_rank(d->world, d->size), theirs = (uint32_t)min_rank(d->remote_world, d->remote_size);
     uint8_t mask = nodeset_mask_all(ns);
     int r;
     switch (cc) {
-    case CC_N2N:
+    case ST_CLC_CC_N2N:
         r = coll_emit_one(c, ce, ST_CLC_SEND, theirs, ST_CLC_PRODUCT, mask, 0, d->key);
         return r ? r : coll_emit_one(c, ce, ST_CLC_RECV, mine, ST_CLC_PRODUCT, mask, 0, d->key);
-    case CC_ONE2N:
-    case CC_N2ONE:
+    case ST_CLC_CC_ONE2N:
+    case ST_CLC_CC_N2ONE:
         if (e->peer < 0) /* a non-root member of the root's group: takes no part */
             return 0;
         if (e->peer == c->rank) /* the root */
-            return coll_emit_one(c, ce, cc == CC_ONE2N ? ST_CLC_SEND : ST_CLC_RECV, cc == CC_ONE2N ? theirs : mine,
-                                 ST_CLC_PRODUCT, mask, 0, d->key);
-        return coll_emit_one(c, ce, cc == CC_ONE2N ? ST_CLC_RECV : ST_CLC_SEND, cc == CC_ONE2N ? mine : theirs,
-                             ST_CLC_PRODUCT, mask, 0, d->key);
+            return coll_emit_one(c, ce, cc == ST_CLC_CC_ONE2N ? ST_CLC_SEND : ST_CLC_RECV,
+                                 cc == ST_CLC_CC_ONE2N ? theirs : mine, ST_CLC_PRODUCT, mask, 0, d->key);
+        return coll_emit_one(c, ce, cc == ST_CLC_CC_ONE2N ? ST_CLC_RECV : ST_CLC_SEND,
+                             cc == ST_CLC_CC_ONE2N ? mine : theirs, ST_CLC_PRODUCT, mask, 0, d->key);
     default:
         return 0; /* no scans on intercommunicators */
     }
@@ -557,7 +555,7 @@ static int coll_inter(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, con
 static int coll_one(ctx_t *c, const coll_ev_t *ce)
 {
     const st_event_t *e = ce->e;
-    if (coll_class(e->op) == CC_NONE)
+    if (st_clc_coll_class(e->op) == ST_CLC_CC_NONE)
         return 0;
     const st_comm_def_t *d = comm_def(c, e->comm);
     if (!d)

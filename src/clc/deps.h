@@ -165,6 +165,12 @@ typedef struct st_clc_depstats {
  */
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds);
 
+/* The class of a collective operation (OTF2_CollectiveOp value `op`): which members
+ * send and which receive (ALGORITHMS.md §8). NONE: handle creation/destruction and the
+ * like, no data and no guaranteed order. */
+enum st_clc_coll_class { ST_CLC_CC_NONE, ST_CLC_CC_N2N, ST_CLC_CC_ONE2N, ST_CLC_CC_N2ONE, ST_CLC_CC_PREFIX };
+enum st_clc_coll_class st_clc_coll_class(unsigned op);
+
 /* Appends one endpoint (grows the vector). Returns 0, or -1 when out of memory. */
 int st_clc_epvec_push(st_clc_epvec_t *v, const st_clc_endpoint_t *ep);
 void st_clc_epvec_free(st_clc_epvec_t *v);

@@ -1,0 +1,102 @@
+/*
+ * analysis.h — wait-state analysis: Scalasca's metrics (ANALYSIS.md) over
+ * metric x call path x location, computed from a trace and its logical messages.
+ *
+ * Input: the trace as CLC sees it (st_clc_input_t: locations, events, communicator
+ * tables) and the dependency graph built from it (deps.h: the one derivation of logical
+ * messages, shared with CLC and `synctrace check`). Output: st_an_result_t, a dense
+ * severity cube sev[metric][cnode][location] plus the call tree.
+ *
+ * Call paths: the nesting of ENTER/LEAVE regions on each location under one root,
+ * merged across locations by path (cnode 0 is the root; it holds time outside regions).
+ * Values are call-tree exclusive: a cnode's value does not include its children's.
+ *
+ * The patterns are computed per relation from the times of the events taking part
+ * (patterns.h), so a parallel version can evaluate them per rank with remote times
+ * supplied by an exchange; this file drives them serially over a whole trace.
+ *
+ * MPI-free, single-threaded per call; owns what it allocates.
+ */
+#ifndef ST_ANALYSIS_H
+#define ST_ANALYSIS_H
+
+#include <stdint.h>
+
+#include "../clc/deps.h"
+
+enum st_an_metric {
+    ST_AN_M_ROOT = -1, /* parent of a top-level metric */
+#define ST_AN_METRIC(id, uniq, disp, parent, unit, descr) ST_AN_M_##id,
+#include "metrics.def"
+#undef ST_AN_METRIC
+    ST_AN__METRICS
+};
+
+typedef struct st_an_metric_def {
+    const char *uniq;   /* Scalasca's unique name: "mpi_latesender" */
+    const char *disp;   /* "Late Sender" */
+    int         parent; /* enum st_an_metric, ST_AN_M_ROOT for a top-level metric */
+    const char *unit;   /* "sec", "occ", "bytes" */
+    const char *descr;
+} st_an_metric_def_t;
+
+/* Metric m's definition (m < ST_AN__METRICS). */
+const st_an_metric_def_t *st_an_metric(int m);
+/* The metric with unique name uniq, or -1. */
+int st_an_metric_find(const char *uniq);
+
+#define ST_AN_NO_CNODE UINT32_MAX
+
+/* A call-tree node: the region entered under its parent (root: region UINT32_MAX). */
+typedef struct st_an_cnode {
+    uint32_t parent;      /* ST_AN_NO_CNODE for the root */
+    uint32_t region;      /* region id (region.h) */
+    uint32_t first_child; /* ST_AN_NO_CNODE if none; children in creation order */
+    uint32_t next;        /* next sibling */
+} st_an_cnode_t;
+
+/* What the analysis saw but could not use; all zero for a consistent, complete trace. */
+typedef struct st_an_stats {
+    uint64_t unpaired;       /* LEAVEs without ENTER or ENTERs never left (incomplete traces) */
+    uint64_t ls_violations;  /* receives that completed before their send started (t(s) > t(r)) */
+    uint64_t coll_violations;/* collective members that ended before the reference begin (B_ref > e) */
+    uint64_t coll_skipped;   /* collective instances not analysed (intercommunicator, nonblocking, Alltoallv/w) */
+} st_an_stats_t;
+
+/* One instance of a time metric: a wait of one call (for "worst instances"). */
+#define ST_AN_TOP 10
+typedef struct st_an_instance {
+    double   value;  /* ticks */
+    uint64_t time;   /* enter of the call that waited */
+    uint32_t loc, cnode;
+} st_an_instance_t;
+
+typedef struct st_an_result {
+    uint32_t       ncnodes;
+    st_an_cnode_t *cnodes;  /* [ncnodes], cnode 0 = root; a parent precedes its children */
+    uint32_t       nlocs;   /* the input's locations, same order */
+    double        *sev;     /* [ST_AN__METRICS][ncnodes][nlocs]: "sec" metrics in timer ticks */
+    st_an_stats_t  stats;
+    /* per "sec" pattern metric: its largest instances, largest first (time, visits and mpi
+     * are sums over calls, not instances, and have none) */
+    st_an_instance_t top[ST_AN__METRICS][ST_AN_TOP];
+    uint32_t         ntop[ST_AN__METRICS];
+} st_an_result_t;
+
+static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, uint32_t loc)
+{
+    return &r->sev[((uint64_t)m * r->ncnodes + cnode) * r->nlocs + loc];
+}
+
+/*
+ * Analyses the trace in (events' times as they are: after CLC for a corrected archive)
+ * with its graph g (st_clc_graph_build on the same in). Returns 0, or -1 when out of
+ * memory (res then empty). Free with st_an_free().
+ */
+int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res);
+void st_an_free(st_an_result_t *res);
+
+/* Sum of metric m over every cnode and location (for summaries and tests). */
+double st_an_total(const st_an_result_t *r, int m);
+
+#endif

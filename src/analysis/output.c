@@ -1,0 +1,227 @@
+/*
+ * output.c — analysis.json and the text summary (output.h).
+ */
+#include "output.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../record/region.h"
+
+const char *st_an_cnode_name(const st_an_result_t *r, uint32_t cnode)
+{
+    if (cnode == 0)
+        return "<root>";
+    const st_region_info_t *ri = st_region_info(r->cnodes[cnode].region);
+    return ri ? ri->name : "?";
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static double scale(int m, uint64_t resolution)
+{
+    return !strcmp(st_an_metric(m)->unit, "sec") && resolution ? 1.0 / (double)resolution : 1.0;
+}
+
+static void json_metrics(FILE *f)
+{
+    fprintf(f, "  \"metrics\": [\n");
+    for (int m = 0; m < ST_AN__METRICS; m++) {
+        const st_an_metric_def_t *d = st_an_metric(m);
+        fprintf(f, "    {\"id\": %d, \"uniq_name\": ", m);
+        json_string(f, d->uniq);
+        fprintf(f, ", \"disp_name\": ");
+        json_string(f, d->disp);
+        fprintf(f, ", \"parent\": ");
+        if (d->parent < 0)
+            fprintf(f, "null");
+        else
+            json_string(f, st_an_metric(d->parent)->uniq);
+        fprintf(f, ", \"unit\": \"%s\", \"descr\": ", d->unit);
+        json_string(f, d->descr);
+        fprintf(f, "}%s\n", m + 1 < ST_AN__METRICS ? "," : "");
+    }
+    fprintf(f, "  ],\n");
+}
+
+static void json_tree(FILE *f, const st_an_result_t *r, const st_clc_input_t *in)
+{
+    fprintf(f, "  \"cnodes\": [\n");
+    for (uint32_t k = 0; k < r->ncnodes; k++) {
+        fprintf(f, "    {\"id\": %" PRIu32 ", \"parent\": ", k);
+        if (r->cnodes[k].parent == ST_AN_NO_CNODE)
+            fprintf(f, "null");
+        else
+            fprintf(f, "%" PRIu32, r->cnodes[k].parent);
+        fprintf(f, ", \"region\": ");
+        json_string(f, st_an_cnode_name(r, k));
+        fprintf(f, "}%s\n", k + 1 < r->ncnodes ? "," : "");
+    }
+    fprintf(f, "  ],\n  \"locations\": [\n");
+    for (uint32_t l = 0; l < r->nlocs; l++)
+        fprintf(f, "    {\"id\": %" PRIu32 ", \"rank\": %" PRId32 ", \"thread\": %" PRIu32 "}%s\n", l, in->locs[l].rank,
+                in->locs[l].thread, l + 1 < r->nlocs ? "," : "");
+    fprintf(f, "  ],\n");
+}
+
+static void json_values(FILE *f, const st_an_result_t *r, uint64_t resolution)
+{
+    int first = 1;
+    fprintf(f, "  \"values\": [");
+    for (int m = 0; m < ST_AN__METRICS; m++) {
+        double sc = scale(m, resolution);
+        for (uint32_t k = 0; k < r->ncnodes; k++)
+            for (uint32_t l = 0; l < r->nlocs; l++) {
+                double v = *st_an_sev(r, m, k, l);
+                if (v <= 0)
+                    continue;
+                fprintf(f, "%s\n    {\"metric\": \"%s\", \"cnode\": %" PRIu32 ", \"location\": %" PRIu32
+                           ", \"value\": %.17g}", first ? "" : ",", st_an_metric(m)->uniq, k, l, v * sc);
+                first = 0;
+            }
+    }
+    fprintf(f, "\n  ],\n");
+}
+
+int st_an_write_json(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution)
+{
+    fprintf(f, "{\n  \"format\": \"synctrace-analysis\",\n  \"version\": 1,\n");
+    json_metrics(f);
+    json_tree(f, r, in);
+    json_values(f, r, resolution);
+    const st_an_stats_t *s = &r->stats;
+    fprintf(f, "  \"stats\": {\"unpaired\": %" PRIu64 ", \"ls_violations\": %" PRIu64 ", \"coll_violations\": %" PRIu64
+               ", \"coll_skipped\": %" PRIu64 "}\n}\n",
+            s->unpaired, s->ls_violations, s->coll_violations, s->coll_skipped);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- summary ------------------------------------------------------------------------------------ */
+
+static void summary_metric(FILE *f, const st_an_result_t *r, uint64_t resolution, int m, int depth, double total_time)
+{
+    const st_an_metric_def_t *d = st_an_metric(m);
+    double v = st_an_total(r, m) * scale(m, resolution);
+    if (v <= 0 && m != ST_AN_M_TIME)
+        return;
+    int w = 2 * depth;
+    if (!strcmp(d->unit, "sec"))
+        fprintf(f, "%*s%-*s %12.6f s %6.2f%%  %s\n", w, "", 40 - w, d->disp, v,
+                total_time > 0 ? 100.0 * v / total_time : 0.0, d->uniq);
+    else
+        fprintf(f, "%*s%-*s %14.0f %-8s %s\n", w, "", 40 - w, d->disp, v, d->unit, d->uniq);
+    for (int c = 0; c < ST_AN__METRICS; c++)
+        if (st_an_metric(c)->parent == m)
+            summary_metric(f, r, resolution, c, depth + 1, total_time);
+}
+
+void st_an_print_summary(FILE *f, const st_an_result_t *r, uint64_t resolution)
+{
+    double total_time = st_an_total(r, ST_AN_M_TIME) * scale(ST_AN_M_TIME, resolution);
+    for (int m = 0; m < ST_AN__METRICS; m++)
+        if (st_an_metric(m)->parent == ST_AN_M_ROOT)
+            summary_metric(f, r, resolution, m, 0, total_time);
+}
+
+/* ---- one metric in detail ---------------------------------------------------------------------- */
+
+void st_an_cnode_path(const st_an_result_t *r, uint32_t k, char *buf, size_t n)
+{
+    uint32_t chain[256];
+    int depth = 0;
+    for (uint32_t c = k; c != 0 && c != ST_AN_NO_CNODE && depth < 256; c = r->cnodes[c].parent)
+        chain[depth++] = c;
+    size_t used = 0;
+    buf[0] = 0;
+    if (!depth)
+        snprintf(buf, n, "%s", st_an_cnode_name(r, 0));
+    while (depth-- > 0 && used < n) {
+        int w = snprintf(buf + used, n - used, "%s%s", used ? "/" : "", st_an_cnode_name(r, chain[depth]));
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+typedef struct ranked { double v; uint32_t id; } ranked_t;
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const ranked_t *x = a, *y = b;
+    if (x->v != y->v)
+        return x->v < y->v ? 1 : -1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+static void print_value(FILE *f, int m, double v, double sc, double total_time)
+{
+    if (st_an_metric(m)->unit[0] == 's')
+        fprintf(f, "%12.6f s %6.2f%%", v * sc, total_time > 0 ? 100.0 * v * sc / total_time : 0.0);
+    else
+        fprintf(f, "%14.0f %-7s", v, st_an_metric(m)->unit);
+}
+
+/* The n largest sums, over cnodes (by_loc 0) or locations (1), printed with label(). */
+static int print_ranked(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, int m, int by_loc, unsigned top,
+                        double sc, double total_time)
+{
+    uint32_t n = by_loc ? r->nlocs : r->ncnodes;
+    ranked_t *v = calloc(n + 1, sizeof *v);
+    if (!v)
+        return -1;
+    for (uint32_t k = 0; k < r->ncnodes; k++)
+        for (uint32_t l = 0; l < r->nlocs; l++)
+            v[by_loc ? l : k].v += *st_an_sev(r, m, k, l);
+    for (uint32_t i = 0; i < n; i++)
+        v[i].id = i;
+    qsort(v, n, sizeof *v, cmp_ranked);
+    fprintf(f, "  %s:\n", by_loc ? "locations" : "call paths");
+    char path[1024];
+    for (uint32_t i = 0; i < n && i < top && v[i].v > 0; i++) {
+        fprintf(f, "    ");
+        print_value(f, m, v[i].v, sc, total_time);
+        if (by_loc) {
+            fprintf(f, "  rank %" PRId32 " thread %" PRIu32 "\n", in->locs[v[i].id].rank, in->locs[v[i].id].thread);
+        } else {
+            st_an_cnode_path(r, v[i].id, path, sizeof path);
+            fprintf(f, "  %s\n", path);
+        }
+    }
+    free(v);
+    return 0;
+}
+
+int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution,
+                       uint64_t origin, int m, unsigned top)
+{
+    const st_an_metric_def_t *d = st_an_metric(m);
+    double sc = scale(m, resolution), total_time = st_an_total(r, ST_AN_M_TIME) * scale(ST_AN_M_TIME, resolution);
+    fprintf(f, "%s [%s]: ", d->disp, d->uniq);
+    print_value(f, m, st_an_total(r, m), sc, total_time);
+    fprintf(f, "\n  %s\n", d->descr);
+    if (print_ranked(f, r, in, m, 0, top, sc, total_time) || print_ranked(f, r, in, m, 1, top, sc, total_time))
+        return -1;
+    if (!r->ntop[m])
+        return 0;
+    fprintf(f, "  worst instances (enter time since the trace's start):\n");
+    char path[1024];
+    for (uint32_t i = 0; i < r->ntop[m] && i < top; i++) {
+        const st_an_instance_t *x = &r->top[m][i];
+        st_an_cnode_path(r, x->cnode, path, sizeof path);
+        fprintf(f, "    %12.6f s  at %.6f s  rank %" PRId32 " thread %" PRIu32 "  %s\n", x->value * sc,
+                (double)(x->time - origin) * sc, in->locs[x->loc].rank, in->locs[x->loc].thread, path);
+    }
+    return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * output.h — writing an analysis result: analysis.json (schema in docs/analysis.md) and
+ * the short summary (metric tree with totals and percent of Time). Shared by
+ * `synctrace analyze` and, later, the in-run analysis. Single-threaded.
+ */
+#ifndef ST_AN_OUTPUT_H
+#define ST_AN_OUTPUT_H
+
+#include <stdio.h>
+
+#include "analysis.h"
+
+/* Writes r as JSON to f. in gives the locations (rank, thread), resolution the timer's
+ * ticks per second ("sec" metrics are written in seconds). Returns 0, or -1 on a write error. */
+int st_an_write_json(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution);
+
+/* Prints the metric tree: each metric's total over call paths and locations; seconds with
+ * percent of Time for "sec" metrics, counts otherwise; metrics that are zero are left out
+ * except Time. */
+void st_an_print_summary(FILE *f, const st_an_result_t *r, uint64_t resolution);
+
+/*
+ * Prints where metric m sits: its total (and percent of Time for "sec" metrics), the top
+ * call paths and locations (summed over the other dimension) and, for wait metrics, the
+ * worst instances (value, enter time relative to origin, location, call path). in gives
+ * the locations' rank and thread. Returns -1 if out of memory, else 0.
+ */
+int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution,
+                       uint64_t origin, int m, unsigned top);
+
+/* The call path of cnode k as "A/B/C" (regions from the root's child down) into buf. */
+void st_an_cnode_path(const st_an_result_t *r, uint32_t k, char *buf, size_t n);
+
+/* Name of a cnode's region ("<root>" for the root, "?" for an unknown id). */
+const char *st_an_cnode_name(const st_an_result_t *r, uint32_t cnode);
+
+#endif

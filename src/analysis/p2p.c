@@ -1,0 +1,210 @@
+/*
+ * p2p.c — point-to-point patterns (ANALYSIS.md §2 "MPI point-to-point") and counts over
+ * the graph's p2p instances (one send ref, one receive ref each; deps.c matched them).
+ *
+ *  - Late Sender and Wrong Order: latesender.c.
+ *  - Late Receiver at the call that completed the send when it is MPI_Send / MPI_Ssend or
+ *    a wait on the Isend's request, against the enter of the call that posted the receive.
+ *  - A call completing several messages (Waitall, Waitsome) gets the largest, once, and
+ *    only if it had no Late Sender.
+ *  - Counts and bytes at the send's and the receive's call, by the message's size.
+ * Nonblocking requests are found by id among the process's request events (any thread
+ * may complete them): the first completion at or after the send's post, the last post at
+ * or before the receive's completion (every MPI_Start of a persistent request gets its
+ * own id; the nearest one in time also holds if an id were ever reused).
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+#include "../record/region.h"
+#include "patterns.h"
+
+/* ---- region classes --------------------------------------------------------------------------- */
+
+static int is_blocking_send(uint32_t r)
+{
+    return r == ST_REGION_MPI_Send || r == ST_REGION_MPI_Ssend || r == ST_REGION_MPI_Send_c ||
+           r == ST_REGION_MPI_Ssend_c;
+}
+static int is_single_wait(uint32_t r) { return r == ST_REGION_MPI_Wait || r == ST_REGION_MPI_Waitany; }
+int an_is_multi_wait(uint32_t r) { return r == ST_REGION_MPI_Waitall || r == ST_REGION_MPI_Waitsome; }
+int an_is_test(uint32_t r)
+{
+    return r == ST_REGION_MPI_Test || r == ST_REGION_MPI_Testany || r == ST_REGION_MPI_Testall ||
+           r == ST_REGION_MPI_Testsome;
+}
+
+/* ---- request events by (rank, id, time) ------------------------------------------------------- */
+
+typedef struct req {
+    int32_t  rank;
+    uint32_t loc;
+    uint64_t id, time, ev;
+} req_t;
+
+typedef struct { req_t *v; size_t n; } reqs_t;
+
+static int cmp_req(const void *a, const void *b)
+{
+    const req_t *x = a, *y = b;
+    if (x->rank != y->rank) return x->rank < y->rank ? -1 : 1;
+    if (x->id != y->id) return x->id < y->id ? -1 : 1;
+    return (x->time > y->time) - (x->time < y->time);
+}
+
+/* Every event of kind `kind` on every location, sorted. */
+static int reqs_collect(const an_ctx_t *c, unsigned kind, reqs_t *out)
+{
+    size_t n = 0;
+    for (uint32_t l = 0; l < c->in->nlocs; l++)
+        for (uint64_t i = 0; i < c->in->locs[l].n; i++)
+            n += c->in->locs[l].ev[i].kind == kind;
+    out->n = 0;
+    if (!(out->v = malloc(sizeof *out->v * (n + 1))))
+        return -1;
+    for (uint32_t l = 0; l < c->in->nlocs; l++)
+        for (uint64_t i = 0; i < c->in->locs[l].n; i++) {
+            const st_event_t *e = &c->in->locs[l].ev[i];
+            if (e->kind == kind)
+                out->v[out->n++] = (req_t){ c->in->locs[l].rank, l, e->id, e->time, i };
+        }
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof *out->v, cmp_req);
+    return 0;
+}
+
+/* First entry >= (rank, id, time). */
+static size_t reqs_lower(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
+{
+    req_t key = { .rank = rank, .id = id, .time = time };
+    size_t lo = 0, hi = r->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (cmp_req(&r->v[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The completion of an Isend (first at or after it), or NULL. */
+static const req_t *completion_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
+{
+    size_t k = reqs_lower(r, rank, id, time);
+    return k < r->n && r->v[k].rank == rank && r->v[k].id == id ? &r->v[k] : NULL;
+}
+
+/* The post of an Irecv (last at or before its completion), or NULL. */
+static const req_t *post_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
+{
+    size_t k = reqs_lower(r, rank, id, time + 1);
+    return k > 0 && r->v[k - 1].rank == rank && r->v[k - 1].id == id ? &r->v[k - 1] : NULL;
+}
+
+/* ---- waits per call ------------------------------------------------------------------------------ */
+
+int an_waits_push(an_waits_t *ws, an_wait_t w)
+{
+    if (ws->n == ws->cap) {
+        size_t cap = ws->cap ? 2 * ws->cap : 64;
+        an_wait_t *v = realloc(ws->v, sizeof *v * cap);
+        if (!v)
+            return -1;
+        ws->v = v, ws->cap = cap;
+    }
+    ws->v[ws->n++] = w;
+    return 0;
+}
+
+static int cmp_wait(const void *a, const void *b)
+{
+    const an_wait_t *x = a, *y = b;
+    if (x->loc != y->loc) return x->loc < y->loc ? -1 : 1;
+    return (x->call > y->call) - (x->call < y->call);
+}
+
+/* Late Receiver, one value per call: the largest, unless a multi wait had a Late Sender
+ * (ws holds the Late Receivers and the calls with a Late Sender, latesender.c). */
+static void waits_apply(an_ctx_t *c, an_waits_t *ws)
+{
+    if (ws->n > 1)
+        qsort(ws->v, ws->n, sizeof *ws->v, cmp_wait);
+    for (size_t i = 0, j; i < ws->n; i = j) {
+        int64_t ls = 0, lr = 0;
+        for (j = i; j < ws->n && ws->v[j].loc == ws->v[i].loc && ws->v[j].call == ws->v[i].call; j++) {
+            int64_t *m = ws->v[j].kind ? &lr : &ls;
+            if (ws->v[j].w > *m)
+                *m = ws->v[j].w;
+        }
+        uint32_t l = ws->v[i].loc;
+        uint64_t call = ws->v[i].call;
+        if (!(ls > 0 && an_is_multi_wait(an_region(c, l, call))))
+            an_add(c, ST_AN_M_LATERECEIVER, l, call, (double)lr);
+    }
+}
+
+/* ---- one message --------------------------------------------------------------------------------- */
+
+typedef struct p2p {
+    an_ctx_t *c;
+    reqs_t    done, posted; /* ISEND_COMPLETE, IRECV_REQUEST events */
+    an_waits_t waits;
+} p2p_t;
+
+static void counts(an_ctx_t *c, const st_clc_ref_t *s, const st_clc_ref_t *r)
+{
+    const st_event_t *se = &c->in->locs[s->loc].ev[s->ev], *re = &c->in->locs[r->loc].ev[r->ev];
+    uint64_t scall = an_call(c, s->loc, s->ev), rcall = an_call(c, r->loc, r->ev);
+    an_add(c, se->bytes ? ST_AN_M_COMMS_SEND : ST_AN_M_SYNCS_SEND, s->loc, scall, 1);
+    an_add(c, ST_AN_M_BYTES_SENT, s->loc, scall, (double)se->bytes);
+    an_add(c, se->bytes ? ST_AN_M_COMMS_RECV : ST_AN_M_SYNCS_RECV, r->loc, rcall, 1);
+    an_add(c, ST_AN_M_BYTES_RCVD, r->loc, rcall, (double)re->bytes);
+}
+
+static int late_receiver(p2p_t *p, const st_clc_ref_t *s, const st_clc_ref_t *r)
+{
+    an_ctx_t *c = p->c;
+    const st_event_t *se = &c->in->locs[s->loc].ev[s->ev], *re = &c->in->locs[r->loc].ev[r->ev];
+    uint32_t cl = s->loc, ql = r->loc;
+    uint64_t ccall = an_call(c, s->loc, s->ev), qcall = an_call(c, r->loc, r->ev);
+    if (se->kind == ST_EV_MPI_ISEND) {
+        const req_t *d = completion_of(&p->done, c->in->locs[s->loc].rank, se->id, se->time);
+        ccall = d ? an_call(c, d->loc, d->ev) : AN_NO_EV;
+        cl = d ? d->loc : cl;
+    }
+    if (re->kind == ST_EV_MPI_IRECV) {
+        const req_t *q = post_of(&p->posted, c->in->locs[r->loc].rank, re->id, re->time);
+        qcall = q ? an_call(c, q->loc, q->ev) : AN_NO_EV;
+        ql = q ? q->loc : ql;
+    }
+    if (ccall == AN_NO_EV || qcall == AN_NO_EV)
+        return 0;
+    uint32_t creg = an_region(c, cl, ccall);
+    if (!(se->kind == ST_EV_MPI_SEND ? is_blocking_send(creg) : is_single_wait(creg) || an_is_multi_wait(creg)))
+        return 0;
+    int64_t w = st_an_late_receiver(an_time(c, cl, ccall), an_leave_time(c, cl, ccall), an_time(c, ql, qcall));
+    return w > 0 ? an_waits_push(&p->waits, (an_wait_t){ cl, 1, ccall, w }) : 0;
+}
+
+int an_p2p(an_ctx_t *c)
+{
+    p2p_t p = { .c = c };
+    int rc = reqs_collect(c, ST_EV_MPI_ISEND_COMPLETE, &p.done) || reqs_collect(c, ST_EV_MPI_IRECV_REQUEST, &p.posted)
+           ? -1 : 0;
+    if (rc == 0)
+        rc = an_late_sender(c, &p.waits);
+    for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {
+        const st_clc_inst_t *in = &c->g->inst[k];
+        if (st_clc_inst_type(in) != ST_CLC_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
+            continue;
+        const st_clc_ref_t *s = &c->g->refs[in->first], *r = s + 1;
+        counts(c, s, r);
+        rc = late_receiver(&p, s, r);
+    }
+    if (rc == 0)
+        waits_apply(c, &p.waits);
+    free(p.done.v), free(p.posted.v), free(p.waits.v);
+    return rc;
+}

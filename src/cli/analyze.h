@@ -1,0 +1,34 @@
+/*
+ * analyze.h — an archive's wait-state analysis for the CLI (`synctrace analyze`,
+ * `synctrace report`): archive -> rank data (convert.h) -> CLC input and dependency graph
+ * (src/clc, the derivation `synctrace check` uses) -> st_an_run (src/analysis).
+ */
+#ifndef ST_CLI_ANALYZE_H
+#define ST_CLI_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../analysis/analysis.h"
+#include "convert.h"
+
+typedef struct st_cli_analysis {
+    st_cli_ranks_t rk;
+    st_clc_input_t in;  /* the locations of res, in archive order */
+    st_clc_graph_t g;
+    st_an_result_t res;
+    uint64_t       nevents;
+    double         graph_ms, run_ms; /* wall time of st_clc_graph_build and st_an_run */
+} st_cli_analysis_t;
+
+/* Analyses ar (timestamps as written). Returns 0, or -1 with a one-line reason in err
+ * (a is then empty). Free with st_cli_analysis_free(). */
+int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, size_t errlen);
+void st_cli_analysis_free(st_cli_analysis_t *a);
+
+/* The quality of the time base the values stand on, a few lines from the archive's
+ * properties: clock synchronization, CLC state, what it corrected, violations left. */
+void st_cli_print_time_base(FILE *f, const st_cli_archive_t *ar, const st_an_result_t *res);
+
+#endif

@@ -1,0 +1,112 @@
+/*
+ * cmd_analyze.c — `synctrace analyze DIR [-o FILE]`: the wait-state analysis
+ * (src/analysis) of an archive, serially. Loads the archive like `synctrace check`
+ * (archive -> rank data -> CLC input and the graph of logical messages), analyses the
+ * timestamps as written (after CLC if the archive was corrected), writes
+ * DIR/analysis.json and DIR/analysis.cubex (or FILE) and prints the metric tree with totals.
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../analysis/cube.h"
+#include "../analysis/output.h"
+#include "analyze.h"
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+/* Writes the JSON or CUBE4 file out (by its extension). 0, or -1 after a message. */
+static int write_one(const char *out, const st_cli_archive_t *ar, const st_cli_analysis_t *a)
+{
+    int rc;
+    if (ends_with(out, ".cubex")) {
+        rc = st_an_write_cube(out, &a->res, &a->in, ar->resolution);
+    } else {
+        FILE *f = fopen(out, "w");
+        rc = !f || st_an_write_json(f, &a->res, &a->in, ar->resolution) ? -1 : 0;
+        if (f && fclose(f))
+            rc = -1;
+    }
+    if (rc)
+        fprintf(stderr, "synctrace: analyze: cannot write %s: %s\n", out, strerror(errno));
+    return rc;
+}
+
+/* Writes out (or DIR/analysis.json and DIR/analysis.cubex) and prints the summary. 0, or 1. */
+static int report(const char *dir, const st_cli_archive_t *ar, const st_cli_analysis_t *a, const char *out)
+{
+    const st_an_result_t *res = &a->res;
+    char json[4096], cube[4096];
+    snprintf(json, sizeof json, "%s/analysis.json", dir);
+    snprintf(cube, sizeof cube, "%s/analysis.cubex", dir);
+    if (out ? write_one(out, ar, a) : write_one(json, ar, a) || write_one(cube, ar, a))
+        return 1;
+    printf("wait-state analysis of %s (%u locations, %u call paths) -> %s\n", dir, res->nlocs, res->ncnodes,
+           out ? out : "analysis.json, analysis.cubex");
+    st_an_print_summary(stdout, res, ar->resolution);
+    st_cli_print_time_base(stdout, ar, res);
+    printf("analysis of %llu events: %.1f ms (logical messages %.1f ms)\n", (unsigned long long)a->nevents, a->run_ms,
+           a->graph_ms);
+    return 0;
+}
+
+static int run_analyze(int argc, char **argv)
+{
+    const char *dir = NULL, *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-o")) {
+            if (++i == argc)
+                return st_cli_usage_error(&st_cli_cmd_analyze, "-o needs a file name");
+            out = argv[i];
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return st_cli_usage_error(&st_cli_cmd_analyze, "unknown option '%s'", argv[i]);
+        } else if (!dir) {
+            dir = argv[i];
+        } else {
+            return st_cli_usage_error(&st_cli_cmd_analyze, "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!dir)
+        return st_cli_usage_error(&st_cli_cmd_analyze, "missing archive directory");
+    char err[300];
+    st_cli_analysis_t a;
+    st_cli_archive_t ar;
+    if (st_cli_open(dir, &ar))
+        return 1;
+    int rc = 1;
+    if (st_cli_analyze(&ar, &a, err, sizeof err)) {
+        fprintf(stderr, "synctrace: cannot analyse archive %s: %s\n", dir, err);
+    } else {
+        rc = report(dir, &ar, &a, out);
+        st_cli_analysis_free(&a);
+    }
+    st_cli_archive_free(&ar);
+    return rc;
+}
+
+const st_cli_cmd_t st_cli_cmd_analyze = {
+    .name = "analyze",
+    .usage = "analyze DIR [-o FILE]",
+    .summary = "wait-state analysis (Scalasca's metrics) -> DIR/analysis.json, .cubex",
+    .help =
+        "Computes wait-state metrics with Scalasca's definitions and names (docs/analysis.md)\n"
+        "for every call path (the nesting of MPI/OpenMP regions) and location (rank, thread):\n"
+        "time, visits, MPI time, mpi_latesender, mpi_latereceiver, mpi_barrier_wait,\n"
+        "mpi_barrier_completion, mpi_wait_nxn, mpi_nxn_completion, mpi_latebroadcast,\n"
+        "mpi_earlyreduce, and the MPI synchronization / communication counts and bytes.\n"
+        "Uses the timestamps as written (after CLC correction if the archive had it) and the\n"
+        "logical messages of `synctrace check` (the same derivation as CLC).\n"
+        "Writes DIR/analysis.json (schema in docs/analysis.md) and DIR/analysis.cubex (CUBE4,\n"
+        "for Cube and other CUBE4 readers) and prints the metric tree with totals (seconds\n"
+        "and percent of Time) and the quality of the time base. Exit 0 on success, 1 if the\n"
+        "archive cannot be read or the result cannot be written, 2 on a usage error.\n"
+        "  -o FILE   write only FILE: CUBE4 if it ends in .cubex, else JSON\n",
+    .reads_archive = 1,
+    .run = run_analyze,
+};

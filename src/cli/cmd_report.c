@@ -1,0 +1,109 @@
+/*
+ * cmd_report.c — `synctrace report DIR [--metric NAME] [--top N]`: the wait-state analysis
+ * of an archive in the terminal. Without --metric: the metric tree with totals and percent
+ * of Time, the quality of the time base, and each wait state's worst instance. With
+ * --metric: where that metric sits (call paths, locations, worst instances). The analysis
+ * is recomputed from the archive (analyze.h), the same numbers `synctrace analyze` writes.
+ */
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../analysis/output.h"
+#include "analyze.h"
+
+/* Wait-state metrics: time metrics with instances. One line each: total and the worst instance. */
+static void worst(const st_cli_archive_t *ar, const st_cli_analysis_t *a)
+{
+    const st_an_result_t *r = &a->res;
+    double sc = 1.0 / (double)(ar->resolution ? ar->resolution : 1);
+    char path[1024];
+    int any = 0;
+    for (int m = 0; m < ST_AN__METRICS; m++) {
+        if (!r->ntop[m])
+            continue;
+        const st_an_instance_t *x = &r->top[m][0];
+        st_an_cnode_path(r, x->cnode, path, sizeof path);
+        if (!any++)
+            printf("worst instance of each wait state (synctrace report DIR --metric NAME for more):\n");
+        printf("  %-24s %10.6f s at %.6f s, rank %d thread %u, %s\n", st_an_metric(m)->uniq, x->value * sc,
+               (double)(x->time - ar->offset) * sc, a->in.locs[x->loc].rank, a->in.locs[x->loc].thread, path);
+    }
+}
+
+static int run_report(int argc, char **argv)
+{
+    const char *dir = NULL, *metric = NULL;
+    unsigned long top = 10;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--metric") || !strcmp(argv[i], "--top")) {
+            if (i + 1 == argc)
+                return st_cli_usage_error(&st_cli_cmd_report, "%s needs a value", argv[i]);
+            if (argv[i][2] == 'm') {
+                metric = argv[++i];
+            } else {
+                char *end;
+                top = strtoul(argv[++i], &end, 10);
+                if (*end || !*argv[i] || top == 0 || top > 1000000)
+                    return st_cli_usage_error(&st_cli_cmd_report, "--top needs a count from 1, not '%s'", argv[i]);
+            }
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return st_cli_usage_error(&st_cli_cmd_report, "unknown option '%s'", argv[i]);
+        } else if (!dir) {
+            dir = argv[i];
+        } else {
+            return st_cli_usage_error(&st_cli_cmd_report, "unexpected argument '%s'", argv[i]);
+        }
+    }
+    if (!dir)
+        return st_cli_usage_error(&st_cli_cmd_report, "missing archive directory");
+    int m = metric ? st_an_metric_find(metric) : -1;
+    if (metric && m < 0)
+        return st_cli_usage_error(&st_cli_cmd_report, "unknown metric '%s' (names: synctrace report --help)", metric);
+    st_cli_archive_t ar;
+    if (st_cli_open(dir, &ar))
+        return 1;
+    st_cli_analysis_t a;
+    char err[300];
+    int rc = 1;
+    if (st_cli_analyze(&ar, &a, err, sizeof err)) {
+        fprintf(stderr, "synctrace: cannot analyse archive %s: %s\n", dir, err);
+    } else {
+        if (m >= 0) {
+            rc = st_an_print_metric(stdout, &a.res, &a.in, ar.resolution, ar.offset, m, (unsigned)top) ? 1 : 0;
+        } else {
+            st_an_print_summary(stdout, &a.res, ar.resolution);
+            st_cli_print_time_base(stdout, &ar, &a.res);
+            worst(&ar, &a);
+            rc = 0;
+        }
+        st_cli_analysis_free(&a);
+    }
+    st_cli_archive_free(&ar);
+    return rc;
+}
+
+const st_cli_cmd_t st_cli_cmd_report = {
+    .name = "report",
+    .usage = "report DIR [--metric NAME] [--top N]",
+    .summary = "wait-state report: metric tree, or where one metric sits",
+    .help =
+        "Prints the wait-state analysis of an archive (the values `synctrace analyze` writes;\n"
+        "docs/analysis.md): the metric tree with totals in seconds and percent of Time, the\n"
+        "quality of the time base (clock synchronization, what CLC corrected, violations\n"
+        "left) and the worst instance of each wait state.\n"
+        "  --metric NAME  where one metric sits instead: its top call paths and locations and\n"
+        "                 its worst instances (time, rank, thread, call path). Names:\n"
+        "                 time visits mpi mpi_latesender mpi_latesender_wo mpi_lswo_different\n"
+        "                 mpi_lswo_same mpi_latereceiver mpi_barrier_wait\n"
+        "                 mpi_barrier_completion mpi_earlyreduce mpi_latebroadcast mpi_wait_nxn\n"
+        "                 mpi_nxn_completion mpi_init_completion mpi_finalize_wait syncs_send\n"
+        "                 syncs_recv syncs_coll comms_send comms_recv comms_cxch comms_csrc\n"
+        "                 comms_cdst bytes_sent bytes_rcvd bytes_cout bytes_cin\n"
+        "  --top N        how many call paths, locations and instances (default 10)\n"
+        "Exit 0 on success, 1 if the archive cannot be read, 2 on a usage error.\n",
+    .reads_archive = 1,
+    .run = run_report,
+};

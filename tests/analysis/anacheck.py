@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""anacheck.py — reads an analysis.json (docs/analysis.md) and checks values.
+
+  anacheck.py FILE show
+      prints every value summed per (metric, region of the call path's leaf, rank)
+  anacheck.py FILE expect METRIC REGION RANKS MS [METRIC REGION RANKS MS ...]
+      the value of METRIC at call paths ending in REGION on each rank of RANKS
+      (comma-separated) is MS milliseconds within 10 % + SLACK_MS (env, default 5)
+  anacheck.py FILE total METRIC MS
+      the metric's sum over everything is MS within 10 % + SLACK_MS per location
+  anacheck.py FILE waits OUT
+      tests/analysis/waits.c: the waits its "mark PHASE RANK ENTER LEAVE" lines in OUT
+      imply (the program's own clock readings around each call) against the analysis,
+      within TOL (env, default 0.05) relative + SLACK_MS (the injected sleeps are only printed for comparison: on a
+      loaded machine the waiting rank itself may arrive late)
+Exit 1 with one line per mismatch.
+"""
+import json
+import os
+import sys
+from collections import defaultdict
+
+
+def load(path):
+    with open(path) as f:
+        doc = json.load(f)
+    assert doc["format"] == "synctrace-analysis", "not an analysis file"
+    cn = {c["id"]: c for c in doc["cnodes"]}
+    locs = {l["id"]: l for l in doc["locations"]}
+    units = {m["uniq_name"]: m["unit"] for m in doc["metrics"]}
+    agg = defaultdict(float)
+    for v in doc["values"]:
+        assert v["value"] > 0, "non-positive value stored: %r" % v
+        agg[(v["metric"], cn[v["cnode"]]["region"], locs[v["location"]]["rank"])] += v["value"]
+    return doc, agg, units
+
+
+def close(got_ms, want_ms, slack):
+    return abs(got_ms - want_ms) <= 0.1 * want_ms + slack
+
+
+# waits.c: injected sleeps (ms) per phase, the call that waits and where
+INJECTED = {"recv": 100, "wait": 80, "waitall": 90, "wo1": 70, "sendrecv": 45, "persist": 55, "ssend": 120, "barrier": 60, "allreduce": 70,
+            "bcast": 50, "reduce": 40, "scan": 40, "subcomm": 30, "finalize": 50}
+
+
+def expected_waits(m):
+    """(metric, region, rank) -> ms, from the marks m[phase][rank] = (enter, leave)."""
+    e = {}
+
+    def ls(phase, region, recv, sends):
+        E, L = m[phase][recv]
+        e[("mpi_latesender", region, recv, phase)] = max(0.0, max(min(m[phase][s][0], L) for s in sends) - E)
+        # (a receive may be paired with its own rank's send in the same phase, e.g. MPI_Sendrecv)
+
+    ls("recv", "MPI_Recv", 0, [1])
+    ls("wait", "MPI_Wait", 0, [1])
+    ls("sendrecv", "MPI_Sendrecv", 0, [1])
+    ls("sendrecv", "MPI_Sendrecv", 1, [0])
+    ls("persist", "MPI_Wait", 0, [1])
+    ls("waitall", "MPI_Waitall", 0, [1, 2])
+    # MPI_Waitany: two receives on rank 0; the first is Wrong Order if its send came after the second's
+    E1, L1 = m["wo1"][0]
+    E2, L2 = m["wo2"][0]
+    ls1 = max(0.0, min(m["wo1"][1][0], L1) - E1)
+    ls2 = max(0.0, min(m["wo2"][2][0], L2) - E2)
+    e[("mpi_latesender", "MPI_Waitany", 0, "wo1")] = ls1 + ls2
+    e[("mpi_lswo_different", "MPI_Waitany", 0, "wo1")] = ls1 if m["wo1"][1][0] > m["wo2"][2][0] else 0.0
+    E3, L3 = m["ssend"][3]
+    e[("mpi_latereceiver", "MPI_Ssend", 3, "ssend")] = m["ssend"][2][0] - E3 if L3 > m["ssend"][2][0] else 0.0
+    for phase, region, metric in (("barrier", "MPI_Barrier", "mpi_barrier_wait"),
+                                  ("allreduce", "MPI_Allreduce", "mpi_wait_nxn")):
+        bref = max(v[0] for v in m[phase].values())
+        for r, (E, L) in m[phase].items():
+            e[(metric, region, r, phase)] = max(0.0, min(bref, L) - E)
+    for r in (0, 1, 2):
+        E, L = m["bcast"][r]
+        e[("mpi_latebroadcast", "MPI_Bcast", r, "bcast")] = max(0.0, min(m["bcast"][3][0], L) - E)
+    E, L = m["reduce"][0]
+    e[("mpi_earlyreduce", "MPI_Reduce", 0, "reduce")] = max(0.0, min(max(m["reduce"][r][0] for r in (1, 2, 3)), L) - E)
+    for r, (E, L) in m["scan"].items():  # inclusive prefix of the begins
+        pmax = max(m["scan"][j][0] for j in m["scan"] if j <= r)
+        e[("mpi_earlyscan", "MPI_Scan", r, "scan")] = max(0.0, min(pmax, L) - E)
+    for r, (E, L) in m["subcomm"].items():  # groups {0,1} and {2,3}
+        bref = max(m["subcomm"][j][0] for j in m["subcomm"] if j // 2 == r // 2)
+        e[("mpi_wait_nxn", "MPI_Alltoall", r, "subcomm")] = max(0.0, min(bref, L) - E)
+    bref = max(v[0] for v in m["finalize"].values())
+    for r, (E, L) in m["finalize"].items():
+        e[("mpi_finalize_wait", "MPI_Finalize", r, "finalize")] = max(0.0, min(bref, L) - E)
+    for r in range(4):  # count-0 gather: no synchronization
+        e[("mpi_earlyreduce", "MPI_Gather", r, "gather")] = 0.0
+    return e
+
+
+def waits(agg, out, slack):
+    tol = float(os.environ.get("TOL", "0.05"))
+    m = {}
+    with open(out) as f:
+        for line in f:
+            w = line.split()
+            if w and w[0] == "mark":
+                m.setdefault(w[1], {})[int(w[2])] = (float(w[3]), float(w[4]))
+    bad = []
+    largest, exp = {}, {}
+    for (metric, region, rank, phase), want in expected_waits(m).items():  # phases may share a call path
+        largest[phase] = max(largest.get(phase, 0.0), want)
+        exp[(metric, region, rank)] = exp.get((metric, region, rank), 0.0) + want
+    for (metric, region, rank), want in sorted(exp.items()):
+        got = agg.get((metric, region, rank), 0.0) * 1e3
+        ok = abs(got - want) <= tol * want + slack
+        print("%-18s %-14s rank %d: %9.3f ms (program saw %9.3f ms)%s" % (metric, region, rank, got, want,
+                                                                           "" if ok else "  <-- MISMATCH"))
+        if not ok:
+            bad.append("%s at %s on rank %d: %.3f ms, the program's clock says %.3f ms" % (metric, region, rank,
+                                                                                         got, want))
+    for phase, ms in INJECTED.items():  # not a failure: a loaded machine may delay the waiter too
+        if largest.get(phase, 0.0) < ms - slack:
+            print("note: phase %s: largest wait %.3f ms, injected %d ms" % (phase, largest[phase], ms))
+    return bad
+
+
+def main():
+    path, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    doc, agg, units = load(path)
+    slack = float(os.environ.get("SLACK_MS", "5"))
+    bad = []
+    if mode == "show":
+        for k in sorted(agg):
+            scale = 1e3 if units[k[0]] == "sec" else 1
+            print("%-24s %-16s rank %d  %12.3f%s" % (k[0], k[1], k[2], agg[k] * scale,
+                                                       " ms" if scale != 1 else ""))
+        return 0
+    if mode == "expect":
+        for i in range(0, len(args), 4):
+            metric, region, ranks, ms = args[i], args[i + 1], args[i + 2], float(args[i + 3])
+            assert metric in units, "unknown metric " + metric
+            for r in ranks.split(","):
+                got = agg.get((metric, region, int(r)), 0.0) * 1e3
+                if not close(got, ms, slack):
+                    bad.append("%s at %s on rank %s: %.3f ms, expected %.3f ms" % (metric, region, r, got, ms))
+    elif mode == "total":
+        metric, ms = args[0], float(args[1])
+        got = sum(v for k, v in agg.items() if k[0] == metric) * 1e3
+        if not close(got, ms, slack * len(doc["locations"])):
+            bad.append("%s in total: %.3f ms, expected %.3f ms" % (metric, got, ms))
+    elif mode == "waits":
+        bad = waits(agg, args[0], slack)
+    for b in bad:
+        print("anacheck: " + b)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

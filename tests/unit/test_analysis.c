@@ -1,0 +1,453 @@
+/*
+ * test_analysis.c — the wait-state analysis (src/analysis) on synthetic traces with
+ * hand-computed values (ANALYSIS.md §2): call tree and exclusive time, visits, MPI time;
+ * Late Sender (blocking, Irecv + Waitall: the largest once; Test skipped; a receive
+ * before its send counted as a violation); Wrong Order from different and the same
+ * source; Late Receiver (Ssend, eager Send: none, Isend + Wait); barrier wait and
+ * completion; N x N full overlap; Late Broadcast with a receiver after the root; Early
+ * Reduce; Early Scan (in rank order); Initialization Completion and Wait at Finalize;
+ * count-0 operations: nothing; intercommunicator collectives (each group waits for the other); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
+ * report of a call tree not created in preorder, checked by an independent reader.
+ */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/output.c src/analysis/cube.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+#include "test_clc_lib.h"
+
+#include <unistd.h>
+
+#include "../../src/analysis/analysis.h"
+#include "../../src/analysis/cube.h"
+#include "../../src/analysis/output.h"
+#include "region.h"
+
+static tb_t t;
+static st_clc_graph_t g;
+static st_an_result_t R;
+
+static const st_clc_sync_region_t sync_regions[] = { { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Finalize, 1 } };
+
+static void analyse(void)
+{
+    st_clc_input_t in = tb_input(&t);
+    in.sync = sync_regions, in.nsync = 2;
+    CHECK(st_clc_graph_build(&in, &g) == 0);
+    CHECK(st_an_run(&in, &g, &R) == 0);
+    /* the JSON writer accepts every result (values checked by t_analyze_waits) */
+    FILE *f = tmpfile();
+    CHECK(f && st_an_write_json(f, &R, &in, 1000000000u) == 0);
+    fclose(f);
+}
+
+static void done(void)
+{
+    st_an_free(&R);
+    st_clc_graph_free(&g);
+    tb_free(&t);
+}
+
+/* The cnode at the end of a path of regions under the root, or ST_AN_NO_CNODE. */
+static uint32_t path(int n, const uint32_t *regions)
+{
+    uint32_t k = 0;
+    for (int i = 0; i < n && k != ST_AN_NO_CNODE; i++) {
+        uint32_t c = R.cnodes[k].first_child;
+        while (c != ST_AN_NO_CNODE && R.cnodes[c].region != regions[i])
+            c = R.cnodes[c].next;
+        k = c;
+    }
+    return k;
+}
+
+/* Value of metric m at the call path (regions...) on location l; the path must exist. */
+#define AT(m, l, ...) at_(m, l, (const uint32_t[]){ __VA_ARGS__ }, \
+                          (int)(sizeof((const uint32_t[]){ __VA_ARGS__ }) / sizeof(uint32_t)))
+static uint64_t at_(int m, uint32_t l, const uint32_t *regions, int n)
+{
+    uint32_t k = path(n, regions);
+    if (k == ST_AN_NO_CNODE) {
+        fprintf(stderr, "no call path of %d regions ending in %u\n", n, regions[n - 1]);
+        exit(1);
+    }
+    double v = *st_an_sev(&R, m, k, l);
+    CHECK(v >= 0 && v == (double)(uint64_t)v);
+    return (uint64_t)v;
+}
+
+static void enter(uint32_t l, uint64_t time, uint32_t region) { tb_region(&t, l, ST_EV_ENTER, time, region); }
+static void leave(uint32_t l, uint64_t time, uint32_t region) { tb_region(&t, l, ST_EV_LEAVE, time, region); }
+
+static st_event_t *send(uint32_t l, uint64_t time, int32_t dest, uint64_t bytes)
+{
+    tb_send(&t, l, time, dest, 0);
+    st_event_t *e = &t.locs[l].ev[t.locs[l].n - 1];
+    e->bytes = bytes;
+    return e;
+}
+
+static void recv(uint32_t l, uint64_t time, int32_t src, uint64_t post, uint64_t bytes)
+{
+    tb_recv(&t, l, time, src, 0, post);
+    t.locs[l].ev[t.locs[l].n - 1].bytes = bytes;
+}
+
+/* A blocking collective call: ENTER at b-1, COLL_BEGIN at b, COLL_END at e, LEAVE at e+1. */
+static void coll(uint32_t l, uint32_t region, uint64_t b, uint64_t e, unsigned op, int32_t root, uint64_t seq,
+                 uint64_t sent, uint64_t recvd)
+{
+    enter(l, b - 1, region);
+    tb_coll(&t, l, b, e, op, root, seq, sent, recvd);
+    leave(l, e + 1, region);
+}
+
+static void test_tree_and_late_sender(void)
+{
+    tb_init(&t, 2, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    enter(a, 100, ST_REGION_PROGRAM);
+    enter(a, 200, ST_REGION_MPI_Recv);
+    recv(a, 480, 1, 1, 8);
+    leave(a, 500, ST_REGION_MPI_Recv);
+    enter(a, 600, ST_REGION_MPI_Recv); /* zero-byte message, sent after the receive ended */
+    recv(a, 610, 1, 2, 0);
+    leave(a, 620, ST_REGION_MPI_Recv);
+    leave(a, 1000, ST_REGION_PROGRAM);
+    enter(b, 100, ST_REGION_PROGRAM);
+    enter(b, 300, ST_REGION_MPI_Send);
+    send(b, 301, 0, 8);
+    leave(b, 305, ST_REGION_MPI_Send);
+    enter(b, 700, ST_REGION_MPI_Send);
+    send(b, 701, 0, 0);
+    leave(b, 702, ST_REGION_MPI_Send);
+    leave(b, 900, ST_REGION_PROGRAM);
+    analyse();
+    CHECK_EQ(R.ncnodes, 4); /* root, main, main/MPI_Recv, main/MPI_Send */
+    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM), 900 - 300 - 20);
+    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 320);
+    CHECK_EQ(*st_an_sev(&R, ST_AN_M_TIME, 0, a), 0);
+    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 2);
+    CHECK_EQ(AT(ST_AN_M_MPI, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 320);
+    CHECK_EQ(AT(ST_AN_M_MPI, a, ST_REGION_PROGRAM), 0);
+    /* 300 - 200, plus the second receive waited its whole call: min(700, 620) - 600 */
+    CHECK_EQ(AT(ST_AN_M_LATESENDER, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 100 + 20);
+    CHECK_EQ(R.stats.ls_violations, 1);
+    CHECK_EQ(AT(ST_AN_M_LATESENDER, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 0);
+    CHECK_EQ(AT(ST_AN_M_LATERECEIVER, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 0); /* eager: left before the post */
+    CHECK_EQ(AT(ST_AN_M_COMMS_SEND, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 1);
+    CHECK_EQ(AT(ST_AN_M_SYNCS_SEND, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 1);
+    CHECK_EQ(AT(ST_AN_M_BYTES_SENT, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 8);
+    CHECK_EQ(AT(ST_AN_M_COMMS_RECV, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 1);
+    CHECK_EQ(AT(ST_AN_M_SYNCS_RECV, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 1);
+    CHECK_EQ(AT(ST_AN_M_BYTES_RCVD, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 8);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_LATESENDER), 120);
+    done();
+}
+
+static void irecv(uint32_t l, uint64_t time, uint64_t id)
+{
+    enter(l, time, ST_REGION_MPI_Irecv);
+    tb_ev(&t, l, ST_EV_MPI_IRECV_REQUEST, time + 1)->id = id;
+    leave(l, time + 2, ST_REGION_MPI_Irecv);
+}
+
+static void irecv_done(uint32_t l, uint64_t time, int32_t src, uint64_t id)
+{
+    st_event_t *e = tb_ev(&t, l, ST_EV_MPI_IRECV, time);
+    e->peer = src, e->id = id, e->bytes = 4;
+}
+
+static void test_nonblocking(void)
+{
+    tb_init(&t, 4, 0);
+    uint32_t l0 = tb_loc(&t, 0, 0), l1 = tb_loc(&t, 1, 0), l2 = tb_loc(&t, 2, 0), l3 = tb_loc(&t, 3, 0);
+    /* rank 0: two Irecvs completed by one Waitall: the larger Late Sender, once */
+    irecv(l0, 10, 7);
+    irecv(l0, 13, 8);
+    enter(l0, 20, ST_REGION_MPI_Waitall);
+    irecv_done(l0, 300, 1, 7);
+    irecv_done(l0, 400, 2, 8);
+    leave(l0, 410, ST_REGION_MPI_Waitall);
+    /* then an Irecv completed in MPI_Test: skipped */
+    irecv(l0, 500, 9);
+    enter(l0, 510, ST_REGION_MPI_Test);
+    irecv_done(l0, 515, 3, 9);
+    leave(l0, 520, ST_REGION_MPI_Test);
+    enter(l1, 100, ST_REGION_MPI_Send);
+    send(l1, 101, 0, 4);
+    leave(l1, 102, ST_REGION_MPI_Send);
+    enter(l2, 250, ST_REGION_MPI_Send);
+    send(l2, 251, 0, 4);
+    leave(l2, 252, ST_REGION_MPI_Send);
+    /* rank 3: Isend, its Wait blocks until rank 0 posted (at 500): Late Receiver 500 - 110 */
+    enter(l3, 100, ST_REGION_MPI_Isend);
+    st_event_t *e = tb_ev(&t, l3, ST_EV_MPI_ISEND, 101);
+    e->peer = 0, e->id = 5, e->bytes = 4;
+    leave(l3, 102, ST_REGION_MPI_Isend);
+    enter(l3, 110, ST_REGION_MPI_Wait);
+    tb_ev(&t, l3, ST_EV_MPI_ISEND_COMPLETE, 505)->id = 5;
+    leave(l3, 506, ST_REGION_MPI_Wait);
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_LATESENDER, l0, ST_REGION_MPI_Waitall), 250 - 20);
+    CHECK_EQ(AT(ST_AN_M_LATESENDER, l0, ST_REGION_MPI_Test), 0);
+    CHECK_EQ(AT(ST_AN_M_LATERECEIVER, l3, ST_REGION_MPI_Wait), 500 - 110);
+    CHECK_EQ(AT(ST_AN_M_LATERECEIVER, l1, ST_REGION_MPI_Send), 0); /* left (102) after the post (10): 10 - 100 < 0 */
+    CHECK_EQ(st_an_total(&R, ST_AN_M_LATESENDER), 230);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_LATERECEIVER), 390);
+    CHECK_EQ(R.stats.ls_violations, 0);
+    done();
+}
+
+static void test_late_receiver_ssend(void)
+{
+    tb_init(&t, 2, 0);
+    uint32_t s = tb_loc(&t, 0, 0), r = tb_loc(&t, 1, 0);
+    enter(s, 100, ST_REGION_MPI_Ssend);
+    send(s, 101, 1, 4);
+    leave(s, 700, ST_REGION_MPI_Ssend);
+    enter(r, 600, ST_REGION_MPI_Recv);
+    recv(r, 650, 0, 1, 4);
+    leave(r, 660, ST_REGION_MPI_Recv);
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_LATERECEIVER, s, ST_REGION_MPI_Ssend), 500);
+    CHECK_EQ(AT(ST_AN_M_LATESENDER, r, ST_REGION_MPI_Recv), 0);
+    done();
+}
+
+static void test_collectives(void)
+{
+    tb_init(&t, 3, 0);
+    uint32_t l[3] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0), tb_loc(&t, 2, 0) };
+    static const uint64_t bb[3] = { 100, 300, 200 }, be[3] = { 310, 320, 330 };     /* barrier */
+    static const uint64_t nb[3] = { 1100, 1150, 1400 }, ne[3] = { 1410, 1420, 1405 }; /* allreduce */
+    static const uint64_t cb[3] = { 2100, 2300, 2350 }, ce[3] = { 2310, 2305, 2360 }; /* bcast, root 1 */
+    static const uint64_t rb[3] = { 3050, 3200, 3120 }, re[3] = { 3210, 3201, 3121 }; /* reduce, root 0 */
+    static const uint64_t sb[3] = { 3600, 3800, 3700 }, se[3] = { 3810, 3820, 3830 }; /* scan */
+    for (int i = 0; i < 3; i++) {
+        coll(l[i], ST_REGION_MPI_Barrier, bb[i], be[i], OP_BARRIER, -1, 1, 0, 0);
+        coll(l[i], ST_REGION_MPI_Allreduce, nb[i], ne[i], OP_ALLREDUCE, -1, 2, 4, 4);
+        coll(l[i], ST_REGION_MPI_Allreduce, 1500, 1600 + 10 * i, OP_ALLREDUCE, -1, 3, 0, 0); /* count 0 */
+        coll(l[i], ST_REGION_MPI_Bcast, cb[i], ce[i], OP_BCAST, 1, 4, i == 1 ? 4 : 0, i == 1 ? 0 : 4);
+        coll(l[i], ST_REGION_MPI_Reduce, rb[i], re[i], OP_REDUCE, 0, 5, 4, i == 0 ? 12 : 0);
+        coll(l[i], ST_REGION_MPI_Scan, sb[i], se[i], OP_SCAN, -1, 6, 4, 4);
+    }
+    /* a barrier on MPI_COMM_SELF (comm index 1) synchronizes nothing */
+    enter(l[0], 4000, ST_REGION_MPI_Barrier);
+    tb_ev(&t, l[0], ST_EV_MPI_COLL_BEGIN, 4001);
+    st_event_t *e = tb_ev(&t, l[0], ST_EV_MPI_COLL_END, 4500);
+    e->op = OP_BARRIER, e->comm = 1, e->id = 1;
+    leave(l[0], 4501, ST_REGION_MPI_Barrier);
+    analyse();
+    /* barrier: B_ref 300, E_min 310 */
+    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[0], ST_REGION_MPI_Barrier), 200);
+    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[1], ST_REGION_MPI_Barrier), 0);
+    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[2], ST_REGION_MPI_Barrier), 100);
+    CHECK_EQ(AT(ST_AN_M_BARRIER_COMPL, l[0], ST_REGION_MPI_Barrier), 0);
+    CHECK_EQ(AT(ST_AN_M_BARRIER_COMPL, l[1], ST_REGION_MPI_Barrier), 10);
+    CHECK_EQ(AT(ST_AN_M_BARRIER_COMPL, l[2], ST_REGION_MPI_Barrier), 20);
+    /* allreduce, full overlap: B_ref 1400, E_min 1405; the count-0 one adds nothing */
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Allreduce), 300);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Allreduce), 250);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Allreduce), 0);
+    CHECK_EQ(AT(ST_AN_M_NXN_COMPL, l[0], ST_REGION_MPI_Allreduce), 5);
+    CHECK_EQ(AT(ST_AN_M_NXN_COMPL, l[1], ST_REGION_MPI_Allreduce), 15);
+    CHECK_EQ(AT(ST_AN_M_NXN_COMPL, l[2], ST_REGION_MPI_Allreduce), 0);
+    /* bcast from rank 1 (begins 2300): rank 0 waits, rank 2 began after the root */
+    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[0], ST_REGION_MPI_Bcast), 200);
+    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[1], ST_REGION_MPI_Bcast), 0);
+    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 0);
+    /* reduce to rank 0: waits for the latest sender (3200) */
+    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 150);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 150);
+    /* scan: rank 2 waits for rank 1 (3800), rank 0 for nobody (it is first) */
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[0], ST_REGION_MPI_Scan), 0);
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[1], ST_REGION_MPI_Scan), 0);
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[2], ST_REGION_MPI_Scan), 100);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_BARRIER_WAIT), 300);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_WAIT_NXN), 550);
+    CHECK_EQ(R.stats.coll_violations, 0);
+    /* counts: barriers and count-0 allreduces synchronize; bcast root is a source, others destinations */
+    CHECK_EQ(AT(ST_AN_M_SYNCS_COLL, l[0], ST_REGION_MPI_Barrier), 2);
+    CHECK_EQ(AT(ST_AN_M_SYNCS_COLL, l[0], ST_REGION_MPI_Allreduce), 1);
+    CHECK_EQ(AT(ST_AN_M_COMMS_CXCH, l[0], ST_REGION_MPI_Allreduce), 1);
+    CHECK_EQ(AT(ST_AN_M_COMMS_CSRC, l[1], ST_REGION_MPI_Bcast), 1);
+    CHECK_EQ(AT(ST_AN_M_COMMS_CDST, l[0], ST_REGION_MPI_Bcast), 1);
+    CHECK_EQ(AT(ST_AN_M_BYTES_CIN, l[0], ST_REGION_MPI_Reduce), 12);
+    CHECK_EQ(AT(ST_AN_M_BYTES_COUT, l[2], ST_REGION_MPI_Reduce), 4);
+    done();
+}
+
+/* A blocking call around one p2p event with a tag. */
+static void p2p_call(uint32_t l, uint32_t region, uint64_t t0, uint64_t tev, uint64_t t1, int32_t peer, int32_t tag,
+                     uint64_t post)
+{
+    enter(l, t0, region);
+    if (region == ST_REGION_MPI_Recv)
+        tb_recv(&t, l, tev, peer, tag, post);
+    else
+        tb_send(&t, l, tev, peer, tag);
+    t.locs[l].ev[t.locs[l].n - 1].bytes = 4;
+    leave(l, t1, region);
+}
+
+static void test_wrong_order(void)
+{
+    tb_init(&t, 3, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0), c = tb_loc(&t, 2, 0);
+    const uint32_t RECV = ST_REGION_MPI_Recv, SEND = ST_REGION_MPI_Send;
+    /* different sources: a receives from b (sent late, at 301) before c (sent at 51) */
+    p2p_call(c, SEND, 50, 51, 52, 0, 0, 0);
+    p2p_call(a, RECV, 100, 400, 410, 1, 0, 1);   /* Late Sender 300 - 100 */
+    p2p_call(b, SEND, 300, 301, 302, 0, 0, 0);
+    p2p_call(a, RECV, 420, 425, 430, 2, 0, 2);   /* its send (51) is earlier than 301: wrong order */
+    /* same source: b sends tag 2 (901) before tag 1 (1251); a receives tag 1 first */
+    p2p_call(b, SEND, 900, 901, 902, 0, 2, 0);
+    p2p_call(a, RECV, 1000, 1300, 1310, 1, 1, 3); /* Late Sender 250 */
+    p2p_call(b, SEND, 1250, 1251, 1252, 0, 1, 0);
+    p2p_call(a, RECV, 1320, 1325, 1330, 1, 2, 4);
+    /* in order: a Late Sender (100) whose later receive's send is later still */
+    p2p_call(a, RECV, 2000, 2150, 2160, 1, 0, 5);
+    p2p_call(b, SEND, 2100, 2101, 2102, 0, 0, 0);
+    p2p_call(c, SEND, 2140, 2141, 2142, 0, 0, 0);
+    p2p_call(a, RECV, 2170, 2175, 2180, 2, 0, 6);
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_LATESENDER, a, RECV), 200 + 250 + 100);
+    CHECK_EQ(AT(ST_AN_M_LATESENDER_WO, a, RECV), 450);
+    CHECK_EQ(AT(ST_AN_M_LSWO_DIFF, a, RECV), 200);
+    CHECK_EQ(AT(ST_AN_M_LSWO_SAME, a, RECV), 250);
+    CHECK_EQ(R.stats.ls_violations, 0);
+    done();
+}
+
+static void test_init_finalize(void)
+{
+    tb_init(&t, 2, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    enter(a, 0, ST_REGION_MPI_Init), leave(a, 100, ST_REGION_MPI_Init);
+    enter(b, 10, ST_REGION_MPI_Init), leave(b, 130, ST_REGION_MPI_Init);
+    enter(a, 1000, ST_REGION_MPI_Finalize), leave(a, 1300, ST_REGION_MPI_Finalize);
+    enter(b, 1200, ST_REGION_MPI_Finalize), leave(b, 1310, ST_REGION_MPI_Finalize);
+    analyse();
+    /* Init: completion only (after the first leave, 100); Finalize: wait only (for the last enter, 1200) */
+    CHECK_EQ(AT(ST_AN_M_INIT_COMPL, a, ST_REGION_MPI_Init), 0);
+    CHECK_EQ(AT(ST_AN_M_INIT_COMPL, b, ST_REGION_MPI_Init), 30);
+    CHECK_EQ(AT(ST_AN_M_FINALIZE_WAIT, a, ST_REGION_MPI_Finalize), 200);
+    CHECK_EQ(AT(ST_AN_M_FINALIZE_WAIT, b, ST_REGION_MPI_Finalize), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_INIT_COMPL) + st_an_total(&R, ST_AN_M_FINALIZE_WAIT), 230);
+    done();
+}
+
+/* Scan on locations created in the reverse order of the ranks: the prefix follows the ranks. */
+static void test_scan_order(void)
+{
+    tb_init(&t, 3, 0);
+    uint32_t l2 = tb_loc(&t, 2, 0), l1 = tb_loc(&t, 1, 0), l0 = tb_loc(&t, 0, 0);
+    coll(l0, ST_REGION_MPI_Scan, 100, 400, OP_SCAN, -1, 1, 4, 4);
+    coll(l1, ST_REGION_MPI_Scan, 300, 410, OP_SCAN, -1, 1, 4, 4);
+    coll(l2, ST_REGION_MPI_Scan, 150, 420, OP_SCAN, -1, 1, 4, 4);
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l0, ST_REGION_MPI_Scan), 0);
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l1, ST_REGION_MPI_Scan), 0);
+    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l2, ST_REGION_MPI_Scan), 150);
+    done();
+}
+
+/* A call tree whose creation order is not its preorder (main/MPI_Comm_rank is found after
+ * MPI_Send): the CUBE4 report, read by tests/analysis/cubecheck.py (an independent reader),
+ * must hold the JSON's values. */
+static void test_cube(void)
+{
+    const char *root = getenv("ST_ROOT");
+    if (!root) {
+        fprintf(stderr, "test_cube skipped: ST_ROOT not set (run through tests/run-tests.sh)\n");
+        return;
+    }
+    tb_init(&t, 2, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    enter(a, 100, ST_REGION_PROGRAM);
+    enter(a, 200, ST_REGION_MPI_Recv);
+    recv(a, 480, 1, 1, 8);
+    leave(a, 500, ST_REGION_MPI_Recv);
+    leave(a, 1000, ST_REGION_PROGRAM);
+    enter(b, 300, ST_REGION_MPI_Send);
+    send(b, 301, 0, 8);
+    leave(b, 305, ST_REGION_MPI_Send);
+    enter(b, 310, ST_REGION_PROGRAM);
+    enter(b, 800, ST_REGION_MPI_Comm_rank);
+    leave(b, 801, ST_REGION_MPI_Comm_rank);
+    leave(b, 950, ST_REGION_PROGRAM);
+    analyse();
+    CHECK(path(2, (const uint32_t[]){ ST_REGION_PROGRAM, ST_REGION_MPI_Comm_rank }) == 4); /* after MPI_Send (3) */
+    st_clc_input_t in = tb_input(&t);
+    CHECK(st_an_write_cube("t.cubex", &R, &in, 1000000000u) == 0);
+    FILE *f = fopen("t.json", "w");
+    CHECK(f && st_an_write_json(f, &R, &in, 1000000000u) == 0 && fclose(f) == 0);
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "python3 '%s/tests/analysis/cubecheck.py' t.cubex t.json", root);
+    CHECK(system(cmd) == 0);
+    CHECK(st_an_write_cube("no/such/dir/t.cubex", &R, &in, 1000000000u) == -1);
+    done();
+}
+
+/* An intercommunicator between {0, 1} and {2, 3} as comm index 1 (instead of MPI_COMM_SELF):
+ * each group's members wait for the latest member of the other group they receive from. */
+static void test_intercomm(void)
+{
+    static int32_t ga[2] = { 0, 1 }, gb[2] = { 2, 3 };
+    tb_init(&t, 4, 0);
+    uint32_t l[4];
+    for (int32_t r = 0; r < 4; r++) {
+        int a = r < 2;
+        t.comms[r][1] = (st_comm_def_t){ .key = 500, .parent = 0, .flags = ST_COMMF_INTER, .size = 2, .remote_size = 2,
+                                         .world = a ? ga : gb, .remote_world = a ? gb : ga };
+        l[r] = tb_loc(&t, r, 0);
+    }
+    static const uint64_t nb[4] = { 100, 150, 300, 200 }; /* allreduce begins; all end at 400+ */
+    static const uint64_t cb[4] = { 1000, 1050, 900, 1100 }; /* bcast from rank 0 to {2, 3} */
+    for (int r = 0; r < 4; r++) {
+        coll(l[r], ST_REGION_MPI_Allreduce, nb[r], 400 + (uint64_t)r, OP_ALLREDUCE, -1, 1, 4, 4);
+        coll(l[r], ST_REGION_MPI_Bcast, cb[r], 1200 + (uint64_t)r, OP_BCAST, r == 1 ? -1 : 0, 2, r == 0 ? 4 : 0,
+             r >= 2 ? 4 : 0);
+    }
+    for (int r = 0; r < 4; r++) { /* both on the intercommunicator */
+        for (uint64_t i = 0; i < t.locs[l[r]].n; i++)
+            if (t.locs[l[r]].ev[i].kind == ST_EV_MPI_COLL_END)
+                t.locs[l[r]].ev[i].comm = 1, t.locs[l[r]].ev[i].flags = ST_EVF_INTERCOMM;
+    }
+    analyse();
+    /* {0, 1} wait for 2 (300), {2, 3} for 1 (150): nobody there waits */
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Allreduce), 200);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Allreduce), 150);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Allreduce), 0);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[3], ST_REGION_MPI_Allreduce), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_NXN_COMPL), 0);
+    /* the root (1000) is late for rank 2 (900) only */
+    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 100);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_LATEBROADCAST), 100);
+    CHECK_EQ(R.stats.coll_skipped, 0);
+    done();
+}
+
+static void test_metric_table(void)
+{
+    CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
+    CHECK(st_an_metric_find("nope") == -1);
+    for (int m = 0; m < ST_AN__METRICS; m++) {
+        CHECK(st_an_metric(m)->parent < m); /* a parent precedes its children */
+        for (int k = 0; k < m; k++)
+            CHECK(strcmp(st_an_metric(m)->uniq, st_an_metric(k)->uniq) != 0);
+    }
+}
+
+int main(void)
+{
+    test_metric_table();
+    test_tree_and_late_sender();
+    test_nonblocking();
+    test_late_receiver_ssend();
+    test_wrong_order();
+    test_init_finalize();
+    test_scan_order();
+    test_cube();
+    test_intercomm();
+    test_collectives();
+    printf("test_analysis: ok\n");
+    return 0;
+}
