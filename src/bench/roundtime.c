@@ -1,0 +1,79 @@
+/*
+ * roundtime.c — the Round-Time scheme (paper Alg. 5; ALGORITHMS.md §7) and, on top of it, the
+ * barrier imbalance (paper Fig. 8).
+ *
+ * A round: rank 0 picks a start time on the global clock ctx->margin_ns ahead and broadcasts it;
+ * every rank waits for it (one already past it makes the round invalid), runs the call between two
+ * clock reads; one allreduce(MAX) gathers {invalid, out of time, -start, end, -end}, so every rank
+ * learns the round's latency (max end - min start) and whether to go on. Rounds repeat until the
+ * slice is used or max_rounds valid rounds were taken.
+ */
+#include "bench.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#define MARGIN_ROUNDS 21        /* Bcasts timed to estimate the margin (median taken) */
+#define MARGIN_MIN_NS 20000.0   /* floor: clock reads, a yield and a wake-up cost this much */
+
+void bench_estimate_margin(bench_ctx_t *ctx)
+{
+    bench_series_t lat = { 0 };
+    for (int i = 0; i < MARGIN_ROUNDS; i++) { /* the same pattern as a round: Bcast, then allreduce */
+        uint64_t sent = ctx->rank == 0 ? bench_now() : 0;
+        bench_polite_bcast(&sent, 1, MPI_UINT64_T, 0, ctx->comm);
+        double mine = (double)(int64_t)(bench_now() - sent), worst = 0;
+        bench_polite_allreduce(&mine, &worst, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+        bench_series_add(&lat, worst);
+    }
+    double m = ctx->opts->margin * bench_summarize(&lat).median;
+    ctx->margin_ns = m > MARGIN_MIN_NS ? m : MARGIN_MIN_NS;
+    bench_series_free(&lat);
+}
+
+/* Hidden test option: the chosen rank arrives late in every other round. */
+static void test_delay(const bench_ctx_t *ctx, size_t round)
+{
+    const bench_opts_t *o = ctx->opts;
+    if (o->delay_us < 0 || ctx->rank != o->delay_rank || round % 2 == 0)
+        return;
+    long ns = (long)(o->delay_us * 1000);
+    struct timespec ts = { ns / 1000000000L, ns % 1000000000L };
+    nanosleep(&ts, NULL);
+}
+
+enum { F_INVALID, F_OUT, F_NEG_START, F_END, F_NEG_END, F_N };
+
+int bench_roundtime(const bench_ctx_t *ctx, const bench_call_t *c, int exit_spread, bench_result_t *r)
+{
+    const uint64_t slice_ns = (uint64_t)(ctx->opts->slice * 1e9);
+    bench_series_t lat = { 0 };
+    int rc = MPI_SUCCESS;
+    uint64_t begin = bench_now();
+    *r = (bench_result_t){ .scheme = exit_spread ? "barrier-imbalance" : "roundtime", .reps = 1 };
+    for (size_t round = 0;; round++) {
+        uint64_t start = ctx->rank == 0 ? bench_now() + (uint64_t)ctx->margin_ns : 0;
+        bench_polite_bcast(&start, 1, MPI_UINT64_T, 0, ctx->comm);
+        test_delay(ctx, round);
+        int late = bench_wait_until(start);
+        uint64_t t0 = bench_now();
+        if ((rc = bench_call_run(c)) != MPI_SUCCESS)
+            break;
+        uint64_t t1 = bench_now();
+        int out = t1 - begin >= slice_ns || (long)r->valid + 1 >= ctx->opts->max_rounds;
+        int64_t mine[F_N] = { late, out, -(int64_t)t0, (int64_t)t1, -(int64_t)t1 }, all[F_N];
+        bench_polite_allreduce(mine, all, F_N, MPI_INT64_T, MPI_MAX, ctx->comm);
+        if (all[F_INVALID]) {
+            r->invalid++;
+        } else {
+            r->valid++;
+            bench_series_add(&lat, (double)(exit_spread ? all[F_END] + all[F_NEG_END] : all[F_END] + all[F_NEG_START]));
+        }
+        if (all[F_OUT])
+            break;
+    }
+    r->slice_used = (double)(bench_now() - begin) / 1e9;
+    r->lat = bench_summarize(&lat);
+    bench_series_free(&lat);
+    return rc;
+}
