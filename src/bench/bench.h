@@ -91,6 +91,9 @@ int bench_wait_until(uint64_t t);
 int bench_polite_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);
 int bench_polite_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm);
 
+/* Seconds since begin on the global clock, max over the ranks of comm. Collective. */
+double bench_elapsed_max(uint64_t begin, MPI_Comm comm);
+
 /* Accuracy estimate of the global clock: max over ranks of |offset to rank 0's global clock|
    (ns), each offset from the fastest of several ping-pongs (paper Alg. 6). Collective; the
    result is valid on every rank. */

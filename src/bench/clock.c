@@ -55,6 +55,13 @@ int bench_polite_allreduce(const void *in, void *out, int count, MPI_Datatype ty
     return rc == MPI_SUCCESS ? polite_wait(&r) : rc;
 }
 
+double bench_elapsed_max(uint64_t begin, MPI_Comm comm)
+{
+    double mine = (double)(bench_now() - begin) / 1e9, all = mine;
+    bench_polite_allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return all;
+}
+
 /* Rank 0's side with one peer: offset of the peer's global clock from the fastest exchange. */
 static double offset_to(int peer, MPI_Comm comm)
 {

@@ -72,7 +72,7 @@ int bench_roundtime(const bench_ctx_t *ctx, const bench_call_t *c, int exit_spre
         if (all[F_OUT])
             break;
     }
-    r->slice_used = (double)(bench_now() - begin) / 1e9;
+    r->slice_used = bench_elapsed_max(begin, ctx->comm);
     r->lat = bench_summarize(&lat);
     bench_series_free(&lat);
     return rc;

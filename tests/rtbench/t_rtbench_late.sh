@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Round-Time counts late ranks: rank 1 held back 100 ms in every other round (hidden option
+# --test-delay) makes at least those rounds invalid, and only the others are valid. The barrier
+# imbalance run gives an ordered distribution.
+source "$ST_ROOT/tests/rtbench/common.sh"
+bench 2 -o allreduce -s 8 --slice 0.8 --test-delay 1:100000 --json out.json || fail "exit $? $(head -c 300 "$ST_TMP/err.txt")"
+valid=$(jq_py 'd["results"][0]["valid"]')
+invalid=$(jq_py 'd["results"][0]["invalid"]')
+note "delayed: $valid valid, $invalid invalid rounds"
+assert_ge "invalid rounds" 3 "$invalid"
+assert_ge "valid rounds" 3 "$valid"
+# every odd round is late; the even ones may be late too on a busy machine, never fewer
+assert_ge "invalid rounds (half of all)" $(( (valid + invalid) / 2 )) "$invalid"
+# a delayed round that was counted as valid would have a latency of ~100 ms
+assert_le "max latency of a valid round (ns)" 50000000 "$(jq_py 'd["results"][0]["max_ns"]')"
+
+bench 2 --barrier-imbalance --slice 0.2 --json out.json || fail "imbalance: exit $?"
+assert_eq "imbalance scheme" "barrier-imbalance" "$(jq_py 'd["results"][0]["scheme"]')"
+assert_ge "imbalance rounds" 1 "$(jq_py 'd["results"][0]["valid"]')"
+python3 -c "
+import json,sys; r=json.load(open(sys.argv[1]))['results'][0]
+sys.exit(not (0 <= r['min_ns'] <= r['median_ns'] <= r['max_ns']))" "$ST_TMP/out.json" || fail "imbalance figures out of order"

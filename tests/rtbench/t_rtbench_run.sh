@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# synctrace-bench at 2 and 4 ranks: every operation finishes within its slice, min <= median <= max,
+# JSON and CSV agree and carry the metadata, the table has one line per operation and size, and the
+# run leaves no trace archive behind. At 4 ranks with another sync scheme, named in the metadata.
+source "$ST_ROOT/tests/rtbench/common.sh"
+slice=0.15
+for np in 2 4; do
+    sync=h2hca
+    [ "$np" = 4 ] && sync=flat && export SYNCTRACE_SYNC=flat
+    start=$(date +%s%N)
+    bench "$np" -o allreduce,bcast,alltoall,reduce_scatter_block,barrier -s 8,1k --slice $slice --scheme both \
+        --json out.json --csv out.csv || fail "$np ranks: exit $? $(head -c 400 "$ST_TMP/err.txt")"
+    secs=$(( ($(date +%s%N) - start) / 1000000000 ))
+    # 4 operations x 2 sizes + barrier once, 2 schemes each: 18 slices, plus start-up and the clock sync
+    assert_le "$np ranks: wall time (s) of 18 slices of $slice s" 30 "$secs"
+    python3 "$ST_ROOT/tests/rtbench/check_results.py" "$ST_TMP/out.json" "$ST_TMP/out.csv" "$np" $slice >&2 \
+        || fail "$np ranks: results do not hold"
+    assert_eq "$np ranks: results" 18 "$(jq_py 'len(d["results"])')"
+    assert_eq "$np ranks: sync" "$sync" "$(jq_py 'd["sync"]')"
+    assert_eq "$np ranks: table lines" 9 "$(grep -cE '^(allreduce|bcast|alltoall|reduce_scatter_block|barrier) ' "$ST_TMP/out.txt")"
+    grep -qE '^reduce_scatter_block +8 double' "$ST_TMP/out.txt" || fail "reductions are not MPI_DOUBLE: $(cat "$ST_TMP/out.txt")"
+    grep -qE '^alltoall +1024 byte' "$ST_TMP/out.txt" || fail "alltoall is not MPI_BYTE"
+    [ ! -s "$ST_TMP/err.txt" ] || fail "$np ranks: stderr: $(head -c 400 "$ST_TMP/err.txt")"
+    ls -d "$ST_TMP"/synctrace-* 2>/dev/null && fail "$np ranks: the benchmark run was traced (archive directory)"
+    unset SYNCTRACE_SYNC
+done
+# a size list that rounds to the same number of doubles is measured once: 1, 2, 4 bytes -> 8
+bench 2 -o allreduce,bcast -s 1:4 --slice 0.05 --json out.json || fail "range: exit $?"
+assert_eq "sizes of a reduction" "[8]" "$(jq_py '[r["bytes"] for r in d["results"] if r["operation"]=="allreduce"]')"
+assert_eq "sizes of bcast" "[1, 2, 4]" "$(jq_py '[r["bytes"] for r in d["results"] if r["operation"]=="bcast"]')"
