@@ -18,6 +18,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#ifndef BENCH_VERSION
+#define BENCH_VERSION "unknown" /* the Makefile passes its VERSION */
+#endif
+
 /* ---- operations (ops.c) ------------------------------------------------------------------- */
 
 typedef enum {
