@@ -74,7 +74,8 @@ typedef struct bench_opts {
     long max_rounds;         /* per slice */
     const char *json, *csv;
     int delay_rank;          /* hidden test option: this rank arrives late ... */
-    double delay_us;         /* ... by this much, in every other round (-1: none) */
+    double delay_us;         /* ... by this much (-1: never) ... */
+    int delay_period;        /* ... in the last round of every period (2: every other round) */
 } bench_opts_t;
 
 /* Parses argv into o. 0: run; 1: done (help or version printed to out, unless NULL); -1: error,
@@ -130,6 +131,7 @@ typedef struct bench_result {
     size_t valid, invalid;     /* rounds (Round-Time, imbalance); batches in valid (barrier) */
     long reps;                 /* barrier: calls per batch; Round-Time: 1 */
     double slice_used;         /* seconds */
+    double margin_ns;          /* Round-Time: the start margin at the end of the slice; 0 otherwise */
 } bench_result_t;
 
 typedef struct bench_ctx {

@@ -115,12 +115,14 @@ static int parse_number(const char *opt, const char *s, int frac, double lo, dou
 
 static int parse_delay(const char *s, bench_opts_t *o, char *err, size_t errlen)
 {
-    int rank, n = 0;
+    int rank, period = 2, n = 0, m = 0;
     double us;
-    if (sscanf(s, "%d:%lf%n", &rank, &us, &n) != 2 || s[n] || rank < 0 || us < 0)
-        return fail(err, errlen, "--test-delay: expected RANK:MICROSECONDS, got '%s'", s);
+    if (sscanf(s, "%d:%lf%n", &rank, &us, &n) != 2 || (s[n] && (sscanf(s + n, ":%d%n", &period, &m) != 1 || s[n + m])) ||
+        rank < 0 || us < 0 || period < 1)
+        return fail(err, errlen, "--test-delay: expected RANK:MICROSECONDS[:PERIOD], got '%s'", s);
     o->delay_rank = rank;
     o->delay_us = us;
+    o->delay_period = period;
     return 0;
 }
 
@@ -185,7 +187,7 @@ static int parse_arg(int argc, char **argv, int *i, bench_opts_t *o, char *err, 
 int bench_parse_options(int argc, char **argv, bench_opts_t *o, FILE *out, char *err, size_t errlen)
 {
     *o = (bench_opts_t){ .slice = 1, .scheme = BENCH_SCHEME_ROUNDTIME, .margin = 4, .max_rounds = 1000000,
-                         .delay_rank = -1, .delay_us = -1 };
+                         .delay_rank = -1, .delay_us = -1, .delay_period = 2 };
     if (parse_ops(DEFAULT_OPS, o, err, errlen) || parse_sizes(DEFAULT_SIZES, o, err, errlen))
         return -1;
     for (int i = 1; i < argc; i++) {

@@ -117,7 +117,8 @@ int bench_write_json(const char *path, const bench_meta_t *m, const bench_row_t 
         const bench_result_t *r = &rows[i].res;
         fprintf(f, "%s\n    { \"operation\": \"%s\", \"bytes\": %zu, \"datatype\": \"%s\", \"scheme\": \"%s\", ",
                 i ? "," : "", rows[i].op, rows[i].bytes, rows[i].dtype, r->scheme);
-        fprintf(f, "\"valid\": %zu, \"invalid\": %zu, \"reps_per_batch\": %ld, ", r->valid, r->invalid, r->reps);
+        fprintf(f, "\"valid\": %zu, \"invalid\": %zu, \"reps_per_batch\": %ld, \"margin_ns\": %.1f, ", r->valid,
+                r->invalid, r->reps, r->margin_ns);
         fprintf(f, "\"min_ns\": %.1f, \"median_ns\": %.1f, \"mean_ns\": %.1f, \"max_ns\": %.1f, \"slice_used_s\": %.4f }",
                 r->lat.min, r->lat.median, r->lat.mean, r->lat.max, r->slice_used);
     }
@@ -130,14 +131,14 @@ int bench_write_csv(const char *path, const bench_meta_t *m, const bench_row_t *
     FILE *f = open_out(path);
     if (!f)
         return -1;
-    fprintf(f, "operation,bytes,datatype,scheme,valid,invalid,reps_per_batch,min_ns,median_ns,mean_ns,max_ns,"
-               "slice_used_s,ranks,nodes,sync,clock_offset_after_sync_ns,clock_offset_at_end_ns,margin_ns,slice_s,"
+    fprintf(f, "operation,bytes,datatype,scheme,valid,invalid,reps_per_batch,round_margin_ns,min_ns,median_ns,mean_ns,"
+               "max_ns,slice_used_s,ranks,nodes,sync,clock_offset_after_sync_ns,clock_offset_at_end_ns,margin_ns,slice_s,"
                "mpi_library,date\n");
     for (size_t i = 0; i < n; i++) {
         const bench_result_t *r = &rows[i].res;
-        fprintf(f, "%s,%zu,%s,%s,%zu,%zu,%ld,%.1f,%.1f,%.1f,%.1f,%.4f,%d,%d,", rows[i].op, rows[i].bytes, rows[i].dtype,
-                r->scheme, r->valid, r->invalid, r->reps, r->lat.min, r->lat.median, r->lat.mean, r->lat.max,
-                r->slice_used, m->ranks, m->nodes);
+        fprintf(f, "%s,%zu,%s,%s,%zu,%zu,%ld,%.1f,%.1f,%.1f,%.1f,%.1f,%.4f,%d,%d,", rows[i].op, rows[i].bytes,
+                rows[i].dtype, r->scheme, r->valid, r->invalid, r->reps, r->margin_ns, r->lat.min, r->lat.median,
+                r->lat.mean, r->lat.max, r->slice_used, m->ranks, m->nodes);
         csv_string(f, m->sync);
         fprintf(f, ",%.1f,%.1f,%.1f,%g,", m->offset_start_ns, m->offset_end_ns, m->margin_ns, m->slice);
         csv_string(f, m->mpi_version);

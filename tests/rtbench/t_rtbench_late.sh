@@ -20,3 +20,12 @@ assert_ge "imbalance rounds" 1 "$(jq_py 'd["results"][0]["valid"]')"
 python3 -c "
 import json,sys; r=json.load(open(sys.argv[1]))['results'][0]
 sys.exit(not (0 <= r['min_ns'] <= r['median_ns'] <= r['max_ns']))" "$ST_TMP/out.json" || fail "imbalance figures out of order"
+
+# A rank late in every round: after 8 invalid rounds in a row the margin doubles, until it covers
+# the 3 ms delay and rounds become valid (with the margin of the start, every round would be late).
+bench 2 -o allreduce -s 8 --slice 1 --test-delay 1:3000:1 --json out.json || fail "every round late: exit $?"
+valid=$(jq_py 'd["results"][0]["valid"]')
+margin=$(jq_py 'd["results"][0]["margin_ns"]')
+note "late in every round: $valid valid, $(jq_py 'd["results"][0]["invalid"]') invalid, margin at the end $margin ns"
+assert_ge "valid rounds after the margin grew" 10 "$valid"
+assert_ge "margin at the end (ns)" 3000000 "$margin"

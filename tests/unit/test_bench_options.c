@@ -51,7 +51,9 @@ static void accepted(void)
     CHECK(o.nsizes == 6 && o.sizes[0] == 4 && o.sizes[4] == 64 && o.sizes[5] == 1 << 20);
     CHECK(o.scheme == BENCH_SCHEME_BARRIER && o.margin == 2.5 && o.max_rounds == 10 && o.imbalance);
     bench_free_options(&o);
-    CHECK(parse(&o, "--test-delay 3:250.5") == 0 && o.delay_rank == 3 && o.delay_us == 250.5);
+    CHECK(parse(&o, "--test-delay 3:250.5") == 0 && o.delay_rank == 3 && o.delay_us == 250.5 && o.delay_period == 2);
+    bench_free_options(&o);
+    CHECK(parse(&o, "--test-delay 0:7:1") == 0 && o.delay_rank == 0 && o.delay_us == 7 && o.delay_period == 1);
     bench_free_options(&o);
     CHECK(parse(&o, "-s 5:40") == 0 && o.nsizes == 4 && o.sizes[3] == 40); /* 5 10 20 40 */
     bench_free_options(&o);
@@ -113,6 +115,8 @@ int main(void)
     rejected("--max-rounds 0", "--max-rounds: '0'");
     rejected("--test-delay 1", "--test-delay");
     rejected("--test-delay -1:5", "--test-delay");
+    rejected("--test-delay 1:5:0", "--test-delay");
+    rejected("--test-delay 1:5:2x", "--test-delay");
     rejected("--csv", "--csv needs a value");
     rejected("--slicey 1", "unknown option '--slicey'");
     rejected("-x", "unknown option '-x'");
