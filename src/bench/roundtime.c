@@ -68,7 +68,7 @@ int bench_roundtime(const bench_ctx_t *ctx, const bench_call_t *c, int exit_spre
         if ((rc = bench_call_run(c)) != MPI_SUCCESS)
             break;
         uint64_t t1 = bench_now();
-        int out = t1 - begin >= slice_ns || (long)r->valid + 1 >= ctx->opts->max_rounds;
+        int out = t1 - begin >= slice_ns;
         int64_t mine[F_N] = { late, out, -(int64_t)t0, (int64_t)t1, -(int64_t)t1 }, all[F_N];
         bench_polite_allreduce(mine, all, F_N, MPI_INT64_T, MPI_MAX, ctx->comm);
         if (all[F_INVALID]) {
@@ -82,7 +82,7 @@ int bench_roundtime(const bench_ctx_t *ctx, const bench_call_t *c, int exit_spre
             r->valid++;
             bench_series_add(&lat, (double)(exit_spread ? all[F_END] + all[F_NEG_END] : all[F_END] + all[F_NEG_START]));
         }
-        if (all[F_OUT])
+        if (all[F_OUT] || (long)r->valid >= ctx->opts->max_rounds) /* valid: the same count on every rank */
             break;
     }
     r->slice_used = bench_elapsed_max(begin, ctx->comm);

@@ -28,3 +28,7 @@ done
 bench 2 -o allreduce,bcast -s 1:4 --slice 0.05 --json out.json || fail "range: exit $?"
 assert_eq "sizes of a reduction" "[8]" "$(jq_py '[r["bytes"] for r in d["results"] if r["operation"]=="allreduce"]')"
 assert_eq "sizes of bcast" "[1, 2, 4]" "$(jq_py '[r["bytes"] for r in d["results"] if r["operation"]=="bcast"]')"
+# --max-rounds ends a slice after that many valid rounds, late ones (rank 0 held back) not counted
+bench 2 -o bcast -s 8 --slice 5 --max-rounds 7 --test-delay 0:100 --json out.json || fail "max-rounds: exit $?"
+assert_eq "valid rounds with --max-rounds 7" 7 "$(jq_py 'd["results"][0]["valid"]')"
+assert_le "slice used with --max-rounds (s)" 2 "$(jq_py 'd["results"][0]["slice_used_s"]')"
