@@ -187,6 +187,8 @@ int main(int argc, char **argv)
         return 0;
     }
     preload_clock_library(argv);
+    if (!synctrace_enabled()) /* before MPI_Init: loaded and configured to run */
+        die("%s", "SYNCTRACE_ENABLE=0 leaves the library idle: no synchronized clock to measure with");
     MPI_Init(&argc, &argv); /* the library's wrapper: clock sync */
     bench_ctx_t ctx = { .opts = &opts };
     PMPI_Comm_dup(MPI_COMM_WORLD, &ctx.comm);

@@ -30,3 +30,5 @@ check_bad "unknown option 'extra'" extra
 "$BENCH" --help >"$ST_TMP/help.txt" || fail "--help exit $?"
 grep -q -- "--barrier-imbalance" "$ST_TMP/help.txt" || fail "--help does not list --barrier-imbalance"
 assert_eq "--version" "synctrace-bench 0.1.0" "$("$BENCH" --version)"
+# the library loaded but idle has no synchronized clock: refused, not measured on local clocks
+SYNCTRACE_ENABLE=0 check_bad "SYNCTRACE_ENABLE=0 leaves the library idle" -s 8
