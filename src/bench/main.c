@@ -175,6 +175,24 @@ static int write_files(const bench_opts_t *o, const bench_meta_t *m, const rows_
     return rc;
 }
 
+/* Rank 0 creates the output files now rather than find out after the run that it cannot. Collective. */
+static int outputs_writable(const bench_ctx_t *ctx)
+{
+    const char *paths[2] = { ctx->opts->json, ctx->opts->csv };
+    int ok = 1;
+    for (int i = 0; i < 2 && ctx->rank == 0; i++) {
+        FILE *f = paths[i] ? fopen(paths[i], "w") : NULL;
+        if (paths[i] && !f) {
+            fprintf(stderr, "synctrace-bench: error: cannot create %s\n", paths[i]);
+            ok = 0;
+        }
+        if (f)
+            fclose(f);
+    }
+    bench_polite_bcast(&ok, 1, MPI_INT, 0, ctx->comm);
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     bench_opts_t opts;
@@ -194,6 +212,10 @@ int main(int argc, char **argv)
     PMPI_Comm_dup(MPI_COMM_WORLD, &ctx.comm);
     PMPI_Comm_rank(ctx.comm, &ctx.rank);
     PMPI_Comm_size(ctx.comm, &ctx.size);
+    if (!outputs_writable(&ctx)) {
+        MPI_Finalize();
+        return 2;
+    }
     bench_meta_t meta;
     fill_meta(&meta, &ctx);
     meta.offset_start_ns = bench_clock_offset_max(ctx.comm);

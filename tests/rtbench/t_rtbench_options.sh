@@ -32,3 +32,6 @@ grep -q -- "--barrier-imbalance" "$ST_TMP/help.txt" || fail "--help does not lis
 assert_eq "--version" "synctrace-bench 0.1.0" "$("$BENCH" --version)"
 # the library loaded but idle has no synchronized clock: refused, not measured on local clocks
 SYNCTRACE_ENABLE=0 check_bad "SYNCTRACE_ENABLE=0 leaves the library idle" -s 8
+# an output file that cannot be created is reported before the measurements, not after them
+check_bad "cannot create $ST_TMP/no/such/dir/x.json" -s 8 --json "$ST_TMP/no/such/dir/x.json"
+check_bad "cannot create $ST_TMP/no/x.csv" -s 8 --csv "$ST_TMP/no/x.csv"
