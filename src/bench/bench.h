@@ -71,6 +71,7 @@ typedef struct bench_opts {
     int scheme;              /* BENCH_SCHEME_* */
     int imbalance;           /* --barrier-imbalance */
     double margin;           /* B of Alg. 5: start = now + B * Bcast latency */
+    double tolerance_us;     /* a rank starting later than start + this is late */
     long max_rounds;         /* per slice */
     const char *json, *csv;
     int delay_rank;          /* hidden test option: this rank arrives late ... */
@@ -89,7 +90,8 @@ void bench_free_options(bench_opts_t *o);
 uint64_t bench_now(void);
 
 /* Waits until the global clock reaches t, sleeping while far and yielding when near. Returns 1
-   if t had already passed on the first look (the caller is late), else 0. */
+   if t had already passed on the first look (the caller is late), else 0; the caller compares
+   its own start with t for a late wake-up. */
 int bench_wait_until(uint64_t t);
 
 /* Nonblocking collectives waited with Test + sched_yield. Collective over comm. */

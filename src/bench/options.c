@@ -26,6 +26,8 @@ static void usage(FILE *out)
             "      --barrier-imbalance  spread of the ranks' exit times from MPI_Barrier after a synchronized\n"
             "                        start, instead of the operations\n"
             "      --margin B        start time = now + B x measured Bcast latency (default 4)\n"
+            "      --tolerance US    a rank starting more than US microseconds after the start time (woken\n"
+            "                        late from its polite wait) makes the round invalid (default 10)\n"
             "      --max-rounds N    stop a slice after N valid rounds (default 1000000)\n"
             "      --json FILE       every figure and the run's metadata as JSON\n"
             "      --csv FILE        the same as CSV, one row per operation, size and scheme\n"
@@ -148,6 +150,7 @@ static int parse_arg(int argc, char **argv, int *i, bench_opts_t *o, char *err, 
     static const char *const with_value[][2] = {
         { "--ops", "-o" }, { "--sizes", "-s" }, { "--slice", NULL }, { "--scheme", NULL }, { "--margin", NULL },
         { "--max-rounds", NULL }, { "--json", NULL }, { "--csv", NULL }, { "--test-delay", NULL },
+        { "--tolerance", NULL },
     };
     const char *a = argv[*i];
     if (strcmp(a, "--barrier-imbalance") == 0) {
@@ -178,7 +181,8 @@ static int parse_arg(int argc, char **argv, int *i, bench_opts_t *o, char *err, 
             return 0;
         case 6: o->json = v; return 0;
         case 7: o->csv = v; return 0;
-        default: return parse_delay(v, o, err, errlen);
+        case 8: return parse_delay(v, o, err, errlen);
+        default: return parse_number(name, v, 1, 0, 1e6, &o->tolerance_us, err, errlen);
         }
     }
     return fail(err, errlen, "unknown option '%s' (see --help)", a);
@@ -186,7 +190,7 @@ static int parse_arg(int argc, char **argv, int *i, bench_opts_t *o, char *err, 
 
 int bench_parse_options(int argc, char **argv, bench_opts_t *o, FILE *out, char *err, size_t errlen)
 {
-    *o = (bench_opts_t){ .slice = 1, .scheme = BENCH_SCHEME_ROUNDTIME, .margin = 4, .max_rounds = 1000000,
+    *o = (bench_opts_t){ .slice = 1, .scheme = BENCH_SCHEME_ROUNDTIME, .margin = 4, .tolerance_us = 10, .max_rounds = 1000000,
                          .delay_rank = -1, .delay_us = -1, .delay_period = 2 };
     if (parse_ops(DEFAULT_OPS, o, err, errlen) || parse_sizes(DEFAULT_SIZES, o, err, errlen))
         return -1;

@@ -29,3 +29,13 @@ margin=$(jq_py 'd["results"][0]["margin_ns"]')
 note "late in every round: $valid valid, $(jq_py 'd["results"][0]["invalid"]') invalid, margin at the end $margin ns"
 assert_ge "valid rounds after the margin grew" 10 "$valid"
 assert_ge "margin at the end (ns)" 3000000 "$margin"
+
+# --tolerance 0: a rank whose first clock read after the wait is past the start time at all woke up
+# late, i.e. nearly every round is invalid; those rounds do not lengthen the margin (only missed
+# start times do).
+bench 2 -o allreduce -s 8 --slice 0.3 --tolerance 0 --json out.json || fail "tolerance 0: exit $?"
+valid=$(jq_py 'd["results"][0]["valid"]')
+invalid=$(jq_py 'd["results"][0]["invalid"]')
+note "tolerance 0: $valid valid, $invalid invalid rounds"
+assert_ge "invalid rounds with tolerance 0 (90 %)" $(( (valid + invalid) * 9 / 10 )) "$invalid"
+assert_eq "margin after woken-late rounds" "$(jq_py 'd["margin_ns"]')" "$(jq_py 'd["results"][0]["margin_ns"]')"

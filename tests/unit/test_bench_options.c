@@ -33,6 +33,7 @@ static void defaults(void)
     CHECK(o.nops == 5 && o.ops[0] == BENCH_ALLREDUCE && o.ops[4] == BENCH_ALLTOALL);
     CHECK(o.nsizes == 21 && o.sizes[0] == 1 && o.sizes[20] == 1 << 20); /* 1 B .. 1 MiB */
     CHECK(o.slice == 1 && o.scheme == BENCH_SCHEME_ROUNDTIME && !o.imbalance && o.delay_us < 0);
+    CHECK(o.margin == 4 && o.tolerance_us == 10);
     CHECK(!o.json && !o.csv);
     bench_free_options(&o);
 }
@@ -50,6 +51,8 @@ static void accepted(void)
     CHECK(o.nops == BENCH_NOPS && o.ops[BENCH_NOPS - 1] == BENCH_BARRIER);
     CHECK(o.nsizes == 6 && o.sizes[0] == 4 && o.sizes[4] == 64 && o.sizes[5] == 1 << 20);
     CHECK(o.scheme == BENCH_SCHEME_BARRIER && o.margin == 2.5 && o.max_rounds == 10 && o.imbalance);
+    bench_free_options(&o);
+    CHECK(parse(&o, "--tolerance 0 --tolerance=12.5") == 0 && o.tolerance_us == 12.5);
     bench_free_options(&o);
     CHECK(parse(&o, "--test-delay 3:250.5") == 0 && o.delay_rank == 3 && o.delay_us == 250.5 && o.delay_period == 2);
     bench_free_options(&o);
@@ -112,6 +115,7 @@ int main(void)
     rejected("--slice 1e9", "--slice: '1e9'");
     rejected("--scheme fast", "--scheme: 'fast'");
     rejected("--margin 0.9", "--margin: '0.9'");
+    rejected("--tolerance -1", "--tolerance: '-1'");
     rejected("--max-rounds 0", "--max-rounds: '0'");
     rejected("--test-delay 1", "--test-delay");
     rejected("--test-delay -1:5", "--test-delay");
