@@ -5,6 +5,32 @@
 
 static double us(double ns) { return ns / 1000; }
 
+/* The four figures of r in us, each "%9.2f", or "-" when there is no valid round. */
+static const char *figures_us(char *buf, size_t len, const bench_result_t *r)
+{
+    if (!r->lat.n)
+        snprintf(buf, len, "%9s %9s %9s %9s", "-", "-", "-", "-");
+    else
+        snprintf(buf, len, "%9.2f %9.2f %9.2f %9.2f", us(r->lat.min), us(r->lat.median), us(r->lat.mean),
+                 us(r->lat.max));
+    return buf;
+}
+
+/* The four figures in ns for JSON ("null" when none) or CSV (empty when none). */
+static void figures_ns(FILE *f, const bench_result_t *r, int json)
+{
+    static const char *const names[4] = { "min_ns", "median_ns", "mean_ns", "max_ns" };
+    const double v[4] = { r->lat.min, r->lat.median, r->lat.mean, r->lat.max };
+    for (int i = 0; i < 4; i++) {
+        if (json)
+            fprintf(f, r->lat.n ? "\"%s\": %.1f, " : "\"%s\": null, ", names[i], v[i]);
+        else if (r->lat.n)
+            fprintf(f, "%.1f,", v[i]);
+        else
+            fputc(',', f);
+    }
+}
+
 void bench_print_header(FILE *out, const bench_meta_t *m, int scheme)
 {
     fprintf(out, "# synctrace-bench %s: %d ranks on %d node%s (%s), %s\n", BENCH_VERSION, m->ranks, m->nodes,
@@ -28,17 +54,18 @@ void bench_print_rows(FILE *out, const bench_row_t *rows, int n, int scheme)
 {
     if (scheme == BENCH_SCHEME_BOTH && n == 2) { /* [0] Round-Time, [1] barrier */
         const bench_result_t *a = &rows[0].res, *b = &rows[1].res;
-        double ratio = a->lat.median > 0 ? b->lat.median / a->lat.median : 0;
-        fprintf(out, "%-20s %9zu %-6s %7zu %7zu %9.2f %9.2f %9.2f %9.2f | %7zu %5ld %9.2f %9.2f %9.2f %9.2f | %6.2f\n",
-                rows[0].op, rows[0].bytes, rows[0].dtype, a->valid, a->invalid, us(a->lat.min), us(a->lat.median),
-                us(a->lat.mean), us(a->lat.max), b->valid, b->reps, us(b->lat.min), us(b->lat.median), us(b->lat.mean),
-                us(b->lat.max), ratio);
+        char fa[64], fb[64], ratio[16] = "-";
+        if (a->lat.n && b->lat.n && a->lat.median > 0)
+            snprintf(ratio, sizeof ratio, "%.2f", b->lat.median / a->lat.median);
+        fprintf(out, "%-20s %9zu %-6s %7zu %7zu %s | %7zu %5ld %s | %6s\n", rows[0].op, rows[0].bytes, rows[0].dtype,
+                a->valid, a->invalid, figures_us(fa, sizeof fa, a), b->valid, b->reps, figures_us(fb, sizeof fb, b),
+                ratio);
     } else {
         for (int i = 0; i < n; i++) {
             const bench_result_t *r = &rows[i].res;
-            fprintf(out, "%-20s %9zu %-6s %-17s %7zu %7zu %6ld %9.2f %9.2f %9.2f %9.2f %7.2f\n", rows[i].op,
-                    rows[i].bytes, rows[i].dtype, r->scheme, r->valid, r->invalid, r->reps, us(r->lat.min),
-                    us(r->lat.median), us(r->lat.mean), us(r->lat.max), r->slice_used);
+            char fig[64];
+            fprintf(out, "%-20s %9zu %-6s %-17s %7zu %7zu %6ld %s %7.2f\n", rows[i].op, rows[i].bytes, rows[i].dtype,
+                    r->scheme, r->valid, r->invalid, r->reps, figures_us(fig, sizeof fig, r), r->slice_used);
         }
     }
     fflush(out);
@@ -119,8 +146,8 @@ int bench_write_json(const char *path, const bench_meta_t *m, const bench_row_t 
                 i ? "," : "", rows[i].op, rows[i].bytes, rows[i].dtype, r->scheme);
         fprintf(f, "\"valid\": %zu, \"invalid\": %zu, \"reps_per_batch\": %ld, \"margin_ns\": %.1f, ", r->valid,
                 r->invalid, r->reps, r->margin_ns);
-        fprintf(f, "\"min_ns\": %.1f, \"median_ns\": %.1f, \"mean_ns\": %.1f, \"max_ns\": %.1f, \"slice_used_s\": %.4f }",
-                r->lat.min, r->lat.median, r->lat.mean, r->lat.max, r->slice_used);
+        figures_ns(f, r, 1);
+        fprintf(f, "\"slice_used_s\": %.4f }", r->slice_used);
     }
     fprintf(f, "\n  ]\n}\n");
     return finish(f, path);
@@ -136,9 +163,10 @@ int bench_write_csv(const char *path, const bench_meta_t *m, const bench_row_t *
                "mpi_library,date\n");
     for (size_t i = 0; i < n; i++) {
         const bench_result_t *r = &rows[i].res;
-        fprintf(f, "%s,%zu,%s,%s,%zu,%zu,%ld,%.1f,%.1f,%.1f,%.1f,%.1f,%.4f,%d,%d,", rows[i].op, rows[i].bytes,
-                rows[i].dtype, r->scheme, r->valid, r->invalid, r->reps, r->margin_ns, r->lat.min, r->lat.median,
-                r->lat.mean, r->lat.max, r->slice_used, m->ranks, m->nodes);
+        fprintf(f, "%s,%zu,%s,%s,%zu,%zu,%ld,%.1f,", rows[i].op, rows[i].bytes, rows[i].dtype, r->scheme, r->valid,
+                r->invalid, r->reps, r->margin_ns);
+        figures_ns(f, r, 0);
+        fprintf(f, "%.4f,%d,%d,", r->slice_used, m->ranks, m->nodes);
         csv_string(f, m->sync);
         fprintf(f, ",%.1f,%.1f,%.1f,%g,", m->offset_start_ns, m->offset_end_ns, m->margin_ns, m->slice);
         csv_string(f, m->mpi_version);

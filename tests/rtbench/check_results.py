@@ -22,6 +22,9 @@ for r in d["results"]:
     rounds = r["valid"] + r["invalid"]
     if rounds < 1:
         bad.append(f"{name}: no rounds at all")
+    if (r["valid"] > 0) != all(r[k] is not None for k in ("min_ns", "median_ns", "mean_ns", "max_ns")):
+        bad.append(f"{name}: figures must be given exactly when there are valid rounds: {r}")
+        continue
     if r["valid"] > 0 and not (r["min_ns"] <= r["median_ns"] <= r["max_ns"] and r["min_ns"] <= r["mean_ns"] <= r["max_ns"]):
         bad.append(f"{name}: min/median/mean/max out of order: {r}")
     if r["valid"] > 0 and r["min_ns"] <= 0:
@@ -39,8 +42,13 @@ for row, r in zip(rows, d["results"]):
     for k in ("valid", "invalid", "bytes"):
         if int(row[k]) != r[k]:
             bad.append(f"CSV {k} {row[k]} != JSON {r[k]}")
-    if abs(float(row["median_ns"]) - r["median_ns"]) > 0.1 or int(row["ranks"]) != ranks or row["sync"] != d["sync"]:
-        bad.append(f"CSV row differs from JSON: {row}")
+    if r["median_ns"] is None:
+        if row["median_ns"] != "":
+            bad.append(f"CSV has a median where JSON has none: {row}")
+    elif abs(float(row["median_ns"]) - r["median_ns"]) > 0.1:
+        bad.append(f"CSV median differs from JSON: {row}")
+    if int(row["ranks"]) != ranks or row["sync"] != d["sync"]:
+        bad.append(f"CSV metadata differs from JSON: {row}")
 for b in bad:
     print(b)
 sys.exit(1 if bad else 0)

@@ -38,4 +38,6 @@ valid=$(jq_py 'd["results"][0]["valid"]')
 invalid=$(jq_py 'd["results"][0]["invalid"]')
 note "tolerance 0: $valid valid, $invalid invalid rounds"
 assert_ge "invalid rounds with tolerance 0 (90 %)" $(( (valid + invalid) * 9 / 10 )) "$invalid"
-assert_eq "margin after woken-late rounds" "$(jq_py 'd["margin_ns"]')" "$(jq_py 'd["results"][0]["margin_ns"]')"
+# counted as missed, thousands of invalid rounds would double it up to its cap (a tenth of the slice,
+# 30 ms); a streak of 8 rounds that really missed their start may double it once or twice on a busy machine
+assert_le "margin after woken-late rounds (ns)" "$(jq_py '4 * d["margin_ns"]')" "$(jq_py 'd["results"][0]["margin_ns"]')"
