@@ -159,6 +159,8 @@ int bench_barrier_scheme(const bench_ctx_t *ctx, const bench_call_t *c, bench_re
 
 typedef struct bench_meta {
     int ranks, nodes;
+    int ranks_per_node;        /* the most on one node */
+    int cores_per_node;        /* the fewest online cores of a node */
     char sync[512];            /* SYNCTRACE_SYNC in effect */
     double offset_start_ns;    /* bench_clock_offset_max after the sync, and at the end */
     double offset_end_ns;

@@ -62,17 +62,22 @@ static void preload_clock_library(char **argv)
 
 /* ---- metadata ------------------------------------------------------------------------------- */
 
-static int count_nodes(MPI_Comm comm)
+/* Nodes, the most ranks on one node and the fewest online cores of a node. Collective. */
+static void count_nodes(MPI_Comm comm, bench_meta_t *m)
 {
     MPI_Comm node;
-    int local, nodes = 1, first;
-    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
-        return 1;
-    PMPI_Comm_rank(node, &local);
-    first = local == 0;
-    bench_polite_allreduce(&first, &nodes, 1, MPI_INT, MPI_SUM, comm);
-    PMPI_Comm_free(&node);
-    return nodes;
+    int local = 0, size = 1;
+    if (PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        PMPI_Comm_rank(node, &local);
+        PMPI_Comm_size(node, &size);
+        PMPI_Comm_free(&node);
+    }
+    int mine[3] = { local == 0, size, -(int)sysconf(_SC_NPROCESSORS_ONLN) }, sum[3], max[3];
+    bench_polite_allreduce(mine, sum, 3, MPI_INT, MPI_SUM, comm);
+    bench_polite_allreduce(mine, max, 3, MPI_INT, MPI_MAX, comm);
+    m->nodes = sum[0];
+    m->ranks_per_node = max[1];
+    m->cores_per_node = -max[2];
 }
 
 static void fill_meta(bench_meta_t *m, const bench_ctx_t *ctx)
@@ -81,7 +86,7 @@ static void fill_meta(bench_meta_t *m, const bench_ctx_t *ctx)
     int len;
     memset(m, 0, sizeof *m);
     m->ranks = ctx->size;
-    m->nodes = count_nodes(ctx->comm);
+    count_nodes(ctx->comm, m);
     m->slice = ctx->opts->slice;
     snprintf(m->sync, sizeof m->sync, "%s", st_config_load(err, sizeof err) == 0 ? st_config.sync : "?");
     PMPI_Get_library_version(m->mpi_version, &len);

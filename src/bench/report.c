@@ -36,6 +36,9 @@ void bench_print_header(FILE *out, const bench_meta_t *m, int scheme)
     fprintf(out, "# synctrace-bench %s: %d ranks on %d node%s (%s), %s\n", BENCH_VERSION, m->ranks, m->nodes,
             m->nodes == 1 ? "" : "s", m->host, m->date);
     fprintf(out, "# MPI library: %s\n", m->mpi_version);
+    if (m->ranks_per_node > m->cores_per_node)
+        fprintf(out, "# note: %d ranks share %d cores on a node: ranks cannot start together, expect invalid "
+                     "Round-Time rounds (docs/bench.md)\n", m->ranks_per_node, m->cores_per_node);
     fprintf(out, "# clock sync: %s; max offset of a rank's global clock to rank 0's: %.2f us after the sync\n",
             m->sync, us(m->offset_start_ns));
     fprintf(out, "# Round-Time start margin %.1f us; slice %g s per operation, size and scheme; times in us\n",
@@ -131,7 +134,8 @@ int bench_write_json(const char *path, const bench_meta_t *m, const bench_row_t 
         return -1;
     fprintf(f, "{\n  \"tool\": \"synctrace-bench\",\n  \"version\": \"%s\",\n  \"date\": ", BENCH_VERSION);
     json_string(f, m->date);
-    fprintf(f, ",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"host\": ", m->ranks, m->nodes);
+    fprintf(f, ",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"ranks_per_node_max\": %d,\n  \"cores_per_node_min\": %d,\n"
+               "  \"host\": ", m->ranks, m->nodes, m->ranks_per_node, m->cores_per_node);
     json_string(f, m->host);
     fprintf(f, ",\n  \"mpi_library\": ");
     json_string(f, m->mpi_version);

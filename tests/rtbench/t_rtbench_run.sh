@@ -20,6 +20,11 @@ for np in 2 4; do
     assert_ge "$np ranks: Round-Time slices with valid rounds" 1 \
         "$(jq_py 'sum(1 for r in d["results"] if r["scheme"] == "roundtime" and r["valid"] > 0)')"
     assert_eq "$np ranks: sync" "$sync" "$(jq_py 'd["sync"]')"
+    assert_eq "$np ranks: ranks per node" "$np" "$(jq_py 'd["ranks_per_node_max"]')"
+    assert_eq "$np ranks: cores per node" "$(getconf _NPROCESSORS_ONLN)" "$(jq_py 'd["cores_per_node_min"]')"
+    want=0
+    [ "$np" -gt "$(getconf _NPROCESSORS_ONLN)" ] && want=1
+    assert_eq "$np ranks: note on shared cores" $want "$(grep -c '^# note: .* ranks share .* cores' "$ST_TMP/out.txt")"
     assert_eq "$np ranks: table lines" 9 "$(grep -cE '^(allreduce|bcast|alltoall|reduce_scatter_block|barrier) ' "$ST_TMP/out.txt")"
     grep -qE '^reduce_scatter_block +8 double' "$ST_TMP/out.txt" || fail "reductions are not MPI_DOUBLE: $(cat "$ST_TMP/out.txt")"
     grep -qE '^alltoall +1024 byte' "$ST_TMP/out.txt" || fail "alltoall is not MPI_BYTE"
