@@ -145,53 +145,69 @@ static int is_opt(const char *arg, const char *name, const char *short_name)
            (strncmp(arg, name, len) == 0 && (arg[len] == 0 || arg[len] == '='));
 }
 
+/* The options that take a value, in the order of the table in parse_arg. */
+enum { OPT_OPS, OPT_SIZES, OPT_SLICE, OPT_SCHEME, OPT_MARGIN, OPT_TOLERANCE, OPT_MAX_ROUNDS, OPT_JSON, OPT_CSV,
+       OPT_TEST_DELAY, OPT_N };
+
+static int parse_scheme(const char *v, bench_opts_t *o, char *err, size_t errlen)
+{
+    o->scheme = !strcmp(v, "roundtime") ? BENCH_SCHEME_ROUNDTIME
+                : !strcmp(v, "barrier") ? BENCH_SCHEME_BARRIER
+                : !strcmp(v, "both")    ? BENCH_SCHEME_BOTH
+                                        : 0;
+    return o->scheme ? 0 : fail(err, errlen, "--scheme: '%s' is not roundtime, barrier or both", v);
+}
+
+static int parse_value(int opt, const char *name, const char *v, bench_opts_t *o, char *err, size_t errlen)
+{
+    double d;
+    switch (opt) {
+    case OPT_OPS: return parse_ops(v, o, err, errlen);
+    case OPT_SIZES: return parse_sizes(v, o, err, errlen);
+    case OPT_SLICE: return parse_number(name, v, 1, 0.001, 3600, &o->slice, err, errlen);
+    case OPT_SCHEME: return parse_scheme(v, o, err, errlen);
+    case OPT_MARGIN: return parse_number(name, v, 1, 1, 1000, &o->margin, err, errlen);
+    case OPT_TOLERANCE: return parse_number(name, v, 1, 0, 1e6, &o->tolerance_us, err, errlen);
+    case OPT_MAX_ROUNDS:
+        if (parse_number(name, v, 0, 1, 1e9, &d, err, errlen))
+            return -1;
+        o->max_rounds = (long)d;
+        return 0;
+    case OPT_JSON: o->json = v; return 0;
+    case OPT_CSV: o->csv = v; return 0;
+    default: return parse_delay(v, o, err, errlen);
+    }
+}
+
 static int parse_arg(int argc, char **argv, int *i, bench_opts_t *o, char *err, size_t errlen)
 {
-    static const char *const with_value[][2] = {
-        { "--ops", "-o" }, { "--sizes", "-s" }, { "--slice", NULL }, { "--scheme", NULL }, { "--margin", NULL },
-        { "--max-rounds", NULL }, { "--json", NULL }, { "--csv", NULL }, { "--test-delay", NULL },
-        { "--tolerance", NULL },
+    static const char *const names[OPT_N][2] = {
+        [OPT_OPS] = { "--ops", "-o" },          [OPT_SIZES] = { "--sizes", "-s" },
+        [OPT_SLICE] = { "--slice", NULL },      [OPT_SCHEME] = { "--scheme", NULL },
+        [OPT_MARGIN] = { "--margin", NULL },    [OPT_TOLERANCE] = { "--tolerance", NULL },
+        [OPT_MAX_ROUNDS] = { "--max-rounds", NULL }, [OPT_JSON] = { "--json", NULL },
+        [OPT_CSV] = { "--csv", NULL },          [OPT_TEST_DELAY] = { "--test-delay", NULL },
     };
     const char *a = argv[*i];
     if (strcmp(a, "--barrier-imbalance") == 0) {
         o->imbalance = 1;
         return 0;
     }
-    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
-        const char *name = with_value[k][0];
-        if (!is_opt(a, name, with_value[k][1]))
+    for (int k = 0; k < OPT_N; k++) {
+        if (!is_opt(a, names[k][0], names[k][1]))
             continue;
-        const char *v = value_of(name, argc, argv, i);
-        double d;
+        const char *v = value_of(names[k][0], argc, argv, i);
         if (!v)
-            return fail(err, errlen, "%s needs a value (see --help)", name);
-        switch (k) {
-        case 0: return parse_ops(v, o, err, errlen);
-        case 1: return parse_sizes(v, o, err, errlen);
-        case 2: return parse_number(name, v, 1, 0.001, 3600, &o->slice, err, errlen);
-        case 3:
-            o->scheme = !strcmp(v, "roundtime") ? BENCH_SCHEME_ROUNDTIME : !strcmp(v, "barrier") ? BENCH_SCHEME_BARRIER
-                        : !strcmp(v, "both") ? BENCH_SCHEME_BOTH : 0;
-            return o->scheme ? 0 : fail(err, errlen, "--scheme: '%s' is not roundtime, barrier or both", v);
-        case 4: return parse_number(name, v, 1, 1, 1000, &o->margin, err, errlen);
-        case 5:
-            if (parse_number(name, v, 0, 1, 1e9, &d, err, errlen))
-                return -1;
-            o->max_rounds = (long)d;
-            return 0;
-        case 6: o->json = v; return 0;
-        case 7: o->csv = v; return 0;
-        case 8: return parse_delay(v, o, err, errlen);
-        default: return parse_number(name, v, 1, 0, 1e6, &o->tolerance_us, err, errlen);
-        }
+            return fail(err, errlen, "%s needs a value (see --help)", names[k][0]);
+        return parse_value(k, names[k][0], v, o, err, errlen);
     }
     return fail(err, errlen, "unknown option '%s' (see --help)", a);
 }
 
 int bench_parse_options(int argc, char **argv, bench_opts_t *o, FILE *out, char *err, size_t errlen)
 {
-    *o = (bench_opts_t){ .slice = 1, .scheme = BENCH_SCHEME_ROUNDTIME, .margin = 4, .tolerance_us = 10, .max_rounds = 1000000,
-                         .delay_rank = -1, .delay_us = -1, .delay_period = 2 };
+    *o = (bench_opts_t){ .slice = 1, .scheme = BENCH_SCHEME_ROUNDTIME, .margin = 4, .tolerance_us = 10,
+                         .max_rounds = 1000000, .delay_rank = -1, .delay_us = -1, .delay_period = 2 };
     if (parse_ops(DEFAULT_OPS, o, err, errlen) || parse_sizes(DEFAULT_SIZES, o, err, errlen))
         return -1;
     for (int i = 1; i < argc; i++) {
