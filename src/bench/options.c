@@ -119,8 +119,9 @@ static int parse_delay(const char *s, bench_opts_t *o, char *err, size_t errlen)
 {
     int rank, period = 2, n = 0, m = 0;
     double us;
-    if (sscanf(s, "%d:%lf%n", &rank, &us, &n) != 2 || (s[n] && (sscanf(s + n, ":%d%n", &period, &m) != 1 || s[n + m])) ||
-        rank < 0 || us < 0 || period < 1)
+    int ok = sscanf(s, "%d:%lf%n", &rank, &us, &n) == 2; /* then an optional ":PERIOD" */
+    ok = ok && (!s[n] || (sscanf(s + n, ":%d%n", &period, &m) == 1 && !s[n + m]));
+    if (!ok || rank < 0 || us < 0 || period < 1)
         return fail(err, errlen, "--test-delay: expected RANK:MICROSECONDS[:PERIOD], got '%s'", s);
     o->delay_rank = rank;
     o->delay_us = us;

@@ -6,15 +6,15 @@
  * every rank waits for it (one already past it makes the round invalid), runs the call between two
  * clock reads (one whose first read is more than --tolerance after the start time makes the round
  * invalid too: Alg. 5 busy-waits, a polite wait can hand the core to another process and wake up
- * a timeslice late, and such a round would not have a common start); one allreduce(MAX) gathers {invalid, out of time, -start, end, -end}, so every rank
- * learns the round's latency (max end - min start) and whether to go on. Rounds repeat until the
- * slice is used or max_rounds valid rounds were taken.
+ * a timeslice late, and such a round would not have a common start); one allreduce(MAX) gathers
+ * {missed, woke late, out of time, -start, end, -end}, so every rank learns the round's latency
+ * (max end - min start) and whether to go on. Rounds repeat until the slice is used or max_rounds
+ * valid rounds were taken.
  *
  * The margin is measured once (bench_estimate_margin). If the machine gets busier later, every
  * round of a slice could come out late; so after LATE_STREAK rounds in a row whose start time was
- * already past when a rank got it, the margin
- * doubles (up to a tenth of the slice) for the rest of the slice. Rounds that are late now and
- * then (a rank held up every other round) leave it alone.
+ * already past when a rank got it, the margin doubles (up to a tenth of the slice) for the rest of
+ * the slice. Rounds that are late now and then (a rank held up every other round) leave it alone.
  */
 #include "bench.h"
 
