@@ -1,6 +1,6 @@
 # synctrace — build, install, test, demo, bench.
 #
-#   make            lib/libsynctrace.so, bin/synctrace, bin/synctrace-run
+#   make            lib/libsynctrace.so, bin/synctrace, bin/synctrace-run, bin/synctrace-bench
 #   make check      installs missing Debian packages, builds, runs every test (tests/run-tests.sh)
 #   make demo       installs missing packages, builds, traces the bundled hybrid example
 #   make bench      recording cost, traced vs untraced latency, sync and CLC reports
@@ -41,7 +41,8 @@ LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
 CLI_LIBS := -lotf2 -lm -lpthread
 
 .PHONY: all deps check demo bench install clean unit
-all: $(O)/lib/libsynctrace.so $(O)/bin/synctrace $(O)/bin/synctrace-run $(O)/lib/gomp/libgomp.so.1
+all: $(O)/lib/libsynctrace.so $(O)/bin/synctrace $(O)/bin/synctrace-run $(O)/bin/synctrace-bench \
+     $(O)/lib/gomp/libgomp.so.1
 
 # Idempotent: installs only what is missing (about 0.1 s when nothing is).
 deps:
@@ -78,6 +79,20 @@ $(BUILD)/cli/%.o: %.c $(GEN_HDR)
 $(O)/bin/synctrace: $(CLI_OBJ)
 	@mkdir -p $(O)/bin
 	$(CC) -o $@ $^ $(CLI_LIBS)
+
+# synctrace-bench: an MPI program that preloads the library for its clock (src/bench/bench.h);
+# it shares the configuration parser (SYNCTRACE_SYNC in effect, size and number syntax) with the CLI.
+BENCH_SRC := $(wildcard src/bench/*.c)
+BENCH_OBJ := $(patsubst %.c,$(BUILD)/bench/%.o,$(BENCH_SRC))
+BENCH_USE := $(addprefix $(BUILD)/cli/src/,config/config.o util/archive_dir.o util/log.o)
+
+$(BUILD)/bench/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CFLAGS_COMMON) -DBENCH_VERSION='"$(VERSION)"' -MMD -MP -c $< -o $@
+
+$(O)/bin/synctrace-bench: $(BENCH_OBJ) $(BENCH_USE)
+	@mkdir -p $(O)/bin
+	$(MPICC) -o $@ $^ -lm
 
 $(O)/bin/synctrace-run: scripts/synctrace-run.in Makefile
 	@mkdir -p $(O)/bin

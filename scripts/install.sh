@@ -7,6 +7,7 @@
 #              LLVM_OMP = LLVM's libomp.so.5 to use as the libgomp stand-in (default: clang's).
 # Layout:
 #   PREFIX/bin/synctrace, PREFIX/bin/synctrace-run (installed paths baked in)
+#   PREFIX/bin/synctrace-bench (finds the library as bin/../lib/libsynctrace.so)
 #   PREFIX/lib/libsynctrace.so
 #   PREFIX/lib/synctrace/gomp/libgomp.so.1 -> LLVM libomp.so.5 (GOMP stand-in, see synctrace-run)
 #   PREFIX/include/synctrace.h
@@ -31,7 +32,7 @@ PREFIX=$(readlink -m -- "$PREFIX")
 O=$(cd "${O:-$ROOT}" 2>/dev/null && pwd) || die "build directory O='${O:-}' does not exist; run make first"
 D=${DESTDIR:-}
 
-for f in lib/libsynctrace.so bin/synctrace; do
+for f in lib/libsynctrace.so bin/synctrace bin/synctrace-bench; do
     [ -f "$O/$f" ] || die "$O/$f is not built; run 'make${O:+ O=$O}' first"
 done
 
@@ -65,6 +66,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 put 755 "$O/lib/libsynctrace.so" "$PREFIX/lib/libsynctrace.so"
 put 755 "$O/bin/synctrace" "$PREFIX/bin/synctrace"
+put 755 "$O/bin/synctrace-bench" "$PREFIX/bin/synctrace-bench"
 subst "$ROOT/scripts/synctrace-run.in" >"$TMP/synctrace-run"
 put 755 "$TMP/synctrace-run" "$PREFIX/bin/synctrace-run"
 put 644 "$ROOT/include/synctrace.h" "$PREFIX/include/synctrace.h"

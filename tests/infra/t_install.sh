@@ -14,7 +14,7 @@ V=9.8.7
 O=$O bash "$ST_ROOT/scripts/install.sh" "$P" "$V" >install.log 2>&1 || fail "install failed: $(cat install.log)"
 
 # ---- files ----------------------------------------------------------------------------------
-for f in bin/synctrace bin/synctrace-run lib/libsynctrace.so; do
+for f in bin/synctrace bin/synctrace-run bin/synctrace-bench lib/libsynctrace.so; do
     [ -f "$P/$f" ] && [ -x "$P/$f" ] || fail "$P/$f missing or not executable"
 done
 for f in include/synctrace.h lib/pkgconfig/synctrace.pc share/modulefiles/synctrace/$V share/lmod/synctrace/$V.lua; do

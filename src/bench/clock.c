@@ -1,0 +1,115 @@
+/* clock.c — the global clock as the bench reads it, polite waits, and the accuracy check. */
+#include "bench.h"
+
+#include <math.h>
+#include <sched.h>
+#include <time.h>
+
+#include "synctrace.h"
+
+#define NEAR_NS 200000u   /* closer than this to a start time: yield instead of sleeping */
+#define PINGPONGS 10      /* per rank in the accuracy check; the fastest one counts */
+
+uint64_t bench_now(void)
+{
+    return synctrace_global_time_ns(); /* main.c makes sure the library is loaded */
+}
+
+int bench_wait_until(uint64_t t)
+{
+    uint64_t now = bench_now();
+    if (now >= t)
+        return 1;
+    for (; now < t; now = bench_now()) {
+        uint64_t left = t - now;
+        if (left > NEAR_NS) { /* sleep most of the way; the scheduler's wake-up is late, not early */
+            uint64_t ns = left - NEAR_NS / 2;
+            struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+            nanosleep(&ts, NULL);
+        } else {
+            sched_yield();
+        }
+    }
+    return 0;
+}
+
+static int polite_wait(MPI_Request *req)
+{
+    int done = 0, rc;
+    while ((rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done)
+        sched_yield();
+    return rc;
+}
+
+int bench_polite_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm)
+{
+    MPI_Request r;
+    int rc = PMPI_Ibcast(buf, count, type, root, comm, &r);
+    return rc == MPI_SUCCESS ? polite_wait(&r) : rc;
+}
+
+int bench_polite_allreduce(const void *in, void *out, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Request r;
+    int rc = PMPI_Iallreduce(in, out, count, type, op, comm, &r);
+    return rc == MPI_SUCCESS ? polite_wait(&r) : rc;
+}
+
+double bench_elapsed_max(uint64_t begin, MPI_Comm comm)
+{
+    double mine = (double)(bench_now() - begin) / 1e9, all = mine;
+    bench_polite_allreduce(&mine, &all, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return all;
+}
+
+/* Rank 0's side with one peer: offset of the peer's global clock from the fastest exchange. */
+static double offset_to(int peer, MPI_Comm comm)
+{
+    double best_rtt = INFINITY, offset = 0;
+    for (int i = 0; i < PINGPONGS; i++) {
+        MPI_Request req[2];
+        uint64_t theirs = 0, ping = 0, t0 = bench_now();
+        PMPI_Irecv(&theirs, 1, MPI_UINT64_T, peer, 1, comm, &req[1]);
+        PMPI_Isend(&ping, 1, MPI_UINT64_T, peer, 0, comm, &req[0]);
+        polite_wait(&req[0]);
+        polite_wait(&req[1]);
+        uint64_t t1 = bench_now();
+        double rtt = (double)(t1 - t0);
+        if (rtt < best_rtt) {
+            best_rtt = rtt;
+            offset = (double)theirs - ((double)t0 + rtt / 2);
+        }
+    }
+    return offset;
+}
+
+static void answer_pings(MPI_Comm comm)
+{
+    for (int i = 0; i < PINGPONGS; i++) {
+        MPI_Request req;
+        uint64_t ping, mine;
+        PMPI_Irecv(&ping, 1, MPI_UINT64_T, 0, 0, comm, &req);
+        polite_wait(&req);
+        mine = bench_now();
+        PMPI_Isend(&mine, 1, MPI_UINT64_T, 0, 1, comm, &req);
+        polite_wait(&req);
+    }
+}
+
+double bench_clock_offset_max(MPI_Comm comm)
+{
+    int rank, size;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &size);
+    double worst = 0;
+    for (int peer = 1; peer < size; peer++) {
+        if (rank == 0) {
+            double off = fabs(offset_to(peer, comm));
+            worst = off > worst ? off : worst;
+        } else if (rank == peer) {
+            answer_pings(comm);
+        }
+    }
+    bench_polite_bcast(&worst, 1, MPI_DOUBLE, 0, comm);
+    return worst;
+}
