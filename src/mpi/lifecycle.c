@@ -135,7 +135,7 @@ static void tool_init(void)
     st_comm_init();
     st_log_set_rank(st_world_rank);
     if (!st_config.record) { /* clocks only (synctrace-bench): sync, then no recording, no archive */
-        if (st_clock_init_sync && st_clock_init_sync(st_tool_comm) != 0)
+        if (st_clock_init_sync(st_tool_comm) != 0)
             st_log_warn("clock synchronization failed; the global clock is the local clock");
         st_record_stop();
         return;
