@@ -10,6 +10,10 @@ command -v clang >/dev/null || skip "clang not installed"
 O=$(dirname "$(dirname "$ST_LIB")")
 DIR=$ST_TMP/trace
 O=$O bash "$ST_ROOT/scripts/demo.sh" "$DIR" >demo.txt 2>&1 || fail "demo failed: $(tail -n 20 demo.txt)"
+# The reader decodes the writer's location ids (rank + thread << 32): 2 ranks of 2 threads.
+st info "$DIR" >info.txt 2>&1 || fail "info: $(head -c 300 info.txt)"
+grep -qE '^ranks: +2$' info.txt || fail "info: $(grep ranks: info.txt)"
+grep -qE '^locations: +4 \(threads per rank: 2\.\.2\)' info.txt || fail "info: $(grep locations: info.txt)"
 st dump "$DIR" --json >dump.jsonl 2>dump.err || fail "dump: $(head -c 300 dump.err)"
 
 st export "$DIR" --chrome plain.json >out.txt 2>err.txt || fail "export: $(head -c 300 err.txt)"
