@@ -18,9 +18,12 @@ O=$(dirname "$(dirname "$ST_LIB")")
 DIR=$ST_TMP/trace
 O=$O bash "$ST_ROOT/scripts/demo.sh" "$DIR" >demo.txt 2>&1 || fail "demo failed: $(tail -n 20 demo.txt)"
 
-# ViTE reads the archive and draws it within a few seconds; then the screen is taken.
-timeout 60 xvfb-run -a -s "-screen 0 1280x800x24" bash -c \
-    'vite "$1/traces.otf2" >vite.txt 2>&1 & v=$!; sleep 6; import -window root vite.png; kill $v' _ "$DIR" \
+# ViTE reads the archive (it prints "Loading of the trace : 100%" when done), draws it, then the
+# screen is taken; at most 40 s on a loaded machine.
+timeout 90 xvfb-run -a -s "-screen 0 1280x800x24" bash -c \
+    'vite "$1/traces.otf2" >vite.txt 2>&1 & v=$!
+     for i in $(seq 80); do grep -q "Loading of the trace : 100%" vite.txt && break; sleep 0.5; done
+     sleep 3; import -window root vite.png; kill $v' _ "$DIR" \
     || fail "ViTE under Xvfb failed: $(tail -n 5 vite.txt 2>/dev/null)"
 [ -s vite.png ] || fail "no screenshot"
 grep -q "Opening the file: .*traces.otf2" vite.txt || fail "ViTE did not open the archive: $(head -n 5 vite.txt)"
