@@ -3,8 +3,11 @@
 # valid trace-event JSON whose processes, threads, complete events (per location, by region name,
 # properly nested) and message flows (sender, receiver, tag, never backwards) match `synctrace
 # dump` of the same archive (chromecheck.py); no counters before `synctrace analyze`, wait counters
-# after it whose Late Sender peak is within the analysis' total; usage errors exit 2.
+# after it whose Late Sender peak is within the analysis' total; usage errors exit 2. Then an
+# mkarchive archive (older location numbering): Irecvs pair with sends in post order, not in
+# completion order, as the logical messages of `synctrace check` do.
 source "$ST_ROOT/tests/lib.sh"
+source "$ST_ROOT/tests/cli/lib-cli.sh"
 
 command -v clang >/dev/null || skip "clang not installed"
 O=$(dirname "$(dirname "$ST_LIB")")
@@ -31,4 +34,25 @@ RC=0; st export "$DIR" >/dev/null 2>err.txt || RC=$?
 assert_eq "export without --chrome" 2 "$RC"
 RC=0; st export "$DIR" --chrome /nonexistent/dir/x.json >/dev/null 2>err.txt || RC=$?
 assert_eq "export to an unwritable file" 1 "$RC"
+
+# Posted 11 then 12; 12 completes first (150), so the send at 100 goes to the receive at 250.
+mk postorder <<'S'
+ranks 2
+0.0 100 isend 1 0 5 4 1
+0.0 101 isend_complete 1
+0.0 200 isend 1 0 5 4 2
+0.0 201 isend_complete 2
+1.0 50 irecv_request 11
+1.0 60 irecv_request 12
+1.0 150 irecv 0 0 5 4 12
+1.0 250 irecv 0 0 5 4 11
+S
+st export "$ST_TMP/postorder" --chrome post.json >/dev/null 2>err.txt || fail "export postorder: $(head -c 300 err.txt)"
+pairs=$(python3 -c '
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+s = {e["id"]: e for e in ev if e["ph"] == "s"}; f = {e["id"]: e for e in ev if e["ph"] == "f"}
+print(" ".join("%d>%d" % (round(s[i]["ts"] * 1000), round(f[i]["ts"] * 1000)) for i in sorted(s, key=lambda i: s[i]["ts"])))
+' post.json)
+assert_eq "postorder flows (send ns > receive ns)" "100>250 200>150" "$pairs"
 echo ok
