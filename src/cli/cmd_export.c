@@ -215,7 +215,8 @@ static int export_chrome(const char *dir, const st_cli_archive_t *ar, const char
     st_cli_analysis_free(&a);
     if (rc)
         fprintf(stderr, "synctrace: export: out of memory\n");
-    if (ferror(out) | (fclose(out) != 0)) {
+    int werr = ferror(out);
+    if (fclose(out) != 0 || werr) {
         fprintf(stderr, "synctrace: export: cannot write %s\n", file);
         rc = 1;
     }
