@@ -52,7 +52,8 @@ pairs=$(python3 -c '
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 s = {e["id"]: e for e in ev if e["ph"] == "s"}; f = {e["id"]: e for e in ev if e["ph"] == "f"}
-print(" ".join("%d>%d" % (round(s[i]["ts"] * 1000), round(f[i]["ts"] * 1000)) for i in sorted(s, key=lambda i: s[i]["ts"])))
+ns = lambda e: round(e["ts"] * 1000)
+print(" ".join("%d>%d" % (ns(s[i]), ns(f[i])) for i in sorted(s, key=lambda i: s[i]["ts"])))
 ' post.json)
 assert_eq "postorder flows (send ns > receive ns)" "100>250 200>150" "$pairs"
 echo ok

@@ -12,7 +12,8 @@
 source "$ST_ROOT/tests/lib.sh"
 
 for t in vite xvfb-run import convert clang; do
-    command -v "$t" >/dev/null 2>&1 || skip "$t not installed (scripts/install-deps.sh installs vite, xvfb, imagemagick)"
+    command -v "$t" >/dev/null 2>&1 \
+        || skip "$t not installed (scripts/install-deps.sh installs vite, xvfb, imagemagick)"
 done
 O=$(dirname "$(dirname "$ST_LIB")")
 DIR=$ST_TMP/trace
@@ -35,11 +36,14 @@ bad=$(grep -iE "warning|error|unknown|cannot|fatal" vite.txt \
 [ -z "$bad" ] || fail "ViTE warns: $(head -n 5 <<<"$bad")"
 
 # The timeline area (right of the container names, below the ruler) holds the arrows: white pixels.
-white=$(convert vite.png -crop 810x450+218+128 +repage -fill black +opaque white -format "%[fx:round(mean*w*h)]" info:)
+# count COLOUR: pixels of exactly that colour in the timeline area
+count() { convert vite.png -crop 810x450+218+128 +repage -fill red +opaque "$1" -fill white -opaque "$1" \
+              -fill black -opaque red -format "%[fx:round(mean*w*h)]" info:; }
+white=$(count white)
 note "white (message) pixels in the timeline: $white"
 assert_ge "message pixels drawn by ViTE" 2000 "$white"
 # States: the four locations' rows are not empty (black state boxes, grey background).
-black=$(convert vite.png -crop 810x450+218+128 +repage -fill white +opaque black -negate -format "%[fx:round(mean*w*h)]" info:)
+black=$(count black)
 note "black (state) pixels in the timeline: $black"
 assert_ge "state pixels drawn by ViTE" 20000 "$black"
 echo ok
