@@ -8,8 +8,9 @@
  * translated from communicator ranks to WORLD ranks while loading (Comm -> Group ->
  * COMM_LOCATIONS, see archive_comm.c), so later passes never deal with communicator ranks.
  *
- * Conventions of synctrace archives (src/otf2/writer.c): location id = rank * 65536 +
- * thread index; timer resolution 1e9 (ns); attribute "callsite" (string) on Enter events;
+ * Conventions of synctrace archives (src/otf2/writer.c): location group id = rank; location
+ * id = rank + (thread << 32) (Score-P's numbering; archives of older synctrace versions:
+ * rank * 65536 + thread, both read, see st_cli_location_split); timer resolution 1e9 (ns); attribute "callsite" (string) on Enter events;
  * attribute "synctrace:orig_time" (uint64, same time base as event timestamps) on events
  * CLC moved; attribute "synctrace:parallel_id" (uint64) on OpenMP fork/join/team events;
  * archive properties SYNCTRACE::*.
@@ -77,8 +78,8 @@ typedef struct st_cli_event {
 
 typedef struct st_cli_location {
     uint64_t id;
-    int32_t  rank;      /* id / 65536 */
-    uint32_t thread;    /* id % 65536 */
+    int32_t  rank;      /* st_cli_location_split() */
+    uint32_t thread;
     uint32_t name;      /* string ref */
     uint64_t declared;  /* number of events the definition announces */
     st_cli_event_t *ev; /* owned */
@@ -130,7 +131,7 @@ typedef struct st_cli_archive {
     st_cli_region_t *regions;  size_t nregions;  /* sorted by id */
     st_cli_group_t  *groups;   size_t ngroups;   /* sorted by id */
     st_cli_comm_t   *comms;    size_t ncomms;    /* sorted by id */
-    st_cli_location_t *locs;   size_t nlocs;     /* sorted by id */
+    st_cli_location_t *locs;   size_t nlocs;     /* sorted by (rank, thread) */
     st_cli_prop_t   *props;    size_t nprops;
     uint32_t attr_callsite, attr_orig, attr_pid, attr_post, attr_seq; /* attribute refs or ST_CLI_NONE */
     uint8_t  attr_orig_type;
@@ -157,6 +158,14 @@ const st_cli_group_t *st_cli_group(const st_cli_archive_t *ar, uint32_t id);
 const char *st_cli_prop(const st_cli_archive_t *ar, const char *name);
 /* Index of the location with the given id in ar->locs, -1 when unknown. */
 long st_cli_location_index(const st_cli_archive_t *ar, uint64_t id);
+/* Index of the location of (rank, thread) in ar->locs, -1 when unknown. */
+long st_cli_location_find(const st_cli_archive_t *ar, int32_t rank, uint32_t thread);
+/*
+ * Rank and thread of location id in location group `group` (= the rank in synctrace and
+ * Score-P archives): rank + (thread << 32) when the low half is the group, else the older
+ * rank * 65536 + thread (rank -1 when out of range).
+ */
+void st_cli_location_split(uint64_t id, uint32_t group, int32_t *rank, uint32_t *thread);
 
 /* Name of an event kind (events.def names plus the ST_CLI_EV_* ones). */
 const char *st_cli_kind_name(unsigned kind);

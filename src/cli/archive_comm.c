@@ -9,7 +9,8 @@
  *   COMM_SELF       the process alone (event rank 0 = the event's own rank);
  *   LOCATIONS,
  *   COMM_LOCATIONS  members are location ids.
- * A location id maps to its world rank by the synctrace convention id / 65536. When no
+ * A location id maps to its world rank through its Location definition (st_cli_location_split),
+ * or, for an id without one, by the older synctrace convention id / 65536. When no
  * COMM_LOCATIONS group exists, COMM_GROUP members are taken as world ranks themselves.
  */
 #include "archive_read.h"
@@ -17,8 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-static int32_t rank_of_location(uint64_t loc)
+static int32_t rank_of_location(const st_cli_archive_t *ar, uint64_t loc)
 {
+    long i = st_cli_location_index(ar, loc);
+    if (i >= 0)
+        return ar->locs[i].rank;
     uint64_t r = loc / 65536u;
     return r > INT32_MAX ? -1 : (int32_t)r;
 }
@@ -32,15 +36,15 @@ static const st_cli_group_t *comm_locations(const st_cli_archive_t *ar, uint8_t 
 }
 
 /* World rank of member value m of group g (see the file comment). */
-static int32_t member_world(const st_cli_group_t *g, const st_cli_group_t *cl, uint64_t m)
+static int32_t member_world(const st_cli_archive_t *ar, const st_cli_group_t *g, const st_cli_group_t *cl, uint64_t m)
 {
     switch (g->type) {
     case OTF2_GROUP_TYPE_LOCATIONS:
     case OTF2_GROUP_TYPE_COMM_LOCATIONS:
-        return rank_of_location(m);
+        return rank_of_location(ar, m);
     case OTF2_GROUP_TYPE_COMM_GROUP:
         if (cl)
-            return m < cl->n ? rank_of_location(cl->members[m]) : -1;
+            return m < cl->n ? rank_of_location(ar, cl->members[m]) : -1;
         return m > INT32_MAX ? -1 : (int32_t)m;
     default:
         return m > INT32_MAX ? -1 : (int32_t)m;
@@ -56,7 +60,7 @@ static int group_world(const st_cli_archive_t *ar, const st_cli_group_t *g, int3
     if (!*out)
         return -1;
     for (uint32_t i = 0; i < g->n; i++)
-        (*out)[i] = member_world(g, cl, g->members[i]);
+        (*out)[i] = member_world(ar, g, cl, g->members[i]);
     return 0;
 }
 
@@ -71,7 +75,7 @@ static int global_table(const st_cli_archive_t *ar, const st_cli_group_t *g, int
     if (!*out)
         return -1;
     for (uint32_t i = 0; i < cl->n; i++)
-        (*out)[i] = rank_of_location(cl->members[i]);
+        (*out)[i] = rank_of_location(ar, cl->members[i]);
     return 0;
 }
 

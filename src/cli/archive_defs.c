@@ -139,15 +139,14 @@ static OTF2_CallbackCode on_location(void *u, OTF2_LocationRef self, OTF2_String
                                      uint64_t nevents, OTF2_LocationGroupRef group)
 {
     defs_ctx_t *c = u;
-    (void)type; (void)group;
+    (void)type;
     st_cli_location_t *d = SLOT(c, locs, nlocs);
     if (!d) {
         c->oom = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
     d->id = self;
-    d->rank = (int32_t)(self / 65536u); /* synctrace convention: rank * 65536 + thread */
-    d->thread = (uint32_t)(self % 65536u);
+    st_cli_location_split(self, group, &d->rank, &d->thread);
     d->name = name;
     d->declared = nevents;
     return OTF2_CALLBACK_SUCCESS;
@@ -165,7 +164,18 @@ BY_ID(st_cli_string_t, id)
 BY_ID(st_cli_region_t, id)
 BY_ID(st_cli_group_t, id)
 BY_ID(st_cli_comm_t, id)
-BY_ID(st_cli_location_t, id)
+
+/* Locations by (rank, thread): the order of the older rank * 65536 + thread ids. */
+static int loc_cmp(int32_t r1, uint32_t t1, int32_t r2, uint32_t t2)
+{
+    return r1 != r2 ? (r1 > r2) - (r1 < r2) : (t1 > t2) - (t1 < t2);
+}
+
+static int cmp_location(const void *a, const void *b)
+{
+    const st_cli_location_t *x = a, *y = b;
+    return loc_cmp(x->rank, x->thread, y->rank, y->thread);
+}
 
 static void sort_defs(st_cli_archive_t *ar)
 {
@@ -173,9 +183,9 @@ static void sort_defs(st_cli_archive_t *ar)
     st_cli_sort(ar->regions, ar->nregions, sizeof *ar->regions, cmp_st_cli_region_t);
     st_cli_sort(ar->groups, ar->ngroups, sizeof *ar->groups, cmp_st_cli_group_t);
     st_cli_sort(ar->comms, ar->ncomms, sizeof *ar->comms, cmp_st_cli_comm_t);
-    st_cli_sort(ar->locs, ar->nlocs, sizeof *ar->locs, cmp_st_cli_location_t);
+    st_cli_sort(ar->locs, ar->nlocs, sizeof *ar->locs, cmp_location);
     ar->nranks = 0;
-    for (size_t i = 0; i < ar->nlocs; i++) /* sorted by id, hence by rank */
+    for (size_t i = 0; i < ar->nlocs; i++) /* sorted by rank */
         if (i == 0 || ar->locs[i].rank != ar->locs[i - 1].rank)
             ar->nranks++;
 }
@@ -196,7 +206,6 @@ static const st_cli_string_t *find_string(const st_cli_archive_t *ar, uint32_t i
 const st_cli_region_t *st_cli_region(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->regions, ar->nregions, id); }
 const st_cli_comm_t *st_cli_comm(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->comms, ar->ncomms, id); }
 const st_cli_group_t *st_cli_group(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->groups, ar->ngroups, id); }
-static const st_cli_location_t *find_loc(const st_cli_archive_t *ar, uint64_t id) { FIND(ar->locs, ar->nlocs, id); }
 
 const char *st_cli_string(const st_cli_archive_t *ar, uint32_t s)
 {
@@ -211,10 +220,40 @@ const char *st_cli_string(const st_cli_archive_t *ar, uint32_t s)
     return "";
 }
 
+void st_cli_location_split(uint64_t id, uint32_t group, int32_t *rank, uint32_t *thread)
+{
+    uint64_t low = id & 0xffffffffu;
+    if (low == group && low <= INT32_MAX) { /* rank + (thread << 32) */
+        *rank = (int32_t)low;
+        *thread = (uint32_t)(id >> 32);
+    } else { /* rank * 65536 + thread (synctrace before Score-P's numbering) */
+        uint64_t r = id / 65536u;
+        *rank = r > INT32_MAX ? -1 : (int32_t)r;
+        *thread = (uint32_t)(id % 65536u);
+    }
+}
+
+long st_cli_location_find(const st_cli_archive_t *ar, int32_t rank, uint32_t thread)
+{
+    size_t lo = 0, hi = ar->nlocs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (loc_cmp(ar->locs[mid].rank, ar->locs[mid].thread, rank, thread) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ar->nlocs && ar->locs[lo].rank == rank && ar->locs[lo].thread == thread ? (long)lo : -1;
+}
+
 long st_cli_location_index(const st_cli_archive_t *ar, uint64_t id)
 {
-    const st_cli_location_t *l = find_loc(ar, id);
-    return l ? (long)(l - ar->locs) : -1;
+    /* Try both numberings' (rank, thread); the id must match. */
+    uint64_t low = id & 0xffffffffu, r = id / 65536u;
+    long i = low <= INT32_MAX ? st_cli_location_find(ar, (int32_t)low, (uint32_t)(id >> 32)) : -1;
+    if (i < 0 || ar->locs[i].id != id)
+        i = r <= INT32_MAX ? st_cli_location_find(ar, (int32_t)r, (uint32_t)(id % 65536u)) : -1;
+    return i >= 0 && ar->locs[i].id == id ? i : -1;
 }
 
 const char *st_cli_prop(const st_cli_archive_t *ar, const char *name)

@@ -51,7 +51,7 @@ static uint64_t *counter(st_cli_check_t *r, unsigned type, const char **name)
 static const st_cli_event_t *arch_event(const ctx_t *c, const st_clc_ref_t *ref, long *loc)
 {
     const st_clc_loc_t *L = &c->in->locs[ref->loc];
-    *loc = st_cli_location_index(c->ar, (uint64_t)L->rank * 65536u + L->thread);
+    *loc = st_cli_location_find(c->ar, L->rank, L->thread);
     return *loc >= 0 && ref->ev < c->ar->locs[*loc].n ? &c->ar->locs[*loc].ev[ref->ev] : NULL;
 }
 

@@ -108,7 +108,7 @@ const st_cli_cmd_t st_cli_cmd_dump = {
     .usage = "dump DIR [--json]",
     .summary = "every event, one per line, in global time order",
     .help = "Prints every event of the archive in DIR, one per line, merged over all locations in\n"
-            "time order (ties: lower location id first). t is in timer ticks (ns for synctrace\n"
+            "time order (ties: lower rank, then thread first). t is in timer ticks (ns for synctrace\n"
             "archives) relative to the archive's global offset (ClockProperties); peer and root\n"
             "are world ranks. Fields per event type: see README (synctrace dump).\n"
             "  --json   JSON lines: one object per event ({\"t\":..,\"rank\":..,\"thread\":..,\"type\":..,...})\n",

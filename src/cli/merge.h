@@ -2,7 +2,7 @@
  * merge.h — all events of an archive in global time order.
  *
  * A k-way merge of the locations' event arrays on (timestamp, location index); locations
- * are sorted by id, so ties go to the lower location id, and events of one location keep
+ * are sorted by (rank, thread), so ties go to the lower rank, then thread, and events of one location keep
  * their recorded order (a location whose timestamps go backwards is not re-sorted). Memory
  * O(number of locations). Not thread-safe; the archive must outlive the iterator.
  */

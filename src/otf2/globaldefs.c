@@ -286,7 +286,7 @@ static void locations(gdefs_t *g)
         for (uint32_t i = 0; i < rd->nthreads; i++) {
             char name[64];
             const st_thread_data_t *t = &rd->threads[i];
-            OTF2_LocationRef loc = (OTF2_LocationRef)r * ST_MAX_THREADS_PER_RANK + t->index;
+            OTF2_LocationRef loc = st_otf2_location(r, t->index, master);
             check(g, OTF2_GlobalDefWriter_WriteLocation(g->w, loc, str(g, location_name(name, sizeof name, t, master)),
                                                         OTF2_LOCATION_TYPE_CPU_THREAD, t->nevents, r),
                   "writing a location");
@@ -382,7 +382,7 @@ static void mpi_comms(gdefs_t *g)
         return;
     }
     for (uint32_t r = 0; r < g->v.world; r++) /* index = world rank, as OTF2 requires */
-        locs[r] = (uint64_t)r * ST_MAX_THREADS_PER_RANK + st_otf2_master(g->byrank[r]);
+        locs[r] = st_otf2_location(r, st_otf2_master(g->byrank[r]), st_otf2_master(g->byrank[r]));
     write_group(g, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, locs, g->v.world);
     for (uint32_t r = 0; r < g->v.world; r++)
         for (uint32_t i = 0; i < g->byrank[r]->ncomms; i++) {
@@ -455,8 +455,8 @@ static void omp_teams(gdefs_t *g)
         return;
     }
     for (uint32_t r = 0; r < g->v.world; r++)
-        for (uint32_t i = 0; i < g->byrank[r]->nthreads; i++)
-            locs[k++] = (uint64_t)r * ST_MAX_THREADS_PER_RANK + g->byrank[r]->threads[i].index;
+        for (uint32_t i = 0, m = st_otf2_master(g->byrank[r]); i < g->byrank[r]->nthreads; i++)
+            locs[k++] = st_otf2_location(r, g->byrank[r]->threads[i].index, m);
     write_group(g, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP, locs, (uint32_t)n);
     free(locs);
     OTF2_StringRef name = str(g, "OpenMP thread team");

@@ -657,7 +657,7 @@ static int write_thread(OTF2_Archive *a, evt_ctx_t *x)
 {
     const st_thread_data_t *t = x->t;
     const st_rankdata_t *rd = x->c->rd;
-    OTF2_LocationRef loc = (OTF2_LocationRef)rd->rank * ST_MAX_THREADS_PER_RANK + t->index;
+    OTF2_LocationRef loc = st_otf2_location((uint32_t)rd->rank, t->index, x->c->master);
     if (!t->events && t->nevents) {
         st_log_error("OTF2 archive: rank %d thread %u: events are not in memory", rd->rank, t->index);
         return ST_OTF2_ERR_DATA;
@@ -727,8 +727,8 @@ static int write_local_defs(OTF2_Archive *a, st_rankdata_t *const *mine, int nmi
     int rc = ST_OTF2_OK;
     for (int i = 0; i < nmine; i++)
         for (uint32_t k = 0; k < mine[i]->nthreads; k++) {
-            OTF2_LocationRef loc = (OTF2_LocationRef)mine[i]->rank * ST_MAX_THREADS_PER_RANK +
-                                   mine[i]->threads[k].index;
+            OTF2_LocationRef loc = st_otf2_location((uint32_t)mine[i]->rank, mine[i]->threads[k].index,
+                                                    st_otf2_master(mine[i]));
             OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, loc);
             if (!dw || st_otf2_failed(OTF2_Archive_CloseDefWriter(a, dw), "closing a local definition writer"))
                 rc = ST_OTF2_ERR_OTF2;

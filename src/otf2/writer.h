@@ -15,8 +15,9 @@
  * first, then key) — otf2-print rejects Comm definitions with decreasing ids or
  * forward parent references; all comms flagged ST_COMMF_SELF share one
  * MPI_COMM_SELF id; each rank's OpenMP teams follow, rank by rank; the String ids
- * 0..C-1 are the call-site texts of all ranks, rank by rank. Location id = rank *
- * 65536 + thread index; location group id = rank; region id = st_region_t.
+ * 0..C-1 are the call-site texts of all ranks, rank by rank. Location id =
+ * st_otf2_location() (rank + (thread - master) << 32, Score-P's numbering); location
+ * group id = rank; region id = st_region_t.
  *
  * Event-kind mapping is one switch expanded from events.def (writer.c). Peers and
  * roots are recorded as WORLD ranks and translated here to ranks in the event's

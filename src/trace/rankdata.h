@@ -8,7 +8,8 @@
  * per-rank dump files of incomplete runs.
  *
  * Identity rules:
- *  - location id  = rank * ST_MAX_THREADS_PER_RANK + thread index;
+ *  - location     = (rank, thread index), index < ST_MAX_THREADS_PER_RANK; the OTF2 id is
+ *                   st_otf2_location() (src/otf2/writer_int.h);
  *  - communicator = identified by its 64-bit key, equal on every member; events carry
  *    the process-local index into comms[] which the writer maps to a global id;
  *  - call sites   = events carry the pc in ENTER.aux; callsites[] maps pc -> text.

@@ -36,7 +36,7 @@ static int failures, rank;
         }                                                                                       \
     } while (0)
 
-#define LOC(r, t) ((uint64_t)(r) * ST_MAX_THREADS_PER_RANK + (t))
+#define LOC(r, t) ((uint64_t)(r) + ((uint64_t)(t) << 32)) /* st_otf2_location(), master thread 0 */
 
 static char base[512];
 
@@ -87,7 +87,7 @@ static void check_archive(const char *dir, uint64_t gen[][2], const char *incomp
     CHECK(ra_read(anchor, &a) == 0, "read back");
     CHECK(a.nloc == 6, "%d locations", a.nloc);
     for (int i = 0; i < a.nloc; i++) {
-        int r = (int)(a.loc[i].id / ST_MAX_THREADS_PER_RANK), t = (int)(a.loc[i].id % ST_MAX_THREADS_PER_RANK);
+        int r = (int)(a.loc[i].id & 0xffffffffu), t = (int)(a.loc[i].id >> 32);
         uint64_t want = synth_expect(gen[r][t]);
         CHECK(a.loc[i].nevents == want && a.loc[i].counted == want, "location %llu: defined %llu read %llu want %llu",
               (unsigned long long)a.loc[i].id, (unsigned long long)a.loc[i].nevents,

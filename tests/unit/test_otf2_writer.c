@@ -21,7 +21,7 @@
 
 #include "test_check.h"
 
-#define LOC(r, t) ((uint64_t)(r) * ST_MAX_THREADS_PER_RANK + (t))
+#define LOC(r, t) ((uint64_t)(r) + ((uint64_t)(t) << 32)) /* st_otf2_location(), master thread 0 */
 
 static char tmp[] = "/tmp/test_otf2_writer.XXXXXX";
 
@@ -103,7 +103,7 @@ static void check_counts(const ra_archive_t *a, uint64_t gen[][2], int nloc)
 {
     CHECK(a->nloc == nloc, "%d locations, want %d", a->nloc, nloc);
     for (int i = 0; i < a->nloc; i++) {
-        int r = (int)(a->loc[i].id / ST_MAX_THREADS_PER_RANK), t = (int)(a->loc[i].id % ST_MAX_THREADS_PER_RANK);
+        int r = (int)(a->loc[i].id & 0xffffffffu), t = (int)(a->loc[i].id >> 32);
         uint64_t want = gen ? synth_expect(gen[r][t]) : a->loc[i].nevents;
         CHECK(a->loc[i].nevents == want && a->loc[i].counted == want, "location %llu: defined %llu, read %llu, want %llu",
               (unsigned long long)a->loc[i].id, (unsigned long long)a->loc[i].nevents,
