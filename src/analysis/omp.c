@@ -7,7 +7,8 @@
  *  - Management / Fork: on each team thread fork = E(parallel) - t(FORK) and join =
  *    t(JOIN) - L(parallel), at the thread's parallel cnode, and moved into its Time there
  *    (on the master the two intervals were time of the parallel region's parent).
- *  - Wait at Barrier: min(latest team ENTER, own LEAVE) - own ENTER, explicit / implicit.
+ *  - Wait at Barrier: min(latest team ENTER, own LEAVE) - own ENTER - the time of tasks
+ *    run inside the barrier (its callees), explicit / implicit.
  *  - Lock Contention: t(release of the previous holder) - E(acquiring call), critical or API.
  *  - Idle threads: a worker thread outside parallel regions gets the master's exclusive
  *    Time there (as Time and as idle time; its own time outside teams is dropped), and a
@@ -152,7 +153,23 @@ static void team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, c
         inteam[ref(c, fi, s)->loc] = 0;
 }
 
-/* Wait at Barrier of one barrier instance: every thread waits for the last to enter. */
+/* Time of the calls directly inside call (tasks a thread runs while it waits in a barrier). */
+static uint64_t callee_time(const an_ctx_t *c, uint32_t l, uint64_t call)
+{
+    uint64_t sum = 0, end = c->loc[l].leave[call];
+    end = end != AN_NO_EV ? end : c->in->locs[l].n;
+    for (uint64_t i = call + 1; i < end; i++)
+        if (c->in->locs[l].ev[i].kind == ST_EV_ENTER) {
+            sum += (uint64_t)st_an_diff(an_leave_time(c, l, i), an_time(c, l, i));
+            if (c->loc[l].leave[i] == AN_NO_EV)
+                break;
+            i = c->loc[l].leave[i];
+        }
+    return sum;
+}
+
+/* Wait at Barrier of one barrier instance: every thread waits for the last to enter,
+ * less the tasks it ran meanwhile (they are its callees' time, not waiting). */
 static void barrier(an_ctx_t *c, const st_clc_inst_t *bi)
 {
     uint64_t latest = 0;
@@ -166,7 +183,8 @@ static void barrier(an_ctx_t *c, const st_clc_inst_t *bi)
             continue;
         int metric = an_region(c, m->loc, call) == ST_REGION_OMP_BARRIER ? ST_AN_M_OMP_EBARRIER_WAIT
                                                                         : ST_AN_M_OMP_IBARRIER_WAIT;
-        an_add(c, metric, m->loc, call, (double)st_an_diff(latest < leave ? latest : leave, an_time(c, m->loc, call)));
+        an_add(c, metric, m->loc, call, (double)st_an_diff(latest < leave ? latest : leave, an_time(c, m->loc, call)) -
+                                        (double)callee_time(c, m->loc, call));
     }
 }
 
