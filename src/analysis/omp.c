@@ -10,7 +10,8 @@
  *  - Wait at Barrier: min(latest team ENTER, own LEAVE) - own ENTER - the time of tasks
  *    run inside the barrier (its callees), explicit / implicit.
  *  - Lock Contention: t(release of the previous holder) - E(acquiring call), critical or API.
- *  - Idle threads: a worker thread outside parallel regions gets the master's exclusive
+ *  - Idle threads (threads that were in a team; thread 0 is the master): a worker thread
+ *    outside parallel regions gets the master's exclusive
  *    Time there (as Time and as idle time; its own time outside teams is dropped), and a
  *    thread of the process that is not in the team of an outermost parallel region gets
  *    the region's duration (fork to join) at the master's parallel cnode (Limited
@@ -96,16 +97,26 @@ static uint64_t join_of(const an_ctx_t *c, const st_clc_inst_t *fi)
     return AN_NO_EV;
 }
 
-/* Per location: the location of thread 0 of its process (UINT32_MAX if none). */
+/* Per location: the location of thread 0 of its process if both were in an OpenMP team (a
+ * receiver of a fork), else UINT32_MAX (a thread OpenMP does not know keeps its own time). */
 static uint32_t *masters(const an_ctx_t *c)
 {
     uint32_t n = c->in->nlocs, *m = malloc(sizeof *m * (n + 1));
-    for (uint32_t l = 0; m && l < n; l++) {
+    uint8_t *team = calloc(n + 1, 1);
+    for (uint64_t i = 0; m && team && i < c->g->ninst; i++) {
+        const st_clc_inst_t *in = &c->g->inst[i];
+        for (uint32_t s = in->nsend; st_clc_inst_type(in) == ST_CLC_KEY_OMP_FORK && s < in->nsend + in->nrecv; s++)
+            team[ref(c, in, s)->loc] = 1;
+    }
+    for (uint32_t l = 0; m && team && l < n; l++) {
         m[l] = UINT32_MAX;
-        for (uint32_t k = 0; k < n; k++)
-            if (c->in->locs[k].rank == c->in->locs[l].rank && c->in->locs[k].thread == 0)
+        for (uint32_t k = 0; team[l] && k < n; k++)
+            if (team[k] && c->in->locs[k].rank == c->in->locs[l].rank && c->in->locs[k].thread == 0)
                 m[l] = k;
     }
+    if (!team)
+        free(m), m = NULL;
+    free(team);
     return m;
 }
 
@@ -143,7 +154,7 @@ static void team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, c
     }
     if (pk != ST_AN_NO_CNODE && !inpar[an_cnode(c, f->loc, an_call(c, f->loc, f->ev))])
         for (uint32_t l = 0; l < c->in->nlocs; l++)
-            if (master[l] == master[f->loc] && !inteam[l]) {
+            if (master[l] != UINT32_MAX && master[l] == master[f->loc] && !inteam[l]) {
                 double d = (double)st_an_diff(t_join, t_fork);
                 *st_an_sev(r, ST_AN_M_TIME, pk, l) += d;
                 *st_an_sev(r, ST_AN_M_OMP_IDLE, pk, l) += d;

@@ -443,7 +443,7 @@ static void region(uint32_t l, uint32_t region, uint64_t t0, uint64_t t1)
 }
 
 /*
- * One process, 3 threads. Team 7 (all three, fork 100, join 410): explicit barrier entered
+ * One process, 3 OpenMP threads and one thread never in a team. Team 7 (all three, fork 100, join 410): explicit barrier entered
  * at 120 / 180 / 190, implicit at 300 / 350 / 390; a critical section w1 holds until 250
  * while the master waits from 210. Serial 410..1000. Team 8 (master and w1 only, fork 1000,
  * join 1110): the master waits in omp_set_lock from 1010 for w1's release at 1045.
@@ -454,7 +454,7 @@ static void test_openmp(void)
            CRIT = ST_REGION_OMP_CRITICAL, SET = ST_REGION_OMP_SET_LOCK, UNSET = ST_REGION_OMP_UNSET_LOCK,
            MAIN = ST_REGION_PROGRAM };
     tb_init(&t, 1, 0);
-    uint32_t m = tb_loc(&t, 0, 0), w1 = tb_loc(&t, 0, 1), w2 = tb_loc(&t, 0, 2);
+    uint32_t m = tb_loc(&t, 0, 0), w1 = tb_loc(&t, 0, 1), w2 = tb_loc(&t, 0, 2), other = tb_loc(&t, 0, 3);
     enter(m, 0, MAIN);
     omp_ev(m, ST_EV_THREAD_FORK, 100, 7);
     omp_ev(m, ST_EV_THREAD_TEAM_BEGIN, 101, 7);
@@ -511,6 +511,7 @@ static void test_openmp(void)
     region(w2, IBAR, 390, 400);
     leave(w2, 405, PAR);
     omp_ev(w2, ST_EV_THREAD_TEAM_END, 406, 7);
+    region(other, MAIN, 500, 540); /* a thread of the process never in a team: its own time only */
     analyse();
 
     /* barriers: everyone waits for the last to enter */
@@ -556,6 +557,9 @@ static void test_openmp(void)
     CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_LIMITED), 110);
     CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_IDLE), 780 * 2 + 110);
     CHECK_EQ(AT(ST_AN_M_TIME, w1, PAR), 174 + 93 + 28);
+    CHECK_EQ(AT(ST_AN_M_TIME, other, MAIN), 40);
+    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, other, MAIN), 0);
+    CHECK_EQ(AT(ST_AN_M_OMP_LIMITED, other, MAIN, PAR), 0);
     /* every thread's time adds up to its master's span */
     for (uint32_t l = 0; l < 3; l++) {
         double sum = 0;
