@@ -215,8 +215,10 @@ int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t 
         for (uint32_t l = 0; l < in->nlocs; l++)
             time_loc(&c, l);
         mpi_time(res);
-        rc = an_p2p(&c);
+        rc = an_omp(&c);
     }
+    if (rc == 0)
+        rc = an_p2p(&c);
     if (rc == 0)
         rc = an_coll(&c);
     for (uint32_t l = 0; c.loc && l < in->nlocs; l++)

@@ -80,5 +80,8 @@ int an_late_sender(an_ctx_t *c, an_waits_t *ls);
 int an_p2p(an_ctx_t *c);
 /* Collective patterns over the graph's collective instances. 0, or -1 (memory). */
 int an_coll(an_ctx_t *c);
+/* OpenMP metrics over the graph's OpenMP instances, idle threads (omp.c); after time and
+ * MPI time. 0, or -1 (memory). */
+int an_omp(an_ctx_t *c);
 
 #endif

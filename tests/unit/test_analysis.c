@@ -9,7 +9,7 @@
  * count-0 operations: nothing; intercommunicator collectives (each group waits for the other); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
  * report of a call tree not created in preorder, checked by an independent reader.
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/output.c src/analysis/cube.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/output.c src/analysis/cube.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -425,6 +425,151 @@ static void test_intercomm(void)
     done();
 }
 
+/* ---- OpenMP ---------------------------------------------------------------------------------- */
+
+static void omp_ev(uint32_t l, unsigned kind, uint64_t time, uint64_t id) { tb_ev(&t, l, kind, time)->id = id; }
+
+/* A lock event: op = lock kind (1 omp_lock, 5 critical), bytes = acquisition order. */
+static void lock_ev(uint32_t l, unsigned kind, uint64_t time, unsigned op, uint64_t id, uint64_t order)
+{
+    st_event_t *e = tb_ev(&t, l, kind, time);
+    e->op = (uint8_t)op, e->id = id, e->bytes = order;
+}
+
+static void region(uint32_t l, uint32_t region, uint64_t t0, uint64_t t1)
+{
+    enter(l, t0, region);
+    leave(l, t1, region);
+}
+
+/*
+ * One process, 3 OpenMP threads and one thread never in a team. Team 7 (all three, fork 100, join 410): explicit barrier entered
+ * at 120 / 180 / 190, implicit at 300 / 350 / 390; a critical section w1 holds until 250
+ * while the master waits from 210. Serial 410..1000. Team 8 (master and w1 only, fork 1000,
+ * join 1110): the master waits in omp_set_lock from 1010 for w1's release at 1045.
+ */
+static void test_openmp(void)
+{
+    enum { PAR = ST_REGION_OMP_PARALLEL, BAR = ST_REGION_OMP_BARRIER, IBAR = ST_REGION_OMP_IBARRIER,
+           CRIT = ST_REGION_OMP_CRITICAL, SET = ST_REGION_OMP_SET_LOCK, UNSET = ST_REGION_OMP_UNSET_LOCK,
+           MAIN = ST_REGION_PROGRAM };
+    tb_init(&t, 1, 0);
+    uint32_t m = tb_loc(&t, 0, 0), w1 = tb_loc(&t, 0, 1), w2 = tb_loc(&t, 0, 2), other = tb_loc(&t, 0, 3);
+    enter(m, 0, MAIN);
+    omp_ev(m, ST_EV_THREAD_FORK, 100, 7);
+    omp_ev(m, ST_EV_THREAD_TEAM_BEGIN, 101, 7);
+    enter(m, 110, PAR);
+    region(m, BAR, 120, 200);
+    enter(m, 210, CRIT);
+    lock_ev(m, ST_EV_THREAD_ACQUIRE_LOCK, 260, 5, 9, 2);
+    lock_ev(m, ST_EV_THREAD_RELEASE_LOCK, 270, 5, 9, 2);
+    leave(m, 271, CRIT);
+    enter(m, 300, IBAR);
+    region(m, ST_REGION_OMP_TASK, 320, 330); /* a task run while waiting: not a wait */
+    leave(m, 400, IBAR);
+    leave(m, 401, PAR);
+    omp_ev(m, ST_EV_THREAD_TEAM_END, 402, 7);
+    omp_ev(m, ST_EV_THREAD_JOIN, 410, 7);
+    omp_ev(m, ST_EV_THREAD_FORK, 1000, 8);
+    omp_ev(m, ST_EV_THREAD_TEAM_BEGIN, 1001, 8);
+    enter(m, 1005, PAR);
+    enter(m, 1010, SET);
+    lock_ev(m, ST_EV_THREAD_ACQUIRE_LOCK, 1050, 1, 5, 2);
+    leave(m, 1051, SET);
+    enter(m, 1060, UNSET);
+    lock_ev(m, ST_EV_THREAD_RELEASE_LOCK, 1061, 1, 5, 2);
+    leave(m, 1062, UNSET);
+    leave(m, 1100, PAR);
+    omp_ev(m, ST_EV_THREAD_TEAM_END, 1101, 8);
+    omp_ev(m, ST_EV_THREAD_JOIN, 1110, 8);
+    leave(m, 1200, MAIN);
+
+    omp_ev(w1, ST_EV_THREAD_TEAM_BEGIN, 103, 7);
+    enter(w1, 112, PAR);
+    region(w1, BAR, 180, 201);
+    enter(w1, 205, CRIT);
+    lock_ev(w1, ST_EV_THREAD_ACQUIRE_LOCK, 206, 5, 9, 1);
+    lock_ev(w1, ST_EV_THREAD_RELEASE_LOCK, 250, 5, 9, 1);
+    leave(w1, 251, CRIT);
+    region(w1, IBAR, 350, 400);
+    leave(w1, 403, PAR);
+    omp_ev(w1, ST_EV_THREAD_TEAM_END, 404, 7);
+    omp_ev(w1, ST_EV_THREAD_TEAM_BEGIN, 1002, 8);
+    enter(w1, 1003, PAR);
+    enter(w1, 1004, SET);
+    lock_ev(w1, ST_EV_THREAD_ACQUIRE_LOCK, 1005, 1, 5, 1);
+    leave(w1, 1006, SET);
+    enter(w1, 1040, UNSET);
+    lock_ev(w1, ST_EV_THREAD_RELEASE_LOCK, 1045, 1, 5, 1);
+    leave(w1, 1046, UNSET);
+    leave(w1, 1104, PAR);
+    omp_ev(w1, ST_EV_THREAD_TEAM_END, 1105, 8);
+
+    omp_ev(w2, ST_EV_THREAD_TEAM_BEGIN, 104, 7);
+    enter(w2, 115, PAR);
+    region(w2, BAR, 190, 202);
+    region(w2, IBAR, 390, 400);
+    leave(w2, 405, PAR);
+    omp_ev(w2, ST_EV_THREAD_TEAM_END, 406, 7);
+    region(other, MAIN, 500, 540); /* a thread of the process never in a team: its own time only */
+    analyse();
+
+    /* barriers: everyone waits for the last to enter */
+    CHECK_EQ(AT(ST_AN_M_OMP_EBARRIER_WAIT, m, MAIN, PAR, BAR), 70);
+    CHECK_EQ(AT(ST_AN_M_OMP_EBARRIER_WAIT, w1, PAR, BAR), 10);
+    CHECK_EQ(AT(ST_AN_M_OMP_EBARRIER_WAIT, w2, PAR, BAR), 0);
+    CHECK_EQ(AT(ST_AN_M_OMP_IBARRIER_WAIT, m, MAIN, PAR, IBAR), 90 - 10);
+    CHECK_EQ(AT(ST_AN_M_OMP_IBARRIER_WAIT, w1, PAR, IBAR), 40);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_EBARRIER_WAIT), 80);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_IBARRIER_WAIT), 120);
+    CHECK_EQ(AT(ST_AN_M_OMP_EBARRIER, m, MAIN, PAR, BAR), 80);
+    CHECK_EQ(AT(ST_AN_M_OMP_BARRIER, w2, PAR, IBAR), 10);
+    /* locks: the previous holder's release - the acquiring call's enter; first ones free */
+    CHECK_EQ(AT(ST_AN_M_OMP_LOCK_CONT_CRITICAL, m, MAIN, PAR, CRIT), 40);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_LOCK_CONT_CRITICAL), 40);
+    CHECK_EQ(AT(ST_AN_M_OMP_LOCK_CONT_API, m, MAIN, PAR, SET), 35);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_LOCK_CONT_API), 35);
+    CHECK_EQ(AT(ST_AN_M_OMP_CRITICAL, m, MAIN, PAR, CRIT), 61);
+    CHECK_EQ(AT(ST_AN_M_OMP_LOCK_API, m, MAIN, PAR, SET), 41);
+    CHECK_EQ(AT(ST_AN_M_OMP_LOCK_API, m, MAIN, PAR, UNSET), 2);
+    /* management: fork (E(parallel) - fork) + join (join - L(parallel)), per team thread */
+    CHECK_EQ(AT(ST_AN_M_OMP_FORK, m, MAIN, PAR), 10 + 5);
+    CHECK_EQ(AT(ST_AN_M_OMP_MGMT, m, MAIN, PAR), 19 + 15);
+    CHECK_EQ(AT(ST_AN_M_OMP_FORK, w1, PAR), 12 + 3);
+    CHECK_EQ(AT(ST_AN_M_OMP_MGMT, w1, PAR), 19 + 9);
+    CHECK_EQ(AT(ST_AN_M_OMP_MGMT, w2, PAR), 20);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_MGMT), 34 + 28 + 20);
+    /* OpenMP time: management and synchronization constructs */
+    CHECK_EQ(AT(ST_AN_M_OMP, m, MAIN, PAR), 34);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_SYNC), (80 + 61 + 90 + 41 + 2) + (21 + 46 + 50 + 2 + 6) + (12 + 10));
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP), st_an_total(&R, ST_AN_M_OMP_SYNC) + 82);
+    /* management moved into the parallel region's time; the master's serial time in main */
+    CHECK_EQ(AT(ST_AN_M_TIME, m, MAIN), 1200 - 291 - 95 - 34);
+    CHECK_EQ(AT(ST_AN_M_TIME, m, MAIN, PAR), 50 + 52 + 34);
+    CHECK_EQ(AT(ST_AN_M_TIME, m, MAIN, PAR, IBAR, ST_REGION_OMP_TASK), 10);
+    /* idle threads: workers get the master's serial time, w2 the whole of team 8 */
+    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, w1, MAIN), 780);
+    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, w2, MAIN), 780);
+    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, m, MAIN), 0);
+    CHECK_EQ(AT(ST_AN_M_OMP_LIMITED, w2, MAIN, PAR), 110);
+    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, w2, MAIN, PAR), 110);
+    CHECK_EQ(AT(ST_AN_M_OMP_LIMITED, w1, MAIN, PAR), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_LIMITED), 110);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_IDLE), 780 * 2 + 110);
+    CHECK_EQ(AT(ST_AN_M_TIME, w1, PAR), 174 + 93 + 28);
+    CHECK_EQ(AT(ST_AN_M_TIME, other, MAIN), 40);
+    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, other, MAIN), 0);
+    CHECK_EQ(AT(ST_AN_M_OMP_LIMITED, other, MAIN, PAR), 0);
+    /* every thread's time adds up to its master's span */
+    for (uint32_t l = 0; l < 3; l++) {
+        double sum = 0;
+        for (uint32_t k = 0; k < R.ncnodes; k++)
+            sum += *st_an_sev(&R, ST_AN_M_TIME, k, l);
+        CHECK_EQ(sum, 1200);
+    }
+    done();
+}
+
 static void test_metric_table(void)
 {
     CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
@@ -448,6 +593,7 @@ int main(void)
     test_cube();
     test_intercomm();
     test_collectives();
+    test_openmp();
     printf("test_analysis: ok\n");
     return 0;
 }

@@ -1,0 +1,258 @@
+/*
+ * omp.c — the OpenMP metrics (ANALYSIS.md §1-2, "OpenMP"), from the graph's OpenMP
+ * instances (deps.c: fork -> team begins, team ends -> join, the k-th barrier of a team,
+ * lock release -> next acquisition); nothing is derived here a second time.
+ *
+ *  - OpenMP time by region: barriers, critical, lock API, ordered, taskwait constructs.
+ *  - Management / Fork: on each team thread fork = E(parallel) - t(FORK) and join =
+ *    t(JOIN) - L(parallel), at the thread's parallel cnode, and moved into its Time there
+ *    (on the master the two intervals were time of the parallel region's parent).
+ *  - Wait at Barrier: min(latest team ENTER, own LEAVE) - own ENTER - the time of tasks
+ *    run inside the barrier (its callees), explicit / implicit.
+ *  - Lock Contention: t(release of the previous holder) - E(acquiring call), critical or API.
+ *  - Idle threads (threads that were in a team; thread 0 is the master): a worker thread
+ *    outside parallel regions gets the master's exclusive
+ *    Time there (as Time and as idle time; its own time outside teams is dropped), and a
+ *    thread of the process that is not in the team of an outermost parallel region gets
+ *    the region's duration (fork to join) at the master's parallel cnode (Limited
+ *    parallelism). So every thread's Time adds up to its master's.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+
+#include "../record/region.h"
+#include "patterns.h"
+
+/* Adds v to metric m and to its ancestors below Time (m's whole amount is part of each). */
+static void add_up(an_ctx_t *c, int m, uint32_t k, uint32_t l, double v)
+{
+    for (; m != ST_AN_M_TIME && m != ST_AN_M_ROOT; m = st_an_metric(m)->parent)
+        *st_an_sev(c->res, m, k, l) += v;
+}
+
+/* The OpenMP time metric of a region (innermost in the metric tree), or -1. */
+static int region_metric(uint32_t region)
+{
+    switch (region) {
+    case ST_REGION_OMP_BARRIER:       return ST_AN_M_OMP_EBARRIER;
+    case ST_REGION_OMP_IBARRIER:      return ST_AN_M_OMP_IBARRIER;
+    case ST_REGION_OMP_CRITICAL:      return ST_AN_M_OMP_CRITICAL;
+    case ST_REGION_OMP_SET_LOCK:
+    case ST_REGION_OMP_UNSET_LOCK:
+    case ST_REGION_OMP_SET_NEST_LOCK:
+    case ST_REGION_OMP_UNSET_NEST_LOCK: return ST_AN_M_OMP_LOCK_API;
+    case ST_REGION_OMP_ORDERED:       return ST_AN_M_OMP_ORDERED;
+    case ST_REGION_OMP_TASKWAIT:
+    case ST_REGION_OMP_TASKGROUP:     return ST_AN_M_OMP_TASKWAIT;
+    default:                          return -1;
+    }
+}
+
+static void region_time(an_ctx_t *c)
+{
+    st_an_result_t *r = c->res;
+    for (uint32_t k = 1; k < r->ncnodes; k++) {
+        int m = region_metric(r->cnodes[k].region);
+        for (uint32_t l = 0; m >= 0 && l < r->nlocs; l++)
+            add_up(c, m, k, l, *st_an_sev(r, ST_AN_M_TIME, k, l));
+    }
+}
+
+static const st_clc_ref_t *ref(const an_ctx_t *c, const st_clc_inst_t *in, uint32_t slot)
+{
+    return &c->g->refs[in->first + slot];
+}
+
+/* The ENTER of the parallel region after a team begin (b) on location l, or AN_NO_EV. */
+static uint64_t parallel_enter(const an_ctx_t *c, uint32_t l, uint64_t b)
+{
+    const st_clc_loc_t *L = &c->in->locs[l];
+    for (uint64_t i = b + 1; i < L->n && L->ev[i].kind != ST_EV_THREAD_TEAM_END; i++)
+        if (L->ev[i].kind == ST_EV_ENTER)
+            return L->ev[i].region == ST_REGION_OMP_PARALLEL ? i : AN_NO_EV;
+    return AN_NO_EV;
+}
+
+/* The join ending the team forked by (fork instance) fi: the JOIN instance of the same
+ * team, found among the forking location's ports after the fork. AN_NO_EV if none. */
+static uint64_t join_of(const an_ctx_t *c, const st_clc_inst_t *fi)
+{
+    const st_clc_ref_t *f = ref(c, fi, 0);
+    const st_clc_graph_t *g = c->g;
+    uint64_t lo = g->port_first[f->loc], hi = g->port_first[f->loc + 1];
+    while (lo < hi) { /* first port at or after the fork */
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (g->ports[mid].ev < f->ev)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (uint64_t p = lo; p < g->port_first[f->loc + 1]; p++) {
+        const st_clc_inst_t *ji = &g->inst[g->ports[p].inst];
+        if (g->ports[p].role == ST_CLC_RECV && st_clc_inst_type(ji) == ST_CLC_KEY_OMP_JOIN &&
+            ji->key[1] == fi->key[1] && ji->key[2] == fi->key[2])
+            return g->ports[p].ev;
+    }
+    return AN_NO_EV;
+}
+
+/* Per location: the location of thread 0 of its process if both were in an OpenMP team (a
+ * receiver of a fork), else UINT32_MAX (a thread OpenMP does not know keeps its own time). */
+static uint32_t *masters(const an_ctx_t *c)
+{
+    uint32_t n = c->in->nlocs, *m = malloc(sizeof *m * (n + 1));
+    uint8_t *team = calloc(n + 1, 1);
+    for (uint64_t i = 0; m && team && i < c->g->ninst; i++) {
+        const st_clc_inst_t *in = &c->g->inst[i];
+        for (uint32_t s = in->nsend; st_clc_inst_type(in) == ST_CLC_KEY_OMP_FORK && s < in->nsend + in->nrecv; s++)
+            team[ref(c, in, s)->loc] = 1;
+    }
+    for (uint32_t l = 0; m && team && l < n; l++) {
+        m[l] = UINT32_MAX;
+        for (uint32_t k = 0; team[l] && k < n; k++)
+            if (team[k] && c->in->locs[k].rank == c->in->locs[l].rank && c->in->locs[k].thread == 0)
+                m[l] = k;
+    }
+    if (!team)
+        free(m), m = NULL;
+    free(team);
+    return m;
+}
+
+/* Management and Fork of one parallel region instance; limited parallelism when it is
+ * outermost and smaller than its process (inpar: cnode lies in a parallel region). */
+static void team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, const uint8_t *inpar,
+                 uint8_t *inteam)
+{
+    st_an_result_t *r = c->res;
+    const st_clc_ref_t *f = ref(c, fi, 0);
+    uint64_t join = join_of(c, fi);
+    if (fi->nsend != 1 || join == AN_NO_EV)
+        return;
+    uint64_t t_fork = an_time(c, f->loc, f->ev), t_join = an_time(c, f->loc, join);
+    uint32_t pk = ST_AN_NO_CNODE; /* the forking thread's parallel cnode */
+    for (uint32_t s = 1; s < fi->nsend + fi->nrecv; s++) {
+        const st_clc_ref_t *m = ref(c, fi, s);
+        uint64_t e = parallel_enter(c, m->loc, m->ev);
+        if (e == AN_NO_EV)
+            continue;
+        inteam[m->loc] = 1;
+        uint32_t k = c->loc[m->loc].cnode[e];
+        double fork = (double)st_an_diff(an_time(c, m->loc, e), t_fork);
+        double jn = (double)st_an_diff(t_join, an_leave_time(c, m->loc, e));
+        fork = fork > 0 ? fork : 0, jn = jn > 0 ? jn : 0;
+        add_up(c, ST_AN_M_OMP_FORK, k, m->loc, fork);
+        add_up(c, ST_AN_M_OMP_MGMT, k, m->loc, jn);
+        an_note(c, ST_AN_M_OMP_MGMT, m->loc, e, fork + jn);
+        an_note(c, ST_AN_M_OMP_FORK, m->loc, e, fork);
+        *st_an_sev(r, ST_AN_M_TIME, k, m->loc) += fork + jn;
+        if (m->loc == f->loc) { /* the master: both intervals were its parent call's time */
+            *st_an_sev(r, ST_AN_M_TIME, r->cnodes[k].parent, m->loc) -= fork + jn;
+            pk = k;
+        }
+    }
+    if (pk != ST_AN_NO_CNODE && !inpar[an_cnode(c, f->loc, an_call(c, f->loc, f->ev))])
+        for (uint32_t l = 0; l < c->in->nlocs; l++)
+            if (master[l] != UINT32_MAX && master[l] == master[f->loc] && !inteam[l]) {
+                double d = (double)st_an_diff(t_join, t_fork);
+                *st_an_sev(r, ST_AN_M_TIME, pk, l) += d;
+                *st_an_sev(r, ST_AN_M_OMP_IDLE, pk, l) += d;
+                *st_an_sev(r, ST_AN_M_OMP_LIMITED, pk, l) += d;
+            }
+    for (uint32_t s = 1; s < fi->nsend + fi->nrecv; s++)
+        inteam[ref(c, fi, s)->loc] = 0;
+}
+
+/* Time of the calls directly inside call (tasks a thread runs while it waits in a barrier). */
+static uint64_t callee_time(const an_ctx_t *c, uint32_t l, uint64_t call)
+{
+    uint64_t sum = 0, end = c->loc[l].leave[call];
+    end = end != AN_NO_EV ? end : c->in->locs[l].n;
+    for (uint64_t i = call + 1; i < end; i++)
+        if (c->in->locs[l].ev[i].kind == ST_EV_ENTER) {
+            sum += (uint64_t)st_an_diff(an_leave_time(c, l, i), an_time(c, l, i));
+            if (c->loc[l].leave[i] == AN_NO_EV)
+                break;
+            i = c->loc[l].leave[i];
+        }
+    return sum;
+}
+
+/* Wait at Barrier of one barrier instance: every thread waits for the last to enter,
+ * less the tasks it ran meanwhile (they are its callees' time, not waiting). */
+static void barrier(an_ctx_t *c, const st_clc_inst_t *bi)
+{
+    uint64_t latest = 0;
+    for (uint32_t s = 0; s < bi->nsend; s++)
+        latest = latest > an_time(c, ref(c, bi, s)->loc, ref(c, bi, s)->ev) ? latest
+               : an_time(c, ref(c, bi, s)->loc, ref(c, bi, s)->ev);
+    for (uint32_t s = bi->nsend; s < bi->nsend + bi->nrecv; s++) {
+        const st_clc_ref_t *m = ref(c, bi, s);
+        uint64_t call = an_call(c, m->loc, m->ev), leave = an_time(c, m->loc, m->ev);
+        if (call == AN_NO_EV)
+            continue;
+        int metric = an_region(c, m->loc, call) == ST_REGION_OMP_BARRIER ? ST_AN_M_OMP_EBARRIER_WAIT
+                                                                        : ST_AN_M_OMP_IBARRIER_WAIT;
+        an_add(c, metric, m->loc, call, (double)st_an_diff(latest < leave ? latest : leave, an_time(c, m->loc, call)) -
+                                        (double)callee_time(c, m->loc, call));
+    }
+}
+
+/* Lock Contention of one acquisition: it waits for the previous holder's release. */
+static void lock(an_ctx_t *c, const st_clc_inst_t *li)
+{
+    if (li->nsend != 1 || li->nrecv != 1)
+        return;
+    const st_clc_ref_t *rel = ref(c, li, 0), *acq = ref(c, li, 1);
+    uint64_t call = an_call(c, acq->loc, acq->ev);
+    if (call == AN_NO_EV)
+        return;
+    int metric = an_region(c, acq->loc, call) == ST_REGION_OMP_CRITICAL ? ST_AN_M_OMP_LOCK_CONT_CRITICAL
+                                                                        : ST_AN_M_OMP_LOCK_CONT_API;
+    an_add(c, metric, acq->loc, call,
+           (double)st_an_diff(an_time(c, rel->loc, rel->ev), an_time(c, acq->loc, call)));
+}
+
+/* A worker thread outside parallel regions: idle for the master's time there. */
+static void idle_outside(an_ctx_t *c, const uint32_t *master, const uint8_t *inpar)
+{
+    st_an_result_t *r = c->res;
+    for (uint32_t l = 0; l < r->nlocs; l++) {
+        uint32_t m = master[l];
+        if (m == UINT32_MAX || m == l)
+            continue;
+        for (uint32_t k = 0; k < r->ncnodes; k++) {
+            if (inpar[k])
+                continue;
+            double v = *st_an_sev(r, ST_AN_M_TIME, k, m);
+            *st_an_sev(r, ST_AN_M_TIME, k, l) = v;
+            *st_an_sev(r, ST_AN_M_OMP_IDLE, k, l) = v > 0 ? v : 0;
+        }
+    }
+}
+
+int an_omp(an_ctx_t *c)
+{
+    st_an_result_t *r = c->res;
+    uint32_t *master = masters(c);
+    uint8_t *inpar = calloc(r->ncnodes + 1, 1), *inteam = calloc(r->nlocs + 1, 1);
+    int rc = master && inpar && inteam ? 0 : -1;
+    for (uint32_t k = 1; rc == 0 && k < r->ncnodes; k++)
+        inpar[k] = r->cnodes[k].region == ST_REGION_OMP_PARALLEL || inpar[r->cnodes[k].parent];
+    if (rc == 0) {
+        region_time(c);
+        for (uint64_t i = 0; i < c->g->ninst; i++) {
+            const st_clc_inst_t *in = &c->g->inst[i];
+            switch (st_clc_inst_type(in)) {
+            case ST_CLC_KEY_OMP_FORK:    team(c, in, master, inpar, inteam); break;
+            case ST_CLC_KEY_OMP_BARRIER: barrier(c, in); break;
+            case ST_CLC_KEY_OMP_LOCK:    lock(c, in); break;
+            default: break;
+            }
+        }
+        idle_outside(c, master, inpar);
+    }
+    free(master), free(inpar), free(inteam);
+    return rc;
+}
