@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../record/region.h"
+#include "../util/json.h"
 
 const char *st_an_cnode_name(const st_an_result_t *r, uint32_t cnode)
 {
@@ -15,21 +16,6 @@ const char *st_an_cnode_name(const st_an_result_t *r, uint32_t cnode)
         return "<root>";
     const st_region_info_t *ri = st_region_info(r->cnodes[cnode].region);
     return ri ? ri->name : "?";
-}
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
 }
 
 static double scale(int m, uint64_t resolution)
@@ -43,16 +29,16 @@ static void json_metrics(FILE *f)
     for (int m = 0; m < ST_AN__METRICS; m++) {
         const st_an_metric_def_t *d = st_an_metric(m);
         fprintf(f, "    {\"id\": %d, \"uniq_name\": ", m);
-        json_string(f, d->uniq);
+        st_json_string(f, d->uniq);
         fprintf(f, ", \"disp_name\": ");
-        json_string(f, d->disp);
+        st_json_string(f, d->disp);
         fprintf(f, ", \"parent\": ");
         if (d->parent < 0)
             fprintf(f, "null");
         else
-            json_string(f, st_an_metric(d->parent)->uniq);
+            st_json_string(f, st_an_metric(d->parent)->uniq);
         fprintf(f, ", \"unit\": \"%s\", \"descr\": ", d->unit);
-        json_string(f, d->descr);
+        st_json_string(f, d->descr);
         fprintf(f, "}%s\n", m + 1 < ST_AN__METRICS ? "," : "");
     }
     fprintf(f, "  ],\n");
@@ -68,7 +54,7 @@ static void json_tree(FILE *f, const st_an_result_t *r, const st_clc_input_t *in
         else
             fprintf(f, "%" PRIu32, r->cnodes[k].parent);
         fprintf(f, ", \"region\": ");
-        json_string(f, st_an_cnode_name(r, k));
+        st_json_string(f, st_an_cnode_name(r, k));
         fprintf(f, "}%s\n", k + 1 < r->ncnodes ? "," : "");
     }
     fprintf(f, "  ],\n  \"locations\": [\n");

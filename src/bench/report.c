@@ -1,5 +1,6 @@
 /* report.c — synctrace-bench's output: the table on rank 0's stdout, JSON and CSV files. */
 #include "bench.h"
+#include "../util/json.h"
 
 #include <string.h>
 
@@ -83,21 +84,6 @@ void bench_print_footer(FILE *out, const bench_meta_t *m)
 
 /* ---- files ------------------------------------------------------------------------------------ */
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 static void csv_string(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -133,14 +119,14 @@ int bench_write_json(const char *path, const bench_meta_t *m, const bench_row_t 
     if (!f)
         return -1;
     fprintf(f, "{\n  \"tool\": \"synctrace-bench\",\n  \"version\": \"%s\",\n  \"date\": ", BENCH_VERSION);
-    json_string(f, m->date);
+    st_json_string(f, m->date);
     fprintf(f, ",\n  \"ranks\": %d,\n  \"nodes\": %d,\n  \"ranks_per_node_max\": %d,\n  \"cores_per_node_min\": %d,\n"
                "  \"host\": ", m->ranks, m->nodes, m->ranks_per_node, m->cores_per_node);
-    json_string(f, m->host);
+    st_json_string(f, m->host);
     fprintf(f, ",\n  \"mpi_library\": ");
-    json_string(f, m->mpi_version);
+    st_json_string(f, m->mpi_version);
     fprintf(f, ",\n  \"sync\": ");
-    json_string(f, m->sync);
+    st_json_string(f, m->sync);
     fprintf(f, ",\n  \"clock_offset_max_ns\": { \"after_sync\": %.1f, \"at_end\": %.1f },\n", m->offset_start_ns,
             m->offset_end_ns);
     fprintf(f, "  \"margin_ns\": %.1f,\n  \"slice_s\": %g,\n  \"results\": [", m->margin_ns, m->slice);

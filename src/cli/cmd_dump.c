@@ -6,24 +6,11 @@
 #include "cli.h"
 #include "fields.h"
 #include "merge.h"
+#include "../util/json.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-
-static void json_string(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    }
-    fputc('"', out);
-}
 
 static void text_value(FILE *out, const char *s)
 {
@@ -31,7 +18,7 @@ static void text_value(FILE *out, const char *s)
     if (*s && !strpbrk(s, " \t\"=\\"))
         fputs(s, out);
     else
-        json_string(out, s);
+        st_json_string(out, s);
 }
 
 static void print_json(FILE *out, const st_cli_archive_t *ar, const st_cli_location_t *l, const st_cli_event_t *e)
@@ -45,7 +32,7 @@ static void print_json(FILE *out, const st_cli_archive_t *ar, const st_cli_locat
         if (f[i].type == ST_CLI_F_INT)
             fprintf(out, "%" PRId64, f[i].i);
         else
-            json_string(out, f[i].s);
+            st_json_string(out, f[i].s);
     }
     fputs("}\n", out);
 }

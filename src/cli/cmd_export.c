@@ -26,6 +26,7 @@
 #include <otf2/OTF2_GeneralDefinitions.h>
 
 #include "analyze.h"
+#include "../util/json.h"
 
 typedef struct xport {
     FILE                     *out;
@@ -33,19 +34,6 @@ typedef struct xport {
     const st_cli_analysis_t  *a;
     int                       first; /* no event written yet (comma placement) */
 } xport_t;
-
-static void json_str(FILE *out, const char *s)
-{
-    fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(out, "\\u%04x", *p);
-        else
-            fputc(*p, out);
-    fputc('"', out);
-}
 
 /* Microseconds since the global offset. */
 static double us(const xport_t *x, uint64_t t)
@@ -82,7 +70,7 @@ static void metadata(xport_t *x)
         }
         begin(x, "M");
         fprintf(x->out, ",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%u,\"args\":{\"name\":", l->rank, l->thread);
-        json_str(x->out, st_cli_string(x->ar, l->name));
+        st_json_string(x->out, st_cli_string(x->ar, l->name));
         fputs("}}", x->out);
     }
 }
@@ -92,7 +80,7 @@ static void region_event(xport_t *x, const st_cli_location_t *l, const st_cli_ev
     const st_cli_region_t *r = st_cli_region(x->ar, enter->ref);
     begin(x, "X");
     fputs(",\"name\":", x->out);
-    json_str(x->out, r ? st_cli_string(x->ar, r->name) : "?");
+    st_json_string(x->out, r ? st_cli_string(x->ar, r->name) : "?");
     fprintf(x->out, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%u,\"ts\":%.3f,\"dur\":%.3f}", category(r ? r->paradigm : 0),
             l->rank, l->thread, us(x, enter->time), us(x, end) - us(x, enter->time));
 }
@@ -168,7 +156,7 @@ static void counter(xport_t *x, const char *name, int32_t rank, uint64_t t, doub
 {
     begin(x, "C");
     fputs(",\"name\":", x->out);
-    json_str(x->out, name);
+    st_json_string(x->out, name);
     fprintf(x->out, ",\"pid\":%d,\"ts\":%.3f,\"args\":{\"s\":%.9g}}", rank, us(x, t), value);
 }
 
