@@ -318,7 +318,34 @@ typedef struct interp {
     const st_clock_epoch_t *ep;
     size_t *pts; /* indices (>= 1) of measured epochs, ascending */
     size_t  np, cur;
+    int64_t shift0; /* correction of the first point's global time (see first_point_check) */
 } interp_t;
+
+/* Beyond this disagreement with the line back from the next two points, the first point is doubted. */
+#define ST_FIRST_POINT_DOUBT_NS 400
+/* ... when those points follow within this time (the first resyncs come after 0.25 and 0.5 s). */
+#define ST_FIRST_POINT_BASE_NS  1500000000LL
+
+/*
+ * The initial sync point is measured in MPI_Init while every rank starts at once, and its offset can be
+ * off by a microsecond when ranks share cores; the next points (the first resyncs) are measured on a quieter
+ * machine. When the line through the next two points, extended back, misses the first point by more than
+ * ST_FIRST_POINT_DOUBT_NS, the first point is moved halfway towards it: the two estimates of the same offset
+ * weighted alike, since neither is known to be better. Below that the first point is kept as measured
+ * (the back-extension's own error is a few hundred ns).
+ */
+static int64_t first_point_check(const st_clock_epoch_t *ep, const size_t *pts, size_t np)
+{
+    if (np < 3)
+        return 0;
+    const st_clock_epoch_t *p1 = &ep[pts[0]], *p2 = &ep[pts[1]], *p3 = &ep[pts[2]];
+    int64_t d12 = p2->local - p1->local, d23 = p3->local - p2->local;
+    if (d12 <= 0 || d23 <= 0 || d12 > ST_FIRST_POINT_BASE_NS || d23 > ST_FIRST_POINT_BASE_NS)
+        return 0;
+    double back = (double)p2->global - (double)(p3->global - p2->global) * (double)d12 / (double)d23;
+    double d = back - (double)p1->global;
+    return fabs(d) > ST_FIRST_POINT_DOUBT_NS ? (int64_t)llround(d / 2) : 0;
+}
 
 static int interp_init(interp_t *ip, const st_clock_epoch_t *ep, size_t n)
 {
@@ -330,6 +357,7 @@ static int interp_init(interp_t *ip, const st_clock_epoch_t *ep, size_t n)
     for (size_t i = 1; i < n; i++)
         if (ep[i].measured && (ip->np == 0 || ep[i].local > ep[ip->pts[ip->np - 1]].local))
             ip->pts[ip->np++] = i;
+    ip->shift0 = first_point_check(ep, ip->pts, ip->np);
     return 0;
 }
 
@@ -343,11 +371,12 @@ static int64_t interp_at(interp_t *ip, int64_t L)
     while (ip->cur > 0 && ep[ip->pts[ip->cur]].local > L)
         ip->cur--;
     const st_clock_epoch_t *a = &ep[ip->pts[ip->cur]];
+    int64_t sa = ip->cur == 0 ? ip->shift0 : 0; /* the first point's correction */
     if (L < a->local || ip->cur + 1 == ip->np) /* before the first / after the last point */
-        return st_clock_lm_apply(&a->map, L);
+        return st_clock_lm_apply(&a->map, L) + sa;
     const st_clock_epoch_t *b = &ep[ip->pts[ip->cur + 1]];
     double f = (double)(L - a->local) / (double)(b->local - a->local);
-    return a->global + (int64_t)llround(f * (double)(b->global - a->global));
+    return a->global + sa + (int64_t)llround(f * (double)(b->global - a->global - sa));
 }
 
 int64_t st_clock_interp(const st_clock_epoch_t *ep, size_t n, int64_t local)

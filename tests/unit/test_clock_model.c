@@ -178,6 +178,32 @@ static void test_anchor_interp(void)
     CHECK(st_clock_max_jump(ep, 4) == 300, "max jump");
 }
 
+/* The initial point doubted by the first two resyncs (0.25 and 0.5 s later) is moved halfway to their line. */
+static void test_first_point(void)
+{
+    const int64_t s = 1000000000ll, q = s / 4;
+    st_clock_epoch_t ep[5];
+    memset(ep, 0, sizeof ep);
+    ep[1] = ep_at(ST_EPOCH_INIT, 100 * s, 5000 + 1400, 0); /* 1.4 us off the resyncs' line */
+    ep[2] = ep_at(ST_EPOCH_RESYNC, 100 * s + q, 5000, 0);
+    ep[3] = ep_at(ST_EPOCH_RESYNC, 100 * s + 2 * q, 5000, 0);
+    ep[4] = ep_at(ST_EPOCH_FINAL, 110 * s, 5000, 0);
+    CHECK(st_clock_interp(ep, 5, 100 * s) == 100 * s + 5700, "doubted first point: %lld",
+          (long long)(st_clock_interp(ep, 5, 100 * s) - 100 * s));
+    CHECK(st_clock_interp(ep, 5, 99 * s) == st_clock_lm_apply(&ep[1].map, 99 * s) - 700,
+          "before the first point: its map with the same correction");
+    CHECK(st_clock_interp(ep, 5, 100 * s + q) == 100 * s + q + 5000, "second point unchanged");
+    ep[1] = ep_at(ST_EPOCH_INIT, 100 * s, 5000 + 300, 0); /* within the back-extension's own error: kept */
+    CHECK(st_clock_interp(ep, 5, 100 * s) == 100 * s + 5300, "first point kept: %lld",
+          (long long)(st_clock_interp(ep, 5, 100 * s) - 100 * s));
+    ep[1] = ep_at(ST_EPOCH_INIT, 100 * s, 5000 + 1400, 0);
+    ep[2].local = 102 * s; /* the next points too far away to judge it */
+    ep[3].local = 104 * s;
+    ep[2].global = ep[2].local + 5000;
+    ep[3].global = ep[3].local + 5000;
+    CHECK(st_clock_interp(ep, 5, 100 * s) == 100 * s + 6400, "far points: first point kept");
+}
+
 static void test_remap(void)
 {
     const int64_t s = 1000000000ll;
@@ -262,6 +288,7 @@ int main(void)
     test_fit();
     test_band();
     test_anchor_interp();
+    test_first_point();
     test_remap();
     test_epoch_text();
     test_median();
