@@ -76,6 +76,10 @@ typedef struct st_clc_sync_region {
     uint32_t group;
 } st_clc_sync_region_t;
 
+/* The shim's: MPI_Init / MPI_Init_thread (group 0) and MPI_Finalize (group 1). */
+#define ST_CLC_NSYNC 3
+extern const st_clc_sync_region_t st_clc_sync_regions[ST_CLC_NSYNC];
+
 typedef struct st_clc_input {
     uint32_t                    nlocs;
     st_clc_loc_t               *locs;

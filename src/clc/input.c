@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../otf2/writer.h"
+#include "../record/region.h"
 
 typedef struct named {
     const char *name;
@@ -46,6 +47,10 @@ static int assign_nodes(const st_rankdata_t *rd, int nrd, st_clc_proc_t *procs, 
     free(v);
     return 0;
 }
+
+const st_clc_sync_region_t st_clc_sync_regions[ST_CLC_NSYNC] = {
+    { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Init_thread, 0 }, { ST_REGION_MPI_Finalize, 1 }
+};
 
 int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in)
 {

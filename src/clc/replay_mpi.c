@@ -86,10 +86,6 @@ static uint64_t fnv(const char *s)
     return h;
 }
 
-static const st_clc_sync_region_t sync_regions[] = {
-    { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Init_thread, 0 }, { ST_REGION_MPI_Finalize, 1 }
-};
-
 /* This rank's locations, every rank's node id (equal node names: equal ids), this rank's comms;
  * *crowded = more ranks on this host than CPUs this rank may run on (then waits sleep).
  * Collective; every rank returns the same input. */
@@ -125,7 +121,7 @@ static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_clc_input_t *in, int
         locs[t] = (st_clc_loc_t){ .rank = rd->rank, .thread = rd->threads[t].index, .ev = rd->threads[t].events,
                                   .n = rd->threads[t].events ? rd->threads[t].nevents : 0 };
     *in = (st_clc_input_t){ .nlocs = rd->nthreads, .locs = locs, .nranks = n, .procs = procs,
-                            .nsync = sizeof sync_regions / sizeof *sync_regions, .sync = sync_regions };
+                            .nsync = ST_CLC_NSYNC, .sync = st_clc_sync_regions };
     return 0;
 }
 

@@ -25,7 +25,7 @@ int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, 
     if (st_cli_convert(ar, ST_CLI_CONV_CHECK, &a->rk, err, errlen))
         return -1;
     int rc = st_clc_input_from_rankdata(a->rk.rd, a->rk.nranks, &a->in);
-    a->in.sync = st_cli_sync_regions, a->in.nsync = ST_CLI_NSYNC;
+    a->in.sync = st_clc_sync_regions, a->in.nsync = ST_CLC_NSYNC;
     double t0 = now_ms();
     if (rc == 0)
         rc = st_clc_graph_build(&a->in, &a->g);

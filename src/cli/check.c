@@ -239,7 +239,7 @@ int st_cli_check(const st_cli_archive_t *ar, st_cli_check_t *res, char *err, siz
     st_clc_graph_t g = { 0 };
     ctx_t c = { .ar = ar, .res = res, .g = &g, .in = &in };
     int rc = st_clc_input_from_rankdata(rk.rd, rk.nranks, &in);
-    in.sync = st_cli_sync_regions, in.nsync = ST_CLI_NSYNC;
+    in.sync = st_clc_sync_regions, in.nsync = ST_CLC_NSYNC;
     if (rc == 0)
         rc = st_clc_graph_build(&in, &g);
     if (rc == 0)

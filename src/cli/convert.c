@@ -699,10 +699,6 @@ static int convert(conv_t *c)
 
 /* ---- entry points ---------------------------------------------------------------------------------------- */
 
-const st_clc_sync_region_t st_cli_sync_regions[ST_CLI_NSYNC] = {
-    { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Init_thread, 0 }, { ST_REGION_MPI_Finalize, 1 }
-};
-
 int st_cli_convert(const st_cli_archive_t *ar, unsigned flags, st_cli_ranks_t *out, char *err, size_t errlen)
 {
     conv_t c = { .ar = ar, .flags = flags };

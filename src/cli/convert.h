@@ -38,9 +38,4 @@ void st_cli_ranks_unscale(st_cli_ranks_t *r);
 
 void st_cli_ranks_free(st_cli_ranks_t *r);
 
-/* MPI_Init / MPI_Init_thread (group 0) and MPI_Finalize (group 1): the world-wide
- * synchronizations of the derivation (st_clc_input_t.sync). */
-#define ST_CLI_NSYNC 3
-extern const st_clc_sync_region_t st_cli_sync_regions[ST_CLI_NSYNC];
-
 #endif
