@@ -84,7 +84,7 @@ $(O)/bin/synctrace: $(CLI_OBJ)
 # it shares the configuration parser (SYNCTRACE_SYNC in effect, size and number syntax) with the CLI.
 BENCH_SRC := $(wildcard src/bench/*.c)
 BENCH_OBJ := $(patsubst %.c,$(BUILD)/bench/%.o,$(BENCH_SRC))
-BENCH_USE := $(addprefix $(BUILD)/cli/src/,config/config.o util/archive_dir.o util/json.o util/log.o)
+BENCH_USE := $(addprefix $(BUILD)/cli/src/,config/config.o util/archive_dir.o util/fileio.o util/json.o util/log.o)
 
 $(BUILD)/bench/%.o: %.c
 	@mkdir -p $(dir $@)

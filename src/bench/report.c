@@ -1,5 +1,6 @@
 /* report.c — synctrace-bench's output: the table on rank 0's stdout, JSON and CSV files. */
 #include "bench.h"
+#include "../util/fileio.h"
 #include "../util/json.h"
 
 #include <string.h>
@@ -97,9 +98,9 @@ static void csv_string(FILE *f, const char *s)
 
 static int finish(FILE *f, const char *path)
 {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        fprintf(stderr, "synctrace-bench: error: cannot write %s\n", path);
+    int err = st_file_close(f);
+    if (err) {
+        fprintf(stderr, "synctrace-bench: error: cannot write %s: %s\n", path, strerror(err));
         return -1;
     }
     return 0;

@@ -14,6 +14,7 @@
 #include "../analysis/cube.h"
 #include "../analysis/output.h"
 #include "analyze.h"
+#include "../util/fileio.h"
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -24,18 +25,25 @@ static int ends_with(const char *s, const char *suffix)
 /* Writes the JSON or CUBE4 file out (by its extension). 0, or -1 after a message. */
 static int write_one(const char *out, const st_cli_archive_t *ar, const st_cli_analysis_t *a)
 {
-    int rc;
+    int err = 0;
     if (ends_with(out, ".cubex")) {
-        rc = st_an_write_cube(out, &a->res, &a->in, ar->resolution);
+        errno = 0;
+        if (st_an_write_cube(out, &a->res, &a->in, ar->resolution) != 0)
+            err = errno ? errno : EIO;
     } else {
         FILE *f = fopen(out, "w");
-        rc = !f || st_an_write_json(f, &a->res, &a->in, ar->resolution) ? -1 : 0;
-        if (f && fclose(f))
-            rc = -1;
+        if (!f) {
+            err = errno;
+        } else {
+            int bad = st_an_write_json(f, &a->res, &a->in, ar->resolution);
+            err = st_file_close(f);
+            if (bad && !err)
+                err = EIO;
+        }
     }
-    if (rc)
-        fprintf(stderr, "synctrace: analyze: cannot write %s: %s\n", out, strerror(errno));
-    return rc;
+    if (err)
+        fprintf(stderr, "synctrace: analyze: cannot write %s: %s\n", out, strerror(err));
+    return err ? -1 : 0;
 }
 
 /* Writes out (or DIR/analysis.json and DIR/analysis.cubex) and prints the summary. 0, or 1. */

@@ -26,6 +26,7 @@
 #include <otf2/OTF2_GeneralDefinitions.h>
 
 #include "analyze.h"
+#include "../util/fileio.h"
 #include "../util/json.h"
 
 typedef struct xport {
@@ -203,9 +204,9 @@ static int export_chrome(const char *dir, const st_cli_archive_t *ar, const char
     st_cli_analysis_free(&a);
     if (rc)
         fprintf(stderr, "synctrace: export: out of memory\n");
-    int werr = ferror(out);
-    if (fclose(out) != 0 || werr) {
-        fprintf(stderr, "synctrace: export: cannot write %s\n", file);
+    int werr = st_file_close(out);
+    if (werr) {
+        fprintf(stderr, "synctrace: export: cannot write %s: %s\n", file, strerror(werr));
         rc = 1;
     }
     return rc ? 1 : 0;

@@ -26,6 +26,15 @@ note "$(cat check.txt)"
 
 st analyze "$DIR" >analyze.txt 2>&1 || fail "analyze: $(head -c 300 analyze.txt)"
 st export "$DIR" --chrome waits.json >/dev/null 2>err.txt || fail "export after analyze: $(head -c 300 err.txt)"
+# A full device: one line naming the file and the cause, exit 1 (also for analyze's own output file).
+rc=0; st export "$DIR" --chrome /dev/full >/dev/null 2>full.err || rc=$?
+assert_eq "export to /dev/full: exit code" 1 "$rc"
+grep -qx "synctrace: export: cannot write /dev/full: No space left on device" full.err ||
+    fail "export to /dev/full: $(cat full.err)"
+rc=0; st analyze "$DIR" -o /dev/full >/dev/null 2>full.err || rc=$?
+assert_eq "analyze -o /dev/full: exit code" 1 "$rc"
+grep -qx "synctrace: analyze: cannot write /dev/full: No space left on device" full.err ||
+    fail "analyze -o /dev/full: $(cat full.err)"
 python3 "$ST_ROOT/tests/viewers/chromecheck.py" waits.json dump.jsonl "$DIR/analysis.json" >check.txt 2>&1 \
     || fail "with the analysis: $(head -n 5 check.txt)"
 note "$(cat check.txt)"
