@@ -21,6 +21,12 @@
 
 #define G(lv, i) ((lv)->grp.ranks[i])
 
+/* An error bound for the wire: ns, clipped to int32, -1 unknown. */
+static int32_t err_to_wire(double err_ns)
+{
+    return err_ns < 0 || !isfinite(err_ns) ? -1 : err_ns > INT32_MAX ? INT32_MAX : (int32_t)lround(err_ns);
+}
+
 /* ==== binomial push-down (HCA3 pairing, also the cheap resync of hca2/hca3) ============= */
 
 /*
@@ -84,15 +90,16 @@ static int hca3_run(st_sync_level_t *lv, st_clock_t *clk)
  */
 static int offset_step(st_sync_level_t *lv, st_clock_t *clk, int ref, int client)
 {
-    int32_t ref_ok = st_sync.measured;
+    /* [0] the reference was measured in this sync, [1] its error bound in ns (-1 unknown) */
+    int32_t ref_state[2] = { st_sync.measured, err_to_wire(st_sync.err_ns) };
     if (lv->grp.me == ref) {
-        if (st_sync_send(&ref_ok, sizeof ref_ok, G(lv, client), ST_TAG_MEASURED) != 0)
+        if (st_sync_send(ref_state, sizeof ref_state, G(lv, client), ST_TAG_MEASURED) != 0)
             return -1;
-        return ref_ok ? st_sync_serve(G(lv, client), clk) : 0;
+        return ref_state[0] ? st_sync_serve(G(lv, client), clk) : 0;
     }
-    if (st_sync_recv(&ref_ok, sizeof ref_ok, G(lv, ref), ST_TAG_MEASURED) != 0)
+    if (st_sync_recv(ref_state, sizeof ref_state, G(lv, ref), ST_TAG_MEASURED) != 0)
         return -1;
-    if (!ref_ok) {
+    if (!ref_state[0]) {
         st_log_debug("clock sync: rank %d kept its clock; keeping mine", G(lv, ref));
         st_sync_reject();
         return 0;
@@ -108,12 +115,22 @@ static int offset_step(st_sync_level_t *lv, st_clock_t *clk, int ref, int client
         st_sync_reject();
         return 0;
     }
+    /*
+     * What the bounds leave open: the true offset lies in [lo, hi] relative to the reference's clock, whose
+     * own bound adds. Taking the midpoint leaves half the width; keeping a clock inside the bounds, up to
+     * the width.
+     */
+    double ref_err = ref_state[1] < 0 ? -1 : ref_state[1];
+    double open = st_sync_point_width(&best);
     /* A freshly learned clock that the exact bounds do not contradict is the better estimate. */
-    if (st_sync.verify && best.lo <= 0 && best.hi >= 0)
+    if (st_sync.verify && best.lo <= 0 && best.hi >= 0) {
+        st_sync.err_ns = ref_err < 0 || !isfinite(open) ? -1 : ref_err + open;
         return 0;
+    }
     st_clock_lm_t lm = { best.when, best.off, 0.0 };
     st_clock_push(clk, &lm);
     st_sync_adopt(clk);
+    st_sync.err_ns = ref_err < 0 || !isfinite(open) ? -1 : ref_err + 0.5 * open;
     return 0;
 }
 
@@ -287,19 +304,21 @@ static int prop_copy(st_sync_level_t *lv, st_clock_t *clk)
 {
     unsigned char buf[ST_CLOCK_FLAT_MAX];
     if (lv->grp.me == 0) {
-        int32_t hdr[2] = { (int32_t)st_clock_flatten(clk, buf, sizeof buf), st_sync.measured };
+        int32_t hdr[3] = { (int32_t)st_clock_flatten(clk, buf, sizeof buf), st_sync.measured,
+                           err_to_wire(st_sync.err_ns) };
         for (int i = 1; i < lv->grp.size; i++)
             if (st_sync_send(hdr, sizeof hdr, G(lv, i), ST_TAG_MODEL) != 0 ||
                 st_sync_send(buf, hdr[0], G(lv, i), ST_TAG_MODEL) != 0)
                 return -1;
         return 0;
     }
-    int32_t hdr[2] = { 0, 0 }, len;
+    int32_t hdr[3] = { 0, 0, -1 }, len;
     if (st_sync_recv(hdr, sizeof hdr, G(lv, 0), ST_TAG_MODEL) != 0 || (len = hdr[0]) < 0 ||
         len > (int32_t)sizeof buf || st_sync_recv(buf, len, G(lv, 0), ST_TAG_MODEL) != 0)
         return -1;
     if (!hdr[1])
         st_sync_reject();
+    st_sync.err_ns = hdr[2]; /* the same clock on the same time source */
     if (st_clock_unflatten(buf, (size_t)len, clk) != 0) {
         st_log_warn("clock sync: malformed clock model from rank %d; keeping my own", G(lv, 0));
         return -1;

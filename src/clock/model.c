@@ -466,9 +466,10 @@ static const char *const kind_names[] = { "local", "init", "resync", "final" };
 
 void st_clock_epoch_format(const st_clock_epoch_t *e, char *buf, size_t len)
 {
-    snprintf(buf, len, "%s%s local=%" PRId64 " global=%" PRId64 " b=%.17g jump_ns=%.0f rtt_ns=%" PRId64 " cost_us=%.0f",
+    snprintf(buf, len,
+             "%s%s local=%" PRId64 " global=%" PRId64 " b=%.17g jump_ns=%.0f rtt_ns=%" PRId64 " cost_us=%.0f err_ns=%.0f",
              e->kind < 4 ? kind_names[e->kind] : "?", e->measured ? "" : " unmeasured", e->local, e->global, e->map.b,
-             e->jump_ns, e->rtt_min_ns, (double)e->cost_ns / 1e3);
+             e->jump_ns, e->rtt_min_ns, (double)e->cost_ns / 1e3, e->err_ns < 0 ? -1.0 : e->err_ns);
 }
 
 int st_clock_epoch_parse(const char *value, st_clock_epoch_t *e)
@@ -490,9 +491,13 @@ int st_clock_epoch_parse(const char *value, st_clock_epoch_t *e)
         value += 11;
     }
     double cost;
+    r.err_ns = -1; /* archives before the error bound was recorded */
     if (r.kind == 99 || sscanf(value, " local=%" SCNd64 " global=%" SCNd64 " b=%lg jump_ns=%lg rtt_ns=%" SCNd64
-                               " cost_us=%lg", &r.local, &r.global, &r.map.b, &r.jump_ns, &r.rtt_min_ns, &cost) != 6)
+                               " cost_us=%lg%n", &r.local, &r.global, &r.map.b, &r.jump_ns, &r.rtt_min_ns, &cost, &n) != 6)
         return -1;
+    double err;
+    if (sscanf(value + n, " err_ns=%lg", &err) == 1 && err >= 0)
+        r.err_ns = err;
     r.cost_ns = (int64_t)(cost * 1e3);
     r.map.t0 = r.local;
     r.map.a = (double)(r.global - r.local);

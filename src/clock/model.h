@@ -147,6 +147,8 @@ typedef struct st_clock_epoch {
     double        jump_ns;    /* new map minus previous map when published (online error of the previous epoch) */
     int64_t       rtt_min_ns; /* smallest ping-pong round trip this rank saw in this sync, -1 none */
     int64_t       cost_ns;    /* wall time this rank spent in the sync */
+    double        err_ns;     /* bound of the sync point's error against rank 0's clock from the exact SKaMPI
+                                 bounds along the sync tree; -1 unknown (a learned model, an old archive) */
 } st_clock_epoch_t;
 
 /*
@@ -190,8 +192,8 @@ double st_clock_interp_loo(const st_clock_epoch_t *ep, size_t n);
 /*
  * An epoch as text for the archive properties ("sync.epoch.N") and back, so that
  * `synctrace recover` can re-map the events of a run that never reached finalize:
- * "KIND[ unmeasured] local=L global=G b=B jump_ns=J rtt_ns=R cost_us=C" with B in
- * full precision. st_clock_epoch_parse returns 0, or -1 if value is not such a text.
+ * "KIND[ unmeasured] local=L global=G b=B jump_ns=J rtt_ns=R cost_us=C err_ns=E" with B in
+ * full precision (E -1: unknown; texts without it, from older archives, parse with E unknown). st_clock_epoch_parse returns 0, or -1 if value is not such a text.
  */
 void st_clock_epoch_format(const st_clock_epoch_t *e, char *buf, size_t len);
 int st_clock_epoch_parse(const char *value, st_clock_epoch_t *e);

@@ -71,10 +71,12 @@ typedef struct st_sync_state {
     int      nnodes;
     int64_t  rtt_min[2]; /* [intra, inter] smallest round trip this rank measured as client, INT64_MAX none */
     int64_t  rtt_now;    /* smallest round trip of the sync in progress */
-    int      tries;      /* bursts per measurement while the bounds stay too wide (3; 8 for the first and last points) */
-    int      thorough;   /* first and last sync points: repeat bursts until as narrow as st_sync_good_width */
+    int      tries;      /* bursts per measurement while the bounds stay too wide (3; 8 for every sync point) */
+    int      thorough;   /* sync points: repeat bursts until as narrow as st_sync_good_width */
     int      verify;     /* initial offsets: a learned clock inside the measured bounds stays as it is */
     int      measured;   /* this rank's clock was measured well in the sync in progress (st_sync_reject) */
+    double   err_ns;     /* bound of this rank's clock error against rank 0's after the sync in progress: the
+                            reference's bound + what the SKaMPI bounds leave open; -1 unknown (learned model) */
 } st_sync_state_t;
 
 extern st_sync_state_t st_sync;

@@ -133,7 +133,7 @@ static void build_props(st_rankdata_t *tmp, const st_clock_epoch_t *ep, size_t n
     st_rankdata_prop(tmp, "sync.interpolate", "%d", st_config.interpolate);
     st_rankdata_prop(tmp, "sync.epochs", "%zu", nep ? nep - 1 : 0);
     for (size_t k = 1; k < nep; k++) {
-        char key[32], val[192];
+        char key[32], val[256];
         snprintf(key, sizeof key, "sync.epoch.%zu", k);
         st_clock_epoch_format(&ep[k], val, sizeof val);
         st_rankdata_prop(tmp, key, "%s", val);

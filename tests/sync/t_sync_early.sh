@@ -14,10 +14,11 @@ bin=$(build_mpi_c sync_early_prog "$ST_ROOT/tests/sync/early_prog.c" -ldl)
 
 # run SEED SECONDS [VAR=VALUE ...]: one traced run, checked against the true windows.
 run() {
-    local seed=$1 secs=$2
+    local seed=$1 secs=$2 t0
     shift 2
     rm -rf "$ST_TMP/trace" "$ST_TMP"/win.*
-    ST_PRELOAD_FIRST=$SKEW_LIB ST_ENV="SKEW_NODE_SIZE=2 SKEW_T0_NS=$(skew_t0) SKEW_SEED=$seed SKEW_OFFSET_NS=2e7
+    t0=$(skew_t0)
+    ST_PRELOAD_FIRST=$SKEW_LIB ST_ENV="SKEW_NODE_SIZE=2 SKEW_T0_NS=$t0 SKEW_SEED=$seed SKEW_OFFSET_NS=2e7
         SKEW_DRIFT_PPM=50 SKEW_WANDER_NS=5000 SYNCTRACE_NODE_SIZE=2 $*" \
         run_traced "$ST_TMP/trace" 8 "$bin" "$secs" "$ST_TMP/win" || fail "traced run failed: $(tail -n 5 "$ST_TMP/err.txt")"
     local off
@@ -27,6 +28,16 @@ run() {
     note "seed $seed $*:"
     python3 "$ST_ROOT/tests/sync/true_windows.py" "$ST_TMP/dump.json" "$off" "$ST_TMP/win" 8 MPI_Get_version 1000 \
         >/dev/null || fail "seed $seed $*: recorded times more than 1 µs off the truth"
+    # The error bound recorded with every sync point (err_ns) must hold against the truth.
+    local points
+    points=$(SKEW_T0_NS=$t0 SKEW_SEED=$seed SKEW_OFFSET_NS=2e7 SKEW_DRIFT_PPM=50 SKEW_WANDER_NS=5000 \
+        python3 "$ST_ROOT/tests/sync/sync_points.py" "$SKEW_LIB" "$ST_TMP/trace" 2 2>"$ST_TMP/bound.txt") ||
+        fail "sync_points.py failed"
+    note "sync points: $points"
+    case $points in
+    *outside_bound=0) ;;
+    *) fail "seed $seed: sync points outside their recorded error bound: $(head -n 3 "$ST_TMP/bound.txt")" ;;
+    esac
 }
 
 for seed in 6 8 9; do

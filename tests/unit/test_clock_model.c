@@ -259,14 +259,17 @@ static void test_epoch_text(void)
     e.jump_ns = -321;
     e.rtt_min_ns = 699;
     e.cost_ns = 84716000;
+    e.err_ns = 1234;
     char buf[192];
     st_clock_epoch_format(&e, buf, sizeof buf);
     CHECK(st_clock_epoch_parse(buf, &r) == 0, "cannot parse '%s'", buf);
     CHECK(r.kind == e.kind && r.measured == 0 && r.local == e.local && r.global == e.global && r.map.b == e.map.b &&
-              r.jump_ns == -321 && r.rtt_min_ns == 699 && r.cost_ns == 84716000,
+              r.jump_ns == -321 && r.rtt_min_ns == 699 && r.cost_ns == 84716000 && r.err_ns == 1234,
           "round trip of '%s'", buf);
     CHECK(st_clock_lm_apply(&r.map, e.local + 1000000000) == st_clock_lm_apply(&e.map, e.local + 1000000000),
           "map from text differs");
+    CHECK(st_clock_epoch_parse("resync local=5 global=7 b=0 jump_ns=0 rtt_ns=0 cost_us=0", &r) == 0 && r.err_ns == -1,
+          "an epoch text without err_ns (older archive) must parse with the bound unknown");
     CHECK(st_clock_epoch_parse("init local=x", &r) != 0 && st_clock_epoch_parse("bogus local=1 global=2 b=0 "
                                                                                  "jump_ns=0 rtt_ns=0 cost_us=0", &r) != 0,
           "malformed epoch text accepted");
