@@ -6,8 +6,10 @@
 # (and, when the archive has application call paths, SYNCTRACE_CALLPATH=1, the function above
 # them); MPI_Waitany's wait, all of it Wrong Order, only once Late Sender is collapsed (inclusive
 # value) — expanded it shows the part in none of its sub-metrics; the timeline draws one row per location; clicking the worst wait state moves the
-# timeline. The same checks fail on a page with a JavaScript exception or with cut data. Also:
-# -o, aggregation beyond --max-events, usage and write errors.
+# timeline. The same checks fail on a page with a JavaScript exception or with cut data. The page's
+# data equals the dump, analysis.json and the Chrome export of the archive (htmldata.py). Also:
+# -o, aggregation beyond --max-events (bins hold each location's time in regions), usage and
+# write errors.
 # Screenshot: $ST_TMP/report.png (kept with KEEP_TEST_TMP=1; copied to docs/img/report-waits.png
 # by hand for the README).
 source "$ST_ROOT/tests/lib.sh"
@@ -41,6 +43,13 @@ st report "$ST_TMP/run" --html >out.txt 2>err.txt || fail "report --html: $(cat 
 assert_eq "printed path" "$ST_TMP/run/report.html" "$(cat out.txt)"
 page=$ST_TMP/run/report.html
 grep -qiE '<script[^>]+src=|<link[^>]+href=|https?://' "$page" && fail "the page refers to something outside itself"
+# The data in the page against independent outputs of the same archive: dump (every enter/leave),
+# analysis.json (every value), the Chrome export (every message).
+st dump "$ST_TMP/run" --json >dump.jsonl && st analyze "$ST_TMP/run" >/dev/null &&
+    st export "$ST_TMP/run" --chrome chrome.json >/dev/null || fail "dump, analyze or export failed"
+python3 "$ST_ROOT/tests/viewers/htmldata.py" "$page" dump.jsonl "$ST_TMP/run/analysis.json" chrome.json >data.txt 2>&1 ||
+    fail "page data: $(head -n 5 data.txt)"
+note "$(cat data.txt)"
 check "$page" --screenshot "$ST_TMP/report.png" --rows 4 \
     --metrics time,mpi,mpi_latesender,mpi_latereceiver,mpi_barrier_wait,mpi_wait_nxn,mpi_latebroadcast,mpi_earlyreduce,mpi_finalize_wait \
     --click mpi_latesender --calls "$calls" --inclusive-calls MPI_Waitany "${function_arg[@]}" >check.txt 2>&1 || fail "waits: $(cat check.txt)"
@@ -64,6 +73,8 @@ assert_eq "printed path with -o" "agg.html" "$(cat out.txt)"
 grep -q '"detail":"aggregated"' agg.html || fail "--max-events 100 did not aggregate"
 grep -q '"tl":' agg.html && fail "aggregated page still holds every event"
 check agg.html --aggregated --rows 4 --metrics mpi_latesender >check.txt 2>&1 || fail "aggregated: $(cat check.txt)"
+python3 "$ST_ROOT/tests/viewers/htmldata.py" agg.html dump.jsonl "$ST_TMP/run/analysis.json" chrome.json >data.txt 2>&1 ||
+    fail "aggregated page data: $(head -n 5 data.txt)"
 
 # usage and write errors
 rc=0; st report "$ST_TMP/run" --max-events 10 >/dev/null 2>&1 || rc=$?
