@@ -18,7 +18,8 @@ and the timeline has drawn something. Then, as asked:
               that is neither MPI_*/omp*/<root>): for archives with application call paths
   --rows      the timeline drew N rows (one per location), each with coloured pixels
   --aggregated / default: the page says its timeline is aggregated / holds every event
-Also clicks the first worst wait state and checks the timeline zoomed to it. Prints one line of
+Also clicks zoom and pan buttons (each changes the range shown) and the first worst wait state
+(the timeline moves to it). Prints one line of
 measurements: ready_ms (navigation start to the first full draw), script_ms, rows, drawn.
 Exit 0 if every check passes, 1 with the failed checks on stderr, 77 if selenium or chromium
 is missing.
@@ -178,6 +179,15 @@ def check(d, a, errors):
             return out;""", a.rows)
         if empty:
             errors.append("timeline rows without any drawing: %s" % empty)
+    for button in ("zoom-in", "pan-left", "zoom-out", "pan-right"):
+        before = d.find_element(By.ID, "view-range").text
+        d.find_element(By.ID, button).click()
+        if d.find_element(By.ID, "view-range").text == before:
+            errors.append("the %s button did not change the timeline's range (%s)" % (button, before))
+    d.find_element(By.ID, "zoom-in").click()
+    rep2 = d.execute_script("return window.stReport")
+    if rep2.get("errors"):
+        errors.append("script error after zoom and pan: %s" % rep2["errors"])
     worst = d.find_elements(By.CSS_SELECTOR, "#worst tbody tr[data-metric]")
     if worst:
         before = d.find_element(By.ID, "view-range").text

@@ -84,13 +84,14 @@ window.addEventListener("error", function (e) {
     : Math.round(v) + " " + D.metrics[m][3];
   const colour = (f) => "hsl(" + Math.round(240 * (1 - Math.max(0, Math.min(1, f)))) + ",80%,52%)";
 
-  /* The selected metric as the metric tree shows it: inclusive, or exclusive when expanded. */
-  function metricCube() {
-    const cube = new Float64Array(NC * NL), m = state.metric;
-    for (const [c, l, v] of byMetric[m]) cube[c * NL + l] += v;
+  /* The selected metric as the metric tree shows it, as (cnode, location, value) entries: inclusive,
+   * or exclusive when expanded (its sub-metrics' entries subtracted). Sparse: call paths x locations
+   * may be far more than the nonzero values. */
+  function metricEntries(visit) {
+    const m = state.metric;
+    for (const [c, l, v] of byMetric[m]) visit(c, l, v);
     if (state.mOpen.has(m))
-      for (const k of mChildren[m]) for (const [c, l, v] of byMetric[k]) cube[c * NL + l] -= v;
-    return cube;
+      for (const k of mChildren[m]) for (const [c, l, v] of byMetric[k]) visit(c, l, -v);
   }
   const metricValue = (m) => mTotal[m] - (state.mOpen.has(m) ? mChildren[m].reduce((s, k) => s + mTotal[k], 0) : 0);
 
@@ -141,9 +142,8 @@ window.addEventListener("error", function (e) {
       select: (i) => { state.metric = i; state.cnode = -1; update(); },
     });
     /* call tree: the selected metric per call path */
-    const cube = metricCube();
     const cEx = new Float64Array(NC);
-    for (let c = 0; c < NC; c++) for (let l = 0; l < NL; l++) cEx[c] += cube[c * NL + l];
+    metricEntries((c, l, v) => { cEx[c] += v; });
     const cIn = Float64Array.from(cEx);
     for (let c = NC - 1; c > 0; c--) if (D.cnodes[c][0] >= 0) cIn[D.cnodes[c][0]] += cIn[c]; /* parents precede children */
     const cTotal = cRoots.reduce((s, r) => s + cIn[r], 0);
@@ -162,7 +162,7 @@ window.addEventListener("error", function (e) {
     const mark = (c) => { inSel[c] = 1; if (!cOpenSel) for (const k of cChildren[c]) mark(k); };
     mark(state.cnode);
     const lv = new Float64Array(NL);
-    for (let c = 0; c < NC; c++) if (inSel[c]) for (let l = 0; l < NL; l++) lv[l] += cube[c * NL + l];
+    metricEntries((c, l, v) => { if (inSel[c]) lv[l] += v; });
     renderSystem(lv);
   }
   function rootOf(m) { while (D.metrics[m][2] >= 0) m = D.metrics[m][2]; return m; }
