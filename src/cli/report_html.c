@@ -69,11 +69,12 @@ static const char *region_kind(const st_cli_region_t *r)
     return "other";
 }
 
-/* Index + 1 of the region with id in ar->regions (sorted by id), 0 when unknown. */
+/* Index + 1 of the region with id in ar->regions (sorted by id); an id without definition gets
+ * the extra entry after them ("?"), so an enter is never mistaken for a leave (code 0). */
 static uint32_t region_code(const st_cli_archive_t *ar, uint32_t id)
 {
     const st_cli_region_t *r = st_cli_region(ar, id);
-    return r ? (uint32_t)(r - ar->regions) + 1 : 0;
+    return (uint32_t)(r ? (size_t)(r - ar->regions) : ar->nregions) + 1;
 }
 
 static void regions(page_t *p)
@@ -81,11 +82,11 @@ static void regions(page_t *p)
     fputs(",\n\"regions\":[", p->out);
     for (size_t i = 0; i < p->ar->nregions; i++) {
         const st_cli_region_t *r = &p->ar->regions[i];
-        fputs(i ? ",[" : "[", p->out);
+        fputs("[", p->out);
         str(p, st_cli_string(p->ar, r->name));
-        fprintf(p->out, ",\"%s\"]", region_kind(r));
+        fprintf(p->out, ",\"%s\"],", region_kind(r));
     }
-    fputs("]", p->out);
+    fputs("[\"?\",\"other\"]]", p->out);
 }
 
 /* ---- the analysis: metrics, call tree, locations, severities, worst instances ----------------- */
@@ -210,7 +211,7 @@ static const char *const agg_kinds[] = { "mpi-p2p", "mpi-coll", "mpi", "omp-par"
 
 static int kind_index(const st_cli_archive_t *ar, uint32_t code)
 {
-    const char *k = code ? region_kind(&ar->regions[code - 1]) : "other";
+    const char *k = code && code <= ar->nregions ? region_kind(&ar->regions[code - 1]) : "other";
     for (size_t i = 0; i < NKINDS; i++)
         if (!strcmp(agg_kinds[i], k))
             return (int)i;

@@ -5,7 +5,8 @@
  * The data (element #st-data, written by src/cli/report_html.c), times in ns since the
  * archive's offset:
  *   meta      {archive, ranks, locations, events, end, detail: "full"|"aggregated", max_events}
- *   regions   [[name, kind]]  kind: mpi-p2p mpi-coll mpi omp-par omp-sync omp user other
+ *   regions   [[name, kind]]  kind: mpi-p2p mpi-coll mpi omp-par omp-sync omp user other; the last is "?"
+ *             (regions the archive does not define)
  *   metrics   [[uniq, display name, parent index or -1, unit "sec"|"occ"|"bytes", description]]
  *   cnodes    [[parent index or -1, region name]]   (0 = root; values are call-tree exclusive)
  *   locs      [[rank, thread, name, node]]          (timeline rows; "location" indices below)
