@@ -92,14 +92,18 @@ static int parse(int argc, char **argv, report_args_t *o)
     return 0;
 }
 
-/* The HTML page: DIR/report.html unless -o names another file; prints the path. */
+/* The HTML page: report.html beside the archive's anchor file (DIR/report.html, also when DIR
+ * names DIR/traces.otf2) unless -o names another file; prints the path. */
 static int html(const report_args_t *o, const st_cli_archive_t *ar, const st_cli_analysis_t *a)
 {
     char path[4096];
+    const char *slash = strrchr(ar->path, '/');
     if (o->out)
         snprintf(path, sizeof path, "%s", o->out);
+    else if (slash)
+        snprintf(path, sizeof path, "%.*s/report.html", (int)(slash - ar->path), ar->path);
     else
-        snprintf(path, sizeof path, "%s/report.html", o->dir);
+        snprintf(path, sizeof path, "report.html");
     if (st_cli_report_html(ar, a, path, o->max_events))
         return 1;
     printf("%s\n", path);

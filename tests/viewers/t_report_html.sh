@@ -70,6 +70,8 @@ assert_eq "htmlcheck on a page with cut data" 1 "$rc"
 # -o and aggregation: beyond --max-events each location's time in bins, still one row per location.
 st report "$ST_TMP/run" --html -o agg.html --max-events 100 >out.txt 2>err.txt || fail "report --max-events: $(cat err.txt)"
 assert_eq "printed path with -o" "agg.html" "$(cat out.txt)"
+st report "$ST_TMP/run/traces.otf2" --html >out.txt 2>err.txt || fail "report --html of the anchor file: $(cat err.txt)"
+assert_eq "printed path for DIR/traces.otf2" "$ST_TMP/run/report.html" "$(cat out.txt)"
 grep -q '"detail":"aggregated"' agg.html || fail "--max-events 100 did not aggregate"
 grep -q '"tl":' agg.html && fail "aggregated page still holds every event"
 check agg.html --aggregated --rows 4 --metrics mpi_latesender >check.txt 2>&1 || fail "aggregated: $(cat check.txt)"
