@@ -2,14 +2,16 @@
 # t_report_html.sh — `synctrace report DIR --html` in a real browser (headless Chromium through
 # selenium, htmlcheck.py). For the injected-waits programs (tests/analysis/): waits.c (4 ranks) and
 # ompwaits.c (4 OpenMP threads) the page loads with no JavaScript error, the metric pane shows the
-# injected wait states, clicking mpi_latesender makes the call tree show the MPI calls that waited
-# (and, when the archive has application call paths, SYNCTRACE_CALLPATH=1, the function above
-# them); MPI_Waitany's wait, all of it Wrong Order, only once Late Sender is collapsed (inclusive
-# value) — expanded it shows the part in none of its sub-metrics; the timeline draws one row per location; clicking the worst wait state moves the
-# timeline. The same checks fail on a page with a JavaScript exception or with cut data. The page's
-# data equals the dump, analysis.json and the Chrome export of the archive (htmldata.py). Also:
-# -o, aggregation beyond --max-events (bins hold each location's time in regions), usage and
-# write errors.
+# injected wait states, clicking mpi_latesender makes the call tree show the MPI calls that waited;
+# MPI_Waitany's wait, all of it Wrong Order, shows only once Late Sender is collapsed (inclusive
+# value; expanded it shows the part in none of its sub-metrics); the timeline draws one row per
+# location; zoom, pan and a click on the worst wait state move the timeline. The function that
+# caused a wait: on an mkarchive archive with main/solve/MPI_Recv, and on waits.c itself when the
+# library records application call paths (SYNCTRACE_CALLPATH=1; without them the check must fail).
+# The checks fail on a page with a JavaScript exception or with cut data. The page's data equals
+# the dump, analysis.json and the Chrome export of the archive (htmldata.py). Also: -o, DIR given
+# as its traces.otf2, aggregation beyond --max-events (bins hold each location's time in regions),
+# usage and write errors.
 # Screenshot: $ST_TMP/report.png (kept with KEEP_TEST_TMP=1; copied to docs/img/report-waits.png
 # by hand for the README).
 source "$ST_ROOT/tests/lib.sh"
@@ -56,6 +58,33 @@ check "$page" --screenshot "$ST_TMP/report.png" --rows 4 \
 note "$(cat check.txt)"
 [ -s "$ST_TMP/report.png" ] || fail "no screenshot"
 note "page $(stat -c %s "$page") bytes; screenshot $ST_TMP/report.png"
+
+# The function check on an archive with a user function above the MPI call (mkarchive: rank 0
+# waits in main/solve/MPI_Recv for rank 1's late send); on the flat waits page it must fail.
+source "$ST_ROOT/tests/cli/lib-cli.sh"
+mk callpath <<'S'
+ranks 2
+0.0 100 enter main
+0.0 150 enter solve
+0.0 200 enter MPI_Recv
+0.0 900 recv 1 0 5 4
+0.0 901 leave MPI_Recv
+0.0 950 leave solve
+0.0 1000 leave main
+1.0 100 enter main
+1.0 800 enter MPI_Send
+1.0 810 send 0 0 5 4
+1.0 820 leave MPI_Send
+1.0 1000 leave main
+S
+st report "$ST_TMP/callpath" --html >/dev/null 2>err.txt || fail "report --html (call path): $(cat err.txt)"
+check "$ST_TMP/callpath/report.html" --rows 2 --click mpi_latesender --calls MPI_Recv --function >check.txt 2>&1 ||
+    fail "call path: $(cat check.txt)"
+grep -q "top main/.*/MPI_Recv" check.txt || fail "call path: $(cat check.txt)"
+if [ ${#function_arg[@]} -eq 0 ]; then
+    rc=0; check "$page" --rows 4 --click mpi_latesender --function >check.txt 2>&1 || rc=$?
+    assert_eq "the function check on a page without call paths" 1 "$rc"
+fi
 
 # A broken page must fail the same checks: a script exception, data cut short.
 sed 's|</head>|<script>window.addEventListener("load", () => { throw new Error("injected"); });</script></head>|' \

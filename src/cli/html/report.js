@@ -372,7 +372,8 @@ window.addEventListener("error", function (e) {
     canvas.dataset.rows = rowsDrawn;
     canvas.dataset.drawn = drawn;
     canvas.dataset.messages = nmsg;
-    $("view-range").textContent = secs(view.a) + " s \u2013 " + secs(view.b) + " s";
+    const digits = Math.min(9, Math.max(6, 3 - Math.floor(Math.log10((view.b - view.a) / 1e9))));
+    $("view-range").textContent = (view.a / 1e9).toFixed(digits) + " s \u2013 " + (view.b / 1e9).toFixed(digits) + " s";
     return { drawn, rowsDrawn };
   }
 
