@@ -2,7 +2,8 @@
 """htmlcheck.py — loads a `synctrace report --html` page in headless Chromium (selenium) and checks it.
 
 usage: htmlcheck.py PAGE [--screenshot PNG] [--metrics a,b,..] [--click METRIC] [--calls A,B,..]
-                         [--function] [--inclusive-calls A,..] [--rows N] [--aggregated] [--timeout S]
+                         [--function] [--inclusive-calls A,..] [--rows N] [--epochs N] [--aggregated]
+                         [--timeout S]
 
 Always: the page finishes its first timeline draw (window.stReport.ready) within --timeout
 seconds, with no JavaScript error (window errors and the browser console's SEVERE entries),
@@ -17,6 +18,8 @@ and the timeline has drawn something. Then, as asked:
   --function  the call path of that largest row runs through an application function (a region
               that is neither MPI_*/omp*/<root>): for archives with application call paths
   --rows      the timeline drew N rows (one per location), each with coloured pixels
+  --epochs    the time-base panel lists the sync epochs of N ranks (a count and each epoch as
+              the archive stores it), and the CLC table has a state
   --aggregated / default: the page says its timeline is aggregated / holds every event
 Also clicks zoom and pan buttons (each changes the range shown) and the first worst wait state
 (the timeline moves to it). Prints one line of
@@ -62,6 +65,7 @@ def main():
     ap.add_argument("--function", action="store_true")
     ap.add_argument("--inclusive-calls", default="")
     ap.add_argument("--rows", type=int)
+    ap.add_argument("--epochs", type=int)
     ap.add_argument("--aggregated", action="store_true")
     ap.add_argument("--timeout", type=float, default=30)
     a = ap.parse_args()
@@ -179,6 +183,19 @@ def check(d, a, errors):
             return out;""", a.rows)
         if empty:
             errors.append("timeline rows without any drawing: %s" % empty)
+    if a.epochs is not None:
+        ranks = d.execute_script("""
+            return [...document.querySelectorAll('#epochs tr')].slice(1).map(r =>
+                [...r.children].map(td => td.textContent));""")
+        if len(ranks) != a.epochs:
+            errors.append("time base: epochs of %d ranks, expected %d" % (len(ranks), a.epochs))
+        for r in ranks:
+            n = int(r[1]) if r[1].isdigit() else -1
+            if n < 1 or len(r[5].split("\n")) != n:
+                errors.append("time base: rank %s: %s epochs, listed: %r" % (r[0], r[1], r[5]))
+        text = d.find_element(By.ID, "timebase").text
+        if "Controlled logical clock" not in text or "state" not in text:
+            errors.append("time base without the CLC table")
     for button in ("zoom-in", "pan-left", "zoom-out", "pan-right"):
         before = d.find_element(By.ID, "view-range").text
         d.find_element(By.ID, button).click()

@@ -5,7 +5,7 @@
 # injected wait states, clicking mpi_latesender makes the call tree show the MPI calls that waited;
 # MPI_Waitany's wait, all of it Wrong Order, shows only once Late Sender is collapsed (inclusive
 # value; expanded it shows the part in none of its sub-metrics); the timeline draws one row per
-# location; zoom, pan and a click on the worst wait state move the timeline. The function that
+# location; the time base lists each rank's sync epochs; zoom, pan and a click on the worst wait state move the timeline. The function that
 # caused a wait: on an mkarchive archive with main/solve/MPI_Recv, and on waits.c itself when the
 # library records application call paths (SYNCTRACE_CALLPATH=1; without them the check must fail).
 # The checks fail on a page with a JavaScript exception or with cut data. The page's data equals
@@ -52,7 +52,7 @@ st dump "$ST_TMP/run" --json >dump.jsonl && st analyze "$ST_TMP/run" >/dev/null 
 python3 "$ST_ROOT/tests/viewers/htmldata.py" "$page" dump.jsonl "$ST_TMP/run/analysis.json" chrome.json >data.txt 2>&1 ||
     fail "page data: $(head -n 5 data.txt)"
 note "$(cat data.txt)"
-check "$page" --screenshot "$ST_TMP/report.png" --rows 4 \
+check "$page" --screenshot "$ST_TMP/report.png" --rows 4 --epochs 4 \
     --metrics time,mpi,mpi_latesender,mpi_latereceiver,mpi_barrier_wait,mpi_wait_nxn,mpi_latebroadcast,mpi_earlyreduce,mpi_finalize_wait \
     --click mpi_latesender --calls "$calls" --inclusive-calls MPI_Waitany "${function_arg[@]}" >check.txt 2>&1 || fail "waits: $(cat check.txt)"
 note "$(cat check.txt)"
