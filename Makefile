@@ -80,6 +80,18 @@ $(O)/bin/synctrace: $(CLI_OBJ)
 	@mkdir -p $(O)/bin
 	$(CC) -o $@ $^ $(CLI_LIBS)
 
+# The HTML report's page (src/cli/html/: page, style, script) embedded as C strings (report_html.h).
+HTML_SRC := src/cli/html/report.html src/cli/html/report.css src/cli/html/report.js
+$(GEN)/report_page.c: $(HTML_SRC) scripts/embed_html.py
+	@mkdir -p $(GEN)
+	$(PYTHON) scripts/embed_html.py $(HTML_SRC) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/cli/gen/report_page.o: $(GEN)/report_page.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -c $< -o $@
+
+$(O)/bin/synctrace: $(BUILD)/cli/gen/report_page.o
+
 # synctrace-bench: an MPI program that preloads the library for its clock (src/bench/bench.h);
 # it shares the configuration parser (SYNCTRACE_SYNC in effect, size and number syntax) with the CLI.
 BENCH_SRC := $(wildcard src/bench/*.c)

@@ -32,6 +32,9 @@ PACKAGES=(
     vite               # tests only: tests/viewers/t_vite.sh opens archives in ViTE (skipped without it)
     xvfb               # tests only: xvfb-run, the X server ViTE draws into
     imagemagick        # tests only: import/convert take and measure ViTE's screenshot
+    chromium           # tests only: tests/viewers/t_report_html.sh loads report.html headless (skipped without it)
+    chromium-driver    # tests only: chromedriver, which selenium drives chromium through
+    python3-selenium   # tests only: the browser test's driver (clicks, console errors, screenshot)
 )
 
 say() { printf 'install-deps: %s\n' "$*"; }

@@ -122,6 +122,22 @@ typedef struct st_cli_prop {
     char *name, *value; /* owned */
 } st_cli_prop_t;
 
+/* A location group (a process; id = world rank in synctrace archives) and the system tree
+ * node (the host) it runs on. */
+typedef struct st_cli_lgroup {
+    uint32_t id, node;  /* node: system tree node id */
+} st_cli_lgroup_t;
+
+typedef struct st_cli_sysnode {
+    uint32_t id, name;  /* name: string ref (the host name for nodes synctrace writes) */
+} st_cli_sysnode_t;
+
+/* A location group property (SYNCTRACE::SYNC_EPOCH_1 of one rank ...): string refs; value is
+ * ST_CLI_NONE unless the property is a string. */
+typedef struct st_cli_lgroup_prop {
+    uint32_t group, name, value;
+} st_cli_lgroup_prop_t;
+
 typedef struct st_cli_archive {
     char    *path;           /* the anchor file (DIR/traces.otf2) */
     uint64_t resolution;     /* ticks per second */
@@ -133,6 +149,9 @@ typedef struct st_cli_archive {
     st_cli_comm_t   *comms;    size_t ncomms;    /* sorted by id */
     st_cli_location_t *locs;   size_t nlocs;     /* sorted by (rank, thread) */
     st_cli_prop_t   *props;    size_t nprops;
+    st_cli_lgroup_t *lgroups;  size_t nlgroups;  /* in file order */
+    st_cli_sysnode_t *sysnodes; size_t nsysnodes; /* in file order */
+    st_cli_lgroup_prop_t *gprops; size_t ngprops; /* in file order */
     uint32_t attr_callsite, attr_orig, attr_pid, attr_post, attr_seq; /* attribute refs or ST_CLI_NONE */
     uint8_t  attr_orig_type;
     int32_t  nranks;         /* number of distinct ranks among the locations */
@@ -156,6 +175,8 @@ const st_cli_comm_t *st_cli_comm(const st_cli_archive_t *ar, uint32_t id);
 const st_cli_group_t *st_cli_group(const st_cli_archive_t *ar, uint32_t id);
 /* Value of archive property name, NULL when absent. */
 const char *st_cli_prop(const st_cli_archive_t *ar, const char *name);
+/* Name of the system tree node (host) location group `group` (= rank) runs on, "" when unknown. */
+const char *st_cli_group_node(const st_cli_archive_t *ar, uint32_t group);
 /* Index of the location with the given id in ar->locs, -1 when unknown. */
 long st_cli_location_index(const st_cli_archive_t *ar, uint64_t id);
 /* Index of the location of (rank, thread) in ar->locs, -1 when unknown. */

@@ -13,7 +13,7 @@
 
 typedef struct defs_ctx {
     st_cli_archive_t *ar;
-    struct { size_t strings, regions, groups, comms, locs; } cap; /* array capacities while reading */
+    struct { size_t strings, regions, groups, comms, locs, lgroups, sysnodes, gprops; } cap; /* array capacities while reading */
     int oom;
 } defs_ctx_t;
 
@@ -152,6 +152,49 @@ static OTF2_CallbackCode on_location(void *u, OTF2_LocationRef self, OTF2_String
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode on_sysnode(void *u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name, OTF2_StringRef cls,
+                                    OTF2_SystemTreeNodeRef parent)
+{
+    defs_ctx_t *c = u;
+    (void)cls; (void)parent;
+    st_cli_sysnode_t *d = SLOT(c, sysnodes, nsysnodes);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_sysnode_t){ .id = self, .name = name };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_lgroup(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name,
+                                   OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef node,
+                                   OTF2_LocationGroupRef creator)
+{
+    defs_ctx_t *c = u;
+    (void)name; (void)type; (void)creator;
+    st_cli_lgroup_t *d = SLOT(c, lgroups, nlgroups);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_lgroup_t){ .id = self, .node = node };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_lgroup_prop(void *u, OTF2_LocationGroupRef group, OTF2_StringRef name, OTF2_Type type,
+                                        OTF2_AttributeValue value)
+{
+    defs_ctx_t *c = u;
+    st_cli_lgroup_prop_t *d = SLOT(c, gprops, ngprops);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_lgroup_prop_t){ .group = group, .name = name,
+                                 .value = type == OTF2_TYPE_STRING ? value.stringRef : ST_CLI_NONE };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /* ---- sorting and lookup -------------------------------------------------------------- */
 
 #define BY_ID(type, field)                                                       \
@@ -256,6 +299,16 @@ long st_cli_location_index(const st_cli_archive_t *ar, uint64_t id)
     return i >= 0 && ar->locs[i].id == id ? i : -1;
 }
 
+const char *st_cli_group_node(const st_cli_archive_t *ar, uint32_t group)
+{
+    for (size_t i = 0; i < ar->nlgroups; i++)
+        if (ar->lgroups[i].id == group)
+            for (size_t k = 0; k < ar->nsysnodes; k++)
+                if (ar->sysnodes[k].id == ar->lgroups[i].node)
+                    return st_cli_string(ar, ar->sysnodes[k].name);
+    return "";
+}
+
 const char *st_cli_prop(const st_cli_archive_t *ar, const char *name)
 {
     for (size_t i = 0; i < ar->nprops; i++)
@@ -300,6 +353,9 @@ static void set_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
     OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_intercomm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
+    OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, on_sysnode);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_lgroup);
+    OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(cb, on_lgroup_prop);
 }
 
 int st_cli_read_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)

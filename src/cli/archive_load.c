@@ -220,6 +220,9 @@ void st_cli_archive_free(st_cli_archive_t *ar)
     free(ar->comms);
     free(ar->locs);
     free(ar->props);
+    free(ar->lgroups);
+    free(ar->sysnodes);
+    free(ar->gprops);
     free(ar->path);
     memset(ar, 0, sizeof *ar);
 }

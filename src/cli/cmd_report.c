@@ -1,6 +1,7 @@
 /*
  * cmd_report.c — `synctrace report DIR [--metric NAME] [--top N]`: the wait-state analysis
- * of an archive in the terminal. Without --metric: the metric tree with totals and percent
+ * of an archive in the terminal; with --html the same analysis and the timeline as one HTML
+ * page (report_html.h). Without --metric: the metric tree with totals and percent
  * of Time, the quality of the time base, and each wait state's worst instance. With
  * --metric: where that metric sits (call paths, locations, worst instances). The analysis
  * is recomputed from the archive (analyze.h), the same numbers `synctrace analyze` writes.
@@ -13,6 +14,7 @@
 
 #include "../analysis/output.h"
 #include "analyze.h"
+#include "report_html.h"
 
 /* Wait-state metrics: time metrics with instances. One line each: total and the worst instance. */
 static void worst(const st_cli_archive_t *ar, const st_cli_analysis_t *a)
@@ -33,32 +35,89 @@ static void worst(const st_cli_archive_t *ar, const st_cli_analysis_t *a)
     }
 }
 
-static int run_report(int argc, char **argv)
+typedef struct report_args {
+    const char *dir, *metric, *out;
+    unsigned long top;
+    unsigned long long max_events;
+    int html;
+} report_args_t;
+
+/* A count option's value: 1 .. max. 0, or the usage error's exit code. */
+static int count_arg(const char *opt, const char *v, unsigned long long max, unsigned long long *n)
 {
-    const char *dir = NULL, *metric = NULL;
-    unsigned long top = 10;
+    char *end;
+    *n = strtoull(v, &end, 10);
+    if (*end || !*v || *v == '-' || *n == 0 || *n > max)
+        return st_cli_usage_error(&st_cli_cmd_report, "%s needs a count from 1, not '%s'", opt, v);
+    return 0;
+}
+
+static int parse(int argc, char **argv, report_args_t *o)
+{
+    *o = (report_args_t){ .top = 10, .max_events = ST_REPORT_HTML_MAX_EVENTS };
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--metric") || !strcmp(argv[i], "--top")) {
+        const char *a = argv[i];
+        unsigned long long n;
+        int rc;
+        if (!strcmp(a, "--html")) {
+            o->html = 1;
+        } else if (!strcmp(a, "--metric") || !strcmp(a, "--top") || !strcmp(a, "-o") || !strcmp(a, "--max-events")) {
             if (i + 1 == argc)
-                return st_cli_usage_error(&st_cli_cmd_report, "%s needs a value", argv[i]);
-            if (argv[i][2] == 'm') {
-                metric = argv[++i];
-            } else {
-                char *end;
-                top = strtoul(argv[++i], &end, 10);
-                if (*end || !*argv[i] || top == 0 || top > 1000000)
-                    return st_cli_usage_error(&st_cli_cmd_report, "--top needs a count from 1, not '%s'", argv[i]);
-            }
-        } else if (argv[i][0] == '-' && argv[i][1]) {
-            return st_cli_usage_error(&st_cli_cmd_report, "unknown option '%s'", argv[i]);
-        } else if (!dir) {
-            dir = argv[i];
+                return st_cli_usage_error(&st_cli_cmd_report, "%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--metric"))
+                o->metric = v;
+            else if (!strcmp(a, "-o"))
+                o->out = v;
+            else if ((rc = count_arg(a, v, a[2] == 't' ? 1000000ull : UINT64_MAX, &n)))
+                return rc;
+            else if (a[2] == 't')
+                o->top = (unsigned long)n;
+            else
+                o->max_events = n;
+        } else if (a[0] == '-' && a[1]) {
+            return st_cli_usage_error(&st_cli_cmd_report, "unknown option '%s'", a);
+        } else if (!o->dir) {
+            o->dir = a;
         } else {
-            return st_cli_usage_error(&st_cli_cmd_report, "unexpected argument '%s'", argv[i]);
+            return st_cli_usage_error(&st_cli_cmd_report, "unexpected argument '%s'", a);
         }
     }
-    if (!dir)
+    if (!o->dir)
         return st_cli_usage_error(&st_cli_cmd_report, "missing archive directory");
+    if ((o->out || o->max_events != ST_REPORT_HTML_MAX_EVENTS) && !o->html)
+        return st_cli_usage_error(&st_cli_cmd_report, "-o and --max-events go with --html");
+    if (o->html && o->metric)
+        return st_cli_usage_error(&st_cli_cmd_report, "--metric is for the text report, not --html");
+    return 0;
+}
+
+/* The HTML page: report.html beside the archive's anchor file (DIR/report.html, also when DIR
+ * names DIR/traces.otf2) unless -o names another file; prints the path. */
+static int html(const report_args_t *o, const st_cli_archive_t *ar, const st_cli_analysis_t *a)
+{
+    char path[4096];
+    const char *slash = strrchr(ar->path, '/');
+    if (o->out)
+        snprintf(path, sizeof path, "%s", o->out);
+    else if (slash)
+        snprintf(path, sizeof path, "%.*s/report.html", (int)(slash - ar->path), ar->path);
+    else
+        snprintf(path, sizeof path, "report.html");
+    if (st_cli_report_html(ar, a, path, o->max_events))
+        return 1;
+    printf("%s\n", path);
+    return 0;
+}
+
+static int run_report(int argc, char **argv)
+{
+    report_args_t o;
+    int prc = parse(argc, argv, &o);
+    if (prc)
+        return prc;
+    const char *dir = o.dir, *metric = o.metric;
+    unsigned long top = o.top;
     int m = metric ? st_an_metric_find(metric) : -1;
     if (metric && m < 0)
         return st_cli_usage_error(&st_cli_cmd_report, "unknown metric '%s' (names: synctrace report --help)", metric);
@@ -71,7 +130,9 @@ static int run_report(int argc, char **argv)
     if (st_cli_analyze(&ar, &a, err, sizeof err)) {
         fprintf(stderr, "synctrace: cannot analyse archive %s: %s\n", dir, err);
     } else {
-        if (m >= 0) {
+        if (o.html) {
+            rc = html(&o, &ar, &a);
+        } else if (m >= 0) {
             rc = st_an_print_metric(stdout, &a.res, &a.in, ar.resolution, ar.offset, m, (unsigned)top) ? 1 : 0;
         } else {
             st_an_print_summary(stdout, &a.res, ar.resolution);
@@ -87,7 +148,7 @@ static int run_report(int argc, char **argv)
 
 const st_cli_cmd_t st_cli_cmd_report = {
     .name = "report",
-    .usage = "report DIR [--metric NAME] [--top N]",
+    .usage = "report DIR [--metric NAME] [--top N] | report DIR --html [-o FILE] [--max-events N]",
     .summary = "wait-state report: metric tree, or where one metric sits",
     .help =
         "Prints the wait-state analysis of an archive (the values `synctrace analyze` writes;\n"
@@ -103,6 +164,12 @@ const st_cli_cmd_t st_cli_cmd_report = {
         "                 syncs_recv syncs_coll comms_send comms_recv comms_cxch comms_csrc\n"
         "                 comms_cdst bytes_sent bytes_rcvd bytes_cout bytes_cin\n"
         "  --top N        how many call paths, locations and instances (default 10)\n"
+        "  --html         writes DIR/report.html instead (or -o FILE) and prints its path: one\n"
+        "                 self-contained page (no network) with the metric, call and system\n"
+        "                 trees, the timeline with messages and collectives, the worst wait\n"
+        "                 states (click to jump there) and the time base.\n"
+        "  --max-events N every event in the page up to N events (default 1000000); beyond,\n"
+        "                 the timeline shows each location's time per kind of region in bins.\n"
         "Exit 0 on success, 1 if the archive cannot be read, 2 on a usage error.\n",
     .reads_archive = 1,
     .run = run_report,
