@@ -3,9 +3,9 @@
 against the program's own clock readings ("rank R PHASE MS" lines: what the waits were on
 this run) and what it injected (the line "T D S": threads, D and S in ms).
 Per process: each wait state sits at the call path of its construct and equals
-  omp_ebarrier_wait, omp_ibarrier_wait   the readings (5 % + 3 ms); (T-1) D (25 %)
-  omp_lock_contention_critical / _api    the readings (5 % + 3 ms); (T-1) D/2 (25 %)
-  omp_limited_parallelism                the reading (5 % + 3 ms); (T-2) D (25 %), at the region
+  omp_ebarrier_wait, omp_ibarrier_wait   the readings (5 % + 3 ms); (T-1) D (0.75x .. 2x)
+  omp_lock_contention_critical / _api    the readings (5 % + 3 ms); (T-1) D/2 (0.75x .. 2x)
+  omp_limited_parallelism                the reading (5 % + 3 ms); (T-2) D (0.75x .. 2x), at the region
   omp_idle_threads outside parallel regions and MPI calls: (T-1) S (10 % + 3 ms per thread)
 The readings are the reference; the injected sizes only show the waits are the injected
 ones (a thread of a loaded 2-core machine wakes or starts late by several ms).
@@ -80,7 +80,9 @@ for r in ranks:
             ("omp_limited_parallelism", parallel_region, "limited", (T - 2) * D)):
         got = sum_at(metric, r, where)
         near(metric, r, got, readings[(r, key)], 0.05, 0.003)
-        if abs(got - injected / 1e3) > 0.25 * injected / 1e3:
+        # The injected size only shows it is the injected wait: a loaded machine stretches it (a sleeping thread
+        # wakes late; seen: 128 ms for 90 injected at load 6-10), never shortens it below 3/4.
+        if got < 0.75 * injected / 1e3 or got > 2 * injected / 1e3:
             errors.append("%s on rank %d: %.6f s, injected %g ms" % (metric, r, got, injected))
     serial = sum(v for (m, k, l), v in val.items() if m == "omp_idle_threads" and locs[l][0] == r
                  and not in_parallel(k) and not cnodes[k]["region"].startswith("MPI_"))
