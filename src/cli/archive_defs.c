@@ -13,7 +13,7 @@
 
 typedef struct defs_ctx {
     st_cli_archive_t *ar;
-    struct { size_t strings, regions, groups, comms, locs; } cap; /* array capacities while reading */
+    struct { size_t strings, regions, groups, comms, locs, cctxs, scls; } cap; /* array capacities while reading */
     int oom;
 } defs_ctx_t;
 
@@ -57,6 +57,33 @@ static OTF2_CallbackCode on_region(void *u, OTF2_RegionRef self, OTF2_StringRef 
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode on_scl(void *u, OTF2_SourceCodeLocationRef self, OTF2_StringRef file, uint32_t line)
+{
+    defs_ctx_t *c = u;
+    st_cli_scl_t *d = SLOT(c, scls, nscls);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_scl_t){ .id = self, .file = file, .line = line };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_cctx(void *u, OTF2_CallingContextRef self, OTF2_RegionRef region,
+                                 OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
+{
+    defs_ctx_t *c = u;
+    st_cli_cctx_t *d = SLOT(c, cctxs, ncctxs);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_cctx_t){ .id = self, .region = region,
+                          .scl = scl == OTF2_UNDEFINED_SOURCE_CODE_LOCATION ? ST_CLI_NONE : scl,
+                          .parent = parent == OTF2_UNDEFINED_CALLING_CONTEXT ? ST_CLI_NONE : parent };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode on_attribute(void *u, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef descr,
                                       OTF2_Type type)
 {
@@ -76,6 +103,8 @@ static OTF2_CallbackCode on_attribute(void *u, OTF2_AttributeRef self, OTF2_Stri
         c->ar->attr_post = self;
     else if (!strcmp(n, "synctrace:coll_seq") && type == OTF2_TYPE_UINT64)
         c->ar->attr_seq = self;
+    else if (!strcmp(n, "synctrace:calling_context") && type == OTF2_TYPE_CALLING_CONTEXT)
+        c->ar->attr_cctx = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -164,6 +193,8 @@ BY_ID(st_cli_string_t, id)
 BY_ID(st_cli_region_t, id)
 BY_ID(st_cli_group_t, id)
 BY_ID(st_cli_comm_t, id)
+BY_ID(st_cli_cctx_t, id)
+BY_ID(st_cli_scl_t, id)
 
 /* Locations by (rank, thread): the order of the older rank * 65536 + thread ids. */
 static int loc_cmp(int32_t r1, uint32_t t1, int32_t r2, uint32_t t2)
@@ -184,6 +215,8 @@ static void sort_defs(st_cli_archive_t *ar)
     st_cli_sort(ar->groups, ar->ngroups, sizeof *ar->groups, cmp_st_cli_group_t);
     st_cli_sort(ar->comms, ar->ncomms, sizeof *ar->comms, cmp_st_cli_comm_t);
     st_cli_sort(ar->locs, ar->nlocs, sizeof *ar->locs, cmp_location);
+    st_cli_sort(ar->cctxs, ar->ncctxs, sizeof *ar->cctxs, cmp_st_cli_cctx_t);
+    st_cli_sort(ar->scls, ar->nscls, sizeof *ar->scls, cmp_st_cli_scl_t);
     ar->nranks = 0;
     for (size_t i = 0; i < ar->nlocs; i++) /* sorted by rank */
         if (i == 0 || ar->locs[i].rank != ar->locs[i - 1].rank)
@@ -206,6 +239,8 @@ static const st_cli_string_t *find_string(const st_cli_archive_t *ar, uint32_t i
 const st_cli_region_t *st_cli_region(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->regions, ar->nregions, id); }
 const st_cli_comm_t *st_cli_comm(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->comms, ar->ncomms, id); }
 const st_cli_group_t *st_cli_group(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->groups, ar->ngroups, id); }
+const st_cli_cctx_t *st_cli_cctx(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->cctxs, ar->ncctxs, id); }
+const st_cli_scl_t *st_cli_scl(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->scls, ar->nscls, id); }
 
 const char *st_cli_string(const st_cli_archive_t *ar, uint32_t s)
 {
@@ -300,6 +335,8 @@ static void set_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
     OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_intercomm);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
+    OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(cb, on_scl);
+    OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_cctx);
 }
 
 int st_cli_read_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
