@@ -9,7 +9,7 @@
  * count-0 operations: nothing; intercommunicator collectives (each group waits for the other); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
  * report of a call tree not created in preorder, checked by an independent reader.
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/output.c src/util/json.c src/analysis/cube.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/output.c src/util/json.c src/analysis/cube.c src/analysis/callpath.c src/trace/callpath.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
