@@ -5,7 +5,8 @@
 # the function that waited (main/exchange/late_sender_victim/MPI_Recv carries mpi_latesender,
 # .../barrier_victim/MPI_Barrier mpi_barrier_wait, .../omp_barrier_victim/<barrier> omp_ebarrier_wait),
 # within 10 % + 20 ms of the injected size; recursion shows as nested frames; analysis.cubex
-# names the functions (independent reader) and `synctrace report --metric` prints the path.
+# names the functions (independent reader) and `synctrace report --metric` prints the path;
+# `synctrace clc` rewrites the calling contexts and ViTE still reads the archive.
 # Without SYNCTRACE_CALLPATH the call tree has no application functions (as before).
 source "$ST_ROOT/tests/lib.sh"
 command -v clang >/dev/null || skip "clang not installed"
@@ -79,6 +80,30 @@ grep -q '<name>late_sender_victim</name>' "$ST_TMP/anchor.xml" \
 st report "$ST_TMP/p" --metric mpi_latesender >"$ST_TMP/metric.txt" || fail "report --metric failed"
 grep -Eq '^ +0\.[0-9]+ s +[0-9.]+%  main/exchange/late_sender_victim/MPI_Recv$' "$ST_TMP/metric.txt" \
     || fail "report --metric mpi_latesender without the function's path: $(cat "$ST_TMP/metric.txt")"
+
+# the CLI's reader keeps the calling contexts: an archive rewritten by `synctrace clc` holds as
+# many and analyses to the same call paths and values
+st clc "$ST_TMP/p" "$ST_TMP/pc" --redo >/dev/null 2>&1 || fail "synctrace clc of the call-path archive failed"
+otf2-print -G "$ST_TMP/pc/traces.otf2" >"$ST_TMP/cdefs.txt" || fail "otf2-print -G of the rewritten archive failed"
+assert_eq "calling contexts after synctrace clc" "$(grep -c '^CALLING_CONTEXT ' "$ST_TMP/defs.txt")" \
+    "$(grep -c '^CALLING_CONTEXT ' "$ST_TMP/cdefs.txt")"
+st analyze "$ST_TMP/pc" >/dev/null || fail "analyze of the rewritten archive failed"
+st report "$ST_TMP/pc" --metric mpi_latesender >"$ST_TMP/cmetric.txt" || fail "report of the rewritten archive failed"
+cmp -s <(sed -n '/call paths:/,/locations:/p' "$ST_TMP/metric.txt") <(sed -n '/call paths:/,/locations:/p' "$ST_TMP/cmetric.txt") \
+    || fail "call paths differ after synctrace clc: $(cat "$ST_TMP/cmetric.txt")"
+
+# ViTE (when installed) still reads the archive: no warning beyond its known ones (t_vite.sh)
+if command -v vite >/dev/null && command -v xvfb-run >/dev/null; then
+    timeout 90 xvfb-run -a -s "-screen 0 1280x800x24" bash -c \
+        'vite "$1/traces.otf2" >"$2" 2>&1 & v=$!
+         for i in $(seq 80); do grep -q "Loading of the trace : 100%" "$2" && break; sleep 0.5; done
+         kill $v' _ "$ST_TMP/p" "$ST_TMP/vite.txt" || fail "ViTE under Xvfb failed"
+    grep -q "Loading of the trace : 100%" "$ST_TMP/vite.txt" || fail "ViTE did not load the archive: $(tail -3 "$ST_TMP/vite.txt")"
+    bad=$(grep -iE "warning|error|unknown|cannot|fatal" "$ST_TMP/vite.txt" \
+          | grep -vE "^Warning: cannot find rank [01] in communicator 0$" \
+          | grep -vE "^Warning OTF2 parser: [0-9.e+-]+ +callback_Thread(Fork|Join) not implemented$" || true)
+    [ -z "$bad" ] || fail "ViTE warns: $(head -n 3 <<<"$bad")"
+fi
 
 # without SYNCTRACE_CALLPATH: regions only, as before
 ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0" run_traced "$ST_TMP/q" 2 "$BIN" || fail "pathwaits failed without call paths"
