@@ -58,37 +58,64 @@ static uint32_t intern(names_t *nm, st_an_result_t *res, const char *name)
 
 /* ---- frames ------------------------------------------------------------------------------------- */
 
-static const char *text_of(const st_clc_proc_t *p, uint64_t pc)
+static const st_clc_proc_t *sort_proc; /* qsort has no context argument; single-threaded (analysis.h) */
+
+static int cmp_site(const void *a, const void *b)
 {
-    for (uint32_t i = 0; i < p->ncallsites; i++) /* sorted by pc after st_otf2_prepare, not before */
-        if (p->callsites[i].pc == pc)
-            return p->callsites[i].text ? p->callsites[i].text : "?";
+    uint64_t x = sort_proc->callsites[*(const uint32_t *)a].pc, y = sort_proc->callsites[*(const uint32_t *)b].pc;
+    return (x > y) - (x < y);
+}
+
+/* Text of frame pc among p's call sites (by[]: their indices sorted by pc), NULL if not there. */
+static const char *text_of(const st_clc_proc_t *p, const uint32_t *by, uint64_t pc)
+{
+    size_t lo = 0, hi = p->ncallsites;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const st_callsite_t *cs = &p->callsites[by[mid]];
+        if (cs->pc == pc)
+            return cs->text ? cs->text : "?";
+        if (cs->pc < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
     return NULL;
 }
 
 static int rank_frames(an_paths_t *ap, names_t *nm, st_an_result_t *res, const st_clc_proc_t *p, int32_t r)
 {
     uint32_t n = p->ncpnodes;
-    if (!(ap->func[r] = malloc(sizeof(uint32_t) * n)) || !(ap->depth[r] = malloc(sizeof(uint32_t) * n)) ||
-        !(ap->memo[r] = malloc(sizeof(uint64_t) * n)))
+    uint32_t *by = malloc(sizeof(uint32_t) * (p->ncallsites + 1));
+    if (!by || !(ap->func[r] = malloc(sizeof(uint32_t) * n)) || !(ap->depth[r] = malloc(sizeof(uint32_t) * n)) ||
+        !(ap->memo[r] = malloc(sizeof(uint64_t) * n))) {
+        free(by);
         return -1;
+    }
+    for (uint32_t i = 0; i < p->ncallsites; i++)
+        by[i] = i;
+    sort_proc = p;
+    qsort(by, p->ncallsites, sizeof *by, cmp_site);
     for (uint32_t i = 0; i < n; i++) {
         const st_cpnode_t *c = &p->cpnodes[i];
         char func[256], file[8], fallback[32];
         uint32_t line;
-        const char *text = text_of(p, c->pc);
+        const char *text = text_of(p, by, c->pc);
         if (!text) {
             snprintf(fallback, sizeof fallback, "0x%llx", (unsigned long long)c->pc);
             text = fallback;
         }
         st_callpath_split(text, func, sizeof func, file, sizeof file, &line);
-        if ((ap->func[r][i] = intern(nm, res, func)) == UINT32_MAX)
+        if ((ap->func[r][i] = intern(nm, res, func)) == UINT32_MAX) {
+            free(by);
             return -1;
+        }
         uint32_t up = c->parent < i ? c->parent : ST_CP_NONE; /* a parent precedes its children */
         ap->depth[r][i] = up == ST_CP_NONE ? 1 : ap->depth[r][up] + 1;
         ap->maxdepth = ap->depth[r][i] > ap->maxdepth ? ap->depth[r][i] : ap->maxdepth;
         ap->memo[r][i] = UINT64_MAX;
     }
+    free(by);
     return 0;
 }
 
