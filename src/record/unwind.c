@@ -58,7 +58,13 @@ static int add_ranges(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-static void find_ranges(void) { dl_iterate_phdr(add_ranges, NULL); }
+/* Once per process: the skipped ranges; libunwind's caches per thread, so unwinds of different
+ * threads do not share (and lock) one cache when the fast trace falls back to stepping. */
+static void find_ranges(void)
+{
+    dl_iterate_phdr(add_ranges, NULL);
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
 
 /* 2: pc lies in a tool object, 1: in a runtime object, 0: application code. */
 static int skipped(uintptr_t pc)
