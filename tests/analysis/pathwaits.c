@@ -8,6 +8,9 @@
  *   barrier_victim       MPI_Barrier; rank 1 sleeps BARRIER first -> mpi_barrier_wait on rank 0
  *   omp_barrier_victim   #pragma omp barrier in a parallel region; thread 1 sleeps OMPB first
  *                        -> omp_ebarrier_wait on thread 0 of each rank
+ *   critical_victim      #pragma omp critical; thread 0 holds it CRIT ms in critical_holder, thread 1
+ *                        comes CRIT_LAG ms later -> omp_lock_contention_critical ~ CRIT - CRIT_LAG on
+ *                        thread 1 of each rank
  *   recurse(DEPTH)       DEPTH nested calls of recurse, then MPI_Barrier (no wait): the path's depth
  * Each rank prints nothing; rank 0 prints "done".
  */
@@ -16,7 +19,7 @@
 #include <stdio.h>
 #include <time.h>
 
-enum { LS = 120, BARRIER = 80, OMPB = 90, DEPTH = 7 };
+enum { LS = 120, BARRIER = 80, OMPB = 90, CRIT = 110, CRIT_LAG = 20, DEPTH = 7 };
 
 static void sleep_ms(int ms)
 {
@@ -53,6 +56,20 @@ static void __attribute__((noinline)) omp_barrier_victim(void)
     sink = 2;
 }
 
+static void __attribute__((noinline)) critical_holder(void)
+{
+#pragma omp critical
+    sleep_ms(CRIT);
+    sink = 3;
+}
+
+static void __attribute__((noinline)) critical_victim(void)
+{
+    sleep_ms(CRIT_LAG);
+#pragma omp critical
+    sink = 4;
+}
+
 static void __attribute__((noinline)) recurse(int n)
 {
     if (n > 1)
@@ -76,6 +93,10 @@ static void __attribute__((noinline)) exchange(int rank)
         if (omp_get_thread_num() == 1)
             sleep_ms(OMPB);
         omp_barrier_victim();
+        if (omp_get_thread_num() == 0)
+            critical_holder();
+        else
+            critical_victim();
     }
     recurse(DEPTH);
 }

@@ -3,7 +3,8 @@
 # 2 ranks x 2 threads): the archive holds the call paths as OTF2 CallingContext definitions
 # (otf2-print reads them), and the offline analysis puts each injected wait at the call path of
 # the function that waited (main/exchange/late_sender_victim/MPI_Recv carries mpi_latesender,
-# .../barrier_victim/MPI_Barrier mpi_barrier_wait, .../omp_barrier_victim/<barrier> omp_ebarrier_wait),
+# .../barrier_victim/MPI_Barrier mpi_barrier_wait, .../omp_barrier_victim/<barrier> omp_ebarrier_wait,
+# .../critical_victim/<critical> omp_lock_contention_critical),
 # within 10 % + 20 ms of the injected size; recursion shows as nested frames; analysis.cubex
 # names the functions (independent reader) and `synctrace report --metric` prints the path;
 # `synctrace clc` rewrites the calling contexts and ViTE still reads the archive.
@@ -67,6 +68,14 @@ if not barrier:
     print("no cnode below omp_barrier_victim"); bad += 1
 else:
     expect("omp_ebarrier_wait", "exchange/!$omp parallel/omp_barrier_victim/!$omp barrier", 90, times=2)
+# thread 1 of each rank waits for thread 0 (in critical_holder) at the critical section
+def at_thread1(metric, want):
+    return sum(x["value"] for x in doc["values"]
+               if x["metric"] == metric and path(x["cnode"]).endswith(want) and loc[x["location"]][1] != 0)
+v, tot = at_thread1("omp_lock_contention_critical", "/critical_victim/!$omp critical"), at("omp_lock_contention_critical", "")[1]
+ok = abs(v - 0.180) <= 0.018 + 0.040 and v >= 0.9 * tot
+print(f"omp_lock_contention_critical at critical_victim on the workers: {v * 1e3:.1f} ms (injected 2 x 90, total {tot * 1e3:.1f}) {'ok' if ok else 'WRONG'}")
+bad += not ok
 rec = "main/exchange/" + "/".join(["recurse"] * 7) + "/MPI_Barrier"
 if not any(path(c["id"]) == rec for c in doc["cnodes"]):
     print("no call path", rec); bad += 1
