@@ -3,7 +3,8 @@
  *
  * Written in dependency order, each String right before its first use:
  * ClockProperties; the call-site Strings (ids fixed by the numbering); Paradigms,
- * Attributes, Regions; the system tree (machine -> node -> one LocationGroup per
+ * Attributes, Regions; the call paths' function Regions, SourceCodeLocations and CallingContexts
+ * (each on first use, parents first); the system tree (machine -> node -> one LocationGroup per
  * rank -> one Location per thread, with exact event counts) and per-rank
  * properties; MPI: one COMM_LOCATIONS group (index = world rank, member = the
  * rank's master location), COMM_GROUP groups (deduplicated), MPI_COMM_SELF as a
