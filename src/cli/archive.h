@@ -121,6 +121,7 @@ typedef struct st_cli_cctx {     /* a CallingContext: a frame of a call path */
     uint32_t id, region; /* region: the frame's function */
     uint32_t scl;        /* SourceCodeLocation or ST_CLI_NONE */
     uint32_t parent;     /* calling context or ST_CLI_NONE */
+    char    *path;       /* "main/solve/exchange": the functions from the outermost frame (owned) */
 } st_cli_cctx_t;
 
 typedef struct st_cli_scl {      /* a SourceCodeLocation */

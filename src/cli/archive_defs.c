@@ -339,6 +339,37 @@ static void set_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_cctx);
 }
 
+/* Each calling context's path of function names (outermost first); a broken chain (a cycle, a
+ * missing parent) ends where it breaks. 0, or -1 when out of memory. */
+static int cctx_paths(st_cli_archive_t *ar)
+{
+    for (size_t i = 0; i < ar->ncctxs; i++) {
+        size_t len = 0, depth = 0;
+        for (const st_cli_cctx_t *x = &ar->cctxs[i]; x && depth <= ar->ncctxs; depth++) {
+            const st_cli_region_t *r = st_cli_region(ar, x->region);
+            len += strlen(r ? st_cli_string(ar, r->name) : "?") + 1;
+            x = x->parent != ST_CLI_NONE ? st_cli_cctx(ar, x->parent) : NULL;
+        }
+        char *p = malloc(len + 1);
+        if (!(ar->cctxs[i].path = p))
+            return -1;
+        size_t end = len;
+        p[end] = 0;
+        depth = 0;
+        for (const st_cli_cctx_t *x = &ar->cctxs[i]; x && depth <= ar->ncctxs; depth++) { /* from the end */
+            const st_cli_region_t *r = st_cli_region(ar, x->region);
+            const char *name = r ? st_cli_string(ar, r->name) : "?";
+            size_t n = strlen(name);
+            end -= n + 1;
+            p[end] = '/';
+            memcpy(p + end + 1, name, n);
+            x = x->parent != ST_CLI_NONE ? st_cli_cctx(ar, x->parent) : NULL;
+        }
+        memmove(p, p + 1, len); /* drop the leading '/' */
+    }
+    return 0;
+}
+
 int st_cli_read_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
 {
     defs_ctx_t ctx = {.ar = ar};
@@ -363,6 +394,10 @@ int st_cli_read_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t er
         return -1;
     }
     sort_defs(ar);
+    if (cctx_paths(ar)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     if (ar->resolution == 0) {
         snprintf(err, errlen, "no clock properties in the global definitions");
         return -1;

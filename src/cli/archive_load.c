@@ -210,6 +210,7 @@ void st_cli_archive_free(st_cli_archive_t *ar)
         free(ar->comms[i].members);
     }
     for (size_t i = 0; i < ar->nlocs; i++) free(ar->locs[i].ev);
+    for (size_t i = 0; i < ar->ncctxs; i++) free(ar->cctxs[i].path);
     for (size_t i = 0; i < ar->nprops; i++) {
         free(ar->props[i].name);
         free(ar->props[i].value);

@@ -29,6 +29,10 @@ grep -Eq '^CALLING_CONTEXT +[0-9]+ +Region: "late_sender_victim"' "$ST_TMP/defs.
     || fail "no calling context for late_sender_victim: $(grep -c CALLING_CONTEXT "$ST_TMP/defs.txt") contexts"
 grep -q 'Source code location: "pathwaits.c:' "$ST_TMP/defs.txt" || fail "calling contexts without source locations"
 otf2-print "$ST_TMP/p/traces.otf2" >/dev/null 2>"$ST_TMP/print-err.txt" || fail "otf2-print failed: $(tail -3 "$ST_TMP/print-err.txt")"
+# synctrace dump names each Enter's call path
+st dump "$ST_TMP/p" >"$ST_TMP/dump.txt" || fail "synctrace dump failed"
+grep -Eq ' 0 +0 +enter +region=MPI_Recv callpath=main/exchange/late_sender_victim$' "$ST_TMP/dump.txt" \
+    || fail "dump: no call path on rank 0's MPI_Recv: $(grep MPI_Recv "$ST_TMP/dump.txt" | head -2)"
 
 st analyze "$ST_TMP/p" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
 python3 - "$ST_TMP/p/analysis.json" <<'PY' || fail "injected waits not at their call paths"
