@@ -19,7 +19,8 @@ if [ ! -x "$BIN" ] || [ "$src" -nt "$BIN" ]; then
     mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-optimize-sibling-calls -Wall -Wextra -Werror -fopenmp \
         -o "$BIN" "$src" || fail "cannot build pathwaits.c"
 fi
-ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/p" 2 "$BIN" \
+# with SYNCTRACE_CALLSITE=1 too: the call site is then the path's innermost frame (one unwind)
+ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1 SYNCTRACE_CALLSITE=1" run_traced "$ST_TMP/p" 2 "$BIN" \
     || fail "pathwaits failed: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -qx done "$ST_TMP/out.txt" || fail "pathwaits printed: $(head -c 200 "$ST_TMP/out.txt")"
 
@@ -29,9 +30,10 @@ grep -Eq '^CALLING_CONTEXT +[0-9]+ +Region: "late_sender_victim"' "$ST_TMP/defs.
     || fail "no calling context for late_sender_victim: $(grep -c CALLING_CONTEXT "$ST_TMP/defs.txt") contexts"
 grep -q 'Source code location: "pathwaits.c:' "$ST_TMP/defs.txt" || fail "calling contexts without source locations"
 otf2-print "$ST_TMP/p/traces.otf2" >/dev/null 2>"$ST_TMP/print-err.txt" || fail "otf2-print failed: $(tail -3 "$ST_TMP/print-err.txt")"
-# synctrace dump names each Enter's call path
+# synctrace dump names each Enter's call site and call path
 st dump "$ST_TMP/p" >"$ST_TMP/dump.txt" || fail "synctrace dump failed"
-grep -Eq ' 0 +0 +enter +region=MPI_Recv callpath=main/exchange/late_sender_victim$' "$ST_TMP/dump.txt" \
+grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits.c:[0-9]+\)" callpath=main/exchange/late_sender_victim$' \
+    "$ST_TMP/dump.txt" \
     || fail "dump: no call path on rank 0's MPI_Recv: $(grep MPI_Recv "$ST_TMP/dump.txt" | head -2)"
 
 st analyze "$ST_TMP/p" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
