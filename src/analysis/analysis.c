@@ -84,6 +84,29 @@ static uint32_t tree_child(tree_t *t, uint32_t parent, uint32_t region)
     return k;
 }
 
+/* The cnode of e's application frames (call path) below parent, the cnode of the enclosing call
+ * outer (NULL: none): the frames its path does not share with outer's, as function regions. */
+static uint32_t frames_cnode(an_ctx_t *c, tree_t *t, const st_clc_loc_t *L, uint32_t parent, const st_event_t *e,
+                             const st_event_t *outer)
+{
+    an_paths_t *ap = &c->paths;
+    uint32_t node = st_event_callpath(e);
+    if (node == ST_CP_NONE || L->rank < 0 || L->rank >= ap->nranks || !ap->func[L->rank] ||
+        node >= ap->procs[L->rank].ncpnodes)
+        return parent;
+    uint64_t *memo = &ap->memo[L->rank][node];
+    if (*memo != UINT64_MAX && (uint32_t)(*memo >> 32) == parent)
+        return (uint32_t)*memo;
+    uint32_t k = an_paths_below(ap, L->rank, node, outer ? st_event_callpath(outer) : ST_CP_NONE, ap->chain);
+    uint32_t cn = parent;
+    while (k-- && cn != ST_AN_NO_CNODE)
+        cn = tree_child(t, cn, ap->func[L->rank][ap->chain[k]]);
+    if (outer && st_event_callpath(outer) != ST_CP_NONE)
+        return cn; /* the descent depends on outer's path too: not memoized */
+    *memo = (uint64_t)parent << 32 | cn;
+    return cn;
+}
+
 /* One location: calls, their ends and cnodes. Unmatched LEAVEs are ignored, calls never left end at the end. */
 static int scan_loc(an_ctx_t *c, tree_t *t, uint32_t l, uint64_t *stack)
 {
@@ -95,7 +118,9 @@ static int scan_loc(an_ctx_t *c, tree_t *t, uint32_t l, uint64_t *stack)
         A->leave[i] = AN_NO_EV;
         if (e->kind == ST_EV_ENTER) {
             uint32_t parent = depth ? A->cnode[stack[depth - 1]] : 0;
-            if ((A->cnode[i] = tree_child(t, parent, e->region)) == ST_AN_NO_CNODE)
+            if (c->paths.nranks)
+                parent = frames_cnode(c, t, L, parent, e, depth ? &L->ev[stack[depth - 1]] : NULL);
+            if (parent == ST_AN_NO_CNODE || (A->cnode[i] = tree_child(t, parent, e->region)) == ST_AN_NO_CNODE)
                 return -1;
             stack[depth++] = i;
             A->call[i] = i;
@@ -207,7 +232,8 @@ int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t 
     memset(res, 0, sizeof *res);
     an_ctx_t c = { .in = in, .g = g, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)) };
     res->nlocs = in->nlocs;
-    int rc = c.loc ? build_tree(&c) : -1;
+    int rc = c.loc && an_paths_build(&c.paths, in, res) == 0 ? build_tree(&c) : -1;
+    an_paths_free(&c.paths);
     if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (in->nlocs ? in->nlocs : 1),
                                        sizeof(double))))
         rc = -1;
@@ -231,9 +257,20 @@ int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t 
 
 void st_an_free(st_an_result_t *res)
 {
+    for (uint32_t k = 0; k < res->nfuncs; k++)
+        free(res->funcs[k]);
+    free(res->funcs);
     free(res->cnodes);
     free(res->sev);
     memset(res, 0, sizeof *res);
+}
+
+const char *st_an_region_name(const st_an_result_t *r, uint32_t region)
+{
+    if (ST_AN_IS_FUNC(region))
+        return (region & 0x7fffffffu) < r->nfuncs ? r->funcs[region & 0x7fffffffu] : "?";
+    const st_region_info_t *ri = st_region_info(region);
+    return ri ? ri->name : "?";
 }
 
 double st_an_total(const st_an_result_t *r, int m)

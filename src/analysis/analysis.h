@@ -9,6 +9,9 @@
  *
  * Call paths: the nesting of ENTER/LEAVE regions on each location under one root,
  * merged across locations by path (cnode 0 is the root; it holds time outside regions).
+ * With recorded call paths (SYNCTRACE_CALLPATH: an ENTER's application frames, callpath.h)
+ * a region hangs below its frames as function regions (main -> solve -> MPI_Recv); inside an
+ * enclosing region only the frames below those the two paths share are added.
  * Values are call-tree exclusive: a cnode's value does not include its children's.
  *
  * The patterns are computed per relation from the times of the events taking part
@@ -71,6 +74,10 @@ typedef struct st_an_instance {
     uint32_t loc, cnode;
 } st_an_instance_t;
 
+/* Region ids of application functions (call-path frames): funcs[k] of the result is the name. */
+#define ST_AN_FUNC_REGION(k) (0x80000000u | (uint32_t)(k))
+#define ST_AN_IS_FUNC(region) ((region) != UINT32_MAX && ((region) & 0x80000000u))
+
 typedef struct st_an_result {
     uint32_t       ncnodes;
     st_an_cnode_t *cnodes;  /* [ncnodes], cnode 0 = root; a parent precedes its children */
@@ -81,6 +88,8 @@ typedef struct st_an_result {
      * are sums over calls, not instances, and have none) */
     st_an_instance_t top[ST_AN__METRICS][ST_AN_TOP];
     uint32_t         ntop[ST_AN__METRICS];
+    uint32_t         nfuncs;  /* names of the function regions (ST_AN_FUNC_REGION(k)); owned */
+    char           **funcs;
 } st_an_result_t;
 
 static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, uint32_t loc)
@@ -95,6 +104,9 @@ static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, 
  */
 int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res);
 void st_an_free(st_an_result_t *res);
+
+/* Name of a region of r: an MPI/OpenMP region's, a function's; "?" if unknown. */
+const char *st_an_region_name(const st_an_result_t *r, uint32_t region);
 
 /* Sum of metric m over every cnode and location (for summaries and tests). */
 double st_an_total(const st_an_result_t *r, int m);

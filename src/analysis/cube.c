@@ -127,9 +127,10 @@ static void xml_program(FILE *f, const cube_t *c)
 {
     fprintf(f, "<program>\n");
     for (uint32_t id = 0; id < c->nregions; id++) {
-        const st_region_info_t *ri = c->regions[id] == UINT32_MAX ? NULL : st_region_info(c->regions[id]);
-        const char *name = c->regions[id] == UINT32_MAX ? "synctrace:trace" : ri ? ri->name : "?";
-        const char *paradigm = !ri ? "measurement" : ri->paradigm == ST_PARADIGM_MPI ? "mpi"
+        uint32_t reg = c->regions[id];
+        const st_region_info_t *ri = reg == UINT32_MAX || ST_AN_IS_FUNC(reg) ? NULL : st_region_info(reg);
+        const char *name = reg == UINT32_MAX ? "synctrace:trace" : st_an_region_name(c->r, reg);
+        const char *paradigm = ST_AN_IS_FUNC(reg) ? "user" : !ri ? "measurement" : ri->paradigm == ST_PARADIGM_MPI ? "mpi"
                              : ri->paradigm == ST_PARADIGM_OPENMP ? "openmp" : "user";
         fprintf(f, "<region id=\"%u\" mod=\"\" begin=\"-1\" end=\"-1\">", id);
         xml_text(f, "name", name);

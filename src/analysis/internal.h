@@ -20,11 +20,30 @@ typedef struct an_loc {
     uint32_t *cnode; /* [n] at ENTER indices: the call's cnode */
 } an_loc_t;
 
+/* Call paths (callpath.c; SYNCTRACE_CALLPATH): each rank's frames as function regions. */
+typedef struct an_paths {
+    int32_t              nranks;    /* 0: the trace has no call paths */
+    const st_clc_proc_t *procs;
+    uint32_t           **func;      /* [rank][node] function region (ST_AN_FUNC_REGION) */
+    uint32_t           **depth;     /* [rank][node] 1 for an outermost frame */
+    uint64_t           **memo;      /* [rank][node] parent cnode << 32 | cnode of the last descent, UINT64_MAX none */
+    uint32_t             maxdepth;
+    uint32_t            *chain;     /* scratch of maxdepth + 1 nodes */
+} an_paths_t;
+
+/* Function regions of every frame, their names into res->funcs. 0, or -1 (memory). */
+int an_paths_build(an_paths_t *ap, const st_clc_input_t *in, st_an_result_t *res);
+void an_paths_free(an_paths_t *ap);
+/* The frames of node's path below the deepest frame it shares with outer's path (ST_CP_NONE: none),
+ * innermost first, into chain (maxdepth + 1 entries); returns their number. */
+uint32_t an_paths_below(const an_paths_t *ap, int32_t rank, uint32_t node, uint32_t outer, uint32_t *chain);
+
 typedef struct an_ctx {
     const st_clc_input_t *in;
     const st_clc_graph_t *g;
     st_an_result_t       *res;
     an_loc_t             *loc; /* [in->nlocs] */
+    an_paths_t            paths;
 } an_ctx_t;
 
 /* The call enclosing event i of location l (AN_NO_EV: none) and its enter / leave times

@@ -14,8 +14,7 @@ const char *st_an_cnode_name(const st_an_result_t *r, uint32_t cnode)
 {
     if (cnode == 0)
         return "<root>";
-    const st_region_info_t *ri = st_region_info(r->cnodes[cnode].region);
-    return ri ? ri->name : "?";
+    return st_an_region_name(r, r->cnodes[cnode].region);
 }
 
 static double scale(int m, uint64_t resolution)

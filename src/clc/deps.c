@@ -1011,7 +1011,7 @@ static int append_sides(ctx_t *c, st_clc_epvec_t *out)
 
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
 {
-    static const st_clc_proc_t none = { 0, NULL, 0 };
+    static const st_clc_proc_t none = { 0 };
     st_clc_depstats_t scratch = { 0 };
     ctx_t c = {
         .in = in, .rank = rank, .out = out, .ds = ds ? ds : &scratch,

@@ -67,6 +67,12 @@ typedef struct st_clc_proc {
     uint32_t             ncomms;
     const st_comm_def_t *comms;  /* event.comm (local index) -> definition; NULL for remote ranks */
     int32_t              node;   /* node id; ranks with equal ids share a node (mu class INTRA) */
+    /* Call paths (trace/callpath.h; SYNCTRACE_CALLPATH): the rank's call tree and the texts of its
+     * frames (pc -> text). Only the analysis reads them; 0 / NULL without call paths. */
+    uint32_t             ncpnodes;
+    const st_cpnode_t   *cpnodes;
+    uint32_t             ncallsites;
+    const st_callsite_t *callsites;
 } st_clc_proc_t;
 
 /* A region whose ENTER / LEAVE are the logical send / receive of a world-wide

@@ -77,6 +77,10 @@ int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in)
             continue;
         procs[rd[i].rank].ncomms = rd[i].ncomms;
         procs[rd[i].rank].comms = rd[i].comms;
+        procs[rd[i].rank].ncpnodes = rd[i].ncpnodes;
+        procs[rd[i].rank].cpnodes = rd[i].cpnodes;
+        procs[rd[i].rank].ncallsites = rd[i].ncallsites;
+        procs[rd[i].rank].callsites = rd[i].callsites;
         for (uint32_t t = 0; t < rd[i].nthreads; t++)
             locs[l++] = (st_clc_loc_t){ .rank = rd[i].rank, .thread = rd[i].threads[t].index,
                                         .ev = rd[i].threads[t].events,

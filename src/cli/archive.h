@@ -11,6 +11,8 @@
  * Conventions of synctrace archives (src/otf2/writer.c): location group id = rank; location
  * id = rank + (thread << 32) (Score-P's numbering; archives of older synctrace versions:
  * rank * 65536 + thread, both read, see st_cli_location_split); timer resolution 1e9 (ns); attribute "callsite" (string) on Enter events;
+ * attribute "synctrace:calling_context" (CallingContext: the innermost application frame) on Enter
+ * events with SYNCTRACE_CALLPATH, the frames as CallingContext / SourceCodeLocation definitions;
  * attribute "synctrace:orig_time" (uint64, same time base as event timestamps) on events
  * CLC moved; attribute "synctrace:parallel_id" (uint64) on OpenMP fork/join/team events;
  * archive properties SYNCTRACE::*.
@@ -61,7 +63,8 @@ enum {
  *   omp_acquire/release    ref = lock id, req = acquisition order
  *   omp_task_*             comm = thread team, tag = creating thread, req = generation number
  * time is the OTF2 timestamp (ticks, not offset-corrected); orig is the timestamp before
- * CLC (== time unless ST_CLI_EVF_MOVED); callsite is a string ref or ST_CLI_NONE; order
+ * CLC (== time unless ST_CLI_EVF_MOVED); callsite is a string ref or ST_CLI_NONE; cctx (enter)
+ * the calling context or ST_CLI_NONE; order
  * (with ST_CLI_EVF_ORDER) is a recv's post id (synctrace:post_id) or a coll_end's /
  * icoll_complete's instance number on its communicator (synctrace:coll_seq).
  */
@@ -71,6 +74,7 @@ typedef struct st_cli_event {
     uint64_t bytes, bytes2;
     uint64_t req;
     uint32_t ref, comm, tag, callsite;
+    uint32_t cctx;
     int32_t  peer;
     uint16_t op;
     uint8_t  kind, flags;
@@ -113,6 +117,17 @@ typedef struct st_cli_comm {
     uint32_t nmembers;  /* for an InterComm: both groups */
 } st_cli_comm_t;
 
+typedef struct st_cli_cctx {     /* a CallingContext: a frame of a call path */
+    uint32_t id, region; /* region: the frame's function */
+    uint32_t scl;        /* SourceCodeLocation or ST_CLI_NONE */
+    uint32_t parent;     /* calling context or ST_CLI_NONE */
+    char    *path;       /* "main/solve/exchange": the functions from the outermost frame (owned) */
+} st_cli_cctx_t;
+
+typedef struct st_cli_scl {      /* a SourceCodeLocation */
+    uint32_t id, file, line; /* file: string ref */
+} st_cli_scl_t;
+
 typedef struct st_cli_string {
     uint32_t id;
     char    *s;         /* owned */
@@ -148,11 +163,13 @@ typedef struct st_cli_archive {
     st_cli_group_t  *groups;   size_t ngroups;   /* sorted by id */
     st_cli_comm_t   *comms;    size_t ncomms;    /* sorted by id */
     st_cli_location_t *locs;   size_t nlocs;     /* sorted by (rank, thread) */
+    st_cli_cctx_t   *cctxs;    size_t ncctxs;    /* sorted by id */
+    st_cli_scl_t    *scls;     size_t nscls;     /* sorted by id */
     st_cli_prop_t   *props;    size_t nprops;
     st_cli_lgroup_t *lgroups;  size_t nlgroups;  /* in file order */
     st_cli_sysnode_t *sysnodes; size_t nsysnodes; /* in file order */
     st_cli_lgroup_prop_t *gprops; size_t ngprops; /* in file order */
-    uint32_t attr_callsite, attr_orig, attr_pid, attr_post, attr_seq; /* attribute refs or ST_CLI_NONE */
+    uint32_t attr_callsite, attr_orig, attr_pid, attr_post, attr_seq, attr_cctx; /* attribute refs or ST_CLI_NONE */
     uint8_t  attr_orig_type;
     int32_t  nranks;         /* number of distinct ranks among the locations */
 } st_cli_archive_t;
@@ -173,6 +190,8 @@ const char *st_cli_string(const st_cli_archive_t *ar, uint32_t s);
 const st_cli_region_t *st_cli_region(const st_cli_archive_t *ar, uint32_t id);
 const st_cli_comm_t *st_cli_comm(const st_cli_archive_t *ar, uint32_t id);
 const st_cli_group_t *st_cli_group(const st_cli_archive_t *ar, uint32_t id);
+const st_cli_cctx_t *st_cli_cctx(const st_cli_archive_t *ar, uint32_t id);
+const st_cli_scl_t *st_cli_scl(const st_cli_archive_t *ar, uint32_t id);
 /* Value of archive property name, NULL when absent. */
 const char *st_cli_prop(const st_cli_archive_t *ar, const char *name);
 /* Name of the system tree node (host) location group `group` (= rank) runs on, "" when unknown. */

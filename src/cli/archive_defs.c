@@ -13,7 +13,7 @@
 
 typedef struct defs_ctx {
     st_cli_archive_t *ar;
-    struct { size_t strings, regions, groups, comms, locs, lgroups, sysnodes, gprops; } cap; /* array capacities while reading */
+    struct { size_t strings, regions, groups, comms, locs, cctxs, scls, lgroups, sysnodes, gprops; } cap; /* array capacities while reading */
     int oom;
 } defs_ctx_t;
 
@@ -57,6 +57,33 @@ static OTF2_CallbackCode on_region(void *u, OTF2_RegionRef self, OTF2_StringRef 
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode on_scl(void *u, OTF2_SourceCodeLocationRef self, OTF2_StringRef file, uint32_t line)
+{
+    defs_ctx_t *c = u;
+    st_cli_scl_t *d = SLOT(c, scls, nscls);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_scl_t){ .id = self, .file = file, .line = line };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_cctx(void *u, OTF2_CallingContextRef self, OTF2_RegionRef region,
+                                 OTF2_SourceCodeLocationRef scl, OTF2_CallingContextRef parent)
+{
+    defs_ctx_t *c = u;
+    st_cli_cctx_t *d = SLOT(c, cctxs, ncctxs);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_cctx_t){ .id = self, .region = region,
+                          .scl = scl == OTF2_UNDEFINED_SOURCE_CODE_LOCATION ? ST_CLI_NONE : scl,
+                          .parent = parent == OTF2_UNDEFINED_CALLING_CONTEXT ? ST_CLI_NONE : parent };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 static OTF2_CallbackCode on_attribute(void *u, OTF2_AttributeRef self, OTF2_StringRef name, OTF2_StringRef descr,
                                       OTF2_Type type)
 {
@@ -76,6 +103,8 @@ static OTF2_CallbackCode on_attribute(void *u, OTF2_AttributeRef self, OTF2_Stri
         c->ar->attr_post = self;
     else if (!strcmp(n, "synctrace:coll_seq") && type == OTF2_TYPE_UINT64)
         c->ar->attr_seq = self;
+    else if (!strcmp(n, "synctrace:calling_context") && type == OTF2_TYPE_CALLING_CONTEXT)
+        c->ar->attr_cctx = self;
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -207,6 +236,8 @@ BY_ID(st_cli_string_t, id)
 BY_ID(st_cli_region_t, id)
 BY_ID(st_cli_group_t, id)
 BY_ID(st_cli_comm_t, id)
+BY_ID(st_cli_cctx_t, id)
+BY_ID(st_cli_scl_t, id)
 
 /* Locations by (rank, thread): the order of the older rank * 65536 + thread ids. */
 static int loc_cmp(int32_t r1, uint32_t t1, int32_t r2, uint32_t t2)
@@ -227,6 +258,8 @@ static void sort_defs(st_cli_archive_t *ar)
     st_cli_sort(ar->groups, ar->ngroups, sizeof *ar->groups, cmp_st_cli_group_t);
     st_cli_sort(ar->comms, ar->ncomms, sizeof *ar->comms, cmp_st_cli_comm_t);
     st_cli_sort(ar->locs, ar->nlocs, sizeof *ar->locs, cmp_location);
+    st_cli_sort(ar->cctxs, ar->ncctxs, sizeof *ar->cctxs, cmp_st_cli_cctx_t);
+    st_cli_sort(ar->scls, ar->nscls, sizeof *ar->scls, cmp_st_cli_scl_t);
     ar->nranks = 0;
     for (size_t i = 0; i < ar->nlocs; i++) /* sorted by rank */
         if (i == 0 || ar->locs[i].rank != ar->locs[i - 1].rank)
@@ -249,6 +282,8 @@ static const st_cli_string_t *find_string(const st_cli_archive_t *ar, uint32_t i
 const st_cli_region_t *st_cli_region(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->regions, ar->nregions, id); }
 const st_cli_comm_t *st_cli_comm(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->comms, ar->ncomms, id); }
 const st_cli_group_t *st_cli_group(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->groups, ar->ngroups, id); }
+const st_cli_cctx_t *st_cli_cctx(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->cctxs, ar->ncctxs, id); }
+const st_cli_scl_t *st_cli_scl(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->scls, ar->nscls, id); }
 
 const char *st_cli_string(const st_cli_archive_t *ar, uint32_t s)
 {
@@ -356,6 +391,39 @@ static void set_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
     OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, on_sysnode);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_lgroup);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(cb, on_lgroup_prop);
+    OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(cb, on_scl);
+    OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_cctx);
+}
+
+/* Each calling context's path of function names (outermost first); a broken chain (a cycle, a
+ * missing parent) ends where it breaks. 0, or -1 when out of memory. */
+static int cctx_paths(st_cli_archive_t *ar)
+{
+    for (size_t i = 0; i < ar->ncctxs; i++) {
+        size_t len = 0, depth = 0;
+        for (const st_cli_cctx_t *x = &ar->cctxs[i]; x && depth <= ar->ncctxs; depth++) {
+            const st_cli_region_t *r = st_cli_region(ar, x->region);
+            len += strlen(r ? st_cli_string(ar, r->name) : "?") + 1;
+            x = x->parent != ST_CLI_NONE ? st_cli_cctx(ar, x->parent) : NULL;
+        }
+        char *p = malloc(len + 1);
+        if (!(ar->cctxs[i].path = p))
+            return -1;
+        size_t end = len;
+        p[end] = 0;
+        depth = 0;
+        for (const st_cli_cctx_t *x = &ar->cctxs[i]; x && depth <= ar->ncctxs; depth++) { /* from the end */
+            const st_cli_region_t *r = st_cli_region(ar, x->region);
+            const char *name = r ? st_cli_string(ar, r->name) : "?";
+            size_t n = strlen(name);
+            end -= n + 1;
+            p[end] = '/';
+            memcpy(p + end + 1, name, n);
+            x = x->parent != ST_CLI_NONE ? st_cli_cctx(ar, x->parent) : NULL;
+        }
+        memmove(p, p + 1, len); /* drop the leading '/' */
+    }
+    return 0;
 }
 
 int st_cli_read_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
@@ -382,6 +450,10 @@ int st_cli_read_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t er
         return -1;
     }
     sort_defs(ar);
+    if (cctx_paths(ar)) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     if (ar->resolution == 0) {
         snprintf(err, errlen, "no clock properties in the global definitions");
         return -1;

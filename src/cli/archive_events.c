@@ -42,6 +42,8 @@ static void attributes(const evt_ctx_t *c, st_cli_event_t *e, unsigned k, const 
     OTF2_AttributeValue v;
     if (attr(al, c->ar->attr_callsite, OTF2_TYPE_STRING, &v))
         e->callsite = v.stringRef;
+    if (k == ST_EV_ENTER && attr(al, c->ar->attr_cctx, OTF2_TYPE_CALLING_CONTEXT, &v))
+        e->cctx = v.callingContextRef;
     if (attr(al, c->ar->attr_orig, c->ar->attr_orig_type, &v)) {
         e->orig = v.uint64;
         e->flags |= ST_CLI_EVF_MOVED;
@@ -69,7 +71,7 @@ static st_cli_event_t *add(void *u, OTF2_TimeStamp t, unsigned k, OTF2_Attribute
     }
     e->time = e->orig = t;
     e->kind = (uint8_t)k;
-    e->ref = e->comm = e->callsite = ST_CLI_NONE;
+    e->ref = e->comm = e->callsite = e->cctx = ST_CLI_NONE;
     e->peer = -1;
     if (al && OTF2_AttributeList_GetNumberOfElements(al))
         attributes(c, e, k, al);

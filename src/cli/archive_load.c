@@ -178,7 +178,7 @@ static int load(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
 int st_cli_archive_load(const char *dir, st_cli_archive_t *ar, char *err, size_t errlen)
 {
     memset(ar, 0, sizeof *ar);
-    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ST_CLI_NONE;
+    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ar->attr_cctx = ST_CLI_NONE;
     if (!(ar->path = anchor_path(dir, err, errlen)))
         return -1;
     if (only_regular_files(ar->path, err, errlen) != 0) {
@@ -210,6 +210,7 @@ void st_cli_archive_free(st_cli_archive_t *ar)
         free(ar->comms[i].members);
     }
     for (size_t i = 0; i < ar->nlocs; i++) free(ar->locs[i].ev);
+    for (size_t i = 0; i < ar->ncctxs; i++) free(ar->cctxs[i].path);
     for (size_t i = 0; i < ar->nprops; i++) {
         free(ar->props[i].name);
         free(ar->props[i].value);
@@ -219,6 +220,8 @@ void st_cli_archive_free(st_cli_archive_t *ar)
     free(ar->groups);
     free(ar->comms);
     free(ar->locs);
+    free(ar->cctxs);
+    free(ar->scls);
     free(ar->props);
     free(ar->lgroups);
     free(ar->sysnodes);

@@ -287,6 +287,8 @@ static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *
         if (e->kind == ST_EV_ENTER && e->callsite != ST_CLI_NONE &&
             add_callsite(rd, e->callsite, st_cli_string(c->ar, e->callsite), &x->aux))
             return bad("out of memory");
+        if (e->kind == ST_EV_ENTER && e->cctx != ST_CLI_NONE && st_cli_cctx(c->ar, e->cctx)) /* archive index for now */
+            st_event_set_callpath(x, (uint32_t)(st_cli_cctx(c->ar, e->cctx) - c->ar->cctxs));
         return 0;
     case ST_EV_MPI_SEND: case ST_EV_MPI_ISEND: case ST_EV_MPI_RECV: case ST_EV_MPI_IRECV:
         if (message_event(c, rd, e, x))
@@ -612,6 +614,82 @@ static int task_ids(st_rankdata_t *rd)
 
 /* ---- archive -> rank data ------------------------------------------------------------------------------ */
 
+/* ---- call paths ------------------------------------------------------------------------------------- */
+
+/* Depth of archive calling context i (1: no parent); 0 for a broken chain (a cycle, a missing parent). */
+static uint32_t cctx_depth(const st_cli_archive_t *ar, size_t i)
+{
+    uint32_t d = 1;
+    for (const st_cli_cctx_t *x = &ar->cctxs[i]; x->parent != ST_CLI_NONE; d++)
+        if (!(x = st_cli_cctx(ar, x->parent)) || d > ar->ncctxs)
+            return 0;
+    return d;
+}
+
+/* "function (file:line)", the text the shim resolves a frame to (callpath.h). */
+static char *cctx_text(const st_cli_archive_t *ar, const st_cli_cctx_t *x)
+{
+    const st_cli_region_t *reg = st_cli_region(ar, x->region);
+    const st_cli_scl_t *scl = x->scl != ST_CLI_NONE ? st_cli_scl(ar, x->scl) : NULL;
+    const char *fn = reg ? st_cli_string(ar, reg->name) : "?";
+    char buf[1200];
+    if (scl)
+        snprintf(buf, sizeof buf, "%s (%s:%u)", fn, st_cli_string(ar, scl->file), scl->line);
+    else
+        snprintf(buf, sizeof buf, "%s", fn);
+    return strdup(buf);
+}
+
+/*
+ * The rank's call tree from the calling contexts its ENTERs name (which convert_event stored as
+ * archive indices): those contexts and their ancestors, parents first, as rd->cpnodes; a node's
+ * pc is a key (1 << 62 | archive index) of its text in rd->callsites. ENTERs then name nodes.
+ */
+static int rank_callpaths(const st_cli_archive_t *ar, st_rankdata_t *rd)
+{
+    size_t n = ar->ncctxs, used = 0;
+    uint32_t *node = n ? malloc(sizeof *node * n) : NULL, *depth = n ? calloc(n, sizeof *depth) : NULL, maxd = 0;
+    int rc = n && (!node || !depth) ? -1 : 0;
+    for (size_t i = 0; i < n && node; i++)
+        node[i] = ST_CP_NONE;
+    for (uint32_t t = 0; rc == 0 && t < rd->nthreads; t++) /* mark the contexts named and their ancestors */
+        for (uint64_t k = 0; k < rd->threads[t].nevents; k++) {
+            uint32_t i = st_event_callpath(&rd->threads[t].events[k]);
+            for (; i < n && !depth[i] && (depth[i] = cctx_depth(ar, i)); used++) {
+                maxd = depth[i] > maxd ? depth[i] : maxd;
+                const st_cli_cctx_t *p = ar->cctxs[i].parent != ST_CLI_NONE ? st_cli_cctx(ar, ar->cctxs[i].parent) : NULL;
+                i = p ? (uint32_t)(p - ar->cctxs) : ST_CP_NONE;
+            }
+        }
+    if (rc == 0 && used && (!(rd->cpnodes = calloc(used, sizeof *rd->cpnodes)) ||
+                            !(rd->callsites = realloc(rd->callsites, sizeof *rd->callsites * (rd->ncallsites + used)))))
+        rc = -1;
+    for (uint32_t d = 1; rc == 0 && used && d <= maxd; d++) /* parents first: by depth */
+        for (size_t i = 0; rc == 0 && i < n; i++) {
+            if (depth[i] != d)
+                continue;
+            const st_cli_cctx_t *p = ar->cctxs[i].parent != ST_CLI_NONE ? st_cli_cctx(ar, ar->cctxs[i].parent) : NULL;
+            uint64_t pc = 1ull << 62 | i;
+            node[i] = rd->ncpnodes;
+            rd->cpnodes[rd->ncpnodes++] = (st_cpnode_t){ .parent = p ? node[p - ar->cctxs] : ST_CP_NONE, .pc = pc };
+            st_callsite_t *cs = &rd->callsites[rd->ncallsites];
+            if (!(cs->text = cctx_text(ar, &ar->cctxs[i])))
+                rc = -1;
+            else
+                cs->pc = pc, rd->ncallsites++;
+        }
+    for (uint32_t t = 0; rc == 0 && t < rd->nthreads; t++)
+        for (uint64_t k = 0; k < rd->threads[t].nevents; k++) {
+            st_event_t *e = &rd->threads[t].events[k];
+            uint32_t i = st_event_callpath(e);
+            if (i != ST_CP_NONE)
+                st_event_set_callpath(e, i < n ? node[i] : ST_CP_NONE);
+        }
+    free(node);
+    free(depth);
+    return rc ? bad("out of memory") : 0;
+}
+
 static int omp_num(const char *name)
 {
     int n;
@@ -649,6 +727,8 @@ static int convert_rank(conv_t *c, int32_t r)
             if (convert_event(c, rd, L, &L->ev[i], &td->events[td->nevents++]))
                 return -1;
     }
+    if (rank_callpaths(ar, rd))
+        return -1;
     /* Archives of earlier versions lack the post order and collective instances: rebuilt. */
     if ((c->no_post && post_ids(rd, &c->scale[r])) || (c->no_seq && coll_seqs(rd)) || task_ids(rd))
         return -1;

@@ -79,6 +79,9 @@ int st_cli_event_fields(const st_cli_archive_t *ar, const st_cli_event_t *e, st_
         num(&x, e->kind == ST_EV_MPI_RECV ? "post" : "instance", (int64_t)e->order);
     if (e->callsite != ST_CLI_NONE)
         str(&x, "callsite", st_cli_string(ar, e->callsite));
+    const st_cli_cctx_t *cc = e->cctx != ST_CLI_NONE ? st_cli_cctx(ar, e->cctx) : NULL;
+    if (cc && cc->path)
+        str(&x, "callpath", cc->path);
     if (e->flags & ST_CLI_EVF_MOVED)
         num(&x, "orig_t", (int64_t)(e->orig - ar->offset));
     return x.n;

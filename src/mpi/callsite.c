@@ -2,70 +2,17 @@
 #include "callsite.h"
 
 #include <dlfcn.h>
-#include <link.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
-
+#include "../record/unwind.h"
 #include "st_mpi.h"
 
 int st_mpi_callsite_on;
 
-/* Address ranges of the objects whose frames are skipped: synctrace and the MPI libraries. */
-#define MAX_SKIP 16
-static struct { uintptr_t lo, hi; } skip[MAX_SKIP];
-static int nskip;
-static pthread_once_t skip_once = PTHREAD_ONCE_INIT;
-
-static int is_tool_object(const char *name)
-{
-    const char *base = strrchr(name, '/');
-    base = base ? base + 1 : name;
-    return !strncmp(base, "libsynctrace", 12) || !strncmp(base, "libmpi", 6) || !strncmp(base, "libpmpi", 7);
-}
-
-static int add_ranges(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    (void)arg;
-    if (!info->dlpi_name || !is_tool_object(info->dlpi_name))
-        return 0;
-    for (int i = 0; i < info->dlpi_phnum && nskip < MAX_SKIP; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            skip[nskip].lo = info->dlpi_addr + ph->p_vaddr;
-            skip[nskip].hi = skip[nskip].lo + ph->p_memsz;
-            nskip++;
-        }
-    }
-    return 0;
-}
-
-static void find_ranges(void) { dl_iterate_phdr(add_ranges, NULL); }
-
-static int skipped(uintptr_t pc)
-{
-    for (int i = 0; i < nskip; i++)
-        if (pc >= skip[i].lo && pc < skip[i].hi)
-            return 1;
-    return 0;
-}
-
-uint64_t st_mpi_callsite(void)
-{
-    void *frames[12];
-    pthread_once(&skip_once, find_ranges);
-    int n = unw_backtrace(frames, 12);
-    for (int i = 1; i < n; i++)
-        if (!skipped((uintptr_t)frames[i]))
-            return (uint64_t)(uintptr_t)frames[i];
-    return 0;
-}
+uint64_t st_mpi_callsite(void) { return st_unwind_callsite(); }
 
 /* ---- resolution at finalize ---------------------------------------------------------- */
 
@@ -205,27 +152,38 @@ static void describe_all(st_rankdata_t *rd, const uint64_t *pcs, size_t n)
     free(sites);
 }
 
-void st_callsite_resolve(st_rankdata_t *rd)
+/* Every distinct non-zero ENTER.aux and call-path node pc of rd, sorted; NULL (and *n 0) if none. */
+static uint64_t *collect_pcs(const st_rankdata_t *rd, size_t *n)
 {
-    size_t n = 0;
+    size_t k = rd->ncpnodes;
     for (uint32_t t = 0; t < rd->nthreads; t++)
         for (uint64_t i = 0; i < rd->threads[t].nevents; i++)
-            n += rd->threads[t].events[i].kind == ST_EV_ENTER && rd->threads[t].events[i].aux != 0;
-    if (!n)
-        return;
-    uint64_t *pcs = malloc(n * sizeof *pcs);
+            k += rd->threads[t].events[i].kind == ST_EV_ENTER && rd->threads[t].events[i].aux != 0;
+    uint64_t *pcs = k ? malloc(k * sizeof *pcs) : NULL;
+    *n = 0;
     if (!pcs)
-        return;
-    size_t k = 0;
+        return NULL;
+    k = 0;
+    for (uint32_t i = 0; i < rd->ncpnodes; i++)
+        pcs[k++] = rd->cpnodes[i].pc;
     for (uint32_t t = 0; t < rd->nthreads; t++)
         for (uint64_t i = 0; i < rd->threads[t].nevents; i++)
             if (rd->threads[t].events[i].kind == ST_EV_ENTER && rd->threads[t].events[i].aux != 0)
                 pcs[k++] = rd->threads[t].events[i].aux;
-    qsort(pcs, n, sizeof *pcs, cmp_u64);
+    qsort(pcs, k, sizeof *pcs, cmp_u64);
     size_t u = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < k; i++)
         if (!u || pcs[u - 1] != pcs[i])
             pcs[u++] = pcs[i];
-    describe_all(rd, pcs, u);
+    *n = u;
+    return pcs;
+}
+
+void st_callsite_resolve(st_rankdata_t *rd)
+{
+    size_t n;
+    uint64_t *pcs = collect_pcs(rd, &n);
+    if (n)
+        describe_all(rd, pcs, n);
     free(pcs);
 }

@@ -1,9 +1,9 @@
 /*
  * callsite.h — where the application called MPI.
  *
- * st_mpi_callsite() (SYNCTRACE_CALLSITE=1) walks the stack with libunwind and returns
- * the return address of the first frame outside synctrace and the MPI libraries, so
- * a Fortran call through MPICH's Fortran bindings is attributed to the Fortran code.
+ * st_mpi_callsite() (SYNCTRACE_CALLSITE=1) walks the stack with libunwind (record/unwind.h)
+ * and returns the return address of the first frame outside synctrace and the MPI libraries,
+ * so a Fortran call through MPICH's Fortran bindings is attributed to the Fortran code.
  * st_callsite_resolve() turns the distinct addresses into text at finalize:
  * "function (file:line)" where debug info exists (via addr2line), else
  * "function+0xoff (object)" from the dynamic symbol table.
@@ -16,7 +16,8 @@
 
 #include "../trace/rankdata.h"
 
-/* Fills rd->callsites for every distinct non-zero ENTER.aux in rd's events. Not async-signal-safe. */
+/* Fills rd->callsites for every distinct non-zero ENTER.aux in rd's events and every call-path
+ * node's pc (rd->cpnodes). Not async-signal-safe. */
 void st_callsite_resolve(st_rankdata_t *rd);
 
 #endif

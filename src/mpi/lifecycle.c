@@ -90,6 +90,7 @@ __attribute__((constructor)) static void st_shim_load(void)
     st_log_set_verbosity((int)st_config.verbose);
     st_timer_init(st_config.clock);
     st_mpi_callsite_on = st_config.callsite;
+    st_callpath_on = st_config.callpath;
     st_mpi_p2p_init();
     st_record_active = 1;
     st_abend_init_load(launcher_rank(), launcher_size());
@@ -305,6 +306,15 @@ static void return_idle_buffers(void)
     st_log_debug("CLC: %zu bytes of idle event buffers used", st_clc_mem_return());
 }
 
+/* The call tree (SYNCTRACE_CALLPATH) into rd, then the texts of call sites and call-path frames. */
+static void collect_callpaths(st_rankdata_t *rd)
+{
+    if (st_config.callpath && st_callpath_collect(rd) != 0)
+        st_log_error("out of memory copying the call paths; the archive has none");
+    if (st_config.callsite || rd->ncpnodes)
+        st_callsite_resolve(rd);
+}
+
 static void finish_and_write(void)
 {
     st_rankdata_t rd;
@@ -317,8 +327,7 @@ static void finish_and_write(void)
     heap_reuse(1);
     st_clock_remap_rankdata(&rd);
     st_clock_report(&rd);
-    if (st_config.callsite)
-        st_callsite_resolve(&rd);
+    collect_callpaths(&rd);
     st_otf2_prepare(&rd); /* once, for CLC and the writer */
     lend_idle_buffers();
     st_polite_doing("the CLC correction at MPI_Finalize");
@@ -406,8 +415,7 @@ static void write_without_mpi(int incomplete)
     if (st_collect_rankdata(&rd, incomplete) != 0)
         return;
     heap_reuse(1);
-    if (st_config.callsite)
-        st_callsite_resolve(&rd);
+    collect_callpaths(&rd);
     st_otf2_prepare(&rd);
     lend_idle_buffers();
     st_clc_run_local(&rd);

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "../record/record.h"
+#include "../record/unwind.h"
 
 #define ST_EXPORT __attribute__((visibility("default")))
 
@@ -48,8 +49,17 @@ static inline void st_mpi_end(st_thread_t *th) { th->in_tool = 0; }
 extern int st_mpi_callsite_on;
 uint64_t st_mpi_callsite(void);
 
-#define st_mpi_enter(th, region) \
-    st_record_enter((th), (region), ST_UNLIKELY(st_mpi_callsite_on) ? st_mpi_callsite() : 0)
+/* ENTER of an MPI region with its call site and call path (SYNCTRACE_CALLPATH=1), both read
+ * before the clock: the unwind is not part of the call's time. */
+static inline void st_mpi_enter(st_thread_t *th, st_region_t region)
+{
+    uint32_t path = ST_UNLIKELY(st_callpath_on) ? st_callpath_capture() : ST_CP_NONE;
+    uint64_t site = 0;
+    if (ST_UNLIKELY(st_mpi_callsite_on)) /* with a path, its innermost frame is the call site */
+        site = path != ST_CP_NONE ? st_callpath_pc(path) : st_mpi_callsite();
+    st_record_enter(th, region, site);
+    st_event_set_callpath(&th->buf[th->pos - 1], path);
+}
 #define st_mpi_leave(th, region) st_record_leave((th), (region))
 
 /* ---- status and request scratch -------------------------------------------------- */

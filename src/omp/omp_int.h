@@ -23,6 +23,7 @@
 #include "omp-tools.h"
 
 #include "../record/record.h"
+#include "../record/unwind.h"
 
 #define ST_OMP_LEVELS  16  /* nested teams recorded per thread; deeper ones are ignored */
 #define ST_OMP_REGIONS 64  /* open OpenMP regions per thread; deeper enters are dropped (counted) */
@@ -206,6 +207,8 @@ static inline void st_omp_fill_enter(st_event_t *e, st_region_t r, const void *c
     e->region = r;
     e->flags = st_omp_region_flags(r);
     e->aux = st_omp_callsite ? (uint64_t)(uintptr_t)codeptr : 0;
+    if (ST_UNLIKELY(st_callpath_on)) /* after the stamp: the unwind counts as the construct's time */
+        st_event_set_callpath(e, st_callpath_capture());
 }
 
 /* ENTER of region r (at t, 0 = now), remembered as open. */

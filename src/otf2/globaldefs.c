@@ -3,7 +3,8 @@
  *
  * Written in dependency order, each String right before its first use:
  * ClockProperties; the call-site Strings (ids fixed by the numbering); Paradigms,
- * Attributes, Regions; the system tree (machine -> node -> one LocationGroup per
+ * Attributes, Regions; the call paths' function Regions, SourceCodeLocations and CallingContexts
+ * (each on first use, parents first); the system tree (machine -> node -> one LocationGroup per
  * rank -> one Location per thread, with exact event counts) and per-rank
  * properties; MPI: one COMM_LOCATIONS group (index = world rank, member = the
  * rank's master location), COMM_GROUP groups (deduplicated), MPI_COMM_SELF as a
@@ -184,6 +185,8 @@ static void attributes(gdefs_t *g)
           OTF2_TYPE_UINT64 },
         { ST_ATTR_COLL_SEQ, "synctrace:coll_seq", "instance number of a collective on its communicator",
           OTF2_TYPE_UINT64 },
+        { ST_ATTR_CALLPATH, "synctrace:calling_context", "application call path of the region entered (its "
+          "innermost application frame)", OTF2_TYPE_CALLING_CONTEXT },
     };
     for (size_t i = 0; i < sizeof list / sizeof *list; i++)
         check(g, OTF2_GlobalDefWriter_WriteAttribute(g->w, list[i].id, str(g, list[i].name), str(g, list[i].doc),
@@ -201,6 +204,86 @@ static void regions(gdefs_t *g)
                                                   paradigm_of(ri->paradigm), OTF2_REGION_FLAG_NONE, empty, 0, 0),
               "writing a region");
     }
+}
+
+/* ---- call paths ------------------------------------------------------------------------------ */
+
+/* Text of call site pc of rd (callsites sorted by pc: st_otf2_prepare), "?" when unknown. */
+static const char *frame_text(const st_rankdata_t *rd, uint64_t pc)
+{
+    size_t lo = 0, hi = rd->callsites ? rd->ncallsites : 0;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (rd->callsites[mid].pc == pc)
+            return rd->callsites[mid].text ? rd->callsites[mid].text : "?";
+        if (rd->callsites[mid].pc < pc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return "?";
+}
+
+/* The Region of function name (a String id), defined on first use; ids after the MPI/OpenMP regions. */
+static uint32_t function_region(gdefs_t *g, st_otf2_map_t *fn, OTF2_StringRef name, OTF2_StringRef file)
+{
+    uint64_t id;
+    if (st_otf2_map_get(fn, name, &id))
+        return (uint32_t)id;
+    id = ST_REGION__COUNT + fn->n;
+    if (st_otf2_map_put(fn, name, id))
+        fail(g, ST_OTF2_ERR_NOMEM);
+    OTF2_StringRef empty = str(g, "");
+    check(g, OTF2_GlobalDefWriter_WriteRegion(g->w, (OTF2_RegionRef)id, name, name, empty, OTF2_REGION_ROLE_FUNCTION,
+                                              OTF2_PARADIGM_SAMPLING, OTF2_REGION_FLAG_NONE, file, 0, 0),
+          "writing a function region");
+    return (uint32_t)id;
+}
+
+/* The SourceCodeLocation of (file, line), defined on first use. */
+static uint32_t source_location(gdefs_t *g, st_otf2_map_t *scl, OTF2_StringRef file, uint32_t line)
+{
+    uint64_t key = (uint64_t)file << 32 | line, id;
+    if (st_otf2_map_get(scl, key, &id))
+        return (uint32_t)id;
+    id = scl->n;
+    if (st_otf2_map_put(scl, key, id))
+        fail(g, ST_OTF2_ERR_NOMEM);
+    check(g, OTF2_GlobalDefWriter_WriteSourceCodeLocation(g->w, (OTF2_SourceCodeLocationRef)id, file, line),
+          "writing a source code location");
+    return (uint32_t)id;
+}
+
+/*
+ * Every rank's call-path nodes as CallingContexts (id = cp_base[rank] + node, parents first), as
+ * Score-P writes unwound stacks: region = the frame's function (a Region of role FUNCTION and
+ * paradigm SAMPLING, shared by name), source code location = where it made the call (when the
+ * debug information tells). Enter events name the node of their innermost application frame
+ * (attribute synctrace:calling_context); the entered MPI/OpenMP region is that node's callee.
+ */
+static void calling_contexts(gdefs_t *g)
+{
+    st_otf2_map_t fn = { 0 }, scl = { 0 };
+    for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
+        const st_rankdata_t *rd = g->byrank[r];
+        for (uint32_t i = 0; rd && rd->cpnodes && i < rd->ncpnodes && !g->err; i++) {
+            char func[512], file[512];
+            uint32_t line;
+            st_callpath_split(frame_text(rd, rd->cpnodes[i].pc), func, sizeof func, file, sizeof file, &line);
+            OTF2_StringRef fs = str(g, file[0] ? file : "");
+            uint32_t region = function_region(g, &fn, str(g, func), fs);
+            OTF2_SourceCodeLocationRef where = file[0] ? source_location(g, &scl, fs, line)
+                                                       : OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
+            uint32_t up = rd->cpnodes[i].parent;
+            OTF2_CallingContextRef parent = up < i ? (OTF2_CallingContextRef)(g->v.cp_base[r] + up)
+                                                   : OTF2_UNDEFINED_CALLING_CONTEXT;
+            check(g, OTF2_GlobalDefWriter_WriteCallingContext(g->w, (OTF2_CallingContextRef)(g->v.cp_base[r] + i),
+                                                              region, where, parent),
+                  "writing a calling context");
+        }
+    }
+    st_otf2_map_free(&fn);
+    st_otf2_map_free(&scl);
 }
 
 /* ---- system tree, location groups, locations ------------------------------------------------ */
@@ -556,6 +639,7 @@ int st_otf2_write_global(OTF2_Archive *a, st_rankdata_t *const *defs, int ndefs,
         paradigms(&g);
         attributes(&g);
         regions(&g);
+        calling_contexts(&g);
         system_tree(&g);
         locations(&g);
         mpi_comms(&g);

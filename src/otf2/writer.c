@@ -283,10 +283,10 @@ uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len)
     if (check_ranks(defs, ndefs, w) != 0)
         return NULL;
     uint64_t nkeys = 0, *keys = collect_keys(defs, ndefs, &nkeys, &has_self);
-    size_t n = NB_HDR + 2 * (size_t)w + 2 * nkeys;
+    size_t n = NB_HDR + 3 * (size_t)w + 2 * nkeys;
     uint64_t *num = keys ? calloc(n, sizeof *num) : NULL;
-    uint64_t *team_base = num + NB_HDR, *cs_base = team_base + w, self = OTF2_UNDEFINED_COMM;
-    if (!num || order_comms(defs, ndefs, keys, nkeys, has_self, cs_base + w + nkeys, &self) != 0) {
+    uint64_t *team_base = num + NB_HDR, *cs_base = team_base + w, *cp_base = cs_base + w, self = OTF2_UNDEFINED_COMM;
+    if (!num || order_comms(defs, ndefs, keys, nkeys, has_self, cp_base + w + nkeys, &self) != 0) {
         free(keys);
         free(num);
         st_log_error("OTF2 archive: out of memory while numbering definitions");
@@ -296,16 +296,19 @@ uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len)
     for (int i = 0; i < ndefs; i++) { /* per-rank counts, turned into prefix sums below */
         team_base[defs[i]->rank] = defs[i]->nteams;
         cs_base[defs[i]->rank] = defs[i]->ncallsites;
+        cp_base[defs[i]->rank] = defs[i]->cpnodes ? defs[i]->ncpnodes : 0;
     }
-    uint64_t teams = 0, cs = 0;
+    uint64_t teams = 0, cs = 0, cp = 0;
     for (int r = 0; r < w; r++) {
-        uint64_t t = team_base[r], c = cs_base[r];
+        uint64_t t = team_base[r], c = cs_base[r], p = cp_base[r];
         team_base[r] = first_team + teams;
         cs_base[r] = cs;
+        cp_base[r] = cp;
         teams += t;
         cs += c;
+        cp += p;
     }
-    memcpy(cs_base + w, keys, nkeys * sizeof *keys);
+    memcpy(cp_base + w, keys, nkeys * sizeof *keys);
     free(keys);
     num[NB_MAGIC] = ST_NB_MAGIC;
     num[NB_WORLD] = (uint64_t)w;
@@ -313,6 +316,7 @@ uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len)
     num[NB_SELF] = self;
     num[NB_NCALLSITES] = cs;
     num[NB_NTEAMS] = teams;
+    num[NB_NCPNODES] = cp;
     *len = n;
     return num;
 }
@@ -320,7 +324,7 @@ uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len)
 int st_otf2_nb_view(const uint64_t *num, size_t len, st_otf2_nb_t *v)
 {
     if (!num || len < NB_HDR || num[NB_MAGIC] != ST_NB_MAGIC || num[NB_WORLD] > INT32_MAX ||
-        num[NB_NKEYS] > UINT32_MAX || len != NB_HDR + 2 * num[NB_WORLD] + 2 * num[NB_NKEYS]) {
+        num[NB_NKEYS] > UINT32_MAX || len != NB_HDR + 3 * num[NB_WORLD] + 2 * num[NB_NKEYS]) {
         st_log_error("OTF2 archive: malformed definition numbering (%zu elements)", len);
         return -1;
     }
@@ -331,7 +335,9 @@ int st_otf2_nb_view(const uint64_t *num, size_t len, st_otf2_nb_t *v)
     v->nteams = num[NB_NTEAMS];
     v->team_base = num + NB_HDR;
     v->cs_base = v->team_base + v->world;
-    v->keys = v->cs_base + v->world;
+    v->ncpnodes = num[NB_NCPNODES];
+    v->cp_base = v->cs_base + v->world;
+    v->keys = v->cp_base + v->world;
     v->ids = v->keys + v->nkeys;
     v->ncomms = v->nkeys + (v->self != OTF2_UNDEFINED_COMM);
     for (uint32_t k = 0; k < v->nkeys; k++)
@@ -437,6 +443,7 @@ typedef struct evt_ctx {
     const uint32_t          *gid;       /* local comm index -> global comm id */
     uint32_t                 team_base; /* global comm id of the rank's team 0 */
     uint64_t                 cs_base;   /* String id of the rank's first call site */
+    uint64_t                 cp_base;   /* CallingContext id of the rank's call-path node 0 */
     const st_thread_data_t  *t;
     st_otf2_team_stack_t          teams;     /* this thread's open teams */
     st_otf2_map_t             *locks;     /* lock id -> dense OTF2 lock id (whole rank) */
@@ -475,6 +482,9 @@ static OTF2_ErrorCode ev_ENTER(evt_ctx_t *x, const st_event_t *e)
         else
             hi = mid;
     }
+    uint32_t node = st_event_callpath(e);
+    if (node < rd->ncpnodes)
+        OTF2_AttributeList_AddCallingContextRef(x->al, ST_ATTR_CALLPATH, (OTF2_CallingContextRef)(x->cp_base + node));
     return OTF2_EvtWriter_Enter(x->w, x->al, e->time, e->region);
 }
 
@@ -706,7 +716,7 @@ static int write_rank(OTF2_Archive *a, st_rankdata_t *rd, const st_otf2_nb_t *v)
     for (uint32_t i = 0; rc == ST_OTF2_OK && i < rd->ncomms; i++)
         gid[i] = st_otf2_nb_comm(v, rd, i);
     evt_ctx_t x = { .al = al, .c = &c, .gid = gid, .team_base = (uint32_t)v->team_base[rd->rank],
-                    .cs_base = v->cs_base[rd->rank], .locks = &locks };
+                    .cs_base = v->cs_base[rd->rank], .cp_base = v->cp_base[rd->rank], .locks = &locks };
     for (uint32_t i = 0; rc == ST_OTF2_OK && i < rd->nthreads; i++) {
         x.t = &rd->threads[i];
         rc = write_thread(a, &x);

@@ -15,7 +15,8 @@
  * first, then key) — otf2-print rejects Comm definitions with decreasing ids or
  * forward parent references; all comms flagged ST_COMMF_SELF share one
  * MPI_COMM_SELF id; each rank's OpenMP teams follow, rank by rank; the String ids
- * 0..C-1 are the call-site texts of all ranks, rank by rank. Location id =
+ * 0..C-1 are the call-site texts of all ranks, rank by rank; CallingContext ids are
+ * every rank's call-path nodes (rd->cpnodes), rank by rank. Location id =
  * st_otf2_location() (rank + (thread - master) << 32, Score-P's numbering); location
  * group id = rank; region id = st_region_t.
  *
@@ -33,6 +34,8 @@
  * parent). A task switch to a task never created (an implicit task) is written as
  * (current team, own rank, generation 0), as Score-P does. Lock ids are numbered
  * densely per rank (OTF2's are 32-bit). Attributes: "callsite" (string, ENTER),
+ * "synctrace:calling_context" (calling context of the innermost application frame, ENTER with a
+ * call path; the frames are CallingContext/SourceCodeLocation definitions, globaldefs.c),
  * "synctrace:orig_time" (uint64, events flagged ST_EVF_CLC_MOVED) and
  * "synctrace:parallel_id" (uint64, fork/join/team begin/end).
  *

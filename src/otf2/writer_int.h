@@ -38,12 +38,14 @@ enum {
                            order (the id its post drew from the counter request ids come from) */
     ST_ATTR_COLL_SEQ,   /* "synctrace:coll_seq", uint64: instance number of a collective on its
                            communicator (MpiCollectiveEnd, NonBlockingCollectiveComplete) */
+    ST_ATTR_CALLPATH,   /* "synctrace:calling_context", calling context: the application frame that
+                           entered the region (Enter; SYNCTRACE_CALLPATH) */
     ST_ATTR__COUNT
 };
 
 /* ---- numbering vector layout ----------------------------------------------------------- */
 
-enum { NB_MAGIC, NB_WORLD, NB_NKEYS, NB_SELF, NB_NCALLSITES, NB_NTEAMS, NB_HDR };
+enum { NB_MAGIC, NB_WORLD, NB_NKEYS, NB_SELF, NB_NCALLSITES, NB_NTEAMS, NB_NCPNODES, NB_HDR };
 #define ST_NB_MAGIC 0x53544e4255504d31ull /* "STNBUPM1" */
 
 typedef struct st_otf2_nb {
@@ -54,6 +56,8 @@ typedef struct st_otf2_nb {
     uint64_t        nteams;
     const uint64_t *team_base;    /* [W] first team comm id of each rank */
     const uint64_t *cs_base;      /* [W] first call-site String id of each rank */
+    uint64_t        ncpnodes;     /* CallingContext ids 0..ncpnodes-1: every rank's call-path nodes */
+    const uint64_t *cp_base;      /* [W] first CallingContext id of each rank (its node 0) */
     const uint64_t *keys;         /* [nkeys] sorted, for lookup */
     const uint64_t *ids;          /* [nkeys] comm id of keys[k]: parents before children */
     uint32_t        ncomms;       /* MPI comm ids 0..ncomms-1 (keys and SELF) */

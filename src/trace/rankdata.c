@@ -18,7 +18,8 @@
  *   comms {u64 key, u32 parent flags size remote_size, name[64], i32 world[size],
  *          i32 remote_world[remote_size]} |
  *   callsites {u64 pc, u32 len, text[len]} | props {key[64] value[192]} |
- *   teams {u32 size, u32 threads[size]} | u32 crc32(all bytes before it)
+ *   teams {u32 size, u32 threads[size]} | u32 ncpnodes | cpnodes {u32 parent, u64 pc} |
+ *   u32 crc32(all bytes before it)  (v2 added the call-path nodes)
  *
  * Dump v1: "STRDDUMP" u32 version u32 header_size(40) u64 blob_size u64 nevents
  *   u64 reserved | blob | events (64 bytes each, thread by thread) |
@@ -38,7 +39,7 @@
 #include "../util/log.h"
 
 #define BLOB_MAGIC   "STRD"
-#define BLOB_VERSION 1u
+#define BLOB_VERSION 2u
 #define DUMP_MAGIC   "STRDDUMP"
 #define DUMP_END     "STRDEND"
 #define DUMP_VERSION 1u
@@ -52,6 +53,7 @@
 #define CALLSITE_BYTES 12u
 #define PROP_BYTES     (64u + 192u)
 #define TEAM_BYTES     4u
+#define CPNODE_BYTES   12u
 
 /* ---- CRC-32 (IEEE 802.3), table built by the preprocessor --------------------------- */
 
@@ -244,6 +246,11 @@ static void put_body(sink_t *s, const st_rankdata_t *rd, int dump)
         for (uint32_t k = 0; t->threads && k < t->size; k++)
             put_u32(s, t->threads[k]);
     }
+    put_u32(s, rd->cpnodes ? rd->ncpnodes : 0);
+    for (uint32_t i = 0; rd->cpnodes && i < rd->ncpnodes; i++) {
+        put_u32(s, rd->cpnodes[i].parent);
+        put_u64(s, rd->cpnodes[i].pc);
+    }
 }
 
 /* Writes the whole blob (header, body, CRC) of the given total size into s. */
@@ -431,6 +438,19 @@ static void get_teams(reader_t *r, st_rankdata_t *rd)
     }
 }
 
+/* Call-path nodes: a parent precedes its children. */
+static void get_cpnodes(reader_t *r, st_rankdata_t *rd)
+{
+    rd->ncpnodes = get_u32(r);
+    rd->cpnodes = get_array(r, rd->ncpnodes, sizeof *rd->cpnodes, CPNODE_BYTES);
+    for (uint32_t i = 0; rd->cpnodes && i < rd->ncpnodes; i++) {
+        rd->cpnodes[i].parent = get_u32(r); /* two statements: the reads are ordered */
+        rd->cpnodes[i].pc = get_u64(r);
+        if (rd->cpnodes[i].parent != ST_CP_NONE && rd->cpnodes[i].parent >= i)
+            bad(r, "call-path node before its parent");
+    }
+}
+
 static void get_body(reader_t *r, st_rankdata_t *rd)
 {
     rd->rank = get_i32(r);
@@ -462,6 +482,7 @@ static void get_body(reader_t *r, st_rankdata_t *rd)
         get_fixed(r, rd->props[i].value, sizeof rd->props[i].value);
     }
     get_teams(r, rd);
+    get_cpnodes(r, rd);
 }
 
 /* The unpacker with its reason for rejecting (NULL when it accepted). */
@@ -515,6 +536,7 @@ void st_rankdata_free(st_rankdata_t *rd)
     for (uint32_t i = 0; rd->teams && i < rd->nteams; i++)
         free(rd->teams[i].threads);
     free(rd->teams);
+    free(rd->cpnodes);
     memset(rd, 0, sizeof *rd);
 }
 

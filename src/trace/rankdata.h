@@ -12,7 +12,8 @@
  *                   st_otf2_location() (src/otf2/writer_int.h);
  *  - communicator = identified by its 64-bit key, equal on every member; events carry
  *    the process-local index into comms[] which the writer maps to a global id;
- *  - call sites   = events carry the pc in ENTER.aux; callsites[] maps pc -> text.
+ *  - call sites   = events carry the pc in ENTER.aux; callsites[] maps pc -> text;
+ *  - call paths   = ENTERs carry a node of cpnodes[] (callpath.h); node pcs are callsites[] keys too.
  */
 #ifndef ST_RANKDATA_H
 #define ST_RANKDATA_H
@@ -21,6 +22,7 @@
 #include <stdint.h>
 
 #include "../record/event.h"
+#include "callpath.h"
 
 #define ST_MAX_THREADS_PER_RANK 65536u
 #define ST_NO_COMM UINT32_MAX
@@ -87,6 +89,8 @@ typedef struct st_rankdata {
     st_kv_t *props;
     uint32_t nteams;          /* OpenMP teams, filled by st_otf2_prepare(); 0 from the shim */
     st_team_def_t *teams;
+    uint32_t ncpnodes;        /* call tree of application frames (SYNCTRACE_CALLPATH), callpath.h */
+    st_cpnode_t *cpnodes;
     uint8_t  prepared;        /* st_otf2_prepare() has run (not packed): it is not repeated */
 } st_rankdata_t;
 

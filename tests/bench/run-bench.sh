@@ -13,8 +13,9 @@
 #     The runs fit in one default-size event buffer: first-touch page faults are included,
 #     buffer flushes are not (their cost per event is in part 1).
 #  3. OTF2 bytes per event: size of a traced ping-pong archive / its number of events.
-# Then tests/bench/sync_bench.sh, omp_bench.sh, clc_bench.sh and html_bench.sh (the HTML report of a
-# 1M-event trace in headless Chromium), when they exist.
+# Then tests/bench/sync_bench.sh, omp_bench.sh, clc_bench.sh, callpath_bench.sh (call-path cost per MPI
+# call at stack depth 5 and 20) and html_bench.sh (the HTML report of a 1M-event trace in headless
+# Chromium), when they exist.
 # Environment: O (build root, as for make), BENCH_REPS, BENCH_SCALE (record_bench workload).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -43,7 +44,8 @@ verdict() { awk -v v="$1" -v l="$2" 'BEGIN {if (v == "nan" || v == "") print "n/
 # ---- 1. recording hot path ------------------------------------------------------------
 mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -pthread -I"$O/build/gen" -Isrc/record -Iinclude \
     -o "$BUILD/record_bench" tests/bench/record_bench.c src/record/record.c src/clock/timer.c \
-    src/config/config.c src/util/archive_dir.c src/util/log.c src/mpi/callsite.c -lunwind -lpthread ||
+    src/config/config.c src/util/archive_dir.c src/util/log.c src/mpi/callsite.c src/record/unwind.c \
+    src/trace/rankdata.c src/trace/callpath.c -lunwind -lpthread ||
     die "cannot build tests/bench/record_bench.c"
 SYNCTRACE_TMPDIR=$TMP "$BUILD/record_bench" "$SCALE" >"$TMP/record.txt" || die "record_bench failed"
 rec() { awk -v k="$1" -v f="${2:-2}" '$1 == k {print $f}' "$TMP/record.txt"; }
@@ -120,7 +122,7 @@ echo " in a traced run; ${known:-no event-count check};"
 echo " load average $(cut -d' ' -f1-3 /proc/loadavg): other work on the $(nproc) cores inflates the ping-pong figures)"
 
 # ---- other parts --------------------------------------------------------------------------
-for part in sync_bench.sh omp_bench.sh clc_bench.sh html_bench.sh; do
+for part in sync_bench.sh omp_bench.sh clc_bench.sh callpath_bench.sh html_bench.sh; do
     if [ -f "tests/bench/$part" ]; then
         echo
         O=$O bash "tests/bench/$part" || { echo "run-bench: tests/bench/$part failed" >&2; status=1; }

@@ -13,11 +13,12 @@ command -v clang >/dev/null || skip "clang not installed"
 
 src=("$OMP_DIR/harness.c" "$OMP_DIR/constructs.c" "$ST_ROOT"/src/omp/*.c "$ST_ROOT/src/record/event.c"
      "$ST_ROOT/src/record/record.c" "$ST_ROOT/src/record/region.c" "$ST_ROOT/src/clock/timer.c"
-     "$ST_ROOT/src/config/config.c" "$ST_ROOT/src/util/archive_dir.c" "$ST_ROOT/src/util/log.c")
+     "$ST_ROOT/src/config/config.c" "$ST_ROOT/src/util/archive_dir.c" "$ST_ROOT/src/util/log.c"
+     "$ST_ROOT/src/record/unwind.c" "$ST_ROOT/src/trace/rankdata.c" "$ST_ROOT/src/trace/callpath.c")
 for cc in clang gcc; do
     out=$ST_BUILD/omp-harness-$cc
     $cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fopenmp -I"$GEN_DIR" -I"$ST_ROOT/src/record" \
-        -I"$ST_ROOT/include" -rdynamic -o "$out" "${src[@]}" -lm -lpthread || fail "cannot build the harness with $cc"
+        -I"$ST_ROOT/include" -rdynamic -o "$out" "${src[@]}" -lunwind -lm -lpthread || fail "cannot build the harness with $cc"
     ldpath=
     [ $cc = gcc ] && ldpath=$GOMP_DIR
     for t in 2 3; do

@@ -7,9 +7,11 @@
  * completion; N x N full overlap; Late Broadcast with a receiver after the root; Early
  * Reduce; Early Scan (in rank order); Initialization Completion and Wait at Finalize;
  * count-0 operations: nothing; intercommunicator collectives (each group waits for the other); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
- * report of a call tree not created in preorder, checked by an independent reader.
+ * report of a call tree not created in preorder, checked by an independent reader; call paths
+ * (SYNCTRACE_CALLPATH): regions below their function frames, frames merged by function name
+ * across call lines and ranks, a nested region below the frames its path does not share.
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/output.c src/util/json.c src/analysis/cube.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/output.c src/util/json.c src/analysis/cube.c src/analysis/callpath.c src/trace/callpath.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -581,6 +583,84 @@ static void test_metric_table(void)
     }
 }
 
+/* ---- call paths ------------------------------------------------------------------------------ */
+
+/* The cnode at the end of a path of region/function names under the root, or ST_AN_NO_CNODE. */
+static uint32_t named(int n, const char *const *names)
+{
+    uint32_t k = 0;
+    for (int i = 0; i < n && k != ST_AN_NO_CNODE; i++) {
+        uint32_t c = R.cnodes[k].first_child;
+        while (c != ST_AN_NO_CNODE && strcmp(st_an_region_name(&R, R.cnodes[c].region), names[i]))
+            c = R.cnodes[c].next;
+        k = c;
+    }
+    return k;
+}
+#define NAMED(...) named((int)(sizeof((const char *[]){ __VA_ARGS__ }) / sizeof(char *)), (const char *[]){ __VA_ARGS__ })
+
+static void enter_at(uint32_t l, uint64_t time, uint32_t region, uint32_t node)
+{
+    enter(l, time, region);
+    st_event_set_callpath(&t.locs[l].ev[t.locs[l].n - 1], node);
+}
+
+static void test_callpaths(void)
+{
+    /* rank 0: main calls solve from two lines (nodes 0-2 and 3-5), solve calls exchange */
+    static const st_cpnode_t tree0[] = { { ST_CP_NONE, 0, 0x10 }, { 0, 0, 0x20 }, { 1, 0, 0x30 },
+                                         { ST_CP_NONE, 0, 0x11 }, { 3, 0, 0x20 }, { 4, 0, 0x30 } };
+    static const st_callsite_t text0[] = { { 0x30, "exchange (a.c:14)" }, { 0x10, "main (a.c:5)" },
+                                           { 0x20, "solve (a.c:9)" }, { 0x11, "main (a.c:6)" } };
+    /* rank 1: other addresses, an unsymbolized exchange: the same functions */
+    static const st_cpnode_t tree1[] = { { ST_CP_NONE, 0, 0x1010 }, { 0, 0, 0x1030 } };
+    static const st_callsite_t text1[] = { { 0x1010, "main (b.c:1)" }, { 0x1030, "exchange+0x1a (libx.so)" } };
+    tb_init(&t, 2, 0);
+    t.procs[0].ncpnodes = 6, t.procs[0].cpnodes = tree0, t.procs[0].ncallsites = 4, t.procs[0].callsites = text0;
+    t.procs[1].ncpnodes = 2, t.procs[1].cpnodes = tree1, t.procs[1].ncallsites = 2, t.procs[1].callsites = text1;
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    enter(a, 100, ST_REGION_PROGRAM);
+    enter_at(a, 200, ST_REGION_MPI_Recv, 2);
+    recv(a, 480, 1, 1, 8);
+    leave(a, 500, ST_REGION_MPI_Recv);
+    enter_at(a, 600, ST_REGION_MPI_Recv, 5); /* the other line of main: the same cnode */
+    recv(a, 650, 1, 2, 8);
+    leave(a, 660, ST_REGION_MPI_Recv);
+    enter_at(a, 700, ST_REGION_MPI_Comm_rank, 1); /* a region opened in solve ... */
+    enter_at(a, 710, ST_REGION_MPI_Comm_size, 2); /* ... and one in exchange inside it */
+    leave(a, 720, ST_REGION_MPI_Comm_size);
+    leave(a, 730, ST_REGION_MPI_Comm_rank);
+    enter_at(a, 740, ST_REGION_MPI_Comm_size, ST_CP_NONE); /* no path: under the enclosing region */
+    leave(a, 750, ST_REGION_MPI_Comm_size);
+    leave(a, 1000, ST_REGION_PROGRAM);
+    enter(b, 100, ST_REGION_PROGRAM);
+    enter_at(b, 300, ST_REGION_MPI_Send, 1);
+    send(b, 301, 0, 8);
+    leave(b, 305, ST_REGION_MPI_Send);
+    enter_at(b, 610, ST_REGION_MPI_Send, 1);
+    send(b, 611, 0, 8);
+    leave(b, 615, ST_REGION_MPI_Send);
+    leave(b, 900, ST_REGION_PROGRAM);
+    analyse(); /* PROGRAM is a region named "main" too: paths start main/main */
+    CHECK(R.nfuncs == 3); /* main, solve, exchange: by name, across lines and ranks */
+    uint32_t recv_k = NAMED("main", "main", "solve", "exchange", "MPI_Recv");
+    CHECK(recv_k != ST_AN_NO_CNODE);
+    if (recv_k != ST_AN_NO_CNODE) {
+        CHECK(*st_an_sev(&R, ST_AN_M_VISITS, recv_k, a) == 2);
+        CHECK(*st_an_sev(&R, ST_AN_M_LATESENDER, recv_k, a) == 100 + 10); /* sends enter at 300 and 610 */
+    }
+    uint32_t send_k = NAMED("main", "main", "exchange", "MPI_Send");
+    CHECK(send_k != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, send_k, b) == 2);
+    uint32_t nest = NAMED("main", "main", "solve", "MPI_Comm_rank", "exchange", "MPI_Comm_size");
+    CHECK(nest != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, nest, a) == 1);
+    uint32_t bare = NAMED("main", "MPI_Comm_size");
+    CHECK(bare != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, bare, a) == 1);
+    char buf[256];
+    st_an_cnode_path(&R, recv_k, buf, sizeof buf);
+    CHECK(!strcmp(buf, "main/main/solve/exchange/MPI_Recv"));
+    done();
+}
+
 int main(void)
 {
     test_metric_table();
@@ -594,6 +674,7 @@ int main(void)
     test_intercomm();
     test_collectives();
     test_openmp();
+    test_callpaths();
     printf("test_analysis: ok\n");
     return 0;
 }

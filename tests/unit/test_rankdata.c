@@ -75,6 +75,9 @@ static void compare(const st_rankdata_t *a, const st_rankdata_t *b, int with_eve
         CHECK(a->teams[i].size == b->teams[i].size &&
                   memcmp(a->teams[i].threads, b->teams[i].threads, a->teams[i].size * 4) == 0,
               "team %u", i);
+    CHECK(a->ncpnodes == b->ncpnodes, "ncpnodes %u vs %u", a->ncpnodes, b->ncpnodes);
+    for (uint32_t i = 0; i < a->ncpnodes && i < b->ncpnodes; i++)
+        CHECK(a->cpnodes[i].parent == b->cpnodes[i].parent && a->cpnodes[i].pc == b->cpnodes[i].pc, "call-path node %u", i);
 }
 
 static void add_teams(st_rankdata_t *rd)
@@ -86,6 +89,29 @@ static void add_teams(st_rankdata_t *rd)
     rd->teams[1].size = 2;
     rd->teams[1].threads = calloc(2, 4);
     rd->teams[1].threads[1] = 1;
+}
+
+/* A call tree main -> solve -> {exchange, io}: node pcs are keys of callsites (synth_rank's). */
+static void add_callpaths(st_rankdata_t *rd)
+{
+    rd->ncpnodes = 4;
+    rd->cpnodes = calloc(4, sizeof *rd->cpnodes);
+    rd->cpnodes[0] = (st_cpnode_t){ .parent = ST_CP_NONE, .pc = 0x401000 };
+    rd->cpnodes[1] = (st_cpnode_t){ .parent = 0, .pc = 0x402000 };
+    rd->cpnodes[2] = (st_cpnode_t){ .parent = 1, .pc = 0x403000 };
+    rd->cpnodes[3] = (st_cpnode_t){ .parent = 1, .pc = 0x404000 };
+}
+
+/* A node before its parent is rejected (the analysis and the writer rely on the order). */
+static void test_callpath_order(st_rankdata_t *rd)
+{
+    void *blob = NULL;
+    rd->cpnodes[1].parent = 2;
+    size_t n = st_rankdata_pack(rd, &blob);
+    st_rankdata_t back;
+    CHECK(n > 0 && st_rankdata_unpack(blob, n, &back) == -1, "a call-path node before its parent is accepted");
+    rd->cpnodes[1].parent = 0;
+    free(blob);
 }
 
 /* ---- blob ----------------------------------------------------------------------------------- */
@@ -100,7 +126,7 @@ static void test_roundtrip(st_rankdata_t *rd)
     compare(rd, &back, 0);
     size_t n2 = st_rankdata_pack(&back, &blob2);
     CHECK(n2 == n && memcmp(blob, blob2, n) == 0, "repacking gives the same bytes");
-    CHECK(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 1, "magic and version 1, little-endian");
+    CHECK(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 2, "magic and version 2, little-endian");
     st_rankdata_free(&back);
     CHECK(back.threads == NULL && back.nthreads == 0, "free zeroes");
     free(blob);
@@ -328,7 +354,9 @@ int main(void)
     st_rankdata_t rd;
     synth_rank(&rd, 1);
     add_teams(&rd);
+    add_callpaths(&rd);
     test_roundtrip(&rd);
+    test_callpath_order(&rd);
     test_truncation_and_flips(&rd);
     test_fuzz_parser(&rd);
     test_prop();

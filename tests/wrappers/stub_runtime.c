@@ -33,6 +33,9 @@ st_thread_t *st_thread_register(void)
 
 void st_record_flush(st_thread_t *th) { th->pos = 0; th->flushes++; }
 uint64_t st_mpi_callsite(void) { return 0; }
+int st_callpath_on = 0;
+uint32_t st_callpath_capture(void) { return ST_CP_NONE; }
+uint64_t st_callpath_pc(uint32_t n) { (void)n; return 0; }
 
 st_thread_t *st_stub_thread(void) { return st_thread_self(); }
 

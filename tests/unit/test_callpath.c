@@ -1,0 +1,135 @@
+/*
+ * test_callpath.c — the call-path capture and its cache (src/record/unwind.c) and the frame-text
+ * split (src/trace/callpath.c): one node per distinct stack, the same node for the same stack
+ * from any thread, the tree's parent chains matching the stacks, deep stacks truncated at their
+ * outermost end, and st_callpath_collect copying the tree parents first.
+ */
+/* link: src/record/unwind.c src/trace/rankdata.c src/trace/callpath.c src/util/log.c -lunwind */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/record/unwind.h"
+
+#include "test_check.h"
+
+static volatile int sink;
+
+/* Two call sites in one function: different stacks, different nodes. */
+static uint32_t __attribute__((noinline)) leaf(int which)
+{
+    uint32_t n = which ? st_callpath_capture() : st_callpath_capture();
+    sink = which;
+    return n;
+}
+
+static uint32_t __attribute__((noinline)) mid_a(int which) { uint32_t n = leaf(which); sink++; return n; }
+static uint32_t __attribute__((noinline)) mid_b(int which) { uint32_t n = leaf(which); sink++; return n; }
+
+static uint32_t __attribute__((noinline)) deep(int n)
+{
+    uint32_t r = n > 1 ? deep(n - 1) : st_callpath_capture();
+    sink = n;
+    return r;
+}
+
+static uint32_t depth_of(const st_rankdata_t *rd, uint32_t n)
+{
+    uint32_t d = 0;
+    for (; n != ST_CP_NONE && d <= rd->ncpnodes; n = rd->cpnodes[n].parent)
+        d++;
+    return d;
+}
+
+/* The three stacks ... -> probe -> {mid_a -> leaf(0), mid_a -> leaf(1), mid_b -> leaf(0)}. */
+static void __attribute__((noinline)) probe(uint32_t out[3])
+{
+    out[0] = mid_a(0);
+    out[1] = mid_a(1);
+    out[2] = mid_b(0);
+    sink++;
+}
+
+/* ---- threads: the same stacks from many threads ------------------------------------------- */
+
+#define NTHREADS 4
+#define ROUNDS   2000
+static uint32_t seen[NTHREADS][3];
+
+static void *worker(void *arg)
+{
+    uint32_t *mine = arg, (*all)[3] = calloc(ROUNDS, sizeof *all);
+    long bad = 0;
+    for (int i = 0; i < ROUNDS; i++) /* one call site (no branch for the compiler to peel) */
+        probe(all[i]);
+    for (int i = 0; i < ROUNDS; i++)
+        bad += memcmp(all[i], all[0], sizeof all[0]) != 0;
+    memcpy(mine, all[0], sizeof all[0]);
+    free(all);
+    return (void *)bad;
+}
+
+static void test_split(void)
+{
+    char f[64], file[64];
+    uint32_t line;
+    st_callpath_split("solve (solver.c:42)", f, sizeof f, file, sizeof file, &line);
+    CHECK(!strcmp(f, "solve") && !strcmp(file, "solver.c") && line == 42, "func (file:line): %s %s %u", f, file, line);
+    st_callpath_split("helper+0x1a (libfoo.so)", f, sizeof f, file, sizeof file, &line);
+    CHECK(!strcmp(f, "helper") && !file[0] && line == 0, "sym+0xoff (object): %s '%s' %u", f, file, line);
+    st_callpath_split("main", f, sizeof f, file, sizeof file, &line);
+    CHECK(!strcmp(f, "main") && !file[0] && line == 0, "a bare name");
+    st_callpath_split("0x401000", f, sizeof f, file, sizeof file, &line);
+    CHECK(!strcmp(f, "0x401000"), "an address stays whole: %s", f);
+    st_callpath_split("ns::f(int) (a:b.c:7)", f, sizeof f, file, sizeof file, &line);
+    CHECK(!strcmp(f, "ns::f(int)") && !strcmp(file, "a:b.c") && line == 7, "colons in names: %s %s %u", f, file, line);
+}
+
+int main(void)
+{
+    test_split();
+    uint32_t p[2][3];
+    for (int i = 0; i < 2; i++) /* one call site in main: the same stacks twice */
+        probe(p[i]);
+    uint32_t a0 = p[0][0], a1 = p[0][1], b0 = p[0][2];
+    CHECK(a0 != ST_CP_NONE && a1 != ST_CP_NONE && b0 != ST_CP_NONE, "no path captured");
+    CHECK(a0 != a1 && a0 != b0 && a1 != b0, "distinct stacks share a node: %u %u %u", a0, a1, b0);
+    CHECK(!memcmp(p[0], p[1], sizeof p[0]), "the same stack gives another node");
+    CHECK(st_callpath_pc(a0) != st_callpath_pc(a1), "two call sites, one pc");
+
+    pthread_t th[NTHREADS];
+    for (int i = 0; i < NTHREADS; i++)
+        pthread_create(&th[i], NULL, worker, seen[i]);
+    long bad = 0;
+    for (int i = 0; i < NTHREADS; i++) {
+        void *r;
+        pthread_join(th[i], &r);
+        bad += (long)r;
+    }
+    CHECK(bad == 0, "threads: %ld rounds gave other nodes than the thread's first", bad);
+    /* a thread's stack starts in libc's start_thread (skipped): worker is its outermost frame,
+     * the same in every thread, and not main's */
+    for (int i = 1; i < NTHREADS; i++)
+        CHECK(!memcmp(seen[i], seen[0], sizeof seen[0]), "thread %d has other nodes than thread 0", i);
+    CHECK(seen[0][0] != a0, "a thread's stack named main's node");
+
+    uint32_t d5 = deep(5), d200 = deep(200);
+    st_rankdata_t rd = { 0 };
+    CHECK(st_callpath_collect(&rd) == 0 && rd.ncpnodes > 0, "collect");
+    for (uint32_t i = 0; i < rd.ncpnodes; i++)
+        CHECK(rd.cpnodes[i].parent == ST_CP_NONE || rd.cpnodes[i].parent < i, "node %u before its parent", i);
+#define UP(n) rd.cpnodes[n].parent
+    /* a0: leaf <- mid_a <- probe (line 1) <- main; a1: leaf <- mid_a <- probe (line 2) <- main */
+    CHECK(rd.cpnodes[UP(a0)].pc == rd.cpnodes[UP(a1)].pc, "mid_a calls leaf from one site, two pcs");
+    CHECK(UP(a0) != UP(a1) && UP(UP(a0)) != UP(UP(a1)), "probe calls mid_a from two lines, one node");
+    CHECK(UP(UP(UP(a0))) == UP(UP(UP(a1))) && UP(UP(UP(a0))) == UP(UP(UP(b0))), "one main frame above probe");
+    uint32_t dm = depth_of(&rd, a0), dt = depth_of(&rd, seen[0][0]);
+    CHECK(dm == 4, "main/probe/mid_a/leaf has %u frames (_start or libc kept?)", dm);
+    CHECK(dt == 4, "worker/probe/mid_a/leaf has %u frames", dt);
+    CHECK(depth_of(&rd, d5) == 6, "main/deep x 5 has %u frames", depth_of(&rd, d5));
+    CHECK(depth_of(&rd, d200) == ST_CALLPATH_DEPTH - 1, "deep(200) keeps %u frames", depth_of(&rd, d200));
+    st_rankdata_free(&rd);
+    printf("test_callpath: %s (%d failure(s))\n", failures ? "FAIL" : "ok", failures);
+    return failures != 0;
+}
