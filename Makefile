@@ -27,7 +27,7 @@ CFLAGS_COMMON := $(CSTD) $(WARN) $(OPT) -I$(GEN) -Isrc/record -Iinclude
 LIB_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -pthread
 CLI_CFLAGS := $(CFLAGS_COMMON) -pthread
 
-LIB_DIRS := util config record trace clock mpi otf2 omp clc
+LIB_DIRS := util config record trace clock mpi otf2 omp clc analysis
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)) $(GEN)/mpi_wrappers.c
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/lib/%.o,$(LIB_SRC:$(GEN)/%=gen/%))
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
@@ -35,6 +35,9 @@ CLI_DIRS := cli util config trace otf2 clc analysis
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c))) \
             src/record/event.c src/record/region.c $(wildcard src/clock/model.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
+# ... except the MPI part of `mpiexec -n N synctrace analyze` (built with mpicc; MPI_Init only under a launcher).
+CLI_MPI_SRC := src/mpi/polite.c src/clc/exchange_mpi.c src/analysis/parallel_mpi.c src/cli/analyze_mpi.c
+CLI_MPI_OBJ := $(patsubst %.c,$(BUILD)/climpi/%.o,$(CLI_MPI_SRC))
 GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/omp-tools.h
 
 LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
@@ -76,9 +79,13 @@ $(BUILD)/cli/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
 
-$(O)/bin/synctrace: $(CLI_OBJ)
+$(BUILD)/climpi/%.o: %.c $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(MPICC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
+
+$(O)/bin/synctrace: $(CLI_OBJ) $(CLI_MPI_OBJ)
 	@mkdir -p $(O)/bin
-	$(CC) -o $@ $^ $(CLI_LIBS)
+	$(MPICC) -o $@ $^ $(CLI_LIBS)
 
 # synctrace-bench: an MPI program that preloads the library for its clock (src/bench/bench.h);
 # it shares the configuration parser (SYNCTRACE_SYNC in effect, size and number syntax) with the CLI.

@@ -53,7 +53,7 @@ static int collect(an_ctx_t *c, rmsg_t **out, size_t *n)
         if (rcall == AN_NO_EV)
             continue;
         uint64_t ts = an_time(c, s->loc, s->ev);
-        c->res->stats.ls_violations += ts > an_time(c, r->loc, r->ev);
+        c->res->stats.ls_violations += ts > an_time(c, r->loc, r->ev) && r->loc < c->nreal;
         int64_t w = scall == AN_NO_EV ? 0
                   : st_an_late_sender(an_time(c, s->loc, scall), an_time(c, r->loc, rcall),
                                       an_leave_time(c, r->loc, rcall));
