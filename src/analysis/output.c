@@ -86,12 +86,29 @@ static void json_values(FILE *f, const st_an_result_t *r, uint64_t resolution)
     fprintf(f, "\n  ],\n");
 }
 
+/* The worst instances of each wait metric, largest first. */
+static void json_worst(FILE *f, const st_an_result_t *r, uint64_t resolution)
+{
+    int first = 1;
+    fprintf(f, "  \"worst\": [");
+    for (int m = 0; m < ST_AN__METRICS; m++)
+        for (uint32_t i = 0; i < r->ntop[m]; i++) {
+            const st_an_instance_t *x = &r->top[m][i];
+            fprintf(f, "%s\n    {\"metric\": \"%s\", \"value\": %.17g, \"time\": %" PRIu64 ", \"location\": %" PRIu32
+                       ", \"cnode\": %" PRIu32 "}", first ? "" : ",", st_an_metric(m)->uniq,
+                    x->value * scale(m, resolution), x->time, x->loc, x->cnode);
+            first = 0;
+        }
+    fprintf(f, "\n  ],\n");
+}
+
 int st_an_write_json(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution)
 {
     fprintf(f, "{\n  \"format\": \"synctrace-analysis\",\n  \"version\": 1,\n");
     json_metrics(f);
     json_tree(f, r, in);
     json_values(f, r, resolution);
+    json_worst(f, r, resolution);
     const st_an_stats_t *s = &r->stats;
     fprintf(f, "  \"stats\": {\"unpaired\": %" PRIu64 ", \"ls_violations\": %" PRIu64 ", \"coll_violations\": %" PRIu64
                ", \"coll_skipped\": %" PRIu64 "}\n}\n",

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The in-run parallel analysis (SYNCTRACE_ANALYZE, at MPI_Finalize after CLC) equals the offline
+# one exactly: analysis.json (every metric x call path x location value, the worst instances,
+# the statistics) and analysis.cubex byte for byte, on an MPI-only run (waits.c, 4 ranks) and a
+# hybrid one (ompwaits.c, 2 ranks x 3 threads); `mpiexec -n N synctrace analyze` (N = ranks,
+# fewer, 1) equals the serial command; N > ranks is refused with one line. The run's summary
+# goes to stderr only; FINALIZE_ANALYSIS_MS is in the archive; SYNCTRACE_CLC=off analyses the
+# uncorrected times (and says so); SYNCTRACE_ANALYZE=off writes no report.
+source "$ST_ROOT/tests/lib.sh"
+source "$ST_ROOT/tests/mpi/common.sh"
+need_tools
+
+# same DIR FILE: the offline serial analysis of DIR written to FILE.json / .cubex equals the
+# in-run one (copied to FILE.inrun.*), and so does the parallel one with each of the given N
+same() {
+    local dir=$1 name=$2; shift 2
+    cp "$dir/analysis.json" "$ST_TMP/$name.inrun.json" && cp "$dir/analysis.cubex" "$ST_TMP/$name.inrun.cubex" ||
+        fail "$name: no in-run report in $dir: $(tail -n 5 "$ST_TMP/err.txt")"
+    grep -q '"worst": \[$' "$ST_TMP/$name.inrun.json" && grep -q '"metric": "mpi_' "$ST_TMP/$name.inrun.json" ||
+        fail "$name: in-run report without values or worst instances"
+    st analyze "$dir" -o "$ST_TMP/$name.json" >/dev/null || fail "$name: analyze failed"
+    st analyze "$dir" -o "$ST_TMP/$name.cubex" >/dev/null || fail "$name: analyze .cubex failed"
+    python3 - "$ST_TMP/$name.inrun.json" "$ST_TMP/$name.json" <<'PY' >&2 || fail "$name: in-run and offline analyses differ"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+key = lambda v: (v["metric"], v["cnode"], v["location"])
+va, vb = ({key(v): v["value"] for v in d["values"]} for d in (a, b))
+diff = sorted(k for k in set(va) | set(vb) if va.get(k) != vb.get(k))
+for k in diff[:10]:
+    print("  %s cnode %d location %d: in-run %r, offline %r" % (k + (va.get(k), vb.get(k))))
+for part in ("cnodes", "locations", "worst", "stats"):
+    if a[part] != b[part]:
+        print("  %s differ" % part)
+        diff.append(part)
+sys.exit(1 if diff else 0)
+PY
+    cmp -s "$ST_TMP/$name.inrun.json" "$ST_TMP/$name.json" || fail "$name: analysis.json not byte-identical"
+    cmp -s "$ST_TMP/$name.inrun.cubex" "$ST_TMP/$name.cubex" || fail "$name: analysis.cubex not byte-identical"
+    local n
+    for n in "$@"; do
+        timeout 120 mpiexec -n "$n" "$ST_BIN/synctrace" analyze "$dir" -o "$ST_TMP/$name.par$n.json" \
+            >"$ST_TMP/par.txt" 2>&1 || fail "$name: mpiexec -n $n synctrace analyze failed: $(tail -3 "$ST_TMP/par.txt")"
+        cmp -s "$ST_TMP/$name.par$n.json" "$ST_TMP/$name.json" || fail "$name: parallel analysis over $n processes differs"
+    done
+    note "$name: in-run == offline == parallel offline (N = $*)"
+}
+
+# MPI only: waits.c, 4 ranks
+bin=$(build_mpi_c waits "$ST_ROOT/tests/analysis/waits.c" -ldl)
+run_traced "$ST_TMP/run" 4 "$bin" || fail "waits exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
+grep -q 'wait states\|wait-state' "$ST_TMP/out.txt" && fail "the summary went to the application's stdout"
+grep -Eq '^  mpi_wait_nxn +[0-9.]+ s +[0-9.]+%$' "$ST_TMP/err.txt" || fail "no summary on stderr: $(tail -8 "$ST_TMP/err.txt")"
+grep -q "^wait-state analysis: .* ms; report $ST_TMP/run/analysis.json" "$ST_TMP/err.txt" ||
+    fail "summary without the report's path: $(tail -3 "$ST_TMP/err.txt")"
+st info "$ST_TMP/run" | grep -Eq 'SYNCTRACE::FINALIZE_ANALYSIS_MS +[0-9.]+$' || fail "no FINALIZE_ANALYSIS_MS in the archive"
+same "$ST_TMP/run" mpi 4 2 3 1
+rc=0; timeout 60 mpiexec -n 5 "$ST_BIN/synctrace" analyze "$ST_TMP/run" >"$ST_TMP/n5.txt" 2>&1 || rc=$?
+assert_eq "analyze with more processes than ranks" 1 "$rc"
+assert_eq "lines for more processes than ranks" 1 "$(grep -c 'cannot analyse' "$ST_TMP/n5.txt")"
+grep -q '5 processes for an archive of 4 ranks' "$ST_TMP/n5.txt" || fail "unclear refusal: $(cat "$ST_TMP/n5.txt")"
+
+# without CLC: the uncorrected times, said so
+ST_ENV="SYNCTRACE_CLC=off" run_traced "$ST_TMP/noclc" 4 "$bin" || fail "waits (CLC off) exited $?"
+grep -q 'on uncorrected timestamps (SYNCTRACE_CLC=off)' "$ST_TMP/err.txt" || fail "CLC off not said: $(tail -3 "$ST_TMP/err.txt")"
+same "$ST_TMP/noclc" noclc 4
+
+# off: no report
+ST_ENV="SYNCTRACE_ANALYZE=off" run_traced "$ST_TMP/off" 4 "$bin" || fail "waits (analysis off) exited $?"
+[ -e "$ST_TMP/off/analysis.json" ] && fail "SYNCTRACE_ANALYZE=off wrote a report"
+grep -q 'wait states' "$ST_TMP/err.txt" && fail "SYNCTRACE_ANALYZE=off printed a summary"
+
+# hybrid: ompwaits.c with MPI, 2 ranks x 3 threads
+command -v clang >/dev/null || skip "clang not installed (hybrid part)"
+hbin=$ST_BUILD/ompwaits_mpi
+if [ ! -x "$hbin" ] || [ "$ST_ROOT/tests/analysis/ompwaits.c" -nt "$hbin" ]; then
+    mpicc -cc=clang -DWITH_MPI -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$hbin" \
+        "$ST_ROOT/tests/analysis/ompwaits.c" || fail "cannot build ompwaits.c with MPI"
+fi
+ST_ENV="OMP_NUM_THREADS=3 KMP_BLOCKTIME=0" run_traced "$ST_TMP/hyb" 2 "$hbin" ||
+    fail "hybrid ompwaits failed: $(tail -n 5 "$ST_TMP/err.txt")"
+grep -q '"metric": "omp_' "$ST_TMP/hyb/analysis.json" || fail "hybrid in-run report without OpenMP metrics"
+same "$ST_TMP/hyb" hybrid 2 1
