@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The in-run parallel analysis (SYNCTRACE_ANALYZE, at MPI_Finalize after CLC) equals the offline
 # one exactly: analysis.json (every metric x call path x location value, the worst instances,
-# the statistics) and analysis.cubex byte for byte, on an MPI-only run (waits.c, 4 ranks) and a
-# hybrid one (ompwaits.c, 2 ranks x 3 threads); `mpiexec -n N synctrace analyze` (N = ranks,
+# the statistics) and analysis.cubex byte for byte, on MPI-only runs (waits.c, 4 ranks; the
+# CLC tests' clc_mpi.c) and a hybrid one (ompwaits.c, 2 ranks x 3 threads); `mpiexec -n N synctrace analyze` (N = ranks,
 # fewer, 1) equals the serial command; N > ranks is refused with one line. The run's summary
 # goes to stderr only; FINALIZE_ANALYSIS_MS is in the archive; SYNCTRACE_CLC=off analyses the
 # uncorrected times (and says so); SYNCTRACE_ANALYZE=off writes no report.
@@ -58,6 +58,17 @@ rc=0; timeout 60 mpiexec -n 5 "$ST_BIN/synctrace" analyze "$ST_TMP/run" >"$ST_TM
 assert_eq "analyze with more processes than ranks" 1 "$rc"
 assert_eq "lines for more processes than ranks" 1 "$(grep -c 'cannot analyse' "$ST_TMP/n5.txt")"
 grep -q '5 processes for an archive of 4 ranks' "$ST_TMP/n5.txt" || fail "unclear refusal: $(cat "$ST_TMP/n5.txt")"
+
+# every relation kind of the CLC tests (nonblocking, wildcard, persistent, collectives on sub-communicators)
+cbin=$(build_mpi_c clc_mpi "$ST_ROOT/tests/clc/clc_mpi.c")
+run_traced "$ST_TMP/clc" 4 "$cbin" 3 || fail "clc_mpi exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
+same "$ST_TMP/clc" clc 4
+
+# Late Receiver against a late MPI_Irecv: the posting call's enter travels to the sender
+lbin=$(build_mpi_c late_post "$ST_ROOT/tests/analysis/late_post.c")
+run_traced "$ST_TMP/lp" 2 "$lbin" || fail "late_post exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
+grep -q '"metric": "mpi_latereceiver"' "$ST_TMP/lp/analysis.json" || fail "late_post: no Late Receiver"
+same "$ST_TMP/lp" late_post 2
 
 # without CLC: the uncorrected times, said so
 ST_ENV="SYNCTRACE_CLC=off" run_traced "$ST_TMP/noclc" 4 "$bin" || fail "waits (CLC off) exited $?"
