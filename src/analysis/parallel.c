@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../clc/mem.h"
 #include "../util/log.h"
@@ -68,6 +69,11 @@ static void fail(st_an_par_t *p, const char *fmt, ...)
     va_end(ap);
     st_log_error("analysis (parallel, process %d): %s", (int)p->me, msg);
     p->state = S_FAILED;
+}
+
+static double ms_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
 static int wire_push(wirevec_t *v, const wire_t *w)
@@ -362,11 +368,17 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
         return -1;
     *p = (st_an_par_t){ .in = in, .owner = owner, .me = me, .nprocs = nprocs, .state = S_NEW };
     int rc = (p->to = calloc((size_t)nprocs + 1, sizeof *p->to)) && st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
+    struct timespec t0, t1, t2;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) /* each owned rank once (locations are in rank order) */
         if (l == 0 || in->locs[l].rank != in->locs[l - 1].rank)
             rc = st_clc_endpoints(in, in->locs[l].rank, &p->ep, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &t2);
     if (rc == 0)
         rc = derive_wires(p);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    st_log_debug("analysis: process %d: logical messages %.1f ms, what the partners need %.1f ms", (int)me,
+                 ms_between(&t0, &t2), ms_between(&t2, &t1));
     if (rc) {
         st_log_error("analysis (parallel, process %d): out of memory", (int)me);
         st_an_par_free(p);
@@ -441,7 +453,15 @@ int st_an_par_progress(st_an_par_t *p)
         return ST_AN_PAR_DONE;
     if (p->state != S_STARTED || p->arrived < p->incoming)
         return ST_AN_PAR_IDLE;
-    if (build_all(p) || st_an_run_part(&p->all, &p->g, p->in->nlocs, &p->res)) {
+    struct timespec t0, t1, t2;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = build_all(p);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    rc = rc || st_an_run_part(&p->all, &p->g, p->in->nlocs, &p->res);
+    clock_gettime(CLOCK_MONOTONIC, &t2);
+    st_log_debug("analysis: process %d: stand-ins and graph %.1f ms, patterns %.1f ms (%u locations, %u stand-ins)",
+                 (int)p->me, ms_between(&t0, &t1), ms_between(&t1, &t2), p->in->nlocs, p->all.nlocs - p->in->nlocs);
+    if (rc) {
         fail(p, "out of memory");
         return ST_AN_PAR_FAILED;
     }

@@ -119,7 +119,7 @@ echo " in a traced run; ${known:-no event-count check};"
 echo " load average $(cut -d' ' -f1-3 /proc/loadavg): other work on the $(nproc) cores inflates the ping-pong figures)"
 
 # ---- other parts --------------------------------------------------------------------------
-for part in sync_bench.sh omp_bench.sh clc_bench.sh; do
+for part in sync_bench.sh omp_bench.sh clc_bench.sh analysis_bench.sh; do
     if [ -f "tests/bench/$part" ]; then
         echo
         O=$O bash "tests/bench/$part" || { echo "run-bench: tests/bench/$part failed" >&2; status=1; }
