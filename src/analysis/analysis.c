@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../clc/mem.h"
 #include "../record/region.h"
 #include "patterns.h"
 
@@ -118,7 +119,7 @@ static int build_tree(an_ctx_t *c)
     int rc = 0;
     for (uint32_t l = 0; l < c->in->nlocs; l++)
         nmax = c->in->locs[l].n > nmax ? c->in->locs[l].n : nmax;
-    uint64_t *stack = malloc(sizeof *stack * (nmax + 1));
+    uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
     if (!stack || an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) == ST_AN_NO_CNODE)
         rc = -1;
     for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
@@ -126,13 +127,13 @@ static int build_tree(an_ctx_t *c)
         if (l == c->nreal)
             nreal_cnodes = t.n; /* the stand-ins' calls come after: their new cnodes are not reported */
         uint64_t n = c->in->locs[l].n + 1;
-        if (!(A->call = malloc(sizeof *A->call * n)) || !(A->leave = malloc(sizeof *A->leave * n)) ||
-            !(A->cnode = malloc(sizeof *A->cnode * n)))
+        if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)) ||
+            !(A->cnode = st_clc_malloc(sizeof *A->cnode * n)))
             rc = -1;
         else
             rc = an_scan_loc(&c->in->locs[l], A, &t, stack, l < c->nreal ? &c->res->stats.unpaired : &ghost);
     }
-    free(stack), free(t.slot);
+    st_clc_free(stack), free(t.slot);
     c->res->cnodes = t.v;
     c->res->ncnodes = nreal_cnodes < t.n ? nreal_cnodes : t.n;
     /* children keep their creation order: the stand-ins' ones end the sibling lists */
@@ -266,7 +267,7 @@ int st_an_run_part(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t n
     if (rc == 0)
         rc = an_coll(&c);
     for (uint32_t l = 0; c.loc && l < in->nlocs; l++)
-        free(c.loc[l].call), free(c.loc[l].leave), free(c.loc[l].cnode);
+        st_clc_free(c.loc[l].call), st_clc_free(c.loc[l].leave), st_clc_free(c.loc[l].cnode);
     free(c.loc);
     if (rc)
         st_an_free(res);

@@ -6,7 +6,8 @@
  *                       tool's world communicator: every rank analyses its own locations in
  *                       parallel with the others (parallel_mpi.h, timestamps as the archive
  *                       will hold them); rank 0 keeps the merged report and records
- *                       FINALIZE_ANALYSIS_MS (the slowest rank's wall time) in the archive.
+ *                       FINALIZE_ANALYSIS_MS and _CPU_MS (the slowest rank's wall and CPU
+ *                       time) in the archive.
  *                       With SYNCTRACE_CLC=off it analyses the uncorrected times (and says so).
  *  st_an_inrun_report(): after the archive is written, rank 0 only: DIR/analysis.json and
  *                       DIR/analysis.cubex, exactly as `synctrace analyze DIR` writes them,

@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 
+#include "../clc/mem.h"
 #include "../record/region.h"
 #include "patterns.h"
 
@@ -55,7 +56,7 @@ int an_reqs_collect(const an_ctx_t *c, unsigned kind, reqs_t *out)
         for (uint64_t i = 0; i < c->in->locs[l].n; i++)
             n += c->in->locs[l].ev[i].kind == kind;
     out->n = 0;
-    if (!(out->v = malloc(sizeof *out->v * (n + 1))))
+    if (!(out->v = st_clc_malloc(sizeof *out->v * (n + 1))))
         return -1;
     for (uint32_t l = 0; l < c->in->nlocs; l++)
         for (uint64_t i = 0; i < c->in->locs[l].n; i++) {
@@ -206,6 +207,6 @@ int an_p2p(an_ctx_t *c)
     }
     if (rc == 0)
         waits_apply(c, &p.waits);
-    free(p.done.v), free(p.posted.v), free(p.waits.v);
+    st_clc_free(p.done.v), st_clc_free(p.posted.v), free(p.waits.v);
     return rc;
 }

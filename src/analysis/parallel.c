@@ -209,15 +209,15 @@ static int derive_wires(st_an_par_t *p)
     uint64_t nmax = 0, unpaired = 0;
     for (uint32_t l = 0; l < in->nlocs; l++)
         nmax = in->locs[l].n > nmax ? in->locs[l].n : nmax;
-    uint64_t *stack = malloc(sizeof *stack * (nmax + 1));
-    member_t *mem = malloc(sizeof *mem * (p->ep.n + 1));
+    uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
+    member_t *mem = st_clc_malloc(sizeof *mem * (p->ep.n + 1));
     uint8_t *seen = calloc((size_t)p->nprocs + 1, 1);
     int32_t *dest = malloc(sizeof *dest * ((size_t)p->nprocs + 1));
     int rc = c.loc && stack && mem && seen && dest ? 0 : -1;
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) {
         an_loc_t *A = &c.loc[l];
         uint64_t n = in->locs[l].n + 1;
-        if (!(A->call = malloc(sizeof *A->call * n)) || !(A->leave = malloc(sizeof *A->leave * n)))
+        if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)))
             rc = -1;
         else
             rc = an_scan_loc(&in->locs[l], A, NULL, stack, &unpaired);
@@ -240,8 +240,8 @@ static int derive_wires(st_an_par_t *p)
         rc = member_wire(p, &c, mem + i, j - i, seen, dest);
     }
     for (uint32_t l = 0; c.loc && l < in->nlocs; l++)
-        free(c.loc[l].call), free(c.loc[l].leave);
-    free(c.loc), free(posted.v), free(stack), free(mem), free(seen), free(dest);
+        st_clc_free(c.loc[l].call), st_clc_free(c.loc[l].leave);
+    free(c.loc), st_clc_free(posted.v), st_clc_free(stack), st_clc_free(mem), free(seen), free(dest);
     return rc;
 }
 
@@ -345,7 +345,7 @@ static int build_all(st_an_par_t *p)
         for (j = i; j < gw->n && cmp_wire_loc(&gw->v[i], &gw->v[j]) == 0; j++)
             nev += wire_nev(&gw->v[j]);
         st_clc_loc_t *L = &locs[l];
-        *L = (st_clc_loc_t){ .rank = gw->v[i].rank, .thread = gw->v[i].thread, .ev = malloc(sizeof *L->ev * (nev + 1)) };
+        *L = (st_clc_loc_t){ .rank = gw->v[i].rank, .thread = gw->v[i].thread, .ev = st_clc_malloc(sizeof *L->ev * (nev + 1)) };
         if (!L->ev)
             rc = -1;
         for (size_t k = i; rc == 0 && k < j; k++)
@@ -487,7 +487,7 @@ void st_an_par_free(st_an_par_t *p)
     st_clc_epvec_free(&p->ep);
     st_xchg_out_free(&p->out);
     for (uint32_t l = p->in->nlocs; p->all.locs && l < p->all.nlocs; l++)
-        free(p->all.locs[l].ev);
+        st_clc_free(p->all.locs[l].ev);
     free(p->all.locs);
     st_clc_graph_free(&p->g);
     st_an_free(&p->res);

@@ -324,10 +324,10 @@ static void finish_and_write(void)
     lend_idle_buffers();
     st_polite_doing("the CLC correction at MPI_Finalize");
     st_clc_run_mpi(st_tool_comm, &rd);
-    return_idle_buffers();
     st_an_inrun_t analysis;
     st_polite_doing("the wait-state analysis at MPI_Finalize");
-    st_an_inrun_run(st_tool_comm, &rd, &analysis); /* after CLC: the archive's timestamps */
+    st_an_inrun_run(st_tool_comm, &rd, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
+    return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
     st_polite_doing("writing the archive at MPI_Finalize");
