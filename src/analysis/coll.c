@@ -170,6 +170,15 @@ static void init_finalize(an_ctx_t *c, const st_clc_inst_t *in, int counted, scr
                (double)(fin ? s->wait[k] : s->compl[k]));
 }
 
+/* Whether a member is analysed here (else the instance only concerns stand-ins, parallel.c). */
+static int has_real(const an_ctx_t *c, const st_clc_inst_t *in)
+{
+    for (uint64_t k = in->first; k < in->first + in->nsend + in->nrecv; k++)
+        if (c->g->refs[k].loc < c->nreal)
+            return 1;
+    return 0;
+}
+
 int an_coll(an_ctx_t *c)
 {
     scratch_t s = { 0 };
@@ -177,7 +186,7 @@ int an_coll(an_ctx_t *c)
     for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {
         const st_clc_inst_t *in = &c->g->inst[k];
         unsigned type = st_clc_inst_type(in);
-        if (type != ST_CLC_KEY_COLL && type != ST_CLC_KEY_SYNC)
+        if ((type != ST_CLC_KEY_COLL && type != ST_CLC_KEY_SYNC) || !has_real(c, in))
             continue;
         if ((rc = scratch_fit(&s, (size_t)in->nsend + in->nrecv)))
             break;
