@@ -5,7 +5,8 @@
 # CLC tests' clc_mpi.c) and a hybrid one (ompwaits.c, 2 ranks x 3 threads); `mpiexec -n N synctrace analyze` (N = ranks,
 # fewer, 1) equals the serial command; N > ranks is refused with one line. The run's summary
 # goes to stderr only; FINALIZE_ANALYSIS_MS is in the archive; SYNCTRACE_CLC=off analyses the
-# uncorrected times (and says so); SYNCTRACE_ANALYZE=off writes no report.
+# uncorrected times (and says so); SYNCTRACE_ANALYZE=off writes no report; a failure on one rank is
+# reported once and the analysis skipped everywhere, the application unaffected.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
@@ -69,6 +70,23 @@ lbin=$(build_mpi_c late_post "$ST_ROOT/tests/analysis/late_post.c")
 run_traced "$ST_TMP/lp" 2 "$lbin" || fail "late_post exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -q '"metric": "mpi_latereceiver"' "$ST_TMP/lp/analysis.json" || fail "late_post: no Late Receiver"
 same "$ST_TMP/lp" late_post 2
+
+# a failure in the middle of the exchange (rank 1's message corrupted; CLC off, so the first tool
+# message is the analysis's): reported once, skipped on every rank, the application unchanged, no wait
+CORRUPT_LIB=$ST_BUILD/libcorrupt.so
+gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden $(mpicc -show | grep -o -- '-I[^ ]*') \
+    -o "$CORRUPT_LIB" "$ST_ROOT/tests/clc/corrupt.c" -ldl || fail "cannot build corrupt.c"
+run_plain 4 "$cbin" 3 || fail "clc_mpi without the shim failed"
+start=$(date +%s) rc=0
+ST_PRELOAD_FIRST=$CORRUPT_LIB ST_ENV="CORRUPT_RANK=1 SYNCTRACE_CLC=off" run_traced "$ST_TMP/bad" 4 "$cbin" 3 || rc=$?
+assert_eq "analysis failing: exit code" 0 "$rc"
+cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "analysis failing: the application's stdout differs"
+assert_eq "analysis failing: reports" 1 "$(grep -c 'analysis: failed on at least one rank; skipped' "$ST_TMP/err.txt")"
+grep -q 'malformed message' "$ST_TMP/err.txt" || fail "analysis failing: no reason: $(head -c 300 "$ST_TMP/err.txt")"
+! grep -q 'made no progress\|wait states' "$ST_TMP/err.txt" || fail "analysis failing: waited, or a summary anyway"
+[ -e "$ST_TMP/bad/analysis.json" ] && fail "analysis failing: a report written anyway"
+[ -e "$ST_TMP/bad/traces.otf2" ] || fail "analysis failing: no archive"
+assert_le "analysis failing: seconds" 30 $(( $(date +%s) - start ))
 
 # without CLC: the uncorrected times, said so
 ST_ENV="SYNCTRACE_CLC=off" run_traced "$ST_TMP/noclc" 4 "$bin" || fail "waits (CLC off) exited $?"
