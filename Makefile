@@ -17,6 +17,7 @@ CC       := gcc
 MPICC    := mpicc
 PYTHON   := python3
 MPI_INC  := $(shell mpicc -show 2>/dev/null | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)
+MPI_LINK := $(shell mpicc -show 2>/dev/null | tr ' ' '\n' | grep -E '^-(L|l)')
 CLANG_RES:= $(shell clang -print-resource-dir 2>/dev/null)
 LLVM_OMP := $(shell readlink -f "$$(clang -print-file-name=libomp.so.5)" 2>/dev/null)
 
@@ -35,7 +36,8 @@ CLI_DIRS := cli util config trace otf2 clc analysis
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c))) \
             src/record/event.c src/record/region.c $(wildcard src/clock/model.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
-# ... except the MPI part of `mpiexec -n N synctrace analyze` (built with mpicc; MPI_Init only under a launcher).
+# ... except the MPI part of `mpiexec -n N synctrace analyze` (MPI_Init only under a launcher), compiled
+# and linked with $(CC) plus mpicc's flags, so that CC="gcc -fsanitize=..." instruments it too.
 CLI_MPI_SRC := src/mpi/polite.c src/clc/exchange_mpi.c src/analysis/parallel_mpi.c src/cli/analyze_mpi.c
 CLI_MPI_OBJ := $(patsubst %.c,$(BUILD)/climpi/%.o,$(CLI_MPI_SRC))
 GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/omp-tools.h
@@ -81,11 +83,11 @@ $(BUILD)/cli/%.o: %.c $(GEN_HDR)
 
 $(BUILD)/climpi/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CLI_CFLAGS) -I$(MPI_INC) -MMD -MP -c $< -o $@
 
 $(O)/bin/synctrace: $(CLI_OBJ) $(CLI_MPI_OBJ)
 	@mkdir -p $(O)/bin
-	$(MPICC) -o $@ $^ $(CLI_LIBS)
+	$(CC) -o $@ $^ $(CLI_LIBS) $(MPI_LINK)
 
 # synctrace-bench: an MPI program that preloads the library for its clock (src/bench/bench.h);
 # it shares the configuration parser (SYNCTRACE_SYNC in effect, size and number syntax) with the CLI.

@@ -109,9 +109,12 @@ void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written)
     if (err)
         st_log_error("analysis: cannot write %s: %s", dir, strerror(err));
     st_an_print_brief(stderr, &a->res, a->resolution, 5);
-    fprintf(stderr, "wait-state analysis: %.1f ms%s; report %s (synctrace report %s)\n", a->ms,
-            a->clc_off ? " on uncorrected timestamps (SYNCTRACE_CLC=off)" : "",
-            archive_written && !err ? json : "not written", dir);
+    if (archive_written && !err)
+        fprintf(stderr, "wait-state analysis: %.1f ms%s; report %s (synctrace report %s)\n", a->ms,
+                a->clc_off ? " on uncorrected timestamps (SYNCTRACE_CLC=off)" : "", json, dir);
+    else
+        fprintf(stderr, "wait-state analysis: %.1f ms%s; no report (no archive)\n", a->ms,
+                a->clc_off ? " on uncorrected timestamps (SYNCTRACE_CLC=off)" : "");
     st_an_free(&a->res);
     free(a->locs);
     memset(a, 0, sizeof *a);

@@ -269,16 +269,15 @@ static st_event_t ev_at(unsigned kind, uint64_t t, uint32_t region)
     return (st_event_t){ .time = t, .kind = (uint8_t)kind, .region = region, .peer = -1 };
 }
 
-static int ghost_ep(st_an_par_t *p, st_clc_epvec_t *v, const wire_t *w, uint8_t role, uint32_t loc, uint64_t ev)
+static int ghost_ep(st_clc_epvec_t *v, const wire_t *w, uint8_t role, uint32_t loc, uint64_t ev)
 {
-    (void)p;
     st_clc_endpoint_t e = { .ref = { loc, w->order, ev }, .role = role, .kind = w->kind, .shape = w->shape };
     memcpy(e.key, w->key, sizeof e.key);
     return st_clc_epvec_push(v, &e);
 }
 
 /* The events of one wire record on a stand-in location, and its endpoints. */
-static int ghost_events(st_an_par_t *p, st_clc_loc_t *L, uint32_t loc, const wire_t *w, st_clc_epvec_t *v)
+static int ghost_events(st_clc_loc_t *L, uint32_t loc, const wire_t *w, st_clc_epvec_t *v)
 {
     st_event_t *ev = L->ev + L->n;
     uint64_t at = L->n;
@@ -293,7 +292,7 @@ static int ghost_events(st_an_par_t *p, st_clc_loc_t *L, uint32_t loc, const wir
         if (w->t_call != NONE64)
             ev[k++] = ev_at(ST_EV_LEAVE, w->t_ev, GHOST_REGION);
         L->n += k;
-        return ghost_ep(p, v, w, w->role & W_SEND ? ST_CLC_SEND : ST_CLC_RECV, loc, at + me);
+        return ghost_ep(v, w, w->role & W_SEND ? ST_CLC_SEND : ST_CLC_RECV, loc, at + me);
     }
     uint64_t snd = at, rcv = at;
     if (!w->valid) {
@@ -312,9 +311,9 @@ static int ghost_events(st_an_par_t *p, st_clc_loc_t *L, uint32_t loc, const wir
         snd = at + 1, rcv = at + 2;
         L->n += 4;
     }
-    if ((w->role & W_SEND) && ghost_ep(p, v, w, ST_CLC_SEND, loc, snd))
+    if ((w->role & W_SEND) && ghost_ep(v, w, ST_CLC_SEND, loc, snd))
         return -1;
-    return (w->role & W_RECV) ? ghost_ep(p, v, w, ST_CLC_RECV, loc, rcv) : 0;
+    return (w->role & W_RECV) ? ghost_ep(v, w, ST_CLC_RECV, loc, rcv) : 0;
 }
 
 /* The local locations followed by one stand-in per remote (rank, thread); the graph over both. */
@@ -349,7 +348,7 @@ static int build_all(st_an_par_t *p)
         if (!L->ev)
             rc = -1;
         for (size_t k = i; rc == 0 && k < j; k++)
-            rc = ghost_events(p, L, l, &gw->v[k], &v);
+            rc = ghost_events(L, l, &gw->v[k], &v);
     }
     if (rc == 0)
         rc = st_clc_graph_join(v.v, v.n, p->all.nlocs, 0, &p->g);
@@ -369,15 +368,15 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
     *p = (st_an_par_t){ .in = in, .owner = owner, .me = me, .nprocs = nprocs, .state = S_NEW };
     int rc = (p->to = calloc((size_t)nprocs + 1, sizeof *p->to)) && st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
     struct timespec t0, t1, t2;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) /* each owned rank once (locations are in rank order) */
         if (l == 0 || in->locs[l].rank != in->locs[l - 1].rank)
             rc = st_clc_endpoints(in, in->locs[l].rank, &p->ep, NULL);
-    clock_gettime(CLOCK_MONOTONIC, &t2);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t2);
     if (rc == 0)
         rc = derive_wires(p);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    st_log_debug("analysis: process %d: logical messages %.1f ms, what the partners need %.1f ms", (int)me,
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    st_log_debug("analysis: process %d: CPU ms: logical messages %.1f, what the partners need %.1f", (int)me,
                  ms_between(&t0, &t2), ms_between(&t2, &t1));
     if (rc) {
         st_log_error("analysis (parallel, process %d): out of memory", (int)me);
@@ -454,12 +453,12 @@ int st_an_par_progress(st_an_par_t *p)
     if (p->state != S_STARTED || p->arrived < p->incoming)
         return ST_AN_PAR_IDLE;
     struct timespec t0, t1, t2;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     int rc = build_all(p);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
     rc = rc || st_an_run_part(&p->all, &p->g, p->in->nlocs, &p->res);
-    clock_gettime(CLOCK_MONOTONIC, &t2);
-    st_log_debug("analysis: process %d: stand-ins and graph %.1f ms, patterns %.1f ms (%u locations, %u stand-ins)",
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t2);
+    st_log_debug("analysis: process %d: CPU ms: stand-ins and graph %.1f, patterns %.1f (%u locations, %u stand-ins)",
                  (int)p->me, ms_between(&t0, &t1), ms_between(&t1, &t2), p->in->nlocs, p->all.nlocs - p->in->nlocs);
     if (rc) {
         fail(p, "out of memory");
