@@ -116,8 +116,9 @@ typedef struct an_req {
 } an_req_t;
 typedef struct an_reqs { an_req_t *v; size_t n; } an_reqs_t;
 
-/* Every event of kind `kind` of the locations, sorted. 0, or -1 (memory). */
-int an_reqs_collect(const an_ctx_t *c, unsigned kind, an_reqs_t *out);
+/* The ISEND_COMPLETE (into done, unless NULL) and IRECV_REQUEST (into posted) events of the
+ * locations, sorted; free the arrays with st_clc_free. 0, or -1 (memory). */
+int an_reqs_collect(const an_ctx_t *c, an_reqs_t *done, an_reqs_t *posted);
 /* The call that posted the receive of ref r (an Irecv's post found among posted, the
  * IRECV_REQUEST events): its location and ENTER index, *call AN_NO_EV if none. */
 void an_recv_poster(const an_ctx_t *c, const an_reqs_t *posted, const st_clc_ref_t *r, uint32_t *loc, uint64_t *call);

@@ -49,24 +49,35 @@ static int cmp_req(const void *a, const void *b)
     return (x->time > y->time) - (x->time < y->time);
 }
 
-int an_reqs_collect(const an_ctx_t *c, unsigned kind, reqs_t *out)
+static int req_push(reqs_t *v, size_t *cap, const req_t *r)
 {
-    size_t n = 0;
-    for (uint32_t l = 0; l < c->in->nlocs; l++)
-        for (uint64_t i = 0; i < c->in->locs[l].n; i++)
-            n += c->in->locs[l].ev[i].kind == kind;
-    out->n = 0;
-    if (!(out->v = st_clc_malloc(sizeof *out->v * (n + 1))))
+    if (st_clc_grow((void **)&v->v, cap, v->n + 1, sizeof *v->v))
         return -1;
-    for (uint32_t l = 0; l < c->in->nlocs; l++)
-        for (uint64_t i = 0; i < c->in->locs[l].n; i++) {
-            const st_event_t *e = &c->in->locs[l].ev[i];
-            if (e->kind == kind)
-                out->v[out->n++] = (req_t){ c->in->locs[l].rank, l, e->id, e->time, i };
-        }
-    if (out->n > 1)
-        qsort(out->v, out->n, sizeof *out->v, cmp_req);
+    v->v[v->n++] = *r;
     return 0;
+}
+
+int an_reqs_collect(const an_ctx_t *c, reqs_t *done, reqs_t *posted)
+{
+    size_t cap[2] = { 0, 0 };
+    int rc = 0;
+    if (done)
+        *done = (reqs_t){ 0 };
+    *posted = (reqs_t){ 0 };
+    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) /* one sweep over the events for both kinds */
+        for (uint64_t i = 0; rc == 0 && i < c->in->locs[l].n; i++) {
+            const st_event_t *e = &c->in->locs[l].ev[i];
+            req_t r = { c->in->locs[l].rank, l, e->id, e->time, i };
+            if (e->kind == ST_EV_MPI_IRECV_REQUEST)
+                rc = req_push(posted, &cap[1], &r);
+            else if (e->kind == ST_EV_MPI_ISEND_COMPLETE && done)
+                rc = req_push(done, &cap[0], &r);
+        }
+    if (done && done->n > 1)
+        qsort(done->v, done->n, sizeof *done->v, cmp_req);
+    if (posted->n > 1)
+        qsort(posted->v, posted->n, sizeof *posted->v, cmp_req);
+    return rc;
 }
 
 /* First entry >= (rank, id, time). */
@@ -193,8 +204,7 @@ static int late_receiver(p2p_t *p, const st_clc_ref_t *s, const st_clc_ref_t *r)
 int an_p2p(an_ctx_t *c)
 {
     p2p_t p = { .c = c };
-    int rc = an_reqs_collect(c, ST_EV_MPI_ISEND_COMPLETE, &p.done) || an_reqs_collect(c, ST_EV_MPI_IRECV_REQUEST, &p.posted)
-           ? -1 : 0;
+    int rc = an_reqs_collect(c, &p.done, &p.posted);
     if (rc == 0)
         rc = an_late_sender(c, &p.waits);
     for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {

@@ -223,7 +223,7 @@ static int derive_wires(st_an_par_t *p)
             rc = an_scan_loc(&in->locs[l], A, NULL, stack, &unpaired);
     }
     if (rc == 0)
-        rc = an_reqs_collect(&c, ST_EV_MPI_IRECV_REQUEST, &posted);
+        rc = an_reqs_collect(&c, NULL, &posted);
     size_t nm = 0;
     for (size_t k = 0; rc == 0 && k < p->ep.n; k++) {
         const st_clc_endpoint_t *e = &p->ep.v[k];
@@ -336,8 +336,10 @@ static int build_all(st_an_par_t *p)
     p->all = (st_clc_input_t){ .nlocs = in->nlocs + nghost, .locs = locs, .nranks = in->nranks, .procs = in->procs,
                                .nsync = in->nsync, .sync = in->sync };
     int rc = 0;
-    for (size_t k = 0; rc == 0 && k < p->ep.n; k++)
-        rc = st_clc_epvec_push(&v, &p->ep.v[k]);
+    if (p->ep.n && st_clc_grow((void **)&v.v, &v.cap, p->ep.n + gw->n * 2, sizeof *v.v))
+        rc = -1;
+    else if (p->ep.n)
+        memcpy(v.v, p->ep.v, sizeof *v.v * p->ep.n), v.n = p->ep.n;
     uint32_t l = in->nlocs;
     for (size_t i = 0, j; rc == 0 && i < gw->n; i = j, l++) {
         uint64_t nev = 0;
