@@ -94,7 +94,8 @@ static size_t members(an_ctx_t *c, const st_clc_inst_t *in, int sync, scratch_t 
         uint64_t call = an_call(c, r->loc, r->ev);
         if ((!sync && kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END) || call == AN_NO_EV)
             return 0; /* nonblocking, or no begin recorded */
-        s->mr[n++] = (mref_t){ an_gid(c, r->loc), r->loc, call, { .order = r->order, .send = k < in->nsend, .recv = k >= in->nsend } };
+        s->mr[n++] = (mref_t){ an_gid(c, r->loc), r->loc, call,
+                               { .order = r->order, .send = k < in->nsend, .recv = k >= in->nsend } };
     }
     qsort(s->mr, n, sizeof *s->mr, cmp_mref);
     size_t m = 0;

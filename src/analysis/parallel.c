@@ -95,8 +95,8 @@ static int32_t owner_of(const st_an_par_t *p, int32_t rank)
 static wire_t wire_of(const an_ctx_t *c, const st_clc_endpoint_t *e)
 {
     const st_clc_loc_t *L = &c->in->locs[e->ref.loc];
-    wire_t w = { .rank = L->rank, .thread = L->thread, .order = e->ref.order, .role = e->role == ST_CLC_SEND ? W_SEND : W_RECV,
-                 .kind = e->kind, .shape = e->shape, .valid = 1, .t_call = NONE64, .b = 0, .e = 0 };
+    wire_t w = { .rank = L->rank, .thread = L->thread, .order = e->ref.order, .kind = e->kind, .shape = e->shape,
+                 .role = e->role == ST_CLC_SEND ? W_SEND : W_RECV, .valid = 1, .t_call = NONE64 };
     memcpy(w.key, e->key, sizeof w.key);
     return w;
 }
@@ -346,7 +346,8 @@ static int build_all(st_an_par_t *p)
         for (j = i; j < gw->n && cmp_wire_loc(&gw->v[i], &gw->v[j]) == 0; j++)
             nev += wire_nev(&gw->v[j]);
         st_clc_loc_t *L = &locs[l];
-        *L = (st_clc_loc_t){ .rank = gw->v[i].rank, .thread = gw->v[i].thread, .ev = st_clc_malloc(sizeof *L->ev * (nev + 1)) };
+        *L = (st_clc_loc_t){ .rank = gw->v[i].rank, .thread = gw->v[i].thread,
+                             .ev = st_clc_malloc(sizeof *L->ev * (nev + 1)) };
         if (!L->ev)
             rc = -1;
         for (size_t k = i; rc == 0 && k < j; k++)
@@ -368,7 +369,8 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
     if (!p)
         return -1;
     *p = (st_an_par_t){ .in = in, .owner = owner, .me = me, .nprocs = nprocs, .state = S_NEW };
-    int rc = (p->to = calloc((size_t)nprocs + 1, sizeof *p->to)) && st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
+    p->to = calloc((size_t)nprocs + 1, sizeof *p->to);
+    int rc = p->to && st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
     struct timespec t0, t1, t2;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) /* each owned rank once (locations are in rank order) */

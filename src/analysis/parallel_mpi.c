@@ -14,7 +14,10 @@
 #define STALL_S 60.0 /* no message and no local progress for this long (plus twice the time so far): give up */
 
 static int eng_progress(void *p) { return st_an_par_progress(p); }
-static int eng_deliver(void *p, int32_t from, const void *buf, size_t len) { return st_an_par_deliver(p, from, buf, len); }
+static int eng_deliver(void *p, int32_t from, const void *buf, size_t len)
+{
+    return st_an_par_deliver(p, from, buf, len);
+}
 static void eng_waiting(void *p, char *buf, size_t n) { st_an_par_waiting(p, buf, n); }
 
 /* The exchange and the local analysis; 0 when this process has its part. */
