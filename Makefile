@@ -17,6 +17,7 @@ CC       := gcc
 MPICC    := mpicc
 PYTHON   := python3
 MPI_INC  := $(shell mpicc -show 2>/dev/null | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)
+MPI_LINK := $(shell mpicc -show 2>/dev/null | tr ' ' '\n' | grep -E '^-(L|l)')
 CLANG_RES:= $(shell clang -print-resource-dir 2>/dev/null)
 LLVM_OMP := $(shell readlink -f "$$(clang -print-file-name=libomp.so.5)" 2>/dev/null)
 
@@ -27,7 +28,7 @@ CFLAGS_COMMON := $(CSTD) $(WARN) $(OPT) -I$(GEN) -Isrc/record -Iinclude
 LIB_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -pthread
 CLI_CFLAGS := $(CFLAGS_COMMON) -pthread
 
-LIB_DIRS := util config record trace clock mpi otf2 omp clc
+LIB_DIRS := util config record trace clock mpi otf2 omp clc analysis
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)) $(GEN)/mpi_wrappers.c
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/lib/%.o,$(LIB_SRC:$(GEN)/%=gen/%))
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
@@ -35,6 +36,10 @@ CLI_DIRS := cli util config trace otf2 clc analysis
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c))) \
             src/record/event.c src/record/region.c $(wildcard src/clock/model.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
+# ... except the MPI part of `mpiexec -n N synctrace analyze` (MPI_Init only under a launcher), compiled
+# and linked with $(CC) plus mpicc's flags, so that CC="gcc -fsanitize=..." instruments it too.
+CLI_MPI_SRC := src/mpi/polite.c src/clc/exchange_mpi.c src/analysis/parallel_mpi.c src/cli/analyze_mpi.c
+CLI_MPI_OBJ := $(patsubst %.c,$(BUILD)/climpi/%.o,$(CLI_MPI_SRC))
 GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/omp-tools.h
 
 LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
@@ -76,9 +81,13 @@ $(BUILD)/cli/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
 
-$(O)/bin/synctrace: $(CLI_OBJ)
+$(BUILD)/climpi/%.o: %.c $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CLI_CFLAGS) -I$(MPI_INC) -MMD -MP -c $< -o $@
+
+$(O)/bin/synctrace: $(CLI_OBJ) $(CLI_MPI_OBJ)
 	@mkdir -p $(O)/bin
-	$(CC) -o $@ $^ $(CLI_LIBS)
+	$(CC) -o $@ $^ $(CLI_LIBS) $(MPI_LINK)
 
 # The HTML report's page (src/cli/html/: page, style, script) embedded as C strings (report_html.h).
 HTML_SRC := src/cli/html/report.html src/cli/html/report.css src/cli/html/report.js

@@ -71,3 +71,7 @@ otf2_ok() {
 
 # st CMD...: the synctrace CLI
 st() { "$ST_BIN/synctrace" "$@"; }
+
+# tool_stderr FILE: FILE without the wait-state summary a traced MPI run ends with
+# (SYNCTRACE_ANALYZE, docs/analysis.md): what is left is noise a test may forbid.
+tool_stderr() { sed '/^wait states: /,/^wait-state analysis: /d' "$1"; }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../clc/mem.h"
 #include "../record/region.h"
 #include "patterns.h"
 
@@ -30,12 +31,7 @@ int st_an_metric_find(const char *uniq)
 /* ---- call tree -------------------------------------------------------------------------------- */
 
 /* (parent, region) -> cnode, open addressing; the tree is small, the lookups many. */
-typedef struct tree {
-    st_an_cnode_t *v;
-    uint32_t       n, cap;
-    uint32_t      *slot; /* cnode + 1, 0 empty */
-    uint32_t       nslot;
-} tree_t;
+typedef an_tree_t tree_t;
 
 static uint32_t slot_of(const tree_t *t, uint32_t parent, uint32_t region)
 {
@@ -64,8 +60,7 @@ static int tree_grow(tree_t *t)
     return 0;
 }
 
-/* The child of parent for region (created if new), ST_AN_NO_CNODE when out of memory. */
-static uint32_t tree_child(tree_t *t, uint32_t parent, uint32_t region)
+uint32_t an_tree_child(tree_t *t, uint32_t parent, uint32_t region)
 {
     if (t->n == t->cap && tree_grow(t))
         return ST_AN_NO_CNODE;
@@ -86,10 +81,9 @@ static uint32_t tree_child(tree_t *t, uint32_t parent, uint32_t region)
 
 /* The cnode of e's application frames (call path) below parent, the cnode of the enclosing call
  * outer (NULL: none): the frames its path does not share with outer's, as function regions. */
-static uint32_t frames_cnode(an_ctx_t *c, tree_t *t, const st_clc_loc_t *L, uint32_t parent, const st_event_t *e,
+static uint32_t frames_cnode(an_paths_t *ap, tree_t *t, const st_clc_loc_t *L, uint32_t parent, const st_event_t *e,
                              const st_event_t *outer)
 {
-    an_paths_t *ap = &c->paths;
     uint32_t node = st_event_callpath(e);
     if (node == ST_CP_NONE || L->rank < 0 || L->rank >= ap->nranks || !ap->func[L->rank] ||
         node >= ap->procs[L->rank].ncpnodes)
@@ -100,27 +94,32 @@ static uint32_t frames_cnode(an_ctx_t *c, tree_t *t, const st_clc_loc_t *L, uint
     uint32_t k = an_paths_below(ap, L->rank, node, outer ? st_event_callpath(outer) : ST_CP_NONE, ap->chain);
     uint32_t cn = parent;
     while (k-- && cn != ST_AN_NO_CNODE)
-        cn = tree_child(t, cn, ap->func[L->rank][ap->chain[k]]);
+        cn = an_tree_child(t, cn, ap->func[L->rank][ap->chain[k]]);
     if (outer && st_event_callpath(outer) != ST_CP_NONE)
         return cn; /* the descent depends on outer's path too: not memoized */
     *memo = (uint64_t)parent << 32 | cn;
     return cn;
 }
 
-/* One location: calls, their ends and cnodes. Unmatched LEAVEs are ignored, calls never left end at the end. */
-static int scan_loc(an_ctx_t *c, tree_t *t, uint32_t l, uint64_t *stack)
+void an_tree_free(tree_t *t)
 {
-    const st_clc_loc_t *L = &c->in->locs[l];
-    an_loc_t *A = &c->loc[l];
+    free(t->v), free(t->slot);
+    memset(t, 0, sizeof *t);
+}
+
+/* Unmatched LEAVEs are ignored, calls never left end at the end. */
+int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths, uint64_t *stack,
+                uint64_t *unpaired)
+{
     uint64_t depth = 0;
     for (uint64_t i = 0; i < L->n; i++) {
         const st_event_t *e = &L->ev[i];
         A->leave[i] = AN_NO_EV;
         if (e->kind == ST_EV_ENTER) {
-            uint32_t parent = depth ? A->cnode[stack[depth - 1]] : 0;
-            if (c->paths.nranks)
-                parent = frames_cnode(c, t, L, parent, e, depth ? &L->ev[stack[depth - 1]] : NULL);
-            if (parent == ST_AN_NO_CNODE || (A->cnode[i] = tree_child(t, parent, e->region)) == ST_AN_NO_CNODE)
+            uint32_t parent = depth && t ? A->cnode[stack[depth - 1]] : 0;
+            if (t && paths && paths->nranks)
+                parent = frames_cnode(paths, t, L, parent, e, depth ? &L->ev[stack[depth - 1]] : NULL);
+            if (t && (parent == ST_AN_NO_CNODE || (A->cnode[i] = an_tree_child(t, parent, e->region)) == ST_AN_NO_CNODE))
                 return -1;
             stack[depth++] = i;
             A->call[i] = i;
@@ -129,36 +128,46 @@ static int scan_loc(an_ctx_t *c, tree_t *t, uint32_t l, uint64_t *stack)
             A->leave[open] = i;
             A->call[i] = open;
         } else {
-            c->res->stats.unpaired += e->kind == ST_EV_LEAVE;
+            *unpaired += e->kind == ST_EV_LEAVE;
             A->call[i] = depth ? stack[depth - 1] : AN_NO_EV;
         }
     }
-    c->res->stats.unpaired += depth;
+    *unpaired += depth;
     return 0;
 }
 
 static int build_tree(an_ctx_t *c)
 {
     tree_t t = { 0 };
-    uint64_t nmax = 0;
+    uint64_t nmax = 0, ghost = 0;
+    uint32_t nreal_cnodes = UINT32_MAX;
     int rc = 0;
     for (uint32_t l = 0; l < c->in->nlocs; l++)
         nmax = c->in->locs[l].n > nmax ? c->in->locs[l].n : nmax;
-    uint64_t *stack = malloc(sizeof *stack * (nmax + 1));
-    if (!stack || tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) == ST_AN_NO_CNODE)
+    uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
+    if (!stack || an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) == ST_AN_NO_CNODE)
         rc = -1;
     for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
         an_loc_t *A = &c->loc[l];
+        if (l == c->nreal)
+            nreal_cnodes = t.n; /* the stand-ins' calls come after: their new cnodes are not reported */
         uint64_t n = c->in->locs[l].n + 1;
-        if (!(A->call = malloc(sizeof *A->call * n)) || !(A->leave = malloc(sizeof *A->leave * n)) ||
-            !(A->cnode = malloc(sizeof *A->cnode * n)))
+        if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)) ||
+            !(A->cnode = st_clc_malloc(sizeof *A->cnode * n)))
             rc = -1;
         else
-            rc = scan_loc(c, &t, l, stack);
+            rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, l < c->nreal ? &c->res->stats.unpaired : &ghost);
     }
-    free(stack), free(t.slot);
+    st_clc_free(stack), free(t.slot);
     c->res->cnodes = t.v;
-    c->res->ncnodes = t.n;
+    c->res->ncnodes = nreal_cnodes < t.n ? nreal_cnodes : t.n;
+    /* children keep their creation order: the stand-ins' ones end the sibling lists */
+    for (uint32_t k = 0; t.v && k < c->res->ncnodes; k++) {
+        uint32_t *p = &t.v[k].first_child;
+        while (*p != ST_AN_NO_CNODE && *p < c->res->ncnodes)
+            p = &t.v[*p].next;
+        *p = ST_AN_NO_CNODE;
+    }
     return rc;
 }
 
@@ -210,35 +219,71 @@ static void mpi_time(st_an_result_t *r)
 
 void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
 {
-    st_an_result_t *r = c->res;
-    if (metrics[m].unit[0] != 's')
+    if (metrics[m].unit[0] != 's' || l >= c->nreal)
         return;
+    st_an_instance_t x = { v, call == AN_NO_EV ? 0 : an_time(c, l, call), l, an_cnode(c, l, call) };
+    st_an_top_note(c->res, m, &x, an_gid(c, l));
+}
+
+/* Larger value first, then earlier, then smaller (rank, thread): one order whatever the
+ * order of noting (serial, per process, merged), so the kept instances are the same. */
+static int top_before(const st_an_instance_t *a, uint64_t ga, const st_an_instance_t *b, uint64_t gb)
+{
+    if (a->value != b->value)
+        return a->value > b->value;
+    if (a->time != b->time)
+        return a->time < b->time;
+    return ga < gb;
+}
+
+void st_an_top_note(st_an_result_t *r, int m, const st_an_instance_t *x, uint64_t gid)
+{
     uint32_t n = r->ntop[m];
-    if (n == ST_AN_TOP && v <= r->top[m][n - 1].value)
+    if (n == ST_AN_TOP && !top_before(x, gid, &r->top[m][n - 1], r->topgid[m][n - 1]))
         return;
     uint32_t k = n < ST_AN_TOP ? n++ : n - 1; /* the new one's slot, then bubble it up */
-    while (k > 0 && r->top[m][k - 1].value < v) {
+    while (k > 0 && top_before(x, gid, &r->top[m][k - 1], r->topgid[m][k - 1])) {
         r->top[m][k] = r->top[m][k - 1];
+        r->topgid[m][k] = r->topgid[m][k - 1];
         k--;
     }
-    r->top[m][k] = (st_an_instance_t){ v, call == AN_NO_EV ? 0 : an_time(c, l, call), l, an_cnode(c, l, call) };
+    r->top[m][k] = *x;
+    r->topgid[m][k] = gid;
     r->ntop[m] = n;
 }
 
 /* ---- entry points ------------------------------------------------------------------------------ */
 
+int an_counts_inst(const an_ctx_t *c, const st_clc_inst_t *in)
+{
+    if (c->nreal == c->in->nlocs)
+        return 1;
+    uint32_t best = UINT32_MAX;
+    for (uint64_t k = in->first; k < in->first + in->nsend + in->nrecv; k++) {
+        uint32_t l = c->g->refs[k].loc;
+        if (best == UINT32_MAX || an_gid(c, l) < an_gid(c, best))
+            best = l;
+    }
+    return best < c->nreal;
+}
+
 int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res)
 {
+    return st_an_run_part(in, g, in->nlocs, res);
+}
+
+int st_an_run_part(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, st_an_result_t *res)
+{
     memset(res, 0, sizeof *res);
-    an_ctx_t c = { .in = in, .g = g, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)) };
-    res->nlocs = in->nlocs;
+    an_ctx_t c = { .in = in, .g = g, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)), .nreal = nreal };
+    res->nlocs = nreal;
     int rc = c.loc && an_paths_build(&c.paths, in, res) == 0 ? build_tree(&c) : -1;
     an_paths_free(&c.paths);
-    if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (in->nlocs ? in->nlocs : 1),
+    if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (nreal ? nreal : 1),
                                        sizeof(double))))
         rc = -1;
     if (rc == 0) {
-        for (uint32_t l = 0; l < in->nlocs; l++)
+        for (uint32_t l = 0; l < nreal; l++)
             time_loc(&c, l);
         mpi_time(res);
         rc = an_omp(&c);
@@ -248,7 +293,7 @@ int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t 
     if (rc == 0)
         rc = an_coll(&c);
     for (uint32_t l = 0; c.loc && l < in->nlocs; l++)
-        free(c.loc[l].call), free(c.loc[l].leave), free(c.loc[l].cnode);
+        st_clc_free(c.loc[l].call), st_clc_free(c.loc[l].leave), st_clc_free(c.loc[l].cnode);
     free(c.loc);
     if (rc)
         st_an_free(res);

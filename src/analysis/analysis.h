@@ -87,6 +87,7 @@ typedef struct st_an_result {
     /* per "sec" pattern metric: its largest instances, largest first (time, visits and mpi
      * are sums over calls, not instances, and have none) */
     st_an_instance_t top[ST_AN__METRICS][ST_AN_TOP];
+    uint64_t         topgid[ST_AN__METRICS][ST_AN_TOP]; /* their location's (rank << 32 | thread) */
     uint32_t         ntop[ST_AN__METRICS];
     uint32_t         nfuncs;  /* names of the function regions (ST_AN_FUNC_REGION(k)); owned */
     char           **funcs;
@@ -107,6 +108,18 @@ void st_an_free(st_an_result_t *res);
 
 /* Name of a region of r: an MPI/OpenMP region's, a function's; "?" if unknown. */
 const char *st_an_region_name(const st_an_result_t *r, uint32_t region);
+/*
+ * The part of a parallel analysis (parallel.h): in->locs[0 .. nreal) are analysed; the
+ * locations after them stand in for remote partners (their events carry the remote times
+ * the patterns need) and get no values. res covers the nreal locations and the call-tree
+ * nodes their calls reach. Statistics of an instance are counted by the part holding its
+ * smallest (rank, thread), so the parts' sum is the serial value.
+ */
+int st_an_run_part(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, st_an_result_t *res);
+
+/* Keeps instance x (location gid = rank << 32 | thread) among the worst of metric m: by
+ * value, then earlier time, then smaller gid, whatever the order of noting. */
+void st_an_top_note(st_an_result_t *r, int m, const st_an_instance_t *x, uint64_t gid);
 
 /* Sum of metric m over every cnode and location (for summaries and tests). */
 double st_an_total(const st_an_result_t *r, int m);

@@ -22,8 +22,9 @@
 #include "../record/region.h"
 #include "patterns.h"
 
-/* One member: its location and the call's ENTER index. */
+/* One member: its location ((rank, thread) in gid) and the call's ENTER index. */
 typedef struct mref {
+    uint64_t       gid;
     uint32_t       loc;
     uint64_t       call;
     st_an_member_t m;
@@ -58,19 +59,17 @@ static int scratch_fit(scratch_t *s, size_t n)
     return 0;
 }
 
-/* By order (scans need it; 0 for other instances), then location and call. */
+/* By order (scans need it; 0 for other instances), then location (rank, thread: the same
+ * order in every process of a parallel analysis) and call. */
 static int cmp_mref(const void *a, const void *b)
 {
     const mref_t *x = a, *y = b;
     if (x->m.order != y->m.order) return x->m.order < y->m.order ? -1 : 1;
-    if (x->loc != y->loc) return x->loc < y->loc ? -1 : 1;
+    if (x->gid != y->gid) return x->gid < y->gid ? -1 : 1;
     return (x->call > y->call) - (x->call < y->call);
 }
 
-/* The COLL_BEGIN / COLL_END times of a blocking collective call; its end event in *end.
- * 0, or -1 if the call lacks either. */
-static int member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t *m, const st_event_t **end,
-                        uint32_t *end_loc)
+int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t *m, const st_event_t **end)
 {
     const st_clc_loc_t *L = &c->in->locs[l];
     uint64_t last = c->loc[l].leave[call] != AN_NO_EV ? c->loc[l].leave[call] : L->n - 1;
@@ -79,7 +78,7 @@ static int member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_memb
         if (L->ev[i].kind == ST_EV_MPI_COLL_BEGIN && c->loc[l].call[i] == call)
             m->b = L->ev[i].time, have |= 1;
         else if (L->ev[i].kind == ST_EV_MPI_COLL_END && c->loc[l].call[i] == call)
-            m->e = L->ev[i].time, *end = &L->ev[i], *end_loc = l, have |= 2;
+            m->e = L->ev[i].time, *end = &L->ev[i], have |= 2;
     return have == 3 ? 0 : -1;
 }
 
@@ -95,7 +94,8 @@ static size_t members(an_ctx_t *c, const st_clc_inst_t *in, int sync, scratch_t 
         uint64_t call = an_call(c, r->loc, r->ev);
         if ((!sync && kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END) || call == AN_NO_EV)
             return 0; /* nonblocking, or no begin recorded */
-        s->mr[n++] = (mref_t){ r->loc, call, { .order = r->order, .send = k < in->nsend, .recv = k >= in->nsend } };
+        s->mr[n++] = (mref_t){ an_gid(c, r->loc), r->loc, call,
+                               { .order = r->order, .send = k < in->nsend, .recv = k >= in->nsend } };
     }
     qsort(s->mr, n, sizeof *s->mr, cmp_mref);
     size_t m = 0;
@@ -108,8 +108,12 @@ static size_t members(an_ctx_t *c, const st_clc_inst_t *in, int sync, scratch_t 
         if (sync) {
             s->mr[m].m.b = an_time(c, s->mr[m].loc, s->mr[m].call);
             s->mr[m].m.e = an_leave_time(c, s->mr[m].loc, s->mr[m].call);
-        } else if (member_times(c, s->mr[m].loc, s->mr[m].call, &s->mr[m].m, end, end_loc)) {
-            return 0;
+        } else {
+            const st_event_t *e = NULL;
+            if (an_member_times(c, s->mr[m].loc, s->mr[m].call, &s->mr[m].m, &e))
+                return 0;
+            if (!*end || s->mr[m].loc < c->nreal) /* an analysed location's: its process knows the comm */
+                *end = e, *end_loc = s->mr[m].loc;
         }
         m++;
     }
@@ -118,7 +122,7 @@ static size_t members(an_ctx_t *c, const st_clc_inst_t *in, int sync, scratch_t 
 
 /* Whether an instance (by one member's end event) is analysed (skipped ones counted) and
  * whether it is on an intercommunicator. */
-static int analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int *inter)
+static int analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted, int *inter)
 {
     int32_t rank = c->in->locs[loc].rank;
     const st_clc_proc_t *p = c->in->procs && rank >= 0 && rank < c->in->nranks ? &c->in->procs[rank] : NULL;
@@ -126,14 +130,14 @@ static int analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int *inter)
     if (!d)
         return 0;
     if (e->op == 9 || e->op == 10) { /* OTF2_COLLECTIVE_OP_ALLTOALLV / _ALLTOALLW */
-        c->res->stats.coll_skipped++;
+        c->res->stats.coll_skipped += counted;
         return 0;
     }
     *inter = (d->flags & ST_COMMF_INTER) || (e->flags & ST_EVF_INTERCOMM);
     return *inter || d->size > 1;
 }
 
-static void attribute(an_ctx_t *c, const st_event_t *e, int inter, scratch_t *s, size_t n)
+static void attribute(an_ctx_t *c, const st_event_t *e, int inter, int counted, scratch_t *s, size_t n)
 {
     enum st_clc_coll_class cc = st_clc_coll_class(e->op);
     int barrier = e->op == 0; /* OTF2_COLLECTIVE_OP_BARRIER */
@@ -145,7 +149,8 @@ static void attribute(an_ctx_t *c, const st_event_t *e, int inter, scratch_t *s,
         return;
     for (size_t k = 0; k < n; k++)
         s->m[k] = s->mr[k].m;
-    c->res->stats.coll_violations += st_an_coll_waits(cc, barrier, inter, s->m, (uint32_t)n, s->wait, s->compl);
+    unsigned v = st_an_coll_waits(cc, barrier, inter, s->m, (uint32_t)n, s->wait, s->compl);
+    c->res->stats.coll_violations += counted ? v : 0;
     for (size_t k = 0; k < n; k++) {
         an_add(c, mw, s->mr[k].loc, s->mr[k].call, (double)s->wait[k]);
         if (mc >= 0)
@@ -154,15 +159,25 @@ static void attribute(an_ctx_t *c, const st_event_t *e, int inter, scratch_t *s,
 }
 
 /* MPI_Init (group 0): completion only; MPI_Finalize (group 1): wait only (Scalasca). */
-static void init_finalize(an_ctx_t *c, const st_clc_inst_t *in, scratch_t *s, size_t n)
+static void init_finalize(an_ctx_t *c, const st_clc_inst_t *in, int counted, scratch_t *s, size_t n)
 {
     int fin = in->key[1] == 1;
     for (size_t k = 0; k < n; k++)
         s->m[k] = s->mr[k].m;
-    c->res->stats.coll_violations += st_an_coll_waits(ST_CLC_CC_N2N, 1, 0, s->m, (uint32_t)n, s->wait, s->compl);
+    unsigned v = st_an_coll_waits(ST_CLC_CC_N2N, 1, 0, s->m, (uint32_t)n, s->wait, s->compl);
+    c->res->stats.coll_violations += counted ? v : 0;
     for (size_t k = 0; k < n; k++)
         an_add(c, fin ? ST_AN_M_FINALIZE_WAIT : ST_AN_M_INIT_COMPL, s->mr[k].loc, s->mr[k].call,
                (double)(fin ? s->wait[k] : s->compl[k]));
+}
+
+/* Whether a member is analysed here (else the instance only concerns stand-ins, parallel.c). */
+static int has_real(const an_ctx_t *c, const st_clc_inst_t *in)
+{
+    for (uint64_t k = in->first; k < in->first + in->nsend + in->nrecv; k++)
+        if (c->g->refs[k].loc < c->nreal)
+            return 1;
+    return 0;
 }
 
 int an_coll(an_ctx_t *c)
@@ -172,24 +187,25 @@ int an_coll(an_ctx_t *c)
     for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {
         const st_clc_inst_t *in = &c->g->inst[k];
         unsigned type = st_clc_inst_type(in);
-        if (type != ST_CLC_KEY_COLL && type != ST_CLC_KEY_SYNC)
+        if ((type != ST_CLC_KEY_COLL && type != ST_CLC_KEY_SYNC) || !has_real(c, in))
             continue;
         if ((rc = scratch_fit(&s, (size_t)in->nsend + in->nrecv)))
             break;
         const st_event_t *end = NULL;
         uint32_t end_loc = 0;
         size_t n = members(c, in, type == ST_CLC_KEY_SYNC, &s, &end, &end_loc);
+        int counted = an_counts_inst(c, in);
         if (n && type == ST_CLC_KEY_SYNC) {
-            init_finalize(c, in, &s, n);
+            init_finalize(c, in, counted, &s, n);
             continue;
         }
         if (!n || !end) {
-            c->res->stats.coll_skipped++;
+            c->res->stats.coll_skipped += counted;
             continue;
         }
         int inter = 0;
-        if (analysed(c, end_loc, end, &inter))
-            attribute(c, end, inter, &s, n);
+        if (analysed(c, end_loc, end, counted, &inter))
+            attribute(c, end, inter, counted, &s, n);
     }
     free(s.mr), free(s.m), free(s.wait), free(s.compl);
     return rc;

@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "analysis.h"
+#include "patterns.h"
 
 #define AN_NO_EV UINT64_MAX
 
@@ -42,9 +43,42 @@ typedef struct an_ctx {
     const st_clc_input_t *in;
     const st_clc_graph_t *g;
     st_an_result_t       *res;
-    an_loc_t             *loc; /* [in->nlocs] */
+    an_loc_t             *loc;   /* [in->nlocs] */
+    uint32_t              nreal; /* locations [0, nreal) are analysed; the others are the parallel
+                                    analysis's stand-ins for remote partners (parallel.c): they
+                                    supply times and get no values or statistics */
     an_paths_t            paths;
 } an_ctx_t;
+
+/* The call tree under construction: (parent, region) -> cnode. */
+typedef struct an_tree {
+    st_an_cnode_t *v;
+    uint32_t       n, cap;
+    uint32_t      *slot; /* cnode + 1, 0 empty */
+    uint32_t       nslot;
+} an_tree_t;
+
+/* The child of parent for region (created if new; the root: parent ST_AN_NO_CNODE, region
+ * UINT32_MAX), ST_AN_NO_CNODE when out of memory. Children keep their creation order. */
+uint32_t an_tree_child(an_tree_t *t, uint32_t parent, uint32_t region);
+void an_tree_free(an_tree_t *t);
+
+/* The calls of location L (an_loc_t's call and leave; cnodes too when t is not NULL, below the application
+ * frames of paths when not NULL);
+ * stack has room for L->n + 1 entries; *unpaired counts unmatched LEAVEs and unclosed calls.
+ * 0, or -1 (memory). */
+int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, an_tree_t *t, an_paths_t *paths, uint64_t *stack,
+                uint64_t *unpaired);
+
+/* A location's identity across processes: (rank, thread). */
+static inline uint64_t an_gid(const an_ctx_t *c, uint32_t l)
+{
+    return (uint64_t)(uint32_t)c->in->locs[l].rank << 32 | c->in->locs[l].thread;
+}
+
+/* Whether this analysis counts the statistics of an instance: the one (process) holding its
+ * location with the smallest (rank, thread); always in the serial analysis. */
+int an_counts_inst(const an_ctx_t *c, const st_clc_inst_t *in);
 
 /* The call enclosing event i of location l (AN_NO_EV: none) and its enter / leave times
  * and cnode (root when outside any call). A call never left ends at the last event. */
@@ -69,7 +103,7 @@ void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v);
 /* Adds v (one instance) to metric m at (cnode of call, l); values <= 0 are dropped. */
 static inline void an_add(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
 {
-    if (v > 0) {
+    if (v > 0 && l < c->nreal) {
         *st_an_sev(c->res, m, an_cnode(c, l, call), l) += v;
         an_note(c, m, l, call, v);
     }
@@ -94,6 +128,25 @@ int an_is_multi_wait(uint32_t region);
 /* Late Sender and Wrong Order over the graph's p2p instances (latesender.c); every call
  * that got a Late Sender is pushed to ls (kind 0, its value). 0, or -1 (memory). */
 int an_late_sender(an_ctx_t *c, an_waits_t *ls);
+
+/* Request events (nonblocking sends' completions, receives' posts) of the trace, by (rank, id, time). */
+typedef struct an_req {
+    int32_t  rank;
+    uint32_t loc;
+    uint64_t id, time, ev;
+} an_req_t;
+typedef struct an_reqs { an_req_t *v; size_t n; } an_reqs_t;
+
+/* The ISEND_COMPLETE (into done, unless NULL) and IRECV_REQUEST (into posted) events of the
+ * locations, sorted; free the arrays with st_clc_free. 0, or -1 (memory). */
+int an_reqs_collect(const an_ctx_t *c, an_reqs_t *done, an_reqs_t *posted);
+/* The call that posted the receive of ref r (an Irecv's post found among posted, the
+ * IRECV_REQUEST events): its location and ENTER index, *call AN_NO_EV if none. */
+void an_recv_poster(const an_ctx_t *c, const an_reqs_t *posted, const st_clc_ref_t *r, uint32_t *loc, uint64_t *call);
+
+/* The COLL_BEGIN / COLL_END times of a blocking collective call into m (its end event in
+ * *end). 0, or -1 if the call lacks either. */
+int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t *m, const st_event_t **end);
 
 /* Point-to-point patterns and counts over the graph's p2p instances. 0, or -1 (memory). */
 int an_p2p(an_ctx_t *c);

@@ -15,6 +15,7 @@
 
 #include <stdlib.h>
 
+#include "../clc/mem.h"
 #include "patterns.h"
 
 #define WO_BUFFER 100
@@ -42,13 +43,15 @@ static int cmp_rmsg(const void *a, const void *b)
 static int collect(an_ctx_t *c, rmsg_t **out, size_t *n)
 {
     *n = 0;
-    if (!(*out = malloc(sizeof **out * (c->g->ninst + 1))))
+    if (!(*out = st_clc_malloc(sizeof **out * (c->g->ninst + 1))))
         return -1;
     for (uint64_t k = 0; k < c->g->ninst; k++) {
         const st_clc_inst_t *in = &c->g->inst[k];
         if (st_clc_inst_type(in) != ST_CLC_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
             continue;
         const st_clc_ref_t *s = &c->g->refs[in->first], *r = s + 1;
+        if (r->loc >= c->nreal)
+            continue; /* a stand-in's receive (parallel.c): nothing of it is reported */
         uint64_t scall = an_call(c, s->loc, s->ev), rcall = an_call(c, r->loc, r->ev);
         if (rcall == AN_NO_EV)
             continue;
@@ -129,6 +132,6 @@ int an_late_sender(an_ctx_t *c, an_waits_t *ls)
             ;
         rc = replay_loc(c, m + i, j - i, b, ls);
     }
-    free(m), free(b);
+    st_clc_free(m), free(b);
     return rc;
 }

@@ -3,12 +3,15 @@
  */
 #include "output.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../record/region.h"
+#include "../util/fileio.h"
 #include "../util/json.h"
+#include "cube.h"
 
 const char *st_an_cnode_name(const st_an_result_t *r, uint32_t cnode)
 {
@@ -82,12 +85,29 @@ static void json_values(FILE *f, const st_an_result_t *r, uint64_t resolution)
     fprintf(f, "\n  ],\n");
 }
 
+/* The worst instances of each wait metric, largest first. */
+static void json_worst(FILE *f, const st_an_result_t *r, uint64_t resolution)
+{
+    int first = 1;
+    fprintf(f, "  \"worst\": [");
+    for (int m = 0; m < ST_AN__METRICS; m++)
+        for (uint32_t i = 0; i < r->ntop[m]; i++) {
+            const st_an_instance_t *x = &r->top[m][i];
+            fprintf(f, "%s\n    {\"metric\": \"%s\", \"value\": %.17g, \"time\": %" PRIu64 ", \"location\": %" PRIu32
+                       ", \"cnode\": %" PRIu32 "}", first ? "" : ",", st_an_metric(m)->uniq,
+                    x->value * scale(m, resolution), x->time, x->loc, x->cnode);
+            first = 0;
+        }
+    fprintf(f, "\n  ],\n");
+}
+
 int st_an_write_json(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution)
 {
     fprintf(f, "{\n  \"format\": \"synctrace-analysis\",\n  \"version\": 1,\n");
     json_metrics(f);
     json_tree(f, r, in);
     json_values(f, r, resolution);
+    json_worst(f, r, resolution);
     const st_an_stats_t *s = &r->stats;
     fprintf(f, "  \"stats\": {\"unpaired\": %" PRIu64 ", \"ls_violations\": %" PRIu64 ", \"coll_violations\": %" PRIu64
                ", \"coll_skipped\": %" PRIu64 "}\n}\n",
@@ -120,6 +140,39 @@ void st_an_print_summary(FILE *f, const st_an_result_t *r, uint64_t resolution)
     for (int m = 0; m < ST_AN__METRICS; m++)
         if (st_an_metric(m)->parent == ST_AN_M_ROOT)
             summary_metric(f, r, resolution, m, 0, total_time);
+}
+
+/* Metrics that sum the time of constructs rather than a wait (their wait children are listed). */
+static int is_aggregate(int m)
+{
+    switch (m) {
+    case ST_AN_M_TIME: case ST_AN_M_MPI: case ST_AN_M_OMP: case ST_AN_M_OMP_SYNC: case ST_AN_M_OMP_BARRIER:
+    case ST_AN_M_OMP_EBARRIER: case ST_AN_M_OMP_IBARRIER: case ST_AN_M_OMP_CRITICAL: case ST_AN_M_OMP_LOCK_API:
+    case ST_AN_M_OMP_ORDERED: case ST_AN_M_OMP_TASKWAIT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void st_an_print_brief(FILE *f, const st_an_result_t *r, uint64_t resolution, unsigned top)
+{
+    double sc = scale(ST_AN_M_TIME, resolution), total = st_an_total(r, ST_AN_M_TIME) * sc;
+    int best[ST_AN__METRICS], n = 0;
+    for (int m = 0; m < ST_AN__METRICS; m++)
+        if (st_an_metric(m)->unit[0] == 's' && !is_aggregate(m) && is_aggregate(st_an_metric(m)->parent) &&
+            st_an_total(r, m) > 0)
+            best[n++] = m;
+    for (int i = 1; i < n; i++) /* by total, largest first */
+        for (int j = i; j > 0 && st_an_total(r, best[j]) > st_an_total(r, best[j - 1]); j--) {
+            int t = best[j];
+            best[j] = best[j - 1], best[j - 1] = t;
+        }
+    fprintf(f, "wait states: Time %.6f s over %u locations%s\n", total, r->nlocs, n ? "; largest:" : ", none found");
+    for (int i = 0; i < n && i < (int)top; i++) {
+        double v = st_an_total(r, best[i]) * sc;
+        fprintf(f, "  %-28s %12.6f s %6.2f%%\n", st_an_metric(best[i])->uniq, v, total > 0 ? 100 * v / total : 0.0);
+    }
 }
 
 /* ---- one metric in detail ---------------------------------------------------------------------- */
@@ -209,4 +262,31 @@ int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_clc_input_t *i
                 (double)(x->time - origin) * sc, in->locs[x->loc].rank, in->locs[x->loc].thread, path);
     }
     return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int st_an_write_file(const char *path, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution)
+{
+    int err = 0;
+    if (ends_with(path, ".cubex")) {
+        errno = 0;
+        if (st_an_write_cube(path, r, in, resolution) != 0)
+            err = errno ? errno : EIO;
+    } else {
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            err = errno;
+        } else {
+            int bad = st_an_write_json(f, r, in, resolution);
+            err = st_file_close(f);
+            if (bad && !err)
+                err = EIO;
+        }
+    }
+    return err;
 }

@@ -1,7 +1,7 @@
 /*
  * output.h — writing an analysis result: analysis.json (schema in docs/analysis.md) and
  * the short summary (metric tree with totals and percent of Time). Shared by
- * `synctrace analyze` and, later, the in-run analysis. Single-threaded.
+ * `synctrace analyze` and the in-run analysis (inrun_mpi.c). Single-threaded.
  */
 #ifndef ST_AN_OUTPUT_H
 #define ST_AN_OUTPUT_H
@@ -18,6 +18,13 @@ int st_an_write_json(FILE *f, const st_an_result_t *r, const st_clc_input_t *in,
  * percent of Time for "sec" metrics, counts otherwise; metrics that are zero are left out
  * except Time. */
 void st_an_print_summary(FILE *f, const st_an_result_t *r, uint64_t resolution);
+
+/* Writes path: CUBE4 (cube.h) if it ends in .cubex, else JSON. 0, or an errno value. */
+int st_an_write_file(const char *path, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution);
+
+/* A few lines for the end of a run: total Time and the `top` largest wait-state metrics
+ * (seconds, percent of Time). */
+void st_an_print_brief(FILE *f, const st_an_result_t *r, uint64_t resolution, unsigned top);
 
 /*
  * Prints where metric m sits: its total (and percent of Time for "sec" metrics), the top

@@ -17,6 +17,7 @@
 
 #include <stdlib.h>
 
+#include "../clc/mem.h"
 #include "../record/region.h"
 #include "patterns.h"
 
@@ -37,13 +38,8 @@ int an_is_test(uint32_t r)
 
 /* ---- request events by (rank, id, time) ------------------------------------------------------- */
 
-typedef struct req {
-    int32_t  rank;
-    uint32_t loc;
-    uint64_t id, time, ev;
-} req_t;
-
-typedef struct { req_t *v; size_t n; } reqs_t;
+typedef an_req_t req_t;
+typedef an_reqs_t reqs_t;
 
 static int cmp_req(const void *a, const void *b)
 {
@@ -53,25 +49,35 @@ static int cmp_req(const void *a, const void *b)
     return (x->time > y->time) - (x->time < y->time);
 }
 
-/* Every event of kind `kind` on every location, sorted. */
-static int reqs_collect(const an_ctx_t *c, unsigned kind, reqs_t *out)
+static int req_push(reqs_t *v, size_t *cap, const req_t *r)
 {
-    size_t n = 0;
-    for (uint32_t l = 0; l < c->in->nlocs; l++)
-        for (uint64_t i = 0; i < c->in->locs[l].n; i++)
-            n += c->in->locs[l].ev[i].kind == kind;
-    out->n = 0;
-    if (!(out->v = malloc(sizeof *out->v * (n + 1))))
+    if (st_clc_grow((void **)&v->v, cap, v->n + 1, sizeof *v->v))
         return -1;
-    for (uint32_t l = 0; l < c->in->nlocs; l++)
-        for (uint64_t i = 0; i < c->in->locs[l].n; i++) {
-            const st_event_t *e = &c->in->locs[l].ev[i];
-            if (e->kind == kind)
-                out->v[out->n++] = (req_t){ c->in->locs[l].rank, l, e->id, e->time, i };
-        }
-    if (out->n > 1)
-        qsort(out->v, out->n, sizeof *out->v, cmp_req);
+    v->v[v->n++] = *r;
     return 0;
+}
+
+int an_reqs_collect(const an_ctx_t *c, reqs_t *done, reqs_t *posted)
+{
+    size_t cap[2] = { 0, 0 };
+    int rc = 0;
+    if (done)
+        *done = (reqs_t){ 0 };
+    *posted = (reqs_t){ 0 };
+    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) /* one sweep over the events for both kinds */
+        for (uint64_t i = 0; rc == 0 && i < c->in->locs[l].n; i++) {
+            const st_event_t *e = &c->in->locs[l].ev[i];
+            req_t r = { c->in->locs[l].rank, l, e->id, e->time, i };
+            if (e->kind == ST_EV_MPI_IRECV_REQUEST)
+                rc = req_push(posted, &cap[1], &r);
+            else if (e->kind == ST_EV_MPI_ISEND_COMPLETE && done)
+                rc = req_push(done, &cap[0], &r);
+        }
+    if (done && done->n > 1)
+        qsort(done->v, done->n, sizeof *done->v, cmp_req);
+    if (posted->n > 1)
+        qsort(posted->v, posted->n, sizeof *posted->v, cmp_req);
+    return rc;
 }
 
 /* First entry >= (rank, id, time). */
@@ -101,6 +107,17 @@ static const req_t *post_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t
 {
     size_t k = reqs_lower(r, rank, id, time + 1);
     return k > 0 && r->v[k - 1].rank == rank && r->v[k - 1].id == id ? &r->v[k - 1] : NULL;
+}
+
+void an_recv_poster(const an_ctx_t *c, const an_reqs_t *posted, const st_clc_ref_t *r, uint32_t *loc, uint64_t *call)
+{
+    const st_event_t *re = &c->in->locs[r->loc].ev[r->ev];
+    *loc = r->loc, *call = an_call(c, r->loc, r->ev);
+    if (re->kind == ST_EV_MPI_IRECV) {
+        const req_t *q = post_of(posted, c->in->locs[r->loc].rank, re->id, re->time);
+        *call = q ? an_call(c, q->loc, q->ev) : AN_NO_EV;
+        *loc = q ? q->loc : *loc;
+    }
 }
 
 /* ---- waits per call ------------------------------------------------------------------------------ */
@@ -166,19 +183,15 @@ static void counts(an_ctx_t *c, const st_clc_ref_t *s, const st_clc_ref_t *r)
 static int late_receiver(p2p_t *p, const st_clc_ref_t *s, const st_clc_ref_t *r)
 {
     an_ctx_t *c = p->c;
-    const st_event_t *se = &c->in->locs[s->loc].ev[s->ev], *re = &c->in->locs[r->loc].ev[r->ev];
-    uint32_t cl = s->loc, ql = r->loc;
-    uint64_t ccall = an_call(c, s->loc, s->ev), qcall = an_call(c, r->loc, r->ev);
+    const st_event_t *se = &c->in->locs[s->loc].ev[s->ev];
+    uint32_t cl = s->loc, ql;
+    uint64_t ccall = an_call(c, s->loc, s->ev), qcall;
     if (se->kind == ST_EV_MPI_ISEND) {
         const req_t *d = completion_of(&p->done, c->in->locs[s->loc].rank, se->id, se->time);
         ccall = d ? an_call(c, d->loc, d->ev) : AN_NO_EV;
         cl = d ? d->loc : cl;
     }
-    if (re->kind == ST_EV_MPI_IRECV) {
-        const req_t *q = post_of(&p->posted, c->in->locs[r->loc].rank, re->id, re->time);
-        qcall = q ? an_call(c, q->loc, q->ev) : AN_NO_EV;
-        ql = q ? q->loc : ql;
-    }
+    an_recv_poster(c, &p->posted, r, &ql, &qcall);
     if (ccall == AN_NO_EV || qcall == AN_NO_EV)
         return 0;
     uint32_t creg = an_region(c, cl, ccall);
@@ -191,8 +204,7 @@ static int late_receiver(p2p_t *p, const st_clc_ref_t *s, const st_clc_ref_t *r)
 int an_p2p(an_ctx_t *c)
 {
     p2p_t p = { .c = c };
-    int rc = reqs_collect(c, ST_EV_MPI_ISEND_COMPLETE, &p.done) || reqs_collect(c, ST_EV_MPI_IRECV_REQUEST, &p.posted)
-           ? -1 : 0;
+    int rc = an_reqs_collect(c, &p.done, &p.posted);
     if (rc == 0)
         rc = an_late_sender(c, &p.waits);
     for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {
@@ -201,10 +213,10 @@ int an_p2p(an_ctx_t *c)
             continue;
         const st_clc_ref_t *s = &c->g->refs[in->first], *r = s + 1;
         counts(c, s, r);
-        rc = late_receiver(&p, s, r);
+        rc = s->loc < c->nreal ? late_receiver(&p, s, r) : 0; /* a stand-in's send: not reported */
     }
     if (rc == 0)
         waits_apply(c, &p.waits);
-    free(p.done.v), free(p.posted.v), free(p.waits.v);
+    st_clc_free(p.done.v), st_clc_free(p.posted.v), free(p.waits.v);
     return rc;
 }

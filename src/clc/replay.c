@@ -37,6 +37,8 @@
  */
 #include "replay.h"
 
+#include "exchange.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,12 +74,9 @@ typedef struct entvec { ent_t *v; size_t n, cap; } entvec_t;
 typedef struct u64vec { uint64_t *v; size_t n, cap; } u64vec_t;
 typedef struct tracker { uint32_t arrived; uint8_t own, up, done, _pad; } tracker_t;
 
-typedef struct rec {
-    uint8_t  type, phase, chkind, round; /* round: bulk round of R_RVAL / PH_R / R_CONV_* records */
-    uint32_t nseq;
-    uint64_t len; /* payload bytes after the header */
-    uint64_t chan, seq;
-} rec_t;
+/* Record header (exchange.h); round: bulk round of R_RVAL / PH_R / R_CONV_* records. */
+typedef st_xchg_rec_t rec_t;
+typedef st_xchg_reader_t reader_t;
 
 typedef struct phase {
     tracker_t *tr;    /* PH_F: one per instance; else one */
@@ -90,11 +89,7 @@ typedef struct phase {
 typedef struct chan {
     uint8_t   kind, inter;
     uint64_t  key;
-    int32_t  *members; /* sorted world ranks */
-    uint32_t  n, me;
-    int32_t   parent;  /* world rank, -1 at the root */
-    int32_t  *child;
-    uint32_t  nchild;
+    st_xchg_tree_t t;  /* members (sorted world ranks) and this rank's place in their tree */
     uint64_t  local_n, N;
     tracker_t setup;
     uint32_t *pend;        /* [N] local sends not yet computed (forward) */
@@ -122,12 +117,6 @@ typedef struct peer {
     uint8_t       rin_same;             /* ... equal to those of the round before */
 } peer_t;
 
-typedef struct outbuf {
-    int32_t  rank;
-    uint8_t *data;
-    size_t   len, cap, fwd_at; /* fwd_at: offset of an open R_FWD record, or SIZE_MAX */
-} outbuf_t;
-
 typedef struct deferred {
     int32_t  from;
     uint8_t *buf;
@@ -138,7 +127,7 @@ struct st_clc_replay {
     st_clc_params_t     p;
     st_clc_input_t     *in;
     int32_t             me, nranks;
-    st_clc_replay_net_t net;
+    st_xchg_out_t       out; /* one buffer per destination; open_at: offset of an open R_FWD record */
     st_clc_graph_t      g;
     st_clc_depstats_t   ds;
     int                 state, busy;
@@ -163,8 +152,6 @@ struct st_clc_replay {
     uint32_t  nch, setup_open;
     peer_t   *peers;
     uint32_t  npeers, incoming, counts_got;
-    outbuf_t *ob;
-    uint32_t  nob, *dest_slot; /* [nranks] */
     deferred_t *def;
     size_t      ndef, capdef;
     st_clc_stats_t stats;
@@ -286,28 +273,13 @@ static peer_t *find_peer(st_clc_replay_t *r, int32_t rank)
 
 /* ---- output ---------------------------------------------------------------------------------------- */
 
-static uint8_t *ob_reserve(st_clc_replay_t *r, int32_t to, size_t n, outbuf_t **pb)
+static uint8_t *ob_reserve(st_clc_replay_t *r, int32_t to, size_t n, st_xchg_buf_t **pb)
 {
     if (to < 0 || to >= r->nranks)
         return fail(r, "message for rank %d outside the world", to), NULL;
-    uint32_t k = r->dest_slot[to];
-    if (k == NONE32) {
-        size_t cap = r->nob; /* exact-size growth keeps the code simple; destinations are few */
-        outbuf_t *ob = st_clc_realloc(r->ob, (cap + 1) * sizeof *ob);
-        if (!ob)
-            return fail(r, "out of memory"), NULL;
-        r->ob = ob;
-        k = r->nob++;
-        r->ob[k] = (outbuf_t){ .rank = to, .fwd_at = SIZE_MAX };
-        r->dest_slot[to] = k;
-    }
-    outbuf_t *b = &r->ob[k];
-    if (st_clc_grow((void **)&b->data, &b->cap, b->len + n, 1))
-        return fail(r, "out of memory"), NULL;
-    uint8_t *p = b->data + b->len;
-    b->len += n;
-    if (pb)
-        *pb = b;
+    uint8_t *p = st_xchg_reserve(&r->out, to, n, pb);
+    if (!p)
+        fail(r, "out of memory");
     return p;
 }
 
@@ -315,33 +287,23 @@ static uint8_t *ob_reserve(st_clc_replay_t *r, int32_t to, size_t n, outbuf_t **
 static uint8_t *rec_begin(st_clc_replay_t *r, int32_t to, uint8_t type, uint8_t phase, const chan_t *c,
                           uint64_t seq, uint32_t nseq, size_t len)
 {
-    outbuf_t *b;
-    uint8_t *p = ob_reserve(r, to, sizeof(rec_t) + len, &b);
-    if (!p)
-        return NULL;
-    b->fwd_at = SIZE_MAX;
+    if (to < 0 || to >= r->nranks)
+        return fail(r, "message for rank %d outside the world", to), NULL;
     rec_t h = { .type = type, .phase = phase, .chkind = c ? c->kind : 0, .round = (uint8_t)r->round, .nseq = nseq,
-                .len = len, .chan = c ? c->key : 0, .seq = seq };
-    memcpy(p, &h, sizeof h);
+                .chan = c ? c->key : 0, .seq = seq };
+    uint8_t *p = st_xchg_record(&r->out, to, &h, len);
+    if (!p)
+        return fail(r, "out of memory"), NULL;
     r->busy = 1;
-    return p + sizeof h;
+    return p;
 }
 
 static int flush(st_clc_replay_t *r, int all)
 {
-    for (uint32_t i = 0; i < r->nob; i++) {
-        outbuf_t *b = &r->ob[i];
-        if (!b->len || (!all && b->len < FLUSH_BYTES))
-            continue;
-        void *data = b->data;
-        size_t len = b->len;
-        b->data = NULL;
-        b->len = b->cap = 0;
-        b->fwd_at = SIZE_MAX;
-        if (r->net.send(r->net.ctx, b->rank, data, len) != 0) {
-            fail(r, "cannot send to rank %d", b->rank);
-            return -1;
-        }
+    int32_t bad = -1;
+    if (st_xchg_flush(&r->out, all ? 0 : FLUSH_BYTES, &bad) != 0) {
+        fail(r, "cannot send to rank %d", bad);
+        return -1;
     }
     return 0;
 }
@@ -349,16 +311,15 @@ static int flush(st_clc_replay_t *r, int all)
 /* One forward point-to-point value: appended to the open R_FWD record of the receiver. */
 static void send_fwd(st_clc_replay_t *r, const peer_t *pe, uint64_t idx, uint64_t lc)
 {
-    uint32_t k = pe->rank < r->nranks ? r->dest_slot[pe->rank] : NONE32;
-    if (k == NONE32 || r->ob[k].fwd_at == SIZE_MAX) {
+    st_xchg_buf_t *b = st_xchg_buf(&r->out, pe->rank);
+    if (!b || b->open_at == SIZE_MAX) {
         if (!rec_begin(r, pe->rank, R_FWD, PH_F, NULL, 0, 0, 0))
             return;
-        k = r->dest_slot[pe->rank];
-        r->ob[k].fwd_at = r->ob[k].len - sizeof(rec_t);
+        b = st_xchg_buf(&r->out, pe->rank);
+        b->open_at = b->len - sizeof(rec_t);
     }
-    outbuf_t *b = &r->ob[k];
     uint64_t pair[2] = { idx, lc };
-    size_t at = b->fwd_at;
+    size_t at = b->open_at;
     uint8_t *p = ob_reserve(r, pe->rank, sizeof pair, NULL);
     if (!p)
         return;
@@ -367,7 +328,7 @@ static void send_fwd(st_clc_replay_t *r, const peer_t *pe, uint64_t idx, uint64_
     memcpy(&h, b->data + at, sizeof h);
     h.len += sizeof pair;
     memcpy(b->data + at, &h, sizeof h);
-    b->fwd_at = at;
+    b->open_at = at;
 }
 
 /* ---- tree payloads --------------------------------------------------------------------------------- */
@@ -407,46 +368,32 @@ static size_t seq_size(chan_t *c, int ph, uint64_t s)
     return n;
 }
 
-static uint8_t *put_u64(uint8_t *p, uint64_t v) { return memcpy(p, &v, 8), p + 8; }
 
 static uint8_t *put_seq(chan_t *c, int ph, uint64_t s, uint8_t *p)
 {
     uint8_t sh = c->ph[ph].shape[s];
-    p = put_u64(p, sh);
+    p = st_xchg_put_u64(p, sh);
     if (sh == SH_PRODUCT) {
         memcpy(p, qof(c, ph, s), nq_of(ph) * sizeof(top2_t));
         p += nq_of(ph) * sizeof(top2_t);
     } else if (sh == SH_PREFIX) {
         const entvec_t *e = c->ph[ph].ent ? &c->ph[ph].ent[s] : NULL;
         size_t n = e ? e->n : 0;
-        p = put_u64(p, n);
+        p = st_xchg_put_u64(p, n);
         for (size_t i = 0; i < n; i++) {
-            p = put_u64(p, e->v[i].order);
+            p = st_xchg_put_u64(p, e->v[i].order);
             for (unsigned j = 0; j < ph_nv[ph]; j++)
-                p = put_u64(p, e->v[i].v[j]);
+                p = st_xchg_put_u64(p, e->v[i].v[j]);
         }
     }
     return p;
-}
-
-typedef struct reader {
-    const uint8_t *p, *end;
-} reader_t;
-
-static int get_u64(reader_t *rd, uint64_t *v)
-{
-    if ((size_t)(rd->end - rd->p) < 8)
-        return -1;
-    memcpy(v, rd->p, 8);
-    rd->p += 8;
-    return 0;
 }
 
 /* Merges (replace == 0) or sets (replace != 0) instance s from the reader. */
 static int read_seq(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s, reader_t *rd, int replace)
 {
     uint64_t sh, n;
-    if (get_u64(rd, &sh) || sh > SH_PREFIX)
+    if (st_xchg_get_u64(rd, &sh) || sh > SH_PREFIX)
         return -1;
     phase_t *P = &c->ph[ph];
     top2_t *q = qof(c, ph, s);
@@ -469,17 +416,17 @@ static int read_seq(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s, reader_t 
         }
         rd->p += bytes;
     } else if (sh == SH_PREFIX) {
-        if (get_u64(rd, &n) || n > (uint64_t)(rd->end - rd->p) / 8)
+        if (st_xchg_get_u64(rd, &n) || n > (uint64_t)(rd->end - rd->p) / 8)
             return -1;
         entvec_t *e = ents(r, c, ph, s);
         if (!e)
             return -1;
         for (uint64_t i = 0; i < n; i++) {
             ent_t x = { 0 };
-            if (get_u64(rd, &x.order))
+            if (st_xchg_get_u64(rd, &x.order))
                 return -1;
             for (unsigned j = 0; j < ph_nv[ph]; j++)
-                if (get_u64(rd, &x.v[j]))
+                if (st_xchg_get_u64(rd, &x.v[j]))
                     return -1;
             if (ent_push(e, x))
                 return fail(r, "out of memory"), -1;
@@ -510,17 +457,17 @@ static uint64_t op_len(const chan_t *c, int ph) { return ph == PH_F ? 1 : c->N; 
 static void try_complete(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0)
 {
     tracker_t *t = tracker(c, ph, s0);
-    if (!t->own || t->arrived < c->nchild || t->up || t->done)
+    if (!t->own || t->arrived < c->t.nchild || t->up || t->done)
         return;
     uint64_t ns = op_len(c, ph);
-    if (c->parent >= 0) {
-        send_op(r, c, ph, s0, ns, c->parent, R_UP);
+    if (c->t.parent >= 0) {
+        send_op(r, c, ph, s0, ns, c->t.parent, R_UP);
         t->up = 1;
         return;
     }
     t->done = 1;
-    for (uint32_t i = 0; i < c->nchild; i++)
-        send_op(r, c, ph, s0, ns, c->child[i], R_DOWN);
+    for (uint32_t i = 0; i < c->t.nchild; i++)
+        send_op(r, c, ph, s0, ns, c->t.child[i], R_DOWN);
     result_ready(r, c, ph, s0, ns);
 }
 
@@ -551,8 +498,8 @@ static int on_op(st_clc_replay_t *r, chan_t *c, const rec_t *h, reader_t *rd)
         return 0;
     }
     t->done = 1;
-    for (uint32_t i = 0; i < c->nchild; i++)
-        send_op(r, c, ph, h->seq, ns, c->child[i], R_DOWN);
+    for (uint32_t i = 0; i < c->t.nchild; i++)
+        send_op(r, c, ph, h->seq, ns, c->t.child[i], R_DOWN);
     result_ready(r, c, ph, h->seq, ns);
     return 0;
 }
@@ -569,10 +516,10 @@ static void setup_done(st_clc_replay_t *r, chan_t *c, uint64_t n)
         return;
     }
     c->N = n;
-    for (uint32_t i = 0; i < c->nchild; i++) {
-        uint8_t *p = rec_begin(r, c->child[i], R_SETUP_DOWN, 0, c, 0, 0, 8);
+    for (uint32_t i = 0; i < c->t.nchild; i++) {
+        uint8_t *p = rec_begin(r, c->t.child[i], R_SETUP_DOWN, 0, c, 0, 0, 8);
         if (p)
-            put_u64(p, n);
+            st_xchg_put_u64(p, n);
     }
     if (alloc_channel(r, c) == 0)
         r->setup_open--;
@@ -581,22 +528,22 @@ static void setup_done(st_clc_replay_t *r, chan_t *c, uint64_t n)
 static void setup_try(st_clc_replay_t *r, chan_t *c)
 {
     tracker_t *t = &c->setup;
-    if (!t->own || t->arrived < c->nchild || t->up || t->done)
+    if (!t->own || t->arrived < c->t.nchild || t->up || t->done)
         return;
-    if (c->parent < 0) {
+    if (c->t.parent < 0) {
         setup_done(r, c, c->local_n);
         return;
     }
-    uint8_t *p = rec_begin(r, c->parent, R_SETUP_UP, 0, c, 0, 0, 8);
+    uint8_t *p = rec_begin(r, c->t.parent, R_SETUP_UP, 0, c, 0, 0, 8);
     if (p)
-        put_u64(p, c->local_n);
+        st_xchg_put_u64(p, c->local_n);
     t->up = 1;
 }
 
 static int on_setup(st_clc_replay_t *r, chan_t *c, const rec_t *h, reader_t *rd)
 {
     uint64_t v;
-    if (get_u64(rd, &v) || c->setup.done)
+    if (st_xchg_get_u64(rd, &v) || c->setup.done)
         return -1;
     if (h->type == R_SETUP_DOWN) {
         setup_done(r, c, v);
@@ -611,47 +558,15 @@ static int on_setup(st_clc_replay_t *r, chan_t *c, const rec_t *h, reader_t *rd)
 
 /* ---- channels ---------------------------------------------------------------------------------------- */
 
-static int cmp_i32(const void *a, const void *b)
-{
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Sorted, unique members; tree position of this rank. Returns 0, 1 (not a member: skip) or -1. */
 static int chan_members(st_clc_replay_t *r, chan_t *c, const int32_t *a, uint32_t na, const int32_t *b, uint32_t nb)
 {
-    c->members = st_clc_malloc(sizeof(int32_t) * (na + nb + 1));
-    c->child = st_clc_malloc(sizeof(int32_t) * 33);
-    if (!c->members || !c->child)
-        return -1;
-    for (uint32_t i = 0; i < na; i++)
-        c->members[c->n++] = a[i];
-    for (uint32_t i = 0; b && i < nb; i++)
-        c->members[c->n++] = b[i];
-    if (c->n > 1)
-        qsort(c->members, c->n, sizeof(int32_t), cmp_i32);
-    uint32_t m = 0;
-    for (uint32_t i = 0; i < c->n; i++)
-        if (c->members[i] >= 0 && c->members[i] < r->nranks && (m == 0 || c->members[m - 1] != c->members[i]))
-            c->members[m++] = c->members[i];
-    c->n = m;
-    uint32_t me = 0;
-    while (me < c->n && c->members[me] != r->me)
-        me++;
-    if (me == c->n)
-        return 1;
-    c->me = me;
-    c->parent = me ? c->members[me & (me - 1)] : -1;
-    for (uint64_t bit = 1; bit < c->n && !(me & bit); bit <<= 1)
-        if (me + bit < c->n)
-            c->child[c->nchild++] = c->members[me + bit];
-    return 0;
+    return st_xchg_tree_build(&c->t, a, na, b, nb, r->nranks, r->me);
 }
 
 static void chan_free(chan_t *c)
 {
-    st_clc_free(c->members);
-    st_clc_free(c->child);
+    st_xchg_tree_free(&c->t);
     st_clc_free(c->pend);
     st_clc_free(c->inst0);
     st_clc_free(c->inst1);
@@ -808,7 +723,7 @@ static chan_t *inst_chan(st_clc_replay_t *r, const st_clc_inst_t *in, uint64_t *
     uint32_t t = key_type(in->key);
     chan_t *c = t == ST_CLC_KEY_SYNC ? find_chan(r, CH_SYNC, 0) : find_chan(r, CH_COMM, in->key[2]);
     *seq = in->key[1];
-    *slot = c && c->inter && in->key[3] != (uint64_t)(uint32_t)c->members[0];
+    *slot = c && c->inter && in->key[3] != (uint64_t)(uint32_t)c->t.members[0];
     return c;
 }
 
@@ -1122,7 +1037,7 @@ static int drain(st_clc_replay_t *r, uint32_t forced)
 /* A wait that nothing remote can end (a dependency cycle inside the process). */
 static int local_wait(const st_clc_replay_t *r, uint64_t k)
 {
-    return r->cat[k] == CAT_LOCAL || (r->cat[k] == CAT_COLL && r->ch[r->ia[k]].n == 1);
+    return r->cat[k] == CAT_LOCAL || (r->cat[k] == CAT_COLL && r->ch[r->ia[k]].t.n == 1);
 }
 
 static void unlink_waiter(st_clc_replay_t *r, uint64_t k, uint32_t l)
@@ -1303,7 +1218,7 @@ static void enter_backward(st_clc_replay_t *r)
             continue;
         uint8_t *p = rec_begin(r, pe->rank, R_BWD, PH_B, NULL, 0, 0, pe->recv_inst.n * 8);
         for (size_t j = 0; p && j < pe->recv_inst.n; j++)
-            p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->recv_inst.v[j]].first]));
+            p = st_xchg_put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->recv_inst.v[j]].first]));
     }
     r->state = S_BWD;
     for (uint32_t i = 0; i < r->nch; i++) {
@@ -1405,8 +1320,8 @@ static void enter_statistics(st_clc_replay_t *r)
         uint8_t *p = rec_begin(r, pe->rank, R_STAT, PH_S, NULL, 0, 0, pe->send_inst.n * 16);
         for (size_t j = 0; p && j < pe->send_inst.n; j++) {
             const st_clc_ref_t *x = &r->g.refs[r->g.inst[pe->send_inst.v[j]].first];
-            p = put_u64(p, ref_orig(r, x));
-            p = put_u64(p, ref_time(r, x));
+            p = st_xchg_put_u64(p, ref_orig(r, x));
+            p = st_xchg_put_u64(p, ref_time(r, x));
         }
     }
     r->state = S_STAT;
@@ -1550,7 +1465,7 @@ static void conv_try(st_clc_replay_t *r)
     if (r->wparent >= 0) {
         uint8_t *p = rec_begin(r, r->wparent, R_CONV_UP, 0, NULL, 0, 0, 8);
         if (p)
-            put_u64(p, r->conv_val);
+            st_xchg_put_u64(p, r->conv_val);
         t->up = 1;
         return;
     }
@@ -1564,14 +1479,14 @@ static void rounds_result(st_clc_replay_t *r, uint64_t changed)
     for (uint32_t i = 0; i < r->nwchild; i++) {
         uint8_t *p = rec_begin(r, r->wchild[i], R_CONV_DOWN, 0, NULL, 0, 0, 8);
         if (p)
-            put_u64(p, changed);
+            st_xchg_put_u64(p, changed);
     }
 }
 
 static int on_conv(st_clc_replay_t *r, const rec_t *h, reader_t *rd)
 {
     uint64_t v;
-    if (get_u64(rd, &v) || h->round != r->round || r->conv.done)
+    if (st_xchg_get_u64(rd, &v) || h->round != r->round || r->conv.done)
         return -1;
     if (h->type == R_CONV_DOWN) {
         rounds_result(r, v);
@@ -1710,9 +1625,9 @@ static void round_end(st_clc_replay_t *r)
             continue;
         uint8_t *p = rec_begin(r, pe->rank, R_RVAL, PH_R, NULL, 0, 0, r->lc_same ? 0 : n * 8);
         for (size_t j = 0; p && !r->lc_same && j < pe->send_inst.n; j++)
-            p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->send_inst.v[j]].first]));
+            p = st_xchg_put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->send_inst.v[j]].first]));
         for (size_t j = 0; p && !r->lc_same && j < pe->recv_inst.n; j++)
-            p = put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->recv_inst.v[j]].first]));
+            p = st_xchg_put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->recv_inst.v[j]].first]));
     }
     for (uint32_t i = 0; i < r->nch; i++)
         if (r->ch[i].N)
@@ -1943,8 +1858,8 @@ static int on_fwd(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd
         return -1;
     for (uint64_t i = 0; i < h->len / 16; i++) {
         uint64_t idx = 0, v = 0;
-        get_u64(rd, &idx);
-        get_u64(rd, &v);
+        st_xchg_get_u64(rd, &idx);
+        st_xchg_get_u64(rd, &v);
         if (idx >= pe->recv_inst.n)
             return -1;
         uint64_t k = pe->recv_inst.v[idx];
@@ -2103,12 +2018,11 @@ static int alloc_state(st_clc_replay_t *r)
     r->fwd = st_clc_calloc(nl, sizeof *r->fwd);
     r->wait_next = st_clc_malloc(nl * sizeof *r->wait_next), r->queue = st_clc_malloc(nl * sizeof *r->queue);
     r->queued = st_clc_calloc(nl, 1);
-    r->dest_slot = st_clc_malloc(sizeof *r->dest_slot * (size_t)(r->nranks > 0 ? r->nranks : 1));
     size_t nr = r->g.nrefs ? r->g.nrefs : 1;
     r->ref_c = st_clc_malloc(nr * sizeof *r->ref_c), r->ref_lc = st_clc_malloc(nr * sizeof *r->ref_lc);
     r->port_ref = st_clc_malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
     if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tq || !r->pending || !r->wait_head || !r->fwd ||
-        !r->wait_next || !r->queue || !r->queued || !r->dest_slot || !r->ref_c || !r->ref_lc || !r->port_ref)
+        !r->wait_next || !r->queue || !r->queued || !r->ref_c || !r->ref_lc || !r->port_ref)
         return -1;
     for (uint64_t j = 0; j < r->g.nrefs; j++)
         r->port_ref[j] = r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot;
@@ -2118,8 +2032,6 @@ static int alloc_state(st_clc_replay_t *r)
         r->wait_next[l] = NONE32;
         r->unfinished += r->in->locs[l].n > 0;
     }
-    for (int32_t q = 0; q < r->nranks; q++)
-        r->dest_slot[q] = NONE32;
     return 0;
 }
 
@@ -2134,7 +2046,10 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     r->in = in;
     r->me = me;
     r->nranks = in->nranks;
-    r->net = *net;
+    if (st_xchg_out_init(&r->out, net, in->nranks)) {
+        st_clc_free(r);
+        return -1;
+    }
     r->state = S_SETUP;
     for (uint32_t l = 0; l < in->nlocs; l++)
         if (in->locs[l].rank != me) {
@@ -2187,7 +2102,7 @@ void st_clc_replay_free(st_clc_replay_t *r)
     st_clc_free(r->ref_c), st_clc_free(r->ref_lc), st_clc_free(r->port_ref);
     for (uint32_t l = 0; r->fwd && l < r->in->nlocs; l++)
         st_clc_free(r->fwd[l].jumps);
-    st_clc_free(r->fwd), st_clc_free(r->wait_next), st_clc_free(r->queue), st_clc_free(r->queued), st_clc_free(r->dest_slot);
+    st_clc_free(r->fwd), st_clc_free(r->wait_next), st_clc_free(r->queue), st_clc_free(r->queued);
     for (uint32_t i = 0; i < r->nch; i++)
         chan_free(&r->ch[i]);
     st_clc_free(r->ch);
@@ -2197,9 +2112,7 @@ void st_clc_replay_free(st_clc_replay_t *r)
     }
     st_clc_free(r->peers);
     st_clc_free(r->pin), st_clc_free(r->hot), st_clc_free(r->ref_port), st_clc_free(r->local_k.v), st_clc_free(r->coll_k.v);
-    for (uint32_t i = 0; i < r->nob; i++)
-        st_clc_free(r->ob[i].data);
-    st_clc_free(r->ob);
+    st_xchg_out_free(&r->out);
     for (size_t i = 0; i < r->ndef; i++)
         st_clc_free(r->def[i].buf);
     st_clc_free(r->def);

@@ -25,7 +25,8 @@
  * have not arrived, and resumes when they do. Either way the result equals the sequential reference st_clc_run()
  * on the whole trace (tests/unit/test_clc_replay.c checks this).
  *
- * Transport-agnostic and MPI-free: the caller supplies a send function and feeds received
+ * Records, output buffers and trees are the exchange layer's (exchange.h, shared with the
+ * parallel analysis). Transport-agnostic and MPI-free: the caller supplies a send function and feeds received
  * buffers to st_clc_replay_deliver(); src/clc/replay_mpi.c does this over MPI, the unit
  * test over in-memory queues. Messages are self-describing records, so any delivery
  * order that respects causality works (no FIFO assumption). Not thread-safe: one thread
@@ -48,17 +49,12 @@
 #include <stdint.h>
 
 #include "clc.h"
+#include "exchange.h"
 
 typedef struct st_clc_replay st_clc_replay_t;
 
-typedef struct st_clc_replay_net {
-    /* Takes ownership of buf (len > 0 bytes from st_clc_malloc: free it with st_clc_free)
-     * and delivers it, some time later, to st_clc_replay_deliver() of rank `to` (which may
-     * be the sender itself). Returns 0, or -1 when it cannot (buf is then freed by the
-     * transport; the run fails). */
-    int (*send)(void *ctx, int32_t to, void *buf, size_t len);
-    void *ctx;
-} st_clc_replay_net_t;
+/* The transport (exchange.h): what it sends arrives at st_clc_replay_deliver() of rank `to`. */
+typedef st_xchg_net_t st_clc_replay_net_t;
 
 enum { ST_CLC_REPLAY_FAILED = -1, ST_CLC_REPLAY_DONE = 0, ST_CLC_REPLAY_BUSY = 1, ST_CLC_REPLAY_IDLE = 2 };
 

@@ -4,8 +4,8 @@
  * before the archive is written; st_clc_run_local() at the exit of a program that never
  * called MPI_Init (OpenMP only: the sequential st_clc_run, nothing to exchange).
  *
- * Every rank corrects its own locations with the engine of replay.h; this file is its
- * MPI transport and the surrounding steps:
+ * Every rank corrects its own locations with the engine of replay.h over the MPI transport of
+ * the exchange layer (exchange_mpi.h); this file does the surrounding steps:
  *   1. parameters: SYNCTRACE_CLC_* plus the timer resolution (the coarsest rank's, one
  *      allreduce), identical on every rank, stored as clc.* properties (rank 0); mu is
  *      SYNCTRACE_CLC_MU or 0, never measured (docs/clc.md, "mu");
@@ -18,7 +18,7 @@
  *      PMPI_Testsome and st_polite_pause when idle — never a blocking wait;
  *   4. all-or-nothing: if any rank failed or stalled (no progress for ST_CLC_STALL_S
  *      seconds), every rank restores its original times and the archive says so. A rank
- *      that fails tells every other (an empty TAG_ABORT message), so they stop at once
+ *      that fails tells every other (an empty abort message), so they stop at once
  *      instead of waiting for it; then every rank drains: the number of messages each rank
  *      sent to each other is summed (one reduce-scatter), and each receives (and discards)
  *      until it has all of its own, then completes its sends — no tool message is left
@@ -43,12 +43,9 @@
 #include "../record/region.h"
 #include "../util/log.h"
 #include "clc_mpi.h"
+#include "exchange_mpi.h"
 #include "replay.h"
 
-#define TAG         7401
-#define TAG_ABORT   7402 /* empty: the sender failed, stop waiting for it */
-#define ST_CLC_DRAIN_S 10.0 /* draining the messages of a finished or failed run (they are all in flight) */
-#define ST_CLC_QUIET_S 5.0  /* idle this long (plus the time taken so far): say what this rank waits for */
 #define ST_CLC_STALL_S 60.0 /* no message and no local progress for this long (plus twice the time the
                               correction has taken so far: large traces take long): give up */
 
@@ -125,229 +122,26 @@ static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_clc_input_t *in, int
     return 0;
 }
 
-/* ---- transport -------------------------------------------------------------------------------- */
-
-typedef struct mpi_net {
-    MPI_Comm     comm;
-    MPI_Request *req;
-    void       **buf;
-    int          n, cap, err;
-    int          aborted;   /* a TAG_ABORT arrived: another rank failed */
-    uint64_t    *sent;      /* [nranks]: messages sent to each rank (for the drain) */
-    uint64_t     received;  /* messages received */
-} mpi_net_t;
-
-/* Posts one message; buf is freed when its send completed (or now, on a failure). */
-static int post(mpi_net_t *m, int32_t to, void *buf, size_t len, int tag)
-{
-    if (m->n == m->cap) {
-        int cap = m->cap ? 2 * m->cap : 64;
-        MPI_Request *r = realloc(m->req, sizeof *r * (size_t)cap);
-        if (r)
-            m->req = r;
-        void **b = realloc(m->buf, sizeof *b * (size_t)cap);
-        if (b)
-            m->buf = b;
-        if (!r || !b) {
-            st_clc_free(buf);
-            return -1;
-        }
-        m->cap = cap;
-    }
-    if (PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, to, tag, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
-        st_clc_free(buf);
-        m->err = 1;
-        return -1;
-    }
-    m->sent[to]++;
-    m->buf[m->n++] = buf;
-    return 0;
-}
-
-static int net_send(void *ctx, int32_t to, void *buf, size_t len)
-{
-    return post(ctx, to, buf, len, TAG);
-}
-
-/* After a failure here: tells every other rank (an empty message each). */
-static void send_abort(mpi_net_t *m, int32_t me, int32_t nranks)
-{
-    for (int32_t q = 0; q < nranks; q++) {
-        void *b = q == me ? NULL : st_clc_malloc(1);
-        if (b)
-            post(m, q, b, 0, TAG_ABORT);
-    }
-}
-
-/* Frees the buffers of completed sends (compacting the arrays). */
-static void reap_sends(mpi_net_t *m)
-{
-    if (!m->n)
-        return;
-    int done = 0, *idx = malloc(sizeof(int) * (size_t)m->n);
-    MPI_Status *st = malloc(sizeof *st * (size_t)m->n);
-    if (!idx || !st || PMPI_Testsome(m->n, m->req, &done, idx, st) != MPI_SUCCESS) {
-        free(idx);
-        free(st);
-        return;
-    }
-    free(st);
-    for (int i = 0; i < done && done != MPI_UNDEFINED; i++) {
-        st_clc_free(m->buf[idx[i]]);
-        m->buf[idx[i]] = NULL;
-    }
-    free(idx);
-    int k = 0;
-    for (int i = 0; i < m->n; i++)
-        if (m->buf[i]) {
-            m->req[k] = m->req[i];
-            m->buf[k++] = m->buf[i];
-        }
-    m->n = k;
-}
-
-/* Delivers every message that has arrived to r (r NULL: discards them); returns how many,
- * -1 on a failure or when another rank reported one. */
-static int poll_incoming(mpi_net_t *m, st_clc_replay_t *r)
-{
-    int got = 0;
-    for (;;) {
-        int flag = 0;
-        MPI_Message msg;
-        MPI_Status st;
-        MPI_Count count = 0;
-        if (PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &msg, &st) != MPI_SUCCESS)
-            return -1;
-        if (!flag)
-            return got;
-        if (PMPI_Get_count_c(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)
-            return -1;
-        void *buf = st_clc_malloc(count ? (size_t)count : 1);
-        if (!buf)
-            return -1;
-        if (PMPI_Mrecv_c(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-            st_clc_free(buf);
-            return -1;
-        }
-        m->received++;
-        int rc = 0;
-        if (st.MPI_TAG == TAG_ABORT)
-            m->aborted = 1;
-        else if (r && !m->aborted)
-            rc = st_clc_replay_deliver(r, st.MPI_SOURCE, buf, (size_t)count);
-        st_clc_free(buf);
-        if (rc || (r && m->aborted))
-            return -1;
-        got++;
-    }
-}
-
-/* Releases sends that did not complete in the drain; the buffers stay allocated (MPI may still read them). */
-static void abandon_sends(mpi_net_t *m)
-{
-    for (int i = 0; i < m->n; i++)
-        PMPI_Request_free(&m->req[i]);
-    m->n = 0;
-}
-
-/* After the message loop, on every rank that entered it (finished, failed or told to stop):
- * receives every message sent to this rank (how many: the sum over the senders) and completes
- * its own sends, so that nothing is pending when the communicator is freed. */
-static int drain(mpi_net_t *m, int32_t me, int crowded)
-{
-    uint64_t expected = 0;
-    MPI_Request req;
-    if (PMPI_Ireduce_scatter_block(m->sent, &expected, 1, MPI_UINT64_T, MPI_SUM, m->comm, &req) != MPI_SUCCESS ||
-        st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS)
-        return -1;
-    double t0 = mono_s();
-    for (long idle = 0; m->received < expected || m->n; idle++) {
-        int got = poll_incoming(m, NULL);
-        reap_sends(m);
-        if (got > 0)
-            idle = 0;
-        st_polite_pause(idle, crowded);
-        if (idle % 64 == 63 && mono_s() - t0 > ST_CLC_DRAIN_S) {
-            st_log_error("CLC: rank %d: %" PRIu64 " of %" PRIu64 " tool messages arrived and %d sends incomplete "
-                         "after %.0f s; leaving them", (int)me, m->received, expected, m->n, ST_CLC_DRAIN_S);
-            return -1;
-        }
-    }
-    return 0;
-}
-
 /* ---- the run ----------------------------------------------------------------------------------- */
 
-/* Waits of the correction: ranks that finish early must not spin while others still work
- * (see st_polite_pause). */
-static int min_all(const int *in, int *out, MPI_Comm comm, int crowded)
+/* The engine as the transport's loop sees it. */
+static int eng_progress(void *r) { return st_clc_replay_progress(r); }
+static int eng_deliver(void *r, int32_t from, const void *buf, size_t len)
 {
-    MPI_Request req;
-    int rc = PMPI_Iallreduce(in, out, 1, MPI_INT, MPI_MIN, comm, &req);
-    return rc == MPI_SUCCESS ? st_polite_wait_crowded(&req, crowded) : rc;
+    return st_clc_replay_deliver(r, from, buf, len);
 }
+static void eng_waiting(void *r, char *buf, size_t n) { st_clc_replay_waiting(r, buf, n); }
 
 static int partner_count(MPI_Comm comm, st_clc_replay_t *r, int32_t nranks, uint32_t *incoming, int crowded)
 {
     uint8_t *flags = calloc((size_t)nranks, 1);
-    int *counts = malloc(sizeof(int) * (size_t)nranks), mine = 0, rc = -1;
-    MPI_Request req;
-    if (flags && counts) {
+    int rc = -1;
+    if (flags) {
         st_clc_replay_partners(r, flags);
-        for (int32_t q = 0; q < nranks; q++)
-            counts[q] = flags[q];
-        if (PMPI_Ireduce_scatter_block(counts, &mine, 1, MPI_INT, MPI_SUM, comm, &req) == MPI_SUCCESS &&
-            st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS)
-            rc = 0;
+        rc = st_xmpi_incoming(comm, flags, nranks, incoming, crowded);
     }
-    *incoming = (uint32_t)mine;
     free(flags);
-    free(counts);
     return rc;
-}
-
-/* The message loop. Returns 0 when this rank's part is done, -1 on failure or stall.
- * (No clock reads while busy: CPU-time clocks are system calls.) */
-static int message_loop(mpi_net_t *m, st_clc_replay_t *r, int rank, double t_start, int crowded)
-{
-    double last = mono_s();
-    long loops = 0, msgs = 0, idle = 0;
-    for (;;) {
-        int rc = st_clc_replay_progress(r);
-        loops++;
-        if (rc == ST_CLC_REPLAY_FAILED || m->err)
-            return -1;
-        int got = rc == ST_CLC_REPLAY_DONE ? 0 : poll_incoming(m, r);
-        if (got < 0)
-            return -1;
-        reap_sends(m);
-        msgs += got;
-        if (rc == ST_CLC_REPLAY_DONE && m->n == 0) {
-            st_log_debug("CLC: %ld loops, %ld messages received", loops, msgs);
-            return 0;
-        }
-        if (rc == ST_CLC_REPLAY_BUSY || got) {
-            idle = 0;
-            continue;
-        }
-        if (idle == 0)
-            last = mono_s(); /* an idle stretch begins */
-        st_polite_pause(idle++, crowded);
-        if (idle % 64)
-            continue;
-        double now = mono_s();
-        if (now - last > ST_CLC_STALL_S + 2 * (last - t_start)) {
-            char why[200];
-            st_clc_replay_waiting(r, why, sizeof why);
-            st_log_error("CLC: rank %d made no progress for %.0f s (%s); giving up", rank, now - last, why);
-            return -1;
-        }
-        if (now - last > ST_CLC_QUIET_S + (last - t_start)) {
-            char why[200];
-            st_clc_replay_waiting(r, why, sizeof why);
-            st_log_warn_once("CLC: rank %d waiting for other ranks since %.0f s (%s)", rank, now - last, why);
-        }
-    }
 }
 
 /* Statistics of all ranks merged at rank 0 (a user-defined reduction over the struct's bytes). */
@@ -388,39 +182,34 @@ static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
                       double t_start, int crowded, int *rounds)
 {
-    mpi_net_t m = { .comm = comm, .sent = calloc((size_t)in->nranks, sizeof(uint64_t)) };
-    st_clc_replay_net_t net = { net_send, &m };
+    st_xmpi_t m;
+    int ok = st_xmpi_init(&m, comm) == 0, all_ok = 0, started = 0;
+    st_xchg_net_t net = st_xmpi_net(&m);
     st_clc_replay_t *r = NULL;
     double c0 = cpu_ms();
-    int ok = m.sent && st_clc_replay_new(p, in, rank, &net, &r) == 0, all_ok = 0, started = 0;
+    ok = ok && st_clc_replay_new(p, in, rank, &net, &r) == 0;
     if (ok) {
         st_clc_replay_on_moved(r, keep_orig, NULL);
         st_clc_replay_set_rounds(r, (int)(st_config.clc_rounds < 200 ? st_config.clc_rounds : 200));
     }
     double c1 = cpu_ms();
     uint32_t incoming = 0;
+    st_xmpi_engine_t e = { "CLC", eng_progress, eng_deliver, eng_waiting, r };
     /* Everyone must have an engine before anyone sends to it. */
-    if (min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS || !all_ok ||
+    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS || !all_ok ||
         partner_count(comm, r, in->nranks, &incoming, crowded))
         ok = 0;
-    else if (!(started = 1) || st_clc_replay_start(r, incoming) || message_loop(&m, r, rank, t_start, crowded))
+    else if (!(started = 1) || st_clc_replay_start(r, incoming) ||
+             st_xmpi_loop(&m, &e, rank, t_start, ST_CLC_STALL_S, crowded))
         ok = 0;
     st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f", c1 - c0, cpu_ms() - c1);
     if (ok) {
         st_clc_replay_stats(r, s);
         *rounds = st_clc_replay_rounds(r);
     }
-    if (started) { /* every rank that started takes part in the drain */
-        if (!ok && !m.aborted)
-            send_abort(&m, rank, in->nranks);
-        if (drain(&m, rank, crowded))
-            ok = 0;
-    }
-    if (m.n)
-        abandon_sends(&m);
-    free(m.req);
-    free(m.buf);
-    free(m.sent);
+    if (started) /* every rank that started takes part in the drain */
+        ok = st_xmpi_finish(&m, ok, rank, crowded, "CLC");
+    st_xmpi_free(&m);
     st_clc_replay_free(r);
     return ok ? 0 : -1;
 }
@@ -482,7 +271,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
     }
     st_clc_stats_t mine = { 0 }, total = { 0 };
     int rounds = 0, ok = run_engine(comm, &p, &in, rank, &mine, t0, crowded, &rounds) == 0, all_ok = 0;
-    if (min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS)
+    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok)
         st_clc_restore_orig(&in);

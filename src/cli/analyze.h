@@ -27,6 +27,18 @@ typedef struct st_cli_analysis {
 int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, size_t errlen);
 void st_cli_analysis_free(st_cli_analysis_t *a);
 
+/* Writes out (or DIR/analysis.json and DIR/analysis.cubex) for res over in's locations and
+ * prints the summary and the time base on stdout. 0, or 1 after a message. */
+int st_cli_analysis_report(const char *dir, const st_cli_archive_t *ar, const st_an_result_t *res,
+                           const st_clc_input_t *in, const char *out);
+
+/* Whether this process was started by an MPI launcher with more than one process
+ * (PMI_SIZE, OMPI_COMM_WORLD_SIZE or PMIX size > 1); no MPI call. analyze_mpi.c. */
+int st_cli_mpi_launched(void);
+/* `mpiexec -n N synctrace analyze DIR [-o FILE]`: the parallel analysis (parallel_mpi.h) over
+ * blocks of the archive's ranks; rank 0 writes and prints as the serial command. Exit code. */
+int st_cli_analyze_mpi(const char *dir, const char *out);
+
 /* The quality of the time base the values stand on, a few lines from the archive's
  * properties: clock synchronization, CLC state, what it corrected, violations left. */
 void st_cli_print_time_base(FILE *f, const st_cli_archive_t *ar, const st_an_result_t *res);

@@ -11,56 +11,30 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../analysis/cube.h"
 #include "../analysis/output.h"
 #include "analyze.h"
-#include "../util/fileio.h"
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), k = strlen(suffix);
-    return n >= k && !strcmp(s + n - k, suffix);
-}
 
 /* Writes the JSON or CUBE4 file out (by its extension). 0, or -1 after a message. */
-static int write_one(const char *out, const st_cli_archive_t *ar, const st_cli_analysis_t *a)
+static int write_one(const char *out, const st_cli_archive_t *ar, const st_an_result_t *res, const st_clc_input_t *in)
 {
-    int err = 0;
-    if (ends_with(out, ".cubex")) {
-        errno = 0;
-        if (st_an_write_cube(out, &a->res, &a->in, ar->resolution) != 0)
-            err = errno ? errno : EIO;
-    } else {
-        FILE *f = fopen(out, "w");
-        if (!f) {
-            err = errno;
-        } else {
-            int bad = st_an_write_json(f, &a->res, &a->in, ar->resolution);
-            err = st_file_close(f);
-            if (bad && !err)
-                err = EIO;
-        }
-    }
+    int err = st_an_write_file(out, res, in, ar->resolution);
     if (err)
         fprintf(stderr, "synctrace: analyze: cannot write %s: %s\n", out, strerror(err));
     return err ? -1 : 0;
 }
 
-/* Writes out (or DIR/analysis.json and DIR/analysis.cubex) and prints the summary. 0, or 1. */
-static int report(const char *dir, const st_cli_archive_t *ar, const st_cli_analysis_t *a, const char *out)
+int st_cli_analysis_report(const char *dir, const st_cli_archive_t *ar, const st_an_result_t *res,
+                           const st_clc_input_t *in, const char *out)
 {
-    const st_an_result_t *res = &a->res;
     char json[4096], cube[4096];
     snprintf(json, sizeof json, "%s/analysis.json", dir);
     snprintf(cube, sizeof cube, "%s/analysis.cubex", dir);
-    if (out ? write_one(out, ar, a) : write_one(json, ar, a) || write_one(cube, ar, a))
+    if (out ? write_one(out, ar, res, in) : write_one(json, ar, res, in) || write_one(cube, ar, res, in))
         return 1;
     printf("wait-state analysis of %s (%u locations, %u call paths) -> %s\n", dir, res->nlocs, res->ncnodes,
            out ? out : "analysis.json, analysis.cubex");
     st_an_print_summary(stdout, res, ar->resolution);
     st_cli_print_time_base(stdout, ar, res);
-    printf("analysis of %llu events: %.1f ms (logical messages %.1f ms)\n", (unsigned long long)a->nevents, a->run_ms,
-           a->graph_ms);
     return 0;
 }
 
@@ -82,6 +56,8 @@ static int run_analyze(int argc, char **argv)
     }
     if (!dir)
         return st_cli_usage_error(&st_cli_cmd_analyze, "missing archive directory");
+    if (st_cli_mpi_launched())
+        return st_cli_analyze_mpi(dir, out);
     char err[300];
     st_cli_analysis_t a;
     st_cli_archive_t ar;
@@ -91,7 +67,10 @@ static int run_analyze(int argc, char **argv)
     if (st_cli_analyze(&ar, &a, err, sizeof err)) {
         fprintf(stderr, "synctrace: cannot analyse archive %s: %s\n", dir, err);
     } else {
-        rc = report(dir, &ar, &a, out);
+        rc = st_cli_analysis_report(dir, &ar, &a.res, &a.in, out);
+        if (rc == 0)
+            printf("analysis of %llu events: %.1f ms (logical messages %.1f ms)\n", (unsigned long long)a.nevents,
+                   a.run_ms, a.graph_ms);
         st_cli_analysis_free(&a);
     }
     st_cli_archive_free(&ar);
@@ -114,6 +93,9 @@ const st_cli_cmd_t st_cli_cmd_analyze = {
         "for Cube and other CUBE4 readers) and prints the metric tree with totals (seconds\n"
         "and percent of Time) and the quality of the time base. Exit 0 on success, 1 if the\n"
         "archive cannot be read or the result cannot be written, 2 on a usage error.\n"
+        "Under an MPI launcher (`mpiexec -n N synctrace analyze DIR`, N at most the archive's\n"
+        "ranks) the N processes analyse blocks of the archive's ranks in parallel, exchanging\n"
+        "only what the patterns need (the in-run analysis's code); same values as serially.\n"
         "  -o FILE   write only FILE: CUBE4 if it ends in .cubex, else JSON\n",
     .reads_archive = 1,
     .run = run_analyze,

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../analysis/inrun_mpi.h"
 #include "../clc/clc_mpi.h"
 #include "../clc/mem.h"
 #include "../clock/sync.h"
@@ -332,6 +333,9 @@ static void finish_and_write(void)
     lend_idle_buffers();
     st_polite_doing("the CLC correction at MPI_Finalize");
     st_clc_run_mpi(st_tool_comm, &rd);
+    st_an_inrun_t analysis;
+    st_polite_doing("the wait-state analysis at MPI_Finalize");
+    st_an_inrun_run(st_tool_comm, &rd, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
     return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
@@ -340,6 +344,7 @@ static void finish_and_write(void)
     st_abend_disarm(); /* from here on a signal finds either an archive or its reported failure */
     if (rc == 0 && st_world_rank == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
+    st_an_inrun_report(&analysis, st_archive_dir, rc == 0);
     st_polite_doing(NULL);
     st_rankdata_free(&rd);
     heap_reuse(0);

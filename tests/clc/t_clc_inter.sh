@@ -14,7 +14,7 @@ for np in 4 5; do
     for rounds in 8 0; do
         dir=$ST_TMP/inter$np-r$rounds
         CLC_ENV="SYNCTRACE_CLC_ROUNDS=$rounds" run_skewed "$dir" "$np" "$BIN"
-        ! grep -qiE 'synctrace|ucx' "$ST_TMP/err.txt" || fail "inter$np (rounds $rounds): $(head -c 300 "$ST_TMP/err.txt")"
+        ! tool_stderr "$ST_TMP/err.txt" | grep -qiE 'synctrace|ucx' || fail "inter$np (rounds $rounds): $(head -c 300 "$ST_TMP/err.txt")"
         assert_eq "inter$np (rounds $rounds): CLC_STATE" on "$(prop "$dir" CLC_STATE)"
         violations --raw "$dir"
         assert_ge "inter$np: violations before the correction" 1 "$V_TOTAL"

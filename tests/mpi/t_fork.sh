@@ -15,7 +15,7 @@ rc=0
 run_traced "$TRACE" $np "$bin" "$ST_TMP/child" || rc=$?
 assert_eq "exit code with the shim" 0 "$rc"
 cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "stdout differs with the shim"
-[ ! -s "$ST_TMP/err.txt" ] || fail "something printed on stderr: $(head -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+[ -z "$(tool_stderr "$ST_TMP/err.txt")" ] || fail "something printed on stderr: $(head -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
 [ ! -e "$TRACE/partial" ] || fail "a child wrote a partial dump: $(ls "$TRACE/partial" | tr '\n' ' ')"
 for r in $(seq 0 $((np - 1))); do
     read -r ms status <"$ST_TMP/child.$r" || fail "rank $r wrote no child timing"

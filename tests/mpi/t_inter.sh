@@ -19,7 +19,7 @@ for np in 4 5; do
     secs=$(( $(date +%s) - start ))
     # the traced run's stderr: nothing from synctrace or from MPI (a UCX warning means tool
     # traffic was left pending at finalize)
-    if grep -vE '^\s*$' "$ST_TMP/err.txt" | grep -qiE 'synctrace|ucx|warn|error'; then
+    if tool_stderr "$ST_TMP/err.txt" | grep -vE '^\s*$' | grep -qiE 'synctrace|ucx|warn|error'; then
         fail "inter$np: traced run wrote to stderr: $(head -c 400 "$ST_TMP/err.txt")"
     fi
     rc=0

@@ -10,8 +10,11 @@
  * report of a call tree not created in preorder, checked by an independent reader; call paths
  * (SYNCTRACE_CALLPATH): regions below their function frames, frames merged by function name
  * across call lines and ranks, a nested region below the frames its path does not share.
+ * Every trace is also analysed in parallel (src/analysis/parallel.c: one engine per process
+ * over an in-memory transport, messages delivered in random order, processes owning one rank,
+ * blocks of ranks, or all) and the merged report must equal the serial one exactly.
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/output.c src/util/json.c src/analysis/cube.c src/analysis/callpath.c src/trace/callpath.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/trace/callpath.c src/analysis/parallel.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -19,6 +22,7 @@
 #include "../../src/analysis/analysis.h"
 #include "../../src/analysis/cube.h"
 #include "../../src/analysis/output.h"
+#include "../../src/analysis/parallel.h"
 #include "region.h"
 
 static tb_t t;
@@ -27,12 +31,118 @@ static st_an_result_t R;
 
 static const st_clc_sync_region_t sync_regions[] = { { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Finalize, 1 } };
 
+/* ---- the parallel analysis against the serial one ----------------------------------------------- */
+
+typedef struct msg { int32_t from, to; void *buf; size_t len; } msg_t;
+static msg_t pool[4096];
+static int npool;
+
+static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
+{
+    int32_t from = *(const int32_t *)ctx;
+    CHECK(npool < 4096);
+    pool[npool++] = (msg_t){ from, to, buf, len };
+    return 0;
+}
+
+/* The serial cnode with the path of merged cnode k. */
+static uint32_t same_path(const st_an_result_t *m, const uint32_t *map, uint32_t k)
+{
+    if (k == 0)
+        return 0;
+    for (uint32_t c = R.cnodes[map[m->cnodes[k].parent]].first_child; c != ST_AN_NO_CNODE; c = R.cnodes[c].next)
+        if (R.cnodes[c].region == m->cnodes[k].region)
+            return c;
+    return ST_AN_NO_CNODE;
+}
+
+/* Analyses in with np processes (process of rank r: r * np / nranks) and compares with R. */
+static void parallel(const st_clc_input_t *in, int np)
+{
+    int32_t owner[64], ids[64];
+    st_clc_input_t part[64];
+    st_clc_loc_t locs[64][64];
+    st_an_par_t *e[64];
+    uint8_t flags[64][64] = { { 0 } };
+    void *packs[64];
+    size_t lens[64];
+    for (int32_t r = 0; r < in->nranks; r++)
+        owner[r] = (int32_t)((int64_t)r * np / in->nranks);
+    for (int q = 0; q < np; q++) { /* each process's locations in rank, thread order */
+        part[q] = *in;
+        part[q].nlocs = 0, part[q].locs = locs[q];
+        for (int32_t r = 0; r < in->nranks; r++)
+            for (uint32_t th = 0; th < 64; th++)
+                for (uint32_t l = 0; l < in->nlocs; l++)
+                    if (owner[r] == q && in->locs[l].rank == r && in->locs[l].thread == th)
+                        locs[q][part[q].nlocs++] = in->locs[l];
+        ids[q] = q;
+        st_xchg_net_t net = { pool_send, &ids[q] };
+        CHECK(st_an_par_new(&part[q], owner, q, np, &net, &e[q]) == 0);
+        st_an_par_partners(e[q], flags[q]);
+    }
+    npool = 0;
+    for (int q = 0; q < np; q++) {
+        uint32_t incoming = 0;
+        for (int p = 0; p < np; p++)
+            incoming += flags[p][q];
+        CHECK(st_an_par_start(e[q], incoming) == 0);
+    }
+    while (npool) { /* random delivery order */
+        int k = (int)(tb_rnd() % (uint64_t)npool);
+        msg_t m = pool[k];
+        pool[k] = pool[--npool];
+        CHECK(st_an_par_deliver(e[m.to], m.from, m.buf, m.len) == 0);
+        st_clc_free(m.buf);
+    }
+    for (int q = 0; q < np; q++) {
+        CHECK(st_an_par_progress(e[q]) == ST_AN_PAR_DONE);
+        CHECK(st_an_par_pack(e[q], &packs[q], &lens[q]) == 0);
+    }
+    st_an_result_t M;
+    st_clc_loc_t *ml;
+    CHECK(st_an_par_merge((const void *const *)packs, lens, np, &M, &ml) == 0);
+    CHECK(M.nlocs == R.nlocs && M.ncnodes == R.ncnodes);
+    uint32_t map[256], lmap[64];
+    CHECK(M.ncnodes <= 256);
+    for (uint32_t k = 0; k < M.ncnodes; k++)
+        CHECK((map[k] = same_path(&M, map, k)) != ST_AN_NO_CNODE);
+    for (uint32_t l = 0; l < M.nlocs; l++) {
+        lmap[l] = UINT32_MAX;
+        for (uint32_t j = 0; j < in->nlocs; j++)
+            if (in->locs[j].rank == ml[l].rank && in->locs[j].thread == ml[l].thread)
+                lmap[l] = j;
+        CHECK(lmap[l] != UINT32_MAX);
+    }
+    for (int m = 0; m < ST_AN__METRICS; m++) {
+        for (uint32_t k = 0; k < M.ncnodes; k++)
+            for (uint32_t l = 0; l < M.nlocs; l++)
+                if (*st_an_sev(&M, m, k, l) != *st_an_sev(&R, m, map[k], lmap[l])) {
+                    fprintf(stderr, "%d processes: %s cnode %u location %u: parallel %g, serial %g\n", np,
+                            st_an_metric(m)->uniq, k, l, *st_an_sev(&M, m, k, l), *st_an_sev(&R, m, map[k], lmap[l]));
+                    CHECK(0);
+                }
+        CHECK(M.ntop[m] == R.ntop[m]);
+        for (uint32_t i = 0; i < M.ntop[m]; i++)
+            CHECK(M.top[m][i].value == R.top[m][i].value && M.top[m][i].time == R.top[m][i].time &&
+                  M.topgid[m][i] == R.topgid[m][i] && map[M.top[m][i].cnode] == R.top[m][i].cnode &&
+                  lmap[M.top[m][i].loc] == R.top[m][i].loc);
+    }
+    CHECK(!memcmp(&M.stats, &R.stats, sizeof M.stats));
+    for (int q = 0; q < np; q++)
+        st_an_par_free(e[q]), free(packs[q]);
+    st_an_free(&M);
+    free(ml);
+}
+
 static void analyse(void)
 {
     st_clc_input_t in = tb_input(&t);
     in.sync = sync_regions, in.nsync = 2;
     CHECK(st_clc_graph_build(&in, &g) == 0);
     CHECK(st_an_run(&in, &g, &R) == 0);
+    for (int np = 1; np <= in.nranks; np++)
+        parallel(&in, np);
     /* the JSON writer accepts every result (values checked by t_analyze_waits) */
     FILE *f = tmpfile();
     CHECK(f && st_an_write_json(f, &R, &in, 1000000000u) == 0);

@@ -1,5 +1,5 @@
 /*
- * test_clc_replay.c — the parallel CLC (src/clc/replay.c) against the sequential reference.
+ * test_clc_replay.c — the parallel CLC (src/clc/replay.c src/clc/exchange.c) against the sequential reference.
  *
  * Random traces are simulated in true time, then every rank's clock gets an offset and a
  * drift (which reverses messages). They use: blocking and nonblocking point-to-point on
@@ -17,7 +17,7 @@
  *    passes: rounds after the first recompute only what changed) and fallback happen;
  *  - no message is addressed to a rank whose engine is done, nothing fails or stalls.
  */
-/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/util/log.c */
+/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/exchange.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/clc/replay.h"

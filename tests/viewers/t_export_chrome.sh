@@ -18,6 +18,8 @@ st info "$DIR" >info.txt 2>&1 || fail "info: $(head -c 300 info.txt)"
 grep -qE '^ranks: +2$' info.txt || fail "info: $(grep ranks: info.txt)"
 grep -qE '^locations: +4 \(threads per rank: 2\.\.2\)' info.txt || fail "info: $(grep locations: info.txt)"
 st dump "$DIR" --json >dump.jsonl 2>dump.err || fail "dump: $(head -c 300 dump.err)"
+[ -s "$DIR/analysis.json" ] || fail "the demo run wrote no analysis.json (SYNCTRACE_ANALYZE)"
+rm -f "$DIR/analysis.json" "$DIR/analysis.cubex" # first without an analysis: no counters
 
 st export "$DIR" --chrome plain.json >out.txt 2>err.txt || fail "export: $(head -c 300 err.txt)"
 assert_eq "printed path" "plain.json" "$(cat out.txt)"

@@ -1,0 +1,121 @@
+/*
+ * inrun_mpi.c — the wait-state analysis at the end of a traced MPI run (inrun_mpi.h).
+ */
+#include "inrun_mpi.h"
+
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../clc/clc.h"
+#include "../config/config.h"
+#include "../mpi/polite.h"
+#include "../util/log.h"
+#include "output.h"
+#include "parallel_mpi.h"
+
+static double clock_ms(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return h;
+}
+
+/* More ranks on this host than CPUs this rank may run on (then the waits sleep). Collective. */
+static int crowded_host(MPI_Comm comm, const st_rankdata_t *rd)
+{
+    uint64_t mine = fnv(rd->hostname), *all = malloc(sizeof *all * (size_t)(rd->nranks > 0 ? rd->nranks : 1));
+    MPI_Request req;
+    int on_host = 0, n = 0;
+    PMPI_Comm_size(comm, &n);
+    if (all && PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm, &req) == MPI_SUCCESS &&
+        st_polite_wait(&req, NULL) == MPI_SUCCESS)
+        for (int r = 0; r < n; r++)
+            on_host += all[r] == mine;
+    free(all);
+    cpu_set_t cpus;
+    int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    return on_host > ncpu;
+}
+
+void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_an_inrun_t *a)
+{
+    memset(a, 0, sizeof *a);
+    if (st_config.analyze != ST_ANALYZE_ON)
+        return;
+    int me = rd->rank, n = 0;
+    PMPI_Comm_size(toolworld, &n);
+    double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+    int crowded = crowded_host(toolworld, rd);
+    st_clc_input_t in;
+    int32_t *owner = malloc(sizeof *owner * (size_t)(n > 0 ? n : 1));
+    int ok = owner && st_clc_input_from_rankdata(rd, 1, &in) == 0, all_ok = 0;
+    MPI_Request req;
+    if (PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, toolworld, &req) != MPI_SUCCESS ||
+        st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS || !all_ok) {
+        if (me == 0)
+            st_log_error("analysis: out of memory on some rank; skipped");
+        if (ok)
+            st_clc_input_free(&in);
+        free(owner);
+        return;
+    }
+    in.sync = st_clc_sync_regions, in.nsync = ST_CLC_NSYNC;
+    for (int r = 0; r < n; r++)
+        owner[r] = r; /* each rank analyses its own locations */
+    int rc = st_an_par_run_mpi(toolworld, &in, owner, crowded, &a->res, &a->locs);
+    for (uint32_t l = 0; l < in.nlocs; l++)
+        in.locs[l].orig = NULL; /* CLC's, not ours */
+    st_clc_input_free(&in);
+    free(owner);
+    double ms[2] = { clock_ms(CLOCK_MONOTONIC) - t0, clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0 };
+    double ms_max[2] = { ms[0], ms[1] };
+    st_log_debug("analysis: %.1f ms, %.1f ms CPU", ms[0], ms[1]);
+    if (rc == 0 && PMPI_Ireduce(ms, ms_max, 2, MPI_DOUBLE, MPI_MAX, 0, toolworld, &req) == MPI_SUCCESS)
+        st_polite_wait_crowded(&req, crowded);
+    if (rc == 0 && me == 0) {
+        a->have = 1, a->ms = ms_max[0], a->clc_off = st_config.clc != ST_CLC_ON;
+        a->resolution = rd->timer_resolution ? rd->timer_resolution : 1000000000u;
+        st_rankdata_prop(rd, "FINALIZE_ANALYSIS_MS", "%.3f", ms_max[0]);
+        st_rankdata_prop(rd, "FINALIZE_ANALYSIS_CPU_MS", "%.3f", ms_max[1]);
+    } else if (me == 0) {
+        st_an_free(&a->res);
+        free(a->locs);
+        a->locs = NULL;
+    }
+}
+
+void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written)
+{
+    if (!a->have)
+        return;
+    st_clc_input_t in = { .nlocs = a->res.nlocs, .locs = a->locs };
+    char json[4200], cube[4200];
+    snprintf(json, sizeof json, "%s/analysis.json", dir);
+    snprintf(cube, sizeof cube, "%s/analysis.cubex", dir);
+    int err = 0;
+    if (archive_written && !(err = st_an_write_file(json, &a->res, &in, a->resolution)))
+        err = st_an_write_file(cube, &a->res, &in, a->resolution);
+    if (err)
+        st_log_error("analysis: cannot write %s: %s", dir, strerror(err));
+    st_an_print_brief(stderr, &a->res, a->resolution, 5);
+    if (archive_written && !err)
+        fprintf(stderr, "wait-state analysis: %.1f ms%s; report %s (synctrace report %s)\n", a->ms,
+                a->clc_off ? " on uncorrected timestamps (SYNCTRACE_CLC=off)" : "", json, dir);
+    else
+        fprintf(stderr, "wait-state analysis: %.1f ms%s; no report (no archive)\n", a->ms,
+                a->clc_off ? " on uncorrected timestamps (SYNCTRACE_CLC=off)" : "");
+    st_an_free(&a->res);
+    free(a->locs);
+    memset(a, 0, sizeof *a);
+}

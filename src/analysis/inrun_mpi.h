@@ -1,0 +1,38 @@
+/*
+ * inrun_mpi.h — the wait-state analysis at the end of a traced MPI run (SYNCTRACE_ANALYZE,
+ * default on), called by the lifecycle (src/mpi/lifecycle.c) in two steps:
+ *
+ *  st_an_inrun_run():   after CLC and before the archive is written, collective over the
+ *                       tool's world communicator: every rank analyses its own locations in
+ *                       parallel with the others (parallel_mpi.h, timestamps as the archive
+ *                       will hold them); rank 0 keeps the merged report and records
+ *                       FINALIZE_ANALYSIS_MS and _CPU_MS (the slowest rank's wall and CPU
+ *                       time) in the archive.
+ *                       With SYNCTRACE_CLC=off it analyses the uncorrected times (and says so).
+ *  st_an_inrun_report(): after the archive is written, rank 0 only: DIR/analysis.json and
+ *                       DIR/analysis.cubex, exactly as `synctrace analyze DIR` writes them,
+ *                       and a short summary on stderr (never stdout).
+ * A failure anywhere is reported once and the analysis skipped on every rank; the
+ * application is never affected. Call from one thread.
+ */
+#ifndef ST_AN_INRUN_MPI_H
+#define ST_AN_INRUN_MPI_H
+
+#include <mpi.h>
+
+#include "../trace/rankdata.h"
+#include "analysis.h"
+
+typedef struct st_an_inrun {
+    int            have;      /* rank 0: a report to write */
+    st_an_result_t res;
+    st_clc_loc_t  *locs;      /* res's locations (rank, thread) */
+    uint64_t       resolution;
+    double         ms;        /* the slowest rank's wall time */
+    int            clc_off;
+} st_an_inrun_t;
+
+void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_an_inrun_t *a);
+void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * parallel.h — the wait-state analysis of one process of a parallel run (in the shim at
+ * MPI_Finalize, or `mpiexec -n N synctrace analyze`), as a message-driven engine over the
+ * exchange layer (src/clc/exchange.h). MPI-free; parallel_mpi.h drives it over MPI.
+ *
+ * Each process analyses the locations of the ranks it owns (in the run: its own). It derives
+ * their logical messages (deps.h, the derivation CLC uses) and sends each partner only
+ * what the patterns need of its ends, in one message per partner:
+ *   - a point-to-point send: its call's enter and the send event's time, to the receiver's
+ *     owner (Late Sender, Wrong Order); a receive: the enter of the call that posted it, to
+ *     the sender's owner (Late Receiver);
+ *   - a member of a collective instance (or of MPI_Init / MPI_Finalize): its begin and end
+ *     (and whether the instance can be analysed at all: blocking, begin recorded), to the
+ *     owners of the communicator's other members — the members' times of a collective
+ *     pattern (patterns.h, st_an_coll_waits) are exchanged among its members, never further;
+ *   - OpenMP relations stay inside the process.
+ * What arrives becomes stand-in locations of the remote (rank, thread) with just those
+ * events, joined with the local endpoints into the same graph the serial analysis builds;
+ * st_an_run_part() then evaluates the same patterns with the same code for the local
+ * locations. The local part of the report (severity per metric x call path x location,
+ * worst instances, statistics) is packed for the collector, which merges the parts in
+ * process order, unifying the call-tree nodes by path: the result equals st_an_run() on
+ * the whole trace, value for value (tests/analysis/t_analyze_inrun.sh checks it).
+ *
+ * Use: st_an_par_new, st_an_par_partners (flags), st_an_par_start (incoming = how many
+ * processes flagged this one), then st_an_par_progress / deliver until ST_AN_PAR_DONE,
+ * st_an_par_pack, and at the collector st_an_par_merge over every process's pack.
+ * Not thread-safe: one thread drives one engine.
+ */
+#ifndef ST_AN_PARALLEL_H
+#define ST_AN_PARALLEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../clc/exchange.h"
+#include "analysis.h"
+
+typedef struct st_an_par st_an_par_t;
+
+enum { ST_AN_PAR_FAILED = -1, ST_AN_PAR_DONE = 0, ST_AN_PAR_BUSY = 1, ST_AN_PAR_IDLE = 2 };
+
+/*
+ * The engine of process `me` of nprocs: in->locs are the locations of the ranks it owns,
+ * in rank and thread order; in->procs[0 .. in->nranks) carries their comm tables (others
+ * may have none); in->sync the MPI_Init / MPI_Finalize regions. owner[rank] is the process
+ * that analyses archive rank `rank` (a non-decreasing map: the parts merge in rank order).
+ * in and owner must outlive the engine. Returns 0, or -1 (out of memory; one line logged).
+ */
+int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs,
+                  const st_xchg_net_t *net, st_an_par_t **out);
+
+/* Sets flags[q] = 1 for every process q (of nprocs) this one sends to. */
+void st_an_par_partners(const st_an_par_t *p, uint8_t *flags);
+/* Sends; incoming = the number of processes whose flags name this one. 0, or -1. */
+int st_an_par_start(st_an_par_t *p, uint32_t incoming);
+/* A message from process `from`. 0, or -1 (malformed: the engine fails). */
+int st_an_par_deliver(st_an_par_t *p, int32_t from, const void *buf, size_t len);
+/* Analyses once everything arrived: ST_AN_PAR_DONE, _IDLE (waits for messages) or _FAILED. */
+int st_an_par_progress(st_an_par_t *p);
+/* One line naming what the engine waits for. */
+void st_an_par_waiting(const st_an_par_t *p, char *buf, size_t n);
+/* After DONE: this process's part of the report (malloc'd into *buf). 0, or -1 (memory). */
+int st_an_par_pack(const st_an_par_t *p, void **buf, size_t *len);
+/* After DONE: this process's part itself (locations: in->locs). */
+const st_an_result_t *st_an_par_result(const st_an_par_t *p);
+void st_an_par_free(st_an_par_t *p);
+
+/*
+ * Merges the parts of processes 0 .. n-1 (in that order) into res, call-tree nodes unified
+ * by path, and *locs (malloc'd: rank and thread of each of res's locations, for the
+ * writers of output.h and cube.h). 0, or -1 (malformed part or out of memory).
+ */
+int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res, st_clc_loc_t **locs);
+
+#endif

@@ -1,0 +1,126 @@
+/*
+ * parallel_mpi.c — the parallel analysis over MPI (parallel_mpi.h).
+ */
+#include "parallel_mpi.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../clc/exchange_mpi.h"
+#include "../mpi/polite.h"
+#include "../util/log.h"
+#include "parallel.h"
+
+#define STALL_S 60.0 /* no message and no local progress for this long (plus twice the time so far): give up */
+
+static int eng_progress(void *p) { return st_an_par_progress(p); }
+static int eng_deliver(void *p, int32_t from, const void *buf, size_t len)
+{
+    return st_an_par_deliver(p, from, buf, len);
+}
+static void eng_waiting(void *p, char *buf, size_t n) { st_an_par_waiting(p, buf, n); }
+
+/* The exchange and the local analysis; 0 when this process has its part. */
+static int run_engine(MPI_Comm comm, const st_clc_input_t *in, const int32_t *owner, int crowded, st_an_par_t **out)
+{
+    int me = 0, np = 0, all_ok = 0, started = 0;
+    PMPI_Comm_rank(comm, &me);
+    PMPI_Comm_size(comm, &np);
+    st_xmpi_t m;
+    int ok = st_xmpi_init(&m, comm) == 0;
+    st_xchg_net_t net = st_xmpi_net(&m);
+    st_an_par_t *p = NULL;
+    ok = ok && st_an_par_new(in, owner, me, np, &net, &p) == 0;
+    uint8_t *flags = calloc((size_t)np, 1);
+    uint32_t incoming = 0;
+    if (ok && flags)
+        st_an_par_partners(p, flags);
+    ok = ok && flags;
+    st_xmpi_engine_t e = { "analysis", eng_progress, eng_deliver, eng_waiting, p };
+    /* Everyone must have an engine before anyone sends to it. */
+    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS || !all_ok ||
+        st_xmpi_incoming(comm, flags, np, &incoming, crowded))
+        ok = 0;
+    else if (!(started = 1) || st_an_par_start(p, incoming) ||
+             st_xmpi_loop(&m, &e, me, st_xmpi_mono_s(), STALL_S, crowded))
+        ok = 0;
+    if (started)
+        ok = st_xmpi_finish(&m, ok, me, crowded, "analysis");
+    st_xmpi_free(&m);
+    free(flags);
+    if (!ok) {
+        st_an_par_free(p);
+        p = NULL;
+    }
+    *out = p;
+    return ok ? 0 : -1;
+}
+
+/* The parts at process 0, merged. 0, or -1 (at process 0: the merge failed). */
+static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result_t *res, st_clc_loc_t **locs)
+{
+    int me = 0, np = 0, ok = 1, all_ok = 0;
+    PMPI_Comm_rank(comm, &me);
+    PMPI_Comm_size(comm, &np);
+    void *mine = NULL;
+    size_t len = 0;
+    if (st_an_par_pack(p, &mine, &len))
+        ok = 0;
+    MPI_Count *counts = me == 0 ? calloc((size_t)np, sizeof *counts) : NULL;
+    MPI_Aint *displs = me == 0 ? calloc((size_t)np, sizeof *displs) : NULL;
+    if (me == 0 && (!counts || !displs))
+        ok = 0;
+    MPI_Count mylen = (MPI_Count)len;
+    MPI_Request req;
+    int rc = -1;
+    uint8_t *all = NULL;
+    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok &&
+        PMPI_Igather(&mylen, 1, MPI_COUNT, counts, 1, MPI_COUNT, 0, comm, &req) == MPI_SUCCESS &&
+        st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS) {
+        size_t total = 0;
+        for (int i = 0; me == 0 && i < np; i++)
+            displs[i] = (MPI_Aint)total, total += (size_t)counts[i];
+        ok = me != 0 || (all = malloc(total + 1)) != NULL;
+        if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok &&
+            PMPI_Igatherv_c(mine, mylen, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm, &req) == MPI_SUCCESS &&
+            st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS)
+            rc = 0;
+    }
+    if (rc == 0 && me == 0) {
+        const void **parts = malloc(sizeof *parts * (size_t)np);
+        size_t *lens = malloc(sizeof *lens * (size_t)np);
+        for (int i = 0; parts && lens && i < np; i++)
+            parts[i] = all + displs[i], lens[i] = (size_t)counts[i];
+        rc = parts && lens ? st_an_par_merge(parts, lens, np, res, locs) : -1;
+        free(parts), free(lens);
+    }
+    free(mine), free(all), free(counts), free(displs);
+    return rc;
+}
+
+int st_an_par_run_mpi(MPI_Comm toolcomm, const st_clc_input_t *in, const int32_t *owner, int crowded,
+                      st_an_result_t *res, st_clc_loc_t **locs)
+{
+    MPI_Comm comm;
+    MPI_Request req;
+    int me = 0, ok = 0, all_ok = 0;
+    memset(res, 0, sizeof *res);
+    *locs = NULL;
+    PMPI_Comm_rank(toolcomm, &me);
+    if (PMPI_Comm_idup(toolcomm, &comm, &req) != MPI_SUCCESS || st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS) {
+        st_log_error("analysis: cannot duplicate the tool communicator; skipped");
+        return -1;
+    }
+    st_an_par_t *p = NULL;
+    ok = run_engine(comm, in, owner, crowded, &p) == 0;
+    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS)
+        all_ok = 0;
+    if (!all_ok && me == 0)
+        st_log_error("analysis: failed on at least one rank; skipped");
+    int rc = all_ok ? gather(comm, p, crowded, res, locs) : -1;
+    if (all_ok && rc && me == 0)
+        st_log_error("analysis: collecting the report failed; skipped");
+    st_an_par_free(p);
+    PMPI_Comm_free(&comm);
+    return all_ok ? (me == 0 ? rc : 0) : -1;
+}

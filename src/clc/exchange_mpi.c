@@ -1,0 +1,257 @@
+/*
+ * exchange_mpi.c — the MPI transport of the exchange layer (exchange_mpi.h), moved here
+ * from the CLC's replay_mpi.c so that the parallel analysis uses the same one.
+ */
+#include "exchange_mpi.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "../mpi/polite.h"
+#include "../util/log.h"
+#include "mem.h"
+
+#define TAG         7401
+#define TAG_ABORT   7402 /* empty: the sender failed, stop waiting for it */
+#define DRAIN_S     10.0 /* draining the messages of a finished or failed run (they are all in flight) */
+#define QUIET_S     5.0  /* idle this long (plus the time taken so far): say what this rank waits for */
+
+double st_xmpi_mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int st_xmpi_init(st_xmpi_t *m, MPI_Comm comm)
+{
+    int n = 0;
+    PMPI_Comm_size(comm, &n);
+    *m = (st_xmpi_t){ .comm = comm, .nranks = n, .sent = calloc((size_t)(n > 0 ? n : 1), sizeof(uint64_t)) };
+    return m->sent ? 0 : -1;
+}
+
+void st_xmpi_free(st_xmpi_t *m)
+{
+    free(m->req);
+    free(m->buf);
+    free(m->sent);
+    m->req = NULL, m->buf = NULL, m->sent = NULL;
+}
+
+/* Posts one message; buf is freed when its send completed (or now, on a failure). */
+static int post(st_xmpi_t *m, int32_t to, void *buf, size_t len, int tag)
+{
+    if (m->n == m->cap) {
+        int cap = m->cap ? 2 * m->cap : 64;
+        MPI_Request *r = realloc(m->req, sizeof *r * (size_t)cap);
+        if (r)
+            m->req = r;
+        void **b = realloc(m->buf, sizeof *b * (size_t)cap);
+        if (b)
+            m->buf = b;
+        if (!r || !b) {
+            st_clc_free(buf);
+            return -1;
+        }
+        m->cap = cap;
+    }
+    if (PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, to, tag, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
+        st_clc_free(buf);
+        m->err = 1;
+        return -1;
+    }
+    m->sent[to]++;
+    m->buf[m->n++] = buf;
+    return 0;
+}
+
+static int net_send(void *ctx, int32_t to, void *buf, size_t len) { return post(ctx, to, buf, len, TAG); }
+
+st_xchg_net_t st_xmpi_net(st_xmpi_t *m) { return (st_xchg_net_t){ net_send, m }; }
+
+/* After a failure here: tells every other rank (an empty message each). */
+static void send_abort(st_xmpi_t *m, int32_t me)
+{
+    for (int32_t q = 0; q < m->nranks; q++) {
+        void *b = q == me ? NULL : st_clc_malloc(1);
+        if (b)
+            post(m, q, b, 0, TAG_ABORT);
+    }
+}
+
+/* Frees the buffers of completed sends (compacting the arrays). */
+static void reap_sends(st_xmpi_t *m)
+{
+    if (!m->n)
+        return;
+    int done = 0, *idx = malloc(sizeof(int) * (size_t)m->n);
+    MPI_Status *st = malloc(sizeof *st * (size_t)m->n);
+    if (!idx || !st || PMPI_Testsome(m->n, m->req, &done, idx, st) != MPI_SUCCESS) {
+        free(idx);
+        free(st);
+        return;
+    }
+    free(st);
+    for (int i = 0; i < done && done != MPI_UNDEFINED; i++) {
+        st_clc_free(m->buf[idx[i]]);
+        m->buf[idx[i]] = NULL;
+    }
+    free(idx);
+    int k = 0;
+    for (int i = 0; i < m->n; i++)
+        if (m->buf[i]) {
+            m->req[k] = m->req[i];
+            m->buf[k++] = m->buf[i];
+        }
+    m->n = k;
+}
+
+/* Delivers every message that has arrived to e (e NULL: discards them); returns how many,
+ * -1 on a failure or when another rank reported one. */
+static int poll_incoming(st_xmpi_t *m, const st_xmpi_engine_t *e)
+{
+    int got = 0;
+    for (;;) {
+        int flag = 0;
+        MPI_Message msg;
+        MPI_Status st;
+        MPI_Count count = 0;
+        if (PMPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, m->comm, &flag, &msg, &st) != MPI_SUCCESS)
+            return -1;
+        if (!flag)
+            return got;
+        if (PMPI_Get_count_c(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)
+            return -1;
+        void *buf = st_clc_malloc(count ? (size_t)count : 1);
+        if (!buf)
+            return -1;
+        if (PMPI_Mrecv_c(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+            st_clc_free(buf);
+            return -1;
+        }
+        m->received++;
+        int rc = 0;
+        if (st.MPI_TAG == TAG_ABORT)
+            m->aborted = 1;
+        else if (e && !m->aborted)
+            rc = e->deliver(e->ctx, st.MPI_SOURCE, buf, (size_t)count);
+        st_clc_free(buf);
+        if (rc || (e && m->aborted))
+            return -1;
+        got++;
+    }
+}
+
+/* Releases sends that did not complete in the drain; the buffers stay allocated (MPI may still read them). */
+static void abandon_sends(st_xmpi_t *m)
+{
+    for (int i = 0; i < m->n; i++)
+        PMPI_Request_free(&m->req[i]);
+    m->n = 0;
+}
+
+/* Receives every message sent to this rank (how many: the sum over the senders) and
+ * completes its own sends. */
+static int drain(st_xmpi_t *m, int32_t me, int crowded, const char *what)
+{
+    uint64_t expected = 0;
+    MPI_Request req;
+    if (PMPI_Ireduce_scatter_block(m->sent, &expected, 1, MPI_UINT64_T, MPI_SUM, m->comm, &req) != MPI_SUCCESS ||
+        st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS)
+        return -1;
+    double t0 = st_xmpi_mono_s();
+    for (long idle = 0; m->received < expected || m->n; idle++) {
+        int got = poll_incoming(m, NULL);
+        reap_sends(m);
+        if (got > 0)
+            idle = 0;
+        st_polite_pause(idle, crowded);
+        if (idle % 64 == 63 && st_xmpi_mono_s() - t0 > DRAIN_S) {
+            st_log_error("%s: rank %d: %" PRIu64 " of %" PRIu64 " tool messages arrived and %d sends incomplete "
+                         "after %.0f s; leaving them", what, (int)me, m->received, expected, m->n, DRAIN_S);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int st_xmpi_min_all(const int *in, int *out, MPI_Comm comm, int crowded)
+{
+    MPI_Request req;
+    int rc = PMPI_Iallreduce(in, out, 1, MPI_INT, MPI_MIN, comm, &req);
+    return rc == MPI_SUCCESS ? st_polite_wait_crowded(&req, crowded) : rc;
+}
+
+int st_xmpi_incoming(MPI_Comm comm, const uint8_t *flags, int32_t nranks, uint32_t *incoming, int crowded)
+{
+    int *counts = malloc(sizeof(int) * (size_t)(nranks > 0 ? nranks : 1)), mine = 0, rc = -1;
+    MPI_Request req;
+    if (counts) {
+        for (int32_t q = 0; q < nranks; q++)
+            counts[q] = flags[q];
+        if (PMPI_Ireduce_scatter_block(counts, &mine, 1, MPI_INT, MPI_SUM, comm, &req) == MPI_SUCCESS &&
+            st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS)
+            rc = 0;
+    }
+    *incoming = (uint32_t)mine;
+    free(counts);
+    return rc;
+}
+
+/* (No clock reads while busy: CPU-time clocks are system calls.) */
+int st_xmpi_loop(st_xmpi_t *m, const st_xmpi_engine_t *e, int32_t rank, double t_start, double stall_s, int crowded)
+{
+    double last = st_xmpi_mono_s();
+    long loops = 0, msgs = 0, idle = 0;
+    for (;;) {
+        int rc = e->progress(e->ctx);
+        loops++;
+        if (rc == ST_XMPI_FAILED || m->err)
+            return -1;
+        int got = rc == ST_XMPI_DONE ? 0 : poll_incoming(m, e);
+        if (got < 0)
+            return -1;
+        reap_sends(m);
+        msgs += got;
+        if (rc == ST_XMPI_DONE && m->n == 0) {
+            st_log_debug("%s: %ld loops, %ld messages received", e->what, loops, msgs);
+            return 0;
+        }
+        if (rc == ST_XMPI_BUSY || got) {
+            idle = 0;
+            continue;
+        }
+        if (idle == 0)
+            last = st_xmpi_mono_s(); /* an idle stretch begins */
+        st_polite_pause(idle++, crowded);
+        if (idle % 64)
+            continue;
+        double now = st_xmpi_mono_s();
+        if (now - last > stall_s + 2 * (last - t_start)) {
+            char why[200];
+            e->waiting(e->ctx, why, sizeof why);
+            st_log_error("%s: rank %d made no progress for %.0f s (%s); giving up", e->what, (int)rank, now - last,
+                         why);
+            return -1;
+        }
+        if (now - last > QUIET_S + (last - t_start)) {
+            char why[200];
+            e->waiting(e->ctx, why, sizeof why);
+            st_log_warn_once("%s: rank %d waiting for other ranks since %.0f s (%s)", e->what, (int)rank, now - last,
+                             why);
+        }
+    }
+}
+
+int st_xmpi_finish(st_xmpi_t *m, int ok, int32_t rank, int crowded, const char *what)
+{
+    if (!ok && !m->aborted)
+        send_abort(m, rank);
+    if (drain(m, rank, crowded, what))
+        ok = 0;
+    if (m->n)
+        abandon_sends(m);
+    return ok;
+}

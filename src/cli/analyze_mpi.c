@@ -1,0 +1,109 @@
+/*
+ * analyze_mpi.c — `mpiexec -n N synctrace analyze DIR [-o FILE]` (analyze.h): N processes
+ * analyse contiguous blocks of the archive's ranks with the in-run analysis's parallel code
+ * (src/analysis/parallel_mpi.h); process 0 writes the report like the serial command.
+ * Each process converts the archive and keeps the locations of its own ranks only for the
+ * analysis (the OTF2 reading itself is not split).
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../analysis/parallel_mpi.h"
+#include "../clc/clc.h"
+#include "analyze.h"
+
+static long env_long(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? strtol(v, NULL, 10) : 0;
+}
+
+int st_cli_mpi_launched(void)
+{
+    return env_long("PMI_SIZE") > 1 || env_long("OMPI_COMM_WORLD_SIZE") > 1 || env_long("PMIX_SIZE") > 1 ||
+           env_long("MPI_LOCALNRANKS") > 1;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* 1 on every process if ok is on every process. */
+static int all(int ok)
+{
+    int r = 0;
+    return MPI_Allreduce(&ok, &r, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS && r;
+}
+
+int st_cli_analyze_mpi(const char *dir, const char *out)
+{
+    int me = 0, np = 0, rc = 1;
+    if (MPI_Init(NULL, NULL) != MPI_SUCCESS) {
+        fprintf(stderr, "synctrace: analyze: MPI_Init failed\n");
+        return 1;
+    }
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm_size(MPI_COMM_WORLD, &np);
+    st_cli_archive_t ar;
+    st_cli_ranks_t rk = { 0 };
+    st_clc_input_t in = { 0 };
+    char err[300] = "";
+    int opened = st_cli_open(dir, &ar) == 0;
+    int ok = opened && st_cli_convert(&ar, ST_CLI_CONV_CHECK, &rk, err, sizeof err) == 0;
+    if (ok && err[0] == 0 && rk.nranks < np)
+        snprintf(err, sizeof err, "%d processes for an archive of %d ranks: run at most %d", np, (int)rk.nranks,
+                 (int)rk.nranks);
+    int32_t *owner = ok ? malloc(sizeof *owner * (size_t)(rk.nranks + 1)) : NULL;
+    ok = ok && owner && rk.nranks >= np;
+    /* contiguous blocks of ranks, in rank order: the parts merge into the archive's location order */
+    int32_t first = -1, count = 0;
+    for (int32_t r = 0; ok && r < rk.nranks; r++) {
+        owner[r] = (int32_t)((int64_t)r * np / rk.nranks);
+        if (owner[r] == me)
+            first = first < 0 ? r : first, count++;
+    }
+    ok = ok && st_clc_input_from_rankdata(rk.rd + first, count, &in) == 0;
+    if (!all(ok)) {
+        if (me == 0)
+            fprintf(stderr, "synctrace: cannot analyse archive %s in parallel: %s\n", dir,
+                    err[0] ? err : "see above");
+    } else {
+        in.sync = st_clc_sync_regions, in.nsync = ST_CLC_NSYNC;
+        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+        st_an_result_t res;
+        st_clc_loc_t *locs = NULL;
+        uint64_t nev = 0, total = 0;
+        for (uint32_t l = 0; l < in.nlocs; l++)
+            nev += in.locs[l].n;
+        MPI_Reduce(&nev, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+        double t0 = now_ms();
+        int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, owner, np > ncpu, &res, &locs);
+        double ms = now_ms() - t0;
+        if (prc == 0 && me == 0) {
+            st_clc_input_t outin = { .nlocs = res.nlocs, .locs = locs };
+            rc = st_cli_analysis_report(dir, &ar, &res, &outin, out);
+            if (rc == 0)
+                printf("analysis of %llu events: %.1f ms, in parallel over %d processes\n", (unsigned long long)total,
+                       ms, np);
+            st_an_free(&res);
+        } else if (prc == 0) {
+            rc = 0;
+        }
+        free(locs);
+        MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    }
+    st_clc_input_free(&in);
+    free(owner);
+    st_cli_ranks_free(&rk);
+    if (opened)
+        st_cli_archive_free(&ar);
+    MPI_Finalize();
+    return rc;
+}

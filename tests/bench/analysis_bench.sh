@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# tests/bench/analysis_bench.sh — cost of the in-run wait-state analysis at MPI_Finalize, next to
+# the CLC's and the archive writing's, on the workloads of clc_bench.sh (tests/bench/clc_bench.c,
+# 2, 4 and 8 ranks, per-rank skewed clocks, SYNCTRACE_SYNC=none: CLC has work to do).
+# For each workload and rank count, ANALYSIS_BENCH_REPS pairs of runs (default 3):
+#   on   SYNCTRACE_CLC=on, SYNCTRACE_ANALYZE=on: FINALIZE_CLC_MS and FINALIZE_ANALYSIS_MS
+#        (wall, slowest rank) and their _CPU_MS (CPU, in parentheses) from the archive;
+#   off  both off: MPI_Finalize as measured by the program = sync + archive writing ("write ms").
+# Medians; "ms/Mev" = ms per million events per rank. Target: analysis <= CLC. On a machine with
+# fewer cores than ranks (or busy with other work) the wall times include waiting for time slices;
+# the CPU times do not.
+# Prints a markdown table (also in $O/build/bench/analysis-report.md). Environment: O (build
+# root), ANALYSIS_BENCH_REPS, ANALYSIS_BENCH_ITERS (iterations, default 10000),
+# ANALYSIS_BENCH_NP (default "2 4 8").
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+O=$(cd "${O:-$ROOT}" && pwd)
+OUT=$O/build/bench
+LIB=$O/lib/libsynctrace.so
+BIN=$O/bin/synctrace
+REPS=${ANALYSIS_BENCH_REPS:-3}
+ITERS=${ANALYSIS_BENCH_ITERS:-10000}
+NPS=${ANALYSIS_BENCH_NP:-"2 4 8"}
+export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
+mkdir -p "$OUT"
+[ -f "$LIB" ] && [ -x "$BIN" ] || { echo "analysis_bench: build first (make all)" >&2; exit 1; }
+source "$ROOT/tests/skew/skew-env.sh"
+SKEW=$(skew_build "$OUT") || { echo "analysis_bench: cannot build the skew library" >&2; exit 1; }
+PROG=$OUT/clc_bench
+if [ ! -x "$PROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$PROG" ]; then
+    mpicc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/bench/clc_bench.c" ||
+        { echo "analysis_bench: cannot build clc_bench.c" >&2; exit 1; }
+fi
+HPROG=$OUT/clc_bench_omp
+if command -v clang >/dev/null && { [ ! -x "$HPROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$HPROG" ]; }; then
+    mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O2 -fopenmp -o "$HPROG" "$ROOT/tests/bench/clc_bench.c" || rm -f "$HPROG"
+fi
+export KMP_BLOCKTIME=0
+BUFFER=$(( (ITERS * 29 * 64 * 3 / 2) / 1048576 + 8 ))M # room for the run's events: no flushes (as clc_bench.sh)
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-anabench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+prop() { "$BIN" info "$1" | awk -v k="SYNCTRACE::$2" '$1 == k {print $2}'; }
+
+# run NP on|off DIR -> prints "finalize_ms events"
+run() {
+    local np=$1 on=$2 dir=$3
+    rm -rf "$dir"
+    timeout 600 mpiexec -n "$np" -genv SYNCTRACE_DIR "$dir" -genv SYNCTRACE_CLC "$on" -genv SYNCTRACE_ANALYZE "$on" \
+        -genv SYNCTRACE_SYNC none -genv SYNCTRACE_BUFFER "$BUFFER" -genv SKEW_PER_RANK 1 -genv SKEW_OFFSET_NS 3000000 \
+        -genv SKEW_SEED 9 -genv SKEW_T0_NS "$(skew_t0)" -genv KMP_BLOCKTIME 0 -genv LD_PRELOAD "$SKEW:$LIB" \
+        $WPROG $WARGS >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+        { echo "analysis_bench: run failed ($np ranks, $on): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
+    local f ev
+    f=$(awk '$1 == "finalize_ms" {print $2}' "$TMP/out.txt")
+    ev=$("$BIN" info "$dir" | awk '$1 == "events:" {print $2}')
+    echo "$f $ev"
+}
+
+report=$OUT/analysis-report.md
+: >"$report"
+status=0
+per_mev() { awk -v c="$1" -v e="$2" 'BEGIN {printf "%.0f", (e > 0) ? c / (e / 1e6) : 0}'; }
+table() {
+    local name=$1
+    WPROG=$2
+    shift 2
+    WARGS="$*"
+    {
+        echo "### $name: $WPROG $WARGS"
+        echo
+        echo "| ranks | events/rank | analysis ms (CPU) | analysis ms/Mev/rank (CPU) | clc ms (CPU) | clc ms/Mev/rank (CPU) | write ms | write ms/Mev/rank | analysis <= clc (CPU) |"
+        echo "|---|---|---|---|---|---|---|---|---|"
+    } >>"$report"
+    for np in $NPS; do
+        : >"$TMP/ana" && : >"$TMP/clc" && : >"$TMP/off" && : >"$TMP/ev" && : >"$TMP/anac" && : >"$TMP/clcc"
+        for rep in $(seq "$REPS"); do
+            r=$(run "$np" on "$TMP/a-$np-$rep") || { status=1; continue; }
+            echo $(( ${r#* } / np )) >>"$TMP/ev"
+            prop "$TMP/a-$np-$rep" FINALIZE_ANALYSIS_MS >>"$TMP/ana"
+            prop "$TMP/a-$np-$rep" FINALIZE_CLC_MS >>"$TMP/clc"
+            prop "$TMP/a-$np-$rep" FINALIZE_ANALYSIS_CPU_MS >>"$TMP/anac"
+            prop "$TMP/a-$np-$rep" FINALIZE_CLC_CPU_MS >>"$TMP/clcc"
+            r=$(run "$np" off "$TMP/b-$np-$rep") || { status=1; continue; }
+            echo "${r% *}" >>"$TMP/off"
+            rm -rf "$TMP/a-$np-$rep" "$TMP/b-$np-$rep"
+        done
+        ev=$(median <"$TMP/ev"); ana=$(median <"$TMP/ana"); clc=$(median <"$TMP/clc"); off=$(median <"$TMP/off")
+        anac=$(median <"$TMP/anac"); clcc=$(median <"$TMP/clcc")
+        ok=$(awk -v a="$ana" -v c="$clc" -v x="$anac" -v y="$clcc" \
+            'BEGIN {printf "%s (%s)", (a + 0 <= c + 0) ? "yes" : "NO", (x + 0 <= y + 0) ? "yes" : "NO"}')
+        printf '| %s | %s | %.1f (%.1f) | %s (%s) | %.1f (%.1f) | %s (%s) | %.1f | %s | %s |\n' "$np" "$ev" "$ana" "$anac" \
+            "$(per_mev "$ana" "$ev")" "$(per_mev "$anac" "$ev")" "$clc" "$clcc" "$(per_mev "$clc" "$ev")" \
+            "$(per_mev "$clcc" "$ev")" "$off" "$(per_mev "$off" "$ev")" "$ok" >>"$report"
+    done
+    echo >>"$report"
+}
+table mpi "$PROG" "$ITERS"
+if [ -x "$HPROG" ]; then table hybrid "$HPROG" "$((ITERS / 4))" 2; fi
+echo "## Wait-state analysis at MPI_Finalize (skewed clocks, SYNCTRACE_SYNC=none, $(nproc) cores, medians of $REPS)"
+echo
+cat "$report"
+exit $status
