@@ -80,6 +80,11 @@ int an_late_sender(an_ctx_t *c, an_waits_t *ls);
 int an_p2p(an_ctx_t *c);
 /* Collective patterns over the graph's collective instances. 0, or -1 (memory). */
 int an_coll(an_ctx_t *c);
+/* The metric tree above the patterns (tree.c): Execution, Computation, Overhead, the MPI
+ * subtree by call; after every pattern. */
+void an_tree(an_ctx_t *c);
+/* The innermost MPI-subtree metric of a call of region r (by name, then role), or -1. */
+int an_mpi_category(uint32_t region);
 /* OpenMP metrics over the graph's OpenMP instances, idle threads (omp.c); after time and
  * MPI time. 0, or -1 (memory). */
 int an_omp(an_ctx_t *c);

@@ -9,7 +9,7 @@
  * count-0 operations: nothing; intercommunicator collectives (each group waits for the other); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
  * report of a call tree not created in preorder, checked by an independent reader.
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/output.c src/util/json.c src/analysis/cube.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/output.c src/util/json.c src/analysis/cube.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -570,6 +570,53 @@ static void test_openmp(void)
     done();
 }
 
+/* The metric tree above the patterns (tree.c): Execution, Overhead, Computation and the MPI
+ * subtree by region name and role, each a whole amount that includes its children. */
+static void test_metric_tree(void)
+{
+    tb_init(&t, 1, 0);
+    uint32_t a = tb_loc(&t, 0, 0);
+    static const struct { uint32_t region; uint64_t b, e; } calls[] = {
+        { ST_REGION_MPI_Comm_size, 110, 120 },       { ST_REGION_MPI_File_open, 130, 150 },
+        { ST_REGION_MPI_File_write_all, 160, 190 },  { ST_REGION_MPI_File_read, 200, 205 },
+        { ST_REGION_MPI_Win_create, 210, 225 },      { ST_REGION_MPI_Type_commit, 230, 237 },
+        { ST_REGION_FLUSH, 240, 280 },               { ST_REGION_MPI_Comm_split, 285, 295 },
+    };
+    enter(a, 100, ST_REGION_PROGRAM);
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        enter(a, calls[i].b, calls[i].region);
+        leave(a, calls[i].e, calls[i].region);
+    }
+    enter(a, 300, ST_REGION_MPI_Wait); /* a flush inside a call: overhead, not the call's time */
+    enter(a, 310, ST_REGION_FLUSH);
+    leave(a, 330, ST_REGION_FLUSH);
+    leave(a, 350, ST_REGION_MPI_Wait);
+    leave(a, 1000, ST_REGION_PROGRAM);
+    analyse();
+    const uint32_t P = ST_REGION_PROGRAM;
+    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_COMM, a, P, ST_REGION_MPI_Comm_size), 10);
+    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_COMM, a, P, ST_REGION_MPI_Comm_split), 10); /* by name, not its collective role */
+    CHECK_EQ(AT(ST_AN_M_MPI_COLL, a, P, ST_REGION_MPI_Comm_split), 0);
+    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_FILE, a, P, ST_REGION_MPI_File_open), 20);
+    CHECK_EQ(AT(ST_AN_M_MPI_IO_COLL, a, P, ST_REGION_MPI_File_write_all), 30);
+    CHECK_EQ(AT(ST_AN_M_MPI_IO_INDIV, a, P, ST_REGION_MPI_File_read), 5);
+    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_WIN, a, P, ST_REGION_MPI_Win_create), 15);
+    CHECK_EQ(AT(ST_AN_M_MPI, a, P, ST_REGION_MPI_Type_commit), 7); /* MPI, in no category */
+    CHECK_EQ(AT(ST_AN_M_MPI_P2P, a, P, ST_REGION_MPI_Wait), 30);
+    CHECK_EQ(AT(ST_AN_M_OVERHEAD, a, P, ST_REGION_MPI_Wait, ST_REGION_FLUSH), 20);
+    CHECK_EQ(AT(ST_AN_M_EXECUTION, a, P, ST_REGION_FLUSH), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_TIME), 900);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OVERHEAD), 60);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_EXECUTION), 840);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI), 10 + 20 + 30 + 5 + 15 + 7 + 10 + 30);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI_MGMT), 10 + 20 + 15 + 10);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI_IO), 35);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI_COMM), 30);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_COMP), 840 - 127);
+    CHECK_EQ(AT(ST_AN_M_COMP, a, P), 840 - 127);
+    done();
+}
+
 static void test_metric_table(void)
 {
     CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
@@ -584,6 +631,7 @@ static void test_metric_table(void)
 int main(void)
 {
     test_metric_table();
+    test_metric_tree();
     test_tree_and_late_sender();
     test_nonblocking();
     test_late_receiver_ssend();
