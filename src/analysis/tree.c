@@ -99,6 +99,22 @@ static double call_excl(const an_ctx_t *c, uint32_t l, uint64_t call)
     return t;
 }
 
+void an_call_completes(const an_ctx_t *c, uint32_t l, uint64_t call, int *coll, int *p2p, int *barrier)
+{
+    const st_clc_loc_t *L = &c->in->locs[l];
+    uint64_t end = c->loc[l].leave[call] != AN_NO_EV ? c->loc[l].leave[call] : L->n;
+    *coll = *p2p = 0, *barrier = 1;
+    for (uint64_t i = call + 1; i < end; i++) {
+        if (an_call(c, l, i) != call)
+            continue;
+        unsigned kind = L->ev[i].kind;
+        if (kind == ST_EV_MPI_ICOLL_COMPLETE)
+            *coll = 1, *barrier &= L->ev[i].op == OTF2_COLLECTIVE_OP_BARRIER;
+        else if (kind == ST_EV_MPI_ISEND_COMPLETE || kind == ST_EV_MPI_IRECV || kind == ST_EV_MPI_REQUEST_CANCELLED)
+            *p2p = 1;
+    }
+}
+
 /* Point-to-point completion calls (Wait*, Test*) that completed only nonblocking collective
  * requests: their time moves to the collective metric of what they completed. */
 static void completions(an_ctx_t *c, uint32_t l)
@@ -107,17 +123,8 @@ static void completions(an_ctx_t *c, uint32_t l)
     for (uint64_t call = 0; call < L->n; call++) {
         if (L->ev[call].kind != ST_EV_ENTER || an_mpi_category(L->ev[call].region) != ST_AN_M_MPI_P2P)
             continue;
-        uint64_t end = c->loc[l].leave[call] != AN_NO_EV ? c->loc[l].leave[call] : L->n;
-        int coll = 0, p2p = 0, barrier = 1;
-        for (uint64_t i = call + 1; i < end; i++) {
-            if (an_call(c, l, i) != call)
-                continue;
-            unsigned kind = L->ev[i].kind;
-            if (kind == ST_EV_MPI_ICOLL_COMPLETE)
-                coll = 1, barrier &= L->ev[i].op == OTF2_COLLECTIVE_OP_BARRIER;
-            else if (kind == ST_EV_MPI_ISEND_COMPLETE || kind == ST_EV_MPI_IRECV || kind == ST_EV_MPI_REQUEST_CANCELLED)
-                p2p = 1;
-        }
+        int coll, p2p, barrier;
+        an_call_completes(c, l, call, &coll, &p2p, &barrier);
         if (coll && !p2p) {
             uint32_t k = c->loc[l].cnode[call];
             double v = call_excl(c, l, call);
