@@ -8,7 +8,7 @@
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
-bin=$(build_mpi_c icoll "$ST_ROOT/tests/analysis/icoll.c")
+bin=$(build_mpi_c icoll "$ST_ROOT/tests/analysis/icoll.c" -ldl)
 run_traced "$ST_TMP/run" 4 "$bin" || fail "icoll exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -q '^mark ibarrier 0 ' "$ST_TMP/out.txt" || fail "no marks in the program's output"
 st analyze "$ST_TMP/run" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
