@@ -698,6 +698,37 @@ static void test_icoll(void)
     done();
 }
 
+/* A nonblocking collective on an intercommunicator: each group waits, at its completing
+ * call, for the latest I-call of the other group. */
+static void test_icoll_intercomm(void)
+{
+    static int32_t ga[2] = { 0, 1 }, gb[2] = { 2, 3 };
+    tb_init(&t, 4, 0);
+    uint32_t l[4];
+    for (int32_t r = 0; r < 4; r++) {
+        int a = r < 2;
+        t.comms[r][1] = (st_comm_def_t){ .key = 500, .parent = 0, .flags = ST_COMMF_INTER, .size = 2, .remote_size = 2,
+                                         .world = a ? ga : gb, .remote_world = a ? gb : ga };
+        l[r] = tb_loc(&t, r, 0);
+    }
+    static const uint64_t ic[4] = { 100, 250, 110, 120 }, wt[4] = { 105, 260, 115, 125 };
+    for (int r = 0; r < 4; r++) {
+        icall(l[r], ST_REGION_MPI_Iallreduce, ic[r], 60 + (uint64_t)r);
+        enter(l[r], wt[r], ST_REGION_MPI_Wait);
+        icoll_done(l[r], 390 + (uint64_t)r, OP_ALLREDUCE, -1, 1, 60 + (uint64_t)r, 4, 4);
+        st_event_t *e = &t.locs[l[r]].ev[t.locs[l[r]].n - 1];
+        e->comm = 1, e->flags = ST_EVF_INTERCOMM;
+        leave(l[r], 400 + (uint64_t)r, ST_REGION_MPI_Wait);
+    }
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Wait), 121 - 105); /* {0, 1} wait for 3's I-call */
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Wait), 0);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Wait), 251 - 115); /* {2, 3} for 1's */
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[3], ST_REGION_MPI_Wait), 251 - 125);
+    CHECK_EQ(R.stats.coll_violations, 0);
+    done();
+}
+
 static void test_metric_table(void)
 {
     CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
@@ -714,6 +745,7 @@ int main(void)
     test_metric_table();
     test_metric_tree();
     test_icoll();
+    test_icoll_intercomm();
     test_tree_and_late_sender();
     test_nonblocking();
     test_late_receiver_ssend();
