@@ -76,7 +76,12 @@ int an_mpi_category(uint32_t r)
     case OTF2_REGION_ROLE_COLL_OTHER:  return ST_AN_M_MPI_COLL;
     default:                           break;
     }
-    return !strncmp(n, "MPI_Test", 8) || !strncmp(n, "MPI_Wait", 8) ? ST_AN_M_MPI_P2P : -1;
+    static const char *const completion[] = { "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Wait",
+                                              "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", NULL };
+    for (const char *const *c = completion; *c; c++)
+        if (!strcmp(n, *c))
+            return ST_AN_M_MPI_P2P;
+    return -1;
 }
 
 /* Adds v to metric m and its ancestors up to (not including) MPI. */
