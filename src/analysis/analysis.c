@@ -222,7 +222,7 @@ int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t 
     if (rc == 0)
         rc = an_coll(&c);
     if (rc == 0)
-        an_tree(&c);
+        rc = an_tree(&c);
     for (uint32_t l = 0; c.loc && l < in->nlocs; l++)
         free(c.loc[l].call), free(c.loc[l].leave), free(c.loc[l].cnode);
     free(c.loc);

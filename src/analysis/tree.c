@@ -19,6 +19,7 @@
  */
 #include "internal.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include <otf2/OTF2_Events.h>
@@ -122,11 +123,11 @@ void an_call_completes(const an_ctx_t *c, uint32_t l, uint64_t call, int *coll, 
 
 /* Point-to-point completion calls (Wait*, Test*) that completed only nonblocking collective
  * requests: their time moves to the collective metric of what they completed. */
-static void completions(an_ctx_t *c, uint32_t l)
+static void completions(an_ctx_t *c, uint32_t l, const uint8_t *p2p_cnode)
 {
     const st_clc_loc_t *L = &c->in->locs[l];
     for (uint64_t call = 0; call < L->n; call++) {
-        if (L->ev[call].kind != ST_EV_ENTER || an_mpi_category(L->ev[call].region) != ST_AN_M_MPI_P2P)
+        if (L->ev[call].kind != ST_EV_ENTER || !p2p_cnode[c->loc[l].cnode[call]])
             continue;
         int coll, p2p, barrier;
         an_call_completes(c, l, call, &coll, &p2p, &barrier);
@@ -139,16 +140,21 @@ static void completions(an_ctx_t *c, uint32_t l)
     }
 }
 
-void an_tree(an_ctx_t *c)
+int an_tree(an_ctx_t *c)
 {
     st_an_result_t *r = c->res;
+    uint8_t *p2p_cnode = calloc(r->ncnodes + 1, 1); /* the category once per call path, not per call */
+    if (!p2p_cnode)
+        return -1;
     for (uint32_t k = 1; k < r->ncnodes; k++) {
         int m = an_mpi_category(r->cnodes[k].region);
+        p2p_cnode[k] = m == ST_AN_M_MPI_P2P;
         for (uint32_t l = 0; m >= 0 && l < r->nlocs; l++)
             add_mpi(r, m, k, l, *st_an_sev(r, ST_AN_M_MPI, k, l));
     }
     for (uint32_t l = 0; l < r->nlocs; l++)
-        completions(c, l);
+        completions(c, l, p2p_cnode);
+    free(p2p_cnode);
     for (uint32_t k = 0; k < r->ncnodes; k++) {
         const st_region_info_t *ri = k ? st_region_info(r->cnodes[k].region) : NULL;
         int tool = ri && ri->paradigm == ST_PARADIGM_MEASUREMENT;
@@ -161,4 +167,5 @@ void an_tree(an_ctx_t *c)
                 *exec - *st_an_sev(r, ST_AN_M_MPI, k, l) - *st_an_sev(r, ST_AN_M_OMP, k, l);
         }
     }
+    return 0;
 }
