@@ -97,8 +97,6 @@ void an_call_completes(const an_ctx_t *c, uint32_t l, uint64_t call, int *coll, 
 /* The metric tree above the patterns (tree.c): Execution, Computation, Overhead, the MPI
  * subtree by call; after every pattern. 0, or -1 (memory). */
 int an_tree(an_ctx_t *c);
-/* The innermost MPI-subtree metric of a call of region r (by name, then role), or -1. */
-int an_mpi_category(uint32_t region);
 /* OpenMP metrics over the graph's OpenMP instances, idle threads (omp.c); after time and
  * MPI time. 0, or -1 (memory). */
 int an_omp(an_ctx_t *c);

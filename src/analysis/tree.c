@@ -37,7 +37,7 @@ static int prefixed(const char *name, const char *const *list)
 }
 
 /* The innermost MPI-subtree metric a call of region r belongs to, or -1 (other MPI calls). */
-int an_mpi_category(uint32_t r)
+static int an_mpi_category(uint32_t r)
 {
     static const char *const init_exit[] = { "MPI_Init", "MPI_Finalize", NULL };
     static const char *const comm[] = { "MPI_Comm_", "MPI_Cart", "MPI_Graph", "MPI_Dist_graph_", "MPI_Dims_create",
