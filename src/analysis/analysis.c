@@ -292,6 +292,8 @@ int st_an_run_part(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t n
         rc = an_p2p(&c);
     if (rc == 0)
         rc = an_coll(&c);
+    if (rc == 0)
+        rc = an_tree(&c);
     for (uint32_t l = 0; c.loc && l < in->nlocs; l++)
         st_clc_free(c.loc[l].call), st_clc_free(c.loc[l].leave), st_clc_free(c.loc[l].cnode);
     free(c.loc);

@@ -63,7 +63,7 @@ typedef struct st_an_stats {
     uint64_t unpaired;       /* LEAVEs without ENTER or ENTERs never left (incomplete traces) */
     uint64_t ls_violations;  /* receives that completed before their send started (t(s) > t(r)) */
     uint64_t coll_violations;/* collective members that ended before the reference begin (B_ref > e) */
-    uint64_t coll_skipped;   /* collective instances not analysed (intercommunicator, nonblocking, Alltoallv/w) */
+    uint64_t coll_skipped;   /* collective instances not analysed (MPI_(I)Alltoallv/w, a member without begin/end) */
 } st_an_stats_t;
 
 /* One instance of a time metric: a wait of one call (for "worst instances"). */

@@ -5,8 +5,8 @@
  * relate nothing and are not analysed, as in Scalasca. A member's begin and end are
  * its COLL_BEGIN and COLL_END (Scalasca: CollBegin, CollEnd); the wait goes to the
  * call path of the collective call on the waiting location.
- * Not analysed (counted in stats.coll_skipped): nonblocking collectives and
- * MPI_Alltoallv/w (Scalasca: the trace does not say who exchanges with whom).
+ * Nonblocking collectives: icoll.c. Not analysed (counted in stats.coll_skipped):
+ * MPI_(I)Alltoallv/w (Scalasca: the trace does not say who exchanges with whom).
  * Intercommunicators: deps.c makes one instance per receiving group, whose senders are the
  * other group; its receivers wait for the latest of them (patterns.h), with the metric of
  * the operation's class (Wait at Barrier / N x N, Late Broadcast, Early Reduce) and no
@@ -120,9 +120,7 @@ static size_t members(an_ctx_t *c, const st_clc_inst_t *in, int sync, scratch_t 
     return m;
 }
 
-/* Whether an instance (by one member's end event) is analysed (skipped ones counted) and
- * whether it is on an intercommunicator. */
-static int analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted, int *inter)
+int an_coll_analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted, int *inter)
 {
     int32_t rank = c->in->locs[loc].rank;
     const st_clc_proc_t *p = c->in->procs && rank >= 0 && rank < c->in->nranks ? &c->in->procs[rank] : NULL;
@@ -137,13 +135,19 @@ static int analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted,
     return *inter || d->size > 1;
 }
 
+int an_coll_wait_metric(unsigned op)
+{
+    enum st_clc_coll_class cc = st_clc_coll_class(op);
+    return op == 0 /* OTF2_COLLECTIVE_OP_BARRIER */ ? ST_AN_M_BARRIER_WAIT : cc == ST_CLC_CC_N2N ? ST_AN_M_WAIT_NXN
+         : cc == ST_CLC_CC_ONE2N ? ST_AN_M_LATEBROADCAST : cc == ST_CLC_CC_N2ONE ? ST_AN_M_EARLYREDUCE
+         : cc == ST_CLC_CC_PREFIX ? ST_AN_M_EARLYSCAN : -1;
+}
+
 static void attribute(an_ctx_t *c, const st_event_t *e, int inter, int counted, scratch_t *s, size_t n)
 {
     enum st_clc_coll_class cc = st_clc_coll_class(e->op);
     int barrier = e->op == 0; /* OTF2_COLLECTIVE_OP_BARRIER */
-    int mw = barrier ? ST_AN_M_BARRIER_WAIT : cc == ST_CLC_CC_N2N ? ST_AN_M_WAIT_NXN
-           : cc == ST_CLC_CC_ONE2N ? ST_AN_M_LATEBROADCAST : cc == ST_CLC_CC_N2ONE ? ST_AN_M_EARLYREDUCE
-           : cc == ST_CLC_CC_PREFIX ? ST_AN_M_EARLYSCAN : -1;
+    int mw = an_coll_wait_metric(e->op);
     int mc = inter ? -1 : barrier ? ST_AN_M_BARRIER_COMPL : cc == ST_CLC_CC_N2N ? ST_AN_M_NXN_COMPL : -1;
     if (mw < 0)
         return;
@@ -180,15 +184,28 @@ static int has_real(const an_ctx_t *c, const st_clc_inst_t *in)
     return 0;
 }
 
+/* Whether an instance's members are nonblocking (ICOLL_REQUEST sends, ICOLL_COMPLETE receives). */
+static int nonblocking(const an_ctx_t *c, const st_clc_inst_t *in)
+{
+    const st_clc_ref_t *r = &c->g->refs[in->first];
+    unsigned kind = in->nsend + in->nrecv ? c->in->locs[r->loc].ev[r->ev].kind : 0;
+    return kind == ST_EV_MPI_ICOLL_REQUEST || kind == ST_EV_MPI_ICOLL_COMPLETE;
+}
+
 int an_coll(an_ctx_t *c)
 {
     scratch_t s = { 0 };
+    an_waits_t nb = { 0 };
     int rc = 0;
     for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {
         const st_clc_inst_t *in = &c->g->inst[k];
         unsigned type = st_clc_inst_type(in);
         if ((type != ST_CLC_KEY_COLL && type != ST_CLC_KEY_SYNC) || !has_real(c, in))
             continue;
+        if (type == ST_CLC_KEY_COLL && nonblocking(c, in)) {
+            rc = an_icoll(c, in, &nb);
+            continue;
+        }
         if ((rc = scratch_fit(&s, (size_t)in->nsend + in->nrecv)))
             break;
         const st_event_t *end = NULL;
@@ -204,9 +221,12 @@ int an_coll(an_ctx_t *c)
             continue;
         }
         int inter = 0;
-        if (analysed(c, end_loc, end, counted, &inter))
+        if (an_coll_analysed(c, end_loc, end, counted, &inter))
             attribute(c, end, inter, counted, &s, n);
     }
+    if (rc == 0)
+        an_icoll_add(c, &nb);
+    free(nb.v);
     free(s.mr), free(s.m), free(s.wait), free(s.compl);
     return rc;
 }

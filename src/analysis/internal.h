@@ -109,7 +109,8 @@ static inline void an_add(an_ctx_t *c, int m, uint32_t l, uint64_t call, double 
     }
 }
 
-/* A wait found at a call (kind 0 Late Sender, 1 Late Receiver), before the per-call rules. */
+/* A wait found at a call (kind 0 Late Sender, 1 Late Receiver in p2p.c; the metric in
+ * icoll.c), before the per-call rules. */
 typedef struct an_wait {
     uint32_t loc;
     uint8_t  kind;
@@ -152,6 +153,23 @@ int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t
 int an_p2p(an_ctx_t *c);
 /* Collective patterns over the graph's collective instances. 0, or -1 (memory). */
 int an_coll(an_ctx_t *c);
+/* Whether the collective instance of end event e (a COLL_END or ICOLL_COMPLETE on location
+ * loc, whose process knows the communicator: an analysed one where there is one) is analysed
+ * (MPI_Alltoallv/w counted as skipped when counted: an_counts_inst), and whether it is on an
+ * intercommunicator (coll.c). */
+int an_coll_analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted, int *inter);
+/* The wait metric of a collective operation (OTF2 op), or -1. */
+int an_coll_wait_metric(unsigned op);
+/* Nonblocking collective instance in: pushes each member's wait at its completing call to
+ * acc (kind = metric); an_icoll_add then adds them, a multi wait's largest once (icoll.c). */
+int an_icoll(an_ctx_t *c, const st_clc_inst_t *in, an_waits_t *acc);
+void an_icoll_add(an_ctx_t *c, an_waits_t *acc);
+/* What call (an ENTER index on l) completed: nonblocking collective requests (*coll; all of
+ * them barriers: *barrier) and point-to-point requests (*p2p) (tree.c). */
+void an_call_completes(const an_ctx_t *c, uint32_t l, uint64_t call, int *coll, int *p2p, int *barrier);
+/* The metric tree above the patterns (tree.c): Execution, Computation, Overhead, the MPI
+ * subtree by call; after every pattern. 0, or -1 (memory). */
+int an_tree(an_ctx_t *c);
 /* OpenMP metrics over the graph's OpenMP instances, idle threads (omp.c); after time and
  * MPI time. 0, or -1 (memory). */
 int an_omp(an_ctx_t *c);

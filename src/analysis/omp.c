@@ -24,11 +24,15 @@
 #include "../record/region.h"
 #include "patterns.h"
 
-/* Adds v to metric m and to its ancestors below Time (m's whole amount is part of each). */
+/* Adds v to metric m and to its ancestors up to OpenMP (m's whole amount is part of each;
+ * Execution and Computation above it come from tree.c). */
 static void add_up(an_ctx_t *c, int m, uint32_t k, uint32_t l, double v)
 {
-    for (; m != ST_AN_M_TIME && m != ST_AN_M_ROOT; m = st_an_metric(m)->parent)
+    for (; m != ST_AN_M_ROOT; m = st_an_metric(m)->parent) {
         *st_an_sev(c->res, m, k, l) += v;
+        if (m == ST_AN_M_OMP)
+            break;
+    }
 }
 
 /* The OpenMP time metric of a region (innermost in the metric tree), or -1. */

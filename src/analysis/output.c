@@ -142,10 +142,16 @@ void st_an_print_summary(FILE *f, const st_an_result_t *r, uint64_t resolution)
             summary_metric(f, r, resolution, m, 0, total_time);
 }
 
-/* Metrics that sum the time of constructs rather than a wait (their wait children are listed). */
+/* Metrics that sum the time of constructs or categories rather than a wait (their wait children are
+ * listed). */
 static int is_aggregate(int m)
 {
     switch (m) {
+    case ST_AN_M_EXECUTION: case ST_AN_M_COMP: case ST_AN_M_OVERHEAD: case ST_AN_M_MPI_MGMT:
+    case ST_AN_M_MPI_INIT_EXIT: case ST_AN_M_MPI_MGMT_COMM: case ST_AN_M_MPI_MGMT_FILE: case ST_AN_M_MPI_MGMT_WIN:
+    case ST_AN_M_MPI_SYNC: case ST_AN_M_MPI_SYNC_COLL: case ST_AN_M_MPI_COMM: case ST_AN_M_MPI_P2P:
+    case ST_AN_M_MPI_COLL: case ST_AN_M_MPI_IO: case ST_AN_M_MPI_IO_INDIV: case ST_AN_M_MPI_IO_COLL:
+    case ST_AN_M_OMP_FLUSH:
     case ST_AN_M_TIME: case ST_AN_M_MPI: case ST_AN_M_OMP: case ST_AN_M_OMP_SYNC: case ST_AN_M_OMP_BARRIER:
     case ST_AN_M_OMP_EBARRIER: case ST_AN_M_OMP_IBARRIER: case ST_AN_M_OMP_CRITICAL: case ST_AN_M_OMP_LOCK_API:
     case ST_AN_M_OMP_ORDERED: case ST_AN_M_OMP_TASKWAIT:

@@ -23,6 +23,7 @@
 
 enum { S_NEW, S_STARTED, S_DONE, S_FAILED };
 enum { W_SEND = 1, W_RECV = 2 };
+enum { W_BLOCKING = 1, W_NONBLOCKING = 2 };
 
 /* One end of a relation as a partner needs it: a point-to-point end, or one member (one
  * call on one location, sending and/or receiving) of a collective or MPI_Init/Finalize. */
@@ -33,7 +34,10 @@ typedef struct wire {
     uint8_t  role;  /* W_SEND | W_RECV */
     uint8_t  kind;  /* st_clc_kind */
     uint8_t  shape;
-    uint8_t  valid; /* collectives: the member is a blocking call with begin and end */
+    uint8_t  valid; /* collectives: W_BLOCKING (a blocking call with begin and end), W_NONBLOCKING
+                       (the request's and the completion's times), 0 (not analysable) */
+    uint8_t  op;    /* collectives: the operation (OTF2_CollectiveOp) */
+    uint8_t  pad[7];
     uint64_t t_call; /* p2p: enter of the send's call / of the call that posted the receive; NONE64 if none */
     uint64_t t_ev;   /* p2p: time of the send / receive event */
     uint64_t bytes;  /* p2p: the event's message size (the receive's counts are by the send's size) */
@@ -97,7 +101,7 @@ static wire_t wire_of(const an_ctx_t *c, const st_clc_endpoint_t *e)
 {
     const st_clc_loc_t *L = &c->in->locs[e->ref.loc];
     wire_t w = { .rank = L->rank, .thread = L->thread, .order = e->ref.order, .kind = e->kind, .shape = e->shape,
-                 .role = e->role == ST_CLC_SEND ? W_SEND : W_RECV, .valid = 1, .t_call = NONE64 };
+                 .role = e->role == ST_CLC_SEND ? W_SEND : W_RECV, .valid = W_BLOCKING, .t_call = NONE64 };
     memcpy(w.key, e->key, sizeof w.key);
     return w;
 }
@@ -175,15 +179,24 @@ static uint32_t coll_dests(const st_an_par_t *p, const st_clc_endpoint_t *e, int
 static int member_wire(st_an_par_t *p, const an_ctx_t *c, const member_t *m, size_t n, uint8_t *seen, int32_t *dest)
 {
     wire_t w = wire_of(c, m[0].ep);
-    int sync = (m[0].ep->key[0] >> 56) == ST_CLC_KEY_SYNC;
+    int sync = (m[0].ep->key[0] >> 56) == ST_CLC_KEY_SYNC, nonblocking = !sync;
     w.role = 0;
     for (size_t k = 0; k < n; k++) {
-        unsigned kind = c->in->locs[m[k].loc].ev[m[k].ep->ref.ev].kind;
+        const st_event_t *ev = &c->in->locs[m[k].loc].ev[m[k].ep->ref.ev];
         w.role |= m[k].ep->role == ST_CLC_SEND ? W_SEND : W_RECV;
-        if (!sync && kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END)
+        w.op = ev->op;
+        if (!sync && ev->kind != ST_EV_MPI_COLL_BEGIN && ev->kind != ST_EV_MPI_COLL_END)
             w.valid = 0;
+        if (ev->kind == ST_EV_MPI_ICOLL_REQUEST)
+            w.b = ev->time;
+        else if (ev->kind == ST_EV_MPI_ICOLL_COMPLETE)
+            w.e = ev->time;
+        else
+            nonblocking = 0;
     }
-    if (m[0].call == AN_NO_EV) {
+    if (nonblocking) { /* an I-call's request or the call completing it (icoll.c): their times */
+        w.valid = W_NONBLOCKING;
+    } else if (m[0].call == AN_NO_EV) {
         w.valid = 0;
     } else if (w.valid && sync) {
         w.b = an_time(c, m[0].loc, m[0].call), w.e = an_leave_time(c, m[0].loc, m[0].call);
@@ -262,6 +275,8 @@ static uint64_t wire_nev(const wire_t *w)
         return w->t_call != NONE64 ? 3 : 1;
     if (!w->valid)
         return 1;
+    if (w->valid == W_NONBLOCKING)
+        return 2;
     return (w->key[0] >> 56) == ST_CLC_KEY_SYNC ? 2 : 4;
 }
 
@@ -299,6 +314,12 @@ static int ghost_events(st_clc_loc_t *L, uint32_t loc, const wire_t *w, st_clc_e
     if (!w->valid) {
         ev[0] = ev_at(ST_EV_MPI_SEND, 0, 0); /* no call, not a collective event: the instance is skipped */
         L->n += 1;
+    } else if (w->valid == W_NONBLOCKING) { /* no calls: icoll.c only reads a remote request's time */
+        ev[0] = ev_at(ST_EV_MPI_ICOLL_REQUEST, w->b, 0);
+        ev[1] = ev_at(ST_EV_MPI_ICOLL_COMPLETE, w->e, 0);
+        ev[0].op = ev[1].op = w->op;
+        rcv = at + 1;
+        L->n += 2;
     } else if ((w->key[0] >> 56) == ST_CLC_KEY_SYNC) {
         ev[0] = ev_at(ST_EV_ENTER, w->b, GHOST_REGION);
         ev[1] = ev_at(ST_EV_LEAVE, w->e, GHOST_REGION);

@@ -29,6 +29,14 @@ static inline int64_t st_an_late_receiver(uint64_t enter_c, uint64_t leave_c, ui
     return leave_c <= enter_q ? 0 : st_an_diff(enter_q, enter_c);
 }
 
+/* Nonblocking collective (icoll.c): the call completing a member's request (entered
+ * enter_c, left leave_c) waits for the latest begin (ICOLL_REQUEST) of the members it gets
+ * data from, bref: min(bref, L(C)) - E(C), as Late Sender. */
+static inline int64_t st_an_icoll_wait(uint64_t bref, uint64_t enter_c, uint64_t leave_c)
+{
+    return st_an_late_sender(bref, enter_c, leave_c);
+}
+
 /* One member of a collective instance: its begin and end, and its part in the data flow
  * (the graph's sends and receives of the instance; a member may be both). */
 typedef struct st_an_member {

@@ -13,6 +13,11 @@
       imply (the program's own clock readings around each call) against the analysis,
       within TOL (env, default 0.05) relative + SLACK_MS (the injected sleeps are only printed for comparison: on a
       loaded machine the waiting rank itself may arrive late)
+  anacheck.py FILE tree
+      the metric tree is Scalasca's (metric_tree.py) and its values are consistent at every
+      (call path, location): a parent holds its children (exactly where it is their sum:
+      Time = Execution + Overhead + Idle threads, Execution = Computation + MPI + OpenMP, ...),
+      the MPI time of each call path sits in the category of its region
 Exit 1 with one line per mismatch.
 """
 import json
@@ -145,6 +150,13 @@ def main():
             bad.append("%s in total: %.3f ms, expected %.3f ms" % (metric, got, ms))
     elif mode == "waits":
         bad = waits(agg, args[0], slack)
+    elif mode == "tree":
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import metric_tree
+        bad = metric_tree.check_json(doc)
+        if not bad:
+            print("anacheck: metric tree of %d metrics consistent at %d call paths x %d locations" % (
+                len(doc["metrics"]), len(doc["cnodes"]), len(doc["locations"])))
     for b in bad:
         print("anacheck: " + b)
     return 1 if bad else 0

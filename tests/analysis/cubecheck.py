@@ -9,11 +9,13 @@ anchor.xml and <id>.index / <id>.data per metric; metric, region, cnode and loca
 0-based in definition order, cnodes in preorder, one call-tree root, one system-tree root;
 sparse indexes ("CUBEX.INDEX", endianness marker 1, version 0, format 1, ascending rows) and
 data ("CUBEX.DATA", one value per location per row: double for FLOAT, uint64 for UINT64).
+The metric tree must be Scalasca's (metric_tree.py, written independently of the writer).
 Then it rebuilds each metric's whole value (own value plus its metric-tree descendants')
 per (call path, rank, thread) and compares every one with ANALYSIS.json.
 Exit 1 with the first problems.
 """
 import json
+import os
 import struct
 import sys
 import tarfile
@@ -69,6 +71,13 @@ def main():
 
     for el in root.find("metrics").findall("metric"):
         walk_metric(el, None)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import metric_tree
+    names = [u for u, _ in metrics]
+    tree = {u: (names[parent[i]] if parent[i] is not None else None) for i, u in enumerate(names)}
+    for u, p in metric_tree.TREE.items():
+        if u not in tree or tree[u] != p:
+            fail("metric %s: parent %r in the cube, %r in Scalasca's tree" % (u, tree.get(u, "(missing)"), p))
     prog = root.find("program")
     regions = {}
     for el in prog.findall("region"):

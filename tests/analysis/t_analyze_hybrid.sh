@@ -20,6 +20,7 @@ grep -q '^  violations seen by the analysis: 0 receives before their send, 0 col
     || fail "violations after CLC: $(grep violations "$ST_TMP/summary.txt")"
 python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/h/analysis.cubex" "$ST_TMP/h/analysis.json" >&2 \
     || fail "analysis.cubex does not hold the values of analysis.json"
+python3 "$ST_ROOT/tests/analysis/anacheck.py" "$ST_TMP/h/analysis.json" tree >&2 || fail "metric tree inconsistent"
 st dump --json "$ST_TMP/h" >"$ST_TMP/dump.json" || fail "dump failed"
 python3 - "$ST_TMP/h/analysis.json" "$ST_TMP/dump.json" <<'PY' || fail "times do not add up"
 import json, sys

@@ -71,6 +71,11 @@ run_traced "$ST_TMP/lp" 2 "$lbin" || fail "late_post exited $?: $(tail -n 5 "$ST
 grep -q '"metric": "mpi_latereceiver"' "$ST_TMP/lp/analysis.json" || fail "late_post: no Late Receiver"
 same "$ST_TMP/lp" late_post 2
 
+# nonblocking collectives (icoll.c): the completing calls' waits against the remote I-calls
+ibin=$(build_mpi_c icoll "$ST_ROOT/tests/analysis/icoll.c" -ldl)
+run_traced "$ST_TMP/ic" 4 "$ibin" || fail "icoll exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
+same "$ST_TMP/ic" icoll 4 3
+
 # a failure in the middle of the exchange (rank 1's message corrupted; CLC off, so the first tool
 # message is the analysis's): reported once, skipped on every rank, the application unchanged, no wait
 CORRUPT_LIB=$ST_BUILD/libcorrupt.so

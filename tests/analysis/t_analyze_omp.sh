@@ -19,10 +19,11 @@ OMP_NUM_THREADS=4 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout 120 "$bin
     fail "ompwaits failed: $(tail -n 5 "$ST_TMP/err.txt")"
 st analyze "$ST_TMP/omp" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
 python3 "$check" "$ST_TMP/omp/analysis.json" "$ST_TMP/out.txt" >&2 || fail "OpenMP metrics (4 threads) off"
+python3 "$ST_ROOT/tests/analysis/anacheck.py" "$ST_TMP/omp/analysis.json" tree >&2 || fail "metric tree inconsistent (omp)"
 python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/omp/analysis.cubex" "$ST_TMP/omp/analysis.json" >&2 \
     || fail "analysis.cubex does not hold the values of analysis.json"
-grep -Eq '^      Critical +0\.[0-9]+ s .*omp_critical$' "$ST_TMP/summary.txt" \
-    || fail "summary without OpenMP / Synchronization / Critical: $(head -20 "$ST_TMP/summary.txt")"
+grep -Eq '^        Critical +0\.[0-9]+ s .*omp_critical$' "$ST_TMP/summary.txt" \
+    || fail "summary without Execution / OpenMP / Synchronization / Critical: $(head -20 "$ST_TMP/summary.txt")"
 
 hbin=$ST_BUILD/ompwaits_mpi
 if [ ! -x "$hbin" ] || [ "$src" -nt "$hbin" ]; then
@@ -33,5 +34,6 @@ ST_ENV="OMP_NUM_THREADS=3 KMP_BLOCKTIME=0" run_traced "$ST_TMP/hyb" 2 "$hbin" \
     || fail "hybrid ompwaits failed: $(tail -n 5 "$ST_TMP/err.txt")"
 st analyze "$ST_TMP/hyb" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
 python3 "$check" "$ST_TMP/hyb/analysis.json" "$ST_TMP/out.txt" >&2 || fail "OpenMP metrics (2 ranks x 3 threads) off"
+python3 "$ST_ROOT/tests/analysis/anacheck.py" "$ST_TMP/hyb/analysis.json" tree >&2 || fail "metric tree inconsistent (hyb)"
 python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/hyb/analysis.cubex" "$ST_TMP/hyb/analysis.json" >&2 \
     || fail "analysis.cubex does not hold the values of analysis.json (hybrid)"

@@ -20,11 +20,13 @@ st analyze "$ST_TMP/run" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "
 # the CUBE4 report, read by an independent reader, holds the same values as the JSON
 python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/run/analysis.cubex" "$ST_TMP/run/analysis.json" >&2 \
     || fail "analysis.cubex does not hold the values of analysis.json"
+# the metric tree: Scalasca's, a parent holds its children at every (call path, location)
+python3 "$check" "$ST_TMP/run/analysis.json" tree >&2 || fail "metric tree inconsistent"
 SLACK_MS=2 python3 "$check" "$ST_TMP/run/analysis.json" waits "$ST_TMP/out.txt" >&2 || fail "analysis differs from the program's clock"
 
 # the summary: metric tree with percent of Time
 grep -Eq '^Time +[0-9.]+ s 100.00%  time$' "$ST_TMP/summary.txt" || fail "summary without Time: $(head -3 "$ST_TMP/summary.txt")"
-grep -Eq '^    Late Sender +0\.[0-9]+ s +[0-9.]+%  mpi_latesender$' "$ST_TMP/summary.txt" || fail "summary without Late Sender under MPI"
+grep -Eq '^          Late Sender +0\.[0-9]+ s +[0-9.]+%  mpi_latesender$' "$ST_TMP/summary.txt" || fail "summary without Late Sender under Execution / MPI / Communication / Point-to-point"
 # exact counts: 10 messages of one int each (MPI_Send x5, Isend, Ssend, Sendrecv x2, persistent), 4 count-0 gathers
 python3 "$check" "$ST_TMP/run/analysis.json" show >"$ST_TMP/show.txt"
 n=$(awk '$1 == "comms_send" {s += $5} END {print s + 0}' "$ST_TMP/show.txt")

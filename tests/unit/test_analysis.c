@@ -14,7 +14,7 @@
  * over an in-memory transport, messages delivered in random order, processes owning one rank,
  * blocks of ranks, or all) and the merged report must equal the serial one exactly.
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/trace/callpath.c src/analysis/parallel.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/trace/callpath.c src/analysis/parallel.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -682,6 +682,165 @@ static void test_openmp(void)
     done();
 }
 
+/* The metric tree above the patterns (tree.c): Execution, Overhead, Computation and the MPI
+ * subtree by region name and role, each a whole amount that includes its children. */
+static void test_metric_tree(void)
+{
+    tb_init(&t, 1, 0);
+    uint32_t a = tb_loc(&t, 0, 0);
+    static const struct { uint32_t region; uint64_t b, e; } calls[] = {
+        { ST_REGION_MPI_Comm_size, 110, 120 },       { ST_REGION_MPI_File_open, 130, 150 },
+        { ST_REGION_MPI_File_write_all, 160, 190 },  { ST_REGION_MPI_File_read, 200, 205 },
+        { ST_REGION_MPI_Win_create, 210, 225 },      { ST_REGION_MPI_Type_commit, 230, 237 },
+        { ST_REGION_FLUSH, 240, 280 },               { ST_REGION_MPI_Comm_split, 285, 295 },
+    };
+    enter(a, 100, ST_REGION_PROGRAM);
+    for (size_t i = 0; i < sizeof calls / sizeof calls[0]; i++) {
+        enter(a, calls[i].b, calls[i].region);
+        leave(a, calls[i].e, calls[i].region);
+    }
+    enter(a, 300, ST_REGION_MPI_Wait); /* a flush inside a call: overhead, not the call's time */
+    enter(a, 310, ST_REGION_FLUSH);
+    leave(a, 330, ST_REGION_FLUSH);
+    leave(a, 350, ST_REGION_MPI_Wait);
+    leave(a, 1000, ST_REGION_PROGRAM);
+    analyse();
+    const uint32_t P = ST_REGION_PROGRAM;
+    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_COMM, a, P, ST_REGION_MPI_Comm_size), 10);
+    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_COMM, a, P, ST_REGION_MPI_Comm_split), 10); /* by name, not its collective role */
+    CHECK_EQ(AT(ST_AN_M_MPI_COLL, a, P, ST_REGION_MPI_Comm_split), 0);
+    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_FILE, a, P, ST_REGION_MPI_File_open), 20);
+    CHECK_EQ(AT(ST_AN_M_MPI_IO_COLL, a, P, ST_REGION_MPI_File_write_all), 30);
+    CHECK_EQ(AT(ST_AN_M_MPI_IO_INDIV, a, P, ST_REGION_MPI_File_read), 5);
+    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_WIN, a, P, ST_REGION_MPI_Win_create), 15);
+    CHECK_EQ(AT(ST_AN_M_MPI, a, P, ST_REGION_MPI_Type_commit), 7); /* MPI, in no category */
+    CHECK_EQ(AT(ST_AN_M_MPI_P2P, a, P, ST_REGION_MPI_Wait), 30);
+    CHECK_EQ(AT(ST_AN_M_OVERHEAD, a, P, ST_REGION_MPI_Wait, ST_REGION_FLUSH), 20);
+    CHECK_EQ(AT(ST_AN_M_EXECUTION, a, P, ST_REGION_FLUSH), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_TIME), 900);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_OVERHEAD), 60);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_EXECUTION), 840);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI), 10 + 20 + 30 + 5 + 15 + 7 + 10 + 30);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI_MGMT), 10 + 20 + 15 + 10);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI_IO), 35);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI_COMM), 30);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_COMP), 840 - 127);
+    CHECK_EQ(AT(ST_AN_M_COMP, a, P), 840 - 127);
+    done();
+}
+
+/* A nonblocking collective: the I-call (its ICOLL_REQUEST at time+1, request id). */
+static void icall(uint32_t l, uint32_t region, uint64_t time, uint64_t id)
+{
+    enter(l, time, region);
+    tb_ev(&t, l, ST_EV_MPI_ICOLL_REQUEST, time + 1)->id = id;
+    leave(l, time + 2, region);
+}
+
+static void icoll_done(uint32_t l, uint64_t time, unsigned op, int32_t root, uint64_t seq, uint64_t id, uint64_t sent,
+                       uint64_t recvd)
+{
+    st_event_t *e = tb_ev(&t, l, ST_EV_MPI_ICOLL_COMPLETE, time);
+    e->op = (uint16_t)op, e->comm = 0, e->peer = root, e->id = id, e->aux = seq, e->bytes = sent, e->bytes2 = recvd;
+}
+
+/* Nonblocking collectives (icoll.c): the completing call waits for the latest I-call it
+ * depends on; Test skipped; a Waitall's largest once; Ialltoallv skipped; the completing
+ * calls' time is collective (tree.c). */
+static void test_icoll(void)
+{
+    enum { OP_ALLTOALLV = 9 };
+    tb_init(&t, 3, 0);
+    uint32_t l[3] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0), tb_loc(&t, 2, 0) };
+    static const uint64_t ib[3] = { 100, 400, 110 }, iw[3] = { 150, 410, 160 }; /* Ibarrier: rank 1 late */
+    for (int r = 0; r < 3; r++) {
+        icall(l[r], ST_REGION_MPI_Ibarrier, ib[r], 10 + (uint64_t)r);
+        enter(l[r], iw[r], ST_REGION_MPI_Wait);
+        icoll_done(l[r], 420 + (uint64_t)r, OP_BARRIER, -1, 1, 10 + (uint64_t)r, 0, 0);
+        leave(l[r], 421 + (uint64_t)r, ST_REGION_MPI_Wait);
+    }
+    /* Ibcast (root 2, late) and Iallreduce; rank 0 completes both in one Waitall */
+    static const uint64_t bc[3] = { 1000, 1010, 1300 }, ar[3] = { 1020, 1030, 1320 };
+    for (int r = 0; r < 3; r++) {
+        icall(l[r], ST_REGION_MPI_Ibcast, bc[r], 20 + (uint64_t)r);
+        icall(l[r], ST_REGION_MPI_Iallreduce, ar[r], 30 + (uint64_t)r);
+    }
+    enter(l[0], 1100, ST_REGION_MPI_Waitall);
+    icoll_done(l[0], 1400, OP_BCAST, 2, 2, 20, 0, 4);
+    icoll_done(l[0], 1401, OP_ALLREDUCE, -1, 3, 30, 4, 4);
+    leave(l[0], 1402, ST_REGION_MPI_Waitall);
+    enter(l[1], 1100, ST_REGION_MPI_Wait);
+    icoll_done(l[1], 1400, OP_BCAST, 2, 2, 21, 0, 4);
+    leave(l[1], 1402, ST_REGION_MPI_Wait);
+    enter(l[1], 1410, ST_REGION_MPI_Test);
+    icoll_done(l[1], 1411, OP_ALLREDUCE, -1, 3, 31, 4, 4);
+    leave(l[1], 1412, ST_REGION_MPI_Test);
+    enter(l[2], 1330, ST_REGION_MPI_Waitall);
+    icoll_done(l[2], 1340, OP_BCAST, 2, 2, 22, 4, 0);
+    icoll_done(l[2], 1341, OP_ALLREDUCE, -1, 3, 32, 4, 4);
+    leave(l[2], 1342, ST_REGION_MPI_Waitall);
+    /* Ialltoallv, rank 0 late: not analysed (who exchanges with whom is not recorded) */
+    static const uint64_t av[3] = { 2500, 2000, 2010 }, aw[3] = { 2503, 2100, 2110 };
+    for (int r = 0; r < 3; r++) {
+        icall(l[r], ST_REGION_MPI_Ialltoallv, av[r], 40 + (uint64_t)r);
+        enter(l[r], aw[r], ST_REGION_MPI_Wait);
+        icoll_done(l[r], 2600 + (uint64_t)r, OP_ALLTOALLV, -1, 4, 40 + (uint64_t)r, 4, 4);
+        leave(l[r], 2601 + (uint64_t)r, ST_REGION_MPI_Wait);
+    }
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[0], ST_REGION_MPI_Wait), 401 - 150);
+    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[1], ST_REGION_MPI_Wait), 0);
+    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[2], ST_REGION_MPI_Wait), 401 - 160);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Waitall), 1321 - 1100); /* the larger, once */
+    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[0], ST_REGION_MPI_Waitall), 0);
+    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[1], ST_REGION_MPI_Wait), 1301 - 1100);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Test), 0);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Waitall), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_WAIT_NXN), 221);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_LATEBROADCAST), 201);
+    CHECK_EQ(R.stats.coll_skipped, 1);
+    CHECK_EQ(R.stats.coll_violations, 0);
+    /* the completing calls' time: Ibarrier synchronization, the others collective communication */
+    CHECK_EQ(AT(ST_AN_M_MPI_SYNC_COLL, l[0], ST_REGION_MPI_Wait), 421 - 150);
+    CHECK_EQ(AT(ST_AN_M_MPI_COLL, l[0], ST_REGION_MPI_Wait), 2601 - 2503);
+    CHECK_EQ(AT(ST_AN_M_MPI_P2P, l[0], ST_REGION_MPI_Wait), 0);
+    CHECK_EQ(AT(ST_AN_M_MPI_COLL, l[1], ST_REGION_MPI_Test), 2);
+    CHECK_EQ(AT(ST_AN_M_MPI_SYNC_COLL, l[1], ST_REGION_MPI_Ibarrier), 2);
+    CHECK_EQ(AT(ST_AN_M_MPI_COLL, l[1], ST_REGION_MPI_Ialltoallv), 2);
+    done();
+}
+
+/* A nonblocking collective on an intercommunicator: each group waits, at its completing
+ * call, for the latest I-call of the other group. */
+static void test_icoll_intercomm(void)
+{
+    static int32_t ga[2] = { 0, 1 }, gb[2] = { 2, 3 };
+    tb_init(&t, 4, 0);
+    uint32_t l[4];
+    for (int32_t r = 0; r < 4; r++) {
+        int a = r < 2;
+        t.comms[r][1] = (st_comm_def_t){ .key = 500, .parent = 0, .flags = ST_COMMF_INTER, .size = 2, .remote_size = 2,
+                                         .world = a ? ga : gb, .remote_world = a ? gb : ga };
+        l[r] = tb_loc(&t, r, 0);
+    }
+    static const uint64_t ic[4] = { 100, 250, 110, 120 }, wt[4] = { 105, 260, 115, 125 };
+    for (int r = 0; r < 4; r++) {
+        icall(l[r], ST_REGION_MPI_Iallreduce, ic[r], 60 + (uint64_t)r);
+        enter(l[r], wt[r], ST_REGION_MPI_Wait);
+        icoll_done(l[r], 390 + (uint64_t)r, OP_ALLREDUCE, -1, 1, 60 + (uint64_t)r, 4, 4);
+        st_event_t *e = &t.locs[l[r]].ev[t.locs[l[r]].n - 1];
+        e->comm = 1, e->flags = ST_EVF_INTERCOMM;
+        leave(l[r], 400 + (uint64_t)r, ST_REGION_MPI_Wait);
+    }
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Wait), 121 - 105); /* {0, 1} wait for 3's I-call */
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Wait), 0);
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Wait), 251 - 115); /* {2, 3} for 1's */
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[3], ST_REGION_MPI_Wait), 251 - 125);
+    CHECK_EQ(R.stats.coll_violations, 0);
+    done();
+}
+
 static void test_metric_table(void)
 {
     CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
@@ -774,6 +933,9 @@ static void test_callpaths(void)
 int main(void)
 {
     test_metric_table();
+    test_metric_tree();
+    test_icoll();
+    test_icoll_intercomm();
     test_tree_and_late_sender();
     test_nonblocking();
     test_late_receiver_ssend();

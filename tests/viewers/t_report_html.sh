@@ -53,7 +53,7 @@ python3 "$ST_ROOT/tests/viewers/htmldata.py" "$page" dump.jsonl "$ST_TMP/run/ana
     fail "page data: $(head -n 5 data.txt)"
 note "$(cat data.txt)"
 check "$page" --screenshot "$ST_TMP/report.png" --rows 4 --epochs 4 \
-    --metrics time,mpi,mpi_latesender,mpi_latereceiver,mpi_barrier_wait,mpi_wait_nxn,mpi_latebroadcast,mpi_earlyreduce,mpi_finalize_wait \
+    --metrics time,mpi_point2point,mpi_latesender,mpi_latereceiver,mpi_barrier_wait,mpi_wait_nxn,mpi_latebroadcast,mpi_earlyreduce,mpi_finalize_wait \
     --click mpi_latesender --calls "$calls" --inclusive-calls MPI_Waitany "${function_arg[@]}" >check.txt 2>&1 || fail "waits: $(cat check.txt)"
 note "$(cat check.txt)"
 [ -s "$ST_TMP/report.png" ] || fail "no screenshot"

@@ -75,8 +75,10 @@ window.addEventListener("error", function (e) {
     metric: TIME, cnode: -1, /* -1: the largest call path of the metric */
     mOpen: new Set(), cOpen: new Set(), sOpen: new Set(),
   };
-  /* Metric tree: every nonzero metric open; call tree and system tree open while small. */
-  D.metrics.forEach((m, i) => { if (mChildren[i].some((c) => mTotal[c] > 0)) state.mOpen.add(i); });
+  /* Metric tree: every nonzero metric open but Time, which starts collapsed: its whole amount, the call
+   * tree showing where the time goes (expanded, Time's own value is 0: it is all Execution, Overhead and
+   * Idle threads, as in Cube); call tree and system tree open while small. */
+  D.metrics.forEach((m, i) => { if (i !== TIME && mChildren[i].some((c) => mTotal[c] > 0)) state.mOpen.add(i); });
   if (NC <= 400) D.cnodes.forEach((c, i) => state.cOpen.add(i)); else cRoots.forEach((i) => state.cOpen.add(i));
 
   const isSec = (m) => D.metrics[m][3] === "sec";

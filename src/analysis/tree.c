@@ -1,0 +1,171 @@
+/*
+ * tree.c — the metric tree above the patterns (ANALYSIS.md §1): Execution, Computation,
+ * Overhead and the MPI subtree (Management, Synchronization, Communication, File I/O),
+ * computed from Time, idle threads, MPI and OpenMP time once every pattern has been added.
+ *
+ * Scalasca derives these in CUBE (CubePL over call-path masks). Here they are stored
+ * values, each the metric's whole amount at (call path, location), so that a parent
+ * includes its children exactly and one call can be classified by what it did: an
+ * MPI_Wait/Test that completes only nonblocking collective requests is collective time
+ * (the completing call is where a nonblocking operation's wait sits), not point-to-point.
+ *
+ *   Execution   = Time - Idle threads - Overhead
+ *   Overhead    = Time - Idle threads at the tool's own regions (TRACE BUFFER FLUSH)
+ *   Computation = Execution - MPI - OpenMP
+ *   MPI         = Management + Synchronization + Communication + File I/O + other MPI calls
+ * An MPI call belongs to one category, by name first (management, file I/O), then by
+ * region role (barrier: Synchronization/Collective; point-to-point, Test*, Wait*:
+ * Point-to-point; one2all, all2one, all2all, other collective: Communication/Collective).
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <otf2/OTF2_Events.h>
+#include <otf2/OTF2_Definitions.h>
+
+#include "../record/region.h"
+#include "patterns.h"
+
+static int prefixed(const char *name, const char *const *list)
+{
+    for (; *list; list++)
+        if (!strncmp(name, *list, strlen(*list)))
+            return 1;
+    return 0;
+}
+
+/* The innermost MPI-subtree metric a call of region r belongs to, or -1 (other MPI calls). */
+static int an_mpi_category(uint32_t r)
+{
+    static const char *const init_exit[] = { "MPI_Init", "MPI_Finalize", NULL };
+    static const char *const comm[] = { "MPI_Comm_", "MPI_Cart", "MPI_Graph", "MPI_Dist_graph_", "MPI_Dims_create",
+                                        "MPI_Intercomm_", "MPI_Topo_test", "MPI_Open_port", "MPI_Close_port",
+                                        "MPI_Lookup_name", "MPI_Publish_name", "MPI_Unpublish_name", NULL };
+    static const char *const win[] = { "MPI_Win_allocate", "MPI_Win_attach", "MPI_Win_create", "MPI_Win_delete_attr",
+                                       "MPI_Win_detach", "MPI_Win_free", "MPI_Win_get_", "MPI_Win_set_",
+                                       "MPI_Win_shared_query", NULL };
+    static const char *const io_coll[] = { "MPI_File_read_all", "MPI_File_write_all", "MPI_File_read_at_all",
+                                           "MPI_File_write_at_all", "MPI_File_read_ordered", "MPI_File_write_ordered",
+                                           "MPI_File_iread_all", "MPI_File_iwrite_all", "MPI_File_iread_at_all",
+                                           "MPI_File_iwrite_at_all", NULL };
+    static const char *const io_indiv[] = { "MPI_File_read", "MPI_File_write", "MPI_File_iread", "MPI_File_iwrite",
+                                            NULL };
+    const st_region_info_t *ri = st_region_info(r);
+    if (!ri || ri->paradigm != ST_PARADIGM_MPI)
+        return -1;
+    const char *n = ri->name;
+    if (prefixed(n, init_exit))
+        return ST_AN_M_MPI_INIT_EXIT;
+    if (prefixed(n, comm))
+        return ST_AN_M_MPI_MGMT_COMM;
+    if (prefixed(n, win))
+        return ST_AN_M_MPI_MGMT_WIN;
+    if (prefixed(n, io_coll))
+        return ST_AN_M_MPI_IO_COLL;
+    if (prefixed(n, io_indiv))
+        return ST_AN_M_MPI_IO_INDIV;
+    if (!strncmp(n, "MPI_File_", 9))
+        return ST_AN_M_MPI_MGMT_FILE;
+    switch (ri->otf2_role) {
+    case OTF2_REGION_ROLE_BARRIER:     return ST_AN_M_MPI_SYNC_COLL;
+    case OTF2_REGION_ROLE_POINT2POINT: return ST_AN_M_MPI_P2P;
+    case OTF2_REGION_ROLE_COLL_ONE2ALL:
+    case OTF2_REGION_ROLE_COLL_ALL2ONE:
+    case OTF2_REGION_ROLE_COLL_ALL2ALL:
+    case OTF2_REGION_ROLE_COLL_OTHER:  return ST_AN_M_MPI_COLL;
+    default:                           break;
+    }
+    static const char *const completion[] = { "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Wait",
+                                              "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", NULL };
+    for (const char *const *c = completion; *c; c++)
+        if (!strcmp(n, *c))
+            return ST_AN_M_MPI_P2P;
+    return -1;
+}
+
+/* Adds v to metric m and its ancestors up to (not including) MPI. */
+static void add_mpi(st_an_result_t *r, int m, uint32_t k, uint32_t l, double v)
+{
+    for (; m != ST_AN_M_MPI && m != ST_AN_M_ROOT; m = st_an_metric(m)->parent)
+        *st_an_sev(r, m, k, l) += v;
+}
+
+/* The exclusive time of one call (its duration minus its direct callees'). */
+static double call_excl(const an_ctx_t *c, uint32_t l, uint64_t call)
+{
+    const st_clc_loc_t *L = &c->in->locs[l];
+    uint64_t end = c->loc[l].leave[call] != AN_NO_EV ? c->loc[l].leave[call] : L->n - 1;
+    uint32_t k = c->loc[l].cnode[call];
+    double t = (double)st_an_diff(an_leave_time(c, l, call), an_time(c, l, call));
+    for (uint64_t i = call + 1; i < end; i++)
+        if (L->ev[i].kind == ST_EV_ENTER && c->res->cnodes[c->loc[l].cnode[i]].parent == k)
+            t -= (double)st_an_diff(an_leave_time(c, l, i), an_time(c, l, i));
+    return t;
+}
+
+void an_call_completes(const an_ctx_t *c, uint32_t l, uint64_t call, int *coll, int *p2p, int *barrier)
+{
+    const st_clc_loc_t *L = &c->in->locs[l];
+    uint64_t end = c->loc[l].leave[call] != AN_NO_EV ? c->loc[l].leave[call] : L->n;
+    *coll = *p2p = 0, *barrier = 1;
+    for (uint64_t i = call + 1; i < end; i++) {
+        if (an_call(c, l, i) != call)
+            continue;
+        unsigned kind = L->ev[i].kind;
+        if (kind == ST_EV_MPI_ICOLL_COMPLETE)
+            *coll = 1, *barrier &= L->ev[i].op == OTF2_COLLECTIVE_OP_BARRIER;
+        else if (kind == ST_EV_MPI_ISEND_COMPLETE || kind == ST_EV_MPI_IRECV || kind == ST_EV_MPI_REQUEST_CANCELLED)
+            *p2p = 1;
+    }
+}
+
+/* Point-to-point completion calls (Wait*, Test*) that completed only nonblocking collective
+ * requests: their time moves to the collective metric of what they completed. */
+static void completions(an_ctx_t *c, uint32_t l, const uint8_t *p2p_cnode)
+{
+    const st_clc_loc_t *L = &c->in->locs[l];
+    for (uint64_t call = 0; call < L->n; call++) {
+        if (L->ev[call].kind != ST_EV_ENTER || !p2p_cnode[c->loc[l].cnode[call]])
+            continue;
+        int coll, p2p, barrier;
+        an_call_completes(c, l, call, &coll, &p2p, &barrier);
+        if (coll && !p2p) {
+            uint32_t k = c->loc[l].cnode[call];
+            double v = call_excl(c, l, call);
+            add_mpi(c->res, ST_AN_M_MPI_P2P, k, l, -v);
+            add_mpi(c->res, barrier ? ST_AN_M_MPI_SYNC_COLL : ST_AN_M_MPI_COLL, k, l, v);
+        }
+    }
+}
+
+int an_tree(an_ctx_t *c)
+{
+    st_an_result_t *r = c->res;
+    uint8_t *p2p_cnode = calloc(r->ncnodes + 1, 1); /* the category once per call path, not per call */
+    if (!p2p_cnode)
+        return -1;
+    for (uint32_t k = 1; k < r->ncnodes; k++) {
+        int m = an_mpi_category(r->cnodes[k].region);
+        p2p_cnode[k] = m == ST_AN_M_MPI_P2P;
+        for (uint32_t l = 0; m >= 0 && l < r->nlocs; l++)
+            add_mpi(r, m, k, l, *st_an_sev(r, ST_AN_M_MPI, k, l));
+    }
+    for (uint32_t l = 0; l < r->nlocs; l++)
+        completions(c, l, p2p_cnode);
+    free(p2p_cnode);
+    for (uint32_t k = 0; k < r->ncnodes; k++) {
+        const st_region_info_t *ri = k ? st_region_info(r->cnodes[k].region) : NULL;
+        int tool = ri && ri->paradigm == ST_PARADIGM_MEASUREMENT;
+        for (uint32_t l = 0; l < r->nlocs; l++) {
+            double busy = *st_an_sev(r, ST_AN_M_TIME, k, l) - *st_an_sev(r, ST_AN_M_OMP_IDLE, k, l);
+            double *over = st_an_sev(r, ST_AN_M_OVERHEAD, k, l), *exec = st_an_sev(r, ST_AN_M_EXECUTION, k, l);
+            *over = tool && busy > 0 ? busy : 0;
+            *exec = busy - *over;
+            *st_an_sev(r, ST_AN_M_COMP, k, l) =
+                *exec - *st_an_sev(r, ST_AN_M_MPI, k, l) - *st_an_sev(r, ST_AN_M_OMP, k, l);
+        }
+    }
+    return 0;
+}

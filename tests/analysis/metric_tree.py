@@ -1,0 +1,145 @@
+"""metric_tree.py — what the metric tree of a synctrace analysis must look like, written down
+independently of src/analysis/metrics.def (from ANALYSIS.md §1 and Scalasca 2.6's
+share/scout.spec.in), and the invariants its values must satisfy. Used by cubecheck.py (the
+cube's metric tree) and anacheck.py (`tree`: the values of an analysis.json).
+"""
+from collections import defaultdict
+
+# uniq_name -> parent uniq_name (None: a root), Scalasca's unique names
+TREE = {
+    "time": None,
+    "execution": "time",
+    "comp": "execution",
+    "mpi": "execution",
+    "mpi_management": "mpi",
+    "mpi_init_exit": "mpi_management",
+    "mpi_init_completion": "mpi_init_exit",
+    "mpi_finalize_wait": "mpi_init_exit",
+    "mpi_mgmt_comm": "mpi_management",
+    "mpi_mgmt_file": "mpi_management",
+    "mpi_mgmt_win": "mpi_management",
+    "mpi_synchronization": "mpi",
+    "mpi_sync_collective": "mpi_synchronization",
+    "mpi_barrier_wait": "mpi_sync_collective",
+    "mpi_barrier_completion": "mpi_sync_collective",
+    "mpi_communication": "mpi",
+    "mpi_point2point": "mpi_communication",
+    "mpi_latesender": "mpi_point2point",
+    "mpi_latesender_wo": "mpi_latesender",
+    "mpi_lswo_different": "mpi_latesender_wo",
+    "mpi_lswo_same": "mpi_latesender_wo",
+    "mpi_latereceiver": "mpi_point2point",
+    "mpi_collective": "mpi_communication",
+    "mpi_earlyreduce": "mpi_collective",
+    "mpi_earlyscan": "mpi_collective",
+    "mpi_latebroadcast": "mpi_collective",
+    "mpi_wait_nxn": "mpi_collective",
+    "mpi_nxn_completion": "mpi_collective",
+    "mpi_io": "mpi",
+    "mpi_io_individual": "mpi_io",
+    "mpi_io_collective": "mpi_io",
+    "omp_time": "execution",
+    "omp_management": "omp_time",
+    "omp_fork": "omp_management",
+    "omp_synchronization": "omp_time",
+    "omp_barrier": "omp_synchronization",
+    "omp_ebarrier": "omp_barrier",
+    "omp_ebarrier_wait": "omp_ebarrier",
+    "omp_ibarrier": "omp_barrier",
+    "omp_ibarrier_wait": "omp_ibarrier",
+    "omp_critical": "omp_synchronization",
+    "omp_lock_contention_critical": "omp_critical",
+    "omp_lock_api": "omp_synchronization",
+    "omp_lock_contention_api": "omp_lock_api",
+    "omp_ordered": "omp_synchronization",
+    "omp_taskwait": "omp_synchronization",
+    "omp_flush": "omp_time",
+    "overhead": "time",
+    "omp_idle_threads": "time",
+    "omp_limited_parallelism": "omp_idle_threads",
+    "visits": None,
+}
+
+# parents whose value is exactly the sum of their children (the others hold more: MPI its
+# calls of no category, Late Sender the waits not in wrong order, ...)
+EXACT = ["time", "execution", "mpi_management", "mpi_synchronization", "mpi_communication", "mpi_io",
+         "omp_time", "omp_synchronization", "omp_barrier"]
+
+
+def mpi_category(region):
+    """The MPI subtree metric of a call of region (by name, then by the role MPICH's functions
+    have in synctrace's wrapper table), or None: the mapping of ANALYSIS.md §1 / scout.spec."""
+    if not region.startswith("MPI_"):
+        return None
+    if region.startswith(("MPI_Init", "MPI_Finalize")):
+        return "mpi_init_exit"
+    if region.startswith(("MPI_Comm_", "MPI_Cart", "MPI_Graph", "MPI_Intercomm_", "MPI_Dims_create")):
+        return "mpi_mgmt_comm"
+    if region.startswith("MPI_Win_") and not region.startswith(("MPI_Win_fence", "MPI_Win_lock", "MPI_Win_unlock")):
+        return "mpi_mgmt_win"
+    if region.startswith("MPI_File_"):
+        if any(region.startswith("MPI_File_" + p) for p in ("read", "write", "iread", "iwrite")):
+            return "mpi_io_collective" if "_all" in region or "_ordered" in region else "mpi_io_individual"
+        return "mpi_mgmt_file"
+    if region in ("MPI_Barrier", "MPI_Ibarrier"):
+        return "mpi_sync_collective"
+    if region.startswith(("MPI_Wait", "MPI_Test", "MPI_Send", "MPI_Ssend", "MPI_Bsend", "MPI_Rsend", "MPI_Recv",
+                          "MPI_Isend", "MPI_Irecv", "MPI_Sendrecv", "MPI_Start", "MPI_Request_free", "MPI_Probe",
+                          "MPI_Iprobe", "MPI_Mprobe", "MPI_Mrecv", "MPI_Imrecv", "MPI_Send_init", "MPI_Recv_init")):
+        return "mpi_point2point"
+    if any(region.startswith(p) for p in ("MPI_Bcast", "MPI_Gather", "MPI_Scatter", "MPI_Reduce", "MPI_Allreduce",
+                                          "MPI_Allgather", "MPI_Alltoall", "MPI_Scan", "MPI_Exscan", "MPI_Ibcast",
+                                          "MPI_Igather", "MPI_Iscatter", "MPI_Ireduce", "MPI_Iallreduce",
+                                          "MPI_Iallgather", "MPI_Ialltoall", "MPI_Iscan", "MPI_Iexscan")):
+        return "mpi_collective"
+    return None
+
+
+def ancestors(m):
+    while m is not None:
+        yield m
+        m = TREE[m]
+
+
+def check_json(doc, eps=1e-9):
+    """Problems (strings) of an analysis.json's metric tree and values."""
+    bad = []
+    got = {m["uniq_name"]: m["parent"] for m in doc["metrics"] if m["unit"] == "sec" or m["uniq_name"] == "visits"}
+    if got != TREE:
+        bad.append("metric tree differs: extra %s, missing %s, other parents %s" % (
+            sorted(set(got) - set(TREE)), sorted(set(TREE) - set(got)),
+            sorted(m for m in set(got) & set(TREE) if got[m] != TREE[m])))
+        return bad
+    children = defaultdict(list)
+    for m, p in TREE.items():
+        if p is not None and m in got:
+            children[p].append(m)
+    cn = {c["id"]: c for c in doc["cnodes"]}
+    val = defaultdict(float)
+    for v in doc["values"]:
+        val[(v["metric"], v["cnode"], v["location"])] += v["value"]
+    for k in cn:
+        for l in range(len(doc["locations"])):
+            def at(m):
+                return val.get((m, k, l), 0.0)
+            where = "%s on location %d" % (cn[k]["region"], l)
+            for p, ch in children.items():
+                s, whole = sum(at(c) for c in ch), at(p)
+                if p == "time" or p in EXACT:
+                    if abs(s - whole) > eps * max(1.0, whole):
+                        bad.append("%s = %.9f, its children add up to %.9f at %s" % (p, whole, s, where))
+                elif s > whole + eps:
+                    bad.append("%s = %.9f holds less than its children (%.9f) at %s" % (p, whole, s, where))
+            # the MPI time of a call path by its region: all of it in one category
+            cat = mpi_category(cn[k]["region"])
+            mpi = at("mpi")
+            if cat and cn[k]["region"].startswith(("MPI_Wait", "MPI_Test")):
+                # completions: point-to-point, or the collective they complete (Ibarrier: synchronization)
+                if abs(at("mpi_point2point") + at("mpi_collective") + at("mpi_sync_collective") - mpi) > eps:
+                    bad.append("%s: MPI time %.9f not in point-to-point or collective" % (where, mpi))
+            elif cat:
+                if abs(at(cat) - mpi) > eps:
+                    bad.append("%s: %s = %.9f, MPI time %.9f" % (where, cat, at(cat), mpi))
+            if cn[k]["region"] == "TRACE BUFFER FLUSH" and abs(at("overhead") + at("omp_idle_threads") - at("time")) > eps:
+                bad.append("%s: the tool's flush is not overhead" % where)
+    return bad
