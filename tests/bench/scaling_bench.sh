@@ -89,9 +89,9 @@ record_ns() {
 
 # row NP EVENTS_PER_RANK [RECORD_NS]: REPS pairs of untraced / traced runs, one table row of medians
 row() {
-    local np=$1 iters=$(( $2 * 2 / 57 )) i
+    local np=$1 iters=$(( $2 * 2 / 57 ))
     : >"$TMP/plain" && : >"$TMP/traced"
-    for i in $(seq "$REPS"); do
+    for _ in $(seq "$REPS"); do
         run "$np" "$iters" 0 "$TMP/a" >>"$TMP/plain" || { status=1; continue; }
         run "$np" "$iters" 1 "$TMP/a" >>"$TMP/traced" || status=1
     done
