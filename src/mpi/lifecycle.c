@@ -316,11 +316,34 @@ static void collect_callpaths(st_rankdata_t *rd)
         st_callsite_resolve(rd);
 }
 
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/*
+ * Where MPI_Finalize's time goes, on rank 0 (SYNCTRACE_VERBOSE>=1; tests/bench reads it).
+ * The write cannot be an archive property: it ends after the archive is closed. Its
+ * last step is an agreement of all ranks, so rank 0's write time covers every rank's.
+ */
+static void report_finalize(const double *t, int written)
+{
+    if (st_world_rank == 0 && written)
+        st_log_info("MPI_Finalize: sync %.1f ms, trace preparation %.1f ms, CLC %.1f ms, wait-state analysis %.1f ms, "
+                    "archive write %.1f ms",
+                    t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[5] - t[4]);
+}
+
 static void finish_and_write(void)
 {
     st_rankdata_t rd;
+    double t[6];
+    t[0] = mono_ms();
     st_polite_doing("the clock synchronization at MPI_Finalize");
     st_clock_finalize_sync();
+    t[1] = mono_ms();
     if (st_collect_rankdata(&rd, 0) != 0) {
         st_log_error("out of memory collecting the trace; no archive written");
         return;
@@ -331,16 +354,21 @@ static void finish_and_write(void)
     collect_callpaths(&rd);
     st_otf2_prepare(&rd); /* once, for CLC and the writer */
     lend_idle_buffers();
+    t[2] = mono_ms();
     st_polite_doing("the CLC correction at MPI_Finalize");
     st_clc_run_mpi(st_tool_comm, &rd);
+    t[3] = mono_ms();
     st_an_inrun_t analysis;
     st_polite_doing("the wait-state analysis at MPI_Finalize");
     st_an_inrun_run(st_tool_comm, &rd, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
     return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
+    t[4] = mono_ms();
     st_polite_doing("writing the archive at MPI_Finalize");
     int rc = st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir);
+    t[5] = mono_ms();
+    report_finalize(t, rc == 0);
     st_abend_disarm(); /* from here on a signal finds either an archive or its reported failure */
     if (rc == 0 && st_world_rank == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);

@@ -12,6 +12,8 @@
  * Rank 0 prints
  *   finalize_ms T        (wall time of MPI_Finalize: sync, CLC, archive writing)
  *   run_ms T             (MPI_Init to MPI_Finalize)
+ * and every rank, after MPI_Finalize
+ *   vmhwm_kb RANK KB     (its peak resident memory, /proc/self/status VmHWM)
  */
 #include <mpi.h>
 #include <sched.h>
@@ -31,6 +33,20 @@ static double now_ms(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* Peak resident memory of this process (VmHWM), -1 if unknown. */
+static long peak_kb(void)
+{
+    char line[256];
+    long kb = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmHWM: %ld", &kb) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kb;
 }
 
 /* Polls with PMPI_Request_get_status (not traced, does not complete the request) so the
@@ -95,5 +111,6 @@ int main(int argc, char **argv)
     double t2 = now_ms();
     if (rank == 0)
         printf("checksum %ld\nfinalize_ms %.1f\nrun_ms %.1f\n", s, t2 - t1, t1 - t0);
+    printf("vmhwm_kb %d %ld\n", rank, peak_kb()); /* tests/bench/scaling_bench.sh */
     return 0;
 }

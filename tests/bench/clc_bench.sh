@@ -13,9 +13,11 @@
 #   events/rank     events of the archive / ranks
 #   clc ms          SYNCTRACE::FINALIZE_CLC_MS (wall, slowest rank) and ..._CPU_MS (CPU)
 #   clc ms/Mev      clc wall ms per million events per rank
-#   finalize on/off MPI_Finalize wall time measured by the program (sync + CLC + write /
-#                   sync + write); write ms = finalize(off), the archive writing alone here
-# Target: CLC costs less than writing the archive (clc ms < finalize(off)). The machine may
+#   write ms        the archive write of the same (CLC on) run, rank 0's wall time up to
+#                   the closing agreement of all ranks (SYNCTRACE_VERBOSE=1 log line)
+#   finalize on/off MPI_Finalize wall time measured by the program (sync + trace
+#                   preparation + CLC + write / the same without CLC)
+# Target: CLC costs less than writing the archive (clc ms < write ms, same run). The machine may
 # have fewer cores than ranks: ranks then wait for each other's time slices, which shows in
 # the wall times (CPU ms stays per rank). Prints a markdown table (also in
 # $O/build/bench/clc-report.md). Environment: O (build root), CLC_BENCH_REPS,
@@ -55,18 +57,19 @@ trap 'rm -rf "$TMP"' EXIT
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 prop() { "$BIN" info "$1" | awk -v k="SYNCTRACE::$2" '$1 == k {print $2}'; }
 
-# run NP CLC DIR -> prints "finalize_ms events"; runs $WPROG $WARGS
+# run NP CLC DIR -> prints "finalize_ms events write_ms"; runs $WPROG $WARGS
 run() {
     local np=$1 clc=$2 dir=$3
     rm -rf "$dir"
     timeout 600 mpiexec -n "$np" -genv SYNCTRACE_DIR "$dir" -genv SYNCTRACE_CLC "$clc" -genv SYNCTRACE_SYNC none \
         -genv SYNCTRACE_BUFFER "$BUFFER" -genv SKEW_PER_RANK 1 -genv SKEW_OFFSET_NS 3000000 -genv SKEW_SEED 9 \
-        -genv SKEW_T0_NS "$(skew_t0)" -genv KMP_BLOCKTIME 0 -genv LD_PRELOAD "$SKEW:$LIB" $WPROG $WARGS >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+        -genv SKEW_T0_NS "$(skew_t0)" -genv KMP_BLOCKTIME 0 -genv SYNCTRACE_VERBOSE 1 -genv LD_PRELOAD "$SKEW:$LIB" $WPROG $WARGS >"$TMP/out.txt" 2>"$TMP/err.txt" ||
         { echo "clc_bench: run failed ($np ranks, CLC $clc): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
-    local f ev
+    local f ev w
     f=$(awk '$1 == "finalize_ms" {print $2}' "$TMP/out.txt")
     ev=$("$BIN" info "$dir" | awk '$1 == "events:" {print $2}')
-    echo "$f $ev"
+    w=$(sed -nE 's/.*MPI_Finalize: .*archive write ([0-9.]+) ms.*/\1/p' "$TMP/err.txt" | head -n 1)
+    echo "$f $ev ${w:-nan}"
 }
 
 report=$OUT/clc-report.md
@@ -81,26 +84,28 @@ table() {
     {
         echo "### $name: $WPROG $WARGS"
         echo
-        echo "| ranks | events/rank | clc ms | clc CPU ms | clc ms/Mev/rank | finalize on ms | finalize off (write) ms | clc < write |"
-        echo "|---|---|---|---|---|---|---|---|"
+        echo "| ranks | events/rank | clc ms | clc CPU ms | clc ms/Mev/rank | write ms | finalize on ms | finalize off ms | clc < write |"
+        echo "|---|---|---|---|---|---|---|---|---|"
     } >>"$report"
     for np in $NPS; do
-        : >"$TMP/on" && : >"$TMP/off" && : >"$TMP/clc" && : >"$TMP/cpu" && : >"$TMP/ev"
+        : >"$TMP/on" && : >"$TMP/off" && : >"$TMP/clc" && : >"$TMP/cpu" && : >"$TMP/ev" && : >"$TMP/write"
         for rep in $(seq "$REPS"); do
             r=$(run "$np" on "$TMP/a-$np-$rep") || { status=1; continue; }
-            echo "${r% *}" >>"$TMP/on"
-            echo $(( ${r#* } / np )) >>"$TMP/ev"
+            read -r f e w <<<"$r"
+            echo "$f" >>"$TMP/on"
+            echo $(( e / np )) >>"$TMP/ev"
+            echo "$w" >>"$TMP/write"
             prop "$TMP/a-$np-$rep" FINALIZE_CLC_MS >>"$TMP/clc"
             prop "$TMP/a-$np-$rep" FINALIZE_CLC_CPU_MS >>"$TMP/cpu"
             r=$(run "$np" off "$TMP/b-$np-$rep") || { status=1; continue; }
-            echo "${r% *}" >>"$TMP/off"
+            echo "${r%% *}" >>"$TMP/off"
             rm -rf "$TMP/a-$np-$rep" "$TMP/b-$np-$rep"
         done
         ev=$(median <"$TMP/ev"); clc=$(median <"$TMP/clc"); cpu=$(median <"$TMP/cpu")
-        on=$(median <"$TMP/on"); off=$(median <"$TMP/off")
+        on=$(median <"$TMP/on"); off=$(median <"$TMP/off"); wr=$(median <"$TMP/write")
         permev=$(awk -v c="$clc" -v e="$ev" 'BEGIN {printf "%.0f", (e > 0) ? c / (e / 1e6) : 0}')
-        ok=$(awk -v c="$clc" -v w="$off" 'BEGIN {print (c + 0 < w + 0) ? "yes" : "NO"}')
-        printf '| %s | %s | %.1f | %.1f | %s | %.1f | %.1f | %s |\n' "$np" "$ev" "$clc" "$cpu" "$permev" "$on" "$off" "$ok" >>"$report"
+        ok=$(awk -v c="$clc" -v w="$wr" 'BEGIN {print (w == "nan") ? "n/a" : (c + 0 < w + 0) ? "yes" : "NO"}')
+        printf '| %s | %s | %.1f | %.1f | %s | %.1f | %.1f | %.1f | %s |\n' "$np" "$ev" "$clc" "$cpu" "$permev" "$wr" "$on" "$off" "$ok" >>"$report"
     done
     echo >>"$report"
 }

@@ -16,7 +16,8 @@ need_tools
 BIN=$(build_mpi_c clc_mpi "$CLC_DIR/clc_mpi.c")
 
 run_plain "$ST_NP" "$BIN" 3 || fail "clc_mpi without the shim failed"
-CLC_ENV="SYNCTRACE_CLC_AMORT=0.05" run_skewed "$ST_TMP/on" "$ST_NP" "$BIN" 3
+CLC_ENV="SYNCTRACE_CLC_AMORT=0.05 SYNCTRACE_VERBOSE=1" run_skewed "$ST_TMP/on" "$ST_NP" "$BIN" 3
+cp "$ST_TMP/err.txt" "$ST_TMP/on-err.txt"
 cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "output differs with the shim: $(cat "$ST_TMP/out.txt")"
 otf2_ok "$ST_TMP/on"
 
@@ -30,6 +31,13 @@ assert_eq "CLC_STATE" on "$(prop "$ST_TMP/on" CLC_STATE)"
 assert_eq "CLC_AMORT" 0.050000000000000003 "$(prop "$ST_TMP/on" CLC_AMORT)"
 assert_eq "CLC_GAMMA" 0.98999999999999999 "$(prop "$ST_TMP/on" CLC_GAMMA)"
 [ -n "$(prop "$ST_TMP/on" FINALIZE_CLC_MS)" ] || fail "no SYNCTRACE::FINALIZE_CLC_MS"
+# MPI_Finalize's phases, one line from rank 0; its CLC phase encloses every rank's timed
+# correction (it starts before the parameter agreement and ends after the timings' reduction).
+phases=$(grep 'MPI_Finalize: sync' "$ST_TMP/on-err.txt")
+assert_eq "MPI_Finalize phase lines" 1 "$(printf '%s\n' "$phases" | grep -c 'synctrace\[0\]: MPI_Finalize: sync [0-9.]* ms, trace preparation [0-9.]* ms, CLC [0-9.]* ms, wait-state analysis [0-9.]* ms, archive write [0-9.]* ms$')"
+awk -v l="$phases" -v c="$(prop "$ST_TMP/on" FINALIZE_CLC_MS)" 'BEGIN {
+    n = split(l, w, " "); clc = w[n - 9]; wr = w[n - 1]
+    exit !(clc + 0 >= 0.99 * c && wr + 0 > 0) }' || fail "MPI_Finalize phases '$phases' vs FINALIZE_CLC_MS $(prop "$ST_TMP/on" FINALIZE_CLC_MS)"
 corrected_ok "$ST_TMP/on"
 
 # SYNCTRACE_CLC=off: nothing moves, the raw and the written timestamps are the same.

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# tests/bench/scaling_bench.sh — how tracing costs grow with events per rank and with ranks.
+#
+# Workload: tests/bench/clc_bench.c (the MPI-only ring of the CLC benchmark, 28.5 events per
+# iteration and rank), every rank on its own skewed clock and its own simulated node
+# (tests/skew, offsets up to 3 ms; SYNCTRACE_NODE_SIZE=1), clock synchronization on (the
+# default scheme) and the default SYNCTRACE_BUFFER (full buffers are flushed to the spill
+# file), so every cost below is the one of a normal traced run:
+#   record ns/ev    recording cost per event with the default buffer, flushes included
+#                   (record_bench "flushing", one thread, as many events as a rank records;
+#                   built by run-bench.sh, "-" when absent). Recording is per thread, without
+#                   any cross-rank work: it is measured once per event count, not per rank
+#                   count (on an oversubscribed machine the run time is scheduling noise)
+#   record ms       record ns/ev x events of a rank
+#   sync ms         initial sync (slowest rank, `synctrace info`) + the sync at MPI_Finalize
+#   prep ms         collecting the trace (reading back the flushes) and preparing it
+#   clc ms          SYNCTRACE::FINALIZE_CLC_MS (wall, slowest rank)
+#   write ms        the archive write (rank 0, up to the closing agreement of all ranks)
+#   MB/Mev          peak resident memory per rank (VmHWM) of the traced run minus the
+#                   untraced one, per million events of the rank (largest rank)
+# The sync, prep, CLC and write figures come from rank 0's SYNCTRACE_VERBOSE=1 line
+# "MPI_Finalize: sync .., trace preparation .., CLC .., wait-state analysis .., archive write ..".
+# Series: events per rank at 2 ranks, and ranks (oversubscribed past the cores) at a fixed
+# number of events per rank. BENCH_SCALING=quick (default, about 2 minutes: 1e5 and 1e6
+# events per rank; 2, 4, 8, 16 ranks at 1e5; one run each) or full (1e5, 1e6, 1e7; 2..16
+# ranks at 1e6; SCALING_REPS runs each, default 3, medians). Prints a markdown table (also
+# $O/build/bench/scaling-report.md). Environment: O (build root), BENCH_SCALING, SCALING_REPS.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+O=$(cd "${O:-$ROOT}" && pwd)
+OUT=$O/build/bench
+LIB=$O/lib/libsynctrace.so
+BIN=$O/bin/synctrace
+MODE=${BENCH_SCALING:-quick}
+export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
+case $MODE in
+quick) EVENTS="100000 1000000" NPS="2 4 8 16" NP_EVENTS=100000 REPS=${SCALING_REPS:-1} ;;
+full) EVENTS="100000 1000000 10000000" NPS="2 4 8 16" NP_EVENTS=1000000 REPS=${SCALING_REPS:-3} ;;
+*) echo "scaling_bench: BENCH_SCALING must be quick or full" >&2; exit 2 ;;
+esac
+mkdir -p "$OUT"
+[ -f "$LIB" ] && [ -x "$BIN" ] || { echo "scaling_bench: build first (make all)" >&2; exit 1; }
+source "$ROOT/tests/skew/skew-env.sh"
+SKEW=$(skew_build "$OUT") || { echo "scaling_bench: cannot build the skew library" >&2; exit 1; }
+PROG=$OUT/clc_bench
+if [ ! -x "$PROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$PROG" ]; then
+    mpicc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/bench/clc_bench.c" ||
+        { echo "scaling_bench: cannot build clc_bench.c" >&2; exit 1; }
+fi
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-scaling.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+# phase NAME: rank 0's figure from the MPI_Finalize line of the last run
+phase() { sed -nE "s/.*MPI_Finalize: .*$1 ([0-9.]+) ms.*/\\1/p" "$TMP/err.txt" | head -n 1; }
+maxkb() { awk '$1 == "vmhwm_kb" && $3 > m {m = $3} END {print m + 0}' "$TMP/out.txt"; }
+
+# run NP ITERS TRACED(0|1) DIR -> appends one line of figures to $TMP/rows
+run() {
+    local np=$1 iters=$2 traced=$3 dir=$4 env=()
+    rm -rf "$dir"
+    [ "$traced" = 1 ] && env=(-genv LD_PRELOAD "$SKEW:$LIB" -genv SYNCTRACE_DIR "$dir" -genv SYNCTRACE_NODE_SIZE 1 -genv SYNCTRACE_VERBOSE 1 -genv SKEW_PER_RANK 1 -genv SKEW_OFFSET_NS 3000000
+        -genv SKEW_SEED 9 -genv SKEW_T0_NS "$(skew_t0)")
+    timeout 1200 mpiexec -n "$np" "${env[@]}" "$PROG" "$iters" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+        { echo "scaling_bench: run failed ($np ranks, $iters iterations, traced $traced): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
+    local kb
+    kb=$(maxkb)
+    if [ "$traced" = 0 ]; then
+        echo "$kb"
+        return 0
+    fi
+    local ev init
+    ev=$("$BIN" info "$dir" | awk '$1 == "events:" {print $2}')
+    init=$("$BIN" info "$dir" | sed -nE 's/^ *initial sync .*slowest rank ([0-9.]+) ms.*/\1/p' | head -n 1)
+    echo "$kb $((ev / np)) $(awk -v a="${init:-0}" -v b="$(phase sync)" 'BEGIN {print a + b}') $(phase 'trace preparation') $(
+        "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_CLC_MS" {print $2}') $(phase 'archive write')"
+    rm -rf "$dir"
+}
+
+report=$OUT/scaling-report.md
+status=0
+# record_ns EVENTS: recording ns per event with flushes, for EVENTS events on one thread
+record_ns() {
+    local rb=$OUT/record_bench
+    [ -x "$rb" ] || { echo "-"; return; }
+    SYNCTRACE_TMPDIR=$TMP "$rb" "$(awk -v e="$1" 'BEGIN {print e / 1e6}')" 2>/dev/null |
+        awk '$1 == "flushing" {print $2}' | grep . || echo "-"
+}
+
+# row NP EVENTS_PER_RANK [RECORD_NS]: REPS pairs of untraced / traced runs, one table row of medians
+row() {
+    local np=$1 iters=$(( $2 * 2 / 57 ))
+    : >"$TMP/plain" && : >"$TMP/traced"
+    for _ in $(seq "$REPS"); do
+        run "$np" "$iters" 0 "$TMP/a" >>"$TMP/plain" || { status=1; continue; }
+        run "$np" "$iters" 1 "$TMP/a" >>"$TMP/traced" || status=1
+    done
+    col() { awk -v c="$2" '{print $c}' "$TMP/$1" | median; }
+    local p_kb t_kb ev sync prep clc wr
+    p_kb=$(col plain 1) t_kb=$(col traced 1) ev=$(col traced 2)
+    sync=$(col traced 3) prep=$(col traced 4) clc=$(col traced 5) wr=$(col traced 6)
+    awk -v np="$np" -v ev="$ev" -v rns="${3:--}" -v pk="$p_kb" -v tk="$t_kb" -v s="$sync" -v pr="$prep" \
+        -v c="$clc" -v w="$wr" 'BEGIN {
+        mev = ev / 1e6
+        rec = (rns == "-") ? "-" : sprintf("%.0f | %.1f", rns, rns * ev / 1e6)
+        if (rns == "-") rec = "- | -"
+        printf "| %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.0f |\n", np, ev, rec,
+               s, pr, c, w, (mev > 0) ? (tk - pk) / 1024 / mev : 0 }' >>"$report"
+}
+header() {
+    {
+        echo "### $1"
+        echo
+        echo "| ranks | events/rank | record ns/ev | record ms | sync ms | prep ms | clc ms | write ms | MB/Mev |"
+        echo "|---|---|---|---|---|---|---|---|---|"
+    } >>"$report"
+}
+: >"$report"
+header "Events per rank (2 ranks)"
+for ev in $EVENTS; do row 2 "$ev" "$(record_ns "$ev")"; done
+echo >>"$report"
+header "Ranks ($NP_EVENTS events per rank)"
+rns=$(record_ns "$NP_EVENTS")
+for np in $NPS; do row "$np" "$NP_EVENTS" "$rns"; done
+echo >>"$report"
+echo "## Scaling (BENCH_SCALING=$MODE, $(nproc) cores, medians of $REPS, load average at the end $(cut -d' ' -f1-3 /proc/loadavg))"
+echo
+cat "$report"
+exit $status
