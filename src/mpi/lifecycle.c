@@ -88,7 +88,7 @@ __attribute__((constructor)) static void st_shim_load(void)
     if (!st_config.enable)
         return;
     st_log_set_verbosity((int)st_config.verbose);
-    st_timer_init(st_config.clock);
+    st_timer_init(st_config.clock, st_config.timer);
     st_mpi_callsite_on = st_config.callsite;
     st_mpi_p2p_init();
     st_record_active = 1;

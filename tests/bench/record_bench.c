@@ -163,7 +163,7 @@ int main(int argc, char **argv)
     if (n < 1000)
         n = 1000;
     st_config.buffer = (n + 16) * sizeof(st_event_t); /* the timed loops never flush */
-    st_timer_init(st_config.clock);
+    st_timer_init(st_config.clock, st_config.timer);
     st_record_active = 1;
     st_thread_t *th = st_thread_self();
     if (!th) {

@@ -10,7 +10,7 @@
  * registering concurrently, and
  * st_record_stop(). Each case that needs a fresh buffer records on a new thread.
  */
-/* link: src/record/record.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/record/record.c src/clock/timer.c src/clock/tsc.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -337,7 +337,7 @@ int main(void)
         return 2;
     }
     st_config.buffer = 4096 * sizeof(st_event_t);
-    st_timer_init(st_config.clock);
+    st_timer_init(st_config.clock, st_config.timer);
     st_record_active = 1;
 
     test_fields();
