@@ -32,6 +32,7 @@ PACKAGES=(
     vite               # tests only: tests/viewers/t_vite.sh opens archives in ViTE (skipped without it)
     xvfb               # tests only: xvfb-run, the X server ViTE draws into
     imagemagick        # tests only: import/convert take and measure ViTE's screenshot
+    eztrace            # bench only: EZTrace 2.0, the peer tool `make bench` measures next to synctrace (skipped without it)
 )
 
 say() { printf 'install-deps: %s\n' "$*"; }
