@@ -22,7 +22,9 @@
  * that saw a ping-pong message arrive), lfence keeps later ones (the send of the reply)
  * from starting before the read. Without it a read after a polling loop can run ahead
  * of the load that ends the loop, by up to a cache-line transfer (~100 ns), which is the
- * size of the offsets being measured. Event stamps (st_timer_now*) use plain rdtsc: a
+ * size of the offsets being measured; an OpenMP worker's late end that must precede its
+ * master's publication reads it the same way (st_timer_now_ordered). Event stamps
+ * (st_timer_now, st_timer_now_ep) use plain rdtsc: a
  * few ns of reordering around an MPI call or an OpenMP callback is far below the sync
  * accuracy, per-location order is restored by st_record_put, and the fences would cost
  * on every event.
@@ -122,6 +124,13 @@ static inline uint64_t st_timer_now(void)
 {
     const st_timer_map_t *m = atomic_load_explicit(&st_timer_current, memory_order_acquire);
     return st_timer_apply(m, st_timer_stamp());
+}
+
+/* st_timer_now() read with st_timer_local(): for a time that must precede the caller's next loads. */
+static inline uint64_t st_timer_now_ordered(void)
+{
+    const st_timer_map_t *m = atomic_load_explicit(&st_timer_current, memory_order_acquire);
+    return st_timer_apply(m, st_timer_local());
 }
 
 /* st_timer_now() that also reports the epoch of the map it used (for event records). */

@@ -117,6 +117,19 @@ static inline st_event_t *st_record(st_thread_t *th, unsigned kind)
     return st_record_put(th, kind, t, epoch);
 }
 
+/*
+ * Like st_record, stamped with the time of th's previous event instead of a clock read:
+ * for an event that belongs to the same instant as the one just recorded (an MPI send
+ * event right after its call's ENTER, before the PMPI call). Reads the clock after a
+ * flush (the FLUSH region lies in between) or when th recorded nothing yet.
+ */
+static inline st_event_t *st_record_again(st_thread_t *th, unsigned kind)
+{
+    if (ST_UNLIKELY(th->pos >= th->limit || th->pos == 0))
+        return st_record(th, kind);
+    return st_record_put(th, kind, th->last, th->epoch);
+}
+
 /* Flushes now if the room above limit has been entered (after a caller's last event). */
 static inline void st_record_flush_point(st_thread_t *th)
 {
