@@ -23,6 +23,16 @@
 #define ST_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define ST_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/*
+ * Per-thread state written on every event lives on cache lines of its own: two
+ * threads' records side by side in one line would move that line between their cores
+ * at every event (an OpenMP team's master and worker record at the same moments).
+ */
+#define ST_CACHE_LINE 64
+
+/* Zeroed memory of size bytes rounded up to whole cache lines, line-aligned; free() releases it. NULL on ENOMEM. */
+void *st_record_alloc_line(size_t size);
+
 /* Most threads one process records; later threads are not traced. */
 #define ST_MAX_THREADS 4096
 
