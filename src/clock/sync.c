@@ -578,8 +578,7 @@ static void report_checks(st_rankdata_t *rd)
     }
 }
 
-/* The timer that stamped events; with the TSC its frequency and how well the calibration held. */
-static void report_timer(st_rankdata_t *rd)
+void st_clock_report_timer(st_rankdata_t *rd)
 {
     st_rankdata_prop(rd, "timer", "%s", st_timer_tsc ? "tsc" : "clock_gettime");
     if (!st_timer_tsc)
@@ -599,7 +598,7 @@ void st_clock_report(st_rankdata_t *rd)
     int ck = st_config.clock;
     st_rankdata_prop(rd, "sync.clock", "%s", ck >= 0 && ck < 4 ? clock_name[ck] : "?");
     st_rankdata_prop(rd, "sync.clock_resolution_ns", "%" PRIu64, st_timer_resolution_ns());
-    report_timer(rd);
+    st_clock_report_timer(rd);
     report_levels(rd);
     report_checks(rd);
     if (!S.finalized)

@@ -14,6 +14,7 @@
 #include "../clc/clc_mpi.h"
 #include "../clc/mem.h"
 #include "../clock/sync.h"
+#include "../clock/tsc.h"
 #include "../clock/timer.h"
 #include "../config/config.h"
 #include "../omp/omp.h"
@@ -402,10 +403,13 @@ static void write_without_mpi(int incomplete)
         st_log_error("%s; no archive written", err);
         return;
     }
+    st_tsc_point(); /* the TSC's last calibration point (no sync without MPI) */
     st_rankdata_t rd;
     if (st_collect_rankdata(&rd, incomplete) != 0)
         return;
     heap_reuse(1);
+    st_clock_remap_rankdata(&rd); /* without MPI only the TSC correction */
+    st_clock_report_timer(&rd);
     if (st_config.callsite)
         st_callsite_resolve(&rd);
     st_otf2_prepare(&rd);
