@@ -23,7 +23,10 @@
  * from starting before the read. Without it a read after a polling loop can run ahead
  * of the load that ends the loop, by up to a cache-line transfer (~100 ns), which is the
  * size of the offsets being measured; an OpenMP worker's late end that must precede its
- * master's publication reads it the same way (st_timer_now_ordered). Event stamps
+ * master's publication reads it the same way (st_timer_now_ordered), and so do OpenMP
+ * lock acquisitions and releases, whose order rests on a clock read before, resp. after,
+ * an atomic counter (omp_mutex.c): without the fence a plain rdtsc ran up to ~50 ns
+ * past such a load and reversed lock handovers between spinning threads. Event stamps
  * (st_timer_now, st_timer_now_ep) use plain rdtsc: a
  * few ns of reordering around an MPI call or an OpenMP callback is far below the sync
  * accuracy, per-location order is restored by st_record_put, and the fences would cost
@@ -130,6 +133,14 @@ static inline uint64_t st_timer_now(void)
 static inline uint64_t st_timer_now_ordered(void)
 {
     const st_timer_map_t *m = atomic_load_explicit(&st_timer_current, memory_order_acquire);
+    return st_timer_apply(m, st_timer_local());
+}
+
+/* st_timer_now_ordered() that also reports the epoch of the map it used. */
+static inline uint64_t st_timer_now_ep_ordered(uint32_t *epoch)
+{
+    const st_timer_map_t *m = atomic_load_explicit(&st_timer_current, memory_order_acquire);
+    *epoch = m->epoch;
     return st_timer_apply(m, st_timer_local());
 }
 
