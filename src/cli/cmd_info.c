@@ -99,9 +99,10 @@ static void print_stamps(const st_cli_archive_t *ar)
         printf("  stamped by     %s\n", timer);
         return;
     }
-    printf("  stamped by     tsc at %.6f MHz, %s calibration points (nonlinearity %s ns, start-up conversion "
-           "corrected by %s ns)\n", atof(hz) / 1e6, prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_POINTS"),
-           prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_NONLINEARITY_NS"), prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_CORRECTION_NS"));
+    printf("  stamped by     tsc at %.6f MHz (%s clock), %s calibration points: drift %s ns over the run, "
+           "nonlinearity %s ns\n", atof(hz) / 1e6, prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_SOURCE"),
+           prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_POINTS"), prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_DRIFT_NS"),
+           prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_NONLINEARITY_NS"));
 }
 
 static void print_summary(const st_cli_archive_t *ar, const summary_t *s)

@@ -585,12 +585,15 @@ void st_clock_report_timer(st_rankdata_t *rd)
         return;
     const st_tsc_point_t *p;
     size_t n = st_tsc_points(&p);
+    st_rankdata_prop(rd, "timer.tsc_source", "%s", st_timer_tsc_shared ? "node" : "process");
     st_rankdata_prop(rd, "timer.tsc_hz", "%.0f", st_tsc_hz(p, n));
     st_rankdata_prop(rd, "timer.tsc_points", "%zu", n);
     st_rankdata_prop(rd, "timer.tsc_nonlinearity_ns", "%.0f", st_tsc_nonlinearity(p, n));
-    /* how far the start-up conversion had drifted from the system clock by the last point */
-    st_rankdata_prop(rd, "timer.tsc_correction_ns", "%.0f",
-                     n ? (double)p[n - 1].ref - (double)p[n - 1].local : 0.0);
+    /* the system clock minus the TSC clock at the last point, and how much that changed since the first */
+    st_rankdata_prop(rd, "timer.tsc_offset_ns", "%.0f", n ? (double)p[n - 1].ref - (double)p[n - 1].local : 0.0);
+    st_rankdata_prop(rd, "timer.tsc_drift_ns", "%.0f",
+                     n ? ((double)p[n - 1].ref - (double)p[n - 1].local) - ((double)p[0].ref - (double)p[0].local)
+                       : 0.0);
 }
 
 void st_clock_report(st_rankdata_t *rd)

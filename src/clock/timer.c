@@ -12,20 +12,34 @@ int st_timer_tsc;
 st_tsc_conv_t st_tsc_conv;
 _Atomic(const st_timer_map_t *) st_timer_current = &identity;
 
-static int want_tsc(int timer)
+int st_timer_tsc_shared;
+
+/* The TSC where asked for (tsc) or where invariant (auto). */
+static void select_tsc(int timer)
 {
     if (timer == ST_TIMER_CLOCK)
-        return 0;
-    int inv = st_tsc_invariant(NULL);
+        return;
 #if defined(__x86_64__)
+    int inv = st_tsc_invariant(NULL);
+    if (timer == ST_TIMER_AUTO && !inv)
+        return;
     if (timer == ST_TIMER_TSC && !inv)
         st_log_warn_once("SYNCTRACE_TIMER=tsc: /proc/cpuinfo does not list constant_tsc and nonstop_tsc; "
                          "using the TSC all the same (times may be wrong if its rate changes)");
-    return timer == ST_TIMER_TSC || inv;
+    int shared = 0;
+    if (st_tsc_calibrate(&st_tsc_conv, &shared) != 0) {
+        if (timer == ST_TIMER_TSC)
+            st_log_warn_once("SYNCTRACE_TIMER=tsc: cannot calibrate the TSC; using clock_gettime");
+        return;
+    }
+    if (!shared)
+        st_log_info("cannot share the TSC conversion through /dev/shm: this process measured its own, a few ppm off "
+                    "its neighbours' (clock sync inside a node assumes one clock)");
+    st_timer_tsc = 1;
+    st_timer_tsc_shared = shared;
 #else
     if (timer == ST_TIMER_TSC)
         st_log_warn_once("SYNCTRACE_TIMER=tsc: no time-stamp counter on this CPU; using clock_gettime");
-    return 0;
 #endif
 }
 
@@ -39,13 +53,8 @@ void st_timer_init(int which, int timer)
     };
     if (which >= 0 && which < (int)(sizeof ids / sizeof ids[0]))
         st_timer_clock = ids[which];
-    st_timer_tsc = 0;
-    if (want_tsc(timer)) {
-        if (st_tsc_calibrate(&st_tsc_conv) == 0)
-            st_timer_tsc = 1;
-        else
-            st_log_warn_once("cannot calibrate the TSC; using clock_gettime");
-    }
+    st_timer_tsc = st_timer_tsc_shared = 0;
+    select_tsc(timer);
 }
 
 void st_timer_set_map(const st_timer_map_t *map)

@@ -4,11 +4,11 @@
  * The local clock is one of two sources (SYNCTRACE_TIMER, chosen once at start-up):
  *  - clock: the selected clock_gettime clock (through the PLT, so a preloaded library
  *    can skew it in tests);
- *  - tsc: the x86-64 time-stamp counter, converted to ns with a fixed conversion
- *    measured at start-up against that same clock (tsc.c). The conversion stays fixed
- *    for the whole run, so the TSC is just another local clock with a small constant
- *    drift to the system clock: the sync models and sync points treat it like any
- *    other. Calibration points taken at every sync point and at MPI_Finalize map the
+ *  - tsc: the x86-64 time-stamp counter, converted to ns with the node's conversion
+ *    (measured once per node and boot: the same clock in every process; tsc.c). The
+ *    conversion stays fixed for the whole run, so the TSC is just another local clock
+ *    with a small constant offset and drift to the system clock: the sync models and
+ *    sync points treat it like any other. Calibration points taken at every sync point and at MPI_Finalize map the
  *    global clock back onto the system clock at finalize (st_timer_correct).
  * st_timer_now() maps the local clock to the global clock with the current map:
  * G(L) = L + a + b·(L - t0). Clock synchronization (sync.c) publishes a new map at every
@@ -57,6 +57,7 @@ typedef struct st_tsc_conv {
 
 extern clockid_t st_timer_clock;
 extern int st_timer_tsc; /* nonzero: the local clock is the TSC */
+extern int st_timer_tsc_shared; /* ... with the node's conversion (the same clock in every process of the node) */
 extern st_tsc_conv_t st_tsc_conv;
 extern _Atomic(const st_timer_map_t *) st_timer_current;
 

@@ -4,16 +4,17 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
-#if defined(__x86_64__)
-#include <linux/perf_event.h>
-#endif
 
-#define CAL_SPAN_NS   2000000 /* start-up calibration without the kernel's rate: two points this far apart */
+
+#define CAL_SPAN_NS   2000000 /* a measured conversion: two points this far apart */
 #define PAIR_TRIES    32      /* brackets per point; the narrowest wins */
 #define PAIR_MAX_NS   2000    /* a point whose narrowest bracket is wider is dropped (preempted throughout) */
+#define ST_TSC_NODE_DIR "/dev/shm"
 #define MIN_GAP_NS    50000000 /* a point closer than this to the last one replaces it: short end segments
                                   would extrapolate a noisy slope */
 
@@ -80,61 +81,113 @@ static void add_point(st_tsc_point_t p)
     own[n_own++] = p;
 }
 
-/*
- * The kernel's own TSC rate (the perf user page's time_mult / 2^time_shift, ns per
- * tick, from its tsc_khz): the same in every process of the node, so the ranks' local
- * clocks run at one rate, as they do on clock_gettime, and the sync sees no drift
- * between them. Within a fraction of a ppm of the system clock; the calibration points
- * take care of the rest. 0 where perf events are not allowed.
- */
-static uint64_t kernel_mult(void)
+/* ns of conv at counter value t (st_tsc_to_ns with conv instead of the published one). */
+static uint64_t conv_ns(const st_tsc_conv_t *conv, uint64_t t)
 {
-#if defined(__x86_64__)
-    struct perf_event_attr attr = { .type = PERF_TYPE_SOFTWARE, .size = sizeof attr,
-                                    .config = PERF_COUNT_SW_DUMMY, .disabled = 1,
-                                    .exclude_kernel = 1, .exclude_hv = 1 };
-    int fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    size_t len = (size_t)sysconf(_SC_PAGESIZE);
-    struct perf_event_mmap_page *pg = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    if (pg == MAP_FAILED)
-        return 0;
-    uint64_t mult = 0;
-    if (pg->cap_user_time && pg->time_mult && pg->time_shift <= 32)
-        mult = (uint64_t)pg->time_mult << (32 - pg->time_shift);
-    munmap(pg, len);
-    return mult;
-#else
-    return 0;
-#endif
+    return conv->ns0 + (uint64_t)(int64_t)(((__int128)(int64_t)(t - conv->tsc0) * (__int128)conv->mult) >> 32);
 }
 
-int st_tsc_calibrate(st_tsc_conv_t *conv)
+/* Measures a conversion: two points CAL_SPAN_NS apart. The first point goes to *t0, *r0. */
+static int measure(st_tsc_conv_t *conv, uint64_t *t0, uint64_t *r0)
 {
-    uint64_t t0, r0, t1, r1, w0, w1;
-    if (take_pair(&t0, &r0, &w0) != 0)
+    uint64_t t1, r1, w;
+    if (take_pair(t0, r0, &w) != 0)
         return -1;
-    uint64_t km = kernel_mult();
-    if (km) {
-        conv->tsc0 = t0;
-        conv->ns0 = r0;
-        conv->mult = km;
-        n_own = 0;
-        add_point((st_tsc_point_t){ t0, r0, r0 });
-        return 0;
-    }
-    while (st_timer_clock_ns() < r0 + CAL_SPAN_NS)
+    while (st_timer_clock_ns() < *r0 + CAL_SPAN_NS)
         ;
-    if (take_pair(&t1, &r1, &w1) != 0 || t1 <= t0 || r1 <= r0)
+    if (take_pair(&t1, &r1, &w) != 0 || t1 <= *t0 || r1 <= *r0)
         return -1;
-    conv->tsc0 = t0;
-    conv->ns0 = r0;
-    conv->mult = (uint64_t)llround((double)(r1 - r0) * 4294967296.0 / (double)(t1 - t0));
+    conv->tsc0 = *t0;
+    conv->ns0 = *r0;
+    conv->mult = (uint64_t)llround((double)(r1 - *r0) * 4294967296.0 / (double)(t1 - *t0));
+    return 0;
+}
+
+/* ---- the node's conversion ------------------------------------------------------------ */
+
+/*
+ * One conversion per node and boot, in a file of this user in /dev/shm (node-local
+ * memory, gone at reboot; not SYNCTRACE_TMPDIR, which a run leaves empty) named after
+ * the boot id and the reference clock: whichever process measured first
+ * publishes it (link: the first one wins), every later process of the boot — of this
+ * job or of any later one — reads it. So the ranks sharing a node share one TSC clock
+ * exactly, as they share clock_gettime, which ClockPropSync relies on; a conversion
+ * measured per process would differ from its neighbours' in rate by ppm.
+ */
+typedef struct node_file {
+    char magic[8]; /* "STTSC1\0\0" */
+    st_tsc_conv_t conv;
+} node_file_t;
+
+static int node_path(char *path, size_t len)
+{
+    char boot[64] = "";
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
+    if (!f)
+        return -1;
+    int ok = fgets(boot, sizeof boot, f) != NULL;
+    fclose(f);
+    boot[strcspn(boot, "\n")] = 0;
+    if (!ok || !boot[0] || strchr(boot, '/'))
+        return -1;
+    int n = snprintf(path, len, "%s/synctrace-tsc-%u-%s-%d", ST_TSC_NODE_DIR, (unsigned)getuid(), boot,
+                     (int)st_timer_clock);
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+static int node_read(const char *path, st_tsc_conv_t *conv)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    node_file_t nf;
+    struct stat st;
+    int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == getuid() &&
+             read(fd, &nf, sizeof nf) == (ssize_t)sizeof nf;
+    close(fd);
+    /* 0.1 .. 10 ns per tick: anything else is not a conversion of ours */
+    if (!ok || memcmp(nf.magic, "STTSC1", 7) != 0 || nf.conv.mult < (1ull << 32) / 10 || nf.conv.mult > (10ull << 32))
+        return -1;
+    *conv = nf.conv;
+    return 0;
+}
+
+/* Publishes conv unless another process did first. 0 if the file holds a conversion now. */
+static int node_publish(const char *path, const st_tsc_conv_t *conv)
+{
+    char tmp[4300];
+    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    node_file_t nf = { "STTSC1", *conv };
+    int ok = write(fd, &nf, sizeof nf) == (ssize_t)sizeof nf;
+    close(fd);
+    int rc = ok && (link(tmp, path) == 0 || errno == EEXIST) ? 0 : -1;
+    unlink(tmp);
+    return rc;
+}
+
+int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared)
+{
+    char path[4200];
+    uint64_t t0, r0, w;
     n_own = 0;
-    add_point((st_tsc_point_t){ t0, r0, r0 });
-    add_point((st_tsc_point_t){ t1, r0 + (uint64_t)(((__int128)(t1 - t0) * conv->mult) >> 32), r1 });
+    *shared = 0;
+    int have_path = node_path(path, sizeof path) == 0;
+    if (have_path && node_read(path, conv) == 0) {
+        *shared = 1;
+    } else {
+        st_tsc_conv_t mine;
+        if (measure(&mine, &t0, &r0) != 0)
+            return -1;
+        *conv = mine;
+        if (have_path && node_publish(path, &mine) == 0 && node_read(path, conv) == 0)
+            *shared = 1; /* ours or the winner's */
+    }
+    if (take_pair(&t0, &r0, &w) != 0)
+        return -1;
+    add_point((st_tsc_point_t){ t0, conv_ns(conv, t0), r0 });
     return 0;
 }
 

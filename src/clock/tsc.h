@@ -1,9 +1,9 @@
 /*
  * tsc.h — the time-stamp counter as local clock: detection, calibration, correction.
  *
- * The TSC is converted to ns with a fixed conversion (timer.h) measured at start-up
- * over a few ms; its error (a few ppm) is a constant drift of the local clock, which
- * the sync learns like any other. Calibration points (TSC, local ns, system clock ns)
+ * The TSC is converted to ns with a fixed conversion (timer.h), measured once per node
+ * and boot over 2 ms and shared through a file in /dev/shm, so that every process of a node reads
+ * the same TSC clock; its error (ppm) is a constant drift to the system clock. Calibration points (TSC, local ns, system clock ns)
  * taken at start-up, at every sync point and at MPI_Finalize pin the local clock to the
  * system clock; at finalize the global clock, which is rank 0's local clock, is mapped
  * onto rank 0's system clock through rank 0's points, piecewise linearly (so that a
@@ -30,8 +30,13 @@ typedef struct st_tsc_point {
 /* Nonzero on x86-64 when /proc/cpuinfo lists constant_tsc and nonstop_tsc (path: for tests; NULL: /proc/cpuinfo). */
 int st_tsc_invariant(const char *cpuinfo);
 
-/* Measures the conversion into *conv (the kernel's TSC rate, else 2 ms of spinning) and takes the first calibration point(s). 0, or -1. */
-int st_tsc_calibrate(st_tsc_conv_t *conv);
+/*
+ * The conversion into *conv and the first calibration point. *shared = 1: the node's
+ * conversion (tsc.c: one per node and boot, so every process of the node reads the same
+ * TSC clock); 0: measured by this process alone (/dev/shm unusable: its rate differs
+ * from its neighbours' by ppm). 0, or -1 when the TSC cannot be calibrated.
+ */
+int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared);
 
 /* Takes a calibration point now (a no-op with the clock timer). */
 void st_tsc_point(void);
