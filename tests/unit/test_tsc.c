@@ -3,7 +3,8 @@
  * linear correction through calibration points (interpolation, extrapolation, a
  * slewed system clock followed), whose points correct (own or rank 0's, none),
  * frequency and nonlinearity, the /proc/cpuinfo test, and on a CPU with an invariant
- * TSC the live timer against clock_gettime before and after the correction.
+ * TSC the live timer against clock_gettime after the correction and the node's
+ * conversion read back the same by a second calibration.
  */
 /* link: src/clock/tsc.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <math.h>
@@ -124,6 +125,17 @@ static void test_live(void)
     }
     CHECK(worst <= 200, "TSC timer %.0f ns outside CLOCK_MONOTONIC brackets", worst);
     printf("TSC %.6f MHz, %zu points, live error %.0f ns\n", hz / 1e6, n, worst);
+    /* the node's conversion: a second process (here: a second calibration) reads the same one */
+    st_tsc_conv_t again;
+    int shared = 0;
+    CHECK(st_tsc_calibrate(&again, &shared) == 0, "second calibration");
+    if (access("/dev/shm", W_OK) == 0)
+        CHECK(st_timer_tsc_shared, "/dev/shm is writable, yet the conversion was not shared");
+    if (st_timer_tsc_shared)
+        CHECK(shared && again.tsc0 == st_tsc_conv.tsc0 && again.ns0 == st_tsc_conv.ns0 &&
+              again.mult == st_tsc_conv.mult, "the node's conversion differs on a second read (shared %d)", shared);
+    else
+        printf("/dev/shm not usable: conversion not shared\n");
 }
 
 int main(void)
