@@ -35,6 +35,7 @@ PACKAGES=(
     chromium           # tests only: tests/viewers/t_report_html.sh loads report.html headless (skipped without it)
     chromium-driver    # tests only: chromedriver, which selenium drives chromium through
     python3-selenium   # tests only: the browser test's driver (clicks, console errors, screenshot)
+    eztrace            # bench only: EZTrace 2.0, the peer tool `make bench` measures next to synctrace (skipped without it)
 )
 
 say() { printf 'install-deps: %s\n' "$*"; }

@@ -7,6 +7,7 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -87,6 +88,23 @@ static void print_sync(const st_cli_archive_t *ar)
     }
 }
 
+/* What stamped the events (rank 0's SYNCTRACE::TIMER*; archives before it: nothing). */
+static void print_stamps(const st_cli_archive_t *ar)
+{
+    const char *timer = st_cli_prop(ar, "SYNCTRACE::TIMER");
+    if (!timer)
+        return;
+    const char *hz = st_cli_prop(ar, "SYNCTRACE::TIMER_TSC_HZ");
+    if (strcmp(timer, "tsc") || !hz) {
+        printf("  stamped by     %s\n", timer);
+        return;
+    }
+    printf("  stamped by     tsc at %.6f MHz (%s clock), %s calibration points: drift %s ns over the run, "
+           "nonlinearity %s ns\n", atof(hz) / 1e6, prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_SOURCE"),
+           prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_POINTS"), prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_DRIFT_NS"),
+           prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_NONLINEARITY_NS"));
+}
+
 static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
 {
     printf("archive:         %s\n", ar->path);
@@ -102,6 +120,7 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
     double span = s->total ? (double)(s->last - s->first) : 0;
     printf("duration:        %.9f s (first to last event, %.0f ticks)\n", span / (double)ar->resolution, span);
     printf("timer:           %" PRIu64 " ticks/s, global offset %" PRIu64 "\n", ar->resolution, ar->offset);
+    print_stamps(ar);
     printf("buffer flushes:  %" PRIu64 "\n", s->flushes);
     printf("moved by CLC:    %" PRIu64 " events\n", s->moved);
     const char *inc = st_cli_prop(ar, "SYNCTRACE::INCOMPLETE");

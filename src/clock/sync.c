@@ -26,6 +26,7 @@
 #include "../util/log.h"
 #include "sync_int.h"
 #include "timer.h"
+#include "tsc.h"
 
 #define MIN_BASELINE_NS 2e8   /* anchor rule: drift from the previous sync point >= 0.2 s back */
 #define FIRST_RESYNC_S  0.25  /* first resync interval; doubles up to SYNCTRACE_RESYNC */
@@ -190,6 +191,7 @@ static int publish(int kind, const st_clock_t *clk, int64_t cost)
     st_clock_identity(&S.clk);
     st_clock_push(&S.clk, &e->map);
     st_timer_set_map(map);
+    st_tsc_point(); /* after the map: not inside the sync's measurements */
     return 0;
 }
 
@@ -472,9 +474,30 @@ static void summarize(void)
     S.glob_jump = (double)out[4];
 }
 
+/*
+ * The global clock is rank 0's local clock: with the TSC, every rank corrects with
+ * rank 0's calibration points (none when rank 0 ran on clock_gettime). Collective.
+ */
+static void share_calibration(void)
+{
+    const st_tsc_point_t *mine;
+    static st_tsc_point_t pts[ST_TSC_MAX_POINTS];
+    int n = st_sync.rank == 0 && st_timer_tsc ? (int)st_tsc_points(&mine) : 0;
+    if (st_sync.rank == 0 && n)
+        memcpy(pts, mine, (size_t)n * sizeof *pts);
+    MPI_Request r;
+    if (PMPI_Ibcast(&n, 1, MPI_INT, 0, st_sync.comm, &r) != MPI_SUCCESS || st_sync_wait(&r) != MPI_SUCCESS)
+        return;
+    if (n > 0 && (PMPI_Ibcast(pts, n * (int)sizeof *pts, MPI_BYTE, 0, st_sync.comm, &r) != MPI_SUCCESS ||
+                  st_sync_wait(&r) != MPI_SUCCESS))
+        return;
+    st_tsc_use_points(pts, (size_t)n);
+}
+
 void st_clock_finalize_sync(void)
 {
     pthread_mutex_lock(&S.lock);
+    st_tsc_point(); /* the end of the run, also without a sync */
     if (S.active) {
         if (S.posted) {
             S.posted = 0;
@@ -485,6 +508,8 @@ void st_clock_finalize_sync(void)
             clock_check((double)(mono_ns() - S.init_start) / 1e9);
         if (S.active)
             summarize();
+        if (S.active)
+            share_calibration();
         S.finalized = 1;
         S.active = 0;
     }
@@ -497,16 +522,19 @@ void st_clock_finalize_sync(void)
 
 void st_clock_remap_events(st_event_t *ev, size_t n)
 {
-    if (!S.finalized)
-        return;
-    double d = st_clock_remap(S.ep, S.nep, ev, n, st_config.interpolate);
-    if (d > S.remap_max)
-        S.remap_max = d;
+    if (S.finalized) {
+        double d = st_clock_remap(S.ep, S.nep, ev, n, st_config.interpolate);
+        if (d > S.remap_max)
+            S.remap_max = d;
+    }
+    if (st_tsc_correcting())
+        for (size_t i = 0; i < n; i++)
+            ev[i].time = st_tsc_correct(ev[i].time); /* monotonic: keeps the per-location order */
 }
 
 void st_clock_remap_rankdata(st_rankdata_t *rd)
 {
-    if (!S.finalized)
+    if (!S.finalized && !st_tsc_correcting())
         return;
     uint64_t lo = UINT64_MAX, hi = 0;
     for (uint32_t i = 0; i < rd->nthreads; i++) {
@@ -564,11 +592,30 @@ static void report_checks(st_rankdata_t *rd)
     }
 }
 
+void st_clock_report_timer(st_rankdata_t *rd)
+{
+    st_rankdata_prop(rd, "timer", "%s", st_timer_tsc ? "tsc" : "clock_gettime");
+    if (!st_timer_tsc)
+        return;
+    const st_tsc_point_t *p;
+    size_t n = st_tsc_points(&p);
+    st_rankdata_prop(rd, "timer.tsc_source", "%s", st_timer_tsc_shared ? "node" : "process");
+    st_rankdata_prop(rd, "timer.tsc_hz", "%.0f", st_tsc_hz(p, n));
+    st_rankdata_prop(rd, "timer.tsc_points", "%zu", n);
+    st_rankdata_prop(rd, "timer.tsc_nonlinearity_ns", "%.0f", st_tsc_nonlinearity(p, n));
+    /* the system clock minus the TSC clock at the last point, and how much that changed since the first */
+    st_rankdata_prop(rd, "timer.tsc_offset_ns", "%.0f", n ? (double)p[n - 1].ref - (double)p[n - 1].local : 0.0);
+    st_rankdata_prop(rd, "timer.tsc_drift_ns", "%.0f",
+                     n ? ((double)p[n - 1].ref - (double)p[n - 1].local) - ((double)p[0].ref - (double)p[0].local)
+                       : 0.0);
+}
+
 void st_clock_report(st_rankdata_t *rd)
 {
     int ck = st_config.clock;
     st_rankdata_prop(rd, "sync.clock", "%s", ck >= 0 && ck < 4 ? clock_name[ck] : "?");
     st_rankdata_prop(rd, "sync.clock_resolution_ns", "%" PRIu64, st_timer_resolution_ns());
+    st_clock_report_timer(rd);
     report_levels(rd);
     report_checks(rd);
     if (!S.finalized)

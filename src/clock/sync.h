@@ -18,7 +18,8 @@
  *    collected: the last sync point (for interpolation) and the run's statistics.
  *  - st_clock_remap_rankdata() / st_clock_remap_events() re-map recorded timestamps at
  *    finalize (local, no MPI): events stamped before MPI_Init get the initial map;
- *    with SYNCTRACE_INTERPOLATE=1 all events are interpolated between sync points.
+ *    with SYNCTRACE_INTERPOLATE=1 all events are interpolated between sync points; with
+ *    the TSC timer the result is then mapped onto rank 0's system clock (tsc.h).
  *  - st_clock_report() adds the sync properties of this rank to the archive data.
  * All functions are safe to call when SYNCTRACE_SYNC=none or init failed (no-ops).
  */
@@ -57,7 +58,10 @@ void st_clock_remap_rankdata(st_rankdata_t *rd);
 struct st_clock_epoch;
 const struct st_clock_epoch *st_clock_epochs(size_t *n);
 
-/* Adds this rank's sync properties (sync.*) to rd. */
+/* Adds this rank's sync properties (sync.*) to rd, and st_clock_report_timer's. */
 void st_clock_report(st_rankdata_t *rd);
+
+/* Adds the timer that stamped events (timer: tsc or clock_gettime; with the TSC its frequency and calibration). */
+void st_clock_report_timer(st_rankdata_t *rd);
 
 #endif

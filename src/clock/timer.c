@@ -1,14 +1,49 @@
-/* timer.c — clock selection and the atomically published local→global map. */
+/* timer.c — clock and timer selection and the atomically published local→global map. */
 #include "timer.h"
 
 #include "../config/config.h"
+#include "../util/log.h"
+#include "tsc.h"
 
 static const st_timer_map_t identity = { 0, 0.0, 0, 1 };
 
 clockid_t st_timer_clock = CLOCK_MONOTONIC;
+int st_timer_tsc;
+st_tsc_conv_t st_tsc_conv;
 _Atomic(const st_timer_map_t *) st_timer_current = &identity;
 
-void st_timer_init(int which)
+int st_timer_tsc_shared;
+
+/* The TSC where asked for (tsc) or where invariant (auto). */
+static void select_tsc(int timer)
+{
+    if (timer == ST_TIMER_CLOCK)
+        return;
+#if defined(__x86_64__)
+    int inv = st_tsc_invariant(NULL);
+    if (timer == ST_TIMER_AUTO && !inv)
+        return;
+    if (timer == ST_TIMER_TSC && !inv)
+        st_log_warn_once("SYNCTRACE_TIMER=tsc: /proc/cpuinfo does not list constant_tsc and nonstop_tsc; "
+                         "using the TSC all the same (times may be wrong if its rate changes)");
+    int shared = 0;
+    if (st_tsc_calibrate(&st_tsc_conv, &shared) != 0) {
+        if (timer == ST_TIMER_TSC)
+            st_log_warn_once("SYNCTRACE_TIMER=tsc: cannot calibrate the TSC; using clock_gettime");
+        return;
+    }
+    if (!shared)
+        st_log_info("cannot share the TSC conversion through /dev/shm: this process measured its own, a few ppm off "
+                    "its neighbours' (clock sync inside a node assumes one clock)");
+    st_timer_tsc = 1;
+    st_timer_tsc_shared = shared;
+#else
+    if (timer == ST_TIMER_TSC)
+        st_log_warn_once("SYNCTRACE_TIMER=tsc: no time-stamp counter on this CPU; using clock_gettime");
+#endif
+}
+
+void st_timer_init(int which, int timer)
 {
     static const clockid_t ids[] = {
         [ST_CLOCK_MONOTONIC] = CLOCK_MONOTONIC,
@@ -18,6 +53,8 @@ void st_timer_init(int which)
     };
     if (which >= 0 && which < (int)(sizeof ids / sizeof ids[0]))
         st_timer_clock = ids[which];
+    st_timer_tsc = st_timer_tsc_shared = 0;
+    select_tsc(timer);
 }
 
 void st_timer_set_map(const st_timer_map_t *map)
@@ -27,6 +64,8 @@ void st_timer_set_map(const st_timer_map_t *map)
 
 uint64_t st_timer_resolution_ns(void)
 {
+    if (st_timer_tsc)
+        return 1;
     struct timespec ts;
     if (clock_getres(st_timer_clock, &ts) != 0)
         return 1;

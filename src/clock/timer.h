@@ -1,14 +1,36 @@
 /*
  * timer.h — the clock every event is stamped with.
  *
- * st_timer_local() reads the selected clock_gettime clock (through the PLT, so a
- * preloaded library can skew it in tests). st_timer_now() maps it to the global
- * clock with the current map: G(L) = L + a + b·(L - t0). Clock synchronization
- * (sync.c) publishes a new map at every sync epoch with st_timer_set_map(); readers
- * take no lock, allocate nothing and make no call beyond clock_gettime. Every map
- * carries its epoch number so that a recorder can remember which map stamped an
- * event (st_timer_now_ep) and the finalize step can recover the local time exactly.
- * Thread-safe.
+ * The local clock is one of two sources (SYNCTRACE_TIMER, chosen once at start-up):
+ *  - clock: the selected clock_gettime clock (through the PLT, so a preloaded library
+ *    can skew it in tests);
+ *  - tsc: the x86-64 time-stamp counter, converted to ns with the node's conversion
+ *    (measured once per node and boot: the same clock in every process; tsc.c). The
+ *    conversion stays fixed for the whole run, so the TSC is just another local clock
+ *    with a small constant offset and drift to the system clock: the sync models and
+ *    sync points treat it like any other. Calibration points taken at every sync point and at MPI_Finalize map the
+ *    global clock back onto the system clock at finalize (st_timer_correct).
+ * st_timer_now() maps the local clock to the global clock with the current map:
+ * G(L) = L + a + b·(L - t0). Clock synchronization (sync.c) publishes a new map at every
+ * sync epoch with st_timer_set_map(); readers take no lock, allocate nothing and make
+ * no call beyond the clock read. Every map carries its epoch number so that a recorder
+ * can remember which map stamped an event (st_timer_now_ep) and the finalize step can
+ * recover the local time exactly. Thread-safe.
+ *
+ * Ordering: st_timer_local() (clock sync, ping-pongs, calibration) reads the TSC with
+ * rdtscp + lfence: rdtscp waits until every earlier instruction has executed (the load
+ * that saw a ping-pong message arrive), lfence keeps later ones (the send of the reply)
+ * from starting before the read. Without it a read after a polling loop can run ahead
+ * of the load that ends the loop, by up to a cache-line transfer (~100 ns), which is the
+ * size of the offsets being measured; an OpenMP worker's late end that must precede its
+ * master's publication reads it the same way (st_timer_now_ordered), and so do OpenMP
+ * lock acquisitions and releases, whose order rests on a clock read before, resp. after,
+ * an atomic counter (omp_mutex.c): without the fence a plain rdtsc ran up to ~50 ns
+ * past such a load and reversed lock handovers between spinning threads. Event stamps
+ * (st_timer_now, st_timer_now_ep) use plain rdtsc: a
+ * few ns of reordering around an MPI call or an OpenMP callback is far below the sync
+ * accuracy, per-location order is restored by st_record_put, and the fences would cost
+ * on every event.
  */
 #ifndef ST_TIMER_H
 #define ST_TIMER_H
@@ -16,6 +38,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 /* Linear map from local to global time, already flattened (see clock/model.h). */
 typedef struct st_timer_map {
@@ -25,11 +50,22 @@ typedef struct st_timer_map {
     uint32_t epoch; /* 1: the local clock before the initial sync; +1 per published map */
 } st_timer_map_t;
 
+/* TSC -> local ns: ns0 + (tsc - tsc0) · mult / 2^32 (fixed for the run). */
+typedef struct st_tsc_conv {
+    uint64_t tsc0, ns0, mult;
+} st_tsc_conv_t;
+
 extern clockid_t st_timer_clock;
+extern int st_timer_tsc; /* nonzero: the local clock is the TSC */
+extern int st_timer_tsc_shared; /* ... with the node's conversion (the same clock in every process of the node) */
+extern st_tsc_conv_t st_tsc_conv;
 extern _Atomic(const st_timer_map_t *) st_timer_current;
 
-/* Selects the clock (one of ST_CLOCK_* from config.h). Not thread-safe; call at start-up. */
-void st_timer_init(int which);
+/*
+ * Selects the clock (one of ST_CLOCK_* from config.h) and the timer (ST_TIMER_*); with
+ * the TSC, measures its conversion (a few ms). Not thread-safe; call at start-up.
+ */
+void st_timer_init(int clock, int timer);
 
 /*
  * Publishes a new map. The caller keeps *map alive and unchanged forever (maps are
@@ -37,14 +73,49 @@ void st_timer_init(int which);
  */
 void st_timer_set_map(const st_timer_map_t *map);
 
-/* Resolution of the selected clock in ns (clock_getres), at least 1. */
+/* Resolution of the local clock in ns (clock_getres; 1 with the TSC), at least 1. */
 uint64_t st_timer_resolution_ns(void);
 
-static inline uint64_t st_timer_local(void)
+static inline uint64_t st_tsc_to_ns(uint64_t tsc)
+{
+    int64_t d = (int64_t)(tsc - st_tsc_conv.tsc0);
+    return st_tsc_conv.ns0 + (uint64_t)(int64_t)(((__int128)d * (__int128)st_tsc_conv.mult) >> 32);
+}
+
+static inline uint64_t st_timer_clock_ns(void)
 {
     struct timespec ts;
     clock_gettime(st_timer_clock, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The TSC after every earlier instruction and before every later one (see above). */
+static inline uint64_t st_tsc_ordered(void)
+{
+#if defined(__x86_64__)
+    unsigned aux;
+    uint64_t t = __rdtscp(&aux);
+    _mm_lfence();
+    return t;
+#else
+    return 0;
+#endif
+}
+
+/* The local clock, ordered with the surrounding code: for clock sync and calibration. */
+static inline uint64_t st_timer_local(void)
+{
+    return st_timer_tsc ? st_tsc_to_ns(st_tsc_ordered()) : st_timer_clock_ns();
+}
+
+/* The local clock as events read it: plain rdtsc with the TSC. */
+static inline uint64_t st_timer_stamp(void)
+{
+#if defined(__x86_64__)
+    if (__builtin_expect(st_timer_tsc, 1))
+        return st_tsc_to_ns(__rdtsc());
+#endif
+    return st_timer_clock_ns();
 }
 
 static inline uint64_t st_timer_apply(const st_timer_map_t *m, uint64_t local)
@@ -56,6 +127,21 @@ static inline uint64_t st_timer_apply(const st_timer_map_t *m, uint64_t local)
 static inline uint64_t st_timer_now(void)
 {
     const st_timer_map_t *m = atomic_load_explicit(&st_timer_current, memory_order_acquire);
+    return st_timer_apply(m, st_timer_stamp());
+}
+
+/* st_timer_now() read with st_timer_local(): for a time that must precede the caller's next loads. */
+static inline uint64_t st_timer_now_ordered(void)
+{
+    const st_timer_map_t *m = atomic_load_explicit(&st_timer_current, memory_order_acquire);
+    return st_timer_apply(m, st_timer_local());
+}
+
+/* st_timer_now_ordered() that also reports the epoch of the map it used. */
+static inline uint64_t st_timer_now_ep_ordered(uint32_t *epoch)
+{
+    const st_timer_map_t *m = atomic_load_explicit(&st_timer_current, memory_order_acquire);
+    *epoch = m->epoch;
     return st_timer_apply(m, st_timer_local());
 }
 
@@ -64,7 +150,7 @@ static inline uint64_t st_timer_now_ep(uint32_t *epoch)
 {
     const st_timer_map_t *m = atomic_load_explicit(&st_timer_current, memory_order_acquire);
     *epoch = m->epoch;
-    return st_timer_apply(m, st_timer_local());
+    return st_timer_apply(m, st_timer_stamp());
 }
 
 #endif

@@ -29,6 +29,7 @@ typedef struct st_config {
 enum { ST_CLOCK_MONOTONIC, ST_CLOCK_REALTIME, ST_CLOCK_MONOTONIC_RAW, ST_CLOCK_BOOTTIME };
 enum { ST_CLC_ON, ST_CLC_OFF };
 enum { ST_ANALYZE_ON, ST_ANALYZE_OFF };
+enum { ST_TIMER_AUTO, ST_TIMER_TSC, ST_TIMER_CLOCK };
 
 extern st_config_t st_config;
 /* Nonzero once st_config_load() succeeded (a runtime may call into the tool before the constructor). */

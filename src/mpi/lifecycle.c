@@ -15,6 +15,7 @@
 #include "../clc/clc_mpi.h"
 #include "../clc/mem.h"
 #include "../clock/sync.h"
+#include "../clock/tsc.h"
 #include "../clock/timer.h"
 #include "../config/config.h"
 #include "../omp/omp.h"
@@ -89,7 +90,7 @@ __attribute__((constructor)) static void st_shim_load(void)
     if (!st_config.enable)
         return;
     st_log_set_verbosity((int)st_config.verbose);
-    st_timer_init(st_config.clock);
+    st_timer_init(st_config.clock, st_config.timer);
     st_mpi_callsite_on = st_config.callsite;
     st_callpath_on = st_config.callpath;
     st_mpi_p2p_init();
@@ -444,10 +445,13 @@ static void write_without_mpi(int incomplete)
         st_log_error("%s; no archive written", err);
         return;
     }
+    st_tsc_point(); /* the TSC's last calibration point (no sync without MPI) */
     st_rankdata_t rd;
     if (st_collect_rankdata(&rd, incomplete) != 0)
         return;
     heap_reuse(1);
+    st_clock_remap_rankdata(&rd); /* without MPI only the TSC correction */
+    st_clock_report_timer(&rd);
     collect_callpaths(&rd);
     st_otf2_prepare(&rd);
     lend_idle_buffers();

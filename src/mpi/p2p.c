@@ -67,7 +67,8 @@ void st_mpi_send(st_thread_t *th, MPI_Comm comm, int dest, int tag, MPI_Count co
     st_comm_t *c;
     if (dest == MPI_PROC_NULL || !(c = st_comm_get(comm)))
         return;
-    fill_msg(st_record(th, ST_EV_MPI_SEND), c, st_comm_world_rank(c, dest), tag, st_mpi_bytes(count, type), 0);
+    /* at the ENTER's time: one clock read less per send (the ENTER was just recorded) */
+    fill_msg(st_record_again(th, ST_EV_MPI_SEND), c, st_comm_world_rank(c, dest), tag, st_mpi_bytes(count, type), 0);
 }
 
 void st_mpi_recv(st_thread_t *th, int rc, MPI_Comm comm, const MPI_Status *status, uint64_t post_id)
@@ -92,7 +93,7 @@ void st_mpi_isend(st_thread_t *th, st_req_info_t *ri, MPI_Comm comm, int dest, i
     ri->peer = st_comm_world_rank(c, dest);
     ri->tag = tag;
     ri->bytes = st_mpi_bytes(count, type);
-    fill_msg(st_record(th, ST_EV_MPI_ISEND), c, ri->peer, tag, ri->bytes, ri->id);
+    fill_msg(st_record_again(th, ST_EV_MPI_ISEND), c, ri->peer, tag, ri->bytes, ri->id);
 }
 
 void st_mpi_irecv(st_thread_t *th, st_req_info_t *ri, MPI_Comm comm, int source, int tag)

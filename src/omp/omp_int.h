@@ -33,9 +33,13 @@
 /* Task data values: bit 63 marks a task that has started running. */
 #define ST_OMP_TASK_RUNNING (1ull << 63)
 
-/* A parallel region forked by this thread; workers find it through parallel_data->ptr. */
+/*
+ * A parallel region forked by this thread; workers find it through parallel_data->ptr.
+ * One cache line each: the master fills the next entry while its workers still read
+ * the previous one's end times.
+ */
 typedef struct st_omp_par {
-    _Atomic uint64_t id;        /* parallel id; 0 while the entry is being reused */
+    _Alignas(ST_CACHE_LINE) _Atomic uint64_t id;        /* parallel id; 0 while the entry is being reused */
     _Atomic uint64_t t_barrier; /* master: end of the wait in the team's last implicit barrier */
     _Atomic uint64_t t_end;     /* master: end of its implicit task; 0 while the team runs */
     uint64_t parent;            /* parallel id of the enclosing team of the master, 0 if none */

@@ -128,7 +128,9 @@ static void record_acquire(st_omp_thread_t *ot, ompt_mutex_t kind, uint64_t w, u
         ot->held[ot->nheld++] = (st_omp_held_t){ w, order, 0 };
     else
         no_order();
-    fill_lock(st_omp_record(ot->th, ST_EV_THREAD_ACQUIRE_LOCK), kind, w, order);
+    uint32_t epoch;
+    uint64_t at = st_timer_now_ep_ordered(&epoch); /* after the count (timer.h: ordering) */
+    fill_lock(st_record_in_room_at(ot->th, ST_EV_THREAD_ACQUIRE_LOCK, at, epoch), kind, w, order);
 }
 
 /* The order this thread acquired w with (innermost holding), forgotten now; 0 if unknown. */
@@ -158,7 +160,7 @@ typedef struct release {
 static release_t release_of(st_omp_thread_t *ot, uint64_t w)
 {
     release_t r = { .order = take_order(ot, w) };
-    r.t = st_timer_now_ep(&r.epoch);
+    r.t = st_timer_now_ep_ordered(&r.epoch); /* before the count is read (timer.h: ordering) */
     lock_slot_t *s = r.order ? lock_slot(w) : NULL;
     if (!s) {
         no_order();

@@ -152,14 +152,22 @@ static void team_begin(st_omp_thread_t *ot, st_omp_par_t *p, ompt_data_t *task, 
 
 /*
  * When a worker's end of the team's last implicit barrier (barrier = 1) or of its
- * implicit task happened, for a worker reporting it possibly late. The clock is read
- * before the master's published times: if the master has not published them yet, it
- * stamps its team end and join only after this read, so the time read precedes them.
+ * implicit task happened, for a worker reporting it possibly late. Usually the master
+ * has published its times long before (LLVM reports the end when the worker is woken
+ * for the next team): they are used without reading the clock. Otherwise the clock is
+ * read (ordered: before the second look) and the master's times looked at once more:
+ * if they are still not published, the master stamps its team end and join only after
+ * this second look, so the time read precedes them.
  */
 static uint64_t worker_end_time(const st_omp_level_t *lv, int barrier)
 {
-    uint64_t now = st_timer_now(), tb, te;
-    switch (st_omp_master_end(lv, &tb, &te)) {
+    uint64_t tb, te, now = 0;
+    int state = st_omp_master_end(lv, &tb, &te);
+    if (state == ST_OMP_RUNNING) {
+        now = st_timer_now_ordered();
+        state = st_omp_master_end(lv, &tb, &te);
+    }
+    switch (state) {
     case ST_OMP_PUBLISHED:
         return barrier ? tb : te;
     case ST_OMP_RUNNING:

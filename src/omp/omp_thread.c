@@ -28,7 +28,7 @@ st_omp_thread_t *st_omp_thread_new(void)
 {
     if (st_config.buffer) /* configuration loaded (see ompt_tool.c): it may come after tool init */
         st_omp_callsite = st_config.callsite;
-    st_omp_thread_t *ot = calloc(1, sizeof *ot);
+    st_omp_thread_t *ot = st_record_alloc_line(sizeof *ot); /* no line shared with another thread's state */
     if (!ot) {
         st_log_warn_once("cannot allocate OpenMP thread state; this thread's OpenMP events are not recorded");
         return NULL;

@@ -22,12 +22,21 @@ static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static st_thread_t *registry[ST_MAX_THREADS];
 static size_t registry_n;
 
+void *st_record_alloc_line(size_t size)
+{
+    size_t n = (size + ST_CACHE_LINE - 1) / ST_CACHE_LINE * ST_CACHE_LINE;
+    void *p = aligned_alloc(ST_CACHE_LINE, n);
+    if (p)
+        memset(p, 0, n);
+    return p;
+}
+
 st_thread_t *st_thread_register(void)
 {
     if (!st_record_active)
         return NULL;
     size_t cap = st_config.buffer / sizeof(st_event_t);
-    st_thread_t *th = calloc(1, sizeof *th);
+    st_thread_t *th = st_record_alloc_line(sizeof *th);
     /* Mapped with its pages populated, so recording never takes a page fault. */
     st_event_t *buf = th ? mmap(NULL, cap * sizeof *buf, PROT_READ | PROT_WRITE,
                                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0) : MAP_FAILED;

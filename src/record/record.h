@@ -23,6 +23,16 @@
 #define ST_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define ST_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/*
+ * Per-thread state written on every event lives on cache lines of its own: two
+ * threads' records side by side in one line would move that line between their cores
+ * at every event (an OpenMP team's master and worker record at the same moments).
+ */
+#define ST_CACHE_LINE 64
+
+/* Zeroed memory of size bytes rounded up to whole cache lines, line-aligned; free() releases it. NULL on ENOMEM. */
+void *st_record_alloc_line(size_t size);
+
 /* Most threads one process records; later threads are not traced. */
 #define ST_MAX_THREADS 4096
 
@@ -115,6 +125,19 @@ static inline st_event_t *st_record(st_thread_t *th, unsigned kind)
     uint32_t epoch;
     uint64_t t = st_timer_now_ep(&epoch);
     return st_record_put(th, kind, t, epoch);
+}
+
+/*
+ * Like st_record, stamped with the time of th's previous event instead of a clock read:
+ * for an event that belongs to the same instant as the one just recorded (an MPI send
+ * event right after its call's ENTER, before the PMPI call). Reads the clock after a
+ * flush (the FLUSH region lies in between) or when th recorded nothing yet.
+ */
+static inline st_event_t *st_record_again(st_thread_t *th, unsigned kind)
+{
+    if (ST_UNLIKELY(th->pos >= th->limit || th->pos == 0))
+        return st_record(th, kind);
+    return st_record_put(th, kind, th->last, th->epoch);
 }
 
 /* Flushes now if the room above limit has been entered (after a caller's last event). */

@@ -10,6 +10,8 @@
 # events one instance records on the thread that times it). With 1 thread the constructs
 # do not wait for anyone: the difference is the callbacks' own cost. With more threads than
 # free cores the untraced figures are dominated by scheduling and the ratios mean little.
+# When EZTrace is installed (scripts/install-deps.sh), `eztrace -t ompt` runs are interleaved
+# with the others and shown beside them ("eztrace ns", "ez added"); otherwise those read n/a.
 # Environment: O (build root, as for make), BENCH_REPS, BENCH_OMP_THREADS, BENCH_SCALE.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -35,11 +37,14 @@ constructs="parallel:8 barrier:2 for:4 critical:6 lock:6 task:10"
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
 
+have_ez=0
+command -v eztrace >/dev/null && have_ez=1
+
 status=0
 run() { # run OUT CONSTRUCT THREADS [env...]: appends the ns per instance to OUT
     local out=$1 c=$2 t=$3
     shift 3
-    if env OMP_NUM_THREADS="$t" "$@" timeout 300 "$BUILD/omp_bench" "$c" "$SCALE" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
+    if timeout 300 env OMP_NUM_THREADS="$t" "$@" "$BUILD/omp_bench" "$c" "$SCALE" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
         awk '$1 == "ompbench" {print $4}' "$TMP/run.txt" >>"$out"
     else
         echo "omp_bench: run failed ($c, $t threads, $*): $(tail -n 3 "$TMP/err.txt")" >&2
@@ -48,7 +53,8 @@ run() { # run OUT CONSTRUCT THREADS [env...]: appends the ns per instance to OUT
 }
 
 echo "OpenMP constructs, untraced vs traced (omp_bench.c, clang/LLVM libomp, $REPS alternating runs each)"
-printf '%-10s %7s %13s %13s %7s %13s %11s\n' construct threads "untraced ns" "traced ns" ratio "added ns" "ns/event"
+printf '%-10s %7s %13s %13s %7s %13s %11s %13s %10s\n' construct threads "untraced ns" "traced ns" ratio "added ns" \
+    "ns/event" "eztrace ns" "ez added"
 for t in $THREADS; do
     for ce in $constructs; do
         c=${ce%%:*} ev=${ce##*:}
@@ -56,18 +62,26 @@ for t in $THREADS; do
             run "$TMP/plain-$c-$t" "$c" "$t"
             run "$TMP/traced-$c-$t" "$c" "$t" LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/trace-$c-$t-$i"
             rm -rf "$TMP/trace-$c-$t-$i"
+            if [ $have_ez = 1 ]; then
+                run "$TMP/ez-$c-$t" "$c" "$t" eztrace -t ompt -o "$TMP/ez-$c-$t-$i"
+                rm -rf "$TMP/ez-$c-$t-$i"
+            fi
         done
         u=$(median <"$TMP/plain-$c-$t" 2>/dev/null || echo nan)
         tr=$(median <"$TMP/traced-$c-$t" 2>/dev/null || echo nan)
-        ratio=nan added=nan per=nan
+        ez=$(median <"$TMP/ez-$c-$t" 2>/dev/null || echo n/a)
+        ratio=nan added=nan per=nan ezadded=n/a
+        [[ $u =~ ^-?[0-9.]+$ && $ez =~ ^-?[0-9.]+$ ]] && ezadded=$(calc "$ez - $u")
         if [[ $u =~ ^-?[0-9.]+$ && $tr =~ ^-?[0-9.]+$ ]]; then
             added=$(calc "$tr - $u")
             per=$(calc "($tr - $u) / $ev")
             ratio=$(awk -v a="$tr" -v b="$u" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}')
         fi
-        printf '%-10s %7s %13s %13s %7s %13s %11s\n' "$c" "$t" "$u" "$tr" "$ratio" "$added" "$per"
+        printf '%-10s %7s %13s %13s %7s %13s %11s %13s %10s\n' "$c" "$t" "$u" "$tr" "$ratio" "$added" "$per" "$ez" \
+            "$ezadded"
     done
 done
 echo "(ns per construct instance, median of the runs' medians; ns/event = added / events recorded per instance:"
 echo " parallel 8 on the master, barrier 2, for 4, critical 6, lock 6, task 10; load average: $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "(targets at 2 threads: parallel <= +400 ns, barrier <= +80 ns; eztrace: $([ $have_ez = 1 ] && echo "eztrace -t ompt, interleaved" || echo "not installed"))"
 exit $status

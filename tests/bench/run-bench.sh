@@ -45,9 +45,9 @@ verdict() { awk -v v="$1" -v l="$2" 'BEGIN {if (v == "nan" || v == "") print "n/
 
 # ---- 1. recording hot path ------------------------------------------------------------
 mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -pthread -I"$O/build/gen" -Isrc/record -Iinclude \
-    -o "$BUILD/record_bench" tests/bench/record_bench.c src/record/record.c src/clock/timer.c \
+    -o "$BUILD/record_bench" tests/bench/record_bench.c src/record/record.c src/clock/timer.c src/clock/tsc.c \
     src/config/config.c src/util/archive_dir.c src/util/log.c src/mpi/callsite.c src/record/unwind.c \
-    src/trace/rankdata.c src/trace/callpath.c -lunwind -lpthread ||
+    src/trace/rankdata.c src/trace/callpath.c -lunwind -lpthread -lm ||
     die "cannot build tests/bench/record_bench.c"
 SYNCTRACE_TMPDIR=$TMP "$BUILD/record_bench" "$SCALE" >"$TMP/record.txt" || die "record_bench failed"
 rec() { awk -v k="$1" -v f="${2:-2}" '$1 == k {print $f}' "$TMP/record.txt"; }
@@ -68,10 +68,24 @@ pp() { # pp OUT [mpiexec options...]: one ping-pong run; its two latencies appen
         status=1
     fi
 }
+# EZTrace 2.0 (`eztrace -t mpich`, optional: scripts/install-deps.sh) interleaved as the peer.
+have_ez=0
+command -v eztrace >/dev/null && have_ez=1
+pp_ez() { # pp_ez OUT DIR: one ping-pong run under eztrace -t mpich
+    if timeout 120 mpiexec -n 2 eztrace -t mpich -o "$2" "$BUILD/pingpong" $IT8 $IT64 >"$TMP/pp.txt" 2>"$TMP/pp-err.txt"; then
+        awk -v o="$1" '$1 == "pingpong" {print $3 >> (o "." $2)}' "$TMP/pp.txt"
+    else
+        echo "run-bench: eztrace ping-pong run failed: $(tail -n 3 "$TMP/pp-err.txt")" >&2
+    fi
+    rm -rf "$2"
+}
 for i in $(seq "$REPS"); do
     pp "$TMP/plain"
     pp "$TMP/traced" -genv LD_PRELOAD "$LIB" -genv SYNCTRACE_DIR "$TMP/pp-$i"
     [ "$i" -eq 1 ] || rm -rf "$TMP/pp-$i"
+    pp "$TMP/clock" -genv LD_PRELOAD "$LIB" -genv SYNCTRACE_DIR "$TMP/ppc-$i" -genv SYNCTRACE_TIMER clock
+    rm -rf "$TMP/ppc-$i"
+    [ $have_ez = 1 ] && pp_ez "$TMP/ez" "$TMP/ppez-$i"
 done
 for i in $(seq $(( (REPS + 1) / 2 ))); do
     pp "$TMP/callsite" -genv LD_PRELOAD "$LIB" -genv SYNCTRACE_DIR "$TMP/cs-$i" -genv SYNCTRACE_CALLSITE 1
@@ -80,6 +94,8 @@ done
 lat() { [ -s "$TMP/$1.$2" ] && median <"$TMP/$1.$2" || echo nan; }
 u8=$(lat plain 8) t8=$(lat traced 8) c8=$(lat callsite 8)
 u64=$(lat plain 65536) t64=$(lat traced 65536)
+k8=$(lat clock 8) e8=$(lat ez 8)
+timer=$(rec timer)
 
 # ---- 3. OTF2 bytes per event ------------------------------------------------------------
 bytes=nan events=nan
@@ -101,6 +117,11 @@ added8=nan ratio8=nan ratio64=nan added64=nan cs_added=nan bpe=nan
 isnum "$u8" && isnum "$t8" && added8=$(calc "($t8 - $u8) / 2") && ratio8=$(calc "$t8 / $u8" 2)
 isnum "$u64" && isnum "$t64" && added64=$(calc "($t64 - $u64) / 2") && ratio64=$(calc "$t64 / $u64" 2)
 isnum "$c8" && isnum "$t8" && cs_added=$(calc "($c8 - $t8) / 2")
+# one-way latency: a round trip is two of them (each rank makes two traced calls per round trip)
+rt_added=nan rt_clock=nan rt_ez=n/a
+isnum "$u8" && isnum "$t8" && rt_added=$(calc "2 * ($t8 - $u8)")
+isnum "$u8" && isnum "$k8" && rt_clock=$(calc "2 * ($k8 - $u8)")
+isnum "$u8" && isnum "$e8" && rt_ez=$(calc "2 * ($e8 - $u8)")
 isnum "$bytes" && isnum "$events" && [ "$events" -gt 0 ] && bpe=$(calc "$bytes / $events" 1)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 
@@ -108,7 +129,7 @@ echo
 echo "synctrace benchmark — $(hostname), ${cpu:-unknown cpu}, $(nproc) cores"
 printf '%-56s %12s %14s\n' "figure" "measured" "target"
 row() { printf '%-56s %12s %14s\n' "$1" "$2" "${3:-}"; }
-row "recording cost per event (enter+leave, median)" "$(rec enter_leave) ns" "<= 50 ns: $(verdict "$(rec enter_leave)" 50)"
+row "recording cost per event (enter+leave, median; $timer timer)" "$(rec enter_leave) ns" "<= 40 ns: $(verdict "$(rec enter_leave)" 40)"
 row "  MPI_Send-shaped wrapper body, per event" "$(rec wrapper) ns" "<= 50 ns: $(verdict "$(rec wrapper)" 50)"
 row "  first fill of a fresh buffer (page faults)" "$(rec cold) ns" ""
 row "  with buffer flushes (default SYNCTRACE_BUFFER)" "$(rec flushing) ns" "($(rec flushes) flushes)"
@@ -116,6 +137,9 @@ row "call-site capture per MPI call (SYNCTRACE_CALLSITE=1)" "$(rec callsite) ns"
 row "ping-pong 8 B one-way: untraced / traced" "$u8 / $t8 ns" "ratio $ratio8"
 row "ping-pong 64 KiB one-way: untraced / traced" "$u64 / $t64 ns" "ratio $ratio64"
 row "added per traced MPI call (8 B)" "$added8 ns" "<= 150 ns: $(verdict "$added8" 150)"
+row "added per 8 B round trip (default timer)" "$rt_added ns" "<= 200 ns: $(verdict "$rt_added" 200)"
+row "  the same with SYNCTRACE_TIMER=clock" "$rt_clock ns" ""
+row "  EZTrace 2.0 -t mpich, same runs interleaved" "$rt_ez ns" "$([ $have_ez = 1 ] || echo "(not installed)")"
 row "added per traced MPI call (64 KiB)" "$added64 ns" "<= 150 ns: $(verdict "$added64" 150)"
 row "  extra with SYNCTRACE_CALLSITE=1 (8 B)" "$cs_added ns" ""
 row "OTF2 bytes per event (ping-pong archive)" "$bpe B" "($bytes B / $events events)"

@@ -413,7 +413,7 @@ int main(int argc, char **argv)
         return 2;
     }
     st_log_set_verbosity((int)st_config.verbose);
-    st_timer_init(st_config.clock);
+    st_timer_init(st_config.clock, st_config.timer);
     st_record_active = 1;
 
     double sum = !strcmp(mode, "hidden") ? hidden_helpers() : st_constructs_run(t, NULL);

@@ -13,3 +13,7 @@ skew_build() {
     echo "$out"
 }
 skew_t0() { awk '{printf "%.0f\n", $1 * 1e9}' /proc/uptime; }
+
+# The skew library shifts clock_gettime only, not the TSC: every run under it must stamp
+# with clock_gettime. Exported, so mpiexec passes it to the ranks (the benches pass SYNCTRACE_*).
+export SYNCTRACE_TIMER=clock

@@ -9,6 +9,9 @@
  * spaced resyncs), sparser later; an MPI_Allreduce on MPI_COMM_WORLD follows every
  * burst, so the periodic resyncs happen about when they are due.
  *
+ * Without the skew library the true clock is the unskewed CLOCK_MONOTONIC (t_sync_tsc.sh:
+ * events stamped from the TSC against the system clock).
+ *
  * Usage: early_prog SECONDS OUTPREFIX   (writes OUTPREFIX.RANK: "i lo hi" per line)
  */
 #include <dlfcn.h>
@@ -28,13 +31,24 @@ static void pause_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+static uint64_t plain_ns(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static int64_t no_delta(int node, uint64_t t) { (void)node, (void)t; return 0; }
+static int node_zero(int rank) { (void)rank; return 0; }
+
 int main(int argc, char **argv)
 {
     skew_true_ns_fn true_ns = (skew_true_ns_fn)dlsym(RTLD_DEFAULT, "skew_true_ns");
     skew_delta_ns_fn delta = (skew_delta_ns_fn)dlsym(RTLD_DEFAULT, "skew_delta_ns");
     skew_node_of_rank_fn node_of = (skew_node_of_rank_fn)dlsym(RTLD_DEFAULT, "skew_node_of_rank");
+    if (!true_ns && !delta && !node_of) /* no skew library: the system clock is the truth (t_sync_tsc.sh) */
+        true_ns = plain_ns, delta = no_delta, node_of = node_zero;
     if (argc < 3 || !true_ns || !delta || !node_of) {
-        fprintf(stderr, "usage: LD_PRELOAD=libskew.so:libsynctrace.so early_prog SECONDS OUTPREFIX\n");
+        fprintf(stderr, "usage: [LD_PRELOAD=libskew.so:]libsynctrace.so early_prog SECONDS OUTPREFIX\n");
         return 2;
     }
     MPI_Init(&argc, &argv);

@@ -233,7 +233,7 @@ int main(int argc, char **argv)
         return 2;
     }
     st_log_set_verbosity((int)st_config.verbose);
-    st_timer_init(st_config.clock);
+    st_timer_init(st_config.clock, st_config.timer);
     for (int i = 0; i < 5; i++) /* events before MPI_Init */
         record_sample();
     MPI_Init(&argc, &argv);

@@ -7,10 +7,10 @@
  * was met, nothing left in the spill directory), room kept above the flush limit for
  * callers that flush only after stamping, a spill directory that cannot be used
  * (no crash, the buffer goes on), st_record_read (the same events in any chunks), many threads
- * registering concurrently, and
+ * registering concurrently, st_record_again (the previous event's time), and
  * st_record_stop(). Each case that needs a fresh buffer records on a new thread.
  */
-/* link: src/record/record.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/record/record.c src/clock/timer.c src/clock/tsc.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -253,6 +253,43 @@ static void test_room(void)
     rmdir(dir);
 }
 
+/* st_record_again: the previous event's time without a clock read; a fresh one after a flush. */
+static void *record_again(void *arg)
+{
+    (void)arg;
+    st_thread_t *th = st_thread_self();
+    if (!th)
+        return NULL;
+    st_event_t *e = st_record_again(th, ST_EV_MPI_SEND);
+    CHECK(th->pos == 1 && e->time > 0 && e->kind == ST_EV_MPI_SEND, "first event of a thread: time %llu",
+          (unsigned long long)e->time);
+    st_record_enter(th, ST_REGION_PROGRAM, 0);
+    uint64_t t_enter = th->buf[th->pos - 1].time, t0 = st_timer_now();
+    while (st_timer_now() - t0 < 5000) /* the clock moves on */
+        ;
+    e = st_record_again(th, ST_EV_MPI_ISEND);
+    CHECK(e->time == t_enter && e->kind == ST_EV_MPI_ISEND && e->peer == -1 && e->epoch == th->buf[th->pos - 2].epoch,
+          "again: %llu, enter %llu", (unsigned long long)e->time, (unsigned long long)t_enter);
+    while (th->pos < th->limit)
+        st_record(th, ST_EV_LEAVE);
+    e = st_record_again(th, ST_EV_MPI_SEND);
+    CHECK(th->flushes == 1 && th->pos == 3 && th->buf[1].region == ST_REGION_FLUSH && e == &th->buf[2] &&
+          e->time >= th->buf[1].time, "again at a full buffer: %llu flushes, pos %zu", (unsigned long long)th->flushes,
+          th->pos);
+    return NULL;
+}
+
+static void test_again(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(st_config.tmpdir, sizeof st_config.tmpdir, "%s", dir);
+    st_config.buffer = 16 * sizeof(st_event_t);
+    on_new_thread(record_again, NULL);
+    CHECK(spill_files_in(dir) == 0, "spill file left in %s", dir);
+    rmdir(dir);
+}
+
 /* A spill directory that does not exist: warn, keep recording into the buffer, never crash. */
 static void test_flush_unwritable(void)
 {
@@ -337,13 +374,14 @@ int main(void)
         return 2;
     }
     st_config.buffer = 4096 * sizeof(st_event_t);
-    st_timer_init(st_config.clock);
+    st_timer_init(st_config.clock, st_config.timer);
     st_record_active = 1;
 
     test_fields();
     test_monotonic();
     test_flush();
     test_room();
+    test_again();
     test_flush_unwritable();
     test_threads();
     test_stop();

@@ -18,6 +18,8 @@ st_stub_t st_stub;
 volatile int st_mpi_tracing = 1;
 int st_mpi_callsite_on = 0;
 clockid_t st_timer_clock = CLOCK_MONOTONIC;
+int st_timer_tsc;
+st_tsc_conv_t st_tsc_conv;
 static const st_timer_map_t map0 = { .epoch = 1 };
 _Atomic(const st_timer_map_t *) st_timer_current = &map0;
 __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));

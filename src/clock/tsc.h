@@ -1,0 +1,69 @@
+/*
+ * tsc.h — the time-stamp counter as local clock: detection, calibration, correction.
+ *
+ * The TSC is converted to ns with a fixed conversion (timer.h), measured once per node
+ * and boot over 2 ms and shared through a file in /dev/shm, so that every process of a node reads
+ * the same TSC clock; its error (ppm) is a constant drift to the system clock. Calibration points (TSC, local ns, system clock ns)
+ * taken at start-up, at every sync point and at MPI_Finalize pin the local clock to the
+ * system clock; at finalize the global clock, which is rank 0's local clock, is mapped
+ * onto rank 0's system clock through rank 0's points, piecewise linearly (so that a
+ * slewed CLOCK_MONOTONIC is followed too): accurate to the points' own error (tens of
+ * ns) over a run of any length.
+ * Not thread-safe: start-up, the sync (one thread at a time) and finalize call it.
+ */
+#ifndef ST_CLOCK_TSC_H
+#define ST_CLOCK_TSC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "timer.h"
+
+#define ST_TSC_MAX_POINTS 256
+
+typedef struct st_tsc_point {
+    uint64_t tsc;   /* counter at the midpoint of the bracket */
+    uint64_t local; /* the same as local ns (st_tsc_to_ns) */
+    uint64_t ref;   /* the system clock (SYNCTRACE_CLOCK) read inside the bracket */
+} st_tsc_point_t;
+
+/* Nonzero on x86-64 when /proc/cpuinfo lists constant_tsc and nonstop_tsc (path: for tests; NULL: /proc/cpuinfo). */
+int st_tsc_invariant(const char *cpuinfo);
+
+/*
+ * The conversion into *conv and the first calibration point. *shared = 1: the node's
+ * conversion (tsc.c: one per node and boot, so every process of the node reads the same
+ * TSC clock); 0: measured by this process alone (/dev/shm unusable: its rate differs
+ * from its neighbours' by ppm). 0, or -1 when the TSC cannot be calibrated.
+ */
+int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared);
+
+/* Takes a calibration point now (a no-op with the clock timer). */
+void st_tsc_point(void);
+
+/* This process's calibration points, oldest first. */
+size_t st_tsc_points(const st_tsc_point_t **pts);
+
+/*
+ * The points the global clock is corrected with from now on: rank 0's, when the clocks
+ * were synchronized (n = 0: rank 0 ran on the clock timer, no correction). Without a
+ * call, a TSC process corrects with its own points. Copies at most ST_TSC_MAX_POINTS.
+ */
+void st_tsc_use_points(const st_tsc_point_t *pts, size_t n);
+
+/* Nonzero when st_tsc_correct changes anything. */
+int st_tsc_correcting(void);
+
+/* A global time on the system clock's scale (the identity when not correcting). */
+uint64_t st_tsc_correct(uint64_t global);
+
+/* Piecewise linear local -> ref through n points (n >= 2, local increasing); extrapolates the end segments. */
+uint64_t st_tsc_interp(const st_tsc_point_t *p, size_t n, uint64_t local);
+
+/* Counter frequency over the points (first to last), Hz; 0 without two points. */
+double st_tsc_hz(const st_tsc_point_t *p, size_t n);
+
+/* Largest distance of a point from the line through the first and the last, ns (clock slewing, bad points). */
+double st_tsc_nonlinearity(const st_tsc_point_t *p, size_t n);
+
+#endif

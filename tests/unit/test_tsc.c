@@ -1,0 +1,148 @@
+/*
+ * test_tsc.c — the TSC timer without MPI (src/clock/tsc.c, timer.c): the piecewise
+ * linear correction through calibration points (interpolation, extrapolation, a
+ * slewed system clock followed), whose points correct (own or rank 0's, none),
+ * frequency and nonlinearity, the /proc/cpuinfo test, and on a CPU with an invariant
+ * TSC the live timer against clock_gettime after the correction and the node's
+ * conversion read back the same by a second calibration.
+ */
+/* link: src/clock/tsc.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../src/clock/timer.h"
+#include "../../src/clock/tsc.h"
+#include "../../src/config/config.h"
+
+#include "test_check.h"
+
+static double dabs(uint64_t a, uint64_t b) { return fabs((double)a - (double)b); }
+
+/* A system clock that runs 30 ppb fast of the counter, then (NTP) 50 ppb slow. */
+static uint64_t truth(uint64_t local)
+{
+    const uint64_t k = 100000000000ull; /* slew change at local = 100 s */
+    double t = local < k ? (double)local * (1 + 30e-9) : (double)k * (1 + 30e-9) + (double)(local - k) * (1 - 50e-9);
+    return (uint64_t)llround(t) + 5000; /* plus an offset */
+}
+
+static void test_interp(void)
+{
+    st_tsc_point_t p[6];
+    uint64_t at[6] = { 1000000, 2000000, 30000000000ull, 100000000000ull, 200000000000ull, 300000000000ull };
+    for (int i = 0; i < 6; i++)
+        p[i] = (st_tsc_point_t){ at[i] * 3, at[i], truth(at[i]) };
+    double worst = 0;
+    for (uint64_t l = 1000000; l <= 320000000000ull; l += 997000001ull) /* inside and past the last point */
+        worst = fmax(worst, dabs(st_tsc_interp(p, 6, l), truth(l)));
+    CHECK(worst <= 1, "piecewise correction off a slewed clock by %.0f ns", worst);
+    CHECK(st_tsc_interp(p, 6, at[3]) == p[3].ref, "a point maps to its own reference");
+    CHECK(dabs(st_tsc_interp(p, 6, 500000), truth(500000)) <= 1, "extrapolation before the first point");
+    /* without the correction the same run is microseconds off: the test above means something */
+    CHECK(dabs(300000000000ull, truth(300000000000ull)) > 1000, "synthetic clock too close to the counter");
+    double hz = st_tsc_hz(p, 6);
+    CHECK(fabs(hz - 3e9 / (1 + (truth(at[5]) - truth(at[0]) - (double)(at[5] - at[0])) / (double)(at[5] - at[0]))) < 1,
+          "frequency %.3f Hz", hz);
+    double nl = st_tsc_nonlinearity(p, 6);
+    CHECK(nl > 1000 && nl < 10000, "nonlinearity of the slewed clock %.0f ns", nl);
+    for (int i = 1; i < 5; i++)
+        p[i].ref = p[0].ref + (uint64_t)llround((double)(p[i].tsc - p[0].tsc) / (double)(p[5].tsc - p[0].tsc) *
+                                                (double)(p[5].ref - p[0].ref));
+    CHECK(st_tsc_nonlinearity(p, 6) <= 1, "a straight line has no nonlinearity");
+}
+
+static void test_use_points(void)
+{
+    st_tsc_point_t p[2] = { { 0, 1000, 1000 }, { 0, 1000000001000ull, 1000000002000ull } }; /* 1 ppb */
+    st_timer_tsc = 0;
+    CHECK(!st_tsc_correcting(), "a clock_gettime process corrects nothing by itself");
+    CHECK(st_tsc_correct(12345) == 12345, "identity without points");
+    st_tsc_use_points(p, 2);
+    CHECK(st_tsc_correcting(), "rank 0's points are used (even on a clock_gettime rank)");
+    CHECK(st_tsc_correct(500000001000ull) == 500000001500ull, "corrected through rank 0's points: %llu",
+          (unsigned long long)st_tsc_correct(500000001000ull));
+    st_tsc_use_points(p, 0);
+    CHECK(!st_tsc_correcting() && st_tsc_correct(777) == 777, "rank 0 on clock_gettime: no correction");
+}
+
+static void test_cpuinfo(void)
+{
+    char path[] = "/tmp/test_tsc_cpuinfoXXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    CHECK(f != NULL, "temporary file");
+    if (!f)
+        return;
+    fputs("processor\t: 0\nflags\t\t: fpu tsc rdtscp constant_tsc nonstop_tsc_s3 lm\n", f);
+    fclose(f);
+    CHECK(!st_tsc_invariant(path), "nonstop_tsc_s3 is not nonstop_tsc");
+    f = fopen(path, "w");
+    fputs("processor\t: 0\nflags\t\t: fpu tsc constant_tsc nonstop_tsc lm\nflags\t\t: fpu\n", f);
+    fclose(f);
+#if defined(__x86_64__)
+    CHECK(st_tsc_invariant(path), "constant_tsc and nonstop_tsc listed");
+#endif
+    unlink(path);
+}
+
+static uint64_t mono(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Live: the counter against CLOCK_MONOTONIC over 0.3 s (best of 20 brackets each). */
+static void test_live(void)
+{
+    if (!st_tsc_invariant(NULL)) {
+        printf("no invariant TSC: live part skipped\n");
+        return;
+    }
+    st_timer_init(ST_CLOCK_MONOTONIC, ST_TIMER_TSC);
+    CHECK(st_timer_tsc, "the TSC timer was selected");
+    CHECK(st_timer_resolution_ns() == 1, "resolution 1 ns");
+    struct timespec ts = { 0, 300000000 };
+    nanosleep(&ts, NULL);
+    st_tsc_point();
+    const st_tsc_point_t *p;
+    size_t n = st_tsc_points(&p);
+    CHECK(n >= 2, "%zu calibration points", n);
+    st_tsc_use_points(p, n); /* what a rank 0 at finalize does */
+    double hz = st_tsc_hz(p, n), worst = 0;
+    CHECK(hz > 1e8 && hz < 1e11, "frequency %.0f Hz", hz);
+    for (int i = 0; i < 20; i++) {
+        uint64_t best = UINT64_MAX, err = 0;
+        for (int k = 0; k < 20; k++) {
+            uint64_t a = mono(), t = st_tsc_correct(st_timer_now()), b = mono();
+            if (b - a < best)
+                best = b - a, err = t < a ? a - t : t > b ? t - b : 0;
+        }
+        worst = fmax(worst, (double)err);
+    }
+    CHECK(worst <= 200, "TSC timer %.0f ns outside CLOCK_MONOTONIC brackets", worst);
+    printf("TSC %.6f MHz, %zu points, live error %.0f ns\n", hz / 1e6, n, worst);
+    /* the node's conversion: a second process (here: a second calibration) reads the same one */
+    st_tsc_conv_t again;
+    int shared = 0;
+    CHECK(st_tsc_calibrate(&again, &shared) == 0, "second calibration");
+    if (access("/dev/shm", W_OK) == 0)
+        CHECK(st_timer_tsc_shared, "/dev/shm is writable, yet the conversion was not shared");
+    if (st_timer_tsc_shared)
+        CHECK(shared && again.tsc0 == st_tsc_conv.tsc0 && again.ns0 == st_tsc_conv.ns0 &&
+              again.mult == st_tsc_conv.mult, "the node's conversion differs on a second read (shared %d)", shared);
+    else
+        printf("/dev/shm not usable: conversion not shared\n");
+}
+
+int main(void)
+{
+    test_interp();
+    test_use_points();
+    test_cpuinfo();
+    test_live();
+    return failures != 0;
+}
