@@ -26,15 +26,9 @@ mkdir -p "$OUT"
 [ -f "$LIB" ] && [ -x "$BIN" ] || { echo "analysis_bench: build first (make all)" >&2; exit 1; }
 source "$ROOT/tests/skew/skew-env.sh"
 SKEW=$(skew_build "$OUT") || { echo "analysis_bench: cannot build the skew library" >&2; exit 1; }
-PROG=$OUT/clc_bench
-if [ ! -x "$PROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$PROG" ]; then
-    mpicc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/bench/clc_bench.c" ||
-        { echo "analysis_bench: cannot build clc_bench.c" >&2; exit 1; }
-fi
-HPROG=$OUT/clc_bench_omp
-if command -v clang >/dev/null && { [ ! -x "$HPROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$HPROG" ]; }; then
-    mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O2 -fopenmp -o "$HPROG" "$ROOT/tests/bench/clc_bench.c" || rm -f "$HPROG"
-fi
+source "$ROOT/tests/bench/clc_prog.sh"
+clc_prog analysis_bench
+clc_prog_omp
 export KMP_BLOCKTIME=0
 BUFFER=$(( (ITERS * 29 * 64 * 3 / 2) / 1048576 + 8 ))M # room for the run's events: no flushes (as clc_bench.sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-anabench.XXXXXX")

@@ -37,15 +37,9 @@ mkdir -p "$OUT"
 [ -f "$LIB" ] && [ -x "$BIN" ] || { echo "clc_bench: build first (make all)" >&2; exit 1; }
 source "$ROOT/tests/skew/skew-env.sh"
 SKEW=$(skew_build "$OUT") || { echo "clc_bench: cannot build the skew library" >&2; exit 1; }
-PROG=$OUT/clc_bench
-if [ ! -x "$PROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$PROG" ]; then
-    mpicc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/bench/clc_bench.c" ||
-        { echo "clc_bench: cannot build clc_bench.c" >&2; exit 1; }
-fi
-HPROG=$OUT/clc_bench_omp
-if command -v clang >/dev/null && { [ ! -x "$HPROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$HPROG" ]; }; then
-    mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O2 -fopenmp -o "$HPROG" "$ROOT/tests/bench/clc_bench.c" || rm -f "$HPROG"
-fi
+source "$ROOT/tests/bench/clc_prog.sh"
+clc_prog clc_bench
+clc_prog_omp
 export KMP_BLOCKTIME=0
 # Per-thread buffer: room for the run's events (64 B each, 285k per rank at the default
 # 10000 iterations) so nothing is flushed; not more: buffers are pre-faulted, and 512M

@@ -31,11 +31,8 @@ if [ -z "$PY" ] || ! command -v chromium >/dev/null || ! command -v chromedriver
     echo "  skipped: chromium, chromium-driver or python3-selenium not installed (scripts/install-deps.sh)"
     exit 0
 fi
-PROG=$OUT/clc_bench
-if [ ! -x "$PROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$PROG" ]; then
-    mpicc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/bench/clc_bench.c" ||
-        { echo "html_bench: cannot build clc_bench.c" >&2; exit 1; }
-fi
+source "$ROOT/tests/bench/clc_prog.sh"
+clc_prog html_bench
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-html-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 timeout 300 mpiexec -n 4 -genv LD_PRELOAD "$LIB" -genv SYNCTRACE_DIR "$TMP/run" -genv SYNCTRACE_BUFFER 64M \

@@ -42,11 +42,8 @@ mkdir -p "$OUT"
 [ -f "$LIB" ] && [ -x "$BIN" ] || { echo "scaling_bench: build first (make all)" >&2; exit 1; }
 source "$ROOT/tests/skew/skew-env.sh"
 SKEW=$(skew_build "$OUT") || { echo "scaling_bench: cannot build the skew library" >&2; exit 1; }
-PROG=$OUT/clc_bench
-if [ ! -x "$PROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$PROG" ]; then
-    mpicc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/bench/clc_bench.c" ||
-        { echo "scaling_bench: cannot build clc_bench.c" >&2; exit 1; }
-fi
+source "$ROOT/tests/bench/clc_prog.sh"
+clc_prog scaling_bench
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-scaling.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 

@@ -1,0 +1,20 @@
+# tests/bench/clc_prog.sh — sourced by the benches that run tests/bench/clc_bench.c (clc_bench.sh,
+# analysis_bench.sh, scaling_bench.sh, html_bench.sh), after they set ROOT and OUT.
+#   clc_prog NAME      PROG=$OUT/clc_bench, built when missing or older than its source; on failure
+#                      "NAME: cannot build clc_bench.c" and exit 1
+#   clc_prog_omp       HPROG=$OUT/clc_bench_omp, the hybrid build (clang's OpenMP), when clang is
+#                      there; HPROG is then an executable, else a path that does not exist
+clc_prog() {
+    PROG=$OUT/clc_bench
+    if [ ! -x "$PROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$PROG" ]; then
+        mpicc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/bench/clc_bench.c" ||
+            { echo "$1: cannot build clc_bench.c" >&2; exit 1; }
+    fi
+}
+
+clc_prog_omp() {
+    HPROG=$OUT/clc_bench_omp
+    if command -v clang >/dev/null && { [ ! -x "$HPROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$HPROG" ]; }; then
+        mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O2 -fopenmp -o "$HPROG" "$ROOT/tests/bench/clc_bench.c" || rm -f "$HPROG"
+    fi
+}
