@@ -82,8 +82,10 @@ window.addEventListener("error", function (e) {
   if (NC <= 400) D.cnodes.forEach((c, i) => state.cOpen.add(i)); else cRoots.forEach((i) => state.cOpen.add(i));
 
   const isSec = (m) => D.metrics[m][3] === "sec";
+  /* an exclusive value is a difference of sums: what rounds to 0 at the shown precision shows as 0, not -0 */
   const fmt = (m, v) => isSec(m)
-    ? v.toFixed(6) + " s " + (totalTime > 0 ? (100 * v / totalTime).toFixed(2) : "0.00").padStart(6) + "%"
+    ? (v = Math.abs(v) < 5e-7 ? 0 : v, v.toFixed(6) + " s " +
+       (totalTime > 0 ? (100 * v / totalTime).toFixed(2) : "0.00").padStart(6) + "%")
     : Math.round(v) + " " + D.metrics[m][3];
   const colour = (f) => "hsl(" + Math.round(240 * (1 - Math.max(0, Math.min(1, f)))) + ",80%,52%)";
 
