@@ -125,7 +125,16 @@ void st_omp_cb_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
     st_omp_par_t *p = ot->nforked <= ST_OMP_LEVELS ? ot->forked[ot->nforked] : NULL;
     if (!p || !ot->th)
         return;
-    st_event_t *e = st_omp_record(ot->th, ST_EV_THREAD_JOIN);
+    /*
+     * A worker that found this team's end times unpublished stamped its end with the clock (ordered) before
+     * looking (worker_end_time); the join must come after that read. The publication store can still sit
+     * in this core's store buffer, and a plain rdtsc may run ahead of earlier instructions: the fence drains
+     * the store, the ordered read waits for the fence (a join 10 ns before a worker's end was seen without).
+     */
+    atomic_thread_fence(memory_order_seq_cst);
+    uint32_t epoch;
+    uint64_t t = st_timer_now_ep_ordered(&epoch);
+    st_event_t *e = st_record_in_room_at(ot->th, ST_EV_THREAD_JOIN, t, epoch);
     e->id = atomic_load_explicit(&p->id, memory_order_relaxed);
     e->aux = p->parent;
     st_omp_flush_point(ot);
