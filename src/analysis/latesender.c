@@ -30,7 +30,9 @@ typedef struct rmsg {
     int64_t  w;      /* its Late Sender wait (before the per-call rules) */
 } rmsg_t;
 
-typedef struct { rmsg_t v[WO_BUFFER]; uint32_t n; } wo_buf_t;
+/* The buffer in counting order; t_max bounds its send times from above (exact after a scan), so a
+ * receive sent at or after it skips the scan: nothing can leave. */
+typedef struct { rmsg_t v[WO_BUFFER]; uint32_t n; uint64_t t_max; } wo_buf_t;
 
 static int cmp_rmsg(const void *a, const void *b)
 {
@@ -70,10 +72,14 @@ static int collect(an_ctx_t *c, rmsg_t **out, size_t *n)
 /* A receive with send time t_send from src: buffered instances sent later were received in the wrong order. */
 static void wrong_order(an_ctx_t *c, wo_buf_t *b, const rmsg_t *m)
 {
+    if (b->t_max <= m->t_send)
+        return;
     uint32_t keep = 0;
+    b->t_max = 0;
     for (uint32_t i = 0; i < b->n; i++) {
         const rmsg_t *x = &b->v[i];
         if (x->t_send <= m->t_send) {
+            b->t_max = x->t_send > b->t_max ? x->t_send : b->t_max;
             b->v[keep++] = *x;
             continue;
         }
@@ -93,6 +99,7 @@ static int counted(an_ctx_t *c, wo_buf_t *b, const rmsg_t *m, an_waits_t *ls)
         b->n--;
     }
     b->v[b->n++] = *m;
+    b->t_max = m->t_send > b->t_max ? m->t_send : b->t_max;
     return an_waits_push(ls, (an_wait_t){ m->loc, 0, m->call, m->w });
 }
 
@@ -100,7 +107,7 @@ static int counted(an_ctx_t *c, wo_buf_t *b, const rmsg_t *m, an_waits_t *ls)
 static int replay_loc(an_ctx_t *c, const rmsg_t *m, size_t n, wo_buf_t *b, an_waits_t *ls)
 {
     const rmsg_t *pending = NULL; /* the largest Late Sender of the multi wait in progress */
-    b->n = 0;
+    b->n = 0, b->t_max = 0;
     for (size_t i = 0; i < n; i++) {
         if (pending && pending->call != m[i].call) {
             if (counted(c, b, pending, ls))
