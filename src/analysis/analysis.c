@@ -215,6 +215,16 @@ static void mpi_time(st_an_result_t *r)
     }
 }
 
+void an_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    const char *b = v;
+    size_t i = 1;
+    while (i < n && cmp(b + (i - 1) * size, b + i * size) <= 0)
+        i++;
+    if (i < n)
+        qsort(v, n, size, cmp);
+}
+
 /* ---- worst instances ------------------------------------------------------------------------------ */
 
 void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)

@@ -122,6 +122,10 @@ typedef struct an_waits { an_wait_t *v; size_t n, cap; } an_waits_t;
 
 int an_waits_push(an_waits_t *ws, an_wait_t w);
 
+/* qsort(v, n, size, cmp), skipped when v is already in order (the vectors collected in event
+ * order often are): equal elements keep their order, as in glibc's stable merge sort. */
+void an_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* MPI_Test, Testany, Testall, Testsome; MPI_Waitall, Waitsome. */
 int an_is_test(uint32_t region);
 int an_is_multi_wait(uint32_t region);

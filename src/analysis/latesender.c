@@ -64,8 +64,7 @@ static int collect(an_ctx_t *c, rmsg_t **out, size_t *n)
                                       an_leave_time(c, r->loc, rcall));
         (*out)[(*n)++] = (rmsg_t){ r->loc, c->in->locs[s->loc].rank, r->ev, rcall, ts, w };
     }
-    if (*n > 1)
-        qsort(*out, *n, sizeof **out, cmp_rmsg);
+    an_sort(*out, *n, sizeof **out, cmp_rmsg);
     return 0;
 }
 

@@ -73,10 +73,9 @@ int an_reqs_collect(const an_ctx_t *c, reqs_t *done, reqs_t *posted)
             else if (e->kind == ST_EV_MPI_ISEND_COMPLETE && done)
                 rc = req_push(done, &cap[0], &r);
         }
-    if (done && done->n > 1)
-        qsort(done->v, done->n, sizeof *done->v, cmp_req);
-    if (posted->n > 1)
-        qsort(posted->v, posted->n, sizeof *posted->v, cmp_req);
+    if (done)
+        an_sort(done->v, done->n, sizeof *done->v, cmp_req);
+    an_sort(posted->v, posted->n, sizeof *posted->v, cmp_req);
     return rc;
 }
 
@@ -146,8 +145,7 @@ static int cmp_wait(const void *a, const void *b)
  * (ws holds the Late Receivers and the calls with a Late Sender, latesender.c). */
 static void waits_apply(an_ctx_t *c, an_waits_t *ws)
 {
-    if (ws->n > 1)
-        qsort(ws->v, ws->n, sizeof *ws->v, cmp_wait);
+    an_sort(ws->v, ws->n, sizeof *ws->v, cmp_wait);
     for (size_t i = 0, j; i < ws->n; i = j) {
         int64_t ls = 0, lr = 0;
         for (j = i; j < ws->n && ws->v[j].loc == ws->v[i].loc && ws->v[j].call == ws->v[i].call; j++) {

@@ -343,8 +343,7 @@ static int build_all(st_an_par_t *p)
 {
     const st_clc_input_t *in = p->in;
     wirevec_t *gw = &p->got;
-    if (gw->n > 1)
-        qsort(gw->v, gw->n, sizeof *gw->v, cmp_wire_loc); /* stable enough: order inside a location is free */
+    an_sort(gw->v, gw->n, sizeof *gw->v, cmp_wire_loc); /* stable enough: order inside a location is free */
     uint32_t nghost = 0;
     for (size_t i = 0; i < gw->n; i++)
         nghost += i == 0 || cmp_wire_loc(&gw->v[i - 1], &gw->v[i]) != 0;
