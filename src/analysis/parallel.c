@@ -450,16 +450,15 @@ int st_an_par_deliver(st_an_par_t *p, int32_t from, const void *buf, size_t len)
     st_xchg_rec_t h;
     int k;
     while ((k = st_xchg_next(&msg, &h, &rd)) == 1) {
-        if (h.type != R_WIRE || h.len != h.seq * sizeof(wire_t))
+        if (h.type != R_WIRE || h.len % sizeof(wire_t) || h.len / sizeof(wire_t) != h.seq)
             break;
-        for (uint64_t i = 0; i < h.seq; i++) {
-            wire_t w;
-            st_xchg_get(&rd, &w, sizeof w);
-            if (wire_push(&p->got, &w)) {
-                fail(p, "out of memory");
-                return -1;
-            }
+        if (st_clc_grow((void **)&p->got.v, &p->got.cap, p->got.n + h.seq, sizeof(wire_t))) {
+            fail(p, "out of memory");
+            return -1;
         }
+        if (st_xchg_get(&rd, p->got.v + p->got.n, h.len)) /* the records as they are: one copy, one growth */
+            break;
+        p->got.n += h.seq;
     }
     if (k != 0) {
         fail(p, "malformed message from process %d", (int)from);
