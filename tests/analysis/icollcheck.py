@@ -31,6 +31,7 @@ PHASES = {
 def main():
     doc, agg, _ = load(sys.argv[1])
     tol, slack = float(os.environ.get("TOL", "0.05")), float(os.environ.get("SLACK_MS", "3"))
+    pslack = float(os.environ.get("POLL_SLACK_MS", "0"))
     m = {}
     for line in open(sys.argv[2]):
         w = line.split()
@@ -60,7 +61,9 @@ def main():
             bad.append("rank %d: a wait at MPI_Test (Test calls are skipped)" % r)
         poll = m["ibarrier2"][r][2] - m["ibarrier2"][r][1]
         sync, p2p = (agg.get((x, "MPI_Test", r), 0.0) * 1e3 for x in ("mpi_sync_collective", "mpi_point2point"))
-        if not 0 < sync <= poll or sync + p2p > poll + 0.1:  # the completing Test; all of them within the polling
+        # the completing Test; all of them within the polling (POLL_SLACK_MS: under the skew library CLC
+        # moves events by microseconds, and a 14 µs polling window once held a 19 µs Test)
+        if not 0 < sync <= poll + pslack or sync + p2p > poll + 0.1 + pslack:
             bad.append("rank %d: MPI_Test %.3f ms synchronization, %.3f ms point-to-point, polled %.3f ms" % (
                 r, sync, p2p, poll))
     if doc["stats"]["coll_skipped"] != 1:
