@@ -498,19 +498,25 @@ static void test_cube(void)
     done();
 }
 
-/* An intercommunicator between {0, 1} and {2, 3} as comm index 1 (instead of MPI_COMM_SELF):
- * each group's members wait for the latest member of the other group they receive from. */
-static void test_intercomm(void)
+/* 4 ranks, one location each (l), and an intercommunicator between {0, 1} and {2, 3} as comm index 1. */
+static void tb_intercomm_2x2(uint32_t l[4])
 {
     static int32_t ga[2] = { 0, 1 }, gb[2] = { 2, 3 };
     tb_init(&t, 4, 0);
-    uint32_t l[4];
     for (int32_t r = 0; r < 4; r++) {
         int a = r < 2;
         t.comms[r][1] = (st_comm_def_t){ .key = 500, .parent = 0, .flags = ST_COMMF_INTER, .size = 2, .remote_size = 2,
                                          .world = a ? ga : gb, .remote_world = a ? gb : ga };
         l[r] = tb_loc(&t, r, 0);
     }
+}
+
+/* An intercommunicator between {0, 1} and {2, 3} as comm index 1 (instead of MPI_COMM_SELF):
+ * each group's members wait for the latest member of the other group they receive from. */
+static void test_intercomm(void)
+{
+    uint32_t l[4];
+    tb_intercomm_2x2(l);
     static const uint64_t nb[4] = { 100, 150, 300, 200 }; /* allreduce begins; all end at 400+ */
     static const uint64_t cb[4] = { 1000, 1050, 900, 1100 }; /* bcast from rank 0 to {2, 3} */
     for (int r = 0; r < 4; r++) {
@@ -814,15 +820,8 @@ static void test_icoll(void)
  * call, for the latest I-call of the other group. */
 static void test_icoll_intercomm(void)
 {
-    static int32_t ga[2] = { 0, 1 }, gb[2] = { 2, 3 };
-    tb_init(&t, 4, 0);
     uint32_t l[4];
-    for (int32_t r = 0; r < 4; r++) {
-        int a = r < 2;
-        t.comms[r][1] = (st_comm_def_t){ .key = 500, .parent = 0, .flags = ST_COMMF_INTER, .size = 2, .remote_size = 2,
-                                         .world = a ? ga : gb, .remote_world = a ? gb : ga };
-        l[r] = tb_loc(&t, r, 0);
-    }
+    tb_intercomm_2x2(l);
     static const uint64_t ic[4] = { 100, 250, 110, 120 }, wt[4] = { 105, 260, 115, 125 };
     for (int r = 0; r < 4; r++) {
         icall(l[r], ST_REGION_MPI_Iallreduce, ic[r], 60 + (uint64_t)r);
