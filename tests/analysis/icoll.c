@@ -21,28 +21,14 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "true_time.h"
+
 enum { PH_IBARRIER, PH_IALLREDUCE, PH_IBCAST, PH_IREDUCE, PH_ISCAN, PH_IALLTOALLV, PH_IBARRIER2, NPH };
 static const char *const phase_name[NPH] = { "ibarrier", "iallreduce", "ibcast", "ireduce", "iscan", "ialltoallv",
                                              "ibarrier2" };
 static const int late_rank[NPH] = { 1, 2, 3, 1, 1, 0, 2 }, late_ms[NPH] = { 60, 70, 50, 40, 45, 30, 35 };
 static double mark[NPH][3];
 
-/* True time, also under the clock-skew library (tests/skew/skew.h: it skews clock_gettime
- * per rank and exports the ground truth). */
-static double now_ms(void)
-{
-    static uint64_t (*true_ns)(clockid_t);
-    static int looked;
-    if (!looked) {
-        *(void **)&true_ns = dlsym(RTLD_DEFAULT, "skew_true_ns");
-        looked = 1;
-    }
-    if (true_ns)
-        return true_ns(CLOCK_MONOTONIC) / 1e6;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 static void sleep_ms(int ms)
 {

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "true_time.h"
+
 enum { LS_BLOCK = 100, LS_NB = 80, LS_MULTI_A = 30, LS_MULTI_B = 90, WRONG_ORDER = 70, SENDRECV = 45, PERSIST = 55, LR = 120, BARRIER = 60,
        NXN = 70, BCAST = 50, REDUCE = 40, GATHER0 = 60, SCAN = 40, SUB_A = 60, SUB_B = 30, FINALIZE = 50 };
 
@@ -44,22 +46,6 @@ static const char *const phase_name[NPH] = { "recv", "wait", "waitall", "wo1", "
                                              "reduce", "gather", "scan", "subcomm" };
 static double mark[NPH][2];
 
-/* True time, also under the clock-skew library (tests/skew/skew.h), which skews
- * clock_gettime per rank: its ground truth is then looked up. */
-static double now_ms(void)
-{
-    static uint64_t (*true_ns)(clockid_t);
-    static int looked;
-    if (!looked) {
-        *(void **)&true_ns = dlsym(RTLD_DEFAULT, "skew_true_ns");
-        looked = 1;
-    }
-    if (true_ns)
-        return true_ns(CLOCK_MONOTONIC) / 1e6;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 #define ENTER(ph) (mark[ph][0] = now_ms())
 #define LEAVE(ph) (mark[ph][1] = now_ms())
 
