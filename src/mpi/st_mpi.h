@@ -58,7 +58,8 @@ static inline void st_mpi_enter(st_thread_t *th, st_region_t region)
     if (ST_UNLIKELY(st_mpi_callsite_on)) /* with a path, its innermost frame is the call site */
         site = path != ST_CP_NONE ? st_callpath_pc(path) : st_mpi_callsite();
     st_record_enter(th, region, site);
-    st_event_set_callpath(&th->buf[th->pos - 1], path);
+    if (ST_UNLIKELY(path != ST_CP_NONE)) /* a fresh event has no path */
+        st_event_set_callpath(&th->buf[th->pos - 1], path);
 }
 #define st_mpi_leave(th, region) st_record_leave((th), (region))
 
