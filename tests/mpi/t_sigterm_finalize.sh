@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SIGTERM at a spread of moments inside MPI_Finalize (burst.c, ~0.3 M events per rank): the
+# clock sync, the trace preparation, CLC, the in-run wait-state analysis, the archive write
+# and after it. Each run must end within 30 s with one of two results, never a mixture,
+# a crash, a hang or an empty directory:
+#  - the archive was complete before the signal: traces.otf2 marked complete, no dumps;
+#  - it was not: every rank's raw dump, a message on stderr, `synctrace recover` makes an
+#    archive marked incomplete holding every event of the run (a dump is taken from the
+#    recording buffers, never from the corrected copy CLC and the analysis work on).
+# A first run without a signal gives the phases' times (SYNCTRACE_VERBOSE=1); the signals are
+# placed across them and the note says which result each moment gave.
+source "$ST_ROOT/tests/lib.sh"
+source "$ST_ROOT/tests/mpi/common.sh"
+need_tools
+bin=$(build_mpi_c burst "$MPI_DIR/burst.c")
+np=2
+args="600 64"
+job=
+trap '[ -z "$job" ] || kill -KILL $job 2>/dev/null || true' EXIT
+launch() { # DIR
+    : >"$ST_TMP/out.txt"
+    # shellcheck disable=SC2086
+    mpiexec -n $np -genv SYNCTRACE_DIR "$1" -genv SYNCTRACE_BUFFER 4M -genv SYNCTRACE_VERBOSE 1 \
+        -genv LD_PRELOAD "$ST_LIB" "$bin" $args >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
+    job=$!
+}
+
+launch "$ST_TMP/plain"
+wait $job || fail "the unsignalled run failed: $(tail -n 3 "$ST_TMP/err.txt")"
+job=
+phases=$(grep -o 'MPI_Finalize: .*' "$ST_TMP/err.txt") || fail "no MPI_Finalize phase line: $(tail -n 3 "$ST_TMP/err.txt")"
+total=$(echo "$phases" | grep -oE '[0-9.]+ ms' | awk '{s += $1} END {printf "%.0f", s}')
+events=$(st info "$ST_TMP/plain" | awk '$1 == "events:" {print $2}')
+note "unsignalled: $phases; $events events"
+[ "$events" -gt 0 ] || fail "the unsignalled run recorded no events"
+
+# moments after the program's last line: 0 .. 1.3 x the finalize time, 8 steps
+complete=0 dumped=0
+for k in 0 1 2 3 4 5 6 7; do
+    d=$(awk -v t="$total" -v k="$k" 'BEGIN {printf "%.3f", t * 1.3 * k / 7 / 1000}')
+    dir=$ST_TMP/sig$k
+    launch "$dir"
+    for _ in $(seq 3000); do grep -q '^burst:' "$ST_TMP/out.txt" && break; kill -0 $job 2>/dev/null || break; sleep 0.01; done
+    grep -q '^burst:' "$ST_TMP/out.txt" || fail "moment $k: the program never printed its result: $(tail -n 3 "$ST_TMP/err.txt")"
+    sleep "$d"
+    kill -TERM $job 2>/dev/null || true
+    start=$(date +%s)
+    for _ in $(seq 300); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
+    kill -0 $job 2>/dev/null && fail "moment $k (+$d s): the job still runs 30 s after SIGTERM"
+    wait $job || true
+    job=
+    grep -qE 'Segmentation|SIGSEGV|core dumped|AddressSanitizer|Assertion' "$ST_TMP/err.txt" &&
+        fail "moment $k (+$d s): crash: $(grep -E 'Segmentation|SIGSEGV|core dumped|Sanitizer|Assertion' "$ST_TMP/err.txt" | head -n 2)"
+    [ -d "$dir" ] || fail "moment $k (+$d s): no archive directory"
+    if [ -d "$dir/partial" ]; then
+        for r in $(seq 0 $((np - 1))); do
+            [ -f "$dir/partial/rank-$r.strd" ] ||
+                fail "moment $k (+$d s): dumps but none of rank $r: $(ls "$dir/partial" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+        done
+        grep -q 'partial trace' "$ST_TMP/err.txt" || fail "moment $k (+$d s): dumps without a message on stderr"
+        st recover "$dir" >"$ST_TMP/recover.txt" 2>&1 ||
+            fail "moment $k (+$d s): synctrace recover failed: $(head -c 300 "$ST_TMP/recover.txt")"
+        info_incomplete "$dir"
+        got=$(awk '$1 == "events:" {print $2}' "$ST_TMP/info.txt")
+        assert_eq "moment $k (+$d s): events of the recovered archive" "$events" "$got"
+        dumped=$((dumped + 1))
+        note "+$d s: dumped, recovered $got events"
+    else
+        [ -f "$dir/traces.otf2" ] || fail "moment $k (+$d s): neither an archive nor dumps: $(ls "$dir" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+        info_complete "$dir"
+        got=$(awk '$1 == "events:" {print $2}' "$ST_TMP/info.txt")
+        assert_eq "moment $k (+$d s): events of the archive" "$events" "$got"
+        otf2_ok "$dir"
+        complete=$((complete + 1))
+        note "+$d s: archive complete"
+    fi
+done
+note "$dumped moments dumped and recovered, $complete found the archive complete"
+[ "$dumped" -gt 0 ] || fail "no signal arrived before the archive was complete: the moments missed MPI_Finalize"
