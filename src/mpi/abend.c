@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +33,7 @@ static int *peer_pid;                       /* by world rank; 0: do not signal *
 static uint64_t *peer_host;                 /* host name hash by world rank */
 static uint64_t my_host;
 static volatile sig_atomic_t state;         /* 0 none, 1 dumping, 2 dumped, 3 failed */
+static long dumper;                         /* thread id of the thread that took the dump, 0 none */
 
 /* ==== preparation (not in handlers) =========================================================== */
 
@@ -79,6 +81,13 @@ void st_abend_init_load(int launcher_rank, int launcher_size)
 
 static void on_dump_request(int sig, siginfo_t *si, void *uc);
 
+void st_abend_ends_mask(sigset_t *set)
+{
+    const int ends[] = { SIGTERM, SIGINT, SIGHUP, SIGQUIT, ST_ABEND_SIGNAL }; /* SIGRTMAX is not a constant */
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
+        sigaddset(set, ends[i]);
+}
+
 /* Every rank learns every rank's pid and host; only ranks whose handler is ours get signalled. */
 static void share_peers(MPI_Comm toolcomm)
 {
@@ -89,6 +98,7 @@ static void share_peers(MPI_Comm toolcomm)
         sa.sa_sigaction = on_dump_request;
         sa.sa_flags = SA_RESTART | SA_SIGINFO;
         sigemptyset(&sa.sa_mask);
+        st_abend_ends_mask(&sa.sa_mask);
         listening = sigaction(ST_ABEND_SIGNAL, &sa, NULL) == 0;
     }
     int n = st_world_size > 0 ? st_world_size : 1;
@@ -281,12 +291,28 @@ static int new_default_dir(void)
     return -1;
 }
 
+/*
+ * The dump was taken by a thread (dumper). If by this one, an outer frame of it is writing it
+ * (a fault in the dump): nothing to wait for. If by another (a dump request or a signal that
+ * went to another thread), wait until it is written: the caller ends the process next, and
+ * must not cut the dump short. Returns 0 when it was written.
+ */
+static int dump_taken(long me)
+{
+    struct timespec pause = { 0, 10 * 1000 * 1000 };
+    for (int i = 0; i < 60000 && __atomic_load_n(&dumper, __ATOMIC_ACQUIRE) != me && state < 2; i++)
+        nanosleep(&pause, NULL); /* at most 600 s, as st_abend_wait */
+    return state == 2 ? 0 : -1;
+}
+
 int st_abend_dump(const char *why)
 {
     if (!armed || !kit.threads)
         return -1;
-    if (__atomic_exchange_n(&state, 1, __ATOMIC_ACQ_REL) != 0)
-        return state == 2 ? 0 : -1; /* dumped before, or in progress on another thread / an outer handler */
+    long me = syscall(SYS_gettid), none = 0;
+    if (!__atomic_compare_exchange_n(&dumper, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return dump_taken(me);
+    state = 1;
     st_mpi_tracing = 0;
     st_record_stop();
     size_t nth;
@@ -299,7 +325,9 @@ int st_abend_dump(const char *why)
     line_t l;
     int rc = new_default_dir() == 0 ? st_rankdata_dump_live(dir, &kit, read_events, (void *)threads) : -1;
     state = rc == 0 ? 2 : 3;
-    if (rc == 0 && kit.rank == 0) {
+    /* Rank 0 speaks for all once MPI_Init has armed them together; before, a rank cannot know
+       whether rank 0 got as far, so each says where its own dump went. */
+    if (rc == 0 && (kit.rank == 0 || !with_mpi)) {
         begin(&l);
         add(&l, "warning: ");
         add(&l, why);

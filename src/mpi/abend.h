@@ -33,6 +33,12 @@
 /* The signal that asks a rank to dump (a real-time one nobody else uses by default; taken only if unhandled). */
 #define ST_ABEND_SIGNAL (SIGRTMAX - 5)
 
+/* Adds to set the signals that end a job from outside (SIGTERM, SIGINT, SIGHUP, SIGQUIT: a
+ * launcher sends them, often more than once) and ST_ABEND_SIGNAL. Blocked while a handler
+ * dumps, so that a repeated one waits for the dump instead of killing the rank in the middle
+ * of it (the launcher then kills the others, whose dumps were being waited for). */
+void st_abend_ends_mask(sigset_t *set);
+
 /* At load (not in a handler): preallocates the thread table and chooses the directory a
  * program that never calls MPI_Init dumps into (SYNCTRACE_DIR, else a new synctrace-DATE-TIME[-N]
  * created only when a dump happens). launcher_rank/size: what the launcher says (-1/0 if

@@ -519,8 +519,9 @@ static void take_signal(size_t i)
         return;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+    sa.sa_flags = 0; /* the handler itself restores the previous one; no SA_NODEFER: a repeated signal waits */
     sigemptyset(&sa.sa_mask);
+    st_abend_ends_mask(&sa.sa_mask);
     previous[i] = cur;
     sigaction(fatal_signals[i], &sa, NULL);
 }
