@@ -558,19 +558,38 @@ static void omp_teams(gdefs_t *g)
 
 /* ---- archive properties ---------------------------------------------------------------------- */
 
+/* The events every rank lost (its EVENTS_LOST property: buffers that could not be spilled). */
+static unsigned long long events_lost(const gdefs_t *g)
+{
+    unsigned long long sum = 0;
+    for (uint32_t r = 0; r < g->v.world; r++)
+        for (uint32_t i = 0; i < g->byrank[r]->nprops; i++)
+            if (strcmp(g->byrank[r]->props[i].key, "EVENTS_LOST") == 0)
+                sum += strtoull(g->byrank[r]->props[i].value, NULL, 10);
+    return sum;
+}
+
 static void archive_props(gdefs_t *g, unsigned flags)
 {
     int incomplete = (flags & ST_OTF2_INCOMPLETE) != 0;
     for (uint32_t r = 0; r < g->v.world; r++)
         incomplete |= (g->byrank[r]->flags & ST_RANKF_INCOMPLETE) != 0;
+    unsigned long long lost = events_lost(g); /* of all ranks, not only rank 0's (each rank has its own too) */
     /* Rank 0's properties; after a recovery without rank 0, the lowest rank that has any. */
     const st_rankdata_t *rd0 = g->byrank[0];
     for (uint32_t r = 1; r < g->v.world && !rd0->nprops; r++)
         rd0 = g->byrank[r];
     for (uint32_t i = 0; i < rd0->nprops && !g->err; i++) {
         char name[96];
+        if (strcmp(rd0->props[i].key, "EVENTS_LOST") == 0)
+            continue;
         prop_name(name, sizeof name, rd0->props[i].key);
         check(g, OTF2_Archive_SetProperty(g->a, name, rd0->props[i].value, true), "setting an archive property");
+    }
+    if (lost) {
+        char v[24];
+        snprintf(v, sizeof v, "%llu", lost);
+        check(g, OTF2_Archive_SetProperty(g->a, "SYNCTRACE::EVENTS_LOST", v, true), "setting SYNCTRACE::EVENTS_LOST");
     }
     check(g, OTF2_Archive_SetBoolProperty(g->a, "SYNCTRACE::INCOMPLETE", incomplete, true),
           "setting SYNCTRACE::INCOMPLETE");

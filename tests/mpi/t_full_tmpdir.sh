@@ -4,7 +4,8 @@
 # same; one warning per rank names the directory and "No space left on device"; the archive is readable,
 # marked incomplete with the number of events lost, CLC is skipped (messages cannot be matched when
 # events are missing) instead of shifting timestamps by guesswork; every timestamp lies in the archive's
-# announced range; the job ends in seconds. Needs root for the tmpfs; skipped otherwise.
+# announced range; the job ends in seconds. Then only rank 1's directory is full: the archive must still
+# say how many events were lost (all ranks' count, not rank 0's). Needs root for the tmpfs; skipped otherwise.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
@@ -33,3 +34,18 @@ st check "$ST_TMP/full" >"$ST_TMP/check.txt" 2>&1 || true
 grep -q "CLC skipped" "$ST_TMP/check.txt" || fail "check does not say CLC was skipped: $(grep timestamps "$ST_TMP/check.txt")"
 [ -z "$(ls -A "$small")" ] || fail "spill files left behind: $(ls -A "$small")"
 note "$(grep -m1 incomplete "$ST_TMP/info.txt"); $took s"
+
+# only rank 1 loses events (MPMD launch: rank 0 spills to a roomy directory)
+rm -f "$small"/* 2>/dev/null || true
+roomy=$ST_TMP/roomy
+mkdir -p "$roomy"
+timeout 120 mpiexec -genv SYNCTRACE_DIR "$ST_TMP/one" -genv SYNCTRACE_BUFFER 64k -genv LD_PRELOAD "$ST_LIB" \
+    -n 1 -env SYNCTRACE_TMPDIR "$roomy" "$bin" 2000 32 : -n 1 -env SYNCTRACE_TMPDIR "$small" "$bin" 2000 32 \
+    >"$ST_TMP/out1.txt" 2>"$ST_TMP/err1.txt" || true
+grep -q "synctrace\[1\].*$small: No space left on device" "$ST_TMP/err1.txt" ||
+    fail "rank 1 did not report its full directory: $(head -c 300 "$ST_TMP/err1.txt")"
+grep -q "synctrace\[0\].*No space left" "$ST_TMP/err1.txt" && fail "rank 0 lost events with a roomy directory"
+st info "$ST_TMP/one" >"$ST_TMP/info1.txt" 2>&1 || fail "the archive is unreadable: $(head -c 300 "$ST_TMP/info1.txt")"
+grep -qE '^incomplete: +yes \([1-9][0-9]* events lost' "$ST_TMP/info1.txt" ||
+    fail "rank 1's lost events are not in the archive: $(grep incomplete "$ST_TMP/info1.txt")"
+note "only rank 1 full: $(grep -m1 incomplete "$ST_TMP/info1.txt")"
