@@ -5,7 +5,8 @@
 #  - a request id of all ones (the offline receive-order rebuild): one line, no division by zero;
 #  - a time before CLC far from the event's time and a timestamp outside the clock properties: refused
 #    (clc once reported "moved max 9223372036854775357 ns");
-#  - 100 copies of a real archive with 1-4 random bytes changed: info, dump, check and clc each end with
+#  - 100 copies of a real archive (with its analysis.json and .cubex) with 1-4 random bytes changed: info,
+#    dump, check, clc, analyze, report (terminal and --html) and export each end with
 #    exit 0, 1 or 2 within 20 s, no sanitizer report, no more than 2 lines on stderr.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/cli/lib-cli.sh"
@@ -41,6 +42,11 @@ for cmd in info dump check; do
 done
 RC=0; timeout 10 "$ST_BIN/synctrace" clc "$ST_TMP/fifo" "$ST_TMP/fifo-out" >"$OUT" 2>"$ERR" || RC=$?
 one_line_refusal "clc on a FIFO" "not a regular file"
+for args in "analyze $ST_TMP/fifo -o $ST_TMP/fifo.cubex" "export $ST_TMP/fifo --chrome $ST_TMP/fifo.json" \
+    "report $ST_TMP/fifo --html -o $ST_TMP/fifo.html"; do
+    RC=0; timeout 10 "$ST_BIN/synctrace" $args >"$OUT" 2>"$ERR" || RC=$?
+    one_line_refusal "${args%% *} on a FIFO" "not a regular file"
+done
 
 # A request id of all ones, and a blocking receive whose post order must be rebuilt around it.
 mk allones <<'S'
@@ -86,10 +92,16 @@ for _ in range(random.randint(1, 4)):
         data[random.randrange(len(data))] = random.randrange(256)
 open(path, "wb").write(bytes(data))
 print(os.path.relpath(path, sys.argv[1]))' "$ST_TMP/z" "$i" >"$ST_TMP/which.txt"
-    for cmd in info dump check clc; do
+    for cmd in info dump check clc analyze report html export; do
         RC=0
         if [ $cmd = clc ]; then
             timeout 20 "$ST_BIN/synctrace" clc "$ST_TMP/z" "$ST_TMP/z-out" >"$OUT" 2>"$ERR" || RC=$?
+        elif [ $cmd = analyze ]; then
+            timeout 20 "$ST_BIN/synctrace" analyze "$ST_TMP/z" -o "$ST_TMP/z-an.cubex" >"$OUT" 2>"$ERR" || RC=$?
+        elif [ $cmd = html ]; then
+            timeout 20 "$ST_BIN/synctrace" report "$ST_TMP/z" --html -o "$ST_TMP/z.html" >"$OUT" 2>"$ERR" || RC=$?
+        elif [ $cmd = export ]; then
+            timeout 20 "$ST_BIN/synctrace" export "$ST_TMP/z" --chrome "$ST_TMP/z.json" >"$OUT" 2>"$ERR" || RC=$?
         else
             timeout 20 "$ST_BIN/synctrace" $cmd "$ST_TMP/z" >"$OUT" 2>"$ERR" || RC=$?
         fi
