@@ -112,3 +112,15 @@ recover_if_needed() {
         note "recovered: $(head -n 2 "$ST_TMP/recover.txt" | tr '\n' ' ')"
     fi
 }
+
+# term_job WHAT SECONDS: SIGTERM to the background job $job; fails if it still runs SECONDS later or
+# its stderr ($ST_TMP/err.txt) shows a crash. Clears job.
+term_job() {
+    kill -TERM "$job" 2>/dev/null || true
+    for _ in $(seq $(($2 * 10))); do kill -0 "$job" 2>/dev/null || break; sleep 0.1; done
+    kill -0 "$job" 2>/dev/null && fail "$1: the job still runs $2 s after SIGTERM"
+    wait "$job" || true
+    job=
+    local crash='Segmentation|SIGSEGV|core dumped|AddressSanitizer|Assertion'
+    ! grep -qE "$crash" "$ST_TMP/err.txt" || fail "$1: crash: $(grep -E "$crash" "$ST_TMP/err.txt" | head -n 2)"
+}

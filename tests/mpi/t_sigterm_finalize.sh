@@ -43,14 +43,7 @@ for k in 0 1 2 3 4 5 6 7; do
     for _ in $(seq 3000); do grep -q '^burst:' "$ST_TMP/out.txt" && break; kill -0 $job 2>/dev/null || break; sleep 0.01; done
     grep -q '^burst:' "$ST_TMP/out.txt" || fail "moment $k: the program never printed its result: $(tail -n 3 "$ST_TMP/err.txt")"
     sleep "$d"
-    kill -TERM $job 2>/dev/null || true
-    start=$(date +%s)
-    for _ in $(seq 300); do kill -0 $job 2>/dev/null || break; sleep 0.1; done
-    kill -0 $job 2>/dev/null && fail "moment $k (+$d s): the job still runs 30 s after SIGTERM"
-    wait $job || true
-    job=
-    grep -qE 'Segmentation|SIGSEGV|core dumped|AddressSanitizer|Assertion' "$ST_TMP/err.txt" &&
-        fail "moment $k (+$d s): crash: $(grep -E 'Segmentation|SIGSEGV|core dumped|Sanitizer|Assertion' "$ST_TMP/err.txt" | head -n 2)"
+    term_job "moment $k (+$d s)" 30
     [ -d "$dir" ] || fail "moment $k (+$d s): no archive directory"
     if [ -d "$dir/partial" ]; then
         for r in $(seq 0 $((np - 1))); do
