@@ -48,7 +48,8 @@ if not any(path(c["id"]) == rec for c in doc["cnodes"]):
     print("no call path", rec); bad = True
 sys.exit(1 if bad else 0)
 PY
-tar -xOf "$ST_TMP/p/analysis.cubex" anchor.xml | grep -q '<name>late_sender_victim</name>' \
+tar -xOf "$ST_TMP/p/analysis.cubex" anchor.xml >"$ST_TMP/anchor.xml" || fail "no anchor.xml in analysis.cubex"
+grep -q '<name>late_sender_victim</name>' "$ST_TMP/anchor.xml" \
     || fail "analysis.cubex of the recovered archive does not name late_sender_victim"
 python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/p/analysis.cubex" "$ST_TMP/p/analysis.json" >&2 \
     || fail "analysis.cubex does not hold the values of analysis.json"
