@@ -134,7 +134,9 @@ static int gather_sources(MPI_Comm comm, const st_clc_input_t *in, int crowded, 
     st_an_src_t mine = { 0 };
     char *text = NULL;
     size_t len = 0;
-    ok = st_an_src_add_procs(&mine, in->procs, in->nranks) == 0 && st_an_src_pack(&mine, &text, &len) == 0;
+    ok = st_an_src_add_procs(&mine, in->procs, in->nranks) == 0;
+    st_an_src_seal(&mine); /* one line per path */
+    ok = ok && st_an_src_pack(&mine, &text, &len) == 0;
     st_an_src_free(&mine);
     uint8_t *all = NULL;
     MPI_Count *counts = NULL;

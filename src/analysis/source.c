@@ -7,19 +7,9 @@
 
 #include "../trace/callpath.h"
 
-/* The frame with this path, added if new (unsealed table: linear; small, once per distinct path). */
+/* Appends a frame (st_an_src_seal merges the frames of one path). */
 static int add(st_an_src_t *s, const char *path, size_t plen, const char *file, uint32_t line)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        st_an_frame_src_t *f = &s->v[i];
-        if (strlen(f->path) != plen || memcmp(f->path, path, plen))
-            continue;
-        if (strcmp(f->file, file)) /* not the same file: neither is known */
-            f->file[0] = 0, f->line = 0;
-        else if (f->line != line)
-            f->line = 0;
-        return 0;
-    }
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
         st_an_frame_src_t *v = realloc(s->v, cap * sizeof *v);
@@ -40,24 +30,35 @@ static int add(st_an_src_t *s, const char *path, size_t plen, const char *file, 
     return 0;
 }
 
-static const char *text_of(const st_clc_proc_t *p, uint64_t pc)
+static int by_pc(const void *a, const void *b)
 {
-    for (uint32_t i = 0; i < p->ncallsites; i++)
-        if (p->callsites[i].pc == pc)
-            return p->callsites[i].text ? p->callsites[i].text : "";
-    return NULL;
+    uint64_t x = ((const st_callsite_t *)a)->pc, y = ((const st_callsite_t *)b)->pc;
+    return (x > y) - (x < y);
+}
+
+/* Text of frame pc among the call sites sorted by pc, NULL if not there. */
+static const char *text_of(const st_callsite_t *sorted, uint32_t n, uint64_t pc)
+{
+    st_callsite_t key = { .pc = pc };
+    const st_callsite_t *cs = n ? bsearch(&key, sorted, n, sizeof key, by_pc) : NULL;
+    return cs ? (cs->text ? cs->text : "") : NULL;
 }
 
 /* One rank's frames: each node's path is its parent's plus its own function (parents come first). */
 static int add_proc(st_an_src_t *s, const st_clc_proc_t *p)
 {
     char **path = calloc(p->ncpnodes + 1, sizeof *path);
-    int rc = path ? 0 : -1;
+    st_callsite_t *sorted = malloc((p->ncallsites + 1) * sizeof *sorted); /* shallow copies */
+    int rc = path && sorted ? 0 : -1;
+    if (rc == 0 && p->ncallsites) {
+        memcpy(sorted, p->callsites, p->ncallsites * sizeof *sorted);
+        qsort(sorted, p->ncallsites, sizeof *sorted, by_pc);
+    }
     for (uint32_t i = 0; rc == 0 && i < p->ncpnodes; i++) {
         const st_cpnode_t *c = &p->cpnodes[i];
         char func[256], file[256], fallback[32];
         uint32_t line;
-        const char *text = text_of(p, c->pc);
+        const char *text = text_of(sorted, p->ncallsites, c->pc);
         if (!text) {
             snprintf(fallback, sizeof fallback, "0x%llx", (unsigned long long)c->pc);
             text = fallback; /* as the analysis names an unknown frame (callpath.c) */
@@ -75,6 +76,7 @@ static int add_proc(st_an_src_t *s, const st_clc_proc_t *p)
     for (uint32_t i = 0; path && i < p->ncpnodes; i++)
         free(path[i]);
     free(path);
+    free(sorted);
     return rc;
 }
 
@@ -120,10 +122,29 @@ static int by_path(const void *a, const void *b)
     return strcmp(((const st_an_frame_src_t *)a)->path, ((const st_an_frame_src_t *)b)->path);
 }
 
+/* Frames of one path: the file and line they agree on (a lattice: the result does not depend on the order). */
+static void merge_into(st_an_frame_src_t *f, const st_an_frame_src_t *g)
+{
+    if (strcmp(f->file, g->file)) /* not the same file: neither is known */
+        f->file[0] = 0, f->line = 0;
+    else if (f->line != g->line)
+        f->line = 0;
+}
+
 void st_an_src_seal(st_an_src_t *s)
 {
     if (s->n > 1)
         qsort(s->v, s->n, sizeof *s->v, by_path);
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (k && !strcmp(s->v[k - 1].path, s->v[i].path)) {
+            merge_into(&s->v[k - 1], &s->v[i]);
+            free(s->v[i].path), free(s->v[i].file);
+        } else {
+            s->v[k++] = s->v[i];
+        }
+    }
+    s->n = k;
     s->sealed = 1;
 }
 

@@ -27,7 +27,7 @@ typedef struct st_an_frame_src {
 
 typedef struct st_an_src {
     size_t             n, cap;
-    st_an_frame_src_t *v; /* sorted by path once st_an_src_seal ran */
+    st_an_frame_src_t *v; /* once st_an_src_seal ran: sorted by path, one per path */
     int                sealed;
 } st_an_src_t;
 
@@ -39,7 +39,7 @@ int st_an_src_pack(const st_an_src_t *s, char **buf, size_t *len);
 /* Adds the frames of a packed table. 0, or -1 (malformed or memory). */
 int st_an_src_unpack(st_an_src_t *s, const char *buf, size_t len);
 
-/* Sorts the table for the lookups below (after the last add). */
+/* Sorts the table and merges the frames of each path, for the lookups below (after the last add). */
 void st_an_src_seal(st_an_src_t *s);
 
 /* The frame of function path path (not NUL-terminated: len bytes), NULL if none. Sealed table. */
