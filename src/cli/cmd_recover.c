@@ -13,8 +13,8 @@
  * (rank 0's TSC clock) is then mapped onto rank 0's system clock through rank 0's calibration
  * points (timer.tsc_point.N, the last one taken while dumping), piecewise linearly, as
  * MPI_Finalize does (src/clock/tsc.h); without rank 0's dump each rank through its own.
- * Call-path frames (SYNCTRACE_CALLPATH=1), which a dump can only locate, are named here
- * (frames.h). Leftovers of an archive whose writing was cut short (a signal inside MPI_Finalize) are
+ * Call-path frames (SYNCTRACE_CALLPATH=1) and call sites (SYNCTRACE_CALLSITE=1), which a dump
+ * can only locate, are named here (frames.h). Leftovers of an archive whose writing was cut short (a signal inside MPI_Finalize) are
  * removed first.
  */
 #include <dirent.h>
@@ -214,10 +214,11 @@ static int run_recover(int argc, char **argv)
         remapped += remap_rank(&ranks[i]) > 0;
     correct_tsc(ranks, n);
     for (int i = 0; i < n; i++)
-        if (ranks[i].ncpnodes) {
+        if (ranks[i].ncallsites) {
             size_t named = st_frames_resolve(&ranks[i]);
-            st_rankdata_prop(&ranks[i], "CALLPATH_NODES", "%u", ranks[i].ncpnodes);
-            st_rankdata_prop(&ranks[i], "RECOVERED_CALLPATH_FRAMES_NAMED", "%zu", named);
+            if (ranks[i].ncpnodes)
+                st_rankdata_prop(&ranks[i], "CALLPATH_NODES", "%u", ranks[i].ncpnodes);
+            st_rankdata_prop(&ranks[i], "RECOVERED_FRAMES_NAMED", "%zu", named);
         }
     remove_cut_short(dir);
     st_rankdata_prop(&ranks[0], "RECOVERED_RANKS", "%d of %d", n, ranks[0].nranks);

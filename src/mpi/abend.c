@@ -79,8 +79,8 @@ void st_abend_init_load(int launcher_rank, int launcher_size)
         default_dir = 1;
     }
     fill_identity(launcher_rank, launcher_size);
-    if (st_callpath_on && st_abend_frames_init() != 0)
-        st_log_warn("out of memory: the dump of an abnormal end would carry no call paths");
+    if ((st_callpath_on || st_config.callsite) && st_abend_frames_init() != 0)
+        st_log_warn("out of memory: the dump of an abnormal end would carry no call paths or call sites");
     armed = 1;
     st_abend_refresh();
 }
@@ -302,7 +302,7 @@ static uint64_t snapshot(const char *why, st_thread_t *const *threads, size_t nt
         for (uint32_t i = 0; i < n && i < ST_COMM_MAX && all[i]; i++)
             kit.comms[kit.ncomms++] = all[i]->def; /* by value; the member lists are the table's */
     }
-    if (st_callpath_on)
+    if (st_callpath_on || st_config.callsite)
         st_abend_frames(&kit);
     int c = __atomic_load_n(&cur_props, __ATOMIC_ACQUIRE);
     kit.props = c >= 0 ? props[c] : NULL;

@@ -10,10 +10,11 @@
 
 #define MAPS_BYTES (512u << 10) /* /proc/self/maps of a large MPI process: tens of KiB */
 #define MAPS_MAX   8192         /* mappings kept */
-#define TEXT_BYTES (MAPS_BYTES + MAPS_MAX * 20u)
+#define TEXT_BYTES (2 * MAPS_BYTES + MAPS_MAX * 64u) /* per object "@BASE PATH", per code mapping "@map ..." */
 
 typedef struct mapping {
     uint64_t start, end, offset;
+    int exec;         /* mapped executable: call sites lie here */
     const char *path; /* into maps_text; "" for anonymous memory */
     const char *text; /* "@BASE PATH" of its object, built on first use */
 } mapping_t;
@@ -28,7 +29,7 @@ int st_abend_frames_init(void)
     maps_text = malloc(MAPS_BYTES);
     texts = malloc(TEXT_BYTES);
     maps = malloc(MAPS_MAX * sizeof *maps);
-    sites = malloc(ST_CALLPATH_MAX_NODES * sizeof *sites);
+    sites = malloc((ST_CALLPATH_MAX_NODES + MAPS_MAX) * sizeof *sites);
     if (maps_text && texts && maps && sites)
         return 0;
     free(maps_text), free(texts), free(maps), free(sites);
@@ -61,7 +62,8 @@ static void parse_line(char *line)
     m.end = hex(&p);
     while (*p == ' ')
         p++;
-    while (*p && *p != ' ') /* perms */
+    m.exec = p[0] && p[1] && p[2] == 'x'; /* perms "r-xp" */
+    while (*p && *p != ' ')
         p++;
     while (*p == ' ')
         p++;
@@ -130,32 +132,47 @@ static void put_hex(char *out, size_t *n, uint64_t v)
         out[(*n)++] = tmp[--k];
 }
 
-/* "@BASE PATH" of m's object: its load base is where its lowest mapping (file offset 0 there) sits. */
-static const char *object_text(mapping_t *m)
+/* The lowest mapping of m's object: its load base is where that one (file offset 0 there) sits. */
+static mapping_t *first_of(mapping_t *m)
 {
-    mapping_t *first = m;
-    while (first > maps && !strcmp(first[-1].path, m->path))
-        first--;
-    if (first->text)
-        return first->text;
-    size_t plen = strlen(m->path);
-    if (text_used + plen + 20 > TEXT_BYTES)
+    while (m > maps && !strcmp(m[-1].path, m->path))
+        m--;
+    return m;
+}
+
+/* prefix, then the numbers in hex each followed by a space, then path, into the text arena; NULL if full. */
+static const char *new_text(const char *prefix, const uint64_t *num, int nnum, const char *path)
+{
+    size_t plen = strlen(path);
+    if (text_used + strlen(prefix) + (size_t)nnum * 17 + plen + 1 > TEXT_BYTES)
         return NULL;
     char *t = texts + text_used;
-    size_t n = 0;
-    t[n++] = ST_FRAME_UNRESOLVED;
-    put_hex(t, &n, first->start - first->offset);
-    t[n++] = ' ';
-    memcpy(t + n, m->path, plen + 1);
+    size_t n = strlen(prefix);
+    memcpy(t, prefix, n);
+    for (int i = 0; i < nnum; i++) {
+        put_hex(t, &n, num[i]);
+        t[n++] = ' ';
+    }
+    memcpy(t + n, path, plen + 1);
     text_used += n + plen + 1;
-    return first->text = t;
+    return t;
+}
+
+/* "@BASE PATH" of m's object. */
+static const char *object_text(mapping_t *m)
+{
+    mapping_t *first = first_of(m);
+    uint64_t base = first->start - first->offset;
+    if (!first->text)
+        first->text = new_text("@", &base, 1, m->path);
+    return first->text;
 }
 
 void st_abend_frames(st_rankdata_t *kit)
 {
     uint32_t n;
     const st_cpnode_t *nodes = st_callpath_nodes(&n);
-    if (!sites || n == 0)
+    if (!sites)
         return;
     read_maps();
     for (size_t i = 0; i < nmaps; i++)
@@ -165,8 +182,18 @@ void st_abend_frames(st_rankdata_t *kit)
         const char *text = m && m->path[0] ? object_text(m) : NULL;
         sites[i] = (st_callsite_t){ .pc = nodes[i].pc, .text = (char *)(text ? text : "") };
     }
-    kit->cpnodes = (st_cpnode_t *)nodes;
+    uint32_t k = n;
+    for (size_t i = 0; i < nmaps; i++) {
+        if (!maps[i].exec || !maps[i].path[0])
+            continue;
+        mapping_t *first = first_of(&maps[i]);
+        uint64_t num[3] = { maps[i].start, maps[i].end, first->start - first->offset };
+        const char *text = new_text("@map ", num, 3, maps[i].path);
+        if (text)
+            sites[k] = (st_callsite_t){ .pc = ST_FRAME_MAP_PC | k, .text = (char *)text }, k++;
+    }
+    kit->cpnodes = n ? (st_cpnode_t *)nodes : NULL;
     kit->ncpnodes = n;
     kit->callsites = sites;
-    kit->ncallsites = n;
+    kit->ncallsites = k;
 }

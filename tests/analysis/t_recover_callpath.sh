@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# SYNCTRACE_CALLPATH=1 and a run that ends in MPI_Abort (pathwaits.c abort, 2 ranks x 2 threads):
-# the raw dumps carry each rank's call tree and where its frames' code lies (object and load
-# address; written from the signal-safe dump path), `synctrace recover` rebuilds the tree and
-# names the frames (addr2line on the objects), so the recovered archive has calling contexts
+# SYNCTRACE_CALLPATH=1 SYNCTRACE_CALLSITE=1 (then SYNCTRACE_CALLSITE=1 alone) and a run that ends in MPI_Abort (pathwaits.c abort,
+# 2 ranks x 2 threads): the raw dumps carry each rank's call tree, where its frames' code lies
+# (object and load address) and the code mappings (written from the signal-safe dump path);
+# `synctrace recover` rebuilds the tree and names the frames and the events' call sites
+# (addr2line on the objects), so `synctrace dump` shows both, the recovered archive has calling contexts
 # with source locations and `synctrace analyze` of it puts the injected Late Sender at
 # main/exchange/late_sender_victim/MPI_Recv as for a normal run (t_analyze_callpath.sh), with the
 # recursion's nested frames; analysis.cubex names the function.
@@ -16,7 +17,7 @@ if [ ! -x "$BIN" ] || [ "$src" -nt "$BIN" ]; then
         -o "$BIN" "$src" || fail "cannot build pathwaits.c"
 fi
 rc=0
-ST_TIMEOUT=90 ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/p" 2 "$BIN" abort || rc=$?
+ST_TIMEOUT=90 ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1 SYNCTRACE_CALLSITE=1" run_traced "$ST_TMP/p" 2 "$BIN" abort || rc=$?
 [ "$rc" -ne 0 ] || fail "the aborted run exited 0"
 [ ! -f "$ST_TMP/p/traces.otf2" ] || fail "an archive was written although the run aborted"
 st recover "$ST_TMP/p" >"$ST_TMP/recover.txt" 2>&1 || fail "synctrace recover failed: $(head -c 400 "$ST_TMP/recover.txt")"
@@ -26,8 +27,10 @@ grep -Eq '^CALLING_CONTEXT +[0-9]+ +Region: "late_sender_victim"' "$ST_TMP/defs.
     || fail "no calling context for late_sender_victim in the recovered archive: $(grep -c CALLING_CONTEXT "$ST_TMP/defs.txt") contexts"
 grep -q 'Source code location: "pathwaits.c:' "$ST_TMP/defs.txt" || fail "recovered calling contexts without source locations"
 st dump "$ST_TMP/p" >"$ST_TMP/dump.txt" || fail "synctrace dump failed"
-grep -Eq ' 0 +0 +enter +region=MPI_Recv .*callpath=main/exchange/late_sender_victim$' "$ST_TMP/dump.txt" \
-    || fail "dump: no call path on rank 0's MPI_Recv: $(grep MPI_Recv "$ST_TMP/dump.txt" | head -2)"
+grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits.c:[0-9]+\)" callpath=main/exchange/late_sender_victim$' \
+    "$ST_TMP/dump.txt" || fail "dump: no call site and call path on rank 0's MPI_Recv: $(grep MPI_Recv "$ST_TMP/dump.txt" | head -2)"
+grep -Eq ' 1 +0 +enter +region=MPI_Send callsite="late_sender_culprit \(pathwaits.c:[0-9]+\)"' "$ST_TMP/dump.txt" \
+    || fail "dump: no call site on rank 1's MPI_Send: $(grep MPI_Send "$ST_TMP/dump.txt" | head -2)"
 st analyze "$ST_TMP/p" >"$ST_TMP/summary.txt" 2>&1 || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
 python3 - "$ST_TMP/p/analysis.json" <<'PY' || fail "the recovered analysis lacks the call paths"
 import json, sys
@@ -53,3 +56,13 @@ grep -q '<name>late_sender_victim</name>' "$ST_TMP/anchor.xml" \
     || fail "analysis.cubex of the recovered archive does not name late_sender_victim"
 python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/p/analysis.cubex" "$ST_TMP/p/analysis.json" >&2 \
     || fail "analysis.cubex does not hold the values of analysis.json"
+
+# SYNCTRACE_CALLSITE=1 alone: no call tree, the events' call sites are named through the code
+# mappings the dumps carry
+rc=0
+ST_TIMEOUT=90 ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLSITE=1" run_traced "$ST_TMP/s" 2 "$BIN" abort || rc=$?
+[ "$rc" -ne 0 ] || fail "the aborted run (call sites only) exited 0"
+st recover "$ST_TMP/s" >"$ST_TMP/recover-s.txt" 2>&1 || fail "synctrace recover (call sites only) failed: $(head -c 400 "$ST_TMP/recover-s.txt")"
+st dump "$ST_TMP/s" >"$ST_TMP/dump-s.txt" || fail "synctrace dump failed (call sites only)"
+grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits.c:[0-9]+\)"$' "$ST_TMP/dump-s.txt" \
+    || fail "dump: no call site on rank 0's MPI_Recv (call sites only): $(grep MPI_Recv "$ST_TMP/dump-s.txt" | head -2)"
