@@ -113,36 +113,39 @@ static size_t add_event_sites(st_rankdata_t *rd)
     return n - known;
 }
 
-size_t st_frames_resolve(st_rankdata_t *rd)
+/* The call sites of rd to name: call-path frames ("@BASE PATH") and, through maps, the events' (no text). */
+static size_t collect(st_rankdata_t *rd, const mapping_t *maps, size_t nmaps, frame_t *fr)
 {
-    mapping_t *maps;
-    char **keep;
-    size_t nmaps = take_maps(rd, &maps, &keep);
-    if (nmaps)
-        add_event_sites(rd);
-    size_t n = 0, named = 0, total = rd->ncallsites;
-    frame_t *fr = calloc(total + 1, sizeof *fr);
-    frame_t **order = calloc(total + 1, sizeof *order);
-    st_a2l_t **queries = calloc(total + 1, sizeof *queries);
-    for (uint32_t i = 0; fr && order && queries && rd->callsites && i < rd->ncallsites; i++) {
+    size_t n = 0;
+    for (uint32_t i = 0; rd->callsites && i < rd->ncallsites; i++) {
         st_callsite_t *s = &rd->callsites[i];
         uint64_t at = s->pc - 1, base; /* inside the call instruction */
         const char *path;
         const mapping_t *m;
         if (s->text && s->text[0] == '@' && parse(s->text + 1, &base, 1, &path) == 0)
-            ; /* a call-path frame: "@BASE PATH" */
+            ; /* a call-path frame */
         else if (!s->text && (m = find_map(maps, nmaps, at)))
             base = m->base, path = m->path; /* an event's call site */
         else
             continue;
         fr[n] = (frame_t){ .pc = s->pc, .text = &s->text, .obj = path };
         fr[n].a2l.rel = st_object_fixed(path) ? at : at - base;
-        order[n] = &fr[n];
         n++;
     }
-    if (n)
+    return n;
+}
+
+/* Names fr[0..n) with one addr2line run per object; returns how many addr2line knew. */
+static size_t name(frame_t *fr, size_t n)
+{
+    size_t named = 0;
+    frame_t **order = calloc(n + 1, sizeof *order);
+    st_a2l_t **queries = calloc(n + 1, sizeof *queries);
+    for (size_t i = 0; order && i < n; i++)
+        order[i] = &fr[i];
+    if (order && queries && n)
         qsort(order, n, sizeof *order, by_obj);
-    for (size_t i = 0, j; i < n; i = j) {
+    for (size_t i = 0, j; order && queries && i < n; i = j) {
         for (j = i + 1; j < n && !strcmp(order[j]->obj, order[i]->obj); j++)
             ;
         for (size_t k = i; k < j; k++)
@@ -162,6 +165,20 @@ size_t st_frames_resolve(st_rankdata_t *rd)
             *fr[i].text = copy;
         }
     }
+    free(queries), free(order);
+    return named;
+}
+
+size_t st_frames_resolve(st_rankdata_t *rd)
+{
+    mapping_t *maps;
+    char **keep;
+    size_t nmaps = take_maps(rd, &maps, &keep), named = 0;
+    if (nmaps)
+        add_event_sites(rd);
+    frame_t *fr = calloc(rd->ncallsites + 1, sizeof *fr);
+    if (fr)
+        named = name(fr, collect(rd, maps, nmaps, fr));
     /* call sites still without a text (outside every code mapping) are no call sites */
     size_t k = 0;
     for (uint32_t i = 0; rd->callsites && i < rd->ncallsites; i++)
@@ -170,7 +187,6 @@ size_t st_frames_resolve(st_rankdata_t *rd)
     rd->ncallsites = (uint32_t)k;
     for (size_t i = 0; i < nmaps; i++)
         free(keep[i]);
-    free(keep), free(maps);
-    free(queries), free(order), free(fr);
+    free(keep), free(maps), free(fr);
     return named;
 }
