@@ -34,7 +34,7 @@ LIB_OBJ  := $(patsubst %.c,$(BUILD)/lib/%.o,$(LIB_SRC:$(GEN)/%=gen/%))
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
 CLI_DIRS := cli util config trace otf2 clc analysis
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c))) \
-            src/record/event.c src/record/region.c $(wildcard src/clock/model.c)
+            src/record/event.c src/record/region.c $(wildcard src/clock/model.c src/clock/tsc_points.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
 # ... except the MPI part of `mpiexec -n N synctrace analyze` (MPI_Init only under a launcher), compiled
 # and linked with $(CC) plus mpicc's flags, so that CC="gcc -fsanitize=..." instruments it too.

@@ -29,6 +29,7 @@ PACKAGES=(
     pkg-config         # tests/infra/t_install.sh checks synctrace.pc
     binutils           # addr2line (call sites), nm/readelf (symbol export tests)
     procps             # ps/pgrep in tests (Priority: important, not on minimal images)
+    strace             # tests only: t_analyze_split.sh sees which event files each process opens (skipped without it)
     vite               # tests only: tests/viewers/t_vite.sh opens archives in ViTE (skipped without it)
     xvfb               # tests only: xvfb-run, the X server ViTE draws into
     imagemagick        # tests only: import/convert take and measure ViTE's screenshot

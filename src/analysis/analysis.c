@@ -11,6 +11,7 @@
 #include "../clc/mem.h"
 #include "../record/region.h"
 #include "patterns.h"
+#include "source.h"
 
 static const st_an_metric_def_t metrics[ST_AN__METRICS] = {
 #define ST_AN_METRIC(id, uniq, disp, parent, unit, descr) { uniq, disp, ST_AN_M_##parent, unit, descr },
@@ -279,7 +280,25 @@ int an_counts_inst(const an_ctx_t *c, const st_clc_inst_t *in)
 
 int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res)
 {
-    return st_an_run_part(in, g, in->nlocs, res);
+    int rc = st_an_run_part(in, g, in->nlocs, res);
+    if (rc == 0 && st_an_attach_sources(res, in->procs, in->nranks) != 0) {
+        st_an_free(res);
+        rc = -1;
+    }
+    return rc;
+}
+
+int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_t nprocs)
+{
+    int any = 0;
+    for (int32_t r = 0; procs && r < nprocs; r++)
+        any |= procs[r].ncpnodes > 0;
+    if (!any)
+        return 0;
+    if (!(res->src = calloc(1, sizeof *res->src)) || st_an_src_add_procs(res->src, procs, nprocs))
+        return -1;
+    st_an_src_seal(res->src);
+    return 0;
 }
 
 int st_an_run_part(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, st_an_result_t *res)
@@ -317,6 +336,9 @@ void st_an_free(st_an_result_t *res)
     for (uint32_t k = 0; k < res->nfuncs; k++)
         free(res->funcs[k]);
     free(res->funcs);
+    if (res->src)
+        st_an_src_free(res->src);
+    free(res->src);
     free(res->cnodes);
     free(res->sev);
     memset(res, 0, sizeof *res);

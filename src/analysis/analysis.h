@@ -91,6 +91,7 @@ typedef struct st_an_result {
     uint32_t         ntop[ST_AN__METRICS];
     uint32_t         nfuncs;  /* names of the function regions (ST_AN_FUNC_REGION(k)); owned */
     char           **funcs;
+    struct st_an_src *src;    /* where the call paths' frames lie (source.h); NULL without call paths; owned */
 } st_an_result_t;
 
 static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, uint32_t loc)
@@ -105,6 +106,10 @@ static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, 
  */
 int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res);
 void st_an_free(st_an_result_t *res);
+
+/* Builds res->src from the call trees of procs[0..nprocs) (nothing without call paths); st_an_run
+ * does it for its input, a parallel analysis at process 0 for the merged tables. 0, or -1 (memory). */
+int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_t nprocs);
 
 /* Name of a region of r: an MPI/OpenMP region's, a function's; "?" if unknown. */
 const char *st_an_region_name(const st_an_result_t *r, uint32_t region);

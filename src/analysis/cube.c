@@ -11,6 +11,7 @@
 
 #include "../record/region.h"
 #include "output.h"
+#include "source.h"
 
 /* ---- ustar ---------------------------------------------------------------------------------------- */
 
@@ -81,9 +82,8 @@ static int regions(cube_t *c)
 
 /* ---- anchor.xml --------------------------------------------------------------------------------------- */
 
-static void xml_text(FILE *f, const char *tag, const char *s)
+static void xml_escaped(FILE *f, const char *s)
 {
-    fprintf(f, "<%s>", tag);
     for (; *s; s++)
         switch (*s) {
         case '<': fputs("&lt;", f); break;
@@ -92,6 +92,12 @@ static void xml_text(FILE *f, const char *tag, const char *s)
         case '"': fputs("&quot;", f); break;
         default: fputc(*s, f);
         }
+}
+
+static void xml_text(FILE *f, const char *tag, const char *s)
+{
+    fprintf(f, "<%s>", tag);
+    xml_escaped(f, s);
     fprintf(f, "</%s>", tag);
 }
 
@@ -115,9 +121,26 @@ static void xml_metric(FILE *f, cube_t *c, int m, int *next)
     fprintf(f, "</metric>\n");
 }
 
+static void xml_attr(FILE *f, const char *key, const char *s)
+{
+    fprintf(f, " %s=\"", key);
+    xml_escaped(f, s);
+    fputc('"', f);
+}
+
+/* A function's cnode carries the file and line of the call its frames made, as Scalasca's cnodes
+   of Score-P calling contexts do ("line" and "mod", cubew's order). */
 static void xml_cnode(FILE *f, const cube_t *c, uint32_t k)
 {
-    fprintf(f, "<cnode id=\"%u\" calleeId=\"%u\">\n", c->pos[k], c->region_of[k]);
+    const char *file;
+    uint32_t line;
+    st_an_cnode_source(c->r, k, &file, &line);
+    fprintf(f, "<cnode id=\"%u\"", c->pos[k]);
+    if (file && line)
+        fprintf(f, " line=\"%u\"", line);
+    if (file)
+        xml_attr(f, "mod", file);
+    fprintf(f, " calleeId=\"%u\">\n", c->region_of[k]);
     for (uint32_t ch = c->r->cnodes[k].first_child; ch != ST_AN_NO_CNODE; ch = c->r->cnodes[ch].next)
         xml_cnode(f, c, ch);
     fprintf(f, "</cnode>\n");
@@ -132,7 +155,10 @@ static void xml_program(FILE *f, const cube_t *c)
         const char *name = reg == UINT32_MAX ? "synctrace:trace" : st_an_region_name(c->r, reg);
         const char *paradigm = ST_AN_IS_FUNC(reg) ? "user" : !ri ? "measurement" : ri->paradigm == ST_PARADIGM_MPI ? "mpi"
                              : ri->paradigm == ST_PARADIGM_OPENMP ? "openmp" : "user";
-        fprintf(f, "<region id=\"%u\" mod=\"\" begin=\"-1\" end=\"-1\">", id);
+        const char *mod = ST_AN_IS_FUNC(reg) && c->r->src ? st_an_src_func_file(c->r->src, name) : NULL;
+        fprintf(f, "<region id=\"%u\"", id);
+        xml_attr(f, "mod", mod ? mod : "");
+        fprintf(f, " begin=\"-1\" end=\"-1\">"); /* the frames tell where a function calls, not where it begins */
         xml_text(f, "name", name);
         xml_text(f, "mangled_name", name);
         xml_text(f, "paradigm", paradigm);

@@ -12,12 +12,46 @@
 #include "../util/fileio.h"
 #include "../util/json.h"
 #include "cube.h"
+#include "source.h"
 
 const char *st_an_cnode_name(const st_an_result_t *r, uint32_t cnode)
 {
     if (cnode == 0)
         return "<root>";
     return st_an_region_name(r, r->cnodes[cnode].region);
+}
+
+void st_an_cnode_source(const st_an_result_t *r, uint32_t k, const char **file, uint32_t *line)
+{
+    *file = NULL, *line = 0;
+    if (!r->src || k == 0 || k >= r->ncnodes || !ST_AN_IS_FUNC(r->cnodes[k].region))
+        return;
+    /* the frame's function path: the functions among k and its ancestors, outermost first */
+    size_t len = 0, cap = 256;
+    char *path = malloc(cap);
+    for (uint32_t a = k; path && a != 0 && a < r->ncnodes; a = r->cnodes[a].parent) {
+        if (!ST_AN_IS_FUNC(r->cnodes[a].region))
+            continue;
+        const char *name = st_an_region_name(r, r->cnodes[a].region);
+        size_t nl = strlen(name), need = len + nl + (len ? 1 : 0) + 1;
+        if (need > cap) {
+            char *grown = realloc(path, cap = 2 * need);
+            if (!grown) {
+                free(path);
+                return;
+            }
+            path = grown;
+        }
+        memmove(path + nl + (len ? 1 : 0), path, len); /* prepend the caller */
+        memcpy(path, name, nl);
+        if (len)
+            path[nl] = '/';
+        len += nl + (len ? 1 : 0);
+    }
+    const st_an_frame_src_t *fr = path ? st_an_src_find(r->src, path, len) : NULL;
+    if (fr && fr->file[0])
+        *file = fr->file, *line = fr->line;
+    free(path);
 }
 
 static double scale(int m, uint64_t resolution)
@@ -57,6 +91,15 @@ static void json_tree(FILE *f, const st_an_result_t *r, const st_clc_input_t *in
             fprintf(f, "%" PRIu32, r->cnodes[k].parent);
         fprintf(f, ", \"region\": ");
         st_json_string(f, st_an_cnode_name(r, k));
+        const char *file;
+        uint32_t line;
+        st_an_cnode_source(r, k, &file, &line);
+        if (file) {
+            fprintf(f, ", \"file\": ");
+            st_json_string(f, file);
+        }
+        if (file && line)
+            fprintf(f, ", \"line\": %" PRIu32, line);
         fprintf(f, "}%s\n", k + 1 < r->ncnodes ? "," : "");
     }
     fprintf(f, "  ],\n  \"locations\": [\n");

@@ -38,6 +38,13 @@ int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_clc_input_t *i
 /* The call path of cnode k as "A/B/C" (regions from the root's child down) into buf. */
 void st_an_cnode_path(const st_an_result_t *r, uint32_t k, char *buf, size_t n);
 
+/*
+ * Where cnode k lies in the source (r->src, source.h): for a function's cnode the file of the
+ * function and the line of the call its frames made there (*line 0: called from different
+ * lines); *file NULL when unknown (no call paths, an MPI/OpenMP region, unknown frames).
+ */
+void st_an_cnode_source(const st_an_result_t *r, uint32_t k, const char **file, uint32_t *line);
+
 /* Name of a cnode's region ("<root>" for the root, "?" for an unknown id). */
 const char *st_an_cnode_name(const st_an_result_t *r, uint32_t cnode);
 

@@ -10,6 +10,7 @@
 #include "../mpi/polite.h"
 #include "../util/log.h"
 #include "parallel.h"
+#include "source.h"
 
 #define STALL_S 60.0 /* no message and no local progress for this long (plus twice the time so far): give up */
 
@@ -56,6 +57,43 @@ static int run_engine(MPI_Comm comm, const st_clc_input_t *in, const int32_t *ow
     return ok ? 0 : -1;
 }
 
+/*
+ * Every process's len bytes at mine, concatenated at process 0 into *all (malloc'd; process i's at
+ * displs[i], counts[i] bytes; the arrays malloc'd at process 0 only). 0 on every process, or -1.
+ */
+static int gather_bytes(MPI_Comm comm, const void *mine, size_t len, int crowded, uint8_t **all,
+                        MPI_Count **counts, MPI_Aint **displs)
+{
+    int me = 0, np = 0, ok = 1, all_ok = 0;
+    PMPI_Comm_rank(comm, &me);
+    PMPI_Comm_size(comm, &np);
+    *all = NULL;
+    *counts = me == 0 ? calloc((size_t)np, sizeof **counts) : NULL;
+    *displs = me == 0 ? calloc((size_t)np, sizeof **displs) : NULL;
+    if (me == 0 && (!*counts || !*displs))
+        ok = 0;
+    MPI_Count mylen = (MPI_Count)len;
+    MPI_Request req;
+    int rc = -1;
+    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok &&
+        PMPI_Igather(&mylen, 1, MPI_COUNT, *counts, 1, MPI_COUNT, 0, comm, &req) == MPI_SUCCESS &&
+        st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS) {
+        size_t total = 0;
+        for (int i = 0; me == 0 && i < np; i++)
+            (*displs)[i] = (MPI_Aint)total, total += (size_t)(*counts)[i];
+        ok = me != 0 || (*all = malloc(total + 1)) != NULL;
+        if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok &&
+            PMPI_Igatherv_c(mine, mylen, MPI_BYTE, *all, *counts, *displs, MPI_BYTE, 0, comm, &req) == MPI_SUCCESS &&
+            st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS)
+            rc = 0;
+    }
+    if (rc) {
+        free(*all), free(*counts), free(*displs);
+        *all = NULL, *counts = NULL, *displs = NULL;
+    }
+    return rc;
+}
+
 /* The parts at process 0, merged. 0, or -1 (at process 0: the merge failed). */
 static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result_t *res, st_clc_loc_t **locs)
 {
@@ -66,26 +104,12 @@ static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result
     size_t len = 0;
     if (st_an_par_pack(p, &mine, &len))
         ok = 0;
-    MPI_Count *counts = me == 0 ? calloc((size_t)np, sizeof *counts) : NULL;
-    MPI_Aint *displs = me == 0 ? calloc((size_t)np, sizeof *displs) : NULL;
-    if (me == 0 && (!counts || !displs))
-        ok = 0;
-    MPI_Count mylen = (MPI_Count)len;
-    MPI_Request req;
-    int rc = -1;
     uint8_t *all = NULL;
-    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok &&
-        PMPI_Igather(&mylen, 1, MPI_COUNT, counts, 1, MPI_COUNT, 0, comm, &req) == MPI_SUCCESS &&
-        st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS) {
-        size_t total = 0;
-        for (int i = 0; me == 0 && i < np; i++)
-            displs[i] = (MPI_Aint)total, total += (size_t)counts[i];
-        ok = me != 0 || (all = malloc(total + 1)) != NULL;
-        if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok &&
-            PMPI_Igatherv_c(mine, mylen, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm, &req) == MPI_SUCCESS &&
-            st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS)
-            rc = 0;
-    }
+    MPI_Count *counts = NULL;
+    MPI_Aint *displs = NULL;
+    int rc = -1;
+    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok)
+        rc = gather_bytes(comm, mine, len, crowded, &all, &counts, &displs);
     if (rc == 0 && me == 0) {
         const void **parts = malloc(sizeof *parts * (size_t)np);
         size_t *lens = malloc(sizeof *lens * (size_t)np);
@@ -95,6 +119,42 @@ static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result
         free(parts), free(lens);
     }
     free(mine), free(all), free(counts), free(displs);
+    return rc;
+}
+
+/*
+ * The frames' source locations (source.h) of every process's ranks, merged into res at process 0:
+ * the same table the serial analysis builds from all ranks. 0, or -1.
+ */
+static int gather_sources(MPI_Comm comm, const st_clc_input_t *in, int crowded, st_an_result_t *res)
+{
+    int me = 0, np = 0, ok, all_ok = 0;
+    PMPI_Comm_rank(comm, &me);
+    PMPI_Comm_size(comm, &np);
+    st_an_src_t mine = { 0 };
+    char *text = NULL;
+    size_t len = 0;
+    ok = st_an_src_add_procs(&mine, in->procs, in->nranks) == 0;
+    st_an_src_seal(&mine); /* one line per path */
+    ok = ok && st_an_src_pack(&mine, &text, &len) == 0;
+    st_an_src_free(&mine);
+    uint8_t *all = NULL;
+    MPI_Count *counts = NULL;
+    MPI_Aint *displs = NULL;
+    int rc = -1;
+    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok)
+        rc = gather_bytes(comm, text, len, crowded, &all, &counts, &displs);
+    if (rc == 0 && me == 0) {
+        size_t total = 0;
+        for (int i = 0; i < np; i++)
+            total += (size_t)counts[i];
+        if (total && (!(res->src = calloc(1, sizeof *res->src)) ||
+                      st_an_src_unpack(res->src, (const char *)all, total) != 0))
+            rc = -1;
+        else if (res->src)
+            st_an_src_seal(res->src);
+    }
+    free(text), free(all), free(counts), free(displs);
     return rc;
 }
 
@@ -118,6 +178,12 @@ int st_an_par_run_mpi(MPI_Comm toolcomm, const st_clc_input_t *in, const int32_t
     if (!all_ok && me == 0)
         st_log_error("analysis: failed on at least one rank; skipped");
     int rc = all_ok ? gather(comm, p, crowded, res, locs) : -1;
+    /* every process takes part (the tables travel in a collective), whatever process 0's merge gave */
+    int src_rc = all_ok ? gather_sources(comm, in, crowded, res) : -1;
+    if (all_ok && me == 0 && rc == 0 && src_rc != 0)
+        st_an_free(res), rc = -1;
+    else if (all_ok && me == 0 && rc != 0 && res->src)
+        st_an_src_free(res->src), free(res->src), res->src = NULL;
     if (all_ok && rc && me == 0)
         st_log_error("analysis: collecting the report failed; skipped");
     st_an_par_free(p);

@@ -2,8 +2,8 @@
  * analyze_mpi.c — `mpiexec -n N synctrace analyze DIR [-o FILE]` (analyze.h): N processes
  * analyse contiguous blocks of the archive's ranks with the in-run analysis's parallel code
  * (src/analysis/parallel_mpi.h); process 0 writes the report like the serial command.
- * Each process converts the archive and keeps the locations of its own ranks only for the
- * analysis (the OTF2 reading itself is not split).
+ * Each process reads the definitions and the event files of its own ranks only (OTF2 selects
+ * the locations to read); the other ranks' locations stay empty.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -42,6 +42,25 @@ static int all(int ok)
     return MPI_Allreduce(&ok, &r, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD) == MPI_SUCCESS && r;
 }
 
+/* The process that analyses rank r of nranks: contiguous blocks in rank order, so that the parts
+   merge into the archive's location order. */
+static int block_owner(int32_t r, int np, int32_t nranks)
+{
+    return (int)((int64_t)r * np / nranks);
+}
+
+typedef struct pick_ctx {
+    int me, np;
+} pick_ctx_t;
+
+/* Whether this process reads rank's events; nranks as st_cli_convert counts them (highest rank + 1). */
+static int pick_mine(const st_cli_archive_t *ar, int32_t rank, void *ctx)
+{
+    const pick_ctx_t *p = ctx;
+    int32_t nranks = ar->nlocs ? ar->locs[ar->nlocs - 1].rank + 1 : 0; /* locations sorted by rank */
+    return nranks >= p->np && block_owner(rank, p->np, nranks) == p->me;
+}
+
 int st_cli_analyze_mpi(const char *dir, const char *out)
 {
     int me = 0, np = 0, rc = 1;
@@ -55,17 +74,17 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
     st_cli_ranks_t rk = { 0 };
     st_clc_input_t in = { 0 };
     char err[300] = "";
-    int opened = st_cli_open(dir, &ar) == 0;
+    pick_ctx_t pick = { .me = me, .np = np };
+    int opened = st_cli_open_ranks(dir, &ar, pick_mine, &pick) == 0;
     int ok = opened && st_cli_convert(&ar, ST_CLI_CONV_CHECK, &rk, err, sizeof err) == 0;
     if (ok && err[0] == 0 && rk.nranks < np)
         snprintf(err, sizeof err, "%d processes for an archive of %d ranks: run at most %d", np, (int)rk.nranks,
                  (int)rk.nranks);
     int32_t *owner = ok ? malloc(sizeof *owner * (size_t)(rk.nranks + 1)) : NULL;
     ok = ok && owner && rk.nranks >= np;
-    /* contiguous blocks of ranks, in rank order: the parts merge into the archive's location order */
     int32_t first = -1, count = 0;
     for (int32_t r = 0; ok && r < rk.nranks; r++) {
-        owner[r] = (int32_t)((int64_t)r * np / rk.nranks);
+        owner[r] = block_owner(r, np, rk.nranks);
         if (owner[r] == me)
             first = first < 0 ? r : first, count++;
     }

@@ -88,6 +88,7 @@ typedef struct st_cli_location {
     uint64_t declared;  /* number of events the definition announces */
     st_cli_event_t *ev; /* owned */
     size_t   n, cap;
+    int      skipped;   /* its events were not read (st_cli_archive_load_ranks): n = 0 */
 } st_cli_location_t;
 
 typedef struct st_cli_region {
@@ -180,6 +181,16 @@ typedef struct st_cli_archive {
  * "cannot read archive DIR: <reason>"). On failure *ar is freed and zeroed.
  */
 int st_cli_archive_load(const char *dir, st_cli_archive_t *ar, char *err, size_t errlen);
+
+/*
+ * The same, reading the events (and local definitions) of the ranks pick accepts only; the other
+ * locations keep their definitions, no events and `skipped` set. pick is called once per rank
+ * after the global definitions are read (ar->locs is complete then), with ctx. A process of a
+ * parallel analysis so opens only its own ranks' event files.
+ */
+typedef int (*st_cli_rank_pick_fn)(const st_cli_archive_t *ar, int32_t rank, void *ctx);
+int st_cli_archive_load_ranks(const char *dir, st_cli_archive_t *ar, st_cli_rank_pick_fn pick, void *ctx, char *err,
+                              size_t errlen);
 
 /* Frees everything ar owns and zeroes it. */
 void st_cli_archive_free(st_cli_archive_t *ar);

@@ -324,7 +324,7 @@ static int read_location(OTF2_Reader *rd, evt_ctx_t *c, OTF2_EvtReaderCallbacks 
 static int select_all(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
 {
     for (size_t i = 0; i < ar->nlocs; i++)
-        if (OTF2_Reader_SelectLocation(rd, ar->locs[i].id) != OTF2_SUCCESS) {
+        if (!ar->locs[i].skipped && OTF2_Reader_SelectLocation(rd, ar->locs[i].id) != OTF2_SUCCESS) {
             snprintf(err, errlen, "cannot select location %llu: %s", (unsigned long long)ar->locs[i].id,
                      st_cli_otf2_error());
             return -1;
@@ -341,7 +341,8 @@ static int read_all_local_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err,
     }
     int rc = 0;
     for (size_t i = 0; i < ar->nlocs && !rc; i++)
-        rc = read_local_defs(rd, &ar->locs[i], err, errlen);
+        if (!ar->locs[i].skipped)
+            rc = read_local_defs(rd, &ar->locs[i], err, errlen);
     OTF2_Reader_CloseDefFiles(rd);
     st_cli_otf2_error_reset();
     return rc;
@@ -361,6 +362,8 @@ int st_cli_read_events(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t 
     if (!cb)
         snprintf(err, errlen, "out of memory");
     for (size_t i = 0; i < ar->nlocs && !rc; i++) {
+        if (ar->locs[i].skipped)
+            continue;
         ctx.loc = &ar->locs[i];
         rc = read_location(rd, &ctx, cb, err, errlen);
     }

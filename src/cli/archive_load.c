@@ -118,7 +118,7 @@ static int check_counts(const st_cli_archive_t *ar, char *err, size_t errlen)
 {
     for (size_t i = 0; i < ar->nlocs; i++) {
         const st_cli_location_t *l = &ar->locs[i];
-        if (l->declared && l->n != l->declared) {
+        if (!l->skipped && l->declared && l->n != l->declared) {
             snprintf(err, errlen, "location %llu (rank %d thread %u) holds %zu events, its definition announces %llu%s",
                      (unsigned long long)l->id, l->rank, l->thread, l->n, (unsigned long long)l->declared,
                      l->n < l->declared ? " (truncated event file?)" : "");
@@ -155,7 +155,8 @@ static int check_times(const st_cli_archive_t *ar, char *err, size_t errlen)
     return 0;
 }
 
-static int load(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
+static int load(OTF2_Reader *rd, st_cli_archive_t *ar, st_cli_rank_pick_fn pick, void *ctx, char *err,
+                size_t errlen)
 {
     uint64_t nlocs = 0;
     if (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS ||
@@ -170,12 +171,21 @@ static int load(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen)
                  (unsigned long long)nlocs, ar->nlocs);
         return -1;
     }
+    for (size_t i = 0; pick && i < ar->nlocs; i++) /* sorted by rank: one call per rank */
+        ar->locs[i].skipped = i && ar->locs[i].rank == ar->locs[i - 1].rank ? ar->locs[i - 1].skipped
+                                                                            : !pick(ar, ar->locs[i].rank, ctx);
     if (st_cli_read_events(rd, ar, err, errlen))
         return -1;
     return check_counts(ar, err, errlen) || check_times(ar, err, errlen) ? -1 : 0;
 }
 
 int st_cli_archive_load(const char *dir, st_cli_archive_t *ar, char *err, size_t errlen)
+{
+    return st_cli_archive_load_ranks(dir, ar, NULL, NULL, err, errlen);
+}
+
+int st_cli_archive_load_ranks(const char *dir, st_cli_archive_t *ar, st_cli_rank_pick_fn pick, void *ctx, char *err,
+                              size_t errlen)
 {
     memset(ar, 0, sizeof *ar);
     ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ar->attr_cctx = ST_CLI_NONE;
@@ -192,7 +202,7 @@ int st_cli_archive_load(const char *dir, st_cli_archive_t *ar, char *err, size_t
     if (!rd)
         snprintf(err, errlen, "bad anchor file: %s", st_cli_otf2_error());
     else
-        rc = load(rd, ar, err, errlen);
+        rc = load(rd, ar, pick, ctx, err, errlen);
     if (rd)
         OTF2_Reader_Close(rd);
     if (rc)

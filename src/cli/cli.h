@@ -51,6 +51,8 @@ int st_cli_args(const st_cli_cmd_t *cmd, int argc, char **argv, const char *cons
  * when loading is over, so a later crash is not blamed on the archive.
  */
 int st_cli_open(const char *dir, st_cli_archive_t *ar);
+/* The same, with the events of the ranks pick accepts only (st_cli_archive_load_ranks). */
+int st_cli_open_ranks(const char *dir, st_cli_archive_t *ar, st_cli_rank_pick_fn pick, void *ctx);
 
 /*
  * Runs cmd->run(argc, argv) in a forked child and returns its exit code. If the child dies

@@ -9,8 +9,13 @@
  * The events of a dump carry the times the online clock map gave them (events before
  * MPI_Init: the local clock). As MPI_Finalize would, they are re-mapped through the sync
  * points the dump saved (sync.epoch.N, src/clock/model.h): interpolated between them with
- * sync.interpolate=1, else each with its epoch's map. Leftovers of an archive whose writing
- * was cut short (a signal inside MPI_Finalize) are removed first.
+ * sync.interpolate=1, else each with its epoch's map. With the TSC timer the global clock
+ * (rank 0's TSC clock) is then mapped onto rank 0's system clock through rank 0's calibration
+ * points (timer.tsc_point.N, the last one taken while dumping), piecewise linearly, as
+ * MPI_Finalize does (src/clock/tsc.h); without rank 0's dump each rank through its own.
+ * Call-path frames (SYNCTRACE_CALLPATH=1) and call sites (SYNCTRACE_CALLSITE=1), which a dump
+ * can only locate, are named here (frames.h). Leftovers of an archive whose writing was cut short (a signal inside MPI_Finalize) are
+ * removed first.
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -19,9 +24,11 @@
 #include <sys/stat.h>
 
 #include "../clock/model.h"
+#include "../clock/tsc_points.h"
 #include "../trace/rankdata.h"
 #include "../otf2/writer.h"
 #include "cli.h"
+#include "frames.h"
 
 static int is_dump(const char *name)
 {
@@ -108,6 +115,65 @@ static size_t remap_rank(st_rankdata_t *rd)
     return (size_t)n;
 }
 
+/* rd's TSC calibration points (malloc'd into *out, local increasing); returns the count (0: none, clock timer). */
+static size_t tsc_points(const st_rankdata_t *rd, st_tsc_point_t **out)
+{
+    *out = NULL;
+    size_t n = 0;
+    for (uint32_t i = 0; i < rd->nprops; i++)
+        n += !strncmp(rd->props[i].key, "timer.tsc_point.", 16);
+    if (!n || !(*out = calloc(n, sizeof **out)))
+        return 0;
+    size_t k = 0;
+    for (uint32_t i = 0; i < rd->nprops; i++) {
+        st_tsc_point_t p;
+        if (strncmp(rd->props[i].key, "timer.tsc_point.", 16) || st_tsc_point_parse(rd->props[i].value, &p))
+            continue; /* "-": no point could be taken while dumping */
+        if (k && p.local <= (*out)[k - 1].local)
+            continue;
+        (*out)[k++] = p;
+    }
+    return k;
+}
+
+/* Maps rd's (re-mapped) global times onto the system clock through n points; 0 if n < 2 (nothing done). */
+static int tsc_correct(st_rankdata_t *rd, const st_tsc_point_t *p, size_t n)
+{
+    if (n < 2)
+        return 0;
+    for (uint32_t t = 0; t < rd->nthreads; t++)
+        for (uint64_t i = 0; rd->threads[t].events && i < rd->threads[t].nevents; i++)
+            rd->threads[t].events[i].time = st_tsc_interp(p, n, rd->threads[t].events[i].time);
+    return 1;
+}
+
+/* The TSC correction of every rank (after the re-mapping); records what was applied in ranks[0]. */
+static void correct_tsc(st_rankdata_t *ranks, int n)
+{
+    st_tsc_point_t *root = NULL;
+    size_t nroot = ranks[0].rank == 0 ? tsc_points(&ranks[0], &root) : 0;
+    int own = 0;
+    for (int i = 0; i < n; i++) {
+        if (ranks[0].rank == 0) {
+            tsc_correct(&ranks[i], root, nroot);
+            continue;
+        }
+        st_tsc_point_t *mine;
+        size_t nmine = tsc_points(&ranks[i], &mine);
+        own += tsc_correct(&ranks[i], mine, nmine);
+        free(mine);
+    }
+    if (ranks[0].rank == 0 && nroot >= 2)
+        st_rankdata_prop(&ranks[0], "RECOVERED_TSC_CORRECTION", "rank 0's %zu calibration points", nroot);
+    else if (own)
+        st_rankdata_prop(&ranks[0], "RECOVERED_TSC_CORRECTION", "each rank's own points (%d ranks; no dump of rank 0)",
+                         own);
+    else
+        st_rankdata_prop(&ranks[0], "RECOVERED_TSC_CORRECTION", "none (%s)",
+                         ranks[0].rank == 0 ? "rank 0 did not run on the TSC" : "no calibration points");
+    free(root);
+}
+
 /* An archive cut short (no anchor file, but definitions or event files): remove it, the dumps replace it. */
 static void remove_cut_short(const char *dir)
 {
@@ -146,6 +212,14 @@ static int run_recover(int argc, char **argv)
     size_t remapped = 0;
     for (int i = 0; i < n; i++)
         remapped += remap_rank(&ranks[i]) > 0;
+    correct_tsc(ranks, n);
+    for (int i = 0; i < n; i++)
+        if (ranks[i].ncallsites) {
+            size_t named = st_frames_resolve(&ranks[i]);
+            if (ranks[i].ncpnodes)
+                st_rankdata_prop(&ranks[i], "CALLPATH_NODES", "%u", ranks[i].ncpnodes);
+            st_rankdata_prop(&ranks[i], "RECOVERED_FRAMES_NAMED", "%zu", named);
+        }
     remove_cut_short(dir);
     st_rankdata_prop(&ranks[0], "RECOVERED_RANKS", "%d of %d", n, ranks[0].nranks);
     st_rankdata_prop(&ranks[0], "RECOVERED_REMAPPED_RANKS", "%zu", remapped);

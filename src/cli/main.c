@@ -49,9 +49,14 @@ int st_cli_args(const st_cli_cmd_t *cmd, int argc, char **argv, const char *cons
 
 int st_cli_open(const char *dir, st_cli_archive_t *ar)
 {
+    return st_cli_open_ranks(dir, ar, NULL, NULL);
+}
+
+int st_cli_open_ranks(const char *dir, st_cli_archive_t *ar, st_cli_rank_pick_fn pick, void *ctx)
+{
     char err[1024];
     st_cli_guard_loading(dir);
-    int rc = st_cli_archive_load(dir, ar, err, sizeof err);
+    int rc = st_cli_archive_load_ranks(dir, ar, pick, ctx, err, sizeof err);
     st_cli_guard_loaded();
     if (rc)
         fprintf(stderr, "synctrace: cannot read archive %s: %s\n", dir, err);

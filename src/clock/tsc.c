@@ -191,14 +191,20 @@ int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared)
     return 0;
 }
 
+int st_tsc_sample(st_tsc_point_t *p)
+{
+    uint64_t t, r, w;
+    if (!st_timer_tsc || take_pair(&t, &r, &w) != 0 || (double)w * (double)st_tsc_conv.mult / 4294967296.0 > PAIR_MAX_NS)
+        return -1;
+    *p = (st_tsc_point_t){ t, st_tsc_to_ns(t), r };
+    return 0;
+}
+
 void st_tsc_point(void)
 {
-    if (!st_timer_tsc)
-        return;
-    uint64_t t, r, w;
-    if (take_pair(&t, &r, &w) != 0 || (double)w * (double)st_tsc_conv.mult / 4294967296.0 > PAIR_MAX_NS)
-        return;
-    add_point((st_tsc_point_t){ t, st_tsc_to_ns(t), r });
+    st_tsc_point_t p;
+    if (st_tsc_sample(&p) == 0)
+        add_point(p);
 }
 
 size_t st_tsc_points(const st_tsc_point_t **pts)
@@ -237,37 +243,4 @@ uint64_t st_tsc_correct(uint64_t global)
     size_t n;
     const st_tsc_point_t *p = table(&n);
     return n >= 2 ? st_tsc_interp(p, n, global) : global;
-}
-
-uint64_t st_tsc_interp(const st_tsc_point_t *p, size_t n, uint64_t local)
-{
-    size_t lo = 0, hi = n - 1; /* the segment [lo, lo + 1] holding local, or an end segment */
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (local < p[mid].local)
-            hi = mid;
-        else
-            lo = mid;
-    }
-    double f = ((double)(int64_t)(local - p[lo].local)) / (double)(p[hi].local - p[lo].local);
-    double r = (double)p[lo].ref + f * (double)(int64_t)(p[hi].ref - p[lo].ref);
-    return r <= 0 ? 0 : (uint64_t)llround(r);
-}
-
-double st_tsc_hz(const st_tsc_point_t *p, size_t n)
-{
-    if (n < 2 || p[n - 1].ref <= p[0].ref)
-        return 0;
-    return (double)(p[n - 1].tsc - p[0].tsc) * 1e9 / (double)(p[n - 1].ref - p[0].ref);
-}
-
-double st_tsc_nonlinearity(const st_tsc_point_t *p, size_t n)
-{
-    double m = 0;
-    for (size_t k = 1; k + 1 < n; k++) {
-        double f = (double)(p[k].tsc - p[0].tsc) / (double)(p[n - 1].tsc - p[0].tsc);
-        double line = (double)p[0].ref + f * (double)(p[n - 1].ref - p[0].ref);
-        m = fmax(m, fabs((double)p[k].ref - line));
-    }
-    return m;
 }

@@ -18,14 +18,9 @@
 #include <stdint.h>
 
 #include "timer.h"
+#include "tsc_points.h"
 
 #define ST_TSC_MAX_POINTS 256
-
-typedef struct st_tsc_point {
-    uint64_t tsc;   /* counter at the midpoint of the bracket */
-    uint64_t local; /* the same as local ns (st_tsc_to_ns) */
-    uint64_t ref;   /* the system clock (SYNCTRACE_CLOCK) read inside the bracket */
-} st_tsc_point_t;
 
 /* Nonzero on x86-64 when /proc/cpuinfo lists constant_tsc and nonstop_tsc (path: for tests; NULL: /proc/cpuinfo). */
 int st_tsc_invariant(const char *cpuinfo);
@@ -38,7 +33,13 @@ int st_tsc_invariant(const char *cpuinfo);
  */
 int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared);
 
-/* Takes a calibration point now (a no-op with the clock timer). */
+/*
+ * A calibration point now into *p, kept nowhere: 0, or -1 with the clock timer or when every
+ * bracket was too wide (preempted). Async-signal-safe (the dump of an abnormal end).
+ */
+int st_tsc_sample(st_tsc_point_t *p);
+
+/* Takes a calibration point now and keeps it (a no-op with the clock timer). */
 void st_tsc_point(void);
 
 /* This process's calibration points, oldest first. */
@@ -56,14 +57,5 @@ int st_tsc_correcting(void);
 
 /* A global time on the system clock's scale (the identity when not correcting). */
 uint64_t st_tsc_correct(uint64_t global);
-
-/* Piecewise linear local -> ref through n points (n >= 2, local increasing); extrapolates the end segments. */
-uint64_t st_tsc_interp(const st_tsc_point_t *p, size_t n, uint64_t local);
-
-/* Counter frequency over the points (first to last), Hz; 0 without two points. */
-double st_tsc_hz(const st_tsc_point_t *p, size_t n);
-
-/* Largest distance of a point from the line through the first and the last, ns (clock slewing, bad points). */
-double st_tsc_nonlinearity(const st_tsc_point_t *p, size_t n);
 
 #endif

@@ -12,10 +12,13 @@
 
 #include "../clock/model.h"
 #include "../clock/sync.h"
+#include "../clock/tsc.h"
 #include "../config/config.h"
 #include "../trace/rankdata.h"
 #include "../record/record.h"
 #include "../util/log.h"
+#include "../record/unwind.h"
+#include "abend_frames.h"
 #include "comm.h"
 #include "lifecycle.h"
 #include "polite.h"
@@ -26,6 +29,9 @@ static st_kv_t *props[2];                   /* two sets: a handler always sees a
 static uint32_t nprops[2], props_cap[2];
 static int cur_props = -1;                  /* the complete set, -1 none yet */
 static size_t refreshed_epochs;             /* epochs in the current set */
+static size_t refreshed_points;             /* TSC calibration points in the current set ... */
+static uint64_t refreshed_last_point;       /* ... and the last one's local time (a close point replaces it) */
+static int point_slot[2] = { -1, -1 };      /* per set: index of timer.tsc_point.dump, -1 none (clock timer) */
 static char dir[4096];                      /* where the dump goes */
 static int default_dir;                     /* dir is the synctrace-DATE-TIME stem: make a new one */
 static int with_mpi, armed;
@@ -75,6 +81,8 @@ void st_abend_init_load(int launcher_rank, int launcher_size)
         default_dir = 1;
     }
     fill_identity(launcher_rank, launcher_size);
+    if ((st_callpath_on || st_config.callsite) && st_abend_frames_init() != 0)
+        st_log_warn("out of memory: the dump of an abnormal end would carry no call paths or call sites");
     armed = 1;
     st_abend_refresh();
 }
@@ -134,8 +142,29 @@ void st_abend_init_mpi(MPI_Comm toolcomm, const char *archive_dir)
     st_abend_refresh();
 }
 
-/* The properties a dump carries: the run's, this rank's sync properties so far and every sync epoch. */
-static void build_props(st_rankdata_t *tmp, const st_clock_epoch_t *ep, size_t nep)
+/*
+ * The TSC calibration points so far, and a slot for the one the handler takes while dumping
+ * (`synctrace recover` corrects the global clock with rank 0's points, as MPI_Finalize does).
+ * Returns the slot's index, -1 with the clock timer.
+ */
+static int add_tsc_points(st_rankdata_t *tmp)
+{
+    const st_tsc_point_t *p;
+    size_t n = st_tsc_points(&p);
+    if (!st_timer_tsc)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        char key[48], val[128];
+        snprintf(key, sizeof key, "timer.tsc_point.%zu", k + 1);
+        st_tsc_point_format(&p[k], val, sizeof val);
+        st_rankdata_prop(tmp, key, "%s", val);
+    }
+    st_rankdata_prop(tmp, "timer.tsc_point.dump", "%s", "-");
+    return (int)tmp->nprops - 1;
+}
+
+/* The properties a dump carries: the run's, this rank's sync properties so far, every sync epoch, the TSC points. */
+static int build_props(st_rankdata_t *tmp, const st_clock_epoch_t *ep, size_t nep)
 {
     st_run_props(tmp, 1);
     if (with_mpi)
@@ -148,18 +177,24 @@ static void build_props(st_rankdata_t *tmp, const st_clock_epoch_t *ep, size_t n
         st_clock_epoch_format(&ep[k], val, sizeof val);
         st_rankdata_prop(tmp, key, "%s", val);
     }
+    int slot = add_tsc_points(tmp);
     st_rankdata_prop(tmp, "END", "%s", "?"); /* last: the handler writes the reason here */
+    return slot;
 }
 
 void st_abend_refresh(void)
 {
     size_t nep = 0;
     const st_clock_epoch_t *ep = with_mpi ? st_clock_epochs(&nep) : NULL;
-    if (!armed || (cur_props >= 0 && nep == refreshed_epochs))
+    const st_tsc_point_t *pts;
+    size_t npts = st_tsc_points(&pts);
+    uint64_t last_point = npts ? pts[npts - 1].local : 0;
+    if (!armed || (cur_props >= 0 && nep == refreshed_epochs && npts == refreshed_points &&
+                   last_point == refreshed_last_point))
         return;
     st_rankdata_t tmp;
     memset(&tmp, 0, sizeof tmp);
-    build_props(&tmp, ep, nep);
+    int slot = build_props(&tmp, ep, nep);
     /* The set not in use is rebuilt (grown outside any handler), then published. */
     int next = cur_props == 0 ? 1 : 0;
     if (tmp.props && tmp.nprops > props_cap[next]) {
@@ -170,8 +205,11 @@ void st_abend_refresh(void)
     if (tmp.props && tmp.nprops <= props_cap[next]) {
         memcpy(props[next], tmp.props, tmp.nprops * sizeof *tmp.props);
         nprops[next] = tmp.nprops;
+        point_slot[next] = slot;
         __atomic_store_n(&cur_props, next, __ATOMIC_RELEASE);
         refreshed_epochs = nep;
+        refreshed_points = npts;
+        refreshed_last_point = last_point;
     }
     st_rankdata_free(&tmp);
 }
@@ -235,6 +273,26 @@ static size_t read_events(void *ctx, uint32_t t, uint64_t first, st_event_t *out
     return st_record_read(threads[t], first, out, max);
 }
 
+/* A TSC calibration point now, as st_tsc_point_format writes it ("-" when none could be taken). */
+static void dump_point(st_kv_t *slot)
+{
+    st_tsc_point_t p;
+    line_t l = { .len = 0 };
+    if (st_tsc_sample(&p) == 0) {
+        add(&l, "tsc=");
+        add_num(&l, p.tsc);
+        add(&l, " local=");
+        add_num(&l, p.local);
+        add(&l, " ref=");
+        add_num(&l, p.ref);
+    } else {
+        add(&l, "-");
+    }
+    size_t n = l.len < sizeof slot->value - 1 ? l.len : sizeof slot->value - 1;
+    memcpy(slot->value, l.buf, n);
+    slot->value[n] = 0;
+}
+
 /* Fills the per-dump parts of kit: thread counts, communicators, properties (END = why). */
 static uint64_t snapshot(const char *why, st_thread_t *const *threads, size_t nth)
 {
@@ -254,9 +312,13 @@ static uint64_t snapshot(const char *why, st_thread_t *const *threads, size_t nt
         for (uint32_t i = 0; i < n && i < ST_COMM_MAX && all[i]; i++)
             kit.comms[kit.ncomms++] = all[i]->def; /* by value; the member lists are the table's */
     }
+    if (st_callpath_on || st_config.callsite)
+        st_abend_frames(&kit);
     int c = __atomic_load_n(&cur_props, __ATOMIC_ACQUIRE);
     kit.props = c >= 0 ? props[c] : NULL;
     kit.nprops = c >= 0 ? nprops[c] : 0;
+    if (c >= 0 && point_slot[c] >= 0)
+        dump_point(&kit.props[point_slot[c]]);
     if (kit.nprops) {
         st_kv_t *end = &kit.props[kit.nprops - 1];
         size_t n = strnlen(why, sizeof end->value - 1);

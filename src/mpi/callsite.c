@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../record/unwind.h"
+#include "../util/addr2line.h"
 #include "st_mpi.h"
 
 int st_mpi_callsite_on;
@@ -22,66 +23,14 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* ET_EXEC objects are addressed absolutely; shared objects and PIEs relative to their base. */
-static int is_fixed_address(const char *path)
-{
-    unsigned char hdr[18];
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(hdr, 1, sizeof hdr, f) : 0;
-    if (f)
-        fclose(f);
-    return n == sizeof hdr && hdr[16] == 2 /* ET_EXEC (little endian) */;
-}
-
 /* One call site being resolved: where it lies and, once known, what addr2line says of it. */
 typedef struct site {
     uint64_t pc;
     const char *obj; /* object file (points into obj_path or exe); NULL: no object */
-    uintptr_t at, rel; /* address inside the call; relative to the object where it is not fixed */
+    uintptr_t at;    /* address inside the call */
     Dl_info info;
-    char func[256], loc[512];
+    st_a2l_t a2l;
 } site_t;
-
-/* Addresses per addr2line run: long enough to pay its start-up (DWARF parsing) once, short for the command line. */
-#define A2L_BATCH 256
-
-/*
- * Fills func/loc of sites[0..n) (all in the object obj) with one addr2line process per A2L_BATCH addresses;
- * what it cannot tell stays empty. One run per object instead of one per address: the DWARF of a large code is
- * parsed once (SYNCTRACE_CALLSITE=1 on LULESH added about 10 s at finalize with one run per address).
- */
-static void addr2line_batch(const char *obj, site_t **sites, size_t n)
-{
-    if (strchr(obj, '\'') || strlen(obj) > 4000)
-        return;
-    char *cmd = malloc(4200 + A2L_BATCH * 20);
-    if (!cmd)
-        return;
-    for (size_t b = 0; b < n; b += A2L_BATCH) {
-        size_t m = n - b < A2L_BATCH ? n - b : A2L_BATCH;
-        int len = snprintf(cmd, 4200, "addr2line -f -C -e '%s'", obj);
-        for (size_t i = 0; i < m; i++)
-            len += snprintf(cmd + len, 20, " 0x%lx", (unsigned long)sites[b + i]->rel);
-        snprintf(cmd + len, 20, " 2>/dev/null");
-        FILE *p = popen(cmd, "r");
-        if (!p)
-            break;
-        for (size_t i = 0; i < m; i++) {
-            site_t *s = sites[b + i];
-            if (!fgets(s->func, sizeof s->func, p) || !fgets(s->loc, sizeof s->loc, p)) {
-                s->func[0] = s->loc[0] = 0;
-                break;
-            }
-            s->func[strcspn(s->func, "\n")] = 0;
-            s->loc[strcspn(s->loc, "\n")] = 0;
-            char *d = strstr(s->loc, " (discriminator"); /* drop " (discriminator N)" */
-            if (d)
-                *d = 0;
-        }
-        pclose(p);
-    }
-    free(cmd);
-}
 
 static void locate(site_t *s, const char *exe)
 {
@@ -89,27 +38,22 @@ static void locate(site_t *s, const char *exe)
     if (!dladdr((void *)s->at, &s->info) || !s->info.dli_fname)
         return;
     s->obj = *s->info.dli_fname ? s->info.dli_fname : exe; /* "": the main program */
-    s->rel = is_fixed_address(s->obj) ? s->at : s->at - (uintptr_t)s->info.dli_fbase;
+    s->a2l.rel = st_object_fixed(s->obj) ? s->at : s->at - (uintptr_t)s->info.dli_fbase;
 }
 
 static char *describe(const site_t *s)
 {
     char out[1700];
     const char *obj = s->obj, *base = obj && strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj;
-    if (!obj) {
+    if (!obj)
         snprintf(out, sizeof out, "0x%lx", (unsigned long)s->pc);
-    } else if (s->func[0] && strcmp(s->func, "??") != 0) {
-        const char *slash = strrchr(s->loc, '/');
-        if (s->loc[0] && strncmp(s->loc, "??", 2) != 0)
-            snprintf(out, sizeof out, "%s (%s)", s->func, slash ? slash + 1 : s->loc);
-        else
-            snprintf(out, sizeof out, "%s", s->func);
-    } else if (s->info.dli_sname) {
+    else if (st_a2l_text(&s->a2l, out, sizeof out) == 0)
+        ;
+    else if (s->info.dli_sname)
         snprintf(out, sizeof out, "%s+0x%lx (%s)", s->info.dli_sname,
                  (unsigned long)(s->at - (uintptr_t)s->info.dli_saddr), base);
-    } else {
-        snprintf(out, sizeof out, "%s+0x%lx", base, (unsigned long)s->rel);
-    }
+    else
+        snprintf(out, sizeof out, "%s+0x%lx", base, (unsigned long)s->a2l.rel);
     return strdup(out);
 }
 
@@ -124,7 +68,8 @@ static void describe_all(st_rankdata_t *rd, const uint64_t *pcs, size_t n)
 {
     site_t *sites = calloc(n, sizeof *sites);
     site_t **by_obj = calloc(n, sizeof *by_obj);
-    rd->callsites = sites && by_obj ? calloc(n, sizeof *rd->callsites) : NULL;
+    st_a2l_t **queries = calloc(n, sizeof *queries);
+    rd->callsites = sites && by_obj && queries ? calloc(n, sizeof *rd->callsites) : NULL;
     if (rd->callsites) {
         char exe[4096];
         ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -140,7 +85,9 @@ static void describe_all(st_rankdata_t *rd, const uint64_t *pcs, size_t n)
         for (size_t i = 0, j; i < m; i = j) {
             for (j = i + 1; j < m && !strcmp(by_obj[j]->obj, by_obj[i]->obj); j++)
                 ;
-            addr2line_batch(by_obj[i]->obj, by_obj + i, j - i);
+            for (size_t k = i; k < j; k++)
+                queries[k] = &by_obj[k]->a2l;
+            st_addr2line(by_obj[i]->obj, queries + i, j - i);
         }
         for (size_t i = 0; i < n; i++) {
             rd->callsites[i].pc = pcs[i];
@@ -148,6 +95,7 @@ static void describe_all(st_rankdata_t *rd, const uint64_t *pcs, size_t n)
         }
         rd->ncallsites = (uint32_t)n;
     }
+    free(queries);
     free(by_obj);
     free(sites);
 }

@@ -88,12 +88,12 @@ uint64_t st_unwind_callsite(void)
 
 /* ---- the call tree and its path cache --------------------------------------------------- */
 
-#define MAX_NODES  (1u << 16)
+#define MAX_NODES  ST_CALLPATH_MAX_NODES
 #define PATH_SLOTS (2 * MAX_NODES)  /* paths, at most half full: probes stay short */
 #define CHILD_SLOTS (2 * MAX_NODES) /* (parent, pc) -> node, for adding paths (under the lock) */
 
 static st_cpnode_t nodes[MAX_NODES];      /* immutable once published through paths[] */
-static uint32_t nnodes;                   /* under the lock */
+static uint32_t nnodes;                   /* written under the lock; read without it by st_callpath_nodes */
 static _Atomic uint64_t paths[PATH_SLOTS];/* (hash high half << 32) | (leaf node + 1); 0: empty */
 static uint32_t npaths;                   /* under the lock */
 static uint32_t children[CHILD_SLOTS];    /* node + 1, 0: empty; under the lock */
@@ -140,7 +140,8 @@ static uint32_t child(uint32_t parent, uint64_t pc)
     if (nnodes == MAX_NODES)
         return ST_CP_NONE;
     nodes[nnodes] = (st_cpnode_t){ .parent = parent, .pc = pc };
-    children[s] = ++nnodes;
+    __atomic_store_n(&nnodes, nnodes + 1, __ATOMIC_RELEASE); /* the node is complete before it counts */
+    children[s] = nnodes;
     return nnodes - 1;
 }
 
@@ -188,6 +189,12 @@ uint32_t st_callpath_capture(void)
         return ST_CP_NONE;
     uint32_t leaf = lookup(app, m, h);
     return leaf != ST_CP_NONE ? leaf : insert(app, m, h);
+}
+
+const st_cpnode_t *st_callpath_nodes(uint32_t *n)
+{
+    *n = __atomic_load_n(&nnodes, __ATOMIC_ACQUIRE);
+    return nodes;
 }
 
 uint64_t st_callpath_pc(uint32_t n) { return n < MAX_NODES ? nodes[n].pc : 0; }

@@ -26,6 +26,9 @@
 /* Most application frames kept per path (the innermost ones: deeper stacks lose their outermost frames). */
 #define ST_CALLPATH_DEPTH 128
 
+/* Nodes of the call tree at most (paths needing more are recorded as "none" and counted). */
+#define ST_CALLPATH_MAX_NODES (1u << 16)
+
 /* SYNCTRACE_CALLPATH: set once at start-up by whoever reads the configuration. */
 extern int st_callpath_on;
 
@@ -34,6 +37,12 @@ uint64_t st_unwind_callsite(void);
 
 /* The calling thread's application call path as a node, ST_CP_NONE if it has no application frame. */
 uint32_t st_callpath_capture(void);
+
+/*
+ * The call tree so far: nodes [0, *n) (a parent precedes its children), complete and never changed
+ * again. No lock, no allocation: async-signal-safe (the dump of an abnormal end).
+ */
+const st_cpnode_t *st_callpath_nodes(uint32_t *n);
 
 /* The return address of node n (the innermost application frame of its path). */
 uint64_t st_callpath_pc(uint32_t n);

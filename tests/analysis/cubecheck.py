@@ -11,7 +11,9 @@ sparse indexes ("CUBEX.INDEX", endianness marker 1, version 0, format 1, ascendi
 data ("CUBEX.DATA", one value per location per row: double for FLOAT, uint64 for UINT64).
 The metric tree must be Scalasca's (metric_tree.py, written independently of the writer).
 Then it rebuilds each metric's whole value (own value plus its metric-tree descendants')
-per (call path, rank, thread) and compares every one with ANALYSIS.json.
+per (call path, rank, thread) and compares every one with ANALYSIS.json, and each cnode's
+source location (cnode attributes line and mod) with the JSON cnode's "line" and "file"; a
+function region's mod must be the file of its cnodes.
 Exit 1 with the first problems.
 """
 import json
@@ -84,7 +86,11 @@ def main():
         if int(el.get("id")) != len(regions):
             fail("region ids not in definition order")
         regions[int(el.get("id"))] = el.findtext("name")
+        if el.get("mod") is None or el.get("begin") is None or el.get("end") is None:
+            fail("region %s without mod, begin or end" % el.get("id"))
+    region_mod = {int(el.get("id")): el.get("mod") for el in prog.findall("region")}
     cpath = []
+    csrc = {}
     roots = prog.findall("cnode")
     if len(roots) != 1:
         fail("%d call-tree roots" % len(roots))
@@ -94,6 +100,13 @@ def main():
             fail("cnode ids not in preorder")
         here = path + (regions[int(el.get("calleeId"))],) if path is not None else ()
         cpath.append(here)
+        line = el.get("line")
+        if line is not None and (not line.isdigit() or int(line) < 1):
+            fail("cnode %s: line %r" % (el.get("id"), line))
+        csrc[here] = (el.get("mod"), int(line) if line else None)
+        mod = region_mod[int(el.get("calleeId"))]
+        if el.get("mod") is not None and mod and mod != el.get("mod"):
+            fail("cnode %s in %s, its region in %s" % (el.get("id"), el.get("mod"), mod))
         for ch in el.findall("cnode"):
             walk_cnode(ch, here)
 
@@ -159,6 +172,10 @@ def main():
                 if abs(got - exp) > 1e-9 * abs(exp) + 1e-12:
                     bad.append("%s at %s on rank %d thread %d: cube %r, json %r" % (uniq, "/".join(p) or "<root>",
                                                                                     x[0], x[1], got, exp))
+    for c in doc["cnodes"]:
+        p = jpath(c["id"])
+        if p in csrc and csrc[p] != (c.get("file"), c.get("line")):
+            bad.append("source of %s: cube %r, json %r" % ("/".join(p) or "<root>", csrc[p], (c.get("file"), c.get("line"))))
     if set(k[1] for k in want) - set(row_of) or set(k[2] for k in want) - set(loc_of):
         bad.append("call paths or locations of the JSON missing in the cube")
     for b in bad[:10]:

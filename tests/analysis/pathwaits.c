@@ -13,10 +13,13 @@
  *                        thread 1 of each rank
  *   recurse(DEPTH)       DEPTH nested calls of recurse, then MPI_Barrier (no wait): the path's depth
  * Each rank prints nothing; rank 0 prints "done".
+ * With the argument "abort" rank 0 ends the run with MPI_Abort after the waits instead of MPI_Finalize
+ * (t_recover_callpath.sh: the archive comes from the dumps).
  */
 #include <mpi.h>
 #include <omp.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 enum { LS = 120, BARRIER = 80, OMPB = 90, CRIT = 110, CRIT_LAG = 20, DEPTH = 7 };
@@ -107,6 +110,12 @@ int main(int argc, char **argv)
     MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     exchange(rank);
+    if (argc > 1 && !strcmp(argv[1], "abort")) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        if (rank == 0)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        MPI_Barrier(MPI_COMM_WORLD); /* the others wait here for the abort */
+    }
     MPI_Finalize();
     if (rank == 0)
         printf("done\n");

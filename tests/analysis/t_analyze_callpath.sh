@@ -6,7 +6,9 @@
 # .../barrier_victim/MPI_Barrier mpi_barrier_wait, .../omp_barrier_victim/<barrier> omp_ebarrier_wait,
 # .../critical_victim/<critical> omp_lock_contention_critical),
 # within 10 % + 20 ms of the injected size; recursion shows as nested frames; analysis.cubex
-# names the functions (independent reader) and `synctrace report --metric` prints the path;
+# names the functions (independent reader), its cnodes carry the line and file of their frames'
+# calls (late_sender_victim's: its MPI_Recv line) as analysis.json does, the same in-run,
+# offline and under mpiexec; `synctrace report --metric` prints the path;
 # `synctrace clc` rewrites the calling contexts and ViTE still reads the archive.
 # Without SYNCTRACE_CALLPATH the call tree has no application functions (as before).
 source "$ST_ROOT/tests/lib.sh"
@@ -36,7 +38,28 @@ grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits
     "$ST_TMP/dump.txt" \
     || fail "dump: no call path on rank 0's MPI_Recv: $(grep MPI_Recv "$ST_TMP/dump.txt" | head -2)"
 
+cp "$ST_TMP/p/analysis.json" "$ST_TMP/inrun.json" || fail "no in-run analysis.json"
 st analyze "$ST_TMP/p" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
+# the source locations of the cnodes are the same in-run, offline and offline in parallel
+cmp -s "$ST_TMP/inrun.json" "$ST_TMP/p/analysis.json" || fail "in-run and offline analysis.json differ with call paths"
+timeout 120 mpiexec -n 2 "$ST_BIN/synctrace" analyze "$ST_TMP/p" -o "$ST_TMP/par.json" >"$ST_TMP/par.txt" 2>&1 ||
+    fail "mpiexec -n 2 synctrace analyze failed: $(tail -3 "$ST_TMP/par.txt")"
+cmp -s "$ST_TMP/par.json" "$ST_TMP/p/analysis.json" || fail "parallel and serial analysis.json differ with call paths"
+# late_sender_victim's cnode: the line of its MPI_Recv call in pathwaits.c
+recv_line=$(grep -n 'MPI_Recv(&v, 1, MPI_INT, 1, 7' "$src" | cut -d: -f1)
+python3 - "$ST_TMP/p/analysis.json" "$recv_line" <<'PY' || fail "analysis.json: late_sender_victim's cnode not at pathwaits.c:$recv_line"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+cn = {c["id"]: c for c in doc["cnodes"]}
+def path(k):
+    names = []
+    while cn[k]["parent"] is not None:
+        names.append(cn[k]["region"]); k = cn[k]["parent"]
+    return "/".join(reversed(names))
+got = [(c.get("file"), c.get("line")) for c in doc["cnodes"] if path(c["id"]) == "main/exchange/late_sender_victim"]
+print("late_sender_victim:", got, "want pathwaits.c", sys.argv[2])
+sys.exit(0 if got == [("pathwaits.c", int(sys.argv[2]))] else 1)
+PY
 python3 - "$ST_TMP/p/analysis.json" <<'PY' || fail "injected waits not at their call paths"
 import json, sys
 doc = json.load(open(sys.argv[1]))
@@ -92,6 +115,10 @@ python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/p/analysis.cubex" "$ST_T
 tar -xOf "$ST_TMP/p/analysis.cubex" anchor.xml >"$ST_TMP/anchor.xml" || fail "no anchor.xml in analysis.cubex"
 grep -q '<name>late_sender_victim</name>' "$ST_TMP/anchor.xml" \
     || fail "analysis.cubex does not name the function late_sender_victim"
+grep -Eq "<cnode id=\"[0-9]+\" line=\"$recv_line\" mod=\"pathwaits.c\" calleeId=" "$ST_TMP/anchor.xml" \
+    || fail "analysis.cubex: no cnode at pathwaits.c:$recv_line"
+grep -Eq '<region id="[0-9]+" mod="pathwaits.c" begin="-1" end="-1"><name>late_sender_victim</name>' "$ST_TMP/anchor.xml" \
+    || fail "analysis.cubex: region late_sender_victim without its file"
 st report "$ST_TMP/p" --metric mpi_latesender >"$ST_TMP/metric.txt" || fail "report --metric failed"
 grep -Eq '^ +0\.[0-9]+ s +[0-9.]+%  main/exchange/late_sender_victim/MPI_Recv$' "$ST_TMP/metric.txt" \
     || fail "report --metric mpi_latesender without the function's path: $(cat "$ST_TMP/metric.txt")"

@@ -45,7 +45,7 @@ verdict() { awk -v v="$1" -v l="$2" 'BEGIN {if (v == "nan" || v == "") print "n/
 
 # ---- 1. recording hot path ------------------------------------------------------------
 mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -pthread -I"$O/build/gen" -Isrc/record -Iinclude \
-    -o "$BUILD/record_bench" tests/bench/record_bench.c src/record/record.c src/clock/timer.c src/clock/tsc.c \
+    -o "$BUILD/record_bench" tests/bench/record_bench.c src/record/record.c src/clock/timer.c src/clock/tsc.c src/clock/tsc_points.c \
     src/config/config.c src/util/archive_dir.c src/util/log.c src/mpi/callsite.c src/record/unwind.c \
     src/trace/rankdata.c src/trace/callpath.c -lunwind -lpthread -lm ||
     die "cannot build tests/bench/record_bench.c"

@@ -12,12 +12,15 @@
  * Without the skew library the true clock is the unskewed CLOCK_MONOTONIC (t_sync_tsc.sh:
  * events stamped from the TSC against the system clock).
  *
- * Usage: early_prog SECONDS OUTPREFIX   (writes OUTPREFIX.RANK: "i lo hi" per line)
+ * Usage: early_prog SECONDS OUTPREFIX [abort]   (writes OUTPREFIX.RANK: "i lo hi" per line)
+ * With "abort" the run ends in MPI_Abort (rank 0, after every rank wrote its windows) instead of
+ * MPI_Finalize: the archive comes from the ranks' dumps and `synctrace recover` (t_recover_tsc.sh).
  */
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "../skew/skew.h"
@@ -83,6 +86,12 @@ int main(int argc, char **argv)
     if (f)
         fclose(f);
     free(win);
+    if (argc > 3 && !strcmp(argv[3], "abort")) {
+        MPI_Barrier(MPI_COMM_WORLD); /* every window file is written */
+        if (rank == 0)
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        MPI_Barrier(MPI_COMM_WORLD); /* the others wait here for the abort */
+    }
     MPI_Finalize();
     return 0;
 }

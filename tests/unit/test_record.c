@@ -10,7 +10,7 @@
  * registering concurrently, st_record_again (the previous event's time), and
  * st_record_stop(). Each case that needs a fresh buffer records on a new thread.
  */
-/* link: src/record/record.c src/clock/timer.c src/clock/tsc.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/record/record.c src/clock/timer.c src/clock/tsc.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>

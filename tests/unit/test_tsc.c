@@ -1,12 +1,12 @@
 /*
- * test_tsc.c — the TSC timer without MPI (src/clock/tsc.c, timer.c): the piecewise
+ * test_tsc.c — the TSC timer without MPI (src/clock/tsc.c src/clock/tsc_points.c, timer.c): the piecewise
  * linear correction through calibration points (interpolation, extrapolation, a
  * slewed system clock followed), whose points correct (own or rank 0's, none),
  * frequency and nonlinearity, the /proc/cpuinfo test, and on a CPU with an invariant
  * TSC the live timer against clock_gettime after the correction and the node's
  * conversion read back the same by a second calibration.
  */
-/* link: src/clock/tsc.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/clock/tsc.c src/clock/tsc_points.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

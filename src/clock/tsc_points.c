@@ -1,0 +1,55 @@
+/* tsc_points.c — arithmetic on TSC calibration points (contract in tsc_points.h). */
+#include "tsc_points.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+uint64_t st_tsc_interp(const st_tsc_point_t *p, size_t n, uint64_t local)
+{
+    size_t lo = 0, hi = n - 1; /* the segment [lo, lo + 1] holding local, or an end segment */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (local < p[mid].local)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    double f = ((double)(int64_t)(local - p[lo].local)) / (double)(p[hi].local - p[lo].local);
+    double r = (double)p[lo].ref + f * (double)(int64_t)(p[hi].ref - p[lo].ref);
+    return r <= 0 ? 0 : (uint64_t)llround(r);
+}
+
+double st_tsc_hz(const st_tsc_point_t *p, size_t n)
+{
+    if (n < 2 || p[n - 1].ref <= p[0].ref)
+        return 0;
+    return (double)(p[n - 1].tsc - p[0].tsc) * 1e9 / (double)(p[n - 1].ref - p[0].ref);
+}
+
+double st_tsc_nonlinearity(const st_tsc_point_t *p, size_t n)
+{
+    double m = 0;
+    for (size_t k = 1; k + 1 < n; k++) {
+        double f = (double)(p[k].tsc - p[0].tsc) / (double)(p[n - 1].tsc - p[0].tsc);
+        double line = (double)p[0].ref + f * (double)(p[n - 1].ref - p[0].ref);
+        m = fmax(m, fabs((double)p[k].ref - line));
+    }
+    return m;
+}
+
+void st_tsc_point_format(const st_tsc_point_t *p, char *buf, size_t len)
+{
+    snprintf(buf, len, "tsc=%" PRIu64 " local=%" PRIu64 " ref=%" PRIu64, p->tsc, p->local, p->ref);
+}
+
+int st_tsc_point_parse(const char *value, st_tsc_point_t *p)
+{
+    st_tsc_point_t q;
+    int end = 0;
+    if (!value || sscanf(value, "tsc=%" SCNu64 " local=%" SCNu64 " ref=%" SCNu64 "%n", &q.tsc, &q.local, &q.ref,
+                         &end) != 3 || value[end] != 0)
+        return -1;
+    *p = q;
+    return 0;
+}

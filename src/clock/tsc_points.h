@@ -1,0 +1,35 @@
+/*
+ * tsc_points.h — calibration points of the TSC timer and the arithmetic on them (no state,
+ * no clock reads), shared by the shim (tsc.c: the finalize correction) and the CLI
+ * (`synctrace recover` applies the same correction to the events of raw dumps).
+ */
+#ifndef ST_CLOCK_TSC_POINTS_H
+#define ST_CLOCK_TSC_POINTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct st_tsc_point {
+    uint64_t tsc;   /* counter at the midpoint of the bracket */
+    uint64_t local; /* the same as local ns (st_tsc_to_ns) */
+    uint64_t ref;   /* the system clock (SYNCTRACE_CLOCK) read inside the bracket */
+} st_tsc_point_t;
+
+/* Piecewise linear local -> ref through n points (n >= 2, local increasing); extrapolates the end segments. */
+uint64_t st_tsc_interp(const st_tsc_point_t *p, size_t n, uint64_t local);
+
+/* Counter frequency over the points (first to last), Hz; 0 without two points. */
+double st_tsc_hz(const st_tsc_point_t *p, size_t n);
+
+/* Largest distance of a point from the line through the first and the last, ns (clock slewing, bad points). */
+double st_tsc_nonlinearity(const st_tsc_point_t *p, size_t n);
+
+/*
+ * A point as text for the properties of a raw dump ("timer.tsc_point.N"): "tsc=T local=L ref=R"
+ * (abend.c writes the same text without stdio for the point it takes while dumping).
+ * st_tsc_point_parse returns 0, or -1 if value is not such a text.
+ */
+void st_tsc_point_format(const st_tsc_point_t *p, char *buf, size_t len);
+int st_tsc_point_parse(const char *value, st_tsc_point_t *p);
+
+#endif
