@@ -258,9 +258,8 @@ int an_creduce_local(an_creduce_t *x, an_ctx_t *c, const st_clc_endpoint_t *ep, 
 
 /* ---- records ------------------------------------------------------------------------------------- */
 
-static int send_entries(an_creduce_t *x, chan_t *c, int round, uint8_t type, int32_t to, st_xchg_out_t *out)
+static int send_entries(const chan_t *c, int round, uint8_t type, int32_t to, st_xchg_out_t *out)
 {
-    (void)x;
     size_t len = 0;
     for (size_t i = 0; i < c->n; i++)
         len += 8 * (ENTRY_WORDS + 4 * (size_t)c->e[i].nst);
@@ -305,7 +304,7 @@ static int try_complete(an_creduce_t *x, chan_t *c, int round, st_xchg_out_t *ou
     if (c->t.parent < 0)
         return result(x, c, round, out);
     c->up[round] = 1;
-    return send_entries(x, c, round, AN_CRED_R_UP, c->t.parent, out);
+    return send_entries(c, round, AN_CRED_R_UP, c->t.parent, out);
 }
 
 /* This process's second-round part: the partial N x N rule's earliest end over its members. */
@@ -328,7 +327,7 @@ static int result(an_creduce_t *x, chan_t *c, int round, st_xchg_out_t *out)
 {
     c->done[round] = 1;
     for (uint32_t i = 0; i < c->t.nchild; i++)
-        if (send_entries(x, c, round, AN_CRED_R_DOWN, c->t.child[i], out))
+        if (send_entries(c, round, AN_CRED_R_DOWN, c->t.child[i], out))
             return -1;
     int again = 0;
     for (size_t i = 0; round == 1 && i < c->n && !again; i++)
