@@ -217,7 +217,10 @@ static int own_entry(an_creduce_t *x, size_t i, an_ctx_t *c)
     return push_entry(ch, &e);
 }
 
-static int cmp_entry(const void *a, const void *b) { return key_cmp4(((const centry_t *)a)->key, ((const centry_t *)b)->key); }
+static int cmp_entry(const void *a, const void *b)
+{
+    return key_cmp4(((const centry_t *)a)->key, ((const centry_t *)b)->key);
+}
 
 int an_creduce_local(an_creduce_t *x, an_ctx_t *c, const st_clc_endpoint_t *ep, size_t n)
 {

@@ -974,7 +974,11 @@ static void on_comm(uint32_t l, uint32_t comm)
 
 /* Random begins on a 10-tick grid (ties among the latest), ends after begin + 5. */
 static uint64_t rb(uint64_t T) { return T + 10 * tb_between(0, 6); }
-static uint64_t re_(uint64_t b, uint64_t lo, uint64_t hi) { uint64_t e = tb_between(lo, hi); return e > b + 5 ? e : b + 5; }
+static uint64_t re_(uint64_t b, uint64_t lo, uint64_t hi)
+{
+    uint64_t e = tb_between(lo, hi);
+    return e > b + 5 ? e : b + 5;
+}
 
 /* Every kind of collective on n ranks, on world, on the two halves of a split (one of them in
  * reverse rank order: its scan follows the communicator's ranks) and on an intercommunicator;
@@ -990,7 +994,8 @@ static void test_coll_trees(int32_t n, uint64_t seed)
         uint32_t L = l[r];
         int32_t crank = r % 2 ? (int32_t)((n - 1 - r) / 2) : r / 2; /* rank in its half (roots: world ranks) */
         uint64_t b;
-        enter(L, 1 + 10 * tb_between(0, 5), ST_REGION_MPI_Init), leave(L, 100 + 10 * tb_between(0, 5), ST_REGION_MPI_Init);
+        enter(L, 1 + 10 * tb_between(0, 5), ST_REGION_MPI_Init);
+        leave(L, 100 + 10 * tb_between(0, 5), ST_REGION_MPI_Init);
         b = rb(1000), coll(L, ST_REGION_MPI_Barrier, b, re_(b, 1060, 1200), OP_BARRIER, -1, 1, 0, 0);
         b = rb(2000), coll(L, ST_REGION_MPI_Allreduce, b, re_(b, 2070, 2200), OP_ALLREDUCE, -1, 2, 4, 4);
         b = rb(3000), coll(L, ST_REGION_MPI_Allreduce, b, re_(b, 3000, 3080), OP_ALLREDUCE, -1, 3, 4, 4);
@@ -1028,7 +1033,8 @@ static void test_coll_trees(int32_t n, uint64_t seed)
         }
     uint64_t nonblocking = 0;
     for (int32_t r = 0; r < n; r++)
-        nonblocking += AT(ST_AN_M_EARLYSCAN, l[r], ST_REGION_MPI_Waitall) + AT(ST_AN_M_WAIT_NXN, l[r], ST_REGION_MPI_Waitall);
+        nonblocking += AT(ST_AN_M_EARLYSCAN, l[r], ST_REGION_MPI_Waitall) +
+                       AT(ST_AN_M_WAIT_NXN, l[r], ST_REGION_MPI_Waitall);
     CHECK(nonblocking > 0);
     done();
 }
