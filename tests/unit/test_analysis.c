@@ -12,7 +12,10 @@
  * across call lines and ranks, a nested region below the frames its path does not share.
  * Every trace is also analysed in parallel (src/analysis/parallel.c: one engine per process
  * over an in-memory transport, messages delivered in random order, processes owning one rank,
- * blocks of ranks, or all) and the merged report must equal the serial one exactly.
+ * blocks of ranks, or all) and the merged report must equal the serial one exactly; collectives
+ * over trees of several levels (5, 8, 13 ranks: sub-communicators, an intercommunicator, scans,
+ * nonblocking ones, MPI_Init / MPI_Finalize, an instance skipped) and the message pattern of their
+ * reduction (32 processes: tree neighbours only).
  */
 /* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/trace/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
