@@ -303,8 +303,15 @@ int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_
 
 int st_an_run_part(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, st_an_result_t *res)
 {
+    return an_run(in, g, nreal, NULL, res);
+}
+
+int an_run(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, const an_ctab_t *coll,
+           st_an_result_t *res)
+{
     memset(res, 0, sizeof *res);
-    an_ctx_t c = { .in = in, .g = g, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)), .nreal = nreal };
+    an_ctx_t c = { .in = in, .g = g, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)), .nreal = nreal,
+                   .coll = coll };
     res->nlocs = nreal;
     int rc = c.loc && an_paths_build(&c.paths, in, res) == 0 ? build_tree(&c) : -1;
     an_paths_free(&c.paths);

@@ -14,59 +14,28 @@
  * member waits for the members of lower rank (Early Scan). MPI_Init and MPI_Finalize
  * (the graph's world-wide SYNC instances) are synchronizations over all ranks from ENTER
  * to LEAVE: Initialization Completion and Wait at Finalize.
+ * Each instance is first reduced (an_cinst_build: patterns.h's st_an_cred_t over its
+ * members), then each member's wait is a function of its times and the reduction
+ * (an_coll_eval): the parallel analysis (coll_reduce.c) reduces over the communicator's
+ * tree instead and evaluates the same way. Violations are counted per member, so that each
+ * process counts its own.
  */
 #include "internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
+#include "../clc/deps.h"
+#include "../clc/mem.h"
 #include "../record/region.h"
 #include "patterns.h"
 
-/* One member: its location ((rank, thread) in gid) and the call's ENTER index. */
-typedef struct mref {
-    uint64_t       gid;
-    uint32_t       loc;
-    uint64_t       call;
-    st_an_member_t m;
-} mref_t;
-
-typedef struct scratch {
-    mref_t  *mr;
-    st_an_member_t *m;
-    int64_t *wait, *compl;
-    size_t   cap;
-} scratch_t;
-
-static int scratch_fit(scratch_t *s, size_t n)
+static int cmp_cmember(const void *a, const void *b)
 {
-    if (n <= s->cap)
-        return 0;
-    size_t cap = 2 * n;
-    void *a = realloc(s->mr, sizeof *s->mr * cap), *b = a ? realloc(s->m, sizeof *s->m * cap) : NULL;
-    if (a)
-        s->mr = a;
-    if (b)
-        s->m = b;
-    void *w = b ? realloc(s->wait, sizeof *s->wait * cap) : NULL;
-    if (w)
-        s->wait = w;
-    void *x = w ? realloc(s->compl, sizeof *s->compl * cap) : NULL;
-    if (x)
-        s->compl = x;
-    if (!x)
-        return -1;
-    s->cap = cap;
-    return 0;
-}
-
-/* By order (scans need it; 0 for other instances), then location (rank, thread: the same
- * order in every process of a parallel analysis) and call. */
-static int cmp_mref(const void *a, const void *b)
-{
-    const mref_t *x = a, *y = b;
-    if (x->m.order != y->m.order) return x->m.order < y->m.order ? -1 : 1;
-    if (x->gid != y->gid) return x->gid < y->gid ? -1 : 1;
-    return (x->call > y->call) - (x->call < y->call);
+    const st_an_member_t *x = &((const an_cmember_t *)a)->m, *y = &((const an_cmember_t *)b)->m;
+    uint64_t kx[3], ky[3];
+    st_an_member_key(x, kx), st_an_member_key(y, ky);
+    return st_an_key_cmp(kx, ky);
 }
 
 int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t *m, const st_event_t **end)
@@ -82,42 +51,120 @@ int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t
     return have == 3 ? 0 : -1;
 }
 
-/* The instance's members (merged send and receive refs), or 0 members if it is not analysed.
- * sync: MPI_Init / MPI_Finalize, whose members begin at their ENTER and end at their LEAVE. */
-static size_t members(an_ctx_t *c, const st_clc_inst_t *in, int sync, scratch_t *s, const st_event_t **end,
-                      uint32_t *end_loc)
+static int pool_fit(an_cpool_t *p, size_t nm, size_t ns)
 {
-    size_t n = 0, nref = (size_t)in->nsend + in->nrecv;
-    for (size_t k = 0; k < nref; k++) {
-        const st_clc_ref_t *r = &c->g->refs[in->first + k];
+    return st_clc_grow((void **)&p->m, &p->cm, p->nm + nm, sizeof *p->m) ||
+           st_clc_grow((void **)&p->st, &p->cs, p->ns + ns, sizeof *p->st) ? -1 : 0;
+}
+
+/* The staircase of the senders among members m[0..n) (by key) at the pool's end. */
+static void stair_of(an_cinst_t *x, const an_cmember_t *m, size_t n, an_cpool_t *p)
+{
+    st_an_stair_t *s = p->st + p->ns;
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (m[i].m.send) {
+            st_an_stair_t e = { { m[i].m.order, m[i].m.gid, m[i].m.call }, m[i].m.b };
+            s[k++] = e;
+        }
+    x->nst = st_an_stair_merge(s, k, NULL, 0, s); /* in key order: keeps the increasing begins */
+    p->ns += x->nst;
+}
+
+/* Nonblocking: the members are the references themselves (requests: sends, completions:
+ * receives), keyed by (order, gid, event); r and the staircase over the requests. */
+static void nonblocking_members(const an_ctx_t *c, an_cinst_t *x, const st_clc_ref_t *refs, uint32_t nsend,
+                                uint32_t nref, uint8_t shape, an_cpool_t *p)
+{
+    an_cmember_t *m = p->m + p->nm;
+    for (uint32_t k = 0; k < nref; k++) {
+        const st_clc_ref_t *r = &refs[k];
+        const st_event_t *e = &c->in->locs[r->loc].ev[r->ev];
+        m[k] = (an_cmember_t){ r->loc, an_call(c, r->loc, r->ev), r->ev,
+                               { .b = e->time, .e = e->time, .gid = an_gid(c, r->loc), .call = r->ev,
+                                 .order = r->order, .send = k < nsend, .recv = k >= nsend } };
+        if (k < nsend)
+            st_an_cred_add(&x->r, &m[k].m);
+        else if (x->end_ev == AN_NO_EV && e->kind == ST_EV_MPI_ICOLL_COMPLETE)
+            x->end_loc = r->loc, x->end_ev = r->ev;
+    }
+    qsort(m, nref, sizeof *m, cmp_cmember);
+    if (shape == ST_CLC_PREFIX)
+        stair_of(x, m, nref, p);
+    x->n = nref;
+    p->nm += nref;
+}
+
+/* Blocking (MPI_Init / MPI_Finalize: sync): one member per (location, call), merging its
+ * send and receive references; begin and end its COLL_BEGIN and COLL_END (sync: ENTER, LEAVE). */
+static void blocking_members(const an_ctx_t *c, an_cinst_t *x, const st_clc_ref_t *refs, uint32_t nsend,
+                             uint32_t nref, uint8_t shape, an_cpool_t *p)
+{
+    int sync = x->type == ST_CLC_KEY_SYNC;
+    an_cmember_t *m = p->m + p->nm;
+    size_t n = 0;
+    for (uint32_t k = 0; k < nref; k++) {
+        const st_clc_ref_t *r = &refs[k];
         unsigned kind = c->in->locs[r->loc].ev[r->ev].kind;
         uint64_t call = an_call(c, r->loc, r->ev);
-        if ((!sync && kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END) || call == AN_NO_EV)
-            return 0; /* nonblocking, or no begin recorded */
-        s->mr[n++] = (mref_t){ an_gid(c, r->loc), r->loc, call,
-                               { .order = r->order, .send = k < in->nsend, .recv = k >= in->nsend } };
+        if ((!sync && kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END) || call == AN_NO_EV) {
+            x->valid = 0; /* nonblocking, or no begin recorded */
+            return;
+        }
+        m[n++] = (an_cmember_t){ r->loc, call, r->ev,
+                                 { .gid = an_gid(c, r->loc), .call = call, .order = r->order, .send = k < nsend,
+                                   .recv = k >= nsend } };
     }
-    qsort(s->mr, n, sizeof *s->mr, cmp_mref);
-    size_t m = 0;
+    an_sort(m, n, sizeof *m, cmp_cmember);
+    size_t j = 0;
     for (size_t k = 0; k < n; k++) {
-        if (m && s->mr[m - 1].loc == s->mr[k].loc && s->mr[m - 1].call == s->mr[k].call) {
-            s->mr[m - 1].m.send |= s->mr[k].m.send, s->mr[m - 1].m.recv |= s->mr[k].m.recv;
+        if (j && m[j - 1].loc == m[k].loc && m[j - 1].call == m[k].call) {
+            m[j - 1].m.send |= m[k].m.send, m[j - 1].m.recv |= m[k].m.recv;
             continue;
         }
-        s->mr[m] = s->mr[k];
+        m[j] = m[k];
         if (sync) {
-            s->mr[m].m.b = an_time(c, s->mr[m].loc, s->mr[m].call);
-            s->mr[m].m.e = an_leave_time(c, s->mr[m].loc, s->mr[m].call);
+            m[j].m.b = an_time(c, m[j].loc, m[j].call), m[j].m.e = an_leave_time(c, m[j].loc, m[j].call);
         } else {
             const st_event_t *e = NULL;
-            if (an_member_times(c, s->mr[m].loc, s->mr[m].call, &s->mr[m].m, &e))
-                return 0;
-            if (!*end || s->mr[m].loc < c->nreal) /* an analysed location's: its process knows the comm */
-                *end = e, *end_loc = s->mr[m].loc;
+            if (an_member_times(c, m[j].loc, m[j].call, &m[j].m, &e)) {
+                x->valid = 0;
+                return;
+            }
+            x->end_loc = m[j].loc, x->end_ev = (uint64_t)(e - c->in->locs[m[j].loc].ev);
         }
-        m++;
+        j++;
     }
-    return m;
+    for (size_t k = 0; k < j; k++)
+        st_an_cred_add(&x->r, &m[k].m);
+    if (shape == ST_CLC_PREFIX)
+        stair_of(x, m, j, p);
+    x->n = (uint32_t)j;
+    p->nm += j;
+}
+
+int an_cinst_build(const an_ctx_t *c, an_cinst_t *x, const st_clc_ref_t *refs, uint32_t nsend, uint32_t nrecv,
+                   uint8_t shape, an_cpool_t *pool)
+{
+    uint32_t nref = nsend + nrecv;
+    if (pool_fit(pool, nref, nref))
+        return -1;
+    unsigned kind0 = nref ? c->in->locs[refs[0].loc].ev[refs[0].ev].kind : 0;
+    x->nonblocking = x->type == ST_CLC_KEY_COLL && (kind0 == ST_EV_MPI_ICOLL_REQUEST ||
+                                                    kind0 == ST_EV_MPI_ICOLL_COMPLETE);
+    x->valid = 1, x->n = x->nst = 0, x->end_ev = AN_NO_EV, x->mingid = UINT64_MAX;
+    x->m_at = pool->nm, x->st_at = pool->ns;
+    st_an_cred_init(&x->r);
+    for (uint32_t k = 0; k < nref; k++)
+        if (an_gid(c, refs[k].loc) < x->mingid)
+            x->mingid = an_gid(c, refs[k].loc);
+    if (x->nonblocking)
+        nonblocking_members(c, x, refs, nsend, nref, shape, pool);
+    else
+        blocking_members(c, x, refs, nsend, nref, shape, pool);
+    if (!x->valid)
+        x->n = x->nst = 0;
+    return 0;
 }
 
 int an_coll_analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted, int *inter)
@@ -128,7 +175,8 @@ int an_coll_analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted
     if (!d)
         return 0;
     if (e->op == 9 || e->op == 10) { /* OTF2_COLLECTIVE_OP_ALLTOALLV / _ALLTOALLW */
-        c->res->stats.coll_skipped += counted;
+        if (counted)
+            c->res->stats.coll_skipped++;
         return 0;
     }
     *inter = (d->flags & ST_COMMF_INTER) || (e->flags & ST_EVF_INTERCOMM);
@@ -143,7 +191,9 @@ int an_coll_wait_metric(unsigned op)
          : cc == ST_CLC_CC_PREFIX ? ST_AN_M_EARLYSCAN : -1;
 }
 
-static void attribute(an_ctx_t *c, const st_event_t *e, int inter, int counted, scratch_t *s, size_t n)
+/* The members' waits against the reduction r; with the serial analysis's own members (c->coll
+ * NULL: they are all of them), the partial N x N rule's second round is reduced here. */
+static void attribute(an_ctx_t *c, const an_cinst_t *x, const st_event_t *e, int inter)
 {
     enum st_clc_coll_class cc = st_clc_coll_class(e->op);
     int barrier = e->op == 0; /* OTF2_COLLECTIVE_OP_BARRIER */
@@ -151,28 +201,48 @@ static void attribute(an_ctx_t *c, const st_event_t *e, int inter, int counted, 
     int mc = inter ? -1 : barrier ? ST_AN_M_BARRIER_COMPL : cc == ST_CLC_CC_N2N ? ST_AN_M_NXN_COMPL : -1;
     if (mw < 0)
         return;
-    for (size_t k = 0; k < n; k++)
-        s->m[k] = s->mr[k].m;
-    unsigned v = st_an_coll_waits(cc, barrier, inter, s->m, (uint32_t)n, s->wait, s->compl);
-    c->res->stats.coll_violations += counted ? v : 0;
-    for (size_t k = 0; k < n; k++) {
-        an_add(c, mw, s->mr[k].loc, s->mr[k].call, (double)s->wait[k]);
+    st_an_cred_t r = x->r;
+    if (!c->coll && st_an_cred_round2(&r, cc, barrier, inter))
+        for (uint32_t k = 0; k < x->n; k++)
+            st_an_cred_add2(&r, &x->m[k].m);
+    for (uint32_t k = 0; k < x->n; k++) {
+        int64_t w, compl;
+        c->res->stats.coll_violations += st_an_coll_wait(cc, barrier, inter, &r, x->st, x->nst, &x->m[k].m, &w, &compl);
+        an_add(c, mw, x->m[k].loc, x->m[k].call, (double)w);
         if (mc >= 0)
-            an_add(c, mc, s->mr[k].loc, s->mr[k].call, (double)s->compl[k]);
+            an_add(c, mc, x->m[k].loc, x->m[k].call, (double)compl);
     }
 }
 
 /* MPI_Init (group 0): completion only; MPI_Finalize (group 1): wait only (Scalasca). */
-static void init_finalize(an_ctx_t *c, const st_clc_inst_t *in, int counted, scratch_t *s, size_t n)
+static void init_finalize(an_ctx_t *c, const an_cinst_t *x)
 {
-    int fin = in->key[1] == 1;
-    for (size_t k = 0; k < n; k++)
-        s->m[k] = s->mr[k].m;
-    unsigned v = st_an_coll_waits(ST_CLC_CC_N2N, 1, 0, s->m, (uint32_t)n, s->wait, s->compl);
-    c->res->stats.coll_violations += counted ? v : 0;
-    for (size_t k = 0; k < n; k++)
-        an_add(c, fin ? ST_AN_M_FINALIZE_WAIT : ST_AN_M_INIT_COMPL, s->mr[k].loc, s->mr[k].call,
-               (double)(fin ? s->wait[k] : s->compl[k]));
+    int fin = x->key[1] == 1;
+    for (uint32_t k = 0; k < x->n; k++) {
+        int64_t w, compl;
+        c->res->stats.coll_violations += st_an_coll_wait(ST_CLC_CC_N2N, 1, 0, &x->r, NULL, 0, &x->m[k].m, &w, &compl);
+        an_add(c, fin ? ST_AN_M_FINALIZE_WAIT : ST_AN_M_INIT_COMPL, x->m[k].loc, x->m[k].call,
+               (double)(fin ? w : compl));
+    }
+}
+
+int an_coll_eval(an_ctx_t *c, const an_cinst_t *x, an_waits_t *nb)
+{
+    if (x->nonblocking)
+        return an_icoll(c, x, nb);
+    if (!x->valid || (x->type == ST_CLC_KEY_COLL && x->end_ev == AN_NO_EV)) {
+        c->res->stats.coll_skipped += x->counted;
+        return 0;
+    }
+    if (x->type == ST_CLC_KEY_SYNC) {
+        init_finalize(c, x);
+        return 0;
+    }
+    int inter = 0;
+    const st_event_t *end = &c->in->locs[x->end_loc].ev[x->end_ev];
+    if (an_coll_analysed(c, x->end_loc, end, x->counted, &inter))
+        attribute(c, x, end, inter);
+    return 0;
 }
 
 /* Whether a member is analysed here (else the instance only concerns stand-ins, parallel.c). */
@@ -184,49 +254,29 @@ static int has_real(const an_ctx_t *c, const st_clc_inst_t *in)
     return 0;
 }
 
-/* Whether an instance's members are nonblocking (ICOLL_REQUEST sends, ICOLL_COMPLETE receives). */
-static int nonblocking(const an_ctx_t *c, const st_clc_inst_t *in)
-{
-    const st_clc_ref_t *r = &c->g->refs[in->first];
-    unsigned kind = in->nsend + in->nrecv ? c->in->locs[r->loc].ev[r->ev].kind : 0;
-    return kind == ST_EV_MPI_ICOLL_REQUEST || kind == ST_EV_MPI_ICOLL_COMPLETE;
-}
-
 int an_coll(an_ctx_t *c)
 {
-    scratch_t s = { 0 };
+    an_cpool_t pool = { 0 };
     an_waits_t nb = { 0 };
     int rc = 0;
-    for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {
+    for (size_t k = 0; rc == 0 && c->coll && k < c->coll->n; k++)
+        rc = an_coll_eval(c, &c->coll->v[k], &nb);
+    for (uint64_t k = 0; rc == 0 && !c->coll && k < c->g->ninst; k++) {
         const st_clc_inst_t *in = &c->g->inst[k];
         unsigned type = st_clc_inst_type(in);
         if ((type != ST_CLC_KEY_COLL && type != ST_CLC_KEY_SYNC) || !has_real(c, in))
             continue;
-        if (type == ST_CLC_KEY_COLL && nonblocking(c, in)) {
-            rc = an_icoll(c, in, &nb);
-            continue;
-        }
-        if ((rc = scratch_fit(&s, (size_t)in->nsend + in->nrecv)))
+        an_cinst_t x = { .type = (uint8_t)type, .counted = (uint8_t)an_counts_inst(c, in) };
+        memcpy(x.key, in->key, sizeof x.key);
+        pool.nm = pool.ns = 0;
+        if ((rc = an_cinst_build(c, &x, &c->g->refs[in->first], in->nsend, in->nrecv, in->shape, &pool)))
             break;
-        const st_event_t *end = NULL;
-        uint32_t end_loc = 0;
-        size_t n = members(c, in, type == ST_CLC_KEY_SYNC, &s, &end, &end_loc);
-        int counted = an_counts_inst(c, in);
-        if (n && type == ST_CLC_KEY_SYNC) {
-            init_finalize(c, in, counted, &s, n);
-            continue;
-        }
-        if (!n || !end) {
-            c->res->stats.coll_skipped += counted;
-            continue;
-        }
-        int inter = 0;
-        if (an_coll_analysed(c, end_loc, end, counted, &inter))
-            attribute(c, end, inter, counted, &s, n);
+        x.m = pool.m + x.m_at, x.st = pool.st + x.st_at;
+        rc = an_coll_eval(c, &x, &nb);
     }
     if (rc == 0)
         an_icoll_add(c, &nb);
     free(nb.v);
-    free(s.mr), free(s.m), free(s.wait), free(s.compl);
+    st_clc_free(pool.m), st_clc_free(pool.st);
     return rc;
 }

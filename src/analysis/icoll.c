@@ -13,6 +13,8 @@
  * together with the others'). As for Late Sender: Test calls are skipped, a Waitall/Waitsome
  * gets its largest wait once. A call that also completes point-to-point requests gets none:
  * its time is point-to-point (tree.c), where a collective wait could not be a part of it.
+ * B_ref comes from the instance's reduction (coll.c, coll_reduce.c): the latest request and,
+ * for scans, the staircase of requests by (order, ...).
  */
 #include "internal.h"
 
@@ -20,37 +22,26 @@
 
 #include "patterns.h"
 
-int an_icoll(an_ctx_t *c, const st_clc_inst_t *in, an_waits_t *acc)
+int an_icoll(an_ctx_t *c, const an_cinst_t *x, an_waits_t *acc)
 {
-    const st_clc_ref_t *refs = &c->g->refs[in->first];
-    uint32_t nref = in->nsend + in->nrecv, done_loc = 0;
-    const st_event_t *done = NULL;
-    /* an analysed location's completion where there is one: its process knows the communicator */
-    for (uint32_t k = in->nsend; k < nref && !(done && done_loc < c->nreal); k++)
-        if (c->in->locs[refs[k].loc].ev[refs[k].ev].kind == ST_EV_MPI_ICOLL_COMPLETE)
-            done = &c->in->locs[refs[k].loc].ev[refs[k].ev], done_loc = refs[k].loc;
     int inter = 0, metric;
-    if (!done || !an_coll_analysed(c, done_loc, done, an_counts_inst(c, in), &inter) ||
+    const st_event_t *done = x->end_ev != AN_NO_EV ? &c->in->locs[x->end_loc].ev[x->end_ev] : NULL;
+    if (!done || !an_coll_analysed(c, x->end_loc, done, x->counted, &inter) ||
         (metric = an_coll_wait_metric(done->op)) < 0)
         return 0;
     int prefix = st_clc_coll_class(done->op) == ST_CLC_CC_PREFIX;
-    for (uint32_t k = in->nsend; k < nref; k++) {
-        uint32_t l = refs[k].loc;
-        if (l >= c->nreal)
-            continue; /* a stand-in for a remote partner (parallel.c): its own part analyses it */
-        uint64_t call = an_call(c, l, refs[k].ev);
+    for (uint32_t k = 0; k < x->n; k++) {
+        const an_cmember_t *m = &x->m[k];
+        uint32_t l = m->loc;
+        uint64_t call = m->call;
         int coll, p2p, barrier;
-        if (call == AN_NO_EV || an_is_test(an_region(c, l, call)))
+        if (!m->m.recv || l >= c->nreal || call == AN_NO_EV || an_is_test(an_region(c, l, call)))
             continue;
         an_call_completes(c, l, call, &coll, &p2p, &barrier);
         if (p2p)
             continue;
-        uint64_t bref = 0;
-        int any = 0;
-        for (uint32_t s = 0; s < in->nsend; s++)
-            if ((!prefix || refs[s].order <= refs[k].order) && (!any || an_time(c, refs[s].loc, refs[s].ev) > bref))
-                bref = an_time(c, refs[s].loc, refs[s].ev), any = 1;
-        if (!any)
+        uint64_t bref = x->r.sb, upto[3] = { m->m.order, UINT64_MAX, UINT64_MAX };
+        if (prefix ? !st_an_stair_find(x->st, x->nst, upto, &bref) : x->r.sk[0] == ST_AN_NO_KEY)
             continue;
         uint64_t enter = an_time(c, l, call), leave = an_leave_time(c, l, call);
         c->res->stats.coll_violations += bref > leave;

@@ -39,6 +39,42 @@ void an_paths_free(an_paths_t *ap);
  * innermost first, into chain (maxdepth + 1 entries); returns their number. */
 uint32_t an_paths_below(const an_paths_t *ap, int32_t rank, uint32_t node, uint32_t outer, uint32_t *chain);
 
+/* One member of a collective instance as its process evaluates it (coll.c, icoll.c): a
+ * blocking call (call: its ENTER), or a nonblocking member's completion (ev: its
+ * ICOLL_COMPLETE event, order the member's) with its times and key. */
+typedef struct an_cmember {
+    uint32_t       loc;
+    uint64_t       call, ev;
+    st_an_member_t m;
+} an_cmember_t;
+
+/* One collective instance (or MPI_Init / MPI_Finalize) with the reduction of all its members
+ * (patterns.h) and the members this process evaluates (serial: all; parallel: its own). */
+typedef struct an_cinst {
+    uint64_t        key[4];
+    uint8_t         type;        /* ST_CLC_KEY_COLL or ST_CLC_KEY_SYNC */
+    uint8_t         nonblocking; /* members are I-calls' requests (sends) and completions (receives) */
+    uint8_t         valid;       /* blocking: every member has a call with begin and end */
+    uint8_t         counted;     /* this process counts the instance's statistics */
+    uint32_t        end_loc;     /* an end event here (COLL_END / ICOLL_COMPLETE), end_ev AN_NO_EV if none */
+    uint64_t        end_ev;
+    st_an_cred_t    r;
+    st_an_stair_t  *st;          /* prefix instances: the senders' staircase */
+    uint32_t        nst, n;
+    an_cmember_t   *m;           /* [n], by key */
+    size_t          m_at, st_at; /* while building: their offsets in an an_cpool_t */
+    uint64_t        mingid;      /* the smallest (rank, thread) of the members (their references) */
+} an_cinst_t;
+
+typedef struct an_ctab { an_cinst_t *v; size_t n; } an_ctab_t;
+
+/* Members and staircases of instances under construction (an_cinst_build). */
+typedef struct an_cpool {
+    an_cmember_t  *m;
+    st_an_stair_t *st;
+    size_t         nm, cm, ns, cs;
+} an_cpool_t;
+
 typedef struct an_ctx {
     const st_clc_input_t *in;
     const st_clc_graph_t *g;
@@ -48,6 +84,8 @@ typedef struct an_ctx {
                                     analysis's stand-ins for remote partners (parallel.c): they
                                     supply times and get no values or statistics */
     an_paths_t            paths;
+    const an_ctab_t      *coll;  /* parallel: the collective instances, reduced over their
+                                    communicators (coll_reduce.h); NULL: reduced from the graph */
 } an_ctx_t;
 
 /* The call tree under construction: (parent, region) -> cnode. */
@@ -75,6 +113,11 @@ static inline uint64_t an_gid(const an_ctx_t *c, uint32_t l)
 {
     return (uint64_t)(uint32_t)c->in->locs[l].rank << 32 | c->in->locs[l].thread;
 }
+
+/* st_an_run_part with the collective instances already reduced (coll: parallel.c's, whose
+ * members are the analysed locations'), or NULL (reduced from the graph). */
+int an_run(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, const an_ctab_t *coll,
+           st_an_result_t *res);
 
 /* Whether this analysis counts the statistics of an instance: the one (process) holding its
  * location with the smallest (rank, thread); always in the serial analysis. */
@@ -164,9 +207,17 @@ int an_coll(an_ctx_t *c);
 int an_coll_analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted, int *inter);
 /* The wait metric of a collective operation (OTF2 op), or -1. */
 int an_coll_wait_metric(unsigned op);
-/* Nonblocking collective instance in: pushes each member's wait at its completing call to
+/* Instance x (key and type set) from its references: nsend sends, then nrecv receives (the
+ * graph's, or one process's endpoints): nonblocking, valid, end, mingid, the reduction r and
+ * staircase of these members, the members (appended to pool at x->m_at, the staircase at
+ * x->st_at; x->m and x->st are not set). shape: st_clc_shape. 0, or -1 (memory). */
+int an_cinst_build(const an_ctx_t *c, an_cinst_t *x, const st_clc_ref_t *refs, uint32_t nsend, uint32_t nrecv,
+                   uint8_t shape, an_cpool_t *pool);
+/* The waits of instance x's members (coll.c; an_icoll for nonblocking ones). 0, or -1 (memory). */
+int an_coll_eval(an_ctx_t *c, const an_cinst_t *x, an_waits_t *nb);
+/* Nonblocking collective instance x: pushes each member's wait at its completing call to
  * acc (kind = metric); an_icoll_add then adds them, a multi wait's largest once (icoll.c). */
-int an_icoll(an_ctx_t *c, const st_clc_inst_t *in, an_waits_t *acc);
+int an_icoll(an_ctx_t *c, const an_cinst_t *x, an_waits_t *acc);
 void an_icoll_add(an_ctx_t *c, an_waits_t *acc);
 /* What call (an ENTER index on l) completed: nonblocking collective requests (*coll; all of
  * them barriers: *barrier) and point-to-point requests (*p2p) (tree.c). */

@@ -1,7 +1,8 @@
 /*
  * parallel.c — the analysis of one process of a parallel run (parallel.h): what its
- * partners need of its events (wire records), the stand-in locations built from what they
- * send, the local analysis, and the packing and merging of the parts.
+ * point-to-point partners need of its events (wire records), the stand-in locations built
+ * from what they send, the collective instances reduced over their communicators' trees
+ * (coll_reduce.h), the local analysis, and the packing and merging of the parts.
  */
 #include "parallel.h"
 
@@ -13,35 +14,30 @@
 
 #include "../clc/mem.h"
 #include "../util/log.h"
+#include "coll_reduce.h"
 #include "internal.h"
 
 #define NONE64       UINT64_MAX
 #define GHOST_REGION (UINT32_MAX - 1) /* region of a stand-in call: never reported */
-#define R_WIRE       1                /* record type: an array of wire_t */
+#define R_WIRE       1                /* record type: an array of wire_t (coll_reduce.h: the others) */
 #define PACK_MAGIC   0x53544150524e4132ull
 #define PART_HEAD    8 /* words of a part's header */
 
 enum { S_NEW, S_STARTED, S_DONE, S_FAILED };
 enum { W_SEND = 1, W_RECV = 2 };
-enum { W_BLOCKING = 1, W_NONBLOCKING = 2 };
 
-/* One end of a relation as a partner needs it: a point-to-point end, or one member (one
- * call on one location, sending and/or receiving) of a collective or MPI_Init/Finalize. */
+/* One point-to-point end as its partner needs it. */
 typedef struct wire {
     uint64_t key[4];
     int32_t  rank;
     uint32_t thread, order;
-    uint8_t  role;  /* W_SEND | W_RECV */
+    uint8_t  role;  /* W_SEND or W_RECV */
     uint8_t  kind;  /* st_clc_kind */
     uint8_t  shape;
-    uint8_t  valid; /* collectives: W_BLOCKING (a blocking call with begin and end), W_NONBLOCKING
-                       (the request's and the completion's times), 0 (not analysable) */
-    uint8_t  op;    /* collectives: the operation (OTF2_CollectiveOp) */
-    uint8_t  pad[7];
-    uint64_t t_call; /* p2p: enter of the send's call / of the call that posted the receive; NONE64 if none */
-    uint64_t t_ev;   /* p2p: time of the send / receive event */
-    uint64_t bytes;  /* p2p: the event's message size (the receive's counts are by the send's size) */
-    uint64_t b, e;   /* collectives: begin and end (MPI_Init/Finalize: enter and leave) */
+    uint8_t  pad[9];
+    uint64_t t_call; /* enter of the send's call / of the call that posted the receive; NONE64 if none */
+    uint64_t t_ev;   /* time of the send / receive event */
+    uint64_t bytes;  /* the event's message size (the receive's counts are by the send's size) */
 } wire_t;
 
 typedef struct wirevec { wire_t *v; size_t n, cap; } wirevec_t;
@@ -56,6 +52,7 @@ struct st_an_par {
     wirevec_t             got;
     st_clc_epvec_t        ep;   /* this process's endpoints */
     uint32_t              incoming, arrived;
+    an_creduce_t         *cr;   /* the collective instances */
     /* the analysis: local locations followed by the stand-ins */
     st_clc_input_t all;
     st_clc_graph_t g;
@@ -96,12 +93,12 @@ static int32_t owner_of(const st_an_par_t *p, int32_t rank)
 
 /* ---- what the partners need ---------------------------------------------------------------- */
 
-/* A local endpoint as a wire record (member fields filled by the caller for collectives). */
+/* A local point-to-point endpoint as a wire record. */
 static wire_t wire_of(const an_ctx_t *c, const st_clc_endpoint_t *e)
 {
     const st_clc_loc_t *L = &c->in->locs[e->ref.loc];
     wire_t w = { .rank = L->rank, .thread = L->thread, .order = e->ref.order, .kind = e->kind, .shape = e->shape,
-                 .role = e->role == ST_CLC_SEND ? W_SEND : W_RECV, .valid = W_BLOCKING, .t_call = NONE64 };
+                 .role = e->role == ST_CLC_SEND ? W_SEND : W_RECV, .t_call = NONE64 };
     memcpy(w.key, e->key, sizeof w.key);
     return w;
 }
@@ -124,96 +121,6 @@ static int p2p_wire(st_an_par_t *p, const an_ctx_t *c, const an_reqs_t *posted, 
     return wire_push(&p->to[dest], &w);
 }
 
-/* A collective endpoint, identified as a member by (key, location, call). */
-typedef struct member {
-    const st_clc_endpoint_t *ep;
-    uint32_t loc;
-    uint64_t call;
-} member_t;
-
-static int cmp_member(const void *a, const void *b)
-{
-    const member_t *x = a, *y = b;
-    int k = memcmp(x->ep->key, y->ep->key, sizeof x->ep->key);
-    if (k)
-        return k;
-    if (x->loc != y->loc)
-        return x->loc < y->loc ? -1 : 1;
-    return (x->call > y->call) - (x->call < y->call);
-}
-
-/* The processes owning the members of the instance's communicator (every process for
- * MPI_Init / MPI_Finalize), this one excluded, into dest; returns how many. */
-static uint32_t coll_dests(const st_an_par_t *p, const st_clc_endpoint_t *e, int32_t rank, uint8_t *seen,
-                           int32_t *dest)
-{
-    uint32_t n = 0;
-    if ((e->key[0] >> 56) == ST_CLC_KEY_SYNC) {
-        for (int32_t q = 0; q < p->nprocs; q++)
-            if (q != p->me)
-                dest[n++] = q;
-        return n;
-    }
-    const st_clc_proc_t *pr = rank >= 0 && rank < p->in->nranks ? &p->in->procs[rank] : NULL;
-    const st_comm_def_t *d = NULL;
-    for (uint32_t i = 0; pr && pr->comms && i < pr->ncomms && !d; i++)
-        if (pr->comms[i].key == e->key[2])
-            d = &pr->comms[i];
-    if (!d)
-        return 0;
-    for (int side = 0; side < 2; side++) {
-        const int32_t *w = side ? d->remote_world : d->world;
-        uint32_t nw = side ? d->remote_size : d->size;
-        for (uint32_t i = 0; w && i < nw; i++) {
-            int32_t q = owner_of(p, w[i]);
-            if (q >= 0 && q != p->me && !seen[q])
-                seen[q] = 1, dest[n++] = q;
-        }
-    }
-    for (uint32_t i = 0; i < n; i++)
-        seen[dest[i]] = 0;
-    return n;
-}
-
-/* One member m[0 .. n) (its endpoints): begin, end, validity as coll.c's members() sees them. */
-static int member_wire(st_an_par_t *p, const an_ctx_t *c, const member_t *m, size_t n, uint8_t *seen, int32_t *dest)
-{
-    wire_t w = wire_of(c, m[0].ep);
-    int sync = (m[0].ep->key[0] >> 56) == ST_CLC_KEY_SYNC, nonblocking = !sync;
-    w.role = 0;
-    for (size_t k = 0; k < n; k++) {
-        const st_event_t *ev = &c->in->locs[m[k].loc].ev[m[k].ep->ref.ev];
-        w.role |= m[k].ep->role == ST_CLC_SEND ? W_SEND : W_RECV;
-        w.op = ev->op;
-        if (!sync && ev->kind != ST_EV_MPI_COLL_BEGIN && ev->kind != ST_EV_MPI_COLL_END)
-            w.valid = 0;
-        if (ev->kind == ST_EV_MPI_ICOLL_REQUEST)
-            w.b = ev->time;
-        else if (ev->kind == ST_EV_MPI_ICOLL_COMPLETE)
-            w.e = ev->time;
-        else
-            nonblocking = 0;
-    }
-    if (nonblocking) { /* an I-call's request or the call completing it (icoll.c): their times */
-        w.valid = W_NONBLOCKING;
-    } else if (m[0].call == AN_NO_EV) {
-        w.valid = 0;
-    } else if (w.valid && sync) {
-        w.b = an_time(c, m[0].loc, m[0].call), w.e = an_leave_time(c, m[0].loc, m[0].call);
-    } else if (w.valid) {
-        st_an_member_t mt = { 0 };
-        const st_event_t *end = NULL;
-        if (an_member_times(c, m[0].loc, m[0].call, &mt, &end))
-            w.valid = 0;
-        w.b = mt.b, w.e = mt.e;
-    }
-    uint32_t nd = coll_dests(p, m[0].ep, w.rank, seen, dest);
-    for (uint32_t i = 0; i < nd; i++)
-        if (wire_push(&p->to[dest[i]], &w))
-            return -1;
-    return 0;
-}
-
 /* The wire records of every local endpoint that has a remote partner. */
 static int derive_wires(st_an_par_t *p)
 {
@@ -224,10 +131,7 @@ static int derive_wires(st_an_par_t *p)
     for (uint32_t l = 0; l < in->nlocs; l++)
         nmax = in->locs[l].n > nmax ? in->locs[l].n : nmax;
     uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
-    member_t *mem = st_clc_malloc(sizeof *mem * (p->ep.n + 1));
-    uint8_t *seen = calloc((size_t)p->nprocs + 1, 1);
-    int32_t *dest = malloc(sizeof *dest * ((size_t)p->nprocs + 1));
-    int rc = c.loc && stack && mem && seen && dest ? 0 : -1;
+    int rc = c.loc && stack ? 0 : -1;
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) {
         an_loc_t *A = &c.loc[l];
         uint64_t n = in->locs[l].n + 1;
@@ -238,24 +142,14 @@ static int derive_wires(st_an_par_t *p)
     }
     if (rc == 0)
         rc = an_reqs_collect(&c, NULL, &posted);
-    size_t nm = 0;
-    for (size_t k = 0; rc == 0 && k < p->ep.n; k++) {
-        const st_clc_endpoint_t *e = &p->ep.v[k];
-        if (e->kind == ST_CLC_P2P)
-            rc = p2p_wire(p, &c, &posted, e);
-        else if (e->kind == ST_CLC_COLL)
-            mem[nm++] = (member_t){ e, e->ref.loc, an_call(&c, e->ref.loc, e->ref.ev) };
-    }
-    if (rc == 0 && nm > 1)
-        qsort(mem, nm, sizeof *mem, cmp_member);
-    for (size_t i = 0, j; rc == 0 && i < nm; i = j) {
-        for (j = i + 1; j < nm && cmp_member(&mem[i], &mem[j]) == 0; j++)
-            ;
-        rc = member_wire(p, &c, mem + i, j - i, seen, dest);
-    }
+    for (size_t k = 0; rc == 0 && k < p->ep.n; k++)
+        if (p->ep.v[k].kind == ST_CLC_P2P)
+            rc = p2p_wire(p, &c, &posted, &p->ep.v[k]);
+    if (rc == 0)
+        rc = an_creduce_local(p->cr, &c, p->ep.v, p->ep.n);
     for (uint32_t l = 0; c.loc && l < in->nlocs; l++)
         st_clc_free(c.loc[l].call), st_clc_free(c.loc[l].leave);
-    free(c.loc), st_clc_free(posted.v), st_clc_free(stack), st_clc_free(mem), free(seen), free(dest);
+    free(c.loc), st_clc_free(posted.v), st_clc_free(stack);
     return rc;
 }
 
@@ -269,16 +163,7 @@ static int cmp_wire_loc(const void *a, const void *b)
     return (x->thread > y->thread) - (x->thread < y->thread);
 }
 
-static uint64_t wire_nev(const wire_t *w)
-{
-    if (w->kind == ST_CLC_P2P)
-        return w->t_call != NONE64 ? 3 : 1;
-    if (!w->valid)
-        return 1;
-    if (w->valid == W_NONBLOCKING)
-        return 2;
-    return (w->key[0] >> 56) == ST_CLC_KEY_SYNC ? 2 : 4;
-}
+static uint64_t wire_nev(const wire_t *w) { return w->t_call != NONE64 ? 3 : 1; }
 
 static st_event_t ev_at(unsigned kind, uint64_t t, uint32_t region)
 {
@@ -292,50 +177,22 @@ static int ghost_ep(st_clc_epvec_t *v, const wire_t *w, uint8_t role, uint32_t l
     return st_clc_epvec_push(v, &e);
 }
 
-/* The events of one wire record on a stand-in location, and its endpoints. */
+/* The events of one wire record on a stand-in location, and its endpoint. */
 static int ghost_events(st_clc_loc_t *L, uint32_t loc, const wire_t *w, st_clc_epvec_t *v)
 {
     st_event_t *ev = L->ev + L->n;
     uint64_t at = L->n;
-    if (w->kind == ST_CLC_P2P) {
-        unsigned kind = w->role & W_SEND ? ST_EV_MPI_SEND : ST_EV_MPI_RECV;
-        uint64_t k = 0;
-        if (w->t_call != NONE64)
-            ev[k++] = ev_at(ST_EV_ENTER, w->t_call, GHOST_REGION);
-        uint64_t me = k;
-        ev[k] = ev_at(kind, w->t_ev, 0);
-        ev[k++].bytes = w->bytes;
-        if (w->t_call != NONE64)
-            ev[k++] = ev_at(ST_EV_LEAVE, w->t_ev, GHOST_REGION);
-        L->n += k;
-        return ghost_ep(v, w, w->role & W_SEND ? ST_CLC_SEND : ST_CLC_RECV, loc, at + me);
-    }
-    uint64_t snd = at, rcv = at;
-    if (!w->valid) {
-        ev[0] = ev_at(ST_EV_MPI_SEND, 0, 0); /* no call, not a collective event: the instance is skipped */
-        L->n += 1;
-    } else if (w->valid == W_NONBLOCKING) { /* no calls: icoll.c only reads a remote request's time */
-        ev[0] = ev_at(ST_EV_MPI_ICOLL_REQUEST, w->b, 0);
-        ev[1] = ev_at(ST_EV_MPI_ICOLL_COMPLETE, w->e, 0);
-        ev[0].op = ev[1].op = w->op;
-        rcv = at + 1;
-        L->n += 2;
-    } else if ((w->key[0] >> 56) == ST_CLC_KEY_SYNC) {
-        ev[0] = ev_at(ST_EV_ENTER, w->b, GHOST_REGION);
-        ev[1] = ev_at(ST_EV_LEAVE, w->e, GHOST_REGION);
-        rcv = at + 1;
-        L->n += 2;
-    } else {
-        ev[0] = ev_at(ST_EV_ENTER, w->b, GHOST_REGION);
-        ev[1] = ev_at(ST_EV_MPI_COLL_BEGIN, w->b, 0);
-        ev[2] = ev_at(ST_EV_MPI_COLL_END, w->e, 0);
-        ev[3] = ev_at(ST_EV_LEAVE, w->e, GHOST_REGION);
-        snd = at + 1, rcv = at + 2;
-        L->n += 4;
-    }
-    if ((w->role & W_SEND) && ghost_ep(v, w, ST_CLC_SEND, loc, snd))
-        return -1;
-    return (w->role & W_RECV) ? ghost_ep(v, w, ST_CLC_RECV, loc, rcv) : 0;
+    unsigned kind = w->role & W_SEND ? ST_EV_MPI_SEND : ST_EV_MPI_RECV;
+    uint64_t k = 0;
+    if (w->t_call != NONE64)
+        ev[k++] = ev_at(ST_EV_ENTER, w->t_call, GHOST_REGION);
+    uint64_t me = k;
+    ev[k] = ev_at(kind, w->t_ev, 0);
+    ev[k++].bytes = w->bytes;
+    if (w->t_call != NONE64)
+        ev[k++] = ev_at(ST_EV_LEAVE, w->t_ev, GHOST_REGION);
+    L->n += k;
+    return ghost_ep(v, w, w->role & W_SEND ? ST_CLC_SEND : ST_CLC_RECV, loc, at + me);
 }
 
 /* The local locations followed by one stand-in per remote (rank, thread); the graph over both. */
@@ -392,6 +249,7 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
     *p = (st_an_par_t){ .in = in, .owner = owner, .me = me, .nprocs = nprocs, .state = S_NEW };
     p->to = calloc((size_t)nprocs + 1, sizeof *p->to);
     int rc = p->to && st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
+    rc = rc ? rc : an_creduce_new(in, owner, me, nprocs, &p->cr);
     struct timespec t0, t1, t2;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) /* each owned rank once (locations are in rank order) */
@@ -419,6 +277,16 @@ void st_an_par_partners(const st_an_par_t *p, uint8_t *flags)
             flags[q] = 1;
 }
 
+static int flush(st_an_par_t *p)
+{
+    int32_t bad = -1;
+    if (st_xchg_flush(&p->out, 0, &bad)) {
+        fail(p, "cannot send to process %d", (int)bad);
+        return -1;
+    }
+    return 0;
+}
+
 int st_an_par_start(st_an_par_t *p, uint32_t incoming)
 {
     p->incoming = incoming;
@@ -436,22 +304,27 @@ int st_an_par_start(st_an_par_t *p, uint32_t incoming)
         st_clc_free(p->to[q].v);
         p->to[q] = (wirevec_t){ 0 };
     }
-    int32_t bad = -1;
-    if (st_xchg_flush(&p->out, 0, &bad)) {
-        fail(p, "cannot send to process %d", (int)bad);
+    if (an_creduce_start(p->cr, &p->out)) {
+        fail(p, "out of memory");
         return -1;
     }
-    return 0;
+    return flush(p);
 }
 
 int st_an_par_deliver(st_an_par_t *p, int32_t from, const void *buf, size_t len)
 {
     st_xchg_reader_t msg = { buf, (const uint8_t *)buf + len }, rd;
     st_xchg_rec_t h;
-    int k;
+    int k, wires = 0;
     while ((k = st_xchg_next(&msg, &h, &rd)) == 1) {
+        if (h.type == AN_CRED_R_UP || h.type == AN_CRED_R_DOWN) {
+            if (an_creduce_record(p->cr, &h, &rd, &p->out))
+                break;
+            continue;
+        }
         if (h.type != R_WIRE || h.len % sizeof(wire_t) || h.len / sizeof(wire_t) != h.seq)
             break;
+        wires = 1;
         if (st_clc_grow((void **)&p->got.v, &p->got.cap, p->got.n + h.seq, sizeof(wire_t))) {
             fail(p, "out of memory");
             return -1;
@@ -464,8 +337,8 @@ int st_an_par_deliver(st_an_par_t *p, int32_t from, const void *buf, size_t len)
         fail(p, "malformed message from process %d", (int)from);
         return -1;
     }
-    p->arrived++;
-    return 0;
+    p->arrived += wires; /* the partner's wires come in its first message */
+    return flush(p);
 }
 
 int st_an_par_progress(st_an_par_t *p)
@@ -474,13 +347,13 @@ int st_an_par_progress(st_an_par_t *p)
         return ST_AN_PAR_FAILED;
     if (p->state == S_DONE)
         return ST_AN_PAR_DONE;
-    if (p->state != S_STARTED || p->arrived < p->incoming)
+    if (p->state != S_STARTED || p->arrived < p->incoming || !an_creduce_done(p->cr))
         return ST_AN_PAR_IDLE;
     struct timespec t0, t1, t2;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     int rc = build_all(p);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-    rc = rc || st_an_run_part(&p->all, &p->g, p->in->nlocs, &p->res);
+    rc = rc || an_run(&p->all, &p->g, p->in->nlocs, an_creduce_table(p->cr), &p->res);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t2);
     st_log_debug("analysis: process %d: CPU ms: stand-ins and graph %.1f, patterns %.1f (%u locations, %u stand-ins)",
                  (int)p->me, ms_between(&t0, &t1), ms_between(&t1, &t2), p->in->nlocs, p->all.nlocs - p->in->nlocs);
@@ -494,7 +367,8 @@ int st_an_par_progress(st_an_par_t *p)
 
 void st_an_par_waiting(const st_an_par_t *p, char *buf, size_t n)
 {
-    snprintf(buf, n, "%u of %u partners' messages arrived", p->arrived, p->incoming);
+    snprintf(buf, n, "%u of %u partners' messages arrived, %u communicator trees open", p->arrived, p->incoming,
+             an_creduce_open(p->cr));
 }
 
 const st_an_result_t *st_an_par_result(const st_an_par_t *p) { return &p->res; }
@@ -508,6 +382,7 @@ void st_an_par_free(st_an_par_t *p)
     free(p->to);
     st_clc_free(p->got.v);
     st_clc_epvec_free(&p->ep);
+    an_creduce_free(p->cr);
     st_xchg_out_free(&p->out);
     for (uint32_t l = p->in->nlocs; p->all.locs && l < p->all.nlocs; l++)
         st_clc_free(p->all.locs[l].ev);

@@ -38,31 +38,85 @@ static inline int64_t st_an_icoll_wait(uint64_t bref, uint64_t enter_c, uint64_t
 }
 
 /* One member of a collective instance: its begin and end, and its part in the data flow
- * (the graph's sends and receives of the instance; a member may be both). */
+ * (the graph's sends and receives of the instance; a member may be both). Members are
+ * ordered by key (order, gid, call): every process of a parallel analysis sees the same order. */
 typedef struct st_an_member {
     uint64_t b, e;
-    uint32_t order; /* prefix instances (scans): the member's rank in the communicator */
+    uint64_t gid, call; /* the location's (rank, thread) and the call's ENTER index there */
+    uint32_t order;     /* prefix instances (scans): the member's rank in the communicator */
     uint8_t  send, recv;
 } st_an_member_t;
 
+#define ST_AN_NO_KEY UINT64_MAX
+
+/* A member's key (order, gid, call) into k. */
+static inline void st_an_member_key(const st_an_member_t *m, uint64_t k[3])
+{
+    k[0] = m->order, k[1] = m->gid, k[2] = m->call;
+}
+
+static inline int st_an_key_cmp(const uint64_t a[3], const uint64_t b[3])
+{
+    for (int i = 0; i < 3; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
 /*
- * Waits of the members of one blocking collective instance of class cc (barrier != 0:
- * MPI_Barrier; inter != 0: on an intercommunicator, where the instance's senders are one
- * group and its receivers the other). Writes wait[i] and completion[i] (>= 0; completion only for barriers and
- * N-to-N). Returns the number of members that ended before the instance's reference
- * begin (clock-condition violations). Rules (ANALYSIS.md §2, "MPI collectives"):
+ * What the waits of an instance's members depend on, reduced over all its members (the
+ * serial analysis reduces them in one place, the parallel one over the communicator's
+ * tree: st_an_cred_add per member, st_an_cred_merge of partial reductions, in any order):
+ *   bmax, emin   latest begin, earliest end of all members;
+ *   sb, sk       the latest sender's begin and key (the smallest key among equal begins),
+ *                sk[0] == ST_AN_NO_KEY if no member sends;
+ *   emin2        second round, partial N x N only (st_an_cred_round2): the earliest end of
+ *                that sender and of the receivers that began before it.
+ * Scans (prefix) also need, for each receiver, the latest begin among the senders up to
+ * its key: a staircase of senders (st_an_stair_t) by key whose begins strictly increase.
+ */
+typedef struct st_an_cred {
+    uint64_t bmax, emin, sb, sk[3], emin2;
+} st_an_cred_t;
+
+typedef struct st_an_stair {
+    uint64_t key[3], b;
+} st_an_stair_t;
+
+void st_an_cred_init(st_an_cred_t *r);
+void st_an_cred_add(st_an_cred_t *r, const st_an_member_t *m);
+void st_an_cred_merge(st_an_cred_t *r, const st_an_cred_t *x);
+/* Whether an instance of class cc needs emin2 (the partial N x N rule), given r's first round. */
+int st_an_cred_round2(const st_an_cred_t *r, enum st_clc_coll_class cc, int barrier, int inter);
+/* Second round: m's end into emin2 if m synchronizes under the partial N x N rule. */
+void st_an_cred_add2(st_an_cred_t *r, const st_an_member_t *m);
+
+/* Merges staircases a[0..na) and b[0..nb) (each by key) into out (room for na + nb). Returns
+ * the entries kept. */
+uint32_t st_an_stair_merge(const st_an_stair_t *a, uint32_t na, const st_an_stair_t *b, uint32_t nb,
+                           st_an_stair_t *out);
+/* The latest begin of the staircase's senders with key <= key into *b; 0 if there is none. */
+int st_an_stair_find(const st_an_stair_t *s, uint32_t n, const uint64_t key[3], uint64_t *b);
+
+/*
+ * The wait and completion (>= 0; completion only for barriers and N-to-N) of member m of a
+ * blocking collective instance of class cc (barrier != 0: MPI_Barrier or MPI_Init /
+ * MPI_Finalize; inter != 0: on an intercommunicator, where the instance's senders are one
+ * group and its receivers the other), from the instance's reduction r (and staircase st
+ * for prefix instances). Returns 1 when m ended before its reference begin (a clock-
+ * condition violation), else 0. Rules (ANALYSIS.md §2, "MPI collectives"):
  *   B* = min(B_ref, e), wait = B* - b, completion = e - max(E_min, B*)
  *   barrier, N-to-N with full overlap (min e > max b): B_ref latest b, E_min earliest e;
  *   N-to-N otherwise: B_ref = latest sender's b; that sender and the receivers that began
- *     before it synchronize, E_min over them; the others get 0;
+ *     before it synchronize, E_min over them (emin2); the others get 0;
  *   1-to-N: B_ref = the root's (the sender's) b; receivers that began before it wait;
  *   N-to-1: B_ref = the latest sender's b; the root (the receiver) waits if it began before;
- *   prefix (scan): B_ref of a receiver = the latest b of the senders of lower or equal order;
+ *   prefix (scan): B_ref of a receiver = the latest b of the senders of lower or equal key;
  *   intercommunicator (every class): the receivers wait for the latest sender of the other
  *     group, as in 1-to-N; no completion (the members do not all wait for one another).
- * m must be sorted by order for prefix instances.
  */
-unsigned st_an_coll_waits(enum st_clc_coll_class cc, int barrier, int inter, const st_an_member_t *m, uint32_t n,
-                          int64_t *wait, int64_t *completion);
+unsigned st_an_coll_wait(enum st_clc_coll_class cc, int barrier, int inter, const st_an_cred_t *r,
+                         const st_an_stair_t *st, uint32_t nst, const st_an_member_t *m, int64_t *wait,
+                         int64_t *completion);
 
 #endif

@@ -12,9 +12,12 @@
  * across call lines and ranks, a nested region below the frames its path does not share.
  * Every trace is also analysed in parallel (src/analysis/parallel.c: one engine per process
  * over an in-memory transport, messages delivered in random order, processes owning one rank,
- * blocks of ranks, or all) and the merged report must equal the serial one exactly.
+ * blocks of ranks, or all) and the merged report must equal the serial one exactly; collectives
+ * over trees of several levels (5, 8, 13 ranks: sub-communicators, an intercommunicator, scans,
+ * nonblocking ones, MPI_Init / MPI_Finalize, an instance skipped) and the message pattern of their
+ * reduction (32 processes: tree neighbours only).
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/trace/callpath.c src/analysis/parallel.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/trace/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -36,12 +39,14 @@ static const st_clc_sync_region_t sync_regions[] = { { ST_REGION_MPI_Init, 0 }, 
 typedef struct msg { int32_t from, to; void *buf; size_t len; } msg_t;
 static msg_t pool[4096];
 static int npool;
+static uint32_t nsent[64][64]; /* messages from process to process in the last parallel run */
 
 static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
 {
     int32_t from = *(const int32_t *)ctx;
     CHECK(npool < 4096);
     pool[npool++] = (msg_t){ from, to, buf, len };
+    nsent[from][to]++;
     return 0;
 }
 
@@ -82,6 +87,7 @@ static void parallel(const st_clc_input_t *in, int np)
         st_an_par_partners(e[q], flags[q]);
     }
     npool = 0;
+    memset(nsent, 0, sizeof nsent);
     for (int q = 0; q < np; q++) {
         uint32_t incoming = 0;
         for (int p = 0; p < np; p++)
@@ -929,6 +935,157 @@ static void test_callpaths(void)
     done();
 }
 
+/* ---- collectives over trees of several levels ------------------------------------------------ */
+
+static st_comm_def_t mcomms[64][4];
+static int32_t odd_world[32], even_world[32];
+
+/* n ranks (one location each, l) with the comm tables: 0 world, 1 self, 2 the split into the odd
+ * ranks in reverse order (key 700) and the even ranks (key 701), 3 an intercommunicator between
+ * the even and the odd ranks (key 800). */
+static void tb_split(int32_t n, uint32_t *l)
+{
+    tb_init(&t, n, 0);
+    uint32_t no = 0, ne = 0;
+    for (int32_t r = n - 1; r >= 0; r--)
+        if (r % 2)
+            odd_world[no++] = r;
+    for (int32_t r = 0; r < n; r++)
+        if (r % 2 == 0)
+            even_world[ne++] = r;
+    for (int32_t r = 0; r < n; r++) {
+        int odd = r % 2;
+        mcomms[r][0] = t.comms[r][0], mcomms[r][1] = t.comms[r][1];
+        mcomms[r][2] = (st_comm_def_t){ .key = odd ? 700 : 701, .parent = 0, .size = odd ? no : ne,
+                                        .world = odd ? odd_world : even_world };
+        mcomms[r][3] = (st_comm_def_t){ .key = 800, .parent = 0, .flags = ST_COMMF_INTER, .size = odd ? no : ne,
+                                        .remote_size = odd ? ne : no, .world = odd ? odd_world : even_world,
+                                        .remote_world = odd ? even_world : odd_world };
+        t.procs[r].comms = mcomms[r], t.procs[r].ncomms = 4;
+        l[r] = tb_loc(&t, r, 0);
+    }
+}
+
+/* The last event of location l (a COLL_END) on comm index comm. */
+static void on_comm(uint32_t l, uint32_t comm)
+{
+    st_event_t *e = &t.locs[l].ev[t.locs[l].n - 2];
+    CHECK(e->kind == ST_EV_MPI_COLL_END);
+    e->comm = comm;
+    e->flags = comm == 3 ? ST_EVF_INTERCOMM : 0;
+}
+
+/* Random begins on a 10-tick grid (ties among the latest), ends after begin + 5. */
+static uint64_t rb(uint64_t T) { return T + 10 * tb_between(0, 6); }
+static uint64_t re_(uint64_t b, uint64_t lo, uint64_t hi)
+{
+    uint64_t e = tb_between(lo, hi);
+    return e > b + 5 ? e : b + 5;
+}
+
+/* Every kind of collective on n ranks, on world, on the two halves of a split (one of them in
+ * reverse rank order: its scan follows the communicator's ranks) and on an intercommunicator;
+ * N x N instances with and without full overlap; nonblocking ones (one of them a scan);
+ * MPI_Init and MPI_Finalize; random times. The parallel engines (1 .. n processes, random
+ * delivery) reduce them over trees of several levels and must match the serial result. */
+static void test_coll_trees(int32_t n, uint64_t seed)
+{
+    uint32_t l[64];
+    *tb_seed() = seed;
+    tb_split(n, l);
+    for (int32_t r = 0; r < n; r++) {
+        uint32_t L = l[r];
+        int32_t crank = r % 2 ? (int32_t)((n - 1 - r) / 2) : r / 2; /* rank in its half (roots: world ranks) */
+        uint64_t b;
+        enter(L, 1 + 10 * tb_between(0, 5), ST_REGION_MPI_Init);
+        leave(L, 100 + 10 * tb_between(0, 5), ST_REGION_MPI_Init);
+        b = rb(1000), coll(L, ST_REGION_MPI_Barrier, b, re_(b, 1060, 1200), OP_BARRIER, -1, 1, 0, 0);
+        b = rb(2000), coll(L, ST_REGION_MPI_Allreduce, b, re_(b, 2070, 2200), OP_ALLREDUCE, -1, 2, 4, 4);
+        b = rb(3000), coll(L, ST_REGION_MPI_Allreduce, b, re_(b, 3000, 3080), OP_ALLREDUCE, -1, 3, 4, 4);
+        b = crank == 0 ? 4070 : rb(4000); /* a late root */
+        coll(L, ST_REGION_MPI_Bcast, b, re_(b, 4000, 4100), OP_BCAST, r % 2 ? odd_world[0] : 0, 4, crank == 0 ? 4 : 0,
+                           crank == 0 ? 0 : 4);
+        on_comm(L, 2);
+        b = r == 2 ? 4990 : rb(5000); /* an early root */
+        coll(L, ST_REGION_MPI_Reduce, b, re_(b, 5000, 5100), OP_REDUCE, 2, 5, 4, r == 2 ? 4 * (uint64_t)n : 0);
+        b = rb(6000), coll(L, ST_REGION_MPI_Scan, b, re_(b, 6000, 6100), OP_SCAN, -1, 6, 4, 4);
+        on_comm(L, 2);
+        b = rb(7000), coll(L, ST_REGION_MPI_Allreduce, b, re_(b, 7000, 7100), OP_ALLREDUCE, -1, 7, 4, 4);
+        on_comm(L, 3);
+        b = rb(8000), coll(L, ST_REGION_MPI_Barrier, b, re_(b, 8000, 8100), OP_BARRIER, -1, 8, 0, 0);
+        on_comm(L, 3);
+        uint64_t ti = 9000 + 50 * tb_between(0, 4); /* the later I-calls keep the others waiting */
+        icall(L, ST_REGION_MPI_Iallreduce, ti, 50);
+        icall(L, ST_REGION_MPI_Iscan, ti + 10, 51);
+        enter(L, ti + 20, ST_REGION_MPI_Waitall);
+        icoll_done(L, 9400, OP_ALLREDUCE, -1, 9, 50, 4, 4);
+        icoll_done(L, 9401, OP_SCAN, -1, 10, 51, 4, 4);
+        leave(L, 9402, ST_REGION_MPI_Waitall);
+        if (r == n - 1) { /* a barrier whose begin this rank did not record: not analysed, counted once */
+            enter(L, 10000, ST_REGION_MPI_Barrier);
+            st_event_t *e = tb_ev(&t, L, ST_EV_MPI_COLL_END, 10500);
+            e->op = OP_BARRIER, e->id = 11;
+            leave(L, 10501, ST_REGION_MPI_Barrier);
+        } else {
+            coll(L, ST_REGION_MPI_Barrier, 10000 + 100 * (uint64_t)r, 10500, OP_BARRIER, -1, 11, 0, 0);
+        }
+        enter(L, 20000 + 10 * tb_between(0, 5), ST_REGION_MPI_Finalize);
+        leave(L, 20100 + 10 * tb_between(0, 5), ST_REGION_MPI_Finalize);
+    }
+    analyse();
+    /* every pattern took part (the comparison above is not vacuous) */
+    static const int used[] = { ST_AN_M_INIT_COMPL, ST_AN_M_FINALIZE_WAIT, ST_AN_M_BARRIER_WAIT,
+                                ST_AN_M_BARRIER_COMPL, ST_AN_M_WAIT_NXN, ST_AN_M_NXN_COMPL, ST_AN_M_LATEBROADCAST,
+                                ST_AN_M_EARLYREDUCE, ST_AN_M_EARLYSCAN };
+    for (size_t i = 0; i < sizeof used / sizeof *used; i++)
+        if (!(st_an_total(&R, used[i]) > 0)) {
+            fprintf(stderr, "%d ranks: no %s\n", n, st_an_metric(used[i])->uniq);
+            CHECK(0);
+        }
+    CHECK_EQ(R.stats.coll_skipped, 1);
+    uint64_t nonblocking = 0;
+    for (int32_t r = 0; r < n; r++)
+        nonblocking += AT(ST_AN_M_EARLYSCAN, l[r], ST_REGION_MPI_Waitall) +
+                       AT(ST_AN_M_WAIT_NXN, l[r], ST_REGION_MPI_Waitall);
+    CHECK(nonblocking > 0);
+    done();
+}
+
+/* The message pattern: with one process per rank, a process sends only to its neighbours in the
+ * binomial trees (world and MPI_Init / MPI_Finalize: the same tree), never to every member of
+ * the communicator, and the number of messages does not grow with the number of instances. */
+static void test_coll_messages(void)
+{
+    enum { P = 32, LOG2P = 5, N = 20 };
+    uint32_t l[P];
+    *tb_seed() = 77;
+    tb_init(&t, P, 0);
+    for (int32_t r = 0; r < P; r++)
+        l[r] = tb_loc(&t, r, 0);
+    for (int32_t r = 0; r < P; r++) {
+        enter(l[r], 1 + 10 * tb_between(0, 5), ST_REGION_MPI_Init), leave(l[r], 100, ST_REGION_MPI_Init);
+        for (uint64_t k = 0; k < N; k++) {
+            uint64_t T = 1000 * (k + 1), b = rb(T);
+            if (k % 2)
+                coll(l[r], ST_REGION_MPI_Allreduce, b, re_(b, T, T + 80), OP_ALLREDUCE, -1, k + 1, 4, 4);
+            else
+                coll(l[r], ST_REGION_MPI_Scan, b, re_(b, T + 70, T + 100), OP_SCAN, -1, k + 1, 4, 4);
+        }
+        enter(l[r], 90000, ST_REGION_MPI_Finalize), leave(l[r], 90100, ST_REGION_MPI_Finalize);
+    }
+    analyse(); /* the last parallel run: one process per rank */
+    CHECK(st_an_total(&R, ST_AN_M_WAIT_NXN) > 0 && st_an_total(&R, ST_AN_M_EARLYSCAN) > 0);
+    for (int q = 0; q < P; q++) {
+        uint32_t dests = 0, msgs = 0;
+        for (int d = 0; d < P; d++)
+            dests += nsent[q][d] > 0, msgs += nsent[q][d];
+        /* tree neighbours: parent + children; per round (<= 2) and channel (world, Init/Finalize) one message each */
+        CHECK(dests <= LOG2P + 1);
+        CHECK(msgs <= 2 * 2 * (LOG2P + 1));
+    }
+    done();
+}
+
 int main(void)
 {
     test_metric_table();
@@ -946,6 +1103,10 @@ int main(void)
     test_collectives();
     test_openmp();
     test_callpaths();
+    test_coll_trees(5, 1);
+    test_coll_trees(8, 2);
+    test_coll_trees(13, 3);
+    test_coll_messages();
     printf("test_analysis: ok\n");
     return 0;
 }
