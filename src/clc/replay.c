@@ -134,13 +134,13 @@ struct st_clc_replay {
     /* instances */
     uint8_t  *cat, *islot;
     uint32_t *ia;       /* OUT/IN: peer index; COLL: channel index */
-    uint64_t *ib;       /* OUT/IN: message index; COLL: seq */
+    uint32_t *ib;       /* OUT/IN: message index; COLL: seq (< MAX_SEQ) */
     top2_t   *tq;
     uint32_t *pending, *wait_head;
     /* compact copies of the refs' times: the phases that loop over instances read these
      * instead of gathering from the event arrays (a cache and TLB miss per ref) */
     uint64_t *ref_c, *ref_lc; /* [nrefs]: C; LC as of the last snap_times() */
-    uint64_t *port_ref;       /* [nports]: ref index of each port */
+    uint32_t *port_ref;       /* [nports]: ref index of each port (32 bits: alloc_state checks nrefs) */
     /* locations */
     st_clc_fwd_t *fwd;
     uint32_t     *wait_next, *queue;
@@ -162,11 +162,11 @@ struct st_clc_replay {
     /* bulk rounds (see "rounds" below) */
     int        rounds_max, round, round_sent, rounds_used;
     uint64_t   changed;        /* receives the values of this round's exchange would move */
-    entvec_t  *pin;            /* [ninst] scans: the previous round's result, per instance */
+    entvec_t  *pin;            /* [ninst] scans: the previous round's result, per instance; NULL without scans */
     uint8_t   *hot;            /* [nports] rounds after the first: HOT_* (st_clc_fwd_t.hot) */
     int        lc_same;        /* this round's passes changed no LC */
     u64vec_t   local_k, coll_k; /* the LOCAL and COLL instances */
-    uint64_t  *ref_port;       /* [nrefs] the port of each ref (inverse of port_ref) */
+    uint32_t  *ref_port;       /* [nrefs] the port of each ref (inverse of port_ref) */
     tracker_t  conv;           /* this round's "anything changed" reduction over all ranks */
     uint64_t   conv_val;
     int32_t    wparent, wchild[32];
@@ -855,7 +855,7 @@ static void match_list(st_clc_replay_t *r, const peer_t *pe, u64vec_t *v, uint32
         if (i == 0 || tag_of(key) != tag_of(r->g.inst[v->v[i - 1]].key) || key[2] != r->g.inst[v->v[i - 1]].key[2])
             lim = their_count(pe, their_dir, tag_of(key), key[2]);
         if (key[3] < lim) {
-            r->ib[k] = m;
+            r->ib[k] = (uint32_t)m;
             v->v[m++] = k;
         } else {
             r->cat[k] = CAT_DEAD;
@@ -1094,7 +1094,7 @@ static void prepare_instances(st_clc_replay_t *r)
             r->pending[k] = 0;
             continue;
         }
-        r->ib[k] = seq;
+        r->ib[k] = (uint32_t)seq; /* < c->N <= MAX_SEQ */
         *(c->inst0[seq] == NONE64 ? &c->inst0[seq] : &c->inst1[seq]) = k;
         c->pend[seq] += r->g.inst[k].nsend;
         c->lshape[seq] = r->g.inst[k].shape == ST_CLC_PREFIX ? SH_PREFIX : SH_PRODUCT;
@@ -1807,13 +1807,16 @@ static void start_forward(st_clc_replay_t *r)
         enter_forward(r);
         return;
     }
-    r->pin = st_clc_calloc(r->g.ninst + 1, sizeof *r->pin);
+    int scans = 0; /* pin is per instance but only scans use it: most traces have none */
+    for (uint64_t k = 0; k < r->g.ninst && !scans; k++)
+        scans = r->cat[k] == CAT_COLL && r->g.inst[k].shape == ST_CLC_PREFIX;
+    r->pin = scans ? st_clc_calloc(r->g.ninst + 1, sizeof *r->pin) : NULL;
     r->hot = st_clc_malloc(r->g.nrefs + 1);
     r->ref_port = st_clc_malloc((r->g.nrefs + 1) * sizeof *r->ref_port);
-    if (!r->pin || !r->hot || !r->ref_port)
+    if ((scans && !r->pin) || !r->hot || !r->ref_port)
         return fail(r, "out of memory");
     for (uint64_t j = 0; j < r->g.nrefs; j++) { /* ports and refs are one-to-one */
-        r->ref_port[r->port_ref[j]] = j;
+        r->ref_port[r->port_ref[j]] = (uint32_t)j;
         r->hot[j] = r->cat[r->g.ports[j].inst] == CAT_LOCAL ? HOT_LOCAL : 0;
     }
     for (uint64_t k = 0; k < r->g.ninst; k++)
@@ -2010,6 +2013,13 @@ void st_clc_replay_on_moved(st_clc_replay_t *r, st_clc_moved_fn moved, void *ctx
 
 static int alloc_state(st_clc_replay_t *r)
 {
+    /* Instances, refs and ports are indexed with 32 bits in the state below (every instance
+     * has a ref, so ninst <= nrefs): 4e9 refs would take hundreds of GB anyway. */
+    if (r->g.nrefs >= UINT32_MAX) {
+        st_log_error("CLC (parallel, rank %d): %llu message ends, more than the correction indexes", r->me,
+                     (unsigned long long)r->g.nrefs);
+        return -1;
+    }
     size_t ni = r->g.ninst ? r->g.ninst : 1, nl = r->in->nlocs ? r->in->nlocs : 1;
     r->cat = st_clc_malloc(ni), r->islot = st_clc_calloc(ni, 1);
     r->ia = st_clc_calloc(ni, sizeof *r->ia), r->ib = st_clc_calloc(ni, sizeof *r->ib);
@@ -2025,7 +2035,7 @@ static int alloc_state(st_clc_replay_t *r)
         !r->wait_next || !r->queue || !r->queued || !r->ref_c || !r->ref_lc || !r->port_ref)
         return -1;
     for (uint64_t j = 0; j < r->g.nrefs; j++)
-        r->port_ref[j] = r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot;
+        r->port_ref[j] = (uint32_t)(r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot);
     snap(r, r->ref_c, 1);
     memcpy(r->ref_lc, r->ref_c, r->g.nrefs * sizeof *r->ref_c);
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
