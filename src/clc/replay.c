@@ -1403,7 +1403,10 @@ static void finish_statistics(st_clc_replay_t *r)
     st_clc_stats_t *s = &r->stats;
     /* LOCAL instances: the sequential counter on a view of the graph holding only them. */
     st_clc_graph_t view = r->g;
-    view.inst = st_clc_malloc(sizeof *view.inst * (r->g.ninst ? r->g.ninst : 1));
+    uint64_t nlocal = 0;
+    for (uint64_t k = 0; k < r->g.ninst; k++)
+        nlocal += r->cat[k] == CAT_LOCAL;
+    view.inst = st_clc_malloc(sizeof *view.inst * (nlocal ? nlocal : 1)); /* few in an MPI trace */
     if (!view.inst)
         return fail(r, "out of memory");
     view.ninst = 0;
