@@ -102,8 +102,9 @@ static void sort_loc_ports(st_clc_port_t *p, size_t n, uint64_t max_ev, uint32_t
     memcpy(p, out, n * sizeof *p);
 }
 
-/* Builds port_first / ports from the instances. */
-static int index_ports(st_clc_graph_t *g)
+/* Builds port_first / ports from the instances. scratch (may be NULL): scratch_bytes the
+ * counting sort may use for its buffers instead of allocating them. */
+static int index_ports(st_clc_graph_t *g, void *scratch, size_t scratch_bytes)
 {
     g->port_first = st_clc_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
     g->ports = st_clc_malloc(sizeof(st_clc_port_t) * (g->nrefs ? g->nrefs : 1));
@@ -139,8 +140,11 @@ static int index_ports(st_clc_graph_t *g)
     }
     st_clc_free(fill);
     /* Counting sort where the events are not far more than the ports, else merge sort. */
-    uint32_t *cnt = most && top / 8 < most && top < UINT32_MAX ? st_clc_malloc(sizeof *cnt * (size_t)(top + 2)) : NULL;
-    st_clc_port_t *out = cnt ? st_clc_malloc(sizeof *out * most) : NULL;
+    int counting = most && top / 8 < most && top < UINT32_MAX;
+    size_t out_bytes = sizeof(st_clc_port_t) * most, cnt_bytes = sizeof(uint32_t) * (size_t)(top + 2);
+    int in_scratch = counting && scratch && out_bytes + cnt_bytes <= scratch_bytes;
+    st_clc_port_t *out = in_scratch ? scratch : counting ? st_clc_malloc(out_bytes) : NULL;
+    uint32_t *cnt = in_scratch ? (uint32_t *)((char *)scratch + out_bytes) : out ? st_clc_malloc(cnt_bytes) : NULL;
     for (uint32_t l = 0; l < g->nlocs; l++) {
         st_clc_port_t *p = g->ports + g->port_first[l];
         size_t n = g->port_first[l + 1] - g->port_first[l];
@@ -149,7 +153,9 @@ static int index_ports(st_clc_graph_t *g)
         else
             sort_ports(p, n);
     }
-    st_clc_free(cnt), st_clc_free(out), st_clc_free(max_ev);
+    if (!in_scratch)
+        st_clc_free(cnt), st_clc_free(out);
+    st_clc_free(max_ev);
     return 0;
 }
 
@@ -173,7 +179,9 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
             ;
         add_instance(g, ep + i, j - i, flags);
     }
-    if (index_ports(g) == 0)
+    /* The endpoints are in refs now: with ST_CLC_JOIN_SCRATCH their memory is free. */
+    int scratch = (flags & ST_CLC_JOIN_SCRATCH) != 0;
+    if (index_ports(g, scratch ? ep : NULL, scratch ? n * sizeof *ep : 0) == 0)
         return 0;
 fail:
     st_clc_graph_free(g);

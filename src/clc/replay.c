@@ -11,9 +11,10 @@
  *   COLL   collective or MPI_Init/Finalize instance: a tree reduction over the comm;
  *   DEAD   point-to-point without a matching end anywhere (the sequential reference
  *          drops these instances) or an instance the channel does not know.
- * Forward state of LOCAL, IN and COLL(product) instances is one "top-2" quad (the two
- * largest send LC on distinct locations) plus a count of missing inputs, so one
- * recv_bound serves all three; scans (PREFIX) read their channel's entry list.
+ * Forward state of LOCAL and COLL(product) instances is one "top-2" quad (the two
+ * largest send LC on distinct locations) plus a count of missing inputs; an IN instance
+ * has one remote send, whose LC its peer's cur array holds (most instances of a trace are
+ * point-to-point: no quad for them); scans (PREFIX) read their channel's entry list.
  *
  * Channels are the rank's communicators (key = comm key, members = world ranks of both
  * groups, sorted) plus one for MPI_Init/Finalize (members = every rank). A binomial tree
@@ -47,7 +48,6 @@
 #include "../util/log.h"
 
 #define NOLOC       UINT64_MAX       /* empty quad entry */
-#define REMOTE_LOC  (UINT64_MAX - 1) /* location of a remote point-to-point send */
 #define NONE32      UINT32_MAX
 #define NONE64      UINT64_MAX
 #define NSLOT       2
@@ -113,6 +113,8 @@ typedef struct peer {
     uint64_t     *bwd;                  /* [send_inst.n] forward LC of the receives */
     uint64_t     *stat;                 /* [2 * recv_inst.n] (C, final LC) of the sends */
     uint64_t     *rin;                  /* [recv_inst.n] bulk rounds: the sends' LC of round rin_round */
+    uint64_t     *cur;                  /* [recv_inst.n] the sends' LC the forward pass reads: rin as of
+                                           the round's start, or the replay's R_FWD values */
     int           rin_round;
     uint8_t       rin_same;             /* ... equal to those of the round before */
 } peer_t;
@@ -134,13 +136,16 @@ struct st_clc_replay {
     /* instances */
     uint8_t  *cat, *islot;
     uint32_t *ia;       /* OUT/IN: peer index; COLL: channel index */
-    uint64_t *ib;       /* OUT/IN: message index; COLL: seq */
-    top2_t   *tq;
+    uint32_t *ib;       /* OUT/IN: message index; COLL: seq (< MAX_SEQ) */
+    uint32_t *tqi;      /* LOCAL, COLL: index into tq; NONE32 for the others (point-to-point ones
+                         * read their peer's cur: no 32-byte quad for most instances of a trace) */
+    top2_t   *tq;       /* [ntq] */
+    uint64_t  ntq;
     uint32_t *pending, *wait_head;
     /* compact copies of the refs' times: the phases that loop over instances read these
      * instead of gathering from the event arrays (a cache and TLB miss per ref) */
     uint64_t *ref_c, *ref_lc; /* [nrefs]: C; LC as of the last snap_times() */
-    uint64_t *port_ref;       /* [nports]: ref index of each port */
+    uint32_t *port_ref;       /* [nports]: ref index of each port (32 bits: alloc_state checks nrefs) */
     /* locations */
     st_clc_fwd_t *fwd;
     uint32_t     *wait_next, *queue;
@@ -162,11 +167,11 @@ struct st_clc_replay {
     /* bulk rounds (see "rounds" below) */
     int        rounds_max, round, round_sent, rounds_used;
     uint64_t   changed;        /* receives the values of this round's exchange would move */
-    entvec_t  *pin;            /* [ninst] scans: the previous round's result, per instance */
+    entvec_t  *pin;            /* [ninst] scans: the previous round's result, per instance; NULL without scans */
     uint8_t   *hot;            /* [nports] rounds after the first: HOT_* (st_clc_fwd_t.hot) */
     int        lc_same;        /* this round's passes changed no LC */
     u64vec_t   local_k, coll_k; /* the LOCAL and COLL instances */
-    uint64_t  *ref_port;       /* [nrefs] the port of each ref (inverse of port_ref) */
+    uint32_t  *ref_port;       /* [nrefs] the port of each ref (inverse of port_ref) */
     tracker_t  conv;           /* this round's "anything changed" reduction over all ranks */
     uint64_t   conv_val;
     int32_t    wparent, wchild[32];
@@ -242,6 +247,9 @@ static int quad_other(const top2_t *q, uint64_t loc, uint64_t *v)
 }
 
 static const top2_t quad_empty = { 0, NOLOC, 0, NOLOC };
+
+/* The forward / backward quad of a LOCAL or COLL instance; NULL for the others. */
+static top2_t *tq_of(const st_clc_replay_t *r, uint64_t k) { return r->tqi[k] == NONE32 ? NULL : &r->tq[r->tqi[k]]; }
 
 /* ---- lookup ---------------------------------------------------------------------------------------- */
 
@@ -733,7 +741,6 @@ static int classify(st_clc_replay_t *r)
     for (uint64_t k = 0; k < g->ninst; k++) {
         const st_clc_inst_t *in = &g->inst[k];
         uint32_t t = key_type(in->key);
-        r->tq[k] = quad_empty;
         r->wait_head[k] = NONE32;
         if (t == ST_CLC_KEY_P2P) {
             int32_t from = (int32_t)(in->key[1] >> 32), to = (int32_t)(uint32_t)in->key[1];
@@ -759,6 +766,12 @@ static int classify(st_clc_replay_t *r)
         }
         r->pending[k] = r->cat[k] == CAT_LOCAL ? in->nsend : r->cat[k] == CAT_DEAD || r->cat[k] == CAT_OUT ? 0 : 1;
     }
+    for (uint64_t k = 0; k < g->ninst; k++)
+        r->tqi[k] = r->cat[k] == CAT_LOCAL || r->cat[k] == CAT_COLL ? (uint32_t)r->ntq++ : NONE32;
+    if (!(r->tq = st_clc_malloc((r->ntq + 1) * sizeof *r->tq)))
+        return -1;
+    for (uint64_t i = 0; i < r->ntq; i++)
+        r->tq[i] = quad_empty;
     if (r->npeers > 1)
         qsort(r->peers, r->npeers, sizeof *r->peers, cmp_peer);
     /* Instances per partner in key order: both ends see the same order of (tag, comm, k). */
@@ -855,7 +868,7 @@ static void match_list(st_clc_replay_t *r, const peer_t *pe, u64vec_t *v, uint32
         if (i == 0 || tag_of(key) != tag_of(r->g.inst[v->v[i - 1]].key) || key[2] != r->g.inst[v->v[i - 1]].key[2])
             lim = their_count(pe, their_dir, tag_of(key), key[2]);
         if (key[3] < lim) {
-            r->ib[k] = m;
+            r->ib[k] = (uint32_t)m;
             v->v[m++] = k;
         } else {
             r->cat[k] = CAT_DEAD;
@@ -913,7 +926,7 @@ static void result_ready(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0, uin
             if (k == NONE64)
                 continue;
             if (c->ph[PH_F].shape[s] == SH_PRODUCT)
-                r->tq[k] = qof(c, PH_F, s)[r->islot[k]];
+                *tq_of(r, k) = qof(c, PH_F, s)[r->islot[k]];
             r->pending[k] = 0;
             wake(r, k);
         }
@@ -963,8 +976,13 @@ static int fwd_recv_bound(void *ctx, uint32_t loc, const st_clc_port_t *p, int f
         const chan_t *c = &r->ch[r->ia[k]];
         const entvec_t *e = r->state == S_ROUND ? (r->pin ? &r->pin[k] : NULL) : ents_ro(c, PH_F, r->ib[k]);
         have = !r->pending[k] && prefix_max(e, ref_order(r, k, p->slot), 0, &v);
+    } else if (r->cat[k] == CAT_IN) { /* the value arrived (pending 0) or none is known yet */
+        const peer_t *pe = &r->peers[r->ia[k]];
+        if ((have = !r->pending[k]))
+            v = pe->cur[r->ib[k]];
     } else {
-        have = quad_other(&r->tq[k], gid(&r->in->locs[loc]), &v);
+        const top2_t *q = tq_of(r, k);
+        have = q && quad_other(q, gid(&r->in->locs[loc]), &v);
     }
     *bound = have ? v + st_clc_mu(&r->p, in->mumask) : 0;
     return 1;
@@ -976,7 +994,7 @@ static void fwd_send_done(void *ctx, uint32_t loc, const st_clc_port_t *p, uint6
     uint64_t k = p->inst;
     switch (r->cat[k]) {
     case CAT_LOCAL:
-        quad_put(&r->tq[k], lc, gid(&r->in->locs[loc]));
+        quad_put(tq_of(r, k), lc, gid(&r->in->locs[loc]));
         if (--r->pending[k] == 0)
             wake(r, k);
         break;
@@ -1094,7 +1112,7 @@ static void prepare_instances(st_clc_replay_t *r)
             r->pending[k] = 0;
             continue;
         }
-        r->ib[k] = seq;
+        r->ib[k] = (uint32_t)seq; /* < c->N <= MAX_SEQ */
         *(c->inst0[seq] == NONE64 ? &c->inst0[seq] : &c->inst1[seq]) = k;
         c->pend[seq] += r->g.inst[k].nsend;
         c->lshape[seq] = r->g.inst[k].shape == ST_CLC_PREFIX ? SH_PREFIX : SH_PRODUCT;
@@ -1135,9 +1153,10 @@ static void reset_locs(st_clc_replay_t *r)
 static void reset_forward(st_clc_replay_t *r)
 {
     reset_locs(r);
+    for (uint64_t i = 0; i < r->ntq; i++)
+        r->tq[i] = quad_empty;
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         r->wait_head[k] = NONE32;
-        r->tq[k] = quad_empty;
         r->pending[k] = r->cat[k] == CAT_LOCAL ? r->g.inst[k].nsend : r->cat[k] == CAT_IN || r->cat[k] == CAT_COLL;
     }
 }
@@ -1194,9 +1213,10 @@ static void enter_backward(st_clc_replay_t *r)
         if (r->cat[k] == CAT_COLL && r->converged)
             continue;
         if (r->cat[k] == CAT_LOCAL) { /* limits from the forward LC of the receives, complemented */
-            r->tq[k] = quad_empty;
+            top2_t *q = tq_of(r, k);
+            *q = quad_empty;
             for (uint32_t i = 0; i < n; i++)
-                quad_put(&r->tq[k], ~ref_time(r, &rv[i]), gid(&r->in->locs[rv[i].loc]));
+                quad_put(q, ~ref_time(r, &rv[i]), gid(&r->in->locs[rv[i].loc]));
         } else if (r->cat[k] == CAT_COLL) {
             chan_t *c = &r->ch[r->ia[k]];
             uint64_t s = r->ib[k];
@@ -1239,7 +1259,7 @@ static uint64_t limit_of(void *ctx, uint32_t loc, const st_clc_port_t *p)
     uint64_t mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
     switch (r->cat[k]) {
     case CAT_LOCAL:
-        return quad_other(&r->tq[k], gid(&r->in->locs[loc]), &v) ? minus_mu(~v, mu) : UINT64_MAX;
+        return quad_other(tq_of(r, k), gid(&r->in->locs[loc]), &v) ? minus_mu(~v, mu) : UINT64_MAX;
     case CAT_OUT:
         return minus_mu(r->peers[r->ia[k]].bwd[r->ib[k]], mu);
     case CAT_COLL: { /* after converged rounds, the last round's values (see enter_backward) */
@@ -1383,7 +1403,10 @@ static void finish_statistics(st_clc_replay_t *r)
     st_clc_stats_t *s = &r->stats;
     /* LOCAL instances: the sequential counter on a view of the graph holding only them. */
     st_clc_graph_t view = r->g;
-    view.inst = st_clc_malloc(sizeof *view.inst * (r->g.ninst ? r->g.ninst : 1));
+    uint64_t nlocal = 0;
+    for (uint64_t k = 0; k < r->g.ninst; k++)
+        nlocal += r->cat[k] == CAT_LOCAL;
+    view.inst = st_clc_malloc(sizeof *view.inst * (nlocal ? nlocal : 1)); /* few in an MPI trace */
     if (!view.inst)
         return fail(r, "out of memory");
     view.ninst = 0;
@@ -1535,25 +1558,26 @@ static void round_inputs(st_clc_replay_t *r)
         for (uint64_t k = 0; k < r->g.ninst; k++) {
             r->wait_head[k] = NONE32;
             r->pending[k] = r->cat[k] == CAT_LOCAL ? r->g.inst[k].nsend : 0;
-            r->tq[k] = quad_empty;
         }
+        for (uint64_t i = 0; i < r->ntq; i++)
+            r->tq[i] = quad_empty;
         return;
     }
     for (size_t j = 0; j < r->local_k.n; j++) {
         uint64_t k = r->local_k.v[j];
         r->pending[k] = r->g.inst[k].nsend;
-        r->tq[k] = quad_empty;
+        *tq_of(r, k) = quad_empty;
     }
-    for (uint32_t i = 0; i < r->npeers; i++) {
+    for (uint32_t i = 0; i < r->npeers; i++) { /* rin may be overwritten by the next round's values meanwhile */
         const peer_t *pe = &r->peers[i];
-        for (size_t j = 0; !pe->rin_same && j < pe->recv_inst.n; j++)
-            r->tq[pe->recv_inst.v[j]] = (top2_t){ pe->rin[j], REMOTE_LOC, 0, NOLOC };
+        if (!pe->rin_same && pe->recv_inst.n)
+            memcpy(pe->cur, pe->rin, pe->recv_inst.n * sizeof *pe->cur);
     }
     for (size_t j = 0; j < r->coll_k.n; j++) {
         uint64_t k = r->coll_k.v[j], s = r->ib[k];
         chan_t *c = &r->ch[r->ia[k]];
         if (r->g.inst[k].shape != ST_CLC_PREFIX) {
-            r->tq[k] = *rq(c, s, r->islot[k], 0);
+            *tq_of(r, k) = *rq(c, s, r->islot[k], 0);
         } else if (c->ph[PH_R].ent) {
             entvec_t *e = &r->pin[k], *from = &c->ph[PH_R].ent[s];
             if (st_clc_grow((void **)&e->v, &e->cap, from->n + 1, sizeof *e->v))
@@ -1798,7 +1822,9 @@ static void start_forward(st_clc_replay_t *r)
     for (uint32_t i = 0; i < r->npeers; i++) {
         peer_t *pe = &r->peers[i];
         pe->rin_round = -1;
-        if (!(pe->rin = st_clc_malloc((pe->recv_inst.n + 1) * sizeof *pe->rin)))
+        pe->rin = st_clc_malloc((pe->recv_inst.n + 1) * sizeof *pe->rin);
+        pe->cur = st_clc_malloc((pe->recv_inst.n + 1) * sizeof *pe->cur);
+        if (!pe->rin || !pe->cur)
             return fail(r, "out of memory");
     }
     if (r->rounds_max <= 0) {
@@ -1807,13 +1833,16 @@ static void start_forward(st_clc_replay_t *r)
         enter_forward(r);
         return;
     }
-    r->pin = st_clc_calloc(r->g.ninst + 1, sizeof *r->pin);
+    int scans = 0; /* pin is per instance but only scans use it: most traces have none */
+    for (uint64_t k = 0; k < r->g.ninst && !scans; k++)
+        scans = r->cat[k] == CAT_COLL && r->g.inst[k].shape == ST_CLC_PREFIX;
+    r->pin = scans ? st_clc_calloc(r->g.ninst + 1, sizeof *r->pin) : NULL;
     r->hot = st_clc_malloc(r->g.nrefs + 1);
     r->ref_port = st_clc_malloc((r->g.nrefs + 1) * sizeof *r->ref_port);
-    if (!r->pin || !r->hot || !r->ref_port)
+    if ((scans && !r->pin) || !r->hot || !r->ref_port)
         return fail(r, "out of memory");
     for (uint64_t j = 0; j < r->g.nrefs; j++) { /* ports and refs are one-to-one */
-        r->ref_port[r->port_ref[j]] = j;
+        r->ref_port[r->port_ref[j]] = (uint32_t)j;
         r->hot[j] = r->cat[r->g.ports[j].inst] == CAT_LOCAL ? HOT_LOCAL : 0;
     }
     for (uint64_t k = 0; k < r->g.ninst; k++)
@@ -1865,7 +1894,7 @@ static int on_fwd(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd
         uint64_t k = pe->recv_inst.v[idx];
         if (!r->pending[k])
             return -1;
-        r->tq[k] = (top2_t){ v, REMOTE_LOC, 0, NOLOC };
+        pe->cur[idx] = v;
         r->pending[k] = 0;
         wake(r, k);
     }
@@ -2010,10 +2039,17 @@ void st_clc_replay_on_moved(st_clc_replay_t *r, st_clc_moved_fn moved, void *ctx
 
 static int alloc_state(st_clc_replay_t *r)
 {
+    /* Instances, refs and ports are indexed with 32 bits in the state below (every instance
+     * has a ref, so ninst <= nrefs): 4e9 refs would take hundreds of GB anyway. */
+    if (r->g.nrefs >= UINT32_MAX) {
+        st_log_error("CLC (parallel, rank %d): %llu message ends, more than the correction indexes", r->me,
+                     (unsigned long long)r->g.nrefs);
+        return -1;
+    }
     size_t ni = r->g.ninst ? r->g.ninst : 1, nl = r->in->nlocs ? r->in->nlocs : 1;
     r->cat = st_clc_malloc(ni), r->islot = st_clc_calloc(ni, 1);
     r->ia = st_clc_calloc(ni, sizeof *r->ia), r->ib = st_clc_calloc(ni, sizeof *r->ib);
-    r->tq = st_clc_malloc(ni * sizeof *r->tq);
+    r->tqi = st_clc_malloc(ni * sizeof *r->tqi);
     r->pending = st_clc_malloc(ni * sizeof *r->pending), r->wait_head = st_clc_malloc(ni * sizeof *r->wait_head);
     r->fwd = st_clc_calloc(nl, sizeof *r->fwd);
     r->wait_next = st_clc_malloc(nl * sizeof *r->wait_next), r->queue = st_clc_malloc(nl * sizeof *r->queue);
@@ -2021,11 +2057,11 @@ static int alloc_state(st_clc_replay_t *r)
     size_t nr = r->g.nrefs ? r->g.nrefs : 1;
     r->ref_c = st_clc_malloc(nr * sizeof *r->ref_c), r->ref_lc = st_clc_malloc(nr * sizeof *r->ref_lc);
     r->port_ref = st_clc_malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
-    if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tq || !r->pending || !r->wait_head || !r->fwd ||
+    if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tqi || !r->pending || !r->wait_head || !r->fwd ||
         !r->wait_next || !r->queue || !r->queued || !r->ref_c || !r->ref_lc || !r->port_ref)
         return -1;
     for (uint64_t j = 0; j < r->g.nrefs; j++)
-        r->port_ref[j] = r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot;
+        r->port_ref[j] = (uint32_t)(r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot);
     snap(r, r->ref_c, 1);
     memcpy(r->ref_lc, r->ref_c, r->g.nrefs * sizeof *r->ref_c);
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
@@ -2069,7 +2105,7 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
         in->visit = NULL, in->visit_ctx = NULL;
     }
     if (rc == 0)
-        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL, &r->g);
+        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_SCRATCH, &r->g);
     st_clc_epvec_free(&ep);
     if (rc == 0)
         rc = alloc_state(r);
@@ -2098,7 +2134,7 @@ void st_clc_replay_free(st_clc_replay_t *r)
     for (uint64_t k = 0; r->pin && k < r->g.ninst; k++)
         st_clc_free(r->pin[k].v);
     st_clc_graph_free(&r->g);
-    st_clc_free(r->cat), st_clc_free(r->islot), st_clc_free(r->ia), st_clc_free(r->ib), st_clc_free(r->tq), st_clc_free(r->pending), st_clc_free(r->wait_head);
+    st_clc_free(r->cat), st_clc_free(r->islot), st_clc_free(r->ia), st_clc_free(r->ib), st_clc_free(r->tqi), st_clc_free(r->tq), st_clc_free(r->pending), st_clc_free(r->wait_head);
     st_clc_free(r->ref_c), st_clc_free(r->ref_lc), st_clc_free(r->port_ref);
     for (uint32_t l = 0; r->fwd && l < r->in->nlocs; l++)
         st_clc_free(r->fwd[l].jumps);
@@ -2108,7 +2144,7 @@ void st_clc_replay_free(st_clc_replay_t *r)
     st_clc_free(r->ch);
     for (uint32_t i = 0; i < r->npeers; i++) {
         peer_t *pe = &r->peers[i];
-        st_clc_free(pe->theirs), st_clc_free(pe->send_inst.v), st_clc_free(pe->recv_inst.v), st_clc_free(pe->bwd), st_clc_free(pe->stat), st_clc_free(pe->rin);
+        st_clc_free(pe->theirs), st_clc_free(pe->send_inst.v), st_clc_free(pe->recv_inst.v), st_clc_free(pe->bwd), st_clc_free(pe->stat), st_clc_free(pe->rin), st_clc_free(pe->cur);
     }
     st_clc_free(r->peers);
     st_clc_free(r->pin), st_clc_free(r->hot), st_clc_free(r->ref_port), st_clc_free(r->local_k.v), st_clc_free(r->coll_k.v);

@@ -432,6 +432,47 @@ static void same_stats(const st_clc_stats_t *a, const st_clc_stats_t *b)
     SAME(deps)
 }
 
+/* ---- working set -------------------------------------------------------------------------------------------------- */
+
+/*
+ * The correction's memory at MPI_Finalize is fresh pages (a fault each), so its working
+ * set is a cost: for a point-to-point trace (no scans) the engines' large blocks, peak
+ * over the whole run, must stay within a bound per message. The bound is the figure of
+ * this version plus a margin; per-instance arrays only scans need (pin, 24 B) or 64-bit
+ * indices where 32 bits do (port_ref, ref_port, ib) exceed it.
+ */
+static void working_set(const st_clc_params_t *p)
+{
+    enum { NMSG = 12000 };
+    sim_t s;
+    memset(&s, 0, sizeof s);
+    tb_init(&s.t, 2, 1);
+    s.n = 2;
+    setup_comms(&s);
+    for (int r = 0; r < 2; r++)
+        s.master[r] = tb_loc(&s.t, r, 0);
+    sim_sync(&s, TR_INIT);
+    for (int k = 0; k < NMSG; k++)
+        sim_p2p(&s, k % 2, 1 - k % 2);
+    sim_sync(&s, TR_FINALIZE);
+    perturb(&s);
+    static _Alignas(64) uint8_t region[32 << 20];
+    void *base = region;
+    size_t len = sizeof region;
+    st_clc_stats_t st;
+    tb_t b;
+    copy_trace(&b, &s.t);
+    st_clc_mem_lend(&base, &len, 1);
+    run_parallel(&b, p, &st, 8);
+    size_t used = st_clc_mem_return();
+    fprintf(stderr, "working set: %zu bytes for %d messages (%.1f per message)\n", used, NMSG, (double)used / NMSG);
+    CHECK(used < len / 2);        /* nothing fell back to malloc for want of room */
+    CHECK(used <= (size_t)NMSG * 530); /* 508 here; 625 before the cuts */
+    for (uint32_t l = 0; l < b.nlocs; l++)
+        free(b.locs[l].ev);
+    tb_free(&s.t);
+}
+
 static uint64_t total_reversed, total_remote_jumps, total_unmatched, total_coll;
 
 static void one_trace(int nranks, int actions, const st_clc_params_t *p)
@@ -502,6 +543,7 @@ int main(void)
         size_t used = st_clc_mem_return();
         CHECK(used > (s ? 0 : 96 << 10) && used <= sizes[s]);
     }
+    working_set(&p);
     fprintf(stderr, "reversed %llu, jumps from remote sends %llu, unmatched %llu, collective violations %llu; "
             "bulk rounds converged %llu times (%llu with incremental passes), fell back to the replay %llu times\n",
             (unsigned long long)total_reversed, (unsigned long long)total_remote_jumps,
