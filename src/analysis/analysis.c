@@ -136,38 +136,30 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
     return 0;
 }
 
+/* The calls and the call tree of the analysed locations [0, nreal): res's cnodes. */
 static int build_tree(an_ctx_t *c)
 {
     tree_t t = { 0 };
-    uint64_t nmax = 0, ghost = 0;
-    uint32_t nreal_cnodes = UINT32_MAX;
+    uint64_t nmax = 0;
     int rc = 0;
-    for (uint32_t l = 0; l < c->in->nlocs; l++)
+    for (uint32_t l = 0; l < c->nreal; l++)
         nmax = c->in->locs[l].n > nmax ? c->in->locs[l].n : nmax;
     uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
     if (!stack || an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) == ST_AN_NO_CNODE)
         rc = -1;
-    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
+    for (uint32_t l = 0; rc == 0 && l < c->nreal; l++) {
         an_loc_t *A = &c->loc[l];
-        if (l == c->nreal)
-            nreal_cnodes = t.n; /* the stand-ins' calls come after: their new cnodes are not reported */
         uint64_t n = c->in->locs[l].n + 1;
         if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)) ||
             !(A->cnode = st_clc_malloc(sizeof *A->cnode * n)))
             rc = -1;
         else
-            rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, l < c->nreal ? &c->res->stats.unpaired : &ghost);
+            rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired);
+        c->nscanned = l + 1;
     }
     st_clc_free(stack), free(t.slot);
     c->res->cnodes = t.v;
-    c->res->ncnodes = nreal_cnodes < t.n ? nreal_cnodes : t.n;
-    /* children keep their creation order: the stand-ins' ones end the sibling lists */
-    for (uint32_t k = 0; t.v && k < c->res->ncnodes; k++) {
-        uint32_t *p = &t.v[k].first_child;
-        while (*p != ST_AN_NO_CNODE && *p < c->res->ncnodes)
-            p = &t.v[*p].next;
-        *p = ST_AN_NO_CNODE;
-    }
+    c->res->ncnodes = t.n;
     return rc;
 }
 
@@ -277,36 +269,83 @@ int an_counts_inst(const an_ctx_t *c, const st_clc_inst_t *in)
     return best < c->nreal;
 }
 
-int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res)
-{
-    return st_an_run_part(in, g, in->nlocs, res);
-}
-
-int st_an_run_part(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, st_an_result_t *res)
+int an_begin(an_ctx_t *c, const st_clc_input_t *in, uint32_t nreal, st_an_result_t *res)
 {
     memset(res, 0, sizeof *res);
-    an_ctx_t c = { .in = in, .g = g, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)), .nreal = nreal };
+    *c = (an_ctx_t){ .in = in, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)), .nreal = nreal };
     res->nlocs = nreal;
-    int rc = c.loc && an_paths_build(&c.paths, in, res) == 0 ? build_tree(&c) : -1;
-    an_paths_free(&c.paths);
+    int rc = c->loc && an_paths_build(&c->paths, in, res) == 0 ? build_tree(c) : -1;
+    an_paths_free(&c->paths);
     if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (nreal ? nreal : 1),
                                        sizeof(double))))
         rc = -1;
     if (rc == 0) {
         for (uint32_t l = 0; l < nreal; l++)
-            time_loc(&c, l);
+            time_loc(c, l);
         mpi_time(res);
-        rc = an_omp(&c);
+        rc = an_reqs_collect(c);
     }
+    return rc;
+}
+
+int an_extend(an_ctx_t *c, const st_clc_input_t *in2)
+{
+    an_loc_t *loc = realloc(c->loc, sizeof *loc * (in2->nlocs + 1));
+    if (!loc)
+        return -1;
+    c->loc = loc;
+    memset(loc + c->nscanned, 0, sizeof *loc * (in2->nlocs + 1 - c->nscanned));
+    c->in = in2;
+    uint64_t nmax = 0, unpaired = 0;
+    for (uint32_t l = c->nscanned; l < in2->nlocs; l++)
+        nmax = in2->locs[l].n > nmax ? in2->locs[l].n : nmax;
+    uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
+    int rc = stack ? 0 : -1;
+    for (uint32_t l = c->nscanned; rc == 0 && l < in2->nlocs; l++) { /* stand-ins: no cnodes, no statistics */
+        an_loc_t *A = &loc[l];
+        uint64_t n = in2->locs[l].n + 1;
+        if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)))
+            rc = -1;
+        else
+            rc = an_scan_loc(&in2->locs[l], A, NULL, NULL, stack, &unpaired);
+        c->nscanned = l + 1;
+    }
+    st_clc_free(stack);
+    return rc;
+}
+
+int an_finish(an_ctx_t *c, const st_clc_graph_t *g)
+{
+    c->g = g;
+    int rc = an_omp(c);
     if (rc == 0)
-        rc = an_p2p(&c);
+        rc = an_p2p(c);
     if (rc == 0)
-        rc = an_coll(&c);
+        rc = an_coll(c);
     if (rc == 0)
-        rc = an_tree(&c);
-    for (uint32_t l = 0; c.loc && l < in->nlocs; l++)
-        st_clc_free(c.loc[l].call), st_clc_free(c.loc[l].leave), st_clc_free(c.loc[l].cnode);
-    free(c.loc);
+        rc = an_tree(c);
+    return rc;
+}
+
+void an_end(an_ctx_t *c)
+{
+    for (uint32_t l = 0; c->loc && l < c->nscanned; l++)
+        st_clc_free(c->loc[l].call), st_clc_free(c->loc[l].leave), st_clc_free(c->loc[l].cnode);
+    free(c->loc);
+    st_clc_free(c->done.v), st_clc_free(c->posted.v);
+    st_clc_free(c->msgs.recv), st_clc_free(c->msgs.send);
+    memset(c, 0, sizeof *c);
+}
+
+int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res)
+{
+    an_ctx_t c;
+    int rc = an_begin(&c, in, in->nlocs, res);
+    if (rc == 0)
+        rc = an_msgs_from_graph(&c, g);
+    if (rc == 0)
+        rc = an_finish(&c, g);
+    an_end(&c);
     if (rc)
         st_an_free(res);
     return rc;

@@ -19,6 +19,7 @@
 
 #include <stdlib.h>
 
+#include "../clc/mem.h"
 #include "../record/region.h"
 #include "patterns.h"
 
@@ -226,7 +227,7 @@ int an_coll(an_ctx_t *c)
     }
     if (rc == 0)
         an_icoll_add(c, &nb);
-    free(nb.v);
+    st_clc_free(nb.v);
     free(s.mr), free(s.m), free(s.wait), free(s.compl);
     return rc;
 }

@@ -39,16 +39,76 @@ void an_paths_free(an_paths_t *ap);
  * innermost first, into chain (maxdepth + 1 entries); returns their number. */
 uint32_t an_paths_below(const an_paths_t *ap, int32_t rank, uint32_t node, uint32_t outer, uint32_t *chain);
 
+#define AN_NO_TIME UINT64_MAX
+
+/* A point-to-point message at its analysed receiving end: what Late Sender, Wrong Order and
+ * the receive's counts need. The send's fields come from the graph (serial analysis, or both
+ * ends in this process) or from the sender's process (p2p_wire.c). */
+typedef struct an_recv {
+    uint32_t loc;     /* the receive's location (< nreal) */
+    int32_t  src;     /* the sender's world rank */
+    uint64_t ev;      /* the receive event */
+    uint64_t t_send;  /* the send event's time */
+    uint64_t t_scall; /* enter of the call around the send; AN_NO_TIME if none */
+    uint64_t sbytes;  /* the send's size (0: a synchronization) */
+} an_recv_t;
+
+/* A point-to-point message at its analysed sending end: Late Receiver and the send's counts. */
+typedef struct an_send {
+    uint32_t loc;    /* the send's location (< nreal) */
+    uint64_t ev;     /* the send event */
+    uint64_t t_post; /* enter of the call that posted the receive; AN_NO_TIME if none */
+} an_send_t;
+
+/* The messages of the analysed locations; recv sorted by (loc, ev) before the patterns run. */
+typedef struct an_msgs {
+    an_recv_t *recv;
+    size_t     nrecv, recv_cap;
+    an_send_t *send;
+    size_t     nsend, send_cap;
+} an_msgs_t;
+
+/* Request events (nonblocking sends' completions, receives' posts) of the trace, by (rank, id, time). */
+typedef struct an_req {
+    int32_t  rank;
+    uint32_t loc;
+    uint64_t id, time, ev;
+} an_req_t;
+typedef struct an_reqs { an_req_t *v; size_t n; } an_reqs_t;
+
 typedef struct an_ctx {
     const st_clc_input_t *in;
     const st_clc_graph_t *g;
     st_an_result_t       *res;
-    an_loc_t             *loc;   /* [in->nlocs] */
+    an_loc_t             *loc;   /* [in->nlocs] (cnode: analysed locations only) */
     uint32_t              nreal; /* locations [0, nreal) are analysed; the others are the parallel
-                                    analysis's stand-ins for remote partners (parallel.c): they
-                                    supply times and get no values or statistics */
+                                    analysis's stand-ins for remote collective members (parallel.c):
+                                    they supply times and get no values or statistics */
+    uint32_t              nscanned; /* locations whose calls are in loc */
     an_paths_t            paths;
+    an_reqs_t             done, posted; /* ISEND_COMPLETE, IRECV_REQUEST events of the analysed locations */
+    an_msgs_t             msgs;
 } an_ctx_t;
+
+/*
+ * The analysis in steps (st_an_run does them at once; parallel.c runs its exchange between them):
+ *  an_begin   the calls of in's locations [0, nreal) (an_loc_t, the call tree: res's cnodes),
+ *             their request events, res's values (zero) and time; c keeps in and res.
+ *  an_extend  in2 holds the same first locations (same events) and stand-ins after them:
+ *             their calls (no cnodes); c->in becomes in2.
+ *  an_msgs_from_graph  appends g's point-to-point messages with an analysed end to c->msgs.
+ *  an_finish  every pattern over g and c->msgs, then the metric tree.
+ *  an_end     frees c's arrays (not res; on failure the caller frees res).
+ * 0, or -1 (memory).
+ */
+int an_begin(an_ctx_t *c, const st_clc_input_t *in, uint32_t nreal, st_an_result_t *res);
+int an_extend(an_ctx_t *c, const st_clc_input_t *in2);
+int an_msgs_from_graph(an_ctx_t *c, const st_clc_graph_t *g);
+int an_finish(an_ctx_t *c, const st_clc_graph_t *g);
+void an_end(an_ctx_t *c);
+
+/* Room for n more entries in recv / send (exact growth: callers count first). 0, or -1. */
+int an_msgs_reserve(an_msgs_t *m, size_t nrecv, size_t nsend);
 
 /* The call tree under construction: (parent, region) -> cnode. */
 typedef struct an_tree {
@@ -84,6 +144,12 @@ int an_counts_inst(const an_ctx_t *c, const st_clc_inst_t *in);
  * and cnode (root when outside any call). A call never left ends at the last event. */
 static inline uint64_t an_call(const an_ctx_t *c, uint32_t l, uint64_t i) { return c->loc[l].call[i]; }
 static inline uint64_t an_time(const an_ctx_t *c, uint32_t l, uint64_t i) { return c->in->locs[l].ev[i].time; }
+/* The enter time of the call around event i of location l, AN_NO_TIME if none. */
+static inline uint64_t an_call_time(const an_ctx_t *c, uint32_t l, uint64_t i)
+{
+    uint64_t call = an_call(c, l, i);
+    return call == AN_NO_EV ? AN_NO_TIME : an_time(c, l, call);
+}
 static inline uint64_t an_leave_time(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
     uint64_t j = c->loc[l].leave[call];
@@ -130,30 +196,23 @@ void an_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void
 int an_is_test(uint32_t region);
 int an_is_multi_wait(uint32_t region);
 
-/* Late Sender and Wrong Order over the graph's p2p instances (latesender.c); every call
- * that got a Late Sender is pushed to ls (kind 0, its value). 0, or -1 (memory). */
+/* Late Sender and Wrong Order over c->msgs.recv (sorted by (loc, ev)), with the receives'
+ * counts (latesender.c); every call that got a Late Sender is pushed to ls (kind 0, its value).
+ * 0, or -1 (memory). */
 int an_late_sender(an_ctx_t *c, an_waits_t *ls);
 
-/* Request events (nonblocking sends' completions, receives' posts) of the trace, by (rank, id, time). */
-typedef struct an_req {
-    int32_t  rank;
-    uint32_t loc;
-    uint64_t id, time, ev;
-} an_req_t;
-typedef struct an_reqs { an_req_t *v; size_t n; } an_reqs_t;
-
-/* The ISEND_COMPLETE (into done, unless NULL) and IRECV_REQUEST (into posted) events of the
- * locations, sorted; free the arrays with st_clc_free. 0, or -1 (memory). */
-int an_reqs_collect(const an_ctx_t *c, an_reqs_t *done, an_reqs_t *posted);
-/* The call that posted the receive of ref r (an Irecv's post found among posted, the
- * IRECV_REQUEST events): its location and ENTER index, *call AN_NO_EV if none. */
-void an_recv_poster(const an_ctx_t *c, const an_reqs_t *posted, const st_clc_ref_t *r, uint32_t *loc, uint64_t *call);
+/* The ISEND_COMPLETE (into c->done) and IRECV_REQUEST (into c->posted) events of the analysed
+ * locations, sorted; freed by an_end. 0, or -1 (memory). */
+int an_reqs_collect(an_ctx_t *c);
+/* The enter time of the call that posted the receive event ev of analysed location loc (an
+ * Irecv's post found among c->posted), AN_NO_TIME if none. */
+uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev);
 
 /* The COLL_BEGIN / COLL_END times of a blocking collective call into m (its end event in
  * *end). 0, or -1 if the call lacks either. */
 int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t *m, const st_event_t **end);
 
-/* Point-to-point patterns and counts over the graph's p2p instances. 0, or -1 (memory). */
+/* Point-to-point patterns and counts over c->msgs. 0, or -1 (memory). */
 int an_p2p(an_ctx_t *c);
 /* Collective patterns over the graph's collective instances. 0, or -1 (memory). */
 int an_coll(an_ctx_t *c);

@@ -57,25 +57,21 @@ static int req_push(reqs_t *v, size_t *cap, const req_t *r)
     return 0;
 }
 
-int an_reqs_collect(const an_ctx_t *c, reqs_t *done, reqs_t *posted)
+int an_reqs_collect(an_ctx_t *c)
 {
     size_t cap[2] = { 0, 0 };
     int rc = 0;
-    if (done)
-        *done = (reqs_t){ 0 };
-    *posted = (reqs_t){ 0 };
-    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) /* one sweep over the events for both kinds */
+    for (uint32_t l = 0; rc == 0 && l < c->nreal; l++) /* one sweep over the events for both kinds */
         for (uint64_t i = 0; rc == 0 && i < c->in->locs[l].n; i++) {
             const st_event_t *e = &c->in->locs[l].ev[i];
             req_t r = { c->in->locs[l].rank, l, e->id, e->time, i };
             if (e->kind == ST_EV_MPI_IRECV_REQUEST)
-                rc = req_push(posted, &cap[1], &r);
-            else if (e->kind == ST_EV_MPI_ISEND_COMPLETE && done)
-                rc = req_push(done, &cap[0], &r);
+                rc = req_push(&c->posted, &cap[1], &r);
+            else if (e->kind == ST_EV_MPI_ISEND_COMPLETE)
+                rc = req_push(&c->done, &cap[0], &r);
         }
-    if (done)
-        an_sort(done->v, done->n, sizeof *done->v, cmp_req);
-    an_sort(posted->v, posted->n, sizeof *posted->v, cmp_req);
+    an_sort(c->done.v, c->done.n, sizeof *c->done.v, cmp_req);
+    an_sort(c->posted.v, c->posted.n, sizeof *c->posted.v, cmp_req);
     return rc;
 }
 
@@ -108,28 +104,73 @@ static const req_t *post_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t
     return k > 0 && r->v[k - 1].rank == rank && r->v[k - 1].id == id ? &r->v[k - 1] : NULL;
 }
 
-void an_recv_poster(const an_ctx_t *c, const an_reqs_t *posted, const st_clc_ref_t *r, uint32_t *loc, uint64_t *call)
+uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev)
 {
-    const st_event_t *re = &c->in->locs[r->loc].ev[r->ev];
-    *loc = r->loc, *call = an_call(c, r->loc, r->ev);
-    if (re->kind == ST_EV_MPI_IRECV) {
-        const req_t *q = post_of(posted, c->in->locs[r->loc].rank, re->id, re->time);
-        *call = q ? an_call(c, q->loc, q->ev) : AN_NO_EV;
-        *loc = q ? q->loc : *loc;
+    const st_event_t *re = &c->in->locs[loc].ev[ev];
+    if (re->kind != ST_EV_MPI_IRECV)
+        return an_call_time(c, loc, ev);
+    const req_t *q = post_of(&c->posted, c->in->locs[loc].rank, re->id, re->time);
+    return q ? an_call_time(c, q->loc, q->ev) : AN_NO_TIME;
+}
+
+/* ---- the messages ------------------------------------------------------------------------------ */
+
+int an_msgs_reserve(an_msgs_t *m, size_t nrecv, size_t nsend)
+{
+    if (m->nrecv + nrecv > m->recv_cap) {
+        an_recv_t *v = st_clc_realloc(m->recv, sizeof *v * (m->nrecv + nrecv));
+        if (!v)
+            return -1;
+        m->recv = v, m->recv_cap = m->nrecv + nrecv;
     }
+    if (m->nsend + nsend > m->send_cap) {
+        an_send_t *v = st_clc_realloc(m->send, sizeof *v * (m->nsend + nsend));
+        if (!v)
+            return -1;
+        m->send = v, m->send_cap = m->nsend + nsend;
+    }
+    return 0;
+}
+
+/* Whether port p of the graph is an end of a point-to-point message (one send, one receive). */
+static const st_clc_inst_t *p2p_inst(const st_clc_graph_t *g, const st_clc_port_t *p)
+{
+    const st_clc_inst_t *in = &g->inst[p->inst];
+    return st_clc_inst_type(in) == ST_CLC_KEY_P2P && in->nsend == 1 && in->nrecv == 1 ? in : NULL;
+}
+
+int an_msgs_from_graph(an_ctx_t *c, const st_clc_graph_t *g)
+{
+    size_t nr = 0, ns = 0;
+    uint32_t nl = c->nreal < g->nlocs ? c->nreal : g->nlocs;
+    for (uint64_t k = 0; k < g->port_first[nl]; k++) /* the analysed locations' ports come first */
+        if (p2p_inst(g, &g->ports[k]))
+            nr += g->ports[k].role == ST_CLC_RECV, ns += g->ports[k].role == ST_CLC_SEND;
+    if (an_msgs_reserve(&c->msgs, nr, ns))
+        return -1;
+    for (uint32_t l = 0; l < nl; l++) /* by location and event: receives in the order Late Sender replays them */
+        for (uint64_t k = g->port_first[l]; k < g->port_first[l + 1]; k++) {
+            const st_clc_inst_t *in = p2p_inst(g, &g->ports[k]);
+            if (!in)
+                continue;
+            const st_clc_ref_t *s = &g->refs[in->first], *r = s + 1;
+            if (g->ports[k].role == ST_CLC_RECV) {
+                const st_event_t *se = &c->in->locs[s->loc].ev[s->ev];
+                c->msgs.recv[c->msgs.nrecv++] = (an_recv_t){ r->loc, c->in->locs[s->loc].rank, r->ev, se->time,
+                                                             an_call_time(c, s->loc, s->ev), se->bytes };
+            } else {
+                c->msgs.send[c->msgs.nsend++] = (an_send_t){ s->loc, s->ev, an_recv_post_time(c, r->loc, r->ev) };
+            }
+        }
+    return 0;
 }
 
 /* ---- waits per call ------------------------------------------------------------------------------ */
 
 int an_waits_push(an_waits_t *ws, an_wait_t w)
 {
-    if (ws->n == ws->cap) {
-        size_t cap = ws->cap ? 2 * ws->cap : 64;
-        an_wait_t *v = realloc(ws->v, sizeof *v * cap);
-        if (!v)
-            return -1;
-        ws->v = v, ws->cap = cap;
-    }
+    if (st_clc_grow((void **)&ws->v, &ws->cap, ws->n + 1, sizeof *ws->v))
+        return -1;
     ws->v[ws->n++] = w;
     return 0;
 }
@@ -162,59 +203,46 @@ static void waits_apply(an_ctx_t *c, an_waits_t *ws)
 
 /* ---- one message --------------------------------------------------------------------------------- */
 
-typedef struct p2p {
-    an_ctx_t *c;
-    reqs_t    done, posted; /* ISEND_COMPLETE, IRECV_REQUEST events */
-    an_waits_t waits;
-} p2p_t;
-
-static void counts(an_ctx_t *c, const st_clc_ref_t *s, const st_clc_ref_t *r)
+static void send_counts(an_ctx_t *c, const an_send_t *m)
 {
-    const st_event_t *se = &c->in->locs[s->loc].ev[s->ev], *re = &c->in->locs[r->loc].ev[r->ev];
-    uint64_t scall = an_call(c, s->loc, s->ev), rcall = an_call(c, r->loc, r->ev);
-    an_add(c, se->bytes ? ST_AN_M_COMMS_SEND : ST_AN_M_SYNCS_SEND, s->loc, scall, 1);
-    an_add(c, ST_AN_M_BYTES_SENT, s->loc, scall, (double)se->bytes);
-    an_add(c, se->bytes ? ST_AN_M_COMMS_RECV : ST_AN_M_SYNCS_RECV, r->loc, rcall, 1);
-    an_add(c, ST_AN_M_BYTES_RCVD, r->loc, rcall, (double)re->bytes);
+    const st_event_t *se = &c->in->locs[m->loc].ev[m->ev];
+    uint64_t scall = an_call(c, m->loc, m->ev);
+    an_add(c, se->bytes ? ST_AN_M_COMMS_SEND : ST_AN_M_SYNCS_SEND, m->loc, scall, 1);
+    an_add(c, ST_AN_M_BYTES_SENT, m->loc, scall, (double)se->bytes);
 }
 
-static int late_receiver(p2p_t *p, const st_clc_ref_t *s, const st_clc_ref_t *r)
+/* The send's completing call (MPI_Send / Ssend, or the wait of an Isend) waited for the post. */
+static int late_receiver(an_ctx_t *c, const an_send_t *m, an_waits_t *ws)
 {
-    an_ctx_t *c = p->c;
-    const st_event_t *se = &c->in->locs[s->loc].ev[s->ev];
-    uint32_t cl = s->loc, ql;
-    uint64_t ccall = an_call(c, s->loc, s->ev), qcall;
+    const st_event_t *se = &c->in->locs[m->loc].ev[m->ev];
+    uint32_t cl = m->loc;
+    uint64_t ccall = an_call(c, m->loc, m->ev);
+    if (m->t_post == AN_NO_TIME)
+        return 0;
     if (se->kind == ST_EV_MPI_ISEND) {
-        const req_t *d = completion_of(&p->done, c->in->locs[s->loc].rank, se->id, se->time);
+        const req_t *d = completion_of(&c->done, c->in->locs[m->loc].rank, se->id, se->time);
         ccall = d ? an_call(c, d->loc, d->ev) : AN_NO_EV;
         cl = d ? d->loc : cl;
     }
-    an_recv_poster(c, &p->posted, r, &ql, &qcall);
-    if (ccall == AN_NO_EV || qcall == AN_NO_EV)
+    if (ccall == AN_NO_EV)
         return 0;
     uint32_t creg = an_region(c, cl, ccall);
     if (!(se->kind == ST_EV_MPI_SEND ? is_blocking_send(creg) : is_single_wait(creg) || an_is_multi_wait(creg)))
         return 0;
-    int64_t w = st_an_late_receiver(an_time(c, cl, ccall), an_leave_time(c, cl, ccall), an_time(c, ql, qcall));
-    return w > 0 ? an_waits_push(&p->waits, (an_wait_t){ cl, 1, ccall, w }) : 0;
+    int64_t w = st_an_late_receiver(an_time(c, cl, ccall), an_leave_time(c, cl, ccall), m->t_post);
+    return w > 0 ? an_waits_push(ws, (an_wait_t){ cl, 1, ccall, w }) : 0;
 }
 
 int an_p2p(an_ctx_t *c)
 {
-    p2p_t p = { .c = c };
-    int rc = an_reqs_collect(c, &p.done, &p.posted);
-    if (rc == 0)
-        rc = an_late_sender(c, &p.waits);
-    for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {
-        const st_clc_inst_t *in = &c->g->inst[k];
-        if (st_clc_inst_type(in) != ST_CLC_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
-            continue;
-        const st_clc_ref_t *s = &c->g->refs[in->first], *r = s + 1;
-        counts(c, s, r);
-        rc = s->loc < c->nreal ? late_receiver(&p, s, r) : 0; /* a stand-in's send: not reported */
+    an_waits_t waits = { 0 };
+    int rc = an_late_sender(c, &waits);
+    for (size_t k = 0; rc == 0 && k < c->msgs.nsend; k++) {
+        send_counts(c, &c->msgs.send[k]);
+        rc = late_receiver(c, &c->msgs.send[k], &waits);
     }
     if (rc == 0)
-        waits_apply(c, &p.waits);
-    st_clc_free(p.done.v), st_clc_free(p.posted.v), free(p.waits.v);
+        waits_apply(c, &waits);
+    st_clc_free(waits.v);
     return rc;
 }

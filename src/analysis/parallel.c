@@ -1,7 +1,8 @@
 /*
  * parallel.c — the analysis of one process of a parallel run (parallel.h): what its
- * partners need of its events (wire records), the stand-in locations built from what they
- * send, the local analysis, and the packing and merging of the parts.
+ * partners need of its collective members (wire records; point-to-point: p2p_wire.c), the
+ * stand-in locations built from what they send, the local analysis, and the packing and
+ * merging of the parts.
  */
 #include "parallel.h"
 
@@ -14,10 +15,10 @@
 #include "../clc/mem.h"
 #include "../util/log.h"
 #include "internal.h"
+#include "p2p_wire.h"
 
-#define NONE64       UINT64_MAX
 #define GHOST_REGION (UINT32_MAX - 1) /* region of a stand-in call: never reported */
-#define R_WIRE       1                /* record type: an array of wire_t */
+#define R_WIRE       1                /* record type: an array of wire_t (p2p_wire.h: the others) */
 #define PACK_MAGIC   0x53544150524e4132ull
 #define PART_HEAD    8 /* words of a part's header */
 
@@ -25,8 +26,8 @@ enum { S_NEW, S_STARTED, S_DONE, S_FAILED };
 enum { W_SEND = 1, W_RECV = 2 };
 enum { W_BLOCKING = 1, W_NONBLOCKING = 2 };
 
-/* One end of a relation as a partner needs it: a point-to-point end, or one member (one
- * call on one location, sending and/or receiving) of a collective or MPI_Init/Finalize. */
+/* One member (one call on one location, sending and/or receiving) of a collective or
+ * MPI_Init/Finalize as its partners need it. */
 typedef struct wire {
     uint64_t key[4];
     int32_t  rank;
@@ -38,10 +39,7 @@ typedef struct wire {
                        (the request's and the completion's times), 0 (not analysable) */
     uint8_t  op;    /* collectives: the operation (OTF2_CollectiveOp) */
     uint8_t  pad[7];
-    uint64_t t_call; /* p2p: enter of the send's call / of the call that posted the receive; NONE64 if none */
-    uint64_t t_ev;   /* p2p: time of the send / receive event */
-    uint64_t bytes;  /* p2p: the event's message size (the receive's counts are by the send's size) */
-    uint64_t b, e;   /* collectives: begin and end (MPI_Init/Finalize: enter and leave) */
+    uint64_t b, e;   /* begin and end (MPI_Init/Finalize: enter and leave) */
 } wire_t;
 
 typedef struct wirevec { wire_t *v; size_t n, cap; } wirevec_t;
@@ -54,9 +52,11 @@ struct st_an_par {
     st_xchg_out_t         out;
     wirevec_t            *to;   /* [nprocs] */
     wirevec_t             got;
-    st_clc_epvec_t        ep;   /* this process's endpoints */
+    st_clc_epvec_t        ep;   /* this process's endpoints (point-to-point ones with a remote partner: pw) */
+    an_pwire_t            pw;
     uint32_t              incoming, arrived;
     /* the analysis: local locations followed by the stand-ins */
+    an_ctx_t       c;
     st_clc_input_t all;
     st_clc_graph_t g;
     st_an_result_t res;
@@ -101,27 +101,9 @@ static wire_t wire_of(const an_ctx_t *c, const st_clc_endpoint_t *e)
 {
     const st_clc_loc_t *L = &c->in->locs[e->ref.loc];
     wire_t w = { .rank = L->rank, .thread = L->thread, .order = e->ref.order, .kind = e->kind, .shape = e->shape,
-                 .role = e->role == ST_CLC_SEND ? W_SEND : W_RECV, .valid = W_BLOCKING, .t_call = NONE64 };
+                 .role = e->role == ST_CLC_SEND ? W_SEND : W_RECV, .valid = W_BLOCKING };
     memcpy(w.key, e->key, sizeof w.key);
     return w;
-}
-
-/* Point-to-point: the send's call enter and time to the receiver, the receive's poster to the sender. */
-static int p2p_wire(st_an_par_t *p, const an_ctx_t *c, const an_reqs_t *posted, const st_clc_endpoint_t *e)
-{
-    int32_t other = e->role == ST_CLC_SEND ? (int32_t)(uint32_t)e->key[1] : (int32_t)(e->key[1] >> 32);
-    int32_t dest = owner_of(p, other);
-    if (dest < 0 || dest == p->me)
-        return 0;
-    wire_t w = wire_of(c, e);
-    uint32_t l = e->ref.loc;
-    uint64_t call = an_call(c, l, e->ref.ev);
-    if (e->role == ST_CLC_RECV)
-        an_recv_poster(c, posted, &e->ref, &l, &call);
-    w.t_call = call == AN_NO_EV ? NONE64 : an_time(c, l, call);
-    w.t_ev = an_time(c, e->ref.loc, e->ref.ev);
-    w.bytes = c->in->locs[e->ref.loc].ev[e->ref.ev].bytes;
-    return wire_push(&p->to[dest], &w);
 }
 
 /* A collective endpoint, identified as a member by (key, location, call). */
@@ -214,48 +196,28 @@ static int member_wire(st_an_par_t *p, const an_ctx_t *c, const member_t *m, siz
     return 0;
 }
 
-/* The wire records of every local endpoint that has a remote partner. */
+/* The wire records of every local collective member that has a remote partner. */
 static int derive_wires(st_an_par_t *p)
 {
-    const st_clc_input_t *in = p->in;
-    an_ctx_t c = { .in = in, .nreal = in->nlocs, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)) };
-    an_reqs_t posted = { 0 };
-    uint64_t nmax = 0, unpaired = 0;
-    for (uint32_t l = 0; l < in->nlocs; l++)
-        nmax = in->locs[l].n > nmax ? in->locs[l].n : nmax;
-    uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
+    const an_ctx_t *c = &p->c;
     member_t *mem = st_clc_malloc(sizeof *mem * (p->ep.n + 1));
     uint8_t *seen = calloc((size_t)p->nprocs + 1, 1);
     int32_t *dest = malloc(sizeof *dest * ((size_t)p->nprocs + 1));
-    int rc = c.loc && stack && mem && seen && dest ? 0 : -1;
-    for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) {
-        an_loc_t *A = &c.loc[l];
-        uint64_t n = in->locs[l].n + 1;
-        if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)))
-            rc = -1;
-        else
-            rc = an_scan_loc(&in->locs[l], A, NULL, NULL, stack, &unpaired);
-    }
-    if (rc == 0)
-        rc = an_reqs_collect(&c, NULL, &posted);
+    int rc = mem && seen && dest ? 0 : -1;
     size_t nm = 0;
     for (size_t k = 0; rc == 0 && k < p->ep.n; k++) {
         const st_clc_endpoint_t *e = &p->ep.v[k];
-        if (e->kind == ST_CLC_P2P)
-            rc = p2p_wire(p, &c, &posted, e);
-        else if (e->kind == ST_CLC_COLL)
-            mem[nm++] = (member_t){ e, e->ref.loc, an_call(&c, e->ref.loc, e->ref.ev) };
+        if (e->kind == ST_CLC_COLL)
+            mem[nm++] = (member_t){ e, e->ref.loc, an_call(c, e->ref.loc, e->ref.ev) };
     }
     if (rc == 0 && nm > 1)
         qsort(mem, nm, sizeof *mem, cmp_member);
     for (size_t i = 0, j; rc == 0 && i < nm; i = j) {
         for (j = i + 1; j < nm && cmp_member(&mem[i], &mem[j]) == 0; j++)
             ;
-        rc = member_wire(p, &c, mem + i, j - i, seen, dest);
+        rc = member_wire(p, c, mem + i, j - i, seen, dest);
     }
-    for (uint32_t l = 0; c.loc && l < in->nlocs; l++)
-        st_clc_free(c.loc[l].call), st_clc_free(c.loc[l].leave);
-    free(c.loc), st_clc_free(posted.v), st_clc_free(stack), st_clc_free(mem), free(seen), free(dest);
+    st_clc_free(mem), free(seen), free(dest);
     return rc;
 }
 
@@ -271,8 +233,6 @@ static int cmp_wire_loc(const void *a, const void *b)
 
 static uint64_t wire_nev(const wire_t *w)
 {
-    if (w->kind == ST_CLC_P2P)
-        return w->t_call != NONE64 ? 3 : 1;
     if (!w->valid)
         return 1;
     if (w->valid == W_NONBLOCKING)
@@ -292,24 +252,11 @@ static int ghost_ep(st_clc_epvec_t *v, const wire_t *w, uint8_t role, uint32_t l
     return st_clc_epvec_push(v, &e);
 }
 
-/* The events of one wire record on a stand-in location, and its endpoints. */
+/* The events of one wire record (a collective member) on a stand-in location, and its endpoints. */
 static int ghost_events(st_clc_loc_t *L, uint32_t loc, const wire_t *w, st_clc_epvec_t *v)
 {
     st_event_t *ev = L->ev + L->n;
     uint64_t at = L->n;
-    if (w->kind == ST_CLC_P2P) {
-        unsigned kind = w->role & W_SEND ? ST_EV_MPI_SEND : ST_EV_MPI_RECV;
-        uint64_t k = 0;
-        if (w->t_call != NONE64)
-            ev[k++] = ev_at(ST_EV_ENTER, w->t_call, GHOST_REGION);
-        uint64_t me = k;
-        ev[k] = ev_at(kind, w->t_ev, 0);
-        ev[k++].bytes = w->bytes;
-        if (w->t_call != NONE64)
-            ev[k++] = ev_at(ST_EV_LEAVE, w->t_ev, GHOST_REGION);
-        L->n += k;
-        return ghost_ep(v, w, w->role & W_SEND ? ST_CLC_SEND : ST_CLC_RECV, loc, at + me);
-    }
     uint64_t snd = at, rcv = at;
     if (!w->valid) {
         ev[0] = ev_at(ST_EV_MPI_SEND, 0, 0); /* no call, not a collective event: the instance is skipped */
@@ -338,7 +285,9 @@ static int ghost_events(st_clc_loc_t *L, uint32_t loc, const wire_t *w, st_clc_e
     return (w->role & W_RECV) ? ghost_ep(v, w, ST_CLC_RECV, loc, rcv) : 0;
 }
 
-/* The local locations followed by one stand-in per remote (rank, thread); the graph over both. */
+/* The local locations followed by one stand-in per remote (rank, thread) of a collective; the
+ * graph over both (this process's endpoints, without the point-to-point ones with a remote
+ * partner, and the stand-ins'). */
 static int build_all(st_an_par_t *p)
 {
     const st_clc_input_t *in = p->in;
@@ -348,7 +297,7 @@ static int build_all(st_an_par_t *p)
     for (size_t i = 0; i < gw->n; i++)
         nghost += i == 0 || cmp_wire_loc(&gw->v[i - 1], &gw->v[i]) != 0;
     st_clc_loc_t *locs = calloc((size_t)in->nlocs + nghost + 1, sizeof *locs);
-    st_clc_epvec_t v = { 0 };
+    st_clc_epvec_t *v = &p->ep; /* the stand-ins' endpoints join it; the graph sorts it */
     if (!locs)
         return -1;
     memcpy(locs, in->locs, sizeof *locs * in->nlocs);
@@ -356,11 +305,7 @@ static int build_all(st_an_par_t *p)
         locs[l].orig = NULL;
     p->all = (st_clc_input_t){ .nlocs = in->nlocs + nghost, .locs = locs, .nranks = in->nranks, .procs = in->procs,
                                .nsync = in->nsync, .sync = in->sync };
-    int rc = 0;
-    if (p->ep.n && st_clc_grow((void **)&v.v, &v.cap, p->ep.n + gw->n * 2, sizeof *v.v))
-        rc = -1;
-    else if (p->ep.n)
-        memcpy(v.v, p->ep.v, sizeof *v.v * p->ep.n), v.n = p->ep.n;
+    int rc = st_clc_grow((void **)&v->v, &v->cap, v->n + gw->n * 2, sizeof *v->v);
     uint32_t l = in->nlocs;
     for (size_t i = 0, j; rc == 0 && i < gw->n; i = j, l++) {
         uint64_t nev = 0;
@@ -372,11 +317,11 @@ static int build_all(st_an_par_t *p)
         if (!L->ev)
             rc = -1;
         for (size_t k = i; rc == 0 && k < j; k++)
-            rc = ghost_events(L, l, &gw->v[k], &v);
+            rc = ghost_events(L, l, &gw->v[k], v);
     }
     if (rc == 0)
-        rc = st_clc_graph_join(v.v, v.n, p->all.nlocs, 0, &p->g);
-    st_clc_epvec_free(&v);
+        rc = st_clc_graph_join(v->v, v->n, p->all.nlocs, 0, &p->g);
+    st_clc_epvec_free(v);
     return rc;
 }
 
@@ -392,17 +337,22 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
     *p = (st_an_par_t){ .in = in, .owner = owner, .me = me, .nprocs = nprocs, .state = S_NEW };
     p->to = calloc((size_t)nprocs + 1, sizeof *p->to);
     int rc = p->to && st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
-    struct timespec t0, t1, t2;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    struct timespec t[4];
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[0]);
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) /* each owned rank once (locations are in rank order) */
         if (l == 0 || in->locs[l].rank != in->locs[l - 1].rank)
             rc = st_clc_endpoints(in, in->locs[l].rank, &p->ep, NULL);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t2);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[1]);
+    if (rc == 0)
+        rc = an_begin(&p->c, in, in->nlocs, &p->res); /* the calls, once: the wires and the patterns read them */
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[2]);
+    if (rc == 0)
+        rc = an_pwire_derive(&p->pw, &p->c, &p->ep, owner, in->nranks, me, &p->out);
     if (rc == 0)
         rc = derive_wires(p);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-    st_log_debug("analysis: process %d: CPU ms: logical messages %.1f, what the partners need %.1f", (int)me,
-                 ms_between(&t0, &t2), ms_between(&t2, &t1));
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[3]);
+    st_log_debug("analysis: process %d: CPU ms: logical messages %.1f, calls and time %.1f, what the partners need %.1f",
+                 (int)me, ms_between(&t[0], &t[1]), ms_between(&t[1], &t[2]), ms_between(&t[2], &t[3]));
     if (rc) {
         st_log_error("analysis (parallel, process %d): out of memory", (int)me);
         st_an_par_free(p);
@@ -415,7 +365,7 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
 void st_an_par_partners(const st_an_par_t *p, uint8_t *flags)
 {
     for (int32_t q = 0; q < p->nprocs; q++)
-        if (p->to[q].n)
+        if (p->to[q].n || st_xchg_buf(&p->out, q))
             flags[q] = 1;
 }
 
@@ -450,6 +400,13 @@ int st_an_par_deliver(st_an_par_t *p, int32_t from, const void *buf, size_t len)
     st_xchg_rec_t h;
     int k;
     while ((k = st_xchg_next(&msg, &h, &rd)) == 1) {
+        int taken = an_pwire_deliver(&p->pw, &h, &rd);
+        if (taken < 0) {
+            k = -1;
+            break;
+        }
+        if (taken)
+            continue;
         if (h.type != R_WIRE || h.len % sizeof(wire_t) || h.len / sizeof(wire_t) != h.seq)
             break;
         if (st_clc_grow((void **)&p->got.v, &p->got.cap, p->got.n + h.seq, sizeof(wire_t))) {
@@ -476,14 +433,21 @@ int st_an_par_progress(st_an_par_t *p)
         return ST_AN_PAR_DONE;
     if (p->state != S_STARTED || p->arrived < p->incoming)
         return ST_AN_PAR_IDLE;
-    struct timespec t0, t1, t2;
+    struct timespec t0, t1, t2, t3;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     int rc = build_all(p);
+    rc = rc || an_extend(&p->c, &p->all);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-    rc = rc || st_an_run_part(&p->all, &p->g, p->in->nlocs, &p->res);
+    rc = rc || an_msgs_from_graph(&p->c, &p->g) || an_pwire_join(&p->pw, &p->c);
+    an_pwire_free(&p->pw);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t2);
-    st_log_debug("analysis: process %d: CPU ms: stand-ins and graph %.1f, patterns %.1f (%u locations, %u stand-ins)",
-                 (int)p->me, ms_between(&t0, &t1), ms_between(&t1, &t2), p->in->nlocs, p->all.nlocs - p->in->nlocs);
+    rc = rc || an_finish(&p->c, &p->g);
+    an_end(&p->c);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t3);
+    st_log_debug("analysis: process %d: CPU ms: stand-ins and graph %.1f, messages %.1f, patterns %.1f (%u locations, "
+                 "%u stand-ins)",
+                 (int)p->me, ms_between(&t0, &t1), ms_between(&t1, &t2), ms_between(&t2, &t3), p->in->nlocs,
+                 p->all.nlocs - p->in->nlocs);
     if (rc) {
         fail(p, "out of memory");
         return ST_AN_PAR_FAILED;
@@ -508,6 +472,8 @@ void st_an_par_free(st_an_par_t *p)
     free(p->to);
     st_clc_free(p->got.v);
     st_clc_epvec_free(&p->ep);
+    an_pwire_free(&p->pw);
+    an_end(&p->c);
     st_xchg_out_free(&p->out);
     for (uint32_t l = p->in->nlocs; p->all.locs && l < p->all.nlocs; l++)
         st_clc_free(p->all.locs[l].ev);

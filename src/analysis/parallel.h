@@ -4,23 +4,26 @@
  * exchange layer (src/clc/exchange.h). MPI-free; parallel_mpi.h drives it over MPI.
  *
  * Each process analyses the locations of the ranks it owns (in the run: its own). It derives
- * their logical messages (deps.h, the derivation CLC uses) and sends each partner only
- * what the patterns need of its ends, in one message per partner:
- *   - a point-to-point send: its call's enter and the send event's time, to the receiver's
- *     owner (Late Sender, Wrong Order); a receive: the enter of the call that posted it, to
- *     the sender's owner (Late Receiver);
+ * their logical messages (deps.h, the derivation CLC uses), scans their calls once (the call
+ * tree, time), and sends each partner only what the patterns need of its ends, in one message
+ * per partner:
+ *   - a point-to-point send: its call's enter, the send event's time and size, to the
+ *     receiver's owner (Late Sender, Wrong Order, counts); a receive: the enter of the call
+ *     that posted it, to the sender's owner (Late Receiver) — p2p_wire.h; joined by key with
+ *     the local ends into the compact messages the pattern code reads (no stand-ins);
  *   - a member of a collective instance (or of MPI_Init / MPI_Finalize): its begin and end
  *     (and whether the instance can be analysed at all: blocking, begin recorded), to the
  *     owners of the communicator's other members — the members' times of a collective
  *     pattern (patterns.h, st_an_coll_waits) are exchanged among its members, never further;
+ *     they become stand-in locations of the remote (rank, thread) with just those events,
+ *     joined with the local endpoints into the graph the serial analysis builds;
  *   - OpenMP relations stay inside the process.
- * What arrives becomes stand-in locations of the remote (rank, thread) with just those
- * events, joined with the local endpoints into the same graph the serial analysis builds;
- * st_an_run_part() then evaluates the same patterns with the same code for the local
- * locations. The local part of the report (severity per metric x call path x location,
- * worst instances, statistics) is packed for the collector, which merges the parts in
- * process order, unifying the call-tree nodes by path: the result equals st_an_run() on
- * the whole trace, value for value (tests/analysis/t_analyze_inrun.sh checks it).
+ * The same pattern code as the serial analysis (internal.h: an_begin .. an_finish) then
+ * evaluates the local locations. The local part of the report (severity per metric x call
+ * path x location, worst instances, statistics) is packed for the collector, which merges
+ * the parts in process order, unifying the call-tree nodes by path: the result equals
+ * st_an_run() on the whole trace, value for value (tests/analysis/t_analyze_inrun.sh and
+ * unit/test_analysis check it).
  *
  * Use: st_an_par_new, st_an_par_partners (flags), st_an_par_start (incoming = how many
  * processes flagged this one), then st_an_par_progress / deliver until ST_AN_PAR_DONE,
