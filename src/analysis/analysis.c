@@ -115,6 +115,7 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
     for (uint64_t i = 0; i < L->n; i++) {
         const st_event_t *e = &L->ev[i];
         A->leave[i] = AN_NO_EV;
+        A->t[i] = e->time;
         if (e->kind == ST_EV_ENTER) {
             uint32_t parent = depth && t ? A->cnode[stack[depth - 1]] : 0;
             if (t && paths && paths->nranks)
@@ -151,7 +152,7 @@ static int build_tree(an_ctx_t *c)
         an_loc_t *A = &c->loc[l];
         uint64_t n = c->in->locs[l].n + 1;
         if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)) ||
-            !(A->cnode = st_clc_malloc(sizeof *A->cnode * n)))
+            !(A->cnode = st_clc_malloc(sizeof *A->cnode * n)) || !(A->t = st_clc_malloc(sizeof *A->t * n)))
             rc = -1;
         else
             rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired);
@@ -304,7 +305,8 @@ int an_extend(an_ctx_t *c, const st_clc_input_t *in2)
     for (uint32_t l = c->nscanned; rc == 0 && l < in2->nlocs; l++) { /* stand-ins: no cnodes, no statistics */
         an_loc_t *A = &loc[l];
         uint64_t n = in2->locs[l].n + 1;
-        if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)))
+        if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)) ||
+            !(A->t = st_clc_malloc(sizeof *A->t * n)))
             rc = -1;
         else
             rc = an_scan_loc(&in2->locs[l], A, NULL, NULL, stack, &unpaired);
@@ -330,9 +332,9 @@ int an_finish(an_ctx_t *c, const st_clc_graph_t *g)
 void an_end(an_ctx_t *c)
 {
     for (uint32_t l = 0; c->loc && l < c->nscanned; l++)
-        st_clc_free(c->loc[l].call), st_clc_free(c->loc[l].leave), st_clc_free(c->loc[l].cnode);
+        st_clc_free(c->loc[l].call), st_clc_free(c->loc[l].leave), st_clc_free(c->loc[l].cnode), st_clc_free(c->loc[l].t);
     free(c->loc);
-    st_clc_free(c->done.v), st_clc_free(c->posted.v);
+    st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.slot), st_clc_free(c->posted.slot);
     st_clc_free(c->msgs.recv), st_clc_free(c->msgs.send);
     memset(c, 0, sizeof *c);
 }

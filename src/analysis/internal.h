@@ -13,12 +13,15 @@
 
 #define AN_NO_EV UINT64_MAX
 
-/* Per location: which call (ENTER index) each event lies in, where calls end, their cnode. */
+/* Per location: which call (ENTER index) each event lies in, where calls end, their cnode, and
+ * the events' times again, dense: the patterns read times at random far more than anything
+ * else of an event, and 8 of them share a cache line instead of 1. */
 typedef struct an_loc {
     uint64_t *call;  /* [n] ENTER index of the innermost call open at event i (an ENTER: itself,
                         a LEAVE: its ENTER); AN_NO_EV outside every region */
     uint64_t *leave; /* [n] at ENTER indices: the matching LEAVE, AN_NO_EV if never left */
-    uint32_t *cnode; /* [n] at ENTER indices: the call's cnode */
+    uint32_t *cnode; /* [n] at ENTER indices: the call's cnode (analysed locations; NULL for stand-ins) */
+    uint64_t *t;     /* [n] the events' times */
 } an_loc_t;
 
 /* Call paths (callpath.c; SYNCTRACE_CALLPATH): each rank's frames as function regions. */
@@ -74,7 +77,12 @@ typedef struct an_req {
     uint32_t loc;
     uint64_t id, time, ev;
 } an_req_t;
-typedef struct an_reqs { an_req_t *v; size_t n; } an_reqs_t;
+typedef struct an_reqs {
+    an_req_t *v;
+    size_t    n;
+    uint32_t *slot;  /* [nslot]: 1 + the first entry of a (rank, id), 0 empty (open addressing) */
+    size_t    nslot; /* a power of two */
+} an_reqs_t;
 
 typedef struct an_ctx {
     const st_clc_input_t *in;
@@ -123,7 +131,7 @@ typedef struct an_tree {
 uint32_t an_tree_child(an_tree_t *t, uint32_t parent, uint32_t region);
 void an_tree_free(an_tree_t *t);
 
-/* The calls of location L (an_loc_t's call and leave; cnodes too when t is not NULL, below the application
+/* The calls of location L (an_loc_t's call, leave and t; cnodes too when t is not NULL, below the application
  * frames of paths when not NULL);
  * stack has room for L->n + 1 entries; *unpaired counts unmatched LEAVEs and unclosed calls.
  * 0, or -1 (memory). */
@@ -143,7 +151,7 @@ int an_counts_inst(const an_ctx_t *c, const st_clc_inst_t *in);
 /* The call enclosing event i of location l (AN_NO_EV: none) and its enter / leave times
  * and cnode (root when outside any call). A call never left ends at the last event. */
 static inline uint64_t an_call(const an_ctx_t *c, uint32_t l, uint64_t i) { return c->loc[l].call[i]; }
-static inline uint64_t an_time(const an_ctx_t *c, uint32_t l, uint64_t i) { return c->in->locs[l].ev[i].time; }
+static inline uint64_t an_time(const an_ctx_t *c, uint32_t l, uint64_t i) { return c->loc[l].t[i]; }
 /* The enter time of the call around event i of location l, AN_NO_TIME if none. */
 static inline uint64_t an_call_time(const an_ctx_t *c, uint32_t l, uint64_t i)
 {
@@ -161,8 +169,18 @@ static inline uint32_t an_cnode(const an_ctx_t *c, uint32_t l, uint64_t call)
 }
 static inline uint32_t an_region(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
-    return call == AN_NO_EV ? UINT32_MAX : c->in->locs[l].ev[call].region;
+    if (call == AN_NO_EV)
+        return UINT32_MAX;
+    return c->loc[l].cnode ? c->res->cnodes[c->loc[l].cnode[call]].region : c->in->locs[l].ev[call].region;
 }
+/* Asks for event i of location l ahead of its use: loops over messages visit one event line each,
+ * far apart in a trace larger than the caches, and each would otherwise be a full memory wait. */
+#define AN_PREFETCH_AHEAD 16
+static inline void an_prefetch_event(const an_ctx_t *c, uint32_t l, uint64_t i)
+{
+    __builtin_prefetch(&c->in->locs[l].ev[i]);
+}
+
 /* Keeps (m, l, call, v) among the largest instances of a time metric m. */
 void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v);
 

@@ -87,7 +87,7 @@ static int received(an_ctx_t *c, const an_recv_t *r, rmsg_t *m)
     an_add(c, ST_AN_M_BYTES_RCVD, r->loc, rcall, (double)re->bytes);
     if (rcall == AN_NO_EV)
         return 0;
-    c->res->stats.ls_violations += r->t_send > re->time;
+    c->res->stats.ls_violations += r->t_send > an_time(c, r->loc, r->ev);
     int64_t w = r->t_scall == AN_NO_TIME ? 0
               : st_an_late_sender(r->t_scall, an_time(c, r->loc, rcall), an_leave_time(c, r->loc, rcall));
     *m = (rmsg_t){ r->loc, r->src, rcall, r->t_send, w };
@@ -101,6 +101,8 @@ static int replay_loc(an_ctx_t *c, const an_recv_t *r, size_t n, wo_buf_t *b, an
     int have = 0;
     b->n = 0, b->t_max = 0;
     for (size_t i = 0; i < n; i++) {
+        if (i + AN_PREFETCH_AHEAD < n)
+            an_prefetch_event(c, r[i + AN_PREFETCH_AHEAD].loc, r[i + AN_PREFETCH_AHEAD].ev);
         if (!received(c, &r[i], &m))
             continue;
         if (have && pending.call != m.call) {

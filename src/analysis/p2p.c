@@ -49,6 +49,63 @@ static int cmp_req(const void *a, const void *b)
     return (x->time > y->time) - (x->time < y->time);
 }
 
+/* The entries of one request id are found by hashing (rank, id): a binary search over
+ * every request event cost more than the rest of a message's analysis (cache misses). */
+static size_t req_hash(int32_t rank, uint64_t id, size_t mask)
+{
+    uint64_t h = id * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)rank * 0xc2b2ae3d27d4eb4full;
+    return (size_t)(h ^ h >> 29) & mask;
+}
+
+static int same_req(const req_t *x, int32_t rank, uint64_t id) { return x->rank == rank && x->id == id; }
+
+/* Indexes the sorted entries of r by (rank, id). 0, or -1 (memory). */
+static int reqs_index(reqs_t *r)
+{
+    size_t nslot = 16;
+    while (nslot < 2 * r->n)
+        nslot *= 2;
+    if (!(r->slot = st_clc_calloc(nslot, sizeof *r->slot)))
+        return -1;
+    r->nslot = nslot;
+    for (size_t i = 0; i < r->n; i++) {
+        if (i && same_req(&r->v[i - 1], r->v[i].rank, r->v[i].id))
+            continue;
+        size_t h = req_hash(r->v[i].rank, r->v[i].id, nslot - 1);
+        while (r->slot[h])
+            h = (h + 1) & (nslot - 1);
+        r->slot[h] = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+/* The first entry of (rank, id), or r->n. */
+static size_t reqs_first(const reqs_t *r, int32_t rank, uint64_t id)
+{
+    for (size_t h = req_hash(rank, id, r->nslot - 1); r->slot[h]; h = (h + 1) & (r->nslot - 1))
+        if (same_req(&r->v[r->slot[h] - 1], rank, id))
+            return r->slot[h] - 1;
+    return r->n;
+}
+
+/* The completion of an Isend (first at or after it), or NULL. */
+static const req_t *completion_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
+{
+    for (size_t k = reqs_first(r, rank, id); k < r->n && same_req(&r->v[k], rank, id); k++)
+        if (r->v[k].time >= time)
+            return &r->v[k];
+    return NULL;
+}
+
+/* The post of an Irecv (last at or before its completion), or NULL. */
+static const req_t *post_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
+{
+    const req_t *last = NULL;
+    for (size_t k = reqs_first(r, rank, id); k < r->n && same_req(&r->v[k], rank, id) && r->v[k].time <= time; k++)
+        last = &r->v[k];
+    return last;
+}
+
 static int req_push(reqs_t *v, size_t *cap, const req_t *r)
 {
     if (st_clc_grow((void **)&v->v, cap, v->n + 1, sizeof *v->v))
@@ -72,36 +129,7 @@ int an_reqs_collect(an_ctx_t *c)
         }
     an_sort(c->done.v, c->done.n, sizeof *c->done.v, cmp_req);
     an_sort(c->posted.v, c->posted.n, sizeof *c->posted.v, cmp_req);
-    return rc;
-}
-
-/* First entry >= (rank, id, time). */
-static size_t reqs_lower(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
-{
-    req_t key = { .rank = rank, .id = id, .time = time };
-    size_t lo = 0, hi = r->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cmp_req(&r->v[mid], &key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The completion of an Isend (first at or after it), or NULL. */
-static const req_t *completion_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
-{
-    size_t k = reqs_lower(r, rank, id, time);
-    return k < r->n && r->v[k].rank == rank && r->v[k].id == id ? &r->v[k] : NULL;
-}
-
-/* The post of an Irecv (last at or before its completion), or NULL. */
-static const req_t *post_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
-{
-    size_t k = reqs_lower(r, rank, id, time + 1);
-    return k > 0 && r->v[k - 1].rank == rank && r->v[k - 1].id == id ? &r->v[k - 1] : NULL;
+    return rc || reqs_index(&c->done) || reqs_index(&c->posted) ? -1 : 0;
 }
 
 uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev)
@@ -238,6 +266,8 @@ int an_p2p(an_ctx_t *c)
     an_waits_t waits = { 0 };
     int rc = an_late_sender(c, &waits);
     for (size_t k = 0; rc == 0 && k < c->msgs.nsend; k++) {
+        if (k + AN_PREFETCH_AHEAD < c->msgs.nsend)
+            an_prefetch_event(c, c->msgs.send[k + AN_PREFETCH_AHEAD].loc, c->msgs.send[k + AN_PREFETCH_AHEAD].ev);
         send_counts(c, &c->msgs.send[k]);
         rc = late_receiver(c, &c->msgs.send[k], &waits);
     }
