@@ -1,6 +1,11 @@
 /*
  * p2p_wire.c — point-to-point messages between the processes of a parallel analysis
- * (p2p_wire.h): the records each end sends, and their join with the local ends.
+ * (p2p_wire.h): the runs each end sends, and their join with the local ends.
+ *
+ * A record (one per destination and kind) holds runs: RUN_HEAD words (the channel: key[0 .. 2],
+ * the first k, the number of messages n), then n times the values of one message, 8-byte
+ * words: a send's SEND_VALS (enter of its call, AN_NO_TIME if none; the send event's time;
+ * its size), a receive's RECV_VALS (enter of the call that posted it, AN_NO_TIME if none).
  */
 #include "p2p_wire.h"
 
@@ -8,34 +13,46 @@
 #include <string.h>
 
 #include "../clc/mem.h"
-#include "../clc/msort.h"
 
-/* Record payloads, 8-byte words: key[4], then
- *   send: enter of the send's call (AN_NO_TIME: none), the send event's time, its size;
- *   recv: enter of the call that posted the receive (AN_NO_TIME: none). */
-#define SEND_WORDS 7
-#define RECV_WORDS 5
+#define RUN_HEAD  5
+#define SEND_VALS 3
+#define RECV_VALS 1
 
-static inline int cmp_key(const uint64_t *x, const uint64_t *y)
+enum { SEND, RECV }; /* index of a role */
+
+/* ---- runs ---------------------------------------------------------------------------------- */
+
+/* Whether key continues the run r: same channel, the next k. */
+static int continues(const an_pw_run_t *r, const uint64_t *key)
 {
-    for (int i = 0; i < 4; i++)
-        if (x[i] != y[i])
-            return x[i] < y[i] ? -1 : 1;
+    return r && r->chan[0] == key[0] && r->chan[1] == key[1] && r->chan[2] == key[2] && key[3] == r->k0 + r->n;
+}
+
+static int cmp_chan(const an_pw_run_t *x, const an_pw_run_t *y)
+{
+    for (int i = 0; i < 3; i++)
+        if (x->chan[i] != y->chan[i])
+            return x->chan[i] < y->chan[i] ? -1 : 1;
     return 0;
 }
 
-static inline int cmp_end(const an_pw_end_t *x, const an_pw_end_t *y) { return cmp_key(x->key, y->key); }
-static int cmp_end_void(const void *a, const void *b) { return cmp_end(a, b); }
-ST_CLC_MSORT(sort_ends, an_pw_end_t, cmp_end)
+static int cmp_run(const void *a, const void *b)
+{
+    const an_pw_run_t *x = a, *y = b;
+    int k = cmp_chan(x, y);
+    return k ? k : (x->k0 > y->k0) - (x->k0 < y->k0);
+}
 
-typedef struct { uint64_t w[SEND_WORDS]; } send_rec_t;
-typedef struct { uint64_t w[RECV_WORDS]; } recv_rec_t;
-static inline int cmp_send_rec(const send_rec_t *x, const send_rec_t *y) { return cmp_key(x->w, y->w); }
-static inline int cmp_recv_rec(const recv_rec_t *x, const recv_rec_t *y) { return cmp_key(x->w, y->w); }
-static int cmp_send_rec_void(const void *a, const void *b) { return cmp_send_rec(a, b); }
-static int cmp_recv_rec_void(const void *a, const void *b) { return cmp_recv_rec(a, b); }
-ST_CLC_MSORT(sort_send_recs, send_rec_t, cmp_send_rec)
-ST_CLC_MSORT(sort_recv_recs, recv_rec_t, cmp_recv_rec)
+static an_pw_run_t *runs_push(an_pw_runs_t *v, const uint64_t *key, size_t at)
+{
+    if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+        return NULL;
+    an_pw_run_t *r = &v->v[v->n++];
+    *r = (an_pw_run_t){ { key[0], key[1], key[2] }, key[3], 0, at };
+    return r;
+}
+
+/* ---- what the partners get ------------------------------------------------------------------ */
 
 /* The process analysing the partner of a point-to-point endpoint, -1 if none (unknown rank). */
 static int32_t partner_owner(const st_clc_endpoint_t *e, const int32_t *owner, int32_t nranks)
@@ -53,52 +70,82 @@ static int remote(const st_clc_endpoint_t *e, const int32_t *owner, int32_t nran
     return *dest >= 0 && *dest != me;
 }
 
-/* Per destination: where its send and receive records go (offsets into its buffer). */
+/* Per destination and role: the size of its record, then where its current run's head and
+ * its next values go (offsets into the destination's buffer). */
 typedef struct dest {
-    size_t nsend, nrecv, at_send, at_recv;
+    size_t         words[2];
+    an_pw_run_t    last[2]; /* the current run (n = 0: none) */
+    size_t         head[2], at[2];
 } dest_t;
 
-/* Opens the two records of every destination with ends; their payload offsets into d. */
+static size_t vals(int role) { return role == SEND ? SEND_VALS : RECV_VALS; }
+
+/* Counting pass: the words of each destination's records. */
+static void count_end(dest_t *d, int role, const uint64_t *key)
+{
+    if (!continues(d->last[role].n ? &d->last[role] : NULL, key)) {
+        d->words[role] += RUN_HEAD;
+        d->last[role] = (an_pw_run_t){ { key[0], key[1], key[2] }, key[3], 0, 0 };
+    }
+    d->last[role].n++;
+    d->words[role] += vals(role);
+}
+
+/* Opens the records of every destination with ends; the offsets of their payloads in d. */
 static int open_records(st_xchg_out_t *out, dest_t *d, int32_t nprocs)
 {
-    for (int32_t q = 0; q < nprocs; q++) {
-        st_xchg_buf_t *b;
-        uint8_t *p;
-        if (d[q].nsend) {
-            st_xchg_rec_t h = { .type = AN_REC_P2P_SEND, .seq = d[q].nsend };
-            if (!(p = st_xchg_record(out, q, &h, d[q].nsend * SEND_WORDS * 8)) || !(b = st_xchg_buf(out, q)))
+    for (int32_t q = 0; q < nprocs; q++)
+        for (int role = SEND; role <= RECV; role++) {
+            d[q].last[role].n = 0;
+            if (!d[q].words[role])
+                continue;
+            st_xchg_rec_t h = { .type = role == SEND ? AN_REC_P2P_SEND : AN_REC_P2P_RECV };
+            uint8_t *p = st_xchg_record(out, q, &h, d[q].words[role] * 8);
+            st_xchg_buf_t *b = st_xchg_buf(out, q);
+            if (!p || !b)
                 return -1;
-            d[q].at_send = (size_t)(p - b->data);
+            d[q].at[role] = (size_t)(p - b->data);
         }
-        if (d[q].nrecv) {
-            st_xchg_rec_t h = { .type = AN_REC_P2P_RECV, .seq = d[q].nrecv };
-            if (!(p = st_xchg_record(out, q, &h, d[q].nrecv * RECV_WORDS * 8)) || !(b = st_xchg_buf(out, q)))
-                return -1;
-            d[q].at_recv = (size_t)(p - b->data);
-        }
-    }
     return 0;
 }
 
-/* The record of local end e (a send or a receive) into its destination's buffer. */
-static void put_record(const an_ctx_t *c, const st_clc_endpoint_t *e, st_xchg_out_t *out, int32_t q, dest_t *d)
+/* The values of local end e (role) into its destination q's record. */
+static void put_end(const an_ctx_t *c, const st_clc_endpoint_t *e, int role, st_xchg_out_t *out, int32_t q, dest_t *d)
 {
-    uint32_t l = e->ref.loc;
-    uint64_t i = e->ref.ev, w[SEND_WORDS];
-    memcpy(w, e->key, 4 * 8);
-    size_t n;
-    if (e->role == ST_CLC_SEND) {
-        const st_event_t *ev = &c->in->locs[l].ev[i];
-        w[4] = an_call_time(c, l, i), w[5] = ev->time, w[6] = ev->bytes;
-        n = SEND_WORDS * 8;
-        memcpy(st_xchg_buf(out, q)->data + d[q].at_send, w, n);
-        d[q].at_send += n;
-    } else {
-        w[4] = an_recv_post_time(c, l, i);
-        n = RECV_WORDS * 8;
-        memcpy(st_xchg_buf(out, q)->data + d[q].at_recv, w, n);
-        d[q].at_recv += n;
+    uint8_t *data = st_xchg_buf(out, q)->data;
+    uint64_t w[RUN_HEAD > SEND_VALS ? RUN_HEAD : SEND_VALS];
+    if (!continues(d[q].last[role].n ? &d[q].last[role] : NULL, e->key)) {
+        d[q].last[role] = (an_pw_run_t){ { e->key[0], e->key[1], e->key[2] }, e->key[3], 0, 0 };
+        d[q].head[role] = d[q].at[role];
+        memcpy(w, e->key, 4 * 8);
+        w[4] = 0;
+        memcpy(data + d[q].at[role], w, RUN_HEAD * 8);
+        d[q].at[role] += RUN_HEAD * 8;
     }
+    d[q].last[role].n++;
+    memcpy(data + d[q].head[role] + 4 * 8, &d[q].last[role].n, 8);
+    uint32_t l = e->ref.loc;
+    uint64_t i = e->ref.ev;
+    if (role == SEND)
+        w[0] = an_call_time(c, l, i), w[1] = an_time(c, l, i), w[2] = c->in->locs[l].ev[i].bytes;
+    else
+        w[0] = an_recv_post_time(c, l, i);
+    memcpy(data + d[q].at[role], w, vals(role) * 8);
+    d[q].at[role] += vals(role) * 8;
+}
+
+/* A local end into its role's ends and runs. */
+static int keep_end(an_pwire_t *w, const st_clc_endpoint_t *e, int role)
+{
+    an_pw_runs_t *runs = role == SEND ? &w->lsend : &w->lrecv;
+    an_pw_end_t *ends = role == SEND ? w->send : w->recv;
+    size_t n = role == SEND ? w->nsend++ : w->nrecv++;
+    ends[n] = (an_pw_end_t){ e->ref.loc, e->ref.ev };
+    an_pw_run_t *r = runs->n ? &runs->v[runs->n - 1] : NULL;
+    if (!continues(r, e->key) && !(r = runs_push(runs, e->key, n)))
+        return -1;
+    r->n++;
+    return 0;
 }
 
 int an_pwire_derive(an_pwire_t *w, const an_ctx_t *c, st_clc_epvec_t *ep, const int32_t *owner, int32_t nranks,
@@ -109,15 +156,15 @@ int an_pwire_derive(an_pwire_t *w, const an_ctx_t *c, st_clc_epvec_t *ep, const 
     dest_t *d = calloc((size_t)nprocs + 1, sizeof *d);
     if (!d)
         return -1;
-    size_t ns = 0, nr = 0;
+    size_t n[2] = { 0, 0 };
     for (size_t k = 0; k < ep->n; k++) /* counted first: exact arrays and records */
         if (remote(&ep->v[k], owner, nranks, me, &q)) {
-            int send = ep->v[k].role == ST_CLC_SEND;
-            ns += send, nr += !send;
-            d[q].nsend += send, d[q].nrecv += !send;
+            int role = ep->v[k].role == ST_CLC_SEND ? SEND : RECV;
+            n[role]++;
+            count_end(&d[q], role, ep->v[k].key);
         }
-    w->send = st_clc_malloc(sizeof *w->send * (ns + 1));
-    w->recv = st_clc_malloc(sizeof *w->recv * (nr + 1));
+    w->send = st_clc_malloc(sizeof *w->send * (n[SEND] + 1));
+    w->recv = st_clc_malloc(sizeof *w->recv * (n[RECV] + 1));
     int rc = w->send && w->recv ? open_records(out, d, nprocs) : -1;
     size_t keep = 0;
     for (size_t k = 0; rc == 0 && k < ep->n; k++) {
@@ -128,13 +175,9 @@ int an_pwire_derive(an_pwire_t *w, const an_ctx_t *c, st_clc_epvec_t *ep, const 
             ep->v[keep++] = *e;
             continue;
         }
-        put_record(c, e, out, q, d);
-        an_pw_end_t end = { .loc = e->ref.loc, .ev = e->ref.ev };
-        memcpy(end.key, e->key, sizeof end.key);
-        if (e->role == ST_CLC_SEND)
-            w->send[w->nsend++] = end;
-        else
-            w->recv[w->nrecv++] = end;
+        int role = e->role == ST_CLC_SEND ? SEND : RECV;
+        put_end(c, e, role, out, q, d);
+        rc = keep_end(w, e, role);
     }
     if (rc == 0)
         ep->n = keep;
@@ -142,66 +185,107 @@ int an_pwire_derive(an_pwire_t *w, const an_ctx_t *c, st_clc_epvec_t *ep, const 
     return rc;
 }
 
-/* Appends count records of `words` words from rd to *v (capacity *cap). The first ones get room
- * for `expect` (the local ends of the other kind: one record each in a consistent trace), so
- * the array is allocated once. */
-static int take_records(uint64_t **v, size_t *n, size_t *cap, size_t words, uint64_t count, size_t expect,
-                        st_xchg_reader_t *rd)
+/* ---- what arrives ---------------------------------------------------------------------------- */
+
+/* The runs of one record into runs, their values appended to *v (count, capacity in messages;
+ * the first record gets room for `expect` messages, the local ends of the other kind: one
+ * each in a consistent trace, so the array is allocated once). 0, or -1. */
+static int take_runs(an_pw_runs_t *runs, uint64_t **v, size_t *count, size_t *cap, size_t nv, size_t expect,
+                     st_xchg_reader_t *rd)
 {
-    if (*n + count > *cap) {
-        size_t want = *n + count > expect || *v ? *n + count : expect;
-        uint64_t *p = st_clc_realloc(*v, 8 * words * want);
-        if (!p)
+    uint64_t head[RUN_HEAD];
+    while (rd->p < rd->end) {
+        if (st_xchg_get(rd, head, sizeof head) || head[4] == 0 ||
+            head[4] > (size_t)(rd->end - rd->p) / (8 * nv))
             return -1;
-        *v = p, *cap = want;
+        size_t need = *count + head[4];
+        if (need > *cap) {
+            size_t want = *v || need > expect ? need : expect;
+            uint64_t *p = st_clc_realloc(*v, 8 * nv * want);
+            if (!p)
+                return -1;
+            *v = p, *cap = want;
+        }
+        an_pw_run_t *r = runs_push(runs, head, *count);
+        if (!r)
+            return -1;
+        r->n = head[4];
+        st_xchg_get(rd, *v + *count * nv, 8 * nv * head[4]);
+        *count = need;
     }
-    if (st_xchg_get(rd, *v + *n * words, 8 * words * count))
-        return -1;
-    *n += count;
     return 0;
 }
 
 int an_pwire_deliver(an_pwire_t *w, const st_xchg_rec_t *h, st_xchg_reader_t *rd)
 {
-    size_t words = h->type == AN_REC_P2P_SEND ? SEND_WORDS : h->type == AN_REC_P2P_RECV ? RECV_WORDS : 0;
-    if (!words)
+    if (h->type != AN_REC_P2P_SEND && h->type != AN_REC_P2P_RECV)
         return 0;
-    if (h->seq > h->len || h->len != h->seq * words * 8)
-        return -1;
     int rc = h->type == AN_REC_P2P_SEND
-           ? take_records(&w->got_send, &w->ngot_send, &w->cap_send, words, h->seq, w->nrecv, rd)
-           : take_records(&w->got_recv, &w->ngot_recv, &w->cap_recv, words, h->seq, w->nsend, rd);
+           ? take_runs(&w->rsend, &w->got_send, &w->ngot_send, &w->cap_send, SEND_VALS, w->nrecv, rd)
+           : take_runs(&w->rrecv, &w->got_recv, &w->ngot_recv, &w->cap_recv, RECV_VALS, w->nsend, rd);
     return rc ? -1 : 1;
+}
+
+/* ---- the join -------------------------------------------------------------------------------- */
+
+/* Calls match(ctx, local run, local end index, remote message index) for every k in both a
+ * local and a remote run of the same channel (both lists sorted by channel and k). */
+static void join_runs(const an_pw_runs_t *loc, const an_pw_runs_t *rem,
+                      void (*match)(void *, const an_pw_run_t *, size_t, size_t), void *ctx)
+{
+    for (size_t i = 0, j = 0; i < loc->n && j < rem->n;) {
+        const an_pw_run_t *a = &loc->v[i], *b = &rem->v[j];
+        int k = cmp_chan(a, b);
+        if (k) {
+            i += k < 0, j += k > 0;
+            continue;
+        }
+        uint64_t lo = a->k0 > b->k0 ? a->k0 : b->k0, hi = a->k0 + a->n < b->k0 + b->n ? a->k0 + a->n : b->k0 + b->n;
+        for (uint64_t x = lo; x < hi; x++)
+            match(ctx, a, a->at + (x - a->k0), b->at + (x - b->k0));
+        if (a->k0 + a->n <= b->k0 + b->n)
+            i++;
+        else
+            j++;
+    }
+}
+
+typedef struct join { an_pwire_t *w; an_ctx_t *c; } join_t;
+
+static void match_recv(void *ctx, const an_pw_run_t *run, size_t end, size_t msg)
+{
+    join_t *j = ctx;
+    const an_pw_end_t *e = &j->w->recv[end];
+    const uint64_t *v = j->w->got_send + msg * SEND_VALS;
+    int32_t src = (int32_t)(run->chan[1] >> 32);
+    j->c->msgs.recv[j->c->msgs.nrecv++] = (an_recv_t){ e->loc, src, e->ev, v[1], v[0], v[2] };
+}
+
+static void match_send(void *ctx, const an_pw_run_t *run, size_t end, size_t msg)
+{
+    (void)run;
+    join_t *j = ctx;
+    const an_pw_end_t *e = &j->w->send[end];
+    j->c->msgs.send[j->c->msgs.nsend++] = (an_send_t){ e->loc, e->ev, j->w->got_recv[msg * RECV_VALS] };
 }
 
 int an_pwire_join(an_pwire_t *w, an_ctx_t *c)
 {
     if (an_msgs_reserve(&c->msgs, w->nrecv, w->nsend))
         return -1;
-    send_rec_t *sr = (send_rec_t *)w->got_send;
-    recv_rec_t *rr = (recv_rec_t *)w->got_recv;
-    sort_ends(w->recv, w->nrecv), sort_send_recs(sr, w->ngot_send);
-    sort_ends(w->send, w->nsend), sort_recv_recs(rr, w->ngot_recv);
-    for (size_t i = 0, j = 0; i < w->nrecv && j < w->ngot_send;) { /* our receives, their sends */
-        int k = cmp_key(w->recv[i].key, sr[j].w);
-        if (k == 0) {
-            const an_pw_end_t *e = &w->recv[i];
-            c->msgs.recv[c->msgs.nrecv++] =
-                (an_recv_t){ e->loc, (int32_t)(e->key[1] >> 32), e->ev, sr[j].w[5], sr[j].w[4], sr[j].w[6] };
-        }
-        i += k <= 0, j += k >= 0;
-    }
-    for (size_t i = 0, j = 0; i < w->nsend && j < w->ngot_recv;) { /* our sends, their receives */
-        int k = cmp_key(w->send[i].key, rr[j].w);
-        if (k == 0)
-            c->msgs.send[c->msgs.nsend++] = (an_send_t){ w->send[i].loc, w->send[i].ev, rr[j].w[4] };
-        i += k <= 0, j += k >= 0;
-    }
+    an_pw_runs_t *lists[4] = { &w->lsend, &w->lrecv, &w->rsend, &w->rrecv };
+    for (int i = 0; i < 4; i++)
+        if (lists[i]->n > 1)
+            qsort(lists[i]->v, lists[i]->n, sizeof *lists[i]->v, cmp_run);
+    join_t j = { w, c };
+    join_runs(&w->lrecv, &w->rsend, match_recv, &j); /* our receives, their sends */
+    join_runs(&w->lsend, &w->rrecv, match_send, &j); /* our sends, their receives */
     return 0;
 }
 
 void an_pwire_free(an_pwire_t *w)
 {
     st_clc_free(w->send), st_clc_free(w->recv), st_clc_free(w->got_send), st_clc_free(w->got_recv);
+    st_clc_free(w->lsend.v), st_clc_free(w->lrecv.v), st_clc_free(w->rsend.v), st_clc_free(w->rrecv.v);
     memset(w, 0, sizeof *w);
 }
