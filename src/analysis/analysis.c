@@ -178,17 +178,24 @@ static void coll_counts(an_ctx_t *c, uint32_t l, uint64_t i, const st_event_t *e
     an_add(c, ST_AN_M_BYTES_CIN, l, call, (double)e->bytes2);
 }
 
-static void time_loc(an_ctx_t *c, uint32_t l)
+/* Time, visits and collective counts of location l; on the way (one sweep over its events, far
+ * larger than the caches) the request events and the nonblocking collectives' completions. */
+static int time_loc(an_ctx_t *c, uint32_t l, size_t *cap)
 {
     const st_clc_loc_t *L = &c->in->locs[l];
     st_an_result_t *r = c->res;
     if (!L->n)
-        return;
+        return 0;
     *st_an_sev(r, ST_AN_M_TIME, 0, l) += (double)st_an_diff(L->ev[L->n - 1].time, L->ev[0].time);
     for (uint64_t i = 0; i < L->n; i++) {
         const st_event_t *e = &L->ev[i];
         if (e->kind == ST_EV_MPI_COLL_END)
             coll_counts(c, l, i, e);
+        else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE && an_evs_push(&c->icoll_done, &cap[0], l, i))
+            return -1;
+        else if ((e->kind == ST_EV_MPI_IRECV_REQUEST || e->kind == ST_EV_MPI_ISEND_COMPLETE) &&
+                 an_reqs_note(c, l, i, &cap[1]))
+            return -1;
         if (e->kind != ST_EV_ENTER)
             continue;
         uint32_t k = c->loc[l].cnode[i];
@@ -197,6 +204,15 @@ static void time_loc(an_ctx_t *c, uint32_t l)
         *st_an_sev(r, ST_AN_M_TIME, r->cnodes[k].parent, l) -= d;
         *st_an_sev(r, ST_AN_M_VISITS, k, l) += 1;
     }
+    return 0;
+}
+
+int an_evs_push(an_evs_t *v, size_t *cap, uint32_t l, uint64_t i)
+{
+    if (st_clc_grow((void **)&v->v, cap, v->n + 1, sizeof *v->v))
+        return -1;
+    v->v[v->n++] = (an_evref_t){ l, i };
+    return 0;
 }
 
 static void mpi_time(st_an_result_t *r)
@@ -280,11 +296,12 @@ int an_begin(an_ctx_t *c, const st_clc_input_t *in, uint32_t nreal, st_an_result
     if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (nreal ? nreal : 1),
                                        sizeof(double))))
         rc = -1;
+    size_t cap[3] = { 0, 0, 0 };
+    for (uint32_t l = 0; rc == 0 && l < nreal; l++)
+        rc = time_loc(c, l, cap);
     if (rc == 0) {
-        for (uint32_t l = 0; l < nreal; l++)
-            time_loc(c, l);
         mpi_time(res);
-        rc = an_reqs_collect(c);
+        rc = an_reqs_finish(c);
     }
     return rc;
 }
@@ -335,6 +352,7 @@ void an_end(an_ctx_t *c)
         st_clc_free(c->loc[l].call), st_clc_free(c->loc[l].leave), st_clc_free(c->loc[l].cnode), st_clc_free(c->loc[l].t);
     free(c->loc);
     st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.slot), st_clc_free(c->posted.slot);
+    st_clc_free(c->icoll_done.v);
     st_clc_free(c->msgs.recv), st_clc_free(c->msgs.send);
     memset(c, 0, sizeof *c);
 }

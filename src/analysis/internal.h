@@ -84,6 +84,12 @@ typedef struct an_reqs {
     size_t    nslot; /* a power of two */
 } an_reqs_t;
 
+/* Events by location and index. */
+typedef struct an_evref { uint32_t loc; uint64_t ev; } an_evref_t;
+typedef struct an_evs { an_evref_t *v; size_t n; } an_evs_t;
+/* Appends (l, i) (capacity *cap). 0, or -1 (memory). */
+int an_evs_push(an_evs_t *v, size_t *cap, uint32_t l, uint64_t i);
+
 typedef struct an_ctx {
     const st_clc_input_t *in;
     const st_clc_graph_t *g;
@@ -95,13 +101,15 @@ typedef struct an_ctx {
     uint32_t              nscanned; /* locations whose calls are in loc */
     an_paths_t            paths;
     an_reqs_t             done, posted; /* ISEND_COMPLETE, IRECV_REQUEST events of the analysed locations */
+    an_evs_t              icoll_done;   /* their ICOLL_COMPLETE events, by location and index */
     an_msgs_t             msgs;
 } an_ctx_t;
 
 /*
  * The analysis in steps (st_an_run does them at once; parallel.c runs its exchange between them):
  *  an_begin   the calls of in's locations [0, nreal) (an_loc_t, the call tree: res's cnodes),
- *             their request events, res's values (zero) and time; c keeps in and res.
+ *             their request events and nonblocking collective completions, res's values (zero)
+ *             and time; c keeps in and res.
  *  an_extend  in2 holds the same first locations (same events) and stand-ins after them:
  *             their calls (no cnodes); c->in becomes in2.
  *  an_msgs_from_graph  appends g's point-to-point messages with an analysed end to c->msgs.
@@ -219,9 +227,11 @@ int an_is_multi_wait(uint32_t region);
  * 0, or -1 (memory). */
 int an_late_sender(an_ctx_t *c, an_waits_t *ls);
 
-/* The ISEND_COMPLETE (into c->done) and IRECV_REQUEST (into c->posted) events of the analysed
- * locations, sorted; freed by an_end. 0, or -1 (memory). */
-int an_reqs_collect(an_ctx_t *c);
+/* Request events: an_reqs_note adds event i of analysed location l (an ISEND_COMPLETE to c->done,
+ * an IRECV_REQUEST to c->posted; cap[0], cap[1] their capacities); an_reqs_finish sorts and
+ * indexes them once all are in. Freed by an_end. 0, or -1 (memory). */
+int an_reqs_note(an_ctx_t *c, uint32_t l, uint64_t i, size_t *cap);
+int an_reqs_finish(an_ctx_t *c);
 /* The enter time of the call that posted the receive event ev of analysed location loc (an
  * Irecv's post found among c->posted), AN_NO_TIME if none. */
 uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "../clc/mem.h"
+#include "../clc/msort.h"
 #include "../record/region.h"
 #include "patterns.h"
 
@@ -114,22 +115,18 @@ static int req_push(reqs_t *v, size_t *cap, const req_t *r)
     return 0;
 }
 
-int an_reqs_collect(an_ctx_t *c)
+int an_reqs_note(an_ctx_t *c, uint32_t l, uint64_t i, size_t *cap)
 {
-    size_t cap[2] = { 0, 0 };
-    int rc = 0;
-    for (uint32_t l = 0; rc == 0 && l < c->nreal; l++) /* one sweep over the events for both kinds */
-        for (uint64_t i = 0; rc == 0 && i < c->in->locs[l].n; i++) {
-            const st_event_t *e = &c->in->locs[l].ev[i];
-            req_t r = { c->in->locs[l].rank, l, e->id, e->time, i };
-            if (e->kind == ST_EV_MPI_IRECV_REQUEST)
-                rc = req_push(&c->posted, &cap[1], &r);
-            else if (e->kind == ST_EV_MPI_ISEND_COMPLETE)
-                rc = req_push(&c->done, &cap[0], &r);
-        }
+    const st_event_t *e = &c->in->locs[l].ev[i];
+    req_t r = { c->in->locs[l].rank, l, e->id, e->time, i };
+    return e->kind == ST_EV_MPI_IRECV_REQUEST ? req_push(&c->posted, &cap[1], &r) : req_push(&c->done, &cap[0], &r);
+}
+
+int an_reqs_finish(an_ctx_t *c)
+{
     an_sort(c->done.v, c->done.n, sizeof *c->done.v, cmp_req);
     an_sort(c->posted.v, c->posted.n, sizeof *c->posted.v, cmp_req);
-    return rc || reqs_index(&c->done) || reqs_index(&c->posted) ? -1 : 0;
+    return reqs_index(&c->done) || reqs_index(&c->posted) ? -1 : 0;
 }
 
 uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev)
@@ -203,18 +200,20 @@ int an_waits_push(an_waits_t *ws, an_wait_t w)
     return 0;
 }
 
-static int cmp_wait(const void *a, const void *b)
+static inline int cmp_wait(const an_wait_t *x, const an_wait_t *y)
 {
-    const an_wait_t *x = a, *y = b;
     if (x->loc != y->loc) return x->loc < y->loc ? -1 : 1;
     return (x->call > y->call) - (x->call < y->call);
 }
+static int cmp_wait_void(const void *a, const void *b) { return cmp_wait(a, b); }
+/* Late Senders come in event order, Late Receivers in runs of it (per channel): a natural merge sort */
+ST_CLC_MSORT(sort_waits, an_wait_t, cmp_wait)
 
 /* Late Receiver, one value per call: the largest, unless a multi wait had a Late Sender
  * (ws holds the Late Receivers and the calls with a Late Sender, latesender.c). */
 static void waits_apply(an_ctx_t *c, an_waits_t *ws)
 {
-    an_sort(ws->v, ws->n, sizeof *ws->v, cmp_wait);
+    sort_waits(ws->v, ws->n);
     for (size_t i = 0, j; i < ws->n; i = j) {
         int64_t ls = 0, lr = 0;
         for (j = i; j < ws->n && ws->v[j].loc == ws->v[i].loc && ws->v[j].call == ws->v[i].call; j++) {
