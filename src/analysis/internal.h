@@ -76,6 +76,7 @@ typedef struct an_req {
     int32_t  rank;
     uint32_t loc;
     uint64_t id, time, ev;
+    uint64_t t_call; /* enter of the call around the event (AN_NO_TIME: none), noted in the sweep */
 } an_req_t;
 typedef struct an_reqs {
     an_req_t *v;

@@ -118,7 +118,7 @@ static int req_push(reqs_t *v, size_t *cap, const req_t *r)
 int an_reqs_note(an_ctx_t *c, uint32_t l, uint64_t i, size_t *cap)
 {
     const st_event_t *e = &c->in->locs[l].ev[i];
-    req_t r = { c->in->locs[l].rank, l, e->id, e->time, i };
+    req_t r = { c->in->locs[l].rank, l, e->id, e->time, i, an_call_time(c, l, i) };
     return e->kind == ST_EV_MPI_IRECV_REQUEST ? req_push(&c->posted, &cap[1], &r) : req_push(&c->done, &cap[0], &r);
 }
 
@@ -135,7 +135,7 @@ uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev)
     if (re->kind != ST_EV_MPI_IRECV)
         return an_call_time(c, loc, ev);
     const req_t *q = post_of(&c->posted, c->in->locs[loc].rank, re->id, re->time);
-    return q ? an_call_time(c, q->loc, q->ev) : AN_NO_TIME;
+    return q ? q->t_call : AN_NO_TIME;
 }
 
 /* ---- the messages ------------------------------------------------------------------------------ */
