@@ -108,8 +108,21 @@ void an_tree_free(tree_t *t)
 }
 
 /* Unmatched LEAVEs are ignored, calls never left end at the end. */
+/* The events an analysed location's later passes need, noted during its scan (c->icoll_done,
+ * c->coll_end, the request events): the scan is the one sweep over its events. */
+static int note_event(an_ctx_t *c, uint32_t l, uint64_t i, const st_event_t *e)
+{
+    switch (e->kind) {
+    case ST_EV_MPI_ICOLL_COMPLETE: return an_evs_push(&c->icoll_done, &c->caps[0], l, i);
+    case ST_EV_MPI_COLL_END:       return an_evs_push(&c->coll_end, &c->caps[1], l, i);
+    case ST_EV_MPI_IRECV_REQUEST:
+    case ST_EV_MPI_ISEND_COMPLETE: return an_reqs_note(c, l, i, &c->caps[2]);
+    default:                       return 0;
+    }
+}
+
 int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths, uint64_t *stack,
-                uint64_t *unpaired)
+                uint64_t *unpaired, an_ctx_t *c, uint32_t l)
 {
     uint64_t depth = 0;
     for (uint64_t i = 0; i < L->n; i++) {
@@ -131,6 +144,8 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
         } else {
             *unpaired += e->kind == ST_EV_LEAVE;
             A->call[i] = depth ? stack[depth - 1] : AN_NO_EV;
+            if (c && note_event(c, l, i, e))
+                return -1;
         }
     }
     *unpaired += depth;
@@ -155,7 +170,7 @@ static int build_tree(an_ctx_t *c)
             !(A->cnode = st_clc_malloc(sizeof *A->cnode * n)) || !(A->t = st_clc_malloc(sizeof *A->t * n)))
             rc = -1;
         else
-            rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired);
+            rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired, c, l);
         c->nscanned = l + 1;
     }
     st_clc_free(stack), free(t.slot);
@@ -178,33 +193,24 @@ static void coll_counts(an_ctx_t *c, uint32_t l, uint64_t i, const st_event_t *e
     an_add(c, ST_AN_M_BYTES_CIN, l, call, (double)e->bytes2);
 }
 
-/* Time, visits and collective counts of location l; on the way (one sweep over its events, far
- * larger than the caches) the request events and the nonblocking collectives' completions. */
-static int time_loc(an_ctx_t *c, uint32_t l, size_t *cap)
+/* Time and visits of location l from its calls (the dense arrays of its scan, not the events). */
+static void time_loc(an_ctx_t *c, uint32_t l)
 {
-    const st_clc_loc_t *L = &c->in->locs[l];
+    const an_loc_t *A = &c->loc[l];
+    uint64_t n = c->in->locs[l].n;
     st_an_result_t *r = c->res;
-    if (!L->n)
-        return 0;
-    *st_an_sev(r, ST_AN_M_TIME, 0, l) += (double)st_an_diff(L->ev[L->n - 1].time, L->ev[0].time);
-    for (uint64_t i = 0; i < L->n; i++) {
-        const st_event_t *e = &L->ev[i];
-        if (e->kind == ST_EV_MPI_COLL_END)
-            coll_counts(c, l, i, e);
-        else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE && an_evs_push(&c->icoll_done, &cap[0], l, i))
-            return -1;
-        else if ((e->kind == ST_EV_MPI_IRECV_REQUEST || e->kind == ST_EV_MPI_ISEND_COMPLETE) &&
-                 an_reqs_note(c, l, i, &cap[1]))
-            return -1;
-        if (e->kind != ST_EV_ENTER)
+    if (!n)
+        return;
+    *st_an_sev(r, ST_AN_M_TIME, 0, l) += (double)st_an_diff(A->t[n - 1], A->t[0]);
+    for (uint64_t i = 0; i < n; i++) {
+        if (A->call[i] != i) /* not an ENTER */
             continue;
-        uint32_t k = c->loc[l].cnode[i];
-        double d = (double)st_an_diff(an_leave_time(c, l, i), e->time);
+        uint32_t k = A->cnode[i];
+        double d = (double)st_an_diff(an_leave_time(c, l, i), A->t[i]);
         *st_an_sev(r, ST_AN_M_TIME, k, l) += d; /* inclusive here, its children's time taken off below */
         *st_an_sev(r, ST_AN_M_TIME, r->cnodes[k].parent, l) -= d;
         *st_an_sev(r, ST_AN_M_VISITS, k, l) += 1;
     }
-    return 0;
 }
 
 int an_evs_push(an_evs_t *v, size_t *cap, uint32_t l, uint64_t i)
@@ -296,10 +302,13 @@ int an_begin(an_ctx_t *c, const st_clc_input_t *in, uint32_t nreal, st_an_result
     if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (nreal ? nreal : 1),
                                        sizeof(double))))
         rc = -1;
-    size_t cap[3] = { 0, 0, 0 };
-    for (uint32_t l = 0; rc == 0 && l < nreal; l++)
-        rc = time_loc(c, l, cap);
     if (rc == 0) {
+        for (uint32_t l = 0; l < nreal; l++)
+            time_loc(c, l);
+        for (size_t k = 0; k < c->coll_end.n; k++) {
+            const an_evref_t *x = &c->coll_end.v[k];
+            coll_counts(c, x->loc, x->ev, &c->in->locs[x->loc].ev[x->ev]);
+        }
         mpi_time(res);
         rc = an_reqs_finish(c);
     }
@@ -326,7 +335,7 @@ int an_extend(an_ctx_t *c, const st_clc_input_t *in2)
             !(A->t = st_clc_malloc(sizeof *A->t * n)))
             rc = -1;
         else
-            rc = an_scan_loc(&in2->locs[l], A, NULL, NULL, stack, &unpaired);
+            rc = an_scan_loc(&in2->locs[l], A, NULL, NULL, stack, &unpaired, NULL, 0);
         c->nscanned = l + 1;
     }
     st_clc_free(stack);
@@ -352,7 +361,7 @@ void an_end(an_ctx_t *c)
         st_clc_free(c->loc[l].call), st_clc_free(c->loc[l].leave), st_clc_free(c->loc[l].cnode), st_clc_free(c->loc[l].t);
     free(c->loc);
     st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.slot), st_clc_free(c->posted.slot);
-    st_clc_free(c->icoll_done.v);
+    st_clc_free(c->icoll_done.v), st_clc_free(c->coll_end.v);
     st_clc_free(c->msgs.recv), st_clc_free(c->msgs.send);
     memset(c, 0, sizeof *c);
 }

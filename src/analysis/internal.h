@@ -103,6 +103,8 @@ typedef struct an_ctx {
     an_paths_t            paths;
     an_reqs_t             done, posted; /* ISEND_COMPLETE, IRECV_REQUEST events of the analysed locations */
     an_evs_t              icoll_done;   /* their ICOLL_COMPLETE events, by location and index */
+    an_evs_t              coll_end;     /* their COLL_END events */
+    size_t                caps[4];      /* capacities of icoll_done, coll_end, done, posted */
     an_msgs_t             msgs;
 } an_ctx_t;
 
@@ -141,11 +143,12 @@ uint32_t an_tree_child(an_tree_t *t, uint32_t parent, uint32_t region);
 void an_tree_free(an_tree_t *t);
 
 /* The calls of location L (an_loc_t's call, leave and t; cnodes too when t is not NULL, below the application
- * frames of paths when not NULL);
+ * frames of paths when not NULL); with c (L is c's analysed location l) also the events later passes need
+ * (c->icoll_done, c->coll_end, the request events);
  * stack has room for L->n + 1 entries; *unpaired counts unmatched LEAVEs and unclosed calls.
  * 0, or -1 (memory). */
 int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, an_tree_t *t, an_paths_t *paths, uint64_t *stack,
-                uint64_t *unpaired);
+                uint64_t *unpaired, an_ctx_t *c, uint32_t l);
 
 /* A location's identity across processes: (rank, thread). */
 static inline uint64_t an_gid(const an_ctx_t *c, uint32_t l)
