@@ -262,8 +262,10 @@ static int late_receiver(an_ctx_t *c, const an_send_t *m, an_waits_t *ws)
 
 int an_p2p(an_ctx_t *c)
 {
-    an_waits_t waits = { 0 };
-    int rc = an_late_sender(c, &waits);
+    /* at most one wait per message: no growth */
+    an_waits_t waits = { st_clc_malloc(sizeof(an_wait_t) * (c->msgs.nrecv + c->msgs.nsend + 1)), 0,
+                         c->msgs.nrecv + c->msgs.nsend + 1 };
+    int rc = waits.v ? an_late_sender(c, &waits) : -1;
     for (size_t k = 0; rc == 0 && k < c->msgs.nsend; k++) {
         if (k + AN_PREFETCH_AHEAD < c->msgs.nsend)
             an_prefetch_event(c, c->msgs.send[k + AN_PREFETCH_AHEAD].loc, c->msgs.send[k + AN_PREFETCH_AHEAD].ev);

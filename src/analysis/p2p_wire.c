@@ -179,8 +179,12 @@ int an_pwire_derive(an_pwire_t *w, const an_ctx_t *c, st_clc_epvec_t *ep, const 
         put_end(c, e, role, out, q, d);
         rc = keep_end(w, e, role);
     }
-    if (rc == 0)
+    if (rc == 0 && keep < ep->n) { /* the memory of the ends taken out goes back to the loan (mem.h) */
+        st_clc_endpoint_t *v = st_clc_realloc(ep->v, sizeof *v * (keep + 1));
+        if (v)
+            ep->v = v, ep->cap = keep + 1;
         ep->n = keep;
+    }
     free(d);
     return rc;
 }
