@@ -36,12 +36,14 @@ static const st_clc_sync_region_t sync_regions[] = { { ST_REGION_MPI_Init, 0 }, 
 typedef struct msg { int32_t from, to; void *buf; size_t len; } msg_t;
 static msg_t pool[4096];
 static int npool;
+static size_t pool_bytes, wire_bytes[65]; /* bytes sent; per process count, by the last parallel() */
 
 static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
 {
     int32_t from = *(const int32_t *)ctx;
     CHECK(npool < 4096);
     pool[npool++] = (msg_t){ from, to, buf, len };
+    pool_bytes += len;
     return 0;
 }
 
@@ -81,13 +83,14 @@ static void parallel(const st_clc_input_t *in, int np)
         CHECK(st_an_par_new(&part[q], owner, q, np, &net, &e[q]) == 0);
         st_an_par_partners(e[q], flags[q]);
     }
-    npool = 0;
+    npool = 0, pool_bytes = 0;
     for (int q = 0; q < np; q++) {
         uint32_t incoming = 0;
         for (int p = 0; p < np; p++)
             incoming += flags[p][q];
         CHECK(st_an_par_start(e[q], incoming) == 0);
     }
+    wire_bytes[np] = pool_bytes;
     while (npool) { /* random delivery order */
         int k = (int)(tb_rnd() % (uint64_t)npool);
         msg_t m = pool[k];
@@ -929,6 +932,51 @@ static void test_callpaths(void)
     done();
 }
 
+/* What the processes of a parallel analysis exchange for point-to-point messages: runs of a
+ * channel's values (p2p_wire.c), at most 48 bytes per message for both directions together
+ * (a send's 3 values, a receive's 1, plus the runs' heads), not keyed records or stand-ins;
+ * a receive whose send was never recorded (an incomplete trace) is dropped as in the serial
+ * analysis, and the values are the serial ones (analyse()). */
+static void test_wire_volume(void)
+{
+    enum { N = 400 };
+    tb_init(&t, 2, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    double late = 0;
+    for (uint64_t i = 0; i < N; i++) { /* two channels each way (tags 0 and 1); a's receives wait i % 3 */
+        uint64_t t0 = 1000 + 100 * i;
+        for (int32_t tag = 0; tag < 2; tag++) {
+            uint64_t s = t0 + 10 * (uint64_t)tag;
+            enter(b, s, ST_REGION_MPI_Send);
+            tb_send(&t, b, s + 1, 0, tag);
+            leave(b, s + 2, ST_REGION_MPI_Send);
+            enter(a, s - i % 3, ST_REGION_MPI_Recv);
+            tb_recv(&t, a, s + 5, 1, tag, 2 * i + (uint64_t)tag + 1);
+            leave(a, s + 6, ST_REGION_MPI_Recv);
+            late += (double)(i % 3);
+        }
+        for (int32_t tag = 0; tag < 2; tag++) {
+            uint64_t s = t0 + 50 + 10 * (uint64_t)tag;
+            enter(a, s, ST_REGION_MPI_Send);
+            tb_send(&t, a, s + 1, 1, tag);
+            leave(a, s + 2, ST_REGION_MPI_Send);
+            enter(b, s, ST_REGION_MPI_Recv);
+            tb_recv(&t, b, s + 5, 0, tag, 2 * i + (uint64_t)tag + 1);
+            leave(b, s + 6, ST_REGION_MPI_Recv);
+        }
+    }
+    enter(a, 1000 + 100 * N, ST_REGION_MPI_Recv); /* its send is not in the trace */
+    tb_recv(&t, a, 1000 + 100 * N + 5, 1, 0, 2 * N + 1);
+    leave(a, 1000 + 100 * N + 6, ST_REGION_MPI_Recv);
+    analyse();
+    CHECK_EQ(st_an_total(&R, ST_AN_M_SYNCS_RECV), 4 * N); /* zero-byte messages; the unmatched receive: none */
+    CHECK_EQ(st_an_total(&R, ST_AN_M_LATESENDER), late);
+    if (wire_bytes[2] > 48 * 4 * N)
+        fprintf(stderr, "test_wire_volume: %zu bytes for %d messages\n", wire_bytes[2], 4 * N);
+    CHECK(wire_bytes[2] <= 48 * 4 * N);
+    done();
+}
+
 int main(void)
 {
     test_metric_table();
@@ -946,6 +994,7 @@ int main(void)
     test_collectives();
     test_openmp();
     test_callpaths();
+    test_wire_volume();
     printf("test_analysis: ok\n");
     return 0;
 }
