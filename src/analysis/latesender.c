@@ -10,6 +10,8 @@
  *    every later receive, each buffered instance whose send event is later than this
  *    receive's send leaves the buffer and its wait counts as Wrong Order too (same source:
  *    both messages came from the same rank), at the buffered receive's call path.
+ * The receives' counts and bytes are added in the same pass. The receives are c->msgs.recv
+ * (internal.h), sorted here by location and event.
  */
 #include "internal.h"
 

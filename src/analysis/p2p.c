@@ -1,6 +1,8 @@
 /*
  * p2p.c — point-to-point patterns (ANALYSIS.md §2 "MPI point-to-point") and counts over
- * the graph's p2p instances (one send ref, one receive ref each; deps.c matched them).
+ * the messages of the analysed locations (internal.h, an_msgs_t: from the graph's p2p
+ * instances, one send ref and one receive ref each as deps.c matched them, filled here; in a
+ * parallel analysis also from the partners' processes, p2p_wire.c).
  *
  *  - Late Sender and Wrong Order: latesender.c.
  *  - Late Receiver at the call that completed the send when it is MPI_Send / MPI_Ssend or
