@@ -276,7 +276,7 @@ int an_coll(an_ctx_t *c)
     }
     if (rc == 0)
         an_icoll_add(c, &nb);
-    free(nb.v);
+    st_clc_free(nb.v);
     st_clc_free(pool.m), st_clc_free(pool.st);
     return rc;
 }
