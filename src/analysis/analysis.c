@@ -153,18 +153,18 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
     return 0;
 }
 
-/* The calls and the call tree of the analysed locations [0, nreal): res's cnodes. */
+/* The calls and the call tree of the locations: res's cnodes. */
 static int build_tree(an_ctx_t *c)
 {
     tree_t t = { 0 };
     uint64_t nmax = 0;
     int rc = 0;
-    for (uint32_t l = 0; l < c->nreal; l++)
+    for (uint32_t l = 0; l < c->in->nlocs; l++)
         nmax = c->in->locs[l].n > nmax ? c->in->locs[l].n : nmax;
     uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
     if (!stack || an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) == ST_AN_NO_CNODE)
         rc = -1;
-    for (uint32_t l = 0; rc == 0 && l < c->nreal; l++) {
+    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
         an_loc_t *A = &c->loc[l];
         uint64_t n = c->in->locs[l].n + 1;
         if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)) ||
@@ -244,7 +244,7 @@ void an_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void
 
 void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
 {
-    if (metrics[m].unit[0] != 's' || l >= c->nreal)
+    if (metrics[m].unit[0] != 's')
         return;
     st_an_instance_t x = { v, call == AN_NO_EV ? 0 : an_time(c, l, call), l, an_cnode(c, l, call) };
     st_an_top_note(c->res, m, &x, an_gid(c, l));
@@ -279,19 +279,6 @@ void st_an_top_note(st_an_result_t *r, int m, const st_an_instance_t *x, uint64_
 
 /* ---- entry points ------------------------------------------------------------------------------ */
 
-int an_counts_inst(const an_ctx_t *c, const st_clc_inst_t *in)
-{
-    if (c->nreal == c->in->nlocs)
-        return 1;
-    uint32_t best = UINT32_MAX;
-    for (uint64_t k = in->first; k < in->first + in->nsend + in->nrecv; k++) {
-        uint32_t l = c->g->refs[k].loc;
-        if (best == UINT32_MAX || an_gid(c, l) < an_gid(c, best))
-            best = l;
-    }
-    return best < c->nreal;
-}
-
 int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_t nprocs)
 {
     int any = 0;
@@ -305,18 +292,18 @@ int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_
     return 0;
 }
 
-int an_begin(an_ctx_t *c, const st_clc_input_t *in, uint32_t nreal, st_an_result_t *res)
+int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res)
 {
     memset(res, 0, sizeof *res);
-    *c = (an_ctx_t){ .in = in, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)), .nreal = nreal };
-    res->nlocs = nreal;
+    *c = (an_ctx_t){ .in = in, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)) };
+    res->nlocs = in->nlocs;
     int rc = c->loc && an_paths_build(&c->paths, in, res) == 0 ? build_tree(c) : -1;
     an_paths_free(&c->paths);
-    if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (nreal ? nreal : 1),
+    if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (in->nlocs ? in->nlocs : 1),
                                        sizeof(double))))
         rc = -1;
     if (rc == 0) {
-        for (uint32_t l = 0; l < nreal; l++)
+        for (uint32_t l = 0; l < in->nlocs; l++)
             time_loc(c, l);
         for (size_t k = 0; k < c->coll_end.n; k++) {
             const an_evref_t *x = &c->coll_end.v[k];
@@ -343,7 +330,7 @@ int an_finish(an_ctx_t *c, const st_clc_graph_t *g, const an_ctab_t *coll)
 
 void an_end(an_ctx_t *c)
 {
-    for (uint32_t l = 0; c->loc && l < c->nreal; l++)
+    for (uint32_t l = 0; c->loc && l < c->in->nlocs; l++)
         st_clc_free(c->loc[l].call), st_clc_free(c->loc[l].leave), st_clc_free(c->loc[l].cnode), st_clc_free(c->loc[l].t);
     free(c->loc);
     st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.slot), st_clc_free(c->posted.slot);
@@ -355,7 +342,7 @@ void an_end(an_ctx_t *c)
 int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res)
 {
     an_ctx_t c;
-    int rc = an_begin(&c, in, in->nlocs, res);
+    int rc = an_begin(&c, in, res);
     if (rc == 0)
         rc = an_msgs_from_graph(&c, g);
     if (rc == 0)

@@ -84,7 +84,7 @@ typedef struct an_cpool {
  * the receive's counts need. The send's fields come from the graph (serial analysis, or both
  * ends in this process) or from the sender's process (p2p_wire.c). */
 typedef struct an_recv {
-    uint32_t loc;     /* the receive's location (< nreal) */
+    uint32_t loc;     /* the receive's location */
     int32_t  src;     /* the sender's world rank */
     uint64_t ev;      /* the receive event */
     uint64_t t_send;  /* the send event's time */
@@ -94,7 +94,7 @@ typedef struct an_recv {
 
 /* A point-to-point message at its analysed sending end: Late Receiver and the send's counts. */
 typedef struct an_send {
-    uint32_t loc;    /* the send's location (< nreal) */
+    uint32_t loc;    /* the send's location */
     uint64_t ev;     /* the send event */
     uint64_t t_post; /* enter of the call that posted the receive; AN_NO_TIME if none */
 } an_send_t;
@@ -132,7 +132,6 @@ typedef struct an_ctx {
     const st_clc_graph_t *g;
     st_an_result_t       *res;
     an_loc_t             *loc;   /* [in->nlocs] (cnode: analysed locations only) */
-    uint32_t              nreal; /* locations [0, nreal) are analysed (all of in's: no stand-ins) */
     an_paths_t            paths;
     const an_ctab_t      *coll;  /* parallel: the collective instances, reduced over their
                                     communicators (coll_reduce.h); NULL: reduced from the graph */
@@ -145,7 +144,7 @@ typedef struct an_ctx {
 
 /*
  * The analysis in steps (st_an_run does them at once; parallel.c runs its exchange between them):
- *  an_begin   the calls of in's locations [0, nreal) (an_loc_t, the call tree: res's cnodes),
+ *  an_begin   the calls of in's locations, all analysed (an_loc_t, the call tree: res's cnodes),
  *             their request events and nonblocking collective completions, res's values (zero)
  *             and time; c keeps in and res.
  *  an_msgs_from_graph  appends g's point-to-point messages with an analysed end to c->msgs.
@@ -155,7 +154,7 @@ typedef struct an_ctx {
  *  an_end     frees c's arrays (not res; on failure the caller frees res).
  * 0, or -1 (memory).
  */
-int an_begin(an_ctx_t *c, const st_clc_input_t *in, uint32_t nreal, st_an_result_t *res);
+int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res);
 int an_msgs_from_graph(an_ctx_t *c, const st_clc_graph_t *g);
 int an_finish(an_ctx_t *c, const st_clc_graph_t *g, const an_ctab_t *coll);
 void an_end(an_ctx_t *c);
@@ -190,9 +189,6 @@ static inline uint64_t an_gid(const an_ctx_t *c, uint32_t l)
     return (uint64_t)(uint32_t)c->in->locs[l].rank << 32 | c->in->locs[l].thread;
 }
 
-/* Whether this analysis counts the statistics of an instance: the one (process) holding its
- * location with the smallest (rank, thread); always in the serial analysis. */
-int an_counts_inst(const an_ctx_t *c, const st_clc_inst_t *in);
 
 /* The call enclosing event i of location l (AN_NO_EV: none) and its enter / leave times
  * and cnode (root when outside any call). A call never left ends at the last event. */
@@ -233,7 +229,7 @@ void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v);
 /* Adds v (one instance) to metric m at (cnode of call, l); values <= 0 are dropped. */
 static inline void an_add(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
 {
-    if (v > 0 && l < c->nreal) {
+    if (v > 0) {
         *st_an_sev(c->res, m, an_cnode(c, l, call), l) += v;
         an_note(c, m, l, call, v);
     }
@@ -284,7 +280,7 @@ int an_p2p(an_ctx_t *c);
 int an_coll(an_ctx_t *c);
 /* Whether the collective instance of end event e (a COLL_END or ICOLL_COMPLETE on location
  * loc, whose process knows the communicator: an analysed one where there is one) is analysed
- * (MPI_Alltoallv/w counted as skipped when counted: an_counts_inst), and whether it is on an
+ * (MPI_Alltoallv/w counted as skipped when counted: an_cinst_t.counted), and whether it is on an
  * intercommunicator (coll.c). */
 int an_coll_analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted, int *inter);
 /* The wait metric of a collective operation (OTF2 op), or -1. */

@@ -169,13 +169,12 @@ static const st_clc_inst_t *p2p_inst(const st_clc_graph_t *g, const st_clc_port_
 int an_msgs_from_graph(an_ctx_t *c, const st_clc_graph_t *g)
 {
     size_t nr = 0, ns = 0;
-    uint32_t nl = c->nreal < g->nlocs ? c->nreal : g->nlocs;
-    for (uint64_t k = 0; k < g->port_first[nl]; k++) /* the analysed locations' ports come first */
+    for (uint64_t k = 0; k < g->port_first[g->nlocs]; k++)
         if (p2p_inst(g, &g->ports[k]))
             nr += g->ports[k].role == ST_CLC_RECV, ns += g->ports[k].role == ST_CLC_SEND;
     if (an_msgs_reserve(&c->msgs, nr, ns))
         return -1;
-    for (uint32_t l = 0; l < nl; l++) /* by location and event: receives in the order Late Sender replays them */
+    for (uint32_t l = 0; l < g->nlocs; l++) /* by location and event: receives in the order Late Sender replays them */
         for (uint64_t k = g->port_first[l]; k < g->port_first[l + 1]; k++) {
             const st_clc_inst_t *in = p2p_inst(g, &g->ports[k]);
             if (!in)

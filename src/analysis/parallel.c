@@ -92,7 +92,7 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
             rc = st_clc_endpoints(in, in->locs[l].rank, &p->ep, NULL);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[1]);
     if (rc == 0)
-        rc = an_begin(&p->c, in, in->nlocs, &p->res); /* the calls, once: the exchange and the patterns read them */
+        rc = an_begin(&p->c, in, &p->res); /* the calls, once: the exchange and the patterns read them */
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[2]);
     if (rc == 0)
         rc = an_pwire_derive(&p->pw, &p->c, &p->ep, owner, in->nranks, me, &p->out);
