@@ -85,7 +85,7 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
     *p = (st_an_par_t){ .in = in, .me = me, .nprocs = nprocs, .state = S_NEW };
     int rc = st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
     rc = rc ? rc : an_creduce_new(in, owner, me, nprocs, &p->cr);
-    struct timespec t[4];
+    struct timespec t[5];
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[0]);
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) /* each owned rank once (locations are in rank order) */
         if (l == 0 || in->locs[l].rank != in->locs[l - 1].rank)
@@ -98,12 +98,14 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
         rc = an_pwire_derive(&p->pw, &p->c, &p->ep, owner, in->nranks, me, &p->out);
     if (rc == 0)
         rc = an_creduce_local(p->cr, &p->c, p->ep.v, p->ep.n);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[3]);
     if (rc == 0)
         rc = build_graph(p);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[3]);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[4]);
     st_log_debug("analysis: process %d: CPU ms: logical messages %.1f, calls and time %.1f, what the partners need "
-                 "and the local graph %.1f",
-                 (int)me, ms_between(&t[0], &t[1]), ms_between(&t[1], &t[2]), ms_between(&t[2], &t[3]));
+                 "%.1f, local graph %.1f",
+                 (int)me, ms_between(&t[0], &t[1]), ms_between(&t[1], &t[2]), ms_between(&t[2], &t[3]),
+                 ms_between(&t[3], &t[4]));
     if (rc) {
         st_log_error("analysis (parallel, process %d): out of memory", (int)me);
         st_an_par_free(p);
