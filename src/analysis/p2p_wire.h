@@ -21,7 +21,7 @@
 #include "../clc/exchange.h"
 #include "internal.h"
 
-/* Record types of the analysis's messages (parallel.c's collective members are type 1). */
+/* Record types of the analysis's messages (the collective trees' are coll_reduce.h's AN_CRED_R_*). */
 enum { AN_REC_P2P_SEND = 0x10, AN_REC_P2P_RECV = 0x11 };
 
 /* A run of messages of one channel, k0 .. k0 + n - 1: local ends (at[]: ends[at .. at + n))
