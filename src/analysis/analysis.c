@@ -109,13 +109,27 @@ void an_tree_free(tree_t *t)
 }
 
 /* Unmatched LEAVEs are ignored, calls never left end at the end. */
+/* The events an analysed location's later passes need, noted during its scan (c->icoll_done,
+ * c->coll_end, the request events): the scan is the one sweep over its events. */
+static int note_event(an_ctx_t *c, uint32_t l, uint64_t i, const st_event_t *e)
+{
+    switch (e->kind) {
+    case ST_EV_MPI_ICOLL_COMPLETE: return an_evs_push(&c->icoll_done, &c->caps[0], l, i);
+    case ST_EV_MPI_COLL_END:       return an_evs_push(&c->coll_end, &c->caps[1], l, i);
+    case ST_EV_MPI_IRECV_REQUEST:
+    case ST_EV_MPI_ISEND_COMPLETE: return an_reqs_note(c, l, i, &c->caps[2]);
+    default:                       return 0;
+    }
+}
+
 int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths, uint64_t *stack,
-                uint64_t *unpaired)
+                uint64_t *unpaired, an_ctx_t *c, uint32_t l)
 {
     uint64_t depth = 0;
     for (uint64_t i = 0; i < L->n; i++) {
         const st_event_t *e = &L->ev[i];
         A->leave[i] = AN_NO_EV;
+        A->t[i] = e->time;
         if (e->kind == ST_EV_ENTER) {
             uint32_t parent = depth && t ? A->cnode[stack[depth - 1]] : 0;
             if (t && paths && paths->nranks)
@@ -131,17 +145,19 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
         } else {
             *unpaired += e->kind == ST_EV_LEAVE;
             A->call[i] = depth ? stack[depth - 1] : AN_NO_EV;
+            if (c && note_event(c, l, i, e))
+                return -1;
         }
     }
     *unpaired += depth;
     return 0;
 }
 
+/* The calls and the call tree of the locations: res's cnodes. */
 static int build_tree(an_ctx_t *c)
 {
     tree_t t = { 0 };
-    uint64_t nmax = 0, ghost = 0;
-    uint32_t nreal_cnodes = UINT32_MAX;
+    uint64_t nmax = 0;
     int rc = 0;
     for (uint32_t l = 0; l < c->in->nlocs; l++)
         nmax = c->in->locs[l].n > nmax ? c->in->locs[l].n : nmax;
@@ -150,25 +166,16 @@ static int build_tree(an_ctx_t *c)
         rc = -1;
     for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
         an_loc_t *A = &c->loc[l];
-        if (l == c->nreal)
-            nreal_cnodes = t.n; /* the stand-ins' calls come after: their new cnodes are not reported */
         uint64_t n = c->in->locs[l].n + 1;
         if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)) ||
-            !(A->cnode = st_clc_malloc(sizeof *A->cnode * n)))
+            !(A->cnode = st_clc_malloc(sizeof *A->cnode * n)) || !(A->t = st_clc_malloc(sizeof *A->t * n)))
             rc = -1;
         else
-            rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, l < c->nreal ? &c->res->stats.unpaired : &ghost);
+            rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired, c, l);
     }
     st_clc_free(stack), free(t.slot);
     c->res->cnodes = t.v;
-    c->res->ncnodes = nreal_cnodes < t.n ? nreal_cnodes : t.n;
-    /* children keep their creation order: the stand-ins' ones end the sibling lists */
-    for (uint32_t k = 0; t.v && k < c->res->ncnodes; k++) {
-        uint32_t *p = &t.v[k].first_child;
-        while (*p != ST_AN_NO_CNODE && *p < c->res->ncnodes)
-            p = &t.v[*p].next;
-        *p = ST_AN_NO_CNODE;
-    }
+    c->res->ncnodes = t.n;
     return rc;
 }
 
@@ -186,25 +193,32 @@ static void coll_counts(an_ctx_t *c, uint32_t l, uint64_t i, const st_event_t *e
     an_add(c, ST_AN_M_BYTES_CIN, l, call, (double)e->bytes2);
 }
 
+/* Time and visits of location l from its calls (the dense arrays of its scan, not the events). */
 static void time_loc(an_ctx_t *c, uint32_t l)
 {
-    const st_clc_loc_t *L = &c->in->locs[l];
+    const an_loc_t *A = &c->loc[l];
+    uint64_t n = c->in->locs[l].n;
     st_an_result_t *r = c->res;
-    if (!L->n)
+    if (!n)
         return;
-    *st_an_sev(r, ST_AN_M_TIME, 0, l) += (double)st_an_diff(L->ev[L->n - 1].time, L->ev[0].time);
-    for (uint64_t i = 0; i < L->n; i++) {
-        const st_event_t *e = &L->ev[i];
-        if (e->kind == ST_EV_MPI_COLL_END)
-            coll_counts(c, l, i, e);
-        if (e->kind != ST_EV_ENTER)
+    *st_an_sev(r, ST_AN_M_TIME, 0, l) += (double)st_an_diff(A->t[n - 1], A->t[0]);
+    for (uint64_t i = 0; i < n; i++) {
+        if (A->call[i] != i) /* not an ENTER */
             continue;
-        uint32_t k = c->loc[l].cnode[i];
-        double d = (double)st_an_diff(an_leave_time(c, l, i), e->time);
+        uint32_t k = A->cnode[i];
+        double d = (double)st_an_diff(an_leave_time(c, l, i), A->t[i]);
         *st_an_sev(r, ST_AN_M_TIME, k, l) += d; /* inclusive here, its children's time taken off below */
         *st_an_sev(r, ST_AN_M_TIME, r->cnodes[k].parent, l) -= d;
         *st_an_sev(r, ST_AN_M_VISITS, k, l) += 1;
     }
+}
+
+int an_evs_push(an_evs_t *v, size_t *cap, uint32_t l, uint64_t i)
+{
+    if (st_clc_grow((void **)&v->v, cap, v->n + 1, sizeof *v->v))
+        return -1;
+    v->v[v->n++] = (an_evref_t){ l, i };
+    return 0;
 }
 
 static void mpi_time(st_an_result_t *r)
@@ -230,7 +244,7 @@ void an_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void
 
 void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
 {
-    if (metrics[m].unit[0] != 's' || l >= c->nreal)
+    if (metrics[m].unit[0] != 's')
         return;
     st_an_instance_t x = { v, call == AN_NO_EV ? 0 : an_time(c, l, call), l, an_cnode(c, l, call) };
     st_an_top_note(c->res, m, &x, an_gid(c, l));
@@ -265,29 +279,6 @@ void st_an_top_note(st_an_result_t *r, int m, const st_an_instance_t *x, uint64_
 
 /* ---- entry points ------------------------------------------------------------------------------ */
 
-int an_counts_inst(const an_ctx_t *c, const st_clc_inst_t *in)
-{
-    if (c->nreal == c->in->nlocs)
-        return 1;
-    uint32_t best = UINT32_MAX;
-    for (uint64_t k = in->first; k < in->first + in->nsend + in->nrecv; k++) {
-        uint32_t l = c->g->refs[k].loc;
-        if (best == UINT32_MAX || an_gid(c, l) < an_gid(c, best))
-            best = l;
-    }
-    return best < c->nreal;
-}
-
-int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res)
-{
-    int rc = st_an_run_part(in, g, in->nlocs, res);
-    if (rc == 0 && st_an_attach_sources(res, in->procs, in->nranks) != 0) {
-        st_an_free(res);
-        rc = -1;
-    }
-    return rc;
-}
-
 int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_t nprocs)
 {
     int any = 0;
@@ -301,38 +292,64 @@ int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_
     return 0;
 }
 
-int st_an_run_part(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, st_an_result_t *res)
-{
-    return an_run(in, g, nreal, NULL, res);
-}
-
-int an_run(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, const an_ctab_t *coll,
-           st_an_result_t *res)
+int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res)
 {
     memset(res, 0, sizeof *res);
-    an_ctx_t c = { .in = in, .g = g, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)), .nreal = nreal,
-                   .coll = coll };
-    res->nlocs = nreal;
-    int rc = c.loc && an_paths_build(&c.paths, in, res) == 0 ? build_tree(&c) : -1;
-    an_paths_free(&c.paths);
-    if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (nreal ? nreal : 1),
+    *c = (an_ctx_t){ .in = in, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)) };
+    res->nlocs = in->nlocs;
+    int rc = c->loc && an_paths_build(&c->paths, in, res) == 0 ? build_tree(c) : -1;
+    an_paths_free(&c->paths);
+    if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (in->nlocs ? in->nlocs : 1),
                                        sizeof(double))))
         rc = -1;
     if (rc == 0) {
-        for (uint32_t l = 0; l < nreal; l++)
-            time_loc(&c, l);
+        for (uint32_t l = 0; l < in->nlocs; l++)
+            time_loc(c, l);
+        for (size_t k = 0; k < c->coll_end.n; k++) {
+            const an_evref_t *x = &c->coll_end.v[k];
+            coll_counts(c, x->loc, x->ev, &c->in->locs[x->loc].ev[x->ev]);
+        }
         mpi_time(res);
-        rc = an_omp(&c);
+        rc = an_reqs_finish(c);
     }
+    return rc;
+}
+
+int an_finish(an_ctx_t *c, const st_clc_graph_t *g, const an_ctab_t *coll)
+{
+    c->g = g, c->coll = coll;
+    int rc = an_omp(c);
     if (rc == 0)
-        rc = an_p2p(&c);
+        rc = an_p2p(c);
     if (rc == 0)
-        rc = an_coll(&c);
+        rc = an_coll(c);
     if (rc == 0)
-        rc = an_tree(&c);
-    for (uint32_t l = 0; c.loc && l < in->nlocs; l++)
-        st_clc_free(c.loc[l].call), st_clc_free(c.loc[l].leave), st_clc_free(c.loc[l].cnode);
-    free(c.loc);
+        rc = an_tree(c);
+    return rc;
+}
+
+void an_end(an_ctx_t *c)
+{
+    for (uint32_t l = 0; c->loc && l < c->in->nlocs; l++)
+        st_clc_free(c->loc[l].call), st_clc_free(c->loc[l].leave), st_clc_free(c->loc[l].cnode), st_clc_free(c->loc[l].t);
+    free(c->loc);
+    st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.slot), st_clc_free(c->posted.slot);
+    st_clc_free(c->icoll_done.v), st_clc_free(c->coll_end.v);
+    st_clc_free(c->msgs.recv), st_clc_free(c->msgs.send);
+    memset(c, 0, sizeof *c);
+}
+
+int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res)
+{
+    an_ctx_t c;
+    int rc = an_begin(&c, in, res);
+    if (rc == 0)
+        rc = an_msgs_from_graph(&c, g);
+    if (rc == 0)
+        rc = an_finish(&c, g, NULL);
+    an_end(&c);
+    if (rc == 0 && st_an_attach_sources(res, in->procs, in->nranks) != 0)
+        rc = -1;
     if (rc)
         st_an_free(res);
     return rc;

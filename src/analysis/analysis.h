@@ -113,15 +113,6 @@ int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_
 
 /* Name of a region of r: an MPI/OpenMP region's, a function's; "?" if unknown. */
 const char *st_an_region_name(const st_an_result_t *r, uint32_t region);
-/*
- * The part of a parallel analysis (parallel.h): in->locs[0 .. nreal) are analysed; the
- * locations after them stand in for remote partners (their events carry the remote times
- * the patterns need) and get no values. res covers the nreal locations and the call-tree
- * nodes their calls reach. Statistics of an instance are counted by the part holding its
- * smallest (rank, thread), so the parts' sum is the serial value.
- */
-int st_an_run_part(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, st_an_result_t *res);
-
 /* Keeps instance x (location gid = rank << 32 | thread) among the worst of metric m: by
  * value, then earlier time, then smaller gid, whatever the order of noting. */
 void st_an_top_note(st_an_result_t *r, int m, const st_an_instance_t *x, uint64_t gid);

@@ -245,15 +245,6 @@ int an_coll_eval(an_ctx_t *c, const an_cinst_t *x, an_waits_t *nb)
     return 0;
 }
 
-/* Whether a member is analysed here (else the instance only concerns stand-ins, parallel.c). */
-static int has_real(const an_ctx_t *c, const st_clc_inst_t *in)
-{
-    for (uint64_t k = in->first; k < in->first + in->nsend + in->nrecv; k++)
-        if (c->g->refs[k].loc < c->nreal)
-            return 1;
-    return 0;
-}
-
 int an_coll(an_ctx_t *c)
 {
     an_cpool_t pool = { 0 };
@@ -264,9 +255,9 @@ int an_coll(an_ctx_t *c)
     for (uint64_t k = 0; rc == 0 && !c->coll && k < c->g->ninst; k++) {
         const st_clc_inst_t *in = &c->g->inst[k];
         unsigned type = st_clc_inst_type(in);
-        if ((type != ST_CLC_KEY_COLL && type != ST_CLC_KEY_SYNC) || !has_real(c, in))
+        if (type != ST_CLC_KEY_COLL && type != ST_CLC_KEY_SYNC)
             continue;
-        an_cinst_t x = { .type = (uint8_t)type, .counted = (uint8_t)an_counts_inst(c, in) };
+        an_cinst_t x = { .type = (uint8_t)type, .counted = 1 }; /* serial: every instance counted here */
         memcpy(x.key, in->key, sizeof x.key);
         pool.nm = pool.ns = 0;
         if ((rc = an_cinst_build(c, &x, &c->g->refs[in->first], in->nsend, in->nrecv, in->shape, &pool)))
@@ -276,7 +267,7 @@ int an_coll(an_ctx_t *c)
     }
     if (rc == 0)
         an_icoll_add(c, &nb);
-    free(nb.v);
+    st_clc_free(nb.v);
     st_clc_free(pool.m), st_clc_free(pool.st);
     return rc;
 }

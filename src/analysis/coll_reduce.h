@@ -16,8 +16,8 @@
  * it. A process then evaluates its own members against the reductions (coll.c, icoll.c),
  * with the pattern code of the serial analysis.
  *
- * Records: types AN_CRED_R_UP and AN_CRED_R_DOWN (the other types of the analysis's
- * messages are parallel.c's), phase = round (1, 2), chkind = channel kind, chan = its key,
+ * Records: types AN_CRED_R_UP and AN_CRED_R_DOWN (the point-to-point types of the analysis's
+ * messages are p2p_wire.h's), phase = round (1, 2), chkind = channel kind, chan = its key,
  * seq = number of instances; per instance 14 words (key[4], mingid, flags, bmax, emin, sb,
  * sk[3], emin2, nst) and nst staircase entries of 4 words.
  * Not thread-safe: one thread drives one engine.

@@ -35,7 +35,7 @@ int an_icoll(an_ctx_t *c, const an_cinst_t *x, an_waits_t *acc)
         uint32_t l = m->loc;
         uint64_t call = m->call;
         int coll, p2p, barrier;
-        if (!m->m.recv || l >= c->nreal || call == AN_NO_EV || an_is_test(an_region(c, l, call)))
+        if (!m->m.recv || call == AN_NO_EV || an_is_test(an_region(c, l, call)))
             continue;
         an_call_completes(c, l, call, &coll, &p2p, &barrier);
         if (p2p)

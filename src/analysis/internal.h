@@ -13,12 +13,15 @@
 
 #define AN_NO_EV UINT64_MAX
 
-/* Per location: which call (ENTER index) each event lies in, where calls end, their cnode. */
+/* Per location: which call (ENTER index) each event lies in, where calls end, their cnode, and
+ * the events' times again, dense: the patterns read times at random far more than anything
+ * else of an event, and 8 of them share a cache line instead of 1. */
 typedef struct an_loc {
     uint64_t *call;  /* [n] ENTER index of the innermost call open at event i (an ENTER: itself,
                         a LEAVE: its ENTER); AN_NO_EV outside every region */
     uint64_t *leave; /* [n] at ENTER indices: the matching LEAVE, AN_NO_EV if never left */
     uint32_t *cnode; /* [n] at ENTER indices: the call's cnode */
+    uint64_t *t;     /* [n] the events' times */
 } an_loc_t;
 
 /* Call paths (callpath.c; SYNCTRACE_CALLPATH): each rank's frames as function regions. */
@@ -75,18 +78,89 @@ typedef struct an_cpool {
     size_t         nm, cm, ns, cs;
 } an_cpool_t;
 
+#define AN_NO_TIME UINT64_MAX
+
+/* A point-to-point message at its analysed receiving end: what Late Sender, Wrong Order and
+ * the receive's counts need. The send's fields come from the graph (serial analysis, or both
+ * ends in this process) or from the sender's process (p2p_wire.c). */
+typedef struct an_recv {
+    uint32_t loc;     /* the receive's location */
+    int32_t  src;     /* the sender's world rank */
+    uint64_t ev;      /* the receive event */
+    uint64_t t_send;  /* the send event's time */
+    uint64_t t_scall; /* enter of the call around the send; AN_NO_TIME if none */
+    uint64_t sbytes;  /* the send's size (0: a synchronization) */
+} an_recv_t;
+
+/* A point-to-point message at its analysed sending end: Late Receiver and the send's counts. */
+typedef struct an_send {
+    uint32_t loc;    /* the send's location */
+    uint64_t ev;     /* the send event */
+    uint64_t t_post; /* enter of the call that posted the receive; AN_NO_TIME if none */
+} an_send_t;
+
+/* The messages of the analysed locations; recv sorted by (loc, ev) before the patterns run. */
+typedef struct an_msgs {
+    an_recv_t *recv;
+    size_t     nrecv, recv_cap;
+    an_send_t *send;
+    size_t     nsend, send_cap;
+} an_msgs_t;
+
+/* Request events (nonblocking sends' completions, receives' posts) of the trace, by (rank, id, time). */
+typedef struct an_req {
+    int32_t  rank;
+    uint32_t loc;
+    uint64_t id, time, ev;
+    uint64_t t_call; /* enter of the call around the event (AN_NO_TIME: none), noted in the sweep */
+} an_req_t;
+typedef struct an_reqs {
+    an_req_t *v;
+    size_t    n;
+    uint32_t *slot;  /* [nslot]: 1 + the first entry of a (rank, id), 0 empty (open addressing) */
+    size_t    nslot; /* a power of two */
+} an_reqs_t;
+
+/* Events by location and index. */
+typedef struct an_evref { uint32_t loc; uint64_t ev; } an_evref_t;
+typedef struct an_evs { an_evref_t *v; size_t n; } an_evs_t;
+/* Appends (l, i) (capacity *cap). 0, or -1 (memory). */
+int an_evs_push(an_evs_t *v, size_t *cap, uint32_t l, uint64_t i);
+
 typedef struct an_ctx {
     const st_clc_input_t *in;
     const st_clc_graph_t *g;
     st_an_result_t       *res;
-    an_loc_t             *loc;   /* [in->nlocs] */
-    uint32_t              nreal; /* locations [0, nreal) are analysed; the others are the parallel
-                                    analysis's stand-ins for remote partners (parallel.c): they
-                                    supply times and get no values or statistics */
+    an_loc_t             *loc;   /* [in->nlocs] (cnode: analysed locations only) */
     an_paths_t            paths;
     const an_ctab_t      *coll;  /* parallel: the collective instances, reduced over their
                                     communicators (coll_reduce.h); NULL: reduced from the graph */
+    an_reqs_t             done, posted; /* ISEND_COMPLETE, IRECV_REQUEST events of the analysed locations */
+    an_evs_t              icoll_done;   /* their ICOLL_COMPLETE events, by location and index */
+    an_evs_t              coll_end;     /* their COLL_END events */
+    size_t                caps[4];      /* capacities of icoll_done, coll_end, done, posted */
+    an_msgs_t             msgs;
 } an_ctx_t;
+
+/*
+ * The analysis in steps (st_an_run does them at once; parallel.c runs its exchange between them):
+ *  an_begin   the calls of in's locations, all analysed (an_loc_t, the call tree: res's cnodes),
+ *             their request events and nonblocking collective completions, res's values (zero)
+ *             and time; c keeps in and res.
+ *  an_msgs_from_graph  appends g's point-to-point messages with an analysed end to c->msgs.
+ *  an_finish  every pattern over g and c->msgs (collectives: over coll, parallel.c's instances
+ *             reduced over the communicators' trees, whose members are the analysed locations';
+ *             NULL: reduced from g), then the metric tree.
+ *  an_end     frees c's arrays (not res; on failure the caller frees res).
+ * 0, or -1 (memory).
+ */
+int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res);
+int an_msgs_from_graph(an_ctx_t *c, const st_clc_graph_t *g);
+int an_finish(an_ctx_t *c, const st_clc_graph_t *g, const an_ctab_t *coll);
+void an_end(an_ctx_t *c);
+
+/* Room for n more entries in recv / send (exact growth: callers count first). 0, or -1. */
+int an_msgs_reserve(an_msgs_t *m, size_t nrecv, size_t nsend);
 
 /* The call tree under construction: (parent, region) -> cnode. */
 typedef struct an_tree {
@@ -101,12 +175,13 @@ typedef struct an_tree {
 uint32_t an_tree_child(an_tree_t *t, uint32_t parent, uint32_t region);
 void an_tree_free(an_tree_t *t);
 
-/* The calls of location L (an_loc_t's call and leave; cnodes too when t is not NULL, below the application
- * frames of paths when not NULL);
+/* The calls of location L (an_loc_t's call, leave and t; cnodes too when t is not NULL, below the application
+ * frames of paths when not NULL); with c (L is c's analysed location l) also the events later passes need
+ * (c->icoll_done, c->coll_end, the request events);
  * stack has room for L->n + 1 entries; *unpaired counts unmatched LEAVEs and unclosed calls.
  * 0, or -1 (memory). */
 int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, an_tree_t *t, an_paths_t *paths, uint64_t *stack,
-                uint64_t *unpaired);
+                uint64_t *unpaired, an_ctx_t *c, uint32_t l);
 
 /* A location's identity across processes: (rank, thread). */
 static inline uint64_t an_gid(const an_ctx_t *c, uint32_t l)
@@ -114,19 +189,17 @@ static inline uint64_t an_gid(const an_ctx_t *c, uint32_t l)
     return (uint64_t)(uint32_t)c->in->locs[l].rank << 32 | c->in->locs[l].thread;
 }
 
-/* st_an_run_part with the collective instances already reduced (coll: parallel.c's, whose
- * members are the analysed locations'), or NULL (reduced from the graph). */
-int an_run(const st_clc_input_t *in, const st_clc_graph_t *g, uint32_t nreal, const an_ctab_t *coll,
-           st_an_result_t *res);
-
-/* Whether this analysis counts the statistics of an instance: the one (process) holding its
- * location with the smallest (rank, thread); always in the serial analysis. */
-int an_counts_inst(const an_ctx_t *c, const st_clc_inst_t *in);
 
 /* The call enclosing event i of location l (AN_NO_EV: none) and its enter / leave times
  * and cnode (root when outside any call). A call never left ends at the last event. */
 static inline uint64_t an_call(const an_ctx_t *c, uint32_t l, uint64_t i) { return c->loc[l].call[i]; }
-static inline uint64_t an_time(const an_ctx_t *c, uint32_t l, uint64_t i) { return c->in->locs[l].ev[i].time; }
+static inline uint64_t an_time(const an_ctx_t *c, uint32_t l, uint64_t i) { return c->loc[l].t[i]; }
+/* The enter time of the call around event i of location l, AN_NO_TIME if none. */
+static inline uint64_t an_call_time(const an_ctx_t *c, uint32_t l, uint64_t i)
+{
+    uint64_t call = an_call(c, l, i);
+    return call == AN_NO_EV ? AN_NO_TIME : an_time(c, l, call);
+}
 static inline uint64_t an_leave_time(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
     uint64_t j = c->loc[l].leave[call];
@@ -138,15 +211,25 @@ static inline uint32_t an_cnode(const an_ctx_t *c, uint32_t l, uint64_t call)
 }
 static inline uint32_t an_region(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
-    return call == AN_NO_EV ? UINT32_MAX : c->in->locs[l].ev[call].region;
+    if (call == AN_NO_EV)
+        return UINT32_MAX;
+    return c->res->cnodes[c->loc[l].cnode[call]].region;
 }
+/* Asks for event i of location l ahead of its use: loops over messages visit one event line each,
+ * far apart in a trace larger than the caches, and each would otherwise be a full memory wait. */
+#define AN_PREFETCH_AHEAD 16
+static inline void an_prefetch_event(const an_ctx_t *c, uint32_t l, uint64_t i)
+{
+    __builtin_prefetch(&c->in->locs[l].ev[i]);
+}
+
 /* Keeps (m, l, call, v) among the largest instances of a time metric m. */
 void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v);
 
 /* Adds v (one instance) to metric m at (cnode of call, l); values <= 0 are dropped. */
 static inline void an_add(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
 {
-    if (v > 0 && l < c->nreal) {
+    if (v > 0) {
         *st_an_sev(c->res, m, an_cnode(c, l, call), l) += v;
         an_note(c, m, l, call, v);
     }
@@ -173,36 +256,31 @@ void an_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void
 int an_is_test(uint32_t region);
 int an_is_multi_wait(uint32_t region);
 
-/* Late Sender and Wrong Order over the graph's p2p instances (latesender.c); every call
- * that got a Late Sender is pushed to ls (kind 0, its value). 0, or -1 (memory). */
+/* Late Sender and Wrong Order over c->msgs.recv (sorted by (loc, ev)), with the receives'
+ * counts (latesender.c); every call that got a Late Sender is pushed to ls (kind 0, its value).
+ * 0, or -1 (memory). */
 int an_late_sender(an_ctx_t *c, an_waits_t *ls);
 
-/* Request events (nonblocking sends' completions, receives' posts) of the trace, by (rank, id, time). */
-typedef struct an_req {
-    int32_t  rank;
-    uint32_t loc;
-    uint64_t id, time, ev;
-} an_req_t;
-typedef struct an_reqs { an_req_t *v; size_t n; } an_reqs_t;
-
-/* The ISEND_COMPLETE (into done, unless NULL) and IRECV_REQUEST (into posted) events of the
- * locations, sorted; free the arrays with st_clc_free. 0, or -1 (memory). */
-int an_reqs_collect(const an_ctx_t *c, an_reqs_t *done, an_reqs_t *posted);
-/* The call that posted the receive of ref r (an Irecv's post found among posted, the
- * IRECV_REQUEST events): its location and ENTER index, *call AN_NO_EV if none. */
-void an_recv_poster(const an_ctx_t *c, const an_reqs_t *posted, const st_clc_ref_t *r, uint32_t *loc, uint64_t *call);
+/* Request events: an_reqs_note adds event i of analysed location l (an ISEND_COMPLETE to c->done,
+ * an IRECV_REQUEST to c->posted; cap[0], cap[1] their capacities); an_reqs_finish sorts and
+ * indexes them once all are in. Freed by an_end. 0, or -1 (memory). */
+int an_reqs_note(an_ctx_t *c, uint32_t l, uint64_t i, size_t *cap);
+int an_reqs_finish(an_ctx_t *c);
+/* The enter time of the call that posted the receive event ev of analysed location loc (an
+ * Irecv's post found among c->posted), AN_NO_TIME if none. */
+uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev);
 
 /* The COLL_BEGIN / COLL_END times of a blocking collective call into m (its end event in
  * *end). 0, or -1 if the call lacks either. */
 int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t *m, const st_event_t **end);
 
-/* Point-to-point patterns and counts over the graph's p2p instances. 0, or -1 (memory). */
+/* Point-to-point patterns and counts over c->msgs. 0, or -1 (memory). */
 int an_p2p(an_ctx_t *c);
 /* Collective patterns over the graph's collective instances. 0, or -1 (memory). */
 int an_coll(an_ctx_t *c);
 /* Whether the collective instance of end event e (a COLL_END or ICOLL_COMPLETE on location
  * loc, whose process knows the communicator: an analysed one where there is one) is analysed
- * (MPI_Alltoallv/w counted as skipped when counted: an_counts_inst), and whether it is on an
+ * (MPI_Alltoallv/w counted as skipped when counted: an_cinst_t.counted), and whether it is on an
  * intercommunicator (coll.c). */
 int an_coll_analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted, int *inter);
 /* The wait metric of a collective operation (OTF2 op), or -1. */

@@ -10,21 +10,23 @@
  *    every later receive, each buffered instance whose send event is later than this
  *    receive's send leaves the buffer and its wait counts as Wrong Order too (same source:
  *    both messages came from the same rank), at the buffered receive's call path.
+ * The receives' counts and bytes are added in the same pass. The receives are c->msgs.recv
+ * (internal.h), sorted here by location and event.
  */
 #include "internal.h"
 
 #include <stdlib.h>
 
 #include "../clc/mem.h"
+#include "../clc/msort.h"
 #include "patterns.h"
 
 #define WO_BUFFER 100
 
-/* One received message. */
+/* A received message as the replay sees it. */
 typedef struct rmsg {
     uint32_t loc;
     int32_t  src;    /* sender's world rank */
-    uint64_t ev;     /* the receive event */
     uint64_t call;   /* the call completing it */
     uint64_t t_send; /* the send event's time */
     int64_t  w;      /* its Late Sender wait (before the per-call rules) */
@@ -34,39 +36,14 @@ typedef struct rmsg {
  * receive sent at or after it skips the scan: nothing can leave. */
 typedef struct { rmsg_t v[WO_BUFFER]; uint32_t n; uint64_t t_max; } wo_buf_t;
 
-static int cmp_rmsg(const void *a, const void *b)
+static inline int cmp_recv(const an_recv_t *x, const an_recv_t *y)
 {
-    const rmsg_t *x = a, *y = b;
-    if (x->loc != y->loc) return x->loc < y->loc ? -1 : 1;
+    if (x->loc != y->loc)
+        return x->loc < y->loc ? -1 : 1;
     return (x->ev > y->ev) - (x->ev < y->ev);
 }
-
-/* The received messages of every location, in event order. */
-static int collect(an_ctx_t *c, rmsg_t **out, size_t *n)
-{
-    *n = 0;
-    if (!(*out = st_clc_malloc(sizeof **out * (c->g->ninst + 1))))
-        return -1;
-    for (uint64_t k = 0; k < c->g->ninst; k++) {
-        const st_clc_inst_t *in = &c->g->inst[k];
-        if (st_clc_inst_type(in) != ST_CLC_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
-            continue;
-        const st_clc_ref_t *s = &c->g->refs[in->first], *r = s + 1;
-        if (r->loc >= c->nreal)
-            continue; /* a stand-in's receive (parallel.c): nothing of it is reported */
-        uint64_t scall = an_call(c, s->loc, s->ev), rcall = an_call(c, r->loc, r->ev);
-        if (rcall == AN_NO_EV)
-            continue;
-        uint64_t ts = an_time(c, s->loc, s->ev);
-        c->res->stats.ls_violations += ts > an_time(c, r->loc, r->ev);
-        int64_t w = scall == AN_NO_EV ? 0
-                  : st_an_late_sender(an_time(c, s->loc, scall), an_time(c, r->loc, rcall),
-                                      an_leave_time(c, r->loc, rcall));
-        (*out)[(*n)++] = (rmsg_t){ r->loc, c->in->locs[s->loc].rank, r->ev, rcall, ts, w };
-    }
-    an_sort(*out, *n, sizeof **out, cmp_rmsg);
-    return 0;
-}
+static int cmp_recv_void(const void *a, const void *b) { return cmp_recv(a, b); }
+ST_CLC_MSORT(sort_recv, an_recv_t, cmp_recv)
 
 /* A receive with send time t_send from src: buffered instances sent later were received in the wrong order. */
 static void wrong_order(an_ctx_t *c, wo_buf_t *b, const rmsg_t *m)
@@ -102,42 +79,65 @@ static int counted(an_ctx_t *c, wo_buf_t *b, const rmsg_t *m, an_waits_t *ls)
     return an_waits_push(ls, (an_wait_t){ m->loc, 0, m->call, m->w });
 }
 
-/* One location's receives m[0 .. n). */
-static int replay_loc(an_ctx_t *c, const rmsg_t *m, size_t n, wo_buf_t *b, an_waits_t *ls)
+/* The receive's counts (by the send's size, bytes as received) and, for a receive completed
+ * by a call, its replay message; 0 when there is none. */
+static int received(an_ctx_t *c, const an_recv_t *r, rmsg_t *m)
 {
-    const rmsg_t *pending = NULL; /* the largest Late Sender of the multi wait in progress */
+    const st_event_t *re = &c->in->locs[r->loc].ev[r->ev];
+    uint64_t rcall = an_call(c, r->loc, r->ev);
+    an_add(c, r->sbytes ? ST_AN_M_COMMS_RECV : ST_AN_M_SYNCS_RECV, r->loc, rcall, 1);
+    an_add(c, ST_AN_M_BYTES_RCVD, r->loc, rcall, (double)re->bytes);
+    if (rcall == AN_NO_EV)
+        return 0;
+    c->res->stats.ls_violations += r->t_send > an_time(c, r->loc, r->ev);
+    int64_t w = r->t_scall == AN_NO_TIME ? 0
+              : st_an_late_sender(r->t_scall, an_time(c, r->loc, rcall), an_leave_time(c, r->loc, rcall));
+    *m = (rmsg_t){ r->loc, r->src, rcall, r->t_send, w };
+    return 1;
+}
+
+/* One location's receives r[0 .. n). */
+static int replay_loc(an_ctx_t *c, const an_recv_t *r, size_t n, wo_buf_t *b, an_waits_t *ls)
+{
+    rmsg_t pending, m; /* pending: the largest Late Sender of the multi wait in progress */
+    int have = 0;
     b->n = 0, b->t_max = 0;
     for (size_t i = 0; i < n; i++) {
-        if (pending && pending->call != m[i].call) {
-            if (counted(c, b, pending, ls))
+        if (i + AN_PREFETCH_AHEAD < n)
+            an_prefetch_event(c, r[i + AN_PREFETCH_AHEAD].loc, r[i + AN_PREFETCH_AHEAD].ev);
+        if (!received(c, &r[i], &m))
+            continue;
+        if (have && pending.call != m.call) {
+            if (counted(c, b, &pending, ls))
                 return -1;
-            pending = NULL;
+            have = 0;
         }
-        wrong_order(c, b, &m[i]);
-        uint32_t region = an_region(c, m[i].loc, m[i].call);
-        if (m[i].w <= 0 || an_is_test(region))
+        wrong_order(c, b, &m);
+        uint32_t region = an_region(c, m.loc, m.call);
+        if (m.w <= 0 || an_is_test(region))
             continue;
         if (an_is_multi_wait(region)) {
-            if (!pending || m[i].w > pending->w)
-                pending = &m[i];
-        } else if (counted(c, b, &m[i], ls)) {
+            if (!have || m.w > pending.w)
+                pending = m, have = 1;
+        } else if (counted(c, b, &m, ls)) {
             return -1;
         }
     }
-    return pending ? counted(c, b, pending, ls) : 0;
+    return have ? counted(c, b, &pending, ls) : 0;
 }
 
 int an_late_sender(an_ctx_t *c, an_waits_t *ls)
 {
-    rmsg_t *m = NULL;
-    size_t n = 0;
+    const an_recv_t *r = c->msgs.recv;
+    size_t n = c->msgs.nrecv;
     wo_buf_t *b = malloc(sizeof *b);
-    int rc = b ? collect(c, &m, &n) : -1;
+    int rc = b ? 0 : -1;
+    sort_recv(c->msgs.recv, n);
     for (size_t i = 0, j; rc == 0 && i < n; i = j) {
-        for (j = i; j < n && m[j].loc == m[i].loc; j++)
+        for (j = i; j < n && r[j].loc == r[i].loc; j++)
             ;
-        rc = replay_loc(c, m + i, j - i, b, ls);
+        rc = replay_loc(c, r + i, j - i, b, ls);
     }
-    st_clc_free(m), free(b);
+    free(b);
     return rc;
 }

@@ -72,9 +72,12 @@ static const st_clc_ref_t *ref(const an_ctx_t *c, const st_clc_inst_t *in, uint3
 static uint64_t parallel_enter(const an_ctx_t *c, uint32_t l, uint64_t b)
 {
     const st_clc_loc_t *L = &c->in->locs[l];
-    for (uint64_t i = b + 1; i < L->n && L->ev[i].kind != ST_EV_THREAD_TEAM_END; i++)
-        if (L->ev[i].kind == ST_EV_ENTER)
-            return L->ev[i].region == ST_REGION_OMP_PARALLEL ? i : AN_NO_EV;
+    for (uint64_t i = b + 1; i < L->n; i++) { /* the scan's arrays first: an ENTER is where call[i] == i */
+        if (an_call(c, l, i) == i)
+            return an_region(c, l, i) == ST_REGION_OMP_PARALLEL ? i : AN_NO_EV;
+        if (L->ev[i].kind == ST_EV_THREAD_TEAM_END)
+            break;
+    }
     return AN_NO_EV;
 }
 

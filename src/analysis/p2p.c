@@ -1,6 +1,8 @@
 /*
  * p2p.c — point-to-point patterns (ANALYSIS.md §2 "MPI point-to-point") and counts over
- * the graph's p2p instances (one send ref, one receive ref each; deps.c matched them).
+ * the messages of the analysed locations (internal.h, an_msgs_t: from the graph's p2p
+ * instances, one send ref and one receive ref each as deps.c matched them, filled here; in a
+ * parallel analysis also from the partners' processes, p2p_wire.c).
  *
  *  - Late Sender and Wrong Order: latesender.c.
  *  - Late Receiver at the call that completed the send when it is MPI_Send / MPI_Ssend or
@@ -18,6 +20,7 @@
 #include <stdlib.h>
 
 #include "../clc/mem.h"
+#include "../clc/msort.h"
 #include "../record/region.h"
 #include "patterns.h"
 
@@ -49,6 +52,63 @@ static int cmp_req(const void *a, const void *b)
     return (x->time > y->time) - (x->time < y->time);
 }
 
+/* The entries of one request id are found by hashing (rank, id): a binary search over
+ * every request event cost more than the rest of a message's analysis (cache misses). */
+static size_t req_hash(int32_t rank, uint64_t id, size_t mask)
+{
+    uint64_t h = id * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)rank * 0xc2b2ae3d27d4eb4full;
+    return (size_t)(h ^ h >> 29) & mask;
+}
+
+static int same_req(const req_t *x, int32_t rank, uint64_t id) { return x->rank == rank && x->id == id; }
+
+/* Indexes the sorted entries of r by (rank, id). 0, or -1 (memory). */
+static int reqs_index(reqs_t *r)
+{
+    size_t nslot = 16;
+    while (nslot < 2 * r->n)
+        nslot *= 2;
+    if (!(r->slot = st_clc_calloc(nslot, sizeof *r->slot)))
+        return -1;
+    r->nslot = nslot;
+    for (size_t i = 0; i < r->n; i++) {
+        if (i && same_req(&r->v[i - 1], r->v[i].rank, r->v[i].id))
+            continue;
+        size_t h = req_hash(r->v[i].rank, r->v[i].id, nslot - 1);
+        while (r->slot[h])
+            h = (h + 1) & (nslot - 1);
+        r->slot[h] = (uint32_t)i + 1;
+    }
+    return 0;
+}
+
+/* The first entry of (rank, id), or r->n. */
+static size_t reqs_first(const reqs_t *r, int32_t rank, uint64_t id)
+{
+    for (size_t h = req_hash(rank, id, r->nslot - 1); r->slot[h]; h = (h + 1) & (r->nslot - 1))
+        if (same_req(&r->v[r->slot[h] - 1], rank, id))
+            return r->slot[h] - 1;
+    return r->n;
+}
+
+/* The completion of an Isend (first at or after it), or NULL. */
+static const req_t *completion_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
+{
+    for (size_t k = reqs_first(r, rank, id); k < r->n && same_req(&r->v[k], rank, id); k++)
+        if (r->v[k].time >= time)
+            return &r->v[k];
+    return NULL;
+}
+
+/* The post of an Irecv (last at or before its completion), or NULL. */
+static const req_t *post_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
+{
+    const req_t *last = NULL;
+    for (size_t k = reqs_first(r, rank, id); k < r->n && same_req(&r->v[k], rank, id) && r->v[k].time <= time; k++)
+        last = &r->v[k];
+    return last;
+}
+
 static int req_push(reqs_t *v, size_t *cap, const req_t *r)
 {
     if (st_clc_grow((void **)&v->v, cap, v->n + 1, sizeof *v->v))
@@ -57,95 +117,104 @@ static int req_push(reqs_t *v, size_t *cap, const req_t *r)
     return 0;
 }
 
-int an_reqs_collect(const an_ctx_t *c, reqs_t *done, reqs_t *posted)
+int an_reqs_note(an_ctx_t *c, uint32_t l, uint64_t i, size_t *cap)
 {
-    size_t cap[2] = { 0, 0 };
-    int rc = 0;
-    if (done)
-        *done = (reqs_t){ 0 };
-    *posted = (reqs_t){ 0 };
-    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) /* one sweep over the events for both kinds */
-        for (uint64_t i = 0; rc == 0 && i < c->in->locs[l].n; i++) {
-            const st_event_t *e = &c->in->locs[l].ev[i];
-            req_t r = { c->in->locs[l].rank, l, e->id, e->time, i };
-            if (e->kind == ST_EV_MPI_IRECV_REQUEST)
-                rc = req_push(posted, &cap[1], &r);
-            else if (e->kind == ST_EV_MPI_ISEND_COMPLETE && done)
-                rc = req_push(done, &cap[0], &r);
+    const st_event_t *e = &c->in->locs[l].ev[i];
+    req_t r = { c->in->locs[l].rank, l, e->id, e->time, i, an_call_time(c, l, i) };
+    return e->kind == ST_EV_MPI_IRECV_REQUEST ? req_push(&c->posted, &cap[1], &r) : req_push(&c->done, &cap[0], &r);
+}
+
+int an_reqs_finish(an_ctx_t *c)
+{
+    an_sort(c->done.v, c->done.n, sizeof *c->done.v, cmp_req);
+    an_sort(c->posted.v, c->posted.n, sizeof *c->posted.v, cmp_req);
+    return reqs_index(&c->done) || reqs_index(&c->posted) ? -1 : 0;
+}
+
+uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev)
+{
+    const st_event_t *re = &c->in->locs[loc].ev[ev];
+    if (re->kind != ST_EV_MPI_IRECV)
+        return an_call_time(c, loc, ev);
+    const req_t *q = post_of(&c->posted, c->in->locs[loc].rank, re->id, re->time);
+    return q ? q->t_call : AN_NO_TIME;
+}
+
+/* ---- the messages ------------------------------------------------------------------------------ */
+
+int an_msgs_reserve(an_msgs_t *m, size_t nrecv, size_t nsend)
+{
+    if (m->nrecv + nrecv > m->recv_cap) {
+        an_recv_t *v = st_clc_realloc(m->recv, sizeof *v * (m->nrecv + nrecv));
+        if (!v)
+            return -1;
+        m->recv = v, m->recv_cap = m->nrecv + nrecv;
+    }
+    if (m->nsend + nsend > m->send_cap) {
+        an_send_t *v = st_clc_realloc(m->send, sizeof *v * (m->nsend + nsend));
+        if (!v)
+            return -1;
+        m->send = v, m->send_cap = m->nsend + nsend;
+    }
+    return 0;
+}
+
+/* Whether port p of the graph is an end of a point-to-point message (one send, one receive). */
+static const st_clc_inst_t *p2p_inst(const st_clc_graph_t *g, const st_clc_port_t *p)
+{
+    const st_clc_inst_t *in = &g->inst[p->inst];
+    return st_clc_inst_type(in) == ST_CLC_KEY_P2P && in->nsend == 1 && in->nrecv == 1 ? in : NULL;
+}
+
+int an_msgs_from_graph(an_ctx_t *c, const st_clc_graph_t *g)
+{
+    size_t nr = 0, ns = 0;
+    for (uint64_t k = 0; k < g->port_first[g->nlocs]; k++)
+        if (p2p_inst(g, &g->ports[k]))
+            nr += g->ports[k].role == ST_CLC_RECV, ns += g->ports[k].role == ST_CLC_SEND;
+    if (an_msgs_reserve(&c->msgs, nr, ns))
+        return -1;
+    for (uint32_t l = 0; l < g->nlocs; l++) /* by location and event: receives in the order Late Sender replays them */
+        for (uint64_t k = g->port_first[l]; k < g->port_first[l + 1]; k++) {
+            const st_clc_inst_t *in = p2p_inst(g, &g->ports[k]);
+            if (!in)
+                continue;
+            const st_clc_ref_t *s = &g->refs[in->first], *r = s + 1;
+            if (g->ports[k].role == ST_CLC_RECV) {
+                const st_event_t *se = &c->in->locs[s->loc].ev[s->ev];
+                c->msgs.recv[c->msgs.nrecv++] = (an_recv_t){ r->loc, c->in->locs[s->loc].rank, r->ev, se->time,
+                                                             an_call_time(c, s->loc, s->ev), se->bytes };
+            } else {
+                c->msgs.send[c->msgs.nsend++] = (an_send_t){ s->loc, s->ev, an_recv_post_time(c, r->loc, r->ev) };
+            }
         }
-    if (done)
-        an_sort(done->v, done->n, sizeof *done->v, cmp_req);
-    an_sort(posted->v, posted->n, sizeof *posted->v, cmp_req);
-    return rc;
-}
-
-/* First entry >= (rank, id, time). */
-static size_t reqs_lower(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
-{
-    req_t key = { .rank = rank, .id = id, .time = time };
-    size_t lo = 0, hi = r->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (cmp_req(&r->v[mid], &key) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* The completion of an Isend (first at or after it), or NULL. */
-static const req_t *completion_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
-{
-    size_t k = reqs_lower(r, rank, id, time);
-    return k < r->n && r->v[k].rank == rank && r->v[k].id == id ? &r->v[k] : NULL;
-}
-
-/* The post of an Irecv (last at or before its completion), or NULL. */
-static const req_t *post_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t time)
-{
-    size_t k = reqs_lower(r, rank, id, time + 1);
-    return k > 0 && r->v[k - 1].rank == rank && r->v[k - 1].id == id ? &r->v[k - 1] : NULL;
-}
-
-void an_recv_poster(const an_ctx_t *c, const an_reqs_t *posted, const st_clc_ref_t *r, uint32_t *loc, uint64_t *call)
-{
-    const st_event_t *re = &c->in->locs[r->loc].ev[r->ev];
-    *loc = r->loc, *call = an_call(c, r->loc, r->ev);
-    if (re->kind == ST_EV_MPI_IRECV) {
-        const req_t *q = post_of(posted, c->in->locs[r->loc].rank, re->id, re->time);
-        *call = q ? an_call(c, q->loc, q->ev) : AN_NO_EV;
-        *loc = q ? q->loc : *loc;
-    }
+    return 0;
 }
 
 /* ---- waits per call ------------------------------------------------------------------------------ */
 
 int an_waits_push(an_waits_t *ws, an_wait_t w)
 {
-    if (ws->n == ws->cap) {
-        size_t cap = ws->cap ? 2 * ws->cap : 64;
-        an_wait_t *v = realloc(ws->v, sizeof *v * cap);
-        if (!v)
-            return -1;
-        ws->v = v, ws->cap = cap;
-    }
+    if (st_clc_grow((void **)&ws->v, &ws->cap, ws->n + 1, sizeof *ws->v))
+        return -1;
     ws->v[ws->n++] = w;
     return 0;
 }
 
-static int cmp_wait(const void *a, const void *b)
+static inline int cmp_wait(const an_wait_t *x, const an_wait_t *y)
 {
-    const an_wait_t *x = a, *y = b;
     if (x->loc != y->loc) return x->loc < y->loc ? -1 : 1;
     return (x->call > y->call) - (x->call < y->call);
 }
+static int cmp_wait_void(const void *a, const void *b) { return cmp_wait(a, b); }
+/* Late Senders come in event order, Late Receivers in runs of it (per channel): a natural merge sort */
+ST_CLC_MSORT(sort_waits, an_wait_t, cmp_wait)
 
 /* Late Receiver, one value per call: the largest, unless a multi wait had a Late Sender
  * (ws holds the Late Receivers and the calls with a Late Sender, latesender.c). */
 static void waits_apply(an_ctx_t *c, an_waits_t *ws)
 {
-    an_sort(ws->v, ws->n, sizeof *ws->v, cmp_wait);
+    sort_waits(ws->v, ws->n);
     for (size_t i = 0, j; i < ws->n; i = j) {
         int64_t ls = 0, lr = 0;
         for (j = i; j < ws->n && ws->v[j].loc == ws->v[i].loc && ws->v[j].call == ws->v[i].call; j++) {
@@ -162,59 +231,50 @@ static void waits_apply(an_ctx_t *c, an_waits_t *ws)
 
 /* ---- one message --------------------------------------------------------------------------------- */
 
-typedef struct p2p {
-    an_ctx_t *c;
-    reqs_t    done, posted; /* ISEND_COMPLETE, IRECV_REQUEST events */
-    an_waits_t waits;
-} p2p_t;
-
-static void counts(an_ctx_t *c, const st_clc_ref_t *s, const st_clc_ref_t *r)
+static void send_counts(an_ctx_t *c, const an_send_t *m)
 {
-    const st_event_t *se = &c->in->locs[s->loc].ev[s->ev], *re = &c->in->locs[r->loc].ev[r->ev];
-    uint64_t scall = an_call(c, s->loc, s->ev), rcall = an_call(c, r->loc, r->ev);
-    an_add(c, se->bytes ? ST_AN_M_COMMS_SEND : ST_AN_M_SYNCS_SEND, s->loc, scall, 1);
-    an_add(c, ST_AN_M_BYTES_SENT, s->loc, scall, (double)se->bytes);
-    an_add(c, se->bytes ? ST_AN_M_COMMS_RECV : ST_AN_M_SYNCS_RECV, r->loc, rcall, 1);
-    an_add(c, ST_AN_M_BYTES_RCVD, r->loc, rcall, (double)re->bytes);
+    const st_event_t *se = &c->in->locs[m->loc].ev[m->ev];
+    uint64_t scall = an_call(c, m->loc, m->ev);
+    an_add(c, se->bytes ? ST_AN_M_COMMS_SEND : ST_AN_M_SYNCS_SEND, m->loc, scall, 1);
+    an_add(c, ST_AN_M_BYTES_SENT, m->loc, scall, (double)se->bytes);
 }
 
-static int late_receiver(p2p_t *p, const st_clc_ref_t *s, const st_clc_ref_t *r)
+/* The send's completing call (MPI_Send / Ssend, or the wait of an Isend) waited for the post. */
+static int late_receiver(an_ctx_t *c, const an_send_t *m, an_waits_t *ws)
 {
-    an_ctx_t *c = p->c;
-    const st_event_t *se = &c->in->locs[s->loc].ev[s->ev];
-    uint32_t cl = s->loc, ql;
-    uint64_t ccall = an_call(c, s->loc, s->ev), qcall;
+    const st_event_t *se = &c->in->locs[m->loc].ev[m->ev];
+    uint32_t cl = m->loc;
+    uint64_t ccall = an_call(c, m->loc, m->ev);
+    if (m->t_post == AN_NO_TIME)
+        return 0;
     if (se->kind == ST_EV_MPI_ISEND) {
-        const req_t *d = completion_of(&p->done, c->in->locs[s->loc].rank, se->id, se->time);
+        const req_t *d = completion_of(&c->done, c->in->locs[m->loc].rank, se->id, se->time);
         ccall = d ? an_call(c, d->loc, d->ev) : AN_NO_EV;
         cl = d ? d->loc : cl;
     }
-    an_recv_poster(c, &p->posted, r, &ql, &qcall);
-    if (ccall == AN_NO_EV || qcall == AN_NO_EV)
+    if (ccall == AN_NO_EV)
         return 0;
     uint32_t creg = an_region(c, cl, ccall);
     if (!(se->kind == ST_EV_MPI_SEND ? is_blocking_send(creg) : is_single_wait(creg) || an_is_multi_wait(creg)))
         return 0;
-    int64_t w = st_an_late_receiver(an_time(c, cl, ccall), an_leave_time(c, cl, ccall), an_time(c, ql, qcall));
-    return w > 0 ? an_waits_push(&p->waits, (an_wait_t){ cl, 1, ccall, w }) : 0;
+    int64_t w = st_an_late_receiver(an_time(c, cl, ccall), an_leave_time(c, cl, ccall), m->t_post);
+    return w > 0 ? an_waits_push(ws, (an_wait_t){ cl, 1, ccall, w }) : 0;
 }
 
 int an_p2p(an_ctx_t *c)
 {
-    p2p_t p = { .c = c };
-    int rc = an_reqs_collect(c, &p.done, &p.posted);
-    if (rc == 0)
-        rc = an_late_sender(c, &p.waits);
-    for (uint64_t k = 0; rc == 0 && k < c->g->ninst; k++) {
-        const st_clc_inst_t *in = &c->g->inst[k];
-        if (st_clc_inst_type(in) != ST_CLC_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
-            continue;
-        const st_clc_ref_t *s = &c->g->refs[in->first], *r = s + 1;
-        counts(c, s, r);
-        rc = s->loc < c->nreal ? late_receiver(&p, s, r) : 0; /* a stand-in's send: not reported */
+    /* at most one wait per message: no growth */
+    an_waits_t waits = { st_clc_malloc(sizeof(an_wait_t) * (c->msgs.nrecv + c->msgs.nsend + 1)), 0,
+                         c->msgs.nrecv + c->msgs.nsend + 1 };
+    int rc = waits.v ? an_late_sender(c, &waits) : -1;
+    for (size_t k = 0; rc == 0 && k < c->msgs.nsend; k++) {
+        if (k + AN_PREFETCH_AHEAD < c->msgs.nsend)
+            an_prefetch_event(c, c->msgs.send[k + AN_PREFETCH_AHEAD].loc, c->msgs.send[k + AN_PREFETCH_AHEAD].ev);
+        send_counts(c, &c->msgs.send[k]);
+        rc = late_receiver(c, &c->msgs.send[k], &waits);
     }
     if (rc == 0)
-        waits_apply(c, &p.waits);
-    st_clc_free(p.done.v), st_clc_free(p.posted.v), free(p.waits.v);
+        waits_apply(c, &waits);
+    st_clc_free(waits.v);
     return rc;
 }

@@ -1,8 +1,8 @@
 /*
- * parallel.c — the analysis of one process of a parallel run (parallel.h): what its
- * point-to-point partners need of its events (wire records), the stand-in locations built
- * from what they send, the collective instances reduced over their communicators' trees
- * (coll_reduce.h), the local analysis, and the packing and merging of the parts.
+ * parallel.c — the analysis of one process of a parallel run (parallel.h): the engine that
+ * drives the point-to-point exchange (p2p_wire.c) and the collective reductions over the
+ * communicators' trees (coll_reduce.c) around the local analysis, and the packing and
+ * merging of the parts.
  */
 #include "parallel.h"
 
@@ -16,45 +16,24 @@
 #include "../util/log.h"
 #include "coll_reduce.h"
 #include "internal.h"
+#include "p2p_wire.h"
 
-#define NONE64       UINT64_MAX
-#define GHOST_REGION (UINT32_MAX - 1) /* region of a stand-in call: never reported */
-#define R_WIRE       1                /* record type: an array of wire_t (coll_reduce.h: the others) */
-#define PACK_MAGIC   0x53544150524e4132ull
-#define PART_HEAD    8 /* words of a part's header */
+#define PACK_MAGIC 0x53544150524e4132ull
+#define PART_HEAD  8 /* words of a part's header */
 
 enum { S_NEW, S_STARTED, S_DONE, S_FAILED };
-enum { W_SEND = 1, W_RECV = 2 };
-
-/* One point-to-point end as its partner needs it. */
-typedef struct wire {
-    uint64_t key[4];
-    int32_t  rank;
-    uint32_t thread, order;
-    uint8_t  role;  /* W_SEND or W_RECV */
-    uint8_t  kind;  /* st_clc_kind */
-    uint8_t  shape;
-    uint8_t  pad[9];
-    uint64_t t_call; /* enter of the send's call / of the call that posted the receive; NONE64 if none */
-    uint64_t t_ev;   /* time of the send / receive event */
-    uint64_t bytes;  /* the event's message size (the receive's counts are by the send's size) */
-} wire_t;
-
-typedef struct wirevec { wire_t *v; size_t n, cap; } wirevec_t;
 
 struct st_an_par {
     const st_clc_input_t *in;
-    const int32_t        *owner;
     int32_t               me, nprocs;
     int                   state;
     st_xchg_out_t         out;
-    wirevec_t            *to;   /* [nprocs] */
-    wirevec_t             got;
-    st_clc_epvec_t        ep;   /* this process's endpoints */
+    st_clc_epvec_t        ep;  /* this process's endpoints (point-to-point ones with a remote partner: pw) */
+    an_pwire_t            pw;
     uint32_t              incoming, arrived;
-    an_creduce_t         *cr;   /* the collective instances */
-    /* the analysis: local locations followed by the stand-ins */
-    st_clc_input_t all;
+    an_creduce_t         *cr;  /* the collective instances */
+    /* the analysis of the local locations */
+    an_ctx_t       c;
     st_clc_graph_t g;
     st_an_result_t res;
 };
@@ -78,162 +57,19 @@ static double ms_between(const struct timespec *a, const struct timespec *b)
     return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
 }
 
-static int wire_push(wirevec_t *v, const wire_t *w)
+/* The graph of what stays inside the process: OpenMP relations and point-to-point messages
+ * with both ends here (the collectives are the reduced instances, the remote point-to-point
+ * ends pw's). p->ep is consumed. */
+static int build_graph(st_an_par_t *p)
 {
-    if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
-        return -1;
-    v->v[v->n++] = *w;
-    return 0;
-}
-
-static int32_t owner_of(const st_an_par_t *p, int32_t rank)
-{
-    return rank >= 0 && rank < p->in->nranks ? p->owner[rank] : -1;
-}
-
-/* ---- what the partners need ---------------------------------------------------------------- */
-
-/* A local point-to-point endpoint as a wire record. */
-static wire_t wire_of(const an_ctx_t *c, const st_clc_endpoint_t *e)
-{
-    const st_clc_loc_t *L = &c->in->locs[e->ref.loc];
-    wire_t w = { .rank = L->rank, .thread = L->thread, .order = e->ref.order, .kind = e->kind, .shape = e->shape,
-                 .role = e->role == ST_CLC_SEND ? W_SEND : W_RECV, .t_call = NONE64 };
-    memcpy(w.key, e->key, sizeof w.key);
-    return w;
-}
-
-/* Point-to-point: the send's call enter and time to the receiver, the receive's poster to the sender. */
-static int p2p_wire(st_an_par_t *p, const an_ctx_t *c, const an_reqs_t *posted, const st_clc_endpoint_t *e)
-{
-    int32_t other = e->role == ST_CLC_SEND ? (int32_t)(uint32_t)e->key[1] : (int32_t)(e->key[1] >> 32);
-    int32_t dest = owner_of(p, other);
-    if (dest < 0 || dest == p->me)
-        return 0;
-    wire_t w = wire_of(c, e);
-    uint32_t l = e->ref.loc;
-    uint64_t call = an_call(c, l, e->ref.ev);
-    if (e->role == ST_CLC_RECV)
-        an_recv_poster(c, posted, &e->ref, &l, &call);
-    w.t_call = call == AN_NO_EV ? NONE64 : an_time(c, l, call);
-    w.t_ev = an_time(c, e->ref.loc, e->ref.ev);
-    w.bytes = c->in->locs[e->ref.loc].ev[e->ref.ev].bytes;
-    return wire_push(&p->to[dest], &w);
-}
-
-/* The wire records of every local endpoint that has a remote partner. */
-static int derive_wires(st_an_par_t *p)
-{
-    const st_clc_input_t *in = p->in;
-    an_ctx_t c = { .in = in, .nreal = in->nlocs, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)) };
-    an_reqs_t posted = { 0 };
-    uint64_t nmax = 0, unpaired = 0;
-    for (uint32_t l = 0; l < in->nlocs; l++)
-        nmax = in->locs[l].n > nmax ? in->locs[l].n : nmax;
-    uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
-    int rc = c.loc && stack ? 0 : -1;
-    for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) {
-        an_loc_t *A = &c.loc[l];
-        uint64_t n = in->locs[l].n + 1;
-        if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)))
-            rc = -1;
-        else
-            rc = an_scan_loc(&in->locs[l], A, NULL, NULL, stack, &unpaired);
-    }
-    if (rc == 0)
-        rc = an_reqs_collect(&c, NULL, &posted);
-    for (size_t k = 0; rc == 0 && k < p->ep.n; k++)
-        if (p->ep.v[k].kind == ST_CLC_P2P)
-            rc = p2p_wire(p, &c, &posted, &p->ep.v[k]);
-    if (rc == 0)
-        rc = an_creduce_local(p->cr, &c, p->ep.v, p->ep.n);
-    for (uint32_t l = 0; c.loc && l < in->nlocs; l++)
-        st_clc_free(c.loc[l].call), st_clc_free(c.loc[l].leave);
-    free(c.loc), st_clc_free(posted.v), st_clc_free(stack);
-    return rc;
-}
-
-/* ---- stand-ins ---------------------------------------------------------------------------------- */
-
-static int cmp_wire_loc(const void *a, const void *b)
-{
-    const wire_t *x = a, *y = b;
-    if (x->rank != y->rank)
-        return x->rank < y->rank ? -1 : 1;
-    return (x->thread > y->thread) - (x->thread < y->thread);
-}
-
-static uint64_t wire_nev(const wire_t *w) { return w->t_call != NONE64 ? 3 : 1; }
-
-static st_event_t ev_at(unsigned kind, uint64_t t, uint32_t region)
-{
-    return (st_event_t){ .time = t, .kind = (uint8_t)kind, .region = region, .peer = -1 };
-}
-
-static int ghost_ep(st_clc_epvec_t *v, const wire_t *w, uint8_t role, uint32_t loc, uint64_t ev)
-{
-    st_clc_endpoint_t e = { .ref = { loc, w->order, ev }, .role = role, .kind = w->kind, .shape = w->shape };
-    memcpy(e.key, w->key, sizeof e.key);
-    return st_clc_epvec_push(v, &e);
-}
-
-/* The events of one wire record on a stand-in location, and its endpoint. */
-static int ghost_events(st_clc_loc_t *L, uint32_t loc, const wire_t *w, st_clc_epvec_t *v)
-{
-    st_event_t *ev = L->ev + L->n;
-    uint64_t at = L->n;
-    unsigned kind = w->role & W_SEND ? ST_EV_MPI_SEND : ST_EV_MPI_RECV;
-    uint64_t k = 0;
-    if (w->t_call != NONE64)
-        ev[k++] = ev_at(ST_EV_ENTER, w->t_call, GHOST_REGION);
-    uint64_t me = k;
-    ev[k] = ev_at(kind, w->t_ev, 0);
-    ev[k++].bytes = w->bytes;
-    if (w->t_call != NONE64)
-        ev[k++] = ev_at(ST_EV_LEAVE, w->t_ev, GHOST_REGION);
-    L->n += k;
-    return ghost_ep(v, w, w->role & W_SEND ? ST_CLC_SEND : ST_CLC_RECV, loc, at + me);
-}
-
-/* The local locations followed by one stand-in per remote (rank, thread); the graph over both. */
-static int build_all(st_an_par_t *p)
-{
-    const st_clc_input_t *in = p->in;
-    wirevec_t *gw = &p->got;
-    an_sort(gw->v, gw->n, sizeof *gw->v, cmp_wire_loc); /* stable enough: order inside a location is free */
-    uint32_t nghost = 0;
-    for (size_t i = 0; i < gw->n; i++)
-        nghost += i == 0 || cmp_wire_loc(&gw->v[i - 1], &gw->v[i]) != 0;
-    st_clc_loc_t *locs = calloc((size_t)in->nlocs + nghost + 1, sizeof *locs);
-    st_clc_epvec_t v = { 0 };
-    if (!locs)
-        return -1;
-    memcpy(locs, in->locs, sizeof *locs * in->nlocs);
-    for (uint32_t l = 0; l < in->nlocs; l++)
-        locs[l].orig = NULL;
-    p->all = (st_clc_input_t){ .nlocs = in->nlocs + nghost, .locs = locs, .nranks = in->nranks, .procs = in->procs,
-                               .nsync = in->nsync, .sync = in->sync };
-    int rc = 0;
-    if (p->ep.n && st_clc_grow((void **)&v.v, &v.cap, p->ep.n + gw->n * 2, sizeof *v.v))
-        rc = -1;
-    else if (p->ep.n)
-        memcpy(v.v, p->ep.v, sizeof *v.v * p->ep.n), v.n = p->ep.n;
-    uint32_t l = in->nlocs;
-    for (size_t i = 0, j; rc == 0 && i < gw->n; i = j, l++) {
-        uint64_t nev = 0;
-        for (j = i; j < gw->n && cmp_wire_loc(&gw->v[i], &gw->v[j]) == 0; j++)
-            nev += wire_nev(&gw->v[j]);
-        st_clc_loc_t *L = &locs[l];
-        *L = (st_clc_loc_t){ .rank = gw->v[i].rank, .thread = gw->v[i].thread,
-                             .ev = st_clc_malloc(sizeof *L->ev * (nev + 1)) };
-        if (!L->ev)
-            rc = -1;
-        for (size_t k = i; rc == 0 && k < j; k++)
-            rc = ghost_events(L, l, &gw->v[k], &v);
-    }
-    if (rc == 0)
-        rc = st_clc_graph_join(v.v, v.n, p->all.nlocs, 0, &p->g);
-    st_clc_epvec_free(&v);
+    st_clc_epvec_t *v = &p->ep;
+    size_t n = 0;
+    for (size_t k = 0; k < v->n; k++)
+        if (v->v[k].kind != ST_CLC_COLL)
+            v->v[n++] = v->v[k];
+    v->n = n;
+    int rc = st_clc_graph_join(v->v, v->n, p->in->nlocs, 0, &p->g);
+    st_clc_epvec_free(v);
     return rc;
 }
 
@@ -246,21 +82,30 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
     st_an_par_t *p = calloc(1, sizeof *p);
     if (!p)
         return -1;
-    *p = (st_an_par_t){ .in = in, .owner = owner, .me = me, .nprocs = nprocs, .state = S_NEW };
-    p->to = calloc((size_t)nprocs + 1, sizeof *p->to);
-    int rc = p->to && st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
+    *p = (st_an_par_t){ .in = in, .me = me, .nprocs = nprocs, .state = S_NEW };
+    int rc = st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
     rc = rc ? rc : an_creduce_new(in, owner, me, nprocs, &p->cr);
-    struct timespec t0, t1, t2;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    struct timespec t[5];
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[0]);
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) /* each owned rank once (locations are in rank order) */
         if (l == 0 || in->locs[l].rank != in->locs[l - 1].rank)
             rc = st_clc_endpoints(in, in->locs[l].rank, &p->ep, NULL);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t2);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[1]);
     if (rc == 0)
-        rc = derive_wires(p);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-    st_log_debug("analysis: process %d: CPU ms: logical messages %.1f, what the partners need %.1f", (int)me,
-                 ms_between(&t0, &t2), ms_between(&t2, &t1));
+        rc = an_begin(&p->c, in, &p->res); /* the calls, once: the exchange and the patterns read them */
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[2]);
+    if (rc == 0)
+        rc = an_pwire_derive(&p->pw, &p->c, &p->ep, owner, in->nranks, me, &p->out);
+    if (rc == 0)
+        rc = an_creduce_local(p->cr, &p->c, p->ep.v, p->ep.n);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[3]);
+    if (rc == 0)
+        rc = build_graph(p);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[4]);
+    st_log_debug("analysis: process %d: CPU ms: logical messages %.1f, calls and time %.1f, what the partners need "
+                 "%.1f, local graph %.1f",
+                 (int)me, ms_between(&t[0], &t[1]), ms_between(&t[1], &t[2]), ms_between(&t[2], &t[3]),
+                 ms_between(&t[3], &t[4]));
     if (rc) {
         st_log_error("analysis (parallel, process %d): out of memory", (int)me);
         st_an_par_free(p);
@@ -272,8 +117,8 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
 
 void st_an_par_partners(const st_an_par_t *p, uint8_t *flags)
 {
-    for (int32_t q = 0; q < p->nprocs; q++)
-        if (p->to[q].n)
+    for (int32_t q = 0; q < p->nprocs; q++) /* before the start, the buffers hold only point-to-point records */
+        if (st_xchg_buf(&p->out, q))
             flags[q] = 1;
 }
 
@@ -291,19 +136,6 @@ int st_an_par_start(st_an_par_t *p, uint32_t incoming)
 {
     p->incoming = incoming;
     p->state = S_STARTED;
-    for (int32_t q = 0; q < p->nprocs; q++) {
-        if (!p->to[q].n)
-            continue;
-        st_xchg_rec_t h = { .type = R_WIRE, .seq = (uint64_t)p->to[q].n };
-        uint8_t *d = st_xchg_record(&p->out, q, &h, p->to[q].n * sizeof(wire_t));
-        if (!d) {
-            fail(p, "out of memory");
-            return -1;
-        }
-        memcpy(d, p->to[q].v, p->to[q].n * sizeof(wire_t));
-        st_clc_free(p->to[q].v);
-        p->to[q] = (wirevec_t){ 0 };
-    }
     if (an_creduce_start(p->cr, &p->out)) {
         fail(p, "out of memory");
         return -1;
@@ -315,29 +147,25 @@ int st_an_par_deliver(st_an_par_t *p, int32_t from, const void *buf, size_t len)
 {
     st_xchg_reader_t msg = { buf, (const uint8_t *)buf + len }, rd;
     st_xchg_rec_t h;
-    int k, wires = 0;
+    int k, p2p = 0;
     while ((k = st_xchg_next(&msg, &h, &rd)) == 1) {
         if (h.type == AN_CRED_R_UP || h.type == AN_CRED_R_DOWN) {
             if (an_creduce_record(p->cr, &h, &rd, &p->out))
                 break;
             continue;
         }
-        if (h.type != R_WIRE || h.len % sizeof(wire_t) || h.len / sizeof(wire_t) != h.seq)
+        int taken = an_pwire_deliver(&p->pw, &h, &rd);
+        if (taken <= 0) {
+            k = -1;
             break;
-        wires = 1;
-        if (st_clc_grow((void **)&p->got.v, &p->got.cap, p->got.n + h.seq, sizeof(wire_t))) {
-            fail(p, "out of memory");
-            return -1;
         }
-        if (st_xchg_get(&rd, p->got.v + p->got.n, h.len)) /* the records as they are: one copy, one growth */
-            break;
-        p->got.n += h.seq;
+        p2p = 1;
     }
     if (k != 0) {
         fail(p, "malformed message from process %d", (int)from);
         return -1;
     }
-    p->arrived += wires; /* the partner's wires come in its first message */
+    p->arrived += p2p; /* the partner's point-to-point records come in its first message */
     return flush(p);
 }
 
@@ -351,12 +179,14 @@ int st_an_par_progress(st_an_par_t *p)
         return ST_AN_PAR_IDLE;
     struct timespec t0, t1, t2;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
-    int rc = build_all(p);
+    int rc = an_msgs_from_graph(&p->c, &p->g) || an_pwire_join(&p->pw, &p->c);
+    an_pwire_free(&p->pw);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
-    rc = rc || an_run(&p->all, &p->g, p->in->nlocs, an_creduce_table(p->cr), &p->res);
+    rc = rc || an_finish(&p->c, &p->g, an_creduce_table(p->cr));
+    an_end(&p->c);
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t2);
-    st_log_debug("analysis: process %d: CPU ms: stand-ins and graph %.1f, patterns %.1f (%u locations, %u stand-ins)",
-                 (int)p->me, ms_between(&t0, &t1), ms_between(&t1, &t2), p->in->nlocs, p->all.nlocs - p->in->nlocs);
+    st_log_debug("analysis: process %d: CPU ms: messages %.1f, patterns %.1f (%u locations)", (int)p->me,
+                 ms_between(&t0, &t1), ms_between(&t1, &t2), p->in->nlocs);
     if (rc) {
         fail(p, "out of memory");
         return ST_AN_PAR_FAILED;
@@ -377,16 +207,11 @@ void st_an_par_free(st_an_par_t *p)
 {
     if (!p)
         return;
-    for (int32_t q = 0; p->to && q < p->nprocs; q++)
-        st_clc_free(p->to[q].v);
-    free(p->to);
-    st_clc_free(p->got.v);
     st_clc_epvec_free(&p->ep);
+    an_pwire_free(&p->pw);
     an_creduce_free(p->cr);
+    an_end(&p->c);
     st_xchg_out_free(&p->out);
-    for (uint32_t l = p->in->nlocs; p->all.locs && l < p->all.nlocs; l++)
-        st_clc_free(p->all.locs[l].ev);
-    free(p->all.locs);
     st_clc_graph_free(&p->g);
     st_an_free(&p->res);
     free(p);

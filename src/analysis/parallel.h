@@ -4,23 +4,25 @@
  * exchange layer (src/clc/exchange.h). MPI-free; parallel_mpi.h drives it over MPI.
  *
  * Each process analyses the locations of the ranks it owns (in the run: its own). It derives
- * their logical messages (deps.h, the derivation CLC uses) and sends each point-to-point
- * partner only what the patterns need of its ends, in one message per partner:
- *   - a send: its call's enter and the send event's time, to the receiver's owner (Late
- *     Sender, Wrong Order); a receive: the enter of the call that posted it, to the sender's
- *     owner (Late Receiver);
+ * their logical messages (deps.h, the derivation CLC uses), scans their calls once (the call
+ * tree, time), and sends each partner only what the patterns need of its ends:
+ *   - a point-to-point send: its call's enter, the send event's time and size, to the
+ *     receiver's owner (Late Sender, Wrong Order, counts); a receive: the enter of the call
+ *     that posted it, to the sender's owner (Late Receiver) — p2p_wire.h, in the first message
+ *     to each partner; joined by key with the local ends into the compact messages the
+ *     pattern code reads;
  *   - collective instances (and MPI_Init / MPI_Finalize) are not sent to anybody: they are
  *     reduced over their communicator's binomial tree (coll_reduce.h: latest begin, earliest
  *     end, latest sender, ..., one record per tree edge and round for all of a communicator's
  *     instances), and each process evaluates its own members against the result;
  *   - OpenMP relations stay inside the process.
- * What arrives of point-to-point becomes stand-in locations of the remote (rank, thread) with
- * just those events, joined with the local endpoints into the same graph the serial analysis
- * builds; the analysis then evaluates the same patterns with the same code for the local
- * locations. The local part of the report (severity per metric x call path x location,
- * worst instances, statistics) is packed for the collector, which merges the parts in
- * process order, unifying the call-tree nodes by path: the result equals st_an_run() on
- * the whole trace, value for value (tests/analysis/t_analyze_inrun.sh checks it).
+ * No stand-in locations: the graph (OpenMP, point-to-point messages with both ends here) is
+ * joined from the local endpoints alone. The same pattern code as the serial analysis
+ * (internal.h: an_begin .. an_finish) then evaluates the local locations. The local part of
+ * the report (severity per metric x call path x location, worst instances, statistics) is
+ * packed for the collector, which merges the parts in process order, unifying the call-tree
+ * nodes by path: the result equals st_an_run() on the whole trace, value for value
+ * (tests/analysis/t_analyze_inrun.sh and unit/test_analysis check it).
  *
  * Use: st_an_par_new, st_an_par_partners (flags: point-to-point partners), st_an_par_start
  * (incoming = how many processes flagged this one), then st_an_par_progress / deliver until ST_AN_PAR_DONE,

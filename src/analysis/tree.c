@@ -122,20 +122,25 @@ void an_call_completes(const an_ctx_t *c, uint32_t l, uint64_t call, int *coll, 
 }
 
 /* Point-to-point completion calls (Wait*, Test*) that completed only nonblocking collective
- * requests: their time moves to the collective metric of what they completed. */
-static void completions(an_ctx_t *c, uint32_t l, const uint8_t *p2p_cnode)
+ * requests: their time moves to the collective metric of what they completed. Only calls
+ * around an ICOLL_COMPLETE (c->icoll_done, by location and event) can be such a call. */
+static void completions(an_ctx_t *c, const uint8_t *p2p_cnode)
 {
-    const st_clc_loc_t *L = &c->in->locs[l];
-    for (uint64_t call = 0; call < L->n; call++) {
-        if (L->ev[call].kind != ST_EV_ENTER || !p2p_cnode[c->loc[l].cnode[call]])
+    uint32_t last_l = UINT32_MAX;
+    uint64_t last_call = AN_NO_EV;
+    for (size_t k = 0; k < c->icoll_done.n; k++) {
+        uint32_t l = c->icoll_done.v[k].loc;
+        uint64_t call = an_call(c, l, c->icoll_done.v[k].ev);
+        if (call == AN_NO_EV || (l == last_l && call == last_call) || !p2p_cnode[c->loc[l].cnode[call]])
             continue;
+        last_l = l, last_call = call;
         int coll, p2p, barrier;
         an_call_completes(c, l, call, &coll, &p2p, &barrier);
         if (coll && !p2p) {
-            uint32_t k = c->loc[l].cnode[call];
+            uint32_t cn = c->loc[l].cnode[call];
             double v = call_excl(c, l, call);
-            add_mpi(c->res, ST_AN_M_MPI_P2P, k, l, -v);
-            add_mpi(c->res, barrier ? ST_AN_M_MPI_SYNC_COLL : ST_AN_M_MPI_COLL, k, l, v);
+            add_mpi(c->res, ST_AN_M_MPI_P2P, cn, l, -v);
+            add_mpi(c->res, barrier ? ST_AN_M_MPI_SYNC_COLL : ST_AN_M_MPI_COLL, cn, l, v);
         }
     }
 }
@@ -152,8 +157,7 @@ int an_tree(an_ctx_t *c)
         for (uint32_t l = 0; m >= 0 && l < r->nlocs; l++)
             add_mpi(r, m, k, l, *st_an_sev(r, ST_AN_M_MPI, k, l));
     }
-    for (uint32_t l = 0; l < r->nlocs; l++)
-        completions(c, l, p2p_cnode);
+    completions(c, p2p_cnode);
     free(p2p_cnode);
     for (uint32_t k = 0; k < r->ncnodes; k++) {
         const st_region_info_t *ri = k ? st_region_info(r->cnodes[k].region) : NULL;

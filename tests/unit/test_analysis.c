@@ -17,7 +17,7 @@
  * nonblocking ones, MPI_Init / MPI_Finalize, an instance skipped) and the message pattern of their
  * reduction (32 processes: tree neighbours only).
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/trace/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/trace/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -40,6 +40,7 @@ typedef struct msg { int32_t from, to; void *buf; size_t len; } msg_t;
 static msg_t pool[4096];
 static int npool;
 static uint32_t nsent[64][64]; /* messages from process to process in the last parallel run */
+static size_t pool_bytes, wire_bytes[65]; /* bytes sent; per process count, by the last parallel() */
 
 static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
 {
@@ -47,6 +48,7 @@ static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
     CHECK(npool < 4096);
     pool[npool++] = (msg_t){ from, to, buf, len };
     nsent[from][to]++;
+    pool_bytes += len;
     return 0;
 }
 
@@ -86,7 +88,7 @@ static void parallel(const st_clc_input_t *in, int np)
         CHECK(st_an_par_new(&part[q], owner, q, np, &net, &e[q]) == 0);
         st_an_par_partners(e[q], flags[q]);
     }
-    npool = 0;
+    npool = 0, pool_bytes = 0;
     memset(nsent, 0, sizeof nsent);
     for (int q = 0; q < np; q++) {
         uint32_t incoming = 0;
@@ -94,6 +96,7 @@ static void parallel(const st_clc_input_t *in, int np)
             incoming += flags[p][q];
         CHECK(st_an_par_start(e[q], incoming) == 0);
     }
+    wire_bytes[np] = pool_bytes;
     while (npool) { /* random delivery order */
         int k = (int)(tb_rnd() % (uint64_t)npool);
         msg_t m = pool[k];
@@ -1086,6 +1089,51 @@ static void test_coll_messages(void)
     done();
 }
 
+/* What the processes of a parallel analysis exchange for point-to-point messages: runs of a
+ * channel's values (p2p_wire.c), at most 48 bytes per message for both directions together
+ * (a send's 3 values, a receive's 1, plus the runs' heads), not keyed records or stand-ins;
+ * a receive whose send was never recorded (an incomplete trace) is dropped as in the serial
+ * analysis, and the values are the serial ones (analyse()). */
+static void test_wire_volume(void)
+{
+    enum { N = 400 };
+    tb_init(&t, 2, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    double late = 0;
+    for (uint64_t i = 0; i < N; i++) { /* two channels each way (tags 0 and 1); a's receives wait i % 3 */
+        uint64_t t0 = 1000 + 100 * i;
+        for (int32_t tag = 0; tag < 2; tag++) {
+            uint64_t s = t0 + 10 * (uint64_t)tag;
+            enter(b, s, ST_REGION_MPI_Send);
+            tb_send(&t, b, s + 1, 0, tag);
+            leave(b, s + 2, ST_REGION_MPI_Send);
+            enter(a, s - i % 3, ST_REGION_MPI_Recv);
+            tb_recv(&t, a, s + 5, 1, tag, 2 * i + (uint64_t)tag + 1);
+            leave(a, s + 6, ST_REGION_MPI_Recv);
+            late += (double)(i % 3);
+        }
+        for (int32_t tag = 0; tag < 2; tag++) {
+            uint64_t s = t0 + 50 + 10 * (uint64_t)tag;
+            enter(a, s, ST_REGION_MPI_Send);
+            tb_send(&t, a, s + 1, 1, tag);
+            leave(a, s + 2, ST_REGION_MPI_Send);
+            enter(b, s, ST_REGION_MPI_Recv);
+            tb_recv(&t, b, s + 5, 0, tag, 2 * i + (uint64_t)tag + 1);
+            leave(b, s + 6, ST_REGION_MPI_Recv);
+        }
+    }
+    enter(a, 1000 + 100 * N, ST_REGION_MPI_Recv); /* its send is not in the trace */
+    tb_recv(&t, a, 1000 + 100 * N + 5, 1, 0, 2 * N + 1);
+    leave(a, 1000 + 100 * N + 6, ST_REGION_MPI_Recv);
+    analyse();
+    CHECK_EQ(st_an_total(&R, ST_AN_M_SYNCS_RECV), 4 * N); /* zero-byte messages; the unmatched receive: none */
+    CHECK_EQ(st_an_total(&R, ST_AN_M_LATESENDER), late);
+    if (wire_bytes[2] > 48 * 4 * N)
+        fprintf(stderr, "test_wire_volume: %zu bytes for %d messages\n", wire_bytes[2], 4 * N);
+    CHECK(wire_bytes[2] <= 48 * 4 * N);
+    done();
+}
+
 int main(void)
 {
     test_metric_table();
@@ -1107,6 +1155,7 @@ int main(void)
     test_coll_trees(8, 2);
     test_coll_trees(13, 3);
     test_coll_messages();
+    test_wire_volume();
     printf("test_analysis: ok\n");
     return 0;
 }

@@ -1,0 +1,295 @@
+/*
+ * p2p_wire.c — point-to-point messages between the processes of a parallel analysis
+ * (p2p_wire.h): the runs each end sends, and their join with the local ends.
+ *
+ * A record (one per destination and kind) holds runs: RUN_HEAD words (the channel: key[0 .. 2],
+ * the first k, the number of messages n), then n times the values of one message, 8-byte
+ * words: a send's SEND_VALS (enter of its call, AN_NO_TIME if none; the send event's time;
+ * its size), a receive's RECV_VALS (enter of the call that posted it, AN_NO_TIME if none).
+ */
+#include "p2p_wire.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../clc/mem.h"
+
+#define RUN_HEAD  5
+#define SEND_VALS 3
+#define RECV_VALS 1
+
+enum { SEND, RECV }; /* index of a role */
+
+/* ---- runs ---------------------------------------------------------------------------------- */
+
+/* Whether key continues the run r: same channel, the next k. */
+static int continues(const an_pw_run_t *r, const uint64_t *key)
+{
+    return r && r->chan[0] == key[0] && r->chan[1] == key[1] && r->chan[2] == key[2] && key[3] == r->k0 + r->n;
+}
+
+static int cmp_chan(const an_pw_run_t *x, const an_pw_run_t *y)
+{
+    for (int i = 0; i < 3; i++)
+        if (x->chan[i] != y->chan[i])
+            return x->chan[i] < y->chan[i] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_run(const void *a, const void *b)
+{
+    const an_pw_run_t *x = a, *y = b;
+    int k = cmp_chan(x, y);
+    return k ? k : (x->k0 > y->k0) - (x->k0 < y->k0);
+}
+
+static an_pw_run_t *runs_push(an_pw_runs_t *v, const uint64_t *key, size_t at)
+{
+    if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+        return NULL;
+    an_pw_run_t *r = &v->v[v->n++];
+    *r = (an_pw_run_t){ { key[0], key[1], key[2] }, key[3], 0, at };
+    return r;
+}
+
+/* ---- what the partners get ------------------------------------------------------------------ */
+
+/* The process analysing the partner of a point-to-point endpoint, -1 if none (unknown rank). */
+static int32_t partner_owner(const st_clc_endpoint_t *e, const int32_t *owner, int32_t nranks)
+{
+    int32_t other = e->role == ST_CLC_SEND ? (int32_t)(uint32_t)e->key[1] : (int32_t)(e->key[1] >> 32);
+    return other >= 0 && other < nranks ? owner[other] : -1;
+}
+
+/* Whether endpoint e is a point-to-point end whose partner another process analyses (its owner in *dest). */
+static int remote(const st_clc_endpoint_t *e, const int32_t *owner, int32_t nranks, int32_t me, int32_t *dest)
+{
+    if (e->kind != ST_CLC_P2P)
+        return 0;
+    *dest = partner_owner(e, owner, nranks);
+    return *dest >= 0 && *dest != me;
+}
+
+/* Per destination and role: the size of its record, then where its current run's head and
+ * its next values go (offsets into the destination's buffer). */
+typedef struct dest {
+    size_t         words[2];
+    an_pw_run_t    last[2]; /* the current run (n = 0: none) */
+    size_t         head[2], at[2];
+} dest_t;
+
+static size_t vals(int role) { return role == SEND ? SEND_VALS : RECV_VALS; }
+
+/* Counting pass: the words of each destination's records. */
+static void count_end(dest_t *d, int role, const uint64_t *key)
+{
+    if (!continues(d->last[role].n ? &d->last[role] : NULL, key)) {
+        d->words[role] += RUN_HEAD;
+        d->last[role] = (an_pw_run_t){ { key[0], key[1], key[2] }, key[3], 0, 0 };
+    }
+    d->last[role].n++;
+    d->words[role] += vals(role);
+}
+
+/* Opens the records of every destination with ends; the offsets of their payloads in d. */
+static int open_records(st_xchg_out_t *out, dest_t *d, int32_t nprocs)
+{
+    for (int32_t q = 0; q < nprocs; q++)
+        for (int role = SEND; role <= RECV; role++) {
+            d[q].last[role].n = 0;
+            if (!d[q].words[role])
+                continue;
+            st_xchg_rec_t h = { .type = role == SEND ? AN_REC_P2P_SEND : AN_REC_P2P_RECV };
+            uint8_t *p = st_xchg_record(out, q, &h, d[q].words[role] * 8);
+            st_xchg_buf_t *b = st_xchg_buf(out, q);
+            if (!p || !b)
+                return -1;
+            d[q].at[role] = (size_t)(p - b->data);
+        }
+    return 0;
+}
+
+/* The values of local end e (role) into its destination q's record. */
+static void put_end(const an_ctx_t *c, const st_clc_endpoint_t *e, int role, st_xchg_out_t *out, int32_t q, dest_t *d)
+{
+    uint8_t *data = st_xchg_buf(out, q)->data;
+    uint64_t w[RUN_HEAD > SEND_VALS ? RUN_HEAD : SEND_VALS];
+    if (!continues(d[q].last[role].n ? &d[q].last[role] : NULL, e->key)) {
+        d[q].last[role] = (an_pw_run_t){ { e->key[0], e->key[1], e->key[2] }, e->key[3], 0, 0 };
+        d[q].head[role] = d[q].at[role];
+        memcpy(w, e->key, 4 * 8);
+        w[4] = 0;
+        memcpy(data + d[q].at[role], w, RUN_HEAD * 8);
+        d[q].at[role] += RUN_HEAD * 8;
+    }
+    d[q].last[role].n++;
+    memcpy(data + d[q].head[role] + 4 * 8, &d[q].last[role].n, 8);
+    uint32_t l = e->ref.loc;
+    uint64_t i = e->ref.ev;
+    if (role == SEND)
+        w[0] = an_call_time(c, l, i), w[1] = an_time(c, l, i), w[2] = c->in->locs[l].ev[i].bytes;
+    else
+        w[0] = an_recv_post_time(c, l, i);
+    memcpy(data + d[q].at[role], w, vals(role) * 8);
+    d[q].at[role] += vals(role) * 8;
+}
+
+/* A local end into its role's ends and runs. */
+static int keep_end(an_pwire_t *w, const st_clc_endpoint_t *e, int role)
+{
+    an_pw_runs_t *runs = role == SEND ? &w->lsend : &w->lrecv;
+    an_pw_end_t *ends = role == SEND ? w->send : w->recv;
+    size_t n = role == SEND ? w->nsend++ : w->nrecv++;
+    ends[n] = (an_pw_end_t){ e->ref.loc, e->ref.ev };
+    an_pw_run_t *r = runs->n ? &runs->v[runs->n - 1] : NULL;
+    if (!continues(r, e->key) && !(r = runs_push(runs, e->key, n)))
+        return -1;
+    r->n++;
+    return 0;
+}
+
+int an_pwire_derive(an_pwire_t *w, const an_ctx_t *c, st_clc_epvec_t *ep, const int32_t *owner, int32_t nranks,
+                    int32_t me, st_xchg_out_t *out)
+{
+    memset(w, 0, sizeof *w);
+    int32_t nprocs = out->nranks, q;
+    dest_t *d = calloc((size_t)nprocs + 1, sizeof *d);
+    if (!d)
+        return -1;
+    size_t n[2] = { 0, 0 };
+    for (size_t k = 0; k < ep->n; k++) /* counted first: exact arrays and records */
+        if (remote(&ep->v[k], owner, nranks, me, &q)) {
+            int role = ep->v[k].role == ST_CLC_SEND ? SEND : RECV;
+            n[role]++;
+            count_end(&d[q], role, ep->v[k].key);
+        }
+    w->send = st_clc_malloc(sizeof *w->send * (n[SEND] + 1));
+    w->recv = st_clc_malloc(sizeof *w->recv * (n[RECV] + 1));
+    int rc = w->send && w->recv ? open_records(out, d, nprocs) : -1;
+    size_t keep = 0;
+    for (size_t k = 0; rc == 0 && k < ep->n; k++) {
+        const st_clc_endpoint_t *e = &ep->v[k];
+        if (k + AN_PREFETCH_AHEAD < ep->n)
+            an_prefetch_event(c, ep->v[k + AN_PREFETCH_AHEAD].ref.loc, ep->v[k + AN_PREFETCH_AHEAD].ref.ev);
+        if (!remote(e, owner, nranks, me, &q)) {
+            ep->v[keep++] = *e;
+            continue;
+        }
+        int role = e->role == ST_CLC_SEND ? SEND : RECV;
+        put_end(c, e, role, out, q, d);
+        rc = keep_end(w, e, role);
+    }
+    if (rc == 0 && keep < ep->n) { /* the memory of the ends taken out goes back to the loan (mem.h) */
+        st_clc_endpoint_t *v = st_clc_realloc(ep->v, sizeof *v * (keep + 1));
+        if (v)
+            ep->v = v, ep->cap = keep + 1;
+        ep->n = keep;
+    }
+    free(d);
+    return rc;
+}
+
+/* ---- what arrives ---------------------------------------------------------------------------- */
+
+/* The runs of one record into runs, their values appended to *v (count, capacity in messages;
+ * the first record gets room for `expect` messages, the local ends of the other kind: one
+ * each in a consistent trace, so the array is allocated once). 0, or -1. */
+static int take_runs(an_pw_runs_t *runs, uint64_t **v, size_t *count, size_t *cap, size_t nv, size_t expect,
+                     st_xchg_reader_t *rd)
+{
+    uint64_t head[RUN_HEAD];
+    while (rd->p < rd->end) {
+        if (st_xchg_get(rd, head, sizeof head) || head[4] == 0 ||
+            head[4] > (size_t)(rd->end - rd->p) / (8 * nv))
+            return -1;
+        size_t need = *count + head[4];
+        if (need > *cap) {
+            size_t want = *v || need > expect ? need : expect;
+            uint64_t *p = st_clc_realloc(*v, 8 * nv * want);
+            if (!p)
+                return -1;
+            *v = p, *cap = want;
+        }
+        an_pw_run_t *r = runs_push(runs, head, *count);
+        if (!r)
+            return -1;
+        r->n = head[4];
+        st_xchg_get(rd, *v + *count * nv, 8 * nv * head[4]);
+        *count = need;
+    }
+    return 0;
+}
+
+int an_pwire_deliver(an_pwire_t *w, const st_xchg_rec_t *h, st_xchg_reader_t *rd)
+{
+    if (h->type != AN_REC_P2P_SEND && h->type != AN_REC_P2P_RECV)
+        return 0;
+    int rc = h->type == AN_REC_P2P_SEND
+           ? take_runs(&w->rsend, &w->got_send, &w->ngot_send, &w->cap_send, SEND_VALS, w->nrecv, rd)
+           : take_runs(&w->rrecv, &w->got_recv, &w->ngot_recv, &w->cap_recv, RECV_VALS, w->nsend, rd);
+    return rc ? -1 : 1;
+}
+
+/* ---- the join -------------------------------------------------------------------------------- */
+
+/* Calls match(ctx, local run, local end index, remote message index) for every k in both a
+ * local and a remote run of the same channel (both lists sorted by channel and k). */
+static void join_runs(const an_pw_runs_t *loc, const an_pw_runs_t *rem,
+                      void (*match)(void *, const an_pw_run_t *, size_t, size_t), void *ctx)
+{
+    for (size_t i = 0, j = 0; i < loc->n && j < rem->n;) {
+        const an_pw_run_t *a = &loc->v[i], *b = &rem->v[j];
+        int k = cmp_chan(a, b);
+        if (k) {
+            i += k < 0, j += k > 0;
+            continue;
+        }
+        uint64_t lo = a->k0 > b->k0 ? a->k0 : b->k0, hi = a->k0 + a->n < b->k0 + b->n ? a->k0 + a->n : b->k0 + b->n;
+        for (uint64_t x = lo; x < hi; x++)
+            match(ctx, a, a->at + (x - a->k0), b->at + (x - b->k0));
+        if (a->k0 + a->n <= b->k0 + b->n)
+            i++;
+        else
+            j++;
+    }
+}
+
+typedef struct join { an_pwire_t *w; an_ctx_t *c; } join_t;
+
+static void match_recv(void *ctx, const an_pw_run_t *run, size_t end, size_t msg)
+{
+    join_t *j = ctx;
+    const an_pw_end_t *e = &j->w->recv[end];
+    const uint64_t *v = j->w->got_send + msg * SEND_VALS;
+    int32_t src = (int32_t)(run->chan[1] >> 32);
+    j->c->msgs.recv[j->c->msgs.nrecv++] = (an_recv_t){ e->loc, src, e->ev, v[1], v[0], v[2] };
+}
+
+static void match_send(void *ctx, const an_pw_run_t *run, size_t end, size_t msg)
+{
+    (void)run;
+    join_t *j = ctx;
+    const an_pw_end_t *e = &j->w->send[end];
+    j->c->msgs.send[j->c->msgs.nsend++] = (an_send_t){ e->loc, e->ev, j->w->got_recv[msg * RECV_VALS] };
+}
+
+int an_pwire_join(an_pwire_t *w, an_ctx_t *c)
+{
+    if (an_msgs_reserve(&c->msgs, w->nrecv, w->nsend))
+        return -1;
+    an_pw_runs_t *lists[4] = { &w->lsend, &w->lrecv, &w->rsend, &w->rrecv };
+    for (int i = 0; i < 4; i++)
+        if (lists[i]->n > 1)
+            qsort(lists[i]->v, lists[i]->n, sizeof *lists[i]->v, cmp_run);
+    join_t j = { w, c };
+    join_runs(&w->lrecv, &w->rsend, match_recv, &j); /* our receives, their sends */
+    join_runs(&w->lsend, &w->rrecv, match_send, &j); /* our sends, their receives */
+    return 0;
+}
+
+void an_pwire_free(an_pwire_t *w)
+{
+    st_clc_free(w->send), st_clc_free(w->recv), st_clc_free(w->got_send), st_clc_free(w->got_recv);
+    st_clc_free(w->lsend.v), st_clc_free(w->lrecv.v), st_clc_free(w->rsend.v), st_clc_free(w->rrecv.v);
+    memset(w, 0, sizeof *w);
+}
