@@ -59,12 +59,13 @@ static int run_engine(MPI_Comm comm, const st_clc_input_t *in, const int32_t *ow
 
 /*
  * Every process's len bytes at mine, concatenated at process 0 into *all (malloc'd; process i's at
- * displs[i], counts[i] bytes; the arrays malloc'd at process 0 only). 0 on every process, or -1.
+ * displs[i], counts[i] bytes; the arrays malloc'd at process 0 only), if every process is ok (has
+ * its bytes). 0 on every process, or -1 on every process.
  */
-static int gather_bytes(MPI_Comm comm, const void *mine, size_t len, int crowded, uint8_t **all,
+static int gather_bytes(MPI_Comm comm, int ok, const void *mine, size_t len, int crowded, uint8_t **all,
                         MPI_Count **counts, MPI_Aint **displs)
 {
-    int me = 0, np = 0, ok = 1, all_ok = 0;
+    int me = 0, np = 0, all_ok = 0;
     PMPI_Comm_rank(comm, &me);
     PMPI_Comm_size(comm, &np);
     *all = NULL;
@@ -97,7 +98,7 @@ static int gather_bytes(MPI_Comm comm, const void *mine, size_t len, int crowded
 /* The parts at process 0, merged. 0, or -1 (at process 0: the merge failed). */
 static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result_t *res, st_clc_loc_t **locs)
 {
-    int me = 0, np = 0, ok = 1, all_ok = 0;
+    int me = 0, np = 0, ok = 1;
     PMPI_Comm_rank(comm, &me);
     PMPI_Comm_size(comm, &np);
     void *mine = NULL;
@@ -107,9 +108,7 @@ static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result
     uint8_t *all = NULL;
     MPI_Count *counts = NULL;
     MPI_Aint *displs = NULL;
-    int rc = -1;
-    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok)
-        rc = gather_bytes(comm, mine, len, crowded, &all, &counts, &displs);
+    int rc = gather_bytes(comm, ok, mine, len, crowded, &all, &counts, &displs);
     if (rc == 0 && me == 0) {
         const void **parts = malloc(sizeof *parts * (size_t)np);
         size_t *lens = malloc(sizeof *lens * (size_t)np);
@@ -128,7 +127,7 @@ static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result
  */
 static int gather_sources(MPI_Comm comm, const st_clc_input_t *in, int crowded, st_an_result_t *res)
 {
-    int me = 0, np = 0, ok, all_ok = 0;
+    int me = 0, np = 0, ok;
     PMPI_Comm_rank(comm, &me);
     PMPI_Comm_size(comm, &np);
     st_an_src_t mine = { 0 };
@@ -141,9 +140,7 @@ static int gather_sources(MPI_Comm comm, const st_clc_input_t *in, int crowded, 
     uint8_t *all = NULL;
     MPI_Count *counts = NULL;
     MPI_Aint *displs = NULL;
-    int rc = -1;
-    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok)
-        rc = gather_bytes(comm, text, len, crowded, &all, &counts, &displs);
+    int rc = gather_bytes(comm, ok, text, len, crowded, &all, &counts, &displs);
     if (rc == 0 && me == 0) {
         size_t total = 0;
         for (int i = 0; i < np; i++)
