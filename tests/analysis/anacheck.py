@@ -40,6 +40,19 @@ def load(path):
     return doc, agg, units
 
 
+def cnode_paths(doc):
+    """path(cnode id) -> "main/exchange/.../MPI_Recv": the regions from below the root down to it"""
+    cn = {c["id"]: c for c in doc["cnodes"]}
+
+    def path(k):
+        names = []
+        while cn[k]["parent"] is not None:
+            names.append(cn[k]["region"])
+            k = cn[k]["parent"]
+        return "/".join(reversed(names))
+    return path
+
+
 def close(got_ms, want_ms, slack):
     return abs(got_ms - want_ms) <= 0.1 * want_ms + slack
 

@@ -47,28 +47,20 @@ timeout 120 mpiexec -n 2 "$ST_BIN/synctrace" analyze "$ST_TMP/p" -o "$ST_TMP/par
 cmp -s "$ST_TMP/par.json" "$ST_TMP/p/analysis.json" || fail "parallel and serial analysis.json differ with call paths"
 # late_sender_victim's cnode: the line of its MPI_Recv call in pathwaits.c
 recv_line=$(grep -n 'MPI_Recv(&v, 1, MPI_INT, 1, 7' "$src" | cut -d: -f1)
-python3 - "$ST_TMP/p/analysis.json" "$recv_line" <<'PY' || fail "analysis.json: late_sender_victim's cnode not at pathwaits.c:$recv_line"
+PYTHONPATH="$ST_ROOT/tests/analysis" python3 - "$ST_TMP/p/analysis.json" "$recv_line" <<'PY' || fail "analysis.json: late_sender_victim's cnode not at pathwaits.c:$recv_line"
 import json, sys
+from anacheck import cnode_paths
 doc = json.load(open(sys.argv[1]))
-cn = {c["id"]: c for c in doc["cnodes"]}
-def path(k):
-    names = []
-    while cn[k]["parent"] is not None:
-        names.append(cn[k]["region"]); k = cn[k]["parent"]
-    return "/".join(reversed(names))
+path = cnode_paths(doc)
 got = [(c.get("file"), c.get("line")) for c in doc["cnodes"] if path(c["id"]) == "main/exchange/late_sender_victim"]
 print("late_sender_victim:", got, "want pathwaits.c", sys.argv[2])
 sys.exit(0 if got == [("pathwaits.c", int(sys.argv[2]))] else 1)
 PY
-python3 - "$ST_TMP/p/analysis.json" <<'PY' || fail "injected waits not at their call paths"
+PYTHONPATH="$ST_ROOT/tests/analysis" python3 - "$ST_TMP/p/analysis.json" <<'PY' || fail "injected waits not at their call paths"
 import json, sys
+from anacheck import cnode_paths
 doc = json.load(open(sys.argv[1]))
-cn = {c["id"]: c for c in doc["cnodes"]}
-def path(k):
-    names = []
-    while cn[k]["parent"] is not None:
-        names.append(cn[k]["region"]); k = cn[k]["parent"]
-    return "/".join(reversed(names))
+path = cnode_paths(doc)
 loc = {l["id"]: (l["rank"], l["thread"]) for l in doc["locations"]}
 def at(metric, want, rank=None):
     """value of metric at the cnodes whose path ends with `want` (optionally on one rank's thread 0), and its total"""

@@ -32,15 +32,11 @@ grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits
 grep -Eq ' 1 +0 +enter +region=MPI_Send callsite="late_sender_culprit \(pathwaits.c:[0-9]+\)"' "$ST_TMP/dump.txt" \
     || fail "dump: no call site on rank 1's MPI_Send: $(grep MPI_Send "$ST_TMP/dump.txt" | head -2)"
 st analyze "$ST_TMP/p" >"$ST_TMP/summary.txt" 2>&1 || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
-python3 - "$ST_TMP/p/analysis.json" <<'PY' || fail "the recovered analysis lacks the call paths"
+PYTHONPATH="$ST_ROOT/tests/analysis" python3 - "$ST_TMP/p/analysis.json" <<'PY' || fail "the recovered analysis lacks the call paths"
 import json, sys
+from anacheck import cnode_paths
 doc = json.load(open(sys.argv[1]))
-cn = {c["id"]: c for c in doc["cnodes"]}
-def path(k):
-    names = []
-    while cn[k]["parent"] is not None:
-        names.append(cn[k]["region"]); k = cn[k]["parent"]
-    return "/".join(reversed(names))
+path = cnode_paths(doc)
 want = "main/exchange/late_sender_victim/MPI_Recv"
 v = sum(x["value"] for x in doc["values"] if x["metric"] == "mpi_latesender" and path(x["cnode"]) == want)
 tot = sum(x["value"] for x in doc["values"] if x["metric"] == "mpi_latesender")
