@@ -44,10 +44,10 @@ calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
 verdict() { awk -v v="$1" -v l="$2" 'BEGIN {if (v == "nan" || v == "") print "n/a"; else if (v + 0 <= l + 0) print "ok"; else print "ABOVE TARGET"}'; }
 
 # ---- 1. recording hot path ------------------------------------------------------------
+# the sources it links are named in its "/* link: */" line, as the unit tests' (tests/infra/t_bench_build.sh builds it too)
 mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -pthread -I"$O/build/gen" -Isrc/record -Iinclude \
-    -o "$BUILD/record_bench" tests/bench/record_bench.c src/record/record.c src/clock/timer.c src/clock/tsc.c src/clock/tsc_points.c \
-    src/config/config.c src/util/archive_dir.c src/util/log.c src/mpi/callsite.c src/record/unwind.c \
-    src/trace/rankdata.c src/trace/callpath.c -lunwind -lpthread -lm ||
+    -o "$BUILD/record_bench" tests/bench/record_bench.c $(sed -n 's|^/\* link: \(.*\) \*/$|\1|p' tests/bench/record_bench.c) \
+    -lunwind -lpthread -lm ||
     die "cannot build tests/bench/record_bench.c"
 SYNCTRACE_TMPDIR=$TMP "$BUILD/record_bench" "$SCALE" >"$TMP/record.txt" || die "record_bench failed"
 rec() { awk -v k="$1" -v f="${2:-2}" '$1 == k {print $f}' "$TMP/record.txt"; }
