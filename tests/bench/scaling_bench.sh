@@ -15,10 +15,12 @@
 #   sync ms         initial sync (slowest rank, `synctrace info`) + the sync at MPI_Finalize
 #   prep ms         collecting the trace (reading back the flushes) and preparing it
 #   clc ms          SYNCTRACE::FINALIZE_CLC_MS (wall, slowest rank)
+#   analysis ms     SYNCTRACE::FINALIZE_ANALYSIS_MS, the in-run wait-state analysis after CLC (wall,
+#                   slowest rank)
 #   write ms        the archive write (rank 0, up to the closing agreement of all ranks)
 #   MB/Mev          peak resident memory per rank (VmHWM) of the traced run minus the
 #                   untraced one, per million events of the rank (largest rank)
-# The sync, prep, CLC and write figures come from rank 0's SYNCTRACE_VERBOSE=1 line
+# The sync, prep and write figures come from rank 0's SYNCTRACE_VERBOSE=1 line
 # "MPI_Finalize: sync .., trace preparation .., CLC .., wait-state analysis .., archive write ..".
 # Series: events per rank at 2 ranks, and ranks (oversubscribed past the cores) at a fixed
 # number of events per rank. BENCH_SCALING=quick (default, about 2 minutes: 1e5 and 1e6
@@ -70,7 +72,8 @@ run() {
     ev=$("$BIN" info "$dir" | awk '$1 == "events:" {print $2}')
     init=$("$BIN" info "$dir" | sed -nE 's/^ *initial sync .*slowest rank ([0-9.]+) ms.*/\1/p' | head -n 1)
     echo "$kb $((ev / np)) $(awk -v a="${init:-0}" -v b="$(phase sync)" 'BEGIN {print a + b}') $(phase 'trace preparation') $(
-        "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_CLC_MS" {print $2}') $(phase 'archive write')"
+        "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_CLC_MS" {print $2}') $(phase 'archive write') $(
+        "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_ANALYSIS_MS" {print $2}')"
     rm -rf "$dir"
 }
 
@@ -93,23 +96,23 @@ row() {
         run "$np" "$iters" 1 "$TMP/a" >>"$TMP/traced" || status=1
     done
     col() { awk -v c="$2" '{print $c}' "$TMP/$1" | median; }
-    local p_kb t_kb ev sync prep clc wr
+    local p_kb t_kb ev sync prep clc wr ana
     p_kb=$(col plain 1) t_kb=$(col traced 1) ev=$(col traced 2)
-    sync=$(col traced 3) prep=$(col traced 4) clc=$(col traced 5) wr=$(col traced 6)
+    sync=$(col traced 3) prep=$(col traced 4) clc=$(col traced 5) wr=$(col traced 6) ana=$(col traced 7)
     awk -v np="$np" -v ev="$ev" -v rns="${3:--}" -v pk="$p_kb" -v tk="$t_kb" -v s="$sync" -v pr="$prep" \
-        -v c="$clc" -v w="$wr" 'BEGIN {
+        -v c="$clc" -v w="$wr" -v a="$ana" 'BEGIN {
         mev = ev / 1e6
         rec = (rns == "-") ? "-" : sprintf("%.0f | %.1f", rns, rns * ev / 1e6)
         if (rns == "-") rec = "- | -"
-        printf "| %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.0f |\n", np, ev, rec,
-               s, pr, c, w, (mev > 0) ? (tk - pk) / 1024 / mev : 0 }' >>"$report"
+        printf "| %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f |\n", np, ev, rec,
+               s, pr, c, a, w, (mev > 0) ? (tk - pk) / 1024 / mev : 0 }' >>"$report"
 }
 header() {
     {
         echo "### $1"
         echo
-        echo "| ranks | events/rank | record ns/ev | record ms | sync ms | prep ms | clc ms | write ms | MB/Mev |"
-        echo "|---|---|---|---|---|---|---|---|---|"
+        echo "| ranks | events/rank | record ns/ev | record ms | sync ms | prep ms | clc ms | analysis ms | write ms | MB/Mev |"
+        echo "|---|---|---|---|---|---|---|---|---|---|"
     } >>"$report"
 }
 : >"$report"
