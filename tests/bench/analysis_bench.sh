@@ -14,19 +14,12 @@
 # ANALYSIS_BENCH_NP (default "2 4 8").
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-O=$(cd "${O:-$ROOT}" && pwd)
-OUT=$O/build/bench
-LIB=$O/lib/libsynctrace.so
-BIN=$O/bin/synctrace
+source "$ROOT/tests/bench/clc_prog.sh"
+clc_bench_setup analysis_bench
 REPS=${ANALYSIS_BENCH_REPS:-3}
 ITERS=${ANALYSIS_BENCH_ITERS:-10000}
 NPS=${ANALYSIS_BENCH_NP:-"2 4 8"}
-export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
-mkdir -p "$OUT"
-[ -f "$LIB" ] && [ -x "$BIN" ] || { echo "analysis_bench: build first (make all)" >&2; exit 1; }
-source "$ROOT/tests/skew/skew-env.sh"
-SKEW=$(skew_build "$OUT") || { echo "analysis_bench: cannot build the skew library" >&2; exit 1; }
-source "$ROOT/tests/bench/clc_prog.sh"
+clc_bench_skew analysis_bench
 clc_prog analysis_bench
 clc_prog_omp
 export KMP_BLOCKTIME=0

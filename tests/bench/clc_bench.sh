@@ -25,19 +25,12 @@
 # CLC_BENCH_BUFFER (SYNCTRACE_BUFFER, default: room for the run's events, see below).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-O=$(cd "${O:-$ROOT}" && pwd)
-OUT=$O/build/bench
-LIB=$O/lib/libsynctrace.so
-BIN=$O/bin/synctrace
+source "$ROOT/tests/bench/clc_prog.sh"
+clc_bench_setup clc_bench
 REPS=${CLC_BENCH_REPS:-3}
 ITERS=${CLC_BENCH_ITERS:-10000}
 NPS=${CLC_BENCH_NP:-"2 4 8"}
-export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
-mkdir -p "$OUT"
-[ -f "$LIB" ] && [ -x "$BIN" ] || { echo "clc_bench: build first (make all)" >&2; exit 1; }
-source "$ROOT/tests/skew/skew-env.sh"
-SKEW=$(skew_build "$OUT") || { echo "clc_bench: cannot build the skew library" >&2; exit 1; }
-source "$ROOT/tests/bench/clc_prog.sh"
+clc_bench_skew clc_bench
 clc_prog clc_bench
 clc_prog_omp
 export KMP_BLOCKTIME=0

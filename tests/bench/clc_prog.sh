@@ -1,9 +1,29 @@
 # tests/bench/clc_prog.sh — sourced by the benches that run tests/bench/clc_bench.c (clc_bench.sh,
-# analysis_bench.sh, scaling_bench.sh, html_bench.sh), after they set ROOT and OUT.
+# analysis_bench.sh, scaling_bench.sh, html_bench.sh), after they set ROOT.
+#   clc_bench_setup NAME  O (build root, default ROOT), OUT=$O/build/bench (created), LIB and BIN
+#                      (the shim and the CLI, which must be built: else "NAME: build first" and
+#                      exit 1), MPIR_CVAR_CH4_NUM_VCIS=1 unless set
+#   clc_bench_skew NAME   SKEW, the clock-skew library (tests/skew/skew-env.sh: also exports
+#                      SYNCTRACE_TIMER=clock), built into OUT; else exit 1
 #   clc_prog NAME      PROG=$OUT/clc_bench, built when missing or older than its source; on failure
 #                      "NAME: cannot build clc_bench.c" and exit 1
 #   clc_prog_omp       HPROG=$OUT/clc_bench_omp, the hybrid build (clang's OpenMP), when clang is
 #                      there; HPROG is then an executable, else a path that does not exist
+clc_bench_setup() {
+    O=$(cd "${O:-$ROOT}" && pwd)
+    OUT=$O/build/bench
+    LIB=$O/lib/libsynctrace.so
+    BIN=$O/bin/synctrace
+    export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
+    mkdir -p "$OUT"
+    [ -f "$LIB" ] && [ -x "$BIN" ] || { echo "$1: build first (make all)" >&2; exit 1; }
+}
+
+clc_bench_skew() {
+    source "$ROOT/tests/skew/skew-env.sh"
+    SKEW=$(skew_build "$OUT") || { echo "$1: cannot build the skew library" >&2; exit 1; }
+}
+
 clc_prog() {
     PROG=$OUT/clc_bench
     if [ ! -x "$PROG" ] || [ "$ROOT/tests/bench/clc_bench.c" -nt "$PROG" ]; then

@@ -13,15 +13,10 @@
 # Environment: O (build root), HTML_BENCH_ITERS, HTML_BENCH_REPS.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-O=$(cd "${O:-$ROOT}" && pwd)
-OUT=$O/build/bench
-LIB=$O/lib/libsynctrace.so
-BIN=$O/bin/synctrace
+source "$ROOT/tests/bench/clc_prog.sh"
+clc_bench_setup html_bench
 ITERS=${HTML_BENCH_ITERS:-8700}
 REPS=${HTML_BENCH_REPS:-3}
-export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
-mkdir -p "$OUT"
-[ -f "$LIB" ] && [ -x "$BIN" ] || { echo "html_bench: build first (make all)" >&2; exit 1; }
 echo "HTML report of a 1M-event trace (synctrace report --html, headless Chromium)"
 PY=
 for p in /usr/bin/python3 python3; do
@@ -31,7 +26,6 @@ if [ -z "$PY" ] || ! command -v chromium >/dev/null || ! command -v chromedriver
     echo "  skipped: chromium, chromium-driver or python3-selenium not installed (scripts/install-deps.sh)"
     exit 0
 fi
-source "$ROOT/tests/bench/clc_prog.sh"
 clc_prog html_bench
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-html-bench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT

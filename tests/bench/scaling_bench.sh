@@ -29,22 +29,15 @@
 # $O/build/bench/scaling-report.md). Environment: O (build root), BENCH_SCALING, SCALING_REPS.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-O=$(cd "${O:-$ROOT}" && pwd)
-OUT=$O/build/bench
-LIB=$O/lib/libsynctrace.so
-BIN=$O/bin/synctrace
+source "$ROOT/tests/bench/clc_prog.sh"
+clc_bench_setup scaling_bench
 MODE=${BENCH_SCALING:-quick}
-export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
 case $MODE in
 quick) EVENTS="100000 1000000" NPS="2 4 8 16" NP_EVENTS=100000 REPS=${SCALING_REPS:-1} ;;
 full) EVENTS="100000 1000000 10000000" NPS="2 4 8 16" NP_EVENTS=1000000 REPS=${SCALING_REPS:-3} ;;
 *) echo "scaling_bench: BENCH_SCALING must be quick or full" >&2; exit 2 ;;
 esac
-mkdir -p "$OUT"
-[ -f "$LIB" ] && [ -x "$BIN" ] || { echo "scaling_bench: build first (make all)" >&2; exit 1; }
-source "$ROOT/tests/skew/skew-env.sh"
-SKEW=$(skew_build "$OUT") || { echo "scaling_bench: cannot build the skew library" >&2; exit 1; }
-source "$ROOT/tests/bench/clc_prog.sh"
+clc_bench_skew scaling_bench
 clc_prog scaling_bench
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-scaling.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
