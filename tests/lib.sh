@@ -30,6 +30,18 @@ build_mpi_c() {
     echo "$out"
 }
 
+# build_mpi_omp NAME SRC [extra flags...] -> $ST_BUILD/NAME: MPI + OpenMP with clang (LLVM libomp,
+# whose OMPT the shim uses), built once per run
+build_mpi_omp() {
+    local name=$1 src=$2; shift 2
+    local out="$ST_BUILD/$name"
+    if [ ! -x "$out" ] || [ "$src" -nt "$out" ]; then
+        mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$out" "$src" "$@" \
+            || fail "cannot build $src"
+    fi
+    echo "$out"
+}
+
 # build_mpi_f90 NAME SRC -> $ST_BUILD/NAME
 build_mpi_f90() {
     local name=$1 src=$2; shift 2

@@ -8,11 +8,7 @@
 source "$ST_ROOT/tests/lib.sh"
 command -v clang >/dev/null || skip "clang not installed"
 [ -x "$ST_BIN/synctrace" ] || fail "no $ST_BIN/synctrace: build first"
-BIN=$ST_BUILD/clc_hybrid_ana
-if [ ! -x "$BIN" ] || [ "$ST_ROOT/tests/clc/clc_hybrid.c" -nt "$BIN" ]; then
-    mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$BIN" \
-        "$ST_ROOT/tests/clc/clc_hybrid.c" -lm || fail "cannot build clc_hybrid.c"
-fi
+BIN=$(build_mpi_omp clc_hybrid_ana "$ST_ROOT/tests/clc/clc_hybrid.c" -lm) || exit 1
 ST_ENV="OMP_NUM_THREADS=3 KMP_BLOCKTIME=0" run_traced "$ST_TMP/h" 2 "$BIN" -t 3 6 \
     || fail "hybrid run failed: $(tail -n 5 "$ST_TMP/err.txt")"
 st analyze "$ST_TMP/h" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"

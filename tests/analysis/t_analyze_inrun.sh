@@ -105,22 +105,14 @@ grep -q 'wait states' "$ST_TMP/err.txt" && fail "SYNCTRACE_ANALYZE=off printed a
 
 # hybrid: ompwaits.c with MPI, 2 ranks x 3 threads
 command -v clang >/dev/null || skip "clang not installed (hybrid part)"
-hbin=$ST_BUILD/ompwaits_mpi
-if [ ! -x "$hbin" ] || [ "$ST_ROOT/tests/analysis/ompwaits.c" -nt "$hbin" ]; then
-    mpicc -cc=clang -DWITH_MPI -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$hbin" \
-        "$ST_ROOT/tests/analysis/ompwaits.c" || fail "cannot build ompwaits.c with MPI"
-fi
+hbin=$(build_mpi_omp ompwaits_mpi "$ST_ROOT/tests/analysis/ompwaits.c" -DWITH_MPI) || exit 1
 ST_ENV="OMP_NUM_THREADS=3 KMP_BLOCKTIME=0" run_traced "$ST_TMP/hyb" 2 "$hbin" ||
     fail "hybrid ompwaits failed: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -q '"metric": "omp_' "$ST_TMP/hyb/analysis.json" || fail "hybrid in-run report without OpenMP metrics"
 same "$ST_TMP/hyb" hybrid 2 1
 
 # call paths (SYNCTRACE_CALLPATH=1): the parts' function names are merged by name
-pbin=$ST_BUILD/pathwaits
-if [ ! -x "$pbin" ] || [ "$ST_ROOT/tests/analysis/pathwaits.c" -nt "$pbin" ]; then
-    mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-optimize-sibling-calls -Wall -Wextra -Werror -fopenmp \
-        -o "$pbin" "$ST_ROOT/tests/analysis/pathwaits.c" || fail "cannot build pathwaits.c"
-fi
+pbin=$(build_mpi_omp pathwaits "$ST_ROOT/tests/analysis/pathwaits.c" -fno-optimize-sibling-calls) || exit 1
 ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/cp" 2 "$pbin" ||
     fail "pathwaits failed: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -q "\"region\": \"late_sender_victim" "$ST_TMP/cp/analysis.json" || fail "in-run report without the functions"

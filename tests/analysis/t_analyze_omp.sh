@@ -25,11 +25,7 @@ python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/omp/analysis.cubex" "$ST
 grep -Eq '^        Critical +0\.[0-9]+ s .*omp_critical$' "$ST_TMP/summary.txt" \
     || fail "summary without Execution / OpenMP / Synchronization / Critical: $(head -20 "$ST_TMP/summary.txt")"
 
-hbin=$ST_BUILD/ompwaits_mpi
-if [ ! -x "$hbin" ] || [ "$src" -nt "$hbin" ]; then
-    mpicc -cc=clang -DWITH_MPI -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$hbin" "$src" \
-        || fail "cannot build ompwaits.c with MPI"
-fi
+hbin=$(build_mpi_omp ompwaits_mpi "$src" -DWITH_MPI) || exit 1
 ST_ENV="OMP_NUM_THREADS=3 KMP_BLOCKTIME=0" run_traced "$ST_TMP/hyb" 2 "$hbin" \
     || fail "hybrid ompwaits failed: $(tail -n 5 "$ST_TMP/err.txt")"
 st analyze "$ST_TMP/hyb" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"

@@ -11,11 +11,7 @@ source "$ST_ROOT/tests/lib.sh"
 command -v clang >/dev/null || skip "clang not installed"
 [ -x "$ST_BIN/synctrace" ] || fail "no $ST_BIN/synctrace: build first"
 src="$ST_ROOT/tests/analysis/pathwaits.c"
-BIN=$ST_BUILD/pathwaits
-if [ ! -x "$BIN" ] || [ "$src" -nt "$BIN" ]; then
-    mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-optimize-sibling-calls -Wall -Wextra -Werror -fopenmp \
-        -o "$BIN" "$src" || fail "cannot build pathwaits.c"
-fi
+BIN=$(build_mpi_omp pathwaits "$src" -fno-optimize-sibling-calls) || exit 1
 rc=0
 ST_TIMEOUT=90 ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1 SYNCTRACE_CALLSITE=1" run_traced "$ST_TMP/p" 2 "$BIN" abort || rc=$?
 [ "$rc" -ne 0 ] || fail "the aborted run exited 0"
