@@ -144,12 +144,25 @@ static int spill_files_in(const char *dir)
     return n;
 }
 
-static void test_flush(void)
+/* Spill files into a fresh directory dir (a mkdtemp template), buffers of 16 events. */
+static void spill_dir_begin(char *dir)
 {
-    char dir[] = "/tmp/st-test-record-XXXXXX";
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     snprintf(st_config.tmpdir, sizeof st_config.tmpdir, "%s", dir);
     st_config.buffer = 16 * sizeof(st_event_t);
+}
+
+/* No spill file may be left behind in dir; removes it. */
+static void spill_dir_end(const char *dir)
+{
+    CHECK(spill_files_in(dir) == 0, "spill file left in %s", dir);
+    rmdir(dir);
+}
+
+static void test_flush(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    spill_dir_begin(dir);
     flush_case_t fc = { .n = 1000, .expect_spill = 1 };
     on_new_thread(record_many, &fc);
     st_thread_t *th = fc.th;
@@ -243,14 +256,11 @@ static void *record_in_room(void *arg)
 static void test_room(void)
 {
     char dir[] = "/tmp/st-test-record-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-    snprintf(st_config.tmpdir, sizeof st_config.tmpdir, "%s", dir);
-    st_config.buffer = 16 * sizeof(st_event_t);
+    spill_dir_begin(dir);
     flush_case_t fc = { 0 };
     on_new_thread(record_in_room, &fc);
     CHECK(fc.th != NULL, "no thread");
-    CHECK(spill_files_in(dir) == 0, "spill file left in %s", dir);
-    rmdir(dir);
+    spill_dir_end(dir);
 }
 
 /* st_record_again: the previous event's time without a clock read; a fresh one after a flush. */
@@ -282,12 +292,9 @@ static void *record_again(void *arg)
 static void test_again(void)
 {
     char dir[] = "/tmp/st-test-record-XXXXXX";
-    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
-    snprintf(st_config.tmpdir, sizeof st_config.tmpdir, "%s", dir);
-    st_config.buffer = 16 * sizeof(st_event_t);
+    spill_dir_begin(dir);
     on_new_thread(record_again, NULL);
-    CHECK(spill_files_in(dir) == 0, "spill file left in %s", dir);
-    rmdir(dir);
+    spill_dir_end(dir);
 }
 
 /* A spill directory that does not exist: warn, keep recording into the buffer, never crash. */
