@@ -155,10 +155,11 @@ static void xml_program(FILE *f, const cube_t *c)
         const char *name = reg == UINT32_MAX ? "synctrace:trace" : st_an_region_name(c->r, reg);
         const char *paradigm = ST_AN_IS_FUNC(reg) ? "user" : !ri ? "measurement" : ri->paradigm == ST_PARADIGM_MPI ? "mpi"
                              : ri->paradigm == ST_PARADIGM_OPENMP ? "openmp" : "user";
-        const char *mod = ST_AN_IS_FUNC(reg) && c->r->src ? st_an_src_func_file(c->r->src, name) : NULL;
+        uint32_t begin = 0, end = 0; /* 0: unknown, "-1" in CUBE */
+        const char *mod = ST_AN_IS_FUNC(reg) && c->r->src ? st_an_src_func(c->r->src, name, &begin, &end) : NULL;
         fprintf(f, "<region id=\"%u\"", id);
         xml_attr(f, "mod", mod ? mod : "");
-        fprintf(f, " begin=\"-1\" end=\"-1\">"); /* the frames tell where a function calls, not where it begins */
+        fprintf(f, " begin=\"%lld\" end=\"%lld\">", begin ? (long long)begin : -1, end ? (long long)end : -1);
         xml_text(f, "name", name);
         xml_text(f, "mangled_name", name);
         xml_text(f, "paradigm", paradigm);

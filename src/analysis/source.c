@@ -8,7 +8,8 @@
 #include "../trace/callpath.h"
 
 /* Appends a frame (st_an_src_seal merges the frames of one path). */
-static int add(st_an_src_t *s, const char *path, size_t plen, const char *file, uint32_t line)
+static int add(st_an_src_t *s, const char *path, size_t plen, const char *file, uint32_t line, uint32_t fn_begin,
+               uint32_t fn_end)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
@@ -21,6 +22,7 @@ static int add(st_an_src_t *s, const char *path, size_t plen, const char *file, 
     f->path = strndup(path, plen);
     f->file = strdup(file);
     f->line = line;
+    f->fn_begin = fn_begin, f->fn_end = fn_end;
     if (!f->path || !f->file) {
         free(f->path), free(f->file);
         return -1;
@@ -36,12 +38,11 @@ static int by_pc(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Text of frame pc among the call sites sorted by pc, NULL if not there. */
-static const char *text_of(const st_callsite_t *sorted, uint32_t n, uint64_t pc)
+/* Frame pc among the call sites sorted by pc, NULL if not there. */
+static const st_callsite_t *site_of(const st_callsite_t *sorted, uint32_t n, uint64_t pc)
 {
     st_callsite_t key = { .pc = pc };
-    const st_callsite_t *cs = n ? bsearch(&key, sorted, n, sizeof key, by_pc) : NULL;
-    return cs ? (cs->text ? cs->text : "") : NULL;
+    return n ? bsearch(&key, sorted, n, sizeof key, by_pc) : NULL;
 }
 
 /* One rank's frames: each node's path is its parent's plus its own function (parents come first). */
@@ -58,7 +59,8 @@ static int add_proc(st_an_src_t *s, const st_clc_proc_t *p)
         const st_cpnode_t *c = &p->cpnodes[i];
         char func[256], file[256], fallback[32];
         uint32_t line;
-        const char *text = text_of(sorted, p->ncallsites, c->pc);
+        const st_callsite_t *site = site_of(sorted, p->ncallsites, c->pc);
+        const char *text = site ? (site->text ? site->text : "") : NULL;
         if (!text) {
             snprintf(fallback, sizeof fallback, "0x%llx", (unsigned long long)c->pc);
             text = fallback; /* as the analysis names an unknown frame (callpath.c) */
@@ -71,7 +73,7 @@ static int add_proc(st_an_src_t *s, const st_clc_proc_t *p)
             break;
         }
         snprintf(path[i], n, "%s%s%s", up ? up : "", up ? "/" : "", func);
-        rc = add(s, path[i], strlen(path[i]), file, line);
+        rc = add(s, path[i], strlen(path[i]), file, line, site ? site->fn_begin : 0, site ? site->fn_end : 0);
     }
     for (uint32_t i = 0; path && i < p->ncpnodes; i++)
         free(path[i]);
@@ -94,7 +96,8 @@ int st_an_src_pack(const st_an_src_t *s, char **buf, size_t *len)
     if (!f)
         return -1;
     for (size_t i = 0; i < s->n; i++)
-        fprintf(f, "%s\t%s\t%u\n", s->v[i].path, s->v[i].file, s->v[i].line);
+        fprintf(f, "%s\t%s\t%u\t%u\t%u\n", s->v[i].path, s->v[i].file, s->v[i].line, s->v[i].fn_begin,
+                s->v[i].fn_end);
     return fclose(f) ? -1 : 0;
 }
 
@@ -109,8 +112,12 @@ int st_an_src_unpack(st_an_src_t *s, const char *buf, size_t len)
             return -1;
         char file[256], *num_end;
         snprintf(file, sizeof file, "%.*s", (int)(t2 - t1 - 1), t1 + 1);
-        unsigned long line = strtoul(t2 + 1, &num_end, 10);
-        if (num_end != nl || add(s, p, (size_t)(t1 - p), file, (uint32_t)line))
+        unsigned long v[3];
+        num_end = (char *)t2;
+        for (int k = 0; k < 3; k++) /* line, fn_begin, fn_end */
+            if (*num_end != '\t' || (v[k] = strtoul(num_end + 1, &num_end, 10)) > UINT32_MAX)
+                return -1;
+        if (num_end != nl || add(s, p, (size_t)(t1 - p), file, (uint32_t)v[0], (uint32_t)v[1], (uint32_t)v[2]))
             return -1;
         p = nl + 1;
     }
@@ -129,6 +136,8 @@ static void merge_into(st_an_frame_src_t *f, const st_an_frame_src_t *g)
         f->file[0] = 0, f->line = 0;
     else if (f->line != g->line)
         f->line = 0;
+    if (f->fn_begin != g->fn_begin || f->fn_end != g->fn_end)
+        f->fn_begin = f->fn_end = 0;
 }
 
 void st_an_src_seal(st_an_src_t *s)
@@ -167,18 +176,25 @@ const st_an_frame_src_t *st_an_src_find(const st_an_src_t *s, const char *path, 
     return NULL;
 }
 
-const char *st_an_src_func_file(const st_an_src_t *s, const char *func)
+const char *st_an_src_func(const st_an_src_t *s, const char *func, uint32_t *begin, uint32_t *end)
 {
     const char *file = NULL;
+    int lines = 1; /* every frame so far agrees on them */
     size_t fl = strlen(func);
+    *begin = *end = 0;
     for (size_t i = 0; s->sealed && i < s->n; i++) {
-        const char *p = s->v[i].path;
-        size_t pl = strlen(p);
-        if (pl < fl || strcmp(p + pl - fl, func) || (pl > fl && p[pl - fl - 1] != '/'))
+        const st_an_frame_src_t *f = &s->v[i];
+        size_t pl = strlen(f->path);
+        if (pl < fl || strcmp(f->path + pl - fl, func) || (pl > fl && f->path[pl - fl - 1] != '/'))
             continue;
-        if (!s->v[i].file[0] || (file && strcmp(file, s->v[i].file)))
+        if (lines && (!f->fn_begin || (file && (f->fn_begin != *begin || f->fn_end != *end))))
+            lines = 0;
+        if (!f->file[0] || (file && strcmp(file, f->file))) {
+            *begin = *end = 0;
             return NULL;
-        file = s->v[i].file;
+        }
+        file = f->file;
+        *begin = lines ? f->fn_begin : 0, *end = lines ? f->fn_end : 0;
     }
     return file;
 }

@@ -23,6 +23,8 @@ typedef struct st_an_frame_src {
     char    *path; /* owned */
     char    *file; /* owned; "": unknown or not the same in every frame */
     uint32_t line; /* 0: unknown or not the same in every frame */
+    uint32_t fn_begin, fn_end; /* lines where the frame's function begins and ends (0: unknown or not the
+                                * same in every frame) */
 } st_an_frame_src_t;
 
 typedef struct st_an_src {
@@ -34,7 +36,7 @@ typedef struct st_an_src {
 /* Adds the frames of every rank's call tree in procs[0..nprocs). 0, or -1 (memory). */
 int st_an_src_add_procs(st_an_src_t *s, const st_clc_proc_t *procs, int32_t nprocs);
 
-/* The table as text ("path\tfile\tline\n" per frame; malloc'd), for shipping between processes. 0 or -1. */
+/* The table as text ("path\tfile\tline\tfn_begin\tfn_end\n" per frame; malloc'd), for shipping between processes. 0 or -1. */
 int st_an_src_pack(const st_an_src_t *s, char **buf, size_t *len);
 /* Adds the frames of a packed table. 0, or -1 (malformed or memory). */
 int st_an_src_unpack(st_an_src_t *s, const char *buf, size_t len);
@@ -45,8 +47,9 @@ void st_an_src_seal(st_an_src_t *s);
 /* The frame of function path path (not NUL-terminated: len bytes), NULL if none. Sealed table. */
 const st_an_frame_src_t *st_an_src_find(const st_an_src_t *s, const char *path, size_t len);
 
-/* The file every frame of function func lies in, NULL if not known or not the same. Sealed table. */
-const char *st_an_src_func_file(const st_an_src_t *s, const char *func);
+/* The file every frame of function func lies in, NULL if not known or not the same; *begin and *end:
+ * the lines where it begins and ends, 0 if not known or not the same in every frame. Sealed table. */
+const char *st_an_src_func(const st_an_src_t *s, const char *func, uint32_t *begin, uint32_t *end);
 
 void st_an_src_free(st_an_src_t *s);
 

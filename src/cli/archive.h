@@ -94,6 +94,7 @@ typedef struct st_cli_location {
 typedef struct st_cli_region {
     uint32_t id, name;  /* name: string ref */
     uint8_t  role, paradigm; /* OTF2_RegionRole, OTF2_Paradigm */
+    uint32_t begin, end; /* source lines (0: unknown) */
 } st_cli_region_t;
 
 typedef struct st_cli_group {

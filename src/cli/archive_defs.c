@@ -47,13 +47,13 @@ static OTF2_CallbackCode on_region(void *u, OTF2_RegionRef self, OTF2_StringRef 
                                    OTF2_RegionFlag flags, OTF2_StringRef file, uint32_t b, uint32_t e)
 {
     defs_ctx_t *c = u;
-    (void)canon; (void)descr; (void)flags; (void)file; (void)b; (void)e;
+    (void)canon; (void)descr; (void)flags; (void)file;
     st_cli_region_t *d = SLOT(c, regions, nregions);
     if (!d) {
         c->oom = 1;
         return OTF2_CALLBACK_INTERRUPT;
     }
-    *d = (st_cli_region_t){.id = self, .name = name, .role = role, .paradigm = paradigm};
+    *d = (st_cli_region_t){ .id = self, .name = name, .role = role, .paradigm = paradigm, .begin = b, .end = e };
     return OTF2_CALLBACK_SUCCESS;
 }
 

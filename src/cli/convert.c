@@ -231,9 +231,10 @@ static int add_callsite(st_rankdata_t *rd, uint32_t ref, const char *text, uint6
     if (!v)
         return -1;
     rd->callsites = v;
-    if (!(v[rd->ncallsites].text = strdup(text)))
+    v[rd->ncallsites] = (st_callsite_t){ .pc = *pc, .text = strdup(text) };
+    if (!v[rd->ncallsites].text)
         return -1;
-    v[rd->ncallsites++].pc = *pc;
+    rd->ncallsites++;
     return 0;
 }
 
@@ -673,10 +674,11 @@ static int rank_callpaths(const st_cli_archive_t *ar, st_rankdata_t *rd)
             node[i] = rd->ncpnodes;
             rd->cpnodes[rd->ncpnodes++] = (st_cpnode_t){ .parent = p ? node[p - ar->cctxs] : ST_CP_NONE, .pc = pc };
             st_callsite_t *cs = &rd->callsites[rd->ncallsites];
+            const st_cli_region_t *reg = st_cli_region(ar, ar->cctxs[i].region);
             if (!(cs->text = cctx_text(ar, &ar->cctxs[i])))
                 rc = -1;
             else
-                cs->pc = pc, rd->ncallsites++;
+                cs->pc = pc, cs->fn_begin = reg ? reg->begin : 0, cs->fn_end = reg ? reg->end : 0, rd->ncallsites++;
         }
     for (uint32_t t = 0; rc == 0 && t < rd->nthreads; t++)
         for (uint64_t k = 0; k < rd->threads[t].nevents; k++) {

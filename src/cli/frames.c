@@ -10,7 +10,7 @@
 
 typedef struct frame {
     uint64_t pc;
-    char **text;     /* where the name goes (a call site's owned text) */
+    st_callsite_t *site; /* where the name goes (its owned text) and its function's lines */
     const char *obj; /* the object file */
     st_a2l_t a2l;
 } frame_t;
@@ -128,7 +128,7 @@ static size_t collect(st_rankdata_t *rd, const mapping_t *maps, size_t nmaps, fr
             base = m->base, path = m->path; /* an event's call site */
         else
             continue;
-        fr[n] = (frame_t){ .pc = s->pc, .text = &s->text, .obj = path };
+        fr[n] = (frame_t){ .pc = s->pc, .site = s, .obj = path };
         fr[n].a2l.rel = st_object_fixed(path) ? at : at - base;
         n++;
     }
@@ -151,6 +151,7 @@ static size_t name(frame_t *fr, size_t n)
         for (size_t k = i; k < j; k++)
             queries[k] = &order[k]->a2l;
         st_addr2line(order[i]->obj, queries + i, j - i);
+        st_addr2line_ranges(order[i]->obj, queries + i, j - i);
     }
     for (size_t i = 0; i < n; i++) {
         char text[1700];
@@ -161,9 +162,10 @@ static size_t name(frame_t *fr, size_t n)
             snprintf(text, sizeof text, "%s+0x%" PRIx64, slash ? slash + 1 : fr[i].obj, fr[i].a2l.rel);
         char *copy = strdup(text);
         if (copy) {
-            free(*fr[i].text);
-            *fr[i].text = copy;
+            free(fr[i].site->text);
+            fr[i].site->text = copy;
         }
+        fr[i].site->fn_begin = fr[i].a2l.fn_begin, fr[i].site->fn_end = fr[i].a2l.fn_end;
     }
     free(queries), free(order);
     return named;

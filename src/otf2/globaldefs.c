@@ -208,24 +208,26 @@ static void regions(gdefs_t *g)
 
 /* ---- call paths ------------------------------------------------------------------------------ */
 
-/* Text of call site pc of rd (callsites sorted by pc: st_otf2_prepare), "?" when unknown. */
-static const char *frame_text(const st_rankdata_t *rd, uint64_t pc)
+/* Call site pc of rd (callsites sorted by pc: st_otf2_prepare), NULL when unknown. */
+static const st_callsite_t *frame_site(const st_rankdata_t *rd, uint64_t pc)
 {
     size_t lo = 0, hi = rd->callsites ? rd->ncallsites : 0;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
         if (rd->callsites[mid].pc == pc)
-            return rd->callsites[mid].text ? rd->callsites[mid].text : "?";
+            return &rd->callsites[mid];
         if (rd->callsites[mid].pc < pc)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return "?";
+    return NULL;
 }
 
-/* The Region of function name (a String id), defined on first use; ids after the MPI/OpenMP regions. */
-static uint32_t function_region(gdefs_t *g, st_otf2_map_t *fn, OTF2_StringRef name, OTF2_StringRef file)
+/* The Region of function name (a String id), defined on first use; ids after the MPI/OpenMP regions.
+ * site: a frame of it, which tells the lines where the function begins and ends (0: unknown). */
+static uint32_t function_region(gdefs_t *g, st_otf2_map_t *fn, OTF2_StringRef name, OTF2_StringRef file,
+                                const st_callsite_t *site)
 {
     uint64_t id;
     if (st_otf2_map_get(fn, name, &id))
@@ -235,7 +237,8 @@ static uint32_t function_region(gdefs_t *g, st_otf2_map_t *fn, OTF2_StringRef na
         fail(g, ST_OTF2_ERR_NOMEM);
     OTF2_StringRef empty = str(g, "");
     check(g, OTF2_GlobalDefWriter_WriteRegion(g->w, (OTF2_RegionRef)id, name, name, empty, OTF2_REGION_ROLE_FUNCTION,
-                                              OTF2_PARADIGM_SAMPLING, OTF2_REGION_FLAG_NONE, file, 0, 0),
+                                              OTF2_PARADIGM_SAMPLING, OTF2_REGION_FLAG_NONE, file,
+                                              site ? site->fn_begin : 0, site ? site->fn_end : 0),
           "writing a function region");
     return (uint32_t)id;
 }
@@ -269,9 +272,10 @@ static void calling_contexts(gdefs_t *g)
         for (uint32_t i = 0; rd && rd->cpnodes && i < rd->ncpnodes && !g->err; i++) {
             char func[512], file[512];
             uint32_t line;
-            st_callpath_split(frame_text(rd, rd->cpnodes[i].pc), func, sizeof func, file, sizeof file, &line);
+            const st_callsite_t *site = frame_site(rd, rd->cpnodes[i].pc);
+            st_callpath_split(site && site->text ? site->text : "?", func, sizeof func, file, sizeof file, &line);
             OTF2_StringRef fs = str(g, file[0] ? file : "");
-            uint32_t region = function_region(g, &fn, str(g, func), fs);
+            uint32_t region = function_region(g, &fn, str(g, func), fs, site);
             OTF2_SourceCodeLocationRef where = file[0] ? source_location(g, &scl, fs, line)
                                                        : OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
             uint32_t up = rd->cpnodes[i].parent;

@@ -19,7 +19,8 @@
  *          i32 remote_world[remote_size]} |
  *   callsites {u64 pc, u32 len, text[len]} | props {key[64] value[192]} |
  *   teams {u32 size, u32 threads[size]} | u32 ncpnodes | cpnodes {u32 parent, u64 pc} |
- *   u32 crc32(all bytes before it)  (v2 added the call-path nodes)
+ *   u32 crc32(all bytes before it)  (v2 added the call-path nodes; v3 ends each call site
+ *   with u32 fn_begin fn_end, the lines of its function; v2 blobs are still read)
  *
  * Dump v1: "STRDDUMP" u32 version u32 header_size(40) u64 blob_size u64 nevents
  *   u64 reserved | blob | events (64 bytes each, thread by thread) |
@@ -39,7 +40,7 @@
 #include "../util/log.h"
 
 #define BLOB_MAGIC   "STRD"
-#define BLOB_VERSION 2u
+#define BLOB_VERSION 3u
 #define DUMP_MAGIC   "STRDDUMP"
 #define DUMP_END     "STRDEND"
 #define DUMP_VERSION 1u
@@ -235,6 +236,8 @@ static void put_body(sink_t *s, const st_rankdata_t *rd, int dump)
         put_u64(s, rd->callsites[i].pc);
         put_u32(s, (uint32_t)n);
         put(s, text, n);
+        put_u32(s, rd->callsites[i].fn_begin);
+        put_u32(s, rd->callsites[i].fn_end);
     }
     for (uint32_t i = 0; rd->props && i < rd->nprops; i++) {
         put_fixed(s, rd->props[i].key, sizeof rd->props[i].key);
@@ -297,6 +300,7 @@ typedef struct reader {
     const uint8_t *p;
     size_t left;
     const char *why;    /* first problem found, NULL while all is well */
+    uint32_t version;   /* of the blob */
 } reader_t;
 
 static int need(reader_t *r, uint64_t n)
@@ -418,6 +422,8 @@ static void get_callsites(reader_t *r, st_rankdata_t *rd)
         memcpy(text, p, n);
         text[n] = 0;
         rd->callsites[i].text = text;
+        if (r->version >= 3)
+            rd->callsites[i].fn_begin = get_u32(r), rd->callsites[i].fn_end = get_u32(r);
     }
 }
 
@@ -494,13 +500,14 @@ static const char *unpack_why(const void *blob, size_t size, st_rankdata_t *rd)
         return "truncated";
     if (memcmp(b, BLOB_MAGIC, 4) != 0)
         return "not a synctrace rank-data blob (bad magic)";
-    if (rd32(b + 4) != BLOB_VERSION)
+    uint32_t version = rd32(b + 4);
+    if (version != BLOB_VERSION && version != 2)
         return "unsupported rank-data format version";
     if (rd64(b + 8) != size)
         return rd64(b + 8) > size ? "truncated" : "size mismatch";
     if (~crc_update(0xFFFFFFFFu, b, size - 4) != rd32(b + size - 4))
         return "checksum mismatch";
-    reader_t r = { .p = b + 16, .left = size - 20 };
+    reader_t r = { .p = b + 16, .left = size - 20, .version = version };
     get_body(&r, rd);
     if (!r.why && r.left != 0)
         r.why = "trailing bytes";

@@ -53,6 +53,7 @@ typedef struct st_thread_data {
 typedef struct st_callsite {
     uint64_t pc;
     char    *text;          /* "function (file:line)" or "object+0xoff"; owned */
+    uint32_t fn_begin, fn_end; /* lines where that function begins and ends, 0 unknown */
 } st_callsite_t;
 
 /*

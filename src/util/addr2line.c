@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "elffunc.h"
+
 /* Addresses per addr2line run: long enough to pay its start-up (DWARF parsing) once, short for the command line. */
 #define A2L_BATCH 256
 
@@ -53,6 +55,47 @@ void st_addr2line(const char *obj, st_a2l_t *const *q, size_t n)
         pclose(p);
     }
     free(cmd);
+}
+
+/* The line of a "file:line" location, 0 if unknown; *flen: the length of its file part. */
+static uint32_t loc_line(const char *loc, size_t *flen)
+{
+    const char *colon = strrchr(loc, ':');
+    char *end;
+    unsigned long v = colon ? strtoul(colon + 1, &end, 10) : 0;
+    if (!colon || end == colon + 1 || *end || v > UINT32_MAX || !strncmp(loc, "??", 2))
+        return 0;
+    *flen = (size_t)(colon - loc);
+    return (uint32_t)v;
+}
+
+void st_addr2line_ranges(const char *obj, st_a2l_t *const *q, size_t n)
+{
+    st_elf_funcs_t funcs;
+    if (!n || st_elf_funcs_load(obj, &funcs))
+        return;
+    st_a2l_t *ends = calloc(2 * n, sizeof *ends); /* [2i]: the first byte of q[i]'s function, [2i+1]: its last */
+    st_a2l_t **ask = calloc(2 * n, sizeof *ask);
+    size_t m = 0;
+    for (size_t i = 0; ends && ask && i < n; i++) {
+        const st_elf_func_t *fn = q[i]->func[0] && strcmp(q[i]->func, "??") ? st_elf_func_at(&funcs, q[i]->rel) : NULL;
+        if (!fn)
+            continue;
+        ends[2 * i].rel = fn->start, ends[2 * i + 1].rel = fn->start + fn->size - 1;
+        ask[m++] = &ends[2 * i], ask[m++] = &ends[2 * i + 1];
+    }
+    if (m)
+        st_addr2line(obj, ask, m);
+    for (size_t i = 0; m && i < n; i++) {
+        const st_a2l_t *b = &ends[2 * i], *e = &ends[2 * i + 1];
+        size_t bl = 0, el = 0;
+        uint32_t lb = b->func[0] ? loc_line(b->loc, &bl) : 0, le = lb ? loc_line(e->loc, &el) : 0;
+        if (lb && le >= lb && bl == el && !strncmp(b->loc, e->loc, bl) && !strcmp(b->func, q[i]->func) &&
+            !strcmp(e->func, q[i]->func))
+            q[i]->fn_begin = lb, q[i]->fn_end = le;
+    }
+    free(ask), free(ends);
+    st_elf_funcs_free(&funcs);
 }
 
 int st_a2l_text(const st_a2l_t *q, char *out, size_t len)

@@ -6,7 +6,8 @@
 # .../barrier_victim/MPI_Barrier mpi_barrier_wait, .../omp_barrier_victim/<barrier> omp_ebarrier_wait,
 # .../critical_victim/<critical> omp_lock_contention_critical),
 # within 10 % + 20 ms of the injected size; recursion shows as nested frames; analysis.cubex
-# names the functions (independent reader), its cnodes carry the line and file of their frames'
+# names the functions (independent reader) with the lines where they begin and end (as the
+# archive's Regions do), its cnodes carry the line and file of their frames'
 # calls (late_sender_victim's: its MPI_Recv line) as analysis.json does, the same in-run,
 # offline and under mpiexec; `synctrace report --metric` prints the path;
 # `synctrace clc` rewrites the calling contexts and ViTE still reads the archive.
@@ -34,10 +35,18 @@ grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits
     "$ST_TMP/dump.txt" \
     || fail "dump: no call path on rank 0's MPI_Recv: $(grep MPI_Recv "$ST_TMP/dump.txt" | head -2)"
 
+# late_sender_victim's Region: the lines where the function begins (its first instruction's: the
+# declarator's or the opening brace's) and ends (the closing brace)
+decl_line=$(grep -n '^static void __attribute__((noinline)) late_sender_victim(void)$' "$src" | cut -d: -f1)
+end_line=$(awk -v d="$decl_line" 'NR > d && /^}$/ {print NR; exit}' "$src")
+grep -Eq "^REGION .* Name: \"late_sender_victim\" .* File: \"pathwaits.c\" <[0-9]+>, Begin: ($decl_line|$((decl_line + 1))), End: $end_line$" \
+    "$ST_TMP/defs.txt" || fail "Region late_sender_victim not at lines $decl_line-$end_line: $(grep 'Name: "late_sender_victim"' "$ST_TMP/defs.txt")"
 cp "$ST_TMP/p/analysis.json" "$ST_TMP/inrun.json" || fail "no in-run analysis.json"
+cp "$ST_TMP/p/analysis.cubex" "$ST_TMP/inrun.cubex" || fail "no in-run analysis.cubex"
 st analyze "$ST_TMP/p" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
 # the source locations of the cnodes are the same in-run, offline and offline in parallel
 cmp -s "$ST_TMP/inrun.json" "$ST_TMP/p/analysis.json" || fail "in-run and offline analysis.json differ with call paths"
+cmp -s "$ST_TMP/inrun.cubex" "$ST_TMP/p/analysis.cubex" || fail "in-run and offline analysis.cubex differ with call paths"
 timeout 120 mpiexec -n 2 "$ST_BIN/synctrace" analyze "$ST_TMP/p" -o "$ST_TMP/par.json" >"$ST_TMP/par.txt" 2>&1 ||
     fail "mpiexec -n 2 synctrace analyze failed: $(tail -3 "$ST_TMP/par.txt")"
 cmp -s "$ST_TMP/par.json" "$ST_TMP/p/analysis.json" || fail "parallel and serial analysis.json differ with call paths"
@@ -105,8 +114,8 @@ grep -q '<name>late_sender_victim</name>' "$ST_TMP/anchor.xml" \
     || fail "analysis.cubex does not name the function late_sender_victim"
 grep -Eq "<cnode id=\"[0-9]+\" line=\"$recv_line\" mod=\"pathwaits.c\" calleeId=" "$ST_TMP/anchor.xml" \
     || fail "analysis.cubex: no cnode at pathwaits.c:$recv_line"
-grep -Eq '<region id="[0-9]+" mod="pathwaits.c" begin="-1" end="-1"><name>late_sender_victim</name>' "$ST_TMP/anchor.xml" \
-    || fail "analysis.cubex: region late_sender_victim without its file"
+grep -Eq "<region id=\"[0-9]+\" mod=\"pathwaits.c\" begin=\"($decl_line|$((decl_line + 1)))\" end=\"$end_line\"><name>late_sender_victim</name>" \
+    "$ST_TMP/anchor.xml" || fail "analysis.cubex: region late_sender_victim without its file and lines"
 st report "$ST_TMP/p" --metric mpi_latesender >"$ST_TMP/metric.txt" || fail "report --metric failed"
 grep -Eq '^ +0\.[0-9]+ s +[0-9.]+%  main/exchange/late_sender_victim/MPI_Recv$' "$ST_TMP/metric.txt" \
     || fail "report --metric mpi_latesender without the function's path: $(cat "$ST_TMP/metric.txt")"

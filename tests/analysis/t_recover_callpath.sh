@@ -22,6 +22,11 @@ otf2-print -G "$ST_TMP/p/traces.otf2" >"$ST_TMP/defs.txt" 2>&1 || fail "otf2-pri
 grep -Eq '^CALLING_CONTEXT +[0-9]+ +Region: "late_sender_victim"' "$ST_TMP/defs.txt" \
     || fail "no calling context for late_sender_victim in the recovered archive: $(grep -c CALLING_CONTEXT "$ST_TMP/defs.txt") contexts"
 grep -q 'Source code location: "pathwaits.c:' "$ST_TMP/defs.txt" || fail "recovered calling contexts without source locations"
+# the function's lines come from its object file after the process is gone, as at MPI_Finalize
+decl_line=$(grep -n '^static void __attribute__((noinline)) late_sender_victim(void)$' "$src" | cut -d: -f1)
+end_line=$(awk -v d="$decl_line" 'NR > d && /^}$/ {print NR; exit}' "$src")
+grep -Eq "^REGION .* Name: \"late_sender_victim\" .*, Begin: ($decl_line|$((decl_line + 1))), End: $end_line$" "$ST_TMP/defs.txt" \
+    || fail "recovered Region late_sender_victim not at lines $decl_line-$end_line: $(grep 'Name: "late_sender_victim"' "$ST_TMP/defs.txt")"
 st dump "$ST_TMP/p" >"$ST_TMP/dump.txt" || fail "synctrace dump failed"
 grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits.c:[0-9]+\)" callpath=main/exchange/late_sender_victim$' \
     "$ST_TMP/dump.txt" || fail "dump: no call site and call path on rank 0's MPI_Recv: $(grep MPI_Recv "$ST_TMP/dump.txt" | head -2)"

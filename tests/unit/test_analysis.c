@@ -887,11 +887,14 @@ static void test_callpaths(void)
     /* rank 0: main calls solve from two lines (nodes 0-2 and 3-5), solve calls exchange */
     static const st_cpnode_t tree0[] = { { ST_CP_NONE, 0, 0x10 }, { 0, 0, 0x20 }, { 1, 0, 0x30 },
                                          { ST_CP_NONE, 0, 0x11 }, { 3, 0, 0x20 }, { 4, 0, 0x30 } };
-    static const st_callsite_t text0[] = { { 0x30, "exchange (a.c:14)" }, { 0x10, "main (a.c:5)" },
-                                           { 0x20, "solve (a.c:9)" }, { 0x11, "main (a.c:6)" } };
+    static const st_callsite_t text0[] = { { .pc = 0x30, .text = "exchange (a.c:14)" },
+                                           { .pc = 0x10, .text = "main (a.c:5)" },
+                                           { .pc = 0x20, .text = "solve (a.c:9)" },
+                                           { .pc = 0x11, .text = "main (a.c:6)" } };
     /* rank 1: other addresses, an unsymbolized exchange: the same functions */
     static const st_cpnode_t tree1[] = { { ST_CP_NONE, 0, 0x1010 }, { 0, 0, 0x1030 } };
-    static const st_callsite_t text1[] = { { 0x1010, "main (b.c:1)" }, { 0x1030, "exchange+0x1a (libx.so)" } };
+    static const st_callsite_t text1[] = { { .pc = 0x1010, .text = "main (b.c:1)" },
+                                           { .pc = 0x1030, .text = "exchange+0x1a (libx.so)" } };
     tb_init(&t, 2, 0);
     t.procs[0].ncpnodes = 6, t.procs[0].cpnodes = tree0, t.procs[0].ncallsites = 4, t.procs[0].callsites = text0;
     t.procs[1].ncpnodes = 2, t.procs[1].cpnodes = tree1, t.procs[1].ncallsites = 2, t.procs[1].callsites = text1;

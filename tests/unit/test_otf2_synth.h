@@ -220,8 +220,8 @@ static inline void synth_rank(st_rankdata_t *rd, int r)
     synth_comms(rd, r);
     rd->ncallsites = 2;
     rd->callsites = calloc(2, sizeof *rd->callsites);
-    rd->callsites[0] = (st_callsite_t){ 0x9000, strdup("unused (x.c:1)") };
-    rd->callsites[1] = (st_callsite_t){ 0x4000u + (unsigned)r, strdup("main (app.c:42)") };
+    rd->callsites[0] = (st_callsite_t){ .pc = 0x9000, .text = strdup("unused (x.c:1)") };
+    rd->callsites[1] = (st_callsite_t){ 0x4000u + (unsigned)r, strdup("main (app.c:42)"), 40, 57 };
     st_rankdata_prop(rd, "sync.scheme", "h2hca");
     st_rankdata_prop(rd, "rank.flushes", "%d", r);
 }

@@ -66,7 +66,8 @@ static void compare(const st_rankdata_t *a, const st_rankdata_t *b, int with_eve
         CHECK(same_comm(&a->comms[i], &b->comms[i]), "comm %u", i);
     CHECK(a->ncallsites == b->ncallsites, "ncallsites");
     for (uint32_t i = 0; i < a->ncallsites && i < b->ncallsites; i++)
-        CHECK(a->callsites[i].pc == b->callsites[i].pc && strcmp(a->callsites[i].text, b->callsites[i].text) == 0,
+        CHECK(a->callsites[i].pc == b->callsites[i].pc && strcmp(a->callsites[i].text, b->callsites[i].text) == 0 &&
+                  a->callsites[i].fn_begin == b->callsites[i].fn_begin && a->callsites[i].fn_end == b->callsites[i].fn_end,
               "callsite %u", i);
     CHECK(a->nprops == b->nprops && (a->nprops == 0 || memcmp(a->props, b->props, a->nprops * sizeof *a->props) == 0),
           "props");
@@ -126,11 +127,54 @@ static void test_roundtrip(st_rankdata_t *rd)
     compare(rd, &back, 0);
     size_t n2 = st_rankdata_pack(&back, &blob2);
     CHECK(n2 == n && memcmp(blob, blob2, n) == 0, "repacking gives the same bytes");
-    CHECK(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 2, "magic and version 2, little-endian");
+    CHECK(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 3, "magic and version 3, little-endian");
     st_rankdata_free(&back);
     CHECK(back.threads == NULL && back.nthreads == 0, "free zeroes");
     free(blob);
     free(blob2);
+}
+
+/* A version-2 blob (call sites without their functions' lines, as an older synctrace wrote its
+ * dumps) is still read: the v3 blob of rd with each call site's 8 trailing bytes cut out. */
+static void test_version2(const st_rankdata_t *rd)
+{
+    uint8_t *blob = NULL;
+    size_t n = st_rankdata_pack(rd, (void **)&blob);
+    uint8_t *v2 = malloc(n);
+    memcpy(v2, blob, n);
+    size_t m = n;
+    for (uint32_t i = 0; i < rd->ncallsites; i++) {
+        uint8_t key[12 + 64];
+        size_t len = strlen(rd->callsites[i].text), at = 0;
+        for (int b = 0; b < 8; b++)
+            key[b] = (uint8_t)(rd->callsites[i].pc >> (8 * b));
+        put_le32(key + 8, (uint32_t)len);
+        memcpy(key + 12, rd->callsites[i].text, len);
+        while (at + 12 + len <= m && memcmp(v2 + at, key, 12 + len))
+            at++;
+        CHECK(at + 12 + len + 8 <= m, "call site %u found in the blob", i);
+        if (at + 12 + len + 8 > m)
+            break;
+        memmove(v2 + at + 12 + len, v2 + at + 20 + len, m - (at + 20 + len));
+        m -= 8;
+    }
+    put_le32(v2 + 4, 2);
+    for (int b = 0; b < 8; b++)
+        v2[8 + b] = (uint8_t)((uint64_t)m >> (8 * b));
+    put_le32(v2 + m - 4, ref_crc(v2, m - 4));
+    st_rankdata_t back;
+    CHECK(st_rankdata_unpack(v2, m, &back) == 0, "a version-2 blob is read");
+    CHECK(back.ncallsites == rd->ncallsites, "version 2: %u call sites", back.ncallsites);
+    for (uint32_t i = 0; i < back.ncallsites && i < rd->ncallsites; i++)
+        CHECK(back.callsites[i].pc == rd->callsites[i].pc && !strcmp(back.callsites[i].text, rd->callsites[i].text) &&
+                  back.callsites[i].fn_begin == 0 && back.callsites[i].fn_end == 0,
+              "version 2: call site %u, without its function's lines", i);
+    st_rankdata_free(&back);
+    put_le32(v2 + 4, 1);
+    put_le32(v2 + m - 4, ref_crc(v2, m - 4));
+    CHECK(st_rankdata_unpack(v2, m, &back) != 0, "a version-1 blob is refused");
+    free(v2);
+    free(blob);
 }
 
 /* Unpacks a private exact-size copy so ASan sees any read past its end. */
@@ -356,6 +400,7 @@ int main(void)
     add_teams(&rd);
     add_callpaths(&rd);
     test_roundtrip(&rd);
+    test_version2(&rd);
     test_callpath_order(&rd);
     test_truncation_and_flips(&rd);
     test_fuzz_parser(&rd);
