@@ -1,9 +1,12 @@
 /* addr2line.c — code addresses to source lines through addr2line (see addr2line.h). */
 #include "addr2line.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "elffunc.h"
 
@@ -13,11 +16,12 @@
 int st_object_fixed(const char *path)
 {
     unsigned char hdr[18];
-    FILE *f = fopen(path, "rb");
-    size_t n = f ? fread(hdr, 1, sizeof hdr, f) : 0;
-    if (f)
-        fclose(f);
-    return n == sizeof hdr && hdr[16] == 2 /* ET_EXEC (little endian) */;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO named by a damaged dump must not block */
+    struct stat st;
+    ssize_t n = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, hdr, sizeof hdr, 0) : 0;
+    if (fd >= 0)
+        close(fd);
+    return n == (ssize_t)sizeof hdr && hdr[16] == 2 /* ET_EXEC (little endian) */;
 }
 
 /*
@@ -26,7 +30,8 @@ int st_object_fixed(const char *path)
  */
 void st_addr2line(const char *obj, st_a2l_t *const *q, size_t n)
 {
-    if (strchr(obj, '\'') || strlen(obj) > 4000)
+    struct stat st; /* addr2line would block on a FIFO named by a damaged dump */
+    if (strchr(obj, '\'') || strlen(obj) > 4000 || stat(obj, &st) || !S_ISREG(st.st_mode))
         return;
     char *cmd = malloc(4200 + A2L_BATCH * 20);
     if (!cmd)

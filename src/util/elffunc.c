@@ -43,11 +43,11 @@ static const Elf64_Shdr *symtab_of(const Elf64_Shdr *sh, uint16_t n, uint32_t wa
 int st_elf_funcs_load(const char *path, st_elf_funcs_t *f)
 {
     memset(f, 0, sizeof *f);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO named by a damaged dump must not block */
     struct stat st;
     if (fd < 0)
         return -1;
-    Elf64_Ehdr *eh = fstat(fd, &st) == 0 ? read_at(fd, (uint64_t)st.st_size, 0, sizeof *eh) : NULL;
+    Elf64_Ehdr *eh = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read_at(fd, (uint64_t)st.st_size, 0, sizeof *eh) : NULL;
     Elf64_Shdr *sh = NULL;
     Elf64_Sym *sym = NULL;
     int rc = -1;

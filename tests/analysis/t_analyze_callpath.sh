@@ -36,10 +36,10 @@ grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits
     || fail "dump: no call path on rank 0's MPI_Recv: $(grep MPI_Recv "$ST_TMP/dump.txt" | head -2)"
 
 # late_sender_victim's Region: the lines where the function begins (its first instruction's: the
-# declarator's or the opening brace's) and ends (the closing brace)
+# declarator's or the opening brace's) and ends (its last instruction's: the closing brace or the last statement)
 decl_line=$(grep -n '^static void __attribute__((noinline)) late_sender_victim(void)$' "$src" | cut -d: -f1)
 end_line=$(awk -v d="$decl_line" 'NR > d && /^}$/ {print NR; exit}' "$src")
-grep -Eq "^REGION .* Name: \"late_sender_victim\" .* File: \"pathwaits.c\" <[0-9]+>, Begin: ($decl_line|$((decl_line + 1))), End: $end_line$" \
+grep -Eq "^REGION .* Name: \"late_sender_victim\" .* File: \"pathwaits.c\" <[0-9]+>, Begin: ($decl_line|$((decl_line + 1))), End: ($end_line|$((end_line - 1)))$" \
     "$ST_TMP/defs.txt" || fail "Region late_sender_victim not at lines $decl_line-$end_line: $(grep 'Name: "late_sender_victim"' "$ST_TMP/defs.txt")"
 cp "$ST_TMP/p/analysis.json" "$ST_TMP/inrun.json" || fail "no in-run analysis.json"
 cp "$ST_TMP/p/analysis.cubex" "$ST_TMP/inrun.cubex" || fail "no in-run analysis.cubex"
@@ -114,7 +114,7 @@ grep -q '<name>late_sender_victim</name>' "$ST_TMP/anchor.xml" \
     || fail "analysis.cubex does not name the function late_sender_victim"
 grep -Eq "<cnode id=\"[0-9]+\" line=\"$recv_line\" mod=\"pathwaits.c\" calleeId=" "$ST_TMP/anchor.xml" \
     || fail "analysis.cubex: no cnode at pathwaits.c:$recv_line"
-grep -Eq "<region id=\"[0-9]+\" mod=\"pathwaits.c\" begin=\"($decl_line|$((decl_line + 1)))\" end=\"$end_line\"><name>late_sender_victim</name>" \
+grep -Eq "<region id=\"[0-9]+\" mod=\"pathwaits.c\" begin=\"($decl_line|$((decl_line + 1)))\" end=\"($end_line|$((end_line - 1)))\"><name>late_sender_victim</name>" \
     "$ST_TMP/anchor.xml" || fail "analysis.cubex: region late_sender_victim without its file and lines"
 st report "$ST_TMP/p" --metric mpi_latesender >"$ST_TMP/metric.txt" || fail "report --metric failed"
 grep -Eq '^ +0\.[0-9]+ s +[0-9.]+%  main/exchange/late_sender_victim/MPI_Recv$' "$ST_TMP/metric.txt" \

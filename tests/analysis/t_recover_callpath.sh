@@ -25,7 +25,7 @@ grep -q 'Source code location: "pathwaits.c:' "$ST_TMP/defs.txt" || fail "recove
 # the function's lines come from its object file after the process is gone, as at MPI_Finalize
 decl_line=$(grep -n '^static void __attribute__((noinline)) late_sender_victim(void)$' "$src" | cut -d: -f1)
 end_line=$(awk -v d="$decl_line" 'NR > d && /^}$/ {print NR; exit}' "$src")
-grep -Eq "^REGION .* Name: \"late_sender_victim\" .*, Begin: ($decl_line|$((decl_line + 1))), End: $end_line$" "$ST_TMP/defs.txt" \
+grep -Eq "^REGION .* Name: \"late_sender_victim\" .*, Begin: ($decl_line|$((decl_line + 1))), End: ($end_line|$((end_line - 1)))$" "$ST_TMP/defs.txt" \
     || fail "recovered Region late_sender_victim not at lines $decl_line-$end_line: $(grep 'Name: "late_sender_victim"' "$ST_TMP/defs.txt")"
 st dump "$ST_TMP/p" >"$ST_TMP/dump.txt" || fail "synctrace dump failed"
 grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits.c:[0-9]+\)" callpath=main/exchange/late_sender_victim$' \

@@ -1,0 +1,145 @@
+/*
+ * test_elffunc.c — function ranges from an ELF symbol table (src/util/elffunc.c) and the lines
+ * addr2line gives them (src/util/addr2line.c, st_addr2line_ranges), on this test's own
+ * executable: a known function's range holds its own addresses and no other function's, and
+ * its lines are where this file writes it. Hostile objects (as a damaged dump may name them):
+ * a FIFO does not block, a directory, a text file, a truncated executable and one whose
+ * section-header offset points past its end are refused without reading out of bounds.
+ */
+/* link: src/util/elffunc.c src/util/addr2line.c */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../src/util/addr2line.h"
+#include "../../src/util/elffunc.h"
+
+#include "test_check.h"
+
+static volatile int sink;
+
+/* The function whose range and lines are checked (KNOWN_BEGIN: its declarator, KNOWN_END: its closing brace). */
+static int __attribute__((noinline)) known_function(int x)
+{
+    sink = x;
+    return sink + 1;
+}
+static const int KNOWN_BEGIN = __LINE__ - 5, KNOWN_END = __LINE__ - 1;
+
+static int __attribute__((noinline)) other_function(int x) { return known_function(x) * 2; }
+
+static char exe[4096];
+
+/* Address of f as the symbol table and addr2line see it (from the load base unless ET_EXEC). */
+static uint64_t rel_of(void *f)
+{
+    Dl_info info;
+    CHECK(dladdr(f, &info) != 0, "dladdr of a function of the test");
+    return st_object_fixed(exe) ? (uint64_t)(uintptr_t)f : (uint64_t)((uintptr_t)f - (uintptr_t)info.dli_fbase);
+}
+
+static void test_own_executable(void)
+{
+    st_elf_funcs_t fs;
+    CHECK(st_elf_funcs_load(exe, &fs) == 0 && fs.n > 2, "the test's executable has function symbols (%zu)", fs.n);
+    uint64_t k = rel_of((void *)known_function), o = rel_of((void *)other_function);
+    const st_elf_func_t *f = st_elf_func_at(&fs, k + 3);
+    CHECK(f && f->start == k && f->size > 3, "known_function's range starts at its address");
+    CHECK(f && st_elf_func_at(&fs, k + f->size - 1) == f, "its last byte is in its range");
+    const st_elf_func_t *g = st_elf_func_at(&fs, o);
+    CHECK(g && g != f && g->start == o, "other_function is another function");
+    CHECK(!st_elf_func_at(&fs, 0), "address 0 is in no function");
+
+    st_a2l_t q = { .rel = k + 1 }, *qp = &q;
+    st_addr2line(exe, &qp, 1);
+    CHECK(!strcmp(q.func, "known_function"), "addr2line names known_function (%s)", q.func);
+    st_addr2line_ranges(exe, &qp, 1);
+    /* the first instruction's line: the declarator's or the brace's; the last one's: the closing
+     * brace's, or with optimization the last statement's */
+    CHECK((q.fn_begin == (uint32_t)KNOWN_BEGIN || q.fn_begin == (uint32_t)KNOWN_BEGIN + 1) &&
+              (q.fn_end == (uint32_t)KNOWN_END || q.fn_end == (uint32_t)KNOWN_END - 1),
+          "known_function's lines %u-%u, in the source %d-%d", q.fn_begin, q.fn_end, KNOWN_BEGIN, KNOWN_END);
+    st_a2l_t unknown = { .rel = k + 1 }, *up = &unknown; /* not resolved first: no function name, no lines */
+    st_addr2line_ranges(exe, &up, 1);
+    CHECK(unknown.fn_begin == 0 && unknown.fn_end == 0, "an address addr2line did not name gets no lines");
+    st_elf_funcs_free(&fs);
+    CHECK(fs.v == NULL && fs.n == 0, "free empties");
+}
+
+/* Writes n bytes of src (n = 0: the text "not an object") to path. */
+static void write_file(const char *path, const void *src, size_t n)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    CHECK(fd >= 0, "create %s", path);
+    if (!n)
+        src = "not an object\n", n = 14;
+    CHECK(write(fd, src, n) == (ssize_t)n, "write %s", path);
+    close(fd);
+}
+
+static void test_hostile(const char *dir)
+{
+    char path[600];
+    st_elf_funcs_t fs;
+    st_a2l_t q = { .rel = 0x1000 }, *qp = &q;
+    alarm(20); /* a blocking open would hang the test: fail it instead */
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    CHECK(mkfifo(path, 0600) == 0, "mkfifo");
+    CHECK(st_elf_funcs_load(path, &fs) == -1 && fs.n == 0, "a FIFO is refused");
+    CHECK(st_object_fixed(path) == 0, "a FIFO is no ET_EXEC object");
+    st_addr2line(path, &qp, 1);
+    st_addr2line_ranges(path, &qp, 1);
+    CHECK(q.func[0] == 0 && q.fn_begin == 0, "addr2line is not run on a FIFO");
+    CHECK(st_elf_funcs_load(dir, &fs) == -1, "a directory is refused");
+    snprintf(path, sizeof path, "%s/missing", dir);
+    CHECK(st_elf_funcs_load(path, &fs) == -1, "a missing file is refused");
+    snprintf(path, sizeof path, "%s/text", dir);
+    write_file(path, NULL, 0);
+    CHECK(st_elf_funcs_load(path, &fs) == -1, "a text file is refused");
+
+    FILE *f = fopen(exe, "rb");
+    static unsigned char img[1 << 16];
+    size_t n = f ? fread(img, 1, sizeof img, f) : 0;
+    if (f)
+        fclose(f);
+    CHECK(n > 64, "read the executable's start");
+    snprintf(path, sizeof path, "%s/truncated", dir);
+    for (size_t cut = 0; cut <= 64; cut += 8) { /* inside the ELF header, and the header alone */
+        write_file(path, img, cut ? cut : 1);
+        CHECK(st_elf_funcs_load(path, &fs) == -1, "an executable cut at %zu bytes is refused", cut);
+    }
+    write_file(path, img, n < 4096 ? n : 4096); /* the header, without the section headers (at the end) */
+    CHECK(st_elf_funcs_load(path, &fs) == -1, "an executable without its section headers is refused");
+    unsigned char bad[64];
+    memcpy(bad, img, 64);
+    memset(bad + 0x28, 0xff, 8); /* e_shoff: past any end */
+    snprintf(path, sizeof path, "%s/badshoff", dir);
+    write_file(path, bad, 64);
+    CHECK(st_elf_funcs_load(path, &fs) == -1, "a section-header offset past the end is refused");
+    alarm(0);
+}
+
+int main(void)
+{
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    CHECK(len > 0, "readlink /proc/self/exe");
+    exe[len > 0 ? len : 0] = 0;
+    sink = other_function(1);
+    test_own_executable();
+    char dir[] = "/tmp/test_elffunc.XXXXXX";
+    if (!mkdtemp(dir))
+        return 1;
+    test_hostile(dir);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        failures++;
+    if (!failures)
+        printf("test_elffunc: ok\n");
+    return failures != 0;
+}
