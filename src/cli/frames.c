@@ -150,8 +150,7 @@ static size_t name(frame_t *fr, size_t n)
             ;
         for (size_t k = i; k < j; k++)
             queries[k] = &order[k]->a2l;
-        st_addr2line(order[i]->obj, queries + i, j - i);
-        st_addr2line_ranges(order[i]->obj, queries + i, j - i);
+        st_addr2line_funcs(order[i]->obj, queries + i, j - i);
     }
     for (size_t i = 0; i < n; i++) {
         char text[1700];

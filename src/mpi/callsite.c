@@ -87,8 +87,7 @@ static void describe_all(st_rankdata_t *rd, const uint64_t *pcs, size_t n)
                 ;
             for (size_t k = i; k < j; k++)
                 queries[k] = &by_obj[k]->a2l;
-            st_addr2line(by_obj[i]->obj, queries + i, j - i);
-            st_addr2line_ranges(by_obj[i]->obj, queries + i, j - i);
+            st_addr2line_funcs(by_obj[i]->obj, queries + i, j - i);
         }
         for (size_t i = 0; i < n; i++) {
             rd->callsites[i].pc = pcs[i];

@@ -74,32 +74,48 @@ static uint32_t loc_line(const char *loc, size_t *flen)
     return (uint32_t)v;
 }
 
-void st_addr2line_ranges(const char *obj, st_a2l_t *const *q, size_t n)
+void st_addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n)
 {
     st_elf_funcs_t funcs;
-    if (!n || st_elf_funcs_load(obj, &funcs))
+    if (!n || st_elf_funcs_load(obj, &funcs)) {
+        st_addr2line(obj, q, n);
         return;
-    st_a2l_t *ends = calloc(2 * n, sizeof *ends); /* [2i]: the first byte of q[i]'s function, [2i+1]: its last */
-    st_a2l_t **ask = calloc(2 * n, sizeof *ask);
-    size_t m = 0;
-    for (size_t i = 0; ends && ask && i < n; i++) {
-        const st_elf_func_t *fn = q[i]->func[0] && strcmp(q[i]->func, "??") ? st_elf_func_at(&funcs, q[i]->rel) : NULL;
-        if (!fn)
-            continue;
-        ends[2 * i].rel = fn->start, ends[2 * i + 1].rel = fn->start + fn->size - 1;
-        ask[m++] = &ends[2 * i], ask[m++] = &ends[2 * i + 1];
     }
-    if (m)
-        st_addr2line(obj, ask, m);
-    for (size_t i = 0; m && i < n; i++) {
-        const st_a2l_t *b = &ends[2 * i], *e = &ends[2 * i + 1];
+    /* ends[2k], ends[2k + 1]: the first and last byte of the k-th distinct function; fn[k] its symbol */
+    st_a2l_t *ends = calloc(2 * n, sizeof *ends), **ask = calloc(3 * n, sizeof *ask);
+    const st_elf_func_t **fn = calloc(n, sizeof *fn);
+    size_t *of = calloc(n, sizeof *of), nf = 0, m = 0; /* of[i]: q[i]'s function (nf: none) */
+    if (!ends || !ask || !fn || !of) {
+        free(ends), free(ask), free(fn), free(of);
+        st_elf_funcs_free(&funcs);
+        st_addr2line(obj, q, n);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ask[m++] = q[i];
+        const st_elf_func_t *f = st_elf_func_at(&funcs, q[i]->rel);
+        size_t k = 0;
+        while (f && k < nf && fn[k] != f) /* few distinct functions: a linear search */
+            k++;
+        if (f && k == nf) {
+            fn[nf++] = f;
+            ends[2 * k].rel = f->start, ends[2 * k + 1].rel = f->start + f->size - 1;
+            ask[m++] = &ends[2 * k], ask[m++] = &ends[2 * k + 1];
+        }
+        of[i] = f ? k : SIZE_MAX;
+    }
+    st_addr2line(obj, ask, m); /* one run per batch for the sites and their functions' ends */
+    for (size_t i = 0; i < n; i++) {
+        if (of[i] == SIZE_MAX || !q[i]->func[0] || !strcmp(q[i]->func, "??"))
+            continue;
+        const st_a2l_t *b = &ends[2 * of[i]], *e = &ends[2 * of[i] + 1];
         size_t bl = 0, el = 0;
-        uint32_t lb = b->func[0] ? loc_line(b->loc, &bl) : 0, le = lb ? loc_line(e->loc, &el) : 0;
+        uint32_t lb = loc_line(b->loc, &bl), le = lb ? loc_line(e->loc, &el) : 0;
         if (lb && le >= lb && bl == el && !strncmp(b->loc, e->loc, bl) && !strcmp(b->func, q[i]->func) &&
             !strcmp(e->func, q[i]->func))
             q[i]->fn_begin = lb, q[i]->fn_end = le;
     }
-    free(ask), free(ends);
+    free(ends), free(ask), free(fn), free(of);
     st_elf_funcs_free(&funcs);
 }
 

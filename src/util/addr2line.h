@@ -14,7 +14,7 @@ typedef struct st_a2l {
     uint64_t rel;   /* address inside the object: absolute for an ET_EXEC object, else from its load base */
     char func[256]; /* what addr2line says ("" until asked, "??" unknown) */
     char loc[512];  /* "file:line" ("??:0" unknown), " (discriminator N)" dropped */
-    uint32_t fn_begin, fn_end; /* lines where func begins and ends (st_addr2line_ranges), 0 unknown */
+    uint32_t fn_begin, fn_end; /* lines where func begins and ends (st_addr2line_funcs), 0 unknown */
 } st_a2l_t;
 
 /* Nonzero when path is an ET_EXEC object (addressed absolutely, not relative to a load base). */
@@ -24,12 +24,13 @@ int st_object_fixed(const char *path);
 void st_addr2line(const char *obj, st_a2l_t *const *q, size_t n);
 
 /*
- * After st_addr2line: the lines where the functions of q[0..n) begin and end, from the range
- * the object's symbol table gives each function (elffunc.h) and addr2line's lines of its first
- * and last byte. Left 0 where the symbol is missing or the lines are not the same function's
- * (an address inside inlined code names the inlined function, whose range is not a symbol's).
+ * st_addr2line, plus the lines where the functions of q[0..n) begin and end (fn_begin/fn_end),
+ * in the same addr2line runs: the object's symbol table gives each function's address range
+ * (elffunc.h), addr2line the lines of its first and last byte. Left 0 where the symbol is missing
+ * or the lines are not the same function's (an address inside inlined code names the inlined
+ * function, whose range is not a symbol's).
  */
-void st_addr2line_ranges(const char *obj, st_a2l_t *const *q, size_t n);
+void st_addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n);
 
 /*
  * The text of a resolved address: "func (file:line)" (file without its directories) or "func";

@@ -1,6 +1,6 @@
 /*
  * test_elffunc.c — function ranges from an ELF symbol table (src/util/elffunc.c) and the lines
- * addr2line gives them (src/util/addr2line.c, st_addr2line_ranges), on this test's own
+ * addr2line gives them (src/util/addr2line.c, st_addr2line_funcs), on this test's own
  * executable: a known function's range holds its own addresses and no other function's, and
  * its lines are where this file writes it. Hostile objects (as a damaged dump may name them):
  * a FIFO does not block, a directory, a text file, a truncated executable and one whose
@@ -32,6 +32,7 @@ static int __attribute__((noinline)) known_function(int x)
 static const int KNOWN_BEGIN = __LINE__ - 5, KNOWN_END = __LINE__ - 1;
 
 static int __attribute__((noinline)) other_function(int x) { return known_function(x) * 2; }
+static const int OTHER_LINE = __LINE__ - 1;
 
 static char exe[4096];
 
@@ -55,18 +56,18 @@ static void test_own_executable(void)
     CHECK(g && g != f && g->start == o, "other_function is another function");
     CHECK(!st_elf_func_at(&fs, 0), "address 0 is in no function");
 
-    st_a2l_t q = { .rel = k + 1 }, *qp = &q;
-    st_addr2line(exe, &qp, 1);
-    CHECK(!strcmp(q.func, "known_function"), "addr2line names known_function (%s)", q.func);
-    st_addr2line_ranges(exe, &qp, 1);
+    st_a2l_t q = { .rel = k + 1 }, q2 = { .rel = o + 1 }, none = { .rel = 1 }, *qs[] = { &q, &none, &q2 };
+    st_addr2line_funcs(exe, qs, 3);
+    CHECK(!strcmp(q.func, "known_function") && !strcmp(q2.func, "other_function"),
+          "addr2line names known_function and other_function (%s, %s)", q.func, q2.func);
+    CHECK(q2.fn_begin == (uint32_t)OTHER_LINE && q2.fn_end == (uint32_t)OTHER_LINE, "other_function's line %d: %u-%u",
+          OTHER_LINE, q2.fn_begin, q2.fn_end);
+    CHECK(none.fn_begin == 0 && none.fn_end == 0, "an address in no function gets no lines");
     /* the first instruction's line: the declarator's or the brace's; the last one's: the closing
      * brace's, or with optimization the last statement's */
     CHECK((q.fn_begin == (uint32_t)KNOWN_BEGIN || q.fn_begin == (uint32_t)KNOWN_BEGIN + 1) &&
               (q.fn_end == (uint32_t)KNOWN_END || q.fn_end == (uint32_t)KNOWN_END - 1),
           "known_function's lines %u-%u, in the source %d-%d", q.fn_begin, q.fn_end, KNOWN_BEGIN, KNOWN_END);
-    st_a2l_t unknown = { .rel = k + 1 }, *up = &unknown; /* not resolved first: no function name, no lines */
-    st_addr2line_ranges(exe, &up, 1);
-    CHECK(unknown.fn_begin == 0 && unknown.fn_end == 0, "an address addr2line did not name gets no lines");
     st_elf_funcs_free(&fs);
     CHECK(fs.v == NULL && fs.n == 0, "free empties");
 }
@@ -93,7 +94,7 @@ static void test_hostile(const char *dir)
     CHECK(st_elf_funcs_load(path, &fs) == -1 && fs.n == 0, "a FIFO is refused");
     CHECK(st_object_fixed(path) == 0, "a FIFO is no ET_EXEC object");
     st_addr2line(path, &qp, 1);
-    st_addr2line_ranges(path, &qp, 1);
+    st_addr2line_funcs(path, &qp, 1);
     CHECK(q.func[0] == 0 && q.fn_begin == 0, "addr2line is not run on a FIFO");
     CHECK(st_elf_funcs_load(dir, &fs) == -1, "a directory is refused");
     snprintf(path, sizeof path, "%s/missing", dir);
