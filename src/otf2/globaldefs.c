@@ -225,9 +225,9 @@ static const st_callsite_t *frame_site(const st_rankdata_t *rd, uint64_t pc)
 }
 
 /* The Region of function name (a String id), defined on first use; ids after the MPI/OpenMP regions.
- * site: a frame of it, which tells the lines where the function begins and ends (0: unknown). */
+ * lines: where the function begins and ends (begin << 32 | end, 0: unknown). */
 static uint32_t function_region(gdefs_t *g, st_otf2_map_t *fn, OTF2_StringRef name, OTF2_StringRef file,
-                                const st_callsite_t *site)
+                                uint64_t lines)
 {
     uint64_t id;
     if (st_otf2_map_get(fn, name, &id))
@@ -238,7 +238,7 @@ static uint32_t function_region(gdefs_t *g, st_otf2_map_t *fn, OTF2_StringRef na
     OTF2_StringRef empty = str(g, "");
     check(g, OTF2_GlobalDefWriter_WriteRegion(g->w, (OTF2_RegionRef)id, name, name, empty, OTF2_REGION_ROLE_FUNCTION,
                                               OTF2_PARADIGM_SAMPLING, OTF2_REGION_FLAG_NONE, file,
-                                              site ? site->fn_begin : 0, site ? site->fn_end : 0),
+                                              (uint32_t)(lines >> 32), (uint32_t)lines),
           "writing a function region");
     return (uint32_t)id;
 }
@@ -264,9 +264,36 @@ static uint32_t source_location(gdefs_t *g, st_otf2_map_t *scl, OTF2_StringRef f
  * debug information tells). Enter events name the node of their innermost application frame
  * (attribute synctrace:calling_context); the entered MPI/OpenMP region is that node's callee.
  */
+/*
+ * The lines of every function name (String id -> begin << 32 | end) over all ranks' frames: known
+ * only where every frame agrees (0 otherwise), the rule the analysis applies to the frames
+ * (analysis/source.c), so an offline analysis, which reads them from the Region, writes what the
+ * in-run one wrote (two static functions of one name, a rank whose frame was not resolved).
+ */
+static void function_lines(gdefs_t *g, st_otf2_map_t *lines)
+{
+    for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
+        const st_rankdata_t *rd = g->byrank[r];
+        for (uint32_t i = 0; rd && rd->cpnodes && i < rd->ncpnodes && !g->err; i++) {
+            char func[512], file[512];
+            uint32_t line;
+            uint64_t have, mine;
+            const st_callsite_t *site = frame_site(rd, rd->cpnodes[i].pc);
+            st_callpath_split(site && site->text ? site->text : "?", func, sizeof func, file, sizeof file, &line);
+            OTF2_StringRef name = str(g, func);
+            mine = site && site->fn_begin ? (uint64_t)site->fn_begin << 32 | site->fn_end : 0;
+            if (st_otf2_map_get(lines, name, &have) && have == mine)
+                continue;
+            if (st_otf2_map_put(lines, name, st_otf2_map_get(lines, name, &have) ? 0 : mine))
+                fail(g, ST_OTF2_ERR_NOMEM);
+        }
+    }
+}
+
 static void calling_contexts(gdefs_t *g)
 {
-    st_otf2_map_t fn = { 0 }, scl = { 0 };
+    st_otf2_map_t fn = { 0 }, scl = { 0 }, lines = { 0 };
+    function_lines(g, &lines);
     for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
         const st_rankdata_t *rd = g->byrank[r];
         for (uint32_t i = 0; rd && rd->cpnodes && i < rd->ncpnodes && !g->err; i++) {
@@ -274,8 +301,10 @@ static void calling_contexts(gdefs_t *g)
             uint32_t line;
             const st_callsite_t *site = frame_site(rd, rd->cpnodes[i].pc);
             st_callpath_split(site && site->text ? site->text : "?", func, sizeof func, file, sizeof file, &line);
-            OTF2_StringRef fs = str(g, file[0] ? file : "");
-            uint32_t region = function_region(g, &fn, str(g, func), fs, site);
+            OTF2_StringRef fs = str(g, file[0] ? file : ""), name = str(g, func);
+            uint64_t fl = 0;
+            st_otf2_map_get(&lines, name, &fl);
+            uint32_t region = function_region(g, &fn, name, fs, fl);
             OTF2_SourceCodeLocationRef where = file[0] ? source_location(g, &scl, fs, line)
                                                        : OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
             uint32_t up = rd->cpnodes[i].parent;
@@ -288,6 +317,7 @@ static void calling_contexts(gdefs_t *g)
     }
     st_otf2_map_free(&fn);
     st_otf2_map_free(&scl);
+    st_otf2_map_free(&lines);
 }
 
 /* ---- system tree, location groups, locations ------------------------------------------------ */

@@ -144,6 +144,26 @@ if command -v vite >/dev/null && command -v xvfb-run >/dev/null; then
     [ -z "$bad" ] || fail "ViTE warns: $(head -n 3 <<<"$bad")"
 fi
 
+# two builds whose functions lie one line apart (MPMD: rank 1 runs a copy with a line more at the
+# top): the ranks' frames disagree on the lines of the functions both run, so neither their Region
+# nor their CUBE region claims any, in-run and offline alike (a Region holds what every frame agrees on)
+mkdir -p "$ST_TMP/shift" && { echo; cat "$src"; } >"$ST_TMP/shift/pathwaits.c"
+BIN2=$(build_mpi_omp pathwaits_shift "$ST_TMP/shift/pathwaits.c" -fno-optimize-sibling-calls) || exit 1
+ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/m" 1 "$BIN" : -n 1 "$BIN2" \
+    || fail "pathwaits (two builds) failed: $(tail -n 5 "$ST_TMP/err.txt")"
+otf2-print -G "$ST_TMP/m/traces.otf2" >"$ST_TMP/mdefs.txt" 2>&1 || fail "otf2-print -G failed on the two builds' archive"
+# (exchange runs on both ranks; late_sender_victim on rank 0 only, so it keeps its lines)
+grep -Eq '^REGION .* Name: "exchange" .*, Begin: 0, End: 0$' "$ST_TMP/mdefs.txt" \
+    || fail "two builds: Region exchange claims lines: $(grep 'Name: "exchange"' "$ST_TMP/mdefs.txt")"
+grep -Eq '^REGION .* Name: "late_sender_victim" .*, Begin: [1-9][0-9]*, End: [1-9][0-9]*$' "$ST_TMP/mdefs.txt" \
+    || fail "two builds: Region late_sender_victim lost its lines: $(grep 'Name: "late_sender_victim"' "$ST_TMP/mdefs.txt")"
+tar -xOf "$ST_TMP/m/analysis.cubex" anchor.xml >"$ST_TMP/manchor.xml"
+grep -Eq '<region id="[0-9]+" mod="pathwaits.c" begin="-1" end="-1"><name>exchange</name>' "$ST_TMP/manchor.xml" \
+    || fail "two builds: the in-run cube claims lines for exchange"
+cp "$ST_TMP/m/analysis.cubex" "$ST_TMP/m-inrun.cubex"
+st analyze "$ST_TMP/m" >/dev/null || fail "analyze of the two builds' archive failed"
+cmp -s "$ST_TMP/m-inrun.cubex" "$ST_TMP/m/analysis.cubex" || fail "two builds: in-run and offline analysis.cubex differ"
+
 # without SYNCTRACE_CALLPATH: regions only, as before
 ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0" run_traced "$ST_TMP/q" 2 "$BIN" || fail "pathwaits failed without call paths"
 otf2-print -G "$ST_TMP/q/traces.otf2" >"$ST_TMP/qdefs.txt" || fail "otf2-print -G failed without call paths"
