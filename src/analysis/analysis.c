@@ -333,7 +333,8 @@ void an_end(an_ctx_t *c)
     for (uint32_t l = 0; c->loc && l < c->in->nlocs; l++)
         st_clc_free(c->loc[l].call), st_clc_free(c->loc[l].leave), st_clc_free(c->loc[l].cnode), st_clc_free(c->loc[l].t);
     free(c->loc);
-    st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.slot), st_clc_free(c->posted.slot);
+    st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.first), st_clc_free(c->posted.first);
+    st_clc_free(c->done.seg), st_clc_free(c->posted.seg);
     st_clc_free(c->icoll_done.v), st_clc_free(c->coll_end.v);
     st_clc_free(c->msgs.recv), st_clc_free(c->msgs.send);
     memset(c, 0, sizeof *c);

@@ -114,11 +114,23 @@ typedef struct an_req {
     uint64_t id, time, ev;
     uint64_t t_call; /* enter of the call around the event (AN_NO_TIME: none), noted in the sweep */
 } an_req_t;
+/* A rank's ids in a direct index: its first entry of id is first[at + id - lo] - 1 (0: none). */
+typedef struct an_reqseg {
+    int32_t  rank;
+    uint64_t lo, hi; /* the rank's smallest and largest id */
+    size_t   at;
+} an_reqseg_t;
 typedef struct an_reqs {
-    an_req_t *v;
-    size_t    n;
-    uint32_t *slot;  /* [nslot]: 1 + the first entry of a (rank, id), 0 empty (open addressing) */
-    size_t    nslot; /* a power of two */
+    an_req_t    *v;
+    size_t       n;
+    /* The entries of a (rank, id), by a direct index when the ids are dense (the shim numbers
+     * the requests of a process 1, 2, ...; lookups in id order then read memory in order),
+     * else by hashing. */
+    an_reqseg_t *seg;   /* [nseg] by rank, NULL: hashed */
+    size_t       nseg;
+    uint32_t    *first; /* direct: 1 + the first entry of an id; hashed: [nslot] 1 + the first
+                           entry of a (rank, id), 0 empty (open addressing) */
+    size_t       nslot; /* hashed: a power of two */
 } an_reqs_t;
 
 /* Events by location and index. */
