@@ -128,23 +128,25 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
     uint64_t depth = 0;
     for (uint64_t i = 0; i < L->n; i++) {
         const st_event_t *e = &L->ev[i];
-        A->leave[i] = AN_NO_EV;
         A->t[i] = e->time;
         if (e->kind == ST_EV_ENTER) {
-            uint32_t parent = depth && t ? A->cnode[stack[depth - 1]] : 0;
+            uint32_t parent = depth && t ? (uint32_t)(A->w[stack[depth - 1]] >> 32) & 0x7fffffffu : 0, cn = 0;
             if (t && paths && paths->nranks)
                 parent = frames_cnode(paths, t, L, parent, e, depth ? &L->ev[stack[depth - 1]] : NULL);
-            if (t && (parent == ST_AN_NO_CNODE || (A->cnode[i] = an_tree_child(t, parent, e->region)) == ST_AN_NO_CNODE))
+            if (t && (parent == ST_AN_NO_CNODE || (cn = an_tree_child(t, parent, e->region)) == ST_AN_NO_CNODE ||
+                      cn > 0x7fffffffu))
                 return -1;
             stack[depth++] = i;
-            A->call[i] = i;
+            A->w[i] = AN_W_ENTER | (uint64_t)cn << 32;
         } else if (e->kind == ST_EV_LEAVE && depth) {
             uint64_t open = stack[--depth];
-            A->leave[open] = i;
-            A->call[i] = open;
+            if (i - open > UINT32_MAX)
+                return -1; /* a call over 2^32 events: beyond an_loc_t's word */
+            A->w[open] |= i - open;
+            A->w[i] = open + 1;
         } else {
             *unpaired += e->kind == ST_EV_LEAVE;
-            A->call[i] = depth ? stack[depth - 1] : AN_NO_EV;
+            A->w[i] = depth ? stack[depth - 1] + 1 : 0;
             if (c && note_event(c, l, i, e))
                 return -1;
         }
@@ -167,8 +169,7 @@ static int build_tree(an_ctx_t *c)
     for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
         an_loc_t *A = &c->loc[l];
         uint64_t n = c->in->locs[l].n + 1;
-        if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)) ||
-            !(A->cnode = st_clc_malloc(sizeof *A->cnode * n)) || !(A->t = st_clc_malloc(sizeof *A->t * n)))
+        if (!(A->w = st_clc_malloc(sizeof *A->w * n)) || !(A->t = st_clc_malloc(sizeof *A->t * n)))
             rc = -1;
         else
             rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired, c, l);
@@ -203,9 +204,9 @@ static void time_loc(an_ctx_t *c, uint32_t l)
         return;
     *st_an_sev(r, ST_AN_M_TIME, 0, l) += (double)st_an_diff(A->t[n - 1], A->t[0]);
     for (uint64_t i = 0; i < n; i++) {
-        if (A->call[i] != i) /* not an ENTER */
+        if (!an_is_enter(c, l, i))
             continue;
-        uint32_t k = A->cnode[i];
+        uint32_t k = an_cnode(c, l, i);
         double d = (double)st_an_diff(an_leave_time(c, l, i), A->t[i]);
         *st_an_sev(r, ST_AN_M_TIME, k, l) += d; /* inclusive here, its children's time taken off below */
         *st_an_sev(r, ST_AN_M_TIME, r->cnodes[k].parent, l) -= d;
@@ -331,7 +332,7 @@ int an_finish(an_ctx_t *c, const st_clc_graph_t *g, const an_ctab_t *coll)
 void an_end(an_ctx_t *c)
 {
     for (uint32_t l = 0; c->loc && l < c->in->nlocs; l++)
-        st_clc_free(c->loc[l].call), st_clc_free(c->loc[l].leave), st_clc_free(c->loc[l].cnode), st_clc_free(c->loc[l].t);
+        st_clc_free(c->loc[l].w), st_clc_free(c->loc[l].t);
     free(c->loc);
     st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.first), st_clc_free(c->posted.first);
     st_clc_free(c->done.seg), st_clc_free(c->posted.seg);
