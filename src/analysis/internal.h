@@ -29,6 +29,13 @@ typedef struct an_loc {
     uint64_t *t; /* [n] the events' times */
 } an_loc_t;
 
+/* Time (inclusive, less the direct callees') and visits by cnode k: v[2k], v[2k + 1]; cap cnodes.
+ * Integer sums: the values they become are the same whatever the order of the calls. */
+typedef struct an_tacc {
+    int64_t *v;
+    uint32_t cap;
+} an_tacc_t;
+
 /* Call paths (callpath.c; SYNCTRACE_CALLPATH): each rank's frames as function regions. */
 typedef struct an_paths {
     int32_t              nranks;    /* 0: the trace has no call paths */
@@ -157,6 +164,7 @@ typedef struct an_ctx {
     an_evs_t              coll_end;     /* their COLL_END events */
     size_t                caps[4];      /* capacities of icoll_done, coll_end, done, posted */
     an_msgs_t             msgs;
+    an_tacc_t            *tsum;  /* [in->nlocs] the time and visits of each location's calls (an_begin) */
 } an_ctx_t;
 
 /*
@@ -195,10 +203,11 @@ void an_tree_free(an_tree_t *t);
 /* The calls of location L (an_loc_t's w and t; cnodes too when t is not NULL, below the application
  * frames of paths when not NULL); with c (L is c's analysed location l) also the events later passes need
  * (c->icoll_done, c->coll_end, the request events);
- * stack has room for L->n + 1 entries; *unpaired counts unmatched LEAVEs and unclosed calls.
+ * stack has room for L->n + 1 entries; *unpaired counts unmatched LEAVEs and unclosed calls; with acc
+ * (and t) the calls' time and visits are added to acc (grown with the tree; room for the root).
  * 0, or -1 (memory). */
 int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, an_tree_t *t, an_paths_t *paths, uint64_t *stack,
-                uint64_t *unpaired, an_ctx_t *c, uint32_t l);
+                uint64_t *unpaired, an_ctx_t *c, uint32_t l, an_tacc_t *acc);
 
 /* A location's identity across processes: (rank, thread). */
 static inline uint64_t an_gid(const an_ctx_t *c, uint32_t l)
