@@ -275,6 +275,32 @@ static void irecv_done(uint32_t l, uint64_t time, int32_t src, uint64_t id)
     e->peer = src, e->id = id, e->bytes = 4;
 }
 
+/* Calls never left end at the location's last event; a LEAVE without its ENTER is no call. Time is
+ * exclusive (a call's duration less its callees'), the root holding the time outside every call. */
+static void test_unpaired_calls(void)
+{
+    tb_init(&t, 1, 0);
+    uint32_t a = tb_loc(&t, 0, 0);
+    leave(a, 5, ST_REGION_MPI_Send); /* unmatched */
+    enter(a, 10, ST_REGION_PROGRAM);
+    enter(a, 20, ST_REGION_MPI_Recv);
+    leave(a, 30, ST_REGION_MPI_Recv);
+    enter(a, 40, ST_REGION_MPI_Send);  /* never left, nor is PROGRAM */
+    enter(a, 100, ST_REGION_MPI_Recv); /* never left, the last event */
+    analyse();
+    CHECK_EQ(*st_an_sev(&R, ST_AN_M_TIME, 0, a), 5);
+    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM), 90 - 10 - 60);
+    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 10);
+    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 60);
+    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send, ST_REGION_MPI_Recv), 0);
+    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM), 1);
+    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 1);
+    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send, ST_REGION_MPI_Recv), 1);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_TIME), 95);
+    CHECK_EQ(R.stats.unpaired, 4);
+    done();
+}
+
 /* Request ids: the shim numbers a process's requests 1, 2, ... (looked up by a direct index), id
  * maps them; far apart ids (another producer) take the hashed lookup: the same values. */
 static void test_nonblocking_ids(uint64_t (*id)(uint64_t))
@@ -1152,6 +1178,7 @@ int main(void)
     test_icoll_intercomm();
     test_tree_and_late_sender();
     test_nonblocking();
+    test_unpaired_calls();
     test_late_receiver_ssend();
     test_wrong_order();
     test_init_finalize();
