@@ -122,38 +122,74 @@ static int note_event(an_ctx_t *c, uint32_t l, uint64_t i, const st_event_t *e)
     }
 }
 
+/* Room in acc for cnode k. 0, or -1 (memory). */
+static int tacc_fit(an_tacc_t *acc, uint32_t k)
+{
+    if (k < acc->cap)
+        return 0;
+    uint32_t cap = acc->cap ? acc->cap : 64;
+    while (cap <= k)
+        cap *= 2;
+    int64_t *v = realloc(acc->v, sizeof *v * 2 * cap);
+    if (!v)
+        return -1;
+    memset(v + 2 * acc->cap, 0, sizeof *v * 2 * (cap - acc->cap));
+    acc->v = v, acc->cap = cap;
+    return 0;
+}
+
+/* A call of cnode k (under parent) lasted d: its time (inclusive here, taken off its parent's). */
+static inline void tacc_call(an_tacc_t *acc, uint32_t k, uint32_t parent, int64_t d)
+{
+    acc->v[2 * k] += d, acc->v[2 * k + 1]++;
+    acc->v[2 * parent] -= d;
+}
+
 int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths, uint64_t *stack,
-                uint64_t *unpaired, an_ctx_t *c, uint32_t l)
+                uint64_t *unpaired, an_ctx_t *c, uint32_t l, an_tacc_t *acc)
 {
     uint64_t depth = 0;
+    if (acc && L->n)
+        acc->v[0] += st_an_diff(L->ev[L->n - 1].time, L->ev[0].time);
     for (uint64_t i = 0; i < L->n; i++) {
         const st_event_t *e = &L->ev[i];
-        A->leave[i] = AN_NO_EV;
         A->t[i] = e->time;
         if (e->kind == ST_EV_ENTER) {
-            uint32_t parent = depth && t ? A->cnode[stack[depth - 1]] : 0;
+            uint32_t parent = depth && t ? (uint32_t)(A->w[stack[depth - 1]] >> 32) & 0x7fffffffu : 0, cn = 0;
             if (t && paths && paths->nranks)
                 parent = frames_cnode(paths, t, L, parent, e, depth ? &L->ev[stack[depth - 1]] : NULL);
-            if (t && (parent == ST_AN_NO_CNODE || (A->cnode[i] = an_tree_child(t, parent, e->region)) == ST_AN_NO_CNODE))
+            if (t && (parent == ST_AN_NO_CNODE || (cn = an_tree_child(t, parent, e->region)) == ST_AN_NO_CNODE ||
+                      cn > 0x7fffffffu || (acc && tacc_fit(acc, cn))))
                 return -1;
             stack[depth++] = i;
-            A->call[i] = i;
+            A->w[i] = AN_W_ENTER | (uint64_t)cn << 32;
         } else if (e->kind == ST_EV_LEAVE && depth) {
             uint64_t open = stack[--depth];
-            A->leave[open] = i;
-            A->call[i] = open;
+            if (i - open > UINT32_MAX)
+                return -1; /* a call over 2^32 events: beyond an_loc_t's word */
+            A->w[open] |= i - open;
+            A->w[i] = open + 1;
+            if (acc) {
+                uint32_t k = (uint32_t)(A->w[open] >> 32) & 0x7fffffffu;
+                tacc_call(acc, k, t->v[k].parent, st_an_diff(A->t[i], A->t[open]));
+            }
         } else {
             *unpaired += e->kind == ST_EV_LEAVE;
-            A->call[i] = depth ? stack[depth - 1] : AN_NO_EV;
+            A->w[i] = depth ? stack[depth - 1] + 1 : 0;
             if (c && note_event(c, l, i, e))
                 return -1;
         }
     }
     *unpaired += depth;
+    for (uint64_t s = 0; acc && s < depth; s++) { /* never left: until the last event */
+        uint32_t k = (uint32_t)(A->w[stack[s]] >> 32) & 0x7fffffffu;
+        tacc_call(acc, k, t->v[k].parent, st_an_diff(A->t[L->n - 1], A->t[stack[s]]));
+    }
     return 0;
 }
 
-/* The calls and the call tree of the locations: res's cnodes. */
+/* The calls and the call tree of the locations: res's cnodes; their time and visits by location
+ * (c->tsum). */
 static int build_tree(an_ctx_t *c)
 {
     tree_t t = { 0 };
@@ -162,18 +198,26 @@ static int build_tree(an_ctx_t *c)
     for (uint32_t l = 0; l < c->in->nlocs; l++)
         nmax = c->in->locs[l].n > nmax ? c->in->locs[l].n : nmax;
     uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
-    if (!stack || an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) == ST_AN_NO_CNODE)
+    an_tacc_t acc = { 0 };
+    if (!stack || an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) == ST_AN_NO_CNODE || tacc_fit(&acc, 0) ||
+        !(c->tsum = calloc(c->in->nlocs + 1, sizeof *c->tsum)))
         rc = -1;
     for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
         an_loc_t *A = &c->loc[l];
         uint64_t n = c->in->locs[l].n + 1;
-        if (!(A->call = st_clc_malloc(sizeof *A->call * n)) || !(A->leave = st_clc_malloc(sizeof *A->leave * n)) ||
-            !(A->cnode = st_clc_malloc(sizeof *A->cnode * n)) || !(A->t = st_clc_malloc(sizeof *A->t * n)))
+        if (!(A->w = st_clc_malloc(sizeof *A->w * n)) || !(A->t = st_clc_malloc(sizeof *A->t * n)))
             rc = -1;
         else
-            rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired, c, l);
+            rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired, c, l, &acc);
+        if (rc == 0 && !(c->tsum[l].v = malloc(sizeof *acc.v * 2 * t.n)))
+            rc = -1;
+        if (rc == 0) { /* the location's sums (its cnodes are among the first t.n), for the values once the tree is complete */
+            memcpy(c->tsum[l].v, acc.v, sizeof *acc.v * 2 * t.n);
+            c->tsum[l].cap = t.n;
+            memset(acc.v, 0, sizeof *acc.v * 2 * acc.cap);
+        }
     }
-    st_clc_free(stack), free(t.slot);
+    st_clc_free(stack), free(t.slot), free(acc.v);
     c->res->cnodes = t.v;
     c->res->ncnodes = t.n;
     return rc;
@@ -193,23 +237,13 @@ static void coll_counts(an_ctx_t *c, uint32_t l, uint64_t i, const st_event_t *e
     an_add(c, ST_AN_M_BYTES_CIN, l, call, (double)e->bytes2);
 }
 
-/* Time and visits of location l from its calls (the dense arrays of its scan, not the events). */
+/* Time and visits of location l: the sums of its scan (integers: exact in any order). */
 static void time_loc(an_ctx_t *c, uint32_t l)
 {
-    const an_loc_t *A = &c->loc[l];
-    uint64_t n = c->in->locs[l].n;
-    st_an_result_t *r = c->res;
-    if (!n)
-        return;
-    *st_an_sev(r, ST_AN_M_TIME, 0, l) += (double)st_an_diff(A->t[n - 1], A->t[0]);
-    for (uint64_t i = 0; i < n; i++) {
-        if (A->call[i] != i) /* not an ENTER */
-            continue;
-        uint32_t k = A->cnode[i];
-        double d = (double)st_an_diff(an_leave_time(c, l, i), A->t[i]);
-        *st_an_sev(r, ST_AN_M_TIME, k, l) += d; /* inclusive here, its children's time taken off below */
-        *st_an_sev(r, ST_AN_M_TIME, r->cnodes[k].parent, l) -= d;
-        *st_an_sev(r, ST_AN_M_VISITS, k, l) += 1;
+    const an_tacc_t *s = &c->tsum[l];
+    for (uint32_t k = 0; k < s->cap; k++) {
+        *st_an_sev(c->res, ST_AN_M_TIME, k, l) += (double)s->v[2 * k];
+        *st_an_sev(c->res, ST_AN_M_VISITS, k, l) += (double)s->v[2 * k + 1];
     }
 }
 
@@ -331,9 +365,13 @@ int an_finish(an_ctx_t *c, const st_clc_graph_t *g, const an_ctab_t *coll)
 void an_end(an_ctx_t *c)
 {
     for (uint32_t l = 0; c->loc && l < c->in->nlocs; l++)
-        st_clc_free(c->loc[l].call), st_clc_free(c->loc[l].leave), st_clc_free(c->loc[l].cnode), st_clc_free(c->loc[l].t);
+        st_clc_free(c->loc[l].w), st_clc_free(c->loc[l].t);
     free(c->loc);
-    st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.slot), st_clc_free(c->posted.slot);
+    for (uint32_t l = 0; c->tsum && l < c->in->nlocs; l++)
+        free(c->tsum[l].v);
+    free(c->tsum);
+    st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.first), st_clc_free(c->posted.first);
+    st_clc_free(c->done.seg), st_clc_free(c->posted.seg);
     st_clc_free(c->icoll_done.v), st_clc_free(c->coll_end.v);
     st_clc_free(c->msgs.recv), st_clc_free(c->msgs.send);
     memset(c, 0, sizeof *c);

@@ -41,12 +41,12 @@ static int cmp_cmember(const void *a, const void *b)
 int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t *m, const st_event_t **end)
 {
     const st_clc_loc_t *L = &c->in->locs[l];
-    uint64_t last = c->loc[l].leave[call] != AN_NO_EV ? c->loc[l].leave[call] : L->n - 1;
+    uint64_t last = an_leave(c, l, call) != AN_NO_EV ? an_leave(c, l, call) : L->n - 1;
     int have = 0;
     for (uint64_t i = call; i <= last; i++)
-        if (L->ev[i].kind == ST_EV_MPI_COLL_BEGIN && c->loc[l].call[i] == call)
+        if (L->ev[i].kind == ST_EV_MPI_COLL_BEGIN && an_call(c, l, i) == call)
             m->b = L->ev[i].time, have |= 1;
-        else if (L->ev[i].kind == ST_EV_MPI_COLL_END && c->loc[l].call[i] == call)
+        else if (L->ev[i].kind == ST_EV_MPI_COLL_END && an_call(c, l, i) == call)
             m->e = L->ev[i].time, *end = &L->ev[i], have |= 2;
     return have == 3 ? 0 : -1;
 }

@@ -15,14 +15,26 @@
 
 /* Per location: which call (ENTER index) each event lies in, where calls end, their cnode, and
  * the events' times again, dense: the patterns read times at random far more than anything
- * else of an event, and 8 of them share a cache line instead of 1. */
+ * else of an event, and 8 of them share a cache line instead of 1. One word per event says
+ * where it lies (16 bytes per event with the time, written by the one sweep over the events
+ * and read at random by the patterns: every byte costs):
+ *   an ENTER   AN_W_ENTER | cnode << 32 | (LEAVE index - ENTER index), 0 if never left
+ *              (a call over 2^32 or more events is refused: an_scan_loc fails);
+ *   any other  1 + the ENTER index of the innermost call open at it (a LEAVE: its ENTER's),
+ *              0 outside every region.
+ * Read them with an_call, an_leave, an_cnode, an_is_enter. */
+#define AN_W_ENTER (1ull << 63)
 typedef struct an_loc {
-    uint64_t *call;  /* [n] ENTER index of the innermost call open at event i (an ENTER: itself,
-                        a LEAVE: its ENTER); AN_NO_EV outside every region */
-    uint64_t *leave; /* [n] at ENTER indices: the matching LEAVE, AN_NO_EV if never left */
-    uint32_t *cnode; /* [n] at ENTER indices: the call's cnode */
-    uint64_t *t;     /* [n] the events' times */
+    uint64_t *w; /* [n] */
+    uint64_t *t; /* [n] the events' times */
 } an_loc_t;
+
+/* Time (inclusive, less the direct callees') and visits by cnode k: v[2k], v[2k + 1]; cap cnodes.
+ * Integer sums: the values they become are the same whatever the order of the calls. */
+typedef struct an_tacc {
+    int64_t *v;
+    uint32_t cap;
+} an_tacc_t;
 
 /* Call paths (callpath.c; SYNCTRACE_CALLPATH): each rank's frames as function regions. */
 typedef struct an_paths {
@@ -114,11 +126,23 @@ typedef struct an_req {
     uint64_t id, time, ev;
     uint64_t t_call; /* enter of the call around the event (AN_NO_TIME: none), noted in the sweep */
 } an_req_t;
+/* A rank's ids in a direct index: its first entry of id is first[at + id - lo] - 1 (0: none). */
+typedef struct an_reqseg {
+    int32_t  rank;
+    uint64_t lo, hi; /* the rank's smallest and largest id */
+    size_t   at;
+} an_reqseg_t;
 typedef struct an_reqs {
-    an_req_t *v;
-    size_t    n;
-    uint32_t *slot;  /* [nslot]: 1 + the first entry of a (rank, id), 0 empty (open addressing) */
-    size_t    nslot; /* a power of two */
+    an_req_t    *v;
+    size_t       n;
+    /* The entries of a (rank, id), by a direct index when the ids are dense (the shim numbers
+     * the requests of a process 1, 2, ...; lookups in id order then read memory in order),
+     * else by hashing. */
+    an_reqseg_t *seg;   /* [nseg] by rank, NULL: hashed */
+    size_t       nseg;
+    uint32_t    *first; /* direct: 1 + the first entry of an id; hashed: [nslot] 1 + the first
+                           entry of a (rank, id), 0 empty (open addressing) */
+    size_t       nslot; /* hashed: a power of two */
 } an_reqs_t;
 
 /* Events by location and index. */
@@ -140,6 +164,7 @@ typedef struct an_ctx {
     an_evs_t              coll_end;     /* their COLL_END events */
     size_t                caps[4];      /* capacities of icoll_done, coll_end, done, posted */
     an_msgs_t             msgs;
+    an_tacc_t            *tsum;  /* [in->nlocs] the time and visits of each location's calls (an_begin) */
 } an_ctx_t;
 
 /*
@@ -175,13 +200,14 @@ typedef struct an_tree {
 uint32_t an_tree_child(an_tree_t *t, uint32_t parent, uint32_t region);
 void an_tree_free(an_tree_t *t);
 
-/* The calls of location L (an_loc_t's call, leave and t; cnodes too when t is not NULL, below the application
+/* The calls of location L (an_loc_t's w and t; cnodes too when t is not NULL, below the application
  * frames of paths when not NULL); with c (L is c's analysed location l) also the events later passes need
  * (c->icoll_done, c->coll_end, the request events);
- * stack has room for L->n + 1 entries; *unpaired counts unmatched LEAVEs and unclosed calls.
+ * stack has room for L->n + 1 entries; *unpaired counts unmatched LEAVEs and unclosed calls; with acc
+ * (and t) the calls' time and visits are added to acc (grown with the tree; room for the root).
  * 0, or -1 (memory). */
 int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, an_tree_t *t, an_paths_t *paths, uint64_t *stack,
-                uint64_t *unpaired, an_ctx_t *c, uint32_t l);
+                uint64_t *unpaired, an_ctx_t *c, uint32_t l, an_tacc_t *acc);
 
 /* A location's identity across processes: (rank, thread). */
 static inline uint64_t an_gid(const an_ctx_t *c, uint32_t l)
@@ -192,7 +218,19 @@ static inline uint64_t an_gid(const an_ctx_t *c, uint32_t l)
 
 /* The call enclosing event i of location l (AN_NO_EV: none) and its enter / leave times
  * and cnode (root when outside any call). A call never left ends at the last event. */
-static inline uint64_t an_call(const an_ctx_t *c, uint32_t l, uint64_t i) { return c->loc[l].call[i]; }
+static inline uint64_t an_call(const an_ctx_t *c, uint32_t l, uint64_t i)
+{
+    uint64_t w = c->loc[l].w[i];
+    return w & AN_W_ENTER ? i : w - 1; /* 0 - 1: AN_NO_EV */
+}
+/* Whether event i of location l is an ENTER (a call: an_call(i) == i). */
+static inline int an_is_enter(const an_ctx_t *c, uint32_t l, uint64_t i) { return (c->loc[l].w[i] & AN_W_ENTER) != 0; }
+/* The LEAVE of a call (an ENTER index), AN_NO_EV if never left. */
+static inline uint64_t an_leave(const an_ctx_t *c, uint32_t l, uint64_t call)
+{
+    uint32_t d = (uint32_t)c->loc[l].w[call];
+    return d ? call + d : AN_NO_EV;
+}
 static inline uint64_t an_time(const an_ctx_t *c, uint32_t l, uint64_t i) { return c->loc[l].t[i]; }
 /* The enter time of the call around event i of location l, AN_NO_TIME if none. */
 static inline uint64_t an_call_time(const an_ctx_t *c, uint32_t l, uint64_t i)
@@ -202,18 +240,18 @@ static inline uint64_t an_call_time(const an_ctx_t *c, uint32_t l, uint64_t i)
 }
 static inline uint64_t an_leave_time(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
-    uint64_t j = c->loc[l].leave[call];
+    uint64_t j = an_leave(c, l, call);
     return an_time(c, l, j != AN_NO_EV ? j : c->in->locs[l].n - 1);
 }
 static inline uint32_t an_cnode(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
-    return call == AN_NO_EV ? 0 : c->loc[l].cnode[call];
+    return call == AN_NO_EV ? 0 : (uint32_t)(c->loc[l].w[call] >> 32) & 0x7fffffffu;
 }
 static inline uint32_t an_region(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
     if (call == AN_NO_EV)
         return UINT32_MAX;
-    return c->res->cnodes[c->loc[l].cnode[call]].region;
+    return c->res->cnodes[an_cnode(c, l, call)].region;
 }
 /* Asks for event i of location l ahead of its use: loops over messages visit one event line each,
  * far apart in a trace larger than the caches, and each would otherwise be a full memory wait. */

@@ -145,7 +145,7 @@ static void team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, c
         if (e == AN_NO_EV)
             continue;
         inteam[m->loc] = 1;
-        uint32_t k = c->loc[m->loc].cnode[e];
+        uint32_t k = an_cnode(c, m->loc, e);
         double fork = (double)st_an_diff(an_time(c, m->loc, e), t_fork);
         double jn = (double)st_an_diff(t_join, an_leave_time(c, m->loc, e));
         fork = fork > 0 ? fork : 0, jn = jn > 0 ? jn : 0;
@@ -174,14 +174,14 @@ static void team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, c
 /* Time of the calls directly inside call (tasks a thread runs while it waits in a barrier). */
 static uint64_t callee_time(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
-    uint64_t sum = 0, end = c->loc[l].leave[call];
+    uint64_t sum = 0, end = an_leave(c, l, call);
     end = end != AN_NO_EV ? end : c->in->locs[l].n;
     for (uint64_t i = call + 1; i < end; i++)
         if (c->in->locs[l].ev[i].kind == ST_EV_ENTER) {
             sum += (uint64_t)st_an_diff(an_leave_time(c, l, i), an_time(c, l, i));
-            if (c->loc[l].leave[i] == AN_NO_EV)
+            if (an_leave(c, l, i) == AN_NO_EV)
                 break;
-            i = c->loc[l].leave[i];
+            i = an_leave(c, l, i);
         }
     return sum;
 }

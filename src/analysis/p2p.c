@@ -52,8 +52,9 @@ static int cmp_req(const void *a, const void *b)
     return (x->time > y->time) - (x->time < y->time);
 }
 
-/* The entries of one request id are found by hashing (rank, id): a binary search over
- * every request event cost more than the rest of a message's analysis (cache misses). */
+/* The entries of one request id are found by its number (dense ids) or by hashing (rank, id):
+ * a binary search over every request event cost more than the rest of a message's analysis
+ * (cache misses), and so did the hash's random probes where the ids are dense. */
 static size_t req_hash(int32_t rank, uint64_t id, size_t mask)
 {
     uint64_t h = id * 0x9e3779b97f4a7c15ull ^ (uint64_t)(uint32_t)rank * 0xc2b2ae3d27d4eb4full;
@@ -62,22 +63,57 @@ static size_t req_hash(int32_t rank, uint64_t id, size_t mask)
 
 static int same_req(const req_t *x, int32_t rank, uint64_t id) { return x->rank == rank && x->id == id; }
 
+/* The direct index of the sorted entries of r, when the ids of each rank span at most a few
+ * times their number. 1 (built), 0 (too sparse), or -1 (memory). */
+static int reqs_index_direct(reqs_t *r)
+{
+    size_t nseg = 0, span = 0;
+    for (size_t i = 0; i < r->n; i++)
+        if (i == 0 || r->v[i].rank != r->v[i - 1].rank)
+            nseg++;
+    for (size_t i = 0, j; i < r->n; i = j) { /* a rank's ids: sorted, from v[i].id to v[j - 1].id */
+        for (j = i + 1; j < r->n && r->v[j].rank == r->v[i].rank; j++)
+            ;
+        span += (size_t)(r->v[j - 1].id - r->v[i].id) + 1;
+        if (r->v[j - 1].id - r->v[i].id > 4 * (uint64_t)r->n + 1024 || span > 4 * r->n + 1024)
+            return 0;
+    }
+    if (!(r->seg = st_clc_malloc(sizeof *r->seg * (nseg + 1))) || !(r->first = st_clc_calloc(span + 1, sizeof *r->first)))
+        return -1;
+    size_t at = 0;
+    for (size_t i = 0, j; i < r->n; i = j) {
+        for (j = i + 1; j < r->n && r->v[j].rank == r->v[i].rank; j++)
+            ;
+        an_reqseg_t *sg = &r->seg[r->nseg++];
+        *sg = (an_reqseg_t){ r->v[i].rank, r->v[i].id, r->v[j - 1].id, at };
+        for (size_t k = j; k-- > i;) /* the first entry of an id is the last one written */
+            r->first[at + (r->v[k].id - sg->lo)] = (uint32_t)k + 1;
+        at += (size_t)(sg->hi - sg->lo) + 1;
+    }
+    return 1;
+}
+
 /* Indexes the sorted entries of r by (rank, id). 0, or -1 (memory). */
 static int reqs_index(reqs_t *r)
 {
+    if (r->n >= UINT32_MAX)
+        return -1;
+    int direct = reqs_index_direct(r);
+    if (direct)
+        return direct < 0 ? -1 : 0;
     size_t nslot = 16;
     while (nslot < 2 * r->n)
         nslot *= 2;
-    if (!(r->slot = st_clc_calloc(nslot, sizeof *r->slot)))
+    if (!(r->first = st_clc_calloc(nslot, sizeof *r->first)))
         return -1;
     r->nslot = nslot;
     for (size_t i = 0; i < r->n; i++) {
         if (i && same_req(&r->v[i - 1], r->v[i].rank, r->v[i].id))
             continue;
         size_t h = req_hash(r->v[i].rank, r->v[i].id, nslot - 1);
-        while (r->slot[h])
+        while (r->first[h])
             h = (h + 1) & (nslot - 1);
-        r->slot[h] = (uint32_t)i + 1;
+        r->first[h] = (uint32_t)i + 1;
     }
     return 0;
 }
@@ -85,9 +121,23 @@ static int reqs_index(reqs_t *r)
 /* The first entry of (rank, id), or r->n. */
 static size_t reqs_first(const reqs_t *r, int32_t rank, uint64_t id)
 {
-    for (size_t h = req_hash(rank, id, r->nslot - 1); r->slot[h]; h = (h + 1) & (r->nslot - 1))
-        if (same_req(&r->v[r->slot[h] - 1], rank, id))
-            return r->slot[h] - 1;
+    if (r->seg) {
+        size_t a = 0, b = r->nseg; /* the rank's segment: binary search */
+        while (a < b) {
+            size_t m = (a + b) / 2;
+            if (r->seg[m].rank < rank)
+                a = m + 1;
+            else
+                b = m;
+        }
+        const an_reqseg_t *sg = &r->seg[a];
+        if (a == r->nseg || sg->rank != rank || id < sg->lo || id > sg->hi || !r->first[sg->at + (id - sg->lo)])
+            return r->n;
+        return r->first[sg->at + (id - sg->lo)] - 1;
+    }
+    for (size_t h = req_hash(rank, id, r->nslot - 1); r->first[h]; h = (h + 1) & (r->nslot - 1))
+        if (same_req(&r->v[r->first[h] - 1], rank, id))
+            return r->first[h] - 1;
     return r->n;
 }
 

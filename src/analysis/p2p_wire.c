@@ -169,8 +169,14 @@ int an_pwire_derive(an_pwire_t *w, const an_ctx_t *c, st_clc_epvec_t *ep, const 
     size_t keep = 0;
     for (size_t k = 0; rc == 0 && k < ep->n; k++) {
         const st_clc_endpoint_t *e = &ep->v[k];
-        if (k + AN_PREFETCH_AHEAD < ep->n)
-            an_prefetch_event(c, ep->v[k + AN_PREFETCH_AHEAD].ref.loc, ep->v[k + AN_PREFETCH_AHEAD].ref.ev);
+        if (k + AN_PREFETCH_AHEAD < ep->n) { /* a send's call word and time too */
+            const st_clc_ref_t *ahead = &ep->v[k + AN_PREFETCH_AHEAD].ref;
+            an_prefetch_event(c, ahead->loc, ahead->ev);
+            if (ep->v[k + AN_PREFETCH_AHEAD].role == ST_CLC_SEND) {
+                __builtin_prefetch(&c->loc[ahead->loc].w[ahead->ev]);
+                __builtin_prefetch(&c->loc[ahead->loc].t[ahead->ev]);
+            }
+        }
         if (!remote(e, owner, nranks, me, &q)) {
             ep->v[keep++] = *e;
             continue;

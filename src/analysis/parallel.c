@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "../clc/mem.h"
@@ -52,9 +53,23 @@ static void fail(st_an_par_t *p, const char *fmt, ...)
     p->state = S_FAILED;
 }
 
-static double ms_between(const struct timespec *a, const struct timespec *b)
+/* A phase's start: the thread's CPU time and the process's fresh page faults so far (at
+ * MPI_Finalize most of the analysis' time goes to faults on new pages). */
+typedef struct stamp {
+    struct timespec cpu;
+    long            faults;
+} stamp_t;
+
+static void stamp(stamp_t *s)
 {
-    return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+    struct rusage ru;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &s->cpu);
+    s->faults = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
+static double ms_between(const stamp_t *a, const stamp_t *b)
+{
+    return (double)(b->cpu.tv_sec - a->cpu.tv_sec) * 1e3 + (double)(b->cpu.tv_nsec - a->cpu.tv_nsec) / 1e6;
 }
 
 /* The graph of what stays inside the process: OpenMP relations and point-to-point messages
@@ -85,27 +100,28 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
     *p = (st_an_par_t){ .in = in, .me = me, .nprocs = nprocs, .state = S_NEW };
     int rc = st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
     rc = rc ? rc : an_creduce_new(in, owner, me, nprocs, &p->cr);
-    struct timespec t[5];
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[0]);
+    stamp_t t[5];
+    stamp(&t[0]);
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) /* each owned rank once (locations are in rank order) */
         if (l == 0 || in->locs[l].rank != in->locs[l - 1].rank)
             rc = st_clc_endpoints(in, in->locs[l].rank, &p->ep, NULL);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[1]);
+    stamp(&t[1]);
     if (rc == 0)
         rc = an_begin(&p->c, in, &p->res); /* the calls, once: the exchange and the patterns read them */
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[2]);
+    stamp(&t[2]);
     if (rc == 0)
         rc = an_pwire_derive(&p->pw, &p->c, &p->ep, owner, in->nranks, me, &p->out);
     if (rc == 0)
         rc = an_creduce_local(p->cr, &p->c, p->ep.v, p->ep.n);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[3]);
+    stamp(&t[3]);
     if (rc == 0)
         rc = build_graph(p);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t[4]);
-    st_log_debug("analysis: process %d: CPU ms: logical messages %.1f, calls and time %.1f, what the partners need "
-                 "%.1f, local graph %.1f",
-                 (int)me, ms_between(&t[0], &t[1]), ms_between(&t[1], &t[2]), ms_between(&t[2], &t[3]),
-                 ms_between(&t[3], &t[4]));
+    stamp(&t[4]);
+    st_log_debug("analysis: process %d: CPU ms (page faults): logical messages %.1f (%ld), calls and time %.1f (%ld), "
+                 "what the partners need %.1f (%ld), local graph %.1f (%ld)",
+                 (int)me, ms_between(&t[0], &t[1]), t[1].faults - t[0].faults, ms_between(&t[1], &t[2]),
+                 t[2].faults - t[1].faults, ms_between(&t[2], &t[3]), t[3].faults - t[2].faults,
+                 ms_between(&t[3], &t[4]), t[4].faults - t[3].faults);
     if (rc) {
         st_log_error("analysis (parallel, process %d): out of memory", (int)me);
         st_an_par_free(p);
@@ -177,16 +193,17 @@ int st_an_par_progress(st_an_par_t *p)
         return ST_AN_PAR_DONE;
     if (p->state != S_STARTED || p->arrived < p->incoming || !an_creduce_done(p->cr))
         return ST_AN_PAR_IDLE;
-    struct timespec t0, t1, t2;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    stamp_t t0, t1, t2;
+    stamp(&t0);
     int rc = an_msgs_from_graph(&p->c, &p->g) || an_pwire_join(&p->pw, &p->c);
     an_pwire_free(&p->pw);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    stamp(&t1);
     rc = rc || an_finish(&p->c, &p->g, an_creduce_table(p->cr));
     an_end(&p->c);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t2);
-    st_log_debug("analysis: process %d: CPU ms: messages %.1f, patterns %.1f (%u locations)", (int)p->me,
-                 ms_between(&t0, &t1), ms_between(&t1, &t2), p->in->nlocs);
+    stamp(&t2);
+    st_log_debug("analysis: process %d: CPU ms (page faults): messages %.1f (%ld), patterns %.1f (%ld) (%u locations)",
+                 (int)p->me, ms_between(&t0, &t1), t1.faults - t0.faults, ms_between(&t1, &t2), t2.faults - t1.faults,
+                 p->in->nlocs);
     if (rc) {
         fail(p, "out of memory");
         return ST_AN_PAR_FAILED;

@@ -96,11 +96,11 @@ static void add_mpi(st_an_result_t *r, int m, uint32_t k, uint32_t l, double v)
 static double call_excl(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
     const st_clc_loc_t *L = &c->in->locs[l];
-    uint64_t end = c->loc[l].leave[call] != AN_NO_EV ? c->loc[l].leave[call] : L->n - 1;
-    uint32_t k = c->loc[l].cnode[call];
+    uint64_t end = an_leave(c, l, call) != AN_NO_EV ? an_leave(c, l, call) : L->n - 1;
+    uint32_t k = an_cnode(c, l, call);
     double t = (double)st_an_diff(an_leave_time(c, l, call), an_time(c, l, call));
     for (uint64_t i = call + 1; i < end; i++)
-        if (L->ev[i].kind == ST_EV_ENTER && c->res->cnodes[c->loc[l].cnode[i]].parent == k)
+        if (L->ev[i].kind == ST_EV_ENTER && c->res->cnodes[an_cnode(c, l, i)].parent == k)
             t -= (double)st_an_diff(an_leave_time(c, l, i), an_time(c, l, i));
     return t;
 }
@@ -108,7 +108,7 @@ static double call_excl(const an_ctx_t *c, uint32_t l, uint64_t call)
 void an_call_completes(const an_ctx_t *c, uint32_t l, uint64_t call, int *coll, int *p2p, int *barrier)
 {
     const st_clc_loc_t *L = &c->in->locs[l];
-    uint64_t end = c->loc[l].leave[call] != AN_NO_EV ? c->loc[l].leave[call] : L->n;
+    uint64_t end = an_leave(c, l, call) != AN_NO_EV ? an_leave(c, l, call) : L->n;
     *coll = *p2p = 0, *barrier = 1;
     for (uint64_t i = call + 1; i < end; i++) {
         if (an_call(c, l, i) != call)
@@ -131,13 +131,13 @@ static void completions(an_ctx_t *c, const uint8_t *p2p_cnode)
     for (size_t k = 0; k < c->icoll_done.n; k++) {
         uint32_t l = c->icoll_done.v[k].loc;
         uint64_t call = an_call(c, l, c->icoll_done.v[k].ev);
-        if (call == AN_NO_EV || (l == last_l && call == last_call) || !p2p_cnode[c->loc[l].cnode[call]])
+        if (call == AN_NO_EV || (l == last_l && call == last_call) || !p2p_cnode[an_cnode(c, l, call)])
             continue;
         last_l = l, last_call = call;
         int coll, p2p, barrier;
         an_call_completes(c, l, call, &coll, &p2p, &barrier);
         if (coll && !p2p) {
-            uint32_t cn = c->loc[l].cnode[call];
+            uint32_t cn = an_cnode(c, l, call);
             double v = call_excl(c, l, call);
             add_mpi(c->res, ST_AN_M_MPI_P2P, cn, l, -v);
             add_mpi(c->res, barrier ? ST_AN_M_MPI_SYNC_COLL : ST_AN_M_MPI_COLL, cn, l, v);

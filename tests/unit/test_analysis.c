@@ -275,21 +275,49 @@ static void irecv_done(uint32_t l, uint64_t time, int32_t src, uint64_t id)
     e->peer = src, e->id = id, e->bytes = 4;
 }
 
-static void test_nonblocking(void)
+/* Calls never left end at the location's last event; a LEAVE without its ENTER is no call. Time is
+ * exclusive (a call's duration less its callees'), the root holding the time outside every call. */
+static void test_unpaired_calls(void)
+{
+    tb_init(&t, 1, 0);
+    uint32_t a = tb_loc(&t, 0, 0);
+    leave(a, 5, ST_REGION_MPI_Send); /* unmatched */
+    enter(a, 10, ST_REGION_PROGRAM);
+    enter(a, 20, ST_REGION_MPI_Recv);
+    leave(a, 30, ST_REGION_MPI_Recv);
+    enter(a, 40, ST_REGION_MPI_Send);  /* never left, nor is PROGRAM */
+    enter(a, 100, ST_REGION_MPI_Recv); /* never left, the last event */
+    analyse();
+    CHECK_EQ(*st_an_sev(&R, ST_AN_M_TIME, 0, a), 5);
+    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM), 90 - 10 - 60);
+    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 10);
+    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 60);
+    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send, ST_REGION_MPI_Recv), 0);
+    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM), 1);
+    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 1);
+    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send, ST_REGION_MPI_Recv), 1);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_TIME), 95);
+    CHECK_EQ(R.stats.unpaired, 4);
+    done();
+}
+
+/* Request ids: the shim numbers a process's requests 1, 2, ... (looked up by a direct index), id
+ * maps them; far apart ids (another producer) take the hashed lookup: the same values. */
+static void test_nonblocking_ids(uint64_t (*id)(uint64_t))
 {
     tb_init(&t, 4, 0);
     uint32_t l0 = tb_loc(&t, 0, 0), l1 = tb_loc(&t, 1, 0), l2 = tb_loc(&t, 2, 0), l3 = tb_loc(&t, 3, 0);
     /* rank 0: two Irecvs completed by one Waitall: the larger Late Sender, once */
-    irecv(l0, 10, 7);
-    irecv(l0, 13, 8);
+    irecv(l0, 10, id(7));
+    irecv(l0, 13, id(8));
     enter(l0, 20, ST_REGION_MPI_Waitall);
-    irecv_done(l0, 300, 1, 7);
-    irecv_done(l0, 400, 2, 8);
+    irecv_done(l0, 300, 1, id(7));
+    irecv_done(l0, 400, 2, id(8));
     leave(l0, 410, ST_REGION_MPI_Waitall);
     /* then an Irecv completed in MPI_Test: skipped */
-    irecv(l0, 500, 9);
+    irecv(l0, 500, id(9));
     enter(l0, 510, ST_REGION_MPI_Test);
-    irecv_done(l0, 515, 3, 9);
+    irecv_done(l0, 515, 3, id(9));
     leave(l0, 520, ST_REGION_MPI_Test);
     enter(l1, 100, ST_REGION_MPI_Send);
     send(l1, 101, 0, 4);
@@ -300,10 +328,10 @@ static void test_nonblocking(void)
     /* rank 3: Isend, its Wait blocks until rank 0 posted (at 500): Late Receiver 500 - 110 */
     enter(l3, 100, ST_REGION_MPI_Isend);
     st_event_t *e = tb_ev(&t, l3, ST_EV_MPI_ISEND, 101);
-    e->peer = 0, e->id = 5, e->bytes = 4;
+    e->peer = 0, e->id = id(5), e->bytes = 4;
     leave(l3, 102, ST_REGION_MPI_Isend);
     enter(l3, 110, ST_REGION_MPI_Wait);
-    tb_ev(&t, l3, ST_EV_MPI_ISEND_COMPLETE, 505)->id = 5;
+    tb_ev(&t, l3, ST_EV_MPI_ISEND_COMPLETE, 505)->id = id(5);
     leave(l3, 506, ST_REGION_MPI_Wait);
     analyse();
     CHECK_EQ(AT(ST_AN_M_LATESENDER, l0, ST_REGION_MPI_Waitall), 250 - 20);
@@ -314,6 +342,14 @@ static void test_nonblocking(void)
     CHECK_EQ(st_an_total(&R, ST_AN_M_LATERECEIVER), 390);
     CHECK_EQ(R.stats.ls_violations, 0);
     done();
+}
+
+static uint64_t dense_id(uint64_t k) { return k; }
+static uint64_t sparse_id(uint64_t k) { return k << 40; }
+static void test_nonblocking(void)
+{
+    test_nonblocking_ids(dense_id);
+    test_nonblocking_ids(sparse_id);
 }
 
 static void test_late_receiver_ssend(void)
@@ -1145,6 +1181,7 @@ int main(void)
     test_icoll_intercomm();
     test_tree_and_late_sender();
     test_nonblocking();
+    test_unpaired_calls();
     test_late_receiver_ssend();
     test_wrong_order();
     test_init_finalize();
