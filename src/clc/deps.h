@@ -51,7 +51,10 @@ typedef struct st_clc_loc {
     uint32_t    thread;  /* thread index inside the process */
     st_event_t *ev;      /* events in record order; time = C(e) on input, LC(e) after st_clc_run */
     uint64_t    n;
-    uint64_t   *orig;    /* C(e) of every event, then LC(e) (st_clc_lc); malloc'd by the run, caller frees */
+    uint64_t   *orig;    /* C(e) of every event, then LC(e) (st_clc_lc); malloc'd by the run, caller frees.
+                          * NULL in the parallel engine while nothing on the location moved: LC == C ==
+                          * ev[].time (most traces need no correction; the dense arrays are 16 B per event) */
+    uint64_t    mono;    /* events [0, mono) have non-decreasing C (set by the parallel engine's scan; 0 unknown) */
 } st_clc_loc_t;
 
 /* The working LC of a location during a correction: the second half of its orig block.
@@ -59,8 +62,18 @@ typedef struct st_clc_loc {
  * events (a quarter of the memory traffic); the events get LC when the run finishes. */
 static inline uint64_t *st_clc_lc(const st_clc_loc_t *L) { return L->orig + L->n; }
 
+/* C and LC of event i, also of a location without orig (both are then the event's time). */
+static inline uint64_t st_clc_c_at(const st_clc_loc_t *L, uint64_t i) { return L->orig ? L->orig[i] : L->ev[i].time; }
+static inline uint64_t st_clc_lc_at(const st_clc_loc_t *L, uint64_t i)
+{
+    return L->orig ? L->orig[L->n + i] : L->ev[i].time;
+}
+
 /* Allocates L->orig (C and LC, 2 * n values) unless it is there already: 0, or -1. */
 int st_clc_times_alloc(st_clc_loc_t *L);
+
+/* Gives a location without orig its dense arrays, C and LC both the events' times: 0, or -1. */
+int st_clc_times_materialize(st_clc_loc_t *L);
 
 /* What CLC needs to know about one process. */
 typedef struct st_clc_proc {

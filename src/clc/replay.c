@@ -655,26 +655,28 @@ static void channel_count(st_clc_replay_t *r, const st_event_t *e)
         c->local_n = seq + 1;
 }
 
-/* Saves C of every event (the passes read it from there) and counts the collective
- * instances of every channel: called by st_clc_endpoints() for each event it scans
- * (in->visit), so the events are swept once. */
+/* Finds where C first decreases (loc->mono: before it the forward pass of an unmoved
+ * location visits only the ports) and counts the collective instances of every channel:
+ * called by st_clc_endpoints() for each event it scans (in->visit), so the events are
+ * swept once. */
 static void visit_event(void *ctx, uint32_t l, uint64_t i)
 {
     st_clc_replay_t *r = ctx;
     st_clc_loc_t *L = &r->in->locs[l];
-    L->orig[i] = L->ev[i].time;
+    if (L->mono == i && (i == 0 || L->ev[i].time >= L->ev[i - 1].time))
+        L->mono = i + 1;
     if (L->ev[i].kind == ST_EV_MPI_COLL_END || L->ev[i].kind == ST_EV_MPI_ICOLL_COMPLETE)
         channel_count(r, &L->ev[i]);
 }
 
-static int alloc_orig(st_clc_replay_t *r)
+/* The dense C / LC arrays come only where something moves (st_clc_forward_loc). */
+static void reset_times(st_clc_replay_t *r)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
-        st_clc_loc_t *L = &r->in->locs[l];
-        if (st_clc_times_alloc(L))
-            return -1;
+        st_clc_free(r->in->locs[l].orig);
+        r->in->locs[l].orig = NULL;
+        r->in->locs[l].mono = 0;
     }
-    return 0;
 }
 
 static int alloc_phase(phase_t *P, int ph, uint64_t N)
@@ -1187,9 +1189,22 @@ static uint64_t ref_orig(const st_clc_replay_t *r, const st_clc_ref_t *x) { retu
 static void snap(st_clc_replay_t *r, uint64_t *dst, int orig)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
-        const uint64_t *t = orig ? r->in->locs[l].orig : st_clc_lc(&r->in->locs[l]);
-        for (uint64_t j = r->g.port_first[l]; j < r->g.port_first[l + 1]; j++)
-            dst[r->port_ref[j]] = t[r->g.ports[j].ev];
+        const st_clc_loc_t *L = &r->in->locs[l];
+        uint64_t j = r->g.port_first[l], end = r->g.port_first[l + 1];
+        if (L->orig) {
+            const uint64_t *t = orig ? L->orig : st_clc_lc(L);
+            for (; j < end; j++)
+                dst[r->port_ref[j]] = t[r->g.ports[j].ev];
+        } else if (!orig) { /* nothing moved: LC = C */
+            for (; j < end; j++)
+                dst[r->port_ref[j]] = r->ref_c[r->port_ref[j]];
+        } else { /* C from the events: one in a few, prefetched (cache misses otherwise) */
+            for (; j < end; j++) {
+                if (j + 16 < end) /* (integer arithmetic: see clc.c, prefetch_port_event) */
+                    __builtin_prefetch((const void *)((uintptr_t)L->ev + r->g.ports[j + 16].ev * sizeof *L->ev));
+                dst[r->port_ref[j]] = L->ev[r->g.ports[j].ev].time;
+            }
+        }
     }
 }
 
@@ -2098,7 +2113,7 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     if (rc == 0)
         rc = build_channels(r);
     if (rc == 0)
-        rc = alloc_orig(r);
+        reset_times(r);
     if (rc == 0) {
         in->visit = visit_event, in->visit_ctx = r;
         rc = st_clc_endpoints(in, me, &ep, &r->ds);

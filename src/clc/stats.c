@@ -17,7 +17,7 @@ static const char *const dev_names[ST_CLC__DEVS] = { "exact", "le1pct", "le10pct
 
 static uint64_t t_of(const st_clc_loc_t *locs, const st_clc_ref_t *r, int orig)
 {
-    return orig ? locs[r->loc].orig[r->ev] : st_clc_lc(&locs[r->loc])[r->ev];
+    return orig ? st_clc_c_at(&locs[r->loc], r->ev) : st_clc_lc_at(&locs[r->loc], r->ev);
 }
 
 void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)
@@ -170,11 +170,29 @@ static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L, st_clc_moved_f
         s->dev_time[k] += dev[k];
 }
 
+/* A location without orig: nothing moved, every interval kept (all "exact"). The parallel
+ * engine's forward pass leaves C non-decreasing there (mono == n): the intervals sum up to
+ * the span; else they are summed. */
+static void unmoved_figures(st_clc_stats_t *s, const st_clc_loc_t *L)
+{
+    uint64_t interval = 0;
+    if (L->n > 1 && L->mono >= L->n)
+        interval = L->ev[L->n - 1].time - L->ev[0].time;
+    for (uint64_t i = 1; L->mono < L->n && i < L->n; i++)
+        interval += L->ev[i].time > L->ev[i - 1].time ? L->ev[i].time - L->ev[i - 1].time : 0;
+    s->events += L->n;
+    s->interval_time += interval;
+    s->dev_time[ST_CLC_DEV_EXACT] += interval;
+}
+
 void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx)
 {
-    for (uint32_t l = 0; l < nlocs; l++)
+    for (uint32_t l = 0; l < nlocs; l++) {
         if (locs[l].orig)
             loc_figures(s, &locs[l], moved, ctx);
+        else
+            unmoved_figures(s, &locs[l]);
+    }
 }
 
 /* ---- merge and emit ---------------------------------------------------------------------------------- */
