@@ -169,8 +169,9 @@ typedef struct ctx {
     st_clc_depstats_t    *ds;
     nodeset_t            *comm_nodes; /* [proc->ncomms], filled lazily */
     nodeset_t             world_nodes;
-    st_clc_epvec_t        side[ST_CLC_KEY_TYPES]; /* by key type: appended to out in type order at the
-                                                     end, so that out is mostly in key order (cheap join sort) */
+    st_clc_epvec_t        side[ST_CLC_KEY_TYPES]; /* by key type but point-to-point: appended to out in type
+                                                     order at the end, so that out is mostly in key order (cheap
+                                                     join sort) */
 } ctx_t;
 
 static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, uint32_t loc, uint64_t ev,
@@ -212,10 +213,11 @@ typedef struct p2p_chans {
     size_t      nslot; /* power of two, > 2 n */
 } p2p_chans_t;
 
+/* 32 bytes: a trace holds about one per four events, and at MPI_Finalize each new page is a
+ * fault. A cancelled send's request id is read from its event (cancellations are rare). */
 typedef struct p2p_item {
     uint64_t o1, o2;   /* order inside the channel */
     uint64_t ev;
-    uint64_t rid;      /* MPI_ISEND: request id (cancelled sends are dropped), else 0 */
     uint32_t chan, loc;
 } p2p_item_t;
 
@@ -316,52 +318,85 @@ static void p2p_group(const p2p_chans_t *ch, const uint32_t *rank_of, const p2pv
         sort_p2p(out + start[r], start[r + 1] - start[r]);
 }
 
-static void p2p_put(ctx_t *c, const p2p_chan_t *k, uint8_t mask, uint64_t n, const p2p_item_t *it, uint8_t role)
+/* Groups items into a new array (NULL when out of memory) and frees the vector's, so that the
+ * endpoints allocated next can reuse its pages. */
+static p2p_item_t *p2p_grouped(const p2p_chans_t *ch, const uint32_t *rank_of, p2pvec_t *items, uint64_t *start)
 {
-    st_clc_epvec_t *v = &c->side[ST_CLC_KEY_P2P];
-    v->v[v->n++] = (st_clc_endpoint_t){
+    p2p_item_t *out = st_clc_malloc(sizeof *out * (items->n + 1));
+    if (out)
+        p2p_group(ch, rank_of, items, out, start);
+    st_clc_free(items->v);
+    items->v = NULL, items->cap = 0;
+    return out;
+}
+
+static st_clc_endpoint_t *p2p_put(st_clc_endpoint_t *e, const p2p_chan_t *k, uint8_t mask, uint64_t n,
+                                  const p2p_item_t *it, uint8_t role)
+{
+    *e = (st_clc_endpoint_t){
         .key = { key0(ST_CLC_KEY_P2P, k->tag), k->pair, k->comm, n },
         .ref = { .loc = it->loc, .order = 0, .ev = it->ev },
         .role = role, .kind = ST_CLC_P2P, .shape = ST_CLC_PRODUCT, .mumask = mask,
     };
+    return e + 1;
+}
+
+/* Makes room in out for the point-to-point endpoints (np) and the other key types' (the
+ * side vectors), in one step: growing it later would copy it. */
+static int reserve_out(ctx_t *c, st_clc_epvec_t *out, size_t np)
+{
+    size_t total = out->n + np;
+    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
+        total += c->side[t].n;
+    if (total <= out->cap)
+        return 0;
+    if (out->n == 0) { /* exactly this size */
+        st_clc_free(out->v);
+        out->v = NULL, out->cap = 0;
+        if (!(out->v = st_clc_malloc(sizeof *out->v * (total ? total : 1))))
+            return -1;
+        out->cap = total ? total : 1;
+        return 0;
+    }
+    return st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v);
 }
 
 /*
- * Emits sends and receives in key order (tag, pair, comm, k, role): channels in key order,
- * inside a channel by (o1, o2, loc, ev), numbered k = 0, 1, ... per channel and role (a
- * self channel has both: send k before receive k).
+ * Appends to out (room reserved) the sends and receives in key order (tag, pair, comm, k,
+ * role): channels in key order, inside a channel by (o1, o2, loc, ev), numbered k = 0, 1, ...
+ * per channel and role (a self channel has both: send k before receive k). Frees the items.
  */
-static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, const p2pvec_t *sends, const p2pvec_t *recvs)
+static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
 {
-    if (!sends->n && !recvs->n)
-        return 0;
-    st_clc_epvec_t *v = &c->side[ST_CLC_KEY_P2P];
-    chan_rank_t *byrank = st_clc_malloc(sizeof *byrank * ch->n);
-    uint32_t *rank_of = st_clc_malloc(sizeof *rank_of * ch->n);
+    size_t np = sends->n + recvs->n;
+    chan_rank_t *byrank = st_clc_malloc(sizeof *byrank * (ch->n + 1));
+    uint32_t *rank_of = st_clc_malloc(sizeof *rank_of * (ch->n + 1));
     uint64_t *ss = st_clc_malloc(sizeof *ss * (ch->n + 1)), *rs = st_clc_malloc(sizeof *rs * (ch->n + 1));
-    p2p_item_t *so = st_clc_malloc(sizeof *so * (sends->n + 1)), *ro = st_clc_malloc(sizeof *ro * (recvs->n + 1));
+    p2p_item_t *so = NULL, *ro = NULL;
     int rc = -1;
-    if (!byrank || !rank_of || !ss || !rs || !so || !ro ||
-        st_clc_grow((void **)&v->v, &v->cap, v->n + sends->n + recvs->n, sizeof *v->v))
+    if (!byrank || !rank_of || !ss || !rs)
         goto done;
     for (uint32_t i = 0; i < ch->n; i++)
         byrank[i] = (chan_rank_t){ ch->v[i], i };
     sort(byrank, ch->n, sizeof *byrank, cmp_chan_rank);
     for (uint32_t i = 0; i < ch->n; i++)
         rank_of[byrank[i].id] = i;
-    p2p_group(ch, rank_of, sends, so, ss);
-    p2p_group(ch, rank_of, recvs, ro, rs);
+    if (!(so = p2p_grouped(ch, rank_of, sends, ss)) || !(ro = p2p_grouped(ch, rank_of, recvs, rs)) ||
+        reserve_out(c, out, np))
+        goto done;
+    st_clc_endpoint_t *e = out->v + out->n;
     for (uint32_t r = 0; r < ch->n; r++) {
         const p2p_chan_t *k = &byrank[r].key;
         uint8_t mask = pair_mask(c->in, (int32_t)(k->pair >> 32), (int32_t)(uint32_t)k->pair);
         uint64_t ns = ss[r + 1] - ss[r], nr = rs[r + 1] - rs[r];
         for (uint64_t n = 0; n < ns || n < nr; n++) {
             if (n < ns)
-                p2p_put(c, k, mask, n, &so[ss[r] + n], ST_CLC_SEND);
+                e = p2p_put(e, k, mask, n, &so[ss[r] + n], ST_CLC_SEND);
             if (n < nr)
-                p2p_put(c, k, mask, n, &ro[rs[r] + n], ST_CLC_RECV);
+                e = p2p_put(e, k, mask, n, &ro[rs[r] + n], ST_CLC_RECV);
         }
     }
+    out->n += np;
     rc = 0;
 done:
     st_clc_free(byrank), st_clc_free(rank_of), st_clc_free(ss), st_clc_free(rs), st_clc_free(so), st_clc_free(ro);
@@ -383,7 +418,6 @@ static int p2p_event(ctx_t *c, p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs
     if (send) {
         k.pair = (uint64_t)(uint32_t)c->rank << 32 | (uint32_t)e->peer;
         it.o1 = e->time;
-        it.rid = e->kind == ST_EV_MPI_ISEND ? e->id : 0;
     } else {
         k.pair = (uint64_t)(uint32_t)e->peer << 32 | (uint32_t)c->rank;
         it.o1 = e->id; /* post order */
@@ -394,19 +428,29 @@ static int p2p_event(ctx_t *c, p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs
     return send ? PUSH(*sends, it) : PUSH(*recvs, it);
 }
 
-/* After the scan: drop sends whose request completed as cancelled, number and emit. */
-static int p2p_finish(ctx_t *c, u64vec_t *cancelled, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs)
+/* A send whose request completed as cancelled (MPI_ISEND: its request id) carries no message. */
+static int send_cancelled(const ctx_t *c, const u64vec_t *cancelled, const p2p_item_t *it)
 {
-    sort(cancelled->v, cancelled->n, sizeof(uint64_t), cmp_u64p);
-    size_t m = 0;
-    for (size_t i = 0; i < sends->n; i++) {
-        if (is_cancelled(cancelled, sends->v[i].rid))
-            c->ds->cancelled++;
-        else
-            sends->v[m++] = sends->v[i];
+    const st_event_t *e = &c->in->locs[it->loc].ev[it->ev];
+    return e->kind == ST_EV_MPI_ISEND && is_cancelled(cancelled, e->id);
+}
+
+/* After the scan: drop sends whose request completed as cancelled, number and emit into out. */
+static int p2p_finish(ctx_t *c, u64vec_t *cancelled, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs,
+                      st_clc_epvec_t *out)
+{
+    if (cancelled->n) {
+        sort(cancelled->v, cancelled->n, sizeof(uint64_t), cmp_u64p);
+        size_t m = 0;
+        for (size_t i = 0; i < sends->n; i++) {
+            if (send_cancelled(c, cancelled, &sends->v[i]))
+                c->ds->cancelled++;
+            else
+                sends->v[m++] = sends->v[i];
+        }
+        sends->n = m;
     }
-    sends->n = m;
-    return p2p_emit(c, ch, sends, recvs);
+    return p2p_emit(c, ch, sends, recvs, out);
 }
 
 /* ---- collectives ---------------------------------------------------------------------------- */
@@ -984,29 +1028,14 @@ static void scan_free(scan_t *s)
     st_clc_free(s->omp.locks.v), st_clc_free(s->omp.tasks.v), st_clc_free(s->omp.waits.v), st_clc_free(s->omp.frame_task.v), st_clc_free(s->omp.done);
 }
 
-/* Appends the endpoints of every key type to out, in type order (the first non-empty
- * type becomes out itself when out is empty: no copy of the largest part, usually p2p). */
-static int append_sides(ctx_t *c, st_clc_epvec_t *out)
+/* Appends the endpoints of the other key types to out (room reserved by p2p_emit), in type order. */
+static void append_sides(ctx_t *c, st_clc_epvec_t *out)
 {
-    int first = 0;
-    while (first < ST_CLC_KEY_TYPES - 1 && !c->side[first].n)
-        first++;
-    if (out->n == 0) {
-        st_clc_epvec_t t = *out;
-        *out = c->side[first];
-        c->side[first] = t;
-    }
-    size_t total = out->n;
-    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
-        total += c->side[t].n;
-    if (total > out->n && st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v))
-        return -1;
     for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
         if (c->side[t].n) {
             memcpy(out->v + out->n, c->side[t].v, c->side[t].n * sizeof *out->v);
             out->n += c->side[t].n;
         }
-    return 0;
 }
 
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
@@ -1024,8 +1053,6 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         if (in->locs[l].rank == rank)
             rc = scan_loc(&c, &s, l);
     if (rc == 0)
-        rc = p2p_finish(&c, &s.cancelled, &s.chans, &s.sends, &s.recvs);
-    if (rc == 0)
         rc = coll_finish(&c, &s.reqs, &s.done);
     if (rc == 0)
         rc = omp_locks(&c, &s.omp);
@@ -1033,8 +1060,10 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         rc = omp_tasks(&c, &s.omp);
     if (rc == 0)
         rc = omp_taskwaits(&c, &s.omp);
+    if (rc == 0) /* last: the point-to-point endpoints (type 1, first in out) go straight into out */
+        rc = p2p_finish(&c, &s.cancelled, &s.chans, &s.sends, &s.recvs, out);
     if (rc == 0)
-        rc = append_sides(&c, out);
+        append_sides(&c, out);
     for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
         st_clc_epvec_free(&c.side[t]);
     scan_free(&s);
