@@ -1413,21 +1413,30 @@ static void count_coll(st_clc_replay_t *r, uint64_t k)
     }
 }
 
-static void finish_statistics(st_clc_replay_t *r)
+/* A view of the graph holding only the LOCAL instances (free view->inst), for the sequential
+ * counter; 0, or -1 when out of memory. */
+static int local_view(const st_clc_replay_t *r, st_clc_graph_t *view)
 {
-    st_clc_stats_t *s = &r->stats;
-    /* LOCAL instances: the sequential counter on a view of the graph holding only them. */
-    st_clc_graph_t view = r->g;
+    *view = r->g;
     uint64_t nlocal = 0;
     for (uint64_t k = 0; k < r->g.ninst; k++)
         nlocal += r->cat[k] == CAT_LOCAL;
-    view.inst = st_clc_malloc(sizeof *view.inst * (nlocal ? nlocal : 1)); /* few in an MPI trace */
-    if (!view.inst)
-        return fail(r, "out of memory");
-    view.ninst = 0;
+    view->inst = st_clc_malloc(sizeof *view->inst * (nlocal ? nlocal : 1)); /* few in an MPI trace */
+    if (!view->inst)
+        return -1;
+    view->ninst = 0;
     for (uint64_t k = 0; k < r->g.ninst; k++)
         if (r->cat[k] == CAT_LOCAL)
-            view.inst[view.ninst++] = r->g.inst[k];
+            view->inst[view->ninst++] = r->g.inst[k];
+    return 0;
+}
+
+static void finish_statistics(st_clc_replay_t *r)
+{
+    st_clc_stats_t *s = &r->stats;
+    st_clc_graph_t view;
+    if (local_view(r, &view))
+        return fail(r, "out of memory");
     st_clc_violations(&view, r->in->locs, NULL, 1, &s->reversed);
     st_clc_violations(&view, r->in->locs, &r->p, 1, &s->violations);
     st_clc_violations(&view, r->in->locs, &r->p, 0, &s->remaining);
@@ -1466,11 +1475,13 @@ static void finish_statistics(st_clc_replay_t *r)
  * new bound does not exceed its LC): bounds only grow from round to round, so the current LC
  * then satisfy every equation with the new values and are the least fixed point — no
  * confirming pass (one "would anything move" reduction over all ranks per round). Round 0
- * runs no forward pass: it exchanges the sends' C, a lower bound of their LC. A round costs a
- * pass over the events and one exchange, instead of one message latency per hop of every
- * causal chain: much cheaper when corrections do not chain across many ranks, which is the
- * usual case (a jump is caused by the raw time of a send: one forward pass). When they do,
- * rounds_max bounds the attempt and the message-by-message replay takes over.
+ * runs no forward pass: it exchanges the sends' C, a lower bound of their LC; when nothing
+ * would move on C (moves_on_c: the usual trace), C is that fixed point and no pass runs at
+ * all. A round costs a pass over the events and one exchange, instead of one message
+ * latency per hop of every causal chain: much cheaper when corrections do not chain across
+ * many ranks, which is the usual case (a jump is caused by the raw time of a send: one
+ * forward pass). When they do, rounds_max bounds the attempt and the message-by-message
+ * replay takes over.
  */
 
 /* Records of a later round, or of the replay while this rank is still in rounds, wait. */
@@ -1733,14 +1744,35 @@ static uint64_t would_move(st_clc_replay_t *r)
     return n;
 }
 
+/*
+ * Round 0 ran no forward pass: its LC are C. They are the fixed point when nothing would
+ * move: no receive earlier than its sends (+ mu), remote ones by the values just exchanged
+ * (would_move), local ones on C, and no location whose C decreases (mono: the forward pass
+ * would move the event after the dip). That is the usual trace, which then needs no pass.
+ */
+static uint64_t moves_on_c(st_clc_replay_t *r)
+{
+    uint64_t n = would_move(r);
+    for (uint32_t l = 0; l < r->in->nlocs; l++)
+        n += r->in->locs[l].orig || r->in->locs[l].mono < r->in->locs[l].n;
+    st_clc_graph_t view;
+    st_clc_vcount_t v = { 0 };
+    if (local_view(r, &view))
+        return fail(r, "out of memory"), 1;
+    st_clc_violations(&view, r->in->locs, &r->p, 1, &v);
+    st_clc_free(view.inst);
+    for (int k = 0; k < ST_CLC__KINDS; k++)
+        n += v.violated[k];
+    return n;
+}
+
 /* Contributes "would anything move" once the exchange is complete; ready when all agree. */
 static int round_ready(st_clc_replay_t *r)
 {
     if (!r->round_sent || !round_inputs_in(r))
         return 0;
     if (!r->conv.own) {
-        /* Round 0 ran no forward pass: at least one round must follow it. */
-        r->changed = r->round == 0 ? 1 : would_move(r);
+        r->changed = r->round == 0 ? moves_on_c(r) : would_move(r);
         r->conv_val = r->conv_val > r->changed ? r->conv_val : r->changed;
         r->conv.own = 1;
         conv_try(r);
@@ -1788,6 +1820,8 @@ static void count_on_c(st_clc_replay_t *r)
 static void round_next(st_clc_replay_t *r)
 {
     if (r->conv_val == 0) {
+        if (r->round == 0)
+            count_on_c(r);
         r->rounds_used = r->round + 1;
         r->converged = 1;
         for (uint32_t i = 0; i < r->nch; i++)

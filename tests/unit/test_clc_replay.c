@@ -325,6 +325,7 @@ static int net_send(void *ctx, int32_t to, void *buf, size_t len)
 static const st_clc_sync_region_t sync_regions[] = { { TR_INIT, 0 }, { TR_FINALIZE, 1 } };
 
 static uint64_t converged, fell_back, incremental;
+static int last_rounds; /* of the last parallel run (st_clc_replay_rounds) */
 
 static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *total, int rounds)
 {
@@ -398,6 +399,7 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
     converged += rounds && st_clc_replay_rounds(eng[0]) > 0;
     fell_back += rounds && st_clc_replay_rounds(eng[0]) < 0;
     incremental += st_clc_replay_rounds(eng[0]) >= 3; /* round 0, a full pass, incremental passes */
+    last_rounds = st_clc_replay_rounds(eng[0]);
     for (int r = 0; r < n; r++) {
         st_clc_stats_t s;
         st_clc_replay_stats(eng[r], &s);
@@ -469,6 +471,8 @@ static size_t working_set_of(const st_clc_params_t *p, int perturbed, int nmsg)
             perturbed ? "clocks perturbed" : "consistent", used, nmsg, (double)used / nmsg);
     CHECK(used < len / 2); /* nothing fell back to malloc for want of room */
     CHECK_EQ(st.moved > 0, perturbed);
+    if (!perturbed) /* C is the fixed point: round 0's exchange shows it, no forward pass runs */
+        CHECK_EQ(last_rounds, 1);
     for (uint32_t l = 0; l < b.nlocs; l++)
         free(b.locs[l].ev), st_clc_free(b.locs[l].orig);
     tb_free(&s.t);
