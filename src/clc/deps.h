@@ -248,10 +248,10 @@ int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g);
  * of memory (g then empty).
  */
 #define ST_CLC_JOIN_PARTIAL 0x1u
-/* ST_CLC_JOIN_SCRATCH: the caller does not read ep afterwards, so the join sorts the ports in
- * its memory instead of allocating buffers (at MPI_Finalize every new page is a fault).
- * Without it ep is left sorted. */
-#define ST_CLC_JOIN_SCRATCH 0x2u
+/* ST_CLC_JOIN_TAKE: ep (allocated with st_clc_malloc) is handed over: the instances are built
+ * in its memory (at MPI_Finalize every new page is a fault), g->inst is that block, and the
+ * caller neither reads nor frees ep afterwards. Without it ep is left sorted. */
+#define ST_CLC_JOIN_TAKE 0x2u
 int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_clc_graph_t *g);
 
 void st_clc_graph_free(st_clc_graph_t *g);

@@ -2209,8 +2209,9 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
         in->visit = NULL, in->visit_ctx = NULL;
     }
     if (rc == 0)
-        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_SCRATCH, &r->g);
-    st_clc_epvec_free(&ep);
+        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE, &r->g);
+    else
+        st_clc_epvec_free(&ep);
     if (rc == 0)
         rc = alloc_state(r);
     if (rc == 0)

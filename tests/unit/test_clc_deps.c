@@ -11,11 +11,31 @@
 
 static st_clc_graph_t g;
 
+/* The join that takes the endpoints (ST_CLC_JOIN_TAKE) builds the instances in their block
+ * and yields the same graph as st_clc_graph_build (g). */
+static void same_when_taken(const st_clc_input_t *in)
+{
+    st_clc_epvec_t ep = { 0 };
+    for (int32_t r = 0; r < in->nranks; r++)
+        CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
+    st_clc_graph_t h = { .ds = g.ds };
+    void *block = ep.v;
+    CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_TAKE, &h) == 0);
+    CHECK(h.ninst == 0 || (void *)h.inst == block);
+    CHECK_EQ(h.ninst, g.ninst);
+    CHECK_EQ(h.nrefs, g.nrefs);
+    CHECK(!memcmp(h.inst, g.inst, sizeof *g.inst * g.ninst) && !memcmp(h.refs, g.refs, sizeof *g.refs * g.nrefs));
+    CHECK(!memcmp(h.port_first, g.port_first, sizeof *g.port_first * (g.nlocs + 1)));
+    CHECK(!memcmp(h.ports, g.ports, sizeof *g.ports * g.port_first[g.nlocs]));
+    st_clc_graph_free(&h);
+}
+
 static void build(tb_t *t, const st_clc_sync_region_t *sync, uint32_t nsync)
 {
     st_clc_input_t in = tb_input(t);
     in.sync = sync, in.nsync = nsync;
     CHECK(st_clc_graph_build(&in, &g) == 0);
+    same_when_taken(&in);
 }
 
 /* (loc, ev) has exactly the partners listed (as loc, ev pairs) in role-opposite sets. */
