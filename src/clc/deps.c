@@ -209,8 +209,9 @@ typedef struct p2p_chan {
 typedef struct p2p_chans {
     p2p_chan_t *v;
     size_t      n, cap;
-    uint32_t   *slot;  /* [nslot]: channel id + 1, 0 empty */
-    size_t      nslot; /* power of two, > 2 n */
+    uint32_t   *slot;    /* [nslot]: channel id + 1, 0 empty */
+    size_t      nslot;   /* power of two, > 2 n */
+    uint32_t    last[2]; /* channel id + 1 of the last send / receive, 0 none: most events repeat it */
 } p2p_chans_t;
 
 /* 32 bytes: a trace holds about one per four events, and at MPI_Finalize each new page is a
@@ -266,6 +267,11 @@ static int chan_rehash(p2p_chans_t *t, size_t nslot)
     return 0;
 }
 
+static int same_chan(const p2p_chan_t *a, const p2p_chan_t *b)
+{
+    return a->tag == b->tag && a->pair == b->pair && a->comm == b->comm;
+}
+
 /* The id of channel k (added if new); UINT32_MAX when out of memory. */
 static uint32_t chan_id(p2p_chans_t *t, const p2p_chan_t *k)
 {
@@ -273,8 +279,7 @@ static uint32_t chan_id(p2p_chans_t *t, const p2p_chan_t *k)
         return UINT32_MAX;
     size_t h = chan_hash(k, t->nslot - 1);
     for (; t->slot[h]; h = (h + 1) & (t->nslot - 1)) {
-        const p2p_chan_t *c = &t->v[t->slot[h] - 1];
-        if (c->tag == k->tag && c->pair == k->pair && c->comm == k->comm)
+        if (same_chan(&t->v[t->slot[h] - 1], k))
             return t->slot[h] - 1;
     }
     if (st_clc_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v))
@@ -423,8 +428,12 @@ static int p2p_event(ctx_t *c, p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs
         it.o1 = e->id; /* post order */
         it.o2 = e->time;
     }
-    if ((it.chan = chan_id(ch, &k)) == UINT32_MAX)
+    uint32_t *last = &ch->last[send];
+    if (*last && same_chan(&ch->v[*last - 1], &k))
+        it.chan = *last - 1;
+    else if ((it.chan = chan_id(ch, &k)) == UINT32_MAX)
         return -1;
+    *last = it.chan + 1;
     return send ? PUSH(*sends, it) : PUSH(*recvs, it);
 }
 
@@ -992,12 +1001,16 @@ static int scan_event(ctx_t *c, scan_t *s, omp_loc_t *ol, uint32_t l, uint64_t i
         *begin = i;
         return 0;
     case ST_EV_MPI_COLL_END:
+        if (c->in->coll_end)
+            c->in->coll_end(c->in->coll_end_ctx, e);
         return coll_end(c, l, i, begin, *enter);
     case ST_EV_MPI_ICOLL_REQUEST: {
         icoll_req_t r = { .id = e->id, .loc = l, .enter = i };
         return PUSH(s->reqs, r);
     }
     case ST_EV_MPI_ICOLL_COMPLETE: {
+        if (c->in->coll_end)
+            c->in->coll_end(c->in->coll_end_ctx, e);
         icoll_done_t d = { l, i };
         return PUSH(s->done, d);
     }
@@ -1006,17 +1019,20 @@ static int scan_event(ctx_t *c, scan_t *s, omp_loc_t *ol, uint32_t l, uint64_t i
     }
 }
 
+/* The events of location l; sets its mono (where its times first go back). */
 static int scan_loc(ctx_t *c, scan_t *s, uint32_t l)
 {
     omp_loc_t ol = { 0 };
-    uint64_t enter = NO_EV, begin = NO_EV;
+    st_clc_loc_t *L = &c->in->locs[l];
+    uint64_t enter = NO_EV, begin = NO_EV, mono = L->n, prev = 0;
     int rc = frame_push(&s->omp, &ol, 0);
-    void (*visit)(void *, uint32_t, uint64_t) = c->in->visit;
-    for (uint64_t i = 0; rc == 0 && i < c->in->locs[l].n; i++) {
-        if (visit)
-            visit(c->in->visit_ctx, l, i);
+    for (uint64_t i = 0; rc == 0 && i < L->n; i++) {
+        if (L->ev[i].time < prev && mono == L->n)
+            mono = i;
+        prev = L->ev[i].time;
         rc = scan_event(c, s, &ol, l, i, &enter, &begin);
     }
+    L->mono = mono;
     st_clc_free(ol.st);
     st_clc_free(ol.tw);
     return rc;

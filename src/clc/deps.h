@@ -54,7 +54,7 @@ typedef struct st_clc_loc {
     uint64_t   *orig;    /* C(e) of every event, then LC(e) (st_clc_lc); malloc'd by the run, caller frees.
                           * NULL in the parallel engine while nothing on the location moved: LC == C ==
                           * ev[].time (most traces need no correction; the dense arrays are 16 B per event) */
-    uint64_t    mono;    /* events [0, mono) have non-decreasing C (set by the parallel engine's scan; 0 unknown) */
+    uint64_t    mono;    /* events [0, mono) have non-decreasing C (set by st_clc_endpoints(); 0 unknown) */
 } st_clc_loc_t;
 
 /* The working LC of a location during a correction: the second half of its orig block.
@@ -106,11 +106,12 @@ typedef struct st_clc_input {
     const st_clc_proc_t        *procs;   /* [nranks], by world rank; NULL: every rank its own node */
     uint32_t                    nsync;
     const st_clc_sync_region_t *sync;    /* may be NULL */
-    /* Optional: st_clc_endpoints() calls visit(visit_ctx, l, i) for every event it reads,
-     * before deriving from it; a caller that needs its own pass over the events shares
-     * this one (the events are far larger than the caches: a pass is a memory sweep). */
-    void (*visit)(void *ctx, uint32_t l, uint64_t i);
-    void  *visit_ctx;
+    /* Optional: st_clc_endpoints() calls coll_end(coll_end_ctx, e) for every collective end
+     * event it reads (ST_EV_MPI_COLL_END, ST_EV_MPI_ICOLL_COMPLETE), before deriving from it:
+     * a caller that needs to see those shares its pass (the events are far larger than the
+     * caches: a pass is a memory sweep). */
+    void (*coll_end)(void *ctx, const st_event_t *e);
+    void  *coll_end_ctx;
 } st_clc_input_t;
 
 /* For every location of in: st_clc_times_alloc, then C (the events' times) into orig. 0, or -1. */
@@ -184,7 +185,7 @@ typedef struct st_clc_depstats {
  * of the table in ALGORITHMS.md §8; details in deps.c). Needs in->procs[rank].comms
  * and the node ids of all ranks (for mu classes). ds (may be NULL) accumulates skipped
  * items. Returns 0, or -1 when out of memory (out keeps what was appended).
- * Not collective; touches only the given rank's events (read-only).
+ * Not collective; reads only the given rank's events and sets its locations' mono.
  */
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds);
 

@@ -653,9 +653,12 @@ static int build_channels(st_clc_replay_t *r)
     return 0;
 }
 
-/* Every member must take part in every instance: N counts the seqs of all collective calls. */
-static void channel_count(st_clc_replay_t *r, const st_event_t *e)
+/* Every member must take part in every instance: N counts the seqs of all collective calls.
+ * Called by st_clc_endpoints() for each collective end it scans (in->coll_end), so the events
+ * are swept once. */
+static void channel_count(void *ctx, const st_event_t *e)
 {
+    st_clc_replay_t *r = ctx;
     const st_clc_proc_t *pr = &r->in->procs[r->me];
     uint64_t seq = e->kind == ST_EV_MPI_COLL_END ? e->id : e->aux;
     if (e->comm >= pr->ncomms || seq >= MAX_SEQ)
@@ -665,21 +668,8 @@ static void channel_count(st_clc_replay_t *r, const st_event_t *e)
         c->local_n = seq + 1;
 }
 
-/* Finds where C first decreases (loc->mono: before it the forward pass of an unmoved
- * location visits only the ports) and counts the collective instances of every channel:
- * called by st_clc_endpoints() for each event it scans (in->visit), so the events are
- * swept once. */
-static void visit_event(void *ctx, uint32_t l, uint64_t i)
-{
-    st_clc_replay_t *r = ctx;
-    st_clc_loc_t *L = &r->in->locs[l];
-    if (L->mono == i && (i == 0 || L->ev[i].time >= L->ev[i - 1].time))
-        L->mono = i + 1;
-    if (L->ev[i].kind == ST_EV_MPI_COLL_END || L->ev[i].kind == ST_EV_MPI_ICOLL_COMPLETE)
-        channel_count(r, &L->ev[i]);
-}
-
-/* The dense C / LC arrays come only where something moves (st_clc_forward_loc). */
+/* The dense C / LC arrays come only where something moves (st_clc_forward_loc; before it
+ * loc->mono, set by st_clc_endpoints(), says where C first decreases). */
 static void reset_times(st_clc_replay_t *r)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
@@ -2204,9 +2194,9 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     if (rc == 0)
         reset_times(r);
     if (rc == 0) {
-        in->visit = visit_event, in->visit_ctx = r;
+        in->coll_end = channel_count, in->coll_end_ctx = r;
         rc = st_clc_endpoints(in, me, &ep, &r->ds);
-        in->visit = NULL, in->visit_ctx = NULL;
+        in->coll_end = NULL, in->coll_end_ctx = NULL;
     }
     if (rc == 0)
         rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE, &r->g);
