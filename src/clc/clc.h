@@ -230,6 +230,11 @@ void st_clc_relations(const st_clc_graph_t *g, const st_clc_loc_t *locs, int ori
 void st_clc_violations(const st_clc_graph_t *g, const st_clc_loc_t *locs, const st_clc_params_t *p, int orig,
                        st_clc_vcount_t *out);
 
+/* The same over the instances ks[0 .. nk), with the refs' times from t (indexed like g->refs:
+ * the parallel engine's dense snapshots, read in ref order instead of gathered from the events). */
+void st_clc_violations_refs(const st_clc_graph_t *g, const uint64_t *ks, size_t nk, const uint64_t *t,
+                            const st_clc_params_t *p, st_clc_vcount_t *out);
+
 /* Relative deviation classes of local intervals (seed 000, Fig. 6). */
 enum { ST_CLC_DEV_EXACT, ST_CLC_DEV_1PCT, ST_CLC_DEV_10PCT, ST_CLC_DEV_100PCT, ST_CLC_DEV_MORE, ST_CLC__DEVS };
 

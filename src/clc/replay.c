@@ -172,7 +172,7 @@ struct st_clc_replay {
     entvec_t  *pin;            /* [ninst] scans: the previous round's result, per instance; NULL without scans */
     uint8_t   *hot;            /* [nports] from round 1 on (alloc_hot): HOT_* (st_clc_fwd_t.hot) */
     int        lc_same;        /* this round's passes changed no LC */
-    u64vec_t   local_k, coll_k; /* the LOCAL and COLL instances */
+    u64vec_t   local_k, coll_k; /* the LOCAL instances (classify), the live COLL ones (start_forward) */
     uint32_t  *ref_port;       /* [nrefs] with hot: the port of each ref (inverse of port_ref) */
     tracker_t  conv;           /* this round's "anything changed" reduction over all ranks */
     uint64_t   conv_val;
@@ -768,8 +768,11 @@ static int classify(st_clc_replay_t *r)
         }
         r->pending[k] = r->cat[k] == CAT_LOCAL ? in->nsend : r->cat[k] == CAT_DEAD || r->cat[k] == CAT_OUT ? 0 : 1;
     }
-    for (uint64_t k = 0; k < g->ninst; k++)
+    for (uint64_t k = 0; k < g->ninst; k++) {
         r->tqi[k] = r->cat[k] == CAT_LOCAL || r->cat[k] == CAT_COLL ? (uint32_t)r->ntq++ : NONE32;
+        if (r->cat[k] == CAT_LOCAL && u64_push(&r->local_k, k))
+            return -1;
+    }
     if (!(r->tq = st_clc_malloc((r->ntq + 1) * sizeof *r->tq)))
         return -1;
     for (uint64_t i = 0; i < r->ntq; i++)
@@ -1338,7 +1341,8 @@ static void run_backward(st_clc_replay_t *r)
 
 static void enter_statistics(st_clc_replay_t *r)
 {
-    if (r->converged) { /* see count_on_c */
+    if (r->converged) { /* see count_on_c; the final LC for the local relations (finish_statistics) */
+        snap_times(r);
         r->state = S_STAT;
         return;
     }
@@ -1430,34 +1434,15 @@ static void count_coll(st_clc_replay_t *r, uint64_t k)
     }
 }
 
-/* A view of the graph holding only the LOCAL instances (free view->inst), for the sequential
- * counter; 0, or -1 when out of memory. */
-static int local_view(const st_clc_replay_t *r, st_clc_graph_t *view)
-{
-    *view = r->g;
-    uint64_t nlocal = 0;
-    for (uint64_t k = 0; k < r->g.ninst; k++)
-        nlocal += r->cat[k] == CAT_LOCAL;
-    view->inst = st_clc_malloc(sizeof *view->inst * (nlocal ? nlocal : 1)); /* few in an MPI trace */
-    if (!view->inst)
-        return -1;
-    view->ninst = 0;
-    for (uint64_t k = 0; k < r->g.ninst; k++)
-        if (r->cat[k] == CAT_LOCAL)
-            view->inst[view->ninst++] = r->g.inst[k];
-    return 0;
-}
-
 static void finish_statistics(st_clc_replay_t *r)
 {
     st_clc_stats_t *s = &r->stats;
-    st_clc_graph_t view;
-    if (local_view(r, &view))
-        return fail(r, "out of memory");
-    st_clc_violations(&view, r->in->locs, NULL, 1, &s->reversed);
-    st_clc_violations(&view, r->in->locs, &r->p, 1, &s->violations);
-    st_clc_violations(&view, r->in->locs, &r->p, 0, &s->remaining);
-    st_clc_free(view.inst);
+    /* LOCAL instances: the sequential counter on them, from the refs' snapshots. */
+    const uint64_t *lc = r->ref_lc ? r->ref_lc : r->ref_c; /* current: see enter_statistics */
+    const uint64_t *ks = r->local_k.v;
+    st_clc_violations_refs(&r->g, ks, r->local_k.n, r->ref_c, NULL, &s->reversed);
+    st_clc_violations_refs(&r->g, ks, r->local_k.n, r->ref_c, &r->p, &s->violations);
+    st_clc_violations_refs(&r->g, ks, r->local_k.n, lc, &r->p, &s->remaining);
     if (r->converged)
         st_clc_stats_merge(s, &r->on_c);
     for (uint32_t i = 0; !r->converged && i < r->npeers; i++) {
@@ -1806,12 +1791,8 @@ static uint64_t moves_on_c(st_clc_replay_t *r)
     uint64_t n = would_move(r);
     for (uint32_t l = 0; l < r->in->nlocs; l++)
         n += r->in->locs[l].orig || r->in->locs[l].mono < r->in->locs[l].n;
-    st_clc_graph_t view;
     st_clc_vcount_t v = { 0 };
-    if (local_view(r, &view))
-        return fail(r, "out of memory"), 1;
-    st_clc_violations(&view, r->in->locs, &r->p, 1, &v);
-    st_clc_free(view.inst);
+    st_clc_violations_refs(&r->g, r->local_k.v, r->local_k.n, r->ref_c, &r->p, &v);
     for (int k = 0; k < ST_CLC__KINDS; k++)
         n += v.violated[k];
     return n;
@@ -1939,7 +1920,7 @@ static void start_forward(st_clc_replay_t *r)
     if (scans && !r->pin)
         return fail(r, "out of memory");
     for (uint64_t k = 0; k < r->g.ninst; k++)
-        if ((r->cat[k] == CAT_LOCAL && u64_push(&r->local_k, k)) || (r->cat[k] == CAT_COLL && u64_push(&r->coll_k, k)))
+        if (r->cat[k] == CAT_COLL && u64_push(&r->coll_k, k))
             return fail(r, "out of memory");
     world_tree(r);
     r->round = 0;
