@@ -1044,12 +1044,63 @@ static void scan_free(scan_t *s)
     st_clc_free(s->omp.locks.v), st_clc_free(s->omp.tasks.v), st_clc_free(s->omp.waits.v), st_clc_free(s->omp.frame_task.v), st_clc_free(s->omp.done);
 }
 
+/* A binary heap of sorted runs, by their first endpoint (merge_runs). */
+typedef struct run { const st_clc_endpoint_t *at, *end; } run_t;
+
+static void heap_down(run_t *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t m = i, a = 2 * i + 1, b = a + 1;
+        if (a < n && st_clc_endpoint_cmp(h[a].at, h[m].at) < 0)
+            m = a;
+        if (b < n && st_clc_endpoint_cmp(h[b].at, h[m].at) < 0)
+            m = b;
+        if (m == i)
+            return;
+        run_t t = h[i];
+        h[i] = h[m], h[m] = t;
+        i = m;
+    }
+}
+
+/*
+ * Copies v[0 .. n) to dst in the join's order when v is made of at most MAX_RUNS sorted runs
+ * (a key type's endpoints come one location after the other, each in order): merged straight
+ * into dst, so that the join finds them sorted and needs neither a buffer of their size nor
+ * merge passes over them. More runs: copied as they are (the join sorts them). (Endpoints
+ * that compare equal are alike: their order does not matter.)
+ */
+#define MAX_RUNS 64
+static void merge_runs(st_clc_endpoint_t *dst, const st_clc_endpoint_t *v, size_t n)
+{
+    run_t h[MAX_RUNS];
+    size_t nh = 0, start = 0;
+    for (size_t i = 1; i <= n && nh <= MAX_RUNS; i++)
+        if (i == n || st_clc_endpoint_cmp(&v[i - 1], &v[i]) > 0) {
+            if (nh < MAX_RUNS)
+                h[nh] = (run_t){ v + start, v + i };
+            nh++, start = i;
+        }
+    if (nh <= 1 || nh > MAX_RUNS) {
+        memcpy(dst, v, n * sizeof *v);
+        return;
+    }
+    for (size_t i = nh / 2; i-- > 0;)
+        heap_down(h, nh, i);
+    while (nh) {
+        *dst++ = *h[0].at++;
+        if (h[0].at == h[0].end)
+            h[0] = h[--nh];
+        heap_down(h, nh, 0);
+    }
+}
+
 /* Appends the endpoints of the other key types to out (room reserved by p2p_emit), in type order. */
 static void append_sides(ctx_t *c, st_clc_epvec_t *out)
 {
     for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
         if (c->side[t].n) {
-            memcpy(out->v + out->n, c->side[t].v, c->side[t].n * sizeof *out->v);
+            merge_runs(out->v + out->n, c->side[t].v, c->side[t].n);
             out->n += c->side[t].n;
         }
 }

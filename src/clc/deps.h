@@ -165,6 +165,21 @@ typedef struct st_clc_endpoint {
     uint32_t     _pad;
 } st_clc_endpoint_t;
 
+/* The join's order of endpoints: key, role, order, loc, ev (-1, 0, 1 as for qsort). */
+static inline int st_clc_endpoint_cmp(const st_clc_endpoint_t *x, const st_clc_endpoint_t *y)
+{
+    for (int i = 0; i < 4; i++)
+        if (x->key[i] != y->key[i])
+            return x->key[i] < y->key[i] ? -1 : 1;
+    if (x->role != y->role)
+        return x->role < y->role ? -1 : 1;
+    if (x->ref.order != y->ref.order)
+        return x->ref.order < y->ref.order ? -1 : 1;
+    if (x->ref.loc != y->ref.loc)
+        return x->ref.loc < y->ref.loc ? -1 : 1;
+    return x->ref.ev < y->ref.ev ? -1 : x->ref.ev > y->ref.ev;
+}
+
 typedef struct st_clc_epvec {
     st_clc_endpoint_t *v;
     size_t             n, cap;

@@ -15,17 +15,7 @@
 
 static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
 
-static inline int cmp_ep(const st_clc_endpoint_t *x, const st_clc_endpoint_t *y)
-{
-    int r;
-    for (int i = 0; i < 4; i++)
-        if ((r = cmp_u64(x->key[i], y->key[i])))
-            return r;
-    if ((r = cmp_u64(x->role, y->role)) || (r = cmp_u64(x->ref.order, y->ref.order)) ||
-        (r = cmp_u64(x->ref.loc, y->ref.loc)))
-        return r;
-    return cmp_u64(x->ref.ev, y->ref.ev);
-}
+static inline int cmp_ep(const st_clc_endpoint_t *x, const st_clc_endpoint_t *y) { return st_clc_endpoint_cmp(x, y); }
 
 static int cmp_ep_void(const void *a, const void *b) { return cmp_ep(a, b); }
 ST_CLC_MSORT(sort_endpoints, st_clc_endpoint_t, cmp_ep)

@@ -293,6 +293,14 @@ static void test_openmp(void)
     tb_region(&t, w, ST_EV_LEAVE, 73, TR_OMP_IBARRIER);         /* w9 */
     tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 74)->id = 7;            /* w10 */
     build(&t, NULL, 0);
+    { /* one rank's endpoints come in the join's order, though each thread's were met in turn */
+        st_clc_input_t in = tb_input(&t);
+        st_clc_epvec_t ep = { 0 };
+        CHECK(st_clc_endpoints(&in, 0, &ep, NULL) == 0);
+        for (size_t i = 1; i < ep.n; i++)
+            CHECK(st_clc_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) <= 0);
+        st_clc_epvec_free(&ep);
+    }
     SENDS_OF(w, 0, m, 0);           /* fork -> team begin */
     SENDS_OF(m, 18, m, 17, w, 10);  /* team ends -> join */
     SENDS_OF(w, 1, m, 2);           /* create 11 -> its start */
