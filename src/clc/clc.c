@@ -77,6 +77,18 @@ int st_clc_times_alloc(st_clc_loc_t *L)
     return L->orig ? 0 : -1;
 }
 
+int st_clc_times_materialize(st_clc_loc_t *L)
+{
+    if (L->orig)
+        return 0;
+    if (st_clc_times_alloc(L))
+        return -1;
+    uint64_t *C = L->orig, *T = st_clc_lc(L);
+    for (uint64_t i = 0; i < L->n; i++)
+        C[i] = T[i] = L->ev[i].time;
+    return 0;
+}
+
 int st_clc_save_orig(st_clc_input_t *in)
 {
     for (uint32_t l = 0; l < in->nlocs; l++) {
@@ -117,9 +129,84 @@ static uint64_t next_hot(const uint8_t *hot, const st_clc_port_t *ports, uint64_
     return h;
 }
 
+/* Sparse reads of the events (the ports' events: one in a few, with the engine's callbacks
+ * in between) miss the caches unless prefetched. Integer arithmetic: the address is a hint,
+ * never dereferenced (a prefetch does not fault). always_inline: GCC 12 takes a function
+ * that only prefetches for one without effects and drops its calls. */
+#define PREFETCH_AHEAD 16
+
+static inline __attribute__((always_inline)) void prefetch_port_event(const st_clc_loc_t *loc, const st_clc_port_t *ports, uint64_t nports, uint64_t k)
+{
+    if (k + PREFETCH_AHEAD < nports)
+        __builtin_prefetch((const void *)((uintptr_t)loc->ev + ports[k + PREFETCH_AHEAD].ev * sizeof *loc->ev));
+}
+
+enum { MOVES = 2 }; /* forward_unmoved: st->pos is the first event that moves */
+
+/*
+ * The forward pass over a location without orig (the parallel engine's while LC == C): it
+ * visits only the ports, as events without ports keep C where C does not decrease (before
+ * loc->mono), and a port event keeps it unless a receive jumps. Returns ST_CLC_DONE,
+ * ST_CLC_BLOCKED, or MOVES with st at the first event that moves (st->pos; st->port its
+ * first port, or where the next port is; *force what is left of the caller's force).
+ */
+static int forward_unmoved(const st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports, uint64_t nports,
+                           st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int *force)
+{
+    const uint64_t n = loc->n, mono = loc->mono;
+    uint64_t i = st->pos, k = st->port;
+    for (;;) {
+        while (k < nports && ports[k].ev < i)
+            k++;
+        if (st->hot)
+            k = next_hot(st->hot, ports, nports, k);
+        uint64_t e = k < nports && ports[k].ev < n ? ports[k].ev : n;
+        st->port = k;
+        if (mono < e || (mono == e && e < n && e > 0)) { /* C decreases at or before the next port */
+            st->pos = mono > i ? mono : i;
+            return MOVES;
+        }
+        st->pos = i = e;
+        if (i == n)
+            return ST_CLC_DONE;
+        uint64_t c = loc->ev[i].time, lc = c;
+        for (; k < nports && ports[k].ev == i && ports[k].role == ST_CLC_RECV; k++) {
+            uint64_t bound = 0;
+            uint8_t kind = 0;
+            prefetch_port_event(loc, ports, nports, k);
+            if (!ops->recv_bound(ctx, l, &ports[k], *force && k == st->blocked, &bound, &kind)) {
+                st->blocked = k;
+                return ST_CLC_BLOCKED;
+            }
+            if (bound > lc)
+                lc = bound;
+        }
+        if (lc != c) /* a receive jumps: its event moves */
+            return MOVES;
+        st->pos = ++i, st->prev_c = st->prev_lc = c;
+        *force = 0;
+        for (; k < nports && ports[k].ev == i - 1; k++) {
+            prefetch_port_event(loc, ports, nports, k);
+            if (ports[k].role == ST_CLC_SEND)
+                ops->send_done(ctx, l, &ports[k], c);
+        }
+    }
+}
+
+/* A location without orig (LC == C so far, forward_unmoved) gets its dense arrays at the
+ * first event that moves, with LC = C before it, as a pass over the unmoved location
+ * would have left them; the pass goes on over them. */
 int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
                        uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int force)
 {
+    if (!loc->orig) {
+        int rc = forward_unmoved(loc, l, ports, nports, st, ops, ctx, &force);
+        if (rc != MOVES)
+            return rc;
+        if (st_clc_times_materialize(loc))
+            return ST_CLC_NOMEM;
+        st->prev_c = st->prev_lc = st->pos ? loc->orig[st->pos - 1] : 0;
+    }
     const uint64_t *C = loc->orig;
     uint64_t *T = st_clc_lc(loc);
     const double gamma = p->gamma;
@@ -200,8 +287,10 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
 int st_clc_jumps_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
                      uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx)
 {
-    const uint64_t *C = loc->orig, *T = st_clc_lc(loc);
     st->njumps = 0;
+    if (!loc->orig) /* nothing moved: no jumps */
+        return ST_CLC_DONE;
+    const uint64_t *C = loc->orig, *T = st_clc_lc(loc);
     for (uint64_t k = 0; k < nports && ports[k].ev < loc->n;) {
         uint64_t i = ports[k].ev, base = i == 0 ? C[0] : st_clc_base(p, C[i], C[i - 1], T[i - 1]), lc = base;
         uint8_t why = 0;

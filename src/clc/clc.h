@@ -152,7 +152,9 @@ enum { ST_CLC_NOMEM = -1, ST_CLC_DONE = 0, ST_CLC_BLOCKED = 1 };
 
 /*
  * Forward amortization of location loc (index l) from st->pos on: C(e) is read from
- * loc->orig, LC(e) written to st_clc_lc(loc). ports = the location's ports (sorted as
+ * loc->orig, LC(e) written to st_clc_lc(loc). A location without orig is taken as unmoved
+ * so far (LC == C == the events' times, non-decreasing before loc->mono) and gets orig
+ * (st_clc_times_materialize) at its first event that moves. ports = the location's ports (sorted as
  * in st_clc_graph_t). Stops at a receive whose recv_bound() answers 0 (returns
  * ST_CLC_BLOCKED, st->blocked set; call again once it can answer) or at the end
  * (ST_CLC_DONE). force != 0 passes force to recv_bound for port st->blocked.
@@ -228,6 +230,11 @@ void st_clc_relations(const st_clc_graph_t *g, const st_clc_loc_t *locs, int ori
 void st_clc_violations(const st_clc_graph_t *g, const st_clc_loc_t *locs, const st_clc_params_t *p, int orig,
                        st_clc_vcount_t *out);
 
+/* The same over the instances ks[0 .. nk), with the refs' times from t (indexed like g->refs:
+ * the parallel engine's dense snapshots, read in ref order instead of gathered from the events). */
+void st_clc_violations_refs(const st_clc_graph_t *g, const uint64_t *ks, size_t nk, const uint64_t *t,
+                            const st_clc_params_t *p, st_clc_vcount_t *out);
+
 /* Relative deviation classes of local intervals (seed 000, Fig. 6). */
 enum { ST_CLC_DEV_EXACT, ST_CLC_DEV_1PCT, ST_CLC_DEV_10PCT, ST_CLC_DEV_100PCT, ST_CLC_DEV_MORE, ST_CLC__DEVS };
 
@@ -246,8 +253,8 @@ typedef struct st_clc_stats {
 } st_clc_stats_t;
 
 /*
- * After a run: adds the moved/shift/deviation figures of the locations that have orig, and
- * in the same pass gives every moved event its LC (st_clc_lc), flags it ST_EVF_CLC_MOVED
+ * After a run: adds the moved/shift/deviation figures of the locations (those without orig
+ * moved nothing), and in the same pass gives every moved event its LC (st_clc_lc), flags it ST_EVF_CLC_MOVED
  * and calls moved(ctx, e, C) for it when moved != NULL (the shim keeps C where the OTF2
  * writer reads it). One pass matters: traces are larger than caches.
  */

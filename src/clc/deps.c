@@ -169,8 +169,9 @@ typedef struct ctx {
     st_clc_depstats_t    *ds;
     nodeset_t            *comm_nodes; /* [proc->ncomms], filled lazily */
     nodeset_t             world_nodes;
-    st_clc_epvec_t        side[ST_CLC_KEY_TYPES]; /* by key type: appended to out in type order at the
-                                                     end, so that out is mostly in key order (cheap join sort) */
+    st_clc_epvec_t        side[ST_CLC_KEY_TYPES]; /* by key type but point-to-point: appended to out in type
+                                                     order at the end, so that out is mostly in key order (cheap
+                                                     join sort) */
 } ctx_t;
 
 static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, uint32_t loc, uint64_t ev,
@@ -208,14 +209,16 @@ typedef struct p2p_chan {
 typedef struct p2p_chans {
     p2p_chan_t *v;
     size_t      n, cap;
-    uint32_t   *slot;  /* [nslot]: channel id + 1, 0 empty */
-    size_t      nslot; /* power of two, > 2 n */
+    uint32_t   *slot;    /* [nslot]: channel id + 1, 0 empty */
+    size_t      nslot;   /* power of two, > 2 n */
+    uint32_t    last[2]; /* channel id + 1 of the last send / receive, 0 none: most events repeat it */
 } p2p_chans_t;
 
+/* 32 bytes: a trace holds about one per four events, and at MPI_Finalize each new page is a
+ * fault. A cancelled send's request id is read from its event (cancellations are rare). */
 typedef struct p2p_item {
     uint64_t o1, o2;   /* order inside the channel */
     uint64_t ev;
-    uint64_t rid;      /* MPI_ISEND: request id (cancelled sends are dropped), else 0 */
     uint32_t chan, loc;
 } p2p_item_t;
 
@@ -264,6 +267,11 @@ static int chan_rehash(p2p_chans_t *t, size_t nslot)
     return 0;
 }
 
+static int same_chan(const p2p_chan_t *a, const p2p_chan_t *b)
+{
+    return a->tag == b->tag && a->pair == b->pair && a->comm == b->comm;
+}
+
 /* The id of channel k (added if new); UINT32_MAX when out of memory. */
 static uint32_t chan_id(p2p_chans_t *t, const p2p_chan_t *k)
 {
@@ -271,8 +279,7 @@ static uint32_t chan_id(p2p_chans_t *t, const p2p_chan_t *k)
         return UINT32_MAX;
     size_t h = chan_hash(k, t->nslot - 1);
     for (; t->slot[h]; h = (h + 1) & (t->nslot - 1)) {
-        const p2p_chan_t *c = &t->v[t->slot[h] - 1];
-        if (c->tag == k->tag && c->pair == k->pair && c->comm == k->comm)
+        if (same_chan(&t->v[t->slot[h] - 1], k))
             return t->slot[h] - 1;
     }
     if (st_clc_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v))
@@ -316,52 +323,85 @@ static void p2p_group(const p2p_chans_t *ch, const uint32_t *rank_of, const p2pv
         sort_p2p(out + start[r], start[r + 1] - start[r]);
 }
 
-static void p2p_put(ctx_t *c, const p2p_chan_t *k, uint8_t mask, uint64_t n, const p2p_item_t *it, uint8_t role)
+/* Groups items into a new array (NULL when out of memory) and frees the vector's, so that the
+ * endpoints allocated next can reuse its pages. */
+static p2p_item_t *p2p_grouped(const p2p_chans_t *ch, const uint32_t *rank_of, p2pvec_t *items, uint64_t *start)
 {
-    st_clc_epvec_t *v = &c->side[ST_CLC_KEY_P2P];
-    v->v[v->n++] = (st_clc_endpoint_t){
+    p2p_item_t *out = st_clc_malloc(sizeof *out * (items->n + 1));
+    if (out)
+        p2p_group(ch, rank_of, items, out, start);
+    st_clc_free(items->v);
+    items->v = NULL, items->cap = 0;
+    return out;
+}
+
+static st_clc_endpoint_t *p2p_put(st_clc_endpoint_t *e, const p2p_chan_t *k, uint8_t mask, uint64_t n,
+                                  const p2p_item_t *it, uint8_t role)
+{
+    *e = (st_clc_endpoint_t){
         .key = { key0(ST_CLC_KEY_P2P, k->tag), k->pair, k->comm, n },
         .ref = { .loc = it->loc, .order = 0, .ev = it->ev },
         .role = role, .kind = ST_CLC_P2P, .shape = ST_CLC_PRODUCT, .mumask = mask,
     };
+    return e + 1;
+}
+
+/* Makes room in out for the point-to-point endpoints (np) and the other key types' (the
+ * side vectors), in one step: growing it later would copy it. */
+static int reserve_out(ctx_t *c, st_clc_epvec_t *out, size_t np)
+{
+    size_t total = out->n + np;
+    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
+        total += c->side[t].n;
+    if (total <= out->cap)
+        return 0;
+    if (out->n == 0) { /* exactly this size */
+        st_clc_free(out->v);
+        out->v = NULL, out->cap = 0;
+        if (!(out->v = st_clc_malloc(sizeof *out->v * (total ? total : 1))))
+            return -1;
+        out->cap = total ? total : 1;
+        return 0;
+    }
+    return st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v);
 }
 
 /*
- * Emits sends and receives in key order (tag, pair, comm, k, role): channels in key order,
- * inside a channel by (o1, o2, loc, ev), numbered k = 0, 1, ... per channel and role (a
- * self channel has both: send k before receive k).
+ * Appends to out (room reserved) the sends and receives in key order (tag, pair, comm, k,
+ * role): channels in key order, inside a channel by (o1, o2, loc, ev), numbered k = 0, 1, ...
+ * per channel and role (a self channel has both: send k before receive k). Frees the items.
  */
-static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, const p2pvec_t *sends, const p2pvec_t *recvs)
+static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
 {
-    if (!sends->n && !recvs->n)
-        return 0;
-    st_clc_epvec_t *v = &c->side[ST_CLC_KEY_P2P];
-    chan_rank_t *byrank = st_clc_malloc(sizeof *byrank * ch->n);
-    uint32_t *rank_of = st_clc_malloc(sizeof *rank_of * ch->n);
+    size_t np = sends->n + recvs->n;
+    chan_rank_t *byrank = st_clc_malloc(sizeof *byrank * (ch->n + 1));
+    uint32_t *rank_of = st_clc_malloc(sizeof *rank_of * (ch->n + 1));
     uint64_t *ss = st_clc_malloc(sizeof *ss * (ch->n + 1)), *rs = st_clc_malloc(sizeof *rs * (ch->n + 1));
-    p2p_item_t *so = st_clc_malloc(sizeof *so * (sends->n + 1)), *ro = st_clc_malloc(sizeof *ro * (recvs->n + 1));
+    p2p_item_t *so = NULL, *ro = NULL;
     int rc = -1;
-    if (!byrank || !rank_of || !ss || !rs || !so || !ro ||
-        st_clc_grow((void **)&v->v, &v->cap, v->n + sends->n + recvs->n, sizeof *v->v))
+    if (!byrank || !rank_of || !ss || !rs)
         goto done;
     for (uint32_t i = 0; i < ch->n; i++)
         byrank[i] = (chan_rank_t){ ch->v[i], i };
     sort(byrank, ch->n, sizeof *byrank, cmp_chan_rank);
     for (uint32_t i = 0; i < ch->n; i++)
         rank_of[byrank[i].id] = i;
-    p2p_group(ch, rank_of, sends, so, ss);
-    p2p_group(ch, rank_of, recvs, ro, rs);
+    if (!(so = p2p_grouped(ch, rank_of, sends, ss)) || !(ro = p2p_grouped(ch, rank_of, recvs, rs)) ||
+        reserve_out(c, out, np))
+        goto done;
+    st_clc_endpoint_t *e = out->v + out->n;
     for (uint32_t r = 0; r < ch->n; r++) {
         const p2p_chan_t *k = &byrank[r].key;
         uint8_t mask = pair_mask(c->in, (int32_t)(k->pair >> 32), (int32_t)(uint32_t)k->pair);
         uint64_t ns = ss[r + 1] - ss[r], nr = rs[r + 1] - rs[r];
         for (uint64_t n = 0; n < ns || n < nr; n++) {
             if (n < ns)
-                p2p_put(c, k, mask, n, &so[ss[r] + n], ST_CLC_SEND);
+                e = p2p_put(e, k, mask, n, &so[ss[r] + n], ST_CLC_SEND);
             if (n < nr)
-                p2p_put(c, k, mask, n, &ro[rs[r] + n], ST_CLC_RECV);
+                e = p2p_put(e, k, mask, n, &ro[rs[r] + n], ST_CLC_RECV);
         }
     }
+    out->n += np;
     rc = 0;
 done:
     st_clc_free(byrank), st_clc_free(rank_of), st_clc_free(ss), st_clc_free(rs), st_clc_free(so), st_clc_free(ro);
@@ -383,30 +423,43 @@ static int p2p_event(ctx_t *c, p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs
     if (send) {
         k.pair = (uint64_t)(uint32_t)c->rank << 32 | (uint32_t)e->peer;
         it.o1 = e->time;
-        it.rid = e->kind == ST_EV_MPI_ISEND ? e->id : 0;
     } else {
         k.pair = (uint64_t)(uint32_t)e->peer << 32 | (uint32_t)c->rank;
         it.o1 = e->id; /* post order */
         it.o2 = e->time;
     }
-    if ((it.chan = chan_id(ch, &k)) == UINT32_MAX)
+    uint32_t *last = &ch->last[send];
+    if (*last && same_chan(&ch->v[*last - 1], &k))
+        it.chan = *last - 1;
+    else if ((it.chan = chan_id(ch, &k)) == UINT32_MAX)
         return -1;
+    *last = it.chan + 1;
     return send ? PUSH(*sends, it) : PUSH(*recvs, it);
 }
 
-/* After the scan: drop sends whose request completed as cancelled, number and emit. */
-static int p2p_finish(ctx_t *c, u64vec_t *cancelled, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs)
+/* A send whose request completed as cancelled (MPI_ISEND: its request id) carries no message. */
+static int send_cancelled(const ctx_t *c, const u64vec_t *cancelled, const p2p_item_t *it)
 {
-    sort(cancelled->v, cancelled->n, sizeof(uint64_t), cmp_u64p);
-    size_t m = 0;
-    for (size_t i = 0; i < sends->n; i++) {
-        if (is_cancelled(cancelled, sends->v[i].rid))
-            c->ds->cancelled++;
-        else
-            sends->v[m++] = sends->v[i];
+    const st_event_t *e = &c->in->locs[it->loc].ev[it->ev];
+    return e->kind == ST_EV_MPI_ISEND && is_cancelled(cancelled, e->id);
+}
+
+/* After the scan: drop sends whose request completed as cancelled, number and emit into out. */
+static int p2p_finish(ctx_t *c, u64vec_t *cancelled, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs,
+                      st_clc_epvec_t *out)
+{
+    if (cancelled->n) {
+        sort(cancelled->v, cancelled->n, sizeof(uint64_t), cmp_u64p);
+        size_t m = 0;
+        for (size_t i = 0; i < sends->n; i++) {
+            if (send_cancelled(c, cancelled, &sends->v[i]))
+                c->ds->cancelled++;
+            else
+                sends->v[m++] = sends->v[i];
+        }
+        sends->n = m;
     }
-    sends->n = m;
-    return p2p_emit(c, ch, sends, recvs);
+    return p2p_emit(c, ch, sends, recvs, out);
 }
 
 /* ---- collectives ---------------------------------------------------------------------------- */
@@ -948,12 +1001,16 @@ static int scan_event(ctx_t *c, scan_t *s, omp_loc_t *ol, uint32_t l, uint64_t i
         *begin = i;
         return 0;
     case ST_EV_MPI_COLL_END:
+        if (c->in->coll_end)
+            c->in->coll_end(c->in->coll_end_ctx, e);
         return coll_end(c, l, i, begin, *enter);
     case ST_EV_MPI_ICOLL_REQUEST: {
         icoll_req_t r = { .id = e->id, .loc = l, .enter = i };
         return PUSH(s->reqs, r);
     }
     case ST_EV_MPI_ICOLL_COMPLETE: {
+        if (c->in->coll_end)
+            c->in->coll_end(c->in->coll_end_ctx, e);
         icoll_done_t d = { l, i };
         return PUSH(s->done, d);
     }
@@ -962,17 +1019,20 @@ static int scan_event(ctx_t *c, scan_t *s, omp_loc_t *ol, uint32_t l, uint64_t i
     }
 }
 
+/* The events of location l; sets its mono (where its times first go back). */
 static int scan_loc(ctx_t *c, scan_t *s, uint32_t l)
 {
     omp_loc_t ol = { 0 };
-    uint64_t enter = NO_EV, begin = NO_EV;
+    st_clc_loc_t *L = &c->in->locs[l];
+    uint64_t enter = NO_EV, begin = NO_EV, mono = L->n, prev = 0;
     int rc = frame_push(&s->omp, &ol, 0);
-    void (*visit)(void *, uint32_t, uint64_t) = c->in->visit;
-    for (uint64_t i = 0; rc == 0 && i < c->in->locs[l].n; i++) {
-        if (visit)
-            visit(c->in->visit_ctx, l, i);
+    for (uint64_t i = 0; rc == 0 && i < L->n; i++) {
+        if (L->ev[i].time < prev && mono == L->n)
+            mono = i;
+        prev = L->ev[i].time;
         rc = scan_event(c, s, &ol, l, i, &enter, &begin);
     }
+    L->mono = mono;
     st_clc_free(ol.st);
     st_clc_free(ol.tw);
     return rc;
@@ -984,29 +1044,65 @@ static void scan_free(scan_t *s)
     st_clc_free(s->omp.locks.v), st_clc_free(s->omp.tasks.v), st_clc_free(s->omp.waits.v), st_clc_free(s->omp.frame_task.v), st_clc_free(s->omp.done);
 }
 
-/* Appends the endpoints of every key type to out, in type order (the first non-empty
- * type becomes out itself when out is empty: no copy of the largest part, usually p2p). */
-static int append_sides(ctx_t *c, st_clc_epvec_t *out)
+/* A binary heap of sorted runs, by their first endpoint (merge_runs). */
+typedef struct run { const st_clc_endpoint_t *at, *end; } run_t;
+
+static void heap_down(run_t *h, size_t n, size_t i)
 {
-    int first = 0;
-    while (first < ST_CLC_KEY_TYPES - 1 && !c->side[first].n)
-        first++;
-    if (out->n == 0) {
-        st_clc_epvec_t t = *out;
-        *out = c->side[first];
-        c->side[first] = t;
+    for (;;) {
+        size_t m = i, a = 2 * i + 1, b = a + 1;
+        if (a < n && st_clc_endpoint_cmp(h[a].at, h[m].at) < 0)
+            m = a;
+        if (b < n && st_clc_endpoint_cmp(h[b].at, h[m].at) < 0)
+            m = b;
+        if (m == i)
+            return;
+        run_t t = h[i];
+        h[i] = h[m], h[m] = t;
+        i = m;
     }
-    size_t total = out->n;
-    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
-        total += c->side[t].n;
-    if (total > out->n && st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v))
-        return -1;
+}
+
+/*
+ * Copies v[0 .. n) to dst in the join's order when v is made of at most MAX_RUNS sorted runs
+ * (a key type's endpoints come one location after the other, each in order): merged straight
+ * into dst, so that the join finds them sorted and needs neither a buffer of their size nor
+ * merge passes over them. More runs: copied as they are (the join sorts them). (Endpoints
+ * that compare equal are alike: their order does not matter.)
+ */
+#define MAX_RUNS 64
+static void merge_runs(st_clc_endpoint_t *dst, const st_clc_endpoint_t *v, size_t n)
+{
+    run_t h[MAX_RUNS];
+    size_t nh = 0, start = 0;
+    for (size_t i = 1; i <= n && nh <= MAX_RUNS; i++)
+        if (i == n || st_clc_endpoint_cmp(&v[i - 1], &v[i]) > 0) {
+            if (nh < MAX_RUNS)
+                h[nh] = (run_t){ v + start, v + i };
+            nh++, start = i;
+        }
+    if (nh <= 1 || nh > MAX_RUNS) {
+        memcpy(dst, v, n * sizeof *v);
+        return;
+    }
+    for (size_t i = nh / 2; i-- > 0;)
+        heap_down(h, nh, i);
+    while (nh) {
+        *dst++ = *h[0].at++;
+        if (h[0].at == h[0].end)
+            h[0] = h[--nh];
+        heap_down(h, nh, 0);
+    }
+}
+
+/* Appends the endpoints of the other key types to out (room reserved by p2p_emit), in type order. */
+static void append_sides(ctx_t *c, st_clc_epvec_t *out)
+{
     for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
         if (c->side[t].n) {
-            memcpy(out->v + out->n, c->side[t].v, c->side[t].n * sizeof *out->v);
+            merge_runs(out->v + out->n, c->side[t].v, c->side[t].n);
             out->n += c->side[t].n;
         }
-    return 0;
 }
 
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
@@ -1024,8 +1120,6 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         if (in->locs[l].rank == rank)
             rc = scan_loc(&c, &s, l);
     if (rc == 0)
-        rc = p2p_finish(&c, &s.cancelled, &s.chans, &s.sends, &s.recvs);
-    if (rc == 0)
         rc = coll_finish(&c, &s.reqs, &s.done);
     if (rc == 0)
         rc = omp_locks(&c, &s.omp);
@@ -1033,8 +1127,10 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         rc = omp_tasks(&c, &s.omp);
     if (rc == 0)
         rc = omp_taskwaits(&c, &s.omp);
+    if (rc == 0) /* last: the point-to-point endpoints (type 1, first in out) go straight into out */
+        rc = p2p_finish(&c, &s.cancelled, &s.chans, &s.sends, &s.recvs, out);
     if (rc == 0)
-        rc = append_sides(&c, out);
+        append_sides(&c, out);
     for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
         st_clc_epvec_free(&c.side[t]);
     scan_free(&s);

@@ -51,7 +51,10 @@ typedef struct st_clc_loc {
     uint32_t    thread;  /* thread index inside the process */
     st_event_t *ev;      /* events in record order; time = C(e) on input, LC(e) after st_clc_run */
     uint64_t    n;
-    uint64_t   *orig;    /* C(e) of every event, then LC(e) (st_clc_lc); malloc'd by the run, caller frees */
+    uint64_t   *orig;    /* C(e) of every event, then LC(e) (st_clc_lc); malloc'd by the run, caller frees.
+                          * NULL in the parallel engine while nothing on the location moved: LC == C ==
+                          * ev[].time (most traces need no correction; the dense arrays are 16 B per event) */
+    uint64_t    mono;    /* events [0, mono) have non-decreasing C (set by st_clc_endpoints(); 0 unknown) */
 } st_clc_loc_t;
 
 /* The working LC of a location during a correction: the second half of its orig block.
@@ -59,8 +62,18 @@ typedef struct st_clc_loc {
  * events (a quarter of the memory traffic); the events get LC when the run finishes. */
 static inline uint64_t *st_clc_lc(const st_clc_loc_t *L) { return L->orig + L->n; }
 
+/* C and LC of event i, also of a location without orig (both are then the event's time). */
+static inline uint64_t st_clc_c_at(const st_clc_loc_t *L, uint64_t i) { return L->orig ? L->orig[i] : L->ev[i].time; }
+static inline uint64_t st_clc_lc_at(const st_clc_loc_t *L, uint64_t i)
+{
+    return L->orig ? L->orig[L->n + i] : L->ev[i].time;
+}
+
 /* Allocates L->orig (C and LC, 2 * n values) unless it is there already: 0, or -1. */
 int st_clc_times_alloc(st_clc_loc_t *L);
+
+/* Gives a location without orig its dense arrays, C and LC both the events' times: 0, or -1. */
+int st_clc_times_materialize(st_clc_loc_t *L);
 
 /* What CLC needs to know about one process. */
 typedef struct st_clc_proc {
@@ -93,11 +106,12 @@ typedef struct st_clc_input {
     const st_clc_proc_t        *procs;   /* [nranks], by world rank; NULL: every rank its own node */
     uint32_t                    nsync;
     const st_clc_sync_region_t *sync;    /* may be NULL */
-    /* Optional: st_clc_endpoints() calls visit(visit_ctx, l, i) for every event it reads,
-     * before deriving from it; a caller that needs its own pass over the events shares
-     * this one (the events are far larger than the caches: a pass is a memory sweep). */
-    void (*visit)(void *ctx, uint32_t l, uint64_t i);
-    void  *visit_ctx;
+    /* Optional: st_clc_endpoints() calls coll_end(coll_end_ctx, e) for every collective end
+     * event it reads (ST_EV_MPI_COLL_END, ST_EV_MPI_ICOLL_COMPLETE), before deriving from it:
+     * a caller that needs to see those shares its pass (the events are far larger than the
+     * caches: a pass is a memory sweep). */
+    void (*coll_end)(void *ctx, const st_event_t *e);
+    void  *coll_end_ctx;
 } st_clc_input_t;
 
 /* For every location of in: st_clc_times_alloc, then C (the events' times) into orig. 0, or -1. */
@@ -151,6 +165,21 @@ typedef struct st_clc_endpoint {
     uint32_t     _pad;
 } st_clc_endpoint_t;
 
+/* The join's order of endpoints: key, role, order, loc, ev (-1, 0, 1 as for qsort). */
+static inline int st_clc_endpoint_cmp(const st_clc_endpoint_t *x, const st_clc_endpoint_t *y)
+{
+    for (int i = 0; i < 4; i++)
+        if (x->key[i] != y->key[i])
+            return x->key[i] < y->key[i] ? -1 : 1;
+    if (x->role != y->role)
+        return x->role < y->role ? -1 : 1;
+    if (x->ref.order != y->ref.order)
+        return x->ref.order < y->ref.order ? -1 : 1;
+    if (x->ref.loc != y->ref.loc)
+        return x->ref.loc < y->ref.loc ? -1 : 1;
+    return x->ref.ev < y->ref.ev ? -1 : x->ref.ev > y->ref.ev;
+}
+
 typedef struct st_clc_epvec {
     st_clc_endpoint_t *v;
     size_t             n, cap;
@@ -171,7 +200,7 @@ typedef struct st_clc_depstats {
  * of the table in ALGORITHMS.md §8; details in deps.c). Needs in->procs[rank].comms
  * and the node ids of all ranks (for mu classes). ds (may be NULL) accumulates skipped
  * items. Returns 0, or -1 when out of memory (out keeps what was appended).
- * Not collective; touches only the given rank's events (read-only).
+ * Not collective; reads only the given rank's events and sets its locations' mono.
  */
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds);
 
@@ -235,10 +264,10 @@ int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g);
  * of memory (g then empty).
  */
 #define ST_CLC_JOIN_PARTIAL 0x1u
-/* ST_CLC_JOIN_SCRATCH: the caller does not read ep afterwards, so the join sorts the ports in
- * its memory instead of allocating buffers (at MPI_Finalize every new page is a fault).
- * Without it ep is left sorted. */
-#define ST_CLC_JOIN_SCRATCH 0x2u
+/* ST_CLC_JOIN_TAKE: ep (allocated with st_clc_malloc) is handed over: the instances are built
+ * in its memory (at MPI_Finalize every new page is a fault), g->inst is that block, and the
+ * caller neither reads nor frees ep afterwards. Without it ep is left sorted. */
+#define ST_CLC_JOIN_TAKE 0x2u
 int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_clc_graph_t *g);
 
 void st_clc_graph_free(st_clc_graph_t *g);

@@ -15,17 +15,7 @@
 
 static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
 
-static inline int cmp_ep(const st_clc_endpoint_t *x, const st_clc_endpoint_t *y)
-{
-    int r;
-    for (int i = 0; i < 4; i++)
-        if ((r = cmp_u64(x->key[i], y->key[i])))
-            return r;
-    if ((r = cmp_u64(x->role, y->role)) || (r = cmp_u64(x->ref.order, y->ref.order)) ||
-        (r = cmp_u64(x->ref.loc, y->ref.loc)))
-        return r;
-    return cmp_u64(x->ref.ev, y->ref.ev);
-}
+static inline int cmp_ep(const st_clc_endpoint_t *x, const st_clc_endpoint_t *y) { return st_clc_endpoint_cmp(x, y); }
 
 static int cmp_ep_void(const void *a, const void *b) { return cmp_ep(a, b); }
 ST_CLC_MSORT(sort_endpoints, st_clc_endpoint_t, cmp_ep)
@@ -55,7 +45,9 @@ void st_clc_graph_free(st_clc_graph_t *g)
     memset(g, 0, sizeof *g);
 }
 
-/* Appends the instance ep[0..n) (equal keys, sorted) unless it is incomplete. */
+/* Appends the instance ep[0..n) (equal keys, sorted) unless it is incomplete. The instance
+ * may be written over ep[0] (ST_CLC_JOIN_TAKE): it is built after ep is read, and stored
+ * with memcpy, so that no compiler moves the store before those reads. */
 static void add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t n, unsigned flags)
 {
     uint32_t ns = 0, nr = 0;
@@ -71,40 +63,81 @@ static void add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t 
     }
     if ((!ns || !nr) && !(flags & ST_CLC_JOIN_PARTIAL))
         return;
-    st_clc_inst_t *in = &g->inst[g->ninst++];
-    *in = (st_clc_inst_t){ .first = g->nrefs, .nsend = ns, .nrecv = nr, .kind = ep[0].kind, .shape = ep[0].shape,
-                           .mumask = mask };
-    memcpy(in->key, ep[0].key, sizeof in->key);
+    st_clc_inst_t in = { .first = g->nrefs, .nsend = ns, .nrecv = nr, .kind = ep[0].kind, .shape = ep[0].shape,
+                         .mumask = mask };
+    memcpy(in.key, ep[0].key, sizeof in.key);
     for (size_t i = 0; i < n; i++)
         if (ep[i].role == ST_CLC_SEND || ep[i].role == ST_CLC_RECV)
             g->refs[g->nrefs++] = ep[i].ref;
+    memcpy(&g->inst[g->ninst++], &in, sizeof in);
 }
 
-/* Sorts a location's ports (listed in instance order) by event: a counting sort on ev
- * (stable, so equal events stay in instance order), then the few ports of one event are
- * put in cmp_port order (receives first). cnt: scratch of at least max ev + 2 entries. */
-static void sort_loc_ports(st_clc_port_t *p, size_t n, uint64_t max_ev, uint32_t *cnt, st_clc_port_t *out)
+/* Puts each run of ports of one event in cmp_port order (receives first): insertion sort,
+ * as the runs are short and the ports otherwise sorted. */
+static void order_events(st_clc_port_t *p, size_t n)
 {
-    memset(cnt, 0, sizeof *cnt * (size_t)(max_ev + 2));
-    for (size_t i = 0; i < n; i++)
-        cnt[p[i].ev + 1]++;
-    for (uint64_t e = 0; e <= max_ev; e++)
-        cnt[e + 1] += cnt[e];
-    for (size_t i = 0; i < n; i++)
-        out[cnt[p[i].ev]++] = p[i];
-    for (size_t i = 1; i < n; i++) { /* insertion sort: runs of equal ev are short */
-        st_clc_port_t x = out[i];
+    for (size_t i = 1; i < n; i++) {
+        st_clc_port_t x = p[i];
         size_t j = i;
-        for (; j > 0 && cmp_port(&x, &out[j - 1]) < 0; j--)
-            out[j] = out[j - 1];
-        out[j] = x;
+        for (; j > 0 && cmp_port(&x, &p[j - 1]) < 0; j--)
+            p[j] = p[j - 1];
+        p[j] = x;
     }
-    memcpy(p, out, n * sizeof *p);
 }
 
-/* Builds port_first / ports from the instances. scratch (may be NULL): scratch_bytes the
- * counting sort may use for its buffers instead of allocating them. */
-static int index_ports(st_clc_graph_t *g, void *scratch, size_t scratch_bytes)
+/* The port of slot s of instance k. */
+static st_clc_port_t port_of(const st_clc_graph_t *g, uint64_t k, uint32_t s)
+{
+    const st_clc_inst_t *in = &g->inst[k];
+    return (st_clc_port_t){ .ev = g->refs[in->first + s].ev, .inst = k, .slot = s,
+                            .role = s < in->nsend ? ST_CLC_SEND : ST_CLC_RECV };
+}
+
+/*
+ * The ports by a counting sort on (location, event): pos[base[l] + e] is where the next port
+ * of event e of location l goes, so every port is written once, to its place, in instance
+ * order (stable), without a second buffer. pos: span entries, base from locs' max events.
+ */
+static void place_ports(st_clc_graph_t *g, const uint64_t *max_ev, uint64_t *base, uint32_t *pos)
+{
+    uint64_t at = 0;
+    for (uint32_t l = 0; l < g->nlocs; l++) {
+        base[l] = at;
+        at += g->port_first[l + 1] > g->port_first[l] ? max_ev[l] + 1 : 0;
+    }
+    for (uint64_t r = 0; r < g->nrefs; r++)
+        pos[base[g->refs[r].loc] + g->refs[r].ev]++;
+    for (uint32_t l = 0; l < g->nlocs; l++) {
+        if (g->port_first[l + 1] == g->port_first[l])
+            continue;
+        uint32_t next = (uint32_t)g->port_first[l];
+        for (uint64_t e = 0; e <= max_ev[l]; e++) {
+            uint32_t c = pos[base[l] + e];
+            pos[base[l] + e] = next;
+            next += c;
+        }
+    }
+    for (uint64_t k = 0; k < g->ninst; k++)
+        for (uint32_t s = 0; s < g->inst[k].nsend + g->inst[k].nrecv; s++) {
+            const st_clc_ref_t *x = &g->refs[g->inst[k].first + s];
+            g->ports[pos[base[x->loc] + x->ev]++] = port_of(g, k, s);
+        }
+}
+
+/* The ports listed per location in instance order, then merge-sorted (fill: nlocs + 1 entries). */
+static void sort_listed_ports(st_clc_graph_t *g, uint64_t *fill)
+{
+    memcpy(fill, g->port_first, sizeof(uint64_t) * ((size_t)g->nlocs + 1));
+    for (uint64_t k = 0; k < g->ninst; k++)
+        for (uint32_t s = 0; s < g->inst[k].nsend + g->inst[k].nrecv; s++)
+            g->ports[fill[g->refs[g->inst[k].first + s].loc]++] = port_of(g, k, s);
+    for (uint32_t l = 0; l < g->nlocs; l++)
+        sort_ports(g->ports + g->port_first[l], g->port_first[l + 1] - g->port_first[l]);
+}
+
+/* Builds port_first / ports from the instances: placed by a counting sort where the events
+ * are not far more than the ports (and positions fit 32 bits), else listed and sorted. */
+static int index_ports(st_clc_graph_t *g)
 {
     g->port_first = st_clc_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
     g->ports = st_clc_malloc(sizeof(st_clc_port_t) * (g->nrefs ? g->nrefs : 1));
@@ -114,48 +147,26 @@ static int index_ports(st_clc_graph_t *g, void *scratch, size_t scratch_bytes)
         st_clc_free(fill), st_clc_free(max_ev);
         return -1;
     }
-    uint64_t top = 0, most = 0;
     for (uint64_t r = 0; r < g->nrefs; r++) {
         const st_clc_ref_t *x = &g->refs[r];
         g->port_first[x->loc + 1]++;
         if (x->ev > max_ev[x->loc])
             max_ev[x->loc] = x->ev;
     }
+    uint64_t span = 0;
     for (uint32_t l = 0; l < g->nlocs; l++) {
+        span += g->port_first[l + 1] ? max_ev[l] + 1 : 0;
         g->port_first[l + 1] += g->port_first[l];
-        uint64_t np = g->port_first[l + 1] - g->port_first[l];
-        if (np && max_ev[l] > top)
-            top = max_ev[l];
-        if (np > most)
-            most = np;
     }
-    memcpy(fill, g->port_first, sizeof(uint64_t) * ((size_t)g->nlocs + 1));
-    for (uint64_t k = 0; k < g->ninst; k++) {
-        const st_clc_inst_t *in = &g->inst[k];
-        for (uint32_t s = 0; s < in->nsend + in->nrecv; s++) {
-            const st_clc_ref_t *r = &g->refs[in->first + s];
-            g->ports[fill[r->loc]++] = (st_clc_port_t){ .ev = r->ev, .inst = k, .slot = s,
-                                                        .role = s < in->nsend ? ST_CLC_SEND : ST_CLC_RECV };
-        }
+    uint32_t *pos = span / 8 < g->nrefs && g->nrefs < UINT32_MAX ? st_clc_calloc(span + 1, sizeof *pos) : NULL;
+    if (pos) {
+        place_ports(g, max_ev, fill, pos);
+        for (uint32_t l = 0; l < g->nlocs; l++)
+            order_events(g->ports + g->port_first[l], g->port_first[l + 1] - g->port_first[l]);
+    } else {
+        sort_listed_ports(g, fill);
     }
-    st_clc_free(fill);
-    /* Counting sort where the events are not far more than the ports, else merge sort. */
-    int counting = most && top / 8 < most && top < UINT32_MAX;
-    size_t out_bytes = sizeof(st_clc_port_t) * most, cnt_bytes = sizeof(uint32_t) * (size_t)(top + 2);
-    int in_scratch = counting && scratch && out_bytes + cnt_bytes <= scratch_bytes;
-    st_clc_port_t *out = in_scratch ? scratch : counting ? st_clc_malloc(out_bytes) : NULL;
-    uint32_t *cnt = in_scratch ? (uint32_t *)((char *)scratch + out_bytes) : out ? st_clc_malloc(cnt_bytes) : NULL;
-    for (uint32_t l = 0; l < g->nlocs; l++) {
-        st_clc_port_t *p = g->ports + g->port_first[l];
-        size_t n = g->port_first[l + 1] - g->port_first[l];
-        if (cnt && out && max_ev[l] / 8 < n)
-            sort_loc_ports(p, n, max_ev[l], cnt, out);
-        else
-            sort_ports(p, n);
-    }
-    if (!in_scratch)
-        st_clc_free(cnt), st_clc_free(out);
-    st_clc_free(max_ev);
+    st_clc_free(pos), st_clc_free(fill), st_clc_free(max_ev);
     return 0;
 }
 
@@ -170,20 +181,22 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
         if (ep[i].ref.loc < nlocs)
             ep[m++] = ep[i];
     sort_endpoints(ep, m);
-    g->inst = st_clc_malloc(sizeof(st_clc_inst_t) * (m ? m : 1));
+    int take = (flags & ST_CLC_JOIN_TAKE) != 0;
+    _Static_assert(sizeof(st_clc_inst_t) <= sizeof(st_clc_endpoint_t), "an instance fits an endpoint's place");
+    g->inst = take ? (st_clc_inst_t *)(void *)ep : st_clc_malloc(sizeof(st_clc_inst_t) * (m ? m : 1));
     g->refs = st_clc_malloc(sizeof(st_clc_ref_t) * (m ? m : 1));
     if (!g->inst || !g->refs)
         goto fail;
-    for (size_t i = 0, j; i < m; i = j) {
+    for (size_t i = 0, j; i < m; i = j) { /* instance g->ninst <= i: written where ep is read */
         for (j = i + 1; j < m && same_key(&ep[i], &ep[j]); j++)
             ;
         add_instance(g, ep + i, j - i, flags);
     }
-    /* The endpoints are in refs now: with ST_CLC_JOIN_SCRATCH their memory is free. */
-    int scratch = (flags & ST_CLC_JOIN_SCRATCH) != 0;
-    if (index_ports(g, scratch ? ep : NULL, scratch ? n * sizeof *ep : 0) == 0)
+    if (index_ports(g) == 0)
         return 0;
 fail:
+    if (take && !g->inst)
+        st_clc_free(ep);
     st_clc_graph_free(g);
     g->ds = ds;
     return -1;

@@ -72,6 +72,7 @@ typedef struct quad { uint64_t v1, l1, v2, l2; } top2_t;
 typedef struct ent { uint64_t order, v[2]; } ent_t;
 typedef struct entvec { ent_t *v; size_t n, cap; } entvec_t;
 typedef struct u64vec { uint64_t *v; size_t n, cap; } u64vec_t;
+typedef struct u32vec { uint32_t *v; size_t n, cap; } u32vec_t; /* instance indices (alloc_state: < 2^32) */
 typedef struct tracker { uint32_t arrived; uint8_t own, up, done, _pad; } tracker_t;
 
 /* Record header (exchange.h); round: bulk round of R_RVAL / PH_R / R_CONV_* records. */
@@ -109,11 +110,12 @@ typedef struct peer {
     uint8_t       have_bwd, have_stat;
     counts_rec_t *theirs;
     size_t        ntheirs;
-    u64vec_t      send_inst, recv_inst; /* after matching: live instances by message index */
+    u32vec_t      send_inst, recv_inst; /* after matching: live instances by message index */
     uint64_t     *bwd;                  /* [send_inst.n] forward LC of the receives */
-    uint64_t     *stat;                 /* [2 * recv_inst.n] (C, final LC) of the sends */
+    uint64_t     *stat;                 /* [2 * recv_inst.n] (C, final LC) of the sends (when they come) */
     uint64_t     *rin;                  /* [recv_inst.n] bulk rounds: the sends' LC of round rin_round */
-    uint64_t     *cur;                  /* [recv_inst.n] the sends' LC the forward pass reads: rin as of
+    uint64_t     *cur;                  /* [recv_inst.n] (from the first forward pass on: ensure_cur) the
+                                           sends' LC the forward pass reads: rin as of
                                            the round's start, or the replay's R_FWD values */
     int           rin_round;
     uint8_t       rin_same;             /* ... equal to those of the round before */
@@ -144,7 +146,7 @@ struct st_clc_replay {
     uint32_t *pending, *wait_head;
     /* compact copies of the refs' times: the phases that loop over instances read these
      * instead of gathering from the event arrays (a cache and TLB miss per ref) */
-    uint64_t *ref_c, *ref_lc; /* [nrefs]: C; LC as of the last snap_times() */
+    uint64_t *ref_c, *ref_lc; /* [nrefs]: C; LC as of the last snap_times() (NULL: LC = C, nothing moved) */
     uint32_t *port_ref;       /* [nports]: ref index of each port (32 bits: alloc_state checks nrefs) */
     /* locations */
     st_clc_fwd_t *fwd;
@@ -168,10 +170,10 @@ struct st_clc_replay {
     int        rounds_max, round, round_sent, rounds_used;
     uint64_t   changed;        /* receives the values of this round's exchange would move */
     entvec_t  *pin;            /* [ninst] scans: the previous round's result, per instance; NULL without scans */
-    uint8_t   *hot;            /* [nports] rounds after the first: HOT_* (st_clc_fwd_t.hot) */
+    uint8_t   *hot;            /* [nports] from round 1 on (alloc_hot): HOT_* (st_clc_fwd_t.hot) */
     int        lc_same;        /* this round's passes changed no LC */
-    u64vec_t   local_k, coll_k; /* the LOCAL and COLL instances */
-    uint32_t  *ref_port;       /* [nrefs] the port of each ref (inverse of port_ref) */
+    u64vec_t   local_k, coll_k; /* the LOCAL instances (classify), the live COLL ones (start_forward) */
+    uint32_t  *ref_port;       /* [nrefs] with hot: the port of each ref (inverse of port_ref) */
     tracker_t  conv;           /* this round's "anything changed" reduction over all ranks */
     uint64_t   conv_val;
     int32_t    wparent, wchild[32];
@@ -195,6 +197,14 @@ static void fail(st_clc_replay_t *r, const char *fmt, ...)
 }
 
 static int u64_push(u64vec_t *v, uint64_t x)
+{
+    if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+        return -1;
+    v->v[v->n++] = x;
+    return 0;
+}
+
+static int u32_push(u32vec_t *v, uint32_t x)
 {
     if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
         return -1;
@@ -643,9 +653,12 @@ static int build_channels(st_clc_replay_t *r)
     return 0;
 }
 
-/* Every member must take part in every instance: N counts the seqs of all collective calls. */
-static void channel_count(st_clc_replay_t *r, const st_event_t *e)
+/* Every member must take part in every instance: N counts the seqs of all collective calls.
+ * Called by st_clc_endpoints() for each collective end it scans (in->coll_end), so the events
+ * are swept once. */
+static void channel_count(void *ctx, const st_event_t *e)
 {
+    st_clc_replay_t *r = ctx;
     const st_clc_proc_t *pr = &r->in->procs[r->me];
     uint64_t seq = e->kind == ST_EV_MPI_COLL_END ? e->id : e->aux;
     if (e->comm >= pr->ncomms || seq >= MAX_SEQ)
@@ -655,26 +668,15 @@ static void channel_count(st_clc_replay_t *r, const st_event_t *e)
         c->local_n = seq + 1;
 }
 
-/* Saves C of every event (the passes read it from there) and counts the collective
- * instances of every channel: called by st_clc_endpoints() for each event it scans
- * (in->visit), so the events are swept once. */
-static void visit_event(void *ctx, uint32_t l, uint64_t i)
-{
-    st_clc_replay_t *r = ctx;
-    st_clc_loc_t *L = &r->in->locs[l];
-    L->orig[i] = L->ev[i].time;
-    if (L->ev[i].kind == ST_EV_MPI_COLL_END || L->ev[i].kind == ST_EV_MPI_ICOLL_COMPLETE)
-        channel_count(r, &L->ev[i]);
-}
-
-static int alloc_orig(st_clc_replay_t *r)
+/* The dense C / LC arrays come only where something moves (st_clc_forward_loc; before it
+ * loc->mono, set by st_clc_endpoints(), says where C first decreases). */
+static void reset_times(st_clc_replay_t *r)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
-        st_clc_loc_t *L = &r->in->locs[l];
-        if (st_clc_times_alloc(L))
-            return -1;
+        st_clc_free(r->in->locs[l].orig);
+        r->in->locs[l].orig = NULL;
+        r->in->locs[l].mono = 0;
     }
-    return 0;
 }
 
 static int alloc_phase(phase_t *P, int ph, uint64_t N)
@@ -766,8 +768,11 @@ static int classify(st_clc_replay_t *r)
         }
         r->pending[k] = r->cat[k] == CAT_LOCAL ? in->nsend : r->cat[k] == CAT_DEAD || r->cat[k] == CAT_OUT ? 0 : 1;
     }
-    for (uint64_t k = 0; k < g->ninst; k++)
+    for (uint64_t k = 0; k < g->ninst; k++) {
         r->tqi[k] = r->cat[k] == CAT_LOCAL || r->cat[k] == CAT_COLL ? (uint32_t)r->ntq++ : NONE32;
+        if (r->cat[k] == CAT_LOCAL && u64_push(&r->local_k, k))
+            return -1;
+    }
     if (!(r->tq = st_clc_malloc((r->ntq + 1) * sizeof *r->tq)))
         return -1;
     for (uint64_t i = 0; i < r->ntq; i++)
@@ -782,7 +787,7 @@ static int classify(st_clc_replay_t *r)
         int32_t other = r->cat[k] == CAT_OUT ? (int32_t)(uint32_t)key[1] : (int32_t)(key[1] >> 32);
         peer_t *pe = find_peer(r, other);
         r->ia[k] = (uint32_t)(pe - r->peers);
-        if (u64_push(r->cat[k] == CAT_OUT ? &pe->send_inst : &pe->recv_inst, k))
+        if (u32_push(r->cat[k] == CAT_OUT ? &pe->send_inst : &pe->recv_inst, (uint32_t)k))
             return -1;
     }
     return 0;
@@ -797,7 +802,7 @@ static int count_records(const st_clc_replay_t *r, const peer_t *pe, counts_rec_
 {
     int n = 0;
     for (int dir = 0; dir < 2; dir++) {
-        const u64vec_t *v = dir == 0 ? &pe->send_inst : &pe->recv_inst;
+        const u32vec_t *v = dir == 0 ? &pe->send_inst : &pe->recv_inst;
         for (size_t i = 0, j; i < v->n; i = j) {
             const uint64_t *ki = r->g.inst[v->v[i]].key;
             for (j = i + 1; j < v->n; j++) {
@@ -858,7 +863,7 @@ static uint64_t their_count(const peer_t *pe, uint32_t dir, uint32_t tag, uint64
 }
 
 /* Keeps the instances whose k is below the other side's count; the rest are DEAD. */
-static void match_list(st_clc_replay_t *r, const peer_t *pe, u64vec_t *v, uint32_t their_dir, uint64_t *unmatched)
+static void match_list(st_clc_replay_t *r, const peer_t *pe, u32vec_t *v, uint32_t their_dir, uint64_t *unmatched)
 {
     size_t m = 0;
     uint64_t lim = 0;
@@ -886,8 +891,7 @@ static int match_peers(st_clc_replay_t *r)
         match_list(r, pe, &pe->send_inst, 1, &r->ds.unmatched_send);
         match_list(r, pe, &pe->recv_inst, 0, &r->ds.unmatched_recv);
         pe->bwd = st_clc_malloc((pe->send_inst.n + 1) * sizeof *pe->bwd);
-        pe->stat = st_clc_malloc((2 * pe->recv_inst.n + 1) * sizeof *pe->stat);
-        if (!pe->bwd || !pe->stat)
+        if (!pe->bwd)
             return -1;
     }
     return 0;
@@ -1161,9 +1165,13 @@ static void reset_forward(st_clc_replay_t *r)
     }
 }
 
+static int ensure_cur(st_clc_replay_t *r);
+
 /* The message-by-message replay (also the fallback when bulk rounds do not converge). */
 static void enter_forward(st_clc_replay_t *r)
 {
+    if (ensure_cur(r))
+        return;
     reset_forward(r);
     r->state = S_FWD;
     replay_deferred(r);
@@ -1179,7 +1187,10 @@ static void enter_forward(st_clc_replay_t *r)
 /* ---- backward -------------------------------------------------------------------------------------------- */
 
 /* LC and C of a ref, from the snapshots (ref_lc is current after snap_times()). */
-static uint64_t ref_time(const st_clc_replay_t *r, const st_clc_ref_t *x) { return r->ref_lc[x - r->g.refs]; }
+static uint64_t ref_time(const st_clc_replay_t *r, const st_clc_ref_t *x)
+{
+    return (r->ref_lc ? r->ref_lc : r->ref_c)[x - r->g.refs];
+}
 static uint64_t ref_orig(const st_clc_replay_t *r, const st_clc_ref_t *x) { return r->ref_c[x - r->g.refs]; }
 
 /* Copies every ref's time (C, or the current LC) into dst: one sweep per location over its
@@ -1187,13 +1198,37 @@ static uint64_t ref_orig(const st_clc_replay_t *r, const st_clc_ref_t *x) { retu
 static void snap(st_clc_replay_t *r, uint64_t *dst, int orig)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
-        const uint64_t *t = orig ? r->in->locs[l].orig : st_clc_lc(&r->in->locs[l]);
-        for (uint64_t j = r->g.port_first[l]; j < r->g.port_first[l + 1]; j++)
-            dst[r->port_ref[j]] = t[r->g.ports[j].ev];
+        const st_clc_loc_t *L = &r->in->locs[l];
+        uint64_t j = r->g.port_first[l], end = r->g.port_first[l + 1];
+        if (L->orig) {
+            const uint64_t *t = orig ? L->orig : st_clc_lc(L);
+            for (; j < end; j++)
+                dst[r->port_ref[j]] = t[r->g.ports[j].ev];
+        } else if (!orig) { /* nothing moved: LC = C */
+            for (; j < end; j++)
+                dst[r->port_ref[j]] = r->ref_c[r->port_ref[j]];
+        } else { /* C from the events: one in a few, prefetched (cache misses otherwise) */
+            for (; j < end; j++) {
+                if (j + 16 < end) /* (integer arithmetic: see clc.c, prefetch_port_event) */
+                    __builtin_prefetch((const void *)((uintptr_t)L->ev + r->g.ports[j + 16].ev * sizeof *L->ev));
+                dst[r->port_ref[j]] = L->ev[r->g.ports[j].ev].time;
+            }
+        }
     }
 }
 
-static void snap_times(st_clc_replay_t *r) { snap(r, r->ref_lc, 0); }
+/* The refs' current LC into ref_lc, which is allocated once a location has moved (before, LC = C). */
+static void snap_times(st_clc_replay_t *r)
+{
+    int moved = 0;
+    for (uint32_t l = 0; l < r->in->nlocs && !moved; l++)
+        moved = r->in->locs[l].orig != NULL;
+    if (!moved)
+        return;
+    if (!r->ref_lc && !(r->ref_lc = st_clc_malloc((r->g.nrefs + 1) * sizeof *r->ref_lc)))
+        return fail(r, "out of memory");
+    snap(r, r->ref_lc, 0);
+}
 
 static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int recv, uint32_t *n)
 {
@@ -1306,7 +1341,8 @@ static void run_backward(st_clc_replay_t *r)
 
 static void enter_statistics(st_clc_replay_t *r)
 {
-    if (r->converged) { /* see count_on_c */
+    if (r->converged) { /* see count_on_c; the final LC for the local relations (finish_statistics) */
+        snap_times(r);
         r->state = S_STAT;
         return;
     }
@@ -1401,22 +1437,12 @@ static void count_coll(st_clc_replay_t *r, uint64_t k)
 static void finish_statistics(st_clc_replay_t *r)
 {
     st_clc_stats_t *s = &r->stats;
-    /* LOCAL instances: the sequential counter on a view of the graph holding only them. */
-    st_clc_graph_t view = r->g;
-    uint64_t nlocal = 0;
-    for (uint64_t k = 0; k < r->g.ninst; k++)
-        nlocal += r->cat[k] == CAT_LOCAL;
-    view.inst = st_clc_malloc(sizeof *view.inst * (nlocal ? nlocal : 1)); /* few in an MPI trace */
-    if (!view.inst)
-        return fail(r, "out of memory");
-    view.ninst = 0;
-    for (uint64_t k = 0; k < r->g.ninst; k++)
-        if (r->cat[k] == CAT_LOCAL)
-            view.inst[view.ninst++] = r->g.inst[k];
-    st_clc_violations(&view, r->in->locs, NULL, 1, &s->reversed);
-    st_clc_violations(&view, r->in->locs, &r->p, 1, &s->violations);
-    st_clc_violations(&view, r->in->locs, &r->p, 0, &s->remaining);
-    st_clc_free(view.inst);
+    /* LOCAL instances: the sequential counter on them, from the refs' snapshots. */
+    const uint64_t *lc = r->ref_lc ? r->ref_lc : r->ref_c; /* current: see enter_statistics */
+    const uint64_t *ks = r->local_k.v;
+    st_clc_violations_refs(&r->g, ks, r->local_k.n, r->ref_c, NULL, &s->reversed);
+    st_clc_violations_refs(&r->g, ks, r->local_k.n, r->ref_c, &r->p, &s->violations);
+    st_clc_violations_refs(&r->g, ks, r->local_k.n, lc, &r->p, &s->remaining);
     if (r->converged)
         st_clc_stats_merge(s, &r->on_c);
     for (uint32_t i = 0; !r->converged && i < r->npeers; i++) {
@@ -1451,11 +1477,13 @@ static void finish_statistics(st_clc_replay_t *r)
  * new bound does not exceed its LC): bounds only grow from round to round, so the current LC
  * then satisfy every equation with the new values and are the least fixed point — no
  * confirming pass (one "would anything move" reduction over all ranks per round). Round 0
- * runs no forward pass: it exchanges the sends' C, a lower bound of their LC. A round costs a
- * pass over the events and one exchange, instead of one message latency per hop of every
- * causal chain: much cheaper when corrections do not chain across many ranks, which is the
- * usual case (a jump is caused by the raw time of a send: one forward pass). When they do,
- * rounds_max bounds the attempt and the message-by-message replay takes over.
+ * runs no forward pass: it exchanges the sends' C, a lower bound of their LC; when nothing
+ * would move on C (moves_on_c: the usual trace), C is that fixed point and no pass runs at
+ * all. A round costs a pass over the events and one exchange, instead of one message
+ * latency per hop of every causal chain: much cheaper when corrections do not chain across
+ * many ranks, which is the usual case (a jump is caused by the raw time of a send: one
+ * forward pass). When they do, rounds_max bounds the attempt and the message-by-message
+ * replay takes over.
  */
 
 /* Records of a later round, or of the replay while this rank is still in rounds, wait. */
@@ -1550,6 +1578,17 @@ static void reset_phase(chan_t *c, int ph)
     P->open = c->N ? 1 : 0;
 }
 
+/* The remote sends' values the forward passes read (peer_t.cur): from the first pass on. */
+static int ensure_cur(st_clc_replay_t *r)
+{
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        peer_t *pe = &r->peers[i];
+        if (!pe->cur && !(pe->cur = st_clc_malloc((pe->recv_inst.n + 1) * sizeof *pe->cur)))
+            return fail(r, "out of memory"), -1;
+    }
+    return 0;
+}
+
 /* Forward state of the instances for a round: nothing pending but local sends, and the
  * previous round's values of the remote sends as inputs (none in round 0). */
 static void round_inputs(st_clc_replay_t *r)
@@ -1568,6 +1607,8 @@ static void round_inputs(st_clc_replay_t *r)
         r->pending[k] = r->g.inst[k].nsend;
         *tq_of(r, k) = quad_empty;
     }
+    if (ensure_cur(r))
+        return;
     for (uint32_t i = 0; i < r->npeers; i++) { /* rin may be overwritten by the next round's values meanwhile */
         const peer_t *pe = &r->peers[i];
         if (!pe->rin_same && pe->recv_inst.n)
@@ -1588,10 +1629,30 @@ static void round_inputs(st_clc_replay_t *r)
     }
 }
 
+/* The ports' HOT_* marks for the rounds' incremental passes, from round 1 on (round 0's
+ * would_move finds nothing to mark when it converges, and its marks are not used: round 1
+ * is a full pass). 0, or -1 (failed). */
+static int alloc_hot(st_clc_replay_t *r)
+{
+    if (r->hot)
+        return 0;
+    r->hot = st_clc_malloc(r->g.nrefs + 1);
+    r->ref_port = st_clc_malloc((r->g.nrefs + 1) * sizeof *r->ref_port);
+    if (!r->hot || !r->ref_port)
+        return fail(r, "out of memory"), -1;
+    for (uint64_t j = 0; j < r->g.nrefs; j++) { /* ports and refs are one-to-one */
+        r->ref_port[r->port_ref[j]] = (uint32_t)j;
+        r->hot[j] = r->cat[r->g.ports[j].inst] == CAT_LOCAL ? HOT_LOCAL : 0;
+    }
+    return 0;
+}
+
 /* Round 0 runs no forward pass: it exchanges the sends' C, a lower bound of their LC
  * (LC >= C), so that round 1 starts from the raw times instead of from nothing. */
 static void round_begin(st_clc_replay_t *r)
 {
+    if (r->round > 0 && alloc_hot(r))
+        return;
     reset_locs(r);
     round_inputs(r);
     for (uint32_t i = 0; i < r->nch; i++)
@@ -1686,7 +1747,8 @@ static uint64_t moves(st_clc_replay_t *r, const st_clc_ref_t *x, uint64_t v, uin
 {
     if (v + mu <= ref_time(r, x))
         return 0;
-    r->hot[r->ref_port[x - r->g.refs]] |= HOT_MOVES;
+    if (r->hot)
+        r->hot[r->ref_port[x - r->g.refs]] |= HOT_MOVES;
     return 1;
 }
 
@@ -1696,7 +1758,7 @@ static uint64_t moves(st_clc_replay_t *r, const st_clc_ref_t *x, uint64_t v, uin
 static uint64_t would_move(st_clc_replay_t *r)
 {
     uint64_t n = 0;
-    for (uint64_t j = 0; j < r->g.nrefs; j++)
+    for (uint64_t j = 0; r->hot && j < r->g.nrefs; j++)
         r->hot[j] &= HOT_LOCAL;
     for (uint32_t i = 0; i < r->npeers; i++) {
         const peer_t *pe = &r->peers[i];
@@ -1718,14 +1780,31 @@ static uint64_t would_move(st_clc_replay_t *r)
     return n;
 }
 
+/*
+ * Round 0 ran no forward pass: its LC are C. They are the fixed point when nothing would
+ * move: no receive earlier than its sends (+ mu), remote ones by the values just exchanged
+ * (would_move), local ones on C, and no location whose C decreases (mono: the forward pass
+ * would move the event after the dip). That is the usual trace, which then needs no pass.
+ */
+static uint64_t moves_on_c(st_clc_replay_t *r)
+{
+    uint64_t n = would_move(r);
+    for (uint32_t l = 0; l < r->in->nlocs; l++)
+        n += r->in->locs[l].orig || r->in->locs[l].mono < r->in->locs[l].n;
+    st_clc_vcount_t v = { 0 };
+    st_clc_violations_refs(&r->g, r->local_k.v, r->local_k.n, r->ref_c, &r->p, &v);
+    for (int k = 0; k < ST_CLC__KINDS; k++)
+        n += v.violated[k];
+    return n;
+}
+
 /* Contributes "would anything move" once the exchange is complete; ready when all agree. */
 static int round_ready(st_clc_replay_t *r)
 {
     if (!r->round_sent || !round_inputs_in(r))
         return 0;
     if (!r->conv.own) {
-        /* Round 0 ran no forward pass: at least one round must follow it. */
-        r->changed = r->round == 0 ? 1 : would_move(r);
+        r->changed = r->round == 0 ? moves_on_c(r) : would_move(r);
         r->conv_val = r->conv_val > r->changed ? r->conv_val : r->changed;
         r->conv.own = 1;
         conv_try(r);
@@ -1773,6 +1852,8 @@ static void count_on_c(st_clc_replay_t *r)
 static void round_next(st_clc_replay_t *r)
 {
     if (r->conv_val == 0) {
+        if (r->round == 0)
+            count_on_c(r);
         r->rounds_used = r->round + 1;
         r->converged = 1;
         for (uint32_t i = 0; i < r->nch; i++)
@@ -1823,8 +1904,7 @@ static void start_forward(st_clc_replay_t *r)
         peer_t *pe = &r->peers[i];
         pe->rin_round = -1;
         pe->rin = st_clc_malloc((pe->recv_inst.n + 1) * sizeof *pe->rin);
-        pe->cur = st_clc_malloc((pe->recv_inst.n + 1) * sizeof *pe->cur);
-        if (!pe->rin || !pe->cur)
+        if (!pe->rin)
             return fail(r, "out of memory");
     }
     if (r->rounds_max <= 0) {
@@ -1837,16 +1917,10 @@ static void start_forward(st_clc_replay_t *r)
     for (uint64_t k = 0; k < r->g.ninst && !scans; k++)
         scans = r->cat[k] == CAT_COLL && r->g.inst[k].shape == ST_CLC_PREFIX;
     r->pin = scans ? st_clc_calloc(r->g.ninst + 1, sizeof *r->pin) : NULL;
-    r->hot = st_clc_malloc(r->g.nrefs + 1);
-    r->ref_port = st_clc_malloc((r->g.nrefs + 1) * sizeof *r->ref_port);
-    if ((scans && !r->pin) || !r->hot || !r->ref_port)
+    if (scans && !r->pin)
         return fail(r, "out of memory");
-    for (uint64_t j = 0; j < r->g.nrefs; j++) { /* ports and refs are one-to-one */
-        r->ref_port[r->port_ref[j]] = (uint32_t)j;
-        r->hot[j] = r->cat[r->g.ports[j].inst] == CAT_LOCAL ? HOT_LOCAL : 0;
-    }
     for (uint64_t k = 0; k < r->g.ninst; k++)
-        if ((r->cat[k] == CAT_LOCAL && u64_push(&r->local_k, k)) || (r->cat[k] == CAT_COLL && u64_push(&r->coll_k, k)))
+        if (r->cat[k] == CAT_COLL && u64_push(&r->coll_k, k))
             return fail(r, "out of memory");
     world_tree(r);
     r->round = 0;
@@ -1874,6 +1948,8 @@ static int on_array(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *
     size_t n = pe ? (bwd ? pe->send_inst.n : 2 * pe->recv_inst.n) : 0;
     if (!pe || h->len != n * 8 || (bwd ? pe->have_bwd : pe->have_stat))
         return -1;
+    if (!bwd && !(pe->stat = st_clc_malloc(h->len + 8))) /* only when the rounds did not converge */
+        return fail(r, "out of memory"), -1;
     memcpy(bwd ? pe->bwd : pe->stat, rd->p, h->len);
     *(bwd ? &pe->have_bwd : &pe->have_stat) = 1;
     rd->p += h->len;
@@ -2055,15 +2131,14 @@ static int alloc_state(st_clc_replay_t *r)
     r->wait_next = st_clc_malloc(nl * sizeof *r->wait_next), r->queue = st_clc_malloc(nl * sizeof *r->queue);
     r->queued = st_clc_calloc(nl, 1);
     size_t nr = r->g.nrefs ? r->g.nrefs : 1;
-    r->ref_c = st_clc_malloc(nr * sizeof *r->ref_c), r->ref_lc = st_clc_malloc(nr * sizeof *r->ref_lc);
+    r->ref_c = st_clc_malloc(nr * sizeof *r->ref_c);
     r->port_ref = st_clc_malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
     if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tqi || !r->pending || !r->wait_head || !r->fwd ||
-        !r->wait_next || !r->queue || !r->queued || !r->ref_c || !r->ref_lc || !r->port_ref)
+        !r->wait_next || !r->queue || !r->queued || !r->ref_c || !r->port_ref)
         return -1;
     for (uint64_t j = 0; j < r->g.nrefs; j++)
         r->port_ref[j] = (uint32_t)(r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot);
     snap(r, r->ref_c, 1);
-    memcpy(r->ref_lc, r->ref_c, r->g.nrefs * sizeof *r->ref_c);
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
         r->wait_next[l] = NONE32;
         r->unfinished += r->in->locs[l].n > 0;
@@ -2098,15 +2173,16 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     if (rc == 0)
         rc = build_channels(r);
     if (rc == 0)
-        rc = alloc_orig(r);
+        reset_times(r);
     if (rc == 0) {
-        in->visit = visit_event, in->visit_ctx = r;
+        in->coll_end = channel_count, in->coll_end_ctx = r;
         rc = st_clc_endpoints(in, me, &ep, &r->ds);
-        in->visit = NULL, in->visit_ctx = NULL;
+        in->coll_end = NULL, in->coll_end_ctx = NULL;
     }
     if (rc == 0)
-        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_SCRATCH, &r->g);
-    st_clc_epvec_free(&ep);
+        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE, &r->g);
+    else
+        st_clc_epvec_free(&ep);
     if (rc == 0)
         rc = alloc_state(r);
     if (rc == 0)

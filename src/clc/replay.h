@@ -40,7 +40,8 @@
  *   st_clc_replay_stats(r, &s)        this rank's share (merge over ranks: st_clc_stats_merge)
  *   st_clc_replay_free(r)
  * Afterwards in->locs[].ev[].time hold LC and in->locs[].orig the original C (allocated
- * by the engine, freed by the caller, e.g. with st_clc_input_free).
+ * by the engine for the locations where something moved, NULL elsewhere; freed by the
+ * caller, e.g. with st_clc_input_free).
  */
 #ifndef ST_CLC_REPLAY_H
 #define ST_CLC_REPLAY_H
@@ -61,8 +62,9 @@ enum { ST_CLC_REPLAY_FAILED = -1, ST_CLC_REPLAY_DONE = 0, ST_CLC_REPLAY_BUSY = 1
 /*
  * Creates the engine of rank `me` over `in`: in->locs are this rank's locations only;
  * in->procs[0 .. in->nranks) carries every rank's node id and this rank's comm table
- * (others may have none); in->sync the MPI_Init / MPI_Finalize regions. Saves C into
- * in->locs[].orig. in and *p must outlive the engine. Returns 0, or -1 (out of memory,
+ * (others may have none); in->sync the MPI_Init / MPI_Finalize regions. Sets
+ * in->locs[].mono (orig stays NULL until something on the location moves). in and *p must
+ * outlive the engine. Returns 0, or -1 (out of memory,
  * or inconsistent input; one line logged).
  */
 int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, const st_clc_replay_net_t *net,

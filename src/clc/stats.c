@@ -15,9 +15,21 @@
 static const char *const kind_names[ST_CLC__KINDS] = { "p2p", "coll", "omp" };
 static const char *const dev_names[ST_CLC__DEVS] = { "exact", "le1pct", "le10pct", "le100pct", "gt100pct" };
 
-static uint64_t t_of(const st_clc_loc_t *locs, const st_clc_ref_t *r, int orig)
+/* Where the relations' times come from: the locations (C or LC), or an array per ref. */
+typedef struct tsrc {
+    const st_clc_graph_t *g;
+    const st_clc_loc_t   *locs;
+    int                   orig;
+    const uint64_t       *reft; /* [g->nrefs] or NULL */
+    const uint64_t       *ks;   /* the instances to walk (nk of them), NULL: all */
+    size_t                nk;
+} tsrc_t;
+
+static uint64_t t_of(const tsrc_t *ts, const st_clc_ref_t *r)
 {
-    return orig ? locs[r->loc].orig[r->ev] : st_clc_lc(&locs[r->loc])[r->ev];
+    if (ts->reft)
+        return ts->reft[r - ts->g->refs];
+    return ts->orig ? st_clc_c_at(&ts->locs[r->loc], r->ev) : st_clc_lc_at(&ts->locs[r->loc], r->ev);
 }
 
 void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)
@@ -37,14 +49,14 @@ void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint6
 
 /* PRODUCT: each receive against the latest send on another location (the two latest
  * sends on distinct locations are kept: a receive ignores its own location). */
-static void product_relations(const st_clc_graph_t *g, uint64_t k, const st_clc_loc_t *locs, int orig,
-                              st_clc_relation_fn fn, void *ctx)
+static void product_relations(const tsrc_t *ts, uint64_t k, st_clc_relation_fn fn, void *ctx)
 {
+    const st_clc_graph_t *g = ts->g;
     const st_clc_inst_t *in = &g->inst[k];
     const st_clc_ref_t *s = &g->refs[in->first], *r = s + in->nsend, *s1 = NULL, *s2 = NULL;
     uint64_t v1 = 0, v2 = 0;
     for (uint32_t i = 0; i < in->nsend; i++) {
-        uint64_t t = t_of(locs, &s[i], orig);
+        uint64_t t = t_of(ts, &s[i]);
         if (s1 && s[i].loc == s1->loc) {
             if (t > v1)
                 v1 = t, s1 = &s[i];
@@ -57,37 +69,44 @@ static void product_relations(const st_clc_graph_t *g, uint64_t k, const st_clc_
     for (uint32_t i = 0; i < in->nrecv; i++) {
         const st_clc_ref_t *m = s1 && s1->loc != r[i].loc ? s1 : s2 && s2->loc != r[i].loc ? s2 : NULL;
         if (m)
-            fn(ctx, &(st_clc_relation_t){ k, *m, r[i], m == s1 ? v1 : v2, t_of(locs, &r[i], orig) });
+            fn(ctx, &(st_clc_relation_t){ k, *m, r[i], m == s1 ? v1 : v2, t_of(ts, &r[i]) });
     }
 }
 
 /* PREFIX: the receive of order o against the latest send of order < o. */
-static void prefix_relations(const st_clc_graph_t *g, uint64_t k, const st_clc_loc_t *locs, int orig,
-                             st_clc_relation_fn fn, void *ctx)
+static void prefix_relations(const tsrc_t *ts, uint64_t k, st_clc_relation_fn fn, void *ctx)
 {
+    const st_clc_graph_t *g = ts->g;
     const st_clc_inst_t *in = &g->inst[k];
     const st_clc_ref_t *s = &g->refs[in->first], *r = s + in->nsend, *best = NULL;
     uint64_t m = 0;
     uint32_t j = 0;
     for (uint32_t i = 0; i < in->nrecv; i++) {
         for (; j < in->nsend && s[j].order < r[i].order; j++) {
-            uint64_t t = t_of(locs, &s[j], orig);
+            uint64_t t = t_of(ts, &s[j]);
             if (!best || t > m)
                 m = t, best = &s[j];
         }
         if (best)
-            fn(ctx, &(st_clc_relation_t){ k, *best, r[i], m, t_of(locs, &r[i], orig) });
+            fn(ctx, &(st_clc_relation_t){ k, *best, r[i], m, t_of(ts, &r[i]) });
+    }
+}
+
+static void relations(const tsrc_t *ts, st_clc_relation_fn fn, void *ctx)
+{
+    uint64_t n = ts->ks ? ts->nk : ts->g->ninst;
+    for (uint64_t j = 0; j < n; j++) {
+        uint64_t k = ts->ks ? ts->ks[j] : j;
+        if (ts->g->inst[k].shape == ST_CLC_PREFIX)
+            prefix_relations(ts, k, fn, ctx);
+        else
+            product_relations(ts, k, fn, ctx);
     }
 }
 
 void st_clc_relations(const st_clc_graph_t *g, const st_clc_loc_t *locs, int orig, st_clc_relation_fn fn, void *ctx)
 {
-    for (uint64_t k = 0; k < g->ninst; k++) {
-        if (g->inst[k].shape == ST_CLC_PREFIX)
-            prefix_relations(g, k, locs, orig, fn, ctx);
-        else
-            product_relations(g, k, locs, orig, fn, ctx);
-    }
+    relations(&(tsrc_t){ g, locs, orig, NULL, NULL, 0 }, fn, ctx);
 }
 
 typedef struct vctx {
@@ -107,7 +126,14 @@ void st_clc_violations(const st_clc_graph_t *g, const st_clc_loc_t *locs, const 
                        st_clc_vcount_t *out)
 {
     vctx_t v = { g, p, out };
-    st_clc_relations(g, locs, orig, count_relation, &v);
+    relations(&(tsrc_t){ g, locs, orig, NULL, NULL, 0 }, count_relation, &v);
+}
+
+void st_clc_violations_refs(const st_clc_graph_t *g, const uint64_t *ks, size_t nk, const uint64_t *t,
+                            const st_clc_params_t *p, st_clc_vcount_t *out)
+{
+    vctx_t v = { g, p, out };
+    relations(&(tsrc_t){ g, NULL, 0, t, ks, nk }, count_relation, &v);
 }
 
 /* ---- per-location figures ------------------------------------------------------------------------ */
@@ -170,11 +196,29 @@ static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L, st_clc_moved_f
         s->dev_time[k] += dev[k];
 }
 
+/* A location without orig: nothing moved, every interval kept (all "exact"). The parallel
+ * engine's forward pass leaves C non-decreasing there (mono == n): the intervals sum up to
+ * the span; else they are summed. */
+static void unmoved_figures(st_clc_stats_t *s, const st_clc_loc_t *L)
+{
+    uint64_t interval = 0;
+    if (L->n > 1 && L->mono >= L->n)
+        interval = L->ev[L->n - 1].time - L->ev[0].time;
+    for (uint64_t i = 1; L->mono < L->n && i < L->n; i++)
+        interval += L->ev[i].time > L->ev[i - 1].time ? L->ev[i].time - L->ev[i - 1].time : 0;
+    s->events += L->n;
+    s->interval_time += interval;
+    s->dev_time[ST_CLC_DEV_EXACT] += interval;
+}
+
 void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx)
 {
-    for (uint32_t l = 0; l < nlocs; l++)
+    for (uint32_t l = 0; l < nlocs; l++) {
         if (locs[l].orig)
             loc_figures(s, &locs[l], moved, ctx);
+        else
+            unmoved_figures(s, &locs[l]);
+    }
 }
 
 /* ---- merge and emit ---------------------------------------------------------------------------------- */

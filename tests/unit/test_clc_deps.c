@@ -11,11 +11,31 @@
 
 static st_clc_graph_t g;
 
+/* The join that takes the endpoints (ST_CLC_JOIN_TAKE) builds the instances in their block
+ * and yields the same graph as st_clc_graph_build (g). */
+static void same_when_taken(const st_clc_input_t *in)
+{
+    st_clc_epvec_t ep = { 0 };
+    for (int32_t r = 0; r < in->nranks; r++)
+        CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
+    st_clc_graph_t h = { .ds = g.ds };
+    void *block = ep.v;
+    CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_TAKE, &h) == 0);
+    CHECK(h.ninst == 0 || (void *)h.inst == block);
+    CHECK_EQ(h.ninst, g.ninst);
+    CHECK_EQ(h.nrefs, g.nrefs);
+    CHECK(!memcmp(h.inst, g.inst, sizeof *g.inst * g.ninst) && !memcmp(h.refs, g.refs, sizeof *g.refs * g.nrefs));
+    CHECK(!memcmp(h.port_first, g.port_first, sizeof *g.port_first * (g.nlocs + 1)));
+    CHECK(!memcmp(h.ports, g.ports, sizeof *g.ports * g.port_first[g.nlocs]));
+    st_clc_graph_free(&h);
+}
+
 static void build(tb_t *t, const st_clc_sync_region_t *sync, uint32_t nsync)
 {
     st_clc_input_t in = tb_input(t);
     in.sync = sync, in.nsync = nsync;
     CHECK(st_clc_graph_build(&in, &g) == 0);
+    same_when_taken(&in);
 }
 
 /* (loc, ev) has exactly the partners listed (as loc, ev pairs) in role-opposite sets. */
@@ -273,6 +293,14 @@ static void test_openmp(void)
     tb_region(&t, w, ST_EV_LEAVE, 73, TR_OMP_IBARRIER);         /* w9 */
     tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 74)->id = 7;            /* w10 */
     build(&t, NULL, 0);
+    { /* one rank's endpoints come in the join's order, though each thread's were met in turn */
+        st_clc_input_t in = tb_input(&t);
+        st_clc_epvec_t ep = { 0 };
+        CHECK(st_clc_endpoints(&in, 0, &ep, NULL) == 0);
+        for (size_t i = 1; i < ep.n; i++)
+            CHECK(st_clc_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) <= 0);
+        st_clc_epvec_free(&ep);
+    }
     SENDS_OF(w, 0, m, 0);           /* fork -> team begin */
     SENDS_OF(m, 18, m, 17, w, 10);  /* team ends -> join */
     SENDS_OF(w, 1, m, 2);           /* create 11 -> its start */
