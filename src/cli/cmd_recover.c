@@ -198,7 +198,16 @@ static int run_recover(int argc, char **argv)
     struct stat st;
     snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
     if (stat(anchor, &st) == 0) {
-        fprintf(stderr, "synctrace: recover: %s already holds an archive; nothing to do\n", dir);
+        char part[4200];
+        snprintf(part, sizeof part, "%s/partial", dir);
+        if (stat(part, &st) == 0) /* a signal while the write was agreeing that it was complete */
+            fprintf(stderr,
+                    "synctrace: recover: %s holds an archive and the dumps of a signal that came as it was being "
+                    "completed; check it with `synctrace info %s` (to rebuild it from %s instead, remove "
+                    "traces.otf2, traces.def and traces/ first)\n",
+                    dir, dir, part);
+        else
+            fprintf(stderr, "synctrace: recover: %s already holds an archive; nothing to do\n", dir);
         return 1;
     }
     st_rankdata_t *ranks = NULL;

@@ -368,9 +368,12 @@ static void finish_and_write(void)
     t[4] = mono_ms();
     st_polite_doing("writing the archive at MPI_Finalize");
     int rc = st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir);
+    /* From here on a signal finds either an archive or its reported failure. (A signal during
+     * the write's closing agreement, when the archive is already complete, still dumps: then
+     * both are there, and `synctrace recover` says so.) */
+    st_abend_disarm();
     t[5] = mono_ms();
     report_finalize(t, rc == 0);
-    st_abend_disarm(); /* from here on a signal finds either an archive or its reported failure */
     if (rc == 0 && st_world_rank == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_an_inrun_report(&analysis, st_archive_dir, rc == 0);

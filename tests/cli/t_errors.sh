@@ -104,3 +104,17 @@ done
 note "$cases runs on corrupted copies, $detected reported as unreadable"
 # Truncation to 0 or 1 byte is always detected: at least 2 files x 2 offsets x 3 commands.
 assert_ge "corruptions detected" 100 "$detected"
+
+# recover on a directory that already holds an archive: one line, exit 1; when dumps lie next to
+# it (a signal during the write's closing agreement) the line says both are there and how to
+# rebuild from the dumps instead
+mkdir -p "$ST_TMP/both/partial" && cp "$ST_TMP/good/traces.otf2" "$ST_TMP/both/"
+run_st recover "$ST_TMP/both"
+assert_eq "recover over an archive with dumps: exit code" 1 "$RC"
+assert_eq "recover over an archive with dumps: stderr lines" 1 "$(wc -l <"$ERR")"
+grep -q "holds an archive and the dumps of a signal.*remove traces.otf2, traces.def and traces/ first" "$ERR" ||
+    fail "recover over an archive with dumps: $(cat "$ERR")"
+rmdir "$ST_TMP/both/partial"
+run_st recover "$ST_TMP/both"
+assert_eq "recover over an archive: exit code" 1 "$RC"
+grep -q "already holds an archive; nothing to do" "$ERR" || fail "recover over an archive: $(cat "$ERR")"

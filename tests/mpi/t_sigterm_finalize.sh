@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SIGTERM at a spread of moments inside MPI_Finalize (burst.c, ~0.3 M events per rank): the
 # clock sync, the trace preparation, CLC, the in-run wait-state analysis, the archive write
-# and after it. Each run must end within 30 s with one of two results, never a mixture,
-# a crash, a hang or an empty directory:
+# and after it. Each run must end within 30 s with one of these results, never a crash, a hang
+# or an empty directory:
 #  - the archive was complete before the signal: traces.otf2 marked complete, no dumps;
 #  - it was not: every rank's raw dump, a message on stderr, `synctrace recover` makes an
 #    archive marked incomplete holding every event of the run (a dump is taken from the
-#    recording buffers, never from the corrected copy CLC and the analysis work on).
+#    recording buffers, never from the corrected copy CLC and the analysis work on);
+#  - the signal came while the ranks agreed that the archive was complete: the complete
+#    archive and the dumps, and `synctrace recover` explains that instead of rebuilding.
 # A first run without a signal gives the phases' times (SYNCTRACE_VERBOSE=1); the signals are
 # placed across them and the note says which result each moment gave.
 source "$ST_ROOT/tests/lib.sh"
@@ -45,7 +47,19 @@ for k in 0 1 2 3 4 5 6 7; do
     sleep "$d"
     term_job "moment $k (+$d s)" 30
     [ -d "$dir" ] || fail "moment $k (+$d s): no archive directory"
-    if [ -d "$dir/partial" ]; then
+    if [ -d "$dir/partial" ] && [ -f "$dir/traces.otf2" ]; then
+        # the signal came during the write's closing agreement: the archive is complete (every
+        # event), the dumps are redundant, and recover says so instead of rebuilding
+        info_complete "$dir"
+        got=$(awk '$1 == "events:" {print $2}' "$ST_TMP/info.txt")
+        assert_eq "moment $k (+$d s): events of the archive completed as the signal came" "$events" "$got"
+        otf2_ok "$dir"
+        st recover "$dir" >"$ST_TMP/recover.txt" 2>&1 && fail "moment $k (+$d s): recover rebuilt over a complete archive"
+        grep -q "holds an archive and the dumps of a signal" "$ST_TMP/recover.txt" ||
+            fail "moment $k (+$d s): recover does not explain the archive next to the dumps: $(head -c 300 "$ST_TMP/recover.txt")"
+        complete=$((complete + 1))
+        note "+$d s: archive complete, redundant dumps (signal during the write's closing agreement)"
+    elif [ -d "$dir/partial" ]; then
         for r in $(seq 0 $((np - 1))); do
             [ -f "$dir/partial/rank-$r.strd" ] ||
                 fail "moment $k (+$d s): dumps but none of rank $r: $(ls "$dir/partial" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
