@@ -711,15 +711,19 @@ typedef struct omp_item {
 
 typedef struct { omp_item_t *v; size_t n, cap; } ompvec_t;
 
-static int cmp_omp(const void *x, const void *y)
+static inline int cmp_omp(const omp_item_t *p, const omp_item_t *q)
 {
-    const omp_item_t *p = x, *q = y;
     int r;
     if ((r = cmp_u64(p->a, q->a)) || (r = cmp_u64(p->b, q->b)) || (r = cmp_u64(p->c, q->c)) ||
         (r = cmp_u64(p->type, q->type)) || (r = cmp_u64(p->loc, q->loc)))
         return r;
     return cmp_u64(p->ev, q->ev);
 }
+
+static int cmp_omp_void(const void *x, const void *y) { return cmp_omp(x, y); }
+/* The items come one location after the other, each mostly in order (a thread's lock
+ * acquisitions, tasks and taskwaits in time order): a few runs for the natural merge sort. */
+ST_CLC_MSORT(sort_omp, omp_item_t, cmp_omp)
 
 enum { L_ACQ, L_REL };             /* locks:     a = lock kind, b = lock id, c = acquisition order */
 enum { T_CREATE, T_AWAY, T_TO };   /* tasks:     a = task id, b = time */
@@ -898,7 +902,7 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
 /* Lock release (order a) -> the acquisition with the next higher order of the same lock. */
 static int omp_locks(ctx_t *c, omp_state_t *s)
 {
-    sort(s->locks.v, s->locks.n, sizeof(omp_item_t), cmp_omp);
+    sort_omp(s->locks.v, s->locks.n);
     const omp_item_t *v = s->locks.v;
     /* In order (the endpoints then come out sorted): a release sends to the following
      * acquisition of its lock, v[j], the first acquisition after it. */
@@ -922,7 +926,7 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
 /* Per task, in time order: a switch to it receives from the create or switch away just before. */
 static int omp_tasks(ctx_t *c, omp_state_t *s)
 {
-    sort(s->tasks.v, s->tasks.n, sizeof(omp_item_t), cmp_omp);
+    sort_omp(s->tasks.v, s->tasks.n);
     for (size_t i = 1; i < s->tasks.n; i++) {
         const omp_item_t *it = &s->tasks.v[i], *pv = it - 1;
         if (it->type != T_TO || pv->a != it->a || pv->type == T_TO)
@@ -941,7 +945,7 @@ static int omp_taskwaits(ctx_t *c, omp_state_t *s)
 {
     for (size_t i = 0; i < s->waits.n; i++)
         s->waits.v[i].a = resolve_parent(s, s->waits.v[i].a);
-    sort(s->waits.v, s->waits.n, sizeof(omp_item_t), cmp_omp);
+    sort_omp(s->waits.v, s->waits.n);
     sort(s->done, s->ndone, sizeof *s->done, cmp_done);
     size_t first = 0; /* first create of the current parent not yet waited for */
     for (size_t j = 0; j < s->waits.n; j++) {
