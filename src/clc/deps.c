@@ -711,15 +711,19 @@ typedef struct omp_item {
 
 typedef struct { omp_item_t *v; size_t n, cap; } ompvec_t;
 
-static int cmp_omp(const void *x, const void *y)
+static inline int cmp_omp(const omp_item_t *p, const omp_item_t *q)
 {
-    const omp_item_t *p = x, *q = y;
     int r;
     if ((r = cmp_u64(p->a, q->a)) || (r = cmp_u64(p->b, q->b)) || (r = cmp_u64(p->c, q->c)) ||
         (r = cmp_u64(p->type, q->type)) || (r = cmp_u64(p->loc, q->loc)))
         return r;
     return cmp_u64(p->ev, q->ev);
 }
+
+static int cmp_omp_void(const void *x, const void *y) { return cmp_omp(x, y); }
+/* The items come one location after the other, each mostly in order (a thread's lock
+ * acquisitions, tasks and taskwaits in time order): a few runs for the natural merge sort. */
+ST_CLC_MSORT(sort_omp, omp_item_t, cmp_omp)
 
 enum { L_ACQ, L_REL };             /* locks:     a = lock kind, b = lock id, c = acquisition order */
 enum { T_CREATE, T_AWAY, T_TO };   /* tasks:     a = task id, b = time */
@@ -732,6 +736,7 @@ typedef struct frame {
     int      in_barrier;
     uint64_t cur;        /* task running at this level; 0 until a task switch tells */
     uint64_t serial;     /* index into omp_state_t.frame_task */
+    int      forked;     /* this location forked the team (its master) */
 } frame_t;
 
 typedef struct { uint64_t parent, enter_time; } twait_t;
@@ -868,14 +873,23 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
     switch (e->kind) {
     case ST_EV_THREAD_FORK: /* the master is part of the team from here */
         rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_SEND);
-        return rc ? rc : frame_push(s, ol, e->id);
-    case ST_EV_THREAD_TEAM_BEGIN:
-        rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_RECV);
-        return rc || ol->st[ol->n - 1].team == e->id ? rc : frame_push(s, ol, e->id);
-    case ST_EV_THREAD_TEAM_END:
-        rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_SEND);
+        if (rc || (rc = frame_push(s, ol, e->id)))
+            return rc;
+        ol->st[ol->n - 1].forked = 1;
+        return 0;
+    case ST_EV_THREAD_TEAM_BEGIN: {
+        int master = ol->st[ol->n - 1].team == e->id;
+        if (!(master && c->in->omit_self_ends))
+            rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_RECV);
+        return rc || master ? rc : frame_push(s, ol, e->id);
+    }
+    case ST_EV_THREAD_TEAM_END: {
+        const frame_t *f = &ol->st[ol->n - 1];
+        if (!(f->team == e->id && f->forked && c->in->omit_self_ends))
+            rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_SEND);
         frame_pop(ol, e->id);
         return rc;
+    }
     case ST_EV_THREAD_JOIN:
         rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_RECV);
         frame_pop(ol, e->id);
@@ -898,22 +912,26 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
 /* Lock release (order a) -> the acquisition with the next higher order of the same lock. */
 static int omp_locks(ctx_t *c, omp_state_t *s)
 {
-    sort(s->locks.v, s->locks.n, sizeof(omp_item_t), cmp_omp);
+    sort_omp(s->locks.v, s->locks.n);
     const omp_item_t *v = s->locks.v;
     /* In order (the endpoints then come out sorted): a release sends to the following
      * acquisition of its lock, v[j], the first acquisition after it. */
+    size_t self = SIZE_MAX; /* an acquisition whose release-partner is on its own location (omit_self_ends) */
     for (size_t i = 0, j = 0; i < s->locks.n; i++) {
         const omp_item_t *it = &v[i];
         uint64_t lock = it->b ^ it->a << 48; /* lock kinds have separate id spaces */
         if (it->type == L_ACQ) {
-            if (emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, ST_CLC_RECV))
+            if (i != self && emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, ST_CLC_RECV))
                 return -1;
             continue;
         }
         while (j < s->locks.n && (j <= i || v[j].type != L_ACQ))
             j++;
-        if (j < s->locks.n && v[j].a == it->a && v[j].b == it->b && v[j].c > it->c &&
-            emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, ST_CLC_SEND))
+        if (j >= s->locks.n || v[j].a != it->a || v[j].b != it->b || v[j].c <= it->c)
+            continue;
+        if (c->in->omit_self_ends && v[j].loc == it->loc)
+            self = j;
+        else if (emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, ST_CLC_SEND))
             return -1;
     }
     return 0;
@@ -922,7 +940,7 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
 /* Per task, in time order: a switch to it receives from the create or switch away just before. */
 static int omp_tasks(ctx_t *c, omp_state_t *s)
 {
-    sort(s->tasks.v, s->tasks.n, sizeof(omp_item_t), cmp_omp);
+    sort_omp(s->tasks.v, s->tasks.n);
     for (size_t i = 1; i < s->tasks.n; i++) {
         const omp_item_t *it = &s->tasks.v[i], *pv = it - 1;
         if (it->type != T_TO || pv->a != it->a || pv->type == T_TO)
@@ -941,7 +959,7 @@ static int omp_taskwaits(ctx_t *c, omp_state_t *s)
 {
     for (size_t i = 0; i < s->waits.n; i++)
         s->waits.v[i].a = resolve_parent(s, s->waits.v[i].a);
-    sort(s->waits.v, s->waits.n, sizeof(omp_item_t), cmp_omp);
+    sort_omp(s->waits.v, s->waits.n);
     sort(s->done, s->ndone, sizeof *s->done, cmp_done);
     size_t first = 0; /* first create of the current parent not yet waited for */
     for (size_t j = 0; j < s->waits.n; j++) {

@@ -112,6 +112,13 @@ typedef struct st_clc_input {
      * caches: a pass is a memory sweep). */
     void (*coll_end)(void *ctx, const st_event_t *e);
     void  *coll_end_ctx;
+    /* Nonzero: st_clc_endpoints() leaves out the OpenMP ends whose every partner is on their own
+     * location — a team master's TEAM_BEGIN (its fork's only send is its own) and TEAM_END (its
+     * join's receive is its own), a lock release whose next acquisition is by the same thread
+     * and that acquisition's receive. A receive ignores sends on its own location, so no
+     * constraint reads them; the CLC engine sets it (about a tenth of a hybrid trace's
+     * endpoints), the analysis, which reads those ends, does not. */
+    int    omit_self_ends;
 } st_clc_input_t;
 
 /* For every location of in: st_clc_times_alloc, then C (the events' times) into orig. 0, or -1. */

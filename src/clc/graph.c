@@ -176,11 +176,19 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
     memset(g, 0, sizeof *g);
     g->ds = ds;
     g->nlocs = nlocs;
-    size_t m = 0; /* drop endpoints of unknown locations */
+    /* Drops endpoints of unknown locations and sees in the same pass whether the rest is in
+     * order already (st_clc_endpoints' output normally is): the array is far larger than the
+     * caches, so a pass of its own costs a memory sweep. */
+    size_t m = 0, disorder = 0;
     for (size_t i = 0; i < n; i++)
-        if (ep[i].ref.loc < nlocs)
-            ep[m++] = ep[i];
-    sort_endpoints(ep, m);
+        if (ep[i].ref.loc < nlocs) {
+            if (m != i)
+                ep[m] = ep[i];
+            disorder += m > 0 && cmp_ep(&ep[m - 1], &ep[m]) > 0;
+            m++;
+        }
+    if (disorder)
+        sort_endpoints(ep, m);
     int take = (flags & ST_CLC_JOIN_TAKE) != 0;
     _Static_assert(sizeof(st_clc_inst_t) <= sizeof(st_clc_endpoint_t), "an instance fits an endpoint's place");
     g->inst = take ? (st_clc_inst_t *)(void *)ep : st_clc_malloc(sizeof(st_clc_inst_t) * (m ? m : 1));

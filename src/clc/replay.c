@@ -2175,9 +2175,9 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     if (rc == 0)
         reset_times(r);
     if (rc == 0) {
-        in->coll_end = channel_count, in->coll_end_ctx = r;
+        in->coll_end = channel_count, in->coll_end_ctx = r, in->omit_self_ends = 1;
         rc = st_clc_endpoints(in, me, &ep, &r->ds);
-        in->coll_end = NULL, in->coll_end_ctx = NULL;
+        in->coll_end = NULL, in->coll_end_ctx = NULL, in->omit_self_ends = 0;
     }
     if (rc == 0)
         rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE, &r->g);

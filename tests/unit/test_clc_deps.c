@@ -4,7 +4,8 @@
  * collective roles by class (1-to-N, N-to-1 with empty members, N-to-N, scan,
  * nonblocking completed on another thread, intercommunicator), the payload rule (count-0
  * operations and 0-element members take no part, barriers always do), MPI_Init/Finalize, and
- * OpenMP fork/join, barriers, locks, tasks and taskwait; mu classes of instances.
+ * OpenMP fork/join, barriers, locks, tasks and taskwait; mu classes of instances; the ends the
+ * CLC engine omits (omit_self_ends).
  */
 /* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
@@ -319,6 +320,59 @@ static void test_openmp(void)
     tb_free(&t);
 }
 
+/* Has ep an end (loc, ev, role)? */
+static int has_end(const st_clc_epvec_t *ep, uint32_t loc, uint64_t ev, uint8_t role)
+{
+    for (size_t i = 0; i < ep->n; i++)
+        if (ep->v[i].ref.loc == loc && ep->v[i].ref.ev == ev && ep->v[i].role == role)
+            return 1;
+    return 0;
+}
+
+/* omit_self_ends (the CLC engine's derivation) leaves out exactly the OpenMP ends whose
+ * partners are all on their own location, and nothing else. */
+static void test_omit_self_ends(void)
+{
+    tb_t t;
+    tb_init(&t, 1, 0);
+    uint32_t m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1);
+    tb_ev(&t, m, ST_EV_THREAD_FORK, 1)->id = 7;                 /* m0 */
+    tb_ev(&t, m, ST_EV_THREAD_TEAM_BEGIN, 2)->id = 7;           /* m1: its fork is its own */
+    lock_ev(&t, m, ST_EV_THREAD_ACQUIRE_LOCK, 10, 1);           /* m2 */
+    lock_ev(&t, m, ST_EV_THREAD_RELEASE_LOCK, 11, 1);           /* m3: -> m4, same thread */
+    lock_ev(&t, m, ST_EV_THREAD_ACQUIRE_LOCK, 12, 2);           /* m4 */
+    lock_ev(&t, m, ST_EV_THREAD_RELEASE_LOCK, 13, 2);           /* m5: -> w1 */
+    tb_ev(&t, m, ST_EV_THREAD_TEAM_END, 30)->id = 7;            /* m6: its join is its own */
+    tb_ev(&t, m, ST_EV_THREAD_JOIN, 40)->id = 7;                /* m7 */
+    tb_ev(&t, w, ST_EV_THREAD_TEAM_BEGIN, 3)->id = 7;           /* w0 */
+    lock_ev(&t, w, ST_EV_THREAD_ACQUIRE_LOCK, 14, 3);           /* w1 */
+    lock_ev(&t, w, ST_EV_THREAD_RELEASE_LOCK, 15, 3);           /* w2: last release */
+    tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 31)->id = 7;            /* w3 */
+    st_clc_input_t in = tb_input(&t);
+    st_clc_epvec_t all = { 0 }, some = { 0 };
+    CHECK(st_clc_endpoints(&in, 0, &all, NULL) == 0);
+    in.omit_self_ends = 1;
+    CHECK(st_clc_endpoints(&in, 0, &some, NULL) == 0);
+    CHECK_EQ(all.n, some.n + 4);
+    for (size_t i = 0; i < some.n; i++)
+        CHECK(has_end(&all, some.v[i].ref.loc, some.v[i].ref.ev, some.v[i].role));
+    static const struct { uint32_t loc; uint64_t ev; uint8_t role; } gone[] = {
+        { 0, 1, ST_CLC_RECV }, { 0, 6, ST_CLC_SEND }, { 0, 3, ST_CLC_SEND }, { 0, 4, ST_CLC_RECV },
+    };
+    for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) {
+        uint32_t loc = gone[i].loc ? w : m;
+        CHECK(has_end(&all, loc, gone[i].ev, gone[i].role) && !has_end(&some, loc, gone[i].ev, gone[i].role));
+    }
+    CHECK(has_end(&some, w, 0, ST_CLC_RECV) && has_end(&some, m, 0, ST_CLC_SEND)); /* fork -> worker */
+    CHECK(has_end(&some, w, 3, ST_CLC_SEND) && has_end(&some, m, 7, ST_CLC_RECV)); /* worker -> join */
+    CHECK(has_end(&some, m, 5, ST_CLC_SEND) && has_end(&some, w, 1, ST_CLC_RECV)); /* lock m -> w */
+    for (size_t i = 1; i < some.n; i++)
+        CHECK(st_clc_endpoint_cmp(&some.v[i - 1], &some.v[i]) <= 0);
+    st_clc_epvec_free(&all);
+    st_clc_epvec_free(&some);
+    tb_free(&t);
+}
+
 int main(void)
 {
     test_p2p();
@@ -326,6 +380,7 @@ int main(void)
     test_payload();
     test_intercomm_sync();
     test_openmp();
+    test_omit_self_ends();
     printf("test_clc_deps: ok\n");
     return 0;
 }
