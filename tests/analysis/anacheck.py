@@ -40,17 +40,23 @@ def load(path):
     return doc, agg, units
 
 
-def cnode_paths(doc):
-    """path(cnode id) -> "main/exchange/.../MPI_Recv": the regions from below the root down to it"""
+def cnode_regions(doc):
+    """regions(cnode id) -> ("main", "exchange", ..., "MPI_Recv"): the regions from below the root down to it"""
     cn = {c["id"]: c for c in doc["cnodes"]}
 
-    def path(k):
+    def regions(k):
         names = []
         while cn[k]["parent"] is not None:
             names.append(cn[k]["region"])
             k = cn[k]["parent"]
-        return "/".join(reversed(names))
-    return path
+        return tuple(reversed(names))
+    return regions
+
+
+def cnode_paths(doc):
+    """path(cnode id) -> "main/exchange/.../MPI_Recv": the regions from below the root down to it"""
+    regions = cnode_regions(doc)
+    return lambda k: "/".join(regions(k))
 
 
 def close(got_ms, want_ms, slack):

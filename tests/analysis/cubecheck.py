@@ -23,6 +23,9 @@ import sys
 import tarfile
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import anacheck  # noqa: E402  (the JSON side's call paths, as the other analysis checks read them)
+
 
 def fail(msg):
     print("cubecheck: " + msg)
@@ -73,7 +76,6 @@ def main():
 
     for el in root.find("metrics").findall("metric"):
         walk_metric(el, None)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import metric_tree
     names = [u for u, _ in metrics]
     tree = {u: (names[parent[i]] if parent[i] is not None else None) for i, u in enumerate(names)}
@@ -149,14 +151,7 @@ def main():
         return own.get((mid, row, l), 0) + sum(whole(c, row, l) for c, p in parent.items() if p == mid)
 
     doc = json.load(open(js))
-    jc = {c["id"]: c for c in doc["cnodes"]}
-
-    def jpath(cid):
-        p = []
-        while jc[cid]["parent"] is not None:
-            p.append(jc[cid]["region"])
-            cid = jc[cid]["parent"]
-        return tuple(reversed(p))
+    jpath = anacheck.cnode_regions(doc)
 
     jl = {l["id"]: (l["rank"], l["thread"]) for l in doc["locations"]}
     want = {}
