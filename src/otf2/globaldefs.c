@@ -282,9 +282,10 @@ static void function_lines(gdefs_t *g, st_otf2_map_t *lines)
             st_callpath_split(site && site->text ? site->text : "?", func, sizeof func, file, sizeof file, &line);
             OTF2_StringRef name = str(g, func);
             mine = site && site->fn_begin ? (uint64_t)site->fn_begin << 32 | site->fn_end : 0;
-            if (st_otf2_map_get(lines, name, &have) && have == mine)
+            int seen = st_otf2_map_get(lines, name, &have);
+            if (seen && have == mine)
                 continue;
-            if (st_otf2_map_put(lines, name, st_otf2_map_get(lines, name, &have) ? 0 : mine))
+            if (st_otf2_map_put(lines, name, seen ? 0 : mine)) /* a disagreement: unknown for good */
                 fail(g, ST_OTF2_ERR_NOMEM);
         }
     }
