@@ -55,7 +55,9 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_an_inrun_t *a)
         return;
     int me = rd->rank, n = 0;
     PMPI_Comm_size(toolworld, &n);
-    double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
+    /* CPU: this thread's, as FINALIZE_CLC_CPU_MS (replay_mpi.c): the application's idle OpenMP
+     * threads may spin in their runtime meanwhile, and the two figures are compared */
+    double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
     int crowded = crowded_host(toolworld, rd);
     st_clc_input_t in;
     int32_t *owner = malloc(sizeof *owner * (size_t)(n > 0 ? n : 1));
@@ -78,7 +80,7 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_an_inrun_t *a)
         in.locs[l].orig = NULL; /* CLC's, not ours */
     st_clc_input_free(&in);
     free(owner);
-    double ms[2] = { clock_ms(CLOCK_MONOTONIC) - t0, clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0 };
+    double ms[2] = { clock_ms(CLOCK_MONOTONIC) - t0, clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0 };
     double ms_max[2] = { ms[0], ms[1] };
     st_log_debug("analysis: %.1f ms, %.1f ms CPU", ms[0], ms[1]);
     if (rc == 0 && PMPI_Ireduce(ms, ms_max, 2, MPI_DOUBLE, MPI_MAX, 0, toolworld, &req) == MPI_SUCCESS)
