@@ -456,6 +456,7 @@ static int read_seq(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s, reader_t 
 /* ---- reduction trees ------------------------------------------------------------------------------- */
 
 static void result_ready(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0, uint64_t ns);
+static int phase_arrays(st_clc_replay_t *r, chan_t *c, int ph);
 
 static void send_op(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0, uint64_t ns, int32_t to, uint8_t type)
 {
@@ -502,6 +503,8 @@ static int on_op(st_clc_replay_t *r, chan_t *c, const rec_t *h, reader_t *rd)
     int ph = h->phase;
     uint64_t ns = op_len(c, ph);
     if (ph >= PH__N || h->nseq != ns || h->seq >= c->N || h->seq + ns > c->N)
+        return -1;
+    if (phase_arrays(r, c, ph))
         return -1;
     tracker_t *t = tracker(c, ph, h->seq);
     if (t->done)
@@ -679,17 +682,38 @@ static void reset_times(st_clc_replay_t *r)
     }
 }
 
-static int alloc_phase(phase_t *P, int ph, uint64_t N)
+/*
+ * A phase's arrays, made when the phase is first used, here or by a partner's record: converged
+ * bulk rounds (the usual run) use only PH_R; the replay PH_F and PH_B, the statistics exchange
+ * PH_S. Together they are 192 bytes per collective instance, all written at creation.
+ * 0, or -1 (failed).
+ */
+static int phase_arrays(st_clc_replay_t *r, chan_t *c, int ph)
 {
-    size_t n = N ? N : 1, nq = nq_of(ph);
+    phase_t *P = &c->ph[ph];
+    if (P->q)
+        return 0;
+    size_t n = c->N ? c->N : 1, nq = nq_of(ph);
     P->tr = st_clc_calloc(ph == PH_F ? n : 1, sizeof *P->tr);
     P->q = st_clc_malloc(n * nq * sizeof *P->q);
     P->shape = st_clc_calloc(n, 1);
-    if (!P->tr || !P->q || !P->shape)
+    if (!P->tr || !P->q || !P->shape) {
+        st_clc_free(P->tr), st_clc_free(P->q), st_clc_free(P->shape);
+        P->tr = NULL, P->q = NULL, P->shape = NULL;
+        fail(r, "out of memory (%llu collective instances)", (unsigned long long)c->N);
         return -1;
+    }
     for (size_t i = 0; i < n * nq; i++)
         P->q[i] = quad_empty;
-    P->open = ph == PH_F ? N : (N ? 1 : 0);
+    return 0;
+}
+
+/* The arrays of phase ph of every channel that has instances: 0, or -1 (failed). */
+static int phases_arrays(st_clc_replay_t *r, int ph)
+{
+    for (uint32_t i = 0; i < r->nch; i++)
+        if (r->ch[i].N && phase_arrays(r, &r->ch[i], ph))
+            return -1;
     return 0;
 }
 
@@ -700,13 +724,12 @@ static int alloc_channel(st_clc_replay_t *r, chan_t *c)
     c->inst0 = st_clc_malloc(n * sizeof *c->inst0);
     c->inst1 = st_clc_malloc(n * sizeof *c->inst1);
     c->lshape = st_clc_calloc(n, 1);
-    int rc = c->pend && c->inst0 && c->inst1 && c->lshape ? 0 : -1;
-    for (int ph = 0; rc == 0 && ph < PH__N; ph++)
-        rc = alloc_phase(&c->ph[ph], ph, c->N);
-    if (rc) {
+    if (!c->pend || !c->inst0 || !c->inst1 || !c->lshape) {
         fail(r, "out of memory (%llu collective instances)", (unsigned long long)c->N);
         return -1;
     }
+    for (int ph = 0; ph < PH__N; ph++)
+        c->ph[ph].open = ph == PH_F ? c->N : (c->N ? 1 : 0);
     for (size_t s = 0; s < n; s++)
         c->inst0[s] = c->inst1[s] = NONE64;
     return 0;
@@ -1170,7 +1193,7 @@ static int ensure_cur(st_clc_replay_t *r);
 /* The message-by-message replay (also the fallback when bulk rounds do not converge). */
 static void enter_forward(st_clc_replay_t *r)
 {
-    if (ensure_cur(r))
+    if (ensure_cur(r) || phases_arrays(r, PH_F))
         return;
     reset_forward(r);
     r->state = S_FWD;
@@ -1241,6 +1264,8 @@ static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int rec
  * round's exchange carried them (limit_of reads them there). */
 static void enter_backward(st_clc_replay_t *r)
 {
+    if (!r->converged && phases_arrays(r, PH_B))
+        return;
     snap_times(r);
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         uint32_t n;
@@ -1346,6 +1371,8 @@ static void enter_statistics(st_clc_replay_t *r)
         r->state = S_STAT;
         return;
     }
+    if (phases_arrays(r, PH_S))
+        return;
     snap_times(r); /* final LC (after the backward pass), also for finish_statistics */
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         if (r->cat[k] != CAT_COLL)
@@ -1569,13 +1596,15 @@ static int on_rval(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *r
 static void reset_phase(chan_t *c, int ph)
 {
     phase_t *P = &c->ph[ph];
+    P->open = c->N ? 1 : 0;
+    if (!c->N)
+        return; /* no arrays (phase_arrays) */
     memset(P->tr, 0, sizeof *P->tr);
     for (size_t i = 0; i < c->N * nq_of(ph); i++)
         P->q[i] = quad_empty;
     memset(P->shape, 0, c->N ? c->N : 1);
     for (uint64_t s = 0; P->ent && s < c->N; s++)
         P->ent[s].n = 0;
-    P->open = c->N ? 1 : 0;
 }
 
 /* The remote sends' values the forward passes read (peer_t.cur): from the first pass on. */
@@ -1652,6 +1681,8 @@ static int alloc_hot(st_clc_replay_t *r)
 static void round_begin(st_clc_replay_t *r)
 {
     if (r->round > 0 && alloc_hot(r))
+        return;
+    if (phases_arrays(r, PH_R))
         return;
     reset_locs(r);
     round_inputs(r);
