@@ -542,6 +542,8 @@ static void setup_done(st_clc_replay_t *r, chan_t *c, uint64_t n)
         if (p)
             st_xchg_put_u64(p, n);
     }
+    if (c->t.nchild)
+        flush(r, 1); /* the members below wait for it: before this rank's own work */
     if (alloc_channel(r, c) == 0)
         r->setup_open--;
 }
@@ -2062,6 +2064,10 @@ int st_clc_replay_deliver(st_clc_replay_t *r, int32_t from, const void *buf, siz
         p += used;
         len -= used;
     }
+    /* What the records produced (a tree's result passed down, a contribution passed up, the
+     * rounds' agreement) is awaited elsewhere: sent now, not after this rank's next local work. */
+    if (r->state != S_FAILED)
+        flush(r, 1);
     return r->state == S_FAILED ? -1 : 0;
 }
 
@@ -2070,8 +2076,10 @@ int st_clc_replay_deliver(st_clc_replay_t *r, int32_t from, const void *buf, siz
 int st_clc_replay_progress(st_clc_replay_t *r)
 {
     r->busy = 0;
-    if (r->state == S_SETUP && r->counts_got >= r->incoming && r->setup_open == 0)
+    if (r->state == S_SETUP && r->counts_got >= r->incoming && r->setup_open == 0) {
+        flush(r, 1); /* what the partners wait for goes before the first round's local work */
         start_forward(r);
+    }
     if (r->state == S_ROUND)
         progress_round(r);
     if (r->state == S_FWD) {
