@@ -1660,9 +1660,8 @@ static void round_inputs(st_clc_replay_t *r)
     }
 }
 
-/* The ports' HOT_* marks for the rounds' incremental passes, from round 1 on (round 0's
- * would_move finds nothing to mark when it converges, and its marks are not used: round 1
- * is a full pass). 0, or -1 (failed). */
+/* The ports' HOT_* marks for the rounds' incremental passes, from round 1 on (made at the
+ * end of round 0 when something would move, else at round 1's start). 0, or -1 (failed). */
 static int alloc_hot(st_clc_replay_t *r)
 {
     if (r->hot)
@@ -1699,7 +1698,10 @@ static void round_begin(st_clc_replay_t *r)
     if (r->round == 0)
         r->unfinished = 0; /* event times are still C */
     for (uint32_t l = 0; r->round && l < r->in->nlocs; l++) {
-        if (r->round >= 2) /* LC holds the last round's pass: recompute what changed */
+        /* LC holds the last round's pass: recompute what changed. Round 0 ran none, but LC = C
+         * is what a pass leaves where no receive jumps and C does not decrease (the identity
+         * of st_clc_base_of): round 1 is incremental too, except on a location whose C dips. */
+        if (r->round >= 2 || r->in->locs[l].mono >= r->in->locs[l].n)
             r->fwd[l].hot = r->hot + r->g.port_first[l];
         enqueue(r, l);
     }
@@ -1838,6 +1840,8 @@ static int round_ready(st_clc_replay_t *r)
         return 0;
     if (!r->conv.own) {
         r->changed = r->round == 0 ? moves_on_c(r) : would_move(r);
+        if (r->round == 0 && r->changed && r->rounds_max > 1 && alloc_hot(r) == 0)
+            would_move(r); /* now marks the receives round 1's incremental pass starts at */
         r->conv_val = r->conv_val > r->changed ? r->conv_val : r->changed;
         r->conv.own = 1;
         conv_try(r);
