@@ -21,7 +21,8 @@ typedef struct tsrc {
     const st_clc_loc_t   *locs;
     int                   orig;
     const uint64_t       *reft; /* [g->nrefs] or NULL */
-    const uint64_t       *ks;   /* the instances to walk (nk of them), NULL: all */
+    int                   all;  /* walk every instance, else ks[0 .. nk) */
+    const uint64_t       *ks;
     size_t                nk;
 } tsrc_t;
 
@@ -94,9 +95,9 @@ static void prefix_relations(const tsrc_t *ts, uint64_t k, st_clc_relation_fn fn
 
 static void relations(const tsrc_t *ts, st_clc_relation_fn fn, void *ctx)
 {
-    uint64_t n = ts->ks ? ts->nk : ts->g->ninst;
+    uint64_t n = ts->all ? ts->g->ninst : ts->nk;
     for (uint64_t j = 0; j < n; j++) {
-        uint64_t k = ts->ks ? ts->ks[j] : j;
+        uint64_t k = ts->all ? j : ts->ks[j];
         if (ts->g->inst[k].shape == ST_CLC_PREFIX)
             prefix_relations(ts, k, fn, ctx);
         else
@@ -106,7 +107,7 @@ static void relations(const tsrc_t *ts, st_clc_relation_fn fn, void *ctx)
 
 void st_clc_relations(const st_clc_graph_t *g, const st_clc_loc_t *locs, int orig, st_clc_relation_fn fn, void *ctx)
 {
-    relations(&(tsrc_t){ g, locs, orig, NULL, NULL, 0 }, fn, ctx);
+    relations(&(tsrc_t){ g, locs, orig, NULL, 1, NULL, 0 }, fn, ctx);
 }
 
 typedef struct vctx {
@@ -126,14 +127,14 @@ void st_clc_violations(const st_clc_graph_t *g, const st_clc_loc_t *locs, const 
                        st_clc_vcount_t *out)
 {
     vctx_t v = { g, p, out };
-    relations(&(tsrc_t){ g, locs, orig, NULL, NULL, 0 }, count_relation, &v);
+    relations(&(tsrc_t){ g, locs, orig, NULL, 1, NULL, 0 }, count_relation, &v);
 }
 
 void st_clc_violations_refs(const st_clc_graph_t *g, const uint64_t *ks, size_t nk, const uint64_t *t,
                             const st_clc_params_t *p, st_clc_vcount_t *out)
 {
     vctx_t v = { g, p, out };
-    relations(&(tsrc_t){ g, NULL, 0, t, ks, nk }, count_relation, &v);
+    relations(&(tsrc_t){ g, NULL, 0, t, 0, ks, nk }, count_relation, &v);
 }
 
 /* ---- per-location figures ------------------------------------------------------------------------ */

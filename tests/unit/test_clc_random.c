@@ -296,8 +296,35 @@ static void run_clc(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *st, st_cl
     CHECK(st_clc_run(p, &in, g, st) == 0);
 }
 
+/* st_clc_violations_refs walks the instances it is given: all of them count what
+ * st_clc_violations counts (here on C, where relations are violated), none count nothing
+ * (the parallel engine passes its local instances, and an MPI-only rank has none). */
+static void check_refs_walk(const tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p)
+{
+    uint64_t *times = malloc(sizeof *times * (g->nrefs + 1)), *ks = malloc(sizeof *ks * (g->ninst + 1));
+    CHECK(times && ks);
+    for (uint64_t j = 0; j < g->nrefs; j++)
+        times[j] = st_clc_c_at(&t->locs[g->refs[j].loc], g->refs[j].ev);
+    for (uint64_t k = 0; k < g->ninst; k++)
+        ks[k] = k;
+    st_clc_vcount_t all = { 0 }, listed = { 0 }, none = { 0 };
+    st_clc_violations(g, t->locs, p, 1, &all);
+    st_clc_violations_refs(g, ks, g->ninst, times, p, &listed);
+    st_clc_violations_refs(g, ks, 0, times, p, &none);
+    st_clc_violations_refs(g, NULL, 0, times, p, &none);
+    for (int k = 0; k < ST_CLC__KINDS; k++) {
+        CHECK_EQ(listed.messages[k], all.messages[k]);
+        CHECK_EQ(listed.violated[k], all.violated[k]);
+        CHECK_EQ(listed.sum_err[k], all.sum_err[k]);
+        CHECK_EQ(none.messages[k], 0);
+    }
+    free(times);
+    free(ks);
+}
+
 static void check_result(const tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p, const st_clc_stats_t *st)
 {
+    check_refs_walk(t, g, p);
     st_clc_vcount_t v = { 0 };
     st_clc_violations(g, t->locs, p, 0, &v);
     for (int k = 0; k < ST_CLC__KINDS; k++) {
