@@ -163,6 +163,8 @@ struct st_clc_replay {
     size_t      ndef, capdef;
     st_clc_stats_t stats;
     st_clc_stats_t on_c;       /* bulk rounds: the remote relations counted on C (count_on_c) */
+    st_clc_vcount_t local_on_c; /* round 0: the LOCAL relations on C with mu (moves_on_c) */
+    int            have_local_on_c;
     int            converged;  /* bulk rounds converged: backward limits and statistics without exchanges */
     st_clc_moved_fn moved;
     void           *moved_ctx;
@@ -1269,10 +1271,15 @@ static void enter_backward(st_clc_replay_t *r)
     if (!r->converged && phases_arrays(r, PH_B))
         return;
     snap_times(r);
+    int jumps = 0; /* only jumps are amortized: without any, no limit is read (limit_of) */
+    for (uint32_t l = 0; l < r->in->nlocs && !jumps; l++)
+        jumps = r->fwd[l].njumps > 0;
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         uint32_t n;
         const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
         if (r->cat[k] == CAT_COLL && r->converged)
+            continue;
+        if (r->cat[k] == CAT_LOCAL && !jumps)
             continue;
         if (r->cat[k] == CAT_LOCAL) { /* limits from the forward LC of the receives, complemented */
             top2_t *q = tq_of(r, k);
@@ -1470,8 +1477,14 @@ static void finish_statistics(st_clc_replay_t *r)
     const uint64_t *lc = r->ref_lc ? r->ref_lc : r->ref_c; /* current: see enter_statistics */
     const uint64_t *ks = r->local_k.v;
     st_clc_violations_refs(&r->g, ks, r->local_k.n, r->ref_c, NULL, &s->reversed);
-    st_clc_violations_refs(&r->g, ks, r->local_k.n, r->ref_c, &r->p, &s->violations);
-    st_clc_violations_refs(&r->g, ks, r->local_k.n, lc, &r->p, &s->remaining);
+    if (r->have_local_on_c) /* counted on C by round 0 (s holds nothing yet) */
+        s->violations = r->local_on_c;
+    else
+        st_clc_violations_refs(&r->g, ks, r->local_k.n, r->ref_c, &r->p, &s->violations);
+    if (lc == r->ref_c) /* nothing moved: LC = C */
+        s->remaining = s->violations;
+    else
+        st_clc_violations_refs(&r->g, ks, r->local_k.n, lc, &r->p, &s->remaining);
     if (r->converged)
         st_clc_stats_merge(s, &r->on_c);
     for (uint32_t i = 0; !r->converged && i < r->npeers; i++) {
@@ -1826,10 +1839,12 @@ static uint64_t moves_on_c(st_clc_replay_t *r)
     uint64_t n = would_move(r);
     for (uint32_t l = 0; l < r->in->nlocs; l++)
         n += r->in->locs[l].orig || r->in->locs[l].mono < r->in->locs[l].n;
-    st_clc_vcount_t v = { 0 };
-    st_clc_violations_refs(&r->g, r->local_k.v, r->local_k.n, r->ref_c, &r->p, &v);
+    st_clc_vcount_t *v = &r->local_on_c;
+    memset(v, 0, sizeof *v);
+    st_clc_violations_refs(&r->g, r->local_k.v, r->local_k.n, r->ref_c, &r->p, v);
+    r->have_local_on_c = 1; /* the statistics' "violations" of the LOCAL relations (finish_statistics) */
     for (int k = 0; k < ST_CLC__KINDS; k++)
-        n += v.violated[k];
+        n += v->violated[k];
     return n;
 }
 
