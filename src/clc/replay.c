@@ -59,8 +59,13 @@
 enum { CAT_LOCAL, CAT_OUT, CAT_IN, CAT_COLL, CAT_DEAD };
 enum { PH_F, PH_B, PH_S, PH_R, PH__N }; /* forward replay, backward, statistics, bulk round */
 enum { SH_EMPTY, SH_PRODUCT, SH_PREFIX };
-enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STAT, R_RVAL, R_CONV_UP, R_CONV_DOWN };
-enum { CH_COMM, CH_SYNC };
+enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STAT, R_RVAL, R_CONV_UP, R_CONV_DOWN,
+       R_PFX };
+/* An intercommunicator has two channels, one per receiving group (CH_COMM: the group of its
+ * lowest world rank, CH_INTER1: the other), like the graph's instances: a receive depends
+ * only on the sends of the other group, so its forward result must not wait for the sends
+ * of its own group (whose members may reach the collective only after messages from it). */
+enum { CH_COMM, CH_SYNC, CH_INTER1 };
 enum { S_SETUP, S_FWD, S_BWD, S_STAT, S_DONE, S_FAILED, S_ROUND };
 
 /* Values per slot. PH_S: C and LC of the sends; PH_R: LC of the sends and, for the backward
@@ -73,7 +78,7 @@ typedef struct ent { uint64_t order, v[2]; } ent_t;
 typedef struct entvec { ent_t *v; size_t n, cap; } entvec_t;
 typedef struct u64vec { uint64_t *v; size_t n, cap; } u64vec_t;
 typedef struct u32vec { uint32_t *v; size_t n, cap; } u32vec_t; /* instance indices (alloc_state: < 2^32) */
-typedef struct tracker { uint32_t arrived; uint8_t own, up, done, _pad; } tracker_t;
+typedef struct tracker { uint32_t arrived; uint8_t own, up, done, chain; } tracker_t; /* chain: PH_F, CHAIN_* */
 
 /* Record header (exchange.h); round: bulk round of R_RVAL / PH_R / R_CONV_* records. */
 typedef st_xchg_rec_t rec_t;
@@ -153,6 +158,7 @@ struct st_clc_replay {
     uint32_t     *wait_next, *queue;
     uint8_t      *queued;
     uint32_t      qhead, qlen, unfinished;
+    uint64_t      chain_wait; /* scans: prefix values still expected from the previous comm rank */
     uint64_t      unresolved, ramps, bent;
     /* channels and partners */
     chan_t   *ch;
@@ -629,9 +635,10 @@ static int build_channels(st_clc_replay_t *r)
         for (uint32_t j = 0; j < r->nch && !dup; j++)
             dup = r->ch[j].key == d->key;
         int inter = (d->flags & ST_COMMF_INTER) || d->remote_size;
-        if (!dup && add_chan(r, CH_COMM, d->key, inter, d->world, d->world ? d->size : 0, d->remote_world,
-                             d->remote_world ? d->remote_size : 0))
-            return -1;
+        for (uint8_t kind = CH_COMM; !dup && kind <= (inter ? CH_INTER1 : CH_COMM); kind += CH_INTER1)
+            if (add_chan(r, kind, d->key, inter, d->world, d->world ? d->size : 0, d->remote_world,
+                         d->remote_world ? d->remote_size : 0))
+                return -1;
     }
     if (r->in->nsync && r->in->sync) {
         int32_t *all = st_clc_malloc(sizeof(int32_t) * (size_t)r->nranks);
@@ -663,9 +670,11 @@ static void channel_count(void *ctx, const st_event_t *e)
     uint64_t seq = e->kind == ST_EV_MPI_COLL_END ? e->id : e->aux;
     if (e->comm >= pr->ncomms || seq >= MAX_SEQ)
         return;
-    chan_t *c = find_chan(r, CH_COMM, pr->comms[e->comm].key);
-    if (c && seq + 1 > c->local_n)
-        c->local_n = seq + 1;
+    for (uint8_t kind = CH_COMM; kind <= CH_INTER1; kind += CH_INTER1) {
+        chan_t *c = find_chan(r, kind, pr->comms[e->comm].key);
+        if (c && seq + 1 > c->local_n)
+            c->local_n = seq + 1;
+    }
 }
 
 /* The dense C / LC arrays come only where something moves (st_clc_forward_loc; before it
@@ -727,13 +736,15 @@ static int add_peer(st_clc_replay_t *r, int32_t rank)
     return 0;
 }
 
-/* The channel of a COLL/SYNC instance and its slot (intercommunicators: the receiving group). */
+/* The channel of a COLL/SYNC instance (intercommunicators: the receiving group's) and its slot. */
 static chan_t *inst_chan(st_clc_replay_t *r, const st_clc_inst_t *in, uint64_t *seq, uint8_t *slot)
 {
     uint32_t t = key_type(in->key);
     chan_t *c = t == ST_CLC_KEY_SYNC ? find_chan(r, CH_SYNC, 0) : find_chan(r, CH_COMM, in->key[2]);
     *seq = in->key[1];
-    *slot = c && c->inter && in->key[3] != (uint64_t)(uint32_t)c->t.members[0];
+    *slot = 0;
+    if (c && c->inter && in->key[3] != (uint64_t)(uint32_t)c->t.members[0])
+        c = find_chan(r, CH_INTER1, in->key[2]);
     return c;
 }
 
@@ -918,12 +929,16 @@ static void wake(st_clc_replay_t *r, uint64_t k)
     r->wait_head[k] = NONE32;
 }
 
+static void chain_known(st_clc_replay_t *r, chan_t *c, uint64_t s);
+
 static void result_ready(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0, uint64_t ns)
 {
     c->ph[ph].open--;
     if (ph != PH_F)
         return;
     for (uint64_t s = s0; s < s0 + ns; s++) {
+        if (c->ph[PH_F].shape[s] == SH_PREFIX)
+            chain_known(r, c, s);
         uint64_t ks[2] = { c->inst0[s], c->inst1[s] };
         for (int j = 0; j < 2; j++) {
             uint64_t k = ks[j];
@@ -967,19 +982,120 @@ static const entvec_t *ents_ro(const chan_t *c, int ph, uint64_t s)
     return c->ph[ph].ent ? &c->ph[ph].ent[s] : NULL;
 }
 
+/*
+ * Scans in the replay. The receive of comm rank o depends on the sends of ranks < o only,
+ * but the tree's result needs every member's send, and a rank above o may reach the scan
+ * only after a message that o sends after it (a scan that does not synchronize, e.g. a
+ * linear one): waiting for the result would then stall a consistent trace. So every member
+ * also passes the prefix maximum over ranks <= o to rank o + 1 (a chain of R_PFX records,
+ * one per member and scan), and a receive goes on with whichever comes first. Each member
+ * sends its record exactly once (from the chain or else from the tree's result, which
+ * every member gets) and waits for the one of rank o - 1 before the backward pass, so no
+ * record reaches a rank that is done. Members without the scan in their trace learn of it
+ * from the first record or the result (the chain is then late, never wrong).
+ */
+enum { CHAIN_IN = 1, CHAIN_OUT = 2, CHAIN_WAIT = 4 };
+
+/* This rank's rank o in channel c and the world rank of o + 1 (-1: none). -1: no chain
+ * (not an intracommunicator of this rank). */
+static int chain_place(const st_clc_replay_t *r, const chan_t *c, uint32_t *o, int32_t *next)
+{
+    const st_clc_proc_t *pr = &r->in->procs[r->me];
+    for (uint32_t i = 0; c->kind == CH_COMM && !c->inter && i < pr->ncomms; i++) {
+        const st_comm_def_t *d = &pr->comms[i];
+        for (uint32_t j = 0; d->key == c->key && d->world && j < d->size; j++)
+            if (d->world[j] == r->me) {
+                *o = j;
+                *next = j + 1 < d->size ? d->world[j + 1] : -1;
+                return 0;
+            }
+    }
+    return -1;
+}
+
+/* Sends this rank's prefix value of scan s once it is known: the value from rank o - 1 is
+ * in (or o = 0) and the own sends are computed, or the tree's result is there. */
+static void chain_send(st_clc_replay_t *r, chan_t *c, uint64_t s)
+{
+    tracker_t *t = tracker(c, PH_F, s);
+    uint32_t o;
+    int32_t next;
+    if ((t->chain & CHAIN_OUT) || chain_place(r, c, &o, &next))
+        return;
+    if (!t->done && (c->pend[s] || (o > 0 && !(t->chain & CHAIN_IN))))
+        return;
+    t->chain |= CHAIN_OUT;
+    uint64_t v = NONE64;
+    if (!prefix_max(ents_ro(c, PH_F, s), (uint64_t)o + 1, 0, &v)) /* entries: sends or prefixes of ranks <= o */
+        v = NONE64;
+    uint8_t *p = next < 0 ? NULL : rec_begin(r, next, R_PFX, PH_F, c, s, 1, 8);
+    if (p)
+        st_xchg_put_u64(p, v);
+}
+
+/* Seq s of channel c is a scan: wait for the value of rank o - 1, send ours when we can. */
+static void chain_known(st_clc_replay_t *r, chan_t *c, uint64_t s)
+{
+    tracker_t *t = tracker(c, PH_F, s);
+    uint32_t o;
+    int32_t next;
+    if (chain_place(r, c, &o, &next))
+        return;
+    if (o > 0 && !(t->chain & (CHAIN_IN | CHAIN_WAIT))) {
+        t->chain |= CHAIN_WAIT;
+        r->chain_wait++;
+    }
+    chain_send(r, c, s);
+}
+
+static int on_pfx(st_clc_replay_t *r, chan_t *c, const rec_t *h, reader_t *rd)
+{
+    uint64_t v, s = h->seq;
+    uint32_t o;
+    int32_t next;
+    if (st_xchg_get_u64(rd, &v) || r->state != S_FWD || h->nseq != 1 || s >= c->N || chain_place(r, c, &o, &next) ||
+        o == 0 || (tracker(c, PH_F, s)->chain & CHAIN_IN))
+        return -1;
+    tracker_t *t = tracker(c, PH_F, s);
+    if (t->chain & CHAIN_WAIT)
+        r->chain_wait--;
+    t->chain |= CHAIN_IN;
+    if (!t->done && v != NONE64) { /* the prefix of ranks < o, as an entry of rank o - 1 */
+        entvec_t *e = ents(r, c, PH_F, s);
+        if (!e || ent_push(e, (ent_t){ .order = o - 1, .v = { v, 0 } }))
+            return fail(r, "out of memory"), 0;
+    }
+    uint64_t ks[2] = { c->inst0[s], c->inst1[s] };
+    for (int j = 0; j < 2; j++)
+        if (ks[j] != NONE64)
+            wake(r, ks[j]);
+    chain_known(r, c, s);
+    return 0;
+}
+
+/* A scan's receive that may go on before the tree's result (see R_PFX above). */
+static int chain_ready(const st_clc_replay_t *r, uint64_t k, const st_clc_port_t *p)
+{
+    if (r->state != S_FWD || r->cat[k] != CAT_COLL || r->g.inst[k].shape != ST_CLC_PREFIX)
+        return 0;
+    const chan_t *c = &r->ch[r->ia[k]];
+    return ref_order(r, k, p->slot) == 0 || (c->ph[PH_F].tr[r->ib[k]].chain & CHAIN_IN);
+}
+
 static int fwd_recv_bound(void *ctx, uint32_t loc, const st_clc_port_t *p, int force, uint64_t *bound, uint8_t *kind)
 {
     st_clc_replay_t *r = ctx;
     uint64_t k = p->inst, v = 0;
     const st_clc_inst_t *in = &r->g.inst[k];
     *kind = in->kind;
-    if (r->pending[k] && !force)
+    int ready = !r->pending[k] || chain_ready(r, k, p);
+    if (!ready && !force)
         return 0;
     int have;
     if (r->cat[k] == CAT_COLL && in->shape == ST_CLC_PREFIX) {
         const chan_t *c = &r->ch[r->ia[k]];
         const entvec_t *e = r->state == S_ROUND ? (r->pin ? &r->pin[k] : NULL) : ents_ro(c, PH_F, r->ib[k]);
-        have = !r->pending[k] && prefix_max(e, ref_order(r, k, p->slot), 0, &v);
+        have = ready && prefix_max(e, ref_order(r, k, p->slot), 0, &v);
     } else if (r->cat[k] == CAT_IN) { /* the value arrived (pending 0) or none is known yet */
         const peer_t *pe = &r->peers[r->ia[k]];
         if ((have = !r->pending[k]))
@@ -1018,8 +1134,11 @@ static void fwd_send_done(void *ctx, uint32_t loc, const st_clc_port_t *p, uint6
         } else {
             quad_put(&qof(c, PH_F, s)[r->islot[k]], lc, gid(&r->in->locs[loc]));
         }
-        if (--c->pend[s] == 0)
+        if (--c->pend[s] == 0) {
             own_done(r, c, PH_F, s);
+            if (c->lshape[s] == SH_PREFIX)
+                chain_send(r, c, s);
+        }
         break;
     }
     default:
@@ -1176,9 +1295,12 @@ static void enter_forward(st_clc_replay_t *r)
     r->state = S_FWD;
     replay_deferred(r);
     for (uint32_t i = 0; i < r->nch; i++)
-        for (uint64_t s = 0; s < r->ch[i].N; s++)
+        for (uint64_t s = 0; s < r->ch[i].N; s++) {
             if (r->ch[i].pend[s] == 0)
                 own_done(r, &r->ch[i], PH_F, s);
+            if (r->ch[i].lshape[s] == SH_PREFIX)
+                chain_known(r, &r->ch[i], s);
+        }
     for (uint32_t l = 0; l < r->in->nlocs; l++)
         enqueue(r, l);
     r->busy = 1;
@@ -1493,7 +1615,7 @@ static int early(const st_clc_replay_t *r, const rec_t *h)
                     ((h->type == R_UP || h->type == R_DOWN) && h->phase == PH_R);
     if (round_rec)
         return r->state != S_ROUND || h->round > r->round;
-    int replay_rec = h->type == R_FWD || ((h->type == R_UP || h->type == R_DOWN) && h->phase == PH_F);
+    int replay_rec = h->type == R_FWD || h->type == R_PFX || ((h->type == R_UP || h->type == R_DOWN) && h->phase == PH_F);
     return replay_rec && r->state == S_ROUND;
 }
 
@@ -1988,7 +2110,7 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
         return -1;
     *used = sizeof h + h.len;
     reader_t rd = { buf + sizeof h, buf + *used };
-    if (h.type < R_COUNTS || h.type > R_CONV_DOWN)
+    if (h.type < R_COUNTS || h.type > R_PFX)
         return -1; /* before deferring: a record no rank sends would wait forever */
     if (r->state == S_SETUP && h.type != R_COUNTS && h.type != R_SETUP_UP && h.type != R_SETUP_DOWN)
         return defer(r, from, buf, *used);
@@ -1996,7 +2118,7 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
         return defer(r, from, buf, *used);
     r->busy = 1;
     chan_t *c = NULL;
-    if (h.type == R_SETUP_UP || h.type == R_SETUP_DOWN || h.type == R_UP || h.type == R_DOWN) {
+    if (h.type == R_SETUP_UP || h.type == R_SETUP_DOWN || h.type == R_UP || h.type == R_DOWN || h.type == R_PFX) {
         c = find_chan(r, h.chkind, h.chan);
         if (!c) {
             st_log_warn_once("CLC (parallel, rank %d): message about a communicator this rank does not know", r->me);
@@ -2015,6 +2137,7 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
     case R_RVAL: return on_rval(r, from, &h, &rd);
     case R_CONV_UP:
     case R_CONV_DOWN: return on_conv(r, &h, &rd);
+    case R_PFX: return on_pfx(r, c, &h, &rd);
     default: return -1;
     }
 }
@@ -2036,6 +2159,16 @@ int st_clc_replay_deliver(st_clc_replay_t *r, int32_t from, const void *buf, siz
 
 /* ---- driver ------------------------------------------------------------------------------------------------------ */
 
+/* Every forward result is in (so every scan is known) and every chain record (R_PFX) that
+ * will come has come: none may arrive after the forward pass. */
+static int forward_settled(const st_clc_replay_t *r)
+{
+    for (uint32_t i = 0; i < r->nch; i++)
+        if (r->ch[i].ph[PH_F].open)
+            return 0;
+    return r->chain_wait == 0;
+}
+
 int st_clc_replay_progress(st_clc_replay_t *r)
 {
     r->busy = 0;
@@ -2045,7 +2178,7 @@ int st_clc_replay_progress(st_clc_replay_t *r)
         progress_round(r);
     if (r->state == S_FWD) {
         drain(r, NONE32);
-        if (r->state == S_FWD && r->unfinished == 0)
+        if (r->state == S_FWD && r->unfinished == 0 && forward_settled(r))
             enter_backward(r);
         else if (r->state == S_FWD && r->qlen == 0)
             break_local_cycle(r);
@@ -2093,7 +2226,8 @@ void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n)
         snprintf(buf + k, n > k ? n - k : 0, ": %u of %u partner counts, %u communicators unsettled", r->counts_got,
                  r->incoming, r->setup_open);
     else if (r->state == S_FWD)
-        snprintf(buf + k, n > k ? n - k : 0, ": %u locations unfinished", r->unfinished);
+        snprintf(buf + k, n > k ? n - k : 0, ": %u locations unfinished, %llu scan prefixes awaited", r->unfinished,
+                 (unsigned long long)r->chain_wait);
     else if (r->state == S_ROUND)
         snprintf(buf + k, n > k ? n - k : 0, " %d: %u locations unfinished, sent %d, agreed %d", r->round,
                  r->unfinished, r->round_sent, r->conv.done);
