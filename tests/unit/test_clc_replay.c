@@ -583,7 +583,8 @@ static void one_trace(int nranks, int actions, const st_clc_params_t *p)
         for (uint32_t l = 0; l < b.nlocs; l++)
             free(b.locs[l].ev);
     }
-    CHECK_EQ(sa.remaining.violated[0] + sa.remaining.violated[1] + sa.remaining.violated[2], 0);
+    if (!sa.unresolved) /* a receive forced through a cycle may stay before a send computed later */
+        CHECK_EQ(sa.remaining.violated[0] + sa.remaining.violated[1] + sa.remaining.violated[2], 0);
     total_reversed += sa.reversed.violated[ST_CLC_P2P] + sa.reversed.violated[ST_CLC_COLL];
     total_remote_jumps += sa.jumps[ST_CLC_P2P] + sa.jumps[ST_CLC_COLL];
     total_unmatched += sa.deps.unmatched_send + sa.deps.unmatched_recv;
