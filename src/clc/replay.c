@@ -2177,7 +2177,7 @@ static int get_rep(st_clc_replay_t *r, reader_t *rd, wave_rep_t *a, entvec_t *e)
     return 0;
 }
 
-/* The collective that receive port p waits for, as a wave names it. */
+/* Puts into a the collective of instance k (what a receive waits for), when it is one. */
 static void wave_names(const st_clc_replay_t *r, uint64_t k, wave_rep_t *a)
 {
     if (r->cat[k] != CAT_COLL)
