@@ -59,8 +59,13 @@
 enum { CAT_LOCAL, CAT_OUT, CAT_IN, CAT_COLL, CAT_DEAD };
 enum { PH_F, PH_B, PH_S, PH_R, PH__N }; /* forward replay, backward, statistics, bulk round */
 enum { SH_EMPTY, SH_PRODUCT, SH_PREFIX };
-enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STAT, R_RVAL, R_CONV_UP, R_CONV_DOWN };
-enum { CH_COMM, CH_SYNC };
+enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STAT, R_RVAL, R_CONV_UP, R_CONV_DOWN,
+       R_PFX, R_WAVE_UP, R_WAVE_DOWN };
+/* An intercommunicator has two channels, one per receiving group (CH_COMM: the group of its
+ * lowest world rank, CH_INTER1: the other), like the graph's instances: a receive depends
+ * only on the sends of the other group, so its forward result must not wait for the sends
+ * of its own group (whose members may reach the collective only after messages from it). */
+enum { CH_COMM, CH_SYNC, CH_INTER1 };
 enum { S_SETUP, S_FWD, S_BWD, S_STAT, S_DONE, S_FAILED, S_ROUND };
 
 /* Values per slot. PH_S: C and LC of the sends; PH_R: LC of the sends and, for the backward
@@ -73,7 +78,7 @@ typedef struct ent { uint64_t order, v[2]; } ent_t;
 typedef struct entvec { ent_t *v; size_t n, cap; } entvec_t;
 typedef struct u64vec { uint64_t *v; size_t n, cap; } u64vec_t;
 typedef struct u32vec { uint32_t *v; size_t n, cap; } u32vec_t; /* instance indices (alloc_state: < 2^32) */
-typedef struct tracker { uint32_t arrived; uint8_t own, up, done, _pad; } tracker_t;
+typedef struct tracker { uint32_t arrived; uint8_t own, up, done, chain; } tracker_t; /* chain: PH_F, CHAIN_* */
 
 /* Record header (exchange.h); round: bulk round of R_RVAL / PH_R / R_CONV_* records. */
 typedef st_xchg_rec_t rec_t;
@@ -121,6 +126,32 @@ typedef struct peer {
     uint8_t       rin_same;             /* ... equal to those of the round before */
 } peer_t;
 
+/* A report of the replay's waves (see "cycles across ranks"): this rank's and its subtree's. */
+typedef struct wave_rep {
+    uint64_t sent, recv;      /* records other than waves, sent and received */
+    uint64_t changed, past;   /* anyone sent, received or computed something since its last report; all
+                                 ranks are past the forward pass */
+    uint64_t loc;             /* lowest location waiting: rank << 32 | index; NONE64: none */
+    uint64_t kind, key, seq;  /* the collective it waits for (kind NONE64: it waits for something else) */
+    uint64_t unc;             /* gathering a scan: lowest comm rank whose send is not computed */
+    top2_t   q;               /* gathering: the collective's computed sends */
+} wave_rep_t;
+
+enum { W_NONE, W_END, W_GATHER, W_FORCE };
+
+typedef struct wave {
+    int        used, ended;       /* waves run (the replay), the root ended them */
+    uint64_t   w, act;            /* current wave and what its start said */
+    uint32_t   arrived;           /* children's reports of wave w */
+    uint8_t    on, up;            /* wave w started here, reported */
+    uint64_t   sent, recv, prog;  /* this rank's counters: records (not waves), forward steps */
+    uint64_t   last[3];           /* ... at the last report */
+    wave_rep_t acc, target;       /* the subtree's report of wave w; the start's (target, gathered values) */
+    entvec_t   ents, tents;       /* gathering a scan: the entries of acc and of target */
+    int        force_set, force_have; /* forcing a collective's receive: the value of the gathered sends */
+    uint64_t   force_v;
+} wave_t;
+
 typedef struct deferred {
     int32_t  from;
     uint8_t *buf;
@@ -153,7 +184,9 @@ struct st_clc_replay {
     uint32_t     *wait_next, *queue;
     uint8_t      *queued;
     uint32_t      qhead, qlen, unfinished;
+    uint64_t      chain_wait; /* scans: prefix values still expected from the previous comm rank */
     uint64_t      unresolved, ramps, bent;
+    u64vec_t      forced; /* receive ports forced through a cycle (bulk rounds may force one in every pass) */
     /* channels and partners */
     chan_t   *ch;
     uint32_t  nch, setup_open;
@@ -180,6 +213,7 @@ struct st_clc_replay {
     uint64_t   conv_val;
     int32_t    wparent, wchild[32];
     uint32_t   nwchild;
+    wave_t     wv;             /* the replay's cycle detection */
 };
 
 /* ---- small helpers ------------------------------------------------------------------------------- */
@@ -315,6 +349,7 @@ static uint8_t *rec_begin(st_clc_replay_t *r, int32_t to, uint8_t type, uint8_t 
     if (!p)
         return fail(r, "out of memory"), NULL;
     r->busy = 1;
+    r->wv.sent += type != R_WAVE_UP && type != R_WAVE_DOWN;
     return p;
 }
 
@@ -636,9 +671,10 @@ static int build_channels(st_clc_replay_t *r)
         for (uint32_t j = 0; j < r->nch && !dup; j++)
             dup = r->ch[j].key == d->key;
         int inter = (d->flags & ST_COMMF_INTER) || d->remote_size;
-        if (!dup && add_chan(r, CH_COMM, d->key, inter, d->world, d->world ? d->size : 0, d->remote_world,
-                             d->remote_world ? d->remote_size : 0))
-            return -1;
+        for (uint8_t kind = CH_COMM; !dup && kind <= (inter ? CH_INTER1 : CH_COMM); kind += CH_INTER1)
+            if (add_chan(r, kind, d->key, inter, d->world, d->world ? d->size : 0, d->remote_world,
+                         d->remote_world ? d->remote_size : 0))
+                return -1;
     }
     if (r->in->nsync && r->in->sync) {
         int32_t *all = st_clc_malloc(sizeof(int32_t) * (size_t)r->nranks);
@@ -670,9 +706,11 @@ static void channel_count(void *ctx, const st_event_t *e)
     uint64_t seq = e->kind == ST_EV_MPI_COLL_END ? e->id : e->aux;
     if (e->comm >= pr->ncomms || seq >= MAX_SEQ)
         return;
-    chan_t *c = find_chan(r, CH_COMM, pr->comms[e->comm].key);
-    if (c && seq + 1 > c->local_n)
-        c->local_n = seq + 1;
+    for (uint8_t kind = CH_COMM; kind <= CH_INTER1; kind += CH_INTER1) {
+        chan_t *c = find_chan(r, kind, pr->comms[e->comm].key);
+        if (c && seq + 1 > c->local_n)
+            c->local_n = seq + 1;
+    }
 }
 
 /* The dense C / LC arrays come only where something moves (st_clc_forward_loc; before it
@@ -754,13 +792,15 @@ static int add_peer(st_clc_replay_t *r, int32_t rank)
     return 0;
 }
 
-/* The channel of a COLL/SYNC instance and its slot (intercommunicators: the receiving group). */
+/* The channel of a COLL/SYNC instance (intercommunicators: the receiving group's) and its slot. */
 static chan_t *inst_chan(st_clc_replay_t *r, const st_clc_inst_t *in, uint64_t *seq, uint8_t *slot)
 {
     uint32_t t = key_type(in->key);
     chan_t *c = t == ST_CLC_KEY_SYNC ? find_chan(r, CH_SYNC, 0) : find_chan(r, CH_COMM, in->key[2]);
     *seq = in->key[1];
-    *slot = c && c->inter && in->key[3] != (uint64_t)(uint32_t)c->t.members[0];
+    *slot = 0;
+    if (c && c->inter && in->key[3] != (uint64_t)(uint32_t)c->t.members[0])
+        c = find_chan(r, CH_INTER1, in->key[2]);
     return c;
 }
 
@@ -945,12 +985,16 @@ static void wake(st_clc_replay_t *r, uint64_t k)
     r->wait_head[k] = NONE32;
 }
 
+static void chain_known(st_clc_replay_t *r, chan_t *c, uint64_t s);
+
 static void result_ready(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0, uint64_t ns)
 {
     c->ph[ph].open--;
     if (ph != PH_F)
         return;
     for (uint64_t s = s0; s < s0 + ns; s++) {
+        if (c->ph[PH_F].shape[s] == SH_PREFIX)
+            chain_known(r, c, s);
         uint64_t ks[2] = { c->inst0[s], c->inst1[s] };
         for (int j = 0; j < 2; j++) {
             uint64_t k = ks[j];
@@ -994,19 +1038,124 @@ static const entvec_t *ents_ro(const chan_t *c, int ph, uint64_t s)
     return c->ph[ph].ent ? &c->ph[ph].ent[s] : NULL;
 }
 
+/*
+ * Scans in the replay. The receive of comm rank o depends on the sends of ranks < o only,
+ * but the tree's result needs every member's send, and a rank above o may reach the scan
+ * only after a message that o sends after it (a scan that does not synchronize, e.g. a
+ * linear one): waiting for the result would then stall a consistent trace. So every member
+ * also passes the prefix maximum over ranks <= o to rank o + 1 (a chain of R_PFX records,
+ * one per member and scan), and a receive goes on with whichever comes first. Each member
+ * sends its record exactly once (from the chain or else from the tree's result, which
+ * every member gets) and waits for the one of rank o - 1 before the backward pass, so no
+ * record reaches a rank that is done. Members without the scan in their trace learn of it
+ * from the first record or the result (the chain is then late, never wrong).
+ */
+enum { CHAIN_IN = 1, CHAIN_OUT = 2, CHAIN_WAIT = 4 };
+
+/* This rank's rank o in channel c and the world rank of o + 1 (-1: none). -1: no chain
+ * (not an intracommunicator of this rank). */
+static int chain_place(const st_clc_replay_t *r, const chan_t *c, uint32_t *o, int32_t *next)
+{
+    const st_clc_proc_t *pr = &r->in->procs[r->me];
+    for (uint32_t i = 0; c->kind == CH_COMM && !c->inter && i < pr->ncomms; i++) {
+        const st_comm_def_t *d = &pr->comms[i];
+        for (uint32_t j = 0; d->key == c->key && d->world && j < d->size; j++)
+            if (d->world[j] == r->me) {
+                *o = j;
+                *next = j + 1 < d->size ? d->world[j + 1] : -1;
+                return 0;
+            }
+    }
+    return -1;
+}
+
+/* Sends this rank's prefix value of scan s once it is known: the value from rank o - 1 is
+ * in (or o = 0) and the own sends are computed, or the tree's result is there. */
+static void chain_send(st_clc_replay_t *r, chan_t *c, uint64_t s)
+{
+    tracker_t *t = tracker(c, PH_F, s);
+    uint32_t o;
+    int32_t next;
+    if ((t->chain & CHAIN_OUT) || chain_place(r, c, &o, &next))
+        return;
+    if (!t->done && (c->pend[s] || (o > 0 && !(t->chain & CHAIN_IN))))
+        return;
+    t->chain |= CHAIN_OUT;
+    uint64_t v = NONE64;
+    if (!prefix_max(ents_ro(c, PH_F, s), (uint64_t)o + 1, 0, &v)) /* entries: sends or prefixes of ranks <= o */
+        v = NONE64;
+    uint8_t *p = next < 0 ? NULL : rec_begin(r, next, R_PFX, PH_F, c, s, 1, 8);
+    if (p)
+        st_xchg_put_u64(p, v);
+}
+
+/* Seq s of channel c is a scan: wait for the value of rank o - 1, send ours when we can. */
+static void chain_known(st_clc_replay_t *r, chan_t *c, uint64_t s)
+{
+    tracker_t *t = tracker(c, PH_F, s);
+    uint32_t o;
+    int32_t next;
+    if (chain_place(r, c, &o, &next))
+        return;
+    if (o > 0 && !(t->chain & (CHAIN_IN | CHAIN_WAIT))) {
+        t->chain |= CHAIN_WAIT;
+        r->chain_wait++;
+    }
+    chain_send(r, c, s);
+}
+
+static int on_pfx(st_clc_replay_t *r, chan_t *c, const rec_t *h, reader_t *rd)
+{
+    uint64_t v, s = h->seq;
+    uint32_t o;
+    int32_t next;
+    if (st_xchg_get_u64(rd, &v) || r->state != S_FWD || h->nseq != 1 || s >= c->N || chain_place(r, c, &o, &next) ||
+        o == 0 || (tracker(c, PH_F, s)->chain & CHAIN_IN))
+        return -1;
+    tracker_t *t = tracker(c, PH_F, s);
+    if (t->chain & CHAIN_WAIT)
+        r->chain_wait--;
+    t->chain |= CHAIN_IN;
+    if (!t->done && v != NONE64) { /* the prefix of ranks < o, as an entry of rank o - 1 */
+        entvec_t *e = ents(r, c, PH_F, s);
+        if (!e || ent_push(e, (ent_t){ .order = o - 1, .v = { v, 0 } }))
+            return fail(r, "out of memory"), 0;
+    }
+    uint64_t ks[2] = { c->inst0[s], c->inst1[s] };
+    for (int j = 0; j < 2; j++)
+        if (ks[j] != NONE64)
+            wake(r, ks[j]);
+    chain_known(r, c, s);
+    return 0;
+}
+
+/* A scan's receive that may go on before the tree's result (see R_PFX above). */
+static int chain_ready(const st_clc_replay_t *r, uint64_t k, const st_clc_port_t *p)
+{
+    if (r->state != S_FWD || r->cat[k] != CAT_COLL || r->g.inst[k].shape != ST_CLC_PREFIX)
+        return 0;
+    const chan_t *c = &r->ch[r->ia[k]];
+    return ref_order(r, k, p->slot) == 0 || (c->ph[PH_F].tr[r->ib[k]].chain & CHAIN_IN);
+}
+
 static int fwd_recv_bound(void *ctx, uint32_t loc, const st_clc_port_t *p, int force, uint64_t *bound, uint8_t *kind)
 {
     st_clc_replay_t *r = ctx;
     uint64_t k = p->inst, v = 0;
     const st_clc_inst_t *in = &r->g.inst[k];
     *kind = in->kind;
-    if (r->pending[k] && !force)
+    int ready = !r->pending[k] || chain_ready(r, k, p);
+    if (!ready && !force)
         return 0;
+    if (!ready && r->wv.force_set && r->cat[k] == CAT_COLL) { /* forced through a cycle across ranks */
+        *bound = r->wv.force_have ? r->wv.force_v + st_clc_mu(&r->p, in->mumask) : 0;
+        return 1;
+    }
     int have;
     if (r->cat[k] == CAT_COLL && in->shape == ST_CLC_PREFIX) {
         const chan_t *c = &r->ch[r->ia[k]];
         const entvec_t *e = r->state == S_ROUND ? (r->pin ? &r->pin[k] : NULL) : ents_ro(c, PH_F, r->ib[k]);
-        have = !r->pending[k] && prefix_max(e, ref_order(r, k, p->slot), 0, &v);
+        have = ready && prefix_max(e, ref_order(r, k, p->slot), 0, &v);
     } else if (r->cat[k] == CAT_IN) { /* the value arrived (pending 0) or none is known yet */
         const peer_t *pe = &r->peers[r->ia[k]];
         if ((have = !r->pending[k]))
@@ -1045,8 +1194,11 @@ static void fwd_send_done(void *ctx, uint32_t loc, const st_clc_port_t *p, uint6
         } else {
             quad_put(&qof(c, PH_F, s)[r->islot[k]], lc, gid(&r->in->locs[loc]));
         }
-        if (--c->pend[s] == 0)
+        if (--c->pend[s] == 0) {
             own_done(r, c, PH_F, s);
+            if (c->lshape[s] == SH_PREFIX)
+                chain_send(r, c, s);
+        }
         break;
     }
     default:
@@ -1068,6 +1220,7 @@ static int drain(st_clc_replay_t *r, uint32_t forced)
         int rc = st_clc_forward_loc(&r->p, &r->in->locs[l], l, ports, np, &r->fwd[l], &fwd_ops, r, l == forced);
         forced = NONE32;
         r->busy |= r->fwd[l].pos != before;
+        r->wv.prog += r->fwd[l].pos != before;
         if (rc == ST_CLC_NOMEM)
             return fail(r, "out of memory"), -1;
         if (rc == ST_CLC_BLOCKED) {
@@ -1099,6 +1252,21 @@ static void unlink_waiter(st_clc_replay_t *r, uint64_t k, uint32_t l)
         }
 }
 
+/* Counts (clc.unresolved) and reports the receive location l waits for, about to be forced. */
+static void count_forced(st_clc_replay_t *r, uint32_t l)
+{
+    uint64_t port = r->g.port_first[l] + r->fwd[l].blocked;
+    for (size_t i = 0; i < r->forced.n; i++)
+        if (r->forced.v[i] == port)
+            return;
+    if (u64_push(&r->forced, port))
+        return fail(r, "out of memory");
+    if (r->unresolved++ == 0)
+        st_log_warn("CLC: cyclic happened-before relations (inconsistent trace) at rank %d thread %u event %llu;"
+                    " receive corrected with the sends known so far",
+                    r->in->locs[l].rank, r->in->locs[l].thread, (unsigned long long)r->g.ports[port].ev);
+}
+
 /* Like run.c: when every unfinished location waits on this process alone, force the lowest. */
 static void break_local_cycle(st_clc_replay_t *r)
 {
@@ -1115,10 +1283,7 @@ static void break_local_cycle(st_clc_replay_t *r)
     if (first == NONE32)
         return;
     const st_clc_port_t *port = r->g.ports + r->g.port_first[first] + r->fwd[first].blocked;
-    if (r->unresolved++ == 0)
-        st_log_warn("CLC: cyclic happened-before relations (inconsistent trace) at rank %d thread %u event %llu;"
-                    " receive corrected with the sends known so far",
-                    r->in->locs[first].rank, r->in->locs[first].thread, (unsigned long long)port->ev);
+    count_forced(r, first);
     unlink_waiter(r, port->inst, first);
     enqueue(r, first);
     drain(r, first);
@@ -1193,6 +1358,8 @@ static void reset_forward(st_clc_replay_t *r)
 }
 
 static int ensure_cur(st_clc_replay_t *r);
+static void world_tree(st_clc_replay_t *r);
+static void wave_start(st_clc_replay_t *r, uint64_t w, uint64_t act);
 
 /* The message-by-message replay (also the fallback when bulk rounds do not converge). */
 static void enter_forward(st_clc_replay_t *r)
@@ -1201,11 +1368,18 @@ static void enter_forward(st_clc_replay_t *r)
         return;
     reset_forward(r);
     r->state = S_FWD;
+    r->wv.used = 1;
+    world_tree(r);
+    if (r->me == 0)
+        wave_start(r, 1, W_NONE);
     replay_deferred(r);
     for (uint32_t i = 0; i < r->nch; i++)
-        for (uint64_t s = 0; s < r->ch[i].N; s++)
+        for (uint64_t s = 0; s < r->ch[i].N; s++) {
             if (r->ch[i].pend[s] == 0)
                 own_done(r, &r->ch[i], PH_F, s);
+            if (r->ch[i].lshape[s] == SH_PREFIX)
+                chain_known(r, &r->ch[i], s);
+        }
     for (uint32_t l = 0; l < r->in->nlocs; l++)
         enqueue(r, l);
     r->busy = 1;
@@ -1535,7 +1709,7 @@ static int early(const st_clc_replay_t *r, const rec_t *h)
                     ((h->type == R_UP || h->type == R_DOWN) && h->phase == PH_R);
     if (round_rec)
         return r->state != S_ROUND || h->round > r->round;
-    int replay_rec = h->type == R_FWD || ((h->type == R_UP || h->type == R_DOWN) && h->phase == PH_F);
+    int replay_rec = h->type == R_FWD || h->type == R_PFX || h->type == R_WAVE_UP || h->type == R_WAVE_DOWN || ((h->type == R_UP || h->type == R_DOWN) && h->phase == PH_F);
     return replay_rec && r->state == S_ROUND;
 }
 
@@ -1543,6 +1717,7 @@ static void world_tree(st_clc_replay_t *r)
 {
     uint32_t me = (uint32_t)r->me, n = (uint32_t)r->nranks;
     r->wparent = me ? (int32_t)(me & (me - 1)) : -1;
+    r->nwchild = 0;
     for (uint64_t bit = 1; bit < n && !(me & bit); bit <<= 1)
         if (me + bit < n)
             r->wchild[r->nwchild++] = (int32_t)(me + bit);
@@ -1979,6 +2154,224 @@ static void start_forward(st_clc_replay_t *r)
     round_begin(r);
 }
 
+/* ---- cycles across ranks ------------------------------------------------------------------------------------------ */
+/*
+ * A trace with a dependency cycle (impossible in a real run: clocks merged out of order, a
+ * wrong message match) stalls the replay. The sequential reference (run.c) then forces the
+ * lowest-numbered waiting location's receive with the sends computed so far, once every
+ * location waits. Here the same: waves over the world tree (rooted at rank 0) find out
+ * that every rank is idle and nothing is in flight, and then which location to force.
+ * Each rank reports when it has nothing to do (its counters of records sent and received
+ * other than waves, whether those or its forward steps changed since its last report, its
+ * lowest waiting location); the root starts the next wave when one is complete. Two
+ * waves in a row without any change and with as many records received as sent: every
+ * rank was idle with nothing in flight in between, so nothing will ever change. The next
+ * wave then forces the lowest waiting location (rank-major numbering: the sequential run's
+ * when the trace's locations are numbered rank by rank); when it waits for a collective, a
+ * wave first gathers that collective's computed sends from all ranks (a scan: also the
+ * lowest comm rank whose send is not computed: run.c takes the sends below it). The waves
+ * end when every rank is past the forward pass; no rank finishes before the end reached
+ * it, so no wave record arrives at a rank that is done. In a trace without cycles the
+ * waves only watch: one report per rank whenever all have run out of work.
+ */
+
+static void rep_empty(wave_rep_t *a)
+{
+    *a = (wave_rep_t){ .past = 1, .loc = NONE64, .kind = NONE64, .unc = NONE64, .q = quad_empty };
+}
+
+static uint8_t *put_rep(uint8_t *p, const wave_rep_t *a, const entvec_t *e)
+{
+    const uint64_t v[] = { a->sent, a->recv, a->changed, a->past, a->loc, a->kind, a->key, a->seq, a->unc,
+                           a->q.v1, a->q.l1, a->q.v2, a->q.l2, e->n };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        p = st_xchg_put_u64(p, v[i]);
+    for (size_t i = 0; i < e->n; i++)
+        p = st_xchg_put_u64(st_xchg_put_u64(p, e->v[i].order), e->v[i].v[0]);
+    return p;
+}
+
+static size_t rep_size(const entvec_t *e) { return (14 + 2 * e->n) * 8; }
+
+/* Merges the report of a subtree (a) into acc (entries into e). */
+static int rep_merge(st_clc_replay_t *r, wave_rep_t *acc, entvec_t *e, const wave_rep_t *a, const entvec_t *ae)
+{
+    acc->sent += a->sent, acc->recv += a->recv;
+    acc->changed |= a->changed, acc->past &= a->past;
+    if (a->loc < acc->loc)
+        acc->loc = a->loc, acc->kind = a->kind, acc->key = a->key, acc->seq = a->seq;
+    if (a->unc < acc->unc)
+        acc->unc = a->unc;
+    quad_merge(&acc->q, &a->q);
+    for (size_t i = 0; ae && i < ae->n; i++)
+        if (ent_push(e, ae->v[i]))
+            return fail(r, "out of memory"), -1;
+    return 0;
+}
+
+static int get_rep(st_clc_replay_t *r, reader_t *rd, wave_rep_t *a, entvec_t *e)
+{
+    uint64_t v[14];
+    for (size_t i = 0; i < 14; i++)
+        if (st_xchg_get_u64(rd, &v[i]))
+            return -1;
+    *a = (wave_rep_t){ v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], { v[9], v[10], v[11], v[12] } };
+    if (v[13] > (uint64_t)(rd->end - rd->p) / 16)
+        return -1;
+    e->n = 0;
+    for (uint64_t i = 0; i < v[13]; i++) {
+        ent_t x = { 0 };
+        if (st_xchg_get_u64(rd, &x.order) || st_xchg_get_u64(rd, &x.v[0]))
+            return -1;
+        if (ent_push(e, x))
+            return fail(r, "out of memory"), -1;
+    }
+    return 0;
+}
+
+/* Puts into a the collective of instance k (what a receive waits for), when it is one. */
+static void wave_names(const st_clc_replay_t *r, uint64_t k, wave_rep_t *a)
+{
+    if (r->cat[k] != CAT_COLL)
+        return;
+    const chan_t *c = &r->ch[r->ia[k]];
+    a->kind = c->kind, a->key = c->key, a->seq = r->ib[k];
+}
+
+/* This rank's own report of the current wave. */
+static int wave_own(st_clc_replay_t *r, wave_rep_t *a, entvec_t *e)
+{
+    wave_t *W = &r->wv;
+    rep_empty(a);
+    e->n = 0;
+    a->sent = W->sent, a->recv = W->recv;
+    a->changed = W->sent != W->last[0] || W->recv != W->last[1] || W->prog != W->last[2];
+    W->last[0] = W->sent, W->last[1] = W->recv, W->last[2] = W->prog;
+    a->past = r->state != S_FWD;
+    for (uint32_t l = 0; r->state == S_FWD && l < r->in->nlocs; l++)
+        if (r->fwd[l].pos < r->in->locs[l].n) {
+            a->loc = (uint64_t)(uint32_t)r->me << 32 | l;
+            wave_names(r, r->g.ports[r->g.port_first[l] + r->fwd[l].blocked].inst, a);
+            break;
+        }
+    if (W->act != W_GATHER)
+        return 0;
+    chan_t *c = find_chan(r, (uint8_t)W->target.kind, W->target.key);
+    uint64_t s = W->target.seq;
+    if (!c || s >= c->N)
+        return 0;
+    a->q = qof(c, PH_F, s)[0];
+    uint64_t k = c->inst0[s];
+    if (c->lshape[s] == SH_PREFIX && c->pend[s] && k != NONE64)
+        a->unc = ref_order(r, k, 0);
+    const entvec_t *ce = ents_ro(c, PH_F, s);
+    for (size_t i = 0; ce && i < ce->n; i++)
+        if (ent_push(e, ce->v[i]))
+            return fail(r, "out of memory"), -1;
+    return 0;
+}
+
+/* Forces location l's receive (the lowest waiting one of all ranks). */
+static void wave_force(st_clc_replay_t *r, uint32_t l)
+{
+    wave_t *W = &r->wv;
+    if (r->state != S_FWD || l >= r->in->nlocs || r->fwd[l].pos >= r->in->locs[l].n)
+        return fail(r, "cycle across ranks: location %u is not waiting", l);
+    const st_clc_port_t *port = r->g.ports + r->g.port_first[l] + r->fwd[l].blocked;
+    uint64_t k = port->inst;
+    if (r->cat[k] == CAT_COLL) { /* the gathered sends (a scan: those below the first not computed) */
+        uint64_t o = ref_order(r, k, port->slot);
+        W->force_set = 1;
+        W->force_v = 0;
+        W->force_have = r->g.inst[k].shape == ST_CLC_PREFIX
+                            ? prefix_max(&W->tents, o < W->target.unc ? o : W->target.unc, 0, &W->force_v)
+                            : quad_other(&W->target.q, gid(&r->in->locs[l]), &W->force_v);
+    }
+    count_forced(r, l);
+    unlink_waiter(r, k, l);
+    enqueue(r, l);
+    drain(r, l);
+    W->force_set = 0;
+}
+
+/* Wave w starts here: what the root decided (act, about target), passed on to the children. */
+static void wave_start(st_clc_replay_t *r, uint64_t w, uint64_t act)
+{
+    wave_t *W = &r->wv;
+    for (uint32_t i = 0; i < r->nwchild; i++) {
+        uint8_t *p = rec_begin(r, r->wchild[i], R_WAVE_DOWN, 0, NULL, w, 0, 8 + rep_size(&W->tents));
+        if (p)
+            put_rep(st_xchg_put_u64(p, act), &W->target, &W->tents);
+    }
+    W->w = w, W->act = act, W->arrived = 0, W->up = 0, W->on = act != W_END;
+    W->ended = act == W_END;
+    rep_empty(&W->acc);
+    W->ents.n = 0;
+    if (act == W_FORCE && W->target.loc >> 32 == (uint64_t)(uint32_t)r->me)
+        wave_force(r, (uint32_t)W->target.loc);
+}
+
+/* The root has the report of every rank: decides what the next wave does. */
+static void wave_conclude(st_clc_replay_t *r)
+{
+    wave_t *W = &r->wv;
+    const wave_rep_t *a = &W->acc;
+    uint64_t act = W_NONE;
+    if (a->past)
+        act = W_END;
+    else if (!a->changed && a->sent == a->recv && a->loc != NONE64) /* stalled: force, gathering first */
+        act = W->act == W_GATHER || a->kind == NONE64 ? W_FORCE : W_GATHER;
+    if (act != W_FORCE || W->act != W_GATHER) /* a forcing after gathering keeps the gathered target */
+        W->target = *a, W->tents.n = 0;
+    else
+        W->target.q = a->q, W->target.unc = a->unc;
+    for (size_t i = 0; act == W_FORCE && W->act == W_GATHER && i < W->ents.n; i++)
+        if (ent_push(&W->tents, W->ents.v[i]))
+            return fail(r, "out of memory");
+    wave_start(r, W->w + 1, act);
+}
+
+/* Reports the current wave when this rank is idle (and its subtree has reported). */
+static void wave_step(st_clc_replay_t *r, int idle)
+{
+    wave_t *W = &r->wv;
+    if (!W->used || !W->on || W->up || !idle || W->arrived < r->nwchild)
+        return;
+    wave_rep_t own;
+    entvec_t e = { 0 };
+    if (wave_own(r, &own, &e) == 0 && rep_merge(r, &W->acc, &W->ents, &own, &e) == 0) {
+        W->up = 1;
+        if (r->wparent < 0) {
+            wave_conclude(r);
+        } else {
+            uint8_t *p = rec_begin(r, r->wparent, R_WAVE_UP, 0, NULL, W->w, 0, rep_size(&W->ents));
+            if (p)
+                put_rep(p, &W->acc, &W->ents);
+        }
+    }
+    st_clc_free(e.v);
+}
+
+static int on_wave(st_clc_replay_t *r, const rec_t *h, reader_t *rd)
+{
+    wave_t *W = &r->wv;
+    wave_rep_t a;
+    entvec_t e = { 0 };
+    int rc = -1;
+    if (!W->used || W->ended)
+        return -1;
+    if (h->type == R_WAVE_UP) {
+        if (h->seq == W->w && W->on && !W->up && W->arrived < r->nwchild && get_rep(r, rd, &a, &e) == 0)
+            rc = rep_merge(r, &W->acc, &W->ents, &a, &e), W->arrived++;
+    } else {
+        uint64_t act;
+        if (h->seq == W->w + 1 && !st_xchg_get_u64(rd, &act) && act <= W_FORCE && get_rep(r, rd, &W->target, &W->tents) == 0)
+            wave_start(r, h->seq, act), rc = 0;
+    }
+    st_clc_free(e.v);
+    return rc;
+}
+
 /* ---- incoming records ------------------------------------------------------------------------------------------ */
 
 static int defer(st_clc_replay_t *r, int32_t from, const uint8_t *buf, size_t len)
@@ -2040,7 +2433,7 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
         return -1;
     *used = sizeof h + h.len;
     reader_t rd = { buf + sizeof h, buf + *used };
-    if (h.type < R_COUNTS || h.type > R_CONV_DOWN)
+    if (h.type < R_COUNTS || h.type > R_WAVE_DOWN)
         return -1; /* before deferring: a record no rank sends would wait forever */
     if (r->state == S_SETUP && h.type != R_COUNTS && h.type != R_SETUP_UP && h.type != R_SETUP_DOWN)
         return defer(r, from, buf, *used);
@@ -2048,7 +2441,7 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
         return defer(r, from, buf, *used);
     r->busy = 1;
     chan_t *c = NULL;
-    if (h.type == R_SETUP_UP || h.type == R_SETUP_DOWN || h.type == R_UP || h.type == R_DOWN) {
+    if (h.type == R_SETUP_UP || h.type == R_SETUP_DOWN || h.type == R_UP || h.type == R_DOWN || h.type == R_PFX) {
         c = find_chan(r, h.chkind, h.chan);
         if (!c) {
             st_log_warn_once("CLC (parallel, rank %d): message about a communicator this rank does not know", r->me);
@@ -2067,6 +2460,9 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
     case R_RVAL: return on_rval(r, from, &h, &rd);
     case R_CONV_UP:
     case R_CONV_DOWN: return on_conv(r, &h, &rd);
+    case R_PFX: return on_pfx(r, c, &h, &rd);
+    case R_WAVE_UP:
+    case R_WAVE_DOWN: return on_wave(r, &h, &rd);
     default: return -1;
     }
 }
@@ -2076,6 +2472,7 @@ int st_clc_replay_deliver(st_clc_replay_t *r, int32_t from, const void *buf, siz
     const uint8_t *p = buf;
     while (len && r->state != S_FAILED) {
         size_t used = 0;
+        r->wv.recv += len < sizeof(rec_t) || (p[0] != R_WAVE_UP && p[0] != R_WAVE_DOWN);
         if (process_record(r, from, p, len, &used)) {
             fail(r, "malformed or unexpected message from rank %d", from);
             break;
@@ -2092,6 +2489,16 @@ int st_clc_replay_deliver(st_clc_replay_t *r, int32_t from, const void *buf, siz
 
 /* ---- driver ------------------------------------------------------------------------------------------------------ */
 
+/* Every forward result is in (so every scan is known) and every chain record (R_PFX) that
+ * will come has come: none may arrive after the forward pass. */
+static int forward_settled(const st_clc_replay_t *r)
+{
+    for (uint32_t i = 0; i < r->nch; i++)
+        if (r->ch[i].ph[PH_F].open)
+            return 0;
+    return r->chain_wait == 0;
+}
+
 int st_clc_replay_progress(st_clc_replay_t *r)
 {
     r->busy = 0;
@@ -2103,10 +2510,8 @@ int st_clc_replay_progress(st_clc_replay_t *r)
         progress_round(r);
     if (r->state == S_FWD) {
         drain(r, NONE32);
-        if (r->state == S_FWD && r->unfinished == 0)
-            enter_backward(r);
-        else if (r->state == S_FWD && r->qlen == 0)
-            break_local_cycle(r);
+        if (r->state == S_FWD && r->unfinished == 0 && forward_settled(r))
+            enter_backward(r); /* (a cycle: the waves force, at the location run.c would) */
     }
     if (r->state == S_BWD && backward_ready(r)) {
         flush(r, 1); /* what others wait for (e.g. the rounds' result) goes before the local work */
@@ -2114,10 +2519,14 @@ int st_clc_replay_progress(st_clc_replay_t *r)
         if (r->state == S_BWD)
             enter_statistics(r);
     }
-    if (r->state == S_STAT && statistics_ready(r))
+    if (r->state == S_STAT && statistics_ready(r) && (!r->wv.used || r->wv.ended))
         finish_statistics(r);
     if (r->state != S_FAILED)
         flush(r, 1);
+    if (r->state != S_FAILED && r->state != S_DONE) { /* the replay's waves: when there is nothing else to do */
+        wave_step(r, !r->busy);
+        flush(r, 1);
+    }
     if (r->state == S_FAILED)
         return ST_CLC_REPLAY_FAILED;
     if (r->state == S_DONE)
@@ -2151,7 +2560,9 @@ void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n)
         snprintf(buf + k, n > k ? n - k : 0, ": %u of %u partner counts, %u communicators unsettled", r->counts_got,
                  r->incoming, r->setup_open);
     else if (r->state == S_FWD)
-        snprintf(buf + k, n > k ? n - k : 0, ": %u locations unfinished", r->unfinished);
+        snprintf(buf + k, n > k ? n - k : 0, ": %u locations unfinished, %llu scan prefixes awaited, wave %llu%s",
+                 r->unfinished, (unsigned long long)r->chain_wait, (unsigned long long)r->wv.w,
+                 r->wv.up ? " reported" : "");
     else if (r->state == S_ROUND)
         snprintf(buf + k, n > k ? n - k : 0, " %d: %u locations unfinished, sent %d, agreed %d", r->round,
                  r->unfinished, r->round_sent, r->conv.done);
@@ -2281,6 +2692,7 @@ void st_clc_replay_free(st_clc_replay_t *r)
         st_clc_free(pe->theirs), st_clc_free(pe->send_inst.v), st_clc_free(pe->recv_inst.v), st_clc_free(pe->bwd), st_clc_free(pe->stat), st_clc_free(pe->rin), st_clc_free(pe->cur);
     }
     st_clc_free(r->peers);
+    st_clc_free(r->wv.ents.v), st_clc_free(r->wv.tents.v), st_clc_free(r->forced.v);
     st_clc_free(r->pin), st_clc_free(r->hot), st_clc_free(r->ref_port), st_clc_free(r->local_k.v), st_clc_free(r->coll_k.v);
     st_xchg_out_free(&r->out);
     for (size_t i = 0; i < r->ndef; i++)

@@ -22,7 +22,9 @@
  * exchanged at once, until no receive would move; the exchanges also carry the receives'
  * LC, so converged rounds need no backward or statistics exchange), else a dataflow
  * replay: each location runs (st_clc_forward_loc) until a receive whose remote values
- * have not arrived, and resumes when they do. Either way the result equals the sequential reference st_clc_run()
+ * have not arrived, and resumes when they do (a scan's receive needs only the ranks below
+ * it: their prefix also comes along the comm ranks; a dependency cycle is found by waves
+ * over all ranks and forced where st_clc_run() forces it). Either way the result equals the sequential reference st_clc_run()
  * on the whole trace (tests/unit/test_clc_replay.c checks this).
  *
  * Records, output buffers and trees are the exchange layer's (exchange.h, shared with the
