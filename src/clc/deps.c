@@ -366,31 +366,11 @@ static int reserve_out(ctx_t *c, st_clc_epvec_t *out, size_t np)
     return st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v);
 }
 
-/*
- * Appends to out (room reserved) the sends and receives in key order (tag, pair, comm, k,
- * role): channels in key order, inside a channel by (o1, o2, loc, ev), numbered k = 0, 1, ...
- * per channel and role (a self channel has both: send k before receive k). Frees the items.
- */
-static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
+/* Appends the channels' endpoints from the grouped items (so / ro, channel rank r at ss[r] / rs[r]). */
+static void p2p_put_grouped(ctx_t *c, const chan_rank_t *byrank, uint32_t nch, const p2p_item_t *so,
+                            const uint64_t *ss, const p2p_item_t *ro, const uint64_t *rs, st_clc_endpoint_t *e)
 {
-    size_t np = sends->n + recvs->n;
-    chan_rank_t *byrank = st_clc_malloc(sizeof *byrank * (ch->n + 1));
-    uint32_t *rank_of = st_clc_malloc(sizeof *rank_of * (ch->n + 1));
-    uint64_t *ss = st_clc_malloc(sizeof *ss * (ch->n + 1)), *rs = st_clc_malloc(sizeof *rs * (ch->n + 1));
-    p2p_item_t *so = NULL, *ro = NULL;
-    int rc = -1;
-    if (!byrank || !rank_of || !ss || !rs)
-        goto done;
-    for (uint32_t i = 0; i < ch->n; i++)
-        byrank[i] = (chan_rank_t){ ch->v[i], i };
-    sort(byrank, ch->n, sizeof *byrank, cmp_chan_rank);
-    for (uint32_t i = 0; i < ch->n; i++)
-        rank_of[byrank[i].id] = i;
-    if (!(so = p2p_grouped(ch, rank_of, sends, ss)) || !(ro = p2p_grouped(ch, rank_of, recvs, rs)) ||
-        reserve_out(c, out, np))
-        goto done;
-    st_clc_endpoint_t *e = out->v + out->n;
-    for (uint32_t r = 0; r < ch->n; r++) {
+    for (uint32_t r = 0; r < nch; r++) {
         const p2p_chan_t *k = &byrank[r].key;
         uint8_t mask = pair_mask(c->in, (int32_t)(k->pair >> 32), (int32_t)(uint32_t)k->pair);
         uint64_t ns = ss[r + 1] - ss[r], nr = rs[r + 1] - rs[r];
@@ -401,11 +381,116 @@ static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *
                 e = p2p_put(e, k, mask, n, &ro[rs[r] + n], ST_CLC_RECV);
         }
     }
-    out->n += np;
-    rc = 0;
-done:
-    st_clc_free(byrank), st_clc_free(rank_of), st_clc_free(ss), st_clc_free(rs), st_clc_free(so), st_clc_free(ro);
+}
+
+/* The general case: items grouped by channel into new arrays and each channel sorted. */
+static int p2p_emit_grouped(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byrank, const uint32_t *rank_of,
+                            p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
+{
+    size_t np = sends->n + recvs->n;
+    uint64_t *ss = st_clc_malloc(sizeof *ss * (ch->n + 1)), *rs = st_clc_malloc(sizeof *rs * (ch->n + 1));
+    p2p_item_t *so = NULL, *ro = NULL;
+    int rc = -1;
+    if (ss && rs && (so = p2p_grouped(ch, rank_of, sends, ss)) && (ro = p2p_grouped(ch, rank_of, recvs, rs)) &&
+        reserve_out(c, out, np) == 0) {
+        p2p_put_grouped(c, byrank, (uint32_t)ch->n, so, ss, ro, rs, out->v + out->n);
+        out->n += np;
+        rc = 0;
+    }
+    st_clc_free(ss), st_clc_free(rs), st_clc_free(so), st_clc_free(ro);
     return rc;
+}
+
+/* A channel in the direct emission: its items per role (0 send, 1 receive), its first endpoint
+ * in out, the items of each role emitted so far, the index + 1 of its last item seen. */
+typedef struct chan_fill {
+    uint64_t n[2], first, k[2], last[2];
+    uint8_t  mask;
+} chan_fill_t;
+
+/* Counts the items per channel and role; 0 when some channel's items are not in channel order. */
+static int p2p_count_in_order(const p2pvec_t *items, int role, chan_fill_t *f)
+{
+    for (size_t i = 0; i < items->n; i++) {
+        chan_fill_t *x = &f[items->v[i].chan];
+        if (x->last[role] && cmp_p2p(&items->v[x->last[role] - 1], &items->v[i]) > 0)
+            return 0;
+        x->last[role] = i + 1;
+        x->n[role]++;
+    }
+    return 1;
+}
+
+/* Writes each item straight to its endpoint's place: in a channel, send k follows k sends and
+ * min(k, receives) receives, receive k follows min(k + 1, sends) sends and k receives. */
+static void p2p_put_direct(const p2p_chans_t *ch, const p2pvec_t *items, int role, chan_fill_t *f,
+                           st_clc_endpoint_t *e)
+{
+    for (size_t i = 0; i < items->n; i++) {
+        const p2p_item_t *it = &items->v[i];
+        chan_fill_t *x = &f[it->chan];
+        uint64_t k = x->k[role]++, other = x->n[!role], before = role ? k + 1 : k;
+        p2p_put(e + x->first + k + (before < other ? before : other), &ch->v[it->chan], x->mask, k, it,
+                role ? ST_CLC_RECV : ST_CLC_SEND);
+    }
+}
+
+/*
+ * The common case without grouped copies: every channel's items came in channel order (a
+ * channel used by one thread, sends in time order, receives completed in post order), so each
+ * item's endpoint is written straight to its place in out. 1 done, 0 not in order (nothing
+ * written), -1 out of memory.
+ */
+static int p2p_emit_direct(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byrank, p2pvec_t *sends,
+                           p2pvec_t *recvs, st_clc_epvec_t *out)
+{
+    chan_fill_t *f = st_clc_calloc(ch->n + 1, sizeof *f);
+    if (!f)
+        return -1;
+    int rc = p2p_count_in_order(sends, 0, f) && p2p_count_in_order(recvs, 1, f);
+    if (rc && reserve_out(c, out, sends->n + recvs->n))
+        rc = -1;
+    if (rc == 1) {
+        uint64_t at = 0;
+        for (uint32_t r = 0; r < ch->n; r++) {
+            chan_fill_t *x = &f[byrank[r].id];
+            const p2p_chan_t *k = &byrank[r].key;
+            x->first = at;
+            x->mask = pair_mask(c->in, (int32_t)(k->pair >> 32), (int32_t)(uint32_t)k->pair);
+            at += x->n[0] + x->n[1];
+        }
+        p2p_put_direct(ch, sends, 0, f, out->v + out->n);
+        p2p_put_direct(ch, recvs, 1, f, out->v + out->n);
+        out->n += at;
+    }
+    st_clc_free(f);
+    return rc;
+}
+
+/*
+ * Appends to out the sends and receives in key order (tag, pair, comm, k, role): channels in
+ * key order, inside a channel by (o1, o2, loc, ev), numbered k = 0, 1, ... per channel and
+ * role (a self channel has both: send k before receive k). Frees the items.
+ */
+static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
+{
+    chan_rank_t *byrank = st_clc_malloc(sizeof *byrank * (ch->n + 1));
+    uint32_t *rank_of = st_clc_malloc(sizeof *rank_of * (ch->n + 1));
+    int rc = -1;
+    if (byrank && rank_of) {
+        for (uint32_t i = 0; i < ch->n; i++)
+            byrank[i] = (chan_rank_t){ ch->v[i], i };
+        sort(byrank, ch->n, sizeof *byrank, cmp_chan_rank);
+        for (uint32_t i = 0; i < ch->n; i++)
+            rank_of[byrank[i].id] = i;
+        rc = p2p_emit_direct(c, ch, byrank, sends, recvs, out);
+        if (rc == 0)
+            rc = p2p_emit_grouped(c, ch, byrank, rank_of, sends, recvs, out);
+    }
+    st_clc_free(byrank), st_clc_free(rank_of);
+    st_clc_free(sends->v), st_clc_free(recvs->v);
+    sends->v = recvs->v = NULL, sends->cap = recvs->cap = 0;
+    return rc < 0 ? -1 : 0;
 }
 
 /* One send or receive event of the scan (cancelled sends are filtered after it). */
