@@ -47,9 +47,11 @@ void st_clc_graph_free(st_clc_graph_t *g)
 
 /* Appends the instance ep[0..n) (equal keys, sorted) unless it is incomplete. The instance
  * may be written over ep[0] (ST_CLC_JOIN_TAKE): it is built after ep is read, and stored
- * with memcpy, so that no compiler moves the store before those reads. */
-static void add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t n, unsigned flags)
+ * with memcpy, so that no compiler moves the store before those reads. -1: too many ends. */
+static int add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t n, unsigned flags)
 {
+    if (n > ST_CLC_MAX_SLOTS)
+        return -1;
     uint32_t ns = 0, nr = 0;
     uint8_t mask = 0;
     for (size_t i = 0; i < n; i++) {
@@ -62,14 +64,15 @@ static void add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t 
         g->ds.unmatched_recv += !ns;
     }
     if ((!ns || !nr) && !(flags & ST_CLC_JOIN_PARTIAL))
-        return;
-    st_clc_inst_t in = { .first = g->nrefs, .nsend = ns, .nrecv = nr, .kind = ep[0].kind, .shape = ep[0].shape,
+        return 0;
+    st_clc_inst_t in = { .first = (uint32_t)g->nrefs, .nsend = ns, .nrecv = nr, .kind = ep[0].kind, .shape = ep[0].shape,
                          .mumask = mask };
     memcpy(in.key, ep[0].key, sizeof in.key);
     for (size_t i = 0; i < n; i++)
         if (ep[i].role == ST_CLC_SEND || ep[i].role == ST_CLC_RECV)
             g->refs[g->nrefs++] = ep[i].ref;
     memcpy(&g->inst[g->ninst++], &in, sizeof in);
+    return 0;
 }
 
 /* Puts each run of ports of one event in cmp_port order (receives first): insertion sort,
@@ -89,7 +92,7 @@ static void order_events(st_clc_port_t *p, size_t n)
 static st_clc_port_t port_of(const st_clc_graph_t *g, uint64_t k, uint32_t s)
 {
     const st_clc_inst_t *in = &g->inst[k];
-    return (st_clc_port_t){ .ev = g->refs[in->first + s].ev, .inst = k, .slot = s,
+    return (st_clc_port_t){ .ev = g->refs[in->first + s].ev, .inst = (uint32_t)k, .slot = s,
                             .role = s < in->nsend ? ST_CLC_SEND : ST_CLC_RECV };
 }
 
@@ -180,6 +183,7 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
      * order already (st_clc_endpoints' output normally is): the array is far larger than the
      * caches, so a pass of its own costs a memory sweep. */
     size_t m = 0, disorder = 0;
+    int take = (flags & ST_CLC_JOIN_TAKE) != 0;
     for (size_t i = 0; i < n; i++)
         if (ep[i].ref.loc < nlocs) {
             if (m != i)
@@ -187,9 +191,10 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
             disorder += m > 0 && cmp_ep(&ep[m - 1], &ep[m]) > 0;
             m++;
         }
+    if (m > ST_CLC_MAX_REFS)
+        goto fail;
     if (disorder)
         sort_endpoints(ep, m);
-    int take = (flags & ST_CLC_JOIN_TAKE) != 0;
     _Static_assert(sizeof(st_clc_inst_t) <= sizeof(st_clc_endpoint_t), "an instance fits an endpoint's place");
     g->inst = take ? (st_clc_inst_t *)(void *)ep : st_clc_malloc(sizeof(st_clc_inst_t) * (m ? m : 1));
     g->refs = st_clc_malloc(sizeof(st_clc_ref_t) * (m ? m : 1));
@@ -198,8 +203,13 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
     for (size_t i = 0, j; i < m; i = j) { /* instance g->ninst <= i: written where ep is read */
         for (j = i + 1; j < m && same_key(&ep[i], &ep[j]); j++)
             ;
-        add_instance(g, ep + i, j - i, flags);
+        if (add_instance(g, ep + i, j - i, flags))
+            goto fail;
     }
+    /* The block's tail (instances are smaller than endpoints, and fewer) goes back to the
+     * allocator before the ports are made. */
+    st_clc_inst_t *fit = st_clc_realloc(g->inst, sizeof *g->inst * (g->ninst ? g->ninst : 1));
+    g->inst = fit ? fit : g->inst;
     if (index_ports(g) == 0)
         return 0;
 fail:

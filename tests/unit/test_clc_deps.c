@@ -14,16 +14,15 @@
 static st_clc_graph_t g;
 
 /* The join that takes the endpoints (ST_CLC_JOIN_TAKE) builds the instances in their block
- * and yields the same graph as st_clc_graph_build (g). */
+ * and yields the same graph as st_clc_graph_build (g). (Whether the shrunk block stays in
+ * place is the allocator's business: ASan's realloc always moves.) */
 static void same_when_taken(const st_clc_input_t *in)
 {
     st_clc_epvec_t ep = { 0 };
     for (int32_t r = 0; r < in->nranks; r++)
         CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
     st_clc_graph_t h = { .ds = g.ds };
-    void *block = ep.v;
     CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_TAKE, &h) == 0);
-    CHECK(h.ninst == 0 || (void *)h.inst == block);
     CHECK_EQ(h.ninst, g.ninst);
     CHECK_EQ(h.nrefs, g.nrefs);
     CHECK(!memcmp(h.inst, g.inst, sizeof *g.inst * g.ninst) && !memcmp(h.refs, g.refs, sizeof *g.refs * g.nrefs));
