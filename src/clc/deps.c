@@ -180,6 +180,7 @@ static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, ui
     st_clc_endpoint_t ep = {
         .key = { k0, k1, k2, k3 },
         .ref = { .loc = loc, .order = order, .ev = ev },
+        .time = c->in->locs[loc].ev[ev].time,
         .role = role, .kind = kind, .shape = shape, .mumask = mumask,
     };
     return st_clc_epvec_push(&c->side[k0 >> 56], &ep);
@@ -217,7 +218,7 @@ typedef struct p2p_chans {
 /* 32 bytes: a trace holds about one per four events, and at MPI_Finalize each new page is a
  * fault. A cancelled send's request id is read from its event (cancellations are rare). */
 typedef struct p2p_item {
-    uint64_t o1, o2;   /* order inside the channel */
+    uint64_t o1, o2;   /* order inside the channel: a send's time; a receive's post id and time */
     uint64_t ev;
     uint32_t chan, loc;
 } p2p_item_t;
@@ -341,6 +342,7 @@ static st_clc_endpoint_t *p2p_put(st_clc_endpoint_t *e, const p2p_chan_t *k, uin
     *e = (st_clc_endpoint_t){
         .key = { key0(ST_CLC_KEY_P2P, k->tag), k->pair, k->comm, n },
         .ref = { .loc = it->loc, .order = 0, .ev = it->ev },
+        .time = role == ST_CLC_SEND ? it->o1 : it->o2,
         .role = role, .kind = ST_CLC_P2P, .shape = ST_CLC_PRODUCT, .mumask = mask,
     };
     return e + 1;

@@ -165,6 +165,7 @@ typedef struct st_clc_ref {
 typedef struct st_clc_endpoint {
     uint64_t     key[4];
     st_clc_ref_t ref;
+    uint64_t     time;   /* the event's time, read while it was in cache (ST_CLC_JOIN_TIMES) */
     uint8_t      role;   /* st_clc_role */
     uint8_t      kind;   /* st_clc_kind */
     uint8_t      shape;  /* st_clc_shape */
@@ -258,6 +259,7 @@ typedef struct st_clc_graph {
     uint32_t       nlocs;
     uint64_t      *port_first; /* [nlocs+1]: ports of location l are [port_first[l], port_first[l+1]) */
     st_clc_port_t *ports;      /* per location sorted by ev, receives before sends */
+    uint64_t      *ref_time;   /* [nrefs] with ST_CLC_JOIN_TIMES: the endpoints' times, else NULL */
     st_clc_depstats_t ds;
 } st_clc_graph_t;
 
@@ -282,6 +284,9 @@ int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g);
  * them (st_clc_realloc), and the caller neither reads nor frees ep afterwards. Without it ep
  * is left sorted. */
 #define ST_CLC_JOIN_TAKE 0x2u
+/* ST_CLC_JOIN_TIMES: g->ref_time gets each ref's endpoint time (the CLC engine's C of the refs,
+ * without a pass that gathers them from the events: a cache miss each). */
+#define ST_CLC_JOIN_TIMES 0x4u
 int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_clc_graph_t *g);
 
 void st_clc_graph_free(st_clc_graph_t *g);

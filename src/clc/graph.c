@@ -42,6 +42,7 @@ void st_clc_graph_free(st_clc_graph_t *g)
     st_clc_free(g->refs);
     st_clc_free(g->port_first);
     st_clc_free(g->ports);
+    st_clc_free(g->ref_time);
     memset(g, 0, sizeof *g);
 }
 
@@ -69,8 +70,11 @@ static int add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t n
                          .mumask = mask };
     memcpy(in.key, ep[0].key, sizeof in.key);
     for (size_t i = 0; i < n; i++)
-        if (ep[i].role == ST_CLC_SEND || ep[i].role == ST_CLC_RECV)
+        if (ep[i].role == ST_CLC_SEND || ep[i].role == ST_CLC_RECV) {
+            if (g->ref_time)
+                g->ref_time[g->nrefs] = ep[i].time;
             g->refs[g->nrefs++] = ep[i].ref;
+        }
     memcpy(&g->inst[g->ninst++], &in, sizeof in);
     return 0;
 }
@@ -198,7 +202,9 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
     _Static_assert(sizeof(st_clc_inst_t) <= sizeof(st_clc_endpoint_t), "an instance fits an endpoint's place");
     g->inst = take ? (st_clc_inst_t *)(void *)ep : st_clc_malloc(sizeof(st_clc_inst_t) * (m ? m : 1));
     g->refs = st_clc_malloc(sizeof(st_clc_ref_t) * (m ? m : 1));
-    if (!g->inst || !g->refs)
+    if (flags & ST_CLC_JOIN_TIMES)
+        g->ref_time = st_clc_malloc(sizeof *g->ref_time * (m ? m : 1));
+    if (!g->inst || !g->refs || (!g->ref_time && (flags & ST_CLC_JOIN_TIMES)))
         goto fail;
     for (size_t i = 0, j; i < m; i = j) { /* instance g->ninst <= i: written where ep is read */
         for (j = i + 1; j < m && same_key(&ep[i], &ep[j]); j++)

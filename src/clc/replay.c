@@ -2131,14 +2131,14 @@ static int alloc_state(st_clc_replay_t *r)
     r->wait_next = st_clc_malloc(nl * sizeof *r->wait_next), r->queue = st_clc_malloc(nl * sizeof *r->queue);
     r->queued = st_clc_calloc(nl, 1);
     size_t nr = r->g.nrefs ? r->g.nrefs : 1;
-    r->ref_c = st_clc_malloc(nr * sizeof *r->ref_c);
+    r->ref_c = r->g.ref_time; /* the join's (ST_CLC_JOIN_TIMES): C, nothing has moved yet */
+    r->g.ref_time = NULL;
     r->port_ref = st_clc_malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
     if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tqi || !r->pending || !r->wait_head || !r->fwd ||
         !r->wait_next || !r->queue || !r->queued || !r->ref_c || !r->port_ref)
         return -1;
     for (uint64_t j = 0; j < r->g.nrefs; j++)
         r->port_ref[j] = (uint32_t)(r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot);
-    snap(r, r->ref_c, 1);
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
         r->wait_next[l] = NONE32;
         r->unfinished += r->in->locs[l].n > 0;
@@ -2180,7 +2180,7 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
         in->coll_end = NULL, in->coll_end_ctx = NULL, in->omit_self_ends = 0;
     }
     if (rc == 0)
-        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE, &r->g);
+        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES, &r->g);
     else
         st_clc_epvec_free(&ep);
     if (rc == 0)

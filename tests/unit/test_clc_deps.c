@@ -128,7 +128,7 @@ static void test_p2p(void)
 /* The p2p endpoints of rank `me` by the rule itself (deps.c): per channel (tag, sender, receiver,
  * comm key), sends by (time, loc, ev), receives by (post id, time, loc, ev), the k-th of each
  * numbered k; cancelled ISENDs and PROC_NULL left out; all in the join's order. */
-typedef struct ref_item { uint64_t key[3], o1, o2; uint32_t loc; uint64_t ev; uint8_t role; } ref_item_t;
+typedef struct ref_item { uint64_t key[3], o1, o2, time; uint32_t loc; uint64_t ev; uint8_t role; } ref_item_t;
 
 static int cmp_ref_item(const void *a, const void *b)
 {
@@ -161,7 +161,8 @@ static size_t p2p_reference(const tb_t *t, int32_t me, st_clc_endpoint_t *out)
             uint64_t from = (uint32_t)(send ? me : e->peer), to = (uint32_t)(send ? e->peer : me);
             CHECK(n < 4096);
             it[n++] = (ref_item_t){ .key = { (uint32_t)e->tag, from << 32 | to, t->comms[me][e->comm].key },
-                                    .o1 = send ? e->time : e->id, .o2 = send ? 0 : e->time, .loc = l, .ev = i,
+                                    .o1 = send ? e->time : e->id, .o2 = send ? 0 : e->time, .time = e->time,
+                                    .loc = l, .ev = i,
                                     .role = send ? ST_CLC_SEND : ST_CLC_RECV };
         }
     qsort(it, n, sizeof *it, cmp_ref_item);
@@ -170,7 +171,7 @@ static size_t p2p_reference(const tb_t *t, int32_t me, st_clc_endpoint_t *out)
         uint32_t from = (uint32_t)(it[i].key[1] >> 32), to = (uint32_t)it[i].key[1];
         out[m++] = (st_clc_endpoint_t){
             .key = { (uint64_t)ST_CLC_KEY_P2P << 56 | it[i].key[0], it[i].key[1], it[i].key[2], k },
-            .ref = { .loc = it[i].loc, .ev = it[i].ev }, .role = it[i].role, .kind = ST_CLC_P2P,
+            .ref = { .loc = it[i].loc, .ev = it[i].ev }, .time = it[i].time, .role = it[i].role, .kind = ST_CLC_P2P,
             .shape = ST_CLC_PRODUCT, .mumask = from == to ? ST_CLC_MU_PROC : ST_CLC_MU_INTER,
         };
     }
