@@ -31,11 +31,26 @@ static void same_when_taken(const st_clc_input_t *in)
     st_clc_graph_free(&h);
 }
 
+/* Every location's ports are in the forward pass' order: by event, receives first, each the
+ * slot of its event's ref (the join places them by buckets of events, then sorts inside). */
+static void ports_in_order(const st_clc_graph_t *h)
+{
+    for (uint32_t l = 0; l < h->nlocs; l++)
+        for (uint64_t j = h->port_first[l]; j < h->port_first[l + 1]; j++) {
+            const st_clc_port_t *p = &h->ports[j], *q = p - 1;
+            const st_clc_ref_t *x = &h->refs[h->inst[p->inst].first + p->slot];
+            CHECK(x->loc == l && x->ev == p->ev);
+            CHECK(p->role == (p->slot < h->inst[p->inst].nsend ? ST_CLC_SEND : ST_CLC_RECV));
+            CHECK(j == h->port_first[l] || q->ev < p->ev || (q->ev == p->ev && q->role >= p->role));
+        }
+}
+
 static void build(tb_t *t, const st_clc_sync_region_t *sync, uint32_t nsync)
 {
     st_clc_input_t in = tb_input(t);
     in.sync = sync, in.nsync = nsync;
     CHECK(st_clc_graph_build(&in, &g) == 0);
+    ports_in_order(&g);
     same_when_taken(&in);
 }
 
