@@ -174,13 +174,14 @@ typedef struct ctx {
                                                      join sort) */
 } ctx_t;
 
+/* Appends an endpoint of event (loc, ev), whose time is `time`, to its key type's side vector. */
 static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, uint32_t loc, uint64_t ev,
-                uint8_t role, uint8_t kind, uint8_t shape, uint8_t mumask, uint32_t order)
+                uint64_t time, uint8_t role, uint8_t kind, uint8_t shape, uint8_t mumask, uint32_t order)
 {
     st_clc_endpoint_t ep = {
         .key = { k0, k1, k2, k3 },
         .ref = { .loc = loc, .order = order, .ev = ev },
-        .time = c->in->locs[loc].ev[ev].time,
+        .time = time,
         .role = role, .kind = kind, .shape = shape, .mumask = mumask,
     };
     return st_clc_epvec_push(&c->side[k0 >> 56], &ep);
@@ -628,7 +629,8 @@ static int coll_emit_one(ctx_t *c, const coll_ev_t *ce, uint8_t role, uint64_t g
     uint32_t loc = role == ST_CLC_SEND ? ce->send_loc : ce->recv_loc;
     if (ev == NO_EV || !coll_takes_part(ce->e, role))
         return 0;
-    return emit(c, key0(ST_CLC_KEY_COLL, 0), ce->seq, comm_key, group, loc, ev, role, ST_CLC_COLL, shape, mask,
+    return emit(c, key0(ST_CLC_KEY_COLL, 0), ce->seq, comm_key, group, loc, ev, c->in->locs[loc].ev[ev].time, role,
+                ST_CLC_COLL, shape, mask,
                 order);
 }
 
@@ -778,7 +780,7 @@ static int sync_event(ctx_t *c, const st_event_t *e, uint32_t l, uint64_t i)
 {
     for (uint32_t s = 0; s < c->in->nsync; s++)
         if (c->in->sync[s].region == e->region &&
-            emit(c, key0(ST_CLC_KEY_SYNC, 0), c->in->sync[s].group, 0, 0, l, i,
+            emit(c, key0(ST_CLC_KEY_SYNC, 0), c->in->sync[s].group, 0, 0, l, i, e->time,
                  e->kind == ST_EV_ENTER ? ST_CLC_SEND : ST_CLC_RECV, ST_CLC_COLL, ST_CLC_PRODUCT,
                  nodeset_mask_all(&c->world_nodes), 0))
             return -1;
@@ -793,7 +795,7 @@ typedef struct omp_item {
     uint8_t  type;
     uint32_t loc;
     uint64_t ev;
-    uint64_t x;             /* taskwait items: the child task a create makes */
+    uint64_t x;             /* taskwait items: the child task a create makes, a taskwait exit's time; locks: time */
 } omp_item_t;
 
 typedef struct { omp_item_t *v; size_t n, cap; } ompvec_t;
@@ -812,9 +814,10 @@ static int cmp_omp_void(const void *x, const void *y) { return cmp_omp(x, y); }
  * acquisitions, tasks and taskwaits in time order): a few runs for the natural merge sort. */
 ST_CLC_MSORT(sort_omp, omp_item_t, cmp_omp)
 
-enum { L_ACQ, L_REL };             /* locks:     a = lock kind, b = lock id, c = acquisition order */
+enum { L_ACQ, L_REL };             /* locks:     a = lock kind, b = lock id, c = acquisition order, x = time */
 enum { T_CREATE, T_AWAY, T_TO };   /* tasks:     a = task id, b = time */
-enum { W_CREATE, W_WAIT };         /* taskwaits: a = parent task, b = time (of the create / taskwait enter) */
+enum { W_CREATE, W_WAIT };         /* taskwaits: a = parent task, b = time (of the create / taskwait enter),
+                                    *            x = the child (create) / the exit's time (taskwait) */
 
 /* One level of a location's team nesting (the outermost level has team 0). */
 typedef struct frame {
@@ -831,7 +834,7 @@ typedef struct { uint64_t parent, enter_time; } twait_t;
 typedef struct omp_state {
     ompvec_t locks, tasks, waits;
     u64vec_t frame_task;  /* frame serial -> the task the frame started with, once known */
-    struct done { uint64_t child; uint32_t loc; uint64_t ev; } *done;
+    struct done { uint64_t child; uint32_t loc; uint64_t ev, time; } *done;
     size_t   ndone, capdone;
 } omp_state_t;
 
@@ -878,24 +881,28 @@ static uint64_t resolve_parent(const omp_state_t *s, uint64_t p)
     return serial < s->frame_task.n && s->frame_task.v[serial] ? s->frame_task.v[serial] : p;
 }
 
-static int emit_omp(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t l, uint64_t i, uint8_t role)
+/* (The OpenMP endpoints made after the scan take their events' times from the items: reading
+ * the events again would be a cache miss each.) */
+static int emit_omp(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t l, uint64_t i, uint64_t time,
+                    uint8_t role)
 {
-    return emit(c, key0(type, 0), (uint32_t)c->rank, k2, k3, l, i, role, ST_CLC_OMP, ST_CLC_PRODUCT, ST_CLC_MU_PROC, 0);
+    return emit(c, key0(type, 0), (uint32_t)c->rank, k2, k3, l, i, time, role, ST_CLC_OMP, ST_CLC_PRODUCT,
+                ST_CLC_MU_PROC, 0);
 }
 
 /* Barrier ENTER -> LEAVE of the same (k-th) barrier of the innermost team, all threads. */
-static int omp_barrier(ctx_t *c, frame_t *f, uint32_t l, uint64_t i, int enter)
+static int omp_barrier(ctx_t *c, frame_t *f, uint32_t l, uint64_t i, uint64_t time, int enter)
 {
     if (!f->team)
         return 0;
     if (enter) {
         f->in_barrier = 1;
-        return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers, l, i, ST_CLC_SEND);
+        return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers, l, i, time, ST_CLC_SEND);
     }
     if (!f->in_barrier)
         return 0;
     f->in_barrier = 0;
-    return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers++, l, i, ST_CLC_RECV);
+    return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers++, l, i, time, ST_CLC_RECV);
 }
 
 static int omp_task_event(omp_state_t *s, frame_t *f, const st_event_t *e, uint32_t l, uint64_t i)
@@ -909,7 +916,7 @@ static int omp_task_event(omp_state_t *s, frame_t *f, const st_event_t *e, uint3
     if (e->kind == ST_EV_THREAD_TASK_COMPLETE) {
         if (st_clc_grow((void **)&s->done, &s->capdone, s->ndone + 1, sizeof *s->done))
             return -1;
-        s->done[s->ndone++] = (struct done){ e->id, l, i };
+        s->done[s->ndone++] = (struct done){ e->id, l, i, e->time };
         return 0;
     }
     /* THREAD_TASK_SWITCH: away from aux, to id. */
@@ -936,7 +943,7 @@ static int omp_region_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_ev
     frame_t *f = &ol->st[ol->n - 1];
     int enter = e->kind == ST_EV_ENTER;
     if (is_barrier(e->region))
-        return omp_barrier(c, f, l, i, enter);
+        return omp_barrier(c, f, l, i, e->time, enter);
     if (e->region != CLC_REGION_OMP_TASKWAIT)
         return 0;
     if (enter) {
@@ -948,7 +955,7 @@ static int omp_region_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_ev
     if (!ol->ntw)
         return 0;
     twait_t t = ol->tw[--ol->ntw];
-    omp_item_t w = { .a = t.parent, .b = t.enter_time, .type = W_WAIT, .loc = l, .ev = i };
+    omp_item_t w = { .a = t.parent, .b = t.enter_time, .type = W_WAIT, .loc = l, .ev = i, .x = e->time };
     return PUSH(s->waits, w);
 }
 
@@ -959,7 +966,7 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
     int rc = 0;
     switch (e->kind) {
     case ST_EV_THREAD_FORK: /* the master is part of the team from here */
-        rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_SEND);
+        rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_SEND);
         if (rc || (rc = frame_push(s, ol, e->id)))
             return rc;
         ol->st[ol->n - 1].forked = 1;
@@ -967,23 +974,23 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
     case ST_EV_THREAD_TEAM_BEGIN: {
         int master = ol->st[ol->n - 1].team == e->id;
         if (!(master && c->in->omit_self_ends))
-            rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_RECV);
+            rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_RECV);
         return rc || master ? rc : frame_push(s, ol, e->id);
     }
     case ST_EV_THREAD_TEAM_END: {
         const frame_t *f = &ol->st[ol->n - 1];
         if (!(f->team == e->id && f->forked && c->in->omit_self_ends))
-            rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_SEND);
+            rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_CLC_SEND);
         frame_pop(ol, e->id);
         return rc;
     }
     case ST_EV_THREAD_JOIN:
-        rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_RECV);
+        rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_CLC_RECV);
         frame_pop(ol, e->id);
         return rc;
     case ST_EV_THREAD_ACQUIRE_LOCK:
     case ST_EV_THREAD_RELEASE_LOCK: {
-        omp_item_t it = { .a = e->op, .b = e->id, .c = e->bytes, .loc = l, .ev = i,
+        omp_item_t it = { .a = e->op, .b = e->id, .c = e->bytes, .loc = l, .ev = i, .x = e->time,
                           .type = e->kind == ST_EV_THREAD_ACQUIRE_LOCK ? L_ACQ : L_REL };
         return PUSH(s->locks, it);
     }
@@ -1008,7 +1015,7 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
         const omp_item_t *it = &v[i];
         uint64_t lock = it->b ^ it->a << 48; /* lock kinds have separate id spaces */
         if (it->type == L_ACQ) {
-            if (i != self && emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, ST_CLC_RECV))
+            if (i != self && emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x, ST_CLC_RECV))
                 return -1;
             continue;
         }
@@ -1018,7 +1025,7 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
             continue;
         if (c->in->omit_self_ends && v[j].loc == it->loc)
             self = j;
-        else if (emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, ST_CLC_SEND))
+        else if (emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x, ST_CLC_SEND))
             return -1;
     }
     return 0;
@@ -1032,8 +1039,8 @@ static int omp_tasks(ctx_t *c, omp_state_t *s)
         const omp_item_t *it = &s->tasks.v[i], *pv = it - 1;
         if (it->type != T_TO || pv->a != it->a || pv->type == T_TO)
             continue;
-        if (emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, pv->loc, pv->ev, ST_CLC_SEND) ||
-            emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, it->loc, it->ev, ST_CLC_RECV))
+        if (emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, pv->loc, pv->ev, pv->b, ST_CLC_SEND) ||
+            emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, it->loc, it->ev, it->b, ST_CLC_RECV))
             return -1;
     }
     return 0;
@@ -1060,11 +1067,11 @@ static int omp_taskwaits(ctx_t *c, omp_state_t *s)
             const struct done *d = find(&s->waits.v[k].x, s->done, s->ndone, sizeof *s->done, cmp_done);
             if (s->waits.v[k].type != W_CREATE || !d)
                 continue;
-            if (emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, d->loc, d->ev, ST_CLC_SEND))
+            if (emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, d->loc, d->ev, d->time, ST_CLC_SEND))
                 return -1;
             any = 1;
         }
-        if (any && emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, w->loc, w->ev, ST_CLC_RECV))
+        if (any && emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, w->loc, w->ev, w->x, ST_CLC_RECV))
             return -1;
         first = j + 1;
     }

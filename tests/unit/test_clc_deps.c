@@ -14,15 +14,20 @@
 static st_clc_graph_t g;
 
 /* The join that takes the endpoints (ST_CLC_JOIN_TAKE) builds the instances in their block
- * and yields the same graph as st_clc_graph_build (g). (Whether the shrunk block stays in
+ * and yields the same graph as st_clc_graph_build (g); with ST_CLC_JOIN_TIMES, the refs' times. (Whether the shrunk block stays in
  * place is the allocator's business: ASan's realloc always moves.) */
 static void same_when_taken(const st_clc_input_t *in)
 {
     st_clc_epvec_t ep = { 0 };
     for (int32_t r = 0; r < in->nranks; r++)
         CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
+    for (size_t i = 0; i < ep.n; i++) /* every endpoint carries its event's time */
+        CHECK_EQ(ep.v[i].time, in->locs[ep.v[i].ref.loc].ev[ep.v[i].ref.ev].time);
     st_clc_graph_t h = { .ds = g.ds };
-    CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_TAKE, &h) == 0);
+    CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES, &h) == 0);
+    CHECK(h.ref_time && !g.ref_time);
+    for (uint64_t r = 0; r < h.nrefs; r++)
+        CHECK_EQ(h.ref_time[r], in->locs[h.refs[r].loc].ev[h.refs[r].ev].time);
     CHECK_EQ(h.ninst, g.ninst);
     CHECK_EQ(h.nrefs, g.nrefs);
     CHECK(!memcmp(h.inst, g.inst, sizeof *g.inst * g.ninst) && !memcmp(h.refs, g.refs, sizeof *g.refs * g.nrefs));
