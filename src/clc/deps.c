@@ -160,6 +160,18 @@ static uint8_t nodeset_mask_rooted(const nodeset_t *ns, int32_t root_node)
     return (uint8_t)((same >= 2 ? ST_CLC_MU_INTRA : 0) | (same < ns->n ? ST_CLC_MU_INTER : 0));
 }
 
+/* An OpenMP endpoint while it waits in its key type's side vector: the key's type and rank,
+ * kind, shape, mu class and order are the same for all of a rank's OpenMP endpoints, so 40
+ * bytes instead of 64 (a hybrid trace has hundreds of thousands, and the side vectors and the
+ * output they are merged into are the derivation's largest blocks at the same time). */
+typedef struct omp_end {
+    uint64_t k2, k3, ev, time;
+    uint32_t loc;
+    uint8_t  role;
+} omp_end_t;
+
+typedef struct { omp_end_t *v; size_t n, cap; } omp_endvec_t;
+
 /* Per-rank derivation context. */
 typedef struct ctx {
     const st_clc_input_t *in;
@@ -169,9 +181,10 @@ typedef struct ctx {
     st_clc_depstats_t    *ds;
     nodeset_t            *comm_nodes; /* [proc->ncomms], filled lazily */
     nodeset_t             world_nodes;
-    st_clc_epvec_t        side[ST_CLC_KEY_TYPES]; /* by key type but point-to-point: appended to out in type
-                                                     order at the end, so that out is mostly in key order (cheap
-                                                     join sort) */
+    st_clc_epvec_t        side[ST_CLC_KEY_TYPES]; /* by key type but point-to-point and OpenMP: appended to out
+                                                     in type order at the end, so that out is mostly in key
+                                                     order (cheap join sort) */
+    omp_endvec_t          oside[ST_CLC_KEY_TYPES]; /* the same for the OpenMP key types */
 } ctx_t;
 
 /* Appends an endpoint of event (loc, ev), whose time is `time`, to its key type's side vector. */
@@ -355,7 +368,7 @@ static int reserve_out(ctx_t *c, st_clc_epvec_t *out, size_t np)
 {
     size_t total = out->n + np;
     for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
-        total += c->side[t].n;
+        total += c->side[t].n + c->oside[t].n;
     if (total <= out->cap)
         return 0;
     if (out->n == 0) { /* exactly this size */
@@ -886,8 +899,8 @@ static uint64_t resolve_parent(const omp_state_t *s, uint64_t p)
 static int emit_omp(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t l, uint64_t i, uint64_t time,
                     uint8_t role)
 {
-    return emit(c, key0(type, 0), (uint32_t)c->rank, k2, k3, l, i, time, role, ST_CLC_OMP, ST_CLC_PRODUCT,
-                ST_CLC_MU_PROC, 0);
+    omp_end_t o = { .k2 = k2, .k3 = k3, .ev = i, .time = time, .loc = l, .role = role };
+    return PUSH(c->oside[type], o);
 }
 
 /* Barrier ENTER -> LEAVE of the same (k-th) barrier of the innermost team, all threads. */
@@ -1156,65 +1169,96 @@ static void scan_free(scan_t *s)
     st_clc_free(s->omp.locks.v), st_clc_free(s->omp.tasks.v), st_clc_free(s->omp.waits.v), st_clc_free(s->omp.frame_task.v), st_clc_free(s->omp.done);
 }
 
-/* A binary heap of sorted runs, by their first endpoint (merge_runs). */
-typedef struct run { const st_clc_endpoint_t *at, *end; } run_t;
-
-static void heap_down(run_t *h, size_t n, size_t i)
+/* The join's order of two OpenMP ends of one rank and key type: st_clc_endpoint_cmp of their endpoints. */
+static inline int cmp_omp_end(const omp_end_t *x, const omp_end_t *y)
 {
-    for (;;) {
-        size_t m = i, a = 2 * i + 1, b = a + 1;
-        if (a < n && st_clc_endpoint_cmp(h[a].at, h[m].at) < 0)
-            m = a;
-        if (b < n && st_clc_endpoint_cmp(h[b].at, h[m].at) < 0)
-            m = b;
-        if (m == i)
-            return;
-        run_t t = h[i];
-        h[i] = h[m], h[m] = t;
-        i = m;
-    }
+    int r;
+    if ((r = cmp_u64(x->k2, y->k2)) || (r = cmp_u64(x->k3, y->k3)) || (r = cmp_u64(x->role, y->role)) ||
+        (r = cmp_u64(x->loc, y->loc)))
+        return r;
+    return cmp_u64(x->ev, y->ev);
+}
+
+static inline void put_endpoint(const ctx_t *c, unsigned type, st_clc_endpoint_t *dst, const st_clc_endpoint_t *x)
+{
+    (void)c, (void)type;
+    *dst = *x;
+}
+
+static inline void put_omp_end(const ctx_t *c, unsigned type, st_clc_endpoint_t *dst, const omp_end_t *x)
+{
+    *dst = (st_clc_endpoint_t){
+        .key = { key0(type, 0), (uint32_t)c->rank, x->k2, x->k3 },
+        .ref = { .loc = x->loc, .order = 0, .ev = x->ev },
+        .time = x->time,
+        .role = x->role, .kind = ST_CLC_OMP, .shape = ST_CLC_PRODUCT, .mumask = ST_CLC_MU_PROC,
+    };
 }
 
 /*
- * Copies v[0 .. n) to dst in the join's order when v is made of at most MAX_RUNS sorted runs
- * (a key type's endpoints come one location after the other, each in order): merged straight
- * into dst, so that the join finds them sorted and needs neither a buffer of their size nor
- * merge passes over them. More runs: copied as they are (the join sorts them). (Endpoints
- * that compare equal are alike: their order does not matter.)
+ * MERGE_RUNS(name, T, cmp, put) defines name(c, type, dst, v, n), which writes the endpoints of
+ * v[0 .. n) (put: T -> endpoint) to dst in the join's order when v is made of at most MAX_RUNS
+ * sorted runs (a key type's endpoints come one location after the other, each in order):
+ * merged straight into dst with a binary heap of the runs, so that the join finds them sorted
+ * and needs neither a buffer of their size nor merge passes over them. More runs: written as
+ * they are (the join sorts them). (Endpoints that compare equal are alike: their order does
+ * not matter.)
  */
 #define MAX_RUNS 64
-static void merge_runs(st_clc_endpoint_t *dst, const st_clc_endpoint_t *v, size_t n)
-{
-    run_t h[MAX_RUNS];
-    size_t nh = 0, start = 0;
-    for (size_t i = 1; i <= n && nh <= MAX_RUNS; i++)
-        if (i == n || st_clc_endpoint_cmp(&v[i - 1], &v[i]) > 0) {
-            if (nh < MAX_RUNS)
-                h[nh] = (run_t){ v + start, v + i };
-            nh++, start = i;
-        }
-    if (nh <= 1 || nh > MAX_RUNS) {
-        memcpy(dst, v, n * sizeof *v);
-        return;
+#define MERGE_RUNS(name, T, cmp, put)                                                                  \
+    typedef struct name##_run { const T *at, *end; } name##_run_t;                                     \
+    static void name##_down(name##_run_t *h, size_t n, size_t i)                                       \
+    {                                                                                                  \
+        for (;;) {                                                                                     \
+            size_t m = i, a = 2 * i + 1, b = a + 1;                                                    \
+            if (a < n && cmp(h[a].at, h[m].at) < 0)                                                    \
+                m = a;                                                                                 \
+            if (b < n && cmp(h[b].at, h[m].at) < 0)                                                    \
+                m = b;                                                                                 \
+            if (m == i)                                                                                \
+                return;                                                                                \
+            name##_run_t t = h[i];                                                                     \
+            h[i] = h[m], h[m] = t;                                                                     \
+            i = m;                                                                                     \
+        }                                                                                              \
+    }                                                                                                  \
+    static void name(const ctx_t *c, unsigned type, st_clc_endpoint_t *dst, const T *v, size_t n)      \
+    {                                                                                                  \
+        name##_run_t h[MAX_RUNS];                                                                      \
+        size_t nh = 0, start = 0;                                                                      \
+        for (size_t i = 1; i <= n && nh <= MAX_RUNS; i++)                                              \
+            if (i == n || cmp(&v[i - 1], &v[i]) > 0) {                                                 \
+                if (nh < MAX_RUNS)                                                                     \
+                    h[nh] = (name##_run_t){ v + start, v + i };                                        \
+                nh++, start = i;                                                                       \
+            }                                                                                          \
+        if (nh <= 1 || nh > MAX_RUNS) {                                                                \
+            for (size_t i = 0; i < n; i++)                                                             \
+                put(c, type, dst++, &v[i]);                                                            \
+            return;                                                                                    \
+        }                                                                                              \
+        for (size_t i = nh / 2; i-- > 0;)                                                              \
+            name##_down(h, nh, i);                                                                     \
+        while (nh) {                                                                                   \
+            put(c, type, dst++, h[0].at++);                                                            \
+            if (h[0].at == h[0].end)                                                                   \
+                h[0] = h[--nh];                                                                        \
+            name##_down(h, nh, 0);                                                                     \
+        }                                                                                              \
     }
-    for (size_t i = nh / 2; i-- > 0;)
-        heap_down(h, nh, i);
-    while (nh) {
-        *dst++ = *h[0].at++;
-        if (h[0].at == h[0].end)
-            h[0] = h[--nh];
-        heap_down(h, nh, 0);
-    }
-}
+
+MERGE_RUNS(merge_endpoints, st_clc_endpoint_t, st_clc_endpoint_cmp, put_endpoint)
+MERGE_RUNS(merge_omp_ends, omp_end_t, cmp_omp_end, put_omp_end)
 
 /* Appends the endpoints of the other key types to out (room reserved by p2p_emit), in type order. */
 static void append_sides(ctx_t *c, st_clc_epvec_t *out)
 {
-    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
-        if (c->side[t].n) {
-            merge_runs(out->v + out->n, c->side[t].v, c->side[t].n);
-            out->n += c->side[t].n;
-        }
+    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++) {
+        merge_endpoints(c, t, out->v + out->n, c->side[t].v, c->side[t].n);
+        out->n += c->side[t].n;
+        merge_omp_ends(c, t, out->v + out->n, c->oside[t].v, c->oside[t].n);
+        out->n += c->oside[t].n;
+    }
 }
 
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
@@ -1243,8 +1287,10 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         rc = p2p_finish(&c, &s.cancelled, &s.chans, &s.sends, &s.recvs, out);
     if (rc == 0)
         append_sides(&c, out);
-    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
+    for (int t = 0; t < ST_CLC_KEY_TYPES; t++) {
         st_clc_epvec_free(&c.side[t]);
+        st_clc_free(c.oside[t].v);
+    }
     scan_free(&s);
     for (uint32_t i = 0; c.comm_nodes && i < c.proc->ncomms; i++)
         st_clc_free(c.comm_nodes[i].node);

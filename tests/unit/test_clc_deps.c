@@ -19,8 +19,12 @@ static st_clc_graph_t g;
 static void same_when_taken(const st_clc_input_t *in)
 {
     st_clc_epvec_t ep = { 0 };
-    for (int32_t r = 0; r < in->nranks; r++)
+    for (int32_t r = 0; r < in->nranks; r++) {
+        size_t from = ep.n;
         CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
+        for (size_t i = from + 1; i < ep.n; i++) /* a rank's endpoints come in the join's order */
+            CHECK(st_clc_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) < 0);
+    }
     for (size_t i = 0; i < ep.n; i++) /* every endpoint carries its event's time */
         CHECK_EQ(ep.v[i].time, in->locs[ep.v[i].ref.loc].ev[ep.v[i].ref.ev].time);
     st_clc_graph_t h = { .ds = g.ds };
@@ -393,6 +397,35 @@ static void task_switch(tb_t *t, uint32_t l, uint64_t time, uint64_t to, uint64_
     e->id = to, e->aux = from;
 }
 
+/* Two teams of two threads (the later one with the smaller id), two barriers each: a thread's
+ * barrier ends come in time order, the join's order is by (team, barrier). */
+static void test_openmp_teams(void)
+{
+    tb_t t;
+    tb_init(&t, 1, 0);
+    uint32_t m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1);
+    uint64_t now = 1;
+    for (uint64_t team = 9; team >= 5; team -= 4) {
+        tb_ev(&t, m, ST_EV_THREAD_FORK, now++)->id = team;
+        tb_ev(&t, m, ST_EV_THREAD_TEAM_BEGIN, now++)->id = team;
+        tb_ev(&t, w, ST_EV_THREAD_TEAM_BEGIN, now++)->id = team;
+        for (int b = 0; b < 2; b++, now += 20)
+            for (uint32_t l = m; l <= w; l++) {
+                tb_region(&t, l, ST_EV_ENTER, now + l, TR_OMP_BARRIER);
+                tb_region(&t, l, ST_EV_LEAVE, now + 10 + l, TR_OMP_BARRIER);
+            }
+        tb_ev(&t, w, ST_EV_THREAD_TEAM_END, now++)->id = team;
+        tb_ev(&t, m, ST_EV_THREAD_TEAM_END, now++)->id = team;
+        tb_ev(&t, m, ST_EV_THREAD_JOIN, now++)->id = team;
+    }
+    build(&t, NULL, 0); /* also checks the rank's endpoints come in the join's order */
+    SENDS_OF(m, 3, m, 2, w, 1);   /* team 9, barrier 0: both ENTERs */
+    SENDS_OF(w, 4, m, 4, w, 3);   /* team 9, barrier 1 */
+    SENDS_OF(m, 13, m, 12, w, 9); /* team 5, barrier 1 */
+    st_clc_graph_free(&g);
+    tb_free(&t);
+}
+
 static void test_openmp(void)
 {
     tb_t t;
@@ -517,6 +550,7 @@ int main(void)
     test_payload();
     test_intercomm_sync();
     test_openmp();
+    test_openmp_teams();
     test_omit_self_ends();
     printf("test_clc_deps: ok\n");
     return 0;
