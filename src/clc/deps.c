@@ -215,8 +215,10 @@ static const st_comm_def_t *comm_def(ctx_t *c, uint32_t comm)
 /* ---- point-to-point ------------------------------------------------------------------------ */
 
 /* Channels (tag, sender << 32 | receiver, comm key) get small ids during the scan (an
- * open-addressing table: a rank talks over few channels), so that afterwards the items
- * can be grouped by a counting sort instead of a comparison sort of the whole list. */
+ * open-addressing table: a rank talks over few channels), so that afterwards each item's
+ * endpoint can be placed by its channel (p2p_emit: straight to its place when the channels'
+ * items came in order, else after a counting sort by channel) instead of a comparison sort
+ * of the whole list. */
 typedef struct p2p_chan {
     uint64_t tag, pair, comm;
 } p2p_chan_t;
@@ -643,8 +645,7 @@ static int coll_emit_one(ctx_t *c, const coll_ev_t *ce, uint8_t role, uint64_t g
     if (ev == NO_EV || !coll_takes_part(ce->e, role))
         return 0;
     return emit(c, key0(ST_CLC_KEY_COLL, 0), ce->seq, comm_key, group, loc, ev, c->in->locs[loc].ev[ev].time, role,
-                ST_CLC_COLL, shape, mask,
-                order);
+                ST_CLC_COLL, shape, mask, order);
 }
 
 static int coll_intra(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, const nodeset_t *ns)
