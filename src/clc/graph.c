@@ -66,8 +66,8 @@ static int add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t n
     }
     if ((!ns || !nr) && !(flags & ST_CLC_JOIN_PARTIAL))
         return 0;
-    st_clc_inst_t in = { .first = (uint32_t)g->nrefs, .nsend = ns, .nrecv = nr, .kind = ep[0].kind, .shape = ep[0].shape,
-                         .mumask = mask };
+    st_clc_inst_t in = { .first = (uint32_t)g->nrefs, .nsend = ns, .nrecv = nr, .kind = ep[0].kind,
+                         .shape = ep[0].shape, .mumask = mask };
     memcpy(in.key, ep[0].key, sizeof in.key);
     for (size_t i = 0; i < n; i++)
         if (ep[i].role == ST_CLC_SEND || ep[i].role == ST_CLC_RECV) {

@@ -1,12 +1,14 @@
 /*
  * test_clc_deps.c — deriving logical messages from recorded events: p2p matching by
- * channel in post order (blocking and nonblocking, cancelled and PROC_NULL sends),
- * the numbering of channels used by one thread in order (written straight to the output) and of
- * shared or out-of-order ones (grouped and sorted) against the rule, collective roles by class (1-to-N, N-to-1 with empty members, N-to-N, scan,
- * nonblocking completed on another thread, intercommunicator), the payload rule (count-0
- * operations and 0-element members take no part, barriers always do), MPI_Init/Finalize, and
- * OpenMP fork/join, barriers, locks, tasks and taskwait; mu classes of instances; the ends the
- * CLC engine omits (omit_self_ends).
+ * channel in post order (blocking and nonblocking, cancelled and PROC_NULL sends), the
+ * numbering of channels used by one thread in order (written straight to the output) and of
+ * shared or out-of-order ones (grouped and sorted) against the rule, collective roles by
+ * class (1-to-N, N-to-1 with empty members, N-to-N, scan, nonblocking completed on another
+ * thread, intercommunicator), the payload rule (count-0 operations and 0-element members
+ * take no part, barriers always do), MPI_Init/Finalize, and OpenMP fork/join, barriers (two
+ * teams), locks, tasks and taskwait; mu classes of instances; the ends the CLC engine omits
+ * (omit_self_ends); for every graph: endpoints in the join's order with their events'
+ * times, ports in the forward pass' order.
  */
 /* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
@@ -14,8 +16,9 @@
 static st_clc_graph_t g;
 
 /* The join that takes the endpoints (ST_CLC_JOIN_TAKE) builds the instances in their block
- * and yields the same graph as st_clc_graph_build (g); with ST_CLC_JOIN_TIMES, the refs' times. (Whether the shrunk block stays in
- * place is the allocator's business: ASan's realloc always moves.) */
+ * and yields the same graph as st_clc_graph_build (g); with ST_CLC_JOIN_TIMES, the refs'
+ * times. (Whether the shrunk block stays in place is the allocator's business: ASan's
+ * realloc always moves.) */
 static void same_when_taken(const st_clc_input_t *in)
 {
     st_clc_epvec_t ep = { 0 };
