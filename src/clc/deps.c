@@ -160,6 +160,18 @@ static uint8_t nodeset_mask_rooted(const nodeset_t *ns, int32_t root_node)
     return (uint8_t)((same >= 2 ? ST_CLC_MU_INTRA : 0) | (same < ns->n ? ST_CLC_MU_INTER : 0));
 }
 
+/* An OpenMP endpoint while it waits in its key type's side vector: the key's type and rank,
+ * kind, shape, mu class and order are the same for all of a rank's OpenMP endpoints, so 40
+ * bytes instead of 64 (a hybrid trace has hundreds of thousands, and the side vectors and the
+ * output they are merged into are the derivation's largest blocks at the same time). */
+typedef struct omp_end {
+    uint64_t k2, k3, ev, time;
+    uint32_t loc;
+    uint8_t  role;
+} omp_end_t;
+
+typedef struct { omp_end_t *v; size_t n, cap; } omp_endvec_t;
+
 /* Per-rank derivation context. */
 typedef struct ctx {
     const st_clc_input_t *in;
@@ -169,17 +181,20 @@ typedef struct ctx {
     st_clc_depstats_t    *ds;
     nodeset_t            *comm_nodes; /* [proc->ncomms], filled lazily */
     nodeset_t             world_nodes;
-    st_clc_epvec_t        side[ST_CLC_KEY_TYPES]; /* by key type but point-to-point: appended to out in type
-                                                     order at the end, so that out is mostly in key order (cheap
-                                                     join sort) */
+    st_clc_epvec_t        side[ST_CLC_KEY_TYPES]; /* by key type but point-to-point and OpenMP: appended to out
+                                                     in type order at the end, so that out is mostly in key
+                                                     order (cheap join sort) */
+    omp_endvec_t          oside[ST_CLC_KEY_TYPES]; /* the same for the OpenMP key types */
 } ctx_t;
 
+/* Appends an endpoint of event (loc, ev), whose time is `time`, to its key type's side vector. */
 static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, uint32_t loc, uint64_t ev,
-                uint8_t role, uint8_t kind, uint8_t shape, uint8_t mumask, uint32_t order)
+                uint64_t time, uint8_t role, uint8_t kind, uint8_t shape, uint8_t mumask, uint32_t order)
 {
     st_clc_endpoint_t ep = {
         .key = { k0, k1, k2, k3 },
         .ref = { .loc = loc, .order = order, .ev = ev },
+        .time = time,
         .role = role, .kind = kind, .shape = shape, .mumask = mumask,
     };
     return st_clc_epvec_push(&c->side[k0 >> 56], &ep);
@@ -200,8 +215,10 @@ static const st_comm_def_t *comm_def(ctx_t *c, uint32_t comm)
 /* ---- point-to-point ------------------------------------------------------------------------ */
 
 /* Channels (tag, sender << 32 | receiver, comm key) get small ids during the scan (an
- * open-addressing table: a rank talks over few channels), so that afterwards the items
- * can be grouped by a counting sort instead of a comparison sort of the whole list. */
+ * open-addressing table: a rank talks over few channels), so that afterwards each item's
+ * endpoint can be placed by its channel (p2p_emit: straight to its place when the channels'
+ * items came in order, else after a counting sort by channel) instead of a comparison sort
+ * of the whole list. */
 typedef struct p2p_chan {
     uint64_t tag, pair, comm;
 } p2p_chan_t;
@@ -217,7 +234,7 @@ typedef struct p2p_chans {
 /* 32 bytes: a trace holds about one per four events, and at MPI_Finalize each new page is a
  * fault. A cancelled send's request id is read from its event (cancellations are rare). */
 typedef struct p2p_item {
-    uint64_t o1, o2;   /* order inside the channel */
+    uint64_t o1, o2;   /* order inside the channel: a send's time; a receive's post id and time */
     uint64_t ev;
     uint32_t chan, loc;
 } p2p_item_t;
@@ -341,6 +358,7 @@ static st_clc_endpoint_t *p2p_put(st_clc_endpoint_t *e, const p2p_chan_t *k, uin
     *e = (st_clc_endpoint_t){
         .key = { key0(ST_CLC_KEY_P2P, k->tag), k->pair, k->comm, n },
         .ref = { .loc = it->loc, .order = 0, .ev = it->ev },
+        .time = role == ST_CLC_SEND ? it->o1 : it->o2,
         .role = role, .kind = ST_CLC_P2P, .shape = ST_CLC_PRODUCT, .mumask = mask,
     };
     return e + 1;
@@ -352,7 +370,7 @@ static int reserve_out(ctx_t *c, st_clc_epvec_t *out, size_t np)
 {
     size_t total = out->n + np;
     for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
-        total += c->side[t].n;
+        total += c->side[t].n + c->oside[t].n;
     if (total <= out->cap)
         return 0;
     if (out->n == 0) { /* exactly this size */
@@ -366,31 +384,11 @@ static int reserve_out(ctx_t *c, st_clc_epvec_t *out, size_t np)
     return st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v);
 }
 
-/*
- * Appends to out (room reserved) the sends and receives in key order (tag, pair, comm, k,
- * role): channels in key order, inside a channel by (o1, o2, loc, ev), numbered k = 0, 1, ...
- * per channel and role (a self channel has both: send k before receive k). Frees the items.
- */
-static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
+/* Appends the channels' endpoints from the grouped items (so / ro, channel rank r at ss[r] / rs[r]). */
+static void p2p_put_grouped(ctx_t *c, const chan_rank_t *byrank, uint32_t nch, const p2p_item_t *so,
+                            const uint64_t *ss, const p2p_item_t *ro, const uint64_t *rs, st_clc_endpoint_t *e)
 {
-    size_t np = sends->n + recvs->n;
-    chan_rank_t *byrank = st_clc_malloc(sizeof *byrank * (ch->n + 1));
-    uint32_t *rank_of = st_clc_malloc(sizeof *rank_of * (ch->n + 1));
-    uint64_t *ss = st_clc_malloc(sizeof *ss * (ch->n + 1)), *rs = st_clc_malloc(sizeof *rs * (ch->n + 1));
-    p2p_item_t *so = NULL, *ro = NULL;
-    int rc = -1;
-    if (!byrank || !rank_of || !ss || !rs)
-        goto done;
-    for (uint32_t i = 0; i < ch->n; i++)
-        byrank[i] = (chan_rank_t){ ch->v[i], i };
-    sort(byrank, ch->n, sizeof *byrank, cmp_chan_rank);
-    for (uint32_t i = 0; i < ch->n; i++)
-        rank_of[byrank[i].id] = i;
-    if (!(so = p2p_grouped(ch, rank_of, sends, ss)) || !(ro = p2p_grouped(ch, rank_of, recvs, rs)) ||
-        reserve_out(c, out, np))
-        goto done;
-    st_clc_endpoint_t *e = out->v + out->n;
-    for (uint32_t r = 0; r < ch->n; r++) {
+    for (uint32_t r = 0; r < nch; r++) {
         const p2p_chan_t *k = &byrank[r].key;
         uint8_t mask = pair_mask(c->in, (int32_t)(k->pair >> 32), (int32_t)(uint32_t)k->pair);
         uint64_t ns = ss[r + 1] - ss[r], nr = rs[r + 1] - rs[r];
@@ -401,11 +399,116 @@ static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *
                 e = p2p_put(e, k, mask, n, &ro[rs[r] + n], ST_CLC_RECV);
         }
     }
-    out->n += np;
-    rc = 0;
-done:
-    st_clc_free(byrank), st_clc_free(rank_of), st_clc_free(ss), st_clc_free(rs), st_clc_free(so), st_clc_free(ro);
+}
+
+/* The general case: items grouped by channel into new arrays and each channel sorted. */
+static int p2p_emit_grouped(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byrank, const uint32_t *rank_of,
+                            p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
+{
+    size_t np = sends->n + recvs->n;
+    uint64_t *ss = st_clc_malloc(sizeof *ss * (ch->n + 1)), *rs = st_clc_malloc(sizeof *rs * (ch->n + 1));
+    p2p_item_t *so = NULL, *ro = NULL;
+    int rc = -1;
+    if (ss && rs && (so = p2p_grouped(ch, rank_of, sends, ss)) && (ro = p2p_grouped(ch, rank_of, recvs, rs)) &&
+        reserve_out(c, out, np) == 0) {
+        p2p_put_grouped(c, byrank, (uint32_t)ch->n, so, ss, ro, rs, out->v + out->n);
+        out->n += np;
+        rc = 0;
+    }
+    st_clc_free(ss), st_clc_free(rs), st_clc_free(so), st_clc_free(ro);
     return rc;
+}
+
+/* A channel in the direct emission: its items per role (0 send, 1 receive), its first endpoint
+ * in out, the items of each role emitted so far, the index + 1 of its last item seen. */
+typedef struct chan_fill {
+    uint64_t n[2], first, k[2], last[2];
+    uint8_t  mask;
+} chan_fill_t;
+
+/* Counts the items per channel and role; 0 when some channel's items are not in channel order. */
+static int p2p_count_in_order(const p2pvec_t *items, int role, chan_fill_t *f)
+{
+    for (size_t i = 0; i < items->n; i++) {
+        chan_fill_t *x = &f[items->v[i].chan];
+        if (x->last[role] && cmp_p2p(&items->v[x->last[role] - 1], &items->v[i]) > 0)
+            return 0;
+        x->last[role] = i + 1;
+        x->n[role]++;
+    }
+    return 1;
+}
+
+/* Writes each item straight to its endpoint's place: in a channel, send k follows k sends and
+ * min(k, receives) receives, receive k follows min(k + 1, sends) sends and k receives. */
+static void p2p_put_direct(const p2p_chans_t *ch, const p2pvec_t *items, int role, chan_fill_t *f,
+                           st_clc_endpoint_t *e)
+{
+    for (size_t i = 0; i < items->n; i++) {
+        const p2p_item_t *it = &items->v[i];
+        chan_fill_t *x = &f[it->chan];
+        uint64_t k = x->k[role]++, other = x->n[!role], before = role ? k + 1 : k;
+        p2p_put(e + x->first + k + (before < other ? before : other), &ch->v[it->chan], x->mask, k, it,
+                role ? ST_CLC_RECV : ST_CLC_SEND);
+    }
+}
+
+/*
+ * The common case without grouped copies: every channel's items came in channel order (a
+ * channel used by one thread, sends in time order, receives completed in post order), so each
+ * item's endpoint is written straight to its place in out. 1 done, 0 not in order (nothing
+ * written), -1 out of memory.
+ */
+static int p2p_emit_direct(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byrank, p2pvec_t *sends,
+                           p2pvec_t *recvs, st_clc_epvec_t *out)
+{
+    chan_fill_t *f = st_clc_calloc(ch->n + 1, sizeof *f);
+    if (!f)
+        return -1;
+    int rc = p2p_count_in_order(sends, 0, f) && p2p_count_in_order(recvs, 1, f);
+    if (rc && reserve_out(c, out, sends->n + recvs->n))
+        rc = -1;
+    if (rc == 1) {
+        uint64_t at = 0;
+        for (uint32_t r = 0; r < ch->n; r++) {
+            chan_fill_t *x = &f[byrank[r].id];
+            const p2p_chan_t *k = &byrank[r].key;
+            x->first = at;
+            x->mask = pair_mask(c->in, (int32_t)(k->pair >> 32), (int32_t)(uint32_t)k->pair);
+            at += x->n[0] + x->n[1];
+        }
+        p2p_put_direct(ch, sends, 0, f, out->v + out->n);
+        p2p_put_direct(ch, recvs, 1, f, out->v + out->n);
+        out->n += at;
+    }
+    st_clc_free(f);
+    return rc;
+}
+
+/*
+ * Appends to out the sends and receives in key order (tag, pair, comm, k, role): channels in
+ * key order, inside a channel by (o1, o2, loc, ev), numbered k = 0, 1, ... per channel and
+ * role (a self channel has both: send k before receive k). Frees the items.
+ */
+static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
+{
+    chan_rank_t *byrank = st_clc_malloc(sizeof *byrank * (ch->n + 1));
+    uint32_t *rank_of = st_clc_malloc(sizeof *rank_of * (ch->n + 1));
+    int rc = -1;
+    if (byrank && rank_of) {
+        for (uint32_t i = 0; i < ch->n; i++)
+            byrank[i] = (chan_rank_t){ ch->v[i], i };
+        sort(byrank, ch->n, sizeof *byrank, cmp_chan_rank);
+        for (uint32_t i = 0; i < ch->n; i++)
+            rank_of[byrank[i].id] = i;
+        rc = p2p_emit_direct(c, ch, byrank, sends, recvs, out);
+        if (rc == 0)
+            rc = p2p_emit_grouped(c, ch, byrank, rank_of, sends, recvs, out);
+    }
+    st_clc_free(byrank), st_clc_free(rank_of);
+    st_clc_free(sends->v), st_clc_free(recvs->v);
+    sends->v = recvs->v = NULL, sends->cap = recvs->cap = 0;
+    return rc < 0 ? -1 : 0;
 }
 
 /* One send or receive event of the scan (cancelled sends are filtered after it). */
@@ -541,8 +644,8 @@ static int coll_emit_one(ctx_t *c, const coll_ev_t *ce, uint8_t role, uint64_t g
     uint32_t loc = role == ST_CLC_SEND ? ce->send_loc : ce->recv_loc;
     if (ev == NO_EV || !coll_takes_part(ce->e, role))
         return 0;
-    return emit(c, key0(ST_CLC_KEY_COLL, 0), ce->seq, comm_key, group, loc, ev, role, ST_CLC_COLL, shape, mask,
-                order);
+    return emit(c, key0(ST_CLC_KEY_COLL, 0), ce->seq, comm_key, group, loc, ev, c->in->locs[loc].ev[ev].time, role,
+                ST_CLC_COLL, shape, mask, order);
 }
 
 static int coll_intra(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, const nodeset_t *ns)
@@ -691,7 +794,7 @@ static int sync_event(ctx_t *c, const st_event_t *e, uint32_t l, uint64_t i)
 {
     for (uint32_t s = 0; s < c->in->nsync; s++)
         if (c->in->sync[s].region == e->region &&
-            emit(c, key0(ST_CLC_KEY_SYNC, 0), c->in->sync[s].group, 0, 0, l, i,
+            emit(c, key0(ST_CLC_KEY_SYNC, 0), c->in->sync[s].group, 0, 0, l, i, e->time,
                  e->kind == ST_EV_ENTER ? ST_CLC_SEND : ST_CLC_RECV, ST_CLC_COLL, ST_CLC_PRODUCT,
                  nodeset_mask_all(&c->world_nodes), 0))
             return -1;
@@ -706,7 +809,7 @@ typedef struct omp_item {
     uint8_t  type;
     uint32_t loc;
     uint64_t ev;
-    uint64_t x;             /* taskwait items: the child task a create makes */
+    uint64_t x;             /* taskwait items: the child task a create makes, a taskwait exit's time; locks: time */
 } omp_item_t;
 
 typedef struct { omp_item_t *v; size_t n, cap; } ompvec_t;
@@ -725,9 +828,10 @@ static int cmp_omp_void(const void *x, const void *y) { return cmp_omp(x, y); }
  * acquisitions, tasks and taskwaits in time order): a few runs for the natural merge sort. */
 ST_CLC_MSORT(sort_omp, omp_item_t, cmp_omp)
 
-enum { L_ACQ, L_REL };             /* locks:     a = lock kind, b = lock id, c = acquisition order */
+enum { L_ACQ, L_REL };             /* locks:     a = lock kind, b = lock id, c = acquisition order, x = time */
 enum { T_CREATE, T_AWAY, T_TO };   /* tasks:     a = task id, b = time */
-enum { W_CREATE, W_WAIT };         /* taskwaits: a = parent task, b = time (of the create / taskwait enter) */
+enum { W_CREATE, W_WAIT };         /* taskwaits: a = parent task, b = time (of the create / taskwait enter),
+                                    *            x = the child (create) / the exit's time (taskwait) */
 
 /* One level of a location's team nesting (the outermost level has team 0). */
 typedef struct frame {
@@ -744,7 +848,7 @@ typedef struct { uint64_t parent, enter_time; } twait_t;
 typedef struct omp_state {
     ompvec_t locks, tasks, waits;
     u64vec_t frame_task;  /* frame serial -> the task the frame started with, once known */
-    struct done { uint64_t child; uint32_t loc; uint64_t ev; } *done;
+    struct done { uint64_t child; uint32_t loc; uint64_t ev, time; } *done;
     size_t   ndone, capdone;
 } omp_state_t;
 
@@ -791,24 +895,28 @@ static uint64_t resolve_parent(const omp_state_t *s, uint64_t p)
     return serial < s->frame_task.n && s->frame_task.v[serial] ? s->frame_task.v[serial] : p;
 }
 
-static int emit_omp(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t l, uint64_t i, uint8_t role)
+/* (The OpenMP endpoints made after the scan take their events' times from the items: reading
+ * the events again would be a cache miss each.) */
+static int emit_omp(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t l, uint64_t i, uint64_t time,
+                    uint8_t role)
 {
-    return emit(c, key0(type, 0), (uint32_t)c->rank, k2, k3, l, i, role, ST_CLC_OMP, ST_CLC_PRODUCT, ST_CLC_MU_PROC, 0);
+    omp_end_t o = { .k2 = k2, .k3 = k3, .ev = i, .time = time, .loc = l, .role = role };
+    return PUSH(c->oside[type], o);
 }
 
 /* Barrier ENTER -> LEAVE of the same (k-th) barrier of the innermost team, all threads. */
-static int omp_barrier(ctx_t *c, frame_t *f, uint32_t l, uint64_t i, int enter)
+static int omp_barrier(ctx_t *c, frame_t *f, uint32_t l, uint64_t i, uint64_t time, int enter)
 {
     if (!f->team)
         return 0;
     if (enter) {
         f->in_barrier = 1;
-        return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers, l, i, ST_CLC_SEND);
+        return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers, l, i, time, ST_CLC_SEND);
     }
     if (!f->in_barrier)
         return 0;
     f->in_barrier = 0;
-    return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers++, l, i, ST_CLC_RECV);
+    return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers++, l, i, time, ST_CLC_RECV);
 }
 
 static int omp_task_event(omp_state_t *s, frame_t *f, const st_event_t *e, uint32_t l, uint64_t i)
@@ -822,7 +930,7 @@ static int omp_task_event(omp_state_t *s, frame_t *f, const st_event_t *e, uint3
     if (e->kind == ST_EV_THREAD_TASK_COMPLETE) {
         if (st_clc_grow((void **)&s->done, &s->capdone, s->ndone + 1, sizeof *s->done))
             return -1;
-        s->done[s->ndone++] = (struct done){ e->id, l, i };
+        s->done[s->ndone++] = (struct done){ e->id, l, i, e->time };
         return 0;
     }
     /* THREAD_TASK_SWITCH: away from aux, to id. */
@@ -849,7 +957,7 @@ static int omp_region_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_ev
     frame_t *f = &ol->st[ol->n - 1];
     int enter = e->kind == ST_EV_ENTER;
     if (is_barrier(e->region))
-        return omp_barrier(c, f, l, i, enter);
+        return omp_barrier(c, f, l, i, e->time, enter);
     if (e->region != CLC_REGION_OMP_TASKWAIT)
         return 0;
     if (enter) {
@@ -861,7 +969,7 @@ static int omp_region_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_ev
     if (!ol->ntw)
         return 0;
     twait_t t = ol->tw[--ol->ntw];
-    omp_item_t w = { .a = t.parent, .b = t.enter_time, .type = W_WAIT, .loc = l, .ev = i };
+    omp_item_t w = { .a = t.parent, .b = t.enter_time, .type = W_WAIT, .loc = l, .ev = i, .x = e->time };
     return PUSH(s->waits, w);
 }
 
@@ -872,7 +980,7 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
     int rc = 0;
     switch (e->kind) {
     case ST_EV_THREAD_FORK: /* the master is part of the team from here */
-        rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_SEND);
+        rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_SEND);
         if (rc || (rc = frame_push(s, ol, e->id)))
             return rc;
         ol->st[ol->n - 1].forked = 1;
@@ -880,23 +988,23 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
     case ST_EV_THREAD_TEAM_BEGIN: {
         int master = ol->st[ol->n - 1].team == e->id;
         if (!(master && c->in->omit_self_ends))
-            rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, ST_CLC_RECV);
+            rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_RECV);
         return rc || master ? rc : frame_push(s, ol, e->id);
     }
     case ST_EV_THREAD_TEAM_END: {
         const frame_t *f = &ol->st[ol->n - 1];
         if (!(f->team == e->id && f->forked && c->in->omit_self_ends))
-            rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_SEND);
+            rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_CLC_SEND);
         frame_pop(ol, e->id);
         return rc;
     }
     case ST_EV_THREAD_JOIN:
-        rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, ST_CLC_RECV);
+        rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_CLC_RECV);
         frame_pop(ol, e->id);
         return rc;
     case ST_EV_THREAD_ACQUIRE_LOCK:
     case ST_EV_THREAD_RELEASE_LOCK: {
-        omp_item_t it = { .a = e->op, .b = e->id, .c = e->bytes, .loc = l, .ev = i,
+        omp_item_t it = { .a = e->op, .b = e->id, .c = e->bytes, .loc = l, .ev = i, .x = e->time,
                           .type = e->kind == ST_EV_THREAD_ACQUIRE_LOCK ? L_ACQ : L_REL };
         return PUSH(s->locks, it);
     }
@@ -921,7 +1029,7 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
         const omp_item_t *it = &v[i];
         uint64_t lock = it->b ^ it->a << 48; /* lock kinds have separate id spaces */
         if (it->type == L_ACQ) {
-            if (i != self && emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, ST_CLC_RECV))
+            if (i != self && emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x, ST_CLC_RECV))
                 return -1;
             continue;
         }
@@ -931,7 +1039,7 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
             continue;
         if (c->in->omit_self_ends && v[j].loc == it->loc)
             self = j;
-        else if (emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, ST_CLC_SEND))
+        else if (emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x, ST_CLC_SEND))
             return -1;
     }
     return 0;
@@ -945,8 +1053,8 @@ static int omp_tasks(ctx_t *c, omp_state_t *s)
         const omp_item_t *it = &s->tasks.v[i], *pv = it - 1;
         if (it->type != T_TO || pv->a != it->a || pv->type == T_TO)
             continue;
-        if (emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, pv->loc, pv->ev, ST_CLC_SEND) ||
-            emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, it->loc, it->ev, ST_CLC_RECV))
+        if (emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, pv->loc, pv->ev, pv->b, ST_CLC_SEND) ||
+            emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, it->loc, it->ev, it->b, ST_CLC_RECV))
             return -1;
     }
     return 0;
@@ -973,11 +1081,11 @@ static int omp_taskwaits(ctx_t *c, omp_state_t *s)
             const struct done *d = find(&s->waits.v[k].x, s->done, s->ndone, sizeof *s->done, cmp_done);
             if (s->waits.v[k].type != W_CREATE || !d)
                 continue;
-            if (emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, d->loc, d->ev, ST_CLC_SEND))
+            if (emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, d->loc, d->ev, d->time, ST_CLC_SEND))
                 return -1;
             any = 1;
         }
-        if (any && emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, w->loc, w->ev, ST_CLC_RECV))
+        if (any && emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, w->loc, w->ev, w->x, ST_CLC_RECV))
             return -1;
         first = j + 1;
     }
@@ -1062,65 +1170,96 @@ static void scan_free(scan_t *s)
     st_clc_free(s->omp.locks.v), st_clc_free(s->omp.tasks.v), st_clc_free(s->omp.waits.v), st_clc_free(s->omp.frame_task.v), st_clc_free(s->omp.done);
 }
 
-/* A binary heap of sorted runs, by their first endpoint (merge_runs). */
-typedef struct run { const st_clc_endpoint_t *at, *end; } run_t;
-
-static void heap_down(run_t *h, size_t n, size_t i)
+/* The join's order of two OpenMP ends of one rank and key type: st_clc_endpoint_cmp of their endpoints. */
+static inline int cmp_omp_end(const omp_end_t *x, const omp_end_t *y)
 {
-    for (;;) {
-        size_t m = i, a = 2 * i + 1, b = a + 1;
-        if (a < n && st_clc_endpoint_cmp(h[a].at, h[m].at) < 0)
-            m = a;
-        if (b < n && st_clc_endpoint_cmp(h[b].at, h[m].at) < 0)
-            m = b;
-        if (m == i)
-            return;
-        run_t t = h[i];
-        h[i] = h[m], h[m] = t;
-        i = m;
-    }
+    int r;
+    if ((r = cmp_u64(x->k2, y->k2)) || (r = cmp_u64(x->k3, y->k3)) || (r = cmp_u64(x->role, y->role)) ||
+        (r = cmp_u64(x->loc, y->loc)))
+        return r;
+    return cmp_u64(x->ev, y->ev);
+}
+
+static inline void put_endpoint(const ctx_t *c, unsigned type, st_clc_endpoint_t *dst, const st_clc_endpoint_t *x)
+{
+    (void)c, (void)type;
+    *dst = *x;
+}
+
+static inline void put_omp_end(const ctx_t *c, unsigned type, st_clc_endpoint_t *dst, const omp_end_t *x)
+{
+    *dst = (st_clc_endpoint_t){
+        .key = { key0(type, 0), (uint32_t)c->rank, x->k2, x->k3 },
+        .ref = { .loc = x->loc, .order = 0, .ev = x->ev },
+        .time = x->time,
+        .role = x->role, .kind = ST_CLC_OMP, .shape = ST_CLC_PRODUCT, .mumask = ST_CLC_MU_PROC,
+    };
 }
 
 /*
- * Copies v[0 .. n) to dst in the join's order when v is made of at most MAX_RUNS sorted runs
- * (a key type's endpoints come one location after the other, each in order): merged straight
- * into dst, so that the join finds them sorted and needs neither a buffer of their size nor
- * merge passes over them. More runs: copied as they are (the join sorts them). (Endpoints
- * that compare equal are alike: their order does not matter.)
+ * MERGE_RUNS(name, T, cmp, put) defines name(c, type, dst, v, n), which writes the endpoints of
+ * v[0 .. n) (put: T -> endpoint) to dst in the join's order when v is made of at most MAX_RUNS
+ * sorted runs (a key type's endpoints come one location after the other, each in order):
+ * merged straight into dst with a binary heap of the runs, so that the join finds them sorted
+ * and needs neither a buffer of their size nor merge passes over them. More runs: written as
+ * they are (the join sorts them). (Endpoints that compare equal are alike: their order does
+ * not matter.)
  */
 #define MAX_RUNS 64
-static void merge_runs(st_clc_endpoint_t *dst, const st_clc_endpoint_t *v, size_t n)
-{
-    run_t h[MAX_RUNS];
-    size_t nh = 0, start = 0;
-    for (size_t i = 1; i <= n && nh <= MAX_RUNS; i++)
-        if (i == n || st_clc_endpoint_cmp(&v[i - 1], &v[i]) > 0) {
-            if (nh < MAX_RUNS)
-                h[nh] = (run_t){ v + start, v + i };
-            nh++, start = i;
-        }
-    if (nh <= 1 || nh > MAX_RUNS) {
-        memcpy(dst, v, n * sizeof *v);
-        return;
+#define MERGE_RUNS(name, T, cmp, put)                                                                  \
+    typedef struct name##_run { const T *at, *end; } name##_run_t;                                     \
+    static void name##_down(name##_run_t *h, size_t n, size_t i)                                       \
+    {                                                                                                  \
+        for (;;) {                                                                                     \
+            size_t m = i, a = 2 * i + 1, b = a + 1;                                                    \
+            if (a < n && cmp(h[a].at, h[m].at) < 0)                                                    \
+                m = a;                                                                                 \
+            if (b < n && cmp(h[b].at, h[m].at) < 0)                                                    \
+                m = b;                                                                                 \
+            if (m == i)                                                                                \
+                return;                                                                                \
+            name##_run_t t = h[i];                                                                     \
+            h[i] = h[m], h[m] = t;                                                                     \
+            i = m;                                                                                     \
+        }                                                                                              \
+    }                                                                                                  \
+    static void name(const ctx_t *c, unsigned type, st_clc_endpoint_t *dst, const T *v, size_t n)      \
+    {                                                                                                  \
+        name##_run_t h[MAX_RUNS];                                                                      \
+        size_t nh = 0, start = 0;                                                                      \
+        for (size_t i = 1; i <= n && nh <= MAX_RUNS; i++)                                              \
+            if (i == n || cmp(&v[i - 1], &v[i]) > 0) {                                                 \
+                if (nh < MAX_RUNS)                                                                     \
+                    h[nh] = (name##_run_t){ v + start, v + i };                                        \
+                nh++, start = i;                                                                       \
+            }                                                                                          \
+        if (nh <= 1 || nh > MAX_RUNS) {                                                                \
+            for (size_t i = 0; i < n; i++)                                                             \
+                put(c, type, dst++, &v[i]);                                                            \
+            return;                                                                                    \
+        }                                                                                              \
+        for (size_t i = nh / 2; i-- > 0;)                                                              \
+            name##_down(h, nh, i);                                                                     \
+        while (nh) {                                                                                   \
+            put(c, type, dst++, h[0].at++);                                                            \
+            if (h[0].at == h[0].end)                                                                   \
+                h[0] = h[--nh];                                                                        \
+            name##_down(h, nh, 0);                                                                     \
+        }                                                                                              \
     }
-    for (size_t i = nh / 2; i-- > 0;)
-        heap_down(h, nh, i);
-    while (nh) {
-        *dst++ = *h[0].at++;
-        if (h[0].at == h[0].end)
-            h[0] = h[--nh];
-        heap_down(h, nh, 0);
-    }
-}
+
+MERGE_RUNS(merge_endpoints, st_clc_endpoint_t, st_clc_endpoint_cmp, put_endpoint)
+MERGE_RUNS(merge_omp_ends, omp_end_t, cmp_omp_end, put_omp_end)
 
 /* Appends the endpoints of the other key types to out (room reserved by p2p_emit), in type order. */
 static void append_sides(ctx_t *c, st_clc_epvec_t *out)
 {
-    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
-        if (c->side[t].n) {
-            merge_runs(out->v + out->n, c->side[t].v, c->side[t].n);
-            out->n += c->side[t].n;
-        }
+    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++) {
+        merge_endpoints(c, t, out->v + out->n, c->side[t].v, c->side[t].n);
+        out->n += c->side[t].n;
+        merge_omp_ends(c, t, out->v + out->n, c->oside[t].v, c->oside[t].n);
+        out->n += c->oside[t].n;
+    }
 }
 
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
@@ -1149,8 +1288,10 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         rc = p2p_finish(&c, &s.cancelled, &s.chans, &s.sends, &s.recvs, out);
     if (rc == 0)
         append_sides(&c, out);
-    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
+    for (int t = 0; t < ST_CLC_KEY_TYPES; t++) {
         st_clc_epvec_free(&c.side[t]);
+        st_clc_free(c.oside[t].v);
+    }
     scan_free(&s);
     for (uint32_t i = 0; c.comm_nodes && i < c.proc->ncomms; i++)
         st_clc_free(c.comm_nodes[i].node);

@@ -165,6 +165,7 @@ typedef struct st_clc_ref {
 typedef struct st_clc_endpoint {
     uint64_t     key[4];
     st_clc_ref_t ref;
+    uint64_t     time;   /* the event's time, read while it was in cache (ST_CLC_JOIN_TIMES) */
     uint8_t      role;   /* st_clc_role */
     uint8_t      kind;   /* st_clc_kind */
     uint8_t      shape;  /* st_clc_shape */
@@ -224,25 +225,30 @@ void st_clc_epvec_free(st_clc_epvec_t *v);
 /* ---- the dependency graph -------------------------------------------------------------- */
 
 /* An instance: refs[first .. first+nsend) are its sends, the next nrecv its receives;
- * in PREFIX instances both runs are sorted by order. */
+ * in PREFIX instances both runs are sorted by order. 48 bytes (with the refs and ports,
+ * the lasting part of the correction's working set: at MPI_Finalize each new page is a
+ * fault), so indices are 32-bit: the join refuses more than ST_CLC_MAX_REFS endpoints. */
 typedef struct st_clc_inst {
     uint64_t key[4]; /* the endpoints' key: tells the parallel version whom to exchange with */
-    uint64_t first;
+    uint32_t first;
     uint32_t nsend, nrecv;
-    uint8_t  kind, shape, mumask, _pad[5];
+    uint8_t  kind, shape, mumask, _pad;
 } st_clc_inst_t;
+
+/* Most endpoints (so refs, ports and instances) one join takes, and most ends of one instance. */
+#define ST_CLC_MAX_REFS   ((size_t)UINT32_MAX - 1)
+#define ST_CLC_MAX_SLOTS  ((1u << 30) - 1)
 
 /* The key type (ST_CLC_KEY_*) of an instance: p2p, collective, Init/Finalize, OpenMP kind. */
 static inline unsigned st_clc_inst_type(const st_clc_inst_t *in) { return (unsigned)(in->key[0] >> 56); }
 
 /* A location's view of one of its events taking part in an instance. slot = index of
- * the event's ref inside the instance (0 .. nsend+nrecv-1). */
+ * the event's ref inside the instance (0 .. nsend+nrecv-1). 16 bytes. */
 typedef struct st_clc_port {
     uint64_t ev;
-    uint64_t inst;
-    uint32_t slot;
-    uint8_t  role;
-    uint8_t  _pad[3];
+    uint32_t inst;
+    unsigned slot : 30; /* < ST_CLC_MAX_SLOTS */
+    unsigned role : 2;  /* st_clc_role */
 } st_clc_port_t;
 
 typedef struct st_clc_graph {
@@ -253,6 +259,7 @@ typedef struct st_clc_graph {
     uint32_t       nlocs;
     uint64_t      *port_first; /* [nlocs+1]: ports of location l are [port_first[l], port_first[l+1]) */
     st_clc_port_t *ports;      /* per location sorted by ev, receives before sends */
+    uint64_t      *ref_time;   /* [nrefs] with ST_CLC_JOIN_TIMES: the endpoints' times, else NULL */
     st_clc_depstats_t ds;
 } st_clc_graph_t;
 
@@ -265,16 +272,21 @@ int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g);
 
 /*
  * Joins endpoints (sorted in place) into instances for nlocs locations. Endpoints whose
- * ref.loc >= nlocs are dropped. Without ST_CLC_JOIN_PARTIAL, instances lacking sends or
+ * ref.loc >= nlocs are dropped; more than ST_CLC_MAX_REFS of them, or an instance of more
+ * than ST_CLC_MAX_SLOTS, is an error (-1). Without ST_CLC_JOIN_PARTIAL, instances lacking sends or
  * receives are dropped (p2p ones counted in g->ds as unmatched); the parallel version
  * passes it because the other ends live in other processes. Returns 0, or -1 when out
  * of memory (g then empty).
  */
 #define ST_CLC_JOIN_PARTIAL 0x1u
 /* ST_CLC_JOIN_TAKE: ep (allocated with st_clc_malloc) is handed over: the instances are built
- * in its memory (at MPI_Finalize every new page is a fault), g->inst is that block, and the
- * caller neither reads nor frees ep afterwards. Without it ep is left sorted. */
+ * in its memory (at MPI_Finalize every new page is a fault), g->inst is that block shrunk to
+ * them (st_clc_realloc), and the caller neither reads nor frees ep afterwards. Without it ep
+ * is left sorted. */
 #define ST_CLC_JOIN_TAKE 0x2u
+/* ST_CLC_JOIN_TIMES: g->ref_time gets each ref's endpoint time (the CLC engine's C of the refs,
+ * without a pass that gathers them from the events: a cache miss each). */
+#define ST_CLC_JOIN_TIMES 0x4u
 int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_clc_graph_t *g);
 
 void st_clc_graph_free(st_clc_graph_t *g);

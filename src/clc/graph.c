@@ -42,14 +42,17 @@ void st_clc_graph_free(st_clc_graph_t *g)
     st_clc_free(g->refs);
     st_clc_free(g->port_first);
     st_clc_free(g->ports);
+    st_clc_free(g->ref_time);
     memset(g, 0, sizeof *g);
 }
 
 /* Appends the instance ep[0..n) (equal keys, sorted) unless it is incomplete. The instance
  * may be written over ep[0] (ST_CLC_JOIN_TAKE): it is built after ep is read, and stored
- * with memcpy, so that no compiler moves the store before those reads. */
-static void add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t n, unsigned flags)
+ * with memcpy, so that no compiler moves the store before those reads. -1: too many ends. */
+static int add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t n, unsigned flags)
 {
+    if (n > ST_CLC_MAX_SLOTS)
+        return -1;
     uint32_t ns = 0, nr = 0;
     uint8_t mask = 0;
     for (size_t i = 0; i < n; i++) {
@@ -62,18 +65,22 @@ static void add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t 
         g->ds.unmatched_recv += !ns;
     }
     if ((!ns || !nr) && !(flags & ST_CLC_JOIN_PARTIAL))
-        return;
-    st_clc_inst_t in = { .first = g->nrefs, .nsend = ns, .nrecv = nr, .kind = ep[0].kind, .shape = ep[0].shape,
-                         .mumask = mask };
+        return 0;
+    st_clc_inst_t in = { .first = (uint32_t)g->nrefs, .nsend = ns, .nrecv = nr, .kind = ep[0].kind,
+                         .shape = ep[0].shape, .mumask = mask };
     memcpy(in.key, ep[0].key, sizeof in.key);
     for (size_t i = 0; i < n; i++)
-        if (ep[i].role == ST_CLC_SEND || ep[i].role == ST_CLC_RECV)
+        if (ep[i].role == ST_CLC_SEND || ep[i].role == ST_CLC_RECV) {
+            if (g->ref_time)
+                g->ref_time[g->nrefs] = ep[i].time;
             g->refs[g->nrefs++] = ep[i].ref;
+        }
     memcpy(&g->inst[g->ninst++], &in, sizeof in);
+    return 0;
 }
 
-/* Puts each run of ports of one event in cmp_port order (receives first): insertion sort,
- * as the runs are short and the ports otherwise sorted. */
+/* Puts the ports of each bucket of events (place_ports) in cmp_port order (by event, receives
+ * first): insertion sort, as a bucket holds few ports and the buckets are in order. */
 static void order_events(st_clc_port_t *p, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
@@ -89,38 +96,45 @@ static void order_events(st_clc_port_t *p, size_t n)
 static st_clc_port_t port_of(const st_clc_graph_t *g, uint64_t k, uint32_t s)
 {
     const st_clc_inst_t *in = &g->inst[k];
-    return (st_clc_port_t){ .ev = g->refs[in->first + s].ev, .inst = k, .slot = s,
+    return (st_clc_port_t){ .ev = g->refs[in->first + s].ev, .inst = (uint32_t)k, .slot = s,
                             .role = s < in->nsend ? ST_CLC_SEND : ST_CLC_RECV };
 }
 
+/* Events per bucket of place_ports' counting sort, log2: one counter per 8 events (at 10^6
+ * events 0.5 MB, which stays in the cache, and a prefix sum 8 times shorter than one per
+ * event); order_events then sorts inside the buckets. */
+#define BUCKET_SHIFT 3
+
+static uint64_t buckets_of(uint64_t max_ev) { return (max_ev >> BUCKET_SHIFT) + 1; }
+
 /*
- * The ports by a counting sort on (location, event): pos[base[l] + e] is where the next port
- * of event e of location l goes, so every port is written once, to its place, in instance
- * order (stable), without a second buffer. pos: span entries, base from locs' max events.
+ * The ports by a counting sort on (location, event bucket): pos[base[l] + b] is where the next
+ * port of bucket b of location l goes, so every port is written once, to its bucket, in
+ * instance order, without a second buffer. pos: span entries, base from locs' max events.
  */
 static void place_ports(st_clc_graph_t *g, const uint64_t *max_ev, uint64_t *base, uint32_t *pos)
 {
     uint64_t at = 0;
     for (uint32_t l = 0; l < g->nlocs; l++) {
         base[l] = at;
-        at += g->port_first[l + 1] > g->port_first[l] ? max_ev[l] + 1 : 0;
+        at += g->port_first[l + 1] > g->port_first[l] ? buckets_of(max_ev[l]) : 0;
     }
     for (uint64_t r = 0; r < g->nrefs; r++)
-        pos[base[g->refs[r].loc] + g->refs[r].ev]++;
+        pos[base[g->refs[r].loc] + (g->refs[r].ev >> BUCKET_SHIFT)]++;
     for (uint32_t l = 0; l < g->nlocs; l++) {
         if (g->port_first[l + 1] == g->port_first[l])
             continue;
         uint32_t next = (uint32_t)g->port_first[l];
-        for (uint64_t e = 0; e <= max_ev[l]; e++) {
-            uint32_t c = pos[base[l] + e];
-            pos[base[l] + e] = next;
+        for (uint64_t b = 0; b < buckets_of(max_ev[l]); b++) {
+            uint32_t c = pos[base[l] + b];
+            pos[base[l] + b] = next;
             next += c;
         }
     }
     for (uint64_t k = 0; k < g->ninst; k++)
         for (uint32_t s = 0; s < g->inst[k].nsend + g->inst[k].nrecv; s++) {
             const st_clc_ref_t *x = &g->refs[g->inst[k].first + s];
-            g->ports[pos[base[x->loc] + x->ev]++] = port_of(g, k, s);
+            g->ports[pos[base[x->loc] + (x->ev >> BUCKET_SHIFT)]++] = port_of(g, k, s);
         }
 }
 
@@ -155,7 +169,7 @@ static int index_ports(st_clc_graph_t *g)
     }
     uint64_t span = 0;
     for (uint32_t l = 0; l < g->nlocs; l++) {
-        span += g->port_first[l + 1] ? max_ev[l] + 1 : 0;
+        span += g->port_first[l + 1] ? buckets_of(max_ev[l]) : 0;
         g->port_first[l + 1] += g->port_first[l];
     }
     uint32_t *pos = span / 8 < g->nrefs && g->nrefs < UINT32_MAX ? st_clc_calloc(span + 1, sizeof *pos) : NULL;
@@ -180,6 +194,7 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
      * order already (st_clc_endpoints' output normally is): the array is far larger than the
      * caches, so a pass of its own costs a memory sweep. */
     size_t m = 0, disorder = 0;
+    int take = (flags & ST_CLC_JOIN_TAKE) != 0;
     for (size_t i = 0; i < n; i++)
         if (ep[i].ref.loc < nlocs) {
             if (m != i)
@@ -187,19 +202,27 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
             disorder += m > 0 && cmp_ep(&ep[m - 1], &ep[m]) > 0;
             m++;
         }
+    if (m > ST_CLC_MAX_REFS)
+        goto fail;
     if (disorder)
         sort_endpoints(ep, m);
-    int take = (flags & ST_CLC_JOIN_TAKE) != 0;
     _Static_assert(sizeof(st_clc_inst_t) <= sizeof(st_clc_endpoint_t), "an instance fits an endpoint's place");
     g->inst = take ? (st_clc_inst_t *)(void *)ep : st_clc_malloc(sizeof(st_clc_inst_t) * (m ? m : 1));
     g->refs = st_clc_malloc(sizeof(st_clc_ref_t) * (m ? m : 1));
-    if (!g->inst || !g->refs)
+    if (flags & ST_CLC_JOIN_TIMES)
+        g->ref_time = st_clc_malloc(sizeof *g->ref_time * (m ? m : 1));
+    if (!g->inst || !g->refs || (!g->ref_time && (flags & ST_CLC_JOIN_TIMES)))
         goto fail;
     for (size_t i = 0, j; i < m; i = j) { /* instance g->ninst <= i: written where ep is read */
         for (j = i + 1; j < m && same_key(&ep[i], &ep[j]); j++)
             ;
-        add_instance(g, ep + i, j - i, flags);
+        if (add_instance(g, ep + i, j - i, flags))
+            goto fail;
     }
+    /* The block's tail (instances are smaller than endpoints, and fewer) goes back to the
+     * allocator before the ports are made. */
+    st_clc_inst_t *fit = st_clc_realloc(g->inst, sizeof *g->inst * (g->ninst ? g->ninst : 1));
+    g->inst = fit ? fit : g->inst;
     if (index_ports(g) == 0)
         return 0;
 fail:

@@ -240,14 +240,6 @@ static int u64_push(u64vec_t *v, uint64_t x)
     return 0;
 }
 
-static int u32_push(u32vec_t *v, uint32_t x)
-{
-    if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
-        return -1;
-    v->v[v->n++] = x;
-    return 0;
-}
-
 static int ent_push(entvec_t *v, ent_t e)
 {
     if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
@@ -804,60 +796,84 @@ static chan_t *inst_chan(st_clc_replay_t *r, const st_clc_inst_t *in, uint64_t *
     return c;
 }
 
-static int classify(st_clc_replay_t *r)
+/* Category, channel or partner rank (OUT/IN: ia = the partner's world rank until assign_peers),
+ * missing inputs and top-2 slot of instance k. */
+static int classify_one(st_clc_replay_t *r, uint64_t k, int32_t *last_peer)
+{
+    const st_clc_inst_t *in = &r->g.inst[k];
+    uint32_t t = key_type(in->key);
+    if (t == ST_CLC_KEY_P2P) {
+        int32_t from = (int32_t)(in->key[1] >> 32), to = (int32_t)(uint32_t)in->key[1];
+        int32_t other = from == r->me ? to : from;
+        if (from == to || (from != r->me && to != r->me)) {
+            r->cat[k] = from == to ? CAT_LOCAL : CAT_DEAD;
+        } else if (other < 0 || other >= r->nranks) {
+            r->cat[k] = CAT_DEAD;
+        } else {
+            r->cat[k] = from == r->me ? CAT_OUT : CAT_IN;
+            r->ia[k] = (uint32_t)other;
+            if (other != *last_peer && add_peer(r, other)) /* (most instances repeat the last partner) */
+                return -1;
+            *last_peer = other;
+        }
+    } else if (t == ST_CLC_KEY_COLL || t == ST_CLC_KEY_SYNC) {
+        uint64_t seq;
+        uint8_t slot;
+        chan_t *c = inst_chan(r, in, &seq, &slot);
+        r->cat[k] = c ? CAT_COLL : CAT_DEAD;
+        r->ia[k] = c ? (uint32_t)(c - r->ch) : 0;
+        r->islot[k] = slot;
+    } else {
+        r->cat[k] = CAT_LOCAL;
+    }
+    r->pending[k] = r->cat[k] == CAT_LOCAL ? in->nsend : r->cat[k] == CAT_DEAD || r->cat[k] == CAT_OUT ? 0 : 1;
+    r->tqi[k] = r->cat[k] == CAT_LOCAL || r->cat[k] == CAT_COLL ? (uint32_t)r->ntq++ : NONE32;
+    return r->cat[k] == CAT_LOCAL ? u64_push(&r->local_k, k) : 0;
+}
+
+/* Instances per partner in key order (both ends see the same order of (tag, comm, k)); ia of
+ * OUT/IN instances becomes the partner's index. Sized by a count first: no vector growth. */
+static int assign_peers(st_clc_replay_t *r)
 {
     const st_clc_graph_t *g = &r->g;
+    if (r->npeers > 1)
+        qsort(r->peers, r->npeers, sizeof *r->peers, cmp_peer);
+    const peer_t *pe = NULL;
     for (uint64_t k = 0; k < g->ninst; k++) {
-        const st_clc_inst_t *in = &g->inst[k];
-        uint32_t t = key_type(in->key);
-        r->wait_head[k] = NONE32;
-        if (t == ST_CLC_KEY_P2P) {
-            int32_t from = (int32_t)(in->key[1] >> 32), to = (int32_t)(uint32_t)in->key[1];
-            int32_t other = from == r->me ? to : from;
-            if (from == to || (from != r->me && to != r->me)) {
-                r->cat[k] = from == to ? CAT_LOCAL : CAT_DEAD;
-            } else if (other < 0 || other >= r->nranks) {
-                r->cat[k] = CAT_DEAD;
-            } else {
-                r->cat[k] = from == r->me ? CAT_OUT : CAT_IN;
-                if (add_peer(r, other))
-                    return -1;
-            }
-        } else if (t == ST_CLC_KEY_COLL || t == ST_CLC_KEY_SYNC) {
-            uint64_t seq;
-            uint8_t slot;
-            chan_t *c = inst_chan(r, in, &seq, &slot);
-            r->cat[k] = c ? CAT_COLL : CAT_DEAD;
-            r->ia[k] = c ? (uint32_t)(c - r->ch) : 0;
-            r->islot[k] = slot;
-        } else {
-            r->cat[k] = CAT_LOCAL;
-        }
-        r->pending[k] = r->cat[k] == CAT_LOCAL ? in->nsend : r->cat[k] == CAT_DEAD || r->cat[k] == CAT_OUT ? 0 : 1;
+        if (r->cat[k] != CAT_OUT && r->cat[k] != CAT_IN)
+            continue;
+        if (!pe || pe->rank != (int32_t)r->ia[k])
+            pe = find_peer(r, (int32_t)r->ia[k]);
+        r->ia[k] = (uint32_t)(pe - r->peers);
+        r->peers[r->ia[k]].send_inst.cap += r->cat[k] == CAT_OUT;
+        r->peers[r->ia[k]].recv_inst.cap += r->cat[k] == CAT_IN;
     }
-    for (uint64_t k = 0; k < g->ninst; k++) {
-        r->tqi[k] = r->cat[k] == CAT_LOCAL || r->cat[k] == CAT_COLL ? (uint32_t)r->ntq++ : NONE32;
-        if (r->cat[k] == CAT_LOCAL && u64_push(&r->local_k, k))
+    for (uint32_t i = 0; i < r->npeers; i++) {
+        u32vec_t *s = &r->peers[i].send_inst, *v = &r->peers[i].recv_inst;
+        s->v = st_clc_malloc((s->cap + 1) * sizeof *s->v), v->v = st_clc_malloc((v->cap + 1) * sizeof *v->v);
+        if (!s->v || !v->v)
             return -1;
     }
+    for (uint64_t k = 0; k < g->ninst; k++)
+        if (r->cat[k] == CAT_OUT || r->cat[k] == CAT_IN) {
+            u32vec_t *v = r->cat[k] == CAT_OUT ? &r->peers[r->ia[k]].send_inst : &r->peers[r->ia[k]].recv_inst;
+            v->v[v->n++] = (uint32_t)k;
+        }
+    return 0;
+}
+
+static int classify(st_clc_replay_t *r)
+{
+    int32_t last_peer = -1;
+    memset(r->wait_head, 0xff, r->g.ninst * sizeof *r->wait_head); /* NONE32 */
+    for (uint64_t k = 0; k < r->g.ninst; k++)
+        if (classify_one(r, k, &last_peer))
+            return -1;
     if (!(r->tq = st_clc_malloc((r->ntq + 1) * sizeof *r->tq)))
         return -1;
     for (uint64_t i = 0; i < r->ntq; i++)
         r->tq[i] = quad_empty;
-    if (r->npeers > 1)
-        qsort(r->peers, r->npeers, sizeof *r->peers, cmp_peer);
-    /* Instances per partner in key order: both ends see the same order of (tag, comm, k). */
-    for (uint64_t k = 0; k < g->ninst; k++) {
-        if (r->cat[k] != CAT_OUT && r->cat[k] != CAT_IN)
-            continue;
-        const uint64_t *key = g->inst[k].key;
-        int32_t other = r->cat[k] == CAT_OUT ? (int32_t)(uint32_t)key[1] : (int32_t)(key[1] >> 32);
-        peer_t *pe = find_peer(r, other);
-        r->ia[k] = (uint32_t)(pe - r->peers);
-        if (u32_push(r->cat[k] == CAT_OUT ? &pe->send_inst : &pe->recv_inst, (uint32_t)k))
-            return -1;
-    }
-    return 0;
+    return assign_peers(r);
 }
 
 /* ---- point-to-point matching -------------------------------------------------------------------------- */
@@ -2600,14 +2616,14 @@ static int alloc_state(st_clc_replay_t *r)
     r->wait_next = st_clc_malloc(nl * sizeof *r->wait_next), r->queue = st_clc_malloc(nl * sizeof *r->queue);
     r->queued = st_clc_calloc(nl, 1);
     size_t nr = r->g.nrefs ? r->g.nrefs : 1;
-    r->ref_c = st_clc_malloc(nr * sizeof *r->ref_c);
+    r->ref_c = r->g.ref_time; /* the join's (ST_CLC_JOIN_TIMES): C, nothing has moved yet */
+    r->g.ref_time = NULL;
     r->port_ref = st_clc_malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
     if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tqi || !r->pending || !r->wait_head || !r->fwd ||
         !r->wait_next || !r->queue || !r->queued || !r->ref_c || !r->port_ref)
         return -1;
     for (uint64_t j = 0; j < r->g.nrefs; j++)
         r->port_ref[j] = (uint32_t)(r->g.inst[r->g.ports[j].inst].first + r->g.ports[j].slot);
-    snap(r, r->ref_c, 1);
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
         r->wait_next[l] = NONE32;
         r->unfinished += r->in->locs[l].n > 0;
@@ -2649,7 +2665,8 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
         in->coll_end = NULL, in->coll_end_ctx = NULL, in->omit_self_ends = 0;
     }
     if (rc == 0)
-        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE, &r->g);
+        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES,
+                               &r->g);
     else
         st_clc_epvec_free(&ep);
     if (rc == 0)

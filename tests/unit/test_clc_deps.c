@@ -1,11 +1,14 @@
 /*
  * test_clc_deps.c — deriving logical messages from recorded events: p2p matching by
- * channel in post order (blocking and nonblocking, cancelled and PROC_NULL sends),
- * collective roles by class (1-to-N, N-to-1 with empty members, N-to-N, scan,
- * nonblocking completed on another thread, intercommunicator), the payload rule (count-0
- * operations and 0-element members take no part, barriers always do), MPI_Init/Finalize, and
- * OpenMP fork/join, barriers, locks, tasks and taskwait; mu classes of instances; the ends the
- * CLC engine omits (omit_self_ends).
+ * channel in post order (blocking and nonblocking, cancelled and PROC_NULL sends), the
+ * numbering of channels used by one thread in order (written straight to the output) and of
+ * shared or out-of-order ones (grouped and sorted) against the rule, collective roles by
+ * class (1-to-N, N-to-1 with empty members, N-to-N, scan, nonblocking completed on another
+ * thread, intercommunicator), the payload rule (count-0 operations and 0-element members
+ * take no part, barriers always do), MPI_Init/Finalize, and OpenMP fork/join, barriers (two
+ * teams), locks, tasks and taskwait; mu classes of instances; the ends the CLC engine omits
+ * (omit_self_ends); for every graph: endpoints in the join's order with their events'
+ * times, ports in the forward pass' order.
  */
 /* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
@@ -13,16 +16,25 @@
 static st_clc_graph_t g;
 
 /* The join that takes the endpoints (ST_CLC_JOIN_TAKE) builds the instances in their block
- * and yields the same graph as st_clc_graph_build (g). */
+ * and yields the same graph as st_clc_graph_build (g); with ST_CLC_JOIN_TIMES, the refs'
+ * times. (Whether the shrunk block stays in place is the allocator's business: ASan's
+ * realloc always moves.) */
 static void same_when_taken(const st_clc_input_t *in)
 {
     st_clc_epvec_t ep = { 0 };
-    for (int32_t r = 0; r < in->nranks; r++)
+    for (int32_t r = 0; r < in->nranks; r++) {
+        size_t from = ep.n;
         CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
+        for (size_t i = from + 1; i < ep.n; i++) /* a rank's endpoints come in the join's order */
+            CHECK(st_clc_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) < 0);
+    }
+    for (size_t i = 0; i < ep.n; i++) /* every endpoint carries its event's time */
+        CHECK_EQ(ep.v[i].time, in->locs[ep.v[i].ref.loc].ev[ep.v[i].ref.ev].time);
     st_clc_graph_t h = { .ds = g.ds };
-    void *block = ep.v;
-    CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_TAKE, &h) == 0);
-    CHECK(h.ninst == 0 || (void *)h.inst == block);
+    CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES, &h) == 0);
+    CHECK(h.ref_time && !g.ref_time);
+    for (uint64_t r = 0; r < h.nrefs; r++)
+        CHECK_EQ(h.ref_time[r], in->locs[h.refs[r].loc].ev[h.refs[r].ev].time);
     CHECK_EQ(h.ninst, g.ninst);
     CHECK_EQ(h.nrefs, g.nrefs);
     CHECK(!memcmp(h.inst, g.inst, sizeof *g.inst * g.ninst) && !memcmp(h.refs, g.refs, sizeof *g.refs * g.nrefs));
@@ -31,11 +43,26 @@ static void same_when_taken(const st_clc_input_t *in)
     st_clc_graph_free(&h);
 }
 
+/* Every location's ports are in the forward pass' order: by event, receives first, each the
+ * slot of its event's ref (the join places them by buckets of events, then sorts inside). */
+static void ports_in_order(const st_clc_graph_t *h)
+{
+    for (uint32_t l = 0; l < h->nlocs; l++)
+        for (uint64_t j = h->port_first[l]; j < h->port_first[l + 1]; j++) {
+            const st_clc_port_t *p = &h->ports[j], *q = p - 1;
+            const st_clc_ref_t *x = &h->refs[h->inst[p->inst].first + p->slot];
+            CHECK(x->loc == l && x->ev == p->ev);
+            CHECK(p->role == (p->slot < h->inst[p->inst].nsend ? ST_CLC_SEND : ST_CLC_RECV));
+            CHECK(j == h->port_first[l] || q->ev < p->ev || (q->ev == p->ev && q->role >= p->role));
+        }
+}
+
 static void build(tb_t *t, const st_clc_sync_region_t *sync, uint32_t nsync)
 {
     st_clc_input_t in = tb_input(t);
     in.sync = sync, in.nsync = nsync;
     CHECK(st_clc_graph_build(&in, &g) == 0);
+    ports_in_order(&g);
     same_when_taken(&in);
 }
 
@@ -121,6 +148,122 @@ static void test_p2p(void)
     st_clc_graph_free(&g);
     st_clc_epvec_free(&ep);
     tb_free(&t);
+}
+
+/* ---- point-to-point numbering: the in-order path and the general one ---------------------------- */
+
+/* The p2p endpoints of rank `me` by the rule itself (deps.c): per channel (tag, sender, receiver,
+ * comm key), sends by (time, loc, ev), receives by (post id, time, loc, ev), the k-th of each
+ * numbered k; cancelled ISENDs and PROC_NULL left out; all in the join's order. */
+typedef struct ref_item { uint64_t key[3], o1, o2, time; uint32_t loc; uint64_t ev; uint8_t role; } ref_item_t;
+
+static int cmp_ref_item(const void *a, const void *b)
+{
+    const ref_item_t *x = a, *y = b;
+    const uint64_t kx[] = { x->key[0], x->key[1], x->key[2], x->role, x->o1, x->o2, x->loc, x->ev };
+    const uint64_t ky[] = { y->key[0], y->key[1], y->key[2], y->role, y->o1, y->o2, y->loc, y->ev };
+    for (int i = 0; i < 8; i++)
+        if (kx[i] != ky[i])
+            return kx[i] < ky[i] ? -1 : 1;
+    return 0;
+}
+
+static size_t p2p_reference(const tb_t *t, int32_t me, st_clc_endpoint_t *out)
+{
+    static ref_item_t it[4096];
+    size_t n = 0, m = 0;
+    for (uint32_t l = 0; l < t->nlocs; l++)
+        for (uint64_t i = 0; t->locs[l].rank == me && i < t->locs[l].n; i++) {
+            const st_event_t *e = &t->locs[l].ev[i];
+            int send = e->kind == ST_EV_MPI_SEND || e->kind == ST_EV_MPI_ISEND;
+            if ((!send && e->kind != ST_EV_MPI_RECV && e->kind != ST_EV_MPI_IRECV) || e->peer < 0 ||
+                (e->flags & ST_EVF_PROC_NULL))
+                continue;
+            int cancelled = 0;
+            for (uint64_t j = 0; e->kind == ST_EV_MPI_ISEND && j < t->nlocs; j++)
+                for (uint64_t q = 0; t->locs[j].rank == me && q < t->locs[j].n; q++)
+                    cancelled |= t->locs[j].ev[q].kind == ST_EV_MPI_REQUEST_CANCELLED && t->locs[j].ev[q].id == e->id;
+            if (cancelled)
+                continue;
+            uint64_t from = (uint32_t)(send ? me : e->peer), to = (uint32_t)(send ? e->peer : me);
+            CHECK(n < 4096);
+            it[n++] = (ref_item_t){ .key = { (uint32_t)e->tag, from << 32 | to, t->comms[me][e->comm].key },
+                                    .o1 = send ? e->time : e->id, .o2 = send ? 0 : e->time, .time = e->time,
+                                    .loc = l, .ev = i,
+                                    .role = send ? ST_CLC_SEND : ST_CLC_RECV };
+        }
+    qsort(it, n, sizeof *it, cmp_ref_item);
+    for (size_t i = 0, k = 0; i < n; i++) {
+        k = i > 0 && !memcmp(it[i].key, it[i - 1].key, sizeof it[i].key) && it[i].role == it[i - 1].role ? k + 1 : 0;
+        uint32_t from = (uint32_t)(it[i].key[1] >> 32), to = (uint32_t)it[i].key[1];
+        out[m++] = (st_clc_endpoint_t){
+            .key = { (uint64_t)ST_CLC_KEY_P2P << 56 | it[i].key[0], it[i].key[1], it[i].key[2], k },
+            .ref = { .loc = it[i].loc, .ev = it[i].ev }, .time = it[i].time, .role = it[i].role, .kind = ST_CLC_P2P,
+            .shape = ST_CLC_PRODUCT, .mumask = from == to ? ST_CLC_MU_PROC : ST_CLC_MU_INTER,
+        };
+    }
+    qsort(out, m, sizeof *out, (int (*)(const void *, const void *))st_clc_endpoint_cmp);
+    return m;
+}
+
+/* Rank 0 talks to itself and to ranks 1 and 2 over three tags: sends (some nonblocking, some
+ * cancelled) in time order; receives completed in post order unless `shuffle` (then also a
+ * second thread shares the channels). Its p2p endpoints must be the reference's, in order. */
+static void p2p_numbering(uint64_t seed, int shuffle)
+{
+    tb_t t;
+    tb_init(&t, 3, 0);
+    *tb_seed() = seed;
+    uint32_t loc[2] = { tb_loc(&t, 0, 0), tb_loc(&t, 0, 1) };
+    uint64_t now[2] = { 1, 1 }, post = 1, req = 1000;
+    for (int i = 0; i < 600; i++) {
+        int th = shuffle ? (int)tb_between(0, 1) : 0;
+        uint32_t l = loc[th];
+        int32_t peer = (int32_t)tb_between(0, 2), tag = (int32_t)tb_between(0, 2);
+        uint64_t what = tb_between(0, 9);
+        st_event_t *e;
+        now[th] += tb_between(1, 20);
+        if (what < 4) {
+            e = tb_ev(&t, l, what == 3 ? ST_EV_MPI_ISEND : ST_EV_MPI_SEND, now[th]);
+            e->peer = peer, e->tag = tag, e->comm = 0, e->id = what == 3 ? req++ : 0;
+            if (what == 3 && tb_between(0, 3) == 0) /* cancelled, later, maybe on the other thread */
+                tb_ev(&t, loc[shuffle ? !th : th], ST_EV_MPI_REQUEST_CANCELLED, now[th] + 1)->id = e->id;
+        } else if (what < 9) {
+            /* completion order = post order, or (shuffle) a post from a few back */
+            uint64_t id = shuffle && post > 4 && tb_between(0, 2) == 0 ? post - tb_between(1, 4) : post;
+            post++;
+            e = tb_ev(&t, l, what == 8 ? ST_EV_MPI_IRECV : ST_EV_MPI_RECV, now[th]);
+            e->peer = peer, e->tag = tag, e->comm = 0, e->id = id;
+        } else {
+            tb_region(&t, l, ST_EV_ENTER, now[th], TR_USER);
+        }
+        if (tb_between(0, 30) == 0) { /* to MPI_PROC_NULL */
+            e = tb_ev(&t, l, ST_EV_MPI_SEND, ++now[th]);
+            e->peer = 1, e->flags = ST_EVF_PROC_NULL;
+        }
+    }
+    st_clc_input_t in = tb_input(&t);
+    st_clc_epvec_t ep = { 0 };
+    static st_clc_endpoint_t want[4096];
+    size_t n = p2p_reference(&t, 0, want);
+    CHECK(st_clc_endpoints(&in, 0, &ep, NULL) == 0);
+    CHECK(n > 300 && ep.n >= n);
+    for (size_t i = 0; i < ep.n; i++)
+        if (i < n ? memcmp(&ep.v[i], &want[i], sizeof want[i]) != 0 : ep.v[i].kind == ST_CLC_P2P) {
+            fprintf(stderr, "seed %llu shuffle %d: endpoint %zu differs from the reference\n", (unsigned long long)seed,
+                    shuffle, i);
+            CHECK(0);
+        }
+    st_clc_epvec_free(&ep);
+    tb_free(&t);
+}
+
+static void test_p2p_numbering(void)
+{
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        p2p_numbering(seed * 7919, 0);
+        p2p_numbering(seed * 7919, 1);
+    }
 }
 
 static void test_collectives(void)
@@ -257,6 +400,35 @@ static void task_switch(tb_t *t, uint32_t l, uint64_t time, uint64_t to, uint64_
     e->id = to, e->aux = from;
 }
 
+/* Two teams of two threads (the later one with the smaller id), two barriers each: a thread's
+ * barrier ends come in time order, the join's order is by (team, barrier). */
+static void test_openmp_teams(void)
+{
+    tb_t t;
+    tb_init(&t, 1, 0);
+    uint32_t m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1);
+    uint64_t now = 1;
+    for (uint64_t team = 9; team >= 5; team -= 4) {
+        tb_ev(&t, m, ST_EV_THREAD_FORK, now++)->id = team;
+        tb_ev(&t, m, ST_EV_THREAD_TEAM_BEGIN, now++)->id = team;
+        tb_ev(&t, w, ST_EV_THREAD_TEAM_BEGIN, now++)->id = team;
+        for (int b = 0; b < 2; b++, now += 20)
+            for (uint32_t l = m; l <= w; l++) {
+                tb_region(&t, l, ST_EV_ENTER, now + l, TR_OMP_BARRIER);
+                tb_region(&t, l, ST_EV_LEAVE, now + 10 + l, TR_OMP_BARRIER);
+            }
+        tb_ev(&t, w, ST_EV_THREAD_TEAM_END, now++)->id = team;
+        tb_ev(&t, m, ST_EV_THREAD_TEAM_END, now++)->id = team;
+        tb_ev(&t, m, ST_EV_THREAD_JOIN, now++)->id = team;
+    }
+    build(&t, NULL, 0); /* also checks the rank's endpoints come in the join's order */
+    SENDS_OF(m, 3, m, 2, w, 1);   /* team 9, barrier 0: both ENTERs */
+    SENDS_OF(w, 4, m, 4, w, 3);   /* team 9, barrier 1 */
+    SENDS_OF(m, 13, m, 12, w, 9); /* team 5, barrier 1 */
+    st_clc_graph_free(&g);
+    tb_free(&t);
+}
+
 static void test_openmp(void)
 {
     tb_t t;
@@ -376,10 +548,12 @@ static void test_omit_self_ends(void)
 int main(void)
 {
     test_p2p();
+    test_p2p_numbering();
     test_collectives();
     test_payload();
     test_intercomm_sync();
     test_openmp();
+    test_openmp_teams();
     test_omit_self_ends();
     printf("test_clc_deps: ok\n");
     return 0;
