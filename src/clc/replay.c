@@ -26,8 +26,8 @@
  * instances (converged rounds need neither: see count_on_c and enter_backward). An operation completes at a node
  * when its own contribution and all its children's are in (then it goes up, or at the
  * root becomes the result and goes down). Contributions per instance: the shape
- * (EMPTY / PRODUCT / PREFIX) and, for PRODUCT, 2 slots (intercommunicators: one per
- * receiving group) x values (forward: LC of sends; backward: LC of receives, stored
+ * (EMPTY / PRODUCT / PREFIX) and, for PRODUCT, values (an intercommunicator has a channel
+ * per receiving group) (forward: LC of sends; backward: LC of receives, stored
  * complemented so that "two smallest" is again "two largest"; statistics: C and final
  * LC of sends; round: LC of sends, complemented LC of receives) as quads; for PREFIX
  * (scans), the list of (comm rank, values; NONE64 where an entry has no such value).
@@ -50,7 +50,6 @@
 #define NOLOC       UINT64_MAX       /* empty quad entry */
 #define NONE32      UINT32_MAX
 #define NONE64      UINT64_MAX
-#define NSLOT       2
 #define MAX_SEQ     (1ull << 31)     /* instances per channel we accept */
 #define FLUSH_BYTES ((size_t)256 << 10)
 #define HOT_LOCAL   1 /* port of a LOCAL instance: its callbacks run in every pass */
@@ -68,7 +67,7 @@ enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STA
 enum { CH_COMM, CH_SYNC, CH_INTER1 };
 enum { S_SETUP, S_FWD, S_BWD, S_STAT, S_DONE, S_FAILED, S_ROUND };
 
-/* Values per slot. PH_S: C and LC of the sends; PH_R: LC of the sends and, for the backward
+/* Values (quads) per instance. PH_S: C and LC of the sends; PH_R: LC of the sends and, for the backward
  * pass after converged rounds, the complemented LC of the receives. */
 static const unsigned ph_nv[PH__N] = { 1, 1, 2, 2 };
 static const char *const state_names[] = { "setup", "forward", "backward", "statistics", "done", "failed", "round" };
@@ -86,7 +85,7 @@ typedef st_xchg_reader_t reader_t;
 
 typedef struct phase {
     tracker_t *tr;    /* PH_F: one per instance; else one */
-    top2_t    *q;     /* [N * NSLOT * nv]: accumulated contributions, then the result */
+    top2_t    *q;     /* [N * nv]: accumulated contributions, then the result */
     uint8_t   *shape; /* [N] */
     entvec_t  *ent;   /* [N] (allocated at the first scan) */
     uint64_t   open;  /* operations without a result yet */
@@ -167,7 +166,7 @@ struct st_clc_replay {
     st_clc_depstats_t   ds;
     int                 state, busy;
     /* instances */
-    uint8_t  *cat, *islot;
+    uint8_t  *cat;
     uint32_t *ia;       /* OUT/IN: peer index; COLL: channel index */
     uint32_t *ib;       /* OUT/IN: message index; COLL: seq (< MAX_SEQ) */
     uint32_t *tqi;      /* LOCAL, COLL: index into tq; NONE32 for the others (point-to-point ones
@@ -380,14 +379,14 @@ static void send_fwd(st_clc_replay_t *r, const peer_t *pe, uint64_t idx, uint64_
 
 /* ---- tree payloads --------------------------------------------------------------------------------- */
 
-static size_t nq_of(int ph) { return NSLOT * ph_nv[ph]; }
+static size_t nq_of(int ph) { return ph_nv[ph]; }
 
-static top2_t *qof(chan_t *c, int ph, uint64_t s) { return &c->ph[ph].q[s * nq_of(ph)]; }
+static top2_t *qof(const chan_t *c, int ph, uint64_t s) { return &c->ph[ph].q[s * nq_of(ph)]; }
 
-/* A round's quad of instance s, slot: the sends' LC (recv 0) or the receives' (1). */
-static top2_t *rq(const chan_t *c, uint64_t s, uint8_t slot, int recv)
+/* A round's quad of instance s: the sends' LC (recv 0) or the receives' (1). */
+static top2_t *rq(const chan_t *c, uint64_t s, int recv)
 {
-    return &c->ph[PH_R].q[s * nq_of(PH_R) + slot * 2u + (unsigned)recv];
+    return &c->ph[PH_R].q[s * nq_of(PH_R) + (unsigned)recv];
 }
 
 static entvec_t *ents(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s)
@@ -784,20 +783,19 @@ static int add_peer(st_clc_replay_t *r, int32_t rank)
     return 0;
 }
 
-/* The channel of a COLL/SYNC instance (intercommunicators: the receiving group's) and its slot. */
-static chan_t *inst_chan(st_clc_replay_t *r, const st_clc_inst_t *in, uint64_t *seq, uint8_t *slot)
+/* The channel of a COLL/SYNC instance (intercommunicators: the receiving group's) and its seq. */
+static chan_t *inst_chan(st_clc_replay_t *r, const st_clc_inst_t *in, uint64_t *seq)
 {
     uint32_t t = key_type(in->key);
     chan_t *c = t == ST_CLC_KEY_SYNC ? find_chan(r, CH_SYNC, 0) : find_chan(r, CH_COMM, in->key[2]);
     *seq = in->key[1];
-    *slot = 0;
     if (c && c->inter && in->key[3] != (uint64_t)(uint32_t)c->t.members[0])
         c = find_chan(r, CH_INTER1, in->key[2]);
     return c;
 }
 
 /* Category, channel or partner rank (OUT/IN: ia = the partner's world rank until assign_peers),
- * missing inputs and top-2 slot of instance k. */
+ * missing inputs and top-2 quad of instance k. */
 static int classify_one(st_clc_replay_t *r, uint64_t k, int32_t *last_peer)
 {
     const st_clc_inst_t *in = &r->g.inst[k];
@@ -818,11 +816,9 @@ static int classify_one(st_clc_replay_t *r, uint64_t k, int32_t *last_peer)
         }
     } else if (t == ST_CLC_KEY_COLL || t == ST_CLC_KEY_SYNC) {
         uint64_t seq;
-        uint8_t slot;
-        chan_t *c = inst_chan(r, in, &seq, &slot);
+        chan_t *c = inst_chan(r, in, &seq);
         r->cat[k] = c ? CAT_COLL : CAT_DEAD;
         r->ia[k] = c ? (uint32_t)(c - r->ch) : 0;
-        r->islot[k] = slot;
     } else {
         r->cat[k] = CAT_LOCAL;
     }
@@ -1017,7 +1013,7 @@ static void result_ready(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s0, uin
             if (k == NONE64)
                 continue;
             if (c->ph[PH_F].shape[s] == SH_PRODUCT)
-                *tq_of(r, k) = qof(c, PH_F, s)[r->islot[k]];
+                *tq_of(r, k) = *qof(c, PH_F, s);
             r->pending[k] = 0;
             wake(r, k);
         }
@@ -1208,7 +1204,7 @@ static void fwd_send_done(void *ctx, uint32_t loc, const st_clc_port_t *p, uint6
             if (e && ent_push(e, (ent_t){ .order = ref_order(r, k, p->slot), .v = { lc, 0 } }))
                 fail(r, "out of memory");
         } else {
-            quad_put(&qof(c, PH_F, s)[r->islot[k]], lc, gid(&r->in->locs[loc]));
+            quad_put(&*qof(c, PH_F, s), lc, gid(&r->in->locs[loc]));
         }
         if (--c->pend[s] == 0) {
             own_done(r, c, PH_F, s);
@@ -1317,8 +1313,7 @@ static void prepare_instances(st_clc_replay_t *r)
             continue;
         chan_t *c = &r->ch[r->ia[k]];
         uint64_t seq;
-        uint8_t slot;
-        inst_chan(r, &r->g.inst[k], &seq, &slot);
+        inst_chan(r, &r->g.inst[k], &seq);
         if (seq >= c->N || (c->inst0[seq] != NONE64 && c->inst1[seq] != NONE64)) {
             r->cat[k] = CAT_DEAD;
             r->pending[k] = 0;
@@ -1486,7 +1481,7 @@ static void enter_backward(st_clc_replay_t *r)
                 if (prefix && (!e || ent_push(e, (ent_t){ .order = rv[i].order, .v = { ref_time(r, &rv[i]), 0 } })))
                     return fail(r, "out of memory");
                 if (!prefix)
-                    quad_put(&qof(c, PH_B, s)[r->islot[k]], ~ref_time(r, &rv[i]), gid(&r->in->locs[rv[i].loc]));
+                    quad_put(qof(c, PH_B, s), ~ref_time(r, &rv[i]), gid(&r->in->locs[rv[i].loc]));
             }
         }
     }
@@ -1529,7 +1524,7 @@ static uint64_t limit_of(void *ctx, uint32_t loc, const st_clc_port_t *p)
             return suffix_min(ents_ro(c, rounds ? PH_R : PH_B, s), ref_order(r, k, p->slot), rounds, &v)
                        ? minus_mu(v, mu)
                        : UINT64_MAX;
-        const top2_t *q = rounds ? rq(c, s, r->islot[k], 1) : &c->ph[PH_B].q[s * nq_of(PH_B) + r->islot[k]];
+        const top2_t *q = rounds ? rq(c, s, 1) : qof(c, PH_B, s);
         return quad_other(q, gid(&r->in->locs[loc]), &v) ? minus_mu(~v, mu) : UINT64_MAX;
     }
     default:
@@ -1589,7 +1584,7 @@ static void enter_statistics(st_clc_replay_t *r)
                 if (!e || ent_push(e, (ent_t){ .order = sv[i].order, .v = { cv, lv } }))
                     return fail(r, "out of memory");
             } else {
-                top2_t *q = &qof(c, PH_S, s)[r->islot[k] * 2];
+                top2_t *q = qof(c, PH_S, s);
                 quad_put(&q[0], cv, gid(&r->in->locs[sv[i].loc]));
                 quad_put(&q[1], lv, gid(&r->in->locs[sv[i].loc]));
             }
@@ -1646,7 +1641,7 @@ static void count_coll(st_clc_replay_t *r, uint64_t k)
     uint64_t s = r->ib[k], mu = st_clc_mu(&r->p, in->mumask), sc = 0, sl = 0;
     uint32_t n;
     const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
-    const top2_t *q = &c->ph[PH_S].q[s * nq_of(PH_S) + r->islot[k] * 2];
+    const top2_t *q = qof(c, PH_S, s);
     for (uint32_t i = 0; i < n; i++) {
         int have;
         if (in->shape == ST_CLC_PREFIX)
@@ -1853,7 +1848,7 @@ static void round_inputs(st_clc_replay_t *r)
         uint64_t k = r->coll_k.v[j], s = r->ib[k];
         chan_t *c = &r->ch[r->ia[k]];
         if (r->g.inst[k].shape != ST_CLC_PREFIX) {
-            *tq_of(r, k) = *rq(c, s, r->islot[k], 0);
+            *tq_of(r, k) = *rq(c, s, 0);
         } else if (c->ph[PH_R].ent) {
             entvec_t *e = &r->pin[k], *from = &c->ph[PH_R].ent[s];
             if (st_clc_grow((void **)&e->v, &e->cap, from->n + 1, sizeof *e->v))
@@ -1936,7 +1931,7 @@ static void round_end(st_clc_replay_t *r)
                 if (!e || ent_push(e, en))
                     return fail(r, "out of memory");
             } else {
-                quad_put(rq(c, r->ib[k], r->islot[k], recv), recv ? ~v : v, gid(&r->in->locs[x->loc]));
+                quad_put(rq(c, r->ib[k], recv), recv ? ~v : v, gid(&r->in->locs[x->loc]));
             }
         }
     }
@@ -1978,7 +1973,7 @@ static int round_send_value(const st_clc_replay_t *r, uint64_t k, const st_clc_r
     const chan_t *c = &r->ch[r->ia[k]];
     if (r->g.inst[k].shape == ST_CLC_PREFIX)
         return prefix_max(ents_ro(c, PH_R, r->ib[k]), x->order, 0, v);
-    return quad_other(rq(c, r->ib[k], r->islot[k], 0), gid(&r->in->locs[x->loc]), v);
+    return quad_other(rq(c, r->ib[k], 0), gid(&r->in->locs[x->loc]), v);
 }
 
 /* Marks receive ref x HOT_MOVES when send value v (+ mu) exceeds its LC; returns 1 then. */
@@ -2608,7 +2603,7 @@ static int alloc_state(st_clc_replay_t *r)
         return -1;
     }
     size_t ni = r->g.ninst ? r->g.ninst : 1, nl = r->in->nlocs ? r->in->nlocs : 1;
-    r->cat = st_clc_malloc(ni), r->islot = st_clc_calloc(ni, 1);
+    r->cat = st_clc_malloc(ni);
     r->ia = st_clc_calloc(ni, sizeof *r->ia), r->ib = st_clc_calloc(ni, sizeof *r->ib);
     r->tqi = st_clc_malloc(ni * sizeof *r->tqi);
     r->pending = st_clc_malloc(ni * sizeof *r->pending), r->wait_head = st_clc_malloc(ni * sizeof *r->wait_head);
@@ -2619,7 +2614,7 @@ static int alloc_state(st_clc_replay_t *r)
     r->ref_c = r->g.ref_time; /* the join's (ST_CLC_JOIN_TIMES): C, nothing has moved yet */
     r->g.ref_time = NULL;
     r->port_ref = st_clc_malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
-    if (!r->cat || !r->islot || !r->ia || !r->ib || !r->tqi || !r->pending || !r->wait_head || !r->fwd ||
+    if (!r->cat || !r->ia || !r->ib || !r->tqi || !r->pending || !r->wait_head || !r->fwd ||
         !r->wait_next || !r->queue || !r->queued || !r->ref_c || !r->port_ref)
         return -1;
     for (uint64_t j = 0; j < r->g.nrefs; j++)
@@ -2696,7 +2691,7 @@ void st_clc_replay_free(st_clc_replay_t *r)
     for (uint64_t k = 0; r->pin && k < r->g.ninst; k++)
         st_clc_free(r->pin[k].v);
     st_clc_graph_free(&r->g);
-    st_clc_free(r->cat), st_clc_free(r->islot), st_clc_free(r->ia), st_clc_free(r->ib), st_clc_free(r->tqi), st_clc_free(r->tq), st_clc_free(r->pending), st_clc_free(r->wait_head);
+    st_clc_free(r->cat), st_clc_free(r->ia), st_clc_free(r->ib), st_clc_free(r->tqi), st_clc_free(r->tq), st_clc_free(r->pending), st_clc_free(r->wait_head);
     st_clc_free(r->ref_c), st_clc_free(r->ref_lc), st_clc_free(r->port_ref);
     for (uint32_t l = 0; r->fwd && l < r->in->nlocs; l++)
         st_clc_free(r->fwd[l].jumps);
