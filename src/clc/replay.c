@@ -1405,26 +1405,20 @@ static uint64_t ref_time(const st_clc_replay_t *r, const st_clc_ref_t *x)
 }
 static uint64_t ref_orig(const st_clc_replay_t *r, const st_clc_ref_t *x) { return r->ref_c[x - r->g.refs]; }
 
-/* Copies every ref's time (C, or the current LC) into dst: one sweep per location over its
+/* Copies every ref's current LC into dst: one sweep per location over its
  * ports, which are sorted by event, so the times are read in address order. */
-static void snap(st_clc_replay_t *r, uint64_t *dst, int orig)
+static void snap(st_clc_replay_t *r, uint64_t *dst)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
         const st_clc_loc_t *L = &r->in->locs[l];
         uint64_t j = r->g.port_first[l], end = r->g.port_first[l + 1];
         if (L->orig) {
-            const uint64_t *t = orig ? L->orig : st_clc_lc(L);
+            const uint64_t *t = st_clc_lc(L);
             for (; j < end; j++)
                 dst[r->port_ref[j]] = t[r->g.ports[j].ev];
-        } else if (!orig) { /* nothing moved: LC = C */
+        } else { /* nothing moved: LC = C */
             for (; j < end; j++)
                 dst[r->port_ref[j]] = r->ref_c[r->port_ref[j]];
-        } else { /* C from the events: one in a few, prefetched (cache misses otherwise) */
-            for (; j < end; j++) {
-                if (j + 16 < end) /* (integer arithmetic: see clc.c, prefetch_port_event) */
-                    __builtin_prefetch((const void *)((uintptr_t)L->ev + r->g.ports[j + 16].ev * sizeof *L->ev));
-                dst[r->port_ref[j]] = L->ev[r->g.ports[j].ev].time;
-            }
         }
     }
 }
@@ -1439,7 +1433,7 @@ static void snap_times(st_clc_replay_t *r)
         return;
     if (!r->ref_lc && !(r->ref_lc = st_clc_malloc((r->g.nrefs + 1) * sizeof *r->ref_lc)))
         return fail(r, "out of memory");
-    snap(r, r->ref_lc, 0);
+    snap(r, r->ref_lc);
 }
 
 static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int recv, uint32_t *n)
