@@ -171,7 +171,7 @@ struct st_clc_replay {
     uint32_t *ib;       /* OUT/IN: message index; COLL: seq (< MAX_SEQ) */
     uint32_t *tqi;      /* LOCAL, COLL: index into tq; NONE32 for the others (point-to-point ones
                          * read their peer's cur: no 32-byte quad for most instances of a trace) */
-    top2_t   *tq;       /* [ntq] */
+    top2_t   *tq;       /* [ntq], from the first forward pass or limits on (ensure_tq) */
     uint64_t  ntq;
     uint32_t *pending, *wait_head;
     /* compact copies of the refs' times: the phases that loop over instances read these
@@ -865,11 +865,21 @@ static int classify(st_clc_replay_t *r)
     for (uint64_t k = 0; k < r->g.ninst; k++)
         if (classify_one(r, k, &last_peer))
             return -1;
+    return assign_peers(r);
+}
+
+/* The LOCAL and COLL instances' quads, all empty: made for the first forward pass (rounds from
+ * round 1, the replay) or backward limits. Rounds that converge in round 0 (the usual trace)
+ * read none: 32 bytes per such instance (a hybrid trace's OpenMP relations) never touched. */
+static int ensure_tq(st_clc_replay_t *r)
+{
+    if (r->tq)
+        return 0;
     if (!(r->tq = st_clc_malloc((r->ntq + 1) * sizeof *r->tq)))
-        return -1;
+        return fail(r, "out of memory"), -1;
     for (uint64_t i = 0; i < r->ntq; i++)
         r->tq[i] = quad_empty;
-    return assign_peers(r);
+    return 0;
 }
 
 /* ---- point-to-point matching -------------------------------------------------------------------------- */
@@ -1360,6 +1370,8 @@ static void reset_locs(st_clc_replay_t *r)
 static void reset_forward(st_clc_replay_t *r)
 {
     reset_locs(r);
+    if (ensure_tq(r))
+        return;
     for (uint64_t i = 0; i < r->ntq; i++)
         r->tq[i] = quad_empty;
     for (uint64_t k = 0; k < r->g.ninst; k++) {
@@ -1453,6 +1465,8 @@ static void enter_backward(st_clc_replay_t *r)
     int jumps = 0; /* only jumps are amortized: without any, no limit is read (limit_of) */
     for (uint32_t l = 0; l < r->in->nlocs && !jumps; l++)
         jumps = r->fwd[l].njumps > 0;
+    if (jumps && ensure_tq(r))
+        return;
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         uint32_t n;
         const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
@@ -1822,10 +1836,10 @@ static void round_inputs(st_clc_replay_t *r)
             r->wait_head[k] = NONE32;
             r->pending[k] = r->cat[k] == CAT_LOCAL ? r->g.inst[k].nsend : 0;
         }
-        for (uint64_t i = 0; i < r->ntq; i++)
-            r->tq[i] = quad_empty;
-        return;
+        return; /* round 0 runs no pass: no quads (ensure_tq) */
     }
+    if (ensure_tq(r))
+        return;
     for (size_t j = 0; j < r->local_k.n; j++) {
         uint64_t k = r->local_k.v[j];
         r->pending[k] = r->g.inst[k].nsend;
