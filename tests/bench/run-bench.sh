@@ -13,7 +13,8 @@
 #     The runs fit in one default-size event buffer: first-touch page faults are included,
 #     buffer flushes are not (their cost per event is in part 1).
 #  3. OTF2 bytes per event: size of a traced ping-pong archive / its number of events.
-# Then tests/bench/sync_bench.sh, omp_bench.sh, clc_bench.sh, analysis_bench.sh (wait-state
+# Then tests/bench/sync_bench.sh, omp_bench.sh, clc_bench.sh, clc_write_bench.sh (CLC against
+# the write on a consistent 10^6-event trace at 2, 4, 8 ranks), analysis_bench.sh (wait-state
 # analysis cost next to CLC and write), scaling_bench.sh (costs by events per rank and by ranks),
 # callpath_bench.sh (call-path cost per MPI call at stack depth 5 and 20) and html_bench.sh (the
 # HTML report of a 1M-event trace in headless Chromium), when they exist.
@@ -148,7 +149,7 @@ echo " in a traced run; ${known:-no event-count check};"
 echo " load average $(cut -d' ' -f1-3 /proc/loadavg): other work on the $(nproc) cores inflates the ping-pong figures)"
 
 # ---- other parts --------------------------------------------------------------------------
-for part in sync_bench.sh omp_bench.sh clc_bench.sh analysis_bench.sh scaling_bench.sh callpath_bench.sh html_bench.sh; do
+for part in sync_bench.sh omp_bench.sh clc_bench.sh clc_write_bench.sh analysis_bench.sh scaling_bench.sh callpath_bench.sh html_bench.sh; do
     if [ -f "tests/bench/$part" ]; then
         echo
         O=$O bash "tests/bench/$part" || { echo "run-bench: tests/bench/$part failed" >&2; status=1; }
