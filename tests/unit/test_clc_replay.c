@@ -498,6 +498,17 @@ static void same_stats(const st_clc_stats_t *a, const st_clc_stats_t *b)
 
 /* ---- working set -------------------------------------------------------------------------------------------------- */
 
+/* Two ranks of one thread each, on one node, their communicators set up, no events yet. */
+static void sim_two_ranks(sim_t *s)
+{
+    memset(s, 0, sizeof *s);
+    tb_init(&s->t, 2, 1);
+    s->n = 2;
+    setup_comms(s);
+    for (int r = 0; r < 2; r++)
+        s->master[r] = tb_loc(&s->t, r, 0);
+}
+
 /*
  * The correction's memory at MPI_Finalize is fresh pages (a fault each), so its working
  * set is a cost: for a point-to-point trace (no scans) the engines' large blocks, peak
@@ -508,12 +519,7 @@ static void same_stats(const st_clc_stats_t *a, const st_clc_stats_t *b)
 static size_t working_set_of(const st_clc_params_t *p, int perturbed, int nmsg)
 {
     sim_t s;
-    memset(&s, 0, sizeof s);
-    tb_init(&s.t, 2, 1);
-    s.n = 2;
-    setup_comms(&s);
-    for (int r = 0; r < 2; r++)
-        s.master[r] = tb_loc(&s.t, r, 0);
+    sim_two_ranks(&s);
     sim_sync(&s, TR_INIT);
     for (int k = 0; k < nmsg; k++)
         sim_p2p(&s, k % 2, 1 - k % 2);
@@ -562,12 +568,7 @@ static void working_set(const st_clc_params_t *p)
 static void one_way_rounds(const st_clc_params_t *p)
 {
     sim_t s;
-    memset(&s, 0, sizeof s);
-    tb_init(&s.t, 2, 1);
-    s.n = 2;
-    setup_comms(&s);
-    for (int r = 0; r < 2; r++)
-        s.master[r] = tb_loc(&s.t, r, 0);
+    sim_two_ranks(&s);
     for (int k = 0; k < 200; k++)
         sim_p2p(&s, 0, 1);
     st_clc_loc_t *ahead = &s.t.locs[s.master[0]];
