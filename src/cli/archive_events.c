@@ -258,12 +258,31 @@ static OTF2_EvtReaderCallbacks *make_callbacks(void)
     return cb;
 }
 
-/* Local definitions of one location (optional file; mapping tables apply to its events). */
-static int read_local_defs(OTF2_Reader *rd, st_cli_location_t *loc, char *err, size_t errlen)
+/* The path of location loc's file with suffix ("evt", "def"): DIR/traces/ID.suffix. */
+static void location_file(const st_cli_archive_t *ar, const st_cli_location_t *loc, const char *suffix, char *path,
+                          size_t len)
+{
+    size_t dirlen = strlen(ar->path) - strlen(".otf2"); /* DIR/traces.otf2 -> DIR/traces/ */
+    snprintf(path, len, "%.*s/%llu.%s", (int)dirlen, ar->path, (unsigned long long)loc->id, suffix);
+}
+
+/* Local definitions of one location (optional file; mapping tables apply to its events). A file
+ * that is there but gives no reader (empty: the writer was stopped before it flushed) is an
+ * error, as for otf2-print. */
+static int read_local_defs(const st_cli_archive_t *ar, OTF2_Reader *rd, st_cli_location_t *loc, char *err,
+                           size_t errlen)
 {
     OTF2_DefReader *dr = OTF2_Reader_GetDefReader(rd, loc->id);
-    if (!dr)
-        return 0; /* no local definitions for this location */
+    if (!dr) {
+        char path[4200];
+        struct stat st;
+        location_file(ar, loc, "def", path, sizeof path);
+        if (stat(path, &st) != 0)
+            return 0; /* no local definitions for this location */
+        snprintf(err, errlen, "bad local definitions of location %llu: %s of %lld bytes gives no reader (%s)",
+                 (unsigned long long)loc->id, path, (long long)st.st_size, st_cli_otf2_error());
+        return -1;
+    }
     uint64_t n = 0;
     OTF2_ErrorCode rc = OTF2_Reader_ReadAllLocalDefinitions(rd, dr, &n);
     OTF2_Reader_CloseDefReader(rd, dr);
@@ -283,10 +302,9 @@ static int read_local_defs(OTF2_Reader *rd, st_cli_location_t *loc, char *err, s
 static void reserve(const st_cli_archive_t *ar, st_cli_location_t *loc)
 {
     uint64_t n = loc->declared;
-    size_t dirlen = strlen(ar->path) - strlen(".otf2"); /* DIR/traces.otf2 -> DIR/traces/ID.evt */
     char path[4200];
     struct stat st;
-    snprintf(path, sizeof path, "%.*s/%llu.evt", (int)dirlen, ar->path, (unsigned long long)loc->id);
+    location_file(ar, loc, "evt", path, sizeof path);
     if (!n || stat(path, &st) != 0)
         return;
     if (n > (uint64_t)st.st_size)
@@ -342,7 +360,7 @@ static int read_all_local_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err,
     int rc = 0;
     for (size_t i = 0; i < ar->nlocs && !rc; i++)
         if (!ar->locs[i].skipped)
-            rc = read_local_defs(rd, &ar->locs[i], err, errlen);
+            rc = read_local_defs(ar, rd, &ar->locs[i], err, errlen);
     OTF2_Reader_CloseDefFiles(rd);
     st_cli_otf2_error_reset();
     return rc;
