@@ -27,6 +27,7 @@
 #include "../clock/tsc_points.h"
 #include "../trace/rankdata.h"
 #include "../otf2/writer.h"
+#include "archive.h"
 #include "cli.h"
 #include "frames.h"
 
@@ -174,7 +175,8 @@ static void correct_tsc(st_rankdata_t *ranks, int n)
     free(root);
 }
 
-/* An archive cut short (no anchor file, but definitions or event files): remove it, the dumps replace it. */
+/* An archive cut short (definitions or event files, with no anchor file or one that does not
+ * read back: run_recover): remove it, the dumps replace it. */
 static void remove_cut_short(const char *dir)
 {
     char path[4200];
@@ -182,7 +184,9 @@ static void remove_cut_short(const char *dir)
     snprintf(path, sizeof path, "%s/traces.def", dir);
     int def = stat(path, &st) == 0;
     snprintf(path, sizeof path, "%s/traces", dir);
-    if (def || stat(path, &st) == 0) {
+    int evt = stat(path, &st) == 0;
+    snprintf(path, sizeof path, "%s/traces.otf2", dir);
+    if (def || evt || stat(path, &st) == 0) {
         fprintf(stderr, "synctrace: recover: removing the archive files of %s whose writing was cut short\n", dir);
         st_otf2_remove_partial(dir);
     }
@@ -200,15 +204,25 @@ static int run_recover(int argc, char **argv)
     if (stat(anchor, &st) == 0) {
         char part[4200];
         snprintf(part, sizeof part, "%s/partial", dir);
-        if (stat(part, &st) == 0) /* a signal while the write was agreeing that it was complete */
+        if (stat(part, &st) != 0) {
+            fprintf(stderr, "synctrace: recover: %s already holds an archive; nothing to do\n", dir);
+            return 1;
+        }
+        /* A signal while the archive was written: complete if it came as the ranks agreed that it
+         * was, else cut short after its anchor file (a rank's events unwritten): the dumps replace it. */
+        st_cli_archive_t ar;
+        char err[300];
+        if (st_cli_archive_load(dir, &ar, err, sizeof err) == 0) {
+            st_cli_archive_free(&ar);
             fprintf(stderr,
                     "synctrace: recover: %s holds an archive and the dumps of a signal that came as it was being "
                     "completed; check it with `synctrace info %s` (to rebuild it from %s instead, remove "
                     "traces.otf2, traces.def and traces/ first)\n",
                     dir, dir, part);
-        else
-            fprintf(stderr, "synctrace: recover: %s already holds an archive; nothing to do\n", dir);
-        return 1;
+            return 1;
+        }
+        fprintf(stderr, "synctrace: recover: the archive in %s was cut short by the signal that left %s (%s)\n", dir,
+                part, err);
     }
     st_rankdata_t *ranks = NULL;
     int n = load_dumps(dir, &ranks);

@@ -106,9 +106,10 @@ note "$cases runs on corrupted copies, $detected reported as unreadable"
 assert_ge "corruptions detected" 100 "$detected"
 
 # recover on a directory that already holds an archive: one line, exit 1; when dumps lie next to
-# it (a signal during the write's closing agreement) the line says both are there and how to
-# rebuild from the dumps instead
-mkdir -p "$ST_TMP/both/partial" && cp "$ST_TMP/good/traces.otf2" "$ST_TMP/both/"
+# it (a signal during the write's closing agreement) and it reads back, the line says both are
+# there and how to rebuild from the dumps instead (one that does not read back was cut short:
+# t_recover_remap)
+mkdir -p "$ST_TMP/both/partial" && cp -r "$ST_TMP/good/traces.otf2" "$ST_TMP/good/traces.def" "$ST_TMP/good/traces" "$ST_TMP/both/"
 run_st recover "$ST_TMP/both"
 assert_eq "recover over an archive with dumps: exit code" 1 "$RC"
 assert_eq "recover over an archive with dumps: stderr lines" 1 "$(wc -l <"$ERR")"

@@ -8,7 +8,10 @@
 #    archive marked incomplete holding every event of the run (a dump is taken from the
 #    recording buffers, never from the corrected copy CLC and the analysis work on);
 #  - the signal came while the ranks agreed that the archive was complete: the complete
-#    archive and the dumps, and `synctrace recover` explains that instead of rebuilding.
+#    archive and the dumps, and `synctrace recover` explains that instead of rebuilding;
+#  - it came while a rank still wrote its events, after rank 0 had written the anchor file:
+#    an archive that does not read back and the dumps; `synctrace recover` says so and
+#    rebuilds it from the dumps with every event.
 # A first run without a signal gives the phases' times (SYNCTRACE_VERBOSE=1); the signals are
 # placed across them and the note says which result each moment gave.
 source "$ST_ROOT/tests/lib.sh"
@@ -47,9 +50,11 @@ for k in 0 1 2 3 4 5 6 7; do
     sleep "$d"
     term_job "moment $k (+$d s)" 30
     [ -d "$dir" ] || fail "moment $k (+$d s): no archive directory"
-    if [ -d "$dir/partial" ] && [ -f "$dir/traces.otf2" ]; then
+    if [ -d "$dir/partial" ] && [ -f "$dir/traces.otf2" ] && st info "$dir" >/dev/null 2>&1; then
         # the signal came during the write's closing agreement: the archive is complete (every
-        # event), the dumps are redundant, and recover says so instead of rebuilding
+        # event), the dumps are redundant, and recover says so instead of rebuilding. (An
+        # archive that does not read back was cut short after its anchor file: the next branch,
+        # where recover replaces it.)
         info_complete "$dir"
         got=$(awk '$1 == "events:" {print $2}' "$ST_TMP/info.txt")
         assert_eq "moment $k (+$d s): events of the archive completed as the signal came" "$events" "$got"
@@ -65,13 +70,17 @@ for k in 0 1 2 3 4 5 6 7; do
                 fail "moment $k (+$d s): dumps but none of rank $r: $(ls "$dir/partial" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
         done
         grep -q 'partial trace' "$ST_TMP/err.txt" || fail "moment $k (+$d s): dumps without a message on stderr"
+        cut=0
+        [ -f "$dir/traces.otf2" ] && cut=1
         st recover "$dir" >"$ST_TMP/recover.txt" 2>&1 ||
             fail "moment $k (+$d s): synctrace recover failed: $(head -c 300 "$ST_TMP/recover.txt")"
+        [ $cut = 0 ] || grep -q "was cut short by the signal" "$ST_TMP/recover.txt" ||
+            fail "moment $k (+$d s): recover replaced an unreadable archive without saying so: $(head -c 300 "$ST_TMP/recover.txt")"
         info_incomplete "$dir"
         got=$(awk '$1 == "events:" {print $2}' "$ST_TMP/info.txt")
         assert_eq "moment $k (+$d s): events of the recovered archive" "$events" "$got"
         dumped=$((dumped + 1))
-        note "+$d s: dumped, recovered $got events"
+        note "+$d s: dumped, recovered $got events$([ $cut = 0 ] || echo " (over the archive the signal cut short)")"
     else
         [ -f "$dir/traces.otf2" ] || fail "moment $k (+$d s): neither an archive nor dumps: $(ls "$dir" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
         info_complete "$dir"
