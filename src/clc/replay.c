@@ -570,8 +570,6 @@ static void setup_done(st_clc_replay_t *r, chan_t *c, uint64_t n)
         if (p)
             st_xchg_put_u64(p, n);
     }
-    if (c->t.nchild)
-        flush(r, 1); /* the members below wait for it: before this rank's own work */
     if (alloc_channel(r, c) == 0)
         r->setup_open--;
 }
@@ -1214,7 +1212,7 @@ static void fwd_send_done(void *ctx, uint32_t loc, const st_clc_port_t *p, uint6
             if (e && ent_push(e, (ent_t){ .order = ref_order(r, k, p->slot), .v = { lc, 0 } }))
                 fail(r, "out of memory");
         } else {
-            quad_put(&*qof(c, PH_F, s), lc, gid(&r->in->locs[loc]));
+            quad_put(qof(c, PH_F, s), lc, gid(&r->in->locs[loc]));
         }
         if (--c->pend[s] == 0) {
             own_done(r, c, PH_F, s);
@@ -2521,10 +2519,8 @@ static int forward_settled(const st_clc_replay_t *r)
 int st_clc_replay_progress(st_clc_replay_t *r)
 {
     r->busy = 0;
-    if (r->state == S_SETUP && r->counts_got >= r->incoming && r->setup_open == 0) {
-        flush(r, 1); /* what the partners wait for goes before the first round's local work */
-        start_forward(r);
-    }
+    if (r->state == S_SETUP && r->counts_got >= r->incoming && r->setup_open == 0)
+        start_forward(r); /* (what the setup sent is out: start and every delivery flush) */
     if (r->state == S_ROUND)
         progress_round(r);
     if (r->state == S_FWD) {
