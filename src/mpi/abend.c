@@ -319,10 +319,17 @@ static uint64_t snapshot(const char *why, st_thread_t *const *threads, size_t nt
     kit.nprops = c >= 0 ? nprops[c] : 0;
     if (c >= 0 && point_slot[c] >= 0)
         dump_point(&kit.props[point_slot[c]]);
-    if (kit.nprops) {
+    if (kit.nprops) { /* END = why, and the MPI_Finalize phase it cut short ("SIGTERM during writing the archive ...") */
         st_kv_t *end = &kit.props[kit.nprops - 1];
-        size_t n = strnlen(why, sizeof end->value - 1);
-        memcpy(end->value, why, n);
+        line_t l = { .len = 0 };
+        add(&l, why);
+        const char *in = st_polite_doing_now();
+        if (in) {
+            add(&l, " during ");
+            add(&l, in);
+        }
+        size_t n = l.len < sizeof end->value - 1 ? l.len : sizeof end->value - 1;
+        memcpy(end->value, l.buf, n);
         end->value[n] = 0;
     }
     return total;

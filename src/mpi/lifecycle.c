@@ -344,6 +344,7 @@ static void finish_and_write(void)
     t[0] = mono_ms();
     st_polite_doing("the clock synchronization at MPI_Finalize");
     st_clock_finalize_sync();
+    st_polite_doing("preparing the trace at MPI_Finalize");
     t[1] = mono_ms();
     if (st_collect_rankdata(&rd, 0) != 0) {
         st_log_error("out of memory collecting the trace; no archive written");

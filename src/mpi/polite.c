@@ -25,6 +25,8 @@ static const char *volatile noticed; /* the phase already reported */
 
 void st_polite_doing(const char *what) { doing = what; }
 
+const char *st_polite_doing_now(void) { return doing; }
+
 static double now_s(void)
 {
     struct timespec ts;

@@ -20,6 +20,8 @@
  */
 #define ST_POLITE_NOTICE_S 5
 void st_polite_doing(const char *what);
+/* The phase st_polite_doing() last set, or NULL. Async-signal-safe: the abnormal-end dump names it. */
+const char *st_polite_doing_now(void);
 
 /* Waits for req; returns the MPI error code. */
 int st_polite_wait(MPI_Request *req, MPI_Status *status);

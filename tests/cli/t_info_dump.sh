@@ -51,6 +51,24 @@ S
 run_st info "$ST_TMP/incomplete"
 has "incomplete:      yes (the run ended without MPI_Finalize)"
 
+# A dump's reason (SYNCTRACE::END, with the MPI_Finalize phase it cut short); "?": none was written.
+mk ended <<'S'
+ranks 1
+prop SYNCTRACE::INCOMPLETE true
+prop SYNCTRACE::END MPI_Abort
+0.0 10 enter main
+S
+run_st info "$ST_TMP/ended"
+has "incomplete:      yes (ended by MPI_Abort)"
+mk unknown <<'S'
+ranks 1
+prop SYNCTRACE::INCOMPLETE true
+prop SYNCTRACE::END ?
+0.0 10 enter main
+S
+run_st info "$ST_TMP/unknown"
+has "incomplete:      yes (the run ended without MPI_Finalize)"
+
 # Text dump: golden output (times relative to the global offset 500; ties by location).
 run_st dump "$ST_TMP/small"
 assert_eq "dump exit" 0 "$RC"

@@ -6,7 +6,8 @@
 #  - the archive was complete before the signal: traces.otf2 marked complete, no dumps;
 #  - it was not: every rank's raw dump, a message on stderr, `synctrace recover` makes an
 #    archive marked incomplete holding every event of the run (a dump is taken from the
-#    recording buffers, never from the corrected copy CLC and the analysis work on);
+#    recording buffers, never from the corrected copy CLC and the analysis work on), and
+#    `synctrace info` says it ended by SIGTERM and in which phase of MPI_Finalize;
 #  - the signal came while the ranks agreed that the archive was complete: the complete
 #    archive and the dumps, and `synctrace recover` explains that instead of rebuilding;
 #  - it came while a rank still wrote its events, after rank 0 had written the anchor file:
@@ -79,8 +80,15 @@ for k in 0 1 2 3 4 5 6 7; do
         info_incomplete "$dir"
         got=$(awk '$1 == "events:" {print $2}' "$ST_TMP/info.txt")
         assert_eq "moment $k (+$d s): events of the recovered archive" "$events" "$got"
+        # info names the signal and the MPI_Finalize phase it cut short (none before the tool's first phase)
+        ended=$(sed -n 's/^incomplete: *yes (ended by \(SIGTERM.*\))$/\1/p' "$ST_TMP/info.txt")
+        [ -n "$ended" ] || fail "moment $k (+$d s): info does not say the run ended by SIGTERM: $(grep '^incomplete' "$ST_TMP/info.txt")"
+        case $ended in
+        SIGTERM | "SIGTERM during "*" at MPI_Finalize") ;;
+        *) fail "moment $k (+$d s): unexpected end: $ended" ;;
+        esac
         dumped=$((dumped + 1))
-        note "+$d s: dumped, recovered $got events$([ $cut = 0 ] || echo " (over the archive the signal cut short)")"
+        note "+$d s: dumped ($ended), recovered $got events$([ $cut = 0 ] || echo " (over the archive the signal cut short)")"
     else
         [ -f "$dir/traces.otf2" ] || fail "moment $k (+$d s): neither an archive nor dumps: $(ls "$dir" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
         info_complete "$dir"
