@@ -197,18 +197,22 @@ static int build_tree(an_ctx_t *c)
     int rc = 0;
     for (uint32_t l = 0; l < c->in->nlocs; l++)
         nmax = c->in->locs[l].n > nmax ? c->in->locs[l].n : nmax;
-    uint64_t *stack = st_clc_malloc(sizeof *stack * (nmax + 1));
+    /* The arrays before the stack: they fill all their pages, the stack only its first few, so
+     * they are the ones that should get the free blocks of the heap (fresh pages are faults). */
+    for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
+        an_loc_t *A = &c->loc[l];
+        uint64_t n = c->in->locs[l].n + 1;
+        if (!(A->w = st_clc_malloc(sizeof *A->w * n)) || !(A->t = st_clc_malloc(sizeof *A->t * n)))
+            rc = -1;
+    }
+    uint64_t *stack = rc ? NULL : st_clc_malloc(sizeof *stack * (nmax + 1));
     an_tacc_t acc = { 0 };
     if (!stack || an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) == ST_AN_NO_CNODE || tacc_fit(&acc, 0) ||
         !(c->tsum = calloc(c->in->nlocs + 1, sizeof *c->tsum)))
         rc = -1;
     for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
         an_loc_t *A = &c->loc[l];
-        uint64_t n = c->in->locs[l].n + 1;
-        if (!(A->w = st_clc_malloc(sizeof *A->w * n)) || !(A->t = st_clc_malloc(sizeof *A->t * n)))
-            rc = -1;
-        else
-            rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired, c, l, &acc);
+        rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired, c, l, &acc);
         if (rc == 0 && !(c->tsum[l].v = malloc(sizeof *acc.v * 2 * t.n)))
             rc = -1;
         if (rc == 0) { /* the location's sums (its cnodes are among the first t.n), for the values once the tree is complete */
