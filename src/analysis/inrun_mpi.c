@@ -48,7 +48,7 @@ static int crowded_host(MPI_Comm comm, const st_rankdata_t *rd)
     return on_host > ncpu;
 }
 
-void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_an_inrun_t *a)
+void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *derived, st_an_inrun_t *a)
 {
     memset(a, 0, sizeof *a);
     if (st_config.analyze != ST_ANALYZE_ON)
@@ -73,6 +73,7 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_an_inrun_t *a)
         return;
     }
     in.sync = st_clc_sync_regions, in.nsync = ST_CLC_NSYNC;
+    in.derived = derived && derived->g.inst ? derived : NULL;
     for (int r = 0; r < n; r++)
         owner[r] = r; /* each rank analyses its own locations */
     int rc = st_an_par_run_mpi(toolworld, &in, owner, crowded, &a->res, &a->locs);

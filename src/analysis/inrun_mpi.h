@@ -32,7 +32,9 @@ typedef struct st_an_inrun {
     int            clc_off;
 } st_an_inrun_t;
 
-void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_an_inrun_t *a);
+/* derived (may be NULL): CLC's derivation of this rank's logical messages (st_clc_run_mpi),
+ * taken instead of deriving them again; emptied. */
+void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *derived, st_an_inrun_t *a);
 void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written);
 
 #endif

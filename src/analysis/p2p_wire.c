@@ -72,7 +72,7 @@ static int remote(const st_clc_endpoint_t *e, const int32_t *owner, int32_t nran
 
 /* Per destination and role: the size of its record, then where its current run's head and
  * its next values go (offsets into the destination's buffer). */
-typedef struct dest {
+typedef struct an_pw_dest {
     size_t         words[2];
     an_pw_run_t    last[2]; /* the current run (n = 0: none) */
     size_t         head[2], at[2];
@@ -148,50 +148,90 @@ static int keep_end(an_pwire_t *w, const st_clc_endpoint_t *e, int role)
     return 0;
 }
 
-int an_pwire_derive(an_pwire_t *w, const an_ctx_t *c, st_clc_epvec_t *ep, const int32_t *owner, int32_t nranks,
-                    int32_t me, st_xchg_out_t *out)
+int an_pwire_begin(an_pwire_t *w, const int32_t *owner, int32_t nranks, int32_t me, int32_t nprocs, size_t most)
 {
     memset(w, 0, sizeof *w);
-    int32_t nprocs = out->nranks, q;
-    dest_t *d = calloc((size_t)nprocs + 1, sizeof *d);
-    if (!d)
-        return -1;
-    size_t n[2] = { 0, 0 };
-    for (size_t k = 0; k < ep->n; k++) /* counted first: exact arrays and records */
-        if (remote(&ep->v[k], owner, nranks, me, &q)) {
-            int role = ep->v[k].role == ST_CLC_SEND ? SEND : RECV;
-            n[role]++;
-            count_end(&d[q], role, ep->v[k].key);
-        }
-    w->send = st_clc_malloc(sizeof *w->send * (n[SEND] + 1));
-    w->recv = st_clc_malloc(sizeof *w->recv * (n[RECV] + 1));
-    int rc = w->send && w->recv ? open_records(out, d, nprocs) : -1;
+    w->owner = owner, w->nranks = nranks, w->me = me, w->nprocs = nprocs;
+    w->dest = calloc((size_t)nprocs + 1, sizeof *w->dest);
+    /* room for the most ends of each role: only the pages written become memory (an_pwire_open shrinks) */
+    w->send = st_clc_malloc(sizeof *w->send * (most + 1));
+    w->recv = st_clc_malloc(sizeof *w->recv * (most + 1));
+    w->most = most;
+    return w->dest && w->send && w->recv ? 0 : -1;
+}
+
+int an_pwire_take(an_pwire_t *w, const st_clc_endpoint_t *ep, size_t n, st_clc_endpoint_t *rest, size_t *nrest)
+{
+    int rc = 0;
+    int32_t q;
     size_t keep = 0;
-    for (size_t k = 0; rc == 0 && k < ep->n; k++) {
-        const st_clc_endpoint_t *e = &ep->v[k];
-        if (k + AN_PREFETCH_AHEAD < ep->n) { /* a send's call word and time too */
-            const st_clc_ref_t *ahead = &ep->v[k + AN_PREFETCH_AHEAD].ref;
-            an_prefetch_event(c, ahead->loc, ahead->ev);
-            if (ep->v[k + AN_PREFETCH_AHEAD].role == ST_CLC_SEND) {
-                __builtin_prefetch(&c->loc[ahead->loc].w[ahead->ev]);
-                __builtin_prefetch(&c->loc[ahead->loc].t[ahead->ev]);
-            }
-        }
-        if (!remote(e, owner, nranks, me, &q)) {
-            ep->v[keep++] = *e;
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        const st_clc_endpoint_t *e = &ep[k];
+        if (!remote(e, w->owner, w->nranks, w->me, &q)) {
+            rest[keep++] = *e; /* rest may be ep: written at or before where it is read */
             continue;
         }
         int role = e->role == ST_CLC_SEND ? SEND : RECV;
-        put_end(c, e, role, out, q, d);
-        rc = keep_end(w, e, role);
+        if ((role == SEND ? w->nsend : w->nrecv) == w->most)
+            rc = -1; /* more than an_pwire_begin was told */
+        else
+            count_end(&w->dest[q], role, e->key), rc = keep_end(w, e, role);
     }
+    *nrest = keep;
+    return rc;
+}
+
+int an_pwire_open(an_pwire_t *w, st_xchg_out_t *out)
+{
+    an_pw_end_t *v = st_clc_realloc(w->send, sizeof *v * (w->nsend + 1));
+    w->send = v ? v : w->send;
+    v = st_clc_realloc(w->recv, sizeof *v * (w->nrecv + 1));
+    w->recv = v ? v : w->recv;
+    return open_records(out, w->dest, w->nprocs);
+}
+
+void an_pwire_write(an_pwire_t *w, const an_ctx_t *c, st_xchg_out_t *out)
+{
+    for (int role = SEND; role <= RECV; role++) {
+        const an_pw_runs_t *runs = role == SEND ? &w->lsend : &w->lrecv;
+        const an_pw_end_t *ends = role == SEND ? w->send : w->recv;
+        size_t nends = role == SEND ? w->nsend : w->nrecv;
+        for (size_t i = 0; i < runs->n; i++) {
+            const an_pw_run_t *r = &runs->v[i];
+            st_clc_endpoint_t e = { .key = { r->chan[0], r->chan[1], r->chan[2], 0 },
+                                    .role = role == SEND ? ST_CLC_SEND : ST_CLC_RECV, .kind = ST_CLC_P2P };
+            int32_t q = partner_owner(&e, w->owner, w->nranks);
+            for (size_t j = 0; j < r->n; j++) {
+                size_t at = r->at + j;
+                if (at + AN_PREFETCH_AHEAD < nends) { /* a send's call word and time too */
+                    const an_pw_end_t *ahead = &ends[at + AN_PREFETCH_AHEAD];
+                    an_prefetch_event(c, ahead->loc, ahead->ev);
+                    if (role == SEND) {
+                        __builtin_prefetch(&c->loc[ahead->loc].w[ahead->ev]);
+                        __builtin_prefetch(&c->loc[ahead->loc].t[ahead->ev]);
+                    }
+                }
+                e.key[3] = r->k0 + j;
+                e.ref = (st_clc_ref_t){ .loc = ends[at].loc, .ev = ends[at].ev };
+                put_end(c, &e, role, out, q, w->dest);
+            }
+        }
+    }
+}
+
+int an_pwire_derive(an_pwire_t *w, st_clc_epvec_t *ep, const int32_t *owner, int32_t nranks, int32_t me,
+                    st_xchg_out_t *out)
+{
+    size_t keep = ep->n;
+    int rc = an_pwire_begin(w, owner, nranks, me, out->nranks, ep->n);
+    rc = rc ? rc : an_pwire_take(w, ep->v, ep->n, ep->v, &keep);
+    rc = rc ? rc : an_pwire_open(w, out);
     if (rc == 0 && keep < ep->n) { /* the memory of the ends taken out goes back to the loan (mem.h) */
         st_clc_endpoint_t *v = st_clc_realloc(ep->v, sizeof *v * (keep + 1));
         if (v)
             ep->v = v, ep->cap = keep + 1;
         ep->n = keep;
     }
-    free(d);
     return rc;
 }
 
@@ -297,5 +337,6 @@ void an_pwire_free(an_pwire_t *w)
 {
     st_clc_free(w->send), st_clc_free(w->recv), st_clc_free(w->got_send), st_clc_free(w->got_recv);
     st_clc_free(w->lsend.v), st_clc_free(w->lrecv.v), st_clc_free(w->rsend.v), st_clc_free(w->rrecv.v);
+    free(w->dest);
     memset(w, 0, sizeof *w);
 }

@@ -50,16 +50,33 @@ typedef struct an_pwire {
     an_pw_runs_t rsend, rrecv;      /* runs that arrived: remote sends (for our receives), receives */
     uint64_t    *got_send, *got_recv; /* their values */
     size_t       ngot_send, ngot_recv, cap_send, cap_recv;
+    /* while the ends are taken (an_pwire_begin .. an_pwire_write) */
+    struct an_pw_dest *dest;        /* per process: its records' sizes and current runs */
+    const int32_t     *owner;
+    int32_t            nranks, me, nprocs;
+    size_t             most;        /* room in send and recv */
 } an_pwire_t;
 
 /*
  * Takes the point-to-point endpoints of ep whose partner's rank is owned by another process
  * (owner[rank], ranks [0, nranks); this one is me) out of ep (the rest keeps its order) and
- * writes their runs into out (per destination: one record of sends, one of receives).
- * c: the analysis context of this process's locations (an_begin done). 0, or -1 (memory).
+ * opens their records in out (per destination: one record of sends, one of receives), to be
+ * filled by an_pwire_write. 0, or -1 (memory).
  */
-int an_pwire_derive(an_pwire_t *w, const an_ctx_t *c, st_clc_epvec_t *ep, const int32_t *owner, int32_t nranks,
-                    int32_t me, st_xchg_out_t *out);
+int an_pwire_derive(an_pwire_t *w, st_clc_epvec_t *ep, const int32_t *owner, int32_t nranks, int32_t me,
+                    st_xchg_out_t *out);
+
+/* The same in steps, for endpoints that come in parts (CLC's derivation, st_clc_derived_read):
+ * an_pwire_begin (most: at most that many ends of each role will be taken; nprocs: out's
+ * processes); an_pwire_take for every part in order, which copies the endpoints that stay to
+ * rest (*nrest of them; rest may be ep); an_pwire_open. 0, or -1 (memory, more than most). */
+int an_pwire_begin(an_pwire_t *w, const int32_t *owner, int32_t nranks, int32_t me, int32_t nprocs, size_t most);
+int an_pwire_take(an_pwire_t *w, const st_clc_endpoint_t *ep, size_t n, st_clc_endpoint_t *rest, size_t *nrest);
+int an_pwire_open(an_pwire_t *w, st_xchg_out_t *out);
+
+/* Then, c being the analysis context of this process's locations (an_begin done; the endpoints
+ * need not be kept until then): the values of the taken ends into their records. */
+void an_pwire_write(an_pwire_t *w, const an_ctx_t *c, st_xchg_out_t *out);
 
 /* A record that arrived (header h, payload rd): 1 taken, 0 not a point-to-point record,
  * -1 malformed or out of memory. */

@@ -83,9 +83,35 @@ static int build_graph(st_an_par_t *p)
         if (v->v[k].kind != ST_CLC_COLL)
             v->v[n++] = v->v[k];
     v->n = n;
-    int rc = st_clc_graph_join(v->v, v->n, p->in->nlocs, 0, &p->g);
-    st_clc_epvec_free(v);
+    /* the instances in the endpoints' block (none: no block to take) */
+    int rc = st_clc_graph_join(v->v, v->n, p->in->nlocs, v->v ? ST_CLC_JOIN_TAKE : 0, &p->g);
+    *v = (st_clc_epvec_t){ 0 };
     return rc;
+}
+
+/* The endpoints CLC derived in the run (instead of deriving them again), read in parts that
+ * stay in the cache: those with a partner in another process are taken for its records
+ * (p2p_wire.h), the others go to p->ep. */
+static int take_derived(st_an_par_t *p, st_clc_derived_t *d, const int32_t *owner)
+{
+    enum { PART = 2048 };
+    size_t most = st_clc_derived_count(d), n, kept;
+    st_clc_endpoint_t *buf = malloc(sizeof *buf * PART);
+    /* room for all: only the pages written become memory, and the block is shrunk to them */
+    int rc = buf && (p->ep.v = st_clc_malloc(sizeof *p->ep.v * (most + 1))) ? 0 : -1;
+    p->ep.cap = most + 1;
+    rc = rc ? rc : an_pwire_begin(&p->pw, owner, p->in->nranks, p->me, p->nprocs, d->g.nrefs);
+    st_clc_derived_pos_t pos = { 0 };
+    while (rc == 0 && (n = st_clc_derived_read(d, &pos, buf, PART)) > 0) {
+        rc = an_pwire_take(&p->pw, buf, n, buf, &kept);
+        if (rc == 0)
+            memcpy(p->ep.v + p->ep.n, buf, sizeof *buf * kept), p->ep.n += kept;
+    }
+    free(buf);
+    st_clc_endpoint_t *fit = rc ? NULL : st_clc_realloc(p->ep.v, sizeof *fit * (p->ep.n + 1));
+    if (fit)
+        p->ep.v = fit, p->ep.cap = p->ep.n + 1;
+    return rc ? rc : an_pwire_open(&p->pw, &p->out);
 }
 
 /* ---- the engine ------------------------------------------------------------------------------------ */
@@ -102,15 +128,25 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
     rc = rc ? rc : an_creduce_new(in, owner, me, nprocs, &p->cr);
     stamp_t t[5];
     stamp(&t[0]);
-    for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++) /* each owned rank once (locations are in rank order) */
+    /* The endpoints: CLC's in the run, else derived here. Those with a partner in another process
+     * leave p->ep before the calls' arrays are made, and CLC's are freed: their memory is the
+     * arrays' (at MPI_Finalize every new page is a fault). */
+    st_clc_derived_t *derived = in->derived && in->derived->g.nlocs == in->nlocs ? in->derived : NULL;
+    for (uint32_t l = 0; rc == 0 && !derived && l < in->nlocs; l++) /* each owned rank once (in rank order) */
         if (l == 0 || in->locs[l].rank != in->locs[l - 1].rank)
             rc = st_clc_endpoints(in, in->locs[l].rank, &p->ep, NULL);
+    if (rc == 0 && derived)
+        rc = take_derived(p, derived, owner);
+    else if (rc == 0)
+        rc = an_pwire_derive(&p->pw, &p->ep, owner, in->nranks, me, &p->out);
+    if (in->derived)
+        st_clc_derived_free(in->derived);
     stamp(&t[1]);
     if (rc == 0)
         rc = an_begin(&p->c, in, &p->res); /* the calls, once: the exchange and the patterns read them */
     stamp(&t[2]);
     if (rc == 0)
-        rc = an_pwire_derive(&p->pw, &p->c, &p->ep, owner, in->nranks, me, &p->out);
+        an_pwire_write(&p->pw, &p->c, &p->out);
     if (rc == 0)
         rc = an_creduce_local(p->cr, &p->c, p->ep.v, p->ep.n);
     stamp(&t[3]);

@@ -904,6 +904,37 @@ static int emit_omp(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t 
     return PUSH(c->oside[type], o);
 }
 
+/* An OpenMP end whose every partner is on its own location: emitted, or with omit_self_ends
+ * kept aside for in->self_ends (or dropped without it). */
+static int emit_omp_self(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t l, uint64_t i, uint64_t time,
+                         uint8_t role)
+{
+    if (!c->in->omit_self_ends)
+        return emit_omp(c, type, k2, k3, l, i, time, role);
+    if (!c->in->self_ends)
+        return 0;
+    (void)time;
+    st_clc_self_end_t o = { .k2 = k2, .k3 = k3, .ev = i, .loc = l, .role = role };
+    return PUSH(c->in->self_ends->type[type], o);
+}
+
+st_clc_endpoint_t st_clc_self_endpoint(const st_clc_self_ends_t *s, unsigned type, size_t i)
+{
+    const st_clc_self_end_t *x = &s->type[type].v[i];
+    return (st_clc_endpoint_t){ /* as put_omp_end */
+        .key = { key0(type, 0), (uint32_t)s->rank, x->k2, x->k3 },
+        .ref = { .loc = x->loc, .order = 0, .ev = x->ev },
+        .role = x->role, .kind = ST_CLC_OMP, .shape = ST_CLC_PRODUCT, .mumask = ST_CLC_MU_PROC,
+    };
+}
+
+void st_clc_self_ends_free(st_clc_self_ends_t *s)
+{
+    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
+        st_clc_free(s->type[t].v);
+    memset(s, 0, sizeof *s);
+}
+
 /* Barrier ENTER -> LEAVE of the same (k-th) barrier of the innermost team, all threads. */
 static int omp_barrier(ctx_t *c, frame_t *f, uint32_t l, uint64_t i, uint64_t time, int enter)
 {
@@ -987,14 +1018,13 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
         return 0;
     case ST_EV_THREAD_TEAM_BEGIN: {
         int master = ol->st[ol->n - 1].team == e->id;
-        if (!(master && c->in->omit_self_ends))
-            rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_RECV);
+        rc = (master ? emit_omp_self : emit_omp)(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_RECV);
         return rc || master ? rc : frame_push(s, ol, e->id);
     }
     case ST_EV_THREAD_TEAM_END: {
         const frame_t *f = &ol->st[ol->n - 1];
-        if (!(f->team == e->id && f->forked && c->in->omit_self_ends))
-            rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_CLC_SEND);
+        rc = (f->team == e->id && f->forked ? emit_omp_self : emit_omp)(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i,
+                                                                           e->time, ST_CLC_SEND);
         frame_pop(ol, e->id);
         return rc;
     }
@@ -1029,7 +1059,8 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
         const omp_item_t *it = &v[i];
         uint64_t lock = it->b ^ it->a << 48; /* lock kinds have separate id spaces */
         if (it->type == L_ACQ) {
-            if (i != self && emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x, ST_CLC_RECV))
+            if ((i == self ? emit_omp_self : emit_omp)(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x,
+                                                       ST_CLC_RECV))
                 return -1;
             continue;
         }
@@ -1037,9 +1068,10 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
             j++;
         if (j >= s->locks.n || v[j].a != it->a || v[j].b != it->b || v[j].c <= it->c)
             continue;
-        if (c->in->omit_self_ends && v[j].loc == it->loc)
+        if (v[j].loc == it->loc)
             self = j;
-        else if (emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x, ST_CLC_SEND))
+        if ((self == j ? emit_omp_self : emit_omp)(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x,
+                                                   ST_CLC_SEND))
             return -1;
     }
     return 0;
@@ -1271,6 +1303,8 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         .proc = in->procs && rank >= 0 && rank < in->nranks ? &in->procs[rank] : &none,
     };
     scan_t s = { 0 };
+    if (in->self_ends)
+        in->self_ends->rank = rank;
     c.comm_nodes = st_clc_calloc(c.proc->ncomms ? c.proc->ncomms : 1, sizeof(nodeset_t));
     int rc = c.comm_nodes ? sync_prepare(&c) : -1;
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++)

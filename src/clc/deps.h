@@ -119,6 +119,13 @@ typedef struct st_clc_input {
      * constraint reads them; the CLC engine sets it (about a tenth of a hybrid trace's
      * endpoints), the analysis, which reads those ends, does not. */
     int    omit_self_ends;
+    /* With omit_self_ends: where the ends left out go (st_clc_self_ends_t), so that the in-run
+     * analysis, which reads them, can take CLC's derivation (st_clc_derived_t) instead of
+     * deriving again; NULL: dropped. */
+    struct st_clc_self_ends *self_ends;
+    /* The analysis only (st_an_par_new): the endpoints of in's locations, derived already (by CLC
+     * in the run); taken and emptied instead of deriving them. NULL: derive. */
+    struct st_clc_derived *derived;
 } st_clc_input_t;
 
 /* For every location of in: st_clc_times_alloc, then C (the events' times) into orig. 0, or -1. */
@@ -192,6 +199,28 @@ typedef struct st_clc_epvec {
     st_clc_endpoint_t *v;
     size_t             n, cap;
 } st_clc_epvec_t;
+
+/* The OpenMP ends omit_self_ends leaves out, kept compact (half an endpoint: the derivation is
+ * CLC's cost) by key type, each type in the order its ends were made; st_clc_self_endpoint
+ * makes the endpoint of one. */
+typedef struct st_clc_self_end {
+    uint64_t k2, k3; /* key[2], key[3] */
+    uint64_t ev;
+    uint32_t loc;
+    uint8_t  role;
+} st_clc_self_end_t;
+
+typedef struct st_clc_self_ends {
+    int32_t rank;
+    struct {
+        st_clc_self_end_t *v;
+        size_t             n, cap;
+    } type[ST_CLC_KEY_TYPES];
+} st_clc_self_ends_t;
+
+/* The endpoint of s->type[type].v[i] (time 0: nothing that reads these ends reads it). */
+st_clc_endpoint_t st_clc_self_endpoint(const st_clc_self_ends_t *s, unsigned type, size_t i);
+void st_clc_self_ends_free(st_clc_self_ends_t *s);
 
 /* Things the derivation had to skip; all zero for a consistent trace. */
 typedef struct st_clc_depstats {
@@ -290,6 +319,38 @@ int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g);
 int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_clc_graph_t *g);
 
 void st_clc_graph_free(st_clc_graph_t *g);
+
+/* ---- one derivation for CLC and the analysis ------------------------------------------------- */
+
+/*
+ * The logical messages of one process as the in-run CLC derived them, kept for the wait-state
+ * analysis that runs right after it: deriving them again sweeps every 64-byte event once more
+ * (at 10^6 events per rank about a third of the analysis). g: CLC's partial graph (instances
+ * and refs; the ports are not kept), which holds every endpoint the derivation emitted but the
+ * ones omit_self_ends left out, kept in self_ends.
+ */
+typedef struct st_clc_derived {
+    st_clc_graph_t     g;
+    st_clc_self_ends_t self_ends;
+} st_clc_derived_t;
+
+/* How many endpoints d holds. */
+size_t st_clc_derived_count(const st_clc_derived_t *d);
+
+/* Where st_clc_derived_read goes on ({ 0 }: the start). */
+typedef struct st_clc_derived_pos {
+    uint64_t k, j; /* instance, and end of it */
+    unsigned t;    /* self end: its type, and which of them */
+    size_t   s;
+} st_clc_derived_pos_t;
+
+/* The next (up to max) endpoints of d from *pos into buf, and *pos advanced: how many, 0 at the
+ * end. In order, they are the endpoints st_clc_endpoints (omit_self_ends 0) emits for d's
+ * process in the join's order (their time the graph's, ST_CLC_JOIN_TIMES, or 0; mumask the
+ * instance's). Read in parts: the whole would be a new array of 64 bytes per endpoint, and at
+ * MPI_Finalize every new page is a fault. */
+size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *buf, size_t max);
+void st_clc_derived_free(st_clc_derived_t *d);
 
 /* Ensures room for need elements of size elem in the realloc'd array *v of capacity *cap
  * (doubling, from 64); returns 0, or -1 when out of memory (*v unchanged). */

@@ -263,3 +263,84 @@ int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g)
     st_clc_epvec_free(&ep);
     return rc;
 }
+
+void st_clc_derived_free(st_clc_derived_t *d)
+{
+    st_clc_graph_free(&d->g);
+    st_clc_self_ends_free(&d->self_ends);
+}
+
+size_t st_clc_derived_count(const st_clc_derived_t *d)
+{
+    size_t n = d->g.nrefs;
+    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
+        n += d->self_ends.type[t].n;
+    return n;
+}
+
+/* Endpoint j of the graph's instance k (refs in the join's order, sends first). */
+static st_clc_endpoint_t graph_endpoint(const st_clc_graph_t *g, const st_clc_inst_t *in, uint64_t j)
+{
+    st_clc_endpoint_t e = { .ref = g->refs[j], .time = g->ref_time ? g->ref_time[j] : 0,
+                            .role = j < in->first + in->nsend ? ST_CLC_SEND : ST_CLC_RECV,
+                            .kind = in->kind, .shape = in->shape, .mumask = in->mumask };
+    memcpy(e.key, in->key, sizeof e.key);
+    return e;
+}
+
+/* The join's order of two self ends of one type and rank (the rest of their keys is equal). */
+static inline int cmp_self(const st_clc_self_end_t *x, const st_clc_self_end_t *y)
+{
+    int r;
+    if ((r = cmp_u64(x->k2, y->k2)) || (r = cmp_u64(x->k3, y->k3)) || (r = cmp_u64(x->role, y->role)) ||
+        (r = cmp_u64(x->loc, y->loc)))
+        return r;
+    return cmp_u64(x->ev, y->ev);
+}
+
+static int cmp_self_void(const void *a, const void *b) { return cmp_self(a, b); }
+ST_CLC_MSORT(sort_self, st_clc_self_end_t, cmp_self)
+
+/* The next self end at or after pos (by type, then in order) into *e: 0, or -1 when there is none. */
+static int next_self(const st_clc_self_ends_t *s, st_clc_derived_pos_t *pos, st_clc_endpoint_t *e)
+{
+    for (; pos->t < ST_CLC_KEY_TYPES; pos->t++, pos->s = 0)
+        if (pos->s < s->type[pos->t].n) {
+            *e = st_clc_self_endpoint(s, pos->t, pos->s);
+            return 0;
+        }
+    return -1;
+}
+
+size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *buf, size_t max)
+{
+    const st_clc_graph_t *g = &d->g;
+    st_clc_self_ends_t *self = &d->self_ends;
+    if (pos->k == 0 && pos->j == 0 && pos->t == 0 && pos->s == 0)
+        for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++) /* one pass where sorted already */
+            sort_self(self->type[t].v, self->type[t].n);
+    size_t n = 0;
+    st_clc_endpoint_t x;
+    int have = next_self(self, pos, &x) == 0;
+    /* the graph's instances are in key order and their refs in the join's: one merge */
+    for (; n < max && pos->k < g->ninst; pos->k++, pos->j = 0) {
+        const st_clc_inst_t *in = &g->inst[pos->k];
+        for (; n < max && pos->j < (uint64_t)in->nsend + in->nrecv; pos->j++) {
+            st_clc_endpoint_t e = graph_endpoint(g, in, in->first + pos->j);
+            while (n < max && have && cmp_ep(&x, &e) < 0) {
+                buf[n++] = x, pos->s++;
+                have = next_self(self, pos, &x) == 0;
+            }
+            if (n == max)
+                return n;
+            buf[n++] = e;
+        }
+        if (n == max && pos->j < (uint64_t)in->nsend + in->nrecv)
+            return n;
+    }
+    while (n < max && have) {
+        buf[n++] = x, pos->s++;
+        have = next_self(self, pos, &x) == 0;
+    }
+    return n;
+}

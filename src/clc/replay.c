@@ -2688,6 +2688,16 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     return 0;
 }
 
+void st_clc_replay_keep(st_clc_replay_t *r, st_clc_derived_t *d)
+{
+    st_clc_graph_free(&d->g);
+    st_clc_graph_t *g = &r->g;
+    d->g = (st_clc_graph_t){ .ninst = g->ninst, .inst = g->inst, .nrefs = g->nrefs, .refs = g->refs,
+                             .nlocs = g->nlocs, .ds = g->ds };
+    st_clc_free(g->port_first), st_clc_free(g->ports);
+    g->inst = NULL, g->refs = NULL, g->port_first = NULL, g->ports = NULL; /* ninst stays: st_clc_replay_free reads it */
+}
+
 void st_clc_replay_free(st_clc_replay_t *r)
 {
     if (!r)

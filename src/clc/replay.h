@@ -40,6 +40,7 @@
  *   st_clc_replay_start(r, n)         n = how many ranks flagged this one (a reduce-scatter)
  *   loop: st_clc_replay_progress(r); deliver what arrives; until ST_CLC_REPLAY_DONE
  *   st_clc_replay_stats(r, &s)        this rank's share (merge over ranks: st_clc_stats_merge)
+ *   st_clc_replay_keep(r, &d)         optional: the derivation, for the analysis
  *   st_clc_replay_free(r)
  * Afterwards in->locs[].ev[].time hold LC and in->locs[].orig the original C (allocated
  * by the engine for the locations where something moved, NULL elsewhere; freed by the
@@ -108,6 +109,11 @@ void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n);
 /* This rank's statistics (valid after DONE): violations counted at the receiving
  * rank, moved events and deviations of its own locations. */
 void st_clc_replay_stats(const st_clc_replay_t *r, st_clc_stats_t *s);
+
+/* Hands the derivation over (after DONE; deps.h, st_clc_derived_t): d->g takes the graph's
+ * instances and refs, which the engine then no longer has. in->self_ends, when the caller set
+ * it for st_clc_replay_new, holds the rest. */
+void st_clc_replay_keep(st_clc_replay_t *r, st_clc_derived_t *d);
 
 void st_clc_replay_free(st_clc_replay_t *r);
 

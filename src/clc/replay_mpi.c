@@ -182,15 +182,18 @@ static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 
 /* Runs the engine; 0 when this rank completed its part. */
 /* rounds: bulk rounds until convergence, -(rounds tried) when the replay was needed, 0: replay only. */
+/* keep (may be NULL): gets the derivation when this rank completed (st_clc_replay_keep). */
 static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
-                      double t_start, int crowded, int *rounds)
+                      double t_start, int crowded, int *rounds, st_clc_derived_t *keep)
 {
     st_xmpi_t m;
     int ok = st_xmpi_init(&m, comm) == 0, all_ok = 0, started = 0;
     st_xchg_net_t net = st_xmpi_net(&m);
     st_clc_replay_t *r = NULL;
     double c0 = cpu_ms();
+    in->self_ends = keep ? &keep->self_ends : NULL;
     ok = ok && st_clc_replay_new(p, in, rank, &net, &r) == 0;
+    in->self_ends = NULL;
     if (ok) {
         st_clc_replay_on_moved(r, keep_orig, NULL);
         st_clc_replay_set_rounds(r, (int)(st_config.clc_rounds < 200 ? st_config.clc_rounds : 200));
@@ -209,6 +212,8 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     if (ok) {
         st_clc_replay_stats(r, s);
         *rounds = st_clc_replay_rounds(r);
+        if (keep)
+            st_clc_replay_keep(r, keep);
     }
     if (started) /* every rank that started takes part in the drain */
         ok = st_xmpi_finish(&m, ok, rank, crowded, "CLC");
@@ -229,7 +234,7 @@ static void report(st_rankdata_t *rd, const st_clc_stats_t *t, const double *ms)
                 t->violations.violated[ST_CLC_COLL], t->violations.violated[ST_CLC_OMP], ms[0]);
 }
 
-int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
+int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *keep)
 {
     st_clc_params_t p;
     char err[200];
@@ -273,11 +278,13 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd)
         return -1;
     }
     st_clc_stats_t mine = { 0 }, total = { 0 };
-    int rounds = 0, ok = run_engine(comm, &p, &in, rank, &mine, t0, crowded, &rounds) == 0, all_ok = 0;
+    int rounds = 0, ok = run_engine(comm, &p, &in, rank, &mine, t0, crowded, &rounds, keep) == 0, all_ok = 0;
     if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok)
         st_clc_restore_orig(&in);
+    if (!all_ok && keep)
+        st_clc_derived_free(keep);
     double ms[2] = { (mono_s() - t0) * 1e3, cpu_ms() - c0 }, ms_max[2] = { ms[0], ms[1] };
     st_log_debug("CLC: %.1f ms, %.1f ms CPU", ms[0], ms[1]);
     if (PMPI_Ireduce(ms, ms_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm, &req) == MPI_SUCCESS)

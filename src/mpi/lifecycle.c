@@ -358,11 +358,13 @@ static void finish_and_write(void)
     lend_idle_buffers();
     t[2] = mono_ms();
     st_polite_doing("the CLC correction at MPI_Finalize");
-    st_clc_run_mpi(st_tool_comm, &rd);
+    st_clc_derived_t derived = { 0 }; /* CLC's logical messages, which the analysis takes instead of deriving them */
+    st_clc_run_mpi(st_tool_comm, &rd, st_config.analyze == ST_ANALYZE_ON ? &derived : NULL);
     t[3] = mono_ms();
     st_an_inrun_t analysis;
     st_polite_doing("the wait-state analysis at MPI_Finalize");
-    st_an_inrun_run(st_tool_comm, &rd, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
+    st_an_inrun_run(st_tool_comm, &rd, &derived, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
+    st_clc_derived_free(&derived);
     return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));

@@ -15,7 +15,9 @@
  * blocks of ranks, or all) and the merged report must equal the serial one exactly; collectives
  * over trees of several levels (5, 8, 13 ranks: sub-communicators, an intercommunicator, scans,
  * nonblocking ones, MPI_Init / MPI_Finalize, an instance skipped) and the message pattern of their
- * reduction (32 processes: tree neighbours only).
+ * reduction (32 processes: tree neighbours only). With one process per rank the parallel analysis
+ * also runs on CLC's derivation as the in-run CLC hands it over (the ends it leaves out kept aside,
+ * its partial graph read back as endpoints) and must again equal the serial one.
  */
 /* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/trace/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
@@ -63,9 +65,46 @@ static uint32_t same_path(const st_an_result_t *m, const uint32_t *map, uint32_t
     return ST_AN_NO_CNODE;
 }
 
-/* Analyses in with np processes (process of rank r: r * np / nranks) and compares with R. */
-static void parallel(const st_clc_input_t *in, int np)
+static int cmp_endpoint(const void *a, const void *b) { return st_clc_endpoint_cmp(a, b); }
+
+/* Rank r's logical messages as the in-run CLC leaves them for the analysis (replay.c: the ends
+ * whose partners are all on their own location kept aside, the partial join, st_clc_replay_keep). */
+static void clc_derived(st_clc_input_t *in, int32_t r, st_clc_derived_t *d)
 {
+    st_clc_epvec_t ep = { 0 };
+    memset(d, 0, sizeof *d);
+    in->omit_self_ends = 1, in->self_ends = &d->self_ends;
+    CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
+    in->omit_self_ends = 0, in->self_ends = NULL;
+    unsigned take = ep.v ? ST_CLC_JOIN_TAKE : 0; /* (CLC's rank always has endpoints: MPI_Init) */
+    CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | take | ST_CLC_JOIN_TIMES, &d->g) == 0);
+    st_clc_free(d->g.ports), st_clc_free(d->g.port_first);
+    d->g.ports = NULL, d->g.port_first = NULL;
+    /* read back, they are the endpoints the analysis derives itself, in the join's order (the
+     * times are the graph's; the mu classes the instances', which the analysis does not read) */
+    st_clc_epvec_t own = { 0 };
+    CHECK(st_clc_endpoints(in, r, &own, NULL) == 0);
+    if (own.n > 1)
+        qsort(own.v, own.n, sizeof *own.v, cmp_endpoint);
+    st_clc_endpoint_t buf[3];
+    st_clc_derived_pos_t pos = { 0 };
+    size_t n, k = 0;
+    while ((n = st_clc_derived_read(d, &pos, buf, 3)) > 0) /* in parts that end anywhere */
+        for (size_t i = 0; i < n; i++, k++) {
+            CHECK(k < own.n);
+            st_clc_endpoint_t a = own.v[k], b = buf[i];
+            a.time = b.time = 0, a.mumask = b.mumask = 0;
+            CHECK(!memcmp(&a, &b, sizeof a));
+        }
+    CHECK(k == own.n);
+    st_clc_epvec_free(&own);
+}
+
+/* Analyses in with np processes (process of rank r: r * np / nranks) and compares with R.
+ * clc (one process per rank): each takes CLC's derivation instead of deriving (the in-run way). */
+static void parallel(const st_clc_input_t *in, int np, int clc)
+{
+    st_clc_derived_t derived[64];
     int32_t owner[64], ids[64];
     st_clc_input_t part[64];
     st_clc_loc_t locs[64][64];
@@ -84,6 +123,11 @@ static void parallel(const st_clc_input_t *in, int np)
                     if (owner[r] == q && in->locs[l].rank == r && in->locs[l].thread == th)
                         locs[q][part[q].nlocs++] = in->locs[l];
         ids[q] = q;
+        if (clc) {
+            CHECK(np == in->nranks);
+            clc_derived(&part[q], q, &derived[q]);
+            part[q].derived = &derived[q];
+        }
         st_xchg_net_t net = { pool_send, &ids[q] };
         CHECK(st_an_par_new(&part[q], owner, q, np, &net, &e[q]) == 0);
         st_an_par_partners(e[q], flags[q]);
@@ -151,7 +195,8 @@ static void analyse(void)
     CHECK(st_clc_graph_build(&in, &g) == 0);
     CHECK(st_an_run(&in, &g, &R) == 0);
     for (int np = 1; np <= in.nranks; np++)
-        parallel(&in, np);
+        parallel(&in, np, 0);
+    parallel(&in, in.nranks, 1);
     /* the JSON writer accepts every result (values checked by t_analyze_waits) */
     FILE *f = tmpfile();
     CHECK(f && st_an_write_json(f, &R, &in, 1000000000u) == 0);
@@ -1173,10 +1218,52 @@ static void test_wire_volume(void)
     done();
 }
 
+/*
+ * The OpenMP ends the in-run CLC leaves out of its derivation (a team master's TEAM_BEGIN and
+ * TEAM_END; a lock released and next acquired by the same thread) reach the analysis that takes
+ * CLC's derivation (analyse: parallel with it == serial). One process: the master holds lock 4
+ * twice (120-130, 150-160: the second acquisition's release is its own), w waits from 135 to 170
+ * for the second release.
+ */
+static void test_clc_self_ends(void)
+{
+    enum { PAR = ST_REGION_OMP_PARALLEL, SET = ST_REGION_OMP_SET_LOCK, MAIN = ST_REGION_PROGRAM,
+           ACQ = ST_EV_THREAD_ACQUIRE_LOCK, REL = ST_EV_THREAD_RELEASE_LOCK };
+    tb_init(&t, 1, 0);
+    uint32_t m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1);
+    enter(m, 0, MAIN);
+    omp_ev(m, ST_EV_THREAD_FORK, 100, 3);
+    omp_ev(m, ST_EV_THREAD_TEAM_BEGIN, 104, 3);
+    enter(m, 106, PAR);
+    enter(m, 110, SET);
+    lock_ev(m, ACQ, 120, 1, 4, 1);
+    leave(m, 121, SET);
+    lock_ev(m, REL, 130, 1, 4, 1);
+    enter(m, 140, SET);
+    lock_ev(m, ACQ, 150, 1, 4, 2);
+    leave(m, 151, SET);
+    lock_ev(m, REL, 160, 1, 4, 2);
+    leave(m, 200, PAR);
+    omp_ev(m, ST_EV_THREAD_TEAM_END, 201, 3);
+    omp_ev(m, ST_EV_THREAD_JOIN, 230, 3);
+    leave(m, 300, MAIN);
+    omp_ev(w, ST_EV_THREAD_TEAM_BEGIN, 102, 3);
+    enter(w, 103, PAR);
+    enter(w, 135, SET);
+    lock_ev(w, ACQ, 170, 1, 4, 3);
+    leave(w, 171, SET);
+    lock_ev(w, REL, 180, 1, 4, 3);
+    leave(w, 220, PAR);
+    omp_ev(w, ST_EV_THREAD_TEAM_END, 221, 3);
+    analyse();
+    done();
+}
+
 int main(void)
 {
     test_metric_table();
     test_metric_tree();
+    test_clc_self_ends();
     test_icoll();
     test_icoll_intercomm();
     test_tree_and_late_sender();
