@@ -6,8 +6,9 @@
  * parameters, corrects this rank's locations in parallel with the others (replay.h) and records
  * parameters and statistics as clc.* properties. With SYNCTRACE_CLC=off it only records the
  * parameters (for `synctrace clc`). Returns 0, or -1 when the timestamps were left uncorrected.
- * keep (may be NULL): when the correction succeeded, its derivation of this rank's logical
- * messages (deps.h), for the in-run analysis; else left empty. Free with st_clc_derived_free.
+ * keep (may be NULL): when the correction succeeded and moved none of this rank's events, its
+ * derivation of this rank's logical messages (deps.h), for the in-run analysis; else left empty.
+ * Free with st_clc_derived_free.
  *
  * st_clc_run_local() corrects a program that never called MPI_Init (OpenMP relations only),
  * sequentially, with the same parameters and statistics. Not collective.

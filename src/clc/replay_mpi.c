@@ -182,7 +182,7 @@ static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 
 /* Runs the engine; 0 when this rank completed its part. */
 /* rounds: bulk rounds until convergence, -(rounds tried) when the replay was needed, 0: replay only. */
-/* keep (may be NULL): gets the derivation when this rank completed (st_clc_replay_keep). */
+/* keep (may be NULL): gets the derivation when this rank completed and moved nothing (st_clc_replay_keep). */
 static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
                       double t_start, int crowded, int *rounds, st_clc_derived_t *keep)
 {
@@ -212,8 +212,10 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     if (ok) {
         st_clc_replay_stats(r, s);
         *rounds = st_clc_replay_rounds(r);
-        if (keep)
+        if (keep && s->moved == 0)
             st_clc_replay_keep(r, keep);
+        else if (keep) /* the derivation reads times (task switches): the analysis, on LC, derives again */
+            st_clc_derived_free(keep);
     }
     if (started) /* every rank that started takes part in the drain */
         ok = st_xmpi_finish(&m, ok, rank, crowded, "CLC");
