@@ -1018,13 +1018,14 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
         return 0;
     case ST_EV_THREAD_TEAM_BEGIN: {
         int master = ol->st[ol->n - 1].team == e->id;
-        rc = (master ? emit_omp_self : emit_omp)(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_RECV);
+        rc = master ? emit_omp_self(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_RECV)
+                    : emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_RECV);
         return rc || master ? rc : frame_push(s, ol, e->id);
     }
     case ST_EV_THREAD_TEAM_END: {
         const frame_t *f = &ol->st[ol->n - 1];
-        rc = (f->team == e->id && f->forked ? emit_omp_self : emit_omp)(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i,
-                                                                           e->time, ST_CLC_SEND);
+        rc = f->team == e->id && f->forked ? emit_omp_self(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_CLC_SEND)
+                                           : emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_CLC_SEND);
         frame_pop(ol, e->id);
         return rc;
     }
@@ -1059,8 +1060,8 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
         const omp_item_t *it = &v[i];
         uint64_t lock = it->b ^ it->a << 48; /* lock kinds have separate id spaces */
         if (it->type == L_ACQ) {
-            if ((i == self ? emit_omp_self : emit_omp)(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x,
-                                                       ST_CLC_RECV))
+            if (i == self ? emit_omp_self(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x, ST_CLC_RECV)
+                          : emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x, ST_CLC_RECV))
                 return -1;
             continue;
         }
@@ -1070,8 +1071,8 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
             continue;
         if (v[j].loc == it->loc)
             self = j;
-        if ((self == j ? emit_omp_self : emit_omp)(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x,
-                                                   ST_CLC_SEND))
+        if (self == j ? emit_omp_self(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x, ST_CLC_SEND)
+                      : emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x, ST_CLC_SEND))
             return -1;
     }
     return 0;
