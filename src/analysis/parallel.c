@@ -95,6 +95,8 @@ static int build_graph(st_an_par_t *p)
 static int take_derived(st_an_par_t *p, st_clc_derived_t *d, const int32_t *owner)
 {
     enum { PART = 2048 };
+    if (st_clc_self_ends_expand(&d->self_ends, p->in->locs))
+        return -1;
     size_t most = st_clc_derived_count(d), n, kept;
     st_clc_endpoint_t *buf = malloc(sizeof *buf * PART);
     /* room for all: only the pages written become memory, and the block is shrunk to them */

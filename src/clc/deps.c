@@ -914,8 +914,51 @@ static int emit_omp_self(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint
     if (!c->in->self_ends)
         return 0;
     (void)time;
+    st_clc_self_ends_t *s = c->in->self_ends;
+    int team = type == ST_CLC_KEY_OMP_FORK ? 0 : type == ST_CLC_KEY_OMP_JOIN ? 1 : -1;
+    if (team >= 0 && role == (team ? ST_CLC_SEND : ST_CLC_RECV) && k3 == 0 && k2 == c->in->locs[l].ev[i].id &&
+        i >> ST_CLC_SELF_EV_BITS == 0 && l >> (64 - ST_CLC_SELF_EV_BITS) == 0)
+        return PUSH(s->team[team], (uint64_t)l << ST_CLC_SELF_EV_BITS | i);
     st_clc_self_end_t o = { .k2 = k2, .k3 = k3, .ev = i, .loc = l, .role = role };
-    return PUSH(c->in->self_ends->type[type], o);
+    return PUSH(s->type[type], o);
+}
+
+static inline int cmp_self(const st_clc_self_end_t *x, const st_clc_self_end_t *y)
+{
+    int r;
+    if ((r = cmp_u64(x->k2, y->k2)) || (r = cmp_u64(x->k3, y->k3)) || (r = cmp_u64(x->role, y->role)) ||
+        (r = cmp_u64(x->loc, y->loc)))
+        return r;
+    return cmp_u64(x->ev, y->ev);
+}
+
+static int cmp_self_void(const void *a, const void *b) { return cmp_self(a, b); }
+ST_CLC_MSORT(sort_self, st_clc_self_end_t, cmp_self)
+
+int st_clc_self_ends_expand(st_clc_self_ends_t *s, const st_clc_loc_t *locs)
+{
+    static const unsigned type[2] = { ST_CLC_KEY_OMP_FORK, ST_CLC_KEY_OMP_JOIN };
+    for (int k = 0; k < 2; k++) {
+        const uint64_t *w = s->team[k].v;
+        size_t n = s->team[k].n;
+        if (n && st_clc_grow((void **)&s->type[type[k]].v, &s->type[type[k]].cap, s->type[type[k]].n + n,
+                             sizeof *s->type[type[k]].v))
+            return -1;
+        for (size_t j = 0; j < n; j++) {
+            uint64_t ev = w[j] & ((1ull << ST_CLC_SELF_EV_BITS) - 1);
+            uint32_t loc = (uint32_t)(w[j] >> ST_CLC_SELF_EV_BITS);
+            if (j + 16 < n) /* the events are far apart: each a cache miss */
+                __builtin_prefetch(&locs[w[j + 16] >> ST_CLC_SELF_EV_BITS]
+                                        .ev[w[j + 16] & ((1ull << ST_CLC_SELF_EV_BITS) - 1)]);
+            s->type[type[k]].v[s->type[type[k]].n++] = (st_clc_self_end_t){
+                .k2 = locs[loc].ev[ev].id, .ev = ev, .loc = loc, .role = k ? ST_CLC_SEND : ST_CLC_RECV };
+        }
+        st_clc_free(s->team[k].v);
+        s->team[k].v = NULL, s->team[k].n = s->team[k].cap = 0;
+    }
+    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++) /* one pass where sorted already */
+        sort_self(s->type[t].v, s->type[t].n);
+    return 0;
 }
 
 st_clc_endpoint_t st_clc_self_endpoint(const st_clc_self_ends_t *s, unsigned type, size_t i)
@@ -932,6 +975,7 @@ void st_clc_self_ends_free(st_clc_self_ends_t *s)
 {
     for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
         st_clc_free(s->type[t].v);
+    st_clc_free(s->team[0].v), st_clc_free(s->team[1].v);
     memset(s, 0, sizeof *s);
 }
 

@@ -200,9 +200,11 @@ typedef struct st_clc_epvec {
     size_t             n, cap;
 } st_clc_epvec_t;
 
-/* The OpenMP ends omit_self_ends leaves out, kept compact (half an endpoint: the derivation is
- * CLC's cost) by key type, each type in the order its ends were made; st_clc_self_endpoint
- * makes the endpoint of one. */
+/* The OpenMP ends omit_self_ends leaves out, kept aside (the derivation is CLC's cost, so in
+ * little memory): a team master's TEAM_BEGIN (fork) and TEAM_END (join), the most of them, as
+ * one word each in team[] (location << 40 | event; the team is the event's id), the rest (and
+ * those that do not fit the word) as records in type[], each in the order they were made.
+ * st_clc_self_ends_expand makes records of the words, st_clc_self_endpoint the endpoint of a record. */
 typedef struct st_clc_self_end {
     uint64_t k2, k3; /* key[2], key[3] */
     uint64_t ev;
@@ -210,13 +212,23 @@ typedef struct st_clc_self_end {
     uint8_t  role;
 } st_clc_self_end_t;
 
+#define ST_CLC_SELF_EV_BITS 40
+
 typedef struct st_clc_self_ends {
     int32_t rank;
     struct {
         st_clc_self_end_t *v;
         size_t             n, cap;
     } type[ST_CLC_KEY_TYPES];
+    struct {
+        uint64_t *v;
+        size_t    n, cap;
+    } team[2]; /* 0: masters' TEAM_BEGIN (ST_CLC_KEY_OMP_FORK, receive), 1: TEAM_END (_JOIN, send) */
 } st_clc_self_ends_t;
+
+/* The team[] words as records (their team read from locs, the events of the locations the
+ * derivation saw), then every type's records in the join's order. 0, or -1 (memory). */
+int st_clc_self_ends_expand(st_clc_self_ends_t *s, const st_clc_loc_t *locs);
 
 /* The endpoint of s->type[type].v[i] (time 0: nothing that reads these ends reads it). */
 st_clc_endpoint_t st_clc_self_endpoint(const st_clc_self_ends_t *s, unsigned type, size_t i);
@@ -334,7 +346,7 @@ typedef struct st_clc_derived {
     st_clc_self_ends_t self_ends;
 } st_clc_derived_t;
 
-/* How many endpoints d holds. */
+/* How many endpoints d holds (after st_clc_self_ends_expand of its self ends). */
 size_t st_clc_derived_count(const st_clc_derived_t *d);
 
 /* Where st_clc_derived_read goes on ({ 0 }: the start). */
@@ -345,7 +357,7 @@ typedef struct st_clc_derived_pos {
 } st_clc_derived_pos_t;
 
 /* The next (up to max) endpoints of d from *pos into buf, and *pos advanced: how many, 0 at the
- * end. In order, they are the endpoints st_clc_endpoints (omit_self_ends 0) emits for d's
+ * end (d's self ends expanded first, st_clc_self_ends_expand). In order, they are the endpoints st_clc_endpoints (omit_self_ends 0) emits for d's
  * process in the join's order (their time the graph's, ST_CLC_JOIN_TIMES, or 0; mumask the
  * instance's). Read in parts: the whole would be a new array of 64 bytes per endpoint, and at
  * MPI_Finalize every new page is a fault. */

@@ -288,19 +288,6 @@ static st_clc_endpoint_t graph_endpoint(const st_clc_graph_t *g, const st_clc_in
     return e;
 }
 
-/* The join's order of two self ends of one type and rank (the rest of their keys is equal). */
-static inline int cmp_self(const st_clc_self_end_t *x, const st_clc_self_end_t *y)
-{
-    int r;
-    if ((r = cmp_u64(x->k2, y->k2)) || (r = cmp_u64(x->k3, y->k3)) || (r = cmp_u64(x->role, y->role)) ||
-        (r = cmp_u64(x->loc, y->loc)))
-        return r;
-    return cmp_u64(x->ev, y->ev);
-}
-
-static int cmp_self_void(const void *a, const void *b) { return cmp_self(a, b); }
-ST_CLC_MSORT(sort_self, st_clc_self_end_t, cmp_self)
-
 /* The next self end at or after pos (by type, then in order) into *e: 0, or -1 when there is none. */
 static int next_self(const st_clc_self_ends_t *s, st_clc_derived_pos_t *pos, st_clc_endpoint_t *e)
 {
@@ -316,9 +303,6 @@ size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_cl
 {
     const st_clc_graph_t *g = &d->g;
     st_clc_self_ends_t *self = &d->self_ends;
-    if (pos->k == 0 && pos->j == 0 && pos->t == 0 && pos->s == 0)
-        for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++) /* one pass where sorted already */
-            sort_self(self->type[t].v, self->type[t].n);
     size_t n = 0;
     st_clc_endpoint_t x;
     int have = next_self(self, pos, &x) == 0;

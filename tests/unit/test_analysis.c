@@ -80,6 +80,7 @@ static void clc_derived(st_clc_input_t *in, int32_t r, st_clc_derived_t *d)
     CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | take | ST_CLC_JOIN_TIMES, &d->g) == 0);
     st_clc_free(d->g.ports), st_clc_free(d->g.port_first);
     d->g.ports = NULL, d->g.port_first = NULL;
+    CHECK(st_clc_self_ends_expand(&d->self_ends, in->locs) == 0);
     /* read back, they are the endpoints the analysis derives itself, in the join's order (the
      * times are the graph's; the mu classes the instances', which the analysis does not read) */
     st_clc_epvec_t own = { 0 };
