@@ -357,9 +357,9 @@ typedef struct st_clc_derived_pos {
 } st_clc_derived_pos_t;
 
 /* The next (up to max) endpoints of d from *pos into buf, and *pos advanced: how many, 0 at the
- * end (d's self ends expanded first, st_clc_self_ends_expand). In order, they are the endpoints st_clc_endpoints (omit_self_ends 0) emits for d's
- * process in the join's order (their time the graph's, ST_CLC_JOIN_TIMES, or 0; mumask the
- * instance's). Read in parts: the whole would be a new array of 64 bytes per endpoint, and at
+ * end (d's self ends expanded first, st_clc_self_ends_expand). In order, they are the endpoints
+ * st_clc_endpoints (omit_self_ends 0) emits for d's process in the join's order (their time the
+ * graph's, ST_CLC_JOIN_TIMES, or 0; mumask the instance's). Read in parts: the whole would be a new array of 64 bytes per endpoint, and at
  * MPI_Finalize every new page is a fault. */
 size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *buf, size_t max);
 void st_clc_derived_free(st_clc_derived_t *d);
