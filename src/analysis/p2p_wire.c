@@ -278,10 +278,11 @@ int an_pwire_deliver(an_pwire_t *w, const st_xchg_rec_t *h, st_xchg_reader_t *rd
 
 /* ---- the join -------------------------------------------------------------------------------- */
 
-/* Calls match(ctx, local run, local end index, remote message index) for every k in both a
- * local and a remote run of the same channel (both lists sorted by channel and k). */
-static void join_runs(const an_pw_runs_t *loc, const an_pw_runs_t *rem,
-                      void (*match)(void *, const an_pw_run_t *, size_t, size_t), void *ctx)
+/* Calls match(ctx, local run, first local end index, first remote message index, count) for
+ * every stretch of k in both a local and a remote run of the same channel (both lists sorted
+ * by channel and k). */
+static int join_runs(const an_pw_runs_t *loc, const an_pw_runs_t *rem,
+                     int (*match)(void *, const an_pw_run_t *, size_t, size_t, size_t), void *ctx)
 {
     for (size_t i = 0, j = 0; i < loc->n && j < rem->n;) {
         const an_pw_run_t *a = &loc->v[i], *b = &rem->v[j];
@@ -291,32 +292,97 @@ static void join_runs(const an_pw_runs_t *loc, const an_pw_runs_t *rem,
             continue;
         }
         uint64_t lo = a->k0 > b->k0 ? a->k0 : b->k0, hi = a->k0 + a->n < b->k0 + b->n ? a->k0 + a->n : b->k0 + b->n;
-        for (uint64_t x = lo; x < hi; x++)
-            match(ctx, a, a->at + (x - a->k0), b->at + (x - b->k0));
+        if (lo < hi && match(ctx, a, a->at + (lo - a->k0), b->at + (lo - b->k0), hi - lo))
+            return -1;
         if (a->k0 + a->n <= b->k0 + b->n)
             i++;
         else
             j++;
     }
+    return 0;
 }
 
-typedef struct join { an_pwire_t *w; an_ctx_t *c; } join_t;
+/* A stretch of received messages: local ends recv[end ..], the senders' values from msg on. */
+typedef struct recv_seg {
+    size_t  end, msg, n;
+    int32_t src;
+} recv_seg_t;
 
-static void match_recv(void *ctx, const an_pw_run_t *run, size_t end, size_t msg)
+typedef struct join {
+    an_pwire_t *w;
+    an_ctx_t   *c;
+    recv_seg_t *seg;
+    size_t      nseg, cap;
+} join_t;
+
+static int match_recv(void *ctx, const an_pw_run_t *run, size_t end, size_t msg, size_t n)
 {
     join_t *j = ctx;
-    const an_pw_end_t *e = &j->w->recv[end];
-    const uint64_t *v = j->w->got_send + msg * SEND_VALS;
-    int32_t src = (int32_t)(run->chan[1] >> 32);
-    j->c->msgs.recv[j->c->msgs.nrecv++] = (an_recv_t){ e->loc, src, e->ev, v[1], v[0], v[2] };
+    if (st_clc_grow((void **)&j->seg, &j->cap, j->nseg + 1, sizeof *j->seg))
+        return -1;
+    j->seg[j->nseg++] = (recv_seg_t){ end, msg, n, (int32_t)(run->chan[1] >> 32) };
+    return 0;
 }
 
-static void match_send(void *ctx, const an_pw_run_t *run, size_t end, size_t msg)
+static int match_send(void *ctx, const an_pw_run_t *run, size_t end, size_t msg, size_t n)
 {
     (void)run;
     join_t *j = ctx;
-    const an_pw_end_t *e = &j->w->send[end];
-    j->c->msgs.send[j->c->msgs.nsend++] = (an_send_t){ e->loc, e->ev, j->w->got_recv[msg * RECV_VALS] };
+    for (size_t x = 0; x < n; x++)
+        j->c->msgs.send[j->c->msgs.nsend++] =
+            (an_send_t){ j->w->send[end + x].loc, j->w->send[end + x].ev, j->w->got_recv[(msg + x) * RECV_VALS] };
+    return 0;
+}
+
+/* Whether stretch a's next receive comes before stretch b's: location, event, then the join's order. */
+static int seg_before(const join_t *j, size_t a, size_t b)
+{
+    const an_pw_end_t *x = &j->w->recv[j->seg[a].end], *y = &j->w->recv[j->seg[b].end];
+    if (x->loc != y->loc)
+        return x->loc < y->loc;
+    return x->ev != y->ev ? x->ev < y->ev : a < b;
+}
+
+static void heap_down(const join_t *j, size_t *h, size_t n, size_t i)
+{
+    for (;;) {
+        size_t l = 2 * i + 1, m = i;
+        if (l < n && seg_before(j, h[l], h[m]))
+            m = l;
+        if (l + 1 < n && seg_before(j, h[l + 1], h[m]))
+            m = l + 1;
+        if (m == i)
+            return;
+        size_t t = h[i];
+        h[i] = h[m], h[m] = t, i = m;
+    }
+}
+
+/* The received messages appended in event order per location (each channel's stretch is, in a
+ * consistent trace), merged from the stretches: the pattern code's sort (latesender.c) then
+ * finds them in order and needs no scratch copy of them, fresh pages at MPI_Finalize. The
+ * stretches' order breaks ties, so that sort's result is what it was on the join's order. */
+static int merge_recv(join_t *j)
+{
+    size_t n = j->nseg, *h = malloc(sizeof *h * (n + 1));
+    if (!h)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        h[i] = i;
+    for (size_t i = n / 2; i-- > 0;)
+        heap_down(j, h, n, i);
+    while (n) {
+        recv_seg_t *g = &j->seg[h[0]];
+        const an_pw_end_t *e = &j->w->recv[g->end];
+        const uint64_t *v = j->w->got_send + g->msg * SEND_VALS;
+        j->c->msgs.recv[j->c->msgs.nrecv++] = (an_recv_t){ e->loc, g->src, e->ev, v[1], v[0], v[2] };
+        g->end++, g->msg++;
+        if (--g->n == 0)
+            h[0] = h[--n];
+        heap_down(j, h, n, 0);
+    }
+    free(h);
+    return 0;
 }
 
 int an_pwire_join(an_pwire_t *w, an_ctx_t *c)
@@ -327,10 +393,12 @@ int an_pwire_join(an_pwire_t *w, an_ctx_t *c)
     for (int i = 0; i < 4; i++)
         if (lists[i]->n > 1)
             qsort(lists[i]->v, lists[i]->n, sizeof *lists[i]->v, cmp_run);
-    join_t j = { w, c };
-    join_runs(&w->lrecv, &w->rsend, match_recv, &j); /* our receives, their sends */
-    join_runs(&w->lsend, &w->rrecv, match_send, &j); /* our sends, their receives */
-    return 0;
+    join_t j = { w, c, NULL, 0, 0 };
+    int rc = join_runs(&w->lrecv, &w->rsend, match_recv, &j); /* our receives, their sends */
+    rc = rc ? rc : merge_recv(&j);
+    rc = rc ? rc : join_runs(&w->lsend, &w->rrecv, match_send, &j); /* our sends, their receives */
+    st_clc_free(j.seg);
+    return rc;
 }
 
 void an_pwire_free(an_pwire_t *w)
