@@ -27,7 +27,9 @@
 #include "../../src/analysis/analysis.h"
 #include "../../src/analysis/cube.h"
 #include "../../src/analysis/output.h"
+#include "../../src/analysis/p2p_wire.h"
 #include "../../src/analysis/parallel.h"
+#include "../../src/clc/mem.h"
 #include "region.h"
 
 static tb_t t;
@@ -1179,6 +1181,40 @@ static void test_coll_messages(void)
  * (a send's 3 values, a receive's 1, plus the runs' heads), not keyed records or stand-ins;
  * a receive whose send was never recorded (an incomplete trace) is dropped as in the serial
  * analysis, and the values are the serial ones (analyse()). */
+/* The remote receives come out of the join in event order, although the ends and runs are in
+ * channel order (the Late Sender pass then sorts nothing), each with its own sender's values. */
+static void test_pwire_join_order(void)
+{
+    enum { K = 3 };
+    an_pwire_t w = { 0 };
+    w.nrecv = 2 * K;
+    w.recv = st_clc_malloc(sizeof *w.recv * w.nrecv);
+    w.got_send = st_clc_malloc(sizeof *w.got_send * 3 * w.nrecv);
+    CHECK(w.recv && w.got_send);
+    for (size_t i = 0; i < w.nrecv; i++) { /* channel 0's ends at events 10, 30, 50; channel 1's at 20, 40, 60 */
+        w.recv[i] = (an_pw_end_t){ 0, 10 + 20 * (i % K) + 10 * (i / K) };
+        uint64_t v[3] = { 1000 + i, 100 + i, i };
+        memcpy(&w.got_send[3 * i], v, sizeof v);
+    }
+    for (uint64_t ch = 0; ch < 2; ch++) {
+        an_pw_run_t r = { { ch, (uint64_t)(3 + ch) << 32, 0 }, 0, K, ch * K };
+        CHECK(!st_clc_grow((void **)&w.lrecv.v, &w.lrecv.cap, w.lrecv.n + 1, sizeof *w.lrecv.v));
+        CHECK(!st_clc_grow((void **)&w.rsend.v, &w.rsend.cap, w.rsend.n + 1, sizeof *w.rsend.v));
+        w.lrecv.v[w.lrecv.n++] = r, w.rsend.v[w.rsend.n++] = r;
+    }
+    an_ctx_t c = { 0 };
+    CHECK(an_pwire_join(&w, &c) == 0);
+    CHECK(c.msgs.nrecv == w.nrecv && c.msgs.nsend == 0);
+    for (size_t i = 0; i < c.msgs.nrecv; i++) {
+        const an_recv_t *m = &c.msgs.recv[i];
+        size_t end = i % 2 * K + i / 2; /* the end at event 10 + 10 i */
+        CHECK(m->loc == 0 && m->ev == 10 + 10 * i);
+        CHECK(m->src == (int32_t)(3 + i % 2) && m->t_send == 100 + end && m->t_scall == 1000 + end && m->sbytes == end);
+    }
+    st_clc_free(c.msgs.recv), st_clc_free(c.msgs.send);
+    an_pwire_free(&w);
+}
+
 static void test_wire_volume(void)
 {
     enum { N = 400 };
@@ -1284,6 +1320,7 @@ int main(void)
     test_coll_trees(13, 3);
     test_coll_messages();
     test_wire_volume();
+    test_pwire_join_order();
     printf("test_analysis: ok\n");
     return 0;
 }
