@@ -172,6 +172,19 @@ typedef struct omp_end {
 
 typedef struct { omp_end_t *v; size_t n, cap; } omp_endvec_t;
 
+/* name(x, y): the join's order of two OpenMP ends of one rank and key type (st_clc_endpoint_cmp of
+ * their endpoints), for omp_end_t and for the left-out ends (st_clc_self_end_t), whose reading back
+ * (st_clc_derived_read) merges them into the join's order: one definition for both. */
+#define OMP_END_CMP(name, T)                                                                           \
+    static inline int name(const T *x, const T *y)                                                     \
+    {                                                                                                  \
+        int r;                                                                                         \
+        if ((r = cmp_u64(x->k2, y->k2)) || (r = cmp_u64(x->k3, y->k3)) ||                              \
+            (r = cmp_u64(x->role, y->role)) || (r = cmp_u64(x->loc, y->loc)))                          \
+            return r;                                                                                  \
+        return cmp_u64(x->ev, y->ev);                                                                  \
+    }
+
 /* Per-rank derivation context. */
 typedef struct ctx {
     const st_clc_input_t *in;
@@ -923,14 +936,7 @@ static int emit_omp_self(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint
     return PUSH(s->type[type], o);
 }
 
-static inline int cmp_self(const st_clc_self_end_t *x, const st_clc_self_end_t *y)
-{
-    int r;
-    if ((r = cmp_u64(x->k2, y->k2)) || (r = cmp_u64(x->k3, y->k3)) || (r = cmp_u64(x->role, y->role)) ||
-        (r = cmp_u64(x->loc, y->loc)))
-        return r;
-    return cmp_u64(x->ev, y->ev);
-}
+OMP_END_CMP(cmp_self, st_clc_self_end_t)
 
 static int cmp_self_void(const void *a, const void *b) { return cmp_self(a, b); }
 ST_CLC_MSORT(sort_self, st_clc_self_end_t, cmp_self)
@@ -1247,15 +1253,7 @@ static void scan_free(scan_t *s)
     st_clc_free(s->omp.locks.v), st_clc_free(s->omp.tasks.v), st_clc_free(s->omp.waits.v), st_clc_free(s->omp.frame_task.v), st_clc_free(s->omp.done);
 }
 
-/* The join's order of two OpenMP ends of one rank and key type: st_clc_endpoint_cmp of their endpoints. */
-static inline int cmp_omp_end(const omp_end_t *x, const omp_end_t *y)
-{
-    int r;
-    if ((r = cmp_u64(x->k2, y->k2)) || (r = cmp_u64(x->k3, y->k3)) || (r = cmp_u64(x->role, y->role)) ||
-        (r = cmp_u64(x->loc, y->loc)))
-        return r;
-    return cmp_u64(x->ev, y->ev);
-}
+OMP_END_CMP(cmp_omp_end, omp_end_t)
 
 static inline void put_endpoint(const ctx_t *c, unsigned type, st_clc_endpoint_t *dst, const st_clc_endpoint_t *x)
 {
