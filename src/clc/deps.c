@@ -198,6 +198,7 @@ typedef struct ctx {
                                                      in type order at the end, so that out is mostly in key
                                                      order (cheap join sort) */
     omp_endvec_t          oside[ST_CLC_KEY_TYPES]; /* the same for the OpenMP key types */
+    struct omp_src       *omp_src; /* st_clc_endpoints_split: hands the OpenMP ends out instead of out */
 } ctx_t;
 
 /* Appends an endpoint of event (loc, ev), whose time is `time`, to its key type's side vector. */
@@ -378,12 +379,14 @@ static st_clc_endpoint_t *p2p_put(st_clc_endpoint_t *e, const p2p_chan_t *k, uin
 }
 
 /* Makes room in out for the point-to-point endpoints (np) and the other key types' (the
- * side vectors), in one step: growing it later would copy it. */
+ * side vectors), in one step: growing it later would copy it. With omp_src, the OpenMP ends
+ * stay out of it, but the join builds their instances in it (st_clc_inst_room). */
 static int reserve_out(ctx_t *c, st_clc_epvec_t *out, size_t np)
 {
-    size_t total = out->n + np;
+    size_t total = out->n + np, nomp = 0;
     for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
-        total += c->side[t].n + c->oside[t].n;
+        total += c->side[t].n, nomp += c->oside[t].n;
+    total += c->omp_src ? st_clc_inst_room(nomp) : nomp;
     if (total <= out->cap)
         return 0;
     if (out->n == 0) { /* exactly this size */
@@ -1255,16 +1258,16 @@ static void scan_free(scan_t *s)
 
 OMP_END_CMP(cmp_omp_end, omp_end_t)
 
-static inline void put_endpoint(const ctx_t *c, unsigned type, st_clc_endpoint_t *dst, const st_clc_endpoint_t *x)
+static inline void put_endpoint(int32_t rank, unsigned type, st_clc_endpoint_t *dst, const st_clc_endpoint_t *x)
 {
-    (void)c, (void)type;
+    (void)rank, (void)type;
     *dst = *x;
 }
 
-static inline void put_omp_end(const ctx_t *c, unsigned type, st_clc_endpoint_t *dst, const omp_end_t *x)
+static inline void put_omp_end(int32_t rank, unsigned type, st_clc_endpoint_t *dst, const omp_end_t *x)
 {
     *dst = (st_clc_endpoint_t){
-        .key = { key0(type, 0), (uint32_t)c->rank, x->k2, x->k3 },
+        .key = { key0(type, 0), (uint32_t)rank, x->k2, x->k3 },
         .ref = { .loc = x->loc, .order = 0, .ev = x->ev },
         .time = x->time,
         .role = x->role, .kind = ST_CLC_OMP, .shape = ST_CLC_PRODUCT, .mumask = ST_CLC_MU_PROC,
@@ -1272,17 +1275,19 @@ static inline void put_omp_end(const ctx_t *c, unsigned type, st_clc_endpoint_t 
 }
 
 /*
- * MERGE_RUNS(name, T, cmp, put) defines name(c, type, dst, v, n), which writes the endpoints of
- * v[0 .. n) (put: T -> endpoint) to dst in the join's order when v is made of at most MAX_RUNS
- * sorted runs (a key type's endpoints come one location after the other, each in order):
- * merged straight into dst with a binary heap of the runs, so that the join finds them sorted
- * and needs neither a buffer of their size nor merge passes over them. More runs: written as
- * they are (the join sorts them). (Endpoints that compare equal are alike: their order does
- * not matter.)
+ * MERGE_RUNS(name, T, cmp, put) defines a merge of v[0 .. n) into endpoints (put: T -> endpoint)
+ * in the join's order when v is made of at most MAX_RUNS sorted runs (a key type's endpoints
+ * come one location after the other, each in order), with a binary heap of the runs, so that
+ * the join finds them sorted and needs neither a buffer of their size nor merge passes over
+ * them: name##_init(m, v, n) sets it up (0: more runs, which m then gives as they are and the
+ * join has to sort), name##_take(rank, type, m, dst, max) writes the next up to max of them to
+ * dst and says how many, name(rank, type, dst, v, n) writes them all. (Endpoints that compare
+ * equal are alike: their order does not matter.)
  */
 #define MAX_RUNS 64
 #define MERGE_RUNS(name, T, cmp, put)                                                                  \
     typedef struct name##_run { const T *at, *end; } name##_run_t;                                     \
+    typedef struct name##_merge { name##_run_t h[MAX_RUNS]; size_t nh; } name##_t;                     \
     static void name##_down(name##_run_t *h, size_t n, size_t i)                                       \
     {                                                                                                  \
         for (;;) {                                                                                     \
@@ -1298,46 +1303,140 @@ static inline void put_omp_end(const ctx_t *c, unsigned type, st_clc_endpoint_t 
             i = m;                                                                                     \
         }                                                                                              \
     }                                                                                                  \
-    static void name(const ctx_t *c, unsigned type, st_clc_endpoint_t *dst, const T *v, size_t n)      \
+    static int name##_init(name##_t *m, const T *v, size_t n)                                          \
     {                                                                                                  \
-        name##_run_t h[MAX_RUNS];                                                                      \
         size_t nh = 0, start = 0;                                                                      \
         for (size_t i = 1; i <= n && nh <= MAX_RUNS; i++)                                              \
             if (i == n || cmp(&v[i - 1], &v[i]) > 0) {                                                 \
                 if (nh < MAX_RUNS)                                                                     \
-                    h[nh] = (name##_run_t){ v + start, v + i };                                        \
+                    m->h[nh] = (name##_run_t){ v + start, v + i };                                     \
                 nh++, start = i;                                                                       \
             }                                                                                          \
-        if (nh <= 1 || nh > MAX_RUNS) {                                                                \
-            for (size_t i = 0; i < n; i++)                                                             \
-                put(c, type, dst++, &v[i]);                                                            \
-            return;                                                                                    \
+        if (nh > MAX_RUNS) {                                                                           \
+            m->h[0] = (name##_run_t){ v, v + n }, m->nh = 1;                                           \
+            return 0;                                                                                  \
         }                                                                                              \
+        m->nh = nh;                                                                                    \
         for (size_t i = nh / 2; i-- > 0;)                                                              \
-            name##_down(h, nh, i);                                                                     \
-        while (nh) {                                                                                   \
-            put(c, type, dst++, h[0].at++);                                                            \
-            if (h[0].at == h[0].end)                                                                   \
-                h[0] = h[--nh];                                                                        \
-            name##_down(h, nh, 0);                                                                     \
+            name##_down(m->h, nh, i);                                                                  \
+        return 1;                                                                                      \
+    }                                                                                                  \
+    static size_t name##_take(int32_t rank, unsigned type, name##_t *m, st_clc_endpoint_t *dst,        \
+                              size_t max)                                                              \
+    {                                                                                                  \
+        size_t k = 0;                                                                                  \
+        if (m->nh == 1) { /* one run (or runs as they are): no heap */                                \
+            for (; k < max && m->h[0].at < m->h[0].end; k++)                                           \
+                put(rank, type, dst + k, m->h[0].at++);                                                \
+            m->nh = m->h[0].at < m->h[0].end;                                                          \
+            return k;                                                                                  \
         }                                                                                              \
+        for (; k < max && m->nh; k++) {                                                                \
+            put(rank, type, dst + k, m->h[0].at++);                                                    \
+            if (m->h[0].at == m->h[0].end)                                                             \
+                m->h[0] = m->h[--m->nh];                                                               \
+            name##_down(m->h, m->nh, 0);                                                               \
+        }                                                                                              \
+        return k;                                                                                      \
+    }                                                                                                  \
+    static void name(int32_t rank, unsigned type, st_clc_endpoint_t *dst, const T *v, size_t n)        \
+    {                                                                                                  \
+        name##_t m;                                                                                    \
+        name##_init(&m, v, n);                                                                         \
+        name##_take(rank, type, &m, dst, n);                                                           \
     }
 
 MERGE_RUNS(merge_endpoints, st_clc_endpoint_t, st_clc_endpoint_cmp, put_endpoint)
 MERGE_RUNS(merge_omp_ends, omp_end_t, cmp_omp_end, put_omp_end)
 
-/* Appends the endpoints of the other key types to out (room reserved by p2p_emit), in type order. */
+/* Appends the endpoints of the other key types to out (room reserved by p2p_emit), in type
+ * order; the OpenMP ones only if the derivation does not hand them out itself (omp_src). */
 static void append_sides(ctx_t *c, st_clc_epvec_t *out)
 {
     for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++) {
-        merge_endpoints(c, t, out->v + out->n, c->side[t].v, c->side[t].n);
+        merge_endpoints(c->rank, t, out->v + out->n, c->side[t].v, c->side[t].n);
         out->n += c->side[t].n;
-        merge_omp_ends(c, t, out->v + out->n, c->oside[t].v, c->oside[t].n);
+        if (c->omp_src)
+            continue;
+        merge_omp_ends(c->rank, t, out->v + out->n, c->oside[t].v, c->oside[t].n);
         out->n += c->oside[t].n;
     }
 }
 
-int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
+/* ---- the OpenMP ends as a source of endpoints (st_clc_endpoints_split) ---------------------------- */
+
+typedef struct omp_src {
+    int32_t          rank;
+    unsigned         type;                    /* the key type being merged */
+    omp_endvec_t     oside[ST_CLC_KEY_TYPES];
+    merge_omp_ends_t m[ST_CLC_KEY_TYPES];     /* where the merges are */
+    merge_omp_ends_t start[ST_CLC_KEY_TYPES]; /* where they began (rewind) */
+} omp_src_t;
+
+static size_t omp_src_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
+{
+    omp_src_t *s = ctx;
+    size_t n = 0;
+    for (; n < max && s->type < ST_CLC_KEY_TYPES; s->type += !s->m[s->type].nh)
+        n += merge_omp_ends_take(s->rank, s->type, &s->m[s->type], buf + n, max - n);
+    return n;
+}
+
+static void omp_src_rewind(void *ctx)
+{
+    omp_src_t *s = ctx;
+    memcpy(s->m, s->start, sizeof s->m);
+    s->type = 0;
+}
+
+static void omp_src_free(void *ctx)
+{
+    omp_src_t *s = ctx;
+    for (unsigned t = 0; s && t < ST_CLC_KEY_TYPES; t++)
+        st_clc_free(s->oside[t].v);
+    st_clc_free(s);
+}
+
+/* The source of the OpenMP ends in c->oside when every key type's are at most MAX_RUNS sorted
+ * runs (so that the source gives them in the join's order), set as c->omp_src, which takes the
+ * vectors at the end (st_clc_endpoints_split). 0, also when they are not; -1 out of memory. */
+static int omp_src_prepare(ctx_t *c)
+{
+    omp_src_t *s = st_clc_calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    s->rank = c->rank;
+    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
+        if (!merge_omp_ends_init(&s->m[t], c->oside[t].v, c->oside[t].n)) {
+            st_clc_free(s);
+            return 0;
+        }
+    memcpy(s->start, s->m, sizeof s->m);
+    c->omp_src = s;
+    return 0;
+}
+
+size_t st_clc_epsrc_read(st_clc_epsrc_t *src, st_clc_endpoint_t *buf, size_t max)
+{
+    return src->read ? src->read(src->ctx, buf, max) : 0;
+}
+
+void st_clc_epsrc_rewind(st_clc_epsrc_t *src)
+{
+    if (src->rewind)
+        src->rewind(src->ctx);
+}
+
+void st_clc_epsrc_free(st_clc_epsrc_t *src)
+{
+    if (src->free)
+        src->free(src->ctx);
+    memset(src, 0, sizeof *src);
+}
+
+/* st_clc_endpoints; with omp, the OpenMP ends handed out by *omp when they can be (deps.h). */
+static int derive(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds,
+                  st_clc_epsrc_t *omp)
 {
     static const st_clc_proc_t none = { 0 };
     st_clc_depstats_t scratch = { 0 };
@@ -1361,18 +1460,43 @@ int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out
         rc = omp_tasks(&c, &s.omp);
     if (rc == 0)
         rc = omp_taskwaits(&c, &s.omp);
+    if (rc == 0 && omp)
+        rc = omp_src_prepare(&c);
     if (rc == 0) /* last: the point-to-point endpoints (type 1, first in out) go straight into out */
         rc = p2p_finish(&c, &s.cancelled, &s.chans, &s.sends, &s.recvs, out);
     if (rc == 0)
         append_sides(&c, out);
+    size_t nomp = 0;
+    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
+        nomp += c.oside[t].n;
+    int src = rc == 0 && c.omp_src && nomp; /* (no OpenMP ends: none to hand out) */
     for (int t = 0; t < ST_CLC_KEY_TYPES; t++) {
         st_clc_epvec_free(&c.side[t]);
-        st_clc_free(c.oside[t].v);
+        if (src)
+            c.omp_src->oside[t] = c.oside[t];
+        else
+            st_clc_free(c.oside[t].v);
     }
+    if (src)
+        *omp = (st_clc_epsrc_t){ omp_src_read, omp_src_rewind, omp_src_free, c.omp_src, nomp };
+    else
+        st_clc_free(c.omp_src);
     scan_free(&s);
     for (uint32_t i = 0; c.comm_nodes && i < c.proc->ncomms; i++)
         st_clc_free(c.comm_nodes[i].node);
     st_clc_free(c.comm_nodes);
     st_clc_free(c.world_nodes.node);
     return rc;
+}
+
+int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
+{
+    return derive(in, rank, out, ds, NULL);
+}
+
+int st_clc_endpoints_split(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds,
+                           st_clc_epsrc_t *omp)
+{
+    *omp = (st_clc_epsrc_t){ 0 };
+    return derive(in, rank, out, ds, omp);
 }

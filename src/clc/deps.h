@@ -253,6 +253,36 @@ typedef struct st_clc_depstats {
  */
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds);
 
+/* Endpoints handed out in the join's order, a part at a time (st_clc_endpoints_split's OpenMP
+ * ends, for st_clc_graph_join_src): read gives the next up to max (0 at the end), rewind starts
+ * again from the first, n says how many there are in all. { 0 }: none. */
+typedef struct st_clc_epsrc {
+    size_t (*read)(void *ctx, st_clc_endpoint_t *buf, size_t max);
+    void (*rewind)(void *ctx);
+    void (*free)(void *ctx);
+    void  *ctx;
+    size_t n;
+} st_clc_epsrc_t;
+
+size_t st_clc_epsrc_read(st_clc_epsrc_t *src, st_clc_endpoint_t *buf, size_t max);
+void st_clc_epsrc_rewind(st_clc_epsrc_t *src);
+void st_clc_epsrc_free(st_clc_epsrc_t *src);
+
+/*
+ * st_clc_endpoints for one rank's join of its own (the CLC engine): the OpenMP endpoints, most
+ * of a hybrid trace's, may stay in the derivation's compact form (40 bytes) instead of being
+ * written to out as 64-byte endpoints that the join reads once (at 10^6 hybrid events 16 MB,
+ * every page of it a fault at MPI_Finalize). Then *omp hands them out, in the join's order and
+ * after all of out's (their key types come last), and out has room after its endpoints for the
+ * instances of *omp's (st_clc_inst_room), where st_clc_graph_join_src with ST_CLC_JOIN_TAKE
+ * builds them. Otherwise (none; or their order would need the join's sort) they are in out and
+ * *omp is { 0 }. The engine checks them from *omp before it decides whether they go into its
+ * graph at all (ST_CLC_REPLAY_CHECK_FIRST, replay.h). Free *omp with st_clc_epsrc_free.
+ * Returns 0, or -1 when out of memory.
+ */
+int st_clc_endpoints_split(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds,
+                           st_clc_epsrc_t *omp);
+
 /* The class of a collective operation (OTF2_CollectiveOp value `op`): which members
  * send and which receive (ALGORITHMS.md §8). NONE: handle creation/destruction and the
  * like, no data and no guaranteed order. */
@@ -275,6 +305,12 @@ typedef struct st_clc_inst {
     uint32_t nsend, nrecv;
     uint8_t  kind, shape, mumask, _pad;
 } st_clc_inst_t;
+
+/* Room for n instances, counted in endpoints (st_clc_endpoints_split). */
+static inline size_t st_clc_inst_room(size_t n)
+{
+    return (n * sizeof(st_clc_inst_t) + sizeof(st_clc_endpoint_t) - 1) / sizeof(st_clc_endpoint_t);
+}
 
 /* Most endpoints (so refs, ports and instances) one join takes, and most ends of one instance. */
 #define ST_CLC_MAX_REFS   ((size_t)UINT32_MAX - 1)
@@ -330,6 +366,22 @@ int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g);
 #define ST_CLC_JOIN_TIMES 0x4u
 int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_clc_graph_t *g);
 
+/* st_clc_graph_join of ep[0 .. n) followed by more's endpoints, which come in the join's order
+ * and after all of ep's (st_clc_endpoints_split); ep's dropping of unknown locations applies to
+ * them too. With ST_CLC_JOIN_TAKE, ep's block has room for st_clc_inst_room(more->n) instances
+ * after its n endpoints. more is read to its end, not freed. Endpoints of more out of order
+ * are an error (-1). */
+int st_clc_graph_join_src(st_clc_endpoint_t *ep, size_t n, st_clc_epsrc_t *more, uint32_t nlocs, unsigned flags,
+                          st_clc_graph_t *g);
+
+/* The instances of src's endpoints (in the join's order, as st_clc_graph_join_src reads them)
+ * a part at a time, without the graph of them all: each(ctx, g) gets g holding one part's
+ * instances, refs and ref_time (no ports), which are dropped afterwards. flags: as for the
+ * join (ST_CLC_JOIN_TIMES is implied). Returns 0, or -1 (memory, an endpoint out of order,
+ * or each's -1). src is read to its end. */
+int st_clc_graph_parts(st_clc_epsrc_t *src, uint32_t nlocs, unsigned flags,
+                       int (*each)(void *ctx, const st_clc_graph_t *g), void *ctx);
+
 void st_clc_graph_free(st_clc_graph_t *g);
 
 /* ---- one derivation for CLC and the analysis ------------------------------------------------- */
@@ -339,11 +391,18 @@ void st_clc_graph_free(st_clc_graph_t *g);
  * analysis that runs right after it: deriving them again sweeps every 64-byte event once more
  * (at 10^6 events per rank about a third of the analysis). g: CLC's partial graph (instances
  * and refs; the ports are not kept), which holds every endpoint the derivation emitted but the
- * ones omit_self_ends left out, kept in self_ends.
+ * ones omit_self_ends left out, kept in self_ends (and, with ST_CLC_REPLAY_CHECK_FIRST, the OpenMP
+ * ones CLC left out of its graph, in omp).
  */
+#define ST_CLC_DERIVED_AHEAD 64
 typedef struct st_clc_derived {
     st_clc_graph_t     g;
     st_clc_self_ends_t self_ends;
+    /* The OpenMP ends CLC checked and left out of its graph (ST_CLC_REPLAY_CHECK_FIRST, replay.h),
+     * { 0 } when they are in g; g then holds none of their key types. ahead: those read next. */
+    st_clc_epsrc_t     omp;
+    st_clc_endpoint_t  ahead[ST_CLC_DERIVED_AHEAD];
+    size_t             nahead, at;
 } st_clc_derived_t;
 
 /* How many endpoints d holds (after st_clc_self_ends_expand of its self ends). */
@@ -354,6 +413,8 @@ typedef struct st_clc_derived_pos {
     uint64_t k, j; /* instance, and end of it */
     unsigned t;    /* self end: its type, and which of them */
     size_t   s;
+    int      begun;
+    unsigned below; /* nonzero: read only the endpoints of key types below it (the rest stays) */
 } st_clc_derived_pos_t;
 
 /* The next (up to max) endpoints of d from *pos into buf, and *pos advanced: how many, 0 at the
@@ -362,6 +423,11 @@ typedef struct st_clc_derived_pos {
  * graph's, ST_CLC_JOIN_TIMES, or 0; mumask the instance's). Read in parts: the whole would be a new array of 64 bytes per endpoint, and at
  * MPI_Finalize every new page is a fault. */
 size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *buf, size_t max);
+
+/* The rest of d from *pos on (pos->below cleared) as a source for st_clc_graph_join_src: n (at most
+ * how many it gives) is d's count less `read`, what was read before. d and *pos must outlive it;
+ * free it with st_clc_epsrc_free. 0, or -1 out of memory. */
+int st_clc_derived_src(st_clc_derived_t *d, st_clc_derived_pos_t *pos, size_t read, st_clc_epsrc_t *src);
 void st_clc_derived_free(st_clc_derived_t *d);
 
 /* Ensures room for need elements of size elem in the realloc'd array *v of capacity *cap

@@ -184,7 +184,89 @@ static int index_ports(st_clc_graph_t *g)
     return 0;
 }
 
-int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_clc_graph_t *g)
+/* Endpoints read from a source at a time: 64 KB, which stay in the cache. */
+#define SRC_PART 1024
+
+/* Sizes the arrays of a graph that holds one part's instances (st_clc_graph_parts) for n ends. */
+static int part_arrays(st_clc_graph_t *g, size_t n)
+{
+    st_clc_inst_t *in = st_clc_realloc(g->inst, sizeof *g->inst * n);
+    g->inst = in ? in : g->inst;
+    st_clc_ref_t *rf = in ? st_clc_realloc(g->refs, sizeof *g->refs * n) : NULL;
+    g->refs = rf ? rf : g->refs;
+    uint64_t *t = rf ? st_clc_realloc(g->ref_time, sizeof *g->ref_time * n) : NULL;
+    g->ref_time = t ? t : g->ref_time;
+    return t ? 0 : -1;
+}
+
+/* The instances of more's endpoints after those made so far (g has room for them): read in
+ * parts, an instance whose ends go on in the next part carried to the front of the buffer.
+ * prev: the last endpoint before them, NULL none; room: how many refs g has room for. With each,
+ * g holds only one part's instances at a time (its arrays sized here), handed to each(ctx, g) and
+ * then dropped. 0, or -1 (memory; an endpoint out of order or one more than more->n said; each's -1). */
+static int join_more(st_clc_graph_t *g, st_clc_epsrc_t *more, const st_clc_endpoint_t *prev, uint32_t nlocs,
+                     size_t room, unsigned flags, int (*each)(void *ctx, const st_clc_graph_t *g), void *ctx)
+{
+    size_t cap = SRC_PART, carry = 0;
+    st_clc_endpoint_t *buf = st_clc_malloc(sizeof *buf * cap), last = prev ? *prev : (st_clc_endpoint_t){ 0 };
+    int have_last = prev != NULL;
+    if (!buf || (each && part_arrays(g, cap)))
+        goto fail;
+    for (;;) {
+        if (carry == cap) { /* one instance fills the buffer */
+            st_clc_endpoint_t *b = st_clc_realloc(buf, sizeof *buf * cap * 2);
+            if (!b)
+                break;
+            buf = b, cap *= 2;
+            if (each && part_arrays(g, cap))
+                break;
+        }
+        size_t got = st_clc_epsrc_read(more, buf + carry, cap - carry), m = carry;
+        for (size_t i = carry; i < carry + got; i++) {
+            if (buf[i].ref.loc >= nlocs)
+                continue;
+            if ((m ? cmp_ep(&buf[m - 1], &buf[i]) : have_last ? cmp_ep(&last, &buf[i]) : -1) > 0)
+                goto fail;
+            buf[m++] = buf[i];
+        }
+        if (m) /* the order of the next part is checked against it */
+            last = buf[m - 1], have_last = 1;
+        size_t i = 0;
+        for (size_t j; i < m; i = j) {
+            for (j = i + 1; j < m && same_key(&buf[i], &buf[j]); j++)
+                ;
+            if (j == m && got) /* may go on in the next part */
+                break;
+            if ((!each && j - i > room - g->nrefs) || add_instance(g, buf + i, j - i, flags))
+                goto fail;
+        }
+        if (each && g->ninst && each(ctx, g))
+            goto fail;
+        if (each)
+            g->ninst = g->nrefs = 0;
+        memmove(buf, buf + i, sizeof *buf * (m - i));
+        carry = m - i;
+        if (!got) {
+            st_clc_free(buf);
+            return 0;
+        }
+    }
+fail:
+    st_clc_free(buf);
+    return -1;
+}
+
+int st_clc_graph_parts(st_clc_epsrc_t *src, uint32_t nlocs, unsigned flags,
+                       int (*each)(void *ctx, const st_clc_graph_t *g), void *ctx)
+{
+    st_clc_graph_t g = { .nlocs = nlocs };
+    int rc = join_more(&g, src, NULL, nlocs, 0, flags | ST_CLC_JOIN_TIMES, each, ctx);
+    st_clc_graph_free(&g);
+    return rc;
+}
+
+int st_clc_graph_join_src(st_clc_endpoint_t *ep, size_t n, st_clc_epsrc_t *more, uint32_t nlocs, unsigned flags,
+                          st_clc_graph_t *g)
 {
     st_clc_depstats_t ds = g->ds;
     memset(g, 0, sizeof *g);
@@ -193,7 +275,7 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
     /* Drops endpoints of unknown locations and sees in the same pass whether the rest is in
      * order already (st_clc_endpoints' output normally is): the array is far larger than the
      * caches, so a pass of its own costs a memory sweep. */
-    size_t m = 0, disorder = 0;
+    size_t m = 0, disorder = 0, nmore = more ? more->n : 0;
     int take = (flags & ST_CLC_JOIN_TAKE) != 0;
     for (size_t i = 0; i < n; i++)
         if (ep[i].ref.loc < nlocs) {
@@ -202,15 +284,16 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
             disorder += m > 0 && cmp_ep(&ep[m - 1], &ep[m]) > 0;
             m++;
         }
-    if (m > ST_CLC_MAX_REFS)
+    if (m > ST_CLC_MAX_REFS || nmore > ST_CLC_MAX_REFS - m)
         goto fail;
     if (disorder)
         sort_endpoints(ep, m);
+    st_clc_endpoint_t last = m ? ep[m - 1] : (st_clc_endpoint_t){ 0 }; /* ep's place is the instances' */
     _Static_assert(sizeof(st_clc_inst_t) <= sizeof(st_clc_endpoint_t), "an instance fits an endpoint's place");
-    g->inst = take ? (st_clc_inst_t *)(void *)ep : st_clc_malloc(sizeof(st_clc_inst_t) * (m ? m : 1));
-    g->refs = st_clc_malloc(sizeof(st_clc_ref_t) * (m ? m : 1));
+    g->inst = take && ep ? (st_clc_inst_t *)(void *)ep : st_clc_malloc(sizeof(st_clc_inst_t) * (m + nmore ? m + nmore : 1));
+    g->refs = st_clc_malloc(sizeof(st_clc_ref_t) * (m + nmore ? m + nmore : 1));
     if (flags & ST_CLC_JOIN_TIMES)
-        g->ref_time = st_clc_malloc(sizeof *g->ref_time * (m ? m : 1));
+        g->ref_time = st_clc_malloc(sizeof *g->ref_time * (m + nmore ? m + nmore : 1));
     if (!g->inst || !g->refs || (!g->ref_time && (flags & ST_CLC_JOIN_TIMES)))
         goto fail;
     for (size_t i = 0, j; i < m; i = j) { /* instance g->ninst <= i: written where ep is read */
@@ -219,6 +302,8 @@ int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned 
         if (add_instance(g, ep + i, j - i, flags))
             goto fail;
     }
+    if (more && join_more(g, more, m ? &last : NULL, nlocs, m + nmore, flags, NULL, NULL))
+        goto fail;
     /* The block's tail (instances are smaller than endpoints, and fewer) goes back to the
      * allocator before the ports are made. */
     st_clc_inst_t *fit = st_clc_realloc(g->inst, sizeof *g->inst * (g->ninst ? g->ninst : 1));
@@ -231,6 +316,11 @@ fail:
     st_clc_graph_free(g);
     g->ds = ds;
     return -1;
+}
+
+int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_clc_graph_t *g)
+{
+    return st_clc_graph_join_src(ep, n, NULL, nlocs, flags, g);
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -268,11 +358,13 @@ void st_clc_derived_free(st_clc_derived_t *d)
 {
     st_clc_graph_free(&d->g);
     st_clc_self_ends_free(&d->self_ends);
+    st_clc_epsrc_free(&d->omp);
+    d->nahead = d->at = 0;
 }
 
 size_t st_clc_derived_count(const st_clc_derived_t *d)
 {
-    size_t n = d->g.nrefs;
+    size_t n = d->g.nrefs + d->omp.n;
     for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
         n += d->self_ends.type[t].n;
     return n;
@@ -299,32 +391,87 @@ static int next_self(const st_clc_self_ends_t *s, st_clc_derived_pos_t *pos, st_
     return -1;
 }
 
-size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *buf, size_t max)
+/* The next endpoint of the graph, then of the OpenMP ends left out of it (whose key types come
+ * after all of the graph's), into *e, not taken yet: 0, or -1 at the end. */
+static int next_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *e)
 {
     const st_clc_graph_t *g = &d->g;
-    st_clc_self_ends_t *self = &d->self_ends;
-    size_t n = 0;
-    st_clc_endpoint_t x;
-    int have = next_self(self, pos, &x) == 0;
-    /* the graph's instances are in key order and their refs in the join's: one merge */
-    for (; n < max && pos->k < g->ninst; pos->k++, pos->j = 0) {
-        const st_clc_inst_t *in = &g->inst[pos->k];
-        for (; n < max && pos->j < (uint64_t)in->nsend + in->nrecv; pos->j++) {
-            st_clc_endpoint_t e = graph_endpoint(g, in, in->first + pos->j);
-            while (n < max && have && cmp_ep(&x, &e) < 0) {
-                buf[n++] = x, pos->s++;
-                have = next_self(self, pos, &x) == 0;
-            }
-            if (n == max)
-                return n;
-            buf[n++] = e;
+    for (; pos->k < g->ninst; pos->k++, pos->j = 0)
+        if (pos->j < (uint64_t)g->inst[pos->k].nsend + g->inst[pos->k].nrecv) {
+            *e = graph_endpoint(g, &g->inst[pos->k], g->inst[pos->k].first + pos->j);
+            return 0;
         }
-        if (n == max && pos->j < (uint64_t)in->nsend + in->nrecv)
-            return n;
+    if (d->at == d->nahead) {
+        d->nahead = st_clc_epsrc_read(&d->omp, d->ahead, ST_CLC_DERIVED_AHEAD);
+        d->at = 0;
     }
-    while (n < max && have) {
-        buf[n++] = x, pos->s++;
-        have = next_self(self, pos, &x) == 0;
+    if (d->at == d->nahead)
+        return -1;
+    *e = d->ahead[d->at];
+    return 0;
+}
+
+static void take_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos)
+{
+    if (pos->k < d->g.ninst)
+        pos->j++;
+    else
+        d->at++;
+}
+
+size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *buf, size_t max)
+{
+    if (!pos->begun) { /* the left-out OpenMP ends from their first, too */
+        st_clc_epsrc_rewind(&d->omp);
+        d->nahead = d->at = 0;
+        pos->begun = 1;
+    }
+    size_t n = 0;
+    st_clc_endpoint_t x, e;
+    int have = next_self(&d->self_ends, pos, &x) == 0;
+    /* the graph's instances are in key order and their refs in the join's, the left-out OpenMP
+     * ends come in the join's order after them: one merge with the self ends */
+    while (n < max) {
+        int more = next_main(d, pos, &e) == 0;
+        if (have && (!more || cmp_ep(&x, &e) < 0)) {
+            if (pos->below && x.key[0] >> 56 >= pos->below)
+                break;
+            buf[n++] = x, pos->s++;
+            have = next_self(&d->self_ends, pos, &x) == 0;
+        } else if (more) {
+            if (pos->below && e.key[0] >> 56 >= pos->below)
+                break;
+            buf[n++] = e;
+            take_main(d, pos);
+        } else {
+            break;
+        }
     }
     return n;
+}
+
+typedef struct derived_src {
+    st_clc_derived_t     *d;
+    st_clc_derived_pos_t *pos;
+} derived_src_t;
+
+static size_t derived_src_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
+{
+    derived_src_t *s = ctx;
+    return st_clc_derived_read(s->d, s->pos, buf, max);
+}
+
+static void derived_src_free(void *ctx) { st_clc_free(ctx); }
+
+int st_clc_derived_src(st_clc_derived_t *d, st_clc_derived_pos_t *pos, size_t read, st_clc_epsrc_t *src)
+{
+    derived_src_t *s = st_clc_malloc(sizeof *s);
+    size_t n = st_clc_derived_count(d);
+    *src = (st_clc_epsrc_t){ 0 };
+    if (!s)
+        return -1;
+    *s = (derived_src_t){ d, pos };
+    pos->below = 0;
+    *src = (st_clc_epsrc_t){ derived_src_read, NULL, derived_src_free, s, n > read ? n - read : 0 };
+    return 0;
 }

@@ -137,6 +137,27 @@ void st_clc_violations_refs(const st_clc_graph_t *g, const uint64_t *ks, size_t 
     relations(&(tsrc_t){ g, NULL, 0, t, 0, ks, nk }, count_relation, &v);
 }
 
+typedef struct src_counts {
+    const st_clc_params_t *p;
+    st_clc_vcount_t       *reversed, *violations;
+} src_counts_t;
+
+static int count_part(void *ctx, const st_clc_graph_t *g)
+{
+    const src_counts_t *c = ctx;
+    vctx_t rev = { g, NULL, c->reversed }, vio = { g, c->p, c->violations };
+    relations(&(tsrc_t){ g, NULL, 0, g->ref_time, 1, NULL, 0 }, count_relation, &rev);
+    relations(&(tsrc_t){ g, NULL, 0, g->ref_time, 1, NULL, 0 }, count_relation, &vio);
+    return 0;
+}
+
+int st_clc_violations_src(st_clc_epsrc_t *src, uint32_t nlocs, const st_clc_params_t *p, st_clc_vcount_t *reversed,
+                          st_clc_vcount_t *violations)
+{
+    src_counts_t c = { p, reversed, violations };
+    return st_clc_graph_parts(src, nlocs, ST_CLC_JOIN_PARTIAL, count_part, &c);
+}
+
 /* ---- per-location figures ------------------------------------------------------------------------ */
 
 static unsigned dev_class(uint64_t dev, uint64_t base)

@@ -57,6 +57,52 @@ static void ports_in_order(const st_clc_graph_t *h)
         }
 }
 
+/* Whether st_clc_endpoints_split hands the OpenMP ends out itself (SPLIT_YES, where a rank has
+ * any / _NO), or either. */
+enum { SPLIT_ANY, SPLIT_YES, SPLIT_NO };
+
+/* The CLC engine's derivation of one rank (st_clc_endpoints_split, the OpenMP ends handed to
+ * st_clc_graph_join_src without 64-byte endpoints of their own) yields the graph st_clc_endpoints
+ * and st_clc_graph_join yield, with and without the self ends left out; split: whether the
+ * OpenMP ends must have been handed out (their runs few enough to be merged in order). */
+static void same_when_split(const st_clc_input_t *in0, int split)
+{
+    for (int omit = 0; omit < 2; omit++)
+        for (int32_t r = 0; r < in0->nranks; r++) {
+            st_clc_input_t in = *in0;
+            in.omit_self_ends = omit;
+            st_clc_epvec_t ep = { 0 }, ep2 = { 0 };
+            st_clc_epsrc_t omp;
+            st_clc_graph_t a = { 0 }, b = { 0 };
+            CHECK(st_clc_endpoints(&in, r, &ep, NULL) == 0);
+            CHECK(st_clc_endpoints_split(&in, r, &ep2, NULL, &omp) == 0);
+            int has_omp = 0;
+            for (size_t i = 0; i < ep.n; i++)
+                has_omp |= ep.v[i].kind == ST_CLC_OMP;
+            CHECK(has_omp || !omp.read); /* (none: nothing to hand out) */
+            CHECK(split == SPLIT_ANY || (split == SPLIT_YES && has_omp) == (omp.read != NULL));
+            CHECK(ep2.n + omp.n == ep.n);
+            CHECK(ep2.cap >= ep2.n + st_clc_inst_room(omp.n)); /* the room the join builds the instances in */
+            for (size_t i = 0; i < ep2.n; i++) /* what is in out, and in the same order */
+                CHECK(!memcmp(&ep2.v[i], &ep.v[i], sizeof *ep.v));
+            CHECK(st_clc_graph_join(ep.v, ep.n, in.nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TIMES, &a) == 0);
+            CHECK(st_clc_graph_join_src(ep2.v, ep2.n, &omp, in.nlocs,
+                                        ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES, &b) == 0);
+            st_clc_endpoint_t x;
+            CHECK(st_clc_epsrc_read(&omp, &x, 1) == 0); /* read to its end */
+            st_clc_epsrc_free(&omp);
+            CHECK_EQ(b.ninst, a.ninst);
+            CHECK_EQ(b.nrefs, a.nrefs);
+            CHECK(!memcmp(b.inst, a.inst, sizeof *a.inst * a.ninst) && !memcmp(b.refs, a.refs, sizeof *a.refs * a.nrefs));
+            CHECK(!memcmp(b.ref_time, a.ref_time, sizeof *a.ref_time * a.nrefs));
+            CHECK(!memcmp(b.port_first, a.port_first, sizeof *a.port_first * (a.nlocs + 1)));
+            CHECK(!memcmp(b.ports, a.ports, sizeof *a.ports * a.port_first[a.nlocs]));
+            CHECK(!memcmp(&b.ds, &a.ds, sizeof a.ds));
+            st_clc_graph_free(&a), st_clc_graph_free(&b);
+            st_clc_epvec_free(&ep);
+        }
+}
+
 static void build(tb_t *t, const st_clc_sync_region_t *sync, uint32_t nsync)
 {
     st_clc_input_t in = tb_input(t);
@@ -64,6 +110,7 @@ static void build(tb_t *t, const st_clc_sync_region_t *sync, uint32_t nsync)
     CHECK(st_clc_graph_build(&in, &g) == 0);
     ports_in_order(&g);
     same_when_taken(&in);
+    same_when_split(&in, SPLIT_ANY);
 }
 
 /* (loc, ev) has exactly the partners listed (as loc, ev pairs) in role-opposite sets. */
@@ -545,6 +592,108 @@ static void test_omit_self_ends(void)
     tb_free(&t);
 }
 
+/* A source that gives the endpoints of an array, and says it has `claims` of them. */
+typedef struct array_src {
+    const st_clc_endpoint_t *v;
+    size_t                   n, at;
+} array_src_t;
+
+static size_t array_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
+{
+    array_src_t *a = ctx;
+    size_t k = 0;
+    for (; k < max && a->at < a->n; k++)
+        buf[k] = a->v[a->at++];
+    return k;
+}
+
+/* The join takes no more of a source's endpoints than the source said it has (its refs are
+ * sized by that), nor endpoints out of the join's order: an error, not an overrun. */
+static void test_join_src_guards(void)
+{
+    st_clc_endpoint_t v[3];
+    for (int i = 0; i < 3; i++)
+        v[i] = (st_clc_endpoint_t){ .key = { (uint64_t)ST_CLC_KEY_OMP_BARRIER << 56, 0, 7, (uint64_t)i },
+                                    .ref = { .loc = 0, .ev = (uint64_t)i }, .role = ST_CLC_SEND, .kind = ST_CLC_OMP };
+    array_src_t a = { v, 3, 0 };
+    st_clc_epsrc_t src = { array_read, NULL, NULL, &a, 3 };
+    st_clc_graph_t h = { 0 };
+    CHECK(st_clc_graph_join_src(NULL, 0, &src, 1, ST_CLC_JOIN_PARTIAL, &h) == 0 && h.ninst == 3);
+    st_clc_graph_free(&h);
+    a.at = 0, src.n = 2; /* claims fewer than it gives */
+    CHECK(st_clc_graph_join_src(NULL, 0, &src, 1, ST_CLC_JOIN_PARTIAL, &h) == -1 && h.ninst == 0);
+    st_clc_endpoint_t w = v[2];
+    v[2] = v[0], v[0] = w; /* out of order */
+    a.at = 0, src.n = 3;
+    CHECK(st_clc_graph_join_src(NULL, 0, &src, 1, ST_CLC_JOIN_PARTIAL, &h) == -1 && h.ninst == 0);
+}
+
+/* The split derivation (same_when_split) where the join reads the OpenMP ends in parts: an
+ * instance of more ends than a part (the taskwait of 1500 children, 1501 ends), instances
+ * going on from one part into the next, point-to-point and collective endpoints in out before
+ * them; and where one thread's teams come with falling ids, so that its fork, join and barrier
+ * ends make more runs than the merge takes (the ends then go into out, for the join's sort). */
+static void test_split(void)
+{
+    tb_t t;
+    tb_init(&t, 2, 0);
+    uint32_t m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1), o = tb_loc(&t, 1, 0);
+    uint64_t now = 1;
+    tb_send(&t, m, now++, 1, 3);
+    tb_recv(&t, o, now++, 0, 3, 1);
+    tb_coll(&t, m, now, now + 1, OP_ALLREDUCE, -1, 1, 8, 8);
+    tb_coll(&t, o, now, now + 1, OP_ALLREDUCE, -1, 1, 8, 8);
+    now += 2;
+    tb_ev(&t, m, ST_EV_THREAD_FORK, now++)->id = 7;
+    tb_ev(&t, m, ST_EV_THREAD_TEAM_BEGIN, now++)->id = 7;
+    tb_ev(&t, w, ST_EV_THREAD_TEAM_BEGIN, now++)->id = 7;
+    for (uint64_t k = 0; k < 1500; k++)
+        tb_ev(&t, m, ST_EV_THREAD_TASK_CREATE, now++)->id = 1000 + k;
+    tb_region(&t, m, ST_EV_ENTER, now++, TR_OMP_TASKWAIT);
+    for (uint64_t k = 0; k < 1500; k++) {
+        task_switch(&t, w, now++, 1000 + k, 99);
+        tb_ev(&t, w, ST_EV_THREAD_TASK_COMPLETE, now++)->id = 1000 + k;
+        task_switch(&t, w, now++, 99, 1000 + k);
+    }
+    tb_region(&t, m, ST_EV_LEAVE, now++, TR_OMP_TASKWAIT);
+    for (int b = 0; b < 700; b++, now += 4) /* 700 barrier instances of 4 ends: across parts */
+        for (uint32_t l = m; l <= w; l++) {
+            tb_region(&t, l, ST_EV_ENTER, now + l, TR_OMP_BARRIER);
+            tb_region(&t, l, ST_EV_LEAVE, now + 2 + l, TR_OMP_BARRIER);
+        }
+    tb_ev(&t, w, ST_EV_THREAD_TEAM_END, now++)->id = 7;
+    tb_ev(&t, m, ST_EV_THREAD_TEAM_END, now++)->id = 7;
+    tb_ev(&t, m, ST_EV_THREAD_JOIN, now++)->id = 7;
+    st_clc_input_t in = tb_input(&t);
+    CHECK(st_clc_graph_build(&in, &g) == 0);
+    CHECK_EQ(tb_inst(&g, m, 1506, ST_CLC_RECV)->nsend, 1500); /* the taskwait's exit: every completion */
+    same_when_split(&in, SPLIT_YES);
+    st_clc_graph_free(&g);
+    tb_free(&t);
+
+    tb_init(&t, 1, 0);
+    m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1);
+    now = 1;
+    for (uint64_t team = 200; team > 100; team--) { /* 100 teams, ids falling: 100 runs of each kind */
+        tb_ev(&t, m, ST_EV_THREAD_FORK, now++)->id = team;
+        tb_ev(&t, m, ST_EV_THREAD_TEAM_BEGIN, now++)->id = team;
+        tb_ev(&t, w, ST_EV_THREAD_TEAM_BEGIN, now++)->id = team;
+        for (uint32_t l = m; l <= w; l++) {
+            tb_region(&t, l, ST_EV_ENTER, now + l, TR_OMP_BARRIER);
+            tb_region(&t, l, ST_EV_LEAVE, now + 2 + l, TR_OMP_BARRIER);
+        }
+        now += 4;
+        tb_ev(&t, w, ST_EV_THREAD_TEAM_END, now++)->id = team;
+        tb_ev(&t, m, ST_EV_THREAD_TEAM_END, now++)->id = team;
+        tb_ev(&t, m, ST_EV_THREAD_JOIN, now++)->id = team;
+    }
+    in = tb_input(&t);
+    CHECK(st_clc_graph_build(&in, &g) == 0);
+    same_when_split(&in, SPLIT_NO);
+    st_clc_graph_free(&g);
+    tb_free(&t);
+}
+
 int main(void)
 {
     test_p2p();
@@ -555,6 +704,8 @@ int main(void)
     test_openmp();
     test_openmp_teams();
     test_omit_self_ends();
+    test_split();
+    test_join_src_guards();
     printf("test_clc_deps: ok\n");
     return 0;
 }

@@ -3,7 +3,7 @@
  * checks, and the backward ramp (ideal, bent through one and two send limits, and a
  * randomized comparison with a brute-force evaluation of its definition).
  */
-/* link: src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/clc/clc.c src/clc/deps.c src/clc/graph.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/config/config.h"
