@@ -213,6 +213,11 @@ struct st_clc_replay {
     int32_t    wparent, wchild[32];
     uint32_t   nwchild;
     wave_t     wv;             /* the replay's cycle detection */
+    /* ST_CLC_REPLAY_CHECK_FIRST: the OpenMP relations, checked on C and left out of the graph */
+    st_clc_epsrc_t omp;        /* their ends (for st_clc_replay_keep); { 0 } when in the graph */
+    st_clc_depstats_t ds_scan; /* ds as the derivation left it (st_clc_replay_again) */
+    st_clc_stats_t omp_on_c;   /* their reversed / violations / remaining counts (none violated) */
+    int            restart_if_moving, restart;
 };
 
 /* ---- small helpers ------------------------------------------------------------------------------- */
@@ -1692,6 +1697,8 @@ static void finish_statistics(st_clc_replay_t *r)
     for (uint32_t l = 0; l < r->in->nlocs; l++)
         for (size_t j = 0; j < r->fwd[l].njumps; j++)
             s->jumps[r->fwd[l].jumps[j].kind < ST_CLC__KINDS ? r->fwd[l].jumps[j].kind : 0]++;
+    if (r->omp.read) /* left out of the graph: checked on C, none violated, nothing moved */
+        st_clc_stats_merge(s, &r->omp_on_c);
     s->unresolved = r->unresolved;
     s->ramps = r->ramps;
     s->ramps_bent = r->bent;
@@ -2095,6 +2102,11 @@ static void count_on_c(st_clc_replay_t *r)
 /* Converged: this round's LC are final. Otherwise another round, or the replay. */
 static void round_next(st_clc_replay_t *r)
 {
+    if (r->conv_val && r->round == 0 && r->restart_if_moving) { /* on C something moves: see st_clc_replay_restart */
+        r->restart = 1;
+        r->state = S_DONE;
+        return;
+    }
     if (r->conv_val == 0) {
         if (r->round == 0)
             count_on_c(r);
@@ -2630,8 +2642,49 @@ static int alloc_state(st_clc_replay_t *r)
     return 0;
 }
 
+/* The engine's state over its graph, once the graph is made: 0, or -1 (memory). */
+static int graph_ready(st_clc_replay_t *r)
+{
+    int rc = alloc_state(r);
+    if (rc == 0)
+        rc = classify(r);
+    if (rc)
+        return -1;
+    /* Self messages are joined locally; a side missing there is unmatched (as st_clc_graph_build counts). */
+    for (uint64_t k = 0; k < r->g.ninst; k++)
+        if (r->cat[k] == CAT_LOCAL && key_type(r->g.inst[k].key) == ST_CLC_KEY_P2P) {
+            r->ds.unmatched_send += !r->g.inst[k].nrecv;
+            r->ds.unmatched_recv += !r->g.inst[k].nsend;
+        }
+    r->setup_open = r->nch;
+    return 0;
+}
+
+/* ST_CLC_REPLAY_CHECK_FIRST: the OpenMP relations in omp (none of them violated on C, and no
+ * location's C decreasing) stay out of the graph: 1, with their counts in r->omp_on_c and omp kept
+ * in r->omp; 0 when they must go in (omp rewound); -1 out of memory. */
+static int leave_out_omp(st_clc_replay_t *r, st_clc_epsrc_t *omp)
+{
+    for (uint32_t l = 0; l < r->in->nlocs; l++)
+        if (r->in->locs[l].mono < r->in->locs[l].n)
+            return 0;
+    st_clc_stats_t *s = &r->omp_on_c;
+    if (st_clc_violations_src(omp, r->in->nlocs, &r->p, &s->reversed, &s->violations))
+        return -1;
+    st_clc_epsrc_rewind(omp);
+    for (int k = 0; k < ST_CLC__KINDS; k++)
+        if (s->violations.violated[k]) {
+            *s = (st_clc_stats_t){ 0 };
+            return 0;
+        }
+    s->remaining = s->violations;
+    r->omp = *omp;
+    *omp = (st_clc_epsrc_t){ 0 };
+    return 1;
+}
+
 int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, const st_clc_replay_net_t *net,
-                      st_clc_replay_t **out)
+                      unsigned flags, st_clc_replay_t **out)
 {
     *out = NULL;
     st_clc_replay_t *r = st_clc_calloc(1, sizeof *r);
@@ -2653,6 +2706,7 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
             return -1;
         }
     st_clc_epvec_t ep = { 0 };
+    st_clc_epsrc_t omp = { 0 }; /* the OpenMP endpoints, handed to the join without a block of their own */
     int rc = me >= 0 && me < in->nranks && in->procs ? 0 : -1;
     if (rc == 0)
         rc = build_channels(r);
@@ -2660,37 +2714,75 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
         reset_times(r);
     if (rc == 0) {
         in->coll_end = channel_count, in->coll_end_ctx = r, in->omit_self_ends = 1;
-        rc = st_clc_endpoints(in, me, &ep, &r->ds);
+        rc = st_clc_endpoints_split(in, me, &ep, &r->ds, &omp);
         in->coll_end = NULL, in->coll_end_ctx = NULL, in->omit_self_ends = 0;
     }
+    r->ds_scan = r->ds;
+    int left_out = rc == 0 && (flags & ST_CLC_REPLAY_CHECK_FIRST) && omp.read ? leave_out_omp(r, &omp) : 0;
+    rc = left_out < 0 ? -1 : rc;
     if (rc == 0)
-        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES,
-                               &r->g);
+        rc = st_clc_graph_join_src(ep.v, ep.n, &omp, in->nlocs,
+                                   ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES, &r->g);
     else
         st_clc_epvec_free(&ep);
+    st_clc_epsrc_free(&omp);
     if (rc == 0)
-        rc = alloc_state(r);
-    if (rc == 0)
-        rc = classify(r);
+        rc = graph_ready(r);
     if (rc) {
         st_log_error("CLC (parallel, rank %d): out of memory deriving the dependencies", me);
         st_clc_replay_free(r);
         return -1;
     }
-    /* Self messages are joined locally; a side missing there is unmatched (as st_clc_graph_build counts). */
-    for (uint64_t k = 0; k < r->g.ninst; k++)
-        if (r->cat[k] == CAT_LOCAL && key_type(r->g.inst[k].key) == ST_CLC_KEY_P2P) {
-            r->ds.unmatched_send += !r->g.inst[k].nrecv;
-            r->ds.unmatched_recv += !r->g.inst[k].nsend;
-        }
-    r->setup_open = r->nch;
     *out = r;
     return 0;
 }
 
+int st_clc_replay_again(st_clc_replay_t *old, const st_clc_replay_net_t *net, st_clc_replay_t **out)
+{
+    *out = NULL;
+    st_clc_replay_t *r = st_clc_calloc(1, sizeof *r);
+    if (!r)
+        return -1;
+    *r = (st_clc_replay_t){ .p = old->p, .in = old->in, .me = old->me, .nranks = old->nranks, .state = S_SETUP,
+                            .ds = old->ds_scan, .ds_scan = old->ds_scan };
+    int rc = st_xchg_out_init(&r->out, net, r->nranks) ? -1 : build_channels(r);
+    for (uint32_t i = 0; rc == 0 && i < r->nch; i++) /* counted by the derivation's sweep (channel_count) */
+        r->ch[i].local_n = old->ch[i].local_n;
+    /* the graph anew from old's, read back as endpoints, and the OpenMP ends it left out; nothing
+     * has moved, so the refs' times are still C (old->ref_c) */
+    st_clc_derived_t d = { .g = old->g, .omp = old->omp };
+    d.g.ref_time = old->ref_c;
+    st_clc_derived_pos_t pos = { 0 };
+    st_clc_epsrc_t src = { 0 };
+    if (rc == 0)
+        rc = st_clc_derived_src(&d, &pos, 0, &src);
+    if (rc == 0)
+        rc = st_clc_graph_join_src(NULL, 0, &src, r->in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TIMES, &r->g);
+    st_clc_epsrc_free(&src);
+    if (rc == 0)
+        rc = graph_ready(r);
+    st_clc_replay_free(old);
+    if (rc) {
+        st_log_error("CLC (parallel, rank %d): out of memory deriving the dependencies", r->me);
+        st_clc_replay_free(r);
+        return -1;
+    }
+    *out = r;
+    return 0;
+}
+
+int st_clc_replay_omp_left_out(const st_clc_replay_t *r) { return r->omp.read != NULL; }
+
+void st_clc_replay_restart_if_moving(st_clc_replay_t *r) { r->restart_if_moving = 1; }
+
+int st_clc_replay_restart(const st_clc_replay_t *r) { return r->restart; }
+
 void st_clc_replay_keep(st_clc_replay_t *r, st_clc_derived_t *d)
 {
     st_clc_graph_free(&d->g);
+    st_clc_epsrc_free(&d->omp);
+    d->omp = r->omp;
+    r->omp = (st_clc_epsrc_t){ 0 };
     st_clc_graph_t *g = &r->g;
     d->g = (st_clc_graph_t){ .ninst = g->ninst, .inst = g->inst, .nrefs = g->nrefs, .refs = g->refs,
                              .nlocs = g->nlocs, .ds = g->ds };
@@ -2705,6 +2797,7 @@ void st_clc_replay_free(st_clc_replay_t *r)
     for (uint64_t k = 0; r->pin && k < r->g.ninst; k++)
         st_clc_free(r->pin[k].v);
     st_clc_graph_free(&r->g);
+    st_clc_epsrc_free(&r->omp);
     st_clc_free(r->cat), st_clc_free(r->ia), st_clc_free(r->ib), st_clc_free(r->tqi), st_clc_free(r->tq), st_clc_free(r->pending), st_clc_free(r->wait_head);
     st_clc_free(r->ref_c), st_clc_free(r->ref_lc), st_clc_free(r->port_ref);
     for (uint32_t l = 0; r->fwd && l < r->in->nlocs; l++)

@@ -71,7 +71,30 @@ enum { ST_CLC_REPLAY_FAILED = -1, ST_CLC_REPLAY_DONE = 0, ST_CLC_REPLAY_BUSY = 1
  * or inconsistent input; one line logged).
  */
 int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, const st_clc_replay_net_t *net,
-                      st_clc_replay_t **out);
+                      unsigned flags, st_clc_replay_t **out);
+
+/*
+ * flags: ST_CLC_REPLAY_CHECK_FIRST — check first, for the usual trace that needs no correction.
+ * The engine checks the rank's OpenMP relations on C as the derivation hands them out and, when
+ * none is violated and no location's C decreases, leaves them out of its graph (in a hybrid
+ * trace they are most of the graph's memory and time): st_clc_replay_omp_left_out(). Nothing
+ * can then move but through an MPI relation; if one would (bulk round 0, with rounds on), the
+ * run must start again with the OpenMP relations in: every rank must know whether any rank left
+ * them out (a reduction before the start) and, if so, call st_clc_replay_restart_if_moving()
+ * before st_clc_replay_start(); the run then ends DONE at round 0 when anything anywhere would
+ * move, with st_clc_replay_restart() true, having changed nothing, and every rank makes a new
+ * engine with them in: st_clc_replay_again. Without bulk rounds the flag must not be used.
+ */
+#define ST_CLC_REPLAY_CHECK_FIRST 0x1u
+int st_clc_replay_omp_left_out(const st_clc_replay_t *r);
+void st_clc_replay_restart_if_moving(st_clc_replay_t *r);
+int st_clc_replay_restart(const st_clc_replay_t *r);
+
+/* After a run that ended for a restart: the engine anew, with the OpenMP relations in its graph,
+ * made from what old derived (no second sweep over the events), net for its messages, ready for
+ * st_clc_replay_partners and _start (rounds and st_clc_replay_on_moved set again). Frees old.
+ * 0, or -1 (out of memory; one line logged). */
+int st_clc_replay_again(st_clc_replay_t *old, const st_clc_replay_net_t *net, st_clc_replay_t **out);
 
 /*
  * Bulk rounds before the message-by-message replay (default 0: replay only): each round
@@ -111,8 +134,9 @@ void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n);
 void st_clc_replay_stats(const st_clc_replay_t *r, st_clc_stats_t *s);
 
 /* Hands the derivation over (after DONE; deps.h, st_clc_derived_t): d->g takes the graph's
- * instances and refs, which the engine then no longer has. in->self_ends, when the caller set
- * it for st_clc_replay_new, holds the rest. */
+ * instances and refs, which the engine then no longer has, d->omp the OpenMP ends it left out
+ * (ST_CLC_REPLAY_CHECK_FIRST). in->self_ends, when the caller set it for st_clc_replay_new,
+ * holds the rest. */
 void st_clc_replay_keep(st_clc_replay_t *r, st_clc_derived_t *d);
 
 void st_clc_replay_free(st_clc_replay_t *r);

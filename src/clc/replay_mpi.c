@@ -183,33 +183,54 @@ static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 /* Runs the engine; 0 when this rank completed its part. */
 /* rounds: bulk rounds until convergence, -(rounds tried) when the replay was needed, 0: replay only. */
 /* keep (may be NULL): gets the derivation when this rank completed and moved nothing (st_clc_replay_keep). */
+/* flags: ST_CLC_REPLAY_CHECK_FIRST (replay.h). *again: NULL, or the engine of a run that ended for a
+ * restart, made anew here (st_clc_replay_again); on return, the engine when this run ended so. */
 static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
-                      double t_start, int crowded, int *rounds, st_clc_derived_t *keep)
+                      double t_start, int crowded, int *rounds, st_clc_derived_t *keep, unsigned flags,
+                      st_clc_replay_t **again)
 {
     st_xmpi_t m;
     int ok = st_xmpi_init(&m, comm) == 0, all_ok = 0, started = 0;
     st_xchg_net_t net = st_xmpi_net(&m);
     st_clc_replay_t *r = NULL;
     double c0 = cpu_ms();
-    in->self_ends = keep ? &keep->self_ends : NULL;
-    ok = ok && st_clc_replay_new(p, in, rank, &net, &r) == 0;
-    in->self_ends = NULL;
+    if (*again) { /* (st_clc_replay_again frees the old engine) */
+        if (ok)
+            ok = st_clc_replay_again(*again, &net, &r) == 0;
+        else
+            st_clc_replay_free(*again);
+        *again = NULL;
+    } else {
+        in->self_ends = keep ? &keep->self_ends : NULL;
+        ok = ok && st_clc_replay_new(p, in, rank, &net, flags, &r) == 0;
+        in->self_ends = NULL;
+    }
     if (ok) {
         st_clc_replay_on_moved(r, keep_orig, NULL);
         st_clc_replay_set_rounds(r, (int)(st_config.clc_rounds < 200 ? st_config.clc_rounds : 200));
     }
     double c1 = cpu_ms();
     uint32_t incoming = 0;
+    /* with CHECK_FIRST: whether any rank left its OpenMP relations out (min of the negation) */
+    int left_out = ok && st_clc_replay_omp_left_out(r) ? -1 : 0, any_left_out = 0;
     st_xmpi_engine_t e = { "CLC", eng_progress, eng_deliver, eng_waiting, r };
     /* Everyone must have an engine before anyone sends to it. */
     if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS || !all_ok ||
-        partner_count(comm, r, in->nranks, &incoming, crowded))
+        ((flags & ST_CLC_REPLAY_CHECK_FIRST) && st_xmpi_min_all(&left_out, &any_left_out, comm, crowded) != MPI_SUCCESS) ||
+        partner_count(comm, r, in->nranks, &incoming, crowded)) {
         ok = 0;
-    else if (!(started = 1) || st_clc_replay_start(r, incoming) ||
-             st_xmpi_loop(&m, &e, rank, t_start, ST_CLC_STALL_S, crowded))
-        ok = 0;
-    st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f", c1 - c0, cpu_ms() - c1);
-    if (ok) {
+    } else {
+        if (any_left_out)
+            st_clc_replay_restart_if_moving(r);
+        started = 1;
+        if (st_clc_replay_start(r, incoming) || st_xmpi_loop(&m, &e, rank, t_start, ST_CLC_STALL_S, crowded))
+            ok = 0;
+    }
+    int restart = ok && st_clc_replay_restart(r);
+    st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f%s", c1 - c0, cpu_ms() - c1,
+                 restart ? " (the OpenMP relations were checked first: something moves, again with them)"
+                 : ok && any_left_out ? " (the OpenMP relations were checked first)" : "");
+    if (ok && !restart) {
         st_clc_replay_stats(r, s);
         *rounds = st_clc_replay_rounds(r);
         if (keep && s->moved == 0)
@@ -220,8 +241,26 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     if (started) /* every rank that started takes part in the drain */
         ok = st_xmpi_finish(&m, ok, rank, crowded, "CLC");
     st_xmpi_free(&m);
-    st_clc_replay_free(r);
+    if (ok && restart)
+        *again = r;
+    else
+        st_clc_replay_free(r);
     return ok ? 0 : -1;
+}
+
+/* The correction: first with the OpenMP relations checked before they would go into the engine's
+ * graph (with bulk rounds, which tell at round 0 whether anything moves), again with them in
+ * when something does. */
+static int correct(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
+                   double t_start, int crowded, int *rounds, st_clc_derived_t *keep)
+{
+    st_clc_replay_t *again = NULL;
+    unsigned flags = st_config.clc_rounds > 0 ? ST_CLC_REPLAY_CHECK_FIRST : 0;
+    int rc = run_engine(comm, p, in, rank, s, t_start, crowded, rounds, keep, flags, &again);
+    if (rc == 0 && again)
+        rc = run_engine(comm, p, in, rank, s, t_start, crowded, rounds, keep, 0, &again);
+    st_clc_replay_free(again);
+    return rc;
 }
 
 /* ms: wall and CPU time of the correction, maxima over the ranks. */
@@ -280,7 +319,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *keep
         return -1;
     }
     st_clc_stats_t mine = { 0 }, total = { 0 };
-    int rounds = 0, ok = run_engine(comm, &p, &in, rank, &mine, t0, crowded, &rounds, keep) == 0, all_ok = 0;
+    int rounds = 0, ok = correct(comm, &p, &in, rank, &mine, t0, crowded, &rounds, keep) == 0, all_ok = 0;
     if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok)

@@ -388,37 +388,48 @@ static uint64_t pool_rnd(uint64_t *s)
     return *s;
 }
 
-static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *total, int rounds)
+static uint64_t left_out_runs, restarted_runs; /* check-first runs that left OpenMP relations out, started again */
+
+/* Creates the n engines over t's locations (flags: st_clc_replay_new's) and runs them to DONE,
+ * delivering the messages in a random order; *any_left_out: whether some engine left its OpenMP
+ * relations out (ST_CLC_REPLAY_CHECK_FIRST: then all were told to stop at round 0 if anything moves). */
+static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags, st_clc_loc_t (*locs)[64],
+                  st_clc_input_t *in, st_clc_replay_t **eng, int *any_left_out, int again)
 {
     int n = t->nranks;
     uint64_t rs = tb_rnd() | 1;
-    st_clc_loc_t locs[8][64];
-    st_clc_input_t in[8];
-    st_clc_replay_t *eng[8];
-    uint8_t flags[8][8];
+    uint8_t flagsp[8][8];
     int done[8] = { 0 };
-    memset(flags, 0, sizeof flags);
+    memset(flagsp, 0, sizeof flagsp);
+    *any_left_out = 0;
     for (int r = 0; r < n; r++) {
         uint32_t k = 0;
-        for (uint32_t l = 0; l < t->nlocs; l++)
+        for (uint32_t l = 0; !again && l < t->nlocs; l++)
             if (t->locs[l].rank == r)
                 locs[r][k++] = t->locs[l];
-        in[r] = (st_clc_input_t){ .nlocs = k, .locs = locs[r], .nranks = n, .procs = t->procs, .nsync = 2,
-                                  .sync = sync_regions };
         ranks_ctx[r] = r;
         st_clc_replay_net_t net = { net_send, &ranks_ctx[r] };
-        CHECK(st_clc_replay_new(p, &in[r], r, &net, &eng[r]) == 0);
+        if (again) { /* the engines of a run that ended for a restart, anew */
+            CHECK(st_clc_replay_again(eng[r], &net, &eng[r]) == 0);
+        } else {
+            in[r] = (st_clc_input_t){ .nlocs = k, .locs = locs[r], .nranks = n, .procs = t->procs, .nsync = 2,
+                                      .sync = sync_regions };
+            CHECK(st_clc_replay_new(p, &in[r], r, &net, flags, &eng[r]) == 0);
+        }
         st_clc_replay_set_rounds(eng[r], rounds);
-        st_clc_replay_partners(eng[r], flags[r]);
+        st_clc_replay_partners(eng[r], flagsp[r]);
+        *any_left_out |= st_clc_replay_omp_left_out(eng[r]);
     }
     for (int r = 0; r < n; r++) {
         uint32_t incoming = 0;
         for (int q = 0; q < n; q++)
-            incoming += flags[q][r];
+            incoming += flagsp[q][r];
+        if (*any_left_out)
+            st_clc_replay_restart_if_moving(eng[r]);
         CHECK(st_clc_replay_start(eng[r], incoming) == 0);
     }
-    for (int ndone = 0, rounds = 0; ndone < n; rounds++) {
-        CHECK(rounds < 1000000);
+    for (int ndone = 0, steps = 0; ndone < n; steps++) {
+        CHECK(steps < 1000000);
         int busy = 0;
         for (int r = 0; r < n; r++) {
             if (done[r] || pool_rnd(&rs) % 4 == 0)
@@ -439,7 +450,7 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
             st_clc_free(m.buf);
             busy = 1;
         }
-        if (!busy && !npool && ndone < n && rounds > 100) { /* everything idle and nothing in flight */
+        if (!busy && !npool && ndone < n && steps > 100) { /* everything idle and nothing in flight */
             int idle = 1;
             for (int r = 0; r < n && idle; r++)
                 idle = done[r] || st_clc_replay_progress(eng[r]) == ST_CLC_REPLAY_IDLE;
@@ -455,6 +466,29 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
         }
     }
     CHECK(npool == 0);
+    for (int r = 0; r < n; r++) /* all stop at round 0, or none */
+        CHECK_EQ(st_clc_replay_restart(eng[r]), st_clc_replay_restart(eng[0]));
+}
+
+/* flags: ST_CLC_REPLAY_CHECK_FIRST (with rounds > 0) runs as replay_mpi.c does: when anything
+ * moves with OpenMP relations left out, every engine starts again with them in. */
+static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *total, int rounds, unsigned flags)
+{
+    int n = t->nranks, any_left_out;
+    st_clc_loc_t locs[8][64];
+    st_clc_input_t in[8];
+    st_clc_replay_t *eng[8];
+    drive(t, p, rounds, flags, locs, in, eng, &any_left_out, 0);
+    left_out_runs += any_left_out;
+    if (st_clc_replay_restart(eng[0])) {
+        CHECK(any_left_out);
+        restarted_runs++;
+        for (int r = 0; r < n; r++)
+            for (uint32_t l = 0; l < in[r].nlocs; l++) /* nothing moved: the first run left no dense arrays */
+                CHECK(!locs[r][l].orig && !(locs[r][l].n && (locs[r][l].ev[0].flags & ST_EVF_CLC_MOVED)));
+        drive(t, p, rounds, 0, locs, in, eng, &any_left_out, 1);
+        CHECK(!any_left_out);
+    }
     memset(total, 0, sizeof *total);
     for (int r = 0; r < n; r++)
         CHECK_EQ(st_clc_replay_rounds(eng[r]), st_clc_replay_rounds(eng[0]));
@@ -471,8 +505,6 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
             st_clc_free(locs[r][l].orig);
     }
 }
-
-/* ---- the test -------------------------------------------------------------------------------------------------------- */
 
 static void copy_trace(tb_t *dst, const tb_t *src)
 {
@@ -533,7 +565,7 @@ static size_t working_set_of(const st_clc_params_t *p, int perturbed, int nmsg)
     tb_t b;
     copy_trace(&b, &s.t);
     st_clc_mem_lend(&base, &len, 1);
-    run_parallel(&b, p, &st, 8);
+    run_parallel(&b, p, &st, 8, 0);
     size_t used = st_clc_mem_return();
     fprintf(stderr, "working set (%s): %zu bytes for %d messages (%.1f per message)\n",
             perturbed ? "clocks perturbed" : "consistent", used, nmsg, (double)used / nmsg);
@@ -582,7 +614,7 @@ static void one_way_rounds(const st_clc_params_t *p)
     st_clc_stats_t sa, sb;
     CHECK(st_clc_graph_build(&in, &g) == 0);
     CHECK(st_clc_run(p, &in, &g, &sa) == 0);
-    run_parallel(&b, p, &sb, 8);
+    run_parallel(&b, p, &sb, 8, 0);
     CHECK(sb.moved > 0);
     CHECK_EQ(last_rounds, 2);
     for (uint32_t l = 0; l < a.nlocs; l++)
@@ -623,15 +655,17 @@ static void compare(tb_t *t, const st_clc_params_t *p, const int *modes, int nmo
     st_clc_stats_t sb;
     CHECK(st_clc_graph_build(&in, &g) == 0);
     CHECK(st_clc_run(p, &in, &g, sa) == 0);
-    for (int m = 0; m < nmodes; m++) {
+    for (int m = 0; m < 2 * nmodes; m++) { /* each mode, then each with bulk rounds also checking first */
+        if (m >= nmodes && !modes[m - nmodes])
+            continue;
         tb_t b;
         copy_trace(&b, t);
-        run_parallel(&b, p, &sb, modes[m]);
+        run_parallel(&b, p, &sb, modes[m % nmodes], m >= nmodes ? ST_CLC_REPLAY_CHECK_FIRST : 0);
         for (uint32_t l = 0; l < a.nlocs; l++)
             for (uint64_t i = 0; i < a.locs[l].n; i++) {
                 if (T(&a, l, i) != T(&b, l, i))
-                    fprintf(stderr, "rounds %d: rank %d thread %u event %llu (kind %u): sequential %llu parallel %llu\n",
-                            modes[m], a.locs[l].rank, a.locs[l].thread, (unsigned long long)i, a.locs[l].ev[i].kind,
+                    fprintf(stderr, "rounds %d%s: rank %d thread %u event %llu (kind %u): sequential %llu parallel %llu\n",
+                            modes[m % nmodes], m >= nmodes ? " checking first" : "", a.locs[l].rank, a.locs[l].thread, (unsigned long long)i, a.locs[l].ev[i].kind,
                             (unsigned long long)T(&a, l, i), (unsigned long long)T(&b, l, i));
                 CHECK_EQ(T(&b, l, i), T(&a, l, i));
                 CHECK_EQ(b.locs[l].ev[i].flags, a.locs[l].ev[i].flags);
@@ -785,6 +819,10 @@ int main(void)
             (unsigned long long)cyclic);
     CHECK(total_reversed > 100 && total_remote_jumps > 100 && total_unmatched > 10 && total_coll > 20);
     CHECK(converged > 50 && fell_back > 50 && incremental > 20 && dips > 50);
+    /* checking first: OpenMP relations left out, and then either nothing moved or every engine started again */
+    fprintf(stderr, "checking first: OpenMP relations left out in %llu runs, %llu of them started again\n",
+            (unsigned long long)left_out_runs, (unsigned long long)restarted_runs);
+    CHECK(restarted_runs > 50 && left_out_runs - restarted_runs > 50);
     free(pool);
     printf("test_clc_replay: ok\n");
     return 0;
