@@ -30,6 +30,10 @@ struct st_an_par {
     int                   state;
     st_xchg_out_t         out;
     st_clc_epvec_t        ep;  /* this process's endpoints (point-to-point ones with a remote partner: pw) */
+    /* With CLC's derivation: its OpenMP endpoints, which stay there (read by build_graph's join) */
+    st_clc_derived_t     *derived;
+    st_clc_derived_pos_t  dpos;
+    size_t                dread;
     an_pwire_t            pw;
     uint32_t              incoming, arrived;
     an_creduce_t         *cr;  /* the collective instances */
@@ -83,15 +87,24 @@ static int build_graph(st_an_par_t *p)
         if (v->v[k].kind != ST_CLC_COLL)
             v->v[n++] = v->v[k];
     v->n = n;
-    /* the instances in the endpoints' block (none: no block to take) */
-    int rc = st_clc_graph_join(v->v, v->n, p->in->nlocs, v->v ? ST_CLC_JOIN_TAKE : 0, &p->g);
+    /* the instances in the endpoints' block (none: no block to take), the OpenMP ones read from
+     * CLC's derivation after them (take_derived made room for them) */
+    st_clc_epsrc_t omp = { 0 };
+    int rc = p->derived ? st_clc_derived_src(p->derived, &p->dpos, p->dread, &omp) : 0;
+    if (rc == 0)
+        rc = st_clc_graph_join_src(v->v, v->n, &omp, p->in->nlocs, v->v ? ST_CLC_JOIN_TAKE : 0, &p->g);
+    else
+        st_clc_free(v->v);
+    st_clc_epsrc_free(&omp);
     *v = (st_clc_epvec_t){ 0 };
     return rc;
 }
 
 /* The endpoints CLC derived in the run (instead of deriving them again), read in parts that
  * stay in the cache: those with a partner in another process are taken for its records
- * (p2p_wire.h), the others go to p->ep. */
+ * (p2p_wire.h), the others go to p->ep; but the OpenMP ones (most of a hybrid trace's, of key
+ * types after all others), which only the local graph reads: build_graph's join reads them
+ * from d, so that they never take 64 bytes each here (at MPI_Finalize each new page is a fault). */
 static int take_derived(st_an_par_t *p, st_clc_derived_t *d, const int32_t *owner)
 {
     enum { PART = 2048 };
@@ -103,16 +116,20 @@ static int take_derived(st_an_par_t *p, st_clc_derived_t *d, const int32_t *owne
     int rc = buf && (p->ep.v = st_clc_malloc(sizeof *p->ep.v * (most + 1))) ? 0 : -1;
     p->ep.cap = most + 1;
     rc = rc ? rc : an_pwire_begin(&p->pw, owner, p->in->nranks, p->me, p->nprocs, d->g.nrefs);
-    st_clc_derived_pos_t pos = { 0 };
-    while (rc == 0 && (n = st_clc_derived_read(d, &pos, buf, PART)) > 0) {
+    p->derived = d;
+    p->dpos = (st_clc_derived_pos_t){ .below = ST_CLC_KEY_OMP_FORK };
+    while (rc == 0 && (n = st_clc_derived_read(d, &p->dpos, buf, PART)) > 0) {
+        p->dread += n;
         rc = an_pwire_take(&p->pw, buf, n, buf, &kept);
         if (rc == 0)
             memcpy(p->ep.v + p->ep.n, buf, sizeof *buf * kept), p->ep.n += kept;
     }
     free(buf);
-    st_clc_endpoint_t *fit = rc ? NULL : st_clc_realloc(p->ep.v, sizeof *fit * (p->ep.n + 1));
+    /* kept: room for the instances of the OpenMP endpoints still in d (st_clc_graph_join_src) */
+    size_t keep = p->ep.n + st_clc_inst_room(most - p->dread) + 1;
+    st_clc_endpoint_t *fit = rc ? NULL : st_clc_realloc(p->ep.v, sizeof *fit * keep);
     if (fit)
-        p->ep.v = fit, p->ep.cap = p->ep.n + 1;
+        p->ep.v = fit, p->ep.cap = keep;
     return rc ? rc : an_pwire_open(&p->pw, &p->out);
 }
 
@@ -141,22 +158,31 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
         rc = take_derived(p, derived, owner);
     else if (rc == 0)
         rc = an_pwire_derive(&p->pw, &p->ep, owner, in->nranks, me, &p->out);
-    if (in->derived)
+    if (in->derived && !p->derived)
         st_clc_derived_free(in->derived);
     stamp(&t[1]);
+    /* The local graph before the calls' arrays: CLC's derivation (its OpenMP ends) is then freed,
+     * and its memory is the arrays'. The collective endpoints wait aside for an_creduce_local. */
+    st_clc_epvec_t coll = { 0 };
+    for (size_t k = 0; rc == 0 && k < p->ep.n; k++)
+        if (p->ep.v[k].kind == ST_CLC_COLL)
+            rc = st_clc_epvec_push(&coll, &p->ep.v[k]);
+    if (rc == 0)
+        rc = build_graph(p);
+    if (p->derived) /* its OpenMP endpoints are in the local graph now */
+        st_clc_derived_free(p->derived), p->derived = NULL;
+    stamp(&t[2]);
     if (rc == 0)
         rc = an_begin(&p->c, in, &p->res); /* the calls, once: the exchange and the patterns read them */
-    stamp(&t[2]);
+    stamp(&t[3]);
     if (rc == 0)
         an_pwire_write(&p->pw, &p->c, &p->out);
     if (rc == 0)
-        rc = an_creduce_local(p->cr, &p->c, p->ep.v, p->ep.n);
-    stamp(&t[3]);
-    if (rc == 0)
-        rc = build_graph(p);
+        rc = an_creduce_local(p->cr, &p->c, coll.v, coll.n);
+    st_clc_epvec_free(&coll);
     stamp(&t[4]);
-    st_log_debug("analysis: process %d: CPU ms (page faults): logical messages %.1f (%ld), calls and time %.1f (%ld), "
-                 "what the partners need %.1f (%ld), local graph %.1f (%ld)",
+    st_log_debug("analysis: process %d: CPU ms (page faults): logical messages %.1f (%ld), local graph %.1f (%ld), "
+                 "calls and time %.1f (%ld), what the partners need %.1f (%ld)",
                  (int)me, ms_between(&t[0], &t[1]), t[1].faults - t[0].faults, ms_between(&t[1], &t[2]),
                  t[2].faults - t[1].faults, ms_between(&t[2], &t[3]), t[3].faults - t[2].faults,
                  ms_between(&t[3], &t[4]), t[4].faults - t[3].faults);

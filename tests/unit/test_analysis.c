@@ -67,19 +67,29 @@ static uint32_t same_path(const st_an_result_t *m, const uint32_t *map, uint32_t
     return ST_AN_NO_CNODE;
 }
 
+static size_t left_out_ends; /* OpenMP ends clc_derived left out of the graph (and read back) */
+
 static int cmp_endpoint(const void *a, const void *b) { return st_clc_endpoint_cmp(a, b); }
 
 /* Rank r's logical messages as the in-run CLC leaves them for the analysis (replay.c: the ends
- * whose partners are all on their own location kept aside, the partial join, st_clc_replay_keep). */
-static void clc_derived(st_clc_input_t *in, int32_t r, st_clc_derived_t *d)
+ * whose partners are all on their own location kept aside, the partial join, st_clc_replay_keep);
+ * left_out: the OpenMP ends, where they can be handed out, left out of the graph and kept as they
+ * are (ST_CLC_REPLAY_CHECK_FIRST). */
+static void clc_derived(st_clc_input_t *in, int32_t r, st_clc_derived_t *d, int left_out)
 {
     st_clc_epvec_t ep = { 0 };
+    st_clc_epsrc_t omp = { 0 };
     memset(d, 0, sizeof *d);
     in->omit_self_ends = 1, in->self_ends = &d->self_ends;
-    CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
+    if (left_out)
+        CHECK(st_clc_endpoints_split(in, r, &ep, NULL, &omp) == 0);
+    else
+        CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
     in->omit_self_ends = 0, in->self_ends = NULL;
     unsigned take = ep.v ? ST_CLC_JOIN_TAKE : 0; /* (CLC's rank always has endpoints: MPI_Init) */
     CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | take | ST_CLC_JOIN_TIMES, &d->g) == 0);
+    d->omp = omp;
+    left_out_ends += omp.n;
     st_clc_free(d->g.ports), st_clc_free(d->g.port_first);
     d->g.ports = NULL, d->g.port_first = NULL;
     CHECK(st_clc_self_ends_expand(&d->self_ends, in->locs) == 0);
@@ -104,7 +114,8 @@ static void clc_derived(st_clc_input_t *in, int32_t r, st_clc_derived_t *d)
 }
 
 /* Analyses in with np processes (process of rank r: r * np / nranks) and compares with R.
- * clc (one process per rank): each takes CLC's derivation instead of deriving (the in-run way). */
+ * clc (one process per rank): each takes CLC's derivation instead of deriving (the in-run way);
+ * 2: CLC's that left the OpenMP relations out of its graph. */
 static void parallel(const st_clc_input_t *in, int np, int clc)
 {
     st_clc_derived_t derived[64];
@@ -128,7 +139,7 @@ static void parallel(const st_clc_input_t *in, int np, int clc)
         ids[q] = q;
         if (clc) {
             CHECK(np == in->nranks);
-            clc_derived(&part[q], q, &derived[q]);
+            clc_derived(&part[q], q, &derived[q], clc == 2);
             part[q].derived = &derived[q];
         }
         st_xchg_net_t net = { pool_send, &ids[q] };
@@ -200,6 +211,7 @@ static void analyse(void)
     for (int np = 1; np <= in.nranks; np++)
         parallel(&in, np, 0);
     parallel(&in, in.nranks, 1);
+    parallel(&in, in.nranks, 2);
     /* the JSON writer accepts every result (values checked by t_analyze_waits) */
     FILE *f = tmpfile();
     CHECK(f && st_an_write_json(f, &R, &in, 1000000000u) == 0);
@@ -1321,6 +1333,7 @@ int main(void)
     test_coll_messages();
     test_wire_volume();
     test_pwire_join_order();
+    CHECK(left_out_ends >= 20); /* the hybrid traces' OpenMP ends (35) were read back from outside the graph */
     printf("test_analysis: ok\n");
     return 0;
 }
