@@ -39,7 +39,7 @@ static int run_engine(MPI_Comm comm, const st_clc_input_t *in, const int32_t *ow
     ok = ok && flags;
     st_xmpi_engine_t e = { "analysis", eng_progress, eng_deliver, eng_waiting, p };
     /* Everyone must have an engine before anyone sends to it. */
-    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS || !all_ok ||
+    if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) != MPI_SUCCESS || !all_ok ||
         st_xmpi_incoming(comm, flags, np, &incoming, crowded))
         ok = 0;
     else if (!(started = 1) || st_an_par_start(p, incoming) ||
@@ -76,14 +76,14 @@ static int gather_bytes(MPI_Comm comm, int ok, const void *mine, size_t len, int
     MPI_Count mylen = (MPI_Count)len;
     MPI_Request req;
     int rc = -1;
-    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok &&
+    if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) == MPI_SUCCESS && all_ok &&
         PMPI_Igather(&mylen, 1, MPI_COUNT, *counts, 1, MPI_COUNT, 0, comm, &req) == MPI_SUCCESS &&
         st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS) {
         size_t total = 0;
         for (int i = 0; me == 0 && i < np; i++)
             (*displs)[i] = (MPI_Aint)total, total += (size_t)(*counts)[i];
         ok = me != 0 || (*all = malloc(total + 1)) != NULL;
-        if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) == MPI_SUCCESS && all_ok &&
+        if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) == MPI_SUCCESS && all_ok &&
             PMPI_Igatherv_c(mine, mylen, MPI_BYTE, *all, *counts, *displs, MPI_BYTE, 0, comm, &req) == MPI_SUCCESS &&
             st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS)
             rc = 0;
@@ -170,7 +170,7 @@ int st_an_par_run_mpi(MPI_Comm toolcomm, const st_clc_input_t *in, const int32_t
     }
     st_an_par_t *p = NULL;
     ok = run_engine(comm, in, owner, crowded, &p) == 0;
-    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS)
+    if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok && me == 0)
         st_log_error("analysis: failed on at least one rank; skipped");

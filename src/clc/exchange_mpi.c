@@ -177,10 +177,10 @@ static int drain(st_xmpi_t *m, int32_t me, int crowded, const char *what)
     return 0;
 }
 
-int st_xmpi_min_all(const int *in, int *out, MPI_Comm comm, int crowded)
+int st_xmpi_min_all(const int *in, int *out, int n, MPI_Comm comm, int crowded)
 {
     MPI_Request req;
-    int rc = PMPI_Iallreduce(in, out, 1, MPI_INT, MPI_MIN, comm, &req);
+    int rc = PMPI_Iallreduce(in, out, n, MPI_INT, MPI_MIN, comm, &req);
     return rc == MPI_SUCCESS ? st_polite_wait_crowded(&req, crowded) : rc;
 }
 

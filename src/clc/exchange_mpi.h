@@ -50,8 +50,8 @@ st_xchg_net_t st_xmpi_net(st_xmpi_t *m);
 
 /* Collective: *incoming = the number of ranks whose flags[me] is set (flags: [nranks]). 0, or -1. */
 int st_xmpi_incoming(MPI_Comm comm, const uint8_t *flags, int32_t nranks, uint32_t *incoming, int crowded);
-/* Collective: *out = min over the ranks of *in; returns the MPI error code. */
-int st_xmpi_min_all(const int *in, int *out, MPI_Comm comm, int crowded);
+/* Collective: out[i] = min over the ranks of in[i], i < n; returns the MPI error code. */
+int st_xmpi_min_all(const int *in, int *out, int n, MPI_Comm comm, int crowded);
 
 /* Runs e until it is DONE and every send completed: 0; -1 on failure, on an abort
  * message, or after a stall (no progress for stall_s seconds plus twice the time taken). */

@@ -190,7 +190,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
                       st_clc_replay_t **again)
 {
     st_xmpi_t m;
-    int ok = st_xmpi_init(&m, comm) == 0, all_ok = 0, started = 0;
+    int ok = st_xmpi_init(&m, comm) == 0, started = 0;
     st_xchg_net_t net = st_xmpi_net(&m);
     st_clc_replay_t *r = NULL;
     double c0 = cpu_ms();
@@ -211,16 +211,15 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     }
     double c1 = cpu_ms();
     uint32_t incoming = 0;
-    /* with CHECK_FIRST: whether any rank left its OpenMP relations out (min of the negation) */
-    int left_out = ok && st_clc_replay_omp_left_out(r) ? -1 : 0, any_left_out = 0;
+    /* Everyone must have an engine before anyone sends to it; the same reduction tells whether
+     * any rank left its OpenMP relations out (CHECK_FIRST; the min of the negation). */
+    int mine[2] = { ok, ok && st_clc_replay_omp_left_out(r) ? -1 : 0 }, all[2] = { 0, 0 };
     st_xmpi_engine_t e = { "CLC", eng_progress, eng_deliver, eng_waiting, r };
-    /* Everyone must have an engine before anyone sends to it. */
-    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS || !all_ok ||
-        ((flags & ST_CLC_REPLAY_CHECK_FIRST) && st_xmpi_min_all(&left_out, &any_left_out, comm, crowded) != MPI_SUCCESS) ||
+    if (st_xmpi_min_all(mine, all, 2, comm, crowded) != MPI_SUCCESS || !all[0] ||
         partner_count(comm, r, in->nranks, &incoming, crowded)) {
         ok = 0;
     } else {
-        if (any_left_out)
+        if (all[1] < 0)
             st_clc_replay_restart_if_moving(r);
         started = 1;
         if (st_clc_replay_start(r, incoming) || st_xmpi_loop(&m, &e, rank, t_start, ST_CLC_STALL_S, crowded))
@@ -229,7 +228,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     int restart = ok && st_clc_replay_restart(r);
     st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f%s", c1 - c0, cpu_ms() - c1,
                  restart ? " (the OpenMP relations were checked first: something moves, again with them)"
-                 : ok && any_left_out ? " (the OpenMP relations were checked first)" : "");
+                 : ok && all[1] < 0 ? " (the OpenMP relations were checked first)" : "");
     if (ok && !restart) {
         st_clc_replay_stats(r, s);
         *rounds = st_clc_replay_rounds(r);
@@ -320,7 +319,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *keep
     }
     st_clc_stats_t mine = { 0 }, total = { 0 };
     int rounds = 0, ok = correct(comm, &p, &in, rank, &mine, t0, crowded, &rounds, keep) == 0, all_ok = 0;
-    if (st_xmpi_min_all(&ok, &all_ok, comm, crowded) != MPI_SUCCESS)
+    if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok)
         st_clc_restore_orig(&in);
