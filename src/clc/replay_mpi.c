@@ -184,10 +184,11 @@ static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 /* rounds: bulk rounds until convergence, -(rounds tried) when the replay was needed, 0: replay only. */
 /* keep (may be NULL): gets the derivation when this rank completed and moved nothing (st_clc_replay_keep). */
 /* flags: ST_CLC_REPLAY_CHECK_FIRST (replay.h). *again: NULL, or the engine of a run that ended for a
- * restart, made anew here (st_clc_replay_again); on return, the engine when this run ended so. */
+ * restart, made anew here (st_clc_replay_again); on return, the engine when this run ended so.
+ * *checked: whether any rank left its OpenMP relations out (the same on every rank). */
 static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
                       double t_start, int crowded, int *rounds, st_clc_derived_t *keep, unsigned flags,
-                      st_clc_replay_t **again)
+                      st_clc_replay_t **again, int *checked)
 {
     st_xmpi_t m;
     int ok = st_xmpi_init(&m, comm) == 0, started = 0;
@@ -225,6 +226,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
         if (st_clc_replay_start(r, incoming) || st_xmpi_loop(&m, &e, rank, t_start, ST_CLC_STALL_S, crowded))
             ok = 0;
     }
+    *checked = all[1] < 0;
     int restart = ok && st_clc_replay_restart(r);
     st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f%s", c1 - c0, cpu_ms() - c1,
                  restart ? " (the OpenMP relations were checked first: something moves, again with them)"
@@ -255,9 +257,16 @@ static int correct(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, 
 {
     st_clc_replay_t *again = NULL;
     unsigned flags = st_config.clc_rounds > 0 ? ST_CLC_REPLAY_CHECK_FIRST : 0;
-    int rc = run_engine(comm, p, in, rank, s, t_start, crowded, rounds, keep, flags, &again);
-    if (rc == 0 && again)
-        rc = run_engine(comm, p, in, rank, s, t_start, crowded, rounds, keep, 0, &again);
+    int checked = 0, rc = run_engine(comm, p, in, rank, s, t_start, crowded, rounds, keep, flags, &again, &checked);
+    /* Every rank stops at the same round 0, or none does; but one that failed meanwhile must not
+     * leave the others alone in the next run's collectives: they agree first (min and max). */
+    int go = rc == 0 && again, mine[2] = { go, -go }, all[2] = { 0, 0 };
+    if (checked && st_xmpi_min_all(mine, all, 2, comm, crowded) != MPI_SUCCESS)
+        all[0] = 0, all[1] = -1;
+    if (checked && !all[0] && all[1] < 0) /* some stopped to start again, not all: a rank failed */
+        rc = -1, go = 0;
+    if (go)
+        rc = run_engine(comm, p, in, rank, s, t_start, crowded, rounds, keep, 0, &again, &checked);
     st_clc_replay_free(again);
     return rc;
 }

@@ -51,3 +51,14 @@ grep -q 'CLC: CPU ms: .*(the OpenMP relations were checked first' "$ST_TMP/err.t
     || fail "CLC did not check the OpenMP relations first (clocks synchronized): $(grep 'CLC: CPU ms' "$ST_TMP/err.txt" | head -n 2)"
 note "clocks synchronized: $(prop "$ST_TMP/s" CLC_MOVED) events moved, $(grep -c 'something moves, again' "$ST_TMP/err.txt") ranks started again"
 corrected_ok "$ST_TMP/s"
+
+# On one clock (the skew library off: every rank and thread reads the real one) the trace is
+# consistent: CLC checks the OpenMP relations first, never puts them into its graph, does not
+# start again and moves nothing.
+CLC_SKEW="$CLC_SKEW SKEW_DISABLE=1" CLC_ENV="SYNCTRACE_VERBOSE=2" run_skewed "$ST_TMP/o" "$ST_NP" "$BIN" -t 3 12
+[ "$(grep -c 'CLC: CPU ms: .*(the OpenMP relations were checked first)$' "$ST_TMP/err.txt")" -eq "$ST_NP" ] \
+    || fail "one clock: not every rank checked the OpenMP relations first and stopped there: $(grep 'CLC' "$ST_TMP/err.txt" | head -n 4)"
+assert_eq "events moved on one clock" 0 "$(prop "$ST_TMP/o" CLC_MOVED)"
+assert_ge "OpenMP relations checked (one clock)" 100 "$(prop "$ST_TMP/o" CLC_MESSAGES_OMP)"
+assert_eq "OpenMP relations violated (one clock)" 0 "$(prop "$ST_TMP/o" CLC_VIOLATIONS_OMP)"
+corrected_ok "$ST_TMP/o"
