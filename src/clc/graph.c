@@ -290,10 +290,11 @@ int st_clc_graph_join_src(st_clc_endpoint_t *ep, size_t n, st_clc_epsrc_t *more,
         sort_endpoints(ep, m);
     st_clc_endpoint_t last = m ? ep[m - 1] : (st_clc_endpoint_t){ 0 }; /* ep's place is the instances' */
     _Static_assert(sizeof(st_clc_inst_t) <= sizeof(st_clc_endpoint_t), "an instance fits an endpoint's place");
-    g->inst = take && ep ? (st_clc_inst_t *)(void *)ep : st_clc_malloc(sizeof(st_clc_inst_t) * (m + nmore ? m + nmore : 1));
-    g->refs = st_clc_malloc(sizeof(st_clc_ref_t) * (m + nmore ? m + nmore : 1));
+    size_t most = m + nmore ? m + nmore : 1; /* refs (and instances) at most */
+    g->inst = take && ep ? (st_clc_inst_t *)(void *)ep : st_clc_malloc(sizeof(st_clc_inst_t) * most);
+    g->refs = st_clc_malloc(sizeof(st_clc_ref_t) * most);
     if (flags & ST_CLC_JOIN_TIMES)
-        g->ref_time = st_clc_malloc(sizeof *g->ref_time * (m + nmore ? m + nmore : 1));
+        g->ref_time = st_clc_malloc(sizeof *g->ref_time * most);
     if (!g->inst || !g->refs || (!g->ref_time && (flags & ST_CLC_JOIN_TIMES)))
         goto fail;
     for (size_t i = 0, j; i < m; i = j) { /* instance g->ninst <= i: written where ep is read */

@@ -93,7 +93,8 @@ static void same_when_split(const st_clc_input_t *in0, int split)
             st_clc_epsrc_free(&omp);
             CHECK_EQ(b.ninst, a.ninst);
             CHECK_EQ(b.nrefs, a.nrefs);
-            CHECK(!memcmp(b.inst, a.inst, sizeof *a.inst * a.ninst) && !memcmp(b.refs, a.refs, sizeof *a.refs * a.nrefs));
+            CHECK(!memcmp(b.inst, a.inst, sizeof *a.inst * a.ninst));
+            CHECK(!memcmp(b.refs, a.refs, sizeof *a.refs * a.nrefs));
             CHECK(!memcmp(b.ref_time, a.ref_time, sizeof *a.ref_time * a.nrefs));
             CHECK(!memcmp(b.port_first, a.port_first, sizeof *a.port_first * (a.nlocs + 1)));
             CHECK(!memcmp(b.ports, a.ports, sizeof *a.ports * a.port_first[a.nlocs]));

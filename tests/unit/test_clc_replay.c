@@ -664,8 +664,9 @@ static void compare(tb_t *t, const st_clc_params_t *p, const int *modes, int nmo
         for (uint32_t l = 0; l < a.nlocs; l++)
             for (uint64_t i = 0; i < a.locs[l].n; i++) {
                 if (T(&a, l, i) != T(&b, l, i))
-                    fprintf(stderr, "rounds %d%s: rank %d thread %u event %llu (kind %u): sequential %llu parallel %llu\n",
-                            modes[m % nmodes], m >= nmodes ? " checking first" : "", a.locs[l].rank, a.locs[l].thread, (unsigned long long)i, a.locs[l].ev[i].kind,
+                    fprintf(stderr, "rounds %d%s: rank %d thread %u event %llu (kind %u): sequential %llu "
+                            "parallel %llu\n", modes[m % nmodes], m >= nmodes ? " checking first" : "",
+                            a.locs[l].rank, a.locs[l].thread, (unsigned long long)i, a.locs[l].ev[i].kind,
                             (unsigned long long)T(&a, l, i), (unsigned long long)T(&b, l, i));
                 CHECK_EQ(T(&b, l, i), T(&a, l, i));
                 CHECK_EQ(b.locs[l].ev[i].flags, a.locs[l].ev[i].flags);
