@@ -18,6 +18,8 @@ typedef struct evt_ctx {
     st_cli_archive_t  *ar;
     st_cli_location_t *loc;
     int oom;
+    uint64_t most;   /* events the location's file can hold: every event takes at least a byte */
+    int      overrun; /* OTF2 gave more (a file cut at a chunk's end is read again and again) */
 } evt_ctx_t;
 
 static int omp_team_kind(unsigned k)
@@ -64,6 +66,10 @@ static void attributes(const evt_ctx_t *c, st_cli_event_t *e, unsigned k, const 
 static st_cli_event_t *add(void *u, OTF2_TimeStamp t, unsigned k, OTF2_AttributeList *al)
 {
     evt_ctx_t *c = u;
+    if (c->loc->n >= c->most) {
+        c->overrun = 1;
+        return NULL;
+    }
     st_cli_event_t *e = st_cli_grow((void **)&c->loc->ev, &c->loc->n, &c->loc->cap, sizeof *e);
     if (!e) {
         c->oom = 1;
@@ -297,16 +303,19 @@ static int read_local_defs(const st_cli_archive_t *ar, OTF2_Reader *rd, st_cli_l
 /*
  * Sizes the location's event array from the count its definition announces, so big archives
  * take no more memory than needed. The count is only trusted up to the size of the event file
- * (every event takes at least a byte); the loader checks the real count afterwards.
+ * (every event takes at least a byte); the loader checks the real count afterwards. Returns that
+ * size, the most events the file can hold (UINT64_MAX when it cannot be seen).
  */
-static void reserve(const st_cli_archive_t *ar, st_cli_location_t *loc)
+static uint64_t reserve(const st_cli_archive_t *ar, st_cli_location_t *loc)
 {
     uint64_t n = loc->declared;
     char path[4200];
     struct stat st;
     location_file(ar, loc, "evt", path, sizeof path);
-    if (!n || stat(path, &st) != 0)
-        return;
+    if (stat(path, &st) != 0)
+        return UINT64_MAX;
+    if (!n)
+        return (uint64_t)st.st_size;
     if (n > (uint64_t)st.st_size)
         n = (uint64_t)st.st_size;
     st_cli_event_t *ev = n < SIZE_MAX / sizeof *ev ? malloc((size_t)n * sizeof *ev) : NULL;
@@ -314,12 +323,14 @@ static void reserve(const st_cli_archive_t *ar, st_cli_location_t *loc)
         loc->ev = ev;
         loc->cap = (size_t)n;
     }
+    return (uint64_t)st.st_size;
 }
 
 static int read_location(OTF2_Reader *rd, evt_ctx_t *c, OTF2_EvtReaderCallbacks *cb, char *err, size_t errlen)
 {
     st_cli_otf2_error_reset();
-    reserve(c->ar, c->loc);
+    c->most = reserve(c->ar, c->loc);
+    c->overrun = 0;
     OTF2_EvtReader *er = OTF2_Reader_GetEvtReader(rd, c->loc->id);
     OTF2_ErrorCode rc = er ? OTF2_Reader_RegisterEvtCallbacks(rd, er, cb, c) : OTF2_ERROR_INVALID;
     uint64_t n = 0;
@@ -329,6 +340,12 @@ static int read_location(OTF2_Reader *rd, evt_ctx_t *c, OTF2_EvtReaderCallbacks 
         OTF2_Reader_CloseEvtReader(rd, er);
     if (c->oom) {
         snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    if (c->overrun) {
+        snprintf(err, errlen, "bad events of location %llu (rank %d thread %u): more events than its file of %llu "
+                 "bytes can hold (the file is cut short or damaged)", (unsigned long long)c->loc->id, c->loc->rank,
+                 c->loc->thread, (unsigned long long)c->most);
         return -1;
     }
     if (rc != OTF2_SUCCESS) {
