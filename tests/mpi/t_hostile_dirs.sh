@@ -40,6 +40,13 @@ expect_refused() { # dir what
 prc=0 trc=0
 run_plain "$np" "$bin" exit || prc=$?
 run_traced "$trap_dir" "$np" "$bin" exit || trc=$?
+# MPICH's launcher reports ranks that exit() without MPI_Finalize as 0 or as 1 from run to run
+# (seen once in CI, untraced): the traced code must be one the untraced program gets.
+for _ in 1 2 3 4 5 6 7 8; do
+    [ "$prc" = "$trc" ] && break
+    prc=0
+    run_plain "$np" "$bin" exit || prc=$?
+done
 assert_eq "exit code with a foreign SYNCTRACE_DIR" "$prc" "$trc"
 cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "stdout differs with a foreign SYNCTRACE_DIR"
 expect_refused "$trap_dir" "foreign directory"
