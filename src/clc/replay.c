@@ -1790,12 +1790,13 @@ static int on_conv(st_clc_replay_t *r, const rec_t *h, reader_t *rd)
     return 0;
 }
 
+/* A partner's round values: the LC of its sends this rank receives, then (from round 1 on, see
+ * round_end) of its receives from this rank; none: the same as in the round before. */
 static int on_rval(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd)
 {
     peer_t *pe = find_peer(r, from);
-    size_t nr = pe ? pe->recv_inst.n * 8 : 0;
-    if (!pe || (h->len != nr + pe->send_inst.n * 8 && h->len) || pe->rin_round >= (int)h->round ||
-        (!h->len && !h->round))
+    size_t nr = pe ? pe->recv_inst.n * 8 : 0, want = pe ? (h->round ? nr + pe->send_inst.n * 8 : nr) : 0;
+    if (!pe || (h->len != want && (h->len || !h->round)) || pe->rin_round >= (int)h->round)
         return -1;
     if (h->len) { /* else the same values as in the round before */
         memcpy(pe->rin, rd->p, nr);
@@ -1949,16 +1950,18 @@ static void round_end(st_clc_replay_t *r)
         }
     }
     /* To each partner: the LC of the sends it receives, then of the receives from it (the
-     * limits of its sends, should this round be the last); nothing if no LC changed. */
+     * limits of its sends, should this round be the last); nothing if no LC changed. Round 0
+     * leaves the receives out: if it is the last, nothing jumped and no limit is read (limit_of);
+     * if not, the next round or the replay's backward exchange brings them. */
     for (uint32_t i = 0; i < r->npeers; i++) {
         const peer_t *pe = &r->peers[i];
-        size_t n = pe->send_inst.n + pe->recv_inst.n;
+        size_t n = pe->send_inst.n + pe->recv_inst.n, nput = r->round ? n : pe->send_inst.n;
         if (!n)
             continue;
-        uint8_t *p = rec_begin(r, pe->rank, R_RVAL, PH_R, NULL, 0, 0, r->lc_same ? 0 : n * 8);
+        uint8_t *p = rec_begin(r, pe->rank, R_RVAL, PH_R, NULL, 0, 0, r->lc_same ? 0 : nput * 8);
         for (size_t j = 0; p && !r->lc_same && j < pe->send_inst.n; j++)
             p = st_xchg_put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->send_inst.v[j]].first]));
-        for (size_t j = 0; p && !r->lc_same && j < pe->recv_inst.n; j++)
+        for (size_t j = 0; p && !r->lc_same && r->round && j < pe->recv_inst.n; j++)
             p = st_xchg_put_u64(p, ref_time(r, &r->g.refs[r->g.inst[pe->recv_inst.v[j]].first]));
     }
     for (uint32_t i = 0; i < r->nch; i++)
