@@ -235,12 +235,6 @@ void st_clc_violations(const st_clc_graph_t *g, const st_clc_loc_t *locs, const 
 void st_clc_violations_refs(const st_clc_graph_t *g, const uint64_t *ks, size_t nk, const uint64_t *t,
                             const st_clc_params_t *p, st_clc_vcount_t *out);
 
-/* The same over the instances of src's endpoints on their times (the relations the join would
- * make of them), reversed (mu 0) and violations (p's mu), without their graph: a part at a time
- * (st_clc_graph_parts), in the cache. Adds to both; 0, or -1 (memory, endpoints out of order). */
-int st_clc_violations_src(st_clc_epsrc_t *src, uint32_t nlocs, const st_clc_params_t *p, st_clc_vcount_t *reversed,
-                          st_clc_vcount_t *violations);
-
 /* Relative deviation classes of local intervals (seed 000, Fig. 6). */
 enum { ST_CLC_DEV_EXACT, ST_CLC_DEV_1PCT, ST_CLC_DEV_10PCT, ST_CLC_DEV_100PCT, ST_CLC_DEV_MORE, ST_CLC__DEVS };
 
@@ -266,6 +260,15 @@ typedef struct st_clc_stats {
  */
 typedef void (*st_clc_moved_fn)(void *ctx, st_event_t *e, uint64_t orig);
 void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx);
+
+/* Counts one relation on C: receive recv (C) against the latest send it depends on (C), in
+ * s->reversed (mu 0) and s->violations (with mu). */
+void st_clc_stats_count_c(st_clc_stats_t *s, unsigned kind, uint64_t mu, uint64_t send, uint64_t recv);
+
+/* st_clc_violations_refs on C into on_c (st_clc_stats_count_c), over the instances of src's
+ * endpoints on their times (the relations the join would make of them), without their graph: a
+ * part at a time (st_clc_graph_parts), in the cache. 0, or -1 (memory, endpoints out of order). */
+int st_clc_violations_src(st_clc_epsrc_t *src, uint32_t nlocs, const st_clc_params_t *p, st_clc_stats_t *on_c);
 
 /* Sums counts, takes maxima (the parallel version reduces per-rank stats with this). */
 void st_clc_stats_merge(st_clc_stats_t *into, const st_clc_stats_t *from);

@@ -1631,17 +1631,10 @@ static int statistics_ready(const st_clc_replay_t *r)
     return 1;
 }
 
-/* Counts one receive of C c against the largest send of C sc the relation names. */
-static void count_c(st_clc_stats_t *s, unsigned kind, uint64_t mu, uint64_t sc, uint64_t c)
-{
-    st_clc_vcount_add(&s->reversed, kind, sc, 0, c);
-    st_clc_vcount_add(&s->violations, kind, sc, mu, c);
-}
-
-/* ... and against the largest send's final LC sl. */
+/* A receive against the largest send it depends on: on C (sc, st_clc_stats_count_c) and on the final LC (sl). */
 static void count_recv(st_clc_replay_t *r, unsigned kind, uint64_t mu, uint64_t sc, uint64_t sl, const st_clc_ref_t *x)
 {
-    count_c(&r->stats, kind, mu, sc, ref_orig(r, x));
+    st_clc_stats_count_c(&r->stats, kind, mu, sc, ref_orig(r, x));
     st_clc_vcount_add(&r->stats.remaining, kind, sl, mu, ref_time(r, x));
 }
 
@@ -2084,7 +2077,7 @@ static void count_on_c(st_clc_replay_t *r)
         for (size_t j = 0; j < pe->recv_inst.n; j++) {
             const st_clc_inst_t *in = &r->g.inst[pe->recv_inst.v[j]];
             const st_clc_ref_t *x = &r->g.refs[in->first];
-            count_c(s, in->kind, st_clc_mu(&r->p, in->mumask), pe->rin[j], ref_orig(r, x));
+            st_clc_stats_count_c(s, in->kind, st_clc_mu(&r->p, in->mumask), pe->rin[j], ref_orig(r, x));
             st_clc_vcount_add(&s->remaining, in->kind, 0, 0, 0); /* a relation, not violated */
         }
     }
@@ -2095,7 +2088,7 @@ static void count_on_c(st_clc_replay_t *r)
         const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
         for (uint32_t i = 0; i < n; i++) {
             if (round_send_value(r, k, &rv[i], &sc)) {
-                count_c(s, in->kind, mu, sc, ref_orig(r, &rv[i]));
+                st_clc_stats_count_c(s, in->kind, mu, sc, ref_orig(r, &rv[i]));
                 st_clc_vcount_add(&s->remaining, in->kind, 0, 0, 0);
             }
         }
@@ -2672,7 +2665,7 @@ static int leave_out_omp(st_clc_replay_t *r, st_clc_epsrc_t *omp)
         if (r->in->locs[l].mono < r->in->locs[l].n)
             return 0;
     st_clc_stats_t *s = &r->omp_on_c;
-    if (st_clc_violations_src(omp, r->in->nlocs, &r->p, &s->reversed, &s->violations))
+    if (st_clc_violations_src(omp, r->in->nlocs, &r->p, s))
         return -1;
     st_clc_epsrc_rewind(omp);
     for (int k = 0; k < ST_CLC__KINDS; k++)

@@ -137,25 +137,37 @@ void st_clc_violations_refs(const st_clc_graph_t *g, const uint64_t *ks, size_t 
     relations(&(tsrc_t){ g, NULL, 0, t, 0, ks, nk }, count_relation, &v);
 }
 
-typedef struct src_counts {
+void st_clc_stats_count_c(st_clc_stats_t *s, unsigned kind, uint64_t mu, uint64_t send, uint64_t recv)
+{
+    st_clc_vcount_add(&s->reversed, kind, send, 0, recv);
+    st_clc_vcount_add(&s->violations, kind, send, mu, recv);
+}
+
+typedef struct on_c_ctx {
+    const st_clc_graph_t  *g;
     const st_clc_params_t *p;
-    st_clc_vcount_t       *reversed, *violations;
-} src_counts_t;
+    st_clc_stats_t        *on_c;
+} on_c_ctx_t;
+
+static void count_relation_on_c(void *ctx, const st_clc_relation_t *r)
+{
+    const on_c_ctx_t *v = ctx;
+    const st_clc_inst_t *in = &v->g->inst[r->inst];
+    st_clc_stats_count_c(v->on_c, in->kind, st_clc_mu(v->p, in->mumask), r->t_send, r->t_recv);
+}
 
 static int count_part(void *ctx, const st_clc_graph_t *g)
 {
-    const src_counts_t *c = ctx;
-    vctx_t rev = { g, NULL, c->reversed }, vio = { g, c->p, c->violations };
-    relations(&(tsrc_t){ g, NULL, 0, g->ref_time, 1, NULL, 0 }, count_relation, &rev);
-    relations(&(tsrc_t){ g, NULL, 0, g->ref_time, 1, NULL, 0 }, count_relation, &vio);
+    on_c_ctx_t *v = ctx;
+    v->g = g;
+    relations(&(tsrc_t){ g, NULL, 0, g->ref_time, 1, NULL, 0 }, count_relation_on_c, v);
     return 0;
 }
 
-int st_clc_violations_src(st_clc_epsrc_t *src, uint32_t nlocs, const st_clc_params_t *p, st_clc_vcount_t *reversed,
-                          st_clc_vcount_t *violations)
+int st_clc_violations_src(st_clc_epsrc_t *src, uint32_t nlocs, const st_clc_params_t *p, st_clc_stats_t *on_c)
 {
-    src_counts_t c = { p, reversed, violations };
-    return st_clc_graph_parts(src, nlocs, ST_CLC_JOIN_PARTIAL, count_part, &c);
+    on_c_ctx_t v = { NULL, p, on_c };
+    return st_clc_graph_parts(src, nlocs, ST_CLC_JOIN_PARTIAL, count_part, &v);
 }
 
 /* ---- per-location figures ------------------------------------------------------------------------ */
