@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../clc/mem.h"
+#include "../clc/msort.h"
 
 #define RUN_HEAD  5
 #define SEND_VALS 3
@@ -343,20 +344,8 @@ static int seg_before(const join_t *j, size_t a, size_t b)
     return x->ev != y->ev ? x->ev < y->ev : a < b;
 }
 
-static void heap_down(const join_t *j, size_t *h, size_t n, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, m = i;
-        if (l < n && seg_before(j, h[l], h[m]))
-            m = l;
-        if (l + 1 < n && seg_before(j, h[l + 1], h[m]))
-            m = l + 1;
-        if (m == i)
-            return;
-        size_t t = h[i];
-        h[i] = h[m], h[m] = t, i = m;
-    }
-}
+static inline int seg_first(const join_t *j, const size_t *a, const size_t *b) { return seg_before(j, *a, *b); }
+ST_CLC_HEAP_DOWN(heap_down, size_t, const join_t *, seg_first)
 
 /* The received messages appended in event order per location (each channel's stretch is, in a
  * consistent trace), merged from the stretches: the pattern code's sort (latesender.c) then

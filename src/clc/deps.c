@@ -1288,21 +1288,12 @@ static inline void put_omp_end(int32_t rank, unsigned type, st_clc_endpoint_t *d
 #define MERGE_RUNS(name, T, cmp, put)                                                                  \
     typedef struct name##_run { const T *at, *end; } name##_run_t;                                     \
     typedef struct name##_merge { name##_run_t h[MAX_RUNS]; size_t nh; } name##_t;                     \
-    static void name##_down(name##_run_t *h, size_t n, size_t i)                                       \
+    static inline int name##_before(const void *ctx, const name##_run_t *x, const name##_run_t *y)     \
     {                                                                                                  \
-        for (;;) {                                                                                     \
-            size_t m = i, a = 2 * i + 1, b = a + 1;                                                    \
-            if (a < n && cmp(h[a].at, h[m].at) < 0)                                                    \
-                m = a;                                                                                 \
-            if (b < n && cmp(h[b].at, h[m].at) < 0)                                                    \
-                m = b;                                                                                 \
-            if (m == i)                                                                                \
-                return;                                                                                \
-            name##_run_t t = h[i];                                                                     \
-            h[i] = h[m], h[m] = t;                                                                     \
-            i = m;                                                                                     \
-        }                                                                                              \
+        (void)ctx;                                                                                     \
+        return cmp(x->at, y->at) < 0;                                                                  \
     }                                                                                                  \
+    ST_CLC_HEAP_DOWN(name##_down, name##_run_t, const void *, name##_before)                           \
     static int name##_init(name##_t *m, const T *v, size_t n)                                          \
     {                                                                                                  \
         size_t nh = 0, start = 0;                                                                      \
@@ -1318,7 +1309,7 @@ static inline void put_omp_end(int32_t rank, unsigned type, st_clc_endpoint_t *d
         }                                                                                              \
         m->nh = nh;                                                                                    \
         for (size_t i = nh / 2; i-- > 0;)                                                              \
-            name##_down(m->h, nh, i);                                                                  \
+            name##_down(NULL, m->h, nh, i);                                                            \
         return 1;                                                                                      \
     }                                                                                                  \
     static size_t name##_take(int32_t rank, unsigned type, name##_t *m, st_clc_endpoint_t *dst,        \
@@ -1335,7 +1326,7 @@ static inline void put_omp_end(int32_t rank, unsigned type, st_clc_endpoint_t *d
             put(rank, type, dst + k, m->h[0].at++);                                                    \
             if (m->h[0].at == m->h[0].end)                                                             \
                 m->h[0] = m->h[--m->nh];                                                               \
-            name##_down(m->h, m->nh, 0);                                                               \
+            name##_down(NULL, m->h, m->nh, 0);                                                         \
         }                                                                                              \
         return k;                                                                                      \
     }                                                                                                  \

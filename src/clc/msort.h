@@ -11,6 +11,13 @@
  * where cmp is `static inline int cmp(const type *a, const type *b)` (qsort's convention)
  * and `static int cmp_void(const void *, const void *)` named cmp##_void exists for the
  * fallback. Single-threaded per call.
+ *
+ * Also the sift-down of the binary heaps that merge sorted runs (deps.c's MERGE_RUNS, the
+ * analysis' point-to-point join):
+ *   ST_CLC_HEAP_DOWN(name, type, ctxtype, before)  defines
+ *       static void name(ctxtype ctx, type *h, size_t n, size_t i)
+ * which moves h[i] down the heap h[0 .. n), whose first element comes first by
+ * before(ctx, x, y) (nonzero: *x before *y).
  */
 #ifndef ST_CLC_MSORT_H
 #define ST_CLC_MSORT_H
@@ -65,6 +72,23 @@
             memcpy(v, src, n * sizeof *v);                                                    \
         st_clc_free(tmp);                                                                     \
         st_clc_free(start);                                                                   \
+    }
+
+#define ST_CLC_HEAP_DOWN(name, type, ctxtype, before)                                         \
+    static void name(ctxtype ctx, type *h, size_t n, size_t i)                                \
+    {                                                                                         \
+        for (;;) {                                                                            \
+            size_t m = i, a = 2 * i + 1, b = a + 1;                                           \
+            if (a < n && before(ctx, &h[a], &h[m]))                                           \
+                m = a;                                                                        \
+            if (b < n && before(ctx, &h[b], &h[m]))                                           \
+                m = b;                                                                        \
+            if (m == i)                                                                       \
+                return;                                                                       \
+            type t = h[i];                                                                    \
+            h[i] = h[m], h[m] = t;                                                            \
+            i = m;                                                                            \
+        }                                                                                     \
     }
 
 #endif
