@@ -920,6 +920,11 @@ static int emit_omp(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t 
     return PUSH(c->oside[type], o);
 }
 
+/* A team master's left-out end as one word (st_clc_self_ends_t.team): its location and event. */
+static inline uint64_t team_word(uint32_t l, uint64_t i) { return (uint64_t)l << ST_CLC_SELF_EV_BITS | i; }
+static inline uint32_t team_word_loc(uint64_t w) { return (uint32_t)(w >> ST_CLC_SELF_EV_BITS); }
+static inline uint64_t team_word_ev(uint64_t w) { return w & ((1ull << ST_CLC_SELF_EV_BITS) - 1); }
+
 /* An OpenMP end whose every partner is on its own location: emitted, or with omit_self_ends
  * kept aside for in->self_ends (or dropped without it). */
 static int emit_omp_self(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t l, uint64_t i, uint64_t time,
@@ -934,7 +939,7 @@ static int emit_omp_self(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint
     int team = type == ST_CLC_KEY_OMP_FORK ? 0 : type == ST_CLC_KEY_OMP_JOIN ? 1 : -1;
     if (team >= 0 && role == (team ? ST_CLC_SEND : ST_CLC_RECV) && k3 == 0 && k2 == c->in->locs[l].ev[i].id &&
         i >> ST_CLC_SELF_EV_BITS == 0 && l >> (64 - ST_CLC_SELF_EV_BITS) == 0)
-        return PUSH(s->team[team], (uint64_t)l << ST_CLC_SELF_EV_BITS | i);
+        return PUSH(s->team[team], team_word(l, i));
     st_clc_self_end_t o = { .k2 = k2, .k3 = k3, .ev = i, .loc = l, .role = role };
     return PUSH(s->type[type], o);
 }
@@ -954,11 +959,10 @@ int st_clc_self_ends_expand(st_clc_self_ends_t *s, const st_clc_loc_t *locs)
                              sizeof *s->type[type[k]].v))
             return -1;
         for (size_t j = 0; j < n; j++) {
-            uint64_t ev = w[j] & ((1ull << ST_CLC_SELF_EV_BITS) - 1);
-            uint32_t loc = (uint32_t)(w[j] >> ST_CLC_SELF_EV_BITS);
+            uint64_t ev = team_word_ev(w[j]);
+            uint32_t loc = team_word_loc(w[j]);
             if (j + 16 < n) /* the events are far apart: each a cache miss */
-                __builtin_prefetch(&locs[w[j + 16] >> ST_CLC_SELF_EV_BITS]
-                                        .ev[w[j + 16] & ((1ull << ST_CLC_SELF_EV_BITS) - 1)]);
+                __builtin_prefetch(&locs[team_word_loc(w[j + 16])].ev[team_word_ev(w[j + 16])]);
             s->type[type[k]].v[s->type[type[k]].n++] = (st_clc_self_end_t){
                 .k2 = locs[loc].ev[ev].id, .ev = ev, .loc = loc, .role = k ? ST_CLC_SEND : ST_CLC_RECV };
         }
@@ -1358,6 +1362,7 @@ static void append_sides(ctx_t *c, st_clc_epvec_t *out)
 
 typedef struct omp_src {
     int32_t          rank;
+    size_t           n;                       /* ends in all */
     unsigned         type;                    /* the key type being merged */
     omp_endvec_t     oside[ST_CLC_KEY_TYPES];
     merge_omp_ends_t m[ST_CLC_KEY_TYPES];     /* where the merges are */
@@ -1388,15 +1393,21 @@ static void omp_src_free(void *ctx)
     st_clc_free(s);
 }
 
-/* The source of the OpenMP ends in c->oside when every key type's are at most MAX_RUNS sorted
- * runs (so that the source gives them in the join's order), set as c->omp_src, which takes the
- * vectors at the end (st_clc_endpoints_split). 0, also when they are not; -1 out of memory. */
+/* The source of the OpenMP ends in c->oside when there are any and every key type's are at most
+ * MAX_RUNS sorted runs (so that the source gives them in the join's order), set as c->omp_src,
+ * which takes the vectors at the end (st_clc_endpoints_split). 0, also when there is none; -1 out
+ * of memory. */
 static int omp_src_prepare(ctx_t *c)
 {
+    size_t n = 0;
+    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
+        n += c->oside[t].n;
+    if (!n)
+        return 0;
     omp_src_t *s = st_clc_calloc(1, sizeof *s);
     if (!s)
         return -1;
-    s->rank = c->rank;
+    s->rank = c->rank, s->n = n;
     for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
         if (!merge_omp_ends_init(&s->m[t], c->oside[t].v, c->oside[t].n)) {
             st_clc_free(s);
@@ -1457,10 +1468,7 @@ static int derive(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, s
         rc = p2p_finish(&c, &s.cancelled, &s.chans, &s.sends, &s.recvs, out);
     if (rc == 0)
         append_sides(&c, out);
-    size_t nomp = 0;
-    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
-        nomp += c.oside[t].n;
-    int src = rc == 0 && c.omp_src && nomp; /* (no OpenMP ends: none to hand out) */
+    int src = rc == 0 && c.omp_src;
     for (int t = 0; t < ST_CLC_KEY_TYPES; t++) {
         st_clc_epvec_free(&c.side[t]);
         if (src)
@@ -1469,7 +1477,7 @@ static int derive(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, s
             st_clc_free(c.oside[t].v);
     }
     if (src)
-        *omp = (st_clc_epsrc_t){ omp_src_read, omp_src_rewind, omp_src_free, c.omp_src, nomp };
+        *omp = (st_clc_epsrc_t){ omp_src_read, omp_src_rewind, omp_src_free, c.omp_src, c.omp_src->n };
     else
         st_clc_free(c.omp_src);
     scan_free(&s);
