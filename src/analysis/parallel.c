@@ -115,7 +115,7 @@ static int take_derived(st_an_par_t *p, st_clc_derived_t *d, const int32_t *owne
     /* room for all: only the pages written become memory, and the block is shrunk to them */
     int rc = buf && (p->ep.v = st_clc_malloc(sizeof *p->ep.v * (most + 1))) ? 0 : -1;
     p->ep.cap = most + 1;
-    rc = rc ? rc : an_pwire_begin(&p->pw, owner, p->in->nranks, p->me, p->nprocs, d->g.nrefs);
+    rc = rc ? rc : an_pwire_begin(&p->pw, owner, p->in->nranks, p->me, p->nprocs, d->g.nrefs + d->p2p.n);
     p->derived = d;
     p->dpos = (st_clc_derived_pos_t){ .below = ST_CLC_KEY_OMP_FORK };
     while (rc == 0 && (n = st_clc_derived_read(d, &p->dpos, buf, PART)) > 0) {

@@ -199,6 +199,8 @@ typedef struct ctx {
                                                      order (cheap join sort) */
     omp_endvec_t          oside[ST_CLC_KEY_TYPES]; /* the same for the OpenMP key types */
     struct omp_src       *omp_src; /* st_clc_endpoints_split: hands the OpenMP ends out instead of out */
+    int                   p2p_apart; /* st_clc_endpoints_split with p2p: the point-to-point ends ... */
+    struct p2p_src       *p2p_src;   /* ... are handed out by this instead of written to out */
 } ctx_t;
 
 /* Appends an endpoint of event (loc, ev), whose time is `time`, to its key type's side vector. */
@@ -501,10 +503,85 @@ static int p2p_emit_direct(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *b
     return rc;
 }
 
+/* ---- the point-to-point ends as a source of endpoints (st_clc_endpoints_split) ------------------- */
+
+/* The grouped items of every channel (channel rank r: sends so[ss[r] ..), receives ro[rs[r] ..)),
+ * handed out as p2p_put_grouped writes them; where the next one is: channel r, k, and whether
+ * send k (half 0) or receive k (half 1). */
+typedef struct p2p_src {
+    chan_rank_t *byrank;
+    uint8_t     *mask;
+    uint32_t     nch, r;
+    p2p_item_t  *so, *ro;
+    uint64_t    *ss, *rs, k;
+    int          half;
+    size_t       n;
+} p2p_src_t;
+
+static size_t p2p_src_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
+{
+    p2p_src_t *s = ctx;
+    size_t n = 0;
+    while (n < max && s->r < s->nch) {
+        uint64_t ns = s->ss[s->r + 1] - s->ss[s->r], nr = s->rs[s->r + 1] - s->rs[s->r];
+        if (s->k >= ns && s->k >= nr) {
+            s->r++, s->k = 0, s->half = 0;
+            continue;
+        }
+        const p2p_chan_t *key = &s->byrank[s->r].key;
+        if (s->half == 0 && s->k < ns)
+            p2p_put(&buf[n++], key, s->mask[s->r], s->k, &s->so[s->ss[s->r] + s->k], ST_CLC_SEND);
+        else if (s->half == 1 && s->k < nr)
+            p2p_put(&buf[n++], key, s->mask[s->r], s->k, &s->ro[s->rs[s->r] + s->k], ST_CLC_RECV);
+        s->k += s->half;
+        s->half ^= 1;
+    }
+    return n;
+}
+
+static void p2p_src_rewind(void *ctx)
+{
+    p2p_src_t *s = ctx;
+    s->r = 0, s->k = 0, s->half = 0;
+}
+
+static void p2p_src_free(void *ctx)
+{
+    p2p_src_t *s = ctx;
+    if (!s)
+        return;
+    st_clc_free(s->byrank), st_clc_free(s->mask), st_clc_free(s->so), st_clc_free(s->ro);
+    st_clc_free(s->ss), st_clc_free(s->rs);
+    st_clc_free(s);
+}
+
+/* The items grouped by channel (which frees the vectors) into c->p2p_src, which takes byrank. */
+static int p2p_src_make(ctx_t *c, const p2p_chans_t *ch, chan_rank_t *byrank, const uint32_t *rank_of,
+                        p2pvec_t *sends, p2pvec_t *recvs)
+{
+    p2p_src_t *s = st_clc_calloc(1, sizeof *s);
+    if (!s)
+        return -1;
+    *s = (p2p_src_t){ .byrank = byrank, .nch = (uint32_t)ch->n, .n = sends->n + recvs->n };
+    s->mask = st_clc_malloc(ch->n + 1);
+    s->ss = st_clc_malloc(sizeof *s->ss * (ch->n + 1)), s->rs = st_clc_malloc(sizeof *s->rs * (ch->n + 1));
+    if (!s->mask || !s->ss || !s->rs || !(s->so = p2p_grouped(ch, rank_of, sends, s->ss)) ||
+        !(s->ro = p2p_grouped(ch, rank_of, recvs, s->rs))) {
+        s->byrank = NULL; /* still the caller's */
+        p2p_src_free(s);
+        return -1;
+    }
+    for (uint32_t r = 0; r < ch->n; r++)
+        s->mask[r] = pair_mask(c->in, (int32_t)(byrank[r].key.pair >> 32), (int32_t)(uint32_t)byrank[r].key.pair);
+    c->p2p_src = s;
+    return 0;
+}
+
 /*
  * Appends to out the sends and receives in key order (tag, pair, comm, k, role): channels in
  * key order, inside a channel by (o1, o2, loc, ev), numbered k = 0, 1, ... per channel and
- * role (a self channel has both: send k before receive k). Frees the items.
+ * role (a self channel has both: send k before receive k). Frees the items. With c->p2p_apart
+ * they go to c->p2p_src instead, in the same order (and out gets room for the other types').
  */
 static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
 {
@@ -517,9 +594,14 @@ static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *
         sort(byrank, ch->n, sizeof *byrank, cmp_chan_rank);
         for (uint32_t i = 0; i < ch->n; i++)
             rank_of[byrank[i].id] = i;
-        rc = p2p_emit_direct(c, ch, byrank, sends, recvs, out);
-        if (rc == 0)
-            rc = p2p_emit_grouped(c, ch, byrank, rank_of, sends, recvs, out);
+        if (c->p2p_apart && sends->n + recvs->n) {
+            rc = reserve_out(c, out, 0) ? -1 : p2p_src_make(c, ch, byrank, rank_of, sends, recvs);
+            byrank = rc ? byrank : NULL; /* the source's */
+        } else {
+            rc = p2p_emit_direct(c, ch, byrank, sends, recvs, out);
+            if (rc == 0)
+                rc = p2p_emit_grouped(c, ch, byrank, rank_of, sends, recvs, out);
+        }
     }
     st_clc_free(byrank), st_clc_free(rank_of);
     st_clc_free(sends->v), st_clc_free(recvs->v);
@@ -1438,13 +1520,13 @@ void st_clc_epsrc_free(st_clc_epsrc_t *src)
 
 /* st_clc_endpoints; with omp, the OpenMP ends handed out by *omp when they can be (deps.h). */
 static int derive(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds,
-                  st_clc_epsrc_t *omp)
+                  st_clc_epsrc_t *omp, st_clc_epsrc_t *p2p)
 {
     static const st_clc_proc_t none = { 0 };
     st_clc_depstats_t scratch = { 0 };
     ctx_t c = {
         .in = in, .rank = rank, .out = out, .ds = ds ? ds : &scratch,
-        .proc = in->procs && rank >= 0 && rank < in->nranks ? &in->procs[rank] : &none,
+        .proc = in->procs && rank >= 0 && rank < in->nranks ? &in->procs[rank] : &none, .p2p_apart = p2p != NULL,
     };
     scan_t s = { 0 };
     if (in->self_ends)
@@ -1480,6 +1562,10 @@ static int derive(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, s
         *omp = (st_clc_epsrc_t){ omp_src_read, omp_src_rewind, omp_src_free, c.omp_src, c.omp_src->n };
     else
         st_clc_free(c.omp_src);
+    if (rc == 0 && c.p2p_src)
+        *p2p = (st_clc_epsrc_t){ p2p_src_read, p2p_src_rewind, p2p_src_free, c.p2p_src, c.p2p_src->n };
+    else
+        p2p_src_free(c.p2p_src);
     scan_free(&s);
     for (uint32_t i = 0; c.comm_nodes && i < c.proc->ncomms; i++)
         st_clc_free(c.comm_nodes[i].node);
@@ -1490,12 +1576,14 @@ static int derive(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, s
 
 int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
 {
-    return derive(in, rank, out, ds, NULL);
+    return derive(in, rank, out, ds, NULL, NULL);
 }
 
 int st_clc_endpoints_split(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds,
-                           st_clc_epsrc_t *omp)
+                           st_clc_epsrc_t *omp, st_clc_epsrc_t *p2p)
 {
     *omp = (st_clc_epsrc_t){ 0 };
-    return derive(in, rank, out, ds, omp);
+    if (p2p)
+        *p2p = (st_clc_epsrc_t){ 0 };
+    return derive(in, rank, out, ds, omp, p2p);
 }

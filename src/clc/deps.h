@@ -278,10 +278,13 @@ void st_clc_epsrc_free(st_clc_epsrc_t *src);
  * builds them. Otherwise (none; or their order would need the join's sort) they are in out and
  * *omp is { 0 }. The engine checks them from *omp before it decides whether they go into its
  * graph at all (ST_CLC_REPLAY_CHECK_FIRST, replay.h). Free *omp with st_clc_epsrc_free.
+ * p2p (may be NULL): the point-to-point endpoints (key type 1, before all of out's) are handed out
+ * by *p2p in the join's order instead of being written to out, which then starts with the
+ * collectives' ({ 0 } when there are none); the engine checks them on C (p2p_check.h).
  * Returns 0, or -1 when out of memory.
  */
 int st_clc_endpoints_split(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds,
-                           st_clc_epsrc_t *omp);
+                           st_clc_epsrc_t *omp, st_clc_epsrc_t *p2p);
 
 /* The class of a collective operation (OTF2_CollectiveOp value `op`): which members
  * send and which receive (ALGORITHMS.md §8). NONE: handle creation/destruction and the
@@ -401,6 +404,8 @@ typedef struct st_clc_derived {
     /* The OpenMP ends CLC checked and left out of its graph (ST_CLC_REPLAY_CHECK_FIRST, replay.h),
      * { 0 } when they are in g; g then holds none of their key types. ahead: those read next. */
     st_clc_epsrc_t     omp;
+    /* The point-to-point ends CLC checked and left out of its graph (the same), read first. */
+    st_clc_epsrc_t     p2p;
     st_clc_endpoint_t  ahead[ST_CLC_DERIVED_AHEAD];
     size_t             nahead, at;
 } st_clc_derived_t;
@@ -414,6 +419,7 @@ typedef struct st_clc_derived_pos {
     unsigned t;    /* self end: its type, and which of them */
     size_t   s;
     int      begun;
+    int      p2p_read; /* the left-out point-to-point ends are all read */
     unsigned below; /* nonzero: read only the endpoints of key types below it (the rest stays) */
 } st_clc_derived_pos_t;
 

@@ -360,12 +360,13 @@ void st_clc_derived_free(st_clc_derived_t *d)
     st_clc_graph_free(&d->g);
     st_clc_self_ends_free(&d->self_ends);
     st_clc_epsrc_free(&d->omp);
+    st_clc_epsrc_free(&d->p2p);
     d->nahead = d->at = 0;
 }
 
 size_t st_clc_derived_count(const st_clc_derived_t *d)
 {
-    size_t n = d->g.nrefs + d->omp.n;
+    size_t n = d->g.nrefs + d->omp.n + d->p2p.n;
     for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
         n += d->self_ends.type[t].n;
     return n;
@@ -392,11 +393,23 @@ static int next_self(const st_clc_self_ends_t *s, st_clc_derived_pos_t *pos, st_
     return -1;
 }
 
-/* The next endpoint of the graph, then of the OpenMP ends left out of it (whose key types come
- * after all of the graph's), into *e, not taken yet: 0, or -1 at the end. */
+/* The next endpoint of the point-to-point ends left out of the graph (their key type is the
+ * first), of the graph, then of the OpenMP ends left out of it (whose key types come after all
+ * of the graph's), into *e, not taken yet: 0, or -1 at the end. */
 static int next_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *e)
 {
     const st_clc_graph_t *g = &d->g;
+    if (!pos->p2p_read) {
+        if (d->at == d->nahead) {
+            d->nahead = st_clc_epsrc_read(&d->p2p, d->ahead, ST_CLC_DERIVED_AHEAD);
+            d->at = 0;
+        }
+        if (d->at < d->nahead) {
+            *e = d->ahead[d->at];
+            return 0;
+        }
+        pos->p2p_read = 1;
+    }
     for (; pos->k < g->ninst; pos->k++, pos->j = 0)
         if (pos->j < (uint64_t)g->inst[pos->k].nsend + g->inst[pos->k].nrecv) {
             *e = graph_endpoint(g, &g->inst[pos->k], g->inst[pos->k].first + pos->j);
@@ -414,7 +427,9 @@ static int next_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endp
 
 static void take_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos)
 {
-    if (pos->k < d->g.ninst)
+    if (!pos->p2p_read)
+        d->at++;
+    else if (pos->k < d->g.ninst)
         pos->j++;
     else
         d->at++;
@@ -422,7 +437,8 @@ static void take_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos)
 
 size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *buf, size_t max)
 {
-    if (!pos->begun) { /* the left-out OpenMP ends from their first, too */
+    if (!pos->begun) { /* the left-out ends from their first, too */
+        st_clc_epsrc_rewind(&d->p2p);
         st_clc_epsrc_rewind(&d->omp);
         d->nahead = d->at = 0;
         pos->begun = 1;

@@ -39,6 +39,7 @@
 #include "replay.h"
 
 #include "exchange.h"
+#include "p2p_check.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -59,7 +60,7 @@ enum { CAT_LOCAL, CAT_OUT, CAT_IN, CAT_COLL, CAT_DEAD };
 enum { PH_F, PH_B, PH_S, PH_R, PH__N }; /* forward replay, backward, statistics, bulk round */
 enum { SH_EMPTY, SH_PRODUCT, SH_PREFIX };
 enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STAT, R_RVAL, R_CONV_UP, R_CONV_DOWN,
-       R_PFX, R_WAVE_UP, R_WAVE_DOWN };
+       R_PFX, R_WAVE_UP, R_WAVE_DOWN, R_P2PCHK };
 /* An intercommunicator has two channels, one per receiving group (CH_COMM: the group of its
  * lowest world rank, CH_INTER1: the other), like the graph's instances: a receive depends
  * only on the sends of the other group, so its forward result must not wait for the sends
@@ -218,6 +219,13 @@ struct st_clc_replay {
     st_clc_depstats_t ds_scan; /* ds as the derivation left it (st_clc_replay_again) */
     st_clc_stats_t omp_on_c;   /* their reversed / violations / remaining counts (none violated) */
     int            restart_if_moving, restart;
+    /* ... and the point-to-point relations, checked with the partners at the setup (p2p_check.h) */
+    st_clc_epsrc_t   p2p;      /* their ends (st_clc_replay_keep); { 0 } when in the graph */
+    st_clc_p2pchk_t *chk;      /* the check; NULL when they are in the graph */
+    uint32_t         chk_got;  /* partners' R_P2PCHK records (one from each partner that counts) */
+    int              chk_done;
+    uint64_t         p2p_violated;
+    st_clc_stats_t   p2p_on_c;
 };
 
 /* ---- small helpers ------------------------------------------------------------------------------- */
@@ -868,6 +876,9 @@ static int classify(st_clc_replay_t *r)
     for (uint64_t k = 0; k < r->g.ninst; k++)
         if (classify_one(r, k, &last_peer))
             return -1;
+    for (uint32_t i = 0; i < st_clc_p2pchk_npeers(r->chk); i++) /* the check's partners (ascending) */
+        if (add_peer(r, st_clc_p2pchk_peer(r->chk, i)))
+            return -1;
     return assign_peers(r);
 }
 
@@ -914,6 +925,13 @@ static void send_counts(st_clc_replay_t *r)
 {
     for (uint32_t i = 0; i < r->npeers && r->state != S_FAILED; i++) {
         peer_t *pe = &r->peers[i];
+        if (r->chk) { /* every partner gets one, maybe empty: it waits for as many as for the counts */
+            size_t len;
+            const void *pay = st_clc_p2pchk_payload(r->chk, pe->rank, &len);
+            uint8_t *q = rec_begin(r, pe->rank, R_P2PCHK, 0, NULL, 0, 0, len);
+            if (q && len)
+                memcpy(q, pay, len);
+        }
         int n = count_records(r, pe, NULL);
         uint8_t *p = rec_begin(r, pe->rank, R_COUNTS, 0, NULL, 0, 0, (size_t)n * sizeof(counts_rec_t));
         if (p && n) {
@@ -944,6 +962,25 @@ static int on_counts(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t 
     }
     rd->p += h->len;
     return 0;
+}
+
+/* A partner's sends, checked against this rank's receives from it (p2p_check.h). */
+static int on_p2pchk(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *rd)
+{
+    if (!r->chk || st_clc_p2pchk_deliver(r->chk, from, rd->p, h->len))
+        return -1;
+    rd->p += h->len;
+    r->chk_got++;
+    return 0;
+}
+
+/* Every partner's sends are in: the unmatched receives, the counts on C, the violations (which
+ * round 0 reports as moves: then every engine starts again with the relations in its graph). */
+static void p2p_checked(st_clc_replay_t *r)
+{
+    st_clc_p2pchk_finish(r->chk, &r->p2p_on_c, &r->ds);
+    r->p2p_violated = st_clc_p2pchk_violated(r->chk);
+    r->chk_done = 1;
 }
 
 static uint64_t their_count(const peer_t *pe, uint32_t dir, uint32_t tag, uint64_t comm)
@@ -1692,6 +1729,8 @@ static void finish_statistics(st_clc_replay_t *r)
             s->jumps[r->fwd[l].jumps[j].kind < ST_CLC__KINDS ? r->fwd[l].jumps[j].kind : 0]++;
     if (r->omp.read) /* left out of the graph: checked on C, none violated, nothing moved */
         st_clc_stats_merge(s, &r->omp_on_c);
+    if (r->chk) /* the same (a violation would have started the engines again) */
+        st_clc_stats_merge(s, &r->p2p_on_c);
     s->unresolved = r->unresolved;
     s->ramps = r->ramps;
     s->ramps_bent = r->bent;
@@ -2031,7 +2070,7 @@ static uint64_t would_move(st_clc_replay_t *r)
  */
 static uint64_t moves_on_c(st_clc_replay_t *r)
 {
-    uint64_t n = would_move(r);
+    uint64_t n = would_move(r) + r->p2p_violated;
     for (uint32_t l = 0; l < r->in->nlocs; l++)
         n += r->in->locs[l].orig || r->in->locs[l].mono < r->in->locs[l].n;
     st_clc_vcount_t *v = &r->local_on_c;
@@ -2458,9 +2497,10 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
         return -1;
     *used = sizeof h + h.len;
     reader_t rd = { buf + sizeof h, buf + *used };
-    if (h.type < R_COUNTS || h.type > R_WAVE_DOWN)
+    if (h.type < R_COUNTS || h.type > R_P2PCHK)
         return -1; /* before deferring: a record no rank sends would wait forever */
-    if (r->state == S_SETUP && h.type != R_COUNTS && h.type != R_SETUP_UP && h.type != R_SETUP_DOWN)
+    if (r->state == S_SETUP && h.type != R_COUNTS && h.type != R_SETUP_UP && h.type != R_SETUP_DOWN &&
+        h.type != R_P2PCHK)
         return defer(r, from, buf, *used);
     if (early(r, &h))
         return defer(r, from, buf, *used);
@@ -2475,6 +2515,7 @@ static int process_record(st_clc_replay_t *r, int32_t from, const uint8_t *buf, 
     }
     switch (h.type) {
     case R_COUNTS: return on_counts(r, from, &h, &rd);
+    case R_P2PCHK: return on_p2pchk(r, from, &h, &rd);
     case R_SETUP_UP:
     case R_SETUP_DOWN: return on_setup(r, c, &h, &rd);
     case R_UP:
@@ -2527,7 +2568,9 @@ static int forward_settled(const st_clc_replay_t *r)
 int st_clc_replay_progress(st_clc_replay_t *r)
 {
     r->busy = 0;
-    if (r->state == S_SETUP && r->counts_got >= r->incoming && r->setup_open == 0)
+    if (r->state == S_SETUP && r->chk && !r->chk_done && r->chk_got >= r->incoming)
+        p2p_checked(r);
+    if (r->state == S_SETUP && r->counts_got >= r->incoming && r->setup_open == 0 && (!r->chk || r->chk_done))
         start_forward(r); /* (what the setup sent is out: start and every delivery flush) */
     if (r->state == S_ROUND)
         progress_round(r);
@@ -2580,8 +2623,8 @@ void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n)
 {
     size_t k = (size_t)snprintf(buf, n, "state %s", state_names[r->state]);
     if (r->state == S_SETUP)
-        snprintf(buf + k, n > k ? n - k : 0, ": %u of %u partner counts, %u communicators unsettled", r->counts_got,
-                 r->incoming, r->setup_open);
+        snprintf(buf + k, n > k ? n - k : 0, ": %u of %u partner counts, %u communicators unsettled%s", r->counts_got,
+                 r->incoming, r->setup_open, r->chk && !r->chk_done ? ", point-to-point checks awaited" : "");
     else if (r->state == S_FWD)
         snprintf(buf + k, n > k ? n - k : 0, ": %u locations unfinished, %llu scan prefixes awaited, wave %llu%s",
                  r->unfinished, (unsigned long long)r->chain_wait, (unsigned long long)r->wv.w,
@@ -2656,14 +2699,22 @@ static int graph_ready(st_clc_replay_t *r)
     return 0;
 }
 
+/* Whether every location's C is monotone (the checks on C stand for CLC only then). */
+static int all_mono(const st_clc_replay_t *r)
+{
+    for (uint32_t l = 0; l < r->in->nlocs; l++)
+        if (r->in->locs[l].mono < r->in->locs[l].n)
+            return 0;
+    return 1;
+}
+
 /* ST_CLC_REPLAY_CHECK_FIRST: the OpenMP relations in omp (none of them violated on C, and no
  * location's C decreasing) stay out of the graph: 1, with their counts in r->omp_on_c and omp kept
  * in r->omp; 0 when they must go in (omp rewound); -1 out of memory. */
 static int leave_out_omp(st_clc_replay_t *r, st_clc_epsrc_t *omp)
 {
-    for (uint32_t l = 0; l < r->in->nlocs; l++)
-        if (r->in->locs[l].mono < r->in->locs[l].n)
-            return 0;
+    if (!all_mono(r))
+        return 0;
     st_clc_stats_t *s = &r->omp_on_c;
     if (st_clc_violations_src(omp, r->in->nlocs, &r->p, s))
         return -1;
@@ -2677,6 +2728,34 @@ static int leave_out_omp(st_clc_replay_t *r, st_clc_epsrc_t *omp)
     r->omp = *omp;
     *omp = (st_clc_epsrc_t){ 0 };
     return 1;
+}
+
+/* ST_CLC_REPLAY_CHECK_FIRST: the point-to-point ends in p2p stay out of the graph, checked with
+ * the partners at the setup (r->chk, p2p kept in r->p2p): 1; 0 when they must go in (C not
+ * monotone): then they are put before ep's endpoints (their key type is the first), ep's
+ * block growing by them; -1 out of memory. */
+static int leave_out_p2p(st_clc_replay_t *r, st_clc_epsrc_t *p2p, st_clc_epvec_t *ep)
+{
+    if (all_mono(r)) {
+        if (st_clc_p2pchk_new(p2p, r->me, r->nranks, &r->p, &r->chk))
+            return -1;
+        r->p2p = *p2p;
+        *p2p = (st_clc_epsrc_t){ 0 };
+        return 1;
+    }
+    if (!p2p->read)
+        return 0;
+    st_clc_endpoint_t *v = st_clc_malloc(sizeof *v * (p2p->n + ep->cap + 1));
+    if (!v)
+        return -1;
+    size_t got = 0, k;
+    while (got < p2p->n && (k = st_clc_epsrc_read(p2p, v + got, p2p->n - got)) > 0)
+        got += k;
+    if (ep->n)
+        memcpy(v + got, ep->v, sizeof *v * ep->n);
+    st_clc_free(ep->v);
+    ep->v = v, ep->n += got, ep->cap += got;
+    return 0;
 }
 
 int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, const st_clc_replay_net_t *net,
@@ -2703,6 +2782,8 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
         }
     st_clc_epvec_t ep = { 0 };
     st_clc_epsrc_t omp = { 0 }; /* the OpenMP endpoints, handed to the join without a block of their own */
+    st_clc_epsrc_t p2p = { 0 }; /* the point-to-point ones, checked before they would go into the graph */
+    int first = (flags & ST_CLC_REPLAY_CHECK_FIRST) != 0;
     int rc = me >= 0 && me < in->nranks && in->procs ? 0 : -1;
     if (rc == 0)
         rc = build_channels(r);
@@ -2710,12 +2791,15 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
         reset_times(r);
     if (rc == 0) {
         in->coll_end = channel_count, in->coll_end_ctx = r, in->omit_self_ends = 1;
-        rc = st_clc_endpoints_split(in, me, &ep, &r->ds, &omp);
+        rc = st_clc_endpoints_split(in, me, &ep, &r->ds, &omp, first ? &p2p : NULL);
         in->coll_end = NULL, in->coll_end_ctx = NULL, in->omit_self_ends = 0;
     }
     r->ds_scan = r->ds;
-    int left_out = rc == 0 && (flags & ST_CLC_REPLAY_CHECK_FIRST) && omp.read ? leave_out_omp(r, &omp) : 0;
+    int left_out = rc == 0 && first && omp.read ? leave_out_omp(r, &omp) : 0;
     rc = left_out < 0 ? -1 : rc;
+    left_out = rc == 0 && first ? leave_out_p2p(r, &p2p, &ep) : 0; /* (none: an empty check, which partners may send to) */
+    rc = left_out < 0 ? -1 : rc;
+    st_clc_epsrc_free(&p2p);
     if (rc == 0)
         rc = st_clc_graph_join_src(ep.v, ep.n, &omp, in->nlocs,
                                    ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES, &r->g);
@@ -2746,7 +2830,7 @@ int st_clc_replay_again(st_clc_replay_t *old, const st_clc_replay_net_t *net, st
         r->ch[i].local_n = old->ch[i].local_n;
     /* the graph anew from old's, read back as endpoints, and the OpenMP ends it left out; nothing
      * has moved, so the refs' times are still C (old->ref_c) */
-    st_clc_derived_t d = { .g = old->g, .omp = old->omp };
+    st_clc_derived_t d = { .g = old->g, .omp = old->omp, .p2p = old->p2p };
     d.g.ref_time = old->ref_c;
     st_clc_derived_pos_t pos = { 0 };
     st_clc_epsrc_t src = { 0 };
@@ -2769,6 +2853,8 @@ int st_clc_replay_again(st_clc_replay_t *old, const st_clc_replay_net_t *net, st
 
 int st_clc_replay_omp_left_out(const st_clc_replay_t *r) { return r->omp.read != NULL; }
 
+int st_clc_replay_p2p_left_out(const st_clc_replay_t *r) { return r->chk != NULL; }
+
 void st_clc_replay_restart_if_moving(st_clc_replay_t *r) { r->restart_if_moving = 1; }
 
 int st_clc_replay_restart(const st_clc_replay_t *r) { return r->restart; }
@@ -2776,9 +2862,9 @@ int st_clc_replay_restart(const st_clc_replay_t *r) { return r->restart; }
 void st_clc_replay_keep(st_clc_replay_t *r, st_clc_derived_t *d)
 {
     st_clc_graph_free(&d->g);
-    st_clc_epsrc_free(&d->omp);
-    d->omp = r->omp;
-    r->omp = (st_clc_epsrc_t){ 0 };
+    st_clc_epsrc_free(&d->omp), st_clc_epsrc_free(&d->p2p);
+    d->omp = r->omp, d->p2p = r->p2p;
+    r->omp = r->p2p = (st_clc_epsrc_t){ 0 };
     st_clc_graph_t *g = &r->g;
     d->g = (st_clc_graph_t){ .ninst = g->ninst, .inst = g->inst, .nrefs = g->nrefs, .refs = g->refs,
                              .nlocs = g->nlocs, .ds = g->ds };
@@ -2793,7 +2879,8 @@ void st_clc_replay_free(st_clc_replay_t *r)
     for (uint64_t k = 0; r->pin && k < r->g.ninst; k++)
         st_clc_free(r->pin[k].v);
     st_clc_graph_free(&r->g);
-    st_clc_epsrc_free(&r->omp);
+    st_clc_epsrc_free(&r->omp), st_clc_epsrc_free(&r->p2p);
+    st_clc_p2pchk_free(r->chk);
     st_clc_free(r->cat), st_clc_free(r->ia), st_clc_free(r->ib), st_clc_free(r->tqi), st_clc_free(r->tq), st_clc_free(r->pending), st_clc_free(r->wait_head);
     st_clc_free(r->ref_c), st_clc_free(r->ref_lc), st_clc_free(r->port_ref);
     for (uint32_t l = 0; r->fwd && l < r->in->nlocs; l++)

@@ -84,13 +84,22 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
  * before st_clc_replay_start(); the run then ends DONE at round 0 when anything anywhere would
  * move, with st_clc_replay_restart() true, having changed nothing, and every rank makes a new
  * engine with them in: st_clc_replay_again. Without bulk rounds the flag must not be used.
+ *
+ * The point-to-point relations, when no location's C decreases, stay out of the graph too
+ * (st_clc_replay_p2p_left_out()): at the setup every partner gets the C of the rank's sends to
+ * it (p2p_check.h) and a violated receive counts as a move at round 0. Partners must agree:
+ * before the start, when not every rank left them out, those that did make their engine
+ * again (st_clc_replay_again) before st_clc_replay_partners; and a rank that left them out
+ * calls st_clc_replay_restart_if_moving() like one that left OpenMP relations out.
  */
 #define ST_CLC_REPLAY_CHECK_FIRST 0x1u
 int st_clc_replay_omp_left_out(const st_clc_replay_t *r);
+int st_clc_replay_p2p_left_out(const st_clc_replay_t *r);
 void st_clc_replay_restart_if_moving(st_clc_replay_t *r);
 int st_clc_replay_restart(const st_clc_replay_t *r);
 
-/* After a run that ended for a restart: the engine anew, with the OpenMP relations in its graph,
+/* After a run that ended for a restart (or before a start, see above): the engine anew, with the
+ * OpenMP and point-to-point relations in its graph,
  * made from what old derived (no second sweep over the events), net for its messages, ready for
  * st_clc_replay_partners and _start (rounds and st_clc_replay_on_moved set again). Frees old.
  * 0, or -1 (out of memory; one line logged). */

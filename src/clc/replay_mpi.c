@@ -140,7 +140,8 @@ static int partner_count(MPI_Comm comm, st_clc_replay_t *r, int32_t nranks, uint
     uint8_t *flags = calloc((size_t)nranks, 1);
     int rc = -1;
     if (flags) {
-        st_clc_replay_partners(r, flags);
+        if (r)
+            st_clc_replay_partners(r, flags);
         rc = st_xmpi_incoming(comm, flags, nranks, incoming, crowded);
     }
     free(flags);
@@ -206,31 +207,37 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
         ok = ok && st_clc_replay_new(p, in, rank, &net, flags, &r) == 0;
         in->self_ends = NULL;
     }
-    if (ok) {
-        st_clc_replay_on_moved(r, keep_orig, NULL);
-        st_clc_replay_set_rounds(r, (int)(st_config.clc_rounds < 200 ? st_config.clc_rounds : 200));
-    }
     double c1 = cpu_ms();
     uint32_t incoming = 0;
     /* Everyone must have an engine before anyone sends to it; the same reduction tells whether
-     * any rank left its OpenMP relations out (CHECK_FIRST; the min of the negation). */
-    int mine[2] = { ok, ok && st_clc_replay_omp_left_out(r) ? -1 : 0 }, all[2] = { 0, 0 };
+     * any rank left its OpenMP relations out (CHECK_FIRST; the min of the negation) and whether
+     * every rank left its point-to-point relations out: if not, none may (replay.h). */
+    int mine[3] = { ok, ok && st_clc_replay_omp_left_out(r) ? -1 : 0, ok && st_clc_replay_p2p_left_out(r) },
+        all[3] = { 0, 0, 0 };
+    int agreed = st_xmpi_min_all(mine, all, 3, comm, crowded) == MPI_SUCCESS && all[0];
+    if (agreed && mine[2] && !all[2] && st_clc_replay_again(r, &net, &r)) /* (r is NULL then) */
+        ok = 0;
+    if (r) {
+        st_clc_replay_on_moved(r, keep_orig, NULL);
+        st_clc_replay_set_rounds(r, (int)(st_config.clc_rounds < 200 ? st_config.clc_rounds : 200));
+    }
     st_xmpi_engine_t e = { "CLC", eng_progress, eng_deliver, eng_waiting, r };
-    if (st_xmpi_min_all(mine, all, 2, comm, crowded) != MPI_SUCCESS || !all[0] ||
-        partner_count(comm, r, in->nranks, &incoming, crowded)) {
+    if (!agreed || partner_count(comm, r, in->nranks, &incoming, crowded)) {
         ok = 0;
     } else {
-        if (all[1] < 0)
+        if (ok && (all[1] < 0 || all[2]))
             st_clc_replay_restart_if_moving(r);
-        started = 1;
-        if (st_clc_replay_start(r, incoming) || st_xmpi_loop(&m, &e, rank, t_start, ST_CLC_STALL_S, crowded))
+        started = 1; /* (a rank that failed since the agreement tells the others in the drain) */
+        if (!ok || st_clc_replay_start(r, incoming) || st_xmpi_loop(&m, &e, rank, t_start, ST_CLC_STALL_S, crowded))
             ok = 0;
     }
-    *checked = all[1] < 0;
+    *checked = all[1] < 0 || all[2];
     int restart = ok && st_clc_replay_restart(r);
-    st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f%s", c1 - c0, cpu_ms() - c1,
-                 restart ? " (the OpenMP relations were checked first: something moves, again with them)"
-                 : ok && all[1] < 0 ? " (the OpenMP relations were checked first)" : "");
+    const char *which = all[1] < 0 && all[2] ? "OpenMP and point-to-point" : all[1] < 0 ? "OpenMP" : "point-to-point";
+    st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f%s%s%s", c1 - c0, cpu_ms() - c1,
+                 ok && *checked ? " (the " : "", ok && *checked ? which : "",
+                 restart ? " relations were checked first: something moves, again with them)"
+                 : ok && *checked ? " relations were checked first)" : "");
     if (ok && !restart) {
         st_clc_replay_stats(r, s);
         *rounds = st_clc_replay_rounds(r);

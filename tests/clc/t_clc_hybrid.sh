@@ -21,9 +21,10 @@ fi
 # over more than the offsets (ms); with a few rounds that happened about once in ten runs
 CLC_ENV="SYNCTRACE_VERBOSE=2" run_skewed "$ST_TMP/h" "$ST_NP" "$BIN" -t 3 12
 grep -q '^clc_hybrid: ' "$ST_TMP/out.txt" || fail "no output: $(tail -n 3 "$ST_TMP/err.txt")"
-# the raw OpenMP relations hold, so CLC checks them first and leaves them out of its graph;
-# the MPI ones move events, so every rank makes its engine again with them in (docs/clc.md)
-grep -q 'CLC: CPU ms: .*(the OpenMP relations were checked first: something moves, again with them)' "$ST_TMP/err.txt" \
+# the raw OpenMP relations hold, so CLC checks them first and leaves them out of its graph,
+# and the point-to-point ones (no rank's clock goes back); the MPI ones move events, so every
+# rank makes its engine again with them in (docs/clc.md)
+grep -q 'CLC: CPU ms: .*(the OpenMP and point-to-point relations were checked first: something moves, again with them)' "$ST_TMP/err.txt" \
     || fail "CLC did not check the OpenMP relations first and start again: $(grep 'CLC: CPU ms' "$ST_TMP/err.txt" | head -n 2)"
 otf2_ok "$ST_TMP/h"
 violations --raw "$ST_TMP/h"
@@ -47,18 +48,20 @@ corrected_ok "$ST_TMP/t"
 # result is corrected.
 CLC_SKEW=${CLC_SKEW/SYNCTRACE_SYNC=none/SYNCTRACE_SYNC=h2hca} CLC_ENV="SYNCTRACE_VERBOSE=2" \
     run_skewed "$ST_TMP/s" "$ST_NP" "$BIN" -t 3 12
-grep -q 'CLC: CPU ms: .*(the OpenMP relations were checked first' "$ST_TMP/err.txt" \
-    || fail "CLC did not check the OpenMP relations first (clocks synchronized): $(grep 'CLC: CPU ms' "$ST_TMP/err.txt" | head -n 2)"
+grep -q 'CLC: CPU ms: .*(the OpenMP and point-to-point relations were checked first' "$ST_TMP/err.txt" \
+    || fail "CLC did not check the OpenMP and point-to-point relations first (clocks synchronized): $(grep 'CLC: CPU ms' "$ST_TMP/err.txt" | head -n 2)"
 note "clocks synchronized: $(prop "$ST_TMP/s" CLC_MOVED) events moved, $(grep -c 'something moves, again' "$ST_TMP/err.txt") ranks started again"
 corrected_ok "$ST_TMP/s"
 
 # On one clock (the skew library off: every rank and thread reads the real one) the trace is
-# consistent: CLC checks the OpenMP relations first, never puts them into its graph, does not
-# start again and moves nothing.
+# consistent: CLC checks the OpenMP and point-to-point relations first, never puts them into its
+# graph, does not start again and moves nothing.
 CLC_SKEW="$CLC_SKEW SKEW_DISABLE=1" CLC_ENV="SYNCTRACE_VERBOSE=2" run_skewed "$ST_TMP/o" "$ST_NP" "$BIN" -t 3 12
-[ "$(grep -c 'CLC: CPU ms: .*(the OpenMP relations were checked first)$' "$ST_TMP/err.txt")" -eq "$ST_NP" ] \
-    || fail "one clock: not every rank checked the OpenMP relations first and stopped there: $(grep 'CLC' "$ST_TMP/err.txt" | head -n 4)"
+[ "$(grep -c 'CLC: CPU ms: .*(the OpenMP and point-to-point relations were checked first)$' "$ST_TMP/err.txt")" -eq "$ST_NP" ] \
+    || fail "one clock: not every rank checked the OpenMP and point-to-point relations first and stopped there: $(grep 'CLC' "$ST_TMP/err.txt" | head -n 4)"
 assert_eq "events moved on one clock" 0 "$(prop "$ST_TMP/o" CLC_MOVED)"
 assert_ge "OpenMP relations checked (one clock)" 100 "$(prop "$ST_TMP/o" CLC_MESSAGES_OMP)"
 assert_eq "OpenMP relations violated (one clock)" 0 "$(prop "$ST_TMP/o" CLC_VIOLATIONS_OMP)"
+assert_ge "point-to-point relations checked (one clock)" 10 "$(prop "$ST_TMP/o" CLC_MESSAGES_P2P)"
+assert_eq "point-to-point relations violated (one clock)" 0 "$(prop "$ST_TMP/o" CLC_VIOLATIONS_P2P)"
 corrected_ok "$ST_TMP/o"

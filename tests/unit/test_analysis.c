@@ -82,7 +82,7 @@ static void clc_derived(st_clc_input_t *in, int32_t r, st_clc_derived_t *d, int 
     memset(d, 0, sizeof *d);
     in->omit_self_ends = 1, in->self_ends = &d->self_ends;
     if (left_out)
-        CHECK(st_clc_endpoints_split(in, r, &ep, NULL, &omp) == 0);
+        CHECK(st_clc_endpoints_split(in, r, &ep, NULL, &omp, NULL) == 0);
     else
         CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
     in->omit_self_ends = 0, in->self_ends = NULL;

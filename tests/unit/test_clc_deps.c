@@ -75,7 +75,7 @@ static void same_when_split(const st_clc_input_t *in0, int split)
             st_clc_epsrc_t omp;
             st_clc_graph_t a = { 0 }, b = { 0 };
             CHECK(st_clc_endpoints(&in, r, &ep, NULL) == 0);
-            CHECK(st_clc_endpoints_split(&in, r, &ep2, NULL, &omp) == 0);
+            CHECK(st_clc_endpoints_split(&in, r, &ep2, NULL, &omp, NULL) == 0);
             int has_omp = 0;
             for (size_t i = 0; i < ep.n; i++)
                 has_omp |= ep.v[i].kind == ST_CLC_OMP;

@@ -21,7 +21,7 @@
  *    passes: rounds after the first recompute only what changed) and fallback happen;
  *  - no message is addressed to a rank whose engine is done, nothing fails or stalls.
  */
-/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/exchange.c src/util/log.c */
+/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/p2p_check.c src/clc/exchange.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/clc/replay.h"
@@ -388,7 +388,8 @@ static uint64_t pool_rnd(uint64_t *s)
     return *s;
 }
 
-static uint64_t left_out_runs, restarted_runs; /* check-first runs that left OpenMP relations out, started again */
+static uint64_t left_out_runs, restarted_runs; /* check-first runs that left relations out, started again */
+static uint64_t p2p_left_out_runs, p2p_put_back; /* ... the point-to-point ones; engines made again before the start */
 
 /* Creates the n engines over t's locations (flags: st_clc_replay_new's) and runs them to DONE,
  * delivering the messages in a random order; *any_left_out: whether some engine left its OpenMP
@@ -416,9 +417,22 @@ static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags,
                                       .sync = sync_regions };
             CHECK(st_clc_replay_new(p, &in[r], r, &net, flags, &eng[r]) == 0);
         }
+    }
+    /* the point-to-point relations stay out only where every rank left them out (replay_mpi.c) */
+    int all_p2p = 1;
+    for (int r = 0; r < n; r++)
+        all_p2p &= st_clc_replay_p2p_left_out(eng[r]);
+    for (int r = 0; r < n; r++) {
+        st_clc_replay_net_t net = { net_send, &ranks_ctx[r] };
+        if (!all_p2p && st_clc_replay_p2p_left_out(eng[r])) {
+            CHECK(st_clc_replay_again(eng[r], &net, &eng[r]) == 0);
+            p2p_put_back++;
+        }
+        CHECK(!all_p2p || !again);
         st_clc_replay_set_rounds(eng[r], rounds);
         st_clc_replay_partners(eng[r], flagsp[r]);
-        *any_left_out |= st_clc_replay_omp_left_out(eng[r]);
+        *any_left_out |= st_clc_replay_omp_left_out(eng[r]) || all_p2p;
+        p2p_left_out_runs += all_p2p && r == 0;
     }
     for (int r = 0; r < n; r++) {
         uint32_t incoming = 0;
@@ -775,6 +789,40 @@ static void cycles(const st_clc_params_t *p)
     }
 }
 
+/*
+ * Consistent traces whose point-to-point relations stay out of the engines' graphs (checking
+ * first): messages between every pair of three ranks and to a rank itself, on three tags,
+ * some never received, and receives nobody sent. Nothing moves, and every statistic, the
+ * unmatched ends included, is the sequential one.
+ */
+static void unmatched_on_c(const st_clc_params_t *p)
+{
+    static const int modes[] = { 1 };
+    uint64_t before = p2p_left_out_runs;
+    for (int k = 0; k < 20; k++) {
+        sim_t s;
+        sim_begin(&s, 3);
+        for (int i = 0; i < 40; i++) {
+            int from = (int)(tb_rnd() % 3), to = (int)(tb_rnd() % 3), tag = (int)(tb_rnd() % 3);
+            st_event_t *e = p2p_ev(&s, from, ST_EV_MPI_SEND, to), *r;
+            e->tag = tag;
+            if (tb_rnd() % 4) {
+                ev(&s, s.master[to], ST_EV_MPI_RECV, e->time + 1000, &r);
+                r->peer = from, r->tag = tag, r->comm = C_WORLD, r->id = ++s.post[to];
+            }
+            if (tb_rnd() % 5 == 0)
+                p2p_ev(&s, to, ST_EV_MPI_RECV, from)->tag = 7;
+        }
+        sim_sync(&s, TR_FINALIZE);
+        st_clc_stats_t sa;
+        compare(&s.t, p, modes, 1, &sa);
+        CHECK_EQ(sa.moved, 0);
+        CHECK(sa.deps.unmatched_send > 0 && sa.deps.unmatched_recv > 0 && sa.violations.messages[ST_CLC_P2P] > 0);
+        tb_free(&s.t);
+    }
+    CHECK_EQ(p2p_left_out_runs - before, 20);
+}
+
 int main(void)
 {
     st_clc_params_t p;
@@ -794,6 +842,7 @@ int main(void)
     }
     cycles(&p);
     st_clc_params_default(&p);
+    unmatched_on_c(&p);
     for (int k = 0; k < 3; k++)
         one_trace(7, 600, &p);
     /* The same with lent memory (as at MPI_Finalize): a region large enough, then one so
@@ -820,10 +869,14 @@ int main(void)
             (unsigned long long)cyclic);
     CHECK(total_reversed > 100 && total_remote_jumps > 100 && total_unmatched > 10 && total_coll > 20);
     CHECK(converged > 50 && fell_back > 50 && incremental > 20 && dips > 50);
-    /* checking first: OpenMP relations left out, and then either nothing moved or every engine started again */
-    fprintf(stderr, "checking first: OpenMP relations left out in %llu runs, %llu of them started again\n",
-            (unsigned long long)left_out_runs, (unsigned long long)restarted_runs);
+    /* checking first: relations left out, and then either nothing moved or every engine started again */
+    fprintf(stderr,
+            "checking first: relations left out in %llu runs, %llu of them started again; point-to-point ones in %llu "
+            "runs, engines made again before the start %llu times\n",
+            (unsigned long long)left_out_runs, (unsigned long long)restarted_runs,
+            (unsigned long long)p2p_left_out_runs, (unsigned long long)p2p_put_back);
     CHECK(restarted_runs > 50 && left_out_runs - restarted_runs > 50);
+    CHECK(p2p_left_out_runs > 50 && p2p_put_back > 10);
     free(pool);
     printf("test_clc_replay: ok\n");
     return 0;
