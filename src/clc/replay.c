@@ -35,6 +35,10 @@
  * Records: a 32-byte header {type, phase, channel kind, round, nseq, payload length,
  * channel key, first seq} and the payload. Records to one destination are appended to
  * one buffer and sent when the rank runs out of local work (or the buffer is large).
+ *
+ * Checking first (replay.h), the point-to-point relations may stay out of the graph: then
+ * the setup also sends every partner one R_P2PCHK record (the C of the sends to it,
+ * p2p_check.h), and a violated receive counts as a move at round 0.
  */
 #include "replay.h"
 
