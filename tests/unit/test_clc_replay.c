@@ -24,6 +24,7 @@
 /* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/p2p_check.c src/clc/exchange.c src/util/log.c */
 #include "test_clc_lib.h"
 
+#include "../../src/clc/p2p_check.h"
 #include "../../src/clc/replay.h"
 
 #ifndef SEEDS_MORE
@@ -823,6 +824,87 @@ static void unmatched_on_c(const st_clc_params_t *p)
     CHECK_EQ(p2p_left_out_runs - before, 20);
 }
 
+/* ---- the point-to-point check on its own (p2p_check.h) ------------------------------------------------------------ */
+
+typedef struct arr_src {
+    const st_clc_endpoint_t *v;
+    size_t n, at;
+} arr_src_t;
+
+static size_t arr_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
+{
+    arr_src_t *a = ctx;
+    size_t n = a->n - a->at < max ? a->n - a->at : max;
+    memcpy(buf, a->v + a->at, n * sizeof *buf);
+    a->at += n;
+    return n;
+}
+
+static void arr_rewind(void *ctx) { ((arr_src_t *)ctx)->at = 0; }
+
+static st_clc_endpoint_t p2p_end(int32_t from, int32_t to, uint64_t tag, uint64_t k, uint8_t role, uint64_t time)
+{
+    return (st_clc_endpoint_t){ .key = { (uint64_t)ST_CLC_KEY_P2P << 56 | tag, (uint64_t)from << 32 | (uint32_t)to, 7, k },
+                                .ref = { .loc = 0, .ev = k }, .time = time, .role = role, .kind = ST_CLC_P2P };
+}
+
+/* A partner's sends against the receives; malformed payloads, a second one from the same rank,
+ * ends out of the join's order and of another key type are errors, not reads past the data. */
+static void p2p_check_alone(void)
+{
+    st_clc_params_t p;
+    st_clc_params_default(&p);
+    /* rank 1 of 3: receives 0 and 1 from rank 0 on tag 5, a send to rank 2 on tag 6 */
+    st_clc_endpoint_t v[] = { p2p_end(0, 1, 5, 0, ST_CLC_RECV, 100), p2p_end(0, 1, 5, 1, ST_CLC_RECV, 200),
+                              p2p_end(1, 2, 6, 0, ST_CLC_SEND, 300) };
+    arr_src_t a = { v, 3, 0 };
+    st_clc_epsrc_t src = { arr_read, arr_rewind, NULL, &a, 3 };
+    st_clc_p2pchk_t *c;
+    CHECK(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
+    CHECK_EQ(a.at, 0); /* rewound */
+    CHECK_EQ(st_clc_p2pchk_npeers(c), 2);
+    CHECK_EQ(st_clc_p2pchk_peer(c, 0), 0);
+    CHECK_EQ(st_clc_p2pchk_peer(c, 1), 2);
+    size_t len;
+    const uint64_t *pay = st_clc_p2pchk_payload(c, 2, &len);
+    CHECK(pay && len == 4 * 8 && pay[2] == 1 && pay[3] == 300);
+    CHECK(!st_clc_p2pchk_payload(c, 0, &len) && len == 0);
+    /* rank 0's sends: tag 5 at 50 and 250 (the second receive, at 200, is earlier), tag 9 unmatched */
+    uint64_t from0[] = { v[0].key[0], 7, 2, 50, 250, (uint64_t)ST_CLC_KEY_P2P << 56 | 9, 7, 1, 10 };
+    uint64_t bad[] = { v[0].key[0], 7, 5, 50 };
+    CHECK(st_clc_p2pchk_deliver(c, 2, bad, 12) == -1);          /* not whole words */
+    CHECK(st_clc_p2pchk_deliver(c, 0, bad, sizeof bad) == -1);  /* 5 ends announced, 1 there */
+    CHECK(st_clc_p2pchk_deliver(c, 3, from0, sizeof from0) == -1); /* no such rank */
+    st_clc_p2pchk_free(c);
+    CHECK(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
+    CHECK(st_clc_p2pchk_deliver(c, 0, from0, sizeof from0) == 0);
+    CHECK(st_clc_p2pchk_deliver(c, 0, from0, sizeof from0) == -1); /* a second one */
+    CHECK_EQ(st_clc_p2pchk_violated(c), 1);
+    st_clc_stats_t s = { 0 };
+    st_clc_depstats_t ds = { 0 };
+    st_clc_p2pchk_finish(c, &s, &ds);
+    CHECK_EQ(s.violations.messages[ST_CLC_P2P], 2);
+    CHECK_EQ(s.violations.violated[ST_CLC_P2P], 1);
+    CHECK_EQ(s.violations.max_err[ST_CLC_P2P], 50);
+    CHECK_EQ(s.remaining.messages[ST_CLC_P2P], 2);
+    CHECK_EQ(ds.unmatched_send, 1);
+    CHECK_EQ(ds.unmatched_recv, 0);
+    st_clc_p2pchk_free(c);
+    /* no payload from rank 0: both receives unmatched */
+    CHECK(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
+    ds = (st_clc_depstats_t){ 0 };
+    st_clc_p2pchk_finish(c, &s, &ds);
+    CHECK_EQ(ds.unmatched_recv, 2);
+    st_clc_p2pchk_free(c);
+    /* out of the join's order, and another key type */
+    st_clc_endpoint_t w[] = { v[1], v[0] };
+    arr_src_t b = { w, 2, 0 };
+    st_clc_epsrc_t wsrc = { arr_read, arr_rewind, NULL, &b, 2 };
+    CHECK(st_clc_p2pchk_new(&wsrc, 1, 3, &p, &c) == -1 && !c);
+    w[0] = v[0], w[1] = v[1], w[1].key[0] = (uint64_t)ST_CLC_KEY_COLL << 56;
+    CHECK(st_clc_p2pchk_new(&wsrc, 1, 3, &p, &c) == -1 && !c);
+}
+
 int main(void)
 {
     st_clc_params_t p;
@@ -843,6 +925,7 @@ int main(void)
     cycles(&p);
     st_clc_params_default(&p);
     unmatched_on_c(&p);
+    p2p_check_alone();
     for (int k = 0; k < 3; k++)
         one_trace(7, 600, &p);
     /* The same with lent memory (as at MPI_Finalize): a region large enough, then one so
