@@ -593,21 +593,6 @@ static void test_omit_self_ends(void)
     tb_free(&t);
 }
 
-/* A source that gives the endpoints of an array, and says it has `claims` of them. */
-typedef struct array_src {
-    const st_clc_endpoint_t *v;
-    size_t                   n, at;
-} array_src_t;
-
-static size_t array_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
-{
-    array_src_t *a = ctx;
-    size_t k = 0;
-    for (; k < max && a->at < a->n; k++)
-        buf[k] = a->v[a->at++];
-    return k;
-}
-
 /* The join takes no more of a source's endpoints than the source said it has (its refs are
  * sized by that), nor endpoints out of the join's order: an error, not an overrun. */
 static void test_join_src_guards(void)
@@ -616,8 +601,8 @@ static void test_join_src_guards(void)
     for (int i = 0; i < 3; i++)
         v[i] = (st_clc_endpoint_t){ .key = { (uint64_t)ST_CLC_KEY_OMP_BARRIER << 56, 0, 7, (uint64_t)i },
                                     .ref = { .loc = 0, .ev = (uint64_t)i }, .role = ST_CLC_SEND, .kind = ST_CLC_OMP };
-    array_src_t a = { v, 3, 0 };
-    st_clc_epsrc_t src = { array_read, NULL, NULL, &a, 3 };
+    tb_array_src_t a = { v, 3, 0 };
+    st_clc_epsrc_t src = tb_array_src(&a);
     st_clc_graph_t h = { 0 };
     CHECK(st_clc_graph_join_src(NULL, 0, &src, 1, ST_CLC_JOIN_PARTIAL, &h) == 0 && h.ninst == 3);
     st_clc_graph_free(&h);

@@ -214,4 +214,26 @@ static inline const st_clc_inst_t *tb_inst(const st_clc_graph_t *g, uint32_t loc
     return found;
 }
 
+/* A source (st_clc_epsrc_t) that gives the endpoints of an array in order: tb_array_src(&a). */
+typedef struct tb_array_src {
+    const st_clc_endpoint_t *v;
+    size_t                   n, at;
+} tb_array_src_t;
+
+static inline size_t tb_array_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
+{
+    tb_array_src_t *a = ctx;
+    size_t k = 0;
+    for (; k < max && a->at < a->n; k++)
+        buf[k] = a->v[a->at++];
+    return k;
+}
+
+static inline void tb_array_rewind(void *ctx) { ((tb_array_src_t *)ctx)->at = 0; }
+
+static inline st_clc_epsrc_t tb_array_src(tb_array_src_t *a)
+{
+    return (st_clc_epsrc_t){ tb_array_read, tb_array_rewind, NULL, a, a->n };
+}
+
 #endif

@@ -826,22 +826,6 @@ static void unmatched_on_c(const st_clc_params_t *p)
 
 /* ---- the point-to-point check on its own (p2p_check.h) ------------------------------------------------------------ */
 
-typedef struct arr_src {
-    const st_clc_endpoint_t *v;
-    size_t n, at;
-} arr_src_t;
-
-static size_t arr_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
-{
-    arr_src_t *a = ctx;
-    size_t n = a->n - a->at < max ? a->n - a->at : max;
-    memcpy(buf, a->v + a->at, n * sizeof *buf);
-    a->at += n;
-    return n;
-}
-
-static void arr_rewind(void *ctx) { ((arr_src_t *)ctx)->at = 0; }
-
 static st_clc_endpoint_t p2p_end(int32_t from, int32_t to, uint64_t tag, uint64_t k, uint8_t role, uint64_t time)
 {
     return (st_clc_endpoint_t){ .key = { (uint64_t)ST_CLC_KEY_P2P << 56 | tag, (uint64_t)from << 32 | (uint32_t)to, 7, k },
@@ -857,8 +841,8 @@ static void p2p_check_alone(void)
     /* rank 1 of 3: receives 0 and 1 from rank 0 on tag 5, a send to rank 2 on tag 6 */
     st_clc_endpoint_t v[] = { p2p_end(0, 1, 5, 0, ST_CLC_RECV, 100), p2p_end(0, 1, 5, 1, ST_CLC_RECV, 200),
                               p2p_end(1, 2, 6, 0, ST_CLC_SEND, 300) };
-    arr_src_t a = { v, 3, 0 };
-    st_clc_epsrc_t src = { arr_read, arr_rewind, NULL, &a, 3 };
+    tb_array_src_t a = { v, 3, 0 };
+    st_clc_epsrc_t src = tb_array_src(&a);
     st_clc_p2pchk_t *c;
     CHECK(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
     CHECK_EQ(a.at, 0); /* rewound */
@@ -898,8 +882,8 @@ static void p2p_check_alone(void)
     st_clc_p2pchk_free(c);
     /* out of the join's order, and another key type */
     st_clc_endpoint_t w[] = { v[1], v[0] };
-    arr_src_t b = { w, 2, 0 };
-    st_clc_epsrc_t wsrc = { arr_read, arr_rewind, NULL, &b, 2 };
+    tb_array_src_t b = { w, 2, 0 };
+    st_clc_epsrc_t wsrc = tb_array_src(&b);
     CHECK(st_clc_p2pchk_new(&wsrc, 1, 3, &p, &c) == -1 && !c);
     w[0] = v[0], w[1] = v[1], w[1].key[0] = (uint64_t)ST_CLC_KEY_COLL << 56;
     CHECK(st_clc_p2pchk_new(&wsrc, 1, 3, &p, &c) == -1 && !c);
