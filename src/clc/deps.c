@@ -402,41 +402,6 @@ static int reserve_out(ctx_t *c, st_clc_epvec_t *out, size_t np)
     return st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v);
 }
 
-/* Appends the channels' endpoints from the grouped items (so / ro, channel rank r at ss[r] / rs[r]). */
-static void p2p_put_grouped(ctx_t *c, const chan_rank_t *byrank, uint32_t nch, const p2p_item_t *so,
-                            const uint64_t *ss, const p2p_item_t *ro, const uint64_t *rs, st_clc_endpoint_t *e)
-{
-    for (uint32_t r = 0; r < nch; r++) {
-        const p2p_chan_t *k = &byrank[r].key;
-        uint8_t mask = pair_mask(c->in, (int32_t)(k->pair >> 32), (int32_t)(uint32_t)k->pair);
-        uint64_t ns = ss[r + 1] - ss[r], nr = rs[r + 1] - rs[r];
-        for (uint64_t n = 0; n < ns || n < nr; n++) {
-            if (n < ns)
-                e = p2p_put(e, k, mask, n, &so[ss[r] + n], ST_CLC_SEND);
-            if (n < nr)
-                e = p2p_put(e, k, mask, n, &ro[rs[r] + n], ST_CLC_RECV);
-        }
-    }
-}
-
-/* The general case: items grouped by channel into new arrays and each channel sorted. */
-static int p2p_emit_grouped(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byrank, const uint32_t *rank_of,
-                            p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
-{
-    size_t np = sends->n + recvs->n;
-    uint64_t *ss = st_clc_malloc(sizeof *ss * (ch->n + 1)), *rs = st_clc_malloc(sizeof *rs * (ch->n + 1));
-    p2p_item_t *so = NULL, *ro = NULL;
-    int rc = -1;
-    if (ss && rs && (so = p2p_grouped(ch, rank_of, sends, ss)) && (ro = p2p_grouped(ch, rank_of, recvs, rs)) &&
-        reserve_out(c, out, np) == 0) {
-        p2p_put_grouped(c, byrank, (uint32_t)ch->n, so, ss, ro, rs, out->v + out->n);
-        out->n += np;
-        rc = 0;
-    }
-    st_clc_free(ss), st_clc_free(rs), st_clc_free(so), st_clc_free(ro);
-    return rc;
-}
-
 /* A channel in the direct emission: its items per role (0 send, 1 receive), its first endpoint
  * in out, the items of each role emitted so far, the index + 1 of its last item seen. */
 typedef struct chan_fill {
@@ -503,11 +468,11 @@ static int p2p_emit_direct(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *b
     return rc;
 }
 
-/* ---- the point-to-point ends as a source of endpoints (st_clc_endpoints_split) ------------------- */
+/* ---- the point-to-point ends from their grouped items: a source (st_clc_endpoints_split) ------------ */
 
 /* The grouped items of every channel (channel rank r: sends so[ss[r] ..), receives ro[rs[r] ..)),
- * handed out as p2p_put_grouped writes them; where the next one is: channel r, k, and whether
- * send k (half 0) or receive k (half 1). */
+ * handed out in the join's order: channels in key order, in a channel send k before receive k;
+ * where the next one is: channel r, k, and whether send k (half 0) or receive k (half 1). */
 typedef struct p2p_src {
     chan_rank_t *byrank;
     uint8_t     *mask;
@@ -555,26 +520,43 @@ static void p2p_src_free(void *ctx)
     st_clc_free(s);
 }
 
-/* The items grouped by channel (which frees the vectors) into c->p2p_src, which takes byrank. */
-static int p2p_src_make(ctx_t *c, const p2p_chans_t *ch, chan_rank_t *byrank, const uint32_t *rank_of,
+/* The items grouped by channel (which frees the vectors) as c->p2p_src. */
+static int p2p_src_make(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byrank, const uint32_t *rank_of,
                         p2pvec_t *sends, p2pvec_t *recvs)
 {
     p2p_src_t *s = st_clc_calloc(1, sizeof *s);
     if (!s)
         return -1;
-    *s = (p2p_src_t){ .byrank = byrank, .nch = (uint32_t)ch->n, .n = sends->n + recvs->n };
+    *s = (p2p_src_t){ .nch = (uint32_t)ch->n, .n = sends->n + recvs->n };
+    s->byrank = st_clc_malloc(sizeof *s->byrank * (ch->n + 1));
     s->mask = st_clc_malloc(ch->n + 1);
     s->ss = st_clc_malloc(sizeof *s->ss * (ch->n + 1)), s->rs = st_clc_malloc(sizeof *s->rs * (ch->n + 1));
-    if (!s->mask || !s->ss || !s->rs || !(s->so = p2p_grouped(ch, rank_of, sends, s->ss)) ||
+    if (!s->byrank || !s->mask || !s->ss || !s->rs || !(s->so = p2p_grouped(ch, rank_of, sends, s->ss)) ||
         !(s->ro = p2p_grouped(ch, rank_of, recvs, s->rs))) {
-        s->byrank = NULL; /* still the caller's */
         p2p_src_free(s);
         return -1;
     }
+    memcpy(s->byrank, byrank, sizeof *byrank * ch->n);
     for (uint32_t r = 0; r < ch->n; r++)
         s->mask[r] = pair_mask(c->in, (int32_t)(byrank[r].key.pair >> 32), (int32_t)(uint32_t)byrank[r].key.pair);
     c->p2p_src = s;
     return 0;
+}
+
+/* The general case (items not in channel order): grouped by channel, each channel sorted, and
+ * the endpoints appended as the source hands them out. */
+static int p2p_emit_grouped(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byrank, const uint32_t *rank_of,
+                            p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
+{
+    size_t np = sends->n + recvs->n, k;
+    if (p2p_src_make(c, ch, byrank, rank_of, sends, recvs))
+        return -1;
+    int rc = reserve_out(c, out, np); /* after the grouping: the vectors' pages are free for it */
+    while (rc == 0 && np && (k = p2p_src_read(c->p2p_src, out->v + out->n, np)) > 0)
+        out->n += k, np -= k;
+    p2p_src_free(c->p2p_src);
+    c->p2p_src = NULL;
+    return rc;
 }
 
 /*
@@ -596,7 +578,6 @@ static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *
             rank_of[byrank[i].id] = i;
         if (c->p2p_apart && sends->n + recvs->n) {
             rc = reserve_out(c, out, 0) ? -1 : p2p_src_make(c, ch, byrank, rank_of, sends, recvs);
-            byrank = rc ? byrank : NULL; /* the source's */
         } else {
             rc = p2p_emit_direct(c, ch, byrank, sends, recvs, out);
             if (rc == 0)
