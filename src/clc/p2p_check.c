@@ -3,8 +3,9 @@
  *
  * Per partner two lists of 64-bit words, each a run of channels in the join's order:
  *   sends to it      key0 comm n  t_0 .. t_n-1        (the payload, as it is)
- *   receives from it key0 comm mu n  t_0 .. t_n-1
- * key0 is the endpoints' key[0] (type and tag), comm key[2]; channel i holds ends k = 0 .. n-1.
+ *   receives from it key0 comm mumask n  t_0 .. t_n-1
+ * key0 is the endpoints' key[0] (type and tag), comm key[2], mumask the receives' (the pair's
+ * class); a channel holds its ends k = 0 .. n-1.
  * Both sides list a channel's ends by k, so send k meets receive k, as in the join.
  */
 #include "p2p_check.h"
@@ -32,9 +33,9 @@ struct st_clc_p2pchk {
     size_t          cap;
     uint32_t       *idx;  /* [nranks]: peer index, NONE32 */
     uint8_t        *got;  /* [nranks]: delivered */
-    uint64_t        violated;
-    st_clc_stats_t  on_c;
+    st_clc_stats_t  on_c; /* the relations so far (its violations: st_clc_p2pchk_violated) */
     uint64_t        unmatched_send, unmatched_recv;
+    int             finished;
 };
 
 static int push(words_t *w, uint64_t x)
@@ -61,7 +62,6 @@ static void relation(st_clc_p2pchk_t *c, uint64_t mu, uint64_t send, uint64_t re
 {
     st_clc_stats_count_c(&c->on_c, ST_CLC_P2P, mu, send, recv);
     st_clc_vcount_add(&c->on_c.remaining, ST_CLC_P2P, 0, 0, 0);
-    c->violated += recv < send + mu;
 }
 
 /* Appends end e (its channel's k-th of its role) to list w (role: 0 sends, 1 receives). */
@@ -218,10 +218,13 @@ int st_clc_p2pchk_deliver(st_clc_p2pchk_t *c, int32_t from, const void *buf, siz
     return rc;
 }
 
-uint64_t st_clc_p2pchk_violated(const st_clc_p2pchk_t *c) { return c ? c->violated : 0; }
+uint64_t st_clc_p2pchk_violated(const st_clc_p2pchk_t *c) { return c ? c->on_c.violations.violated[ST_CLC_P2P] : 0; }
 
 void st_clc_p2pchk_finish(st_clc_p2pchk_t *c, st_clc_stats_t *on_c, st_clc_depstats_t *ds)
 {
+    if (c->finished)
+        return;
+    c->finished = 1;
     for (uint32_t i = 0; i < c->npeers; i++)
         if (!c->got[c->peers[i].rank]) {
             const words_t *r = &c->peers[i].in;
@@ -229,9 +232,7 @@ void st_clc_p2pchk_finish(st_clc_p2pchk_t *c, st_clc_stats_t *on_c, st_clc_depst
             c->got[c->peers[i].rank] = 1;
         }
     st_clc_stats_merge(on_c, &c->on_c);
-    c->on_c = (st_clc_stats_t){ 0 };
     ds->unmatched_send += c->unmatched_send, ds->unmatched_recv += c->unmatched_recv;
-    c->unmatched_send = c->unmatched_recv = 0;
 }
 
 void st_clc_p2pchk_free(st_clc_p2pchk_t *c)

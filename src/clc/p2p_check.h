@@ -47,7 +47,7 @@ uint64_t st_clc_p2pchk_violated(const st_clc_p2pchk_t *c);
 
 /* Once every partner that sends to this rank has delivered: the receives of partners that sent
  * nothing are unmatched. Adds the relations on C to on_c (reversed, violations, and remaining
- * as violations: nothing moved) and the unmatched ends to ds. */
+ * as violations: nothing moved) and the unmatched ends to ds, once (later calls add nothing). */
 void st_clc_p2pchk_finish(st_clc_p2pchk_t *c, st_clc_stats_t *on_c, st_clc_depstats_t *ds);
 
 void st_clc_p2pchk_free(st_clc_p2pchk_t *c);

@@ -873,6 +873,11 @@ static void p2p_check_alone(void)
     CHECK_EQ(s.remaining.messages[ST_CLC_P2P], 2);
     CHECK_EQ(ds.unmatched_send, 1);
     CHECK_EQ(ds.unmatched_recv, 0);
+    st_clc_stats_t s2 = { 0 };
+    st_clc_p2pchk_finish(c, &s2, &ds); /* once only */
+    CHECK_EQ(s2.violations.messages[ST_CLC_P2P], 0);
+    CHECK_EQ(ds.unmatched_send, 1);
+    CHECK_EQ(st_clc_p2pchk_violated(c), 1);
     st_clc_p2pchk_free(c);
     /* no payload from rank 0: both receives unmatched */
     CHECK(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
