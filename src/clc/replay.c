@@ -225,11 +225,8 @@ struct st_clc_replay {
     int            restart_if_moving, restart;
     /* ... and the point-to-point relations, checked with the partners at the setup (p2p_check.h) */
     st_clc_epsrc_t   p2p;      /* their ends (st_clc_replay_keep); { 0 } when in the graph */
-    st_clc_p2pchk_t *chk;      /* the check; NULL when they are in the graph */
-    uint32_t         chk_got;  /* partners' R_P2PCHK records (one from each partner that counts) */
-    int              chk_done;
-    uint64_t         p2p_violated;
-    st_clc_stats_t   p2p_on_c;
+    st_clc_p2pchk_t *chk;      /* the check (its violations, counts on C, unmatched ends); NULL when they are in the graph */
+    uint32_t         chk_got;  /* partners' R_P2PCHK records (one from each partner that counts): all in at incoming */
 };
 
 /* ---- small helpers ------------------------------------------------------------------------------- */
@@ -978,15 +975,6 @@ static int on_p2pchk(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t 
     return 0;
 }
 
-/* Every partner's sends are in: the unmatched receives, the counts on C, the violations (which
- * round 0 reports as moves: then every engine starts again with the relations in its graph). */
-static void p2p_checked(st_clc_replay_t *r)
-{
-    st_clc_p2pchk_finish(r->chk, &r->p2p_on_c, &r->ds);
-    r->p2p_violated = st_clc_p2pchk_violated(r->chk);
-    r->chk_done = 1;
-}
-
 static uint64_t their_count(const peer_t *pe, uint32_t dir, uint32_t tag, uint64_t comm)
 {
     for (size_t i = 0; i < pe->ntheirs; i++)
@@ -1733,8 +1721,8 @@ static void finish_statistics(st_clc_replay_t *r)
             s->jumps[r->fwd[l].jumps[j].kind < ST_CLC__KINDS ? r->fwd[l].jumps[j].kind : 0]++;
     if (r->omp.read) /* left out of the graph: checked on C, none violated, nothing moved */
         st_clc_stats_merge(s, &r->omp_on_c);
-    if (r->chk) /* the same (a violation would have started the engines again) */
-        st_clc_stats_merge(s, &r->p2p_on_c);
+    if (r->chk) /* the same (a violation would have started the engines again); and the unmatched ends */
+        st_clc_p2pchk_finish(r->chk, s, &r->ds);
     s->unresolved = r->unresolved;
     s->ramps = r->ramps;
     s->ramps_bent = r->bent;
@@ -2074,7 +2062,7 @@ static uint64_t would_move(st_clc_replay_t *r)
  */
 static uint64_t moves_on_c(st_clc_replay_t *r)
 {
-    uint64_t n = would_move(r) + r->p2p_violated;
+    uint64_t n = would_move(r) + st_clc_p2pchk_violated(r->chk); /* (every partner's sends are in) */
     for (uint32_t l = 0; l < r->in->nlocs; l++)
         n += r->in->locs[l].orig || r->in->locs[l].mono < r->in->locs[l].n;
     st_clc_vcount_t *v = &r->local_on_c;
@@ -2572,9 +2560,8 @@ static int forward_settled(const st_clc_replay_t *r)
 int st_clc_replay_progress(st_clc_replay_t *r)
 {
     r->busy = 0;
-    if (r->state == S_SETUP && r->chk && !r->chk_done && r->chk_got >= r->incoming)
-        p2p_checked(r);
-    if (r->state == S_SETUP && r->counts_got >= r->incoming && r->setup_open == 0 && (!r->chk || r->chk_done))
+    if (r->state == S_SETUP && r->counts_got >= r->incoming && r->setup_open == 0 &&
+        (!r->chk || r->chk_got >= r->incoming))
         start_forward(r); /* (what the setup sent is out: start and every delivery flush) */
     if (r->state == S_ROUND)
         progress_round(r);
@@ -2628,7 +2615,7 @@ void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n)
     size_t k = (size_t)snprintf(buf, n, "state %s", state_names[r->state]);
     if (r->state == S_SETUP)
         snprintf(buf + k, n > k ? n - k : 0, ": %u of %u partner counts, %u communicators unsettled%s", r->counts_got,
-                 r->incoming, r->setup_open, r->chk && !r->chk_done ? ", point-to-point checks awaited" : "");
+                 r->incoming, r->setup_open, r->chk && r->chk_got < r->incoming ? ", point-to-point checks awaited" : "");
     else if (r->state == S_FWD)
         snprintf(buf + k, n > k ? n - k : 0, ": %u locations unfinished, %llu scan prefixes awaited, wave %llu%s",
                  r->unfinished, (unsigned long long)r->chain_wait, (unsigned long long)r->wv.w,
