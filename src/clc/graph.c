@@ -393,30 +393,11 @@ static int next_self(const st_clc_self_ends_t *s, st_clc_derived_pos_t *pos, st_
     return -1;
 }
 
-/* The next endpoint of the point-to-point ends left out of the graph (their key type is the
- * first), of the graph, then of the OpenMP ends left out of it (whose key types come after all
- * of the graph's), into *e, not taken yet: 0, or -1 at the end. */
-static int next_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *e)
+/* The next endpoint of src through d's read-ahead into *e, not taken yet: 0, or -1 at its end. */
+static int ahead_next(st_clc_derived_t *d, st_clc_epsrc_t *src, st_clc_endpoint_t *e)
 {
-    const st_clc_graph_t *g = &d->g;
-    if (!pos->p2p_read) {
-        if (d->at == d->nahead) {
-            d->nahead = st_clc_epsrc_read(&d->p2p, d->ahead, ST_CLC_DERIVED_AHEAD);
-            d->at = 0;
-        }
-        if (d->at < d->nahead) {
-            *e = d->ahead[d->at];
-            return 0;
-        }
-        pos->p2p_read = 1;
-    }
-    for (; pos->k < g->ninst; pos->k++, pos->j = 0)
-        if (pos->j < (uint64_t)g->inst[pos->k].nsend + g->inst[pos->k].nrecv) {
-            *e = graph_endpoint(g, &g->inst[pos->k], g->inst[pos->k].first + pos->j);
-            return 0;
-        }
     if (d->at == d->nahead) {
-        d->nahead = st_clc_epsrc_read(&d->omp, d->ahead, ST_CLC_DERIVED_AHEAD);
+        d->nahead = st_clc_epsrc_read(src, d->ahead, ST_CLC_DERIVED_AHEAD);
         d->at = 0;
     }
     if (d->at == d->nahead)
@@ -425,11 +406,29 @@ static int next_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endp
     return 0;
 }
 
+/* The next endpoint of the point-to-point ends left out of the graph (their key type is the
+ * first), of the graph, then of the OpenMP ends left out of it (whose key types come after all
+ * of the graph's), into *e, not taken yet: 0, or -1 at the end. */
+static int next_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *e)
+{
+    const st_clc_graph_t *g = &d->g;
+    if (!pos->p2p_read) {
+        if (ahead_next(d, &d->p2p, e) == 0)
+            return 0;
+        pos->p2p_read = 1;
+    }
+    for (; pos->k < g->ninst; pos->k++, pos->j = 0)
+        if (pos->j < (uint64_t)g->inst[pos->k].nsend + g->inst[pos->k].nrecv) {
+            *e = graph_endpoint(g, &g->inst[pos->k], g->inst[pos->k].first + pos->j);
+            return 0;
+        }
+    return ahead_next(d, &d->omp, e);
+}
+
+/* Takes the endpoint next_main gave: from the read-ahead (a left-out one) or the graph. */
 static void take_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos)
 {
-    if (!pos->p2p_read)
-        d->at++;
-    else if (pos->k < d->g.ninst)
+    if (pos->p2p_read && pos->k < d->g.ninst)
         pos->j++;
     else
         d->at++;
@@ -446,8 +445,8 @@ size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_cl
     size_t n = 0;
     st_clc_endpoint_t x, e;
     int have = next_self(&d->self_ends, pos, &x) == 0;
-    /* the graph's instances are in key order and their refs in the join's, the left-out OpenMP
-     * ends come in the join's order after them: one merge with the self ends */
+    /* the left-out point-to-point ends, the graph's instances (in key order, their refs in the
+     * join's) and the left-out OpenMP ends come in the join's order: one merge with the self ends */
     while (n < max) {
         int more = next_main(d, pos, &e) == 0;
         if (have && (!more || cmp_ep(&x, &e) < 0)) {
