@@ -1527,7 +1527,7 @@ static int derive(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, s
         rc = omp_taskwaits(&c, &s.omp);
     if (rc == 0 && omp)
         rc = omp_src_prepare(&c);
-    if (rc == 0) /* last: the point-to-point endpoints (type 1, first in out) go straight into out */
+    if (rc == 0) /* last: the point-to-point endpoints (type 1, first in out) go straight into out, or to p2p */
         rc = p2p_finish(&c, &s.cancelled, &s.chans, &s.sends, &s.recvs, out);
     if (rc == 0)
         append_sides(&c, out);

@@ -186,7 +186,8 @@ static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 /* keep (may be NULL): gets the derivation when this rank completed and moved nothing (st_clc_replay_keep). */
 /* flags: ST_CLC_REPLAY_CHECK_FIRST (replay.h). *again: NULL, or the engine of a run that ended for a
  * restart, made anew here (st_clc_replay_again); on return, the engine when this run ended so.
- * *checked: whether any rank left its OpenMP relations out (the same on every rank). */
+ * *checked: whether relations were left out, OpenMP ones by any rank or point-to-point ones by all
+ * (the same on every rank). */
 static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
                       double t_start, int crowded, int *rounds, st_clc_derived_t *keep, unsigned flags,
                       st_clc_replay_t **again, int *checked)
@@ -256,9 +257,9 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
     return ok ? 0 : -1;
 }
 
-/* The correction: first with the OpenMP relations checked before they would go into the engine's
- * graph (with bulk rounds, which tell at round 0 whether anything moves), again with them in
- * when something does. */
+/* The correction: first with the OpenMP and point-to-point relations checked before they would go
+ * into the engine's graph (with bulk rounds, which tell at round 0 whether anything moves), again
+ * with them in when something does. */
 static int correct(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
                    double t_start, int crowded, int *rounds, st_clc_derived_t *keep)
 {
