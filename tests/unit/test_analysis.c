@@ -5,7 +5,8 @@
  * before its send counted as a violation); Wrong Order from different and the same
  * source; Late Receiver (Ssend, eager Send: none, Isend + Wait); barrier wait and
  * completion; N x N full overlap; Late Broadcast with a receiver after the root; Early
- * Reduce; Early Scan (in rank order); Initialization Completion and Wait at Finalize;
+ * Reduce (the earliest data sender; zero-byte members left out); Early Scan (in rank order);
+ * Initialization Completion and Wait at Finalize;
  * count-0 operations: nothing; intercommunicator collectives (each group waits for the other); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
  * report of a call tree not created in preorder, checked by an independent reader; call paths
  * (SYNCTRACE_CALLPATH): regions below their function frames, frames merged by function name
@@ -445,6 +446,13 @@ static void test_collectives(void)
         coll(l[i], ST_REGION_MPI_Reduce, rb[i], re[i], OP_REDUCE, 0, 5, 4, i == 0 ? 12 : 0);
         coll(l[i], ST_REGION_MPI_Scan, sb[i], se[i], OP_SCAN, -1, 6, 4, 4);
     }
+    /* gatherv to rank 0 whose earliest member (rank 1) sends nothing; gather to rank 0 entered late */
+    static const uint64_t gb[3] = { 3250, 3260, 3350 }, ge[3] = { 3400, 3261, 3351 };
+    static const uint64_t hb[3] = { 3450, 3420, 3500 }, he[3] = { 3560, 3421, 3501 };
+    for (int i = 0; i < 3; i++) {
+        coll(l[i], ST_REGION_MPI_Gatherv, gb[i], ge[i], OP_GATHERV, 0, 7, i == 1 ? 0 : 4, i == 0 ? 8 : 0);
+        coll(l[i], ST_REGION_MPI_Gather, hb[i], he[i], 2 /* GATHER */, 0, 8, 4, i == 0 ? 12 : 0);
+    }
     /* a barrier on MPI_COMM_SELF (comm index 1) synchronizes nothing */
     enter(l[0], 4000, ST_REGION_MPI_Barrier);
     tb_ev(&t, l[0], ST_EV_MPI_COLL_BEGIN, 4001);
@@ -470,9 +478,12 @@ static void test_collectives(void)
     CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[0], ST_REGION_MPI_Bcast), 200);
     CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[1], ST_REGION_MPI_Bcast), 0);
     CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 0);
-    /* reduce to rank 0: waits for the latest sender (3200) */
-    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 150);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 150);
+    /* reduce to rank 0: waits for the earliest sender (3120), not the latest (3200); gatherv: for
+     * rank 2 (3350), rank 1 sends nothing; gather: rank 1 began before the root, no wait */
+    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 70);
+    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Gatherv), 100);
+    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Gather), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 170);
     /* scan: rank 2 waits for rank 1 (3800), rank 0 for nobody (it is first) */
     CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[0], ST_REGION_MPI_Scan), 0);
     CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[1], ST_REGION_MPI_Scan), 0);
