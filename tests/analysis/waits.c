@@ -15,7 +15,8 @@
  *   MPI_Barrier   rank 1 sleeps BARRIER                             -> mpi_barrier_wait on 0, 2, 3
  *   MPI_Allreduce rank 2 sleeps NXN                                 -> mpi_wait_nxn on 0, 1, 3
  *   MPI_Bcast     root 3 sleeps BCAST                               -> mpi_latebroadcast on 0, 1, 2
- *   MPI_Reduce    rank 1 sleeps REDUCE, root 0                      -> mpi_earlyreduce on 0
+ *   MPI_Reduce    ranks 1, 2, 3 sleep REDUCE, root 0                -> mpi_earlyreduce on 0 (it waits
+ *                 for the earliest of them: earlyreduce.c tells earliest and latest apart)
  *   MPI_Gather    count 0 on every rank, root 1 sleeps              -> nothing (zero payload)
  *   MPI_Scan      rank 1 sleeps SCAN                                -> mpi_earlyscan on 2, 3
  *   MPI_Alltoall  on {0,1} and {2,3} (MPI_Comm_split): ranks 1 / 2 sleep SUB_A / SUB_B
@@ -180,7 +181,7 @@ static void colls(int rank)
     MPI_Bcast(&v, 1, MPI_INT, 3, MPI_COMM_WORLD);
     LEAVE(PH_BCAST);
     align();
-    if (rank == 1)
+    if (rank != 0)
         sleep_ms(REDUCE);
     ENTER(PH_REDUCE);
     MPI_Reduce(&v, &r, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
