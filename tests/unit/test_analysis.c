@@ -7,7 +7,8 @@
  * completion; N x N full overlap; Late Broadcast with a receiver after the root; Early
  * Reduce (the earliest data sender; zero-byte members left out); Early Scan (in rank order);
  * Initialization Completion and Wait at Finalize;
- * count-0 operations: nothing; intercommunicator collectives (each group waits for the other); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
+ * count-0 operations: nothing; intercommunicator collectives (each group waits for the other, a root for the
+ * earliest sender of the other group); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
  * report of a call tree not created in preorder, checked by an independent reader; call paths
  * (SYNCTRACE_CALLPATH): regions below their function frames, frames merged by function name
  * across call lines and ranks, a nested region below the frames its path does not share.
@@ -639,6 +640,10 @@ static void test_intercomm(void)
         coll(l[r], ST_REGION_MPI_Allreduce, nb[r], 400 + (uint64_t)r, OP_ALLREDUCE, -1, 1, 4, 4);
         coll(l[r], ST_REGION_MPI_Bcast, cb[r], 1200 + (uint64_t)r, OP_BCAST, r == 1 ? -1 : 0, 2, r == 0 ? 4 : 0,
              r >= 2 ? 4 : 0);
+        /* reduce to rank 0 from {2, 3} (begin 1400, 1500): the root (1300) waits for the earliest */
+        uint64_t rb = 1300 + (r == 1 ? 10 : r >= 2 ? 100 * (uint64_t)(r - 1) : 0);
+        coll(l[r], ST_REGION_MPI_Reduce, rb, 1600 + (uint64_t)r, OP_REDUCE, r == 1 ? -1 : 0, 3, r >= 2 ? 4 : 0,
+             r == 0 ? 8 : 0);
     }
     for (int r = 0; r < 4; r++) { /* both on the intercommunicator */
         for (uint64_t i = 0; i < t.locs[l[r]].n; i++)
@@ -655,6 +660,8 @@ static void test_intercomm(void)
     /* the root (1000) is late for rank 2 (900) only */
     CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 100);
     CHECK_EQ(st_an_total(&R, ST_AN_M_LATEBROADCAST), 100);
+    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 100);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 100);
     CHECK_EQ(R.stats.coll_skipped, 0);
     done();
 }
