@@ -11,7 +11,7 @@
 
 enum { CH_COMM = 0, CH_SYNC = 1 };
 enum { F_INVALID = 1, F_NXN = 2 }; /* a member cannot be analysed; the instance is a plain N x N one */
-#define ENTRY_WORDS 15
+#define ENTRY_WORDS 14
 
 /* One instance's partial reduction as it travels. */
 typedef struct centry {
@@ -274,7 +274,7 @@ static int send_entries(const chan_t *c, int round, uint8_t type, int32_t to, st
         const centry_t *e = &c->e[i];
         const uint64_t w[ENTRY_WORDS] = { e->key[0], e->key[1], e->key[2], e->key[3], e->mingid, e->flags,
                                           e->r.bmax, e->r.emin, e->r.sb, e->r.sk[0], e->r.sk[1], e->r.sk[2],
-                                          e->r.emin2, e->r.sbmin, e->nst };
+                                          e->r.emin2, e->nst };
         memcpy(p, w, sizeof w), p += sizeof w;
         if (e->nst)
             memcpy(p, e->st, sizeof *e->st * e->nst), p += sizeof *e->st * e->nst;
@@ -286,13 +286,12 @@ static int read_entry(st_xchg_reader_t *rd, centry_t *e)
 {
     uint64_t w[ENTRY_WORDS];
     memset(e, 0, sizeof *e);
-    if (st_xchg_get(rd, w, sizeof w) || w[14] > (uint64_t)(rd->end - rd->p) / sizeof *e->st)
+    if (st_xchg_get(rd, w, sizeof w) || w[13] > (uint64_t)(rd->end - rd->p) / sizeof *e->st)
         return -1;
     memcpy(e->key, w, sizeof e->key);
     e->mingid = w[4], e->flags = w[5];
-    e->r = (st_an_cred_t){ .bmax = w[6], .emin = w[7], .sb = w[8], .sk = { w[9], w[10], w[11] }, .emin2 = w[12],
-                           .sbmin = w[13] };
-    e->nst = (uint32_t)w[14];
+    e->r = (st_an_cred_t){ w[6], w[7], w[8], { w[9], w[10], w[11] }, w[12] };
+    e->nst = (uint32_t)w[13];
     if (e->nst && !(e->st = st_clc_malloc(sizeof *e->st * e->nst)))
         return -1;
     return e->nst ? st_xchg_get(rd, e->st, sizeof *e->st * e->nst) : 0;

@@ -12,8 +12,7 @@ static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
 void st_an_cred_init(st_an_cred_t *r)
 {
-    *r = (st_an_cred_t){ .bmax = 0, .emin = UINT64_MAX, .sb = 0, .sk = { ST_AN_NO_KEY, 0, 0 }, .emin2 = UINT64_MAX,
-                         .sbmin = UINT64_MAX };
+    *r = (st_an_cred_t){ .bmax = 0, .emin = UINT64_MAX, .sb = 0, .sk = { ST_AN_NO_KEY, 0, 0 }, .emin2 = UINT64_MAX };
 }
 
 /* Whether a sender beginning at b with key k is later than r's latest (the first of equal begins). */
@@ -30,8 +29,6 @@ void st_an_cred_add(st_an_cred_t *r, const st_an_member_t *m)
     r->emin = m->e < r->emin ? m->e : r->emin;
     if (m->send && later_sender(r, m->b, k))
         r->sb = m->b, memcpy(r->sk, k, sizeof k);
-    if (m->send && m->b < r->sbmin)
-        r->sbmin = m->b;
 }
 
 void st_an_cred_merge(st_an_cred_t *r, const st_an_cred_t *x)
@@ -39,7 +36,6 @@ void st_an_cred_merge(st_an_cred_t *r, const st_an_cred_t *x)
     r->bmax = x->bmax > r->bmax ? x->bmax : r->bmax;
     r->emin = x->emin < r->emin ? x->emin : r->emin;
     r->emin2 = x->emin2 < r->emin2 ? x->emin2 : r->emin2;
-    r->sbmin = x->sbmin < r->sbmin ? x->sbmin : r->sbmin;
     if (x->sk[0] != ST_AN_NO_KEY && later_sender(r, x->sb, x->sk))
         r->sb = x->sb, memcpy(r->sk, x->sk, sizeof r->sk);
 }
@@ -102,24 +98,13 @@ static unsigned member(const st_an_member_t *mi, uint64_t bref, uint64_t emin, i
     return bref > mi->e;
 }
 
-/* 1-to-N, intercommunicators: receivers that began before the latest sender wait for it. */
+/* 1-to-N, N-to-1, intercommunicators: receivers that began before the latest sender wait for it. */
 static unsigned rooted(const st_an_cred_t *r, const st_an_member_t *m, int64_t *wait)
 {
     int64_t unused;
     if (r->sk[0] == ST_AN_NO_KEY || !m->recv || m->send || m->b >= r->sb)
         return 0;
     return member(m, r->sb, 0, 0, wait, &unused);
-}
-
-/* N-to-1 (Scalasca's Early Reduce): the root waits until the earliest sender began, when some
- * data could have been sent; it cannot end before the latest sender began (else a violation). */
-static unsigned early_reduce(const st_an_cred_t *r, const st_an_member_t *m, int64_t *wait)
-{
-    int64_t unused;
-    if (r->sk[0] == ST_AN_NO_KEY || !m->recv || m->send)
-        return 0;
-    member(m, r->sbmin, 0, 0, wait, &unused);
-    return r->sb > m->e;
 }
 
 unsigned st_an_coll_wait(enum st_clc_coll_class cc, int barrier, int inter, const st_an_cred_t *r,
@@ -130,16 +115,15 @@ unsigned st_an_coll_wait(enum st_clc_coll_class cc, int barrier, int inter, cons
     int64_t unused;
     *wait = *completion = 0;
     if (inter)
-        return cc == ST_CLC_CC_N2ONE ? early_reduce(r, m, wait) : rooted(r, m, wait);
+        return rooted(r, m, wait);
     if (barrier || (cc == ST_CLC_CC_N2N && r->emin > r->bmax))
         return member(m, r->bmax, r->emin, 1, wait, completion);
     switch (cc) {
     case ST_CLC_CC_N2N:
         return partial_member(r, m) ? member(m, r->sb, r->emin2, 1, wait, completion) : 0;
     case ST_CLC_CC_ONE2N:
-        return rooted(r, m, wait);
     case ST_CLC_CC_N2ONE:
-        return early_reduce(r, m, wait);
+        return rooted(r, m, wait);
     case ST_CLC_CC_PREFIX:
         st_an_member_key(m, k);
         return m->recv && st_an_stair_find(st, nst, k, &bref) ? member(m, bref, 0, 0, wait, &unused) : 0;

@@ -6,8 +6,7 @@
  * depends on. From the graph's instance (deps.c: the ICOLL_REQUEST at the start of the I-call
  * is a member's send, the ICOLL_COMPLETE its receive):
  *   B_ref = the latest ICOLL_REQUEST among the instance's senders (prefix: those of lower or
- *           equal rank; intercommunicator: the other group, as deps.c relates them; N-to-1:
- *           the earliest, as Early Reduce of the blocking calls)
+ *           equal rank; intercommunicator: the other group, as deps.c relates them)
  *   wait  = min(B_ref, L(C)) - E(C) at the completing call C (patterns.h st_an_icoll_wait)
  * with the metric of the operation's class (Wait at Barrier, Wait at N x N, Late Broadcast,
  * Early Reduce, Early Scan) and no completion metric (the completing call does not end
@@ -30,8 +29,7 @@ int an_icoll(an_ctx_t *c, const an_cinst_t *x, an_waits_t *acc)
     if (!done || !an_coll_analysed(c, x->end_loc, done, x->counted, &inter) ||
         (metric = an_coll_wait_metric(done->op)) < 0)
         return 0;
-    enum st_clc_coll_class cc = st_clc_coll_class(done->op);
-    int prefix = cc == ST_CLC_CC_PREFIX, n2one = cc == ST_CLC_CC_N2ONE;
+    int prefix = st_clc_coll_class(done->op) == ST_CLC_CC_PREFIX;
     for (uint32_t k = 0; k < x->n; k++) {
         const an_cmember_t *m = &x->m[k];
         uint32_t l = m->loc;
@@ -46,9 +44,7 @@ int an_icoll(an_ctx_t *c, const an_cinst_t *x, an_waits_t *acc)
         if (prefix ? !st_an_stair_find(x->st, x->nst, upto, &bref) : x->r.sk[0] == ST_AN_NO_KEY)
             continue;
         uint64_t enter = an_time(c, l, call), leave = an_leave_time(c, l, call);
-        c->res->stats.coll_violations += bref > leave; /* none completes before its latest sender began */
-        if (n2one)
-            bref = x->r.sbmin;
+        c->res->stats.coll_violations += bref > leave;
         int64_t w = st_an_icoll_wait(bref, enter, leave);
         if (w > 0 && an_waits_push(acc, (an_wait_t){ l, (uint8_t)metric, call, w }))
             return -1;

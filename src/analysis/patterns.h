@@ -70,14 +70,13 @@ static inline int st_an_key_cmp(const uint64_t a[3], const uint64_t b[3])
  *   bmax, emin   latest begin, earliest end of all members;
  *   sb, sk       the latest sender's begin and key (the smallest key among equal begins),
  *                sk[0] == ST_AN_NO_KEY if no member sends;
- *   sbmin        the earliest sender's begin (Early Reduce), UINT64_MAX if no member sends;
  *   emin2        second round, partial N x N only (st_an_cred_round2): the earliest end of
  *                that sender and of the receivers that began before it.
  * Scans (prefix) also need, for each receiver, the latest begin among the senders up to
  * its key: a staircase of senders (st_an_stair_t) by key whose begins strictly increase.
  */
 typedef struct st_an_cred {
-    uint64_t bmax, emin, sb, sk[3], emin2, sbmin;
+    uint64_t bmax, emin, sb, sk[3], emin2;
 } st_an_cred_t;
 
 typedef struct st_an_stair {
@@ -111,13 +110,10 @@ int st_an_stair_find(const st_an_stair_t *s, uint32_t n, const uint64_t key[3], 
  *   N-to-N otherwise: B_ref = latest sender's b; that sender and the receivers that began
  *     before it synchronize, E_min over them (emin2); the others get 0;
  *   1-to-N: B_ref = the root's (the sender's) b; receivers that began before it wait;
- *   N-to-1: B_ref = the earliest sender's b (sbmin: the root waits until some data could
- *     have been sent; the root and members without data are no senders); only the root (the
- *     receiver) waits; a violation when it ended before the latest sender began;
+ *   N-to-1: B_ref = the latest sender's b; the root (the receiver) waits if it began before;
  *   prefix (scan): B_ref of a receiver = the latest b of the senders of lower or equal key;
  *   intercommunicator (every class): the receivers wait for the latest sender of the other
- *     group, as in 1-to-N (N-to-1: the root for the earliest, as above); no completion (the
- *     members do not all wait for one another).
+ *     group, as in 1-to-N; no completion (the members do not all wait for one another).
  */
 unsigned st_an_coll_wait(enum st_clc_coll_class cc, int barrier, int inter, const st_an_cred_t *r,
                          const st_an_stair_t *st, uint32_t nst, const st_an_member_t *m, int64_t *wait,

@@ -100,8 +100,8 @@ def expected_waits(m):
     for r in (0, 1, 2):
         E, L = m["bcast"][r]
         e[("mpi_latebroadcast", "MPI_Bcast", r, "bcast")] = max(0.0, min(m["bcast"][3][0], L) - E)
-    E, L = m["reduce"][0]  # the root waits for the earliest other member (all send data)
-    e[("mpi_earlyreduce", "MPI_Reduce", 0, "reduce")] = max(0.0, min(min(m["reduce"][r][0] for r in (1, 2, 3)), L) - E)
+    E, L = m["reduce"][0]
+    e[("mpi_earlyreduce", "MPI_Reduce", 0, "reduce")] = max(0.0, min(max(m["reduce"][r][0] for r in (1, 2, 3)), L) - E)
     for r, (E, L) in m["scan"].items():  # inclusive prefix of the begins
         pmax = max(m["scan"][j][0] for j in m["scan"] if j <= r)
         e[("mpi_earlyscan", "MPI_Scan", r, "scan")] = max(0.0, min(pmax, L) - E)

@@ -3,11 +3,11 @@
  * Early Reduce (t_analyze_earlyreduce.sh). Root 0; 4 ranks. Before each phase the ranks align in
  * MPI_Allgather; then each rank sleeps its delay (ms) and enters the call:
  *   MPI_Reduce    root 0 at once, ranks 1 / 2 / 3 after 300 / 100 / 200
- *                 -> the root waits for the earliest sender (rank 2), not the latest (rank 1)
- *   MPI_Gatherv   root 0 at once, ranks 1 / 2 / 3 after 300 / 100 / 200, rank 2 sends 0 elements
- *                 -> rank 2 is left out: the root waits for rank 3
+ *                 -> the root waits for the latest sender (rank 1), not the earliest (rank 2)
+ *   MPI_Gatherv   root 0 at once, ranks 1 / 2 / 3 after 300 / 100 / 200, rank 1 sends 0 elements
+ *                 -> rank 1 is left out: the root waits for rank 3
  *   MPI_Gather    root 0 after 150, ranks 1 / 2 / 3 after 300 / 100 / 200
- *                 -> rank 2 began before the root: no wait at all
+ *                 -> the root waits for rank 1, though rank 2 began before it
  * Rank 0 prints "mark PHASE RANK ENTER_MS LEAVE_MS SENDS" for every member (the program's own
  * clock readings around each call; SENDS 1 if the member sends data): the test's oracle.
  */
@@ -38,7 +38,7 @@ static void align(void)
 
 int main(int argc, char **argv)
 {
-    int rank, size, v, r = 0, buf[4] = { 0 }, counts[4] = { 1, 1, 0, 1 }, displs[4] = { 0, 1, 2, 2 };
+    int rank, size, v, r = 0, buf[4] = { 0 }, counts[4] = { 1, 0, 1, 1 }, displs[4] = { 0, 1, 1, 2 };
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);

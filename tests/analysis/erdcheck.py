@@ -4,12 +4,14 @@
   erdcheck.py ANALYSIS.json OUT
 
 OUT holds "mark PHASE RANK ENTER_MS LEAVE_MS SENDS". The root (rank 0) of each N-to-1 call waits
-until the earliest member that sends data entered: min(earliest sender's enter, root's leave) -
-root's enter (Scalasca's Early Reduce; the root and members sending 0 bytes left out), within TOL
-(env, default 0.05) relative + SLACK_MS (env, default 2), at the call path of that call on rank 0
-thread 0, and nowhere else. Each phase must tell the rule apart from the latest sender's (and
-from the earliest member counting zero-byte ones) by more than 30 ms, else the run says nothing
-(a heavily loaded machine) and the check fails. Exit 1 with one line per mismatch.
+until the latest member that sends data entered: min(latest sender's enter, root's leave) -
+root's enter (Scalasca 2.6's Early Reduce; members sending 0 bytes left out), within TOL (env,
+default 0.05) relative + SLACK_MS (env, default 2), at the call path of that call on rank 0
+thread 0, and nowhere else. Each phase must tell the rule apart from the earliest sender's
+(Scalasca up to 2.5) by more than 30 ms, else the run says nothing (a heavily loaded machine) and
+the check fails. A member sending nothing that enters last cannot be told apart here: the root
+leaves once the data is in, before that member enters (tests/unit/test_analysis.c checks that
+rule on a trace where it can). Exit 1 with one line per mismatch.
 """
 import os
 import sys
@@ -54,19 +56,19 @@ def main():
     for phase, region in REGION.items():
         mm = m[phase]
         senders = [r for r in range(1, 4) if mm[r][2]]
-        want = wait(mm[0], min(mm[r][0] for r in senders))
-        latest = wait(mm[0], max(mm[r][0] for r in senders))
-        with_zero = wait(mm[0], min(mm[r][0] for r in range(1, 4)))
+        want = wait(mm[0], max(mm[r][0] for r in senders))
+        earliest = wait(mm[0], min(mm[r][0] for r in senders))
+        with_zero = wait(mm[0], max(mm[r][0] for r in range(1, 4)))
         at = [k for k in got if k[0].split("/")[-1] == region]
         value = sum(got[k] for k in at if k[1] == (0, 0))
         ok = abs(value - want) <= tol * want + slack
-        print("mpi_earlyreduce %-11s rank 0: %8.3f ms (earliest sender %8.3f ms; latest sender %8.3f ms, "
-              "earliest member %8.3f ms)%s" % (region, value, want, latest, with_zero, "" if ok else "  <-- MISMATCH"))
+        print("mpi_earlyreduce %-11s rank 0: %8.3f ms (latest sender %8.3f ms; earliest sender %8.3f ms, "
+              "latest member %8.3f ms)%s" % (region, value, want, earliest, with_zero, "" if ok else "  <-- MISMATCH"))
         if not ok:
-            bad.append("%s: %.3f ms at rank 0, the earliest data sender implies %.3f ms" % (region, value, want))
-        if abs(latest - want) <= APART_MS or (len(senders) < 3 and abs(with_zero - want) <= APART_MS):
+            bad.append("%s: %.3f ms at rank 0, the latest data sender implies %.3f ms" % (region, value, want))
+        if abs(earliest - want) <= APART_MS:
             bad.append("%s: the run does not tell the rules apart (%.1f / %.1f / %.1f ms): loaded machine?"
-                       % (region, want, latest, with_zero))
+                       % (region, want, earliest, with_zero))
         for k in at:
             if k[1] != (0, 0):
                 bad.append("%s: Early Reduce on rank %d thread %d (%.3f ms): only the root waits" % ((region,) + k[1]

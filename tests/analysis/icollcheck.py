@@ -5,8 +5,8 @@ collectives, against the program's own clock readings.
   icollcheck.py ANALYSIS.json OUT
 
 OUT holds "mark PHASE RANK ICALL WAIT_ENTER WAIT_LEAVE" (ms). A member that gets data waits in
-its MPI_Wait for the latest I-call of the members it depends on (the root of the Ireduce for
-the earliest, as Early Reduce): min(B_ref, leave) - enter, within TOL (env, default 0.05) relative + SLACK_MS (env, default 3).
+its MPI_Wait for the latest I-call of the members it depends on:
+min(B_ref, leave) - enter, within TOL (env, default 0.05) relative + SLACK_MS (env, default 3).
 The Ialltoallv and the Ibarrier completed by MPI_Test polling have no wait; the MPI_Wait calls
 and the MPI_Test that completed the Ibarrier are collective time, never point-to-point (the
 Tests that completed nothing do not say what they tested: point-to-point, as in Scalasca). Exit 1 with one line per mismatch.
@@ -23,7 +23,7 @@ PHASES = {
     "ibarrier": ("mpi_barrier_wait", lambda r: ALL, ALL),
     "iallreduce": ("mpi_wait_nxn", lambda r: ALL, ALL),
     "ibcast": ("mpi_latebroadcast", lambda r: [3], ALL),
-    "ireduce": ("mpi_earlyreduce", lambda r: [1, 2, 3], [0]),  # the root: for the earliest other I-call
+    "ireduce": ("mpi_earlyreduce", lambda r: ALL, [0]),
     "iscan": ("mpi_earlyscan", lambda r: range(r + 1), ALL),
 }
 
@@ -45,7 +45,7 @@ def main():
         for r in ALL:
             want = 0.0
             if r in receivers:
-                bref = (min if phase == "ireduce" else max)(m[phase][s][0] for s in senders(r))
+                bref = max(m[phase][s][0] for s in senders(r))
                 enter, leave = m[phase][r][1], m[phase][r][2]
                 want = max(0.0, min(bref, leave) - enter)
             got = agg.get((metric, "MPI_Wait", r), 0.0) * 1e3

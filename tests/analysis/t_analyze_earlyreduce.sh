@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Early Reduce with known member entry times (earlyreduce.c, 4 ranks, root 0): the root of an
-# N-to-1 call waits until the earliest non-root member that sends data entered, not the latest
-# (MPI_Reduce: 100 ms, not 300), members sending 0 bytes are left out (MPI_Gatherv: rank 2, the
-# earliest, sends nothing: 200 ms), and a root that enters after the earliest sender does not wait
-# (MPI_Gather). Checked against the program's own clock readings at the call path of each call on
+# N-to-1 call waits until the latest member that sends data entered (Scalasca 2.6), not the
+# earliest (Scalasca up to 2.5) (MPI_Reduce: 300 ms, not 100), members sending 0 bytes are left out
+# (MPI_Gatherv: rank 1, the latest, sends nothing: 200 ms), and a root that enters after the
+# earliest sender still waits for the latest (MPI_Gather: 150 ms, not 0). Checked against the
+# program's own clock readings at the call path of each call on
 # rank 0 thread 0 (erdcheck.py), in the in-run report and in the offline serial and parallel ones,
 # which are byte-identical.
 source "$ST_ROOT/tests/lib.sh"

@@ -5,10 +5,10 @@
  * before its send counted as a violation); Wrong Order from different and the same
  * source; Late Receiver (Ssend, eager Send: none, Isend + Wait); barrier wait and
  * completion; N x N full overlap; Late Broadcast with a receiver after the root; Early
- * Reduce (the earliest data sender; zero-byte members left out); Early Scan (in rank order);
+ * Reduce (the latest data sender; zero-byte members left out); Early Scan (in rank order);
  * Initialization Completion and Wait at Finalize;
  * count-0 operations: nothing; intercommunicator collectives (each group waits for the other, a root for the
- * earliest sender of the other group); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
+ * latest sender of the other group); p2p and collective counts and bytes, zero-byte messages as synchronizations; the CUBE4
  * report of a call tree not created in preorder, checked by an independent reader; call paths
  * (SYNCTRACE_CALLPATH): regions below their function frames, frames merged by function name
  * across call lines and ranks, a nested region below the frames its path does not share.
@@ -447,8 +447,8 @@ static void test_collectives(void)
         coll(l[i], ST_REGION_MPI_Reduce, rb[i], re[i], OP_REDUCE, 0, 5, 4, i == 0 ? 12 : 0);
         coll(l[i], ST_REGION_MPI_Scan, sb[i], se[i], OP_SCAN, -1, 6, 4, 4);
     }
-    /* gatherv to rank 0 whose earliest member (rank 1) sends nothing; gather to rank 0 entered late */
-    static const uint64_t gb[3] = { 3250, 3260, 3350 }, ge[3] = { 3400, 3261, 3351 };
+    /* gatherv to rank 0 whose latest member (rank 1) sends nothing; gather to rank 0 entered after rank 1 */
+    static const uint64_t gb[3] = { 3250, 3380, 3300 }, ge[3] = { 3400, 3381, 3301 };
     static const uint64_t hb[3] = { 3450, 3420, 3500 }, he[3] = { 3560, 3421, 3501 };
     for (int i = 0; i < 3; i++) {
         coll(l[i], ST_REGION_MPI_Gatherv, gb[i], ge[i], OP_GATHERV, 0, 7, i == 1 ? 0 : 4, i == 0 ? 8 : 0);
@@ -479,12 +479,13 @@ static void test_collectives(void)
     CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[0], ST_REGION_MPI_Bcast), 200);
     CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[1], ST_REGION_MPI_Bcast), 0);
     CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 0);
-    /* reduce to rank 0: waits for the earliest sender (3120), not the latest (3200); gatherv: for
-     * rank 2 (3350), rank 1 sends nothing; gather: rank 1 began before the root, no wait */
-    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 70);
-    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Gatherv), 100);
-    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Gather), 0);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 170);
+    /* reduce to rank 0: waits for the latest sender (3200), not the earliest (3120); gatherv: for
+     * rank 2 (3300), rank 1 (3380) sends nothing; gather: for rank 2 (3500), though rank 1 began
+     * before the root (Scalasca 2.6's rule; up to 2.5 it was the earliest sender) */
+    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 150);
+    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Gatherv), 50);
+    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Gather), 50);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 250);
     /* scan: rank 2 waits for rank 1 (3800), rank 0 for nobody (it is first) */
     CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[0], ST_REGION_MPI_Scan), 0);
     CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[1], ST_REGION_MPI_Scan), 0);
@@ -640,7 +641,7 @@ static void test_intercomm(void)
         coll(l[r], ST_REGION_MPI_Allreduce, nb[r], 400 + (uint64_t)r, OP_ALLREDUCE, -1, 1, 4, 4);
         coll(l[r], ST_REGION_MPI_Bcast, cb[r], 1200 + (uint64_t)r, OP_BCAST, r == 1 ? -1 : 0, 2, r == 0 ? 4 : 0,
              r >= 2 ? 4 : 0);
-        /* reduce to rank 0 from {2, 3} (begin 1400, 1500): the root (1300) waits for the earliest */
+        /* reduce to rank 0 from {2, 3} (begin 1400, 1500): the root (1300) waits for the latest */
         uint64_t rb = 1300 + (r == 1 ? 10 : r >= 2 ? 100 * (uint64_t)(r - 1) : 0);
         coll(l[r], ST_REGION_MPI_Reduce, rb, 1600 + (uint64_t)r, OP_REDUCE, r == 1 ? -1 : 0, 3, r >= 2 ? 4 : 0,
              r == 0 ? 8 : 0);
@@ -660,8 +661,8 @@ static void test_intercomm(void)
     /* the root (1000) is late for rank 2 (900) only */
     CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 100);
     CHECK_EQ(st_an_total(&R, ST_AN_M_LATEBROADCAST), 100);
-    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 100);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 100);
+    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 200);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 200);
     CHECK_EQ(R.stats.coll_skipped, 0);
     done();
 }
