@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Nothing the tool says goes to the application's stdout, however the run ends. stdout_end.c (2
+# ranks) prints two lines and an unterminated "partial" on rank 0, then ends normally, by
+# MPI_Abort, by exit() without MPI_Finalize, or by SIGTERM; stdout_end_omp.c (OpenMP only, no
+# MPI) the same, ending normally or by SIGTERM. Each is run untraced, through
+# `synctrace-run -v` (which recovers the archive after an abnormal end) and with the library
+# preloaded by hand (mpiexec -genv LD_PRELOAD), with SYNCTRACE_VERBOSE=1 so that the library
+# says all it can. stdout (captured apart from stderr) must be the untraced run's byte for
+# byte, and the exit code the same. The launcher's own report of a rank killed by a signal
+# (on stdout, hydra's) names the process id, which differs from run to run: only that number
+# is masked. Each traced run must have left an archive, so that the paths that speak ran.
+source "$ST_ROOT/tests/lib.sh"
+source "$ST_ROOT/tests/mpi/common.sh"
+need_tools
+bin=$(build_mpi_c stdout_end "$MPI_DIR/stdout_end.c")
+np=2
+export SYNCTRACE_VERBOSE=1
+
+mask() { sed -E 's/PID [0-9]+ RUNNING AT/PID - RUNNING AT/' "$1"; }
+
+# same_as_plain WHAT RC OUT PLAIN_CMD...: OUT and RC are those of the untraced run. hydra's report
+# of a killed rank depends on the order in which it reaps the ranks, so the untraced run is
+# repeated (up to 4 times) until one gives the same exit code and report; then stdout must match.
+same_as_plain() {
+    local what=$1 rc=$2 out=$3 prc tries
+    shift 3
+    for tries in 1 2 3 4; do
+        prc=0
+        timeout 120 "$@" >"$ST_TMP/plain.txt" 2>"$ST_TMP/plain-err.txt" || prc=$?
+        [ "$prc" = "$rc" ] && cmp -s <(mask "$ST_TMP/plain.txt") <(mask "$out") && break
+    done
+    [ "$prc" = "$rc" ] || fail "$what: exit code $rc, untraced $prc"
+    cmp -s <(mask "$ST_TMP/plain.txt") <(mask "$out") ||
+        fail "$what: stdout differs from the untraced run's: $(diff <(mask "$ST_TMP/plain.txt") <(mask "$out") | head -n 8 | tr '\n' '|')"
+    grep -q 'partial$' "$out" || fail "$what: the program printed no unterminated 'partial' (nothing to compare): $(head -c 300 "$out")"
+}
+
+# archived DIR WHAT: the traced run left an archive (recovered, for synctrace-run) or raw dumps.
+archived() {
+    [ -f "$1/traces.otf2" ] || [ -d "$1/partial" ] || fail "$2: neither an archive nor dumps in $1: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+}
+
+for mode in normal abort exit signal; do
+    rc=0
+    timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-$mode" mpiexec -n $np "$bin" $mode \
+        >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
+    [ -f "$ST_TMP/run-$mode/traces.otf2" ] || fail "synctrace-run, $mode: no archive: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+    same_as_plain "synctrace-run, $mode" "$rc" "$ST_TMP/out.txt" mpiexec -n $np "$bin" $mode
+    rc=0
+    run_traced "$ST_TMP/pre-$mode" $np "$bin" $mode || rc=$?
+    archived "$ST_TMP/pre-$mode" "LD_PRELOAD, $mode"
+    same_as_plain "LD_PRELOAD, $mode" "$rc" "$ST_TMP/out.txt" mpiexec -n $np "$bin" $mode
+    note "$mode: exit code $rc, stdout $(wc -c <"$ST_TMP/out.txt") bytes as untraced; stderr $(wc -l <"$ST_TMP/err.txt") lines"
+done
+
+command -v clang >/dev/null || skip "clang not installed (the OpenMP-only program); the MPI cases passed"
+omp=$ST_BUILD/stdout_end_omp
+if [ ! -x "$omp" ] || [ "$MPI_DIR/stdout_end_omp.c" -nt "$omp" ]; then
+    clang -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$omp" "$MPI_DIR/stdout_end_omp.c" ||
+        fail "cannot build stdout_end_omp.c"
+fi
+export OMP_NUM_THREADS=2 KMP_BLOCKTIME=0
+for mode in normal signal; do
+    rc=0
+    timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/omp-run-$mode" "$omp" $mode >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
+    [ -f "$ST_TMP/omp-run-$mode/traces.otf2" ] || fail "OpenMP, synctrace-run, $mode: no archive: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+    same_as_plain "OpenMP, synctrace-run, $mode" "$rc" "$ST_TMP/out.txt" "$omp" $mode
+    rc=0
+    SYNCTRACE_DIR=$ST_TMP/omp-pre-$mode LD_PRELOAD=$ST_LIB timeout 120 "$omp" $mode >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
+    archived "$ST_TMP/omp-pre-$mode" "OpenMP, LD_PRELOAD, $mode"
+    same_as_plain "OpenMP, LD_PRELOAD, $mode" "$rc" "$ST_TMP/out.txt" "$omp" $mode
+    note "OpenMP $mode: exit code $rc, stdout as untraced"
+done
