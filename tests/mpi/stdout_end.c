@@ -7,6 +7,7 @@
  *   abort   rank 0 calls MPI_Abort(MPI_COMM_WORLD, 5)
  *   exit    rank 0 calls exit(22) without MPI_Finalize
  *   signal  rank 0 raises SIGTERM
+ *   wait    every rank waits (barriers, 60 s at most) for a signal from outside
  * In the last three the other ranks wait in MPI_Recv for a message that never comes (the
  * launcher kills them). Rank 0 prints two full lines and "partial" without a newline; before
  * raising the signal it flushes stdout (a signal ends the process without flushing stdio, so
@@ -34,7 +35,14 @@ int main(int argc, char **argv)
         printf("mode %s\n", mode);
         printf("partial");
     }
-    if (!strcmp(mode, "normal")) {
+    if (!strcmp(mode, "wait")) {
+        fflush(stdout); /* the test waits for "partial" before it signals the job */
+        for (int i = 0; i < 6000; i++) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            nanosleep(&(struct timespec){ 0, 10 * 1000 * 1000 }, NULL);
+        }
+    }
+    if (!strcmp(mode, "normal") || !strcmp(mode, "wait")) {
         MPI_Finalize();
         return 0;
     }

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Nothing the tool says goes to the application's stdout, however the run ends. stdout_end.c (2
 # ranks) prints two lines and an unterminated "partial" on rank 0, then ends normally, by
-# MPI_Abort, by exit() without MPI_Finalize, or by SIGTERM; stdout_end_omp.c (OpenMP only, no
-# MPI) the same, ending normally or by SIGTERM. Each is run untraced, through
-# `synctrace-run -v` (which recovers the archive after an abnormal end) and with the library
-# preloaded by hand (mpiexec -genv LD_PRELOAD), with SYNCTRACE_VERBOSE=1 so that the library
-# says all it can. stdout (captured apart from stderr) must be the untraced run's byte for
-# byte, and the exit code the same. The launcher's own report of a rank killed by a signal
-# (on stdout, hydra's) names the process id, which differs from run to run: only that number
-# is masked. Each traced run must have left an archive, so that the paths that speak ran.
+# MPI_Abort, by exit() without MPI_Finalize, or by SIGTERM (raised by rank 0, or sent to mpiexec
+# while the ranks wait); stdout_end_omp.c (OpenMP only, no MPI) the same, ending normally or by
+# SIGTERM. Each is run untraced, through `synctrace-run -v` (which recovers the archive after an
+# abnormal end) and with the library preloaded by hand (mpiexec -genv LD_PRELOAD), with
+# SYNCTRACE_VERBOSE=1 so that the library says all it can. stdout (captured apart from stderr)
+# must be the untraced run's byte for byte, and the exit code the same. The launcher's own report
+# of a rank killed by a signal (on stdout, hydra's) names the process id, which differs from run
+# to run: only that number is masked. Each traced run must have left an archive (or dumps), so
+# that the paths that speak ran.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
@@ -52,6 +53,33 @@ for mode in normal abort exit signal; do
     same_as_plain "LD_PRELOAD, $mode" "$rc" "$ST_TMP/out.txt" mpiexec -n $np "$bin" $mode
     note "$mode: exit code $rc, stdout $(wc -c <"$ST_TMP/out.txt") bytes as untraced; stderr $(wc -l <"$ST_TMP/err.txt") lines"
 done
+
+# SIGTERM from outside, to mpiexec (which forwards it to every rank) while the ranks wait.
+# signal_job OUT CMD...: runs CMD in the background, signals its mpiexec once OUT shows "partial".
+signal_job() {
+    local out=$1 job mpx rc=0
+    shift
+    "$@" >"$out" 2>"$ST_TMP/err.txt" &
+    job=$!
+    for _ in $(seq 600); do grep -q partial "$out" 2>/dev/null && break; kill -0 $job 2>/dev/null || break; sleep 0.1; done
+    mpx=$(pgrep -f -n "^mpiexec -n $np $bin wait" || true)
+    [ -n "$mpx" ] || { kill -KILL $job 2>/dev/null; fail "$*: no mpiexec to signal: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"; }
+    kill -TERM "$mpx"
+    wait $job || rc=$?
+    return $rc
+}
+rc=0
+signal_job "$ST_TMP/out.txt" timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-term" mpiexec -n $np "$bin" wait || rc=$?
+[ -f "$ST_TMP/run-term/traces.otf2" ] || fail "synctrace-run, SIGTERM from outside: no archive: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+for _ in 1 2 3 4; do
+    prc=0
+    signal_job "$ST_TMP/plain.txt" timeout 120 mpiexec -n $np "$bin" wait || prc=$?
+    [ "$prc" = "$rc" ] && cmp -s <(mask "$ST_TMP/plain.txt") <(mask "$ST_TMP/out.txt") && break
+done
+assert_eq "synctrace-run, SIGTERM from outside: exit code (untraced: $prc)" "$prc" "$rc"
+cmp -s <(mask "$ST_TMP/plain.txt") <(mask "$ST_TMP/out.txt") ||
+    fail "synctrace-run, SIGTERM from outside: stdout differs from the untraced run's: $(diff <(mask "$ST_TMP/plain.txt") <(mask "$ST_TMP/out.txt") | head -n 8 | tr '\n' '|')"
+note "SIGTERM from outside: exit code $rc, stdout $(wc -c <"$ST_TMP/out.txt") bytes as untraced"
 
 command -v clang >/dev/null || skip "clang not installed (the OpenMP-only program); the MPI cases passed"
 omp=$ST_BUILD/stdout_end_omp
