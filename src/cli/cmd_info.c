@@ -132,7 +132,7 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
         printf("locations:       %zu (threads per rank: %u..%u)\n", ar->nlocs, s->min_threads, s->max_threads);
     else
         printf("locations:       0\n");
-    printf("events:          %" PRIu64 "\n", s->total);
+    printf("events:          %" PRIu64 " (all locations)\n", s->total);
     for (unsigned k = 0; k < ST_CLI_EV__COUNT; k++)
         if (s->by_kind[k])
             printf("  %-20s %" PRIu64 "\n", st_cli_kind_name(k), s->by_kind[k]);
@@ -140,8 +140,8 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
     printf("duration:        %.9f s (first to last event, %.0f ticks)\n", span / (double)ar->resolution, span);
     printf("timer:           %" PRIu64 " ticks/s, global offset %" PRIu64 "\n", ar->resolution, ar->offset);
     print_stamps(ar);
-    printf("buffer flushes:  %" PRIu64 "\n", s->flushes);
-    printf("moved by CLC:    %" PRIu64 " events\n", s->moved);
+    printf("buffer flushes:  %" PRIu64 " (all locations)\n", s->flushes);
+    printf("moved by CLC:    %" PRIu64 " events (all locations)\n", s->moved);
     const char *inc = st_cli_prop(ar, "SYNCTRACE::INCOMPLETE");
     const char *lost = st_cli_prop(ar, "SYNCTRACE::EVENTS_LOST");
     const char *end = st_cli_prop(ar, "SYNCTRACE::END"); /* a dump's reason ("?": the handler wrote none) */
