@@ -18,40 +18,48 @@ np=2
 export SYNCTRACE_VERBOSE=1
 
 mask() { sed -E 's/PID [0-9]+ RUNNING AT/PID - RUNNING AT/' "$1"; }
+errs() { tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|'; }
+
+# matches RC OUT PRC: the untraced run ($ST_TMP/plain.txt, exit code PRC) gave exit code RC and stdout OUT.
+matches() { [ "$3" = "$1" ] && cmp -s <(mask "$ST_TMP/plain.txt") <(mask "$2"); }
+
+# expect_same WHAT RC OUT PRC: as matches, or fail with the difference; OUT must end in "partial".
+expect_same() {
+    local what=$1 rc=$2 out=$3 prc=$4
+    [ "$prc" = "$rc" ] || fail "$what: exit code $rc, untraced $prc"
+    cmp -s <(mask "$ST_TMP/plain.txt") <(mask "$out") || fail "$what: stdout differs from the untraced run's: $(
+        diff <(mask "$ST_TMP/plain.txt") <(mask "$out") | head -n 8 | tr '\n' '|')"
+    grep -q 'partial$' "$out" || fail "$what: no unterminated 'partial' to compare: $(head -c 300 "$out")"
+}
 
 # same_as_plain WHAT RC OUT PLAIN_CMD...: OUT and RC are those of the untraced run. hydra's report
 # of a killed rank depends on the order in which it reaps the ranks, so the untraced run is
-# repeated (up to 4 times) until one gives the same exit code and report; then stdout must match.
+# repeated (up to 4 times) until one gives the same exit code and report.
 same_as_plain() {
-    local what=$1 rc=$2 out=$3 prc tries
+    local what=$1 rc=$2 out=$3 prc
     shift 3
-    for tries in 1 2 3 4; do
+    for _ in 1 2 3 4; do
         prc=0
         timeout 120 "$@" >"$ST_TMP/plain.txt" 2>"$ST_TMP/plain-err.txt" || prc=$?
-        [ "$prc" = "$rc" ] && cmp -s <(mask "$ST_TMP/plain.txt") <(mask "$out") && break
+        matches "$rc" "$out" "$prc" && break
     done
-    [ "$prc" = "$rc" ] || fail "$what: exit code $rc, untraced $prc"
-    cmp -s <(mask "$ST_TMP/plain.txt") <(mask "$out") ||
-        fail "$what: stdout differs from the untraced run's: $(diff <(mask "$ST_TMP/plain.txt") <(mask "$out") | head -n 8 | tr '\n' '|')"
-    grep -q 'partial$' "$out" || fail "$what: the program printed no unterminated 'partial' (nothing to compare): $(head -c 300 "$out")"
+    expect_same "$what" "$rc" "$out" "$prc"
 }
 
 # archived DIR WHAT: the traced run left an archive (recovered, for synctrace-run) or raw dumps.
-archived() {
-    [ -f "$1/traces.otf2" ] || [ -d "$1/partial" ] || fail "$2: neither an archive nor dumps in $1: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
-}
+archived() { [ -f "$1/traces.otf2" ] || [ -d "$1/partial" ] || fail "$2: neither an archive nor dumps in $1: $(errs)"; }
 
 for mode in normal abort exit signal; do
     rc=0
     timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-$mode" mpiexec -n $np "$bin" $mode \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
-    [ -f "$ST_TMP/run-$mode/traces.otf2" ] || fail "synctrace-run, $mode: no archive: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+    [ -f "$ST_TMP/run-$mode/traces.otf2" ] || fail "synctrace-run, $mode: no archive: $(errs)"
     same_as_plain "synctrace-run, $mode" "$rc" "$ST_TMP/out.txt" mpiexec -n $np "$bin" $mode
     rc=0
     run_traced "$ST_TMP/pre-$mode" $np "$bin" $mode || rc=$?
     archived "$ST_TMP/pre-$mode" "LD_PRELOAD, $mode"
     same_as_plain "LD_PRELOAD, $mode" "$rc" "$ST_TMP/out.txt" mpiexec -n $np "$bin" $mode
-    note "$mode: exit code $rc, stdout $(wc -c <"$ST_TMP/out.txt") bytes as untraced; stderr $(wc -l <"$ST_TMP/err.txt") lines"
+    note "$mode: exit code $rc, stdout $(wc -c <"$ST_TMP/out.txt") bytes as untraced"
 done
 
 # SIGTERM from outside, to mpiexec (which forwards it to every rank) while the ranks wait.
@@ -61,24 +69,27 @@ signal_job() {
     shift
     "$@" >"$out" 2>"$ST_TMP/err.txt" &
     job=$!
-    for _ in $(seq 600); do grep -q partial "$out" 2>/dev/null && break; kill -0 $job 2>/dev/null || break; sleep 0.1; done
+    for _ in $(seq 600); do
+        grep -q partial "$out" 2>/dev/null && break
+        kill -0 $job 2>/dev/null || break
+        sleep 0.1
+    done
     mpx=$(pgrep -f -n "^mpiexec -n $np $bin wait" || true)
-    [ -n "$mpx" ] || { kill -KILL $job 2>/dev/null; fail "$*: no mpiexec to signal: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"; }
+    [ -n "$mpx" ] || { kill -KILL $job 2>/dev/null; fail "$*: no mpiexec to signal: $(errs)"; }
     kill -TERM "$mpx"
     wait $job || rc=$?
     return $rc
 }
 rc=0
-signal_job "$ST_TMP/out.txt" timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-term" mpiexec -n $np "$bin" wait || rc=$?
-[ -f "$ST_TMP/run-term/traces.otf2" ] || fail "synctrace-run, SIGTERM from outside: no archive: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+signal_job "$ST_TMP/out.txt" timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-term" mpiexec -n $np "$bin" wait ||
+    rc=$?
+[ -f "$ST_TMP/run-term/traces.otf2" ] || fail "synctrace-run, SIGTERM from outside: no archive: $(errs)"
 for _ in 1 2 3 4; do
     prc=0
     signal_job "$ST_TMP/plain.txt" timeout 120 mpiexec -n $np "$bin" wait || prc=$?
-    [ "$prc" = "$rc" ] && cmp -s <(mask "$ST_TMP/plain.txt") <(mask "$ST_TMP/out.txt") && break
+    matches "$rc" "$ST_TMP/out.txt" "$prc" && break
 done
-assert_eq "synctrace-run, SIGTERM from outside: exit code (untraced: $prc)" "$prc" "$rc"
-cmp -s <(mask "$ST_TMP/plain.txt") <(mask "$ST_TMP/out.txt") ||
-    fail "synctrace-run, SIGTERM from outside: stdout differs from the untraced run's: $(diff <(mask "$ST_TMP/plain.txt") <(mask "$ST_TMP/out.txt") | head -n 8 | tr '\n' '|')"
+expect_same "synctrace-run, SIGTERM from outside" "$rc" "$ST_TMP/out.txt" "$prc"
 note "SIGTERM from outside: exit code $rc, stdout $(wc -c <"$ST_TMP/out.txt") bytes as untraced"
 
 command -v clang >/dev/null || skip "clang not installed (the OpenMP-only program); the MPI cases passed"
@@ -90,11 +101,13 @@ fi
 export OMP_NUM_THREADS=2 KMP_BLOCKTIME=0
 for mode in normal signal; do
     rc=0
-    timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/omp-run-$mode" "$omp" $mode >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
-    [ -f "$ST_TMP/omp-run-$mode/traces.otf2" ] || fail "OpenMP, synctrace-run, $mode: no archive: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+    timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/omp-run-$mode" "$omp" $mode \
+        >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
+    [ -f "$ST_TMP/omp-run-$mode/traces.otf2" ] || fail "OpenMP, synctrace-run, $mode: no archive: $(errs)"
     same_as_plain "OpenMP, synctrace-run, $mode" "$rc" "$ST_TMP/out.txt" "$omp" $mode
     rc=0
-    SYNCTRACE_DIR=$ST_TMP/omp-pre-$mode LD_PRELOAD=$ST_LIB timeout 120 "$omp" $mode >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
+    SYNCTRACE_DIR=$ST_TMP/omp-pre-$mode LD_PRELOAD=$ST_LIB timeout 120 "$omp" $mode \
+        >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
     archived "$ST_TMP/omp-pre-$mode" "OpenMP, LD_PRELOAD, $mode"
     same_as_plain "OpenMP, LD_PRELOAD, $mode" "$rc" "$ST_TMP/out.txt" "$omp" $mode
     note "OpenMP $mode: exit code $rc, stdout as untraced"
