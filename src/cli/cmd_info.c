@@ -64,7 +64,25 @@ static const char *prop_or_dash(const st_cli_archive_t *ar, const char *name)
     return v && *v && strcmp(v, "-1") ? v : "-";
 }
 
-/* The clock synchronization summary, from rank 0's SYNCTRACE::SYNC_* properties. */
+/* One SYNCTRACE_CLOCKCHECK result (sync.check.N: rank 0 measured every rank's global clock against its own),
+ * in words; the property as it is if it does not read. */
+static void print_check(int i, const char *check)
+{
+    double after_s, off_ns, bound_ns;
+    int rank;
+    if (sscanf(check, "after_s=%lf max_offset_ns=%lf rank=%d bound_ns=%lf", &after_s, &off_ns, &rank, &bound_ns) == 4)
+        printf("  clock check %d  %.3f s after the initial sync: largest offset from rank 0's clock %.0f ns (rank %d), "
+               "largest bound of any rank %.0f ns\n", i, after_s, off_ns, rank, bound_ns);
+    else
+        printf("  clock check %d  %s\n", i, check);
+}
+
+/*
+ * The clock synchronization summary, from rank 0's SYNCTRACE::SYNC_* properties (src/clock/sync.c):
+ * a duration "on rank 0" is rank 0's own, "on the slowest rank" the largest any rank had (the
+ * _MAX properties); the resync durations are each rank's sum over all its resyncs; the round
+ * trips the smallest any rank measured.
+ */
 static void print_sync(const st_cli_archive_t *ar)
 {
     const char *scheme = st_cli_prop(ar, "SYNCTRACE::SYNC_SCHEME");
@@ -72,11 +90,12 @@ static void print_sync(const st_cli_archive_t *ar)
         return;
     printf("clock sync:      %s on %s node(s), clock %s\n", scheme, prop_or_dash(ar, "SYNCTRACE::SYNC_NODES"),
            prop_or_dash(ar, "SYNCTRACE::SYNC_CLOCK"));
-    printf("  initial sync   %s ms (slowest rank %s ms)\n", prop_or_dash(ar, "SYNCTRACE::SYNC_INIT_MS"),
-           prop_or_dash(ar, "SYNCTRACE::SYNC_INIT_MS_MAX"));
-    printf("  resyncs        %s, %s ms in all (slowest rank %s ms)\n", prop_or_dash(ar, "SYNCTRACE::SYNC_RESYNCS"),
-           prop_or_dash(ar, "SYNCTRACE::SYNC_RESYNC_MS"), prop_or_dash(ar, "SYNCTRACE::SYNC_RESYNC_MS_MAX"));
-    printf("  min RTT        %s ns within nodes, %s ns between nodes\n",
+    printf("  initial sync   took %s ms on rank 0, %s ms on the slowest rank\n",
+           prop_or_dash(ar, "SYNCTRACE::SYNC_INIT_MS"), prop_or_dash(ar, "SYNCTRACE::SYNC_INIT_MS_MAX"));
+    printf("  resyncs        %s, all of them together took %s ms on rank 0, %s ms on the slowest rank\n",
+           prop_or_dash(ar, "SYNCTRACE::SYNC_RESYNCS"), prop_or_dash(ar, "SYNCTRACE::SYNC_RESYNC_MS"),
+           prop_or_dash(ar, "SYNCTRACE::SYNC_RESYNC_MS_MAX"));
+    printf("  min RTT        %s ns within nodes, %s ns between nodes (the smallest of any rank)\n",
            prop_or_dash(ar, "SYNCTRACE::SYNC_RTT_MIN_INTRA_NS"), prop_or_dash(ar, "SYNCTRACE::SYNC_RTT_MIN_INTER_NS"));
     for (int i = 0; i < 8; i++) { /* SYNCTRACE_CLOCKCHECK results, one per check */
         char key[48];
@@ -84,7 +103,7 @@ static void print_sync(const st_cli_archive_t *ar)
         const char *check = st_cli_prop(ar, key);
         if (!check)
             break;
-        printf("  clock check %d  %s\n", i, check);
+        print_check(i, check);
     }
 }
 
@@ -99,7 +118,7 @@ static void print_stamps(const st_cli_archive_t *ar)
         printf("  stamped by     %s\n", timer);
         return;
     }
-    printf("  stamped by     tsc at %.6f MHz (%s clock), %s calibration points: drift %s ns over the run, "
+    printf("  stamped by     tsc at %.6f MHz (%s clock); rank 0's %s calibration points: drift %s ns over the run, "
            "nonlinearity %s ns\n", atof(hz) / 1e6, prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_SOURCE"),
            prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_POINTS"), prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_DRIFT_NS"),
            prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_NONLINEARITY_NS"));
@@ -113,7 +132,7 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
         printf("locations:       %zu (threads per rank: %u..%u)\n", ar->nlocs, s->min_threads, s->max_threads);
     else
         printf("locations:       0\n");
-    printf("events:          %" PRIu64 "\n", s->total);
+    printf("events:          %" PRIu64 " (all locations)\n", s->total);
     for (unsigned k = 0; k < ST_CLI_EV__COUNT; k++)
         if (s->by_kind[k])
             printf("  %-20s %" PRIu64 "\n", st_cli_kind_name(k), s->by_kind[k]);
@@ -121,8 +140,8 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
     printf("duration:        %.9f s (first to last event, %.0f ticks)\n", span / (double)ar->resolution, span);
     printf("timer:           %" PRIu64 " ticks/s, global offset %" PRIu64 "\n", ar->resolution, ar->offset);
     print_stamps(ar);
-    printf("buffer flushes:  %" PRIu64 "\n", s->flushes);
-    printf("moved by CLC:    %" PRIu64 " events\n", s->moved);
+    printf("buffer flushes:  %" PRIu64 " (all locations)\n", s->flushes);
+    printf("moved by CLC:    %" PRIu64 " events (all locations)\n", s->moved);
     const char *inc = st_cli_prop(ar, "SYNCTRACE::INCOMPLETE");
     const char *lost = st_cli_prop(ar, "SYNCTRACE::EVENTS_LOST");
     const char *end = st_cli_prop(ar, "SYNCTRACE::END"); /* a dump's reason ("?": the handler wrote none) */
@@ -138,7 +157,7 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
         if (strncmp(ar->props[i].name, "SYNCTRACE::", 11))
             continue;
         if (!header++)
-            printf("properties:\n");
+            printf("properties (rank 0's; after a recovery without rank 0, the lowest rank's):\n");
         printf("  %-40s %s\n", ar->props[i].name, ar->props[i].value);
     }
 }

@@ -63,7 +63,7 @@ run() {
     fi
     local ev init
     ev=$("$BIN" info "$dir" | awk '$1 == "events:" {print $2}')
-    init=$("$BIN" info "$dir" | sed -nE 's/^ *initial sync .*slowest rank ([0-9.]+) ms.*/\1/p' | head -n 1)
+    init=$("$BIN" info "$dir" | awk '$1 == "SYNCTRACE::SYNC_INIT_MS_MAX" {print $2}') # the slowest rank's
     echo "$kb $((ev / np)) $(awk -v a="${init:-0}" -v b="$(phase sync)" 'BEGIN {print a + b}') $(phase 'trace preparation') $(
         "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_CLC_MS" {print $2}') $(phase 'archive write') $(
         "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_ANALYSIS_MS" {print $2}')"

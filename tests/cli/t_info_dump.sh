@@ -29,15 +29,15 @@ run_st info "$ST_TMP/small"
 assert_eq "info exit" 0 "$RC"
 has "ranks:           2"
 has "locations:       3 (threads per rank: 1..2)"
-has "events:          12"
+has "events:          12 (all locations)"
 has "  enter                5"
 has "  leave                5"
 has "  send                 1"
 has "  recv                 1"
 has "duration:        0.000002000 s (first to last event, 2000 ticks)"
 has "timer:           1000000000 ticks/s, global offset 500"
-has "buffer flushes:  2"
-has "moved by CLC:    1 events"
+has "buffer flushes:  2 (all locations)"
+has "moved by CLC:    1 events (all locations)"
 has "incomplete:      no"
 has "  SYNCTRACE::SYNC_SCHEME                   h2hca"
 has "  SYNCTRACE::CLC_MAX_JUMP                  1234"
@@ -68,6 +68,42 @@ prop SYNCTRACE::END ?
 S
 run_st info "$ST_TMP/unknown"
 has "incomplete:      yes (the run ended without MPI_Finalize)"
+
+# The sync summary says whose each figure is (the archive's properties are rank 0's; the _MAX ones the
+# largest of any rank; a resync duration a rank's sum over all its resyncs), so that the slowest rank's
+# total (16.958 ms) never reads as part of rank 0's (0.231 ms).
+mk synced <<'S'
+ranks 2
+prop SYNCTRACE::SYNC_SCHEME h2hca:hca3/prop
+prop SYNCTRACE::SYNC_NODES 1
+prop SYNCTRACE::SYNC_CLOCK monotonic
+prop SYNCTRACE::SYNC_INIT_MS 0.512
+prop SYNCTRACE::SYNC_INIT_MS_MAX 2.250
+prop SYNCTRACE::SYNC_RESYNCS 3
+prop SYNCTRACE::SYNC_RESYNC_MS 0.231
+prop SYNCTRACE::SYNC_RESYNC_MS_MAX 16.958
+prop SYNCTRACE::SYNC_RTT_MIN_INTRA_NS 1340
+prop SYNCTRACE::SYNC_RTT_MIN_INTER_NS -1
+prop SYNCTRACE::SYNC_CHECK_0 "after_s=0.000 max_offset_ns=812 rank=1 bound_ns=1500"
+prop SYNCTRACE::SYNC_CHECK_1 garbled
+prop SYNCTRACE::TIMER tsc
+prop SYNCTRACE::TIMER_TSC_HZ 2100000000
+prop SYNCTRACE::TIMER_TSC_SOURCE node
+prop SYNCTRACE::TIMER_TSC_POINTS 6
+prop SYNCTRACE::TIMER_TSC_DRIFT_NS -4472
+prop SYNCTRACE::TIMER_TSC_NONLINEARITY_NS 1
+0.0 10 enter main
+1.0 10 enter main
+S
+run_st info "$ST_TMP/synced"
+has "clock sync:      h2hca:hca3/prop on 1 node(s), clock monotonic"
+has "  initial sync   took 0.512 ms on rank 0, 2.250 ms on the slowest rank"
+has "  resyncs        3, all of them together took 0.231 ms on rank 0, 16.958 ms on the slowest rank"
+has "  min RTT        1340 ns within nodes, - ns between nodes (the smallest of any rank)"
+has "  clock check 0  0.000 s after the initial sync: largest offset from rank 0's clock 812 ns (rank 1), largest bound of any rank 1500 ns"
+has "  clock check 1  garbled"
+has "  stamped by     tsc at 2100.000000 MHz (node clock); rank 0's 6 calibration points: drift -4472 ns over the run, nonlinearity 1 ns"
+has "properties (rank 0's; after a recovery without rank 0, the lowest rank's):"
 
 # Text dump: golden output (times relative to the global offset 500; ties by location).
 run_st dump "$ST_TMP/small"
@@ -115,7 +151,7 @@ ranks 1
 S
 run_st info "$ST_TMP/empty"
 assert_eq "empty info exit" 0 "$RC"
-has "events:          0"
+has "events:          0 (all locations)"
 run_st dump "$ST_TMP/empty" --json
 assert_eq "empty dump exit" 0 "$RC"
 [ ! -s "$OUT" ] || fail "empty archive: dump --json printed something"
