@@ -58,8 +58,10 @@ static void test_own_executable(void)
 
     st_a2l_t q = { .rel = k + 1 }, q2 = { .rel = o + 1 }, none = { .rel = 1 }, *qs[] = { &q, &none, &q2 };
     st_addr2line_funcs(exe, qs, 3);
-    CHECK(!strcmp(q.func, "known_function") && !strcmp(q2.func, "other_function"),
-          "addr2line names known_function and other_function (%s, %s)", q.func, q2.func);
+    CHECK(q.nfr == 1 && q2.nfr == 1 && !strcmp(q.fr[0].func, "known_function") &&
+              !strcmp(q2.fr[0].func, "other_function"),
+          "the symbolizer names known_function and other_function (%s, %s)", q.nfr ? q.fr[0].func : "-",
+          q2.nfr ? q2.fr[0].func : "-");
     CHECK(q2.fn_begin == (uint32_t)OTHER_LINE && q2.fn_end == (uint32_t)OTHER_LINE, "other_function's line %d: %u-%u",
           OTHER_LINE, q2.fn_begin, q2.fn_end);
     CHECK(none.fn_begin == 0 && none.fn_end == 0, "an address in no function gets no lines");
@@ -68,6 +70,7 @@ static void test_own_executable(void)
     CHECK((q.fn_begin == (uint32_t)KNOWN_BEGIN || q.fn_begin == (uint32_t)KNOWN_BEGIN + 1) &&
               (q.fn_end == (uint32_t)KNOWN_END || q.fn_end == (uint32_t)KNOWN_END - 1),
           "known_function's lines %u-%u, in the source %d-%d", q.fn_begin, q.fn_end, KNOWN_BEGIN, KNOWN_END);
+    st_a2l_clear(&q), st_a2l_clear(&q2), st_a2l_clear(&none);
     st_elf_funcs_free(&fs);
     CHECK(fs.v == NULL && fs.n == 0, "free empties");
 }
@@ -95,7 +98,7 @@ static void test_hostile(const char *dir)
     CHECK(st_object_fixed(path) == 0, "a FIFO is no ET_EXEC object");
     st_addr2line(path, &qp, 1);
     st_addr2line_funcs(path, &qp, 1);
-    CHECK(q.func[0] == 0 && q.fn_begin == 0, "addr2line is not run on a FIFO");
+    CHECK(q.nfr == 0 && q.fn_begin == 0, "no symbolizer is run on a FIFO");
     CHECK(st_elf_funcs_load(dir, &fs) == -1, "a directory is refused");
     snprintf(path, sizeof path, "%s/missing", dir);
     CHECK(st_elf_funcs_load(path, &fs) == -1, "a missing file is refused");
