@@ -159,12 +159,12 @@ static void symbolize(frame_t *fr, size_t n)
  * st_a2l_sites), the frames its code was inlined into are appended as new call sites; returns
  * how many the symbolizer knew.
  */
-static size_t name(st_rankdata_t *rd, frame_t *fr, size_t n)
+static size_t name(st_rankdata_t *rd, frame_t *fr, size_t n, st_cpcallee_t *callees, size_t *ncallees)
 {
     size_t named = 0, extra = 0;
     symbolize(fr, n);
     for (size_t i = 0; i < n; i++)
-        extra += fr[i].a2l.nfr > 1 ? fr[i].a2l.nfr - 1 : 0;
+        extra += (fr[i].a2l.nfr > 1 ? fr[i].a2l.nfr - 1 : 0) + 1;
     st_callsite_t *cs = realloc(rd->callsites, (rd->ncallsites + extra + 1) * sizeof *cs);
     if (cs) {
         for (size_t i = 0; i < n; i++) /* the frames point into the old array */
@@ -172,7 +172,8 @@ static size_t name(st_rankdata_t *rd, frame_t *fr, size_t n)
         rd->callsites = cs;
     }
     for (size_t i = 0; i < n; i++) {
-        st_callsite_t *out = malloc(sizeof *out * (fr[i].a2l.nfr + 1));
+        st_callsite_t *out = malloc(sizeof *out * (fr[i].a2l.nfr + 2));
+        *ncallees += callees && st_a2l_callee(&fr[i].a2l, fr[i].pc, &callees[*ncallees]) == 0;
         uint32_t k = out ? st_a2l_sites(&fr[i].a2l, fr[i].obj, fr[i].pc, out) : 0;
         named += fr[i].a2l.nfr > 0;
         if (k) {
@@ -198,8 +199,10 @@ size_t st_frames_resolve(st_rankdata_t *rd)
     if (nmaps)
         add_event_sites(rd);
     frame_t *fr = calloc(rd->ncallsites + 1, sizeof *fr);
+    st_cpcallee_t *callees = calloc(rd->ncallsites + 1, sizeof *callees);
+    size_t ncallees = 0;
     if (fr)
-        named = name(rd, fr, collect(rd, maps, nmaps, fr));
+        named = name(rd, fr, collect(rd, maps, nmaps, fr), callees, &ncallees);
     /* call sites still without a text (outside every code mapping) are no call sites */
     size_t k = 0;
     for (uint32_t i = 0; rd->callsites && i < rd->ncallsites; i++)
@@ -209,7 +212,8 @@ size_t st_frames_resolve(st_rankdata_t *rd)
     for (size_t i = 0; i < nmaps; i++)
         free(keep[i]);
     free(keep), free(maps), free(fr);
-    if (st_callpath_inline(rd) != 0)
+    if (st_callpath_inline(rd, callees, ncallees) != 0)
         fprintf(stderr, "synctrace: recover: out of memory making inlined frames call-path nodes\n");
+    free(callees);
     return named;
 }

@@ -73,7 +73,7 @@ static void put_sites(st_rankdata_t *rd, const site_t *sites, size_t n)
 {
     size_t total = 0, k = 0;
     for (size_t i = 0; i < n; i++)
-        total += sites[i].a2l.nfr > 1 ? sites[i].a2l.nfr : 1;
+        total += (sites[i].a2l.nfr > 1 ? sites[i].a2l.nfr : 1) + 1;
     if (!(rd->callsites = calloc(total + 1, sizeof *rd->callsites)))
         return;
     for (size_t i = 0; i < n; i++) {
@@ -104,9 +104,16 @@ static void describe_all(st_rankdata_t *rd, const uint64_t *pcs, size_t n)
     }
     symbolize(sites, n);
     put_sites(rd, sites, n);
+    st_cpcallee_t *callees = calloc(n, sizeof *callees);
+    size_t ncallees = 0;
+    for (size_t i = 0; callees && i < n; i++)
+        ncallees += sites[i].obj && st_a2l_callee(&sites[i].a2l, sites[i].pc, &callees[ncallees]) == 0;
     for (size_t i = 0; i < n; i++)
         st_a2l_clear(&sites[i].a2l);
     free(sites);
+    if (st_callpath_inline(rd, callees, ncallees) != 0)
+        st_log_error("out of memory making inlined frames call-path nodes; the archive shows them in their callers");
+    free(callees);
 }
 
 /* Every distinct non-zero ENTER.aux and call-path node pc of rd, sorted; NULL (and *n 0) if none. */
@@ -143,6 +150,4 @@ void st_callsite_resolve(st_rankdata_t *rd)
     if (n)
         describe_all(rd, pcs, n);
     free(pcs);
-    if (st_callpath_inline(rd) != 0)
-        st_log_error("out of memory making inlined frames call-path nodes; the archive shows them in their callers");
 }

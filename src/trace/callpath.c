@@ -96,58 +96,121 @@ static int outlined_body(const char *text)
            strstr(text, "._omp_fn.") || strstr(text, "._omp_cpyfn.");
 }
 
-/* The ENTERs of rd name map[node] instead of node. */
-static void renumber_events(st_rankdata_t *rd, const uint32_t *map, uint32_t n)
+static int callee_by_pc(const void *a, const void *b)
 {
+    uint64_t x = ((const st_cpcallee_t *)a)->pc, y = ((const st_cpcallee_t *)b)->pc;
+    return (x > y) - (x < y);
+}
+
+typedef struct expand {
+    const st_rankdata_t *rd;
+    const st_cpcallee_t *callees;
+    size_t ncallees;
+    uint32_t *map;  /* old node -> its innermost new node (ST_CP_NONE: all its frames left out) */
+    uint32_t *tail; /* old node -> the new node of its call's callee, ST_CP_NONE until made */
+    st_cpnode_t *nodes;
+    uint32_t k;     /* new nodes made */
+} expand_t;
+
+/* The callee of old node i's call, NULL when unknown or without a text. */
+static const st_cpcallee_t *callee_of(const expand_t *x, uint32_t i)
+{
+    st_cpcallee_t key = { .pc = x->rd->cpnodes[i].pc };
+    const st_cpcallee_t *c = x->ncallees ? bsearch(&key, x->callees, x->ncallees, sizeof key, callee_by_pc) : NULL;
+    return c && site_of(x->rd, st_callpath_inline_pc(key.pc, ST_CP_TAIL)) ? c : NULL;
+}
+
+/* The node of old node i's callee (made below i's innermost node on first use). */
+static uint32_t tail_node(expand_t *x, uint32_t i)
+{
+    if (x->tail[i] == ST_CP_NONE) {
+        x->nodes[x->k] = (st_cpnode_t){ .parent = x->map[i], .pc = st_callpath_inline_pc(x->rd->cpnodes[i].pc, ST_CP_TAIL) };
+        x->tail[i] = x->k++;
+    }
+    return x->tail[i];
+}
+
+/*
+ * Whether old node i (whose frames go depth deep) runs in the callee c of its parent: its code lies
+ * there, or its outermost frame has the callee's name (a part of the function split off from it,
+ * as GCC's f.cold, lies outside the symbol's range).
+ */
+static int in_callee(const expand_t *x, uint32_t i, uint32_t depth, const st_cpcallee_t *c)
+{
+    uint64_t pc = x->rd->cpnodes[i].pc;
+    if (pc - 1 >= c->lo && pc - 1 < c->hi)
+        return 1;
+    const st_callsite_t *outer = site_of(x->rd, st_callpath_inline_pc(pc, depth));
+    const st_callsite_t *name = site_of(x->rd, st_callpath_inline_pc(x->rd->cpnodes[x->rd->cpnodes[i].parent].pc,
+                                                                       ST_CP_TAIL));
+    size_t len = name && name->text ? strlen(name->text) : 0;
+    return outer && outer->text && len && !strncmp(outer->text, name->text, len) &&
+           (!outer->text[len] || !strncmp(outer->text + len, " (", 2));
+}
+
+/* Old node i's frames as new nodes (under its parent's, or its parent's callee's when that tail-called). */
+static void expand_node(expand_t *x, uint32_t i, uint32_t depth)
+{
+    const st_cpnode_t *c = &x->rd->cpnodes[i];
+    uint32_t up = ST_CP_NONE;
+    if (c->parent < i) { /* a parent precedes its children */
+        const st_cpcallee_t *callee = callee_of(x, c->parent);
+        up = callee && !in_callee(x, i, depth, callee) ? tail_node(x, c->parent) : x->map[c->parent];
+    }
+    for (uint32_t j = depth + 1; j-- > 0;) {
+        uint64_t key = st_callpath_inline_pc(c->pc, j);
+        const st_callsite_t *site = site_of(x->rd, key);
+        if (site && site->text && outlined_body(site->text))
+            continue;
+        x->nodes[x->k] = (st_cpnode_t){ .parent = up, .pc = key };
+        up = x->k++;
+    }
+    x->map[i] = up;
+}
+
+/* The ENTERs of rd name their new innermost node: the callee's of their old one when it is known. */
+static void renumber_events(expand_t *x, uint32_t n)
+{
+    st_rankdata_t *rd = (st_rankdata_t *)x->rd;
     for (uint32_t t = 0; t < rd->nthreads; t++)
         for (uint64_t i = 0; rd->threads[t].events && i < rd->threads[t].nevents; i++) {
             st_event_t *e = &rd->threads[t].events[i];
             uint32_t node = st_event_callpath(e);
-            if (node != ST_CP_NONE)
-                st_event_set_callpath(e, node < n ? map[node] : ST_CP_NONE);
+            if (node == ST_CP_NONE)
+                continue;
+            st_event_set_callpath(e, node >= n ? ST_CP_NONE : callee_of(x, node) ? tail_node(x, node) : x->map[node]);
         }
 }
 
-/* Node i's frames as new nodes from nodes[*k] on (under map[i]'s parent); map[i]: the innermost kept. */
-static void expand_node(const st_rankdata_t *rd, uint32_t i, uint32_t depth, st_cpnode_t *nodes, uint32_t *k,
-                        uint32_t *map)
-{
-    const st_cpnode_t *c = &rd->cpnodes[i];
-    uint32_t up = c->parent < i ? map[c->parent] : ST_CP_NONE; /* a parent precedes its children */
-    for (uint32_t j = depth + 1; j-- > 0;) {
-        uint64_t key = st_callpath_inline_pc(c->pc, j);
-        const st_callsite_t *site = site_of(rd, key);
-        if (site && site->text && outlined_body(site->text))
-            continue;
-        nodes[*k] = (st_cpnode_t){ .parent = up, .pc = key };
-        up = (*k)++;
-    }
-    map[i] = up;
-}
-
-int st_callpath_inline(struct st_rankdata *rd)
+int st_callpath_inline(struct st_rankdata *rd, st_cpcallee_t *callees, size_t ncallees)
 {
     uint32_t n = rd->cpnodes ? rd->ncpnodes : 0;
     if (!n)
         return 0;
+    if (callees && ncallees > 1)
+        qsort(callees, ncallees, sizeof *callees, callee_by_pc);
     if (rd->callsites && rd->ncallsites > 1)
         qsort(rd->callsites, rd->ncallsites, sizeof *rd->callsites, by_pc);
-    uint32_t *depth = malloc(sizeof *depth * n), *map = malloc(sizeof *map * n);
+    expand_t x = { .rd = rd, .callees = callees, .ncallees = ncallees };
+    uint32_t *depth = malloc(sizeof *depth * n);
+    x.map = malloc(sizeof *x.map * n), x.tail = malloc(sizeof *x.tail * n);
     uint64_t total = 0;
     for (uint32_t i = 0; depth && i < n; i++)
-        total += (depth[i] = inline_depth(rd, rd->cpnodes[i].pc)) + 1;
-    st_cpnode_t *nodes = depth && map && total < ST_CP_NONE ? malloc(sizeof *nodes * total) : NULL;
-    if (!nodes) {
-        free(depth), free(map);
+        total += (depth[i] = inline_depth(rd, rd->cpnodes[i].pc)) + 2; /* its frames and its callee's */
+    if (depth && x.map && x.tail && total < ST_CP_NONE)
+        x.nodes = malloc(sizeof *x.nodes * total);
+    if (!x.nodes) {
+        free(depth), free(x.map), free(x.tail);
         return -1;
     }
-    uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)
-        expand_node(rd, i, depth[i], nodes, &k, map);
-    renumber_events(rd, map, n);
+        x.tail[i] = ST_CP_NONE;
+    for (uint32_t i = 0; i < n; i++)
+        expand_node(&x, i, depth[i]);
+    renumber_events(&x, n);
     free(rd->cpnodes);
-    rd->cpnodes = nodes;
-    rd->ncpnodes = k;
-    free(depth), free(map);
+    rd->cpnodes = x.nodes;
+    rd->ncpnodes = x.k;
+    free(depth), free(x.map), free(x.tail);
     return 0;
 }

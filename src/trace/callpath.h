@@ -26,9 +26,16 @@
 
 #define ST_CP_NONE UINT32_MAX
 
-/* Call-site keys of inlined frames: k in 1 .. ST_CP_INLINE_MAX above a code address (< 2^52). */
+/* Call-site keys of inlined frames: k in 1 .. ST_CP_INLINE_MAX above a code address (< 2^52);
+ * k = ST_CP_TAIL: the function the frame's call went to (a callee whose frame a tail call replaced). */
 #define ST_CP_INLINE_SHIFT 52
-#define ST_CP_INLINE_MAX   1023u
+#define ST_CP_INLINE_MAX   1022u
+#define ST_CP_TAIL         1023u
+
+/* The call at return address pc goes directly to the function whose code is [lo, hi). */
+typedef struct st_cpcallee {
+    uint64_t pc, lo, hi;
+} st_cpcallee_t;
 
 struct st_rankdata;
 
@@ -60,11 +67,15 @@ static inline uint64_t st_callpath_inline_pc(uint64_t pc, uint32_t k)
  * k = 1 .. m, becomes m + 1 nodes (the outermost function's first, node pc last), parents first
  * as before; frames of bodies the compiler outlined from OpenMP constructs (.omp_outlined.,
  * f._omp_fn.N: the construct's region stands for them) are left out, their children hang from
- * their parent. The ENTERs of rd name the new nodes (ST_CP_NONE when every frame was left out).
- * Sorts rd->callsites by pc. Call once, after the frames' texts are in rd->callsites. 0, or -1
- * when out of memory (rd unchanged).
+ * their parent. Tail calls: where node X's call went directly to a function (callees[0..n),
+ * sorted here by pc) that is not the one its child runs in (by address, or by name for a part split
+ * off from the function), or X is the innermost frame of an ENTER,
+ * that function tail-called and its frame is gone; a node of it (text at
+ * st_callpath_inline_pc(X's pc, ST_CP_TAIL)) is put below X. The ENTERs of rd name the new nodes
+ * (ST_CP_NONE when every frame was left out). Sorts rd->callsites by pc. Call once, after the
+ * frames' texts are in rd->callsites. 0, or -1 when out of memory (rd unchanged).
  */
-int st_callpath_inline(struct st_rankdata *rd);
+int st_callpath_inline(struct st_rankdata *rd, st_cpcallee_t *callees, size_t n);
 
 /*
  * Splits a call-site text ("func (file:line)", "func", "sym+0xoff (object)", "object+0xoff",

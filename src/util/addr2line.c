@@ -58,6 +58,9 @@ void st_a2l_clear(st_a2l_t *q)
     q->fr = NULL;
     q->nfr = 0;
     q->fn_begin = q->fn_end = 0;
+    free(q->callee_func);
+    q->callee_func = NULL;
+    q->callee = q->callee_size = 0;
 }
 
 /* The value of an address line ("0x" and hex digits only), or -1 when line is none. */
@@ -193,6 +196,29 @@ static void set_lines(st_a2l_t *q, const st_a2l_t *b, const st_a2l_t *e)
         q->fn_begin = lb, q->fn_end = le;
 }
 
+/* The index of function f among fn[0..*nf) (added, with its first and last byte asked, if new). */
+static size_t function_index(const st_elf_func_t *f, const st_elf_func_t **fn, size_t *nf, st_a2l_t *ends,
+                             st_a2l_t **ask, size_t *m)
+{
+    size_t k = 0;
+    while (k < *nf && fn[k] != f) /* few distinct functions: a linear search */
+        k++;
+    if (k == *nf) {
+        fn[(*nf)++] = f;
+        ends[2 * k].rel = f->start, ends[2 * k + 1].rel = f->start + f->size - 1;
+        ask[(*m)++] = &ends[2 * k], ask[(*m)++] = &ends[2 * k + 1];
+    }
+    return k;
+}
+
+/* q's callee: the function starting at target, named by the outermost frame at its first byte (e). */
+static void set_callee(st_a2l_t *q, const st_elf_func_t *f, const st_a2l_t *e)
+{
+    const st_a2l_frame_t *first = outermost(e);
+    if (first && (q->callee_func = strdup(first->func)))
+        q->callee = f->start, q->callee_size = f->size;
+}
+
 void st_addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n)
 {
     st_elf_funcs_t funcs;
@@ -200,28 +226,26 @@ void st_addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n)
         st_addr2line(obj, q, n);
         return;
     }
-    /* ends[2k], ends[2k + 1]: the first and last byte of the k-th distinct function; fn[k] its symbol */
-    st_a2l_t *ends = calloc(2 * n, sizeof *ends), **ask = calloc(3 * n, sizeof *ask);
-    const st_elf_func_t **fn = calloc(n, sizeof *fn);
-    size_t *of = calloc(n, sizeof *of), nf = 0, m = 0; /* of[i]: q[i]'s function (nf: none) */
-    if (!ends || !ask || !fn || !of) {
-        free(ends), free(ask), free(fn), free(of);
+    /* ends[2k], ends[2k + 1]: the first and last byte of the k-th distinct function; fn[k] its symbol;
+     * of[i], to[i]: the function of q[i] and of its callee (SIZE_MAX: none) */
+    st_a2l_t *ends = calloc(4 * n, sizeof *ends), **ask = calloc(5 * n, sizeof *ask);
+    const st_elf_func_t **fn = calloc(2 * n, sizeof *fn);
+    size_t *of = calloc(2 * n, sizeof *of), *to = of + n, nf = 0, m = 0;
+    uint64_t *at = calloc(2 * n, sizeof *at), *target = at + n;
+    if (!ends || !ask || !fn || !of || !at) {
+        free(ends), free(ask), free(fn), free(of), free(at);
         st_elf_funcs_free(&funcs);
         st_addr2line(obj, q, n);
         return;
     }
+    for (size_t i = 0; i < n; i++)
+        at[i] = q[i]->rel + 1; /* the return address */
+    st_elf_call_targets(obj, at, target, n);
     for (size_t i = 0; i < n; i++) {
         ask[m++] = q[i];
-        const st_elf_func_t *f = st_elf_func_at(&funcs, q[i]->rel);
-        size_t k = 0;
-        while (f && k < nf && fn[k] != f) /* few distinct functions: a linear search */
-            k++;
-        if (f && k == nf) {
-            fn[nf++] = f;
-            ends[2 * k].rel = f->start, ends[2 * k + 1].rel = f->start + f->size - 1;
-            ask[m++] = &ends[2 * k], ask[m++] = &ends[2 * k + 1];
-        }
-        of[i] = f ? k : SIZE_MAX;
+        const st_elf_func_t *f = st_elf_func_at(&funcs, q[i]->rel), *c = st_elf_func_at(&funcs, target[i]);
+        of[i] = f ? function_index(f, fn, &nf, ends, ask, &m) : SIZE_MAX;
+        to[i] = target[i] && c && c->start == target[i] ? function_index(c, fn, &nf, ends, ask, &m) : SIZE_MAX;
     }
     st_addr2line(obj, ask, m); /* one run per batch for the sites and their functions' ends */
     for (size_t i = 0; i < n; i++) {
@@ -230,10 +254,12 @@ void st_addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n)
             st_a2l_clear(q[i]); /* named from the symbol table, but no function symbol holds it */
         else if (of[i] != SIZE_MAX)
             set_lines(q[i], &ends[2 * of[i]], &ends[2 * of[i] + 1]);
+        if (q[i]->nfr && to[i] != SIZE_MAX)
+            set_callee(q[i], fn[to[i]], &ends[2 * to[i]]);
     }
     for (size_t k = 0; k < 2 * nf; k++)
         st_a2l_clear(&ends[k]);
-    free(ends), free(ask), free(fn), free(of);
+    free(ends), free(ask), free(fn), free(of), free(at);
     st_elf_funcs_free(&funcs);
 }
 
@@ -275,5 +301,18 @@ uint32_t st_a2l_sites(const st_a2l_t *q, const char *obj, uint64_t pc, st_callsi
         }
     }
     out[n - 1].fn_begin = q->fn_begin, out[n - 1].fn_end = q->fn_end;
+    if (q->callee_func) {
+        out[n] = (st_callsite_t){ .pc = st_callpath_inline_pc(pc, ST_CP_TAIL), .text = strdup(q->callee_func) };
+        n += out[n].text != NULL;
+    }
     return n;
+}
+
+int st_a2l_callee(const st_a2l_t *q, uint64_t pc, st_cpcallee_t *c)
+{
+    if (!q->callee_func || (pc >> ST_CP_INLINE_SHIFT) != 0)
+        return -1;
+    uint64_t base = pc - 1 - q->rel; /* rel is pc - 1 from the load base (0 for an ET_EXEC object) */
+    *c = (st_cpcallee_t){ .pc = pc, .lo = base + q->callee, .hi = base + q->callee + q->callee_size };
+    return 0;
 }

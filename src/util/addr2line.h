@@ -32,6 +32,9 @@ typedef struct st_a2l {
                          * last; nfr 0 until asked and when the symbolizer cannot name the address */
     uint32_t nfr;
     uint32_t fn_begin, fn_end; /* lines where fr[nfr - 1]'s function begins and ends (st_addr2line_funcs), 0 unknown */
+    uint64_t callee, callee_size; /* the function the call ending at rel + 1 goes to directly (start, size,
+                                   * addressed like rel; st_addr2line_funcs), 0 when unknown */
+    char *callee_func;            /* its name (the outermost frame at its first byte), malloc'd; NULL unknown */
 } st_a2l_t;
 
 /* Nonzero when path is an ET_EXEC object (addressed absolutely, not relative to a load base). */
@@ -49,7 +52,9 @@ void st_addr2line(const char *obj, st_a2l_t *const *q, size_t n);
  * address range (elffunc.h), the symbolizer the lines of its first and last byte. Left 0 where the
  * symbol is missing or the lines are not the same function's. A name the symbolizer took from the
  * symbol table alone (no debug information: location "??:0") is dropped when no function symbol's
- * range holds the address: it would be a neighbour's.
+ * range holds the address: it would be a neighbour's. Where the call ending at rel + 1 is a
+ * direct call to the start of a function of the object, that function is the callee (callee,
+ * callee_size, callee_func): a frame that is gone from the stack when it tail-called.
  */
 void st_addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n);
 
@@ -71,11 +76,15 @@ char *st_a2l_frame_text(const st_a2l_frame_t *f);
 char *st_a2l_unnamed(const char *obj, uint64_t rel);
 
 /*
- * The call-site entries of the code at pc (resolved as q, in object obj) into out[0..): the
- * innermost frame at pc, each frame it was inlined into at st_callpath_inline_pc(pc, k),
- * k = 1 .. (trace/callpath.h), fn_begin/fn_end on the outermost; "object+0xrel" at pc when q is
- * empty. out must have room for max(q->nfr, 1) entries; returns how many were written (0: out of memory).
+ * The call-site entries of the code at return address pc (resolved as q, in object obj) into
+ * out[0..): the innermost frame at pc, each frame it was inlined into at st_callpath_inline_pc(pc,
+ * k), k = 1 .. (trace/callpath.h), fn_begin/fn_end on the outermost, and the callee's name at
+ * st_callpath_inline_pc(pc, ST_CP_TAIL) when known; "object+0xrel" at pc when q is empty. out must
+ * have room for max(q->nfr, 1) + 1 entries; returns how many were written (0: out of memory).
  */
 uint32_t st_a2l_sites(const st_a2l_t *q, const char *obj, uint64_t pc, st_callsite_t *out);
+
+/* The callee of the call at return address pc (resolved as q) in pc's address space into *c; 0, or -1 if none known. */
+int st_a2l_callee(const st_a2l_t *q, uint64_t pc, st_cpcallee_t *c);
 
 #endif

@@ -3,10 +3,11 @@
  * t_callpath_inline.sh. With SYNCTRACE_CALLPATH=1 every path is the source's:
  *   main/outer/inlined_fn/MPI_Allreduce   inlined_fn is inlined into outer (always_inline)
  *   main/twice_inlined/inlined_fn/MPI_Allreduce   both inlined into main
- *   main/tail_callee/MPI_Barrier          tail_caller's last call is a jump (its frame is gone)
- * (tail_caller's frame is genuinely gone: the path goes on from main, its root). The test checks
- * the binary holds what the names say: no call to inlined_fn or twice_inlined, a jump from
- * tail_caller to tail_callee. With the argument "abort" the ranks end in MPI_Abort after these
+ *   main/tail_caller/tail_callee/MPI_Barrier   tail_caller's last call is a jump: its frame is gone,
+ *                                         main's call to it says where main went
+ *   main/tail_mpi/MPI_Bcast               tail_mpi's last call, MPI_Bcast, is a jump
+ * The test checks the binary holds what the names say: no call to inlined_fn or twice_inlined,
+ * jumps from tail_caller to tail_callee and from tail_mpi to MPI_Bcast. With the argument "abort" the ranks end in MPI_Abort after these
  * calls (`synctrace recover` must name the same paths).
  */
 #include <mpi.h>
@@ -46,6 +47,12 @@ __attribute__((noinline, noipa)) void tail_caller(int x)
     tail_callee(); /* the last call: a jump at -O2 */
 }
 
+__attribute__((noinline, noipa)) void tail_mpi(int *x)
+{
+    sink = *x;
+    MPI_Bcast(x, 1, MPI_INT, 0, MPI_COMM_WORLD); /* the last call: a jump at -O2 */
+}
+
 int main(int argc, char **argv)
 {
     int rank;
@@ -54,6 +61,8 @@ int main(int argc, char **argv)
     outer(rank);
     twice_inlined(rank);
     tail_caller(rank);
+    int v = rank;
+    tail_mpi(&v);
     if (argc > 1 && !strcmp(argv[1], "abort")) {
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Abort(MPI_COMM_WORLD, 3);

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Source-level call paths of optimized code (SYNCTRACE_CALLPATH=1, MPICH, 2 ranks):
 #  - inlinepaths.c at -O2: an MPI call in a function inlined into another (main/outer/inlined_fn/
-#    MPI_Allreduce), in two functions inlined into main (main/twice_inlined/inlined_fn/MPI_Allreduce)
-#    and in a tail-called function (main/tail_callee/MPI_Barrier: the caller's frame is gone, the
-#    path still starts at main). Every MPI ENTER of every rank is checked in `synctrace dump`, in
+#    MPI_Allreduce), in two functions inlined into main (main/twice_inlined/inlined_fn/MPI_Allreduce),
+#    in a tail-called function (main/tail_caller/tail_callee/MPI_Barrier: tail_caller's frame is
+#    gone, main's direct call to it names it) and as a tail call (main/tail_mpi/MPI_Bcast). Every MPI ENTER of every rank is checked in `synctrace dump`, in
 #    `synctrace analyze`'s call tree, and, after a run ending in MPI_Abort, in the archive
 #    `synctrace recover` makes (the same paths: one symbolization for both routes).
 #  - unitpaths.f90 at -O2 (mpif90): the MPI call in a subroutine contained in the program unit is
@@ -23,6 +23,8 @@ objdump -d --no-show-raw-insn "$BIN" >"$ST_TMP/asm.txt" || fail "objdump failed"
 grep -Eq 'call +[0-9a-f]+ <(inlined_fn|twice_inlined)' "$ST_TMP/asm.txt" && fail "inlined_fn or twice_inlined was not inlined"
 awk '/<tail_caller>:$/,/^$/' "$ST_TMP/asm.txt" | grep -Eq 'jmp +[0-9a-f]+ <tail_callee>' \
     || fail "tail_caller does not jump to tail_callee: $(awk '/<tail_caller>:$/,/^$/' "$ST_TMP/asm.txt")"
+awk '/<tail_mpi>:$/,/^$/' "$ST_TMP/asm.txt" | grep -Eq 'jmp +[0-9a-f]+ <MPI_Bcast@plt>' \
+    || fail "tail_mpi does not jump to MPI_Bcast: $(awk '/<tail_mpi>:$/,/^$/' "$ST_TMP/asm.txt")"
 
 ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/p" 2 "$BIN" || fail "inlinepaths failed: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -qx done "$ST_TMP/out.txt" || fail "inlinepaths printed: $(head -c 200 "$ST_TMP/out.txt")"
@@ -64,7 +66,8 @@ def expect(what, got, want):
         if g != want:
             print(f"{what}, rank {rank}:\n  got  {g}\n  want {want}"); bad += 1
 base = [("MPI_Init", "main"), ("MPI_Comm_rank", "main"), ("MPI_Allreduce", "main/outer/inlined_fn"),
-        ("MPI_Allreduce", "main/twice_inlined/inlined_fn"), ("MPI_Barrier", "main/tail_callee")]
+        ("MPI_Allreduce", "main/twice_inlined/inlined_fn"), ("MPI_Barrier", "main/tail_caller/tail_callee"),
+        ("MPI_Bcast", "main/tail_mpi")]
 expect("inlinepaths", enters(f"{tmp}/dump.txt"), base + [("MPI_Finalize", "main")])
 # after the calls: the barrier and MPI_Abort, which a rank may not reach before the other's abort ends it
 rec = enters(f"{tmp}/adump.txt")

@@ -164,7 +164,7 @@ static void test_inline(void)
     st_thread_data_t th = { .events = ev, .nevents = 6 };
     rd.threads = &th;
     rd.nthreads = 1;
-    CHECK(st_callpath_inline(&rd) == 0, "st_callpath_inline");
+    CHECK(st_callpath_inline(&rd, NULL, 0) == 0, "st_callpath_inline");
     CHECK(rd.ncpnodes == 7, "6 frames, 3 inlined ones more, 2 outlined bodies fewer: %u nodes", rd.ncpnodes);
     for (uint32_t i = 0; i < rd.ncpnodes; i++)
         CHECK(rd.cpnodes[i].parent == ST_CP_NONE || rd.cpnodes[i].parent < i, "node %u before its parent", i);
@@ -179,10 +179,53 @@ static void test_inline(void)
     st_rankdata_free(&rd);
 }
 
+/* Tail calls: main (0x100) calls tail_caller, whose code is [0x300, 0x380), directly; tail_caller's frame is gone. */
+static void test_tail(void)
+{
+    st_rankdata_t rd = { 0 };
+    st_cpnode_t nodes[] = { { .parent = ST_CP_NONE, .pc = 0x100 }, { .parent = 0, .pc = 0x391 },
+                            { .parent = 0, .pc = 0x311 }, { .parent = 0, .pc = 0x711 } };
+    rd.ncpnodes = 4;
+    rd.cpnodes = malloc(sizeof nodes);
+    memcpy(rd.cpnodes, nodes, sizeof nodes);
+    put_site(&rd, 0x100, "main (main.c:1)");
+    put_site(&rd, st_callpath_inline_pc(0x100, ST_CP_TAIL), "tail_caller");
+    put_site(&rd, 0x391, "tail_callee (t.c:5)");
+    put_site(&rd, 0x311, "tail_caller (t.c:2)");
+    put_site(&rd, 0x711, "tail_caller (t.c:3)"); /* its cold part, outside its symbol's range */
+    st_event_t ev[4] = { 0 };
+    for (uint32_t i = 0; i < 4; i++) {
+        ev[i].kind = ST_EV_ENTER;
+        st_event_set_callpath(&ev[i], i);
+    }
+    st_thread_data_t th = { .events = ev, .nevents = 4 };
+    rd.threads = &th;
+    rd.nthreads = 1;
+    st_cpcallee_t callees[] = { { .pc = 0x391, .lo = 0x900, .hi = 0x980 }, { .pc = 0x100, .lo = 0x300, .hi = 0x380 } };
+    CHECK(st_callpath_inline(&rd, callees, 2) == 0, "st_callpath_inline");
+    for (uint32_t i = 0; i < rd.ncpnodes; i++)
+        CHECK(rd.cpnodes[i].parent == ST_CP_NONE || rd.cpnodes[i].parent < i, "node %u before its parent", i);
+    /* an ENTER at main: main's call went to tail_caller, which jumped on (to MPI, say) */
+    const char *want[4] = { "main/tail_caller", "main/tail_caller/tail_callee", "main/tail_caller",
+                            "main/tail_caller" };
+    char got[256];
+    for (uint32_t i = 0; i < 4; i++) {
+        path_of(&rd, st_event_callpath(&ev[i]), got, sizeof got);
+        CHECK(!strcmp(got, want[i]), "tail calls, the ENTER at node %u: %s, want %s", i, got, want[i]);
+    }
+    /* tail_callee's callee has no text: no frame for it */
+    CHECK(rd.ncpnodes == 5, "main, tail_caller once, tail_callee, tail_caller's own frames: %u nodes", rd.ncpnodes);
+    CHECK(rd.cpnodes[st_event_callpath(&ev[3])].parent == rd.cpnodes[st_event_callpath(&ev[2])].parent,
+          "the cold part hangs from main as the function does");
+    rd.threads = NULL, rd.nthreads = 0;
+    st_rankdata_free(&rd);
+}
+
 int main(void)
 {
     test_split();
     test_inline();
+    test_tail();
     uint32_t p[2][3];
     for (int i = 0; i < 2; i++) /* one call site in main: the same stacks twice */
         probe(p[i]);
