@@ -124,7 +124,8 @@ static const st_cpcallee_t *callee_of(const expand_t *x, uint32_t i)
 static uint32_t tail_node(expand_t *x, uint32_t i)
 {
     if (x->tail[i] == ST_CP_NONE) {
-        x->nodes[x->k] = (st_cpnode_t){ .parent = x->map[i], .pc = st_callpath_inline_pc(x->rd->cpnodes[i].pc, ST_CP_TAIL) };
+        uint64_t key = st_callpath_inline_pc(x->rd->cpnodes[i].pc, ST_CP_TAIL);
+        x->nodes[x->k] = (st_cpnode_t){ .parent = x->map[i], .pc = key };
         x->tail[i] = x->k++;
     }
     return x->tail[i];

@@ -69,7 +69,8 @@ void st_a2l_read(FILE *in, st_a2l_t *const *q, size_t n);
 /* Frees q's frames (q is empty again, rel kept). */
 void st_a2l_clear(st_a2l_t *q);
 
-/* The text of frame f: "func (file:line)" (file without its directories) or "func"; malloc'd, NULL when out of memory. */
+/* The text of frame f: "func (file:line)" (file without its directories) or "func"; malloc'd, NULL when
+ * out of memory. */
 char *st_a2l_frame_text(const st_a2l_frame_t *f);
 
 /* The text of an address no symbolizer named: "object+0xrel" (object without its directories); malloc'd. */

@@ -7,8 +7,9 @@
  *                                         main's call to it says where main went
  *   main/tail_mpi/MPI_Bcast               tail_mpi's last call, MPI_Bcast, is a jump
  * The test checks the binary holds what the names say: no call to inlined_fn or twice_inlined,
- * jumps from tail_caller to tail_callee and from tail_mpi to MPI_Bcast. With the argument "abort" the ranks end in MPI_Abort after these
- * calls (`synctrace recover` must name the same paths).
+ * jumps from tail_caller to tail_callee and from tail_mpi to MPI_Bcast. With the argument
+ * "abort" the ranks end in MPI_Abort after these calls (`synctrace recover` must name the same
+ * paths).
  */
 #include <mpi.h>
 #include <stdio.h>

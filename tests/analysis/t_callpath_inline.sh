@@ -3,9 +3,10 @@
 #  - inlinepaths.c at -O2: an MPI call in a function inlined into another (main/outer/inlined_fn/
 #    MPI_Allreduce), in two functions inlined into main (main/twice_inlined/inlined_fn/MPI_Allreduce),
 #    in a tail-called function (main/tail_caller/tail_callee/MPI_Barrier: tail_caller's frame is
-#    gone, main's direct call to it names it) and as a tail call (main/tail_mpi/MPI_Bcast). Every MPI ENTER of every rank is checked in `synctrace dump`, in
-#    `synctrace analyze`'s call tree, and, after a run ending in MPI_Abort, in the archive
-#    `synctrace recover` makes (the same paths: one symbolization for both routes).
+#    gone, main's direct call to it names it) and as a tail call (main/tail_mpi/MPI_Bcast). Every
+#    MPI ENTER of every rank is checked in `synctrace dump`, in `synctrace analyze`'s call tree,
+#    and, after a run ending in MPI_Abort, in the archive `synctrace recover` makes (the same
+#    paths: one symbolization for both routes).
 #  - unitpaths.f90 at -O2 (mpif90): the MPI call in a subroutine contained in the program unit is
 #    at main/MAIN__/step, the program unit's calls at main/MAIN__.
 # Needs llvm-symbolizer: binutils' addr2line names the innermost of inlined frames after the
