@@ -28,6 +28,7 @@ PACKAGES=(
     otf2-tools         # otf2-print: the tests validate archives with it
     pkg-config         # tests/infra/t_install.sh checks synctrace.pc
     binutils           # addr2line (call sites), nm/readelf (symbol export tests)
+    llvm               # llvm-symbolizer: names inlined frames of call paths right (addr2line misnames some)
     procps             # ps/pgrep in tests (Priority: important, not on minimal images)
     strace             # tests only: t_analyze_split.sh sees which event files each process opens (skipped without it)
     vite               # tests only: tests/viewers/t_vite.sh opens archives in ViTE (skipped without it)

@@ -98,18 +98,22 @@ static int rank_frames(an_paths_t *ap, names_t *nm, st_an_result_t *res, const s
     qsort(by, p->ncallsites, sizeof *by, cmp_site);
     for (uint32_t i = 0; i < n; i++) {
         const st_cpnode_t *c = &p->cpnodes[i];
-        char func[256], file[8], fallback[32];
+        char file[8], fallback[32];
         uint32_t line;
         const char *text = text_of(p, by, c->pc);
         if (!text) {
             snprintf(fallback, sizeof fallback, "0x%llx", (unsigned long long)c->pc);
             text = fallback;
         }
-        st_callpath_split(text, func, sizeof func, file, sizeof file, &line);
-        if ((ap->func[r][i] = intern(nm, res, func)) == UINT32_MAX) {
+        char *func = malloc(strlen(text) + 1); /* a name of any length, whole */
+        if (func)
+            st_callpath_split(text, func, strlen(text) + 1, file, sizeof file, &line);
+        if (!func || (ap->func[r][i] = intern(nm, res, func)) == UINT32_MAX) {
+            free(func);
             free(by);
             return -1;
         }
+        free(func);
         uint32_t up = c->parent < i ? c->parent : ST_CP_NONE; /* a parent precedes its children */
         ap->depth[r][i] = up == ST_CP_NONE ? 1 : ap->depth[r][up] + 1;
         ap->maxdepth = ap->depth[r][i] > ap->maxdepth ? ap->depth[r][i] : ap->maxdepth;

@@ -226,19 +226,18 @@ void st_an_print_brief(FILE *f, const st_an_result_t *r, uint64_t resolution, un
 
 /* ---- one metric in detail ---------------------------------------------------------------------- */
 
-void st_an_cnode_path(const st_an_result_t *r, uint32_t k, char *buf, size_t n)
+void st_an_print_cnode_path(FILE *f, const st_an_result_t *r, uint32_t k)
 {
-    uint32_t chain[256];
-    int depth = 0;
-    for (uint32_t c = k; c != 0 && c != ST_AN_NO_CNODE && depth < 256; c = r->cnodes[c].parent)
-        chain[depth++] = c;
-    size_t used = 0;
-    buf[0] = 0;
+    uint32_t depth = 0, c;
+    for (c = k; c != 0 && c != ST_AN_NO_CNODE && depth <= r->ncnodes; c = r->cnodes[c].parent)
+        depth++;
     if (!depth)
-        snprintf(buf, n, "%s", st_an_cnode_name(r, 0));
-    while (depth-- > 0 && used < n) {
-        int w = snprintf(buf + used, n - used, "%s%s", used ? "/" : "", st_an_cnode_name(r, chain[depth]));
-        used += w > 0 ? (size_t)w : 0;
+        fputs(st_an_cnode_name(r, 0), f);
+    for (uint32_t d = depth; d > 0; d--) { /* the root's child first: the d-th cnode up from k */
+        c = k;
+        for (uint32_t up = 1; up < d; up++)
+            c = r->cnodes[c].parent;
+        fprintf(f, "%s%s", d < depth ? "/" : "", st_an_cnode_name(r, c));
     }
 }
 
@@ -275,15 +274,15 @@ static int print_ranked(FILE *f, const st_an_result_t *r, const st_clc_input_t *
         v[i].id = i;
     qsort(v, n, sizeof *v, cmp_ranked);
     fprintf(f, "  %s:\n", by_loc ? "locations" : "call paths");
-    char path[1024];
     for (uint32_t i = 0; i < n && i < top && v[i].v > 0; i++) {
         fprintf(f, "    ");
         print_value(f, m, v[i].v, sc, total_time);
         if (by_loc) {
             fprintf(f, "  rank %" PRId32 " thread %" PRIu32 "\n", in->locs[v[i].id].rank, in->locs[v[i].id].thread);
         } else {
-            st_an_cnode_path(r, v[i].id, path, sizeof path);
-            fprintf(f, "  %s\n", path);
+            fprintf(f, "  ");
+            st_an_print_cnode_path(f, r, v[i].id);
+            fputc('\n', f);
         }
     }
     free(v);
@@ -303,12 +302,12 @@ int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_clc_input_t *i
     if (!r->ntop[m])
         return 0;
     fprintf(f, "  worst instances (enter time since the trace's start):\n");
-    char path[1024];
     for (uint32_t i = 0; i < r->ntop[m] && i < top; i++) {
         const st_an_instance_t *x = &r->top[m][i];
-        st_an_cnode_path(r, x->cnode, path, sizeof path);
-        fprintf(f, "    %12.6f s  at %.6f s  rank %" PRId32 " thread %" PRIu32 "  %s\n", x->value * sc,
-                (double)(x->time - origin) * sc, in->locs[x->loc].rank, in->locs[x->loc].thread, path);
+        fprintf(f, "    %12.6f s  at %.6f s  rank %" PRId32 " thread %" PRIu32 "  ", x->value * sc,
+                (double)(x->time - origin) * sc, in->locs[x->loc].rank, in->locs[x->loc].thread);
+        st_an_print_cnode_path(f, r, x->cnode);
+        fputc('\n', f);
     }
     return 0;
 }

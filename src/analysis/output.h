@@ -35,8 +35,8 @@ void st_an_print_brief(FILE *f, const st_an_result_t *r, uint64_t resolution, un
 int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution,
                        uint64_t origin, int m, unsigned top);
 
-/* The call path of cnode k as "A/B/C" (regions from the root's child down) into buf. */
-void st_an_cnode_path(const st_an_result_t *r, uint32_t k, char *buf, size_t n);
+/* Prints the call path of cnode k as "A/B/C" (regions from the root's child down, names whole) to f. */
+void st_an_print_cnode_path(FILE *f, const st_an_result_t *r, uint32_t k);
 
 /*
  * Where cnode k lies in the source (r->src, source.h): for a function's cnode the file of the

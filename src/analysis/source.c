@@ -57,7 +57,7 @@ static int add_proc(st_an_src_t *s, const st_clc_proc_t *p)
     }
     for (uint32_t i = 0; rc == 0 && i < p->ncpnodes; i++) {
         const st_cpnode_t *c = &p->cpnodes[i];
-        char func[256], file[256], fallback[32];
+        char file[256], fallback[32];
         uint32_t line;
         const st_callsite_t *site = site_of(sorted, p->ncallsites, c->pc);
         const char *text = site ? (site->text ? site->text : "") : NULL;
@@ -65,14 +65,21 @@ static int add_proc(st_an_src_t *s, const st_clc_proc_t *p)
             snprintf(fallback, sizeof fallback, "0x%llx", (unsigned long long)c->pc);
             text = fallback; /* as the analysis names an unknown frame (callpath.c) */
         }
-        st_callpath_split(text, func, sizeof func, file, sizeof file, &line);
+        char *func = malloc(strlen(text) + 1); /* a name of any length, whole */
+        if (!func) {
+            rc = -1;
+            break;
+        }
+        st_callpath_split(text, func, strlen(text) + 1, file, sizeof file, &line);
         const char *up = c->parent < i ? path[c->parent] : NULL;
         size_t n = (up ? strlen(up) + 1 : 0) + strlen(func) + 1;
         if (!(path[i] = malloc(n))) {
+            free(func);
             rc = -1;
             break;
         }
         snprintf(path[i], n, "%s%s%s", up ? up : "", up ? "/" : "", func);
+        free(func);
         rc = add(s, path[i], strlen(path[i]), file, line, site ? site->fn_begin : 0, site ? site->fn_end : 0);
     }
     for (uint32_t i = 0; path && i < p->ncpnodes; i++)

@@ -238,9 +238,9 @@ static int run_recover(int argc, char **argv)
     correct_tsc(ranks, n);
     for (int i = 0; i < n; i++)
         if (ranks[i].ncallsites) {
-            size_t named = st_frames_resolve(&ranks[i]);
-            if (ranks[i].ncpnodes)
+            if (ranks[i].ncpnodes) /* the recorded tree, as the shim counts it (before inlined frames are nodes) */
                 st_rankdata_prop(&ranks[i], "CALLPATH_NODES", "%u", ranks[i].ncpnodes);
+            size_t named = st_frames_resolve(&ranks[i]);
             st_rankdata_prop(&ranks[i], "RECOVERED_FRAMES_NAMED", "%zu", named);
         }
     remove_cut_short(dir);

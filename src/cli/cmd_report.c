@@ -21,17 +21,17 @@ static void worst(const st_cli_archive_t *ar, const st_cli_analysis_t *a)
 {
     const st_an_result_t *r = &a->res;
     double sc = 1.0 / (double)(ar->resolution ? ar->resolution : 1);
-    char path[1024];
     int any = 0;
     for (int m = 0; m < ST_AN__METRICS; m++) {
         if (!r->ntop[m])
             continue;
         const st_an_instance_t *x = &r->top[m][0];
-        st_an_cnode_path(r, x->cnode, path, sizeof path);
         if (!any++)
             printf("worst instance of each wait state (synctrace report DIR --metric NAME for more):\n");
-        printf("  %-24s %10.6f s at %.6f s, rank %d thread %u, %s\n", st_an_metric(m)->uniq, x->value * sc,
-               (double)(x->time - ar->offset) * sc, a->in.locs[x->loc].rank, a->in.locs[x->loc].thread, path);
+        printf("  %-24s %10.6f s at %.6f s, rank %d thread %u, ", st_an_metric(m)->uniq, x->value * sc,
+               (double)(x->time - ar->offset) * sc, a->in.locs[x->loc].rank, a->in.locs[x->loc].thread);
+        st_an_print_cnode_path(stdout, r, x->cnode);
+        putchar('\n');
     }
 }
 

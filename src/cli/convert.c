@@ -632,13 +632,14 @@ static char *cctx_text(const st_cli_archive_t *ar, const st_cli_cctx_t *x)
 {
     const st_cli_region_t *reg = st_cli_region(ar, x->region);
     const st_cli_scl_t *scl = x->scl != ST_CLI_NONE ? st_cli_scl(ar, x->scl) : NULL;
-    const char *fn = reg ? st_cli_string(ar, reg->name) : "?";
-    char buf[1200];
-    if (scl)
-        snprintf(buf, sizeof buf, "%s (%s:%u)", fn, st_cli_string(ar, scl->file), scl->line);
-    else
-        snprintf(buf, sizeof buf, "%s", fn);
-    return strdup(buf);
+    const char *fn = reg ? st_cli_string(ar, reg->name) : "?", *file = scl ? st_cli_string(ar, scl->file) : "";
+    size_t n = strlen(fn) + strlen(file) + 16; /* names of any length, whole */
+    char *text = malloc(n);
+    if (text && scl)
+        snprintf(text, n, "%s (%s:%u)", fn, file, scl->line);
+    else if (text)
+        snprintf(text, n, "%s", fn);
+    return text;
 }
 
 /*

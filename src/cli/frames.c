@@ -135,10 +135,9 @@ static size_t collect(st_rankdata_t *rd, const mapping_t *maps, size_t nmaps, fr
     return n;
 }
 
-/* Names fr[0..n) with one addr2line run per object; returns how many addr2line knew. */
-static size_t name(frame_t *fr, size_t n)
+/* Resolves fr[0..n) with one symbolizer run per object. */
+static void symbolize(frame_t *fr, size_t n)
 {
-    size_t named = 0;
     frame_t **order = calloc(n + 1, sizeof *order);
     st_a2l_t **queries = calloc(n + 1, sizeof *queries);
     for (size_t i = 0; order && i < n; i++)
@@ -152,21 +151,43 @@ static size_t name(frame_t *fr, size_t n)
             queries[k] = &order[k]->a2l;
         st_addr2line_funcs(order[i]->obj, queries + i, j - i);
     }
-    for (size_t i = 0; i < n; i++) {
-        char text[1700];
-        const char *slash = strrchr(fr[i].obj, '/');
-        if (st_a2l_text(&fr[i].a2l, text, sizeof text) == 0)
-            named++;
-        else
-            snprintf(text, sizeof text, "%s+0x%" PRIx64, slash ? slash + 1 : fr[i].obj, fr[i].a2l.rel);
-        char *copy = strdup(text);
-        if (copy) {
-            free(fr[i].site->text);
-            fr[i].site->text = copy;
-        }
-        fr[i].site->fn_begin = fr[i].a2l.fn_begin, fr[i].site->fn_end = fr[i].a2l.fn_end;
-    }
     free(queries), free(order);
+}
+
+/*
+ * Names fr[0..n): each frame's call site takes the text of its innermost frame (as the shim's
+ * st_a2l_sites), the frames its code was inlined into are appended as new call sites; returns
+ * how many the symbolizer knew.
+ */
+static size_t name(st_rankdata_t *rd, frame_t *fr, size_t n, st_cpcallee_t *callees, size_t *ncallees)
+{
+    size_t named = 0, extra = 0;
+    symbolize(fr, n);
+    for (size_t i = 0; i < n; i++)
+        extra += (fr[i].a2l.nfr > 1 ? fr[i].a2l.nfr - 1 : 0) + 1;
+    st_callsite_t *cs = realloc(rd->callsites, (rd->ncallsites + extra + 1) * sizeof *cs);
+    if (cs) {
+        for (size_t i = 0; i < n; i++) /* the frames point into the old array */
+            fr[i].site = cs + (fr[i].site - rd->callsites);
+        rd->callsites = cs;
+    }
+    for (size_t i = 0; i < n; i++) {
+        st_callsite_t *out = malloc(sizeof *out * (fr[i].a2l.nfr + 2));
+        *ncallees += callees && st_a2l_callee(&fr[i].a2l, fr[i].pc, &callees[*ncallees]) == 0;
+        uint32_t k = out ? st_a2l_sites(&fr[i].a2l, fr[i].obj, fr[i].pc, out) : 0;
+        named += fr[i].a2l.nfr > 0;
+        if (k) {
+            free(fr[i].site->text);
+            *fr[i].site = out[0];
+        }
+        for (uint32_t j = 1; j < k; j++)
+            if (cs)
+                rd->callsites[rd->ncallsites++] = out[j];
+            else
+                free(out[j].text);
+        free(out);
+        st_a2l_clear(&fr[i].a2l);
+    }
     return named;
 }
 
@@ -178,8 +199,10 @@ size_t st_frames_resolve(st_rankdata_t *rd)
     if (nmaps)
         add_event_sites(rd);
     frame_t *fr = calloc(rd->ncallsites + 1, sizeof *fr);
+    st_cpcallee_t *callees = calloc(rd->ncallsites + 1, sizeof *callees);
+    size_t ncallees = 0;
     if (fr)
-        named = name(fr, collect(rd, maps, nmaps, fr));
+        named = name(rd, fr, collect(rd, maps, nmaps, fr), callees, &ncallees);
     /* call sites still without a text (outside every code mapping) are no call sites */
     size_t k = 0;
     for (uint32_t i = 0; rd->callsites && i < rd->ncallsites; i++)
@@ -189,5 +212,8 @@ size_t st_frames_resolve(st_rankdata_t *rd)
     for (size_t i = 0; i < nmaps; i++)
         free(keep[i]);
     free(keep), free(maps), free(fr);
+    if (st_callpath_inline(rd, callees, ncallees) != 0)
+        fprintf(stderr, "synctrace: recover: out of memory making inlined frames call-path nodes\n");
+    free(callees);
     return named;
 }

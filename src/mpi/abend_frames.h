@@ -2,10 +2,10 @@
  * abend_frames.h — the call tree (SYNCTRACE_CALLPATH=1) in the dump of an abnormal end.
  *
  * Frames are return addresses of a process that is gone by the time `synctrace recover`
- * runs, and naming them (dladdr, addr2line) is not async-signal-safe. So the dump carries
+ * runs, and naming them (dladdr, a symbolizer) is not async-signal-safe. So the dump carries
  * the tree's nodes and, as the text of each node's call site, where its code lies:
  * "@BASE PATH" (load base in hex and the object file, from /proc/self/maps read in the
- * handler); recover resolves these with addr2line (src/cli/frames.c). The call sites of
+ * handler); recover resolves these with the symbolizer (src/cli/frames.c). The call sites of
  * SYNCTRACE_CALLSITE=1 are return addresses in the events, which the handler does not scan: for
  * them the dump carries the executable file mappings as pseudo call sites (pc ST_FRAME_MAP_PC | k,
  * text "@map START END BASE PATH", hex), which recover uses to name them and then drops. Buffers

@@ -9,6 +9,7 @@
 
 #include "../record/unwind.h"
 #include "../util/addr2line.h"
+#include "../util/log.h"
 #include "st_mpi.h"
 
 int st_mpi_callsite_on;
@@ -23,38 +24,21 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* One call site being resolved: where it lies and, once known, what addr2line says of it. */
+/* One call site being resolved: where it lies and, once known, what the symbolizer says of it. */
 typedef struct site {
     uint64_t pc;
-    const char *obj; /* object file (points into obj_path or exe); NULL: no object */
-    uintptr_t at;    /* address inside the call */
-    Dl_info info;
+    const char *obj; /* object file (points into dladdr's name or exe); NULL: no object */
     st_a2l_t a2l;
 } site_t;
 
 static void locate(site_t *s, const char *exe)
 {
-    s->at = (uintptr_t)s->pc - 1; /* inside the call instruction, not after it */
-    if (!dladdr((void *)s->at, &s->info) || !s->info.dli_fname)
+    uintptr_t at = (uintptr_t)s->pc - 1; /* inside the call instruction, not after it */
+    Dl_info info;
+    if (!dladdr((void *)at, &info) || !info.dli_fname)
         return;
-    s->obj = *s->info.dli_fname ? s->info.dli_fname : exe; /* "": the main program */
-    s->a2l.rel = st_object_fixed(s->obj) ? s->at : s->at - (uintptr_t)s->info.dli_fbase;
-}
-
-static char *describe(const site_t *s)
-{
-    char out[1700];
-    const char *obj = s->obj, *base = obj && strrchr(obj, '/') ? strrchr(obj, '/') + 1 : obj;
-    if (!obj)
-        snprintf(out, sizeof out, "0x%lx", (unsigned long)s->pc);
-    else if (st_a2l_text(&s->a2l, out, sizeof out) == 0)
-        ;
-    else if (s->info.dli_sname)
-        snprintf(out, sizeof out, "%s+0x%lx (%s)", s->info.dli_sname,
-                 (unsigned long)(s->at - (uintptr_t)s->info.dli_saddr), base);
-    else
-        snprintf(out, sizeof out, "%s+0x%lx", base, (unsigned long)s->a2l.rel);
-    return strdup(out);
+    s->obj = *info.dli_fname ? info.dli_fname : exe; /* "": the main program */
+    s->a2l.rel = st_object_fixed(s->obj) ? at : at - (uintptr_t)info.dli_fbase;
 }
 
 static int cmp_site_obj(const void *a, const void *b)
@@ -63,42 +47,73 @@ static int cmp_site_obj(const void *a, const void *b)
     return strcmp(x->obj, y->obj);
 }
 
+/* Resolves sites[0..n) with one symbolizer run per object. */
+static void symbolize(site_t *sites, size_t n)
+{
+    site_t **by_obj = calloc(n, sizeof *by_obj);
+    st_a2l_t **queries = calloc(n, sizeof *queries);
+    size_t m = 0;
+    for (size_t i = 0; by_obj && queries && i < n; i++)
+        if (sites[i].obj)
+            by_obj[m++] = &sites[i];
+    qsort(by_obj, m, sizeof *by_obj, cmp_site_obj);
+    for (size_t i = 0, j; i < m; i = j) {
+        for (j = i + 1; j < m && !strcmp(by_obj[j]->obj, by_obj[i]->obj); j++)
+            ;
+        for (size_t k = i; k < j; k++)
+            queries[k] = &by_obj[k]->a2l;
+        st_addr2line_funcs(by_obj[i]->obj, queries + i, j - i);
+    }
+    free(queries);
+    free(by_obj);
+}
+
+/* The texts of sites[0..n) into rd->callsites: a site's frames (addr2line.h: st_a2l_sites), else its address. */
+static void put_sites(st_rankdata_t *rd, const site_t *sites, size_t n)
+{
+    size_t total = 0, k = 0;
+    for (size_t i = 0; i < n; i++)
+        total += (sites[i].a2l.nfr > 1 ? sites[i].a2l.nfr : 1) + 1;
+    if (!(rd->callsites = calloc(total + 1, sizeof *rd->callsites)))
+        return;
+    for (size_t i = 0; i < n; i++) {
+        if (sites[i].obj) {
+            k += st_a2l_sites(&sites[i].a2l, sites[i].obj, sites[i].pc, &rd->callsites[k]);
+            continue;
+        }
+        char text[24];
+        snprintf(text, sizeof text, "0x%llx", (unsigned long long)sites[i].pc);
+        if ((rd->callsites[k].text = strdup(text)))
+            rd->callsites[k++].pc = sites[i].pc;
+    }
+    rd->ncallsites = (uint32_t)k;
+}
+
 /* Texts of the sorted distinct pcs[0..n) into rd->callsites. */
 static void describe_all(st_rankdata_t *rd, const uint64_t *pcs, size_t n)
 {
     site_t *sites = calloc(n, sizeof *sites);
-    site_t **by_obj = calloc(n, sizeof *by_obj);
-    st_a2l_t **queries = calloc(n, sizeof *queries);
-    rd->callsites = sites && by_obj && queries ? calloc(n, sizeof *rd->callsites) : NULL;
-    if (rd->callsites) {
-        char exe[4096];
-        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-        exe[len > 0 ? len : 0] = 0;
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++) {
-            sites[i].pc = pcs[i];
-            locate(&sites[i], exe);
-            if (sites[i].obj)
-                by_obj[m++] = &sites[i];
-        }
-        qsort(by_obj, m, sizeof *by_obj, cmp_site_obj);
-        for (size_t i = 0, j; i < m; i = j) {
-            for (j = i + 1; j < m && !strcmp(by_obj[j]->obj, by_obj[i]->obj); j++)
-                ;
-            for (size_t k = i; k < j; k++)
-                queries[k] = &by_obj[k]->a2l;
-            st_addr2line_funcs(by_obj[i]->obj, queries + i, j - i);
-        }
-        for (size_t i = 0; i < n; i++) {
-            rd->callsites[i].pc = pcs[i];
-            rd->callsites[i].text = describe(&sites[i]);
-            rd->callsites[i].fn_begin = sites[i].a2l.fn_begin, rd->callsites[i].fn_end = sites[i].a2l.fn_end;
-        }
-        rd->ncallsites = (uint32_t)n;
+    if (!sites)
+        return;
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[len > 0 ? len : 0] = 0;
+    for (size_t i = 0; i < n; i++) {
+        sites[i].pc = pcs[i];
+        locate(&sites[i], exe);
     }
-    free(queries);
-    free(by_obj);
+    symbolize(sites, n);
+    put_sites(rd, sites, n);
+    st_cpcallee_t *callees = calloc(n, sizeof *callees);
+    size_t ncallees = 0;
+    for (size_t i = 0; callees && i < n; i++)
+        ncallees += sites[i].obj && st_a2l_callee(&sites[i].a2l, sites[i].pc, &callees[ncallees]) == 0;
+    for (size_t i = 0; i < n; i++)
+        st_a2l_clear(&sites[i].a2l);
     free(sites);
+    if (st_callpath_inline(rd, callees, ncallees) != 0)
+        st_log_error("out of memory making inlined frames call-path nodes; the archive shows them in their callers");
+    free(callees);
 }
 
 /* Every distinct non-zero ENTER.aux and call-path node pc of rd, sorted; NULL (and *n 0) if none. */

@@ -275,12 +275,19 @@ static void function_lines(gdefs_t *g, st_otf2_map_t *lines)
     for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
         const st_rankdata_t *rd = g->byrank[r];
         for (uint32_t i = 0; rd && rd->cpnodes && i < rd->ncpnodes && !g->err; i++) {
-            char func[512], file[512];
             uint32_t line;
             uint64_t have, mine;
             const st_callsite_t *site = frame_site(rd, rd->cpnodes[i].pc);
-            st_callpath_split(site && site->text ? site->text : "?", func, sizeof func, file, sizeof file, &line);
+            const char *text = site && site->text ? site->text : "?";
+            char *func = malloc(strlen(text) + 1), *file = malloc(strlen(text) + 1);
+            if (!func || !file) {
+                free(func), free(file);
+                fail(g, ST_OTF2_ERR_NOMEM);
+                break;
+            }
+            st_callpath_split(text, func, strlen(text) + 1, file, strlen(text) + 1, &line);
             OTF2_StringRef name = str(g, func);
+            free(func), free(file);
             mine = site && site->fn_begin ? (uint64_t)site->fn_begin << 32 | site->fn_end : 0;
             int seen = st_otf2_map_get(lines, name, &have);
             if (seen && have == mine)
@@ -298,15 +305,23 @@ static void calling_contexts(gdefs_t *g)
     for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
         const st_rankdata_t *rd = g->byrank[r];
         for (uint32_t i = 0; rd && rd->cpnodes && i < rd->ncpnodes && !g->err; i++) {
-            char func[512], file[512];
             uint32_t line;
             const st_callsite_t *site = frame_site(rd, rd->cpnodes[i].pc);
-            st_callpath_split(site && site->text ? site->text : "?", func, sizeof func, file, sizeof file, &line);
+            const char *text = site && site->text ? site->text : "?";
+            char *func = malloc(strlen(text) + 1), *file = malloc(strlen(text) + 1);
+            if (!func || !file) {
+                free(func), free(file);
+                fail(g, ST_OTF2_ERR_NOMEM);
+                break;
+            }
+            st_callpath_split(text, func, strlen(text) + 1, file, strlen(text) + 1, &line);
             OTF2_StringRef fs = str(g, file[0] ? file : ""), name = str(g, func);
+            int located = file[0] != 0;
+            free(func), free(file);
             uint64_t fl = 0;
             st_otf2_map_get(&lines, name, &fl);
             uint32_t region = function_region(g, &fn, name, fs, fl);
-            OTF2_SourceCodeLocationRef where = file[0] ? source_location(g, &scl, fs, line)
+            OTF2_SourceCodeLocationRef where = located ? source_location(g, &scl, fs, line)
                                                        : OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
             uint32_t up = rd->cpnodes[i].parent;
             OTF2_CallingContextRef parent = up < i ? (OTF2_CallingContextRef)(g->v.cp_base[r] + up)

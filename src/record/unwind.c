@@ -170,14 +170,43 @@ static uint32_t insert(const uint64_t *app, int m, uint64_t h)
     return leaf;
 }
 
+/*
+ * A stack deeper than frames[0..ST_CALLPATH_DEPTH) holds: its outermost ST_CALLPATH_ROOT return
+ * addresses replace the last ones there (a walk of the whole stack, keeping the last few in a ring).
+ * Returns 1 when the stack's end was reached, 0 when it is deeper than anyone walks.
+ */
+static int __attribute__((noinline)) keep_root(void **frames)
+{
+    enum { OUT = ST_CALLPATH_ROOT, LIMIT = 1 << 20 };
+    void *ring[OUT];
+    unw_context_t ctx;
+    unw_cursor_t cur;
+    if (unw_getcontext(&ctx) || unw_init_local(&cur, &ctx))
+        return 0;
+    long n = 0;
+    int more = 1;
+    for (; more && n < LIMIT; n++) {
+        unw_word_t ip = 0;
+        unw_get_reg(&cur, UNW_REG_IP, &ip);
+        ring[n % OUT] = (void *)ip;
+        more = unw_step(&cur) > 0;
+    }
+    if (n <= ST_CALLPATH_DEPTH) /* not deeper after all (this walk adds keep_root's own frame) */
+        return !more;
+    for (int k = 0; k < OUT; k++) /* oldest first: the ring's next slot */
+        frames[ST_CALLPATH_DEPTH - OUT + k] = ring[(n + k) % OUT];
+    return !more;
+}
+
 uint32_t st_callpath_capture(void)
 {
     void *frames[ST_CALLPATH_DEPTH];
     uint64_t app[ST_CALLPATH_DEPTH];
     pthread_once(&skip_once, find_ranges);
     int n = unw_backtrace(frames, ST_CALLPATH_DEPTH), m = 0;
+    int whole = n < ST_CALLPATH_DEPTH || keep_root(frames); /* rare: deep recursion */
     /* the program's entry point (_start, below __libc_start_main) is not one of its functions */
-    int outer = n < ST_CALLPATH_DEPTH && n >= 2 && !skipped((uintptr_t)frames[n - 1]) &&
+    int outer = whole && n >= 2 && !skipped((uintptr_t)frames[n - 1]) &&
                 skipped((uintptr_t)frames[n - 2]) == 1 ? n - 1 : n;
     uint64_t h = 0x84222325cbf29ce4ull;
     for (int i = 1; i < outer; i++) /* frame 0 is this function */

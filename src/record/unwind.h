@@ -23,8 +23,11 @@
 #include "../trace/callpath.h"
 #include "../trace/rankdata.h"
 
-/* Most application frames kept per path (the innermost ones: deeper stacks lose their outermost frames). */
+/* Most stack frames kept per path: a deeper stack keeps its innermost ST_CALLPATH_DEPTH - ST_CALLPATH_ROOT
+ * frames and its outermost ST_CALLPATH_ROOT (main and what it called: a path starts at the program's
+ * root), the frames between are left out. */
 #define ST_CALLPATH_DEPTH 128
+#define ST_CALLPATH_ROOT  16
 
 /* Nodes of the call tree at most (paths needing more are recorded as "none" and counted). */
 #define ST_CALLPATH_MAX_NODES (1u << 16)

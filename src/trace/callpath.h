@@ -9,6 +9,12 @@
  * CallingContext definitions. An ENTER carries its path as a node (st_event_callpath).
  * The frames' texts are the rank's call-site texts (rankdata.h: callsites[], pc -> text),
  * one resolution for call sites and call paths.
+ *
+ * Paths are source-level: code inlined into a function is the inlined function's frame below
+ * the frames of the functions it was inlined into (innermost last). The stack has one frame
+ * for all of them, one return address pc; resolving it (src/util/addr2line.h) gives the
+ * innermost function the text at pc and the k-th function out from it the text at
+ * st_callpath_inline_pc(pc, k), and st_callpath_inline() then makes each of those a node.
  */
 #ifndef ST_TRACE_CALLPATH_H
 #define ST_TRACE_CALLPATH_H
@@ -19,6 +25,19 @@
 #include "../record/event.h"
 
 #define ST_CP_NONE UINT32_MAX
+
+/* Call-site keys of inlined frames: k in 1 .. ST_CP_INLINE_MAX above a code address (< 2^52);
+ * k = ST_CP_TAIL: the function the frame's call went to (a callee whose frame a tail call replaced). */
+#define ST_CP_INLINE_SHIFT 52
+#define ST_CP_INLINE_MAX   1022u
+#define ST_CP_TAIL         1023u
+
+/* The call at return address pc goes directly to the function whose code is [lo, hi). */
+typedef struct st_cpcallee {
+    uint64_t pc, lo, hi;
+} st_cpcallee_t;
+
+struct st_rankdata;
 
 typedef struct st_cpnode {
     uint32_t parent; /* caller's node, ST_CP_NONE for an outermost frame */
@@ -37,11 +56,35 @@ static inline void st_event_set_callpath(st_event_t *e, uint32_t node)
     e->bytes = node == ST_CP_NONE ? 0 : (uint64_t)node + 1;
 }
 
+/* The key of the text of the k-th function out from the innermost one at code address pc (k = 0: pc). */
+static inline uint64_t st_callpath_inline_pc(uint64_t pc, uint32_t k)
+{
+    return pc | (uint64_t)k << ST_CP_INLINE_SHIFT;
+}
+
 /*
- * Splits a call-site text ("func (file:line)", "func", "sym+0xoff (object)", "0xaddr") into the
- * function name (an offset "+0x.." dropped, so all frames of one function share it) and, when
- * the parenthesis holds "file:line" with a number, file and line (else file "" and line 0).
- * Writes NUL-terminated, truncated strings.
+ * Makes the call tree source-level: node i whose pc has texts at st_callpath_inline_pc(pc, k),
+ * k = 1 .. m, becomes m + 1 nodes (the outermost function's first, node pc last), parents first
+ * as before; frames of bodies the compiler outlined from OpenMP constructs (.omp_outlined.,
+ * f._omp_fn.N: the construct's region stands for them) are left out, their children hang from
+ * their parent. Tail calls: where node X's call went directly to a function (callees[0..n),
+ * sorted here by pc) that is not the one its child runs in (by address, or by name for a part split
+ * off from the function), or X is the innermost frame of an ENTER,
+ * that function tail-called and its frame is gone; a node of it (text at
+ * st_callpath_inline_pc(X's pc, ST_CP_TAIL)) is put below X. The ENTERs of rd name the new nodes
+ * (ST_CP_NONE when every frame was left out). Sorts rd->callsites by pc. Call once, after the
+ * frames' texts are in rd->callsites. 0, or -1 when out of memory (rd unchanged).
+ */
+int st_callpath_inline(struct st_rankdata *rd, st_cpcallee_t *callees, size_t n);
+
+/*
+ * Splits a call-site text ("func (file:line)", "func", "sym+0xoff (object)", "object+0xoff",
+ * "0xaddr") into the function name and, when the parenthesis holds "file:line" with a number,
+ * file and line (else file "" and line 0). The parenthesis is the one that closes the text
+ * (names hold parentheses: "f(std::function<void (int)>) (a.cc:3)"); a symbol's offset before it
+ * is dropped ("sym+0xoff (object)": all frames of one function share the name), an object's
+ * without one kept ("libfoo.so+0x1234": the symbolizer did not know the function). Writes
+ * NUL-terminated strings, truncated to nfunc/nfile: buffers of strlen(text) + 1 bytes hold them whole.
  */
 void st_callpath_split(const char *text, char *func, size_t nfunc, char *file, size_t nfile, uint32_t *line);
 

@@ -1,41 +1,91 @@
 /*
- * addr2line.h — code addresses to "function (file:line)" with binutils' addr2line, one
+ * addr2line.h — code addresses to source-level frames, "function (file:line)", one symbolizer
  * process per object and batch. Shared by the shim (call sites and call-path frames at
- * MPI_Finalize, src/mpi/callsite.c) and `synctrace recover` (the frames of a raw dump,
- * which names each frame's object and load address: the process is gone).
+ * MPI_Finalize, src/mpi/callsite.c) and `synctrace recover` (the frames of a raw dump, which
+ * names each frame's object and load address: the process is gone).
+ *
+ * The symbolizer is llvm-symbolizer where it is installed, else binutils' addr2line; both are
+ * asked the same way (GNU output, -a -f -i -C) and read by one reader. With -i an address inside
+ * inlined code gives a chain of frames: the inlined function, the function it was inlined into,
+ * and so on out to the function the code lies in. (addr2line 2.40 names the innermost frame of
+ * a chain after the symbol of the function holding the code when the inlined function has no
+ * linkage name, as GCC's static C++ functions have not; llvm-symbolizer names it right.)
+ * Names and locations are read whole, of any length (C++ template names of kilobytes).
  */
 #ifndef ST_UTIL_ADDR2LINE_H
 #define ST_UTIL_ADDR2LINE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include "../trace/rankdata.h"
+
+typedef struct st_a2l_frame {
+    char *func; /* function name, malloc'd */
+    char *loc;  /* "file:line", " (discriminator N)" dropped; "??:0" when unknown; malloc'd */
+} st_a2l_frame_t;
 
 typedef struct st_a2l {
-    uint64_t rel;   /* address inside the object: absolute for an ET_EXEC object, else from its load base */
-    char func[256]; /* what addr2line says ("" until asked, "??" unknown) */
-    char loc[512];  /* "file:line" ("??:0" unknown), " (discriminator N)" dropped */
-    uint32_t fn_begin, fn_end; /* lines where func begins and ends (st_addr2line_funcs), 0 unknown */
+    uint64_t rel;       /* address inside the object: absolute for an ET_EXEC object, else from its load base */
+    st_a2l_frame_t *fr; /* fr[0..nfr): innermost first (the inlined function), the function holding the code
+                         * last; nfr 0 until asked and when the symbolizer cannot name the address */
+    uint32_t nfr;
+    uint32_t fn_begin, fn_end; /* lines where fr[nfr - 1]'s function begins and ends (st_addr2line_funcs), 0 unknown */
+    uint64_t callee, callee_size; /* the function the call ending at rel + 1 goes to directly (start, size,
+                                   * addressed like rel; st_addr2line_funcs), 0 when unknown */
+    char *callee_func;            /* its name (the outermost frame at its first byte), malloc'd; NULL unknown */
 } st_a2l_t;
 
 /* Nonzero when path is an ET_EXEC object (addressed absolutely, not relative to a load base). */
 int st_object_fixed(const char *path);
 
-/* Fills func/loc of q[0..n) (addresses in the object obj); what addr2line cannot tell stays empty. */
+/* The symbolizer command run ("llvm-symbolizer" or "addr2line"), found on PATH once. */
+const char *st_symbolizer(void);
+
+/* Fills the frames of q[0..n) (addresses in the object obj); what the symbolizer cannot tell stays empty. */
 void st_addr2line(const char *obj, st_a2l_t *const *q, size_t n);
 
 /*
- * st_addr2line, plus the lines where the functions of q[0..n) begin and end (fn_begin/fn_end),
- * in the same addr2line runs: the object's symbol table gives each function's address range
- * (elffunc.h), addr2line the lines of its first and last byte. Left 0 where the symbol is missing
- * or the lines are not the same function's (an address inside inlined code names the inlined
- * function, whose range is not a symbol's).
+ * st_addr2line, plus the lines where the outermost function of each of q[0..n) begins and ends
+ * (fn_begin/fn_end), in the same symbolizer runs: the object's symbol table gives each function's
+ * address range (elffunc.h), the symbolizer the lines of its first and last byte. Left 0 where the
+ * symbol is missing or the lines are not the same function's. A name the symbolizer took from the
+ * symbol table alone (no debug information: location "??:0") is dropped when no function symbol's
+ * range holds the address: it would be a neighbour's. Where the call ending at rel + 1 is a
+ * direct call to the start of a function of the object, that function is the callee (callee,
+ * callee_size, callee_func): a frame that is gone from the stack when it tail-called.
  */
 void st_addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n);
 
 /*
- * The text of a resolved address: "func (file:line)" (file without its directories) or "func";
- * 0, or -1 when addr2line did not know the function (out untouched).
+ * The reader: a symbolizer's answer for q[0..n), in GNU style with -a (each address on a line of
+ * its own, "0x" and hex digits, then its function/location line pairs). An address whose echo
+ * does not come in order, and every one after it, is left empty: a frame is never another
+ * address's. Frames with an unknown function ("??") leave the whole address empty.
  */
-int st_a2l_text(const st_a2l_t *q, char *out, size_t len);
+void st_a2l_read(FILE *in, st_a2l_t *const *q, size_t n);
+
+/* Frees q's frames (q is empty again, rel kept). */
+void st_a2l_clear(st_a2l_t *q);
+
+/* The text of frame f: "func (file:line)" (file without its directories) or "func"; malloc'd, NULL when
+ * out of memory. */
+char *st_a2l_frame_text(const st_a2l_frame_t *f);
+
+/* The text of an address no symbolizer named: "object+0xrel" (object without its directories); malloc'd. */
+char *st_a2l_unnamed(const char *obj, uint64_t rel);
+
+/*
+ * The call-site entries of the code at return address pc (resolved as q, in object obj) into
+ * out[0..): the innermost frame at pc, each frame it was inlined into at st_callpath_inline_pc(pc,
+ * k), k = 1 .. (trace/callpath.h), fn_begin/fn_end on the outermost, and the callee's name at
+ * st_callpath_inline_pc(pc, ST_CP_TAIL) when known; "object+0xrel" at pc when q is empty. out must
+ * have room for max(q->nfr, 1) + 1 entries; returns how many were written (0: out of memory).
+ */
+uint32_t st_a2l_sites(const st_a2l_t *q, const char *obj, uint64_t pc, st_callsite_t *out);
+
+/* The callee of the call at return address pc (resolved as q) in pc's address space into *c; 0, or -1 if none known. */
+int st_a2l_callee(const st_a2l_t *q, uint64_t pc, st_cpcallee_t *c);
 
 #endif

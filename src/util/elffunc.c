@@ -99,3 +99,39 @@ void st_elf_funcs_free(st_elf_funcs_t *f)
     free(f->v);
     memset(f, 0, sizeof *f);
 }
+
+/* The file offset of the n bytes at address at, from the loadable segments ph[0..nph); -1 if not all in one. */
+static int64_t file_offset(const Elf64_Phdr *ph, uint16_t nph, uint64_t at, uint64_t n)
+{
+    for (uint16_t i = 0; i < nph; i++)
+        if (ph[i].p_type == PT_LOAD && at >= ph[i].p_vaddr && at - ph[i].p_vaddr <= ph[i].p_filesz &&
+            n <= ph[i].p_filesz - (at - ph[i].p_vaddr))
+            return (int64_t)(ph[i].p_offset + (at - ph[i].p_vaddr));
+    return -1;
+}
+
+void st_elf_call_targets(const char *path, const uint64_t *ret, uint64_t *target, size_t n)
+{
+    memset(target, 0, n * sizeof *target);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return;
+    uint64_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    Elf64_Ehdr *eh = size ? read_at(fd, size, 0, sizeof *eh) : NULL;
+    Elf64_Phdr *ph = NULL;
+    if (eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+        eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_machine == EM_X86_64 && eh->e_phentsize == sizeof *ph)
+        ph = read_at(fd, size, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof *ph);
+    for (size_t i = 0; ph && i < n; i++) {
+        unsigned char insn[5]; /* e8 and a 32-bit displacement from ret */
+        int64_t off = ret[i] >= 5 ? file_offset(ph, eh->e_phnum, ret[i] - 5, 5) : -1;
+        if (off < 0 || pread(fd, insn, 5, off) != 5 || insn[0] != 0xe8)
+            continue;
+        int32_t disp = (int32_t)((uint32_t)insn[1] | (uint32_t)insn[2] << 8 | (uint32_t)insn[3] << 16 |
+                                 (uint32_t)insn[4] << 24);
+        target[i] = ret[i] + (uint64_t)(int64_t)disp;
+    }
+    free(ph), free(eh);
+    close(fd);
+}

@@ -30,4 +30,12 @@ const st_elf_func_t *st_elf_func_at(const st_elf_funcs_t *f, uint64_t rel);
 
 void st_elf_funcs_free(st_elf_funcs_t *f);
 
+/*
+ * The targets of the direct calls that end at the addresses ret[0..n) of object path (x86-64
+ * "call rel32", addressed like st_elf_func_t) into target[0..n); 0 where the instruction before
+ * ret[i] is no such call or the object is no x86-64 ELF file. A call's target is what the caller
+ * called even when that function's frame is gone (a tail call replaced it).
+ */
+void st_elf_call_targets(const char *path, const uint64_t *ret, uint64_t *target, size_t n);
+
 #endif

@@ -1,8 +1,10 @@
 /*
  * test_callpath.c — the call-path capture and its cache (src/record/unwind.c) and the frame-text
  * split (src/trace/callpath.c): one node per distinct stack, the same node for the same stack
- * from any thread, the tree's parent chains matching the stacks, deep stacks truncated at their
- * outermost end, and st_callpath_collect copying the tree parents first.
+ * from any thread, the tree's parent chains matching the stacks, deep stacks cut in the middle
+ * (main stays their root), and st_callpath_collect copying the tree parents first;
+ * st_callpath_inline making inlined frames nodes of their own (outermost first), leaving outlined
+ * OpenMP bodies out and putting tail-called functions back.
  */
 /* link: src/record/unwind.c src/trace/rankdata.c src/trace/callpath.c src/util/log.c -lunwind */
 #include <pthread.h>
@@ -84,11 +86,147 @@ static void test_split(void)
     CHECK(!strcmp(f, "0x401000"), "an address stays whole: %s", f);
     st_callpath_split("ns::f(int) (a:b.c:7)", f, sizeof f, file, sizeof file, &line);
     CHECK(!strcmp(f, "ns::f(int)") && !strcmp(file, "a:b.c") && line == 7, "colons in names: %s %s %u", f, file, line);
+    /* parentheses inside a name: the location is the parenthesis that closes the text */
+    st_callpath_split("g(std::function<void (int)>) (g.cc:9)", f, sizeof f, file, sizeof file, &line);
+    CHECK(!strcmp(f, "g(std::function<void (int)>)") && !strcmp(file, "g.cc") && line == 9, "a name with ' (': %s %s %u",
+          f, file, line);
+    st_callpath_split("g(std::function<void (int)>)", f, sizeof f, file, sizeof file, &line);
+    CHECK(!strcmp(f, "g(std::function<void (int)>)") && !file[0], "no location, ' (' in the name: %s", f);
+    st_callpath_split("(anonymous namespace)::h() (d (1)/h.cc:3)", f, sizeof f, file, sizeof file, &line);
+    CHECK(!strcmp(f, "(anonymous namespace)::h()") && !strcmp(file, "d (1)/h.cc") && line == 3, "%s %s %u", f, file,
+          line);
+    /* an unnamed frame keeps its object and offset; an offset inside a name is no offset */
+    st_callpath_split("libfoo.so+0x1234", f, sizeof f, file, sizeof file, &line);
+    CHECK(!strcmp(f, "libfoo.so+0x1234") && !file[0], "object+offset stays whole: %s", f);
+    st_callpath_split("operator+0x(int) (a.cc:2)", f, sizeof f, file, sizeof file, &line);
+    CHECK(!strcmp(f, "operator+0x(int)"), "not an offset: %s", f);
+    /* a buffer of strlen(text) + 1 holds a name of any length whole */
+    size_t n = 9000;
+    char *text = malloc(n + 16), *big = malloc(n + 16), *bigf = malloc(n + 16);
+    memset(text, 'x', n);
+    strcpy(text + n, " (a.c:1)");
+    st_callpath_split(text, big, strlen(text) + 1, bigf, strlen(text) + 1, &line);
+    CHECK(strlen(big) == n && !strcmp(bigf, "a.c") && line == 1, "a name of %zu bytes: %zu", n, strlen(big));
+    free(text), free(big), free(bigf);
+}
+
+/* ---- inlined frames as nodes (st_callpath_inline) --------------------------------------------- */
+
+static void put_site(st_rankdata_t *rd, uint64_t pc, const char *text)
+{
+    rd->callsites = realloc(rd->callsites, (rd->ncallsites + 1) * sizeof *rd->callsites);
+    rd->callsites[rd->ncallsites++] = (st_callsite_t){ .pc = pc, .text = strdup(text) };
+}
+
+/* The path of node n as "f/g/h" (function names of its frames' texts, outermost first). */
+static void path_of(const st_rankdata_t *rd, uint32_t n, char *out, size_t len)
+{
+    char *names[64];
+    int d = 0;
+    for (; n != ST_CP_NONE && d < 64; n = rd->cpnodes[n].parent) {
+        const char *t = "?";
+        for (uint32_t i = 0; i < rd->ncallsites; i++)
+            if (rd->callsites[i].pc == rd->cpnodes[n].pc)
+                t = rd->callsites[i].text;
+        names[d++] = strndup(t, strcspn(t, " "));
+    }
+    out[0] = 0;
+    while (d-- > 0) {
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", out[0] ? "/" : "", names[d]);
+        free(names[d]);
+    }
+}
+
+static void test_inline(void)
+{
+    /* stack frames: main (0x100) -> outer (0x200, with inlined_fn and mid inlined into it) -> leaf (0x300);
+     * main (0x110) -> .omp_outlined. (0x400, with .omp_outlined._debug__ inlined) -> work (0x500) */
+    st_rankdata_t rd = { 0 };
+    st_cpnode_t nodes[] = { { .parent = ST_CP_NONE, .pc = 0x100 }, { .parent = 0, .pc = 0x200 },
+                            { .parent = 1, .pc = 0x300 }, { .parent = ST_CP_NONE, .pc = 0x110 },
+                            { .parent = 3, .pc = 0x400 }, { .parent = 4, .pc = 0x500 } };
+    rd.ncpnodes = 6;
+    rd.cpnodes = malloc(sizeof nodes);
+    memcpy(rd.cpnodes, nodes, sizeof nodes);
+    put_site(&rd, 0x300, "leaf (l.c:3)");
+    put_site(&rd, 0x200, "inlined_fn (i.h:5)");
+    put_site(&rd, st_callpath_inline_pc(0x200, 1), "mid (m.h:7)");
+    put_site(&rd, st_callpath_inline_pc(0x200, 2), "outer (o.c:9)");
+    put_site(&rd, 0x100, "main (main.c:1)");
+    put_site(&rd, 0x110, "main (main.c:2)");
+    put_site(&rd, 0x400, ".omp_outlined._debug__ (main.c:3)");
+    put_site(&rd, st_callpath_inline_pc(0x400, 1), ".omp_outlined. (main.c:3)");
+    put_site(&rd, 0x500, "work (w.c:4)");
+    st_event_t ev[6] = { 0 };
+    for (uint32_t i = 0; i < 6; i++) {
+        ev[i].kind = ST_EV_ENTER;
+        st_event_set_callpath(&ev[i], i);
+    }
+    st_thread_data_t th = { .events = ev, .nevents = 6 };
+    rd.threads = &th;
+    rd.nthreads = 1;
+    CHECK(st_callpath_inline(&rd, NULL, 0) == 0, "st_callpath_inline");
+    CHECK(rd.ncpnodes == 7, "6 frames, 3 inlined ones more, 2 outlined bodies fewer: %u nodes", rd.ncpnodes);
+    for (uint32_t i = 0; i < rd.ncpnodes; i++)
+        CHECK(rd.cpnodes[i].parent == ST_CP_NONE || rd.cpnodes[i].parent < i, "node %u before its parent", i);
+    const char *want[6] = { "main", "main/outer/mid/inlined_fn", "main/outer/mid/inlined_fn/leaf", "main", "main",
+                            "main/work" };
+    char got[256];
+    for (uint32_t i = 0; i < 6; i++) {
+        path_of(&rd, st_event_callpath(&ev[i]), got, sizeof got);
+        CHECK(!strcmp(got, want[i]), "the ENTER at node %u: %s, want %s", i, got, want[i]);
+    }
+    rd.threads = NULL, rd.nthreads = 0;
+    st_rankdata_free(&rd);
+}
+
+/* Tail calls: main (0x100) calls tail_caller, whose code is [0x300, 0x380), directly; tail_caller's frame is gone. */
+static void test_tail(void)
+{
+    st_rankdata_t rd = { 0 };
+    st_cpnode_t nodes[] = { { .parent = ST_CP_NONE, .pc = 0x100 }, { .parent = 0, .pc = 0x391 },
+                            { .parent = 0, .pc = 0x311 }, { .parent = 0, .pc = 0x711 } };
+    rd.ncpnodes = 4;
+    rd.cpnodes = malloc(sizeof nodes);
+    memcpy(rd.cpnodes, nodes, sizeof nodes);
+    put_site(&rd, 0x100, "main (main.c:1)");
+    put_site(&rd, st_callpath_inline_pc(0x100, ST_CP_TAIL), "tail_caller");
+    put_site(&rd, 0x391, "tail_callee (t.c:5)");
+    put_site(&rd, 0x311, "tail_caller (t.c:2)");
+    put_site(&rd, 0x711, "tail_caller (t.c:3)"); /* its cold part, outside its symbol's range */
+    st_event_t ev[4] = { 0 };
+    for (uint32_t i = 0; i < 4; i++) {
+        ev[i].kind = ST_EV_ENTER;
+        st_event_set_callpath(&ev[i], i);
+    }
+    st_thread_data_t th = { .events = ev, .nevents = 4 };
+    rd.threads = &th;
+    rd.nthreads = 1;
+    st_cpcallee_t callees[] = { { .pc = 0x391, .lo = 0x900, .hi = 0x980 }, { .pc = 0x100, .lo = 0x300, .hi = 0x380 } };
+    CHECK(st_callpath_inline(&rd, callees, 2) == 0, "st_callpath_inline");
+    for (uint32_t i = 0; i < rd.ncpnodes; i++)
+        CHECK(rd.cpnodes[i].parent == ST_CP_NONE || rd.cpnodes[i].parent < i, "node %u before its parent", i);
+    /* an ENTER at main: main's call went to tail_caller, which jumped on (to MPI, say) */
+    const char *want[4] = { "main/tail_caller", "main/tail_caller/tail_callee", "main/tail_caller",
+                            "main/tail_caller" };
+    char got[256];
+    for (uint32_t i = 0; i < 4; i++) {
+        path_of(&rd, st_event_callpath(&ev[i]), got, sizeof got);
+        CHECK(!strcmp(got, want[i]), "tail calls, the ENTER at node %u: %s, want %s", i, got, want[i]);
+    }
+    /* tail_callee's callee has no text: no frame for it */
+    CHECK(rd.ncpnodes == 5, "main, tail_caller once, tail_callee, tail_caller's own frames: %u nodes", rd.ncpnodes);
+    CHECK(rd.cpnodes[st_event_callpath(&ev[3])].parent == rd.cpnodes[st_event_callpath(&ev[2])].parent,
+          "the cold part hangs from main as the function does");
+    rd.threads = NULL, rd.nthreads = 0;
+    st_rankdata_free(&rd);
 }
 
 int main(void)
 {
     test_split();
+    test_inline();
+    test_tail();
     uint32_t p[2][3];
     for (int i = 0; i < 2; i++) /* one call site in main: the same stacks twice */
         probe(p[i]);
@@ -128,7 +266,17 @@ int main(void)
     CHECK(dm == 4, "main/probe/mid_a/leaf has %u frames (_start or libc kept?)", dm);
     CHECK(dt == 4, "worker/probe/mid_a/leaf has %u frames", dt);
     CHECK(depth_of(&rd, d5) == 6, "main/deep x 5 has %u frames", depth_of(&rd, d5));
-    CHECK(depth_of(&rd, d200) == ST_CALLPATH_DEPTH - 1, "deep(200) keeps %u frames", depth_of(&rd, d200));
+    /* deep(200): the innermost frames and the outermost ones, main at the root as for deep(5) */
+    uint32_t r200 = d200, r5 = d5;
+    while (rd.cpnodes[r200].parent != ST_CP_NONE)
+        r200 = rd.cpnodes[r200].parent;
+    while (rd.cpnodes[r5].parent != ST_CP_NONE)
+        r5 = rd.cpnodes[r5].parent;
+    uint64_t p200 = rd.cpnodes[r200].pc, p5 = rd.cpnodes[r5].pc;
+    CHECK((p200 > p5 ? p200 - p5 : p5 - p200) < 256, "deep(200)'s root is not main's frame (pc %llx, deep(5)'s %llx)",
+          (unsigned long long)p200, (unsigned long long)p5);
+    uint32_t dd = depth_of(&rd, d200);
+    CHECK(dd >= ST_CALLPATH_DEPTH - 8 && dd < ST_CALLPATH_DEPTH, "deep(200) keeps %u frames", dd);
     st_rankdata_free(&rd);
     printf("test_callpath: %s (%d failure(s))\n", failures ? "FAIL" : "ok", failures);
     return failures != 0;

@@ -4,7 +4,8 @@
  * executable: a known function's range holds its own addresses and no other function's, and
  * its lines are where this file writes it. Hostile objects (as a damaged dump may name them):
  * a FIFO does not block, a directory, a text file, a truncated executable and one whose
- * section-header offset points past its end are refused without reading out of bounds.
+ * section-header offset points past its end are refused without reading out of bounds. The
+ * target of a direct call before a return address (st_elf_call_targets) is the function called.
  */
 /* link: src/util/elffunc.c src/util/addr2line.c */
 #include <dlfcn.h>
@@ -34,6 +35,15 @@ static const int KNOWN_BEGIN = __LINE__ - 5, KNOWN_END = __LINE__ - 1;
 static int __attribute__((noinline)) other_function(int x) { return known_function(x) * 2; }
 static const int OTHER_LINE = __LINE__ - 1;
 
+/* caller_fn calls callee_fn directly (not as a tail call: it multiplies the result) */
+static void *callee_ret;
+static int __attribute__((noinline)) callee_fn(int x)
+{
+    callee_ret = __builtin_return_address(0);
+    return x + 1;
+}
+static int __attribute__((noinline)) caller_fn(int x) { return callee_fn(x) * 3; }
+
 static char exe[4096];
 
 /* Address of f as the symbol table and addr2line see it (from the load base unless ET_EXEC). */
@@ -58,8 +68,10 @@ static void test_own_executable(void)
 
     st_a2l_t q = { .rel = k + 1 }, q2 = { .rel = o + 1 }, none = { .rel = 1 }, *qs[] = { &q, &none, &q2 };
     st_addr2line_funcs(exe, qs, 3);
-    CHECK(!strcmp(q.func, "known_function") && !strcmp(q2.func, "other_function"),
-          "addr2line names known_function and other_function (%s, %s)", q.func, q2.func);
+    CHECK(q.nfr == 1 && q2.nfr == 1 && !strcmp(q.fr[0].func, "known_function") &&
+              !strcmp(q2.fr[0].func, "other_function"),
+          "the symbolizer names known_function and other_function (%s, %s)", q.nfr ? q.fr[0].func : "-",
+          q2.nfr ? q2.fr[0].func : "-");
     CHECK(q2.fn_begin == (uint32_t)OTHER_LINE && q2.fn_end == (uint32_t)OTHER_LINE, "other_function's line %d: %u-%u",
           OTHER_LINE, q2.fn_begin, q2.fn_end);
     CHECK(none.fn_begin == 0 && none.fn_end == 0, "an address in no function gets no lines");
@@ -68,8 +80,25 @@ static void test_own_executable(void)
     CHECK((q.fn_begin == (uint32_t)KNOWN_BEGIN || q.fn_begin == (uint32_t)KNOWN_BEGIN + 1) &&
               (q.fn_end == (uint32_t)KNOWN_END || q.fn_end == (uint32_t)KNOWN_END - 1),
           "known_function's lines %u-%u, in the source %d-%d", q.fn_begin, q.fn_end, KNOWN_BEGIN, KNOWN_END);
+    st_a2l_clear(&q), st_a2l_clear(&q2), st_a2l_clear(&none);
     st_elf_funcs_free(&fs);
     CHECK(fs.v == NULL && fs.n == 0, "free empties");
+}
+
+/* The target of the direct call before a return address is the function called (x86-64). */
+static void test_call_targets(void)
+{
+    sink = caller_fn(sink);
+    uint64_t ret[3] = { rel_of(callee_ret), rel_of((void *)caller_fn), 1 }, target[3] = { 7, 7, 7 };
+    st_elf_call_targets(exe, ret, target, 3);
+#if defined(__x86_64__)
+    CHECK(target[0] == rel_of((void *)callee_fn), "the call before caller_fn's return address goes to callee_fn: %llx",
+          (unsigned long long)target[0]);
+#endif
+    CHECK(target[1] == 0 && target[2] == 0, "no call before a function's start or address 1 (%llx %llx)",
+          (unsigned long long)target[1], (unsigned long long)target[2]);
+    st_elf_call_targets("/nonexistent/object", ret, target, 1);
+    CHECK(target[0] == 0, "a missing object has no calls");
 }
 
 /* Writes n bytes of src (n = 0: the text "not an object") to path. */
@@ -92,10 +121,13 @@ static void test_hostile(const char *dir)
     snprintf(path, sizeof path, "%s/fifo", dir);
     CHECK(mkfifo(path, 0600) == 0, "mkfifo");
     CHECK(st_elf_funcs_load(path, &fs) == -1 && fs.n == 0, "a FIFO is refused");
+    uint64_t ret = 0x1005, target = 7;
+    st_elf_call_targets(path, &ret, &target, 1);
+    CHECK(target == 0, "a FIFO has no calls");
     CHECK(st_object_fixed(path) == 0, "a FIFO is no ET_EXEC object");
     st_addr2line(path, &qp, 1);
     st_addr2line_funcs(path, &qp, 1);
-    CHECK(q.func[0] == 0 && q.fn_begin == 0, "addr2line is not run on a FIFO");
+    CHECK(q.nfr == 0 && q.fn_begin == 0, "no symbolizer is run on a FIFO");
     CHECK(st_elf_funcs_load(dir, &fs) == -1, "a directory is refused");
     snprintf(path, sizeof path, "%s/missing", dir);
     CHECK(st_elf_funcs_load(path, &fs) == -1, "a missing file is refused");
@@ -132,6 +164,7 @@ int main(void)
     exe[len > 0 ? len : 0] = 0;
     sink = other_function(1);
     test_own_executable();
+    test_call_targets();
     char dir[] = "/tmp/test_elffunc.XXXXXX";
     if (!mkdtemp(dir))
         return 1;
