@@ -1,9 +1,11 @@
 # synctrace — build, install, test, demo, bench.
 #
 #   make            lib/libsynctrace.so, bin/synctrace, bin/synctrace-run, bin/synctrace-bench
-#   make check      installs missing Debian packages, builds, runs every test (tests/run-tests.sh)
-#   make demo       installs missing packages, builds, traces the bundled hybrid example
-#   make bench      recording cost, traced vs untraced latency, sync and CLC reports
+#   make deps       installs the missing Debian packages that building and running need
+#   make check      those and what the tests add (ViTE, Xvfb, Chromium, ...), builds, runs every test
+#   make demo       installs what building and running need, builds, traces the bundled hybrid example
+#   make bench      those and what the benchmarks add (EZTrace, Chromium); recording cost, traced vs
+#                   untraced latency, sync and CLC reports
 #   make install PREFIX=/opt/synctrace
 
 PREFIX   ?= /usr/local
@@ -45,13 +47,20 @@ GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/omp-tools.h
 LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
 CLI_LIBS := -lotf2 -lm -lpthread
 
-.PHONY: all deps check demo bench install clean unit
+.PHONY: all deps deps-check deps-bench check demo bench install clean unit
 all: $(O)/lib/libsynctrace.so $(O)/bin/synctrace $(O)/bin/synctrace-run $(O)/bin/synctrace-bench \
      $(O)/lib/gomp/libgomp.so.1
 
-# Idempotent: installs only what is missing (about 0.1 s when nothing is).
+# Idempotent: install only what is missing (about 0.1 s when nothing is). The tests and the
+# benchmarks add their own packages to the build's (scripts/install-deps.sh --for).
 deps:
-	@bash scripts/install-deps.sh
+	@bash scripts/install-deps.sh --for build
+
+deps-check:
+	@bash scripts/install-deps.sh --for check
+
+deps-bench:
+	@bash scripts/install-deps.sh --for bench
 
 # ---- generated wrappers -----------------------------------------------------------
 $(GEN)/mpi_wrappers.c $(GEN)/mpi_regions.def: wrappers/mpi_functions.tbl scripts/gen_wrappers.py
@@ -133,7 +142,7 @@ install: all
 	O=$(O) bash scripts/install.sh "$(PREFIX)" "$(VERSION)"
 
 # ---- tests, demo, bench ---------------------------------------------------------------
-check: deps
+check: deps-check
 	$(MAKE) all
 	O=$(O) bash tests/run-tests.sh
 
@@ -141,7 +150,7 @@ demo: deps
 	$(MAKE) all
 	O=$(O) bash scripts/demo.sh
 
-bench: deps
+bench: deps-bench
 	$(MAKE) all
 	O=$(O) bash tests/bench/run-bench.sh
 

@@ -61,6 +61,6 @@ cat <<EOF
 demo done. The archive: $DIR
   synctrace dump $DIR | less       every event, in corrected global time
   otf2-print $DIR/traces.otf2      the raw OTF2 records
-  vite $DIR/traces.otf2            the timeline in ViTE (Vampir or any OTF2 reader opens it too)
+  vite $DIR/traces.otf2            the timeline in ViTE (Debian package vite, which make demo does not install; Vampir or any OTF2 reader opens it too)
   synctrace export $DIR --chrome demo.json   the timeline for Perfetto UI / chrome://tracing
 EOF

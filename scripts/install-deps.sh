@@ -1,49 +1,61 @@
 #!/usr/bin/env bash
-# scripts/install-deps.sh — installs every Debian 12 package synctrace needs to build, test and run.
+# scripts/install-deps.sh — installs the Debian 12 packages synctrace needs for one purpose: building and
+# running it (make, make demo, make deps), its tests (make check) or its benchmarks (make bench).
 #
 # Starts from a fresh minimal Debian 12 (only make and git assumed: no compiler, no python).
-# Idempotent and cheap when nothing is missing (one dpkg-query, no network), so `make deps` may
-# call it every time. Installs only what is missing, runs `apt-get update` once before doing so,
-# never asks questions, works as root or through sudo.
+# Idempotent and cheap when nothing is missing (one dpkg-query, no network), so make may call it every
+# time. Installs only what is missing with --no-install-recommends (so every package a tool needs at run
+# time is listed, Recommends included), runs `apt-get update` once before doing so, never asks
+# questions, works as root or through sudo.
 #
-# Usage: scripts/install-deps.sh [--check | --list | -h]
+# Usage: scripts/install-deps.sh [--for build|check|bench|all] [--check | --list | -h]
+#   --for P  the purpose (default build): build = build and run synctrace, the demo too;
+#            check = build + what the tests add; bench = build + what the benchmarks add; all = every group
 #   (none)   install the missing packages
 #   --check  report the missing packages; exit 1 if any, install nothing
 #   --list   print the package list, one per line
 set -euo pipefail
 
-# Every package and why. Packages of Priority "required" (coreutils, findutils, sed, grep, mawk,
-# diffutils, util-linux, libc-bin for ldd, hostname, bash) are on every Debian and not listed.
-PACKAGES=(
+# Every package and why, in groups. Packages of Priority "required" (coreutils, findutils, sed, grep,
+# mawk, diffutils, util-linux for mcookie, libc-bin for ldd, hostname, bash) are on every Debian.
+BUILD=(                # building and running synctrace, `make demo`
     build-essential    # gcc 12, g++ (libmpich-dev wants it), make, libc6-dev
-    python3            # scripts/gen_wrappers.py (standard library only)
+    python3            # scripts/gen_wrappers.py, scripts/embed_html.py (standard library only)
     mpich              # mpiexec (hydra), libmpich12
     libmpich-dev       # mpicc, mpif90, mpi.h
     clang              # clang 14: builds OpenMP programs against LLVM's libomp
     libomp-dev         # libomp 14 with OMPT, omp-tools.h (libomp-14-dev), stand-in for gcc's libgomp
-    gfortran           # Fortran MPI tests (mpif90)
+    gfortran           # mpif90 for Fortran applications (libmpich-dev's wrappers call it)
     libhwloc-dev       # socket/core topology (H3HCA levels)
     libunwind-dev      # call-site capture
     libotf2-trace-dev  # OTF2 3 writer/reader library, otf2-config
-    otf2-tools         # otf2-print: the tests validate archives with it
-    pkg-config         # tests/infra/t_install.sh checks synctrace.pc
-    binutils           # addr2line (call sites), nm/readelf (symbol export tests)
+    otf2-tools         # otf2-print, the README's first look at an archive
+    binutils           # addr2line (call sites, run time), nm/readelf
     llvm               # llvm-symbolizer: names inlined frames of call paths right (addr2line misnames some)
-    procps             # ps/pgrep in tests (Priority: important, not on minimal images)
-    strace             # tests only: t_analyze_split.sh sees which event files each process opens (skipped without it)
-    vite               # tests only: tests/viewers/t_vite.sh opens archives in ViTE (skipped without it)
-    xvfb               # tests only: xvfb-run, the X server ViTE draws into
-    imagemagick        # tests only: import/convert take and measure ViTE's screenshot
-    chromium           # tests only: tests/viewers/t_report_html.sh loads report.html headless (skipped without it)
-    chromium-driver    # tests only: chromedriver, which selenium drives chromium through
-    python3-selenium   # tests only: the browser test's driver (clicks, console errors, screenshot)
-    eztrace            # bench only: EZTrace 2.0, the peer tool `make bench` measures next to synctrace (skipped without it)
 )
+TESTS=(                # what `make check` adds
+    pkg-config         # tests/infra/t_install.sh checks synctrace.pc
+    procps             # ps/pgrep in tests (Priority: important, not on minimal images)
+    strace             # t_analyze_split.sh sees which event files each process opens (skipped without it)
+    vite               # tests/viewers/t_vite.sh opens archives in ViTE (skipped without it)
+    xvfb               # xvfb-run, the X server ViTE draws into
+    xauth              # xvfb-run refuses to start without it (a Recommends of xvfb)
+    imagemagick        # import/convert take and measure ViTE's screenshot
+)
+BROWSER=(              # what `make check` and `make bench` add: report.html in a headless browser
+    chromium           # tests/viewers/t_report_html.sh, tests/bench/html_bench.sh (skipped without it)
+    chromium-driver    # chromedriver, which selenium drives chromium through
+    python3-selenium   # the browser's driver (clicks, console errors, screenshot, timings)
+)
+BENCH=(                # what `make bench` adds
+    eztrace            # EZTrace 2.0, the peer tool `make bench` measures next to synctrace (skipped without it)
+)
+PACKAGES=()            # the packages of the chosen purpose (choose)
 
 say() { printf 'install-deps: %s\n' "$*"; }
 die() { printf 'install-deps: error: %s\n' "$*" >&2; exit 1; }
 
-usage() { sed -n '2,13s/^# \{0,1\}//p' "$0"; }
+usage() { sed -n '2,17s/^# \{0,1\}//p' "$0"; }
 
 # missing_packages: prints the packages of PACKAGES that dpkg does not report as installed.
 missing_packages() {
@@ -65,11 +77,25 @@ as_root() {
     fi
 }
 
-# check_tools: after installing, the commands and headers the build relies on must be there.
+# choose PURPOSE: sets PACKAGES to the groups PURPOSE needs (build|check|bench|all).
+choose() {
+    case "$1" in
+    build) PACKAGES=("${BUILD[@]}") ;;
+    check) PACKAGES=("${BUILD[@]}" "${TESTS[@]}" "${BROWSER[@]}") ;;
+    bench) PACKAGES=("${BUILD[@]}" "${BROWSER[@]}" "${BENCH[@]}") ;;
+    all)   PACKAGES=("${BUILD[@]}" "${TESTS[@]}" "${BROWSER[@]}" "${BENCH[@]}") ;;
+    *) die "unknown purpose '$1' (accepted: --for build, check, bench, all)" ;;
+    esac
+}
+
+# check_tools PURPOSE: after installing, the commands and headers PURPOSE relies on must be there.
 check_tools() {
-    local t bad=()
-    for t in gcc make python3 mpicc mpif90 mpiexec clang gfortran otf2-config otf2-print pkg-config \
-             addr2line nm readelf ldd; do
+    local t bad=() cmds=(gcc make python3 mpicc mpif90 mpiexec clang gfortran otf2-config otf2-print \
+                         addr2line nm readelf ldd)
+    case "$1" in check|all) cmds+=(pkg-config ps pgrep strace vite xvfb-run xauth import convert) ;; esac
+    case "$1" in check|bench|all) cmds+=(chromium chromedriver) ;; esac
+    case "$1" in bench|all) cmds+=(eztrace) ;; esac
+    for t in "${cmds[@]}"; do
         command -v "$t" >/dev/null 2>&1 || bad+=("command $t")
     done
     local res
@@ -81,12 +107,20 @@ check_tools() {
 }
 
 main() {
-    case "${1:-}" in
-    -h|--help) usage; exit 0 ;;
-    --list) printf '%s\n' "${PACKAGES[@]}"; exit 0 ;;
-    --check|"") ;;
-    *) die "unknown option '$1' (accepted: --check, --list, -h)" ;;
-    esac
+    local purpose=build action=install
+    while [ $# -gt 0 ]; do
+        case "$1" in
+        -h|--help) usage; exit 0 ;;
+        --for) [ $# -ge 2 ] || die "--for needs a purpose: build, check, bench or all"; purpose=$2; shift ;;
+        --for=*) purpose=${1#--for=} ;;
+        --list) action=list ;;
+        --check) action=check ;;
+        *) die "unknown option '$1' (accepted: --for build|check|bench|all, --check, --list, -h)" ;;
+        esac
+        shift
+    done
+    choose "$purpose"
+    [ "$action" = list ] && { printf '%s\n' "${PACKAGES[@]}"; exit 0; }
     command -v dpkg-query >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 \
         || die "needs Debian's dpkg and apt-get (Debian 12); install by hand: ${PACKAGES[*]}"
     if [ -r /etc/os-release ]; then
@@ -98,16 +132,16 @@ main() {
     local missing
     mapfile -t missing < <(missing_packages)
     if [ ${#missing[@]} -eq 0 ]; then
-        say "all ${#PACKAGES[@]} packages present"
-        [ "${1:-}" = --check ] || check_tools
+        say "all ${#PACKAGES[@]} packages for $purpose present"
+        [ "$action" = check ] || check_tools "$purpose"
         exit 0
     fi
-    if [ "${1:-}" = --check ]; then
-        say "missing: ${missing[*]}"
+    if [ "$action" = check ]; then
+        say "missing for $purpose: ${missing[*]}"
         exit 1
     fi
 
-    say "installing: ${missing[*]}"
+    say "installing for $purpose: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     local apt=(apt-get -q -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
     as_root "${apt[@]}" update || die "apt-get update failed (network? /etc/apt/sources.list?)"
@@ -116,8 +150,8 @@ main() {
 
     mapfile -t missing < <(missing_packages)
     [ ${#missing[@]} -eq 0 ] || die "still not installed after apt-get: ${missing[*]}"
-    check_tools
-    say "done: all ${#PACKAGES[@]} packages present"
+    check_tools "$purpose"
+    say "done: all ${#PACKAGES[@]} packages for $purpose present"
 }
 
 main "$@"

@@ -163,8 +163,9 @@ st_clock_lm_t st_clock_anchor(const st_clock_lm_t *fresh, int64_t L, const st_cl
 
 /*
  * Piecewise-linear global time through the measured sync points of epochs 1..n-1
- * (table as above), extrapolated with the first sync's map before it and the last
- * map after.
+ * (table as above), extrapolated before the first point along the line to a measured
+ * point 0.2-10 s later (the first sync's map when there is none) and with the last map
+ * after the last.
  */
 int64_t st_clock_interp(const st_clock_epoch_t *ep, size_t n, int64_t local);
 
@@ -173,7 +174,8 @@ int64_t st_clock_interp(const st_clock_epoch_t *ep, size_t n, int64_t local);
  * time is recovered from the map it was stamped with (its epoch field, or inferred
  * from the time when 0), then mapped again: with interpolate, through
  * st_clock_interp(); without, with its own epoch's map, except that events stamped
- * before the initial sync (epoch 1) get the initial sync's map. Per-location time is
+ * before the initial sync (epoch 1) are extrapolated back from its point as
+ * st_clock_interp() does. Per-location time is
  * kept non-decreasing. n_ep >= 1; with n_ep == 1 (no sync) nothing changes.
  * Returns the largest |change| in ns (statistics).
  */

@@ -23,7 +23,7 @@ for p in /usr/bin/python3 python3; do
     if "$p" -c 'import selenium' 2>/dev/null; then PY=$p; break; fi
 done
 if [ -z "$PY" ] || ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-    echo "  skipped: chromium, chromium-driver or python3-selenium not installed (scripts/install-deps.sh)"
+    echo "  skipped: chromium, chromium-driver or python3-selenium not installed (scripts/install-deps.sh --for bench)"
     exit 0
 fi
 clc_prog html_bench

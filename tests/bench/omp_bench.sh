@@ -10,7 +10,7 @@
 # events one instance records on the thread that times it). With 1 thread the constructs
 # do not wait for anyone: the difference is the callbacks' own cost. With more threads than
 # free cores the untraced figures are dominated by scheduling and the ratios mean little.
-# When EZTrace is installed (scripts/install-deps.sh), `eztrace -t ompt` runs are interleaved
+# When EZTrace is installed (scripts/install-deps.sh --for bench), `eztrace -t ompt` runs are interleaved
 # with the others and shown beside them ("eztrace ns", "ez added"); otherwise those read n/a.
 # Environment: O (build root, as for make), BENCH_REPS, BENCH_OMP_THREADS, BENCH_SCALE.
 set -euo pipefail

@@ -69,7 +69,7 @@ pp() { # pp OUT [mpiexec options...]: one ping-pong run; its two latencies appen
         status=1
     fi
 }
-# EZTrace 2.0 (`eztrace -t mpich`, optional: scripts/install-deps.sh) interleaved as the peer.
+# EZTrace 2.0 (`eztrace -t mpich`, optional: scripts/install-deps.sh --for bench) interleaved as the peer.
 have_ez=0
 command -v eztrace >/dev/null && have_ez=1
 pp_ez() { # pp_ez OUT DIR: one ping-pong run under eztrace -t mpich

@@ -289,6 +289,17 @@ int main(int argc, char **argv)
                 res[interp] = 1e18;
             }
     }
+    if (getenv("SYNC_PROG_DEBUG")) { /* the events before MPI_Init: how far back, how far off */
+        size_t ne;
+        const st_clock_epoch_t *e = st_clock_epochs(&ne);
+        if (ne >= 2 && first_run > 0) {
+            double gap = (double)(e[1].local - samples[0].L) / 1e9;
+            double b_true = (double)(reference_at(samples[0].t + 1000000000) - reference_at(samples[0].t)) / 1e9 -
+                            (double)(samples[first_run].L - samples[0].L) / (double)(samples[first_run].t - samples[0].t);
+            fprintf(stderr, "rank %d: pre-Init gap %.3f s, error %.0f ns, map b %.3f ppm, true ~%.3f ppm\n", rank,
+                    gap, pre_err, e[1].map.b * 1e6, b_true * 1e6);
+        }
+    }
     /*
      * The same run without periodic resync: the initial map alone, and interpolation
      * between the initial and the final sync point only (both computed from the local

@@ -165,11 +165,13 @@ static void test_anchor_interp(void)
     CHECK(fabs(a.b - 2e-8) < 1e-12, "unmeasured sync point used for the slope");
     ep[2] = ep_at(ST_EPOCH_RESYNC, 110 * s, 5200, 2e-5);
     ep[3] = ep_at(ST_EPOCH_FINAL, 120 * s, 5000, 0);
-    /* between points: linear; before the first: its map; after the last: its map */
+    /* between points: linear; before the first: the line to the farthest point within 10 s (+200 ns in
+       10 s, not the first map's 1e-5); after the last: its map */
     CHECK(st_clock_interp(ep, 4, 105 * s) == 105 * s + 5100, "middle of segment 1: %lld",
           (long long)(st_clock_interp(ep, 4, 105 * s) - 105 * s));
     CHECK(st_clock_interp(ep, 4, 115 * s) == 115 * s + 5100, "middle of segment 2");
-    CHECK(st_clock_interp(ep, 4, 90 * s) == st_clock_lm_apply(&ep[1].map, 90 * s), "before the first point");
+    CHECK(st_clock_interp(ep, 4, 90 * s) == 90 * s + 4800, "before the first point: %lld",
+          (long long)(st_clock_interp(ep, 4, 90 * s) - 90 * s));
     CHECK(st_clock_interp(ep, 4, 130 * s) == 130 * s + 5000, "after the last point");
     /* leave-one-out: 110 s predicted from 100 s and 120 s (+5000 both) misses +5200 by 200 */
     CHECK(fabs(st_clock_interp_loo(ep, 4) - 200) < 1, "loo: %g", st_clock_interp_loo(ep, 4));
@@ -190,8 +192,9 @@ static void test_first_point(void)
     ep[4] = ep_at(ST_EPOCH_FINAL, 110 * s, 5000, 0);
     CHECK(st_clock_interp(ep, 5, 100 * s) == 100 * s + 5700, "doubted first point: %lld",
           (long long)(st_clock_interp(ep, 5, 100 * s) - 100 * s));
-    CHECK(st_clock_interp(ep, 5, 99 * s) == st_clock_lm_apply(&ep[1].map, 99 * s) - 700,
-          "before the first point: its map with the same correction");
+    /* before it: the same correction, and the drift of the line to the point 10 s on (-1400 ns in 10 s) */
+    CHECK(st_clock_interp(ep, 5, 99 * s) == 99 * s + 5700 + 140, "before the first point: %lld",
+          (long long)(st_clock_interp(ep, 5, 99 * s) - 99 * s));
     CHECK(st_clock_interp(ep, 5, 100 * s + q) == 100 * s + q + 5000, "second point unchanged");
     ep[1] = ep_at(ST_EPOCH_INIT, 100 * s, 5000 + 300, 0); /* within the back-extension's own error: kept */
     CHECK(st_clock_interp(ep, 5, 100 * s) == 100 * s + 5300, "first point kept: %lld",
@@ -226,8 +229,9 @@ static void test_remap(void)
     st_event_t iv[6];
     memcpy(iv, ev, sizeof ev);
     st_clock_remap(ep, 4, ev, 6, 0);
-    CHECK(ev[0].time == (uint64_t)(101 * s), "pre-init event not mapped with the initial map: %lld",
-          (long long)ev[0].time);
+    /* before the first point: back along the line to the farthest point within 10 s (+1000 ns in 10 s) */
+    CHECK(ev[0].time == (uint64_t)(101 * s - 100), "pre-init event not on the line back from the first points: %lld",
+          (long long)(ev[0].time - 101 * s));
     CHECK(ev[2].time == (uint64_t)(107 * s), "event of epoch 2 changed without interpolation");
     for (int i = 1; i < 6; i++)
         CHECK(ev[i].time >= ev[i - 1].time, "time decreases at %d", i);
@@ -246,6 +250,19 @@ static void test_remap(void)
     for (int i = 0; i < 6; i++)
         CHECK(un[i].time == iv[i].time, "inferred epoch differs at %d: %lld vs %lld", i, (long long)un[i].time,
               (long long)iv[i].time);
+    CHECK(iv[0].time == ev[0].time, "pre-init event interpolated elsewhere: %lld", (long long)(iv[0].time - 101 * s));
+    /* the initial sync's drift 80 ppm off (its short fit under load): 1.5 s before it, the line to the
+       next points is kept, not that drift (120 us off) */
+    st_clock_epoch_t bad[4];
+    memcpy(bad, ep, sizeof ep);
+    bad[1].map.b = 8e-5;
+    for (int interp = 0; interp < 2; interp++) {
+        st_event_t pre = { .time = (uint64_t)(98 * s + s / 2) };
+        ST_EVENT_EPOCH(&pre) = 1;
+        st_clock_remap(bad, 4, &pre, 1, interp);
+        CHECK(pre.time == (uint64_t)(100 * s + s / 2 - 150), "pre-init event 1.5 s back with a bad initial drift "
+              "(interpolate %d): %lld ns off the line", interp, (long long)(pre.time - (100 * s + s / 2 - 150)));
+    }
     /* no sync at all: nothing changes */
     st_event_t one = ev[3];
     CHECK(st_clock_remap(ep, 1, &one, 1, 1) == 0 && one.time == ev[3].time, "remap without epochs");

@@ -24,9 +24,9 @@ PY=
 for p in /usr/bin/python3 python3; do
     if "$p" -c 'import selenium' 2>/dev/null; then PY=$p; break; fi
 done
-[ -n "$PY" ] || skip "python3-selenium not installed (scripts/install-deps.sh installs chromium, chromium-driver, python3-selenium)"
+[ -n "$PY" ] || skip "python3-selenium not installed (scripts/install-deps.sh --for check installs chromium, chromium-driver, python3-selenium)"
 for t in chromium chromedriver; do
-    command -v "$t" >/dev/null 2>&1 || skip "$t not installed (scripts/install-deps.sh installs it)"
+    command -v "$t" >/dev/null 2>&1 || skip "$t not installed (scripts/install-deps.sh --for check installs it)"
 done
 # Chromium's profile and singleton files go to TMPDIR: keep them in the test's directory.
 check() { TMPDIR=$ST_TMP "$PY" "$ST_ROOT/tests/viewers/htmlcheck.py" "$@"; }

@@ -13,7 +13,7 @@ source "$ST_ROOT/tests/lib.sh"
 
 for t in vite xvfb-run import convert clang; do
     command -v "$t" >/dev/null 2>&1 \
-        || skip "$t not installed (scripts/install-deps.sh installs vite, xvfb, imagemagick)"
+        || skip "$t not installed (scripts/install-deps.sh --for check installs vite, xvfb, xauth, imagemagick)"
 done
 O=$(dirname "$(dirname "$ST_LIB")")
 DIR=$ST_TMP/trace
