@@ -138,11 +138,20 @@ static int tacc_fit(an_tacc_t *acc, uint32_t k)
     return 0;
 }
 
-/* A call of cnode k (under parent) lasted d: its time (inclusive here, taken off its parent's). */
-static inline void tacc_call(an_tacc_t *acc, uint32_t k, uint32_t parent, int64_t d)
+/* A call of cnode k lasted d: its time (inclusive here, taken off the cnode of the call around it,
+ * outer; the root outside every call). Not off k's parent in the tree: with call paths that is a
+ * function frame, which has no time of its own (no ENTER/LEAVE), so the time outside the calls
+ * stays where it was spent, in the enclosing call or at the root. */
+static inline void tacc_call(an_tacc_t *acc, uint32_t k, uint32_t outer, int64_t d)
 {
     acc->v[2 * k] += d, acc->v[2 * k + 1]++;
-    acc->v[2 * parent] -= d;
+    acc->v[2 * outer] -= d;
+}
+
+/* The cnode of the call at stack[s - 1] (the root for s == 0). */
+static inline uint32_t open_cnode(const an_loc_t *A, const uint64_t *stack, uint64_t s)
+{
+    return s ? (uint32_t)(A->w[stack[s - 1]] >> 32) & 0x7fffffffu : 0;
 }
 
 int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths, uint64_t *stack,
@@ -155,7 +164,7 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
         const st_event_t *e = &L->ev[i];
         A->t[i] = e->time;
         if (e->kind == ST_EV_ENTER) {
-            uint32_t parent = depth && t ? (uint32_t)(A->w[stack[depth - 1]] >> 32) & 0x7fffffffu : 0, cn = 0;
+            uint32_t parent = t ? open_cnode(A, stack, depth) : 0, cn = 0;
             if (t && paths && paths->nranks)
                 parent = frames_cnode(paths, t, L, parent, e, depth ? &L->ev[stack[depth - 1]] : NULL);
             if (t && (parent == ST_AN_NO_CNODE || (cn = an_tree_child(t, parent, e->region)) == ST_AN_NO_CNODE ||
@@ -169,10 +178,9 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
                 return -1; /* a call over 2^32 events: beyond an_loc_t's word */
             A->w[open] |= i - open;
             A->w[i] = open + 1;
-            if (acc) {
-                uint32_t k = (uint32_t)(A->w[open] >> 32) & 0x7fffffffu;
-                tacc_call(acc, k, t->v[k].parent, st_an_diff(A->t[i], A->t[open]));
-            }
+            if (acc)
+                tacc_call(acc, open_cnode(A, stack, depth + 1), open_cnode(A, stack, depth),
+                          st_an_diff(A->t[i], A->t[open]));
         } else {
             *unpaired += e->kind == ST_EV_LEAVE;
             A->w[i] = depth ? stack[depth - 1] + 1 : 0;
@@ -181,10 +189,9 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
         }
     }
     *unpaired += depth;
-    for (uint64_t s = 0; acc && s < depth; s++) { /* never left: until the last event */
-        uint32_t k = (uint32_t)(A->w[stack[s]] >> 32) & 0x7fffffffu;
-        tacc_call(acc, k, t->v[k].parent, st_an_diff(A->t[L->n - 1], A->t[stack[s]]));
-    }
+    for (uint64_t s = 0; acc && s < depth; s++) /* never left: until the last event */
+        tacc_call(acc, open_cnode(A, stack, s + 1), open_cnode(A, stack, s),
+                  st_an_diff(A->t[L->n - 1], A->t[stack[s]]));
     return 0;
 }
 

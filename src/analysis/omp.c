@@ -154,8 +154,8 @@ static void team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, c
         an_note(c, ST_AN_M_OMP_MGMT, m->loc, e, fork + jn);
         an_note(c, ST_AN_M_OMP_FORK, m->loc, e, fork);
         *st_an_sev(r, ST_AN_M_TIME, k, m->loc) += fork + jn;
-        if (m->loc == f->loc) { /* the master: both intervals were its parent call's time */
-            *st_an_sev(r, ST_AN_M_TIME, r->cnodes[k].parent, m->loc) -= fork + jn;
+        if (m->loc == f->loc) { /* the master: both intervals were the time of the call around the fork */
+            *st_an_sev(r, ST_AN_M_TIME, an_cnode(c, f->loc, an_call(c, f->loc, f->ev)), m->loc) -= fork + jn;
             pk = k;
         }
     }

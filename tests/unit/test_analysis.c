@@ -1031,6 +1031,17 @@ static void test_callpaths(void)
     CHECK(nest != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, nest, a) == 1);
     uint32_t bare = NAMED("main", "MPI_Comm_size");
     CHECK(bare != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, bare, a) == 1);
+    /* Time: a call's time is taken off the call around it (main, the PROGRAM region), never off the
+     * frames above it, which have none: every value of rank 0 is exact and they add up to its span */
+    uint32_t prog = NAMED("main"), frames[] = { NAMED("main", "main"), NAMED("main", "main", "solve"),
+                                                NAMED("main", "main", "solve", "exchange") };
+    CHECK(prog != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_TIME, prog, a) == 900 - 300 - 60 - 30 - 10);
+    CHECK(*st_an_sev(&R, ST_AN_M_TIME, 0, a) == 0 && *st_an_sev(&R, ST_AN_M_TIME, recv_k, a) == 300 + 60);
+    CHECK(*st_an_sev(&R, ST_AN_M_TIME, NAMED("main", "main", "solve", "MPI_Comm_rank"), a) == 30 - 10);
+    CHECK(*st_an_sev(&R, ST_AN_M_TIME, nest, a) == 10 && *st_an_sev(&R, ST_AN_M_TIME, bare, a) == 10);
+    for (int i = 0; i < 3; i++)
+        CHECK(frames[i] != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_TIME, frames[i], a) == 0);
+    CHECK(st_an_total(&R, ST_AN_M_TIME) == 900 + 800);
     char buf[256];
     st_an_cnode_path(&R, recv_k, buf, sizeof buf);
     CHECK(!strcmp(buf, "main/main/solve/exchange/MPI_Recv"));
