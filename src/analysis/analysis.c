@@ -337,6 +337,13 @@ int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_
     return 0;
 }
 
+/* A location's span: first to last event, the time an_scan_loc shares out from the root. */
+static uint64_t loc_span(const st_clc_loc_t *L)
+{
+    int64_t d = L->n ? st_an_diff(L->ev[L->n - 1].time, L->ev[0].time) : 0;
+    return d > 0 ? (uint64_t)d : 0;
+}
+
 int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res)
 {
     memset(res, 0, sizeof *res);
@@ -344,9 +351,11 @@ int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res)
     res->nlocs = in->nlocs;
     int rc = c->loc && an_paths_build(&c->paths, in, res) == 0 ? build_tree(c) : -1;
     an_paths_free(&c->paths);
-    if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (in->nlocs ? in->nlocs : 1),
-                                       sizeof(double))))
+    if (rc == 0 && (!(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (in->nlocs ? in->nlocs : 1),
+                                        sizeof(double))) || !(res->span = calloc(in->nlocs + 1, sizeof *res->span))))
         rc = -1;
+    for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++)
+        res->span[l] = loc_span(&in->locs[l]);
     if (rc == 0) {
         for (uint32_t l = 0; l < in->nlocs; l++)
             time_loc(c, l);
@@ -414,6 +423,7 @@ void st_an_free(st_an_result_t *res)
     free(res->src);
     free(res->cnodes);
     free(res->sev);
+    free(res->span);
     memset(res, 0, sizeof *res);
 }
 

@@ -229,6 +229,7 @@ static void idle_outside(an_ctx_t *c, const uint32_t *master, const uint8_t *inp
         uint32_t m = master[l];
         if (m == UINT32_MAX || m == l)
             continue;
+        r->span[l] = r->span[m]; /* its Time is the master's outside parallel regions */
         for (uint32_t k = 0; k < r->ncnodes; k++) {
             if (inpar[k])
                 continue;

@@ -19,12 +19,13 @@
  * also runs on CLC's derivation as the in-run CLC hands it over (the ends it leaves out kept aside,
  * its partial graph read back as endpoints) and must again equal the serial one.
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/trace/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/trace/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
 
 #include "../../src/analysis/analysis.h"
+#include "../../src/analysis/check.h"
 #include "../../src/analysis/cube.h"
 #include "../../src/analysis/output.h"
 #include "../../src/analysis/p2p_wire.h"
@@ -116,6 +117,16 @@ static void clc_derived(st_clc_input_t *in, int32_t r, st_clc_derived_t *d, int 
 /* Analyses in with np processes (process of rank r: r * np / nranks) and compares with R.
  * clc (one process per rank): each takes CLC's derivation instead of deriving (the in-run way);
  * 2: CLC's that left the OpenMP relations out of its graph. */
+/* The metric tree's invariants (check.h) hold on r. */
+static void check_tree(const st_an_result_t *r, const st_clc_loc_t *locs, const char *what)
+{
+    char msg[1024];
+    size_t bad = st_an_check_tree(r, locs, 1000000000u, msg, sizeof msg);
+    if (bad)
+        fprintf(stderr, "%s: %zu violations of the metric tree, the first: %s\n", what, bad, msg);
+    CHECK(bad == 0);
+}
+
 static void parallel(const st_clc_input_t *in, int np, int clc)
 {
     st_clc_derived_t derived[64];
@@ -196,6 +207,9 @@ static void parallel(const st_clc_input_t *in, int np, int clc)
                   lmap[M.top[m][i].loc] == R.top[m][i].loc);
     }
     CHECK(!memcmp(&M.stats, &R.stats, sizeof M.stats));
+    for (uint32_t l = 0; l < M.nlocs; l++)
+        CHECK(M.span[l] == R.span[lmap[l]]);
+    check_tree(&M, ml, "parallel");
     for (int q = 0; q < np; q++)
         st_an_par_free(e[q]), free(packs[q]);
     st_an_free(&M);
@@ -208,6 +222,7 @@ static void analyse(void)
     in.sync = sync_regions, in.nsync = 2;
     CHECK(st_clc_graph_build(&in, &g) == 0);
     CHECK(st_an_run(&in, &g, &R) == 0);
+    check_tree(&R, in.locs, "serial");
     for (int np = 1; np <= in.nranks; np++)
         parallel(&in, np, 0);
     parallel(&in, in.nranks, 1);
@@ -1041,7 +1056,7 @@ static void test_callpaths(void)
     CHECK(*st_an_sev(&R, ST_AN_M_TIME, nest, a) == 10 && *st_an_sev(&R, ST_AN_M_TIME, bare, a) == 10);
     for (int i = 0; i < 3; i++)
         CHECK(frames[i] != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_TIME, frames[i], a) == 0);
-    CHECK(st_an_total(&R, ST_AN_M_TIME) == 900 + 800);
+    CHECK(st_an_total(&R, ST_AN_M_TIME) == 900 + 800 && R.span[a] == 900 && R.span[b] == 800);
     char buf[256];
     st_an_cnode_path(&R, recv_k, buf, sizeof buf);
     CHECK(!strcmp(buf, "main/main/solve/exchange/MPI_Recv"));
@@ -1140,7 +1155,7 @@ static void test_coll_trees(int32_t n, uint64_t seed)
             e->op = OP_BARRIER, e->id = 11;
             leave(L, 10501, ST_REGION_MPI_Barrier);
         } else {
-            coll(L, ST_REGION_MPI_Barrier, 10000 + 100 * (uint64_t)r, 10500, OP_BARRIER, -1, 11, 0, 0);
+            coll(L, ST_REGION_MPI_Barrier, 10000 + 30 * (uint64_t)r, 10500, OP_BARRIER, -1, 11, 0, 0); /* r < 16 */
         }
         enter(L, 20000 + 10 * tb_between(0, 5), ST_REGION_MPI_Finalize);
         leave(L, 20100 + 10 * tb_between(0, 5), ST_REGION_MPI_Finalize);
