@@ -938,6 +938,31 @@ static void test_icoll(void)
 
 /* A nonblocking collective on an intercommunicator: each group waits, at its completing
  * call, for the latest I-call of the other group. */
+/* A Waitall completing an Iallreduce and an Ibarrier: its time is Communication / Collective, so of
+ * its waits it gets the Iallreduce's, not the larger Ibarrier's (that would not be a part of its
+ * time: the metric tree's check in analyse() fails then). */
+static void test_icoll_mixed(void)
+{
+    tb_init(&t, 2, 0);
+    uint32_t l[2] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0) };
+    static const uint64_t ar[2] = { 100, 300 }, ib[2] = { 110, 500 }, wa[2] = { 200, 520 };
+    for (int r = 0; r < 2; r++) {
+        icall(l[r], ST_REGION_MPI_Iallreduce, ar[r], 10 + (uint64_t)r);
+        icall(l[r], ST_REGION_MPI_Ibarrier, ib[r], 20 + (uint64_t)r);
+        enter(l[r], wa[r], ST_REGION_MPI_Waitall);
+        icoll_done(l[r], 590, OP_ALLREDUCE, -1, 1, 10 + (uint64_t)r, 4, 4);
+        icoll_done(l[r], 591, OP_BARRIER, -1, 2, 20 + (uint64_t)r, 0, 0);
+        leave(l[r], 600, ST_REGION_MPI_Waitall);
+    }
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Waitall), 301 - 200);
+    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[0], ST_REGION_MPI_Waitall), 0);
+    CHECK_EQ(AT(ST_AN_M_MPI_COLL, l[0], ST_REGION_MPI_Waitall), 600 - 200);
+    CHECK_EQ(AT(ST_AN_M_MPI_SYNC_COLL, l[0], ST_REGION_MPI_Waitall), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_BARRIER_WAIT), 0);
+    done();
+}
+
 static void test_icoll_intercomm(void)
 {
     uint32_t l[4];
@@ -1340,6 +1365,7 @@ int main(void)
     test_metric_tree();
     test_clc_self_ends();
     test_icoll();
+    test_icoll_mixed();
     test_icoll_intercomm();
     test_tree_and_late_sender();
     test_nonblocking();
