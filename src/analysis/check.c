@@ -26,16 +26,18 @@ typedef struct chk {
 /* a exceeds b by more than the rounding of sums of ticks. */
 static int above(double a, double b) { return a - b > 0.5 + 1e-9 * (fabs(a) + fabs(b)); }
 
-/* Counts a violation; the first one's line goes to msg (the path of cnode k unless k is ST_AN_NO_CNODE). */
-static void violation(chk_t *c, uint32_t k, uint32_t l, const char *what, double a, const char *rel, double b)
+/* Counts a violation of metric m; the first one's line goes to msg (the path of cnode k unless k is
+ * ST_AN_NO_CNODE; what: more than the metric's name, or NULL). */
+static void violation(chk_t *c, int m, const char *what, uint32_t k, uint32_t l, double a, const char *rel, double b)
 {
     if (c->bad++ || !c->n)
         return;
     char path[512] = "all call paths";
     if (k != ST_AN_NO_CNODE)
         st_an_cnode_path(c->r, k, path, sizeof path);
-    snprintf(c->msg, c->n, "%s at %s on rank %" PRId32 " thread %" PRIu32 ": %.9f s %s %.9f s", what, path,
-             c->locs[l].rank, c->locs[l].thread, a * c->sc, rel, b * c->sc);
+    const st_an_metric_def_t *d = st_an_metric(m);
+    snprintf(c->msg, c->n, "%s [%s]%s at %s on rank %" PRId32 " thread %" PRIu32 ": %.9f s %s %.9f s", d->disp,
+             d->uniq, what ? what : "", path, c->locs[l].rank, c->locs[l].thread, a * c->sc, rel, b * c->sc);
 }
 
 /* Invariant 1: Time over all call paths adds up to each location's span. */
@@ -47,7 +49,7 @@ static void check_span(chk_t *c)
         for (uint32_t k = 0; k < r->ncnodes; k++)
             sum += *st_an_sev(r, ST_AN_M_TIME, k, l);
         if (above(sum, span) || above(span, sum))
-            violation(c, ST_AN_NO_CNODE, l, "Time", sum, "!= the location's span", span);
+            violation(c, ST_AN_M_TIME, NULL, ST_AN_NO_CNODE, l, sum, "!= the location's span", span);
     }
 }
 
@@ -63,14 +65,13 @@ static void check_parents(chk_t *c)
             for (int m = 0; m < ST_AN__METRICS; m++) {
                 double v = *st_an_sev(r, m, k, l);
                 if (above(0, v))
-                    violation(c, k, l, st_an_metric(m)->disp, v, "< minimum", 0);
+                    violation(c, m, NULL, k, l, v, "< minimum", 0);
                 if (st_an_metric(m)->parent != ST_AN_M_ROOT)
                     kids[st_an_metric(m)->parent] += v;
             }
             for (int m = 0; m < ST_AN__METRICS; m++)
                 if (above(kids[m], *st_an_sev(r, m, k, l)))
-                    violation(c, k, l, st_an_metric(m)->disp, *st_an_sev(r, m, k, l), "< the sum of its children",
-                              kids[m]);
+                    violation(c, m, NULL, k, l, *st_an_sev(r, m, k, l), "< the sum of its children", kids[m]);
         }
 }
 
@@ -94,7 +95,7 @@ static void check_idle(chk_t *c)
             outside += m != UINT32_MAX && !inpar[k] ? *st_an_sev(r, ST_AN_M_TIME, k, m) : 0;
         }
         if (above(idle, outside))
-            violation(c, ST_AN_NO_CNODE, l, "Idle threads less Limited parallelism", idle,
+            violation(c, ST_AN_M_OMP_IDLE, " less Limited parallelism", ST_AN_NO_CNODE, l, idle,
                       "> its master's Time outside parallel regions", outside);
     }
     free(inpar);

@@ -33,8 +33,8 @@ PATHS_c=("main/phase_a/work/exchange/MPI_Sendrecv" "main/phase_b/work/exchange/M
 PATHS_h=("${PATHS_c[@]}" "main/hybrid_step/exchange/MPI_Sendrecv"
          "main/hybrid_step/parallel_part/!\\\$omp parallel/[^/]*/team_critical/!\\\$omp critical"
          "!\\\$omp parallel/[^/]*/team_barrier/!\\\$omp barrier")
-PATHS_f=("main/.*$(f phase_a)/$(f work)/$(f exchange)/MPI_Sendrecv" "main/.*$(f phase_b)/$(f work)/$(f exchange)/MPI_Sendrecv"
-         "main/.*(/$(f descend)){6}/MPI_Allreduce")
+PATHS_f=("main/.*$(f phase_a)/$(f work)/$(f exchange)/MPI_Sendrecv"
+         "main/.*$(f phase_b)/$(f work)/$(f exchange)/MPI_Sendrecv" "main/.*(/$(f descend)){6}/MPI_Allreduce")
 PATHS_cc=("main/$(f step)/$(f phase_a)/$(f work)/$(f exchange)/MPI_Sendrecv"
           "main/$(f step)/$(f phase_b)/$(f work)/$(f exchange)/MPI_Sendrecv"
           "main/$(f step)(/$(f descend)){5}/MPI_Allreduce"
@@ -46,13 +46,16 @@ for p in c h f cc; do
         ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=$cp" run_traced "$dir" 2 "${BIN[$p]}" \
             || fail "$run: exited $?: $(tail -n 3 "$ST_TMP/err.txt")"
         grep -qx done "$ST_TMP/out.txt" || fail "$run printed: $(head -c 200 "$ST_TMP/out.txt")"
-        ! grep -q "metric tree does not hold" "$ST_TMP/err.txt" || fail "$run, in-run: $(grep "metric tree" "$ST_TMP/err.txt")"
+        ! grep -q "metric tree does not hold" "$ST_TMP/err.txt" ||
+            fail "$run, in-run: $(grep "metric tree" "$ST_TMP/err.txt")"
         [ -s "$dir/analysis.json" ] || fail "$run: no in-run analysis.json: $(tail -n 3 "$ST_TMP/err.txt")"
         cp "$dir/analysis.json" "$ST_TMP/$run-inrun.json"
-        st analyze "$dir" >"$ST_TMP/$run-summary.txt" 2>&1 || fail "$run: analyze failed: $(tail -n 3 "$ST_TMP/$run-summary.txt")"
+        st analyze "$dir" >"$ST_TMP/$run-summary.txt" 2>&1 ||
+            fail "$run: analyze failed: $(tail -n 3 "$ST_TMP/$run-summary.txt")"
         cmp -s "$ST_TMP/$run-inrun.json" "$dir/analysis.json" || fail "$run: in-run and offline analysis.json differ"
-        timeout 120 mpiexec -n 2 "$ST_BIN/synctrace" analyze "$dir" -o "$ST_TMP/$run-par.json" >"$ST_TMP/$run-par.txt" 2>&1 \
-            || fail "$run: mpiexec -n 2 synctrace analyze failed: $(tail -n 3 "$ST_TMP/$run-par.txt")"
+        timeout 120 mpiexec -n 2 "$ST_BIN/synctrace" analyze "$dir" -o "$ST_TMP/$run-par.json" \
+            >"$ST_TMP/$run-par.txt" 2>&1 ||
+            fail "$run: mpiexec -n 2 synctrace analyze failed: $(tail -n 3 "$ST_TMP/$run-par.txt")"
         cmp -s "$ST_TMP/$run-par.json" "$dir/analysis.json" || fail "$run: parallel and serial analysis.json differ"
         st dump --json "$dir" >"$ST_TMP/$run-dump.json" || fail "$run: dump failed"
         paths=()
