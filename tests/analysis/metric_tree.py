@@ -1,7 +1,8 @@
 """metric_tree.py — what the metric tree of a synctrace analysis must look like, written down
 independently of src/analysis/metrics.def (from ANALYSIS.md §1 and Scalasca 2.6's
 share/scout.spec.in), and the invariants its values must satisfy. Used by cubecheck.py (the
-cube's metric tree) and anacheck.py (`tree`: the values of an analysis.json).
+cube's metric tree) and anacheck.py (`tree`: the values of an analysis.json; `whole`: the whole
+tree against the run, check_whole).
 """
 import json
 from collections import defaultdict
