@@ -8,6 +8,9 @@ set -euo pipefail
 : "${ST_ROOT:?run tests through tests/run-tests.sh}"
 ST_NP=${ST_NP:-4}
 export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
+# every analysis in the tests (in-run and `synctrace analyze`) checks its metric tree and writes no report
+# that breaks it (docs/analysis.md, "Consistency of the metric tree")
+export SYNCTRACE_ANALYZE_CHECK=${SYNCTRACE_ANALYZE_CHECK:-fail}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*" >&2; exit 77; }
@@ -54,7 +57,8 @@ build_mpi_f90() {
 
 # run_traced DIR NP PROG [args...]: runs PROG under mpiexec with the shim, archive in DIR.
 # Extra environment for the ranks: put it in ST_ENV as "VAR=value VAR2=value2".
-# stdout of the application goes to $ST_TMP/out.txt, stderr to $ST_TMP/err.txt; returns its exit code.
+# stdout of the application goes to $ST_TMP/out.txt, stderr to $ST_TMP/err.txt; returns its exit code
+# (1 if it was 0 but the analysis at MPI_Finalize found its metric tree broken).
 run_traced() {
     local dir=$1 np=$2; shift 2
     local envargs=(-genv SYNCTRACE_DIR "$dir")
@@ -62,8 +66,15 @@ run_traced() {
     for kv in ${ST_ENV:-}; do envargs+=(-genv "${kv%%=*}" "${kv#*=}"); done
     local pre="$ST_LIB"
     [ -n "${ST_PRELOAD_FIRST:-}" ] && pre="$ST_PRELOAD_FIRST:$ST_LIB"
+    local rc=0
     timeout "${ST_TIMEOUT:-120}" mpiexec -n "$np" "${envargs[@]}" -genv LD_PRELOAD "$pre" "$@" \
-        >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt"
+        >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
+    # the analysis at MPI_Finalize found its metric tree broken (SYNCTRACE_ANALYZE_CHECK above): a failure
+    if [ $rc = 0 ] && grep -q "the metric tree does not hold" "$ST_TMP/err.txt"; then
+        echo "run_traced: $(grep -m1 "the metric tree does not hold" "$ST_TMP/err.txt")" >&2
+        rc=1
+    fi
+    return $rc
 }
 
 # run_plain NP PROG [args...]: same without the shim (reference output in $ST_TMP/plain.txt).

@@ -138,11 +138,20 @@ static int tacc_fit(an_tacc_t *acc, uint32_t k)
     return 0;
 }
 
-/* A call of cnode k (under parent) lasted d: its time (inclusive here, taken off its parent's). */
-static inline void tacc_call(an_tacc_t *acc, uint32_t k, uint32_t parent, int64_t d)
+/* A call of cnode k lasted d: its time (inclusive here, taken off the cnode of the call around it,
+ * outer; the root outside every call). Not off k's parent in the tree: with call paths that is a
+ * function frame, which has no time of its own (no ENTER/LEAVE), so the time outside the calls
+ * stays where it was spent, in the enclosing call or at the root. */
+static inline void tacc_call(an_tacc_t *acc, uint32_t k, uint32_t outer, int64_t d)
 {
     acc->v[2 * k] += d, acc->v[2 * k + 1]++;
-    acc->v[2 * parent] -= d;
+    acc->v[2 * outer] -= d;
+}
+
+/* The cnode of the call at stack[s - 1] (the root for s == 0). */
+static inline uint32_t open_cnode(const an_loc_t *A, const uint64_t *stack, uint64_t s)
+{
+    return s ? (uint32_t)(A->w[stack[s - 1]] >> 32) & 0x7fffffffu : 0;
 }
 
 int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths, uint64_t *stack,
@@ -155,7 +164,7 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
         const st_event_t *e = &L->ev[i];
         A->t[i] = e->time;
         if (e->kind == ST_EV_ENTER) {
-            uint32_t parent = depth && t ? (uint32_t)(A->w[stack[depth - 1]] >> 32) & 0x7fffffffu : 0, cn = 0;
+            uint32_t parent = t ? open_cnode(A, stack, depth) : 0, cn = 0;
             if (t && paths && paths->nranks)
                 parent = frames_cnode(paths, t, L, parent, e, depth ? &L->ev[stack[depth - 1]] : NULL);
             if (t && (parent == ST_AN_NO_CNODE || (cn = an_tree_child(t, parent, e->region)) == ST_AN_NO_CNODE ||
@@ -169,10 +178,9 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
                 return -1; /* a call over 2^32 events: beyond an_loc_t's word */
             A->w[open] |= i - open;
             A->w[i] = open + 1;
-            if (acc) {
-                uint32_t k = (uint32_t)(A->w[open] >> 32) & 0x7fffffffu;
-                tacc_call(acc, k, t->v[k].parent, st_an_diff(A->t[i], A->t[open]));
-            }
+            if (acc)
+                tacc_call(acc, open_cnode(A, stack, depth + 1), open_cnode(A, stack, depth),
+                          st_an_diff(A->t[i], A->t[open]));
         } else {
             *unpaired += e->kind == ST_EV_LEAVE;
             A->w[i] = depth ? stack[depth - 1] + 1 : 0;
@@ -181,10 +189,9 @@ int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
         }
     }
     *unpaired += depth;
-    for (uint64_t s = 0; acc && s < depth; s++) { /* never left: until the last event */
-        uint32_t k = (uint32_t)(A->w[stack[s]] >> 32) & 0x7fffffffu;
-        tacc_call(acc, k, t->v[k].parent, st_an_diff(A->t[L->n - 1], A->t[stack[s]]));
-    }
+    for (uint64_t s = 0; acc && s < depth; s++) /* never left: until the last event */
+        tacc_call(acc, open_cnode(A, stack, s + 1), open_cnode(A, stack, s),
+                  st_an_diff(A->t[L->n - 1], A->t[stack[s]]));
     return 0;
 }
 
@@ -330,6 +337,13 @@ int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_
     return 0;
 }
 
+/* A location's span: first to last event, the time an_scan_loc shares out from the root. */
+static uint64_t loc_span(const st_clc_loc_t *L)
+{
+    int64_t d = L->n ? st_an_diff(L->ev[L->n - 1].time, L->ev[0].time) : 0;
+    return d > 0 ? (uint64_t)d : 0;
+}
+
 int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res)
 {
     memset(res, 0, sizeof *res);
@@ -337,9 +351,11 @@ int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res)
     res->nlocs = in->nlocs;
     int rc = c->loc && an_paths_build(&c->paths, in, res) == 0 ? build_tree(c) : -1;
     an_paths_free(&c->paths);
-    if (rc == 0 && !(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (in->nlocs ? in->nlocs : 1),
-                                       sizeof(double))))
+    if (rc == 0 && (!(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (in->nlocs ? in->nlocs : 1),
+                                        sizeof(double))) || !(res->span = calloc(in->nlocs + 1, sizeof *res->span))))
         rc = -1;
+    for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++)
+        res->span[l] = loc_span(&in->locs[l]);
     if (rc == 0) {
         for (uint32_t l = 0; l < in->nlocs; l++)
             time_loc(c, l);
@@ -407,6 +423,7 @@ void st_an_free(st_an_result_t *res)
     free(res->src);
     free(res->cnodes);
     free(res->sev);
+    free(res->span);
     memset(res, 0, sizeof *res);
 }
 

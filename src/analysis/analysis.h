@@ -83,6 +83,8 @@ typedef struct st_an_result {
     st_an_cnode_t *cnodes;  /* [ncnodes], cnode 0 = root; a parent precedes its children */
     uint32_t       nlocs;   /* the input's locations, same order */
     double        *sev;     /* [ST_AN__METRICS][ncnodes][nlocs]: "sec" metrics in timer ticks */
+    uint64_t      *span;    /* [nlocs] ticks the location's Time adds up to over all call paths: its first
+                               to last event; a thread of an OpenMP team: its master's (docs/analysis.md) */
     st_an_stats_t  stats;
     /* per "sec" pattern metric: its largest instances, largest first (time, visits and mpi
      * are sums over calls, not instances, and have none) */

@@ -12,7 +12,9 @@
  * Early Reduce, Early Scan) and no completion metric (the completing call does not end
  * together with the others'). As for Late Sender: Test calls are skipped, a Waitall/Waitsome
  * gets its largest wait once. A call that also completes point-to-point requests gets none:
- * its time is point-to-point (tree.c), where a collective wait could not be a part of it.
+ * its time is point-to-point (tree.c), where a collective wait could not be a part of it; one
+ * that completes barriers and other collectives gets no barrier wait, for the same reason: its
+ * time is Communication / Collective, not Synchronization.
  * B_ref comes from the instance's reduction (coll.c, coll_reduce.c): the latest request and,
  * for scans, the staircase of requests by (order, ...).
  */
@@ -38,8 +40,8 @@ int an_icoll(an_ctx_t *c, const an_cinst_t *x, an_waits_t *acc)
         if (!m->m.recv || call == AN_NO_EV || an_is_test(an_region(c, l, call)))
             continue;
         an_call_completes(c, l, call, &coll, &p2p, &barrier);
-        if (p2p)
-            continue;
+        if (p2p || (metric == ST_AN_M_BARRIER_WAIT && !barrier))
+            continue; /* the call's time is not synchronization (tree.c): the wait would not be a part of it */
         uint64_t bref = x->r.sb, upto[3] = { m->m.order, UINT64_MAX, UINT64_MAX };
         if (prefix ? !st_an_stair_find(x->st, x->nst, upto, &bref) : x->r.sk[0] == ST_AN_NO_KEY)
             continue;

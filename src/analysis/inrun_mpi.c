@@ -13,6 +13,7 @@
 #include "../config/config.h"
 #include "../mpi/polite.h"
 #include "../util/log.h"
+#include "check.h"
 #include "output.h"
 #include "parallel_mpi.h"
 
@@ -107,12 +108,18 @@ void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written)
     snprintf(json, sizeof json, "%s/analysis.json", dir);
     snprintf(cube, sizeof cube, "%s/analysis.cubex", dir);
     int err = 0;
-    if (archive_written && !(err = st_an_write_file(json, &a->res, &in, a->resolution)))
+    /* a result that breaks the tree's invariants is never written without a word */
+    int broken = st_an_check_report(&a->res, a->locs, a->resolution) &&
+                 st_config.analyze_check == ST_ANALYZE_CHECK_FAIL;
+    if (archive_written && !broken && !(err = st_an_write_file(json, &a->res, &in, a->resolution)))
         err = st_an_write_file(cube, &a->res, &in, a->resolution);
     if (err)
         st_log_error("analysis: cannot write %s: %s", dir, strerror(err));
     st_an_print_brief(stderr, &a->res, a->resolution, 5);
-    if (archive_written && !err)
+    if (broken)
+        fprintf(stderr, "wait-state analysis: %.1f ms; no report (the metric tree does not hold, "
+                        "SYNCTRACE_ANALYZE_CHECK=fail)\n", a->ms);
+    else if (archive_written && !err)
         fprintf(stderr, "wait-state analysis: %.1f ms%s; report %s (synctrace report %s)\n", a->ms,
                 a->clc_off ? " on uncorrected timestamps (SYNCTRACE_CLC=off)" : "", json, dir);
     else

@@ -127,16 +127,68 @@ static uint32_t *masters(const an_ctx_t *c)
     return m;
 }
 
+/* A thread's stretch of time [t0, t1): an outermost region's fork to join given to a thread not in its
+ * team as limited parallelism (at cnode), or a nested team's fork to join on a thread of that team. */
+typedef struct stretch { uint32_t loc, cnode; uint64_t t0, t1; } stretch_t;
+typedef struct stretches { stretch_t *v; size_t n, cap; } stretches_t;
+
+static int stretch_push(stretches_t *v, stretch_t x)
+{
+    if (v->n == v->cap) {
+        size_t cap = v->cap ? 2 * v->cap : 64;
+        stretch_t *nv = realloc(v->v, sizeof *nv * cap);
+        if (!nv)
+            return -1;
+        v->v = nv, v->cap = cap;
+    }
+    v->v[v->n++] = x;
+    return 0;
+}
+
+static int cmp_stretch(const void *a, const void *b)
+{
+    const stretch_t *x = a, *y = b;
+    if (x->loc != y->loc)
+        return x->loc < y->loc ? -1 : 1;
+    return (x->t0 > y->t0) - (x->t0 < y->t0);
+}
+
+/* A thread not in an outermost team may be in a nested team meanwhile (a thread of the pool): its
+ * time there is its nested region's (fork to join, team() adds it), not limited parallelism, so
+ * the overlap of each nested stretch with its limited ones is taken off them. */
+static void limited_less_nested(an_ctx_t *c, stretches_t *limited, stretches_t *nested)
+{
+    an_sort(limited->v, limited->n, sizeof *limited->v, cmp_stretch);
+    an_sort(nested->v, nested->n, sizeof *nested->v, cmp_stretch);
+    size_t g = 0;
+    for (size_t i = 0; i < nested->n; i++) {
+        const stretch_t *b = &nested->v[i];
+        while (g < limited->n && (limited->v[g].loc < b->loc ||
+                                  (limited->v[g].loc == b->loc && limited->v[g].t1 <= b->t0)))
+            g++; /* the limited stretches of a thread do not overlap: outermost regions follow each other */
+        for (size_t h = g; h < limited->n && limited->v[h].loc == b->loc && limited->v[h].t0 < b->t1; h++) {
+            const stretch_t *x = &limited->v[h];
+            uint64_t lo = x->t0 > b->t0 ? x->t0 : b->t0, hi = x->t1 < b->t1 ? x->t1 : b->t1;
+            double d = hi > lo ? (double)(hi - lo) : 0;
+            *st_an_sev(c->res, ST_AN_M_TIME, x->cnode, x->loc) -= d;
+            *st_an_sev(c->res, ST_AN_M_OMP_IDLE, x->cnode, x->loc) -= d;
+            *st_an_sev(c->res, ST_AN_M_OMP_LIMITED, x->cnode, x->loc) -= d;
+        }
+    }
+}
+
 /* Management and Fork of one parallel region instance; limited parallelism when it is
- * outermost and smaller than its process (inpar: cnode lies in a parallel region). */
-static void team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, const uint8_t *inpar,
-                 uint8_t *inteam)
+ * outermost and smaller than its process (inpar: cnode lies in a parallel region), noted in
+ * limited; a nested team's stretches in nested. 0, or -1 (memory). */
+static int team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, const uint8_t *inpar,
+                uint8_t *inteam, stretches_t *limited, stretches_t *nested)
 {
     st_an_result_t *r = c->res;
     const st_clc_ref_t *f = ref(c, fi, 0);
     uint64_t join = join_of(c, fi);
+    int rc = 0;
     if (fi->nsend != 1 || join == AN_NO_EV)
-        return;
+        return 0;
     uint64_t t_fork = an_time(c, f->loc, f->ev), t_join = an_time(c, f->loc, join);
     uint32_t pk = ST_AN_NO_CNODE; /* the forking thread's parallel cnode */
     for (uint32_t s = 1; s < fi->nsend + fi->nrecv; s++) {
@@ -154,21 +206,28 @@ static void team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, c
         an_note(c, ST_AN_M_OMP_MGMT, m->loc, e, fork + jn);
         an_note(c, ST_AN_M_OMP_FORK, m->loc, e, fork);
         *st_an_sev(r, ST_AN_M_TIME, k, m->loc) += fork + jn;
-        if (m->loc == f->loc) { /* the master: both intervals were its parent call's time */
-            *st_an_sev(r, ST_AN_M_TIME, r->cnodes[k].parent, m->loc) -= fork + jn;
+        if (m->loc == f->loc) { /* the master: both intervals were the time of the call around the fork */
+            *st_an_sev(r, ST_AN_M_TIME, an_cnode(c, f->loc, an_call(c, f->loc, f->ev)), m->loc) -= fork + jn;
             pk = k;
         }
     }
-    if (pk != ST_AN_NO_CNODE && !inpar[an_cnode(c, f->loc, an_call(c, f->loc, f->ev))])
-        for (uint32_t l = 0; l < c->in->nlocs; l++)
+    int outermost = !inpar[an_cnode(c, f->loc, an_call(c, f->loc, f->ev))];
+    if (pk != ST_AN_NO_CNODE && outermost)
+        for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++)
             if (master[l] != UINT32_MAX && master[l] == master[f->loc] && !inteam[l]) {
                 double d = (double)st_an_diff(t_join, t_fork);
                 *st_an_sev(r, ST_AN_M_TIME, pk, l) += d;
                 *st_an_sev(r, ST_AN_M_OMP_IDLE, pk, l) += d;
                 *st_an_sev(r, ST_AN_M_OMP_LIMITED, pk, l) += d;
+                rc = stretch_push(limited, (stretch_t){ l, pk, t_fork, t_join });
             }
-    for (uint32_t s = 1; s < fi->nsend + fi->nrecv; s++)
-        inteam[ref(c, fi, s)->loc] = 0;
+    for (uint32_t s = 1; s < fi->nsend + fi->nrecv; s++) {
+        uint32_t l = ref(c, fi, s)->loc;
+        if (rc == 0 && !outermost && inteam[l] && l != f->loc)
+            rc = stretch_push(nested, (stretch_t){ l, 0, t_fork, t_join });
+        inteam[l] = 0;
+    }
+    return rc;
 }
 
 /* Time of the calls directly inside call (tasks a thread runs while it waits in a barrier). */
@@ -213,8 +272,8 @@ static void lock(an_ctx_t *c, const st_clc_inst_t *li)
         return;
     const st_clc_ref_t *rel = ref(c, li, 0), *acq = ref(c, li, 1);
     uint64_t call = an_call(c, acq->loc, acq->ev);
-    if (call == AN_NO_EV)
-        return;
+    if (call == AN_NO_EV || an_region(c, acq->loc, call) == ST_REGION_OMP_ORDERED)
+        return; /* an ordered construct's time is Ordered, which has no contention child (Lock API's would not hold) */
     int metric = an_region(c, acq->loc, call) == ST_REGION_OMP_CRITICAL ? ST_AN_M_OMP_LOCK_CONT_CRITICAL
                                                                         : ST_AN_M_OMP_LOCK_CONT_API;
     an_add(c, metric, acq->loc, call,
@@ -229,6 +288,7 @@ static void idle_outside(an_ctx_t *c, const uint32_t *master, const uint8_t *inp
         uint32_t m = master[l];
         if (m == UINT32_MAX || m == l)
             continue;
+        r->span[l] = r->span[m]; /* its Time is the master's outside parallel regions */
         for (uint32_t k = 0; k < r->ncnodes; k++) {
             if (inpar[k])
                 continue;
@@ -247,19 +307,23 @@ int an_omp(an_ctx_t *c)
     int rc = master && inpar && inteam ? 0 : -1;
     for (uint32_t k = 1; rc == 0 && k < r->ncnodes; k++)
         inpar[k] = r->cnodes[k].region == ST_REGION_OMP_PARALLEL || inpar[r->cnodes[k].parent];
+    stretches_t limited = { 0 }, nested = { 0 };
     if (rc == 0) {
         region_time(c);
-        for (uint64_t i = 0; i < c->g->ninst; i++) {
+        for (uint64_t i = 0; rc == 0 && i < c->g->ninst; i++) {
             const st_clc_inst_t *in = &c->g->inst[i];
             switch (st_clc_inst_type(in)) {
-            case ST_CLC_KEY_OMP_FORK:    team(c, in, master, inpar, inteam); break;
+            case ST_CLC_KEY_OMP_FORK:    rc = team(c, in, master, inpar, inteam, &limited, &nested); break;
             case ST_CLC_KEY_OMP_BARRIER: barrier(c, in); break;
             case ST_CLC_KEY_OMP_LOCK:    lock(c, in); break;
             default: break;
             }
         }
+    }
+    if (rc == 0) {
+        limited_less_nested(c, &limited, &nested);
         idle_outside(c, master, inpar);
     }
-    free(master), free(inpar), free(inteam);
+    free(master), free(inpar), free(inteam), free(limited.v), free(nested.v);
     return rc;
 }

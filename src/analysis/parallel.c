@@ -19,7 +19,7 @@
 #include "internal.h"
 #include "p2p_wire.h"
 
-#define PACK_MAGIC 0x53544150524e4132ull
+#define PACK_MAGIC 0x53544150524e4133ull
 #define PART_HEAD  8 /* words of a part's header */
 
 enum { S_NEW, S_STARTED, S_DONE, S_FAILED };
@@ -300,7 +300,7 @@ void st_an_par_free(st_an_par_t *p)
 
 /* ---- parts of the report --------------------------------------------------------------------------- */
 
-/* A part: magic, nlocs, ncnodes, the statistics, nfuncs; per location (rank, thread); per function
+/* A part: magic, nlocs, ncnodes, the statistics, nfuncs; per location (rank, thread, span); per function
  * region its name (length, then the bytes in words); per cnode (parent, region);
  * sev [metric][cnode][location] as doubles; per metric ntop and its instances
  * (value, time, location, cnode, gid). All 8-byte words. A cnode's function region
@@ -314,7 +314,7 @@ int st_an_par_pack(const st_an_par_t *p, void **buf, size_t *len)
     size_t nfw = 0;
     for (uint32_t k = 0; k < r->nfuncs; k++)
         nfw += 1 + (strlen(r->funcs[k]) + 7) / 8;
-    size_t n = PART_HEAD + 2 * (size_t)r->nlocs + nfw + 2 * (size_t)r->ncnodes + nsev + ntop;
+    size_t n = PART_HEAD + 3 * (size_t)r->nlocs + nfw + 2 * (size_t)r->ncnodes + nsev + ntop;
     uint64_t *w = malloc(8 * n), *q = w;
     if (!w)
         return -1;
@@ -322,7 +322,7 @@ int st_an_par_pack(const st_an_par_t *p, void **buf, size_t *len)
     *q++ = r->stats.unpaired, *q++ = r->stats.ls_violations, *q++ = r->stats.coll_violations,
     *q++ = r->stats.coll_skipped, *q++ = r->nfuncs;
     for (uint32_t l = 0; l < r->nlocs; l++)
-        *q++ = (uint64_t)(uint32_t)p->in->locs[l].rank, *q++ = p->in->locs[l].thread;
+        *q++ = (uint64_t)(uint32_t)p->in->locs[l].rank, *q++ = p->in->locs[l].thread, *q++ = r->span[l];
     for (uint32_t k = 0; k < r->nfuncs; k++) {
         size_t sl = strlen(r->funcs[k]), nw = (sl + 7) / 8;
         *q++ = sl;
@@ -450,7 +450,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             break;
         }
         nlocs += (uint32_t)head[1];
-        rc = take(&pt, NULL, 2 * head[1]);
+        rc = take(&pt, NULL, 3 * head[1]);
         if (rc == 0)
             rc = merge_funcs(&pt, head[7], res, fmap);
         for (uint64_t k = 0; rc == 0 && k < head[2]; k++) {
@@ -467,16 +467,17 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     }
     res->ncnodes = t.n, res->nlocs = nlocs;
     if (rc == 0 && (!(res->sev = calloc((size_t)ST_AN__METRICS * t.n * (nlocs ? nlocs : 1), sizeof(double))) ||
-                    !(*locs = calloc(nlocs + 1, sizeof **locs))))
+                    !(res->span = calloc(nlocs + 1, sizeof *res->span)) || !(*locs = calloc(nlocs + 1, sizeof **locs))))
         rc = -1;
     /* 2: values, worst instances, statistics */
     for (int i = 0, loc0 = 0; rc == 0 && i < n; i++) {
         part_t pt;
-        uint64_t head[PART_HEAD], rt[2];
+        uint64_t head[PART_HEAD], rt[3];
         part_head(part[i], len[i], &pt, head);
         for (uint64_t l = 0; rc == 0 && l < head[1]; l++) {
-            rc = take(&pt, rt, 2);
+            rc = take(&pt, rt, 3);
             (*locs)[loc0 + l] = (st_clc_loc_t){ .rank = (int32_t)rt[0], .thread = (uint32_t)rt[1] };
+            res->span[loc0 + l] = rt[2];
         }
         if (rc == 0)
             rc = skip_funcs(&pt, head[7]);

@@ -92,16 +92,19 @@ static void add_mpi(st_an_result_t *r, int m, uint32_t k, uint32_t l, double v)
         *st_an_sev(r, m, k, l) += v;
 }
 
-/* The exclusive time of one call (its duration minus its direct callees'). */
+/* The exclusive time of one call (its duration minus its direct callees'). The callees are the calls
+ * directly inside it, not the children of its cnode: with call paths those are function frames. */
 static double call_excl(const an_ctx_t *c, uint32_t l, uint64_t call)
 {
-    const st_clc_loc_t *L = &c->in->locs[l];
-    uint64_t end = an_leave(c, l, call) != AN_NO_EV ? an_leave(c, l, call) : L->n - 1;
-    uint32_t k = an_cnode(c, l, call);
+    uint64_t end = an_leave(c, l, call) != AN_NO_EV ? an_leave(c, l, call) : c->in->locs[l].n - 1;
     double t = (double)st_an_diff(an_leave_time(c, l, call), an_time(c, l, call));
     for (uint64_t i = call + 1; i < end; i++)
-        if (L->ev[i].kind == ST_EV_ENTER && c->res->cnodes[an_cnode(c, l, i)].parent == k)
+        if (an_is_enter(c, l, i)) {
             t -= (double)st_an_diff(an_leave_time(c, l, i), an_time(c, l, i));
+            if (an_leave(c, l, i) == AN_NO_EV)
+                break;
+            i = an_leave(c, l, i); /* over the callee's own callees */
+        }
     return t;
 }
 

@@ -10,7 +10,9 @@
 
 #include <time.h>
 
+#include "../analysis/check.h"
 #include "../clc/clc.h"
+#include "../config/config.h"
 
 static double now_ms(void)
 {
@@ -35,11 +37,25 @@ int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, 
     a->graph_ms = t1 - t0, a->run_ms = now_ms() - t1;
     for (uint32_t l = 0; l < a->in.nlocs; l++)
         a->nevents += a->in.locs[l].n;
-    if (rc) {
+    if (rc)
         snprintf(err, errlen, "out of memory");
+    else if ((rc = st_cli_analysis_check(&a->res, a->in.locs, ar->resolution)))
+        snprintf(err, errlen, "the metric tree does not hold (SYNCTRACE_ANALYZE_CHECK=fail)");
+    if (rc)
         st_cli_analysis_free(a);
-    }
     return rc;
+}
+
+int st_cli_analysis_check(const st_an_result_t *res, const st_clc_loc_t *locs, uint64_t resolution)
+{
+    if (!st_an_check_report(res, locs, resolution))
+        return 0;
+    char err[700];
+    if (st_config_load(err, sizeof err) != 0) { /* SYNCTRACE_ANALYZE_CHECK: the only setting the analysis reads */
+        fprintf(stderr, "synctrace: %s\n", err);
+        return 0;
+    }
+    return st_config.analyze_check == ST_ANALYZE_CHECK_FAIL ? -1 : 0;
 }
 
 void st_cli_analysis_free(st_cli_analysis_t *a)

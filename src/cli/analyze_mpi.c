@@ -107,7 +107,8 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
         double ms = now_ms() - t0;
         if (prc == 0 && me == 0) {
             st_clc_input_t outin = { .nlocs = res.nlocs, .locs = locs };
-            rc = st_cli_analysis_report(dir, &ar, &res, &outin, out);
+            rc = st_cli_analysis_check(&res, locs, ar.resolution) ? 1
+                                                                  : st_cli_analysis_report(dir, &ar, &res, &outin, out);
             if (rc == 0)
                 printf("analysis of %llu events: %.1f ms, in parallel over %d processes\n", (unsigned long long)total,
                        ms, np);

@@ -18,10 +18,17 @@
       (call path, location): a parent holds its children (exactly where it is their sum:
       Time = Execution + Overhead + Idle threads, Execution = Computation + MPI + OpenMP, ...),
       the MPI time of each call path sits in the category of its region
+  anacheck.py FILE whole DUMP [PATH-REGEX ...]
+      `tree`, and the whole tree against the run (DUMP: `synctrace dump --json` of the archive):
+      on every location Time over all call paths adds up to its span, a thread's Idle threads less
+      Limited parallelism is at most its master's Time outside parallel regions
+      (metric_tree.check_whole); each PATH-REGEX matches the whole path ("main/.../MPI_Recv") of
+      some call path
 Exit 1 with one line per mismatch.
 """
 import json
 import os
+import re
 import sys
 from collections import defaultdict
 
@@ -169,13 +176,21 @@ def main():
             bad.append("%s in total: %.3f ms, expected %.3f ms" % (metric, got, ms))
     elif mode == "waits":
         bad = waits(agg, args[0], slack)
-    elif mode == "tree":
+    elif mode in ("tree", "whole"):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import metric_tree
         bad = metric_tree.check_json(doc)
+        if mode == "whole":
+            with open(args[0]) as f:
+                bad += metric_tree.check_whole(doc, metric_tree.location_spans(f))
+            path = cnode_paths(doc)
+            paths = [path(c["id"]) for c in doc["cnodes"]]
+            bad += ["no call path matches %s (%d paths)" % (rx, len(paths)) for rx in args[1:]
+                    if not any(re.fullmatch(rx, p) for p in paths)]
         if not bad:
-            print("anacheck: metric tree of %d metrics consistent at %d call paths x %d locations" % (
-                len(doc["metrics"]), len(doc["cnodes"]), len(doc["locations"])))
+            print("anacheck: metric tree of %d metrics consistent at %d call paths x %d locations%s" % (
+                len(doc["metrics"]), len(doc["cnodes"]), len(doc["locations"]),
+                ", Time adds up to every location's span" if mode == "whole" else ""))
     for b in bad:
         print("anacheck: " + b)
     return 1 if bad else 0

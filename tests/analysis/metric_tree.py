@@ -1,8 +1,10 @@
 """metric_tree.py — what the metric tree of a synctrace analysis must look like, written down
 independently of src/analysis/metrics.def (from ANALYSIS.md §1 and Scalasca 2.6's
 share/scout.spec.in), and the invariants its values must satisfy. Used by cubecheck.py (the
-cube's metric tree) and anacheck.py (`tree`: the values of an analysis.json).
+cube's metric tree) and anacheck.py (`tree`: the values of an analysis.json; `whole`: the whole
+tree against the run, check_whole).
 """
+import json
 from collections import defaultdict
 
 # uniq_name -> parent uniq_name (None: a root), Scalasca's unique names
@@ -142,4 +144,59 @@ def check_json(doc, eps=1e-9):
                     bad.append("%s: %s = %.9f, MPI time %.9f" % (where, cat, at(cat), mpi))
             if cn[k]["region"] == "TRACE BUFFER FLUSH" and abs(at("overhead") + at("omp_idle_threads") - at("time")) > eps:
                 bad.append("%s: the tool's flush is not overhead" % where)
+    return bad
+
+
+def location_spans(dump_lines):
+    """{(rank, thread): span in seconds} from `synctrace dump --json` lines: what each location's Time
+    must add up to over all call paths (docs/analysis.md, "Consistency of the metric tree"): its first
+    to last event; a thread > 0 (every thread of the test programs besides the master is an OpenMP
+    team thread) its master's (thread 0 of its rank), whose time outside parallel regions it idles."""
+    first, last = {}, {}
+    for line in dump_lines:
+        e = json.loads(line)
+        k = (e["rank"], e["thread"])
+        first[k] = min(first.get(k, e["t"]), e["t"])
+        last[k] = max(last.get(k, e["t"]), e["t"])
+    own = {k: (last[k] - first[k]) / 1e9 for k in first}
+    return {k: own.get((k[0], 0), own[k]) for k in own}
+
+
+def check_whole(doc, spans, eps=1e-8):
+    """Problems (strings) of an analysis.json against the run, over the whole tree: on every
+    location Time over all call paths adds up to its span (spans: location_spans), and a thread's
+    Idle threads less Limited parallelism is at most its master's Time outside parallel regions.
+    (No value is negative: a writer drops values <= 0, so a negative one shows as a Time sum
+    above the span.)"""
+    bad = []
+    cn = {c["id"]: c for c in doc["cnodes"]}
+    inpar = {}
+
+    def in_parallel(k):
+        if k not in inpar:
+            c = cn[k]
+            inpar[k] = c["region"] == "!$omp parallel" or (c["parent"] is not None and in_parallel(c["parent"]))
+        return inpar[k]
+    locs = {l["id"]: (l["rank"], l["thread"]) for l in doc["locations"]}
+    if sorted(locs.values()) != sorted(spans):
+        return ["locations %s, the run has %s" % (sorted(locs.values()), sorted(spans))]
+    time, idle, outside = defaultdict(float), defaultdict(float), defaultdict(float)
+    for v in doc["values"]:
+        where = locs[v["location"]]
+        if v["metric"] == "time":
+            time[where] += v["value"]
+            if not in_parallel(v["cnode"]):
+                outside[where] += v["value"]
+        elif v["metric"] == "omp_idle_threads":
+            idle[where] += v["value"]
+        elif v["metric"] == "omp_limited_parallelism":
+            idle[where] -= v["value"]
+    for k in sorted(spans):
+        if abs(time[k] - spans[k]) > eps + 1e-12 * spans[k]:
+            bad.append("Time over all call paths of rank %d thread %d: %.9f s, its span %.9f s"
+                       % (k + (time[k], spans[k])))
+        master = (k[0], 0)
+        if idle[k] > outside.get(master, 0.0) + eps:
+            bad.append("Idle threads less Limited parallelism of rank %d thread %d: %.9f s, its master's Time outside "
+                       "parallel regions %.9f s" % (k + (idle[k], outside.get(master, 0.0))))
     return bad

@@ -21,12 +21,13 @@
  * also runs on CLC's derivation as the in-run CLC hands it over (the ends it leaves out kept aside,
  * its partial graph read back as endpoints) and must again equal the serial one.
  */
-/* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/trace/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/trace/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
 
 #include "../../src/analysis/analysis.h"
+#include "../../src/analysis/check.h"
 #include "../../src/analysis/cube.h"
 #include "../../src/analysis/output.h"
 #include "../../src/analysis/p2p_wire.h"
@@ -118,6 +119,16 @@ static void clc_derived(st_clc_input_t *in, int32_t r, st_clc_derived_t *d, int 
 /* Analyses in with np processes (process of rank r: r * np / nranks) and compares with R.
  * clc (one process per rank): each takes CLC's derivation instead of deriving (the in-run way);
  * 2: CLC's that left the OpenMP relations out of its graph. */
+/* The metric tree's invariants (check.h) hold on r. */
+static void check_tree(const st_an_result_t *r, const st_clc_loc_t *locs, const char *what)
+{
+    char msg[1024];
+    size_t bad = st_an_check_tree(r, locs, 1000000000u, msg, sizeof msg);
+    if (bad)
+        fprintf(stderr, "%s: %zu violations of the metric tree, the first: %s\n", what, bad, msg);
+    CHECK(bad == 0);
+}
+
 static void parallel(const st_clc_input_t *in, int np, int clc)
 {
     st_clc_derived_t derived[64];
@@ -198,6 +209,9 @@ static void parallel(const st_clc_input_t *in, int np, int clc)
                   lmap[M.top[m][i].loc] == R.top[m][i].loc);
     }
     CHECK(!memcmp(&M.stats, &R.stats, sizeof M.stats));
+    for (uint32_t l = 0; l < M.nlocs; l++)
+        CHECK(M.span[l] == R.span[lmap[l]]);
+    check_tree(&M, ml, "parallel");
     for (int q = 0; q < np; q++)
         st_an_par_free(e[q]), free(packs[q]);
     st_an_free(&M);
@@ -210,6 +224,7 @@ static void analyse(void)
     in.sync = sync_regions, in.nsync = 2;
     CHECK(st_clc_graph_build(&in, &g) == 0);
     CHECK(st_an_run(&in, &g, &R) == 0);
+    check_tree(&R, in.locs, "serial");
     for (int np = 1; np <= in.nranks; np++)
         parallel(&in, np, 0);
     parallel(&in, in.nranks, 1);
@@ -942,6 +957,31 @@ static void test_icoll(void)
 
 /* A nonblocking collective on an intercommunicator: each group waits, at its completing
  * call, for the latest I-call of the other group. */
+/* A Waitall completing an Iallreduce and an Ibarrier: its time is Communication / Collective, so of
+ * its waits it gets the Iallreduce's, not the larger Ibarrier's (that would not be a part of its
+ * time: the metric tree's check in analyse() fails then). */
+static void test_icoll_mixed(void)
+{
+    tb_init(&t, 2, 0);
+    uint32_t l[2] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0) };
+    static const uint64_t ar[2] = { 100, 300 }, ib[2] = { 110, 500 }, wa[2] = { 200, 520 };
+    for (int r = 0; r < 2; r++) {
+        icall(l[r], ST_REGION_MPI_Iallreduce, ar[r], 10 + (uint64_t)r);
+        icall(l[r], ST_REGION_MPI_Ibarrier, ib[r], 20 + (uint64_t)r);
+        enter(l[r], wa[r], ST_REGION_MPI_Waitall);
+        icoll_done(l[r], 590, OP_ALLREDUCE, -1, 1, 10 + (uint64_t)r, 4, 4);
+        icoll_done(l[r], 591, OP_BARRIER, -1, 2, 20 + (uint64_t)r, 0, 0);
+        leave(l[r], 600, ST_REGION_MPI_Waitall);
+    }
+    analyse();
+    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Waitall), 301 - 200);
+    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[0], ST_REGION_MPI_Waitall), 0);
+    CHECK_EQ(AT(ST_AN_M_MPI_COLL, l[0], ST_REGION_MPI_Waitall), 600 - 200);
+    CHECK_EQ(AT(ST_AN_M_MPI_SYNC_COLL, l[0], ST_REGION_MPI_Waitall), 0);
+    CHECK_EQ(st_an_total(&R, ST_AN_M_BARRIER_WAIT), 0);
+    done();
+}
+
 static void test_icoll_intercomm(void)
 {
     uint32_t l[4];
@@ -1050,6 +1090,17 @@ static void test_callpaths(void)
     CHECK(nest != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, nest, a) == 1);
     uint32_t bare = NAMED("main", "MPI_Comm_size");
     CHECK(bare != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, bare, a) == 1);
+    /* Time: a call's time is taken off the call around it (main, the PROGRAM region), never off the
+     * frames above it, which have none: every value of rank 0 is exact and they add up to its span */
+    uint32_t prog = NAMED("main"), frames[] = { NAMED("main", "main"), NAMED("main", "main", "solve"),
+                                                NAMED("main", "main", "solve", "exchange") };
+    CHECK(prog != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_TIME, prog, a) == 900 - 300 - 60 - 30 - 10);
+    CHECK(*st_an_sev(&R, ST_AN_M_TIME, 0, a) == 0 && *st_an_sev(&R, ST_AN_M_TIME, recv_k, a) == 300 + 60);
+    CHECK(*st_an_sev(&R, ST_AN_M_TIME, NAMED("main", "main", "solve", "MPI_Comm_rank"), a) == 30 - 10);
+    CHECK(*st_an_sev(&R, ST_AN_M_TIME, nest, a) == 10 && *st_an_sev(&R, ST_AN_M_TIME, bare, a) == 10);
+    for (int i = 0; i < 3; i++)
+        CHECK(frames[i] != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_TIME, frames[i], a) == 0);
+    CHECK(st_an_total(&R, ST_AN_M_TIME) == 900 + 800 && R.span[a] == 900 && R.span[b] == 800);
     char buf[256] = "";
     FILE *mem = fmemopen(buf, sizeof buf, "w");
     CHECK(mem != NULL);
@@ -1151,7 +1202,7 @@ static void test_coll_trees(int32_t n, uint64_t seed)
             e->op = OP_BARRIER, e->id = 11;
             leave(L, 10501, ST_REGION_MPI_Barrier);
         } else {
-            coll(L, ST_REGION_MPI_Barrier, 10000 + 100 * (uint64_t)r, 10500, OP_BARRIER, -1, 11, 0, 0);
+            coll(L, ST_REGION_MPI_Barrier, 10000 + 30 * (uint64_t)r, 10500, OP_BARRIER, -1, 11, 0, 0); /* r < 16 */
         }
         enter(L, 20000 + 10 * tb_between(0, 5), ST_REGION_MPI_Finalize);
         leave(L, 20100 + 10 * tb_between(0, 5), ST_REGION_MPI_Finalize);
@@ -1336,6 +1387,7 @@ int main(void)
     test_metric_tree();
     test_clc_self_ends();
     test_icoll();
+    test_icoll_mixed();
     test_icoll_intercomm();
     test_tree_and_late_sender();
     test_nonblocking();

@@ -1,0 +1,33 @@
+/*
+ * check.h — the invariants of an analysis result's metric tree (docs/analysis.md, "Consistency of
+ * the metric tree"), checked on every result before it is written: by the in-run analysis
+ * (inrun_mpi.c), `synctrace analyze` (serial and parallel), `report` and `export`.
+ * MPI-free, single-threaded.
+ */
+#ifndef ST_AN_CHECK_H
+#define ST_AN_CHECK_H
+
+#include <stddef.h>
+
+#include "analysis.h"
+
+/*
+ * Checks result r (locs[l]: rank and thread of its location l; resolution: timer ticks per second,
+ * for the message):
+ *   1. on every location, Time over all call paths adds up to the location's span (r->span);
+ *   2. at every (call path, location) no value is negative and every metric holds at least the
+ *      sum of its children;
+ *   3. on every thread, Idle threads less Limited parallelism is at most the Time of its master
+ *      (thread 0 of its rank) at the call paths outside parallel regions (0 without a master).
+ * Returns the number of violations; the first is described in msg (one line, no newline; "" if
+ * none): the metric, the call path, the location and the two numbers.
+ */
+size_t st_an_check_tree(const st_an_result_t *r, const st_clc_loc_t *locs, uint64_t resolution, char *msg, size_t n);
+
+/*
+ * st_an_check_tree, and if anything is violated one error line on stderr (st_log_error) naming the
+ * first violation and how many there are. Returns the number of violations.
+ */
+size_t st_an_check_report(const st_an_result_t *r, const st_clc_loc_t *locs, uint64_t resolution);
+
+#endif
