@@ -26,19 +26,20 @@ if [ ! -x "${BIN[cc]}" ] || [ "$src/treewalk.cc" -nt "${BIN[cc]}" ]; then
         -o "${BIN[cc]}" "$src/treewalk.cc" || fail "cannot build treewalk.cc"
 fi
 # with call paths, paths that must be in the tree (whole paths; a frame is matched by a part of its
-# name: Fortran module procedures and C++ member functions carry more)
+# name: Fortran module procedures and C++ member functions carry more; the compiler's outlined body
+# of a parallel region is no frame: the region stands for it)
 f() { echo "[^/]*$1[^/]*"; }
 PATHS_c=("main/phase_a/work/exchange/MPI_Sendrecv" "main/phase_b/work/exchange/MPI_Sendrecv"
          "main(/descend){6}/MPI_Allreduce")
 PATHS_h=("${PATHS_c[@]}" "main/hybrid_step/exchange/MPI_Sendrecv"
-         "main/hybrid_step/parallel_part/!\\\$omp parallel/[^/]*/team_critical/!\\\$omp critical"
-         "!\\\$omp parallel/[^/]*/team_barrier/!\\\$omp barrier")
+         "main/hybrid_step/parallel_part/!\\\$omp parallel/team_critical/!\\\$omp critical"
+         "!\\\$omp parallel/team_barrier/!\\\$omp barrier")
 PATHS_f=("main/.*$(f phase_a)/$(f work)/$(f exchange)/MPI_Sendrecv"
          "main/.*$(f phase_b)/$(f work)/$(f exchange)/MPI_Sendrecv" "main/.*(/$(f descend)){6}/MPI_Allreduce")
 PATHS_cc=("main/$(f step)/$(f phase_a)/$(f work)/$(f exchange)/MPI_Sendrecv"
           "main/$(f step)/$(f phase_b)/$(f work)/$(f exchange)/MPI_Sendrecv"
           "main/$(f step)(/$(f descend)){5}/MPI_Allreduce"
-          "main/$(f step)/$(f threads)/!\\\$omp parallel/.*/!\\\$omp critical")
+          "main/$(f step)/$(f threads)/!\\\$omp parallel/!\\\$omp critical")
 
 for p in c h f cc; do
     for cp in 0 1; do
