@@ -9,8 +9,9 @@
  *   LEAVE at local 1.5 s, epoch 2 (the init map, +50 ms)              -> recorded 1550000000
  *   ENTER at local 2.5 s, epoch 3 (the resync map, +50.1 ms)          -> recorded 2550100000
  *   LEAVE 1 us later, epoch 3                                         -> recorded 2550101000
- * Re-mapped through the sync points (interpolation) they are 550000000, 1550050000,
- * 2550100000 and 2550101000. Rank 0 has ENTER/LEAVE at 0.4 s / 2.6 s (epoch 2).
+ * Re-mapped through the sync points (interpolation) they are 549950000 (the line through the
+ * two points, 100 ppm, extended back 0.5 s), 1550050000, 2550100000 and 2550101000. Rank 0 has
+ * ENTER/LEAVE at 0.4 s / 2.6 s (epoch 2).
  * Usage: mkdump DIR
  */
 #include <stdio.h>
