@@ -84,10 +84,15 @@ rc=0
 signal_job "$ST_TMP/out.txt" timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-term" mpiexec -n $np "$bin" wait ||
     rc=$?
 [ -f "$ST_TMP/run-term/traces.otf2" ] || fail "synctrace-run, SIGTERM from outside: no archive: $(errs)"
+# MPICH 4.0's hydra reports a job it forwarded SIGTERM to as 15 or, when its proxy reaps the ranks
+# after their pipes closed, as 0 (untraced too: 14 of 40 runs; its forced_cleanup, gone in 4.1):
+# either code of the untraced job is one it gives.
+hydra_term() { [ "$1" = 0 ] || [ "$1" = 15 ]; }
 for _ in 1 2 3 4; do
     prc=0
     signal_job "$ST_TMP/plain.txt" timeout 120 mpiexec -n $np "$bin" wait || prc=$?
     matches "$rc" "$ST_TMP/out.txt" "$prc" && break
+    hydra_term "$rc" && hydra_term "$prc" && matches "$prc" "$ST_TMP/out.txt" "$prc" && prc=$rc && break
 done
 expect_same "synctrace-run, SIGTERM from outside" "$rc" "$ST_TMP/out.txt" "$prc"
 note "SIGTERM from outside: exit code $rc, stdout $(wc -c <"$ST_TMP/out.txt") bytes as untraced"
