@@ -257,6 +257,24 @@ static uint32_t source_location(gdefs_t *g, st_otf2_map_t *scl, OTF2_StringRef f
     return (uint32_t)id;
 }
 
+/* Frame pc of rd split into its function's name and file (callpath.h's text; *func and *file
+ * malloc'ed for the caller to free, "?" when the frame has no text); -1 when out of memory (g failed). */
+static int frame_parts(gdefs_t *g, const st_rankdata_t *rd, uint64_t pc, const st_callsite_t **site, char **func,
+                       char **file, uint32_t *line)
+{
+    *site = frame_site(rd, pc);
+    const char *text = *site && (*site)->text ? (*site)->text : "?";
+    size_t n = strlen(text) + 1;
+    *func = malloc(n), *file = malloc(n);
+    if (!*func || !*file) {
+        free(*func), free(*file);
+        fail(g, ST_OTF2_ERR_NOMEM);
+        return -1;
+    }
+    st_callpath_split(text, *func, n, *file, n, line);
+    return 0;
+}
+
 /*
  * Every rank's call-path nodes as CallingContexts (id = cp_base[rank] + node, parents first), as
  * Score-P writes unwound stacks: region = the frame's function (a Region of role FUNCTION and
@@ -277,15 +295,10 @@ static void function_lines(gdefs_t *g, st_otf2_map_t *lines)
         for (uint32_t i = 0; rd && rd->cpnodes && i < rd->ncpnodes && !g->err; i++) {
             uint32_t line;
             uint64_t have, mine;
-            const st_callsite_t *site = frame_site(rd, rd->cpnodes[i].pc);
-            const char *text = site && site->text ? site->text : "?";
-            char *func = malloc(strlen(text) + 1), *file = malloc(strlen(text) + 1);
-            if (!func || !file) {
-                free(func), free(file);
-                fail(g, ST_OTF2_ERR_NOMEM);
+            const st_callsite_t *site;
+            char *func, *file;
+            if (frame_parts(g, rd, rd->cpnodes[i].pc, &site, &func, &file, &line))
                 break;
-            }
-            st_callpath_split(text, func, strlen(text) + 1, file, strlen(text) + 1, &line);
             OTF2_StringRef name = str(g, func);
             free(func), free(file);
             mine = site && site->fn_begin ? (uint64_t)site->fn_begin << 32 | site->fn_end : 0;
@@ -306,15 +319,10 @@ static void calling_contexts(gdefs_t *g)
         const st_rankdata_t *rd = g->byrank[r];
         for (uint32_t i = 0; rd && rd->cpnodes && i < rd->ncpnodes && !g->err; i++) {
             uint32_t line;
-            const st_callsite_t *site = frame_site(rd, rd->cpnodes[i].pc);
-            const char *text = site && site->text ? site->text : "?";
-            char *func = malloc(strlen(text) + 1), *file = malloc(strlen(text) + 1);
-            if (!func || !file) {
-                free(func), free(file);
-                fail(g, ST_OTF2_ERR_NOMEM);
+            const st_callsite_t *site;
+            char *func, *file;
+            if (frame_parts(g, rd, rd->cpnodes[i].pc, &site, &func, &file, &line))
                 break;
-            }
-            st_callpath_split(text, func, strlen(text) + 1, file, strlen(text) + 1, &line);
             OTF2_StringRef fs = str(g, file[0] ? file : ""), name = str(g, func);
             int located = file[0] != 0;
             free(func), free(file);
