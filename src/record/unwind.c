@@ -209,13 +209,20 @@ uint32_t st_callpath_capture(void)
     int outer = whole && n >= 2 && !skipped((uintptr_t)frames[n - 1]) &&
                 skipped((uintptr_t)frames[n - 2]) == 1 ? n - 1 : n;
     uint64_t h = 0x84222325cbf29ce4ull;
+    int last = 0; /* the outermost application frame */
     for (int i = 1; i < outer; i++) /* frame 0 is this function */
         if (!skipped((uintptr_t)frames[i])) {
             app[m] = (uint64_t)(uintptr_t)frames[i];
             h = mix(h, app[m++]);
+            last = i;
         }
     if (!m)
         return ST_CP_NONE;
+    /* libc's start routine called it: __libc_start_call_main (and __libc_start_main) or, before
+     * glibc 2.34, __libc_start_main alone lie between it and _start; exit handlers and destructors
+     * have exit and more below them. It is main, or main tail-called it (callpath.h: ST_CP_MAIN). */
+    if (outer < n && outer - last <= 3)
+        h = mix(h, app[m++] = ST_CP_MAIN);
     uint32_t leaf = lookup(app, m, h);
     return leaf != ST_CP_NONE ? leaf : insert(app, m, h);
 }

@@ -4,7 +4,9 @@
  * Frames of synctrace and the MPI libraries ("tool" objects) are never application
  * frames; for call paths the OpenMP runtime, the C library and the dynamic loader are
  * skipped too, wherever they sit in the stack (GOMP_parallel between main and an outlined
- * region, __libc_start_main below main).
+ * region, __libc_start_main below main). The main thread's paths get the node ST_CP_MAIN
+ * (callpath.h) above their outermost frame when libc's start routine called it: main's frame,
+ * or what main tail-called (naming makes main of it then).
  *
  * st_unwind_callsite() (SYNCTRACE_CALLSITE=1) returns the first return address outside
  * the tool objects. st_callpath_capture() (SYNCTRACE_CALLPATH=1) maps the stack's

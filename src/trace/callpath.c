@@ -149,12 +149,40 @@ static int in_callee(const expand_t *x, uint32_t i, uint32_t depth, const st_cpc
            (!outer->text[len] || !strncmp(outer->text + len, " (", 2));
 }
 
+/*
+ * Whether old node i (whose frames go depth deep), below an ST_CP_MAIN node, runs in a function
+ * main tail-called: its outermost frame is named, and not main ("object+0xoff", "0xaddr" and ""
+ * name nothing: main's frame may be such).
+ */
+static int below_lost_main(const expand_t *x, uint32_t i, uint32_t depth)
+{
+    const st_callsite_t *outer = site_of(x->rd, st_callpath_inline_pc(x->rd->cpnodes[i].pc, depth));
+    if (!outer || !outer->text)
+        return 0;
+    size_t len = strlen(outer->text);
+    char *func = malloc(len + 1), *file = malloc(len + 1);
+    uint32_t line;
+    int lost = 0;
+    if (func && file) {
+        st_callpath_split(outer->text, func, len + 1, file, len + 1, &line);
+        lost = func[0] && strncmp(func, "0x", 2) && !strstr(func, "+0x") && strcmp(func, "main");
+    }
+    free(func), free(file);
+    return lost;
+}
+
 /* Old node i's frames as new nodes (under its parent's, or its parent's callee's when that tail-called). */
 static void expand_node(expand_t *x, uint32_t i, uint32_t depth)
 {
     const st_cpnode_t *c = &x->rd->cpnodes[i];
     uint32_t up = ST_CP_NONE;
-    if (c->parent < i) { /* a parent precedes its children */
+    if (c->pc == ST_CP_MAIN) { /* no frame of its own: main is made below it when a child needs it */
+        x->map[i] = ST_CP_NONE;
+        return;
+    }
+    if (c->parent < i && x->rd->cpnodes[c->parent].pc == ST_CP_MAIN) /* main's tail callee: the node main */
+        up = below_lost_main(x, i, depth) ? tail_node(x, c->parent) : ST_CP_NONE; /* key ST_CP_MAIN */
+    else if (c->parent < i) { /* a parent precedes its children */
         const st_cpcallee_t *callee = callee_of(x, c->parent);
         up = callee && !in_callee(x, i, depth, callee) ? tail_node(x, c->parent) : x->map[c->parent];
     }
@@ -183,6 +211,33 @@ static void renumber_events(expand_t *x, uint32_t n)
         }
 }
 
+/* The text of key ST_CP_MAIN is "main" (replacing what naming its node's pc gave, or added) when
+ * some node is ST_CP_MAIN; 0, or -1 when out of memory. */
+static int name_main(st_rankdata_t *rd, uint32_t n)
+{
+    uint32_t i = 0, k = 0;
+    while (i < n && rd->cpnodes[i].pc != ST_CP_MAIN)
+        i++;
+    while (rd->callsites && k < rd->ncallsites && rd->callsites[k].pc != ST_CP_MAIN)
+        k++;
+    char *text = i < n ? strdup("main") : NULL;
+    if (i == n || !text)
+        return i == n ? 0 : -1;
+    if (!rd->callsites || k == rd->ncallsites) {
+        st_callsite_t *cs = realloc(rd->callsites, (rd->ncallsites + 1) * sizeof *cs);
+        if (!cs) {
+            free(text);
+            return -1;
+        }
+        rd->callsites = cs;
+        k = rd->ncallsites++;
+        cs[k] = (st_callsite_t){ .pc = ST_CP_MAIN };
+    }
+    free(rd->callsites[k].text);
+    rd->callsites[k].text = text;
+    return 0;
+}
+
 int st_callpath_inline(struct st_rankdata *rd, st_cpcallee_t *callees, size_t ncallees)
 {
     uint32_t n = rd->cpnodes ? rd->ncpnodes : 0;
@@ -200,8 +255,8 @@ int st_callpath_inline(struct st_rankdata *rd, st_cpcallee_t *callees, size_t nc
         total += (depth[i] = inline_depth(rd, rd->cpnodes[i].pc)) + 2; /* its frames and its callee's */
     if (depth && x.map && x.tail && total < ST_CP_NONE)
         x.nodes = malloc(sizeof *x.nodes * total);
-    if (!x.nodes) {
-        free(depth), free(x.map), free(x.tail);
+    if (!x.nodes || name_main(rd, n) != 0) {
+        free(depth), free(x.map), free(x.tail), free(x.nodes);
         return -1;
     }
     for (uint32_t i = 0; i < n; i++)

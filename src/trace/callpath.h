@@ -32,6 +32,15 @@
 #define ST_CP_INLINE_MAX   1022u
 #define ST_CP_TAIL         1023u
 
+/*
+ * The pc of a node above the outermost application frame of a path whose frame libc's start
+ * routine called (the capture's stack ended there in _start): that frame runs in main, or main
+ * tail-called its function and main's frame is gone. No return address is 0: the key is the
+ * callee of a call from nowhere. st_callpath_inline() makes it the node main above a frame not
+ * in main and leaves it out above main's own.
+ */
+#define ST_CP_MAIN ((uint64_t)ST_CP_TAIL << ST_CP_INLINE_SHIFT)
+
 /* The call at return address pc goes directly to the function whose code is [lo, hi). */
 typedef struct st_cpcallee {
     uint64_t pc, lo, hi;
@@ -71,7 +80,9 @@ static inline uint64_t st_callpath_inline_pc(uint64_t pc, uint32_t k)
  * sorted here by pc) that is not the one its child runs in (by address, or by name for a part split
  * off from the function), or X is the innermost frame of an ENTER,
  * that function tail-called and its frame is gone; a node of it (text at
- * st_callpath_inline_pc(X's pc, ST_CP_TAIL)) is put below X. The ENTERs of rd name the new nodes
+ * st_callpath_inline_pc(X's pc, ST_CP_TAIL)) is put below X. A node ST_CP_MAIN becomes the node
+ * main (its text is set to "main") above a child whose outermost function is a named one other
+ * than main, and is left out above main's frames and unnamed ones. The ENTERs of rd name the new nodes
  * (ST_CP_NONE when every frame was left out). Sorts rd->callsites by pc. Call once, after the
  * frames' texts are in rd->callsites. 0, or -1 when out of memory (rd unchanged).
  */

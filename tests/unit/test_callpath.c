@@ -4,7 +4,8 @@
  * from any thread, the tree's parent chains matching the stacks, deep stacks cut in the middle
  * (main stays their root), and st_callpath_collect copying the tree parents first;
  * st_callpath_inline making inlined frames nodes of their own (outermost first), leaving outlined
- * OpenMP bodies out and putting tail-called functions back.
+ * OpenMP bodies out and putting tail-called functions back, main among them (ST_CP_MAIN: the main
+ * thread's paths have it at their root, other threads' not).
  */
 /* link: src/record/unwind.c src/trace/rankdata.c src/trace/callpath.c src/util/log.c -lunwind */
 #include <pthread.h>
@@ -222,11 +223,66 @@ static void test_tail(void)
     st_rankdata_free(&rd);
 }
 
+/*
+ * main's own tail call: the node ST_CP_MAIN (libc's start routine called the frame below it) above
+ * main (0x100), above run (0x200, 0x210: main jumped to run), above an unnamed frame (0x400).
+ */
+static void test_main_root(void)
+{
+    st_rankdata_t rd = { 0 };
+    st_cpnode_t nodes[] = { { .parent = ST_CP_NONE, .pc = ST_CP_MAIN }, { .parent = 0, .pc = 0x100 },
+                            { .parent = 0, .pc = 0x200 },                 { .parent = 2, .pc = 0x300 },
+                            { .parent = 0, .pc = 0x210 },                 { .parent = 0, .pc = 0x400 } };
+    rd.ncpnodes = 6;
+    rd.cpnodes = malloc(sizeof nodes);
+    memcpy(rd.cpnodes, nodes, sizeof nodes);
+    put_site(&rd, ST_CP_MAIN, "0x3ff0000000000000"); /* what the shim's naming gives a pc in no object */
+    put_site(&rd, 0x100, "main (main.c:1)");
+    put_site(&rd, 0x200, "run (r.c:2)");
+    put_site(&rd, 0x210, "run (r.c:3)");
+    put_site(&rd, 0x300, "leaf (l.c:3)");
+    put_site(&rd, 0x400, "a.out+0x3ff");
+    st_event_t ev[5] = { 0 };
+    for (uint32_t i = 0; i < 5; i++) {
+        ev[i].kind = ST_EV_ENTER;
+        st_event_set_callpath(&ev[i], i + 1);
+    }
+    st_thread_data_t th = { .events = ev, .nevents = 5 };
+    rd.threads = &th;
+    rd.nthreads = 1;
+    CHECK(st_callpath_inline(&rd, NULL, 0) == 0, "st_callpath_inline");
+    for (uint32_t i = 0; i < rd.ncpnodes; i++)
+        CHECK(rd.cpnodes[i].parent == ST_CP_NONE || rd.cpnodes[i].parent < i, "node %u before its parent", i);
+    const char *want[5] = { "main", "main/run", "main/run/leaf", "main/run", "a.out+0x3ff" };
+    char got[256];
+    for (uint32_t i = 0; i < 5; i++) {
+        path_of(&rd, st_event_callpath(&ev[i]), got, sizeof got);
+        CHECK(!strcmp(got, want[i]), "main's tail call, the ENTER at node %u: %s, want %s", i + 1, got, want[i]);
+    }
+    CHECK(rd.ncpnodes == 6, "main twice (its frame, one for run), run twice, leaf, the unnamed: %u nodes", rd.ncpnodes);
+    CHECK(rd.cpnodes[st_event_callpath(&ev[1])].parent == rd.cpnodes[st_event_callpath(&ev[3])].parent,
+          "one node main above run's two frames");
+    rd.threads = NULL, rd.nthreads = 0;
+    st_rankdata_free(&rd);
+    /* without a text at ST_CP_MAIN (a recovered dump's pc in no mapping has ""), one is added */
+    st_rankdata_t r2 = { 0 };
+    st_cpnode_t two[] = { { .parent = ST_CP_NONE, .pc = ST_CP_MAIN }, { .parent = 0, .pc = 0x200 } };
+    r2.ncpnodes = 2;
+    r2.cpnodes = malloc(sizeof two);
+    memcpy(r2.cpnodes, two, sizeof two);
+    put_site(&r2, 0x200, "run (r.c:2)");
+    CHECK(st_callpath_inline(&r2, NULL, 0) == 0, "st_callpath_inline");
+    path_of(&r2, r2.ncpnodes - 1, got, sizeof got);
+    CHECK(r2.ncpnodes == 2 && !strcmp(got, "main/run"), "no text at ST_CP_MAIN: %s in %u nodes", got, r2.ncpnodes);
+    st_rankdata_free(&r2);
+}
+
 int main(void)
 {
     test_split();
     test_inline();
     test_tail();
+    test_main_root();
     uint32_t p[2][3];
     for (int i = 0; i < 2; i++) /* one call site in main: the same stacks twice */
         probe(p[i]);
@@ -262,16 +318,23 @@ int main(void)
     CHECK(rd.cpnodes[UP(a0)].pc == rd.cpnodes[UP(a1)].pc, "mid_a calls leaf from one site, two pcs");
     CHECK(UP(a0) != UP(a1) && UP(UP(a0)) != UP(UP(a1)), "probe calls mid_a from two lines, one node");
     CHECK(UP(UP(UP(a0))) == UP(UP(UP(a1))) && UP(UP(UP(a0))) == UP(UP(UP(b0))), "one main frame above probe");
+    /* the main thread's paths: libc's start routine called main, the node ST_CP_MAIN above it */
     uint32_t dm = depth_of(&rd, a0), dt = depth_of(&rd, seen[0][0]);
-    CHECK(dm == 4, "main/probe/mid_a/leaf has %u frames (_start or libc kept?)", dm);
+    CHECK(dm == 5, "(ST_CP_MAIN)/main/probe/mid_a/leaf has %u frames (_start or libc kept?)", dm);
     CHECK(dt == 4, "worker/probe/mid_a/leaf has %u frames", dt);
-    CHECK(depth_of(&rd, d5) == 6, "main/deep x 5 has %u frames", depth_of(&rd, d5));
-    /* deep(200): the innermost frames and the outermost ones, main at the root as for deep(5) */
+    CHECK(depth_of(&rd, d5) == 7, "(ST_CP_MAIN)/main/deep x 5 has %u frames", depth_of(&rd, d5));
+    uint32_t top = seen[0][0];
+    while (rd.cpnodes[top].parent != ST_CP_NONE)
+        top = rd.cpnodes[top].parent;
+    CHECK(rd.cpnodes[top].pc != ST_CP_MAIN, "a thread's path has ST_CP_MAIN at its root: libc did not call it from main");
+    /* deep(200): the innermost frames and the outermost ones, main below ST_CP_MAIN as for deep(5) */
     uint32_t r200 = d200, r5 = d5;
-    while (rd.cpnodes[r200].parent != ST_CP_NONE)
+    while (rd.cpnodes[rd.cpnodes[r200].parent].parent != ST_CP_NONE)
         r200 = rd.cpnodes[r200].parent;
-    while (rd.cpnodes[r5].parent != ST_CP_NONE)
+    while (rd.cpnodes[rd.cpnodes[r5].parent].parent != ST_CP_NONE)
         r5 = rd.cpnodes[r5].parent;
+    CHECK(rd.cpnodes[rd.cpnodes[r200].parent].pc == ST_CP_MAIN && rd.cpnodes[rd.cpnodes[r5].parent].pc == ST_CP_MAIN,
+          "deep(5) and deep(200) have no ST_CP_MAIN root");
     uint64_t p200 = rd.cpnodes[r200].pc, p5 = rd.cpnodes[r5].pc;
     CHECK((p200 > p5 ? p200 - p5 : p5 - p200) < 256, "deep(200)'s root is not main's frame (pc %llx, deep(5)'s %llx)",
           (unsigned long long)p200, (unsigned long long)p5);
