@@ -3,7 +3,8 @@
 #  - inlinepaths.c at -O2: an MPI call in a function inlined into another (main/outer/inlined_fn/
 #    MPI_Allreduce), in two functions inlined into main (main/twice_inlined/inlined_fn/MPI_Allreduce),
 #    in a tail-called function (main/tail_caller/tail_callee/MPI_Barrier: tail_caller's frame is
-#    gone, main's direct call to it names it) and as a tail call (main/tail_mpi/MPI_Bcast). Every
+#    gone, main's direct call to it names it), as a tail call (main/tail_mpi/MPI_Bcast) and in a
+#    function main tail-calls (main/finish/MPI_Finalize: main's frame is gone, libc called it). Every
 #    MPI ENTER of every rank is checked in `synctrace dump`, in `synctrace analyze`'s call tree,
 #    and, after a run ending in MPI_Abort, in the archive `synctrace recover` makes (the same
 #    paths: one symbolization for both routes).
@@ -26,6 +27,10 @@ awk '/<tail_caller>:$/,/^$/' "$ST_TMP/asm.txt" | grep -Eq 'jmp +[0-9a-f]+ <tail_
     || fail "tail_caller does not jump to tail_callee: $(awk '/<tail_caller>:$/,/^$/' "$ST_TMP/asm.txt")"
 awk '/<tail_mpi>:$/,/^$/' "$ST_TMP/asm.txt" | grep -Eq 'jmp +[0-9a-f]+ <MPI_Bcast@plt>' \
     || fail "tail_mpi does not jump to MPI_Bcast: $(awk '/<tail_mpi>:$/,/^$/' "$ST_TMP/asm.txt")"
+# main's own tail call; another compiler may call finish instead (the paths are the same then, but
+# main's lost frame is not tested)
+awk '/<main>:$/,/^$/' "$ST_TMP/asm.txt" | grep -Eq 'jmp +[0-9a-f]+ <finish>' \
+    || echo "note: main calls finish, no jump: main's own tail call is not tested with this compiler" >&2
 
 ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/p" 2 "$BIN" || fail "inlinepaths failed: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -qx done "$ST_TMP/out.txt" || fail "inlinepaths printed: $(head -c 200 "$ST_TMP/out.txt")"
@@ -69,17 +74,17 @@ def expect(what, got, want):
 base = [("MPI_Init", "main"), ("MPI_Comm_rank", "main"), ("MPI_Allreduce", "main/outer/inlined_fn"),
         ("MPI_Allreduce", "main/twice_inlined/inlined_fn"), ("MPI_Barrier", "main/tail_caller/tail_callee"),
         ("MPI_Bcast", "main/tail_mpi")]
-expect("inlinepaths", enters(f"{tmp}/dump.txt"), base + [("MPI_Finalize", "main")])
-# after the calls: the barrier and MPI_Abort, which a rank may not reach before the other's abort ends it
+expect("inlinepaths", enters(f"{tmp}/dump.txt"), base + [("MPI_Finalize", "main/finish")])
+# after the calls: the barrier and MPI_Abort in finish, which a rank may not reach before the other's abort ends it
 rec = enters(f"{tmp}/adump.txt")
 expect("inlinepaths recovered", {r: g[:len(base)] for r, g in rec.items()}, base)
 for r, g in rec.items():
-    if any(p != "main" for _, p in g[len(base):]) or [x for x, _ in g[len(base):]] not in (["MPI_Barrier"], ["MPI_Barrier", "MPI_Abort"]):
+    if any(p != "main/finish" for _, p in g[len(base):]) or [x for x, _ in g[len(base):]] not in (["MPI_Barrier"], ["MPI_Barrier", "MPI_Abort"]):
         print(f"inlinepaths recovered, rank {r}: after the calls {g[len(base):]}"); bad += 1
 doc = json.load(open(f"{tmp}/p/analysis.json"))
 path = cnode_paths(doc)
 mpi = sorted({path(c["id"]) for c in doc["cnodes"] if c["region"].startswith("MPI_")})
-want = sorted({f"{p}/{r}" for r, p in base + [("MPI_Finalize", "main")]})
+want = sorted({f"{p}/{r}" for r, p in base + [("MPI_Finalize", "main/finish")]})
 if mpi != want:
     print(f"analysis.json: the MPI calls' paths\n  got  {mpi}\n  want {want}"); bad += 1
 expect("unitpaths (Fortran)", enters(f"{tmp}/fdump.txt"),
