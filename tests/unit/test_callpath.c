@@ -138,6 +138,29 @@ static void path_of(const st_rankdata_t *rd, uint32_t n, char *out, size_t len)
     }
 }
 
+/* rd's tree is a copy of nodes[0..nn), its one thread th the events ev[0..nev): an ENTER at node first + i each. */
+static void synthetic(st_rankdata_t *rd, st_thread_data_t *th, const st_cpnode_t *nodes, uint32_t nn, st_event_t *ev,
+                      uint32_t nev, uint32_t first)
+{
+    rd->ncpnodes = nn;
+    rd->cpnodes = malloc(nn * sizeof *nodes);
+    memcpy(rd->cpnodes, nodes, nn * sizeof *nodes);
+    for (uint32_t i = 0; i < nev; i++) {
+        ev[i].kind = ST_EV_ENTER;
+        st_event_set_callpath(&ev[i], first + i);
+    }
+    *th = (st_thread_data_t){ .events = ev, .nevents = nev };
+    rd->threads = th;
+    rd->nthreads = 1;
+}
+
+/* Every node of rd's tree comes after its parent (st_callpath_inline keeps the tree in preorder). */
+static void check_parents_first(const st_rankdata_t *rd)
+{
+    for (uint32_t i = 0; i < rd->ncpnodes; i++)
+        CHECK(rd->cpnodes[i].parent == ST_CP_NONE || rd->cpnodes[i].parent < i, "node %u before its parent", i);
+}
+
 static void test_inline(void)
 {
     /* stack frames: main (0x100) -> outer (0x200, with inlined_fn and mid inlined into it) -> leaf (0x300);
@@ -146,9 +169,6 @@ static void test_inline(void)
     st_cpnode_t nodes[] = { { .parent = ST_CP_NONE, .pc = 0x100 }, { .parent = 0, .pc = 0x200 },
                             { .parent = 1, .pc = 0x300 }, { .parent = ST_CP_NONE, .pc = 0x110 },
                             { .parent = 3, .pc = 0x400 }, { .parent = 4, .pc = 0x500 } };
-    rd.ncpnodes = 6;
-    rd.cpnodes = malloc(sizeof nodes);
-    memcpy(rd.cpnodes, nodes, sizeof nodes);
     put_site(&rd, 0x300, "leaf (l.c:3)");
     put_site(&rd, 0x200, "inlined_fn (i.h:5)");
     put_site(&rd, st_callpath_inline_pc(0x200, 1), "mid (m.h:7)");
@@ -159,17 +179,11 @@ static void test_inline(void)
     put_site(&rd, st_callpath_inline_pc(0x400, 1), ".omp_outlined. (main.c:3)");
     put_site(&rd, 0x500, "work (w.c:4)");
     st_event_t ev[6] = { 0 };
-    for (uint32_t i = 0; i < 6; i++) {
-        ev[i].kind = ST_EV_ENTER;
-        st_event_set_callpath(&ev[i], i);
-    }
-    st_thread_data_t th = { .events = ev, .nevents = 6 };
-    rd.threads = &th;
-    rd.nthreads = 1;
+    st_thread_data_t th;
+    synthetic(&rd, &th, nodes, 6, ev, 6, 0);
     CHECK(st_callpath_inline(&rd, NULL, 0) == 0, "st_callpath_inline");
     CHECK(rd.ncpnodes == 7, "6 frames, 3 inlined ones more, 2 outlined bodies fewer: %u nodes", rd.ncpnodes);
-    for (uint32_t i = 0; i < rd.ncpnodes; i++)
-        CHECK(rd.cpnodes[i].parent == ST_CP_NONE || rd.cpnodes[i].parent < i, "node %u before its parent", i);
+    check_parents_first(&rd);
     const char *want[6] = { "main", "main/outer/mid/inlined_fn", "main/outer/mid/inlined_fn/leaf", "main", "main",
                             "main/work" };
     char got[256];
@@ -187,26 +201,17 @@ static void test_tail(void)
     st_rankdata_t rd = { 0 };
     st_cpnode_t nodes[] = { { .parent = ST_CP_NONE, .pc = 0x100 }, { .parent = 0, .pc = 0x391 },
                             { .parent = 0, .pc = 0x311 }, { .parent = 0, .pc = 0x711 } };
-    rd.ncpnodes = 4;
-    rd.cpnodes = malloc(sizeof nodes);
-    memcpy(rd.cpnodes, nodes, sizeof nodes);
     put_site(&rd, 0x100, "main (main.c:1)");
     put_site(&rd, st_callpath_inline_pc(0x100, ST_CP_TAIL), "tail_caller");
     put_site(&rd, 0x391, "tail_callee (t.c:5)");
     put_site(&rd, 0x311, "tail_caller (t.c:2)");
     put_site(&rd, 0x711, "tail_caller (t.c:3)"); /* its cold part, outside its symbol's range */
     st_event_t ev[4] = { 0 };
-    for (uint32_t i = 0; i < 4; i++) {
-        ev[i].kind = ST_EV_ENTER;
-        st_event_set_callpath(&ev[i], i);
-    }
-    st_thread_data_t th = { .events = ev, .nevents = 4 };
-    rd.threads = &th;
-    rd.nthreads = 1;
+    st_thread_data_t th;
+    synthetic(&rd, &th, nodes, 4, ev, 4, 0);
     st_cpcallee_t callees[] = { { .pc = 0x391, .lo = 0x900, .hi = 0x980 }, { .pc = 0x100, .lo = 0x300, .hi = 0x380 } };
     CHECK(st_callpath_inline(&rd, callees, 2) == 0, "st_callpath_inline");
-    for (uint32_t i = 0; i < rd.ncpnodes; i++)
-        CHECK(rd.cpnodes[i].parent == ST_CP_NONE || rd.cpnodes[i].parent < i, "node %u before its parent", i);
+    check_parents_first(&rd);
     /* an ENTER at main: main's call went to tail_caller, which jumped on (to MPI, say) */
     const char *want[4] = { "main/tail_caller", "main/tail_caller/tail_callee", "main/tail_caller",
                             "main/tail_caller" };
@@ -233,9 +238,6 @@ static void test_main_root(void)
     st_cpnode_t nodes[] = { { .parent = ST_CP_NONE, .pc = ST_CP_MAIN }, { .parent = 0, .pc = 0x100 },
                             { .parent = 0, .pc = 0x200 },                 { .parent = 2, .pc = 0x300 },
                             { .parent = 0, .pc = 0x210 },                 { .parent = 0, .pc = 0x400 } };
-    rd.ncpnodes = 6;
-    rd.cpnodes = malloc(sizeof nodes);
-    memcpy(rd.cpnodes, nodes, sizeof nodes);
     put_site(&rd, ST_CP_MAIN, "0x3ff0000000000000"); /* what the shim's naming gives a pc in no object */
     put_site(&rd, 0x100, "main (main.c:1)");
     put_site(&rd, 0x200, "run (r.c:2)");
@@ -243,16 +245,10 @@ static void test_main_root(void)
     put_site(&rd, 0x300, "leaf (l.c:3)");
     put_site(&rd, 0x400, "a.out+0x3ff");
     st_event_t ev[5] = { 0 };
-    for (uint32_t i = 0; i < 5; i++) {
-        ev[i].kind = ST_EV_ENTER;
-        st_event_set_callpath(&ev[i], i + 1);
-    }
-    st_thread_data_t th = { .events = ev, .nevents = 5 };
-    rd.threads = &th;
-    rd.nthreads = 1;
+    st_thread_data_t th;
+    synthetic(&rd, &th, nodes, 6, ev, 5, 1);
     CHECK(st_callpath_inline(&rd, NULL, 0) == 0, "st_callpath_inline");
-    for (uint32_t i = 0; i < rd.ncpnodes; i++)
-        CHECK(rd.cpnodes[i].parent == ST_CP_NONE || rd.cpnodes[i].parent < i, "node %u before its parent", i);
+    check_parents_first(&rd);
     const char *want[5] = { "main", "main/run", "main/run/leaf", "main/run", "a.out+0x3ff" };
     char got[256];
     for (uint32_t i = 0; i < 5; i++) {
@@ -311,8 +307,7 @@ int main(void)
     uint32_t d5 = deep(5), d200 = deep(200);
     st_rankdata_t rd = { 0 };
     CHECK(st_callpath_collect(&rd) == 0 && rd.ncpnodes > 0, "collect");
-    for (uint32_t i = 0; i < rd.ncpnodes; i++)
-        CHECK(rd.cpnodes[i].parent == ST_CP_NONE || rd.cpnodes[i].parent < i, "node %u before its parent", i);
+    check_parents_first(&rd);
 #define UP(n) rd.cpnodes[n].parent
     /* a0: leaf <- mid_a <- probe (line 1) <- main; a1: leaf <- mid_a <- probe (line 2) <- main */
     CHECK(rd.cpnodes[UP(a0)].pc == rd.cpnodes[UP(a1)].pc, "mid_a calls leaf from one site, two pcs");
