@@ -95,6 +95,14 @@ otf2_ok() {
 # st CMD...: the synctrace CLI
 st() { "$ST_BIN/synctrace" "$@"; }
 
+# same_in_parallel WHAT DIR SERIAL OUT: `mpiexec -n 2 synctrace analyze DIR -o OUT` writes, byte for byte,
+# the analysis.json the serial analysis wrote (SERIAL); fails naming WHAT otherwise.
+same_in_parallel() {
+    timeout 120 mpiexec -n 2 "$ST_BIN/synctrace" analyze "$2" -o "$4" >"$4.txt" 2>&1 ||
+        fail "$1: mpiexec -n 2 synctrace analyze failed: $(tail -n 3 "$4.txt")"
+    cmp -s "$4" "$3" || fail "$1: the parallel analysis over 2 processes differs from the serial one"
+}
+
 # tool_stderr FILE: FILE without the wait-state summary a traced MPI run ends with
 # (SYNCTRACE_ANALYZE, docs/analysis.md): what is left is noise a test may forbid.
 tool_stderr() { sed '/^wait states: /,/^wait-state analysis: /d' "$1"; }

@@ -47,9 +47,7 @@ st analyze "$ST_TMP/p" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$S
 # the source locations of the cnodes are the same in-run, offline and offline in parallel
 cmp -s "$ST_TMP/inrun.json" "$ST_TMP/p/analysis.json" || fail "in-run and offline analysis.json differ with call paths"
 cmp -s "$ST_TMP/inrun.cubex" "$ST_TMP/p/analysis.cubex" || fail "in-run and offline analysis.cubex differ with call paths"
-timeout 120 mpiexec -n 2 "$ST_BIN/synctrace" analyze "$ST_TMP/p" -o "$ST_TMP/par.json" >"$ST_TMP/par.txt" 2>&1 ||
-    fail "mpiexec -n 2 synctrace analyze failed: $(tail -3 "$ST_TMP/par.txt")"
-cmp -s "$ST_TMP/par.json" "$ST_TMP/p/analysis.json" || fail "parallel and serial analysis.json differ with call paths"
+same_in_parallel "with call paths" "$ST_TMP/p" "$ST_TMP/p/analysis.json" "$ST_TMP/par.json"
 # late_sender_victim's cnode: the line of its MPI_Recv call in pathwaits.c
 recv_line=$(grep -n 'MPI_Recv(&v, 1, MPI_INT, 1, 7' "$src" | cut -d: -f1)
 PYTHONPATH="$ST_ROOT/tests/analysis" python3 - "$ST_TMP/p/analysis.json" "$recv_line" <<'PY' || fail "analysis.json: late_sender_victim's cnode not at pathwaits.c:$recv_line"

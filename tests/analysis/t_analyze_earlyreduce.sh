@@ -20,7 +20,5 @@ python3 "$check" "$ST_TMP/run/analysis.json" "$ST_TMP/out.txt" >&2 || fail "in-r
 st analyze "$ST_TMP/run" -o "$ST_TMP/offline.json" >/dev/null || fail "analyze failed"
 python3 "$check" "$ST_TMP/offline.json" "$ST_TMP/out.txt" >&2 || fail "offline Early Reduce differs from Scalasca's rule"
 cmp -s "$ST_TMP/run/analysis.json" "$ST_TMP/offline.json" || fail "in-run and offline reports differ"
-timeout 120 mpiexec -n 2 "$ST_BIN/synctrace" analyze "$ST_TMP/run" -o "$ST_TMP/par2.json" >"$ST_TMP/par.txt" 2>&1 ||
-    fail "mpiexec -n 2 synctrace analyze failed: $(tail -3 "$ST_TMP/par.txt")"
-cmp -s "$ST_TMP/par2.json" "$ST_TMP/offline.json" || fail "the parallel analysis over 2 processes differs"
+same_in_parallel "Early Reduce" "$ST_TMP/run" "$ST_TMP/offline.json" "$ST_TMP/par2.json"
 python3 "$ST_ROOT/tests/analysis/anacheck.py" "$ST_TMP/offline.json" tree >&2 || fail "metric tree inconsistent"

@@ -54,10 +54,7 @@ for p in c h f cc; do
         st analyze "$dir" >"$ST_TMP/$run-summary.txt" 2>&1 ||
             fail "$run: analyze failed: $(tail -n 3 "$ST_TMP/$run-summary.txt")"
         cmp -s "$ST_TMP/$run-inrun.json" "$dir/analysis.json" || fail "$run: in-run and offline analysis.json differ"
-        timeout 120 mpiexec -n 2 "$ST_BIN/synctrace" analyze "$dir" -o "$ST_TMP/$run-par.json" \
-            >"$ST_TMP/$run-par.txt" 2>&1 ||
-            fail "$run: mpiexec -n 2 synctrace analyze failed: $(tail -n 3 "$ST_TMP/$run-par.txt")"
-        cmp -s "$ST_TMP/$run-par.json" "$dir/analysis.json" || fail "$run: parallel and serial analysis.json differ"
+        same_in_parallel "$run" "$dir" "$dir/analysis.json" "$ST_TMP/$run-par.json"
         st dump --json "$dir" >"$ST_TMP/$run-dump.json" || fail "$run: dump failed"
         paths=()
         if [ $cp = 1 ]; then v=PATHS_$p[@]; paths=("${!v}"); fi
