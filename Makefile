@@ -26,21 +26,21 @@ LLVM_OMP := $(shell readlink -f "$$(clang -print-file-name=libomp.so.5)" 2>/dev/
 WARN     := -Wall -Wextra -Werror
 CSTD     := -std=c11 -D_GNU_SOURCE
 OPT      ?= -O2 -g
-CFLAGS_COMMON := $(CSTD) $(WARN) $(OPT) -I$(GEN) -Isrc/record -Iinclude
+CFLAGS_COMMON := $(CSTD) $(WARN) $(OPT) -I$(GEN) -Iinclude
 LIB_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -pthread
 CLI_CFLAGS := $(CFLAGS_COMMON) -pthread
 
-LIB_DIRS := util config record trace clock mpi otf2 omp clc analysis
+LIB_DIRS := util config model clock record exchange relations otf2 clc analysis omp mpi
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)) $(GEN)/mpi_wrappers.c
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/lib/%.o,$(LIB_SRC:$(GEN)/%=gen/%))
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
-CLI_DIRS := cli util config trace otf2 clc analysis
+CLI_DIRS := util config model exchange relations otf2 clc analysis cli
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c))) \
-            src/record/event.c src/record/region.c $(wildcard src/clock/model.c src/clock/tsc_points.c)
+            $(wildcard src/clock/model.c src/clock/tsc_points.c)
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
 # ... except the MPI part of `mpiexec -n N synctrace analyze` (MPI_Init only under a launcher), compiled
 # and linked with $(CC) plus mpicc's flags, so that CC="gcc -fsanitize=..." instruments it too.
-CLI_MPI_SRC := src/mpi/polite.c src/clc/exchange_mpi.c src/analysis/parallel_mpi.c src/cli/analyze_mpi.c
+CLI_MPI_SRC := src/exchange/polite_mpi.c src/exchange/exchange_mpi.c src/analysis/parallel_mpi.c src/cli/analyze_mpi.c
 CLI_MPI_OBJ := $(patsubst %.c,$(BUILD)/climpi/%.o,$(CLI_MPI_SRC))
 GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/omp-tools.h
 
@@ -73,9 +73,10 @@ $(GEN)/omp-tools.h:
 	cp "$(CLANG_RES)/include/omp-tools.h" $@
 
 # ---- library ------------------------------------------------------------------------
+# Generated code names the source files it uses from the source root (mpi/st_mpi.h).
 $(BUILD)/lib/gen/%.o: $(GEN)/%.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
-	$(MPICC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+	$(MPICC) $(LIB_CFLAGS) -Isrc -MMD -MP -c $< -o $@
 
 $(BUILD)/lib/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)

@@ -617,7 +617,7 @@ def render_c(t, mpi_h, wrappers, excluded):
 def render_def(t, wrappers):
     lines = [f"/* {BANNER.format(table=t.path)} */",
              "/* ST_REGION(ID, \"name\", OTF2 region role, paradigm) for every MPI function synctrace",
-             " * wraps or hand-writes, sorted by name; see src/record/regions.def. */"]
+             " * wraps or hand-writes, sorted by name; see src/model/regions.def. */"]
     lines += [f'ST_REGION({w.proto.name}, "{w.proto.name}", {w.region}, MPI)' for w in wrappers]
     return "\n".join(lines + [""])
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../clc/mem.h"
-#include "../record/region.h"
+#include "../util/mem.h"
+#include "../model/region.h"
 #include "patterns.h"
 #include "source.h"
 
@@ -82,7 +82,7 @@ uint32_t an_tree_child(tree_t *t, uint32_t parent, uint32_t region)
 
 /* The cnode of e's application frames (call path) below parent, the cnode of the enclosing call
  * outer (NULL: none): the frames its path does not share with outer's, as function regions. */
-static uint32_t frames_cnode(an_paths_t *ap, tree_t *t, const st_clc_loc_t *L, uint32_t parent, const st_event_t *e,
+static uint32_t frames_cnode(an_paths_t *ap, tree_t *t, const st_rel_loc_t *L, uint32_t parent, const st_event_t *e,
                              const st_event_t *outer)
 {
     uint32_t node = st_event_callpath(e);
@@ -154,7 +154,7 @@ static inline uint32_t open_cnode(const an_loc_t *A, const uint64_t *stack, uint
     return s ? (uint32_t)(A->w[stack[s - 1]] >> 32) & 0x7fffffffu : 0;
 }
 
-int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths, uint64_t *stack,
+int an_scan_loc(const st_rel_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths, uint64_t *stack,
                 uint64_t *unpaired, an_ctx_t *c, uint32_t l, an_tacc_t *acc)
 {
     uint64_t depth = 0;
@@ -209,10 +209,10 @@ static int build_tree(an_ctx_t *c)
     for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
         an_loc_t *A = &c->loc[l];
         uint64_t n = c->in->locs[l].n + 1;
-        if (!(A->w = st_clc_malloc(sizeof *A->w * n)) || !(A->t = st_clc_malloc(sizeof *A->t * n)))
+        if (!(A->w = st_mem_malloc(sizeof *A->w * n)) || !(A->t = st_mem_malloc(sizeof *A->t * n)))
             rc = -1;
     }
-    uint64_t *stack = rc ? NULL : st_clc_malloc(sizeof *stack * (nmax + 1));
+    uint64_t *stack = rc ? NULL : st_mem_malloc(sizeof *stack * (nmax + 1));
     an_tacc_t acc = { 0 };
     if (!stack || an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) == ST_AN_NO_CNODE || tacc_fit(&acc, 0) ||
         !(c->tsum = calloc(c->in->nlocs + 1, sizeof *c->tsum)))
@@ -228,7 +228,7 @@ static int build_tree(an_ctx_t *c)
             memset(acc.v, 0, sizeof *acc.v * 2 * acc.cap);
         }
     }
-    st_clc_free(stack), free(t.slot), free(acc.v);
+    st_mem_free(stack), free(t.slot), free(acc.v);
     c->res->cnodes = t.v;
     c->res->ncnodes = t.n;
     return rc;
@@ -238,7 +238,7 @@ static int build_tree(an_ctx_t *c)
 
 static void coll_counts(an_ctx_t *c, uint32_t l, uint64_t i, const st_event_t *e)
 {
-    if (st_clc_coll_class(e->op) == ST_CLC_CC_NONE)
+    if (st_rel_coll_class(e->op) == ST_REL_CC_NONE)
         return;
     uint64_t call = an_call(c, l, i);
     int m = e->bytes && e->bytes2 ? ST_AN_M_COMMS_CXCH : e->bytes ? ST_AN_M_COMMS_CSRC
@@ -260,7 +260,7 @@ static void time_loc(an_ctx_t *c, uint32_t l)
 
 int an_evs_push(an_evs_t *v, size_t *cap, uint32_t l, uint64_t i)
 {
-    if (st_clc_grow((void **)&v->v, cap, v->n + 1, sizeof *v->v))
+    if (st_mem_grow((void **)&v->v, cap, v->n + 1, sizeof *v->v))
         return -1;
     v->v[v->n++] = (an_evref_t){ l, i };
     return 0;
@@ -324,7 +324,7 @@ void st_an_top_note(st_an_result_t *r, int m, const st_an_instance_t *x, uint64_
 
 /* ---- entry points ------------------------------------------------------------------------------ */
 
-int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_t nprocs)
+int st_an_attach_sources(st_an_result_t *res, const st_rel_proc_t *procs, int32_t nprocs)
 {
     int any = 0;
     for (int32_t r = 0; procs && r < nprocs; r++)
@@ -338,13 +338,13 @@ int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_
 }
 
 /* A location's span: first to last event, the time an_scan_loc shares out from the root. */
-static uint64_t loc_span(const st_clc_loc_t *L)
+static uint64_t loc_span(const st_rel_loc_t *L)
 {
     int64_t d = L->n ? st_an_diff(L->ev[L->n - 1].time, L->ev[0].time) : 0;
     return d > 0 ? (uint64_t)d : 0;
 }
 
-int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res)
+int an_begin(an_ctx_t *c, const st_rel_input_t *in, st_an_result_t *res)
 {
     memset(res, 0, sizeof *res);
     *c = (an_ctx_t){ .in = in, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)) };
@@ -369,7 +369,7 @@ int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res)
     return rc;
 }
 
-int an_finish(an_ctx_t *c, const st_clc_graph_t *g, const an_ctab_t *coll)
+int an_finish(an_ctx_t *c, const st_rel_graph_t *g, const an_ctab_t *coll)
 {
     c->g = g, c->coll = coll;
     int rc = an_omp(c);
@@ -385,19 +385,19 @@ int an_finish(an_ctx_t *c, const st_clc_graph_t *g, const an_ctab_t *coll)
 void an_end(an_ctx_t *c)
 {
     for (uint32_t l = 0; c->loc && l < c->in->nlocs; l++)
-        st_clc_free(c->loc[l].w), st_clc_free(c->loc[l].t);
+        st_mem_free(c->loc[l].w), st_mem_free(c->loc[l].t);
     free(c->loc);
     for (uint32_t l = 0; c->tsum && l < c->in->nlocs; l++)
         free(c->tsum[l].v);
     free(c->tsum);
-    st_clc_free(c->done.v), st_clc_free(c->posted.v), st_clc_free(c->done.first), st_clc_free(c->posted.first);
-    st_clc_free(c->done.seg), st_clc_free(c->posted.seg);
-    st_clc_free(c->icoll_done.v), st_clc_free(c->coll_end.v);
-    st_clc_free(c->msgs.recv), st_clc_free(c->msgs.send);
+    st_mem_free(c->done.v), st_mem_free(c->posted.v), st_mem_free(c->done.first), st_mem_free(c->posted.first);
+    st_mem_free(c->done.seg), st_mem_free(c->posted.seg);
+    st_mem_free(c->icoll_done.v), st_mem_free(c->coll_end.v);
+    st_mem_free(c->msgs.recv), st_mem_free(c->msgs.send);
     memset(c, 0, sizeof *c);
 }
 
-int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res)
+int st_an_run(const st_rel_input_t *in, const st_rel_graph_t *g, st_an_result_t *res)
 {
     an_ctx_t c;
     int rc = an_begin(&c, in, res);

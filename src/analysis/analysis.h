@@ -2,7 +2,7 @@
  * analysis.h — wait-state analysis: Scalasca's metrics (ANALYSIS.md) over
  * metric x call path x location, computed from a trace and its logical messages.
  *
- * Input: the trace as CLC sees it (st_clc_input_t: locations, events, communicator
+ * Input: the trace as CLC sees it (st_rel_input_t: locations, events, communicator
  * tables) and the dependency graph built from it (deps.h: the one derivation of logical
  * messages, shared with CLC and `synctrace check`). Output: st_an_result_t, a dense
  * severity cube sev[metric][cnode][location] plus the call tree.
@@ -25,7 +25,7 @@
 
 #include <stdint.h>
 
-#include "../clc/deps.h"
+#include "../relations/relations.h"
 
 enum st_an_metric {
     ST_AN_M_ROOT = -1, /* parent of a top-level metric */
@@ -103,15 +103,15 @@ static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, 
 
 /*
  * Analyses the trace in (events' times as they are: after CLC for a corrected archive)
- * with its graph g (st_clc_graph_build on the same in). Returns 0, or -1 when out of
+ * with its graph g (st_rel_graph_build on the same in). Returns 0, or -1 when out of
  * memory (res then empty). Free with st_an_free().
  */
-int st_an_run(const st_clc_input_t *in, const st_clc_graph_t *g, st_an_result_t *res);
+int st_an_run(const st_rel_input_t *in, const st_rel_graph_t *g, st_an_result_t *res);
 void st_an_free(st_an_result_t *res);
 
 /* Builds res->src from the call trees of procs[0..nprocs) (nothing without call paths); st_an_run
  * does it for its input, a parallel analysis at process 0 for the merged tables. 0, or -1 (memory). */
-int st_an_attach_sources(st_an_result_t *res, const st_clc_proc_t *procs, int32_t nprocs);
+int st_an_attach_sources(st_an_result_t *res, const st_rel_proc_t *procs, int32_t nprocs);
 
 /* Name of a region of r: an MPI/OpenMP region's, a function's; "?" if unknown. */
 const char *st_an_region_name(const st_an_result_t *r, uint32_t region);

@@ -58,7 +58,7 @@ static uint32_t intern(names_t *nm, st_an_result_t *res, const char *name)
 
 /* ---- frames ------------------------------------------------------------------------------------- */
 
-static const st_clc_proc_t *sort_proc; /* qsort has no context argument; single-threaded (analysis.h) */
+static const st_rel_proc_t *sort_proc; /* qsort has no context argument; single-threaded (analysis.h) */
 
 static int cmp_site(const void *a, const void *b)
 {
@@ -67,7 +67,7 @@ static int cmp_site(const void *a, const void *b)
 }
 
 /* Text of frame pc among p's call sites (by[]: their indices sorted by pc), NULL if not there. */
-static const char *text_of(const st_clc_proc_t *p, const uint32_t *by, uint64_t pc)
+static const char *text_of(const st_rel_proc_t *p, const uint32_t *by, uint64_t pc)
 {
     size_t lo = 0, hi = p->ncallsites;
     while (lo < hi) {
@@ -83,7 +83,7 @@ static const char *text_of(const st_clc_proc_t *p, const uint32_t *by, uint64_t 
     return NULL;
 }
 
-static int rank_frames(an_paths_t *ap, names_t *nm, st_an_result_t *res, const st_clc_proc_t *p, int32_t r)
+static int rank_frames(an_paths_t *ap, names_t *nm, st_an_result_t *res, const st_rel_proc_t *p, int32_t r)
 {
     uint32_t n = p->ncpnodes;
     uint32_t *by = malloc(sizeof(uint32_t) * (p->ncallsites + 1));
@@ -123,7 +123,7 @@ static int rank_frames(an_paths_t *ap, names_t *nm, st_an_result_t *res, const s
     return 0;
 }
 
-int an_paths_build(an_paths_t *ap, const st_clc_input_t *in, st_an_result_t *res)
+int an_paths_build(an_paths_t *ap, const st_rel_input_t *in, st_an_result_t *res)
 {
     memset(ap, 0, sizeof *ap);
     int any = 0;

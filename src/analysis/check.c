@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../record/region.h"
+#include "../model/region.h"
 #include "../util/log.h"
 #include "output.h"
 
 typedef struct chk {
     const st_an_result_t *r;
-    const st_clc_loc_t   *locs;
+    const st_rel_loc_t   *locs;
     double                sc; /* seconds per tick */
     size_t                bad;
     char                 *msg;
@@ -107,7 +107,7 @@ static void check_idle(chk_t *c)
     free(inpar);
 }
 
-size_t st_an_check_tree(const st_an_result_t *r, const st_clc_loc_t *locs, uint64_t resolution, char *msg, size_t n)
+size_t st_an_check_tree(const st_an_result_t *r, const st_rel_loc_t *locs, uint64_t resolution, char *msg, size_t n)
 {
     chk_t c = { r, locs, resolution ? 1.0 / (double)resolution : 1.0, 0, msg, n };
     if (n)
@@ -119,7 +119,7 @@ size_t st_an_check_tree(const st_an_result_t *r, const st_clc_loc_t *locs, uint6
     return c.bad;
 }
 
-size_t st_an_check_report(const st_an_result_t *r, const st_clc_loc_t *locs, uint64_t resolution)
+size_t st_an_check_report(const st_an_result_t *r, const st_rel_loc_t *locs, uint64_t resolution)
 {
     char msg[1024];
     size_t bad = st_an_check_tree(r, locs, resolution, msg, sizeof msg);

@@ -22,12 +22,12 @@
  * Returns the number of violations; the first is described in msg (one line, no newline; "" if
  * none): the metric, the call path, the location and the two numbers.
  */
-size_t st_an_check_tree(const st_an_result_t *r, const st_clc_loc_t *locs, uint64_t resolution, char *msg, size_t n);
+size_t st_an_check_tree(const st_an_result_t *r, const st_rel_loc_t *locs, uint64_t resolution, char *msg, size_t n);
 
 /*
  * st_an_check_tree, and if anything is violated one error line on stderr (st_log_error) naming the
  * first violation and how many there are. Returns the number of violations.
  */
-size_t st_an_check_report(const st_an_result_t *r, const st_clc_loc_t *locs, uint64_t resolution);
+size_t st_an_check_report(const st_an_result_t *r, const st_rel_loc_t *locs, uint64_t resolution);
 
 #endif

@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../clc/deps.h"
-#include "../clc/mem.h"
-#include "../record/region.h"
+#include "../relations/relations.h"
+#include "../util/mem.h"
+#include "../model/region.h"
 #include "patterns.h"
 
 static int cmp_cmember(const void *a, const void *b)
@@ -40,7 +40,7 @@ static int cmp_cmember(const void *a, const void *b)
 
 int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t *m, const st_event_t **end)
 {
-    const st_clc_loc_t *L = &c->in->locs[l];
+    const st_rel_loc_t *L = &c->in->locs[l];
     uint64_t last = an_leave(c, l, call) != AN_NO_EV ? an_leave(c, l, call) : L->n - 1;
     int have = 0;
     for (uint64_t i = call; i <= last; i++)
@@ -53,8 +53,8 @@ int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t
 
 static int pool_fit(an_cpool_t *p, size_t nm, size_t ns)
 {
-    return st_clc_grow((void **)&p->m, &p->cm, p->nm + nm, sizeof *p->m) ||
-           st_clc_grow((void **)&p->st, &p->cs, p->ns + ns, sizeof *p->st) ? -1 : 0;
+    return st_mem_grow((void **)&p->m, &p->cm, p->nm + nm, sizeof *p->m) ||
+           st_mem_grow((void **)&p->st, &p->cs, p->ns + ns, sizeof *p->st) ? -1 : 0;
 }
 
 /* The staircase of the senders among members m[0..n) (by key) at the pool's end. */
@@ -73,12 +73,12 @@ static void stair_of(an_cinst_t *x, const an_cmember_t *m, size_t n, an_cpool_t 
 
 /* Nonblocking: the members are the references themselves (requests: sends, completions:
  * receives), keyed by (order, gid, event); r and the staircase over the requests. */
-static void nonblocking_members(const an_ctx_t *c, an_cinst_t *x, const st_clc_ref_t *refs, uint32_t nsend,
+static void nonblocking_members(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_t *refs, uint32_t nsend,
                                 uint32_t nref, uint8_t shape, an_cpool_t *p)
 {
     an_cmember_t *m = p->m + p->nm;
     for (uint32_t k = 0; k < nref; k++) {
-        const st_clc_ref_t *r = &refs[k];
+        const st_rel_ref_t *r = &refs[k];
         const st_event_t *e = &c->in->locs[r->loc].ev[r->ev];
         m[k] = (an_cmember_t){ r->loc, an_call(c, r->loc, r->ev), r->ev,
                                { .b = e->time, .e = e->time, .gid = an_gid(c, r->loc), .call = r->ev,
@@ -89,7 +89,7 @@ static void nonblocking_members(const an_ctx_t *c, an_cinst_t *x, const st_clc_r
             x->end_loc = r->loc, x->end_ev = r->ev;
     }
     qsort(m, nref, sizeof *m, cmp_cmember);
-    if (shape == ST_CLC_PREFIX)
+    if (shape == ST_REL_PREFIX)
         stair_of(x, m, nref, p);
     x->n = nref;
     p->nm += nref;
@@ -97,14 +97,14 @@ static void nonblocking_members(const an_ctx_t *c, an_cinst_t *x, const st_clc_r
 
 /* Blocking (MPI_Init / MPI_Finalize: sync): one member per (location, call), merging its
  * send and receive references; begin and end its COLL_BEGIN and COLL_END (sync: ENTER, LEAVE). */
-static void blocking_members(const an_ctx_t *c, an_cinst_t *x, const st_clc_ref_t *refs, uint32_t nsend,
+static void blocking_members(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_t *refs, uint32_t nsend,
                              uint32_t nref, uint8_t shape, an_cpool_t *p)
 {
-    int sync = x->type == ST_CLC_KEY_SYNC;
+    int sync = x->type == ST_REL_KEY_SYNC;
     an_cmember_t *m = p->m + p->nm;
     size_t n = 0;
     for (uint32_t k = 0; k < nref; k++) {
-        const st_clc_ref_t *r = &refs[k];
+        const st_rel_ref_t *r = &refs[k];
         unsigned kind = c->in->locs[r->loc].ev[r->ev].kind;
         uint64_t call = an_call(c, r->loc, r->ev);
         if ((!sync && kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END) || call == AN_NO_EV) {
@@ -137,20 +137,20 @@ static void blocking_members(const an_ctx_t *c, an_cinst_t *x, const st_clc_ref_
     }
     for (size_t k = 0; k < j; k++)
         st_an_cred_add(&x->r, &m[k].m);
-    if (shape == ST_CLC_PREFIX)
+    if (shape == ST_REL_PREFIX)
         stair_of(x, m, j, p);
     x->n = (uint32_t)j;
     p->nm += j;
 }
 
-int an_cinst_build(const an_ctx_t *c, an_cinst_t *x, const st_clc_ref_t *refs, uint32_t nsend, uint32_t nrecv,
+int an_cinst_build(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_t *refs, uint32_t nsend, uint32_t nrecv,
                    uint8_t shape, an_cpool_t *pool)
 {
     uint32_t nref = nsend + nrecv;
     if (pool_fit(pool, nref, nref))
         return -1;
     unsigned kind0 = nref ? c->in->locs[refs[0].loc].ev[refs[0].ev].kind : 0;
-    x->nonblocking = x->type == ST_CLC_KEY_COLL && (kind0 == ST_EV_MPI_ICOLL_REQUEST ||
+    x->nonblocking = x->type == ST_REL_KEY_COLL && (kind0 == ST_EV_MPI_ICOLL_REQUEST ||
                                                     kind0 == ST_EV_MPI_ICOLL_COMPLETE);
     x->valid = 1, x->n = x->nst = 0, x->end_ev = AN_NO_EV, x->mingid = UINT64_MAX;
     x->m_at = pool->nm, x->st_at = pool->ns;
@@ -170,7 +170,7 @@ int an_cinst_build(const an_ctx_t *c, an_cinst_t *x, const st_clc_ref_t *refs, u
 int an_coll_analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted, int *inter)
 {
     int32_t rank = c->in->locs[loc].rank;
-    const st_clc_proc_t *p = c->in->procs && rank >= 0 && rank < c->in->nranks ? &c->in->procs[rank] : NULL;
+    const st_rel_proc_t *p = c->in->procs && rank >= 0 && rank < c->in->nranks ? &c->in->procs[rank] : NULL;
     const st_comm_def_t *d = p && p->comms && e->comm < p->ncomms ? &p->comms[e->comm] : NULL;
     if (!d)
         return 0;
@@ -185,20 +185,20 @@ int an_coll_analysed(an_ctx_t *c, uint32_t loc, const st_event_t *e, int counted
 
 int an_coll_wait_metric(unsigned op)
 {
-    enum st_clc_coll_class cc = st_clc_coll_class(op);
-    return op == 0 /* OTF2_COLLECTIVE_OP_BARRIER */ ? ST_AN_M_BARRIER_WAIT : cc == ST_CLC_CC_N2N ? ST_AN_M_WAIT_NXN
-         : cc == ST_CLC_CC_ONE2N ? ST_AN_M_LATEBROADCAST : cc == ST_CLC_CC_N2ONE ? ST_AN_M_EARLYREDUCE
-         : cc == ST_CLC_CC_PREFIX ? ST_AN_M_EARLYSCAN : -1;
+    enum st_rel_coll_class cc = st_rel_coll_class(op);
+    return op == 0 /* OTF2_COLLECTIVE_OP_BARRIER */ ? ST_AN_M_BARRIER_WAIT : cc == ST_REL_CC_N2N ? ST_AN_M_WAIT_NXN
+         : cc == ST_REL_CC_ONE2N ? ST_AN_M_LATEBROADCAST : cc == ST_REL_CC_N2ONE ? ST_AN_M_EARLYREDUCE
+         : cc == ST_REL_CC_PREFIX ? ST_AN_M_EARLYSCAN : -1;
 }
 
 /* The members' waits against the reduction r; with the serial analysis's own members (c->coll
  * NULL: they are all of them), the partial N x N rule's second round is reduced here. */
 static void attribute(an_ctx_t *c, const an_cinst_t *x, const st_event_t *e, int inter)
 {
-    enum st_clc_coll_class cc = st_clc_coll_class(e->op);
+    enum st_rel_coll_class cc = st_rel_coll_class(e->op);
     int barrier = e->op == 0; /* OTF2_COLLECTIVE_OP_BARRIER */
     int mw = an_coll_wait_metric(e->op);
-    int mc = inter ? -1 : barrier ? ST_AN_M_BARRIER_COMPL : cc == ST_CLC_CC_N2N ? ST_AN_M_NXN_COMPL : -1;
+    int mc = inter ? -1 : barrier ? ST_AN_M_BARRIER_COMPL : cc == ST_REL_CC_N2N ? ST_AN_M_NXN_COMPL : -1;
     if (mw < 0)
         return;
     st_an_cred_t r = x->r;
@@ -220,7 +220,7 @@ static void init_finalize(an_ctx_t *c, const an_cinst_t *x)
     int fin = x->key[1] == 1;
     for (uint32_t k = 0; k < x->n; k++) {
         int64_t w, compl;
-        c->res->stats.coll_violations += st_an_coll_wait(ST_CLC_CC_N2N, 1, 0, &x->r, NULL, 0, &x->m[k].m, &w, &compl);
+        c->res->stats.coll_violations += st_an_coll_wait(ST_REL_CC_N2N, 1, 0, &x->r, NULL, 0, &x->m[k].m, &w, &compl);
         an_add(c, fin ? ST_AN_M_FINALIZE_WAIT : ST_AN_M_INIT_COMPL, x->m[k].loc, x->m[k].call,
                (double)(fin ? w : compl));
     }
@@ -230,11 +230,11 @@ int an_coll_eval(an_ctx_t *c, const an_cinst_t *x, an_waits_t *nb)
 {
     if (x->nonblocking)
         return an_icoll(c, x, nb);
-    if (!x->valid || (x->type == ST_CLC_KEY_COLL && x->end_ev == AN_NO_EV)) {
+    if (!x->valid || (x->type == ST_REL_KEY_COLL && x->end_ev == AN_NO_EV)) {
         c->res->stats.coll_skipped += x->counted;
         return 0;
     }
-    if (x->type == ST_CLC_KEY_SYNC) {
+    if (x->type == ST_REL_KEY_SYNC) {
         init_finalize(c, x);
         return 0;
     }
@@ -253,9 +253,9 @@ int an_coll(an_ctx_t *c)
     for (size_t k = 0; rc == 0 && c->coll && k < c->coll->n; k++)
         rc = an_coll_eval(c, &c->coll->v[k], &nb);
     for (uint64_t k = 0; rc == 0 && !c->coll && k < c->g->ninst; k++) {
-        const st_clc_inst_t *in = &c->g->inst[k];
-        unsigned type = st_clc_inst_type(in);
-        if (type != ST_CLC_KEY_COLL && type != ST_CLC_KEY_SYNC)
+        const st_rel_inst_t *in = &c->g->inst[k];
+        unsigned type = st_rel_inst_type(in);
+        if (type != ST_REL_KEY_COLL && type != ST_REL_KEY_SYNC)
             continue;
         an_cinst_t x = { .type = (uint8_t)type, .counted = 1 }; /* serial: every instance counted here */
         memcpy(x.key, in->key, sizeof x.key);
@@ -267,7 +267,7 @@ int an_coll(an_ctx_t *c)
     }
     if (rc == 0)
         an_icoll_add(c, &nb);
-    st_clc_free(nb.v);
-    st_clc_free(pool.m), st_clc_free(pool.st);
+    st_mem_free(nb.v);
+    st_mem_free(pool.m), st_mem_free(pool.st);
     return rc;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../clc/mem.h"
+#include "../util/mem.h"
 
 enum { CH_COMM = 0, CH_SYNC = 1 };
 enum { F_INVALID = 1, F_NXN = 2 }; /* a member cannot be analysed; the instance is a plain N x N one */
@@ -18,7 +18,7 @@ typedef struct centry {
     uint64_t       key[4];
     uint64_t       mingid, flags;
     st_an_cred_t   r;
-    st_an_stair_t *st; /* st_clc_malloc'd, nst entries */
+    st_an_stair_t *st; /* st_mem_malloc'd, nst entries */
     uint32_t       nst;
 } centry_t;
 
@@ -33,7 +33,7 @@ typedef struct chan {
 } chan_t;
 
 struct an_creduce {
-    const st_clc_input_t *in;
+    const st_rel_input_t *in;
     const int32_t        *owner;
     int32_t               me, nprocs;
     chan_t               *ch;
@@ -92,7 +92,7 @@ static int comm_chan(an_creduce_t *x, const st_comm_def_t *d, int32_t *procs)
     return add_chan(x, CH_COMM, d->key, procs, n);
 }
 
-int an_creduce_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs, an_creduce_t **out)
+int an_creduce_new(const st_rel_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs, an_creduce_t **out)
 {
     an_creduce_t *x = calloc(1, sizeof *x);
     int32_t *procs = malloc(sizeof *procs * ((size_t)2 * (in->nranks > nprocs ? in->nranks : nprocs) + 1));
@@ -103,7 +103,7 @@ int an_creduce_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, i
         int32_t rank = in->locs[l].rank;
         if ((l && rank == in->locs[l - 1].rank) || rank < 0 || rank >= in->nranks || !in->procs)
             continue;
-        const st_clc_proc_t *pr = &in->procs[rank];
+        const st_rel_proc_t *pr = &in->procs[rank];
         for (uint32_t i = 0; rc == 0 && pr->comms && i < pr->ncomms; i++)
             if (!find_chan(x, CH_COMM, pr->comms[i].key))
                 rc = comm_chan(x, &pr->comms[i], procs);
@@ -124,7 +124,7 @@ int an_creduce_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, i
 
 /* ---- entries ------------------------------------------------------------------------------------- */
 
-static void entry_free(centry_t *e) { st_clc_free(e->st); }
+static void entry_free(centry_t *e) { st_mem_free(e->st); }
 
 /* Merges src into dst (same key). 0, or -1 (memory). */
 static int entry_merge(centry_t *dst, const centry_t *src)
@@ -134,18 +134,18 @@ static int entry_merge(centry_t *dst, const centry_t *src)
     st_an_cred_merge(&dst->r, &src->r);
     if (!src->nst)
         return 0;
-    st_an_stair_t *s = st_clc_malloc(sizeof *s * (dst->nst + src->nst));
+    st_an_stair_t *s = st_mem_malloc(sizeof *s * (dst->nst + src->nst));
     if (!s)
         return -1;
     dst->nst = st_an_stair_merge(dst->st, dst->nst, src->st, src->nst, s);
-    st_clc_free(dst->st);
+    st_mem_free(dst->st);
     dst->st = s;
     return 0;
 }
 
 static int push_entry(chan_t *c, const centry_t *e)
 {
-    if (st_clc_grow((void **)&c->e, &c->cap, c->n + 1, sizeof *c->e))
+    if (st_mem_grow((void **)&c->e, &c->cap, c->n + 1, sizeof *c->e))
         return -1;
     c->e[c->n++] = *e;
     return 0;
@@ -177,19 +177,19 @@ static void clear_entries(chan_t *c)
 /* Whether entry e needs the second round (the partial N x N rule's earliest end). */
 static int needs_round2(const centry_t *e)
 {
-    return (e->flags & F_NXN) && !(e->flags & F_INVALID) && st_an_cred_round2(&e->r, ST_CLC_CC_N2N, 0, 0);
+    return (e->flags & F_NXN) && !(e->flags & F_INVALID) && st_an_cred_round2(&e->r, ST_REL_CC_N2N, 0, 0);
 }
 
 /* ---- this process's instances -------------------------------------------------------------------- */
 
 static int cmp_ep(const void *a, const void *b)
 {
-    const st_clc_endpoint_t *x = *(const st_clc_endpoint_t *const *)a, *y = *(const st_clc_endpoint_t *const *)b;
+    const st_rel_endpoint_t *x = *(const st_rel_endpoint_t *const *)a, *y = *(const st_rel_endpoint_t *const *)b;
     int k = key_cmp4(x->key, y->key);
     if (k)
         return k;
     if (x->role != y->role)
-        return x->role == ST_CLC_SEND ? -1 : 1; /* sends first, as in the graph */
+        return x->role == ST_REL_SEND ? -1 : 1; /* sends first, as in the graph */
     return 0;
 }
 
@@ -197,20 +197,20 @@ static int cmp_ep(const void *a, const void *b)
 static int own_entry(an_creduce_t *x, size_t i, an_ctx_t *c)
 {
     an_cinst_t *v = &x->tab.v[i];
-    chan_t *ch = v->type == ST_CLC_KEY_SYNC ? find_chan(x, CH_SYNC, 0) : find_chan(x, CH_COMM, v->key[2]);
+    chan_t *ch = v->type == ST_REL_KEY_SYNC ? find_chan(x, CH_SYNC, 0) : find_chan(x, CH_COMM, v->key[2]);
     x->chan_of[i] = ch ? (uint32_t)(ch - x->ch) : UINT32_MAX;
     if (!ch)
         return 0; /* a communicator nobody knows: the instance is reduced over this process's members */
     centry_t e = { .mingid = v->mingid, .flags = v->valid ? 0 : F_INVALID, .r = v->r, .nst = v->nst };
     memcpy(e.key, v->key, sizeof e.key);
     int inter = 0;
-    if (!v->nonblocking && v->valid && v->type == ST_CLC_KEY_COLL && v->end_ev != AN_NO_EV) {
+    if (!v->nonblocking && v->valid && v->type == ST_REL_KEY_COLL && v->end_ev != AN_NO_EV) {
         const st_event_t *end = &c->in->locs[v->end_loc].ev[v->end_ev];
         an_coll_analysed(c, v->end_loc, end, 0, &inter);
-        if (!inter && end->op != 0 && st_clc_coll_class(end->op) == ST_CLC_CC_N2N)
+        if (!inter && end->op != 0 && st_rel_coll_class(end->op) == ST_REL_CC_N2N)
             e.flags |= F_NXN;
     }
-    if (e.nst && !(e.st = st_clc_malloc(sizeof *e.st * e.nst)))
+    if (e.nst && !(e.st = st_mem_malloc(sizeof *e.st * e.nst)))
         return -1;
     if (e.nst)
         memcpy(e.st, x->pool.st + v->st_at, sizeof *e.st * e.nst);
@@ -222,14 +222,14 @@ static int cmp_entry(const void *a, const void *b)
     return key_cmp4(((const centry_t *)a)->key, ((const centry_t *)b)->key);
 }
 
-int an_creduce_local(an_creduce_t *x, an_ctx_t *c, const st_clc_endpoint_t *ep, size_t n)
+int an_creduce_local(an_creduce_t *x, an_ctx_t *c, const st_rel_endpoint_t *ep, size_t n)
 {
-    const st_clc_endpoint_t **v = st_clc_malloc(sizeof *v * (n + 1));
-    st_clc_ref_t *refs = st_clc_malloc(sizeof *refs * (n + 1));
+    const st_rel_endpoint_t **v = st_mem_malloc(sizeof *v * (n + 1));
+    st_rel_ref_t *refs = st_mem_malloc(sizeof *refs * (n + 1));
     size_t nc = 0, ninst = 0;
     int rc = v && refs ? 0 : -1;
     for (size_t k = 0; rc == 0 && k < n; k++)
-        if (ep[k].kind == ST_CLC_COLL && (ep[k].role == ST_CLC_SEND || ep[k].role == ST_CLC_RECV))
+        if (ep[k].kind == ST_REL_COLL && (ep[k].role == ST_REL_SEND || ep[k].role == ST_REL_RECV))
             v[nc++] = &ep[k];
     if (rc == 0 && nc > 1)
         an_sort(v, nc, sizeof *v, cmp_ep);
@@ -244,7 +244,7 @@ int an_creduce_local(an_creduce_t *x, an_ctx_t *c, const st_clc_endpoint_t *ep, 
     for (size_t i = 0, j; rc == 0 && i < nc; i = j) {
         uint32_t ns = 0, nr = 0;
         for (j = i; j < nc && key_cmp4(v[i]->key, v[j]->key) == 0; j++)
-            refs[j - i] = v[j]->ref, v[j]->role == ST_CLC_SEND ? ns++ : nr++;
+            refs[j - i] = v[j]->ref, v[j]->role == ST_REL_SEND ? ns++ : nr++;
         an_cinst_t *in = &x->tab.v[x->tab.n++];
         in->type = (uint8_t)(v[i]->key[0] >> 56);
         memcpy(in->key, v[i]->key, sizeof in->key);
@@ -255,7 +255,7 @@ int an_creduce_local(an_creduce_t *x, an_ctx_t *c, const st_clc_endpoint_t *ep, 
     for (uint32_t k = 0; rc == 0 && k < x->nch; k++)
         if (x->ch[k].n > 1)
             qsort(x->ch[k].e, x->ch[k].n, sizeof *x->ch[k].e, cmp_entry);
-    st_clc_free(v), st_clc_free(refs);
+    st_mem_free(v), st_mem_free(refs);
     return rc;
 }
 
@@ -292,7 +292,7 @@ static int read_entry(st_xchg_reader_t *rd, centry_t *e)
     e->mingid = w[4], e->flags = w[5];
     e->r = (st_an_cred_t){ w[6], w[7], w[8], { w[9], w[10], w[11] }, w[12] };
     e->nst = (uint32_t)w[13];
-    if (e->nst && !(e->st = st_clc_malloc(sizeof *e->st * e->nst)))
+    if (e->nst && !(e->st = st_mem_malloc(sizeof *e->st * e->nst)))
         return -1;
     return e->nst ? st_xchg_get(rd, e->st, sizeof *e->st * e->nst) : 0;
 }
@@ -358,7 +358,7 @@ int an_creduce_start(an_creduce_t *x, st_xchg_out_t *out)
 /* Merges a child's sorted entries into c's. 0, or -1 (memory). */
 static int merge_up(chan_t *c, centry_t *in, size_t n)
 {
-    centry_t *v = st_clc_malloc(sizeof *v * (c->n + n + 1));
+    centry_t *v = st_mem_malloc(sizeof *v * (c->n + n + 1));
     size_t i = 0, j = 0, m = 0;
     int rc = v ? 0 : -1;
     while (rc == 0 && (i < c->n || j < n)) {
@@ -373,10 +373,10 @@ static int merge_up(chan_t *c, centry_t *in, size_t n)
         }
     }
     if (rc) {
-        st_clc_free(v);
+        st_mem_free(v);
         return -1;
     }
-    st_clc_free(c->e);
+    st_mem_free(c->e);
     c->e = v, c->n = m, c->cap = c->n + n + 1;
     return 0;
 }
@@ -388,7 +388,7 @@ int an_creduce_record(an_creduce_t *x, const st_xchg_rec_t *h, st_xchg_reader_t 
     if (!c || round < 1 || round > 2 || h->seq > h->len / (8 * ENTRY_WORDS) || c->done[round] ||
         (!down && (c->arrived[round] >= c->t.nchild || (round == 2 && !c->done[1]))))
         return -1;
-    centry_t *in = st_clc_calloc(h->seq + 1, sizeof *in);
+    centry_t *in = st_mem_calloc(h->seq + 1, sizeof *in);
     int rc = in ? 0 : -1;
     size_t n = 0;
     for (; rc == 0 && n < h->seq; n++)
@@ -407,7 +407,7 @@ int an_creduce_record(an_creduce_t *x, const st_xchg_rec_t *h, st_xchg_reader_t 
     }
     for (size_t i = 0; in && i <= n && i < h->seq; i++)
         entry_free(&in[i]);
-    st_clc_free(in);
+    st_mem_free(in);
     return rc;
 }
 
@@ -439,12 +439,12 @@ void an_creduce_free(an_creduce_t *x)
         return;
     for (uint32_t k = 0; k < x->nch; k++) {
         clear_entries(&x->ch[k]);
-        st_clc_free(x->ch[k].e);
+        st_mem_free(x->ch[k].e);
         st_xchg_tree_free(&x->ch[k].t);
     }
     free(x->ch);
     free(x->tab.v);
     free(x->chan_of);
-    st_clc_free(x->pool.m), st_clc_free(x->pool.st);
+    st_mem_free(x->pool.m), st_mem_free(x->pool.st);
     free(x);
 }

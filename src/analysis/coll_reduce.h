@@ -1,7 +1,7 @@
 /*
  * coll_reduce.h — the collective instances (and MPI_Init / MPI_Finalize) of one process of a
  * parallel analysis (parallel.c), reduced over their communicators' binomial trees: the
- * exchange layer's trees (src/clc/exchange.h) built over the processes owning a
+ * exchange layer's trees (src/exchange/exchange.h) built over the processes owning a
  * communicator's members, as CLC's replay builds them over ranks. MPI-free.
  *
  * One channel per communicator of the process's ranks (key: the communicator's), plus one
@@ -25,7 +25,7 @@
 #ifndef ST_AN_COLL_REDUCE_H
 #define ST_AN_COLL_REDUCE_H
 
-#include "../clc/exchange.h"
+#include "../exchange/exchange.h"
 #include "internal.h"
 
 enum { AN_CRED_R_UP = 2, AN_CRED_R_DOWN = 3 };
@@ -34,10 +34,10 @@ typedef struct an_creduce an_creduce_t;
 
 /* The channels of process me (of nprocs) whose ranks' locations are in->locs (owner[rank]:
  * the process owning archive rank `rank`). 0, or -1 (memory). */
-int an_creduce_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs, an_creduce_t **out);
+int an_creduce_new(const st_rel_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs, an_creduce_t **out);
 /* The process's collective instances from its endpoints ep[0..n) (others skipped), c: the
  * calls of its locations (an_scan_loc). 0, or -1 (memory). */
-int an_creduce_local(an_creduce_t *x, an_ctx_t *c, const st_clc_endpoint_t *ep, size_t n);
+int an_creduce_local(an_creduce_t *x, an_ctx_t *c, const st_rel_endpoint_t *ep, size_t n);
 /* Sends what can be sent (leaves' first round; channels of this process alone complete). */
 int an_creduce_start(an_creduce_t *x, st_xchg_out_t *out);
 /* One AN_CRED_R_* record. 0, or -1 (malformed or out of memory). */

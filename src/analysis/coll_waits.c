@@ -40,9 +40,9 @@ void st_an_cred_merge(st_an_cred_t *r, const st_an_cred_t *x)
         r->sb = x->sb, memcpy(r->sk, x->sk, sizeof r->sk);
 }
 
-int st_an_cred_round2(const st_an_cred_t *r, enum st_clc_coll_class cc, int barrier, int inter)
+int st_an_cred_round2(const st_an_cred_t *r, enum st_rel_coll_class cc, int barrier, int inter)
 {
-    return !inter && !barrier && cc == ST_CLC_CC_N2N && !(r->emin > r->bmax) && r->sk[0] != ST_AN_NO_KEY;
+    return !inter && !barrier && cc == ST_REL_CC_N2N && !(r->emin > r->bmax) && r->sk[0] != ST_AN_NO_KEY;
 }
 
 /* Whether m synchronizes under the partial N x N rule: the latest sender, or a receiver before it. */
@@ -107,7 +107,7 @@ static unsigned rooted(const st_an_cred_t *r, const st_an_member_t *m, int64_t *
     return member(m, r->sb, 0, 0, wait, &unused);
 }
 
-unsigned st_an_coll_wait(enum st_clc_coll_class cc, int barrier, int inter, const st_an_cred_t *r,
+unsigned st_an_coll_wait(enum st_rel_coll_class cc, int barrier, int inter, const st_an_cred_t *r,
                          const st_an_stair_t *st, uint32_t nst, const st_an_member_t *m, int64_t *wait,
                          int64_t *completion)
 {
@@ -116,15 +116,15 @@ unsigned st_an_coll_wait(enum st_clc_coll_class cc, int barrier, int inter, cons
     *wait = *completion = 0;
     if (inter)
         return rooted(r, m, wait);
-    if (barrier || (cc == ST_CLC_CC_N2N && r->emin > r->bmax))
+    if (barrier || (cc == ST_REL_CC_N2N && r->emin > r->bmax))
         return member(m, r->bmax, r->emin, 1, wait, completion);
     switch (cc) {
-    case ST_CLC_CC_N2N:
+    case ST_REL_CC_N2N:
         return partial_member(r, m) ? member(m, r->sb, r->emin2, 1, wait, completion) : 0;
-    case ST_CLC_CC_ONE2N:
-    case ST_CLC_CC_N2ONE:
+    case ST_REL_CC_ONE2N:
+    case ST_REL_CC_N2ONE:
         return rooted(r, m, wait);
-    case ST_CLC_CC_PREFIX:
+    case ST_REL_CC_PREFIX:
         st_an_member_key(m, k);
         return m->recv && st_an_stair_find(st, nst, k, &bref) ? member(m, bref, 0, 0, wait, &unused) : 0;
     default:

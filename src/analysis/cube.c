@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/region.h"
+#include "../model/region.h"
 #include "output.h"
 #include "source.h"
 
@@ -44,7 +44,7 @@ static int tar_member(FILE *f, const char *name, const void *data, size_t size)
 
 typedef struct cube {
     const st_an_result_t *r;
-    const st_clc_input_t *in;
+    const st_rel_input_t *in;
     uint64_t  resolution;
     uint32_t *pos;      /* cnode -> DFS position (its CUBE id) */
     uint32_t *order;    /* DFS position -> cnode */
@@ -173,7 +173,7 @@ static void xml_program(FILE *f, const cube_t *c)
 /* Locations grouped by rank, in the input's order (the data's column order). */
 static void xml_system(FILE *f, const cube_t *c)
 {
-    const st_clc_input_t *in = c->in;
+    const st_rel_input_t *in = c->in;
     fprintf(f, "<system>\n<systemtreenode Id=\"0\"><name>machine</name><class>machine</class>\n");
     uint32_t group = 0;
     for (uint32_t l = 0; l < in->nlocs; l++) {
@@ -271,7 +271,7 @@ static int metric_files(FILE *out, const cube_t *c, int m)
     return rc;
 }
 
-int st_an_write_cube(const char *path, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution)
+int st_an_write_cube(const char *path, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution)
 {
     cube_t c = { .r = r, .in = in, .resolution = resolution };
     c.pos = malloc(sizeof(uint32_t) * (r->ncnodes + 1));

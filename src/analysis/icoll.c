@@ -31,7 +31,7 @@ int an_icoll(an_ctx_t *c, const an_cinst_t *x, an_waits_t *acc)
     if (!done || !an_coll_analysed(c, x->end_loc, done, x->counted, &inter) ||
         (metric = an_coll_wait_metric(done->op)) < 0)
         return 0;
-    int prefix = st_clc_coll_class(done->op) == ST_CLC_CC_PREFIX;
+    int prefix = st_rel_coll_class(done->op) == ST_REL_CC_PREFIX;
     for (uint32_t k = 0; k < x->n; k++) {
         const an_cmember_t *m = &x->m[k];
         uint32_t l = m->loc;

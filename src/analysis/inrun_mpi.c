@@ -11,7 +11,7 @@
 
 #include "../clc/clc.h"
 #include "../config/config.h"
-#include "../mpi/polite.h"
+#include "../exchange/polite_mpi.h"
 #include "../util/log.h"
 #include "check.h"
 #include "output.h"
@@ -49,7 +49,7 @@ static int crowded_host(MPI_Comm comm, const st_rankdata_t *rd)
     return on_host > ncpu;
 }
 
-void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *derived, st_an_inrun_t *a)
+void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *derived, st_an_inrun_t *a)
 {
     memset(a, 0, sizeof *a);
     if (st_config.analyze != ST_ANALYZE_ON)
@@ -60,27 +60,27 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *de
      * threads may spin in their runtime meanwhile, and the two figures are compared */
     double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
     int crowded = crowded_host(toolworld, rd);
-    st_clc_input_t in;
+    st_rel_input_t in;
     int32_t *owner = malloc(sizeof *owner * (size_t)(n > 0 ? n : 1));
-    int ok = owner && st_clc_input_from_rankdata(rd, 1, &in) == 0, all_ok = 0;
+    int ok = owner && st_rel_input_from_rankdata(rd, 1, &in) == 0, all_ok = 0;
     MPI_Request req;
     if (PMPI_Iallreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, toolworld, &req) != MPI_SUCCESS ||
         st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS || !all_ok) {
         if (me == 0)
             st_log_error("analysis: out of memory on some rank; skipped");
         if (ok)
-            st_clc_input_free(&in);
+            st_rel_input_free(&in);
         free(owner);
         return;
     }
-    in.sync = st_clc_sync_regions, in.nsync = ST_CLC_NSYNC;
+    in.sync = st_rel_sync_regions, in.nsync = ST_REL_NSYNC;
     in.derived = derived && derived->g.inst ? derived : NULL;
     for (int r = 0; r < n; r++)
         owner[r] = r; /* each rank analyses its own locations */
     int rc = st_an_par_run_mpi(toolworld, &in, owner, crowded, &a->res, &a->locs);
     for (uint32_t l = 0; l < in.nlocs; l++)
         in.locs[l].orig = NULL; /* CLC's, not ours */
-    st_clc_input_free(&in);
+    st_rel_input_free(&in);
     free(owner);
     double ms[2] = { clock_ms(CLOCK_MONOTONIC) - t0, clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0 };
     double ms_max[2] = { ms[0], ms[1] };
@@ -103,7 +103,7 @@ void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written)
 {
     if (!a->have)
         return;
-    st_clc_input_t in = { .nlocs = a->res.nlocs, .locs = a->locs };
+    st_rel_input_t in = { .nlocs = a->res.nlocs, .locs = a->locs };
     char json[4200], cube[4200];
     snprintf(json, sizeof json, "%s/analysis.json", dir);
     snprintf(cube, sizeof cube, "%s/analysis.cubex", dir);

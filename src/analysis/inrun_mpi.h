@@ -20,13 +20,13 @@
 
 #include <mpi.h>
 
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 #include "analysis.h"
 
 typedef struct st_an_inrun {
     int            have;      /* rank 0: a report to write */
     st_an_result_t res;
-    st_clc_loc_t  *locs;      /* res's locations (rank, thread) */
+    st_rel_loc_t  *locs;      /* res's locations (rank, thread) */
     uint64_t       resolution;
     double         ms;        /* the slowest rank's wall time */
     int            clc_off;
@@ -34,7 +34,7 @@ typedef struct st_an_inrun {
 
 /* derived (may be NULL): CLC's derivation of this rank's logical messages (st_clc_run_mpi),
  * taken instead of deriving them again; emptied. */
-void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *derived, st_an_inrun_t *a);
+void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *derived, st_an_inrun_t *a);
 void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written);
 
 #endif

@@ -39,7 +39,7 @@ typedef struct an_tacc {
 /* Call paths (callpath.c; SYNCTRACE_CALLPATH): each rank's frames as function regions. */
 typedef struct an_paths {
     int32_t              nranks;    /* 0: the trace has no call paths */
-    const st_clc_proc_t *procs;
+    const st_rel_proc_t *procs;
     uint32_t           **func;      /* [rank][node] function region (ST_AN_FUNC_REGION) */
     uint32_t           **depth;     /* [rank][node] 1 for an outermost frame */
     uint64_t           **memo;      /* [rank][node] parent cnode << 32 | cnode of the last descent, UINT64_MAX none */
@@ -48,7 +48,7 @@ typedef struct an_paths {
 } an_paths_t;
 
 /* Function regions of every frame, their names into res->funcs. 0, or -1 (memory). */
-int an_paths_build(an_paths_t *ap, const st_clc_input_t *in, st_an_result_t *res);
+int an_paths_build(an_paths_t *ap, const st_rel_input_t *in, st_an_result_t *res);
 void an_paths_free(an_paths_t *ap);
 /* The frames of node's path below the deepest frame it shares with outer's path (ST_CP_NONE: none),
  * innermost first, into chain (maxdepth + 1 entries); returns their number. */
@@ -67,7 +67,7 @@ typedef struct an_cmember {
  * (patterns.h) and the members this process evaluates (serial: all; parallel: its own). */
 typedef struct an_cinst {
     uint64_t        key[4];
-    uint8_t         type;        /* ST_CLC_KEY_COLL or ST_CLC_KEY_SYNC */
+    uint8_t         type;        /* ST_REL_KEY_COLL or ST_REL_KEY_SYNC */
     uint8_t         nonblocking; /* members are I-calls' requests (sends) and completions (receives) */
     uint8_t         valid;       /* blocking: every member has a call with begin and end */
     uint8_t         counted;     /* this process counts the instance's statistics */
@@ -152,8 +152,8 @@ typedef struct an_evs { an_evref_t *v; size_t n; } an_evs_t;
 int an_evs_push(an_evs_t *v, size_t *cap, uint32_t l, uint64_t i);
 
 typedef struct an_ctx {
-    const st_clc_input_t *in;
-    const st_clc_graph_t *g;
+    const st_rel_input_t *in;
+    const st_rel_graph_t *g;
     st_an_result_t       *res;
     an_loc_t             *loc;   /* [in->nlocs] (cnode: analysed locations only) */
     an_paths_t            paths;
@@ -179,9 +179,9 @@ typedef struct an_ctx {
  *  an_end     frees c's arrays (not res; on failure the caller frees res).
  * 0, or -1 (memory).
  */
-int an_begin(an_ctx_t *c, const st_clc_input_t *in, st_an_result_t *res);
-int an_msgs_from_graph(an_ctx_t *c, const st_clc_graph_t *g);
-int an_finish(an_ctx_t *c, const st_clc_graph_t *g, const an_ctab_t *coll);
+int an_begin(an_ctx_t *c, const st_rel_input_t *in, st_an_result_t *res);
+int an_msgs_from_graph(an_ctx_t *c, const st_rel_graph_t *g);
+int an_finish(an_ctx_t *c, const st_rel_graph_t *g, const an_ctab_t *coll);
 void an_end(an_ctx_t *c);
 
 /* Room for n more entries in recv / send (exact growth: callers count first). 0, or -1. */
@@ -206,7 +206,7 @@ void an_tree_free(an_tree_t *t);
  * stack has room for L->n + 1 entries; *unpaired counts unmatched LEAVEs and unclosed calls; with acc
  * (and t) the calls' time and visits are added to acc (grown with the tree; room for the root).
  * 0, or -1 (memory). */
-int an_scan_loc(const st_clc_loc_t *L, an_loc_t *A, an_tree_t *t, an_paths_t *paths, uint64_t *stack,
+int an_scan_loc(const st_rel_loc_t *L, an_loc_t *A, an_tree_t *t, an_paths_t *paths, uint64_t *stack,
                 uint64_t *unpaired, an_ctx_t *c, uint32_t l, an_tacc_t *acc);
 
 /* A location's identity across processes: (rank, thread). */
@@ -326,8 +326,8 @@ int an_coll_wait_metric(unsigned op);
 /* Instance x (key and type set) from its references: nsend sends, then nrecv receives (the
  * graph's, or one process's endpoints): nonblocking, valid, end, mingid, the reduction r and
  * staircase of these members, the members (appended to pool at x->m_at, the staircase at
- * x->st_at; x->m and x->st are not set). shape: st_clc_shape. 0, or -1 (memory). */
-int an_cinst_build(const an_ctx_t *c, an_cinst_t *x, const st_clc_ref_t *refs, uint32_t nsend, uint32_t nrecv,
+ * x->st_at; x->m and x->st are not set). shape: st_rel_shape. 0, or -1 (memory). */
+int an_cinst_build(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_t *refs, uint32_t nsend, uint32_t nrecv,
                    uint8_t shape, an_cpool_t *pool);
 /* The waits of instance x's members (coll.c; an_icoll for nonblocking ones). 0, or -1 (memory). */
 int an_coll_eval(an_ctx_t *c, const an_cinst_t *x, an_waits_t *nb);

@@ -17,8 +17,8 @@
 
 #include <stdlib.h>
 
-#include "../clc/mem.h"
-#include "../clc/msort.h"
+#include "../util/mem.h"
+#include "../util/msort.h"
 #include "patterns.h"
 
 #define WO_BUFFER 100
@@ -43,7 +43,7 @@ static inline int cmp_recv(const an_recv_t *x, const an_recv_t *y)
     return (x->ev > y->ev) - (x->ev < y->ev);
 }
 static int cmp_recv_void(const void *a, const void *b) { return cmp_recv(a, b); }
-ST_CLC_MSORT(sort_recv, an_recv_t, cmp_recv)
+ST_MSORT(sort_recv, an_recv_t, cmp_recv)
 
 /* A receive with send time t_send from src: buffered instances sent later were received in the wrong order. */
 static void wrong_order(an_ctx_t *c, wo_buf_t *b, const rmsg_t *m)

@@ -21,7 +21,7 @@
 
 #include <stdlib.h>
 
-#include "../record/region.h"
+#include "../model/region.h"
 #include "patterns.h"
 
 /* Adds v to metric m and to its ancestors up to OpenMP (m's whole amount is part of each;
@@ -63,7 +63,7 @@ static void region_time(an_ctx_t *c)
     }
 }
 
-static const st_clc_ref_t *ref(const an_ctx_t *c, const st_clc_inst_t *in, uint32_t slot)
+static const st_rel_ref_t *ref(const an_ctx_t *c, const st_rel_inst_t *in, uint32_t slot)
 {
     return &c->g->refs[in->first + slot];
 }
@@ -71,7 +71,7 @@ static const st_clc_ref_t *ref(const an_ctx_t *c, const st_clc_inst_t *in, uint3
 /* The ENTER of the parallel region after a team begin (b) on location l, or AN_NO_EV. */
 static uint64_t parallel_enter(const an_ctx_t *c, uint32_t l, uint64_t b)
 {
-    const st_clc_loc_t *L = &c->in->locs[l];
+    const st_rel_loc_t *L = &c->in->locs[l];
     for (uint64_t i = b + 1; i < L->n; i++) { /* the scan's arrays first: an ENTER is where call[i] == i */
         if (an_call(c, l, i) == i)
             return an_region(c, l, i) == ST_REGION_OMP_PARALLEL ? i : AN_NO_EV;
@@ -83,10 +83,10 @@ static uint64_t parallel_enter(const an_ctx_t *c, uint32_t l, uint64_t b)
 
 /* The join ending the team forked by (fork instance) fi: the JOIN instance of the same
  * team, found among the forking location's ports after the fork. AN_NO_EV if none. */
-static uint64_t join_of(const an_ctx_t *c, const st_clc_inst_t *fi)
+static uint64_t join_of(const an_ctx_t *c, const st_rel_inst_t *fi)
 {
-    const st_clc_ref_t *f = ref(c, fi, 0);
-    const st_clc_graph_t *g = c->g;
+    const st_rel_ref_t *f = ref(c, fi, 0);
+    const st_rel_graph_t *g = c->g;
     uint64_t lo = g->port_first[f->loc], hi = g->port_first[f->loc + 1];
     while (lo < hi) { /* first port at or after the fork */
         uint64_t mid = lo + (hi - lo) / 2;
@@ -96,8 +96,8 @@ static uint64_t join_of(const an_ctx_t *c, const st_clc_inst_t *fi)
             hi = mid;
     }
     for (uint64_t p = lo; p < g->port_first[f->loc + 1]; p++) {
-        const st_clc_inst_t *ji = &g->inst[g->ports[p].inst];
-        if (g->ports[p].role == ST_CLC_RECV && st_clc_inst_type(ji) == ST_CLC_KEY_OMP_JOIN &&
+        const st_rel_inst_t *ji = &g->inst[g->ports[p].inst];
+        if (g->ports[p].role == ST_REL_RECV && st_rel_inst_type(ji) == ST_REL_KEY_OMP_JOIN &&
             ji->key[1] == fi->key[1] && ji->key[2] == fi->key[2])
             return g->ports[p].ev;
     }
@@ -111,8 +111,8 @@ static uint32_t *masters(const an_ctx_t *c)
     uint32_t n = c->in->nlocs, *m = malloc(sizeof *m * (n + 1));
     uint8_t *team = calloc(n + 1, 1);
     for (uint64_t i = 0; m && team && i < c->g->ninst; i++) {
-        const st_clc_inst_t *in = &c->g->inst[i];
-        for (uint32_t s = in->nsend; st_clc_inst_type(in) == ST_CLC_KEY_OMP_FORK && s < in->nsend + in->nrecv; s++)
+        const st_rel_inst_t *in = &c->g->inst[i];
+        for (uint32_t s = in->nsend; st_rel_inst_type(in) == ST_REL_KEY_OMP_FORK && s < in->nsend + in->nrecv; s++)
             team[ref(c, in, s)->loc] = 1;
     }
     for (uint32_t l = 0; m && team && l < n; l++) {
@@ -180,11 +180,11 @@ static void limited_less_nested(an_ctx_t *c, stretches_t *limited, stretches_t *
 /* Management and Fork of one parallel region instance; limited parallelism when it is
  * outermost and smaller than its process (inpar: cnode lies in a parallel region), noted in
  * limited; a nested team's stretches in nested. 0, or -1 (memory). */
-static int team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, const uint8_t *inpar,
+static int team(an_ctx_t *c, const st_rel_inst_t *fi, const uint32_t *master, const uint8_t *inpar,
                 uint8_t *inteam, stretches_t *limited, stretches_t *nested)
 {
     st_an_result_t *r = c->res;
-    const st_clc_ref_t *f = ref(c, fi, 0);
+    const st_rel_ref_t *f = ref(c, fi, 0);
     uint64_t join = join_of(c, fi);
     int rc = 0;
     if (fi->nsend != 1 || join == AN_NO_EV)
@@ -192,7 +192,7 @@ static int team(an_ctx_t *c, const st_clc_inst_t *fi, const uint32_t *master, co
     uint64_t t_fork = an_time(c, f->loc, f->ev), t_join = an_time(c, f->loc, join);
     uint32_t pk = ST_AN_NO_CNODE; /* the forking thread's parallel cnode */
     for (uint32_t s = 1; s < fi->nsend + fi->nrecv; s++) {
-        const st_clc_ref_t *m = ref(c, fi, s);
+        const st_rel_ref_t *m = ref(c, fi, s);
         uint64_t e = parallel_enter(c, m->loc, m->ev);
         if (e == AN_NO_EV)
             continue;
@@ -247,14 +247,14 @@ static uint64_t callee_time(const an_ctx_t *c, uint32_t l, uint64_t call)
 
 /* Wait at Barrier of one barrier instance: every thread waits for the last to enter,
  * less the tasks it ran meanwhile (they are its callees' time, not waiting). */
-static void barrier(an_ctx_t *c, const st_clc_inst_t *bi)
+static void barrier(an_ctx_t *c, const st_rel_inst_t *bi)
 {
     uint64_t latest = 0;
     for (uint32_t s = 0; s < bi->nsend; s++)
         latest = latest > an_time(c, ref(c, bi, s)->loc, ref(c, bi, s)->ev) ? latest
                : an_time(c, ref(c, bi, s)->loc, ref(c, bi, s)->ev);
     for (uint32_t s = bi->nsend; s < bi->nsend + bi->nrecv; s++) {
-        const st_clc_ref_t *m = ref(c, bi, s);
+        const st_rel_ref_t *m = ref(c, bi, s);
         uint64_t call = an_call(c, m->loc, m->ev), leave = an_time(c, m->loc, m->ev);
         if (call == AN_NO_EV)
             continue;
@@ -266,11 +266,11 @@ static void barrier(an_ctx_t *c, const st_clc_inst_t *bi)
 }
 
 /* Lock Contention of one acquisition: it waits for the previous holder's release. */
-static void lock(an_ctx_t *c, const st_clc_inst_t *li)
+static void lock(an_ctx_t *c, const st_rel_inst_t *li)
 {
     if (li->nsend != 1 || li->nrecv != 1)
         return;
-    const st_clc_ref_t *rel = ref(c, li, 0), *acq = ref(c, li, 1);
+    const st_rel_ref_t *rel = ref(c, li, 0), *acq = ref(c, li, 1);
     uint64_t call = an_call(c, acq->loc, acq->ev);
     if (call == AN_NO_EV || an_region(c, acq->loc, call) == ST_REGION_OMP_ORDERED)
         return; /* an ordered construct's time is Ordered, which has no contention child (Lock API's would not hold) */
@@ -311,11 +311,11 @@ int an_omp(an_ctx_t *c)
     if (rc == 0) {
         region_time(c);
         for (uint64_t i = 0; rc == 0 && i < c->g->ninst; i++) {
-            const st_clc_inst_t *in = &c->g->inst[i];
-            switch (st_clc_inst_type(in)) {
-            case ST_CLC_KEY_OMP_FORK:    rc = team(c, in, master, inpar, inteam, &limited, &nested); break;
-            case ST_CLC_KEY_OMP_BARRIER: barrier(c, in); break;
-            case ST_CLC_KEY_OMP_LOCK:    lock(c, in); break;
+            const st_rel_inst_t *in = &c->g->inst[i];
+            switch (st_rel_inst_type(in)) {
+            case ST_REL_KEY_OMP_FORK:    rc = team(c, in, master, inpar, inteam, &limited, &nested); break;
+            case ST_REL_KEY_OMP_BARRIER: barrier(c, in); break;
+            case ST_REL_KEY_OMP_LOCK:    lock(c, in); break;
             default: break;
             }
         }

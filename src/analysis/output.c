@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/region.h"
+#include "../model/region.h"
 #include "../util/fileio.h"
 #include "../util/json.h"
 #include "cube.h"
@@ -80,7 +80,7 @@ static void json_metrics(FILE *f)
     fprintf(f, "  ],\n");
 }
 
-static void json_tree(FILE *f, const st_an_result_t *r, const st_clc_input_t *in)
+static void json_tree(FILE *f, const st_an_result_t *r, const st_rel_input_t *in)
 {
     fprintf(f, "  \"cnodes\": [\n");
     for (uint32_t k = 0; k < r->ncnodes; k++) {
@@ -144,7 +144,7 @@ static void json_worst(FILE *f, const st_an_result_t *r, uint64_t resolution)
     fprintf(f, "\n  ],\n");
 }
 
-int st_an_write_json(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution)
+int st_an_write_json(FILE *f, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution)
 {
     fprintf(f, "{\n  \"format\": \"synctrace-analysis\",\n  \"version\": 1,\n");
     json_metrics(f);
@@ -260,7 +260,7 @@ static void print_value(FILE *f, int m, double v, double sc, double total_time)
 }
 
 /* The n largest sums, over cnodes (by_loc 0) or locations (1), printed with label(). */
-static int print_ranked(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, int m, int by_loc, unsigned top,
+static int print_ranked(FILE *f, const st_an_result_t *r, const st_rel_input_t *in, int m, int by_loc, unsigned top,
                         double sc, double total_time)
 {
     uint32_t n = by_loc ? r->nlocs : r->ncnodes;
@@ -289,7 +289,7 @@ static int print_ranked(FILE *f, const st_an_result_t *r, const st_clc_input_t *
     return 0;
 }
 
-int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution,
+int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution,
                        uint64_t origin, int m, unsigned top)
 {
     const st_an_metric_def_t *d = st_an_metric(m);
@@ -318,7 +318,7 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-int st_an_write_file(const char *path, const st_an_result_t *r, const st_clc_input_t *in, uint64_t resolution)
+int st_an_write_file(const char *path, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution)
 {
     int err = 0;
     if (ends_with(path, ".cubex")) {

@@ -19,9 +19,9 @@
 
 #include <stdlib.h>
 
-#include "../clc/mem.h"
-#include "../clc/msort.h"
-#include "../record/region.h"
+#include "../util/mem.h"
+#include "../util/msort.h"
+#include "../model/region.h"
 #include "patterns.h"
 
 /* ---- region classes --------------------------------------------------------------------------- */
@@ -78,7 +78,7 @@ static int reqs_index_direct(reqs_t *r)
         if (r->v[j - 1].id - r->v[i].id > 4 * (uint64_t)r->n + 1024 || span > 4 * r->n + 1024)
             return 0;
     }
-    if (!(r->seg = st_clc_malloc(sizeof *r->seg * (nseg + 1))) || !(r->first = st_clc_calloc(span + 1, sizeof *r->first)))
+    if (!(r->seg = st_mem_malloc(sizeof *r->seg * (nseg + 1))) || !(r->first = st_mem_calloc(span + 1, sizeof *r->first)))
         return -1;
     size_t at = 0;
     for (size_t i = 0, j; i < r->n; i = j) {
@@ -104,7 +104,7 @@ static int reqs_index(reqs_t *r)
     size_t nslot = 16;
     while (nslot < 2 * r->n)
         nslot *= 2;
-    if (!(r->first = st_clc_calloc(nslot, sizeof *r->first)))
+    if (!(r->first = st_mem_calloc(nslot, sizeof *r->first)))
         return -1;
     r->nslot = nslot;
     for (size_t i = 0; i < r->n; i++) {
@@ -161,7 +161,7 @@ static const req_t *post_of(const reqs_t *r, int32_t rank, uint64_t id, uint64_t
 
 static int req_push(reqs_t *v, size_t *cap, const req_t *r)
 {
-    if (st_clc_grow((void **)&v->v, cap, v->n + 1, sizeof *v->v))
+    if (st_mem_grow((void **)&v->v, cap, v->n + 1, sizeof *v->v))
         return -1;
     v->v[v->n++] = *r;
     return 0;
@@ -195,13 +195,13 @@ uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev)
 int an_msgs_reserve(an_msgs_t *m, size_t nrecv, size_t nsend)
 {
     if (m->nrecv + nrecv > m->recv_cap) {
-        an_recv_t *v = st_clc_realloc(m->recv, sizeof *v * (m->nrecv + nrecv));
+        an_recv_t *v = st_mem_realloc(m->recv, sizeof *v * (m->nrecv + nrecv));
         if (!v)
             return -1;
         m->recv = v, m->recv_cap = m->nrecv + nrecv;
     }
     if (m->nsend + nsend > m->send_cap) {
-        an_send_t *v = st_clc_realloc(m->send, sizeof *v * (m->nsend + nsend));
+        an_send_t *v = st_mem_realloc(m->send, sizeof *v * (m->nsend + nsend));
         if (!v)
             return -1;
         m->send = v, m->send_cap = m->nsend + nsend;
@@ -210,27 +210,27 @@ int an_msgs_reserve(an_msgs_t *m, size_t nrecv, size_t nsend)
 }
 
 /* Whether port p of the graph is an end of a point-to-point message (one send, one receive). */
-static const st_clc_inst_t *p2p_inst(const st_clc_graph_t *g, const st_clc_port_t *p)
+static const st_rel_inst_t *p2p_inst(const st_rel_graph_t *g, const st_rel_port_t *p)
 {
-    const st_clc_inst_t *in = &g->inst[p->inst];
-    return st_clc_inst_type(in) == ST_CLC_KEY_P2P && in->nsend == 1 && in->nrecv == 1 ? in : NULL;
+    const st_rel_inst_t *in = &g->inst[p->inst];
+    return st_rel_inst_type(in) == ST_REL_KEY_P2P && in->nsend == 1 && in->nrecv == 1 ? in : NULL;
 }
 
-int an_msgs_from_graph(an_ctx_t *c, const st_clc_graph_t *g)
+int an_msgs_from_graph(an_ctx_t *c, const st_rel_graph_t *g)
 {
     size_t nr = 0, ns = 0;
     for (uint64_t k = 0; k < g->port_first[g->nlocs]; k++)
         if (p2p_inst(g, &g->ports[k]))
-            nr += g->ports[k].role == ST_CLC_RECV, ns += g->ports[k].role == ST_CLC_SEND;
+            nr += g->ports[k].role == ST_REL_RECV, ns += g->ports[k].role == ST_REL_SEND;
     if (an_msgs_reserve(&c->msgs, nr, ns))
         return -1;
     for (uint32_t l = 0; l < g->nlocs; l++) /* by location and event: receives in the order Late Sender replays them */
         for (uint64_t k = g->port_first[l]; k < g->port_first[l + 1]; k++) {
-            const st_clc_inst_t *in = p2p_inst(g, &g->ports[k]);
+            const st_rel_inst_t *in = p2p_inst(g, &g->ports[k]);
             if (!in)
                 continue;
-            const st_clc_ref_t *s = &g->refs[in->first], *r = s + 1;
-            if (g->ports[k].role == ST_CLC_RECV) {
+            const st_rel_ref_t *s = &g->refs[in->first], *r = s + 1;
+            if (g->ports[k].role == ST_REL_RECV) {
                 const st_event_t *se = &c->in->locs[s->loc].ev[s->ev];
                 c->msgs.recv[c->msgs.nrecv++] = (an_recv_t){ r->loc, c->in->locs[s->loc].rank, r->ev, se->time,
                                                              an_call_time(c, s->loc, s->ev), se->bytes };
@@ -245,7 +245,7 @@ int an_msgs_from_graph(an_ctx_t *c, const st_clc_graph_t *g)
 
 int an_waits_push(an_waits_t *ws, an_wait_t w)
 {
-    if (st_clc_grow((void **)&ws->v, &ws->cap, ws->n + 1, sizeof *ws->v))
+    if (st_mem_grow((void **)&ws->v, &ws->cap, ws->n + 1, sizeof *ws->v))
         return -1;
     ws->v[ws->n++] = w;
     return 0;
@@ -258,7 +258,7 @@ static inline int cmp_wait(const an_wait_t *x, const an_wait_t *y)
 }
 static int cmp_wait_void(const void *a, const void *b) { return cmp_wait(a, b); }
 /* Late Senders come in event order, Late Receivers in runs of it (per channel): a natural merge sort */
-ST_CLC_MSORT(sort_waits, an_wait_t, cmp_wait)
+ST_MSORT(sort_waits, an_wait_t, cmp_wait)
 
 /* Late Receiver, one value per call: the largest, unless a multi wait had a Late Sender
  * (ws holds the Late Receivers and the calls with a Late Sender, latesender.c). */
@@ -314,7 +314,7 @@ static int late_receiver(an_ctx_t *c, const an_send_t *m, an_waits_t *ws)
 int an_p2p(an_ctx_t *c)
 {
     /* at most one wait per message: no growth */
-    an_waits_t waits = { st_clc_malloc(sizeof(an_wait_t) * (c->msgs.nrecv + c->msgs.nsend + 1)), 0,
+    an_waits_t waits = { st_mem_malloc(sizeof(an_wait_t) * (c->msgs.nrecv + c->msgs.nsend + 1)), 0,
                          c->msgs.nrecv + c->msgs.nsend + 1 };
     int rc = waits.v ? an_late_sender(c, &waits) : -1;
     for (size_t k = 0; rc == 0 && k < c->msgs.nsend; k++) {
@@ -325,6 +325,6 @@ int an_p2p(an_ctx_t *c)
     }
     if (rc == 0)
         waits_apply(c, &waits);
-    st_clc_free(waits.v);
+    st_mem_free(waits.v);
     return rc;
 }

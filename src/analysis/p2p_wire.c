@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../clc/mem.h"
-#include "../clc/msort.h"
+#include "../util/mem.h"
+#include "../util/msort.h"
 
 #define RUN_HEAD  5
 #define SEND_VALS 3
@@ -46,7 +46,7 @@ static int cmp_run(const void *a, const void *b)
 
 static an_pw_run_t *runs_push(an_pw_runs_t *v, const uint64_t *key, size_t at)
 {
-    if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+    if (st_mem_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
         return NULL;
     an_pw_run_t *r = &v->v[v->n++];
     *r = (an_pw_run_t){ { key[0], key[1], key[2] }, key[3], 0, at };
@@ -56,16 +56,16 @@ static an_pw_run_t *runs_push(an_pw_runs_t *v, const uint64_t *key, size_t at)
 /* ---- what the partners get ------------------------------------------------------------------ */
 
 /* The process analysing the partner of a point-to-point endpoint, -1 if none (unknown rank). */
-static int32_t partner_owner(const st_clc_endpoint_t *e, const int32_t *owner, int32_t nranks)
+static int32_t partner_owner(const st_rel_endpoint_t *e, const int32_t *owner, int32_t nranks)
 {
-    int32_t other = e->role == ST_CLC_SEND ? (int32_t)(uint32_t)e->key[1] : (int32_t)(e->key[1] >> 32);
+    int32_t other = e->role == ST_REL_SEND ? (int32_t)(uint32_t)e->key[1] : (int32_t)(e->key[1] >> 32);
     return other >= 0 && other < nranks ? owner[other] : -1;
 }
 
 /* Whether endpoint e is a point-to-point end whose partner another process analyses (its owner in *dest). */
-static int remote(const st_clc_endpoint_t *e, const int32_t *owner, int32_t nranks, int32_t me, int32_t *dest)
+static int remote(const st_rel_endpoint_t *e, const int32_t *owner, int32_t nranks, int32_t me, int32_t *dest)
 {
-    if (e->kind != ST_CLC_P2P)
+    if (e->kind != ST_REL_P2P)
         return 0;
     *dest = partner_owner(e, owner, nranks);
     return *dest >= 0 && *dest != me;
@@ -111,7 +111,7 @@ static int open_records(st_xchg_out_t *out, dest_t *d, int32_t nprocs)
 }
 
 /* The values of local end e (role) into its destination q's record. */
-static void put_end(const an_ctx_t *c, const st_clc_endpoint_t *e, int role, st_xchg_out_t *out, int32_t q, dest_t *d)
+static void put_end(const an_ctx_t *c, const st_rel_endpoint_t *e, int role, st_xchg_out_t *out, int32_t q, dest_t *d)
 {
     uint8_t *data = st_xchg_buf(out, q)->data;
     uint64_t w[RUN_HEAD > SEND_VALS ? RUN_HEAD : SEND_VALS];
@@ -136,7 +136,7 @@ static void put_end(const an_ctx_t *c, const st_clc_endpoint_t *e, int role, st_
 }
 
 /* A local end into its role's ends and runs. */
-static int keep_end(an_pwire_t *w, const st_clc_endpoint_t *e, int role)
+static int keep_end(an_pwire_t *w, const st_rel_endpoint_t *e, int role)
 {
     an_pw_runs_t *runs = role == SEND ? &w->lsend : &w->lrecv;
     an_pw_end_t *ends = role == SEND ? w->send : w->recv;
@@ -155,24 +155,24 @@ int an_pwire_begin(an_pwire_t *w, const int32_t *owner, int32_t nranks, int32_t 
     w->owner = owner, w->nranks = nranks, w->me = me, w->nprocs = nprocs;
     w->dest = calloc((size_t)nprocs + 1, sizeof *w->dest);
     /* room for the most ends of each role: only the pages written become memory (an_pwire_open shrinks) */
-    w->send = st_clc_malloc(sizeof *w->send * (most + 1));
-    w->recv = st_clc_malloc(sizeof *w->recv * (most + 1));
+    w->send = st_mem_malloc(sizeof *w->send * (most + 1));
+    w->recv = st_mem_malloc(sizeof *w->recv * (most + 1));
     w->most = most;
     return w->dest && w->send && w->recv ? 0 : -1;
 }
 
-int an_pwire_take(an_pwire_t *w, const st_clc_endpoint_t *ep, size_t n, st_clc_endpoint_t *rest, size_t *nrest)
+int an_pwire_take(an_pwire_t *w, const st_rel_endpoint_t *ep, size_t n, st_rel_endpoint_t *rest, size_t *nrest)
 {
     int rc = 0;
     int32_t q;
     size_t keep = 0;
     for (size_t k = 0; rc == 0 && k < n; k++) {
-        const st_clc_endpoint_t *e = &ep[k];
+        const st_rel_endpoint_t *e = &ep[k];
         if (!remote(e, w->owner, w->nranks, w->me, &q)) {
             rest[keep++] = *e; /* rest may be ep: written at or before where it is read */
             continue;
         }
-        int role = e->role == ST_CLC_SEND ? SEND : RECV;
+        int role = e->role == ST_REL_SEND ? SEND : RECV;
         if ((role == SEND ? w->nsend : w->nrecv) == w->most)
             rc = -1; /* more than an_pwire_begin was told */
         else
@@ -184,9 +184,9 @@ int an_pwire_take(an_pwire_t *w, const st_clc_endpoint_t *ep, size_t n, st_clc_e
 
 int an_pwire_open(an_pwire_t *w, st_xchg_out_t *out)
 {
-    an_pw_end_t *v = st_clc_realloc(w->send, sizeof *v * (w->nsend + 1));
+    an_pw_end_t *v = st_mem_realloc(w->send, sizeof *v * (w->nsend + 1));
     w->send = v ? v : w->send;
-    v = st_clc_realloc(w->recv, sizeof *v * (w->nrecv + 1));
+    v = st_mem_realloc(w->recv, sizeof *v * (w->nrecv + 1));
     w->recv = v ? v : w->recv;
     return open_records(out, w->dest, w->nprocs);
 }
@@ -199,8 +199,8 @@ void an_pwire_write(an_pwire_t *w, const an_ctx_t *c, st_xchg_out_t *out)
         size_t nends = role == SEND ? w->nsend : w->nrecv;
         for (size_t i = 0; i < runs->n; i++) {
             const an_pw_run_t *r = &runs->v[i];
-            st_clc_endpoint_t e = { .key = { r->chan[0], r->chan[1], r->chan[2], 0 },
-                                    .role = role == SEND ? ST_CLC_SEND : ST_CLC_RECV, .kind = ST_CLC_P2P };
+            st_rel_endpoint_t e = { .key = { r->chan[0], r->chan[1], r->chan[2], 0 },
+                                    .role = role == SEND ? ST_REL_SEND : ST_REL_RECV, .kind = ST_REL_P2P };
             int32_t q = partner_owner(&e, w->owner, w->nranks);
             for (size_t j = 0; j < r->n; j++) {
                 size_t at = r->at + j;
@@ -213,14 +213,14 @@ void an_pwire_write(an_pwire_t *w, const an_ctx_t *c, st_xchg_out_t *out)
                     }
                 }
                 e.key[3] = r->k0 + j;
-                e.ref = (st_clc_ref_t){ .loc = ends[at].loc, .ev = ends[at].ev };
+                e.ref = (st_rel_ref_t){ .loc = ends[at].loc, .ev = ends[at].ev };
                 put_end(c, &e, role, out, q, w->dest);
             }
         }
     }
 }
 
-int an_pwire_derive(an_pwire_t *w, st_clc_epvec_t *ep, const int32_t *owner, int32_t nranks, int32_t me,
+int an_pwire_derive(an_pwire_t *w, st_rel_epvec_t *ep, const int32_t *owner, int32_t nranks, int32_t me,
                     st_xchg_out_t *out)
 {
     size_t keep = ep->n;
@@ -228,7 +228,7 @@ int an_pwire_derive(an_pwire_t *w, st_clc_epvec_t *ep, const int32_t *owner, int
     rc = rc ? rc : an_pwire_take(w, ep->v, ep->n, ep->v, &keep);
     rc = rc ? rc : an_pwire_open(w, out);
     if (rc == 0 && keep < ep->n) { /* the memory of the ends taken out goes back to the loan (mem.h) */
-        st_clc_endpoint_t *v = st_clc_realloc(ep->v, sizeof *v * (keep + 1));
+        st_rel_endpoint_t *v = st_mem_realloc(ep->v, sizeof *v * (keep + 1));
         if (v)
             ep->v = v, ep->cap = keep + 1;
         ep->n = keep;
@@ -252,7 +252,7 @@ static int take_runs(an_pw_runs_t *runs, uint64_t **v, size_t *count, size_t *ca
         size_t need = *count + head[4];
         if (need > *cap) {
             size_t want = *v || need > expect ? need : expect;
-            uint64_t *p = st_clc_realloc(*v, 8 * nv * want);
+            uint64_t *p = st_mem_realloc(*v, 8 * nv * want);
             if (!p)
                 return -1;
             *v = p, *cap = want;
@@ -319,7 +319,7 @@ typedef struct join {
 static int match_recv(void *ctx, const an_pw_run_t *run, size_t end, size_t msg, size_t n)
 {
     join_t *j = ctx;
-    if (st_clc_grow((void **)&j->seg, &j->cap, j->nseg + 1, sizeof *j->seg))
+    if (st_mem_grow((void **)&j->seg, &j->cap, j->nseg + 1, sizeof *j->seg))
         return -1;
     j->seg[j->nseg++] = (recv_seg_t){ end, msg, n, (int32_t)(run->chan[1] >> 32) };
     return 0;
@@ -345,7 +345,7 @@ static int seg_before(const join_t *j, size_t a, size_t b)
 }
 
 static inline int seg_first(const join_t *j, const size_t *a, const size_t *b) { return seg_before(j, *a, *b); }
-ST_CLC_HEAP_DOWN(heap_down, size_t, const join_t *, seg_first)
+ST_HEAP_DOWN(heap_down, size_t, const join_t *, seg_first)
 
 /* The received messages appended in event order per location (each channel's stretch is, in a
  * consistent trace), merged from the stretches: the pattern code's sort (latesender.c) then
@@ -386,14 +386,14 @@ int an_pwire_join(an_pwire_t *w, an_ctx_t *c)
     int rc = join_runs(&w->lrecv, &w->rsend, match_recv, &j); /* our receives, their sends */
     rc = rc ? rc : merge_recv(&j);
     rc = rc ? rc : join_runs(&w->lsend, &w->rrecv, match_send, &j); /* our sends, their receives */
-    st_clc_free(j.seg);
+    st_mem_free(j.seg);
     return rc;
 }
 
 void an_pwire_free(an_pwire_t *w)
 {
-    st_clc_free(w->send), st_clc_free(w->recv), st_clc_free(w->got_send), st_clc_free(w->got_recv);
-    st_clc_free(w->lsend.v), st_clc_free(w->lrecv.v), st_clc_free(w->rsend.v), st_clc_free(w->rrecv.v);
+    st_mem_free(w->send), st_mem_free(w->recv), st_mem_free(w->got_send), st_mem_free(w->got_recv);
+    st_mem_free(w->lsend.v), st_mem_free(w->lrecv.v), st_mem_free(w->rsend.v), st_mem_free(w->rrecv.v);
     free(w->dest);
     memset(w, 0, sizeof *w);
 }

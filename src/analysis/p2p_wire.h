@@ -18,7 +18,7 @@
 #ifndef ST_AN_P2P_WIRE_H
 #define ST_AN_P2P_WIRE_H
 
-#include "../clc/exchange.h"
+#include "../exchange/exchange.h"
 #include "internal.h"
 
 /* Record types of the analysis's messages (the collective trees' are coll_reduce.h's AN_CRED_R_*). */
@@ -63,15 +63,15 @@ typedef struct an_pwire {
  * opens their records in out (per destination: one record of sends, one of receives), to be
  * filled by an_pwire_write. 0, or -1 (memory).
  */
-int an_pwire_derive(an_pwire_t *w, st_clc_epvec_t *ep, const int32_t *owner, int32_t nranks, int32_t me,
+int an_pwire_derive(an_pwire_t *w, st_rel_epvec_t *ep, const int32_t *owner, int32_t nranks, int32_t me,
                     st_xchg_out_t *out);
 
-/* The same in steps, for endpoints that come in parts (CLC's derivation, st_clc_derived_read):
+/* The same in steps, for endpoints that come in parts (CLC's derivation, st_rel_derived_read):
  * an_pwire_begin (most: at most that many ends of each role will be taken; nprocs: out's
  * processes); an_pwire_take for every part in order, which copies the endpoints that stay to
  * rest (*nrest of them; rest may be ep); an_pwire_open. 0, or -1 (memory, more than most). */
 int an_pwire_begin(an_pwire_t *w, const int32_t *owner, int32_t nranks, int32_t me, int32_t nprocs, size_t most);
-int an_pwire_take(an_pwire_t *w, const st_clc_endpoint_t *ep, size_t n, st_clc_endpoint_t *rest, size_t *nrest);
+int an_pwire_take(an_pwire_t *w, const st_rel_endpoint_t *ep, size_t n, st_rel_endpoint_t *rest, size_t *nrest);
 int an_pwire_open(an_pwire_t *w, st_xchg_out_t *out);
 
 /* Then, c being the analysis context of this process's locations (an_begin done; the endpoints

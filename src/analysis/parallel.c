@@ -13,7 +13,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "../clc/mem.h"
+#include "../util/mem.h"
 #include "../util/log.h"
 #include "coll_reduce.h"
 #include "internal.h"
@@ -25,21 +25,21 @@
 enum { S_NEW, S_STARTED, S_DONE, S_FAILED };
 
 struct st_an_par {
-    const st_clc_input_t *in;
+    const st_rel_input_t *in;
     int32_t               me, nprocs;
     int                   state;
     st_xchg_out_t         out;
-    st_clc_epvec_t        ep;  /* this process's endpoints (point-to-point ones with a remote partner: pw) */
+    st_rel_epvec_t        ep;  /* this process's endpoints (point-to-point ones with a remote partner: pw) */
     /* With CLC's derivation: its OpenMP endpoints, which stay there (read by build_graph's join) */
-    st_clc_derived_t     *derived;
-    st_clc_derived_pos_t  dpos;
+    st_rel_derived_t     *derived;
+    st_rel_derived_pos_t  dpos;
     size_t                dread;
     an_pwire_t            pw;
     uint32_t              incoming, arrived;
     an_creduce_t         *cr;  /* the collective instances */
     /* the analysis of the local locations */
     an_ctx_t       c;
-    st_clc_graph_t g;
+    st_rel_graph_t g;
     st_an_result_t res;
 };
 
@@ -81,22 +81,22 @@ static double ms_between(const stamp_t *a, const stamp_t *b)
  * ends pw's). p->ep is consumed. */
 static int build_graph(st_an_par_t *p)
 {
-    st_clc_epvec_t *v = &p->ep;
+    st_rel_epvec_t *v = &p->ep;
     size_t n = 0;
     for (size_t k = 0; k < v->n; k++)
-        if (v->v[k].kind != ST_CLC_COLL)
+        if (v->v[k].kind != ST_REL_COLL)
             v->v[n++] = v->v[k];
     v->n = n;
     /* the instances in the endpoints' block (none: no block to take), the OpenMP ones read from
      * CLC's derivation after them (take_derived made room for them) */
-    st_clc_epsrc_t omp = { 0 };
-    int rc = p->derived ? st_clc_derived_src(p->derived, &p->dpos, p->dread, &omp) : 0;
+    st_rel_epsrc_t omp = { 0 };
+    int rc = p->derived ? st_rel_derived_src(p->derived, &p->dpos, p->dread, &omp) : 0;
     if (rc == 0)
-        rc = st_clc_graph_join_src(v->v, v->n, &omp, p->in->nlocs, v->v ? ST_CLC_JOIN_TAKE : 0, &p->g);
+        rc = st_rel_graph_join_src(v->v, v->n, &omp, p->in->nlocs, v->v ? ST_REL_JOIN_TAKE : 0, &p->g);
     else
-        st_clc_free(v->v);
-    st_clc_epsrc_free(&omp);
-    *v = (st_clc_epvec_t){ 0 };
+        st_mem_free(v->v);
+    st_rel_epsrc_free(&omp);
+    *v = (st_rel_epvec_t){ 0 };
     return rc;
 }
 
@@ -105,29 +105,29 @@ static int build_graph(st_an_par_t *p)
  * (p2p_wire.h), the others go to p->ep; but the OpenMP ones (most of a hybrid trace's, of key
  * types after all others), which only the local graph reads: build_graph's join reads them
  * from d, so that they never take 64 bytes each here (at MPI_Finalize each new page is a fault). */
-static int take_derived(st_an_par_t *p, st_clc_derived_t *d, const int32_t *owner)
+static int take_derived(st_an_par_t *p, st_rel_derived_t *d, const int32_t *owner)
 {
     enum { PART = 2048 };
-    if (st_clc_self_ends_expand(&d->self_ends, p->in->locs))
+    if (st_rel_self_ends_expand(&d->self_ends, p->in->locs))
         return -1;
-    size_t most = st_clc_derived_count(d), n, kept;
-    st_clc_endpoint_t *buf = malloc(sizeof *buf * PART);
+    size_t most = st_rel_derived_count(d), n, kept;
+    st_rel_endpoint_t *buf = malloc(sizeof *buf * PART);
     /* room for all: only the pages written become memory, and the block is shrunk to them */
-    int rc = buf && (p->ep.v = st_clc_malloc(sizeof *p->ep.v * (most + 1))) ? 0 : -1;
+    int rc = buf && (p->ep.v = st_mem_malloc(sizeof *p->ep.v * (most + 1))) ? 0 : -1;
     p->ep.cap = most + 1;
     rc = rc ? rc : an_pwire_begin(&p->pw, owner, p->in->nranks, p->me, p->nprocs, d->g.nrefs + d->p2p.n);
     p->derived = d;
-    p->dpos = (st_clc_derived_pos_t){ .below = ST_CLC_KEY_OMP_FORK };
-    while (rc == 0 && (n = st_clc_derived_read(d, &p->dpos, buf, PART)) > 0) {
+    p->dpos = (st_rel_derived_pos_t){ .below = ST_REL_KEY_OMP_FORK };
+    while (rc == 0 && (n = st_rel_derived_read(d, &p->dpos, buf, PART)) > 0) {
         p->dread += n;
         rc = an_pwire_take(&p->pw, buf, n, buf, &kept);
         if (rc == 0)
             memcpy(p->ep.v + p->ep.n, buf, sizeof *buf * kept), p->ep.n += kept;
     }
     free(buf);
-    /* kept: room for the instances of the OpenMP endpoints still in d (st_clc_graph_join_src) */
-    size_t keep = p->ep.n + st_clc_inst_room(most - p->dread) + 1;
-    st_clc_endpoint_t *fit = rc ? NULL : st_clc_realloc(p->ep.v, sizeof *fit * keep);
+    /* kept: room for the instances of the OpenMP endpoints still in d (st_rel_graph_join_src) */
+    size_t keep = p->ep.n + st_rel_inst_room(most - p->dread) + 1;
+    st_rel_endpoint_t *fit = rc ? NULL : st_mem_realloc(p->ep.v, sizeof *fit * keep);
     if (fit)
         p->ep.v = fit, p->ep.cap = keep;
     return rc ? rc : an_pwire_open(&p->pw, &p->out);
@@ -135,7 +135,7 @@ static int take_derived(st_an_par_t *p, st_clc_derived_t *d, const int32_t *owne
 
 /* ---- the engine ------------------------------------------------------------------------------------ */
 
-int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs,
+int st_an_par_new(const st_rel_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs,
                   const st_xchg_net_t *net, st_an_par_t **out)
 {
     *out = NULL;
@@ -150,27 +150,27 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
     /* The endpoints: CLC's in the run, else derived here. Those with a partner in another process
      * leave p->ep before the calls' arrays are made, and CLC's are freed: their memory is the
      * arrays' (at MPI_Finalize every new page is a fault). */
-    st_clc_derived_t *derived = in->derived && in->derived->g.nlocs == in->nlocs ? in->derived : NULL;
+    st_rel_derived_t *derived = in->derived && in->derived->g.nlocs == in->nlocs ? in->derived : NULL;
     for (uint32_t l = 0; rc == 0 && !derived && l < in->nlocs; l++) /* each owned rank once (in rank order) */
         if (l == 0 || in->locs[l].rank != in->locs[l - 1].rank)
-            rc = st_clc_endpoints(in, in->locs[l].rank, &p->ep, NULL);
+            rc = st_rel_endpoints(in, in->locs[l].rank, &p->ep, NULL);
     if (rc == 0 && derived)
         rc = take_derived(p, derived, owner);
     else if (rc == 0)
         rc = an_pwire_derive(&p->pw, &p->ep, owner, in->nranks, me, &p->out);
     if (in->derived && !p->derived)
-        st_clc_derived_free(in->derived);
+        st_rel_derived_free(in->derived);
     stamp(&t[1]);
     /* The local graph before the calls' arrays: CLC's derivation (its OpenMP ends) is then freed,
      * and its memory is the arrays'. The collective endpoints wait aside for an_creduce_local. */
-    st_clc_epvec_t coll = { 0 };
+    st_rel_epvec_t coll = { 0 };
     for (size_t k = 0; rc == 0 && k < p->ep.n; k++)
-        if (p->ep.v[k].kind == ST_CLC_COLL)
-            rc = st_clc_epvec_push(&coll, &p->ep.v[k]);
+        if (p->ep.v[k].kind == ST_REL_COLL)
+            rc = st_rel_epvec_push(&coll, &p->ep.v[k]);
     if (rc == 0)
         rc = build_graph(p);
     if (p->derived) /* its OpenMP endpoints are in the local graph now */
-        st_clc_derived_free(p->derived), p->derived = NULL;
+        st_rel_derived_free(p->derived), p->derived = NULL;
     stamp(&t[2]);
     if (rc == 0)
         rc = an_begin(&p->c, in, &p->res); /* the calls, once: the exchange and the patterns read them */
@@ -179,7 +179,7 @@ int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, in
         an_pwire_write(&p->pw, &p->c, &p->out);
     if (rc == 0)
         rc = an_creduce_local(p->cr, &p->c, coll.v, coll.n);
-    st_clc_epvec_free(&coll);
+    st_rel_epvec_free(&coll);
     stamp(&t[4]);
     st_log_debug("analysis: process %d: CPU ms (page faults): logical messages %.1f (%ld), local graph %.1f (%ld), "
                  "calls and time %.1f (%ld), what the partners need %.1f (%ld)",
@@ -288,12 +288,12 @@ void st_an_par_free(st_an_par_t *p)
 {
     if (!p)
         return;
-    st_clc_epvec_free(&p->ep);
+    st_rel_epvec_free(&p->ep);
     an_pwire_free(&p->pw);
     an_creduce_free(p->cr);
     an_end(&p->c);
     st_xchg_out_free(&p->out);
-    st_clc_graph_free(&p->g);
+    st_rel_graph_free(&p->g);
     st_an_free(&p->res);
     free(p);
 }
@@ -432,7 +432,7 @@ static int merge_part(part_t *pt, const uint64_t *head, uint32_t loc0, const uin
     return 0;
 }
 
-int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res, st_clc_loc_t **locs)
+int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res, st_rel_loc_t **locs)
 {
     memset(res, 0, sizeof *res);
     *locs = NULL;
@@ -476,7 +476,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
         part_head(part[i], len[i], &pt, head);
         for (uint64_t l = 0; rc == 0 && l < head[1]; l++) {
             rc = take(&pt, rt, 3);
-            (*locs)[loc0 + l] = (st_clc_loc_t){ .rank = (int32_t)rt[0], .thread = (uint32_t)rt[1] };
+            (*locs)[loc0 + l] = (st_rel_loc_t){ .rank = (int32_t)rt[0], .thread = (uint32_t)rt[1] };
             res->span[loc0 + l] = rt[2];
         }
         if (rc == 0)

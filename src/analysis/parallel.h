@@ -1,7 +1,7 @@
 /*
  * parallel.h — the wait-state analysis of one process of a parallel run (in the shim at
  * MPI_Finalize, or `mpiexec -n N synctrace analyze`), as a message-driven engine over the
- * exchange layer (src/clc/exchange.h). MPI-free; parallel_mpi.h drives it over MPI.
+ * exchange layer (src/exchange/exchange.h). MPI-free; parallel_mpi.h drives it over MPI.
  *
  * Each process analyses the locations of the ranks it owns (in the run: its own). It derives
  * their logical messages (deps.h, the derivation CLC uses), scans their calls once (the call
@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../clc/exchange.h"
+#include "../exchange/exchange.h"
 #include "analysis.h"
 
 typedef struct st_an_par st_an_par_t;
@@ -49,7 +49,7 @@ enum { ST_AN_PAR_FAILED = -1, ST_AN_PAR_DONE = 0, ST_AN_PAR_BUSY = 1, ST_AN_PAR_
  * that analyses archive rank `rank` (a non-decreasing map: the parts merge in rank order).
  * in and owner must outlive the engine. Returns 0, or -1 (out of memory; one line logged).
  */
-int st_an_par_new(const st_clc_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs,
+int st_an_par_new(const st_rel_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs,
                   const st_xchg_net_t *net, st_an_par_t **out);
 
 /* Sets flags[q] = 1 for every process q (of nprocs) this one sends to. */
@@ -73,6 +73,6 @@ void st_an_par_free(st_an_par_t *p);
  * by path, and *locs (malloc'd: rank and thread of each of res's locations, for the
  * writers of output.h and cube.h). 0, or -1 (malformed part or out of memory).
  */
-int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res, st_clc_loc_t **locs);
+int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res, st_rel_loc_t **locs);
 
 #endif

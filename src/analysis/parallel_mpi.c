@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../clc/exchange_mpi.h"
-#include "../mpi/polite.h"
+#include "../exchange/exchange_mpi.h"
+#include "../exchange/polite_mpi.h"
 #include "../util/log.h"
 #include "parallel.h"
 #include "source.h"
@@ -22,7 +22,7 @@ static int eng_deliver(void *p, int32_t from, const void *buf, size_t len)
 static void eng_waiting(void *p, char *buf, size_t n) { st_an_par_waiting(p, buf, n); }
 
 /* The exchange and the local analysis; 0 when this process has its part. */
-static int run_engine(MPI_Comm comm, const st_clc_input_t *in, const int32_t *owner, int crowded, st_an_par_t **out)
+static int run_engine(MPI_Comm comm, const st_rel_input_t *in, const int32_t *owner, int crowded, st_an_par_t **out)
 {
     int me = 0, np = 0, all_ok = 0, started = 0;
     PMPI_Comm_rank(comm, &me);
@@ -96,7 +96,7 @@ static int gather_bytes(MPI_Comm comm, int ok, const void *mine, size_t len, int
 }
 
 /* The parts at process 0, merged. 0, or -1 (at process 0: the merge failed). */
-static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result_t *res, st_clc_loc_t **locs)
+static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result_t *res, st_rel_loc_t **locs)
 {
     int me = 0, np = 0, ok = 1;
     PMPI_Comm_rank(comm, &me);
@@ -125,7 +125,7 @@ static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result
  * The frames' source locations (source.h) of every process's ranks, merged into res at process 0:
  * the same table the serial analysis builds from all ranks. 0, or -1.
  */
-static int gather_sources(MPI_Comm comm, const st_clc_input_t *in, int crowded, st_an_result_t *res)
+static int gather_sources(MPI_Comm comm, const st_rel_input_t *in, int crowded, st_an_result_t *res)
 {
     int me = 0, np = 0, ok;
     PMPI_Comm_rank(comm, &me);
@@ -155,8 +155,8 @@ static int gather_sources(MPI_Comm comm, const st_clc_input_t *in, int crowded, 
     return rc;
 }
 
-int st_an_par_run_mpi(MPI_Comm toolcomm, const st_clc_input_t *in, const int32_t *owner, int crowded,
-                      st_an_result_t *res, st_clc_loc_t **locs)
+int st_an_par_run_mpi(MPI_Comm toolcomm, const st_rel_input_t *in, const int32_t *owner, int crowded,
+                      st_an_result_t *res, st_rel_loc_t **locs)
 {
     MPI_Comm comm;
     MPI_Request req;

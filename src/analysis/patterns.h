@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "../clc/deps.h"
+#include "../relations/relations.h"
 
 static inline int64_t st_an_diff(uint64_t a, uint64_t b) { return (int64_t)(a - b); }
 
@@ -87,7 +87,7 @@ void st_an_cred_init(st_an_cred_t *r);
 void st_an_cred_add(st_an_cred_t *r, const st_an_member_t *m);
 void st_an_cred_merge(st_an_cred_t *r, const st_an_cred_t *x);
 /* Whether an instance of class cc needs emin2 (the partial N x N rule), given r's first round. */
-int st_an_cred_round2(const st_an_cred_t *r, enum st_clc_coll_class cc, int barrier, int inter);
+int st_an_cred_round2(const st_an_cred_t *r, enum st_rel_coll_class cc, int barrier, int inter);
 /* Second round: m's end into emin2 if m synchronizes under the partial N x N rule. */
 void st_an_cred_add2(st_an_cred_t *r, const st_an_member_t *m);
 
@@ -115,7 +115,7 @@ int st_an_stair_find(const st_an_stair_t *s, uint32_t n, const uint64_t key[3], 
  *   intercommunicator (every class): the receivers wait for the latest sender of the other
  *     group, as in 1-to-N; no completion (the members do not all wait for one another).
  */
-unsigned st_an_coll_wait(enum st_clc_coll_class cc, int barrier, int inter, const st_an_cred_t *r,
+unsigned st_an_coll_wait(enum st_rel_coll_class cc, int barrier, int inter, const st_an_cred_t *r,
                          const st_an_stair_t *st, uint32_t nst, const st_an_member_t *m, int64_t *wait,
                          int64_t *completion);
 

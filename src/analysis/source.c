@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../trace/callpath.h"
+#include "../model/callpath.h"
 
 /* Appends a frame (st_an_src_seal merges the frames of one path). */
 static int add(st_an_src_t *s, const char *path, size_t plen, const char *file, uint32_t line, uint32_t fn_begin,
@@ -46,7 +46,7 @@ static const st_callsite_t *site_of(const st_callsite_t *sorted, uint32_t n, uin
 }
 
 /* One rank's frames: each node's path is its parent's plus its own function (parents come first). */
-static int add_proc(st_an_src_t *s, const st_clc_proc_t *p)
+static int add_proc(st_an_src_t *s, const st_rel_proc_t *p)
 {
     char **path = calloc(p->ncpnodes + 1, sizeof *path);
     st_callsite_t *sorted = malloc((p->ncallsites + 1) * sizeof *sorted); /* shallow copies */
@@ -89,7 +89,7 @@ static int add_proc(st_an_src_t *s, const st_clc_proc_t *p)
     return rc;
 }
 
-int st_an_src_add_procs(st_an_src_t *s, const st_clc_proc_t *procs, int32_t nprocs)
+int st_an_src_add_procs(st_an_src_t *s, const st_rel_proc_t *procs, int32_t nprocs)
 {
     for (int32_t r = 0; procs && r < nprocs; r++)
         if (procs[r].ncpnodes && add_proc(s, &procs[r]))

@@ -4,7 +4,7 @@
  *
  * A table of frames keyed by their function path ("main/exchange/late_sender_victim": the
  * functions from the outermost frame down to the frame) with the file and line of the call the
- * frame made (its call-site text, trace/callpath.h), as Score-P's calling contexts carry it.
+ * frame made (its call-site text, model/callpath.h), as Score-P's calling contexts carry it.
  * The analysis merges frames of one function called from different lines into one cnode
  * (analysis.h); such a path keeps its file with line 0 (unknown), or no file when even the
  * files differ. Adding frames is order-independent, so tables built from disjoint sets of
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../clc/deps.h"
+#include "../relations/relations.h"
 
 typedef struct st_an_frame_src {
     char    *path; /* owned */
@@ -34,7 +34,7 @@ typedef struct st_an_src {
 } st_an_src_t;
 
 /* Adds the frames of every rank's call tree in procs[0..nprocs). 0, or -1 (memory). */
-int st_an_src_add_procs(st_an_src_t *s, const st_clc_proc_t *procs, int32_t nprocs);
+int st_an_src_add_procs(st_an_src_t *s, const st_rel_proc_t *procs, int32_t nprocs);
 
 /* The table as text ("path\tfile\tline\tfn_begin\tfn_end\n" per frame; malloc'd), for shipping between processes. 0 or -1. */
 int st_an_src_pack(const st_an_src_t *s, char **buf, size_t *len);

@@ -25,7 +25,7 @@
 #include <otf2/OTF2_Events.h>
 #include <otf2/OTF2_Definitions.h>
 
-#include "../record/region.h"
+#include "../model/region.h"
 #include "patterns.h"
 
 static int prefixed(const char *name, const char *const *list)
@@ -110,7 +110,7 @@ static double call_excl(const an_ctx_t *c, uint32_t l, uint64_t call)
 
 void an_call_completes(const an_ctx_t *c, uint32_t l, uint64_t call, int *coll, int *p2p, int *barrier)
 {
-    const st_clc_loc_t *L = &c->in->locs[l];
+    const st_rel_loc_t *L = &c->in->locs[l];
     uint64_t end = an_leave(c, l, call) != AN_NO_EV ? an_leave(c, l, call) : L->n;
     *coll = *p2p = 0, *barrier = 1;
     for (uint64_t i = call + 1; i < end; i++) {

@@ -70,30 +70,30 @@ size_t st_clc_ramp(uint64_t W, uint64_t dt, size_t n, const uint64_t *x, const u
     return binding;
 }
 
-int st_clc_times_alloc(st_clc_loc_t *L)
+int st_rel_times_alloc(st_rel_loc_t *L)
 {
     if (!L->orig)
-        L->orig = st_clc_malloc(sizeof(uint64_t) * 2 * (L->n ? L->n : 1));
+        L->orig = st_mem_malloc(sizeof(uint64_t) * 2 * (L->n ? L->n : 1));
     return L->orig ? 0 : -1;
 }
 
-int st_clc_times_materialize(st_clc_loc_t *L)
+int st_rel_times_materialize(st_rel_loc_t *L)
 {
     if (L->orig)
         return 0;
-    if (st_clc_times_alloc(L))
+    if (st_rel_times_alloc(L))
         return -1;
-    uint64_t *C = L->orig, *T = st_clc_lc(L);
+    uint64_t *C = L->orig, *T = st_rel_lc(L);
     for (uint64_t i = 0; i < L->n; i++)
         C[i] = T[i] = L->ev[i].time;
     return 0;
 }
 
-int st_clc_save_orig(st_clc_input_t *in)
+int st_rel_save_orig(st_rel_input_t *in)
 {
     for (uint32_t l = 0; l < in->nlocs; l++) {
-        st_clc_loc_t *L = &in->locs[l];
-        if (st_clc_times_alloc(L))
+        st_rel_loc_t *L = &in->locs[l];
+        if (st_rel_times_alloc(L))
             return -1;
         for (uint64_t i = 0; i < L->n; i++)
             L->orig[i] = L->ev[i].time;
@@ -107,7 +107,7 @@ static int push_jump(st_clc_fwd_t *st, uint64_t ev, uint64_t dt, uint8_t kind)
 {
     if (st->njumps == st->capjumps) {
         size_t n = st->capjumps ? 2 * st->capjumps : 16;
-        st_clc_jump_t *j = st_clc_realloc(st->jumps, n * sizeof *j);
+        st_clc_jump_t *j = st_mem_realloc(st->jumps, n * sizeof *j);
         if (!j)
             return -1;
         st->jumps = j;
@@ -119,7 +119,7 @@ static int push_jump(st_clc_fwd_t *st, uint64_t ev, uint64_t dt, uint8_t kind)
 
 /* Incremental pass, clean state: the first port at or after k that must be visited (hot),
  * backed up to the first port of its event; nports when none is left. */
-static uint64_t next_hot(const uint8_t *hot, const st_clc_port_t *ports, uint64_t nports, uint64_t k)
+static uint64_t next_hot(const uint8_t *hot, const st_rel_port_t *ports, uint64_t nports, uint64_t k)
 {
     uint64_t h = k;
     while (h < nports && !hot[h])
@@ -135,7 +135,7 @@ static uint64_t next_hot(const uint8_t *hot, const st_clc_port_t *ports, uint64_
  * that only prefetches for one without effects and drops its calls. */
 #define PREFETCH_AHEAD 16
 
-static inline __attribute__((always_inline)) void prefetch_port_event(const st_clc_loc_t *loc, const st_clc_port_t *ports, uint64_t nports, uint64_t k)
+static inline __attribute__((always_inline)) void prefetch_port_event(const st_rel_loc_t *loc, const st_rel_port_t *ports, uint64_t nports, uint64_t k)
 {
     if (k + PREFETCH_AHEAD < nports)
         __builtin_prefetch((const void *)((uintptr_t)loc->ev + ports[k + PREFETCH_AHEAD].ev * sizeof *loc->ev));
@@ -150,7 +150,7 @@ enum { MOVES = 2 }; /* forward_unmoved: st->pos is the first event that moves */
  * ST_CLC_BLOCKED, or MOVES with st at the first event that moves (st->pos; st->port its
  * first port, or where the next port is; *force what is left of the caller's force).
  */
-static int forward_unmoved(const st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports, uint64_t nports,
+static int forward_unmoved(const st_rel_loc_t *loc, uint32_t l, const st_rel_port_t *ports, uint64_t nports,
                            st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int *force)
 {
     const uint64_t n = loc->n, mono = loc->mono;
@@ -170,7 +170,7 @@ static int forward_unmoved(const st_clc_loc_t *loc, uint32_t l, const st_clc_por
         if (i == n)
             return ST_CLC_DONE;
         uint64_t c = loc->ev[i].time, lc = c;
-        for (; k < nports && ports[k].ev == i && ports[k].role == ST_CLC_RECV; k++) {
+        for (; k < nports && ports[k].ev == i && ports[k].role == ST_REL_RECV; k++) {
             uint64_t bound = 0;
             uint8_t kind = 0;
             prefetch_port_event(loc, ports, nports, k);
@@ -187,7 +187,7 @@ static int forward_unmoved(const st_clc_loc_t *loc, uint32_t l, const st_clc_por
         *force = 0;
         for (; k < nports && ports[k].ev == i - 1; k++) {
             prefetch_port_event(loc, ports, nports, k);
-            if (ports[k].role == ST_CLC_SEND)
+            if (ports[k].role == ST_REL_SEND)
                 ops->send_done(ctx, l, &ports[k], c);
         }
     }
@@ -196,19 +196,19 @@ static int forward_unmoved(const st_clc_loc_t *loc, uint32_t l, const st_clc_por
 /* A location without orig (LC == C so far, forward_unmoved) gets its dense arrays at the
  * first event that moves, with LC = C before it, as a pass over the unmoved location
  * would have left them; the pass goes on over them. */
-int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+int st_clc_forward_loc(const st_clc_params_t *p, st_rel_loc_t *loc, uint32_t l, const st_rel_port_t *ports,
                        uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int force)
 {
     if (!loc->orig) {
         int rc = forward_unmoved(loc, l, ports, nports, st, ops, ctx, &force);
         if (rc != MOVES)
             return rc;
-        if (st_clc_times_materialize(loc))
+        if (st_rel_times_materialize(loc))
             return ST_CLC_NOMEM;
         st->prev_c = st->prev_lc = st->pos ? loc->orig[st->pos - 1] : 0;
     }
     const uint64_t *C = loc->orig;
-    uint64_t *T = st_clc_lc(loc);
+    uint64_t *T = st_rel_lc(loc);
     const double gamma = p->gamma;
     const uint64_t delta = p->delta, n = loc->n;
     const uint8_t *hot = st->hot;
@@ -255,7 +255,7 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
         st->pos = i, st->prev_c = pc, st->prev_lc = plc, st->port = k, st->dirty = (uint8_t)dirty;
         uint64_t c = C[i], base = i == 0 ? c : st_clc_base_of(gamma, delta, c, pc, plc), lc = base;
         uint8_t why = 0;
-        for (; k < nports && ports[k].ev == i && ports[k].role == ST_CLC_RECV; k++) {
+        for (; k < nports && ports[k].ev == i && ports[k].role == ST_REL_RECV; k++) {
             uint64_t bound = 0;
             uint8_t kind = 0;
             if (!ops->recv_bound(ctx, l, &ports[k], force && k == st->blocked, &bound, &kind)) {
@@ -275,7 +275,7 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
         st->pos = i, st->prev_c = pc, st->prev_lc = plc, st->dirty = (uint8_t)dirty;
         force = 0;
         for (; k < nports && ports[k].ev == i - 1; k++)
-            if (ports[k].role == ST_CLC_SEND)
+            if (ports[k].role == ST_REL_SEND)
                 ops->send_done(ctx, l, &ports[k], lc);
         st->port = k;
     }
@@ -284,17 +284,17 @@ int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, 
     return ST_CLC_DONE;
 }
 
-int st_clc_jumps_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+int st_clc_jumps_loc(const st_clc_params_t *p, st_rel_loc_t *loc, uint32_t l, const st_rel_port_t *ports,
                      uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx)
 {
     st->njumps = 0;
     if (!loc->orig) /* nothing moved: no jumps */
         return ST_CLC_DONE;
-    const uint64_t *C = loc->orig, *T = st_clc_lc(loc);
+    const uint64_t *C = loc->orig, *T = st_rel_lc(loc);
     for (uint64_t k = 0; k < nports && ports[k].ev < loc->n;) {
         uint64_t i = ports[k].ev, base = i == 0 ? C[0] : st_clc_base(p, C[i], C[i - 1], T[i - 1]), lc = base;
         uint8_t why = 0;
-        for (; k < nports && ports[k].ev == i && ports[k].role == ST_CLC_RECV; k++) {
+        for (; k < nports && ports[k].ev == i && ports[k].role == ST_REL_RECV; k++) {
             uint64_t bound = 0;
             uint8_t kind = 0;
             if (!ops->recv_bound(ctx, l, &ports[k], 1, &bound, &kind))
@@ -315,9 +315,9 @@ int st_clc_jumps_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, co
 
 void st_clc_scratch_free(st_clc_scratch_t *s)
 {
-    st_clc_free(s->x);
-    st_clc_free(s->cap);
-    st_clc_free(s->shift);
+    st_mem_free(s->x);
+    st_mem_free(s->cap);
+    st_mem_free(s->shift);
     memset(s, 0, sizeof *s);
 }
 
@@ -328,13 +328,13 @@ static int scratch_reserve(st_clc_scratch_t *s, size_t n)
     size_t m = s->cap_n ? s->cap_n : 256;
     while (m < n)
         m *= 2;
-    uint64_t *x = st_clc_realloc(s->x, m * sizeof *x);
+    uint64_t *x = st_mem_realloc(s->x, m * sizeof *x);
     if (x)
         s->x = x;
-    uint64_t *c = st_clc_realloc(s->cap, m * sizeof *c);
+    uint64_t *c = st_mem_realloc(s->cap, m * sizeof *c);
     if (c)
         s->cap = c;
-    uint64_t *h = st_clc_realloc(s->shift, m * sizeof *h);
+    uint64_t *h = st_mem_realloc(s->shift, m * sizeof *h);
     if (h)
         s->shift = h;
     if (!x || !c || !h)
@@ -344,7 +344,7 @@ static int scratch_reserve(st_clc_scratch_t *s, size_t n)
 }
 
 /* First port with ev >= ev (ports sorted by ev). */
-static uint64_t first_port(const st_clc_port_t *ports, uint64_t nports, uint64_t ev)
+static uint64_t first_port(const st_rel_port_t *ports, uint64_t nports, uint64_t ev)
 {
     uint64_t lo = 0, hi = nports;
     while (lo < hi) {
@@ -367,13 +367,13 @@ static uint64_t amort_len(const st_clc_params_t *p, uint64_t dt)
 }
 
 /* Caps of the events [lo, r) from their send ports' limits. */
-static void fill_caps(st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports, uint64_t nports, uint64_t lo,
+static void fill_caps(st_rel_loc_t *loc, uint32_t l, const st_rel_port_t *ports, uint64_t nports, uint64_t lo,
                       uint64_t r, st_clc_limit_fn limit, void *ctx, uint64_t *cap)
 {
     for (uint64_t k = first_port(ports, nports, lo); k < nports && ports[k].ev < r; k++) {
-        if (ports[k].role != ST_CLC_SEND)
+        if (ports[k].role != ST_REL_SEND)
             continue;
-        uint64_t lim = limit(ctx, l, &ports[k]), t = st_clc_lc(loc)[ports[k].ev];
+        uint64_t lim = limit(ctx, l, &ports[k]), t = st_rel_lc(loc)[ports[k].ev];
         if (lim == UINT64_MAX)
             continue;
         uint64_t room = lim > t ? lim - t : 0;
@@ -382,11 +382,11 @@ static void fill_caps(st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
     }
 }
 
-static int amortize_jump(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+static int amortize_jump(const st_clc_params_t *p, st_rel_loc_t *loc, uint32_t l, const st_rel_port_t *ports,
                          uint64_t nports, const st_clc_jump_t *j, st_clc_limit_fn limit, void *ctx,
                          st_clc_scratch_t *s, uint64_t *ramps, uint64_t *bent)
 {
-    uint64_t *T = st_clc_lc(loc);
+    uint64_t *T = st_rel_lc(loc);
     uint64_t r = j->ev, dt = j->dt, bk = T[r] - dt, first = T[0];
     uint64_t la = amort_len(p, dt);
     uint64_t b0 = bk > first && bk - first > la ? bk - la : first;
@@ -415,7 +415,7 @@ static int amortize_jump(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l
     return 0;
 }
 
-int st_clc_backward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+int st_clc_backward_loc(const st_clc_params_t *p, st_rel_loc_t *loc, uint32_t l, const st_rel_port_t *ports,
                         uint64_t nports, const st_clc_jump_t *jumps, size_t njumps, st_clc_limit_fn limit,
                         void *ctx, st_clc_scratch_t *scratch, uint64_t *ramps, uint64_t *bent)
 {

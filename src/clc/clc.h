@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "deps.h"
+#include "../relations/relations.h"
 
 /* ---- parameters ------------------------------------------------------------------------- */
 
@@ -116,18 +116,18 @@ typedef struct st_clc_fwd_ops {
     /*
      * Receive port p of location loc: if every send it depends on has its forward LC,
      * sets *bound = max over those sends on OTHER locations of LC(s) + mu (0 if there
-     * are none), *kind = the port's st_clc_kind, and returns 1; else returns 0.
+     * are none), *kind = the port's st_rel_kind, and returns 1; else returns 0.
      * With force != 0 it must answer from the sends known so far (cycle breaking).
      */
-    int (*recv_bound)(void *ctx, uint32_t loc, const st_clc_port_t *p, int force, uint64_t *bound, uint8_t *kind);
+    int (*recv_bound)(void *ctx, uint32_t loc, const st_rel_port_t *p, int force, uint64_t *bound, uint8_t *kind);
     /* Send port p's event now has its final forward LC (lc). */
-    void (*send_done)(void *ctx, uint32_t loc, const st_clc_port_t *p, uint64_t lc);
+    void (*send_done)(void *ctx, uint32_t loc, const st_rel_port_t *p, uint64_t lc);
 } st_clc_fwd_ops_t;
 
 /* A jump made by forward amortization at a receive: dt = LC - base > 0. */
 typedef struct st_clc_jump {
     uint64_t ev, dt;
-    uint8_t  kind; /* st_clc_kind of the relation that forced it */
+    uint8_t  kind; /* st_rel_kind of the relation that forced it */
 } st_clc_jump_t;
 
 /* Forward state of one location; zero-initialize before the first call. */
@@ -139,7 +139,7 @@ typedef struct st_clc_fwd {
     st_clc_jump_t *jumps;    /* owned; free() when done */
     size_t         njumps, capjumps;
     /* NULL: a full pass. Else an incremental one over the LC of an earlier pass (in
-     * st_clc_lc) whose inputs have since grown: hot[k] != 0 for every port k (indexed like
+     * st_rel_lc) whose inputs have since grown: hot[k] != 0 for every port k (indexed like
      * ports) whose inputs may differ from that pass's (changed receives; ports whose
      * callbacks must run anyway). Events are recomputed from hot ports on, only until
      * their LC agrees with the earlier pass again. Records no jumps: st_clc_jumps_loc. */
@@ -152,29 +152,29 @@ enum { ST_CLC_NOMEM = -1, ST_CLC_DONE = 0, ST_CLC_BLOCKED = 1 };
 
 /*
  * Forward amortization of location loc (index l) from st->pos on: C(e) is read from
- * loc->orig, LC(e) written to st_clc_lc(loc). A location without orig is taken as unmoved
+ * loc->orig, LC(e) written to st_rel_lc(loc). A location without orig is taken as unmoved
  * so far (LC == C == the events' times, non-decreasing before loc->mono) and gets orig
- * (st_clc_times_materialize) at its first event that moves. ports = the location's ports (sorted as
- * in st_clc_graph_t). Stops at a receive whose recv_bound() answers 0 (returns
+ * (st_rel_times_materialize) at its first event that moves. ports = the location's ports (sorted as
+ * in st_rel_graph_t). Stops at a receive whose recv_bound() answers 0 (returns
  * ST_CLC_BLOCKED, st->blocked set; call again once it can answer) or at the end
  * (ST_CLC_DONE). force != 0 passes force to recv_bound for port st->blocked.
  * Calls send_done for every send port once its event is computed. Appends jumps.
  */
-int st_clc_forward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+int st_clc_forward_loc(const st_clc_params_t *p, st_rel_loc_t *loc, uint32_t l, const st_rel_port_t *ports,
                        uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx, int force);
 
 /*
  * The jumps of location l once its (incremental) forward passes are complete, as a full
  * pass over the same inputs records them: at every receive, dt from the LC in
- * st_clc_lc(loc), the kind from the bounds ops->recv_bound gives now (force set). Replaces
+ * st_rel_lc(loc), the kind from the bounds ops->recv_bound gives now (force set). Replaces
  * st->jumps. Returns ST_CLC_DONE, ST_CLC_NOMEM, or ST_CLC_BLOCKED (a bound is missing).
  */
-int st_clc_jumps_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+int st_clc_jumps_loc(const st_clc_params_t *p, st_rel_loc_t *loc, uint32_t l, const st_rel_port_t *ports,
                      uint64_t nports, st_clc_fwd_t *st, const st_clc_fwd_ops_t *ops, void *ctx);
 
 /* limit(s) of a send port: min over its receives q on other locations of LC_forward(q) - mu,
  * UINT64_MAX if it has none. */
-typedef uint64_t (*st_clc_limit_fn)(void *ctx, uint32_t loc, const st_clc_port_t *p);
+typedef uint64_t (*st_clc_limit_fn)(void *ctx, uint32_t loc, const st_rel_port_t *p);
 
 /* Scratch arrays reused across calls; zero-initialize, free with st_clc_scratch_free(). */
 typedef struct st_clc_scratch {
@@ -186,22 +186,22 @@ void st_clc_scratch_free(st_clc_scratch_t *s);
 /*
  * Backward amortization of location loc (after its forward pass): the jumps in event
  * order, each spread over LA = dt / amort before it (never before the first event),
- * capped at the sends' limits, on st_clc_lc(loc). Only moves events forward; keeps their
+ * capped at the sends' limits, on st_rel_lc(loc). Only moves events forward; keeps their
  * order. Adds to *ramps and *bent (may be NULL). Returns 0, or -1 when out of memory.
  */
-int st_clc_backward_loc(const st_clc_params_t *p, st_clc_loc_t *loc, uint32_t l, const st_clc_port_t *ports,
+int st_clc_backward_loc(const st_clc_params_t *p, st_rel_loc_t *loc, uint32_t l, const st_rel_port_t *ports,
                         uint64_t nports, const st_clc_jump_t *jumps, size_t njumps, st_clc_limit_fn limit,
                         void *ctx, st_clc_scratch_t *scratch, uint64_t *ramps, uint64_t *bent);
 
 /* ---- statistics ----------------------------------------------------------------------------------- */
 
-/* Relations checked, per st_clc_kind. A "message" is one (instance, receive) pair with
+/* Relations checked, per st_rel_kind. A "message" is one (instance, receive) pair with
  * at least one send on another location. */
 typedef struct st_clc_vcount {
-    uint64_t messages[ST_CLC__KINDS];
-    uint64_t violated[ST_CLC__KINDS]; /* receive < max send (+ mu) */
-    uint64_t max_err[ST_CLC__KINDS];  /* largest max send (+ mu) - receive, ns */
-    uint64_t sum_err[ST_CLC__KINDS];
+    uint64_t messages[ST_REL__KINDS];
+    uint64_t violated[ST_REL__KINDS]; /* receive < max send (+ mu) */
+    uint64_t max_err[ST_REL__KINDS];  /* largest max send (+ mu) - receive, ns */
+    uint64_t sum_err[ST_REL__KINDS];
 } st_clc_vcount_t;
 
 /* Counts one relation of kind: a message, and a violation when recv < send + mu. */
@@ -214,25 +214,25 @@ void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint6
  * waiting time on; the instance's key says its type, communicator and sequence number,
  * the refs say location and event (deps.h). fn is called in instance order.
  */
-typedef struct st_clc_relation {
+typedef struct st_rel_relation {
     uint64_t     inst;           /* index into g->inst */
-    st_clc_ref_t send, recv;
+    st_rel_ref_t send, recv;
     uint64_t     t_send, t_recv; /* their times (LC, or C with orig) */
-} st_clc_relation_t;
-typedef void (*st_clc_relation_fn)(void *ctx, const st_clc_relation_t *r);
-void st_clc_relations(const st_clc_graph_t *g, const st_clc_loc_t *locs, int orig, st_clc_relation_fn fn, void *ctx);
+} st_rel_relation_t;
+typedef void (*st_rel_relation_fn)(void *ctx, const st_rel_relation_t *r);
+void st_rel_relations(const st_rel_graph_t *g, const st_rel_loc_t *locs, int orig, st_rel_relation_fn fn, void *ctx);
 
 /*
- * Counts violated relations on the LC of a run (st_clc_lc; orig != 0: on C, locs[].orig).
+ * Counts violated relations on the LC of a run (st_rel_lc; orig != 0: on C, locs[].orig).
  * p == NULL: a violation is receive < send (what `synctrace check` reports);
  * else receive < send + mu, which CLC removes. Adds to *out.
  */
-void st_clc_violations(const st_clc_graph_t *g, const st_clc_loc_t *locs, const st_clc_params_t *p, int orig,
+void st_clc_violations(const st_rel_graph_t *g, const st_rel_loc_t *locs, const st_clc_params_t *p, int orig,
                        st_clc_vcount_t *out);
 
 /* The same over the instances ks[0 .. nk), with the refs' times from t (indexed like g->refs:
  * the parallel engine's dense snapshots, read in ref order instead of gathered from the events). */
-void st_clc_violations_refs(const st_clc_graph_t *g, const uint64_t *ks, size_t nk, const uint64_t *t,
+void st_clc_violations_refs(const st_rel_graph_t *g, const uint64_t *ks, size_t nk, const uint64_t *t,
                             const st_clc_params_t *p, st_clc_vcount_t *out);
 
 /* Relative deviation classes of local intervals (seed 000, Fig. 6). */
@@ -242,24 +242,24 @@ typedef struct st_clc_stats {
     st_clc_vcount_t   reversed;    /* on C, mu = 0: receive before its send */
     st_clc_vcount_t   violations;  /* on C, with mu: what CLC had to correct */
     st_clc_vcount_t   remaining;   /* on LC, with mu: 0 unless dependency cycles were broken */
-    uint64_t          jumps[ST_CLC__KINDS];
+    uint64_t          jumps[ST_REL__KINDS];
     uint64_t          unresolved;  /* receives forced through a dependency cycle (inconsistent input) */
     uint64_t          ramps, ramps_bent;
     uint64_t          events, moved, max_shift, sum_shift;
     uint64_t          interval_time;          /* sum of original local intervals, ns */
     uint64_t          dev_time[ST_CLC__DEVS]; /* ... of it in each deviation class */
     uint64_t          max_pos_dev;            /* max |(LC(e)-LC(e0)) - (C(e)-C(e0))|, ns */
-    st_clc_depstats_t deps;
+    st_rel_depstats_t deps;
 } st_clc_stats_t;
 
 /*
  * After a run: adds the moved/shift/deviation figures of the locations (those without orig
- * moved nothing), and in the same pass gives every moved event its LC (st_clc_lc), flags it ST_EVF_CLC_MOVED
+ * moved nothing), and in the same pass gives every moved event its LC (st_rel_lc), flags it ST_EVF_CLC_MOVED
  * and calls moved(ctx, e, C) for it when moved != NULL (the shim keeps C where the OTF2
  * writer reads it). One pass matters: traces are larger than caches.
  */
 typedef void (*st_clc_moved_fn)(void *ctx, st_event_t *e, uint64_t orig);
-void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx);
+void st_clc_finish_locs(st_clc_stats_t *s, st_rel_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx);
 
 /* Counts one relation on C: receive recv (C) against the latest send it depends on (C), in
  * s->reversed (mu 0) and s->violations (with mu). */
@@ -267,8 +267,8 @@ void st_clc_stats_count_c(st_clc_stats_t *s, unsigned kind, uint64_t mu, uint64_
 
 /* st_clc_violations_refs on C into on_c (st_clc_stats_count_c), over the instances of src's
  * endpoints on their times (the relations the join would make of them), without their graph: a
- * part at a time (st_clc_graph_parts), in the cache. 0, or -1 (memory, endpoints out of order). */
-int st_clc_violations_src(st_clc_epsrc_t *src, uint32_t nlocs, const st_clc_params_t *p, st_clc_stats_t *on_c);
+ * part at a time (st_rel_graph_parts), in the cache. 0, or -1 (memory, endpoints out of order). */
+int st_clc_violations_src(st_rel_epsrc_t *src, uint32_t nlocs, const st_clc_params_t *p, st_clc_stats_t *on_c);
 
 /* Sums counts, takes maxima (the parallel version reduces per-rank stats with this). */
 void st_clc_stats_merge(st_clc_stats_t *into, const st_clc_stats_t *from);
@@ -284,15 +284,15 @@ void st_clc_stats_emit(const st_clc_stats_t *s, st_clc_emit_fn emit, void *ctx);
  * equal node names. in->sync is left empty: set it to the MPI_Init(_thread) and
  * MPI_Finalize region ids (groups 0 and 1). rd must outlive in. Returns 0 or -1 (memory).
  */
-int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in);
+int st_rel_input_from_rankdata(st_rankdata_t *rd, int nrd, st_rel_input_t *in);
 
-/* Frees what st_clc_input_from_rankdata allocated, including the locations' orig arrays
+/* Frees what st_rel_input_from_rankdata allocated, including the locations' orig arrays
  * (take them first if they are still needed: set locs[l].orig = NULL). */
-void st_clc_input_free(st_clc_input_t *in);
+void st_rel_input_free(st_rel_input_t *in);
 
 /* Puts back C (locs[].orig, where allocated) and clears ST_EVF_CLC_MOVED: a failed
  * correction leaves the times as recorded. */
-void st_clc_restore_orig(st_clc_input_t *in);
+void st_rel_restore_orig(st_rel_input_t *in);
 
 /*
  * The sequential correction of rank data in place (`synctrace clc`, OpenMP-only runs at
@@ -300,13 +300,13 @@ void st_clc_restore_orig(st_clc_input_t *in);
  * writer's orig-time slot. sync: the MPI_Init / MPI_Finalize regions (may be NULL). stats
  * is filled. Returns 0, or -1 when out of memory (times then restored to C).
  */
-int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd, const st_clc_sync_region_t *sync,
+int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd, const st_rel_sync_region_t *sync,
                             uint32_t nsync, st_clc_stats_t *stats);
 
 /* ---- sequential reference ------------------------------------------------------------------------- */
 
 /*
- * Corrects the whole trace: allocates locs[].orig (st_clc_times_alloc; reused if not NULL)
+ * Corrects the whole trace: allocates locs[].orig (st_rel_times_alloc; reused if not NULL)
  * and copies C into it, forward pass over all locations in dependency order, backward
  * amortization per location, then LC into the moved events, flagged ST_EVF_CLC_MOVED. g must be
  * built from the same input. stats (may be NULL) is filled (not accumulated).
@@ -314,6 +314,6 @@ int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd
  * A dependency cycle (only possible with inconsistent input) is broken deterministically
  * and reported once with st_log_warn; stats->unresolved counts the forced receives.
  */
-int st_clc_run(const st_clc_params_t *p, st_clc_input_t *in, const st_clc_graph_t *g, st_clc_stats_t *stats);
+int st_clc_run(const st_clc_params_t *p, st_rel_input_t *in, const st_rel_graph_t *g, st_clc_stats_t *stats);
 
 #endif

@@ -8,7 +8,7 @@
  * parameters (for `synctrace clc`). Returns 0, or -1 when the timestamps were left uncorrected.
  * keep (may be NULL): when the correction succeeded and moved none of this rank's events, its
  * derivation of this rank's logical messages (deps.h), for the in-run analysis; else left empty.
- * Free with st_clc_derived_free.
+ * Free with st_rel_derived_free.
  *
  * st_clc_run_local() corrects a program that never called MPI_Init (OpenMP relations only),
  * sequentially, with the same parameters and statistics. Not collective.
@@ -18,10 +18,10 @@
 
 #include <mpi.h>
 
-#include "../trace/rankdata.h"
-#include "deps.h"
+#include "../model/rankdata.h"
+#include "../relations/relations.h"
 
-int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *keep);
+int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep);
 int st_clc_run_local(st_rankdata_t *rd);
 
 #endif

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mem.h"
+#include "../util/mem.h"
 
 #define NONE32 UINT32_MAX
 
@@ -40,7 +40,7 @@ struct st_clc_p2pchk {
 
 static int push(words_t *w, uint64_t x)
 {
-    if (w->n == w->cap && st_clc_grow((void **)&w->v, &w->cap, w->n + 1, sizeof *w->v))
+    if (w->n == w->cap && st_mem_grow((void **)&w->v, &w->cap, w->n + 1, sizeof *w->v))
         return -1;
     w->v[w->n++] = x;
     return 0;
@@ -49,7 +49,7 @@ static int push(words_t *w, uint64_t x)
 static peer_t *peer_of(st_clc_p2pchk_t *c, int32_t rank)
 {
     if (c->idx[rank] == NONE32) {
-        if (st_clc_grow((void **)&c->peers, &c->cap, c->npeers + 1, sizeof *c->peers))
+        if (st_mem_grow((void **)&c->peers, &c->cap, c->npeers + 1, sizeof *c->peers))
             return NULL;
         c->idx[rank] = c->npeers;
         c->peers[c->npeers++] = (peer_t){ .rank = rank };
@@ -60,12 +60,12 @@ static peer_t *peer_of(st_clc_p2pchk_t *c, int32_t rank)
 /* One relation on C: counted as the engine counts it (count_on_c). */
 static void relation(st_clc_p2pchk_t *c, uint64_t mu, uint64_t send, uint64_t recv)
 {
-    st_clc_stats_count_c(&c->on_c, ST_CLC_P2P, mu, send, recv);
-    st_clc_vcount_add(&c->on_c.remaining, ST_CLC_P2P, 0, 0, 0);
+    st_clc_stats_count_c(&c->on_c, ST_REL_P2P, mu, send, recv);
+    st_clc_vcount_add(&c->on_c.remaining, ST_REL_P2P, 0, 0, 0);
 }
 
 /* Appends end e (its channel's k-th of its role) to list w (role: 0 sends, 1 receives). */
-static int append(peer_t *pe, int role, const st_clc_endpoint_t *e)
+static int append(peer_t *pe, int role, const st_rel_endpoint_t *e)
 {
     words_t *w = role ? &pe->in : &pe->out;
     size_t nw = role ? 4 : 3; /* header words */
@@ -85,20 +85,20 @@ static int append(peer_t *pe, int role, const st_clc_endpoint_t *e)
 }
 
 /* Reads the ends: self messages compared at once, the others into their partner's lists. */
-static int read_ends(st_clc_p2pchk_t *c, st_clc_epsrc_t *src)
+static int read_ends(st_clc_p2pchk_t *c, st_rel_epsrc_t *src)
 {
     enum { PART = 256 };
-    st_clc_endpoint_t buf[PART], send = { 0 };
+    st_rel_endpoint_t buf[PART], send = { 0 };
     int have_send = 0;
     size_t n;
-    while ((n = st_clc_epsrc_read(src, buf, PART)) > 0) {
+    while ((n = st_rel_epsrc_read(src, buf, PART)) > 0) {
         for (size_t i = 0; i < n; i++) {
-            const st_clc_endpoint_t *e = &buf[i];
+            const st_rel_endpoint_t *e = &buf[i];
             int32_t from = (int32_t)(e->key[1] >> 32), to = (int32_t)(uint32_t)e->key[1];
-            if (e->key[0] >> 56 != ST_CLC_KEY_P2P)
+            if (e->key[0] >> 56 != ST_REL_KEY_P2P)
                 return -1;
             if (from == c->me && to == c->me) { /* a self message: send k, then receive k */
-                if (e->role == ST_CLC_SEND) {
+                if (e->role == ST_REL_SEND) {
                     c->unmatched_send += have_send;
                     send = *e, have_send = 1;
                 } else if (have_send && !memcmp(send.key, e->key, sizeof e->key)) {
@@ -110,7 +110,7 @@ static int read_ends(st_clc_p2pchk_t *c, st_clc_epsrc_t *src)
                 }
                 continue;
             }
-            int role = e->role == ST_CLC_RECV, mine = role ? to == c->me : from == c->me;
+            int role = e->role == ST_REL_RECV, mine = role ? to == c->me : from == c->me;
             int32_t other = role ? from : to;
             if (!mine || other < 0 || other >= c->nranks)
                 continue; /* no relation (the engine's DEAD instances) */
@@ -129,22 +129,22 @@ static int cmp_peer(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int st_clc_p2pchk_new(st_clc_epsrc_t *src, int32_t me, int32_t nranks, const st_clc_params_t *p,
+int st_clc_p2pchk_new(st_rel_epsrc_t *src, int32_t me, int32_t nranks, const st_clc_params_t *p,
                       st_clc_p2pchk_t **out)
 {
     *out = NULL;
-    st_clc_p2pchk_t *c = st_clc_calloc(1, sizeof *c);
+    st_clc_p2pchk_t *c = st_mem_calloc(1, sizeof *c);
     if (!c)
         return -1;
     *c = (st_clc_p2pchk_t){ .me = me, .nranks = nranks > 0 ? nranks : 1, .p = *p };
-    c->idx = st_clc_malloc(sizeof *c->idx * (size_t)c->nranks);
-    c->got = st_clc_calloc((size_t)c->nranks, 1);
+    c->idx = st_mem_malloc(sizeof *c->idx * (size_t)c->nranks);
+    c->got = st_mem_calloc((size_t)c->nranks, 1);
     int rc = c->idx && c->got ? 0 : -1;
     if (rc == 0) {
         memset(c->idx, 0xff, sizeof *c->idx * (size_t)c->nranks);
         rc = read_ends(c, src);
     }
-    st_clc_epsrc_rewind(src);
+    st_rel_epsrc_rewind(src);
     if (rc) {
         st_clc_p2pchk_free(c);
         return -1;
@@ -190,7 +190,7 @@ int st_clc_p2pchk_deliver(st_clc_p2pchk_t *c, int32_t from, const void *buf, siz
         return -1;
     c->got[from] = 1;
     size_t ns = len / 8, i = 0, j = 0;
-    uint64_t *s = st_clc_malloc(len + 8); /* aligned copy: the transport's buffer may not be */
+    uint64_t *s = st_mem_malloc(len + 8); /* aligned copy: the transport's buffer may not be */
     if (!s)
         return -1;
     memcpy(s, buf, len);
@@ -214,13 +214,13 @@ int st_clc_p2pchk_deliver(st_clc_p2pchk_t *c, int32_t from, const void *buf, siz
         if (cmp >= 0)
             j += 4 + nrecv;
     }
-    st_clc_free(s);
+    st_mem_free(s);
     return rc;
 }
 
-uint64_t st_clc_p2pchk_violated(const st_clc_p2pchk_t *c) { return c ? c->on_c.violations.violated[ST_CLC_P2P] : 0; }
+uint64_t st_clc_p2pchk_violated(const st_clc_p2pchk_t *c) { return c ? c->on_c.violations.violated[ST_REL_P2P] : 0; }
 
-void st_clc_p2pchk_finish(st_clc_p2pchk_t *c, st_clc_stats_t *on_c, st_clc_depstats_t *ds)
+void st_clc_p2pchk_finish(st_clc_p2pchk_t *c, st_clc_stats_t *on_c, st_rel_depstats_t *ds)
 {
     if (c->finished)
         return;
@@ -240,7 +240,7 @@ void st_clc_p2pchk_free(st_clc_p2pchk_t *c)
     if (!c)
         return;
     for (uint32_t i = 0; i < c->npeers; i++)
-        st_clc_free(c->peers[i].out.v), st_clc_free(c->peers[i].in.v);
-    st_clc_free(c->peers), st_clc_free(c->idx), st_clc_free(c->got);
-    st_clc_free(c);
+        st_mem_free(c->peers[i].out.v), st_mem_free(c->peers[i].in.v);
+    st_mem_free(c->peers), st_mem_free(c->idx), st_mem_free(c->got);
+    st_mem_free(c);
 }

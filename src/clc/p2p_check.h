@@ -7,7 +7,7 @@
  * events per rank most of CLC's memory, where at MPI_Finalize every new page is a fault) is
  * then not needed unless something else moves (ST_CLC_REPLAY_CHECK_FIRST, replay.h).
  *
- * The check reads the ends once, in the join's order (st_clc_endpoints_split). For each
+ * The check reads the ends once, in the join's order (st_rel_endpoints_split). For each
  * partner rank it keeps the C of the sends to it and of the receives from it, by channel
  * (tag, communicator) in that order, which is the same on both sides. A partner gets the
  * sends (st_clc_p2pchk_payload) and compares them with its receives (st_clc_p2pchk_deliver):
@@ -22,13 +22,13 @@
 #include <stdint.h>
 
 #include "clc.h"
-#include "deps.h"
+#include "../relations/relations.h"
 
 typedef struct st_clc_p2pchk st_clc_p2pchk_t;
 
 /* Reads src (point-to-point endpoints of rank me, in the join's order) to its end and rewinds it.
  * 0; -1 when out of memory or src gives an endpoint of another key type or out of order. */
-int st_clc_p2pchk_new(st_clc_epsrc_t *src, int32_t me, int32_t nranks, const st_clc_params_t *p,
+int st_clc_p2pchk_new(st_rel_epsrc_t *src, int32_t me, int32_t nranks, const st_clc_params_t *p,
                       st_clc_p2pchk_t **out);
 
 /* The partner ranks: those this rank sends to or receives from (ascending). */
@@ -48,7 +48,7 @@ uint64_t st_clc_p2pchk_violated(const st_clc_p2pchk_t *c);
 /* Once every partner that sends to this rank has delivered: the receives of partners that sent
  * nothing are unmatched. Adds the relations on C to on_c (reversed, violations, and remaining
  * as violations: nothing moved) and the unmatched ends to ds, once (later calls add nothing). */
-void st_clc_p2pchk_finish(st_clc_p2pchk_t *c, st_clc_stats_t *on_c, st_clc_depstats_t *ds);
+void st_clc_p2pchk_finish(st_clc_p2pchk_t *c, st_clc_stats_t *on_c, st_rel_depstats_t *ds);
 
 void st_clc_p2pchk_free(st_clc_p2pchk_t *c);
 

@@ -48,11 +48,11 @@ int st_clc_params_check(const st_clc_params_t *p, char *err, size_t errlen)
 uint64_t st_clc_mu(const st_clc_params_t *p, unsigned mumask)
 {
     uint64_t mu = UINT64_MAX;
-    if ((mumask & ST_CLC_MU_PROC) && p->mu_proc < mu)
+    if ((mumask & ST_REL_MU_PROC) && p->mu_proc < mu)
         mu = p->mu_proc;
-    if ((mumask & ST_CLC_MU_INTRA) && p->mu_intra < mu)
+    if ((mumask & ST_REL_MU_INTRA) && p->mu_intra < mu)
         mu = p->mu_intra;
-    if ((mumask & ST_CLC_MU_INTER) && p->mu_inter < mu)
+    if ((mumask & ST_REL_MU_INTER) && p->mu_inter < mu)
         mu = p->mu_inter;
     return mu == UINT64_MAX ? 0 : mu;
 }

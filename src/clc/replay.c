@@ -42,7 +42,7 @@
  */
 #include "replay.h"
 
-#include "exchange.h"
+#include "../exchange/exchange.h"
 #include "p2p_check.h"
 
 #include <stdarg.h>
@@ -164,11 +164,11 @@ typedef struct deferred {
 
 struct st_clc_replay {
     st_clc_params_t     p;
-    st_clc_input_t     *in;
+    st_rel_input_t     *in;
     int32_t             me, nranks;
     st_xchg_out_t       out; /* one buffer per destination; open_at: offset of an open R_FWD record */
-    st_clc_graph_t      g;
-    st_clc_depstats_t   ds;
+    st_rel_graph_t      g;
+    st_rel_depstats_t   ds;
     int                 state, busy;
     /* instances */
     uint8_t  *cat;
@@ -219,12 +219,12 @@ struct st_clc_replay {
     uint32_t   nwchild;
     wave_t     wv;             /* the replay's cycle detection */
     /* ST_CLC_REPLAY_CHECK_FIRST: the OpenMP relations, checked on C and left out of the graph */
-    st_clc_epsrc_t omp;        /* their ends (for st_clc_replay_keep); { 0 } when in the graph */
-    st_clc_depstats_t ds_scan; /* ds as the derivation left it (st_clc_replay_again) */
+    st_rel_epsrc_t omp;        /* their ends (for st_clc_replay_keep); { 0 } when in the graph */
+    st_rel_depstats_t ds_scan; /* ds as the derivation left it (st_clc_replay_again) */
     st_clc_stats_t omp_on_c;   /* their reversed / violations / remaining counts (none violated) */
     int            restart_if_moving, restart;
     /* ... and the point-to-point relations, checked with the partners at the setup (p2p_check.h) */
-    st_clc_epsrc_t   p2p;      /* their ends (st_clc_replay_keep); { 0 } when in the graph */
+    st_rel_epsrc_t   p2p;      /* their ends (st_clc_replay_keep); { 0 } when in the graph */
     st_clc_p2pchk_t *chk;      /* the check (its violations, counts on C, unmatched ends); NULL when they are in the graph */
     uint32_t         chk_got;  /* partners' R_P2PCHK records (one from each partner that counts): all in at incoming */
 };
@@ -247,7 +247,7 @@ static void fail(st_clc_replay_t *r, const char *fmt, ...)
 
 static int u64_push(u64vec_t *v, uint64_t x)
 {
-    if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+    if (st_mem_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
         return -1;
     v->v[v->n++] = x;
     return 0;
@@ -255,13 +255,13 @@ static int u64_push(u64vec_t *v, uint64_t x)
 
 static int ent_push(entvec_t *v, ent_t e)
 {
-    if (st_clc_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
+    if (st_mem_grow((void **)&v->v, &v->cap, v->n + 1, sizeof *v->v))
         return -1;
     v->v[v->n++] = e;
     return 0;
 }
 
-static uint64_t gid(const st_clc_loc_t *L) { return (uint64_t)(uint32_t)L->rank << 32 | L->thread; }
+static uint64_t gid(const st_rel_loc_t *L) { return (uint64_t)(uint32_t)L->rank << 32 | L->thread; }
 
 static uint32_t key_type(const uint64_t *key) { return (uint32_t)(key[0] >> 56); }
 
@@ -406,7 +406,7 @@ static top2_t *rq(const chan_t *c, uint64_t s, int recv)
 static entvec_t *ents(st_clc_replay_t *r, chan_t *c, int ph, uint64_t s)
 {
     phase_t *P = &c->ph[ph];
-    if (!P->ent && !(P->ent = st_clc_calloc(c->N ? c->N : 1, sizeof *P->ent)))
+    if (!P->ent && !(P->ent = st_mem_calloc(c->N ? c->N : 1, sizeof *P->ent)))
         return fail(r, "out of memory"), NULL;
     return &P->ent[s];
 }
@@ -630,19 +630,19 @@ static int chan_members(st_clc_replay_t *r, chan_t *c, const int32_t *a, uint32_
 static void chan_free(chan_t *c)
 {
     st_xchg_tree_free(&c->t);
-    st_clc_free(c->pend);
-    st_clc_free(c->inst0);
-    st_clc_free(c->inst1);
-    st_clc_free(c->lshape);
+    st_mem_free(c->pend);
+    st_mem_free(c->inst0);
+    st_mem_free(c->inst1);
+    st_mem_free(c->lshape);
     for (int ph = 0; ph < PH__N; ph++) {
         phase_t *P = &c->ph[ph];
         if (P->ent)
             for (uint64_t s = 0; s < c->N; s++)
-                st_clc_free(P->ent[s].v);
-        st_clc_free(P->ent);
-        st_clc_free(P->tr);
-        st_clc_free(P->q);
-        st_clc_free(P->shape);
+                st_mem_free(P->ent[s].v);
+        st_mem_free(P->ent);
+        st_mem_free(P->tr);
+        st_mem_free(P->q);
+        st_mem_free(P->shape);
     }
 }
 
@@ -655,7 +655,7 @@ static int add_chan(st_clc_replay_t *r, uint8_t kind, uint64_t key, int inter, c
         chan_free(&c);
         return rc < 0 ? -1 : 0;
     }
-    chan_t *v = st_clc_realloc(r->ch, (r->nch + 1) * sizeof *v);
+    chan_t *v = st_mem_realloc(r->ch, (r->nch + 1) * sizeof *v);
     if (!v) {
         chan_free(&c);
         return -1;
@@ -667,7 +667,7 @@ static int add_chan(st_clc_replay_t *r, uint8_t kind, uint64_t key, int inter, c
 
 static int build_channels(st_clc_replay_t *r)
 {
-    const st_clc_proc_t *pr = &r->in->procs[r->me];
+    const st_rel_proc_t *pr = &r->in->procs[r->me];
     for (uint32_t i = 0; i < pr->ncomms; i++) {
         const st_comm_def_t *d = &pr->comms[i];
         int dup = 0;
@@ -680,13 +680,13 @@ static int build_channels(st_clc_replay_t *r)
                 return -1;
     }
     if (r->in->nsync && r->in->sync) {
-        int32_t *all = st_clc_malloc(sizeof(int32_t) * (size_t)r->nranks);
+        int32_t *all = st_mem_malloc(sizeof(int32_t) * (size_t)r->nranks);
         if (!all)
             return -1;
         for (int32_t q = 0; q < r->nranks; q++)
             all[q] = q;
         int rc = add_chan(r, CH_SYNC, 0, 0, all, (uint32_t)r->nranks, NULL, 0);
-        st_clc_free(all);
+        st_mem_free(all);
         if (rc)
             return -1;
         chan_t *c = &r->ch[r->nch - 1];
@@ -700,12 +700,12 @@ static int build_channels(st_clc_replay_t *r)
 }
 
 /* Every member must take part in every instance: N counts the seqs of all collective calls.
- * Called by st_clc_endpoints() for each collective end it scans (in->coll_end), so the events
+ * Called by st_rel_endpoints() for each collective end it scans (in->coll_end), so the events
  * are swept once. */
 static void channel_count(void *ctx, const st_event_t *e)
 {
     st_clc_replay_t *r = ctx;
-    const st_clc_proc_t *pr = &r->in->procs[r->me];
+    const st_rel_proc_t *pr = &r->in->procs[r->me];
     uint64_t seq = e->kind == ST_EV_MPI_COLL_END ? e->id : e->aux;
     if (e->comm >= pr->ncomms || seq >= MAX_SEQ)
         return;
@@ -717,11 +717,11 @@ static void channel_count(void *ctx, const st_event_t *e)
 }
 
 /* The dense C / LC arrays come only where something moves (st_clc_forward_loc; before it
- * loc->mono, set by st_clc_endpoints(), says where C first decreases). */
+ * loc->mono, set by st_rel_endpoints(), says where C first decreases). */
 static void reset_times(st_clc_replay_t *r)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
-        st_clc_free(r->in->locs[l].orig);
+        st_mem_free(r->in->locs[l].orig);
         r->in->locs[l].orig = NULL;
         r->in->locs[l].mono = 0;
     }
@@ -739,11 +739,11 @@ static int phase_arrays(st_clc_replay_t *r, chan_t *c, int ph)
     if (P->q)
         return 0;
     size_t n = c->N ? c->N : 1, nq = nq_of(ph);
-    P->tr = st_clc_calloc(ph == PH_F ? n : 1, sizeof *P->tr);
-    P->q = st_clc_malloc(n * nq * sizeof *P->q);
-    P->shape = st_clc_calloc(n, 1);
+    P->tr = st_mem_calloc(ph == PH_F ? n : 1, sizeof *P->tr);
+    P->q = st_mem_malloc(n * nq * sizeof *P->q);
+    P->shape = st_mem_calloc(n, 1);
     if (!P->tr || !P->q || !P->shape) {
-        st_clc_free(P->tr), st_clc_free(P->q), st_clc_free(P->shape);
+        st_mem_free(P->tr), st_mem_free(P->q), st_mem_free(P->shape);
         P->tr = NULL, P->q = NULL, P->shape = NULL;
         fail(r, "out of memory (%llu collective instances)", (unsigned long long)c->N);
         return -1;
@@ -765,10 +765,10 @@ static int phases_arrays(st_clc_replay_t *r, int ph)
 static int alloc_channel(st_clc_replay_t *r, chan_t *c)
 {
     size_t n = c->N ? c->N : 1;
-    c->pend = st_clc_calloc(n, sizeof *c->pend);
-    c->inst0 = st_clc_malloc(n * sizeof *c->inst0);
-    c->inst1 = st_clc_malloc(n * sizeof *c->inst1);
-    c->lshape = st_clc_calloc(n, 1);
+    c->pend = st_mem_calloc(n, sizeof *c->pend);
+    c->inst0 = st_mem_malloc(n * sizeof *c->inst0);
+    c->inst1 = st_mem_malloc(n * sizeof *c->inst1);
+    c->lshape = st_mem_calloc(n, 1);
     if (!c->pend || !c->inst0 || !c->inst1 || !c->lshape) {
         fail(r, "out of memory (%llu collective instances)", (unsigned long long)c->N);
         return -1;
@@ -787,7 +787,7 @@ static int add_peer(st_clc_replay_t *r, int32_t rank)
     for (uint32_t i = 0; i < r->npeers; i++)
         if (r->peers[i].rank == rank)
             return 0;
-    peer_t *v = st_clc_realloc(r->peers, (r->npeers + 1) * sizeof *v);
+    peer_t *v = st_mem_realloc(r->peers, (r->npeers + 1) * sizeof *v);
     if (!v)
         return -1;
     r->peers = v;
@@ -796,10 +796,10 @@ static int add_peer(st_clc_replay_t *r, int32_t rank)
 }
 
 /* The channel of a COLL/SYNC instance (intercommunicators: the receiving group's) and its seq. */
-static chan_t *inst_chan(st_clc_replay_t *r, const st_clc_inst_t *in, uint64_t *seq)
+static chan_t *inst_chan(st_clc_replay_t *r, const st_rel_inst_t *in, uint64_t *seq)
 {
     uint32_t t = key_type(in->key);
-    chan_t *c = t == ST_CLC_KEY_SYNC ? find_chan(r, CH_SYNC, 0) : find_chan(r, CH_COMM, in->key[2]);
+    chan_t *c = t == ST_REL_KEY_SYNC ? find_chan(r, CH_SYNC, 0) : find_chan(r, CH_COMM, in->key[2]);
     *seq = in->key[1];
     if (c && c->inter && in->key[3] != (uint64_t)(uint32_t)c->t.members[0])
         c = find_chan(r, CH_INTER1, in->key[2]);
@@ -810,9 +810,9 @@ static chan_t *inst_chan(st_clc_replay_t *r, const st_clc_inst_t *in, uint64_t *
  * missing inputs and top-2 quad of instance k. */
 static int classify_one(st_clc_replay_t *r, uint64_t k, int32_t *last_peer)
 {
-    const st_clc_inst_t *in = &r->g.inst[k];
+    const st_rel_inst_t *in = &r->g.inst[k];
     uint32_t t = key_type(in->key);
-    if (t == ST_CLC_KEY_P2P) {
+    if (t == ST_REL_KEY_P2P) {
         int32_t from = (int32_t)(in->key[1] >> 32), to = (int32_t)(uint32_t)in->key[1];
         int32_t other = from == r->me ? to : from;
         if (from == to || (from != r->me && to != r->me)) {
@@ -826,7 +826,7 @@ static int classify_one(st_clc_replay_t *r, uint64_t k, int32_t *last_peer)
                 return -1;
             *last_peer = other;
         }
-    } else if (t == ST_CLC_KEY_COLL || t == ST_CLC_KEY_SYNC) {
+    } else if (t == ST_REL_KEY_COLL || t == ST_REL_KEY_SYNC) {
         uint64_t seq;
         chan_t *c = inst_chan(r, in, &seq);
         r->cat[k] = c ? CAT_COLL : CAT_DEAD;
@@ -843,7 +843,7 @@ static int classify_one(st_clc_replay_t *r, uint64_t k, int32_t *last_peer)
  * OUT/IN instances becomes the partner's index. Sized by a count first: no vector growth. */
 static int assign_peers(st_clc_replay_t *r)
 {
-    const st_clc_graph_t *g = &r->g;
+    const st_rel_graph_t *g = &r->g;
     if (r->npeers > 1)
         qsort(r->peers, r->npeers, sizeof *r->peers, cmp_peer);
     const peer_t *pe = NULL;
@@ -858,7 +858,7 @@ static int assign_peers(st_clc_replay_t *r)
     }
     for (uint32_t i = 0; i < r->npeers; i++) {
         u32vec_t *s = &r->peers[i].send_inst, *v = &r->peers[i].recv_inst;
-        s->v = st_clc_malloc((s->cap + 1) * sizeof *s->v), v->v = st_clc_malloc((v->cap + 1) * sizeof *v->v);
+        s->v = st_mem_malloc((s->cap + 1) * sizeof *s->v), v->v = st_mem_malloc((v->cap + 1) * sizeof *v->v);
         if (!s->v || !v->v)
             return -1;
     }
@@ -890,7 +890,7 @@ static int ensure_tq(st_clc_replay_t *r)
 {
     if (r->tq)
         return 0;
-    if (!(r->tq = st_clc_malloc((r->ntq + 1) * sizeof *r->tq)))
+    if (!(r->tq = st_mem_malloc((r->ntq + 1) * sizeof *r->tq)))
         return fail(r, "out of memory"), -1;
     for (uint64_t i = 0; i < r->ntq; i++)
         r->tq[i] = quad_empty;
@@ -936,14 +936,14 @@ static void send_counts(st_clc_replay_t *r)
         int n = count_records(r, pe, NULL);
         uint8_t *p = rec_begin(r, pe->rank, R_COUNTS, 0, NULL, 0, 0, (size_t)n * sizeof(counts_rec_t));
         if (p && n) {
-            counts_rec_t *recs = st_clc_malloc((size_t)n * sizeof *recs);
+            counts_rec_t *recs = st_mem_malloc((size_t)n * sizeof *recs);
             if (!recs) {
                 fail(r, "out of memory");
                 return;
             }
             count_records(r, pe, recs);
             memcpy(p, recs, (size_t)n * sizeof *recs);
-            st_clc_free(recs);
+            st_mem_free(recs);
         }
     }
 }
@@ -956,7 +956,7 @@ static int on_counts(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t 
     peer_t *pe = find_peer(r, from);
     size_t n = h->len / sizeof(counts_rec_t);
     if (pe && n) { /* unknown partners: nothing of ours can match theirs */
-        if (!(pe->theirs = st_clc_malloc(h->len)))
+        if (!(pe->theirs = st_mem_malloc(h->len)))
             return fail(r, "out of memory"), -1;
         memcpy(pe->theirs, rd->p, h->len);
         pe->ntheirs = n;
@@ -1011,7 +1011,7 @@ static int match_peers(st_clc_replay_t *r)
         peer_t *pe = &r->peers[i];
         match_list(r, pe, &pe->send_inst, 1, &r->ds.unmatched_send);
         match_list(r, pe, &pe->recv_inst, 0, &r->ds.unmatched_recv);
-        pe->bwd = st_clc_malloc((pe->send_inst.n + 1) * sizeof *pe->bwd);
+        pe->bwd = st_mem_malloc((pe->send_inst.n + 1) * sizeof *pe->bwd);
         if (!pe->bwd)
             return -1;
     }
@@ -1110,7 +1110,7 @@ enum { CHAIN_IN = 1, CHAIN_OUT = 2, CHAIN_WAIT = 4 };
  * (not an intracommunicator of this rank). */
 static int chain_place(const st_clc_replay_t *r, const chan_t *c, uint32_t *o, int32_t *next)
 {
-    const st_clc_proc_t *pr = &r->in->procs[r->me];
+    const st_rel_proc_t *pr = &r->in->procs[r->me];
     for (uint32_t i = 0; c->kind == CH_COMM && !c->inter && i < pr->ncomms; i++) {
         const st_comm_def_t *d = &pr->comms[i];
         for (uint32_t j = 0; d->key == c->key && d->world && j < d->size; j++)
@@ -1184,19 +1184,19 @@ static int on_pfx(st_clc_replay_t *r, chan_t *c, const rec_t *h, reader_t *rd)
 }
 
 /* A scan's receive that may go on before the tree's result (see R_PFX above). */
-static int chain_ready(const st_clc_replay_t *r, uint64_t k, const st_clc_port_t *p)
+static int chain_ready(const st_clc_replay_t *r, uint64_t k, const st_rel_port_t *p)
 {
-    if (r->state != S_FWD || r->cat[k] != CAT_COLL || r->g.inst[k].shape != ST_CLC_PREFIX)
+    if (r->state != S_FWD || r->cat[k] != CAT_COLL || r->g.inst[k].shape != ST_REL_PREFIX)
         return 0;
     const chan_t *c = &r->ch[r->ia[k]];
     return ref_order(r, k, p->slot) == 0 || (c->ph[PH_F].tr[r->ib[k]].chain & CHAIN_IN);
 }
 
-static int fwd_recv_bound(void *ctx, uint32_t loc, const st_clc_port_t *p, int force, uint64_t *bound, uint8_t *kind)
+static int fwd_recv_bound(void *ctx, uint32_t loc, const st_rel_port_t *p, int force, uint64_t *bound, uint8_t *kind)
 {
     st_clc_replay_t *r = ctx;
     uint64_t k = p->inst, v = 0;
-    const st_clc_inst_t *in = &r->g.inst[k];
+    const st_rel_inst_t *in = &r->g.inst[k];
     *kind = in->kind;
     int ready = !r->pending[k] || chain_ready(r, k, p);
     if (!ready && !force)
@@ -1206,7 +1206,7 @@ static int fwd_recv_bound(void *ctx, uint32_t loc, const st_clc_port_t *p, int f
         return 1;
     }
     int have;
-    if (r->cat[k] == CAT_COLL && in->shape == ST_CLC_PREFIX) {
+    if (r->cat[k] == CAT_COLL && in->shape == ST_REL_PREFIX) {
         const chan_t *c = &r->ch[r->ia[k]];
         const entvec_t *e = r->state == S_ROUND ? (r->pin ? &r->pin[k] : NULL) : ents_ro(c, PH_F, r->ib[k]);
         have = ready && prefix_max(e, ref_order(r, k, p->slot), 0, &v);
@@ -1222,7 +1222,7 @@ static int fwd_recv_bound(void *ctx, uint32_t loc, const st_clc_port_t *p, int f
     return 1;
 }
 
-static void fwd_send_done(void *ctx, uint32_t loc, const st_clc_port_t *p, uint64_t lc)
+static void fwd_send_done(void *ctx, uint32_t loc, const st_rel_port_t *p, uint64_t lc)
 {
     st_clc_replay_t *r = ctx;
     uint64_t k = p->inst;
@@ -1241,7 +1241,7 @@ static void fwd_send_done(void *ctx, uint32_t loc, const st_clc_port_t *p, uint6
         if (r->state == S_ROUND)
             break; /* contributed at the end of the round */
         uint64_t s = r->ib[k];
-        if (r->g.inst[k].shape == ST_CLC_PREFIX) {
+        if (r->g.inst[k].shape == ST_REL_PREFIX) {
             entvec_t *e = ents(r, c, PH_F, s);
             if (e && ent_push(e, (ent_t){ .order = ref_order(r, k, p->slot), .v = { lc, 0 } }))
                 fail(r, "out of memory");
@@ -1269,7 +1269,7 @@ static int drain(st_clc_replay_t *r, uint32_t forced)
         r->qhead = (r->qhead + 1) % r->in->nlocs;
         r->qlen--;
         r->queued[l] = 0;
-        const st_clc_port_t *ports = r->g.ports + r->g.port_first[l];
+        const st_rel_port_t *ports = r->g.ports + r->g.port_first[l];
         uint64_t np = r->g.port_first[l + 1] - r->g.port_first[l], before = r->fwd[l].pos;
         int rc = st_clc_forward_loc(&r->p, &r->in->locs[l], l, ports, np, &r->fwd[l], &fwd_ops, r, l == forced);
         forced = NONE32;
@@ -1328,7 +1328,7 @@ static void break_local_cycle(st_clc_replay_t *r)
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
         if (r->fwd[l].pos >= r->in->locs[l].n)
             continue;
-        const st_clc_port_t *port = r->g.ports + r->g.port_first[l] + r->fwd[l].blocked;
+        const st_rel_port_t *port = r->g.ports + r->g.port_first[l] + r->fwd[l].blocked;
         if (!local_wait(r, port->inst))
             return;
         if (first == NONE32)
@@ -1336,7 +1336,7 @@ static void break_local_cycle(st_clc_replay_t *r)
     }
     if (first == NONE32)
         return;
-    const st_clc_port_t *port = r->g.ports + r->g.port_first[first] + r->fwd[first].blocked;
+    const st_rel_port_t *port = r->g.ports + r->g.port_first[first] + r->fwd[first].blocked;
     count_forced(r, first);
     unlink_waiter(r, port->inst, first);
     enqueue(r, first);
@@ -1364,7 +1364,7 @@ static void prepare_instances(st_clc_replay_t *r)
         r->ib[k] = (uint32_t)seq; /* < c->N <= MAX_SEQ */
         *(c->inst0[seq] == NONE64 ? &c->inst0[seq] : &c->inst1[seq]) = k;
         c->pend[seq] += r->g.inst[k].nsend;
-        c->lshape[seq] = r->g.inst[k].shape == ST_CLC_PREFIX ? SH_PREFIX : SH_PRODUCT;
+        c->lshape[seq] = r->g.inst[k].shape == ST_REL_PREFIX ? SH_PREFIX : SH_PRODUCT;
     }
 }
 
@@ -1379,9 +1379,9 @@ static void replay_deferred(st_clc_replay_t *r)
         size_t used;
         if (r->state != S_FAILED && process_record(r, def[i].from, def[i].buf, def[i].len, &used))
             fail(r, "malformed message from rank %d", def[i].from);
-        st_clc_free(def[i].buf);
+        st_mem_free(def[i].buf);
     }
-    st_clc_free(def);
+    st_mem_free(def);
 }
 
 /* Forward state of every location as before any forward pass. */
@@ -1390,7 +1390,7 @@ static void reset_locs(st_clc_replay_t *r)
     r->qhead = r->qlen = 0;
     r->unfinished = 0;
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
-        st_clc_free(r->fwd[l].jumps);
+        st_mem_free(r->fwd[l].jumps);
         memset(&r->fwd[l], 0, sizeof r->fwd[l]);
         r->wait_next[l] = NONE32;
         r->queued[l] = 0;
@@ -1443,21 +1443,21 @@ static void enter_forward(st_clc_replay_t *r)
 /* ---- backward -------------------------------------------------------------------------------------------- */
 
 /* LC and C of a ref, from the snapshots (ref_lc is current after snap_times()). */
-static uint64_t ref_time(const st_clc_replay_t *r, const st_clc_ref_t *x)
+static uint64_t ref_time(const st_clc_replay_t *r, const st_rel_ref_t *x)
 {
     return (r->ref_lc ? r->ref_lc : r->ref_c)[x - r->g.refs];
 }
-static uint64_t ref_orig(const st_clc_replay_t *r, const st_clc_ref_t *x) { return r->ref_c[x - r->g.refs]; }
+static uint64_t ref_orig(const st_clc_replay_t *r, const st_rel_ref_t *x) { return r->ref_c[x - r->g.refs]; }
 
 /* Copies every ref's current LC into dst: one sweep per location over its
  * ports, which are sorted by event, so the times are read in address order. */
 static void snap(st_clc_replay_t *r, uint64_t *dst)
 {
     for (uint32_t l = 0; l < r->in->nlocs; l++) {
-        const st_clc_loc_t *L = &r->in->locs[l];
+        const st_rel_loc_t *L = &r->in->locs[l];
         uint64_t j = r->g.port_first[l], end = r->g.port_first[l + 1];
         if (L->orig) {
-            const uint64_t *t = st_clc_lc(L);
+            const uint64_t *t = st_rel_lc(L);
             for (; j < end; j++)
                 dst[r->port_ref[j]] = t[r->g.ports[j].ev];
         } else { /* nothing moved: LC = C */
@@ -1475,14 +1475,14 @@ static void snap_times(st_clc_replay_t *r)
         moved = r->in->locs[l].orig != NULL;
     if (!moved)
         return;
-    if (!r->ref_lc && !(r->ref_lc = st_clc_malloc((r->g.nrefs + 1) * sizeof *r->ref_lc)))
+    if (!r->ref_lc && !(r->ref_lc = st_mem_malloc((r->g.nrefs + 1) * sizeof *r->ref_lc)))
         return fail(r, "out of memory");
     snap(r, r->ref_lc);
 }
 
-static const st_clc_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int recv, uint32_t *n)
+static const st_rel_ref_t *refs_of(const st_clc_replay_t *r, uint64_t k, int recv, uint32_t *n)
 {
-    const st_clc_inst_t *in = &r->g.inst[k];
+    const st_rel_inst_t *in = &r->g.inst[k];
     *n = recv ? in->nrecv : in->nsend;
     return &r->g.refs[in->first + (recv ? in->nsend : 0)];
 }
@@ -1501,7 +1501,7 @@ static void enter_backward(st_clc_replay_t *r)
         return;
     for (uint64_t k = 0; k < r->g.ninst; k++) {
         uint32_t n;
-        const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
+        const st_rel_ref_t *rv = refs_of(r, k, 1, &n);
         if (r->cat[k] == CAT_COLL && r->converged)
             continue;
         if (r->cat[k] == CAT_LOCAL && !jumps)
@@ -1514,7 +1514,7 @@ static void enter_backward(st_clc_replay_t *r)
         } else if (r->cat[k] == CAT_COLL) {
             chan_t *c = &r->ch[r->ia[k]];
             uint64_t s = r->ib[k];
-            int prefix = r->g.inst[k].shape == ST_CLC_PREFIX;
+            int prefix = r->g.inst[k].shape == ST_REL_PREFIX;
             c->ph[PH_B].shape[s] = merge_shape(r, c->ph[PH_B].shape[s], prefix ? SH_PREFIX : SH_PRODUCT);
             for (uint32_t i = 0; i < n; i++) {
                 entvec_t *e = prefix ? ents(r, c, PH_B, s) : NULL;
@@ -1546,7 +1546,7 @@ static void enter_backward(st_clc_replay_t *r)
 
 static uint64_t minus_mu(uint64_t v, uint64_t mu) { return v > mu ? v - mu : 0; }
 
-static uint64_t limit_of(void *ctx, uint32_t loc, const st_clc_port_t *p)
+static uint64_t limit_of(void *ctx, uint32_t loc, const st_rel_port_t *p)
 {
     st_clc_replay_t *r = ctx;
     uint64_t k = p->inst, v = 0;
@@ -1560,7 +1560,7 @@ static uint64_t limit_of(void *ctx, uint32_t loc, const st_clc_port_t *p)
         const chan_t *c = &r->ch[r->ia[k]];
         uint64_t s = r->ib[k];
         int rounds = r->converged;
-        if (r->g.inst[k].shape == ST_CLC_PREFIX)
+        if (r->g.inst[k].shape == ST_REL_PREFIX)
             return suffix_min(ents_ro(c, rounds ? PH_R : PH_B, s), ref_order(r, k, p->slot), rounds, &v)
                        ? minus_mu(v, mu)
                        : UINT64_MAX;
@@ -1587,7 +1587,7 @@ static void run_backward(st_clc_replay_t *r)
 {
     st_clc_scratch_t scratch = { 0 };
     for (uint32_t l = 0; l < r->in->nlocs && r->state != S_FAILED; l++) {
-        const st_clc_port_t *ports = r->g.ports + r->g.port_first[l];
+        const st_rel_port_t *ports = r->g.ports + r->g.port_first[l];
         uint64_t np = r->g.port_first[l + 1] - r->g.port_first[l];
         if (st_clc_backward_loc(&r->p, &r->in->locs[l], l, ports, np, r->fwd[l].jumps, r->fwd[l].njumps, limit_of, r,
                                 &scratch, &r->ramps, &r->bent))
@@ -1613,9 +1613,9 @@ static void enter_statistics(st_clc_replay_t *r)
             continue;
         chan_t *c = &r->ch[r->ia[k]];
         uint64_t s = r->ib[k];
-        int prefix = r->g.inst[k].shape == ST_CLC_PREFIX;
+        int prefix = r->g.inst[k].shape == ST_REL_PREFIX;
         uint32_t n;
-        const st_clc_ref_t *sv = refs_of(r, k, 0, &n);
+        const st_rel_ref_t *sv = refs_of(r, k, 0, &n);
         c->ph[PH_S].shape[s] = merge_shape(r, c->ph[PH_S].shape[s], prefix ? SH_PREFIX : SH_PRODUCT);
         for (uint32_t i = 0; i < n; i++) {
             uint64_t cv = ref_orig(r, &sv[i]), lv = ref_time(r, &sv[i]);
@@ -1636,7 +1636,7 @@ static void enter_statistics(st_clc_replay_t *r)
             continue;
         uint8_t *p = rec_begin(r, pe->rank, R_STAT, PH_S, NULL, 0, 0, pe->send_inst.n * 16);
         for (size_t j = 0; p && j < pe->send_inst.n; j++) {
-            const st_clc_ref_t *x = &r->g.refs[r->g.inst[pe->send_inst.v[j]].first];
+            const st_rel_ref_t *x = &r->g.refs[r->g.inst[pe->send_inst.v[j]].first];
             p = st_xchg_put_u64(p, ref_orig(r, x));
             p = st_xchg_put_u64(p, ref_time(r, x));
         }
@@ -1661,7 +1661,7 @@ static int statistics_ready(const st_clc_replay_t *r)
 }
 
 /* A receive against the largest send it depends on: on C (sc, st_clc_stats_count_c) and on the final LC (sl). */
-static void count_recv(st_clc_replay_t *r, unsigned kind, uint64_t mu, uint64_t sc, uint64_t sl, const st_clc_ref_t *x)
+static void count_recv(st_clc_replay_t *r, unsigned kind, uint64_t mu, uint64_t sc, uint64_t sl, const st_rel_ref_t *x)
 {
     st_clc_stats_count_c(&r->stats, kind, mu, sc, ref_orig(r, x));
     st_clc_vcount_add(&r->stats.remaining, kind, sl, mu, ref_time(r, x));
@@ -1669,15 +1669,15 @@ static void count_recv(st_clc_replay_t *r, unsigned kind, uint64_t mu, uint64_t 
 
 static void count_coll(st_clc_replay_t *r, uint64_t k)
 {
-    const st_clc_inst_t *in = &r->g.inst[k];
+    const st_rel_inst_t *in = &r->g.inst[k];
     const chan_t *c = &r->ch[r->ia[k]];
     uint64_t s = r->ib[k], mu = st_clc_mu(&r->p, in->mumask), sc = 0, sl = 0;
     uint32_t n;
-    const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
+    const st_rel_ref_t *rv = refs_of(r, k, 1, &n);
     const top2_t *q = qof(c, PH_S, s);
     for (uint32_t i = 0; i < n; i++) {
         int have;
-        if (in->shape == ST_CLC_PREFIX)
+        if (in->shape == ST_REL_PREFIX)
             have = prefix_max(ents_ro(c, PH_S, s), rv[i].order, 0, &sc) &&
                    prefix_max(ents_ro(c, PH_S, s), rv[i].order, 1, &sl);
         else
@@ -1708,7 +1708,7 @@ static void finish_statistics(st_clc_replay_t *r)
     for (uint32_t i = 0; !r->converged && i < r->npeers; i++) {
         const peer_t *pe = &r->peers[i];
         for (size_t j = 0; j < pe->recv_inst.n; j++) {
-            const st_clc_inst_t *in = &r->g.inst[pe->recv_inst.v[j]];
+            const st_rel_inst_t *in = &r->g.inst[pe->recv_inst.v[j]];
             count_recv(r, in->kind, st_clc_mu(&r->p, in->mumask), pe->stat[2 * j], pe->stat[2 * j + 1],
                        &r->g.refs[in->first]);
         }
@@ -1718,7 +1718,7 @@ static void finish_statistics(st_clc_replay_t *r)
             count_coll(r, k);
     for (uint32_t l = 0; l < r->in->nlocs; l++)
         for (size_t j = 0; j < r->fwd[l].njumps; j++)
-            s->jumps[r->fwd[l].jumps[j].kind < ST_CLC__KINDS ? r->fwd[l].jumps[j].kind : 0]++;
+            s->jumps[r->fwd[l].jumps[j].kind < ST_REL__KINDS ? r->fwd[l].jumps[j].kind : 0]++;
     if (r->omp.read) /* left out of the graph: checked on C, none violated, nothing moved */
         st_clc_stats_merge(s, &r->omp_on_c);
     if (r->chk) /* the same (a violation would have started the engines again); and the unmatched ends */
@@ -1851,7 +1851,7 @@ static int ensure_cur(st_clc_replay_t *r)
 {
     for (uint32_t i = 0; i < r->npeers; i++) {
         peer_t *pe = &r->peers[i];
-        if (!pe->cur && !(pe->cur = st_clc_malloc((pe->recv_inst.n + 1) * sizeof *pe->cur)))
+        if (!pe->cur && !(pe->cur = st_mem_malloc((pe->recv_inst.n + 1) * sizeof *pe->cur)))
             return fail(r, "out of memory"), -1;
     }
     return 0;
@@ -1885,11 +1885,11 @@ static void round_inputs(st_clc_replay_t *r)
     for (size_t j = 0; j < r->coll_k.n; j++) {
         uint64_t k = r->coll_k.v[j], s = r->ib[k];
         chan_t *c = &r->ch[r->ia[k]];
-        if (r->g.inst[k].shape != ST_CLC_PREFIX) {
+        if (r->g.inst[k].shape != ST_REL_PREFIX) {
             *tq_of(r, k) = *rq(c, s, 0);
         } else if (c->ph[PH_R].ent) {
             entvec_t *e = &r->pin[k], *from = &c->ph[PH_R].ent[s];
-            if (st_clc_grow((void **)&e->v, &e->cap, from->n + 1, sizeof *e->v))
+            if (st_mem_grow((void **)&e->v, &e->cap, from->n + 1, sizeof *e->v))
                 return fail(r, "out of memory");
             memcpy(e->v, from->v, from->n * sizeof *e->v);
             e->n = from->n;
@@ -1903,8 +1903,8 @@ static int alloc_hot(st_clc_replay_t *r)
 {
     if (r->hot)
         return 0;
-    r->hot = st_clc_malloc(r->g.nrefs + 1);
-    r->ref_port = st_clc_malloc((r->g.nrefs + 1) * sizeof *r->ref_port);
+    r->hot = st_mem_malloc(r->g.nrefs + 1);
+    r->ref_port = st_mem_malloc((r->g.nrefs + 1) * sizeof *r->ref_port);
     if (!r->hot || !r->ref_port)
         return fail(r, "out of memory"), -1;
     for (uint64_t j = 0; j < r->g.nrefs; j++) { /* ports and refs are one-to-one */
@@ -1955,15 +1955,15 @@ static void round_end(st_clc_replay_t *r)
         snap_times(r);
     for (size_t j = 0; j < r->coll_k.n; j++) {
         uint64_t k = r->coll_k.v[j];
-        const st_clc_inst_t *in = &r->g.inst[k];
+        const st_rel_inst_t *in = &r->g.inst[k];
         chan_t *c = &r->ch[r->ia[k]];
         c->ph[PH_R].shape[r->ib[k]] = merge_shape(r, c->ph[PH_R].shape[r->ib[k]],
-                                                  in->shape == ST_CLC_PREFIX ? SH_PREFIX : SH_PRODUCT);
+                                                  in->shape == ST_REL_PREFIX ? SH_PREFIX : SH_PRODUCT);
         for (uint32_t i = 0; i < in->nsend + in->nrecv; i++) { /* sends, then receives */
-            const st_clc_ref_t *x = &r->g.refs[in->first + i];
+            const st_rel_ref_t *x = &r->g.refs[in->first + i];
             uint64_t v = ref_time(r, x);
             int recv = i >= in->nsend;
-            if (in->shape == ST_CLC_PREFIX) {
+            if (in->shape == ST_REL_PREFIX) {
                 entvec_t *e = ents(r, c, PH_R, r->ib[k]);
                 ent_t en = { .order = x->order, .v = { recv ? NONE64 : v, recv ? v : NONE64 } };
                 if (!e || ent_push(e, en))
@@ -2008,16 +2008,16 @@ static int round_inputs_in(const st_clc_replay_t *r)
 
 /* The value of the sends collective instance k's receive x depends on, from the round's
  * exchange (the largest send LC on another location, or before it in a scan); 0 if none. */
-static int round_send_value(const st_clc_replay_t *r, uint64_t k, const st_clc_ref_t *x, uint64_t *v)
+static int round_send_value(const st_clc_replay_t *r, uint64_t k, const st_rel_ref_t *x, uint64_t *v)
 {
     const chan_t *c = &r->ch[r->ia[k]];
-    if (r->g.inst[k].shape == ST_CLC_PREFIX)
+    if (r->g.inst[k].shape == ST_REL_PREFIX)
         return prefix_max(ents_ro(c, PH_R, r->ib[k]), x->order, 0, v);
     return quad_other(rq(c, r->ib[k], 0), gid(&r->in->locs[x->loc]), v);
 }
 
 /* Marks receive ref x HOT_MOVES when send value v (+ mu) exceeds its LC; returns 1 then. */
-static uint64_t moves(st_clc_replay_t *r, const st_clc_ref_t *x, uint64_t v, uint64_t mu)
+static uint64_t moves(st_clc_replay_t *r, const st_rel_ref_t *x, uint64_t v, uint64_t mu)
 {
     if (v + mu <= ref_time(r, x))
         return 0;
@@ -2039,7 +2039,7 @@ static uint64_t would_move(st_clc_replay_t *r)
         for (size_t j = 0; !pe->rin_same && j < pe->recv_inst.n; j++) {
             uint64_t k = pe->recv_inst.v[j], mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
             uint32_t nr;
-            const st_clc_ref_t *rv = refs_of(r, k, 1, &nr);
+            const st_rel_ref_t *rv = refs_of(r, k, 1, &nr);
             for (uint32_t i = 0; i < nr; i++)
                 n += moves(r, &rv[i], pe->rin[j], mu);
         }
@@ -2047,7 +2047,7 @@ static uint64_t would_move(st_clc_replay_t *r)
     for (size_t j = 0; j < r->coll_k.n; j++) {
         uint64_t k = r->coll_k.v[j], v = 0, mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
         uint32_t nr;
-        const st_clc_ref_t *rv = refs_of(r, k, 1, &nr);
+        const st_rel_ref_t *rv = refs_of(r, k, 1, &nr);
         for (uint32_t i = 0; i < nr; i++)
             n += round_send_value(r, k, &rv[i], &v) && moves(r, &rv[i], v, mu);
     }
@@ -2069,7 +2069,7 @@ static uint64_t moves_on_c(st_clc_replay_t *r)
     memset(v, 0, sizeof *v);
     st_clc_violations_refs(&r->g, r->local_k.v, r->local_k.n, r->ref_c, &r->p, v);
     r->have_local_on_c = 1; /* the statistics' "violations" of the LOCAL relations (finish_statistics) */
-    for (int k = 0; k < ST_CLC__KINDS; k++)
+    for (int k = 0; k < ST_REL__KINDS; k++)
         n += v->violated[k];
     return n;
 }
@@ -2106,17 +2106,17 @@ static void count_on_c(st_clc_replay_t *r)
     for (uint32_t i = 0; i < r->npeers; i++) {
         const peer_t *pe = &r->peers[i];
         for (size_t j = 0; j < pe->recv_inst.n; j++) {
-            const st_clc_inst_t *in = &r->g.inst[pe->recv_inst.v[j]];
-            const st_clc_ref_t *x = &r->g.refs[in->first];
+            const st_rel_inst_t *in = &r->g.inst[pe->recv_inst.v[j]];
+            const st_rel_ref_t *x = &r->g.refs[in->first];
             st_clc_stats_count_c(s, in->kind, st_clc_mu(&r->p, in->mumask), pe->rin[j], ref_orig(r, x));
             st_clc_vcount_add(&s->remaining, in->kind, 0, 0, 0); /* a relation, not violated */
         }
     }
     for (size_t j = 0; j < r->coll_k.n; j++) {
         uint64_t k = r->coll_k.v[j], sc = 0, mu = st_clc_mu(&r->p, r->g.inst[k].mumask);
-        const st_clc_inst_t *in = &r->g.inst[k];
+        const st_rel_inst_t *in = &r->g.inst[k];
         uint32_t n;
-        const st_clc_ref_t *rv = refs_of(r, k, 1, &n);
+        const st_rel_ref_t *rv = refs_of(r, k, 1, &n);
         for (uint32_t i = 0; i < n; i++) {
             if (round_send_value(r, k, &rv[i], &sc)) {
                 st_clc_stats_count_c(s, in->kind, mu, sc, ref_orig(r, &rv[i]));
@@ -2142,7 +2142,7 @@ static void round_next(st_clc_replay_t *r)
         for (uint32_t i = 0; i < r->nch; i++)
             r->ch[i].ph[PH_S].open = 0;
         for (uint32_t l = 0; l < r->in->nlocs; l++) { /* incremental passes record no jumps */
-            const st_clc_port_t *ports = r->g.ports + r->g.port_first[l];
+            const st_rel_port_t *ports = r->g.ports + r->g.port_first[l];
             uint64_t np = r->g.port_first[l + 1] - r->g.port_first[l];
             int rc = st_clc_jumps_loc(&r->p, &r->in->locs[l], l, ports, np, &r->fwd[l], &fwd_ops, r);
             if (rc != ST_CLC_DONE)
@@ -2186,7 +2186,7 @@ static void start_forward(st_clc_replay_t *r)
     for (uint32_t i = 0; i < r->npeers; i++) {
         peer_t *pe = &r->peers[i];
         pe->rin_round = -1;
-        pe->rin = st_clc_malloc((pe->recv_inst.n + 1) * sizeof *pe->rin);
+        pe->rin = st_mem_malloc((pe->recv_inst.n + 1) * sizeof *pe->rin);
         if (!pe->rin)
             return fail(r, "out of memory");
     }
@@ -2198,8 +2198,8 @@ static void start_forward(st_clc_replay_t *r)
     }
     int scans = 0; /* pin is per instance but only scans use it: most traces have none */
     for (uint64_t k = 0; k < r->g.ninst && !scans; k++)
-        scans = r->cat[k] == CAT_COLL && r->g.inst[k].shape == ST_CLC_PREFIX;
-    r->pin = scans ? st_clc_calloc(r->g.ninst + 1, sizeof *r->pin) : NULL;
+        scans = r->cat[k] == CAT_COLL && r->g.inst[k].shape == ST_REL_PREFIX;
+    r->pin = scans ? st_mem_calloc(r->g.ninst + 1, sizeof *r->pin) : NULL;
     if (scans && !r->pin)
         return fail(r, "out of memory");
     for (uint64_t k = 0; k < r->g.ninst; k++)
@@ -2333,13 +2333,13 @@ static void wave_force(st_clc_replay_t *r, uint32_t l)
     wave_t *W = &r->wv;
     if (r->state != S_FWD || l >= r->in->nlocs || r->fwd[l].pos >= r->in->locs[l].n)
         return fail(r, "cycle across ranks: location %u is not waiting", l);
-    const st_clc_port_t *port = r->g.ports + r->g.port_first[l] + r->fwd[l].blocked;
+    const st_rel_port_t *port = r->g.ports + r->g.port_first[l] + r->fwd[l].blocked;
     uint64_t k = port->inst;
     if (r->cat[k] == CAT_COLL) { /* the gathered sends (a scan: those below the first not computed) */
         uint64_t o = ref_order(r, k, port->slot);
         W->force_set = 1;
         W->force_v = 0;
-        W->force_have = r->g.inst[k].shape == ST_CLC_PREFIX
+        W->force_have = r->g.inst[k].shape == ST_REL_PREFIX
                             ? prefix_max(&W->tents, o < W->target.unc ? o : W->target.unc, 0, &W->force_v)
                             : quad_other(&W->target.q, gid(&r->in->locs[l]), &W->force_v);
     }
@@ -2405,7 +2405,7 @@ static void wave_step(st_clc_replay_t *r, int idle)
                 put_rep(p, &W->acc, &W->ents);
         }
     }
-    st_clc_free(e.v);
+    st_mem_free(e.v);
 }
 
 static int on_wave(st_clc_replay_t *r, const rec_t *h, reader_t *rd)
@@ -2424,7 +2424,7 @@ static int on_wave(st_clc_replay_t *r, const rec_t *h, reader_t *rd)
         if (h->seq == W->w + 1 && !st_xchg_get_u64(rd, &act) && act <= W_FORCE && get_rep(r, rd, &W->target, &W->tents) == 0)
             wave_start(r, h->seq, act), rc = 0;
     }
-    st_clc_free(e.v);
+    st_mem_free(e.v);
     return rc;
 }
 
@@ -2432,9 +2432,9 @@ static int on_wave(st_clc_replay_t *r, const rec_t *h, reader_t *rd)
 
 static int defer(st_clc_replay_t *r, int32_t from, const uint8_t *buf, size_t len)
 {
-    if (st_clc_grow((void **)&r->def, &r->capdef, r->ndef + 1, sizeof *r->def))
+    if (st_mem_grow((void **)&r->def, &r->capdef, r->ndef + 1, sizeof *r->def))
         return fail(r, "out of memory"), -1;
-    uint8_t *copy = st_clc_malloc(len);
+    uint8_t *copy = st_mem_malloc(len);
     if (!copy)
         return fail(r, "out of memory"), -1;
     memcpy(copy, buf, len);
@@ -2449,7 +2449,7 @@ static int on_array(st_clc_replay_t *r, int32_t from, const rec_t *h, reader_t *
     size_t n = pe ? (bwd ? pe->send_inst.n : 2 * pe->recv_inst.n) : 0;
     if (!pe || h->len != n * 8 || (bwd ? pe->have_bwd : pe->have_stat))
         return -1;
-    if (!bwd && !(pe->stat = st_clc_malloc(h->len + 8))) /* only when the rounds did not converge */
+    if (!bwd && !(pe->stat = st_mem_malloc(h->len + 8))) /* only when the rounds did not converge */
         return fail(r, "out of memory"), -1;
     memcpy(bwd ? pe->bwd : pe->stat, rd->p, h->len);
     *(bwd ? &pe->have_bwd : &pe->have_stat) = 1;
@@ -2649,17 +2649,17 @@ static int alloc_state(st_clc_replay_t *r)
         return -1;
     }
     size_t ni = r->g.ninst ? r->g.ninst : 1, nl = r->in->nlocs ? r->in->nlocs : 1;
-    r->cat = st_clc_malloc(ni);
-    r->ia = st_clc_calloc(ni, sizeof *r->ia), r->ib = st_clc_calloc(ni, sizeof *r->ib);
-    r->tqi = st_clc_malloc(ni * sizeof *r->tqi);
-    r->pending = st_clc_malloc(ni * sizeof *r->pending), r->wait_head = st_clc_malloc(ni * sizeof *r->wait_head);
-    r->fwd = st_clc_calloc(nl, sizeof *r->fwd);
-    r->wait_next = st_clc_malloc(nl * sizeof *r->wait_next), r->queue = st_clc_malloc(nl * sizeof *r->queue);
-    r->queued = st_clc_calloc(nl, 1);
+    r->cat = st_mem_malloc(ni);
+    r->ia = st_mem_calloc(ni, sizeof *r->ia), r->ib = st_mem_calloc(ni, sizeof *r->ib);
+    r->tqi = st_mem_malloc(ni * sizeof *r->tqi);
+    r->pending = st_mem_malloc(ni * sizeof *r->pending), r->wait_head = st_mem_malloc(ni * sizeof *r->wait_head);
+    r->fwd = st_mem_calloc(nl, sizeof *r->fwd);
+    r->wait_next = st_mem_malloc(nl * sizeof *r->wait_next), r->queue = st_mem_malloc(nl * sizeof *r->queue);
+    r->queued = st_mem_calloc(nl, 1);
     size_t nr = r->g.nrefs ? r->g.nrefs : 1;
-    r->ref_c = r->g.ref_time; /* the join's (ST_CLC_JOIN_TIMES): C, nothing has moved yet */
+    r->ref_c = r->g.ref_time; /* the join's (ST_REL_JOIN_TIMES): C, nothing has moved yet */
     r->g.ref_time = NULL;
-    r->port_ref = st_clc_malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
+    r->port_ref = st_mem_malloc(nr * sizeof *r->port_ref); /* ports and refs are one-to-one */
     if (!r->cat || !r->ia || !r->ib || !r->tqi || !r->pending || !r->wait_head || !r->fwd ||
         !r->wait_next || !r->queue || !r->queued || !r->ref_c || !r->port_ref)
         return -1;
@@ -2680,9 +2680,9 @@ static int graph_ready(st_clc_replay_t *r)
         rc = classify(r);
     if (rc)
         return -1;
-    /* Self messages are joined locally; a side missing there is unmatched (as st_clc_graph_build counts). */
+    /* Self messages are joined locally; a side missing there is unmatched (as st_rel_graph_build counts). */
     for (uint64_t k = 0; k < r->g.ninst; k++)
-        if (r->cat[k] == CAT_LOCAL && key_type(r->g.inst[k].key) == ST_CLC_KEY_P2P) {
+        if (r->cat[k] == CAT_LOCAL && key_type(r->g.inst[k].key) == ST_REL_KEY_P2P) {
             r->ds.unmatched_send += !r->g.inst[k].nrecv;
             r->ds.unmatched_recv += !r->g.inst[k].nsend;
         }
@@ -2702,22 +2702,22 @@ static int all_mono(const st_clc_replay_t *r)
 /* ST_CLC_REPLAY_CHECK_FIRST: the OpenMP relations in omp (none of them violated on C, and no
  * location's C decreasing) stay out of the graph: 1, with their counts in r->omp_on_c and omp kept
  * in r->omp; 0 when they must go in (omp rewound); -1 out of memory. */
-static int leave_out_omp(st_clc_replay_t *r, st_clc_epsrc_t *omp)
+static int leave_out_omp(st_clc_replay_t *r, st_rel_epsrc_t *omp)
 {
     if (!all_mono(r))
         return 0;
     st_clc_stats_t *s = &r->omp_on_c;
     if (st_clc_violations_src(omp, r->in->nlocs, &r->p, s))
         return -1;
-    st_clc_epsrc_rewind(omp);
-    for (int k = 0; k < ST_CLC__KINDS; k++)
+    st_rel_epsrc_rewind(omp);
+    for (int k = 0; k < ST_REL__KINDS; k++)
         if (s->violations.violated[k]) {
             *s = (st_clc_stats_t){ 0 };
             return 0;
         }
     s->remaining = s->violations;
     r->omp = *omp;
-    *omp = (st_clc_epsrc_t){ 0 };
+    *omp = (st_rel_epsrc_t){ 0 };
     return 1;
 }
 
@@ -2725,35 +2725,35 @@ static int leave_out_omp(st_clc_replay_t *r, st_clc_epsrc_t *omp)
  * the partners at the setup (r->chk, p2p kept in r->p2p): 1; 0 when they must go in (C not
  * monotone): then they are put before ep's endpoints (their key type is the first), ep's
  * block growing by them; -1 out of memory. */
-static int leave_out_p2p(st_clc_replay_t *r, st_clc_epsrc_t *p2p, st_clc_epvec_t *ep)
+static int leave_out_p2p(st_clc_replay_t *r, st_rel_epsrc_t *p2p, st_rel_epvec_t *ep)
 {
     if (all_mono(r)) {
         if (st_clc_p2pchk_new(p2p, r->me, r->nranks, &r->p, &r->chk))
             return -1;
         r->p2p = *p2p;
-        *p2p = (st_clc_epsrc_t){ 0 };
+        *p2p = (st_rel_epsrc_t){ 0 };
         return 1;
     }
     if (!p2p->read)
         return 0;
-    st_clc_endpoint_t *v = st_clc_malloc(sizeof *v * (p2p->n + ep->cap + 1));
+    st_rel_endpoint_t *v = st_mem_malloc(sizeof *v * (p2p->n + ep->cap + 1));
     if (!v)
         return -1;
     size_t got = 0, k;
-    while (got < p2p->n && (k = st_clc_epsrc_read(p2p, v + got, p2p->n - got)) > 0)
+    while (got < p2p->n && (k = st_rel_epsrc_read(p2p, v + got, p2p->n - got)) > 0)
         got += k;
     if (ep->n)
         memcpy(v + got, ep->v, sizeof *v * ep->n);
-    st_clc_free(ep->v);
+    st_mem_free(ep->v);
     ep->v = v, ep->n += got, ep->cap += got;
     return 0;
 }
 
-int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, const st_clc_replay_net_t *net,
+int st_clc_replay_new(const st_clc_params_t *p, st_rel_input_t *in, int32_t me, const st_clc_replay_net_t *net,
                       unsigned flags, st_clc_replay_t **out)
 {
     *out = NULL;
-    st_clc_replay_t *r = st_clc_calloc(1, sizeof *r);
+    st_clc_replay_t *r = st_mem_calloc(1, sizeof *r);
     if (!r)
         return -1;
     r->p = *p;
@@ -2761,19 +2761,19 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     r->me = me;
     r->nranks = in->nranks;
     if (st_xchg_out_init(&r->out, net, in->nranks)) {
-        st_clc_free(r);
+        st_mem_free(r);
         return -1;
     }
     r->state = S_SETUP;
     for (uint32_t l = 0; l < in->nlocs; l++)
         if (in->locs[l].rank != me) {
             st_log_error("CLC (parallel, rank %d): location %u belongs to rank %d", me, l, in->locs[l].rank);
-            st_clc_free(r);
+            st_mem_free(r);
             return -1;
         }
-    st_clc_epvec_t ep = { 0 };
-    st_clc_epsrc_t omp = { 0 }; /* the OpenMP endpoints, handed to the join without a block of their own */
-    st_clc_epsrc_t p2p = { 0 }; /* the point-to-point ones, checked before they would go into the graph */
+    st_rel_epvec_t ep = { 0 };
+    st_rel_epsrc_t omp = { 0 }; /* the OpenMP endpoints, handed to the join without a block of their own */
+    st_rel_epsrc_t p2p = { 0 }; /* the point-to-point ones, checked before they would go into the graph */
     int first = (flags & ST_CLC_REPLAY_CHECK_FIRST) != 0;
     int rc = me >= 0 && me < in->nranks && in->procs ? 0 : -1;
     if (rc == 0)
@@ -2782,7 +2782,7 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
         reset_times(r);
     if (rc == 0) {
         in->coll_end = channel_count, in->coll_end_ctx = r, in->omit_self_ends = 1;
-        rc = st_clc_endpoints_split(in, me, &ep, &r->ds, &omp, first ? &p2p : NULL);
+        rc = st_rel_endpoints_split(in, me, &ep, &r->ds, &omp, first ? &p2p : NULL);
         in->coll_end = NULL, in->coll_end_ctx = NULL, in->omit_self_ends = 0;
     }
     r->ds_scan = r->ds;
@@ -2790,13 +2790,13 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
     rc = left_out < 0 ? -1 : rc;
     left_out = rc == 0 && first ? leave_out_p2p(r, &p2p, &ep) : 0; /* (none: an empty check, which partners may send to) */
     rc = left_out < 0 ? -1 : rc;
-    st_clc_epsrc_free(&p2p);
+    st_rel_epsrc_free(&p2p);
     if (rc == 0)
-        rc = st_clc_graph_join_src(ep.v, ep.n, &omp, in->nlocs,
-                                   ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES, &r->g);
+        rc = st_rel_graph_join_src(ep.v, ep.n, &omp, in->nlocs,
+                                   ST_REL_JOIN_PARTIAL | ST_REL_JOIN_TAKE | ST_REL_JOIN_TIMES, &r->g);
     else
-        st_clc_epvec_free(&ep);
-    st_clc_epsrc_free(&omp);
+        st_rel_epvec_free(&ep);
+    st_rel_epsrc_free(&omp);
     if (rc == 0)
         rc = graph_ready(r);
     if (rc) {
@@ -2811,7 +2811,7 @@ int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, 
 int st_clc_replay_again(st_clc_replay_t *old, const st_clc_replay_net_t *net, st_clc_replay_t **out)
 {
     *out = NULL;
-    st_clc_replay_t *r = st_clc_calloc(1, sizeof *r);
+    st_clc_replay_t *r = st_mem_calloc(1, sizeof *r);
     if (!r)
         return -1;
     *r = (st_clc_replay_t){ .p = old->p, .in = old->in, .me = old->me, .nranks = old->nranks, .state = S_SETUP,
@@ -2821,15 +2821,15 @@ int st_clc_replay_again(st_clc_replay_t *old, const st_clc_replay_net_t *net, st
         r->ch[i].local_n = old->ch[i].local_n;
     /* the graph anew from old's, read back as endpoints, and the OpenMP ends it left out; nothing
      * has moved, so the refs' times are still C (old->ref_c) */
-    st_clc_derived_t d = { .g = old->g, .omp = old->omp, .p2p = old->p2p };
+    st_rel_derived_t d = { .g = old->g, .omp = old->omp, .p2p = old->p2p };
     d.g.ref_time = old->ref_c;
-    st_clc_derived_pos_t pos = { 0 };
-    st_clc_epsrc_t src = { 0 };
+    st_rel_derived_pos_t pos = { 0 };
+    st_rel_epsrc_t src = { 0 };
     if (rc == 0)
-        rc = st_clc_derived_src(&d, &pos, 0, &src);
+        rc = st_rel_derived_src(&d, &pos, 0, &src);
     if (rc == 0)
-        rc = st_clc_graph_join_src(NULL, 0, &src, r->in->nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TIMES, &r->g);
-    st_clc_epsrc_free(&src);
+        rc = st_rel_graph_join_src(NULL, 0, &src, r->in->nlocs, ST_REL_JOIN_PARTIAL | ST_REL_JOIN_TIMES, &r->g);
+    st_rel_epsrc_free(&src);
     if (rc == 0)
         rc = graph_ready(r);
     st_clc_replay_free(old);
@@ -2850,16 +2850,16 @@ void st_clc_replay_restart_if_moving(st_clc_replay_t *r) { r->restart_if_moving 
 
 int st_clc_replay_restart(const st_clc_replay_t *r) { return r->restart; }
 
-void st_clc_replay_keep(st_clc_replay_t *r, st_clc_derived_t *d)
+void st_clc_replay_keep(st_clc_replay_t *r, st_rel_derived_t *d)
 {
-    st_clc_graph_free(&d->g);
-    st_clc_epsrc_free(&d->omp), st_clc_epsrc_free(&d->p2p);
+    st_rel_graph_free(&d->g);
+    st_rel_epsrc_free(&d->omp), st_rel_epsrc_free(&d->p2p);
     d->omp = r->omp, d->p2p = r->p2p;
-    r->omp = r->p2p = (st_clc_epsrc_t){ 0 };
-    st_clc_graph_t *g = &r->g;
-    d->g = (st_clc_graph_t){ .ninst = g->ninst, .inst = g->inst, .nrefs = g->nrefs, .refs = g->refs,
+    r->omp = r->p2p = (st_rel_epsrc_t){ 0 };
+    st_rel_graph_t *g = &r->g;
+    d->g = (st_rel_graph_t){ .ninst = g->ninst, .inst = g->inst, .nrefs = g->nrefs, .refs = g->refs,
                              .nlocs = g->nlocs, .ds = g->ds };
-    st_clc_free(g->port_first), st_clc_free(g->ports);
+    st_mem_free(g->port_first), st_mem_free(g->ports);
     g->inst = NULL, g->refs = NULL, g->port_first = NULL, g->ports = NULL; /* ninst stays: st_clc_replay_free reads it */
 }
 
@@ -2868,28 +2868,28 @@ void st_clc_replay_free(st_clc_replay_t *r)
     if (!r)
         return;
     for (uint64_t k = 0; r->pin && k < r->g.ninst; k++)
-        st_clc_free(r->pin[k].v);
-    st_clc_graph_free(&r->g);
-    st_clc_epsrc_free(&r->omp), st_clc_epsrc_free(&r->p2p);
+        st_mem_free(r->pin[k].v);
+    st_rel_graph_free(&r->g);
+    st_rel_epsrc_free(&r->omp), st_rel_epsrc_free(&r->p2p);
     st_clc_p2pchk_free(r->chk);
-    st_clc_free(r->cat), st_clc_free(r->ia), st_clc_free(r->ib), st_clc_free(r->tqi), st_clc_free(r->tq), st_clc_free(r->pending), st_clc_free(r->wait_head);
-    st_clc_free(r->ref_c), st_clc_free(r->ref_lc), st_clc_free(r->port_ref);
+    st_mem_free(r->cat), st_mem_free(r->ia), st_mem_free(r->ib), st_mem_free(r->tqi), st_mem_free(r->tq), st_mem_free(r->pending), st_mem_free(r->wait_head);
+    st_mem_free(r->ref_c), st_mem_free(r->ref_lc), st_mem_free(r->port_ref);
     for (uint32_t l = 0; r->fwd && l < r->in->nlocs; l++)
-        st_clc_free(r->fwd[l].jumps);
-    st_clc_free(r->fwd), st_clc_free(r->wait_next), st_clc_free(r->queue), st_clc_free(r->queued);
+        st_mem_free(r->fwd[l].jumps);
+    st_mem_free(r->fwd), st_mem_free(r->wait_next), st_mem_free(r->queue), st_mem_free(r->queued);
     for (uint32_t i = 0; i < r->nch; i++)
         chan_free(&r->ch[i]);
-    st_clc_free(r->ch);
+    st_mem_free(r->ch);
     for (uint32_t i = 0; i < r->npeers; i++) {
         peer_t *pe = &r->peers[i];
-        st_clc_free(pe->theirs), st_clc_free(pe->send_inst.v), st_clc_free(pe->recv_inst.v), st_clc_free(pe->bwd), st_clc_free(pe->stat), st_clc_free(pe->rin), st_clc_free(pe->cur);
+        st_mem_free(pe->theirs), st_mem_free(pe->send_inst.v), st_mem_free(pe->recv_inst.v), st_mem_free(pe->bwd), st_mem_free(pe->stat), st_mem_free(pe->rin), st_mem_free(pe->cur);
     }
-    st_clc_free(r->peers);
-    st_clc_free(r->wv.ents.v), st_clc_free(r->wv.tents.v), st_clc_free(r->forced.v);
-    st_clc_free(r->pin), st_clc_free(r->hot), st_clc_free(r->ref_port), st_clc_free(r->local_k.v), st_clc_free(r->coll_k.v);
+    st_mem_free(r->peers);
+    st_mem_free(r->wv.ents.v), st_mem_free(r->wv.tents.v), st_mem_free(r->forced.v);
+    st_mem_free(r->pin), st_mem_free(r->hot), st_mem_free(r->ref_port), st_mem_free(r->local_k.v), st_mem_free(r->coll_k.v);
     st_xchg_out_free(&r->out);
     for (size_t i = 0; i < r->ndef; i++)
-        st_clc_free(r->def[i].buf);
-    st_clc_free(r->def);
-    st_clc_free(r);
+        st_mem_free(r->def[i].buf);
+    st_mem_free(r->def);
+    st_mem_free(r);
 }

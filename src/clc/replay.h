@@ -2,7 +2,7 @@
  * replay.h — the parallel CLC of one process, as a message-driven state machine.
  *
  * Each process (rank) corrects only its own locations. It derives the logical messages
- * of its own events (st_clc_endpoints), joins them into a partial graph, and learns the
+ * of its own events (st_rel_endpoints), joins them into a partial graph, and learns the
  * remote ends' clock values from the processes involved, never from anyone else:
  *
  *  - point-to-point: after a one-time exchange of per-channel message counts with each
@@ -44,7 +44,7 @@
  *   st_clc_replay_free(r)
  * Afterwards in->locs[].ev[].time hold LC and in->locs[].orig the original C (allocated
  * by the engine for the locations where something moved, NULL elsewhere; freed by the
- * caller, e.g. with st_clc_input_free).
+ * caller, e.g. with st_rel_input_free).
  */
 #ifndef ST_CLC_REPLAY_H
 #define ST_CLC_REPLAY_H
@@ -53,7 +53,7 @@
 #include <stdint.h>
 
 #include "clc.h"
-#include "exchange.h"
+#include "../exchange/exchange.h"
 
 typedef struct st_clc_replay st_clc_replay_t;
 
@@ -70,7 +70,7 @@ enum { ST_CLC_REPLAY_FAILED = -1, ST_CLC_REPLAY_DONE = 0, ST_CLC_REPLAY_BUSY = 1
  * outlive the engine. Returns 0, or -1 (out of memory,
  * or inconsistent input; one line logged).
  */
-int st_clc_replay_new(const st_clc_params_t *p, st_clc_input_t *in, int32_t me, const st_clc_replay_net_t *net,
+int st_clc_replay_new(const st_clc_params_t *p, st_rel_input_t *in, int32_t me, const st_clc_replay_net_t *net,
                       unsigned flags, st_clc_replay_t **out);
 
 /*
@@ -142,11 +142,11 @@ void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n);
  * rank, moved events and deviations of its own locations. */
 void st_clc_replay_stats(const st_clc_replay_t *r, st_clc_stats_t *s);
 
-/* Hands the derivation over (after DONE; deps.h, st_clc_derived_t): d->g takes the graph's
+/* Hands the derivation over (after DONE; deps.h, st_rel_derived_t): d->g takes the graph's
  * instances and refs, which the engine then no longer has, d->omp the OpenMP ends it left out
  * (ST_CLC_REPLAY_CHECK_FIRST). in->self_ends, when the caller set it for st_clc_replay_new,
  * holds the rest. */
-void st_clc_replay_keep(st_clc_replay_t *r, st_clc_derived_t *d);
+void st_clc_replay_keep(st_clc_replay_t *r, st_rel_derived_t *d);
 
 void st_clc_replay_free(st_clc_replay_t *r);
 

@@ -24,7 +24,7 @@
  *      until it has all of its own, then completes its sends — no tool message is left
  *      pending when the communicator is freed (MPI/UCX would warn about it at exit);
  *   5. otherwise each moved event keeps its pre-correction time in the slot the OTF2
- *      writer reads (st_otf2_set_orig_time), and the statistics of all ranks are
+ *      writer reads (st_event_set_orig_time), and the statistics of all ranks are
  *      reduced to rank 0's properties (clc.*, FINALIZE_CLC_MS).
  * Collective over toolworld; call from one thread; never aborts the application.
  */
@@ -38,12 +38,12 @@
 
 #include "../clock/timer.h"
 #include "../config/config.h"
-#include "../mpi/polite.h"
+#include "../exchange/polite_mpi.h"
 #include "../otf2/writer.h"
-#include "../record/region.h"
+#include "../model/region.h"
 #include "../util/log.h"
 #include "clc_mpi.h"
-#include "exchange_mpi.h"
+#include "../exchange/exchange_mpi.h"
 #include "replay.h"
 
 #define ST_CLC_STALL_S 60.0 /* no message and no local progress for this long (plus twice the time the
@@ -89,12 +89,12 @@ static uint64_t fnv(const char *s)
 /* This rank's locations, every rank's node id (equal node names: equal ids), this rank's comms;
  * *crowded = more ranks on this host than CPUs this rank may run on (then waits sleep).
  * Collective; every rank returns the same input. */
-static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_clc_input_t *in, int *crowded)
+static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_rel_input_t *in, int *crowded)
 {
     int32_t n = rd->nranks;
     uint64_t mine[2] = { fnv(rd->nodename), fnv(rd->hostname) }, *all = malloc(sizeof *all * 2 * (size_t)n);
-    st_clc_proc_t *procs = calloc((size_t)n, sizeof *procs);
-    st_clc_loc_t *locs = calloc(rd->nthreads ? rd->nthreads : 1, sizeof *locs);
+    st_rel_proc_t *procs = calloc((size_t)n, sizeof *procs);
+    st_rel_loc_t *locs = calloc(rd->nthreads ? rd->nthreads : 1, sizeof *locs);
     MPI_Request req;
     int ok = all && procs && locs, all_ok = 0;
     if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all_ok ||
@@ -118,10 +118,10 @@ static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_clc_input_t *in, int
     procs[rd->rank].ncomms = rd->ncomms;
     procs[rd->rank].comms = rd->comms;
     for (uint32_t t = 0; t < rd->nthreads; t++)
-        locs[t] = (st_clc_loc_t){ .rank = rd->rank, .thread = rd->threads[t].index, .ev = rd->threads[t].events,
+        locs[t] = (st_rel_loc_t){ .rank = rd->rank, .thread = rd->threads[t].index, .ev = rd->threads[t].events,
                                   .n = rd->threads[t].events ? rd->threads[t].nevents : 0 };
-    *in = (st_clc_input_t){ .nlocs = rd->nthreads, .locs = locs, .nranks = n, .procs = procs,
-                            .nsync = ST_CLC_NSYNC, .sync = st_clc_sync_regions };
+    *in = (st_rel_input_t){ .nlocs = rd->nthreads, .locs = locs, .nranks = n, .procs = procs,
+                            .nsync = ST_REL_NSYNC, .sync = st_rel_sync_regions };
     return 0;
 }
 
@@ -178,7 +178,7 @@ static int reduce_stats(MPI_Comm comm, const st_clc_stats_t *mine, st_clc_stats_
 static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
 {
     (void)ctx;
-    st_otf2_set_orig_time(e, orig);
+    st_event_set_orig_time(e, orig);
 }
 
 /* Runs the engine; 0 when this rank completed its part. */
@@ -188,8 +188,8 @@ static void keep_orig(void *ctx, st_event_t *e, uint64_t orig)
  * restart, made anew here (st_clc_replay_again); on return, the engine when this run ended so.
  * *checked: whether relations were left out, OpenMP ones by any rank or point-to-point ones by all
  * (the same on every rank). */
-static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
-                      double t_start, int crowded, int *rounds, st_clc_derived_t *keep, unsigned flags,
+static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_rel_input_t *in, int32_t rank, st_clc_stats_t *s,
+                      double t_start, int crowded, int *rounds, st_rel_derived_t *keep, unsigned flags,
                       st_clc_replay_t **again, int *checked)
 {
     st_xmpi_t m;
@@ -245,7 +245,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
         if (keep && s->moved == 0)
             st_clc_replay_keep(r, keep);
         else if (keep) /* the derivation reads times (task switches): the analysis, on LC, derives again */
-            st_clc_derived_free(keep);
+            st_rel_derived_free(keep);
     }
     if (started) /* every rank that started takes part in the drain */
         ok = st_xmpi_finish(&m, ok, rank, crowded, "CLC");
@@ -260,8 +260,8 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *i
 /* The correction: first with the OpenMP and point-to-point relations checked before they would go
  * into the engine's graph (with bulk rounds, which tell at round 0 whether anything moves), again
  * with them in when something does. */
-static int correct(MPI_Comm comm, const st_clc_params_t *p, st_clc_input_t *in, int32_t rank, st_clc_stats_t *s,
-                   double t_start, int crowded, int *rounds, st_clc_derived_t *keep)
+static int correct(MPI_Comm comm, const st_clc_params_t *p, st_rel_input_t *in, int32_t rank, st_clc_stats_t *s,
+                   double t_start, int crowded, int *rounds, st_rel_derived_t *keep)
 {
     st_clc_replay_t *again = NULL;
     unsigned flags = st_config.clc_rounds > 0 ? ST_CLC_REPLAY_CHECK_FIRST : 0;
@@ -287,11 +287,11 @@ static void report(st_rankdata_t *rd, const st_clc_stats_t *t, const double *ms)
     st_rankdata_prop(rd, "FINALIZE_CLC_CPU_MS", "%.3f", ms[1]);
     st_log_info("CLC: %" PRIu64 " events, %" PRIu64 " moved (max %" PRIu64 " ns); violations corrected: p2p %" PRIu64
                 ", collective %" PRIu64 ", OpenMP %" PRIu64 "; %.1f ms",
-                t->events, t->moved, t->max_shift, t->violations.violated[ST_CLC_P2P],
-                t->violations.violated[ST_CLC_COLL], t->violations.violated[ST_CLC_OMP], ms[0]);
+                t->events, t->moved, t->max_shift, t->violations.violated[ST_REL_P2P],
+                t->violations.violated[ST_REL_COLL], t->violations.violated[ST_REL_OMP], ms[0]);
 }
 
-int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *keep)
+int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep)
 {
     st_clc_params_t p;
     char err[200];
@@ -320,7 +320,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *keep
     if (!on)
         return 0;
     st_otf2_prepare(rd); /* normally done already by the caller (runs once) */
-    st_clc_input_t in;
+    st_rel_input_t in;
     MPI_Comm comm;
     MPI_Request req;
     int crowded = 0;
@@ -331,7 +331,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *keep
     }
     if (PMPI_Comm_idup(toolworld, &comm, &req) != MPI_SUCCESS || st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS) {
         st_log_error("CLC: cannot duplicate the tool communicator; timestamps left uncorrected");
-        st_clc_input_free(&in);
+        st_rel_input_free(&in);
         return -1;
     }
     st_clc_stats_t mine = { 0 }, total = { 0 };
@@ -339,9 +339,9 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *keep
     if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok)
-        st_clc_restore_orig(&in);
+        st_rel_restore_orig(&in);
     if (!all_ok && keep)
-        st_clc_derived_free(keep);
+        st_rel_derived_free(keep);
     double ms[2] = { (mono_s() - t0) * 1e3, cpu_ms() - c0 }, ms_max[2] = { ms[0], ms[1] };
     st_log_debug("CLC: %.1f ms, %.1f ms CPU", ms[0], ms[1]);
     if (PMPI_Ireduce(ms, ms_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm, &req) == MPI_SUCCESS)
@@ -360,7 +360,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_clc_derived_t *keep
         st_log_error("CLC: the correction failed on at least one rank; timestamps left uncorrected");
     }
     PMPI_Comm_free(&comm);
-    st_clc_input_free(&in);
+    st_rel_input_free(&in);
     return all_ok ? 0 : -1;
 }
 

@@ -26,8 +26,8 @@
 
 typedef struct seq {
     const st_clc_params_t *p;
-    st_clc_input_t        *in;
-    const st_clc_graph_t  *g;
+    st_rel_input_t        *in;
+    const st_rel_graph_t  *g;
     st_clc_fwd_t          *fwd;       /* [nlocs] */
     /* per instance: forward top-2 sends / backward bottom-2 receives, by location */
     uint64_t *v1, *v2;
@@ -42,9 +42,9 @@ typedef struct seq {
     uint64_t  unresolved;             /* receives forced through a cycle */
 } seq_t;
 
-static uint64_t ref_time(const seq_t *s, const st_clc_ref_t *r) { return st_clc_lc(&s->in->locs[r->loc])[r->ev]; }
+static uint64_t ref_time(const seq_t *s, const st_rel_ref_t *r) { return st_rel_lc(&s->in->locs[r->loc])[r->ev]; }
 
-static int resolved(const seq_t *s, const st_clc_ref_t *r) { return s->fwd[r->loc].pos > r->ev; }
+static int resolved(const seq_t *s, const st_rel_ref_t *r) { return s->fwd[r->loc].pos > r->ev; }
 
 static void enqueue(seq_t *s, uint32_t l)
 {
@@ -92,7 +92,7 @@ static int top2_other(const seq_t *s, uint64_t k, uint32_t loc, uint64_t *v)
 }
 
 /* Number of refs in [first, first+n) with order < o (sorted by order). */
-static uint32_t count_below(const st_clc_ref_t *refs, uint32_t n, uint32_t o)
+static uint32_t count_below(const st_rel_ref_t *refs, uint32_t n, uint32_t o)
 {
     uint32_t lo = 0, hi = n;
     while (lo < hi) {
@@ -107,14 +107,14 @@ static uint32_t count_below(const st_clc_ref_t *refs, uint32_t n, uint32_t o)
 
 /* ---- forward callbacks -------------------------------------------------------------------------- */
 
-static int fwd_recv_bound(void *ctx, uint32_t loc, const st_clc_port_t *p, int force, uint64_t *bound, uint8_t *kind)
+static int fwd_recv_bound(void *ctx, uint32_t loc, const st_rel_port_t *p, int force, uint64_t *bound, uint8_t *kind)
 {
     seq_t *s = ctx;
-    const st_clc_inst_t *in = &s->g->inst[p->inst];
+    const st_rel_inst_t *in = &s->g->inst[p->inst];
     uint64_t v = 0, mu = st_clc_mu(s->p, in->mumask);
     int have;
     *kind = in->kind;
-    if (in->shape == ST_CLC_PREFIX) {
+    if (in->shape == ST_REL_PREFIX) {
         uint32_t need = count_below(&s->g->refs[in->first], in->nsend, s->g->refs[in->first + p->slot].order);
         if (s->frontier[p->inst] < need && !force)
             return 0;
@@ -132,11 +132,11 @@ static int fwd_recv_bound(void *ctx, uint32_t loc, const st_clc_port_t *p, int f
     return 1;
 }
 
-static void fwd_send_done(void *ctx, uint32_t loc, const st_clc_port_t *p, uint64_t lc)
+static void fwd_send_done(void *ctx, uint32_t loc, const st_rel_port_t *p, uint64_t lc)
 {
     seq_t *s = ctx;
-    const st_clc_inst_t *in = &s->g->inst[p->inst];
-    if (in->shape != ST_CLC_PREFIX) {
+    const st_rel_inst_t *in = &s->g->inst[p->inst];
+    if (in->shape != ST_REL_PREFIX) {
         top2(s, p->inst, lc, loc, 0);
         if (--s->pending[p->inst] == 0)
             wake(s, p->inst);
@@ -174,7 +174,7 @@ static int drain(seq_t *s, uint32_t forced)
         s->qhead = (s->qhead + 1) % s->g->nlocs;
         s->qlen--;
         s->queued[l] = 0;
-        const st_clc_port_t *ports = s->g->ports + s->g->port_first[l];
+        const st_rel_port_t *ports = s->g->ports + s->g->port_first[l];
         uint64_t np = s->g->port_first[l + 1] - s->g->port_first[l];
         int rc = st_clc_forward_loc(s->p, &s->in->locs[l], l, ports, np, &s->fwd[l], &fwd_ops, s, l == forced);
         forced = NONE;
@@ -204,7 +204,7 @@ static int forward(seq_t *s)
         if (l == n)
             return 0;
         /* Every unfinished location waits: a cycle. Force the lowest one's receive. */
-        const st_clc_port_t *port = s->g->ports + s->g->port_first[l] + s->fwd[l].blocked;
+        const st_rel_port_t *port = s->g->ports + s->g->port_first[l] + s->fwd[l].blocked;
         if (s->unresolved++ == 0)
             st_log_warn("CLC: cyclic happened-before relations (inconsistent trace) at rank %d thread %u event %llu;"
                         " receive corrected with the sends known so far",
@@ -220,12 +220,12 @@ static int forward(seq_t *s)
 /* Receive minima of every instance from the forward LC, before any location is amortized. */
 static void prepare_limits(seq_t *s)
 {
-    const st_clc_graph_t *g = s->g;
+    const st_rel_graph_t *g = s->g;
     for (uint64_t k = 0; k < g->ninst; k++) {
-        const st_clc_inst_t *in = &g->inst[k];
-        const st_clc_ref_t *recv = &g->refs[in->first + in->nsend];
+        const st_rel_inst_t *in = &g->inst[k];
+        const st_rel_ref_t *recv = &g->refs[in->first + in->nsend];
         s->l1[k] = s->l2[k] = NONE;
-        if (in->shape == ST_CLC_PREFIX) {
+        if (in->shape == ST_REL_PREFIX) {
             uint64_t m = UINT64_MAX;
             for (uint32_t i = in->nrecv; i-- > 0;) {
                 uint64_t t = ref_time(s, &recv[i]);
@@ -239,13 +239,13 @@ static void prepare_limits(seq_t *s)
     }
 }
 
-static uint64_t limit_of(void *ctx, uint32_t loc, const st_clc_port_t *p)
+static uint64_t limit_of(void *ctx, uint32_t loc, const st_rel_port_t *p)
 {
     seq_t *s = ctx;
-    const st_clc_inst_t *in = &s->g->inst[p->inst];
+    const st_rel_inst_t *in = &s->g->inst[p->inst];
     uint64_t v, mu = st_clc_mu(s->p, in->mumask);
-    if (in->shape == ST_CLC_PREFIX) {
-        const st_clc_ref_t *recv = &s->g->refs[in->first + in->nsend];
+    if (in->shape == ST_REL_PREFIX) {
+        const st_rel_ref_t *recv = &s->g->refs[in->first + in->nsend];
         uint32_t o = s->g->refs[in->first + p->slot].order;
         uint32_t i = count_below(recv, in->nrecv, o + 1); /* receives of order > o */
         if (i >= in->nrecv)
@@ -264,7 +264,7 @@ static int backward(seq_t *s, st_clc_stats_t *stats)
     int rc = 0;
     prepare_limits(s);
     for (uint32_t l = 0; rc == 0 && l < s->g->nlocs; l++) {
-        const st_clc_port_t *ports = s->g->ports + s->g->port_first[l];
+        const st_rel_port_t *ports = s->g->ports + s->g->port_first[l];
         uint64_t np = s->g->port_first[l + 1] - s->g->port_first[l];
         rc = st_clc_backward_loc(s->p, &s->in->locs[l], l, ports, np, s->fwd[l].jumps, s->fwd[l].njumps, limit_of, s,
                                  &scratch, &ramps, &bent);
@@ -282,23 +282,23 @@ static int backward(seq_t *s, st_clc_stats_t *stats)
 static void seq_free(seq_t *s)
 {
     for (uint32_t l = 0; s->fwd && l < s->g->nlocs; l++)
-        st_clc_free(s->fwd[l].jumps);
-    st_clc_free(s->fwd);
-    st_clc_free(s->v1), st_clc_free(s->v2), st_clc_free(s->l1), st_clc_free(s->l2);
-    st_clc_free(s->pending), st_clc_free(s->frontier), st_clc_free(s->refval);
-    st_clc_free(s->wait_head), st_clc_free(s->wait_next), st_clc_free(s->queue), st_clc_free(s->queued);
+        st_mem_free(s->fwd[l].jumps);
+    st_mem_free(s->fwd);
+    st_mem_free(s->v1), st_mem_free(s->v2), st_mem_free(s->l1), st_mem_free(s->l2);
+    st_mem_free(s->pending), st_mem_free(s->frontier), st_mem_free(s->refval);
+    st_mem_free(s->wait_head), st_mem_free(s->wait_next), st_mem_free(s->queue), st_mem_free(s->queued);
 }
 
 static int seq_init(seq_t *s)
 {
     size_t ni = s->g->ninst ? s->g->ninst : 1, nl = s->g->nlocs ? s->g->nlocs : 1;
-    s->fwd = st_clc_calloc(nl, sizeof *s->fwd);
-    s->v1 = st_clc_calloc(ni, sizeof(uint64_t)), s->v2 = st_clc_calloc(ni, sizeof(uint64_t));
-    s->l1 = st_clc_malloc(ni * sizeof(uint32_t)), s->l2 = st_clc_malloc(ni * sizeof(uint32_t));
-    s->pending = st_clc_malloc(ni * sizeof(uint32_t)), s->frontier = st_clc_calloc(ni, sizeof(uint32_t));
-    s->refval = st_clc_calloc(s->g->nrefs ? s->g->nrefs : 1, sizeof(uint64_t));
-    s->wait_head = st_clc_malloc(ni * sizeof(uint32_t)), s->wait_next = st_clc_malloc(nl * sizeof(uint32_t));
-    s->queue = st_clc_malloc(nl * sizeof(uint32_t)), s->queued = st_clc_calloc(nl, 1);
+    s->fwd = st_mem_calloc(nl, sizeof *s->fwd);
+    s->v1 = st_mem_calloc(ni, sizeof(uint64_t)), s->v2 = st_mem_calloc(ni, sizeof(uint64_t));
+    s->l1 = st_mem_malloc(ni * sizeof(uint32_t)), s->l2 = st_mem_malloc(ni * sizeof(uint32_t));
+    s->pending = st_mem_malloc(ni * sizeof(uint32_t)), s->frontier = st_mem_calloc(ni, sizeof(uint32_t));
+    s->refval = st_mem_calloc(s->g->nrefs ? s->g->nrefs : 1, sizeof(uint64_t));
+    s->wait_head = st_mem_malloc(ni * sizeof(uint32_t)), s->wait_next = st_mem_malloc(nl * sizeof(uint32_t));
+    s->queue = st_mem_malloc(nl * sizeof(uint32_t)), s->queued = st_mem_calloc(nl, 1);
     if (!s->fwd || !s->v1 || !s->v2 || !s->l1 || !s->l2 || !s->pending || !s->frontier || !s->refval ||
         !s->wait_head || !s->wait_next || !s->queue || !s->queued)
         return -1;
@@ -311,7 +311,7 @@ static int seq_init(seq_t *s)
     return 0;
 }
 
-int st_clc_run(const st_clc_params_t *p, st_clc_input_t *in, const st_clc_graph_t *g, st_clc_stats_t *stats)
+int st_clc_run(const st_clc_params_t *p, st_rel_input_t *in, const st_rel_graph_t *g, st_clc_stats_t *stats)
 {
     seq_t s = { .p = p, .in = in, .g = g };
     st_clc_stats_t local;
@@ -320,7 +320,7 @@ int st_clc_run(const st_clc_params_t *p, st_clc_input_t *in, const st_clc_graph_
     memset(stats, 0, sizeof *stats);
     stats->deps = g->ds;
     int rc = -1;
-    if (g->nlocs != in->nlocs || st_clc_save_orig(in) || seq_init(&s))
+    if (g->nlocs != in->nlocs || st_rel_save_orig(in) || seq_init(&s))
         goto out;
     st_clc_violations(g, in->locs, NULL, 1, &stats->reversed);
     st_clc_violations(g, in->locs, p, 1, &stats->violations);
@@ -328,7 +328,7 @@ int st_clc_run(const st_clc_params_t *p, st_clc_input_t *in, const st_clc_graph_
         goto out;
     for (uint32_t l = 0; l < g->nlocs; l++)
         for (size_t j = 0; j < s.fwd[l].njumps; j++)
-            stats->jumps[s.fwd[l].jumps[j].kind < ST_CLC__KINDS ? s.fwd[l].jumps[j].kind : 0]++;
+            stats->jumps[s.fwd[l].jumps[j].kind < ST_REL__KINDS ? s.fwd[l].jumps[j].kind : 0]++;
     stats->unresolved = s.unresolved;
     st_clc_violations(g, in->locs, p, 0, &stats->remaining);
     st_clc_finish_locs(stats, in->locs, in->nlocs, NULL, NULL);

@@ -12,13 +12,13 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const kind_names[ST_CLC__KINDS] = { "p2p", "coll", "omp" };
+static const char *const kind_names[ST_REL__KINDS] = { "p2p", "coll", "omp" };
 static const char *const dev_names[ST_CLC__DEVS] = { "exact", "le1pct", "le10pct", "le100pct", "gt100pct" };
 
 /* Where the relations' times come from: the locations (C or LC), or an array per ref. */
 typedef struct tsrc {
-    const st_clc_graph_t *g;
-    const st_clc_loc_t   *locs;
+    const st_rel_graph_t *g;
+    const st_rel_loc_t   *locs;
     int                   orig;
     const uint64_t       *reft; /* [g->nrefs] or NULL */
     int                   all;  /* walk every instance, else ks[0 .. nk) */
@@ -26,16 +26,16 @@ typedef struct tsrc {
     size_t                nk;
 } tsrc_t;
 
-static uint64_t t_of(const tsrc_t *ts, const st_clc_ref_t *r)
+static uint64_t t_of(const tsrc_t *ts, const st_rel_ref_t *r)
 {
     if (ts->reft)
         return ts->reft[r - ts->g->refs];
-    return ts->orig ? st_clc_c_at(&ts->locs[r->loc], r->ev) : st_clc_lc_at(&ts->locs[r->loc], r->ev);
+    return ts->orig ? st_rel_c_at(&ts->locs[r->loc], r->ev) : st_rel_lc_at(&ts->locs[r->loc], r->ev);
 }
 
 void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv)
 {
-    if (kind >= ST_CLC__KINDS)
+    if (kind >= ST_REL__KINDS)
         kind = 0;
     out->messages[kind]++;
     uint64_t bound = send + mu;
@@ -50,11 +50,11 @@ void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint6
 
 /* PRODUCT: each receive against the latest send on another location (the two latest
  * sends on distinct locations are kept: a receive ignores its own location). */
-static void product_relations(const tsrc_t *ts, uint64_t k, st_clc_relation_fn fn, void *ctx)
+static void product_relations(const tsrc_t *ts, uint64_t k, st_rel_relation_fn fn, void *ctx)
 {
-    const st_clc_graph_t *g = ts->g;
-    const st_clc_inst_t *in = &g->inst[k];
-    const st_clc_ref_t *s = &g->refs[in->first], *r = s + in->nsend, *s1 = NULL, *s2 = NULL;
+    const st_rel_graph_t *g = ts->g;
+    const st_rel_inst_t *in = &g->inst[k];
+    const st_rel_ref_t *s = &g->refs[in->first], *r = s + in->nsend, *s1 = NULL, *s2 = NULL;
     uint64_t v1 = 0, v2 = 0;
     for (uint32_t i = 0; i < in->nsend; i++) {
         uint64_t t = t_of(ts, &s[i]);
@@ -68,18 +68,18 @@ static void product_relations(const tsrc_t *ts, uint64_t k, st_clc_relation_fn f
         }
     }
     for (uint32_t i = 0; i < in->nrecv; i++) {
-        const st_clc_ref_t *m = s1 && s1->loc != r[i].loc ? s1 : s2 && s2->loc != r[i].loc ? s2 : NULL;
+        const st_rel_ref_t *m = s1 && s1->loc != r[i].loc ? s1 : s2 && s2->loc != r[i].loc ? s2 : NULL;
         if (m)
-            fn(ctx, &(st_clc_relation_t){ k, *m, r[i], m == s1 ? v1 : v2, t_of(ts, &r[i]) });
+            fn(ctx, &(st_rel_relation_t){ k, *m, r[i], m == s1 ? v1 : v2, t_of(ts, &r[i]) });
     }
 }
 
 /* PREFIX: the receive of order o against the latest send of order < o. */
-static void prefix_relations(const tsrc_t *ts, uint64_t k, st_clc_relation_fn fn, void *ctx)
+static void prefix_relations(const tsrc_t *ts, uint64_t k, st_rel_relation_fn fn, void *ctx)
 {
-    const st_clc_graph_t *g = ts->g;
-    const st_clc_inst_t *in = &g->inst[k];
-    const st_clc_ref_t *s = &g->refs[in->first], *r = s + in->nsend, *best = NULL;
+    const st_rel_graph_t *g = ts->g;
+    const st_rel_inst_t *in = &g->inst[k];
+    const st_rel_ref_t *s = &g->refs[in->first], *r = s + in->nsend, *best = NULL;
     uint64_t m = 0;
     uint32_t j = 0;
     for (uint32_t i = 0; i < in->nrecv; i++) {
@@ -89,48 +89,48 @@ static void prefix_relations(const tsrc_t *ts, uint64_t k, st_clc_relation_fn fn
                 m = t, best = &s[j];
         }
         if (best)
-            fn(ctx, &(st_clc_relation_t){ k, *best, r[i], m, t_of(ts, &r[i]) });
+            fn(ctx, &(st_rel_relation_t){ k, *best, r[i], m, t_of(ts, &r[i]) });
     }
 }
 
-static void relations(const tsrc_t *ts, st_clc_relation_fn fn, void *ctx)
+static void relations(const tsrc_t *ts, st_rel_relation_fn fn, void *ctx)
 {
     uint64_t n = ts->all ? ts->g->ninst : ts->nk;
     for (uint64_t j = 0; j < n; j++) {
         uint64_t k = ts->all ? j : ts->ks[j];
-        if (ts->g->inst[k].shape == ST_CLC_PREFIX)
+        if (ts->g->inst[k].shape == ST_REL_PREFIX)
             prefix_relations(ts, k, fn, ctx);
         else
             product_relations(ts, k, fn, ctx);
     }
 }
 
-void st_clc_relations(const st_clc_graph_t *g, const st_clc_loc_t *locs, int orig, st_clc_relation_fn fn, void *ctx)
+void st_rel_relations(const st_rel_graph_t *g, const st_rel_loc_t *locs, int orig, st_rel_relation_fn fn, void *ctx)
 {
     relations(&(tsrc_t){ g, locs, orig, NULL, 1, NULL, 0 }, fn, ctx);
 }
 
 typedef struct vctx {
-    const st_clc_graph_t  *g;
+    const st_rel_graph_t  *g;
     const st_clc_params_t *p;
     st_clc_vcount_t       *out;
 } vctx_t;
 
-static void count_relation(void *ctx, const st_clc_relation_t *r)
+static void count_relation(void *ctx, const st_rel_relation_t *r)
 {
     const vctx_t *v = ctx;
-    const st_clc_inst_t *in = &v->g->inst[r->inst];
+    const st_rel_inst_t *in = &v->g->inst[r->inst];
     st_clc_vcount_add(v->out, in->kind, r->t_send, v->p ? st_clc_mu(v->p, in->mumask) : 0, r->t_recv);
 }
 
-void st_clc_violations(const st_clc_graph_t *g, const st_clc_loc_t *locs, const st_clc_params_t *p, int orig,
+void st_clc_violations(const st_rel_graph_t *g, const st_rel_loc_t *locs, const st_clc_params_t *p, int orig,
                        st_clc_vcount_t *out)
 {
     vctx_t v = { g, p, out };
     relations(&(tsrc_t){ g, locs, orig, NULL, 1, NULL, 0 }, count_relation, &v);
 }
 
-void st_clc_violations_refs(const st_clc_graph_t *g, const uint64_t *ks, size_t nk, const uint64_t *t,
+void st_clc_violations_refs(const st_rel_graph_t *g, const uint64_t *ks, size_t nk, const uint64_t *t,
                             const st_clc_params_t *p, st_clc_vcount_t *out)
 {
     vctx_t v = { g, p, out };
@@ -144,19 +144,19 @@ void st_clc_stats_count_c(st_clc_stats_t *s, unsigned kind, uint64_t mu, uint64_
 }
 
 typedef struct on_c_ctx {
-    const st_clc_graph_t  *g;
+    const st_rel_graph_t  *g;
     const st_clc_params_t *p;
     st_clc_stats_t        *on_c;
 } on_c_ctx_t;
 
-static void count_relation_on_c(void *ctx, const st_clc_relation_t *r)
+static void count_relation_on_c(void *ctx, const st_rel_relation_t *r)
 {
     const on_c_ctx_t *v = ctx;
-    const st_clc_inst_t *in = &v->g->inst[r->inst];
+    const st_rel_inst_t *in = &v->g->inst[r->inst];
     st_clc_stats_count_c(v->on_c, in->kind, st_clc_mu(v->p, in->mumask), r->t_send, r->t_recv);
 }
 
-static int count_part(void *ctx, const st_clc_graph_t *g)
+static int count_part(void *ctx, const st_rel_graph_t *g)
 {
     on_c_ctx_t *v = ctx;
     v->g = g;
@@ -164,10 +164,10 @@ static int count_part(void *ctx, const st_clc_graph_t *g)
     return 0;
 }
 
-int st_clc_violations_src(st_clc_epsrc_t *src, uint32_t nlocs, const st_clc_params_t *p, st_clc_stats_t *on_c)
+int st_clc_violations_src(st_rel_epsrc_t *src, uint32_t nlocs, const st_clc_params_t *p, st_clc_stats_t *on_c)
 {
     on_c_ctx_t v = { NULL, p, on_c };
-    return st_clc_graph_parts(src, nlocs, ST_CLC_JOIN_PARTIAL, count_part, &v);
+    return st_rel_graph_parts(src, nlocs, ST_REL_JOIN_PARTIAL, count_part, &v);
 }
 
 /* ---- per-location figures ------------------------------------------------------------------------ */
@@ -189,9 +189,9 @@ static uint64_t dist(uint64_t a, uint64_t b) { return a > b ? a - b : b - a; }
 /* Figures of one location, and its commit: every moved event gets LC, ST_EVF_CLC_MOVED
  * and, when moved != NULL, a call moved(ctx, e, C). The dense C and LC arrays are read in
  * order; only moved events are written. */
-static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L, st_clc_moved_fn moved, void *ctx)
+static void loc_figures(st_clc_stats_t *s, const st_rel_loc_t *L, st_clc_moved_fn moved, void *ctx)
 {
-    const uint64_t *C = L->orig, *T = st_clc_lc(L);
+    const uint64_t *C = L->orig, *T = st_rel_lc(L);
     uint64_t nmoved = 0, sum_shift = 0, max_shift = 0, max_pos = 0, interval = 0;
     uint64_t dev[ST_CLC__DEVS] = { 0 };
     for (uint64_t i = 0; i < L->n; i++) {
@@ -233,7 +233,7 @@ static void loc_figures(st_clc_stats_t *s, const st_clc_loc_t *L, st_clc_moved_f
 /* A location without orig: nothing moved, every interval kept (all "exact"). The parallel
  * engine's forward pass leaves C non-decreasing there (mono == n): the intervals sum up to
  * the span; else they are summed. */
-static void unmoved_figures(st_clc_stats_t *s, const st_clc_loc_t *L)
+static void unmoved_figures(st_clc_stats_t *s, const st_rel_loc_t *L)
 {
     uint64_t interval = 0;
     if (L->n > 1 && L->mono >= L->n)
@@ -245,7 +245,7 @@ static void unmoved_figures(st_clc_stats_t *s, const st_clc_loc_t *L)
     s->dev_time[ST_CLC_DEV_EXACT] += interval;
 }
 
-void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx)
+void st_clc_finish_locs(st_clc_stats_t *s, st_rel_loc_t *locs, uint32_t nlocs, st_clc_moved_fn moved, void *ctx)
 {
     for (uint32_t l = 0; l < nlocs; l++) {
         if (locs[l].orig)
@@ -259,7 +259,7 @@ void st_clc_finish_locs(st_clc_stats_t *s, st_clc_loc_t *locs, uint32_t nlocs, s
 
 static void vmerge(st_clc_vcount_t *a, const st_clc_vcount_t *b)
 {
-    for (int k = 0; k < ST_CLC__KINDS; k++) {
+    for (int k = 0; k < ST_REL__KINDS; k++) {
         a->messages[k] += b->messages[k];
         a->violated[k] += b->violated[k];
         a->sum_err[k] += b->sum_err[k];
@@ -274,7 +274,7 @@ void st_clc_stats_merge(st_clc_stats_t *a, const st_clc_stats_t *b)
     vmerge(&a->reversed, &b->reversed);
     vmerge(&a->violations, &b->violations);
     vmerge(&a->remaining, &b->remaining);
-    for (int k = 0; k < ST_CLC__KINDS; k++)
+    for (int k = 0; k < ST_REL__KINDS; k++)
         a->jumps[k] += b->jumps[k];
     for (int k = 0; k < ST_CLC__DEVS; k++)
         a->dev_time[k] += b->dev_time[k];
@@ -317,7 +317,7 @@ static void emit_pct(st_clc_emit_fn emit, void *ctx, const char *key, const char
 
 void st_clc_stats_emit(const st_clc_stats_t *s, st_clc_emit_fn emit, void *ctx)
 {
-    for (int k = 0; k < ST_CLC__KINDS; k++) {
+    for (int k = 0; k < ST_REL__KINDS; k++) {
         const char *n = kind_names[k];
         emit_u(emit, ctx, "messages", n, s->reversed.messages[k]);
         emit_u(emit, ctx, "reversed", n, s->reversed.violated[k]);

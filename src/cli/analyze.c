@@ -26,11 +26,11 @@ int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, 
     memset(a, 0, sizeof *a);
     if (st_cli_convert(ar, ST_CLI_CONV_CHECK, &a->rk, err, errlen))
         return -1;
-    int rc = st_clc_input_from_rankdata(a->rk.rd, a->rk.nranks, &a->in);
-    a->in.sync = st_clc_sync_regions, a->in.nsync = ST_CLC_NSYNC;
+    int rc = st_rel_input_from_rankdata(a->rk.rd, a->rk.nranks, &a->in);
+    a->in.sync = st_rel_sync_regions, a->in.nsync = ST_REL_NSYNC;
     double t0 = now_ms();
     if (rc == 0)
-        rc = st_clc_graph_build(&a->in, &a->g);
+        rc = st_rel_graph_build(&a->in, &a->g);
     double t1 = now_ms();
     if (rc == 0)
         rc = st_an_run(&a->in, &a->g, &a->res);
@@ -46,7 +46,7 @@ int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, 
     return rc;
 }
 
-int st_cli_analysis_check(const st_an_result_t *res, const st_clc_loc_t *locs, uint64_t resolution)
+int st_cli_analysis_check(const st_an_result_t *res, const st_rel_loc_t *locs, uint64_t resolution)
 {
     if (!st_an_check_report(res, locs, resolution))
         return 0;
@@ -61,8 +61,8 @@ int st_cli_analysis_check(const st_an_result_t *res, const st_clc_loc_t *locs, u
 void st_cli_analysis_free(st_cli_analysis_t *a)
 {
     st_an_free(&a->res);
-    st_clc_graph_free(&a->g);
-    st_clc_input_free(&a->in);
+    st_rel_graph_free(&a->g);
+    st_rel_input_free(&a->in);
     st_cli_ranks_free(&a->rk);
     memset(a, 0, sizeof *a);
 }

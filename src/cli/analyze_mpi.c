@@ -72,7 +72,7 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
     MPI_Comm_size(MPI_COMM_WORLD, &np);
     st_cli_archive_t ar;
     st_cli_ranks_t rk = { 0 };
-    st_clc_input_t in = { 0 };
+    st_rel_input_t in = { 0 };
     char err[300] = "";
     pick_ctx_t pick = { .me = me, .np = np };
     int opened = st_cli_open_ranks(dir, &ar, pick_mine, &pick) == 0;
@@ -88,16 +88,16 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
         if (owner[r] == me)
             first = first < 0 ? r : first, count++;
     }
-    ok = ok && st_clc_input_from_rankdata(rk.rd + first, count, &in) == 0;
+    ok = ok && st_rel_input_from_rankdata(rk.rd + first, count, &in) == 0;
     if (!all(ok)) {
         if (me == 0)
             fprintf(stderr, "synctrace: cannot analyse archive %s in parallel: %s\n", dir,
                     err[0] ? err : "see above");
     } else {
-        in.sync = st_clc_sync_regions, in.nsync = ST_CLC_NSYNC;
+        in.sync = st_rel_sync_regions, in.nsync = ST_REL_NSYNC;
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         st_an_result_t res;
-        st_clc_loc_t *locs = NULL;
+        st_rel_loc_t *locs = NULL;
         uint64_t nev = 0, total = 0;
         for (uint32_t l = 0; l < in.nlocs; l++)
             nev += in.locs[l].n;
@@ -106,7 +106,7 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
         int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, owner, np > ncpu, &res, &locs);
         double ms = now_ms() - t0;
         if (prc == 0 && me == 0) {
-            st_clc_input_t outin = { .nlocs = res.nlocs, .locs = locs };
+            st_rel_input_t outin = { .nlocs = res.nlocs, .locs = locs };
             rc = st_cli_analysis_check(&res, locs, ar.resolution) ? 1
                                                                   : st_cli_analysis_report(dir, &ar, &res, &outin, out);
             if (rc == 0)
@@ -119,7 +119,7 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
         free(locs);
         MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
-    st_clc_input_free(&in);
+    st_rel_input_free(&in);
     free(owner);
     st_cli_ranks_free(&rk);
     if (opened)

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event.h"
+#include "../model/event.h"
 
 /* Event kinds beyond events.def (OTF2 records synctrace itself does not record). */
 enum {

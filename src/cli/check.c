@@ -2,7 +2,7 @@
  * check.c — `synctrace check` on the shim's derivation of logical messages (check.h).
  *
  * Steps: archive -> rank data (convert.c; with --raw the times before CLC) -> CLC input
- * and dependency graph (src/clc: deps.c, graph.c) -> every relation (st_clc_relations)
+ * and dependency graph (src/clc: deps.c, graph.c) -> every relation (st_rel_relations)
  * counted by its key type, violated when its receive is earlier than its send. Around
  * that, the figures a reader wants to judge the result by: matched and unmatched
  * messages (the derivation's own counts), cancelled and never completed receive requests,
@@ -28,8 +28,8 @@ uint64_t st_cli_check_total(const st_cli_check_t *r)
 typedef struct ctx {
     const st_cli_archive_t *ar;
     st_cli_check_t         *res;
-    const st_clc_graph_t   *g;
-    const st_clc_input_t   *in;
+    const st_rel_graph_t   *g;
+    const st_rel_input_t   *in;
     uint8_t                *related; /* [g->ninst]: the instance relates two locations */
 } ctx_t;
 
@@ -37,20 +37,20 @@ typedef struct ctx {
 static uint64_t *counter(st_cli_check_t *r, unsigned type, const char **name)
 {
     switch (type) {
-    case ST_CLC_KEY_P2P: *name = "p2p"; return &r->p2p;
-    case ST_CLC_KEY_COLL: case ST_CLC_KEY_SYNC: *name = "collective"; return &r->coll;
-    case ST_CLC_KEY_OMP_FORK: *name = "omp_fork"; return &r->omp_fork;
-    case ST_CLC_KEY_OMP_JOIN: *name = "omp_join"; return &r->omp_join;
-    case ST_CLC_KEY_OMP_BARRIER: *name = "omp_barrier"; return &r->omp_barrier;
-    case ST_CLC_KEY_OMP_LOCK: *name = "omp_lock"; return &r->omp_lock;
+    case ST_REL_KEY_P2P: *name = "p2p"; return &r->p2p;
+    case ST_REL_KEY_COLL: case ST_REL_KEY_SYNC: *name = "collective"; return &r->coll;
+    case ST_REL_KEY_OMP_FORK: *name = "omp_fork"; return &r->omp_fork;
+    case ST_REL_KEY_OMP_JOIN: *name = "omp_join"; return &r->omp_join;
+    case ST_REL_KEY_OMP_BARRIER: *name = "omp_barrier"; return &r->omp_barrier;
+    case ST_REL_KEY_OMP_LOCK: *name = "omp_lock"; return &r->omp_lock;
     default: *name = "omp_task"; return &r->omp_task;
     }
 }
 
 /* The archive's location and event of a graph reference (locations convert 1:1, in order). */
-static const st_cli_event_t *arch_event(const ctx_t *c, const st_clc_ref_t *ref, long *loc)
+static const st_cli_event_t *arch_event(const ctx_t *c, const st_rel_ref_t *ref, long *loc)
 {
-    const st_clc_loc_t *L = &c->in->locs[ref->loc];
+    const st_rel_loc_t *L = &c->in->locs[ref->loc];
     *loc = st_cli_location_find(c->ar, L->rank, L->thread);
     return *loc >= 0 && ref->ev < c->ar->locs[*loc].n ? &c->ar->locs[*loc].ev[ref->ev] : NULL;
 }
@@ -59,16 +59,16 @@ static void detail_of(const ctx_t *c, unsigned type, const st_cli_event_t *re, c
                       size_t n)
 {
     *out = 0;
-    if (type == ST_CLC_KEY_P2P)
+    if (type == ST_REL_KEY_P2P)
         snprintf(out, n, "(comm %u, tag %u)", se->comm, se->tag);
-    else if (type == ST_CLC_KEY_COLL)
+    else if (type == ST_REL_KEY_COLL)
         snprintf(out, n, "(%s on comm %u)", st_cli_op_name(re->op), re->comm);
-    else if (type == ST_CLC_KEY_SYNC && st_cli_region(c->ar, re->ref))
+    else if (type == ST_REL_KEY_SYNC && st_cli_region(c->ar, re->ref))
         snprintf(out, n, "(%s)", st_cli_string(c->ar, st_cli_region(c->ar, re->ref)->name));
 }
 
 /* One line: "p2p: recv at rank 1 thread 0 t=150 is 10 ns before send at rank 0 thread 0 t=160 (...)". */
-static void example(const ctx_t *c, const char *what, unsigned type, const st_clc_relation_t *rel)
+static void example(const ctx_t *c, const char *what, unsigned type, const st_rel_relation_t *rel)
 {
     st_cli_check_t *res = c->res;
     long rl, sl;
@@ -86,10 +86,10 @@ static void example(const ctx_t *c, const char *what, unsigned type, const st_cl
              *detail ? " " : "", detail);
 }
 
-static void on_relation(void *u, const st_clc_relation_t *rel)
+static void on_relation(void *u, const st_rel_relation_t *rel)
 {
     ctx_t *c = u;
-    unsigned type = st_clc_inst_type(&c->g->inst[rel->inst]);
+    unsigned type = st_rel_inst_type(&c->g->inst[rel->inst]);
     const char *name;
     uint64_t *n = counter(c->res, type, &name);
     c->related[rel->inst] = 1;
@@ -102,18 +102,18 @@ static void on_relation(void *u, const st_clc_relation_t *rel)
 
 /* ---- figures around the relations ---------------------------------------------------------------- */
 
-static void graph_figures(const st_clc_graph_t *g, st_cli_check_t *res)
+static void graph_figures(const st_rel_graph_t *g, st_cli_check_t *res)
 {
     res->unmatched_sends = g->ds.unmatched_send;
     res->unmatched_recvs = g->ds.unmatched_recv;
     res->cancelled += g->ds.cancelled;
     for (uint64_t k = 0; k < g->ninst; k++)
-        switch (st_clc_inst_type(&g->inst[k])) {
-        case ST_CLC_KEY_P2P: res->matched++; break;
-        case ST_CLC_KEY_OMP_FORK: res->omp_teams++; break;
-        case ST_CLC_KEY_OMP_BARRIER: res->omp_barriers++; break;
-        case ST_CLC_KEY_OMP_LOCK: res->omp_handovers++; break;
-        case ST_CLC_KEY_OMP_TASK: case ST_CLC_KEY_OMP_TASKWAIT: res->omp_tasks++; break;
+        switch (st_rel_inst_type(&g->inst[k])) {
+        case ST_REL_KEY_P2P: res->matched++; break;
+        case ST_REL_KEY_OMP_FORK: res->omp_teams++; break;
+        case ST_REL_KEY_OMP_BARRIER: res->omp_barriers++; break;
+        case ST_REL_KEY_OMP_LOCK: res->omp_handovers++; break;
+        case ST_REL_KEY_OMP_TASK: case ST_REL_KEY_OMP_TASKWAIT: res->omp_tasks++; break;
         default: break;
         }
 }
@@ -200,7 +200,7 @@ static int collect_members(const st_cli_ranks_t *rk, member_t **out, size_t *n)
 }
 
 /* Operations, those with members missing, and those no relation of the graph came from. */
-static int coll_figures(const st_cli_ranks_t *rk, const st_clc_graph_t *g, const uint8_t *related,
+static int coll_figures(const st_cli_ranks_t *rk, const st_rel_graph_t *g, const uint8_t *related,
                         st_cli_check_t *res)
 {
     member_t *m = NULL, *rel = NULL;
@@ -209,7 +209,7 @@ static int coll_figures(const st_cli_ranks_t *rk, const st_clc_graph_t *g, const
     if (rc == 0 && !(rel = malloc(sizeof *rel * (g->ninst + 1))))
         rc = -1;
     for (uint64_t k = 0; rc == 0 && k < g->ninst; k++)
-        if (related[k] && st_clc_inst_type(&g->inst[k]) == ST_CLC_KEY_COLL)
+        if (related[k] && st_rel_inst_type(&g->inst[k]) == ST_REL_KEY_COLL)
             rel[nrel++] = (member_t){ g->inst[k].key[2], g->inst[k].key[1], 0, 0 };
     if (rc == 0) {
         qsort(m, n, sizeof *m, cmp_member);
@@ -235,19 +235,19 @@ int st_cli_check(const st_cli_archive_t *ar, st_cli_check_t *res, char *err, siz
     st_cli_ranks_t rk;
     if (st_cli_convert(ar, ST_CLI_CONV_CHECK | (res->raw ? ST_CLI_CONV_RAW : 0), &rk, err, errlen))
         return -1;
-    st_clc_input_t in = { 0 };
-    st_clc_graph_t g = { 0 };
+    st_rel_input_t in = { 0 };
+    st_rel_graph_t g = { 0 };
     ctx_t c = { .ar = ar, .res = res, .g = &g, .in = &in };
-    int rc = st_clc_input_from_rankdata(rk.rd, rk.nranks, &in);
-    in.sync = st_clc_sync_regions, in.nsync = ST_CLC_NSYNC;
+    int rc = st_rel_input_from_rankdata(rk.rd, rk.nranks, &in);
+    in.sync = st_rel_sync_regions, in.nsync = ST_REL_NSYNC;
     if (rc == 0)
-        rc = st_clc_graph_build(&in, &g);
+        rc = st_rel_graph_build(&in, &g);
     if (rc == 0)
-        rc = st_clc_save_orig(&in);
+        rc = st_rel_save_orig(&in);
     if (rc == 0 && !(c.related = calloc(g.ninst + 1, 1)))
         rc = -1;
     if (rc == 0) {
-        st_clc_relations(&g, in.locs, 1, on_relation, &c);
+        st_rel_relations(&g, in.locs, 1, on_relation, &c);
         graph_figures(&g, res);
         for (int32_t r = 0; rc == 0 && r < rk.nranks; r++)
             rc = request_figures(&rk.rd[r], res);
@@ -257,8 +257,8 @@ int st_cli_check(const st_cli_archive_t *ar, st_cli_check_t *res, char *err, siz
     if (rc)
         snprintf(err, errlen, "out of memory");
     free(c.related);
-    st_clc_graph_free(&g);
-    st_clc_input_free(&in);
+    st_rel_graph_free(&g);
+    st_rel_input_free(&in);
     st_cli_ranks_free(&rk);
     return rc;
 }

@@ -2,10 +2,10 @@
  * check.h — `synctrace check`: the happened-before relations of a loaded archive and the
  * ones its timestamps contradict.
  *
- * There is one derivation of logical messages, the shim's (src/clc/deps.c: which events
+ * There is one derivation of logical messages, the shim's (src/relations/derive.c: which events
  * are logical sends and receives, which collective members take part, how messages and
  * instances are matched). The archive is converted to rank data (convert.h), the
- * dependency graph is built from it and every relation (st_clc_relations: a receive and
+ * dependency graph is built from it and every relation (st_rel_relations: a receive and
  * the latest send it depends on, on another location) whose receive is earlier than its
  * send is a violation. So check counts exactly the relations CLC corrects: what CLC
  * leaves is what check finds (with --raw: what CLC found before correcting, its

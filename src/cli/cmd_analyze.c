@@ -15,7 +15,7 @@
 #include "analyze.h"
 
 /* Writes the JSON or CUBE4 file out (by its extension). 0, or -1 after a message. */
-static int write_one(const char *out, const st_cli_archive_t *ar, const st_an_result_t *res, const st_clc_input_t *in)
+static int write_one(const char *out, const st_cli_archive_t *ar, const st_an_result_t *res, const st_rel_input_t *in)
 {
     int err = st_an_write_file(out, res, in, ar->resolution);
     if (err)
@@ -24,7 +24,7 @@ static int write_one(const char *out, const st_cli_archive_t *ar, const st_an_re
 }
 
 int st_cli_analysis_report(const char *dir, const st_cli_archive_t *ar, const st_an_result_t *res,
-                           const st_clc_input_t *in, const char *out)
+                           const st_rel_input_t *in, const char *out)
 {
     char json[4096], cube[4096];
     snprintf(json, sizeof json, "%s/analysis.json", dir);

@@ -3,7 +3,7 @@
  * src/clc/run.c) applied offline to an archive; writes the corrected archive OUT.
  *
  * The archive is turned back into the rank data the shim hands to its CLC and writer
- * (convert.c), so the logical messages come from the shim's derivation (src/clc/deps.c).
+ * (convert.c), so the logical messages come from the shim's derivation (src/relations/derive.c).
  * Parameters: those the run used (SYNCTRACE::CLC_* properties), else the defaults (mu 0,
  * docs/clc.md "mu"); a SYNCTRACE_CLC_* variable set to a value other than its default
  * overrides. --redo starts from the timestamps before CLC
@@ -20,7 +20,7 @@
 
 #include "../clc/clc.h"
 #include "../config/config.h"
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 #include "../otf2/writer.h"
 #include "cli.h"
 #include "convert.h"
@@ -116,7 +116,7 @@ static const char *params(const st_cli_archive_t *ar, st_clc_params_t *p, char *
 /* Corrects the converted data in place; moved events keep C in the writer's orig-time slot. */
 static int correct(st_cli_ranks_t *c, const st_clc_params_t *p, st_clc_stats_t *s)
 {
-    int rc = st_clc_correct_rankdata(p, c->rd, c->nranks, st_clc_sync_regions, ST_CLC_NSYNC, s);
+    int rc = st_clc_correct_rankdata(p, c->rd, c->nranks, st_rel_sync_regions, ST_REL_NSYNC, s);
     st_cli_ranks_unscale(c);
     return rc ? bad("out of memory during the correction") : 0;
 }
@@ -129,7 +129,7 @@ static void summary(const char *out, const st_clc_stats_t *s, const st_clc_param
            p->gamma, p->delta, p->mu_intra, p->mu_inter, st_clc_mu_source_name(p->mu_source), p->mu_proc, p->amort,
            src, *over ? "; overridden: " : "", over);
     static const char *const kinds[] = { "p2p", "collective", "omp" };
-    for (int k = 0; k < ST_CLC__KINDS; k++)
+    for (int k = 0; k < ST_REL__KINDS; k++)
         printf("%-10s %" PRIu64 " relations, %" PRIu64 " reversed, %" PRIu64 " violations corrected, %" PRIu64
                " remaining\n",
                kinds[k], s->reversed.messages[k], s->reversed.violated[k], s->violations.violated[k],

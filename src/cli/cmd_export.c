@@ -116,9 +116,9 @@ static int regions(xport_t *x, const st_cli_location_t *l)
 }
 
 /* The archive event of a graph reference (locations convert 1:1, by rank and thread). */
-static const st_cli_location_t *ref_loc(const xport_t *x, const st_clc_ref_t *ref, const st_cli_event_t **e)
+static const st_cli_location_t *ref_loc(const xport_t *x, const st_rel_ref_t *ref, const st_cli_event_t **e)
 {
-    const st_clc_loc_t *L = &x->a->in.locs[ref->loc];
+    const st_rel_loc_t *L = &x->a->in.locs[ref->loc];
     long i = st_cli_location_find(x->ar, L->rank, L->thread);
     if (i < 0 || ref->ev >= x->ar->locs[i].n)
         return NULL;
@@ -136,11 +136,11 @@ static void flow_end(xport_t *x, const char *ph, uint64_t id, const st_cli_locat
 
 static void messages(xport_t *x)
 {
-    const st_clc_graph_t *g = &x->a->g;
+    const st_rel_graph_t *g = &x->a->g;
     uint64_t id = 0;
     for (uint64_t k = 0; k < g->ninst; k++) {
-        const st_clc_inst_t *in = &g->inst[k];
-        if (st_clc_inst_type(in) != ST_CLC_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
+        const st_rel_inst_t *in = &g->inst[k];
+        if (st_rel_inst_type(in) != ST_REL_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
             continue;
         const st_cli_event_t *se, *re;
         const st_cli_location_t *sl = ref_loc(x, &g->refs[in->first], &se);

@@ -25,7 +25,7 @@
 
 #include "../clock/model.h"
 #include "../clock/tsc_points.h"
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 #include "../otf2/writer.h"
 #include "archive.h"
 #include "cli.h"

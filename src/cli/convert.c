@@ -1,9 +1,9 @@
 /*
  * convert.c — an archive as the rank data the shim hands to its CLC and writer
- * (src/trace/rankdata.h): world-rank peers, process-local comm indices and comm
+ * (src/model/rankdata.h): world-rank peers, process-local comm indices and comm
  * definitions, region ids of this build (matched by name), call sites. Both `synctrace
  * clc` and `synctrace check` derive the logical messages from it with the shim's own
- * derivation (src/clc/deps.c), so the three agree by construction.
+ * derivation (src/relations/derive.c), so the three agree by construction.
  * What OTF2 has no field for, the writer stores as attributes: a blocking receive's post
  * id (synctrace:post_id; request ids come from the same process-wide counter, so together
  * they are the post order deps.c matches receives by) and a collective's instance number
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/region.h"
+#include "../model/region.h"
 
 /* Per-rank conversion state. */
 typedef struct conv {

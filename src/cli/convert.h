@@ -1,8 +1,8 @@
 /*
  * convert.h — a loaded archive (archive.h) turned back into the rank data the shim
- * hands to its CLC and OTF2 writer (src/trace/rankdata.h), one st_rankdata_t per rank,
+ * hands to its CLC and OTF2 writer (src/model/rankdata.h), one st_rankdata_t per rank,
  * one thread per location in archive order, events 1:1 with the archive's. With it the
- * CLI derives logical messages with the shim's code (src/clc/deps.c): `synctrace clc`
+ * CLI derives logical messages with the shim's code (src/relations/derive.c): `synctrace clc`
  * corrects and writes it back, `synctrace check` counts violated relations.
  */
 #ifndef ST_CLI_CONVERT_H
@@ -11,8 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../clc/deps.h"
-#include "../trace/rankdata.h"
+#include "../relations/relations.h"
+#include "../model/rankdata.h"
 #include "cli.h"
 
 typedef struct st_cli_ranks {

@@ -300,7 +300,7 @@ static int timeline_aggregated(page_t *p)
 
 /* ---- messages and collective instances (the logical relations of the one derivation) --------- */
 
-static int ref_event(const page_t *p, const st_clc_ref_t *ref, long *loc, int64_t *t)
+static int ref_event(const page_t *p, const st_rel_ref_t *ref, long *loc, int64_t *t)
 {
     *loc = p->loc_of[ref->loc];
     if (*loc < 0 || ref->ev >= p->ar->locs[*loc].n)
@@ -312,13 +312,13 @@ static int ref_event(const page_t *p, const st_clc_ref_t *ref, long *loc, int64_
 /* "msgs": flat [send loc, send ns - previous message's send ns, receive loc, receive ns - send ns]. */
 static void messages(page_t *p)
 {
-    const st_clc_graph_t *g = &p->a->g;
+    const st_rel_graph_t *g = &p->a->g;
     int64_t prev = 0;
     int first = 1;
     fputs(",\n\"msgs\":[", p->out);
     for (uint64_t k = 0; k < g->ninst; k++) {
-        const st_clc_inst_t *in = &g->inst[k];
-        if (st_clc_inst_type(in) != ST_CLC_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
+        const st_rel_inst_t *in = &g->inst[k];
+        if (st_rel_inst_type(in) != ST_REL_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
             continue;
         long sl, rl;
         int64_t st, rt;
@@ -333,12 +333,12 @@ static void messages(page_t *p)
 /* "colls": per MPI collective instance [loc, ns, loc, ns, ...] of its members' completing events. */
 static void collectives(page_t *p)
 {
-    const st_clc_graph_t *g = &p->a->g;
+    const st_rel_graph_t *g = &p->a->g;
     int first = 1;
     fputs(",\n\"colls\":[", p->out);
     for (uint64_t k = 0; k < g->ninst; k++) {
-        const st_clc_inst_t *in = &g->inst[k];
-        if (st_clc_inst_type(in) != ST_CLC_KEY_COLL || in->nrecv < 2)
+        const st_rel_inst_t *in = &g->inst[k];
+        if (st_rel_inst_type(in) != ST_REL_KEY_COLL || in->nrecv < 2)
             continue;
         fputs(first ? "[" : ",\n[", p->out);
         first = 0;

@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../record/event.h"
+#include "../model/event.h"
 #include "timer.h"
 
 /* ---- linear models and clocks ---------------------------------------------------- */

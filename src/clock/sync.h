@@ -29,8 +29,8 @@
 #include <mpi.h>
 #include <stddef.h>
 
-#include "../trace/rankdata.h"
-#include "../record/event.h"
+#include "../model/rankdata.h"
+#include "../model/event.h"
 
 /* How often (in collectives on MPI_COMM_WORLD) the resync consensus is advanced. */
 #define ST_CLOCK_HOOK_EVERY 4

@@ -14,14 +14,14 @@
 #include "../clock/sync.h"
 #include "../clock/tsc.h"
 #include "../config/config.h"
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 #include "../record/record.h"
 #include "../util/log.h"
 #include "../record/unwind.h"
 #include "abend_frames.h"
 #include "comm.h"
 #include "lifecycle.h"
-#include "polite.h"
+#include "../exchange/polite_mpi.h"
 #include "st_mpi.h"
 
 static st_rankdata_t kit;                   /* definitions of the dump; counts filled in at dump time */

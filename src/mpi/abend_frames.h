@@ -14,7 +14,7 @@
 #ifndef ST_ABEND_FRAMES_H
 #define ST_ABEND_FRAMES_H
 
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 
 /* The prefix of an unresolved frame text: "@BASE PATH". */
 #define ST_FRAME_UNRESOLVED '@'

@@ -11,7 +11,7 @@
 
 #include <mpi.h>
 
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 
 /*
  * Writes DIR/traces.otf2. Collective over toolcomm (a private communicator whose

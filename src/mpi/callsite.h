@@ -8,7 +8,7 @@
  * recover` does for a dump (src/cli/frames.c): "function (file:line)" where debug info exists,
  * "function" where only the symbol table names it (src/util/addr2line.h), else
  * "object+0xoffset"; code inlined there gives the frames of the functions it was inlined into
- * too, which become call-path nodes of their own (trace/callpath.h: st_callpath_inline).
+ * too, which become call-path nodes of their own (model/callpath.h: st_callpath_inline).
  */
 #ifndef ST_CALLSITE_H
 #define ST_CALLSITE_H
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 
 /* Fills rd->callsites for every distinct non-zero ENTER.aux in rd's events and every call-path
  * node's pc (rd->cpnodes), then makes inlined frames nodes (st_callpath_inline). Not async-signal-safe. */

@@ -19,7 +19,7 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 
 /* Most communicators one process registers; later ones are not traced. */
 #define ST_COMM_MAX 65536u

@@ -13,13 +13,13 @@
 
 #include "../analysis/inrun_mpi.h"
 #include "../clc/clc_mpi.h"
-#include "../clc/mem.h"
+#include "../util/mem.h"
 #include "../clock/sync.h"
 #include "../clock/tsc.h"
 #include "../clock/timer.h"
 #include "../config/config.h"
 #include "../omp/omp.h"
-#include "../trace/trace_check.h"
+#include "../model/trace_check.h"
 #include "../otf2/writer.h"
 #include "../util/archive_dir.h"
 #include "../util/log.h"
@@ -27,7 +27,7 @@
 #include "archive_mpi.h"
 #include "callsite.h"
 #include "comm.h"
-#include "polite.h"
+#include "../exchange/polite_mpi.h"
 #include "st_mpi.h"
 
 volatile int st_mpi_tracing;
@@ -283,29 +283,29 @@ static void heap_reuse(int on)
 /*
  * The unused tails of the threads' event buffers (populated at registration, idle once
  * recording has stopped and the events are loaded) become the correction's memory, so
- * that it takes no page faults while they last (clc/mem.h). A guard of 64 events after
+ * that it takes no page faults while they last (util/mem.h). A guard of 64 events after
  * the last one stays untouched.
  */
 static void lend_idle_buffers(void)
 {
     enum { GUARD = 64 };
-    void *base[ST_CLC_MEM_REGIONS];
-    size_t len[ST_CLC_MEM_REGIONS], nth;
+    void *base[ST_MEM_REGIONS];
+    size_t len[ST_MEM_REGIONS], nth;
     int n = 0;
     st_thread_t **threads = st_record_threads(&nth);
-    for (size_t i = 0; i < nth && n < ST_CLC_MEM_REGIONS; i++) {
+    for (size_t i = 0; i < nth && n < ST_MEM_REGIONS; i++) {
         const st_thread_t *th = threads[i];
         if (th->buf && th->cap > th->pos + GUARD) {
             base[n] = th->buf + th->pos + GUARD;
             len[n++] = (th->cap - th->pos - GUARD) * sizeof(st_event_t);
         }
     }
-    st_clc_mem_lend(base, len, n);
+    st_mem_lend(base, len, n);
 }
 
 static void return_idle_buffers(void)
 {
-    st_log_debug("CLC: %zu bytes of idle event buffers used", st_clc_mem_return());
+    st_log_debug("CLC: %zu bytes of idle event buffers used", st_mem_return());
 }
 
 /* The call tree (SYNCTRACE_CALLPATH) into rd, then the texts of call sites and call-path frames. */
@@ -358,13 +358,13 @@ static void finish_and_write(void)
     lend_idle_buffers();
     t[2] = mono_ms();
     st_polite_doing("the CLC correction at MPI_Finalize");
-    st_clc_derived_t derived = { 0 }; /* CLC's logical messages, which the analysis takes instead of deriving them */
+    st_rel_derived_t derived = { 0 }; /* CLC's logical messages, which the analysis takes instead of deriving them */
     st_clc_run_mpi(st_tool_comm, &rd, st_config.analyze == ST_ANALYZE_ON ? &derived : NULL);
     t[3] = mono_ms();
     st_an_inrun_t analysis;
     st_polite_doing("the wait-state analysis at MPI_Finalize");
     st_an_inrun_run(st_tool_comm, &rd, &derived, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
-    st_clc_derived_free(&derived);
+    st_rel_derived_free(&derived);
     return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));

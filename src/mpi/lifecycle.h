@@ -19,7 +19,7 @@
 
 #include <mpi.h>
 
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 
 extern MPI_Comm st_tool_comm;      /* private PMPI_Comm_dup of MPI_COMM_WORLD */
 extern char st_archive_dir[4096];  /* where this run's archive goes */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/region.h"
+#include "../model/region.h"
 #include "../util/log.h"
 
 typedef struct group {

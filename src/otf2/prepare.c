@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../record/region.h"
+#include "../model/region.h"
 #include "../util/log.h"
 
 /* ---- u64 map ------------------------------------------------------------------------- */

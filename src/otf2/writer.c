@@ -514,7 +514,7 @@ static OTF2_ErrorCode ev_MPI_IRECV_REQUEST(evt_ctx_t *x, const st_event_t *e)
     return OTF2_EvtWriter_MpiIrecvRequest(x->w, x->al, e->time, e->id);
 }
 
-/* Post order and collective instances are what logical messages are matched by (src/clc/deps.c);
+/* Post order and collective instances are what logical messages are matched by (src/relations/derive.c);
  * OTF2 has no field for them, so `synctrace clc` / `check` read them from these attributes. */
 static OTF2_ErrorCode ev_MPI_RECV(evt_ctx_t *x, const st_event_t *e)
 {
@@ -647,14 +647,14 @@ static OTF2_ErrorCode ev_THREAD_TASK_COMPLETE(evt_ctx_t *x, const st_event_t *e)
 
 static const ev_fn ev_table[] = {
 #define ST_EVENT(name, dump, doc) [ST_EV_##name] = ev_##name,
-#include "../record/events.def"
+#include "../model/events.def"
 #undef ST_EVENT
 };
 
 static OTF2_ErrorCode write_event(evt_ctx_t *x, const st_event_t *e)
 {
     if (e->flags & ST_EVF_CLC_MOVED)
-        OTF2_AttributeList_AddUint64(x->al, ST_ATTR_ORIG_TIME, st_otf2_orig_time(e));
+        OTF2_AttributeList_AddUint64(x->al, ST_ATTR_ORIG_TIME, st_event_orig_time(e));
     OTF2_ErrorCode rc = ev_table[e->kind](x, e);
     /* The writer empties the list on success; make sure nothing leaks into the next event. */
     OTF2_AttributeList_RemoveAllAttributes(x->al);

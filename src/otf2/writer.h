@@ -51,7 +51,7 @@
 
 #include <otf2/otf2.h>
 
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 
 typedef enum st_otf2_status {
     ST_OTF2_OK = 0,
@@ -76,31 +76,6 @@ const char *st_otf2_status_name(int status);
 /* Logs one error line for an OTF2 failure (with OTF2's own message, when the
  * handler of st_otf2_open is installed); returns rc != OTF2_SUCCESS. */
 int st_otf2_failed(OTF2_ErrorCode rc, const char *what);
-
-/*
- * Where CLC keeps an event's pre-correction time when it sets ST_EVF_CLC_MOVED: in
- * aux, except for ENTER, whose aux is the call-site pc and whose id is unused, and
- * ICOLL_COMPLETE, whose aux is the instance seq the writer stores (synctrace:coll_seq)
- * and whose region and tag are unused (low and high half). (TASK_SWITCH's "task left"
- * in aux is not written to OTF2, so overwriting it after CLC loses nothing.)
- * Proposed to move to event.h.
- */
-static inline void st_otf2_set_orig_time(st_event_t *e, uint64_t t)
-{
-    if (e->kind == ST_EV_ENTER)
-        e->id = t;
-    else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE)
-        e->region = (uint32_t)t, e->tag = (int32_t)(uint32_t)(t >> 32);
-    else
-        e->aux = t;
-}
-
-static inline uint64_t st_otf2_orig_time(const st_event_t *e)
-{
-    if (e->kind == ST_EV_MPI_ICOLL_COMPLETE)
-        return (uint64_t)(uint32_t)e->tag << 32 | e->region;
-    return e->kind == ST_EV_ENTER ? e->id : e->aux;
-}
 
 /*
  * Writes DIR/traces.otf2 from nranks rank data (any order, distinct ranks; ranks

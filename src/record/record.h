@@ -17,8 +17,8 @@
 #include <stdint.h>
 
 #include "../clock/timer.h"
-#include "event.h"
-#include "region.h"
+#include "../model/event.h"
+#include "../model/region.h"
 
 #define ST_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define ST_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -10,7 +10,7 @@
  *
  * st_unwind_callsite() (SYNCTRACE_CALLSITE=1) returns the first return address outside
  * the tool objects. st_callpath_capture() (SYNCTRACE_CALLPATH=1) maps the stack's
- * application frames to a node of the process's call tree (trace/callpath.h) through a
+ * application frames to a node of the process's call tree (model/callpath.h) through a
  * cache keyed by the return addresses: a path seen before is found without a lock and
  * without allocation (an unwind, a hash and a compare along the path); a new path takes
  * a mutex to add its missing nodes, which live in static arrays (no allocation at all).
@@ -22,8 +22,8 @@
 
 #include <stdint.h>
 
-#include "../trace/callpath.h"
-#include "../trace/rankdata.h"
+#include "../model/callpath.h"
+#include "../model/rankdata.h"
 
 /* Most stack frames kept per path: a deeper stack keeps its innermost ST_CALLPATH_DEPTH - ST_CALLPATH_ROOT
  * frames and its outermost ST_CALLPATH_ROOT (main and what it called: a path starts at the program's

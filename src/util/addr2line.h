@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../trace/rankdata.h"
+#include "../model/rankdata.h"
 
 typedef struct st_a2l_frame {
     char *func; /* function name, malloc'd */
@@ -79,7 +79,7 @@ char *st_a2l_unnamed(const char *obj, uint64_t rel);
 /*
  * The call-site entries of the code at return address pc (resolved as q, in object obj) into
  * out[0..): the innermost frame at pc, each frame it was inlined into at st_callpath_inline_pc(pc,
- * k), k = 1 .. (trace/callpath.h), fn_begin/fn_end on the outermost, and the callee's name at
+ * k), k = 1 .. (model/callpath.h), fn_begin/fn_end on the outermost, and the callee's name at
  * st_callpath_inline_pc(pc, ST_CP_TAIL) when known; "object+0xrel" at pc when q is empty. out must
  * have room for max(q->nfr, 1) + 1 entries; returns how many were written (0: out of memory).
  */

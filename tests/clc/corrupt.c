@@ -2,7 +2,7 @@
  * corrupt.c — LD_PRELOAD test library (tests/clc/t_clc_abort.sh): corrupts the first message
  * the CLC engine of world rank CORRUPT_RANK sends at MPI_Finalize, so that its receiver fails
  * in the middle of the exchange. The shim calls PMPI_Isend_c for these messages (tag 7401, the
- * exchange layer's MPI transport, src/clc/exchange_mpi.c); this library comes before it in LD_PRELOAD and
+ * exchange layer's MPI transport, src/exchange/exchange_mpi.c); this library comes before it in LD_PRELOAD and
  * overwrites the record type (the first byte) with a value no record has. The parallel analysis
  * uses the same transport after CLC: with SYNCTRACE_CLC=off its first message is the one
  * corrupted (tests/analysis/t_analyze_inrun.sh).

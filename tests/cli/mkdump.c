@@ -17,8 +17,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/trace/rankdata.h"
-#include "../../src/record/region.h"
+#include "../../src/model/rankdata.h"
+#include "../../src/model/region.h"
 
 static void ev(st_event_t *e, uint64_t t, unsigned kind, uint32_t epoch)
 {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # synctrace check: OpenMP fork/join, barriers (reductions excluded), locks; team instances
 # by synctrace:parallel_id (which every synctrace archive carries: check derives the
-# relations as CLC does, src/clc/deps.c).
+# relations as CLC does, src/relations/derive.c).
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/cli/lib-cli.sh"
 

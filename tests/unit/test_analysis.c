@@ -21,7 +21,7 @@
  * also runs on CLC's derivation as the in-run CLC hands it over (the ends it leaves out kept aside,
  * its partial graph read back as endpoints) and must again equal the serial one.
  */
-/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/trace/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/clc/exchange.c src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/record/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -32,14 +32,14 @@
 #include "../../src/analysis/output.h"
 #include "../../src/analysis/p2p_wire.h"
 #include "../../src/analysis/parallel.h"
-#include "../../src/clc/mem.h"
-#include "region.h"
+#include "../../src/util/mem.h"
+#include "../../src/model/region.h"
 
 static tb_t t;
-static st_clc_graph_t g;
+static st_rel_graph_t g;
 static st_an_result_t R;
 
-static const st_clc_sync_region_t sync_regions[] = { { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Finalize, 1 } };
+static const st_rel_sync_region_t sync_regions[] = { { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Finalize, 1 } };
 
 /* ---- the parallel analysis against the serial one ----------------------------------------------- */
 
@@ -72,55 +72,55 @@ static uint32_t same_path(const st_an_result_t *m, const uint32_t *map, uint32_t
 
 static size_t left_out_ends; /* OpenMP ends clc_derived left out of the graph (and read back) */
 
-static int cmp_endpoint(const void *a, const void *b) { return st_clc_endpoint_cmp(a, b); }
+static int cmp_endpoint(const void *a, const void *b) { return st_rel_endpoint_cmp(a, b); }
 
 /* Rank r's logical messages as the in-run CLC leaves them for the analysis (replay.c: the ends
  * whose partners are all on their own location kept aside, the partial join, st_clc_replay_keep);
  * left_out: the OpenMP ends, where they can be handed out, left out of the graph and kept as they
  * are (ST_CLC_REPLAY_CHECK_FIRST). */
-static void clc_derived(st_clc_input_t *in, int32_t r, st_clc_derived_t *d, int left_out)
+static void clc_derived(st_rel_input_t *in, int32_t r, st_rel_derived_t *d, int left_out)
 {
-    st_clc_epvec_t ep = { 0 };
-    st_clc_epsrc_t omp = { 0 };
+    st_rel_epvec_t ep = { 0 };
+    st_rel_epsrc_t omp = { 0 };
     memset(d, 0, sizeof *d);
     in->omit_self_ends = 1, in->self_ends = &d->self_ends;
     if (left_out)
-        CHECK(st_clc_endpoints_split(in, r, &ep, NULL, &omp, NULL) == 0);
+        CHECK(st_rel_endpoints_split(in, r, &ep, NULL, &omp, NULL) == 0);
     else
-        CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
+        CHECK(st_rel_endpoints(in, r, &ep, NULL) == 0);
     in->omit_self_ends = 0, in->self_ends = NULL;
-    unsigned take = ep.v ? ST_CLC_JOIN_TAKE : 0; /* (CLC's rank always has endpoints: MPI_Init) */
-    CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_PARTIAL | take | ST_CLC_JOIN_TIMES, &d->g) == 0);
+    unsigned take = ep.v ? ST_REL_JOIN_TAKE : 0; /* (CLC's rank always has endpoints: MPI_Init) */
+    CHECK(st_rel_graph_join(ep.v, ep.n, in->nlocs, ST_REL_JOIN_PARTIAL | take | ST_REL_JOIN_TIMES, &d->g) == 0);
     d->omp = omp;
     left_out_ends += omp.n;
-    st_clc_free(d->g.ports), st_clc_free(d->g.port_first);
+    st_mem_free(d->g.ports), st_mem_free(d->g.port_first);
     d->g.ports = NULL, d->g.port_first = NULL;
-    CHECK(st_clc_self_ends_expand(&d->self_ends, in->locs) == 0);
+    CHECK(st_rel_self_ends_expand(&d->self_ends, in->locs) == 0);
     /* read back, they are the endpoints the analysis derives itself, in the join's order (the
      * times are the graph's; the mu classes the instances', which the analysis does not read) */
-    st_clc_epvec_t own = { 0 };
-    CHECK(st_clc_endpoints(in, r, &own, NULL) == 0);
+    st_rel_epvec_t own = { 0 };
+    CHECK(st_rel_endpoints(in, r, &own, NULL) == 0);
     if (own.n > 1)
         qsort(own.v, own.n, sizeof *own.v, cmp_endpoint);
-    st_clc_endpoint_t buf[3];
-    st_clc_derived_pos_t pos = { 0 };
+    st_rel_endpoint_t buf[3];
+    st_rel_derived_pos_t pos = { 0 };
     size_t n, k = 0;
-    while ((n = st_clc_derived_read(d, &pos, buf, 3)) > 0) /* in parts that end anywhere */
+    while ((n = st_rel_derived_read(d, &pos, buf, 3)) > 0) /* in parts that end anywhere */
         for (size_t i = 0; i < n; i++, k++) {
             CHECK(k < own.n);
-            st_clc_endpoint_t a = own.v[k], b = buf[i];
+            st_rel_endpoint_t a = own.v[k], b = buf[i];
             a.time = b.time = 0, a.mumask = b.mumask = 0;
             CHECK(!memcmp(&a, &b, sizeof a));
         }
     CHECK(k == own.n);
-    st_clc_epvec_free(&own);
+    st_rel_epvec_free(&own);
 }
 
 /* Analyses in with np processes (process of rank r: r * np / nranks) and compares with R.
  * clc (one process per rank): each takes CLC's derivation instead of deriving (the in-run way);
  * 2: CLC's that left the OpenMP relations out of its graph. */
 /* The metric tree's invariants (check.h) hold on r. */
-static void check_tree(const st_an_result_t *r, const st_clc_loc_t *locs, const char *what)
+static void check_tree(const st_an_result_t *r, const st_rel_loc_t *locs, const char *what)
 {
     char msg[1024];
     size_t bad = st_an_check_tree(r, locs, 1000000000u, msg, sizeof msg);
@@ -129,12 +129,12 @@ static void check_tree(const st_an_result_t *r, const st_clc_loc_t *locs, const 
     CHECK(bad == 0);
 }
 
-static void parallel(const st_clc_input_t *in, int np, int clc)
+static void parallel(const st_rel_input_t *in, int np, int clc)
 {
-    st_clc_derived_t derived[64];
+    st_rel_derived_t derived[64];
     int32_t owner[64], ids[64];
-    st_clc_input_t part[64];
-    st_clc_loc_t locs[64][64];
+    st_rel_input_t part[64];
+    st_rel_loc_t locs[64][64];
     st_an_par_t *e[64];
     uint8_t flags[64][64] = { { 0 } };
     void *packs[64];
@@ -173,14 +173,14 @@ static void parallel(const st_clc_input_t *in, int np, int clc)
         msg_t m = pool[k];
         pool[k] = pool[--npool];
         CHECK(st_an_par_deliver(e[m.to], m.from, m.buf, m.len) == 0);
-        st_clc_free(m.buf);
+        st_mem_free(m.buf);
     }
     for (int q = 0; q < np; q++) {
         CHECK(st_an_par_progress(e[q]) == ST_AN_PAR_DONE);
         CHECK(st_an_par_pack(e[q], &packs[q], &lens[q]) == 0);
     }
     st_an_result_t M;
-    st_clc_loc_t *ml;
+    st_rel_loc_t *ml;
     CHECK(st_an_par_merge((const void *const *)packs, lens, np, &M, &ml) == 0);
     CHECK(M.nlocs == R.nlocs && M.ncnodes == R.ncnodes);
     uint32_t map[256], lmap[64];
@@ -220,9 +220,9 @@ static void parallel(const st_clc_input_t *in, int np, int clc)
 
 static void analyse(void)
 {
-    st_clc_input_t in = tb_input(&t);
+    st_rel_input_t in = tb_input(&t);
     in.sync = sync_regions, in.nsync = 2;
-    CHECK(st_clc_graph_build(&in, &g) == 0);
+    CHECK(st_rel_graph_build(&in, &g) == 0);
     CHECK(st_an_run(&in, &g, &R) == 0);
     check_tree(&R, in.locs, "serial");
     for (int np = 1; np <= in.nranks; np++)
@@ -238,7 +238,7 @@ static void analyse(void)
 static void done(void)
 {
     st_an_free(&R);
-    st_clc_graph_free(&g);
+    st_rel_graph_free(&g);
     tb_free(&t);
 }
 
@@ -620,7 +620,7 @@ static void test_cube(void)
     leave(b, 950, ST_REGION_PROGRAM);
     analyse();
     CHECK(path(2, (const uint32_t[]){ ST_REGION_PROGRAM, ST_REGION_MPI_Comm_rank }) == 4); /* after MPI_Send (3) */
-    st_clc_input_t in = tb_input(&t);
+    st_rel_input_t in = tb_input(&t);
     CHECK(st_an_write_cube("t.cubex", &R, &in, 1000000000u) == 0);
     FILE *f = fopen("t.json", "w");
     CHECK(f && st_an_write_json(f, &R, &in, 1000000000u) == 0 && fclose(f) == 0);
@@ -1273,8 +1273,8 @@ static void test_pwire_join_order(void)
     enum { K = 3 };
     an_pwire_t w = { 0 };
     w.nrecv = 2 * K;
-    w.recv = st_clc_malloc(sizeof *w.recv * w.nrecv);
-    w.got_send = st_clc_malloc(sizeof *w.got_send * 3 * w.nrecv);
+    w.recv = st_mem_malloc(sizeof *w.recv * w.nrecv);
+    w.got_send = st_mem_malloc(sizeof *w.got_send * 3 * w.nrecv);
     CHECK(w.recv && w.got_send);
     for (size_t i = 0; i < w.nrecv; i++) { /* channel 0's ends at events 10, 30, 50; channel 1's at 20, 40, 60 */
         w.recv[i] = (an_pw_end_t){ 0, 10 + 20 * (i % K) + 10 * (i / K) };
@@ -1283,8 +1283,8 @@ static void test_pwire_join_order(void)
     }
     for (uint64_t ch = 0; ch < 2; ch++) {
         an_pw_run_t r = { { ch, (uint64_t)(3 + ch) << 32, 0 }, 0, K, ch * K };
-        CHECK(!st_clc_grow((void **)&w.lrecv.v, &w.lrecv.cap, w.lrecv.n + 1, sizeof *w.lrecv.v));
-        CHECK(!st_clc_grow((void **)&w.rsend.v, &w.rsend.cap, w.rsend.n + 1, sizeof *w.rsend.v));
+        CHECK(!st_mem_grow((void **)&w.lrecv.v, &w.lrecv.cap, w.lrecv.n + 1, sizeof *w.lrecv.v));
+        CHECK(!st_mem_grow((void **)&w.rsend.v, &w.rsend.cap, w.rsend.n + 1, sizeof *w.rsend.v));
         w.lrecv.v[w.lrecv.n++] = r, w.rsend.v[w.rsend.n++] = r;
     }
     an_ctx_t c = { 0 };
@@ -1296,7 +1296,7 @@ static void test_pwire_join_order(void)
         CHECK(m->loc == 0 && m->ev == 10 + 10 * i);
         CHECK(m->src == (int32_t)(3 + i % 2) && m->t_send == 100 + end && m->t_scall == 1000 + end && m->sbytes == end);
     }
-    st_clc_free(c.msgs.recv), st_clc_free(c.msgs.send);
+    st_mem_free(c.msgs.recv), st_mem_free(c.msgs.send);
     an_pwire_free(&w);
 }
 

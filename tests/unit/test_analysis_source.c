@@ -4,7 +4,7 @@
  * one in two files loses both, a function's begin and end lines are known where every frame agrees, unknown frames are named like the analysis names them, and tables of
  * disjoint ranks packed, shipped and merged in either order equal the table of all ranks.
  */
-/* link: src/analysis/source.c src/trace/callpath.c */
+/* link: src/analysis/source.c src/model/callpath.c */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +25,7 @@ static const st_cpnode_t tree2[] = { { ST_CP_NONE, 0, 1 }, { 0, 0, 2 }, { 1, 0, 
 static const st_callsite_t sites2[] = { { 1, "main (a.c:10)", 8, 15 }, { 2, "solve (a.c:20)", 18, 25 },
                                         { 3, "exchange (c.c:5)", 0, 0 } };
 
-static st_clc_proc_t procs[3];
+static st_rel_proc_t procs[3];
 
 static void check_table(const st_an_src_t *s, int with_rank2, const char *what)
 {
@@ -105,9 +105,9 @@ static void test_merge(void)
 
 int main(void)
 {
-    procs[0] = (st_clc_proc_t){ .ncpnodes = 3, .cpnodes = tree0, .ncallsites = 3, .callsites = sites0 };
-    procs[1] = (st_clc_proc_t){ .ncpnodes = 3, .cpnodes = tree1, .ncallsites = 2, .callsites = sites1 };
-    procs[2] = (st_clc_proc_t){ .ncpnodes = 3, .cpnodes = tree2, .ncallsites = 3, .callsites = sites2 };
+    procs[0] = (st_rel_proc_t){ .ncpnodes = 3, .cpnodes = tree0, .ncallsites = 3, .callsites = sites0 };
+    procs[1] = (st_rel_proc_t){ .ncpnodes = 3, .cpnodes = tree1, .ncallsites = 2, .callsites = sites1 };
+    procs[2] = (st_rel_proc_t){ .ncpnodes = 3, .cpnodes = tree2, .ncallsites = 3, .callsites = sites2 };
     test_merge();
     if (!failures)
         printf("test_analysis_source: ok\n");

@@ -1,13 +1,13 @@
 /*
  * test_callpath.c — the call-path capture and its cache (src/record/unwind.c) and the frame-text
- * split (src/trace/callpath.c): one node per distinct stack, the same node for the same stack
+ * split (src/model/callpath.c): one node per distinct stack, the same node for the same stack
  * from any thread, the tree's parent chains matching the stacks, deep stacks cut in the middle
  * (main stays their root), and st_callpath_collect copying the tree parents first;
  * st_callpath_inline making inlined frames nodes of their own (outermost first), leaving outlined
  * OpenMP bodies out and putting tail-called functions back, main among them (ST_CP_MAIN: the main
  * thread's paths have it at their root, other threads' not).
  */
-/* link: src/record/unwind.c src/trace/rankdata.c src/trace/callpath.c src/util/log.c -lunwind */
+/* link: src/record/unwind.c src/model/rankdata.c src/model/callpath.c src/util/log.c -lunwind */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>

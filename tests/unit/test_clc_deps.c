@@ -10,28 +10,28 @@
  * (omit_self_ends); for every graph: endpoints in the join's order with their events'
  * times, ports in the forward pass' order.
  */
-/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
 
-static st_clc_graph_t g;
+static st_rel_graph_t g;
 
-/* The join that takes the endpoints (ST_CLC_JOIN_TAKE) builds the instances in their block
- * and yields the same graph as st_clc_graph_build (g); with ST_CLC_JOIN_TIMES, the refs'
+/* The join that takes the endpoints (ST_REL_JOIN_TAKE) builds the instances in their block
+ * and yields the same graph as st_rel_graph_build (g); with ST_REL_JOIN_TIMES, the refs'
  * times. (Whether the shrunk block stays in place is the allocator's business: ASan's
  * realloc always moves.) */
-static void same_when_taken(const st_clc_input_t *in)
+static void same_when_taken(const st_rel_input_t *in)
 {
-    st_clc_epvec_t ep = { 0 };
+    st_rel_epvec_t ep = { 0 };
     for (int32_t r = 0; r < in->nranks; r++) {
         size_t from = ep.n;
-        CHECK(st_clc_endpoints(in, r, &ep, NULL) == 0);
+        CHECK(st_rel_endpoints(in, r, &ep, NULL) == 0);
         for (size_t i = from + 1; i < ep.n; i++) /* a rank's endpoints come in the join's order */
-            CHECK(st_clc_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) < 0);
+            CHECK(st_rel_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) < 0);
     }
     for (size_t i = 0; i < ep.n; i++) /* every endpoint carries its event's time */
         CHECK_EQ(ep.v[i].time, in->locs[ep.v[i].ref.loc].ev[ep.v[i].ref.ev].time);
-    st_clc_graph_t h = { .ds = g.ds };
-    CHECK(st_clc_graph_join(ep.v, ep.n, in->nlocs, ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES, &h) == 0);
+    st_rel_graph_t h = { .ds = g.ds };
+    CHECK(st_rel_graph_join(ep.v, ep.n, in->nlocs, ST_REL_JOIN_TAKE | ST_REL_JOIN_TIMES, &h) == 0);
     CHECK(h.ref_time && !g.ref_time);
     for (uint64_t r = 0; r < h.nrefs; r++)
         CHECK_EQ(h.ref_time[r], in->locs[h.refs[r].loc].ev[h.refs[r].ev].time);
@@ -40,57 +40,57 @@ static void same_when_taken(const st_clc_input_t *in)
     CHECK(!memcmp(h.inst, g.inst, sizeof *g.inst * g.ninst) && !memcmp(h.refs, g.refs, sizeof *g.refs * g.nrefs));
     CHECK(!memcmp(h.port_first, g.port_first, sizeof *g.port_first * (g.nlocs + 1)));
     CHECK(!memcmp(h.ports, g.ports, sizeof *g.ports * g.port_first[g.nlocs]));
-    st_clc_graph_free(&h);
+    st_rel_graph_free(&h);
 }
 
 /* Every location's ports are in the forward pass' order: by event, receives first, each the
  * slot of its event's ref (the join places them by buckets of events, then sorts inside). */
-static void ports_in_order(const st_clc_graph_t *h)
+static void ports_in_order(const st_rel_graph_t *h)
 {
     for (uint32_t l = 0; l < h->nlocs; l++)
         for (uint64_t j = h->port_first[l]; j < h->port_first[l + 1]; j++) {
-            const st_clc_port_t *p = &h->ports[j], *q = p - 1;
-            const st_clc_ref_t *x = &h->refs[h->inst[p->inst].first + p->slot];
+            const st_rel_port_t *p = &h->ports[j], *q = p - 1;
+            const st_rel_ref_t *x = &h->refs[h->inst[p->inst].first + p->slot];
             CHECK(x->loc == l && x->ev == p->ev);
-            CHECK(p->role == (p->slot < h->inst[p->inst].nsend ? ST_CLC_SEND : ST_CLC_RECV));
+            CHECK(p->role == (p->slot < h->inst[p->inst].nsend ? ST_REL_SEND : ST_REL_RECV));
             CHECK(j == h->port_first[l] || q->ev < p->ev || (q->ev == p->ev && q->role >= p->role));
         }
 }
 
-/* Whether st_clc_endpoints_split hands the OpenMP ends out itself (SPLIT_YES, where a rank has
+/* Whether st_rel_endpoints_split hands the OpenMP ends out itself (SPLIT_YES, where a rank has
  * any / _NO), or either. */
 enum { SPLIT_ANY, SPLIT_YES, SPLIT_NO };
 
-/* The CLC engine's derivation of one rank (st_clc_endpoints_split, the OpenMP ends handed to
- * st_clc_graph_join_src without 64-byte endpoints of their own) yields the graph st_clc_endpoints
- * and st_clc_graph_join yield, with and without the self ends left out; split: whether the
+/* The CLC engine's derivation of one rank (st_rel_endpoints_split, the OpenMP ends handed to
+ * st_rel_graph_join_src without 64-byte endpoints of their own) yields the graph st_rel_endpoints
+ * and st_rel_graph_join yield, with and without the self ends left out; split: whether the
  * OpenMP ends must have been handed out (their runs few enough to be merged in order). */
-static void same_when_split(const st_clc_input_t *in0, int split)
+static void same_when_split(const st_rel_input_t *in0, int split)
 {
     for (int omit = 0; omit < 2; omit++)
         for (int32_t r = 0; r < in0->nranks; r++) {
-            st_clc_input_t in = *in0;
+            st_rel_input_t in = *in0;
             in.omit_self_ends = omit;
-            st_clc_epvec_t ep = { 0 }, ep2 = { 0 };
-            st_clc_epsrc_t omp;
-            st_clc_graph_t a = { 0 }, b = { 0 };
-            CHECK(st_clc_endpoints(&in, r, &ep, NULL) == 0);
-            CHECK(st_clc_endpoints_split(&in, r, &ep2, NULL, &omp, NULL) == 0);
+            st_rel_epvec_t ep = { 0 }, ep2 = { 0 };
+            st_rel_epsrc_t omp;
+            st_rel_graph_t a = { 0 }, b = { 0 };
+            CHECK(st_rel_endpoints(&in, r, &ep, NULL) == 0);
+            CHECK(st_rel_endpoints_split(&in, r, &ep2, NULL, &omp, NULL) == 0);
             int has_omp = 0;
             for (size_t i = 0; i < ep.n; i++)
-                has_omp |= ep.v[i].kind == ST_CLC_OMP;
+                has_omp |= ep.v[i].kind == ST_REL_OMP;
             CHECK(has_omp || !omp.read); /* (none: nothing to hand out) */
             CHECK(split == SPLIT_ANY || (split == SPLIT_YES && has_omp) == (omp.read != NULL));
             CHECK(ep2.n + omp.n == ep.n);
-            CHECK(ep2.cap >= ep2.n + st_clc_inst_room(omp.n)); /* the room the join builds the instances in */
+            CHECK(ep2.cap >= ep2.n + st_rel_inst_room(omp.n)); /* the room the join builds the instances in */
             for (size_t i = 0; i < ep2.n; i++) /* what is in out, and in the same order */
                 CHECK(!memcmp(&ep2.v[i], &ep.v[i], sizeof *ep.v));
-            CHECK(st_clc_graph_join(ep.v, ep.n, in.nlocs, ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TIMES, &a) == 0);
-            CHECK(st_clc_graph_join_src(ep2.v, ep2.n, &omp, in.nlocs,
-                                        ST_CLC_JOIN_PARTIAL | ST_CLC_JOIN_TAKE | ST_CLC_JOIN_TIMES, &b) == 0);
-            st_clc_endpoint_t x;
-            CHECK(st_clc_epsrc_read(&omp, &x, 1) == 0); /* read to its end */
-            st_clc_epsrc_free(&omp);
+            CHECK(st_rel_graph_join(ep.v, ep.n, in.nlocs, ST_REL_JOIN_PARTIAL | ST_REL_JOIN_TIMES, &a) == 0);
+            CHECK(st_rel_graph_join_src(ep2.v, ep2.n, &omp, in.nlocs,
+                                        ST_REL_JOIN_PARTIAL | ST_REL_JOIN_TAKE | ST_REL_JOIN_TIMES, &b) == 0);
+            st_rel_endpoint_t x;
+            CHECK(st_rel_epsrc_read(&omp, &x, 1) == 0); /* read to its end */
+            st_rel_epsrc_free(&omp);
             CHECK_EQ(b.ninst, a.ninst);
             CHECK_EQ(b.nrefs, a.nrefs);
             CHECK(!memcmp(b.inst, a.inst, sizeof *a.inst * a.ninst));
@@ -99,16 +99,16 @@ static void same_when_split(const st_clc_input_t *in0, int split)
             CHECK(!memcmp(b.port_first, a.port_first, sizeof *a.port_first * (a.nlocs + 1)));
             CHECK(!memcmp(b.ports, a.ports, sizeof *a.ports * a.port_first[a.nlocs]));
             CHECK(!memcmp(&b.ds, &a.ds, sizeof a.ds));
-            st_clc_graph_free(&a), st_clc_graph_free(&b);
-            st_clc_epvec_free(&ep);
+            st_rel_graph_free(&a), st_rel_graph_free(&b);
+            st_rel_epvec_free(&ep);
         }
 }
 
-static void build(tb_t *t, const st_clc_sync_region_t *sync, uint32_t nsync)
+static void build(tb_t *t, const st_rel_sync_region_t *sync, uint32_t nsync)
 {
-    st_clc_input_t in = tb_input(t);
+    st_rel_input_t in = tb_input(t);
     in.sync = sync, in.nsync = nsync;
-    CHECK(st_clc_graph_build(&in, &g) == 0);
+    CHECK(st_rel_graph_build(&in, &g) == 0);
     ports_in_order(&g);
     same_when_taken(&in);
     same_when_split(&in, SPLIT_ANY);
@@ -117,7 +117,7 @@ static void build(tb_t *t, const st_clc_sync_region_t *sync, uint32_t nsync)
 /* (loc, ev) has exactly the partners listed (as loc, ev pairs) in role-opposite sets. */
 static void partners(uint32_t loc, uint64_t ev, uint8_t role, int n, const uint64_t *want)
 {
-    st_clc_ref_t r[16];
+    st_rel_ref_t r[16];
     int got = tb_partners(&g, loc, ev, role, r, 16);
     if (got != n)
         fprintf(stderr, "event (%u, %llu): %d partners, expected %d\n", loc, (unsigned long long)ev, got, n);
@@ -136,9 +136,9 @@ static void partners(uint32_t loc, uint64_t ev, uint8_t role, int n, const uint6
 #define SENDS_OF(loc, ev, ...)                                                  \
     do {                                                                        \
         const uint64_t w_[] = { __VA_ARGS__ };                                  \
-        partners(loc, ev, ST_CLC_RECV, (int)(sizeof w_ / sizeof w_[0] / 2), w_); \
+        partners(loc, ev, ST_REL_RECV, (int)(sizeof w_ / sizeof w_[0] / 2), w_); \
     } while (0)
-#define NO_PORT(loc, ev) CHECK(tb_partners(&g, loc, ev, ST_CLC_RECV, NULL, 0) + tb_partners(&g, loc, ev, ST_CLC_SEND, NULL, 0) == 0)
+#define NO_PORT(loc, ev) CHECK(tb_partners(&g, loc, ev, ST_REL_RECV, NULL, 0) + tb_partners(&g, loc, ev, ST_REL_SEND, NULL, 0) == 0)
 
 static void test_p2p(void)
 {
@@ -176,25 +176,25 @@ static void test_p2p(void)
     CHECK_EQ(g.ds.cancelled, 1);
     CHECK_EQ(g.ds.unmatched_send, 1);
     CHECK_EQ(g.ds.unmatched_recv, 0);
-    CHECK_EQ(tb_inst(&g, b, 4, ST_CLC_RECV)->mumask, ST_CLC_MU_INTER);
-    CHECK_EQ(tb_inst(&g, b, 4, ST_CLC_RECV)->kind, ST_CLC_P2P);
-    CHECK_EQ(tb_inst(&g, b, 4, ST_CLC_RECV)->key[1], (uint64_t)0 << 32 | 1); /* sender 0, receiver 1 */
-    st_clc_graph_free(&g);
+    CHECK_EQ(tb_inst(&g, b, 4, ST_REL_RECV)->mumask, ST_REL_MU_INTER);
+    CHECK_EQ(tb_inst(&g, b, 4, ST_REL_RECV)->kind, ST_REL_P2P);
+    CHECK_EQ(tb_inst(&g, b, 4, ST_REL_RECV)->key[1], (uint64_t)0 << 32 | 1); /* sender 0, receiver 1 */
+    st_rel_graph_free(&g);
 
     /* One process alone (the parallel version's view): its sends keep their instances. */
-    st_clc_input_t in = tb_input(&t);
-    st_clc_epvec_t ep = { 0 };
-    CHECK(st_clc_endpoints(&in, 0, &ep, NULL) == 0);
+    st_rel_input_t in = tb_input(&t);
+    st_rel_epvec_t ep = { 0 };
+    CHECK(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
     CHECK_EQ(ep.n, 5);
-    CHECK(st_clc_graph_join(ep.v, ep.n, in.nlocs, ST_CLC_JOIN_PARTIAL, &g) == 0);
+    CHECK(st_rel_graph_join(ep.v, ep.n, in.nlocs, ST_REL_JOIN_PARTIAL, &g) == 0);
     CHECK_EQ(g.ninst, 5);
     CHECK(g.inst[0].nsend == 1 && g.inst[0].nrecv == 0);
-    st_clc_graph_free(&g);
-    CHECK(st_clc_graph_join(ep.v, ep.n, in.nlocs, 0, &g) == 0);
+    st_rel_graph_free(&g);
+    CHECK(st_rel_graph_join(ep.v, ep.n, in.nlocs, 0, &g) == 0);
     CHECK_EQ(g.ninst, 0);
     CHECK_EQ(g.ds.unmatched_send, 5);
-    st_clc_graph_free(&g);
-    st_clc_epvec_free(&ep);
+    st_rel_graph_free(&g);
+    st_rel_epvec_free(&ep);
     tb_free(&t);
 }
 
@@ -216,7 +216,7 @@ static int cmp_ref_item(const void *a, const void *b)
     return 0;
 }
 
-static size_t p2p_reference(const tb_t *t, int32_t me, st_clc_endpoint_t *out)
+static size_t p2p_reference(const tb_t *t, int32_t me, st_rel_endpoint_t *out)
 {
     static ref_item_t it[4096];
     size_t n = 0, m = 0;
@@ -238,19 +238,19 @@ static size_t p2p_reference(const tb_t *t, int32_t me, st_clc_endpoint_t *out)
             it[n++] = (ref_item_t){ .key = { (uint32_t)e->tag, from << 32 | to, t->comms[me][e->comm].key },
                                     .o1 = send ? e->time : e->id, .o2 = send ? 0 : e->time, .time = e->time,
                                     .loc = l, .ev = i,
-                                    .role = send ? ST_CLC_SEND : ST_CLC_RECV };
+                                    .role = send ? ST_REL_SEND : ST_REL_RECV };
         }
     qsort(it, n, sizeof *it, cmp_ref_item);
     for (size_t i = 0, k = 0; i < n; i++) {
         k = i > 0 && !memcmp(it[i].key, it[i - 1].key, sizeof it[i].key) && it[i].role == it[i - 1].role ? k + 1 : 0;
         uint32_t from = (uint32_t)(it[i].key[1] >> 32), to = (uint32_t)it[i].key[1];
-        out[m++] = (st_clc_endpoint_t){
-            .key = { (uint64_t)ST_CLC_KEY_P2P << 56 | it[i].key[0], it[i].key[1], it[i].key[2], k },
-            .ref = { .loc = it[i].loc, .ev = it[i].ev }, .time = it[i].time, .role = it[i].role, .kind = ST_CLC_P2P,
-            .shape = ST_CLC_PRODUCT, .mumask = from == to ? ST_CLC_MU_PROC : ST_CLC_MU_INTER,
+        out[m++] = (st_rel_endpoint_t){
+            .key = { (uint64_t)ST_REL_KEY_P2P << 56 | it[i].key[0], it[i].key[1], it[i].key[2], k },
+            .ref = { .loc = it[i].loc, .ev = it[i].ev }, .time = it[i].time, .role = it[i].role, .kind = ST_REL_P2P,
+            .shape = ST_REL_PRODUCT, .mumask = from == to ? ST_REL_MU_PROC : ST_REL_MU_INTER,
         };
     }
-    qsort(out, m, sizeof *out, (int (*)(const void *, const void *))st_clc_endpoint_cmp);
+    qsort(out, m, sizeof *out, (int (*)(const void *, const void *))st_rel_endpoint_cmp);
     return m;
 }
 
@@ -290,19 +290,19 @@ static void p2p_numbering(uint64_t seed, int shuffle)
             e->peer = 1, e->flags = ST_EVF_PROC_NULL;
         }
     }
-    st_clc_input_t in = tb_input(&t);
-    st_clc_epvec_t ep = { 0 };
-    static st_clc_endpoint_t want[4096];
+    st_rel_input_t in = tb_input(&t);
+    st_rel_epvec_t ep = { 0 };
+    static st_rel_endpoint_t want[4096];
     size_t n = p2p_reference(&t, 0, want);
-    CHECK(st_clc_endpoints(&in, 0, &ep, NULL) == 0);
+    CHECK(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
     CHECK(n > 300 && ep.n >= n);
     for (size_t i = 0; i < ep.n; i++)
-        if (i < n ? memcmp(&ep.v[i], &want[i], sizeof want[i]) != 0 : ep.v[i].kind == ST_CLC_P2P) {
+        if (i < n ? memcmp(&ep.v[i], &want[i], sizeof want[i]) != 0 : ep.v[i].kind == ST_REL_P2P) {
             fprintf(stderr, "seed %llu shuffle %d: endpoint %zu differs from the reference\n", (unsigned long long)seed,
                     shuffle, i);
             CHECK(0);
         }
-    st_clc_epvec_free(&ep);
+    st_rel_epvec_free(&ep);
     tb_free(&t);
 }
 
@@ -340,20 +340,20 @@ static void test_collectives(void)
     SENDS_OF(l[0], 1, l[1], 0);
     SENDS_OF(l[2], 1, l[1], 0);
     NO_PORT(l[1], 1); /* the root receives nothing in a bcast */
-    CHECK_EQ(tb_inst(&g, l[1], 0, ST_CLC_SEND)->mumask, ST_CLC_MU_INTRA | ST_CLC_MU_INTER);
+    CHECK_EQ(tb_inst(&g, l[1], 0, ST_REL_SEND)->mumask, ST_REL_MU_INTRA | ST_REL_MU_INTER);
     SENDS_OF(l[0], 3, l[1], 2, l[2], 2);
     NO_PORT(l[1], 3);
     SENDS_OF(l[0], 5, l[1], 4); /* rank 2 had no data for the gatherv */
     NO_PORT(l[2], 4);
-    const st_clc_inst_t *scan = tb_inst(&g, l[2], 7, ST_CLC_RECV);
-    CHECK(scan->shape == ST_CLC_PREFIX && scan->nsend == 3 && scan->nrecv == 3);
+    const st_rel_inst_t *scan = tb_inst(&g, l[2], 7, ST_REL_RECV);
+    CHECK(scan->shape == ST_REL_PREFIX && scan->nsend == 3 && scan->nrecv == 3);
     for (uint32_t i = 0; i < 3; i++) /* sorted by communicator rank */
         CHECK(g.refs[scan->first + i].order == i && g.refs[scan->first + i].loc == l[i]);
     /* nonblocking: the ICOLL_REQUEST (start of the I-call) is the send; rank 1 completed on its other thread */
     SENDS_OF(w1, 0, l[0], 9, l[1], 9, l[2], 9);
     SENDS_OF(l[0], 11, l[0], 9, l[1], 9, l[2], 9);
     CHECK_EQ(g.ds.no_begin, 0);
-    st_clc_graph_free(&g);
+    st_rel_graph_free(&g);
     tb_free(&t);
 }
 
@@ -393,7 +393,7 @@ static void test_payload(void)
     SENDS_OF(l[0], 9, l[0], 8, l[1], 8, l[2], 8);
     SENDS_OF(l[1], 13, l[2], 12);          /* reduce: rank 0 contributes nothing */
     NO_PORT(l[0], 12);
-    st_clc_graph_free(&g);
+    st_rel_graph_free(&g);
     tb_free(&t);
 }
 
@@ -408,7 +408,7 @@ static void test_intercomm_sync(void)
                               .world = r ? g12 : g0, .remote_size = r ? 1 : 2, .remote_world = r ? g0 : g12 };
     }
     uint32_t l[3];
-    const st_clc_sync_region_t sync[] = { { TR_INIT, 0 }, { TR_FINALIZE, 1 } };
+    const st_rel_sync_region_t sync[] = { { TR_INIT, 0 }, { TR_FINALIZE, 1 } };
     for (int r = 0; r < 3; r++) {
         l[r] = tb_loc(&t, r, 0);
         tb_region(&t, l[r], ST_EV_ENTER, 1, TR_INIT);
@@ -432,7 +432,7 @@ static void test_intercomm_sync(void)
     SENDS_OF(l[0], 3, l[1], 2, l[2], 2); /* group {0} receives from group {1,2} */
     SENDS_OF(l[1], 3, l[0], 2);
     SENDS_OF(l[2], 3, l[0], 2);
-    st_clc_graph_free(&g);
+    st_rel_graph_free(&g);
     tb_free(&t);
 }
 
@@ -473,7 +473,7 @@ static void test_openmp_teams(void)
     SENDS_OF(m, 3, m, 2, w, 1);   /* team 9, barrier 0: both ENTERs */
     SENDS_OF(w, 4, m, 4, w, 3);   /* team 9, barrier 1 */
     SENDS_OF(m, 13, m, 12, w, 9); /* team 5, barrier 1 */
-    st_clc_graph_free(&g);
+    st_rel_graph_free(&g);
     tb_free(&t);
 }
 
@@ -515,12 +515,12 @@ static void test_openmp(void)
     tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 74)->id = 7;            /* w10 */
     build(&t, NULL, 0);
     { /* one rank's endpoints come in the join's order, though each thread's were met in turn */
-        st_clc_input_t in = tb_input(&t);
-        st_clc_epvec_t ep = { 0 };
-        CHECK(st_clc_endpoints(&in, 0, &ep, NULL) == 0);
+        st_rel_input_t in = tb_input(&t);
+        st_rel_epvec_t ep = { 0 };
+        CHECK(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
         for (size_t i = 1; i < ep.n; i++)
-            CHECK(st_clc_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) <= 0);
-        st_clc_epvec_free(&ep);
+            CHECK(st_rel_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) <= 0);
+        st_rel_epvec_free(&ep);
     }
     SENDS_OF(w, 0, m, 0);           /* fork -> team begin */
     SENDS_OF(m, 18, m, 17, w, 10);  /* team ends -> join */
@@ -534,14 +534,14 @@ static void test_openmp(void)
     NO_PORT(m, 14);                 /* last release: nobody acquires after it */
     SENDS_OF(w, 7, m, 11, w, 6);    /* first barrier of team 7 */
     SENDS_OF(m, 16, m, 15, w, 8);   /* second barrier (implicit) */
-    CHECK_EQ(tb_inst(&g, w, 0, ST_CLC_RECV)->kind, ST_CLC_OMP);
-    CHECK_EQ(tb_inst(&g, w, 0, ST_CLC_RECV)->mumask, ST_CLC_MU_PROC);
-    st_clc_graph_free(&g);
+    CHECK_EQ(tb_inst(&g, w, 0, ST_REL_RECV)->kind, ST_REL_OMP);
+    CHECK_EQ(tb_inst(&g, w, 0, ST_REL_RECV)->mumask, ST_REL_MU_PROC);
+    st_rel_graph_free(&g);
     tb_free(&t);
 }
 
 /* Has ep an end (loc, ev, role)? */
-static int has_end(const st_clc_epvec_t *ep, uint32_t loc, uint64_t ev, uint8_t role)
+static int has_end(const st_rel_epvec_t *ep, uint32_t loc, uint64_t ev, uint8_t role)
 {
     for (size_t i = 0; i < ep->n; i++)
         if (ep->v[i].ref.loc == loc && ep->v[i].ref.ev == ev && ep->v[i].role == role)
@@ -568,28 +568,28 @@ static void test_omit_self_ends(void)
     lock_ev(&t, w, ST_EV_THREAD_ACQUIRE_LOCK, 14, 3);           /* w1 */
     lock_ev(&t, w, ST_EV_THREAD_RELEASE_LOCK, 15, 3);           /* w2: last release */
     tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 31)->id = 7;            /* w3 */
-    st_clc_input_t in = tb_input(&t);
-    st_clc_epvec_t all = { 0 }, some = { 0 };
-    CHECK(st_clc_endpoints(&in, 0, &all, NULL) == 0);
+    st_rel_input_t in = tb_input(&t);
+    st_rel_epvec_t all = { 0 }, some = { 0 };
+    CHECK(st_rel_endpoints(&in, 0, &all, NULL) == 0);
     in.omit_self_ends = 1;
-    CHECK(st_clc_endpoints(&in, 0, &some, NULL) == 0);
+    CHECK(st_rel_endpoints(&in, 0, &some, NULL) == 0);
     CHECK_EQ(all.n, some.n + 4);
     for (size_t i = 0; i < some.n; i++)
         CHECK(has_end(&all, some.v[i].ref.loc, some.v[i].ref.ev, some.v[i].role));
     static const struct { uint32_t loc; uint64_t ev; uint8_t role; } gone[] = {
-        { 0, 1, ST_CLC_RECV }, { 0, 6, ST_CLC_SEND }, { 0, 3, ST_CLC_SEND }, { 0, 4, ST_CLC_RECV },
+        { 0, 1, ST_REL_RECV }, { 0, 6, ST_REL_SEND }, { 0, 3, ST_REL_SEND }, { 0, 4, ST_REL_RECV },
     };
     for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) {
         uint32_t loc = gone[i].loc ? w : m;
         CHECK(has_end(&all, loc, gone[i].ev, gone[i].role) && !has_end(&some, loc, gone[i].ev, gone[i].role));
     }
-    CHECK(has_end(&some, w, 0, ST_CLC_RECV) && has_end(&some, m, 0, ST_CLC_SEND)); /* fork -> worker */
-    CHECK(has_end(&some, w, 3, ST_CLC_SEND) && has_end(&some, m, 7, ST_CLC_RECV)); /* worker -> join */
-    CHECK(has_end(&some, m, 5, ST_CLC_SEND) && has_end(&some, w, 1, ST_CLC_RECV)); /* lock m -> w */
+    CHECK(has_end(&some, w, 0, ST_REL_RECV) && has_end(&some, m, 0, ST_REL_SEND)); /* fork -> worker */
+    CHECK(has_end(&some, w, 3, ST_REL_SEND) && has_end(&some, m, 7, ST_REL_RECV)); /* worker -> join */
+    CHECK(has_end(&some, m, 5, ST_REL_SEND) && has_end(&some, w, 1, ST_REL_RECV)); /* lock m -> w */
     for (size_t i = 1; i < some.n; i++)
-        CHECK(st_clc_endpoint_cmp(&some.v[i - 1], &some.v[i]) <= 0);
-    st_clc_epvec_free(&all);
-    st_clc_epvec_free(&some);
+        CHECK(st_rel_endpoint_cmp(&some.v[i - 1], &some.v[i]) <= 0);
+    st_rel_epvec_free(&all);
+    st_rel_epvec_free(&some);
     tb_free(&t);
 }
 
@@ -597,21 +597,21 @@ static void test_omit_self_ends(void)
  * sized by that), nor endpoints out of the join's order: an error, not an overrun. */
 static void test_join_src_guards(void)
 {
-    st_clc_endpoint_t v[3];
+    st_rel_endpoint_t v[3];
     for (int i = 0; i < 3; i++)
-        v[i] = (st_clc_endpoint_t){ .key = { (uint64_t)ST_CLC_KEY_OMP_BARRIER << 56, 0, 7, (uint64_t)i },
-                                    .ref = { .loc = 0, .ev = (uint64_t)i }, .role = ST_CLC_SEND, .kind = ST_CLC_OMP };
+        v[i] = (st_rel_endpoint_t){ .key = { (uint64_t)ST_REL_KEY_OMP_BARRIER << 56, 0, 7, (uint64_t)i },
+                                    .ref = { .loc = 0, .ev = (uint64_t)i }, .role = ST_REL_SEND, .kind = ST_REL_OMP };
     tb_array_src_t a = { v, 3, 0 };
-    st_clc_epsrc_t src = tb_array_src(&a);
-    st_clc_graph_t h = { 0 };
-    CHECK(st_clc_graph_join_src(NULL, 0, &src, 1, ST_CLC_JOIN_PARTIAL, &h) == 0 && h.ninst == 3);
-    st_clc_graph_free(&h);
+    st_rel_epsrc_t src = tb_array_src(&a);
+    st_rel_graph_t h = { 0 };
+    CHECK(st_rel_graph_join_src(NULL, 0, &src, 1, ST_REL_JOIN_PARTIAL, &h) == 0 && h.ninst == 3);
+    st_rel_graph_free(&h);
     a.at = 0, src.n = 2; /* claims fewer than it gives */
-    CHECK(st_clc_graph_join_src(NULL, 0, &src, 1, ST_CLC_JOIN_PARTIAL, &h) == -1 && h.ninst == 0);
-    st_clc_endpoint_t w = v[2];
+    CHECK(st_rel_graph_join_src(NULL, 0, &src, 1, ST_REL_JOIN_PARTIAL, &h) == -1 && h.ninst == 0);
+    st_rel_endpoint_t w = v[2];
     v[2] = v[0], v[0] = w; /* out of order */
     a.at = 0, src.n = 3;
-    CHECK(st_clc_graph_join_src(NULL, 0, &src, 1, ST_CLC_JOIN_PARTIAL, &h) == -1 && h.ninst == 0);
+    CHECK(st_rel_graph_join_src(NULL, 0, &src, 1, ST_REL_JOIN_PARTIAL, &h) == -1 && h.ninst == 0);
 }
 
 /* The split derivation (same_when_split) where the join reads the OpenMP ends in parts: an
@@ -650,11 +650,11 @@ static void test_split(void)
     tb_ev(&t, w, ST_EV_THREAD_TEAM_END, now++)->id = 7;
     tb_ev(&t, m, ST_EV_THREAD_TEAM_END, now++)->id = 7;
     tb_ev(&t, m, ST_EV_THREAD_JOIN, now++)->id = 7;
-    st_clc_input_t in = tb_input(&t);
-    CHECK(st_clc_graph_build(&in, &g) == 0);
-    CHECK_EQ(tb_inst(&g, m, 1506, ST_CLC_RECV)->nsend, 1500); /* the taskwait's exit: every completion */
+    st_rel_input_t in = tb_input(&t);
+    CHECK(st_rel_graph_build(&in, &g) == 0);
+    CHECK_EQ(tb_inst(&g, m, 1506, ST_REL_RECV)->nsend, 1500); /* the taskwait's exit: every completion */
     same_when_split(&in, SPLIT_YES);
-    st_clc_graph_free(&g);
+    st_rel_graph_free(&g);
     tb_free(&t);
 
     tb_init(&t, 1, 0);
@@ -674,9 +674,9 @@ static void test_split(void)
         tb_ev(&t, m, ST_EV_THREAD_JOIN, now++)->id = team;
     }
     in = tb_input(&t);
-    CHECK(st_clc_graph_build(&in, &g) == 0);
+    CHECK(st_rel_graph_build(&in, &g) == 0);
     same_when_split(&in, SPLIT_NO);
-    st_clc_graph_free(&g);
+    st_rel_graph_free(&g);
     tb_free(&t);
 }
 

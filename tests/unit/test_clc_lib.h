@@ -37,7 +37,7 @@ const char *__ubsan_default_options(void) { return "halt_on_error=1:print_stackt
 /* Region ids of the fixed regions (same numbering as region.h). */
 enum {
 #define ST_REGION(id, name, role, paradigm) TR_##id,
-#include "regions.def"
+#include "../../src/model/regions.def"
 #undef ST_REGION
     TR_USER = 1000,   /* an arbitrary application/MPI region */
     TR_INIT = 1001,   /* stands for MPI_Init in the sync-region table */
@@ -50,10 +50,10 @@ enum { OP_BARRIER = 0, OP_BCAST = 1, OP_GATHERV = 3, OP_SCATTERV = 5, OP_ALLREDU
 
 typedef struct tb {
     uint32_t      nlocs;
-    st_clc_loc_t  locs[64];
+    st_rel_loc_t  locs[64];
     uint64_t      cap[64];
     int32_t       nranks;
-    st_clc_proc_t procs[64];
+    st_rel_proc_t procs[64];
     st_comm_def_t comms[64][2]; /* per rank: 0 = world (key 1), 1 = self (key 100+rank) */
     int32_t       world[64];
 } tb_t;
@@ -70,20 +70,20 @@ static inline void tb_init(tb_t *t, int32_t nranks, int32_t per_node)
                                           .size = (uint32_t)nranks, .world = t->world };
         t->comms[r][1] = (st_comm_def_t){ .key = 100 + (uint64_t)r, .parent = ST_NO_COMM, .flags = ST_COMMF_SELF,
                                           .size = 1, .world = &t->world[r] };
-        t->procs[r] = (st_clc_proc_t){ .ncomms = 2, .comms = t->comms[r], .node = per_node ? r / per_node : r };
+        t->procs[r] = (st_rel_proc_t){ .ncomms = 2, .comms = t->comms[r], .node = per_node ? r / per_node : r };
     }
 }
 
 static inline uint32_t tb_loc(tb_t *t, int32_t rank, uint32_t thread)
 {
     uint32_t l = t->nlocs++;
-    t->locs[l] = (st_clc_loc_t){ .rank = rank, .thread = thread };
+    t->locs[l] = (st_rel_loc_t){ .rank = rank, .thread = thread };
     return l;
 }
 
 static inline st_event_t *tb_ev(tb_t *t, uint32_t l, unsigned kind, uint64_t time)
 {
-    st_clc_loc_t *L = &t->locs[l];
+    st_rel_loc_t *L = &t->locs[l];
     if (L->n == t->cap[l]) {
         t->cap[l] = t->cap[l] ? 2 * t->cap[l] : 16;
         L->ev = realloc(L->ev, t->cap[l] * sizeof(st_event_t));
@@ -120,16 +120,16 @@ static inline void tb_coll(tb_t *t, uint32_t l, uint64_t t0, uint64_t t1, unsign
     e->op = (uint16_t)op, e->comm = 0, e->peer = root, e->id = seq, e->bytes = sent, e->bytes2 = recvd;
 }
 
-static inline st_clc_input_t tb_input(tb_t *t)
+static inline st_rel_input_t tb_input(tb_t *t)
 {
-    return (st_clc_input_t){ .nlocs = t->nlocs, .locs = t->locs, .nranks = t->nranks, .procs = t->procs };
+    return (st_rel_input_t){ .nlocs = t->nlocs, .locs = t->locs, .nranks = t->nranks, .procs = t->procs };
 }
 
 static inline void tb_free(tb_t *t)
 {
     for (uint32_t l = 0; l < t->nlocs; l++) {
         free(t->locs[l].ev);
-        st_clc_free(t->locs[l].orig);
+        st_mem_free(t->locs[l].orig);
     }
     memset(t, 0, sizeof *t);
 }
@@ -181,18 +181,18 @@ static inline uint64_t tb_sim_ev(tb_t *t, uint64_t *now, uint32_t l, unsigned ki
 
 static inline uint64_t T(const tb_t *t, uint32_t l, uint64_t i) { return t->locs[l].ev[i].time; }
 
-/* The partners of event (loc, ev) in role `role` (its sends if role == ST_CLC_RECV),
+/* The partners of event (loc, ev) in role `role` (its sends if role == ST_REL_RECV),
  * over all instances it takes part in; returns how many (at most max written). */
-static inline int tb_partners(const st_clc_graph_t *g, uint32_t loc, uint64_t ev, uint8_t role, st_clc_ref_t *out,
+static inline int tb_partners(const st_rel_graph_t *g, uint32_t loc, uint64_t ev, uint8_t role, st_rel_ref_t *out,
                               int max)
 {
     int n = 0;
     for (uint64_t k = g->port_first[loc]; k < g->port_first[loc + 1]; k++) {
-        const st_clc_port_t *p = &g->ports[k];
+        const st_rel_port_t *p = &g->ports[k];
         if (p->ev != ev || p->role != role)
             continue;
-        const st_clc_inst_t *in = &g->inst[p->inst];
-        uint32_t from = role == ST_CLC_RECV ? 0 : in->nsend, to = role == ST_CLC_RECV ? in->nsend : in->nsend + in->nrecv;
+        const st_rel_inst_t *in = &g->inst[p->inst];
+        uint32_t from = role == ST_REL_RECV ? 0 : in->nsend, to = role == ST_REL_RECV ? in->nsend : in->nsend + in->nrecv;
         for (uint32_t s = from; s < to; s++) {
             if (n < max)
                 out[n] = g->refs[in->first + s];
@@ -203,9 +203,9 @@ static inline int tb_partners(const st_clc_graph_t *g, uint32_t loc, uint64_t ev
 }
 
 /* The instance of the port (loc, ev, role); CHECKs there is exactly one. */
-static inline const st_clc_inst_t *tb_inst(const st_clc_graph_t *g, uint32_t loc, uint64_t ev, uint8_t role)
+static inline const st_rel_inst_t *tb_inst(const st_rel_graph_t *g, uint32_t loc, uint64_t ev, uint8_t role)
 {
-    const st_clc_inst_t *found = NULL;
+    const st_rel_inst_t *found = NULL;
     int n = 0;
     for (uint64_t k = g->port_first[loc]; k < g->port_first[loc + 1]; k++)
         if (g->ports[k].ev == ev && g->ports[k].role == role)
@@ -214,13 +214,13 @@ static inline const st_clc_inst_t *tb_inst(const st_clc_graph_t *g, uint32_t loc
     return found;
 }
 
-/* A source (st_clc_epsrc_t) that gives the endpoints of an array in order: tb_array_src(&a). */
+/* A source (st_rel_epsrc_t) that gives the endpoints of an array in order: tb_array_src(&a). */
 typedef struct tb_array_src {
-    const st_clc_endpoint_t *v;
+    const st_rel_endpoint_t *v;
     size_t                   n, at;
 } tb_array_src_t;
 
-static inline size_t tb_array_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
+static inline size_t tb_array_read(void *ctx, st_rel_endpoint_t *buf, size_t max)
 {
     tb_array_src_t *a = ctx;
     size_t k = 0;
@@ -231,9 +231,9 @@ static inline size_t tb_array_read(void *ctx, st_clc_endpoint_t *buf, size_t max
 
 static inline void tb_array_rewind(void *ctx) { ((tb_array_src_t *)ctx)->at = 0; }
 
-static inline st_clc_epsrc_t tb_array_src(tb_array_src_t *a)
+static inline st_rel_epsrc_t tb_array_src(tb_array_src_t *a)
 {
-    return (st_clc_epsrc_t){ tb_array_read, tb_array_rewind, NULL, a, a->n };
+    return (st_rel_epsrc_t){ tb_array_read, tb_array_rewind, NULL, a, a->n };
 }
 
 #endif

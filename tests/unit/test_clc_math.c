@@ -3,7 +3,7 @@
  * checks, and the backward ramp (ideal, bent through one and two send limits, and a
  * randomized comparison with a brute-force evaluation of its definition).
  */
-/* link: src/clc/clc.c src/clc/deps.c src/clc/graph.c src/clc/mem.c src/clc/params.c src/clc/stats.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/clc/clc.c src/relations/derive.c src/relations/graph.c src/util/mem.c src/clc/params.c src/clc/stats.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/config/config.h"
@@ -32,9 +32,9 @@ static void test_mu_params(void)
     st_clc_params_t p = tb_params();
     char err[200];
     CHECK_EQ(st_clc_mu(&p, 0), 0);
-    CHECK_EQ(st_clc_mu(&p, ST_CLC_MU_INTER), 10);
-    CHECK_EQ(st_clc_mu(&p, ST_CLC_MU_INTER | ST_CLC_MU_INTRA), 5);
-    CHECK_EQ(st_clc_mu(&p, ST_CLC_MU_PROC | ST_CLC_MU_INTRA), 2);
+    CHECK_EQ(st_clc_mu(&p, ST_REL_MU_INTER), 10);
+    CHECK_EQ(st_clc_mu(&p, ST_REL_MU_INTER | ST_REL_MU_INTRA), 5);
+    CHECK_EQ(st_clc_mu(&p, ST_REL_MU_PROC | ST_REL_MU_INTRA), 2);
     CHECK(st_clc_params_check(&p, err, sizeof err) == 0);
     p.gamma = 0;
     CHECK(st_clc_params_check(&p, err, sizeof err) == -1 && strstr(err, "gamma"));

@@ -1,10 +1,10 @@
 /*
- * test_clc_mem.c — the correction's allocator over lent memory (src/clc/mem.c): blocks
+ * test_clc_mem.c — the correction's allocator over lent memory (src/util/mem.c): blocks
  * from the region or from malloc by size, reuse of freed blocks, growth in place, moves
  * that keep the contents, fallback when the region is full, and a randomized run that
  * checks every live block's contents after each step.
  */
-/* link: src/clc/mem.c */
+/* link: src/util/mem.c */
 #include "test_clc_lib.h"
 
 #define REGION (1u << 20)
@@ -17,58 +17,58 @@ static void lend(void)
     void *base = region;
     size_t len = REGION;
     memset(region, 0xa5, sizeof region); /* lent memory is not zero */
-    st_clc_mem_lend(&base, &len, 1);
+    st_mem_lend(&base, &len, 1);
 }
 
 static void test_plain(void)
 {
-    void *p = st_clc_malloc(1 << 16), *q = st_clc_calloc(100, 100);
+    void *p = st_mem_malloc(1 << 16), *q = st_mem_calloc(100, 100);
     CHECK(p && q && !inside(p) && !inside(q));
-    p = st_clc_realloc(p, 1 << 17);
+    p = st_mem_realloc(p, 1 << 17);
     CHECK(p && !inside(p));
-    st_clc_free(p), st_clc_free(q), st_clc_free(NULL);
+    st_mem_free(p), st_mem_free(q), st_mem_free(NULL);
 }
 
 static void test_lent(void)
 {
     lend();
-    void *small = st_clc_malloc(100);
+    void *small = st_mem_malloc(100);
     CHECK(small && !inside(small)); /* small blocks: malloc */
-    uint8_t *a = st_clc_calloc(1, 64 << 10);
+    uint8_t *a = st_mem_calloc(1, 64 << 10);
     CHECK(a && inside(a));
     for (size_t i = 0; i < 64 << 10; i++)
         CHECK(a[i] == 0);
-    uint8_t *b = st_clc_malloc(8 << 10);
+    uint8_t *b = st_mem_malloc(8 << 10);
     CHECK(b && inside(b) && b > a);
-    st_clc_free(a);
-    uint8_t *c = st_clc_malloc(32 << 10); /* first fit: a's place */
+    st_mem_free(a);
+    uint8_t *c = st_mem_malloc(32 << 10); /* first fit: a's place */
     CHECK(c == a);
     memset(b, 7, 8 << 10);
-    uint8_t *b2 = st_clc_realloc(b, 200 << 10); /* nothing after b: grows in place */
+    uint8_t *b2 = st_mem_realloc(b, 200 << 10); /* nothing after b: grows in place */
     CHECK(b2 == b && b2[0] == 7 && b2[(8 << 10) - 1] == 7);
-    uint8_t *d = st_clc_malloc(16 << 10); /* first fit: the rest of a's place */
+    uint8_t *d = st_mem_malloc(16 << 10); /* first fit: the rest of a's place */
     CHECK(d == c + (32 << 10) + 16);
-    st_clc_free(d);
-    uint8_t *c2 = st_clc_realloc(c, 48 << 10); /* grows into its freed neighbour */
+    st_mem_free(d);
+    uint8_t *c2 = st_mem_realloc(c, 48 << 10); /* grows into its freed neighbour */
     CHECK(c2 == c);
-    d = st_clc_malloc(16 << 10);
+    d = st_mem_malloc(16 << 10);
     CHECK(d && inside(d) && d > b2);
     memset(c2, 3, 48 << 10);
-    uint8_t *c3 = st_clc_realloc(c2, 300 << 10); /* blocked by b: moves, keeps the contents */
+    uint8_t *c3 = st_mem_realloc(c2, 300 << 10); /* blocked by b: moves, keeps the contents */
     CHECK(c3 != c2 && inside(c3) && c3[0] == 3 && c3[(48 << 10) - 1] == 3);
-    uint8_t *v = st_clc_malloc(1000); /* a small vector outgrowing the threshold moves in */
+    uint8_t *v = st_mem_malloc(1000); /* a small vector outgrowing the threshold moves in */
     memset(v, 9, 1000);
-    v = st_clc_realloc(v, 100 << 10);
+    v = st_mem_realloc(v, 100 << 10);
     CHECK(v && inside(v) && v[0] == 9 && v[999] == 9);
-    uint8_t *big = st_clc_malloc(2 << 20); /* larger than what is left: malloc */
+    uint8_t *big = st_mem_malloc(2 << 20); /* larger than what is left: malloc */
     CHECK(big && !inside(big));
     memset(big, 1, 2 << 20);
-    size_t peak = st_clc_mem_return();
+    size_t peak = st_mem_return();
     CHECK(peak >= (200 + 16 + 300 + 100) << 10 && peak <= REGION);
-    uint8_t *after = st_clc_malloc(64 << 10);
+    uint8_t *after = st_mem_malloc(64 << 10);
     CHECK(after && !inside(after)); /* the loan is over */
-    st_clc_free(after), st_clc_free(big), st_clc_free(v), st_clc_free(c3), st_clc_free(d), st_clc_free(b2);
-    st_clc_free(small);
+    st_mem_free(after), st_mem_free(big), st_mem_free(v), st_mem_free(c3), st_mem_free(d), st_mem_free(b2);
+    st_mem_free(small);
 }
 
 static uint64_t rng = 88172645463325252ull;
@@ -89,14 +89,14 @@ static void test_random(void)
         size_t n = (size_t)(rnd() % 4 ? rnd() % 6000 : rnd() % 200000) + 1;
         switch (rnd() % 3) {
         case 0:
-            st_clc_free(p[i]);
-            p[i] = st_clc_malloc(n), len[i] = n;
+            st_mem_free(p[i]);
+            p[i] = st_mem_malloc(n), len[i] = n;
             break;
         case 1:
-            p[i] = st_clc_realloc(p[i], n), len[i] = n;
+            p[i] = st_mem_realloc(p[i], n), len[i] = n;
             break;
         default:
-            st_clc_free(p[i]);
+            st_mem_free(p[i]);
             p[i] = NULL, len[i] = 0;
         }
         CHECK(!len[i] || p[i]);
@@ -107,11 +107,11 @@ static void test_random(void)
                 for (size_t k = 0; k < len[j]; k += 61)
                     CHECK(p[j][k] == (uint8_t)j);
     }
-    CHECK(st_clc_mem_return() <= REGION);
+    CHECK(st_mem_return() <= REGION);
     for (int j = 0; j < N; j++) {
         for (size_t k = 0; k < len[j]; k++)
             CHECK(p[j][k] == (uint8_t)j);
-        st_clc_free(p[j]);
+        st_mem_free(p[j]);
     }
 }
 

@@ -12,7 +12,7 @@
  *    plus the per-location backward pass fed by naively computed limits;
  *  - the result does not depend on the order the locations are given in.
  */
-/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
 
 
@@ -188,16 +188,16 @@ static void free_times(const tb_t *t, uint64_t **v)
 }
 
 /* Max over the sends this receive depends on (other locations; scans: lower ranks) + mu. */
-static uint64_t naive_bound(const st_clc_graph_t *g, uint64_t **lc, uint32_t loc, const st_clc_port_t *p,
+static uint64_t naive_bound(const st_rel_graph_t *g, uint64_t **lc, uint32_t loc, const st_rel_port_t *p,
                             const st_clc_params_t *prm)
 {
-    const st_clc_inst_t *in = &g->inst[p->inst];
-    const st_clc_ref_t *me = &g->refs[in->first + p->slot];
+    const st_rel_inst_t *in = &g->inst[p->inst];
+    const st_rel_ref_t *me = &g->refs[in->first + p->slot];
     uint64_t v = 0;
     int have = 0;
     for (uint32_t s = 0; s < in->nsend; s++) {
-        const st_clc_ref_t *r = &g->refs[in->first + s];
-        int dep = in->shape == ST_CLC_PREFIX ? r->order < me->order : r->loc != loc;
+        const st_rel_ref_t *r = &g->refs[in->first + s];
+        int dep = in->shape == ST_REL_PREFIX ? r->order < me->order : r->loc != loc;
         if (dep)
             v = have ? tb_max2(v, lc[r->loc][r->ev]) : lc[r->loc][r->ev], have = 1;
     }
@@ -205,20 +205,20 @@ static uint64_t naive_bound(const st_clc_graph_t *g, uint64_t **lc, uint32_t loc
 }
 
 typedef struct refctx {
-    const st_clc_graph_t  *g;
+    const st_rel_graph_t  *g;
     uint64_t             **fwd;
     const st_clc_params_t *p;
 } refctx_t;
 
-static uint64_t naive_limit(void *ctx, uint32_t loc, const st_clc_port_t *p)
+static uint64_t naive_limit(void *ctx, uint32_t loc, const st_rel_port_t *p)
 {
     refctx_t *c = ctx;
-    const st_clc_inst_t *in = &c->g->inst[p->inst];
-    const st_clc_ref_t *me = &c->g->refs[in->first + p->slot];
+    const st_rel_inst_t *in = &c->g->inst[p->inst];
+    const st_rel_ref_t *me = &c->g->refs[in->first + p->slot];
     uint64_t m = UINT64_MAX, mu = st_clc_mu(c->p, in->mumask);
     for (uint32_t s = in->nsend; s < in->nsend + in->nrecv; s++) {
-        const st_clc_ref_t *r = &c->g->refs[in->first + s];
-        int dep = in->shape == ST_CLC_PREFIX ? r->order > me->order : r->loc != loc;
+        const st_rel_ref_t *r = &c->g->refs[in->first + s];
+        int dep = in->shape == ST_REL_PREFIX ? r->order > me->order : r->loc != loc;
         if (dep && c->fwd[r->loc][r->ev] < m)
             m = c->fwd[r->loc][r->ev];
     }
@@ -226,7 +226,7 @@ static uint64_t naive_limit(void *ctx, uint32_t loc, const st_clc_port_t *p)
 }
 
 /* Reference result into t's event times (t holds C on entry). */
-static void reference(tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p)
+static void reference(tb_t *t, const st_rel_graph_t *g, const st_clc_params_t *p)
 {
     uint64_t **c = alloc_times(t), **lc = alloc_times(t);
     for (uint32_t l = 0; l < t->nlocs; l++)
@@ -239,7 +239,7 @@ static void reference(tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p
             for (uint64_t i = 0; i < t->locs[l].n; i++) {
                 uint64_t v = i ? st_clc_base(p, c[l][i], c[l][i - 1], lc[l][i - 1]) : c[l][i];
                 for (uint64_t k = g->port_first[l]; k < g->port_first[l + 1]; k++)
-                    if (g->ports[k].ev == i && g->ports[k].role == ST_CLC_RECV)
+                    if (g->ports[k].ev == i && g->ports[k].role == ST_REL_RECV)
                         v = tb_max2(v, naive_bound(g, lc, l, &g->ports[k], p));
                 changed |= v != lc[l][i];
                 lc[l][i] = v;
@@ -248,9 +248,9 @@ static void reference(tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p
     refctx_t ctx = { g, lc, p };
     st_clc_scratch_t scratch = { 0 };
     for (uint32_t l = 0; l < t->nlocs; l++) {
-        st_clc_loc_t *L = &t->locs[l]; /* forward values into its LC array, amortize, into the events */
-        CHECK(L->orig == NULL && st_clc_times_alloc(L) == 0);
-        memcpy(st_clc_lc(L), lc[l], sizeof(uint64_t) * L->n);
+        st_rel_loc_t *L = &t->locs[l]; /* forward values into its LC array, amortize, into the events */
+        CHECK(L->orig == NULL && st_rel_times_alloc(L) == 0);
+        memcpy(st_rel_lc(L), lc[l], sizeof(uint64_t) * L->n);
         st_clc_jump_t *j = malloc(sizeof *j * (L->n + 1));
         size_t nj = 0;
         CHECK(j);
@@ -262,8 +262,8 @@ static void reference(tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p
         CHECK(st_clc_backward_loc(p, L, l, g->ports + g->port_first[l], g->port_first[l + 1] - g->port_first[l], j,
                                   nj, naive_limit, &ctx, &scratch, NULL, NULL) == 0);
         for (uint64_t i = 0; i < L->n; i++)
-            L->ev[i].time = st_clc_lc(L)[i];
-        st_clc_free(L->orig);
+            L->ev[i].time = st_rel_lc(L)[i];
+        st_mem_free(L->orig);
         L->orig = NULL;
         free(j);
     }
@@ -278,7 +278,7 @@ static void copy_trace(tb_t *dst, const tb_t *src, const uint32_t *perm)
 {
     *dst = *src;
     for (uint32_t l = 0; l < src->nlocs; l++) {
-        const st_clc_loc_t *s = &src->locs[perm ? perm[l] : l];
+        const st_rel_loc_t *s = &src->locs[perm ? perm[l] : l];
         dst->locs[l] = *s;
         dst->cap[l] = s->n;
         dst->locs[l].orig = NULL;
@@ -289,22 +289,22 @@ static void copy_trace(tb_t *dst, const tb_t *src, const uint32_t *perm)
     }
 }
 
-static void run_clc(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *st, st_clc_graph_t *g)
+static void run_clc(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *st, st_rel_graph_t *g)
 {
-    st_clc_input_t in = tb_input(t);
-    CHECK(st_clc_graph_build(&in, g) == 0);
+    st_rel_input_t in = tb_input(t);
+    CHECK(st_rel_graph_build(&in, g) == 0);
     CHECK(st_clc_run(p, &in, g, st) == 0);
 }
 
 /* st_clc_violations_refs walks the instances it is given: all of them count what
  * st_clc_violations counts (here on C, where relations are violated), none count nothing
  * (the parallel engine passes its local instances, and an MPI-only rank has none). */
-static void check_refs_walk(const tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p)
+static void check_refs_walk(const tb_t *t, const st_rel_graph_t *g, const st_clc_params_t *p)
 {
     uint64_t *times = malloc(sizeof *times * (g->nrefs + 1)), *ks = malloc(sizeof *ks * (g->ninst + 1));
     CHECK(times && ks);
     for (uint64_t j = 0; j < g->nrefs; j++)
-        times[j] = st_clc_c_at(&t->locs[g->refs[j].loc], g->refs[j].ev);
+        times[j] = st_rel_c_at(&t->locs[g->refs[j].loc], g->refs[j].ev);
     for (uint64_t k = 0; k < g->ninst; k++)
         ks[k] = k;
     st_clc_vcount_t all = { 0 }, listed = { 0 }, none = { 0 };
@@ -312,7 +312,7 @@ static void check_refs_walk(const tb_t *t, const st_clc_graph_t *g, const st_clc
     st_clc_violations_refs(g, ks, g->ninst, times, p, &listed);
     st_clc_violations_refs(g, ks, 0, times, p, &none);
     st_clc_violations_refs(g, NULL, 0, times, p, &none);
-    for (int k = 0; k < ST_CLC__KINDS; k++) {
+    for (int k = 0; k < ST_REL__KINDS; k++) {
         CHECK_EQ(listed.messages[k], all.messages[k]);
         CHECK_EQ(listed.violated[k], all.violated[k]);
         CHECK_EQ(listed.sum_err[k], all.sum_err[k]);
@@ -322,19 +322,19 @@ static void check_refs_walk(const tb_t *t, const st_clc_graph_t *g, const st_clc
     free(ks);
 }
 
-static void check_result(const tb_t *t, const st_clc_graph_t *g, const st_clc_params_t *p, const st_clc_stats_t *st)
+static void check_result(const tb_t *t, const st_rel_graph_t *g, const st_clc_params_t *p, const st_clc_stats_t *st)
 {
     check_refs_walk(t, g, p);
     st_clc_vcount_t v = { 0 };
     st_clc_violations(g, t->locs, p, 0, &v);
-    for (int k = 0; k < ST_CLC__KINDS; k++) {
+    for (int k = 0; k < ST_REL__KINDS; k++) {
         CHECK_EQ(v.violated[k], 0);
         CHECK_EQ(st->remaining.violated[k], 0);
         CHECK_EQ(st->remaining.messages[k], st->reversed.messages[k]);
     }
     CHECK_EQ(st->unresolved, 0);
     for (uint32_t l = 0; l < t->nlocs; l++) {
-        const st_clc_loc_t *L = &t->locs[l];
+        const st_rel_loc_t *L = &t->locs[l];
         for (uint64_t i = 0; i < L->n; i++) {
             CHECK(L->ev[i].time >= L->orig[i]);
             if (i) {
@@ -364,7 +364,7 @@ static void one_trace(int nranks, int actions, const st_clc_params_t *p)
     copy_trace(&b, &s.t, perm);
     copy_trace(&r, &s.t, NULL);
     st_clc_stats_t sa, sb;
-    st_clc_graph_t ga, gb;
+    st_rel_graph_t ga, gb;
     run_clc(&a, p, &sa, &ga);
     run_clc(&b, p, &sb, &gb);
     check_result(&a, &ga, p, &sa);
@@ -380,12 +380,12 @@ static void one_trace(int nranks, int actions, const st_clc_params_t *p)
         for (uint64_t i = 0; i < b.locs[l].n; i++)
             CHECK_EQ(T(&a, perm[l], i), T(&b, l, i));
     CHECK(!memcmp(&sa.violations, &sb.violations, sizeof sa.violations) && sa.moved == sb.moved);
-    reversed_total += sa.reversed.violated[ST_CLC_P2P] + sa.reversed.violated[ST_CLC_COLL];
-    jumps_total += sa.jumps[ST_CLC_P2P] + sa.jumps[ST_CLC_COLL] + sa.jumps[ST_CLC_OMP];
-    omp_jumps += sa.jumps[ST_CLC_OMP];
+    reversed_total += sa.reversed.violated[ST_REL_P2P] + sa.reversed.violated[ST_REL_COLL];
+    jumps_total += sa.jumps[ST_REL_P2P] + sa.jumps[ST_REL_COLL] + sa.jumps[ST_REL_OMP];
+    omp_jumps += sa.jumps[ST_REL_OMP];
     bent_total += sa.ramps_bent;
-    st_clc_graph_free(&ga);
-    st_clc_graph_free(&gb);
+    st_rel_graph_free(&ga);
+    st_rel_graph_free(&gb);
     tb_free(&a);
     tb_free(&b);
     tb_free(&r);

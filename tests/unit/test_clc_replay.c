@@ -1,5 +1,5 @@
 /*
- * test_clc_replay.c — the parallel CLC (src/clc/replay.c src/clc/exchange.c) against the sequential reference.
+ * test_clc_replay.c — the parallel CLC (src/clc/replay.c src/exchange/exchange.c) against the sequential reference.
  *
  * Random traces are simulated in true time, then every rank's clock gets an offset and a
  * drift (which reverses messages). They use: blocking and nonblocking point-to-point on
@@ -21,7 +21,7 @@
  *    passes: rounds after the first recompute only what changed) and fallback happen;
  *  - no message is addressed to a rank whose engine is done, nothing fails or stalls.
  */
-/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/p2p_check.c src/clc/exchange.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/p2p_check.c src/exchange/exchange.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/clc/p2p_check.h"
@@ -377,7 +377,7 @@ static int net_send(void *ctx, int32_t to, void *buf, size_t len)
     return 0;
 }
 
-static const st_clc_sync_region_t sync_regions[] = { { TR_INIT, 0 }, { TR_FINALIZE, 1 } };
+static const st_rel_sync_region_t sync_regions[] = { { TR_INIT, 0 }, { TR_FINALIZE, 1 } };
 
 static uint64_t converged, fell_back, incremental;
 static int last_rounds; /* of the last parallel run (st_clc_replay_rounds) */
@@ -395,8 +395,8 @@ static uint64_t p2p_left_out_runs, p2p_put_back; /* ... the point-to-point ones;
 /* Creates the n engines over t's locations (flags: st_clc_replay_new's) and runs them to DONE,
  * delivering the messages in a random order; *any_left_out: whether some engine left its OpenMP
  * relations out (ST_CLC_REPLAY_CHECK_FIRST: then all were told to stop at round 0 if anything moves). */
-static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags, st_clc_loc_t (*locs)[64],
-                  st_clc_input_t *in, st_clc_replay_t **eng, int *any_left_out, int again)
+static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags, st_rel_loc_t (*locs)[64],
+                  st_rel_input_t *in, st_clc_replay_t **eng, int *any_left_out, int again)
 {
     int n = t->nranks;
     uint64_t rs = tb_rnd() | 1;
@@ -414,7 +414,7 @@ static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags,
         if (again) { /* the engines of a run that ended for a restart, anew */
             CHECK(st_clc_replay_again(eng[r], &net, &eng[r]) == 0);
         } else {
-            in[r] = (st_clc_input_t){ .nlocs = k, .locs = locs[r], .nranks = n, .procs = t->procs, .nsync = 2,
+            in[r] = (st_rel_input_t){ .nlocs = k, .locs = locs[r], .nranks = n, .procs = t->procs, .nsync = 2,
                                       .sync = sync_regions };
             CHECK(st_clc_replay_new(p, &in[r], r, &net, flags, &eng[r]) == 0);
         }
@@ -462,7 +462,7 @@ static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags,
             pool[j] = pool[--npool];
             CHECK(!done[m.to]); /* nothing may reach a rank that is done */
             CHECK(st_clc_replay_deliver(eng[m.to], m.from, m.buf, m.len) == 0);
-            st_clc_free(m.buf);
+            st_mem_free(m.buf);
             busy = 1;
         }
         if (!busy && !npool && ndone < n && steps > 100) { /* everything idle and nothing in flight */
@@ -490,8 +490,8 @@ static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags,
 static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *total, int rounds, unsigned flags)
 {
     int n = t->nranks, any_left_out;
-    st_clc_loc_t locs[8][64];
-    st_clc_input_t in[8];
+    st_rel_loc_t locs[8][64];
+    st_rel_input_t in[8];
     st_clc_replay_t *eng[8];
     drive(t, p, rounds, flags, locs, in, eng, &any_left_out, 0);
     left_out_runs += any_left_out;
@@ -517,7 +517,7 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
         st_clc_stats_merge(total, &s);
         st_clc_replay_free(eng[r]);
         for (uint32_t l = 0; l < in[r].nlocs; l++)
-            st_clc_free(locs[r][l].orig);
+            st_mem_free(locs[r][l].orig);
     }
 }
 
@@ -579,9 +579,9 @@ static size_t working_set_of(const st_clc_params_t *p, int perturbed, int nmsg)
     st_clc_stats_t st;
     tb_t b;
     copy_trace(&b, &s.t);
-    st_clc_mem_lend(&base, &len, 1);
+    st_mem_lend(&base, &len, 1);
     run_parallel(&b, p, &st, 8, 0);
-    size_t used = st_clc_mem_return();
+    size_t used = st_mem_return();
     fprintf(stderr, "working set (%s): %zu bytes for %d messages (%.1f per message)\n",
             perturbed ? "clocks perturbed" : "consistent", used, nmsg, (double)used / nmsg);
     CHECK(used < len / 2); /* nothing fell back to malloc for want of room */
@@ -589,7 +589,7 @@ static size_t working_set_of(const st_clc_params_t *p, int perturbed, int nmsg)
     if (!perturbed) /* C is the fixed point: round 0's exchange shows it, no forward pass runs */
         CHECK_EQ(last_rounds, 1);
     for (uint32_t l = 0; l < b.nlocs; l++)
-        free(b.locs[l].ev), st_clc_free(b.locs[l].orig);
+        free(b.locs[l].ev), st_mem_free(b.locs[l].orig);
     tb_free(&s.t);
     return used;
 }
@@ -618,16 +618,16 @@ static void one_way_rounds(const st_clc_params_t *p)
     sim_two_ranks(&s);
     for (int k = 0; k < 200; k++)
         sim_p2p(&s, 0, 1);
-    st_clc_loc_t *ahead = &s.t.locs[s.master[0]];
+    st_rel_loc_t *ahead = &s.t.locs[s.master[0]];
     for (uint64_t i = 0; i < ahead->n; i++)
         ahead->ev[i].time += 50000;
     tb_t a, b;
     copy_trace(&a, &s.t);
     copy_trace(&b, &s.t);
-    st_clc_input_t in = tb_input(&a);
-    st_clc_graph_t g;
+    st_rel_input_t in = tb_input(&a);
+    st_rel_graph_t g;
     st_clc_stats_t sa, sb;
-    CHECK(st_clc_graph_build(&in, &g) == 0);
+    CHECK(st_rel_graph_build(&in, &g) == 0);
     CHECK(st_clc_run(p, &in, &g, &sa) == 0);
     run_parallel(&b, p, &sb, 8, 0);
     CHECK(sb.moved > 0);
@@ -635,10 +635,10 @@ static void one_way_rounds(const st_clc_params_t *p)
     for (uint32_t l = 0; l < a.nlocs; l++)
         for (uint64_t i = 0; i < a.locs[l].n; i++)
             CHECK_EQ(T(&b, l, i), T(&a, l, i));
-    st_clc_graph_free(&g);
+    st_rel_graph_free(&g);
     for (uint32_t l = 0; l < a.nlocs; l++) {
-        free(a.locs[l].ev), st_clc_free(a.locs[l].orig);
-        free(b.locs[l].ev), st_clc_free(b.locs[l].orig);
+        free(a.locs[l].ev), st_mem_free(a.locs[l].orig);
+        free(b.locs[l].ev), st_mem_free(b.locs[l].orig);
     }
     tb_free(&s.t);
 }
@@ -650,7 +650,7 @@ static uint64_t total_reversed, total_remote_jumps, total_unmatched, total_coll,
 static void dip(sim_t *s)
 {
     uint32_t l = (uint32_t)(tb_rnd() % s->t.nlocs);
-    st_clc_loc_t *L = &s->t.locs[l];
+    st_rel_loc_t *L = &s->t.locs[l];
     if (tb_rnd() % 3 || L->n < 3)
         return;
     uint64_t i = 1 + tb_rnd() % (L->n - 1), back = tb_between(1, 5000);
@@ -664,11 +664,11 @@ static void compare(tb_t *t, const st_clc_params_t *p, const int *modes, int nmo
 {
     tb_t a;
     copy_trace(&a, t);
-    st_clc_input_t in = tb_input(&a);
+    st_rel_input_t in = tb_input(&a);
     in.nsync = 2, in.sync = sync_regions;
-    st_clc_graph_t g;
+    st_rel_graph_t g;
     st_clc_stats_t sb;
-    CHECK(st_clc_graph_build(&in, &g) == 0);
+    CHECK(st_rel_graph_build(&in, &g) == 0);
     CHECK(st_clc_run(p, &in, &g, sa) == 0);
     for (int m = 0; m < 2 * nmodes; m++) { /* each mode, then each with bulk rounds also checking first */
         if (m >= nmodes && !modes[m - nmodes])
@@ -690,9 +690,9 @@ static void compare(tb_t *t, const st_clc_params_t *p, const int *modes, int nmo
         for (uint32_t l = 0; l < b.nlocs; l++)
             free(b.locs[l].ev);
     }
-    st_clc_graph_free(&g);
+    st_rel_graph_free(&g);
     for (uint32_t l = 0; l < a.nlocs; l++)
-        free(a.locs[l].ev), st_clc_free(a.locs[l].orig);
+        free(a.locs[l].ev), st_mem_free(a.locs[l].orig);
 }
 
 static uint64_t cyclic; /* random traces with a dependency cycle */
@@ -708,10 +708,10 @@ static void one_trace(int nranks, int actions, const st_clc_params_t *p)
     if (!sa.unresolved) /* a receive forced through a cycle may stay before a send computed later */
         CHECK_EQ(sa.remaining.violated[0] + sa.remaining.violated[1] + sa.remaining.violated[2], 0);
     cyclic += sa.unresolved > 0;
-    total_reversed += sa.reversed.violated[ST_CLC_P2P] + sa.reversed.violated[ST_CLC_COLL];
-    total_remote_jumps += sa.jumps[ST_CLC_P2P] + sa.jumps[ST_CLC_COLL];
+    total_reversed += sa.reversed.violated[ST_REL_P2P] + sa.reversed.violated[ST_REL_COLL];
+    total_remote_jumps += sa.jumps[ST_REL_P2P] + sa.jumps[ST_REL_COLL];
     total_unmatched += sa.deps.unmatched_send + sa.deps.unmatched_recv;
-    total_coll += sa.violations.violated[ST_CLC_COLL];
+    total_coll += sa.violations.violated[ST_REL_COLL];
     tb_free(&s.t);
 }
 
@@ -818,7 +818,7 @@ static void unmatched_on_c(const st_clc_params_t *p)
         st_clc_stats_t sa;
         compare(&s.t, p, modes, 1, &sa);
         CHECK_EQ(sa.moved, 0);
-        CHECK(sa.deps.unmatched_send > 0 && sa.deps.unmatched_recv > 0 && sa.violations.messages[ST_CLC_P2P] > 0);
+        CHECK(sa.deps.unmatched_send > 0 && sa.deps.unmatched_recv > 0 && sa.violations.messages[ST_REL_P2P] > 0);
         tb_free(&s.t);
     }
     CHECK_EQ(p2p_left_out_runs - before, 20);
@@ -826,10 +826,10 @@ static void unmatched_on_c(const st_clc_params_t *p)
 
 /* ---- the point-to-point check on its own (p2p_check.h) ------------------------------------------------------------ */
 
-static st_clc_endpoint_t p2p_end(int32_t from, int32_t to, uint64_t tag, uint64_t k, uint8_t role, uint64_t time)
+static st_rel_endpoint_t p2p_end(int32_t from, int32_t to, uint64_t tag, uint64_t k, uint8_t role, uint64_t time)
 {
-    return (st_clc_endpoint_t){ .key = { (uint64_t)ST_CLC_KEY_P2P << 56 | tag, (uint64_t)from << 32 | (uint32_t)to, 7, k },
-                                .ref = { .loc = 0, .ev = k }, .time = time, .role = role, .kind = ST_CLC_P2P };
+    return (st_rel_endpoint_t){ .key = { (uint64_t)ST_REL_KEY_P2P << 56 | tag, (uint64_t)from << 32 | (uint32_t)to, 7, k },
+                                .ref = { .loc = 0, .ev = k }, .time = time, .role = role, .kind = ST_REL_P2P };
 }
 
 /* A partner's sends against the receives; malformed payloads, a second one from the same rank,
@@ -839,10 +839,10 @@ static void p2p_check_alone(void)
     st_clc_params_t p;
     st_clc_params_default(&p);
     /* rank 1 of 3: receives 0 and 1 from rank 0 on tag 5, a send to rank 2 on tag 6 */
-    st_clc_endpoint_t v[] = { p2p_end(0, 1, 5, 0, ST_CLC_RECV, 100), p2p_end(0, 1, 5, 1, ST_CLC_RECV, 200),
-                              p2p_end(1, 2, 6, 0, ST_CLC_SEND, 300) };
+    st_rel_endpoint_t v[] = { p2p_end(0, 1, 5, 0, ST_REL_RECV, 100), p2p_end(0, 1, 5, 1, ST_REL_RECV, 200),
+                              p2p_end(1, 2, 6, 0, ST_REL_SEND, 300) };
     tb_array_src_t a = { v, 3, 0 };
-    st_clc_epsrc_t src = tb_array_src(&a);
+    st_rel_epsrc_t src = tb_array_src(&a);
     st_clc_p2pchk_t *c;
     CHECK(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
     CHECK_EQ(a.at, 0); /* rewound */
@@ -854,7 +854,7 @@ static void p2p_check_alone(void)
     CHECK(pay && len == 4 * 8 && pay[2] == 1 && pay[3] == 300);
     CHECK(!st_clc_p2pchk_payload(c, 0, &len) && len == 0);
     /* rank 0's sends: tag 5 at 50 and 250 (the second receive, at 200, is earlier), tag 9 unmatched */
-    uint64_t from0[] = { v[0].key[0], 7, 2, 50, 250, (uint64_t)ST_CLC_KEY_P2P << 56 | 9, 7, 1, 10 };
+    uint64_t from0[] = { v[0].key[0], 7, 2, 50, 250, (uint64_t)ST_REL_KEY_P2P << 56 | 9, 7, 1, 10 };
     uint64_t bad[] = { v[0].key[0], 7, 5, 50 };
     CHECK(st_clc_p2pchk_deliver(c, 2, bad, 12) == -1);          /* not whole words */
     CHECK(st_clc_p2pchk_deliver(c, 0, bad, sizeof bad) == -1);  /* 5 ends announced, 1 there */
@@ -865,32 +865,32 @@ static void p2p_check_alone(void)
     CHECK(st_clc_p2pchk_deliver(c, 0, from0, sizeof from0) == -1); /* a second one */
     CHECK_EQ(st_clc_p2pchk_violated(c), 1);
     st_clc_stats_t s = { 0 };
-    st_clc_depstats_t ds = { 0 };
+    st_rel_depstats_t ds = { 0 };
     st_clc_p2pchk_finish(c, &s, &ds);
-    CHECK_EQ(s.violations.messages[ST_CLC_P2P], 2);
-    CHECK_EQ(s.violations.violated[ST_CLC_P2P], 1);
-    CHECK_EQ(s.violations.max_err[ST_CLC_P2P], 50);
-    CHECK_EQ(s.remaining.messages[ST_CLC_P2P], 2);
+    CHECK_EQ(s.violations.messages[ST_REL_P2P], 2);
+    CHECK_EQ(s.violations.violated[ST_REL_P2P], 1);
+    CHECK_EQ(s.violations.max_err[ST_REL_P2P], 50);
+    CHECK_EQ(s.remaining.messages[ST_REL_P2P], 2);
     CHECK_EQ(ds.unmatched_send, 1);
     CHECK_EQ(ds.unmatched_recv, 0);
     st_clc_stats_t s2 = { 0 };
     st_clc_p2pchk_finish(c, &s2, &ds); /* once only */
-    CHECK_EQ(s2.violations.messages[ST_CLC_P2P], 0);
+    CHECK_EQ(s2.violations.messages[ST_REL_P2P], 0);
     CHECK_EQ(ds.unmatched_send, 1);
     CHECK_EQ(st_clc_p2pchk_violated(c), 1);
     st_clc_p2pchk_free(c);
     /* no payload from rank 0: both receives unmatched */
     CHECK(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
-    ds = (st_clc_depstats_t){ 0 };
+    ds = (st_rel_depstats_t){ 0 };
     st_clc_p2pchk_finish(c, &s, &ds);
     CHECK_EQ(ds.unmatched_recv, 2);
     st_clc_p2pchk_free(c);
     /* out of the join's order, and another key type */
-    st_clc_endpoint_t w[] = { v[1], v[0] };
+    st_rel_endpoint_t w[] = { v[1], v[0] };
     tb_array_src_t b = { w, 2, 0 };
-    st_clc_epsrc_t wsrc = tb_array_src(&b);
+    st_rel_epsrc_t wsrc = tb_array_src(&b);
     CHECK(st_clc_p2pchk_new(&wsrc, 1, 3, &p, &c) == -1 && !c);
-    w[0] = v[0], w[1] = v[1], w[1].key[0] = (uint64_t)ST_CLC_KEY_COLL << 56;
+    w[0] = v[0], w[1] = v[1], w[1].key[0] = (uint64_t)ST_REL_KEY_COLL << 56;
     CHECK(st_clc_p2pchk_new(&wsrc, 1, 3, &p, &c) == -1 && !c);
 }
 
@@ -924,10 +924,10 @@ int main(void)
     for (int s = 0; s < 2; s++) {
         void *base = region;
         memset(region, 0xa5, sizeof region);
-        st_clc_mem_lend(&base, &sizes[s], 1);
+        st_mem_lend(&base, &sizes[s], 1);
         one_trace(7, 600, &p);
         one_trace(3, 300, &p);
-        size_t used = st_clc_mem_return();
+        size_t used = st_mem_return();
         CHECK(used > (s ? 0 : 96 << 10) && used <= sizes[s]);
     }
     working_set(&p);

@@ -7,19 +7,19 @@
  * limit bending the backward ramp, a dependency cycle from inconsistent input, and an
  * input made from rank data (node names decide mu).
  */
-/* link: src/clc/deps.c src/clc/graph.c src/clc/clc.c src/clc/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/input.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/relations/input.c src/util/log.c */
 #include "test_clc_lib.h"
 
 static st_clc_stats_t st;
 
 static void run(tb_t *t)
 {
-    st_clc_input_t in = tb_input(t);
-    st_clc_graph_t g;
+    st_rel_input_t in = tb_input(t);
+    st_rel_graph_t g;
     st_clc_params_t p = tb_params();
-    CHECK(st_clc_graph_build(&in, &g) == 0);
+    CHECK(st_rel_graph_build(&in, &g) == 0);
     CHECK(st_clc_run(&p, &in, &g, &st) == 0);
-    st_clc_graph_free(&g);
+    st_rel_graph_free(&g);
 }
 
 static void expect(const tb_t *t, uint32_t l, size_t n, const uint64_t *want)
@@ -59,12 +59,12 @@ static void test_single_message(void)
      * ramp over [0, 70]: 20 + 50*20/70 = 34, 60 + 50*60/70 = 102. */
     EXPECT(&t, a, 100, 110, 120);
     EXPECT(&t, b, 0, 34, 102, 120, 130, 250);
-    CHECK_EQ(st.reversed.violated[ST_CLC_P2P], 1);
-    CHECK_EQ(st.reversed.max_err[ST_CLC_P2P], 40);
-    CHECK_EQ(st.violations.violated[ST_CLC_P2P], 1);
-    CHECK_EQ(st.jumps[ST_CLC_P2P], 1);
-    CHECK_EQ(st.remaining.violated[ST_CLC_P2P], 0);
-    CHECK_EQ(st.remaining.messages[ST_CLC_P2P], 1);
+    CHECK_EQ(st.reversed.violated[ST_REL_P2P], 1);
+    CHECK_EQ(st.reversed.max_err[ST_REL_P2P], 40);
+    CHECK_EQ(st.violations.violated[ST_REL_P2P], 1);
+    CHECK_EQ(st.jumps[ST_REL_P2P], 1);
+    CHECK_EQ(st.remaining.violated[ST_REL_P2P], 0);
+    CHECK_EQ(st.remaining.messages[ST_REL_P2P], 1);
     CHECK_EQ(st.moved, 5);
     CHECK_EQ(st.max_shift, 50);
     CHECK_EQ(st.ramps, 1);
@@ -88,9 +88,9 @@ static void test_chain(void)
     EXPECT(&t, l0, 1000);
     EXPECT(&t, l1, 1010, 1020);
     EXPECT(&t, l2, 1030, 1080);
-    CHECK_EQ(st.jumps[ST_CLC_P2P], 2);
-    CHECK_EQ(st.reversed.violated[ST_CLC_P2P], 2);
-    CHECK_EQ(st.remaining.violated[ST_CLC_P2P], 0);
+    CHECK_EQ(st.jumps[ST_REL_P2P], 2);
+    CHECK_EQ(st.reversed.violated[ST_REL_P2P], 2);
+    CHECK_EQ(st.remaining.violated[ST_REL_P2P], 0);
     tb_free(&t);
 }
 
@@ -108,9 +108,9 @@ static void test_allreduce(void)
     EXPECT(&t, l[0], 100, 145); /* max(140, 90) + 5 */
     EXPECT(&t, l[1], 140, 142); /* max(100, 90) + 5 < 142; its own enter does not count */
     EXPECT(&t, l[2], 90, 145);
-    CHECK_EQ(st.jumps[ST_CLC_COLL], 2);
-    CHECK_EQ(st.reversed.violated[ST_CLC_COLL], 2);
-    CHECK_EQ(st.remaining.violated[ST_CLC_COLL], 0);
+    CHECK_EQ(st.jumps[ST_REL_COLL], 2);
+    CHECK_EQ(st.reversed.violated[ST_REL_COLL], 2);
+    CHECK_EQ(st.remaining.violated[ST_REL_COLL], 0);
     tb_free(&t);
 }
 
@@ -128,7 +128,7 @@ static void test_scan(void)
     EXPECT(&t, l[0], 100, 105); /* rank 0 depends on nobody */
     EXPECT(&t, l[1], 200, 210);
     EXPECT(&t, l[2], 110, 210); /* max(100, 200) + 10 */
-    CHECK_EQ(st.jumps[ST_CLC_COLL], 1);
+    CHECK_EQ(st.jumps[ST_REL_COLL], 1);
     tb_free(&t);
 }
 
@@ -157,11 +157,11 @@ static void test_hybrid(void)
     run(&t);
     EXPECT(&t, m, 110, 120, 121, 130, 140, 150, 160);
     EXPECT(&t, w, 122, 142, 149, 156); /* fork + 2; release + 2; then intervals kept */
-    CHECK_EQ(st.reversed.violated[ST_CLC_OMP], 0);
-    CHECK_EQ(st.reversed.messages[ST_CLC_OMP], 3); /* fork -> worker, release -> acquire, worker end -> join */
-    CHECK_EQ(st.jumps[ST_CLC_OMP], 2);
-    CHECK_EQ(st.jumps[ST_CLC_P2P], 1);
-    CHECK_EQ(st.remaining.violated[ST_CLC_OMP] + st.remaining.violated[ST_CLC_P2P], 0);
+    CHECK_EQ(st.reversed.violated[ST_REL_OMP], 0);
+    CHECK_EQ(st.reversed.messages[ST_REL_OMP], 3); /* fork -> worker, release -> acquire, worker end -> join */
+    CHECK_EQ(st.jumps[ST_REL_OMP], 2);
+    CHECK_EQ(st.jumps[ST_REL_P2P], 1);
+    CHECK_EQ(st.remaining.violated[ST_REL_OMP] + st.remaining.violated[ST_REL_P2P], 0);
     tb_free(&t);
 }
 
@@ -184,7 +184,7 @@ static void test_bent_ramp(void)
     EXPECT(&t, b, 52);
     CHECK_EQ(st.ramps, 1);
     CHECK_EQ(st.ramps_bent, 1);
-    CHECK_EQ(st.remaining.violated[ST_CLC_P2P], 0);
+    CHECK_EQ(st.remaining.violated[ST_REL_P2P], 0);
     tb_free(&t);
 }
 
@@ -249,19 +249,19 @@ static void test_rankdata(void)
         ev[r][0] = (st_event_t){ .time = 50, .kind = ST_EV_MPI_RECV, .peer = 0, .id = 1 };
         ev[r][1] = (st_event_t){ .time = 60, .kind = ST_EV_ENTER, .region = TR_USER };
     }
-    st_clc_input_t in;
-    st_clc_graph_t g;
+    st_rel_input_t in;
+    st_rel_graph_t g;
     st_clc_params_t p = tb_params();
-    CHECK(st_clc_input_from_rankdata(rd, 3, &in) == 0);
+    CHECK(st_rel_input_from_rankdata(rd, 3, &in) == 0);
     CHECK(in.nlocs == 3 && in.nranks == 3 && in.procs[0].node == in.procs[1].node && in.procs[0].node != in.procs[2].node);
-    CHECK(st_clc_graph_build(&in, &g) == 0);
+    CHECK(st_rel_graph_build(&in, &g) == 0);
     CHECK(st_clc_run(&p, &in, &g, &st) == 0);
     CHECK_EQ(ev[1][0].time, 105); /* intra-node mu 5 */
     CHECK_EQ(ev[2][0].time, 111); /* inter-node mu 10 */
     CHECK_EQ(in.locs[1].orig[0], 50);
     CHECK(ev[1][0].flags & ST_EVF_CLC_MOVED);
-    st_clc_graph_free(&g);
-    st_clc_input_free(&in);
+    st_rel_graph_free(&g);
+    st_rel_input_free(&in);
 }
 
 static void emit_count(void *ctx, const char *key, const char *value)

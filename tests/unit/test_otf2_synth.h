@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/trace/rankdata.h"
-#include "../../src/record/region.h"
+#include "../../src/model/rankdata.h"
+#include "../../src/model/region.h"
 
 #define SYNTH_NRANKS 3
 #define SYNTH_LOCK   0xdeadbeef000ull

@@ -2,11 +2,11 @@
  * test_trace_check.c — st_trace_check finds backwards time, unmatched or crossed leaves and
  * regions left open in complete runs, and accepts a correct trace.
  */
-/* link: src/trace/trace_check.c src/util/log.c */
+/* link: src/model/trace_check.c src/util/log.c */
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../src/trace/trace_check.h"
+#include "../../src/model/trace_check.h"
 
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
 

@@ -15,7 +15,7 @@ python3 scripts/gen_wrappers.py --table wrappers/mpi_functions.tbl --mpi-h "$MPI
 # gcc 12 flags MPI_STATUSES_IGNORE passed for an array parameter (stringop-overflow): a false positive
 mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-stringop-overflow -O1 -g -I"$ST_TMP/gen" -Isrc/record -Iinclude \
     -o "$ST_TMP/bytes_prog" tests/wrappers/bytes_prog.c tests/wrappers/stub_runtime.c \
-    "$ST_TMP/gen/mpi_wrappers.c" src/record/region.c 2>"$ST_TMP/cc.log" \
+    "$ST_TMP/gen/mpi_wrappers.c" src/model/region.c 2>"$ST_TMP/cc.log" \
     || fail "cannot build bytes_prog: $(head -c 2000 "$ST_TMP/cc.log")"
 rc=0
 timeout 120 mpiexec -n 4 "$ST_TMP/bytes_prog" >"$ST_TMP/out.txt" 2>&1 || rc=$?

@@ -5,8 +5,8 @@
 
 #include <stdlib.h>
 
-#include "deps.h"
-#include "mem.h"
+#include "../relations/relations.h"
+#include "../util/mem.h"
 
 int st_xchg_next(st_xchg_reader_t *msg, st_xchg_rec_t *h, st_xchg_reader_t *payload)
 {
@@ -22,7 +22,7 @@ int st_xchg_next(st_xchg_reader_t *msg, st_xchg_rec_t *h, st_xchg_reader_t *payl
 int st_xchg_out_init(st_xchg_out_t *o, const st_xchg_net_t *net, int32_t nranks)
 {
     *o = (st_xchg_out_t){ .net = *net, .nranks = nranks };
-    if (!(o->slot = st_clc_malloc(sizeof *o->slot * (size_t)(nranks > 0 ? nranks : 1))))
+    if (!(o->slot = st_mem_malloc(sizeof *o->slot * (size_t)(nranks > 0 ? nranks : 1))))
         return -1;
     for (int32_t q = 0; q < nranks; q++)
         o->slot[q] = UINT32_MAX;
@@ -32,9 +32,9 @@ int st_xchg_out_init(st_xchg_out_t *o, const st_xchg_net_t *net, int32_t nranks)
 void st_xchg_out_free(st_xchg_out_t *o)
 {
     for (uint32_t i = 0; i < o->nb; i++)
-        st_clc_free(o->b[i].data);
-    st_clc_free(o->b);
-    st_clc_free(o->slot);
+        st_mem_free(o->b[i].data);
+    st_mem_free(o->b);
+    st_mem_free(o->slot);
     memset(o, 0, sizeof *o);
 }
 
@@ -45,7 +45,7 @@ uint8_t *st_xchg_reserve(st_xchg_out_t *o, int32_t to, size_t n, st_xchg_buf_t *
     uint32_t k = o->slot[to];
     if (k == UINT32_MAX) {
         /* exact-size growth keeps the code simple; destinations are few */
-        st_xchg_buf_t *b = st_clc_realloc(o->b, (o->nb + 1) * sizeof *b);
+        st_xchg_buf_t *b = st_mem_realloc(o->b, (o->nb + 1) * sizeof *b);
         if (!b)
             return NULL;
         o->b = b;
@@ -54,7 +54,7 @@ uint8_t *st_xchg_reserve(st_xchg_out_t *o, int32_t to, size_t n, st_xchg_buf_t *
         o->slot[to] = k;
     }
     st_xchg_buf_t *b = &o->b[k];
-    if (st_clc_grow((void **)&b->data, &b->cap, b->len + n, 1))
+    if (st_mem_grow((void **)&b->data, &b->cap, b->len + n, 1))
         return NULL;
     uint8_t *p = b->data + b->len;
     b->len += n;
@@ -105,8 +105,8 @@ int st_xchg_tree_build(st_xchg_tree_t *t, const int32_t *a, uint32_t na, const i
                        int32_t nranks, int32_t me)
 {
     memset(t, 0, sizeof *t);
-    t->members = st_clc_malloc(sizeof(int32_t) * (na + nb + 1));
-    t->child = st_clc_malloc(sizeof(int32_t) * 33);
+    t->members = st_mem_malloc(sizeof(int32_t) * (na + nb + 1));
+    t->child = st_mem_malloc(sizeof(int32_t) * 33);
     if (!t->members || !t->child) {
         st_xchg_tree_free(t);
         return -1;
@@ -139,7 +139,7 @@ int st_xchg_tree_build(st_xchg_tree_t *t, const int32_t *a, uint32_t na, const i
 
 void st_xchg_tree_free(st_xchg_tree_t *t)
 {
-    st_clc_free(t->members);
-    st_clc_free(t->child);
+    st_mem_free(t->members);
+    st_mem_free(t->child);
     memset(t, 0, sizeof *t);
 }

@@ -6,26 +6,26 @@
  * events take part in) sorted by event, receives before sends, which is the order the
  * forward pass consumes them in.
  */
-#include "deps.h"
+#include "relations.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "msort.h"
+#include "../util/msort.h"
 
 static int cmp_u64(uint64_t a, uint64_t b) { return a < b ? -1 : a > b; }
 
-static inline int cmp_ep(const st_clc_endpoint_t *x, const st_clc_endpoint_t *y) { return st_clc_endpoint_cmp(x, y); }
+static inline int cmp_ep(const st_rel_endpoint_t *x, const st_rel_endpoint_t *y) { return st_rel_endpoint_cmp(x, y); }
 
 static int cmp_ep_void(const void *a, const void *b) { return cmp_ep(a, b); }
-ST_CLC_MSORT(sort_endpoints, st_clc_endpoint_t, cmp_ep)
+ST_MSORT(sort_endpoints, st_rel_endpoint_t, cmp_ep)
 
-static int same_key(const st_clc_endpoint_t *a, const st_clc_endpoint_t *b)
+static int same_key(const st_rel_endpoint_t *a, const st_rel_endpoint_t *b)
 {
     return !memcmp(a->key, b->key, sizeof a->key);
 }
 
-static inline int cmp_port(const st_clc_port_t *x, const st_clc_port_t *y)
+static inline int cmp_port(const st_rel_port_t *x, const st_rel_port_t *y)
 {
     int r;
     if ((r = cmp_u64(x->ev, y->ev)) || (r = cmp_u64(y->role, x->role)) || (r = cmp_u64(x->inst, y->inst)))
@@ -34,43 +34,43 @@ static inline int cmp_port(const st_clc_port_t *x, const st_clc_port_t *y)
 }
 
 static int cmp_port_void(const void *a, const void *b) { return cmp_port(a, b); }
-ST_CLC_MSORT(sort_ports, st_clc_port_t, cmp_port)
+ST_MSORT(sort_ports, st_rel_port_t, cmp_port)
 
-void st_clc_graph_free(st_clc_graph_t *g)
+void st_rel_graph_free(st_rel_graph_t *g)
 {
-    st_clc_free(g->inst);
-    st_clc_free(g->refs);
-    st_clc_free(g->port_first);
-    st_clc_free(g->ports);
-    st_clc_free(g->ref_time);
+    st_mem_free(g->inst);
+    st_mem_free(g->refs);
+    st_mem_free(g->port_first);
+    st_mem_free(g->ports);
+    st_mem_free(g->ref_time);
     memset(g, 0, sizeof *g);
 }
 
 /* Appends the instance ep[0..n) (equal keys, sorted) unless it is incomplete. The instance
- * may be written over ep[0] (ST_CLC_JOIN_TAKE): it is built after ep is read, and stored
+ * may be written over ep[0] (ST_REL_JOIN_TAKE): it is built after ep is read, and stored
  * with memcpy, so that no compiler moves the store before those reads. -1: too many ends. */
-static int add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t n, unsigned flags)
+static int add_instance(st_rel_graph_t *g, const st_rel_endpoint_t *ep, size_t n, unsigned flags)
 {
-    if (n > ST_CLC_MAX_SLOTS)
+    if (n > ST_REL_MAX_SLOTS)
         return -1;
     uint32_t ns = 0, nr = 0;
     uint8_t mask = 0;
     for (size_t i = 0; i < n; i++) {
-        ns += ep[i].role == ST_CLC_SEND;
-        nr += ep[i].role == ST_CLC_RECV;
+        ns += ep[i].role == ST_REL_SEND;
+        nr += ep[i].role == ST_REL_RECV;
         mask |= ep[i].mumask;
     }
-    if ((!ns || !nr) && ep[0].kind == ST_CLC_P2P) {
+    if ((!ns || !nr) && ep[0].kind == ST_REL_P2P) {
         g->ds.unmatched_send += !nr;
         g->ds.unmatched_recv += !ns;
     }
-    if ((!ns || !nr) && !(flags & ST_CLC_JOIN_PARTIAL))
+    if ((!ns || !nr) && !(flags & ST_REL_JOIN_PARTIAL))
         return 0;
-    st_clc_inst_t in = { .first = (uint32_t)g->nrefs, .nsend = ns, .nrecv = nr, .kind = ep[0].kind,
+    st_rel_inst_t in = { .first = (uint32_t)g->nrefs, .nsend = ns, .nrecv = nr, .kind = ep[0].kind,
                          .shape = ep[0].shape, .mumask = mask };
     memcpy(in.key, ep[0].key, sizeof in.key);
     for (size_t i = 0; i < n; i++)
-        if (ep[i].role == ST_CLC_SEND || ep[i].role == ST_CLC_RECV) {
+        if (ep[i].role == ST_REL_SEND || ep[i].role == ST_REL_RECV) {
             if (g->ref_time)
                 g->ref_time[g->nrefs] = ep[i].time;
             g->refs[g->nrefs++] = ep[i].ref;
@@ -81,10 +81,10 @@ static int add_instance(st_clc_graph_t *g, const st_clc_endpoint_t *ep, size_t n
 
 /* Puts the ports of each bucket of events (place_ports) in cmp_port order (by event, receives
  * first): insertion sort, as a bucket holds few ports and the buckets are in order. */
-static void order_events(st_clc_port_t *p, size_t n)
+static void order_events(st_rel_port_t *p, size_t n)
 {
     for (size_t i = 1; i < n; i++) {
-        st_clc_port_t x = p[i];
+        st_rel_port_t x = p[i];
         size_t j = i;
         for (; j > 0 && cmp_port(&x, &p[j - 1]) < 0; j--)
             p[j] = p[j - 1];
@@ -93,11 +93,11 @@ static void order_events(st_clc_port_t *p, size_t n)
 }
 
 /* The port of slot s of instance k. */
-static st_clc_port_t port_of(const st_clc_graph_t *g, uint64_t k, uint32_t s)
+static st_rel_port_t port_of(const st_rel_graph_t *g, uint64_t k, uint32_t s)
 {
-    const st_clc_inst_t *in = &g->inst[k];
-    return (st_clc_port_t){ .ev = g->refs[in->first + s].ev, .inst = (uint32_t)k, .slot = s,
-                            .role = s < in->nsend ? ST_CLC_SEND : ST_CLC_RECV };
+    const st_rel_inst_t *in = &g->inst[k];
+    return (st_rel_port_t){ .ev = g->refs[in->first + s].ev, .inst = (uint32_t)k, .slot = s,
+                            .role = s < in->nsend ? ST_REL_SEND : ST_REL_RECV };
 }
 
 /* Events per bucket of place_ports' counting sort, log2: one counter per 8 events (at 10^6
@@ -112,7 +112,7 @@ static uint64_t buckets_of(uint64_t max_ev) { return (max_ev >> BUCKET_SHIFT) + 
  * port of bucket b of location l goes, so every port is written once, to its bucket, in
  * instance order, without a second buffer. pos: span entries, base from locs' max events.
  */
-static void place_ports(st_clc_graph_t *g, const uint64_t *max_ev, uint64_t *base, uint32_t *pos)
+static void place_ports(st_rel_graph_t *g, const uint64_t *max_ev, uint64_t *base, uint32_t *pos)
 {
     uint64_t at = 0;
     for (uint32_t l = 0; l < g->nlocs; l++) {
@@ -133,13 +133,13 @@ static void place_ports(st_clc_graph_t *g, const uint64_t *max_ev, uint64_t *bas
     }
     for (uint64_t k = 0; k < g->ninst; k++)
         for (uint32_t s = 0; s < g->inst[k].nsend + g->inst[k].nrecv; s++) {
-            const st_clc_ref_t *x = &g->refs[g->inst[k].first + s];
+            const st_rel_ref_t *x = &g->refs[g->inst[k].first + s];
             g->ports[pos[base[x->loc] + (x->ev >> BUCKET_SHIFT)]++] = port_of(g, k, s);
         }
 }
 
 /* The ports listed per location in instance order, then merge-sorted (fill: nlocs + 1 entries). */
-static void sort_listed_ports(st_clc_graph_t *g, uint64_t *fill)
+static void sort_listed_ports(st_rel_graph_t *g, uint64_t *fill)
 {
     memcpy(fill, g->port_first, sizeof(uint64_t) * ((size_t)g->nlocs + 1));
     for (uint64_t k = 0; k < g->ninst; k++)
@@ -151,18 +151,18 @@ static void sort_listed_ports(st_clc_graph_t *g, uint64_t *fill)
 
 /* Builds port_first / ports from the instances: placed by a counting sort where the events
  * are not far more than the ports (and positions fit 32 bits), else listed and sorted. */
-static int index_ports(st_clc_graph_t *g)
+static int index_ports(st_rel_graph_t *g)
 {
-    g->port_first = st_clc_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
-    g->ports = st_clc_malloc(sizeof(st_clc_port_t) * (g->nrefs ? g->nrefs : 1));
-    uint64_t *fill = st_clc_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
-    uint64_t *max_ev = st_clc_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
+    g->port_first = st_mem_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
+    g->ports = st_mem_malloc(sizeof(st_rel_port_t) * (g->nrefs ? g->nrefs : 1));
+    uint64_t *fill = st_mem_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
+    uint64_t *max_ev = st_mem_calloc((size_t)g->nlocs + 1, sizeof(uint64_t));
     if (!g->port_first || !g->ports || !fill || !max_ev) {
-        st_clc_free(fill), st_clc_free(max_ev);
+        st_mem_free(fill), st_mem_free(max_ev);
         return -1;
     }
     for (uint64_t r = 0; r < g->nrefs; r++) {
-        const st_clc_ref_t *x = &g->refs[r];
+        const st_rel_ref_t *x = &g->refs[r];
         g->port_first[x->loc + 1]++;
         if (x->ev > max_ev[x->loc])
             max_ev[x->loc] = x->ev;
@@ -172,7 +172,7 @@ static int index_ports(st_clc_graph_t *g)
         span += g->port_first[l + 1] ? buckets_of(max_ev[l]) : 0;
         g->port_first[l + 1] += g->port_first[l];
     }
-    uint32_t *pos = span / 8 < g->nrefs && g->nrefs < UINT32_MAX ? st_clc_calloc(span + 1, sizeof *pos) : NULL;
+    uint32_t *pos = span / 8 < g->nrefs && g->nrefs < UINT32_MAX ? st_mem_calloc(span + 1, sizeof *pos) : NULL;
     if (pos) {
         place_ports(g, max_ev, fill, pos);
         for (uint32_t l = 0; l < g->nlocs; l++)
@@ -180,21 +180,21 @@ static int index_ports(st_clc_graph_t *g)
     } else {
         sort_listed_ports(g, fill);
     }
-    st_clc_free(pos), st_clc_free(fill), st_clc_free(max_ev);
+    st_mem_free(pos), st_mem_free(fill), st_mem_free(max_ev);
     return 0;
 }
 
 /* Endpoints read from a source at a time: 64 KB, which stay in the cache. */
 #define SRC_PART 1024
 
-/* Sizes the arrays of a graph that holds one part's instances (st_clc_graph_parts) for n ends. */
-static int part_arrays(st_clc_graph_t *g, size_t n)
+/* Sizes the arrays of a graph that holds one part's instances (st_rel_graph_parts) for n ends. */
+static int part_arrays(st_rel_graph_t *g, size_t n)
 {
-    st_clc_inst_t *in = st_clc_realloc(g->inst, sizeof *g->inst * n);
+    st_rel_inst_t *in = st_mem_realloc(g->inst, sizeof *g->inst * n);
     g->inst = in ? in : g->inst;
-    st_clc_ref_t *rf = in ? st_clc_realloc(g->refs, sizeof *g->refs * n) : NULL;
+    st_rel_ref_t *rf = in ? st_mem_realloc(g->refs, sizeof *g->refs * n) : NULL;
     g->refs = rf ? rf : g->refs;
-    uint64_t *t = rf ? st_clc_realloc(g->ref_time, sizeof *g->ref_time * n) : NULL;
+    uint64_t *t = rf ? st_mem_realloc(g->ref_time, sizeof *g->ref_time * n) : NULL;
     g->ref_time = t ? t : g->ref_time;
     return t ? 0 : -1;
 }
@@ -204,24 +204,24 @@ static int part_arrays(st_clc_graph_t *g, size_t n)
  * prev: the last endpoint before them, NULL none; room: how many refs g has room for. With each,
  * g holds only one part's instances at a time (its arrays sized here), handed to each(ctx, g) and
  * then dropped. 0, or -1 (memory; an endpoint out of order or one more than more->n said; each's -1). */
-static int join_more(st_clc_graph_t *g, st_clc_epsrc_t *more, const st_clc_endpoint_t *prev, uint32_t nlocs,
-                     size_t room, unsigned flags, int (*each)(void *ctx, const st_clc_graph_t *g), void *ctx)
+static int join_more(st_rel_graph_t *g, st_rel_epsrc_t *more, const st_rel_endpoint_t *prev, uint32_t nlocs,
+                     size_t room, unsigned flags, int (*each)(void *ctx, const st_rel_graph_t *g), void *ctx)
 {
     size_t cap = SRC_PART, carry = 0;
-    st_clc_endpoint_t *buf = st_clc_malloc(sizeof *buf * cap), last = prev ? *prev : (st_clc_endpoint_t){ 0 };
+    st_rel_endpoint_t *buf = st_mem_malloc(sizeof *buf * cap), last = prev ? *prev : (st_rel_endpoint_t){ 0 };
     int have_last = prev != NULL;
     if (!buf || (each && part_arrays(g, cap)))
         goto fail;
     for (;;) {
         if (carry == cap) { /* one instance fills the buffer */
-            st_clc_endpoint_t *b = st_clc_realloc(buf, sizeof *buf * cap * 2);
+            st_rel_endpoint_t *b = st_mem_realloc(buf, sizeof *buf * cap * 2);
             if (!b)
                 break;
             buf = b, cap *= 2;
             if (each && part_arrays(g, cap))
                 break;
         }
-        size_t got = st_clc_epsrc_read(more, buf + carry, cap - carry), m = carry;
+        size_t got = st_rel_epsrc_read(more, buf + carry, cap - carry), m = carry;
         for (size_t i = carry; i < carry + got; i++) {
             if (buf[i].ref.loc >= nlocs)
                 continue;
@@ -247,36 +247,36 @@ static int join_more(st_clc_graph_t *g, st_clc_epsrc_t *more, const st_clc_endpo
         memmove(buf, buf + i, sizeof *buf * (m - i));
         carry = m - i;
         if (!got) {
-            st_clc_free(buf);
+            st_mem_free(buf);
             return 0;
         }
     }
 fail:
-    st_clc_free(buf);
+    st_mem_free(buf);
     return -1;
 }
 
-int st_clc_graph_parts(st_clc_epsrc_t *src, uint32_t nlocs, unsigned flags,
-                       int (*each)(void *ctx, const st_clc_graph_t *g), void *ctx)
+int st_rel_graph_parts(st_rel_epsrc_t *src, uint32_t nlocs, unsigned flags,
+                       int (*each)(void *ctx, const st_rel_graph_t *g), void *ctx)
 {
-    st_clc_graph_t g = { .nlocs = nlocs };
-    int rc = join_more(&g, src, NULL, nlocs, 0, flags | ST_CLC_JOIN_TIMES, each, ctx);
-    st_clc_graph_free(&g);
+    st_rel_graph_t g = { .nlocs = nlocs };
+    int rc = join_more(&g, src, NULL, nlocs, 0, flags | ST_REL_JOIN_TIMES, each, ctx);
+    st_rel_graph_free(&g);
     return rc;
 }
 
-int st_clc_graph_join_src(st_clc_endpoint_t *ep, size_t n, st_clc_epsrc_t *more, uint32_t nlocs, unsigned flags,
-                          st_clc_graph_t *g)
+int st_rel_graph_join_src(st_rel_endpoint_t *ep, size_t n, st_rel_epsrc_t *more, uint32_t nlocs, unsigned flags,
+                          st_rel_graph_t *g)
 {
-    st_clc_depstats_t ds = g->ds;
+    st_rel_depstats_t ds = g->ds;
     memset(g, 0, sizeof *g);
     g->ds = ds;
     g->nlocs = nlocs;
     /* Drops endpoints of unknown locations and sees in the same pass whether the rest is in
-     * order already (st_clc_endpoints' output normally is): the array is far larger than the
+     * order already (st_rel_endpoints' output normally is): the array is far larger than the
      * caches, so a pass of its own costs a memory sweep. */
     size_t m = 0, disorder = 0, nmore = more ? more->n : 0;
-    int take = (flags & ST_CLC_JOIN_TAKE) != 0;
+    int take = (flags & ST_REL_JOIN_TAKE) != 0;
     for (size_t i = 0; i < n; i++)
         if (ep[i].ref.loc < nlocs) {
             if (m != i)
@@ -284,18 +284,18 @@ int st_clc_graph_join_src(st_clc_endpoint_t *ep, size_t n, st_clc_epsrc_t *more,
             disorder += m > 0 && cmp_ep(&ep[m - 1], &ep[m]) > 0;
             m++;
         }
-    if (m > ST_CLC_MAX_REFS || nmore > ST_CLC_MAX_REFS - m)
+    if (m > ST_REL_MAX_REFS || nmore > ST_REL_MAX_REFS - m)
         goto fail;
     if (disorder)
         sort_endpoints(ep, m);
-    st_clc_endpoint_t last = m ? ep[m - 1] : (st_clc_endpoint_t){ 0 }; /* ep's place is the instances' */
-    _Static_assert(sizeof(st_clc_inst_t) <= sizeof(st_clc_endpoint_t), "an instance fits an endpoint's place");
+    st_rel_endpoint_t last = m ? ep[m - 1] : (st_rel_endpoint_t){ 0 }; /* ep's place is the instances' */
+    _Static_assert(sizeof(st_rel_inst_t) <= sizeof(st_rel_endpoint_t), "an instance fits an endpoint's place");
     size_t most = m + nmore ? m + nmore : 1; /* refs (and instances) at most */
-    g->inst = take && ep ? (st_clc_inst_t *)(void *)ep : st_clc_malloc(sizeof(st_clc_inst_t) * most);
-    g->refs = st_clc_malloc(sizeof(st_clc_ref_t) * most);
-    if (flags & ST_CLC_JOIN_TIMES)
-        g->ref_time = st_clc_malloc(sizeof *g->ref_time * most);
-    if (!g->inst || !g->refs || (!g->ref_time && (flags & ST_CLC_JOIN_TIMES)))
+    g->inst = take && ep ? (st_rel_inst_t *)(void *)ep : st_mem_malloc(sizeof(st_rel_inst_t) * most);
+    g->refs = st_mem_malloc(sizeof(st_rel_ref_t) * most);
+    if (flags & ST_REL_JOIN_TIMES)
+        g->ref_time = st_mem_malloc(sizeof *g->ref_time * most);
+    if (!g->inst || !g->refs || (!g->ref_time && (flags & ST_REL_JOIN_TIMES)))
         goto fail;
     for (size_t i = 0, j; i < m; i = j) { /* instance g->ninst <= i: written where ep is read */
         for (j = i + 1; j < m && same_key(&ep[i], &ep[j]); j++)
@@ -307,21 +307,21 @@ int st_clc_graph_join_src(st_clc_endpoint_t *ep, size_t n, st_clc_epsrc_t *more,
         goto fail;
     /* The block's tail (instances are smaller than endpoints, and fewer) goes back to the
      * allocator before the ports are made. */
-    st_clc_inst_t *fit = st_clc_realloc(g->inst, sizeof *g->inst * (g->ninst ? g->ninst : 1));
+    st_rel_inst_t *fit = st_mem_realloc(g->inst, sizeof *g->inst * (g->ninst ? g->ninst : 1));
     g->inst = fit ? fit : g->inst;
     if (index_ports(g) == 0)
         return 0;
 fail:
     if (take && !g->inst)
-        st_clc_free(ep);
-    st_clc_graph_free(g);
+        st_mem_free(ep);
+    st_rel_graph_free(g);
     g->ds = ds;
     return -1;
 }
 
-int st_clc_graph_join(st_clc_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_clc_graph_t *g)
+int st_rel_graph_join(st_rel_endpoint_t *ep, size_t n, uint32_t nlocs, unsigned flags, st_rel_graph_t *g)
 {
-    return st_clc_graph_join_src(ep, n, NULL, nlocs, flags, g);
+    return st_rel_graph_join_src(ep, n, NULL, nlocs, flags, g);
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -330,13 +330,13 @@ static int cmp_i32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g)
+int st_rel_graph_build(const st_rel_input_t *in, st_rel_graph_t *g)
 {
-    st_clc_epvec_t ep = { 0 };
-    st_clc_depstats_t ds = { 0 };
+    st_rel_epvec_t ep = { 0 };
+    st_rel_depstats_t ds = { 0 };
     memset(g, 0, sizeof *g);
     /* Every rank that owns a location, each once (its locations need not be adjacent). */
-    int32_t *ranks = st_clc_malloc(sizeof(int32_t) * (in->nlocs ? in->nlocs : 1));
+    int32_t *ranks = st_mem_malloc(sizeof(int32_t) * (in->nlocs ? in->nlocs : 1));
     if (!ranks)
         return -1;
     for (uint32_t l = 0; l < in->nlocs; l++)
@@ -346,58 +346,58 @@ int st_clc_graph_build(const st_clc_input_t *in, st_clc_graph_t *g)
     int rc = 0;
     for (uint32_t i = 0; rc == 0 && i < in->nlocs; i++)
         if (i == 0 || ranks[i] != ranks[i - 1])
-            rc = st_clc_endpoints(in, ranks[i], &ep, &ds);
-    st_clc_free(ranks);
+            rc = st_rel_endpoints(in, ranks[i], &ep, &ds);
+    st_mem_free(ranks);
     g->ds = ds;
     if (rc == 0)
-        rc = st_clc_graph_join(ep.v, ep.n, in->nlocs, 0, g);
-    st_clc_epvec_free(&ep);
+        rc = st_rel_graph_join(ep.v, ep.n, in->nlocs, 0, g);
+    st_rel_epvec_free(&ep);
     return rc;
 }
 
-void st_clc_derived_free(st_clc_derived_t *d)
+void st_rel_derived_free(st_rel_derived_t *d)
 {
-    st_clc_graph_free(&d->g);
-    st_clc_self_ends_free(&d->self_ends);
-    st_clc_epsrc_free(&d->omp);
-    st_clc_epsrc_free(&d->p2p);
+    st_rel_graph_free(&d->g);
+    st_rel_self_ends_free(&d->self_ends);
+    st_rel_epsrc_free(&d->omp);
+    st_rel_epsrc_free(&d->p2p);
     d->nahead = d->at = 0;
 }
 
-size_t st_clc_derived_count(const st_clc_derived_t *d)
+size_t st_rel_derived_count(const st_rel_derived_t *d)
 {
     size_t n = d->g.nrefs + d->omp.n + d->p2p.n;
-    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
+    for (unsigned t = 0; t < ST_REL_KEY_TYPES; t++)
         n += d->self_ends.type[t].n;
     return n;
 }
 
 /* Endpoint j of the graph's instance k (refs in the join's order, sends first). */
-static st_clc_endpoint_t graph_endpoint(const st_clc_graph_t *g, const st_clc_inst_t *in, uint64_t j)
+static st_rel_endpoint_t graph_endpoint(const st_rel_graph_t *g, const st_rel_inst_t *in, uint64_t j)
 {
-    st_clc_endpoint_t e = { .ref = g->refs[j], .time = g->ref_time ? g->ref_time[j] : 0,
-                            .role = j < in->first + in->nsend ? ST_CLC_SEND : ST_CLC_RECV,
+    st_rel_endpoint_t e = { .ref = g->refs[j], .time = g->ref_time ? g->ref_time[j] : 0,
+                            .role = j < in->first + in->nsend ? ST_REL_SEND : ST_REL_RECV,
                             .kind = in->kind, .shape = in->shape, .mumask = in->mumask };
     memcpy(e.key, in->key, sizeof e.key);
     return e;
 }
 
 /* The next self end at or after pos (by type, then in order) into *e: 0, or -1 when there is none. */
-static int next_self(const st_clc_self_ends_t *s, st_clc_derived_pos_t *pos, st_clc_endpoint_t *e)
+static int next_self(const st_rel_self_ends_t *s, st_rel_derived_pos_t *pos, st_rel_endpoint_t *e)
 {
-    for (; pos->t < ST_CLC_KEY_TYPES; pos->t++, pos->s = 0)
+    for (; pos->t < ST_REL_KEY_TYPES; pos->t++, pos->s = 0)
         if (pos->s < s->type[pos->t].n) {
-            *e = st_clc_self_endpoint(s, pos->t, pos->s);
+            *e = st_rel_self_endpoint(s, pos->t, pos->s);
             return 0;
         }
     return -1;
 }
 
 /* The next endpoint of src through d's read-ahead into *e, not taken yet: 0, or -1 at its end. */
-static int ahead_next(st_clc_derived_t *d, st_clc_epsrc_t *src, st_clc_endpoint_t *e)
+static int ahead_next(st_rel_derived_t *d, st_rel_epsrc_t *src, st_rel_endpoint_t *e)
 {
     if (d->at == d->nahead) {
-        d->nahead = st_clc_epsrc_read(src, d->ahead, ST_CLC_DERIVED_AHEAD);
+        d->nahead = st_rel_epsrc_read(src, d->ahead, ST_REL_DERIVED_AHEAD);
         d->at = 0;
     }
     if (d->at == d->nahead)
@@ -409,9 +409,9 @@ static int ahead_next(st_clc_derived_t *d, st_clc_epsrc_t *src, st_clc_endpoint_
 /* The next endpoint of the point-to-point ends left out of the graph (their key type is the
  * first), of the graph, then of the OpenMP ends left out of it (whose key types come after all
  * of the graph's), into *e, not taken yet: 0, or -1 at the end. */
-static int next_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *e)
+static int next_main(st_rel_derived_t *d, st_rel_derived_pos_t *pos, st_rel_endpoint_t *e)
 {
-    const st_clc_graph_t *g = &d->g;
+    const st_rel_graph_t *g = &d->g;
     if (!pos->p2p_read) {
         if (ahead_next(d, &d->p2p, e) == 0)
             return 0;
@@ -426,7 +426,7 @@ static int next_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endp
 }
 
 /* Takes the endpoint next_main gave: from the read-ahead (a left-out one) or the graph. */
-static void take_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos)
+static void take_main(st_rel_derived_t *d, st_rel_derived_pos_t *pos)
 {
     if (pos->p2p_read && pos->k < d->g.ninst)
         pos->j++;
@@ -434,16 +434,16 @@ static void take_main(st_clc_derived_t *d, st_clc_derived_pos_t *pos)
         d->at++;
 }
 
-size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_clc_endpoint_t *buf, size_t max)
+size_t st_rel_derived_read(st_rel_derived_t *d, st_rel_derived_pos_t *pos, st_rel_endpoint_t *buf, size_t max)
 {
     if (!pos->begun) { /* the left-out ends from their first, too */
-        st_clc_epsrc_rewind(&d->p2p);
-        st_clc_epsrc_rewind(&d->omp);
+        st_rel_epsrc_rewind(&d->p2p);
+        st_rel_epsrc_rewind(&d->omp);
         d->nahead = d->at = 0;
         pos->begun = 1;
     }
     size_t n = 0;
-    st_clc_endpoint_t x, e;
+    st_rel_endpoint_t x, e;
     int have = next_self(&d->self_ends, pos, &x) == 0;
     /* the left-out point-to-point ends, the graph's instances (in key order, their refs in the
      * join's) and the left-out OpenMP ends come in the join's order: one merge with the self ends */
@@ -467,27 +467,27 @@ size_t st_clc_derived_read(st_clc_derived_t *d, st_clc_derived_pos_t *pos, st_cl
 }
 
 typedef struct derived_src {
-    st_clc_derived_t     *d;
-    st_clc_derived_pos_t *pos;
+    st_rel_derived_t     *d;
+    st_rel_derived_pos_t *pos;
 } derived_src_t;
 
-static size_t derived_src_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
+static size_t derived_src_read(void *ctx, st_rel_endpoint_t *buf, size_t max)
 {
     derived_src_t *s = ctx;
-    return st_clc_derived_read(s->d, s->pos, buf, max);
+    return st_rel_derived_read(s->d, s->pos, buf, max);
 }
 
-static void derived_src_free(void *ctx) { st_clc_free(ctx); }
+static void derived_src_free(void *ctx) { st_mem_free(ctx); }
 
-int st_clc_derived_src(st_clc_derived_t *d, st_clc_derived_pos_t *pos, size_t read, st_clc_epsrc_t *src)
+int st_rel_derived_src(st_rel_derived_t *d, st_rel_derived_pos_t *pos, size_t read, st_rel_epsrc_t *src)
 {
-    derived_src_t *s = st_clc_malloc(sizeof *s);
-    size_t n = st_clc_derived_count(d);
-    *src = (st_clc_epsrc_t){ 0 };
+    derived_src_t *s = st_mem_malloc(sizeof *s);
+    size_t n = st_rel_derived_count(d);
+    *src = (st_rel_epsrc_t){ 0 };
     if (!s)
         return -1;
     *s = (derived_src_t){ d, pos };
     pos->below = 0;
-    *src = (st_clc_epsrc_t){ derived_src_read, NULL, derived_src_free, s, n > read ? n - read : 0 };
+    *src = (st_rel_epsrc_t){ derived_src_read, NULL, derived_src_free, s, n > read ? n - read : 0 };
     return 0;
 }

@@ -4,7 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "../record/region.h"
+#include "region.h"
 #include "../util/log.h"
 
 #define MAX_REPORTS 5

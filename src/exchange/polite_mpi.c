@@ -1,5 +1,5 @@
-/* polite.c — Test + sched_yield loops for the tool's own MPI waits (see polite.h). */
-#include "polite.h"
+/* polite_mpi.c — Test + sched_yield loops for the tool's own MPI waits (see polite_mpi.h). */
+#include "polite_mpi.h"
 
 #include <sched.h>
 #include <time.h>

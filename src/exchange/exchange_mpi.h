@@ -11,8 +11,8 @@
  * no tool message is left pending when the communicator is freed.
  * Collective calls are marked; call from one thread; never aborts the application.
  */
-#ifndef ST_CLC_EXCHANGE_MPI_H
-#define ST_CLC_EXCHANGE_MPI_H
+#ifndef ST_EXCHANGE_MPI_H
+#define ST_EXCHANGE_MPI_H
 
 #include <mpi.h>
 #include <stddef.h>

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../mpi/polite.h"
+#include "polite_mpi.h"
 #include "../util/log.h"
-#include "mem.h"
+#include "../util/mem.h"
 
 #define TAG         7401
 #define TAG_ABORT   7402 /* empty: the sender failed, stop waiting for it */
@@ -52,13 +52,13 @@ static int post(st_xmpi_t *m, int32_t to, void *buf, size_t len, int tag)
         if (b)
             m->buf = b;
         if (!r || !b) {
-            st_clc_free(buf);
+            st_mem_free(buf);
             return -1;
         }
         m->cap = cap;
     }
     if (PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, to, tag, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
-        st_clc_free(buf);
+        st_mem_free(buf);
         m->err = 1;
         return -1;
     }
@@ -75,7 +75,7 @@ st_xchg_net_t st_xmpi_net(st_xmpi_t *m) { return (st_xchg_net_t){ net_send, m };
 static void send_abort(st_xmpi_t *m, int32_t me)
 {
     for (int32_t q = 0; q < m->nranks; q++) {
-        void *b = q == me ? NULL : st_clc_malloc(1);
+        void *b = q == me ? NULL : st_mem_malloc(1);
         if (b)
             post(m, q, b, 0, TAG_ABORT);
     }
@@ -95,7 +95,7 @@ static void reap_sends(st_xmpi_t *m)
     }
     free(st);
     for (int i = 0; i < done && done != MPI_UNDEFINED; i++) {
-        st_clc_free(m->buf[idx[i]]);
+        st_mem_free(m->buf[idx[i]]);
         m->buf[idx[i]] = NULL;
     }
     free(idx);
@@ -124,11 +124,11 @@ static int poll_incoming(st_xmpi_t *m, const st_xmpi_engine_t *e)
             return got;
         if (PMPI_Get_count_c(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)
             return -1;
-        void *buf = st_clc_malloc(count ? (size_t)count : 1);
+        void *buf = st_mem_malloc(count ? (size_t)count : 1);
         if (!buf)
             return -1;
         if (PMPI_Mrecv_c(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-            st_clc_free(buf);
+            st_mem_free(buf);
             return -1;
         }
         m->received++;
@@ -137,7 +137,7 @@ static int poll_incoming(st_xmpi_t *m, const st_xmpi_engine_t *e)
             m->aborted = 1;
         else if (e && !m->aborted)
             rc = e->deliver(e->ctx, st.MPI_SOURCE, buf, (size_t)count);
-        st_clc_free(buf);
+        st_mem_free(buf);
         if (rc || (e && m->aborted))
             return -1;
         got++;

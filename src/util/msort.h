@@ -7,27 +7,27 @@
  * runs, one pass when already sorted; and an inlined comparison avoids qsort's indirect
  * call per comparison. Stable. Falls back to qsort when its buffer cannot be allocated.
  *
- *   ST_CLC_MSORT(name, type, cmp)   defines  static void name(type *v, size_t n)
+ *   ST_MSORT(name, type, cmp)   defines  static void name(type *v, size_t n)
  * where cmp is `static inline int cmp(const type *a, const type *b)` (qsort's convention)
  * and `static int cmp_void(const void *, const void *)` named cmp##_void exists for the
  * fallback. Single-threaded per call.
  *
  * Also the sift-down of the binary heaps that merge sorted runs (deps.c's MERGE_RUNS, the
  * analysis' point-to-point join):
- *   ST_CLC_HEAP_DOWN(name, type, ctxtype, before)  defines
+ *   ST_HEAP_DOWN(name, type, ctxtype, before)  defines
  *       static void name(ctxtype ctx, type *h, size_t n, size_t i)
  * which moves h[i] down the heap h[0 .. n), whose first element comes first by
  * before(ctx, x, y) (nonzero: *x before *y).
  */
-#ifndef ST_CLC_MSORT_H
-#define ST_CLC_MSORT_H
+#ifndef ST_UTIL_MSORT_H
+#define ST_UTIL_MSORT_H
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "mem.h"
 
-#define ST_CLC_MSORT(name, type, cmp)                                                          \
+#define ST_MSORT(name, type, cmp)                                                          \
     static void name(type *v, size_t n)                                                       \
     {                                                                                         \
         size_t runs = 1;                                                                      \
@@ -35,11 +35,11 @@
             runs += cmp(&v[i - 1], &v[i]) > 0;                                                \
         if (n < 2 || runs == 1)                                                               \
             return;                                                                           \
-        type *tmp = st_clc_malloc(n * sizeof *tmp);                                           \
-        size_t *start = st_clc_malloc((runs + 1) * sizeof *start);                            \
+        type *tmp = st_mem_malloc(n * sizeof *tmp);                                           \
+        size_t *start = st_mem_malloc((runs + 1) * sizeof *start);                            \
         if (!tmp || !start) {                                                                 \
-            st_clc_free(tmp);                                                                 \
-            st_clc_free(start);                                                               \
+            st_mem_free(tmp);                                                                 \
+            st_mem_free(start);                                                               \
             qsort(v, n, sizeof *v, cmp##_void);                                               \
             return;                                                                           \
         }                                                                                     \
@@ -70,11 +70,11 @@
         }                                                                                     \
         if (src != v)                                                                         \
             memcpy(v, src, n * sizeof *v);                                                    \
-        st_clc_free(tmp);                                                                     \
-        st_clc_free(start);                                                                   \
+        st_mem_free(tmp);                                                                     \
+        st_mem_free(start);                                                                   \
     }
 
-#define ST_CLC_HEAP_DOWN(name, type, ctxtype, before)                                         \
+#define ST_HEAP_DOWN(name, type, ctxtype, before)                                         \
     static void name(ctxtype ctx, type *h, size_t n, size_t i)                                \
     {                                                                                         \
         for (;;) {                                                                            \

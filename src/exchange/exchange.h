@@ -7,18 +7,18 @@
  * exchange_mpi.h do it over MPI, the unit tests over in-memory queues) and feeds what
  * arrives to its own record parser. Messages are self-describing: a sequence of records,
  * each a 32-byte header (st_xchg_rec_t) and its payload; any delivery order works. Buffers
- * come from st_clc_malloc (mem.h): a transport frees them with st_clc_free.
+ * come from st_mem_malloc (mem.h): a transport frees them with st_mem_free.
  * Not thread-safe: one thread drives one set of buffers.
  */
-#ifndef ST_CLC_EXCHANGE_H
-#define ST_CLC_EXCHANGE_H
+#ifndef ST_EXCHANGE_H
+#define ST_EXCHANGE_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 typedef struct st_xchg_net {
-    /* Takes ownership of buf (len > 0 bytes from st_clc_malloc: free it with st_clc_free)
+    /* Takes ownership of buf (len > 0 bytes from st_mem_malloc: free it with st_mem_free)
      * and delivers it, some time later, to the receiving engine of rank `to` (which may
      * be the sender itself). Returns 0, or -1 when it cannot (buf is then freed by the
      * transport; the run fails). */

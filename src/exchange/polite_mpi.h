@@ -1,5 +1,5 @@
 /*
- * polite.h — waiting on the tool's own MPI operations without burning the CPU.
+ * polite_mpi.h — waiting on the tool's own MPI operations without burning the CPU.
  *
  * MPICH (ch4) busy-polls inside blocking calls; with more ranks than cores a waiting
  * rank then holds its core for a whole time slice while its partner cannot run. Every

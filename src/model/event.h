@@ -44,6 +44,30 @@ typedef struct st_event {
 
 _Static_assert(sizeof(st_event_t) == 64, "st_event_t must stay 64 bytes");
 
+/*
+ * Where CLC keeps an event's pre-correction time when it sets ST_EVF_CLC_MOVED: in
+ * aux, except for ENTER, whose aux is the call-site pc and whose id is unused, and
+ * ICOLL_COMPLETE, whose aux is the instance seq the writer stores (synctrace:coll_seq)
+ * and whose region and tag are unused (low and high half). (TASK_SWITCH's "task left"
+ * in aux is not written to OTF2, so overwriting it after CLC loses nothing.)
+ */
+static inline void st_event_set_orig_time(st_event_t *e, uint64_t t)
+{
+    if (e->kind == ST_EV_ENTER)
+        e->id = t;
+    else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE)
+        e->region = (uint32_t)t, e->tag = (int32_t)(uint32_t)(t >> 32);
+    else
+        e->aux = t;
+}
+
+static inline uint64_t st_event_orig_time(const st_event_t *e)
+{
+    if (e->kind == ST_EV_MPI_ICOLL_COMPLETE)
+        return (uint64_t)(uint32_t)e->tag << 32 | e->region;
+    return e->kind == ST_EV_ENTER ? e->id : e->aux;
+}
+
 /* Name used in `synctrace dump` for an event kind; "?" for an unknown kind. */
 const char *st_event_kind_name(unsigned kind);
 

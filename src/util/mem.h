@@ -3,7 +3,7 @@
  *
  * A fresh page costs a fault and its clearing (2-10 us here, most of the correction's time
  * at 4-8 ranks on 2 cores), while at MPI_Finalize each thread's event buffer has an unused,
- * already populated tail. st_clc_mem_lend() hands such regions to the correction: the
+ * already populated tail. st_mem_lend() hands such regions to the correction: the
  * allocation functions below then take large blocks from them (first fit, freed blocks
  * reused, growth in place where the next block is free) and fall back to the C library
  * for small blocks and when the regions are full. Without a loan they are
@@ -11,25 +11,25 @@
  *
  * Everything the correction allocates (deps.c, graph.c, clc.c, run.c, replay.c, the orig
  * arrays, the engine's outgoing buffers) goes through these and must be freed with
- * st_clc_free. Not thread-safe: one thread runs the correction.
+ * st_mem_free. Not thread-safe: one thread runs the correction.
  */
-#ifndef ST_CLC_MEM_H
-#define ST_CLC_MEM_H
+#ifndef ST_UTIL_MEM_H
+#define ST_UTIL_MEM_H
 
 #include <stddef.h>
 
-#define ST_CLC_MEM_REGIONS 64
+#define ST_MEM_REGIONS 64
 
-/* Lends n regions [base, base + len) (contents are overwritten) until st_clc_mem_return(). */
-void st_clc_mem_lend(void *const *base, const size_t *len, int n);
+/* Lends n regions [base, base + len) (contents are overwritten) until st_mem_return(). */
+void st_mem_lend(void *const *base, const size_t *len, int n);
 
 /* Ends the loan: no more blocks from the regions (blocks still allocated from them stay
  * recognized, so freeing them is harmless). Returns the peak bytes used in the regions. */
-size_t st_clc_mem_return(void);
+size_t st_mem_return(void);
 
-void *st_clc_malloc(size_t n);
-void *st_clc_calloc(size_t n, size_t size);
-void *st_clc_realloc(void *p, size_t n);
-void st_clc_free(void *p);
+void *st_mem_malloc(size_t n);
+void *st_mem_calloc(size_t n, size_t size);
+void *st_mem_realloc(void *p, size_t n);
+void st_mem_free(void *p);
 
 #endif

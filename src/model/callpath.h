@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../record/event.h"
+#include "event.h"
 
 #define ST_CP_NONE UINT32_MAX
 

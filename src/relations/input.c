@@ -1,16 +1,16 @@
 /*
- * input.c — a CLC input over rank data (st_rankdata_t, src/trace/rankdata.h): one
+ * input.c — a CLC input over rank data (st_rankdata_t, src/model/rankdata.h): one
  * location per recorded thread, each rank's communicator table, and node ids from the
  * ranks' node names. Used by `synctrace clc` (all ranks of an archive) and by the shim
  * (its own rank; other ranks' node ids supplied by the caller instead).
  */
-#include "clc.h"
+#include "../clc/clc.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "../otf2/writer.h"
-#include "../record/region.h"
+#include "../model/region.h"
 
 typedef struct named {
     const char *name;
@@ -25,7 +25,7 @@ static int cmp_named(const void *a, const void *b)
 }
 
 /* Node id of each rank: ranks with equal node names share an id; ranks without data get their own. */
-static int assign_nodes(const st_rankdata_t *rd, int nrd, st_clc_proc_t *procs, int32_t nranks)
+static int assign_nodes(const st_rankdata_t *rd, int nrd, st_rel_proc_t *procs, int32_t nranks)
 {
     named_t *v = malloc(sizeof(named_t) * (size_t)(nrd > 0 ? nrd : 1));
     if (!v)
@@ -48,11 +48,11 @@ static int assign_nodes(const st_rankdata_t *rd, int nrd, st_clc_proc_t *procs, 
     return 0;
 }
 
-const st_clc_sync_region_t st_clc_sync_regions[ST_CLC_NSYNC] = {
+const st_rel_sync_region_t st_rel_sync_regions[ST_REL_NSYNC] = {
     { ST_REGION_MPI_Init, 0 }, { ST_REGION_MPI_Init_thread, 0 }, { ST_REGION_MPI_Finalize, 1 }
 };
 
-int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in)
+int st_rel_input_from_rankdata(st_rankdata_t *rd, int nrd, st_rel_input_t *in)
 {
     memset(in, 0, sizeof *in);
     int32_t nranks = 0;
@@ -64,8 +64,8 @@ int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in)
             nranks = rd[i].rank + 1;
         nlocs += rd[i].nthreads;
     }
-    st_clc_proc_t *procs = calloc((size_t)(nranks > 0 ? nranks : 1), sizeof *procs);
-    st_clc_loc_t *locs = calloc(nlocs ? nlocs : 1, sizeof *locs);
+    st_rel_proc_t *procs = calloc((size_t)(nranks > 0 ? nranks : 1), sizeof *procs);
+    st_rel_loc_t *locs = calloc(nlocs ? nlocs : 1, sizeof *locs);
     if (!procs || !locs || assign_nodes(rd, nrd, procs, nranks)) {
         free(procs);
         free(locs);
@@ -82,24 +82,24 @@ int st_clc_input_from_rankdata(st_rankdata_t *rd, int nrd, st_clc_input_t *in)
         procs[rd[i].rank].ncallsites = rd[i].ncallsites;
         procs[rd[i].rank].callsites = rd[i].callsites;
         for (uint32_t t = 0; t < rd[i].nthreads; t++)
-            locs[l++] = (st_clc_loc_t){ .rank = rd[i].rank, .thread = rd[i].threads[t].index,
+            locs[l++] = (st_rel_loc_t){ .rank = rd[i].rank, .thread = rd[i].threads[t].index,
                                         .ev = rd[i].threads[t].events,
                                         .n = rd[i].threads[t].events ? rd[i].threads[t].nevents : 0 };
     }
-    *in = (st_clc_input_t){ .nlocs = l, .locs = locs, .nranks = nranks, .procs = procs };
+    *in = (st_rel_input_t){ .nlocs = l, .locs = locs, .nranks = nranks, .procs = procs };
     return 0;
 }
 
-void st_clc_input_free(st_clc_input_t *in)
+void st_rel_input_free(st_rel_input_t *in)
 {
     for (uint32_t l = 0; in->locs && l < in->nlocs; l++)
-        st_clc_free(in->locs[l].orig);
+        st_mem_free(in->locs[l].orig);
     free(in->locs);
     free((void *)in->procs);
     memset(in, 0, sizeof *in);
 }
 
-void st_clc_restore_orig(st_clc_input_t *in)
+void st_rel_restore_orig(st_rel_input_t *in)
 {
     for (uint32_t l = 0; l < in->nlocs; l++)
         for (uint64_t i = 0; in->locs[l].orig && i < in->locs[l].n; i++) {
@@ -108,25 +108,25 @@ void st_clc_restore_orig(st_clc_input_t *in)
         }
 }
 
-int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd, const st_clc_sync_region_t *sync,
+int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd, const st_rel_sync_region_t *sync,
                             uint32_t nsync, st_clc_stats_t *stats)
 {
-    st_clc_input_t in;
-    st_clc_graph_t g;
-    if (st_clc_input_from_rankdata(rd, nrd, &in))
+    st_rel_input_t in;
+    st_rel_graph_t g;
+    if (st_rel_input_from_rankdata(rd, nrd, &in))
         return -1;
     in.nsync = sync ? nsync : 0, in.sync = sync;
-    int rc = st_clc_graph_build(&in, &g);
+    int rc = st_rel_graph_build(&in, &g);
     if (rc == 0) {
         rc = st_clc_run(p, &in, &g, stats);
-        st_clc_graph_free(&g);
+        st_rel_graph_free(&g);
     }
     if (rc != 0)
-        st_clc_restore_orig(&in); /* out of memory: back to C */
+        st_rel_restore_orig(&in); /* out of memory: back to C */
     for (uint32_t l = 0; rc == 0 && l < in.nlocs; l++)
         for (uint64_t i = 0; i < in.locs[l].n; i++)
             if (in.locs[l].ev[i].flags & ST_EVF_CLC_MOVED)
-                st_otf2_set_orig_time(&in.locs[l].ev[i], in.locs[l].orig[i]);
-    st_clc_input_free(&in);
+                st_event_set_orig_time(&in.locs[l].ev[i], in.locs[l].orig[i]);
+    st_rel_input_free(&in);
     return rc;
 }

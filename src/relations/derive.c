@@ -24,18 +24,18 @@
  * cancelled requests, nonblocking requests started on another thread, locks, tasks) is
  * collected in it and finished afterwards.
  */
-#include "deps.h"
+#include "relations.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "msort.h"
+#include "../util/msort.h"
 
 /* Fixed region ids (the first entries of the region enum, region.h), without needing
  * the generated MPI region list. */
 enum clc_region {
 #define ST_REGION(id, name, role, paradigm) CLC_REGION_##id,
-#include "regions.def"
+#include "../model/regions.def"
 #undef ST_REGION
 };
 
@@ -43,14 +43,14 @@ enum clc_region {
 
 /* ---- small helpers ------------------------------------------------------------------------ */
 
-int st_clc_grow(void **v, size_t *cap, size_t need, size_t elem)
+int st_mem_grow(void **v, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
     size_t n = *cap ? *cap : 64;
     while (n < need)
         n *= 2;
-    void *p = st_clc_realloc(*v, n * elem);
+    void *p = st_mem_realloc(*v, n * elem);
     if (!p)
         return -1;
     *v = p;
@@ -59,16 +59,16 @@ int st_clc_grow(void **v, size_t *cap, size_t need, size_t elem)
 }
 
 #define PUSH(vec, item) \
-    (st_clc_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (item), 0))
+    (st_mem_grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) ? -1 : ((vec).v[(vec).n++] = (item), 0))
 
-int st_clc_epvec_push(st_clc_epvec_t *v, const st_clc_endpoint_t *ep)
+int st_rel_epvec_push(st_rel_epvec_t *v, const st_rel_endpoint_t *ep)
 {
     return PUSH(*v, *ep);
 }
 
-void st_clc_epvec_free(st_clc_epvec_t *v)
+void st_rel_epvec_free(st_rel_epvec_t *v)
 {
-    st_clc_free(v->v);
+    st_mem_free(v->v);
     memset(v, 0, sizeof *v);
 }
 
@@ -86,17 +86,17 @@ static void *find(const void *key, const void *v, size_t n, size_t size, int (*c
     return n ? bsearch(key, v, n, size, cmp) : NULL;
 }
 
-static int32_t node_of(const st_clc_input_t *in, int32_t rank)
+static int32_t node_of(const st_rel_input_t *in, int32_t rank)
 {
     return in->procs && rank >= 0 && rank < in->nranks ? in->procs[rank].node : rank;
 }
 
 /* mu class of a pair of world ranks. */
-static uint8_t pair_mask(const st_clc_input_t *in, int32_t a, int32_t b)
+static uint8_t pair_mask(const st_rel_input_t *in, int32_t a, int32_t b)
 {
     if (a == b)
-        return ST_CLC_MU_PROC;
-    return node_of(in, a) == node_of(in, b) ? ST_CLC_MU_INTRA : ST_CLC_MU_INTER;
+        return ST_REL_MU_PROC;
+    return node_of(in, a) == node_of(in, b) ? ST_REL_MU_INTRA : ST_REL_MU_INTER;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -112,10 +112,10 @@ typedef struct nodeset {
     int      done;
 } nodeset_t;
 
-static int nodeset_fill(const st_clc_input_t *in, nodeset_t *ns, const int32_t *a, uint32_t na, const int32_t *b,
+static int nodeset_fill(const st_rel_input_t *in, nodeset_t *ns, const int32_t *a, uint32_t na, const int32_t *b,
                         uint32_t nb)
 {
-    ns->node = st_clc_malloc(sizeof(int32_t) * (na + nb + 1));
+    ns->node = st_mem_malloc(sizeof(int32_t) * (na + nb + 1));
     if (!ns->node)
         return -1;
     for (uint32_t i = 0; i < na; i++)
@@ -133,9 +133,9 @@ static uint8_t nodeset_mask_all(const nodeset_t *ns)
     uint8_t m = 0;
     for (uint32_t i = 1; i < ns->n; i++)
         if (ns->node[i] == ns->node[i - 1])
-            m |= ST_CLC_MU_INTRA;
+            m |= ST_REL_MU_INTRA;
     if (ns->n > 1 && ns->node[0] != ns->node[ns->n - 1])
-        m |= ST_CLC_MU_INTER;
+        m |= ST_REL_MU_INTER;
     return m;
 }
 
@@ -157,7 +157,7 @@ static uint32_t nodeset_bound(const nodeset_t *ns, int32_t v, int upper)
 static uint8_t nodeset_mask_rooted(const nodeset_t *ns, int32_t root_node)
 {
     uint32_t same = nodeset_bound(ns, root_node, 1) - nodeset_bound(ns, root_node, 0);
-    return (uint8_t)((same >= 2 ? ST_CLC_MU_INTRA : 0) | (same < ns->n ? ST_CLC_MU_INTER : 0));
+    return (uint8_t)((same >= 2 ? ST_REL_MU_INTRA : 0) | (same < ns->n ? ST_REL_MU_INTER : 0));
 }
 
 /* An OpenMP endpoint while it waits in its key type's side vector: the key's type and rank,
@@ -172,9 +172,9 @@ typedef struct omp_end {
 
 typedef struct { omp_end_t *v; size_t n, cap; } omp_endvec_t;
 
-/* name(x, y): the join's order of two OpenMP ends of one rank and key type (st_clc_endpoint_cmp of
- * their endpoints), for omp_end_t and for the left-out ends (st_clc_self_end_t), whose reading back
- * (st_clc_derived_read) merges them into the join's order: one definition for both. */
+/* name(x, y): the join's order of two OpenMP ends of one rank and key type (st_rel_endpoint_cmp of
+ * their endpoints), for omp_end_t and for the left-out ends (st_rel_self_end_t), whose reading back
+ * (st_rel_derived_read) merges them into the join's order: one definition for both. */
 #define OMP_END_CMP(name, T)                                                                           \
     static inline int name(const T *x, const T *y)                                                     \
     {                                                                                                  \
@@ -187,19 +187,19 @@ typedef struct { omp_end_t *v; size_t n, cap; } omp_endvec_t;
 
 /* Per-rank derivation context. */
 typedef struct ctx {
-    const st_clc_input_t *in;
+    const st_rel_input_t *in;
     int32_t               rank;
-    const st_clc_proc_t  *proc;
-    st_clc_epvec_t       *out;
-    st_clc_depstats_t    *ds;
+    const st_rel_proc_t  *proc;
+    st_rel_epvec_t       *out;
+    st_rel_depstats_t    *ds;
     nodeset_t            *comm_nodes; /* [proc->ncomms], filled lazily */
     nodeset_t             world_nodes;
-    st_clc_epvec_t        side[ST_CLC_KEY_TYPES]; /* by key type but point-to-point and OpenMP: appended to out
+    st_rel_epvec_t        side[ST_REL_KEY_TYPES]; /* by key type but point-to-point and OpenMP: appended to out
                                                      in type order at the end, so that out is mostly in key
                                                      order (cheap join sort) */
-    omp_endvec_t          oside[ST_CLC_KEY_TYPES]; /* the same for the OpenMP key types */
-    struct omp_src       *omp_src; /* st_clc_endpoints_split: hands the OpenMP ends out instead of out */
-    int                   p2p_apart; /* st_clc_endpoints_split with p2p: the point-to-point ends ... */
+    omp_endvec_t          oside[ST_REL_KEY_TYPES]; /* the same for the OpenMP key types */
+    struct omp_src       *omp_src; /* st_rel_endpoints_split: hands the OpenMP ends out instead of out */
+    int                   p2p_apart; /* st_rel_endpoints_split with p2p: the point-to-point ends ... */
     struct p2p_src       *p2p_src;   /* ... are handed out by this instead of written to out */
 } ctx_t;
 
@@ -207,13 +207,13 @@ typedef struct ctx {
 static int emit(ctx_t *c, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, uint32_t loc, uint64_t ev,
                 uint64_t time, uint8_t role, uint8_t kind, uint8_t shape, uint8_t mumask, uint32_t order)
 {
-    st_clc_endpoint_t ep = {
+    st_rel_endpoint_t ep = {
         .key = { k0, k1, k2, k3 },
         .ref = { .loc = loc, .order = order, .ev = ev },
         .time = time,
         .role = role, .kind = kind, .shape = shape, .mumask = mumask,
     };
-    return st_clc_epvec_push(&c->side[k0 >> 56], &ep);
+    return st_rel_epvec_push(&c->side[k0 >> 56], &ep);
 }
 
 static uint64_t key0(unsigned type, uint64_t low) { return (uint64_t)type << 56 | (low & 0x00ffffffffffffffull); }
@@ -265,7 +265,7 @@ static inline int cmp_p2p(const p2p_item_t *x, const p2p_item_t *y)
 }
 
 static int cmp_p2p_void(const void *a, const void *b) { return cmp_p2p(a, b); }
-ST_CLC_MSORT(sort_p2p, p2p_item_t, cmp_p2p)
+ST_MSORT(sort_p2p, p2p_item_t, cmp_p2p)
 
 typedef struct { p2p_item_t *v; size_t n, cap; } p2pvec_t;
 typedef struct { uint64_t *v; size_t n, cap; } u64vec_t;
@@ -285,7 +285,7 @@ static size_t chan_hash(const p2p_chan_t *k, size_t mask)
 
 static int chan_rehash(p2p_chans_t *t, size_t nslot)
 {
-    uint32_t *slot = st_clc_calloc(nslot, sizeof *slot);
+    uint32_t *slot = st_mem_calloc(nslot, sizeof *slot);
     if (!slot)
         return -1;
     for (size_t i = 0; i < t->n; i++) {
@@ -294,7 +294,7 @@ static int chan_rehash(p2p_chans_t *t, size_t nslot)
             h = (h + 1) & (nslot - 1);
         slot[h] = (uint32_t)i + 1;
     }
-    st_clc_free(t->slot);
+    st_mem_free(t->slot);
     t->slot = slot;
     t->nslot = nslot;
     return 0;
@@ -315,7 +315,7 @@ static uint32_t chan_id(p2p_chans_t *t, const p2p_chan_t *k)
         if (same_chan(&t->v[t->slot[h] - 1], k))
             return t->slot[h] - 1;
     }
-    if (st_clc_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v))
+    if (st_mem_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v))
         return UINT32_MAX;
     t->v[t->n] = *k;
     t->slot[h] = (uint32_t)t->n + 1;
@@ -360,46 +360,46 @@ static void p2p_group(const p2p_chans_t *ch, const uint32_t *rank_of, const p2pv
  * endpoints allocated next can reuse its pages. */
 static p2p_item_t *p2p_grouped(const p2p_chans_t *ch, const uint32_t *rank_of, p2pvec_t *items, uint64_t *start)
 {
-    p2p_item_t *out = st_clc_malloc(sizeof *out * (items->n + 1));
+    p2p_item_t *out = st_mem_malloc(sizeof *out * (items->n + 1));
     if (out)
         p2p_group(ch, rank_of, items, out, start);
-    st_clc_free(items->v);
+    st_mem_free(items->v);
     items->v = NULL, items->cap = 0;
     return out;
 }
 
-static st_clc_endpoint_t *p2p_put(st_clc_endpoint_t *e, const p2p_chan_t *k, uint8_t mask, uint64_t n,
+static st_rel_endpoint_t *p2p_put(st_rel_endpoint_t *e, const p2p_chan_t *k, uint8_t mask, uint64_t n,
                                   const p2p_item_t *it, uint8_t role)
 {
-    *e = (st_clc_endpoint_t){
-        .key = { key0(ST_CLC_KEY_P2P, k->tag), k->pair, k->comm, n },
+    *e = (st_rel_endpoint_t){
+        .key = { key0(ST_REL_KEY_P2P, k->tag), k->pair, k->comm, n },
         .ref = { .loc = it->loc, .order = 0, .ev = it->ev },
-        .time = role == ST_CLC_SEND ? it->o1 : it->o2,
-        .role = role, .kind = ST_CLC_P2P, .shape = ST_CLC_PRODUCT, .mumask = mask,
+        .time = role == ST_REL_SEND ? it->o1 : it->o2,
+        .role = role, .kind = ST_REL_P2P, .shape = ST_REL_PRODUCT, .mumask = mask,
     };
     return e + 1;
 }
 
 /* Makes room in out for the point-to-point endpoints (np) and the other key types' (the
  * side vectors), in one step: growing it later would copy it. With omp_src, the OpenMP ends
- * stay out of it, but the join builds their instances in it (st_clc_inst_room). */
-static int reserve_out(ctx_t *c, st_clc_epvec_t *out, size_t np)
+ * stay out of it, but the join builds their instances in it (st_rel_inst_room). */
+static int reserve_out(ctx_t *c, st_rel_epvec_t *out, size_t np)
 {
     size_t total = out->n + np, nomp = 0;
-    for (int t = 0; t < ST_CLC_KEY_TYPES; t++)
+    for (int t = 0; t < ST_REL_KEY_TYPES; t++)
         total += c->side[t].n, nomp += c->oside[t].n;
-    total += c->omp_src ? st_clc_inst_room(nomp) : nomp;
+    total += c->omp_src ? st_rel_inst_room(nomp) : nomp;
     if (total <= out->cap)
         return 0;
     if (out->n == 0) { /* exactly this size */
-        st_clc_free(out->v);
+        st_mem_free(out->v);
         out->v = NULL, out->cap = 0;
-        if (!(out->v = st_clc_malloc(sizeof *out->v * (total ? total : 1))))
+        if (!(out->v = st_mem_malloc(sizeof *out->v * (total ? total : 1))))
             return -1;
         out->cap = total ? total : 1;
         return 0;
     }
-    return st_clc_grow((void **)&out->v, &out->cap, total, sizeof *out->v);
+    return st_mem_grow((void **)&out->v, &out->cap, total, sizeof *out->v);
 }
 
 /* A channel in the direct emission: its items per role (0 send, 1 receive), its first endpoint
@@ -425,14 +425,14 @@ static int p2p_count_in_order(const p2pvec_t *items, int role, chan_fill_t *f)
 /* Writes each item straight to its endpoint's place: in a channel, send k follows k sends and
  * min(k, receives) receives, receive k follows min(k + 1, sends) sends and k receives. */
 static void p2p_put_direct(const p2p_chans_t *ch, const p2pvec_t *items, int role, chan_fill_t *f,
-                           st_clc_endpoint_t *e)
+                           st_rel_endpoint_t *e)
 {
     for (size_t i = 0; i < items->n; i++) {
         const p2p_item_t *it = &items->v[i];
         chan_fill_t *x = &f[it->chan];
         uint64_t k = x->k[role]++, other = x->n[!role], before = role ? k + 1 : k;
         p2p_put(e + x->first + k + (before < other ? before : other), &ch->v[it->chan], x->mask, k, it,
-                role ? ST_CLC_RECV : ST_CLC_SEND);
+                role ? ST_REL_RECV : ST_REL_SEND);
     }
 }
 
@@ -443,9 +443,9 @@ static void p2p_put_direct(const p2p_chans_t *ch, const p2pvec_t *items, int rol
  * written), -1 out of memory.
  */
 static int p2p_emit_direct(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byrank, p2pvec_t *sends,
-                           p2pvec_t *recvs, st_clc_epvec_t *out)
+                           p2pvec_t *recvs, st_rel_epvec_t *out)
 {
-    chan_fill_t *f = st_clc_calloc(ch->n + 1, sizeof *f);
+    chan_fill_t *f = st_mem_calloc(ch->n + 1, sizeof *f);
     if (!f)
         return -1;
     int rc = p2p_count_in_order(sends, 0, f) && p2p_count_in_order(recvs, 1, f);
@@ -464,11 +464,11 @@ static int p2p_emit_direct(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *b
         p2p_put_direct(ch, recvs, 1, f, out->v + out->n);
         out->n += at;
     }
-    st_clc_free(f);
+    st_mem_free(f);
     return rc;
 }
 
-/* ---- the point-to-point ends from their grouped items: a source (st_clc_endpoints_split) ------------ */
+/* ---- the point-to-point ends from their grouped items: a source (st_rel_endpoints_split) ------------ */
 
 /* The grouped items of every channel (channel rank r: sends so[ss[r] ..), receives ro[rs[r] ..)),
  * handed out in the join's order: channels in key order, in a channel send k before receive k;
@@ -483,7 +483,7 @@ typedef struct p2p_src {
     size_t       n;
 } p2p_src_t;
 
-static size_t p2p_src_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
+static size_t p2p_src_read(void *ctx, st_rel_endpoint_t *buf, size_t max)
 {
     p2p_src_t *s = ctx;
     size_t n = 0;
@@ -495,9 +495,9 @@ static size_t p2p_src_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
         }
         const p2p_chan_t *key = &s->byrank[s->r].key;
         if (s->half == 0 && s->k < ns)
-            p2p_put(&buf[n++], key, s->mask[s->r], s->k, &s->so[s->ss[s->r] + s->k], ST_CLC_SEND);
+            p2p_put(&buf[n++], key, s->mask[s->r], s->k, &s->so[s->ss[s->r] + s->k], ST_REL_SEND);
         else if (s->half == 1 && s->k < nr)
-            p2p_put(&buf[n++], key, s->mask[s->r], s->k, &s->ro[s->rs[s->r] + s->k], ST_CLC_RECV);
+            p2p_put(&buf[n++], key, s->mask[s->r], s->k, &s->ro[s->rs[s->r] + s->k], ST_REL_RECV);
         s->k += s->half;
         s->half ^= 1;
     }
@@ -515,22 +515,22 @@ static void p2p_src_free(void *ctx)
     p2p_src_t *s = ctx;
     if (!s)
         return;
-    st_clc_free(s->byrank), st_clc_free(s->mask), st_clc_free(s->so), st_clc_free(s->ro);
-    st_clc_free(s->ss), st_clc_free(s->rs);
-    st_clc_free(s);
+    st_mem_free(s->byrank), st_mem_free(s->mask), st_mem_free(s->so), st_mem_free(s->ro);
+    st_mem_free(s->ss), st_mem_free(s->rs);
+    st_mem_free(s);
 }
 
 /* The items grouped by channel (which frees the vectors) as c->p2p_src. */
 static int p2p_src_make(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byrank, const uint32_t *rank_of,
                         p2pvec_t *sends, p2pvec_t *recvs)
 {
-    p2p_src_t *s = st_clc_calloc(1, sizeof *s);
+    p2p_src_t *s = st_mem_calloc(1, sizeof *s);
     if (!s)
         return -1;
     *s = (p2p_src_t){ .nch = (uint32_t)ch->n, .n = sends->n + recvs->n };
-    s->byrank = st_clc_malloc(sizeof *s->byrank * (ch->n + 1));
-    s->mask = st_clc_malloc(ch->n + 1);
-    s->ss = st_clc_malloc(sizeof *s->ss * (ch->n + 1)), s->rs = st_clc_malloc(sizeof *s->rs * (ch->n + 1));
+    s->byrank = st_mem_malloc(sizeof *s->byrank * (ch->n + 1));
+    s->mask = st_mem_malloc(ch->n + 1);
+    s->ss = st_mem_malloc(sizeof *s->ss * (ch->n + 1)), s->rs = st_mem_malloc(sizeof *s->rs * (ch->n + 1));
     if (!s->byrank || !s->mask || !s->ss || !s->rs || !(s->so = p2p_grouped(ch, rank_of, sends, s->ss)) ||
         !(s->ro = p2p_grouped(ch, rank_of, recvs, s->rs))) {
         p2p_src_free(s);
@@ -546,7 +546,7 @@ static int p2p_src_make(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byra
 /* The general case (items not in channel order): grouped by channel, each channel sorted, and
  * the endpoints appended as the source hands them out. */
 static int p2p_emit_grouped(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *byrank, const uint32_t *rank_of,
-                            p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
+                            p2pvec_t *sends, p2pvec_t *recvs, st_rel_epvec_t *out)
 {
     size_t np = sends->n + recvs->n, k;
     if (p2p_src_make(c, ch, byrank, rank_of, sends, recvs))
@@ -565,10 +565,10 @@ static int p2p_emit_grouped(ctx_t *c, const p2p_chans_t *ch, const chan_rank_t *
  * role (a self channel has both: send k before receive k). Frees the items. With c->p2p_apart
  * they go to c->p2p_src instead, in the same order (and out gets room for the other types').
  */
-static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs, st_clc_epvec_t *out)
+static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs, st_rel_epvec_t *out)
 {
-    chan_rank_t *byrank = st_clc_malloc(sizeof *byrank * (ch->n + 1));
-    uint32_t *rank_of = st_clc_malloc(sizeof *rank_of * (ch->n + 1));
+    chan_rank_t *byrank = st_mem_malloc(sizeof *byrank * (ch->n + 1));
+    uint32_t *rank_of = st_mem_malloc(sizeof *rank_of * (ch->n + 1));
     int rc = -1;
     if (byrank && rank_of) {
         for (uint32_t i = 0; i < ch->n; i++)
@@ -584,8 +584,8 @@ static int p2p_emit(ctx_t *c, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *
                 rc = p2p_emit_grouped(c, ch, byrank, rank_of, sends, recvs, out);
         }
     }
-    st_clc_free(byrank), st_clc_free(rank_of);
-    st_clc_free(sends->v), st_clc_free(recvs->v);
+    st_mem_free(byrank), st_mem_free(rank_of);
+    st_mem_free(sends->v), st_mem_free(recvs->v);
     sends->v = recvs->v = NULL, sends->cap = recvs->cap = 0;
     return rc < 0 ? -1 : 0;
 }
@@ -628,7 +628,7 @@ static int send_cancelled(const ctx_t *c, const u64vec_t *cancelled, const p2p_i
 
 /* After the scan: drop sends whose request completed as cancelled, number and emit into out. */
 static int p2p_finish(ctx_t *c, u64vec_t *cancelled, const p2p_chans_t *ch, p2pvec_t *sends, p2pvec_t *recvs,
-                      st_clc_epvec_t *out)
+                      st_rel_epvec_t *out)
 {
     if (cancelled->n) {
         sort(cancelled->v, cancelled->n, sizeof(uint64_t), cmp_u64p);
@@ -647,7 +647,7 @@ static int p2p_finish(ctx_t *c, u64vec_t *cancelled, const p2p_chans_t *ch, p2pv
 /* ---- collectives ---------------------------------------------------------------------------- */
 
 /* OTF2_CollectiveOp values (OTF2_Events.h), kept numeric so this file needs no OTF2 header. */
-enum st_clc_coll_class st_clc_coll_class(unsigned op)
+enum st_rel_coll_class st_rel_coll_class(unsigned op)
 {
     switch (op) {
     case 0: /* BARRIER */
@@ -655,15 +655,15 @@ enum st_clc_coll_class st_clc_coll_class(unsigned op)
     case 8: case 9: case 10: /* ALLTOALL(V,W) */
     case 11: /* ALLREDUCE */
     case 13: case 16: /* REDUCE_SCATTER(_BLOCK) */
-        return ST_CLC_CC_N2N;
+        return ST_REL_CC_N2N;
     case 1: case 4: case 5: /* BCAST, SCATTER(V) */
-        return ST_CLC_CC_ONE2N;
+        return ST_REL_CC_ONE2N;
     case 2: case 3: case 12: /* GATHER(V), REDUCE */
-        return ST_CLC_CC_N2ONE;
+        return ST_REL_CC_N2ONE;
     case 14: case 15: /* SCAN, EXSCAN */
-        return ST_CLC_CC_PREFIX;
+        return ST_REL_CC_PREFIX;
     default: /* handle creation/destruction, allocation: no data, no guaranteed order */
-        return ST_CLC_CC_NONE;
+        return ST_REL_CC_NONE;
     }
 }
 
@@ -713,48 +713,48 @@ static int coll_takes_part(const st_event_t *e, uint8_t role)
 {
     if (e->op == 0) /* OTF2_COLLECTIVE_OP_BARRIER */
         return 1;
-    return (role == ST_CLC_SEND ? e->bytes : e->bytes2) > 0;
+    return (role == ST_REL_SEND ? e->bytes : e->bytes2) > 0;
 }
 
 static int coll_emit_one(ctx_t *c, const coll_ev_t *ce, uint8_t role, uint64_t group, uint8_t shape,
                          uint8_t mask, uint32_t order, uint64_t comm_key)
 {
-    uint64_t ev = role == ST_CLC_SEND ? ce->send_ev : ce->recv_ev;
-    uint32_t loc = role == ST_CLC_SEND ? ce->send_loc : ce->recv_loc;
+    uint64_t ev = role == ST_REL_SEND ? ce->send_ev : ce->recv_ev;
+    uint32_t loc = role == ST_REL_SEND ? ce->send_loc : ce->recv_loc;
     if (ev == NO_EV || !coll_takes_part(ce->e, role))
         return 0;
-    return emit(c, key0(ST_CLC_KEY_COLL, 0), ce->seq, comm_key, group, loc, ev, c->in->locs[loc].ev[ev].time, role,
-                ST_CLC_COLL, shape, mask, order);
+    return emit(c, key0(ST_REL_KEY_COLL, 0), ce->seq, comm_key, group, loc, ev, c->in->locs[loc].ev[ev].time, role,
+                ST_REL_COLL, shape, mask, order);
 }
 
 static int coll_intra(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, const nodeset_t *ns)
 {
     const st_event_t *e = ce->e;
-    enum st_clc_coll_class cc = st_clc_coll_class(e->op);
+    enum st_rel_coll_class cc = st_rel_coll_class(e->op);
     int32_t root = e->peer;
     int r = 0;
     switch (cc) {
-    case ST_CLC_CC_N2N:
-        r = coll_emit_one(c, ce, ST_CLC_SEND, 0, ST_CLC_PRODUCT, nodeset_mask_all(ns), 0, d->key);
-        return r ? r : coll_emit_one(c, ce, ST_CLC_RECV, 0, ST_CLC_PRODUCT, nodeset_mask_all(ns), 0, d->key);
-    case ST_CLC_CC_PREFIX: {
+    case ST_REL_CC_N2N:
+        r = coll_emit_one(c, ce, ST_REL_SEND, 0, ST_REL_PRODUCT, nodeset_mask_all(ns), 0, d->key);
+        return r ? r : coll_emit_one(c, ce, ST_REL_RECV, 0, ST_REL_PRODUCT, nodeset_mask_all(ns), 0, d->key);
+    case ST_REL_CC_PREFIX: {
         int32_t me = comm_rank_of(d, c->rank);
         if (me < 0)
             return 0;
-        r = coll_emit_one(c, ce, ST_CLC_SEND, 0, ST_CLC_PREFIX, nodeset_mask_all(ns), (uint32_t)me, d->key);
-        return r ? r : coll_emit_one(c, ce, ST_CLC_RECV, 0, ST_CLC_PREFIX, nodeset_mask_all(ns), (uint32_t)me, d->key);
+        r = coll_emit_one(c, ce, ST_REL_SEND, 0, ST_REL_PREFIX, nodeset_mask_all(ns), (uint32_t)me, d->key);
+        return r ? r : coll_emit_one(c, ce, ST_REL_RECV, 0, ST_REL_PREFIX, nodeset_mask_all(ns), (uint32_t)me, d->key);
     }
-    case ST_CLC_CC_ONE2N:
-    case ST_CLC_CC_N2ONE:
+    case ST_REL_CC_ONE2N:
+    case ST_REL_CC_N2ONE:
         if (root < 0) {
             c->ds->no_root++;
             return 0;
         }
         {
             uint8_t mask = nodeset_mask_rooted(ns, node_of(c->in, root));
-            int one2n = cc == ST_CLC_CC_ONE2N;
-            uint8_t role = (root == c->rank) == one2n ? ST_CLC_SEND : ST_CLC_RECV;
-            return coll_emit_one(c, ce, role, 0, ST_CLC_PRODUCT, mask, 0, d->key);
+            int one2n = cc == ST_REL_CC_ONE2N;
+            uint8_t role = (root == c->rank) == one2n ? ST_REL_SEND : ST_REL_RECV;
+            return coll_emit_one(c, ce, role, 0, ST_REL_PRODUCT, mask, 0, d->key);
         }
     default:
         return 0;
@@ -765,23 +765,23 @@ static int coll_intra(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, con
 static int coll_inter(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, const nodeset_t *ns)
 {
     const st_event_t *e = ce->e;
-    enum st_clc_coll_class cc = st_clc_coll_class(e->op);
+    enum st_rel_coll_class cc = st_rel_coll_class(e->op);
     uint64_t mine = (uint32_t)min_rank(d->world, d->size), theirs = (uint32_t)min_rank(d->remote_world, d->remote_size);
     uint8_t mask = nodeset_mask_all(ns);
     int r;
     switch (cc) {
-    case ST_CLC_CC_N2N:
-        r = coll_emit_one(c, ce, ST_CLC_SEND, theirs, ST_CLC_PRODUCT, mask, 0, d->key);
-        return r ? r : coll_emit_one(c, ce, ST_CLC_RECV, mine, ST_CLC_PRODUCT, mask, 0, d->key);
-    case ST_CLC_CC_ONE2N:
-    case ST_CLC_CC_N2ONE:
+    case ST_REL_CC_N2N:
+        r = coll_emit_one(c, ce, ST_REL_SEND, theirs, ST_REL_PRODUCT, mask, 0, d->key);
+        return r ? r : coll_emit_one(c, ce, ST_REL_RECV, mine, ST_REL_PRODUCT, mask, 0, d->key);
+    case ST_REL_CC_ONE2N:
+    case ST_REL_CC_N2ONE:
         if (e->peer < 0) /* a non-root member of the root's group: takes no part */
             return 0;
         if (e->peer == c->rank) /* the root */
-            return coll_emit_one(c, ce, cc == ST_CLC_CC_ONE2N ? ST_CLC_SEND : ST_CLC_RECV,
-                                 cc == ST_CLC_CC_ONE2N ? theirs : mine, ST_CLC_PRODUCT, mask, 0, d->key);
-        return coll_emit_one(c, ce, cc == ST_CLC_CC_ONE2N ? ST_CLC_RECV : ST_CLC_SEND,
-                             cc == ST_CLC_CC_ONE2N ? mine : theirs, ST_CLC_PRODUCT, mask, 0, d->key);
+            return coll_emit_one(c, ce, cc == ST_REL_CC_ONE2N ? ST_REL_SEND : ST_REL_RECV,
+                                 cc == ST_REL_CC_ONE2N ? theirs : mine, ST_REL_PRODUCT, mask, 0, d->key);
+        return coll_emit_one(c, ce, cc == ST_REL_CC_ONE2N ? ST_REL_RECV : ST_REL_SEND,
+                             cc == ST_REL_CC_ONE2N ? mine : theirs, ST_REL_PRODUCT, mask, 0, d->key);
     default:
         return 0; /* no scans on intercommunicators */
     }
@@ -790,7 +790,7 @@ static int coll_inter(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, con
 static int coll_one(ctx_t *c, const coll_ev_t *ce)
 {
     const st_event_t *e = ce->e;
-    if (st_clc_coll_class(e->op) == ST_CLC_CC_NONE)
+    if (st_rel_coll_class(e->op) == ST_REL_CC_NONE)
         return 0;
     const st_comm_def_t *d = comm_def(c, e->comm);
     if (!d)
@@ -859,13 +859,13 @@ static int sync_prepare(ctx_t *c)
 {
     if (!c->in->nsync || !c->in->sync || c->world_nodes.done)
         return 0;
-    int32_t *all = st_clc_malloc(sizeof(int32_t) * (size_t)(c->in->nranks > 0 ? c->in->nranks : 1));
+    int32_t *all = st_mem_malloc(sizeof(int32_t) * (size_t)(c->in->nranks > 0 ? c->in->nranks : 1));
     if (!all)
         return -1;
     for (int32_t r = 0; r < c->in->nranks; r++)
         all[r] = r;
     int rc = nodeset_fill(c->in, &c->world_nodes, all, (uint32_t)(c->in->nranks > 0 ? c->in->nranks : 0), NULL, 0);
-    st_clc_free(all);
+    st_mem_free(all);
     return rc;
 }
 
@@ -873,8 +873,8 @@ static int sync_event(ctx_t *c, const st_event_t *e, uint32_t l, uint64_t i)
 {
     for (uint32_t s = 0; s < c->in->nsync; s++)
         if (c->in->sync[s].region == e->region &&
-            emit(c, key0(ST_CLC_KEY_SYNC, 0), c->in->sync[s].group, 0, 0, l, i, e->time,
-                 e->kind == ST_EV_ENTER ? ST_CLC_SEND : ST_CLC_RECV, ST_CLC_COLL, ST_CLC_PRODUCT,
+            emit(c, key0(ST_REL_KEY_SYNC, 0), c->in->sync[s].group, 0, 0, l, i, e->time,
+                 e->kind == ST_EV_ENTER ? ST_REL_SEND : ST_REL_RECV, ST_REL_COLL, ST_REL_PRODUCT,
                  nodeset_mask_all(&c->world_nodes), 0))
             return -1;
     return 0;
@@ -905,7 +905,7 @@ static inline int cmp_omp(const omp_item_t *p, const omp_item_t *q)
 static int cmp_omp_void(const void *x, const void *y) { return cmp_omp(x, y); }
 /* The items come one location after the other, each mostly in order (a thread's lock
  * acquisitions, tasks and taskwaits in time order): a few runs for the natural merge sort. */
-ST_CLC_MSORT(sort_omp, omp_item_t, cmp_omp)
+ST_MSORT(sort_omp, omp_item_t, cmp_omp)
 
 enum { L_ACQ, L_REL };             /* locks:     a = lock kind, b = lock id, c = acquisition order, x = time */
 enum { T_CREATE, T_AWAY, T_TO };   /* tasks:     a = task id, b = time */
@@ -943,7 +943,7 @@ static int is_barrier(uint32_t region) { return region == CLC_REGION_OMP_BARRIER
 
 static int frame_push(omp_state_t *s, omp_loc_t *ol, uint64_t team)
 {
-    if (st_clc_grow((void **)&ol->st, &ol->cap, ol->n + 1, sizeof(frame_t)) || PUSH(s->frame_task, 0))
+    if (st_mem_grow((void **)&ol->st, &ol->cap, ol->n + 1, sizeof(frame_t)) || PUSH(s->frame_task, 0))
         return -1;
     ol->st[ol->n++] = (frame_t){ .team = team, .serial = s->frame_task.n - 1 };
     return 0;
@@ -983,10 +983,10 @@ static int emit_omp(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint32_t 
     return PUSH(c->oside[type], o);
 }
 
-/* A team master's left-out end as one word (st_clc_self_ends_t.team): its location and event. */
-static inline uint64_t team_word(uint32_t l, uint64_t i) { return (uint64_t)l << ST_CLC_SELF_EV_BITS | i; }
-static inline uint32_t team_word_loc(uint64_t w) { return (uint32_t)(w >> ST_CLC_SELF_EV_BITS); }
-static inline uint64_t team_word_ev(uint64_t w) { return w & ((1ull << ST_CLC_SELF_EV_BITS) - 1); }
+/* A team master's left-out end as one word (st_rel_self_ends_t.team): its location and event. */
+static inline uint64_t team_word(uint32_t l, uint64_t i) { return (uint64_t)l << ST_REL_SELF_EV_BITS | i; }
+static inline uint32_t team_word_loc(uint64_t w) { return (uint32_t)(w >> ST_REL_SELF_EV_BITS); }
+static inline uint64_t team_word_ev(uint64_t w) { return w & ((1ull << ST_REL_SELF_EV_BITS) - 1); }
 
 /* An OpenMP end whose every partner is on its own location: emitted, or with omit_self_ends
  * kept aside for in->self_ends (or dropped without it). */
@@ -998,27 +998,27 @@ static int emit_omp_self(ctx_t *c, unsigned type, uint64_t k2, uint64_t k3, uint
     if (!c->in->self_ends)
         return 0;
     (void)time;
-    st_clc_self_ends_t *s = c->in->self_ends;
-    int team = type == ST_CLC_KEY_OMP_FORK ? 0 : type == ST_CLC_KEY_OMP_JOIN ? 1 : -1;
-    if (team >= 0 && role == (team ? ST_CLC_SEND : ST_CLC_RECV) && k3 == 0 && k2 == c->in->locs[l].ev[i].id &&
-        i >> ST_CLC_SELF_EV_BITS == 0 && l >> (64 - ST_CLC_SELF_EV_BITS) == 0)
+    st_rel_self_ends_t *s = c->in->self_ends;
+    int team = type == ST_REL_KEY_OMP_FORK ? 0 : type == ST_REL_KEY_OMP_JOIN ? 1 : -1;
+    if (team >= 0 && role == (team ? ST_REL_SEND : ST_REL_RECV) && k3 == 0 && k2 == c->in->locs[l].ev[i].id &&
+        i >> ST_REL_SELF_EV_BITS == 0 && l >> (64 - ST_REL_SELF_EV_BITS) == 0)
         return PUSH(s->team[team], team_word(l, i));
-    st_clc_self_end_t o = { .k2 = k2, .k3 = k3, .ev = i, .loc = l, .role = role };
+    st_rel_self_end_t o = { .k2 = k2, .k3 = k3, .ev = i, .loc = l, .role = role };
     return PUSH(s->type[type], o);
 }
 
-OMP_END_CMP(cmp_self, st_clc_self_end_t)
+OMP_END_CMP(cmp_self, st_rel_self_end_t)
 
 static int cmp_self_void(const void *a, const void *b) { return cmp_self(a, b); }
-ST_CLC_MSORT(sort_self, st_clc_self_end_t, cmp_self)
+ST_MSORT(sort_self, st_rel_self_end_t, cmp_self)
 
-int st_clc_self_ends_expand(st_clc_self_ends_t *s, const st_clc_loc_t *locs)
+int st_rel_self_ends_expand(st_rel_self_ends_t *s, const st_rel_loc_t *locs)
 {
-    static const unsigned type[2] = { ST_CLC_KEY_OMP_FORK, ST_CLC_KEY_OMP_JOIN };
+    static const unsigned type[2] = { ST_REL_KEY_OMP_FORK, ST_REL_KEY_OMP_JOIN };
     for (int k = 0; k < 2; k++) {
         const uint64_t *w = s->team[k].v;
         size_t n = s->team[k].n;
-        if (n && st_clc_grow((void **)&s->type[type[k]].v, &s->type[type[k]].cap, s->type[type[k]].n + n,
+        if (n && st_mem_grow((void **)&s->type[type[k]].v, &s->type[type[k]].cap, s->type[type[k]].n + n,
                              sizeof *s->type[type[k]].v))
             return -1;
         for (size_t j = 0; j < n; j++) {
@@ -1026,32 +1026,32 @@ int st_clc_self_ends_expand(st_clc_self_ends_t *s, const st_clc_loc_t *locs)
             uint32_t loc = team_word_loc(w[j]);
             if (j + 16 < n) /* the events are far apart: each a cache miss */
                 __builtin_prefetch(&locs[team_word_loc(w[j + 16])].ev[team_word_ev(w[j + 16])]);
-            s->type[type[k]].v[s->type[type[k]].n++] = (st_clc_self_end_t){
-                .k2 = locs[loc].ev[ev].id, .ev = ev, .loc = loc, .role = k ? ST_CLC_SEND : ST_CLC_RECV };
+            s->type[type[k]].v[s->type[type[k]].n++] = (st_rel_self_end_t){
+                .k2 = locs[loc].ev[ev].id, .ev = ev, .loc = loc, .role = k ? ST_REL_SEND : ST_REL_RECV };
         }
-        st_clc_free(s->team[k].v);
+        st_mem_free(s->team[k].v);
         s->team[k].v = NULL, s->team[k].n = s->team[k].cap = 0;
     }
-    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++) /* one pass where sorted already */
+    for (unsigned t = 0; t < ST_REL_KEY_TYPES; t++) /* one pass where sorted already */
         sort_self(s->type[t].v, s->type[t].n);
     return 0;
 }
 
-st_clc_endpoint_t st_clc_self_endpoint(const st_clc_self_ends_t *s, unsigned type, size_t i)
+st_rel_endpoint_t st_rel_self_endpoint(const st_rel_self_ends_t *s, unsigned type, size_t i)
 {
-    const st_clc_self_end_t *x = &s->type[type].v[i];
-    return (st_clc_endpoint_t){ /* as put_omp_end */
+    const st_rel_self_end_t *x = &s->type[type].v[i];
+    return (st_rel_endpoint_t){ /* as put_omp_end */
         .key = { key0(type, 0), (uint32_t)s->rank, x->k2, x->k3 },
         .ref = { .loc = x->loc, .order = 0, .ev = x->ev },
-        .role = x->role, .kind = ST_CLC_OMP, .shape = ST_CLC_PRODUCT, .mumask = ST_CLC_MU_PROC,
+        .role = x->role, .kind = ST_REL_OMP, .shape = ST_REL_PRODUCT, .mumask = ST_REL_MU_PROC,
     };
 }
 
-void st_clc_self_ends_free(st_clc_self_ends_t *s)
+void st_rel_self_ends_free(st_rel_self_ends_t *s)
 {
-    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
-        st_clc_free(s->type[t].v);
-    st_clc_free(s->team[0].v), st_clc_free(s->team[1].v);
+    for (unsigned t = 0; t < ST_REL_KEY_TYPES; t++)
+        st_mem_free(s->type[t].v);
+    st_mem_free(s->team[0].v), st_mem_free(s->team[1].v);
     memset(s, 0, sizeof *s);
 }
 
@@ -1062,12 +1062,12 @@ static int omp_barrier(ctx_t *c, frame_t *f, uint32_t l, uint64_t i, uint64_t ti
         return 0;
     if (enter) {
         f->in_barrier = 1;
-        return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers, l, i, time, ST_CLC_SEND);
+        return emit_omp(c, ST_REL_KEY_OMP_BARRIER, f->team, f->barriers, l, i, time, ST_REL_SEND);
     }
     if (!f->in_barrier)
         return 0;
     f->in_barrier = 0;
-    return emit_omp(c, ST_CLC_KEY_OMP_BARRIER, f->team, f->barriers++, l, i, time, ST_CLC_RECV);
+    return emit_omp(c, ST_REL_KEY_OMP_BARRIER, f->team, f->barriers++, l, i, time, ST_REL_RECV);
 }
 
 static int omp_task_event(omp_state_t *s, frame_t *f, const st_event_t *e, uint32_t l, uint64_t i)
@@ -1079,7 +1079,7 @@ static int omp_task_event(omp_state_t *s, frame_t *f, const st_event_t *e, uint3
         return e->id && (PUSH(s->tasks, it) || PUSH(s->waits, w)) ? -1 : 0;
     }
     if (e->kind == ST_EV_THREAD_TASK_COMPLETE) {
-        if (st_clc_grow((void **)&s->done, &s->capdone, s->ndone + 1, sizeof *s->done))
+        if (st_mem_grow((void **)&s->done, &s->capdone, s->ndone + 1, sizeof *s->done))
             return -1;
         s->done[s->ndone++] = (struct done){ e->id, l, i, e->time };
         return 0;
@@ -1112,7 +1112,7 @@ static int omp_region_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_ev
     if (e->region != CLC_REGION_OMP_TASKWAIT)
         return 0;
     if (enter) {
-        if (st_clc_grow((void **)&ol->tw, &ol->captw, ol->ntw + 1, sizeof(twait_t)))
+        if (st_mem_grow((void **)&ol->tw, &ol->captw, ol->ntw + 1, sizeof(twait_t)))
             return -1;
         ol->tw[ol->ntw++] = (twait_t){ frame_parent(f), e->time };
         return 0;
@@ -1131,26 +1131,26 @@ static int omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *
     int rc = 0;
     switch (e->kind) {
     case ST_EV_THREAD_FORK: /* the master is part of the team from here */
-        rc = emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_SEND);
+        rc = emit_omp(c, ST_REL_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_REL_SEND);
         if (rc || (rc = frame_push(s, ol, e->id)))
             return rc;
         ol->st[ol->n - 1].forked = 1;
         return 0;
     case ST_EV_THREAD_TEAM_BEGIN: {
         int master = ol->st[ol->n - 1].team == e->id;
-        rc = master ? emit_omp_self(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_RECV)
-                    : emit_omp(c, ST_CLC_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_CLC_RECV);
+        rc = master ? emit_omp_self(c, ST_REL_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_REL_RECV)
+                    : emit_omp(c, ST_REL_KEY_OMP_FORK, e->id, 0, l, i, e->time, ST_REL_RECV);
         return rc || master ? rc : frame_push(s, ol, e->id);
     }
     case ST_EV_THREAD_TEAM_END: {
         const frame_t *f = &ol->st[ol->n - 1];
-        rc = f->team == e->id && f->forked ? emit_omp_self(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_CLC_SEND)
-                                           : emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_CLC_SEND);
+        rc = f->team == e->id && f->forked ? emit_omp_self(c, ST_REL_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_REL_SEND)
+                                           : emit_omp(c, ST_REL_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_REL_SEND);
         frame_pop(ol, e->id);
         return rc;
     }
     case ST_EV_THREAD_JOIN:
-        rc = emit_omp(c, ST_CLC_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_CLC_RECV);
+        rc = emit_omp(c, ST_REL_KEY_OMP_JOIN, e->id, 0, l, i, e->time, ST_REL_RECV);
         frame_pop(ol, e->id);
         return rc;
     case ST_EV_THREAD_ACQUIRE_LOCK:
@@ -1180,8 +1180,8 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
         const omp_item_t *it = &v[i];
         uint64_t lock = it->b ^ it->a << 48; /* lock kinds have separate id spaces */
         if (it->type == L_ACQ) {
-            if (i == self ? emit_omp_self(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x, ST_CLC_RECV)
-                          : emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x, ST_CLC_RECV))
+            if (i == self ? emit_omp_self(c, ST_REL_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x, ST_REL_RECV)
+                          : emit_omp(c, ST_REL_KEY_OMP_LOCK, lock, it->c, it->loc, it->ev, it->x, ST_REL_RECV))
                 return -1;
             continue;
         }
@@ -1191,8 +1191,8 @@ static int omp_locks(ctx_t *c, omp_state_t *s)
             continue;
         if (v[j].loc == it->loc)
             self = j;
-        if (self == j ? emit_omp_self(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x, ST_CLC_SEND)
-                      : emit_omp(c, ST_CLC_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x, ST_CLC_SEND))
+        if (self == j ? emit_omp_self(c, ST_REL_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x, ST_REL_SEND)
+                      : emit_omp(c, ST_REL_KEY_OMP_LOCK, lock, v[j].c, it->loc, it->ev, it->x, ST_REL_SEND))
             return -1;
     }
     return 0;
@@ -1206,8 +1206,8 @@ static int omp_tasks(ctx_t *c, omp_state_t *s)
         const omp_item_t *it = &s->tasks.v[i], *pv = it - 1;
         if (it->type != T_TO || pv->a != it->a || pv->type == T_TO)
             continue;
-        if (emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, pv->loc, pv->ev, pv->b, ST_CLC_SEND) ||
-            emit_omp(c, ST_CLC_KEY_OMP_TASK, it->a, i, it->loc, it->ev, it->b, ST_CLC_RECV))
+        if (emit_omp(c, ST_REL_KEY_OMP_TASK, it->a, i, pv->loc, pv->ev, pv->b, ST_REL_SEND) ||
+            emit_omp(c, ST_REL_KEY_OMP_TASK, it->a, i, it->loc, it->ev, it->b, ST_REL_RECV))
             return -1;
     }
     return 0;
@@ -1234,11 +1234,11 @@ static int omp_taskwaits(ctx_t *c, omp_state_t *s)
             const struct done *d = find(&s->waits.v[k].x, s->done, s->ndone, sizeof *s->done, cmp_done);
             if (s->waits.v[k].type != W_CREATE || !d)
                 continue;
-            if (emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, d->loc, d->ev, d->time, ST_CLC_SEND))
+            if (emit_omp(c, ST_REL_KEY_OMP_TASKWAIT, w->a, j, d->loc, d->ev, d->time, ST_REL_SEND))
                 return -1;
             any = 1;
         }
-        if (any && emit_omp(c, ST_CLC_KEY_OMP_TASKWAIT, w->a, j, w->loc, w->ev, w->x, ST_CLC_RECV))
+        if (any && emit_omp(c, ST_REL_KEY_OMP_TASKWAIT, w->a, j, w->loc, w->ev, w->x, ST_REL_RECV))
             return -1;
         first = j + 1;
     }
@@ -1302,7 +1302,7 @@ static int scan_event(ctx_t *c, scan_t *s, omp_loc_t *ol, uint32_t l, uint64_t i
 static int scan_loc(ctx_t *c, scan_t *s, uint32_t l)
 {
     omp_loc_t ol = { 0 };
-    st_clc_loc_t *L = &c->in->locs[l];
+    st_rel_loc_t *L = &c->in->locs[l];
     uint64_t enter = NO_EV, begin = NO_EV, mono = L->n, prev = 0;
     int rc = frame_push(&s->omp, &ol, 0);
     for (uint64_t i = 0; rc == 0 && i < L->n; i++) {
@@ -1312,32 +1312,32 @@ static int scan_loc(ctx_t *c, scan_t *s, uint32_t l)
         rc = scan_event(c, s, &ol, l, i, &enter, &begin);
     }
     L->mono = mono;
-    st_clc_free(ol.st);
-    st_clc_free(ol.tw);
+    st_mem_free(ol.st);
+    st_mem_free(ol.tw);
     return rc;
 }
 
 static void scan_free(scan_t *s)
 {
-    st_clc_free(s->cancelled.v), st_clc_free(s->chans.v), st_clc_free(s->chans.slot), st_clc_free(s->sends.v), st_clc_free(s->recvs.v), st_clc_free(s->reqs.v), st_clc_free(s->done.v);
-    st_clc_free(s->omp.locks.v), st_clc_free(s->omp.tasks.v), st_clc_free(s->omp.waits.v), st_clc_free(s->omp.frame_task.v), st_clc_free(s->omp.done);
+    st_mem_free(s->cancelled.v), st_mem_free(s->chans.v), st_mem_free(s->chans.slot), st_mem_free(s->sends.v), st_mem_free(s->recvs.v), st_mem_free(s->reqs.v), st_mem_free(s->done.v);
+    st_mem_free(s->omp.locks.v), st_mem_free(s->omp.tasks.v), st_mem_free(s->omp.waits.v), st_mem_free(s->omp.frame_task.v), st_mem_free(s->omp.done);
 }
 
 OMP_END_CMP(cmp_omp_end, omp_end_t)
 
-static inline void put_endpoint(int32_t rank, unsigned type, st_clc_endpoint_t *dst, const st_clc_endpoint_t *x)
+static inline void put_endpoint(int32_t rank, unsigned type, st_rel_endpoint_t *dst, const st_rel_endpoint_t *x)
 {
     (void)rank, (void)type;
     *dst = *x;
 }
 
-static inline void put_omp_end(int32_t rank, unsigned type, st_clc_endpoint_t *dst, const omp_end_t *x)
+static inline void put_omp_end(int32_t rank, unsigned type, st_rel_endpoint_t *dst, const omp_end_t *x)
 {
-    *dst = (st_clc_endpoint_t){
+    *dst = (st_rel_endpoint_t){
         .key = { key0(type, 0), (uint32_t)rank, x->k2, x->k3 },
         .ref = { .loc = x->loc, .order = 0, .ev = x->ev },
         .time = x->time,
-        .role = x->role, .kind = ST_CLC_OMP, .shape = ST_CLC_PRODUCT, .mumask = ST_CLC_MU_PROC,
+        .role = x->role, .kind = ST_REL_OMP, .shape = ST_REL_PRODUCT, .mumask = ST_REL_MU_PROC,
     };
 }
 
@@ -1360,7 +1360,7 @@ static inline void put_omp_end(int32_t rank, unsigned type, st_clc_endpoint_t *d
         (void)ctx;                                                                                     \
         return cmp(x->at, y->at) < 0;                                                                  \
     }                                                                                                  \
-    ST_CLC_HEAP_DOWN(name##_down, name##_run_t, const void *, name##_before)                           \
+    ST_HEAP_DOWN(name##_down, name##_run_t, const void *, name##_before)                           \
     static int name##_init(name##_t *m, const T *v, size_t n)                                          \
     {                                                                                                  \
         size_t nh = 0, start = 0;                                                                      \
@@ -1379,7 +1379,7 @@ static inline void put_omp_end(int32_t rank, unsigned type, st_clc_endpoint_t *d
             name##_down(NULL, m->h, nh, i);                                                            \
         return 1;                                                                                      \
     }                                                                                                  \
-    static size_t name##_take(int32_t rank, unsigned type, name##_t *m, st_clc_endpoint_t *dst,        \
+    static size_t name##_take(int32_t rank, unsigned type, name##_t *m, st_rel_endpoint_t *dst,        \
                               size_t max)                                                              \
     {                                                                                                  \
         size_t k = 0;                                                                                  \
@@ -1397,21 +1397,21 @@ static inline void put_omp_end(int32_t rank, unsigned type, st_clc_endpoint_t *d
         }                                                                                              \
         return k;                                                                                      \
     }                                                                                                  \
-    static void name(int32_t rank, unsigned type, st_clc_endpoint_t *dst, const T *v, size_t n)        \
+    static void name(int32_t rank, unsigned type, st_rel_endpoint_t *dst, const T *v, size_t n)        \
     {                                                                                                  \
         name##_t m;                                                                                    \
         name##_init(&m, v, n);                                                                         \
         name##_take(rank, type, &m, dst, n);                                                           \
     }
 
-MERGE_RUNS(merge_endpoints, st_clc_endpoint_t, st_clc_endpoint_cmp, put_endpoint)
+MERGE_RUNS(merge_endpoints, st_rel_endpoint_t, st_rel_endpoint_cmp, put_endpoint)
 MERGE_RUNS(merge_omp_ends, omp_end_t, cmp_omp_end, put_omp_end)
 
 /* Appends the endpoints of the other key types to out (room reserved by p2p_emit), in type
  * order; the OpenMP ones only if the derivation does not hand them out itself (omp_src). */
-static void append_sides(ctx_t *c, st_clc_epvec_t *out)
+static void append_sides(ctx_t *c, st_rel_epvec_t *out)
 {
-    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++) {
+    for (unsigned t = 0; t < ST_REL_KEY_TYPES; t++) {
         merge_endpoints(c->rank, t, out->v + out->n, c->side[t].v, c->side[t].n);
         out->n += c->side[t].n;
         if (c->omp_src)
@@ -1421,22 +1421,22 @@ static void append_sides(ctx_t *c, st_clc_epvec_t *out)
     }
 }
 
-/* ---- the OpenMP ends as a source of endpoints (st_clc_endpoints_split) ---------------------------- */
+/* ---- the OpenMP ends as a source of endpoints (st_rel_endpoints_split) ---------------------------- */
 
 typedef struct omp_src {
     int32_t          rank;
     size_t           n;                       /* ends in all */
     unsigned         type;                    /* the key type being merged */
-    omp_endvec_t     oside[ST_CLC_KEY_TYPES];
-    merge_omp_ends_t m[ST_CLC_KEY_TYPES];     /* where the merges are */
-    merge_omp_ends_t start[ST_CLC_KEY_TYPES]; /* where they began (rewind) */
+    omp_endvec_t     oside[ST_REL_KEY_TYPES];
+    merge_omp_ends_t m[ST_REL_KEY_TYPES];     /* where the merges are */
+    merge_omp_ends_t start[ST_REL_KEY_TYPES]; /* where they began (rewind) */
 } omp_src_t;
 
-static size_t omp_src_read(void *ctx, st_clc_endpoint_t *buf, size_t max)
+static size_t omp_src_read(void *ctx, st_rel_endpoint_t *buf, size_t max)
 {
     omp_src_t *s = ctx;
     size_t n = 0;
-    for (; n < max && s->type < ST_CLC_KEY_TYPES; s->type += !s->m[s->type].nh)
+    for (; n < max && s->type < ST_REL_KEY_TYPES; s->type += !s->m[s->type].nh)
         n += merge_omp_ends_take(s->rank, s->type, &s->m[s->type], buf + n, max - n);
     return n;
 }
@@ -1451,29 +1451,29 @@ static void omp_src_rewind(void *ctx)
 static void omp_src_free(void *ctx)
 {
     omp_src_t *s = ctx;
-    for (unsigned t = 0; s && t < ST_CLC_KEY_TYPES; t++)
-        st_clc_free(s->oside[t].v);
-    st_clc_free(s);
+    for (unsigned t = 0; s && t < ST_REL_KEY_TYPES; t++)
+        st_mem_free(s->oside[t].v);
+    st_mem_free(s);
 }
 
 /* The source of the OpenMP ends in c->oside when there are any and every key type's are at most
  * MAX_RUNS sorted runs (so that the source gives them in the join's order), set as c->omp_src,
- * which takes the vectors at the end (st_clc_endpoints_split). 0, also when there is none; -1 out
+ * which takes the vectors at the end (st_rel_endpoints_split). 0, also when there is none; -1 out
  * of memory. */
 static int omp_src_prepare(ctx_t *c)
 {
     size_t n = 0;
-    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
+    for (unsigned t = 0; t < ST_REL_KEY_TYPES; t++)
         n += c->oside[t].n;
     if (!n)
         return 0;
-    omp_src_t *s = st_clc_calloc(1, sizeof *s);
+    omp_src_t *s = st_mem_calloc(1, sizeof *s);
     if (!s)
         return -1;
     s->rank = c->rank, s->n = n;
-    for (unsigned t = 0; t < ST_CLC_KEY_TYPES; t++)
+    for (unsigned t = 0; t < ST_REL_KEY_TYPES; t++)
         if (!merge_omp_ends_init(&s->m[t], c->oside[t].v, c->oside[t].n)) {
-            st_clc_free(s);
+            st_mem_free(s);
             return 0;
         }
     memcpy(s->start, s->m, sizeof s->m);
@@ -1481,30 +1481,30 @@ static int omp_src_prepare(ctx_t *c)
     return 0;
 }
 
-size_t st_clc_epsrc_read(st_clc_epsrc_t *src, st_clc_endpoint_t *buf, size_t max)
+size_t st_rel_epsrc_read(st_rel_epsrc_t *src, st_rel_endpoint_t *buf, size_t max)
 {
     return src->read ? src->read(src->ctx, buf, max) : 0;
 }
 
-void st_clc_epsrc_rewind(st_clc_epsrc_t *src)
+void st_rel_epsrc_rewind(st_rel_epsrc_t *src)
 {
     if (src->rewind)
         src->rewind(src->ctx);
 }
 
-void st_clc_epsrc_free(st_clc_epsrc_t *src)
+void st_rel_epsrc_free(st_rel_epsrc_t *src)
 {
     if (src->free)
         src->free(src->ctx);
     memset(src, 0, sizeof *src);
 }
 
-/* st_clc_endpoints; with omp, the OpenMP ends handed out by *omp when they can be (deps.h). */
-static int derive(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds,
-                  st_clc_epsrc_t *omp, st_clc_epsrc_t *p2p)
+/* st_rel_endpoints; with omp, the OpenMP ends handed out by *omp when they can be (deps.h). */
+static int derive(const st_rel_input_t *in, int32_t rank, st_rel_epvec_t *out, st_rel_depstats_t *ds,
+                  st_rel_epsrc_t *omp, st_rel_epsrc_t *p2p)
 {
-    static const st_clc_proc_t none = { 0 };
-    st_clc_depstats_t scratch = { 0 };
+    static const st_rel_proc_t none = { 0 };
+    st_rel_depstats_t scratch = { 0 };
     ctx_t c = {
         .in = in, .rank = rank, .out = out, .ds = ds ? ds : &scratch,
         .proc = in->procs && rank >= 0 && rank < in->nranks ? &in->procs[rank] : &none, .p2p_apart = p2p != NULL,
@@ -1512,7 +1512,7 @@ static int derive(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, s
     scan_t s = { 0 };
     if (in->self_ends)
         in->self_ends->rank = rank;
-    c.comm_nodes = st_clc_calloc(c.proc->ncomms ? c.proc->ncomms : 1, sizeof(nodeset_t));
+    c.comm_nodes = st_mem_calloc(c.proc->ncomms ? c.proc->ncomms : 1, sizeof(nodeset_t));
     int rc = c.comm_nodes ? sync_prepare(&c) : -1;
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++)
         if (in->locs[l].rank == rank)
@@ -1532,39 +1532,39 @@ static int derive(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, s
     if (rc == 0)
         append_sides(&c, out);
     int src = rc == 0 && c.omp_src;
-    for (int t = 0; t < ST_CLC_KEY_TYPES; t++) {
-        st_clc_epvec_free(&c.side[t]);
+    for (int t = 0; t < ST_REL_KEY_TYPES; t++) {
+        st_rel_epvec_free(&c.side[t]);
         if (src)
             c.omp_src->oside[t] = c.oside[t];
         else
-            st_clc_free(c.oside[t].v);
+            st_mem_free(c.oside[t].v);
     }
     if (src)
-        *omp = (st_clc_epsrc_t){ omp_src_read, omp_src_rewind, omp_src_free, c.omp_src, c.omp_src->n };
+        *omp = (st_rel_epsrc_t){ omp_src_read, omp_src_rewind, omp_src_free, c.omp_src, c.omp_src->n };
     else
-        st_clc_free(c.omp_src);
+        st_mem_free(c.omp_src);
     if (rc == 0 && c.p2p_src)
-        *p2p = (st_clc_epsrc_t){ p2p_src_read, p2p_src_rewind, p2p_src_free, c.p2p_src, c.p2p_src->n };
+        *p2p = (st_rel_epsrc_t){ p2p_src_read, p2p_src_rewind, p2p_src_free, c.p2p_src, c.p2p_src->n };
     else
         p2p_src_free(c.p2p_src);
     scan_free(&s);
     for (uint32_t i = 0; c.comm_nodes && i < c.proc->ncomms; i++)
-        st_clc_free(c.comm_nodes[i].node);
-    st_clc_free(c.comm_nodes);
-    st_clc_free(c.world_nodes.node);
+        st_mem_free(c.comm_nodes[i].node);
+    st_mem_free(c.comm_nodes);
+    st_mem_free(c.world_nodes.node);
     return rc;
 }
 
-int st_clc_endpoints(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds)
+int st_rel_endpoints(const st_rel_input_t *in, int32_t rank, st_rel_epvec_t *out, st_rel_depstats_t *ds)
 {
     return derive(in, rank, out, ds, NULL, NULL);
 }
 
-int st_clc_endpoints_split(const st_clc_input_t *in, int32_t rank, st_clc_epvec_t *out, st_clc_depstats_t *ds,
-                           st_clc_epsrc_t *omp, st_clc_epsrc_t *p2p)
+int st_rel_endpoints_split(const st_rel_input_t *in, int32_t rank, st_rel_epvec_t *out, st_rel_depstats_t *ds,
+                           st_rel_epsrc_t *omp, st_rel_epsrc_t *p2p)
 {
-    *omp = (st_clc_epsrc_t){ 0 };
+    *omp = (st_rel_epsrc_t){ 0 };
     if (p2p)
-        *p2p = (st_clc_epsrc_t){ 0 };
+        *p2p = (st_rel_epsrc_t){ 0 };
     return derive(in, rank, out, ds, omp, p2p);
 }

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../record/event.h"
+#include "event.h"
 #include "callpath.h"
 
 #define ST_MAX_THREADS_PER_RANK 65536u

@@ -25,7 +25,7 @@ typedef struct region {
     uint8_t *base, *end;
 } region_t;
 
-static region_t regions[ST_CLC_MEM_REGIONS];
+static region_t regions[ST_MEM_REGIONS];
 static int      nregions, lending;
 static size_t   in_use, peak;
 
@@ -33,11 +33,11 @@ static size_t round16(size_t n) { return (n + 15) & ~(size_t)15; }
 static header_t *next_of(header_t *h) { return (header_t *)((uint8_t *)(h + 1) + h->size); }
 static header_t *header_of(void *p) { return (header_t *)p - 1; }
 
-void st_clc_mem_lend(void *const *base, const size_t *len, int n)
+void st_mem_lend(void *const *base, const size_t *len, int n)
 {
     nregions = 0;
     in_use = peak = 0;
-    for (int i = 0; i < n && nregions < ST_CLC_MEM_REGIONS; i++) {
+    for (int i = 0; i < n && nregions < ST_MEM_REGIONS; i++) {
         uintptr_t b = ((uintptr_t)base[i] + 15) & ~(uintptr_t)15, e = ((uintptr_t)base[i] + len[i]) & ~(uintptr_t)15;
         if (!base[i] || e < b + 2 * SMALL)
             continue;
@@ -48,7 +48,7 @@ void st_clc_mem_lend(void *const *base, const size_t *len, int n)
     lending = nregions > 0;
 }
 
-size_t st_clc_mem_return(void)
+size_t st_mem_return(void)
 {
     lending = 0;
     return peak;
@@ -109,13 +109,13 @@ static void *carve(size_t n)
     return NULL;
 }
 
-void *st_clc_malloc(size_t n)
+void *st_mem_malloc(size_t n)
 {
     void *p = carve(n);
     return p ? p : malloc(n);
 }
 
-void *st_clc_calloc(size_t n, size_t size)
+void *st_mem_calloc(size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size)
         return NULL;
@@ -123,10 +123,10 @@ void *st_clc_calloc(size_t n, size_t size)
     return p ? memset(p, 0, n * size) : calloc(n, size);
 }
 
-void *st_clc_realloc(void *p, size_t n)
+void *st_mem_realloc(void *p, size_t n)
 {
     if (!p)
-        return st_clc_malloc(n);
+        return st_mem_malloc(n);
     region_t *r = owner(p);
     if (!r) {
         void *q = n >= SMALL ? carve(n) : NULL; /* a growing vector moves into a region */
@@ -146,15 +146,15 @@ void *st_clc_realloc(void *p, size_t n)
     account((long)h->size - (long)old);
     if (need <= h->size)
         return p;
-    void *q = st_clc_malloc(n);
+    void *q = st_mem_malloc(n);
     if (!q)
         return NULL;
     memcpy(q, p, old);
-    st_clc_free(p);
+    st_mem_free(p);
     return q;
 }
 
-void st_clc_free(void *p)
+void st_mem_free(void *p)
 {
     if (!owner(p)) {
         free(p);
