@@ -27,7 +27,7 @@ result() { # name rc seconds log
     esac
 }
 
-UNIT_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I$O/build/gen -Isrc/record -Iinclude"
+UNIT_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I$O/build/gen -Iinclude"
 for src in tests/unit/test_*.c; do
     [ -e "$src" ] || continue
     name=unit/$(basename "$src" .c)

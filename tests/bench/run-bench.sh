@@ -46,7 +46,7 @@ verdict() { awk -v v="$1" -v l="$2" 'BEGIN {if (v == "nan" || v == "") print "n/
 
 # ---- 1. recording hot path ------------------------------------------------------------
 # the sources it links are named in its "/* link: */" line, as the unit tests' (tests/infra/t_bench_build.sh builds it too)
-mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -pthread -I"$O/build/gen" -Isrc/record -Iinclude \
+mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -pthread -I"$O/build/gen" -Isrc -Iinclude \
     -o "$BUILD/record_bench" tests/bench/record_bench.c $(sed -n 's|^/\* link: \(.*\) \*/$|\1|p' tests/bench/record_bench.c) \
     -lunwind -lpthread -lm ||
     die "cannot build tests/bench/record_bench.c"

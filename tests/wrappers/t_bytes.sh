@@ -13,7 +13,7 @@ MPI_H="$(mpicc -show | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)/mpi.h"
 python3 scripts/gen_wrappers.py --table wrappers/mpi_functions.tbl --mpi-h "$MPI_H" --out "$ST_TMP/gen" >/dev/null \
     || fail "generator failed"
 # gcc 12 flags MPI_STATUSES_IGNORE passed for an array parameter (stringop-overflow): a false positive
-mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-stringop-overflow -O1 -g -I"$ST_TMP/gen" -Isrc/record -Iinclude \
+mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-stringop-overflow -O1 -g -I"$ST_TMP/gen" -Isrc -Iinclude \
     -o "$ST_TMP/bytes_prog" tests/wrappers/bytes_prog.c tests/wrappers/stub_runtime.c \
     "$ST_TMP/gen/mpi_wrappers.c" src/model/region.c 2>"$ST_TMP/cc.log" \
     || fail "cannot build bytes_prog: $(head -c 2000 "$ST_TMP/cc.log")"

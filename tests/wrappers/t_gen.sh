@@ -22,7 +22,7 @@ for f in mpi_wrappers.c mpi_regions.def; do
 done
 note "$(cat "$ST_TMP/a.log")"
 
-mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -fPIC -fvisibility=hidden -I"$ST_TMP/a" -Isrc/record -Iinclude \
+mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -fPIC -fvisibility=hidden -I"$ST_TMP/a" -Isrc -Iinclude \
     -c "$ST_TMP/a/mpi_wrappers.c" -o "$ST_TMP/w.o" 2>"$ST_TMP/cc.log" || fail "generated C does not compile: $(head -c 1500 "$ST_TMP/cc.log")"
 exported=$(readelf -s --wide "$ST_TMP/w.o" | awk '$5=="GLOBAL" && $6=="DEFAULT" && $7!="UND" {print $8}' | grep -c '^MPIX\?_')
 defined=$(grep -c '^ST_EXPORT ' "$ST_TMP/a/mpi_wrappers.c")
