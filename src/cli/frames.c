@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/symbols.h"
 #include "../util/addr2line.h"
 
 typedef struct frame {
@@ -19,11 +20,6 @@ typedef struct mapping {
     uint64_t start, end, base;
     const char *path; /* into the pseudo call site's text */
 } mapping_t;
-
-static int by_obj(const void *a, const void *b)
-{
-    return strcmp((*(frame_t *const *)a)->obj, (*(frame_t *const *)b)->obj);
-}
 
 static int by_pc(const void *a, const void *b)
 {
@@ -138,25 +134,18 @@ static size_t collect(st_rankdata_t *rd, const mapping_t *maps, size_t nmaps, fr
 /* Resolves fr[0..n) with one symbolizer run per object. */
 static void symbolize(frame_t *fr, size_t n)
 {
-    frame_t **order = calloc(n + 1, sizeof *order);
-    st_a2l_t **queries = calloc(n + 1, sizeof *queries);
-    for (size_t i = 0; order && i < n; i++)
-        order[i] = &fr[i];
-    if (order && queries && n)
-        qsort(order, n, sizeof *order, by_obj);
-    for (size_t i = 0, j; order && queries && i < n; i = j) {
-        for (j = i + 1; j < n && !strcmp(order[j]->obj, order[i]->obj); j++)
-            ;
-        for (size_t k = i; k < j; k++)
-            queries[k] = &order[k]->a2l;
-        st_addr2line_funcs(order[i]->obj, queries + i, j - i);
-    }
-    free(queries), free(order);
+    st_a2l_t **q = calloc(n + 1, sizeof *q);
+    const char **obj = calloc(n + 1, sizeof *obj);
+    for (size_t i = 0; q && obj && i < n; i++)
+        q[i] = &fr[i].a2l, obj[i] = fr[i].obj;
+    if (q && obj)
+        st_addr2line_objects(q, obj, n);
+    free(obj), free(q);
 }
 
 /*
  * Names fr[0..n): each frame's call site takes the text of its innermost frame (as the shim's
- * st_a2l_sites), the frames its code was inlined into are appended as new call sites; returns
+ * st_callsite_from_a2l), the frames its code was inlined into are appended as new call sites; returns
  * how many the symbolizer knew.
  */
 static size_t name(st_rankdata_t *rd, frame_t *fr, size_t n, st_cpcallee_t *callees, size_t *ncallees)
@@ -173,8 +162,8 @@ static size_t name(st_rankdata_t *rd, frame_t *fr, size_t n, st_cpcallee_t *call
     }
     for (size_t i = 0; i < n; i++) {
         st_callsite_t *out = malloc(sizeof *out * (fr[i].a2l.nfr + 2));
-        *ncallees += callees && st_a2l_callee(&fr[i].a2l, fr[i].pc, &callees[*ncallees]) == 0;
-        uint32_t k = out ? st_a2l_sites(&fr[i].a2l, fr[i].obj, fr[i].pc, out) : 0;
+        *ncallees += callees && st_cpcallee_from_a2l(&fr[i].a2l, fr[i].pc, &callees[*ncallees]) == 0;
+        uint32_t k = out ? st_callsite_from_a2l(&fr[i].a2l, fr[i].obj, fr[i].pc, out) : 0;
         named += fr[i].a2l.nfr > 0;
         if (k) {
             free(fr[i].site->text);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../record/unwind.h"
+#include "../model/symbols.h"
 #include "../util/addr2line.h"
 #include "../util/log.h"
 #include "st_mpi.h"
@@ -41,34 +42,19 @@ static void locate(site_t *s, const char *exe)
     s->a2l.rel = st_object_fixed(s->obj) ? at : at - (uintptr_t)info.dli_fbase;
 }
 
-static int cmp_site_obj(const void *a, const void *b)
-{
-    const site_t *x = *(site_t *const *)a, *y = *(site_t *const *)b;
-    return strcmp(x->obj, y->obj);
-}
-
 /* Resolves sites[0..n) with one symbolizer run per object. */
 static void symbolize(site_t *sites, size_t n)
 {
-    site_t **by_obj = calloc(n, sizeof *by_obj);
-    st_a2l_t **queries = calloc(n, sizeof *queries);
-    size_t m = 0;
-    for (size_t i = 0; by_obj && queries && i < n; i++)
-        if (sites[i].obj)
-            by_obj[m++] = &sites[i];
-    qsort(by_obj, m, sizeof *by_obj, cmp_site_obj);
-    for (size_t i = 0, j; i < m; i = j) {
-        for (j = i + 1; j < m && !strcmp(by_obj[j]->obj, by_obj[i]->obj); j++)
-            ;
-        for (size_t k = i; k < j; k++)
-            queries[k] = &by_obj[k]->a2l;
-        st_addr2line_funcs(by_obj[i]->obj, queries + i, j - i);
-    }
-    free(queries);
-    free(by_obj);
+    st_a2l_t **q = calloc(n + 1, sizeof *q);
+    const char **obj = calloc(n + 1, sizeof *obj);
+    for (size_t i = 0; q && obj && i < n; i++)
+        q[i] = &sites[i].a2l, obj[i] = sites[i].obj;
+    if (q && obj)
+        st_addr2line_objects(q, obj, n);
+    free(obj), free(q);
 }
 
-/* The texts of sites[0..n) into rd->callsites: a site's frames (addr2line.h: st_a2l_sites), else its address. */
+/* The texts of sites[0..n) into rd->callsites: a site's frames (model/symbols.h: st_callsite_from_a2l), else its address. */
 static void put_sites(st_rankdata_t *rd, const site_t *sites, size_t n)
 {
     size_t total = 0, k = 0;
@@ -78,7 +64,7 @@ static void put_sites(st_rankdata_t *rd, const site_t *sites, size_t n)
         return;
     for (size_t i = 0; i < n; i++) {
         if (sites[i].obj) {
-            k += st_a2l_sites(&sites[i].a2l, sites[i].obj, sites[i].pc, &rd->callsites[k]);
+            k += st_callsite_from_a2l(&sites[i].a2l, sites[i].obj, sites[i].pc, &rd->callsites[k]);
             continue;
         }
         char text[24];
@@ -107,7 +93,7 @@ static void describe_all(st_rankdata_t *rd, const uint64_t *pcs, size_t n)
     st_cpcallee_t *callees = calloc(n, sizeof *callees);
     size_t ncallees = 0;
     for (size_t i = 0; callees && i < n; i++)
-        ncallees += sites[i].obj && st_a2l_callee(&sites[i].a2l, sites[i].pc, &callees[ncallees]) == 0;
+        ncallees += sites[i].obj && st_cpcallee_from_a2l(&sites[i].a2l, sites[i].pc, &callees[ncallees]) == 0;
     for (size_t i = 0; i < n; i++)
         st_a2l_clear(&sites[i].a2l);
     free(sites);

@@ -285,34 +285,31 @@ char *st_a2l_unnamed(const char *obj, uint64_t rel)
     return out;
 }
 
-uint32_t st_a2l_sites(const st_a2l_t *q, const char *obj, uint64_t pc, st_callsite_t *out)
+/* One query with its object, for sorting by object. */
+typedef struct objq {
+    const char *obj;
+    st_a2l_t *q;
+} objq_t;
+
+static int cmp_objq(const void *a, const void *b)
 {
-    if (!q->nfr || (pc >> ST_CP_INLINE_SHIFT) != 0) { /* unnamed, or no room for inline keys above it */
-        out[0] = (st_callsite_t){ .pc = pc, .text = st_a2l_unnamed(obj, q->rel) };
-        return out[0].text ? 1 : 0;
-    }
-    uint32_t n = q->nfr <= ST_CP_INLINE_MAX + 1 ? q->nfr : ST_CP_INLINE_MAX + 1;
-    for (uint32_t k = 0; k < n; k++) {
-        out[k] = (st_callsite_t){ .pc = st_callpath_inline_pc(pc, k), .text = st_a2l_frame_text(&q->fr[k]) };
-        if (!out[k].text) {
-            while (k--)
-                free(out[k].text);
-            return 0;
-        }
-    }
-    out[n - 1].fn_begin = q->fn_begin, out[n - 1].fn_end = q->fn_end;
-    if (q->callee_func) {
-        out[n] = (st_callsite_t){ .pc = st_callpath_inline_pc(pc, ST_CP_TAIL), .text = strdup(q->callee_func) };
-        n += out[n].text != NULL;
-    }
-    return n;
+    return strcmp(((const objq_t *)a)->obj, ((const objq_t *)b)->obj);
 }
 
-int st_a2l_callee(const st_a2l_t *q, uint64_t pc, st_cpcallee_t *c)
+void st_addr2line_objects(st_a2l_t *const *q, const char *const *obj, size_t n)
 {
-    if (!q->callee_func || (pc >> ST_CP_INLINE_SHIFT) != 0)
-        return -1;
-    uint64_t base = pc - 1 - q->rel; /* rel is pc - 1 from the load base (0 for an ET_EXEC object) */
-    *c = (st_cpcallee_t){ .pc = pc, .lo = base + q->callee, .hi = base + q->callee + q->callee_size };
-    return 0;
+    objq_t *by = calloc(n + 1, sizeof *by);
+    st_a2l_t **group = calloc(n + 1, sizeof *group);
+    size_t m = 0;
+    for (size_t i = 0; by && group && i < n; i++)
+        if (obj[i])
+            by[m++] = (objq_t){ obj[i], q[i] };
+    if (by && group && m)
+        qsort(by, m, sizeof *by, cmp_objq);
+    for (size_t i = 0, j; by && group && i < m; i = j) {
+        for (j = i; j < m && !strcmp(by[j].obj, by[i].obj); j++)
+            group[j - i] = by[j].q;
+        st_addr2line_funcs(by[i].obj, group, j - i);
+    }
+    free(group), free(by);
 }

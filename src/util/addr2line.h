@@ -19,8 +19,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../model/rankdata.h"
-
 typedef struct st_a2l_frame {
     char *func; /* function name, malloc'd */
     char *loc;  /* "file:line", " (discriminator N)" dropped; "??:0" when unknown; malloc'd */
@@ -77,15 +75,9 @@ char *st_a2l_frame_text(const st_a2l_frame_t *f);
 char *st_a2l_unnamed(const char *obj, uint64_t rel);
 
 /*
- * The call-site entries of the code at return address pc (resolved as q, in object obj) into
- * out[0..): the innermost frame at pc, each frame it was inlined into at st_callpath_inline_pc(pc,
- * k), k = 1 .. (model/callpath.h), fn_begin/fn_end on the outermost, and the callee's name at
- * st_callpath_inline_pc(pc, ST_CP_TAIL) when known; "object+0xrel" at pc when q is empty. out must
- * have room for max(q->nfr, 1) + 1 entries; returns how many were written (0: out of memory).
+ * st_addr2line_funcs for q[0..n), the address of q[i] in the object obj[i], with one symbolizer run per
+ * distinct object; entries with obj[i] NULL are left as they are. Out of memory: nothing is asked.
  */
-uint32_t st_a2l_sites(const st_a2l_t *q, const char *obj, uint64_t pc, st_callsite_t *out);
-
-/* The callee of the call at return address pc (resolved as q) in pc's address space into *c; 0, or -1 if none known. */
-int st_a2l_callee(const st_a2l_t *q, uint64_t pc, st_cpcallee_t *c);
+void st_addr2line_objects(st_a2l_t *const *q, const char *const *obj, size_t n);
 
 #endif

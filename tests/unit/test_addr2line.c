@@ -6,10 +6,10 @@
  * short; every frame of every address is checked, so a name split or a pair shifted onto its
  * neighbour fails. The symbolizer on this test's own executable, with llvm-symbolizer where it is
  * installed and with binutils' addr2line alone: a function whose name is over 5 KiB between short
- * ones in one batch, and an inlined function's chain. st_a2l_sites: the call-site entries of a
+ * ones in one batch, and an inlined function's chain. st_callsite_from_a2l: the call-site entries of a
  * chain (the innermost at pc, the others at the inline keys) and of an unnamed address.
  */
-/* link: src/util/addr2line.c src/util/elffunc.c */
+/* link: src/util/addr2line.c src/util/elffunc.c src/model/symbols.c */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../src/util/addr2line.h"
+#include "../../src/model/symbols.h"
 
 #include "test_check.h"
 
@@ -119,7 +119,7 @@ static void test_reader(void)
     free(q), free(text), free(big1), free(big2), free(big3);
 }
 
-/* ---- st_a2l_sites ------------------------------------------------------------------------------ */
+/* ---- st_callsite_from_a2l ------------------------------------------------------------------------------ */
 
 static void test_sites(void)
 {
@@ -127,7 +127,7 @@ static void test_sites(void)
     read_text("0x1234\ninner(int)\n/s/a.h:5\nmid\n/s/b.cc:7\nmain\n??:0\n", &qp, 1);
     q.fn_begin = 3, q.fn_end = 9;
     st_callsite_t out[3];
-    uint32_t n = st_a2l_sites(&q, "/lib/app", 0x401234, out);
+    uint32_t n = st_callsite_from_a2l(&q, "/lib/app", 0x401234, out);
     CHECK(n == 3, "three sites for a chain of three: %u", n);
     const char *want[] = { "inner(int) (a.h:5)", "mid (b.cc:7)", "main" };
     for (uint32_t k = 0; k < n && k < 3; k++) {
@@ -137,7 +137,7 @@ static void test_sites(void)
         free(out[k].text);
     }
     st_a2l_clear(&q);
-    CHECK(st_a2l_sites(&q, "/usr/lib/libfoo.so.1", 0x7f0000001235, out) == 1 && out[0].pc == 0x7f0000001235 &&
+    CHECK(st_callsite_from_a2l(&q, "/usr/lib/libfoo.so.1", 0x7f0000001235, out) == 1 && out[0].pc == 0x7f0000001235 &&
               !strcmp(out[0].text, "libfoo.so.1+0x1234"),
           "an unnamed address: object and offset (%s)", out[0].text);
     free(out[0].text);
