@@ -2,7 +2,6 @@
 #include "lifecycle_int.h"
 
 #include <pthread.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "../clock/sync.h"
@@ -19,27 +18,9 @@ int st_lc_mpi_finished;
 volatile sig_atomic_t st_lc_ending;
 volatile sig_atomic_t st_lc_forked;
 
-/* Rank as the launcher tells it (MPICH hydra: PMI_RANK), -1 if unknown. */
-static int launcher_rank(void)
-{
-    const char *r = getenv("PMI_RANK");
-    if (!r)
-        r = getenv("OMPI_COMM_WORLD_RANK");
-    return r ? atoi(r) : -1;
-}
-
-/* Number of ranks as the launcher tells it, 0 if unknown. */
-static int launcher_size(void)
-{
-    const char *n = getenv("PMI_SIZE");
-    if (!n)
-        n = getenv("OMPI_COMM_WORLD_SIZE");
-    return n ? atoi(n) : 0;
-}
-
 static void config_failure(const char *msg)
 {
-    if (launcher_rank() <= 0) /* one line for the whole job, not one per rank */
+    if (st_config_launcher_rank() <= 0) /* one line for the whole job, not one per rank */
         st_log_error("%s", msg);
     _exit(2);
 }
@@ -70,10 +51,10 @@ __attribute__((constructor)) static void st_shim_load(void)
     st_callpath_on = st_config.callpath;
     st_mpi_p2p_init();
     st_record_active = 1;
-    st_abend_init_load(launcher_rank(), launcher_size());
+    st_abend_init_load(st_config_launcher_rank(), st_config_launcher_size());
     st_lc_install_handlers();
     const char *omp_problem = st_config.omp ? st_omp_runtime_problem() : NULL;
-    if (omp_problem && launcher_rank() <= 0)
+    if (omp_problem && st_config_launcher_rank() <= 0)
         st_log_warn("%s", omp_problem);
     pthread_atfork(NULL, NULL, forked_child);
 }
