@@ -13,6 +13,7 @@ PREFIX   ?= /usr/local
 O        ?= .
 BUILD    := $(O)/build
 GEN      := $(BUILD)/gen
+# The one version: archives' VERSION property (-DST_VERSION), synctrace-bench, synctrace-run, install.
 VERSION  := 0.1.0
 
 CC       := gcc
@@ -81,6 +82,10 @@ $(BUILD)/lib/gen/%.o: $(GEN)/%.c $(GEN_HDR)
 $(BUILD)/lib/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+# The file that writes VERSION into every archive has the Makefile's value (rebuilt when it changes).
+$(BUILD)/lib/src/mpi/collect.o: LIB_CFLAGS += -DST_VERSION='"$(VERSION)"'
+$(BUILD)/lib/src/mpi/collect.o: Makefile
 
 $(O)/lib/libsynctrace.so: $(LIB_OBJ)
 	@mkdir -p $(O)/lib

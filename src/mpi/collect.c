@@ -16,6 +16,10 @@
 #include "comm.h"
 #include "st_mpi.h"
 
+#ifndef ST_VERSION
+#error "ST_VERSION: the Makefile passes its VERSION"
+#endif
+
 /* ---- collecting this rank's data --------------------------------------------------------- */
 
 static void copy_comms(st_rankdata_t *rd)
@@ -89,7 +93,7 @@ int st_collect_rankdata(st_rankdata_t *rd, int incomplete)
 
 void st_run_props(st_rankdata_t *rd, int incomplete)
 {
-    st_rankdata_prop(rd, "VERSION", "%s", "0.1.0");
+    st_rankdata_prop(rd, "VERSION", "%s", ST_VERSION);
     st_rankdata_prop(rd, "INCOMPLETE", "%s", incomplete ? "true" : "false");
     st_rankdata_prop(rd, "BUFFER", "%zu", st_config.buffer);
 }
