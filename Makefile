@@ -35,9 +35,8 @@ LIB_DIRS := util config model clock record exchange relations otf2 clc analysis 
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)) $(GEN)/mpi_wrappers.c
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/lib/%.o,$(LIB_SRC:$(GEN)/%=gen/%))
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
-CLI_DIRS := util config model exchange relations otf2 clc analysis cli
-CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c))) \
-            $(wildcard src/clock/model.c src/clock/tsc_points.c)
+CLI_DIRS := util config model clock exchange relations otf2 clc analysis cli
+CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)))
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
 # ... except the MPI part of `mpiexec -n N synctrace analyze` (MPI_Init only under a launcher), compiled
 # and linked with $(CC) plus mpicc's flags, so that CC="gcc -fsanitize=..." instruments it too.
