@@ -13,6 +13,7 @@ PREFIX   ?= /usr/local
 O        ?= .
 BUILD    := $(O)/build
 GEN      := $(BUILD)/gen
+# The one version: archives' VERSION property (-DST_VERSION), synctrace-bench, synctrace-run, install.
 VERSION  := 0.1.0
 
 CC       := gcc
@@ -34,9 +35,8 @@ LIB_DIRS := util config model clock record exchange relations otf2 clc analysis 
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)) $(GEN)/mpi_wrappers.c
 LIB_OBJ  := $(patsubst %.c,$(BUILD)/lib/%.o,$(LIB_SRC:$(GEN)/%=gen/%))
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
-CLI_DIRS := util config model exchange relations otf2 clc analysis cli
-CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c))) \
-            $(wildcard src/clock/model.c src/clock/tsc_points.c)
+CLI_DIRS := util config model clock exchange relations otf2 clc analysis cli
+CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)))
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
 # ... except the MPI part of `mpiexec -n N synctrace analyze` (MPI_Init only under a launcher), compiled
 # and linked with $(CC) plus mpicc's flags, so that CC="gcc -fsanitize=..." instruments it too.
@@ -81,6 +81,10 @@ $(BUILD)/lib/gen/%.o: $(GEN)/%.c $(GEN_HDR)
 $(BUILD)/lib/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(MPICC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+# The file that writes VERSION into every archive has the Makefile's value (rebuilt when it changes).
+$(BUILD)/lib/src/mpi/collect.o: LIB_CFLAGS += -DST_VERSION='"$(VERSION)"'
+$(BUILD)/lib/src/mpi/collect.o: Makefile
 
 $(O)/lib/libsynctrace.so: $(LIB_OBJ)
 	@mkdir -p $(O)/lib

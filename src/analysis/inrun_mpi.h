@@ -1,6 +1,6 @@
 /*
  * inrun_mpi.h — the wait-state analysis at the end of a traced MPI run (SYNCTRACE_ANALYZE,
- * default on), called by the lifecycle (src/mpi/lifecycle.c) in two steps:
+ * default on), called by the lifecycle (src/mpi/finalize.c) in two steps:
  *
  *  st_an_inrun_run():   after CLC and before the archive is written, collective over the
  *                       tool's world communicator: every rank analyses its own locations in

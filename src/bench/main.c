@@ -23,8 +23,7 @@
 
 static void die(const char *fmt, const char *arg)
 {
-    const char *r = getenv("PMI_RANK"); /* one line per job, not per rank */
-    if (!r || atoi(r) == 0) {
+    if (st_config_launcher_rank() <= 0) { /* one line per job, not per rank */
         fprintf(stderr, "synctrace-bench: error: ");
         fprintf(stderr, fmt, arg);
         fputc('\n', stderr);
@@ -202,8 +201,7 @@ int main(int argc, char **argv)
 {
     bench_opts_t opts;
     char err[600];
-    const char *r = getenv("PMI_RANK");
-    int pr = bench_parse_options(argc, argv, &opts, r && atoi(r) ? NULL : stdout, err, sizeof err);
+    int pr = bench_parse_options(argc, argv, &opts, st_config_launcher_rank() > 0 ? NULL : stdout, err, sizeof err);
     if (pr != 0) {
         if (pr < 0)
             die("%s", err);

@@ -1,6 +1,6 @@
 /*
  * replay_mpi.c — the shim's CLC: st_clc_run_mpi() at MPI_Finalize, called by the
- * lifecycle (src/mpi/lifecycle.c, finish_and_write) after the clock re-mapping and
+ * lifecycle (src/mpi/finalize.c, finish_and_write) after the clock re-mapping and
  * before the archive is written; st_clc_run_local() at the exit of a program that never
  * called MPI_Init (OpenMP only: the sequential st_clc_run, nothing to exchange).
  *

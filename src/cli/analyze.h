@@ -37,9 +37,6 @@ int st_cli_analysis_check(const st_an_result_t *res, const st_rel_loc_t *locs, u
 int st_cli_analysis_report(const char *dir, const st_cli_archive_t *ar, const st_an_result_t *res,
                            const st_rel_input_t *in, const char *out);
 
-/* Whether this process was started by an MPI launcher with more than one process
- * (PMI_SIZE, OMPI_COMM_WORLD_SIZE or PMIX size > 1); no MPI call. analyze_mpi.c. */
-int st_cli_mpi_launched(void);
 /* `mpiexec -n N synctrace analyze DIR [-o FILE]`: the parallel analysis (parallel_mpi.h) over
  * blocks of the archive's ranks; rank 0 writes and prints as the serial command. Exit code. */
 int st_cli_analyze_mpi(const char *dir, const char *out);

@@ -16,18 +16,6 @@
 #include "../clc/clc.h"
 #include "analyze.h"
 
-static long env_long(const char *name)
-{
-    const char *v = getenv(name);
-    return v ? strtol(v, NULL, 10) : 0;
-}
-
-int st_cli_mpi_launched(void)
-{
-    return env_long("PMI_SIZE") > 1 || env_long("OMPI_COMM_WORLD_SIZE") > 1 || env_long("PMIX_SIZE") > 1 ||
-           env_long("MPI_LOCALNRANKS") > 1;
-}
-
 static double now_ms(void)
 {
     struct timespec ts;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../analysis/output.h"
+#include "../config/config.h"
 #include "analyze.h"
 
 /* Writes the JSON or CUBE4 file out (by its extension). 0, or -1 after a message. */
@@ -56,7 +57,7 @@ static int run_analyze(int argc, char **argv)
     }
     if (!dir)
         return st_cli_usage_error(&st_cli_cmd_analyze, "missing archive directory");
-    if (st_cli_mpi_launched())
+    if (st_config_mpi_launched()) /* mpiexec -n N: the parallel analysis */
         return st_cli_analyze_mpi(dir, out);
     char err[300];
     st_cli_analysis_t a;

@@ -78,7 +78,7 @@ static void print_check(int i, const char *check)
 }
 
 /*
- * The clock synchronization summary, from rank 0's SYNCTRACE::SYNC_* properties (src/clock/sync.c):
+ * The clock synchronization summary, from rank 0's SYNCTRACE::SYNC_* properties (src/clock/sync_mpi.c):
  * a duration "on rank 0" is rank 0's own, "on the slowest rank" the largest any rank had (the
  * _MAX properties); the resync durations are each rank's sum over all its resyncs; the round
  * trips the smallest any rank measured.

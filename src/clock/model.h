@@ -3,7 +3,7 @@
  *
  * Everything here is pure arithmetic on timestamps so that it can be unit-tested on
  * synthetic input and linked into the CLI (which has no MPI). The MPI side
- * (sync.c, algs.c, pingpong.c) measures, this file computes.
+ * (sync_mpi.c, algs_mpi.c, pingpong_mpi.c) measures, this file computes.
  *
  * Notation (see /work/shared/ALGORITHMS.md §1-3): L is a process's local clock in ns,
  * G the global clock. A linear model over a base clock x maps it to

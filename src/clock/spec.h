@@ -10,7 +10,7 @@
  *   sopt   := resync=offset|full
  *
  * Parsing needs no MPI: the algorithm names and the options each accepts come from
- * the caller (the descriptor table in algs.c), so the one table stays the only list.
+ * the caller (the descriptor table in algs_mpi.c), so the one table stays the only list.
  * Thread-safe (no shared state).
  */
 #ifndef ST_CLOCK_SPEC_H

@@ -7,7 +7,7 @@
  * point on the clock's private communicator (st_sync.comm, an MPI_Comm_idup of the
  * tool's world communicator), waited with Test + sched_yield / nanosleep, never a
  * blocking MPI call (MPICH busy-polls; ranks are oversubscribed). Not thread-safe:
- * one thread at a time runs a sync (sync.c serializes).
+ * one thread at a time runs a sync (sync_mpi.c serializes).
  */
 #ifndef ST_CLOCK_SYNC_INT_H
 #define ST_CLOCK_SYNC_INT_H
@@ -58,11 +58,11 @@ typedef struct st_sync_level {
     int                  fallback; /* prop found no shared time source and runs hca3 */
 } st_sync_level_t;
 
-/* The algorithm table (algs.c), NULL-terminated. */
+/* The algorithm table (algs_mpi.c), NULL-terminated. */
 extern const st_sync_alg_t *const st_sync_algs[];
 const st_sync_alg_t *st_sync_alg_find(const char *name);
 
-/* ---- process-wide state of the MPI side (sync.c) ----------------------------------- */
+/* ---- process-wide state of the MPI side (sync_mpi.c) ------------------------------- */
 
 typedef struct st_sync_state {
     MPI_Comm comm;     /* private: MPI_Comm_idup of the tool's world communicator */
@@ -93,7 +93,7 @@ void st_sync_adopt(st_clock_t *clk);
    keeps its clock, and its sync point is not used for drift or interpolation. */
 void st_sync_reject(void);
 
-/* ---- topology (topo.c) -------------------------------------------------------------- */
+/* ---- topology (topo_mpi.c) ---------------------------------------------------------- */
 
 /*
  * Fills st_sync.node / nnodes (SYNCTRACE_NODE_SIZE, else host name + boot id) and
@@ -112,7 +112,7 @@ int st_sync_topology(int need_sockets, int *sock);
  */
 int st_sync_build_levels(const st_sync_spec_t *spec, st_sync_level_t *level, const int *sock);
 
-/* ---- polite waiting and ping-pongs (pingpong.c) ------------------------------------- */
+/* ---- polite waiting and ping-pongs (pingpong_mpi.c) --------------------------------- */
 
 /* Waits for req: Test + sleeps, each twice as long as the last (10 µs .. 1 ms). */
 int st_sync_wait(MPI_Request *req);

@@ -11,7 +11,7 @@
  *    sync points treat it like any other. Calibration points taken at every sync point and at MPI_Finalize map the
  *    global clock back onto the system clock at finalize (st_timer_correct).
  * st_timer_now() maps the local clock to the global clock with the current map:
- * G(L) = L + a + b·(L - t0). Clock synchronization (sync.c) publishes a new map at every
+ * G(L) = L + a + b·(L - t0). Clock synchronization (sync_mpi.c) publishes a new map at every
  * sync epoch with st_timer_set_map(); readers take no lock, allocate nothing and make
  * no call beyond the clock read. Every map carries its epoch number so that a recorder
  * can remember which map stamped an event (st_timer_now_ep) and the finalize step can

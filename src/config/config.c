@@ -1,5 +1,6 @@
 /*
- * config.c — parses the SYNCTRACE_* environment (see variables.def).
+ * config.c — parses the SYNCTRACE_* environment (see variables.def), and reads what the MPI
+ * launcher announces in it.
  */
 #include "config.h"
 
@@ -289,4 +290,40 @@ void st_config_print(FILE *out, int markdown)
         else
             fprintf(out, "%s (default %s; accepted: %s)\n    %s\n", v->name, def, v->accepted, v->doc);
     }
+}
+
+/* ---- what the MPI launcher announces ------------------------------------------------------ */
+
+/* The first of the names (NULL-terminated) that is set, as a number; missing when none is. */
+static int launcher_number(const char *const *names, int missing)
+{
+    for (; *names; names++) {
+        const char *v = getenv(*names);
+        if (v)
+            return atoi(v);
+    }
+    return missing;
+}
+
+int st_config_launcher_rank(void)
+{
+    static const char *const names[] = { "PMI_RANK", "OMPI_COMM_WORLD_RANK", NULL };
+    return launcher_number(names, -1);
+}
+
+int st_config_launcher_size(void)
+{
+    static const char *const names[] = { "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", NULL };
+    return launcher_number(names, 0);
+}
+
+int st_config_mpi_launched(void)
+{
+    static const char *const names[] = { "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", "PMIX_SIZE", "MPI_LOCALNRANKS" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *v = getenv(names[i]);
+        if (v && strtol(v, NULL, 10) > 1)
+            return 1;
+    }
+    return 0;
 }

@@ -1,5 +1,6 @@
 /*
- * config.h — all SYNCTRACE_* settings, parsed once into st_config.
+ * config.h — all SYNCTRACE_* settings, parsed once into st_config; and what the MPI launcher
+ * announces to this process in its environment (rank, number of processes).
  *
  * getenv() appears only in config.c. st_config_load() is called once (library
  * constructor, or the CLI) before any other module reads st_config; afterwards the
@@ -55,5 +56,20 @@ int st_config_parse_size(const char *s, size_t *out);
  * inf or nan; the value must lie in lo .. hi. Returns 0 and the value, or -1.
  */
 int st_config_parse_number(const char *s, int frac, double lo, double hi, double *out);
+
+/*
+ * What the MPI launcher announces in the environment, read when asked (before MPI_Init, or in a
+ * program that never calls it). MPICH's hydra sets PMI_RANK and PMI_SIZE, Open MPI
+ * OMPI_COMM_WORLD_RANK and OMPI_COMM_WORLD_SIZE; PMIx launchers PMIX_SIZE, and MPICH also
+ * MPI_LOCALNRANKS (the processes on this host).
+ * st_config_launcher_rank: this process's rank (PMI_RANK, else OMPI_COMM_WORLD_RANK), -1 when none
+ *   is set (not started by a launcher); messages meant once per job print where it is <= 0.
+ * st_config_launcher_size: the number of processes (PMI_SIZE, else OMPI_COMM_WORLD_SIZE), 0 when none.
+ * st_config_mpi_launched: nonzero when a launcher started more than one process (any of PMI_SIZE,
+ *   OMPI_COMM_WORLD_SIZE, PMIX_SIZE, MPI_LOCALNRANKS above 1).
+ */
+int st_config_launcher_rank(void);
+int st_config_launcher_size(void);
+int st_config_mpi_launched(void);
 
 #endif

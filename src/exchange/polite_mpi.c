@@ -52,29 +52,25 @@ static void maybe_notice(long idle, double *start)
     }
 }
 
-static int wait_req(MPI_Request *req, MPI_Status *status, int crowded)
+/* The one polite wait: PMPI_Test, then a pause (st_polite_pause), with the long-wait notice unless quiet. */
+static int wait_req(MPI_Request *req, MPI_Status *status, int crowded, int quiet)
 {
     int done = 0, rc;
     double start = 0;
     for (long idle = 0; (rc = PMPI_Test(req, &done, status ? status : MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done;
          idle++) {
         st_polite_pause(idle, crowded);
-        maybe_notice(idle, &start);
+        if (!quiet)
+            maybe_notice(idle, &start);
     }
     return rc;
 }
 
-int st_polite_wait(MPI_Request *req, MPI_Status *status) { return wait_req(req, status, 0); }
+int st_polite_wait(MPI_Request *req, MPI_Status *status) { return wait_req(req, status, 0, 0); }
 
-int st_polite_wait_crowded(MPI_Request *req, int crowded) { return wait_req(req, NULL, crowded); }
+int st_polite_wait_crowded(MPI_Request *req, int crowded) { return wait_req(req, NULL, crowded, 0); }
 
-int st_polite_waitall(int n, MPI_Request *reqs)
-{
-    int rc = MPI_SUCCESS;
-    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
-        rc = st_polite_wait(&reqs[i], NULL);
-    return rc;
-}
+int st_polite_wait_quiet(MPI_Request *req) { return wait_req(req, NULL, 0, 1); }
 
 int st_polite_barrier(MPI_Comm comm)
 {

@@ -34,8 +34,9 @@ int st_polite_wait(MPI_Request *req, MPI_Status *status);
 void st_polite_pause(long idle, int crowded);
 /* st_polite_wait with st_polite_pause steps: for waits that may last while other ranks work. */
 int st_polite_wait_crowded(MPI_Request *req, int crowded);
-/* Waits for all n requests. */
-int st_polite_waitall(int n, MPI_Request *reqs);
+/* st_polite_wait without the long-wait notice: for the parallel archive writer's steps, which
+ * report their own failures. */
+int st_polite_wait_quiet(MPI_Request *req);
 /* Barrier / Bcast / Allreduce / Gather on a tool communicator, waited politely. */
 int st_polite_barrier(MPI_Comm comm);
 int st_polite_bcast(void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm);

@@ -18,28 +18,15 @@
 #include "archive_mpi.h"
 
 #include <limits.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <otf2/otf2.h>
 #include <otf2/OTF2_MPI_Collectives.h>
 
+#include "../exchange/polite_mpi.h"
 #include "../otf2/writer.h"
 #include "../util/log.h"
-
-int st_pmpi_wait_polite(MPI_Request *req)
-{
-    int done = 0;
-    while (!done) {
-        int rc = PMPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS)
-            return rc;
-        if (!done)
-            sched_yield();
-    }
-    return MPI_SUCCESS;
-}
 
 /* ---- agreement and polite collectives -------------------------------------------------- */
 
@@ -60,7 +47,7 @@ static int agree(MPI_Comm comm, int status)
     int all = status;
     MPI_Request req;
     if (mpi_failed(PMPI_Iallreduce(&status, &all, 1, MPI_INT, MPI_MAX, comm, &req), "agreeing on a status") ||
-        mpi_failed(st_pmpi_wait_polite(&req), "agreeing on a status"))
+        mpi_failed(st_polite_wait_quiet(&req), "agreeing on a status"))
         return ST_OTF2_ERR_MPI;
     return all;
 }
@@ -146,14 +133,14 @@ static int gather_defs(MPI_Comm comm, int rank, int size, st_rankdata_t *mine, g
     MPI_Request req;
     if ((status = agree(comm, status)) == ST_OTF2_OK &&
         (mpi_failed(PMPI_Igather(&sz, 1, MPI_UINT64_T, g->sizes, 1, MPI_UINT64_T, 0, comm, &req), "gathering sizes") ||
-         mpi_failed(st_pmpi_wait_polite(&req), "gathering sizes")))
+         mpi_failed(st_polite_wait_quiet(&req), "gathering sizes")))
         status = ST_OTF2_ERR_MPI;
     if (status == ST_OTF2_OK && rank == 0)
         status = plan_gatherv(g, size);
     if ((status = agree(comm, status)) == ST_OTF2_OK &&
         (mpi_failed(PMPI_Igatherv(blob, (int)sz, MPI_BYTE, g->blobs, g->counts, g->displs, MPI_BYTE, 0, comm, &req),
                     "gathering definitions") ||
-         mpi_failed(st_pmpi_wait_polite(&req), "gathering definitions")))
+         mpi_failed(st_polite_wait_quiet(&req), "gathering definitions")))
         status = ST_OTF2_ERR_MPI;
     free(blob);
     if (status == ST_OTF2_OK && rank == 0)
@@ -170,7 +157,7 @@ static int share_numbering(MPI_Comm comm, int rank, int status, uint64_t **num, 
     if ((status = agree(comm, status)) != ST_OTF2_OK)
         return status;
     if (mpi_failed(PMPI_Ibcast(&n, 1, MPI_UINT64_T, 0, comm, &req), "broadcasting the numbering") ||
-        mpi_failed(st_pmpi_wait_polite(&req), "broadcasting the numbering"))
+        mpi_failed(st_polite_wait_quiet(&req), "broadcasting the numbering"))
         return agree(comm, ST_OTF2_ERR_MPI);
     if (rank != 0 && !(*num = malloc(n * sizeof **num)))
         status = ST_OTF2_ERR_NOMEM;
@@ -179,7 +166,7 @@ static int share_numbering(MPI_Comm comm, int rank, int status, uint64_t **num, 
     if ((status = agree(comm, status)) != ST_OTF2_OK)
         return status;
     if (mpi_failed(PMPI_Ibcast(*num, (int)n, MPI_UINT64_T, 0, comm, &req), "broadcasting the numbering") ||
-        mpi_failed(st_pmpi_wait_polite(&req), "broadcasting the numbering"))
+        mpi_failed(st_polite_wait_quiet(&req), "broadcasting the numbering"))
         status = ST_OTF2_ERR_MPI;
     *len = n;
     return agree(comm, status);

@@ -24,11 +24,4 @@
  */
 int st_archive_write_mpi(MPI_Comm toolcomm, st_rankdata_t *mine, const char *dir);
 
-/*
- * Completes req by polling PMPI_Test with sched_yield() in between: MPICH's
- * blocking waits busy-poll, which starves oversubscribed ranks. Returns the MPI
- * error code of PMPI_Test. Thread-safe as far as the MPI thread level allows.
- */
-int st_pmpi_wait_polite(MPI_Request *req);
-
 #endif

@@ -13,6 +13,7 @@
  * a program that never called MPI_Init but recorded OpenMP events gets a complete archive
  * written at exit, or a dump when a signal ends it. A child of fork() without exec
  * records and writes nothing.
+ * The files: load.c, init.c, collect.c, finalize.c, omp_only.c, ends.c (lifecycle_int.h).
  */
 #ifndef ST_LIFECYCLE_H
 #define ST_LIFECYCLE_H

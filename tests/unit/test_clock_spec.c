@@ -11,7 +11,7 @@
 
 #include "test_check.h"
 
-/* The same names and options as the descriptor table in src/clock/algs.c. */
+/* The same names and options as the descriptor table in src/clock/algs_mpi.c. */
 static const st_sync_alg_info_t algs[] = {
     { "hca3", "fit,pp,offset,intercept,window,lsq" },
     { "hca2", "fit,pp,offset,intercept,window,lsq" },

@@ -1,5 +1,5 @@
 /*
- * topo.c — where the ranks are: nodes, sockets, and the groups (levels) of a scheme.
+ * topo_mpi.c — where the ranks are: nodes, sockets, and the groups (levels) of a scheme.
  *
  * Levels are groups of ranks of the private communicator, not communicators of
  * their own: MPI_Comm_split and MPI_Comm_split_type are blocking and took 60-300 ms

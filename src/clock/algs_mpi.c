@@ -1,5 +1,5 @@
 /*
- * algs.c — the synchronization algorithms and their descriptor table.
+ * algs_mpi.c — the synchronization algorithms and their descriptor table.
  *
  * Each algorithm synchronizes one group (level) whose member 0 already has the
  * global clock (ALGORITHMS.md §4-5, paper Alg. 1-4):

@@ -1,9 +1,9 @@
 /*
- * sync.c — the synchronization scheme: levels, epochs, resync consensus, finalize,
- * accuracy check, report (contract in sync.h, algorithms in algs.c).
+ * sync_mpi.c — the synchronization scheme: levels, epochs, resync consensus, finalize,
+ * accuracy check, report (contract in sync.h, algorithms in algs_mpi.c).
  *
  * All traffic runs on a private communicator (an MPI_Comm_idup of the tool's world
- * communicator); levels are groups of its ranks (topo.c).
+ * communicator); levels are groups of its ranks (topo_mpi.c).
  *
  * Every sync ends in an *epoch*: the rank publishes the new local->global map
  * (st_timer_set_map) and keeps (local, global) of that moment as a sync point. The

@@ -1,5 +1,5 @@
 /*
- * pingpong.c — polite waiting, ping-pongs, offset measurement and LEARN_CLOCK_MODEL.
+ * pingpong_mpi.c — polite waiting, ping-pongs, offset measurement and LEARN_CLOCK_MODEL.
  *
  * The building blocks of every synchronization algorithm (ALGORITHMS.md §2-3):
  * a reference answers pings with its clock's time; the client brackets each answer

@@ -1,0 +1,115 @@
+/*
+ * finalize.c — MPI_Finalize: the last clock synchronization, this rank's data prepared once,
+ * the CLC correction, the in-run wait-state analysis (on CLC's logical messages), the parallel
+ * archive write, then PMPI_Finalize (lifecycle.h). A signal meanwhile dumps the raw data (abend.h).
+ */
+#include "lifecycle_int.h"
+
+#include <time.h>
+
+#include "../analysis/inrun_mpi.h"
+#include "../clc/clc_mpi.h"
+#include "../clock/sync.h"
+#include "../config/config.h"
+#include "../exchange/polite_mpi.h"
+#include "../model/trace_check.h"
+#include "../omp/omp.h"
+#include "../otf2/writer.h"
+#include "../util/log.h"
+#include "abend.h"
+#include "archive_mpi.h"
+#include "comm.h"
+#include "st_mpi.h"
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/*
+ * Where MPI_Finalize's time goes, on rank 0 (SYNCTRACE_VERBOSE>=1; tests/bench reads it).
+ * The write cannot be an archive property: it ends after the archive is closed. Its
+ * last step is an agreement of all ranks, so rank 0's write time covers every rank's.
+ */
+static void report_finalize(const double *t, int written)
+{
+    if (st_world_rank == 0 && written)
+        st_log_info("MPI_Finalize: sync %.1f ms, trace preparation %.1f ms, CLC %.1f ms, wait-state analysis %.1f ms, "
+                    "archive write %.1f ms",
+                    t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[5] - t[4]);
+}
+
+static void finish_and_write(void)
+{
+    st_rankdata_t rd;
+    double t[6];
+    t[0] = mono_ms();
+    st_polite_doing("the clock synchronization at MPI_Finalize");
+    st_clock_finalize_sync();
+    st_polite_doing("preparing the trace at MPI_Finalize");
+    t[1] = mono_ms();
+    if (st_collect_rankdata(&rd, 0) != 0) {
+        st_log_error("out of memory collecting the trace; no archive written");
+        return;
+    }
+    st_lc_heap_reuse(1);
+    st_clock_remap_rankdata(&rd);
+    st_clock_report(&rd);
+    st_lc_collect_callpaths(&rd);
+    st_otf2_prepare(&rd); /* once, for CLC and the writer */
+    st_lc_lend_idle_buffers();
+    t[2] = mono_ms();
+    st_polite_doing("the CLC correction at MPI_Finalize");
+    st_rel_derived_t derived = { 0 }; /* CLC's logical messages, which the analysis takes instead of deriving them */
+    st_clc_run_mpi(st_tool_comm, &rd, st_config.analyze == ST_ANALYZE_ON ? &derived : NULL);
+    t[3] = mono_ms();
+    st_an_inrun_t analysis;
+    st_polite_doing("the wait-state analysis at MPI_Finalize");
+    st_an_inrun_run(st_tool_comm, &rd, &derived, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
+    st_rel_derived_free(&derived);
+    st_lc_return_idle_buffers();
+    if (st_config.check)
+        st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
+    t[4] = mono_ms();
+    st_polite_doing("writing the archive at MPI_Finalize");
+    int rc = st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir);
+    /* From here on a signal finds either an archive or its reported failure. (A signal during
+     * the write's closing agreement, when the archive is already complete, still dumps: then
+     * both are there, and `synctrace recover` says so.) */
+    st_abend_disarm();
+    t[5] = mono_ms();
+    report_finalize(t, rc == 0);
+    if (rc == 0 && st_world_rank == 0)
+        st_log_info("archive written to %s/traces.otf2", st_archive_dir);
+    st_an_inrun_report(&analysis, st_archive_dir, rc == 0);
+    st_polite_doing(NULL);
+    st_rankdata_free(&rd);
+    st_lc_heap_reuse(0);
+}
+
+ST_EXPORT int MPI_Finalize(void)
+{
+    st_thread_t *th = st_mpi_begin();
+    if (th) {
+        st_mpi_enter(th, ST_REGION_MPI_Finalize);
+        st_polite_barrier(st_tool_comm); /* the N-to-N synchronization of Finalize */
+        st_mpi_leave(th, ST_REGION_MPI_Finalize);
+        st_mpi_end(th);
+    }
+    int tracing = st_mpi_tracing;
+    st_mpi_tracing = 0;
+    st_lc_ending = 1;
+    st_lc_mpi_finished = 1;
+    if (tracing) {
+        st_omp_finalize();
+        st_record_stop();
+        finish_and_write(); /* a signal meanwhile dumps the raw data (abend.h) */
+    }
+    st_abend_disarm();
+    st_record_stop();
+    if (st_tool_comm != MPI_COMM_NULL)
+        PMPI_Comm_free(&st_tool_comm);
+    return PMPI_Finalize();
+}

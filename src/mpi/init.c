@@ -1,0 +1,96 @@
+/* init.c — MPI_Init and MPI_Init_thread: the tool's communicator, the archive directory, the first
+ * clock synchronization, then tracing (lifecycle.h). */
+#include "lifecycle_int.h"
+
+#include "../clock/sync.h"
+#include "../config/config.h"
+#include "../exchange/polite_mpi.h"
+#include "../util/archive_dir.h"
+#include "../util/log.h"
+#include "abend.h"
+#include "comm.h"
+#include "st_mpi.h"
+
+volatile int st_mpi_tracing;
+MPI_Comm st_tool_comm = MPI_COMM_NULL;
+char st_archive_dir[4096];
+
+/* Rank 0 prepares the archive directory; everyone learns its name or the failure. */
+static int share_archive_dir(void)
+{
+    char err[600] = "";
+    int ok = 1;
+    if (st_world_rank == 0)
+        ok = st_archive_dir_prepare(st_config.dir, st_archive_dir, sizeof st_archive_dir, err, sizeof err) == 0;
+    st_polite_bcast(&ok, 1, MPI_INT, 0, st_tool_comm);
+    if (!ok) {
+        if (st_world_rank == 0)
+            st_log_error("%s; the application runs untraced", err);
+        return -1;
+    }
+    st_polite_bcast(st_archive_dir, (int)sizeof st_archive_dir, MPI_CHAR, 0, st_tool_comm);
+    return 0;
+}
+
+static void tool_init(void)
+{
+    st_lc_mpi_started = 1;
+    if (!st_record_active)
+        return;
+    st_lc_reinstall_fault_handlers();
+    MPI_Request dup; /* Idup + polite wait: a blocking dup busy-polls for ~60 ms on oversubscribed cores */
+    if (PMPI_Comm_idup(MPI_COMM_WORLD, &st_tool_comm, &dup) != MPI_SUCCESS || st_polite_wait(&dup, NULL) != MPI_SUCCESS) {
+        st_log_error("cannot create the tool's communicator; the application runs untraced");
+        st_record_stop();
+        st_abend_disarm(); /* untraced: nothing to save at an abnormal end either */
+        return;
+    }
+    st_comm_init();
+    st_log_set_rank(st_world_rank);
+    if (!st_config.record) { /* clocks only (synctrace-bench): sync, then no recording, no archive */
+        if (st_clock_init_sync(st_tool_comm) != 0)
+            st_log_warn("clock synchronization failed; the global clock is the local clock");
+        st_record_stop();
+        return;
+    }
+    if (share_archive_dir() != 0) {
+        st_record_stop();
+        st_abend_disarm();
+        return;
+    }
+    if (st_clock_init_sync(st_tool_comm) != 0)
+        st_log_warn("clock synchronization failed; timestamps stay on local clocks");
+    st_abend_init_mpi(st_tool_comm, st_archive_dir);
+    st_mpi_tracing = 1;
+}
+
+static int init_common(int *argc, char ***argv, int required, int *provided, int thread)
+{
+    st_thread_t *th = st_record_active ? st_thread_self() : NULL;
+    st_region_t region = thread ? ST_REGION_MPI_Init_thread : ST_REGION_MPI_Init;
+    if (th) {
+        th->in_tool = 1;
+        st_mpi_enter(th, region);
+    }
+    int rc = thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
+    if (rc == MPI_SUCCESS) {
+        st_mpi_thread_multiple = thread && provided && *provided == MPI_THREAD_MULTIPLE;
+        tool_init();
+    }
+    if (th) {
+        if (st_record_active)
+            st_mpi_leave(th, region);
+        th->in_tool = 0;
+    }
+    return rc;
+}
+
+ST_EXPORT int MPI_Init(int *argc, char ***argv)
+{
+    return init_common(argc, argv, MPI_THREAD_SINGLE, NULL, 0);
+}
+
+ST_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    return init_common(argc, argv, required, provided, 1);
+}

@@ -1,0 +1,41 @@
+/*
+ * lifecycle_int.h — what the files of the shim's lifecycle share (lifecycle.h is the contract
+ * for the rest of the shim):
+ *   load.c      the library constructor: configuration, clock, recording, handlers;
+ *   init.c      MPI_Init / MPI_Init_thread: the tool's communicator, archive directory, sync;
+ *   collect.c   this rank's data at its end, and the memory set-up around the correction;
+ *   finalize.c  MPI_Finalize: sync, preparation, CLC, analysis, the parallel archive write;
+ *   omp_only.c  the archive of a program that never called MPI_Init (OpenMP only);
+ *   ends.c      MPI_Abort, exit, fatal signals: the dump for `synctrace recover` (abend.h).
+ */
+#ifndef ST_LIFECYCLE_INT_H
+#define ST_LIFECYCLE_INT_H
+
+#include <signal.h>
+
+#include "lifecycle.h"
+
+/* The process's state; defined in load.c. */
+extern int st_lc_mpi_started;                 /* PMPI_Init returned successfully (init.c) */
+extern int st_lc_mpi_finished;                /* our MPI_Finalize ran (or the run was aborted) */
+extern volatile sig_atomic_t st_lc_ending;    /* an end path (normal or abnormal) has begun */
+extern volatile sig_atomic_t st_lc_forked;    /* a child of fork() without exec: it records nothing */
+
+/* ends.c: at load, the fatal-signal handlers and the exit hook; after PMPI_Init, the fault handlers
+ * again in front of the MPI runtime's. */
+void st_lc_install_handlers(void);
+void st_lc_reinstall_fault_handlers(void);
+
+/* omp_only.c: a program that never called MPI_Init writes a single-process archive at exit
+ * (incomplete: flagged so). */
+void st_lc_write_without_mpi(int incomplete);
+
+/* collect.c: large blocks from the heap while on (finalize), the defaults back when off. */
+void st_lc_heap_reuse(int on);
+/* collect.c: the idle tails of the event buffers lent to the correction (util/mem.h), and back. */
+void st_lc_lend_idle_buffers(void);
+void st_lc_return_idle_buffers(void);
+/* collect.c: the call tree (SYNCTRACE_CALLPATH) into rd, then the texts of call sites and frames. */
+void st_lc_collect_callpaths(st_rankdata_t *rd);
+
+#endif

@@ -1,0 +1,51 @@
+/* omp_only.c — the archive of a program that never called MPI_Init (OpenMP only): one process,
+ * written serially at exit with the TSC correction and the local CLC (lifecycle_int.h). */
+#include "lifecycle_int.h"
+
+#include "../clc/clc_mpi.h"
+#include "../clock/sync.h"
+#include "../clock/tsc.h"
+#include "../config/config.h"
+#include "../model/trace_check.h"
+#include "../omp/omp.h"
+#include "../otf2/writer.h"
+#include "../util/archive_dir.h"
+#include "../util/log.h"
+#include "abend.h"
+#include "st_mpi.h"
+
+/* Programs that never called MPI_Init (OpenMP only): a single-process archive at exit
+ * (a signal leaves a dump instead: abend.h). */
+void st_lc_write_without_mpi(int incomplete)
+{
+    st_abend_disarm(); /* not in a handler: the complete archive is written instead */
+    size_t nth;
+    st_record_threads(&nth);
+    if (!nth)
+        return;
+    st_omp_finalize();
+    st_record_stop();
+    char err[600];
+    if (st_archive_dir_prepare(st_config.dir, st_archive_dir, sizeof st_archive_dir, err, sizeof err) != 0) {
+        st_log_error("%s; no archive written", err);
+        return;
+    }
+    st_tsc_point(); /* the TSC's last calibration point (no sync without MPI) */
+    st_rankdata_t rd;
+    if (st_collect_rankdata(&rd, incomplete) != 0)
+        return;
+    st_lc_heap_reuse(1);
+    st_clock_remap_rankdata(&rd); /* without MPI only the TSC correction */
+    st_clock_report_timer(&rd);
+    st_lc_collect_callpaths(&rd);
+    st_otf2_prepare(&rd);
+    st_lc_lend_idle_buffers();
+    st_clc_run_local(&rd);
+    st_lc_return_idle_buffers();
+    if (st_config.check)
+        st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
+    if (st_otf2_write_serial(st_archive_dir, &rd, 1, incomplete ? ST_OTF2_INCOMPLETE : 0) == 0)
+        st_log_info("archive written to %s/traces.otf2", st_archive_dir);
+    st_rankdata_free(&rd);
+    st_lc_heap_reuse(0);
+}
