@@ -244,7 +244,6 @@ struct st_clc_replay {
 
 /* ---- small helpers, inline: the hot paths of every file use them -------------------------------- */
 
-
 static inline uint64_t gid(const st_rel_loc_t *L) { return (uint64_t)(uint32_t)L->rank << 32 | L->thread; }
 
 static inline uint32_t key_type(const uint64_t *key) { return (uint32_t)(key[0] >> 56); }
@@ -286,7 +285,7 @@ static const top2_t quad_empty = { 0, NOLOC, 0, NOLOC };
 /* The forward / backward quad of a LOCAL or COLL instance; NULL for the others. */
 static inline top2_t *tq_of(const st_clc_replay_t *r, uint64_t k) { return r->tqi[k] == NONE32 ? NULL : &r->tq[r->tqi[k]]; }
 
-
+/* Quads per instance of phase ph (ph_nv), and instance s's first one. */
 static inline size_t nq_of(int ph) { return ph_nv[ph]; }
 
 static inline top2_t *qof(const chan_t *c, int ph, uint64_t s) { return &c->ph[ph].q[s * nq_of(ph)]; }
@@ -297,6 +296,7 @@ static inline top2_t *rq(const chan_t *c, uint64_t s, int recv)
     return &c->ph[PH_R].q[s * nq_of(PH_R) + (unsigned)recv];
 }
 
+/* The tracker of operation s0 of phase ph (PH_F: one per instance, else one per channel). */
 static inline tracker_t *tracker(chan_t *c, int ph, uint64_t s0) { return &c->ph[ph].tr[ph == PH_F ? s0 : 0]; }
 
 static inline uint64_t ref_order(const st_clc_replay_t *r, uint64_t k, uint32_t slot)
@@ -308,7 +308,6 @@ static inline const entvec_t *ents_ro(const chan_t *c, int ph, uint64_t s)
 {
     return c->ph[ph].ent ? &c->ph[ph].ent[s] : NULL;
 }
-
 
 /* LC and C of a ref, from the snapshots (ref_lc is current after rp_snap_times()). */
 static inline uint64_t ref_time(const st_clc_replay_t *r, const st_rel_ref_t *x)

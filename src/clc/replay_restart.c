@@ -21,8 +21,9 @@
  *     left its OpenMP relations out (st_clc_replay_omp_left_out) and whether every rank left
  *     its point-to-point ones out (st_clc_replay_p2p_left_out). Partners must treat their
  *     messages alike, so when not every rank left them out, the ranks that did make their
- *     engine again right away (st_clc_replay_again), before st_clc_replay_partners. Then, if
- *     anything is still left out anywhere, every rank calls st_clc_replay_restart_if_moving.
+ *     engine again right away (st_clc_replay_again), before st_clc_replay_partners. Then, when
+ *     the reduction said that any rank left its OpenMP relations out or that every rank left
+ *     its point-to-point ones out, every rank calls st_clc_replay_restart_if_moving.
  *  3. Setup. With the check, every partner gets one R_P2PCHK record (the C of the sends to
  *     it; maybe empty) beside its R_COUNTS (rp_send_counts), and the setup waits for one from
  *     each rank that flagged this one (rp_on_p2pchk; st_clc_replay_progress).

@@ -224,7 +224,7 @@ static int round_ready(st_clc_replay_t *r)
 /* Converged: this round's LC are final. Otherwise another round, or the replay. */
 static void round_next(st_clc_replay_t *r)
 {
-    if (r->conv_val && r->round == 0 && r->restart_if_moving) { /* on C something moves: see st_clc_replay_restart */
+    if (r->conv_val && r->round == 0 && r->restart_if_moving) { /* on C something moves: the restart (replay_restart.c) */
         r->restart = 1;
         r->state = S_DONE;
         return;
