@@ -91,6 +91,7 @@ int st_clc_replay_new(const st_clc_params_t *p, st_rel_input_t *in, int32_t me, 
  * before the start, when not every rank left them out, those that did make their engine
  * again (st_clc_replay_again) before st_clc_replay_partners; and a rank that left them out
  * calls st_clc_replay_restart_if_moving() like one that left OpenMP relations out.
+ * The protocol, step by step: src/clc/replay_restart.c.
  */
 #define ST_CLC_REPLAY_CHECK_FIRST 0x1u
 int st_clc_replay_omp_left_out(const st_clc_replay_t *r);

@@ -1,7 +1,7 @@
 /*
  * run.c — the sequential reference CLC over a whole trace (st_clc_run, clc.h).
  *
- * Forward pass: a worklist of locations. Each runs (st_clc_forward_loc) until a receive
+ * Forward pass: a worklist of locations (schedule.h). Each runs (st_clc_forward_loc) until a receive
  * whose sends are not computed yet; it then waits on that instance and is requeued when
  * the instance's state changes. Instance state: for PRODUCT instances the two largest
  * send values on distinct locations (a receive excludes its own location) and the count
@@ -16,6 +16,7 @@
  * same values the parallel version exchanges in one backward round.
  */
 #include "clc.h"
+#include "schedule.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,35 +36,13 @@ typedef struct seq {
     uint32_t *pending;                /* PRODUCT: sends not yet computed */
     uint32_t *frontier;               /* PREFIX: sends[0..frontier) computed */
     uint64_t *refval;                 /* PREFIX, per ref: prefix max (forward) / suffix min (backward) */
-    uint32_t *wait_head, *wait_next;  /* waiting locations per instance (linked through wait_next) */
-    uint32_t *queue;                  /* ring of runnable locations */
-    uint8_t  *queued;
-    uint32_t  qhead, qlen;
+    st_clc_sched_t sched;             /* runnable locations, and those waiting on each instance */
     uint64_t  unresolved;             /* receives forced through a cycle */
 } seq_t;
 
 static uint64_t ref_time(const seq_t *s, const st_rel_ref_t *r) { return st_rel_lc(&s->in->locs[r->loc])[r->ev]; }
 
 static int resolved(const seq_t *s, const st_rel_ref_t *r) { return s->fwd[r->loc].pos > r->ev; }
-
-static void enqueue(seq_t *s, uint32_t l)
-{
-    if (s->queued[l] || s->fwd[l].pos >= s->in->locs[l].n)
-        return;
-    s->queued[l] = 1;
-    s->queue[(s->qhead + s->qlen++) % s->g->nlocs] = l;
-}
-
-static void wake(seq_t *s, uint64_t k)
-{
-    for (uint32_t l = s->wait_head[k]; l != NONE;) {
-        uint32_t next = s->wait_next[l];
-        s->wait_next[l] = NONE;
-        enqueue(s, l);
-        l = next;
-    }
-    s->wait_head[k] = NONE;
-}
 
 /* Keeps the two largest values on distinct locations (or the two smallest: min != 0). */
 static void top2(seq_t *s, uint64_t k, uint64_t v, uint32_t loc, int min)
@@ -139,7 +118,7 @@ static void fwd_send_done(void *ctx, uint32_t loc, const st_rel_port_t *p, uint6
     if (in->shape != ST_REL_PREFIX) {
         top2(s, p->inst, lc, loc, 0);
         if (--s->pending[p->inst] == 0)
-            wake(s, p->inst);
+            st_clc_sched_wake(&s->sched, p->inst);
         return;
     }
     uint32_t f = s->frontier[p->inst], f0 = f;
@@ -149,31 +128,18 @@ static void fwd_send_done(void *ctx, uint32_t loc, const st_rel_port_t *p, uint6
     }
     s->frontier[p->inst] = f;
     if (f != f0)
-        wake(s, p->inst);
+        st_clc_sched_wake(&s->sched, p->inst);
 }
 
 static const st_clc_fwd_ops_t fwd_ops = { fwd_recv_bound, fwd_send_done };
 
 /* ---- forward driver -------------------------------------------------------------------------------- */
 
-static void unlink_waiter(seq_t *s, uint64_t k, uint32_t l)
-{
-    for (uint32_t *pp = &s->wait_head[k]; *pp != NONE; pp = &s->wait_next[*pp])
-        if (*pp == l) {
-            *pp = s->wait_next[l];
-            s->wait_next[l] = NONE;
-            return;
-        }
-}
-
 /* Runs queued locations until none is runnable. Returns 0 or -1 (out of memory). */
 static int drain(seq_t *s, uint32_t forced)
 {
-    while (s->qlen) {
-        uint32_t l = s->queue[s->qhead];
-        s->qhead = (s->qhead + 1) % s->g->nlocs;
-        s->qlen--;
-        s->queued[l] = 0;
+    while (s->sched.qlen) {
+        uint32_t l = st_clc_sched_next(&s->sched);
         const st_rel_port_t *ports = s->g->ports + s->g->port_first[l];
         uint64_t np = s->g->port_first[l + 1] - s->g->port_first[l];
         int rc = st_clc_forward_loc(s->p, &s->in->locs[l], l, ports, np, &s->fwd[l], &fwd_ops, s, l == forced);
@@ -182,8 +148,7 @@ static int drain(seq_t *s, uint32_t forced)
             return -1;
         if (rc == ST_CLC_BLOCKED) {
             uint64_t k = ports[s->fwd[l].blocked].inst;
-            s->wait_next[l] = s->wait_head[k];
-            s->wait_head[k] = l;
+            st_clc_sched_wait(&s->sched, l, k);
         }
     }
     return 0;
@@ -193,7 +158,7 @@ static int forward(seq_t *s)
 {
     uint32_t n = s->g->nlocs;
     for (uint32_t l = 0; l < n; l++)
-        enqueue(s, l);
+        st_clc_sched_enqueue(&s->sched, l);
     uint32_t forced = NONE;
     for (;;) {
         if (drain(s, forced))
@@ -209,8 +174,8 @@ static int forward(seq_t *s)
             st_log_warn("CLC: cyclic happened-before relations (inconsistent trace) at rank %d thread %u event %llu;"
                         " receive corrected with the sends known so far",
                         s->in->locs[l].rank, s->in->locs[l].thread, (unsigned long long)port->ev);
-        unlink_waiter(s, port->inst, l);
-        enqueue(s, l);
+        st_clc_sched_unlink(&s->sched, port->inst, l);
+        st_clc_sched_enqueue(&s->sched, l);
         forced = l;
     }
 }
@@ -286,7 +251,8 @@ static void seq_free(seq_t *s)
     st_mem_free(s->fwd);
     st_mem_free(s->v1), st_mem_free(s->v2), st_mem_free(s->l1), st_mem_free(s->l2);
     st_mem_free(s->pending), st_mem_free(s->frontier), st_mem_free(s->refval);
-    st_mem_free(s->wait_head), st_mem_free(s->wait_next), st_mem_free(s->queue), st_mem_free(s->queued);
+    st_mem_free(s->sched.wait_head), st_mem_free(s->sched.wait_next);
+    st_mem_free(s->sched.queue), st_mem_free(s->sched.queued);
 }
 
 static int seq_init(seq_t *s)
@@ -297,17 +263,19 @@ static int seq_init(seq_t *s)
     s->l1 = st_mem_malloc(ni * sizeof(uint32_t)), s->l2 = st_mem_malloc(ni * sizeof(uint32_t));
     s->pending = st_mem_malloc(ni * sizeof(uint32_t)), s->frontier = st_mem_calloc(ni, sizeof(uint32_t));
     s->refval = st_mem_calloc(s->g->nrefs ? s->g->nrefs : 1, sizeof(uint64_t));
-    s->wait_head = st_mem_malloc(ni * sizeof(uint32_t)), s->wait_next = st_mem_malloc(nl * sizeof(uint32_t));
-    s->queue = st_mem_malloc(nl * sizeof(uint32_t)), s->queued = st_mem_calloc(nl, 1);
+    s->sched.wait_head = st_mem_malloc(ni * sizeof(uint32_t));
+    s->sched.wait_next = st_mem_malloc(nl * sizeof(uint32_t));
+    s->sched.queue = st_mem_malloc(nl * sizeof(uint32_t)), s->sched.queued = st_mem_calloc(nl, 1);
     if (!s->fwd || !s->v1 || !s->v2 || !s->l1 || !s->l2 || !s->pending || !s->frontier || !s->refval ||
-        !s->wait_head || !s->wait_next || !s->queue || !s->queued)
+        !s->sched.wait_head || !s->sched.wait_next || !s->sched.queue || !s->sched.queued)
         return -1;
+    s->sched.nlocs = s->g->nlocs, s->sched.fwd = s->fwd, s->sched.locs = s->in->locs;
     for (uint64_t k = 0; k < s->g->ninst; k++) {
-        s->l1[k] = s->l2[k] = s->wait_head[k] = NONE;
+        s->l1[k] = s->l2[k] = s->sched.wait_head[k] = NONE;
         s->pending[k] = s->g->inst[k].nsend;
     }
     for (uint32_t l = 0; l < s->g->nlocs; l++)
-        s->wait_next[l] = NONE;
+        s->sched.wait_next[l] = NONE;
     return 0;
 }
 

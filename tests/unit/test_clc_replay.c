@@ -1,5 +1,5 @@
 /*
- * test_clc_replay.c — the parallel CLC (src/clc/replay.c src/exchange/exchange.c) against the sequential reference.
+ * test_clc_replay.c — the parallel CLC (src/clc/replay*.c src/exchange/exchange.c) against the sequential reference.
  *
  * Random traces are simulated in true time, then every rank's clock gets an offset and a
  * drift (which reverses messages). They use: blocking and nonblocking point-to-point on
@@ -21,7 +21,7 @@
  *    passes: rounds after the first recompute only what changed) and fallback happen;
  *  - no message is addressed to a rank whose engine is done, nothing fails or stalls.
  */
-/* link: src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/p2p_check.c src/exchange/exchange.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/replay_classify.c src/clc/replay_p2p.c src/clc/replay_tree.c src/clc/replay_records.c src/clc/replay_rounds.c src/clc/replay_converge.c src/clc/replay_forward.c src/clc/replay_scan.c src/clc/replay_cycles.c src/clc/replay_backward.c src/clc/replay_statistics.c src/clc/replay_restart.c src/clc/p2p_check.c src/exchange/exchange.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/clc/p2p_check.h"
