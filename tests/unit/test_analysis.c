@@ -1,6 +1,6 @@
 /*
  * test_analysis.c — the wait-state analysis (src/analysis) on synthetic traces with
- * hand-computed values (ANALYSIS.md §2): call tree and exclusive time, visits, MPI time;
+ * hand-computed values (docs/analysis.md, "Metrics"): call tree and exclusive time, visits, MPI time;
  * Late Sender (blocking, Irecv + Waitall: the largest once; Test skipped; a receive
  * before its send counted as a violation); Wrong Order from different and the same
  * source; Late Receiver (Ssend, eager Send: none, Isend + Wait); barrier wait and

@@ -200,7 +200,7 @@ static void test_p2p(void)
 
 /* ---- point-to-point numbering: the in-order path and the general one ---------------------------- */
 
-/* The p2p endpoints of rank `me` by the rule itself (deps.c): per channel (tag, sender, receiver,
+/* The p2p endpoints of rank `me` by the rule itself (relations/derive.c): per channel (tag, sender, receiver,
  * comm key), sends by (time, loc, ev), receives by (post id, time, loc, ev), the k-th of each
  * numbered k; cancelled ISENDs and PROC_NULL left out; all in the join's order. */
 typedef struct ref_item { uint64_t key[3], o1, o2, time; uint32_t loc; uint64_t ev; uint8_t role; } ref_item_t;

@@ -143,7 +143,7 @@ static void p2p_property(int trial)
 
 /* ---- collectives property test -------------------------------------------------------------- */
 
-/* The begin an end of rank r must not precede, for each class (ALGORITHMS.md §8). */
+/* The begin an end of rank r must not precede, for each class (docs/clc.md, "Logical messages"). */
 enum { ALLREDUCE, BCAST, REDUCE, SCAN, EXSCAN, NCLASS };
 static const unsigned class_op[NCLASS] = {OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_COLLECTIVE_OP_BCAST,
                                           OTF2_COLLECTIVE_OP_REDUCE, OTF2_COLLECTIVE_OP_SCAN,

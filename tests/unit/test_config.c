@@ -4,7 +4,7 @@
  * Every variable of variables.def gets the same hostile values (empty, blank, sign, overflow, hexadecimal,
  * inf/nan, garbage, unicode, newline, too long); each must be refused with one line that names the
  * variable and says what is accepted. Then the accepted edges of each numeric range, and the
- * regressions of the hardening issue: 4294967296 as a node size, " -1", CLC_ROUNDS above 200, hex seconds,
+ * regressions found hardening the parser: 4294967296 as a node size, " -1", CLC_ROUNDS above 200, hex seconds,
  * CLOCKCHECK=9e9, a TMPDIR that does not exist.
  */
 /* link: src/config/config.c src/util/archive_dir.c */
