@@ -9,6 +9,8 @@
  *
  * A report is "file:line: check failed: cond[: message]" on stderr, after `check_context` when a
  * test sets it (e.g. "[rank 2] "). The message is a printf format given as a string literal.
+ * A check without a message leaves the macro's variadic part empty, which GCC and C23 accept
+ * (the unit tests are not built with -pedantic).
  */
 #ifndef ST_TEST_CHECK_H
 #define ST_TEST_CHECK_H
