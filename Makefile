@@ -3,6 +3,7 @@
 #   make            lib/libsynctrace.so, bin/synctrace, bin/synctrace-run, bin/synctrace-bench
 #   make deps       installs the missing Debian packages that building and running need
 #   make check      those and what the tests add (ViTE, Xvfb, Chromium, ...), builds, runs every test
+#   make unit       runs the unit tests only (tests/unit/test_*.c; a few minutes)
 #   make demo       installs what building and running need, builds, traces the bundled hybrid example
 #   make bench      those and what the benchmarks add (EZTrace, Chromium); recording cost, traced vs
 #                   untraced latency, sync and CLC reports
@@ -150,6 +151,9 @@ install: all
 check: deps-check
 	$(MAKE) all
 	O=$(O) bash tests/run-tests.sh
+
+unit: $(GEN_HDR)
+	O=$(O) bash tests/run-tests.sh unit/
 
 demo: deps
 	$(MAKE) all

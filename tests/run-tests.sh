@@ -5,7 +5,8 @@
 # A unit test source names what it links in a comment line:
 #     /* link: src/clc/clc.c src/util/log.c */
 # and is compiled with the project's flags plus AddressSanitizer/UBSan (with mpicc instead of gcc
-# when it has a line /* compiler: mpicc */; such a test is run as a single process).
+# when it has a line /* compiler: mpicc */; such a test is run as a single process, or under
+# `mpiexec -n N` when it also has a line /* ranks: N */).
 # Prints one line per test and ends with "N passed, N failed[, N skipped]".
 # KEEP_TEST_TMP=1 keeps the temporary directory (test logs with their notes, archives).
 set -u
@@ -37,8 +38,11 @@ for src in tests/unit/test_*.c; do
     start=$(date +%s)
     cc=gcc
     grep -q '/\* compiler: mpicc \*/' "$src" && cc=mpicc
+    launch=()
+    ranks=$(sed -n 's|^/\* ranks: \([0-9]*\) \*/$|\1|p' "$src" | head -n1)
+    [ -n "$ranks" ] && launch=(mpiexec -n "$ranks")
     if $cc $UNIT_CFLAGS -o "$ST_BUILD/$(basename "$src" .c)" "$src" $link -lotf2 -lm -lpthread >"$log" 2>&1; then
-        (cd "$TMPROOT" && timeout 300 "$ST_BUILD/$(basename "$src" .c)") >>"$log" 2>&1
+        (cd "$TMPROOT" && timeout 300 "${launch[@]}" "$ST_BUILD/$(basename "$src" .c)") >>"$log" 2>&1
         rc=$?
     else
         rc=1

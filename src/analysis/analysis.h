@@ -1,9 +1,9 @@
 /*
- * analysis.h — wait-state analysis: Scalasca's metrics (ANALYSIS.md) over
+ * analysis.h — wait-state analysis: Scalasca's metrics (docs/analysis.md) over
  * metric x call path x location, computed from a trace and its logical messages.
  *
  * Input: the trace as CLC sees it (st_rel_input_t: locations, events, communicator
- * tables) and the dependency graph built from it (deps.h: the one derivation of logical
+ * tables) and the dependency graph built from it (relations/relations.h: the one derivation of logical
  * messages, shared with CLC and `synctrace check`). Output: st_an_result_t, a dense
  * severity cube sev[metric][cnode][location] plus the call tree.
  *

@@ -1,5 +1,5 @@
 /*
- * coll.c — collective patterns (ANALYSIS.md §2 "MPI collectives") over the graph's
+ * coll.c — collective patterns (docs/analysis.md, "Metrics") over the graph's
  * collective instances. The graph's sends and receives of an instance are the members
  * that contribute / get data (the payload rule of docs/clc.md), so count-0 instances
  * relate nothing and are not analysed, as in Scalasca. A member's begin and end are
@@ -7,7 +7,7 @@
  * call path of the collective call on the waiting location.
  * Nonblocking collectives: icoll.c. Not analysed (counted in stats.coll_skipped):
  * MPI_(I)Alltoallv/w (Scalasca: the trace does not say who exchanges with whom).
- * Intercommunicators: deps.c makes one instance per receiving group, whose senders are the
+ * Intercommunicators: relations/derive.c makes one instance per receiving group, whose senders are the
  * other group; its receivers wait for the latest of them (patterns.h), with the metric of
  * the operation's class (Wait at Barrier / N x N, Late Broadcast, Early Reduce) and no
  * completion metric. Communicators of size 1 do not synchronize and are ignored. Scans: each

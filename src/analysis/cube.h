@@ -1,6 +1,6 @@
 /*
  * cube.h — an analysis result as a CUBE4 report (.cubex), the format Scalasca's Cube
- * reads (ANALYSIS.md §5): a ustar archive of anchor.xml (metric tree, regions, call tree,
+ * reads (docs/analysis.md, "analysis.cubex"): a ustar archive of anchor.xml (metric tree, regions, call tree,
  * system tree) and, per metric, <id>.index (sparse: the call-tree rows stored) and
  * <id>.data (per stored row, one value per location, little-endian).
  *

@@ -3,10 +3,10 @@
  * Test call). Scalasca defines no pattern for them; synctrace applies the rule it uses for
  * nonblocking point-to-point (Late Sender at the completing call): a member that gets data
  * waits, in the call that completes its request, for the latest begin of the members it
- * depends on. From the graph's instance (deps.c: the ICOLL_REQUEST at the start of the I-call
+ * depends on. From the graph's instance (relations/derive.c: the ICOLL_REQUEST at the start of the I-call
  * is a member's send, the ICOLL_COMPLETE its receive):
  *   B_ref = the latest ICOLL_REQUEST among the instance's senders (prefix: those of lower or
- *           equal rank; intercommunicator: the other group, as deps.c relates them)
+ *           equal rank; intercommunicator: the other group, as relations/derive.c relates them)
  *   wait  = min(B_ref, L(C)) - E(C) at the completing call C (patterns.h st_an_icoll_wait)
  * with the metric of the operation's class (Wait at Barrier, Wait at N x N, Late Broadcast,
  * Early Reduce, Early Scan) and no completion metric (the completing call does not end

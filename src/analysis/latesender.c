@@ -1,5 +1,5 @@
 /*
- * latesender.c — Late Sender and Late Sender, Wrong Order (ANALYSIS.md §2; Scalasca's
+ * latesender.c — Late Sender and Late Sender, Wrong Order (docs/analysis.md, "Metrics"; Scalasca's
  * MPI_LATESENDER, MPI_LATESENDER_WO, MPI_LSWO_DIFFERENT / _SAME).
  *
  * Each location's receives are replayed in event order:

@@ -1,6 +1,6 @@
 /*
- * omp.c — the OpenMP metrics (ANALYSIS.md §1-2, "OpenMP"), from the graph's OpenMP
- * instances (deps.c: fork -> team begins, team ends -> join, the k-th barrier of a team,
+ * omp.c — the OpenMP metrics (docs/analysis.md, "Metric tree" and "Metrics"), from the graph's OpenMP
+ * instances (relations/derive.c: fork -> team begins, team ends -> join, the k-th barrier of a team,
  * lock release -> next acquisition); nothing is derived here a second time.
  *
  *  - OpenMP time by region: barriers, critical, lock API, ordered, taskwait constructs.

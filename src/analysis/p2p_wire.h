@@ -6,7 +6,7 @@
  *   - a send, to the receiver's process: the enter of its call, its time and size (Late
  *     Sender, Wrong Order, the receive's counts);
  *   - a receive, to the sender's process: the enter of the call that posted it (Late Receiver).
- * A message is named like its endpoints (deps.h: channel = tag, sender and receiver,
+ * A message is named like its endpoints (relations/relations.h: channel = tag, sender and receiver,
  * communicator; k = its number in the channel). The derivation emits a rank's endpoints in
  * key order and numbers a channel's messages 0, 1, ..., so the ends of one channel are a
  * run of consecutive k: the records travel as runs (the channel and first k once, then only

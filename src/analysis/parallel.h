@@ -4,7 +4,7 @@
  * exchange layer (src/exchange/exchange.h). MPI-free; parallel_mpi.h drives it over MPI.
  *
  * Each process analyses the locations of the ranks it owns (in the run: its own). It derives
- * their logical messages (deps.h, the derivation CLC uses), scans their calls once (the call
+ * their logical messages (relations/relations.h, the derivation CLC uses), scans their calls once (the call
  * tree, time), and sends each partner only what the patterns need of its ends:
  *   - a point-to-point send: its call's enter, the send event's time and size, to the
  *     receiver's owner (Late Sender, Wrong Order, counts); a receive: the enter of the call

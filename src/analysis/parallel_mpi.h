@@ -1,6 +1,6 @@
 /*
  * parallel_mpi.h — the parallel analysis (parallel.h) over MPI: in the shim at MPI_Finalize
- * (src/mpi/analysis_mpi.c) and under `mpiexec synctrace analyze` (src/cli/analyze_mpi.c).
+ * (src/analysis/inrun_mpi.c) and under `mpiexec synctrace analyze` (src/cli/analyze_mpi.c).
  */
 #ifndef ST_AN_PARALLEL_MPI_H
 #define ST_AN_PARALLEL_MPI_H

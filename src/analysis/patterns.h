@@ -1,6 +1,6 @@
 /*
  * patterns.h — the severity of each wait-state pattern for ONE relation, from the times
- * of the events taking part (ANALYSIS.md §2). Pure functions of times: the serial driver
+ * of the events taking part (docs/analysis.md, "Metrics"). Pure functions of times: the serial driver
  * (analysis.c) reads every time from the trace; a parallel version would get the remote
  * ones (a send's enter, a collective's reference begin) from an exchange.
  * Times are timer ticks; a result <= 0 means "no wait" (Scalasca drops values <= 0).
@@ -104,7 +104,7 @@ int st_an_stair_find(const st_an_stair_t *s, uint32_t n, const uint64_t key[3], 
  * MPI_Finalize; inter != 0: on an intercommunicator, where the instance's senders are one
  * group and its receivers the other), from the instance's reduction r (and staircase st
  * for prefix instances). Returns 1 when m ended before its reference begin (a clock-
- * condition violation), else 0. Rules (ANALYSIS.md §2, "MPI collectives"):
+ * condition violation), else 0. Rules (Scalasca's, docs/analysis.md "Metrics"):
  *   B* = min(B_ref, e), wait = B* - b, completion = e - max(E_min, B*)
  *   barrier, N-to-N with full overlap (min e > max b): B_ref latest b, E_min earliest e;
  *   N-to-N otherwise: B_ref = latest sender's b; that sender and the receivers that began

@@ -1,5 +1,5 @@
 /*
- * roundtime.c — the Round-Time scheme (paper Alg. 5; ALGORITHMS.md §7) and, on top of it, the
+ * roundtime.c — the Round-Time scheme (paper Alg. 5; docs/bench.md, "The schemes") and, on top of it, the
  * barrier imbalance (paper Fig. 8).
  *
  * A round: rank 0 picks a start time on the global clock ctx->margin_ns ahead and broadcasts it;

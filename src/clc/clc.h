@@ -1,6 +1,7 @@
 /*
  * clc.h — controlled logical clock (CLC): corrects the remaining clock-condition
- * violations of a trace (ALGORITHMS.md §8; README-clc.md for the decisions).
+ * violations of a trace (docs/clc.md: the correction, and under "Decisions" where it departs
+ * from the papers).
  *
  * Layers, each usable on its own:
  *  - the math: st_clc_base() (forward amortization of one event), st_clc_ramp()
@@ -77,7 +78,7 @@ void st_clc_params_from_config(st_clc_params_t *p, const struct st_config *c, ui
 /*
  * Forward amortization of an event that is not the location's first:
  *   base = max( C, LCprev + min(delta, d), LCprev + floor(gamma * d) ),  d = max(C - Cprev, 0).
- * (min(delta, d): events the timer could not tell apart stay together; see README-clc.md.)
+ * (min(delta, d): events the timer could not tell apart stay together; see docs/clc.md, Decisions 1.)
  */
 static inline uint64_t st_clc_base_of(double gamma, uint64_t delta, uint64_t c, uint64_t c_prev, uint64_t lc_prev)
 {
@@ -212,7 +213,7 @@ void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint6
  * the receive and the latest such send (PRODUCT; PREFIX: of lower order), by LC (orig
  * != 0: by C). What CLC enforces, `synctrace check` counts and an analyzer measures
  * waiting time on; the instance's key says its type, communicator and sequence number,
- * the refs say location and event (deps.h). fn is called in instance order.
+ * the refs say location and event (relations/relations.h). fn is called in instance order.
  */
 typedef struct st_rel_relation {
     uint64_t     inst;           /* index into g->inst */

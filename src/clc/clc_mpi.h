@@ -7,7 +7,7 @@
  * parameters and statistics as clc.* properties. With SYNCTRACE_CLC=off it only records the
  * parameters (for `synctrace clc`). Returns 0, or -1 when the timestamps were left uncorrected.
  * keep (may be NULL): when the correction succeeded and moved none of this rank's events, its
- * derivation of this rank's logical messages (deps.h), for the in-run analysis; else left empty.
+ * derivation of this rank's logical messages (relations/relations.h), for the in-run analysis; else left empty.
  * Free with st_rel_derived_free.
  *
  * st_clc_run_local() corrects a program that never called MPI_Init (OpenMP relations only),

@@ -143,7 +143,7 @@ void st_clc_replay_waiting(const st_clc_replay_t *r, char *buf, size_t n);
  * rank, moved events and deviations of its own locations. */
 void st_clc_replay_stats(const st_clc_replay_t *r, st_clc_stats_t *s);
 
-/* Hands the derivation over (after DONE; deps.h, st_rel_derived_t): d->g takes the graph's
+/* Hands the derivation over (after DONE; relations/relations.h, st_rel_derived_t): d->g takes the graph's
  * instances and refs, which the engine then no longer has, d->omp the OpenMP ends it left out
  * (ST_CLC_REPLAY_CHECK_FIRST). in->self_ends, when the caller set it for st_clc_replay_new,
  * holds the rest. */

@@ -2,7 +2,7 @@
  * check.c — `synctrace check` on the shim's derivation of logical messages (check.h).
  *
  * Steps: archive -> rank data (convert.c; with --raw the times before CLC) -> CLC input
- * and dependency graph (src/clc: deps.c, graph.c) -> every relation (st_rel_relations)
+ * and dependency graph (src/relations: derive.c, graph.c) -> every relation (st_rel_relations)
  * counted by its key type, violated when its receive is earlier than its send. Around
  * that, the figures a reader wants to judge the result by: matched and unmatched
  * messages (the derivation's own counts), cancelled and never completed receive requests,

@@ -1,7 +1,7 @@
 /*
  * cmd_dump.c — `synctrace dump DIR [--json]`: every event, one per line, in global time
  * order (merge.h). Text: aligned columns t, rank, thread, type, then name=value fields;
- * JSON lines: one object per event. Fields are documented in README-dump.md.
+ * JSON lines: one object per event. Fields are documented in docs/dump-format.md.
  */
 #include "cli.h"
 #include "fields.h"

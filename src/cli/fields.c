@@ -1,4 +1,4 @@
-/* fields.c — which fields each event kind shows in `synctrace dump` (see README-dump.md). */
+/* fields.c — which fields each event kind shows in `synctrace dump` (see docs/dump-format.md). */
 #include "fields.h"
 
 typedef struct fill {

@@ -1,6 +1,6 @@
 /*
  * fields.h — the named fields of one event, shared by the text and JSON forms of
- * `synctrace dump` (the field list is documented in README-dump.md).
+ * `synctrace dump` (the field list is documented in docs/dump-format.md).
  */
 #ifndef ST_CLI_FIELDS_H
 #define ST_CLI_FIELDS_H

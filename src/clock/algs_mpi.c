@@ -2,7 +2,7 @@
  * algs_mpi.c — the synchronization algorithms and their descriptor table.
  *
  * Each algorithm synchronizes one group (level) whose member 0 already has the
- * global clock (ALGORITHMS.md §4-5, paper Alg. 1-4):
+ * global clock (docs/clock-sync.md, "Algorithms" and "Levels and nodes"; paper Alg. 1-4):
  *   hca3  binomial tree, O(log p) rounds; a client learns against its reference's
  *         *global* clock, so the root's time is pushed down the tree (default);
  *   hca2  inverted binomial tree: models learned towards the root between the

@@ -5,7 +5,7 @@
  * synthetic input and linked into the CLI (which has no MPI). The MPI side
  * (sync_mpi.c, algs_mpi.c, pingpong_mpi.c) measures, this file computes.
  *
- * Notation (see /work/shared/ALGORITHMS.md §1-3): L is a process's local clock in ns,
+ * Notation (docs/clock-sync.md, "The clock model"): L is a process's local clock in ns,
  * G the global clock. A linear model over a base clock x maps it to
  *     m(x) = x + a + b·(x - t0)
  * (offset a at base time t0, drift b in ns per ns). A clock (st_clock_t) is the local
@@ -118,7 +118,7 @@ double st_clock_band_slope_range(const st_clock_pp_t *pp, size_t n, int64_t t0, 
  */
 double st_clock_burst_offset(const st_clock_pp_t *pp, size_t n, double b, double *lo, double *hi);
 
-/* ---- one fit point: Mean-RTT-Offset (ALGORITHMS.md §2) ------------------------------ */
+/* ---- one fit point: Mean-RTT-Offset (docs/clock-sync.md) ----------------------------- */
 
 /*
  * Mean-RTT-Offset (Jones & Koenig) picks the median of the per-ping-pong offsets
@@ -127,7 +127,7 @@ double st_clock_burst_offset(const st_clock_pp_t *pp, size_t n, double b, double
  */
 size_t st_clock_median_index(const double *v, size_t n);
 
-/* ---- sync epochs, sync points, re-mapping (ALGORITHMS.md §1, issue 4) ---------------- */
+/* ---- sync epochs, sync points, re-mapping (docs/clock-sync.md, "Sync points and drift") */
 
 enum st_clock_epoch_kind { ST_EPOCH_LOCAL, ST_EPOCH_INIT, ST_EPOCH_RESYNC, ST_EPOCH_FINAL };
 

@@ -1,7 +1,7 @@
 /*
  * pingpong_mpi.c — polite waiting, ping-pongs, offset measurement and LEARN_CLOCK_MODEL.
  *
- * The building blocks of every synchronization algorithm (ALGORITHMS.md §2-3):
+ * The building blocks of every synchronization algorithm (docs/clock-sync.md, "The clock model"):
  * a reference answers pings with its clock's time; the client brackets each answer
  * between its own send and receive times. No wait blocks in MPI (MPICH busy-polls
  * there): inside a burst of ping-pongs a wait is PMPI_Test + sched_yield for up to

@@ -1,5 +1,5 @@
 /*
- * spec.c — parser of SYNCTRACE_SYNC (grammar in spec.h and README-sync.md).
+ * spec.c — parser of SYNCTRACE_SYNC (grammar in spec.h and docs/clock-sync.md).
  *
  * A small recursive-descent parser over the string; every failure produces one
  * line that quotes the value, points at the bad part and lists what is accepted.

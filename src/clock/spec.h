@@ -1,6 +1,6 @@
 /*
  * spec.h — the SYNCTRACE_SYNC grammar: which scheme, which algorithm on each level,
- * and their parameters (documented in src/clock/README-sync.md).
+ * and their parameters (documented in docs/clock-sync.md).
  *
  *   spec   := "none" | levels | scheme ["(" sopt ")"] [":" levels]
  *   scheme := "flat" | "h2hca" | "h3hca"          (1, 2, 3 levels)

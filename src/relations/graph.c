@@ -1,5 +1,5 @@
 /*
- * graph.c — joins endpoints into instances and indexes them per location (deps.h).
+ * graph.c — joins endpoints into instances and indexes them per location (relations.h).
  *
  * Endpoints are sorted by (key, role, order, loc, ev); a run of equal keys is one
  * instance, its sends first. Each location then gets its "ports" (the instances its

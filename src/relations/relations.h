@@ -1,5 +1,5 @@
 /*
- * deps.h — the happened-before relations CLC must respect ("logical messages"),
+ * relations.h — the happened-before relations CLC must respect ("logical messages"),
  * derived from recorded events, and the dependency graph built from them.
  *
  * Two steps, so that the sequential reference and the parallel in-run version share
@@ -23,7 +23,7 @@
  * event) refs; the events themselves give op, root and bytes. st_rel_relations (clc.h)
  * walks it as (receive, latest send it depends on) pairs.
  *
- * Instance semantics (see README-clc.md for why):
+ * Instance semantics (docs/clc.md, "Decisions", says why):
  *  - PRODUCT: every receive r must satisfy LC(r) >= max{LC(s) : s in S, s not on r's
  *    location} + mu. Point-to-point messages are PRODUCT instances with |S| = |R| = 1.
  *  - PREFIX (MPI_Scan, MPI_Exscan): endpoints carry their communicator rank in `order`;
@@ -246,7 +246,7 @@ typedef struct st_rel_depstats {
 
 /*
  * Appends to out the endpoints of every location of `rank` in in->locs (the relations
- * of the table in ALGORITHMS.md §8; details in deps.c). Needs in->procs[rank].comms
+ * of the table in docs/clc.md, "Logical messages"; details in derive.c). Needs in->procs[rank].comms
  * and the node ids of all ranks (for mu classes). ds (may be NULL) accumulates skipped
  * items. Returns 0, or -1 when out of memory (out keeps what was appended).
  * Not collective; reads only the given rank's events and sets its locations' mono.
@@ -287,7 +287,7 @@ int st_rel_endpoints_split(const st_rel_input_t *in, int32_t rank, st_rel_epvec_
                            st_rel_epsrc_t *omp, st_rel_epsrc_t *p2p);
 
 /* The class of a collective operation (OTF2_CollectiveOp value `op`): which members
- * send and which receive (ALGORITHMS.md §8). NONE: handle creation/destruction and the
+ * send and which receive (docs/clc.md, "Logical messages"). NONE: handle creation/destruction and the
  * like, no data and no guaranteed order. */
 enum st_rel_coll_class { ST_REL_CC_NONE, ST_REL_CC_N2N, ST_REL_CC_ONE2N, ST_REL_CC_N2ONE, ST_REL_CC_PREFIX };
 enum st_rel_coll_class st_rel_coll_class(unsigned op);

@@ -9,7 +9,7 @@
  * for small blocks and when the regions are full. Without a loan they are
  * malloc/calloc/realloc/free.
  *
- * Everything the correction allocates (deps.c, graph.c, clc.c, run.c, replay.c, the orig
+ * Everything the correction allocates (relations/derive.c and graph.c, clc.c, run.c, replay.c, the orig
  * arrays, the engine's outgoing buffers) goes through these and must be freed with
  * st_mem_free. Not thread-safe: one thread runs the correction.
  */

@@ -12,7 +12,7 @@
  * and `static int cmp_void(const void *, const void *)` named cmp##_void exists for the
  * fallback. Single-threaded per call.
  *
- * Also the sift-down of the binary heaps that merge sorted runs (deps.c's MERGE_RUNS, the
+ * Also the sift-down of the binary heaps that merge sorted runs (relations/derive.c's MERGE_RUNS, the
  * analysis' point-to-point join):
  *   ST_HEAP_DOWN(name, type, ctxtype, before)  defines
  *       static void name(ctxtype ctx, type *h, size_t n, size_t i)

@@ -4,7 +4,7 @@
   cubecheck.py FILE.cubex ANALYSIS.json
 
 Reads the report with Python's own tar, XML and struct modules (nothing of the writer) and
-checks the CUBE4 layout (ANALYSIS.md §5): a ustar archive ending in zero blocks with
+checks the CUBE4 layout (docs/analysis.md, "analysis.cubex"): a ustar archive ending in zero blocks with
 anchor.xml and <id>.index / <id>.data per metric; metric, region, cnode and location ids
 0-based in definition order, cnodes in preorder, one call-tree root, one system-tree root;
 sparse indexes ("CUBEX.INDEX", endianness marker 1, version 0, format 1, ascending rows) and

@@ -1,5 +1,5 @@
 """metric_tree.py — what the metric tree of a synctrace analysis must look like, written down
-independently of src/analysis/metrics.def (from ANALYSIS.md §1 and Scalasca 2.6's
+independently of src/analysis/metrics.def (from Scalasca 2.6's metric tree, its
 share/scout.spec.in), and the invariants its values must satisfy. Used by cubecheck.py (the
 cube's metric tree) and anacheck.py (`tree`: the values of an analysis.json; `whole`: the whole
 tree against the run, check_whole).
@@ -70,7 +70,7 @@ EXACT = ["time", "execution", "mpi_management", "mpi_synchronization", "mpi_comm
 
 def mpi_category(region):
     """The MPI subtree metric of a call of region (by name, then by the role MPICH's functions
-    have in synctrace's wrapper table), or None: the mapping of ANALYSIS.md §1 / scout.spec."""
+    have in synctrace's wrapper table), or None: the mapping of Scalasca's scout.spec."""
     if not region.startswith("MPI_"):
         return None
     if region.startswith(("MPI_Init", "MPI_Finalize")):

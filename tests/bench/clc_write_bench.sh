@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/bench/clc_write_bench.sh — CLC against the archive write on the usual trace (issue 15, point 4).
+# tests/bench/clc_write_bench.sh — CLC against the archive write on the usual trace (docs/performance.md, "CLC versus the archive write").
 #
 # clc_bench.sh measures CLC where every message direction needs corrections (SYNCTRACE_SYNC=none)
 # and the events fit the buffers. This one runs a normal traced run: the default buffer (full

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # synctrace check: collective instances (sequence per communicator, nonblocking, COMM_SELF,
-# incomplete) and the happened-before rule of each operation class (ALGORITHMS.md §8).
+# incomplete) and the happened-before rule of each operation class (docs/clc.md, "Logical messages").
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/cli/lib-cli.sh"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Hostile archives (hardening issue, point 9), read by a synctrace built with UBSan (every undefined
+# Hostile archives, read by a synctrace built with UBSan (every undefined
 # behaviour aborts):
 #  - a FIFO in place of an event file: every command answers at once with one line naming it;
 #  - a request id of all ones (the offline receive-order rebuild): one line, no division by zero;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A flush directory that fills up (hardening issue, point 5): 200 KiB tmpfs as SYNCTRACE_TMPDIR, 64 KiB
+# A flush directory that fills up: 200 KiB tmpfs as SYNCTRACE_TMPDIR, 64 KiB
 # buffers, a program that records far more than fits. The application's output and exit code stay the
 # same; one warning per rank names the directory and "No space left on device"; the archive is readable,
 # marked incomplete with the number of events lost, CLC is skipped (messages cannot be matched when

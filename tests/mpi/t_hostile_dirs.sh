@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Directories prepared by someone else (hardening issue, point 3). As root, with a directory owned by
+# Directories prepared by someone else. As root, with a directory owned by
 # the unprivileged user "nobody":
 #  - a SYNCTRACE_DIR owned by nobody and writable by all, with links planted where the archive and the
 #    partial dumps go (traces.otf2, partial/ -> a directory of root's): refused with one line naming the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Requests under MPI_THREAD_MULTIPLE (hardening issue, points 4 and 5): 4 ranks x 4 threads, each thread on
+# Requests under MPI_THREAD_MULTIPLE: 4 ranks x 4 threads, each thread on
 # its own duplicated communicator, completing with every Wait/Test variant, then 40,000 receives outstanding
 # at once per rank. Exact counts: every message sent is received on the same communicator and thread it was
 # posted on (the tag names the thread), all 4 x (4 x 20 x 16 + 40,000) receives are in the trace and

@@ -19,7 +19,7 @@
 
 #include "../../src/model/symbols.h"
 
-#include "test_check.h"
+#include "check.h"
 
 static volatile int sink;
 
@@ -47,7 +47,7 @@ static st_a2l_t *queries(size_t n, st_a2l_t **qp)
 static void read_text(const char *text, st_a2l_t **qp, size_t n)
 {
     FILE *in = fmemopen((void *)text, strlen(text), "r");
-    CHECK(in != NULL, "fmemopen");
+    EXPECT(in != NULL, "fmemopen");
     st_a2l_read(in, qp, n);
     fclose(in);
 }
@@ -55,11 +55,11 @@ static void read_text(const char *text, st_a2l_t **qp, size_t n)
 /* q has exactly the frames want[0..n) (function, location pairs). */
 static void expect(const st_a2l_t *q, const char *const *want, uint32_t n, const char *what)
 {
-    CHECK(q->nfr == n, "%s: %u frames, want %u", what, q->nfr, n);
+    EXPECT(q->nfr == n, "%s: %u frames, want %u", what, q->nfr, n);
     for (uint32_t k = 0; k < n && k < q->nfr; k++) {
-        CHECK(!strcmp(q->fr[k].func, want[2 * k]), "%s: frame %u is '%.60s...' (%zu bytes), want '%.60s...' (%zu)",
+        EXPECT(!strcmp(q->fr[k].func, want[2 * k]), "%s: frame %u is '%.60s...' (%zu bytes), want '%.60s...' (%zu)",
               what, k, q->fr[k].func, strlen(q->fr[k].func), want[2 * k], strlen(want[2 * k]));
-        CHECK(!strcmp(q->fr[k].loc, want[2 * k + 1]), "%s: frame %u at '%s', want '%s'", what, k, q->fr[k].loc,
+        EXPECT(!strcmp(q->fr[k].loc, want[2 * k + 1]), "%s: frame %u at '%s', want '%s'", what, k, q->fr[k].loc,
               want[2 * k + 1]);
     }
 }
@@ -81,7 +81,7 @@ static void test_reader(void)
                        "0x1040\nshort_fn\n??:0\n"                               /* no debug information */
                        "0x1050\nf(std::function<void (int)>)\n/a b/c (1).cc:9\n", /* parentheses, blanks */
                        big1, big2, big3);
-    CHECK(len > 0 && (size_t)len < cap, "the answer fits");
+    EXPECT(len > 0 && (size_t)len < cap, "the answer fits");
     read_text(text, qp, N - 1); /* 0x1060 not answered */
     const char *w0[] = { big1, "/src/kernel.h:222" }, *w1[] = { "main", "/src/main.cc:10" };
     const char *w2[] = { big2, "/src/a.h:5", big3, "/src/b.cc:77", "main", "/src/main.cc:12" };
@@ -128,16 +128,16 @@ static void test_sites(void)
     q.fn_begin = 3, q.fn_end = 9;
     st_callsite_t out[3];
     uint32_t n = st_callsite_from_a2l(&q, "/lib/app", 0x401234, out);
-    CHECK(n == 3, "three sites for a chain of three: %u", n);
+    EXPECT(n == 3, "three sites for a chain of three: %u", n);
     const char *want[] = { "inner(int) (a.h:5)", "mid (b.cc:7)", "main" };
     for (uint32_t k = 0; k < n && k < 3; k++) {
-        CHECK(out[k].pc == st_callpath_inline_pc(0x401234, k), "site %u's key %llx", k, (unsigned long long)out[k].pc);
-        CHECK(!strcmp(out[k].text, want[k]), "site %u: '%s', want '%s'", k, out[k].text, want[k]);
-        CHECK((out[k].fn_begin != 0) == (k == 2), "site %u: the function's lines on the outermost only", k);
+        EXPECT(out[k].pc == st_callpath_inline_pc(0x401234, k), "site %u's key %llx", k, (unsigned long long)out[k].pc);
+        EXPECT(!strcmp(out[k].text, want[k]), "site %u: '%s', want '%s'", k, out[k].text, want[k]);
+        EXPECT((out[k].fn_begin != 0) == (k == 2), "site %u: the function's lines on the outermost only", k);
         free(out[k].text);
     }
     st_a2l_clear(&q);
-    CHECK(st_callsite_from_a2l(&q, "/usr/lib/libfoo.so.1", 0x7f0000001235, out) == 1 && out[0].pc == 0x7f0000001235 &&
+    EXPECT(st_callsite_from_a2l(&q, "/usr/lib/libfoo.so.1", 0x7f0000001235, out) == 1 && out[0].pc == 0x7f0000001235 &&
               !strcmp(out[0].text, "libfoo.so.1+0x1234"),
           "an unnamed address: object and offset (%s)", out[0].text);
     free(out[0].text);
@@ -177,7 +177,7 @@ static char exe[4096];
 static uint64_t rel_of(void *f)
 {
     Dl_info info;
-    CHECK(dladdr(f, &info) != 0, "dladdr of a function of the test");
+    EXPECT(dladdr(f, &info) != 0, "dladdr of a function of the test");
     return st_object_fixed(exe) ? (uint64_t)(uintptr_t)f : (uint64_t)((uintptr_t)f - (uintptr_t)info.dli_fbase);
 }
 
@@ -185,21 +185,21 @@ static uint64_t rel_of(void *f)
 static void expect_frame(const st_a2l_t *q, uint32_t k, const char *func, int line, const char *what)
 {
     if (k >= q->nfr) {
-        CHECK(0, "%s: no frame %u (%u frames)", what, k, q->nfr);
+        EXPECT(0, "%s: no frame %u (%u frames)", what, k, q->nfr);
         return;
     }
     const st_a2l_frame_t *f = &q->fr[k];
     const char *colon = strrchr(f->loc, ':');
-    CHECK(!strcmp(f->func, func), "%s: frame %u is '%.50s' (%zu bytes), want '%.50s' (%zu)", what, k, f->func,
+    EXPECT(!strcmp(f->func, func), "%s: frame %u is '%.50s' (%zu bytes), want '%.50s' (%zu)", what, k, f->func,
           strlen(f->func), func, strlen(func));
-    CHECK(strstr(f->loc, "test_addr2line.c:") && colon && (!line || atoi(colon + 1) == line),
+    EXPECT(strstr(f->loc, "test_addr2line.c:") && colon && (!line || atoi(colon + 1) == line),
           "%s: frame %u at %s, want test_addr2line.c:%d", what, k, f->loc, line);
 }
 
 static void test_symbolizer(void)
 {
     const char *name = STR(LONG_FN);
-    CHECK(strlen(name) > 4096, "the long name has %zu bytes", strlen(name));
+    EXPECT(strlen(name) > 4096, "the long name has %zu bytes", strlen(name));
     outer_fn();
     uint64_t L = rel_of((void *)LONG_FN), a = rel_of((void *)short_a), b = rel_of((void *)short_b);
     uint64_t ret = rel_of(probe_ret);
@@ -214,12 +214,12 @@ static void test_symbolizer(void)
     for (int i = 0; i < N; i++) {
         snprintf(what, sizeof what, "%s, address %d", st_symbolizer(), i);
         if (want[i]) {
-            CHECK(q[i].nfr == 1, "%s: %u frames", what, q[i].nfr);
+            EXPECT(q[i].nfr == 1, "%s: %u frames", what, q[i].nfr);
             expect_frame(&q[i], 0, want[i], 0, what);
         }
     }
-    CHECK(q[5].nfr == 0, "%s: address 1 is named (%s)", st_symbolizer(), q[5].nfr ? q[5].fr[0].func : "");
-    CHECK(q[4].nfr == 2, "%s: the inlined call has %u frames, want 2", st_symbolizer(), q[4].nfr);
+    EXPECT(q[5].nfr == 0, "%s: address 1 is named (%s)", st_symbolizer(), q[5].nfr ? q[5].fr[0].func : "");
+    EXPECT(q[4].nfr == 2, "%s: the inlined call has %u frames, want 2", st_symbolizer(), q[4].nfr);
     expect_frame(&q[4], 0, "inlined_fn", PROBE_LINE, "the inlined function");
     expect_frame(&q[4], 1, "outer_fn", INLINED_LINE, "the function it was inlined into");
     for (int i = 0; i < N; i++)
@@ -236,18 +236,18 @@ static void test_addr2line_alone(const char *dir)
         return;
     }
     snprintf(link, sizeof link, "%s/addr2line", dir);
-    CHECK(symlink(a2l, link) == 0, "symlink %s", link);
+    EXPECT(symlink(a2l, link) == 0, "symlink %s", link);
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
         setenv("PATH", dir, 1);
-        CHECK(!strcmp(st_symbolizer(), "addr2line"), "PATH of addr2line alone: %s", st_symbolizer());
+        EXPECT(!strcmp(st_symbolizer(), "addr2line"), "PATH of addr2line alone: %s", st_symbolizer());
         test_symbolizer();
         fflush(stdout);
         _exit(failures != 0);
     }
     int st = 0;
-    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+    EXPECT(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0,
           "the run with addr2line alone failed");
     unlink(link);
 }
@@ -255,12 +255,12 @@ static void test_addr2line_alone(const char *dir)
 int main(void)
 {
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    CHECK(len > 0, "readlink /proc/self/exe");
+    EXPECT(len > 0, "readlink /proc/self/exe");
     exe[len > 0 ? len : 0] = 0;
     test_reader();
     test_sites();
     char dir[] = "/tmp/test_addr2line.XXXXXX"; /* first: the child must choose its symbolizer itself */
-    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    EXPECT(mkdtemp(dir) != NULL, "mkdtemp");
     test_addr2line_alone(dir);
     rmdir(dir);
     test_symbolizer();

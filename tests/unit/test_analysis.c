@@ -1,6 +1,6 @@
 /*
  * test_analysis.c — the wait-state analysis (src/analysis) on synthetic traces with
- * hand-computed values (ANALYSIS.md §2): call tree and exclusive time, visits, MPI time;
+ * hand-computed values (docs/analysis.md, "Metrics"): call tree and exclusive time, visits, MPI time;
  * Late Sender (blocking, Irecv + Waitall: the largest once; Test skipped; a receive
  * before its send counted as a violation); Wrong Order from different and the same
  * source; Late Receiver (Ssend, eager Send: none, Isend + Wait); barrier wait and
@@ -52,7 +52,7 @@ static size_t pool_bytes, wire_bytes[65]; /* bytes sent; per process count, by t
 static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
 {
     int32_t from = *(const int32_t *)ctx;
-    CHECK(npool < 4096);
+    REQUIRE(npool < 4096);
     pool[npool++] = (msg_t){ from, to, buf, len };
     nsent[from][to]++;
     pool_bytes += len;
@@ -85,21 +85,21 @@ static void clc_derived(st_rel_input_t *in, int32_t r, st_rel_derived_t *d, int 
     memset(d, 0, sizeof *d);
     in->omit_self_ends = 1, in->self_ends = &d->self_ends;
     if (left_out)
-        CHECK(st_rel_endpoints_split(in, r, &ep, NULL, &omp, NULL) == 0);
+        REQUIRE(st_rel_endpoints_split(in, r, &ep, NULL, &omp, NULL) == 0);
     else
-        CHECK(st_rel_endpoints(in, r, &ep, NULL) == 0);
+        REQUIRE(st_rel_endpoints(in, r, &ep, NULL) == 0);
     in->omit_self_ends = 0, in->self_ends = NULL;
     unsigned take = ep.v ? ST_REL_JOIN_TAKE : 0; /* (CLC's rank always has endpoints: MPI_Init) */
-    CHECK(st_rel_graph_join(ep.v, ep.n, in->nlocs, ST_REL_JOIN_PARTIAL | take | ST_REL_JOIN_TIMES, &d->g) == 0);
+    REQUIRE(st_rel_graph_join(ep.v, ep.n, in->nlocs, ST_REL_JOIN_PARTIAL | take | ST_REL_JOIN_TIMES, &d->g) == 0);
     d->omp = omp;
     left_out_ends += omp.n;
     st_mem_free(d->g.ports), st_mem_free(d->g.port_first);
     d->g.ports = NULL, d->g.port_first = NULL;
-    CHECK(st_rel_self_ends_expand(&d->self_ends, in->locs) == 0);
+    REQUIRE(st_rel_self_ends_expand(&d->self_ends, in->locs) == 0);
     /* read back, they are the endpoints the analysis derives itself, in the join's order (the
      * times are the graph's; the mu classes the instances', which the analysis does not read) */
     st_rel_epvec_t own = { 0 };
-    CHECK(st_rel_endpoints(in, r, &own, NULL) == 0);
+    REQUIRE(st_rel_endpoints(in, r, &own, NULL) == 0);
     if (own.n > 1)
         qsort(own.v, own.n, sizeof *own.v, cmp_endpoint);
     st_rel_endpoint_t buf[3];
@@ -107,12 +107,12 @@ static void clc_derived(st_rel_input_t *in, int32_t r, st_rel_derived_t *d, int 
     size_t n, k = 0;
     while ((n = st_rel_derived_read(d, &pos, buf, 3)) > 0) /* in parts that end anywhere */
         for (size_t i = 0; i < n; i++, k++) {
-            CHECK(k < own.n);
+            REQUIRE(k < own.n);
             st_rel_endpoint_t a = own.v[k], b = buf[i];
             a.time = b.time = 0, a.mumask = b.mumask = 0;
-            CHECK(!memcmp(&a, &b, sizeof a));
+            REQUIRE(!memcmp(&a, &b, sizeof a));
         }
-    CHECK(k == own.n);
+    REQUIRE(k == own.n);
     st_rel_epvec_free(&own);
 }
 
@@ -126,7 +126,7 @@ static void check_tree(const st_an_result_t *r, const st_rel_loc_t *locs, const 
     size_t bad = st_an_check_tree(r, locs, 1000000000u, msg, sizeof msg);
     if (bad)
         fprintf(stderr, "%s: %zu violations of the metric tree, the first: %s\n", what, bad, msg);
-    CHECK(bad == 0);
+    REQUIRE(bad == 0);
 }
 
 static void parallel(const st_rel_input_t *in, int np, int clc)
@@ -151,12 +151,12 @@ static void parallel(const st_rel_input_t *in, int np, int clc)
                         locs[q][part[q].nlocs++] = in->locs[l];
         ids[q] = q;
         if (clc) {
-            CHECK(np == in->nranks);
+            REQUIRE(np == in->nranks);
             clc_derived(&part[q], q, &derived[q], clc == 2);
             part[q].derived = &derived[q];
         }
         st_xchg_net_t net = { pool_send, &ids[q] };
-        CHECK(st_an_par_new(&part[q], owner, q, np, &net, &e[q]) == 0);
+        REQUIRE(st_an_par_new(&part[q], owner, q, np, &net, &e[q]) == 0);
         st_an_par_partners(e[q], flags[q]);
     }
     npool = 0, pool_bytes = 0;
@@ -165,34 +165,34 @@ static void parallel(const st_rel_input_t *in, int np, int clc)
         uint32_t incoming = 0;
         for (int p = 0; p < np; p++)
             incoming += flags[p][q];
-        CHECK(st_an_par_start(e[q], incoming) == 0);
+        REQUIRE(st_an_par_start(e[q], incoming) == 0);
     }
     wire_bytes[np] = pool_bytes;
     while (npool) { /* random delivery order */
         int k = (int)(tb_rnd() % (uint64_t)npool);
         msg_t m = pool[k];
         pool[k] = pool[--npool];
-        CHECK(st_an_par_deliver(e[m.to], m.from, m.buf, m.len) == 0);
+        REQUIRE(st_an_par_deliver(e[m.to], m.from, m.buf, m.len) == 0);
         st_mem_free(m.buf);
     }
     for (int q = 0; q < np; q++) {
-        CHECK(st_an_par_progress(e[q]) == ST_AN_PAR_DONE);
-        CHECK(st_an_par_pack(e[q], &packs[q], &lens[q]) == 0);
+        REQUIRE(st_an_par_progress(e[q]) == ST_AN_PAR_DONE);
+        REQUIRE(st_an_par_pack(e[q], &packs[q], &lens[q]) == 0);
     }
     st_an_result_t M;
     st_rel_loc_t *ml;
-    CHECK(st_an_par_merge((const void *const *)packs, lens, np, &M, &ml) == 0);
-    CHECK(M.nlocs == R.nlocs && M.ncnodes == R.ncnodes);
+    REQUIRE(st_an_par_merge((const void *const *)packs, lens, np, &M, &ml) == 0);
+    REQUIRE(M.nlocs == R.nlocs && M.ncnodes == R.ncnodes);
     uint32_t map[256], lmap[64];
-    CHECK(M.ncnodes <= 256);
+    REQUIRE(M.ncnodes <= 256);
     for (uint32_t k = 0; k < M.ncnodes; k++)
-        CHECK((map[k] = same_path(&M, map, k)) != ST_AN_NO_CNODE);
+        REQUIRE((map[k] = same_path(&M, map, k)) != ST_AN_NO_CNODE);
     for (uint32_t l = 0; l < M.nlocs; l++) {
         lmap[l] = UINT32_MAX;
         for (uint32_t j = 0; j < in->nlocs; j++)
             if (in->locs[j].rank == ml[l].rank && in->locs[j].thread == ml[l].thread)
                 lmap[l] = j;
-        CHECK(lmap[l] != UINT32_MAX);
+        REQUIRE(lmap[l] != UINT32_MAX);
     }
     for (int m = 0; m < ST_AN__METRICS; m++) {
         for (uint32_t k = 0; k < M.ncnodes; k++)
@@ -200,17 +200,17 @@ static void parallel(const st_rel_input_t *in, int np, int clc)
                 if (*st_an_sev(&M, m, k, l) != *st_an_sev(&R, m, map[k], lmap[l])) {
                     fprintf(stderr, "%d processes: %s cnode %u location %u: parallel %g, serial %g\n", np,
                             st_an_metric(m)->uniq, k, l, *st_an_sev(&M, m, k, l), *st_an_sev(&R, m, map[k], lmap[l]));
-                    CHECK(0);
+                    REQUIRE(0);
                 }
-        CHECK(M.ntop[m] == R.ntop[m]);
+        REQUIRE(M.ntop[m] == R.ntop[m]);
         for (uint32_t i = 0; i < M.ntop[m]; i++)
-            CHECK(M.top[m][i].value == R.top[m][i].value && M.top[m][i].time == R.top[m][i].time &&
+            REQUIRE(M.top[m][i].value == R.top[m][i].value && M.top[m][i].time == R.top[m][i].time &&
                   M.topgid[m][i] == R.topgid[m][i] && map[M.top[m][i].cnode] == R.top[m][i].cnode &&
                   lmap[M.top[m][i].loc] == R.top[m][i].loc);
     }
-    CHECK(!memcmp(&M.stats, &R.stats, sizeof M.stats));
+    REQUIRE(!memcmp(&M.stats, &R.stats, sizeof M.stats));
     for (uint32_t l = 0; l < M.nlocs; l++)
-        CHECK(M.span[l] == R.span[lmap[l]]);
+        REQUIRE(M.span[l] == R.span[lmap[l]]);
     check_tree(&M, ml, "parallel");
     for (int q = 0; q < np; q++)
         st_an_par_free(e[q]), free(packs[q]);
@@ -222,8 +222,8 @@ static void analyse(void)
 {
     st_rel_input_t in = tb_input(&t);
     in.sync = sync_regions, in.nsync = 2;
-    CHECK(st_rel_graph_build(&in, &g) == 0);
-    CHECK(st_an_run(&in, &g, &R) == 0);
+    REQUIRE(st_rel_graph_build(&in, &g) == 0);
+    REQUIRE(st_an_run(&in, &g, &R) == 0);
     check_tree(&R, in.locs, "serial");
     for (int np = 1; np <= in.nranks; np++)
         parallel(&in, np, 0);
@@ -231,7 +231,7 @@ static void analyse(void)
     parallel(&in, in.nranks, 2);
     /* the JSON writer accepts every result (values checked by t_analyze_waits) */
     FILE *f = tmpfile();
-    CHECK(f && st_an_write_json(f, &R, &in, 1000000000u) == 0);
+    REQUIRE(f && st_an_write_json(f, &R, &in, 1000000000u) == 0);
     fclose(f);
 }
 
@@ -266,7 +266,7 @@ static uint64_t at_(int m, uint32_t l, const uint32_t *regions, int n)
         exit(1);
     }
     double v = *st_an_sev(&R, m, k, l);
-    CHECK(v >= 0 && v == (double)(uint64_t)v);
+    REQUIRE(v >= 0 && v == (double)(uint64_t)v);
     return (uint64_t)v;
 }
 
@@ -317,25 +317,25 @@ static void test_tree_and_late_sender(void)
     leave(b, 702, ST_REGION_MPI_Send);
     leave(b, 900, ST_REGION_PROGRAM);
     analyse();
-    CHECK_EQ(R.ncnodes, 4); /* root, main, main/MPI_Recv, main/MPI_Send */
-    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM), 900 - 300 - 20);
-    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 320);
-    CHECK_EQ(*st_an_sev(&R, ST_AN_M_TIME, 0, a), 0);
-    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 2);
-    CHECK_EQ(AT(ST_AN_M_MPI, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 320);
-    CHECK_EQ(AT(ST_AN_M_MPI, a, ST_REGION_PROGRAM), 0);
+    REQUIRE_EQ(R.ncnodes, 4); /* root, main, main/MPI_Recv, main/MPI_Send */
+    REQUIRE_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM), 900 - 300 - 20);
+    REQUIRE_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 320);
+    REQUIRE_EQ(*st_an_sev(&R, ST_AN_M_TIME, 0, a), 0);
+    REQUIRE_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 2);
+    REQUIRE_EQ(AT(ST_AN_M_MPI, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 320);
+    REQUIRE_EQ(AT(ST_AN_M_MPI, a, ST_REGION_PROGRAM), 0);
     /* 300 - 200, plus the second receive waited its whole call: min(700, 620) - 600 */
-    CHECK_EQ(AT(ST_AN_M_LATESENDER, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 100 + 20);
-    CHECK_EQ(R.stats.ls_violations, 1);
-    CHECK_EQ(AT(ST_AN_M_LATESENDER, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 0);
-    CHECK_EQ(AT(ST_AN_M_LATERECEIVER, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 0); /* eager: left before the post */
-    CHECK_EQ(AT(ST_AN_M_COMMS_SEND, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 1);
-    CHECK_EQ(AT(ST_AN_M_SYNCS_SEND, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 1);
-    CHECK_EQ(AT(ST_AN_M_BYTES_SENT, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 8);
-    CHECK_EQ(AT(ST_AN_M_COMMS_RECV, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 1);
-    CHECK_EQ(AT(ST_AN_M_SYNCS_RECV, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 1);
-    CHECK_EQ(AT(ST_AN_M_BYTES_RCVD, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 8);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_LATESENDER), 120);
+    REQUIRE_EQ(AT(ST_AN_M_LATESENDER, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 100 + 20);
+    REQUIRE_EQ(R.stats.ls_violations, 1);
+    REQUIRE_EQ(AT(ST_AN_M_LATESENDER, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 0);
+    REQUIRE_EQ(AT(ST_AN_M_LATERECEIVER, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 0); /* eager: left before the post */
+    REQUIRE_EQ(AT(ST_AN_M_COMMS_SEND, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 1);
+    REQUIRE_EQ(AT(ST_AN_M_SYNCS_SEND, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 1);
+    REQUIRE_EQ(AT(ST_AN_M_BYTES_SENT, b, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 8);
+    REQUIRE_EQ(AT(ST_AN_M_COMMS_RECV, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 1);
+    REQUIRE_EQ(AT(ST_AN_M_SYNCS_RECV, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 1);
+    REQUIRE_EQ(AT(ST_AN_M_BYTES_RCVD, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 8);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_LATESENDER), 120);
     done();
 }
 
@@ -365,16 +365,16 @@ static void test_unpaired_calls(void)
     enter(a, 40, ST_REGION_MPI_Send);  /* never left, nor is PROGRAM */
     enter(a, 100, ST_REGION_MPI_Recv); /* never left, the last event */
     analyse();
-    CHECK_EQ(*st_an_sev(&R, ST_AN_M_TIME, 0, a), 5);
-    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM), 90 - 10 - 60);
-    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 10);
-    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 60);
-    CHECK_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send, ST_REGION_MPI_Recv), 0);
-    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM), 1);
-    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 1);
-    CHECK_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send, ST_REGION_MPI_Recv), 1);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_TIME), 95);
-    CHECK_EQ(R.stats.unpaired, 4);
+    REQUIRE_EQ(*st_an_sev(&R, ST_AN_M_TIME, 0, a), 5);
+    REQUIRE_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM), 90 - 10 - 60);
+    REQUIRE_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 10);
+    REQUIRE_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send), 60);
+    REQUIRE_EQ(AT(ST_AN_M_TIME, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send, ST_REGION_MPI_Recv), 0);
+    REQUIRE_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM), 1);
+    REQUIRE_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Recv), 1);
+    REQUIRE_EQ(AT(ST_AN_M_VISITS, a, ST_REGION_PROGRAM, ST_REGION_MPI_Send, ST_REGION_MPI_Recv), 1);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_TIME), 95);
+    REQUIRE_EQ(R.stats.unpaired, 4);
     done();
 }
 
@@ -411,13 +411,13 @@ static void test_nonblocking_ids(uint64_t (*id)(uint64_t))
     tb_ev(&t, l3, ST_EV_MPI_ISEND_COMPLETE, 505)->id = id(5);
     leave(l3, 506, ST_REGION_MPI_Wait);
     analyse();
-    CHECK_EQ(AT(ST_AN_M_LATESENDER, l0, ST_REGION_MPI_Waitall), 250 - 20);
-    CHECK_EQ(AT(ST_AN_M_LATESENDER, l0, ST_REGION_MPI_Test), 0);
-    CHECK_EQ(AT(ST_AN_M_LATERECEIVER, l3, ST_REGION_MPI_Wait), 500 - 110);
-    CHECK_EQ(AT(ST_AN_M_LATERECEIVER, l1, ST_REGION_MPI_Send), 0); /* left (102) after the post (10): 10 - 100 < 0 */
-    CHECK_EQ(st_an_total(&R, ST_AN_M_LATESENDER), 230);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_LATERECEIVER), 390);
-    CHECK_EQ(R.stats.ls_violations, 0);
+    REQUIRE_EQ(AT(ST_AN_M_LATESENDER, l0, ST_REGION_MPI_Waitall), 250 - 20);
+    REQUIRE_EQ(AT(ST_AN_M_LATESENDER, l0, ST_REGION_MPI_Test), 0);
+    REQUIRE_EQ(AT(ST_AN_M_LATERECEIVER, l3, ST_REGION_MPI_Wait), 500 - 110);
+    REQUIRE_EQ(AT(ST_AN_M_LATERECEIVER, l1, ST_REGION_MPI_Send), 0); /* left (102) after the post (10): 10 - 100 < 0 */
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_LATESENDER), 230);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_LATERECEIVER), 390);
+    REQUIRE_EQ(R.stats.ls_violations, 0);
     done();
 }
 
@@ -440,8 +440,8 @@ static void test_late_receiver_ssend(void)
     recv(r, 650, 0, 1, 4);
     leave(r, 660, ST_REGION_MPI_Recv);
     analyse();
-    CHECK_EQ(AT(ST_AN_M_LATERECEIVER, s, ST_REGION_MPI_Ssend), 500);
-    CHECK_EQ(AT(ST_AN_M_LATESENDER, r, ST_REGION_MPI_Recv), 0);
+    REQUIRE_EQ(AT(ST_AN_M_LATERECEIVER, s, ST_REGION_MPI_Ssend), 500);
+    REQUIRE_EQ(AT(ST_AN_M_LATESENDER, r, ST_REGION_MPI_Recv), 0);
     done();
 }
 
@@ -477,45 +477,45 @@ static void test_collectives(void)
     leave(l[0], 4501, ST_REGION_MPI_Barrier);
     analyse();
     /* barrier: B_ref 300, E_min 310 */
-    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[0], ST_REGION_MPI_Barrier), 200);
-    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[1], ST_REGION_MPI_Barrier), 0);
-    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[2], ST_REGION_MPI_Barrier), 100);
-    CHECK_EQ(AT(ST_AN_M_BARRIER_COMPL, l[0], ST_REGION_MPI_Barrier), 0);
-    CHECK_EQ(AT(ST_AN_M_BARRIER_COMPL, l[1], ST_REGION_MPI_Barrier), 10);
-    CHECK_EQ(AT(ST_AN_M_BARRIER_COMPL, l[2], ST_REGION_MPI_Barrier), 20);
+    REQUIRE_EQ(AT(ST_AN_M_BARRIER_WAIT, l[0], ST_REGION_MPI_Barrier), 200);
+    REQUIRE_EQ(AT(ST_AN_M_BARRIER_WAIT, l[1], ST_REGION_MPI_Barrier), 0);
+    REQUIRE_EQ(AT(ST_AN_M_BARRIER_WAIT, l[2], ST_REGION_MPI_Barrier), 100);
+    REQUIRE_EQ(AT(ST_AN_M_BARRIER_COMPL, l[0], ST_REGION_MPI_Barrier), 0);
+    REQUIRE_EQ(AT(ST_AN_M_BARRIER_COMPL, l[1], ST_REGION_MPI_Barrier), 10);
+    REQUIRE_EQ(AT(ST_AN_M_BARRIER_COMPL, l[2], ST_REGION_MPI_Barrier), 20);
     /* allreduce, full overlap: B_ref 1400, E_min 1405; the count-0 one adds nothing */
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Allreduce), 300);
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Allreduce), 250);
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Allreduce), 0);
-    CHECK_EQ(AT(ST_AN_M_NXN_COMPL, l[0], ST_REGION_MPI_Allreduce), 5);
-    CHECK_EQ(AT(ST_AN_M_NXN_COMPL, l[1], ST_REGION_MPI_Allreduce), 15);
-    CHECK_EQ(AT(ST_AN_M_NXN_COMPL, l[2], ST_REGION_MPI_Allreduce), 0);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Allreduce), 300);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Allreduce), 250);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Allreduce), 0);
+    REQUIRE_EQ(AT(ST_AN_M_NXN_COMPL, l[0], ST_REGION_MPI_Allreduce), 5);
+    REQUIRE_EQ(AT(ST_AN_M_NXN_COMPL, l[1], ST_REGION_MPI_Allreduce), 15);
+    REQUIRE_EQ(AT(ST_AN_M_NXN_COMPL, l[2], ST_REGION_MPI_Allreduce), 0);
     /* bcast from rank 1 (begins 2300): rank 0 waits, rank 2 began after the root */
-    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[0], ST_REGION_MPI_Bcast), 200);
-    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[1], ST_REGION_MPI_Bcast), 0);
-    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 0);
+    REQUIRE_EQ(AT(ST_AN_M_LATEBROADCAST, l[0], ST_REGION_MPI_Bcast), 200);
+    REQUIRE_EQ(AT(ST_AN_M_LATEBROADCAST, l[1], ST_REGION_MPI_Bcast), 0);
+    REQUIRE_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 0);
     /* reduce to rank 0: waits for the latest sender (3200), not the earliest (3120); gatherv: for
      * rank 2 (3300), rank 1 (3380) sends nothing; gather: for rank 2 (3500), though rank 1 began
      * before the root (Scalasca 2.6's rule; up to 2.5 it was the earliest sender) */
-    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 150);
-    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Gatherv), 50);
-    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Gather), 50);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 250);
+    REQUIRE_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 150);
+    REQUIRE_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Gatherv), 50);
+    REQUIRE_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Gather), 50);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 250);
     /* scan: rank 2 waits for rank 1 (3800), rank 0 for nobody (it is first) */
-    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[0], ST_REGION_MPI_Scan), 0);
-    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[1], ST_REGION_MPI_Scan), 0);
-    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l[2], ST_REGION_MPI_Scan), 100);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_BARRIER_WAIT), 300);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_WAIT_NXN), 550);
-    CHECK_EQ(R.stats.coll_violations, 0);
+    REQUIRE_EQ(AT(ST_AN_M_EARLYSCAN, l[0], ST_REGION_MPI_Scan), 0);
+    REQUIRE_EQ(AT(ST_AN_M_EARLYSCAN, l[1], ST_REGION_MPI_Scan), 0);
+    REQUIRE_EQ(AT(ST_AN_M_EARLYSCAN, l[2], ST_REGION_MPI_Scan), 100);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_BARRIER_WAIT), 300);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_WAIT_NXN), 550);
+    REQUIRE_EQ(R.stats.coll_violations, 0);
     /* counts: barriers and count-0 allreduces synchronize; bcast root is a source, others destinations */
-    CHECK_EQ(AT(ST_AN_M_SYNCS_COLL, l[0], ST_REGION_MPI_Barrier), 2);
-    CHECK_EQ(AT(ST_AN_M_SYNCS_COLL, l[0], ST_REGION_MPI_Allreduce), 1);
-    CHECK_EQ(AT(ST_AN_M_COMMS_CXCH, l[0], ST_REGION_MPI_Allreduce), 1);
-    CHECK_EQ(AT(ST_AN_M_COMMS_CSRC, l[1], ST_REGION_MPI_Bcast), 1);
-    CHECK_EQ(AT(ST_AN_M_COMMS_CDST, l[0], ST_REGION_MPI_Bcast), 1);
-    CHECK_EQ(AT(ST_AN_M_BYTES_CIN, l[0], ST_REGION_MPI_Reduce), 12);
-    CHECK_EQ(AT(ST_AN_M_BYTES_COUT, l[2], ST_REGION_MPI_Reduce), 4);
+    REQUIRE_EQ(AT(ST_AN_M_SYNCS_COLL, l[0], ST_REGION_MPI_Barrier), 2);
+    REQUIRE_EQ(AT(ST_AN_M_SYNCS_COLL, l[0], ST_REGION_MPI_Allreduce), 1);
+    REQUIRE_EQ(AT(ST_AN_M_COMMS_CXCH, l[0], ST_REGION_MPI_Allreduce), 1);
+    REQUIRE_EQ(AT(ST_AN_M_COMMS_CSRC, l[1], ST_REGION_MPI_Bcast), 1);
+    REQUIRE_EQ(AT(ST_AN_M_COMMS_CDST, l[0], ST_REGION_MPI_Bcast), 1);
+    REQUIRE_EQ(AT(ST_AN_M_BYTES_CIN, l[0], ST_REGION_MPI_Reduce), 12);
+    REQUIRE_EQ(AT(ST_AN_M_BYTES_COUT, l[2], ST_REGION_MPI_Reduce), 4);
     done();
 }
 
@@ -553,11 +553,11 @@ static void test_wrong_order(void)
     p2p_call(c, SEND, 2140, 2141, 2142, 0, 0, 0);
     p2p_call(a, RECV, 2170, 2175, 2180, 2, 0, 6);
     analyse();
-    CHECK_EQ(AT(ST_AN_M_LATESENDER, a, RECV), 200 + 250 + 100);
-    CHECK_EQ(AT(ST_AN_M_LATESENDER_WO, a, RECV), 450);
-    CHECK_EQ(AT(ST_AN_M_LSWO_DIFF, a, RECV), 200);
-    CHECK_EQ(AT(ST_AN_M_LSWO_SAME, a, RECV), 250);
-    CHECK_EQ(R.stats.ls_violations, 0);
+    REQUIRE_EQ(AT(ST_AN_M_LATESENDER, a, RECV), 200 + 250 + 100);
+    REQUIRE_EQ(AT(ST_AN_M_LATESENDER_WO, a, RECV), 450);
+    REQUIRE_EQ(AT(ST_AN_M_LSWO_DIFF, a, RECV), 200);
+    REQUIRE_EQ(AT(ST_AN_M_LSWO_SAME, a, RECV), 250);
+    REQUIRE_EQ(R.stats.ls_violations, 0);
     done();
 }
 
@@ -571,11 +571,11 @@ static void test_init_finalize(void)
     enter(b, 1200, ST_REGION_MPI_Finalize), leave(b, 1310, ST_REGION_MPI_Finalize);
     analyse();
     /* Init: completion only (after the first leave, 100); Finalize: wait only (for the last enter, 1200) */
-    CHECK_EQ(AT(ST_AN_M_INIT_COMPL, a, ST_REGION_MPI_Init), 0);
-    CHECK_EQ(AT(ST_AN_M_INIT_COMPL, b, ST_REGION_MPI_Init), 30);
-    CHECK_EQ(AT(ST_AN_M_FINALIZE_WAIT, a, ST_REGION_MPI_Finalize), 200);
-    CHECK_EQ(AT(ST_AN_M_FINALIZE_WAIT, b, ST_REGION_MPI_Finalize), 0);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_INIT_COMPL) + st_an_total(&R, ST_AN_M_FINALIZE_WAIT), 230);
+    REQUIRE_EQ(AT(ST_AN_M_INIT_COMPL, a, ST_REGION_MPI_Init), 0);
+    REQUIRE_EQ(AT(ST_AN_M_INIT_COMPL, b, ST_REGION_MPI_Init), 30);
+    REQUIRE_EQ(AT(ST_AN_M_FINALIZE_WAIT, a, ST_REGION_MPI_Finalize), 200);
+    REQUIRE_EQ(AT(ST_AN_M_FINALIZE_WAIT, b, ST_REGION_MPI_Finalize), 0);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_INIT_COMPL) + st_an_total(&R, ST_AN_M_FINALIZE_WAIT), 230);
     done();
 }
 
@@ -588,9 +588,9 @@ static void test_scan_order(void)
     coll(l1, ST_REGION_MPI_Scan, 300, 410, OP_SCAN, -1, 1, 4, 4);
     coll(l2, ST_REGION_MPI_Scan, 150, 420, OP_SCAN, -1, 1, 4, 4);
     analyse();
-    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l0, ST_REGION_MPI_Scan), 0);
-    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l1, ST_REGION_MPI_Scan), 0);
-    CHECK_EQ(AT(ST_AN_M_EARLYSCAN, l2, ST_REGION_MPI_Scan), 150);
+    REQUIRE_EQ(AT(ST_AN_M_EARLYSCAN, l0, ST_REGION_MPI_Scan), 0);
+    REQUIRE_EQ(AT(ST_AN_M_EARLYSCAN, l1, ST_REGION_MPI_Scan), 0);
+    REQUIRE_EQ(AT(ST_AN_M_EARLYSCAN, l2, ST_REGION_MPI_Scan), 150);
     done();
 }
 
@@ -619,15 +619,15 @@ static void test_cube(void)
     leave(b, 801, ST_REGION_MPI_Comm_rank);
     leave(b, 950, ST_REGION_PROGRAM);
     analyse();
-    CHECK(path(2, (const uint32_t[]){ ST_REGION_PROGRAM, ST_REGION_MPI_Comm_rank }) == 4); /* after MPI_Send (3) */
+    REQUIRE(path(2, (const uint32_t[]){ ST_REGION_PROGRAM, ST_REGION_MPI_Comm_rank }) == 4); /* after MPI_Send (3) */
     st_rel_input_t in = tb_input(&t);
-    CHECK(st_an_write_cube("t.cubex", &R, &in, 1000000000u) == 0);
+    REQUIRE(st_an_write_cube("t.cubex", &R, &in, 1000000000u) == 0);
     FILE *f = fopen("t.json", "w");
-    CHECK(f && st_an_write_json(f, &R, &in, 1000000000u) == 0 && fclose(f) == 0);
+    REQUIRE(f && st_an_write_json(f, &R, &in, 1000000000u) == 0 && fclose(f) == 0);
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "python3 '%s/tests/analysis/cubecheck.py' t.cubex t.json", root);
-    CHECK(system(cmd) == 0);
-    CHECK(st_an_write_cube("no/such/dir/t.cubex", &R, &in, 1000000000u) == -1);
+    REQUIRE(system(cmd) == 0);
+    REQUIRE(st_an_write_cube("no/such/dir/t.cubex", &R, &in, 1000000000u) == -1);
     done();
 }
 
@@ -668,17 +668,17 @@ static void test_intercomm(void)
     }
     analyse();
     /* {0, 1} wait for 2 (300), {2, 3} for 1 (150): nobody there waits */
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Allreduce), 200);
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Allreduce), 150);
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Allreduce), 0);
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[3], ST_REGION_MPI_Allreduce), 0);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_NXN_COMPL), 0);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Allreduce), 200);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Allreduce), 150);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Allreduce), 0);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[3], ST_REGION_MPI_Allreduce), 0);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_NXN_COMPL), 0);
     /* the root (1000) is late for rank 2 (900) only */
-    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 100);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_LATEBROADCAST), 100);
-    CHECK_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 200);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 200);
-    CHECK_EQ(R.stats.coll_skipped, 0);
+    REQUIRE_EQ(AT(ST_AN_M_LATEBROADCAST, l[2], ST_REGION_MPI_Bcast), 100);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_LATEBROADCAST), 100);
+    REQUIRE_EQ(AT(ST_AN_M_EARLYREDUCE, l[0], ST_REGION_MPI_Reduce), 200);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_EARLYREDUCE), 200);
+    REQUIRE_EQ(R.stats.coll_skipped, 0);
     done();
 }
 
@@ -772,57 +772,57 @@ static void test_openmp(void)
     analyse();
 
     /* barriers: everyone waits for the last to enter */
-    CHECK_EQ(AT(ST_AN_M_OMP_EBARRIER_WAIT, m, MAIN, PAR, BAR), 70);
-    CHECK_EQ(AT(ST_AN_M_OMP_EBARRIER_WAIT, w1, PAR, BAR), 10);
-    CHECK_EQ(AT(ST_AN_M_OMP_EBARRIER_WAIT, w2, PAR, BAR), 0);
-    CHECK_EQ(AT(ST_AN_M_OMP_IBARRIER_WAIT, m, MAIN, PAR, IBAR), 90 - 10);
-    CHECK_EQ(AT(ST_AN_M_OMP_IBARRIER_WAIT, w1, PAR, IBAR), 40);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_EBARRIER_WAIT), 80);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_IBARRIER_WAIT), 120);
-    CHECK_EQ(AT(ST_AN_M_OMP_EBARRIER, m, MAIN, PAR, BAR), 80);
-    CHECK_EQ(AT(ST_AN_M_OMP_BARRIER, w2, PAR, IBAR), 10);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_EBARRIER_WAIT, m, MAIN, PAR, BAR), 70);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_EBARRIER_WAIT, w1, PAR, BAR), 10);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_EBARRIER_WAIT, w2, PAR, BAR), 0);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_IBARRIER_WAIT, m, MAIN, PAR, IBAR), 90 - 10);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_IBARRIER_WAIT, w1, PAR, IBAR), 40);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_OMP_EBARRIER_WAIT), 80);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_OMP_IBARRIER_WAIT), 120);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_EBARRIER, m, MAIN, PAR, BAR), 80);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_BARRIER, w2, PAR, IBAR), 10);
     /* locks: the previous holder's release - the acquiring call's enter; first ones free */
-    CHECK_EQ(AT(ST_AN_M_OMP_LOCK_CONT_CRITICAL, m, MAIN, PAR, CRIT), 40);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_LOCK_CONT_CRITICAL), 40);
-    CHECK_EQ(AT(ST_AN_M_OMP_LOCK_CONT_API, m, MAIN, PAR, SET), 35);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_LOCK_CONT_API), 35);
-    CHECK_EQ(AT(ST_AN_M_OMP_CRITICAL, m, MAIN, PAR, CRIT), 61);
-    CHECK_EQ(AT(ST_AN_M_OMP_LOCK_API, m, MAIN, PAR, SET), 41);
-    CHECK_EQ(AT(ST_AN_M_OMP_LOCK_API, m, MAIN, PAR, UNSET), 2);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_LOCK_CONT_CRITICAL, m, MAIN, PAR, CRIT), 40);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_OMP_LOCK_CONT_CRITICAL), 40);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_LOCK_CONT_API, m, MAIN, PAR, SET), 35);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_OMP_LOCK_CONT_API), 35);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_CRITICAL, m, MAIN, PAR, CRIT), 61);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_LOCK_API, m, MAIN, PAR, SET), 41);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_LOCK_API, m, MAIN, PAR, UNSET), 2);
     /* management: fork (E(parallel) - fork) + join (join - L(parallel)), per team thread */
-    CHECK_EQ(AT(ST_AN_M_OMP_FORK, m, MAIN, PAR), 10 + 5);
-    CHECK_EQ(AT(ST_AN_M_OMP_MGMT, m, MAIN, PAR), 19 + 15);
-    CHECK_EQ(AT(ST_AN_M_OMP_FORK, w1, PAR), 12 + 3);
-    CHECK_EQ(AT(ST_AN_M_OMP_MGMT, w1, PAR), 19 + 9);
-    CHECK_EQ(AT(ST_AN_M_OMP_MGMT, w2, PAR), 20);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_MGMT), 34 + 28 + 20);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_FORK, m, MAIN, PAR), 10 + 5);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_MGMT, m, MAIN, PAR), 19 + 15);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_FORK, w1, PAR), 12 + 3);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_MGMT, w1, PAR), 19 + 9);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_MGMT, w2, PAR), 20);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_OMP_MGMT), 34 + 28 + 20);
     /* OpenMP time: management and synchronization constructs */
-    CHECK_EQ(AT(ST_AN_M_OMP, m, MAIN, PAR), 34);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_SYNC), (80 + 61 + 90 + 41 + 2) + (21 + 46 + 50 + 2 + 6) + (12 + 10));
-    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP), st_an_total(&R, ST_AN_M_OMP_SYNC) + 82);
+    REQUIRE_EQ(AT(ST_AN_M_OMP, m, MAIN, PAR), 34);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_OMP_SYNC), (80 + 61 + 90 + 41 + 2) + (21 + 46 + 50 + 2 + 6) + (12 + 10));
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_OMP), st_an_total(&R, ST_AN_M_OMP_SYNC) + 82);
     /* management moved into the parallel region's time; the master's serial time in main */
-    CHECK_EQ(AT(ST_AN_M_TIME, m, MAIN), 1200 - 291 - 95 - 34);
-    CHECK_EQ(AT(ST_AN_M_TIME, m, MAIN, PAR), 50 + 52 + 34);
-    CHECK_EQ(AT(ST_AN_M_TIME, m, MAIN, PAR, IBAR, ST_REGION_OMP_TASK), 10);
+    REQUIRE_EQ(AT(ST_AN_M_TIME, m, MAIN), 1200 - 291 - 95 - 34);
+    REQUIRE_EQ(AT(ST_AN_M_TIME, m, MAIN, PAR), 50 + 52 + 34);
+    REQUIRE_EQ(AT(ST_AN_M_TIME, m, MAIN, PAR, IBAR, ST_REGION_OMP_TASK), 10);
     /* idle threads: workers get the master's serial time, w2 the whole of team 8 */
-    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, w1, MAIN), 780);
-    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, w2, MAIN), 780);
-    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, m, MAIN), 0);
-    CHECK_EQ(AT(ST_AN_M_OMP_LIMITED, w2, MAIN, PAR), 110);
-    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, w2, MAIN, PAR), 110);
-    CHECK_EQ(AT(ST_AN_M_OMP_LIMITED, w1, MAIN, PAR), 0);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_LIMITED), 110);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_OMP_IDLE), 780 * 2 + 110);
-    CHECK_EQ(AT(ST_AN_M_TIME, w1, PAR), 174 + 93 + 28);
-    CHECK_EQ(AT(ST_AN_M_TIME, other, MAIN), 40);
-    CHECK_EQ(AT(ST_AN_M_OMP_IDLE, other, MAIN), 0);
-    CHECK_EQ(AT(ST_AN_M_OMP_LIMITED, other, MAIN, PAR), 0);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_IDLE, w1, MAIN), 780);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_IDLE, w2, MAIN), 780);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_IDLE, m, MAIN), 0);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_LIMITED, w2, MAIN, PAR), 110);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_IDLE, w2, MAIN, PAR), 110);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_LIMITED, w1, MAIN, PAR), 0);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_OMP_LIMITED), 110);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_OMP_IDLE), 780 * 2 + 110);
+    REQUIRE_EQ(AT(ST_AN_M_TIME, w1, PAR), 174 + 93 + 28);
+    REQUIRE_EQ(AT(ST_AN_M_TIME, other, MAIN), 40);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_IDLE, other, MAIN), 0);
+    REQUIRE_EQ(AT(ST_AN_M_OMP_LIMITED, other, MAIN, PAR), 0);
     /* every thread's time adds up to its master's span */
     for (uint32_t l = 0; l < 3; l++) {
         double sum = 0;
         for (uint32_t k = 0; k < R.ncnodes; k++)
             sum += *st_an_sev(&R, ST_AN_M_TIME, k, l);
-        CHECK_EQ(sum, 1200);
+        REQUIRE_EQ(sum, 1200);
     }
     done();
 }
@@ -851,26 +851,26 @@ static void test_metric_tree(void)
     leave(a, 1000, ST_REGION_PROGRAM);
     analyse();
     const uint32_t P = ST_REGION_PROGRAM;
-    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_COMM, a, P, ST_REGION_MPI_Comm_size), 10);
-    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_COMM, a, P, ST_REGION_MPI_Comm_split), 10); /* by name, not its collective role */
-    CHECK_EQ(AT(ST_AN_M_MPI_COLL, a, P, ST_REGION_MPI_Comm_split), 0);
-    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_FILE, a, P, ST_REGION_MPI_File_open), 20);
-    CHECK_EQ(AT(ST_AN_M_MPI_IO_COLL, a, P, ST_REGION_MPI_File_write_all), 30);
-    CHECK_EQ(AT(ST_AN_M_MPI_IO_INDIV, a, P, ST_REGION_MPI_File_read), 5);
-    CHECK_EQ(AT(ST_AN_M_MPI_MGMT_WIN, a, P, ST_REGION_MPI_Win_create), 15);
-    CHECK_EQ(AT(ST_AN_M_MPI, a, P, ST_REGION_MPI_Type_commit), 7); /* MPI, in no category */
-    CHECK_EQ(AT(ST_AN_M_MPI_P2P, a, P, ST_REGION_MPI_Wait), 30);
-    CHECK_EQ(AT(ST_AN_M_OVERHEAD, a, P, ST_REGION_MPI_Wait, ST_REGION_FLUSH), 20);
-    CHECK_EQ(AT(ST_AN_M_EXECUTION, a, P, ST_REGION_FLUSH), 0);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_TIME), 900);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_OVERHEAD), 60);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_EXECUTION), 840);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI), 10 + 20 + 30 + 5 + 15 + 7 + 10 + 30);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI_MGMT), 10 + 20 + 15 + 10);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI_IO), 35);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_MPI_COMM), 30);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_COMP), 840 - 127);
-    CHECK_EQ(AT(ST_AN_M_COMP, a, P), 840 - 127);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_MGMT_COMM, a, P, ST_REGION_MPI_Comm_size), 10);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_MGMT_COMM, a, P, ST_REGION_MPI_Comm_split), 10); /* by name, not its collective role */
+    REQUIRE_EQ(AT(ST_AN_M_MPI_COLL, a, P, ST_REGION_MPI_Comm_split), 0);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_MGMT_FILE, a, P, ST_REGION_MPI_File_open), 20);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_IO_COLL, a, P, ST_REGION_MPI_File_write_all), 30);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_IO_INDIV, a, P, ST_REGION_MPI_File_read), 5);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_MGMT_WIN, a, P, ST_REGION_MPI_Win_create), 15);
+    REQUIRE_EQ(AT(ST_AN_M_MPI, a, P, ST_REGION_MPI_Type_commit), 7); /* MPI, in no category */
+    REQUIRE_EQ(AT(ST_AN_M_MPI_P2P, a, P, ST_REGION_MPI_Wait), 30);
+    REQUIRE_EQ(AT(ST_AN_M_OVERHEAD, a, P, ST_REGION_MPI_Wait, ST_REGION_FLUSH), 20);
+    REQUIRE_EQ(AT(ST_AN_M_EXECUTION, a, P, ST_REGION_FLUSH), 0);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_TIME), 900);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_OVERHEAD), 60);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_EXECUTION), 840);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_MPI), 10 + 20 + 30 + 5 + 15 + 7 + 10 + 30);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_MPI_MGMT), 10 + 20 + 15 + 10);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_MPI_IO), 35);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_MPI_COMM), 30);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_COMP), 840 - 127);
+    REQUIRE_EQ(AT(ST_AN_M_COMP, a, P), 840 - 127);
     done();
 }
 
@@ -933,25 +933,25 @@ static void test_icoll(void)
         leave(l[r], 2601 + (uint64_t)r, ST_REGION_MPI_Wait);
     }
     analyse();
-    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[0], ST_REGION_MPI_Wait), 401 - 150);
-    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[1], ST_REGION_MPI_Wait), 0);
-    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[2], ST_REGION_MPI_Wait), 401 - 160);
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Waitall), 1321 - 1100); /* the larger, once */
-    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[0], ST_REGION_MPI_Waitall), 0);
-    CHECK_EQ(AT(ST_AN_M_LATEBROADCAST, l[1], ST_REGION_MPI_Wait), 1301 - 1100);
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Test), 0);
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Waitall), 0);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_WAIT_NXN), 221);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_LATEBROADCAST), 201);
-    CHECK_EQ(R.stats.coll_skipped, 1);
-    CHECK_EQ(R.stats.coll_violations, 0);
+    REQUIRE_EQ(AT(ST_AN_M_BARRIER_WAIT, l[0], ST_REGION_MPI_Wait), 401 - 150);
+    REQUIRE_EQ(AT(ST_AN_M_BARRIER_WAIT, l[1], ST_REGION_MPI_Wait), 0);
+    REQUIRE_EQ(AT(ST_AN_M_BARRIER_WAIT, l[2], ST_REGION_MPI_Wait), 401 - 160);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Waitall), 1321 - 1100); /* the larger, once */
+    REQUIRE_EQ(AT(ST_AN_M_LATEBROADCAST, l[0], ST_REGION_MPI_Waitall), 0);
+    REQUIRE_EQ(AT(ST_AN_M_LATEBROADCAST, l[1], ST_REGION_MPI_Wait), 1301 - 1100);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Test), 0);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Waitall), 0);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_WAIT_NXN), 221);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_LATEBROADCAST), 201);
+    REQUIRE_EQ(R.stats.coll_skipped, 1);
+    REQUIRE_EQ(R.stats.coll_violations, 0);
     /* the completing calls' time: Ibarrier synchronization, the others collective communication */
-    CHECK_EQ(AT(ST_AN_M_MPI_SYNC_COLL, l[0], ST_REGION_MPI_Wait), 421 - 150);
-    CHECK_EQ(AT(ST_AN_M_MPI_COLL, l[0], ST_REGION_MPI_Wait), 2601 - 2503);
-    CHECK_EQ(AT(ST_AN_M_MPI_P2P, l[0], ST_REGION_MPI_Wait), 0);
-    CHECK_EQ(AT(ST_AN_M_MPI_COLL, l[1], ST_REGION_MPI_Test), 2);
-    CHECK_EQ(AT(ST_AN_M_MPI_SYNC_COLL, l[1], ST_REGION_MPI_Ibarrier), 2);
-    CHECK_EQ(AT(ST_AN_M_MPI_COLL, l[1], ST_REGION_MPI_Ialltoallv), 2);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_SYNC_COLL, l[0], ST_REGION_MPI_Wait), 421 - 150);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_COLL, l[0], ST_REGION_MPI_Wait), 2601 - 2503);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_P2P, l[0], ST_REGION_MPI_Wait), 0);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_COLL, l[1], ST_REGION_MPI_Test), 2);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_SYNC_COLL, l[1], ST_REGION_MPI_Ibarrier), 2);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_COLL, l[1], ST_REGION_MPI_Ialltoallv), 2);
     done();
 }
 
@@ -974,11 +974,11 @@ static void test_icoll_mixed(void)
         leave(l[r], 600, ST_REGION_MPI_Waitall);
     }
     analyse();
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Waitall), 301 - 200);
-    CHECK_EQ(AT(ST_AN_M_BARRIER_WAIT, l[0], ST_REGION_MPI_Waitall), 0);
-    CHECK_EQ(AT(ST_AN_M_MPI_COLL, l[0], ST_REGION_MPI_Waitall), 600 - 200);
-    CHECK_EQ(AT(ST_AN_M_MPI_SYNC_COLL, l[0], ST_REGION_MPI_Waitall), 0);
-    CHECK_EQ(st_an_total(&R, ST_AN_M_BARRIER_WAIT), 0);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Waitall), 301 - 200);
+    REQUIRE_EQ(AT(ST_AN_M_BARRIER_WAIT, l[0], ST_REGION_MPI_Waitall), 0);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_COLL, l[0], ST_REGION_MPI_Waitall), 600 - 200);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_SYNC_COLL, l[0], ST_REGION_MPI_Waitall), 0);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_BARRIER_WAIT), 0);
     done();
 }
 
@@ -996,22 +996,22 @@ static void test_icoll_intercomm(void)
         leave(l[r], 400 + (uint64_t)r, ST_REGION_MPI_Wait);
     }
     analyse();
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Wait), 121 - 105); /* {0, 1} wait for 3's I-call */
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Wait), 0);
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Wait), 251 - 115); /* {2, 3} for 1's */
-    CHECK_EQ(AT(ST_AN_M_WAIT_NXN, l[3], ST_REGION_MPI_Wait), 251 - 125);
-    CHECK_EQ(R.stats.coll_violations, 0);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[0], ST_REGION_MPI_Wait), 121 - 105); /* {0, 1} wait for 3's I-call */
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[1], ST_REGION_MPI_Wait), 0);
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[2], ST_REGION_MPI_Wait), 251 - 115); /* {2, 3} for 1's */
+    REQUIRE_EQ(AT(ST_AN_M_WAIT_NXN, l[3], ST_REGION_MPI_Wait), 251 - 125);
+    REQUIRE_EQ(R.stats.coll_violations, 0);
     done();
 }
 
 static void test_metric_table(void)
 {
-    CHECK(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
-    CHECK(st_an_metric_find("nope") == -1);
+    REQUIRE(st_an_metric_find("mpi_latesender") == ST_AN_M_LATESENDER);
+    REQUIRE(st_an_metric_find("nope") == -1);
     for (int m = 0; m < ST_AN__METRICS; m++) {
-        CHECK(st_an_metric(m)->parent < m); /* a parent precedes its children */
+        REQUIRE(st_an_metric(m)->parent < m); /* a parent precedes its children */
         for (int k = 0; k < m; k++)
-            CHECK(strcmp(st_an_metric(m)->uniq, st_an_metric(k)->uniq) != 0);
+            REQUIRE(strcmp(st_an_metric(m)->uniq, st_an_metric(k)->uniq) != 0);
     }
 }
 
@@ -1077,36 +1077,36 @@ static void test_callpaths(void)
     leave(b, 615, ST_REGION_MPI_Send);
     leave(b, 900, ST_REGION_PROGRAM);
     analyse(); /* PROGRAM is a region named "main" too: paths start main/main */
-    CHECK(R.nfuncs == 3); /* main, solve, exchange: by name, across lines and ranks */
+    REQUIRE(R.nfuncs == 3); /* main, solve, exchange: by name, across lines and ranks */
     uint32_t recv_k = NAMED("main", "main", "solve", "exchange", "MPI_Recv");
-    CHECK(recv_k != ST_AN_NO_CNODE);
+    REQUIRE(recv_k != ST_AN_NO_CNODE);
     if (recv_k != ST_AN_NO_CNODE) {
-        CHECK(*st_an_sev(&R, ST_AN_M_VISITS, recv_k, a) == 2);
-        CHECK(*st_an_sev(&R, ST_AN_M_LATESENDER, recv_k, a) == 100 + 10); /* sends enter at 300 and 610 */
+        REQUIRE(*st_an_sev(&R, ST_AN_M_VISITS, recv_k, a) == 2);
+        REQUIRE(*st_an_sev(&R, ST_AN_M_LATESENDER, recv_k, a) == 100 + 10); /* sends enter at 300 and 610 */
     }
     uint32_t send_k = NAMED("main", "main", "exchange", "MPI_Send");
-    CHECK(send_k != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, send_k, b) == 2);
+    REQUIRE(send_k != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, send_k, b) == 2);
     uint32_t nest = NAMED("main", "main", "solve", "MPI_Comm_rank", "exchange", "MPI_Comm_size");
-    CHECK(nest != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, nest, a) == 1);
+    REQUIRE(nest != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, nest, a) == 1);
     uint32_t bare = NAMED("main", "MPI_Comm_size");
-    CHECK(bare != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, bare, a) == 1);
+    REQUIRE(bare != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_VISITS, bare, a) == 1);
     /* Time: a call's time is taken off the call around it (main, the PROGRAM region), never off the
      * frames above it, which have none: every value of rank 0 is exact and they add up to its span */
     uint32_t prog = NAMED("main"), frames[] = { NAMED("main", "main"), NAMED("main", "main", "solve"),
                                                 NAMED("main", "main", "solve", "exchange") };
-    CHECK(prog != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_TIME, prog, a) == 900 - 300 - 60 - 30 - 10);
-    CHECK(*st_an_sev(&R, ST_AN_M_TIME, 0, a) == 0 && *st_an_sev(&R, ST_AN_M_TIME, recv_k, a) == 300 + 60);
-    CHECK(*st_an_sev(&R, ST_AN_M_TIME, NAMED("main", "main", "solve", "MPI_Comm_rank"), a) == 30 - 10);
-    CHECK(*st_an_sev(&R, ST_AN_M_TIME, nest, a) == 10 && *st_an_sev(&R, ST_AN_M_TIME, bare, a) == 10);
+    REQUIRE(prog != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_TIME, prog, a) == 900 - 300 - 60 - 30 - 10);
+    REQUIRE(*st_an_sev(&R, ST_AN_M_TIME, 0, a) == 0 && *st_an_sev(&R, ST_AN_M_TIME, recv_k, a) == 300 + 60);
+    REQUIRE(*st_an_sev(&R, ST_AN_M_TIME, NAMED("main", "main", "solve", "MPI_Comm_rank"), a) == 30 - 10);
+    REQUIRE(*st_an_sev(&R, ST_AN_M_TIME, nest, a) == 10 && *st_an_sev(&R, ST_AN_M_TIME, bare, a) == 10);
     for (int i = 0; i < 3; i++)
-        CHECK(frames[i] != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_TIME, frames[i], a) == 0);
-    CHECK(st_an_total(&R, ST_AN_M_TIME) == 900 + 800 && R.span[a] == 900 && R.span[b] == 800);
+        REQUIRE(frames[i] != ST_AN_NO_CNODE && *st_an_sev(&R, ST_AN_M_TIME, frames[i], a) == 0);
+    REQUIRE(st_an_total(&R, ST_AN_M_TIME) == 900 + 800 && R.span[a] == 900 && R.span[b] == 800);
     char buf[256] = "";
     FILE *mem = fmemopen(buf, sizeof buf, "w");
-    CHECK(mem != NULL);
+    REQUIRE(mem != NULL);
     st_an_print_cnode_path(mem, &R, recv_k);
     fclose(mem);
-    CHECK(!strcmp(buf, "main/main/solve/exchange/MPI_Recv"));
+    REQUIRE(!strcmp(buf, "main/main/solve/exchange/MPI_Recv"));
     done();
 }
 
@@ -1145,7 +1145,7 @@ static void tb_split(int32_t n, uint32_t *l)
 static void on_comm(uint32_t l, uint32_t comm)
 {
     st_event_t *e = &t.locs[l].ev[t.locs[l].n - 2];
-    CHECK(e->kind == ST_EV_MPI_COLL_END);
+    REQUIRE(e->kind == ST_EV_MPI_COLL_END);
     e->comm = comm;
     e->flags = comm == 3 ? ST_EVF_INTERCOMM : 0;
 }
@@ -1215,14 +1215,14 @@ static void test_coll_trees(int32_t n, uint64_t seed)
     for (size_t i = 0; i < sizeof used / sizeof *used; i++)
         if (!(st_an_total(&R, used[i]) > 0)) {
             fprintf(stderr, "%d ranks: no %s\n", n, st_an_metric(used[i])->uniq);
-            CHECK(0);
+            REQUIRE(0);
         }
-    CHECK_EQ(R.stats.coll_skipped, 1);
+    REQUIRE_EQ(R.stats.coll_skipped, 1);
     uint64_t nonblocking = 0;
     for (int32_t r = 0; r < n; r++)
         nonblocking += AT(ST_AN_M_EARLYSCAN, l[r], ST_REGION_MPI_Waitall) +
                        AT(ST_AN_M_WAIT_NXN, l[r], ST_REGION_MPI_Waitall);
-    CHECK(nonblocking > 0);
+    REQUIRE(nonblocking > 0);
     done();
 }
 
@@ -1249,14 +1249,14 @@ static void test_coll_messages(void)
         enter(l[r], 90000, ST_REGION_MPI_Finalize), leave(l[r], 90100, ST_REGION_MPI_Finalize);
     }
     analyse(); /* the last parallel run: one process per rank */
-    CHECK(st_an_total(&R, ST_AN_M_WAIT_NXN) > 0 && st_an_total(&R, ST_AN_M_EARLYSCAN) > 0);
+    REQUIRE(st_an_total(&R, ST_AN_M_WAIT_NXN) > 0 && st_an_total(&R, ST_AN_M_EARLYSCAN) > 0);
     for (int q = 0; q < P; q++) {
         uint32_t dests = 0, msgs = 0;
         for (int d = 0; d < P; d++)
             dests += nsent[q][d] > 0, msgs += nsent[q][d];
         /* tree neighbours: parent + children; per round (<= 2) and channel (world, Init/Finalize) one message each */
-        CHECK(dests <= LOG2P + 1);
-        CHECK(msgs <= 2 * 2 * (LOG2P + 1));
+        REQUIRE(dests <= LOG2P + 1);
+        REQUIRE(msgs <= 2 * 2 * (LOG2P + 1));
     }
     done();
 }
@@ -1275,7 +1275,7 @@ static void test_pwire_join_order(void)
     w.nrecv = 2 * K;
     w.recv = st_mem_malloc(sizeof *w.recv * w.nrecv);
     w.got_send = st_mem_malloc(sizeof *w.got_send * 3 * w.nrecv);
-    CHECK(w.recv && w.got_send);
+    REQUIRE(w.recv && w.got_send);
     for (size_t i = 0; i < w.nrecv; i++) { /* channel 0's ends at events 10, 30, 50; channel 1's at 20, 40, 60 */
         w.recv[i] = (an_pw_end_t){ 0, 10 + 20 * (i % K) + 10 * (i / K) };
         uint64_t v[3] = { 1000 + i, 100 + i, i };
@@ -1283,18 +1283,18 @@ static void test_pwire_join_order(void)
     }
     for (uint64_t ch = 0; ch < 2; ch++) {
         an_pw_run_t r = { { ch, (uint64_t)(3 + ch) << 32, 0 }, 0, K, ch * K };
-        CHECK(!st_mem_grow((void **)&w.lrecv.v, &w.lrecv.cap, w.lrecv.n + 1, sizeof *w.lrecv.v));
-        CHECK(!st_mem_grow((void **)&w.rsend.v, &w.rsend.cap, w.rsend.n + 1, sizeof *w.rsend.v));
+        REQUIRE(!st_mem_grow((void **)&w.lrecv.v, &w.lrecv.cap, w.lrecv.n + 1, sizeof *w.lrecv.v));
+        REQUIRE(!st_mem_grow((void **)&w.rsend.v, &w.rsend.cap, w.rsend.n + 1, sizeof *w.rsend.v));
         w.lrecv.v[w.lrecv.n++] = r, w.rsend.v[w.rsend.n++] = r;
     }
     an_ctx_t c = { 0 };
-    CHECK(an_pwire_join(&w, &c) == 0);
-    CHECK(c.msgs.nrecv == w.nrecv && c.msgs.nsend == 0);
+    REQUIRE(an_pwire_join(&w, &c) == 0);
+    REQUIRE(c.msgs.nrecv == w.nrecv && c.msgs.nsend == 0);
     for (size_t i = 0; i < c.msgs.nrecv; i++) {
         const an_recv_t *m = &c.msgs.recv[i];
         size_t end = i % 2 * K + i / 2; /* the end at event 10 + 10 i */
-        CHECK(m->loc == 0 && m->ev == 10 + 10 * i);
-        CHECK(m->src == (int32_t)(3 + i % 2) && m->t_send == 100 + end && m->t_scall == 1000 + end && m->sbytes == end);
+        REQUIRE(m->loc == 0 && m->ev == 10 + 10 * i);
+        REQUIRE(m->src == (int32_t)(3 + i % 2) && m->t_send == 100 + end && m->t_scall == 1000 + end && m->sbytes == end);
     }
     st_mem_free(c.msgs.recv), st_mem_free(c.msgs.send);
     an_pwire_free(&w);
@@ -1332,11 +1332,11 @@ static void test_wire_volume(void)
     tb_recv(&t, a, 1000 + 100 * N + 5, 1, 0, 2 * N + 1);
     leave(a, 1000 + 100 * N + 6, ST_REGION_MPI_Recv);
     analyse();
-    CHECK_EQ(st_an_total(&R, ST_AN_M_SYNCS_RECV), 4 * N); /* zero-byte messages; the unmatched receive: none */
-    CHECK_EQ(st_an_total(&R, ST_AN_M_LATESENDER), late);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_SYNCS_RECV), 4 * N); /* zero-byte messages; the unmatched receive: none */
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_LATESENDER), late);
     if (wire_bytes[2] > 48 * 4 * N)
         fprintf(stderr, "test_wire_volume: %zu bytes for %d messages\n", wire_bytes[2], 4 * N);
-    CHECK(wire_bytes[2] <= 48 * 4 * N);
+    REQUIRE(wire_bytes[2] <= 48 * 4 * N);
     done();
 }
 
@@ -1407,7 +1407,7 @@ int main(void)
     test_coll_messages();
     test_wire_volume();
     test_pwire_join_order();
-    CHECK(left_out_ends >= 20); /* the hybrid traces' OpenMP ends (35) were read back from outside the graph */
+    REQUIRE(left_out_ends >= 20); /* the hybrid traces' OpenMP ends (35) were read back from outside the graph */
     printf("test_analysis: ok\n");
     return 0;
 }

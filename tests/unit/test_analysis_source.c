@@ -10,7 +10,7 @@
 
 #include "../../src/analysis/source.h"
 
-#include "test_check.h"
+#include "check.h"
 
 /* rank 0: main(a.c:10) -> solve(a.c:20) -> exchange(b.c:5); rank 1: main(a.c:11) -> solve(a.c:20) -> 0x99.
  * Function lines: main 8-15 everywhere; solve 18-25, but 18-26 on rank 1 (another build): unknown;
@@ -30,28 +30,28 @@ static st_rel_proc_t procs[3];
 static void check_table(const st_an_src_t *s, int with_rank2, const char *what)
 {
     const st_an_frame_src_t *f = st_an_src_find(s, "main", 4);
-    CHECK(f && !strcmp(f->file, "a.c") && f->line == 0, "%s: main called from lines 10 and 11: file kept, no line", what);
+    EXPECT(f && !strcmp(f->file, "a.c") && f->line == 0, "%s: main called from lines 10 and 11: file kept, no line", what);
     f = st_an_src_find(s, "main/solve/xyz", 10);
-    CHECK(f && !strcmp(f->path, "main/solve") && !strcmp(f->file, "a.c") && f->line == 20,
+    EXPECT(f && !strcmp(f->path, "main/solve") && !strcmp(f->file, "a.c") && f->line == 20,
           "%s: a prefix of the path given is the frame main/solve at a.c:20", what);
     f = st_an_src_find(s, "main/solve/exchange", 19);
     if (with_rank2)
-        CHECK(f && f->file[0] == 0 && f->line == 0, "%s: exchange in b.c and c.c: neither known", what);
+        EXPECT(f && f->file[0] == 0 && f->line == 0, "%s: exchange in b.c and c.c: neither known", what);
     else
-        CHECK(f && !strcmp(f->file, "b.c") && f->line == 5, "%s: exchange at b.c:5", what);
+        EXPECT(f && !strcmp(f->file, "b.c") && f->line == 5, "%s: exchange at b.c:5", what);
     f = st_an_src_find(s, "main/solve/0x99", 15);
-    CHECK(f && f->file[0] == 0 && f->line == 0, "%s: a frame without text is named as the analysis names it", what);
-    CHECK(!st_an_src_find(s, "main/sol", 8), "%s: no frame main/sol", what);
+    EXPECT(f && f->file[0] == 0 && f->line == 0, "%s: a frame without text is named as the analysis names it", what);
+    EXPECT(!st_an_src_find(s, "main/sol", 8), "%s: no frame main/sol", what);
     uint32_t b, e;
     const char *ff = st_an_src_func(s, "solve", &b, &e);
-    CHECK(ff && !strcmp(ff, "a.c") && b == 0 && e == 0, "%s: solve lies in a.c, its lines differ between ranks (%u-%u)",
+    EXPECT(ff && !strcmp(ff, "a.c") && b == 0 && e == 0, "%s: solve lies in a.c, its lines differ between ranks (%u-%u)",
           what, b, e);
     ff = st_an_src_func(s, "main", &b, &e);
-    CHECK(ff && !strcmp(ff, "a.c") && b == 8 && e == 15, "%s: main lies in a.c, lines 8-15 (%u-%u)", what, b, e);
+    EXPECT(ff && !strcmp(ff, "a.c") && b == 8 && e == 15, "%s: main lies in a.c, lines 8-15 (%u-%u)", what, b, e);
     ff = st_an_src_func(s, "exchange", &b, &e);
-    CHECK((ff != NULL) == !with_rank2, "%s: exchange's file", what);
-    CHECK(with_rank2 ? b == 0 && e == 0 : b == 3 && e == 9, "%s: exchange's lines %u-%u", what, b, e);
-    CHECK(!st_an_src_func(s, "xchange", &b, &e) && b == 0 && e == 0, "%s: no function xchange", what);
+    EXPECT((ff != NULL) == !with_rank2, "%s: exchange's file", what);
+    EXPECT(with_rank2 ? b == 0 && e == 0 : b == 3 && e == 9, "%s: exchange's lines %u-%u", what, b, e);
+    EXPECT(!st_an_src_func(s, "xchange", &b, &e) && b == 0 && e == 0, "%s: no function xchange", what);
 }
 
 /* Table of the ranks [lo, hi), packed. */
@@ -59,8 +59,8 @@ static char *packed(int lo, int hi, size_t *len)
 {
     st_an_src_t s = { 0 };
     char *buf = NULL;
-    CHECK(st_an_src_add_procs(&s, procs + lo, hi - lo) == 0, "add ranks %d..%d", lo, hi);
-    CHECK(st_an_src_pack(&s, &buf, len) == 0, "pack");
+    EXPECT(st_an_src_add_procs(&s, procs + lo, hi - lo) == 0, "add ranks %d..%d", lo, hi);
+    EXPECT(st_an_src_pack(&s, &buf, len) == 0, "pack");
     st_an_src_free(&s);
     return buf;
 }
@@ -68,34 +68,34 @@ static char *packed(int lo, int hi, size_t *len)
 static void test_merge(void)
 {
     st_an_src_t all = { 0 };
-    CHECK(st_an_src_add_procs(&all, procs, 3) == 0, "add all");
+    EXPECT(st_an_src_add_procs(&all, procs, 3) == 0, "add all");
     st_an_src_seal(&all);
     check_table(&all, 1, "all ranks");
     size_t la, lb;
     char *a = packed(0, 1, &la), *b = packed(1, 3, &lb);
     for (int order = 0; order < 2; order++) {
         st_an_src_t m = { 0 };
-        CHECK(st_an_src_unpack(&m, order ? b : a, order ? lb : la) == 0, "unpack first");
-        CHECK(st_an_src_unpack(&m, order ? a : b, order ? la : lb) == 0, "unpack second");
+        EXPECT(st_an_src_unpack(&m, order ? b : a, order ? lb : la) == 0, "unpack first");
+        EXPECT(st_an_src_unpack(&m, order ? a : b, order ? la : lb) == 0, "unpack second");
         st_an_src_seal(&m);
-        CHECK(m.n == all.n, "order %d: %zu frames merged, %zu in all", order, m.n, all.n);
+        EXPECT(m.n == all.n, "order %d: %zu frames merged, %zu in all", order, m.n, all.n);
         for (size_t i = 0; i < m.n && m.n == all.n; i++)
-            CHECK(!strcmp(m.v[i].path, all.v[i].path) && !strcmp(m.v[i].file, all.v[i].file) &&
+            EXPECT(!strcmp(m.v[i].path, all.v[i].path) && !strcmp(m.v[i].file, all.v[i].file) &&
                       m.v[i].line == all.v[i].line && m.v[i].fn_begin == all.v[i].fn_begin &&
                       m.v[i].fn_end == all.v[i].fn_end,
                   "order %d: frame %zu differs (%s %s:%u)", order, i, m.v[i].path, m.v[i].file, m.v[i].line);
         st_an_src_free(&m);
     }
     st_an_src_t two = { 0 };
-    CHECK(st_an_src_add_procs(&two, procs, 2) == 0, "add ranks 0, 1");
+    EXPECT(st_an_src_add_procs(&two, procs, 2) == 0, "add ranks 0, 1");
     st_an_src_seal(&two);
     check_table(&two, 0, "ranks 0 and 1");
     st_an_src_t bad = { 0 };
-    CHECK(st_an_src_unpack(&bad, "main\ta.c\n", 9) != 0, "a line without its number is rejected");
-    CHECK(st_an_src_unpack(&bad, "main\ta.c\t1x\t2\t3\n", 16) != 0, "a malformed number is rejected");
-    CHECK(st_an_src_unpack(&bad, "main\ta.c\t1\t2\n", 13) != 0, "a line without the function's end is rejected");
-    CHECK(st_an_src_unpack(&bad, "main\ta.c\t1\t2\t3\t4\n", 17) != 0, "a line with a number too many is rejected");
-    CHECK(st_an_src_unpack(&bad, "main\ta.c\t1\t2\t3\n", 15) == 0 && bad.n == 1 && bad.v[0].fn_begin == 2 &&
+    EXPECT(st_an_src_unpack(&bad, "main\ta.c\n", 9) != 0, "a line without its number is rejected");
+    EXPECT(st_an_src_unpack(&bad, "main\ta.c\t1x\t2\t3\n", 16) != 0, "a malformed number is rejected");
+    EXPECT(st_an_src_unpack(&bad, "main\ta.c\t1\t2\n", 13) != 0, "a line without the function's end is rejected");
+    EXPECT(st_an_src_unpack(&bad, "main\ta.c\t1\t2\t3\t4\n", 17) != 0, "a line with a number too many is rejected");
+    EXPECT(st_an_src_unpack(&bad, "main\ta.c\t1\t2\t3\n", 15) == 0 && bad.n == 1 && bad.v[0].fn_begin == 2 &&
               bad.v[0].fn_end == 3, "a well-formed line is read");
     st_an_src_free(&bad);
     st_an_src_free(&two);

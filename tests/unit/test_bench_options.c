@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "../../src/bench/bench.h"
-
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
+#include "check.h"
 
 static char err[600];
 
@@ -29,47 +28,47 @@ static int parse(bench_opts_t *o, const char *args)
 static void defaults(void)
 {
     bench_opts_t o;
-    CHECK(parse(&o, "") == 0);
-    CHECK(o.nops == 5 && o.ops[0] == BENCH_ALLREDUCE && o.ops[4] == BENCH_ALLTOALL);
-    CHECK(o.nsizes == 21 && o.sizes[0] == 1 && o.sizes[20] == 1 << 20); /* 1 B .. 1 MiB */
-    CHECK(o.slice == 1 && o.scheme == BENCH_SCHEME_ROUNDTIME && !o.imbalance && o.delay_us < 0);
-    CHECK(o.margin == 4 && o.tolerance_us == 10);
-    CHECK(!o.json && !o.csv);
+    REQUIRE(parse(&o, "") == 0);
+    REQUIRE(o.nops == 5 && o.ops[0] == BENCH_ALLREDUCE && o.ops[4] == BENCH_ALLTOALL);
+    REQUIRE(o.nsizes == 21 && o.sizes[0] == 1 && o.sizes[20] == 1 << 20); /* 1 B .. 1 MiB */
+    REQUIRE(o.slice == 1 && o.scheme == BENCH_SCHEME_ROUNDTIME && !o.imbalance && o.delay_us < 0);
+    REQUIRE(o.margin == 4 && o.tolerance_us == 10);
+    REQUIRE(!o.json && !o.csv);
     bench_free_options(&o);
 }
 
 static void accepted(void)
 {
     bench_opts_t o;
-    CHECK(parse(&o, "-o scan,barrier -s 8,1k,64k --slice 0.25 --scheme both --json a.json --csv=b.csv") == 0);
-    CHECK(o.nops == 2 && o.ops[0] == BENCH_SCAN && o.ops[1] == BENCH_BARRIER);
-    CHECK(o.nsizes == 3 && o.sizes[0] == 8 && o.sizes[1] == 1024 && o.sizes[2] == 65536);
-    CHECK(o.slice == 0.25 && o.scheme == BENCH_SCHEME_BOTH);
-    CHECK(!strcmp(o.json, "a.json") && !strcmp(o.csv, "b.csv"));
+    REQUIRE(parse(&o, "-o scan,barrier -s 8,1k,64k --slice 0.25 --scheme both --json a.json --csv=b.csv") == 0);
+    REQUIRE(o.nops == 2 && o.ops[0] == BENCH_SCAN && o.ops[1] == BENCH_BARRIER);
+    REQUIRE(o.nsizes == 3 && o.sizes[0] == 8 && o.sizes[1] == 1024 && o.sizes[2] == 65536);
+    REQUIRE(o.slice == 0.25 && o.scheme == BENCH_SCHEME_BOTH);
+    REQUIRE(!strcmp(o.json, "a.json") && !strcmp(o.csv, "b.csv"));
     bench_free_options(&o);
-    CHECK(parse(&o, "--ops=all --sizes=4:64,1M --scheme=barrier --margin 2.5 --max-rounds 10 --barrier-imbalance") == 0);
-    CHECK(o.nops == BENCH_NOPS && o.ops[BENCH_NOPS - 1] == BENCH_BARRIER);
-    CHECK(o.nsizes == 6 && o.sizes[0] == 4 && o.sizes[4] == 64 && o.sizes[5] == 1 << 20);
-    CHECK(o.scheme == BENCH_SCHEME_BARRIER && o.margin == 2.5 && o.max_rounds == 10 && o.imbalance);
+    REQUIRE(parse(&o, "--ops=all --sizes=4:64,1M --scheme=barrier --margin 2.5 --max-rounds 10 --barrier-imbalance") == 0);
+    REQUIRE(o.nops == BENCH_NOPS && o.ops[BENCH_NOPS - 1] == BENCH_BARRIER);
+    REQUIRE(o.nsizes == 6 && o.sizes[0] == 4 && o.sizes[4] == 64 && o.sizes[5] == 1 << 20);
+    REQUIRE(o.scheme == BENCH_SCHEME_BARRIER && o.margin == 2.5 && o.max_rounds == 10 && o.imbalance);
     bench_free_options(&o);
-    CHECK(parse(&o, "--tolerance 0 --tolerance=12.5") == 0 && o.tolerance_us == 12.5);
+    REQUIRE(parse(&o, "--tolerance 0 --tolerance=12.5") == 0 && o.tolerance_us == 12.5);
     bench_free_options(&o);
-    CHECK(parse(&o, "--test-delay 3:250.5") == 0 && o.delay_rank == 3 && o.delay_us == 250.5 && o.delay_period == 2);
+    REQUIRE(parse(&o, "--test-delay 3:250.5") == 0 && o.delay_rank == 3 && o.delay_us == 250.5 && o.delay_period == 2);
     bench_free_options(&o);
-    CHECK(parse(&o, "--test-delay 0:7:1") == 0 && o.delay_rank == 0 && o.delay_us == 7 && o.delay_period == 1);
+    REQUIRE(parse(&o, "--test-delay 0:7:1") == 0 && o.delay_rank == 0 && o.delay_us == 7 && o.delay_period == 1);
     bench_free_options(&o);
-    CHECK(parse(&o, "-s 5:40") == 0 && o.nsizes == 4 && o.sizes[3] == 40); /* 5 10 20 40 */
+    REQUIRE(parse(&o, "-s 5:40") == 0 && o.nsizes == 4 && o.sizes[3] == 40); /* 5 10 20 40 */
     bench_free_options(&o);
-    CHECK(parse(&o, "--help") == 1);
+    REQUIRE(parse(&o, "--help") == 1);
     bench_free_options(&o);
-    CHECK(parse(&o, "--version") == 1);
+    REQUIRE(parse(&o, "--version") == 1);
     bench_free_options(&o);
 }
 
 static void rejected(const char *args, const char *want)
 {
     bench_opts_t o;
-    CHECK(parse(&o, args) == -1);
+    REQUIRE(parse(&o, args) == -1);
     if (!strstr(err, want) || strchr(err, '\n')) {
         fprintf(stderr, "'%s': message '%s' lacks '%s'\n", args, err, want);
         exit(1);
@@ -81,21 +80,21 @@ static void summaries(void)
 {
     bench_series_t s = { 0 };
     bench_summary_t r = bench_summarize(&s);
-    CHECK(r.n == 0 && r.min == 0 && r.max == 0);
+    REQUIRE(r.n == 0 && r.min == 0 && r.max == 0);
     double odd[] = { 30, 10, 20 }, even[] = { 40, 10, 30, 20 };
     for (int i = 0; i < 3; i++)
-        CHECK(bench_series_add(&s, odd[i]) == 0);
+        REQUIRE(bench_series_add(&s, odd[i]) == 0);
     r = bench_summarize(&s);
-    CHECK(r.n == 3 && r.min == 10 && r.median == 20 && r.mean == 20 && r.max == 30);
+    REQUIRE(r.n == 3 && r.min == 10 && r.median == 20 && r.mean == 20 && r.max == 30);
     bench_series_free(&s);
     for (int i = 0; i < 4; i++)
-        CHECK(bench_series_add(&s, even[i]) == 0);
+        REQUIRE(bench_series_add(&s, even[i]) == 0);
     r = bench_summarize(&s);
-    CHECK(r.n == 4 && r.min == 10 && r.median == 25 && r.mean == 25 && r.max == 40);
+    REQUIRE(r.n == 4 && r.min == 10 && r.median == 25 && r.mean == 25 && r.max == 40);
     for (int i = 0; i < 1000; i++) /* growth past the first block */
-        CHECK(bench_series_add(&s, 5) == 0);
+        REQUIRE(bench_series_add(&s, 5) == 0);
     r = bench_summarize(&s);
-    CHECK(r.n == 1004 && r.min == 5 && r.median == 5 && r.max == 40);
+    REQUIRE(r.n == 1004 && r.min == 5 && r.median == 5 && r.max == 40);
     bench_series_free(&s);
 }
 

@@ -15,7 +15,7 @@
 
 #include "../../src/record/unwind.h"
 
-#include "test_check.h"
+#include "check.h"
 
 static volatile int sink;
 
@@ -78,36 +78,36 @@ static void test_split(void)
     char f[64], file[64];
     uint32_t line;
     st_callpath_split("solve (solver.c:42)", f, sizeof f, file, sizeof file, &line);
-    CHECK(!strcmp(f, "solve") && !strcmp(file, "solver.c") && line == 42, "func (file:line): %s %s %u", f, file, line);
+    EXPECT(!strcmp(f, "solve") && !strcmp(file, "solver.c") && line == 42, "func (file:line): %s %s %u", f, file, line);
     st_callpath_split("helper+0x1a (libfoo.so)", f, sizeof f, file, sizeof file, &line);
-    CHECK(!strcmp(f, "helper") && !file[0] && line == 0, "sym+0xoff (object): %s '%s' %u", f, file, line);
+    EXPECT(!strcmp(f, "helper") && !file[0] && line == 0, "sym+0xoff (object): %s '%s' %u", f, file, line);
     st_callpath_split("main", f, sizeof f, file, sizeof file, &line);
-    CHECK(!strcmp(f, "main") && !file[0] && line == 0, "a bare name");
+    EXPECT(!strcmp(f, "main") && !file[0] && line == 0, "a bare name");
     st_callpath_split("0x401000", f, sizeof f, file, sizeof file, &line);
-    CHECK(!strcmp(f, "0x401000"), "an address stays whole: %s", f);
+    EXPECT(!strcmp(f, "0x401000"), "an address stays whole: %s", f);
     st_callpath_split("ns::f(int) (a:b.c:7)", f, sizeof f, file, sizeof file, &line);
-    CHECK(!strcmp(f, "ns::f(int)") && !strcmp(file, "a:b.c") && line == 7, "colons in names: %s %s %u", f, file, line);
+    EXPECT(!strcmp(f, "ns::f(int)") && !strcmp(file, "a:b.c") && line == 7, "colons in names: %s %s %u", f, file, line);
     /* parentheses inside a name: the location is the parenthesis that closes the text */
     st_callpath_split("g(std::function<void (int)>) (g.cc:9)", f, sizeof f, file, sizeof file, &line);
-    CHECK(!strcmp(f, "g(std::function<void (int)>)") && !strcmp(file, "g.cc") && line == 9, "a name with ' (': %s %s %u",
+    EXPECT(!strcmp(f, "g(std::function<void (int)>)") && !strcmp(file, "g.cc") && line == 9, "a name with ' (': %s %s %u",
           f, file, line);
     st_callpath_split("g(std::function<void (int)>)", f, sizeof f, file, sizeof file, &line);
-    CHECK(!strcmp(f, "g(std::function<void (int)>)") && !file[0], "no location, ' (' in the name: %s", f);
+    EXPECT(!strcmp(f, "g(std::function<void (int)>)") && !file[0], "no location, ' (' in the name: %s", f);
     st_callpath_split("(anonymous namespace)::h() (d (1)/h.cc:3)", f, sizeof f, file, sizeof file, &line);
-    CHECK(!strcmp(f, "(anonymous namespace)::h()") && !strcmp(file, "d (1)/h.cc") && line == 3, "%s %s %u", f, file,
+    EXPECT(!strcmp(f, "(anonymous namespace)::h()") && !strcmp(file, "d (1)/h.cc") && line == 3, "%s %s %u", f, file,
           line);
     /* an unnamed frame keeps its object and offset; an offset inside a name is no offset */
     st_callpath_split("libfoo.so+0x1234", f, sizeof f, file, sizeof file, &line);
-    CHECK(!strcmp(f, "libfoo.so+0x1234") && !file[0], "object+offset stays whole: %s", f);
+    EXPECT(!strcmp(f, "libfoo.so+0x1234") && !file[0], "object+offset stays whole: %s", f);
     st_callpath_split("operator+0x(int) (a.cc:2)", f, sizeof f, file, sizeof file, &line);
-    CHECK(!strcmp(f, "operator+0x(int)"), "not an offset: %s", f);
+    EXPECT(!strcmp(f, "operator+0x(int)"), "not an offset: %s", f);
     /* a buffer of strlen(text) + 1 holds a name of any length whole */
     size_t n = 9000;
     char *text = malloc(n + 16), *big = malloc(n + 16), *bigf = malloc(n + 16);
     memset(text, 'x', n);
     strcpy(text + n, " (a.c:1)");
     st_callpath_split(text, big, strlen(text) + 1, bigf, strlen(text) + 1, &line);
-    CHECK(strlen(big) == n && !strcmp(bigf, "a.c") && line == 1, "a name of %zu bytes: %zu", n, strlen(big));
+    EXPECT(strlen(big) == n && !strcmp(bigf, "a.c") && line == 1, "a name of %zu bytes: %zu", n, strlen(big));
     free(text), free(big), free(bigf);
 }
 
@@ -158,7 +158,7 @@ static void synthetic(st_rankdata_t *rd, st_thread_data_t *th, const st_cpnode_t
 static void check_parents_first(const st_rankdata_t *rd)
 {
     for (uint32_t i = 0; i < rd->ncpnodes; i++)
-        CHECK(rd->cpnodes[i].parent == ST_CP_NONE || rd->cpnodes[i].parent < i, "node %u before its parent", i);
+        EXPECT(rd->cpnodes[i].parent == ST_CP_NONE || rd->cpnodes[i].parent < i, "node %u before its parent", i);
 }
 
 static void test_inline(void)
@@ -181,15 +181,15 @@ static void test_inline(void)
     st_event_t ev[6] = { 0 };
     st_thread_data_t th;
     synthetic(&rd, &th, nodes, 6, ev, 6, 0);
-    CHECK(st_callpath_inline(&rd, NULL, 0) == 0, "st_callpath_inline");
-    CHECK(rd.ncpnodes == 7, "6 frames, 3 inlined ones more, 2 outlined bodies fewer: %u nodes", rd.ncpnodes);
+    EXPECT(st_callpath_inline(&rd, NULL, 0) == 0, "st_callpath_inline");
+    EXPECT(rd.ncpnodes == 7, "6 frames, 3 inlined ones more, 2 outlined bodies fewer: %u nodes", rd.ncpnodes);
     check_parents_first(&rd);
     const char *want[6] = { "main", "main/outer/mid/inlined_fn", "main/outer/mid/inlined_fn/leaf", "main", "main",
                             "main/work" };
     char got[256];
     for (uint32_t i = 0; i < 6; i++) {
         path_of(&rd, st_event_callpath(&ev[i]), got, sizeof got);
-        CHECK(!strcmp(got, want[i]), "the ENTER at node %u: %s, want %s", i, got, want[i]);
+        EXPECT(!strcmp(got, want[i]), "the ENTER at node %u: %s, want %s", i, got, want[i]);
     }
     rd.threads = NULL, rd.nthreads = 0;
     st_rankdata_free(&rd);
@@ -210,7 +210,7 @@ static void test_tail(void)
     st_thread_data_t th;
     synthetic(&rd, &th, nodes, 4, ev, 4, 0);
     st_cpcallee_t callees[] = { { .pc = 0x391, .lo = 0x900, .hi = 0x980 }, { .pc = 0x100, .lo = 0x300, .hi = 0x380 } };
-    CHECK(st_callpath_inline(&rd, callees, 2) == 0, "st_callpath_inline");
+    EXPECT(st_callpath_inline(&rd, callees, 2) == 0, "st_callpath_inline");
     check_parents_first(&rd);
     /* an ENTER at main: main's call went to tail_caller, which jumped on (to MPI, say) */
     const char *want[4] = { "main/tail_caller", "main/tail_caller/tail_callee", "main/tail_caller",
@@ -218,11 +218,11 @@ static void test_tail(void)
     char got[256];
     for (uint32_t i = 0; i < 4; i++) {
         path_of(&rd, st_event_callpath(&ev[i]), got, sizeof got);
-        CHECK(!strcmp(got, want[i]), "tail calls, the ENTER at node %u: %s, want %s", i, got, want[i]);
+        EXPECT(!strcmp(got, want[i]), "tail calls, the ENTER at node %u: %s, want %s", i, got, want[i]);
     }
     /* tail_callee's callee has no text: no frame for it */
-    CHECK(rd.ncpnodes == 5, "main, tail_caller once, tail_callee, tail_caller's own frames: %u nodes", rd.ncpnodes);
-    CHECK(rd.cpnodes[st_event_callpath(&ev[3])].parent == rd.cpnodes[st_event_callpath(&ev[2])].parent,
+    EXPECT(rd.ncpnodes == 5, "main, tail_caller once, tail_callee, tail_caller's own frames: %u nodes", rd.ncpnodes);
+    EXPECT(rd.cpnodes[st_event_callpath(&ev[3])].parent == rd.cpnodes[st_event_callpath(&ev[2])].parent,
           "the cold part hangs from main as the function does");
     rd.threads = NULL, rd.nthreads = 0;
     st_rankdata_free(&rd);
@@ -247,16 +247,16 @@ static void test_main_root(void)
     st_event_t ev[5] = { 0 };
     st_thread_data_t th;
     synthetic(&rd, &th, nodes, 6, ev, 5, 1);
-    CHECK(st_callpath_inline(&rd, NULL, 0) == 0, "st_callpath_inline");
+    EXPECT(st_callpath_inline(&rd, NULL, 0) == 0, "st_callpath_inline");
     check_parents_first(&rd);
     const char *want[5] = { "main", "main/run", "main/run/leaf", "main/run", "a.out+0x3ff" };
     char got[256];
     for (uint32_t i = 0; i < 5; i++) {
         path_of(&rd, st_event_callpath(&ev[i]), got, sizeof got);
-        CHECK(!strcmp(got, want[i]), "main's tail call, the ENTER at node %u: %s, want %s", i + 1, got, want[i]);
+        EXPECT(!strcmp(got, want[i]), "main's tail call, the ENTER at node %u: %s, want %s", i + 1, got, want[i]);
     }
-    CHECK(rd.ncpnodes == 6, "main twice (its frame, one for run), run twice, leaf, the unnamed: %u nodes", rd.ncpnodes);
-    CHECK(rd.cpnodes[st_event_callpath(&ev[1])].parent == rd.cpnodes[st_event_callpath(&ev[3])].parent,
+    EXPECT(rd.ncpnodes == 6, "main twice (its frame, one for run), run twice, leaf, the unnamed: %u nodes", rd.ncpnodes);
+    EXPECT(rd.cpnodes[st_event_callpath(&ev[1])].parent == rd.cpnodes[st_event_callpath(&ev[3])].parent,
           "one node main above run's two frames");
     rd.threads = NULL, rd.nthreads = 0;
     st_rankdata_free(&rd);
@@ -267,9 +267,9 @@ static void test_main_root(void)
     r2.cpnodes = malloc(sizeof two);
     memcpy(r2.cpnodes, two, sizeof two);
     put_site(&r2, 0x200, "run (r.c:2)");
-    CHECK(st_callpath_inline(&r2, NULL, 0) == 0, "st_callpath_inline");
+    EXPECT(st_callpath_inline(&r2, NULL, 0) == 0, "st_callpath_inline");
     path_of(&r2, r2.ncpnodes - 1, got, sizeof got);
-    CHECK(r2.ncpnodes == 2 && !strcmp(got, "main/run"), "no text at ST_CP_MAIN: %s in %u nodes", got, r2.ncpnodes);
+    EXPECT(r2.ncpnodes == 2 && !strcmp(got, "main/run"), "no text at ST_CP_MAIN: %s in %u nodes", got, r2.ncpnodes);
     st_rankdata_free(&r2);
 }
 
@@ -283,10 +283,10 @@ int main(void)
     for (int i = 0; i < 2; i++) /* one call site in main: the same stacks twice */
         probe(p[i]);
     uint32_t a0 = p[0][0], a1 = p[0][1], b0 = p[0][2];
-    CHECK(a0 != ST_CP_NONE && a1 != ST_CP_NONE && b0 != ST_CP_NONE, "no path captured");
-    CHECK(a0 != a1 && a0 != b0 && a1 != b0, "distinct stacks share a node: %u %u %u", a0, a1, b0);
-    CHECK(!memcmp(p[0], p[1], sizeof p[0]), "the same stack gives another node");
-    CHECK(st_callpath_pc(a0) != st_callpath_pc(a1), "two call sites, one pc");
+    EXPECT(a0 != ST_CP_NONE && a1 != ST_CP_NONE && b0 != ST_CP_NONE, "no path captured");
+    EXPECT(a0 != a1 && a0 != b0 && a1 != b0, "distinct stacks share a node: %u %u %u", a0, a1, b0);
+    EXPECT(!memcmp(p[0], p[1], sizeof p[0]), "the same stack gives another node");
+    EXPECT(st_callpath_pc(a0) != st_callpath_pc(a1), "two call sites, one pc");
 
     pthread_t th[NTHREADS];
     for (int i = 0; i < NTHREADS; i++)
@@ -297,44 +297,44 @@ int main(void)
         pthread_join(th[i], &r);
         bad += (long)r;
     }
-    CHECK(bad == 0, "threads: %ld rounds gave other nodes than the thread's first", bad);
+    EXPECT(bad == 0, "threads: %ld rounds gave other nodes than the thread's first", bad);
     /* a thread's stack starts in libc's start_thread (skipped): worker is its outermost frame,
      * the same in every thread, and not main's */
     for (int i = 1; i < NTHREADS; i++)
-        CHECK(!memcmp(seen[i], seen[0], sizeof seen[0]), "thread %d has other nodes than thread 0", i);
-    CHECK(seen[0][0] != a0, "a thread's stack named main's node");
+        EXPECT(!memcmp(seen[i], seen[0], sizeof seen[0]), "thread %d has other nodes than thread 0", i);
+    EXPECT(seen[0][0] != a0, "a thread's stack named main's node");
 
     uint32_t d5 = deep(5), d200 = deep(200);
     st_rankdata_t rd = { 0 };
-    CHECK(st_callpath_collect(&rd) == 0 && rd.ncpnodes > 0, "collect");
+    EXPECT(st_callpath_collect(&rd) == 0 && rd.ncpnodes > 0, "collect");
     check_parents_first(&rd);
 #define UP(n) rd.cpnodes[n].parent
     /* a0: leaf <- mid_a <- probe (line 1) <- main; a1: leaf <- mid_a <- probe (line 2) <- main */
-    CHECK(rd.cpnodes[UP(a0)].pc == rd.cpnodes[UP(a1)].pc, "mid_a calls leaf from one site, two pcs");
-    CHECK(UP(a0) != UP(a1) && UP(UP(a0)) != UP(UP(a1)), "probe calls mid_a from two lines, one node");
-    CHECK(UP(UP(UP(a0))) == UP(UP(UP(a1))) && UP(UP(UP(a0))) == UP(UP(UP(b0))), "one main frame above probe");
+    EXPECT(rd.cpnodes[UP(a0)].pc == rd.cpnodes[UP(a1)].pc, "mid_a calls leaf from one site, two pcs");
+    EXPECT(UP(a0) != UP(a1) && UP(UP(a0)) != UP(UP(a1)), "probe calls mid_a from two lines, one node");
+    EXPECT(UP(UP(UP(a0))) == UP(UP(UP(a1))) && UP(UP(UP(a0))) == UP(UP(UP(b0))), "one main frame above probe");
     /* the main thread's paths: libc's start routine called main, the node ST_CP_MAIN above it */
     uint32_t dm = depth_of(&rd, a0), dt = depth_of(&rd, seen[0][0]);
-    CHECK(dm == 5, "(ST_CP_MAIN)/main/probe/mid_a/leaf has %u frames (_start or libc kept?)", dm);
-    CHECK(dt == 4, "worker/probe/mid_a/leaf has %u frames", dt);
-    CHECK(depth_of(&rd, d5) == 7, "(ST_CP_MAIN)/main/deep x 5 has %u frames", depth_of(&rd, d5));
+    EXPECT(dm == 5, "(ST_CP_MAIN)/main/probe/mid_a/leaf has %u frames (_start or libc kept?)", dm);
+    EXPECT(dt == 4, "worker/probe/mid_a/leaf has %u frames", dt);
+    EXPECT(depth_of(&rd, d5) == 7, "(ST_CP_MAIN)/main/deep x 5 has %u frames", depth_of(&rd, d5));
     uint32_t top = seen[0][0];
     while (rd.cpnodes[top].parent != ST_CP_NONE)
         top = rd.cpnodes[top].parent;
-    CHECK(rd.cpnodes[top].pc != ST_CP_MAIN, "a thread's path has ST_CP_MAIN at its root: libc did not call it from main");
+    EXPECT(rd.cpnodes[top].pc != ST_CP_MAIN, "a thread's path has ST_CP_MAIN at its root: libc did not call it from main");
     /* deep(200): the innermost frames and the outermost ones, main below ST_CP_MAIN as for deep(5) */
     uint32_t r200 = d200, r5 = d5;
     while (rd.cpnodes[rd.cpnodes[r200].parent].parent != ST_CP_NONE)
         r200 = rd.cpnodes[r200].parent;
     while (rd.cpnodes[rd.cpnodes[r5].parent].parent != ST_CP_NONE)
         r5 = rd.cpnodes[r5].parent;
-    CHECK(rd.cpnodes[rd.cpnodes[r200].parent].pc == ST_CP_MAIN && rd.cpnodes[rd.cpnodes[r5].parent].pc == ST_CP_MAIN,
+    EXPECT(rd.cpnodes[rd.cpnodes[r200].parent].pc == ST_CP_MAIN && rd.cpnodes[rd.cpnodes[r5].parent].pc == ST_CP_MAIN,
           "deep(5) and deep(200) have no ST_CP_MAIN root");
     uint64_t p200 = rd.cpnodes[r200].pc, p5 = rd.cpnodes[r5].pc;
-    CHECK((p200 > p5 ? p200 - p5 : p5 - p200) < 256, "deep(200)'s root is not main's frame (pc %llx, deep(5)'s %llx)",
+    EXPECT((p200 > p5 ? p200 - p5 : p5 - p200) < 256, "deep(200)'s root is not main's frame (pc %llx, deep(5)'s %llx)",
           (unsigned long long)p200, (unsigned long long)p5);
     uint32_t dd = depth_of(&rd, d200);
-    CHECK(dd >= ST_CALLPATH_DEPTH - 8 && dd < ST_CALLPATH_DEPTH, "deep(200) keeps %u frames", dd);
+    EXPECT(dd >= ST_CALLPATH_DEPTH - 8 && dd < ST_CALLPATH_DEPTH, "deep(200) keeps %u frames", dd);
     st_rankdata_free(&rd);
     printf("test_callpath: %s (%d failure(s))\n", failures ? "FAIL" : "ok", failures);
     return failures != 0;

@@ -24,22 +24,22 @@ static void same_when_taken(const st_rel_input_t *in)
     st_rel_epvec_t ep = { 0 };
     for (int32_t r = 0; r < in->nranks; r++) {
         size_t from = ep.n;
-        CHECK(st_rel_endpoints(in, r, &ep, NULL) == 0);
+        REQUIRE(st_rel_endpoints(in, r, &ep, NULL) == 0);
         for (size_t i = from + 1; i < ep.n; i++) /* a rank's endpoints come in the join's order */
-            CHECK(st_rel_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) < 0);
+            REQUIRE(st_rel_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) < 0);
     }
     for (size_t i = 0; i < ep.n; i++) /* every endpoint carries its event's time */
-        CHECK_EQ(ep.v[i].time, in->locs[ep.v[i].ref.loc].ev[ep.v[i].ref.ev].time);
+        REQUIRE_EQ(ep.v[i].time, in->locs[ep.v[i].ref.loc].ev[ep.v[i].ref.ev].time);
     st_rel_graph_t h = { .ds = g.ds };
-    CHECK(st_rel_graph_join(ep.v, ep.n, in->nlocs, ST_REL_JOIN_TAKE | ST_REL_JOIN_TIMES, &h) == 0);
-    CHECK(h.ref_time && !g.ref_time);
+    REQUIRE(st_rel_graph_join(ep.v, ep.n, in->nlocs, ST_REL_JOIN_TAKE | ST_REL_JOIN_TIMES, &h) == 0);
+    REQUIRE(h.ref_time && !g.ref_time);
     for (uint64_t r = 0; r < h.nrefs; r++)
-        CHECK_EQ(h.ref_time[r], in->locs[h.refs[r].loc].ev[h.refs[r].ev].time);
-    CHECK_EQ(h.ninst, g.ninst);
-    CHECK_EQ(h.nrefs, g.nrefs);
-    CHECK(!memcmp(h.inst, g.inst, sizeof *g.inst * g.ninst) && !memcmp(h.refs, g.refs, sizeof *g.refs * g.nrefs));
-    CHECK(!memcmp(h.port_first, g.port_first, sizeof *g.port_first * (g.nlocs + 1)));
-    CHECK(!memcmp(h.ports, g.ports, sizeof *g.ports * g.port_first[g.nlocs]));
+        REQUIRE_EQ(h.ref_time[r], in->locs[h.refs[r].loc].ev[h.refs[r].ev].time);
+    REQUIRE_EQ(h.ninst, g.ninst);
+    REQUIRE_EQ(h.nrefs, g.nrefs);
+    REQUIRE(!memcmp(h.inst, g.inst, sizeof *g.inst * g.ninst) && !memcmp(h.refs, g.refs, sizeof *g.refs * g.nrefs));
+    REQUIRE(!memcmp(h.port_first, g.port_first, sizeof *g.port_first * (g.nlocs + 1)));
+    REQUIRE(!memcmp(h.ports, g.ports, sizeof *g.ports * g.port_first[g.nlocs]));
     st_rel_graph_free(&h);
 }
 
@@ -51,9 +51,9 @@ static void ports_in_order(const st_rel_graph_t *h)
         for (uint64_t j = h->port_first[l]; j < h->port_first[l + 1]; j++) {
             const st_rel_port_t *p = &h->ports[j], *q = p - 1;
             const st_rel_ref_t *x = &h->refs[h->inst[p->inst].first + p->slot];
-            CHECK(x->loc == l && x->ev == p->ev);
-            CHECK(p->role == (p->slot < h->inst[p->inst].nsend ? ST_REL_SEND : ST_REL_RECV));
-            CHECK(j == h->port_first[l] || q->ev < p->ev || (q->ev == p->ev && q->role >= p->role));
+            REQUIRE(x->loc == l && x->ev == p->ev);
+            REQUIRE(p->role == (p->slot < h->inst[p->inst].nsend ? ST_REL_SEND : ST_REL_RECV));
+            REQUIRE(j == h->port_first[l] || q->ev < p->ev || (q->ev == p->ev && q->role >= p->role));
         }
 }
 
@@ -74,31 +74,31 @@ static void same_when_split(const st_rel_input_t *in0, int split)
             st_rel_epvec_t ep = { 0 }, ep2 = { 0 };
             st_rel_epsrc_t omp;
             st_rel_graph_t a = { 0 }, b = { 0 };
-            CHECK(st_rel_endpoints(&in, r, &ep, NULL) == 0);
-            CHECK(st_rel_endpoints_split(&in, r, &ep2, NULL, &omp, NULL) == 0);
+            REQUIRE(st_rel_endpoints(&in, r, &ep, NULL) == 0);
+            REQUIRE(st_rel_endpoints_split(&in, r, &ep2, NULL, &omp, NULL) == 0);
             int has_omp = 0;
             for (size_t i = 0; i < ep.n; i++)
                 has_omp |= ep.v[i].kind == ST_REL_OMP;
-            CHECK(has_omp || !omp.read); /* (none: nothing to hand out) */
-            CHECK(split == SPLIT_ANY || (split == SPLIT_YES && has_omp) == (omp.read != NULL));
-            CHECK(ep2.n + omp.n == ep.n);
-            CHECK(ep2.cap >= ep2.n + st_rel_inst_room(omp.n)); /* the room the join builds the instances in */
+            REQUIRE(has_omp || !omp.read); /* (none: nothing to hand out) */
+            REQUIRE(split == SPLIT_ANY || (split == SPLIT_YES && has_omp) == (omp.read != NULL));
+            REQUIRE(ep2.n + omp.n == ep.n);
+            REQUIRE(ep2.cap >= ep2.n + st_rel_inst_room(omp.n)); /* the room the join builds the instances in */
             for (size_t i = 0; i < ep2.n; i++) /* what is in out, and in the same order */
-                CHECK(!memcmp(&ep2.v[i], &ep.v[i], sizeof *ep.v));
-            CHECK(st_rel_graph_join(ep.v, ep.n, in.nlocs, ST_REL_JOIN_PARTIAL | ST_REL_JOIN_TIMES, &a) == 0);
-            CHECK(st_rel_graph_join_src(ep2.v, ep2.n, &omp, in.nlocs,
+                REQUIRE(!memcmp(&ep2.v[i], &ep.v[i], sizeof *ep.v));
+            REQUIRE(st_rel_graph_join(ep.v, ep.n, in.nlocs, ST_REL_JOIN_PARTIAL | ST_REL_JOIN_TIMES, &a) == 0);
+            REQUIRE(st_rel_graph_join_src(ep2.v, ep2.n, &omp, in.nlocs,
                                         ST_REL_JOIN_PARTIAL | ST_REL_JOIN_TAKE | ST_REL_JOIN_TIMES, &b) == 0);
             st_rel_endpoint_t x;
-            CHECK(st_rel_epsrc_read(&omp, &x, 1) == 0); /* read to its end */
+            REQUIRE(st_rel_epsrc_read(&omp, &x, 1) == 0); /* read to its end */
             st_rel_epsrc_free(&omp);
-            CHECK_EQ(b.ninst, a.ninst);
-            CHECK_EQ(b.nrefs, a.nrefs);
-            CHECK(!memcmp(b.inst, a.inst, sizeof *a.inst * a.ninst));
-            CHECK(!memcmp(b.refs, a.refs, sizeof *a.refs * a.nrefs));
-            CHECK(!memcmp(b.ref_time, a.ref_time, sizeof *a.ref_time * a.nrefs));
-            CHECK(!memcmp(b.port_first, a.port_first, sizeof *a.port_first * (a.nlocs + 1)));
-            CHECK(!memcmp(b.ports, a.ports, sizeof *a.ports * a.port_first[a.nlocs]));
-            CHECK(!memcmp(&b.ds, &a.ds, sizeof a.ds));
+            REQUIRE_EQ(b.ninst, a.ninst);
+            REQUIRE_EQ(b.nrefs, a.nrefs);
+            REQUIRE(!memcmp(b.inst, a.inst, sizeof *a.inst * a.ninst));
+            REQUIRE(!memcmp(b.refs, a.refs, sizeof *a.refs * a.nrefs));
+            REQUIRE(!memcmp(b.ref_time, a.ref_time, sizeof *a.ref_time * a.nrefs));
+            REQUIRE(!memcmp(b.port_first, a.port_first, sizeof *a.port_first * (a.nlocs + 1)));
+            REQUIRE(!memcmp(b.ports, a.ports, sizeof *a.ports * a.port_first[a.nlocs]));
+            REQUIRE(!memcmp(&b.ds, &a.ds, sizeof a.ds));
             st_rel_graph_free(&a), st_rel_graph_free(&b);
             st_rel_epvec_free(&ep);
         }
@@ -108,7 +108,7 @@ static void build(tb_t *t, const st_rel_sync_region_t *sync, uint32_t nsync)
 {
     st_rel_input_t in = tb_input(t);
     in.sync = sync, in.nsync = nsync;
-    CHECK(st_rel_graph_build(&in, &g) == 0);
+    REQUIRE(st_rel_graph_build(&in, &g) == 0);
     ports_in_order(&g);
     same_when_taken(&in);
     same_when_split(&in, SPLIT_ANY);
@@ -121,7 +121,7 @@ static void partners(uint32_t loc, uint64_t ev, uint8_t role, int n, const uint6
     int got = tb_partners(&g, loc, ev, role, r, 16);
     if (got != n)
         fprintf(stderr, "event (%u, %llu): %d partners, expected %d\n", loc, (unsigned long long)ev, got, n);
-    CHECK(got == n);
+    REQUIRE(got == n);
     for (int i = 0; i < n; i++) {
         int found = 0;
         for (int j = 0; j < got; j++)
@@ -129,7 +129,7 @@ static void partners(uint32_t loc, uint64_t ev, uint8_t role, int n, const uint6
         if (!found)
             fprintf(stderr, "event (%u, %llu): partner (%llu, %llu) missing\n", loc, (unsigned long long)ev,
                     (unsigned long long)want[2 * i], (unsigned long long)want[2 * i + 1]);
-        CHECK(found);
+        REQUIRE(found);
     }
 }
 
@@ -138,7 +138,7 @@ static void partners(uint32_t loc, uint64_t ev, uint8_t role, int n, const uint6
         const uint64_t w_[] = { __VA_ARGS__ };                                  \
         partners(loc, ev, ST_REL_RECV, (int)(sizeof w_ / sizeof w_[0] / 2), w_); \
     } while (0)
-#define NO_PORT(loc, ev) CHECK(tb_partners(&g, loc, ev, ST_REL_RECV, NULL, 0) + tb_partners(&g, loc, ev, ST_REL_SEND, NULL, 0) == 0)
+#define NO_PORT(loc, ev) REQUIRE(tb_partners(&g, loc, ev, ST_REL_RECV, NULL, 0) + tb_partners(&g, loc, ev, ST_REL_SEND, NULL, 0) == 0)
 
 static void test_p2p(void)
 {
@@ -173,26 +173,26 @@ static void test_p2p(void)
     NO_PORT(a, 4);
     NO_PORT(a, 6);
     NO_PORT(a, 7);
-    CHECK_EQ(g.ds.cancelled, 1);
-    CHECK_EQ(g.ds.unmatched_send, 1);
-    CHECK_EQ(g.ds.unmatched_recv, 0);
-    CHECK_EQ(tb_inst(&g, b, 4, ST_REL_RECV)->mumask, ST_REL_MU_INTER);
-    CHECK_EQ(tb_inst(&g, b, 4, ST_REL_RECV)->kind, ST_REL_P2P);
-    CHECK_EQ(tb_inst(&g, b, 4, ST_REL_RECV)->key[1], (uint64_t)0 << 32 | 1); /* sender 0, receiver 1 */
+    REQUIRE_EQ(g.ds.cancelled, 1);
+    REQUIRE_EQ(g.ds.unmatched_send, 1);
+    REQUIRE_EQ(g.ds.unmatched_recv, 0);
+    REQUIRE_EQ(tb_inst(&g, b, 4, ST_REL_RECV)->mumask, ST_REL_MU_INTER);
+    REQUIRE_EQ(tb_inst(&g, b, 4, ST_REL_RECV)->kind, ST_REL_P2P);
+    REQUIRE_EQ(tb_inst(&g, b, 4, ST_REL_RECV)->key[1], (uint64_t)0 << 32 | 1); /* sender 0, receiver 1 */
     st_rel_graph_free(&g);
 
     /* One process alone (the parallel version's view): its sends keep their instances. */
     st_rel_input_t in = tb_input(&t);
     st_rel_epvec_t ep = { 0 };
-    CHECK(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
-    CHECK_EQ(ep.n, 5);
-    CHECK(st_rel_graph_join(ep.v, ep.n, in.nlocs, ST_REL_JOIN_PARTIAL, &g) == 0);
-    CHECK_EQ(g.ninst, 5);
-    CHECK(g.inst[0].nsend == 1 && g.inst[0].nrecv == 0);
+    REQUIRE(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
+    REQUIRE_EQ(ep.n, 5);
+    REQUIRE(st_rel_graph_join(ep.v, ep.n, in.nlocs, ST_REL_JOIN_PARTIAL, &g) == 0);
+    REQUIRE_EQ(g.ninst, 5);
+    REQUIRE(g.inst[0].nsend == 1 && g.inst[0].nrecv == 0);
     st_rel_graph_free(&g);
-    CHECK(st_rel_graph_join(ep.v, ep.n, in.nlocs, 0, &g) == 0);
-    CHECK_EQ(g.ninst, 0);
-    CHECK_EQ(g.ds.unmatched_send, 5);
+    REQUIRE(st_rel_graph_join(ep.v, ep.n, in.nlocs, 0, &g) == 0);
+    REQUIRE_EQ(g.ninst, 0);
+    REQUIRE_EQ(g.ds.unmatched_send, 5);
     st_rel_graph_free(&g);
     st_rel_epvec_free(&ep);
     tb_free(&t);
@@ -200,7 +200,7 @@ static void test_p2p(void)
 
 /* ---- point-to-point numbering: the in-order path and the general one ---------------------------- */
 
-/* The p2p endpoints of rank `me` by the rule itself (deps.c): per channel (tag, sender, receiver,
+/* The p2p endpoints of rank `me` by the rule itself (relations/derive.c): per channel (tag, sender, receiver,
  * comm key), sends by (time, loc, ev), receives by (post id, time, loc, ev), the k-th of each
  * numbered k; cancelled ISENDs and PROC_NULL left out; all in the join's order. */
 typedef struct ref_item { uint64_t key[3], o1, o2, time; uint32_t loc; uint64_t ev; uint8_t role; } ref_item_t;
@@ -234,7 +234,7 @@ static size_t p2p_reference(const tb_t *t, int32_t me, st_rel_endpoint_t *out)
             if (cancelled)
                 continue;
             uint64_t from = (uint32_t)(send ? me : e->peer), to = (uint32_t)(send ? e->peer : me);
-            CHECK(n < 4096);
+            REQUIRE(n < 4096);
             it[n++] = (ref_item_t){ .key = { (uint32_t)e->tag, from << 32 | to, t->comms[me][e->comm].key },
                                     .o1 = send ? e->time : e->id, .o2 = send ? 0 : e->time, .time = e->time,
                                     .loc = l, .ev = i,
@@ -294,13 +294,13 @@ static void p2p_numbering(uint64_t seed, int shuffle)
     st_rel_epvec_t ep = { 0 };
     static st_rel_endpoint_t want[4096];
     size_t n = p2p_reference(&t, 0, want);
-    CHECK(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
-    CHECK(n > 300 && ep.n >= n);
+    REQUIRE(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
+    REQUIRE(n > 300 && ep.n >= n);
     for (size_t i = 0; i < ep.n; i++)
         if (i < n ? memcmp(&ep.v[i], &want[i], sizeof want[i]) != 0 : ep.v[i].kind == ST_REL_P2P) {
             fprintf(stderr, "seed %llu shuffle %d: endpoint %zu differs from the reference\n", (unsigned long long)seed,
                     shuffle, i);
-            CHECK(0);
+            REQUIRE(0);
         }
     st_rel_epvec_free(&ep);
     tb_free(&t);
@@ -340,19 +340,19 @@ static void test_collectives(void)
     SENDS_OF(l[0], 1, l[1], 0);
     SENDS_OF(l[2], 1, l[1], 0);
     NO_PORT(l[1], 1); /* the root receives nothing in a bcast */
-    CHECK_EQ(tb_inst(&g, l[1], 0, ST_REL_SEND)->mumask, ST_REL_MU_INTRA | ST_REL_MU_INTER);
+    REQUIRE_EQ(tb_inst(&g, l[1], 0, ST_REL_SEND)->mumask, ST_REL_MU_INTRA | ST_REL_MU_INTER);
     SENDS_OF(l[0], 3, l[1], 2, l[2], 2);
     NO_PORT(l[1], 3);
     SENDS_OF(l[0], 5, l[1], 4); /* rank 2 had no data for the gatherv */
     NO_PORT(l[2], 4);
     const st_rel_inst_t *scan = tb_inst(&g, l[2], 7, ST_REL_RECV);
-    CHECK(scan->shape == ST_REL_PREFIX && scan->nsend == 3 && scan->nrecv == 3);
+    REQUIRE(scan->shape == ST_REL_PREFIX && scan->nsend == 3 && scan->nrecv == 3);
     for (uint32_t i = 0; i < 3; i++) /* sorted by communicator rank */
-        CHECK(g.refs[scan->first + i].order == i && g.refs[scan->first + i].loc == l[i]);
+        REQUIRE(g.refs[scan->first + i].order == i && g.refs[scan->first + i].loc == l[i]);
     /* nonblocking: the ICOLL_REQUEST (start of the I-call) is the send; rank 1 completed on its other thread */
     SENDS_OF(w1, 0, l[0], 9, l[1], 9, l[2], 9);
     SENDS_OF(l[0], 11, l[0], 9, l[1], 9, l[2], 9);
-    CHECK_EQ(g.ds.no_begin, 0);
+    REQUIRE_EQ(g.ds.no_begin, 0);
     st_rel_graph_free(&g);
     tb_free(&t);
 }
@@ -517,9 +517,9 @@ static void test_openmp(void)
     { /* one rank's endpoints come in the join's order, though each thread's were met in turn */
         st_rel_input_t in = tb_input(&t);
         st_rel_epvec_t ep = { 0 };
-        CHECK(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
+        REQUIRE(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
         for (size_t i = 1; i < ep.n; i++)
-            CHECK(st_rel_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) <= 0);
+            REQUIRE(st_rel_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) <= 0);
         st_rel_epvec_free(&ep);
     }
     SENDS_OF(w, 0, m, 0);           /* fork -> team begin */
@@ -534,8 +534,8 @@ static void test_openmp(void)
     NO_PORT(m, 14);                 /* last release: nobody acquires after it */
     SENDS_OF(w, 7, m, 11, w, 6);    /* first barrier of team 7 */
     SENDS_OF(m, 16, m, 15, w, 8);   /* second barrier (implicit) */
-    CHECK_EQ(tb_inst(&g, w, 0, ST_REL_RECV)->kind, ST_REL_OMP);
-    CHECK_EQ(tb_inst(&g, w, 0, ST_REL_RECV)->mumask, ST_REL_MU_PROC);
+    REQUIRE_EQ(tb_inst(&g, w, 0, ST_REL_RECV)->kind, ST_REL_OMP);
+    REQUIRE_EQ(tb_inst(&g, w, 0, ST_REL_RECV)->mumask, ST_REL_MU_PROC);
     st_rel_graph_free(&g);
     tb_free(&t);
 }
@@ -570,24 +570,24 @@ static void test_omit_self_ends(void)
     tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 31)->id = 7;            /* w3 */
     st_rel_input_t in = tb_input(&t);
     st_rel_epvec_t all = { 0 }, some = { 0 };
-    CHECK(st_rel_endpoints(&in, 0, &all, NULL) == 0);
+    REQUIRE(st_rel_endpoints(&in, 0, &all, NULL) == 0);
     in.omit_self_ends = 1;
-    CHECK(st_rel_endpoints(&in, 0, &some, NULL) == 0);
-    CHECK_EQ(all.n, some.n + 4);
+    REQUIRE(st_rel_endpoints(&in, 0, &some, NULL) == 0);
+    REQUIRE_EQ(all.n, some.n + 4);
     for (size_t i = 0; i < some.n; i++)
-        CHECK(has_end(&all, some.v[i].ref.loc, some.v[i].ref.ev, some.v[i].role));
+        REQUIRE(has_end(&all, some.v[i].ref.loc, some.v[i].ref.ev, some.v[i].role));
     static const struct { uint32_t loc; uint64_t ev; uint8_t role; } gone[] = {
         { 0, 1, ST_REL_RECV }, { 0, 6, ST_REL_SEND }, { 0, 3, ST_REL_SEND }, { 0, 4, ST_REL_RECV },
     };
     for (size_t i = 0; i < sizeof gone / sizeof *gone; i++) {
         uint32_t loc = gone[i].loc ? w : m;
-        CHECK(has_end(&all, loc, gone[i].ev, gone[i].role) && !has_end(&some, loc, gone[i].ev, gone[i].role));
+        REQUIRE(has_end(&all, loc, gone[i].ev, gone[i].role) && !has_end(&some, loc, gone[i].ev, gone[i].role));
     }
-    CHECK(has_end(&some, w, 0, ST_REL_RECV) && has_end(&some, m, 0, ST_REL_SEND)); /* fork -> worker */
-    CHECK(has_end(&some, w, 3, ST_REL_SEND) && has_end(&some, m, 7, ST_REL_RECV)); /* worker -> join */
-    CHECK(has_end(&some, m, 5, ST_REL_SEND) && has_end(&some, w, 1, ST_REL_RECV)); /* lock m -> w */
+    REQUIRE(has_end(&some, w, 0, ST_REL_RECV) && has_end(&some, m, 0, ST_REL_SEND)); /* fork -> worker */
+    REQUIRE(has_end(&some, w, 3, ST_REL_SEND) && has_end(&some, m, 7, ST_REL_RECV)); /* worker -> join */
+    REQUIRE(has_end(&some, m, 5, ST_REL_SEND) && has_end(&some, w, 1, ST_REL_RECV)); /* lock m -> w */
     for (size_t i = 1; i < some.n; i++)
-        CHECK(st_rel_endpoint_cmp(&some.v[i - 1], &some.v[i]) <= 0);
+        REQUIRE(st_rel_endpoint_cmp(&some.v[i - 1], &some.v[i]) <= 0);
     st_rel_epvec_free(&all);
     st_rel_epvec_free(&some);
     tb_free(&t);
@@ -604,14 +604,14 @@ static void test_join_src_guards(void)
     tb_array_src_t a = { v, 3, 0 };
     st_rel_epsrc_t src = tb_array_src(&a);
     st_rel_graph_t h = { 0 };
-    CHECK(st_rel_graph_join_src(NULL, 0, &src, 1, ST_REL_JOIN_PARTIAL, &h) == 0 && h.ninst == 3);
+    REQUIRE(st_rel_graph_join_src(NULL, 0, &src, 1, ST_REL_JOIN_PARTIAL, &h) == 0 && h.ninst == 3);
     st_rel_graph_free(&h);
     a.at = 0, src.n = 2; /* claims fewer than it gives */
-    CHECK(st_rel_graph_join_src(NULL, 0, &src, 1, ST_REL_JOIN_PARTIAL, &h) == -1 && h.ninst == 0);
+    REQUIRE(st_rel_graph_join_src(NULL, 0, &src, 1, ST_REL_JOIN_PARTIAL, &h) == -1 && h.ninst == 0);
     st_rel_endpoint_t w = v[2];
     v[2] = v[0], v[0] = w; /* out of order */
     a.at = 0, src.n = 3;
-    CHECK(st_rel_graph_join_src(NULL, 0, &src, 1, ST_REL_JOIN_PARTIAL, &h) == -1 && h.ninst == 0);
+    REQUIRE(st_rel_graph_join_src(NULL, 0, &src, 1, ST_REL_JOIN_PARTIAL, &h) == -1 && h.ninst == 0);
 }
 
 /* The split derivation (same_when_split) where the join reads the OpenMP ends in parts: an
@@ -651,8 +651,8 @@ static void test_split(void)
     tb_ev(&t, m, ST_EV_THREAD_TEAM_END, now++)->id = 7;
     tb_ev(&t, m, ST_EV_THREAD_JOIN, now++)->id = 7;
     st_rel_input_t in = tb_input(&t);
-    CHECK(st_rel_graph_build(&in, &g) == 0);
-    CHECK_EQ(tb_inst(&g, m, 1506, ST_REL_RECV)->nsend, 1500); /* the taskwait's exit: every completion */
+    REQUIRE(st_rel_graph_build(&in, &g) == 0);
+    REQUIRE_EQ(tb_inst(&g, m, 1506, ST_REL_RECV)->nsend, 1500); /* the taskwait's exit: every completion */
     same_when_split(&in, SPLIT_YES);
     st_rel_graph_free(&g);
     tb_free(&t);
@@ -674,7 +674,7 @@ static void test_split(void)
         tb_ev(&t, m, ST_EV_THREAD_JOIN, now++)->id = team;
     }
     in = tb_input(&t);
-    CHECK(st_rel_graph_build(&in, &g) == 0);
+    REQUIRE(st_rel_graph_build(&in, &g) == 0);
     same_when_split(&in, SPLIT_NO);
     st_rel_graph_free(&g);
     tb_free(&t);

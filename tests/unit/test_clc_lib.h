@@ -1,6 +1,6 @@
 /*
  * test_clc_lib.h — helpers shared by the CLC unit tests: a tiny trace builder, a
- * comm table, and CHECK macros. Header-only (static functions); no MPI.
+ * comm table; the checks are check.h's. Header-only (static functions); no MPI.
  */
 #ifndef TEST_CLC_LIB_H
 #define TEST_CLC_LIB_H
@@ -11,24 +11,7 @@
 #include <string.h>
 
 #include "../../src/clc/clc.h"
-
-#define CHECK(c)                                                                         \
-    do {                                                                                 \
-        if (!(c)) {                                                                      \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c);        \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
-
-#define CHECK_EQ(a, b)                                                                   \
-    do {                                                                                 \
-        uint64_t a_ = (uint64_t)(a), b_ = (uint64_t)(b);                                 \
-        if (a_ != b_) {                                                                  \
-            fprintf(stderr, "%s:%d: %s == %" PRIu64 ", expected %s == %" PRIu64 "\n",    \
-                    __FILE__, __LINE__, #a, a_, #b, b_);                                 \
-            exit(1);                                                                     \
-        }                                                                                \
-    } while (0)
+#include "check.h"
 
 /* Any sanitizer report fails the test (the runner builds without -fno-sanitize-recover). */
 const char *__ubsan_default_options(void);
@@ -87,7 +70,7 @@ static inline st_event_t *tb_ev(tb_t *t, uint32_t l, unsigned kind, uint64_t tim
     if (L->n == t->cap[l]) {
         t->cap[l] = t->cap[l] ? 2 * t->cap[l] : 16;
         L->ev = realloc(L->ev, t->cap[l] * sizeof(st_event_t));
-        CHECK(L->ev);
+        REQUIRE(L->ev);
     }
     st_event_t *e = &L->ev[L->n++];
     *e = (st_event_t){ .time = time, .kind = (uint8_t)kind, .peer = -1 };
@@ -202,7 +185,7 @@ static inline int tb_partners(const st_rel_graph_t *g, uint32_t loc, uint64_t ev
     return n;
 }
 
-/* The instance of the port (loc, ev, role); CHECKs there is exactly one. */
+/* The instance of the port (loc, ev, role); REQUIREs there is exactly one. */
 static inline const st_rel_inst_t *tb_inst(const st_rel_graph_t *g, uint32_t loc, uint64_t ev, uint8_t role)
 {
     const st_rel_inst_t *found = NULL;
@@ -210,7 +193,7 @@ static inline const st_rel_inst_t *tb_inst(const st_rel_graph_t *g, uint32_t loc
     for (uint64_t k = g->port_first[loc]; k < g->port_first[loc + 1]; k++)
         if (g->ports[k].ev == ev && g->ports[k].role == role)
             found = &g->inst[g->ports[k].inst], n++;
-    CHECK(n == 1);
+    REQUIRE(n == 1);
     return found;
 }
 

@@ -13,68 +13,68 @@ __extension__ typedef unsigned __int128 u128;
 static void test_base(void)
 {
     st_clc_params_t p = tb_params(); /* gamma 1, delta 1 */
-    CHECK_EQ(st_clc_base(&p, 100, 90, 95), 105);   /* interval kept after a jump */
-    CHECK_EQ(st_clc_base(&p, 100, 90, 80), 100);   /* behind C: C wins */
-    CHECK_EQ(st_clc_base(&p, 100, 100, 150), 150); /* equal stamps stay equal (min(delta, 0)) */
-    CHECK_EQ(st_clc_base(&p, 100, 99, 150), 151);
-    CHECK_EQ(st_clc_base(&p, 90, 100, 100), 100);  /* decreasing input is made monotone */
+    REQUIRE_EQ(st_clc_base(&p, 100, 90, 95), 105);   /* interval kept after a jump */
+    REQUIRE_EQ(st_clc_base(&p, 100, 90, 80), 100);   /* behind C: C wins */
+    REQUIRE_EQ(st_clc_base(&p, 100, 100, 150), 150); /* equal stamps stay equal (min(delta, 0)) */
+    REQUIRE_EQ(st_clc_base(&p, 100, 99, 150), 151);
+    REQUIRE_EQ(st_clc_base(&p, 90, 100, 100), 100);  /* decreasing input is made monotone */
     p.gamma = 0.5;
-    CHECK_EQ(st_clc_base(&p, 200, 100, 300), 350); /* intervals shrink to gamma * d while ahead */
-    CHECK_EQ(st_clc_base(&p, 1000, 100, 300), 1000);
+    REQUIRE_EQ(st_clc_base(&p, 200, 100, 300), 350); /* intervals shrink to gamma * d while ahead */
+    REQUIRE_EQ(st_clc_base(&p, 1000, 100, 300), 1000);
     p.delta = 20;
-    CHECK_EQ(st_clc_base(&p, 110, 100, 300), 310); /* min(delta, d) = 10 > gamma*d = 5 */
+    REQUIRE_EQ(st_clc_base(&p, 110, 100, 300), 310); /* min(delta, d) = 10 > gamma*d = 5 */
     p.gamma = 0.99;
-    CHECK_EQ(st_clc_base(&p, 1100, 100, 5000), 5990);
+    REQUIRE_EQ(st_clc_base(&p, 1100, 100, 5000), 5990);
 }
 
 static void test_mu_params(void)
 {
     st_clc_params_t p = tb_params();
     char err[200];
-    CHECK_EQ(st_clc_mu(&p, 0), 0);
-    CHECK_EQ(st_clc_mu(&p, ST_REL_MU_INTER), 10);
-    CHECK_EQ(st_clc_mu(&p, ST_REL_MU_INTER | ST_REL_MU_INTRA), 5);
-    CHECK_EQ(st_clc_mu(&p, ST_REL_MU_PROC | ST_REL_MU_INTRA), 2);
-    CHECK(st_clc_params_check(&p, err, sizeof err) == 0);
+    REQUIRE_EQ(st_clc_mu(&p, 0), 0);
+    REQUIRE_EQ(st_clc_mu(&p, ST_REL_MU_INTER), 10);
+    REQUIRE_EQ(st_clc_mu(&p, ST_REL_MU_INTER | ST_REL_MU_INTRA), 5);
+    REQUIRE_EQ(st_clc_mu(&p, ST_REL_MU_PROC | ST_REL_MU_INTRA), 2);
+    REQUIRE(st_clc_params_check(&p, err, sizeof err) == 0);
     p.gamma = 0;
-    CHECK(st_clc_params_check(&p, err, sizeof err) == -1 && strstr(err, "gamma"));
+    REQUIRE(st_clc_params_check(&p, err, sizeof err) == -1 && strstr(err, "gamma"));
     p.gamma = 1, p.amort = 1.5;
-    CHECK(st_clc_params_check(&p, err, sizeof err) == -1 && strstr(err, "rate"));
+    REQUIRE(st_clc_params_check(&p, err, sizeof err) == -1 && strstr(err, "rate"));
     st_clc_params_default(&p);
-    CHECK(st_clc_params_check(&p, err, sizeof err) == 0 && p.gamma == 0.99 && p.amort == 0.02);
+    REQUIRE(st_clc_params_check(&p, err, sizeof err) == 0 && p.gamma == 0.99 && p.amort == 0.02);
 }
 
 static void test_from_config(void)
 {
     char err[300];
     st_clc_params_t p;
-    CHECK(st_config_load(err, sizeof err) == 0); /* defaults of variables.def */
+    REQUIRE(st_config_load(err, sizeof err) == 0); /* defaults of variables.def */
     st_clc_params_from_config(&p, &st_config, 1);
-    CHECK(p.gamma == 0.99 && p.amort == 0.02 && p.delta == 1 && p.mu_proc == 1);
+    REQUIRE(p.gamma == 0.99 && p.amort == 0.02 && p.delta == 1 && p.mu_proc == 1);
     /* no latency bound known: mu 0, never an estimate (docs/clc.md, "mu") */
-    CHECK(p.mu_intra == 0 && p.mu_inter == 0 && p.mu_source == ST_CLC_MU_SRC_NONE);
+    REQUIRE(p.mu_intra == 0 && p.mu_inter == 0 && p.mu_source == ST_CLC_MU_SRC_NONE);
     st_clc_params_from_config(&p, &st_config, 25);
-    CHECK(p.delta == 25 && p.mu_intra == 0 && p.mu_inter == 0);
+    REQUIRE(p.delta == 25 && p.mu_intra == 0 && p.mu_inter == 0);
     setenv("SYNCTRACE_CLC_MU", "150.7", 1);
     setenv("SYNCTRACE_CLC_DELTA", "2.5", 1);
     setenv("SYNCTRACE_CLC_GAMMA", "0.5", 1);
-    CHECK(st_config_load(err, sizeof err) == 0);
+    REQUIRE(st_config_load(err, sizeof err) == 0);
     st_clc_params_from_config(&p, &st_config, 25);
-    CHECK(p.delta == 3 && p.mu_intra == 150 && p.mu_inter == 150 && p.gamma == 0.5);
-    CHECK(p.mu_source == ST_CLC_MU_SRC_USER);
-    CHECK(st_clc_params_check(&p, err, sizeof err) == 0);
+    REQUIRE(p.delta == 3 && p.mu_intra == 150 && p.mu_inter == 150 && p.gamma == 0.5);
+    REQUIRE(p.mu_source == ST_CLC_MU_SRC_USER);
+    REQUIRE(st_clc_params_check(&p, err, sizeof err) == 0);
 }
 
 /* The source is stored by name (clc.mu_source) and read back by `synctrace clc`. */
 static void test_mu_source(void)
 {
     for (unsigned s = 0; s <= ST_CLC_MU_SRC_UNKNOWN; s++)
-        CHECK_EQ(st_clc_mu_source_parse(st_clc_mu_source_name(s)), s);
-    CHECK(!strcmp(st_clc_mu_source_name(ST_CLC_MU_SRC_NONE), "none"));
-    CHECK(!strcmp(st_clc_mu_source_name(ST_CLC_MU_SRC_USER), "user"));
-    CHECK_EQ(st_clc_mu_source_parse(NULL), ST_CLC_MU_SRC_UNKNOWN);
-    CHECK_EQ(st_clc_mu_source_parse("measured"), ST_CLC_MU_SRC_UNKNOWN);
-    CHECK(!strcmp(st_clc_mu_source_name(99), "unknown"));
+        REQUIRE_EQ(st_clc_mu_source_parse(st_clc_mu_source_name(s)), s);
+    REQUIRE(!strcmp(st_clc_mu_source_name(ST_CLC_MU_SRC_NONE), "none"));
+    REQUIRE(!strcmp(st_clc_mu_source_name(ST_CLC_MU_SRC_USER), "user"));
+    REQUIRE_EQ(st_clc_mu_source_parse(NULL), ST_CLC_MU_SRC_UNKNOWN);
+    REQUIRE_EQ(st_clc_mu_source_parse("measured"), ST_CLC_MU_SRC_UNKNOWN);
+    REQUIRE(!strcmp(st_clc_mu_source_name(99), "unknown"));
 }
 
 static void test_ramp_fixed(void)
@@ -83,23 +83,23 @@ static void test_ramp_fixed(void)
     uint64_t sh[8];
     { /* ideal */
         uint64_t x[] = { 10, 50, 100 }, cap[] = { M, M, M };
-        CHECK_EQ(st_clc_ramp(100, 10, 3, x, cap, sh), 0);
-        CHECK(sh[0] == 1 && sh[1] == 5 && sh[2] == 10);
+        REQUIRE_EQ(st_clc_ramp(100, 10, 3, x, cap, sh), 0);
+        REQUIRE(sh[0] == 1 && sh[1] == 5 && sh[2] == 10);
     }
     { /* one limit: (0,0) -> (40,1) -> (100,10) */
         uint64_t x[] = { 20, 40, 60, 80, 100 }, cap[] = { M, 1, M, M, M };
-        CHECK_EQ(st_clc_ramp(100, 10, 5, x, cap, sh), 1);
-        CHECK(sh[0] == 0 && sh[1] == 1 && sh[2] == 4 && sh[3] == 7 && sh[4] == 10);
+        REQUIRE_EQ(st_clc_ramp(100, 10, 5, x, cap, sh), 1);
+        REQUIRE(sh[0] == 0 && sh[1] == 1 && sh[2] == 4 && sh[3] == 7 && sh[4] == 10);
     }
     { /* two limits */
         uint64_t x[] = { 20, 40, 60, 80 }, cap[] = { M, 1, M, 5 };
-        CHECK_EQ(st_clc_ramp(100, 10, 4, x, cap, sh), 2);
-        CHECK(sh[0] == 0 && sh[1] == 1 && sh[2] == 3 && sh[3] == 5);
+        REQUIRE_EQ(st_clc_ramp(100, 10, 4, x, cap, sh), 2);
+        REQUIRE(sh[0] == 0 && sh[1] == 1 && sh[2] == 3 && sh[3] == 5);
     }
     { /* a limit above the ramp does not bind; a zero limit pins everything before it */
         uint64_t x[] = { 20, 40, 60, 80 }, cap[] = { 9, M, 0, M };
-        CHECK_EQ(st_clc_ramp(100, 10, 4, x, cap, sh), 1);
-        CHECK(sh[0] == 0 && sh[1] == 0 && sh[2] == 0 && sh[3] == 5);
+        REQUIRE_EQ(st_clc_ramp(100, 10, 4, x, cap, sh), 1);
+        REQUIRE(sh[0] == 0 && sh[1] == 0 && sh[2] == 0 && sh[3] == 5);
     }
 }
 
@@ -146,9 +146,9 @@ static void test_ramp_random(void)
                 for (size_t j = 0; j < n; j++)
                     fprintf(stderr, "  x=%llu cap=%llu sh=%llu\n", (unsigned long long)x[j], (unsigned long long)cap[j], (unsigned long long)sh[j]);
             }
-            CHECK_EQ(sh[i], want);
-            CHECK(sh[i] <= dt && sh[i] <= cap[i]);
-            CHECK(i == 0 || sh[i] >= sh[i - 1]);
+            REQUIRE_EQ(sh[i], want);
+            REQUIRE(sh[i] <= dt && sh[i] <= cap[i]);
+            REQUIRE(i == 0 || sh[i] >= sh[i - 1]);
         }
     }
 }

@@ -23,9 +23,9 @@ static void lend(void)
 static void test_plain(void)
 {
     void *p = st_mem_malloc(1 << 16), *q = st_mem_calloc(100, 100);
-    CHECK(p && q && !inside(p) && !inside(q));
+    REQUIRE(p && q && !inside(p) && !inside(q));
     p = st_mem_realloc(p, 1 << 17);
-    CHECK(p && !inside(p));
+    REQUIRE(p && !inside(p));
     st_mem_free(p), st_mem_free(q), st_mem_free(NULL);
 }
 
@@ -33,40 +33,40 @@ static void test_lent(void)
 {
     lend();
     void *small = st_mem_malloc(100);
-    CHECK(small && !inside(small)); /* small blocks: malloc */
+    REQUIRE(small && !inside(small)); /* small blocks: malloc */
     uint8_t *a = st_mem_calloc(1, 64 << 10);
-    CHECK(a && inside(a));
+    REQUIRE(a && inside(a));
     for (size_t i = 0; i < 64 << 10; i++)
-        CHECK(a[i] == 0);
+        REQUIRE(a[i] == 0);
     uint8_t *b = st_mem_malloc(8 << 10);
-    CHECK(b && inside(b) && b > a);
+    REQUIRE(b && inside(b) && b > a);
     st_mem_free(a);
     uint8_t *c = st_mem_malloc(32 << 10); /* first fit: a's place */
-    CHECK(c == a);
+    REQUIRE(c == a);
     memset(b, 7, 8 << 10);
     uint8_t *b2 = st_mem_realloc(b, 200 << 10); /* nothing after b: grows in place */
-    CHECK(b2 == b && b2[0] == 7 && b2[(8 << 10) - 1] == 7);
+    REQUIRE(b2 == b && b2[0] == 7 && b2[(8 << 10) - 1] == 7);
     uint8_t *d = st_mem_malloc(16 << 10); /* first fit: the rest of a's place */
-    CHECK(d == c + (32 << 10) + 16);
+    REQUIRE(d == c + (32 << 10) + 16);
     st_mem_free(d);
     uint8_t *c2 = st_mem_realloc(c, 48 << 10); /* grows into its freed neighbour */
-    CHECK(c2 == c);
+    REQUIRE(c2 == c);
     d = st_mem_malloc(16 << 10);
-    CHECK(d && inside(d) && d > b2);
+    REQUIRE(d && inside(d) && d > b2);
     memset(c2, 3, 48 << 10);
     uint8_t *c3 = st_mem_realloc(c2, 300 << 10); /* blocked by b: moves, keeps the contents */
-    CHECK(c3 != c2 && inside(c3) && c3[0] == 3 && c3[(48 << 10) - 1] == 3);
+    REQUIRE(c3 != c2 && inside(c3) && c3[0] == 3 && c3[(48 << 10) - 1] == 3);
     uint8_t *v = st_mem_malloc(1000); /* a small vector outgrowing the threshold moves in */
     memset(v, 9, 1000);
     v = st_mem_realloc(v, 100 << 10);
-    CHECK(v && inside(v) && v[0] == 9 && v[999] == 9);
+    REQUIRE(v && inside(v) && v[0] == 9 && v[999] == 9);
     uint8_t *big = st_mem_malloc(2 << 20); /* larger than what is left: malloc */
-    CHECK(big && !inside(big));
+    REQUIRE(big && !inside(big));
     memset(big, 1, 2 << 20);
     size_t peak = st_mem_return();
-    CHECK(peak >= (200 + 16 + 300 + 100) << 10 && peak <= REGION);
+    REQUIRE(peak >= (200 + 16 + 300 + 100) << 10 && peak <= REGION);
     uint8_t *after = st_mem_malloc(64 << 10);
-    CHECK(after && !inside(after)); /* the loan is over */
+    REQUIRE(after && !inside(after)); /* the loan is over */
     st_mem_free(after), st_mem_free(big), st_mem_free(v), st_mem_free(c3), st_mem_free(d), st_mem_free(b2);
     st_mem_free(small);
 }
@@ -99,18 +99,18 @@ static void test_random(void)
             st_mem_free(p[i]);
             p[i] = NULL, len[i] = 0;
         }
-        CHECK(!len[i] || p[i]);
+        REQUIRE(!len[i] || p[i]);
         if (p[i])
             memset(p[i], i, len[i]);
         if (step % 97 == 0)
             for (int j = 0; j < N; j++)
                 for (size_t k = 0; k < len[j]; k += 61)
-                    CHECK(p[j][k] == (uint8_t)j);
+                    REQUIRE(p[j][k] == (uint8_t)j);
     }
-    CHECK(st_mem_return() <= REGION);
+    REQUIRE(st_mem_return() <= REGION);
     for (int j = 0; j < N; j++) {
         for (size_t k = 0; k < len[j]; k++)
-            CHECK(p[j][k] == (uint8_t)j);
+            REQUIRE(p[j][k] == (uint8_t)j);
         st_mem_free(p[j]);
     }
 }

@@ -172,10 +172,10 @@ static void simulate(sim_t *s, int nranks, int actions)
 static uint64_t **alloc_times(const tb_t *t)
 {
     uint64_t **v = calloc(t->nlocs, sizeof *v);
-    CHECK(v);
+    REQUIRE(v);
     for (uint32_t l = 0; l < t->nlocs; l++) {
         v[l] = malloc(sizeof(uint64_t) * (t->locs[l].n + 1));
-        CHECK(v[l]);
+        REQUIRE(v[l]);
     }
     return v;
 }
@@ -233,7 +233,7 @@ static void reference(tb_t *t, const st_rel_graph_t *g, const st_clc_params_t *p
         for (uint64_t i = 0; i < t->locs[l].n; i++)
             c[l][i] = lc[l][i] = T(t, l, i);
     for (int changed = 1, sweeps = 0; changed; sweeps++) { /* Gauss-Seidel to the fixed point */
-        CHECK(sweeps < 100000);
+        REQUIRE(sweeps < 100000);
         changed = 0;
         for (uint32_t l = 0; l < t->nlocs; l++)
             for (uint64_t i = 0; i < t->locs[l].n; i++) {
@@ -249,17 +249,17 @@ static void reference(tb_t *t, const st_rel_graph_t *g, const st_clc_params_t *p
     st_clc_scratch_t scratch = { 0 };
     for (uint32_t l = 0; l < t->nlocs; l++) {
         st_rel_loc_t *L = &t->locs[l]; /* forward values into its LC array, amortize, into the events */
-        CHECK(L->orig == NULL && st_rel_times_alloc(L) == 0);
+        REQUIRE(L->orig == NULL && st_rel_times_alloc(L) == 0);
         memcpy(st_rel_lc(L), lc[l], sizeof(uint64_t) * L->n);
         st_clc_jump_t *j = malloc(sizeof *j * (L->n + 1));
         size_t nj = 0;
-        CHECK(j);
+        REQUIRE(j);
         for (uint64_t i = 0; i < L->n; i++) {
             uint64_t base = i ? st_clc_base(p, c[l][i], c[l][i - 1], lc[l][i - 1]) : c[l][i];
             if (lc[l][i] > base)
                 j[nj++] = (st_clc_jump_t){ i, lc[l][i] - base, 0 };
         }
-        CHECK(st_clc_backward_loc(p, L, l, g->ports + g->port_first[l], g->port_first[l + 1] - g->port_first[l], j,
+        REQUIRE(st_clc_backward_loc(p, L, l, g->ports + g->port_first[l], g->port_first[l + 1] - g->port_first[l], j,
                                   nj, naive_limit, &ctx, &scratch, NULL, NULL) == 0);
         for (uint64_t i = 0; i < L->n; i++)
             L->ev[i].time = st_rel_lc(L)[i];
@@ -283,7 +283,7 @@ static void copy_trace(tb_t *dst, const tb_t *src, const uint32_t *perm)
         dst->cap[l] = s->n;
         dst->locs[l].orig = NULL;
         dst->locs[l].ev = malloc(sizeof(st_event_t) * (s->n + 1));
-        CHECK(dst->locs[l].ev);
+        REQUIRE(dst->locs[l].ev);
         if (s->n)
             memcpy(dst->locs[l].ev, s->ev, sizeof(st_event_t) * s->n);
     }
@@ -292,8 +292,8 @@ static void copy_trace(tb_t *dst, const tb_t *src, const uint32_t *perm)
 static void run_clc(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *st, st_rel_graph_t *g)
 {
     st_rel_input_t in = tb_input(t);
-    CHECK(st_rel_graph_build(&in, g) == 0);
-    CHECK(st_clc_run(p, &in, g, st) == 0);
+    REQUIRE(st_rel_graph_build(&in, g) == 0);
+    REQUIRE(st_clc_run(p, &in, g, st) == 0);
 }
 
 /* st_clc_violations_refs walks the instances it is given: all of them count what
@@ -302,7 +302,7 @@ static void run_clc(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *st, st_re
 static void check_refs_walk(const tb_t *t, const st_rel_graph_t *g, const st_clc_params_t *p)
 {
     uint64_t *times = malloc(sizeof *times * (g->nrefs + 1)), *ks = malloc(sizeof *ks * (g->ninst + 1));
-    CHECK(times && ks);
+    REQUIRE(times && ks);
     for (uint64_t j = 0; j < g->nrefs; j++)
         times[j] = st_rel_c_at(&t->locs[g->refs[j].loc], g->refs[j].ev);
     for (uint64_t k = 0; k < g->ninst; k++)
@@ -313,10 +313,10 @@ static void check_refs_walk(const tb_t *t, const st_rel_graph_t *g, const st_clc
     st_clc_violations_refs(g, ks, 0, times, p, &none);
     st_clc_violations_refs(g, NULL, 0, times, p, &none);
     for (int k = 0; k < ST_REL__KINDS; k++) {
-        CHECK_EQ(listed.messages[k], all.messages[k]);
-        CHECK_EQ(listed.violated[k], all.violated[k]);
-        CHECK_EQ(listed.sum_err[k], all.sum_err[k]);
-        CHECK_EQ(none.messages[k], 0);
+        REQUIRE_EQ(listed.messages[k], all.messages[k]);
+        REQUIRE_EQ(listed.violated[k], all.violated[k]);
+        REQUIRE_EQ(listed.sum_err[k], all.sum_err[k]);
+        REQUIRE_EQ(none.messages[k], 0);
     }
     free(times);
     free(ks);
@@ -328,19 +328,19 @@ static void check_result(const tb_t *t, const st_rel_graph_t *g, const st_clc_pa
     st_clc_vcount_t v = { 0 };
     st_clc_violations(g, t->locs, p, 0, &v);
     for (int k = 0; k < ST_REL__KINDS; k++) {
-        CHECK_EQ(v.violated[k], 0);
-        CHECK_EQ(st->remaining.violated[k], 0);
-        CHECK_EQ(st->remaining.messages[k], st->reversed.messages[k]);
+        REQUIRE_EQ(v.violated[k], 0);
+        REQUIRE_EQ(st->remaining.violated[k], 0);
+        REQUIRE_EQ(st->remaining.messages[k], st->reversed.messages[k]);
     }
-    CHECK_EQ(st->unresolved, 0);
+    REQUIRE_EQ(st->unresolved, 0);
     for (uint32_t l = 0; l < t->nlocs; l++) {
         const st_rel_loc_t *L = &t->locs[l];
         for (uint64_t i = 0; i < L->n; i++) {
-            CHECK(L->ev[i].time >= L->orig[i]);
+            REQUIRE(L->ev[i].time >= L->orig[i]);
             if (i) {
                 uint64_t dc = L->orig[i] - L->orig[i - 1], need = dc < p->delta ? dc : p->delta;
-                CHECK(L->orig[i] > L->orig[i - 1]); /* the generator keeps C strictly increasing */
-                CHECK(L->ev[i].time - L->ev[i - 1].time >= need && L->ev[i].time > L->ev[i - 1].time);
+                REQUIRE(L->orig[i] > L->orig[i - 1]); /* the generator keeps C strictly increasing */
+                REQUIRE(L->ev[i].time - L->ev[i - 1].time >= need && L->ev[i].time > L->ev[i - 1].time);
             }
         }
     }
@@ -374,12 +374,12 @@ static void one_trace(int nranks, int actions, const st_clc_params_t *p)
             if (T(&a, l, i) != T(&r, l, i))
                 fprintf(stderr, "seed state %llu: location %u event %llu differs from the reference\n",
                         (unsigned long long)*tb_seed(), l, (unsigned long long)i);
-            CHECK_EQ(T(&a, l, i), T(&r, l, i));
+            REQUIRE_EQ(T(&a, l, i), T(&r, l, i));
         }
     for (uint32_t l = 0; l < b.nlocs; l++) /* order-independent */
         for (uint64_t i = 0; i < b.locs[l].n; i++)
-            CHECK_EQ(T(&a, perm[l], i), T(&b, l, i));
-    CHECK(!memcmp(&sa.violations, &sb.violations, sizeof sa.violations) && sa.moved == sb.moved);
+            REQUIRE_EQ(T(&a, perm[l], i), T(&b, l, i));
+    REQUIRE(!memcmp(&sa.violations, &sb.violations, sizeof sa.violations) && sa.moved == sb.moved);
     reversed_total += sa.reversed.violated[ST_REL_P2P] + sa.reversed.violated[ST_REL_COLL];
     jumps_total += sa.jumps[ST_REL_P2P] + sa.jumps[ST_REL_COLL] + sa.jumps[ST_REL_OMP];
     omp_jumps += sa.jumps[ST_REL_OMP];
@@ -408,7 +408,7 @@ int main(void)
         one_trace(6, 800, &p);
     fprintf(stderr, "reversed %llu, jumps %llu (omp %llu), bent ramps %llu\n", (unsigned long long)reversed_total,
             (unsigned long long)jumps_total, (unsigned long long)omp_jumps, (unsigned long long)bent_total);
-    CHECK(reversed_total > 100 && jumps_total > 100 && omp_jumps > 0 && bent_total > 0); /* not vacuous */
+    REQUIRE(reversed_total > 100 && jumps_total > 100 && omp_jumps > 0 && bent_total > 0); /* not vacuous */
     printf("test_clc_random: ok\n");
     return 0;
 }

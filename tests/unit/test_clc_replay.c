@@ -371,7 +371,7 @@ static int net_send(void *ctx, int32_t to, void *buf, size_t len)
     if (npool == cappool) {
         cappool = cappool ? 2 * cappool : 64;
         pool = realloc(pool, cappool * sizeof *pool);
-        CHECK(pool);
+        REQUIRE(pool);
     }
     pool[npool++] = (msg_t){ *(int32_t *)ctx, to, buf, len };
     return 0;
@@ -412,11 +412,11 @@ static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags,
         ranks_ctx[r] = r;
         st_clc_replay_net_t net = { net_send, &ranks_ctx[r] };
         if (again) { /* the engines of a run that ended for a restart, anew */
-            CHECK(st_clc_replay_again(eng[r], &net, &eng[r]) == 0);
+            REQUIRE(st_clc_replay_again(eng[r], &net, &eng[r]) == 0);
         } else {
             in[r] = (st_rel_input_t){ .nlocs = k, .locs = locs[r], .nranks = n, .procs = t->procs, .nsync = 2,
                                       .sync = sync_regions };
-            CHECK(st_clc_replay_new(p, &in[r], r, &net, flags, &eng[r]) == 0);
+            REQUIRE(st_clc_replay_new(p, &in[r], r, &net, flags, &eng[r]) == 0);
         }
     }
     /* the point-to-point relations stay out only where every rank left them out (replay_mpi.c) */
@@ -426,10 +426,10 @@ static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags,
     for (int r = 0; r < n; r++) {
         st_clc_replay_net_t net = { net_send, &ranks_ctx[r] };
         if (!all_p2p && st_clc_replay_p2p_left_out(eng[r])) {
-            CHECK(st_clc_replay_again(eng[r], &net, &eng[r]) == 0);
+            REQUIRE(st_clc_replay_again(eng[r], &net, &eng[r]) == 0);
             p2p_put_back++;
         }
-        CHECK(!all_p2p || !again);
+        REQUIRE(!all_p2p || !again);
         st_clc_replay_set_rounds(eng[r], rounds);
         st_clc_replay_partners(eng[r], flagsp[r]);
         *any_left_out |= st_clc_replay_omp_left_out(eng[r]) || all_p2p;
@@ -441,16 +441,16 @@ static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags,
             incoming += flagsp[q][r];
         if (*any_left_out)
             st_clc_replay_restart_if_moving(eng[r]);
-        CHECK(st_clc_replay_start(eng[r], incoming) == 0);
+        REQUIRE(st_clc_replay_start(eng[r], incoming) == 0);
     }
     for (int ndone = 0, steps = 0; ndone < n; steps++) {
-        CHECK(steps < 1000000);
+        REQUIRE(steps < 1000000);
         int busy = 0;
         for (int r = 0; r < n; r++) {
             if (done[r] || pool_rnd(&rs) % 4 == 0)
                 continue;
             int rc = st_clc_replay_progress(eng[r]);
-            CHECK(rc != ST_CLC_REPLAY_FAILED);
+            REQUIRE(rc != ST_CLC_REPLAY_FAILED);
             busy |= rc == ST_CLC_REPLAY_BUSY;
             if (rc == ST_CLC_REPLAY_DONE)
                 done[r] = 1, ndone++;
@@ -460,8 +460,8 @@ static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags,
             size_t j = pool_rnd(&rs) % npool;
             msg_t m = pool[j];
             pool[j] = pool[--npool];
-            CHECK(!done[m.to]); /* nothing may reach a rank that is done */
-            CHECK(st_clc_replay_deliver(eng[m.to], m.from, m.buf, m.len) == 0);
+            REQUIRE(!done[m.to]); /* nothing may reach a rank that is done */
+            REQUIRE(st_clc_replay_deliver(eng[m.to], m.from, m.buf, m.len) == 0);
             st_mem_free(m.buf);
             busy = 1;
         }
@@ -476,13 +476,13 @@ static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags,
                         st_clc_replay_waiting(eng[r], why, sizeof why);
                         fprintf(stderr, "rank %d stalled: %s\n", r, why);
                     }
-                CHECK(!"parallel CLC stalled");
+                REQUIRE(!"parallel CLC stalled");
             }
         }
     }
-    CHECK(npool == 0);
+    REQUIRE(npool == 0);
     for (int r = 0; r < n; r++) /* all stop at round 0, or none */
-        CHECK_EQ(st_clc_replay_restart(eng[r]), st_clc_replay_restart(eng[0]));
+        REQUIRE_EQ(st_clc_replay_restart(eng[r]), st_clc_replay_restart(eng[0]));
 }
 
 /* flags: ST_CLC_REPLAY_CHECK_FIRST (with rounds > 0) runs as replay_mpi.c does: when anything
@@ -496,17 +496,17 @@ static void run_parallel(tb_t *t, const st_clc_params_t *p, st_clc_stats_t *tota
     drive(t, p, rounds, flags, locs, in, eng, &any_left_out, 0);
     left_out_runs += any_left_out;
     if (st_clc_replay_restart(eng[0])) {
-        CHECK(any_left_out);
+        REQUIRE(any_left_out);
         restarted_runs++;
         for (int r = 0; r < n; r++)
             for (uint32_t l = 0; l < in[r].nlocs; l++) /* nothing moved: the first run left no dense arrays */
-                CHECK(!locs[r][l].orig && !(locs[r][l].n && (locs[r][l].ev[0].flags & ST_EVF_CLC_MOVED)));
+                REQUIRE(!locs[r][l].orig && !(locs[r][l].n && (locs[r][l].ev[0].flags & ST_EVF_CLC_MOVED)));
         drive(t, p, rounds, 0, locs, in, eng, &any_left_out, 1);
-        CHECK(!any_left_out);
+        REQUIRE(!any_left_out);
     }
     memset(total, 0, sizeof *total);
     for (int r = 0; r < n; r++)
-        CHECK_EQ(st_clc_replay_rounds(eng[r]), st_clc_replay_rounds(eng[0]));
+        REQUIRE_EQ(st_clc_replay_rounds(eng[r]), st_clc_replay_rounds(eng[0]));
     converged += rounds && st_clc_replay_rounds(eng[0]) > 0;
     fell_back += rounds && st_clc_replay_rounds(eng[0]) < 0;
     incremental += st_clc_replay_rounds(eng[0]) >= 3; /* round 0, then more than one (incremental) pass */
@@ -527,14 +527,14 @@ static void copy_trace(tb_t *dst, const tb_t *src)
     for (uint32_t l = 0; l < src->nlocs; l++) {
         dst->locs[l].orig = NULL;
         dst->locs[l].ev = malloc(sizeof(st_event_t) * (src->locs[l].n + 1));
-        CHECK(dst->locs[l].ev);
+        REQUIRE(dst->locs[l].ev);
         if (src->locs[l].n)
             memcpy(dst->locs[l].ev, src->locs[l].ev, sizeof(st_event_t) * src->locs[l].n);
     }
 }
 
 #define SAME(f) \
-    if (memcmp(&a->f, &b->f, sizeof a->f)) { fprintf(stderr, "statistics differ: %s\n", #f); CHECK(!"stats"); }
+    if (memcmp(&a->f, &b->f, sizeof a->f)) { fprintf(stderr, "statistics differ: %s\n", #f); REQUIRE(!"stats"); }
 
 static void same_stats(const st_clc_stats_t *a, const st_clc_stats_t *b)
 {
@@ -584,10 +584,10 @@ static size_t working_set_of(const st_clc_params_t *p, int perturbed, int nmsg)
     size_t used = st_mem_return();
     fprintf(stderr, "working set (%s): %zu bytes for %d messages (%.1f per message)\n",
             perturbed ? "clocks perturbed" : "consistent", used, nmsg, (double)used / nmsg);
-    CHECK(used < len / 2); /* nothing fell back to malloc for want of room */
-    CHECK_EQ(st.moved > 0, perturbed);
+    REQUIRE(used < len / 2); /* nothing fell back to malloc for want of room */
+    REQUIRE_EQ(st.moved > 0, perturbed);
     if (!perturbed) /* C is the fixed point: round 0's exchange shows it, no forward pass runs */
-        CHECK_EQ(last_rounds, 1);
+        REQUIRE_EQ(last_rounds, 1);
     for (uint32_t l = 0; l < b.nlocs; l++)
         free(b.locs[l].ev), st_mem_free(b.locs[l].orig);
     tb_free(&s.t);
@@ -602,9 +602,9 @@ static void working_set(const st_clc_params_t *p)
     uint64_t seed = *tb_seed();
     *tb_seed() = 0x2545F4914F6CDD1Dull; /* one trace: the bounds are its figures (others: from unmoved to 438 B) */
     /* 339 here (373 with 24-byte ports and 56-byte instances); 464 with dense arrays everywhere */
-    CHECK(working_set_of(p, 1, NMSG) <= (size_t)NMSG * 365);
+    REQUIRE(working_set_of(p, 1, NMSG) <= (size_t)NMSG * 365);
     /* 256 here (290 with 24-byte ports and 56-byte instances); 476 with dense arrays and the rounds' arrays */
-    CHECK(working_set_of(p, 0, NMSG) <= (size_t)NMSG * 275);
+    REQUIRE(working_set_of(p, 0, NMSG) <= (size_t)NMSG * 275);
     *tb_seed() = seed;
 }
 
@@ -627,14 +627,14 @@ static void one_way_rounds(const st_clc_params_t *p)
     st_rel_input_t in = tb_input(&a);
     st_rel_graph_t g;
     st_clc_stats_t sa, sb;
-    CHECK(st_rel_graph_build(&in, &g) == 0);
-    CHECK(st_clc_run(p, &in, &g, &sa) == 0);
+    REQUIRE(st_rel_graph_build(&in, &g) == 0);
+    REQUIRE(st_clc_run(p, &in, &g, &sa) == 0);
     run_parallel(&b, p, &sb, 8, 0);
-    CHECK(sb.moved > 0);
-    CHECK_EQ(last_rounds, 2);
+    REQUIRE(sb.moved > 0);
+    REQUIRE_EQ(last_rounds, 2);
     for (uint32_t l = 0; l < a.nlocs; l++)
         for (uint64_t i = 0; i < a.locs[l].n; i++)
-            CHECK_EQ(T(&b, l, i), T(&a, l, i));
+            REQUIRE_EQ(T(&b, l, i), T(&a, l, i));
     st_rel_graph_free(&g);
     for (uint32_t l = 0; l < a.nlocs; l++) {
         free(a.locs[l].ev), st_mem_free(a.locs[l].orig);
@@ -668,8 +668,8 @@ static void compare(tb_t *t, const st_clc_params_t *p, const int *modes, int nmo
     in.nsync = 2, in.sync = sync_regions;
     st_rel_graph_t g;
     st_clc_stats_t sb;
-    CHECK(st_rel_graph_build(&in, &g) == 0);
-    CHECK(st_clc_run(p, &in, &g, sa) == 0);
+    REQUIRE(st_rel_graph_build(&in, &g) == 0);
+    REQUIRE(st_clc_run(p, &in, &g, sa) == 0);
     for (int m = 0; m < 2 * nmodes; m++) { /* each mode, then each with bulk rounds also checking first */
         if (m >= nmodes && !modes[m - nmodes])
             continue;
@@ -683,8 +683,8 @@ static void compare(tb_t *t, const st_clc_params_t *p, const int *modes, int nmo
                             "parallel %llu\n", modes[m % nmodes], m >= nmodes ? " checking first" : "",
                             a.locs[l].rank, a.locs[l].thread, (unsigned long long)i, a.locs[l].ev[i].kind,
                             (unsigned long long)T(&a, l, i), (unsigned long long)T(&b, l, i));
-                CHECK_EQ(T(&b, l, i), T(&a, l, i));
-                CHECK_EQ(b.locs[l].ev[i].flags, a.locs[l].ev[i].flags);
+                REQUIRE_EQ(T(&b, l, i), T(&a, l, i));
+                REQUIRE_EQ(b.locs[l].ev[i].flags, a.locs[l].ev[i].flags);
             }
         same_stats(sa, &sb);
         for (uint32_t l = 0; l < b.nlocs; l++)
@@ -706,7 +706,7 @@ static void one_trace(int nranks, int actions, const st_clc_params_t *p)
     st_clc_stats_t sa;
     compare(&s.t, p, modes, 3, &sa);
     if (!sa.unresolved) /* a receive forced through a cycle may stay before a send computed later */
-        CHECK_EQ(sa.remaining.violated[0] + sa.remaining.violated[1] + sa.remaining.violated[2], 0);
+        REQUIRE_EQ(sa.remaining.violated[0] + sa.remaining.violated[1] + sa.remaining.violated[2], 0);
     cyclic += sa.unresolved > 0;
     total_reversed += sa.reversed.violated[ST_REL_P2P] + sa.reversed.violated[ST_REL_COLL];
     total_remote_jumps += sa.jumps[ST_REL_P2P] + sa.jumps[ST_REL_COLL];
@@ -770,7 +770,7 @@ static void cycles(const st_clc_params_t *p)
         sim_sync(&s, TR_FINALIZE);
         perturb(&s);
         compare(&s.t, p, replay, 1, &sa);
-        CHECK_EQ(sa.unresolved, 1);
+        REQUIRE_EQ(sa.unresolved, 1);
         tb_free(&s.t);
 
         sim_begin(&s, 3);
@@ -785,7 +785,7 @@ static void cycles(const st_clc_params_t *p)
         sim_sync(&s, TR_FINALIZE);
         perturb(&s);
         compare(&s.t, p, replay, 1, &sa);
-        CHECK_EQ(sa.unresolved, 1);
+        REQUIRE_EQ(sa.unresolved, 1);
         tb_free(&s.t);
     }
 }
@@ -817,11 +817,11 @@ static void unmatched_on_c(const st_clc_params_t *p)
         sim_sync(&s, TR_FINALIZE);
         st_clc_stats_t sa;
         compare(&s.t, p, modes, 1, &sa);
-        CHECK_EQ(sa.moved, 0);
-        CHECK(sa.deps.unmatched_send > 0 && sa.deps.unmatched_recv > 0 && sa.violations.messages[ST_REL_P2P] > 0);
+        REQUIRE_EQ(sa.moved, 0);
+        REQUIRE(sa.deps.unmatched_send > 0 && sa.deps.unmatched_recv > 0 && sa.violations.messages[ST_REL_P2P] > 0);
         tb_free(&s.t);
     }
-    CHECK_EQ(p2p_left_out_runs - before, 20);
+    REQUIRE_EQ(p2p_left_out_runs - before, 20);
 }
 
 /* ---- the point-to-point check on its own (p2p_check.h) ------------------------------------------------------------ */
@@ -844,54 +844,54 @@ static void p2p_check_alone(void)
     tb_array_src_t a = { v, 3, 0 };
     st_rel_epsrc_t src = tb_array_src(&a);
     st_clc_p2pchk_t *c;
-    CHECK(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
-    CHECK_EQ(a.at, 0); /* rewound */
-    CHECK_EQ(st_clc_p2pchk_npeers(c), 2);
-    CHECK_EQ(st_clc_p2pchk_peer(c, 0), 0);
-    CHECK_EQ(st_clc_p2pchk_peer(c, 1), 2);
+    REQUIRE(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
+    REQUIRE_EQ(a.at, 0); /* rewound */
+    REQUIRE_EQ(st_clc_p2pchk_npeers(c), 2);
+    REQUIRE_EQ(st_clc_p2pchk_peer(c, 0), 0);
+    REQUIRE_EQ(st_clc_p2pchk_peer(c, 1), 2);
     size_t len;
     const uint64_t *pay = st_clc_p2pchk_payload(c, 2, &len);
-    CHECK(pay && len == 4 * 8 && pay[2] == 1 && pay[3] == 300);
-    CHECK(!st_clc_p2pchk_payload(c, 0, &len) && len == 0);
+    REQUIRE(pay && len == 4 * 8 && pay[2] == 1 && pay[3] == 300);
+    REQUIRE(!st_clc_p2pchk_payload(c, 0, &len) && len == 0);
     /* rank 0's sends: tag 5 at 50 and 250 (the second receive, at 200, is earlier), tag 9 unmatched */
     uint64_t from0[] = { v[0].key[0], 7, 2, 50, 250, (uint64_t)ST_REL_KEY_P2P << 56 | 9, 7, 1, 10 };
     uint64_t bad[] = { v[0].key[0], 7, 5, 50 };
-    CHECK(st_clc_p2pchk_deliver(c, 2, bad, 12) == -1);          /* not whole words */
-    CHECK(st_clc_p2pchk_deliver(c, 0, bad, sizeof bad) == -1);  /* 5 ends announced, 1 there */
-    CHECK(st_clc_p2pchk_deliver(c, 3, from0, sizeof from0) == -1); /* no such rank */
+    REQUIRE(st_clc_p2pchk_deliver(c, 2, bad, 12) == -1);          /* not whole words */
+    REQUIRE(st_clc_p2pchk_deliver(c, 0, bad, sizeof bad) == -1);  /* 5 ends announced, 1 there */
+    REQUIRE(st_clc_p2pchk_deliver(c, 3, from0, sizeof from0) == -1); /* no such rank */
     st_clc_p2pchk_free(c);
-    CHECK(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
-    CHECK(st_clc_p2pchk_deliver(c, 0, from0, sizeof from0) == 0);
-    CHECK(st_clc_p2pchk_deliver(c, 0, from0, sizeof from0) == -1); /* a second one */
-    CHECK_EQ(st_clc_p2pchk_violated(c), 1);
+    REQUIRE(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
+    REQUIRE(st_clc_p2pchk_deliver(c, 0, from0, sizeof from0) == 0);
+    REQUIRE(st_clc_p2pchk_deliver(c, 0, from0, sizeof from0) == -1); /* a second one */
+    REQUIRE_EQ(st_clc_p2pchk_violated(c), 1);
     st_clc_stats_t s = { 0 };
     st_rel_depstats_t ds = { 0 };
     st_clc_p2pchk_finish(c, &s, &ds);
-    CHECK_EQ(s.violations.messages[ST_REL_P2P], 2);
-    CHECK_EQ(s.violations.violated[ST_REL_P2P], 1);
-    CHECK_EQ(s.violations.max_err[ST_REL_P2P], 50);
-    CHECK_EQ(s.remaining.messages[ST_REL_P2P], 2);
-    CHECK_EQ(ds.unmatched_send, 1);
-    CHECK_EQ(ds.unmatched_recv, 0);
+    REQUIRE_EQ(s.violations.messages[ST_REL_P2P], 2);
+    REQUIRE_EQ(s.violations.violated[ST_REL_P2P], 1);
+    REQUIRE_EQ(s.violations.max_err[ST_REL_P2P], 50);
+    REQUIRE_EQ(s.remaining.messages[ST_REL_P2P], 2);
+    REQUIRE_EQ(ds.unmatched_send, 1);
+    REQUIRE_EQ(ds.unmatched_recv, 0);
     st_clc_stats_t s2 = { 0 };
     st_clc_p2pchk_finish(c, &s2, &ds); /* once only */
-    CHECK_EQ(s2.violations.messages[ST_REL_P2P], 0);
-    CHECK_EQ(ds.unmatched_send, 1);
-    CHECK_EQ(st_clc_p2pchk_violated(c), 1);
+    REQUIRE_EQ(s2.violations.messages[ST_REL_P2P], 0);
+    REQUIRE_EQ(ds.unmatched_send, 1);
+    REQUIRE_EQ(st_clc_p2pchk_violated(c), 1);
     st_clc_p2pchk_free(c);
     /* no payload from rank 0: both receives unmatched */
-    CHECK(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
+    REQUIRE(st_clc_p2pchk_new(&src, 1, 3, &p, &c) == 0);
     ds = (st_rel_depstats_t){ 0 };
     st_clc_p2pchk_finish(c, &s, &ds);
-    CHECK_EQ(ds.unmatched_recv, 2);
+    REQUIRE_EQ(ds.unmatched_recv, 2);
     st_clc_p2pchk_free(c);
     /* out of the join's order, and another key type */
     st_rel_endpoint_t w[] = { v[1], v[0] };
     tb_array_src_t b = { w, 2, 0 };
     st_rel_epsrc_t wsrc = tb_array_src(&b);
-    CHECK(st_clc_p2pchk_new(&wsrc, 1, 3, &p, &c) == -1 && !c);
+    REQUIRE(st_clc_p2pchk_new(&wsrc, 1, 3, &p, &c) == -1 && !c);
     w[0] = v[0], w[1] = v[1], w[1].key[0] = (uint64_t)ST_REL_KEY_COLL << 56;
-    CHECK(st_clc_p2pchk_new(&wsrc, 1, 3, &p, &c) == -1 && !c);
+    REQUIRE(st_clc_p2pchk_new(&wsrc, 1, 3, &p, &c) == -1 && !c);
 }
 
 int main(void)
@@ -928,7 +928,7 @@ int main(void)
         one_trace(7, 600, &p);
         one_trace(3, 300, &p);
         size_t used = st_mem_return();
-        CHECK(used > (s ? 0 : 96 << 10) && used <= sizes[s]);
+        REQUIRE(used > (s ? 0 : 96 << 10) && used <= sizes[s]);
     }
     working_set(&p);
     one_way_rounds(&p);
@@ -939,16 +939,16 @@ int main(void)
             (unsigned long long)total_unmatched, (unsigned long long)total_coll, (unsigned long long)converged,
             (unsigned long long)incremental, (unsigned long long)fell_back, (unsigned long long)dips,
             (unsigned long long)cyclic);
-    CHECK(total_reversed > 100 && total_remote_jumps > 100 && total_unmatched > 10 && total_coll > 20);
-    CHECK(converged > 50 && fell_back > 50 && incremental > 20 && dips > 50);
+    REQUIRE(total_reversed > 100 && total_remote_jumps > 100 && total_unmatched > 10 && total_coll > 20);
+    REQUIRE(converged > 50 && fell_back > 50 && incremental > 20 && dips > 50);
     /* checking first: relations left out, and then either nothing moved or every engine started again */
     fprintf(stderr,
             "checking first: relations left out in %llu runs, %llu of them started again; point-to-point ones in %llu "
             "runs, engines made again before the start %llu times\n",
             (unsigned long long)left_out_runs, (unsigned long long)restarted_runs,
             (unsigned long long)p2p_left_out_runs, (unsigned long long)p2p_put_back);
-    CHECK(restarted_runs > 50 && left_out_runs - restarted_runs > 50);
-    CHECK(p2p_left_out_runs > 50 && p2p_put_back > 10);
+    REQUIRE(restarted_runs > 50 && left_out_runs - restarted_runs > 50);
+    REQUIRE(p2p_left_out_runs > 50 && p2p_put_back > 10);
     free(pool);
     printf("test_clc_replay: ok\n");
     return 0;

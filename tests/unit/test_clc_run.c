@@ -17,27 +17,27 @@ static void run(tb_t *t)
     st_rel_input_t in = tb_input(t);
     st_rel_graph_t g;
     st_clc_params_t p = tb_params();
-    CHECK(st_rel_graph_build(&in, &g) == 0);
-    CHECK(st_clc_run(&p, &in, &g, &st) == 0);
+    REQUIRE(st_rel_graph_build(&in, &g) == 0);
+    REQUIRE(st_clc_run(&p, &in, &g, &st) == 0);
     st_rel_graph_free(&g);
 }
 
-static void expect(const tb_t *t, uint32_t l, size_t n, const uint64_t *want)
+static void require_times(const tb_t *t, uint32_t l, size_t n, const uint64_t *want)
 {
-    CHECK_EQ(t->locs[l].n, n);
+    REQUIRE_EQ(t->locs[l].n, n);
     for (size_t i = 0; i < n; i++) {
         if (T(t, l, i) != want[i])
             fprintf(stderr, "location %u event %zu:\n", l, i);
-        CHECK_EQ(T(t, l, i), want[i]);
-        CHECK(t->locs[l].orig[i] <= T(t, l, i));
-        CHECK(!!(t->locs[l].ev[i].flags & ST_EVF_CLC_MOVED) == (t->locs[l].orig[i] != T(t, l, i)));
+        REQUIRE_EQ(T(t, l, i), want[i]);
+        REQUIRE(t->locs[l].orig[i] <= T(t, l, i));
+        REQUIRE(!!(t->locs[l].ev[i].flags & ST_EVF_CLC_MOVED) == (t->locs[l].orig[i] != T(t, l, i)));
     }
 }
 
-#define EXPECT(t, l, ...)                                         \
+#define REQUIRE_TIMES(t, l, ...)                                         \
     do {                                                          \
         const uint64_t w_[] = { __VA_ARGS__ };                    \
-        expect(t, l, sizeof w_ / sizeof w_[0], w_);               \
+        require_times(t, l, sizeof w_ / sizeof w_[0], w_);               \
     } while (0)
 
 static void test_single_message(void)
@@ -57,19 +57,19 @@ static void test_single_message(void)
     run(&t);
     /* recv: 110 + 10 = 120 (jump 50); after it intervals kept (gamma 1); before it the
      * ramp over [0, 70]: 20 + 50*20/70 = 34, 60 + 50*60/70 = 102. */
-    EXPECT(&t, a, 100, 110, 120);
-    EXPECT(&t, b, 0, 34, 102, 120, 130, 250);
-    CHECK_EQ(st.reversed.violated[ST_REL_P2P], 1);
-    CHECK_EQ(st.reversed.max_err[ST_REL_P2P], 40);
-    CHECK_EQ(st.violations.violated[ST_REL_P2P], 1);
-    CHECK_EQ(st.jumps[ST_REL_P2P], 1);
-    CHECK_EQ(st.remaining.violated[ST_REL_P2P], 0);
-    CHECK_EQ(st.remaining.messages[ST_REL_P2P], 1);
-    CHECK_EQ(st.moved, 5);
-    CHECK_EQ(st.max_shift, 50);
-    CHECK_EQ(st.ramps, 1);
-    CHECK_EQ(st.ramps_bent, 0);
-    CHECK_EQ(st.events, 9);
+    REQUIRE_TIMES(&t, a, 100, 110, 120);
+    REQUIRE_TIMES(&t, b, 0, 34, 102, 120, 130, 250);
+    REQUIRE_EQ(st.reversed.violated[ST_REL_P2P], 1);
+    REQUIRE_EQ(st.reversed.max_err[ST_REL_P2P], 40);
+    REQUIRE_EQ(st.violations.violated[ST_REL_P2P], 1);
+    REQUIRE_EQ(st.jumps[ST_REL_P2P], 1);
+    REQUIRE_EQ(st.remaining.violated[ST_REL_P2P], 0);
+    REQUIRE_EQ(st.remaining.messages[ST_REL_P2P], 1);
+    REQUIRE_EQ(st.moved, 5);
+    REQUIRE_EQ(st.max_shift, 50);
+    REQUIRE_EQ(st.ramps, 1);
+    REQUIRE_EQ(st.ramps_bent, 0);
+    REQUIRE_EQ(st.events, 9);
     tb_free(&t);
 }
 
@@ -85,12 +85,12 @@ static void test_chain(void)
     tb_recv(&t, l2, 100, 1, 0, 1);
     tb_region(&t, l2, ST_EV_ENTER, 150, TR_USER);
     run(&t);
-    EXPECT(&t, l0, 1000);
-    EXPECT(&t, l1, 1010, 1020);
-    EXPECT(&t, l2, 1030, 1080);
-    CHECK_EQ(st.jumps[ST_REL_P2P], 2);
-    CHECK_EQ(st.reversed.violated[ST_REL_P2P], 2);
-    CHECK_EQ(st.remaining.violated[ST_REL_P2P], 0);
+    REQUIRE_TIMES(&t, l0, 1000);
+    REQUIRE_TIMES(&t, l1, 1010, 1020);
+    REQUIRE_TIMES(&t, l2, 1030, 1080);
+    REQUIRE_EQ(st.jumps[ST_REL_P2P], 2);
+    REQUIRE_EQ(st.reversed.violated[ST_REL_P2P], 2);
+    REQUIRE_EQ(st.remaining.violated[ST_REL_P2P], 0);
     tb_free(&t);
 }
 
@@ -105,12 +105,12 @@ static void test_allreduce(void)
     tb_coll(&t, l[1], 140, 142, OP_ALLREDUCE, -1, 0, 8, 8);
     tb_coll(&t, l[2], 90, 120, OP_ALLREDUCE, -1, 0, 8, 8);
     run(&t);
-    EXPECT(&t, l[0], 100, 145); /* max(140, 90) + 5 */
-    EXPECT(&t, l[1], 140, 142); /* max(100, 90) + 5 < 142; its own enter does not count */
-    EXPECT(&t, l[2], 90, 145);
-    CHECK_EQ(st.jumps[ST_REL_COLL], 2);
-    CHECK_EQ(st.reversed.violated[ST_REL_COLL], 2);
-    CHECK_EQ(st.remaining.violated[ST_REL_COLL], 0);
+    REQUIRE_TIMES(&t, l[0], 100, 145); /* max(140, 90) + 5 */
+    REQUIRE_TIMES(&t, l[1], 140, 142); /* max(100, 90) + 5 < 142; its own enter does not count */
+    REQUIRE_TIMES(&t, l[2], 90, 145);
+    REQUIRE_EQ(st.jumps[ST_REL_COLL], 2);
+    REQUIRE_EQ(st.reversed.violated[ST_REL_COLL], 2);
+    REQUIRE_EQ(st.remaining.violated[ST_REL_COLL], 0);
     tb_free(&t);
 }
 
@@ -125,10 +125,10 @@ static void test_scan(void)
     tb_coll(&t, l[1], 200, 210, OP_SCAN, -1, 0, 8, 8);
     tb_coll(&t, l[2], 110, 120, OP_SCAN, -1, 0, 8, 8);
     run(&t);
-    EXPECT(&t, l[0], 100, 105); /* rank 0 depends on nobody */
-    EXPECT(&t, l[1], 200, 210);
-    EXPECT(&t, l[2], 110, 210); /* max(100, 200) + 10 */
-    CHECK_EQ(st.jumps[ST_REL_COLL], 1);
+    REQUIRE_TIMES(&t, l[0], 100, 105); /* rank 0 depends on nobody */
+    REQUIRE_TIMES(&t, l[1], 200, 210);
+    REQUIRE_TIMES(&t, l[2], 110, 210); /* max(100, 200) + 10 */
+    REQUIRE_EQ(st.jumps[ST_REL_COLL], 1);
     tb_free(&t);
 }
 
@@ -155,13 +155,13 @@ static void test_hybrid(void)
     e->id = 5, e->bytes = 2;
     tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 95)->id = 7;
     run(&t);
-    EXPECT(&t, m, 110, 120, 121, 130, 140, 150, 160);
-    EXPECT(&t, w, 122, 142, 149, 156); /* fork + 2; release + 2; then intervals kept */
-    CHECK_EQ(st.reversed.violated[ST_REL_OMP], 0);
-    CHECK_EQ(st.reversed.messages[ST_REL_OMP], 3); /* fork -> worker, release -> acquire, worker end -> join */
-    CHECK_EQ(st.jumps[ST_REL_OMP], 2);
-    CHECK_EQ(st.jumps[ST_REL_P2P], 1);
-    CHECK_EQ(st.remaining.violated[ST_REL_OMP] + st.remaining.violated[ST_REL_P2P], 0);
+    REQUIRE_TIMES(&t, m, 110, 120, 121, 130, 140, 150, 160);
+    REQUIRE_TIMES(&t, w, 122, 142, 149, 156); /* fork + 2; release + 2; then intervals kept */
+    REQUIRE_EQ(st.reversed.violated[ST_REL_OMP], 0);
+    REQUIRE_EQ(st.reversed.messages[ST_REL_OMP], 3); /* fork -> worker, release -> acquire, worker end -> join */
+    REQUIRE_EQ(st.jumps[ST_REL_OMP], 2);
+    REQUIRE_EQ(st.jumps[ST_REL_P2P], 1);
+    REQUIRE_EQ(st.remaining.violated[ST_REL_OMP] + st.remaining.violated[ST_REL_P2P], 0);
     tb_free(&t);
 }
 
@@ -180,11 +180,11 @@ static void test_bent_ramp(void)
     run(&t);
     /* jump 40 at 100, interval [20, 100]; the send at 40 may reach 52 - 10 = 42:
      * ramp (0,0) -> (20,2) -> (80,40): 40 -> 42, 60 -> 60 + 2 + 38*20/60 = 74. */
-    EXPECT(&t, a, 0, 42, 74, 140);
-    EXPECT(&t, b, 52);
-    CHECK_EQ(st.ramps, 1);
-    CHECK_EQ(st.ramps_bent, 1);
-    CHECK_EQ(st.remaining.violated[ST_REL_P2P], 0);
+    REQUIRE_TIMES(&t, a, 0, 42, 74, 140);
+    REQUIRE_TIMES(&t, b, 52);
+    REQUIRE_EQ(st.ramps, 1);
+    REQUIRE_EQ(st.ramps_bent, 1);
+    REQUIRE_EQ(st.remaining.violated[ST_REL_P2P], 0);
     tb_free(&t);
 }
 
@@ -201,11 +201,11 @@ static void test_cycle(void)
         tb_recv(&t, b, 10, 0, 0, 1);
         tb_send(&t, b, 20, 0, 0);
         run(&t);
-        CHECK(st.unresolved >= 1);
-        CHECK(T(&t, a, 1) > T(&t, a, 0) && T(&t, b, 1) > T(&t, b, 0));
+        REQUIRE(st.unresolved >= 1);
+        REQUIRE(T(&t, a, 1) > T(&t, a, 0) && T(&t, b, 1) > T(&t, b, 0));
         uint64_t now[4] = { T(&t, a, 0), T(&t, a, 1), T(&t, b, 0), T(&t, b, 1) };
         if (rep)
-            CHECK(!memcmp(first, now, sizeof now));
+            REQUIRE(!memcmp(first, now, sizeof now));
         memcpy(first, now, sizeof now);
         tb_free(&t);
     }
@@ -220,10 +220,10 @@ static void test_no_violation_no_move(void)
     tb_region(&t, a, ST_EV_ENTER, 100, TR_USER); /* equal stamps stay equal */
     tb_recv(&t, b, 200, 0, 0, 1);
     run(&t);
-    EXPECT(&t, a, 100, 100);
-    EXPECT(&t, b, 200);
-    CHECK_EQ(st.moved, 0);
-    CHECK_EQ(st.dev_time[ST_CLC_DEV_EXACT], st.interval_time);
+    REQUIRE_TIMES(&t, a, 100, 100);
+    REQUIRE_TIMES(&t, b, 200);
+    REQUIRE_EQ(st.moved, 0);
+    REQUIRE_EQ(st.dev_time[ST_CLC_DEV_EXACT], st.interval_time);
     tb_free(&t);
 }
 
@@ -252,14 +252,14 @@ static void test_rankdata(void)
     st_rel_input_t in;
     st_rel_graph_t g;
     st_clc_params_t p = tb_params();
-    CHECK(st_rel_input_from_rankdata(rd, 3, &in) == 0);
-    CHECK(in.nlocs == 3 && in.nranks == 3 && in.procs[0].node == in.procs[1].node && in.procs[0].node != in.procs[2].node);
-    CHECK(st_rel_graph_build(&in, &g) == 0);
-    CHECK(st_clc_run(&p, &in, &g, &st) == 0);
-    CHECK_EQ(ev[1][0].time, 105); /* intra-node mu 5 */
-    CHECK_EQ(ev[2][0].time, 111); /* inter-node mu 10 */
-    CHECK_EQ(in.locs[1].orig[0], 50);
-    CHECK(ev[1][0].flags & ST_EVF_CLC_MOVED);
+    REQUIRE(st_rel_input_from_rankdata(rd, 3, &in) == 0);
+    REQUIRE(in.nlocs == 3 && in.nranks == 3 && in.procs[0].node == in.procs[1].node && in.procs[0].node != in.procs[2].node);
+    REQUIRE(st_rel_graph_build(&in, &g) == 0);
+    REQUIRE(st_clc_run(&p, &in, &g, &st) == 0);
+    REQUIRE_EQ(ev[1][0].time, 105); /* intra-node mu 5 */
+    REQUIRE_EQ(ev[2][0].time, 111); /* inter-node mu 10 */
+    REQUIRE_EQ(in.locs[1].orig[0], 50);
+    REQUIRE(ev[1][0].flags & ST_EVF_CLC_MOVED);
     st_rel_graph_free(&g);
     st_rel_input_free(&in);
 }
@@ -267,7 +267,7 @@ static void test_rankdata(void)
 static void emit_count(void *ctx, const char *key, const char *value)
 {
     (void)value;
-    CHECK(!strncmp(key, "clc.", 4));
+    REQUIRE(!strncmp(key, "clc.", 4));
     ++*(int *)ctx;
 }
 
@@ -276,9 +276,9 @@ static void test_emit(void)
     int n = 0;
     st_clc_stats_t sum = st;
     st_clc_stats_merge(&sum, &st);
-    CHECK_EQ(sum.events, 2 * st.events);
+    REQUIRE_EQ(sum.events, 2 * st.events);
     st_clc_stats_emit(&sum, emit_count, &n);
-    CHECK(n > 30);
+    REQUIRE(n > 30);
 }
 
 int main(void)

@@ -18,16 +18,14 @@
 #include "../../src/cli/archive_read.h"
 #include "../../src/cli/check.h"
 #include "../../src/cli/merge.h"
+#include "check.h"
 
-static int failures;
 static char check_err[300]; /* st_cli_check's reason of a failure */
-#define EXPECT_EQ(what, want, got)                                                                   \
-    do {                                                                                             \
-        unsigned long long w_ = (unsigned long long)(want), g_ = (unsigned long long)(got);          \
-        if (w_ != g_) {                                                                              \
-            fprintf(stderr, "%s:%d: %s: expected %llu, got %llu\n", __FILE__, __LINE__, what, w_, g_); \
-            failures++;                                                                              \
-        }                                                                                            \
+/* EXPECT(want == got) as unsigned numbers, `what` and both values reported. */
+#define EXPECT_EQ(what, want, got)                                                          \
+    do {                                                                                    \
+        unsigned long long w_ = (unsigned long long)(want), g_ = (unsigned long long)(got); \
+        EXPECT(w_ == g_, "%s: expected %llu, got %llu", what, w_, g_);                      \
     } while (0)
 
 static uint64_t rng = 88172645463325252ull;
@@ -145,7 +143,7 @@ static void p2p_property(int trial)
 
 /* ---- collectives property test -------------------------------------------------------------- */
 
-/* The begin an end of rank r must not precede, for each class (ALGORITHMS.md §8). */
+/* The begin an end of rank r must not precede, for each class (docs/clc.md, "Logical messages"). */
 enum { ALLREDUCE, BCAST, REDUCE, SCAN, EXSCAN, NCLASS };
 static const unsigned class_op[NCLASS] = {OTF2_COLLECTIVE_OP_ALLREDUCE, OTF2_COLLECTIVE_OP_BCAST,
                                           OTF2_COLLECTIVE_OP_REDUCE, OTF2_COLLECTIVE_OP_SCAN,

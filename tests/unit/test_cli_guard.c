@@ -13,8 +13,7 @@
 #include <unistd.h>
 
 #include "../../src/cli/cli.h"
-
-static int failures;
+#include "check.h"
 
 static void die_by(int sig)
 {
@@ -59,10 +58,8 @@ static void expect(int (*fn)(int, char **), int want_rc, const char *want_err)
     err[n > 0 ? n : 0] = 0;
     close(fd);
     unlink(path);
-    if (rc != want_rc || strcmp(err, want_err)) {
-        fprintf(stderr, "guard: expected rc %d and stderr '%s', got rc %d and '%s'\n", want_rc, want_err, rc, err);
-        failures++;
-    }
+    EXPECT(rc == want_rc && strcmp(err, want_err) == 0, "guard: expected rc %d and stderr '%s', got rc %d and '%s'",
+           want_rc, want_err, rc, err);
 }
 
 int main(void)

@@ -9,7 +9,7 @@
 
 #include "../../src/clock/spec.h"
 
-#include "test_check.h"
+#include "check.h"
 
 /* The same names and options as the descriptor table in src/clock/algs_mpi.c. */
 static const st_sync_alg_info_t algs[] = {
@@ -25,12 +25,12 @@ static void ok(const char *s, int scheme, int nlevels, const char *canon)
     st_sync_spec_t sp;
     char err[400] = "", out[256];
     int rc = st_sync_spec_parse(s, algs, &sp, err, sizeof err);
-    CHECK(rc == 0, "'%s' rejected: %s", s, err);
+    EXPECT(rc == 0, "'%s' rejected: %s", s, err);
     if (rc)
         return;
-    CHECK(sp.scheme == scheme && sp.nlevels == nlevels, "'%s': scheme %d levels %d", s, sp.scheme, sp.nlevels);
+    EXPECT(sp.scheme == scheme && sp.nlevels == nlevels, "'%s': scheme %d levels %d", s, sp.scheme, sp.nlevels);
     st_sync_spec_format(&sp, out, sizeof out);
-    CHECK(!strcmp(out, canon), "'%s' formats as '%s', expected '%s'", s, out, canon);
+    EXPECT(!strcmp(out, canon), "'%s' formats as '%s', expected '%s'", s, out, canon);
 }
 
 static void bad(const char *s, const char *mentions)
@@ -38,12 +38,12 @@ static void bad(const char *s, const char *mentions)
     st_sync_spec_t sp;
     char err[400] = "";
     int rc = st_sync_spec_parse(s, algs, &sp, err, sizeof err);
-    CHECK(rc != 0, "'%s' accepted", s);
+    EXPECT(rc != 0, "'%s' accepted", s);
     if (!rc)
         return;
-    CHECK(strstr(err, "SYNCTRACE_SYNC") && strstr(err, "accepted") && !strchr(err, '\n'),
+    EXPECT(strstr(err, "SYNCTRACE_SYNC") && strstr(err, "accepted") && !strchr(err, '\n'),
           "message for '%s' is not one line naming the variable and what is accepted: %s", s, err);
-    CHECK(strstr(err, mentions) != NULL, "message for '%s' does not mention '%s': %s", s, mentions, err);
+    EXPECT(strstr(err, mentions) != NULL, "message for '%s' does not mention '%s': %s", s, mentions, err);
 }
 
 int main(void)
@@ -63,7 +63,7 @@ int main(void)
     st_sync_spec_t sp;
     char err[400];
     if (st_sync_spec_parse("h2hca:jk(fit=7)/prop", algs, &sp, err, sizeof err) == 0)
-        CHECK(!strcmp(sp.level[0].alg, "jk") && sp.level[0].nfit == 7 && sp.level[0].npp == -1 &&
+        EXPECT(!strcmp(sp.level[0].alg, "jk") && sp.level[0].nfit == 7 && sp.level[0].npp == -1 &&
                   !strcmp(sp.level[1].alg, "prop"), "levels not parsed into the spec");
 
     bad("", "unknown algorithm");

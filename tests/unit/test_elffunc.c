@@ -20,7 +20,7 @@
 #include "../../src/util/addr2line.h"
 #include "../../src/util/elffunc.h"
 
-#include "test_check.h"
+#include "check.h"
 
 static volatile int sink;
 
@@ -50,39 +50,39 @@ static char exe[4096];
 static uint64_t rel_of(void *f)
 {
     Dl_info info;
-    CHECK(dladdr(f, &info) != 0, "dladdr of a function of the test");
+    EXPECT(dladdr(f, &info) != 0, "dladdr of a function of the test");
     return st_object_fixed(exe) ? (uint64_t)(uintptr_t)f : (uint64_t)((uintptr_t)f - (uintptr_t)info.dli_fbase);
 }
 
 static void test_own_executable(void)
 {
     st_elf_funcs_t fs;
-    CHECK(st_elf_funcs_load(exe, &fs) == 0 && fs.n > 2, "the test's executable has function symbols (%zu)", fs.n);
+    EXPECT(st_elf_funcs_load(exe, &fs) == 0 && fs.n > 2, "the test's executable has function symbols (%zu)", fs.n);
     uint64_t k = rel_of((void *)known_function), o = rel_of((void *)other_function);
     const st_elf_func_t *f = st_elf_func_at(&fs, k + 3);
-    CHECK(f && f->start == k && f->size > 3, "known_function's range starts at its address");
-    CHECK(f && st_elf_func_at(&fs, k + f->size - 1) == f, "its last byte is in its range");
+    EXPECT(f && f->start == k && f->size > 3, "known_function's range starts at its address");
+    EXPECT(f && st_elf_func_at(&fs, k + f->size - 1) == f, "its last byte is in its range");
     const st_elf_func_t *g = st_elf_func_at(&fs, o);
-    CHECK(g && g != f && g->start == o, "other_function is another function");
-    CHECK(!st_elf_func_at(&fs, 0), "address 0 is in no function");
+    EXPECT(g && g != f && g->start == o, "other_function is another function");
+    EXPECT(!st_elf_func_at(&fs, 0), "address 0 is in no function");
 
     st_a2l_t q = { .rel = k + 1 }, q2 = { .rel = o + 1 }, none = { .rel = 1 }, *qs[] = { &q, &none, &q2 };
     st_addr2line_funcs(exe, qs, 3);
-    CHECK(q.nfr == 1 && q2.nfr == 1 && !strcmp(q.fr[0].func, "known_function") &&
+    EXPECT(q.nfr == 1 && q2.nfr == 1 && !strcmp(q.fr[0].func, "known_function") &&
               !strcmp(q2.fr[0].func, "other_function"),
           "the symbolizer names known_function and other_function (%s, %s)", q.nfr ? q.fr[0].func : "-",
           q2.nfr ? q2.fr[0].func : "-");
-    CHECK(q2.fn_begin == (uint32_t)OTHER_LINE && q2.fn_end == (uint32_t)OTHER_LINE, "other_function's line %d: %u-%u",
+    EXPECT(q2.fn_begin == (uint32_t)OTHER_LINE && q2.fn_end == (uint32_t)OTHER_LINE, "other_function's line %d: %u-%u",
           OTHER_LINE, q2.fn_begin, q2.fn_end);
-    CHECK(none.fn_begin == 0 && none.fn_end == 0, "an address in no function gets no lines");
+    EXPECT(none.fn_begin == 0 && none.fn_end == 0, "an address in no function gets no lines");
     /* the first instruction's line: the declarator's or the brace's; the last one's: the closing
      * brace's, or with optimization the last statement's */
-    CHECK((q.fn_begin == (uint32_t)KNOWN_BEGIN || q.fn_begin == (uint32_t)KNOWN_BEGIN + 1) &&
+    EXPECT((q.fn_begin == (uint32_t)KNOWN_BEGIN || q.fn_begin == (uint32_t)KNOWN_BEGIN + 1) &&
               (q.fn_end == (uint32_t)KNOWN_END || q.fn_end == (uint32_t)KNOWN_END - 1),
           "known_function's lines %u-%u, in the source %d-%d", q.fn_begin, q.fn_end, KNOWN_BEGIN, KNOWN_END);
     st_a2l_clear(&q), st_a2l_clear(&q2), st_a2l_clear(&none);
     st_elf_funcs_free(&fs);
-    CHECK(fs.v == NULL && fs.n == 0, "free empties");
+    EXPECT(fs.v == NULL && fs.n == 0, "free empties");
 }
 
 /* The target of the direct call before a return address is the function called (x86-64). */
@@ -92,23 +92,23 @@ static void test_call_targets(void)
     uint64_t ret[3] = { rel_of(callee_ret), rel_of((void *)caller_fn), 1 }, target[3] = { 7, 7, 7 };
     st_elf_call_targets(exe, ret, target, 3);
 #if defined(__x86_64__)
-    CHECK(target[0] == rel_of((void *)callee_fn), "the call before caller_fn's return address goes to callee_fn: %llx",
+    EXPECT(target[0] == rel_of((void *)callee_fn), "the call before caller_fn's return address goes to callee_fn: %llx",
           (unsigned long long)target[0]);
 #endif
-    CHECK(target[1] == 0 && target[2] == 0, "no call before a function's start or address 1 (%llx %llx)",
+    EXPECT(target[1] == 0 && target[2] == 0, "no call before a function's start or address 1 (%llx %llx)",
           (unsigned long long)target[1], (unsigned long long)target[2]);
     st_elf_call_targets("/nonexistent/object", ret, target, 1);
-    CHECK(target[0] == 0, "a missing object has no calls");
+    EXPECT(target[0] == 0, "a missing object has no calls");
 }
 
 /* Writes n bytes of src (n = 0: the text "not an object") to path. */
 static void write_file(const char *path, const void *src, size_t n)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    CHECK(fd >= 0, "create %s", path);
+    EXPECT(fd >= 0, "create %s", path);
     if (!n)
         src = "not an object\n", n = 14;
-    CHECK(write(fd, src, n) == (ssize_t)n, "write %s", path);
+    EXPECT(write(fd, src, n) == (ssize_t)n, "write %s", path);
     close(fd);
 }
 
@@ -119,48 +119,48 @@ static void test_hostile(const char *dir)
     st_a2l_t q = { .rel = 0x1000 }, *qp = &q;
     alarm(20); /* a blocking open would hang the test: fail it instead */
     snprintf(path, sizeof path, "%s/fifo", dir);
-    CHECK(mkfifo(path, 0600) == 0, "mkfifo");
-    CHECK(st_elf_funcs_load(path, &fs) == -1 && fs.n == 0, "a FIFO is refused");
+    EXPECT(mkfifo(path, 0600) == 0, "mkfifo");
+    EXPECT(st_elf_funcs_load(path, &fs) == -1 && fs.n == 0, "a FIFO is refused");
     uint64_t ret = 0x1005, target = 7;
     st_elf_call_targets(path, &ret, &target, 1);
-    CHECK(target == 0, "a FIFO has no calls");
-    CHECK(st_object_fixed(path) == 0, "a FIFO is no ET_EXEC object");
+    EXPECT(target == 0, "a FIFO has no calls");
+    EXPECT(st_object_fixed(path) == 0, "a FIFO is no ET_EXEC object");
     st_addr2line(path, &qp, 1);
     st_addr2line_funcs(path, &qp, 1);
-    CHECK(q.nfr == 0 && q.fn_begin == 0, "no symbolizer is run on a FIFO");
-    CHECK(st_elf_funcs_load(dir, &fs) == -1, "a directory is refused");
+    EXPECT(q.nfr == 0 && q.fn_begin == 0, "no symbolizer is run on a FIFO");
+    EXPECT(st_elf_funcs_load(dir, &fs) == -1, "a directory is refused");
     snprintf(path, sizeof path, "%s/missing", dir);
-    CHECK(st_elf_funcs_load(path, &fs) == -1, "a missing file is refused");
+    EXPECT(st_elf_funcs_load(path, &fs) == -1, "a missing file is refused");
     snprintf(path, sizeof path, "%s/text", dir);
     write_file(path, NULL, 0);
-    CHECK(st_elf_funcs_load(path, &fs) == -1, "a text file is refused");
+    EXPECT(st_elf_funcs_load(path, &fs) == -1, "a text file is refused");
 
     FILE *f = fopen(exe, "rb");
     static unsigned char img[1 << 16];
     size_t n = f ? fread(img, 1, sizeof img, f) : 0;
     if (f)
         fclose(f);
-    CHECK(n > 64, "read the executable's start");
+    EXPECT(n > 64, "read the executable's start");
     snprintf(path, sizeof path, "%s/truncated", dir);
     for (size_t cut = 0; cut <= 64; cut += 8) { /* inside the ELF header, and the header alone */
         write_file(path, img, cut ? cut : 1);
-        CHECK(st_elf_funcs_load(path, &fs) == -1, "an executable cut at %zu bytes is refused", cut);
+        EXPECT(st_elf_funcs_load(path, &fs) == -1, "an executable cut at %zu bytes is refused", cut);
     }
     write_file(path, img, n < 4096 ? n : 4096); /* the header, without the section headers (at the end) */
-    CHECK(st_elf_funcs_load(path, &fs) == -1, "an executable without its section headers is refused");
+    EXPECT(st_elf_funcs_load(path, &fs) == -1, "an executable without its section headers is refused");
     unsigned char bad[64];
     memcpy(bad, img, 64);
     memset(bad + 0x28, 0xff, 8); /* e_shoff: past any end */
     snprintf(path, sizeof path, "%s/badshoff", dir);
     write_file(path, bad, 64);
-    CHECK(st_elf_funcs_load(path, &fs) == -1, "a section-header offset past the end is refused");
+    EXPECT(st_elf_funcs_load(path, &fs) == -1, "a section-header offset past the end is refused");
     alarm(0);
 }
 
 int main(void)
 {
     ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    CHECK(len > 0, "readlink /proc/self/exe");
+    EXPECT(len > 0, "readlink /proc/self/exe");
     exe[len > 0 ? len : 0] = 0;
     sink = other_function(1);
     test_own_executable();

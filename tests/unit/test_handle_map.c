@@ -12,8 +12,7 @@
 #include <string.h>
 
 #include "../../src/mpi/handle_map.h"
-
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
+#include "check.h"
 
 static st_hmap_t map;
 #define NT 4
@@ -27,11 +26,11 @@ static void *grower(void *arg)
     int64_t base = ((int64_t)(intptr_t)arg + 1) * 10000000;
     for (int64_t k = 0; k < PER_THREAD; k++) {
         st_req_info_t ri = { .id = (uint64_t)(base + k) };
-        CHECK(st_hmap_put(&map, base + k, &ri) == 0);
+        REQUIRE(st_hmap_put(&map, base + k, &ri) == 0);
     }
     for (int64_t k = 0; k < PER_THREAD; k++) {
         st_req_info_t out;
-        CHECK(st_hmap_claim(&map, base + k, &out) == 1 && out.id == (uint64_t)(base + k));
+        REQUIRE(st_hmap_claim(&map, base + k, &out) == 1 && out.id == (uint64_t)(base + k));
     }
     return NULL;
 }
@@ -42,13 +41,13 @@ static void *sharer(void *arg)
     int t = (int)(intptr_t)arg;
     for (int i = 0; i < SHARED_PER; i++) {
         st_req_info_t ri = { .id = (uint64_t)(t * SHARED_PER + i) };
-        CHECK(st_hmap_put(&map, SHARED_KEY, &ri) == 0);
+        REQUIRE(st_hmap_put(&map, SHARED_KEY, &ri) == 0);
         if (i % 3 == 2) /* interleave claims with puts */
             for (int j = 0; j < 3; j++) {
                 st_req_info_t out;
-                CHECK(st_hmap_claim(&map, SHARED_KEY, &out) == 1);
-                CHECK(out.id < NT * SHARED_PER);
-                CHECK(atomic_fetch_add(&seen[out.id], 1) == 0);
+                REQUIRE(st_hmap_claim(&map, SHARED_KEY, &out) == 1);
+                REQUIRE(out.id < NT * SHARED_PER);
+                REQUIRE(atomic_fetch_add(&seen[out.id], 1) == 0);
             }
     }
     return NULL;
@@ -58,7 +57,7 @@ static void run(void *(*fn)(void *))
 {
     pthread_t t[NT];
     for (intptr_t i = 0; i < NT; i++)
-        CHECK(pthread_create(&t[i], NULL, fn, (void *)i) == 0);
+        REQUIRE(pthread_create(&t[i], NULL, fn, (void *)i) == 0);
     for (int i = 0; i < NT; i++)
         pthread_join(t[i], NULL);
 }
@@ -67,55 +66,55 @@ int main(void)
 {
     st_hmap_init(&map);
     st_req_info_t a = { .id = 7 }, b = { .id = 8 };
-    CHECK(st_hmap_get(&map, 42) == NULL);
-    CHECK(st_hmap_put(&map, 42, &a) == 0);
-    CHECK(st_hmap_get(&map, 42)->id == 7);
-    CHECK(st_hmap_put(&map, 42, &b) == 0); /* a shared handle (MPICH lightweight request): two entries */
+    REQUIRE(st_hmap_get(&map, 42) == NULL);
+    REQUIRE(st_hmap_put(&map, 42, &a) == 0);
+    REQUIRE(st_hmap_get(&map, 42)->id == 7);
+    REQUIRE(st_hmap_put(&map, 42, &b) == 0); /* a shared handle (MPICH lightweight request): two entries */
     st_req_info_t x, y;
-    CHECK(st_hmap_claim(&map, 42, &x) == 1);
-    CHECK(st_hmap_claim(&map, 42, &y) == 1);
-    CHECK(x.id + y.id == 15 && x.id != y.id);
-    CHECK(st_hmap_claim(&map, 42, &x) == 0);
-    CHECK(st_hmap_get(&map, 42) == NULL);
-    CHECK(st_hmap_count(&map) == 0);
+    REQUIRE(st_hmap_claim(&map, 42, &x) == 1);
+    REQUIRE(st_hmap_claim(&map, 42, &y) == 1);
+    REQUIRE(x.id + y.id == 15 && x.id != y.id);
+    REQUIRE(st_hmap_claim(&map, 42, &x) == 0);
+    REQUIRE(st_hmap_get(&map, 42) == NULL);
+    REQUIRE(st_hmap_count(&map) == 0);
 
     /* Growth: 200,000 outstanding entries (the old fixed map held 32,768). */
     const int64_t many = 200000;
     for (int64_t k = 0; k < many; k++) {
         st_req_info_t v = { .id = (uint64_t)k };
-        CHECK(st_hmap_put(&map, 1000 + k, &v) == 0);
+        REQUIRE(st_hmap_put(&map, 1000 + k, &v) == 0);
     }
-    CHECK(st_hmap_count(&map) == (uint64_t)many);
+    REQUIRE(st_hmap_count(&map) == (uint64_t)many);
     for (int64_t k = 0; k < many; k += 997)
-        CHECK(st_hmap_get(&map, 1000 + k) && st_hmap_get(&map, 1000 + k)->id == (uint64_t)k);
+        REQUIRE(st_hmap_get(&map, 1000 + k) && st_hmap_get(&map, 1000 + k)->id == (uint64_t)k);
     for (int64_t k = many - 1; k >= 0; k--) {
         st_req_info_t out;
-        CHECK(st_hmap_claim(&map, 1000 + k, &out) == 1 && out.id == (uint64_t)k);
+        REQUIRE(st_hmap_claim(&map, 1000 + k, &out) == 1 && out.id == (uint64_t)k);
     }
-    CHECK(st_hmap_count(&map) == 0);
+    REQUIRE(st_hmap_count(&map) == 0);
 
     /* Many put/claim cycles: segments are cleared and reused, lookups of absent keys stay cheap. */
     for (int round = 0; round < 300; round++) {
         for (int64_t k = 0; k < 1000; k++)
-            CHECK(st_hmap_put(&map, round * 1000 + k, &a) == 0);
-        CHECK(st_hmap_claim(&map, -1, &x) == 0);
+            REQUIRE(st_hmap_put(&map, round * 1000 + k, &a) == 0);
+        REQUIRE(st_hmap_claim(&map, -1, &x) == 0);
         for (int64_t k = 0; k < 1000; k++)
-            CHECK(st_hmap_claim(&map, round * 1000 + k, &x) == 1);
+            REQUIRE(st_hmap_claim(&map, round * 1000 + k, &x) == 1);
     }
-    CHECK(st_hmap_count(&map) == 0);
+    REQUIRE(st_hmap_count(&map) == 0);
 
     run(grower);
-    CHECK(st_hmap_count(&map) == 0);
+    REQUIRE(st_hmap_count(&map) == 0);
     run(sharer);
     for (;;) { /* what the interleaved claims left */
         st_req_info_t out;
         if (!st_hmap_claim(&map, SHARED_KEY, &out))
             break;
-        CHECK(atomic_fetch_add(&seen[out.id], 1) == 0);
+        REQUIRE(atomic_fetch_add(&seen[out.id], 1) == 0);
     }
     for (int i = 0; i < NT * SHARED_PER; i++)
-        CHECK(seen[i] == 1);
-    CHECK(st_hmap_count(&map) == 0);
+        REQUIRE(seen[i] == 1);
+    REQUIRE(st_hmap_count(&map) == 0);
     printf("handle_map: ok\n");
     return 0;
 }

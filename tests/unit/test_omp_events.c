@@ -27,15 +27,7 @@
 #include "../../src/omp/omp.h"
 #include "../../src/record/record.h"
 #include "../../src/util/log.h"
-
-static int failed;
-#define CHECK(c)                                                             \
-    do {                                                                     \
-        if (!(c)) {                                                          \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #c); \
-            failed++;                                                        \
-        }                                                                    \
-    } while (0)
+#include "check.h"
 
 /* ---- fake runtime --------------------------------------------------------------------- */
 
@@ -255,9 +247,9 @@ static size_t count(const st_event_t *e, size_t n, unsigned kind)
 static void check_registration(const char *log)
 {
     const char *first = strstr(log, "OMPT masked callback");
-    CHECK(first != NULL);                                                /* reported ... */
-    CHECK(first && strstr(first + 1, "OMPT masked callback") == NULL); /* ... once */
-    CHECK(strstr(log, "thread_begin") == NULL);               /* offered ones are not */
+    EXPECT(first != NULL);                                                /* reported ... */
+    EXPECT(first && strstr(first + 1, "OMPT masked callback") == NULL); /* ... once */
+    EXPECT(strstr(log, "thread_begin") == NULL);               /* offered ones are not */
 }
 
 static void check_master(st_thread_t *th)
@@ -266,28 +258,28 @@ static void check_master(st_thread_t *th)
     st_event_t *e = events(th, &n);
     long fork = find(e, n, 0, ST_EV_THREAD_FORK, 0), join = find(e, n, 0, ST_EV_THREAD_JOIN, 0);
     long tb = find(e, n, 0, ST_EV_THREAD_TEAM_BEGIN, 0), te = find(e, n, 0, ST_EV_THREAD_TEAM_END, 0);
-    CHECK(fork >= 0 && tb == fork + 1 && te > tb && join == te + 1);
+    EXPECT(fork >= 0 && tb == fork + 1 && te > tb && join == te + 1);
     if (fork >= 0 && join >= 0) {
-        CHECK(e[fork].id == e[join].id && e[fork].id == e[tb].id && e[fork].bytes == 2);
-        CHECK(e[tb].peer == 0 && e[tb].tag == 2 && e[fork].aux == 0);
-        CHECK(find(e, n, (size_t)tb, ST_EV_ENTER, ST_REGION_OMP_PARALLEL) == tb + 1);
+        EXPECT(e[fork].id == e[join].id && e[fork].id == e[tb].id && e[fork].bytes == 2);
+        EXPECT(e[tb].peer == 0 && e[tb].tag == 2 && e[fork].aux == 0);
+        EXPECT(find(e, n, (size_t)tb, ST_EV_ENTER, ST_REGION_OMP_PARALLEL) == tb + 1);
         long ib = find(e, n, 0, ST_EV_ENTER, ST_REGION_OMP_IBARRIER);
-        CHECK(ib > tb && (e[ib].flags & ST_EVF_IMPLICIT));
+        EXPECT(ib > tb && (e[ib].flags & ST_EVF_IMPLICIT));
     }
     /* gcc single closed at the barrier; task created with 1 dependence, run and completed */
     long single = find(e, n, 0, ST_EV_LEAVE, ST_REGION_OMP_SINGLE), bar = find(e, n, 0, ST_EV_ENTER, ST_REGION_OMP_BARRIER);
-    CHECK(single >= 0 && bar == single + 1);
+    EXPECT(single >= 0 && bar == single + 1);
     long cr = find(e, n, 0, ST_EV_THREAD_TASK_CREATE, 0), sw = find(e, n, 0, ST_EV_THREAD_TASK_SWITCH, 0);
     long done = find(e, n, 0, ST_EV_THREAD_TASK_COMPLETE, 0);
-    CHECK(cr >= 0 && sw > cr && done > sw);
+    EXPECT(cr >= 0 && sw > cr && done > sw);
     if (cr >= 0 && sw > cr && done > sw) {
-        CHECK(e[cr].bytes == 1 && e[cr].id == e[sw].id && e[done].id == e[cr].id && e[cr].bytes2 == e[fork].id);
-        CHECK(e[sw].aux == (mtask_r1 & ~(1ull << 63)) && e[sw].op == ompt_task_switch);
-        CHECK(e[sw + 1].kind == ST_EV_ENTER && e[sw + 1].region == ST_REGION_OMP_TASK);
-        CHECK(e[done - 1].kind == ST_EV_LEAVE && e[done - 1].region == ST_REGION_OMP_TASK);
-        CHECK(e[done + 1].kind == ST_EV_THREAD_TASK_SWITCH && e[done + 1].aux == e[cr].id &&
+        EXPECT(e[cr].bytes == 1 && e[cr].id == e[sw].id && e[done].id == e[cr].id && e[cr].bytes2 == e[fork].id);
+        EXPECT(e[sw].aux == (mtask_r1 & ~(1ull << 63)) && e[sw].op == ompt_task_switch);
+        EXPECT(e[sw + 1].kind == ST_EV_ENTER && e[sw + 1].region == ST_REGION_OMP_TASK);
+        EXPECT(e[done - 1].kind == ST_EV_LEAVE && e[done - 1].region == ST_REGION_OMP_TASK);
+        EXPECT(e[done + 1].kind == ST_EV_THREAD_TASK_SWITCH && e[done + 1].aux == e[cr].id &&
               e[done + 1].op == ompt_task_complete);
-        CHECK((uint32_t)(e[cr].id >> 32) == th->index + 1);
+        EXPECT((uint32_t)(e[cr].id >> 32) == th->index + 1);
     }
     free(e);
 }
@@ -297,26 +289,26 @@ static void check_worker(st_thread_t *w, st_thread_t *m)
 {
     size_t n, nm;
     st_event_t *e = events(w, &n), *em = events(m, &nm);
-    CHECK(count(e, n, ST_EV_THREAD_TEAM_BEGIN) == 2 && count(e, n, ST_EV_THREAD_TEAM_END) == 2);
+    EXPECT(count(e, n, ST_EV_THREAD_TEAM_BEGIN) == 2 && count(e, n, ST_EV_THREAD_TEAM_END) == 2);
     long wte = find(e, n, 0, ST_EV_THREAD_TEAM_END, 0), wleave = find(e, n, 0, ST_EV_LEAVE, ST_REGION_OMP_IBARRIER);
     long mjoin = find(em, nm, 0, ST_EV_THREAD_JOIN, 0), mte = find(em, nm, 0, ST_EV_THREAD_TEAM_END, 0);
     long mleave = find(em, nm, 0, ST_EV_LEAVE, ST_REGION_OMP_IBARRIER);
     long menter = find(em, nm, 0, ST_EV_ENTER, ST_REGION_OMP_IBARRIER);
-    CHECK(wte >= 0 && wleave >= 0 && mjoin >= 0 && mte >= 0 && mleave >= 0);
+    EXPECT(wte >= 0 && wleave >= 0 && mjoin >= 0 && mte >= 0 && mleave >= 0);
     if (wte >= 0 && wleave >= 0 && mjoin >= 0 && mte >= 0 && mleave >= 0) {
-        CHECK(e[wte].time == em[mte].time && e[wte].time < em[mjoin].time); /* stamped with the master's end */
-        CHECK(e[wleave].time < em[mleave].time && e[wleave].time >= em[menter].time); /* master's wait end */
-        CHECK(e[wte].peer == 1 && e[wte].id == em[mjoin].id);
-        CHECK(e[wte - 1].kind == ST_EV_LEAVE && e[wte - 1].region == ST_REGION_OMP_PARALLEL);
+        EXPECT(e[wte].time == em[mte].time && e[wte].time < em[mjoin].time); /* stamped with the master's end */
+        EXPECT(e[wleave].time < em[mleave].time && e[wleave].time >= em[menter].time); /* master's wait end */
+        EXPECT(e[wte].peer == 1 && e[wte].id == em[mjoin].id);
+        EXPECT(e[wte - 1].kind == ST_EV_LEAVE && e[wte - 1].region == ST_REGION_OMP_PARALLEL);
     }
     for (size_t i = 1; i < n; i++)
-        CHECK(e[i].time >= e[i - 1].time);
+        EXPECT(e[i].time >= e[i - 1].time);
     long second = wte >= 0 ? find(e, n, (size_t)wte + 1, ST_EV_THREAD_TEAM_END, 0) : -1;
     long mte2 = mte >= 0 ? find(em, nm, (size_t)mte + 1, ST_EV_THREAD_TEAM_END, 0) : -1;
-    CHECK(second > 0 && mte2 > 0);
+    EXPECT(second > 0 && mte2 > 0);
     if (second > 0 && mte2 > 0) /* closed by st_omp_finalize with the master's times */
-        CHECK(e[second].id == em[mte2].id && e[second].time == em[mte2].time);
-    CHECK(w->omp_thread_num == 1);
+        EXPECT(e[second].id == em[mte2].id && e[second].time == em[mte2].time);
+    EXPECT(w->omp_thread_num == 1);
     free(e);
     free(em);
 }
@@ -339,28 +331,28 @@ static void check_locks(st_thread_t *th)
     for (size_t i = 0; i < n; i++) {
         if (e[i].kind != ST_EV_THREAD_ACQUIRE_LOCK && e[i].kind != ST_EV_THREAD_RELEASE_LOCK)
             continue;
-        CHECK(k < 8 && e[i].kind == want[k].kind && e[i].id == want[k].id && e[i].bytes == want[k].order &&
+        EXPECT(k < 8 && e[i].kind == want[k].kind && e[i].id == want[k].id && e[i].bytes == want[k].order &&
               e[i].op == want[k].op);
         k++;
     }
-    CHECK(k == 8);
+    EXPECT(k == 8);
     long set = find(e, n, 0, ST_EV_ENTER, ST_REGION_OMP_SET_LOCK);
-    CHECK(set >= 0 && e[set + 1].kind == ST_EV_THREAD_ACQUIRE_LOCK && e[set + 2].kind == ST_EV_LEAVE);
+    EXPECT(set >= 0 && e[set + 1].kind == ST_EV_THREAD_ACQUIRE_LOCK && e[set + 2].kind == ST_EV_LEAVE);
     long crit = find(e, n, 0, ST_EV_ENTER, ST_REGION_OMP_CRITICAL);
-    CHECK(crit > 0 && e[crit + 1].kind == ST_EV_THREAD_ACQUIRE_LOCK && e[crit + 2].region == ST_REGION_OMP_CRITICAL_SBLOCK);
-    CHECK(e[n - 1].kind == ST_EV_LEAVE && e[n - 1].region == ST_REGION_OMP_CRITICAL);
-    CHECK(count(e, n, ST_EV_ENTER) == count(e, n, ST_EV_LEAVE));
+    EXPECT(crit > 0 && e[crit + 1].kind == ST_EV_THREAD_ACQUIRE_LOCK && e[crit + 2].region == ST_REGION_OMP_CRITICAL_SBLOCK);
+    EXPECT(e[n - 1].kind == ST_EV_LEAVE && e[n - 1].region == ST_REGION_OMP_CRITICAL);
+    EXPECT(count(e, n, ST_EV_ENTER) == count(e, n, ST_EV_LEAVE));
     size_t nest_enters = 0;
     for (size_t i = 0; i < n; i++)
         nest_enters += e[i].kind == ST_EV_ENTER && e[i].region == ST_REGION_OMP_SET_NEST_LOCK;
-    CHECK(nest_enters == 2);
+    EXPECT(nest_enters == 2);
     free(e);
 }
 
 int main(void)
 {
     char err[600];
-    CHECK(st_config_load(err, sizeof err) == 0);
+    EXPECT(st_config_load(err, sizeof err) == 0);
     st_log_set_verbosity(1);
     st_record_active = 1;
 
@@ -369,7 +361,7 @@ int main(void)
     int fd = mkstemp(logpath), saved = dup(2);
     dup2(fd, 2);
     ompt_start_tool_result_t *r = ompt_start_tool(201611, "fake");
-    CHECK(r && r->initialize(fake_lookup, 0, &r->tool_data) == 1);
+    EXPECT(r && r->initialize(fake_lookup, 0, &r->tool_data) == 1);
     dup2(saved, 2);
     char log[4096] = "";
     ssize_t got = pread(fd, log, sizeof log - 1, 0);
@@ -401,14 +393,14 @@ int main(void)
     /* hidden helpers: no thread_begin on their main thread */
     on(&hidden, s_hidden_main, &par3);
     on(&hworker, s_worker_begin, &par3);
-    CHECK(par3.ptr == NULL && hidden.th == NULL && hworker.th == NULL);
+    EXPECT(par3.ptr == NULL && hidden.th == NULL && hworker.th == NULL);
 
     st_omp_finalize();
     st_record_stop();
     size_t nth;
     st_record_threads(&nth);
-    CHECK(nth == 2);
-    CHECK(master.th && worker.th && master.th->index == 0 && worker.th->index == 1);
+    EXPECT(nth == 2);
+    EXPECT(master.th && worker.th && master.th->index == 0 && worker.th->index == 1);
     if (master.th && worker.th) {
         check_master(master.th);
         check_worker(worker.th, master.th);
@@ -418,7 +410,7 @@ int main(void)
     actor_stop(&worker);
     actor_stop(&hidden);
     actor_stop(&hworker);
-    if (failed)
-        fprintf(stderr, "test_omp_events: %d checks failed\n", failed);
-    return failed ? 1 : 0;
+    if (failures)
+        fprintf(stderr, "test_omp_events: %d checks failed\n", failures);
+    return failures ? 1 : 0;
 }

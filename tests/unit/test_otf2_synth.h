@@ -1,6 +1,6 @@
 /*
  * test_otf2_synth.h — synthetic rank data for the OTF2 writer and rank-data tests
- * (included by tests/unit/test_rankdata.c, test_otf2_writer.c and mpi_archive_test.c).
+ * (included by tests/unit/test_rankdata.c, test_otf2_writer.c and test_archive_mpi.c).
  *
  * A 3-rank world, 2 threads per rank, every event kind, with communicators chosen
  * so that WORLD ranks and communicator ranks differ:

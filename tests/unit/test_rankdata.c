@@ -14,7 +14,7 @@
 
 #include "test_otf2_synth.h"
 
-#include "test_check.h"
+#include "check.h"
 
 /* Bitwise CRC-32, independent of the implementation under test. */
 static uint32_t ref_crc(const uint8_t *p, size_t n)
@@ -46,39 +46,39 @@ static int same_comm(const st_comm_def_t *a, const st_comm_def_t *b)
 
 static void compare(const st_rankdata_t *a, const st_rankdata_t *b, int with_events)
 {
-    CHECK(a->rank == b->rank && a->nranks == b->nranks && a->pid == b->pid && a->flags == b->flags, "header");
-    CHECK(strcmp(a->hostname, b->hostname) == 0 && strcmp(a->nodename, b->nodename) == 0, "names");
-    CHECK(a->t_begin == b->t_begin && a->t_end == b->t_end && a->timer_resolution == b->timer_resolution, "times");
-    CHECK(a->nthreads == b->nthreads, "nthreads %u vs %u", a->nthreads, b->nthreads);
+    EXPECT(a->rank == b->rank && a->nranks == b->nranks && a->pid == b->pid && a->flags == b->flags, "header");
+    EXPECT(strcmp(a->hostname, b->hostname) == 0 && strcmp(a->nodename, b->nodename) == 0, "names");
+    EXPECT(a->t_begin == b->t_begin && a->t_end == b->t_end && a->timer_resolution == b->timer_resolution, "times");
+    EXPECT(a->nthreads == b->nthreads, "nthreads %u vs %u", a->nthreads, b->nthreads);
     for (uint32_t i = 0; i < a->nthreads && i < b->nthreads; i++) {
         const st_thread_data_t *x = &a->threads[i], *y = &b->threads[i];
-        CHECK(x->index == y->index && x->omp_num == y->omp_num && x->flushes == y->flushes, "thread %u", i);
-        CHECK(x->nevents == y->nevents, "thread %u nevents %llu vs %llu", i, (unsigned long long)x->nevents,
+        EXPECT(x->index == y->index && x->omp_num == y->omp_num && x->flushes == y->flushes, "thread %u", i);
+        EXPECT(x->nevents == y->nevents, "thread %u nevents %llu vs %llu", i, (unsigned long long)x->nevents,
               (unsigned long long)y->nevents);
         if (with_events)
-            CHECK(y->events && memcmp(x->events, y->events, x->nevents * sizeof *x->events) == 0,
+            EXPECT(y->events && memcmp(x->events, y->events, x->nevents * sizeof *x->events) == 0,
                   "thread %u events differ", i);
         else
-            CHECK(y->events == NULL, "unpack must leave events NULL");
+            EXPECT(y->events == NULL, "unpack must leave events NULL");
     }
-    CHECK(a->ncomms == b->ncomms, "ncomms");
+    EXPECT(a->ncomms == b->ncomms, "ncomms");
     for (uint32_t i = 0; i < a->ncomms && i < b->ncomms; i++)
-        CHECK(same_comm(&a->comms[i], &b->comms[i]), "comm %u", i);
-    CHECK(a->ncallsites == b->ncallsites, "ncallsites");
+        EXPECT(same_comm(&a->comms[i], &b->comms[i]), "comm %u", i);
+    EXPECT(a->ncallsites == b->ncallsites, "ncallsites");
     for (uint32_t i = 0; i < a->ncallsites && i < b->ncallsites; i++)
-        CHECK(a->callsites[i].pc == b->callsites[i].pc && strcmp(a->callsites[i].text, b->callsites[i].text) == 0 &&
+        EXPECT(a->callsites[i].pc == b->callsites[i].pc && strcmp(a->callsites[i].text, b->callsites[i].text) == 0 &&
                   a->callsites[i].fn_begin == b->callsites[i].fn_begin && a->callsites[i].fn_end == b->callsites[i].fn_end,
               "callsite %u", i);
-    CHECK(a->nprops == b->nprops && (a->nprops == 0 || memcmp(a->props, b->props, a->nprops * sizeof *a->props) == 0),
+    EXPECT(a->nprops == b->nprops && (a->nprops == 0 || memcmp(a->props, b->props, a->nprops * sizeof *a->props) == 0),
           "props");
-    CHECK(a->nteams == b->nteams, "nteams");
+    EXPECT(a->nteams == b->nteams, "nteams");
     for (uint32_t i = 0; i < a->nteams && i < b->nteams; i++)
-        CHECK(a->teams[i].size == b->teams[i].size &&
+        EXPECT(a->teams[i].size == b->teams[i].size &&
                   memcmp(a->teams[i].threads, b->teams[i].threads, a->teams[i].size * 4) == 0,
               "team %u", i);
-    CHECK(a->ncpnodes == b->ncpnodes, "ncpnodes %u vs %u", a->ncpnodes, b->ncpnodes);
+    EXPECT(a->ncpnodes == b->ncpnodes, "ncpnodes %u vs %u", a->ncpnodes, b->ncpnodes);
     for (uint32_t i = 0; i < a->ncpnodes && i < b->ncpnodes; i++)
-        CHECK(a->cpnodes[i].parent == b->cpnodes[i].parent && a->cpnodes[i].pc == b->cpnodes[i].pc, "call-path node %u", i);
+        EXPECT(a->cpnodes[i].parent == b->cpnodes[i].parent && a->cpnodes[i].pc == b->cpnodes[i].pc, "call-path node %u", i);
 }
 
 static void add_teams(st_rankdata_t *rd)
@@ -110,7 +110,7 @@ static void test_callpath_order(st_rankdata_t *rd)
     rd->cpnodes[1].parent = 2;
     size_t n = st_rankdata_pack(rd, &blob);
     st_rankdata_t back;
-    CHECK(n > 0 && st_rankdata_unpack(blob, n, &back) == -1, "a call-path node before its parent is accepted");
+    EXPECT(n > 0 && st_rankdata_unpack(blob, n, &back) == -1, "a call-path node before its parent is accepted");
     rd->cpnodes[1].parent = 0;
     free(blob);
 }
@@ -121,15 +121,15 @@ static void test_roundtrip(st_rankdata_t *rd)
 {
     void *blob = NULL, *blob2 = NULL;
     size_t n = st_rankdata_pack(rd, &blob);
-    CHECK(n > 0 && blob, "pack");
+    EXPECT(n > 0 && blob, "pack");
     st_rankdata_t back;
-    CHECK(st_rankdata_unpack(blob, n, &back) == 0, "unpack of an intact blob");
+    EXPECT(st_rankdata_unpack(blob, n, &back) == 0, "unpack of an intact blob");
     compare(rd, &back, 0);
     size_t n2 = st_rankdata_pack(&back, &blob2);
-    CHECK(n2 == n && memcmp(blob, blob2, n) == 0, "repacking gives the same bytes");
-    CHECK(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 3, "magic and version 3, little-endian");
+    EXPECT(n2 == n && memcmp(blob, blob2, n) == 0, "repacking gives the same bytes");
+    EXPECT(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 3, "magic and version 3, little-endian");
     st_rankdata_free(&back);
-    CHECK(back.threads == NULL && back.nthreads == 0, "free zeroes");
+    EXPECT(back.threads == NULL && back.nthreads == 0, "free zeroes");
     free(blob);
     free(blob2);
 }
@@ -152,7 +152,7 @@ static void test_version2(const st_rankdata_t *rd)
         memcpy(key + 12, rd->callsites[i].text, len);
         while (at + 12 + len <= m && memcmp(v2 + at, key, 12 + len))
             at++;
-        CHECK(at + 12 + len + 8 <= m, "call site %u found in the blob", i);
+        EXPECT(at + 12 + len + 8 <= m, "call site %u found in the blob", i);
         if (at + 12 + len + 8 > m)
             break;
         memmove(v2 + at + 12 + len, v2 + at + 20 + len, m - (at + 20 + len));
@@ -163,16 +163,16 @@ static void test_version2(const st_rankdata_t *rd)
         v2[8 + b] = (uint8_t)((uint64_t)m >> (8 * b));
     put_le32(v2 + m - 4, ref_crc(v2, m - 4));
     st_rankdata_t back;
-    CHECK(st_rankdata_unpack(v2, m, &back) == 0, "a version-2 blob is read");
-    CHECK(back.ncallsites == rd->ncallsites, "version 2: %u call sites", back.ncallsites);
+    EXPECT(st_rankdata_unpack(v2, m, &back) == 0, "a version-2 blob is read");
+    EXPECT(back.ncallsites == rd->ncallsites, "version 2: %u call sites", back.ncallsites);
     for (uint32_t i = 0; i < back.ncallsites && i < rd->ncallsites; i++)
-        CHECK(back.callsites[i].pc == rd->callsites[i].pc && !strcmp(back.callsites[i].text, rd->callsites[i].text) &&
+        EXPECT(back.callsites[i].pc == rd->callsites[i].pc && !strcmp(back.callsites[i].text, rd->callsites[i].text) &&
                   back.callsites[i].fn_begin == 0 && back.callsites[i].fn_end == 0,
               "version 2: call site %u, without its function's lines", i);
     st_rankdata_free(&back);
     put_le32(v2 + 4, 1);
     put_le32(v2 + m - 4, ref_crc(v2, m - 4));
-    CHECK(st_rankdata_unpack(v2, m, &back) != 0, "a version-1 blob is refused");
+    EXPECT(st_rankdata_unpack(v2, m, &back) != 0, "a version-1 blob is refused");
     free(v2);
     free(blob);
 }
@@ -195,8 +195,8 @@ static void test_truncation_and_flips(st_rankdata_t *rd)
     int accepted = 0;
     for (size_t k = 0; k < n; k++)
         accepted += unpack_copy(blob, k, &out) == 0;
-    CHECK(accepted == 0, "%d truncated blobs accepted", accepted);
-    CHECK(st_rankdata_unpack(NULL, 0, &out) == -1, "NULL blob");
+    EXPECT(accepted == 0, "%d truncated blobs accepted", accepted);
+    EXPECT(st_rankdata_unpack(NULL, 0, &out) == -1, "NULL blob");
     /* Every single-bit flip: the CRC (or the header checks) must catch it. */
     accepted = 0;
     for (size_t bit = 0; bit < n * 8; bit++) {
@@ -207,7 +207,7 @@ static void test_truncation_and_flips(st_rankdata_t *rd)
         }
         blob[bit / 8] ^= (uint8_t)(1u << (bit % 8));
     }
-    CHECK(accepted == 0, "%d bit flips accepted", accepted);
+    EXPECT(accepted == 0, "%d bit flips accepted", accepted);
     free(blob);
 }
 
@@ -231,15 +231,15 @@ static void test_fuzz_parser(st_rankdata_t *rd)
         st_rankdata_t out;
         if (unpack_copy(m, n, &out) == 0) {
             accepted++;
-            CHECK(out.rank >= 0 && out.rank < out.nranks, "accepted blob with rank out of range");
+            EXPECT(out.rank >= 0 && out.rank < out.nranks, "accepted blob with rank out of range");
             for (uint32_t i = 0; i < out.ncomms; i++)
                 for (uint32_t k = 0; k < out.comms[i].size; k++)
-                    CHECK(out.comms[i].world[k] >= 0 && out.comms[i].world[k] < out.nranks, "member range");
+                    EXPECT(out.comms[i].world[k] >= 0 && out.comms[i].world[k] < out.nranks, "member range");
             st_rankdata_free(&out);
         } else
             rejected++;
     }
-    CHECK(rejected > 0, "fuzzing never produced a rejection");
+    EXPECT(rejected > 0, "fuzzing never produced a rejection");
     printf("  parser fuzz: %d rejected, %d accepted (garbage inside strings)\n", rejected, accepted);
     free(m);
     free(blob);
@@ -251,12 +251,12 @@ static void test_prop(void)
     st_rankdata_prop(&rd, "a", "%d", 1);
     st_rankdata_prop(&rd, "b", "x");
     st_rankdata_prop(&rd, "a", "%d", 2);
-    CHECK(rd.nprops == 2 && strcmp(rd.props[0].value, "2") == 0, "replace an existing key");
+    EXPECT(rd.nprops == 2 && strcmp(rd.props[0].value, "2") == 0, "replace an existing key");
     char longv[400];
     memset(longv, 'v', sizeof longv - 1);
     longv[sizeof longv - 1] = 0;
     st_rankdata_prop(&rd, "long", "%s", longv);
-    CHECK(strlen(rd.props[2].value) == sizeof rd.props[2].value - 1, "truncates long values");
+    EXPECT(strlen(rd.props[2].value) == sizeof rd.props[2].value - 1, "truncates long values");
     st_rankdata_free(&rd);
 }
 
@@ -291,14 +291,14 @@ static void test_dump(st_rankdata_t *rd, const char *tmp)
 {
     char dir[512], path[600], bad[600];
     snprintf(dir, sizeof dir, "%s/run", tmp);
-    CHECK(st_rankdata_dump(dir, rd) == 0, "dump");
+    EXPECT(st_rankdata_dump(dir, rd) == 0, "dump");
     snprintf(path, sizeof path, "%s/partial/rank-%d.strd", dir, rd->rank);
-    CHECK(file_size(path) > 0, "dump file %s exists", path);
+    EXPECT(file_size(path) > 0, "dump file %s exists", path);
     char tmpname[620];
     snprintf(tmpname, sizeof tmpname, "%s.tmp", path);
-    CHECK(file_size(tmpname) < 0, "temporary file renamed away");
+    EXPECT(file_size(tmpname) < 0, "temporary file renamed away");
     st_rankdata_t back;
-    CHECK(st_rankdata_load_dump(path, &back) == 0, "load");
+    EXPECT(st_rankdata_load_dump(path, &back) == 0, "load");
     compare(rd, &back, 1);
     st_rankdata_free(&back);
 
@@ -311,7 +311,7 @@ static void test_dump(st_rankdata_t *rd, const char *tmp)
         spit(bad, b, cut);
         accepted += st_rankdata_load_dump(bad, &back) == 0;
     }
-    CHECK(accepted == 0, "%d truncated dumps accepted", accepted);
+    EXPECT(accepted == 0, "%d truncated dumps accepted", accepted);
     for (long pos = 0; pos < n; pos += 13) {
         b[pos] ^= 0x10;
         spit(bad, b, n);
@@ -321,25 +321,25 @@ static void test_dump(st_rankdata_t *rd, const char *tmp)
         }
         b[pos] ^= 0x10;
     }
-    CHECK(accepted == 0, "%d corrupted dumps accepted", accepted);
+    EXPECT(accepted == 0, "%d corrupted dumps accepted", accepted);
     uint8_t *longer = malloc((size_t)n + 5);
     memcpy(longer, b, (size_t)n);
     memset(longer + n, 0, 5);
     spit(bad, longer, n + 5);
-    CHECK(st_rankdata_load_dump(bad, &back) == -1, "trailing garbage rejected");
-    CHECK(st_rankdata_load_dump("/nonexistent/rank-0.strd", &back) == -1, "missing file");
+    EXPECT(st_rankdata_load_dump(bad, &back) == -1, "trailing garbage rejected");
+    EXPECT(st_rankdata_load_dump("/nonexistent/rank-0.strd", &back) == -1, "missing file");
     free(longer);
     free(b);
 
     /* Threads whose events are not in memory count as empty. */
     st_event_t *keep = rd->threads[1].events;
     rd->threads[1].events = NULL;
-    CHECK(st_rankdata_dump(dir, rd) == 0, "dump with a thread without events");
-    CHECK(st_rankdata_load_dump(path, &back) == 0 && back.threads[1].nevents == 0 && back.threads[1].events == NULL,
+    EXPECT(st_rankdata_dump(dir, rd) == 0, "dump with a thread without events");
+    EXPECT(st_rankdata_load_dump(path, &back) == 0 && back.threads[1].nevents == 0 && back.threads[1].events == NULL,
           "empty thread after reload");
     st_rankdata_free(&back);
     rd->threads[1].events = keep;
-    CHECK(st_rankdata_dump("/proc/synctrace-cannot-exist", rd) == -1, "unwritable directory fails cleanly");
+    EXPECT(st_rankdata_dump("/proc/synctrace-cannot-exist", rd) == -1, "unwritable directory fails cleanly");
 }
 
 /* A reader over rd's own event arrays, handing out at most 5 events per call; fail_at: the
@@ -365,29 +365,29 @@ static void test_dump_live(st_rankdata_t *rd, const char *tmp)
     char dir[512], path[600];
     snprintf(dir, sizeof dir, "%s/live", tmp);
     snprintf(path, sizeof path, "%s/partial/rank-%d.strd", dir, rd->rank);
-    CHECK(st_rankdata_dump(dir, rd) == 0, "dump for comparison");
+    EXPECT(st_rankdata_dump(dir, rd) == 0, "dump for comparison");
     long n_ref, n_live;
     uint8_t *ref = slurp(path, &n_ref);
     st_rankdata_t defs = *rd; /* the same definitions, events only through the reader */
     st_thread_data_t th[16];
-    CHECK(rd->nthreads <= 16, "test needs <= 16 threads");
+    EXPECT(rd->nthreads <= 16, "test needs <= 16 threads");
     for (uint32_t i = 0; i < rd->nthreads && i < 16; i++)
         th[i] = rd->threads[i], th[i].events = NULL;
     defs.threads = th;
     live_src_t src = { rd, UINT64_MAX };
-    CHECK(st_rankdata_dump_live(dir, &defs, live_read, &src) == 0, "live dump");
+    EXPECT(st_rankdata_dump_live(dir, &defs, live_read, &src) == 0, "live dump");
     uint8_t *live = slurp(path, &n_live);
-    CHECK(n_ref == n_live && !memcmp(ref, live, (size_t)n_ref), "live dump differs from the array dump (%ld vs %ld bytes)",
+    EXPECT(n_ref == n_live && !memcmp(ref, live, (size_t)n_ref), "live dump differs from the array dump (%ld vs %ld bytes)",
           n_live, n_ref);
     free(live);
     free(ref);
     unlink(path);
     src.fail_at = 3;
     fprintf(stderr, "  (the following 'writing the raw dump failed' error is expected)\n");
-    CHECK(st_rankdata_dump_live(dir, &defs, live_read, &src) == -1, "a failing reader fails the dump");
+    EXPECT(st_rankdata_dump_live(dir, &defs, live_read, &src) == -1, "a failing reader fails the dump");
     char tmpname[620];
     snprintf(tmpname, sizeof tmpname, "%s.tmp", path);
-    CHECK(file_size(path) < 0 && file_size(tmpname) < 0, "nothing left after a failed live dump");
+    EXPECT(file_size(path) < 0 && file_size(tmpname) < 0, "nothing left after a failed live dump");
 }
 
 int main(void)

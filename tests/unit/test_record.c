@@ -21,7 +21,7 @@
 #include "../../src/config/config.h"
 #include "../../src/record/record.h"
 
-#include "test_check.h"
+#include "check.h"
 
 /* Runs fn(arg) on a new thread, so that it registers a fresh st_thread_t. */
 static void on_new_thread(void *(*fn)(void *), void *arg)
@@ -54,11 +54,11 @@ static uint64_t expected_flushes(size_t cap, size_t n)
 static void test_fields(void)
 {
     st_thread_t *th = st_thread_self();
-    CHECK(th != NULL, "no thread record");
+    EXPECT(th != NULL, "no thread record");
     if (!th)
         return;
-    CHECK(st_thread_self() == th, "second call registers again");
-    CHECK(th->cap == st_config.buffer / sizeof(st_event_t), "cap %zu", th->cap);
+    EXPECT(st_thread_self() == th, "second call registers again");
+    EXPECT(th->cap == st_config.buffer / sizeof(st_event_t), "cap %zu", th->cap);
     uint64_t before = st_record_count(th);
     st_record_enter(th, ST_REGION_PROGRAM, 0x1234);
     st_event_t *e = st_record(th, ST_EV_MPI_SEND);
@@ -66,15 +66,15 @@ static void test_fields(void)
     e->tag = 7;
     e->bytes = 64;
     st_record_leave(th, ST_REGION_PROGRAM);
-    CHECK(st_record_count(th) == before + 3, "count %llu", (unsigned long long)st_record_count(th));
+    EXPECT(st_record_count(th) == before + 3, "count %llu", (unsigned long long)st_record_count(th));
     const st_event_t *ev = &th->buf[th->pos - 3];
-    CHECK(ev[0].kind == ST_EV_ENTER && ev[0].region == ST_REGION_PROGRAM && ev[0].aux == 0x1234 && ev[0].peer == -1,
+    EXPECT(ev[0].kind == ST_EV_ENTER && ev[0].region == ST_REGION_PROGRAM && ev[0].aux == 0x1234 && ev[0].peer == -1,
           "enter: kind %u region %u aux %llx peer %d", ev[0].kind, ev[0].region, (unsigned long long)ev[0].aux, ev[0].peer);
-    CHECK(ev[1].kind == ST_EV_MPI_SEND && ev[1].peer == 3 && ev[1].tag == 7 && ev[1].bytes == 64 && ev[1].flags == 0 &&
+    EXPECT(ev[1].kind == ST_EV_MPI_SEND && ev[1].peer == 3 && ev[1].tag == 7 && ev[1].bytes == 64 && ev[1].flags == 0 &&
           ev[1].id == 0, "send fields");
-    CHECK(ev[2].kind == ST_EV_LEAVE && ev[2].region == ST_REGION_PROGRAM && ev[2].aux == 0, "leave fields");
-    CHECK(ev[0].time <= ev[1].time && ev[1].time <= ev[2].time, "time order");
-    CHECK(ev[0].time > 0, "time is zero");
+    EXPECT(ev[2].kind == ST_EV_LEAVE && ev[2].region == ST_REGION_PROGRAM && ev[2].aux == 0, "leave fields");
+    EXPECT(ev[0].time <= ev[1].time && ev[1].time <= ev[2].time, "time order");
+    EXPECT(ev[0].time > 0, "time is zero");
 }
 
 /* Same epoch as the initial identity map: time is clamped within an epoch. */
@@ -97,16 +97,16 @@ static void test_monotonic(void)
     st_timer_set_map(&map_zero);
     st_record_leave(th, ST_REGION_PROGRAM);
     for (size_t i = th->pos - 11; i < th->pos; i++)
-        CHECK(th->buf[i].time >= th->buf[i - 1].time, "event %zu earlier than its predecessor", i);
-    CHECK(th->buf[th->pos - 2].time == t_before, "clamped time %llu, expected %llu",
+        EXPECT(th->buf[i].time >= th->buf[i - 1].time, "event %zu earlier than its predecessor", i);
+    EXPECT(th->buf[th->pos - 2].time == t_before, "clamped time %llu, expected %llu",
           (unsigned long long)th->buf[th->pos - 2].time, (unsigned long long)t_before);
     uint64_t t_last = th->buf[th->pos - 1].time;
     st_timer_set_map(&map_next);
     st_record_enter(th, ST_REGION_PROGRAM, 0);
     st_timer_set_map(&map_zero);
-    CHECK(th->buf[th->pos - 1].epoch == 2, "event epoch %u, expected 2", th->buf[th->pos - 1].epoch);
-    CHECK(th->buf[th->pos - 1].time + 500000000u < t_last, "a new epoch's earlier time was clamped");
-    CHECK(th->buf[th->pos - 2].epoch == 1, "event epoch %u, expected 1", th->buf[th->pos - 2].epoch);
+    EXPECT(th->buf[th->pos - 1].epoch == 2, "event epoch %u, expected 2", th->buf[th->pos - 1].epoch);
+    EXPECT(th->buf[th->pos - 1].time + 500000000u < t_last, "a new epoch's earlier time was clamped");
+    EXPECT(th->buf[th->pos - 2].epoch == 1, "event epoch %u, expected 1", th->buf[th->pos - 2].epoch);
 }
 
 /* ---- flushes ------------------------------------------------------------------------ */
@@ -147,7 +147,7 @@ static int spill_files_in(const char *dir)
 /* Spill files into a fresh directory dir (a mkdtemp template), buffers of 16 events. */
 static void spill_dir_begin(char *dir)
 {
-    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    EXPECT(mkdtemp(dir) != NULL, "mkdtemp");
     snprintf(st_config.tmpdir, sizeof st_config.tmpdir, "%s", dir);
     st_config.buffer = 16 * sizeof(st_event_t);
 }
@@ -155,7 +155,7 @@ static void spill_dir_begin(char *dir)
 /* No spill file may be left behind in dir; removes it. */
 static void spill_dir_end(const char *dir)
 {
-    CHECK(spill_files_in(dir) == 0, "spill file left in %s", dir);
+    EXPECT(spill_files_in(dir) == 0, "spill file left in %s", dir);
     rmdir(dir);
 }
 
@@ -166,17 +166,17 @@ static void test_flush(void)
     flush_case_t fc = { .n = 1000, .expect_spill = 1 };
     on_new_thread(record_many, &fc);
     st_thread_t *th = fc.th;
-    CHECK(th != NULL, "no thread");
+    EXPECT(th != NULL, "no thread");
     if (!th)
         return;
     uint64_t want = expected_flushes(16, fc.n);
-    CHECK(th->flushes == want, "flushes %llu, expected %llu", (unsigned long long)th->flushes, (unsigned long long)want);
-    CHECK(st_record_count(th) == fc.n + 2 * want, "count %llu", (unsigned long long)st_record_count(th));
-    CHECK(spill_files_in(dir) == 0, "spill file left in %s", dir);
+    EXPECT(th->flushes == want, "flushes %llu, expected %llu", (unsigned long long)th->flushes, (unsigned long long)want);
+    EXPECT(st_record_count(th) == fc.n + 2 * want, "count %llu", (unsigned long long)st_record_count(th));
+    EXPECT(spill_files_in(dir) == 0, "spill file left in %s", dir);
 
     size_t n = 0;
     st_event_t *all = st_record_load(th, &n);
-    CHECK(all != NULL && n == fc.n + 2 * want, "loaded %zu events", n);
+    EXPECT(all != NULL && n == fc.n + 2 * want, "loaded %zu events", n);
     if (all) {
         /* Replay: the exact record sequence, FLUSH pairs where the buffer was full. */
         size_t pos = 0, k = 0, next_id = 0, bad = 0;
@@ -190,9 +190,9 @@ static void test_flush(void)
             bad += k >= n || all[k].kind != ST_EV_MPI_ISEND || all[k].id != next_id || all[k].peer != (int32_t)(next_id % 5);
             k++, pos++, next_id++;
         }
-        CHECK(bad == 0 && k == n, "%zu events out of place (of %zu)", bad, n);
+        EXPECT(bad == 0 && k == n, "%zu events out of place (of %zu)", bad, n);
         for (size_t i = 1; i < n; i++)
-            CHECK(all[i].time >= all[i - 1].time, "loaded event %zu earlier than its predecessor", i);
+            EXPECT(all[i].time >= all[i - 1].time, "loaded event %zu earlier than its predecessor", i);
         /* st_record_read (the signal-safe reader of abnormal-end dumps): chunks of 7 that cross
            spill/buffer boundaries give the same events; nothing past the end. */
         st_event_t chunk[7];
@@ -200,9 +200,9 @@ static void test_flush(void)
         for (size_t k2; got < n && (k2 = st_record_read(th, got, chunk, 7)) > 0; got += k2)
             for (size_t j = 0; j < k2; j++)
                 mismatch += memcmp(&chunk[j], &all[got + j], sizeof chunk[j]) != 0;
-        CHECK(got == n && mismatch == 0, "st_record_read: %zu of %zu events, %zu differ", got, n, mismatch);
-        CHECK(st_record_read(th, n, chunk, 7) == 0, "st_record_read past the end returned events");
-        CHECK(st_record_read(th, n - 3, chunk, 7) == 3, "st_record_read of the last 3 events");
+        EXPECT(got == n && mismatch == 0, "st_record_read: %zu of %zu events, %zu differ", got, n, mismatch);
+        EXPECT(st_record_read(th, n, chunk, 7) == 0, "st_record_read past the end returned events");
+        EXPECT(st_record_read(th, n - 3, chunk, 7) == 3, "st_record_read of the last 3 events");
         free(all);
     }
     rmdir(dir);
@@ -223,32 +223,32 @@ static void *record_in_room(void *arg)
     if (!th)
         return NULL;
     st_record_set_room(th, 4);
-    CHECK(th->limit == 12, "limit %zu with 4 slots of room in 16", th->limit);
+    EXPECT(th->limit == 12, "limit %zu with 4 slots of room in 16", th->limit);
     for (int i = 0; i < 12; i++)
         st_record(th, ST_EV_MPI_ISEND);
-    CHECK(th->flushes == 0 && th->pos == 12, "flushed before the limit (pos %zu)", th->pos);
+    EXPECT(th->flushes == 0 && th->pos == 12, "flushed before the limit (pos %zu)", th->pos);
     uint32_t epoch;
     uint64_t t0 = st_timer_now_ep(&epoch);
     for (int i = 0; i < 3; i++)
         st_record_in_room(th, ST_EV_THREAD_RELEASE_LOCK);
     st_event_t *e = st_record_in_room_at(th, ST_EV_THREAD_TEAM_END, t0, epoch);
-    CHECK(th->flushes == 0 && th->pos == 16, "flushed inside the room (pos %zu)", th->pos);
-    CHECK(e->time == th->buf[14].time, "stamped %llu, not at the previous event %llu (t0 %llu is earlier)",
+    EXPECT(th->flushes == 0 && th->pos == 16, "flushed inside the room (pos %zu)", th->pos);
+    EXPECT(e->time == th->buf[14].time, "stamped %llu, not at the previous event %llu (t0 %llu is earlier)",
           (unsigned long long)e->time, (unsigned long long)th->buf[14].time, (unsigned long long)t0);
     uint64_t last = e->time;
     st_record_flush_point(th);
-    CHECK(th->flushes == 1 && th->pos == 2 && th->buf[0].region == ST_REGION_FLUSH && th->buf[0].time >= last,
+    EXPECT(th->flushes == 1 && th->pos == 2 && th->buf[0].region == ST_REGION_FLUSH && th->buf[0].time >= last,
           "flush point: %llu flushes, pos %zu", (unsigned long long)th->flushes, th->pos);
     st_record_flush_point(th);
-    CHECK(th->flushes == 1, "flush point flushed below the limit");
+    EXPECT(th->flushes == 1, "flush point flushed below the limit");
     t0 = st_timer_now_ep(&epoch);
     st_record(th, ST_EV_MPI_ISEND);
     e = st_record_in_room_at(th, ST_EV_THREAD_TEAM_END, t0, epoch);
-    CHECK(e->time == th->buf[2].time, "a time before the last event: %llu, last %llu", (unsigned long long)e->time,
+    EXPECT(e->time == th->buf[2].time, "a time before the last event: %llu, last %llu", (unsigned long long)e->time,
           (unsigned long long)th->buf[2].time);
     uint64_t t1 = st_timer_now_ep(&epoch) + 1000000;
     e = st_record_in_room_at(th, ST_EV_THREAD_TEAM_END, t1, epoch);
-    CHECK(e->time == t1 && th->last == t1, "stamped %llu, not at the given time %llu", (unsigned long long)e->time,
+    EXPECT(e->time == t1 && th->last == t1, "stamped %llu, not at the given time %llu", (unsigned long long)e->time,
           (unsigned long long)t1);
     return NULL;
 }
@@ -259,7 +259,7 @@ static void test_room(void)
     spill_dir_begin(dir);
     flush_case_t fc = { 0 };
     on_new_thread(record_in_room, &fc);
-    CHECK(fc.th != NULL, "no thread");
+    EXPECT(fc.th != NULL, "no thread");
     spill_dir_end(dir);
 }
 
@@ -271,19 +271,19 @@ static void *record_again(void *arg)
     if (!th)
         return NULL;
     st_event_t *e = st_record_again(th, ST_EV_MPI_SEND);
-    CHECK(th->pos == 1 && e->time > 0 && e->kind == ST_EV_MPI_SEND, "first event of a thread: time %llu",
+    EXPECT(th->pos == 1 && e->time > 0 && e->kind == ST_EV_MPI_SEND, "first event of a thread: time %llu",
           (unsigned long long)e->time);
     st_record_enter(th, ST_REGION_PROGRAM, 0);
     uint64_t t_enter = th->buf[th->pos - 1].time, t0 = st_timer_now();
     while (st_timer_now() - t0 < 5000) /* the clock moves on */
         ;
     e = st_record_again(th, ST_EV_MPI_ISEND);
-    CHECK(e->time == t_enter && e->kind == ST_EV_MPI_ISEND && e->peer == -1 && e->epoch == th->buf[th->pos - 2].epoch,
+    EXPECT(e->time == t_enter && e->kind == ST_EV_MPI_ISEND && e->peer == -1 && e->epoch == th->buf[th->pos - 2].epoch,
           "again: %llu, enter %llu", (unsigned long long)e->time, (unsigned long long)t_enter);
     while (th->pos < th->limit)
         st_record(th, ST_EV_LEAVE);
     e = st_record_again(th, ST_EV_MPI_SEND);
-    CHECK(th->flushes == 1 && th->pos == 3 && th->buf[1].region == ST_REGION_FLUSH && e == &th->buf[2] &&
+    EXPECT(th->flushes == 1 && th->pos == 3 && th->buf[1].region == ST_REGION_FLUSH && e == &th->buf[2] &&
           e->time >= th->buf[1].time, "again at a full buffer: %llu flushes, pos %zu", (unsigned long long)th->flushes,
           th->pos);
     return NULL;
@@ -305,18 +305,18 @@ static void test_flush_unwritable(void)
     flush_case_t fc = { .n = 200, .expect_spill = 0 };
     on_new_thread(record_many, &fc);
     st_thread_t *th = fc.th;
-    CHECK(th != NULL, "no thread");
+    EXPECT(th != NULL, "no thread");
     if (!th)
         return;
-    CHECK(th->flushes == expected_flushes(16, fc.n), "flushes %llu", (unsigned long long)th->flushes);
-    CHECK(th->spilled == 0, "spilled %llu events to a directory that does not exist", (unsigned long long)th->spilled);
-    CHECK(th->pos <= th->cap, "pos %zu beyond cap %zu", th->pos, th->cap);
+    EXPECT(th->flushes == expected_flushes(16, fc.n), "flushes %llu", (unsigned long long)th->flushes);
+    EXPECT(th->spilled == 0, "spilled %llu events to a directory that does not exist", (unsigned long long)th->spilled);
+    EXPECT(th->pos <= th->cap, "pos %zu beyond cap %zu", th->pos, th->cap);
     size_t n = 0;
     st_event_t *all = st_record_load(th, &n);
-    CHECK(all != NULL && n == st_record_count(th), "loaded %zu, count %llu", n, (unsigned long long)st_record_count(th));
+    EXPECT(all != NULL && n == st_record_count(th), "loaded %zu, count %llu", n, (unsigned long long)st_record_count(th));
     /* what is left is the last buffer: its events are the newest ones, in order */
     if (all && n > 2) {
-        CHECK(all[0].region == ST_REGION_FLUSH && all[n - 1].kind == ST_EV_MPI_ISEND && all[n - 1].id == fc.n - 1,
+        EXPECT(all[0].region == ST_REGION_FLUSH && all[n - 1].kind == ST_EV_MPI_ISEND && all[n - 1].id == fc.n - 1,
               "last buffer: first region %u, last id %llu", all[0].region, (unsigned long long)all[n - 1].id);
     }
     free(all);
@@ -350,12 +350,12 @@ static void test_threads(void)
         pthread_join(t[i], NULL);
     size_t after;
     st_thread_t **all = st_record_threads(&after);
-    CHECK(after == before + NTHREADS, "%zu threads registered, expected %zu", after, before + NTHREADS);
+    EXPECT(after == before + NTHREADS, "%zu threads registered, expected %zu", after, before + NTHREADS);
     for (int i = 0; i < NTHREADS; i++) {
-        CHECK(th[i] && th[i]->pos == 500 && th[i]->flushes == 0, "thread %d", i);
+        EXPECT(th[i] && th[i]->pos == 500 && th[i]->flushes == 0, "thread %d", i);
         for (int j = 0; j < i; j++)
-            CHECK(th[i] != th[j] && (!th[i] || !th[j] || th[i]->index != th[j]->index), "threads %d and %d share", i, j);
-        CHECK(th[i] && th[i]->index < after && all[th[i]->index] == th[i], "registry slot of thread %d", i);
+            EXPECT(th[i] != th[j] && (!th[i] || !th[j] || th[i]->index != th[j]->index), "threads %d and %d share", i, j);
+        EXPECT(th[i] && th[i]->index < after && all[th[i]->index] == th[i], "registry slot of thread %d", i);
     }
 }
 
@@ -370,7 +370,7 @@ static void test_stop(void)
     st_record_stop();
     st_thread_t *th = (st_thread_t *)1;
     on_new_thread(register_only, &th);
-    CHECK(th == NULL, "a thread registered after st_record_stop");
+    EXPECT(th == NULL, "a thread registered after st_record_stop");
 }
 
 int main(void)

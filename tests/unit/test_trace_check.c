@@ -7,8 +7,7 @@
 #include <stdlib.h>
 
 #include "../../src/model/trace_check.h"
-
-#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); exit(1); } } while (0)
+#include "check.h"
 
 static size_t run(st_event_t *ev, size_t n, uint32_t flags)
 {
@@ -23,16 +22,16 @@ int main(void)
 {
     st_event_t good[] = { EV(1, ST_EV_ENTER, 5), EV(2, ST_EV_ENTER, 6), EV(2, ST_EV_MPI_SEND, 0),
                           EV(3, ST_EV_LEAVE, 6), EV(4, ST_EV_LEAVE, 5) };
-    CHECK(run(good, 5, 0) == 0);
+    REQUIRE(run(good, 5, 0) == 0);
     st_event_t back[] = { EV(5, ST_EV_ENTER, 5), EV(4, ST_EV_LEAVE, 5) };
-    CHECK(run(back, 2, 0) == 1);
+    REQUIRE(run(back, 2, 0) == 1);
     st_event_t crossed[] = { EV(1, ST_EV_ENTER, 5), EV(2, ST_EV_ENTER, 6), EV(3, ST_EV_LEAVE, 5), EV(4, ST_EV_LEAVE, 6) };
-    CHECK(run(crossed, 4, 0) >= 1);
+    REQUIRE(run(crossed, 4, 0) >= 1);
     st_event_t orphan[] = { EV(1, ST_EV_LEAVE, 5) };
-    CHECK(run(orphan, 1, 0) == 1);
+    REQUIRE(run(orphan, 1, 0) == 1);
     st_event_t open_[] = { EV(1, ST_EV_ENTER, 5), EV(2, ST_EV_ENTER, 6), EV(3, ST_EV_LEAVE, 6) };
-    CHECK(run(open_, 3, 0) == 1);
-    CHECK(run(open_, 3, ST_RANKF_INCOMPLETE) == 0); /* an aborted run may stop inside a region */
+    REQUIRE(run(open_, 3, 0) == 1);
+    REQUIRE(run(open_, 3, ST_RANKF_INCOMPLETE) == 0); /* an aborted run may stop inside a region */
     printf("trace_check: ok\n");
     return 0;
 }
