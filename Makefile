@@ -64,7 +64,8 @@ deps-bench:
 	@bash scripts/install-deps.sh --for bench
 
 # ---- generated wrappers -----------------------------------------------------------
-$(GEN)/mpi_wrappers.c $(GEN)/mpi_regions.def: wrappers/mpi_functions.tbl scripts/gen_wrappers.py
+# One run writes both (a grouped target: with -j2 a plain two-target rule runs the generator twice at once).
+$(GEN)/mpi_wrappers.c $(GEN)/mpi_regions.def &: wrappers/mpi_functions.tbl scripts/gen_wrappers.py
 	@mkdir -p $(GEN)
 	$(PYTHON) scripts/gen_wrappers.py --table wrappers/mpi_functions.tbl --mpi-h $(MPI_INC)/mpi.h --out $(GEN)
 
