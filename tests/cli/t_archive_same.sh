@@ -26,6 +26,10 @@ gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -I"$ST_BUILD/../gen" -o "$M
     fail "cannot build mkrichdump"
 command -v otf2-print >/dev/null || fail "otf2-print (libotf2's tools) not installed"
 
+# the defaults, whatever the caller's environment sets (CLC's parameters, the analysis', ...)
+for v in $(env | sed -n 's/^\(SYNCTRACE_[A-Z0-9_]*\)=.*/\1/p'); do
+    [ "$v" = SYNCTRACE_ANALYZE_CHECK ] || unset "$v"
+done
 cd "$ST_TMP" # every command names its archives relative to here: no temporary path in any output
 mkdir out
 # run NAME CMD...: CMD's stdout and stderr (one file) and exit code into out/NAME.txt; the one line
