@@ -4,7 +4,7 @@
  *
  * The event records come from one switch expanded from events.def: each kind NAME
  * has a function ev_NAME below, so a new kind without an OTF2 mapping does not
- * compile. Events are written exactly as st_otf2_prepare() left them; the count
+ * compile. Events are written exactly as st_rankdata_prepare() left them; the count
  * OTF2 reports for each location is compared with the count the Location
  * definition announces.
  */
@@ -439,14 +439,14 @@ void st_otf2_remove_partial(const char *dir)
 typedef struct evt_ctx {
     OTF2_EvtWriter          *w;
     OTF2_AttributeList      *al;
-    const st_otf2_ctx_t     *c;
+    const st_rankview_t     *c;
     const uint32_t          *gid;       /* local comm index -> global comm id */
     uint32_t                 team_base; /* global comm id of the rank's team 0 */
     uint64_t                 cs_base;   /* String id of the rank's first call site */
     uint64_t                 cp_base;   /* CallingContext id of the rank's call-path node 0 */
     const st_thread_data_t  *t;
-    st_otf2_team_stack_t          teams;     /* this thread's open teams */
-    st_otf2_map_t             *locks;     /* lock id -> dense OTF2 lock id (whole rank) */
+    st_team_stack_t          teams;     /* this thread's open teams */
+    st_u64map_t             *locks;     /* lock id -> dense OTF2 lock id (whole rank) */
 } evt_ctx_t;
 
 typedef OTF2_ErrorCode (*ev_fn)(evt_ctx_t *x, const st_event_t *e);
@@ -454,15 +454,25 @@ typedef OTF2_ErrorCode (*ev_fn)(evt_ctx_t *x, const st_event_t *e);
 static uint32_t peer_of(const evt_ctx_t *x, const st_event_t *e)
 {
     uint32_t r = OTF2_UNDEFINED_UINT32;
-    st_otf2_ctx_peer(x->c, e, &r);
+    st_rankview_peer(x->c, e, &r);
     return r;
 }
 
+/* A root that is no rank of the communicator (ST_ROOT_*) by OTF2's name for it. */
 static uint32_t root_of(const evt_ctx_t *x, const st_event_t *e)
 {
-    uint32_t r = OTF2_COLLECTIVE_ROOT_NONE;
-    st_otf2_ctx_root(x->c, e, &r);
-    return r;
+    uint32_t r = ST_ROOT_NONE;
+    st_rankview_root(x->c, e, &r);
+    switch (r) {
+    case ST_ROOT_NONE:
+        return OTF2_COLLECTIVE_ROOT_NONE;
+    case ST_ROOT_SELF:
+        return OTF2_COLLECTIVE_ROOT_SELF;
+    case ST_ROOT_THIS_GROUP:
+        return OTF2_COLLECTIVE_ROOT_THIS_GROUP;
+    default:
+        return r;
+    }
 }
 
 static uint32_t comm_of(const evt_ctx_t *x, const st_event_t *e) { return x->gid[e->comm]; }
@@ -573,21 +583,21 @@ static OTF2_ErrorCode ev_THREAD_JOIN(evt_ctx_t *x, const st_event_t *e)
 static uint32_t team_of(const evt_ctx_t *x, uint64_t pid)
 {
     uint64_t team = 0;
-    st_otf2_map_get(&x->c->pmap, pid, &team);
+    st_u64map_get(&x->c->pmap, pid, &team);
     return (uint32_t)team;
 }
 
 static OTF2_ErrorCode ev_THREAD_TEAM_BEGIN(evt_ctx_t *x, const st_event_t *e)
 {
     uint32_t team = team_of(x, e->id);
-    st_otf2_team_push(&x->teams, team);
+    st_team_push(&x->teams, team);
     OTF2_AttributeList_AddUint64(x->al, ST_ATTR_ID, e->id);
     return OTF2_EvtWriter_ThreadTeamBegin(x->w, x->al, e->time, x->team_base + team);
 }
 
 static OTF2_ErrorCode ev_THREAD_TEAM_END(evt_ctx_t *x, const st_event_t *e)
 {
-    st_otf2_team_pop(&x->teams);
+    st_team_pop(&x->teams);
     OTF2_AttributeList_AddUint64(x->al, ST_ATTR_ID, e->id);
     return OTF2_EvtWriter_ThreadTeamEnd(x->w, x->al, e->time, x->team_base + team_of(x, e->id));
 }
@@ -596,9 +606,9 @@ static OTF2_ErrorCode ev_THREAD_TEAM_END(evt_ctx_t *x, const st_event_t *e)
 static uint32_t lock_of(evt_ctx_t *x, uint64_t id)
 {
     uint64_t v;
-    if (!st_otf2_map_get(x->locks, id, &v)) {
+    if (!st_u64map_get(x->locks, id, &v)) {
         v = x->locks->n;
-        if (st_otf2_map_put(x->locks, id, v) != 0)
+        if (st_u64map_put(x->locks, id, v) != 0)
             v = OTF2_UNDEFINED_UINT32;
     }
     return (uint32_t)v;
@@ -618,30 +628,30 @@ static OTF2_ErrorCode ev_THREAD_RELEASE_LOCK(evt_ctx_t *x, const st_event_t *e)
 
 /* A task's OTF2 identity; a task never created (an implicit task) is
  * (current team, this thread's rank in it, generation 0), as Score-P writes it. */
-static st_otf2_task_t task_of(const evt_ctx_t *x, uint64_t id)
+static st_task_ident_t task_of(const evt_ctx_t *x, uint64_t id)
 {
     uint64_t i;
-    if (st_otf2_map_get(&x->c->tmap, id, &i))
+    if (st_u64map_get(&x->c->tmap, id, &i))
         return x->c->tasks[i];
-    uint32_t team = st_otf2_team_top(&x->teams);
-    return (st_otf2_task_t){ team, st_otf2_ctx_team_rank(x->c, team, x->t->index), 0 };
+    uint32_t team = st_team_top(&x->teams);
+    return (st_task_ident_t){ team, st_rankview_team_rank(x->c, team, x->t->index), 0 };
 }
 
 static OTF2_ErrorCode ev_THREAD_TASK_CREATE(evt_ctx_t *x, const st_event_t *e)
 {
-    st_otf2_task_t k = task_of(x, e->id);
+    st_task_ident_t k = task_of(x, e->id);
     return OTF2_EvtWriter_ThreadTaskCreate(x->w, x->al, e->time, x->team_base + k.team, k.creator, k.gen);
 }
 
 static OTF2_ErrorCode ev_THREAD_TASK_SWITCH(evt_ctx_t *x, const st_event_t *e)
 {
-    st_otf2_task_t k = task_of(x, e->id);
+    st_task_ident_t k = task_of(x, e->id);
     return OTF2_EvtWriter_ThreadTaskSwitch(x->w, x->al, e->time, x->team_base + k.team, k.creator, k.gen);
 }
 
 static OTF2_ErrorCode ev_THREAD_TASK_COMPLETE(evt_ctx_t *x, const st_event_t *e)
 {
-    st_otf2_task_t k = task_of(x, e->id);
+    st_task_ident_t k = task_of(x, e->id);
     return OTF2_EvtWriter_ThreadTaskComplete(x->w, x->al, e->time, x->team_base + k.team, k.creator, k.gen);
 }
 
@@ -678,7 +688,7 @@ static int write_thread(OTF2_Archive *a, evt_ctx_t *x)
     memset(&x->teams, 0, sizeof x->teams);
     int rc = ST_OTF2_OK;
     for (uint64_t j = 0; j < t->nevents && rc == ST_OTF2_OK; j++) {
-        const char *why = st_otf2_ctx_check(x->c, &t->events[j]);
+        const char *why = st_rankview_check(x->c, &t->events[j]);
         if (why) {
             st_log_error("OTF2 archive: rank %d thread %u event %llu: %s (data not prepared)", rd->rank,
                          t->index, (unsigned long long)j, why);
@@ -704,11 +714,11 @@ static int write_rank(OTF2_Archive *a, st_rankdata_t *rd, const st_otf2_nb_t *v)
         st_log_error("OTF2 archive: rank %d is outside the numbering (world size %u)", rd->rank, v->world);
         return ST_OTF2_ERR_DATA;
     }
-    st_otf2_ctx_t c;
-    int rc = st_otf2_ctx_init(&c, rd, 1);
-    if (rc != ST_OTF2_OK)
-        return rc;
-    st_otf2_map_t locks = { 0 };
+    st_rankview_t c;
+    if (st_rankview_init(&c, rd, 1) != 0)
+        return ST_OTF2_ERR_NOMEM;
+    int rc = ST_OTF2_OK;
+    st_u64map_t locks = { 0 };
     uint32_t *gid = malloc((rd->ncomms ? rd->ncomms : 1) * sizeof *gid);
     OTF2_AttributeList *al = OTF2_AttributeList_New();
     if (!gid || !al)
@@ -726,8 +736,8 @@ static int write_rank(OTF2_Archive *a, st_rankdata_t *rd, const st_otf2_nb_t *v)
     if (al)
         OTF2_AttributeList_Delete(al);
     free(gid);
-    st_otf2_map_free(&locks);
-    st_otf2_ctx_free(&c);
+    st_u64map_free(&locks);
+    st_rankview_free(&c);
     return rc;
 }
 
@@ -738,7 +748,7 @@ static int write_local_defs(OTF2_Archive *a, st_rankdata_t *const *mine, int nmi
     for (int i = 0; i < nmine; i++)
         for (uint32_t k = 0; k < mine[i]->nthreads; k++) {
             OTF2_LocationRef loc = st_otf2_location((uint32_t)mine[i]->rank, mine[i]->threads[k].index,
-                                                    st_otf2_master(mine[i]));
+                                                    st_rankdata_master(mine[i]));
             OTF2_DefWriter *dw = OTF2_Archive_GetDefWriter(a, loc);
             if (!dw || st_otf2_failed(OTF2_Archive_CloseDefWriter(a, dw), "closing a local definition writer"))
                 rc = ST_OTF2_ERR_OTF2;
@@ -837,6 +847,11 @@ int st_otf2_check_dir(const char *dir)
     return ST_OTF2_OK;
 }
 
+int st_otf2_prepare(st_rankdata_t *rd)
+{
+    return st_rankdata_prepare(rd) == 0 ? ST_OTF2_OK : ST_OTF2_ERR_NOMEM;
+}
+
 /* ---- serial driver ---------------------------------------------------------------------------------- */
 
 /* An empty stand-in for a rank that left no data, so every world rank has a location. */
@@ -898,7 +913,7 @@ int st_otf2_write_serial(const char *dir, st_rankdata_t *ranks, int nranks, unsi
     if (rc != ST_OTF2_OK)
         return rc;
     for (int i = 0; i < nranks; i++)
-        st_otf2_span(&ranks[i]);
+        st_rankdata_span(&ranks[i]);
     st_rankdata_t *extra = NULL;
     int nextra = 0;
     st_rankdata_t **all = with_placeholders(ranks, nranks, &total, &extra, &nextra);
