@@ -13,8 +13,6 @@
 #include "../util/archive_dir.h"
 
 #include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,11 +378,11 @@ OTF2_Archive *st_otf2_open(const char *dir)
     otf2_msg[0] = 0;
     memset(&fault, 0, sizeof fault);
     otf2_prev_handler = OTF2_Error_RegisterCallback(otf2_handler, NULL);
-    OTF2_Archive *a = OTF2_Archive_Open(dir, ST_OTF2_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, EVT_CHUNK,
+    OTF2_Archive *a = OTF2_Archive_Open(dir, ST_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, EVT_CHUNK,
                                         DEF_CHUNK, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a) {
         st_log_error("OTF2 archive: cannot open '%s/%s.otf2' for writing%s%s", dir,
-                     ST_OTF2_ARCHIVE_NAME, otf2_msg[0] ? ": " : "", otf2_msg);
+                     ST_ARCHIVE_NAME, otf2_msg[0] ? ": " : "", otf2_msg);
         OTF2_Error_RegisterCallback(otf2_prev_handler, NULL);
         return NULL;
     }
@@ -416,7 +414,7 @@ int st_otf2_close(OTF2_Archive *a, const char *dir)
 void st_otf2_remove_partial(const char *dir)
 {
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, ST_OTF2_ARCHIVE_NAME);
+    snprintf(path, sizeof path, "%s/%s", dir, ST_ARCHIVE_NAME);
     DIR *d = opendir(path);
     for (struct dirent *de; d && (de = readdir(d));) {
         char f[4500];
@@ -428,9 +426,9 @@ void st_otf2_remove_partial(const char *dir)
     if (d)
         closedir(d);
     rmdir(path);
-    snprintf(path, sizeof path, "%s/%s.otf2", dir, ST_OTF2_ARCHIVE_NAME);
+    snprintf(path, sizeof path, "%s/%s.otf2", dir, ST_ARCHIVE_NAME);
     unlink(path);
-    snprintf(path, sizeof path, "%s/%s.def", dir, ST_OTF2_ARCHIVE_NAME);
+    snprintf(path, sizeof path, "%s/%s.def", dir, ST_ARCHIVE_NAME);
     unlink(path);
 }
 
@@ -780,36 +778,6 @@ int st_otf2_write_local(OTF2_Archive *a, st_rankdata_t *const *mine, int nmine, 
 
 /* ---- the archive directory ---------------------------------------------------------------------- */
 
-static int mkdir_p(const char *dir)
-{
-    char path[4096];
-    if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    for (char *p = path + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(path, 0755) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(path, 0755) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-/* Creates and removes a probe file: as root, access(W_OK) says yes even on a read-only mount. */
-static int probe_writable(const char *dir)
-{
-    char path[4200];
-    snprintf(path, sizeof path, "%s/.synctrace-probe-%ld", dir, (long)getpid());
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    unlink(path);
-    return 0;
-}
-
 static int dir_error(const char *dir, const char *what, int err)
 {
     st_log_error("OTF2 archive: cannot write into '%s': %s%s%s (expected a writable directory or a path "
@@ -819,30 +787,26 @@ static int dir_error(const char *dir, const char *what, int err)
 
 int st_otf2_check_dir(const char *dir)
 {
-    struct stat st;
     if (!dir || !*dir) {
         st_log_error("OTF2 archive: no archive directory given");
         return ST_OTF2_ERR_DIR;
     }
-    if (mkdir_p(dir) != 0)
-        return dir_error(dir, "cannot create the directory", errno);
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    st_dir_verdict_t v;
+    switch (st_archive_dir_check(dir, &v)) {
+    case ST_DIR_USABLE:
+        break;
+    case ST_DIR_NOT_CREATABLE:
+        return dir_error(dir, "cannot create the directory", v.err);
+    case ST_DIR_NOT_A_DIR:
         return dir_error(dir, "it exists and is not a directory", 0);
-    char why[160];
-    if (st_dir_unsafe(&st, 0, why, sizeof why))
-        return dir_error(dir, why, 0);
-    if (probe_writable(dir) != 0)
-        return dir_error(dir, "cannot create files in it", errno);
-    static const char *const taken[] = { ST_OTF2_ARCHIVE_NAME ".otf2", ST_OTF2_ARCHIVE_NAME ".def",
-                                         ST_OTF2_ARCHIVE_NAME };
-    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", dir, taken[i]);
-        if (lstat(path, &st) == 0) {
-            st_log_error("OTF2 archive: '%s' already holds an archive ('%s' exists); synctrace never "
-                         "overwrites one: choose another directory or remove it", dir, taken[i]);
-            return ST_OTF2_ERR_EXISTS;
-        }
+    case ST_DIR_UNSAFE:
+        return dir_error(dir, v.why, 0);
+    case ST_DIR_NOT_WRITABLE:
+        return dir_error(dir, "cannot create files in it", v.err);
+    case ST_DIR_HOLDS_ARCHIVE:
+        st_log_error("OTF2 archive: '%s' already holds an archive ('%s' exists); synctrace never "
+                     "overwrites one: choose another directory or remove it", dir, v.taken);
+        return ST_OTF2_ERR_EXISTS;
     }
     return ST_OTF2_OK;
 }

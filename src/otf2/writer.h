@@ -65,9 +65,6 @@ typedef enum st_otf2_status {
 /* Flags of st_otf2_write_serial / st_otf2_write_global. */
 #define ST_OTF2_INCOMPLETE 0x1u /* SYNCTRACE::INCOMPLETE = true even if no rank says so */
 
-/* Archive name inside DIR: `otf2-print DIR/traces.otf2`. */
-#define ST_OTF2_ARCHIVE_NAME "traces"
-
 /* Name of a status ("data error"). */
 const char *st_otf2_status_name(int status);
 
@@ -86,9 +83,9 @@ int st_otf2_write_serial(const char *dir, st_rankdata_t *ranks, int nranks, unsi
 /* ---- building blocks of the parallel writer (archive_mpi.c) ---------------------------- */
 
 /*
- * Creates DIR (and missing parents) if needed, checks that files can be created in
- * it and that it holds no archive (traces.otf2, traces.def, traces/). Call once, on
- * one process.
+ * Creates DIR (and missing parents) if needed and checks it by the rules of an archive
+ * directory (st_archive_dir_check, src/util/archive_dir.h: safe, files can be created
+ * in it, it holds no archive: traces.otf2, traces.def, traces/). Call once, on one process.
  */
 int st_otf2_check_dir(const char *dir);
 
