@@ -20,7 +20,7 @@
  * st_otf2_location() (rank + (thread - master) << 32, Score-P's numbering); location
  * group id = rank; region id = st_region_t.
  *
- * Event-kind mapping is one switch expanded from events.def (writer.c). Peers and
+ * Event-kind mapping is one switch expanded from events.def (events.c). Peers and
  * roots are recorded as WORLD ranks and written as ranks in the event's communicator
  * (the remote group for intercommunicators), as OTF2 requires; the translation, the
  * OpenMP teams and the task identities are the rank's view (src/model/prepare.h).

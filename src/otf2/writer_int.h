@@ -1,7 +1,9 @@
 /*
  * writer_int.h — internals shared by the OTF2 writer's files (not an API).
  *
- * writer.c    archive open/close, numbering, events (the events.def switch), serial driver;
+ * writer.c     OTF2's errors, archive open/close, the archive directory, serial driver;
+ * numbering.c  st_otf2_numbering() and its view;
+ * events.c     st_otf2_write_local(): the events (the events.def switch);
  * globaldefs.c st_otf2_write_global().
  * What the events imply (communicator ranks, OpenMP teams and tasks, which events can be
  * written) is the trace model's view of a rank (src/model/prepare.h).
@@ -15,7 +17,7 @@
 #include "writer.h"
 #include "../model/prepare.h"
 
-/* ---- global attribute ids (globaldefs.c defines them, writer.c uses them) ---------------- */
+/* ---- global attribute ids (globaldefs.c defines them, events.c uses them) ---------------- */
 
 enum {
     ST_ATTR_CALLSITE,   /* "callsite", string: call-site text of an ENTER */
@@ -50,10 +52,15 @@ typedef struct st_otf2_nb {
     uint32_t        ncomms;       /* MPI comm ids 0..ncomms-1 (keys and SELF) */
 } st_otf2_nb_t;
 
+/* World size of the given ranks: above every rank and at least every rank's nranks. */
+int st_otf2_world_size(st_rankdata_t *const *defs, int n);
 /* Checks and views a numbering vector; 0 or -1 (reported). */
 int st_otf2_nb_view(const uint64_t *num, size_t len, st_otf2_nb_t *v);
 /* Global comm id of local comm index i of rd (OTF2_UNDEFINED_COMM if unknown). */
 uint32_t st_otf2_nb_comm(const st_otf2_nb_t *v, const st_rankdata_t *rd, uint32_t i);
+
+/* The status of a sequence of steps: the first failure (a), else b. */
+static inline int st_otf2_first_error(int a, int b) { return a != ST_OTF2_OK ? a : b; }
 
 /* ---- locations ------------------------------------------------------------------------- */
 

@@ -9,7 +9,7 @@
  * Not a tests/unit/test_*.c (it needs MPI). Build and run:
  *   mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -I$O/build/gen -Isrc -Iinclude \
  *     -o mpi_archive_test tests/unit/mpi_archive_test.c src/mpi/archive_mpi.c src/model/rankdata.c src/model/rankdata_dump.c \
- *     src/otf2/writer.c src/util/archive_dir.c src/model/prepare.c src/util/u64map.c src/otf2/globaldefs.c src/model/region.c src/model/event.c \
+ *     src/otf2/writer.c src/otf2/numbering.c src/otf2/events.c src/util/archive_dir.c src/model/prepare.c src/util/u64map.c src/otf2/globaldefs.c src/model/region.c src/model/event.c \
  *     src/util/log.c -lotf2
  *   mpiexec -n 3 ./mpi_archive_test [TMPDIR]
  */
