@@ -88,6 +88,7 @@ typedef struct st_rankview {
 
 /* Builds the view of rd; with_tasks adds the task table. 0, or -1 when out of memory (reported). */
 int st_rankview_init(st_rankview_t *c, st_rankdata_t *rd, int with_tasks);
+/* Frees what the view owns (the teams it built too) and zeroes it. */
 void st_rankview_free(st_rankview_t *c);
 /* NULL when e can be written; else why not. */
 const char *st_rankview_check(const st_rankview_t *c, const st_event_t *e);
