@@ -39,7 +39,7 @@
 #include "../clock/timer.h"
 #include "../config/config.h"
 #include "../exchange/polite_mpi.h"
-#include "../otf2/writer.h"
+#include "../model/prepare.h"
 #include "../model/region.h"
 #include "../util/log.h"
 #include "clc_mpi.h"
@@ -319,7 +319,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep
                            st_rankdata_prop_str, rd);
     if (!on)
         return 0;
-    st_otf2_prepare(rd); /* normally done already by the caller (runs once) */
+    st_rankdata_prepare(rd); /* normally done already by the caller (runs once) */
     st_rel_input_t in;
     MPI_Comm comm;
     MPI_Request req;

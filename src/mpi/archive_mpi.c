@@ -26,6 +26,7 @@
 
 #include "../exchange/polite_mpi.h"
 #include "../otf2/writer.h"
+#include "../model/prepare.h"
 #include "../util/log.h"
 
 /* ---- agreement and polite collectives -------------------------------------------------- */
@@ -208,7 +209,7 @@ int st_archive_write_mpi(MPI_Comm toolcomm, st_rankdata_t *mine, const char *dir
     gathered_t g = { 0 };
     uint64_t *num = NULL;
     size_t len = 0;
-    st_otf2_span(mine);
+    st_rankdata_span(mine);
     status = gather_defs(toolcomm, rank, size, mine, &g);
     if (status == ST_OTF2_OK && rank == 0 && !(num = st_otf2_numbering(g.ptrs, g.ndefs, &len)))
         status = ST_OTF2_ERR_DATA;

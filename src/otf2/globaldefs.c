@@ -36,11 +36,11 @@ typedef struct gdefs {
     st_otf2_nb_t        v;
     st_rankdata_t       **byrank;  /* [world] */
     /* strings beyond the call sites: id = first_str + index */
-    st_otf2_map_t           strmap;  /* FNV hash -> id */
+    st_u64map_t             strmap;  /* FNV hash -> id */
     char                **strs;
     uint32_t              nstrs, capstrs, first_str;
     /* groups */
-    st_otf2_map_t           groupmap; /* hash -> index */
+    st_u64map_t             groupmap; /* hash -> index */
     group_t              *groups;
     uint32_t              ngroups;
     int                   err;      /* first st_otf2_status_t */
@@ -71,7 +71,7 @@ static uint64_t fnv(const void *data, size_t n, uint64_t h)
 static OTF2_StringRef str(gdefs_t *g, const char *s)
 {
     uint64_t h = fnv(s, strlen(s), 0xcbf29ce484222325ull), id, other;
-    if (st_otf2_map_get(&g->strmap, h, &id) && strcmp(g->strs[id - g->first_str], s) == 0)
+    if (st_u64map_get(&g->strmap, h, &id) && strcmp(g->strs[id - g->first_str], s) == 0)
         return (OTF2_StringRef)id;
     if (g->nstrs == g->capstrs) {
         uint32_t cap = g->capstrs ? g->capstrs * 2 : 64;
@@ -87,7 +87,7 @@ static OTF2_StringRef str(gdefs_t *g, const char *s)
     id = g->first_str + g->nstrs;
     g->strs[g->nstrs++] = copy;
     /* On a hash collision the first string keeps the slot; the other is just not shared. */
-    if (!st_otf2_map_get(&g->strmap, h, &other) && st_otf2_map_put(&g->strmap, h, id) != 0)
+    if (!st_u64map_get(&g->strmap, h, &other) && st_u64map_put(&g->strmap, h, id) != 0)
         fail(g, ST_OTF2_ERR_NOMEM);
     check(g, OTF2_GlobalDefWriter_WriteString(g->w, (OTF2_StringRef)id, s), "writing a string");
     return (OTF2_StringRef)id;
@@ -226,14 +226,14 @@ static const st_callsite_t *frame_site(const st_rankdata_t *rd, uint64_t pc)
 
 /* The Region of function name (a String id), defined on first use; ids after the MPI/OpenMP regions.
  * lines: where the function begins and ends (begin << 32 | end, 0: unknown). */
-static uint32_t function_region(gdefs_t *g, st_otf2_map_t *fn, OTF2_StringRef name, OTF2_StringRef file,
+static uint32_t function_region(gdefs_t *g, st_u64map_t *fn, OTF2_StringRef name, OTF2_StringRef file,
                                 uint64_t lines)
 {
     uint64_t id;
-    if (st_otf2_map_get(fn, name, &id))
+    if (st_u64map_get(fn, name, &id))
         return (uint32_t)id;
     id = ST_REGION__COUNT + fn->n;
-    if (st_otf2_map_put(fn, name, id))
+    if (st_u64map_put(fn, name, id))
         fail(g, ST_OTF2_ERR_NOMEM);
     OTF2_StringRef empty = str(g, "");
     check(g, OTF2_GlobalDefWriter_WriteRegion(g->w, (OTF2_RegionRef)id, name, name, empty, OTF2_REGION_ROLE_FUNCTION,
@@ -244,13 +244,13 @@ static uint32_t function_region(gdefs_t *g, st_otf2_map_t *fn, OTF2_StringRef na
 }
 
 /* The SourceCodeLocation of (file, line), defined on first use. */
-static uint32_t source_location(gdefs_t *g, st_otf2_map_t *scl, OTF2_StringRef file, uint32_t line)
+static uint32_t source_location(gdefs_t *g, st_u64map_t *scl, OTF2_StringRef file, uint32_t line)
 {
     uint64_t key = (uint64_t)file << 32 | line, id;
-    if (st_otf2_map_get(scl, key, &id))
+    if (st_u64map_get(scl, key, &id))
         return (uint32_t)id;
     id = scl->n;
-    if (st_otf2_map_put(scl, key, id))
+    if (st_u64map_put(scl, key, id))
         fail(g, ST_OTF2_ERR_NOMEM);
     check(g, OTF2_GlobalDefWriter_WriteSourceCodeLocation(g->w, (OTF2_SourceCodeLocationRef)id, file, line),
           "writing a source code location");
@@ -288,7 +288,7 @@ static int frame_parts(gdefs_t *g, const st_rankdata_t *rd, uint64_t pc, const s
  * (analysis/source.c), so an offline analysis, which reads them from the Region, writes what the
  * in-run one wrote (two static functions of one name, a rank whose frame was not resolved).
  */
-static void function_lines(gdefs_t *g, st_otf2_map_t *lines)
+static void function_lines(gdefs_t *g, st_u64map_t *lines)
 {
     for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
         const st_rankdata_t *rd = g->byrank[r];
@@ -302,10 +302,10 @@ static void function_lines(gdefs_t *g, st_otf2_map_t *lines)
             OTF2_StringRef name = str(g, func);
             free(func), free(file);
             mine = site && site->fn_begin ? (uint64_t)site->fn_begin << 32 | site->fn_end : 0;
-            int seen = st_otf2_map_get(lines, name, &have);
+            int seen = st_u64map_get(lines, name, &have);
             if (seen && have == mine)
                 continue;
-            if (st_otf2_map_put(lines, name, seen ? 0 : mine)) /* a disagreement: unknown for good */
+            if (st_u64map_put(lines, name, seen ? 0 : mine)) /* a disagreement: unknown for good */
                 fail(g, ST_OTF2_ERR_NOMEM);
         }
     }
@@ -313,7 +313,7 @@ static void function_lines(gdefs_t *g, st_otf2_map_t *lines)
 
 static void calling_contexts(gdefs_t *g)
 {
-    st_otf2_map_t fn = { 0 }, scl = { 0 }, lines = { 0 };
+    st_u64map_t fn = { 0 }, scl = { 0 }, lines = { 0 };
     function_lines(g, &lines);
     for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
         const st_rankdata_t *rd = g->byrank[r];
@@ -327,7 +327,7 @@ static void calling_contexts(gdefs_t *g)
             int located = file[0] != 0;
             free(func), free(file);
             uint64_t fl = 0;
-            st_otf2_map_get(&lines, name, &fl);
+            st_u64map_get(&lines, name, &fl);
             uint32_t region = function_region(g, &fn, name, fs, fl);
             OTF2_SourceCodeLocationRef where = located ? source_location(g, &scl, fs, line)
                                                        : OTF2_UNDEFINED_SOURCE_CODE_LOCATION;
@@ -339,9 +339,9 @@ static void calling_contexts(gdefs_t *g)
                   "writing a calling context");
         }
     }
-    st_otf2_map_free(&fn);
-    st_otf2_map_free(&scl);
-    st_otf2_map_free(&lines);
+    st_u64map_free(&fn);
+    st_u64map_free(&scl);
+    st_u64map_free(&lines);
 }
 
 /* ---- system tree, location groups, locations ------------------------------------------------ */
@@ -395,16 +395,16 @@ static void rank_props(gdefs_t *g, uint32_t r)
 
 static void system_tree(gdefs_t *g)
 {
-    st_otf2_map_t nodes = { 0 }; /* node-name String id -> system tree node */
+    st_u64map_t nodes = { 0 }; /* node-name String id -> system tree node */
     check(g, OTF2_GlobalDefWriter_WriteSystemTreeNode(g->w, 0, str(g, "cluster"), str(g, "machine"),
                                                       OTF2_UNDEFINED_SYSTEM_TREE_NODE),
           "writing the machine node");
     for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
         const st_rankdata_t *rd = g->byrank[r];
         uint64_t node, name = str(g, node_name(rd));
-        if (!st_otf2_map_get(&nodes, name, &node)) {
+        if (!st_u64map_get(&nodes, name, &node)) {
             node = nodes.n + 1;
-            if (st_otf2_map_put(&nodes, name, node) != 0)
+            if (st_u64map_put(&nodes, name, node) != 0)
                 fail(g, ST_OTF2_ERR_NOMEM);
             check(g, OTF2_GlobalDefWriter_WriteSystemTreeNode(g->w, (OTF2_SystemTreeNodeRef)node,
                                                               (OTF2_StringRef)name, str(g, "node"), 0),
@@ -416,14 +416,14 @@ static void system_tree(gdefs_t *g)
                                                          OTF2_UNDEFINED_LOCATION_GROUP),
               "writing a location group");
     }
-    st_otf2_map_free(&nodes);
+    st_u64map_free(&nodes);
 }
 
 static void locations(gdefs_t *g)
 {
     for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
         const st_rankdata_t *rd = g->byrank[r];
-        uint32_t master = st_otf2_master(rd);
+        uint32_t master = st_rankdata_master(rd);
         for (uint32_t i = 0; i < rd->nthreads; i++) {
             char name[64];
             const st_thread_data_t *t = &rd->threads[i];
@@ -462,12 +462,12 @@ static OTF2_GroupRef write_group(gdefs_t *g, OTF2_GroupType type, OTF2_Paradigm 
 static OTF2_GroupRef comm_group(gdefs_t *g, OTF2_Paradigm p, const uint64_t *m, uint32_t n)
 {
     uint64_t h = fnv(m, n * sizeof *m, p ^ 0xcbf29ce484222325ull), i;
-    if (st_otf2_map_get(&g->groupmap, h, &i) && g->groups[i].n == n && g->groups[i].paradigm == p &&
+    if (st_u64map_get(&g->groupmap, h, &i) && g->groups[i].n == n && g->groups[i].paradigm == p &&
         memcmp(g->groups[i].members, m, n * sizeof *m) == 0)
         return (OTF2_GroupRef)i;
     OTF2_GroupRef id = write_group(g, OTF2_GROUP_TYPE_COMM_GROUP, p, m, n);
-    if (id != OTF2_UNDEFINED_GROUP && !st_otf2_map_get(&g->groupmap, h, &i) &&
-        st_otf2_map_put(&g->groupmap, h, id) != 0)
+    if (id != OTF2_UNDEFINED_GROUP && !st_u64map_get(&g->groupmap, h, &i) &&
+        st_u64map_put(&g->groupmap, h, id) != 0)
         fail(g, ST_OTF2_ERR_NOMEM);
     return id;
 }
@@ -523,7 +523,7 @@ static void mpi_comms(gdefs_t *g)
         return;
     }
     for (uint32_t r = 0; r < g->v.world; r++) /* index = world rank, as OTF2 requires */
-        locs[r] = st_otf2_location(r, st_otf2_master(g->byrank[r]), st_otf2_master(g->byrank[r]));
+        locs[r] = st_otf2_location(r, st_rankdata_master(g->byrank[r]), st_rankdata_master(g->byrank[r]));
     write_group(g, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, locs, g->v.world);
     for (uint32_t r = 0; r < g->v.world; r++)
         for (uint32_t i = 0; i < g->byrank[r]->ncomms; i++) {
@@ -596,7 +596,7 @@ static void omp_teams(gdefs_t *g)
         return;
     }
     for (uint32_t r = 0; r < g->v.world; r++)
-        for (uint32_t i = 0, m = st_otf2_master(g->byrank[r]); i < g->byrank[r]->nthreads; i++)
+        for (uint32_t i = 0, m = st_rankdata_master(g->byrank[r]); i < g->byrank[r]->nthreads; i++)
             locs[k++] = st_otf2_location(r, g->byrank[r]->threads[i].index, m);
     write_group(g, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_OPENMP, locs, (uint32_t)n);
     free(locs);
@@ -684,8 +684,8 @@ static void gdefs_free(gdefs_t *g)
     for (uint32_t i = 0; i < g->ngroups; i++)
         free(g->groups[i].members);
     free(g->groups);
-    st_otf2_map_free(&g->strmap);
-    st_otf2_map_free(&g->groupmap);
+    st_u64map_free(&g->strmap);
+    st_u64map_free(&g->groupmap);
     free(g->byrank);
 }
 

@@ -20,18 +20,16 @@
  * st_otf2_location() (rank + (thread - master) << 32, Score-P's numbering); location
  * group id = rank; region id = st_region_t.
  *
- * Event-kind mapping is one switch expanded from events.def (writer.c). Peers and
- * roots are recorded as WORLD ranks and translated here to ranks in the event's
- * communicator (the remote group for intercommunicators), as OTF2 requires.
+ * Event-kind mapping is one switch expanded from events.def (events.c). Peers and
+ * roots are recorded as WORLD ranks and written as ranks in the event's communicator
+ * (the remote group for intercommunicators), as OTF2 requires; the translation, the
+ * OpenMP teams and the task identities are the rank's view (src/model/prepare.h).
  * Intercommunicators are OTF2 3.0 InterComm definitions (groupA = local group of
  * the first rank that knows it, groupB = its remote group).
  *
  * OpenMP: OTF2 thread events name a team Comm, and tasks are identified by (team,
- * creating thread's rank in it, that thread's generation number). Each rank's teams
- * are the distinct member lists of the THREAD_TEAM_BEGIN events sharing a parallel
- * id (ordered by thread number), plus team 0 = the initial thread alone; identical
- * teams of different parallel regions share one Comm ("OpenMP thread team", no
- * parent). A task switch to a task never created (an implicit task) is written as
+ * creating thread's rank in it, that thread's generation number). Each team of a
+ * rank is one Comm ("OpenMP thread team", no parent). A task switch to a task never created (an implicit task) is written as
  * (current team, own rank, generation 0), as Score-P does. Lock ids are numbered
  * densely per rank (OTF2's are 32-bit). Attributes: "callsite" (string, ENTER),
  * "synctrace:calling_context" (calling context of the innermost application frame, ENTER with a
@@ -67,9 +65,6 @@ typedef enum st_otf2_status {
 /* Flags of st_otf2_write_serial / st_otf2_write_global. */
 #define ST_OTF2_INCOMPLETE 0x1u /* SYNCTRACE::INCOMPLETE = true even if no rank says so */
 
-/* Archive name inside DIR: `otf2-print DIR/traces.otf2`. */
-#define ST_OTF2_ARCHIVE_NAME "traces"
-
 /* Name of a status ("data error"). */
 const char *st_otf2_status_name(int status);
 
@@ -88,32 +83,15 @@ int st_otf2_write_serial(const char *dir, st_rankdata_t *ranks, int nranks, unsi
 /* ---- building blocks of the parallel writer (archive_mpi.c) ---------------------------- */
 
 /*
- * Creates DIR (and missing parents) if needed, checks that files can be created in
- * it and that it holds no archive (traces.otf2, traces.def, traces/). Call once, on
- * one process.
+ * Creates DIR (and missing parents) if needed and checks it by the rules of an archive
+ * directory (st_archive_dir_check, src/util/archive_dir.h: safe, files can be created
+ * in it, it holds no archive: traces.otf2, traces.def, traces/). Call once, on one process.
  */
 int st_otf2_check_dir(const char *dir);
 
 /*
- * t_begin / t_end of rd from its events (each location's first and last). The writer calls it before it
- * writes the clock properties: CLC moves events after st_otf2_prepare(), the last ones possibly past the
- * span prepare saw, and every timestamp must lie within the archive's announced range.
- */
-void st_otf2_span(st_rankdata_t *rd);
-
-/*
- * Makes one rank's data writable and fills in what is derived from its events.
- * Local (no communication); run it before packing the definitions.
- *  - raises timestamps that go backwards within a thread (warning with a count);
- *  - drops events that cannot be expressed (unknown kind/region/communicator, peer
- *    or root not in the communicator, MPI_PROC_NULL peers) with one warning per
- *    thread, so threads[i].nevents is then the exact OTF2 event count;
- *  - sorts callsites by pc, recomputes t_begin/t_end from the events;
- *  - computes rd->teams (OpenMP thread teams) from THREAD_TEAM_BEGIN events.
- * Runs once: it sets rd->prepared and returns at once when that is set (whoever changes
- * events afterwards must keep them writable: time order, no new event kinds). The shim
- * prepares before the CLC correction, which then sees the events the archive will hold.
- * Definitions-only data (events == NULL) is left unchanged.
+ * st_rankdata_prepare() (src/model/prepare.h: makes one rank's data writable, derives its
+ * OpenMP teams; runs once) with the writer's status: ST_OTF2_OK or ST_OTF2_ERR_NOMEM.
  */
 int st_otf2_prepare(st_rankdata_t *rd);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../otf2/writer.h"
+#include "../model/rankdata.h"
 #include "../model/region.h"
 
 typedef struct named {

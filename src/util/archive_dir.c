@@ -2,6 +2,7 @@
 #include "archive_dir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -45,34 +46,70 @@ static int mkdirs(const char *path)
     return 0;
 }
 
+/* Creates and removes a probe file: as root, access(W_OK) says yes even on a read-only mount. */
+static int probe_writable(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.synctrace-probe-%ld", dir, (long)getpid());
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(path);
+    return 0;
+}
+
+st_dir_fault_t st_archive_dir_check(const char *dir, st_dir_verdict_t *v)
+{
+    struct stat st;
+    memset(v, 0, sizeof *v);
+    if (mkdirs(dir) != 0)
+        v->err = errno, v->fault = ST_DIR_NOT_CREATABLE;
+    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        v->fault = ST_DIR_NOT_A_DIR;
+    else if (st_dir_unsafe(&st, 0, v->why, sizeof v->why))
+        v->fault = ST_DIR_UNSAFE;
+    else if (probe_writable(dir) != 0)
+        v->err = errno, v->fault = ST_DIR_NOT_WRITABLE;
+    if (v->fault)
+        return v->fault;
+    static const char *const taken[] = { ST_ARCHIVE_NAME ".otf2", ST_ARCHIVE_NAME ".def", ST_ARCHIVE_NAME };
+    for (size_t i = 0; i < sizeof taken / sizeof *taken; i++) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, taken[i]);
+        if (lstat(path, &st) == 0) {
+            v->taken = taken[i];
+            return v->fault = ST_DIR_HOLDS_ARCHIVE;
+        }
+    }
+    return ST_DIR_USABLE;
+}
+
+/* A requested directory (SYNCTRACE_DIR): the rules of st_archive_dir_check, in its words. */
 static int requested_dir(const char *dir, char *err, size_t errlen)
 {
-    char anchor[4200];
-    struct stat st;
-    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
-    if (stat(anchor, &st) == 0) {
-        snprintf(err, errlen, "SYNCTRACE_DIR='%s' already holds an archive (traces.otf2); synctrace never overwrites one: choose a new directory", dir);
-        return -1;
-    }
-    if (mkdirs(dir) != 0) {
-        snprintf(err, errlen, "SYNCTRACE_DIR='%s' cannot be created: %s; accepted: a writable directory path", dir, strerror(errno));
-        return -1;
-    }
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    st_dir_verdict_t v;
+    switch (st_archive_dir_check(dir, &v)) {
+    case ST_DIR_USABLE:
+        return 0;
+    case ST_DIR_HOLDS_ARCHIVE:
+        snprintf(err, errlen, "SYNCTRACE_DIR='%s' already holds an archive (%s); synctrace never overwrites one: choose a new directory", dir, v.taken);
+        break;
+    case ST_DIR_NOT_CREATABLE:
+        snprintf(err, errlen, "SYNCTRACE_DIR='%s' cannot be created: %s; accepted: a writable directory path", dir, strerror(v.err));
+        break;
+    case ST_DIR_NOT_A_DIR:
         snprintf(err, errlen, "SYNCTRACE_DIR='%s' is not a directory; accepted: a writable directory path", dir);
-        return -1;
-    }
-    char why[160];
-    if (st_dir_unsafe(&st, 0, why, sizeof why)) {
+        break;
+    case ST_DIR_UNSAFE:
         snprintf(err, errlen, "SYNCTRACE_DIR='%s' is not safe to write an archive into: %s; accepted: a directory "
-                 "of your own that no one else can write into", dir, why);
-        return -1;
+                 "of your own that no one else can write into", dir, v.why);
+        break;
+    case ST_DIR_NOT_WRITABLE:
+        snprintf(err, errlen, "SYNCTRACE_DIR='%s' is not writable: %s; accepted: a writable directory path", dir, strerror(v.err));
+        break;
     }
-    if (access(dir, W_OK | X_OK) != 0) {
-        snprintf(err, errlen, "SYNCTRACE_DIR='%s' is not writable: %s; accepted: a writable directory path", dir, strerror(errno));
-        return -1;
-    }
-    return 0;
+    return -1;
 }
 
 int st_archive_dir_prepare(const char *requested, char *out, size_t cap, char *err, size_t errlen)

@@ -7,7 +7,7 @@
  * OpenMP bodies out and putting tail-called functions back, main among them (ST_CP_MAIN: the main
  * thread's paths have it at their root, other threads' not).
  */
-/* link: src/record/unwind.c src/model/rankdata.c src/model/callpath.c src/util/log.c -lunwind */
+/* link: src/record/unwind.c src/model/rankdata.c src/model/rankdata_dump.c src/model/callpath.c src/util/log.c -lunwind */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * truncated / corrupted input (run under ASan/UBSan by tests/run-tests.sh, so any
  * out-of-bounds read while parsing garbage fails the test).
  */
-/* link: src/model/rankdata.c src/model/region.c src/util/log.c */
+/* link: src/model/rankdata.c src/model/rankdata_dump.c src/model/region.c src/util/log.c */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,105 +1,30 @@
 /*
- * prepare.c — per-rank analysis for the OTF2 writer, and st_otf2_prepare().
+ * prepare.c — what is derived from one rank's events, and st_rankdata_prepare().
  *
  * Everything here is local to one rank's data: world->communicator rank
  * translation, the OpenMP thread teams (which locations began a team with the
- * same parallel id), the OTF2 identity of explicit tasks (team, creating thread,
- * generation number — OTF2 has no task ids), and the rule deciding whether an event
- * can be written at all. st_otf2_prepare() uses it to repair and filter the events
- * before counting them, and the writer rebuilds it to write them, so both agree on
- * every count.
+ * same parallel id), the identity of explicit tasks (team, creating thread,
+ * generation number), and the rule deciding whether an event can be written to an
+ * archive at all. st_rankdata_prepare() uses it to repair and filter the events
+ * before they are counted, and the OTF2 writer builds the same view to write them,
+ * so both agree on every count.
  */
-#include "writer_int.h"
+#include "prepare.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "../model/region.h"
+#include "region.h"
 #include "../util/log.h"
-
-/* ---- u64 map ------------------------------------------------------------------------- */
-
-static uint64_t mix64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    return k ^ (k >> 33);
-}
-
-static size_t map_slot(const st_otf2_map_t *m, uint64_t key)
-{
-    size_t i = (size_t)mix64(key) & (m->cap - 1);
-    while (m->used[i] && m->keys[i] != key)
-        i = (i + 1) & (m->cap - 1);
-    return i;
-}
-
-static int map_grow(st_otf2_map_t *m)
-{
-    st_otf2_map_t g = { .cap = m->cap ? m->cap * 2 : 64 };
-    g.keys = malloc(g.cap * sizeof *g.keys);
-    g.vals = malloc(g.cap * sizeof *g.vals);
-    g.used = calloc(g.cap, 1);
-    if (!g.keys || !g.vals || !g.used) {
-        st_otf2_map_free(&g);
-        return -1;
-    }
-    for (size_t i = 0; i < m->cap; i++)
-        if (m->used[i]) {
-            size_t s = map_slot(&g, m->keys[i]);
-            g.used[s] = 1;
-            g.keys[s] = m->keys[i];
-            g.vals[s] = m->vals[i];
-            g.n++;
-        }
-    st_otf2_map_free(m);
-    *m = g;
-    return 0;
-}
-
-int st_otf2_map_put(st_otf2_map_t *m, uint64_t key, uint64_t val)
-{
-    if ((m->n + 1) * 2 > m->cap && map_grow(m) != 0)
-        return -1;
-    size_t s = map_slot(m, key);
-    if (!m->used[s]) {
-        m->used[s] = 1;
-        m->keys[s] = key;
-        m->n++;
-    }
-    m->vals[s] = val;
-    return 0;
-}
-
-int st_otf2_map_get(const st_otf2_map_t *m, uint64_t key, uint64_t *val)
-{
-    if (m->cap == 0)
-        return 0;
-    size_t s = map_slot(m, key);
-    if (!m->used[s])
-        return 0;
-    *val = m->vals[s];
-    return 1;
-}
-
-void st_otf2_map_free(st_otf2_map_t *m)
-{
-    free(m->keys);
-    free(m->vals);
-    free(m->used);
-    memset(m, 0, sizeof *m);
-}
 
 /* ---- small helpers ------------------------------------------------------------------ */
 
-int st_otf2_is_thread_kind(unsigned kind)
+int st_event_is_thread(unsigned kind)
 {
     return kind >= ST_EV_THREAD_FORK && kind <= ST_EV_THREAD_TASK_COMPLETE;
 }
 
-uint32_t st_otf2_master(const st_rankdata_t *rd)
+uint32_t st_rankdata_master(const st_rankdata_t *rd)
 {
     uint32_t m = UINT32_MAX;
     for (uint32_t i = 0; i < rd->nthreads; i++)
@@ -108,27 +33,27 @@ uint32_t st_otf2_master(const st_rankdata_t *rd)
     return m == UINT32_MAX ? 0 : m;
 }
 
-void st_otf2_team_push(st_otf2_team_stack_t *s, uint32_t team)
+void st_team_push(st_team_stack_t *s, uint32_t team)
 {
     if (s->depth < ST_TEAM_STACK)
         s->team[s->depth] = team;
     s->depth++;
 }
 
-void st_otf2_team_pop(st_otf2_team_stack_t *s)
+void st_team_pop(st_team_stack_t *s)
 {
     if (s->depth > 0)
         s->depth--;
 }
 
-uint32_t st_otf2_team_top(const st_otf2_team_stack_t *s)
+uint32_t st_team_top(const st_team_stack_t *s)
 {
     if (s->depth == 0)
         return 0;
     return s->team[(s->depth < ST_TEAM_STACK ? s->depth : ST_TEAM_STACK) - 1];
 }
 
-uint32_t st_otf2_ctx_team_rank(const st_otf2_ctx_t *c, uint32_t team, uint32_t t)
+uint32_t st_rankview_team_rank(const st_rankview_t *c, uint32_t team, uint32_t t)
 {
     if (team >= c->nteams)
         return 0;
@@ -146,7 +71,7 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int xlat_build(st_otf2_xlat_t *x, const int32_t *world, uint32_t n)
+static int xlat_build(st_comm_xlat_t *x, const int32_t *world, uint32_t n)
 {
     if (!world || n == 0)
         return 0;
@@ -160,7 +85,7 @@ static int xlat_build(st_otf2_xlat_t *x, const int32_t *world, uint32_t n)
     return 0;
 }
 
-static int xlat_find(const st_otf2_xlat_t *x, int32_t world, uint32_t *rank)
+static int xlat_find(const st_comm_xlat_t *x, int32_t world, uint32_t *rank)
 {
     if (world < 0)
         return -1;
@@ -180,7 +105,7 @@ static int xlat_find(const st_otf2_xlat_t *x, int32_t world, uint32_t *rank)
     return -1;
 }
 
-int st_otf2_ctx_peer(const st_otf2_ctx_t *c, const st_event_t *e, uint32_t *rank)
+int st_rankview_peer(const st_rankview_t *c, const st_event_t *e, uint32_t *rank)
 {
     if (e->comm >= c->rd->ncomms)
         return -1;
@@ -189,14 +114,14 @@ int st_otf2_ctx_peer(const st_otf2_ctx_t *c, const st_event_t *e, uint32_t *rank
     return xlat_find(cd->flags & ST_COMMF_INTER ? &c->remote[e->comm] : &c->local[e->comm], e->peer, rank);
 }
 
-int st_otf2_ctx_root(const st_otf2_ctx_t *c, const st_event_t *e, uint32_t *root)
+int st_rankview_root(const st_rankview_t *c, const st_event_t *e, uint32_t *root)
 {
     if (e->comm >= c->rd->ncomms)
         return -1;
     const st_comm_def_t *cd = &c->rd->comms[e->comm];
     if (!(cd->flags & ST_COMMF_INTER)) {
         if (e->peer < 0) {
-            *root = OTF2_COLLECTIVE_ROOT_NONE;
+            *root = ST_ROOT_NONE;
             return 0;
         }
         return xlat_find(&c->local[e->comm], e->peer, root);
@@ -205,15 +130,15 @@ int st_otf2_ctx_root(const st_otf2_ctx_t *c, const st_event_t *e, uint32_t *root
      * own world rank), MPI_PROC_NULL (flag PROC_NULL: another process of the root's
      * group), none (-1: operations between the groups) or a rank of the remote group. */
     if (e->peer == c->rd->rank) {
-        *root = OTF2_COLLECTIVE_ROOT_SELF;
+        *root = ST_ROOT_SELF;
         return 0;
     }
     if (e->flags & ST_EVF_PROC_NULL) {
-        *root = OTF2_COLLECTIVE_ROOT_THIS_GROUP;
+        *root = ST_ROOT_THIS_GROUP;
         return 0;
     }
     if (e->peer < 0) {
-        *root = OTF2_COLLECTIVE_ROOT_NONE;
+        *root = ST_ROOT_NONE;
         return 0;
     }
     return xlat_find(&c->remote[e->comm], e->peer, root);
@@ -258,7 +183,7 @@ static team_begin_t *collect_team_begins(const st_rankdata_t *rd, size_t *n)
 }
 
 /* Index of the team with exactly these members, appending it if new; -1 on ENOMEM. */
-static int64_t team_intern(st_otf2_ctx_t *c, const uint32_t *members, uint32_t n)
+static int64_t team_intern(st_rankview_t *c, const uint32_t *members, uint32_t n)
 {
     for (uint32_t i = 0; i < c->nteams; i++)
         if (c->teams[i].size == n && memcmp(c->teams[i].threads, members, n * sizeof *members) == 0)
@@ -277,7 +202,7 @@ static int64_t team_intern(st_otf2_ctx_t *c, const uint32_t *members, uint32_t n
 
 /* Team 0 is the initial team (the master alone); then one team per distinct
  * member list, in the order of the parallel ids that first used it. */
-static int build_teams(st_otf2_ctx_t *c)
+static int build_teams(st_rankview_t *c)
 {
     size_t n = 0;
     team_begin_t *tb = collect_team_begins(c->rd, &n);
@@ -290,7 +215,7 @@ static int build_teams(st_otf2_ctx_t *c)
             if (m == 0 || members[m - 1] != tb[j].thread)
                 members[m++] = tb[j].thread;
         int64_t team = team_intern(c, members, m);
-        if (team < 0 || st_otf2_map_put(&c->pmap, tb[i].pid, (uint64_t)team) != 0)
+        if (team < 0 || st_u64map_put(&c->pmap, tb[i].pid, (uint64_t)team) != 0)
             rc = -1;
         i = j;
     }
@@ -299,36 +224,36 @@ static int build_teams(st_otf2_ctx_t *c)
     return rc;
 }
 
-static int add_task(st_otf2_ctx_t *c, uint64_t id, st_otf2_task_t task)
+static int add_task(st_rankview_t *c, uint64_t id, st_task_ident_t task)
 {
     /* Capacity 16, then doubling whenever the count reaches a power of two. */
     if (c->ntasks == 0 || (c->ntasks >= 16 && (c->ntasks & (c->ntasks - 1)) == 0)) {
-        st_otf2_task_t *g = realloc(c->tasks, (c->ntasks ? c->ntasks * 2 : 16) * sizeof *g);
+        st_task_ident_t *g = realloc(c->tasks, (c->ntasks ? c->ntasks * 2 : 16) * sizeof *g);
         if (!g)
             return -1;
         c->tasks = g;
     }
     c->tasks[c->ntasks] = task;
-    return st_otf2_map_put(&c->tmap, id, c->ntasks++);
+    return st_u64map_put(&c->tmap, id, c->ntasks++);
 }
 
 /* Task ids are assumed unique within a process (the OMP helper's counter). */
-static int build_tasks(st_otf2_ctx_t *c)
+static int build_tasks(st_rankview_t *c)
 {
     for (uint32_t i = 0; i < c->rd->nthreads; i++) {
         const st_thread_data_t *t = &c->rd->threads[i];
-        st_otf2_team_stack_t st = { .depth = 0 };
+        st_team_stack_t st = { .depth = 0 };
         uint32_t gen = 0;
         for (uint64_t j = 0; t->events && j < t->nevents; j++) {
             const st_event_t *e = &t->events[j];
             uint64_t team;
-            if (e->kind == ST_EV_THREAD_TEAM_BEGIN && st_otf2_map_get(&c->pmap, e->id, &team))
-                st_otf2_team_push(&st, (uint32_t)team);
+            if (e->kind == ST_EV_THREAD_TEAM_BEGIN && st_u64map_get(&c->pmap, e->id, &team))
+                st_team_push(&st, (uint32_t)team);
             else if (e->kind == ST_EV_THREAD_TEAM_END)
-                st_otf2_team_pop(&st);
+                st_team_pop(&st);
             else if (e->kind == ST_EV_THREAD_TASK_CREATE) {
-                uint32_t tm = st_otf2_team_top(&st);
-                st_otf2_task_t task = { tm, st_otf2_ctx_team_rank(c, tm, t->index), ++gen };
+                uint32_t tm = st_team_top(&st);
+                st_task_ident_t task = { tm, st_rankview_team_rank(c, tm, t->index), ++gen };
                 if (add_task(c, e->id, task) != 0)
                     return -1;
             }
@@ -343,16 +268,16 @@ static int has_thread_events(const st_rankdata_t *rd)
 {
     for (uint32_t i = 0; i < rd->nthreads; i++)
         for (uint64_t j = 0; rd->threads[i].events && j < rd->threads[i].nevents; j++)
-            if (st_otf2_is_thread_kind(rd->threads[i].events[j].kind))
+            if (st_event_is_thread(rd->threads[i].events[j].kind))
                 return 1;
     return 0;
 }
 
-int st_otf2_ctx_init(st_otf2_ctx_t *c, st_rankdata_t *rd, int for_write)
+int st_rankview_init(st_rankview_t *c, st_rankdata_t *rd, int with_tasks)
 {
     memset(c, 0, sizeof *c);
     c->rd = rd;
-    c->master = st_otf2_master(rd);
+    c->master = st_rankdata_master(rd);
     c->local = calloc(rd->ncomms ? rd->ncomms : 1, sizeof *c->local);
     c->remote = calloc(rd->ncomms ? rd->ncomms : 1, sizeof *c->remote);
     int rc = c->local && c->remote ? 0 : -1;
@@ -365,17 +290,17 @@ int st_otf2_ctx_init(st_otf2_ctx_t *c, st_rankdata_t *rd, int for_write)
     c->has_omp = has_thread_events(rd);
     if (rc == 0 && c->has_omp)
         rc = build_teams(c);
-    if (rc == 0 && c->has_omp && for_write)
+    if (rc == 0 && c->has_omp && with_tasks)
         rc = build_tasks(c);
     if (rc != 0) {
-        st_otf2_ctx_free(c);
+        st_rankview_free(c);
         st_log_error("out of memory while preparing rank %d for the OTF2 archive", rd->rank);
-        return ST_OTF2_ERR_NOMEM;
+        return -1;
     }
-    return ST_OTF2_OK;
+    return 0;
 }
 
-void st_otf2_ctx_free(st_otf2_ctx_t *c)
+void st_rankview_free(st_rankview_t *c)
 {
     for (uint32_t i = 0; c->rd && i < c->rd->ncomms; i++) {
         if (c->local)
@@ -388,23 +313,23 @@ void st_otf2_ctx_free(st_otf2_ctx_t *c)
     for (uint32_t i = 0; i < c->nteams; i++)
         free(c->teams[i].threads);
     free(c->teams);
-    st_otf2_map_free(&c->pmap);
-    st_otf2_map_free(&c->tmap);
+    st_u64map_free(&c->pmap);
+    st_u64map_free(&c->tmap);
     free(c->tasks);
     memset(c, 0, sizeof *c);
 }
 
-static const char *check_p2p(const st_otf2_ctx_t *c, const st_event_t *e)
+static const char *check_p2p(const st_rankview_t *c, const st_event_t *e)
 {
     uint32_t r;
     if (e->flags & ST_EVF_PROC_NULL)
         return "peer is MPI_PROC_NULL";
     if (e->comm >= c->rd->ncomms)
         return "unknown communicator";
-    return st_otf2_ctx_peer(c, e, &r) == 0 ? NULL : "peer is not in the communicator";
+    return st_rankview_peer(c, e, &r) == 0 ? NULL : "peer is not in the communicator";
 }
 
-const char *st_otf2_ctx_check(const st_otf2_ctx_t *c, const st_event_t *e)
+const char *st_rankview_check(const st_rankview_t *c, const st_event_t *e)
 {
     uint32_t r;
     uint64_t v;
@@ -421,15 +346,15 @@ const char *st_otf2_ctx_check(const st_otf2_ctx_t *c, const st_event_t *e)
     case ST_EV_MPI_ICOLL_COMPLETE:
         if (e->comm >= c->rd->ncomms)
             return "unknown communicator";
-        return st_otf2_ctx_root(c, e, &r) == 0 ? NULL : "root is not in the communicator";
+        return st_rankview_root(c, e, &r) == 0 ? NULL : "root is not in the communicator";
     case ST_EV_THREAD_TEAM_END:
-        return st_otf2_map_get(&c->pmap, e->id, &v) ? NULL : "team end without a team begin";
+        return st_u64map_get(&c->pmap, e->id, &v) ? NULL : "team end without a team begin";
     default:
         return e->kind < ST_EV__COUNT ? NULL : "unknown event kind";
     }
 }
 
-/* ---- st_otf2_prepare ----------------------------------------------------------------------- */
+/* ---- st_rankdata_prepare ------------------------------------------------------------------ */
 
 static int cmp_callsite(const void *a, const void *b)
 {
@@ -450,12 +375,12 @@ static void repair_order(const st_rankdata_t *rd, st_thread_data_t *t)
                     "the location's time order", rd->rank, t->index, (unsigned long long)raised);
 }
 
-static void drop_unwritable(const st_otf2_ctx_t *c, st_thread_data_t *t)
+static void drop_unwritable(const st_rankview_t *c, st_thread_data_t *t)
 {
     uint64_t k = 0, dropped = 0, quiet = 0;
     const char *first = NULL;
     for (uint64_t j = 0; j < t->nevents; j++) {
-        const char *why = st_otf2_ctx_check(c, &t->events[j]);
+        const char *why = st_rankview_check(c, &t->events[j]);
         if (!why)
             t->events[k++] = t->events[j];
         else if (t->events[j].flags & ST_EVF_PROC_NULL)
@@ -472,7 +397,7 @@ static void drop_unwritable(const st_otf2_ctx_t *c, st_thread_data_t *t)
                      t->index, (unsigned long long)quiet);
 }
 
-void st_otf2_span(st_rankdata_t *rd)
+void st_rankdata_span(st_rankdata_t *rd)
 {
     uint64_t lo = UINT64_MAX, hi = 0;
     for (uint32_t i = 0; i < rd->nthreads; i++) {
@@ -490,26 +415,25 @@ void st_otf2_span(st_rankdata_t *rd)
     }
 }
 
-int st_otf2_prepare(st_rankdata_t *rd)
+int st_rankdata_prepare(st_rankdata_t *rd)
 {
     int has_events = 0;
     for (uint32_t i = 0; i < rd->nthreads; i++)
         has_events |= rd->threads[i].events != NULL;
     if (!has_events || rd->prepared)
-        return ST_OTF2_OK;
+        return 0;
     if (rd->callsites && rd->ncallsites > 1)
         qsort(rd->callsites, rd->ncallsites, sizeof *rd->callsites, cmp_callsite);
     for (uint32_t i = 0; i < rd->nthreads; i++)
         if (rd->threads[i].events)
             repair_order(rd, &rd->threads[i]);
-    st_otf2_ctx_t c;
-    int rc = st_otf2_ctx_init(&c, rd, 0);
-    if (rc != ST_OTF2_OK)
-        return rc;
+    st_rankview_t c;
+    if (st_rankview_init(&c, rd, 0) != 0)
+        return -1;
     for (uint32_t i = 0; i < rd->nthreads; i++)
         if (rd->threads[i].events)
             drop_unwritable(&c, &rd->threads[i]);
-    st_otf2_span(rd);
+    st_rankdata_span(rd);
     for (uint32_t i = 0; i < rd->nteams; i++)
         free(rd->teams[i].threads);
     free(rd->teams);
@@ -517,7 +441,7 @@ int st_otf2_prepare(st_rankdata_t *rd)
     rd->nteams = c.nteams;
     c.teams = NULL;
     c.nteams = 0;
-    st_otf2_ctx_free(&c);
+    st_rankview_free(&c);
     rd->prepared = 1;
-    return ST_OTF2_OK;
+    return 0;
 }

@@ -1,0 +1,107 @@
+/*
+ * prepare.h — one rank's events made consistent, and what is derived from them.
+ *
+ * st_rankdata_prepare() repairs a rank's data once, before anyone (CLC, the writer)
+ * reads its events. The view (st_rankview_t) is what the events imply beyond what they
+ * record: the rank of a world rank in an event's communicator, the OpenMP thread teams
+ * and the identity of explicit tasks.
+ *
+ * OpenMP: each rank's teams are the distinct member lists of the THREAD_TEAM_BEGIN
+ * events sharing a parallel id (ordered by thread number), plus team 0 = the initial
+ * thread alone; identical teams of different parallel regions are one team. An explicit
+ * task is identified by (team, creating thread's rank in it, that thread's generation
+ * number); task ids are assumed unique within a process.
+ */
+#ifndef ST_MODEL_PREPARE_H
+#define ST_MODEL_PREPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rankdata.h"
+#include "../util/u64map.h"
+
+/*
+ * Makes one rank's data writable and fills in what is derived from its events.
+ * Local (no communication); run it before packing the definitions.
+ *  - raises timestamps that go backwards within a thread (warning with a count);
+ *  - drops events that cannot be expressed (unknown kind/region/communicator, peer
+ *    or root not in the communicator, MPI_PROC_NULL peers) with one warning per
+ *    thread, so threads[i].nevents is then the exact OTF2 event count;
+ *  - sorts callsites by pc, recomputes t_begin/t_end from the events;
+ *  - computes rd->teams (OpenMP thread teams) from THREAD_TEAM_BEGIN events.
+ * Runs once: it sets rd->prepared and returns at once when that is set (whoever changes
+ * events afterwards must keep them writable: time order, no new event kinds). The shim
+ * prepares before the CLC correction, which then sees the events the archive will hold.
+ * Definitions-only data (events == NULL) is left unchanged. 0, or -1 when out of memory
+ * (reported).
+ */
+int st_rankdata_prepare(st_rankdata_t *rd);
+
+/*
+ * t_begin / t_end of rd from its events (each location's first and last). The writer calls it before it
+ * writes the clock properties: CLC moves events after st_rankdata_prepare(), the last ones possibly past
+ * the span prepare saw, and every timestamp must lie within the archive's announced range.
+ */
+void st_rankdata_span(st_rankdata_t *rd);
+
+/* The master thread: the lowest thread index (the first thread that recorded). */
+uint32_t st_rankdata_master(const st_rankdata_t *rd);
+
+/* Whether kind is one of the OpenMP thread events (THREAD_FORK .. THREAD_TASK_COMPLETE). */
+int st_event_is_thread(unsigned kind);
+
+/* ---- the view of one rank ------------------------------------------------------------- */
+
+typedef struct st_comm_xlat {      /* world rank -> rank in one group of a communicator */
+    uint32_t  n;
+    uint64_t *pairs;          /* (world << 32) | group rank, sorted */
+} st_comm_xlat_t;
+
+typedef struct st_task_ident {     /* an explicit task's identity */
+    uint32_t team, creator, gen;
+} st_task_ident_t;
+
+#define ST_TEAM_STACK 64
+typedef struct st_team_stack {
+    uint32_t team[ST_TEAM_STACK];
+    uint32_t depth;           /* may exceed ST_TEAM_STACK; deeper entries are not kept */
+} st_team_stack_t;
+
+typedef struct st_rankview {
+    st_rankdata_t   *rd;
+    st_comm_xlat_t  *local, *remote;   /* per communicator */
+    uint32_t         master;           /* thread index of the master thread */
+    int              has_omp;          /* the rank has THREAD_* events: team 0 exists */
+    uint32_t         nteams;
+    st_team_def_t   *teams;            /* owned by the view */
+    st_u64map_t      pmap;             /* parallel id -> team */
+    st_u64map_t      tmap;             /* task id -> index in tasks (with_tasks only) */
+    st_task_ident_t *tasks;
+    size_t           ntasks;
+} st_rankview_t;
+
+/* Collective roots that are no rank of the communicator (st_rankview_root). */
+#define ST_ROOT_NONE       UINT32_MAX         /* no root: operations without one, or between the groups */
+#define ST_ROOT_SELF       (UINT32_MAX - 1u)  /* intercommunicator: this process is the root (MPI_ROOT) */
+#define ST_ROOT_THIS_GROUP (UINT32_MAX - 2u)  /* intercommunicator: another process of this group is */
+
+/* Builds the view of rd; with_tasks adds the task table. 0, or -1 when out of memory (reported). */
+int st_rankview_init(st_rankview_t *c, st_rankdata_t *rd, int with_tasks);
+/* Frees what the view owns (the teams it built too) and zeroes it. */
+void st_rankview_free(st_rankview_t *c);
+/* NULL when e can be written; else why not. */
+const char *st_rankview_check(const st_rankview_t *c, const st_event_t *e);
+/* Point-to-point peer / collective root as a rank in the event's communicator (the remote group for a
+ * peer on an intercommunicator; a root may be an ST_ROOT_*). 0 or -1. */
+int st_rankview_peer(const st_rankview_t *c, const st_event_t *e, uint32_t *rank);
+int st_rankview_root(const st_rankview_t *c, const st_event_t *e, uint32_t *root);
+/* Rank of thread index t in team (0 when not a member). */
+uint32_t st_rankview_team_rank(const st_rankview_t *c, uint32_t team, uint32_t t);
+
+/* Team bookkeeping along one thread's events. */
+void st_team_push(st_team_stack_t *s, uint32_t team);
+void st_team_pop(st_team_stack_t *s);
+uint32_t st_team_top(const st_team_stack_t *s); /* 0 (the initial team) when empty */
+
+#endif

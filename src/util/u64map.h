@@ -1,0 +1,24 @@
+/*
+ * u64map.h — a map from 64-bit keys to 64-bit values (open addressing; grows at half
+ * load). A zeroed st_u64map_t is an empty map.
+ */
+#ifndef ST_U64MAP_H
+#define ST_U64MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct st_u64map {
+    uint64_t *keys, *vals;
+    uint8_t  *used;
+    size_t    cap, n;
+} st_u64map_t;
+
+/* Sets key to val. 0, or -1 when out of memory. */
+int st_u64map_put(st_u64map_t *m, uint64_t key, uint64_t val);
+/* 1 and *val when present, else 0. */
+int st_u64map_get(const st_u64map_t *m, uint64_t key, uint64_t *val);
+/* Frees the map's memory and leaves it empty. */
+void st_u64map_free(st_u64map_t *m);
+
+#endif
