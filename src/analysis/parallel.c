@@ -282,8 +282,6 @@ void st_an_par_waiting(const st_an_par_t *p, char *buf, size_t n)
              an_creduce_open(p->cr));
 }
 
-const st_an_result_t *st_an_par_result(const st_an_par_t *p) { return &p->res; }
-
 void st_an_par_free(st_an_par_t *p)
 {
     if (!p)

@@ -64,8 +64,6 @@ int st_an_par_progress(st_an_par_t *p);
 void st_an_par_waiting(const st_an_par_t *p, char *buf, size_t n);
 /* After DONE: this process's part of the report (malloc'd into *buf). 0, or -1 (memory). */
 int st_an_par_pack(const st_an_par_t *p, void **buf, size_t *len);
-/* After DONE: this process's part itself (locations: in->locs). */
-const st_an_result_t *st_an_par_result(const st_an_par_t *p);
 void st_an_par_free(st_an_par_t *p);
 
 /*
