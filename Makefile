@@ -43,7 +43,7 @@ CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
 # and linked with $(CC) plus mpicc's flags, so that CC="gcc -fsanitize=..." instruments it too.
 CLI_MPI_SRC := src/exchange/polite_mpi.c src/exchange/exchange_mpi.c src/analysis/parallel_mpi.c src/cli/analyze_mpi.c
 CLI_MPI_OBJ := $(patsubst %.c,$(BUILD)/climpi/%.o,$(CLI_MPI_SRC))
-GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/omp-tools.h
+GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def $(GEN)/omp-tools.h
 
 LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
 CLI_LIBS := -lotf2 -lm -lpthread
@@ -64,8 +64,8 @@ deps-bench:
 	@bash scripts/install-deps.sh --for bench
 
 # ---- generated wrappers -----------------------------------------------------------
-# One run writes both (a grouped target: with -j2 a plain two-target rule runs the generator twice at once).
-$(GEN)/mpi_wrappers.c $(GEN)/mpi_regions.def &: wrappers/mpi_functions.tbl scripts/gen_wrappers.py
+# one run writes all three (grouped targets: -j runs it once)
+$(GEN)/mpi_wrappers.c $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def &: wrappers/mpi_functions.tbl scripts/gen_wrappers.py
 	@mkdir -p $(GEN)
 	$(PYTHON) scripts/gen_wrappers.py --table wrappers/mpi_functions.tbl --mpi-h $(MPI_INC)/mpi.h --out $(GEN)
 

@@ -12,6 +12,10 @@ Outputs (in --out):
                     the generic enter/leave shape for every declared function the table does
                     not list or exclude
   mpi_regions.def   ST_REGION(MPI_X, "MPI_X", ROLE, MPI) for every wrapped or manual function
+  mpi_calls.def     ST_MPI_CALL(MPI_X, CALL, CATEGORY) for the same functions in the same order:
+                    what the call does for the wait-state analysis (the entry's call=, else its
+                    role's 'call' line) and the category of its time by name (the first
+                    'category' line whose pattern matches); the analysis includes it
 
 Everything about a function lives in the table; this script only checks and substitutes. It
 stops with one line "gen_wrappers.py: error: FILE:LINE: what is wrong" on anything it does not
@@ -41,6 +45,11 @@ C_KEYWORDS = {"sizeof"}
 # OTF2_REGION_ROLE_* suffixes a function's region may take (checked again by the compiler).
 REGION_ROLES = {"FUNCTION", "POINT2POINT", "COLL_ONE2ALL", "COLL_ALL2ONE", "COLL_ALL2ALL",
                 "COLL_OTHER", "BARRIER", "FILE_IO", "WRAPPER"}
+# What a call does for the wait-state analysis (a role's 'call' line, an entry's call=), and
+# the categories of MPI time by name ('category' lines); the analysis gives each word a meaning
+# (src/analysis/call_kinds.h), so the compiler checks them again.
+CALL_KINDS = {"none", "send_blocking", "wait_one", "wait_many", "test"}
+CATEGORIES = {"init_exit", "mgmt_comm", "mgmt_win", "mgmt_file", "io_coll", "io_indiv"}
 # Names the wrapper shape itself declares; arguments must not shadow them.
 RESERVED_LOCALS = {"th", "rc"}
 QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "struct", "union", "enum",
@@ -273,6 +282,7 @@ def mpi_declarations(text, mpi_h):
 class Role:
     def __init__(self, name, region, nowrap, line):
         self.name, self.region, self.nowrap, self.line = name, region, nowrap, line
+        self.call = "none"  # what its entries' calls do for the analysis, unless call= says
         self.keys = {}    # key -> default C expression or None (required)
         self.words = {}   # key -> allowed words
         self.pre, self.post = [], []
@@ -293,6 +303,7 @@ class Table:
         self.roles = {}
         self.entries = []
         self.excludes = []  # (pattern, reason, line)
+        self.categories = []  # (pattern, category, line), first match wins
 
 
 def logical_lines(path):
@@ -340,6 +351,13 @@ def start_block(t, text, n, where):
         return "prologue"
     if head == "role":
         return start_role(t, words[1:], n, where)
+    if head == "category":
+        if len(words) != 3:
+            fail(where, "category needs a name pattern and a category: 'category MPI_File_* mgmt_file'")
+        if words[2] not in CATEGORIES:
+            fail(where, f"unknown category '{words[2]}' (accepted: {', '.join(sorted(CATEGORIES))})")
+        t.categories.append((words[1], words[2], n))
+        return None
     if head == "exclude":
         if len(words) < 3:
             fail(where, "exclude needs a name pattern and a reason: 'exclude MPI_Wtime why'")
@@ -347,7 +365,7 @@ def start_block(t, text, n, where):
         return None
     if MPI_NAME_RE.match(head):
         return start_entry(t, words, n, where)
-    fail(where, f"unknown directive '{head}' (expected prologue, role, exclude or an MPI_ name)")
+    fail(where, f"unknown directive '{head}' (expected prologue, role, exclude, category or an MPI_ name)")
 
 
 def start_role(t, args, n, where):
@@ -376,12 +394,16 @@ def role_line(r, text, where):
         if not allowed or not all(WORD_RE.match(w) for w in allowed):
             fail(where, "word needs a key and allowed CAPITAL words: 'word op BARRIER BCAST'")
         r.words[key] = set(allowed)
+    elif kw == "call":
+        if rest not in CALL_KINDS:
+            fail(where, f"unknown call kind '{rest}' (accepted: {', '.join(sorted(CALL_KINDS))})")
+        r.call = rest
     elif kw in ("pre", "post"):
         if r.nowrap:
             fail(where, f"role '{r.name}' is nowrap: it has no code")
         (r.pre if kw == "pre" else r.post).append(rest)
     else:
-        fail(where, f"unknown role line '{kw}' (accepted: keys, word, pre, post)")
+        fail(where, f"unknown role line '{kw}' (accepted: keys, word, call, pre, post)")
     for ph in PLACEHOLDER_RE.findall(rest if kw in ("pre", "post") else ""):
         if ph not in r.keys and ph not in r.words:
             fail(where, f"placeholder ${ph} is not a key of role '{r.name}'")
@@ -464,8 +486,8 @@ def inherited_values(t, e):
 
 
 def entry_values(t, e, role):
-    """key -> C text for the role's placeholders, checked; plus the region role."""
-    region = role.region
+    """key -> C text for the role's placeholders, checked; plus the region role and the call kind."""
+    region, call = role.region, role.call
     out = {}
     for key, (value, n) in inherited_values(t, e).items():
         where = f"{t.path}:{n}"
@@ -473,6 +495,10 @@ def entry_values(t, e, role):
             if value not in REGION_ROLES:
                 fail(where, f"unknown region role '{value}' (accepted: {', '.join(sorted(REGION_ROLES))})")
             region = value
+        elif key == "call":
+            if value not in CALL_KINDS:
+                fail(where, f"unknown call kind '{value}' (accepted: {', '.join(sorted(CALL_KINDS))})")
+            call = value
         elif key in role.words:
             if value not in role.words[key]:
                 fail(where, f"{e.name}: {key}={value} is not one of {' '.join(sorted(role.words[key]))}")
@@ -481,7 +507,7 @@ def entry_values(t, e, role):
             check_expression(t, e, key, value, n)
             out[key] = value
         else:
-            known = sorted(list(role.keys) + list(role.words) + ["region"])
+            known = sorted(list(role.keys) + list(role.words) + ["call", "region"])
             fail(where, f"{e.name}: unknown key '{key}' for role '{role.name}' (accepted: {', '.join(known)})")
     for key, default in role.keys.items():
         if key not in out:
@@ -493,7 +519,7 @@ def entry_values(t, e, role):
             fail(f"{t.path}:{e.line}", f"{e.name}: role '{role.name}' needs {key}=")
     if region == "-":
         fail(f"{t.path}:{e.line}", f"{e.name}: role '{role.name}' needs region=")
-    return out, region
+    return out, region, call
 
 
 def check_locals(p, where):
@@ -505,11 +531,11 @@ def check_locals(p, where):
 # ==== planning: which function gets which code ===================================================
 
 class Wrapper:
-    """One function to emit: its prototype, region role, and substituted pre/post code."""
+    """One function to emit: its prototype, region role, substituted pre/post code, call kind."""
 
-    def __init__(self, proto, region, pre, post, nowrap, semantic):
+    def __init__(self, proto, region, pre, post, nowrap, semantic, call):
         self.proto, self.region, self.pre, self.post = proto, region, pre, post
-        self.nowrap, self.semantic = nowrap, semantic
+        self.nowrap, self.semantic, self.call = nowrap, semantic, call
 
 
 def substitute(lines, values):
@@ -525,14 +551,14 @@ def plan_entry(t, e, protos):
     if role is None:
         fail(where, f"{e.name}: unknown role '{e.role}' (roles: {', '.join(sorted(t.roles))})")
     check_sigs(t, e, protos)
-    values, region = entry_values(t, e, role)
+    values, region, call = entry_values(t, e, role)
     out = []
     for p, n in e.sigs:
         check_locals(p, f"{t.path}:{n}")
         if (role.pre or role.post) and p.ret != ["int"]:
             fail(f"{t.path}:{n}", f"{p.name} returns {p.ret_text()}: role '{role.name}' needs int")
         out.append(Wrapper(p, region, substitute(role.pre, values), substitute(role.post, values),
-                           role.nowrap, True))
+                           role.nowrap, True, call))
     return out
 
 
@@ -548,13 +574,26 @@ def excluded_names(t, names):
     return out
 
 
+def check_categories(t, names):
+    """A category line naming one function (no wildcard) must name a declared one."""
+    for pattern, _, n in t.categories:
+        if not any(c in pattern for c in "*?[") and pattern not in names:
+            fail(f"{t.path}:{n}", f"category {pattern}: mpi.h declares no such function")
+
+
+def category_of(t, name):
+    """The category of the first 'category' line whose pattern matches name, or 'none'."""
+    return next((c for pattern, c, _ in t.categories if fnmatch.fnmatchcase(name, pattern)), "none")
+
+
 def plan(t, protos):
     """(wrappers sorted by name, excluded name -> reason); fails on any inconsistency."""
     names = sorted(n for n in protos if MPI_NAME_RE.match(n))
     excluded = excluded_names(t, names)
+    check_categories(t, names)
     generic = t.roles.get("generic")
-    if generic is None or generic.keys or generic.words or generic.region == "-":
-        fail(t.path, "the table must define 'role generic REGION' without keys")
+    if generic is None or generic.keys or generic.words or generic.region == "-" or generic.call != "none":
+        fail(t.path, "the table must define 'role generic REGION' without keys or call")
     by_name = {}
     for e in t.entries:
         for w in plan_entry(t, e, protos):
@@ -574,7 +613,7 @@ def plan(t, protos):
             fail(t.path, f"{name} is variadic and cannot be forwarded: exclude it or give it a role")
         check_locals(p, f"{t.path} (generic {name})")
         by_name[name] = Wrapper(p, generic.region, substitute(generic.pre, {}),
-                                substitute(generic.post, {}), False, False)
+                                substitute(generic.post, {}), False, False, generic.call)
     return [by_name[n] for n in sorted(by_name)], excluded
 
 
@@ -622,6 +661,17 @@ def render_def(t, wrappers):
     return "\n".join(lines + [""])
 
 
+def render_calls(t, wrappers):
+    lines = [f"/* {BANNER.format(table=t.path)} */",
+             "/* ST_MPI_CALL(ID, CALL, CATEGORY) for every function of mpi_regions.def, in its order:",
+             " * CALL what the call does for the wait-state analysis (the entry's call=, else its role's",
+             " * 'call' line; NONE for generic and manual functions), CATEGORY the category of its time",
+             " * by name (the first matching 'category' line, else NONE); see wrappers/README.md. */"]
+    lines += [f"ST_MPI_CALL({w.proto.name}, {w.call.upper()}, {category_of(t, w.proto.name).upper()})"
+              for w in wrappers]
+    return "\n".join(lines + [""])
+
+
 def write_atomic(path, text):
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
@@ -633,7 +683,7 @@ def main(argv):
     ap = argparse.ArgumentParser(description="Generate synctrace's PMPI wrappers from the MPI function table.")
     ap.add_argument("--table", required=True, help="wrappers/mpi_functions.tbl")
     ap.add_argument("--mpi-h", required=True, help="MPICH's mpi.h")
-    ap.add_argument("--out", required=True, help="output directory (mpi_wrappers.c, mpi_regions.def)")
+    ap.add_argument("--out", required=True, help="output directory (mpi_wrappers.c, mpi_regions.def, mpi_calls.def)")
     ap.add_argument("--cpp", default=os.environ.get("CPP", "cpp"), help="C preprocessor command (default: $CPP or cpp)")
     a = ap.parse_args(argv)
     try:
@@ -641,9 +691,11 @@ def main(argv):
         protos = mpi_declarations(preprocess(a.mpi_h, a.cpp), a.mpi_h)
         wrappers, excluded = plan(table, protos)
         c_text, def_text = render_c(table, a.mpi_h, wrappers, excluded), render_def(table, wrappers)
+        calls_text = render_calls(table, wrappers)
         os.makedirs(a.out, exist_ok=True)
         write_atomic(os.path.join(a.out, "mpi_wrappers.c"), c_text)
         write_atomic(os.path.join(a.out, "mpi_regions.def"), def_text)
+        write_atomic(os.path.join(a.out, "mpi_calls.def"), calls_text)
     except GenError as e:
         print(f"gen_wrappers.py: error: {e}", file=sys.stderr)
         return 1

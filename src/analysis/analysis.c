@@ -349,7 +349,10 @@ int an_begin(an_ctx_t *c, const st_rel_input_t *in, st_an_result_t *res)
     memset(res, 0, sizeof *res);
     *c = (an_ctx_t){ .in = in, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)) };
     res->nlocs = in->nlocs;
-    int rc = c->loc && an_paths_build(&c->paths, in, res) == 0 ? build_tree(c) : -1;
+    int rc = c->loc && (res->locs = calloc(in->nlocs + 1, sizeof *res->locs)) ? 0 : -1;
+    for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++)
+        res->locs[l] = (st_an_loc_t){ in->locs[l].rank, in->locs[l].thread };
+    rc = rc == 0 && an_paths_build(&c->paths, in, res) == 0 ? build_tree(c) : -1;
     an_paths_free(&c->paths);
     if (rc == 0 && (!(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (in->nlocs ? in->nlocs : 1),
                                         sizeof(double))) || !(res->span = calloc(in->nlocs + 1, sizeof *res->span))))
@@ -424,6 +427,7 @@ void st_an_free(st_an_result_t *res)
     free(res->cnodes);
     free(res->sev);
     free(res->span);
+    free(res->locs);
     memset(res, 0, sizeof *res);
 }
 

@@ -5,7 +5,8 @@
  * Input: the trace as CLC sees it (st_rel_input_t: locations, events, communicator
  * tables) and the dependency graph built from it (relations/relations.h: the one derivation of logical
  * messages, shared with CLC and `synctrace check`). Output: st_an_result_t, a dense
- * severity cube sev[metric][cnode][location] plus the call tree.
+ * severity cube sev[metric][cnode][location] plus the call tree and the locations: all that
+ * the writers (output.h, cube.h) and the checks (check.h) read.
  *
  * Call paths: the nesting of ENTER/LEAVE regions on each location under one root,
  * merged across locations by path (cnode 0 is the root; it holds time outside regions).
@@ -74,6 +75,12 @@ typedef struct st_an_instance {
     uint32_t loc, cnode;
 } st_an_instance_t;
 
+/* A location of a result: the thread it stands for. */
+typedef struct st_an_loc {
+    int32_t  rank;
+    uint32_t thread;
+} st_an_loc_t;
+
 /* Region ids of application functions (call-path frames): funcs[k] of the result is the name. */
 #define ST_AN_FUNC_REGION(k) (0x80000000u | (uint32_t)(k))
 #define ST_AN_IS_FUNC(region) ((region) != UINT32_MAX && ((region) & 0x80000000u))
@@ -82,6 +89,7 @@ typedef struct st_an_result {
     uint32_t       ncnodes;
     st_an_cnode_t *cnodes;  /* [ncnodes], cnode 0 = root; a parent precedes its children */
     uint32_t       nlocs;   /* the input's locations, same order */
+    st_an_loc_t   *locs;    /* [nlocs] their rank and thread; owned */
     double        *sev;     /* [ST_AN__METRICS][ncnodes][nlocs]: "sec" metrics in timer ticks */
     uint64_t      *span;    /* [nlocs] ticks the location's Time adds up to over all call paths: its first
                                to last event; a thread of an OpenMP team: its master's (docs/analysis.md) */

@@ -16,7 +16,6 @@
 
 typedef struct chk {
     const st_an_result_t *r;
-    const st_rel_loc_t   *locs;
     double                sc; /* seconds per tick */
     size_t                bad;
     char                 *msg;
@@ -41,7 +40,7 @@ static void violation(chk_t *c, int m, const char *what, uint32_t k, uint32_t l,
     }
     const st_an_metric_def_t *d = st_an_metric(m);
     snprintf(c->msg, c->n, "%s [%s]%s at %s on rank %" PRId32 " thread %" PRIu32 ": %.9f s %s %.9f s", d->disp,
-             d->uniq, what ? what : "", path ? path : "all call paths", c->locs[l].rank, c->locs[l].thread,
+             d->uniq, what ? what : "", path ? path : "all call paths", c->r->locs[l].rank, c->r->locs[l].thread,
              a * c->sc, rel, b * c->sc);
     free(path);
 }
@@ -93,7 +92,7 @@ static void check_idle(chk_t *c)
     for (uint32_t l = 0; l < r->nlocs; l++) {
         uint32_t m = UINT32_MAX;
         for (uint32_t j = 0; j < r->nlocs && m == UINT32_MAX; j++)
-            if (c->locs[j].rank == c->locs[l].rank && c->locs[j].thread == 0)
+            if (r->locs[j].rank == r->locs[l].rank && r->locs[j].thread == 0)
                 m = j;
         double idle = 0, outside = 0;
         for (uint32_t k = 0; k < r->ncnodes; k++) {
@@ -107,9 +106,9 @@ static void check_idle(chk_t *c)
     free(inpar);
 }
 
-size_t st_an_check_tree(const st_an_result_t *r, const st_rel_loc_t *locs, uint64_t resolution, char *msg, size_t n)
+size_t st_an_check_tree(const st_an_result_t *r, uint64_t resolution, char *msg, size_t n)
 {
-    chk_t c = { r, locs, resolution ? 1.0 / (double)resolution : 1.0, 0, msg, n };
+    chk_t c = { r, resolution ? 1.0 / (double)resolution : 1.0, 0, msg, n };
     if (n)
         msg[0] = 0;
     if (r->span)
@@ -119,10 +118,10 @@ size_t st_an_check_tree(const st_an_result_t *r, const st_rel_loc_t *locs, uint6
     return c.bad;
 }
 
-size_t st_an_check_report(const st_an_result_t *r, const st_rel_loc_t *locs, uint64_t resolution)
+size_t st_an_check_report(const st_an_result_t *r, uint64_t resolution)
 {
     char msg[1024];
-    size_t bad = st_an_check_tree(r, locs, resolution, msg, sizeof msg);
+    size_t bad = st_an_check_tree(r, resolution, msg, sizeof msg);
     if (bad)
         st_log_error("analysis: the metric tree does not hold (%zu violation%s, the first: %s)", bad,
                      bad == 1 ? "" : "s", msg);

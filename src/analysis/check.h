@@ -12,8 +12,7 @@
 #include "analysis.h"
 
 /*
- * Checks result r (locs[l]: rank and thread of its location l; resolution: timer ticks per second,
- * for the message):
+ * Checks result r (resolution: timer ticks per second, for the message):
  *   1. on every location, Time over all call paths adds up to the location's span (r->span);
  *   2. at every (call path, location) no value is negative and every metric holds at least the
  *      sum of its children;
@@ -22,12 +21,12 @@
  * Returns the number of violations; the first is described in msg (one line, no newline; "" if
  * none): the metric, the call path, the location and the two numbers.
  */
-size_t st_an_check_tree(const st_an_result_t *r, const st_rel_loc_t *locs, uint64_t resolution, char *msg, size_t n);
+size_t st_an_check_tree(const st_an_result_t *r, uint64_t resolution, char *msg, size_t n);
 
 /*
  * st_an_check_tree, and if anything is violated one error line on stderr (st_log_error) naming the
  * first violation and how many there are. Returns the number of violations.
  */
-size_t st_an_check_report(const st_an_result_t *r, const st_rel_loc_t *locs, uint64_t resolution);
+size_t st_an_check_report(const st_an_result_t *r, uint64_t resolution);
 
 #endif

@@ -44,7 +44,6 @@ static int tar_member(FILE *f, const char *name, const void *data, size_t size)
 
 typedef struct cube {
     const st_an_result_t *r;
-    const st_rel_input_t *in;
     uint64_t  resolution;
     uint32_t *pos;      /* cnode -> DFS position (its CUBE id) */
     uint32_t *order;    /* DFS position -> cnode */
@@ -170,23 +169,23 @@ static void xml_program(FILE *f, const cube_t *c)
     fprintf(f, "</program>\n");
 }
 
-/* Locations grouped by rank, in the input's order (the data's column order). */
+/* Locations grouped by rank, in the result's order (the data's column order). */
 static void xml_system(FILE *f, const cube_t *c)
 {
-    const st_rel_input_t *in = c->in;
+    const st_an_result_t *r = c->r;
     fprintf(f, "<system>\n<systemtreenode Id=\"0\"><name>machine</name><class>machine</class>\n");
     uint32_t group = 0;
-    for (uint32_t l = 0; l < in->nlocs; l++) {
-        if (l == 0 || in->locs[l].rank != in->locs[l - 1].rank) {
+    for (uint32_t l = 0; l < r->nlocs; l++) {
+        if (l == 0 || r->locs[l].rank != r->locs[l - 1].rank) {
             if (l)
                 fprintf(f, "</locationgroup>\n");
             fprintf(f, "<locationgroup Id=\"%u\"><name>rank %d</name><rank>%d</rank><type>process</type>\n", group++,
-                    in->locs[l].rank, in->locs[l].rank);
+                    r->locs[l].rank, r->locs[l].rank);
         }
         fprintf(f, "<location Id=\"%u\"><name>thread %u</name><rank>%u</rank><type>thread</type></location>\n", l,
-                in->locs[l].thread, in->locs[l].thread);
+                r->locs[l].thread, r->locs[l].thread);
     }
-    if (in->nlocs)
+    if (r->nlocs)
         fprintf(f, "</locationgroup>\n");
     fprintf(f, "</systemtreenode>\n<topologies>\n</topologies>\n</system>\n");
 }
@@ -271,9 +270,9 @@ static int metric_files(FILE *out, const cube_t *c, int m)
     return rc;
 }
 
-int st_an_write_cube(const char *path, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution)
+int st_an_write_cube(const char *path, const st_an_result_t *r, uint64_t resolution)
 {
-    cube_t c = { .r = r, .in = in, .resolution = resolution };
+    cube_t c = { .r = r, .resolution = resolution };
     c.pos = malloc(sizeof(uint32_t) * (r->ncnodes + 1));
     c.order = malloc(sizeof(uint32_t) * (r->ncnodes + 1));
     int rc = c.pos && c.order && r->ncnodes ? regions(&c) : -1;

@@ -18,6 +18,6 @@
 #include "analysis.h"
 
 /* Writes path (replacing it). Returns 0, or -1 (I/O error or out of memory; errno set). */
-int st_an_write_cube(const char *path, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution);
+int st_an_write_cube(const char *path, const st_an_result_t *r, uint64_t resolution);
 
 #endif

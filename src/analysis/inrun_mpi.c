@@ -77,7 +77,7 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
     in.derived = derived && derived->g.inst ? derived : NULL;
     for (int r = 0; r < n; r++)
         owner[r] = r; /* each rank analyses its own locations */
-    int rc = st_an_par_run_mpi(toolworld, &in, owner, crowded, &a->res, &a->locs);
+    int rc = st_an_par_run_mpi(toolworld, &in, owner, crowded, &a->res);
     for (uint32_t l = 0; l < in.nlocs; l++)
         in.locs[l].orig = NULL; /* CLC's, not ours */
     st_rel_input_free(&in);
@@ -94,8 +94,6 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
         st_rankdata_prop(rd, "FINALIZE_ANALYSIS_CPU_MS", "%.3f", ms_max[1]);
     } else if (me == 0) {
         st_an_free(&a->res);
-        free(a->locs);
-        a->locs = NULL;
     }
 }
 
@@ -103,16 +101,15 @@ void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written)
 {
     if (!a->have)
         return;
-    st_rel_input_t in = { .nlocs = a->res.nlocs, .locs = a->locs };
     char json[4200], cube[4200];
     snprintf(json, sizeof json, "%s/analysis.json", dir);
     snprintf(cube, sizeof cube, "%s/analysis.cubex", dir);
     int err = 0;
     /* a result that breaks the tree's invariants is never written without a word */
-    int broken = st_an_check_report(&a->res, a->locs, a->resolution) &&
+    int broken = st_an_check_report(&a->res, a->resolution) &&
                  st_config.analyze_check == ST_ANALYZE_CHECK_FAIL;
-    if (archive_written && !broken && !(err = st_an_write_file(json, &a->res, &in, a->resolution)))
-        err = st_an_write_file(cube, &a->res, &in, a->resolution);
+    if (archive_written && !broken && !(err = st_an_write_file(json, &a->res, a->resolution)))
+        err = st_an_write_file(cube, &a->res, a->resolution);
     if (err)
         st_log_error("analysis: cannot write %s: %s", dir, strerror(err));
     st_an_print_brief(stderr, &a->res, a->resolution, 5);
@@ -126,6 +123,5 @@ void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written)
         fprintf(stderr, "wait-state analysis: %.1f ms%s; no report (no archive)\n", a->ms,
                 a->clc_off ? " on uncorrected timestamps (SYNCTRACE_CLC=off)" : "");
     st_an_free(&a->res);
-    free(a->locs);
     memset(a, 0, sizeof *a);
 }

@@ -26,7 +26,6 @@
 typedef struct st_an_inrun {
     int            have;      /* rank 0: a report to write */
     st_an_result_t res;
-    st_rel_loc_t  *locs;      /* res's locations (rank, thread) */
     uint64_t       resolution;
     double         ms;        /* the slowest rank's wall time */
     int            clc_off;

@@ -290,7 +290,8 @@ int an_waits_push(an_waits_t *ws, an_wait_t w);
  * order often are): equal elements keep their order, as in glibc's stable merge sort. */
 void an_sort(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
-/* MPI_Test, Testany, Testall, Testsome; MPI_Waitall, Waitsome. */
+/* Region is a test (MPI_Test, Testany, Testall, Testsome) / a wait for several requests
+ * (MPI_Waitall, Waitsome): its call kind in the wrapper table (call_kinds.h). */
 int an_is_test(uint32_t region);
 int an_is_multi_wait(uint32_t region);
 

@@ -80,7 +80,7 @@ static void json_metrics(FILE *f)
     fprintf(f, "  ],\n");
 }
 
-static void json_tree(FILE *f, const st_an_result_t *r, const st_rel_input_t *in)
+static void json_tree(FILE *f, const st_an_result_t *r)
 {
     fprintf(f, "  \"cnodes\": [\n");
     for (uint32_t k = 0; k < r->ncnodes; k++) {
@@ -104,8 +104,8 @@ static void json_tree(FILE *f, const st_an_result_t *r, const st_rel_input_t *in
     }
     fprintf(f, "  ],\n  \"locations\": [\n");
     for (uint32_t l = 0; l < r->nlocs; l++)
-        fprintf(f, "    {\"id\": %" PRIu32 ", \"rank\": %" PRId32 ", \"thread\": %" PRIu32 "}%s\n", l, in->locs[l].rank,
-                in->locs[l].thread, l + 1 < r->nlocs ? "," : "");
+        fprintf(f, "    {\"id\": %" PRIu32 ", \"rank\": %" PRId32 ", \"thread\": %" PRIu32 "}%s\n", l, r->locs[l].rank,
+                r->locs[l].thread, l + 1 < r->nlocs ? "," : "");
     fprintf(f, "  ],\n");
 }
 
@@ -144,11 +144,11 @@ static void json_worst(FILE *f, const st_an_result_t *r, uint64_t resolution)
     fprintf(f, "\n  ],\n");
 }
 
-int st_an_write_json(FILE *f, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution)
+int st_an_write_json(FILE *f, const st_an_result_t *r, uint64_t resolution)
 {
     fprintf(f, "{\n  \"format\": \"synctrace-analysis\",\n  \"version\": 1,\n");
     json_metrics(f);
-    json_tree(f, r, in);
+    json_tree(f, r);
     json_values(f, r, resolution);
     json_worst(f, r, resolution);
     const st_an_stats_t *s = &r->stats;
@@ -260,7 +260,7 @@ static void print_value(FILE *f, int m, double v, double sc, double total_time)
 }
 
 /* The n largest sums, over cnodes (by_loc 0) or locations (1), printed with label(). */
-static int print_ranked(FILE *f, const st_an_result_t *r, const st_rel_input_t *in, int m, int by_loc, unsigned top,
+static int print_ranked(FILE *f, const st_an_result_t *r, int m, int by_loc, unsigned top,
                         double sc, double total_time)
 {
     uint32_t n = by_loc ? r->nlocs : r->ncnodes;
@@ -278,7 +278,7 @@ static int print_ranked(FILE *f, const st_an_result_t *r, const st_rel_input_t *
         fprintf(f, "    ");
         print_value(f, m, v[i].v, sc, total_time);
         if (by_loc) {
-            fprintf(f, "  rank %" PRId32 " thread %" PRIu32 "\n", in->locs[v[i].id].rank, in->locs[v[i].id].thread);
+            fprintf(f, "  rank %" PRId32 " thread %" PRIu32 "\n", r->locs[v[i].id].rank, r->locs[v[i].id].thread);
         } else {
             fprintf(f, "  ");
             st_an_print_cnode_path(f, r, v[i].id);
@@ -289,7 +289,7 @@ static int print_ranked(FILE *f, const st_an_result_t *r, const st_rel_input_t *
     return 0;
 }
 
-int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution,
+int st_an_print_metric(FILE *f, const st_an_result_t *r, uint64_t resolution,
                        uint64_t origin, int m, unsigned top)
 {
     const st_an_metric_def_t *d = st_an_metric(m);
@@ -297,7 +297,7 @@ int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_rel_input_t *i
     fprintf(f, "%s [%s]: ", d->disp, d->uniq);
     print_value(f, m, st_an_total(r, m), sc, total_time);
     fprintf(f, "\n  %s\n", d->descr);
-    if (print_ranked(f, r, in, m, 0, top, sc, total_time) || print_ranked(f, r, in, m, 1, top, sc, total_time))
+    if (print_ranked(f, r, m, 0, top, sc, total_time) || print_ranked(f, r, m, 1, top, sc, total_time))
         return -1;
     if (!r->ntop[m])
         return 0;
@@ -305,7 +305,7 @@ int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_rel_input_t *i
     for (uint32_t i = 0; i < r->ntop[m] && i < top; i++) {
         const st_an_instance_t *x = &r->top[m][i];
         fprintf(f, "    %12.6f s  at %.6f s  rank %" PRId32 " thread %" PRIu32 "  ", x->value * sc,
-                (double)(x->time - origin) * sc, in->locs[x->loc].rank, in->locs[x->loc].thread);
+                (double)(x->time - origin) * sc, r->locs[x->loc].rank, r->locs[x->loc].thread);
         st_an_print_cnode_path(f, r, x->cnode);
         fputc('\n', f);
     }
@@ -318,19 +318,19 @@ static int ends_with(const char *s, const char *suffix)
     return n >= k && !strcmp(s + n - k, suffix);
 }
 
-int st_an_write_file(const char *path, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution)
+int st_an_write_file(const char *path, const st_an_result_t *r, uint64_t resolution)
 {
     int err = 0;
     if (ends_with(path, ".cubex")) {
         errno = 0;
-        if (st_an_write_cube(path, r, in, resolution) != 0)
+        if (st_an_write_cube(path, r, resolution) != 0)
             err = errno ? errno : EIO;
     } else {
         FILE *f = fopen(path, "w");
         if (!f) {
             err = errno;
         } else {
-            int bad = st_an_write_json(f, r, in, resolution);
+            int bad = st_an_write_json(f, r, resolution);
             err = st_file_close(f);
             if (bad && !err)
                 err = EIO;

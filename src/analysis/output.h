@@ -10,9 +10,9 @@
 
 #include "analysis.h"
 
-/* Writes r as JSON to f. in gives the locations (rank, thread), resolution the timer's
- * ticks per second ("sec" metrics are written in seconds). Returns 0, or -1 on a write error. */
-int st_an_write_json(FILE *f, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution);
+/* Writes r as JSON to f (its locations: r->locs), resolution the timer's ticks per second
+ * ("sec" metrics are written in seconds). Returns 0, or -1 on a write error. */
+int st_an_write_json(FILE *f, const st_an_result_t *r, uint64_t resolution);
 
 /* Prints the metric tree: each metric's total over call paths and locations; seconds with
  * percent of Time for "sec" metrics, counts otherwise; metrics that are zero are left out
@@ -20,7 +20,7 @@ int st_an_write_json(FILE *f, const st_an_result_t *r, const st_rel_input_t *in,
 void st_an_print_summary(FILE *f, const st_an_result_t *r, uint64_t resolution);
 
 /* Writes path: CUBE4 (cube.h) if it ends in .cubex, else JSON. 0, or an errno value. */
-int st_an_write_file(const char *path, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution);
+int st_an_write_file(const char *path, const st_an_result_t *r, uint64_t resolution);
 
 /* A few lines for the end of a run: total Time and the `top` largest wait-state metrics
  * (seconds, percent of Time). */
@@ -29,11 +29,10 @@ void st_an_print_brief(FILE *f, const st_an_result_t *r, uint64_t resolution, un
 /*
  * Prints where metric m sits: its total (and percent of Time for "sec" metrics), the top
  * call paths and locations (summed over the other dimension) and, for wait metrics, the
- * worst instances (value, enter time relative to origin, location, call path). in gives
- * the locations' rank and thread. Returns -1 if out of memory, else 0.
+ * worst instances (value, enter time relative to origin, location by rank and thread, call
+ * path). Returns -1 if out of memory, else 0.
  */
-int st_an_print_metric(FILE *f, const st_an_result_t *r, const st_rel_input_t *in, uint64_t resolution,
-                       uint64_t origin, int m, unsigned top);
+int st_an_print_metric(FILE *f, const st_an_result_t *r, uint64_t resolution, uint64_t origin, int m, unsigned top);
 
 /* Prints the call path of cnode k as "A/B/C" (regions from the root's child down, names whole) to f. */
 void st_an_print_cnode_path(FILE *f, const st_an_result_t *r, uint32_t k);

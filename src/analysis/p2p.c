@@ -21,23 +21,15 @@
 
 #include "../util/mem.h"
 #include "../util/msort.h"
-#include "../model/region.h"
+#include "call_kinds.h"
 #include "patterns.h"
 
-/* ---- region classes --------------------------------------------------------------------------- */
+/* ---- call kinds (the wrapper table's, call_kinds.h) ------------------------------------------- */
 
-static int is_blocking_send(uint32_t r)
-{
-    return r == ST_REGION_MPI_Send || r == ST_REGION_MPI_Ssend || r == ST_REGION_MPI_Send_c ||
-           r == ST_REGION_MPI_Ssend_c;
-}
-static int is_single_wait(uint32_t r) { return r == ST_REGION_MPI_Wait || r == ST_REGION_MPI_Waitany; }
-int an_is_multi_wait(uint32_t r) { return r == ST_REGION_MPI_Waitall || r == ST_REGION_MPI_Waitsome; }
-int an_is_test(uint32_t r)
-{
-    return r == ST_REGION_MPI_Test || r == ST_REGION_MPI_Testany || r == ST_REGION_MPI_Testall ||
-           r == ST_REGION_MPI_Testsome;
-}
+static int is_blocking_send(uint32_t r) { return an_call_kind(r) == AN_CALL_SEND_BLOCKING; }
+static int is_single_wait(uint32_t r) { return an_call_kind(r) == AN_CALL_WAIT_ONE; }
+int an_is_multi_wait(uint32_t r) { return an_call_kind(r) == AN_CALL_WAIT_MANY; }
+int an_is_test(uint32_t r) { return an_call_kind(r) == AN_CALL_TEST; }
 
 /* ---- request events by (rank, id, time) ------------------------------------------------------- */
 

@@ -282,8 +282,6 @@ void st_an_par_waiting(const st_an_par_t *p, char *buf, size_t n)
              an_creduce_open(p->cr));
 }
 
-const st_an_result_t *st_an_par_result(const st_an_par_t *p) { return &p->res; }
-
 void st_an_par_free(st_an_par_t *p)
 {
     if (!p)
@@ -322,7 +320,7 @@ int st_an_par_pack(const st_an_par_t *p, void **buf, size_t *len)
     *q++ = r->stats.unpaired, *q++ = r->stats.ls_violations, *q++ = r->stats.coll_violations,
     *q++ = r->stats.coll_skipped, *q++ = r->nfuncs;
     for (uint32_t l = 0; l < r->nlocs; l++)
-        *q++ = (uint64_t)(uint32_t)p->in->locs[l].rank, *q++ = p->in->locs[l].thread, *q++ = r->span[l];
+        *q++ = (uint64_t)(uint32_t)r->locs[l].rank, *q++ = r->locs[l].thread, *q++ = r->span[l];
     for (uint32_t k = 0; k < r->nfuncs; k++) {
         size_t sl = strlen(r->funcs[k]), nw = (sl + 7) / 8;
         *q++ = sl;
@@ -432,10 +430,9 @@ static int merge_part(part_t *pt, const uint64_t *head, uint32_t loc0, const uin
     return 0;
 }
 
-int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res, st_rel_loc_t **locs)
+int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res)
 {
     memset(res, 0, sizeof *res);
-    *locs = NULL;
     an_tree_t t = { 0 };
     uint32_t **map = calloc((size_t)n + 1, sizeof *map), nlocs = 0;
     int rc = map && an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) != ST_AN_NO_CNODE ? 0 : -1;
@@ -467,7 +464,8 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     }
     res->ncnodes = t.n, res->nlocs = nlocs;
     if (rc == 0 && (!(res->sev = calloc((size_t)ST_AN__METRICS * t.n * (nlocs ? nlocs : 1), sizeof(double))) ||
-                    !(res->span = calloc(nlocs + 1, sizeof *res->span)) || !(*locs = calloc(nlocs + 1, sizeof **locs))))
+                    !(res->span = calloc(nlocs + 1, sizeof *res->span)) ||
+                    !(res->locs = calloc(nlocs + 1, sizeof *res->locs))))
         rc = -1;
     /* 2: values, worst instances, statistics */
     for (int i = 0, loc0 = 0; rc == 0 && i < n; i++) {
@@ -476,7 +474,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
         part_head(part[i], len[i], &pt, head);
         for (uint64_t l = 0; rc == 0 && l < head[1]; l++) {
             rc = take(&pt, rt, 3);
-            (*locs)[loc0 + l] = (st_rel_loc_t){ .rank = (int32_t)rt[0], .thread = (uint32_t)rt[1] };
+            res->locs[loc0 + l] = (st_an_loc_t){ (int32_t)rt[0], (uint32_t)rt[1] };
             res->span[loc0 + l] = rt[2];
         }
         if (rc == 0)
@@ -494,10 +492,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     free(map);
     free(t.slot);
     res->cnodes = t.v;
-    if (rc) {
+    if (rc)
         st_an_free(res);
-        free(*locs);
-        *locs = NULL;
-    }
     return rc;
 }

@@ -64,15 +64,12 @@ int st_an_par_progress(st_an_par_t *p);
 void st_an_par_waiting(const st_an_par_t *p, char *buf, size_t n);
 /* After DONE: this process's part of the report (malloc'd into *buf). 0, or -1 (memory). */
 int st_an_par_pack(const st_an_par_t *p, void **buf, size_t *len);
-/* After DONE: this process's part itself (locations: in->locs). */
-const st_an_result_t *st_an_par_result(const st_an_par_t *p);
 void st_an_par_free(st_an_par_t *p);
 
 /*
  * Merges the parts of processes 0 .. n-1 (in that order) into res, call-tree nodes unified
- * by path, and *locs (malloc'd: rank and thread of each of res's locations, for the
- * writers of output.h and cube.h). 0, or -1 (malformed part or out of memory).
+ * by path, their locations (res->locs) in that order. 0, or -1 (malformed part or out of memory).
  */
-int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res, st_rel_loc_t **locs);
+int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res);
 
 #endif

@@ -96,7 +96,7 @@ static int gather_bytes(MPI_Comm comm, int ok, const void *mine, size_t len, int
 }
 
 /* The parts at process 0, merged. 0, or -1 (at process 0: the merge failed). */
-static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result_t *res, st_rel_loc_t **locs)
+static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result_t *res)
 {
     int me = 0, np = 0, ok = 1;
     PMPI_Comm_rank(comm, &me);
@@ -114,7 +114,7 @@ static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result
         size_t *lens = malloc(sizeof *lens * (size_t)np);
         for (int i = 0; parts && lens && i < np; i++)
             parts[i] = all + displs[i], lens[i] = (size_t)counts[i];
-        rc = parts && lens ? st_an_par_merge(parts, lens, np, res, locs) : -1;
+        rc = parts && lens ? st_an_par_merge(parts, lens, np, res) : -1;
         free(parts), free(lens);
     }
     free(mine), free(all), free(counts), free(displs);
@@ -156,13 +156,12 @@ static int gather_sources(MPI_Comm comm, const st_rel_input_t *in, int crowded, 
 }
 
 int st_an_par_run_mpi(MPI_Comm toolcomm, const st_rel_input_t *in, const int32_t *owner, int crowded,
-                      st_an_result_t *res, st_rel_loc_t **locs)
+                      st_an_result_t *res)
 {
     MPI_Comm comm;
     MPI_Request req;
     int me = 0, ok = 0, all_ok = 0;
     memset(res, 0, sizeof *res);
-    *locs = NULL;
     PMPI_Comm_rank(toolcomm, &me);
     if (PMPI_Comm_idup(toolcomm, &comm, &req) != MPI_SUCCESS || st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS) {
         st_log_error("analysis: cannot duplicate the tool communicator; skipped");
@@ -174,7 +173,7 @@ int st_an_par_run_mpi(MPI_Comm toolcomm, const st_rel_input_t *in, const int32_t
         all_ok = 0;
     if (!all_ok && me == 0)
         st_log_error("analysis: failed on at least one rank; skipped");
-    int rc = all_ok ? gather(comm, p, crowded, res, locs) : -1;
+    int rc = all_ok ? gather(comm, p, crowded, res) : -1;
     /* every process takes part (the tables travel in a collective), whatever process 0's merge gave */
     int src_rc = all_ok ? gather_sources(comm, in, crowded, res) : -1;
     if (all_ok && me == 0 && rc == 0 && src_rc != 0)

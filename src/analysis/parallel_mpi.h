@@ -15,12 +15,12 @@
  * st_an_par_new) in parallel with the others on a private duplicate of comm, over the MPI
  * transport of the exchange layer (src/exchange/exchange_mpi.h: Isend / Improbe and polite
  * waits, never a blocking one); the parts are gathered at process 0 and merged there into
- * *res and *locs (the locations' rank and thread; free with free()). crowded: more
- * processes on the host than CPUs (waits sleep). Returns 0 when the analysis succeeded
- * everywhere, else -1 on every process (the reason logged once); at process 0 also -1 when
- * merging the parts failed (then only there).
+ * *res (with its locations' rank and thread). crowded: more processes on the host than CPUs
+ * (waits sleep). Returns 0 when the analysis succeeded everywhere, else -1 on every process
+ * (the reason logged once); at process 0 also -1 when merging the parts failed (then only
+ * there).
  */
 int st_an_par_run_mpi(MPI_Comm comm, const st_rel_input_t *in, const int32_t *owner, int crowded,
-                      st_an_result_t *res, st_rel_loc_t **locs);
+                      st_an_result_t *res);
 
 #endif

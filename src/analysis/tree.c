@@ -13,61 +13,38 @@
  *   Overhead    = Time - Idle threads at the tool's own regions (TRACE BUFFER FLUSH)
  *   Computation = Execution - MPI - OpenMP
  *   MPI         = Management + Synchronization + Communication + File I/O + other MPI calls
- * An MPI call belongs to one category, by name first (management, file I/O), then by
- * region role (barrier: Synchronization/Collective; point-to-point, Test*, Wait*:
- * Point-to-point; one2all, all2one, all2all, other collective: Communication/Collective).
+ * An MPI call belongs to one category, by name first (management, file I/O: the wrapper
+ * table's category lines), then by region role (barrier: Synchronization/Collective;
+ * point-to-point: Point-to-point; one2all, all2one, all2all, other collective:
+ * Communication/Collective), then by call kind (Test*, Wait*: Point-to-point); the table's
+ * data reach the analysis through call_kinds.h.
  */
 #include "internal.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include <otf2/OTF2_Events.h>
 #include <otf2/OTF2_Definitions.h>
 
 #include "../model/region.h"
+#include "call_kinds.h"
 #include "patterns.h"
-
-static int prefixed(const char *name, const char *const *list)
-{
-    for (; *list; list++)
-        if (!strncmp(name, *list, strlen(*list)))
-            return 1;
-    return 0;
-}
 
 /* The innermost MPI-subtree metric a call of region r belongs to, or -1 (other MPI calls). */
 static int an_mpi_category(uint32_t r)
 {
-    static const char *const init_exit[] = { "MPI_Init", "MPI_Finalize", NULL };
-    static const char *const comm[] = { "MPI_Comm_", "MPI_Cart", "MPI_Graph", "MPI_Dist_graph_", "MPI_Dims_create",
-                                        "MPI_Intercomm_", "MPI_Topo_test", "MPI_Open_port", "MPI_Close_port",
-                                        "MPI_Lookup_name", "MPI_Publish_name", "MPI_Unpublish_name", NULL };
-    static const char *const win[] = { "MPI_Win_allocate", "MPI_Win_attach", "MPI_Win_create", "MPI_Win_delete_attr",
-                                       "MPI_Win_detach", "MPI_Win_free", "MPI_Win_get_", "MPI_Win_set_",
-                                       "MPI_Win_shared_query", NULL };
-    static const char *const io_coll[] = { "MPI_File_read_all", "MPI_File_write_all", "MPI_File_read_at_all",
-                                           "MPI_File_write_at_all", "MPI_File_read_ordered", "MPI_File_write_ordered",
-                                           "MPI_File_iread_all", "MPI_File_iwrite_all", "MPI_File_iread_at_all",
-                                           "MPI_File_iwrite_at_all", NULL };
-    static const char *const io_indiv[] = { "MPI_File_read", "MPI_File_write", "MPI_File_iread", "MPI_File_iwrite",
-                                            NULL };
     const st_region_info_t *ri = st_region_info(r);
     if (!ri || ri->paradigm != ST_PARADIGM_MPI)
         return -1;
-    const char *n = ri->name;
-    if (prefixed(n, init_exit))
-        return ST_AN_M_MPI_INIT_EXIT;
-    if (prefixed(n, comm))
-        return ST_AN_M_MPI_MGMT_COMM;
-    if (prefixed(n, win))
-        return ST_AN_M_MPI_MGMT_WIN;
-    if (prefixed(n, io_coll))
-        return ST_AN_M_MPI_IO_COLL;
-    if (prefixed(n, io_indiv))
-        return ST_AN_M_MPI_IO_INDIV;
-    if (!strncmp(n, "MPI_File_", 9))
-        return ST_AN_M_MPI_MGMT_FILE;
+    switch (an_call_category(r)) {
+    case AN_CAT_INIT_EXIT: return ST_AN_M_MPI_INIT_EXIT;
+    case AN_CAT_MGMT_COMM: return ST_AN_M_MPI_MGMT_COMM;
+    case AN_CAT_MGMT_WIN:  return ST_AN_M_MPI_MGMT_WIN;
+    case AN_CAT_IO_COLL:   return ST_AN_M_MPI_IO_COLL;
+    case AN_CAT_IO_INDIV:  return ST_AN_M_MPI_IO_INDIV;
+    case AN_CAT_MGMT_FILE: return ST_AN_M_MPI_MGMT_FILE;
+    case AN_CAT_NONE:      break;
+    }
     switch (ri->otf2_role) {
     case OTF2_REGION_ROLE_BARRIER:     return ST_AN_M_MPI_SYNC_COLL;
     case OTF2_REGION_ROLE_POINT2POINT: return ST_AN_M_MPI_P2P;
@@ -77,12 +54,12 @@ static int an_mpi_category(uint32_t r)
     case OTF2_REGION_ROLE_COLL_OTHER:  return ST_AN_M_MPI_COLL;
     default:                           break;
     }
-    static const char *const completion[] = { "MPI_Test", "MPI_Testall", "MPI_Testany", "MPI_Testsome", "MPI_Wait",
-                                              "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome", NULL };
-    for (const char *const *c = completion; *c; c++)
-        if (!strcmp(n, *c))
-            return ST_AN_M_MPI_P2P;
-    return -1;
+    switch (an_call_kind(r)) {
+    case AN_CALL_WAIT_ONE:
+    case AN_CALL_WAIT_MANY:
+    case AN_CALL_TEST: return ST_AN_M_MPI_P2P;
+    default:           return -1;
+    }
 }
 
 /* Adds v to metric m and its ancestors up to (not including) MPI. */

@@ -39,16 +39,16 @@ int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, 
         a->nevents += a->in.locs[l].n;
     if (rc)
         snprintf(err, errlen, "out of memory");
-    else if ((rc = st_cli_analysis_check(&a->res, a->in.locs, ar->resolution)))
+    else if ((rc = st_cli_analysis_check(&a->res, ar->resolution)))
         snprintf(err, errlen, "the metric tree does not hold (SYNCTRACE_ANALYZE_CHECK=fail)");
     if (rc)
         st_cli_analysis_free(a);
     return rc;
 }
 
-int st_cli_analysis_check(const st_an_result_t *res, const st_rel_loc_t *locs, uint64_t resolution)
+int st_cli_analysis_check(const st_an_result_t *res, uint64_t resolution)
 {
-    if (!st_an_check_report(res, locs, resolution))
+    if (!st_an_check_report(res, resolution))
         return 0;
     char err[700];
     if (st_config_load(err, sizeof err) != 0) { /* SYNCTRACE_ANALYZE_CHECK: the only setting the analysis reads */

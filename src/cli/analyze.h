@@ -27,15 +27,14 @@ typedef struct st_cli_analysis {
 int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, size_t errlen);
 void st_cli_analysis_free(st_cli_analysis_t *a);
 
-/* The metric tree's invariants on res (src/analysis/check.h; locs: its locations' rank and thread):
- * a violation is named on stderr; returns -1 if there is one and SYNCTRACE_ANALYZE_CHECK=fail, else 0.
+/* The metric tree's invariants on res (src/analysis/check.h): a violation is named on stderr;
+ * returns -1 if there is one and SYNCTRACE_ANALYZE_CHECK=fail, else 0.
  * st_cli_analyze checks its result itself. */
-int st_cli_analysis_check(const st_an_result_t *res, const st_rel_loc_t *locs, uint64_t resolution);
+int st_cli_analysis_check(const st_an_result_t *res, uint64_t resolution);
 
-/* Writes out (or DIR/analysis.json and DIR/analysis.cubex) for res over in's locations and
- * prints the summary and the time base on stdout. 0, or 1 after a message. */
-int st_cli_analysis_report(const char *dir, const st_cli_archive_t *ar, const st_an_result_t *res,
-                           const st_rel_input_t *in, const char *out);
+/* Writes out (or DIR/analysis.json and DIR/analysis.cubex) for res and prints the summary and
+ * the time base on stdout. 0, or 1 after a message. */
+int st_cli_analysis_report(const char *dir, const st_cli_archive_t *ar, const st_an_result_t *res, const char *out);
 
 /* `mpiexec -n N synctrace analyze DIR [-o FILE]`: the parallel analysis (parallel_mpi.h) over
  * blocks of the archive's ranks; rank 0 writes and prints as the serial command. Exit code. */

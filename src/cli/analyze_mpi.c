@@ -85,18 +85,15 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
         in.sync = st_rel_sync_regions, in.nsync = ST_REL_NSYNC;
         long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         st_an_result_t res;
-        st_rel_loc_t *locs = NULL;
         uint64_t nev = 0, total = 0;
         for (uint32_t l = 0; l < in.nlocs; l++)
             nev += in.locs[l].n;
         MPI_Reduce(&nev, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         double t0 = now_ms();
-        int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, owner, np > ncpu, &res, &locs);
+        int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, owner, np > ncpu, &res);
         double ms = now_ms() - t0;
         if (prc == 0 && me == 0) {
-            st_rel_input_t outin = { .nlocs = res.nlocs, .locs = locs };
-            rc = st_cli_analysis_check(&res, locs, ar.resolution) ? 1
-                                                                  : st_cli_analysis_report(dir, &ar, &res, &outin, out);
+            rc = st_cli_analysis_check(&res, ar.resolution) ? 1 : st_cli_analysis_report(dir, &ar, &res, out);
             if (rc == 0)
                 printf("analysis of %llu events: %.1f ms, in parallel over %d processes\n", (unsigned long long)total,
                        ms, np);
@@ -104,7 +101,6 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
         } else if (prc == 0) {
             rc = 0;
         }
-        free(locs);
         MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
     }
     st_rel_input_free(&in);

@@ -16,21 +16,20 @@
 #include "analyze.h"
 
 /* Writes the JSON or CUBE4 file out (by its extension). 0, or -1 after a message. */
-static int write_one(const char *out, const st_cli_archive_t *ar, const st_an_result_t *res, const st_rel_input_t *in)
+static int write_one(const char *out, const st_cli_archive_t *ar, const st_an_result_t *res)
 {
-    int err = st_an_write_file(out, res, in, ar->resolution);
+    int err = st_an_write_file(out, res, ar->resolution);
     if (err)
         fprintf(stderr, "synctrace: analyze: cannot write %s: %s\n", out, strerror(err));
     return err ? -1 : 0;
 }
 
-int st_cli_analysis_report(const char *dir, const st_cli_archive_t *ar, const st_an_result_t *res,
-                           const st_rel_input_t *in, const char *out)
+int st_cli_analysis_report(const char *dir, const st_cli_archive_t *ar, const st_an_result_t *res, const char *out)
 {
     char json[4096], cube[4096];
     snprintf(json, sizeof json, "%s/analysis.json", dir);
     snprintf(cube, sizeof cube, "%s/analysis.cubex", dir);
-    if (out ? write_one(out, ar, res, in) : write_one(json, ar, res, in) || write_one(cube, ar, res, in))
+    if (out ? write_one(out, ar, res) : write_one(json, ar, res) || write_one(cube, ar, res))
         return 1;
     printf("wait-state analysis of %s (%u locations, %u call paths) -> %s\n", dir, res->nlocs, res->ncnodes,
            out ? out : "analysis.json, analysis.cubex");
@@ -68,7 +67,7 @@ static int run_analyze(int argc, char **argv)
     if (st_cli_analyze(&ar, &a, err, sizeof err)) {
         fprintf(stderr, "synctrace: cannot analyse archive %s: %s\n", dir, err);
     } else {
-        rc = st_cli_analysis_report(dir, &ar, &a.res, &a.in, out);
+        rc = st_cli_analysis_report(dir, &ar, &a.res, out);
         if (rc == 0)
             printf("analysis of %llu events: %.1f ms (logical messages %.1f ms)\n", (unsigned long long)a.nevents,
                    a.run_ms, a.graph_ms);

@@ -133,7 +133,7 @@ static int run_report(int argc, char **argv)
         if (o.html) {
             rc = html(&o, &ar, &a);
         } else if (m >= 0) {
-            rc = st_an_print_metric(stdout, &a.res, &a.in, ar.resolution, ar.offset, m, (unsigned)top) ? 1 : 0;
+            rc = st_an_print_metric(stdout, &a.res, ar.resolution, ar.offset, m, (unsigned)top) ? 1 : 0;
         } else {
             st_an_print_summary(stdout, &a.res, ar.resolution);
             st_cli_print_time_base(stdout, &ar, &a.res);

@@ -21,7 +21,7 @@
  * also runs on CLC's derivation as the in-run CLC hands it over (the ends it leaves out kept aside,
  * its partial graph read back as endpoints) and must again equal the serial one.
  */
-/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -120,10 +120,10 @@ static void clc_derived(st_rel_input_t *in, int32_t r, st_rel_derived_t *d, int 
  * clc (one process per rank): each takes CLC's derivation instead of deriving (the in-run way);
  * 2: CLC's that left the OpenMP relations out of its graph. */
 /* The metric tree's invariants (check.h) hold on r. */
-static void check_tree(const st_an_result_t *r, const st_rel_loc_t *locs, const char *what)
+static void check_tree(const st_an_result_t *r, const char *what)
 {
     char msg[1024];
-    size_t bad = st_an_check_tree(r, locs, 1000000000u, msg, sizeof msg);
+    size_t bad = st_an_check_tree(r, 1000000000u, msg, sizeof msg);
     if (bad)
         fprintf(stderr, "%s: %zu violations of the metric tree, the first: %s\n", what, bad, msg);
     REQUIRE(bad == 0);
@@ -180,8 +180,7 @@ static void parallel(const st_rel_input_t *in, int np, int clc)
         REQUIRE(st_an_par_pack(e[q], &packs[q], &lens[q]) == 0);
     }
     st_an_result_t M;
-    st_rel_loc_t *ml;
-    REQUIRE(st_an_par_merge((const void *const *)packs, lens, np, &M, &ml) == 0);
+    REQUIRE(st_an_par_merge((const void *const *)packs, lens, np, &M) == 0);
     REQUIRE(M.nlocs == R.nlocs && M.ncnodes == R.ncnodes);
     uint32_t map[256], lmap[64];
     REQUIRE(M.ncnodes <= 256);
@@ -190,7 +189,7 @@ static void parallel(const st_rel_input_t *in, int np, int clc)
     for (uint32_t l = 0; l < M.nlocs; l++) {
         lmap[l] = UINT32_MAX;
         for (uint32_t j = 0; j < in->nlocs; j++)
-            if (in->locs[j].rank == ml[l].rank && in->locs[j].thread == ml[l].thread)
+            if (in->locs[j].rank == M.locs[l].rank && in->locs[j].thread == M.locs[l].thread)
                 lmap[l] = j;
         REQUIRE(lmap[l] != UINT32_MAX);
     }
@@ -211,11 +210,10 @@ static void parallel(const st_rel_input_t *in, int np, int clc)
     REQUIRE(!memcmp(&M.stats, &R.stats, sizeof M.stats));
     for (uint32_t l = 0; l < M.nlocs; l++)
         REQUIRE(M.span[l] == R.span[lmap[l]]);
-    check_tree(&M, ml, "parallel");
+    check_tree(&M, "parallel");
     for (int q = 0; q < np; q++)
         st_an_par_free(e[q]), free(packs[q]);
     st_an_free(&M);
-    free(ml);
 }
 
 static void analyse(void)
@@ -224,14 +222,16 @@ static void analyse(void)
     in.sync = sync_regions, in.nsync = 2;
     REQUIRE(st_rel_graph_build(&in, &g) == 0);
     REQUIRE(st_an_run(&in, &g, &R) == 0);
-    check_tree(&R, in.locs, "serial");
+    for (uint32_t l = 0; l < in.nlocs; l++) /* the result's locations are the input's */
+        REQUIRE(R.locs[l].rank == in.locs[l].rank && R.locs[l].thread == in.locs[l].thread);
+    check_tree(&R, "serial");
     for (int np = 1; np <= in.nranks; np++)
         parallel(&in, np, 0);
     parallel(&in, in.nranks, 1);
     parallel(&in, in.nranks, 2);
     /* the JSON writer accepts every result (values checked by t_analyze_waits) */
     FILE *f = tmpfile();
-    REQUIRE(f && st_an_write_json(f, &R, &in, 1000000000u) == 0);
+    REQUIRE(f && st_an_write_json(f, &R, 1000000000u) == 0);
     fclose(f);
 }
 
@@ -620,14 +620,13 @@ static void test_cube(void)
     leave(b, 950, ST_REGION_PROGRAM);
     analyse();
     REQUIRE(path(2, (const uint32_t[]){ ST_REGION_PROGRAM, ST_REGION_MPI_Comm_rank }) == 4); /* after MPI_Send (3) */
-    st_rel_input_t in = tb_input(&t);
-    REQUIRE(st_an_write_cube("t.cubex", &R, &in, 1000000000u) == 0);
+    REQUIRE(st_an_write_cube("t.cubex", &R, 1000000000u) == 0);
     FILE *f = fopen("t.json", "w");
-    REQUIRE(f && st_an_write_json(f, &R, &in, 1000000000u) == 0 && fclose(f) == 0);
+    REQUIRE(f && st_an_write_json(f, &R, 1000000000u) == 0 && fclose(f) == 0);
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "python3 '%s/tests/analysis/cubecheck.py' t.cubex t.json", root);
     REQUIRE(system(cmd) == 0);
-    REQUIRE(st_an_write_cube("no/such/dir/t.cubex", &R, &in, 1000000000u) == -1);
+    REQUIRE(st_an_write_cube("no/such/dir/t.cubex", &R, 1000000000u) == -1);
     done();
 }
 

@@ -4,7 +4,9 @@
 # The real table: two runs give byte-identical output that starts with the "do not edit" banner,
 # the C compiles with the library's flags, every function the table gives a role gets the right
 # region role and runtime call, manual functions get a region but no wrapper, excluded ones
-# neither. Broken tables (one defect each, applied to a small table that itself passes) must fail
+# neither. The wait-state analysis, compiled against the generated mpi_calls.def, classifies every
+# function as its former hand lists did, and a function added to a table with an existing role
+# gets its role's classification. Broken tables (one defect each, applied to a small table that itself passes) must fail
 # with exit 1 and a one-line "error:" naming the defect, and leave existing output untouched.
 source "$ST_ROOT/tests/lib.sh"
 cd "$ST_ROOT"
@@ -16,7 +18,7 @@ gen() { python3 scripts/gen_wrappers.py --mpi-h "$MPI_H" "$@"; }
 # ---- the real table ---------------------------------------------------------------------------
 gen --table wrappers/mpi_functions.tbl --out "$ST_TMP/a" >"$ST_TMP/a.log" || fail "generator failed: $(cat "$ST_TMP/a.log")"
 gen --table wrappers/mpi_functions.tbl --out "$ST_TMP/b" >/dev/null || fail "second run failed"
-for f in mpi_wrappers.c mpi_regions.def; do
+for f in mpi_wrappers.c mpi_regions.def mpi_calls.def; do
     cmp -s "$ST_TMP/a/$f" "$ST_TMP/b/$f" || fail "$f differs between two runs"
     assert_eq "first line of $f" "/* generated from wrappers/mpi_functions.tbl — do not edit */" "$(head -n1 "$ST_TMP/a/$f")"
 done
@@ -96,12 +98,60 @@ for f in MPI_Wtime MPI_Wtick MPI_Pcontrol MPI_File_c2f MPI_Status_f2c; do
     ! grep -q "($f," "$ST_TMP/a/mpi_regions.def" || fail "$f is excluded but has a region"
 done
 
+# ---- what the wait-state analysis makes of each function (mpi_calls.def, call_kinds.c) ------------
+# calls GENDIR OUT: every MPI region with its call kind and category, as the analysis' own code
+# (src/analysis/call_kinds.c) reads them from GENDIR's mpi_calls.def
+calls() {
+    gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -I"$1" -Isrc -Iinclude -o "$ST_TMP/call_kinds_prog" \
+        tests/wrappers/call_kinds_prog.c src/analysis/call_kinds.c src/model/region.c 2>"$ST_TMP/cc.log" \
+        || fail "cannot build call_kinds_prog against $1: $(head -c 1500 "$ST_TMP/cc.log")"
+    "$ST_TMP/call_kinds_prog" >"$2" || fail "call_kinds_prog failed"
+}
+calls "$ST_TMP/a" "$ST_TMP/calls.txt"
+assert_eq "mpi_calls.def: one line per region, same order" \
+    "$(grep '^ST_REGION(' "$ST_TMP/a/mpi_regions.def" | sed 's/^ST_REGION(\([^,]*\),.*/\1/' | md5sum)" \
+    "$(grep '^ST_MPI_CALL(' "$ST_TMP/a/mpi_calls.def" | sed 's/^ST_MPI_CALL(\([^,]*\),.*/\1/' | md5sum)"
+# The reference: the analysis' hand lists before the table carried them (src/analysis/p2p.c and
+# tree.c named these functions and prefixes); every function must be classified as they did.
+python3 - "$ST_TMP/calls.txt" <<'EOF' || fail "the analysis classifies functions differently from its former hand lists"
+import sys
+kinds = {"send_blocking": ["MPI_Send", "MPI_Ssend", "MPI_Send_c", "MPI_Ssend_c"],
+         "wait_one": ["MPI_Wait", "MPI_Waitany"], "wait_many": ["MPI_Waitall", "MPI_Waitsome"],
+         "test": ["MPI_Test", "MPI_Testany", "MPI_Testall", "MPI_Testsome"]}
+prefixes = [("init_exit", ["MPI_Init", "MPI_Finalize"]),
+            ("mgmt_comm", ["MPI_Comm_", "MPI_Cart", "MPI_Graph", "MPI_Dist_graph_", "MPI_Dims_create",
+                           "MPI_Intercomm_", "MPI_Topo_test", "MPI_Open_port", "MPI_Close_port",
+                           "MPI_Lookup_name", "MPI_Publish_name", "MPI_Unpublish_name"]),
+            ("mgmt_win", ["MPI_Win_allocate", "MPI_Win_attach", "MPI_Win_create", "MPI_Win_delete_attr",
+                          "MPI_Win_detach", "MPI_Win_free", "MPI_Win_get_", "MPI_Win_set_", "MPI_Win_shared_query"]),
+            ("io_coll", ["MPI_File_read_all", "MPI_File_write_all", "MPI_File_read_at_all", "MPI_File_write_at_all",
+                         "MPI_File_read_ordered", "MPI_File_write_ordered", "MPI_File_iread_all",
+                         "MPI_File_iwrite_all", "MPI_File_iread_at_all", "MPI_File_iwrite_at_all"]),
+            ("io_indiv", ["MPI_File_read", "MPI_File_write", "MPI_File_iread", "MPI_File_iwrite"]),
+            ("mgmt_file", ["MPI_File_"])]
+bad, seen = [], set()
+for line in open(sys.argv[1]):
+    name, kind, cat = line.split()
+    seen.add(name)
+    want_kind = next((k for k, names in kinds.items() if name in names), "none")
+    want_cat = next((c for c, ps in prefixes if any(name.startswith(p) for p in ps)), "none")
+    if (kind, cat) != (want_kind, want_cat):
+        bad.append(f"{name}: {kind} {cat}, the hand lists said {want_kind} {want_cat}")
+missing = [n for names in kinds.values() for n in names if n not in seen]
+for b in bad + [f"{n}: no region" for n in missing]:
+    print("  " + b, file=sys.stderr)
+if bad or missing:
+    sys.exit(1)
+print(f"  {len(seen)} MPI regions classified as the hand lists did", file=sys.stderr)
+EOF
+
 # ---- broken tables ------------------------------------------------------------------------------
 cat >"$ST_TMP/good.tbl" <<'EOF'
 # a small table that passes: one role, one entry, the mandatory generic role and exclusions
 role generic FUNCTION
 role send POINT2POINT
     keys  comm peer tag count type
+    call  send_blocking
     pre   st_mpi_send(th, $comm, $peer, $tag, $count, $type);
 exclude MPI_Pcontrol variadic
 MPI_Send send comm=comm peer=dest tag=tag count=count type=datatype
@@ -110,6 +160,23 @@ EOF
 gen --table "$ST_TMP/good.tbl" --out "$ST_TMP/good" >/dev/null 2>"$ST_TMP/good.err" || fail "the small good table fails: $(cat "$ST_TMP/good.err")"
 grep -q "st_mpi_send(th, comm, dest, tag, count, datatype);" "$ST_TMP/good/mpi_wrappers.c" || fail "small table: MPI_Send lacks its role code"
 cp -r "$ST_TMP/good" "$ST_TMP/keep"
+
+# A function added with an existing role is its table entry and nothing else: the analysis
+# classifies it from the table. In the small table MPI_Ssend and MPI_Bsend are generic; added with
+# role send, MPI_Ssend is a blocking send and MPI_Bsend (call=none) is not; MPI_Send stays one.
+{ cat "$ST_TMP/good.tbl"; cat <<'EOF'; } >"$ST_TMP/added.tbl"
+MPI_Ssend send like=MPI_Send
+    sig int MPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+MPI_Bsend send like=MPI_Send call=none
+    sig int MPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+EOF
+gen --table "$ST_TMP/added.tbl" --out "$ST_TMP/added" >/dev/null 2>"$ST_TMP/added.err" || fail "the table with MPI_Ssend added fails: $(cat "$ST_TMP/added.err")"
+calls "$ST_TMP/good" "$ST_TMP/calls-good.txt"
+calls "$ST_TMP/added" "$ST_TMP/calls-added.txt"
+assert_eq "small table: MPI_Ssend" "MPI_Ssend none none" "$(grep '^MPI_Ssend ' "$ST_TMP/calls-good.txt")"
+assert_eq "MPI_Ssend added with role send" "MPI_Ssend send_blocking none" "$(grep '^MPI_Ssend ' "$ST_TMP/calls-added.txt")"
+assert_eq "MPI_Bsend added with role send, call=none" "MPI_Bsend none none" "$(grep '^MPI_Bsend ' "$ST_TMP/calls-added.txt")"
+assert_eq "MPI_Send" "MPI_Send send_blocking none" "$(grep '^MPI_Send ' "$ST_TMP/calls-added.txt")"
 
 # bad NAME 'expected message part' SED-SCRIPT: the mutated table must fail with that message.
 bad() {
@@ -141,6 +208,11 @@ bad duplicate         "MPI_Send appears twice"                       '$a MPI_Sen
 bad no-sig            "MPI_Send has no 'sig' line"                   '/^    sig /d'
 bad bad-line          "expected 'sig PROTOTYPE' or 'key = expression'" '$a \    whatever this is'
 bad no-generic        "must define 'role generic"                    '/^role generic/d'
+bad unknown-call      "unknown call kind 'blocking'"                 's/^    call  send_blocking/    call  blocking/'
+bad unknown-call-key  "unknown call kind 'wait'"                     's/type=datatype$/type=datatype call=wait/'
+bad generic-call      "without keys or call"                         's/^role generic FUNCTION/&\n    call  test/'
+bad unknown-category  "unknown category 'io_misc'"                   '$a category MPI_File_* io_misc'
+bad category-unknown  "category MPI_Nothing: mpi.h declares no such" '$a category MPI_Nothing init_exit'
 rc=0; gen --table "$ST_TMP/nonexistent.tbl" --out "$ST_TMP/x" 2>"$ST_TMP/bad.err" >/dev/null || rc=$?
 assert_eq "missing table: exit code" 1 "$rc"
 grep -q "cannot read table" "$ST_TMP/bad.err" || fail "missing table: $(cat "$ST_TMP/bad.err")"
