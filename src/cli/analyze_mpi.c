@@ -103,7 +103,7 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
             nev += in.locs[l].n;
         MPI_Reduce(&nev, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         double t0 = now_ms();
-        int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, owner, np > ncpu, &res, &locs);
+        int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, NULL, owner, np > ncpu, &res, &locs);
         double ms = now_ms() - t0;
         if (prc == 0 && me == 0) {
             st_rel_input_t outin = { .nlocs = res.nlocs, .locs = locs };
