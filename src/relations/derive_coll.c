@@ -289,4 +289,3 @@ int rel_sync_event(ctx_t *c, const st_event_t *e, uint32_t l, uint64_t i)
             return -1;
     return 0;
 }
-

@@ -401,4 +401,3 @@ int rel_p2p_finish(ctx_t *c, u64vec_t *cancelled, const p2p_chans_t *ch, p2pvec_
     }
     return p2p_emit(c, ch, sends, recvs, out);
 }
-

@@ -160,6 +160,24 @@ int rel_omp_src_prepare(ctx_t *c)
     return 0;
 }
 
+void rel_sides_finish(ctx_t *c, int ok, st_rel_epsrc_t *omp)
+{
+    int src = ok && c->omp_src;
+    for (int t = 0; t < ST_REL_KEY_TYPES; t++) {
+        st_rel_epvec_free(&c->side[t]);
+        if (src)
+            c->omp_src->oside[t] = c->oside[t];
+        else
+            st_mem_free(c->oside[t].v);
+    }
+    if (src)
+        *omp = (st_rel_epsrc_t){ omp_src_read, omp_src_rewind, omp_src_free, c->omp_src, c->omp_src->n };
+    else
+        st_mem_free(c->omp_src);
+}
+
+/* ---- any source --------------------------------------------------------------------------------- */
+
 size_t st_rel_epsrc_read(st_rel_epsrc_t *src, st_rel_endpoint_t *buf, size_t max)
 {
     return src->read ? src->read(src->ctx, buf, max) : 0;
@@ -176,20 +194,4 @@ void st_rel_epsrc_free(st_rel_epsrc_t *src)
     if (src->free)
         src->free(src->ctx);
     memset(src, 0, sizeof *src);
-}
-
-void rel_sides_finish(ctx_t *c, int ok, st_rel_epsrc_t *omp)
-{
-    int src = ok && c->omp_src;
-    for (int t = 0; t < ST_REL_KEY_TYPES; t++) {
-        st_rel_epvec_free(&c->side[t]);
-        if (src)
-            c->omp_src->oside[t] = c->oside[t];
-        else
-            st_mem_free(c->oside[t].v);
-    }
-    if (src)
-        *omp = (st_rel_epsrc_t){ omp_src_read, omp_src_rewind, omp_src_free, c->omp_src, c->omp_src->n };
-    else
-        st_mem_free(c->omp_src);
 }
