@@ -135,8 +135,8 @@ static int take_derived(st_an_par_t *p, st_rel_derived_t *d, const int32_t *owne
 
 /* ---- the engine ------------------------------------------------------------------------------------ */
 
-int st_an_par_new(const st_rel_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs,
-                  const st_xchg_net_t *net, st_an_par_t **out)
+int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *in_derived, const int32_t *owner, int32_t me,
+                  int32_t nprocs, const st_xchg_net_t *net, st_an_par_t **out)
 {
     *out = NULL;
     st_an_par_t *p = calloc(1, sizeof *p);
@@ -150,16 +150,16 @@ int st_an_par_new(const st_rel_input_t *in, const int32_t *owner, int32_t me, in
     /* The endpoints: CLC's in the run, else derived here. Those with a partner in another process
      * leave p->ep before the calls' arrays are made, and CLC's are freed: their memory is the
      * arrays' (at MPI_Finalize every new page is a fault). */
-    st_rel_derived_t *derived = in->derived && in->derived->g.nlocs == in->nlocs ? in->derived : NULL;
+    st_rel_derived_t *derived = in_derived && in_derived->g.nlocs == in->nlocs ? in_derived : NULL;
     for (uint32_t l = 0; rc == 0 && !derived && l < in->nlocs; l++) /* each owned rank once (in rank order) */
         if (l == 0 || in->locs[l].rank != in->locs[l - 1].rank)
-            rc = st_rel_endpoints(in, in->locs[l].rank, &p->ep, NULL);
+            rc = st_rel_endpoints(in, in->locs[l].rank, NULL, &p->ep, NULL);
     if (rc == 0 && derived)
         rc = take_derived(p, derived, owner);
     else if (rc == 0)
         rc = an_pwire_derive(&p->pw, &p->ep, owner, in->nranks, me, &p->out);
-    if (in->derived && !p->derived)
-        st_rel_derived_free(in->derived);
+    if (in_derived && !p->derived)
+        st_rel_derived_free(in_derived);
     stamp(&t[1]);
     /* The local graph before the calls' arrays: CLC's derivation (its OpenMP ends) is then freed,
      * and its memory is the arrays'. The collective endpoints wait aside for an_creduce_local. */

@@ -47,10 +47,12 @@ enum { ST_AN_PAR_FAILED = -1, ST_AN_PAR_DONE = 0, ST_AN_PAR_BUSY = 1, ST_AN_PAR_
  * in rank and thread order; in->procs[0 .. in->nranks) carries their comm tables (others
  * may have none); in->sync the MPI_Init / MPI_Finalize regions. owner[rank] is the process
  * that analyses archive rank `rank` (a non-decreasing map: the parts merge in rank order).
- * in and owner must outlive the engine. Returns 0, or -1 (out of memory; one line logged).
+ * in and owner must outlive the engine. derived (may be NULL): the endpoints of in's locations,
+ * derived already (by CLC in the run); taken and emptied instead of deriving them.
+ * Returns 0, or -1 (out of memory; one line logged).
  */
-int st_an_par_new(const st_rel_input_t *in, const int32_t *owner, int32_t me, int32_t nprocs,
-                  const st_xchg_net_t *net, st_an_par_t **out);
+int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *derived, const int32_t *owner, int32_t me,
+                  int32_t nprocs, const st_xchg_net_t *net, st_an_par_t **out);
 
 /* Sets flags[q] = 1 for every process q (of nprocs) this one sends to. */
 void st_an_par_partners(const st_an_par_t *p, uint8_t *flags);

@@ -22,7 +22,8 @@ static int eng_deliver(void *p, int32_t from, const void *buf, size_t len)
 static void eng_waiting(void *p, char *buf, size_t n) { st_an_par_waiting(p, buf, n); }
 
 /* The exchange and the local analysis; 0 when this process has its part. */
-static int run_engine(MPI_Comm comm, const st_rel_input_t *in, const int32_t *owner, int crowded, st_an_par_t **out)
+static int run_engine(MPI_Comm comm, const st_rel_input_t *in, st_rel_derived_t *derived, const int32_t *owner,
+                      int crowded, st_an_par_t **out)
 {
     int me = 0, np = 0, all_ok = 0, started = 0;
     PMPI_Comm_rank(comm, &me);
@@ -31,7 +32,7 @@ static int run_engine(MPI_Comm comm, const st_rel_input_t *in, const int32_t *ow
     int ok = st_xmpi_init(&m, comm) == 0;
     st_xchg_net_t net = st_xmpi_net(&m);
     st_an_par_t *p = NULL;
-    ok = ok && st_an_par_new(in, owner, me, np, &net, &p) == 0;
+    ok = ok && st_an_par_new(in, derived, owner, me, np, &net, &p) == 0;
     uint8_t *flags = calloc((size_t)np, 1);
     uint32_t incoming = 0;
     if (ok && flags)
@@ -155,8 +156,8 @@ static int gather_sources(MPI_Comm comm, const st_rel_input_t *in, int crowded, 
     return rc;
 }
 
-int st_an_par_run_mpi(MPI_Comm toolcomm, const st_rel_input_t *in, const int32_t *owner, int crowded,
-                      st_an_result_t *res)
+int st_an_par_run_mpi(MPI_Comm toolcomm, const st_rel_input_t *in, st_rel_derived_t *derived, const int32_t *owner,
+                      int crowded, st_an_result_t *res)
 {
     MPI_Comm comm;
     MPI_Request req;
@@ -168,7 +169,7 @@ int st_an_par_run_mpi(MPI_Comm toolcomm, const st_rel_input_t *in, const int32_t
         return -1;
     }
     st_an_par_t *p = NULL;
-    ok = run_engine(comm, in, owner, crowded, &p) == 0;
+    ok = run_engine(comm, in, derived, owner, crowded, &p) == 0;
     if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok && me == 0)

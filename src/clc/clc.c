@@ -70,37 +70,6 @@ size_t st_clc_ramp(uint64_t W, uint64_t dt, size_t n, const uint64_t *x, const u
     return binding;
 }
 
-int st_rel_times_alloc(st_rel_loc_t *L)
-{
-    if (!L->orig)
-        L->orig = st_mem_malloc(sizeof(uint64_t) * 2 * (L->n ? L->n : 1));
-    return L->orig ? 0 : -1;
-}
-
-int st_rel_times_materialize(st_rel_loc_t *L)
-{
-    if (L->orig)
-        return 0;
-    if (st_rel_times_alloc(L))
-        return -1;
-    uint64_t *C = L->orig, *T = st_rel_lc(L);
-    for (uint64_t i = 0; i < L->n; i++)
-        C[i] = T[i] = L->ev[i].time;
-    return 0;
-}
-
-int st_rel_save_orig(st_rel_input_t *in)
-{
-    for (uint32_t l = 0; l < in->nlocs; l++) {
-        st_rel_loc_t *L = &in->locs[l];
-        if (st_rel_times_alloc(L))
-            return -1;
-        for (uint64_t i = 0; i < L->n; i++)
-            L->orig[i] = L->ev[i].time;
-    }
-    return 0;
-}
-
 /* ---- forward pass ----------------------------------------------------------------------------------- */
 
 static int push_jump(st_clc_fwd_t *st, uint64_t ev, uint64_t dt, uint8_t kind)

@@ -209,22 +209,8 @@ typedef struct st_clc_vcount {
 void st_clc_vcount_add(st_clc_vcount_t *out, unsigned kind, uint64_t send, uint64_t mu, uint64_t recv);
 
 /*
- * The relations of a graph, one per (instance, receive) with a send on another location:
- * the receive and the latest such send (PRODUCT; PREFIX: of lower order), by LC (orig
- * != 0: by C). What CLC enforces, `synctrace check` counts and an analyzer measures
- * waiting time on; the instance's key says its type, communicator and sequence number,
- * the refs say location and event (relations/relations.h). fn is called in instance order.
- */
-typedef struct st_rel_relation {
-    uint64_t     inst;           /* index into g->inst */
-    st_rel_ref_t send, recv;
-    uint64_t     t_send, t_recv; /* their times (LC, or C with orig) */
-} st_rel_relation_t;
-typedef void (*st_rel_relation_fn)(void *ctx, const st_rel_relation_t *r);
-void st_rel_relations(const st_rel_graph_t *g, const st_rel_loc_t *locs, int orig, st_rel_relation_fn fn, void *ctx);
-
-/*
- * Counts violated relations on the LC of a run (st_rel_lc; orig != 0: on C, locs[].orig).
+ * Counts violated relations (st_rel_relations, relations/graph.h) on the LC of a run
+ * (st_rel_lc; orig != 0: on C, locs[].orig).
  * p == NULL: a violation is receive < send (what `synctrace check` reports);
  * else receive < send + mu, which CLC removes. Adds to *out.
  */
@@ -277,23 +263,11 @@ void st_clc_stats_merge(st_clc_stats_t *into, const st_clc_stats_t *from);
 /* Emits every figure as a key/value pair ("clc.violations.p2p" = "12"); keys start "clc.". */
 void st_clc_stats_emit(const st_clc_stats_t *s, st_clc_emit_fn emit, void *ctx);
 
-/* ---- input over rank data (input.c) ------------------------------------------------------------- */
-
-/*
- * Fills in with one location per thread of the nrd rank data (events used in place, not
- * copied), their comm tables (borrowed), world size = the largest nranks, node ids from
- * equal node names. in->sync is left empty: set it to the MPI_Init(_thread) and
- * MPI_Finalize region ids (groups 0 and 1). rd must outlive in. Returns 0 or -1 (memory).
- */
-int st_rel_input_from_rankdata(st_rankdata_t *rd, int nrd, st_rel_input_t *in);
-
-/* Frees what st_rel_input_from_rankdata allocated, including the locations' orig arrays
- * (take them first if they are still needed: set locs[l].orig = NULL). */
-void st_rel_input_free(st_rel_input_t *in);
+/* ---- correction of rank data (correct.c) -------------------------------------------------------- */
 
 /* Puts back C (locs[].orig, where allocated) and clears ST_EVF_CLC_MOVED: a failed
  * correction leaves the times as recorded. */
-void st_rel_restore_orig(st_rel_input_t *in);
+void st_clc_restore_orig(st_rel_input_t *in);
 
 /*
  * The sequential correction of rank data in place (`synctrace clc`, OpenMP-only runs at

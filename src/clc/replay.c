@@ -15,7 +15,7 @@
 static const char *const state_names[] = { "setup", "forward", "backward", "statistics", "done", "failed", "round" };
 
 /* Every member must take part in every instance: N counts the seqs of all collective calls.
- * Called by st_rel_endpoints() for each collective end it scans (in->coll_end), so the events
+ * Called by st_rel_endpoints() for each collective end it scans (opts.coll_end), so the events
  * are swept once. */
 static void channel_count(void *ctx, const st_event_t *e)
 {
@@ -132,8 +132,8 @@ void st_clc_replay_on_moved(st_clc_replay_t *r, st_clc_moved_fn moved, void *ctx
     r->moved_ctx = ctx;
 }
 
-int st_clc_replay_new(const st_clc_params_t *p, st_rel_input_t *in, int32_t me, const st_clc_replay_net_t *net,
-                      unsigned flags, st_clc_replay_t **out)
+int st_clc_replay_new(const st_clc_params_t *p, st_rel_input_t *in, int32_t me, st_rel_self_ends_t *self_ends,
+                      const st_clc_replay_net_t *net, unsigned flags, st_clc_replay_t **out)
 {
     *out = NULL;
     st_clc_replay_t *r = st_mem_calloc(1, sizeof *r);
@@ -164,9 +164,9 @@ int st_clc_replay_new(const st_clc_params_t *p, st_rel_input_t *in, int32_t me, 
     if (rc == 0)
         reset_times(r);
     if (rc == 0) {
-        in->coll_end = channel_count, in->coll_end_ctx = r, in->omit_self_ends = 1;
-        rc = st_rel_endpoints_split(in, me, &ep, &r->ds, &omp, first ? &p2p : NULL);
-        in->coll_end = NULL, in->coll_end_ctx = NULL, in->omit_self_ends = 0;
+        st_rel_derive_opts_t opts = { .coll_end = channel_count, .coll_end_ctx = r, .omit_self_ends = 1,
+                                      .self_ends = self_ends };
+        rc = st_rel_endpoints_split(in, me, &opts, &ep, &r->ds, &omp, first ? &p2p : NULL);
     }
     r->ds_scan = r->ds;
     int left_out = rc == 0 && first && omp.read ? rp_leave_out_omp(r, &omp) : 0;

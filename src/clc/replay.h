@@ -67,11 +67,12 @@ enum { ST_CLC_REPLAY_FAILED = -1, ST_CLC_REPLAY_DONE = 0, ST_CLC_REPLAY_BUSY = 1
  * in->procs[0 .. in->nranks) carries every rank's node id and this rank's comm table
  * (others may have none); in->sync the MPI_Init / MPI_Finalize regions. Sets
  * in->locs[].mono (orig stays NULL until something on the location moves). in and *p must
- * outlive the engine. Returns 0, or -1 (out of memory,
+ * outlive the engine. self_ends (may be NULL): where the derivation's left-out OpenMP ends go
+ * (st_rel_derive_opts_t), for st_clc_replay_keep. Returns 0, or -1 (out of memory,
  * or inconsistent input; one line logged).
  */
-int st_clc_replay_new(const st_clc_params_t *p, st_rel_input_t *in, int32_t me, const st_clc_replay_net_t *net,
-                      unsigned flags, st_clc_replay_t **out);
+int st_clc_replay_new(const st_clc_params_t *p, st_rel_input_t *in, int32_t me, st_rel_self_ends_t *self_ends,
+                      const st_clc_replay_net_t *net, unsigned flags, st_clc_replay_t **out);
 
 /*
  * flags: ST_CLC_REPLAY_CHECK_FIRST — check first, for the usual trace that needs no correction.
@@ -145,8 +146,8 @@ void st_clc_replay_stats(const st_clc_replay_t *r, st_clc_stats_t *s);
 
 /* Hands the derivation over (after DONE; relations/relations.h, st_rel_derived_t): d->g takes the graph's
  * instances and refs, which the engine then no longer has, d->omp the OpenMP ends it left out
- * (ST_CLC_REPLAY_CHECK_FIRST). in->self_ends, when the caller set it for st_clc_replay_new,
- * holds the rest. */
+ * (ST_CLC_REPLAY_CHECK_FIRST). The self_ends given to st_clc_replay_new, when not NULL,
+ * hold the rest. */
 void st_clc_replay_keep(st_clc_replay_t *r, st_rel_derived_t *d);
 
 void st_clc_replay_free(st_clc_replay_t *r);

@@ -204,9 +204,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_rel_input_t *i
             st_clc_replay_free(*again);
         *again = NULL;
     } else {
-        in->self_ends = keep ? &keep->self_ends : NULL;
-        ok = ok && st_clc_replay_new(p, in, rank, &net, flags, &r) == 0;
-        in->self_ends = NULL;
+        ok = ok && st_clc_replay_new(p, in, rank, keep ? &keep->self_ends : NULL, &net, flags, &r) == 0;
     }
     double c1 = cpu_ms();
     uint32_t incoming = 0;
@@ -339,7 +337,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep
     if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) != MPI_SUCCESS)
         all_ok = 0;
     if (!all_ok)
-        st_rel_restore_orig(&in);
+        st_clc_restore_orig(&in);
     if (!all_ok && keep)
         st_rel_derived_free(keep);
     double ms[2] = { (mono_s() - t0) * 1e3, cpu_ms() - c0 }, ms_max[2] = { ms[0], ms[1] };

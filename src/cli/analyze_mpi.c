@@ -90,7 +90,7 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
             nev += in.locs[l].n;
         MPI_Reduce(&nev, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         double t0 = now_ms();
-        int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, owner, np > ncpu, &res);
+        int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, NULL, owner, np > ncpu, &res);
         double ms = now_ms() - t0;
         if (prc == 0 && me == 0) {
             rc = st_cli_analysis_check(&res, ar.resolution) ? 1 : st_cli_analysis_report(dir, &ar, &res, out);

@@ -5,7 +5,6 @@
 
 #include <stdlib.h>
 
-#include "../relations/relations.h"
 #include "../util/mem.h"
 
 int st_xchg_next(st_xchg_reader_t *msg, st_xchg_rec_t *h, st_xchg_reader_t *payload)

@@ -1,10 +1,11 @@
 /*
- * input.c — a CLC input over rank data (st_rankdata_t, src/model/rankdata.h): one
+ * input.c — the relations' input over rank data (st_rankdata_t, src/model/rankdata.h): one
  * location per recorded thread, each rank's communicator table, and node ids from the
- * ranks' node names. Used by `synctrace clc` (all ranks of an archive) and by the shim
- * (its own rank; other ranks' node ids supplied by the caller instead).
+ * ranks' node names; and the locations' dense time arrays (input.h). Used by `synctrace
+ * clc`, `check` and `analyze` (the ranks of an archive) and by the shim (its own rank;
+ * other ranks' node ids supplied by the caller instead).
  */
-#include "../clc/clc.h"
+#include "input.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -99,34 +100,33 @@ void st_rel_input_free(st_rel_input_t *in)
     memset(in, 0, sizeof *in);
 }
 
-void st_rel_restore_orig(st_rel_input_t *in)
+int st_rel_times_alloc(st_rel_loc_t *L)
 {
-    for (uint32_t l = 0; l < in->nlocs; l++)
-        for (uint64_t i = 0; in->locs[l].orig && i < in->locs[l].n; i++) {
-            in->locs[l].ev[i].time = in->locs[l].orig[i];
-            in->locs[l].ev[i].flags &= (uint8_t)~ST_EVF_CLC_MOVED;
-        }
+    if (!L->orig)
+        L->orig = st_mem_malloc(sizeof(uint64_t) * 2 * (L->n ? L->n : 1));
+    return L->orig ? 0 : -1;
 }
 
-int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd, const st_rel_sync_region_t *sync,
-                            uint32_t nsync, st_clc_stats_t *stats)
+int st_rel_times_materialize(st_rel_loc_t *L)
 {
-    st_rel_input_t in;
-    st_rel_graph_t g;
-    if (st_rel_input_from_rankdata(rd, nrd, &in))
+    if (L->orig)
+        return 0;
+    if (st_rel_times_alloc(L))
         return -1;
-    in.nsync = sync ? nsync : 0, in.sync = sync;
-    int rc = st_rel_graph_build(&in, &g);
-    if (rc == 0) {
-        rc = st_clc_run(p, &in, &g, stats);
-        st_rel_graph_free(&g);
+    uint64_t *C = L->orig, *T = st_rel_lc(L);
+    for (uint64_t i = 0; i < L->n; i++)
+        C[i] = T[i] = L->ev[i].time;
+    return 0;
+}
+
+int st_rel_save_orig(st_rel_input_t *in)
+{
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        st_rel_loc_t *L = &in->locs[l];
+        if (st_rel_times_alloc(L))
+            return -1;
+        for (uint64_t i = 0; i < L->n; i++)
+            L->orig[i] = L->ev[i].time;
     }
-    if (rc != 0)
-        st_rel_restore_orig(&in); /* out of memory: back to C */
-    for (uint32_t l = 0; rc == 0 && l < in.nlocs; l++)
-        for (uint64_t i = 0; i < in.locs[l].n; i++)
-            if (in.locs[l].ev[i].flags & ST_EVF_CLC_MOVED)
-                st_event_set_orig_time(&in.locs[l].ev[i], in.locs[l].orig[i]);
-    st_rel_input_free(&in);
-    return rc;
+    return 0;
 }

@@ -9,7 +9,7 @@
  * for small blocks and when the regions are full. Without a loan they are
  * malloc/calloc/realloc/free.
  *
- * Everything the correction allocates (relations/derive.c and graph.c, clc.c, run.c, replay.c, the orig
+ * Everything the correction allocates (src/relations, clc.c, run.c, replay.c, the orig
  * arrays, the engine's outgoing buffers) goes through these and must be freed with
  * st_mem_free. Not thread-safe: one thread runs the correction.
  */
@@ -31,5 +31,23 @@ void *st_mem_malloc(size_t n);
 void *st_mem_calloc(size_t n, size_t size);
 void *st_mem_realloc(void *p, size_t n);
 void st_mem_free(void *p);
+
+/* Ensures room for need elements of size elem in the st_mem_realloc'd array *v of capacity
+ * *cap (doubling, from 64); returns 0, or -1 when out of memory (*v unchanged). Inline: the
+ * derivation grows its vectors once per event. */
+static inline int st_mem_grow(void **v, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *p = st_mem_realloc(*v, n * elem);
+    if (!p)
+        return -1;
+    *v = p;
+    *cap = n;
+    return 0;
+}
 
 #endif

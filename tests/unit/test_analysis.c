@@ -21,7 +21,7 @@
  * also runs on CLC's derivation as the in-run CLC hands it over (the ends it leaves out kept aside,
  * its partial graph read back as endpoints) and must again equal the serial one.
  */
-/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -83,12 +83,11 @@ static void clc_derived(st_rel_input_t *in, int32_t r, st_rel_derived_t *d, int 
     st_rel_epvec_t ep = { 0 };
     st_rel_epsrc_t omp = { 0 };
     memset(d, 0, sizeof *d);
-    in->omit_self_ends = 1, in->self_ends = &d->self_ends;
+    st_rel_derive_opts_t opts = { .omit_self_ends = 1, .self_ends = &d->self_ends };
     if (left_out)
-        REQUIRE(st_rel_endpoints_split(in, r, &ep, NULL, &omp, NULL) == 0);
+        REQUIRE(st_rel_endpoints_split(in, r, &opts, &ep, NULL, &omp, NULL) == 0);
     else
-        REQUIRE(st_rel_endpoints(in, r, &ep, NULL) == 0);
-    in->omit_self_ends = 0, in->self_ends = NULL;
+        REQUIRE(st_rel_endpoints(in, r, &opts, &ep, NULL) == 0);
     unsigned take = ep.v ? ST_REL_JOIN_TAKE : 0; /* (CLC's rank always has endpoints: MPI_Init) */
     REQUIRE(st_rel_graph_join(ep.v, ep.n, in->nlocs, ST_REL_JOIN_PARTIAL | take | ST_REL_JOIN_TIMES, &d->g) == 0);
     d->omp = omp;
@@ -99,7 +98,7 @@ static void clc_derived(st_rel_input_t *in, int32_t r, st_rel_derived_t *d, int 
     /* read back, they are the endpoints the analysis derives itself, in the join's order (the
      * times are the graph's; the mu classes the instances', which the analysis does not read) */
     st_rel_epvec_t own = { 0 };
-    REQUIRE(st_rel_endpoints(in, r, &own, NULL) == 0);
+    REQUIRE(st_rel_endpoints(in, r, NULL, &own, NULL) == 0);
     if (own.n > 1)
         qsort(own.v, own.n, sizeof *own.v, cmp_endpoint);
     st_rel_endpoint_t buf[3];
@@ -153,10 +152,9 @@ static void parallel(const st_rel_input_t *in, int np, int clc)
         if (clc) {
             REQUIRE(np == in->nranks);
             clc_derived(&part[q], q, &derived[q], clc == 2);
-            part[q].derived = &derived[q];
         }
         st_xchg_net_t net = { pool_send, &ids[q] };
-        REQUIRE(st_an_par_new(&part[q], owner, q, np, &net, &e[q]) == 0);
+        REQUIRE(st_an_par_new(&part[q], clc ? &derived[q] : NULL, owner, q, np, &net, &e[q]) == 0);
         st_an_par_partners(e[q], flags[q]);
     }
     npool = 0, pool_bytes = 0;

@@ -10,7 +10,7 @@
  * (omit_self_ends); for every graph: endpoints in the join's order with their events'
  * times, ports in the forward pass' order.
  */
-/* link: src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
 
 static st_rel_graph_t g;
@@ -24,7 +24,7 @@ static void same_when_taken(const st_rel_input_t *in)
     st_rel_epvec_t ep = { 0 };
     for (int32_t r = 0; r < in->nranks; r++) {
         size_t from = ep.n;
-        REQUIRE(st_rel_endpoints(in, r, &ep, NULL) == 0);
+        REQUIRE(st_rel_endpoints(in, r, NULL, &ep, NULL) == 0);
         for (size_t i = from + 1; i < ep.n; i++) /* a rank's endpoints come in the join's order */
             REQUIRE(st_rel_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) < 0);
     }
@@ -70,12 +70,12 @@ static void same_when_split(const st_rel_input_t *in0, int split)
     for (int omit = 0; omit < 2; omit++)
         for (int32_t r = 0; r < in0->nranks; r++) {
             st_rel_input_t in = *in0;
-            in.omit_self_ends = omit;
+            st_rel_derive_opts_t opts = { .omit_self_ends = omit };
             st_rel_epvec_t ep = { 0 }, ep2 = { 0 };
             st_rel_epsrc_t omp;
             st_rel_graph_t a = { 0 }, b = { 0 };
-            REQUIRE(st_rel_endpoints(&in, r, &ep, NULL) == 0);
-            REQUIRE(st_rel_endpoints_split(&in, r, &ep2, NULL, &omp, NULL) == 0);
+            REQUIRE(st_rel_endpoints(&in, r, &opts, &ep, NULL) == 0);
+            REQUIRE(st_rel_endpoints_split(&in, r, &opts, &ep2, NULL, &omp, NULL) == 0);
             int has_omp = 0;
             for (size_t i = 0; i < ep.n; i++)
                 has_omp |= ep.v[i].kind == ST_REL_OMP;
@@ -184,7 +184,7 @@ static void test_p2p(void)
     /* One process alone (the parallel version's view): its sends keep their instances. */
     st_rel_input_t in = tb_input(&t);
     st_rel_epvec_t ep = { 0 };
-    REQUIRE(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
+    REQUIRE(st_rel_endpoints(&in, 0, NULL, &ep, NULL) == 0);
     REQUIRE_EQ(ep.n, 5);
     REQUIRE(st_rel_graph_join(ep.v, ep.n, in.nlocs, ST_REL_JOIN_PARTIAL, &g) == 0);
     REQUIRE_EQ(g.ninst, 5);
@@ -294,7 +294,7 @@ static void p2p_numbering(uint64_t seed, int shuffle)
     st_rel_epvec_t ep = { 0 };
     static st_rel_endpoint_t want[4096];
     size_t n = p2p_reference(&t, 0, want);
-    REQUIRE(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
+    REQUIRE(st_rel_endpoints(&in, 0, NULL, &ep, NULL) == 0);
     REQUIRE(n > 300 && ep.n >= n);
     for (size_t i = 0; i < ep.n; i++)
         if (i < n ? memcmp(&ep.v[i], &want[i], sizeof want[i]) != 0 : ep.v[i].kind == ST_REL_P2P) {
@@ -517,7 +517,7 @@ static void test_openmp(void)
     { /* one rank's endpoints come in the join's order, though each thread's were met in turn */
         st_rel_input_t in = tb_input(&t);
         st_rel_epvec_t ep = { 0 };
-        REQUIRE(st_rel_endpoints(&in, 0, &ep, NULL) == 0);
+        REQUIRE(st_rel_endpoints(&in, 0, NULL, &ep, NULL) == 0);
         for (size_t i = 1; i < ep.n; i++)
             REQUIRE(st_rel_endpoint_cmp(&ep.v[i - 1], &ep.v[i]) <= 0);
         st_rel_epvec_free(&ep);
@@ -570,9 +570,8 @@ static void test_omit_self_ends(void)
     tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 31)->id = 7;            /* w3 */
     st_rel_input_t in = tb_input(&t);
     st_rel_epvec_t all = { 0 }, some = { 0 };
-    REQUIRE(st_rel_endpoints(&in, 0, &all, NULL) == 0);
-    in.omit_self_ends = 1;
-    REQUIRE(st_rel_endpoints(&in, 0, &some, NULL) == 0);
+    REQUIRE(st_rel_endpoints(&in, 0, NULL, &all, NULL) == 0);
+    REQUIRE(st_rel_endpoints(&in, 0, &(st_rel_derive_opts_t){ .omit_self_ends = 1 }, &some, NULL) == 0);
     REQUIRE_EQ(all.n, some.n + 4);
     for (size_t i = 0; i < some.n; i++)
         REQUIRE(has_end(&all, some.v[i].ref.loc, some.v[i].ref.ev, some.v[i].role));

@@ -21,7 +21,7 @@
  *    passes: rounds after the first recompute only what changed) and fallback happen;
  *  - no message is addressed to a rank whose engine is done, nothing fails or stalls.
  */
-/* link: src/relations/derive.c src/relations/graph.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/replay_classify.c src/clc/replay_p2p.c src/clc/replay_tree.c src/clc/replay_records.c src/clc/replay_rounds.c src/clc/replay_converge.c src/clc/replay_forward.c src/clc/replay_scan.c src/clc/replay_cycles.c src/clc/replay_backward.c src/clc/replay_statistics.c src/clc/replay_restart.c src/clc/p2p_check.c src/exchange/exchange.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/replay_classify.c src/clc/replay_p2p.c src/clc/replay_tree.c src/clc/replay_records.c src/clc/replay_rounds.c src/clc/replay_converge.c src/clc/replay_forward.c src/clc/replay_scan.c src/clc/replay_cycles.c src/clc/replay_backward.c src/clc/replay_statistics.c src/clc/replay_restart.c src/clc/p2p_check.c src/exchange/exchange.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/clc/p2p_check.h"
@@ -416,7 +416,7 @@ static void drive(tb_t *t, const st_clc_params_t *p, int rounds, unsigned flags,
         } else {
             in[r] = (st_rel_input_t){ .nlocs = k, .locs = locs[r], .nranks = n, .procs = t->procs, .nsync = 2,
                                       .sync = sync_regions };
-            REQUIRE(st_clc_replay_new(p, &in[r], r, &net, flags, &eng[r]) == 0);
+            REQUIRE(st_clc_replay_new(p, &in[r], r, NULL, &net, flags, &eng[r]) == 0);
         }
     }
     /* the point-to-point relations stay out only where every rank left them out (replay_mpi.c) */
