@@ -9,7 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "../clc/clc.h"
 #include "../config/config.h"
 #include "../exchange/polite_mpi.h"
 #include "../util/log.h"
