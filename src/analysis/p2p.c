@@ -1,7 +1,7 @@
 /*
- * p2p.c — point-to-point patterns (ANALYSIS.md §2 "MPI point-to-point") and counts over
+ * p2p.c — point-to-point patterns (docs/analysis.md, "Metrics") and counts over
  * the messages of the analysed locations (internal.h, an_msgs_t: from the graph's p2p
- * instances, one send ref and one receive ref each as deps.c matched them, filled here; in a
+ * instances, one send ref and one receive ref each as relations/derive.c matched them, filled here; in a
  * parallel analysis also from the partners' processes, p2p_wire.c).
  *
  *  - Late Sender and Wrong Order: latesender.c.

@@ -1,5 +1,5 @@
 /*
- * tree.c — the metric tree above the patterns (ANALYSIS.md §1): Execution, Computation,
+ * tree.c — the metric tree above the patterns (docs/analysis.md, "Metric tree"): Execution, Computation,
  * Overhead and the MPI subtree (Management, Synchronization, Communication, File I/O),
  * computed from Time, idle threads, MPI and OpenMP time once every pattern has been added.
  *
