@@ -341,7 +341,7 @@ const char *st_cli_group_node(const st_cli_archive_t *ar, uint32_t group)
             for (size_t k = 0; k < ar->nsysnodes; k++)
                 if (ar->sysnodes[k].id == ar->lgroups[i].node)
                     return st_cli_string(ar, ar->sysnodes[k].name);
-    return "";
+    return NULL;
 }
 
 const char *st_cli_prop(const st_cli_archive_t *ar, const char *name)
