@@ -9,8 +9,8 @@
  * COMM_LOCATIONS, see archive_comm.c), so later passes never deal with communicator ranks.
  *
  * Conventions of synctrace archives (src/otf2/writer.c): location group id = rank; location
- * id = rank + (thread << 32) (Score-P's numbering; archives of older synctrace versions:
- * rank * 65536 + thread, both read, see st_cli_location_split); timer resolution 1e9 (ns); attribute "callsite" (string) on Enter events;
+ * ids as src/otf2/location.h numbers them (both numberings read); timer resolution 1e9 (ns);
+ * attribute "callsite" (string) on Enter events;
  * attribute "synctrace:calling_context" (CallingContext: the innermost application frame) on Enter
  * events with SYNCTRACE_CALLPATH, the frames as CallingContext / SourceCodeLocation definitions;
  * attribute "synctrace:orig_time" (uint64, same time base as event timestamps) on events
@@ -78,7 +78,7 @@ static inline uint64_t st_cli_event_order(const st_event_t *e)
 
 typedef struct st_cli_location {
     uint64_t id;
-    int32_t  rank;      /* st_cli_location_split() */
+    int32_t  rank;      /* st_otf2_location_split() */
     uint32_t thread;
     uint32_t name;      /* string ref */
     uint64_t declared;  /* number of events the definition announces */
@@ -208,12 +208,6 @@ const char *st_cli_group_node(const st_cli_archive_t *ar, uint32_t group);
 long st_cli_location_index(const st_cli_archive_t *ar, uint64_t id);
 /* Index of the location of (rank, thread) in ar->locs, -1 when unknown. */
 long st_cli_location_find(const st_cli_archive_t *ar, int32_t rank, uint32_t thread);
-/*
- * Rank and thread of location id in location group `group` (= the rank in synctrace and
- * Score-P archives): rank + (thread << 32) when the low half is the group, else the older
- * rank * 65536 + thread (rank -1 when out of range).
- */
-void st_cli_location_split(uint64_t id, uint32_t group, int32_t *rank, uint32_t *thread);
 
 /* Lowercase OTF2 collective op name ("allreduce"), "?" when unknown. */
 const char *st_cli_op_name(unsigned op);

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "location.h"
 #include "writer.h"
 
 /* ---- u64 -> u64 hash map (open addressing; grows at half load) ------------------------ */
@@ -116,13 +117,6 @@ uint32_t st_otf2_team_top(const st_otf2_team_stack_t *s); /* 0 (the initial team
 
 /* The master thread: the lowest thread index (the first thread that recorded). */
 uint32_t st_otf2_master(const st_rankdata_t *rd);
-/* OTF2 location id of thread `index` of `rank` whose master (lowest) thread index is `master`:
- * rank + ((index - master) << 32), Score-P's numbering. The master's id is its world rank,
- * which readers such as ViTE fall back to when they do not resolve COMM_GROUP ranks. */
-static inline uint64_t st_otf2_location(uint32_t rank, uint32_t index, uint32_t master)
-{
-    return (uint64_t)rank + ((uint64_t)(index - master) << 32);
-}
 int st_otf2_is_thread_kind(unsigned kind);
 
 #endif
