@@ -27,6 +27,7 @@
 #include <stdint.h>
 
 #include "../model/event.h"
+#include "../otf2/attributes.h"
 
 #define ST_CLI_NONE UINT32_MAX /* no region / comm / string */
 
@@ -167,8 +168,8 @@ typedef struct st_cli_archive {
     st_cli_lgroup_t *lgroups;  size_t nlgroups;  /* in file order */
     st_cli_sysnode_t *sysnodes; size_t nsysnodes; /* in file order */
     st_cli_lgroup_prop_t *gprops; size_t ngprops; /* in file order */
-    uint32_t attr_callsite, attr_orig, attr_pid, attr_post, attr_seq, attr_cctx; /* attribute refs or ST_CLI_NONE */
-    uint8_t  attr_orig_type;
+    uint32_t attr[ST_ATTR__COUNT]; /* the archive's ref of each synctrace attribute, or ST_CLI_NONE */
+    uint8_t  attr_orig_type;       /* OTF2_Type of synctrace:orig_time (older versions: int64) */
     int32_t  nranks;         /* number of distinct ranks among the locations */
 } st_cli_archive_t;
 

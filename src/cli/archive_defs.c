@@ -91,20 +91,14 @@ static OTF2_CallbackCode on_attribute(void *u, OTF2_AttributeRef self, OTF2_Stri
     (void)descr;
     /* Strings precede attributes in a well-formed file, so the name is known here. */
     const char *n = st_cli_string(c->ar, name);
-    if (!strcmp(n, "callsite") && type == OTF2_TYPE_STRING)
-        c->ar->attr_callsite = self;
-    else if (!strcmp(n, "synctrace:orig_time") &&
-             (type == OTF2_TYPE_UINT64 || type == OTF2_TYPE_INT64)) {
-        c->ar->attr_orig = self;
-        c->ar->attr_orig_type = type;
-    } else if (!strcmp(n, "synctrace:parallel_id") && type == OTF2_TYPE_UINT64)
-        c->ar->attr_pid = self;
-    else if (!strcmp(n, "synctrace:post_id") && type == OTF2_TYPE_UINT64)
-        c->ar->attr_post = self;
-    else if (!strcmp(n, "synctrace:coll_seq") && type == OTF2_TYPE_UINT64)
-        c->ar->attr_seq = self;
-    else if (!strcmp(n, "synctrace:calling_context") && type == OTF2_TYPE_CALLING_CONTEXT)
-        c->ar->attr_cctx = self;
+    for (unsigned a = 0; a < ST_ATTR__COUNT; a++)
+        if (!strcmp(n, st_otf2_attr(a)->name) &&
+            (type == st_otf2_attr(a)->type || (a == ST_ATTR_ORIG_TIME && type == OTF2_TYPE_INT64))) {
+            c->ar->attr[a] = self;
+            if (a == ST_ATTR_ORIG_TIME)
+                c->ar->attr_orig_type = type;
+            break;
+        }
     return OTF2_CALLBACK_SUCCESS;
 }
 

@@ -44,20 +44,20 @@ static int attr(const OTF2_AttributeList *al, uint32_t a, OTF2_Type want, OTF2_A
 static void attributes(const evt_ctx_t *c, st_event_t *e, unsigned k, const OTF2_AttributeList *al)
 {
     OTF2_AttributeValue v;
-    if (k == ST_EV_ENTER && attr(al, c->ar->attr_callsite, OTF2_TYPE_STRING, &v) && v.stringRef != ST_CLI_NONE)
+    if (k == ST_EV_ENTER && attr(al, c->ar->attr[ST_ATTR_CALLSITE], OTF2_TYPE_STRING, &v) && v.stringRef != ST_CLI_NONE)
         e->aux = (uint64_t)v.stringRef + 1;
-    if (k == ST_EV_ENTER && attr(al, c->ar->attr_cctx, OTF2_TYPE_CALLING_CONTEXT, &v))
+    if (k == ST_EV_ENTER && attr(al, c->ar->attr[ST_ATTR_CALLPATH], OTF2_TYPE_CALLING_CONTEXT, &v))
         st_event_set_callpath(e, v.callingContextRef);
-    if (attr(al, c->ar->attr_orig, c->ar->attr_orig_type, &v)) {
+    if (attr(al, c->ar->attr[ST_ATTR_ORIG_TIME], c->ar->attr_orig_type, &v)) {
         st_event_set_orig_time(e, v.uint64);
         e->flags |= ST_EVF_CLC_MOVED;
     }
-    if (omp_team_kind(k) && attr(al, c->ar->attr_pid, OTF2_TYPE_UINT64, &v)) {
+    if (omp_team_kind(k) && attr(al, c->ar->attr[ST_ATTR_ID], OTF2_TYPE_UINT64, &v)) {
         e->id = v.uint64;
         e->flags |= ST_CLI_EVF_PID;
     }
-    uint32_t order = k == ST_EV_MPI_RECV ? c->ar->attr_post
-                   : k == ST_EV_MPI_COLL_END || k == ST_EV_MPI_ICOLL_COMPLETE ? c->ar->attr_seq : ST_CLI_NONE;
+    uint32_t order = k == ST_EV_MPI_RECV ? c->ar->attr[ST_ATTR_POST]
+                   : k == ST_EV_MPI_COLL_END || k == ST_EV_MPI_ICOLL_COMPLETE ? c->ar->attr[ST_ATTR_COLL_SEQ] : ST_CLI_NONE;
     if (attr(al, order, OTF2_TYPE_UINT64, &v)) {
         *(k == ST_EV_MPI_ICOLL_COMPLETE ? &e->aux : &e->id) = v.uint64;
         e->flags |= ST_CLI_EVF_ORDER;

@@ -190,7 +190,8 @@ int st_cli_archive_load_ranks(const char *dir, st_cli_archive_t *ar, st_cli_rank
                               size_t errlen)
 {
     memset(ar, 0, sizeof *ar);
-    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ar->attr_cctx = ST_CLI_NONE;
+    for (unsigned a = 0; a < ST_ATTR__COUNT; a++)
+        ar->attr[a] = ST_CLI_NONE;
     if (!(ar->path = anchor_path(dir, err, errlen)))
         return -1;
     if (only_regular_files(ar->path, err, errlen) != 0) {

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attributes.h"
 #include "location.h"
 #include "writer.h"
 
@@ -28,21 +29,6 @@ int st_otf2_map_put(st_otf2_map_t *m, uint64_t key, uint64_t val);
 /* 1 and *val when present, else 0. */
 int st_otf2_map_get(const st_otf2_map_t *m, uint64_t key, uint64_t *val);
 void st_otf2_map_free(st_otf2_map_t *m);
-
-/* ---- global attribute ids (globaldefs.c defines them, writer.c uses them) ---------------- */
-
-enum {
-    ST_ATTR_CALLSITE,   /* "callsite", string: call-site text of an ENTER */
-    ST_ATTR_ORIG_TIME,  /* "synctrace:orig_time", uint64: time before CLC moved the event */
-    ST_ATTR_ID,         /* "synctrace:parallel_id", uint64: OpenMP parallel id (fork/join/team) */
-    ST_ATTR_POST,       /* "synctrace:post_id", uint64: a blocking receive's place in its process's post
-                           order (the id its post drew from the counter request ids come from) */
-    ST_ATTR_COLL_SEQ,   /* "synctrace:coll_seq", uint64: instance number of a collective on its
-                           communicator (MpiCollectiveEnd, NonBlockingCollectiveComplete) */
-    ST_ATTR_CALLPATH,   /* "synctrace:calling_context", calling context: the application frame that
-                           entered the region (Enter; SYNCTRACE_CALLPATH) */
-    ST_ATTR__COUNT
-};
 
 /* ---- numbering vector layout ----------------------------------------------------------- */
 

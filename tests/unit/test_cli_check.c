@@ -45,7 +45,8 @@ static void init_archive(st_cli_archive_t *ar)
 {
     memset(ar, 0, sizeof *ar);
     ar->resolution = 1000000000u;
-    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ST_CLI_NONE;
+    for (unsigned a = 0; a < ST_ATTR__COUNT; a++)
+        ar->attr[a] = ST_CLI_NONE;
     ar->nlocs = NR;
     ar->locs = calloc(NR, sizeof *ar->locs);
     for (int r = 0; r < NR; r++)
