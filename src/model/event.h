@@ -33,6 +33,7 @@ typedef enum st_event_kind {
 #define ST_EVF_PERSISTENT 0x04u /* the request is persistent (Send_init/Recv_init, MPI_Start) */
 #define ST_EVF_IMPLICIT   0x08u /* OpenMP: implicit barrier / implicit task */
 #define ST_EVF_CLC_MOVED  0x10u /* CLC moved this event; orig_time holds the time before */
+/* 0x20, 0x40, 0x80: not used by the model; the CLI's archive reader keeps its flags there (ST_CLI_EVF_*) */
 
 typedef struct st_event {
     uint64_t time;   /* ns on the global clock */
