@@ -9,8 +9,8 @@
  * COMM_LOCATIONS, see archive_comm.c), so later passes never deal with communicator ranks.
  *
  * Conventions of synctrace archives (src/otf2/writer.c): location group id = rank; location
- * id = rank + (thread << 32) (Score-P's numbering; archives of older synctrace versions:
- * rank * 65536 + thread, both read, see st_cli_location_split); timer resolution 1e9 (ns); attribute "callsite" (string) on Enter events;
+ * ids as src/otf2/location.h numbers them (both numberings read); timer resolution 1e9 (ns);
+ * attribute "callsite" (string) on Enter events;
  * attribute "synctrace:calling_context" (CallingContext: the innermost application frame) on Enter
  * events with SYNCTRACE_CALLPATH, the frames as CallingContext / SourceCodeLocation definitions;
  * attribute "synctrace:orig_time" (uint64, same time base as event timestamps) on events
@@ -27,66 +27,63 @@
 #include <stdint.h>
 
 #include "../model/event.h"
-
-/* Event kinds beyond events.def (OTF2 records synctrace itself does not record). */
-enum {
-    ST_CLI_EV_BUFFER_FLUSH = ST_EV__COUNT, /* OTF2 BufferFlush; bytes = stop time */
-    ST_CLI_EV_MEASUREMENT,                 /* OTF2 MeasurementOnOff; tag = mode (1 on, 2 off) */
-    ST_CLI_EV_PROGRAM_BEGIN,               /* ref = program name string */
-    ST_CLI_EV_PROGRAM_END,                 /* bytes = exit status */
-    ST_CLI_EV_REQUEST_TEST,                /* OTF2 MpiRequestTest; req */
-    ST_CLI_EV__COUNT
-};
+#include "../otf2/attributes.h"
 
 #define ST_CLI_NONE UINT32_MAX /* no region / comm / string */
 
-/* Event flags. */
-#define ST_CLI_EVF_MOVED      0x01u /* carries synctrace:orig_time (CLC moved it) */
-#define ST_CLI_EVF_BADPEER    0x02u /* peer/root could not be translated to a world rank */
-#define ST_CLI_EVF_PID        0x04u /* OpenMP fork/join/team event with synctrace:parallel_id in req */
-#define ST_CLI_EVF_ORDER      0x08u /* order is valid (synctrace:post_id / synctrace:coll_seq) */
-#define ST_CLI_EVF_ROOT_GROUP 0x10u /* intercommunicator collective: the root is another process of this group */
-
 /*
- * One event. Which fields a kind uses:
- *   enter/leave            ref = region
- *   send/isend             peer = receiver (world), comm, tag, bytes, req (isend)
- *   recv/irecv             peer = sender (world), comm, tag, bytes, req (irecv)
- *   isend_complete, irecv_request, cancelled, icoll_request, request_test: req
- *   coll_end/icoll_complete op (OTF2_CollectiveOp), comm, peer = root (world) or -1,
- *                          bytes = sent, bytes2 = received, req (icoll_complete); on an
- *                          intercommunicator the root's own events name itself, the rest of
- *                          its group has peer -1 and ST_CLI_EVF_ROOT_GROUP
- *   omp_fork               bytes = requested threads; req = parallel id (ST_CLI_EVF_PID)
- *   omp_join               req = parallel id (ST_CLI_EVF_PID)
- *   omp_team_begin/end     comm = thread team; req = parallel id (ST_CLI_EVF_PID)
- *   omp_acquire/release    ref = lock id, req = acquisition order
- *   omp_task_*             comm = thread team, tag = creating thread, req = generation number
- * time is the OTF2 timestamp (ticks, not offset-corrected); orig is the timestamp before
- * CLC (== time unless ST_CLI_EVF_MOVED); callsite is a string ref or ST_CLI_NONE; cctx (enter)
- * the calling context or ST_CLI_NONE; order
- * (with ST_CLI_EVF_ORDER) is a recv's post id (synctrace:post_id) or a coll_end's /
- * icoll_complete's instance number on its communicator (synctrace:coll_seq).
+ * The reader's events are the model's st_event_t (src/model/event.h, kinds from events.def,
+ * OTF2 records synctrace does not write as its ST_EVENT_READ kinds), with the archive's own
+ * references where the model has process-local ones:
+ *   enter/leave            region = OTF2 region ref; enter: aux = call site ("callsite" string
+ *                          ref + 1, 0: none), calling context (synctrace:calling_context ref) in
+ *                          the call-path place (st_event_callpath, model/callpath.h)
+ *   send/isend/recv/irecv  peer (world), comm = OTF2 comm ref, tag (OTF2's uint32), bytes,
+ *                          id = request (isend/irecv) or the post id (recv, ST_CLI_EVF_ORDER)
+ *   coll_end/icoll_complete op, comm = OTF2 comm ref, peer = root (world) or -1, bytes = sent,
+ *                          bytes2 = received, id = instance (coll_end, ST_CLI_EVF_ORDER) or
+ *                          request (icoll_complete; its instance in aux with ST_CLI_EVF_ORDER);
+ *                          on an intercommunicator the root's own events name itself, the rest
+ *                          of its group has peer -1 and ST_EVF_PROC_NULL
+ *   omp_fork/join/team_*   id = parallel id (ST_CLI_EVF_PID); fork: bytes = requested threads;
+ *                          team: comm = the team's OTF2 comm ref
+ *   omp_acquire/release    id = lock id, bytes = acquisition order
+ *   omp_task_*             comm = team (OTF2 comm ref), tag = creating thread, bytes2 = generation
+ *   the others             as events.def says (isend_complete, irecv_request, cancelled,
+ *                          icoll_request, request_test: id = request)
+ * time is the OTF2 timestamp (ticks, not offset-corrected); an event CLC moved has
+ * ST_EVF_CLC_MOVED and its time before CLC (synctrace:orig_time) where the model keeps it
+ * (st_event_orig_time; st_cli_event_orig below).
  */
-typedef struct st_cli_event {
-    uint64_t time, orig;
-    uint64_t order;
-    uint64_t bytes, bytes2;
-    uint64_t req;
-    uint32_t ref, comm, tag, callsite;
-    uint32_t cctx;
-    int32_t  peer;
-    uint16_t op;
-    uint8_t  kind, flags;
-} st_cli_event_t;
+
+/* Flags of the reader beside the model's ST_EVF_* (in the bits those leave free). */
+#define ST_CLI_EVF_BADPEER 0x20u /* peer/root could not be translated to a world rank */
+#define ST_CLI_EVF_PID     0x40u /* OpenMP fork/join/team event with synctrace:parallel_id in id */
+#define ST_CLI_EVF_ORDER   0x80u /* the order is valid: a recv's post id (synctrace:post_id) or a
+                                    collective's instance on its communicator (synctrace:coll_seq) */
+_Static_assert(((ST_CLI_EVF_BADPEER | ST_CLI_EVF_PID | ST_CLI_EVF_ORDER) &
+                (ST_EVF_INTERCOMM | ST_EVF_PROC_NULL | ST_EVF_PERSISTENT | ST_EVF_IMPLICIT | ST_EVF_CLC_MOVED)) == 0,
+               "reader flags overlap the model's");
+
+/* The timestamp of e before CLC (its time unless CLC moved it). */
+static inline uint64_t st_cli_event_orig(const st_event_t *e)
+{
+    return e->flags & ST_EVF_CLC_MOVED ? st_event_orig_time(e) : e->time;
+}
+
+/* The order of a recv / coll_end / icoll_complete (valid with ST_CLI_EVF_ORDER). */
+static inline uint64_t st_cli_event_order(const st_event_t *e)
+{
+    return e->kind == ST_EV_MPI_ICOLL_COMPLETE ? e->aux : e->id;
+}
 
 typedef struct st_cli_location {
     uint64_t id;
-    int32_t  rank;      /* st_cli_location_split() */
+    int32_t  rank;      /* st_otf2_location_split() */
     uint32_t thread;
     uint32_t name;      /* string ref */
     uint64_t declared;  /* number of events the definition announces */
-    st_cli_event_t *ev; /* owned */
+    st_event_t *ev;     /* owned */
     size_t   n, cap;
     int      skipped;   /* its events were not read (st_cli_archive_load_ranks): n = 0 */
 } st_cli_location_t;
@@ -171,8 +168,8 @@ typedef struct st_cli_archive {
     st_cli_lgroup_t *lgroups;  size_t nlgroups;  /* in file order */
     st_cli_sysnode_t *sysnodes; size_t nsysnodes; /* in file order */
     st_cli_lgroup_prop_t *gprops; size_t ngprops; /* in file order */
-    uint32_t attr_callsite, attr_orig, attr_pid, attr_post, attr_seq, attr_cctx; /* attribute refs or ST_CLI_NONE */
-    uint8_t  attr_orig_type;
+    uint32_t attr[ST_ATTR__COUNT]; /* the archive's ref of each synctrace attribute, or ST_CLI_NONE */
+    uint8_t  attr_orig_type;       /* OTF2_Type of synctrace:orig_time (older versions: int64) */
     int32_t  nranks;         /* number of distinct ranks among the locations */
 } st_cli_archive_t;
 
@@ -206,21 +203,13 @@ const st_cli_cctx_t *st_cli_cctx(const st_cli_archive_t *ar, uint32_t id);
 const st_cli_scl_t *st_cli_scl(const st_cli_archive_t *ar, uint32_t id);
 /* Value of archive property name, NULL when absent. */
 const char *st_cli_prop(const st_cli_archive_t *ar, const char *name);
-/* Name of the system tree node (host) location group `group` (= rank) runs on, "" when unknown. */
+/* Name of the system tree node (host) location group `group` (= rank) runs on, NULL when unknown. */
 const char *st_cli_group_node(const st_cli_archive_t *ar, uint32_t group);
 /* Index of the location with the given id in ar->locs, -1 when unknown. */
 long st_cli_location_index(const st_cli_archive_t *ar, uint64_t id);
 /* Index of the location of (rank, thread) in ar->locs, -1 when unknown. */
 long st_cli_location_find(const st_cli_archive_t *ar, int32_t rank, uint32_t thread);
-/*
- * Rank and thread of location id in location group `group` (= the rank in synctrace and
- * Score-P archives): rank + (thread << 32) when the low half is the group, else the older
- * rank * 65536 + thread (rank -1 when out of range).
- */
-void st_cli_location_split(uint64_t id, uint32_t group, int32_t *rank, uint32_t *thread);
 
-/* Name of an event kind (events.def names plus the ST_CLI_EV_* ones). */
-const char *st_cli_kind_name(unsigned kind);
 /* Lowercase OTF2 collective op name ("allreduce"), "?" when unknown. */
 const char *st_cli_op_name(unsigned op);
 

@@ -9,8 +9,8 @@
  *   COMM_SELF       the process alone (event rank 0 = the event's own rank);
  *   LOCATIONS,
  *   COMM_LOCATIONS  members are location ids.
- * A location id maps to its world rank through its Location definition (st_cli_location_split),
- * or, for an id without one, by the older synctrace convention id / 65536. When no
+ * A location id maps to its world rank through its Location definition (st_otf2_location_split),
+ * or, for an id without one, by the older synctrace numbering (st_otf2_location_split_old). When no
  * COMM_LOCATIONS group exists, COMM_GROUP members are taken as world ranks themselves.
  */
 #include "archive_read.h"
@@ -23,8 +23,10 @@ static int32_t rank_of_location(const st_cli_archive_t *ar, uint64_t loc)
     long i = st_cli_location_index(ar, loc);
     if (i >= 0)
         return ar->locs[i].rank;
-    uint64_t r = loc / 65536u;
-    return r > INT32_MAX ? -1 : (int32_t)r;
+    int32_t r;
+    uint32_t t;
+    st_otf2_location_split_old(loc, &r, &t);
+    return r;
 }
 
 static const st_cli_group_t *comm_locations(const st_cli_archive_t *ar, uint8_t paradigm)

@@ -91,20 +91,14 @@ static OTF2_CallbackCode on_attribute(void *u, OTF2_AttributeRef self, OTF2_Stri
     (void)descr;
     /* Strings precede attributes in a well-formed file, so the name is known here. */
     const char *n = st_cli_string(c->ar, name);
-    if (!strcmp(n, "callsite") && type == OTF2_TYPE_STRING)
-        c->ar->attr_callsite = self;
-    else if (!strcmp(n, "synctrace:orig_time") &&
-             (type == OTF2_TYPE_UINT64 || type == OTF2_TYPE_INT64)) {
-        c->ar->attr_orig = self;
-        c->ar->attr_orig_type = type;
-    } else if (!strcmp(n, "synctrace:parallel_id") && type == OTF2_TYPE_UINT64)
-        c->ar->attr_pid = self;
-    else if (!strcmp(n, "synctrace:post_id") && type == OTF2_TYPE_UINT64)
-        c->ar->attr_post = self;
-    else if (!strcmp(n, "synctrace:coll_seq") && type == OTF2_TYPE_UINT64)
-        c->ar->attr_seq = self;
-    else if (!strcmp(n, "synctrace:calling_context") && type == OTF2_TYPE_CALLING_CONTEXT)
-        c->ar->attr_cctx = self;
+    for (unsigned a = 0; a < ST_ATTR__COUNT; a++)
+        if (!strcmp(n, st_otf2_attr(a)->name) &&
+            (type == st_otf2_attr(a)->type || (a == ST_ATTR_ORIG_TIME && type == OTF2_TYPE_INT64))) {
+            c->ar->attr[a] = self;
+            if (a == ST_ATTR_ORIG_TIME)
+                c->ar->attr_orig_type = type;
+            break;
+        }
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -175,7 +169,7 @@ static OTF2_CallbackCode on_location(void *u, OTF2_LocationRef self, OTF2_String
         return OTF2_CALLBACK_INTERRUPT;
     }
     d->id = self;
-    st_cli_location_split(self, group, &d->rank, &d->thread);
+    st_otf2_location_split(self, group, &d->rank, &d->thread);
     d->name = name;
     d->declared = nevents;
     return OTF2_CALLBACK_SUCCESS;
@@ -298,19 +292,6 @@ const char *st_cli_string(const st_cli_archive_t *ar, uint32_t s)
     return "";
 }
 
-void st_cli_location_split(uint64_t id, uint32_t group, int32_t *rank, uint32_t *thread)
-{
-    uint64_t low = id & 0xffffffffu;
-    if (low == group && low <= INT32_MAX) { /* rank + (thread << 32) */
-        *rank = (int32_t)low;
-        *thread = (uint32_t)(id >> 32);
-    } else { /* rank * 65536 + thread (synctrace before Score-P's numbering) */
-        uint64_t r = id / 65536u;
-        *rank = r > INT32_MAX ? -1 : (int32_t)r;
-        *thread = (uint32_t)(id % 65536u);
-    }
-}
-
 long st_cli_location_find(const st_cli_archive_t *ar, int32_t rank, uint32_t thread)
 {
     size_t lo = 0, hi = ar->nlocs;
@@ -327,10 +308,14 @@ long st_cli_location_find(const st_cli_archive_t *ar, int32_t rank, uint32_t thr
 long st_cli_location_index(const st_cli_archive_t *ar, uint64_t id)
 {
     /* Try both numberings' (rank, thread); the id must match. */
-    uint64_t low = id & 0xffffffffu, r = id / 65536u;
-    long i = low <= INT32_MAX ? st_cli_location_find(ar, (int32_t)low, (uint32_t)(id >> 32)) : -1;
-    if (i < 0 || ar->locs[i].id != id)
-        i = r <= INT32_MAX ? st_cli_location_find(ar, (int32_t)r, (uint32_t)(id % 65536u)) : -1;
+    int32_t r;
+    uint32_t t;
+    st_otf2_location_split(id, (uint32_t)id, &r, &t);
+    long i = r >= 0 ? st_cli_location_find(ar, r, t) : -1;
+    if (i < 0 || ar->locs[i].id != id) {
+        st_otf2_location_split_old(id, &r, &t);
+        i = r >= 0 ? st_cli_location_find(ar, r, t) : -1;
+    }
     return i >= 0 && ar->locs[i].id == id ? i : -1;
 }
 
@@ -341,7 +326,7 @@ const char *st_cli_group_node(const st_cli_archive_t *ar, uint32_t group)
             for (size_t k = 0; k < ar->nsysnodes; k++)
                 if (ar->sysnodes[k].id == ar->lgroups[i].node)
                     return st_cli_string(ar, ar->sysnodes[k].name);
-    return "";
+    return NULL;
 }
 
 const char *st_cli_prop(const st_cli_archive_t *ar, const char *name)

@@ -14,6 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../model/callpath.h"
+
 typedef struct evt_ctx {
     st_cli_archive_t  *ar;
     st_cli_location_t *loc;
@@ -37,54 +39,51 @@ static int attr(const OTF2_AttributeList *al, uint32_t a, OTF2_Type want, OTF2_A
     return OTF2_AttributeList_GetAttributeByID(al, a, &type, v) == OTF2_SUCCESS && type == want;
 }
 
-/* The synctrace attributes of an event: call site, time before CLC, OpenMP parallel id,
- * receive post order, collective instance. */
-static void attributes(const evt_ctx_t *c, st_cli_event_t *e, unsigned k, const OTF2_AttributeList *al)
+/* The synctrace attributes of an event (archive.h says where each goes): call site and calling
+ * context of an ENTER, time before CLC, OpenMP parallel id, receive post order, collective instance. */
+static void attributes(const evt_ctx_t *c, st_event_t *e, unsigned k, const OTF2_AttributeList *al)
 {
     OTF2_AttributeValue v;
-    if (attr(al, c->ar->attr_callsite, OTF2_TYPE_STRING, &v))
-        e->callsite = v.stringRef;
-    if (k == ST_EV_ENTER && attr(al, c->ar->attr_cctx, OTF2_TYPE_CALLING_CONTEXT, &v))
-        e->cctx = v.callingContextRef;
-    if (attr(al, c->ar->attr_orig, c->ar->attr_orig_type, &v)) {
-        e->orig = v.uint64;
-        e->flags |= ST_CLI_EVF_MOVED;
+    if (k == ST_EV_ENTER && attr(al, c->ar->attr[ST_ATTR_CALLSITE], OTF2_TYPE_STRING, &v) && v.stringRef != ST_CLI_NONE)
+        e->aux = (uint64_t)v.stringRef + 1;
+    if (k == ST_EV_ENTER && attr(al, c->ar->attr[ST_ATTR_CALLPATH], OTF2_TYPE_CALLING_CONTEXT, &v))
+        st_event_set_callpath(e, v.callingContextRef);
+    if (attr(al, c->ar->attr[ST_ATTR_ORIG_TIME], c->ar->attr_orig_type, &v)) {
+        st_event_set_orig_time(e, v.uint64);
+        e->flags |= ST_EVF_CLC_MOVED;
     }
-    if (omp_team_kind(k) && attr(al, c->ar->attr_pid, OTF2_TYPE_UINT64, &v)) {
-        e->req = v.uint64;
+    if (omp_team_kind(k) && attr(al, c->ar->attr[ST_ATTR_ID], OTF2_TYPE_UINT64, &v)) {
+        e->id = v.uint64;
         e->flags |= ST_CLI_EVF_PID;
     }
-    uint32_t order = k == ST_EV_MPI_RECV ? c->ar->attr_post
-                   : k == ST_EV_MPI_COLL_END || k == ST_EV_MPI_ICOLL_COMPLETE ? c->ar->attr_seq : ST_CLI_NONE;
+    uint32_t order = k == ST_EV_MPI_RECV ? c->ar->attr[ST_ATTR_POST]
+                   : k == ST_EV_MPI_COLL_END || k == ST_EV_MPI_ICOLL_COMPLETE ? c->ar->attr[ST_ATTR_COLL_SEQ] : ST_CLI_NONE;
     if (attr(al, order, OTF2_TYPE_UINT64, &v)) {
-        e->order = v.uint64;
+        *(k == ST_EV_MPI_ICOLL_COMPLETE ? &e->aux : &e->id) = v.uint64;
         e->flags |= ST_CLI_EVF_ORDER;
     }
 }
 
 /* Appends an event of kind k at time t to the current location, with its attributes. */
-static st_cli_event_t *add(void *u, OTF2_TimeStamp t, unsigned k, OTF2_AttributeList *al)
+static st_event_t *add(void *u, OTF2_TimeStamp t, unsigned k, OTF2_AttributeList *al)
 {
     evt_ctx_t *c = u;
     if (c->loc->n >= c->most) {
         c->overrun = 1;
         return NULL;
     }
-    st_cli_event_t *e = st_cli_grow((void **)&c->loc->ev, &c->loc->n, &c->loc->cap, sizeof *e);
+    st_event_t *e = st_cli_grow((void **)&c->loc->ev, &c->loc->n, &c->loc->cap, sizeof *e);
     if (!e) {
         c->oom = 1;
         return NULL;
     }
-    e->time = e->orig = t;
-    e->kind = (uint8_t)k;
-    e->ref = e->comm = e->callsite = e->cctx = ST_CLI_NONE;
-    e->peer = -1;
+    *e = (st_event_t){ .time = t, .kind = (uint8_t)k, .peer = -1 };
     if (al && OTF2_AttributeList_GetNumberOfElements(al))
         attributes(c, e, k, al);
     return e;
 }
 
-static void set_peer(evt_ctx_t *c, st_cli_event_t *e, uint32_t comm, uint32_t rank)
+static void set_peer(evt_ctx_t *c, st_event_t *e, uint32_t comm, uint32_t rank)
 {
     e->comm = comm;
     if (rank == OTF2_UNDEFINED_UINT32)
@@ -96,14 +95,14 @@ static void set_peer(evt_ctx_t *c, st_cli_event_t *e, uint32_t comm, uint32_t ra
 
 /* A collective's root: OTF2's special values name this process (the root of an intercommunicator
  * collective), another process of its group (ROOT_THIS_GROUP) or none. */
-static void set_root(evt_ctx_t *c, st_cli_event_t *e, uint32_t comm, uint32_t root)
+static void set_root(evt_ctx_t *c, st_event_t *e, uint32_t comm, uint32_t root)
 {
     if (root == OTF2_COLLECTIVE_ROOT_SELF) {
         e->comm = comm;
         e->peer = c->loc->rank;
     } else if (root == OTF2_COLLECTIVE_ROOT_THIS_GROUP) {
         e->comm = comm;
-        e->flags |= ST_CLI_EVF_ROOT_GROUP;
+        e->flags |= ST_EVF_PROC_NULL;
     } else {
         set_peer(c, e, comm, root);
     }
@@ -114,19 +113,19 @@ static void set_root(evt_ctx_t *c, st_cli_event_t *e, uint32_t comm, uint32_t ro
 #define EV_NEW(kind)                                      \
     (void)l;                                              \
     (void)pos;                                            \
-    st_cli_event_t *e = add(u, t, (kind), al);            \
+    st_event_t *e = add(u, t, (kind), al);                \
     if (!e)                                               \
         return OTF2_CALLBACK_INTERRUPT
 #define EV_DONE return OTF2_CALLBACK_SUCCESS
 
-static OTF2_CallbackCode on_enter(EV_ARGS, OTF2_RegionRef r) { EV_NEW(ST_EV_ENTER); e->ref = r; EV_DONE; }
-static OTF2_CallbackCode on_leave(EV_ARGS, OTF2_RegionRef r) { EV_NEW(ST_EV_LEAVE); e->ref = r; EV_DONE; }
+static OTF2_CallbackCode on_enter(EV_ARGS, OTF2_RegionRef r) { EV_NEW(ST_EV_ENTER); e->region = r; EV_DONE; }
+static OTF2_CallbackCode on_leave(EV_ARGS, OTF2_RegionRef r) { EV_NEW(ST_EV_LEAVE); e->region = r; EV_DONE; }
 
 static OTF2_CallbackCode on_send(EV_ARGS, uint32_t to, OTF2_CommRef comm, uint32_t tag, uint64_t len)
 {
     EV_NEW(ST_EV_MPI_SEND);
     set_peer(u, e, comm, to);
-    e->tag = tag, e->bytes = len;
+    e->tag = (int32_t)tag, e->bytes = len;
     EV_DONE;
 }
 
@@ -134,7 +133,7 @@ static OTF2_CallbackCode on_isend(EV_ARGS, uint32_t to, OTF2_CommRef comm, uint3
 {
     EV_NEW(ST_EV_MPI_ISEND);
     set_peer(u, e, comm, to);
-    e->tag = tag, e->bytes = len, e->req = req;
+    e->tag = (int32_t)tag, e->bytes = len, e->id = req;
     EV_DONE;
 }
 
@@ -142,7 +141,7 @@ static OTF2_CallbackCode on_recv(EV_ARGS, uint32_t from, OTF2_CommRef comm, uint
 {
     EV_NEW(ST_EV_MPI_RECV);
     set_peer(u, e, comm, from);
-    e->tag = tag, e->bytes = len;
+    e->tag = (int32_t)tag, e->bytes = len;
     EV_DONE;
 }
 
@@ -150,17 +149,17 @@ static OTF2_CallbackCode on_irecv(EV_ARGS, uint32_t from, OTF2_CommRef comm, uin
 {
     EV_NEW(ST_EV_MPI_IRECV);
     set_peer(u, e, comm, from);
-    e->tag = tag, e->bytes = len, e->req = req;
+    e->tag = (int32_t)tag, e->bytes = len, e->id = req;
     EV_DONE;
 }
 
 #define REQ_EVENT(fn, kind) \
-    static OTF2_CallbackCode fn(EV_ARGS, uint64_t req) { EV_NEW(kind); e->req = req; EV_DONE; }
+    static OTF2_CallbackCode fn(EV_ARGS, uint64_t req) { EV_NEW(kind); e->id = req; EV_DONE; }
 REQ_EVENT(on_isend_complete, ST_EV_MPI_ISEND_COMPLETE)
 REQ_EVENT(on_irecv_request, ST_EV_MPI_IRECV_REQUEST)
 REQ_EVENT(on_cancelled, ST_EV_MPI_REQUEST_CANCELLED)
 REQ_EVENT(on_icoll_request, ST_EV_MPI_ICOLL_REQUEST)
-REQ_EVENT(on_request_test, ST_CLI_EV_REQUEST_TEST)
+REQ_EVENT(on_request_test, ST_EV_MPI_REQUEST_TEST)
 
 static OTF2_CallbackCode on_coll_begin(EV_ARGS) { EV_NEW(ST_EV_MPI_COLL_BEGIN); EV_DONE; }
 
@@ -178,7 +177,7 @@ static OTF2_CallbackCode on_icoll_complete(EV_ARGS, OTF2_CollectiveOp op, OTF2_C
 {
     EV_NEW(ST_EV_MPI_ICOLL_COMPLETE);
     set_root(u, e, comm, root);
-    e->op = op, e->bytes = sent, e->bytes2 = recvd, e->req = req;
+    e->op = op, e->bytes = sent, e->bytes2 = recvd, e->id = req;
     EV_DONE;
 }
 
@@ -199,7 +198,7 @@ static OTF2_CallbackCode on_team_end(EV_ARGS, OTF2_CommRef team) { EV_NEW(ST_EV_
     {                                                                                      \
         (void)m;                                                                           \
         EV_NEW(kind);                                                                      \
-        e->ref = lock, e->req = order;                                                     \
+        e->id = lock, e->bytes = order;                                                    \
         EV_DONE;                                                                           \
     }
 LOCK_EVENT(on_acquire, ST_EV_THREAD_ACQUIRE_LOCK)
@@ -209,25 +208,25 @@ LOCK_EVENT(on_release, ST_EV_THREAD_RELEASE_LOCK)
     static OTF2_CallbackCode fn(EV_ARGS, OTF2_CommRef team, uint32_t creator, uint32_t gen)      \
     {                                                                                           \
         EV_NEW(kind);                                                                           \
-        e->comm = team, e->tag = creator, e->req = gen;                                         \
+        e->comm = team, e->tag = (int32_t)creator, e->bytes2 = gen;                             \
         EV_DONE;                                                                                \
     }
 TASK_EVENT(on_task_create, ST_EV_THREAD_TASK_CREATE)
 TASK_EVENT(on_task_switch, ST_EV_THREAD_TASK_SWITCH)
 TASK_EVENT(on_task_complete, ST_EV_THREAD_TASK_COMPLETE)
 
-static OTF2_CallbackCode on_flush(EV_ARGS, OTF2_TimeStamp stop) { EV_NEW(ST_CLI_EV_BUFFER_FLUSH); e->bytes = stop; EV_DONE; }
-static OTF2_CallbackCode on_measurement(EV_ARGS, OTF2_MeasurementMode m) { EV_NEW(ST_CLI_EV_MEASUREMENT); e->tag = m; EV_DONE; }
+static OTF2_CallbackCode on_flush(EV_ARGS, OTF2_TimeStamp stop) { EV_NEW(ST_EV_BUFFER_FLUSH); e->bytes = stop; EV_DONE; }
+static OTF2_CallbackCode on_measurement(EV_ARGS, OTF2_MeasurementMode m) { EV_NEW(ST_EV_MEASUREMENT); e->tag = (int32_t)m; EV_DONE; }
 
 static OTF2_CallbackCode on_program_begin(EV_ARGS, OTF2_StringRef name, uint32_t nargs, const OTF2_StringRef *args)
 {
     (void)nargs; (void)args;
-    EV_NEW(ST_CLI_EV_PROGRAM_BEGIN);
-    e->ref = name;
+    EV_NEW(ST_EV_PROGRAM_BEGIN);
+    e->id = name;
     EV_DONE;
 }
 
-static OTF2_CallbackCode on_program_end(EV_ARGS, int64_t status) { EV_NEW(ST_CLI_EV_PROGRAM_END); e->bytes = (uint64_t)status; EV_DONE; }
+static OTF2_CallbackCode on_program_end(EV_ARGS, int64_t status) { EV_NEW(ST_EV_PROGRAM_END); e->bytes = (uint64_t)status; EV_DONE; }
 
 static OTF2_EvtReaderCallbacks *make_callbacks(void)
 {
@@ -318,7 +317,7 @@ static uint64_t reserve(const st_cli_archive_t *ar, st_cli_location_t *loc)
         return (uint64_t)st.st_size;
     if (n > (uint64_t)st.st_size)
         n = (uint64_t)st.st_size;
-    st_cli_event_t *ev = n < SIZE_MAX / sizeof *ev ? malloc((size_t)n * sizeof *ev) : NULL;
+    st_event_t *ev = n < SIZE_MAX / sizeof *ev ? malloc((size_t)n * sizeof *ev) : NULL;
     if (ev) {
         loc->ev = ev;
         loc->cap = (size_t)n;

@@ -138,13 +138,15 @@ static int check_times(const st_cli_archive_t *ar, char *err, size_t errlen)
     uint64_t lo = ar->offset, len = ar->length;
     for (size_t l = 0; l < ar->nlocs; l++)
         for (size_t i = 0; i < ar->locs[l].n; i++) {
-            const st_cli_event_t *e = &ar->locs[l].ev[i];
+            const st_event_t *e = &ar->locs[l].ev[i];
             const char *what = NULL;
             uint64_t bad = 0;
             if (e->time < lo || e->time - lo > len)
                 what = "timestamp", bad = e->time;
-            else if ((e->flags & ST_CLI_EVF_MOVED) && (e->orig > e->time ? e->orig - e->time : e->time - e->orig) > len)
-                what = "time before CLC (synctrace:orig_time)", bad = e->orig;
+            else if ((e->flags & ST_EVF_CLC_MOVED) &&
+                     (st_event_orig_time(e) > e->time ? st_event_orig_time(e) - e->time
+                                                      : e->time - st_event_orig_time(e)) > len)
+                what = "time before CLC (synctrace:orig_time)", bad = st_event_orig_time(e);
             if (what) {
                 snprintf(err, errlen, "rank %d thread %u, event %llu: %s %llu outside the trace's time range %llu .. "
                          "%llu (clock properties)", ar->locs[l].rank, ar->locs[l].thread, (unsigned long long)i, what,
@@ -188,7 +190,8 @@ int st_cli_archive_load_ranks(const char *dir, st_cli_archive_t *ar, st_cli_rank
                               size_t errlen)
 {
     memset(ar, 0, sizeof *ar);
-    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ar->attr_cctx = ST_CLI_NONE;
+    for (unsigned a = 0; a < ST_ATTR__COUNT; a++)
+        ar->attr[a] = ST_CLI_NONE;
     if (!(ar->path = anchor_path(dir, err, errlen)))
         return -1;
     if (only_regular_files(ar->path, err, errlen) != 0) {

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "archive.h"
+#include "../otf2/location.h"
 
 /* Global definitions and archive properties. */
 int st_cli_read_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t errlen);

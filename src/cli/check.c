@@ -48,23 +48,23 @@ static uint64_t *counter(st_cli_check_t *r, unsigned type, const char **name)
 }
 
 /* The archive's location and event of a graph reference (locations convert 1:1, in order). */
-static const st_cli_event_t *arch_event(const ctx_t *c, const st_rel_ref_t *ref, long *loc)
+static const st_event_t *arch_event(const ctx_t *c, const st_rel_ref_t *ref, long *loc)
 {
     const st_rel_loc_t *L = &c->in->locs[ref->loc];
     *loc = st_cli_location_find(c->ar, L->rank, L->thread);
     return *loc >= 0 && ref->ev < c->ar->locs[*loc].n ? &c->ar->locs[*loc].ev[ref->ev] : NULL;
 }
 
-static void detail_of(const ctx_t *c, unsigned type, const st_cli_event_t *re, const st_cli_event_t *se, char *out,
+static void detail_of(const ctx_t *c, unsigned type, const st_event_t *re, const st_event_t *se, char *out,
                       size_t n)
 {
     *out = 0;
     if (type == ST_REL_KEY_P2P)
-        snprintf(out, n, "(comm %u, tag %u)", se->comm, se->tag);
+        snprintf(out, n, "(comm %u, tag %u)", se->comm, (unsigned)se->tag);
     else if (type == ST_REL_KEY_COLL)
         snprintf(out, n, "(%s on comm %u)", st_cli_op_name(re->op), re->comm);
-    else if (type == ST_REL_KEY_SYNC && st_cli_region(c->ar, re->ref))
-        snprintf(out, n, "(%s)", st_cli_string(c->ar, st_cli_region(c->ar, re->ref)->name));
+    else if (type == ST_REL_KEY_SYNC && st_cli_region(c->ar, re->region))
+        snprintf(out, n, "(%s)", st_cli_string(c->ar, st_cli_region(c->ar, re->region)->name));
 }
 
 /* One line: "p2p: recv at rank 1 thread 0 t=150 is 10 ns before send at rank 0 thread 0 t=160 (...)". */
@@ -72,7 +72,7 @@ static void example(const ctx_t *c, const char *what, unsigned type, const st_re
 {
     st_cli_check_t *res = c->res;
     long rl, sl;
-    const st_cli_event_t *re = arch_event(c, &rel->recv, &rl), *se = arch_event(c, &rel->send, &sl);
+    const st_event_t *re = arch_event(c, &rel->recv, &rl), *se = arch_event(c, &rel->send, &sl);
     if (res->nexamples >= ST_CLI_CHECK_EXAMPLES || !re || !se)
         return;
     const st_cli_location_t *r = &c->ar->locs[rl], *s = &c->ar->locs[sl];
@@ -81,8 +81,8 @@ static void example(const ctx_t *c, const char *what, unsigned type, const st_re
     detail_of(c, type, re, se, detail, sizeof detail);
     snprintf(res->examples[res->nexamples++], sizeof res->examples[0],
              "%s: %s at rank %d thread %u t=%lld is %lld %s before %s at rank %d thread %u t=%lld%s%s", what,
-             st_cli_kind_name(re->kind), r->rank, r->thread, tr, ts - tr,
-             c->ar->resolution == 1000000000u ? "ns" : "ticks", st_cli_kind_name(se->kind), s->rank, s->thread, ts,
+             st_event_kind_name(re->kind), r->rank, r->thread, tr, ts - tr,
+             c->ar->resolution == 1000000000u ? "ns" : "ticks", st_event_kind_name(se->kind), s->rank, s->thread, ts,
              *detail ? " " : "", detail);
 }
 

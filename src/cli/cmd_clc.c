@@ -143,7 +143,7 @@ static int any_moved(const st_cli_archive_t *ar)
 {
     for (size_t l = 0; l < ar->nlocs; l++)
         for (size_t i = 0; i < ar->locs[l].n; i++)
-            if (ar->locs[l].ev[i].flags & ST_CLI_EVF_MOVED)
+            if (ar->locs[l].ev[i].flags & ST_EVF_CLC_MOVED)
                 return 1;
     return 0;
 }

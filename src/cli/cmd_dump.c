@@ -21,12 +21,12 @@ static void text_value(FILE *out, const char *s)
         st_json_string(out, s);
 }
 
-static void print_json(FILE *out, const st_cli_archive_t *ar, const st_cli_location_t *l, const st_cli_event_t *e)
+static void print_json(FILE *out, const st_cli_archive_t *ar, const st_cli_location_t *l, const st_event_t *e)
 {
     st_cli_field_t f[ST_CLI_MAX_FIELDS];
     int n = st_cli_event_fields(ar, e, f);
     fprintf(out, "{\"t\":%" PRId64 ",\"rank\":%d,\"thread\":%u,\"type\":\"%s\"", (int64_t)(e->time - ar->offset),
-            l->rank, l->thread, st_cli_kind_name(e->kind));
+            l->rank, l->thread, st_event_kind_name(e->kind));
     for (int i = 0; i < n; i++) {
         fprintf(out, ",\"%s\":", f[i].name);
         if (f[i].type == ST_CLI_F_INT)
@@ -37,12 +37,12 @@ static void print_json(FILE *out, const st_cli_archive_t *ar, const st_cli_locat
     fputs("}\n", out);
 }
 
-static void print_text(FILE *out, const st_cli_archive_t *ar, const st_cli_location_t *l, const st_cli_event_t *e)
+static void print_text(FILE *out, const st_cli_archive_t *ar, const st_cli_location_t *l, const st_event_t *e)
 {
     st_cli_field_t f[ST_CLI_MAX_FIELDS];
     int n = st_cli_event_fields(ar, e, f);
     fprintf(out, n ? "%15" PRId64 " %5d %6u  %-17s" : "%15" PRId64 " %5d %6u  %s", (int64_t)(e->time - ar->offset),
-            l->rank, l->thread, st_cli_kind_name(e->kind));
+            l->rank, l->thread, st_event_kind_name(e->kind));
     for (int i = 0; i < n; i++) {
         fprintf(out, " %s=", f[i].name);
         if (f[i].type == ST_CLI_F_INT)
@@ -63,7 +63,7 @@ static int dump(const st_cli_archive_t *ar, int json)
     if (!json)
         printf("%15s %5s %6s  %-17s %s\n", "t", "rank", "thread", "type", "fields");
     size_t loc;
-    const st_cli_event_t *e;
+    const st_event_t *e;
     while (st_cli_merge_next(&m, &loc, &e) && !ferror(stdout))
         (json ? print_json : print_text)(stdout, ar, &ar->locs[loc], e);
     st_cli_merge_free(&m);

@@ -76,9 +76,9 @@ static void metadata(xport_t *x)
     }
 }
 
-static void region_event(xport_t *x, const st_cli_location_t *l, const st_cli_event_t *enter, uint64_t end)
+static void region_event(xport_t *x, const st_cli_location_t *l, const st_event_t *enter, uint64_t end)
 {
-    const st_cli_region_t *r = st_cli_region(x->ar, enter->ref);
+    const st_cli_region_t *r = st_cli_region(x->ar, enter->region);
     begin(x, "X");
     fputs(",\"name\":", x->out);
     st_json_string(x->out, r ? st_cli_string(x->ar, r->name) : "?");
@@ -90,14 +90,14 @@ static void region_event(xport_t *x, const st_cli_location_t *l, const st_cli_ev
 static int regions(xport_t *x, const st_cli_location_t *l)
 {
     size_t depth = 0, cap = 64;
-    const st_cli_event_t **open = malloc(cap * sizeof *open);
+    const st_event_t **open = malloc(cap * sizeof *open);
     if (!open)
         return -1;
     for (size_t i = 0; i < l->n; i++) {
-        const st_cli_event_t *e = &l->ev[i];
+        const st_event_t *e = &l->ev[i];
         if (e->kind == ST_EV_ENTER) {
             if (depth == cap) {
-                const st_cli_event_t **grown = realloc(open, 2 * cap * sizeof *open);
+                const st_event_t **grown = realloc(open, 2 * cap * sizeof *open);
                 if (!grown) {
                     free(open);
                     return -1;
@@ -116,7 +116,7 @@ static int regions(xport_t *x, const st_cli_location_t *l)
 }
 
 /* The archive event of a graph reference (locations convert 1:1, by rank and thread). */
-static const st_cli_location_t *ref_loc(const xport_t *x, const st_rel_ref_t *ref, const st_cli_event_t **e)
+static const st_cli_location_t *ref_loc(const xport_t *x, const st_rel_ref_t *ref, const st_event_t **e)
 {
     const st_rel_loc_t *L = &x->a->in.locs[ref->loc];
     long i = st_cli_location_find(x->ar, L->rank, L->thread);
@@ -126,12 +126,12 @@ static const st_cli_location_t *ref_loc(const xport_t *x, const st_rel_ref_t *re
     return &x->ar->locs[i];
 }
 
-static void flow_end(xport_t *x, const char *ph, uint64_t id, const st_cli_location_t *l, const st_cli_event_t *e)
+static void flow_end(xport_t *x, const char *ph, uint64_t id, const st_cli_location_t *l, const st_event_t *e)
 {
     begin(x, ph);
     fprintf(x->out, ",\"name\":\"message\",\"cat\":\"message\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":%.3f%s",
             id, l->rank, l->thread, us(x, e->time), ph[0] == 'f' ? ",\"bp\":\"e\"" : "");
-    fprintf(x->out, ",\"args\":{\"tag\":%u,\"bytes\":%" PRIu64 "}}", e->tag, e->bytes);
+    fprintf(x->out, ",\"args\":{\"tag\":%u,\"bytes\":%" PRIu64 "}}", (unsigned)e->tag, e->bytes);
 }
 
 static void messages(xport_t *x)
@@ -142,7 +142,7 @@ static void messages(xport_t *x)
         const st_rel_inst_t *in = &g->inst[k];
         if (st_rel_inst_type(in) != ST_REL_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
             continue;
-        const st_cli_event_t *se, *re;
+        const st_event_t *se, *re;
         const st_cli_location_t *sl = ref_loc(x, &g->refs[in->first], &se);
         const st_cli_location_t *rl = ref_loc(x, &g->refs[in->first + 1], &re);
         if (!sl || !rl)

@@ -12,7 +12,7 @@
 #include <strings.h>
 
 typedef struct summary {
-    uint64_t by_kind[ST_CLI_EV__COUNT];
+    uint64_t by_kind[ST_EV__ALL];
     uint64_t total, first, last, moved, flushes;
     uint32_t min_threads, max_threads;
 } summary_t;
@@ -41,13 +41,13 @@ static void summarize(const st_cli_archive_t *ar, summary_t *s)
     s->first = UINT64_MAX;
     for (size_t i = 0; i < ar->nlocs; i++)
         for (size_t k = 0; k < ar->locs[i].n; k++) {
-            const st_cli_event_t *e = &ar->locs[i].ev[k];
-            s->by_kind[e->kind < ST_CLI_EV__COUNT ? e->kind : 0]++;
+            const st_event_t *e = &ar->locs[i].ev[k];
+            s->by_kind[e->kind < ST_EV__ALL ? e->kind : 0]++;
             s->total++;
             s->first = e->time < s->first ? e->time : s->first;
             s->last = e->time > s->last ? e->time : s->last;
-            s->moved += (e->flags & ST_CLI_EVF_MOVED) != 0;
-            s->flushes += e->kind == ST_EV_ENTER && is_flush_region(ar, e->ref);
+            s->moved += (e->flags & ST_EVF_CLC_MOVED) != 0;
+            s->flushes += e->kind == ST_EV_ENTER && is_flush_region(ar, e->region);
         }
     count_threads(ar, s);
 }
@@ -133,9 +133,9 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
     else
         printf("locations:       0\n");
     printf("events:          %" PRIu64 " (all locations)\n", s->total);
-    for (unsigned k = 0; k < ST_CLI_EV__COUNT; k++)
+    for (unsigned k = 0; k < ST_EV__ALL; k++)
         if (s->by_kind[k])
-            printf("  %-20s %" PRIu64 "\n", st_cli_kind_name(k), s->by_kind[k]);
+            printf("  %-20s %" PRIu64 "\n", st_event_kind_name(k), s->by_kind[k]);
     double span = s->total ? (double)(s->last - s->first) : 0;
     printf("duration:        %.9f s (first to last event, %.0f ticks)\n", span / (double)ar->resolution, span);
     printf("timer:           %" PRIu64 " ticks/s, global offset %" PRIu64 "\n", ar->resolution, ar->offset);

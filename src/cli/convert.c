@@ -4,24 +4,14 @@
  * definitions, region ids of this build (matched by name), call sites. Both `synctrace
  * clc` and `synctrace check` derive the logical messages from it with the shim's own
  * derivation (src/relations/derive.c), so the three agree by construction.
- * What OTF2 has no field for, the writer stores as attributes: a blocking receive's post
- * id (synctrace:post_id; request ids come from the same process-wide counter, so together
- * they are the post order deps.c matches receives by) and a collective's instance number
- * (synctrace:coll_seq). Archives of earlier versions lack them; for those (per rank, when
- * any receive or collective lacks it) they are rebuilt as before:
- *  - receive post order: request ids are scaled by K and a blocking receive gets an id
- *    between its thread's previous and next request (exact on one thread; receives of one
- *    channel posted concurrently by several threads are ordered as recorded); after CLC
- *    the request ids are unscaled and the rebuilt receive ids dropped (not written);
- *  - collective instance numbers: per communicator, in the order of the events that
- *    drew them in the shim (a blocking collective's end, a nonblocking one's request).
- * Rebuilt from what OTF2 stores, as a mapping of identities:
- *  - OpenMP task ids: explicit tasks numbered by (team, creator, generation), implicit
- *    tasks by (parallel region, thread); the task a switch leaves is the one the thread
- *    ran before; lock kinds are not stored (lock ids are distinct across kinds);
- *  - node names from the system tree (mu classes).
+ * The reader's events are already the model's (archive.h); converting one replaces the
+ * archive's references by the rank's and drops what only the reader keeps. What the archive
+ * does not store is rebuilt per rank (convert_rebuild.c); from the definitions: call paths
+ * (calling contexts) and node names (the system tree; mu classes); lock kinds are not
+ * stored (lock ids are distinct across kinds).
  */
 #include "convert.h"
+#include "convert_rebuild.h"
 
 #include <otf2/otf2.h>
 #include <stdarg.h>
@@ -29,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/callpath.h"
 #include "../model/region.h"
 
 /* Per-rank conversion state. */
@@ -58,87 +49,18 @@ static int bad(const char *fmt, ...)
     return -1;
 }
 
-/* ---- node names: the system tree the CLI reader does not load ------------------------------------ */
-
-typedef struct tree_ctx {
-    const st_cli_archive_t *ar;
-    conv_t  *c;
-    uint64_t *node_ref; /* [nranks] */
-    struct { uint64_t id; uint32_t name; } *nodes;
-    size_t   nnodes, cap;
-} tree_ctx_t;
-
-static OTF2_CallbackCode on_tree_node(void *u, OTF2_SystemTreeNodeRef self, OTF2_StringRef name,
-                                      OTF2_StringRef cls, OTF2_SystemTreeNodeRef parent)
+/* Node name of every rank: its location group's system tree node (the loader keeps them). */
+static void node_names(conv_t *c)
 {
-    (void)cls, (void)parent;
-    tree_ctx_t *t = u;
-    if (t->nnodes == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 16;
-        void *p = realloc(t->nodes, cap * sizeof *t->nodes);
-        if (!p)
-            return OTF2_CALLBACK_INTERRUPT;
-        t->nodes = p;
-        t->cap = cap;
+    for (int32_t r = 0; r < c->nranks; r++) {
+        const char *name = st_cli_group_node(c->ar, (uint32_t)r);
+        snprintf(c->node[r], sizeof c->node[r], "%s", name ? name : "unknown");
     }
-    t->nodes[t->nnodes].id = self;
-    t->nodes[t->nnodes++].name = name;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-static OTF2_CallbackCode on_group(void *u, OTF2_LocationGroupRef self, OTF2_StringRef name,
-                                  OTF2_LocationGroupType type, OTF2_SystemTreeNodeRef parent,
-                                  OTF2_LocationGroupRef creator)
-{
-    (void)name, (void)type, (void)creator;
-    tree_ctx_t *t = u;
-    if (self < (uint64_t)t->c->nranks)
-        t->node_ref[self] = parent;
-    return OTF2_CALLBACK_SUCCESS;
-}
-
-/* Node name of every rank (location group id = rank, its system-tree parent = the node). */
-static int read_nodes(conv_t *c)
-{
-    tree_ctx_t t = { .ar = c->ar, .c = c, .node_ref = malloc(sizeof(uint64_t) * (size_t)c->nranks) };
-    OTF2_Reader *rd = OTF2_Reader_Open(c->ar->path);
-    OTF2_GlobalDefReaderCallbacks *cb = OTF2_GlobalDefReaderCallbacks_New();
-    OTF2_GlobalDefReader *gr = NULL;
-    int rc = t.node_ref && rd && cb ? 0 : -1;
-    for (int32_t r = 0; t.node_ref && r < c->nranks; r++)
-        t.node_ref[r] = UINT64_MAX;
-    if (rc == 0 && (OTF2_Reader_SetSerialCollectiveCallbacks(rd) != OTF2_SUCCESS ||
-                    !(gr = OTF2_Reader_GetGlobalDefReader(rd))))
-        rc = -1;
-    if (rc == 0) {
-        uint64_t n = 0;
-        OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, on_tree_node);
-        OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_group);
-        if (OTF2_Reader_RegisterGlobalDefCallbacks(rd, gr, cb, &t) != OTF2_SUCCESS ||
-            OTF2_Reader_ReadAllGlobalDefinitions(rd, gr, &n) != OTF2_SUCCESS)
-            rc = -1;
-    }
-    for (int32_t r = 0; rc == 0 && r < c->nranks; r++) {
-        const char *name = "unknown";
-        for (size_t i = 0; i < t.nnodes; i++)
-            if (t.nodes[i].id == t.node_ref[r])
-                name = st_cli_string(c->ar, t.nodes[i].name);
-        snprintf(c->node[r], sizeof c->node[r], "%s", name);
-    }
-    if (gr)
-        OTF2_Reader_CloseGlobalDefReader(rd, gr);
-    if (cb)
-        OTF2_GlobalDefReaderCallbacks_Delete(cb);
-    if (rd)
-        OTF2_Reader_Close(rd);
-    free(t.node_ref);
-    free(t.nodes);
-    return rc ? bad("cannot read the system tree of %s", c->ar->path) : 0;
 }
 
 /* ---- definitions -------------------------------------------------------------------------------- */
 
-static int map_regions(conv_t *c)
+static void map_regions(conv_t *c)
 {
     for (size_t i = 0; i < c->ar->nregions; i++) {
         const char *name = st_cli_string(c->ar, c->ar->regions[i].name);
@@ -149,7 +71,6 @@ static int map_regions(conv_t *c)
                 break;
             }
     }
-    return 0;
 }
 
 static uint32_t region_of(const conv_t *c, uint32_t ref)
@@ -260,360 +181,82 @@ static int team_place(const conv_t *c, uint32_t team, uint64_t loc, int32_t *num
 
 /* ---- events ----------------------------------------------------------------------------------------- */
 
-static int message_event(const conv_t *c, const st_rankdata_t *rd, const st_cli_event_t *e, st_event_t *x)
+/* Local communicator and INTERCOMM flag of a message or collective; -1 when comm or peer is unknown. */
+static int message_event(const conv_t *c, const st_rankdata_t *rd, const st_event_t *e, st_event_t *x)
 {
     x->comm = local_comm(c, e->comm);
     if (x->comm == ST_NO_COMM || (e->flags & ST_CLI_EVF_BADPEER))
         return -1;
     if (rd->comms[x->comm].flags & ST_COMMF_INTER)
         x->flags |= ST_EVF_INTERCOMM;
-    x->peer = e->peer;
-    x->bytes = e->bytes;
     return 0;
 }
 
-/* One event; task and post-order fields are completed per rank afterwards. */
-static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *L, const st_cli_event_t *e,
+/* An archive event as the shim would have recorded it, as far as the archive tells: the
+ * reader's event (archive.h) without its time before CLC and its reader flags, with this
+ * build's region, the rank's local communicator and call site. Task ids and the post order
+ * are completed per rank afterwards. */
+static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *L, const st_event_t *e,
                          st_event_t *x)
 {
-    *x = (st_event_t){ .time = c->flags & ST_CLI_CONV_RAW ? e->orig : e->time, .kind = e->kind, .peer = -1 };
+    *x = *e;
+    x->time = c->flags & ST_CLI_CONV_RAW ? st_cli_event_orig(e) : e->time;
+    if (e->flags & ST_EVF_CLC_MOVED) /* the time before CLC has no place in the shim's events */
+        st_event_set_orig_time(x, 0);
+    x->flags = e->flags & ST_EVF_PROC_NULL;
     switch (e->kind) {
     case ST_EV_ENTER:
     case ST_EV_LEAVE:
-        if ((x->region = region_of(c, e->ref)) == UINT32_MAX && (c->flags & ST_CLI_CONV_CHECK))
+        if ((x->region = region_of(c, e->region)) == UINT32_MAX && (c->flags & ST_CLI_CONV_CHECK))
             x->region = ST_REGION__COUNT; /* no relation starts at a region this build does not know */
         else if (x->region == UINT32_MAX)
             return bad("region '%s' is not one of this build's",
-                       st_cli_string(c->ar, st_cli_region(c->ar, e->ref) ? st_cli_region(c->ar, e->ref)->name : 0));
-        if (e->kind == ST_EV_ENTER && e->callsite != ST_CLI_NONE &&
-            add_callsite(rd, e->callsite, st_cli_string(c->ar, e->callsite), &x->aux))
+                       st_cli_string(c->ar, st_cli_region(c->ar, e->region) ? st_cli_region(c->ar, e->region)->name : 0));
+        if (e->kind == ST_EV_ENTER && e->aux &&
+            add_callsite(rd, (uint32_t)(e->aux - 1), st_cli_string(c->ar, (uint32_t)(e->aux - 1)), &x->aux))
             return bad("out of memory");
-        if (e->kind == ST_EV_ENTER && e->cctx != ST_CLI_NONE && st_cli_cctx(c->ar, e->cctx)) /* archive index for now */
-            st_event_set_callpath(x, (uint32_t)(st_cli_cctx(c->ar, e->cctx) - c->ar->cctxs));
+        if (e->kind == ST_EV_ENTER) { /* the archive index for now (rank_callpaths) */
+            const st_cli_cctx_t *cc = st_event_callpath(e) != ST_CP_NONE ? st_cli_cctx(c->ar, st_event_callpath(e)) : NULL;
+            st_event_set_callpath(x, cc ? (uint32_t)(cc - c->ar->cctxs) : ST_CP_NONE);
+        }
         return 0;
     case ST_EV_MPI_SEND: case ST_EV_MPI_ISEND: case ST_EV_MPI_RECV: case ST_EV_MPI_IRECV:
         if (message_event(c, rd, e, x))
             return bad("rank %d thread %u: a message on an unknown communicator or with an unknown peer", L->rank,
                        L->thread);
-        x->tag = (int32_t)e->tag;
-        x->id = e->kind == ST_EV_MPI_SEND ? 0 : e->kind != ST_EV_MPI_RECV ? e->req
-              : e->flags & ST_CLI_EVF_ORDER ? e->order : 0;
         c->no_post += e->kind == ST_EV_MPI_RECV && !x->id;
         return 0;
     case ST_EV_MPI_COLL_END: case ST_EV_MPI_ICOLL_COMPLETE:
         if (message_event(c, rd, e, x))
             return bad("rank %d thread %u: a collective on an unknown communicator or with an unknown root",
                        L->rank, L->thread);
-        x->op = e->op, x->bytes2 = e->bytes2;
-        x->id = e->kind == ST_EV_MPI_ICOLL_COMPLETE ? e->req : 0;
         if (x->peer < 0 || x->peer == L->rank) /* roots as recorded (event.h): only a remote one is INTERCOMM */
             x->flags &= (uint8_t)~ST_EVF_INTERCOMM;
-        if (e->flags & ST_CLI_EVF_ROOT_GROUP)
-            x->flags |= ST_EVF_PROC_NULL;
-        *(e->kind == ST_EV_MPI_COLL_END ? &x->id : &x->aux) = e->order; /* the instance (synctrace:coll_seq) */
         c->no_seq += !(e->flags & ST_CLI_EVF_ORDER);
-        return 0;
-    case ST_EV_MPI_ISEND_COMPLETE: case ST_EV_MPI_IRECV_REQUEST: case ST_EV_MPI_REQUEST_CANCELLED:
-    case ST_EV_MPI_ICOLL_REQUEST:
-        x->id = e->req;
-        return 0;
-    case ST_EV_MPI_COLL_BEGIN:
         return 0;
     case ST_EV_THREAD_FORK: case ST_EV_THREAD_JOIN: case ST_EV_THREAD_TEAM_BEGIN: case ST_EV_THREAD_TEAM_END:
         if (!(e->flags & ST_CLI_EVF_PID))
             return bad("rank %d thread %u: an OpenMP team event without synctrace:parallel_id", L->rank, L->thread);
-        x->id = e->req;
-        x->bytes = e->kind == ST_EV_THREAD_FORK ? e->bytes : 0;
         if (e->kind == ST_EV_THREAD_TEAM_BEGIN || e->kind == ST_EV_THREAD_TEAM_END) {
             int32_t num, size;
             if (team_place(c, e->comm, L->id, &num, &size))
                 return bad("rank %d thread %u: not a member of its OpenMP team", L->rank, L->thread);
+            x->comm = 0;
             x->peer = num;
             x->tag = e->kind == ST_EV_THREAD_TEAM_BEGIN ? size : 0;
         }
         return 0;
-    case ST_EV_THREAD_ACQUIRE_LOCK: case ST_EV_THREAD_RELEASE_LOCK:
-        x->id = e->ref, x->bytes = e->req;
-        return 0;
-    case ST_EV_THREAD_TASK_CREATE: case ST_EV_THREAD_TASK_SWITCH: case ST_EV_THREAD_TASK_COMPLETE:
-        x->comm = e->comm, x->tag = (int32_t)e->tag, x->bytes2 = e->req; /* (team, creator, generation) for now */
-        return 0;
     default:
+        if (e->kind < ST_EV__COUNT) /* the same fields as recorded; task ids: (team, creator, generation) for now */
+            return 0;
         if (c->flags & ST_CLI_CONV_CHECK) { /* a record of another tool: no relation, a place holder */
             *x = (st_event_t){ .time = x->time, .kind = ST_EV_LEAVE, .region = ST_REGION__COUNT, .peer = -1 };
             return 0;
         }
         return bad("rank %d thread %u: event type '%s' is not written by synctrace", L->rank, L->thread,
-                   st_cli_kind_name(e->kind));
+                   st_event_kind_name(e->kind));
     }
 }
-
-/* ---- per-rank reconstruction --------------------------------------------------------------------------- */
-
-static int takes_id(unsigned k)
-{
-    return k == ST_EV_MPI_ISEND || k == ST_EV_MPI_IRECV_REQUEST || k == ST_EV_MPI_ICOLL_REQUEST;
-}
-
-static int is_request_kind(unsigned k)
-{
-    return takes_id(k) || k == ST_EV_MPI_IRECV || k == ST_EV_MPI_ISEND_COMPLETE ||
-           k == ST_EV_MPI_REQUEST_CANCELLED || k == ST_EV_MPI_ICOLL_COMPLETE;
-}
-
-/* Receive post order: request ids x K, a blocking receive between its thread's neighbours. */
-static int post_ids(st_rankdata_t *rd, uint64_t *scale)
-{
-    uint64_t K = 1, maxid = 0;
-    for (uint32_t t = 0; t < rd->nthreads; t++)
-        for (uint64_t i = 0, run = 0; i < rd->threads[t].nevents; i++) {
-            const st_event_t *e = &rd->threads[t].events[i];
-            run = takes_id(e->kind) ? 0 : run + (e->kind == ST_EV_MPI_RECV);
-            K = run + 1 > K ? run + 1 : K;
-            maxid = is_request_kind(e->kind) && e->id > maxid ? e->id : maxid;
-        }
-    if (maxid && (maxid == UINT64_MAX || K > UINT64_MAX / 2 / (maxid + 1)))
-        return bad("rank %d: request ids too large to rebuild the receive order", rd->rank);
-    for (uint32_t t = 0; t < rd->nthreads; t++)
-        for (uint64_t i = 0, last = 0, sub = 0; i < rd->threads[t].nevents; i++) {
-            st_event_t *e = &rd->threads[t].events[i];
-            if (takes_id(e->kind))
-                last = e->id, sub = 0;
-            if (is_request_kind(e->kind))
-                e->id *= K;
-            else if (e->kind == ST_EV_MPI_RECV)
-                e->id = last * K + ++sub;
-        }
-    *scale = K;
-    return 0;
-}
-
-/* Request ids back to the archive's; the rebuilt receive ids have no place among them:
- * 0 (unknown), so that the writer stores no post id for them. K = 0: nothing was scaled. */
-static void unscale_ids(st_rankdata_t *rd, uint64_t K)
-{
-    for (uint32_t t = 0; K && t < rd->nthreads; t++)
-        for (uint64_t i = 0; i < rd->threads[t].nevents; i++) {
-            st_event_t *e = &rd->threads[t].events[i];
-            if (is_request_kind(e->kind))
-                e->id /= K;
-            else if (e->kind == ST_EV_MPI_RECV)
-                e->id = 0;
-        }
-}
-
-typedef struct seq_item {
-    uint32_t comm, thread;
-    uint64_t time, pos;
-    st_event_t *e;
-} seq_item_t;
-
-static int cmp_seq(const void *a, const void *b)
-{
-    const seq_item_t *x = a, *y = b;
-    if (x->comm != y->comm)
-        return x->comm < y->comm ? -1 : 1;
-    if (x->time != y->time)
-        return x->time < y->time ? -1 : 1;
-    if (x->thread != y->thread)
-        return x->thread < y->thread ? -1 : 1;
-    return (x->pos > y->pos) - (x->pos < y->pos);
-}
-
-typedef struct req_time { uint64_t id, time; } req_time_t;
-
-static int cmp_req(const void *a, const void *b)
-{
-    uint64_t x = ((const req_time_t *)a)->id, y = ((const req_time_t *)b)->id;
-    return (x > y) - (x < y);
-}
-
-/* Time of every nonblocking-collective request of rd, sorted by request id. */
-static req_time_t *request_times(const st_rankdata_t *rd, size_t *n)
-{
-    size_t k = 0, cap = 16;
-    req_time_t *v = malloc(sizeof *v * cap);
-    for (uint32_t t = 0; v && t < rd->nthreads; t++)
-        for (uint64_t i = 0; v && i < rd->threads[t].nevents; i++) {
-            const st_event_t *e = &rd->threads[t].events[i];
-            if (e->kind != ST_EV_MPI_ICOLL_REQUEST)
-                continue;
-            if (k == cap) {
-                req_time_t *g = realloc(v, sizeof *v * (cap *= 2));
-                if (!g)
-                    free(v);
-                v = g;
-                if (!v)
-                    break;
-            }
-            v[k++] = (req_time_t){ e->id, e->time };
-        }
-    if (v && k > 1)
-        qsort(v, k, sizeof *v, cmp_req);
-    *n = k;
-    return v;
-}
-
-static uint64_t request_time(const req_time_t *v, size_t n, uint64_t id, uint64_t dflt)
-{
-    req_time_t key = { id, 0 };
-    const req_time_t *f = n ? bsearch(&key, v, n, sizeof key, cmp_req) : NULL;
-    return f ? f->time : dflt;
-}
-
-/* Collective instance numbers per communicator, in the order the shim drew them. */
-static int coll_seqs(st_rankdata_t *rd)
-{
-    size_t n = 0, k = 0, nreq = 0;
-    for (uint32_t t = 0; t < rd->nthreads; t++)
-        for (uint64_t i = 0; i < rd->threads[t].nevents; i++)
-            n += rd->threads[t].events[i].kind == ST_EV_MPI_COLL_END ||
-                 rd->threads[t].events[i].kind == ST_EV_MPI_ICOLL_COMPLETE;
-    seq_item_t *v = malloc(sizeof *v * (n ? n : 1));
-    req_time_t *req = request_times(rd, &nreq);
-    if (!v || !req) {
-        free(v), free(req);
-        return bad("out of memory");
-    }
-    for (uint32_t t = 0; t < rd->nthreads; t++)
-        for (uint64_t i = 0; i < rd->threads[t].nevents; i++) {
-            st_event_t *e = &rd->threads[t].events[i];
-            if (e->kind == ST_EV_MPI_COLL_END)
-                v[k++] = (seq_item_t){ e->comm, rd->threads[t].index, e->time, i, e };
-            else if (e->kind == ST_EV_MPI_ICOLL_COMPLETE)
-                v[k++] = (seq_item_t){ e->comm, rd->threads[t].index, request_time(req, nreq, e->id, e->time), i, e };
-        }
-    if (n > 1)
-        qsort(v, n, sizeof *v, cmp_seq);
-    for (size_t i = 0, s = 0; i < n; i++) {
-        s = i && v[i].comm == v[i - 1].comm ? s + 1 : 0;
-        *(v[i].e->kind == ST_EV_MPI_COLL_END ? &v[i].e->id : &v[i].e->aux) = s;
-    }
-    free(v);
-    free(req);
-    return 0;
-}
-
-/* ---- OpenMP task ids ---------------------------------------------------------------------------------- */
-
-typedef struct triple { uint64_t team, creator, gen; } triple_t;
-
-static int cmp_triple(const void *a, const void *b)
-{
-    const triple_t *x = a, *y = b;
-    if (x->team != y->team)
-        return x->team < y->team ? -1 : 1;
-    if (x->creator != y->creator)
-        return x->creator < y->creator ? -1 : 1;
-    return (x->gen > y->gen) - (x->gen < y->gen);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
-typedef struct task_ids {
-    triple_t *t;   /* explicit tasks, sorted */
-    size_t    nt;
-    uint64_t *pid; /* parallel ids, sorted */
-    size_t    np;
-} task_ids_t;
-
-static int is_task(unsigned k)
-{
-    return k == ST_EV_THREAD_TASK_CREATE || k == ST_EV_THREAD_TASK_SWITCH || k == ST_EV_THREAD_TASK_COMPLETE;
-}
-
-static int collect_tasks(const st_rankdata_t *rd, task_ids_t *ti)
-{
-    size_t nt = 0, np = 1;
-    for (uint32_t t = 0; t < rd->nthreads; t++)
-        for (uint64_t i = 0; i < rd->threads[t].nevents; i++) {
-            nt += is_task(rd->threads[t].events[i].kind);
-            np += rd->threads[t].events[i].kind == ST_EV_THREAD_TEAM_BEGIN ||
-                  rd->threads[t].events[i].kind == ST_EV_THREAD_FORK;
-        }
-    ti->t = malloc(sizeof *ti->t * (nt + 1));
-    ti->pid = malloc(sizeof *ti->pid * np);
-    if (!ti->t || !ti->pid)
-        return -1;
-    ti->pid[ti->np++] = 0;
-    for (uint32_t t = 0; t < rd->nthreads; t++)
-        for (uint64_t i = 0; i < rd->threads[t].nevents; i++) {
-            const st_event_t *e = &rd->threads[t].events[i];
-            if (is_task(e->kind) && e->bytes2)
-                ti->t[ti->nt++] = (triple_t){ e->comm, (uint32_t)e->tag, e->bytes2 };
-            else if (e->kind == ST_EV_THREAD_TEAM_BEGIN || e->kind == ST_EV_THREAD_FORK)
-                ti->pid[ti->np++] = e->id;
-        }
-    if (ti->nt > 1)
-        qsort(ti->t, ti->nt, sizeof *ti->t, cmp_triple);
-    if (ti->np > 1)
-        qsort(ti->pid, ti->np, sizeof *ti->pid, cmp_u64);
-    return 0;
-}
-
-static uint64_t explicit_id(const task_ids_t *ti, const st_event_t *e)
-{
-    triple_t k = { e->comm, (uint32_t)e->tag, e->bytes2 };
-    const triple_t *f = bsearch(&k, ti->t, ti->nt, sizeof k, cmp_triple);
-    return f ? (uint64_t)(f - ti->t) + 1 : 0;
-}
-
-static uint64_t implicit_id(const task_ids_t *ti, uint64_t pid, uint32_t thread)
-{
-    const uint64_t *f = bsearch(&pid, ti->pid, ti->np, sizeof pid, cmp_u64);
-    return 1ull << 62 | (uint64_t)(f ? f - ti->pid : 0) << 20 | (thread & 0xfffffu);
-}
-
-typedef struct frame { uint64_t pid, cur; } frame_t;
-
-/* One thread: frames follow deps.c (pushed at fork / team begin, popped at team end / join). */
-static int thread_tasks(const task_ids_t *ti, st_thread_data_t *td)
-{
-    frame_t *st = malloc(sizeof *st * (td->nevents + 1));
-    size_t n = 1;
-    if (!st)
-        return -1;
-    st[0] = (frame_t){ 0, implicit_id(ti, 0, td->index) };
-    for (uint64_t i = 0; i < td->nevents; i++) {
-        st_event_t *e = &td->events[i];
-        if ((e->kind == ST_EV_THREAD_FORK || e->kind == ST_EV_THREAD_TEAM_BEGIN) && st[n - 1].pid != e->id) {
-            st[n++] = (frame_t){ e->id, implicit_id(ti, e->id, td->index) };
-        } else if (e->kind == ST_EV_THREAD_TEAM_END || e->kind == ST_EV_THREAD_JOIN) {
-            for (size_t k = n; k > 1; k--)
-                if (st[k - 1].pid == e->id) {
-                    n = k - 1;
-                    break;
-                }
-        } else if (is_task(e->kind)) {
-            uint64_t id = e->bytes2 ? explicit_id(ti, e) : implicit_id(ti, st[n - 1].pid, td->index);
-            if (e->kind == ST_EV_THREAD_TASK_SWITCH) {
-                e->aux = st[n - 1].cur;
-                st[n - 1].cur = id;
-            }
-            e->id = id;
-            e->comm = 0, e->tag = 0, e->bytes2 = 0;
-        }
-    }
-    free(st);
-    return 0;
-}
-
-static int task_ids(st_rankdata_t *rd)
-{
-    task_ids_t ti = { 0 };
-    int rc = collect_tasks(rd, &ti);
-    for (uint32_t t = 0; rc == 0 && t < rd->nthreads; t++)
-        rc = thread_tasks(&ti, &rd->threads[t]);
-    free(ti.t);
-    free(ti.pid);
-    return rc ? bad("out of memory") : 0;
-}
-
-/* ---- archive -> rank data ------------------------------------------------------------------------------ */
 
 /* ---- call paths ------------------------------------------------------------------------------------- */
 
@@ -733,8 +376,10 @@ static int convert_rank(conv_t *c, int32_t r)
     if (rank_callpaths(ar, rd))
         return -1;
     /* Archives of earlier versions lack the post order and collective instances: rebuilt. */
-    if ((c->no_post && post_ids(rd, &c->scale[r])) || (c->no_seq && coll_seqs(rd)) || task_ids(rd))
+    if (c->no_post && st_cli_rebuild_post_ids(rd, &c->scale[r], conv_err, sizeof conv_err))
         return -1;
+    if ((c->no_seq && st_cli_rebuild_coll_seqs(rd)) || st_cli_rebuild_task_ids(rd))
+        return bad("out of memory");
     return 0;
 }
 
@@ -771,8 +416,9 @@ static int convert(conv_t *c)
     if (!c->rd || !c->node || !c->region || !c->local || !c->scale)
         return bad("out of memory");
     c->omp_locs = omp_locations(ar);
-    if ((!(c->flags & ST_CLI_CONV_CHECK) && read_nodes(c)) || map_regions(c))
-        return -1;
+    if (!(c->flags & ST_CLI_CONV_CHECK))
+        node_names(c);
+    map_regions(c);
     for (int32_t r = 0; r < c->nranks; r++)
         if (convert_rank(c, r))
             return -1;
@@ -799,7 +445,7 @@ int st_cli_convert(const st_cli_archive_t *ar, unsigned flags, st_cli_ranks_t *o
 void st_cli_ranks_unscale(st_cli_ranks_t *r)
 {
     for (int32_t i = 0; i < r->nranks; i++)
-        unscale_ids(&r->rd[i], r->scale[i]);
+        st_cli_unscale_ids(&r->rd[i], r->scale[i]);
 }
 
 void st_cli_ranks_free(st_cli_ranks_t *r)

@@ -23,6 +23,6 @@ typedef struct st_cli_field {
  * and type, in a fixed order per kind; returns how many. Times are relative to the
  * archive's global offset.
  */
-int st_cli_event_fields(const st_cli_archive_t *ar, const st_cli_event_t *e, st_cli_field_t *f);
+int st_cli_event_fields(const st_cli_archive_t *ar, const st_event_t *e, st_cli_field_t *f);
 
 #endif

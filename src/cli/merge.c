@@ -42,7 +42,7 @@ int st_cli_merge_init(st_cli_merge_t *m, const st_cli_archive_t *ar)
     return 0;
 }
 
-int st_cli_merge_next(st_cli_merge_t *m, size_t *loc, const st_cli_event_t **ev)
+int st_cli_merge_next(st_cli_merge_t *m, size_t *loc, const st_event_t **ev)
 {
     if (!m->n)
         return 0;

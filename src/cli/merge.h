@@ -23,7 +23,7 @@ typedef struct st_cli_merge {
 /* Returns 0, or -1 when out of memory. */
 int st_cli_merge_init(st_cli_merge_t *m, const st_cli_archive_t *ar);
 /* Next event: returns 1 with its location index and event, 0 when all are consumed. */
-int st_cli_merge_next(st_cli_merge_t *m, size_t *loc, const st_cli_event_t **ev);
+int st_cli_merge_next(st_cli_merge_t *m, size_t *loc, const st_event_t **ev);
 void st_cli_merge_free(st_cli_merge_t *m);
 
 #endif

@@ -129,7 +129,7 @@ static void locations(page_t *p)
         str(p, st_cli_string(p->ar, l->name));
         fputc(',', p->out);
         const char *node = st_cli_group_node(p->ar, (uint32_t)l->rank);
-        str(p, *node ? node : "node");
+        str(p, node && *node ? node : "node");
         fputc(']', p->out);
     }
     fputs("]", p->out);
@@ -191,12 +191,12 @@ static void timeline_full(page_t *p)
         int first = 1;
         fputs(i ? ",\n[" : "[", p->out);
         for (size_t k = 0; k < l->n; k++) {
-            const st_cli_event_t *e = &l->ev[k];
+            const st_event_t *e = &l->ev[k];
             if (e->kind != ST_EV_ENTER && e->kind != ST_EV_LEAVE)
                 continue;
             int64_t t = ns(p, e->time);
             fprintf(p->out, "%s%" PRId64 ",%" PRIu32, first ? "" : ",", t - prev,
-                    e->kind == ST_EV_ENTER ? region_code(p->ar, e->ref) : 0);
+                    e->kind == ST_EV_ENTER ? region_code(p->ar, e->region) : 0);
             prev = t, first = 0;
         }
         fputc(']', p->out);
@@ -240,7 +240,7 @@ static int agg_location(page_t *p, const st_cli_location_t *l, double *bins, int
         return -1;
     int64_t prev = 0;
     for (size_t k = 0; k < l->n; k++) {
-        const st_cli_event_t *e = &l->ev[k];
+        const st_event_t *e = &l->ev[k];
         if (e->kind != ST_EV_ENTER && e->kind != ST_EV_LEAVE)
             continue;
         int64_t t = ns(p, e->time);
@@ -259,7 +259,7 @@ static int agg_location(page_t *p, const st_cli_location_t *l, double *bins, int
             }
             stack = grown, cap *= 2;
         }
-        stack[depth++] = region_code(p->ar, e->ref);
+        stack[depth++] = region_code(p->ar, e->region);
     }
     free(stack);
     return 0;

@@ -2,7 +2,8 @@
  * event.h — the in-memory event record.
  *
  * One fixed-size record per event, 64 bytes, written by the recording hot path and
- * read back at finalize (CLC, OTF2 writer) and by `synctrace recover`. Which fields
+ * read back at finalize (CLC, OTF2 writer), by `synctrace recover` and by the CLI's
+ * archive reader (src/cli/archive.h). Which fields
  * an event kind uses is documented once, in events.def.
  */
 #ifndef ST_EVENT_H
@@ -14,7 +15,14 @@ typedef enum st_event_kind {
 #define ST_EVENT(name, dump, doc) ST_EV_##name,
 #include "events.def"
 #undef ST_EVENT
-    ST_EV__COUNT
+    ST_EV__COUNT, /* the kinds synctrace records; the kinds only a reader meets follow */
+    ST_EV__READ_BEFORE = ST_EV__COUNT - 1,
+#define ST_EVENT(name, dump, doc)
+#define ST_EVENT_READ(name, dump, doc) ST_EV_##name,
+#include "events.def"
+#undef ST_EVENT_READ
+#undef ST_EVENT
+    ST_EV__ALL /* every kind */
 } st_event_kind_t;
 
 /* Event flags. */
@@ -25,6 +33,7 @@ typedef enum st_event_kind {
 #define ST_EVF_PERSISTENT 0x04u /* the request is persistent (Send_init/Recv_init, MPI_Start) */
 #define ST_EVF_IMPLICIT   0x08u /* OpenMP: implicit barrier / implicit task */
 #define ST_EVF_CLC_MOVED  0x10u /* CLC moved this event; orig_time holds the time before */
+/* 0x20, 0x40, 0x80: not used by the model; the CLI's archive reader keeps its flags there (ST_CLI_EVF_*) */
 
 typedef struct st_event {
     uint64_t time;   /* ns on the global clock */
@@ -68,7 +77,7 @@ static inline uint64_t st_event_orig_time(const st_event_t *e)
     return e->kind == ST_EV_ENTER ? e->id : e->aux;
 }
 
-/* Name used in `synctrace dump` for an event kind; "?" for an unknown kind. */
+/* Name used in `synctrace dump` for an event kind (recorded or read); "?" for an unknown kind. */
 const char *st_event_kind_name(unsigned kind);
 
 #endif

@@ -176,22 +176,11 @@ static void paradigms(gdefs_t *g)
 
 static void attributes(gdefs_t *g)
 {
-    static const struct { uint32_t id; const char *name, *doc; OTF2_Type type; } list[] = {
-        { ST_ATTR_CALLSITE, "callsite", "call site of the MPI call (function, file:line)", OTF2_TYPE_STRING },
-        { ST_ATTR_ORIG_TIME, "synctrace:orig_time", "timestamp before the controlled-logical-clock correction",
-          OTF2_TYPE_UINT64 },
-        { ST_ATTR_ID, "synctrace:parallel_id", "OpenMP parallel region instance", OTF2_TYPE_UINT64 },
-        { ST_ATTR_POST, "synctrace:post_id", "place of a blocking receive in the process's post order (request ids)",
-          OTF2_TYPE_UINT64 },
-        { ST_ATTR_COLL_SEQ, "synctrace:coll_seq", "instance number of a collective on its communicator",
-          OTF2_TYPE_UINT64 },
-        { ST_ATTR_CALLPATH, "synctrace:calling_context", "application call path of the region entered (its "
-          "innermost application frame)", OTF2_TYPE_CALLING_CONTEXT },
-    };
-    for (size_t i = 0; i < sizeof list / sizeof *list; i++)
-        check(g, OTF2_GlobalDefWriter_WriteAttribute(g->w, list[i].id, str(g, list[i].name), str(g, list[i].doc),
-                                                     list[i].type),
+    for (unsigned a = 0; a < ST_ATTR__COUNT; a++) {
+        const st_otf2_attr_t *at = st_otf2_attr(a);
+        check(g, OTF2_GlobalDefWriter_WriteAttribute(g->w, a, str(g, at->name), str(g, at->doc), at->type),
               "writing an attribute");
+    }
 }
 
 static void regions(gdefs_t *g)

@@ -5,6 +5,8 @@
  * numbering.c  st_otf2_numbering() and its view;
  * events.c     st_otf2_write_local(): the events (the events.def switch);
  * globaldefs.c st_otf2_write_global().
+ * The attribute ids (attributes.h) and the location numbering (location.h) are shared with the
+ * CLI's archive reader.
  * What the events imply (communicator ranks, OpenMP teams and tasks, which events can be
  * written) is the trace model's view of a rank (src/model/prepare.h).
  */
@@ -14,23 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "attributes.h"
+#include "location.h"
 #include "writer.h"
 #include "../model/prepare.h"
-
-/* ---- global attribute ids (globaldefs.c defines them, events.c uses them) ---------------- */
-
-enum {
-    ST_ATTR_CALLSITE,   /* "callsite", string: call-site text of an ENTER */
-    ST_ATTR_ORIG_TIME,  /* "synctrace:orig_time", uint64: time before CLC moved the event */
-    ST_ATTR_ID,         /* "synctrace:parallel_id", uint64: OpenMP parallel id (fork/join/team) */
-    ST_ATTR_POST,       /* "synctrace:post_id", uint64: a blocking receive's place in its process's post
-                           order (the id its post drew from the counter request ids come from) */
-    ST_ATTR_COLL_SEQ,   /* "synctrace:coll_seq", uint64: instance number of a collective on its
-                           communicator (MpiCollectiveEnd, NonBlockingCollectiveComplete) */
-    ST_ATTR_CALLPATH,   /* "synctrace:calling_context", calling context: the application frame that
-                           entered the region (Enter; SYNCTRACE_CALLPATH) */
-    ST_ATTR__COUNT
-};
 
 /* ---- numbering vector layout ----------------------------------------------------------- */
 
@@ -61,15 +50,5 @@ uint32_t st_otf2_nb_comm(const st_otf2_nb_t *v, const st_rankdata_t *rd, uint32_
 
 /* The status of a sequence of steps: the first failure (a), else b. */
 static inline int st_otf2_first_error(int a, int b) { return a != ST_OTF2_OK ? a : b; }
-
-/* ---- locations ------------------------------------------------------------------------- */
-
-/* OTF2 location id of thread `index` of `rank` whose master (lowest) thread index is `master`:
- * rank + ((index - master) << 32), Score-P's numbering. The master's id is its world rank,
- * which readers such as ViTE fall back to when they do not resolve COMM_GROUP ranks. */
-static inline uint64_t st_otf2_location(uint32_t rank, uint32_t index, uint32_t master)
-{
-    return (uint64_t)rank + ((uint64_t)(index - master) << 32);
-}
 
 #endif

@@ -9,7 +9,7 @@
  * instances (which do not synchronize: ends may precede other members' begins) must
  * relate nothing. Plus the merge order of `dump`.
  */
-/* link: src/cli/check.c src/cli/convert.c src/cli/archive_defs.c src/cli/archive_comm.c src/cli/archive_load.c src/cli/archive_events.c src/cli/names.c src/cli/merge.c src/model/event.c src/model/region.c src/model/rankdata.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/clc/run.c src/util/log.c */
+/* link: src/cli/check.c src/cli/convert.c src/cli/convert_rebuild.c src/cli/archive_defs.c src/cli/archive_comm.c src/cli/archive_load.c src/cli/archive_events.c src/cli/names.c src/cli/merge.c src/model/event.c src/model/region.c src/model/rankdata.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/clc/run.c src/util/log.c */
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +43,8 @@ static void init_archive(st_cli_archive_t *ar)
 {
     memset(ar, 0, sizeof *ar);
     ar->resolution = 1000000000u;
-    ar->attr_callsite = ar->attr_orig = ar->attr_pid = ar->attr_post = ar->attr_seq = ST_CLI_NONE;
+    for (unsigned a = 0; a < ST_ATTR__COUNT; a++)
+        ar->attr[a] = ST_CLI_NONE;
     ar->nlocs = NR;
     ar->locs = calloc(NR, sizeof *ar->locs);
     for (int r = 0; r < NR; r++)
@@ -66,14 +67,13 @@ static void init_archive(st_cli_archive_t *ar)
     }
 }
 
-static st_cli_event_t *push(st_cli_archive_t *ar, int rank, unsigned kind, uint64_t t)
+static st_event_t *push(st_cli_archive_t *ar, int rank, unsigned kind, uint64_t t)
 {
     st_cli_location_t *l = &ar->locs[rank];
-    st_cli_event_t *e = st_cli_grow((void **)&l->ev, &l->n, &l->cap, sizeof *e);
+    st_event_t *e = st_cli_grow((void **)&l->ev, &l->n, &l->cap, sizeof *e);
     if (!e)
         exit(1);
-    *e = (st_cli_event_t){.time = t, .orig = t, .kind = (uint8_t)kind, .ref = ST_CLI_NONE, .comm = 0,
-                          .callsite = ST_CLI_NONE, .peer = -1};
+    *e = (st_event_t){.time = t, .kind = (uint8_t)kind, .region = ST_CLI_NONE, .comm = 0, .peer = -1};
     return e;
 }
 
@@ -99,19 +99,21 @@ static void p2p_property(int trial)
         int from = (int)rnd(NR), to = (int)((from + 1 + rnd(NR - 1)) % NR);
         uint32_t tag = (uint32_t)rnd(3);
         uint64_t ts = clock[from] += 1 + rnd(10);
-        st_cli_event_t *s = push(&ar, from, ST_EV_MPI_SEND, ts + (uint64_t)skew[from]);
-        s->peer = to, s->tag = tag;
+        st_event_t *s = push(&ar, from, ST_EV_MPI_SEND, ts + (uint64_t)skew[from]);
+        s->peer = to, s->tag = (int32_t)tag;
         uint64_t post = clock[to] += 1;
         uint64_t tr = (clock[to] = (clock[to] > ts + 5 ? clock[to] : ts + 5) + rnd(3));
         if (rnd(2)) {
             push(&ar, to, ST_EV_ENTER, post + (uint64_t)skew[to]);
         } else {
-            push(&ar, to, ST_EV_MPI_IRECV_REQUEST, post + (uint64_t)skew[to])->req = (uint64_t)i;
+            push(&ar, to, ST_EV_MPI_IRECV_REQUEST, post + (uint64_t)skew[to])->id = (uint64_t)i;
         }
-        st_cli_event_t *rv = push(&ar, to, ar.locs[to].ev[ar.locs[to].n - 1].kind == ST_EV_ENTER ? ST_EV_MPI_RECV
+        st_event_t *rv = push(&ar, to, ar.locs[to].ev[ar.locs[to].n - 1].kind == ST_EV_ENTER ? ST_EV_MPI_RECV
                                                                                                   : ST_EV_MPI_IRECV,
                                   tr + (uint64_t)skew[to]);
-        rv->peer = from, rv->tag = tag, rv->req = (uint64_t)i;
+        rv->peer = from, rv->tag = (int32_t)tag;
+        if (rv->kind == ST_EV_MPI_IRECV)
+            rv->id = (uint64_t)i;
         if (rv->kind == ST_EV_MPI_RECV)
             push(&ar, to, ST_EV_LEAVE, tr + 1 + (uint64_t)skew[to]), clock[to]++;
         want += (int64_t)tr + skew[to] < (int64_t)ts + skew[from];
@@ -124,15 +126,16 @@ static void p2p_property(int trial)
     if (failures)
         fprintf(stderr, "  (trial %d, %d messages)\n", trial, nmsg);
 
-    /* A CLC-like correction: move every receive to at least its send; orig keeps the old time. */
+    /* A CLC-like correction: move every receive to at least its send; the moved events keep their old time. */
     st_cli_check_t raw = {.raw = 1}, fixed = {0};
     for (int r = 0; r < NR; r++)
         for (size_t k = 0; k < ar.locs[r].n; k++) {
-            st_cli_event_t *e = &ar.locs[r].ev[k];
-            e->orig = e->time;
-            e->time += 1000; /* uniform shift keeps local order and removes every violation */
+            st_event_t *e = &ar.locs[r].ev[k];
             if (e->kind == ST_EV_MPI_SEND)
-                e->time -= 1000;
+                continue;
+            st_event_set_orig_time(e, e->time);
+            e->flags |= ST_EVF_CLC_MOVED;
+            e->time += 1000; /* uniform shift keeps local order and removes every violation */
         }
     st_cli_check(&ar, &fixed, check_err, sizeof check_err);
     st_cli_check(&ar, &raw, check_err, sizeof check_err);
@@ -198,7 +201,7 @@ static void coll_property(void)
             clock[r] = e = e > b[r] ? e : b[r] + 1;
             oe[r] = e + (uint64_t)skew[r];
             push(&ar, r, ST_EV_MPI_COLL_BEGIN, ob[r]);
-            st_cli_event_t *x = push(&ar, r, ST_EV_MPI_COLL_END, oe[r]);
+            st_event_t *x = push(&ar, r, ST_EV_MPI_COLL_END, oe[r]);
             x->op = (uint16_t)class_op[cls];
             x->peer = cls == BCAST || cls == REDUCE ? root : -1;
             if (!zero)
@@ -250,11 +253,11 @@ static void post_order_stored(void)
         };
         for (size_t i = 0; i < sizeof ev / sizeof *ev; i++) {
             st_cli_location_t *L = &ar.locs[ev[i].loc];
-            st_cli_event_t *e = st_cli_grow((void **)&L->ev, &L->n, &L->cap, sizeof *e);
-            *e = (st_cli_event_t){.time = ev[i].t, .orig = ev[i].t, .kind = (uint8_t)ev[i].kind, .ref = ST_CLI_NONE,
-                                  .callsite = ST_CLI_NONE, .peer = ev[i].loc ? 0 : 1};
+            st_event_t *e = st_cli_grow((void **)&L->ev, &L->n, &L->cap, sizeof *e);
+            *e = (st_event_t){.time = ev[i].t, .kind = (uint8_t)ev[i].kind, .region = ST_CLI_NONE,
+                              .peer = ev[i].loc ? 0 : 1};
             if (ev[i].kind == ST_EV_MPI_RECV && stored)
-                e->order = ev[i].post, e->flags |= ST_CLI_EVF_ORDER;
+                e->id = ev[i].post, e->flags |= ST_CLI_EVF_ORDER;
         }
         st_cli_check_t res = {0};
         EXPECT_EQ("post order rc", 0, st_cli_check(&ar, &res, check_err, sizeof check_err));
@@ -273,15 +276,15 @@ static void merge_order(void)
     uint64_t times[NR][3] = {{5, 9, 9}, {1, 9, 20}, {5, 5, 6}, {0, 0, 0}};
     for (int r = 0; r < NR; r++)
         for (int k = 0; k < 3; k++)
-            push(&ar, r, ST_EV_ENTER, times[r][k])->ref = (uint32_t)(r * 10 + k);
+            push(&ar, r, ST_EV_ENTER, times[r][k])->region = (uint32_t)(r * 10 + k);
     st_cli_merge_t m;
     EXPECT_EQ("merge init", 0, st_cli_merge_init(&m, &ar));
     static const uint32_t want[] = {30, 31, 32, 10, 0, 20, 21, 22, 1, 2, 11, 12};
     size_t loc, n = 0;
-    const st_cli_event_t *e;
+    const st_event_t *e;
     while (st_cli_merge_next(&m, &loc, &e)) {
-        EXPECT_EQ("merge: event order", want[n < 12 ? n : 11], e->ref);
-        EXPECT_EQ("merge: location", e->ref / 10, loc);
+        EXPECT_EQ("merge: event order", want[n < 12 ? n : 11], e->region);
+        EXPECT_EQ("merge: location", e->region / 10, loc);
         n++;
     }
     EXPECT_EQ("merge: count", 12, n);

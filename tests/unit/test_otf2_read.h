@@ -1,7 +1,7 @@
 /*
  * test_otf2_read.h — reads a whole OTF2 archive back with the OTF2 reader API into
  * plain arrays, for the writer tests (test_otf2_writer.c, test_archive_mpi.c).
- * Attribute ids follow src/otf2/writer_int.h: 0 callsite, 1 orig_time, 2 parallel id.
+ * Attribute ids follow src/otf2/attributes.def: 0 callsite, 1 orig_time, 2 parallel id.
  */
 #ifndef TEST_OTF2_READ_H
 #define TEST_OTF2_READ_H
