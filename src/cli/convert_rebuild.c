@@ -239,7 +239,7 @@ static uint64_t implicit_id(const task_ids_t *ti, uint64_t pid, uint32_t thread)
 
 typedef struct frame { uint64_t pid, cur; } frame_t;
 
-/* One thread: frames follow deps.c (pushed at fork / team begin, popped at team end / join). */
+/* One thread: frames follow src/relations/derive_omp.c (pushed at fork / team begin, popped at team end / join). */
 static int thread_tasks(const task_ids_t *ti, st_thread_data_t *td)
 {
     frame_t *st = malloc(sizeof *st * (td->nevents + 1));
