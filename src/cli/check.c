@@ -19,6 +19,7 @@
 #include "../clc/clc.h"
 #include "archive_read.h"
 #include "convert.h"
+#include "../util/msort.h"
 
 uint64_t st_cli_check_total(const st_cli_check_t *r)
 {
@@ -118,17 +119,11 @@ static void graph_figures(const st_rel_graph_t *g, st_cli_check_t *res)
         }
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct { uint64_t *v; size_t n; } ids_t;
 
 static int has_id(const ids_t *s, uint64_t id)
 {
-    return s->n && bsearch(&id, s->v, s->n, sizeof id, cmp_u64) != NULL;
+    return s->n && bsearch(&id, s->v, s->n, sizeof id, st_cmp_u64) != NULL;
 }
 
 /* Receive requests of one rank that were cancelled or never completed (any thread may complete them). */
@@ -149,8 +144,8 @@ static int request_figures(const st_rankdata_t *rd, st_cli_check_t *res)
                 to->v[to->n++] = e->id;
         }
     if (rc == 0) {
-        qsort(done.v, done.n, sizeof(uint64_t), cmp_u64);
-        qsort(cancelled.v, cancelled.n, sizeof(uint64_t), cmp_u64);
+        qsort(done.v, done.n, sizeof(uint64_t), st_cmp_u64);
+        qsort(cancelled.v, cancelled.n, sizeof(uint64_t), st_cmp_u64);
         for (size_t i = 0; i < posted.n; i++) {
             if (has_id(&cancelled, posted.v[i]))
                 res->cancelled++;

@@ -17,6 +17,7 @@
  * thread); the task a switch leaves is the one the thread ran before.
  */
 #include "convert_rebuild.h"
+#include "../util/msort.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,12 +178,6 @@ static int cmp_triple(const void *a, const void *b)
     return (x->gen > y->gen) - (x->gen < y->gen);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct task_ids {
     triple_t *t;   /* explicit tasks, sorted */
     size_t    nt;
@@ -220,7 +215,7 @@ static int collect_tasks(const st_rankdata_t *rd, task_ids_t *ti)
     if (ti->nt > 1)
         qsort(ti->t, ti->nt, sizeof *ti->t, cmp_triple);
     if (ti->np > 1)
-        qsort(ti->pid, ti->np, sizeof *ti->pid, cmp_u64);
+        qsort(ti->pid, ti->np, sizeof *ti->pid, st_cmp_u64);
     return 0;
 }
 
@@ -233,7 +228,7 @@ static uint64_t explicit_id(const task_ids_t *ti, const st_event_t *e)
 
 static uint64_t implicit_id(const task_ids_t *ti, uint64_t pid, uint32_t thread)
 {
-    const uint64_t *f = bsearch(&pid, ti->pid, ti->np, sizeof pid, cmp_u64);
+    const uint64_t *f = bsearch(&pid, ti->pid, ti->np, sizeof pid, st_cmp_u64);
     return 1ull << 62 | (uint64_t)(f ? f - ti->pid : 0) << 20 | (thread & 0xfffffu);
 }
 

@@ -16,6 +16,7 @@
 
 #include "region.h"
 #include "../util/log.h"
+#include "../util/msort.h"
 
 /* ---- small helpers ------------------------------------------------------------------ */
 
@@ -65,12 +66,6 @@ uint32_t st_rankview_team_rank(const st_rankview_t *c, uint32_t team, uint32_t t
 
 /* ---- communicator rank translation ---------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int xlat_build(st_comm_xlat_t *x, const int32_t *world, uint32_t n)
 {
     if (!world || n == 0)
@@ -80,7 +75,7 @@ static int xlat_build(st_comm_xlat_t *x, const int32_t *world, uint32_t n)
         return -1;
     for (uint32_t i = 0; i < n; i++)
         x->pairs[i] = ((uint64_t)(uint32_t)world[i] << 32) | i;
-    qsort(x->pairs, n, sizeof *x->pairs, cmp_u64);
+    qsort(x->pairs, n, sizeof *x->pairs, st_cmp_u64);
     x->n = n;
     return 0;
 }

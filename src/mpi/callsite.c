@@ -12,18 +12,13 @@
 #include "../util/addr2line.h"
 #include "../util/log.h"
 #include "st_mpi.h"
+#include "../util/msort.h"
 
 int st_mpi_callsite_on;
 
 uint64_t st_mpi_callsite(void) { return st_unwind_callsite(); }
 
 /* ---- resolution at finalize ---------------------------------------------------------- */
-
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* One call site being resolved: where it lies and, once known, what the symbolizer says of it. */
 typedef struct site {
@@ -120,7 +115,7 @@ static uint64_t *collect_pcs(const st_rankdata_t *rd, size_t *n)
         for (uint64_t i = 0; i < rd->threads[t].nevents; i++)
             if (rd->threads[t].events[i].kind == ST_EV_ENTER && rd->threads[t].events[i].aux != 0)
                 pcs[k++] = rd->threads[t].events[i].aux;
-    qsort(pcs, k, sizeof *pcs, cmp_u64);
+    qsort(pcs, k, sizeof *pcs, st_cmp_u64);
     size_t u = 0;
     for (size_t i = 0; i < k; i++)
         if (!u || pcs[u - 1] != pcs[i])

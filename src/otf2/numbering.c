@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../util/log.h"
+#include "../util/msort.h"
 
 /* ---- numbering ------------------------------------------------------------------------------ */
 
@@ -61,12 +62,6 @@ static int check_ranks(st_rankdata_t *const *defs, int n, int w)
     return rc;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static uint64_t *collect_keys(st_rankdata_t *const *defs, int n, uint64_t *nkeys, int *has_self)
 {
     size_t cap = 1;
@@ -83,7 +78,7 @@ static uint64_t *collect_keys(st_rankdata_t *const *defs, int n, uint64_t *nkeys
                 keys[k++] = defs[i]->comms[c].key;
         }
     if (keys && k > 1) {
-        qsort(keys, k, sizeof *keys, cmp_u64);
+        qsort(keys, k, sizeof *keys, st_cmp_u64);
         size_t u = 1;
         for (size_t i = 1; i < k; i++)
             if (keys[i] != keys[u - 1])
@@ -108,7 +103,7 @@ static uint64_t node_of(const st_rankdata_t *rd, uint32_t i, const uint64_t *key
         return NO_NODE;
     if (rd->comms[i].flags & ST_COMMF_SELF)
         return nkeys;
-    const uint64_t *k = bsearch(&rd->comms[i].key, keys, nkeys, sizeof *k, cmp_u64);
+    const uint64_t *k = bsearch(&rd->comms[i].key, keys, nkeys, sizeof *k, st_cmp_u64);
     return k ? (uint64_t)(k - keys) : NO_NODE;
 }
 
@@ -258,6 +253,6 @@ uint32_t st_otf2_nb_comm(const st_otf2_nb_t *v, const st_rankdata_t *rd, uint32_
     const st_comm_def_t *c = &rd->comms[i];
     if (c->flags & ST_COMMF_SELF)
         return v->self;
-    const uint64_t *k = bsearch(&c->key, v->keys, v->nkeys, sizeof *k, cmp_u64);
+    const uint64_t *k = bsearch(&c->key, v->keys, v->nkeys, sizeof *k, st_cmp_u64);
     return k ? (uint32_t)v->ids[k - v->keys] : OTF2_UNDEFINED_COMM;
 }

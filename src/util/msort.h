@@ -18,10 +18,13 @@
  *       static void name(ctxtype ctx, type *h, size_t n, size_t i)
  * which moves h[i] down the heap h[0 .. n), whose first element comes first by
  * before(ctx, x, y) (nonzero: *x before *y).
+ *
+ * And st_cmp_u64, the qsort / bsearch comparison of uint64_t values.
  */
 #ifndef ST_UTIL_MSORT_H
 #define ST_UTIL_MSORT_H
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,5 +93,12 @@
             i = m;                                                                            \
         }                                                                                     \
     }
+
+/* qsort / bsearch: uint64_t values in ascending order. */
+static inline int st_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
 
 #endif
