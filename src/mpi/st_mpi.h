@@ -167,7 +167,8 @@ void st_mpi_imrecv(st_thread_t *th, st_req_info_t *ri, const st_msg_info_t *mi);
 /* ---- collectives ------------------------------------------------------------------ */
 
 void st_mpi_coll_begin(st_thread_t *th);
-/* op: OTF2_COLLECTIVE_OP_*; root: the root argument (comm rank, MPI_ROOT, MPI_PROC_NULL) or -1 if none. */
+/* op: OTF2_COLLECTIVE_OP_*; root: the root argument (comm rank, MPI_ROOT, MPI_PROC_NULL) of a rooted op, any
+ * value otherwise (the wrappers pass -1; op, not root, says whether there is a root). */
 void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd);
 /* Nonblocking collective: records MPI_ICOLL_REQUEST at its start (before PMPI, like a send) and fills
  * ri with the instance; st_mpi_req_add(rc, request, ri) after PMPI remembers it until completion. */
