@@ -13,6 +13,7 @@
 
 #include "comm.h"
 #include "handle_map.h"
+#include "mpi_have.h"
 #include "st_mpi.h"
 #include "../util/log.h"
 
@@ -34,10 +35,23 @@ uint64_t st_mpi_recv_post(void)
     return atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
 }
 
+/* MPI-4's large-count functions where the MPI has them, else their MPI-3 _x equivalents (Open MPI
+ * 4.1): the same MPI_Count result; for MPI_BYTE the number of elements is the count. */
+#ifdef ST_HAVE_MPI_Type_size_c
+#define ST_TYPE_SIZE PMPI_Type_size_c
+#else
+#define ST_TYPE_SIZE PMPI_Type_size_x
+#endif
+#ifdef ST_HAVE_MPI_Get_count_c
+#define ST_BYTES_RECEIVED(st, n) PMPI_Get_count_c((st), MPI_BYTE, (n))
+#else
+#define ST_BYTES_RECEIVED(st, n) PMPI_Get_elements_x((st), MPI_BYTE, (n))
+#endif
+
 uint64_t st_mpi_bytes(MPI_Count count, MPI_Datatype type)
 {
     MPI_Count size = 0;
-    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_c(type, &size) != MPI_SUCCESS || size < 0)
+    if (count <= 0 || type == MPI_DATATYPE_NULL || ST_TYPE_SIZE(type, &size) != MPI_SUCCESS || size < 0)
         return 0;
     return (uint64_t)count * (uint64_t)size;
 }
@@ -46,7 +60,7 @@ uint64_t st_mpi_bytes(MPI_Count count, MPI_Datatype type)
 static uint64_t status_bytes(const MPI_Status *st)
 {
     MPI_Count n = 0;
-    if (PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+    if (ST_BYTES_RECEIVED(st, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
         return 0;
     return (uint64_t)n;
 }
