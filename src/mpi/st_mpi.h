@@ -122,7 +122,7 @@ typedef struct st_req_info {
     uint8_t  flags;       /* ST_EVF_PERSISTENT; collectives: the root's ST_EVF_INTERCOMM / ST_EVF_PROC_NULL */
     uint16_t op;          /* collective op */
     uint32_t comm;        /* comm index */
-    int32_t  peer;        /* world rank (send: dest; persistent recv: source or MPI_ANY_SOURCE) */
+    int32_t  peer;        /* world rank (send: dest; receives: -1, the source comes from the status) */
     int32_t  tag;
     uint64_t bytes, bytes2;
     uint64_t seq;         /* collective instance sequence */

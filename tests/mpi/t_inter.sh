@@ -5,9 +5,7 @@
 # Intercomm_merge, Comm_dup, Comm_free. Asserts: stdout and exit code unchanged, nothing from the
 # tool or MPI on stderr, exact per-rank event counts (remote peers and roots as world ranks),
 # every message matched and no violation (after and before CLC), the CLC moves nothing on one
-# node, the OTF2 roots (a collective without a root argument has root NONE whatever the MPI's
-# MPI_PROC_NULL is; each rooted one on the intercommunicator has one SELF and, at 4 ranks, one
-# THIS_GROUP), and the whole traced run (so the tool's finalize) takes seconds.
+# node, and the whole traced run (so the tool's finalize) takes seconds.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
@@ -24,8 +22,9 @@ for np in 4 5; do
     if tool_stderr "$ST_TMP/err.txt" | grep -vE '^\s*$' | grep -qiE 'synctrace|ucx|warn|error'; then
         fail "inter$np: traced run wrote to stderr: $(head -c 400 "$ST_TMP/err.txt")"
     fi
-    # roots in the archive: MPICH's MPI_PROC_NULL is -1, the wrappers' "no root", so non-rooted collectives
-    # on the intercommunicator were written with root THIS_GROUP
+    # The OTF2 roots: a collective without a root argument has root NONE whatever the MPI's MPI_PROC_NULL
+    # (MPICH's -1 is the root the wrappers pass for those); each rooted one on the intercommunicator has one
+    # SELF and, at 4 ranks (groups of 2), one THIS_GROUP.
     otf2-print "$TRACE/traces.otf2" |
         sed -nE 's/.*COLLECTIVE_END.*Operation: ([A-Z_]+).*Root: ([A-Z_]+|[0-9]+).*/\1 \2/p' >"$ST_TMP/roots.txt"
     [ -s "$ST_TMP/roots.txt" ] || fail "inter$np: no collective end in otf2-print's output"
