@@ -9,6 +9,7 @@
 #   PREFIX/bin/synctrace, PREFIX/bin/synctrace-run (installed paths baked in)
 #   PREFIX/bin/synctrace-bench (finds the library as bin/../lib/libsynctrace.so)
 #   PREFIX/lib/libsynctrace.so
+#   PREFIX/lib/<family>/synctrace-analyze-mpi.so (the MPI part of `mpiexec synctrace analyze`, per MPI family)
 #   PREFIX/lib/synctrace/gomp/libgomp.so.1 -> LLVM libomp.so.5 (GOMP stand-in, see synctrace-run)
 #   PREFIX/include/synctrace.h
 #   PREFIX/lib/pkgconfig/synctrace.pc
@@ -66,6 +67,9 @@ trap 'rm -rf "$TMP"' EXIT
 
 put 755 "$O/lib/libsynctrace.so" "$PREFIX/lib/libsynctrace.so"
 put 755 "$O/bin/synctrace" "$PREFIX/bin/synctrace"
+for p in "$O"/lib/*/synctrace-analyze-mpi.so; do # found by bin/synctrace as bin/../lib/<family>/
+    if [ -f "$p" ]; then put 755 "$p" "$PREFIX/lib/$(basename "$(dirname "$p")")/synctrace-analyze-mpi.so"; fi
+done
 put 755 "$O/bin/synctrace-bench" "$PREFIX/bin/synctrace-bench"
 subst "$ROOT/scripts/synctrace-run.in" >"$TMP/synctrace-run"
 put 755 "$TMP/synctrace-run" "$PREFIX/bin/synctrace-run"

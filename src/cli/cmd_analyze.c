@@ -57,7 +57,7 @@ static int run_analyze(int argc, char **argv)
     if (!dir)
         return st_cli_usage_error(&st_cli_cmd_analyze, "missing archive directory");
     if (st_config_mpi_launched()) /* mpiexec -n N: the parallel analysis */
-        return st_cli_analyze_mpi(dir, out);
+        return st_cli_analyze_parallel(dir, out);
     char err[300];
     st_cli_analysis_t a;
     st_cli_archive_t ar;
