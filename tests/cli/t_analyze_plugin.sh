@@ -64,6 +64,7 @@ for fam in $launchers; do
     [ -f "$(plugin "$o")" ] || { note "$o's plugin not built: the line naming ${launcher[$o]} is not tested under ${launcher[$fam]}"; continue; }
     rm -rf "$T/lib" && mkdir -p "$T/lib/$o" && cp "$(plugin "$o")" "$T/lib/$o/"
     refused "only $o's plugin" "$fam" "synctrace: analyze: started by ${shown[$fam]}'s launcher, but $(part "$fam") ($T/lib/$fam/synctrace-analyze-mpi.so) is not built: run \`make\` where ${compiler[$fam]} is installed, or launch with ${launcher[$o]}"
+    note "only $o's plugin under ${launcher[$fam]}: one line naming ${launcher[$o]}"
 done
 
 # a plugin that does not load or has no entry: the loader's reason, in one line
