@@ -64,15 +64,13 @@ LIB_GEN  := mpi_wrappers
 CLI_DIRS := util config model clock exchange relations otf2 clc analysis cli
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)))
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
-# ... except the MPI part of `mpiexec -n N synctrace analyze` (MPI_Init only under a launcher), compiled
-# and linked with $(CC) plus mpicc's flags, so that CC="gcc -fsanitize=..." instruments it too.
+# ... except the MPI part of `mpiexec -n N synctrace analyze`: a plugin per MPI family (below).
 CLI_MPI_SRC := src/exchange/polite_mpi.c src/exchange/exchange_mpi.c src/analysis/parallel_mpi.c src/cli/analyze_mpi.c
-CLI_MPI_OBJ := $(patsubst %.c,$(BUILD)/climpi/%.o,$(CLI_MPI_SRC))
 GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def $(GEN)/omp-tools.h
 LIBS_FAM := $(foreach f,$(MPI_FAMILIES),$(O)/lib/$(f)/libsynctrace.so)
 
 LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
-CLI_LIBS := -lotf2 -lm -lpthread
+CLI_LIBS := -lotf2 -lm -lpthread -ldl
 
 .PHONY: all deps deps-check deps-bench check demo bench install clean unit
 all: $(LIBS_FAM) $(O)/lib/libsynctrace.so $(O)/bin/synctrace $(O)/bin/synctrace-run $(O)/bin/synctrace-bench \
@@ -146,13 +144,34 @@ $(BUILD)/cli/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/climpi/%.o: %.c $(GEN_HDR) $(GEN)/$(MPI_DEFAULT)/mpi_have.h
-	@mkdir -p $(dir $@)
-	$(CC) $(CLI_CFLAGS) -I$(MPI_INC_$(MPI_DEFAULT)) -I$(GEN)/$(MPI_DEFAULT) -MMD -MP -c $< -o $@
-
-$(O)/bin/synctrace: $(CLI_OBJ) $(CLI_MPI_OBJ)
+# bin/synctrace links no MPI library. It exports its st_* functions to the plugins, which take the
+# analysis from it (why: src/cli/analyze_plugin.c).
+$(O)/bin/synctrace: $(CLI_OBJ)
 	@mkdir -p $(O)/bin
-	$(CC) -o $@ $^ $(CLI_LIBS) $(MPI_LINK_$(MPI_DEFAULT))
+	$(CC) -o $@ $^ $(CLI_LIBS) -Wl,--export-dynamic-symbol='st_*'
+
+# The MPI part of `mpiexec -n N synctrace analyze`, per MPI family F: $(O)/lib/F/$(CLI_MPI_PLUGIN), beside
+# F's libsynctrace.so, loaded by bin/synctrace only under F's launcher (src/cli/analyze_plugin.c). Compiled
+# and linked with $(CC) plus F's mpi.h, mpi_have.h and link flags, so that CC="gcc -fsanitize=..."
+# instruments it too.
+CLI_MPI_PLUGIN := synctrace-analyze-mpi.so
+CLI_PLUGINS := $(foreach f,$(MPI_FAMILIES),$(O)/lib/$(f)/$(CLI_MPI_PLUGIN))
+all: $(CLI_PLUGINS)
+
+define CLI_MPI_FAMILY
+$$(BUILD)/climpi-$(1)/%.o: %.c $$(GEN_HDR) $$(GEN)/$(1)/mpi_have.h
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CLI_CFLAGS) -fPIC -I$$(MPI_INC_$(1)) -I$$(GEN)/$(1) -MMD -MP -c $$< -o $$@
+
+$$(O)/lib/$(1)/$$(CLI_MPI_PLUGIN): $$(patsubst %.c,$$(BUILD)/climpi-$(1)/%.o,$$(CLI_MPI_SRC))
+	@mkdir -p $$(dir $$@)
+	$$(CC) -shared -o $$@ $$^ $$(MPI_LINK_$(1))
+endef
+$(foreach f,$(MPI_FAMILIES),$(eval $(call CLI_MPI_FAMILY,$(f))))
+
+# The plugins' file name, for bin/synctrace to find them (rebuilt when it changes).
+$(BUILD)/cli/src/cli/analyze_plugin.o: CLI_CFLAGS += -DST_CLI_MPI_PLUGIN='"$(CLI_MPI_PLUGIN)"'
+$(BUILD)/cli/src/cli/analyze_plugin.o: Makefile
 
 # The HTML report's page (src/cli/html/: page, style, script) embedded as C strings (report_html.h).
 HTML_SRC := src/cli/html/report.html src/cli/html/report.css src/cli/html/report.js

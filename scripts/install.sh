@@ -10,6 +10,7 @@
 #   PREFIX/bin/synctrace-bench (finds the library as bin/../lib/libsynctrace.so)
 #   PREFIX/lib/libsynctrace.so                   (the default MPI family's library)
 #   PREFIX/lib/FAM/libsynctrace.so               (one per MPI family built: mpich, openmpi)
+#   PREFIX/lib/FAM/synctrace-analyze-mpi.so      (FAM's part of `mpiexec synctrace analyze`)
 #   PREFIX/lib/synctrace/gomp/libgomp.so.1 -> LLVM libomp.so.5 (GOMP stand-in, see synctrace-run)
 #   PREFIX/include/synctrace.h
 #   PREFIX/lib/pkgconfig/synctrace.pc
@@ -72,6 +73,10 @@ for lib in "$O"/lib/*/libsynctrace.so; do
     put 755 "$lib" "$PREFIX/lib/$fam/libsynctrace.so"
 done
 put 755 "$O/bin/synctrace" "$PREFIX/bin/synctrace"
+for p in "$O"/lib/*/synctrace-analyze-mpi.so; do # found by bin/synctrace as bin/../lib/FAM/
+    [ -f "$p" ] || continue
+    put 755 "$p" "$PREFIX/lib/$(basename "$(dirname "$p")")/synctrace-analyze-mpi.so"
+done
 put 755 "$O/bin/synctrace-bench" "$PREFIX/bin/synctrace-bench"
 subst "$ROOT/scripts/synctrace-run.in" >"$TMP/synctrace-run"
 put 755 "$TMP/synctrace-run" "$PREFIX/bin/synctrace-run"

@@ -36,9 +36,15 @@ int st_cli_analysis_check(const st_an_result_t *res, uint64_t resolution);
  * the time base on stdout. 0, or 1 after a message. */
 int st_cli_analysis_report(const char *dir, const st_cli_archive_t *ar, const st_an_result_t *res, const char *out);
 
-/* `mpiexec -n N synctrace analyze DIR [-o FILE]`: the parallel analysis (parallel_mpi.h) over
- * blocks of the archive's ranks; rank 0 writes and prints as the serial command. Exit code. */
-int st_cli_analyze_mpi(const char *dir, const char *out);
+/* `mpiexec -n N synctrace analyze DIR [-o FILE]`: runs st_cli_analyze_mpi from the plugin of the
+ * launcher's MPI family (analyze_plugin.c); bin/synctrace itself links no MPI. Exit code; 1 after
+ * one line (from the job's first process) when the plugin is not built or does not load. */
+int st_cli_analyze_parallel(const char *dir, const char *out);
+
+/* In the plugin (analyze_mpi.c, one build per MPI family): the parallel analysis (parallel_mpi.h)
+ * over blocks of the archive's ranks; rank 0 writes and prints as the serial command. Exit code. */
+typedef int st_cli_analyze_mpi_fn(const char *dir, const char *out);
+st_cli_analyze_mpi_fn st_cli_analyze_mpi;
 
 /* The quality of the time base the values stand on, a few lines from the archive's
  * properties: clock synchronization, CLC state, what it corrected, violations left. */

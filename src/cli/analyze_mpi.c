@@ -4,6 +4,8 @@
  * (src/analysis/parallel_mpi.h); process 0 writes the report like the serial command.
  * Each process reads the definitions and the event files of its own ranks only (OTF2 selects
  * the locations to read); the other ranks' locations stay empty.
+ * Built into the plugin of each MPI family (lib/<family>/synctrace-analyze-mpi.so), which
+ * bin/synctrace loads under a launcher (analyze_plugin.c); the rest comes from the executable.
  */
 #include <mpi.h>
 #include <stdio.h>

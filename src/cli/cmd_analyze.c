@@ -57,7 +57,7 @@ static int run_analyze(int argc, char **argv)
     if (!dir)
         return st_cli_usage_error(&st_cli_cmd_analyze, "missing archive directory");
     if (st_config_mpi_launched()) /* mpiexec -n N: the parallel analysis */
-        return st_cli_analyze_mpi(dir, out);
+        return st_cli_analyze_parallel(dir, out);
     char err[300];
     st_cli_analysis_t a;
     st_cli_archive_t ar;
@@ -96,6 +96,8 @@ const st_cli_cmd_t st_cli_cmd_analyze = {
         "Under an MPI launcher (`mpiexec -n N synctrace analyze DIR`, N at most the archive's\n"
         "ranks) the N processes analyse blocks of the archive's ranks in parallel, exchanging\n"
         "only what the patterns need (the in-run analysis's code); same values as serially.\n"
+        "The MPI part is lib/<mpich|openmpi>/synctrace-analyze-mpi.so beside bin/, the launcher's\n"
+        "family (mpiexec.mpich, mpirun.openmpi); synctrace itself links no MPI library.\n"
         "  -o FILE   write only FILE: CUBE4 if it ends in .cubex, else JSON\n",
     .reads_archive = 1,
     .run = run_analyze,

@@ -294,27 +294,41 @@ void st_config_print(FILE *out, int markdown)
 
 /* ---- what the MPI launcher announces ------------------------------------------------------ */
 
-/* The first of the names (NULL-terminated) that is set, as a number; missing when none is. */
-static int launcher_number(const char *const *names, int missing)
+/* The launchers that announce rank and size, in the order they are read, and the MPI family each
+   starts: MPICH's hydra, Open MPI's mpirun. */
+static const struct launcher {
+    const char *rank, *size, *family;
+} launchers[] = {
+    { "PMI_RANK", "PMI_SIZE", "mpich" },
+    { "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "openmpi" },
+};
+#define NLAUNCHERS (sizeof launchers / sizeof launchers[0])
+
+/* The first launcher whose rank (size: 0) or size (1) variable is set, or NULL. */
+static const struct launcher *launcher_with(int size)
 {
-    for (; *names; names++) {
-        const char *v = getenv(*names);
-        if (v)
-            return atoi(v);
-    }
-    return missing;
+    for (size_t i = 0; i < NLAUNCHERS; i++)
+        if (getenv(size ? launchers[i].size : launchers[i].rank))
+            return &launchers[i];
+    return NULL;
 }
 
 int st_config_launcher_rank(void)
 {
-    static const char *const names[] = { "PMI_RANK", "OMPI_COMM_WORLD_RANK", NULL };
-    return launcher_number(names, -1);
+    const struct launcher *l = launcher_with(0);
+    return l ? atoi(getenv(l->rank)) : -1;
 }
 
 int st_config_launcher_size(void)
 {
-    static const char *const names[] = { "PMI_SIZE", "OMPI_COMM_WORLD_SIZE", NULL };
-    return launcher_number(names, 0);
+    const struct launcher *l = launcher_with(1);
+    return l ? atoi(getenv(l->size)) : 0;
+}
+
+const char *st_config_launcher_family(void)
+{
+    const struct launcher *l = launcher_with(1);
+    return l ? l->family : NULL;
 }
 
 int st_config_mpi_launched(void)

@@ -65,11 +65,14 @@ int st_config_parse_number(const char *s, int frac, double lo, double hi, double
  * st_config_launcher_rank: this process's rank (PMI_RANK, else OMPI_COMM_WORLD_RANK), -1 when none
  *   is set (not started by a launcher); messages meant once per job print where it is <= 0.
  * st_config_launcher_size: the number of processes (PMI_SIZE, else OMPI_COMM_WORLD_SIZE), 0 when none.
+ * st_config_launcher_family: the MPI family ("mpich", "openmpi") whose launcher set the variable
+ *   st_config_launcher_size reads (PMI_SIZE: hydra, MPICH; OMPI_COMM_WORLD_SIZE: Open MPI), NULL when none.
  * st_config_mpi_launched: nonzero when a launcher started more than one process (any of PMI_SIZE,
  *   OMPI_COMM_WORLD_SIZE, PMIX_SIZE, MPI_LOCALNRANKS above 1).
  */
 int st_config_launcher_rank(void);
 int st_config_launcher_size(void);
+const char *st_config_launcher_family(void);
 int st_config_mpi_launched(void);
 
 #endif
