@@ -87,7 +87,8 @@ assert_eq "MPI_Recv regions" "$msgs" "$(count dump.json '"type":"enter"' '"regio
 assert_eq "MPI_Allreduce regions" "$NP" "$(count dump.json '"type":"enter"' '"region":"MPI_Allreduce"')"
 assert_eq "MPI_Barrier regions" "$NP" "$(count dump.json '"type":"enter"' '"region":"MPI_Barrier"')"
 assert_eq "collective ends" "$((2 * NP))" "$(count dump.json '"type":"coll_end"')"
-assert_eq "allreduce: 8 bytes each way" "$NP" "$(count dump.json '"type":"coll_end"' '"sent":8,' '"recv":8')"
+# OTF2's convention for an all-to-all pattern: 8 bytes to and from each of the NP ranks
+assert_eq "allreduce: 8 bytes x NP each way" "$NP" "$(count dump.json '"op":"allreduce"' "\"sent\":$((8 * NP))," "\"recv\":$((8 * NP)),")"
 st check arch >check.txt 2>&1 || fail "synctrace check: $(tail -n 3 check.txt)"
 
 # ---- mpi4py: python3 loads libmpi late; the launcher decides ----------------------------------
