@@ -56,10 +56,19 @@ put() {
     echo "  $3"
 }
 
-# subst SRC: prints SRC with the install-time placeholders filled in.
+# The MPI families whose library is built (lib/<family>/libsynctrace.so): the module files set
+# SYNCTRACE_LIB_<FAMILY> for these.
+FAMILY_SED=()
+for fam in mpich openmpi; do
+    tag=@${fam^^}@
+    if [ -f "$O/lib/$fam/libsynctrace.so" ]; then FAMILY_SED+=(-e "s|^$tag||"); else FAMILY_SED+=(-e "/^$tag/d"); fi
+done
+
+# subst SRC: prints SRC with the install-time placeholders filled in; a line that starts with
+# @MPICH@ or @OPENMPI@ is kept (without the tag) when that family's library is built, else dropped.
 subst() {
     sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@VERSION@|$VERSION|g" \
-        -e "s|@LIBDIR@|$PREFIX/lib|g" -e "s|@GOMPDIR@|$PREFIX/lib/synctrace/gomp|g" "$1"
+        -e "s|@LIBDIR@|$PREFIX/lib|g" -e "s|@GOMPDIR@|$PREFIX/lib/synctrace/gomp|g" "${FAMILY_SED[@]}" "$1"
 }
 
 echo "installing synctrace $VERSION from $O into ${D:+$D}$PREFIX"
@@ -98,5 +107,5 @@ else
          "OpenMP events of gcc/libgomp programs will not be traced" >&2
 fi
 
-echo "done. Use: $PREFIX/bin/synctrace-run -o DIR mpiexec -n 4 ./app"
+echo "done. Use: $PREFIX/bin/synctrace-run -o DIR mpirun -n 4 ./app"
 echo "      module use $PREFIX/share/modulefiles   (Lmod: module use $PREFIX/share/lmod); module load synctrace"

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # t_run.sh — bin/synctrace-run, independent of the real library: it is copied into a fake tree
-# (bin/ + lib/) whose libsynctrace.so is a probe library. Checks: library found relative to the
-# script, LD_PRELOAD composed after the user's entries (symbol precedence, not just the string),
-# propagation through mpiexec to every rank, no duplicate entry, -o/SYNCTRACE_DIR, exit status,
-# libgomp detection and the GOMP stand-in, recovery of an unfinished archive, option errors.
+# (bin/ + lib/) whose lib/mpich/libsynctrace.so is a probe library and lib/libsynctrace.so (the
+# default) a symlink to it. Checks: library found relative to the script, LD_PRELOAD composed after
+# the user's entries (symbol precedence, not just the string), propagation through MPICH's mpiexec
+# to every rank, no duplicate entry, -o/SYNCTRACE_DIR, exit status, libgomp detection and the GOMP
+# stand-in, recovery of an unfinished archive, option errors. The choice among MPI families and
+# Open MPI's mpirun: t_run_family.sh.
 source "$ST_ROOT/tests/lib.sh"
 
 [ -x "$ST_BIN/synctrace-run" ] || fail "$ST_BIN/synctrace-run not built"
 T=$ST_TMP
-mkdir -p "$T/tree/bin" "$T/tree/lib/gomp" "$T/user"
+mkdir -p "$T/tree/bin" "$T/tree/lib/gomp" "$T/tree/lib/mpich" "$T/user"
 cp "$ST_BIN/synctrace-run" "$T/tree/bin/"
 RUN=$T/tree/bin/synctrace-run
 
@@ -17,7 +19,8 @@ cat >"$T/probe_lib.c" <<'EOF'
 const char *st_probe_who(void);
 const char *st_probe_who(void) { return WHO; }
 EOF
-gcc -shared -fPIC -DWHO='"synctrace"' -o "$T/tree/lib/libsynctrace.so" "$T/probe_lib.c" || fail "cannot build probe lib"
+gcc -shared -fPIC -DWHO='"synctrace"' -o "$T/tree/lib/mpich/libsynctrace.so" "$T/probe_lib.c" || fail "cannot build probe lib"
+ln -s mpich/libsynctrace.so "$T/tree/lib/libsynctrace.so"
 gcc -shared -fPIC -DWHO='"user"' -o "$T/user/libskew.so" "$T/probe_lib.c" || fail "cannot build user lib"
 
 # probe [exit-code [mkdir-partial-in-SYNCTRACE_DIR]]: prints what it sees, one "key=value" per line.
@@ -84,7 +87,8 @@ LLVM_OMP=$(readlink -f "$(clang -print-file-name=libomp.so.5)")
 ln -s "$LLVM_OMP" "$T/tree/lib/gomp/libgomp.so.1"
 
 val() { sed -n "s/^$1=//p" "$2" | head -n1; }
-LIB=$(readlink -f "$T/tree/lib/libsynctrace.so")
+LIB=$T/tree/lib/libsynctrace.so          # programs without MPI: the default library
+LIBM=$T/tree/lib/mpich/libsynctrace.so   # under MPICH's mpiexec: the MPICH library
 
 # ---- plain program, empty LD_PRELOAD --------------------------------------------------------
 cd "$T"
@@ -141,11 +145,11 @@ set -e
 assert_eq "existing archive refused" 2 "$rc"
 grep -q "already holds an archive" e5.txt || fail "unclear message: $(cat e5.txt)"
 
-# ---- through mpiexec: every rank gets the composed environment -------------------------------
-LD_PRELOAD=$T/user/libskew.so timeout 60 "$RUN" -o "$T/arch3" mpiexec -n 2 ./probe >o6.txt \
+# ---- through MPICH's mpiexec: every rank gets the composed environment -------------------------
+LD_PRELOAD=$T/user/libskew.so timeout 60 "$RUN" -o "$T/arch3" mpiexec.mpich -n 2 ./probe >o6.txt \
     || fail "mpiexec run failed: $(cat o6.txt)"
 assert_eq "ranks seen" "0 1" "$(sed -n 's/^rank=//p' o6.txt | sort | tr '\n' ' ' | sed 's/ $//')"
-assert_eq "ranks: composed LD_PRELOAD" "2" "$(grep -cxF "LD_PRELOAD=$T/user/libskew.so:$LIB" o6.txt)"
+assert_eq "ranks: composed LD_PRELOAD" "2" "$(grep -cxF "LD_PRELOAD=$T/user/libskew.so:$LIBM" o6.txt)"
 assert_eq "ranks: library mapped" "2" "$(grep -cx 'mapped libsynctrace.so=yes' o6.txt)"
 assert_eq "ranks: SYNCTRACE_DIR" "2" "$(grep -cxF "SYNCTRACE_DIR=$T/arch3" o6.txt)"
 
@@ -154,7 +158,7 @@ OMP_NUM_THREADS=2 "$RUN" ./omp_gcc >o7.txt || fail "gcc OpenMP run failed"
 assert_eq "libgomp program on the stand-in" "threads=2 gcc-libgomp=0 llvm-libomp=1" "$(cat o7.txt)"
 OMP_NUM_THREADS=2 "$RUN" --no-gomp ./omp_gcc >o8.txt || fail "gcc OpenMP --no-gomp run failed"
 assert_eq "--no-gomp keeps libgomp" "threads=2 gcc-libgomp=1 llvm-libomp=0" "$(cat o8.txt)"
-OMP_NUM_THREADS=2 timeout 60 "$RUN" mpiexec -n 1 ./omp_gcc >o9.txt || fail "mpiexec gcc OpenMP run failed"
+OMP_NUM_THREADS=2 timeout 60 "$RUN" mpiexec.mpich -n 1 ./omp_gcc >o9.txt || fail "mpiexec gcc OpenMP run failed"
 assert_eq "libgomp program found behind mpiexec" "threads=2 gcc-libgomp=0 llvm-libomp=1" "$(cat o9.txt)"
 LD_LIBRARY_PATH=/nonexistent "$RUN" ./probe >o10.txt || fail "probe run failed"
 assert_eq "no stand-in for programs without libgomp" /nonexistent "$(val LD_LIBRARY_PATH o10.txt)"
@@ -168,7 +172,7 @@ set +e
 "$RUN" >/dev/null 2>e13.txt; rc1=$?
 "$RUN" -x ./probe >/dev/null 2>>e13.txt; rc2=$?
 "$RUN" ./no-such-program >/dev/null 2>>e13.txt; rc3=$?
-mv "$T/tree/lib/libsynctrace.so" "$T/tree/lib/moved.so"
+rm "$T/tree/lib/libsynctrace.so"
 "$RUN" ./probe >/dev/null 2>>e13.txt; rc4=$?
 set -e
 assert_eq "no command" 2 "$rc1"
