@@ -44,7 +44,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
-#include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -52,13 +51,8 @@
 #include "../config/config.h"
 #include "../util/log.h"
 
-/* The family this library is built for (the Makefile passes -DST_MPI_FAMILY); else what mpi.h is. */
-#ifndef ST_MPI_FAMILY
-#ifdef OPEN_MPI
-#define ST_MPI_FAMILY "openmpi"
-#else
-#define ST_MPI_FAMILY "mpich"
-#endif
+#ifndef ST_MPI_FAMILY /* the family this library is built for: the Makefile's -DST_MPI_FAMILY='"F"' */
+#error "ST_MPI_FAMILY is not defined (build with make)"
 #endif
 
 typedef struct family {
