@@ -12,7 +12,7 @@ source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset LD_PRELOAD SYNCTRACE_DIR
-libdir=$(dirname "$ST_LIB")
+libdir=$(readlink -f "$(dirname "$ST_BIN")/lib") # lib/<family>/libsynctrace.so, whichever family ST_LIB names
 np=3
 
 # expect MODE: the application's calls per rank, "REGION COUNT" (mpiio.c's header lists them in order)

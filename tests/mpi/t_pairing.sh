@@ -14,7 +14,7 @@ unset LD_PRELOAD SYNCTRACE_DIR
 for c in mpicc.mpich mpicc.openmpi mpiexec.mpich mpirun.openmpi; do
     command -v "$c" >/dev/null || skip "$c is not installed: a wrong pairing needs both MPI families"
 done
-libdir=$(dirname "$ST_LIB")
+libdir=$(readlink -f "$(dirname "$ST_BIN")/lib") # lib/<family>/libsynctrace.so, whichever family ST_LIB names
 declare -A lib=([mpich]=$libdir/mpich/libsynctrace.so [openmpi]=$libdir/openmpi/libsynctrace.so)
 declare -A title=([mpich]=MPICH [openmpi]="Open MPI")
 declare -A soname=([mpich]=libmpich.so.12 [openmpi]=libmpi.so.40)
