@@ -9,6 +9,7 @@
 #include "../util/log.h"
 #include "abend.h"
 #include "comm.h"
+#include "pairing.h"
 #include "st_mpi.h"
 
 volatile int st_mpi_tracing;
@@ -66,6 +67,7 @@ static void tool_init(void)
 
 static int init_common(int *argc, char ***argv, int required, int *provided, int thread)
 {
+    st_pairing_at_init(); /* an MPI of the other family loaded after start: restarts untraced */
     st_thread_t *th = st_record_active ? st_thread_self() : NULL;
     st_region_t region = thread ? ST_REGION_MPI_Init_thread : ST_REGION_MPI_Init;
     if (th) {

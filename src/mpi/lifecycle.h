@@ -1,9 +1,10 @@
 /*
  * lifecycle.h — the shim's life: load, MPI_Init, MPI_Finalize, and abnormal ends.
  *
- * Load (library constructor): parse and validate the configuration (a bad value
- * stops the process with one line before the application runs), select the clock,
- * start recording. MPI_Init/MPI_Init_thread: create the tool's private world
+ * Load (library constructor): a program of the other MPI family is refused first (one
+ * line, then it runs untraced: pairing.h; checked again at MPI_Init for an MPI loaded
+ * late); parse and validate the configuration (a bad value stops the process with one
+ * line before the application runs), select the clock, start recording. MPI_Init/MPI_Init_thread: create the tool's private world
  * communicator, register WORLD/SELF, prepare the archive directory (rank 0, shared by
  * broadcast), synchronize clocks, start tracing MPI. MPI_Finalize: last sync, gather
  * this rank's data, correct (CLC), write the archive collectively, then PMPI_Finalize.

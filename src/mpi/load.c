@@ -11,6 +11,7 @@
 #include "../util/log.h"
 #include "abend.h"
 #include "callsite.h"
+#include "pairing.h"
 #include "st_mpi.h"
 
 int st_lc_mpi_started;
@@ -36,8 +37,11 @@ static void forked_child(void)
     st_abend_forget();
 }
 
-__attribute__((constructor)) static void st_shim_load(void)
+/* glibc hands ELF constructors the program's argc, argv and environment. */
+__attribute__((constructor)) static void st_shim_load(int argc, char **argv, char **envp)
 {
+    (void)argc, (void)envp;
+    st_pairing_at_load(argv); /* the other MPI family's program: runs untraced, this does not return */
     char err[600];
     if (st_config_load(err, sizeof err) != 0)
         config_failure(err);

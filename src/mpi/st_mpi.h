@@ -32,11 +32,22 @@
 
 extern volatile int st_mpi_tracing; /* set between tool init and finalize */
 
-static inline st_thread_t *st_mpi_begin(void)
+/*
+ * The first MPI call of a thread that records nothing yet (lib_threads.c): registers it, unless the call
+ * comes from the MPI library itself (caller: the wrapper's return address), i.e. from a thread of the
+ * library's own: its calls are never recorded (NULL). A call the library makes on the application's
+ * thread, inside an MPI call, is skipped by in_tool instead.
+ */
+st_thread_t *st_mpi_thread_first(const void *caller);
+
+/* Always inlined: __builtin_return_address(0) is then the wrapper's return address, in its caller. */
+static inline __attribute__((always_inline)) st_thread_t *st_mpi_begin(void)
 {
     if (ST_UNLIKELY(!st_mpi_tracing))
         return NULL;
-    st_thread_t *th = st_thread_self();
+    st_thread_t *th = st_thread_tls;
+    if (ST_UNLIKELY(!th))
+        th = st_mpi_thread_first(__builtin_return_address(0));
     if (ST_UNLIKELY(!th || th->in_tool))
         return NULL;
     th->in_tool = 1;
