@@ -12,7 +12,7 @@ source "$ST_ROOT/tests/lib.sh"
 cd "$ST_ROOT"
 
 TABLE=tests/infra/layers.txt
-GEN=${ST_BUILD:+$ST_BUILD/../gen}
+GEN=${ST_O:+$ST_O/build/gen}
 [ -n "$GEN" ] && [ -d "$GEN" ] || GEN=build/gen
 python3 - "$TABLE" "$GEN" >"$ST_TMP/layers.out" 2>&1 <<'PY' || { head -n -1 "$ST_TMP/layers.out" >&2; fail "$(tail -n 1 "$ST_TMP/layers.out")"; }
 import glob, os, re, sys

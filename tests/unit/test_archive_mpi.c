@@ -4,7 +4,7 @@
  * back with the announced counts and translated peers; an existing archive, an
  * unwritable directory and inconsistent data (two ranks claiming the same rank)
  * must give the same nonzero status on every rank without hanging, and leave no
- * partial archive behind. tests/run-tests.sh runs it with mpiexec -n 3 (the ranks line).
+ * partial archive behind. tests/run-tests.sh runs it on 3 ranks (the ranks line).
  */
 /* compiler: mpicc */
 /* ranks: 3 */
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &tool);
     if (size != SYNTH_NRANKS) {
         if (rank == 0)
-            fprintf(stderr, "run with mpiexec -n %d\n", SYNTH_NRANKS);
+            fprintf(stderr, "run on %d ranks\n", SYNTH_NRANKS);
         MPI_Finalize();
         return 2;
     }
