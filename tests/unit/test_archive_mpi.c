@@ -7,6 +7,7 @@
  * partial archive behind. tests/run-tests.sh runs it on 3 ranks (the ranks line).
  */
 /* compiler: mpicc */
+/* families: mpich openmpi */
 /* ranks: 3 */
 /* link: src/mpi/archive_mpi.c src/exchange/polite_mpi.c src/model/rankdata.c src/model/rankdata_dump.c src/otf2/writer.c src/otf2/numbering.c src/otf2/events.c src/util/archive_dir.c src/model/prepare.c src/util/u64map.c src/otf2/globaldefs.c src/model/region.c src/model/event.c src/util/log.c src/model/callpath.c */
 #include <mpi.h>

@@ -5,6 +5,7 @@
  * growth races, and one shared key whose entries must each be claimed exactly once.
  */
 /* compiler: mpicc */
+/* families: mpich openmpi */
 /* link: src/mpi/handle_map.c */
 #include <pthread.h>
 #include <stdio.h>
