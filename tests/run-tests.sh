@@ -44,7 +44,7 @@ result() { # name rc seconds log
 # families_of FILE: the families FILE runs on (its "families:" line, else the default), one a line
 families_of() {
     local line
-    line=$(sed -n 's|^\(#\|/\*\) families: \([a-z ]*\)\( \*/\)\{0,1\}$|\2|p' "$1" | head -n1)
+    line=$(sed -n 's,^\(#\|/\*\) families: \([a-z ]*[a-z]\)\( \*/\)\{0\,1\}$,\2,p' "$1" | head -n1)
     printf '%s\n' ${line:-$DEFAULT}
 }
 
