@@ -54,9 +54,9 @@ runs_of() {
     local fam shown
     for fam in $(families_of "$1"); do
         shown=$2; [ "$fam" = "$DEFAULT" ] || shown="$2 [$fam]"
-        [[ -n $filter && $shown != *$filter* ]] && continue
+        [[ -n $filter && $shown != *"$filter"* ]] && continue
         [[ -n ${ST_FAMILIES:-} && " $ST_FAMILIES " != *" $fam "* ]] && continue
-        if [[ " ${BUILT[*]} " == *" $fam "* ]]; then echo "$fam $shown"; else echo "- $shown [$fam]"; fi
+        if [[ " ${BUILT[*]} " == *" $fam "* ]]; then echo "$fam $shown"; else echo "- $shown"; fi
     done
 }
 
