@@ -7,6 +7,7 @@
 # goes to stderr only; FINALIZE_ANALYSIS_MS is in the archive; SYNCTRACE_CLC=off analyses the
 # uncorrected times (and says so); SYNCTRACE_ANALYZE=off writes no report; a failure on one rank is
 # reported once and the analysis skipped everywhere, the application unaffected.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

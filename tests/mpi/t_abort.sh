@@ -5,6 +5,7 @@
 # marks it incomplete, and every rank in it has exactly its 20 ring sends and receives
 # (the aborting rank must be there). Then the same through bin/synctrace-run, which recovers by
 # itself: the archive must be there without a manual `synctrace recover`.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

@@ -3,6 +3,7 @@
 #  - exit() after MPI_Init on every rank: every rank's data is in the archive, marked incomplete;
 #  - SIGSEGV on rank 1: the MPI runtime installs its own fault handler at MPI_Init; the shim must
 #    still get the fault first, so rank 1's data (its MPI_Init and MPI_Barrier) is in the archive.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

@@ -17,6 +17,7 @@
 # with the launcher slowed by strace. hydra_codes.c shows both on purpose, untraced (a rank still
 # asleep when the others exit; PMI connections that outlive their ranks); a traced 9 or 1 counts
 # as the launcher's only if that worked and the traced run's report is the same.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

@@ -6,6 +6,7 @@
 # events are missing) instead of shifting timestamps by guesswork; every timestamp lies in the archive's
 # announced range; the job ends in seconds. Then only rank 1's directory is full: the archive must still
 # say how many events were lost (all ranks' count, not rank 0's). Needs root for the tmpfs; skipped otherwise.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
