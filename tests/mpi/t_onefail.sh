@@ -6,6 +6,7 @@
 # with the same exit code as without the shim (exit() under MPICH: 4 or 9 both ways, hydra's race), and the recovered archive (marked incomplete)
 # must hold every rank with its 20 ring sends and receives, say how the run ended and pass
 # `synctrace check`.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

@@ -11,6 +11,7 @@
 # MPICH 4.0's hydra reports 0 after a forwarded signal whenever its proxy reaps the ranks after
 # their output pipes closed (about a third of untraced runs on a loaded machine; MPICH 4.1 fixed
 # it), so only a later hydra, and Open MPI's mpirun, must exit non-zero.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
