@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # t_layers.sh — the import rule of tests/infra/layers.txt holds (docs/architecture.md, "Modules and
-# layers"): every #include "..." of src/ and include/ (and of the generated C files in build/gen,
-# when built) is resolved the way the compiler does (the including file's folder, then -I build/gen,
-# -I include; for generated code also -I src) and mapped to its module (src/<module>/, include, gen);
+# layers"): every #include "..." of src/ and include/ (and of the generated C files in build/gen and
+# its MPI families' folders, when built) is resolved the way the compiler does (the including file's
+# folder, then -I build/gen, -I include, the families' build/gen/<family>; for generated code also -I src) and mapped to its module (src/<module>/, include, gen);
 # an include of a module on a higher layer, of another module on the same layer, or of a module
 # that layers.txt forbids fails, printed as file:line and the rule it breaks. An include that
 # resolves to no file fails too. And the Makefile puts no module's folder on the include path: its
-# only -I are build/gen, include, the MPI headers, and -Isrc for the generated code alone. And the
+# only -I are build/gen (and build/gen/<family>), include, the MPI headers, and -Isrc for the generated code alone. And the
 # table of layers in docs/architecture.md is the one of layers.txt.
 source "$ST_ROOT/tests/lib.sh"
 cd "$ST_ROOT"
@@ -38,6 +38,9 @@ for d in sorted(glob.glob("src/*/")):
 # the names the Makefile generates into $(GEN), so that the test needs no build
 makefile = open("Makefile").read().split("\n")
 generated = set(re.findall(r"\$\(GEN\)/([\w.-]+)", "\n".join(makefile)))
+# ... and per MPI family into $(GEN)/<family>/ (mpi_have.h: included through -I$(GEN)/<family>)
+generated |= set(re.findall(r"\$\(GEN\)/\$\$?\(\w+\)/([\w.-]+)", "\n".join(makefile)))
+fam_gens = sorted(d for d in glob.glob(gen + "/*/") if os.path.basename(d.rstrip("/")) in ("mpich", "openmpi"))
 
 def module_of(path):
     if path.startswith(gen + "/") or path.startswith("build/gen/"):
@@ -80,12 +83,12 @@ def check(src, mod, search):
 files = sorted(f for d in ("src", "include") for f in glob.glob(d + "/**/*", recursive=True)
                if f.endswith((".c", ".h", ".def")))
 for f in files:
-    check(f, module_of(f), [gen, "include"])
-for f in sorted(glob.glob(gen + "/*.c")):
+    check(f, module_of(f), [gen, "include"] + fam_gens)
+for f in sorted(glob.glob(gen + "/*.c") + glob.glob(gen + "/*/*.c")):
     if os.path.basename(f) not in owner:
         bad.append(f"{f}: a generated file with no owner line in {table}")
     else:
-        check(f, owner[os.path.basename(f)], [gen, "include", "src"])
+        check(f, owner[os.path.basename(f)], [gen, "include", "src"] + fam_gens)
         files.append(f)
 
 # the Makefile's include path: -I of build/gen, include, the MPI headers; -Isrc only in the recipe
@@ -95,7 +98,8 @@ for n, line in enumerate(makefile, 1):
     if line and not line.startswith("\t") and re.match(r"[^=#]*[^:=]:([^=]|$)", line):
         target = line.split(":")[0]
     for opt in re.findall(r"-I\S*", re.sub(r"\$\(shell .*", "", line)):
-        if opt in ("-I$(GEN)", "-Iinclude", "-I$(MPI_INC)"):
+        # build/gen and its per-family folders, include, an MPI family's headers
+        if re.fullmatch(r"-I\$\$?\(GEN\)(/\$\$?\(\w+\)|/\$\(\w+\))?|-Iinclude|-I\$\$?\(MPI_INC[\w$()]*\)", opt):
             continue
         if opt == "-Isrc":
             if not (line.startswith("\t") and "gen/" in target):

@@ -10,7 +10,7 @@ source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
 PY=/usr/bin/python3   # Debian's, which python3-mpi4py is for (not a python3 earlier in PATH)
-lib=$($PY -c 'from mpi4py import MPI; print(MPI.Get_library_version().splitlines()[0])' 2>&1) ||
+lib=$($PY -c 'from mpi4py import MPI; print(MPI.Get_library_version().splitlines()[0].rstrip("\0"))' 2>&1) ||
     fail "no mpi4py for $PY (scripts/install-deps.sh --for check installs python3-mpi4py): $lib"
 case $ST_MPI:$lib in
 openmpi:*"Open MPI"*|mpich:*MPICH*) ;;
