@@ -60,9 +60,10 @@ runs_of() {
     done
 }
 
-# in_family FAMILY CMD...: CMD with tests/lib.sh's definitions for FAMILY (mpi_cc, mpi_run, ...)
-in_family() {
-    ST_MPI=$1 bash -c 'source "$ST_ROOT/tests/lib.sh"; set +eu +o pipefail; "$@"' in_family "${@:2}"
+# family_cmd FAMILY: sets FAMILY_CMD to a command prefix (a program, so timeout can run it) that runs
+# what follows with tests/lib.sh's definitions for FAMILY (mpi_cc, mpi_run, ...)
+family_cmd() {
+    FAMILY_CMD=(env ST_MPI="$1" bash -c 'source "$ST_ROOT/tests/lib.sh"; set +eu +o pipefail; "$@"' family_cmd)
 }
 
 UNIT_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I$O/build/gen -Iinclude"
@@ -79,10 +80,11 @@ for src in tests/unit/test_*.c; do
         mkdir -p "$ST_BUILD"
         exe=$ST_BUILD/$(basename "$src" .c)
         cc=(gcc)
-        grep -q '/\* compiler: mpicc \*/' "$src" && cc=(in_family "$fam" mpi_cc)
+        family_cmd "$fam"
+        grep -q '/\* compiler: mpicc \*/' "$src" && cc=("${FAMILY_CMD[@]}" mpi_cc)
         launch=()
         ranks=$(sed -n 's|^/\* ranks: \([0-9]*\) \*/$|\1|p' "$src" | head -n1)
-        [ -n "$ranks" ] && launch=(in_family "$fam" mpi_run -n "$ranks")
+        [ -n "$ranks" ] && launch=("${FAMILY_CMD[@]}" mpi_run -n "$ranks")
         # the generated headers of this family first (mpi_have.h), then the shared ones
         if "${cc[@]}" -I"$O/build/gen/$fam" $UNIT_CFLAGS -o "$exe" "$src" $link -lotf2 -lm -lpthread >"$log" 2>&1; then
             (cd "$TMPROOT" && timeout 300 "${launch[@]}" "$exe") >>"$log" 2>&1
