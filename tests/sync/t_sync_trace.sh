@@ -4,7 +4,6 @@
 # must lie in that window (about 1 µs wide) on the global clock (rank 0's clock) — 8
 # ranks in 4 simulated nodes with ±1 s offsets, resyncs every second (MPI_Barrier),
 # finalize interpolation on. Also checks the sync properties in the archive.
-# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/sync/common.sh"
 [ -f "$ST_LIB" ] && [ -x "$ST_BIN/synctrace" ] || skip "no $ST_LIB or $ST_BIN/synctrace: build first (make all)"
