@@ -85,7 +85,7 @@ for src in tests/unit/test_*.c; do
         launch=()
         ranks=$(sed -n 's|^/\* ranks: \([0-9]*\) \*/$|\1|p' "$src" | head -n1)
         [ -n "$ranks" ] && launch=("${FAMILY_CMD[@]}" mpi_run -n "$ranks")
-        # the generated headers of this family first (mpi_have.h), then the shared ones
+        # the generated headers of this family first (what it has of MPI), then the shared ones
         if "${cc[@]}" -I"$O/build/gen/$fam" $UNIT_CFLAGS -o "$exe" "$src" $link -lotf2 -lm -lpthread >"$log" 2>&1; then
             (cd "$TMPROOT" && timeout 300 "${launch[@]}" "$exe") >>"$log" 2>&1
             rc=$?

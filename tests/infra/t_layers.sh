@@ -38,7 +38,7 @@ for d in sorted(glob.glob("src/*/")):
 # the names the Makefile generates into $(GEN), so that the test needs no build
 makefile = open("Makefile").read().split("\n")
 generated = set(re.findall(r"\$\(GEN\)/([\w.-]+)", "\n".join(makefile)))
-# ... and per MPI family into $(GEN)/<family>/ (mpi_have.h: included through -I$(GEN)/<family>)
+# ... and per MPI family into $(GEN)/<family>/ (headers included through -I$(GEN)/<family>)
 generated |= set(re.findall(r"\$\(GEN\)/\$\$?\(\w+\)/([\w.-]+)", "\n".join(makefile)))
 fam_gens = sorted(d for d in glob.glob(gen + "/*/") if os.path.basename(d.rstrip("/")) in ("mpich", "openmpi"))
 
