@@ -21,11 +21,13 @@ set -euo pipefail
 BUILD=(                # building and running synctrace, `make demo`
     build-essential    # gcc 12, g++ (libmpich-dev wants it), make, libc6-dev
     python3            # scripts/gen_wrappers.py, scripts/embed_html.py (standard library only)
-    mpich              # mpiexec (hydra), libmpich12
-    libmpich-dev       # mpicc, mpif90, mpi.h
+    mpich              # mpiexec.mpich (hydra), libmpich12: the MPICH family
+    libmpich-dev       # mpicc.mpich, mpif90.mpich, mpicxx.mpich, MPICH's mpi.h
+    openmpi-bin        # mpirun.openmpi, libmpi40: the Open MPI family (Debian's default MPI)
+    libopenmpi-dev     # mpicc.openmpi, mpif90.openmpi, mpicxx.openmpi, Open MPI's mpi.h
     clang              # clang 14: builds OpenMP programs against LLVM's libomp
     libomp-dev         # libomp 14 with OMPT, omp-tools.h (libomp-14-dev), stand-in for gcc's libgomp
-    gfortran           # mpif90 for Fortran applications (libmpich-dev's wrappers call it)
+    gfortran           # Fortran applications (mpif90.mpich and mpif90.openmpi call it)
     libhwloc-dev       # socket/core topology (H3HCA levels)
     libunwind-dev      # call-site capture
     libotf2-trace-dev  # OTF2 3 writer/reader library, otf2-config
@@ -36,6 +38,7 @@ BUILD=(                # building and running synctrace, `make demo`
 TESTS=(                # what `make check` adds
     pkg-config         # tests/infra/t_install.sh checks synctrace.pc
     procps             # ps/pgrep in tests (Priority: important, not on minimal images)
+    python3-mpi4py     # an mpi4py script traced on Open MPI (tests/mpi/t_mpi4py.sh; Debian's is built on it)
     strace             # t_analyze_split.sh sees which event files each process opens (skipped without it)
     vite               # tests/viewers/t_vite.sh opens archives in ViTE (skipped without it)
     xvfb               # xvfb-run, the X server ViTE draws into
@@ -90,8 +93,9 @@ choose() {
 
 # check_tools PURPOSE: after installing, the commands and headers PURPOSE relies on must be there.
 check_tools() {
-    local t bad=() cmds=(gcc make python3 mpicc mpif90 mpiexec clang gfortran otf2-config otf2-print \
-                         addr2line nm readelf ldd)
+    local t bad=() cmds=(gcc make python3 mpicc.mpich mpif90.mpich mpicxx.mpich mpiexec.mpich \
+                         mpicc.openmpi mpif90.openmpi mpicxx.openmpi mpirun.openmpi clang gfortran \
+                         otf2-config otf2-print addr2line nm readelf ldd)
     case "$1" in check|all) cmds+=(pkg-config ps pgrep strace vite xvfb-run xauth import convert) ;; esac
     case "$1" in check|bench|all) cmds+=(chromium chromedriver) ;; esac
     case "$1" in bench|all) cmds+=(eztrace) ;; esac
@@ -103,6 +107,8 @@ check_tools() {
     [ -f "$res/include/omp-tools.h" ] || bad+=("omp-tools.h under clang's resource dir '$res'")
     [ -f /usr/include/hwloc.h ] || bad+=("/usr/include/hwloc.h")
     [ -f /usr/include/otf2/otf2.h ] || bad+=("/usr/include/otf2/otf2.h")
+    # Debian's python3 (not one earlier in PATH, such as pyenv's) holds python3-mpi4py
+    case "$1" in check|all) /usr/bin/python3 -c 'import mpi4py' 2>/dev/null || bad+=("/usr/bin/python3's mpi4py") ;; esac
     [ ${#bad[@]} -eq 0 ] || die "packages installed but still missing: ${bad[*]}"
 }
 

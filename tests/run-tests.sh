@@ -2,11 +2,18 @@
 # tests/run-tests.sh — runs every test: unit tests (tests/unit/test_*.c, no MPI) and
 # integration tests (tests/<area>/t_*.sh). Usage: tests/run-tests.sh [name-filter]
 #
+# MPI families: the tests run on the default family (mpich when its library is built, else openmpi);
+# a test with a line naming families,
+#     # families: mpich openmpi          (a script)      /* families: mpich openmpi */   (a unit test)
+# runs once on each of them that is built (lib/<family>/libsynctrace.so), and only on those. A run on a
+# family other than the default is named with the family: `mpi/t_p2p [openmpi]`. ST_FAMILIES="openmpi"
+# restricts the runs to the families listed. tests/lib.sh maps a family to its compilers and launcher.
+#
 # A unit test source names what it links in a comment line:
 #     /* link: src/clc/clc.c src/util/log.c */
-# and is compiled with the project's flags plus AddressSanitizer/UBSan (with mpicc instead of gcc
-# when it has a line /* compiler: mpicc */; such a test is run as a single process, or under
-# `mpiexec -n N` when it also has a line /* ranks: N */).
+# and is compiled with the project's flags plus AddressSanitizer/UBSan (with the family's MPI C compiler,
+# lib.sh's mpi_cc, instead of gcc when it has a line /* compiler: mpicc */; such a test is run as a
+# single process, or under the family's launcher with N ranks when it also has a line /* ranks: N */).
 # Prints one line per test and ends with "N passed, N failed[, N skipped]".
 # KEEP_TEST_TMP=1 keeps the temporary directory (test logs with their notes, archives).
 set -u
@@ -14,11 +21,17 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
 filter=${1:-}
 O=$(cd "${O:-$ROOT}" && pwd)   # build-output root (make O=...)
-export ST_ROOT=$ROOT ST_LIB=$O/lib/libsynctrace.so ST_BIN=$O/bin ST_BUILD=$O/build/tests
-mkdir -p "$ST_BUILD"
+export ST_ROOT=$ROOT ST_O=$O ST_BIN=$O/bin
 TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-tests.XXXXXX")
 trap '[ -n "${KEEP_TEST_TMP:-}" ] || rm -rf "$TMPROOT"' EXIT
 pass=0 failn=0 skipn=0 failed=()
+
+# the families built (a library without the family directory: the MPICH-only layout of older builds)
+BUILT=()
+for fam in mpich openmpi; do [ -e "$O/lib/$fam/libsynctrace.so" ] && BUILT+=("$fam"); done
+[ ${#BUILT[@]} -eq 0 ] && [ -e "$O/lib/libsynctrace.so" ] && BUILT=(mpich)
+DEFAULT=${BUILT[0]:-mpich}
+echo "MPI families built: ${BUILT[*]:-none} (default $DEFAULT)${ST_FAMILIES:+; running ${ST_FAMILIES}}"
 
 result() { # name rc seconds log
     case $2 in
@@ -28,38 +41,78 @@ result() { # name rc seconds log
     esac
 }
 
+# families_of FILE: the families FILE runs on (its "families:" line, else the default), one a line
+families_of() {
+    local line
+    line=$(sed -n 's,^\(#\|/\*\) families: \([a-z ]*[a-z]\)\( \*/\)\{0\,1\}$,\2,p' "$1" | head -n1)
+    printf '%s\n' ${line:-$DEFAULT}
+}
+
+# runs_of FILE NAME: "FAMILY DISPLAY-NAME" lines, one per run of the test NAME that the filter
+# and ST_FAMILIES keep; a family the test names but that is not built gives "- NAME [family]"
+runs_of() {
+    local fam shown
+    for fam in $(families_of "$1"); do
+        shown=$2; [ "$fam" = "$DEFAULT" ] || shown="$2 [$fam]"
+        [[ -n $filter && $shown != *"$filter"* ]] && continue
+        [[ -n ${ST_FAMILIES:-} && " $ST_FAMILIES " != *" $fam "* ]] && continue
+        if [[ " ${BUILT[*]} " == *" $fam "* ]]; then echo "$fam $shown"; else echo "- $shown"; fi
+    done
+}
+
+# family_cmd FAMILY: sets FAMILY_CMD to a command prefix (a program, so timeout can run it) that runs
+# what follows with tests/lib.sh's definitions for FAMILY (mpi_cc, mpi_run, ...)
+family_cmd() {
+    FAMILY_CMD=(env ST_MPI="$1" bash -c 'source "$ST_ROOT/tests/lib.sh"; set +eu +o pipefail; "$@"' family_cmd)
+}
+
 UNIT_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I$O/build/gen -Iinclude"
 for src in tests/unit/test_*.c; do
     [ -e "$src" ] || continue
-    name=unit/$(basename "$src" .c)
-    [[ -n $filter && $name != *$filter* ]] && continue
-    link=$(sed -n 's|.*/\* link: \(.*\) \*/.*|\1|p' "$src" | head -n1)
-    log=$TMPROOT/$(basename "$src").log
-    start=$(date +%s)
-    cc=gcc
-    grep -q '/\* compiler: mpicc \*/' "$src" && cc=mpicc
-    launch=()
-    ranks=$(sed -n 's|^/\* ranks: \([0-9]*\) \*/$|\1|p' "$src" | head -n1)
-    [ -n "$ranks" ] && launch=(mpiexec -n "$ranks")
-    if $cc $UNIT_CFLAGS -o "$ST_BUILD/$(basename "$src" .c)" "$src" $link -lotf2 -lm -lpthread >"$log" 2>&1; then
-        (cd "$TMPROOT" && timeout 300 "${launch[@]}" "$ST_BUILD/$(basename "$src" .c)") >>"$log" 2>&1
-        rc=$?
-    else
-        rc=1
-    fi
-    result "$name" $rc $(( $(date +%s) - start )) "$log"
+    mapfile -t runs < <(runs_of "$src" "unit/$(basename "$src" .c)")
+    for run in "${runs[@]}"; do
+        fam=${run%% *} name=${run#* }
+        log=$TMPROOT/$(basename "$src")${fam:+.$fam}.log
+        if [ "$fam" = - ]; then echo "SKIP: MPI family not built" >"$log"; result "$name" 77 0 "$log"; continue; fi
+        link=$(sed -n 's|.*/\* link: \(.*\) \*/.*|\1|p' "$src" | head -n1)
+        start=$(date +%s)
+        export ST_BUILD=$O/build/tests/$fam
+        mkdir -p "$ST_BUILD"
+        exe=$ST_BUILD/$(basename "$src" .c)
+        cc=(gcc)
+        family_cmd "$fam"
+        grep -q '/\* compiler: mpicc \*/' "$src" && cc=("${FAMILY_CMD[@]}" mpi_cc)
+        launch=()
+        ranks=$(sed -n 's|^/\* ranks: \([0-9]*\) \*/$|\1|p' "$src" | head -n1)
+        [ -n "$ranks" ] && launch=("${FAMILY_CMD[@]}" mpi_run -n "$ranks")
+        # the generated headers of this family first (what it has of MPI), then the shared ones
+        if "${cc[@]}" -I"$O/build/gen/$fam" $UNIT_CFLAGS -o "$exe" "$src" $link -lotf2 -lm -lpthread >"$log" 2>&1; then
+            (cd "$TMPROOT" && timeout 300 "${launch[@]}" "$exe") >>"$log" 2>&1
+            rc=$?
+        else
+            rc=1
+        fi
+        result "$name" $rc $(( $(date +%s) - start )) "$log"
+    done
 done
 
 for t in tests/*/t_*.sh; do
     [ -e "$t" ] || continue
-    name=${t#tests/}; name=${name%.sh}
-    [[ -n $filter && $name != *$filter* ]] && continue
-    export ST_TMP=$TMPROOT/$(echo "$name" | tr / _)
-    mkdir -p "$ST_TMP"
-    log=$ST_TMP.log
-    start=$(date +%s)
-    (cd "$ST_TMP" && timeout 600 bash "$ROOT/$t") >"$log" 2>&1
-    result "$name" $? $(( $(date +%s) - start )) "$log"
+    base=${t#tests/}; base=${base%.sh}
+    mapfile -t runs < <(runs_of "$t" "$base")
+    for run in "${runs[@]}"; do
+        fam=${run%% *} name=${run#* }
+        export ST_TMP=$TMPROOT/$(echo "$base" | tr / _)
+        [ "$fam" = "$DEFAULT" ] || ST_TMP=$ST_TMP.$fam
+        mkdir -p "$ST_TMP"
+        log=$ST_TMP.log
+        if [ "$fam" = - ]; then echo "SKIP: MPI family not built" >"$log"; result "$name" 77 0 "$log"; continue; fi
+        export ST_MPI=$fam ST_BUILD=$O/build/tests/$fam
+        mkdir -p "$ST_BUILD"
+        start=$(date +%s)
+        (cd "$ST_TMP" && timeout 600 bash "$ROOT/$t") >"$log" 2>&1
+        result "$name" $? $(( $(date +%s) - start )) "$log"
+    done
 done
 
 echo

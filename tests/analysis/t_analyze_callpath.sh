@@ -9,7 +9,7 @@
 # names the functions (independent reader) with the lines where they begin and end (as the
 # archive's Regions do), its cnodes carry the line and file of their frames'
 # calls (late_sender_victim's: its MPI_Recv line) as analysis.json does, the same in-run,
-# offline and under mpiexec; `synctrace report --metric` prints the path;
+# offline and under the launcher; `synctrace report --metric` prints the path;
 # `synctrace clc` rewrites the calling contexts and ViTE still reads the archive.
 # Without SYNCTRACE_CALLPATH the call tree has no application functions (as before).
 source "$ST_ROOT/tests/lib.sh"

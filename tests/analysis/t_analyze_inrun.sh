@@ -2,11 +2,12 @@
 # The in-run parallel analysis (SYNCTRACE_ANALYZE, at MPI_Finalize after CLC) equals the offline
 # one exactly: analysis.json (every metric x call path x location value, the worst instances,
 # the statistics) and analysis.cubex byte for byte, on MPI-only runs (waits.c, 4 ranks; the
-# CLC tests' clc_mpi.c) and a hybrid one (ompwaits.c, 2 ranks x 3 threads); `mpiexec -n N synctrace analyze` (N = ranks,
+# CLC tests' clc_mpi.c) and a hybrid one (ompwaits.c, 2 ranks x 3 threads); `synctrace analyze` on N processes (N = ranks,
 # fewer, 1) equals the serial command; N > ranks is refused with one line. The run's summary
 # goes to stderr only; FINALIZE_ANALYSIS_MS is in the archive; SYNCTRACE_CLC=off analyses the
 # uncorrected times (and says so); SYNCTRACE_ANALYZE=off writes no report; a failure on one rank is
 # reported once and the analysis skipped everywhere, the application unaffected.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
@@ -39,8 +40,8 @@ PY
     cmp -s "$ST_TMP/$name.inrun.cubex" "$ST_TMP/$name.cubex" || fail "$name: analysis.cubex not byte-identical"
     local n
     for n in "$@"; do
-        timeout 120 mpiexec -n "$n" "$ST_BIN/synctrace" analyze "$dir" -o "$ST_TMP/$name.par$n.json" \
-            >"$ST_TMP/par.txt" 2>&1 || fail "$name: mpiexec -n $n synctrace analyze failed: $(tail -3 "$ST_TMP/par.txt")"
+        mpi_run -t 120 -n "$n" "$ST_BIN/synctrace" analyze "$dir" -o "$ST_TMP/$name.par$n.json" \
+            >"$ST_TMP/par.txt" 2>&1 || fail "$name: $MPI_LAUNCHER -n $n synctrace analyze failed: $(tail -3 "$ST_TMP/par.txt")"
         cmp -s "$ST_TMP/$name.par$n.json" "$ST_TMP/$name.json" || fail "$name: parallel analysis over $n processes differs"
     done
     note "$name: in-run == offline == parallel offline (N = $*)"
@@ -55,7 +56,7 @@ grep -q "^wait-state analysis: .* ms; report $ST_TMP/run/analysis.json" "$ST_TMP
     fail "summary without the report's path: $(tail -3 "$ST_TMP/err.txt")"
 st info "$ST_TMP/run" | grep -Eq 'SYNCTRACE::FINALIZE_ANALYSIS_MS +[0-9.]+$' || fail "no FINALIZE_ANALYSIS_MS in the archive"
 same "$ST_TMP/run" mpi 4 2 3 1
-rc=0; timeout 60 mpiexec -n 5 "$ST_BIN/synctrace" analyze "$ST_TMP/run" >"$ST_TMP/n5.txt" 2>&1 || rc=$?
+rc=0; mpi_run -t 60 -n 5 "$ST_BIN/synctrace" analyze "$ST_TMP/run" >"$ST_TMP/n5.txt" 2>&1 || rc=$?
 assert_eq "analyze with more processes than ranks" 1 "$rc"
 assert_eq "lines for more processes than ranks" 1 "$(grep -c 'cannot analyse' "$ST_TMP/n5.txt")"
 grep -q '5 processes for an archive of 4 ranks' "$ST_TMP/n5.txt" || fail "unclear refusal: $(cat "$ST_TMP/n5.txt")"
@@ -79,7 +80,7 @@ same "$ST_TMP/ic" icoll 4 3
 # a failure in the middle of the exchange (rank 1's message corrupted; CLC off, so the first tool
 # message is the analysis's): reported once, skipped on every rank, the application unchanged, no wait
 CORRUPT_LIB=$ST_BUILD/libcorrupt.so
-gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden $(mpicc -show | grep -o -- '-I[^ ]*') \
+gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden $(mpi_incflags) \
     -o "$CORRUPT_LIB" "$ST_ROOT/tests/clc/corrupt.c" -ldl || fail "cannot build corrupt.c"
 run_plain 4 "$cbin" 3 || fail "clc_mpi without the shim failed"
 start=$(date +%s) rc=0

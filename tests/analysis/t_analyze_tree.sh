@@ -2,10 +2,10 @@
 # The metric tree holds as a whole against the run (docs/analysis.md, "Consistency of the metric
 # tree"), with and without SYNCTRACE_CALLPATH=1, on deep call paths (treewalk.*: MPI calls 4-6 frames
 # deep, recursion, one function from two callers, OpenMP regions inside functions) of an MPI-only C
-# program (mpicc), a hybrid one (clang, LLVM libomp), a Fortran one (mpif90) and a C++ one (mpicxx
+# program (mpi_cc), a hybrid one (clang, LLVM libomp), a Fortran one (mpi_f90) and a C++ one (mpi_cxx
 # with clang++, libomp), 2 ranks x 2 threads: the analysis' own check (SYNCTRACE_ANALYZE_CHECK=fail,
 # tests/lib.sh) finds nothing in the run or offline; analysis.json in-run (at MPI_Finalize), offline
-# (`synctrace analyze`) and offline in parallel (`mpiexec -n 2 synctrace analyze`) are one file; and
+# (`synctrace analyze`) and offline in parallel (`synctrace analyze` on 2 processes of the launcher) are one file; and
 # anacheck.py's `whole` holds on it: on every location Time over all call paths adds up to the
 # location's span (first to last event in `synctrace dump`; a worker thread: its master's), at every
 # (call path, location) a parent holds its children (exactly where Scalasca's is their sum), a
@@ -13,7 +13,7 @@
 # regions; with call paths the deep paths are in the tree. The cube holds the JSON's values.
 source "$ST_ROOT/tests/lib.sh"
 [ -x "$ST_BIN/synctrace" ] || fail "no $ST_BIN/synctrace: build first"
-for tool in clang clang++ mpif90 mpicxx; do command -v $tool >/dev/null || skip "$tool not installed"; done
+for tool in clang clang++ "$MPI_F90" "$MPI_CXX"; do command -v "$tool" >/dev/null || skip "$tool not installed"; done
 src=$ST_ROOT/tests/analysis
 # no sibling calls: every function keeps its frame, so the paths are the source's
 declare -A BIN
@@ -22,7 +22,7 @@ BIN[h]=$(build_mpi_omp treewalk_omp "$src/treewalk.c" -fno-optimize-sibling-call
 BIN[f]=$(build_mpi_f90 treewalk_f "$src/treewalk.f90" -fno-optimize-sibling-calls) || exit 1
 BIN[cc]=$ST_BUILD/treewalk_cc
 if [ ! -x "${BIN[cc]}" ] || [ "$src/treewalk.cc" -nt "${BIN[cc]}" ]; then
-    mpicxx -cxx=clang++ -std=c++17 -O1 -g -Wall -Wextra -Werror -fopenmp -fno-optimize-sibling-calls \
+    mpi_cxx_clang -std=c++17 -O1 -g -Wall -Wextra -Werror -fopenmp -fno-optimize-sibling-calls \
         -o "${BIN[cc]}" "$src/treewalk.cc" || fail "cannot build treewalk.cc"
 fi
 # with call paths, paths that must be in the tree (whole paths; a frame is matched by a part of its

@@ -8,7 +8,7 @@
 #    MPI ENTER of every rank is checked in `synctrace dump`, in `synctrace analyze`'s call tree,
 #    and, after a run ending in MPI_Abort, in the archive `synctrace recover` makes (the same
 #    paths: one symbolization for both routes).
-#  - unitpaths.f90 at -O2 (mpif90): the MPI call in a subroutine contained in the program unit is
+#  - unitpaths.f90 at -O2 (mpi_f90): the MPI call in a subroutine contained in the program unit is
 #    at main/MAIN__/step, the program unit's calls at main/MAIN__.
 # Needs llvm-symbolizer: binutils' addr2line names the innermost of inlined frames after the
 # function holding the code (src/util/addr2line.h).
@@ -18,7 +18,7 @@ command -v llvm-symbolizer >/dev/null || skip "llvm-symbolizer not installed (pa
 src="$ST_ROOT/tests/analysis/inlinepaths.c"
 BIN="$ST_BUILD/inlinepaths"
 if [ ! -x "$BIN" ] || [ "$src" -nt "$BIN" ]; then
-    mpicc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -o "$BIN" "$src" || fail "cannot build $src"
+    mpi_cc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -o "$BIN" "$src" || fail "cannot build $src"
 fi
 # the binary holds what the test is about: the inlined functions have no calls, tail_caller jumps
 objdump -d --no-show-raw-insn "$BIN" >"$ST_TMP/asm.txt" || fail "objdump failed"
@@ -45,7 +45,7 @@ st dump "$ST_TMP/a" >"$ST_TMP/adump.txt" || fail "synctrace dump of the recovere
 FBIN="$ST_BUILD/unitpaths"
 fsrc="$ST_ROOT/tests/analysis/unitpaths.f90"
 if [ ! -x "$FBIN" ] || [ "$fsrc" -nt "$FBIN" ]; then
-    mpif90 -O2 -g -o "$FBIN" "$fsrc" || fail "cannot build $fsrc"
+    mpi_f90 -O2 -g -o "$FBIN" "$fsrc" || fail "cannot build $fsrc"
 fi
 ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/f" 2 "$FBIN" || fail "unitpaths failed: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -q "sum  3.0" "$ST_TMP/out.txt" || fail "unitpaths printed: $(head -c 200 "$ST_TMP/out.txt")"

@@ -9,12 +9,12 @@
 # and its demangler gives up on these, the mangled symbols (nm): compared without blanks
 # (demanglers differ in "> >").
 source "$ST_ROOT/tests/lib.sh"
-command -v mpicxx >/dev/null || skip "mpicxx not installed"
+command -v "$MPI_CXX" >/dev/null || skip "$MPI_CXX not installed"
 [ -x "$ST_BIN/synctrace" ] || fail "no $ST_BIN/synctrace: build first"
 src="$ST_ROOT/tests/analysis/longnames.cc"
 BIN="$ST_BUILD/longnames"
 if [ ! -x "$BIN" ] || [ "$src" -nt "$BIN" ]; then
-    mpicxx -std=c++14 -O1 -g -o "$BIN" "$src" || fail "cannot build $src"
+    mpi_cxx -std=c++14 -O1 -g -o "$BIN" "$src" || fail "cannot build $src"
 fi
 nm "$BIN" | awk '$3 ~ /exchange_long/ {print $3}' >"$ST_TMP/mangled.txt"
 [ "$(wc -l <"$ST_TMP/mangled.txt")" -eq 2 ] || fail "longnames has not two exchange_long instances: $(cat "$ST_TMP/mangled.txt")"

@@ -1,5 +1,5 @@
 /*
- * treewalk.c — deep call paths for the metric tree's invariants (t_analyze_tree.sh), MPI only (mpicc)
+ * treewalk.c — deep call paths for the metric tree's invariants (t_analyze_tree.sh), MPI only (mpi_cc)
  * or hybrid (clang -fopenmp, LLVM libomp): MPI calls 4-5 functions deep, one function (work) called
  * from two callers (phase_a, phase_b), an MPI_Allreduce at the bottom of a recursion (descend), and
  * computation between the calls, imbalanced over the ranks so that there are waits. With OpenMP,

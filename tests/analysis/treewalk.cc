@@ -1,4 +1,4 @@
-// treewalk.cc — deep call paths in C++ for the metric tree's invariants (t_analyze_tree.sh, mpicxx
+// treewalk.cc — deep call paths in C++ for the metric tree's invariants (t_analyze_tree.sh, mpi_cxx
 // with clang++ and LLVM libomp): a class template's member functions 4-6 frames deep
 // (Solver<T>::step -> phase -> work -> exchange -> MPI_Sendrecv), work called from two member
 // functions, an MPI_Allreduce at the bottom of a recursive member function, a lambda, and OpenMP

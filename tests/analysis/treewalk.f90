@@ -1,5 +1,5 @@
 ! treewalk.f90 — deep call paths in Fortran for the metric tree's invariants (t_analyze_tree.sh,
-! mpif90, MPICH): MPI calls 4-5 procedures deep in a module, one subroutine (work) called from two
+! mpi_f90): MPI calls 4-5 procedures deep in a module, one subroutine (work) called from two
 ! callers (phase_a, phase_b), an MPI_ALLREDUCE at the bottom of a recursion (descend), computation
 ! between the calls, imbalanced over the ranks. Rank 0 prints "done".
 module walk

@@ -11,7 +11,7 @@
 need_tools
 BIN=$(build_mpi_c clc_mpi "$CLC_DIR/clc_mpi.c")
 CORRUPT_LIB=$ST_BUILD/libcorrupt.so
-gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden $(mpicc -show | grep -o -- '-I[^ ]*') \
+gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden $(mpi_incflags) \
     -o "$CORRUPT_LIB" "$CLC_DIR/corrupt.c" -ldl || fail "cannot build corrupt.c"
 
 run_plain "$ST_NP" "$BIN" 3 || fail "clc_mpi without the shim failed"

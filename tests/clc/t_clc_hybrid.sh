@@ -13,7 +13,7 @@ need_tools
 command -v clang >/dev/null || skip "clang not installed"
 BIN=$ST_BUILD/clc_hybrid
 if [ ! -x "$BIN" ] || [ "$CLC_DIR/clc_hybrid.c" -nt "$BIN" ]; then
-    mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$BIN" "$CLC_DIR/clc_hybrid.c" \
+    mpi_cc_clang -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$BIN" "$CLC_DIR/clc_hybrid.c" \
         || fail "cannot build clc_hybrid.c"
 fi
 

@@ -10,6 +10,7 @@
 #  - the application's output is unchanged; otf2-print reads the archive;
 #  - the parameters in the archive are the configured ones (SYNCTRACE_CLC_GAMMA/_AMORT),
 #    and SYNCTRACE_CLC=off leaves every timestamp as recorded.
+# families: mpich openmpi
 . "$ST_ROOT/tests/lib.sh"
 . "$ST_ROOT/tests/clc/common.sh"
 need_tools

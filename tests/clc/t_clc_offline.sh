@@ -44,7 +44,7 @@ same_as_run "$ST_TMP/replay"
 if command -v clang >/dev/null; then
     HYB=$ST_BUILD/clc_hybrid
     if [ ! -x "$HYB" ] || [ "$CLC_DIR/clc_hybrid.c" -nt "$HYB" ]; then
-        mpicc -cc=clang -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$HYB" "$CLC_DIR/clc_hybrid.c" ||
+        mpi_cc_clang -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fopenmp -o "$HYB" "$CLC_DIR/clc_hybrid.c" ||
             fail "cannot build clc_hybrid.c"
     fi
     run_skewed "$ST_TMP/hybrid" "$ST_NP" "$HYB" -t 3 3

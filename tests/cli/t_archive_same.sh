@@ -21,7 +21,7 @@ source "$ST_ROOT/tests/cli/lib-cli.sh"
 
 GOLD=$ST_ROOT/tests/cli/golden/archive_same
 MKRICHDUMP=$ST_BUILD/mkrichdump
-gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -I"$ST_BUILD/../gen" -o "$MKRICHDUMP" \
+gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -I"$ST_O/build/gen" -o "$MKRICHDUMP" \
     "$ST_ROOT/tests/cli/mkrichdump.c" "$ST_ROOT/src/model/rankdata.c" "$ST_ROOT/src/model/rankdata_dump.c" "$ST_ROOT/src/util/log.c" ||
     fail "cannot build mkrichdump"
 command -v otf2-print >/dev/null || fail "otf2-print (libotf2's tools) not installed"

@@ -11,7 +11,7 @@
 source "$ST_ROOT/tests/lib.sh"
 [ -x "$ST_BIN/synctrace" ] || fail "$ST_BIN/synctrace not built"
 MKDUMP=$ST_BUILD/mkdump
-gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -I"$ST_ROOT/src/record" -I"$ST_BUILD/../gen" -o "$MKDUMP" \
+gcc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -I"$ST_ROOT/src/record" -I"$ST_O/build/gen" -o "$MKDUMP" \
     "$ST_ROOT/tests/cli/mkdump.c" "$ST_ROOT/src/model/rankdata.c" "$ST_ROOT/src/model/rankdata_dump.c" "$ST_ROOT/src/util/log.c" || fail "cannot build mkdump"
 times_of() { # DIR RANK: the event times of RANK, absolute (archive start = rank 0's first event at 0.4 s)
     st dump --json "$1" | python3 -c 'import sys, json

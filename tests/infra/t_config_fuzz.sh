@@ -31,10 +31,10 @@ for b in "/nonexistent/dir" "/etc/passwd" $'/tmp\n/x'; do check_one SYNCTRACE_TM
 check_one SYNCTRACE_SYNC 'hca3(pp=10000,fit=1000)'
 note "$n bad values refused with one line each"
 
-# The same through mpiexec: the job stops before the application does any work, one distinct line.
-command -v mpiexec >/dev/null || fail "mpiexec not found (scripts/install-deps.sh installs MPICH)"
+# The same through the launcher: the job stops before the application does any work, one distinct line.
+command -v "$MPI_LAUNCHER" >/dev/null || fail "$MPI_LAUNCHER not found (scripts/install-deps.sh installs it)"
 rc=0
 ST_ENV="SYNCTRACE_NODE_SIZE=4294967296" run_traced "$ST_TMP/arch" 2 /bin/echo APP-RAN || rc=$?
-[ "$rc" -ne 0 ] || fail "mpiexec with SYNCTRACE_NODE_SIZE=4294967296 exited 0"
-[ ! -s "$ST_TMP/out.txt" ] || fail "the application ran under mpiexec"
-assert_eq "distinct error lines under mpiexec" 1 "$(sed -E 's/^synctrace(\[[0-9]+\])?: //' "$ST_TMP/err.txt" | sort -u | grep -c .)"
+[ "$rc" -ne 0 ] || fail "$MPI_LAUNCHER with SYNCTRACE_NODE_SIZE=4294967296 exited 0"
+[ ! -s "$ST_TMP/out.txt" ] || fail "the application ran under $MPI_LAUNCHER"
+assert_eq "distinct error lines under $MPI_LAUNCHER" 1 "$(sed -E 's/^synctrace(\[[0-9]+\])?: //' "$ST_TMP/err.txt" | sort -u | grep -c .)"

@@ -5,7 +5,7 @@
 # synctrace.h calls were resolved by the preloaded library.
 source "$ST_ROOT/tests/lib.sh"
 
-O=$(dirname "$(dirname "$ST_LIB")")
+O=$ST_O
 DIR=$ST_TMP/trace
 start=$(date +%s)
 O=$O bash "$ST_ROOT/scripts/demo.sh" "$DIR" >demo.txt 2>&1 || fail "demo failed: $(tail -n 20 demo.txt)"

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # t_deps.sh — scripts/install-deps.sh. On this machine everything the tests need is installed (make
 # check ran it): --for check --check passes and the list matches dpkg. The build's list (the default,
-# make deps and make demo) holds no test-only or bench-only package, check's and bench's hold the
-# build's and their own. Then, with fake dpkg-query/apt-get/id/sudo first in
+# make deps and make demo) holds both MPI families and no test-only or bench-only package, check's and
+# bench's hold the build's and their own (mpi4py: the tests'). Then, with fake dpkg-query/apt-get/id/sudo first in
 # PATH (no network, nothing really installed): only the missing packages are installed, after one
 # `apt-get update`, non-interactively; as non-root through `sudo -n` (no terminal); nothing is run
 # when nothing is missing; a failing apt-get is reported clearly.
@@ -21,18 +21,20 @@ has() { grep -qx -- "$2" <<<"$1" || fail "$2 missing from the $3 list"; }
 hasnt() { ! grep -qx -- "$2" <<<"$1" || fail "$2 in the $3 list"; }
 build=$(list --for build) check=$(list --for check) bench=$(list --for bench)
 assert_eq "the default list is the build's" "$build" "$(list)"
-for p in build-essential python3 mpich libmpich-dev clang libomp-dev libotf2-trace-dev otf2-tools binutils; do
+for p in build-essential python3 mpich libmpich-dev openmpi-bin libopenmpi-dev clang libomp-dev libotf2-trace-dev \
+         otf2-tools binutils; do
     has "$build" "$p" build
 done
-for p in vite xvfb xauth imagemagick chromium chromium-driver python3-selenium strace eztrace; do
+for p in vite xvfb xauth imagemagick chromium chromium-driver python3-selenium strace eztrace python3-mpi4py; do
     hasnt "$build" "$p" build
 done
-for p in vite xvfb xauth imagemagick chromium chromium-driver python3-selenium strace procps pkg-config; do
+for p in vite xvfb xauth imagemagick chromium chromium-driver python3-selenium strace procps pkg-config python3-mpi4py; do
     has "$check" "$p" check
 done
 hasnt "$check" eztrace check
 for p in eztrace chromium chromium-driver python3-selenium; do has "$bench" "$p" bench; done
 hasnt "$bench" vite bench
+hasnt "$bench" python3-mpi4py bench
 [ -z "$(comm -23 <(echo "$build") <(echo "$check"))" ] || fail "check's list lacks build packages"
 [ -z "$(comm -23 <(echo "$build") <(echo "$bench"))" ] || fail "bench's list lacks build packages"
 

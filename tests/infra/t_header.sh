@@ -27,7 +27,7 @@ gcc -std=c99 $W -I"$H" -o "$T/app_c99" "$T/app.c" || fail "gcc -std=c99"
 gcc -std=c11 $W -I"$H" -o "$T/app_c11" "$T/app.c" || fail "gcc -std=c11"
 clang -std=c11 $W -I"$H" -o "$T/app_clang" "$T/app.c" || fail "clang -std=c11"
 g++ -std=c++11 $W -I"$H" -o "$T/app_cxx" "$T/app.cc" || fail "g++ -std=c++11"
-mpicc -std=c11 $W -I"$H" -o "$T/app_mpicc" "$T/app.c" || fail "mpicc -std=c11"
+mpi_cc -std=c11 $W -I"$H" -o "$T/app_mpicc" "$T/app.c" || fail "$MPI_CC -std=c11"
 # the header alone, as C11 with every warning (a header must compile on its own)
 echo '#include <synctrace.h>' | gcc -std=c11 $W -Wmissing-prototypes -I"$H" -x c -fsyntax-only - \
     || fail "header not self-contained"

@@ -102,7 +102,7 @@ info_complete() {
         fail "synctrace info does not mark $1 complete: $(grep -i incomplete "$ST_TMP/info.txt" | head -n 2 | tr '\n' '|')"
 }
 
-# recover_if_needed DIR: a run that ended without MPI_Finalize under plain mpiexec leaves
+# recover_if_needed DIR: a run that ended without MPI_Finalize under the plain launcher leaves
 # per-rank raw data; `synctrace recover DIR` turns it into an archive.
 recover_if_needed() {
     if [ ! -f "$1/traces.otf2" ]; then

@@ -8,7 +8,7 @@
  * has forwarded a signal, reports 0 for every rank it reaps after the rank's output pipes closed
  * (its "forced cleanup", removed in MPICH 4.1), so an untraced job SIGTERMed at 2 ranks exits 0
  * in about a third of the runs on a loaded machine. This parent sees the end itself: it writes
- * OUTDIR/rank-R (R = PMI_RANK) as "signal N" or "exit N" and then ends the same way, so the
+ * OUTDIR/rank-R (R = PMI_RANK, MPICH, or OMPI_COMM_WORLD_RANK, Open MPI) as "signal N" or "exit N" and then ends the same way, so the
  * launcher sees what it would see without it.
  *
  * Only the child gets LD_PRELOAD=PRELOAD. The termination signals the launcher sends to the
@@ -29,6 +29,8 @@ static void ignore_once(int sig) { (void)sig; }
 static void write_end(const char *dir, int status)
 {
     const char *rank = getenv("PMI_RANK");
+    if (!rank)
+        rank = getenv("OMPI_COMM_WORLD_RANK");
     char path[4096], line[64];
     snprintf(path, sizeof path, "%s/rank-%s", dir, rank ? rank : "unknown");
     int n = WIFSIGNALED(status) ? snprintf(line, sizeof line, "signal %d\n", WTERMSIG(status))

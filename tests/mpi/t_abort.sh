@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# A job that ends in MPI_Abort (abort.c, rank 1 aborts after 20 ring rounds) under plain mpiexec:
+# A job that ends in MPI_Abort (abort.c, rank 1 aborts after 20 ring rounds) under the plain launcher:
 # the exit code is MPI_Abort's as without the shim; after `synctrace recover DIR` (if the shim
 # could not write the archive itself) there is an archive otf2-print accepts, `synctrace info`
 # marks it incomplete, and every rank in it has exactly its 20 ring sends and receives
 # (the aborting rank must be there). Then the same through bin/synctrace-run, which recovers by
 # itself: the archive must be there without a manual `synctrace recover`.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
@@ -34,7 +35,8 @@ note "$(tr '\n' '|' <"$ST_TMP/ring.txt")"
 if [ -x "$ST_BIN/synctrace-run" ]; then
     TRACE2=$ST_TMP/trace-run
     rrc=0
-    timeout 60 "$ST_BIN/synctrace-run" -o "$TRACE2" mpiexec -n "$ST_NP" "$bin" 20 \
+    mpi_cmd -n "$ST_NP" "$bin" 20
+    timeout 60 "$ST_BIN/synctrace-run" -o "$TRACE2" "${MPI_CMD[@]}" \
         >"$ST_TMP/run-out.txt" 2>"$ST_TMP/run-err.txt" || rrc=$?
     assert_eq "exit code of the aborted job under synctrace-run" "$prc" "$rrc"
     [ -f "$TRACE2/traces.otf2" ] || fail "synctrace-run left no archive after MPI_Abort: $(tail -n 5 "$ST_TMP/run-err.txt")"

@@ -3,6 +3,7 @@
 # Allreduce, Gatherv, Alltoall, Scan, Exscan, Barrier; a Sendrecv on the sub-communicator
 # (peers must be WORLD ranks); nonblocking collectives completed by Waitall, Wait and Test.
 # Roots of rooted collectives must be recorded as WORLD ranks.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

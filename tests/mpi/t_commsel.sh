@@ -4,6 +4,7 @@
 # on MPI_COMM_WORLD, a duplicate, a split, a reversed split (comm rank i = world size-1-i) and
 # an intercommunicator (MPI_ROOT / MPI_PROC_NULL Bcast). Exact counts with peers and roots as
 # world ranks, every message matched, `synctrace check` clean; at 4 and 5 ranks (uneven groups).
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

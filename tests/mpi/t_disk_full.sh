@@ -5,6 +5,7 @@
 # file and "No space left on device" (not OTF2's "INTEGRITY_FAULT: Buffer deletion failed!"), no "written" and no traces.otf2 left behind (the archive
 # is removed, never a truncated one), and the application's stdout and exit code must be the
 # same as without the shim. Needs root for the mount; skipped otherwise.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

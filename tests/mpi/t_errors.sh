@@ -5,6 +5,7 @@
 #    no work (its stdout is empty) and no archive is written;
 #  - SYNCTRACE_DIR below a regular file: a clear error naming the directory, and the
 #    application's stdout and exit code are those of the untraced run.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

@@ -5,7 +5,7 @@
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
-command -v mpif90 >/dev/null || skip "no mpif90"
+command -v "$MPI_F90" >/dev/null || skip "no $MPI_F90"
 bin=$(build_mpi_f90 fring "$MPI_DIR/fring.f90")
 full_check fring fring "$bin" "$ST_NP"
 

@@ -6,6 +6,7 @@
 # tool or MPI on stderr, exact per-rank event counts (remote peers and roots as world ranks),
 # every message matched and no violation (after and before CLC), the CLC moves nothing on one
 # node, and the whole traced run (so the tool's finalize) takes seconds.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

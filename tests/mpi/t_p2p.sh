@@ -3,6 +3,7 @@
 # and without MPI_STATUS_IGNORE, Sendrecv, MPI_PROC_NULL, Probe/Iprobe/Mprobe+Mrecv/Improbe+Imrecv.
 # Asserts unchanged output and exit code, exact per-rank event counts (peers, tags, bytes),
 # every message matched by `synctrace check`, and an archive otf2-print accepts.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

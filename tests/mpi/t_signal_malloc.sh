@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# SIGTERM to mpiexec while the ranks are inside malloc (mallocspin.c under malloc_guard.so, which
+# SIGTERM to the launcher while the ranks are inside malloc (mallocspin.c under malloc_guard.so, which
 # makes every allocation slow and reports an allocation from a handler that interrupted one —
 # on real runs that deadlocks on glibc's arena lock and hangs the job for good).
 # Repeated TRIALS times (default 8; the guard makes "inside malloc" the common case, so code that
 # allocates in its handler fails nearly every trial): the job must end within 15 s of the signal
-# (its exit status is not checked: hydra itself returns 0 or 15 after SIGTERM, shim or not), no
+# (its exit status is not checked: MPICH 4.0's hydra itself returns 0 or 15 after SIGTERM, shim or not), no
 # handler may allocate, and every rank's dump must be in
 # DIR/partial. The first trial's dumps are recovered: an archive marked incomplete that
 # otf2-print accepts, with every rank's MPI_Allreduce calls.
@@ -23,8 +23,9 @@ for trial in $(seq "${TRIALS:-8}"); do
     TRACE=$ST_TMP/trace$trial
     rm -f "$ST_TMP/out.txt" "$ST_TMP/guard.log"
     : >"$ST_TMP/out.txt"
-    MALLOC_GUARD_LOG=$ST_TMP/guard.log mpiexec -n $np -genv SYNCTRACE_DIR "$TRACE" \
-        -genv LD_PRELOAD "$guard:$ST_LIB" "$bin" 60 >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
+    mpi_cmd -e MALLOC_GUARD_LOG="$ST_TMP/guard.log" -e SYNCTRACE_DIR="$TRACE" -e LD_PRELOAD="$guard:$ST_LIB" \
+        -n $np "$bin" 60
+    "${MPI_CMD[@]}" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
     job=$!
     for _ in $(seq 600); do
         grep -q running "$ST_TMP/out.txt" && break

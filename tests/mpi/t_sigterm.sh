@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# SIGTERM to a running traced job (spin.c under plain mpiexec, which forwards the signal to the
+# SIGTERM to a running traced job (spin.c under the plain launcher, which forwards the signal to the
 # ranks): the job ends promptly; after `synctrace recover DIR` (if needed) there is an archive
 # otf2-print accepts, marked incomplete by `synctrace info`, in which every rank present has at
 # least the 50 ring rounds it had done when rank 0 printed "running". Every rank must be there:
-# hydra kills the remaining ranks (SIGKILL) as soon as the first one has died of the signal,
+# the launcher kills the remaining ranks (SIGKILL) as soon as the first one has died of the signal,
 # so each rank waits for the others' dumps (while they make progress) before it lets the signal end it.
 # ST_SIGTERM_ALL=0 relaxes the check to "the ranks present are right".
 # How each rank ended is seen by rankexit.c, its parent: by a signal (SIGTERM, or hydra's SIGKILL
 # once the first rank has died), never by an exit. The launcher's own exit code is no proof:
 # MPICH 4.0's hydra reports 0 after a forwarded signal whenever its proxy reaps the ranks after
 # their output pipes closed (about a third of untraced runs on a loaded machine; MPICH 4.1 fixed
-# it), so only a later hydra must exit non-zero.
+# it), so only a later hydra, and Open MPI's mpirun, must exit non-zero.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
@@ -19,8 +20,8 @@ rankexit=$(build_mpi_c rankexit "$MPI_DIR/rankexit.c")
 TRACE=$ST_TMP/trace
 ENDS=$ST_TMP/ends
 mkdir -p "$ENDS"
-mpiexec -n "$ST_NP" -genv SYNCTRACE_DIR "$TRACE" "$rankexit" "$ENDS" "$ST_LIB" "$bin" 60 \
-    >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
+mpi_cmd -e SYNCTRACE_DIR="$TRACE" -n "$ST_NP" "$rankexit" "$ENDS" "$ST_LIB" "$bin" 60
+"${MPI_CMD[@]}" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
 job=$!
 trap 'kill -KILL $job 2>/dev/null || true' EXIT
 for _ in $(seq 600); do
@@ -41,11 +42,13 @@ grep -q finished "$ST_TMP/out.txt" && fail "the job finished normally: SIGTERM w
 ends=$(cd "$ENDS" && grep -H . rank-* 2>/dev/null | tr '\n' ' ')
 [ -n "$ends" ] || fail "no rank's end was seen (rankexit): $(tail -n 3 "$ST_TMP/err.txt")"
 for f in "$ENDS"/rank-*; do
-    grep -qxE 'signal (15|9)' "$f" || fail "a rank did not end by SIGTERM (or hydra's SIGKILL): $ends"
+    grep -qxE 'signal (15|9)' "$f" || fail "a rank did not end by SIGTERM (or the launcher's SIGKILL): $ends"
 done
-hydra=$(mpiexec --version 2>/dev/null | sed -n 's/^ *Version: *\([0-9][0-9]*\)\.\([0-9][0-9]*\).*/\1 \2/p' | head -n 1)
+hydra=
+[ "$ST_MPI" = mpich ] && hydra=$(mpi_run --version 2>/dev/null | sed -n 's/^ *Version: *\([0-9][0-9]*\)\.\([0-9][0-9]*\).*/\1 \2/p' | head -n 1)
 if [ "$rc" -eq 0 ]; then
-    read -r major minor <<<"${hydra:-99 0}"
+    [ -n "$hydra" ] || fail "the job exited 0 after SIGTERM ($MPI_LAUNCHER; ranks: $ends)"
+    read -r major minor <<<"$hydra"
     [ "$major" -lt 4 ] || { [ "$major" -eq 4 ] && [ "$minor" -lt 1 ]; } ||
         fail "the job exited 0 after SIGTERM (hydra ${hydra:-?}; ranks: $ends)"
     note "hydra ${hydra/ /.} reported exit code 0 for ranks that ended by a signal ($ends): its forced cleanup"

@@ -26,8 +26,9 @@ trap '[ -z "$job" ] || kill -KILL $job 2>/dev/null || true' EXIT
 launch() { # DIR
     : >"$ST_TMP/out.txt"
     # shellcheck disable=SC2086
-    mpiexec -n $np -genv SYNCTRACE_DIR "$1" -genv SYNCTRACE_BUFFER 4M -genv SYNCTRACE_VERBOSE 1 \
-        -genv LD_PRELOAD "$ST_LIB" "$bin" $args >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
+    mpi_cmd -e SYNCTRACE_DIR="$1" -e SYNCTRACE_BUFFER=4M -e SYNCTRACE_VERBOSE=1 -e LD_PRELOAD="$ST_LIB" \
+        -n $np "$bin" $args
+    "${MPI_CMD[@]}" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
     job=$!
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SIGTERM to mpiexec with large traces (burst.c, ~1M events per rank, 1 MiB buffers: most of it
+# SIGTERM to the launcher with large traces (burst.c, ~1M events per rank, 1 MiB buffers: most of it
 # in spill files), at two moments:
 #  - mid-run: every rank must be saved (the ranks wait for each other's dumps, however long
 #    they take, before hydra SIGKILLs the rest) and the job must end within 10 s;
@@ -22,8 +22,8 @@ trap '[ -z "$job" ] || kill -KILL $job 2>/dev/null || true' EXIT
 signal_job() {
     : >"$ST_TMP/out.txt"
     # shellcheck disable=SC2086
-    mpiexec -n $np -genv SYNCTRACE_DIR "$1" -genv SYNCTRACE_BUFFER 1M -genv LD_PRELOAD "$ST_LIB" "${4:-$bin}" $2 \
-        >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
+    mpi_cmd -e SYNCTRACE_DIR="$1" -e SYNCTRACE_BUFFER=1M -e LD_PRELOAD="$ST_LIB" -n $np "${4:-$bin}" $2
+    "${MPI_CMD[@]}" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
     job=$!
     if [ "$3" = final ] || [ "$3" = running ]; then
         local want='^burst:'

@@ -17,8 +17,8 @@ trap '[ -z "$job" ] || kill -KILL $job 2>/dev/null || true' EXIT
 saved=0 said=0
 for d in 0 0.005 0.01 0.02 0.03 0.05 0.08 0.12 0.2 0.3 0.4 0.5 0.6 0.8 1.0; do
     dir=$ST_TMP/s$d
-    mpiexec -n 2 -genv SYNCTRACE_DIR "$dir" -genv SYNCTRACE_TIMER tsc -genv LD_PRELOAD "$ST_LIB" "$bin" 5 \
-        >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
+    mpi_cmd -e SYNCTRACE_DIR="$dir" -e SYNCTRACE_TIMER=tsc -e LD_PRELOAD="$ST_LIB" -n 2 "$bin" 5
+    "${MPI_CMD[@]}" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
     job=$!
     # from when both ranks exist: earlier, hydra itself can hang or drop the signal (seen untraced)
     for _ in $(seq 1000); do [ "$(pgrep -cf "^$bin")" -ge 2 ] && break; sleep 0.002; done

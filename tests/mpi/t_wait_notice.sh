@@ -8,7 +8,7 @@ source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
 bin=$(build_mpi_c p2p "$MPI_DIR/p2p.c")
 slow=$ST_BUILD/libslow_finalize.so
-gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared $(mpicc -show | grep -o -- '-I[^ ]*') \
+gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared $(mpi_incflags) \
     -o "$slow" "$MPI_DIR/slow_finalize.c" -ldl || fail "cannot build slow_finalize.c"
 run_plain 2 "$bin" 3 || fail "p2p without the shim failed"
 

@@ -6,8 +6,8 @@
 # must produce; ompcheck.py compares an archive with them.
 
 OMP_DIR=$ST_ROOT/tests/omp
-GOMP_DIR=$(dirname "$ST_LIB")/gomp
-GEN_DIR=$(dirname "$ST_BUILD")/gen
+GOMP_DIR=$ST_O/lib/gomp
+GEN_DIR=$ST_O/build/gen
 export KMP_BLOCKTIME=0   # 2 cores, many threads: sleep at once instead of spinning 200 ms
 ST_ENV="${ST_ENV:-} KMP_BLOCKTIME=0"
 
@@ -18,7 +18,8 @@ need_omp_tools() {
     [ -e "$GOMP_DIR/libgomp.so.1" ] || fail "no GOMP stand-in $GOMP_DIR/libgomp.so.1 (make all)"
 }
 
-# build_omp NAME COMPILER SOURCES...: COMPILER is e.g. "clang", "gcc", "mpicc -cc=clang", "mpicc".
+# build_omp NAME COMPILER SOURCES...: COMPILER is e.g. "clang", "gcc", "mpi_cc_clang", "mpi_cc"
+# (tests/lib.sh), with options after it if needed.
 # Prints the program's path; rebuilds when a source (or constructs.h) is newer.
 build_omp() {
     local name=$1 cc=$2 out=$ST_BUILD/$1 s stale=0

@@ -13,10 +13,11 @@ need_omp_tools
 run_case() { # NAME BIN NP T [launcher...]
     local name=$1 bin=$2 np=$3 t=$4 dir=$ST_TMP/$1
     shift 4
-    timeout 300 mpiexec -n "$np" "$bin" -t "$t" >"$ST_TMP/plain.txt" 2>"$ST_TMP/plain-err.txt" ||
+    mpi_run -t 300 -n "$np" "$bin" -t "$t" >"$ST_TMP/plain.txt" 2>"$ST_TMP/plain-err.txt" ||
         fail "$name without the shim failed: $(tail -n 3 "$ST_TMP/plain-err.txt")"
     if [ $# -gt 0 ]; then
-        timeout 300 "$@" -o "$dir" mpiexec -n "$np" "$bin" -t "$t" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
+        mpi_cmd -n "$np" "$bin" -t "$t"
+        timeout 300 "$@" -o "$dir" "${MPI_CMD[@]}" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
             fail "$name traced failed: $(tail -n 5 "$ST_TMP/err.txt")"
     else
         ST_TIMEOUT=300 run_traced "$dir" "$np" "$bin" -t "$t" || fail "$name traced failed: $(tail -n 5 "$ST_TMP/err.txt")"
@@ -26,8 +27,8 @@ run_case() { # NAME BIN NP T [launcher...]
     note "$name: $np ranks x $t threads ok"
 }
 
-clang_bin=$(build_omp omp-hybrid-clang "mpicc -cc=clang" "$OMP_DIR/hybrid.c" "$OMP_DIR/constructs.c")
-gcc_bin=$(build_omp omp-hybrid-gcc mpicc "$OMP_DIR/hybrid.c" "$OMP_DIR/constructs.c")
+clang_bin=$(build_omp omp-hybrid-clang mpi_cc_clang "$OMP_DIR/hybrid.c" "$OMP_DIR/constructs.c")
+gcc_bin=$(build_omp omp-hybrid-gcc mpi_cc "$OMP_DIR/hybrid.c" "$OMP_DIR/constructs.c")
 [[ $(ldd "$gcc_bin") == *libgomp.so.1* ]] || fail "$gcc_bin does not use libgomp"
 run_case clang-2x3 "$clang_bin" 2 3
 run_case clang-4x2 "$clang_bin" 4 2

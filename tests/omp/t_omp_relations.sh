@@ -14,7 +14,7 @@ source "$ST_ROOT/tests/omp/common.sh"
 need_omp_tools
 
 omp_bin=$(build_omp omp-relations clang "$OMP_DIR/relations.c" "$OMP_DIR/constructs.c")
-hyb_bin=$(build_omp omp-relations-hybrid "mpicc -cc=clang -DST_RELATIONS_MPI" "$OMP_DIR/relations.c" "$OMP_DIR/constructs.c")
+hyb_bin=$(build_omp omp-relations-hybrid "mpi_cc_clang -DST_RELATIONS_MPI" "$OMP_DIR/relations.c" "$OMP_DIR/constructs.c")
 
 # check_run NAME DIR MIN_FLUSHES: no reversed OpenMP relation raw, nothing moved by CLC.
 check_run() {

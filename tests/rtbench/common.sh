@@ -9,8 +9,8 @@ BENCH=$ST_BIN/synctrace-bench
 bench() {
     local np=$1; shift
     local bind=()
-    [ "$np" -le "$(nproc)" ] && bind=(-bind-to core)
-    (cd "$ST_TMP" && timeout "${ST_TIMEOUT:-120}" mpiexec "${bind[@]}" -n "$np" "$BENCH" "$@" >out.txt 2>err.txt)
+    [ "$np" -le "$(nproc)" ] && bind=(--bind-to core)
+    (cd "$ST_TMP" && mpi_run -t "${ST_TIMEOUT:-120}" "${bind[@]}" -n "$np" "$BENCH" "$@" >out.txt 2>err.txt)
 }
 
 # jq_py EXPR: evaluates a Python expression over the JSON file $ST_TMP/out.json (bound to d).

@@ -5,7 +5,7 @@ source "$ST_ROOT/tests/rtbench/common.sh"
 check_bad() { # expected-words args...
     local want=$1; shift
     set +e
-    (cd "$ST_TMP" && timeout 60 mpiexec -n 2 "$BENCH" "$@" >out.txt 2>err.txt)
+    (cd "$ST_TMP" && mpi_run -t 60 -n 2 "$BENCH" "$@" >out.txt 2>err.txt)
     local rc=$?
     set -e
     assert_eq "exit status of $*" 2 "$rc"

@@ -15,5 +15,5 @@ skew_build() {
 skew_t0() { awk '{printf "%.0f\n", $1 * 1e9}' /proc/uptime; }
 
 # The skew library shifts clock_gettime only, not the TSC: every run under it must stamp
-# with clock_gettime. Exported, so mpiexec passes it to the ranks (the benches pass SYNCTRACE_*).
+# with clock_gettime. Exported, so the launcher passes it to the ranks (the benches pass SYNCTRACE_*).
 export SYNCTRACE_TIMER=clock

@@ -1,7 +1,8 @@
-# tests/sync/build.sh — sourced: sync_build OUTDIR builds OUTDIR/sync_prog (the clock
-# module linked directly into a test program, no shim) and prints its path.
+# tests/sync/build.sh — sourced: sync_build OUTDIR [MPICC] builds OUTDIR/sync_prog (the clock
+# module linked directly into a test program, no shim) with MPICC (an MPI family's C compiler wrapper,
+# default mpicc.mpich; tests/lib.sh's $MPI_CC) and prints its path. OUTDIR is the family's.
 sync_build() {
-    local root out=$1/sync_prog
+    local root out=$1/sync_prog cc=${2:-mpicc.mpich}
     root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
     local srcs=("$root"/tests/sync/sync_prog.c "$root"/src/clock/*.c "$root"/src/util/log.c "$root"/src/config/config.c "$root"/src/util/archive_dir.c)
     local newest=0 f
@@ -10,7 +11,7 @@ sync_build() {
     done
     if [ ! -x "$out" ] || [ $newest = 1 ]; then
         mkdir -p "$1"
-        mpicc -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I"$root/src/record" -I"$root/include" \
+        "$cc" -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I"$root/src/record" -I"$root/include" \
             -o "$out" "${srcs[@]}" -lhwloc -lm -ldl -lpthread || return 1
     fi
     echo "$out"

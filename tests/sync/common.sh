@@ -12,7 +12,7 @@ source "$ST_ROOT/tests/skew/skew-env.sh"
 source "$ST_ROOT/tests/sync/build.sh"
 
 SKEW_LIB=$(skew_build "$ST_BUILD") || fail "cannot build the clock-skew library"
-SYNC_PROG=$(sync_build "$ST_BUILD") || fail "cannot build sync_prog"
+SYNC_PROG=$(sync_build "$ST_BUILD" "$MPI_CC") || fail "cannot build sync_prog"
 
 # sync_run NP NODES [VAR=VALUE ...] -- [sync_prog args]: stdout in $ST_TMP/sync.out,
 # stderr in $ST_TMP/sync.err; sets RESULT to the RESULT line (fails without one).
@@ -20,15 +20,15 @@ sync_run() {
     local np=$1 nodes=$2
     shift 2
     local per=$((np / nodes)) envargs=() kv
-    envargs=(-genv LD_PRELOAD "$SKEW_LIB" -genv SKEW_NODE_SIZE "$per" -genv SKEW_T0_NS "$(skew_t0)"
-             -genv SYNCTRACE_NODE_SIZE "$per")
+    envargs=(-e LD_PRELOAD="$SKEW_LIB" -e SKEW_NODE_SIZE="$per" -e SKEW_T0_NS="$(skew_t0)"
+             -e SYNCTRACE_NODE_SIZE="$per")
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do
         kv=$1
-        envargs+=(-genv "${kv%%=*}" "${kv#*=}")
+        envargs+=(-e "$kv")
         shift
     done
     [ "${1:-}" = "--" ] && shift
-    timeout "${ST_TIMEOUT:-120}" mpiexec -n "$np" "${envargs[@]}" "$SYNC_PROG" "$@" \
+    mpi_run -t "${ST_TIMEOUT:-120}" "${envargs[@]}" -n "$np" "$SYNC_PROG" "$@" \
         >"$ST_TMP/sync.out" 2>"$ST_TMP/sync.err" || fail "sync_prog failed: $(tail -n 5 "$ST_TMP/sync.err")"
     RESULT=$(grep '^RESULT' "$ST_TMP/sync.out") || fail "no RESULT line: $(tail -n 5 "$ST_TMP/sync.err")"
     note "$RESULT"

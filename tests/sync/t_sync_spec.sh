@@ -23,7 +23,7 @@ done
 if [ -f "$ST_LIB" ] && nm -D --defined-only "$ST_LIB" 2>/dev/null | grep -q MPI_Init; then
     bin=$(build_mpi_c sync_hello "$ST_ROOT/tests/sync/hello.c")
     rc=0
-    SYNCTRACE_SYNC='hca3(fit=zero)' timeout 60 mpiexec -n 2 -genv LD_PRELOAD "$ST_LIB" "$bin" \
+    SYNCTRACE_SYNC='hca3(fit=zero)' mpi_run -t 60 -e LD_PRELOAD="$ST_LIB" -n 2 "$bin" \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
     [ $rc -ne 0 ] || fail "the shim accepted a bad SYNCTRACE_SYNC"
     grep -q "SYNCTRACE_SYNC=.*accepted" "$ST_TMP/err.txt" || fail "no clear message: $(head -c 300 "$ST_TMP/err.txt")"

@@ -4,9 +4,10 @@
  * back with the announced counts and translated peers; an existing archive, an
  * unwritable directory and inconsistent data (two ranks claiming the same rank)
  * must give the same nonzero status on every rank without hanging, and leave no
- * partial archive behind. tests/run-tests.sh runs it with mpiexec -n 3 (the ranks line).
+ * partial archive behind. tests/run-tests.sh runs it on 3 ranks (the ranks line).
  */
 /* compiler: mpicc */
+/* families: mpich openmpi */
 /* ranks: 3 */
 /* link: src/mpi/archive_mpi.c src/exchange/polite_mpi.c src/model/rankdata.c src/model/rankdata_dump.c src/otf2/writer.c src/otf2/numbering.c src/otf2/events.c src/util/archive_dir.c src/model/prepare.c src/util/u64map.c src/otf2/globaldefs.c src/model/region.c src/model/event.c src/util/log.c src/model/callpath.c */
 #include <mpi.h>
@@ -115,7 +116,7 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &tool);
     if (size != SYNTH_NRANKS) {
         if (rank == 0)
-            fprintf(stderr, "run with mpiexec -n %d\n", SYNTH_NRANKS);
+            fprintf(stderr, "run on %d ranks\n", SYNTH_NRANKS);
         MPI_Finalize();
         return 2;
     }

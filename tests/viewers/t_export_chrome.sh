@@ -10,7 +10,7 @@ source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/cli/lib-cli.sh"
 
 command -v clang >/dev/null || skip "clang not installed"
-O=$(dirname "$(dirname "$ST_LIB")")
+O=$ST_O
 DIR=$ST_TMP/trace
 O=$O bash "$ST_ROOT/scripts/demo.sh" "$DIR" >demo.txt 2>&1 || fail "demo failed: $(tail -n 20 demo.txt)"
 # The reader decodes the writer's location ids (rank + thread << 32): 2 ranks of 2 threads.

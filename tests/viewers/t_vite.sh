@@ -15,7 +15,7 @@ for t in vite xvfb-run import convert clang; do
     command -v "$t" >/dev/null 2>&1 \
         || skip "$t not installed (scripts/install-deps.sh --for check installs vite, xvfb, xauth, imagemagick)"
 done
-O=$(dirname "$(dirname "$ST_LIB")")
+O=$ST_O
 DIR=$ST_TMP/trace
 O=$O bash "$ST_ROOT/scripts/demo.sh" "$DIR" >demo.txt 2>&1 || fail "demo failed: $(tail -n 20 demo.txt)"
 
