@@ -18,7 +18,8 @@
  * SKEW_THREAD_NS (0): threads of a process get their own clocks too: the k-th thread to
  * read the clock is shifted by a further (k odd ? +1 : -1) * ceil(k / 2) * SKEW_THREAD_NS
  * (the first thread not at all), so OpenMP relations also look reversed.
- * The rank comes from PMI_RANK (MPICH hydra), else MPI_LOCALRANKID; none: no skew.
+ * The rank comes from PMI_RANK (MPICH hydra), else OMPI_COMM_WORLD_RANK (Open MPI), else
+ * MPI_LOCALRANKID; none: no skew.
  * Load it before libsynctrace.so: LD_PRELOAD=libskew.so:libsynctrace.so.
  */
 #define _GNU_SOURCE
@@ -87,6 +88,8 @@ static node_param_t param_of(int node)
 static int rank_from_env(void)
 {
     const char *r = getenv("PMI_RANK");
+    if (!r)
+        r = getenv("OMPI_COMM_WORLD_RANK");
     if (!r)
         r = getenv("MPI_LOCALRANKID");
     return r ? atoi(r) : -1;
