@@ -5,6 +5,7 @@
 #   make check      those and what the tests add (ViTE, Xvfb, Chromium, ...), builds, runs every test
 #   make unit       runs the unit tests only (tests/unit/test_*.c; a few minutes)
 #   make demo       installs what building and running need, builds, traces the bundled hybrid example
+#                   (MPI=openmpi: under Open MPI)
 #   make bench      those and what the benchmarks add (EZTrace, Chromium); recording cost, traced vs
 #                   untraced latency, sync and CLC reports
 #   make install PREFIX=/opt/synctrace
@@ -156,9 +157,10 @@ check: deps-check
 unit: $(GEN_HDR)
 	O=$(O) bash tests/run-tests.sh unit/
 
+# make demo MPI=openmpi: the demo under Open MPI (default: MPICH when installed; scripts/demo.sh)
 demo: deps
 	$(MAKE) all
-	O=$(O) bash scripts/demo.sh
+	O=$(O) DEMO_MPI=$(MPI) bash scripts/demo.sh
 
 bench: deps-bench
 	$(MAKE) all

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/bench/omp_bench.sh — what tracing OpenMP costs per construct (part of `make bench`).
 #
-# omp_bench.c (clang -fopenmp, LLVM libomp) measures, EPCC-syncbench style, the overhead
+# omp_bench.c (the MPI family's mpicc on clang -fopenmp, LLVM libomp; it links that MPI library
+# but makes no MPI call, so the OpenMP-only path of lib/<fam>/libsynctrace.so traces it) measures, EPCC-syncbench style, the overhead
 # per instance of a parallel region, a barrier, a static loop with its barrier, a critical
 # section, an omp_set/unset_lock pair and a task (create, run, taskwait). Untraced and
 # traced runs (libsynctrace.so preloaded, default settings) alternate BENCH_REPS times
@@ -12,13 +13,16 @@
 # free cores the untraced figures are dominated by scheduling and the ratios mean little.
 # When EZTrace is installed (scripts/install-deps.sh --for bench), `eztrace -t ompt` runs are interleaved
 # with the others and shown beside them ("eztrace ns", "ez added"); otherwise those read n/a.
-# Environment: O (build root, as for make), BENCH_REPS, BENCH_OMP_THREADS, BENCH_SCALE.
+# Environment: O (build root, as for make), BENCH_FAMILY (tests/bench/family.sh; default the first
+# built family), BENCH_REPS, BENCH_OMP_THREADS, BENCH_SCALE.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 O=$(cd "${O:-$ROOT}" && pwd)
-LIB=$O/lib/libsynctrace.so
-BUILD=$O/build/bench
+source tests/bench/family.sh
+fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
+LIB=$FAM_LIB
+BUILD=$O/build/bench/$FAM
 REPS=${BENCH_REPS:-5}
 THREADS=${BENCH_OMP_THREADS:-1 2}
 SCALE=${BENCH_SCALE:-1}
@@ -27,10 +31,10 @@ TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-ompbench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 die() { echo "omp_bench: $*" >&2; exit 1; }
-[ -f "$LIB" ] || die "no $LIB: run make first"
 command -v clang >/dev/null || die "clang not installed"
-clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp -o "$BUILD/omp_bench" tests/bench/omp_bench.c ||
-    die "cannot build tests/bench/omp_bench.c"
+# --no-as-needed: the MPI library stays a dependency although no MPI function is called
+"${FAM_CC_CLANG[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp -Wl,--no-as-needed \
+    -o "$BUILD/omp_bench" tests/bench/omp_bench.c || die "cannot build tests/bench/omp_bench.c with ${FAM_CC_CLANG[*]}"
 
 # construct and the events one instance records on the timing thread (see omp_bench.c)
 constructs="parallel:8 barrier:2 for:4 critical:6 lock:6 task:10"
@@ -52,7 +56,7 @@ run() { # run OUT CONSTRUCT THREADS [env...]: appends the ns per instance to OUT
     fi
 }
 
-echo "OpenMP constructs, untraced vs traced (omp_bench.c, clang/LLVM libomp, $REPS alternating runs each)"
+echo "OpenMP constructs, untraced vs traced ($(fam_label); omp_bench.c, clang/LLVM libomp, $REPS alternating runs each)"
 printf '%-10s %7s %13s %13s %7s %13s %11s %13s %10s\n' construct threads "untraced ns" "traced ns" ratio "added ns" \
     "ns/event" "eztrace ns" "ez added"
 for t in $THREADS; do
