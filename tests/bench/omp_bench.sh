@@ -12,7 +12,10 @@
 # do not wait for anyone: the difference is the callbacks' own cost. With more threads than
 # free cores the untraced figures are dominated by scheduling and the ratios mean little.
 # When EZTrace is installed (scripts/install-deps.sh --for bench), `eztrace -t ompt` runs are interleaved
-# with the others and shown beside them ("eztrace ns", "ez added"); otherwise those read n/a.
+# with the others and shown beside them ("eztrace ns", "ez added"); otherwise those read n/a. EZTrace
+# runs the same source built with clang alone: in a program that links an MPI library EZTrace 2.0
+# waits for MPI_Init to open its archive and aborts at exit without one. OMP_BENCH_EZ=0 leaves
+# them out (run-bench.sh does for every family after the first: the program is the same).
 # Environment: O (build root, as for make), BENCH_FAMILY (tests/bench/family.sh; default the first
 # built family), BENCH_REPS, BENCH_OMP_THREADS, BENCH_SCALE.
 set -euo pipefail
@@ -41,14 +44,20 @@ constructs="parallel:8 barrier:2 for:4 critical:6 lock:6 task:10"
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
 
-have_ez=0
-command -v eztrace >/dev/null && have_ez=1
+have_ez=0 ez_note="not installed"
+if [ "${OMP_BENCH_EZ:-1}" = 0 ]; then
+    ez_note="left out here (the same program as in the first family's table)"
+elif command -v eztrace >/dev/null; then
+    have_ez=1 ez_note="eztrace -t ompt, interleaved, on the program built without MPI"
+    clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp -o "$BUILD/omp_bench_nompi" tests/bench/omp_bench.c ||
+        die "cannot build tests/bench/omp_bench.c with clang"
+fi
 
 status=0
-run() { # run OUT CONSTRUCT THREADS [env...]: appends the ns per instance to OUT
-    local out=$1 c=$2 t=$3
-    shift 3
-    if timeout 300 env OMP_NUM_THREADS="$t" "$@" "$BUILD/omp_bench" "$c" "$SCALE" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
+run() { # run OUT CONSTRUCT THREADS PROGRAM [env...]: appends the ns per instance to OUT
+    local out=$1 c=$2 t=$3 prog=$4
+    shift 4
+    if timeout 300 env OMP_NUM_THREADS="$t" "$@" "$prog" "$c" "$SCALE" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
         awk '$1 == "ompbench" {print $4}' "$TMP/run.txt" >>"$out"
     else
         echo "omp_bench: run failed ($c, $t threads, $*): $(tail -n 3 "$TMP/err.txt")" >&2
@@ -63,11 +72,11 @@ for t in $THREADS; do
     for ce in $constructs; do
         c=${ce%%:*} ev=${ce##*:}
         for i in $(seq "$REPS"); do
-            run "$TMP/plain-$c-$t" "$c" "$t"
-            run "$TMP/traced-$c-$t" "$c" "$t" LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/trace-$c-$t-$i"
+            run "$TMP/plain-$c-$t" "$c" "$t" "$BUILD/omp_bench"
+            run "$TMP/traced-$c-$t" "$c" "$t" "$BUILD/omp_bench" LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/trace-$c-$t-$i"
             rm -rf "$TMP/trace-$c-$t-$i"
             if [ $have_ez = 1 ]; then
-                run "$TMP/ez-$c-$t" "$c" "$t" eztrace -t ompt -o "$TMP/ez-$c-$t-$i"
+                run "$TMP/ez-$c-$t" "$c" "$t" "$BUILD/omp_bench_nompi" eztrace -t ompt -o "$TMP/ez-$c-$t-$i"
                 rm -rf "$TMP/ez-$c-$t-$i"
             fi
         done
@@ -87,5 +96,5 @@ for t in $THREADS; do
 done
 echo "(ns per construct instance, median of the runs' medians; ns/event = added / events recorded per instance:"
 echo " parallel 8 on the master, barrier 2, for 4, critical 6, lock 6, task 10; load average: $(cut -d' ' -f1-3 /proc/loadavg))"
-echo "(targets at 2 threads: parallel <= +400 ns, barrier <= +80 ns; eztrace: $([ $have_ez = 1 ] && echo "eztrace -t ompt, interleaved" || echo "not installed"))"
+echo "(targets at 2 threads: parallel <= +400 ns, barrier <= +80 ns; eztrace: $ez_note)"
 exit $status

@@ -212,7 +212,9 @@ part() {
     fam_use "$1"
     echo
     echo "==== $2 — $(fam_label) ===="
-    O=$O BENCH_FAMILY=$1 bash "tests/bench/$2" || { echo "run-bench: tests/bench/$2 ($1) failed" >&2; status=1; }
+    local ez=1
+    [ "$1" = "$FIRST" ] || ez=0
+    O=$O BENCH_FAMILY=$1 OMP_BENCH_EZ=$ez bash "tests/bench/$2" || { echo "run-bench: tests/bench/$2 ($1) failed" >&2; status=1; }
 }
 for p in omp_bench.sh finwait_bench.sh clc_bench.sh analysis_bench.sh; do
     for f in $FAMILIES; do part "$f" "$p"; done

@@ -8,7 +8,7 @@
 # preloaded library. Under Open MPI as root the demo says that it set Open MPI's root variables.
 source "$ST_ROOT/tests/lib.sh"
 
-O=$(dirname "$(dirname "$ST_LIB")")
+O=$(dirname "$ST_BIN")
 fams=()
 for f in mpich openmpi; do
     [ -f "$O/lib/$f/libsynctrace.so" ] && command -v "mpicc.$f" >/dev/null && fams+=("$f")
