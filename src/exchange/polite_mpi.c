@@ -37,22 +37,15 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Every 1024 idle steps: past ST_POLITE_NOTICE_S seconds, say once per phase what the wait is for. */
-static void maybe_notice(long idle, double *start)
+/* Past ST_POLITE_NOTICE_S seconds of a wait, say once per phase what the wait is for. */
+static void maybe_notice(double waited)
 {
     const char *what = doing;
-    if ((idle & 1023) != 1023 || !what || what == noticed)
+    if (!what || what == noticed || waited < ST_POLITE_NOTICE_S)
         return;
-    if (*start == 0) {
-        *start = now_s();
-        return;
-    }
-    double waited = now_s() - *start;
-    if (waited >= ST_POLITE_NOTICE_S) {
-        noticed = what;
-        st_log_warn("still waiting after %.0f s for other ranks (%s); a rank may have stopped or be much slower",
-                    waited, what);
-    }
+    noticed = what;
+    st_log_warn("still waiting after %.0f s for other ranks (%s); a rank may have stopped or be much slower", waited,
+                what);
 }
 
 /* A pause of a wait past LONG_WAIT_S seconds: it sleeps, crowded host or not, each pause LONG_SHARE of the time waited
@@ -74,17 +67,22 @@ static void long_pause(double waited_s)
 static int wait_req(MPI_Request *req, MPI_Status *status, int crowded, int quiet)
 {
     int done = 0, rc, long_wait = 0;
-    double start = 0, t0 = now_s();
+    double t0 = now_s();
     for (long idle = 0; (rc = PMPI_Test(req, &done, status ? status : MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done;
          idle++) {
-        if (!long_wait && (idle & 63) == 63)
-            long_wait = now_s() - t0 > LONG_WAIT_S;
-        if (long_wait)
-            long_pause(now_s() - t0);
-        else
+        if (!long_wait && (idle & 63) != 63) {
             st_polite_pause(idle, crowded);
+            continue;
+        }
+        double waited = now_s() - t0; /* every 64th step, then at every step of a long wait */
+        long_wait = waited > LONG_WAIT_S;
+        if (!long_wait) {
+            st_polite_pause(idle, crowded);
+            continue;
+        }
+        long_pause(waited);
         if (!quiet)
-            maybe_notice(idle, &start);
+            maybe_notice(waited);
     }
     return rc;
 }
