@@ -43,6 +43,7 @@ command -v clang >/dev/null || die "clang not installed"
 constructs="parallel:8 barrier:2 for:4 critical:6 lock:6 task:10"
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
+med() { if [ -s "$1" ]; then median <"$1"; else echo "$2"; fi; } # med FILE DEFAULT
 
 have_ez=0 ez_note="not installed"
 if [ "${OMP_BENCH_EZ:-1}" = 0 ]; then
@@ -80,9 +81,9 @@ for t in $THREADS; do
                 rm -rf "$TMP/ez-$c-$t-$i"
             fi
         done
-        u=$(median <"$TMP/plain-$c-$t" 2>/dev/null || echo nan)
-        tr=$(median <"$TMP/traced-$c-$t" 2>/dev/null || echo nan)
-        ez=$(median <"$TMP/ez-$c-$t" 2>/dev/null || echo n/a)
+        u=$(med "$TMP/plain-$c-$t" nan)
+        tr=$(med "$TMP/traced-$c-$t" nan)
+        ez=$(med "$TMP/ez-$c-$t" n/a)
         ratio=nan added=nan per=nan ezadded=n/a
         [[ $u =~ ^-?[0-9.]+$ && $ez =~ ^-?[0-9.]+$ ]] && ezadded=$(calc "$ez - $u")
         if [[ $u =~ ^-?[0-9.]+$ && $tr =~ ^-?[0-9.]+$ ]]; then
