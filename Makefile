@@ -2,11 +2,13 @@
 #
 #   make            lib/<fam>/libsynctrace.so for every MPI family installed (mpich, openmpi) and
 #                   lib/libsynctrace.so -> the default family's; bin/synctrace, bin/synctrace-run,
-#                   bin/synctrace-bench. `make MPI_FAMILIES=mpich` builds one family only.
+#                   bin/synctrace-bench (-> bin/synctrace-bench-<fam>, one per family). `make
+#                   MPI_FAMILIES=mpich` builds one family only.
 #   make deps       installs the missing Debian packages that building and running need
 #   make check      those and what the tests add (ViTE, Xvfb, Chromium, ...), builds, runs every test
 #   make unit       runs the unit tests only (tests/unit/test_*.c; a few minutes)
 #   make demo       installs what building and running need, builds, traces the bundled hybrid example
+#                   (MPI=openmpi: under Open MPI)
 #   make bench      those and what the benchmarks add (EZTrace, Chromium); recording cost, traced vs
 #                   untraced latency, sync and CLC reports
 #   make install PREFIX=/opt/synctrace
@@ -187,17 +189,27 @@ $(O)/bin/synctrace: $(BUILD)/cli/gen/report_page.o
 
 # synctrace-bench: an MPI program that preloads the library for its clock (src/bench/bench.h);
 # it shares the configuration parser (SYNCTRACE_SYNC in effect, size and number syntax) with the CLI.
+# One per MPI family: bin/synctrace-bench-<fam>, compiled with that family's compiler into
+# $(BUILD)/bench-<fam>/, preloads lib/<fam>/libsynctrace.so (BENCH_LIB); bin/synctrace-bench is the
+# default family's (a symlink, as lib/libsynctrace.so).
 BENCH_SRC := $(wildcard src/bench/*.c)
-BENCH_OBJ := $(patsubst %.c,$(BUILD)/bench/%.o,$(BENCH_SRC))
 BENCH_USE := $(addprefix $(BUILD)/cli/src/,config/config.o util/archive_dir.o util/fileio.o util/json.o util/log.o)
+BENCHES_FAM := $(foreach f,$(MPI_FAMILIES),$(O)/bin/synctrace-bench-$(f))
+all: $(BENCHES_FAM)
 
-$(BUILD)/bench/%.o: %.c
-	@mkdir -p $(dir $@)
-	$(MPICC_$(MPI_DEFAULT)) $(CFLAGS_COMMON) -DBENCH_VERSION='"$(VERSION)"' -MMD -MP -c $< -o $@
+define FAMILY_BENCH
+$$(BUILD)/bench-$(1)/%.o: %.c
+	@mkdir -p $$(dir $$@)
+	$$(MPICC_$(1)) $$(CFLAGS_COMMON) -DBENCH_VERSION='"$$(VERSION)"' -DBENCH_LIB='"$(1)/libsynctrace.so"' -MMD -MP -c $$< -o $$@
 
-$(O)/bin/synctrace-bench: $(BENCH_OBJ) $(BENCH_USE)
-	@mkdir -p $(O)/bin
-	$(MPICC_$(MPI_DEFAULT)) -o $@ $^ -lm
+$$(O)/bin/synctrace-bench-$(1): $$(patsubst %.c,$$(BUILD)/bench-$(1)/%.o,$$(BENCH_SRC)) $$(BENCH_USE)
+	@mkdir -p $$(dir $$@)
+	$$(MPICC_$(1)) -o $$@ $$^ -lm
+endef
+$(foreach f,$(MPI_FAMILIES),$(eval $(call FAMILY_BENCH,$(f))))
+
+$(O)/bin/synctrace-bench: $(O)/bin/synctrace-bench-$(MPI_DEFAULT)
+	ln -sfn synctrace-bench-$(MPI_DEFAULT) $@
 
 $(O)/bin/synctrace-run: scripts/synctrace-run.in Makefile
 	@mkdir -p $(O)/bin
@@ -224,9 +236,10 @@ check: deps-check
 unit: $(GEN_HDR)
 	O=$(O) bash tests/run-tests.sh unit/
 
+# make demo MPI=openmpi: the demo under Open MPI (default: MPICH when installed; scripts/demo.sh)
 demo: deps
 	$(MAKE) all
-	O=$(O) bash scripts/demo.sh
+	O=$(O) DEMO_MPI=$(MPI) bash scripts/demo.sh
 
 bench: deps-bench
 	$(MAKE) all

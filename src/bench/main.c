@@ -2,8 +2,8 @@
  * main.c — synctrace-bench: options, the preloaded clock library, the run over operations and
  * sizes, and the output on rank 0.
  *
- * Not tracing the benchmark: the program re-executes itself once with libsynctrace.so (found
- * beside it: bin/../lib) appended to LD_PRELOAD and SYNCTRACE_RECORD=0, so that MPI_Init runs the
+ * Not tracing the benchmark: the program re-executes itself once with the library of its MPI family
+ * (found beside it: bin/../lib/BENCH_LIB) appended to LD_PRELOAD and SYNCTRACE_RECORD=0, so that MPI_Init runs the
  * library's clock sync but nothing is recorded and no archive is written; the measured calls go
  * to PMPI_* directly, past the wrappers.
  */
@@ -20,6 +20,12 @@
 #include "synctrace.h"
 
 #define REEXEC_MARK "ST_BENCH_PRELOADED" /* not SYNCTRACE_*: the library rejects unknown names */
+
+/* The library to preload, relative to bin/../lib: the build of the MPI family this program was
+ * compiled for (the Makefile builds one synctrace-bench per family and sets "<fam>/libsynctrace.so"). */
+#ifndef BENCH_LIB
+#define BENCH_LIB "libsynctrace.so"
+#endif
 
 static void die(const char *fmt, const char *arg)
 {
@@ -44,7 +50,7 @@ static void preload_clock_library(char **argv)
     if (n <= 0)
         die("%s", "cannot find this program's path (/proc/self/exe)");
     exe[n] = 0;
-    snprintf(lib, sizeof lib, "%s/../lib/libsynctrace.so", dirname(exe));
+    snprintf(lib, sizeof lib, "%s/../lib/" BENCH_LIB, dirname(exe));
     if (access(lib, R_OK) != 0)
         die("%s not found (build with make, or reinstall synctrace)", lib);
     const char *cur = getenv("LD_PRELOAD");

@@ -34,10 +34,10 @@ prop() { "$BIN" info "$1" | awk -v k="SYNCTRACE::$2" '$1 == k {print $2}'; }
 run() {
     local np=$1 on=$2 dir=$3
     rm -rf "$dir"
-    timeout 600 mpiexec -n "$np" -genv SYNCTRACE_DIR "$dir" -genv SYNCTRACE_CLC "$on" -genv SYNCTRACE_ANALYZE "$on" \
-        -genv SYNCTRACE_SYNC none -genv SYNCTRACE_BUFFER "$BUFFER" -genv SKEW_PER_RANK 1 -genv SKEW_OFFSET_NS 3000000 \
-        -genv SKEW_SEED 9 -genv SKEW_T0_NS "$(skew_t0)" -genv KMP_BLOCKTIME 0 -genv LD_PRELOAD "$SKEW:$LIB" \
-        $WPROG $WARGS >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+    fam_cmd "$np" SYNCTRACE_DIR="$dir" SYNCTRACE_CLC="$on" SYNCTRACE_ANALYZE="$on" SYNCTRACE_SYNC=none \
+        SYNCTRACE_BUFFER="$BUFFER" SKEW_PER_RANK=1 SKEW_OFFSET_NS=3000000 SKEW_SEED=9 SKEW_T0_NS="$(skew_t0)" \
+        KMP_BLOCKTIME=0 SYNCTRACE_TIMER=clock LD_PRELOAD="$SKEW:$LIB" -- $WPROG $WARGS
+    timeout 600 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
         { echo "analysis_bench: run failed ($np ranks, $on): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
     local f ev
     f=$(awk '$1 == "finalize_ms" {print $2}' "$TMP/out.txt")
@@ -85,7 +85,7 @@ table() {
 }
 table mpi "$PROG" "$ITERS"
 if [ -x "$HPROG" ]; then table hybrid "$HPROG" "$((ITERS / 4))" 2; fi
-echo "## Wait-state analysis at MPI_Finalize (skewed clocks, SYNCTRACE_SYNC=none, $(nproc) cores, medians of $REPS)"
+echo "## Wait-state analysis at MPI_Finalize ($(fam_label); skewed clocks, SYNCTRACE_SYNC=none, $(nproc) cores, medians of $REPS)"
 echo
 cat "$report"
 exit $status

@@ -7,13 +7,15 @@
 # shows the medians over runs, the tracing cost per call (traced - untraced) and the call path's
 # extra cost per call (with - without SYNCTRACE_CALLPATH). 8 x 2500 calls = 40000 events fit in
 # one default event buffer: no flush in the timed loop.
-# Environment: O (build root, as for make), BENCH_REPS.
+# Environment: O (build root, as for make), BENCH_FAMILY (family.sh; default the first built), BENCH_REPS.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 O=$(cd "${O:-$ROOT}" && pwd)
-LIB=$O/lib/libsynctrace.so
-BUILD=$O/build/bench
+source tests/bench/family.sh
+fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
+LIB=$FAM_LIB
+BUILD=$O/build/bench/$FAM
 REPS=${BENCH_REPS:-5}
 CALLS=2500 BATCHES=8
 mkdir -p "$BUILD"
@@ -22,16 +24,17 @@ trap 'rm -rf "$TMP"' EXIT
 
 die() { echo "callpath_bench: $*" >&2; exit 1; }
 [ -f "$LIB" ] || die "no $LIB: run make first"
-mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fno-optimize-sibling-calls -o "$BUILD/callpath_bench" \
+"${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fno-optimize-sibling-calls -o "$BUILD/callpath_bench" \
     tests/bench/callpath_bench.c || die "cannot build tests/bench/callpath_bench.c"
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
 
 status=0
-run() { # run OUT DEPTH [mpiexec options...]: appends the ns per call to OUT
+run() { # run OUT DEPTH [NAME=VALUE...]: appends the ns per call to OUT
     local out=$1 d=$2
     shift 2
-    if timeout 120 mpiexec -n 1 "$@" "$BUILD/callpath_bench" "$d" $CALLS $BATCHES >"$TMP/out.txt" 2>"$TMP/err.txt"; then
+    fam_cmd 1 "$@" -- "$BUILD/callpath_bench" "$d" $CALLS $BATCHES
+    if timeout 120 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt"; then
         awk '$1 == "callpath" {print $3}' "$TMP/out.txt" >>"$out"
     else
         echo "callpath_bench: run failed ($*): $(tail -n 3 "$TMP/err.txt")" >&2
@@ -41,13 +44,13 @@ run() { # run OUT DEPTH [mpiexec options...]: appends the ns per call to OUT
 for d in 5 20; do
     for i in $(seq "$REPS"); do
         run "$TMP/plain.$d" "$d"
-        run "$TMP/traced.$d" "$d" -genv LD_PRELOAD "$LIB" -genv SYNCTRACE_DIR "$TMP/t-$d-$i"
-        run "$TMP/path.$d" "$d" -genv LD_PRELOAD "$LIB" -genv SYNCTRACE_DIR "$TMP/p-$d-$i" -genv SYNCTRACE_CALLPATH 1
+        run "$TMP/traced.$d" "$d" LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/t-$d-$i"
+        run "$TMP/path.$d" "$d" LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/p-$d-$i" SYNCTRACE_CALLPATH=1
         rm -rf "$TMP/t-$d-$i" "$TMP/p-$d-$i"
     done
 done
 med() { [ -s "$1" ] && median <"$1" || echo nan; }
-echo "call paths (SYNCTRACE_CALLPATH=1): MPI_Comm_rank from the bottom of DEPTH application frames, 1 rank"
+echo "call paths (SYNCTRACE_CALLPATH=1): MPI_Comm_rank from the bottom of DEPTH application frames, 1 rank ($(fam_label))"
 printf '%-8s %14s %14s %20s %18s %18s\n' "depth" "untraced ns" "traced ns" "traced+callpath ns" "tracing per call" "call path extra"
 for d in 5 20; do
     u=$(med "$TMP/plain.$d") t=$(med "$TMP/traced.$d") p=$(med "$TMP/path.$d")

@@ -38,10 +38,10 @@ run() {
     local np=$1 dir=$2
     shift 2
     rm -rf "$dir"
-    timeout 1200 mpiexec -n "$np" -genv LD_PRELOAD "$SKEW:$LIB" -genv SYNCTRACE_DIR "$dir" -genv SYNCTRACE_NODE_SIZE 1 \
-        -genv SYNCTRACE_VERBOSE 1 -genv SKEW_PER_RANK 1 -genv SKEW_OFFSET_NS 3000000 -genv SKEW_SEED 9 \
-        -genv SKEW_T0_NS "$(skew_t0)" -genv OMP_NUM_THREADS 2 -genv KMP_BLOCKTIME 0 \
-        -genv LIBOMP_USE_HIDDEN_HELPER_TASK 0 "$@" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+    fam_cmd "$np" LD_PRELOAD="$SKEW:$LIB" SYNCTRACE_DIR="$dir" SYNCTRACE_NODE_SIZE=1 SYNCTRACE_VERBOSE=1 \
+        SKEW_PER_RANK=1 SKEW_OFFSET_NS=3000000 SKEW_SEED=9 SKEW_T0_NS="$(skew_t0)" OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 \
+        LIBOMP_USE_HIDDEN_HELPER_TASK=0 SYNCTRACE_TIMER=clock -- "$@"
+    timeout 1200 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
         { echo "clc_write_bench: run failed ($np ranks, $*): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
     sed -nE 's/.*MPI_Finalize: .*archive write ([0-9.]+) ms.*/\1/p' "$TMP/err.txt" | head -n 1 >>"$TMP/write"
     "$BIN" info "$dir" | awk -v np="$np" '$1 == "events:" {print int($2 / np)}' >>"$TMP/ev"
@@ -82,7 +82,7 @@ table() {
 }
 table mpi 285 "$PROG"
 if [ -x "$HPROG" ]; then table hybrid 625 "$HPROG" 2; fi
-echo "## CLC against the archive write, consistent trace (sync on, default buffer, $(nproc) cores, medians of $REPS; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "## CLC against the archive write, consistent trace ($(fam_label); sync on, default buffer, $(nproc) cores, medians of $REPS; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
 cat "$report"
 exit $status

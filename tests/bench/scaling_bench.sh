@@ -51,9 +51,10 @@ maxkb() { awk '$1 == "vmhwm_kb" && $3 > m {m = $3} END {print m + 0}' "$TMP/out.
 run() {
     local np=$1 iters=$2 traced=$3 dir=$4 env=()
     rm -rf "$dir"
-    [ "$traced" = 1 ] && env=(-genv LD_PRELOAD "$SKEW:$LIB" -genv SYNCTRACE_DIR "$dir" -genv SYNCTRACE_NODE_SIZE 1 -genv SYNCTRACE_VERBOSE 1 -genv SKEW_PER_RANK 1 -genv SKEW_OFFSET_NS 3000000
-        -genv SKEW_SEED 9 -genv SKEW_T0_NS "$(skew_t0)")
-    timeout 1200 mpiexec -n "$np" "${env[@]}" "$PROG" "$iters" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+    [ "$traced" = 1 ] && env=(LD_PRELOAD="$SKEW:$LIB" SYNCTRACE_DIR="$dir" SYNCTRACE_NODE_SIZE=1 SYNCTRACE_VERBOSE=1 SKEW_PER_RANK=1
+        SKEW_OFFSET_NS=3000000 SKEW_SEED=9 SKEW_T0_NS="$(skew_t0)" SYNCTRACE_TIMER=clock)
+    fam_cmd "$np" "${env[@]}" -- "$PROG" "$iters"
+    timeout 1200 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
         { echo "scaling_bench: run failed ($np ranks, $iters iterations, traced $traced): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
     local kb
     kb=$(maxkb)
@@ -74,7 +75,7 @@ report=$OUT/scaling-report.md
 status=0
 # record_ns EVENTS: recording ns per event with flushes, for EVENTS events on one thread
 record_ns() {
-    local rb=$OUT/record_bench
+    local rb=$O/build/bench/record_bench
     [ -x "$rb" ] || { echo "-"; return; }
     SYNCTRACE_TMPDIR=$TMP "$rb" "$(awk -v e="$1" 'BEGIN {print e / 1e6}')" 2>/dev/null |
         awk '$1 == "flushing" {print $2}' | grep . || echo "-"
@@ -116,7 +117,7 @@ header "Ranks ($NP_EVENTS events per rank)"
 rns=$(record_ns "$NP_EVENTS")
 for np in $NPS; do row "$np" "$NP_EVENTS" "$rns"; done
 echo >>"$report"
-echo "## Scaling (BENCH_SCALING=$MODE, $(nproc) cores, medians of $REPS, load average at the end $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "## Scaling ($(fam_label); BENCH_SCALING=$MODE, $(nproc) cores, medians of $REPS, load average at the end $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
 cat "$report"
 exit $status

@@ -13,12 +13,14 @@
 #     alone, and interpolation between the initial and the final sync point only.
 # Targets: <= 1 µs right after sync, <= 2 µs over the run with resync + interpolation,
 # initial sync <= 0.3 s for 8 ranks. Prints a markdown report (also in
-# $O/build/bench/sync-report.md). Environment: O (build root), SYNC_BENCH_SECONDS,
-# SYNC_BENCH_REPS, SYNC_BENCH_CONFIGS ("NP:NODES ...").
+# $O/build/bench/<family>/sync-report.md). Environment: O (build root), BENCH_FAMILY (tests/bench/family.sh;
+# default the first built family), SYNC_BENCH_SECONDS, SYNC_BENCH_REPS, SYNC_BENCH_CONFIGS ("NP:NODES ...").
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 O=$(cd "${O:-$ROOT}" && pwd)
-OUT=$O/build/bench
+source "$ROOT/tests/bench/family.sh"
+fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
+OUT=$O/build/bench/$FAM
 mkdir -p "$OUT"
 export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
 SECONDS_RUN=${SYNC_BENCH_SECONDS:-60}
@@ -30,7 +32,10 @@ RESYNC=${SYNCTRACE_RESYNC:-${DEFAULT_RESYNC:-10}}
 source "$ROOT/tests/skew/skew-env.sh"
 source "$ROOT/tests/sync/build.sh"
 SKEW=$(skew_build "$OUT") || { echo "sync_bench: cannot build the skew library" >&2; exit 1; }
-PROG=$(sync_build "$OUT") || { echo "sync_bench: cannot build sync_prog" >&2; exit 1; }
+# sync_build compiles with the plain name `mpicc`, which Debian's alternatives may point to either
+# family: within this call it is the family's compiler (a directory of one link, first in PATH).
+mkdir -p "$OUT/cc" && ln -sfn "$(command -v "${FAM_CC[0]}")" "$OUT/cc/mpicc"
+PROG=$(PATH=$OUT/cc:$PATH sync_build "$OUT") || { echo "sync_bench: cannot build sync_prog" >&2; exit 1; }
 T0=$(skew_t0)
 
 # run NP NODES SEED LOG [sync_prog args...]
@@ -38,9 +43,9 @@ run() {
     local np=$1 nodes=$2 seed=$3 log=$4
     shift 4
     local per=$((np / nodes))
-    timeout $((SECONDS_RUN * 3 + 120)) mpiexec -n "$np" -genv LD_PRELOAD "$SKEW" -genv SKEW_NODE_SIZE "$per" \
-        -genv SKEW_SEED "$seed" -genv SKEW_T0_NS "$T0" -genv SYNCTRACE_NODE_SIZE "$per" \
-        -genv SYNCTRACE_RESYNC "$RESYNC" "$PROG" "$@" >"$log" 2>&1
+    fam_cmd "$np" LD_PRELOAD="$SKEW" SKEW_NODE_SIZE="$per" SKEW_SEED="$seed" SKEW_T0_NS="$T0" SYNCTRACE_NODE_SIZE="$per" \
+        SYNCTRACE_RESYNC="$RESYNC" SYNCTRACE_TIMER=clock -- "$PROG" "$@"
+    timeout $((SECONDS_RUN * 3 + 120)) "${CMD[@]}" >"$log" 2>&1
 }
 
 # get KEY FILE: value from the RESULT line of FILE ("-" if none).
@@ -50,7 +55,7 @@ us() { awk -v v="$1" 'BEGIN { if (v == "-" || v < 0) print "-"; else printf "%.2
 
 report() {
 start=$(date +%s)
-echo "## Clock synchronization (SYNCTRACE_SYNC=${SYNCTRACE_SYNC:-h2hca, the default})"
+echo "## Clock synchronization ($(fam_label); SYNCTRACE_SYNC=${SYNCTRACE_SYNC:-h2hca, the default})"
 echo
 echo "Injected skew per simulated node: offset ±1 s, drift ±100 ppm, wander 2 µs (periods ~18 s and ~60 s)."
 echo "Errors are max |global clock - rank 0's clock| over all ranks against ground truth, in µs."

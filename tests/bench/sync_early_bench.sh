@@ -10,32 +10,35 @@
 # duration (max over ranks), the largest error of the sync points by kind (init, resync,
 # final; tests/sync/sync_points.py) and the worst event error per time bin. Environment: O (build root), EARLY_BENCH_SEEDS
 # (default "1 2 3 4 5 6 7 8"), EARLY_BENCH_SECONDS (run length, default 3), LIB (another
-# build's libsynctrace.so, to compare), and any SYNCTRACE_* / SKEW_* to pass to the ranks.
+# build's libsynctrace.so, to compare), BENCH_FAMILY (tests/bench/family.sh; default the first built
+# family), and any SYNCTRACE_* / SKEW_* to pass to the ranks.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 O=$(cd "${O:-$ROOT}" && pwd)
-LIB=${LIB:-$O/lib/libsynctrace.so}
-OUT=$O/build/bench
+source "$ROOT/tests/bench/family.sh"
+fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
+LIB=${LIB:-$FAM_LIB}
+OUT=$O/build/bench/$FAM
 mkdir -p "$OUT"
 export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
 source "$ROOT/tests/skew/skew-env.sh"
 SKEW=$(skew_build "$OUT")
 PROG=$OUT/early_prog
-mpicc -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/sync/early_prog.c" -ldl -lm
+"${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -o "$PROG" "$ROOT/tests/sync/early_prog.c" -ldl -lm
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-early.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 pass=()
 for kv in $(env | grep -E '^(SYNCTRACE|SKEW)_' | grep -v '^SYNCTRACE_DIR=' || true); do
-    pass+=(-genv "${kv%%=*}" "${kv#*=}")
+    pass+=("$kv")
 done
 for seed in ${EARLY_BENCH_SEEDS:-1 2 3 4 5 6 7 8}; do
     rm -rf "$TMP"/*
     t0=$(skew_t0)
-    timeout 120 mpiexec -n 8 -genv SKEW_NODE_SIZE 2 -genv SKEW_T0_NS "$t0" -genv SKEW_SEED "$seed" \
-        -genv SKEW_OFFSET_NS 2e7 -genv SKEW_DRIFT_PPM 50 -genv SKEW_WANDER_NS 5000 -genv SYNCTRACE_NODE_SIZE 2 \
-        "${pass[@]}" -genv SYNCTRACE_DIR "$TMP/trace" -genv LD_PRELOAD "$SKEW:$LIB" \
-        "$PROG" "${EARLY_BENCH_SECONDS:-3}" "$TMP/win" >"$TMP/out" 2>"$TMP/err" || {
+    fam_cmd 8 SKEW_NODE_SIZE=2 SKEW_T0_NS="$t0" SKEW_SEED="$seed" SKEW_OFFSET_NS=2e7 SKEW_DRIFT_PPM=50 \
+        SKEW_WANDER_NS=5000 SYNCTRACE_NODE_SIZE=2 "${pass[@]}" SYNCTRACE_DIR="$TMP/trace" LD_PRELOAD="$SKEW:$LIB" \
+        -- "$PROG" "${EARLY_BENCH_SECONDS:-3}" "$TMP/win"
+    timeout 120 "${CMD[@]}" >"$TMP/out" 2>"$TMP/err" || {
         echo "seed $seed: run failed: $(tail -n 3 "$TMP/err")"
         continue
     }
