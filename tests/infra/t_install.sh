@@ -8,7 +8,7 @@
 source "$ST_ROOT/tests/lib.sh"
 
 T=$ST_TMP
-O=$(dirname "$(dirname "$ST_LIB")")   # build output root of this test run
+O=$ST_O   # build output root of this test run
 [ -f "$ST_LIB" ] && [ -x "$ST_BIN/synctrace" ] || fail "library or CLI not built in $O"
 P=$T/prefix
 V=9.8.7
