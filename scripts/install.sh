@@ -7,7 +7,8 @@
 #              LLVM_OMP = LLVM's libomp.so.5 to use as the libgomp stand-in (default: clang's).
 # Layout:
 #   PREFIX/bin/synctrace, PREFIX/bin/synctrace-run (installed paths baked in)
-#   PREFIX/bin/synctrace-bench (finds the library as bin/../lib/libsynctrace.so)
+#   PREFIX/bin/synctrace-bench-FAM (finds the library as bin/../lib/FAM/libsynctrace.so), and
+#   PREFIX/bin/synctrace-bench, the default family's
 #   PREFIX/lib/libsynctrace.so                   (the default MPI family's library)
 #   PREFIX/lib/FAM/libsynctrace.so               (one per MPI family built: mpich, openmpi)
 #   PREFIX/lib/FAM/synctrace-analyze-mpi.so      (FAM's part of `mpiexec synctrace analyze`)
@@ -87,6 +88,10 @@ for p in "$O"/lib/*/synctrace-analyze-mpi.so; do # found by bin/synctrace as bin
     put 755 "$p" "$PREFIX/lib/$(basename "$(dirname "$p")")/synctrace-analyze-mpi.so"
 done
 put 755 "$O/bin/synctrace-bench" "$PREFIX/bin/synctrace-bench"
+for b in "$O"/bin/synctrace-bench-*; do # one per MPI family, each preloading bin/../lib/FAM/
+    [ -f "$b" ] || continue
+    put 755 "$b" "$PREFIX/bin/$(basename "$b")"
+done
 subst "$ROOT/scripts/synctrace-run.in" >"$TMP/synctrace-run"
 put 755 "$TMP/synctrace-run" "$PREFIX/bin/synctrace-run"
 put 644 "$ROOT/include/synctrace.h" "$PREFIX/include/synctrace.h"
