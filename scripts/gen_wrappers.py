@@ -679,11 +679,22 @@ def write_atomic(path, text):
     os.replace(tmp, path)
 
 
+def write_fortran(t, mpi_h, wrappers, path):
+    """Open MPI's Fortran entry points for the same wrappers (scripts/gen_fortran.py)."""
+    import gen_fortran
+    g = t.roles["generic"]
+    text, sem, fell = gen_fortran.render(t, mpi_h, wrappers, lambda w: Wrapper(
+        w.proto, w.region, substitute(g.pre, {}), substitute(g.post, {}), False, False, g.call))
+    write_atomic(path, text)
+    print(f"gen_fortran.py: {sem} Fortran entry points with a table role, generic: {', '.join(fell) or 'none'}")
+
+
 def main(argv):
     ap = argparse.ArgumentParser(description="Generate synctrace's PMPI wrappers from the MPI function table.")
     ap.add_argument("--table", required=True, help="wrappers/mpi_functions.tbl")
     ap.add_argument("--mpi-h", required=True, help="MPICH's mpi.h")
     ap.add_argument("--out", required=True, help="output directory (mpi_wrappers.c, mpi_regions.def, mpi_calls.def)")
+    ap.add_argument("--fortran", help="also write Open MPI's Fortran entry points to this file (gen_fortran.py)")
     ap.add_argument("--cpp", default=os.environ.get("CPP", "cpp"), help="C preprocessor command (default: $CPP or cpp)")
     a = ap.parse_args(argv)
     try:
@@ -696,6 +707,8 @@ def main(argv):
         write_atomic(os.path.join(a.out, "mpi_wrappers.c"), c_text)
         write_atomic(os.path.join(a.out, "mpi_regions.def"), def_text)
         write_atomic(os.path.join(a.out, "mpi_calls.def"), calls_text)
+        if a.fortran:
+            write_fortran(table, a.mpi_h, wrappers, a.fortran)
     except GenError as e:
         print(f"gen_wrappers.py: error: {e}", file=sys.stderr)
         return 1
