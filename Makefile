@@ -1,6 +1,8 @@
 # synctrace — build, install, test, demo, bench.
 #
-#   make            lib/libsynctrace.so, bin/synctrace, bin/synctrace-run, bin/synctrace-bench
+#   make            lib/<fam>/libsynctrace.so for every MPI family installed (mpich, openmpi) and
+#                   lib/libsynctrace.so -> the default family's; bin/synctrace, bin/synctrace-run,
+#                   bin/synctrace-bench. `make MPI_FAMILIES=mpich` builds one family only.
 #   make deps       installs the missing Debian packages that building and running need
 #   make check      those and what the tests add (ViTE, Xvfb, Chromium, ...), builds, runs every test
 #   make unit       runs the unit tests only (tests/unit/test_*.c; a few minutes)
@@ -18,10 +20,31 @@ GEN      := $(BUILD)/gen
 VERSION  := 0.1.0
 
 CC       := gcc
-MPICC    := mpicc
 PYTHON   := python3
-MPI_INC  := $(shell mpicc -show 2>/dev/null | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)
-MPI_LINK := $(shell mpicc -show 2>/dev/null | tr ' ' '\n' | grep -E '^-(L|l)')
+
+# ---- MPI families ---------------------------------------------------------------------
+# Every family is named by its own compiler and launcher, never by Debian's alternatives (the plain
+# mpicc/mpiexec). MPI_FAMILIES: the installed ones (whose compiler runs), unless given.
+KNOWN_FAMILIES := mpich openmpi
+MPICC_mpich    := mpicc.mpich
+MPICC_openmpi  := mpicc.openmpi
+MPIRUN_mpich   := mpiexec.mpich
+MPIRUN_openmpi := mpirun.openmpi
+ifndef MPI_FAMILIES
+MPI_FAMILIES := $(foreach f,$(KNOWN_FAMILIES),$(if $(shell command -v $(MPICC_$(f)) 2>/dev/null),$(f)))
+endif
+# per family: the include dir of its mpi.h, and its link flags (for the CLI's MPI part)
+$(foreach f,$(MPI_FAMILIES),$(eval MPI_INC_$(f) := $$(shell $$(MPICC_$(f)) -show 2>/dev/null | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)))
+$(foreach f,$(MPI_FAMILIES),$(eval MPI_LINK_$(f) := $$(shell $$(MPICC_$(f)) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-(L|l)')))
+# the family of lib/libsynctrace.so, the CLI's MPI part and synctrace-bench: mpich when installed
+MPI_DEFAULT := $(firstword $(filter mpich,$(MPI_FAMILIES)) $(MPI_FAMILIES))
+NO_MPI_GOALS := deps deps-check deps-bench check demo bench clean
+ifeq ($(MPI_DEFAULT),)
+ifneq ($(filter-out $(NO_MPI_GOALS),$(or $(MAKECMDGOALS),all)),)
+$(error no MPI family found: neither $(MPICC_mpich) nor $(MPICC_openmpi) runs (make deps installs both; or set MPI_FAMILIES))
+endif
+endif
+$(foreach f,$(filter-out $(KNOWN_FAMILIES),$(MPI_FAMILIES)),$(error MPI_FAMILIES: unknown family '$(f)' (known: $(KNOWN_FAMILIES))))
 CLANG_RES:= $(shell clang -print-resource-dir 2>/dev/null)
 LLVM_OMP := $(shell readlink -f "$$(clang -print-file-name=libomp.so.5)" 2>/dev/null)
 
@@ -33,8 +56,9 @@ LIB_CFLAGS := $(CFLAGS_COMMON) -fPIC -fvisibility=hidden -pthread
 CLI_CFLAGS := $(CFLAGS_COMMON) -pthread
 
 LIB_DIRS := util config model clock record exchange relations otf2 clc analysis omp mpi
-LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c)) $(GEN)/mpi_wrappers.c
-LIB_OBJ  := $(patsubst %.c,$(BUILD)/lib/%.o,$(LIB_SRC:$(GEN)/%=gen/%))
+LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
+# generated per family: $(GEN)/<fam>/NAME.c, compiled to $(BUILD)/lib-<fam>/gen/NAME.o
+LIB_GEN  := mpi_wrappers
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
 CLI_DIRS := util config model clock exchange relations otf2 clc analysis cli
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)))
@@ -44,12 +68,13 @@ CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
 CLI_MPI_SRC := src/exchange/polite_mpi.c src/exchange/exchange_mpi.c src/analysis/parallel_mpi.c src/cli/analyze_mpi.c
 CLI_MPI_OBJ := $(patsubst %.c,$(BUILD)/climpi/%.o,$(CLI_MPI_SRC))
 GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def $(GEN)/omp-tools.h
+LIBS_FAM := $(foreach f,$(MPI_FAMILIES),$(O)/lib/$(f)/libsynctrace.so)
 
 LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
 CLI_LIBS := -lotf2 -lm -lpthread
 
 .PHONY: all deps deps-check deps-bench check demo bench install clean unit
-all: $(O)/lib/libsynctrace.so $(O)/bin/synctrace $(O)/bin/synctrace-run $(O)/bin/synctrace-bench \
+all: $(LIBS_FAM) $(O)/lib/libsynctrace.so $(O)/bin/synctrace $(O)/bin/synctrace-run $(O)/bin/synctrace-bench \
      $(O)/lib/gomp/libgomp.so.1
 
 # Idempotent: install only what is missing (about 0.1 s when nothing is). The tests and the
@@ -64,46 +89,69 @@ deps-bench:
 	@bash scripts/install-deps.sh --for bench
 
 # ---- generated wrappers -----------------------------------------------------------
-# one run writes all three (grouped targets: -j runs it once)
-$(GEN)/mpi_wrappers.c $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def &: wrappers/mpi_functions.tbl scripts/gen_wrappers.py
+# One run writes the shared region and call tables (the union over the families) and each family's
+# wrappers and ST_HAVE_ list (grouped targets: -j runs it once). $(GEN)/families names the families
+# and their mpi.h: rewritten only when that changes, so a different MPI_FAMILIES regenerates.
+GEN_OUT := $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def \
+           $(foreach f,$(MPI_FAMILIES),$(GEN)/$(f)/mpi_wrappers.c $(GEN)/$(f)/mpi_have.h)
+GEN_MPI_H := $(foreach f,$(MPI_FAMILIES),$(f)=$(MPI_INC_$(f))/mpi.h)
+$(GEN_OUT) &: wrappers/mpi_functions.tbl scripts/gen_wrappers.py $(GEN)/families
+	$(PYTHON) scripts/gen_wrappers.py --table wrappers/mpi_functions.tbl $(addprefix --mpi-h ,$(GEN_MPI_H)) --out $(GEN)
+
+$(GEN)/families: FORCE
 	@mkdir -p $(GEN)
-	$(PYTHON) scripts/gen_wrappers.py --table wrappers/mpi_functions.tbl --mpi-h $(MPI_INC)/mpi.h --out $(GEN)
+	@echo '$(GEN_MPI_H)' | cmp -s - $@ || echo '$(GEN_MPI_H)' > $@
+
+.PHONY: FORCE
+FORCE:
 
 $(GEN)/omp-tools.h:
 	@mkdir -p $(GEN)
 	@test -f "$(CLANG_RES)/include/omp-tools.h" || { echo "omp-tools.h not found under clang's resource dir '$(CLANG_RES)'; run scripts/install-deps.sh" >&2; exit 1; }
 	cp "$(CLANG_RES)/include/omp-tools.h" $@
 
-# ---- library ------------------------------------------------------------------------
+# ---- library, one per MPI family --------------------------------------------------------
+# Family F: the same sources compiled with F's compiler into $(BUILD)/lib-F/, with -DST_MPI_FAMILY
+# and F's mpi_have.h on the include path; linked to F's MPI library.
 # Generated code names the source files it uses from the source root (mpi/st_mpi.h).
-$(BUILD)/lib/gen/%.o: $(GEN)/%.c $(GEN_HDR)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(LIB_CFLAGS) -Isrc -MMD -MP -c $< -o $@
+define FAMILY_LIB
+LIB_OBJ_$(1) := $$(patsubst %.c,$$(BUILD)/lib-$(1)/%.o,$$(LIB_SRC)) $$(LIB_GEN:%=$$(BUILD)/lib-$(1)/gen/%.o)
+FAM_CFLAGS_$(1) := $$(LIB_CFLAGS) -I$$(GEN)/$(1) -DST_MPI_FAMILY='"$(1)"'
 
-$(BUILD)/lib/%.o: %.c $(GEN_HDR)
-	@mkdir -p $(dir $@)
-	$(MPICC) $(LIB_CFLAGS) -MMD -MP -c $< -o $@
+$$(BUILD)/lib-$(1)/gen/%.o: $$(GEN)/$(1)/%.c $$(GEN_HDR) $$(GEN)/$(1)/mpi_have.h
+	@mkdir -p $$(dir $$@)
+	$$(MPICC_$(1)) $$(FAM_CFLAGS_$(1)) -Isrc -MMD -MP -c $$< -o $$@
+
+$$(BUILD)/lib-$(1)/%.o: %.c $$(GEN_HDR) $$(GEN)/$(1)/mpi_have.h
+	@mkdir -p $$(dir $$@)
+	$$(MPICC_$(1)) $$(FAM_CFLAGS_$(1)) -MMD -MP -c $$< -o $$@
 
 # The file that writes VERSION into every archive has the Makefile's value (rebuilt when it changes).
-$(BUILD)/lib/src/mpi/collect.o: LIB_CFLAGS += -DST_VERSION='"$(VERSION)"'
-$(BUILD)/lib/src/mpi/collect.o: Makefile
+$$(BUILD)/lib-$(1)/src/mpi/collect.o: FAM_CFLAGS_$(1) += -DST_VERSION='"$$(VERSION)"'
+$$(BUILD)/lib-$(1)/src/mpi/collect.o: Makefile
 
-$(O)/lib/libsynctrace.so: $(LIB_OBJ)
-	@mkdir -p $(O)/lib
-	$(MPICC) -shared -o $@ $^ $(LIB_LIBS) -Wl,-soname,libsynctrace.so
+$$(O)/lib/$(1)/libsynctrace.so: $$(LIB_OBJ_$(1))
+	@mkdir -p $$(dir $$@)
+	$$(MPICC_$(1)) -shared -o $$@ $$^ $$(LIB_LIBS) -Wl,-soname,libsynctrace.so
+endef
+$(foreach f,$(MPI_FAMILIES),$(eval $(call FAMILY_LIB,$(f))))
+
+# lib/libsynctrace.so: the default family's library, so that existing paths keep working
+$(O)/lib/libsynctrace.so: $(O)/lib/$(MPI_DEFAULT)/libsynctrace.so
+	ln -sfn $(MPI_DEFAULT)/libsynctrace.so $@
 
 # ---- command-line tools -------------------------------------------------------------
 $(BUILD)/cli/%.o: %.c $(GEN_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
 
-$(BUILD)/climpi/%.o: %.c $(GEN_HDR)
+$(BUILD)/climpi/%.o: %.c $(GEN_HDR) $(GEN)/$(MPI_DEFAULT)/mpi_have.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CLI_CFLAGS) -I$(MPI_INC) -MMD -MP -c $< -o $@
+	$(CC) $(CLI_CFLAGS) -I$(MPI_INC_$(MPI_DEFAULT)) -I$(GEN)/$(MPI_DEFAULT) -MMD -MP -c $< -o $@
 
 $(O)/bin/synctrace: $(CLI_OBJ) $(CLI_MPI_OBJ)
 	@mkdir -p $(O)/bin
-	$(CC) -o $@ $^ $(CLI_LIBS) $(MPI_LINK)
+	$(CC) -o $@ $^ $(CLI_LIBS) $(MPI_LINK_$(MPI_DEFAULT))
 
 # The HTML report's page (src/cli/html/: page, style, script) embedded as C strings (report_html.h).
 HTML_SRC := src/cli/html/report.html src/cli/html/report.css src/cli/html/report.js
@@ -125,11 +173,11 @@ BENCH_USE := $(addprefix $(BUILD)/cli/src/,config/config.o util/archive_dir.o ut
 
 $(BUILD)/bench/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(MPICC) $(CFLAGS_COMMON) -DBENCH_VERSION='"$(VERSION)"' -MMD -MP -c $< -o $@
+	$(MPICC_$(MPI_DEFAULT)) $(CFLAGS_COMMON) -DBENCH_VERSION='"$(VERSION)"' -MMD -MP -c $< -o $@
 
 $(O)/bin/synctrace-bench: $(BENCH_OBJ) $(BENCH_USE)
 	@mkdir -p $(O)/bin
-	$(MPICC) -o $@ $^ -lm
+	$(MPICC_$(MPI_DEFAULT)) -o $@ $^ -lm
 
 $(O)/bin/synctrace-run: scripts/synctrace-run.in Makefile
 	@mkdir -p $(O)/bin

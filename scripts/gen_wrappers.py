@@ -119,8 +119,14 @@ def split_top(tokens, sep):
 
 
 class Param:
-    def __init__(self, tokens, name):
+    """One parameter: its tokens, its name, and its type (the tokens without the name; a
+    parameter 'T x[]' has type 'T *', as C adjusts it: Open MPI and MPICH differ in that only)."""
+
+    def __init__(self, tokens, name, at):
         self.tokens, self.name = tokens, name
+        self.types = tokens[:at] + tokens[at + 1:]
+        if tokens[at + 1:] == ["[", "]"]:
+            self.types = tokens[:at] + ["*"]
 
 
 class Proto:
@@ -140,6 +146,10 @@ class Proto:
     def text(self):
         return c_join(self.tokens())
 
+    def type_key(self):
+        """What two declarations of one function must share: everything but parameter names."""
+        return (tuple(self.ret), self.name, tuple(tuple(p.types) for p in self.params), self.variadic)
+
     def arg_names(self):
         return [p.name for p in self.params]
 
@@ -148,11 +158,11 @@ class Proto:
 
 
 def param_name(tokens, where):
-    """The declared name of one parameter ('(*fn)(...)' and 'x[]' forms included)."""
+    """(name, index of the name token) of one parameter ('(*fn)(...)' and 'x[]' forms included)."""
     for i in range(len(tokens) - 3):
         if tokens[i] == "(" and tokens[i + 1] == "*" and IDENT_RE.fullmatch(tokens[i + 2]) \
                 and tokens[i + 3] == ")":
-            return tokens[i + 2]
+            return tokens[i + 2], i + 2
     core = list(tokens)
     while core and core[-1] == "]" and "[" in core:  # drop [] groups: int ranges[][3]
         core = core[:len(core) - 1 - core[::-1].index("[")]
@@ -160,7 +170,7 @@ def param_name(tokens, where):
     if len(words) < 2 or not IDENT_RE.fullmatch(core[-1]):
         fail(where, f"cannot find the name of parameter '{c_join(tokens)}' "
                     "(every parameter must be named)")
-    return core[-1]
+    return core[-1], len(core) - 1
 
 
 def parse_params(tokens, where):
@@ -173,7 +183,7 @@ def parse_params(tokens, where):
         elif not part:
             fail(where, "empty parameter in prototype")
         else:
-            params.append(Param(part, param_name(part, where)))
+            params.append(Param(part, *param_name(part, where)))
     return params, variadic
 
 
@@ -224,7 +234,7 @@ def only_macros(toks):
 def preprocess(mpi_h, cpp):
     """mpi.h after the C preprocessor (its directory on the include path)."""
     if not os.path.isfile(mpi_h):
-        fail("", f"--mpi-h {mpi_h}: no such file (pass MPICH's mpi.h)")
+        fail("", f"--mpi-h {mpi_h}: no such file (pass an MPI implementation's mpi.h)")
     cmd = shlex.split(cpp) + ["-I", os.path.dirname(os.path.abspath(mpi_h)), "-"]
     src = f'#include "{os.path.abspath(mpi_h)}"\n'
     try:
@@ -273,7 +283,7 @@ def mpi_declarations(text, mpi_h):
             fail(mpi_h, f"{p.name} is declared twice, differently: '{old.text()}' and '{p.text()}'")
         protos[p.name] = p
     if "MPI_Send" not in protos or "PMPI_Send" not in protos:
-        fail(mpi_h, "declares no MPI_Send/PMPI_Send prototype: is this MPICH's mpi.h?")
+        fail(mpi_h, "declares no MPI_Send/PMPI_Send prototype: is this an MPI implementation's mpi.h?")
     return protos
 
 
@@ -303,6 +313,7 @@ class Table:
         self.roles = {}
         self.entries = []
         self.excludes = []  # (pattern, reason, line)
+        self.optionals = []  # (pattern, reason, line): sigs an MPI family's mpi.h may lack
         self.categories = []  # (pattern, category, line), first match wins
 
 
@@ -351,6 +362,11 @@ def start_block(t, text, n, where):
         return "prologue"
     if head == "role":
         return start_role(t, words[1:], n, where)
+    if head == "optional":
+        if len(words) < 3:
+            fail(where, "optional needs a name pattern and a reason: 'optional MPI_*_c why'")
+        t.optionals.append((words[1], " ".join(words[2:]), n))
+        return None
     if head == "category":
         if len(words) != 3:
             fail(where, "category needs a name pattern and a category: 'category MPI_File_* mgmt_file'")
@@ -365,7 +381,7 @@ def start_block(t, text, n, where):
         return None
     if MPI_NAME_RE.match(head):
         return start_entry(t, words, n, where)
-    fail(where, f"unknown directive '{head}' (expected prologue, role, exclude, category or an MPI_ name)")
+    fail(where, f"unknown directive '{head}' (expected prologue, role, exclude, optional, category or an MPI_ name)")
 
 
 def start_role(t, args, n, where):
@@ -446,20 +462,51 @@ def entry_line(e, text, n, where):
 
 # ==== checking an entry against its role and mpi.h =============================================
 
-def check_sigs(t, e, protos):
+class Family:
+    """One MPI implementation given with --mpi-h FAM=PATH: its name, mpi.h and declarations."""
+
+    def __init__(self, name, mpi_h, protos):
+        self.name, self.mpi_h, self.protos = name, mpi_h, protos
+        self.names = sorted(n for n in protos if MPI_NAME_RE.match(n))
+
+
+def is_optional(t, name):
+    return any(fnmatch.fnmatchcase(name, pattern) for pattern, _, _ in t.optionals)
+
+
+def check_optionals(t):
+    """An optional line naming one function (no wildcard) must name a sig of the table."""
+    sigs = {p.name for e in t.entries for p, _ in e.sigs}
+    for pattern, _, n in t.optionals:
+        if not any(c in pattern for c in "*?[") and pattern not in sigs:
+            fail(f"{t.path}:{n}", f"optional {pattern}: no sig of the table declares it")
+
+
+def check_sigs(t, e, fams):
+    """{sig name: names of the families whose mpi.h declares it}; fails on a mismatch or a
+    non-optional sig that a family lacks. Parameter names may differ (the table's are used)."""
     if not e.sigs:
         fail(f"{t.path}:{e.line}", f"{e.name} has no 'sig' line")
     if e.sigs[0][0].name != e.name:
         fail(f"{t.path}:{e.sigs[0][1]}", f"first sig declares {e.sigs[0][0].name}, entry is {e.name}")
+    present = {}
     for p, n in e.sigs:
         where = f"{t.path}:{n}"
-        real = protos.get(p.name)
-        if real is None:
-            fail(where, f"{p.name} is not declared in mpi.h (removed or misspelt?)")
-        if real.tokens() != p.tokens():
-            fail(where, f"signature differs from mpi.h:\n  table: {p.text()}\n  mpi.h: {real.text()}")
-        if "P" + p.name not in protos:
-            fail(where, f"mpi.h declares no P{p.name} to call")
+        present[p.name] = []
+        for fam in fams:
+            real = fam.protos.get(p.name)
+            if real is None:
+                if is_optional(t, p.name):
+                    continue
+                fail(where, f"{p.name} is not declared in {fam.name}'s mpi.h "
+                            "(removed or misspelt? an 'optional' line if the family may lack it)")
+            if real.type_key() != p.type_key():
+                fail(where, f"signature differs from {fam.name}'s mpi.h (parameter names aside):\n"
+                            f"  table: {p.text()}\n  mpi.h: {real.text()}")
+            if "P" + p.name not in fam.protos:
+                fail(where, f"{fam.name}'s mpi.h declares no P{p.name} to call")
+            present[p.name].append(fam.name)
+    return present
 
 
 def check_expression(t, e, key, value, n):
@@ -545,40 +592,45 @@ def substitute(lines, values):
     return [PLACEHOLDER_RE.sub(one, l) for l in lines]
 
 
-def plan_entry(t, e, protos):
+def plan_entry(t, e, fams):
+    """[(Wrapper, names of the families that declare it)] for every sig of entry e."""
     where = f"{t.path}:{e.line}"
     role = t.roles.get(e.role)
     if role is None:
         fail(where, f"{e.name}: unknown role '{e.role}' (roles: {', '.join(sorted(t.roles))})")
-    check_sigs(t, e, protos)
+    present = check_sigs(t, e, fams)
     values, region, call = entry_values(t, e, role)
     out = []
     for p, n in e.sigs:
         check_locals(p, f"{t.path}:{n}")
         if (role.pre or role.post) and p.ret != ["int"]:
             fail(f"{t.path}:{n}", f"{p.name} returns {p.ret_text()}: role '{role.name}' needs int")
-        out.append(Wrapper(p, region, substitute(role.pre, values), substitute(role.post, values),
-                           role.nowrap, True, call))
+        out.append((Wrapper(p, region, substitute(role.pre, values), substitute(role.post, values),
+                            role.nowrap, True, call), present[p.name]))
     return out
 
 
-def excluded_names(t, names):
-    """name -> reason for every declared MPI function an exclude pattern matches."""
+def no_such(fams):
+    return f"no given mpi.h ({', '.join(f.name for f in fams)}) declares such a function"
+
+
+def excluded_names(t, names, fams):
+    """name -> reason for every declared MPI function (of any family) an exclude pattern matches."""
     out = {}
     for pattern, reason, n in t.excludes:
         hits = [x for x in names if fnmatch.fnmatchcase(x, pattern)]
         if not hits and not any(c in pattern for c in "*?["):  # a rule may match nothing; a name must
-            fail(f"{t.path}:{n}", f"exclude {pattern}: mpi.h declares no such function")
+            fail(f"{t.path}:{n}", f"exclude {pattern}: {no_such(fams)}")
         for x in hits:
             out.setdefault(x, reason)
     return out
 
 
-def check_categories(t, names):
-    """A category line naming one function (no wildcard) must name a declared one."""
+def check_categories(t, names, fams):
+    """A category line naming one function (no wildcard) must name one some family declares."""
     for pattern, _, n in t.categories:
         if not any(c in pattern for c in "*?[") and pattern not in names:
-            fail(f"{t.path}:{n}", f"category {pattern}: mpi.h declares no such function")
+            fail(f"{t.path}:{n}", f"category {pattern}: {no_such(fams)}")
 
 
 def category_of(t, name):
@@ -586,35 +638,44 @@ def category_of(t, name):
     return next((c for pattern, c, _ in t.categories if fnmatch.fnmatchcase(name, pattern)), "none")
 
 
-def plan(t, protos):
-    """(wrappers sorted by name, excluded name -> reason); fails on any inconsistency."""
-    names = sorted(n for n in protos if MPI_NAME_RE.match(n))
-    excluded = excluded_names(t, names)
-    check_categories(t, names)
+def plan(t, fams):
+    """(the union: wrappers of every family sorted by name, {family: (its wrappers sorted by name,
+    its excluded name -> reason)}); fails on any inconsistency. A table entry's wrapper is the
+    same in every family that declares it; a generic one takes that family's prototype."""
+    all_names = sorted({n for f in fams for n in f.names})
+    excluded = excluded_names(t, all_names, fams)
+    check_categories(t, all_names, fams)
+    check_optionals(t)
     generic = t.roles.get("generic")
     if generic is None or generic.keys or generic.words or generic.region == "-" or generic.call != "none":
         fail(t.path, "the table must define 'role generic REGION' without keys or call")
-    by_name = {}
+    table, where_declared = {}, {}
     for e in t.entries:
-        for w in plan_entry(t, e, protos):
+        for w, present in plan_entry(t, e, fams):
             name = w.proto.name
-            if name in by_name:
+            if name in table:
                 fail(f"{t.path}:{e.line}", f"{name} appears twice in the table")
             if name in excluded:
                 fail(f"{t.path}:{e.line}", f"{name} is both in the table and excluded ({excluded[name]})")
-            by_name[name] = w
-    for name in names:
-        if name in by_name or name in excluded:
-            continue
-        p = protos[name]
-        if "P" + name not in protos:
-            fail(t.path, f"mpi.h declares {name} but no P{name}: exclude it or explain")
-        if p.variadic:
-            fail(t.path, f"{name} is variadic and cannot be forwarded: exclude it or give it a role")
-        check_locals(p, f"{t.path} (generic {name})")
-        by_name[name] = Wrapper(p, generic.region, substitute(generic.pre, {}),
-                                substitute(generic.post, {}), False, False, generic.call)
-    return [by_name[n] for n in sorted(by_name)], excluded
+            table[name], where_declared[name] = w, present
+    union, per_fam = {}, {}
+    for fam in fams:
+        mine = {n: w for n, w in table.items() if fam.name in where_declared[n]}
+        for name in fam.names:
+            if name in table or name in excluded:
+                continue
+            p = fam.protos[name]
+            if "P" + name not in fam.protos:
+                fail(t.path, f"{fam.name}'s mpi.h declares {name} but no P{name}: exclude it or explain")
+            if p.variadic:
+                fail(t.path, f"{name} ({fam.name}) is variadic and cannot be forwarded: exclude it or give it a role")
+            check_locals(p, f"{t.path} (generic {name}, {fam.name})")
+            mine[name] = Wrapper(p, generic.region, substitute(generic.pre, {}),
+                                 substitute(generic.post, {}), False, False, generic.call)
+        union.update(mine)
+        per_fam[fam.name] = ([mine[n] for n in sorted(mine)],
+                             {n: r for n, r in excluded.items() if n in fam.protos})
+    return [union[n] for n in sorted(union)], per_fam
 
 
 # ==== output ====================================================================================
@@ -638,19 +699,42 @@ def emit_wrapper(w):
     return "\n".join(lines + ["}", ""])
 
 
-def render_c(t, mpi_h, wrappers, excluded):
+# Functions the MPI standard deprecated stay wrapped: an application that calls them is traced
+# like any other, and its wrapper must call their PMPI_ version, which Open MPI's mpi.h marks
+# deprecated (PMPI_Attr_*, PMPI_Keyval_*, ...). Only the generated file says so.
+DEPRECATED_PRAGMA = [
+    "/* Deprecated MPI functions (MPI_Attr_*, MPI_Keyval_*, ...) are forwarded on purpose: an",
+    " * application that still calls them must be traced, so their wrappers call the PMPI_ versions",
+    " * that some mpi.h (Open MPI's) marks deprecated; that use is intended, not a warning. */",
+    '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"', ""]
+
+
+def render_c(t, fam, wrappers, excluded):
     sem = sum(1 for w in wrappers if w.semantic and not w.nowrap)
     gen = sum(1 for w in wrappers if not w.semantic)
     manual = [w.proto.name for w in wrappers if w.nowrap]
     head = [f"/* {BANNER.format(table=t.path)} */",
-            f"/* Generated by scripts/gen_wrappers.py from the prototypes in {os.path.basename(mpi_h)}:",
+            f"/* Generated by scripts/gen_wrappers.py from the prototypes in {fam.name}'s "
+            f"{os.path.basename(fam.mpi_h)}:",
             f" * {sem} wrappers with a table role, {gen} generic enter/leave wrappers.",
             f" * Hand-written in src/mpi (role manual): {', '.join(manual) or 'none'}. */", ""]
+    head += DEPRECATED_PRAGMA
     body = textwrap.dedent("\n".join(t.prologue)).strip("\n").splitlines() + [""]
     body += [emit_wrapper(w) for w in wrappers if not w.nowrap]
     tail = ["/* Not wrapped (exclude lines of the table):"]
     tail += [f" *   {n}: {r}" for n, r in sorted(excluded.items())]
     return "\n".join(head + body + tail + [" */", ""])
+
+
+def render_have(t, fam):
+    guard = "ST_MPI_HAVE_H"
+    lines = [f"/* {BANNER.format(table=t.path)} */",
+             f"/* ST_HAVE_<name> for every MPI_/MPIX_ function {fam.name}'s {os.path.basename(fam.mpi_h)} "
+             "declares, so that hand-written",
+             " * code can guard calls of functions a family may lack (#ifdef ST_HAVE_MPI_Send_c ... PMPI_Send_c). */",
+             f"#ifndef {guard}", f"#define {guard}"]
+    lines += [f"#define ST_HAVE_{n} 1" for n in fam.names]
+    return "\n".join(lines + [f"#endif /* {guard} */", ""])
 
 
 def render_def(t, wrappers):
@@ -679,44 +763,61 @@ def write_atomic(path, text):
     os.replace(tmp, path)
 
 
-def write_fortran(t, mpi_h, wrappers, path):
+def render_fortran(t, fam, wrappers):
     """Open MPI's Fortran entry points for the same wrappers (scripts/gen_fortran.py)."""
     import gen_fortran
     g = t.roles["generic"]
-    text, sem, fell = gen_fortran.render(t, mpi_h, wrappers, lambda w: Wrapper(
-        w.proto, w.region, substitute(g.pre, {}), substitute(g.post, {}), False, False, g.call))
-    write_atomic(path, text)
-    print(f"gen_fortran.py: {sem} Fortran entry points with a table role, generic: {', '.join(fell) or 'none'}")
+    return gen_fortran.render(t, fam.mpi_h, wrappers, lambda w: Wrapper(
+        w.proto, w.region, substitute(g.pre, {}), substitute(g.post, {}), False, False, g.call))[0]
+
+
+def parse_families(args):
+    """[(family, path)] from the repeated --mpi-h FAM=PATH, sorted by family name."""
+    fams = {}
+    for a in args:
+        name, eq, path = a.partition("=")
+        if not eq or not re.fullmatch(r"[a-z][a-z0-9_]*", name) or not path:
+            fail("", f"--mpi-h {a}: expected FAMILY=PATH with a lower-case family name (mpich=/usr/include/.../mpi.h)")
+        if name in fams:
+            fail("", f"--mpi-h {a}: family '{name}' given twice")
+        fams[name] = path
+    return sorted(fams.items())
 
 
 def main(argv):
     ap = argparse.ArgumentParser(description="Generate synctrace's PMPI wrappers from the MPI function table.")
     ap.add_argument("--table", required=True, help="wrappers/mpi_functions.tbl")
-    ap.add_argument("--mpi-h", required=True, help="MPICH's mpi.h")
-    ap.add_argument("--out", required=True, help="output directory (mpi_wrappers.c, mpi_regions.def, mpi_calls.def)")
-    ap.add_argument("--fortran", help="also write Open MPI's Fortran entry points to this file (gen_fortran.py)")
+    ap.add_argument("--mpi-h", required=True, action="append", metavar="FAM=PATH",
+                    help="an MPI family's mpi.h, e.g. mpich=/usr/include/x86_64-linux-gnu/mpich/mpi.h (repeatable)")
+    ap.add_argument("--out", required=True, help="output directory (mpi_regions.def, mpi_calls.def, FAM/mpi_wrappers.c, FAM/mpi_have.h)")
     ap.add_argument("--cpp", default=os.environ.get("CPP", "cpp"), help="C preprocessor command (default: $CPP or cpp)")
     a = ap.parse_args(argv)
     try:
         table = parse_table(a.table)
-        protos = mpi_declarations(preprocess(a.mpi_h, a.cpp), a.mpi_h)
-        wrappers, excluded = plan(table, protos)
-        c_text, def_text = render_c(table, a.mpi_h, wrappers, excluded), render_def(table, wrappers)
-        calls_text = render_calls(table, wrappers)
-        os.makedirs(a.out, exist_ok=True)
-        write_atomic(os.path.join(a.out, "mpi_wrappers.c"), c_text)
-        write_atomic(os.path.join(a.out, "mpi_regions.def"), def_text)
-        write_atomic(os.path.join(a.out, "mpi_calls.def"), calls_text)
-        if a.fortran:
-            write_fortran(table, a.mpi_h, wrappers, a.fortran)
+        fams = [Family(name, path, mpi_declarations(preprocess(path, a.cpp), path))
+                for name, path in parse_families(a.mpi_h)]
+        union, per_fam = plan(table, fams)
+        files = {"mpi_regions.def": render_def(table, union), "mpi_calls.def": render_calls(table, union)}
+        for fam in fams:
+            wrappers, excluded = per_fam[fam.name]
+            files[os.path.join(fam.name, "mpi_wrappers.c")] = render_c(table, fam, wrappers, excluded)
+            files[os.path.join(fam.name, "mpi_have.h")] = render_have(table, fam)
+            if fam.name == "openmpi":  # its Fortran bindings call PMPI_*: entry points of our own
+                files[os.path.join(fam.name, "mpi_fortran.c")] = render_fortran(table, fam, wrappers)
+        for rel, text in files.items():
+            os.makedirs(os.path.dirname(os.path.join(a.out, rel)), exist_ok=True)
+            write_atomic(os.path.join(a.out, rel), text)
     except GenError as e:
         print(f"gen_wrappers.py: error: {e}", file=sys.stderr)
         return 1
-    sem = sum(1 for w in wrappers if w.semantic and not w.nowrap)
-    gen = sum(1 for w in wrappers if not w.semantic)
-    man = sum(1 for w in wrappers if w.nowrap)
-    print(f"gen_wrappers.py: {sem} table-role + {gen} generic wrappers, {man} manual, "
-          f"{len(excluded)} excluded -> {a.out}")
+    for fam in fams:
+        wrappers, excluded = per_fam[fam.name]
+        sem = sum(1 for w in wrappers if w.semantic and not w.nowrap)
+        gen = sum(1 for w in wrappers if not w.semantic)
+        man = sum(1 for w in wrappers if w.nowrap)
+        print(f"gen_wrappers.py: {fam.name}: {sem} table-role + {gen} generic wrappers, {man} manual, "
+              f"{len(excluded)} excluded -> {os.path.join(a.out, fam.name)}")
+    print(f"gen_wrappers.py: {len(union)} regions (union of {', '.join(f.name for f in fams)}) -> {a.out}")
     return 0
 
 

@@ -3,9 +3,12 @@
  */
 #include "parallel_mpi.h"
 
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_have.h"
 #include "../exchange/exchange_mpi.h"
 #include "../exchange/polite_mpi.h"
 #include "../util/log.h"
@@ -59,6 +62,49 @@ static int run_engine(MPI_Comm comm, const st_rel_input_t *in, st_rel_derived_t 
 }
 
 /*
+ * MPI-4's large-count Igatherv of bytes where the MPI has it. Without it (Open MPI 4.1) counts and
+ * displacements are ints: process 0 takes at most INT_MAX bytes in all (root_ready), and ints (at
+ * process 0: int copies of counts and displs, alive until the request completes) is passed.
+ */
+static int igatherv_bytes(const void *mine, MPI_Count mylen, uint8_t *all, const MPI_Count *counts,
+                          const MPI_Aint *displs, const int *ints, int np, MPI_Comm comm, MPI_Request *req)
+{
+#ifdef ST_HAVE_MPI_Igatherv_c
+    (void)ints, (void)np;
+    return PMPI_Igatherv_c(mine, mylen, MPI_BYTE, all, counts, displs, MPI_BYTE, 0, comm, req);
+#else
+    (void)counts, (void)displs;
+    return PMPI_Igatherv(mine, (int)mylen, MPI_BYTE, all, ints, ints ? ints + np : NULL, MPI_BYTE, 0, comm, req);
+#endif
+}
+
+/* At process 0 without the large-count Igatherv: counts then displs as ints (malloc'd), else NULL. */
+static int *int_copies(int me, int np, const MPI_Count *counts, const MPI_Aint *displs)
+{
+#ifdef ST_HAVE_MPI_Igatherv_c
+    (void)me, (void)np, (void)counts, (void)displs;
+    return NULL;
+#else
+    int *ints = me == 0 ? malloc(sizeof *ints * 2 * (size_t)np) : NULL;
+    for (int i = 0; ints && i < np; i++)
+        ints[i] = (int)counts[i], ints[np + i] = (int)displs[i];
+    return ints;
+#endif
+}
+
+/* At process 0: *all allocated for total bytes, and the gather can take them. */
+static int root_ready(size_t total, uint8_t **all, const int *ints)
+{
+#ifdef ST_HAVE_MPI_Igatherv_c
+    (void)ints;
+#else
+    if (total > INT_MAX || !ints)
+        return 0;
+#endif
+    return (*all = malloc(total + 1)) != NULL;
+}
+
+/*
  * Every process's len bytes at mine, concatenated at process 0 into *all (malloc'd; process i's at
  * displs[i], counts[i] bytes; the arrays malloc'd at process 0 only), if every process is ok (has
  * its bytes). 0 on every process, or -1 on every process.
@@ -83,11 +129,13 @@ static int gather_bytes(MPI_Comm comm, int ok, const void *mine, size_t len, int
         size_t total = 0;
         for (int i = 0; me == 0 && i < np; i++)
             (*displs)[i] = (MPI_Aint)total, total += (size_t)(*counts)[i];
-        ok = me != 0 || (*all = malloc(total + 1)) != NULL;
+        int *ints = int_copies(me, np, *counts, *displs);
+        ok = me != 0 || root_ready(total, all, ints);
         if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) == MPI_SUCCESS && all_ok &&
-            PMPI_Igatherv_c(mine, mylen, MPI_BYTE, *all, *counts, *displs, MPI_BYTE, 0, comm, &req) == MPI_SUCCESS &&
+            igatherv_bytes(mine, mylen, *all, *counts, *displs, ints, np, comm, &req) == MPI_SUCCESS &&
             st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS)
             rc = 0;
+        free(ints);
     }
     if (rc) {
         free(*all), free(*counts), free(*displs);

@@ -5,9 +5,11 @@
 #include "exchange_mpi.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <time.h>
 
+#include "mpi_have.h"
 #include "polite_mpi.h"
 #include "../util/log.h"
 #include "../util/mem.h"
@@ -40,6 +42,35 @@ void st_xmpi_free(st_xmpi_t *m)
     m->req = NULL, m->buf = NULL, m->sent = NULL;
 }
 
+/* Messages of len bytes: MPI-4's large-count calls where the MPI has them; else (Open MPI 4.1)
+ * int counts, so a message of more than INT_MAX bytes fails there like any failed call. */
+static int isend_bytes(const void *buf, size_t len, int to, int tag, MPI_Comm comm, MPI_Request *req)
+{
+#ifdef ST_HAVE_MPI_Isend_c
+    return PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, to, tag, comm, req);
+#else
+    return len > INT_MAX ? MPI_ERR_COUNT : PMPI_Isend(buf, (int)len, MPI_BYTE, to, tag, comm, req);
+#endif
+}
+
+static int bytes_of(const MPI_Status *st, MPI_Count *count)
+{
+#ifdef ST_HAVE_MPI_Get_count_c
+    return PMPI_Get_count_c(st, MPI_BYTE, count);
+#else
+    return PMPI_Get_elements_x(st, MPI_BYTE, count); /* of MPI_BYTE: elements are bytes */
+#endif
+}
+
+static int mrecv_bytes(void *buf, MPI_Count count, MPI_Message *msg)
+{
+#ifdef ST_HAVE_MPI_Mrecv_c
+    return PMPI_Mrecv_c(buf, count, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+#else
+    return count > INT_MAX ? MPI_ERR_COUNT : PMPI_Mrecv(buf, (int)count, MPI_BYTE, msg, MPI_STATUS_IGNORE);
+#endif
+}
+
 /* Posts one message; buf is freed when its send completed (or now, on a failure). */
 static int post(st_xmpi_t *m, int32_t to, void *buf, size_t len, int tag)
 {
@@ -57,7 +88,7 @@ static int post(st_xmpi_t *m, int32_t to, void *buf, size_t len, int tag)
         }
         m->cap = cap;
     }
-    if (PMPI_Isend_c(buf, (MPI_Count)len, MPI_BYTE, to, tag, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
+    if (isend_bytes(buf, len, to, tag, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
         st_mem_free(buf);
         m->err = 1;
         return -1;
@@ -122,12 +153,12 @@ static int poll_incoming(st_xmpi_t *m, const st_xmpi_engine_t *e)
             return -1;
         if (!flag)
             return got;
-        if (PMPI_Get_count_c(&st, MPI_BYTE, &count) != MPI_SUCCESS || count < 0)
+        if (bytes_of(&st, &count) != MPI_SUCCESS || count < 0)
             return -1;
         void *buf = st_mem_malloc(count ? (size_t)count : 1);
         if (!buf)
             return -1;
-        if (PMPI_Mrecv_c(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+        if (mrecv_bytes(buf, count, &msg) != MPI_SUCCESS) {
             st_mem_free(buf);
             return -1;
         }

@@ -4,16 +4,24 @@
 #include <stdlib.h>
 
 /*
- * A slot's word: generation (bits 63..34), state (33..32), handle (31..0). Every insert into a slot makes a
- * new generation, so a claimer that read a live word, lost the slot to another claimer and an insert of the
- * same handle (a shared handle is inserted again and again) cannot take the new entry with its stale copy
- * of the old one (ABA): its CAS compares the generation too. Clearing keeps the generations.
+ * A slot has two words. The control word holds the generation (bits 63..2) and the state (1..0); the key
+ * word holds the whole handle. Only a CAS on the control word changes who owns a slot:
+ *   put:   EMPTY/TOMB(g) -> BUSY(g+1) by CAS; then key and value are written; then LIVE(g+1) by a release store.
+ *   claim: LIVE(g) -> TOMB(g) by CAS, which succeeds only if the slot still holds the entry that was read.
+ *   clear: EMPTY(g), when the segment has no entry (nobody else writes its slots then).
+ * So the key word is written only by the owner of a BUSY slot, and a generation's key never changes while
+ * its control word reads LIVE(g). A reader loads the control word (acquire: it sees that generation's key
+ * and value), then the key; a claimer's CAS, expecting the same LIVE(g), fails if anything happened to the
+ * slot in between, so a key or value of a later generation is never taken for that one; a lookup re-reads
+ * the control word after the key instead (a seqlock). Every insert makes a new generation (62 bits never
+ * wrap), so a claimer that read a live entry, lost the slot to another claimer and an insert of the same
+ * handle (a shared handle is inserted again and again) cannot take the new entry with its stale copy of
+ * the old one (ABA). Clearing keeps the generations. No double-width CAS is needed (libatomic may lock).
  */
 enum { EMPTY, BUSY, LIVE, TOMB };
-#define STATE(w)      ((unsigned)((w) >> 32) & 3u)
-#define HANDLE(w)     ((uint32_t)(w))
-#define NEXT_GEN(w)   (((w) & ~0x3FFFFFFFFull) + (1ull << 34))
-#define WORD(w, st, h) (((w) & ~0x3FFFFFFFFull) | ((uint64_t)(st) << 32) | (uint32_t)(h))
+#define STATE(w)     ((unsigned)(w) & 3u)
+#define NEXT_GEN(w)  (((w) & ~3ull) + 4u)
+#define CTL(w, st)   (((w) & ~3ull) | (uint64_t)(st))
 
 /*
  * fill: inserts since the segment was last cleared (high 32 bits) and entries present (low 32). Inserts
@@ -32,10 +40,15 @@ struct st_hmap_seg {
     st_hmap_slot_t   slot[];
 };
 
-static inline uint32_t home(const st_hmap_seg_t *s, int64_t key)
+/* Home slot: every bit of the key counts (pointers differ in the middle bits, their low bits are 0). */
+static inline uint32_t home(const st_hmap_seg_t *s, uint64_t key)
 {
-    uint64_t h = (uint64_t)(uint32_t)key * 0x9E3779B97F4A7C15ull;
-    return (uint32_t)(h >> 32) & s->mask;
+    uint64_t h = key ^ (key >> 33);
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ull;
+    h ^= h >> 33;
+    return (uint32_t)h & s->mask;
 }
 
 static inline uint32_t limit(const st_hmap_seg_t *s)
@@ -52,8 +65,8 @@ void st_hmap_init(st_hmap_t *m)
 static void clear_slots(st_hmap_seg_t *s)
 {
     for (uint32_t i = 0; i <= s->mask; i++) {
-        uint64_t w = atomic_load_explicit(&s->slot[i].key, memory_order_relaxed);
-        atomic_store_explicit(&s->slot[i].key, WORD(w, EMPTY, 0), memory_order_relaxed);
+        uint64_t w = atomic_load_explicit(&s->slot[i].ctl, memory_order_relaxed);
+        atomic_store_explicit(&s->slot[i].ctl, CTL(w, EMPTY), memory_order_relaxed);
     }
 }
 
@@ -69,8 +82,10 @@ static st_hmap_seg_t *segment(st_hmap_t *m, int k)
         return NULL;
     n->mask = slots - 1;
     atomic_init(&n->fill, 0);
-    for (uint32_t i = 0; i < slots; i++)
-        atomic_init(&n->slot[i].key, WORD(0, EMPTY, 0));
+    for (uint32_t i = 0; i < slots; i++) {
+        atomic_init(&n->slot[i].ctl, CTL(0, EMPTY));
+        atomic_init(&n->slot[i].key, 0);
+    }
     if (atomic_compare_exchange_strong_explicit(&m->seg[k], &s, n, memory_order_acq_rel, memory_order_acquire))
         return n;
     free(n);
@@ -89,7 +104,7 @@ static int reserve(st_hmap_seg_t *s)
     return 1;
 }
 
-int st_hmap_put(st_hmap_t *m, int64_t key, const st_req_info_t *val)
+int st_hmap_put(st_hmap_t *m, uint64_t key, const st_req_info_t *val)
 {
     for (int k = 0; k < ST_HMAP_SEGS; k++) {
         st_hmap_seg_t *s = segment(m, k);
@@ -99,15 +114,16 @@ int st_hmap_put(st_hmap_t *m, int64_t key, const st_req_info_t *val)
             continue;
         /* Fewer than half the slots are in use, so an EMPTY or TOMB slot is reached. */
         for (uint32_t i = home(s, key);; i = (i + 1) & s->mask) {
-            uint64_t cur = atomic_load_explicit(&s->slot[i].key, memory_order_relaxed);
+            uint64_t cur = atomic_load_explicit(&s->slot[i].ctl, memory_order_relaxed);
             if (STATE(cur) != EMPTY && STATE(cur) != TOMB)
                 continue;
-            /* Reserve the slot (a new generation), fill the value, then publish the handle. */
-            uint64_t busy = WORD(NEXT_GEN(cur), BUSY, 0);
-            if (atomic_compare_exchange_strong_explicit(&s->slot[i].key, &cur, busy, memory_order_acquire,
+            /* Own the slot (a new generation), fill key and value, then publish. */
+            uint64_t busy = CTL(NEXT_GEN(cur), BUSY);
+            if (atomic_compare_exchange_strong_explicit(&s->slot[i].ctl, &cur, busy, memory_order_acquire,
                                                         memory_order_relaxed)) {
+                atomic_store_explicit(&s->slot[i].key, key, memory_order_relaxed);
                 s->slot[i].val = *val;
-                atomic_store_explicit(&s->slot[i].key, WORD(busy, LIVE, key), memory_order_release);
+                atomic_store_explicit(&s->slot[i].ctl, CTL(busy, LIVE), memory_order_release);
                 return 0;
             }
         }
@@ -115,16 +131,22 @@ int st_hmap_put(st_hmap_t *m, int64_t key, const st_req_info_t *val)
     return -1;
 }
 
-static int holds(uint64_t w, int64_t key)
+/* Lookup only: slot i held key while its control word read LIVE(*ctl) before and after the key was read. */
+static int holds_stable(st_hmap_slot_t *slot, uint64_t key, uint64_t *ctl)
 {
-    return STATE(w) == LIVE && HANDLE(w) == (uint32_t)key;
+    *ctl = atomic_load_explicit(&slot->ctl, memory_order_acquire);
+    if (STATE(*ctl) != LIVE)
+        return 0;
+    uint64_t k = atomic_load_explicit(&slot->key, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    return k == key && atomic_load_explicit(&slot->ctl, memory_order_relaxed) == *ctl;
 }
 
-static st_hmap_slot_t *find(st_hmap_seg_t *s, int64_t key)
+static st_hmap_slot_t *find(st_hmap_seg_t *s, uint64_t key)
 {
     for (uint32_t i = home(s, key), n = 0; n <= s->mask; n++, i = (i + 1) & s->mask) {
-        uint64_t cur = atomic_load_explicit(&s->slot[i].key, memory_order_acquire);
-        if (holds(cur, key))
+        uint64_t cur;
+        if (holds_stable(&s->slot[i], key, &cur))
             return &s->slot[i];
         if (STATE(cur) == EMPTY)
             return NULL;
@@ -132,7 +154,7 @@ static st_hmap_slot_t *find(st_hmap_seg_t *s, int64_t key)
     return NULL;
 }
 
-st_req_info_t *st_hmap_get(st_hmap_t *m, int64_t key)
+st_req_info_t *st_hmap_get(st_hmap_t *m, uint64_t key)
 {
     for (int k = 0; k < ST_HMAP_SEGS; k++) {
         st_hmap_seg_t *s = atomic_load_explicit(&m->seg[k], memory_order_acquire);
@@ -157,17 +179,18 @@ static void release(st_hmap_seg_t *s)
     atomic_store_explicit(&s->fill, 0, memory_order_release);
 }
 
-static int claim_in(st_hmap_seg_t *s, int64_t key, st_req_info_t *out)
+static int claim_in(st_hmap_seg_t *s, uint64_t key, st_req_info_t *out)
 {
     for (uint32_t i = home(s, key), n = 0; n <= s->mask; n++, i = (i + 1) & s->mask) {
-        uint64_t cur = atomic_load_explicit(&s->slot[i].key, memory_order_acquire);
+        uint64_t cur = atomic_load_explicit(&s->slot[i].ctl, memory_order_acquire);
         if (STATE(cur) == EMPTY)
             return 0;
-        if (!holds(cur, key))
+        if (STATE(cur) != LIVE || atomic_load_explicit(&s->slot[i].key, memory_order_relaxed) != key)
             continue;
-        /* Copy before claiming: once the slot is a tombstone an insert may overwrite it (the CAS then fails). */
+        /* Copy before claiming: once the slot is a tombstone an insert may overwrite it. The CAS fails unless
+         * the slot is still LIVE in generation cur, i.e. the key and the copy belong to that entry. */
         st_req_info_t copy = s->slot[i].val;
-        if (atomic_compare_exchange_strong_explicit(&s->slot[i].key, &cur, WORD(cur, TOMB, 0), memory_order_acq_rel,
+        if (atomic_compare_exchange_strong_explicit(&s->slot[i].ctl, &cur, CTL(cur, TOMB), memory_order_acq_rel,
                                                     memory_order_relaxed)) {
             *out = copy;
             release(s);
@@ -177,7 +200,7 @@ static int claim_in(st_hmap_seg_t *s, int64_t key, st_req_info_t *out)
     return 0;
 }
 
-int st_hmap_claim(st_hmap_t *m, int64_t key, st_req_info_t *out)
+int st_hmap_claim(st_hmap_t *m, uint64_t key, st_req_info_t *out)
 {
     for (int k = 0; k < ST_HMAP_SEGS; k++) {
         st_hmap_seg_t *s = atomic_load_explicit(&m->seg[k], memory_order_acquire);
@@ -189,7 +212,7 @@ int st_hmap_claim(st_hmap_t *m, int64_t key, st_req_info_t *out)
     return 0;
 }
 
-void st_hmap_del(st_hmap_t *m, int64_t key)
+void st_hmap_del(st_hmap_t *m, uint64_t key)
 {
     st_req_info_t dummy;
     st_hmap_claim(m, key, &dummy);

@@ -13,6 +13,7 @@
 
 #include "comm.h"
 #include "handle_map.h"
+#include "mpi_have.h"
 #include "st_mpi.h"
 #include "../util/log.h"
 
@@ -34,10 +35,23 @@ uint64_t st_mpi_recv_post(void)
     return atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
 }
 
+/* MPI-4's large-count functions where the MPI has them, else their MPI-3 _x equivalents (Open MPI
+ * 4.1): the same MPI_Count result; for MPI_BYTE the number of elements is the count. */
+#ifdef ST_HAVE_MPI_Type_size_c
+#define ST_TYPE_SIZE PMPI_Type_size_c
+#else
+#define ST_TYPE_SIZE PMPI_Type_size_x
+#endif
+#ifdef ST_HAVE_MPI_Get_count_c
+#define ST_BYTES_RECEIVED(st, n) PMPI_Get_count_c((st), MPI_BYTE, (n))
+#else
+#define ST_BYTES_RECEIVED(st, n) PMPI_Get_elements_x((st), MPI_BYTE, (n))
+#endif
+
 uint64_t st_mpi_bytes(MPI_Count count, MPI_Datatype type)
 {
     MPI_Count size = 0;
-    if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size_c(type, &size) != MPI_SUCCESS || size < 0)
+    if (count <= 0 || type == MPI_DATATYPE_NULL || ST_TYPE_SIZE(type, &size) != MPI_SUCCESS || size < 0)
         return 0;
     return (uint64_t)count * (uint64_t)size;
 }
@@ -46,7 +60,7 @@ uint64_t st_mpi_bytes(MPI_Count count, MPI_Datatype type)
 static uint64_t status_bytes(const MPI_Status *st)
 {
     MPI_Count n = 0;
-    if (PMPI_Get_count_c(st, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
+    if (ST_BYTES_RECEIVED(st, &n) != MPI_SUCCESS || n == MPI_UNDEFINED || n < 0)
         return 0;
     return (uint64_t)n;
 }
@@ -113,7 +127,7 @@ void st_mpi_req_add(int rc, MPI_Request req, const st_req_info_t *ri)
 {
     if (rc != MPI_SUCCESS || ri->kind == ST_REQ_NONE || req == MPI_REQUEST_NULL)
         return;
-    if (st_hmap_put(&requests, (int64_t)req, ri) != 0)
+    if (st_hmap_put(&requests, ST_HMAP_KEY(req), ri) != 0)
         st_log_warn_once("out of memory for the request map; completions of further requests are not traced");
 }
 
@@ -137,7 +151,7 @@ void st_mpi_persistent(int rc, MPI_Request req, int is_send, MPI_Comm comm, int 
 void st_mpi_start(st_thread_t *th, int count, const MPI_Request *reqs)
 {
     for (int i = 0; i < count; i++) {
-        st_req_info_t *ri = st_hmap_get(&requests, (int64_t)reqs[i]);
+        st_req_info_t *ri = st_hmap_get(&requests, ST_HMAP_KEY(reqs[i]));
         if (!ri || !(ri->flags & ST_EVF_PERSISTENT))
             continue;
         ri->id = st_mpi_recv_post(); /* each activation is its own message */
@@ -157,7 +171,7 @@ void st_mpi_start(st_thread_t *th, int count, const MPI_Request *reqs)
 
 void st_mpi_req_free(MPI_Request req)
 {
-    st_hmap_del(&requests, (int64_t)req);
+    st_hmap_del(&requests, ST_HMAP_KEY(req));
 }
 
 /* ---- snapshots of completion calls ------------------------------------------------------ */
@@ -191,9 +205,9 @@ MPI_Request *st_mpi_snapshot(st_thread_t *th, int count, const MPI_Request *reqs
         return NULL;
     snap_state = state;
     for (int i = 0; i < count; i++) {
-        st_req_info_t *ri = r[i] == MPI_REQUEST_NULL ? NULL : st_hmap_get(&requests, (int64_t)r[i]);
+        st_req_info_t *ri = r[i] == MPI_REQUEST_NULL ? NULL : st_hmap_get(&requests, ST_HMAP_KEY(r[i]));
         /* Persistent requests stay registered (their handle lives until MPI_Request_free). */
-        state[i] = ri && !(ri->flags & ST_EVF_PERSISTENT) && st_hmap_claim(&requests, (int64_t)r[i], &info[i])
+        state[i] = ri && !(ri->flags & ST_EVF_PERSISTENT) && st_hmap_claim(&requests, ST_HMAP_KEY(r[i]), &info[i])
                        ? SNAP_TAKEN : SNAP_NONE;
     }
     return r;
@@ -205,7 +219,7 @@ void st_mpi_snapshot_end(st_thread_t *th, int count)
     if (!st_mpi_thread_multiple || !snap_state)
         return;
     for (int i = 0; i < count; i++)
-        if (snap_state[i] == SNAP_TAKEN && st_hmap_put(&requests, (int64_t)snap_req[i], &snap_info[i]) != 0)
+        if (snap_state[i] == SNAP_TAKEN && st_hmap_put(&requests, ST_HMAP_KEY(snap_req[i]), &snap_info[i]) != 0)
             st_log_warn_once("out of memory for the request map; completions of further requests are not traced");
 }
 
@@ -223,16 +237,16 @@ static const st_req_info_t *entry_of(int i, st_req_info_t *claimed)
 {
     if (st_mpi_thread_multiple) {
         if (!snap_state || snap_state[i] != SNAP_TAKEN) {
-            st_req_info_t *ri = st_hmap_get(&requests, (int64_t)snap_req[i]);
+            st_req_info_t *ri = st_hmap_get(&requests, ST_HMAP_KEY(snap_req[i]));
             return ri && (ri->flags & ST_EVF_PERSISTENT) ? ri : NULL;
         }
         snap_state[i] = SNAP_DONE;
         return &snap_info[i];
     }
-    st_req_info_t *ri = st_hmap_get(&requests, (int64_t)snap_req[i]);
+    st_req_info_t *ri = st_hmap_get(&requests, ST_HMAP_KEY(snap_req[i]));
     if (!ri || (ri->flags & ST_EVF_PERSISTENT))
         return ri;
-    return st_hmap_claim(&requests, (int64_t)snap_req[i], claimed) ? claimed : NULL;
+    return st_hmap_claim(&requests, ST_HMAP_KEY(snap_req[i]), claimed) ? claimed : NULL;
 }
 
 void st_mpi_complete(st_thread_t *th, int i, MPI_Status *status)
@@ -302,7 +316,7 @@ void st_mpi_mprobe(int rc, MPI_Comm comm, MPI_Message msg)
     if (rc != MPI_SUCCESS || msg == MPI_MESSAGE_NULL || msg == MPI_MESSAGE_NO_PROC || !(c = st_comm_get(comm)))
         return;
     st_req_info_t ri = { .kind = ST_REQ_RECV, .comm = c->index, .id = st_mpi_recv_post() };
-    if (st_hmap_put(&messages, (int64_t)msg, &ri) != 0)
+    if (st_hmap_put(&messages, ST_HMAP_KEY(msg), &ri) != 0)
         st_log_warn_once("out of memory for the matched-message map; further ones are not traced");
 }
 
@@ -310,7 +324,7 @@ st_msg_info_t st_mpi_message_take(MPI_Message msg)
 {
     st_msg_info_t mi = { ST_NO_COMM, 0 };
     st_req_info_t ri;
-    if (st_hmap_claim(&messages, (int64_t)msg, &ri)) {
+    if (st_hmap_claim(&messages, ST_HMAP_KEY(msg), &ri)) {
         mi.comm = ri.comm;
         mi.post_id = ri.id;
     }

@@ -1,8 +1,11 @@
 /*
  * test_handle_map.c — the lock-free, growing request/message map: put/get/claim, shared handles,
- * growth far past the first segment (200,000 outstanding entries), segments cleared and reused over
- * many put/claim cycles (the count stays exact), and from 4 threads at once: distinct keys with
- * growth races, and one shared key whose entries must each be claimed exactly once.
+ * whole 64-bit keys (pointer-like handles as Open MPI's, keys that differ only above bit 32, 0 and
+ * all-ones, ST_HMAP_KEY of ints and pointers), growth far past the first segment (200,000
+ * outstanding entries, small ints and pointer-like keys), segments cleared and reused over many
+ * put/claim cycles (the count stays exact), and from 4 threads at once: distinct keys with growth
+ * races, and one shared pointer-like key whose entries must each be claimed exactly once while every
+ * thread also puts and claims its own key equal to it in the low 32 bits.
  */
 /* compiler: mpicc */
 /* link: src/mpi/handle_map.c */
@@ -17,8 +20,11 @@
 static st_hmap_t map;
 #define NT 4
 #define PER_THREAD 50000
-#define SHARED_KEY 424242
+#define SHARED_KEY 0x00007f1234567890ull /* like an Open MPI request: a pointer */
 #define SHARED_PER 20000
+/* Thread t's own key: the shared key's low 32 bits, different above them. */
+#define OWN_KEY(t) (SHARED_KEY + ((uint64_t)(t) + 1) * (1ull << 32))
+#define OWN_ID     (1ull << 40) /* ids of the own-key entries: OWN_ID + t */
 static _Atomic uint32_t seen[NT * SHARED_PER];
 
 static void *grower(void *arg)
@@ -42,6 +48,11 @@ static void *sharer(void *arg)
     for (int i = 0; i < SHARED_PER; i++) {
         st_req_info_t ri = { .id = (uint64_t)(t * SHARED_PER + i) };
         REQUIRE(st_hmap_put(&map, SHARED_KEY, &ri) == 0);
+        if (i % 5 == 0) { /* an entry under this thread's own key, never confused with the shared one */
+            st_req_info_t own = { .id = OWN_ID + (uint64_t)t }, got;
+            REQUIRE(st_hmap_put(&map, OWN_KEY(t), &own) == 0);
+            REQUIRE(st_hmap_claim(&map, OWN_KEY(t), &got) == 1 && got.id == OWN_ID + (uint64_t)t);
+        }
         if (i % 3 == 2) /* interleave claims with puts */
             for (int j = 0; j < 3; j++) {
                 st_req_info_t out;
@@ -62,6 +73,68 @@ static void run(void *(*fn)(void *))
         pthread_join(t[i], NULL);
 }
 
+/* Whole 64-bit keys: the map's answer for keys equal in their low 32 bits, pointer-like keys, extremes. */
+static void wide_keys(void)
+{
+    const uint64_t p = 0x00007f1234567890ull, q = p + (1ull << 32), r = p | (1ull << 63);
+    st_req_info_t a = { .id = 1 }, b = { .id = 2 }, c = { .id = 3 }, out;
+    REQUIRE(st_hmap_put(&map, p, &a) == 0);
+    REQUIRE(st_hmap_get(&map, q) == NULL && st_hmap_get(&map, r) == NULL && st_hmap_get(&map, (uint32_t)p) == NULL);
+    REQUIRE(st_hmap_claim(&map, q, &out) == 0 && st_hmap_claim(&map, (uint32_t)p, &out) == 0);
+    REQUIRE(st_hmap_put(&map, q, &b) == 0 && st_hmap_put(&map, r, &c) == 0);
+    REQUIRE(st_hmap_get(&map, p)->id == 1 && st_hmap_get(&map, q)->id == 2 && st_hmap_get(&map, r)->id == 3);
+    REQUIRE(st_hmap_count(&map) == 3);
+    REQUIRE(st_hmap_claim(&map, q, &out) == 1 && out.id == 2);
+    REQUIRE(st_hmap_claim(&map, q, &out) == 0);
+    REQUIRE(st_hmap_get(&map, p)->id == 1);
+    REQUIRE(st_hmap_claim(&map, r, &out) == 1 && out.id == 3);
+    REQUIRE(st_hmap_claim(&map, p, &out) == 1 && out.id == 1);
+    REQUIRE(st_hmap_count(&map) == 0);
+
+    /* 0 and all-ones are keys like any other; duplicates of a wide key are claimed one by one. */
+    REQUIRE(st_hmap_put(&map, 0, &a) == 0 && st_hmap_put(&map, UINT64_MAX, &b) == 0);
+    REQUIRE(st_hmap_put(&map, UINT64_MAX, &c) == 0 && st_hmap_put(&map, 0xFFFFFFFFull, &c) == 0);
+    REQUIRE(st_hmap_get(&map, 0)->id == 1 && st_hmap_get(&map, 0xFFFFFFFFull)->id == 3);
+    uint64_t sum = 0;
+    for (int i = 0; i < 2; i++) {
+        REQUIRE(st_hmap_claim(&map, UINT64_MAX, &out) == 1);
+        sum += out.id;
+    }
+    REQUIRE(sum == 5 && st_hmap_claim(&map, UINT64_MAX, &out) == 0);
+    REQUIRE(st_hmap_claim(&map, 0xFFFFFFFFull, &out) == 1 && out.id == 3);
+    REQUIRE(st_hmap_claim(&map, 0, &out) == 1 && out.id == 1);
+    REQUIRE(st_hmap_count(&map) == 0);
+
+    /* 4096 keys that all share their low 32 bits (one per value of bits 32..43), then 100,000 pointer-like
+     * keys 48 bytes apart: all distinct entries, each found with its own value. */
+    for (uint64_t k = 0; k < 4096; k++) {
+        st_req_info_t v = { .id = k };
+        REQUIRE(st_hmap_put(&map, 0x5a5a5a5aull | (k << 32), &v) == 0);
+    }
+    REQUIRE(st_hmap_count(&map) == 4096);
+    for (uint64_t k = 0; k < 4096; k++)
+        REQUIRE(st_hmap_get(&map, 0x5a5a5a5aull | (k << 32))->id == k);
+    for (uint64_t k = 0; k < 4096; k++)
+        REQUIRE(st_hmap_claim(&map, 0x5a5a5a5aull | (k << 32), &out) == 1 && out.id == k);
+    const uint64_t heap = 0x000055d0c0de0000ull, n = 100000;
+    for (uint64_t k = 0; k < n; k++) {
+        st_req_info_t v = { .id = k };
+        REQUIRE(st_hmap_put(&map, heap + 48 * k, &v) == 0);
+    }
+    REQUIRE(st_hmap_count(&map) == n);
+    for (uint64_t k = 0; k < n; k++)
+        REQUIRE(st_hmap_claim(&map, heap + 48 * k, &out) == 1 && out.id == k);
+    REQUIRE(st_hmap_count(&map) == 0);
+
+    /* The one conversion of a handle: ints sign-extended (one-to-one), pointers as their address. */
+    int neg = -1, mpich_like = (int)0xac000001u;
+    REQUIRE(ST_HMAP_KEY(neg) == UINT64_MAX && ST_HMAP_KEY(7) == 7);
+    REQUIRE(ST_HMAP_KEY(mpich_like) != ST_HMAP_KEY((int)0x2c000001) && (uint32_t)ST_HMAP_KEY(mpich_like) == 0xac000001u);
+    REQUIRE(ST_HMAP_KEY((void *)(uintptr_t)p) == p);
+    MPI_Request null_req = MPI_REQUEST_NULL;
+    REQUIRE(ST_HMAP_KEY(null_req) == ST_HMAP_KEY(MPI_REQUEST_NULL));
+}
+
 int main(void)
 {
     st_hmap_init(&map);
@@ -77,6 +150,7 @@ int main(void)
     REQUIRE(st_hmap_claim(&map, 42, &x) == 0);
     REQUIRE(st_hmap_get(&map, 42) == NULL);
     REQUIRE(st_hmap_count(&map) == 0);
+    wide_keys();
 
     /* Growth: 200,000 outstanding entries (the old fixed map held 32,768). */
     const int64_t many = 200000;
