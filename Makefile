@@ -59,6 +59,8 @@ LIB_DIRS := util config model clock record exchange relations otf2 clc analysis 
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 # generated per family: $(GEN)/<fam>/NAME.c, compiled to $(BUILD)/lib-<fam>/gen/NAME.o
 LIB_GEN  := mpi_wrappers
+# Open MPI's Fortran bindings call PMPI_*: its library also has Fortran entry points (gen_fortran.py)
+LIB_GEN_openmpi := mpi_fortran
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
 CLI_DIRS := util config model clock exchange relations otf2 clc analysis cli
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)))
@@ -93,9 +95,10 @@ deps-bench:
 # wrappers and ST_HAVE_ list (grouped targets: -j runs it once). $(GEN)/families names the families
 # and their mpi.h: rewritten only when that changes, so a different MPI_FAMILIES regenerates.
 GEN_OUT := $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def \
-           $(foreach f,$(MPI_FAMILIES),$(GEN)/$(f)/mpi_wrappers.c $(GEN)/$(f)/mpi_have.h)
+           $(foreach f,$(MPI_FAMILIES),$(GEN)/$(f)/mpi_wrappers.c $(GEN)/$(f)/mpi_have.h) \
+           $(foreach f,$(MPI_FAMILIES),$(LIB_GEN_$(f):%=$(GEN)/$(f)/%.c))
 GEN_MPI_H := $(foreach f,$(MPI_FAMILIES),$(f)=$(MPI_INC_$(f))/mpi.h)
-$(GEN_OUT) &: wrappers/mpi_functions.tbl scripts/gen_wrappers.py $(GEN)/families
+$(GEN_OUT) &: wrappers/mpi_functions.tbl scripts/gen_wrappers.py scripts/gen_fortran.py $(GEN)/families
 	$(PYTHON) scripts/gen_wrappers.py --table wrappers/mpi_functions.tbl $(addprefix --mpi-h ,$(GEN_MPI_H)) --out $(GEN)
 
 $(GEN)/families: FORCE
@@ -115,7 +118,8 @@ $(GEN)/omp-tools.h:
 # and F's mpi_have.h on the include path; linked to F's MPI library.
 # Generated code names the source files it uses from the source root (mpi/st_mpi.h).
 define FAMILY_LIB
-LIB_OBJ_$(1) := $$(patsubst %.c,$$(BUILD)/lib-$(1)/%.o,$$(LIB_SRC)) $$(LIB_GEN:%=$$(BUILD)/lib-$(1)/gen/%.o)
+LIB_OBJ_$(1) := $$(patsubst %.c,$$(BUILD)/lib-$(1)/%.o,$$(LIB_SRC)) $$(LIB_GEN:%=$$(BUILD)/lib-$(1)/gen/%.o) \
+                $$(LIB_GEN_$(1):%=$$(BUILD)/lib-$(1)/gen/%.o)
 FAM_CFLAGS_$(1) := $$(LIB_CFLAGS) -I$$(GEN)/$(1) -DST_MPI_FAMILY='"$(1)"'
 
 $$(BUILD)/lib-$(1)/gen/%.o: $$(GEN)/$(1)/%.c $$(GEN_HDR) $$(GEN)/$(1)/mpi_have.h
