@@ -33,6 +33,7 @@ MPIRUN_openmpi := mpirun.openmpi
 ifndef MPI_FAMILIES
 MPI_FAMILIES := $(foreach f,$(KNOWN_FAMILIES),$(if $(shell command -v $(MPICC_$(f)) 2>/dev/null),$(f)))
 endif
+$(foreach f,$(filter-out $(KNOWN_FAMILIES),$(MPI_FAMILIES)),$(error MPI_FAMILIES: unknown family '$(f)' (known: $(KNOWN_FAMILIES))))
 # per family: the include dir of its mpi.h, and its link flags (for the CLI's MPI part)
 $(foreach f,$(MPI_FAMILIES),$(eval MPI_INC_$(f) := $$(shell $$(MPICC_$(f)) -show 2>/dev/null | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)))
 $(foreach f,$(MPI_FAMILIES),$(eval MPI_LINK_$(f) := $$(shell $$(MPICC_$(f)) -show 2>/dev/null | tr ' ' '\n' | grep -E '^-(L|l)')))
@@ -44,7 +45,6 @@ ifneq ($(filter-out $(NO_MPI_GOALS),$(or $(MAKECMDGOALS),all)),)
 $(error no MPI family found: neither $(MPICC_mpich) nor $(MPICC_openmpi) runs (make deps installs both; or set MPI_FAMILIES))
 endif
 endif
-$(foreach f,$(filter-out $(KNOWN_FAMILIES),$(MPI_FAMILIES)),$(error MPI_FAMILIES: unknown family '$(f)' (known: $(KNOWN_FAMILIES))))
 CLANG_RES:= $(shell clang -print-resource-dir 2>/dev/null)
 LLVM_OMP := $(shell readlink -f "$$(clang -print-file-name=libomp.so.5)" 2>/dev/null)
 

@@ -668,7 +668,7 @@ def plan(t, fams):
             if "P" + name not in fam.protos:
                 fail(t.path, f"{fam.name}'s mpi.h declares {name} but no P{name}: exclude it or explain")
             if p.variadic:
-                fail(t.path, f"{name} ({fam.name}) is variadic and cannot be forwarded: exclude it or give it a role")
+                fail(t.path, f"{name} is variadic ({fam.name}'s mpi.h) and cannot be forwarded: exclude it or give it a role")
             check_locals(p, f"{t.path} (generic {name}, {fam.name})")
             mine[name] = Wrapper(p, generic.region, substitute(generic.pre, {}),
                                  substitute(generic.post, {}), False, False, generic.call)
@@ -731,7 +731,7 @@ def render_have(t, fam):
     lines = [f"/* {BANNER.format(table=t.path)} */",
              f"/* ST_HAVE_<name> for every MPI_/MPIX_ function {fam.name}'s {os.path.basename(fam.mpi_h)} "
              "declares, so that hand-written",
-             " * code can guard calls of functions a family may lack (#ifdef ST_HAVE_MPI_Send_c ... PMPI_Send_c). */",
+             " * code can guard calls of functions a family may lack: #ifdef ST_HAVE_<name>. */",
              f"#ifndef {guard}", f"#define {guard}"]
     lines += [f"#define ST_HAVE_{n} 1" for n in fam.names]
     return "\n".join(lines + [f"#endif /* {guard} */", ""])
@@ -818,6 +818,9 @@ def main(argv):
         print(f"gen_wrappers.py: {fam.name}: {sem} table-role + {gen} generic wrappers, {man} manual, "
               f"{len(excluded)} excluded -> {os.path.join(a.out, fam.name)}")
     print(f"gen_wrappers.py: {len(union)} regions (union of {', '.join(f.name for f in fams)}) -> {a.out}")
+    nowhere = [p.name for e in table.entries for p, _ in e.sigs if not any(p.name in f.protos for f in fams)]
+    if nowhere:
+        print(f"gen_wrappers.py: note: {len(nowhere)} optional sigs no given mpi.h declares: {' '.join(sorted(nowhere))}")
     return 0
 
 

@@ -8,7 +8,8 @@
 # Layout:
 #   PREFIX/bin/synctrace, PREFIX/bin/synctrace-run (installed paths baked in)
 #   PREFIX/bin/synctrace-bench (finds the library as bin/../lib/libsynctrace.so)
-#   PREFIX/lib/libsynctrace.so
+#   PREFIX/lib/libsynctrace.so                   (the default MPI family's library)
+#   PREFIX/lib/FAM/libsynctrace.so               (one per MPI family built: mpich, openmpi)
 #   PREFIX/lib/synctrace/gomp/libgomp.so.1 -> LLVM libomp.so.5 (GOMP stand-in, see synctrace-run)
 #   PREFIX/include/synctrace.h
 #   PREFIX/lib/pkgconfig/synctrace.pc
@@ -65,6 +66,11 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 put 755 "$O/lib/libsynctrace.so" "$PREFIX/lib/libsynctrace.so"
+for lib in "$O"/lib/*/libsynctrace.so; do
+    [ -f "$lib" ] || continue
+    fam=$(basename "$(dirname "$lib")")
+    put 755 "$lib" "$PREFIX/lib/$fam/libsynctrace.so"
+done
 put 755 "$O/bin/synctrace" "$PREFIX/bin/synctrace"
 put 755 "$O/bin/synctrace-bench" "$PREFIX/bin/synctrace-bench"
 subst "$ROOT/scripts/synctrace-run.in" >"$TMP/synctrace-run"

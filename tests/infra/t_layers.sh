@@ -37,7 +37,7 @@ for d in sorted(glob.glob("src/*/")):
 
 # the names the Makefile generates into $(GEN), so that the test needs no build
 makefile = open("Makefile").read().split("\n")
-generated = set(re.findall(r"\$\(GEN\)/([\w.-]+)", "\n".join(makefile)))
+generated = set(re.findall(r"\$\$?\(GEN\)/(?:\$\$?\(\w+\)/)?([\w.-]+)", "\n".join(makefile)))
 
 def module_of(path):
     if path.startswith(gen + "/") or path.startswith("build/gen/"):
@@ -80,12 +80,12 @@ def check(src, mod, search):
 files = sorted(f for d in ("src", "include") for f in glob.glob(d + "/**/*", recursive=True)
                if f.endswith((".c", ".h", ".def")))
 for f in files:
-    check(f, module_of(f), [gen, "include"])
-for f in sorted(glob.glob(gen + "/*.c")):
+    check(f, module_of(f), [gen, "include"] + sorted(glob.glob(gen + "/*/")))
+for f in sorted(glob.glob(gen + "/*.c") + glob.glob(gen + "/*/*.c")):
     if os.path.basename(f) not in owner:
         bad.append(f"{f}: a generated file with no owner line in {table}")
     else:
-        check(f, owner[os.path.basename(f)], [gen, "include", "src"])
+        check(f, owner[os.path.basename(f)], [gen, os.path.dirname(f), "include", "src"])
         files.append(f)
 
 # the Makefile's include path: -I of build/gen, include, the MPI headers; -Isrc only in the recipe
@@ -95,8 +95,8 @@ for n, line in enumerate(makefile, 1):
     if line and not line.startswith("\t") and re.match(r"[^=#]*[^:=]:([^=]|$)", line):
         target = line.split(":")[0]
     for opt in re.findall(r"-I\S*", re.sub(r"\$\(shell .*", "", line)):
-        if opt in ("-I$(GEN)", "-Iinclude", "-I$(MPI_INC)"):
-            continue
+        if opt in ("-I$(GEN)", "-Iinclude", "-I$(MPI_INC)") or re.match(r"-I\$\$?\((GEN\)/|MPI_INC_)", opt):
+            continue  # build/gen, build/gen/<MPI family>, include, an MPI family's headers
         if opt == "-Isrc":
             if not (line.startswith("\t") and "gen/" in target):
                 bad.append(f"Makefile:{n}: -Isrc outside the recipe of generated code (target '{target}'): includes are relative paths")

@@ -24,6 +24,7 @@ root = sys.argv[1]
 GENERATED = {
     "build/gen/mpi_wrappers.c", "build/gen/mpi_regions.def", "build/gen/mpi_calls.def", "build/gen/omp-tools.h", "build/gen/report_page.c",
     "mpi_wrappers.c", "mpi_regions.def", "mpi_calls.def", "report_page.c", "omp-tools.h",
+    "mpi_have.h",  # per MPI family: build/gen/FAM/mpi_wrappers.c, build/gen/FAM/mpi_have.h
 }
 # Open MPI's Fortran entry points (scripts/gen_fortran.py)
 GENERATED |= {"build/gen/openmpi/mpi_fortran.c", "mpi_fortran.c"}

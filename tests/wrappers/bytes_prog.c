@@ -1,7 +1,7 @@
 /*
  * bytes_prog.c — checks what the generated wrappers pass to the runtime, under mpiexec.
  *
- * Linked with build/gen/mpi_wrappers.c and stub_runtime.c (not the real library), so every MPI_X
+ * Linked with build/gen/FAM/mpi_wrappers.c (MPICH's) and stub_runtime.c (not the real library), so every MPI_X
  * call below runs the generated wrapper. For each collective it checks the OTF2 op, the bytes
  * sent and received this rank reports against values worked out by hand, that the bytes are
  * conserved over all ranks of the instance (sum sent == sum received), that the wrapper recorded

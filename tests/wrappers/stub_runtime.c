@@ -1,7 +1,7 @@
 /*
  * stub_runtime.c — a stand-in for src/mpi's runtime, to test the generated wrappers alone.
  *
- * Implements what build/gen/mpi_wrappers.c calls (st_mpi.h, plus the thread and timer symbols
+ * Implements what build/gen/FAM/mpi_wrappers.c calls (st_mpi.h, plus the thread and timer symbols
  * the inline recording path needs) and remembers the arguments of the calls that matter in
  * `st_stub`, so bytes_prog.c can check what each wrapper passed. The size helpers follow the
  * contracts of st_mpi.h, written independently of src/mpi. Single-threaded test use only.

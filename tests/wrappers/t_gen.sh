@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# t_gen.sh — scripts/gen_wrappers.py on the real table and on broken ones.
+# t_gen.sh — scripts/gen_wrappers.py on the real table and on broken ones, for both MPI families.
 #
-# The real table: two runs give byte-identical output that starts with the "do not edit" banner,
-# the C compiles with the library's flags, every function the table gives a role gets the right
-# region role and runtime call, manual functions get a region but no wrapper, excluded ones
+# The real table with MPICH's and Open MPI's mpi.h: two runs give byte-identical output that starts
+# with the "do not edit" banner, each family's C compiles with the library's flags and that
+# family's compiler, the shared region table is exactly the union of the families' wrapped and
+# manual functions (sorted), a family's output does not depend on which other families are given,
+# mpi_have.h lists exactly what that mpi.h declares, optional sigs Open MPI lacks (the _c
+# variants) have no Open MPI wrapper but a region, every function the table gives a role gets the
+# right region role and runtime call, manual functions get a region but no wrapper, excluded ones
 # neither. The wait-state analysis, compiled against the generated mpi_calls.def, classifies every
 # function as its former hand lists did, and a function added to a table with an existing role
 # gets its role's classification. Broken tables (one defect each, applied to a small table that itself passes) must fail
@@ -11,31 +15,74 @@
 source "$ST_ROOT/tests/lib.sh"
 cd "$ST_ROOT"
 
-MPI_H="$(mpicc -show | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)/mpi.h"
-[ -f "$MPI_H" ] || skip "MPICH mpi.h not found (mpicc -show)"
-gen() { python3 scripts/gen_wrappers.py --mpi-h "$MPI_H" "$@"; }
+mpi_h() { echo "$("$1" -show | tr ' ' '\n' | sed -n 's/^-I//p' | head -n1)/mpi.h"; }
+MPICH_H=$(mpi_h mpicc.mpich 2>/dev/null)
+OMPI_H=$(mpi_h mpicc.openmpi 2>/dev/null)
+[ -f "$MPICH_H" ] || skip "MPICH's mpi.h not found (mpicc.mpich -show)"
+[ -f "$OMPI_H" ] || skip "Open MPI's mpi.h not found (mpicc.openmpi -show)"
+BOTH=(--mpi-h "mpich=$MPICH_H" --mpi-h "openmpi=$OMPI_H")
+gen() { python3 scripts/gen_wrappers.py "${BOTH[@]}" "$@"; }
 
 # ---- the real table ---------------------------------------------------------------------------
+OUTS="mpi_regions.def mpi_calls.def mpich/mpi_wrappers.c mpich/mpi_have.h openmpi/mpi_wrappers.c openmpi/mpi_have.h"
 gen --table wrappers/mpi_functions.tbl --out "$ST_TMP/a" >"$ST_TMP/a.log" || fail "generator failed: $(cat "$ST_TMP/a.log")"
 gen --table wrappers/mpi_functions.tbl --out "$ST_TMP/b" >/dev/null || fail "second run failed"
-for f in mpi_wrappers.c mpi_regions.def mpi_calls.def; do
+for f in $OUTS; do
     cmp -s "$ST_TMP/a/$f" "$ST_TMP/b/$f" || fail "$f differs between two runs"
     assert_eq "first line of $f" "/* generated from wrappers/mpi_functions.tbl — do not edit */" "$(head -n1 "$ST_TMP/a/$f")"
 done
+assert_eq "files written" "$(echo $OUTS | tr ' ' '\n' | sort)" "$(cd "$ST_TMP/a" && find . -type f | sed 's|^\./||' | sort)"
 note "$(cat "$ST_TMP/a.log")"
 
-mpicc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -fPIC -fvisibility=hidden -I"$ST_TMP/a" -Isrc -Iinclude \
-    -c "$ST_TMP/a/mpi_wrappers.c" -o "$ST_TMP/w.o" 2>"$ST_TMP/cc.log" || fail "generated C does not compile: $(head -c 1500 "$ST_TMP/cc.log")"
-exported=$(readelf -s --wide "$ST_TMP/w.o" | awk '$5=="GLOBAL" && $6=="DEFAULT" && $7!="UND" {print $8}' | grep -c '^MPIX\?_')
-defined=$(grep -c '^ST_EXPORT ' "$ST_TMP/a/mpi_wrappers.c")
-regions=$(grep -c '^ST_REGION(' "$ST_TMP/a/mpi_regions.def")
-assert_eq "exported MPI symbols = wrappers defined" "$defined" "$exported"
-assert_eq "regions = wrappers + 4 manual" "$((defined + 4))" "$regions"
+# names FILE: the MPI functions FILE defines wrappers for (ST_EXPORT) or regions of (ST_REGION)
+names() { sed -n -e 's/^ST_EXPORT [^(]*[ *]\(MPIX\?_[A-Za-z0-9_]*\)(.*/\1/p' -e 's/^ST_REGION(\([^,]*\),.*/\1/p' "$1"; }
+MANUAL="MPI_Abort MPI_Finalize MPI_Init MPI_Init_thread"
+for fam in mpich openmpi; do
+    "mpicc.$fam" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -fPIC -fvisibility=hidden -I"$ST_TMP/a" -I"$ST_TMP/a/$fam" \
+        -Isrc -Iinclude -c "$ST_TMP/a/$fam/mpi_wrappers.c" -o "$ST_TMP/w-$fam.o" 2>"$ST_TMP/cc.log" \
+        || fail "$fam: generated C does not compile: $(head -c 1500 "$ST_TMP/cc.log")"
+    exported=$(readelf -s --wide "$ST_TMP/w-$fam.o" | awk '$5=="GLOBAL" && $6=="DEFAULT" && $7!="UND" {print $8}' | grep -c '^MPIX\?_')
+    defined=$(grep -c '^ST_EXPORT ' "$ST_TMP/a/$fam/mpi_wrappers.c")
+    assert_eq "$fam: exported MPI symbols = wrappers defined" "$defined" "$exported"
+    { names "$ST_TMP/a/$fam/mpi_wrappers.c"; echo $MANUAL | tr ' ' '\n'; } | LC_ALL=C sort >"$ST_TMP/regions-$fam.txt"
+    # mpi_have.h: one ST_HAVE_ per MPI function the family's mpi.h declares, wrapped or not
+    have=$(grep -c '^#define ST_HAVE_MPIX\?_[A-Za-z0-9_]* 1$' "$ST_TMP/a/$fam/mpi_have.h")
+    excluded=$(grep -c '^ \*   MPIX\?_[A-Za-z0-9_]*: ' "$ST_TMP/a/$fam/mpi_wrappers.c")
+    assert_eq "$fam: ST_HAVE_ lines = wrappers + manual + excluded" "$((defined + 4 + excluded))" "$have"
+    note "$fam: $defined wrappers, $excluded excluded, $have ST_HAVE_"
+    # the family's output does not depend on the other families given
+    python3 scripts/gen_wrappers.py --mpi-h "$fam=$([ $fam = mpich ] && echo "$MPICH_H" || echo "$OMPI_H")" \
+        --table wrappers/mpi_functions.tbl --out "$ST_TMP/only-$fam" >/dev/null || fail "$fam alone: generator failed"
+    for f in mpi_wrappers.c mpi_have.h; do
+        cmp -s "$ST_TMP/a/$fam/$f" "$ST_TMP/only-$fam/$fam/$f" || fail "$fam/$f differs when $fam is the only family"
+    done
+    assert_eq "$fam alone: regions = its wrappers + manual" "$(cat "$ST_TMP/regions-$fam.txt")" \
+        "$(names "$ST_TMP/only-$fam/mpi_regions.def")"
+done
+# the shared tables: the union of both families, sorted by name
+assert_eq "regions = union of the families' wrappers + manual" \
+    "$(LC_ALL=C sort -u "$ST_TMP/regions-mpich.txt" "$ST_TMP/regions-openmpi.txt")" "$(names "$ST_TMP/a/mpi_regions.def")"
 sorted=$(grep '^ST_REGION(' "$ST_TMP/a/mpi_regions.def" | LC_ALL=C sort | md5sum)
 assert_eq "regions sorted by name" "$sorted" "$(grep '^ST_REGION(' "$ST_TMP/a/mpi_regions.def" | md5sum)"
+# Open MPI 4.1 lacks the optional MPI-4 functions: no wrapper there, yet a region (MPICH has them)
+for f in MPI_Send_c MPI_Alltoallw_c MPIX_Comm_shrink MPI_Comm_create_from_group MPI_Comm_idup_with_info; do
+    grep -qx "$f" "$ST_TMP/regions-mpich.txt" || fail "mpich: no wrapper for $f"
+    ! grep -qx "$f" "$ST_TMP/regions-openmpi.txt" || fail "openmpi has a wrapper for $f (its mpi.h lacks it)"
+    grep -q "^ST_REGION($f, " "$ST_TMP/a/mpi_regions.def" || fail "$f: no region in the union"
+    grep -qx "#define ST_HAVE_$f 1" "$ST_TMP/a/mpich/mpi_have.h" || fail "mpich/mpi_have.h lacks $f"
+    ! grep -q "^#define ST_HAVE_$f " "$ST_TMP/a/openmpi/mpi_have.h" || fail "openmpi/mpi_have.h says it has $f"
+done
+grep -qx '#define ST_HAVE_MPI_Send 1' "$ST_TMP/a/openmpi/mpi_have.h" || fail "openmpi/mpi_have.h lacks MPI_Send"
+# deprecated functions are forwarded on purpose (the pragma keeps -Werror quiet, with its reason)
+grep -q '^ST_EXPORT int MPI_Attr_get(' "$ST_TMP/a/openmpi/mpi_wrappers.c" || fail "openmpi: MPI_Attr_get not wrapped"
+grep -qx '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"' "$ST_TMP/a/openmpi/mpi_wrappers.c" \
+    || fail "openmpi: no pragma for the deprecated functions"
+# parameter names may differ from mpi.h's: the table's are the definition's (its code uses them)
+grep -q '^ST_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests\[\], MPI_Status array_of_statuses\[\])' \
+    "$ST_TMP/a/openmpi/mpi_wrappers.c" || fail "openmpi: MPI_Waitall not defined with the table's parameters"
 
-# wrapper NAME: the body of NAME's generated wrapper
-wrapper() { awk -v f="$1" 'index($0, " " f "(") && /^ST_EXPORT/ {p=1} p {print} p && /^}/ {exit}' "$ST_TMP/a/mpi_wrappers.c"; }
+# wrapper NAME [FAMILY]: the body of NAME's generated wrapper (default: MPICH's)
+wrapper() { awk -v f="$1" 'index($0, " " f "(") && /^ST_EXPORT/ {p=1} p {print} p && /^}/ {exit}' "$ST_TMP/a/${2:-mpich}/mpi_wrappers.c"; }
 # expect NAME REGION CALL: region role and a call the wrapper must make (- for none)
 expect() {
     grep -qx "ST_REGION($1, \"$1\", $2, MPI)" "$ST_TMP/a/mpi_regions.def" || fail "$1: no region with role $2"
@@ -88,11 +135,16 @@ MPI_Win_fence FUNCTION -
 MPI_File_write_all FUNCTION -
 MPI_Type_commit FUNCTION -
 EOF
+# the same role code in Open MPI's wrappers
+for f in "MPI_Send st_mpi_send(th, comm, dest, tag, count, datatype);" "MPI_Waitall st_mpi_statuses(th, count, array_of_statuses);" \
+         "MPI_Comm_idup st_mpi_comm_idup(rc, comm, newcomm, *request);" "MPI_Ineighbor_allgather OTF2_COLLECTIVE_OP_ALLGATHER"; do
+    wrapper "${f%% *}" openmpi | grep -qF "${f#* }" || fail "openmpi: ${f%% *} lacks '${f#* }'"
+done
 # Comm_create_group is not a collective over its parent: no CREATE_HANDLE there.
 wrapper MPI_Comm_create_group | grep -q coll_ && fail "MPI_Comm_create_group records a collective on its parent"
 for f in MPI_Init MPI_Init_thread MPI_Finalize MPI_Abort; do
     grep -q "^ST_REGION($f, \"$f\", FUNCTION, MPI)" "$ST_TMP/a/mpi_regions.def" || fail "$f: no region"
-    [ -z "$(wrapper "$f")" ] || fail "$f is manual but got a generated wrapper"
+    [ -z "$(wrapper "$f")$(wrapper "$f" openmpi)" ] || fail "$f is manual but got a generated wrapper"
 done
 for f in MPI_Wtime MPI_Wtick MPI_Pcontrol MPI_File_c2f MPI_Status_f2c; do
     ! grep -q "($f," "$ST_TMP/a/mpi_regions.def" || fail "$f is excluded but has a region"
@@ -158,7 +210,9 @@ MPI_Send send comm=comm peer=dest tag=tag count=count type=datatype
     sig int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 EOF
 gen --table "$ST_TMP/good.tbl" --out "$ST_TMP/good" >/dev/null 2>"$ST_TMP/good.err" || fail "the small good table fails: $(cat "$ST_TMP/good.err")"
-grep -q "st_mpi_send(th, comm, dest, tag, count, datatype);" "$ST_TMP/good/mpi_wrappers.c" || fail "small table: MPI_Send lacks its role code"
+for fam in mpich openmpi; do
+    grep -q "st_mpi_send(th, comm, dest, tag, count, datatype);" "$ST_TMP/good/$fam/mpi_wrappers.c" || fail "small table: $fam's MPI_Send lacks its role code"
+done
 cp -r "$ST_TMP/good" "$ST_TMP/keep"
 
 # A function added with an existing role is its table entry and nothing else: the analysis
@@ -192,17 +246,35 @@ bad() {
     diff -r "$ST_TMP/keep" "$ST_TMP/good" >/dev/null || fail "$name: a failed run changed the existing output"
     note "$name: $(head -n1 "$ST_TMP/bad.err")"
 }
+# more: variants of the small table that must pass, each with what it shows
+variant() { # NAME SED-SCRIPT: the mutated small table, generated into $ST_TMP/var-NAME
+    sed -e "$2" "$ST_TMP/good.tbl" >"$ST_TMP/var-$1.tbl"
+    gen --table "$ST_TMP/var-$1.tbl" --out "$ST_TMP/var-$1" >/dev/null 2>"$ST_TMP/var.err" || fail "$1: fails: $(cat "$ST_TMP/var.err")"
+}
+# an optional large-count sig: MPICH gets its wrapper, Open MPI (which lacks it) none, the region is there
+variant optional-c '$a optional MPI_*_c large-count\nMPI_Send_c send like=MPI_Send\n    sig int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)'
+grep -q '^ST_EXPORT int MPI_Send_c(' "$ST_TMP/var-optional-c/mpich/mpi_wrappers.c" || fail "optional-c: no MPICH wrapper"
+! grep -q 'MPI_Send_c(' "$ST_TMP/var-optional-c/openmpi/mpi_wrappers.c" || fail "optional-c: an Open MPI wrapper of MPI_Send_c"
+grep -qx 'ST_REGION(MPI_Send_c, "MPI_Send_c", POINT2POINT, MPI)' "$ST_TMP/var-optional-c/mpi_regions.def" || fail "optional-c: no region"
+grep -qx 'ST_MPI_CALL(MPI_Send_c, SEND_BLOCKING, NONE)' "$ST_TMP/var-optional-c/mpi_calls.def" || fail "optional-c: not a blocking send"
+# parameter names are not compared; the table's are used in the definition
+variant param-names 's/const void \*buf, int count/const void *data, int count/'
+grep -q '^ST_EXPORT int MPI_Send(const void \*data, int count,' "$ST_TMP/var-param-names/openmpi/mpi_wrappers.c" || fail "param-names: the table's name is not used"
+# a name-only exclude declared by one family only (MPICH's MPIX_Comm_shrink) is accepted
+variant exclude-one-family '$a exclude MPIX_Comm_shrink why'
+! grep -q 'MPIX_Comm_shrink' "$ST_TMP/var-exclude-one-family/mpi_regions.def" || fail "exclude-one-family: still a region"
+
 bad unknown-role      "unknown role 'sendx'"                        's/^MPI_Send send /MPI_Send sendx /'
 bad arg-not-in-sig    "'dst' in peer is not an argument of MPI_Send" 's/peer=dest/peer=dst/'
-bad sig-differs       "signature differs from mpi.h"                 's/int count, MPI_Datatype/long count, MPI_Datatype/'
+bad sig-differs       "signature differs from mpich's mpi.h"         's/int count, MPI_Datatype/long count, MPI_Datatype/'
 bad unknown-key       "unknown key 'colour'"                         's/peer=dest/peer=dest colour=red/'
 bad missing-key       "role 'send' needs tag="                       's/ tag=tag//'
 bad placeholder       'placeholder $pear'                            's/\$peer/$pear/'
 bad unknown-region    "unknown region role 'P2P'"                    's/^role send POINT2POINT/role send P2P/'
-bad not-declared      "MPI_Isend_init is not declared in mpi.h"      '$a MPI_Isend_init generic\n    sig int MPI_Isend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)'
+bad not-declared      "MPI_Isend_init is not declared in mpich's mpi.h"    '$a MPI_Isend_init generic\n    sig int MPI_Isend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)'
 bad variadic          "MPI_Pcontrol is variadic"                     '/^exclude MPI_Pcontrol/d'
 bad listed-excluded   "both in the table and excluded"               '$a exclude MPI_Send no reason'
-bad exclude-unknown   "exclude MPI_Nothing: mpi.h declares no such"  '$a exclude MPI_Nothing why'
+bad exclude-unknown   "exclude MPI_Nothing: no given mpi.h (mpich, openmpi) declares such a function"  '$a exclude MPI_Nothing why'
 bad unknown-directive "unknown directive 'frobnicate'"               '$a frobnicate now'
 bad duplicate         "MPI_Send appears twice"                       '$a MPI_Send send comm=comm peer=dest tag=tag count=count type=datatype\n    sig int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)'
 bad no-sig            "MPI_Send has no 'sig' line"                   '/^    sig /d'
@@ -212,7 +284,15 @@ bad unknown-call      "unknown call kind 'blocking'"                 's/^    cal
 bad unknown-call-key  "unknown call kind 'wait'"                     's/type=datatype$/type=datatype call=wait/'
 bad generic-call      "without keys or call"                         's/^role generic FUNCTION/&\n    call  test/'
 bad unknown-category  "unknown category 'io_misc'"                   '$a category MPI_File_* io_misc'
-bad category-unknown  "category MPI_Nothing: mpi.h declares no such" '$a category MPI_Nothing init_exit'
+bad category-unknown  "category MPI_Nothing: no given mpi.h (mpich, openmpi) declares such" '$a category MPI_Nothing init_exit'
+bad not-optional      "MPI_Send_c is not declared in openmpi's mpi.h" '$a MPI_Send_c send like=MPI_Send\n    sig int MPI_Send_c(const void *buf, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)'
+bad optional-other    "MPI_Sendd is not declared in mpich's mpi.h"   '$a optional MPI_*_c why\nMPI_Sendd send like=MPI_Send\n    sig int MPI_Sendd(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)'
+bad optional-no-sig   "optional MPI_Nothing: no sig of the table"    '$a optional MPI_Nothing why'
+bad optional-no-why   "optional needs a name pattern and a reason"   '$a optional MPI_*_c'
+bad sig-type-names    "signature differs from mpich's mpi.h (parameter names aside)" 's/^    sig int MPI_Send(const void \*buf/    sig int MPI_Send(void *buf/'
+rc=0; python3 scripts/gen_wrappers.py --mpi-h "$MPICH_H" --table "$ST_TMP/good.tbl" --out "$ST_TMP/x" 2>"$ST_TMP/bad.err" >/dev/null || rc=$?
+assert_eq "--mpi-h without FAMILY=: exit code" 1 "$rc"
+grep -q "^gen_wrappers.py: error: --mpi-h .*: expected FAMILY=PATH" "$ST_TMP/bad.err" || fail "--mpi-h without FAMILY=: $(cat "$ST_TMP/bad.err")"
 rc=0; gen --table "$ST_TMP/nonexistent.tbl" --out "$ST_TMP/x" 2>"$ST_TMP/bad.err" >/dev/null || rc=$?
 assert_eq "missing table: exit code" 1 "$rc"
 grep -q "cannot read table" "$ST_TMP/bad.err" || fail "missing table: $(cat "$ST_TMP/bad.err")"
