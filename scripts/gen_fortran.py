@@ -91,11 +91,12 @@ def count_param(proto):
 
 
 def conversions(w):
-    """(before, after) C lines declaring and setting the C values the role's code reads.
+    """(before, after, guards): C lines declaring and setting the C values the role's code reads.
 
     before runs ahead of the call (and of the role's pre code), after right after it (before the
-    post code). Also returns whether a status argument is replaced when ignored."""
-    before, after = [], []
+    post code); guards are the converted arrays that are NULL when out of memory (the call then
+    keeps the generic shape)."""
+    before, after, guards = [], [], []
     code = w.pre + w.post
     for p in w.proto.params:
         n = p.name
@@ -143,6 +144,7 @@ def conversions(w):
             if in_post:
                 raise Unsupported(n)
             before.append(f"MPI_Request *{n} = st_f_requests((const MPI_Fint *){f}, {count_param(w.proto)});")
+            guards.append(n)
         elif kind == "ptr" and base == "MPI_Status":
             before.append(f"MPI_Fint st_fs_{n}[ST_F_STATUS_SIZE];")
             before.append(f"if (st_f_status_ignore((const MPI_Fint *){f})) {f} = st_fs_{n};")
@@ -155,7 +157,7 @@ def conversions(w):
             after.append(f"st_f_statuses_f2c((const MPI_Fint *){f}, {n}, {cnt});")
         else:
             raise Unsupported(n)
-    return before, after
+    return before, after, guards
 
 
 HANDLE_NULL = {
@@ -177,7 +179,7 @@ def fortran_params(proto):
     return decl, names
 
 
-def emit(w, fname, pname, before, after):
+def emit(w, fname, pname, before, after, guards):
     """One entry point fname forwarding to Open MPI's pname, with the role's code around it."""
     p = w.proto
     decl, names = fortran_params(p)
@@ -192,7 +194,10 @@ def emit(w, fname, pname, before, after):
              f"    st_mpi_enter(th, {region});"]
     if code:
         lines += ["    MPI_Fint st_ierr = MPI_SUCCESS;", "    if (!f_ierr) f_ierr = &st_ierr;"]
-    lines += [f"    {l}" for l in before + w.pre]
+    lines += [f"    {l}" for l in before]
+    for g in guards:  # out of memory: the generic shape
+        lines.append(f"    if (!{g}) {{ {pname}({args}); st_mpi_leave(th, {region}); st_mpi_end(th); return; }}")
+    lines += [f"    {l}" for l in w.pre]
     lines.append(f"    {pname}({args});")
     if code:
         lines.append("    int rc = (int)*f_ierr;")
@@ -207,14 +212,14 @@ def emit_function(w, generic_of):
     """mpif.h / `use mpi` entry point with its aliases, and the mpi_f08 one."""
     base = w.proto.name.lower()
     try:
-        before, after = conversions(w)
+        before, after, guards = conversions(w)
         shape, fell_back = w, False
     except Unsupported:
-        shape, before, after, fell_back = generic_of(w), [], [], True
-    out = emit(shape, base + "_", "p" + base + "_", before, after)
+        shape, before, after, guards, fell_back = generic_of(w), [], [], [], True
+    out = emit(shape, base + "_", "p" + base + "_", before, after, guards)
     for alias in (base, base + "__", base.upper()):
         out.append(f"extern __typeof({base}_) {alias} __attribute__((alias(\"{base}_\"), visibility(\"default\")));")
-    out += emit(shape, base + "_f08_", "p" + base + "_f08_", before, after)
+    out += emit(shape, base + "_f08_", "p" + base + "_f08_", before, after, guards)
     return out + [""], fell_back
 
 

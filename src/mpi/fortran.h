@@ -42,8 +42,8 @@ MPI_Status *st_f_cstatuses(const void *f_statuses, int count);
 /* f_statuses[0..count) converted into c (nothing when either is ignored). */
 void st_f_statuses_f2c(const MPI_Fint *f_statuses, MPI_Status *c, int count);
 
-/* The count Fortran request handles as C handles in thread-local scratch (NULL when out of memory,
- * then the role records nothing of this call's requests). */
+/* The count Fortran request handles as C handles in thread-local scratch (NULL when out of memory:
+ * the entry point then makes the call with the generic shape). */
 MPI_Request *st_f_requests(const MPI_Fint *f_requests, int count);
 
 /* The outcount 1-based Fortran indices as 0-based C indices in thread-local scratch
