@@ -765,6 +765,7 @@ def write_atomic(path, text):
 
 def render_fortran(t, fam, wrappers):
     """Open MPI's Fortran entry points for the same wrappers (scripts/gen_fortran.py)."""
+    sys.dont_write_bytecode = True  # no scripts/__pycache__ in the source tree
     import gen_fortran
     g = t.roles["generic"]
     return gen_fortran.render(t, fam.mpi_h, wrappers, lambda w: Wrapper(
