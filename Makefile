@@ -57,7 +57,8 @@ CLI_CFLAGS := $(CFLAGS_COMMON) -pthread
 
 LIB_DIRS := util config model clock record exchange relations otf2 clc analysis omp mpi
 LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
-# generated per family: $(GEN)/<fam>/NAME.c, compiled to $(BUILD)/lib-<fam>/gen/NAME.o
+# generated per family: $(GEN)/<fam>/NAME.c, compiled to $(BUILD)/lib-<fam>/gen/NAME.o; LIB_GEN for
+# every family, LIB_GEN_<fam> for one family only
 LIB_GEN  := mpi_wrappers
 # Open MPI's Fortran bindings call PMPI_*: its library also has Fortran entry points (gen_fortran.py)
 LIB_GEN_openmpi := mpi_fortran
@@ -118,8 +119,7 @@ $(GEN)/omp-tools.h:
 # and F's mpi_have.h on the include path; linked to F's MPI library.
 # Generated code names the source files it uses from the source root (mpi/st_mpi.h).
 define FAMILY_LIB
-LIB_OBJ_$(1) := $$(patsubst %.c,$$(BUILD)/lib-$(1)/%.o,$$(LIB_SRC)) $$(LIB_GEN:%=$$(BUILD)/lib-$(1)/gen/%.o) \
-                $$(LIB_GEN_$(1):%=$$(BUILD)/lib-$(1)/gen/%.o)
+LIB_OBJ_$(1) := $$(patsubst %.c,$$(BUILD)/lib-$(1)/%.o,$$(LIB_SRC)) $$(patsubst %,$$(BUILD)/lib-$(1)/gen/%.o,$$(LIB_GEN) $$(LIB_GEN_$(1)))
 FAM_CFLAGS_$(1) := $$(LIB_CFLAGS) -I$$(GEN)/$(1) -DST_MPI_FAMILY='"$(1)"'
 
 $$(BUILD)/lib-$(1)/gen/%.o: $$(GEN)/$(1)/%.c $$(GEN_HDR) $$(GEN)/$(1)/mpi_have.h

@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
 """gen_wrappers.py - generates synctrace's PMPI wrappers from wrappers/mpi_functions.tbl.
 
-Inputs: the declarative table (prologue, roles, function entries, exclusions; the format is
-documented in wrappers/README.md) and the prototypes MPICH's mpi.h declares. mpi.h is read
-through the C preprocessor, so its #if/#ifdef blocks, its includes (mpi_proto.h, mpio.h) and its
-macros resolve exactly as the compiler sees them: a name that is only a macro never shows up as
-a declaration, and a function mpi.h does not declare cannot be wrapped.
+Inputs: the declarative table (prologue, roles, function entries, exclusions, optional sigs; the
+format is documented in wrappers/README.md) and, per MPI family (--mpi-h FAM=PATH, repeatable),
+the prototypes that family's mpi.h declares. mpi.h is read through the C preprocessor, so its
+#if/#ifdef blocks, its includes (mpi_proto.h, mpio.h) and its macros resolve exactly as the
+compiler sees them: a name that is only a macro never shows up as a declaration, and a function
+mpi.h does not declare cannot be wrapped.
 
 Outputs (in --out):
-  mpi_wrappers.c    one exported MPI_X wrapper per wrapped function: the table role's code, or
-                    the generic enter/leave shape for every declared function the table does
-                    not list or exclude
-  mpi_regions.def   ST_REGION(MPI_X, "MPI_X", ROLE, MPI) for every wrapped or manual function
-  mpi_calls.def     ST_MPI_CALL(MPI_X, CALL, CATEGORY) for the same functions in the same order:
-                    what the call does for the wait-state analysis (the entry's call=, else its
-                    role's 'call' line) and the category of its time by name (the first
-                    'category' line whose pattern matches); the analysis includes it
+  FAM/mpi_wrappers.c  one exported MPI_X wrapper per function FAM's mpi.h declares and synctrace
+                      wraps: the table role's code, or the generic enter/leave shape for every
+                      declared function the table does not list or exclude
+  FAM/mpi_have.h      ST_HAVE_MPI_X for every MPI function FAM's mpi.h declares
+  mpi_regions.def     ST_REGION(MPI_X, "MPI_X", ROLE, MPI) for every wrapped or manual function
+                      of any family (the union, so region ids are the same in every library)
+  mpi_calls.def       ST_MPI_CALL(MPI_X, CALL, CATEGORY) for the same functions in the same order:
+                      what the call does for the wait-state analysis (the entry's call=, else its
+                      role's 'call' line) and the category of its time by name (the first
+                      'category' line whose pattern matches); the analysis includes it
 
 Everything about a function lives in the table; this script only checks and substitutes. It
 stops with one line "gen_wrappers.py: error: FILE:LINE: what is wrong" on anything it does not

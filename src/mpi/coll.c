@@ -14,6 +14,7 @@
 #include "comm.h"
 #include "st_mpi.h"
 #include "../clock/sync.h"
+#include "../relations/endpoints.h"
 #include "../util/log.h"
 
 /* ---- sizes ---------------------------------------------------------------------------- */
@@ -129,11 +130,19 @@ void st_mpi_coll_begin(st_thread_t *th)
     st_record(th, ST_EV_MPI_COLL_BEGIN);
 }
 
-/* World rank of a collective's root as this process sees it; -1 when there is none. */
-static int32_t root_world(const st_comm_t *c, int root)
+/* Whether op has a root argument. The wrappers pass -1 as the root of the others, which is MPICH's
+ * MPI_PROC_NULL: only op tells the two apart. */
+static int has_root(int op)
 {
-    if (root < 0 && root != MPI_ROOT)
-        return -1; /* no root (-1), or MPI_PROC_NULL on an intercommunicator */
+    enum st_rel_coll_class cc = st_rel_coll_class((unsigned)op);
+    return cc == ST_REL_CC_ONE2N || cc == ST_REL_CC_N2ONE;
+}
+
+/* World rank of a collective's root as this process sees it; -1 when there is none. */
+static int32_t root_world(const st_comm_t *c, int op, int root)
+{
+    if (!has_root(op) || (root < 0 && root != MPI_ROOT))
+        return -1; /* no root, or MPI_PROC_NULL on an intercommunicator */
     if (root == MPI_ROOT)
         return st_world_rank;
     return st_comm_world_rank(c, root);
@@ -141,9 +150,9 @@ static int32_t root_world(const st_comm_t *c, int root)
 
 /* Intercommunicator roots (event.h): a rank of the remote group is flagged INTERCOMM, MPI_PROC_NULL
  * (another process of the root's group) PROC_NULL; MPI_ROOT is this process's own world rank. */
-static uint8_t root_flags(const st_comm_t *c, int root)
+static uint8_t root_flags(const st_comm_t *c, int op, int root)
 {
-    if (!(c->def.flags & ST_COMMF_INTER))
+    if (!(c->def.flags & ST_COMMF_INTER) || !has_root(op))
         return 0;
     return root == MPI_PROC_NULL ? ST_EVF_PROC_NULL : root >= 0 ? ST_EVF_INTERCOMM : 0;
 }
@@ -152,10 +161,10 @@ static void fill_coll(st_event_t *e, const st_comm_t *c, int op, int root, uint6
 {
     e->op = (uint16_t)op;
     e->comm = c->index;
-    e->peer = root_world(c, root);
+    e->peer = root_world(c, op, root);
     e->bytes = sent;
     e->bytes2 = recvd;
-    e->flags |= root_flags(c, root);
+    e->flags |= root_flags(c, op, root);
 }
 
 void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd)
@@ -186,11 +195,11 @@ void st_mpi_icoll(st_thread_t *th, st_req_info_t *ri, int op, MPI_Comm comm, int
         .id = st_mpi_recv_post(),
         .op = (uint16_t)op,
         .comm = c->index,
-        .peer = root_world(c, root),
+        .peer = root_world(c, op, root),
         .bytes = sent,
         .bytes2 = recvd,
         .seq = atomic_fetch_add_explicit(&c->coll_seq, 1, memory_order_relaxed),
-        .flags = root_flags(c, root),
+        .flags = root_flags(c, op, root),
     };
     st_record(th, ST_EV_MPI_ICOLL_REQUEST)->id = ri->id;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "handle_map.h"
 #include "../util/log.h"
 
 #define MAP_SLOTS 4096u
@@ -13,12 +14,20 @@
 
 int st_world_rank = -1, st_world_size = 0;
 
+/*
+ * Handle -> entry: open addressing keyed by the whole handle (ST_HMAP_KEY: an int in MPICH, a pointer in
+ * Open MPI). A forgotten handle's slot (comm NULL) is taken by the next new handle, so the slots bound the
+ * communicators alive at once, not the distinct handles over the run (Open MPI's pointers need not come
+ * back after MPI_Comm_free as MPICH's small indices do). EMPTY and REUSING are no handle: a sign-extended
+ * int is within 2^31 of 0, a user-space pointer below 2^63.
+ */
 typedef struct map_slot {
-    _Atomic int64_t handle;       /* MPI_Comm value, or EMPTY */
-    _Atomic(st_comm_t *) comm;
+    _Atomic uint64_t handle;       /* ST_HMAP_KEY of the MPI_Comm, EMPTY or REUSING */
+    _Atomic(st_comm_t *) comm;     /* NULL once forgotten */
 } map_slot_t;
 
-#define EMPTY INT64_MIN
+#define EMPTY   (1ull << 63)
+#define REUSING (EMPTY + 1) /* being rebound to another handle (under the lock): matches no lookup */
 
 static map_slot_t map[MAP_SLOTS];
 static st_comm_t *all[MAX_COMMS];
@@ -31,7 +40,7 @@ typedef struct seen_hash { uint64_t hash; uint32_t count; } seen_hash_t;
 static seen_hash_t seen[MAX_COMMS];
 static uint32_t nseen;
 
-static uint32_t slot_of(int64_t h) { return (uint32_t)(((uint64_t)h * 0x9E3779B97F4A7C15ull) >> 52) & (MAP_SLOTS - 1); }
+static uint32_t slot_of(uint64_t h) { return (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 52) & (MAP_SLOTS - 1); }
 
 static void map_init(void)
 {
@@ -42,10 +51,10 @@ static void map_init(void)
 
 st_comm_t *st_comm_get(MPI_Comm comm)
 {
-    int64_t h = (int64_t)comm;
+    uint64_t h = ST_HMAP_KEY(comm);
     uint32_t i = slot_of(h);
     for (uint32_t n = 0; n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
-        int64_t k = atomic_load_explicit(&map[i].handle, memory_order_acquire);
+        uint64_t k = atomic_load_explicit(&map[i].handle, memory_order_acquire);
         if (k == h)
             return atomic_load_explicit(&map[i].comm, memory_order_acquire);
         if (k == EMPTY)
@@ -54,20 +63,32 @@ st_comm_t *st_comm_get(MPI_Comm comm)
     return NULL;
 }
 
-/* Under lock: bind handle to c (reusing the handle's slot if MPI reused the handle). */
+/* Under lock: bind handle to c: the handle's own slot if MPI reused the handle, else the first forgotten
+ * or empty slot on its probe path (a handle is in one slot at most). */
 static void map_put(MPI_Comm comm, st_comm_t *c)
 {
-    int64_t h = (int64_t)comm;
-    uint32_t i = slot_of(h);
+    uint64_t h = ST_HMAP_KEY(comm);
+    uint32_t i = slot_of(h), free_slot = MAP_SLOTS;
     for (uint32_t n = 0; n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
-        int64_t k = atomic_load(&map[i].handle);
-        if (k == h || k == EMPTY) {
+        uint64_t k = atomic_load(&map[i].handle);
+        if (k == h) {
             atomic_store_explicit(&map[i].comm, c, memory_order_release);
-            atomic_store_explicit(&map[i].handle, h, memory_order_release);
             return;
         }
+        if (free_slot == MAP_SLOTS && (k == EMPTY || !atomic_load(&map[i].comm)))
+            free_slot = i;
+        if (k == EMPTY)
+            break;
     }
-    st_log_warn_once("too many distinct communicator handles; later ones are not traced");
+    if (free_slot == MAP_SLOTS) {
+        st_log_warn_once("more than %u communicator handles at once; later ones are not traced", MAP_SLOTS);
+        return;
+    }
+    /* A lookup of the forgotten handle that already read the old key must not find c: REUSING first. */
+    if (atomic_load(&map[free_slot].handle) != EMPTY)
+        atomic_store_explicit(&map[free_slot].handle, REUSING, memory_order_release);
+    atomic_store_explicit(&map[free_slot].comm, c, memory_order_release);
+    atomic_store_explicit(&map[free_slot].handle, h, memory_order_release);
 }
 
 static uint64_t fnv(uint64_t h, uint64_t v)
@@ -227,11 +248,11 @@ void st_comm_init(void)
 
 void st_comm_forget(MPI_Comm comm)
 {
-    int64_t h = (int64_t)comm;
+    uint64_t h = ST_HMAP_KEY(comm);
     pthread_mutex_lock(&lock);
     uint32_t i = slot_of(h);
     for (uint32_t n = 0; map_ready && n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
-        int64_t k = atomic_load(&map[i].handle);
+        uint64_t k = atomic_load(&map[i].handle);
         if (k == h) {
             atomic_store_explicit(&map[i].comm, NULL, memory_order_release);
             break;

@@ -122,7 +122,7 @@ typedef struct st_req_info {
     uint8_t  flags;       /* ST_EVF_PERSISTENT; collectives: the root's ST_EVF_INTERCOMM / ST_EVF_PROC_NULL */
     uint16_t op;          /* collective op */
     uint32_t comm;        /* comm index */
-    int32_t  peer;        /* world rank (send: dest; persistent recv: source or MPI_ANY_SOURCE) */
+    int32_t  peer;        /* world rank (send: dest; receives: -1, the source comes from the status) */
     int32_t  tag;
     uint64_t bytes, bytes2;
     uint64_t seq;         /* collective instance sequence */
@@ -167,7 +167,8 @@ void st_mpi_imrecv(st_thread_t *th, st_req_info_t *ri, const st_msg_info_t *mi);
 /* ---- collectives ------------------------------------------------------------------ */
 
 void st_mpi_coll_begin(st_thread_t *th);
-/* op: OTF2_COLLECTIVE_OP_*; root: the root argument (comm rank, MPI_ROOT, MPI_PROC_NULL) or -1 if none. */
+/* op: OTF2_COLLECTIVE_OP_*; root: the root argument (comm rank, MPI_ROOT, MPI_PROC_NULL) of a rooted op, any
+ * value otherwise (the wrappers pass -1; op, not root, says whether there is a root). */
 void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd);
 /* Nonblocking collective: records MPI_ICOLL_REQUEST at its start (before PMPI, like a send) and fills
  * ri with the instance; st_mpi_req_add(rc, request, ri) after PMPI remembers it until completion. */

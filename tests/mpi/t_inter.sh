@@ -22,6 +22,19 @@ for np in 4 5; do
     if tool_stderr "$ST_TMP/err.txt" | grep -vE '^\s*$' | grep -qiE 'synctrace|ucx|warn|error'; then
         fail "inter$np: traced run wrote to stderr: $(head -c 400 "$ST_TMP/err.txt")"
     fi
+    # The OTF2 roots: a collective without a root argument has root NONE whatever the MPI's MPI_PROC_NULL
+    # (MPICH's -1 is the root the wrappers pass for those); each rooted one on the intercommunicator has one
+    # SELF and, at 4 ranks (groups of 2), one THIS_GROUP.
+    otf2-print "$TRACE/traces.otf2" |
+        sed -nE 's/.*COLLECTIVE_END.*Operation: ([A-Z_]+).*Root: ([A-Z_]+|[0-9]+).*/\1 \2/p' >"$ST_TMP/roots.txt"
+    [ -s "$ST_TMP/roots.txt" ] || fail "inter$np: no collective end in otf2-print's output"
+    bad=$( (grep -vE '^(BCAST|GATHERV?|SCATTERV?|REDUCE) ' "$ST_TMP/roots.txt" || true) | (grep -v ' NONE$' || true) |
+        sort | uniq -c | tr -s ' \n' ' ')
+    [ -z "$bad" ] || fail "inter$np: collectives without a root argument written with a root: $bad"
+    nself=$(grep -c ' SELF$' "$ST_TMP/roots.txt" || true)
+    nthis=$(grep -c ' THIS_GROUP$' "$ST_TMP/roots.txt" || true)
+    [ "$nself" -gt 0 ] || fail "inter$np: no collective with root SELF"
+    [ "$np" != 4 ] || assert_eq "inter$np: THIS_GROUP roots (one per rooted intercommunicator collective)" "$nself" "$nthis"
     rc=0
     st check --raw "$TRACE" >"$ST_TMP/raw.txt" 2>&1 || rc=$?
     assert_eq "inter$np: synctrace check --raw exit code" 0 "$rc"

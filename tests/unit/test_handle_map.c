@@ -8,6 +8,7 @@
  * thread also puts and claims its own key equal to it in the low 32 bits.
  */
 /* compiler: mpicc */
+/* families: mpich openmpi */
 /* link: src/mpi/handle_map.c */
 #include <pthread.h>
 #include <stdio.h>
