@@ -62,6 +62,8 @@ LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 # generated per family: $(GEN)/<fam>/NAME.c, compiled to $(BUILD)/lib-<fam>/gen/NAME.o; LIB_GEN for
 # every family, LIB_GEN_<fam> for one family only
 LIB_GEN  := mpi_wrappers
+# Open MPI's Fortran bindings call PMPI_*: its library also has Fortran entry points (gen_fortran.py)
+LIB_GEN_openmpi := mpi_fortran
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
 CLI_DIRS := util config model clock exchange relations otf2 clc analysis cli
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)))
@@ -94,9 +96,10 @@ deps-bench:
 # wrappers and ST_HAVE_ list (grouped targets: -j runs it once). $(GEN)/families names the families
 # and their mpi.h: rewritten only when that changes, so a different MPI_FAMILIES regenerates.
 GEN_OUT := $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def \
-           $(foreach f,$(MPI_FAMILIES),$(GEN)/$(f)/mpi_wrappers.c $(GEN)/$(f)/mpi_have.h)
+           $(foreach f,$(MPI_FAMILIES),$(GEN)/$(f)/mpi_wrappers.c $(GEN)/$(f)/mpi_have.h) \
+           $(foreach f,$(MPI_FAMILIES),$(LIB_GEN_$(f):%=$(GEN)/$(f)/%.c))
 GEN_MPI_H := $(foreach f,$(MPI_FAMILIES),$(f)=$(MPI_INC_$(f))/mpi.h)
-$(GEN_OUT) &: wrappers/mpi_functions.tbl scripts/gen_wrappers.py $(GEN)/families
+$(GEN_OUT) &: wrappers/mpi_functions.tbl scripts/gen_wrappers.py scripts/gen_fortran.py $(GEN)/families
 	$(PYTHON) scripts/gen_wrappers.py --table wrappers/mpi_functions.tbl $(addprefix --mpi-h ,$(GEN_MPI_H)) --out $(GEN)
 
 $(GEN)/families: FORCE

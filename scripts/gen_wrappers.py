@@ -766,6 +766,15 @@ def write_atomic(path, text):
     os.replace(tmp, path)
 
 
+def render_fortran(t, fam, wrappers):
+    """Open MPI's Fortran entry points for the same wrappers (scripts/gen_fortran.py)."""
+    sys.dont_write_bytecode = True  # no scripts/__pycache__ in the source tree
+    import gen_fortran
+    g = t.roles["generic"]
+    return gen_fortran.render(t, fam.mpi_h, wrappers, lambda w: Wrapper(
+        w.proto, w.region, substitute(g.pre, {}), substitute(g.post, {}), False, False, g.call))[0]
+
+
 def parse_families(args):
     """[(family, path)] from the repeated --mpi-h FAM=PATH, sorted by family name."""
     fams = {}
@@ -797,6 +806,8 @@ def main(argv):
             wrappers, excluded = per_fam[fam.name]
             files[os.path.join(fam.name, "mpi_wrappers.c")] = render_c(table, fam, wrappers, excluded)
             files[os.path.join(fam.name, "mpi_have.h")] = render_have(table, fam)
+            if fam.name == "openmpi":  # its Fortran bindings call PMPI_*: entry points of our own
+                files[os.path.join(fam.name, "mpi_fortran.c")] = render_fortran(table, fam, wrappers)
         for rel, text in files.items():
             os.makedirs(os.path.dirname(os.path.join(a.out, rel)), exist_ok=True)
             write_atomic(os.path.join(a.out, rel), text)

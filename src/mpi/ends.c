@@ -25,7 +25,7 @@ static void abnormal_end(const char *why)
     st_abend_wait(0, why);
 }
 
-ST_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+void st_lc_abort_tool(void)
 {
     st_thread_t *th = st_mpi_begin();
     if (th) {
@@ -33,6 +33,11 @@ ST_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
         st_mpi_end(th);
     }
     abnormal_end("MPI_Abort");
+}
+
+ST_EXPORT int MPI_Abort(MPI_Comm comm, int errorcode)
+{
+    st_lc_abort_tool();
     return PMPI_Abort(comm, errorcode);
 }
 

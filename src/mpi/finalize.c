@@ -89,7 +89,7 @@ static void finish_and_write(void)
     st_lc_heap_reuse(0);
 }
 
-ST_EXPORT int MPI_Finalize(void)
+void st_lc_finalize_tool(void)
 {
     st_thread_t *th = st_mpi_begin();
     if (th) {
@@ -111,5 +111,10 @@ ST_EXPORT int MPI_Finalize(void)
     st_record_stop();
     if (st_tool_comm != MPI_COMM_NULL)
         PMPI_Comm_free(&st_tool_comm);
+}
+
+ST_EXPORT int MPI_Finalize(void)
+{
+    st_lc_finalize_tool();
     return PMPI_Finalize();
 }

@@ -65,7 +65,8 @@ static void tool_init(void)
     st_mpi_tracing = 1;
 }
 
-static int init_common(int *argc, char ***argv, int required, int *provided, int thread)
+/* The region of MPI_Init(_thread), the PMPI call through call(ctx), then the tool's start (lifecycle_int.h). */
+int st_lc_init_call(int thread, int (*call)(void *ctx), void *ctx, const int *provided)
 {
     st_pairing_at_init(); /* an MPI of the other family loaded after start: restarts untraced */
     st_thread_t *th = st_record_active ? st_thread_self() : NULL;
@@ -74,7 +75,7 @@ static int init_common(int *argc, char ***argv, int required, int *provided, int
         th->in_tool = 1;
         st_mpi_enter(th, region);
     }
-    int rc = thread ? PMPI_Init_thread(argc, argv, required, provided) : PMPI_Init(argc, argv);
+    int rc = call(ctx);
     if (rc == MPI_SUCCESS) {
         st_mpi_thread_multiple = thread && provided && *provided == MPI_THREAD_MULTIPLE;
         tool_init();
@@ -87,12 +88,28 @@ static int init_common(int *argc, char ***argv, int required, int *provided, int
     return rc;
 }
 
+typedef struct c_init { int *argc; char ***argv; int required; int *provided; } c_init_t;
+
+static int c_init(void *ctx)
+{
+    c_init_t *a = ctx;
+    return PMPI_Init(a->argc, a->argv);
+}
+
+static int c_init_thread(void *ctx)
+{
+    c_init_t *a = ctx;
+    return PMPI_Init_thread(a->argc, a->argv, a->required, a->provided);
+}
+
 ST_EXPORT int MPI_Init(int *argc, char ***argv)
 {
-    return init_common(argc, argv, MPI_THREAD_SINGLE, NULL, 0);
+    c_init_t a = { argc, argv, MPI_THREAD_SINGLE, NULL };
+    return st_lc_init_call(0, c_init, &a, NULL);
 }
 
 ST_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-    return init_common(argc, argv, required, provided, 1);
+    c_init_t a = { argc, argv, required, provided };
+    return st_lc_init_call(1, c_init_thread, &a, provided);
 }

@@ -21,6 +21,15 @@ extern int st_lc_mpi_finished;                /* our MPI_Finalize ran (or the ru
 extern volatile sig_atomic_t st_lc_ending;    /* an end path (normal or abnormal) has begun */
 extern volatile sig_atomic_t st_lc_forked;    /* a child of fork() without exec: it records nothing */
 
+/* init.c: what MPI_Init(_thread) does around the initialization, which call(ctx) makes (PMPI_Init,
+ * or Open MPI's Fortran pmpi_init_ for the Fortran entry points of fortran.c) and which returns its
+ * MPI error code; *provided (NULL: MPI_Init) is read after it. Returns call's result. */
+int st_lc_init_call(int thread, int (*call)(void *ctx), void *ctx, const int *provided);
+/* finalize.c: all MPI_Finalize does before PMPI_Finalize (the archive is written). */
+void st_lc_finalize_tool(void);
+/* ends.c: all MPI_Abort does before PMPI_Abort (the dump for `synctrace recover`). */
+void st_lc_abort_tool(void);
+
 /* ends.c: at load, the fatal-signal handlers and the exit hook; after PMPI_Init, the fault handlers
  * again in front of the MPI runtime's. */
 void st_lc_install_handlers(void);

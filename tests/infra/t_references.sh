@@ -26,6 +26,8 @@ GENERATED = {
     "mpi_wrappers.c", "mpi_regions.def", "mpi_calls.def", "report_page.c", "omp-tools.h",
     "mpi_have.h",  # per MPI family: build/gen/FAM/mpi_wrappers.c, build/gen/FAM/mpi_have.h
 }
+# Open MPI's Fortran entry points (scripts/gen_fortran.py)
+GENERATED |= {"build/gen/openmpi/mpi_fortran.c", "mpi_fortran.c"}
 # Files tests, scripts or the tool create at run time: an OTF2 archive's definitions file.
 CREATED = {"traces.def"}
 # Other projects' files, named as such: MPI's and OTF2's headers, Scalasca 2.6's sources, and the
@@ -34,6 +36,7 @@ EXTERNAL = {
     "mpi.h", "mpio.h", "mpi_proto.h", "share/scout.spec.in", "src/scout/MpiCommunicationHandler.cpp",
     "MpiCommunicationHandler.cpp", "OmpEventHandler.cpp", "run1m.sh",
 }
+EXTERNAL |= {"mpif.h"}  # MPI's Fortran include file
 EXTERNAL_RE = re.compile(r"^(otf2/)?OTF2_\w+\.h$")
 # Names of source files in examples of call paths and call sites ("main (a.c:3)").
 EXAMPLES = {"a.c", "b.c", "c.c", "a.cc"}
