@@ -1,7 +1,7 @@
 /*
  * corrupt.c — LD_PRELOAD test library (tests/clc/t_clc_abort.sh): corrupts the first message
  * the CLC engine of world rank CORRUPT_RANK sends at MPI_Finalize, so that its receiver fails
- * in the middle of the exchange. The shim calls PMPI_Isend_c for these messages (tag 7401, the
+ * in the middle of the exchange. The shim calls PMPI_Isend_c (PMPI_Isend without MPI-4) for these messages (tag 7401, the
  * exchange layer's MPI transport, src/exchange/exchange_mpi.c); this library comes before it in LD_PRELOAD and
  * overwrites the record type (the first byte) with a value no record has. The parallel analysis
  * uses the same transport after CLC: with SYNCTRACE_CLC=off its first message is the one
@@ -14,15 +14,27 @@
 
 #define CLC_TAG 7401
 
-typedef int (*isend_c_t)(const void *, MPI_Count, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+/* MPI-4 libraries (MPICH) carry the tool's messages with PMPI_Isend_c; Open MPI 4.1 has no large-count
+ * functions, and the exchange layer uses PMPI_Isend there. */
+#if MPI_VERSION >= 4
+#define ST_ISEND      PMPI_Isend_c
+#define ST_ISEND_NAME "PMPI_Isend_c"
+typedef MPI_Count count_t;
+#else
+#define ST_ISEND      PMPI_Isend
+#define ST_ISEND_NAME "PMPI_Isend"
+typedef int count_t;
+#endif
 
-__attribute__((visibility("default"))) int PMPI_Isend_c(const void *buf, MPI_Count count, MPI_Datatype type,
-                                                        int dest, int tag, MPI_Comm comm, MPI_Request *req)
+typedef int (*isend_t)(const void *, count_t, MPI_Datatype, int, int, MPI_Comm, MPI_Request *);
+
+__attribute__((visibility("default"))) int ST_ISEND(const void *buf, count_t count, MPI_Datatype type,
+                                                    int dest, int tag, MPI_Comm comm, MPI_Request *req)
 {
-    static isend_c_t real;
+    static isend_t real;
     static int done;
     if (!real)
-        real = (isend_c_t)dlsym(RTLD_NEXT, "PMPI_Isend_c");
+        real = (isend_t)dlsym(RTLD_NEXT, ST_ISEND_NAME);
     if (!done && tag == CLC_TAG && count > 0 && type == MPI_BYTE) {
         const char *want = getenv("CORRUPT_RANK");
         int rank = -1;
