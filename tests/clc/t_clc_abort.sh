@@ -6,6 +6,7 @@
 # descriptor was not matched" for tool messages left unreceived), the run ends in seconds (the
 # other ranks used to wait 60 s for the failed one), the failure is reported on stderr, the
 # archive is written with CLC_STATE failed and no event moved.
+# families: mpich openmpi
 . "$ST_ROOT/tests/lib.sh"
 . "$ST_ROOT/tests/clc/common.sh"
 need_tools
