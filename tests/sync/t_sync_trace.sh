@@ -4,14 +4,20 @@
 # must lie in that window (about 1 µs wide) on the global clock (rank 0's clock) — 8
 # ranks in 4 simulated nodes with ±1 s offsets, resyncs every second (MPI_Barrier),
 # finalize interpolation on. Also checks the sync properties in the archive.
+# Under Open MPI with 4 ranks (2 simulated nodes): its shared-memory transport, busy-polling with
+# 8 ranks on 2 cores, took 21-43 us for the fastest of its sync round trips, which bounds the
+# accuracy above the test's 3 us; with 4 ranks the round trips are as short as MPICH's.
+# families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/sync/common.sh"
+NP=8
+[ "$ST_MPI" = openmpi ] && NP=4
 [ -f "$ST_LIB" ] && [ -x "$ST_BIN/synctrace" ] || skip "no $ST_LIB or $ST_BIN/synctrace: build first (make all)"
 bin=$(build_mpi_c sync_trace_prog "$ST_ROOT/tests/sync/trace_prog.c" -ldl)
 check() {
     rm -rf "$ST_TMP/trace" "$ST_TMP"/win.*
     ST_PRELOAD_FIRST=$SKEW_LIB ST_ENV="SKEW_NODE_SIZE=2 SKEW_T0_NS=$(skew_t0) SYNCTRACE_NODE_SIZE=2 SYNCTRACE_RESYNC=1" \
-        run_traced "$ST_TMP/trace" 8 "$bin" 150 20 "$ST_TMP/win" || fail "traced run failed: $(tail -n 5 "$ST_TMP/err.txt")"
+        run_traced "$ST_TMP/trace" "$NP" "$bin" 150 20 "$ST_TMP/win" || fail "traced run failed: $(tail -n 5 "$ST_TMP/err.txt")"
     st info "$ST_TMP/trace" >"$ST_TMP/info.txt" || fail "synctrace info failed"
     for key in SYNC_SCHEME SYNC_INIT_MS_MAX SYNC_RESYNCS SYNC_RTT_MIN_INTER_NS SYNC_EPOCH_1; do
         grep -q "SYNCTRACE::$key " "$ST_TMP/info.txt" || fail "no $key in the archive properties"
@@ -19,7 +25,7 @@ check() {
     off=$(sed -n 's/.*global offset \([0-9]*\).*/\1/p' "$ST_TMP/info.txt")
     [ -n "$off" ] || fail "no global offset in 'synctrace info'"
     st dump --json "$ST_TMP/trace" >"$ST_TMP/dump.json" || fail "synctrace dump failed"
-    python3 - "$ST_TMP/dump.json" "$off" "$ST_TMP/win" 8 <<'PY' || fail "timestamps off the truth"
+    python3 - "$ST_TMP/dump.json" "$off" "$ST_TMP/win" "$NP" <<'PY' || fail "timestamps off the truth"
 import json, sys
 dump, off, prefix, np = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
 ev = {}
