@@ -107,9 +107,23 @@ trio() {
     done
 }
 
+# idx FAM CC FC: ftrio_idx.c and ftrio_idx_f08.f90 (MPI_WAITSOME's indices) under FAM, compared.
+idx() {
+    local bin
+    bin=$(build "$1" "$2" ftrio_idx "$MPI_DIR/ftrio_idx.c")
+    traced "$1" ftrio_idx "$bin"
+    grep -qx "ftrio_idx: 1 975" "$ST_TMP/out.txt" || fail "ftrio_idx.c ($1): $(head -c 200 "$ST_TMP/out.txt")"
+    bin=$(build "$1" "$3" ftrio_idx_f08 "$MPI_DIR/ftrio_idx_f08.f90")
+    traced "$1" ftrio_idx_f08 "$bin"
+    python3 "$MPI_DIR/fortran_same.py" "$ST_TMP/ftrio_idx-$1.json" "$ST_TMP/ftrio_idx_f08-$1.json" "ftrio_idx_f08 ($1)" \
+        >"$ST_TMP/same.txt" || fail "$(head -n 12 "$ST_TMP/same.txt" | tr '\n' '|')"
+    note "$(cat "$ST_TMP/same.txt")"
+}
+
 ran=
 if command -v mpif90.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null && [ -f "$(lib_of openmpi)" ]; then
     trio openmpi mpicc.openmpi mpif90.openmpi "mpifh usempi f08" SYNCTRACE_CALLSITE=1 # call sites through Open MPI's bindings
+    idx openmpi mpicc.openmpi mpif90.openmpi
     ran+=" openmpi"
 fi
 if command -v mpif90.mpich >/dev/null && command -v mpiexec.mpich >/dev/null && [ -f "$(lib_of mpich)" ]; then
@@ -122,6 +136,7 @@ if command -v mpif90.mpich >/dev/null && command -v mpiexec.mpich >/dev/null && 
     twice=$(grep -E '^mpi_.*(_f08ts_|[^8]_)$|^mpi_[a-z0-9_]*[a-z0-9]$|^MPI_[A-Z0-9_]+$' "$ST_TMP/syms-mpich.txt" | head -n 5 | tr '\n' ' ' || true)
     [ -z "$twice" ] || fail "the mpich library exports Fortran names MPICH binds to the C MPI_* functions: $twice"
     trio mpich mpicc.mpich mpif90.mpich "mpifh usempi f08" SYNCTRACE_CALLSITE=1
+    idx mpich mpicc.mpich mpif90.mpich # its mpi_f08 MPI_WAITSOME returns 0-based indices before 4.1
     ran+=" mpich"
 fi
 [ -n "$ran" ] || skip "no MPI family with a Fortran compiler and its library (lib/<fam>/libsynctrace.so)"
