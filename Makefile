@@ -62,8 +62,10 @@ LIB_SRC  := $(foreach d,$(LIB_DIRS),$(wildcard src/$(d)/*.c))
 # generated per family: $(GEN)/<fam>/NAME.c, compiled to $(BUILD)/lib-<fam>/gen/NAME.o; LIB_GEN for
 # every family, LIB_GEN_<fam> for one family only
 LIB_GEN  := mpi_wrappers
-# Open MPI's Fortran bindings call PMPI_*: its library also has Fortran entry points (gen_fortran.py)
+# Fortran bindings that call PMPI_* (all of Open MPI's, MPICH's mpi_f08 ones without a choice
+# buffer): those libraries also have Fortran entry points (gen_fortran.py)
 LIB_GEN_openmpi := mpi_fortran
+LIB_GEN_mpich := mpi_fortran
 # The CLI shares the MPI-free modules; files named *_mpi.c and the mpi/ and omp/ dirs stay in the library.
 CLI_DIRS := util config model clock exchange relations otf2 clc analysis cli
 CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c)))

@@ -1,13 +1,19 @@
-"""gen_fortran.py - Open MPI's Fortran entry points, generated from the same table as the C wrappers.
+"""gen_fortran.py - Fortran entry points of the MPI families, generated from the same table as the C wrappers.
 
 scripts/gen_wrappers.py plans the C wrappers (one per MPI function of mpi.h: the table role's
-substituted pre/post code, or the generic enter/leave shape) and, for the openmpi family, calls
-render() to write mpi_fortran.c. Open MPI's Fortran bindings call the C PMPI_* functions, so a
-Fortran call never reaches a C wrapper; MPICH's call the C MPI_* functions (no file for it).
+substituted pre/post code, or the generic enter/leave shape) and calls render() to write each
+family's mpi_fortran.c, for the Fortran calls that never reach a C wrapper:
+ - openmpi: all its Fortran bindings (mpif.h, `use mpi`, `use mpi_f08`) call the C PMPI_*
+   functions: entry points for every name (mpi_x_, its aliases, mpi_x_f08_), each forwarding to
+   Open MPI's own Fortran profiling entry (pmpi_x_, pmpi_x_f08_, weak references);
+ - mpich: its mpif.h and `use mpi` bindings call the C MPI_* functions, and so do its `use
+   mpi_f08` bindings of functions with a choice buffer (mpi_x_f08ts_: TS 29113 descriptors), all
+   recorded by the C wrappers; only its other `use mpi_f08` bindings (mpi_x_f08_) call PMPI_*.
+   So only those names, each forwarding to MPICH's own mpi_x_f08_ (it has no pmpi_x_f08_; found
+   with dlsym(RTLD_NEXT)): nothing is recorded twice.
+So what the call does stays exactly the MPI library's.
 
-Every entry point here forwards the call unchanged to Open MPI's own Fortran profiling entry
-(pmpi_x_ for mpif.h and `use mpi`, pmpi_x_f08_ for `use mpi_f08`), so what the call does stays
-exactly Open MPI's. Around it runs the same code as in the C wrapper, on C values converted from
+Around the forwarded call runs the same code as in the C wrapper, on C values converted from
 the Fortran arguments the role's code reads, and only those (src/mpi/fortran.h): handles with
 PMPI_*_f2c, statuses with PMPI_Status_f2c (MPI_STATUS(ES)_IGNORE replaced by local storage, as
 the C wrapper does), request arrays and 1-based indices into thread-local scratch, LOGICAL flags,
@@ -43,6 +49,18 @@ INDICES_NAMES = {"array_of_indices"}
 COUNT_NAMES = ("count", "incount")
 # Manual in C (src/mpi/init.c, finalize.c, ends.c): hand-written in src/mpi/fortran.c.
 HAND_WRITTEN = {"MPI_Init", "MPI_Init_thread", "MPI_Finalize", "MPI_Abort"}
+# MPICH's mpi_f08: the void * parameters that are not choice buffers (a function with any other
+# void * parameter is bound as mpi_x_f08ts_ and calls the C MPI_X), and the functions of its
+# mpi.h without an mpi_f08 binding (removed from MPI-3 on; status conversions).
+MPICH_NOT_CHOICE = {"attribute_val", "baseptr", "buffer_addr", "extra_state"}
+MPICH_NO_F08 = {
+    "MPI_Address", "MPI_Attr_delete", "MPI_Attr_get", "MPI_Attr_put", "MPI_Errhandler_create",
+    "MPI_Errhandler_get", "MPI_Errhandler_set", "MPI_Keyval_create", "MPI_Keyval_free", "MPI_Type_extent",
+    "MPI_Type_hindexed", "MPI_Type_hvector", "MPI_Type_lb", "MPI_Type_struct", "MPI_Type_ub",
+    "MPI_Status_c2f", "MPI_Status_f2c", "MPI_Status_c2f08", "MPI_Status_f082c", "MPI_Status_f082f",
+    "MPI_Status_f2f08",
+}
+FAMILIES = ("openmpi", "mpich")
 
 
 class Unsupported(Exception):
@@ -50,10 +68,17 @@ class Unsupported(Exception):
 
 
 def has_fortran(proto):
-    """Whether Open MPI has a Fortran binding of the C shape for this function."""
+    """Whether the MPI library has a Fortran binding of the C shape for this function."""
     n = proto.name
     return (n.startswith("MPI_") and not n.startswith("MPI_T_") and not n.endswith("_c")
             and proto.ret == ["int"] and not proto.variadic and n not in HAND_WRITTEN)
+
+
+def mpich_f08_calls_pmpi(proto):
+    """Whether MPICH's `use mpi_f08` binding of this function is mpi_x_f08_, which calls PMPI_X
+    (no choice buffer; the mpi_x_f08ts_ bindings of the others call the C MPI_X)."""
+    return proto.name not in MPICH_NO_F08 and not any(
+        param_kind(p)[0] == "buf" and p.name not in MPICH_NOT_CHOICE for p in proto.params)
 
 
 def param_kind(p):
@@ -90,7 +115,7 @@ def count_param(proto):
     raise Unsupported("no count for an array")
 
 
-def conversions(w):
+def conversions(w, family):
     """(before, after, guards): C lines declaring and setting the C values the role's code reads.
 
     before runs ahead of the call (and of the role's pre code), after right after it (before the
@@ -112,6 +137,8 @@ def conversions(w):
         elif kind == "handle":
             before.append(f"{base} {n} = {HANDLE_F2C[base]}(*(const MPI_Fint *){f});")
         elif kind == "buf":
+            if family != "openmpi":  # MPICH's mpi_x_f08_ have no choice buffer
+                raise Unsupported(n)
             const = "const " if "const" in p.tokens else ""
             before.append(f"{const}void *{n} = st_f_buf({f});")
         elif kind == "ptr" and base == "int":
@@ -179,16 +206,25 @@ def fortran_params(proto):
     return decl, names
 
 
-def emit(w, fname, pname, before, after, guards):
-    """One entry point fname forwarding to Open MPI's pname, with the role's code around it."""
+def emit(w, fname, target, before, after, guards):
+    """One entry point fname forwarding to the MPI library's entry target, with the role's code
+    around it: target is Open MPI's pmpi_x_ (a weak reference), or for MPICH its own fname found
+    with dlsym(RTLD_NEXT) on the first call (st_f_next)."""
     p = w.proto
     decl, names = fortran_params(p)
     args = ", ".join(names)
     region = f"ST_REGION_{p.name}"
     code = w.pre + w.post
-    lines = [f"extern void {pname}({', '.join(decl)}) __attribute__((weak));",
-             f"ST_EXPORT void {fname}({', '.join(decl)})", "{",
-             f"    if (!{pname}) {{ st_f_missing(\"{fname}\", f_ierr); return; }}",
+    if target == fname:
+        pname = "next"
+        lines = [f"typedef void st_ft_{fname}({', '.join(decl)});", f"static void *st_next_{fname};",
+                 f"ST_EXPORT void {fname}({', '.join(decl)})", "{",
+                 f"    st_ft_{fname} *next = (st_ft_{fname} *)st_f_next(&st_next_{fname}, \"{fname}\");"]
+    else:
+        pname = target
+        lines = [f"extern void {pname}({', '.join(decl)}) __attribute__((weak));",
+                 f"ST_EXPORT void {fname}({', '.join(decl)})", "{"]
+    lines += [f"    if (!{pname}) {{ st_f_missing(\"{fname}\", f_ierr); return; }}",
              "    st_thread_t *th = st_mpi_begin();",
              f"    if (!th) {{ {pname}({args}); return; }}",
              f"    st_mpi_enter(th, {region});"]
@@ -208,14 +244,17 @@ def emit(w, fname, pname, before, after, guards):
     return lines
 
 
-def emit_function(w, generic_of):
-    """mpif.h / `use mpi` entry point with its aliases, and the mpi_f08 one."""
+def emit_function(w, generic_of, family):
+    """Open MPI: the mpif.h / `use mpi` entry point with its aliases, and the mpi_f08 one;
+    MPICH: the mpi_f08 one."""
     base = w.proto.name.lower()
     try:
-        before, after, guards = conversions(w)
+        before, after, guards = conversions(w, family)
         shape, fell_back = w, False
     except Unsupported:
         shape, before, after, guards, fell_back = generic_of(w), [], [], [], True
+    if family == "mpich":
+        return emit(shape, base + "_f08_", base + "_f08_", before, after, guards) + [""], fell_back
     out = emit(shape, base + "_", "p" + base + "_", before, after, guards)
     for alias in (base, base + "__", base.upper()):
         out.append(f"extern __typeof({base}_) {alias} __attribute__((alias(\"{base}_\"), visibility(\"default\")));")
@@ -223,30 +262,43 @@ def emit_function(w, generic_of):
     return out + [""], fell_back
 
 
-def render(table, mpi_h, wrappers, generic_of):
-    """The text of mpi_fortran.c for the planned wrappers (gen_wrappers.Wrapper list, sorted) of the
-    table (its path and prologue, emitted as in mpi_wrappers.c) and Open MPI's mpi.h.
+def render(table, mpi_h, wrappers, generic_of, family):
+    """The text of mpi_fortran.c of family (one of FAMILIES) for the planned wrappers
+    (gen_wrappers.Wrapper list, sorted) of the table (its path and prologue, emitted as in
+    mpi_wrappers.c) and the family's mpi.h.
 
     generic_of(w) returns w with the generic role's code, for functions whose arguments cannot be
     converted. Returns (text, number of table-role entry points, names that fell back to generic)."""
     body, fell, sem = [], [], 0
-    skipped = []
+    skipped, via_c = [], []
+    if family not in FAMILIES:
+        raise ValueError(f"no Fortran entry points for MPI family {family}")
     for w in wrappers:
-        if w.nowrap or not has_fortran(w.proto):
+        no_f08 = family == "mpich" and w.proto.name in MPICH_NO_F08
+        if family == "mpich" and not no_f08 and has_fortran(w.proto) and not mpich_f08_calls_pmpi(w.proto):
+            via_c.append(w.proto.name)  # its mpi_x_f08ts_ calls the C MPI_X: the C wrapper records it
+            continue
+        if w.nowrap or not has_fortran(w.proto) or no_f08:
             if not w.nowrap and w.proto.name.startswith("MPI_") and not w.proto.name.startswith("MPI_T_") \
                     and not w.proto.name.endswith("_c"):
                 skipped.append(w.proto.name)
             continue
-        lines, fell_back = emit_function(w, generic_of)
+        lines, fell_back = emit_function(w, generic_of, family)
         body += lines
         if fell_back:
             fell.append(w.proto.name)
         elif w.semantic and (w.pre or w.post):
             sem += 1
+    if family == "openmpi":
+        what = [" * Open MPI's Fortran entry points (mpif.h and `use mpi`: mpi_x_, mpi_x, mpi_x__, MPI_X;",
+                " * `use mpi_f08`: mpi_x_f08_), each forwarding to Open MPI's pmpi_x_ / pmpi_x_f08_"]
+    else:
+        what = [" * MPICH's `use mpi_f08` entry points that call PMPI_* (mpi_x_f08_: no choice buffer; its",
+                " * mpi_x_f08ts_, mpif.h and `use mpi` bindings call the C MPI_* wrappers), each forwarding to",
+                " * MPICH's own mpi_x_f08_ (dlsym(RTLD_NEXT))"]
     head = [f"/* generated from {table.path} \u2014 do not edit */",
             "/* Generated by scripts/gen_wrappers.py (scripts/gen_fortran.py) from the prototypes in",
-            f" * {os.path.basename(mpi_h)}: Open MPI's Fortran entry points (mpif.h and `use mpi`: mpi_x_, mpi_x,",
-            " * mpi_x__, MPI_X; `use mpi_f08`: mpi_x_f08_), each forwarding to Open MPI's pmpi_x_ / pmpi_x_f08_",
+            f" * {os.path.basename(mpi_h)}:"] + what + [
             f" * with the table role's code around it: {sem} with a table role's code, the others generic.",
             " * Hand-written in src/mpi/fortran.c: " + ", ".join(sorted(HAND_WRITTEN)) + ". */", ""]
     head += textwrap.dedent("\n".join(table.prologue)).strip("\n").splitlines()
@@ -255,4 +307,7 @@ def render(table, mpi_h, wrappers, generic_of):
     tail += [f" *   {n}" for n in fell] or [" *   none"]
     tail += [" * No Fortran entry point (no Fortran binding of the C shape: returns a value, variadic):"]
     tail += [f" *   {n}" for n in skipped] or [" *   none"]
+    if family == "mpich":
+        tail += [" * Recorded by the C wrappers (MPICH's mpi_x_f08ts_ binding calls the C MPI_X):"]
+        tail += [f" *   {n}" for n in via_c] or [" *   none"]
     return "\n".join(head + body + tail + [" */", ""]), sem, fell

@@ -767,12 +767,12 @@ def write_atomic(path, text):
 
 
 def render_fortran(t, fam, wrappers):
-    """Open MPI's Fortran entry points for the same wrappers (scripts/gen_fortran.py)."""
+    """The family's Fortran entry points for the same wrappers (scripts/gen_fortran.py)."""
     sys.dont_write_bytecode = True  # no scripts/__pycache__ in the source tree
     import gen_fortran
     g = t.roles["generic"]
     return gen_fortran.render(t, fam.mpi_h, wrappers, lambda w: Wrapper(
-        w.proto, w.region, substitute(g.pre, {}), substitute(g.post, {}), False, False, g.call))[0]
+        w.proto, w.region, substitute(g.pre, {}), substitute(g.post, {}), False, False, g.call), fam.name)[0]
 
 
 def parse_families(args):
@@ -806,7 +806,7 @@ def main(argv):
             wrappers, excluded = per_fam[fam.name]
             files[os.path.join(fam.name, "mpi_wrappers.c")] = render_c(table, fam, wrappers, excluded)
             files[os.path.join(fam.name, "mpi_have.h")] = render_have(table, fam)
-            if fam.name == "openmpi":  # its Fortran bindings call PMPI_*: entry points of our own
+            if fam.name in ("openmpi", "mpich"):  # Fortran bindings calling PMPI_*: entry points of our own
                 files[os.path.join(fam.name, "mpi_fortran.c")] = render_fortran(table, fam, wrappers)
         for rel, text in files.items():
             os.makedirs(os.path.dirname(os.path.join(a.out, rel)), exist_ok=True)

@@ -27,7 +27,7 @@ GENERATED = {
     "mpi_have.h",  # per MPI family: build/gen/FAM/mpi_wrappers.c, build/gen/FAM/mpi_have.h
 }
 # Open MPI's Fortran entry points (scripts/gen_fortran.py)
-GENERATED |= {"build/gen/openmpi/mpi_fortran.c", "mpi_fortran.c"}
+GENERATED |= {"build/gen/openmpi/mpi_fortran.c", "build/gen/mpich/mpi_fortran.c", "mpi_fortran.c"}
 # Files tests, scripts or the tool create at run time: an OTF2 archive's definitions file.
 CREATED = {"traces.def"}
 # Other projects' files, named as such: MPI's and OTF2's headers, Scalasca 2.6's sources, and the

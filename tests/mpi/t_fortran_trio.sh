@@ -7,8 +7,10 @@
 #    (generated from the wrapper table: build/gen/openmpi/mpi_fortran.c) must record the calls, and
 #    the Fortran MPI_INIT start the tool (else: no archive at all); with SYNCTRACE_CALLSITE=1 every
 #    call is attributed to its line of the .f90 file;
-#  - MPICH: its mpif.h and `use mpi` bindings call the C MPI_* functions: the same counts, nothing
-#    counted twice. (Its `use mpi_f08` bindings call PMPI_*: not traced yet, so not run here.)
+#  - MPICH: its mpif.h and `use mpi` bindings call the C MPI_* functions, and so do its `use mpi_f08`
+#    bindings with a choice buffer (mpi_send_f08ts_ -> MPI_Send); its other mpi_f08 bindings
+#    (mpi_init_f08_, mpi_barrier_f08_, mpi_waitall_f08_, ...) call PMPI_*, so the mpich library
+#    exports those names only (build/gen/mpich/mpi_fortran.c): the same counts, nothing twice.
 # The launchers and compilers are named by family (never the plain mpicc/mpirun); the Open MPI
 # root/oversubscribe settings are the test's, not the tool's.
 source "$ST_ROOT/tests/lib.sh"
@@ -105,16 +107,36 @@ trio() {
     done
 }
 
+# idx FAM CC FC: ftrio_idx.c and ftrio_idx_f08.f90 (MPI_WAITSOME's indices) under FAM, compared.
+idx() {
+    local bin
+    bin=$(build "$1" "$2" ftrio_idx "$MPI_DIR/ftrio_idx.c")
+    traced "$1" ftrio_idx "$bin"
+    grep -qx "ftrio_idx: 1 975" "$ST_TMP/out.txt" || fail "ftrio_idx.c ($1): $(head -c 200 "$ST_TMP/out.txt")"
+    bin=$(build "$1" "$3" ftrio_idx_f08 "$MPI_DIR/ftrio_idx_f08.f90")
+    traced "$1" ftrio_idx_f08 "$bin"
+    python3 "$MPI_DIR/fortran_same.py" "$ST_TMP/ftrio_idx-$1.json" "$ST_TMP/ftrio_idx_f08-$1.json" "ftrio_idx_f08 ($1)" \
+        >"$ST_TMP/same.txt" || fail "$(head -n 12 "$ST_TMP/same.txt" | tr '\n' '|')"
+    note "$(cat "$ST_TMP/same.txt")"
+}
+
 ran=
 if command -v mpif90.openmpi >/dev/null && command -v mpirun.openmpi >/dev/null && [ -f "$(lib_of openmpi)" ]; then
     trio openmpi mpicc.openmpi mpif90.openmpi "mpifh usempi f08" SYNCTRACE_CALLSITE=1 # call sites through Open MPI's bindings
+    idx openmpi mpicc.openmpi mpif90.openmpi
     ran+=" openmpi"
 fi
 if command -v mpif90.mpich >/dev/null && command -v mpiexec.mpich >/dev/null && [ -f "$(lib_of mpich)" ]; then
-    # Not `use mpi_f08`: MPICH's mpi_f08 bindings (mpi_x_f08_, mpi_x_f08ts_) call PMPI_* and the
-    # MPICH library has no Fortran entry points of its own yet, so such a program is not traced.
-    trio mpich mpicc.mpich mpif90.mpich "mpifh usempi"
-    note "not checked: use mpi_f08 on MPICH (its bindings call PMPI_*, not traced)"
+    # Nothing twice: the mpich library has the mpi_f08 names that call PMPI_* (and the program's
+    # are among them), none of mpif.h / `use mpi` nor the mpi_x_f08ts_ ones (they call MPI_*).
+    nm -D --defined-only "$(lib_of mpich)" | awk '{print $3}' >"$ST_TMP/syms-mpich.txt"
+    for s in mpi_init_f08_ mpi_finalize_f08_ mpi_barrier_f08_ mpi_waitall_f08_ mpi_waitany_f08_ mpi_comm_split_f08_; do
+        grep -qx "$s" "$ST_TMP/syms-mpich.txt" || fail "the mpich library does not export $s"
+    done
+    twice=$(grep -E '^mpi_.*(_f08ts_|[^8]_)$|^mpi_[a-z0-9_]*[a-z0-9]$|^MPI_[A-Z0-9_]+$' "$ST_TMP/syms-mpich.txt" | head -n 5 | tr '\n' ' ' || true)
+    [ -z "$twice" ] || fail "the mpich library exports Fortran names MPICH binds to the C MPI_* functions: $twice"
+    trio mpich mpicc.mpich mpif90.mpich "mpifh usempi f08" SYNCTRACE_CALLSITE=1
+    idx mpich mpicc.mpich mpif90.mpich # its mpi_f08 MPI_WAITSOME returns 0-based indices before 4.1
     ran+=" mpich"
 fi
 [ -n "$ran" ] || skip "no MPI family with a Fortran compiler and its library (lib/<fam>/libsynctrace.so)"

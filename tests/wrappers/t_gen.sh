@@ -24,7 +24,7 @@ BOTH=(--mpi-h "mpich=$MPICH_H" --mpi-h "openmpi=$OMPI_H")
 gen() { python3 scripts/gen_wrappers.py "${BOTH[@]}" "$@"; }
 
 # ---- the real table ---------------------------------------------------------------------------
-OUTS="mpi_regions.def mpi_calls.def mpich/mpi_wrappers.c mpich/mpi_have.h openmpi/mpi_wrappers.c openmpi/mpi_have.h openmpi/mpi_fortran.c"
+OUTS="mpi_regions.def mpi_calls.def mpich/mpi_wrappers.c mpich/mpi_have.h openmpi/mpi_wrappers.c openmpi/mpi_have.h openmpi/mpi_fortran.c mpich/mpi_fortran.c"
 gen --table wrappers/mpi_functions.tbl --out "$ST_TMP/a" >"$ST_TMP/a.log" || fail "generator failed: $(cat "$ST_TMP/a.log")"
 gen --table wrappers/mpi_functions.tbl --out "$ST_TMP/b" >/dev/null || fail "second run failed"
 for f in $OUTS; do
