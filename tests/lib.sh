@@ -30,16 +30,22 @@
 set -euo pipefail
 : "${ST_ROOT:?run tests through tests/run-tests.sh}"
 ST_MPI=${ST_MPI:-mpich}
-case $ST_MPI in
-mpich)
-    MPI_CC=mpicc.mpich MPI_CXX=mpicxx.mpich MPI_F90=mpif90.mpich MPI_LAUNCHER=mpiexec.mpich
-    MPI_OVERSUB= MPI_RANK_VAR=PMI_RANK ;;
-openmpi)
-    MPI_CC=mpicc.openmpi MPI_CXX=mpicxx.openmpi MPI_F90=mpif90.openmpi MPI_LAUNCHER=mpirun.openmpi
-    MPI_OVERSUB=--oversubscribe MPI_RANK_VAR=OMPI_COMM_WORLD_RANK
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ;;
-*) echo "FAIL: ST_MPI='$ST_MPI': expected mpich or openmpi" >&2; exit 1 ;;
-esac
+# mpi_family FAM: sets the MPI_* names above for FAM (mpich | openmpi); the harness calls it for ST_MPI,
+# a test that runs both families calls it in a subshell for the other
+mpi_family() {
+    case $1 in
+    mpich)
+        MPI_CC=mpicc.mpich MPI_CXX=mpicxx.mpich MPI_F90=mpif90.mpich MPI_LAUNCHER=mpiexec.mpich
+        MPI_OVERSUB= MPI_RANK_VAR=PMI_RANK ;;
+    openmpi)
+        MPI_CC=mpicc.openmpi MPI_CXX=mpicxx.openmpi MPI_F90=mpif90.openmpi MPI_LAUNCHER=mpirun.openmpi
+        MPI_OVERSUB=--oversubscribe MPI_RANK_VAR=OMPI_COMM_WORLD_RANK
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ;;
+    *) echo "FAIL: MPI family '$1': expected mpich or openmpi" >&2; exit 1 ;;
+    esac
+    ST_MPI=$1
+}
+mpi_family "$ST_MPI"
 export ST_MPI
 export ST_LIB=${ST_O:-$ST_ROOT}/lib/$ST_MPI/libsynctrace.so
 # until the build makes lib/<family>/: the one library there is, MPICH's

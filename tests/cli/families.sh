@@ -12,15 +12,7 @@ FAMILIES="mpich openmpi"
 
 plugin() { echo "$ST_BIN/../lib/$1/synctrace-analyze-mpi.so"; }
 
-launch() {
-    local fam=$1 n=$2; shift 2
-    case $fam in
-    mpich) timeout 120 mpiexec.mpich -n "$n" "$@" ;;
-    openmpi) OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        timeout 120 mpirun.openmpi --oversubscribe -n "$n" "$@" ;;
-    *) fail "launch: unknown MPI family '$fam'" ;;
-    esac
-}
+launch() { (mpi_family "$1" && mpi_run -t 120 -n "$2" "${@:3}"); }
 
 families_built() {
     local fam built=""
