@@ -11,6 +11,7 @@
 #include "../util/mem.h"
 #include "../model/region.h"
 #include "patterns.h"
+#include "rootcause.h"
 #include "source.h"
 
 static const st_an_metric_def_t metrics[ST_AN__METRICS] = {
@@ -424,6 +425,12 @@ void st_an_free(st_an_result_t *res)
     if (res->src)
         st_an_src_free(res->src);
     free(res->src);
+    if (res->timeline)
+        st_rc_input_free(res->timeline);
+    free(res->timeline);
+    if (res->causes)
+        st_rc_causes_free(res->causes);
+    free(res->causes);
     free(res->cnodes);
     free(res->sev);
     free(res->span);

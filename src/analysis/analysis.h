@@ -102,6 +102,10 @@ typedef struct st_an_result {
     uint32_t         nfuncs;  /* names of the function regions (ST_AN_FUNC_REGION(k)); owned */
     char           **funcs;
     struct st_an_src *src;    /* where the call paths' frames lie (source.h); NULL without call paths; owned */
+    /* Root causes (rootcause.h), both owned: the timeline while it is built and merged (freed by the
+     * root-cause analysis), and what that analysis found beside the metric values; NULL: none. */
+    struct st_rc_input  *timeline;
+    struct st_rc_causes *causes;
 } st_an_result_t;
 
 static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, uint32_t loc)
