@@ -1,0 +1,462 @@
+/*
+ * test_rootcause.c — the root-cause replay (st_rc_run, src/analysis/rc_*.c) on synthetic timelines
+ * with hand-computed answers (docs/analysis.md, "Root causes"): a Late Sender charged to the sender's
+ * excess in solve (direct); a chain 2 -> 1 -> 0 (long-term cost on location 2, the middle wait
+ * propagating, the last terminal and indirect); the same chain with a partial scale; a barrier of 3
+ * charged to the last arriver, tied last arrivers; Late Broadcast to the root and Early Reduce to the
+ * last sender; idleness charged to the master's serial time and an OpenMP barrier to the slow thread;
+ * the critical path (through the slow location's solve, adding up to the run's length) and its
+ * imbalance metrics; no waits (nothing charged, the path on the last location to finalize); a wait
+ * with nothing to charge (S + W_D == 0); the same values bit for bit whatever the cnode numbering; a
+ * timeline that does not fit its result. Every result also passes st_an_check_tree (check.c: a parent
+ * holds its children, the critical path adds up to the run's length).
+ */
+/* link: src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+#include "test_rc_lib.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- scenarios ------------------------------------------------------------------------------------ */
+
+/* (a) location 1 computes 300 more in solve, then sends to location 0, which waits 300 in MPI_Recv. */
+static void scen_late_sender(void)
+{
+    mpi_init(2, 1430);
+    tl_seg(0, C_SOLVE, 1000);
+    tl_call(0, 1010, 1315, C_RECV, 0), tl_wait(0, ST_AN_M_LATESENDER, 300), tl_recv(0, 1, 0, 0);
+    tl_seg(0, C_MAIN, 100);
+    mpi_finalize(0, 1415, 1430, 5);
+    tl_seg(1, C_SOLVE, 1300);
+    tl_call(1, 1310, 1320, C_SEND, 0), tl_send(1, 1, 0, 0);
+    tl_seg(1, C_MAIN, 100);
+    mpi_finalize(1, 1420, 1430, 0);
+    tl_end();
+}
+
+/* (b) location 2 computes 300 more in solve and sends to 1, which waits 300 and then (at once) sends
+ * to 0, which waits 300 too: for it 1 was late only because it waited. */
+static void scen_chain(void)
+{
+    mpi_init(3, 1430);
+    tl_seg(2, C_SOLVE, 1300);
+    tl_call(2, 1310, 1320, C_SEND, 0), tl_send(2, 2, 1, 0);
+    tl_seg(2, C_MAIN, 100);
+    mpi_finalize(2, 1420, 1430, 0);
+    tl_seg(1, C_SOLVE, 1000);
+    tl_call(1, 1010, 1310, C_RECV, 0), tl_wait(1, ST_AN_M_LATESENDER, 300), tl_recv(1, 2, 1, 0);
+    tl_call(1, 1310, 1320, C_SEND, 0), tl_send(1, 1, 0, 0);
+    tl_seg(1, C_MAIN, 100);
+    mpi_finalize(1, 1420, 1430, 0);
+    tl_seg(0, C_SOLVE, 1000);
+    tl_call(0, 1010, 1315, C_RECV, 0), tl_wait(0, ST_AN_M_LATESENDER, 300), tl_recv(0, 1, 0, 0);
+    tl_seg(0, C_MAIN, 100);
+    mpi_finalize(0, 1415, 1430, 5);
+    tl_end();
+}
+
+/* (b') the chain with a partial scale: 1 also computes 100 in serial after its wait (S = 100, W_D =
+ * 300), 0 computes 200 in work before receiving and waits 200: scale = 200 / 400. */
+static void scen_chain_partial(void)
+{
+    mpi_init(3, 1530);
+    tl_seg(2, C_SOLVE, 1300);
+    tl_call(2, 1310, 1320, C_SEND, 0), tl_send(2, 2, 1, 0);
+    tl_seg(2, C_MAIN, 200);
+    mpi_finalize(2, 1520, 1530, 0);
+    tl_seg(1, C_SOLVE, 1000);
+    tl_call(1, 1010, 1310, C_RECV, 0), tl_wait(1, ST_AN_M_LATESENDER, 300), tl_recv(1, 2, 1, 0);
+    tl_seg(1, C_SERIAL, 100);
+    tl_call(1, 1410, 1420, C_SEND, 0), tl_send(1, 1, 0, 0);
+    tl_seg(1, C_MAIN, 100);
+    mpi_finalize(1, 1520, 1530, 0);
+    tl_seg(0, C_SOLVE, 1000), tl_seg(0, C_WORK, 200);
+    tl_call(0, 1210, 1415, C_RECV, 0), tl_wait(0, ST_AN_M_LATESENDER, 200), tl_recv(0, 1, 0, 0);
+    tl_seg(0, C_MAIN, 105);
+    mpi_finalize(0, 1520, 1530, 0);
+    tl_end();
+}
+
+/* (c) a barrier of 3: all work 100; 1 then solves 150, 2 (the last to arrive) 200. */
+static void scen_barrier(int tie)
+{
+    mpi_init(3, 325);
+    static const uint64_t solve[3] = { 0, 150, 200 };
+    for (uint32_t l = 0; l < 3; l++) {
+        uint64_t s = tie && l == 1 ? 200 : solve[l], enter = 110 + s;
+        tl_seg(l, C_WORK, 100);
+        if (s)
+            tl_seg(l, C_SOLVE, s);
+        tl_call(l, enter, 315, C_BARRIER, 0);
+        if (enter < 310)
+            tl_wait(l, ST_AN_M_BARRIER_WAIT, (double)(310 - enter));
+        tl_rel(l, ST_REL_KEY_COLL, 1, 7, ST_RC_SENDS | ST_RC_RECEIVES);
+        mpi_finalize(l, 315, 325, 0);
+    }
+    tl_end();
+}
+
+/* (d) MPI_Bcast from root 0, which solves 200 more than 1 and 2; with reduce: then MPI_Reduce to 0,
+ * which arrives first while 1 works 50 and 2 works 80 more. */
+static void scen_rooted(int reduce)
+{
+    mpi_init(3, reduce ? 420 : 325);
+    for (uint32_t l = 0; l < 3; l++) {
+        tl_seg(l, C_WORK, 100);
+        if (l == 0)
+            tl_seg(l, C_SOLVE, 200);
+        tl_call(l, l ? 110 : 310, 315, C_BCAST, 0);
+        if (l)
+            tl_wait(l, ST_AN_M_LATEBROADCAST, 200);
+        tl_rel(l, ST_REL_KEY_COLL, 1, 7, l ? ST_RC_RECEIVES : ST_RC_SENDS | ST_RC_ROOT);
+        if (reduce) {
+            uint64_t w = l == 1 ? 50 : l == 2 ? 80 : 0;
+            if (w)
+                tl_seg(l, C_WORK, w);
+            tl_call(l, 315 + w, 410, C_REDUCE, 0);
+            if (!l)
+                tl_wait(l, ST_AN_M_EARLYREDUCE, 80);
+            tl_rel(l, ST_REL_KEY_COLL, 2, 7, l ? ST_RC_SENDS : ST_RC_RECEIVES | ST_RC_ROOT);
+        }
+        mpi_finalize(l, reduce ? 410 : 315, reduce ? 420 : 325, 0);
+    }
+    tl_end();
+}
+
+/* (e) OpenMP: the master (thread 0) runs serial 60 and main 40 before the fork at 100; the worker
+ * (thread 1) idles until then; in the region the master works 100, the worker 150 before the implicit
+ * barrier; after the join the master runs main 50 (the worker idles as its Time). */
+static void scen_omp(void)
+{
+    tl_reset(2);
+    tl_loc(0, 0, 300), tl_loc(1, 0, 300);
+    tl_seg(0, C_SERIAL, 60), tl_seg(0, C_MAIN, 40);
+    tl_call(0, 100, 100, C_MAIN, 0), tl_rel(0, ST_REL_KEY_OMP_FORK, 1, 0, ST_RC_SENDS);
+    tl_seg(0, C_PAR, 100);
+    tl_call(0, 200, 250, C_IBAR, 0), tl_wait(0, ST_AN_M_OMP_IBARRIER_WAIT, 50);
+    tl_rel(0, ST_REL_KEY_OMP_BARRIER, 1, 0, ST_RC_SENDS | ST_RC_RECEIVES);
+    tl_seg(0, C_MAIN, 50);
+    tl_call(1, 0, 100, C_MAIN, ST_RC_IDLE), tl_wait(1, ST_AN_M_OMP_IDLE, 100);
+    tl_rel(1, ST_REL_KEY_OMP_FORK, 1, 0, ST_RC_RECEIVES);
+    tl_seg(1, C_PAR, 150);
+    tl_call(1, 250, 250, C_IBAR, 0), tl_rel(1, ST_REL_KEY_OMP_BARRIER, 1, 0, ST_RC_SENDS | ST_RC_RECEIVES);
+    tl_seg(1, C_MAIN, 50);
+    tl_end();
+}
+
+/* (g) no waits: 0 works 300 and finalizes [300, 500], 1 (first event 20) works 380 and finalizes
+ * later, [400, 480]. */
+static void scen_no_waits(void)
+{
+    tl_reset(2);
+    tl_loc(0, 0, 500), tl_loc(1, 20, 480);
+    tl_seg(0, C_WORK, 300);
+    mpi_finalize(0, 300, 500, 0);
+    tl_seg(1, C_WORK, 380);
+    mpi_finalize(1, 400, 480, 0);
+    tl_end();
+}
+
+/* (h) a Late Sender of 50 with nothing to charge: the sender left MPI_Init 50 later and computed
+ * as long as the receiver (S = 0, W_D = 0). */
+static void scen_nothing_to_charge(void)
+{
+    tl_reset(2);
+    for (uint32_t l = 0; l < 2; l++) {
+        tl_loc(l, 0, 200);
+        tl_call(l, 0, l ? 60 : 10, C_INIT, ST_RC_INIT);
+        tl_rel(l, ST_REL_KEY_SYNC, 0, 0, ST_RC_SENDS | ST_RC_RECEIVES);
+        tl_seg(l, C_SOLVE, 100);
+    }
+    tl_call(0, 110, 165, C_RECV, 0), tl_wait(0, ST_AN_M_LATESENDER, 50), tl_recv(0, 1, 0, 0);
+    tl_seg(0, C_MAIN, 25);
+    mpi_finalize(0, 190, 200, 0);
+    tl_call(1, 160, 170, C_SEND, 0), tl_send(1, 1, 0, 0);
+    tl_seg(1, C_MAIN, 20);
+    mpi_finalize(1, 190, 200, 0);
+    tl_end();
+}
+
+/* ---- the tests ------------------------------------------------------------------------------------ */
+
+static void test_late_sender(void)
+{
+    scen_late_sender();
+    run(0);
+    expect_up(ST_AN_M_DELAY_LS, C_SOLVE, 1, 300);
+    EQ(total(ST_AN_M_DELAY), 300); /* nothing else charged (Wait at Finalize has no delay cost) */
+    expect_up(ST_AN_M_WAIT_DIRECT_LS, C_RECV, 0, 300);
+    expect_up(ST_AN_M_WAIT_TERM_LS, C_RECV, 0, 300);
+    const int listed[] = { ST_AN_M_DELAY, ST_AN_M_DELAY_MPI, ST_AN_M_DELAY_P2P, ST_AN_M_DELAY_LS_AGGR,
+                           ST_AN_M_DELAY_LS, ST_AN_M_WAIT_DI, ST_AN_M_WAIT_DIRECT, ST_AN_M_WAIT_DIRECT_LS,
+                           ST_AN_M_WAIT_PT, ST_AN_M_WAIT_TERM, ST_AN_M_WAIT_TERM_LS, ST_AN_M_CRITICAL_PATH,
+                           ST_AN_M_CP_IMBALANCE, ST_AN_M_PERF_IMPACT, ST_AN_M_PERF_IMPACT_CP, ST_AN_M_CP_ACTIVITIES,
+                           ST_AN_M_CP_IMBALANCE_IMPACT, ST_AN_M_NON_CP_ACTIVITIES };
+    expect_zero_but(listed, sizeof listed / sizeof listed[0]);
+    REQUIRE(CZ.n == 1);
+    EXPECT(cause(ST_AN_M_LATESENDER, C_RECV, 1, C_SOLVE) && CZ.v[0].short_ticks == 300 && CZ.v[0].long_ticks == 0);
+    const struct st_rc_prop *p = prop(ST_AN_M_LATESENDER, C_RECV);
+    EXPECT(CZ.nprop == 1 && p && p->wait == 300 && p->propagating == 0);
+
+    /* (f) the critical path: all on the sender (the last to enter MPI_Finalize), through its solve */
+    expect_path_covers(0, 1430);
+    EXPECT(CZ.npath == 1 && CZ.path[0].loc == 1);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SOLVE, 1), 1300);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_MAIN, 1), 100);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SEND, 1), 10);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_INIT, 1), 10);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_FIN, 1), 10);
+    /* T(solve) = 1000, 1300: mean 1150; imbalance = 1300 * (1300 - 1150) / 1300 */
+    EQ(V(ST_AN_M_CP_IMBALANCE, C_SOLVE, 1), 150);
+    EQ(V(ST_AN_M_CP_IMBALANCE, C_SEND, 1), 5); /* T(send) = 0, 10 */
+    EQ(V(ST_AN_M_CP_IMBALANCE, C_MAIN, 1), 0);
+    EQ(V(ST_AN_M_CP_ACTIVITIES, C_SOLVE, 0), 1000);
+    EQ(V(ST_AN_M_CP_ACTIVITIES, C_SOLVE, 1), 1300);
+    EQ(V(ST_AN_M_CP_ACTIVITIES, C_FIN, 0), 10); /* 15 less the wait at Finalize */
+    EQ(V(ST_AN_M_NON_CP_ACTIVITIES, C_RECV, 0), 5); /* not on the path: 305 less the wait */
+    EQ(total(ST_AN_M_NON_CP_ACTIVITIES), 5);
+    /* location 0's excess: solve 300, send 10; its waiting (300 + 5) mapped onto them, then onto the
+     * path's locations (all 1) */
+    EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_SOLVE, 1), 300.0 * 305 / 310);
+    EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_SEND, 1), 10.0 * 305 / 310);
+    EQ(total(ST_AN_M_CP_IMBALANCE_IMPACT), 305);
+    /* each location's resources: its time, its waiting through the impact */
+    EQ(total(ST_AN_M_PERF_IMPACT), 2 * 1430);
+}
+
+static void test_chain(void)
+{
+    scen_chain();
+    run(0);
+    /* 1's wait (300, delayer 2's send after its solve 1300 vs 1000): short-term 300; 0's wait (delayer
+     * 1's send, no excess, W_D = 300, scale 1) passes 300 on to 1's wait: long-term 300 */
+    EQ(V(ST_AN_M_DELAY_LS, C_SOLVE, 2), 300);
+    EQ(V(ST_AN_M_DELAY_LS_LT, C_SOLVE, 2), 300);
+    EQ(V(ST_AN_M_DELAY_LS_AGGR, C_SOLVE, 2), 600);
+    EQ(V(ST_AN_M_DELAY, C_SOLVE, 2), 600);
+    EQ(total(ST_AN_M_DELAY), 600);
+    EXPECT(V(ST_AN_M_DELAY, C_SOLVE, 1) == 0 && V(ST_AN_M_DELAY, C_RECV, 1) == 0);
+    /* the middle wait propagating and direct, the last terminal and indirect (scale * W_D = 300) */
+    expect_up(ST_AN_M_WAIT_PROP_LS, C_RECV, 1, 300);
+    EXPECT(V(ST_AN_M_WAIT_TERM, C_RECV, 1) == 0);
+    expect_up(ST_AN_M_WAIT_DIRECT_LS, C_RECV, 1, 300);
+    expect_up(ST_AN_M_WAIT_TERM_LS, C_RECV, 0, 300);
+    EXPECT(V(ST_AN_M_WAIT_PROP, C_RECV, 0) == 0);
+    expect_up(ST_AN_M_WAIT_INDIRECT_LS, C_RECV, 0, 300);
+    EXPECT(V(ST_AN_M_WAIT_DIRECT, C_RECV, 0) == 0);
+    /* the causes of Late Sender at MPI_Recv: 2's solve, 300 directly (1's wait) and 300 through 1 (0's) */
+    REQUIRE(CZ.n == 1);
+    EXPECT(cause(ST_AN_M_LATESENDER, C_RECV, 2, C_SOLVE) && CZ.v[0].short_ticks == 300 && CZ.v[0].long_ticks == 300);
+    const struct st_rc_prop *p = prop(ST_AN_M_LATESENDER, C_RECV);
+    EXPECT(p && p->wait == 600 && p->propagating == 300);
+
+    /* (f) from 1 (the first of the last two to enter MPI_Finalize) back to its receive, where 2's send
+     * began when it left: on to 2 at 1310, through its solve */
+    expect_path_covers(0, 1430);
+    REQUIRE(CZ.npath == 2);
+    EXPECT(CZ.path[0].loc == 1 && CZ.path[0].t0 == 1310 && CZ.path[1].loc == 2);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SOLVE, 2), 1300);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_INIT, 2), 10);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SEND, 1), 10);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_MAIN, 1), 100);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_FIN, 1), 10);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_RECV, 1), 0);
+    EQ(total(ST_AN_M_CRITICAL_PATH), 1430);
+    /* T(solve) = 1000, 1000, 1300: mean 1100; imbalance = 1300 * 200 / 1300 */
+    EQ(V(ST_AN_M_CP_IMBALANCE, C_SOLVE, 2), 200);
+    EQ(total(ST_AN_M_PERF_IMPACT), 3 * 1430);
+}
+
+static void test_chain_partial(void)
+{
+    scen_chain_partial();
+    run(0);
+    /* 0's wait 200: S = 100 (1's serial), W_D = 300, scale = 1/2 */
+    expect_up(ST_AN_M_DELAY_LS, C_SERIAL, 1, 50);
+    EQ(V(ST_AN_M_WAIT_INDIRECT_LS, C_RECV, 0), 150);
+    EQ(V(ST_AN_M_WAIT_DIRECT_LS, C_RECV, 0), 50);
+    EQ(V(ST_AN_M_WAIT_DI, C_RECV, 0), 200);
+    /* 1's wait 300 on 2's solve (scale 1), with R = 150 passed on from 0's */
+    EQ(V(ST_AN_M_DELAY_LS, C_SOLVE, 2), 300);
+    EQ(V(ST_AN_M_DELAY_LS_LT, C_SOLVE, 2), 150);
+    EQ(total(ST_AN_M_DELAY), 500);
+    EQ(V(ST_AN_M_WAIT_PROP_LS, C_RECV, 1), 150);
+    EQ(V(ST_AN_M_WAIT_TERM_LS, C_RECV, 1), 150);
+    EQ(V(ST_AN_M_WAIT_TERM_LS, C_RECV, 0), 200);
+    REQUIRE(CZ.n == 2); /* the larger cause first */
+    EXPECT(CZ.v[0].delay_loc == 2 && CZ.v[0].delay_cnode == cmap[C_SOLVE] && CZ.v[0].short_ticks == 300 &&
+           CZ.v[0].long_ticks == 150);
+    EXPECT(CZ.v[1].delay_loc == 1 && CZ.v[1].delay_cnode == cmap[C_SERIAL] && CZ.v[1].short_ticks == 50 &&
+           CZ.v[1].long_ticks == 0);
+    const struct st_rc_prop *p = prop(ST_AN_M_LATESENDER, C_RECV);
+    EXPECT(p && p->wait == 500 && p->propagating == 150);
+    /* the path: 0 (first of three to finalize at 1520), back to 1's send at 1410, 2's send at 1310 */
+    expect_path_covers(0, 1530);
+    REQUIRE(CZ.npath == 3);
+    EXPECT(CZ.path[0].loc == 0 && CZ.path[0].t0 == 1410 && CZ.path[1].loc == 1 && CZ.path[1].t0 == 1310 &&
+           CZ.path[2].loc == 2);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_RECV, 0), 5);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SERIAL, 1), 100);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SOLVE, 2), 1300);
+}
+
+static void test_barrier(void)
+{
+    scen_barrier(0);
+    run(0);
+    /* 0 waits 200 (2's solve 200 over its 0), 1 waits 50 (200 over 150): both on 2's solve */
+    expect_up(ST_AN_M_DELAY_BARRIER, C_SOLVE, 2, 250);
+    EQ(total(ST_AN_M_DELAY), 250);
+    EQ(total(ST_AN_M_WAIT_DI) + total(ST_AN_M_WAIT_PT), 0); /* point-to-point only */
+    EXPECT(CZ.n == 1 && cause(ST_AN_M_BARRIER_WAIT, C_BARRIER, 2, C_SOLVE));
+    expect_path_covers(0, 325);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_BARRIER, 0), 5);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SOLVE, 2), 200);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_WORK, 2), 100);
+
+    /* tied last arrivers (1 and 2 at 310): the smaller location is the delayer */
+    scen_barrier(1);
+    run(0);
+    expect_up(ST_AN_M_DELAY_BARRIER, C_SOLVE, 1, 200);
+    EQ(total(ST_AN_M_DELAY), 200);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SOLVE, 1), 200);
+}
+
+static void test_rooted(void)
+{
+    scen_rooted(0);
+    run(0);
+    expect_up(ST_AN_M_DELAY_12N, C_SOLVE, 0, 400);
+    EQ(total(ST_AN_M_DELAY), 400);
+    expect_path_covers(0, 325);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SOLVE, 0), 200);
+
+    /* Early Reduce: the root waits 80 for 2, the last sender, which worked 80 after the broadcast
+     * (the interval starts at the broadcast both took part in) */
+    scen_rooted(1);
+    run(0);
+    expect_up(ST_AN_M_DELAY_N21, C_WORK, 2, 80);
+    expect_up(ST_AN_M_DELAY_12N, C_SOLVE, 0, 400);
+    EQ(total(ST_AN_M_DELAY), 480);
+    /* the path: 0's reduce back to 2 at 395, 2's broadcast back to 0 at 310 */
+    expect_path_covers(0, 420);
+    REQUIRE(CZ.npath == 3);
+    EXPECT(CZ.path[0].loc == 0 && CZ.path[1].loc == 2 && CZ.path[2].loc == 0);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_WORK, 2), 80);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_BCAST, 2), 5);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_REDUCE, 0), 15);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SOLVE, 0), 200);
+}
+
+static void test_omp(void)
+{
+    scen_omp();
+    run(1);
+    /* the worker's idleness (100) on the master's serial time before the fork */
+    expect_up(ST_AN_M_DELAY_OMPIDLE, C_SERIAL, 0, 60);
+    expect_up(ST_AN_M_DELAY_OMPIDLE, C_MAIN, 0, 40);
+    /* the master's barrier wait (50) on the worker's longer loop */
+    expect_up(ST_AN_M_DELAY_OMPBARRIER, C_PAR, 1, 50);
+    EQ(total(ST_AN_M_DELAY), 150);
+    EQ(total(ST_AN_M_DELAY_MPI), 0);
+    EXPECT(cause(ST_AN_M_OMP_IDLE, C_MAIN, 0, C_SERIAL) && cause(ST_AN_M_OMP_IBARRIER_WAIT, C_IBAR, 1, C_PAR));
+    /* the path: no MPI_Finalize, so from the first location with the last event (0), to the worker
+     * at the barrier, back to the master at the fork */
+    expect_path_covers(0, 300);
+    REQUIRE(CZ.npath == 3);
+    EXPECT(CZ.path[0].loc == 0 && CZ.path[1].loc == 1 && CZ.path[2].loc == 0 && CZ.path[1].t0 == 100);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_PAR, 1), 150);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SERIAL, 0), 60);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_MAIN, 0), 90);
+    /* T(par) = 100, 150: imbalance 150 * (150 - 125) / 150; the worker's idle time is no activity */
+    EQ(V(ST_AN_M_CP_IMBALANCE, C_PAR, 1), 25);
+    EQ(V(ST_AN_M_CP_ACTIVITIES, C_PAR, 0), 100);
+    EQ(V(ST_AN_M_CP_ACTIVITIES, C_MAIN, 1), 0);
+    EQ(total(ST_AN_M_NON_CP_ACTIVITIES), 0);
+    /* the master's barrier wait (50) onto the worker's loop, the worker's idleness (150) onto the
+     * master's serial 60 and main 90 */
+    EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_PAR, 1), 50);
+    EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_SERIAL, 0), 60);
+    EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_MAIN, 0), 90);
+    EQ(total(ST_AN_M_PERF_IMPACT), 2 * 300);
+}
+
+static void test_no_waits(void)
+{
+    scen_no_waits();
+    run(0);
+    EQ(total(ST_AN_M_DELAY) + total(ST_AN_M_WAIT_DI) + total(ST_AN_M_WAIT_PT), 0);
+    EXPECT(CZ.n == 0 && CZ.nprop == 0);
+    /* all on 1 (the last to enter MPI_Finalize), before its first and after its last event at the root */
+    expect_path_covers(0, 500);
+    EXPECT(CZ.npath == 1 && CZ.path[0].loc == 1);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_WORK, 1), 380);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_FIN, 1), 80);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_ROOT, 1), 40);
+    /* T(work) = 300, 380; T(fin) = 200, 80 */
+    EQ(V(ST_AN_M_CP_ACTIVITIES, C_FIN, 0), 80);
+    EQ(V(ST_AN_M_NON_CP_ACTIVITIES, C_FIN, 0), 120);
+    EQ(V(ST_AN_M_CP_IMBALANCE, C_WORK, 1), 380.0 * 40 / 380);
+}
+
+static void test_nothing_to_charge(void)
+{
+    scen_nothing_to_charge();
+    run(0);
+    EQ(total(ST_AN_M_DELAY), 0);
+    expect_up(ST_AN_M_WAIT_DIRECT_LS, C_RECV, 0, 50); /* all direct: nothing passed on */
+    expect_up(ST_AN_M_WAIT_TERM_LS, C_RECV, 0, 50);
+    EXPECT(CZ.n == 0);
+    expect_path_covers(0, 200);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_INIT, 1), 60);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_RECV, 0), 5);
+}
+
+static void scen_barrier_plain(void) { scen_barrier(0); }
+static void scen_bcast_reduce(void) { scen_rooted(1); }
+
+/* ---- a timeline that does not fit its result ----------------------------------------------------- */
+
+static void test_bad_timeline(void)
+{
+    scen_chain();
+    make_result(0);
+    L[1].calls[1].cnode = NC; /* no such call path */
+    fprintf(stderr, "(a warning is expected:)\n");
+    EXPECT(st_rc_run(&R, &in, &CZ) == 0);
+    for (int m = ST_AN_M_DELAY; m < ST_AN__METRICS; m++)
+        EXPECT(total(m) == 0);
+    EXPECT(CZ.n == 0 && CZ.npath == 0);
+    L[1].calls[1].cnode = cmap[C_RECV];
+    L[1].calls[1].nwait = 5; /* waits beyond the location's */
+    EXPECT(st_rc_run(&R, &in, &CZ) == 0 && total(ST_AN_M_DELAY) == 0 && total(ST_AN_M_CRITICAL_PATH) == 0);
+    L[1].calls[1].nwait = 1;
+    in.nlocs = 2; /* not the result's locations */
+    EXPECT(st_rc_run(&R, &in, &CZ) == 0 && total(ST_AN_M_CRITICAL_PATH) == 0);
+}
+
+int main(void)
+{
+    memcpy(cmap, identity, sizeof cmap);
+    test_late_sender();
+    test_chain();
+    test_chain_partial();
+    test_barrier();
+    test_rooted();
+    test_omp();
+    test_no_waits();
+    test_nothing_to_charge();
+    test_numbering(scen_late_sender, 0, "late sender");
+    test_numbering(scen_chain, 0, "chain");
+    test_numbering(scen_chain_partial, 0, "partial chain");
+    test_numbering(scen_barrier_plain, 0, "barrier");
+    test_numbering(scen_bcast_reduce, 0, "broadcast and reduce");
+    test_numbering(scen_omp, 1, "openmp");
+    test_bad_timeline();
+    result_free();
+    tl_reset(0);
+    if (failures)
+        return 1;
+    printf("test_rootcause: ok\n");
+    return 0;
+}
