@@ -1,7 +1,10 @@
 /*
  * rc_index.c — the relations of a root-cause timeline by key (rc_replay.h): where the other ends of a
  * waiting call's relations are (its delayer) and whether a call of one location shares a relation
- * with an earlier call of another (the start of a delay interval). Built once per replay.
+ * with an earlier call of another (the start of a delay interval). Built once per replay, without a
+ * sort: one pass numbers the keys through a hash on their words and counts their ends, another places
+ * each key's ends in the order of the locations and their calls; afterwards a relation's run is found
+ * by its index, without hashing.
  */
 #include "rc_replay.h"
 
@@ -12,28 +15,18 @@
  * runs (messages) are scanned. */
 #define RC_SMALL_RUN 8
 
-static int cmp_end(const void *a, const void *b)
+static uint64_t mix(uint64_t x)
 {
-    const rc_end_t *x = a, *y = b;
-    for (int i = 0; i < 4; i++)
-        if (x->key[i] != y->key[i])
-            return x->key[i] < y->key[i] ? -1 : 1;
-    if (x->loc != y->loc)
-        return x->loc < y->loc ? -1 : 1;
-    if (x->call != y->call)
-        return x->call < y->call ? -1 : 1;
-    return x->role < y->role ? -1 : x->role > y->role;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
 }
 
 static uint64_t key_hash(const uint64_t k[4])
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (int i = 0; i < 4; i++) {
-        h ^= k[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-        h *= 0xbf58476d1ce4e5b9ull;
-        h ^= h >> 31;
-    }
-    return h;
+    return mix(k[0] ^ mix(k[1] ^ mix(k[2] ^ mix(k[3] + 0x9e3779b97f4a7c15ull))));
 }
 
 static int same_key(const uint64_t a[4], const uint64_t b[4])
@@ -83,93 +76,122 @@ static void best_two(const st_rc_input_t *in, const rc_end_t *e, size_t n, int c
     }
 }
 
+/* The key numbering's hash (while the index is built): slots of (hash, 1 + key id), id 0: empty. */
+typedef struct khash {
+    struct kslot { uint32_t h, id; } *slot; /* h: the hash's high half */
+    size_t mask;
+    const uint64_t **key; /* [cap] each key's words (in the timeline) */
+    size_t cap;
+} khash_t;
+
+/* The slot of key with hash h (empty if absent). */
+static size_t slot_of(const khash_t *t, const uint64_t key[4], uint64_t h)
+{
+    size_t s = h & t->mask;
+    while (t->slot[s].id && (t->slot[s].h != (uint32_t)(h >> 32) || !same_key(t->key[t->slot[s].id - 1], key)))
+        s = (s + 1) & t->mask;
+    return s;
+}
+
+/* Slots for n keys at most half full, the keys' words and numbers for n keys: never grown. 0, or -1. */
+static int khash_alloc(khash_t *t, rc_index_t *ix, size_t n)
+{
+    size_t slots = 1024;
+    while (slots < 2 * n)
+        slots *= 2;
+    t->slot = calloc(slots, sizeof *t->slot);
+    t->key = malloc((n ? n : 1) * sizeof *t->key);
+    ix->keys = malloc((n ? n : 1) * sizeof *ix->keys);
+    t->mask = slots - 1, t->cap = n;
+    return t->slot && t->key && ix->keys ? 0 : -1;
+}
+
+/* Numbers every relation's key into ix->rkey and counts each key's ends (t: for ix->nends keys). */
+static void number_keys(rc_index_t *ix, const st_rc_input_t *in, khash_t *t)
+{
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        for (uint64_t r = 0; r < L->nrels; r++) {
+            const uint64_t *key = L->rels[r].key;
+            uint64_t h = key_hash(key);
+            size_t s = slot_of(t, key, h);
+            if (!t->slot[s].id) {
+                t->slot[s] = (struct kslot){ (uint32_t)(h >> 32), (uint32_t)++ix->nkeys };
+                t->key[ix->nkeys - 1] = key;
+                ix->keys[ix->nkeys - 1] = (rc_key_t){ 0, 0, RC_NONE };
+            }
+            ix->rkey[ix->rbase[l] + r] = t->slot[s].id - 1;
+            ix->keys[t->slot[s].id - 1].n++;
+        }
+    }
+}
+
 int rc_index_build(rc_index_t *ix, const st_rc_input_t *in)
 {
     memset(ix, 0, sizeof *ix);
-    size_t n = 0;
-    for (uint32_t l = 0; l < in->nlocs; l++)
-        for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
-            n += in->locs[l].calls[c].nrel;
-    ix->ends = malloc((n ? n : 1) * sizeof *ix->ends);
-    if (!ix->ends)
+    ix->rbase = malloc((in->nlocs ? in->nlocs : 1) * sizeof *ix->rbase);
+    if (!ix->rbase)
         return -1;
+    for (uint32_t l = 0; l < in->nlocs; l++)
+        ix->rbase[l] = ix->nends, ix->nends += in->locs[l].nrels;
+    khash_t t = { 0 };
+    ix->rkey = malloc((ix->nends ? ix->nends : 1) * sizeof *ix->rkey);
+    int rc = ix->rkey && ix->nends < UINT32_MAX && !khash_alloc(&t, ix, ix->nends) ? 0 : -1;
+    if (!rc)
+        number_keys(ix, in, &t);
+    free(t.slot), free(t.key);
+    size_t nbig = 0, at = 0; /* the runs in the order of the keys */
+    for (size_t k = 0; !rc && k < ix->nkeys; k++) {
+        ix->keys[k].start = at;
+        at += ix->keys[k].n;
+        ix->keys[k].best = ix->keys[k].n > RC_SMALL_RUN ? (uint32_t)nbig++ : RC_NONE;
+        ix->keys[k].n = 0;
+    }
+    ix->ends = rc ? NULL : malloc((ix->nends ? ix->nends : 1) * sizeof *ix->ends);
+    ix->best = rc ? NULL : malloc((nbig ? nbig : 1) * RC__CLASSES * 2 * sizeof *ix->best);
+    if (!ix->ends || !ix->best) {
+        rc_index_free(ix);
+        return -1;
+    }
+    /* each key's run in the order of the locations and their calls (a relation of no call is no end) */
     for (uint32_t l = 0; l < in->nlocs; l++) {
         const st_rc_loc_t *L = &in->locs[l];
         for (uint32_t c = 0; c < L->ncalls; c++)
             for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
-                const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
-                rc_end_t *e = &ix->ends[ix->nends++];
-                memcpy(e->key, R->key, sizeof e->key);
-                e->loc = l, e->call = c, e->role = R->role;
+                rc_key_t *K = &ix->keys[ix->rkey[ix->rbase[l] + L->calls[c].rel_at + r]];
+                ix->ends[K->start + K->n++] = (rc_end_t){ l, c, L->rels[L->calls[c].rel_at + r].role };
             }
     }
-    qsort(ix->ends, ix->nends, sizeof *ix->ends, cmp_end);
-
-    size_t nkeys = 0, nbig = 0;
-    for (size_t i = 0, j; i < ix->nends; i = j) {
-        for (j = i + 1; j < ix->nends && same_key(ix->ends[j].key, ix->ends[i].key); j++)
-            ;
-        nkeys++;
-        nbig += j - i > RC_SMALL_RUN;
-    }
-    size_t nslots = 16;
-    while (nslots < 2 * nkeys)
-        nslots *= 2;
-    ix->slot = malloc(nslots * sizeof *ix->slot);
-    ix->best = malloc((nbig ? nbig : 1) * RC__CLASSES * 2 * sizeof *ix->best);
-    if (!ix->slot || !ix->best) {
-        rc_index_free(ix);
-        return -1;
-    }
-    ix->mask = nslots - 1;
-    for (size_t s = 0; s < nslots; s++)
-        ix->slot[s] = (rc_slot_t){ UINT64_MAX, 0, RC_NONE };
-    for (size_t i = 0, j; i < ix->nends; i = j) {
-        for (j = i + 1; j < ix->nends && same_key(ix->ends[j].key, ix->ends[i].key); j++)
-            ;
-        size_t s = key_hash(ix->ends[i].key) & ix->mask;
-        while (ix->slot[s].start != UINT64_MAX)
-            s = (s + 1) & ix->mask;
-        ix->slot[s] = (rc_slot_t){ i, (uint32_t)(j - i), RC_NONE };
-        if (j - i > RC_SMALL_RUN) {
-            ix->slot[s].best = (uint32_t)ix->nbest;
+    for (size_t k = 0; k < ix->nkeys; k++)
+        if (ix->keys[k].best != RC_NONE)
             for (int cls = 0; cls < RC__CLASSES; cls++)
-                best_two(in, &ix->ends[i], j - i, cls, &ix->best[(ix->nbest * RC__CLASSES + (size_t)cls) * 2]);
-            ix->nbest++;
-        }
-    }
+                best_two(in, &ix->ends[ix->keys[k].start], ix->keys[k].n, cls,
+                         &ix->best[((size_t)ix->keys[k].best * RC__CLASSES + (size_t)cls) * 2]);
+    ix->nbest = nbig;
     return 0;
 }
 
 void rc_index_free(rc_index_t *ix)
 {
-    free(ix->ends), free(ix->slot), free(ix->best);
+    free(ix->ends), free(ix->keys), free(ix->rkey), free(ix->rbase), free(ix->best);
     memset(ix, 0, sizeof *ix);
 }
 
-const rc_end_t *rc_index_find(const rc_index_t *ix, const uint64_t key[4], size_t *n, const rc_slot_t **slot)
+const rc_end_t *rc_index_run(const rc_index_t *ix, uint32_t loc, uint64_t rel, size_t *n, const rc_key_t **key)
 {
-    *n = 0;
-    if (!ix->slot)
-        return NULL;
-    for (size_t s = key_hash(key) & ix->mask; ix->slot[s].start != UINT64_MAX; s = (s + 1) & ix->mask) {
-        const rc_end_t *e = &ix->ends[ix->slot[s].start];
-        if (same_key(e->key, key)) {
-            *n = ix->slot[s].n;
-            if (slot)
-                *slot = &ix->slot[s];
-            return e;
-        }
-    }
-    return NULL;
+    const rc_key_t *K = &ix->keys[ix->rkey[ix->rbase[loc] + rel]];
+    *n = K->n;
+    if (key)
+        *key = K;
+    return &ix->ends[K->start];
 }
 
-rc_at_t rc_index_best(const rc_index_t *ix, const st_rc_input_t *in, const rc_end_t *e, size_t n, const rc_slot_t *s,
+rc_at_t rc_index_best(const rc_index_t *ix, const st_rc_input_t *in, const rc_end_t *e, size_t n, const rc_key_t *k,
                       int cls, uint32_t not_loc)
 {
     rc_at_t two[2];
-    if (s && s->best != RC_NONE)
-        memcpy(two, &ix->best[((size_t)s->best * RC__CLASSES + (size_t)cls) * 2], sizeof two);
+    if (k && k->best != RC_NONE)
+        memcpy(two, &ix->best[((size_t)k->best * RC__CLASSES + (size_t)cls) * 2], sizeof two);
     else
         best_two(in, e, n, cls, two);
     return two[0].loc != not_loc ? two[0] : two[1].loc != not_loc ? two[1] : (rc_at_t){ RC_NONE, 0 };

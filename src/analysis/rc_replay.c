@@ -125,10 +125,8 @@ static rc_at_t find_delayer(const rc_ctx_t *x, uint32_t l, uint32_t c, int m)
             if (!any && type && R->key[0] >> 56 != type)
                 continue;
             size_t n;
-            const rc_slot_t *s = NULL;
-            const rc_end_t *e = rc_index_find(&x->ix, R->key, &n, &s);
-            if (!e)
-                continue;
+            const rc_key_t *s;
+            const rc_end_t *e = rc_index_run(&x->ix, l, C->rel_at + r, &n, &s);
             rc_at_t a;
             if (m == ST_AN_M_LATERECEIVER) {
                 a = rc_index_best(&x->ix, x->in, e, n, s, RC_POSTS, l);
@@ -153,7 +151,7 @@ static void shared_prev(const rc_ctx_t *x, uint32_t W, uint32_t xc, uint32_t D, 
         int64_t best = -1;
         for (uint32_t r = 0; r < C->nrel; r++) {
             size_t n;
-            const rc_end_t *e = rc_index_find(&x->ix, L->rels[C->rel_at + r].key, &n, NULL);
+            const rc_end_t *e = rc_index_run(&x->ix, W, C->rel_at + r, &n, NULL);
             size_t lo = 0, hi = n; /* the first end on D or later: ends by (loc, call) */
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -413,10 +411,13 @@ static int ctx_init(rc_ctx_t *x)
     x->nw = 0;
     x->first = UINT64_MAX, x->last = 0;
     for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
         x->wbase[l] = x->nw;
-        x->nw += in->locs[l].nwaits;
-        x->first = in->locs[l].first < x->first ? in->locs[l].first : x->first;
-        x->last = in->locs[l].last > x->last ? in->locs[l].last : x->last;
+        x->nw += L->nwaits;
+        if (!L->ncalls && !L->first && !L->last)
+            continue; /* no events: not part of the run */
+        x->first = L->first < x->first ? L->first : x->first;
+        x->last = L->last > x->last ? L->last : x->last;
     }
     x->wbase[in->nlocs] = x->nw;
     if (x->first > x->last)
@@ -443,6 +444,12 @@ int st_rc_run(st_an_result_t *res, const st_rc_input_t *in, st_rc_causes_t *caus
 {
     if (causes)
         memset(causes, 0, sizeof *causes);
+    if (res->ncnodes && res->nlocs && !res->sev) {
+        st_log_warn("root causes: not computed, the analysis result has no values");
+        return 0;
+    }
+    for (int m = ST_AN_M_DELAY; m < ST_AN__METRICS; m++) /* the replay's metrics, whatever they held */
+        memset(st_an_sev(res, m, 0, 0), 0, sizeof(double) * res->ncnodes * res->nlocs);
     const char *bad = bad_timeline(res, in);
     if (bad) {
         st_log_warn("root causes: not computed, the timeline does not fit the analysis result (%s)", bad);

@@ -19,7 +19,6 @@ enum rc_class { RC_SENDS, RC_SENDS_ROOT, RC_SENDS_NONROOT, RC_POSTS, RC_RECEIVES
 
 /* One end of a relation: a call of a location that has the key. */
 typedef struct rc_end {
-    uint64_t key[4];
     uint32_t loc, call, role;
 } rc_end_t;
 
@@ -28,33 +27,37 @@ typedef struct rc_at {
     uint32_t loc, call;
 } rc_at_t;
 
-/* The relations of a timeline by key: every end, sorted by (key, location, call); a hash from the
- * key to its run of ends; for a key with many ends (a collective) the latest-entering end of each
- * class and the latest on another location, so that each member's delayer is found in O(1). */
-typedef struct rc_slot {
-    uint64_t start; /* first end of the key's run, UINT64_MAX: empty slot */
+/* The relations of a timeline by key: every relation's key numbered (in the order of the locations,
+ * their calls and relations, through a hash on the key's words), each key's run of ends in (location,
+ * call) order; for a key with many ends (a collective) the latest-entering end of each class and the
+ * latest on another location, so that each member's delayer is found in O(1). */
+typedef struct rc_key {
+    uint64_t start; /* first end of the key's run */
     uint32_t n;     /* ends in the run */
     uint32_t best;  /* index into rc_index_t.best (RC__CLASSES x 2 entries), RC_NONE: none */
-} rc_slot_t;
+} rc_key_t;
 typedef struct rc_index {
-    rc_end_t  *ends;
-    size_t     nends;
-    rc_slot_t *slot;
-    size_t     mask;   /* slots - 1 (a power of two) */
-    rc_at_t   *best;
-    size_t     nbest;
+    rc_end_t *ends;
+    size_t    nends;
+    rc_key_t *keys;
+    size_t    nkeys;
+    uint32_t *rkey;  /* [relations] each relation's key: by location (rbase) and its index there */
+    uint64_t *rbase; /* [nlocs] a location's first relation in rkey */
+    rc_at_t  *best;
+    size_t    nbest;
 } rc_index_t;
 
 /* Builds the index of in's relations. 0, or -1 (memory). */
 int rc_index_build(rc_index_t *ix, const st_rc_input_t *in);
 void rc_index_free(rc_index_t *ix);
-/* The run of ends of key (NULL, *n = 0: none), and its slot. */
-const rc_end_t *rc_index_find(const rc_index_t *ix, const uint64_t key[4], size_t *n, const rc_slot_t **slot);
-/* The end of class cls of key's run (ends e[0..n), slot s) with the latest enter on a location other than
- * not_loc (ties: smaller location, then earlier call); loc RC_NONE if none. */
+/* The run of ends (*n of them) of relation `rel` of location loc (its index in the location's rels), and
+ * its key. */
+const rc_end_t *rc_index_run(const rc_index_t *ix, uint32_t loc, uint64_t rel, size_t *n, const rc_key_t **key);
 /* a enters later than b (ties: smaller location, then earlier call); any a is later than none. */
 int rc_later(const st_rc_input_t *in, rc_at_t a, rc_at_t b);
-rc_at_t rc_index_best(const rc_index_t *ix, const st_rc_input_t *in, const rc_end_t *e, size_t n, const rc_slot_t *s,
+/* The end of class cls of a key's run (ends e[0..n), key k) with the latest enter on a location other than
+ * not_loc (ties: smaller location, then earlier call); loc RC_NONE if none. */
+rc_at_t rc_index_best(const rc_index_t *ix, const st_rc_input_t *in, const rc_end_t *e, size_t n, const rc_key_t *k,
                       int cls, uint32_t not_loc);
 
 /* Downstream waiting time a wait passed on, by the wait state it ended in (metric, cnode). */

@@ -7,8 +7,10 @@
  * last sender; idleness charged to the master's serial time and an OpenMP barrier to the slow thread;
  * the critical path (through the slow location's solve, adding up to the run's length) and its
  * imbalance metrics; no waits (nothing charged, the path on the last location to finalize); a wait
- * with nothing to charge (S + W_D == 0); the same values bit for bit whatever the cnode numbering; a
- * timeline that does not fit its result. Every result also passes st_an_check_tree (check.c: a parent
+ * with nothing to charge (S + W_D == 0); the same values bit for bit whatever the cnode numbering;
+ * adversarial timelines (a call completing a message and a collective, MPI_Sendrecv, a collective with
+ * two calls on one location, receives waiting for each other at the same moment, profiles that do not
+ * fit their segments, overlapping calls, no locations); a timeline that does not fit its result. Every result also passes st_an_check_tree (check.c: a parent
  * holds its children, the critical path adds up to the run's length).
  */
 /* link: src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
@@ -16,6 +18,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 /* ---- scenarios ------------------------------------------------------------------------------------ */
 
@@ -415,6 +418,160 @@ static void test_nothing_to_charge(void)
 static void scen_barrier_plain(void) { scen_barrier(0); }
 static void scen_bcast_reduce(void) { scen_rooted(1); }
 
+/* ---- adversarial timelines ------------------------------------------------------------------------ */
+
+/* A Late Sender at a call that also completed a collective (a nonblocking barrier) whose latest member
+ * entered after the sender: the sender is the delayer (the message's relation, not the collective's). */
+static void test_mixed_relations(void)
+{
+    mpi_init(3, 380);
+    tl_seg(0, C_SOLVE, 100);
+    tl_call(0, 110, 320, C_RECV, 0), tl_wait(0, ST_AN_M_LATESENDER, 200), tl_recv(0, 1, 0, 0);
+    tl_rel(0, ST_REL_KEY_COLL, 9, 3, ST_RC_SENDS | ST_RC_RECEIVES);
+    tl_seg(0, C_MAIN, 50);
+    tl_seg(1, C_SOLVE, 300);
+    tl_call(1, 310, 312, C_SEND, 0), tl_send(1, 1, 0, 0);
+    tl_seg(1, C_MAIN, 58);
+    tl_seg(2, C_WORK, 350);
+    tl_call(2, 360, 362, C_BARRIER, 0), tl_rel(2, ST_REL_KEY_COLL, 9, 3, ST_RC_SENDS | ST_RC_RECEIVES);
+    tl_seg(2, C_MAIN, 8);
+    for (uint32_t l = 0; l < 3; l++)
+        mpi_finalize(l, 370, 380, 0);
+    tl_end();
+    run(0);
+    expect_up(ST_AN_M_DELAY_LS, C_SOLVE, 1, 200);
+    EQ(total(ST_AN_M_DELAY), 200);
+}
+
+/* A receive whose message the sender sent from a MPI_Sendrecv that also received this location's
+ * earlier message: that earlier send shares a relation with the delayer call itself, not with a call
+ * before it, so the interval starts at MPI_Init (and the sender's 250 more in solve is charged). */
+static void test_sendrecv(void)
+{
+    mpi_init(2, 430);
+    tl_seg(0, C_SOLVE, 100);
+    tl_call(0, 110, 112, C_SEND, 0), tl_send(0, 0, 1, 0);
+    tl_seg(0, C_SOLVE, 50);
+    tl_call(0, 162, 412, C_RECV, 0), tl_wait(0, ST_AN_M_LATESENDER, 248), tl_recv(0, 1, 0, 0);
+    tl_seg(0, C_MAIN, 8);
+    tl_seg(1, C_SOLVE, 400);
+    tl_call(1, 410, 415, C_SEND, 0), tl_recv(1, 0, 1, 0), tl_send(1, 1, 0, 0);
+    tl_seg(1, C_MAIN, 5);
+    mpi_finalize(0, 420, 430, 0), mpi_finalize(1, 420, 430, 0);
+    tl_end();
+    run(0);
+    /* delta_W: solve 150, send 2; delta_D: solve 400; d(solve) = 250, scale = 248 / 250 */
+    expect_up(ST_AN_M_DELAY_LS, C_SOLVE, 1, 248);
+    EQ(total(ST_AN_M_DELAY), 248);
+}
+
+/* A collective of 10 members (its best ends kept per key) in which location 9 has two calls, both later
+ * than the other members: a wait at its earlier one (a clock artifact) is delayed by location 8, the
+ * latest member on another location (d(work) = 180 - 100, scale 40 / 80). */
+static void test_collective_two_ends(void)
+{
+    mpi_init(10, 515);
+    for (uint32_t l = 0; l < 9; l++) {
+        tl_seg(l, C_WORK, 100 + 10 * l);
+        tl_call(l, 110 + 10 * l, 505, C_BARRIER, 0), tl_rel(l, ST_REL_KEY_COLL, 4, 3, ST_RC_SENDS | ST_RC_RECEIVES);
+    }
+    tl_seg(9, C_WORK, 100), tl_seg(9, C_SERIAL, 90);
+    tl_call(9, 200, 245, C_BARRIER, 0), tl_wait(9, ST_AN_M_BARRIER_WAIT, 40);
+    tl_rel(9, ST_REL_KEY_COLL, 4, 3, ST_RC_SENDS | ST_RC_RECEIVES);
+    tl_seg(9, C_WORK, 255);
+    tl_call(9, 500, 505, C_BARRIER, 0), tl_rel(9, ST_REL_KEY_COLL, 4, 3, ST_RC_SENDS | ST_RC_RECEIVES);
+    for (uint32_t l = 0; l < 10; l++)
+        mpi_finalize(l, 505, 515, 0);
+    tl_end();
+    run(0);
+    expect_up(ST_AN_M_DELAY_BARRIER, C_WORK, 8, 40);
+    EQ(total(ST_AN_M_DELAY), 40);
+}
+
+/* Two receives that wait for each other's location at the same moment (a clock artifact): the path
+ * goes from 0 to 1 at 20 and does not return to 0 at 20 (it would go round for ever). */
+static void test_cycle(void)
+{
+    tl_reset(2);
+    tl_loc(0, 0, 30), tl_loc(1, 0, 30);
+    tl_seg(0, C_MAIN, 10);
+    tl_call(0, 10, 20, C_RECV, 0), tl_wait(0, ST_AN_M_LATESENDER, 10), tl_recv(0, 1, 0, 0);
+    tl_call(0, 20, 20, C_SEND, 0), tl_send(0, 0, 1, 0);
+    mpi_finalize(0, 20, 30, 0);
+    tl_seg(1, C_MAIN, 5);
+    tl_call(1, 5, 20, C_RECV, 0), tl_wait(1, ST_AN_M_LATESENDER, 15), tl_recv(1, 0, 1, 0);
+    tl_call(1, 20, 20, C_SEND, 0), tl_send(1, 1, 0, 0);
+    mpi_finalize(1, 20, 30, 0);
+    tl_end();
+    run(0);
+    expect_path_covers(0, 30);
+    REQUIRE(CZ.npath == 2);
+    EXPECT(CZ.path[0].loc == 0 && CZ.path[0].t0 == 20 && CZ.path[1].loc == 1);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_FIN, 0), 10);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_RECV, 1), 15);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_MAIN, 1), 5);
+    /* 1's wait (15, tied with 0's, processed first: it left as late, and is on the larger location):
+     * S = 5 (0's main 10 over 5), W_D = 10 */
+    expect_up(ST_AN_M_DELAY_LS, C_MAIN, 0, 5);
+    EQ(total(ST_AN_M_DELAY), 5);
+}
+
+/* Profiles longer and shorter than their segments, overlapping calls, a worker's idle stretch before
+ * its first event: the path still adds up to the run's length in whole ticks. */
+static void test_inconsistent(void)
+{
+    tl_reset(2);
+    tl_loc(0, 0, 100), tl_loc(1, 50, 100);
+    tl_seg(0, C_MAIN, 30), tl_seg(0, C_SOLVE, 7); /* [0, 20) */
+    tl_call(0, 20, 40, C_RECV, 0);
+    tl_seg(0, C_MAIN, 5); /* [40, 60) */
+    tl_call(0, 60, 80, C_SEND, 0);
+    tl_call(0, 70, 90, C_SEND, 0), tl_rel(0, ST_REL_KEY_OMP_FORK, 1, 0, ST_RC_SENDS);
+    tl_seg(0, C_MAIN, 33), tl_seg(0, C_WORK, 17); /* [90, 100) */
+    tl_call(1, 0, 75, C_MAIN, ST_RC_IDLE), tl_wait(1, ST_AN_M_OMP_IDLE, 75);
+    tl_rel(1, ST_REL_KEY_OMP_FORK, 1, 0, ST_RC_RECEIVES);
+    tl_seg(1, C_PAR, 3);
+    tl_call(1, 78, 100, C_IBAR, 0);
+    tl_end();
+    make_result(1);
+    REQUIRE(st_rc_run(&R, &in, &CZ) == 0);
+    EXPECT(total(ST_AN_M_CRITICAL_PATH) == 100, "%.17g", total(ST_AN_M_CRITICAL_PATH));
+    for (int c = 0; c < NC; c++)
+        for (uint32_t l = 0; l < 2; l++)
+            EXPECT(V(ST_AN_M_CRITICAL_PATH, c, l) == floor(V(ST_AN_M_CRITICAL_PATH, c, l)));
+    expect_path_covers(0, 100);
+    /* the tail [90, 100): main 33 and work 17 scaled to 10 (floors 6 and 3, the rest 1 at the root) */
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_WORK, 0) + V(ST_AN_M_CRITICAL_PATH, C_WORK, 1), 3);
+}
+
+/* A location without events (no calls, first and last 0) does not stretch the run back to 0; a second
+ * replay of the same result gives the same values (not twice them). */
+static void test_empty_location_and_rerun(void)
+{
+    tl_reset(3);
+    for (uint32_t l = 0; l < 2; l++) {
+        tl_loc(l, 1000, 1100);
+        tl_seg(l, C_WORK, 50 + 20 * l);
+        mpi_finalize(l, 1050 + 20 * l, 1100, 0);
+    }
+    tl_end();
+    run(0);
+    expect_path_covers(1000, 1100);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_WORK, 1), 70);
+    st_rc_causes_free(&CZ); /* (st_rc_run fills it anew) */
+    REQUIRE(st_rc_run(&R, &in, &CZ) == 0);
+    EQ(total(ST_AN_M_CRITICAL_PATH), 100);
+    EQ(V(ST_AN_M_CP_ACTIVITIES, C_WORK, 0), 50);
+}
+
+/* No locations at all: nothing, no failure. */
+static void test_empty(void)
+{
+    tl_reset(0);
+    make_result(0);
+    EXPECT(st_rc_run(&R, &in, &CZ) == 0 && CZ.n == 0 && CZ.npath == 0);
+}
+
 /* ---- a timeline that does not fit its result ----------------------------------------------------- */
 
 static void test_bad_timeline(void)
@@ -437,6 +594,7 @@ static void test_bad_timeline(void)
 
 int main(void)
 {
+    alarm(120); /* a critical path that goes round in circles ends the test */
     memcpy(cmap, identity, sizeof cmap);
     test_late_sender();
     test_chain();
@@ -452,6 +610,13 @@ int main(void)
     test_numbering(scen_barrier_plain, 0, "barrier");
     test_numbering(scen_bcast_reduce, 0, "broadcast and reduce");
     test_numbering(scen_omp, 1, "openmp");
+    test_mixed_relations();
+    test_sendrecv();
+    test_collective_two_ends();
+    test_cycle();
+    test_inconsistent();
+    test_empty_location_and_rerun();
+    test_empty();
     test_bad_timeline();
     result_free();
     tl_reset(0);
