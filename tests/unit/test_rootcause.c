@@ -7,7 +7,9 @@
  * last sender; idleness charged to the master's serial time and an OpenMP barrier to the slow thread;
  * the critical path (through the slow location's solve, adding up to the run's length) and its
  * imbalance metrics; no waits (nothing charged, the path on the last location to finalize); a wait
- * with nothing to charge (S + W_D == 0); the same values bit for bit whatever the cnode numbering;
+ * with nothing to charge (S + W_D == 0); Late Receiver charged up to the receive's post; a chain over
+ * 40 locations (every wait charged in full, long-term costs k * w_k); propagation from a barrier wait
+ * through a Late Sender (long-term barrier cost); the same values bit for bit whatever the cnode numbering;
  * adversarial timelines (a call completing a message and a collective, MPI_Sendrecv, a collective with
  * two calls on one location, receives waiting for each other at the same moment, profiles that do not
  * fit their segments, overlapping calls, no locations); a timeline that does not fit its result. Every result also passes st_an_check_tree (check.c: a parent
@@ -418,6 +420,121 @@ static void test_nothing_to_charge(void)
 static void scen_barrier_plain(void) { scen_barrier(0); }
 static void scen_bcast_reduce(void) { scen_rooted(1); }
 
+/* Late Receiver: a synchronous send waits 190 for the receive's post (MPI_Irecv at 300), completed
+ * later in MPI_Wait: the post is the delayer, so the receiver's solve before it is charged (not its
+ * work between post and completion). Then the same with a blocking receive (no separate post). */
+static void test_late_receiver(void)
+{
+    for (int blocking = 0; blocking < 2; blocking++) {
+        mpi_init(2, 500);
+        tl_seg(0, C_SOLVE, 100);
+        tl_call(0, 110, 311, C_SEND, 0), tl_wait(0, ST_AN_M_LATERECEIVER, 190), tl_send(0, 0, 1, 0);
+        tl_seg(0, C_MAIN, 179);
+        tl_seg(1, C_SOLVE, 290);
+        if (blocking) {
+            tl_call(1, 300, 402, C_RECV, 0), tl_rel(1, ST_REL_KEY_P2P, (uint64_t)0 << 32 | 1, 0, ST_RC_RECEIVES);
+        } else {
+            tl_call(1, 300, 301, C_RECV, 0), tl_rel(1, ST_REL_KEY_P2P, (uint64_t)0 << 32 | 1, 0, ST_RC_POSTS);
+            tl_seg(1, C_WORK, 99);
+            tl_call(1, 400, 402, C_RECV, 0), tl_rel(1, ST_REL_KEY_P2P, (uint64_t)0 << 32 | 1, 0, ST_RC_RECEIVES);
+        }
+        tl_seg(1, C_MAIN, 88);
+        mpi_finalize(0, 490, 500, 0), mpi_finalize(1, 490, 500, 0);
+        tl_end();
+        run(0);
+        expect_up(ST_AN_M_DELAY_LR, C_SOLVE, 1, 190);
+        EQ(total(ST_AN_M_DELAY), 190);
+        expect_up(ST_AN_M_WAIT_DIRECT_LR, C_SEND, 0, 190);
+        expect_up(ST_AN_M_WAIT_TERM_LR, C_SEND, 0, 190);
+        EQ(V(ST_AN_M_CRITICAL_PATH, C_SOLVE, 1), 290);
+    }
+}
+
+/* A chain over 40 locations: 39 computes T more and sends to 38, each receives (1 tick in the call
+ * after the wait) and passes on, so wait k is T + 38 - k. Wait k's delay is the 1 tick in 39's.. k+1's
+ * receive (short-term) and R_k = k * w_k passed on; all 39 waits end at 39's solve: T short-term and
+ * 38 T long-term; location k + 1's receive gets 1 short-term and k long-term. */
+static void test_long_chain(void)
+{
+    enum { N = 40, T = 1000 };
+    const uint64_t F = 110 + T + N + 5;
+    mpi_init(N, F + 10);
+    tl_seg(N - 1, C_SOLVE, 100 + T);
+    tl_call(N - 1, 110 + T, 111 + T, C_SEND, 0), tl_send(N - 1, N - 1, N - 2, 0);
+    tl_seg(N - 1, C_MAIN, F - 111 - T);
+    for (uint32_t k = 0; k + 1 < N; k++) {
+        uint64_t s = 110 + T + (N - 2 - k); /* when k + 1 sends */
+        tl_seg(k, C_SOLVE, 100);
+        tl_call(k, 110, s + 1, C_RECV, 0), tl_wait(k, ST_AN_M_LATESENDER, (double)(s - 110)), tl_recv(k, k + 1, k, 0);
+        if (k) {
+            tl_call(k, s + 1, s + 2, C_SEND, 0), tl_send(k, k, k - 1, 0);
+            tl_seg(k, C_MAIN, F - s - 2);
+        } else
+            tl_seg(k, C_MAIN, F - s - 1);
+    }
+    for (uint32_t l = 0; l < N; l++)
+        mpi_finalize(l, F, F + 10, 0);
+    tl_end();
+    run(0);
+    EQ(V(ST_AN_M_DELAY_LS, C_SOLVE, N - 1), T);
+    EQ(V(ST_AN_M_DELAY_LS_LT, C_SOLVE, N - 1), (N - 2) * T);
+    for (uint32_t k = 0; k + 2 < N; k++) {
+        EQ(V(ST_AN_M_DELAY_LS, C_RECV, k + 1), 1);
+        EQ(V(ST_AN_M_DELAY_LS_LT, C_RECV, k + 1), k);
+        EQ(V(ST_AN_M_WAIT_INDIRECT_LS, C_RECV, k), T + N - 3 - k);
+        EQ(V(ST_AN_M_WAIT_DIRECT_LS, C_RECV, k), 1);
+        EQ(V(ST_AN_M_WAIT_PROP_LS, C_RECV, k), k ? T + N - 2 - k : 0);
+    }
+    EQ(V(ST_AN_M_WAIT_DIRECT_LS, C_RECV, N - 2), T);
+    EQ(V(ST_AN_M_WAIT_PROP_LS, C_RECV, N - 2), T);
+    /* nothing lost: every wait charged in full */
+    EQ(total(ST_AN_M_DELAY), (N - 1) * T + (N - 1) * (N - 2) / 2);
+    const st_rc_cause_t *c = cause(ST_AN_M_LATESENDER, C_RECV, N - 1, C_SOLVE);
+    EXPECT(c && fabs(c->short_ticks - T) < 1e-6 && fabs(c->long_ticks - (N - 2) * T) < 1e-6);
+    expect_path_covers(0, F + 10);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SOLVE, N - 1), 100 + T);
+}
+
+/* Propagation across kinds: 1 waits T for 2's solve (Late Sender), then 0 waits T + 2 for 1 at a
+ * barrier of the two: the barrier wait's share passed on to 1's Late Sender ends at 2's solve as
+ * long-term barrier cost, and is a cause of the barrier wait. */
+static void test_cross_kinds(void)
+{
+    enum { T = 500 };
+    const uint64_t F = 120 + T;
+    mpi_init(3, F + 10);
+    tl_seg(2, C_SOLVE, 100 + T);
+    tl_call(2, 110 + T, 111 + T, C_SEND, 0), tl_send(2, 2, 1, 0);
+    tl_seg(2, C_MAIN, F - 111 - T);
+    tl_seg(1, C_SOLVE, 100);
+    tl_call(1, 110, 111 + T, C_RECV, 0), tl_wait(1, ST_AN_M_LATESENDER, T), tl_recv(1, 2, 1, 0);
+    tl_seg(1, C_MAIN, 1);
+    tl_call(1, 112 + T, 113 + T, C_BARRIER, 0), tl_rel(1, ST_REL_KEY_COLL, 1, 8, ST_RC_SENDS | ST_RC_RECEIVES);
+    tl_seg(1, C_MAIN, F - 113 - T);
+    tl_seg(0, C_SOLVE, 100);
+    tl_call(0, 110, 113 + T, C_BARRIER, 0), tl_wait(0, ST_AN_M_BARRIER_WAIT, T + 2);
+    tl_rel(0, ST_REL_KEY_COLL, 1, 8, ST_RC_SENDS | ST_RC_RECEIVES);
+    tl_seg(0, C_MAIN, F - 113 - T);
+    for (uint32_t l = 0; l < 3; l++)
+        mpi_finalize(l, F, F + 10, 0);
+    tl_end();
+    run(0);
+    /* the barrier wait: S = 2 (1's receive 1, main 1), W_D = T, scale 1 */
+    EQ(V(ST_AN_M_DELAY_BARRIER, C_RECV, 1), 1);
+    EQ(V(ST_AN_M_DELAY_BARRIER, C_MAIN, 1), 1);
+    EQ(V(ST_AN_M_DELAY_LS, C_SOLVE, 2), T);
+    EQ(V(ST_AN_M_DELAY_BARRIER_LT, C_SOLVE, 2), T);
+    EQ(V(ST_AN_M_DELAY_COLL, C_SOLVE, 2), T);
+    EQ(V(ST_AN_M_DELAY_P2P, C_SOLVE, 2), T);
+    EQ(V(ST_AN_M_DELAY, C_SOLVE, 2), 2 * T);
+    EQ(total(ST_AN_M_DELAY), 2 * T + 2);
+    EQ(V(ST_AN_M_WAIT_PROP_LS, C_RECV, 1), T); /* it made 0 wait at the barrier */
+    const st_rc_cause_t *c = cause(ST_AN_M_BARRIER_WAIT, C_BARRIER, 2, C_SOLVE);
+    EXPECT(c && c->short_ticks == 0 && fabs(c->long_ticks - T) < 1e-9);
+    c = cause(ST_AN_M_LATESENDER, C_RECV, 2, C_SOLVE);
+    EXPECT(c && c->short_ticks == T && c->long_ticks == 0);
+}
+
 /* ---- adversarial timelines ------------------------------------------------------------------------ */
 
 /* A Late Sender at a call that also completed a collective (a nonblocking barrier) whose latest member
@@ -604,6 +721,9 @@ int main(void)
     test_omp();
     test_no_waits();
     test_nothing_to_charge();
+    test_late_receiver();
+    test_long_chain();
+    test_cross_kinds();
     test_numbering(scen_late_sender, 0, "late sender");
     test_numbering(scen_chain, 0, "chain");
     test_numbering(scen_chain_partial, 0, "partial chain");
