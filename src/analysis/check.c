@@ -111,7 +111,8 @@ static void check_idle(chk_t *c)
 
 /* Invariant 4: the critical path adds up to the run's length (its first to last event). The length is
  * that of the path's hops (res->causes), which follow each other without gap from the end back to the
- * start; no location's span exceeds it. A result with critical-path values and no hops is named. */
+ * start; no location's span exceeds it. Without the hops (a replay asked for no causes) the length is
+ * unknown: then only no span may exceed the path's sum. */
 static void check_cpath(chk_t *c)
 {
     const st_an_result_t *r = c->r;
@@ -120,29 +121,29 @@ static void check_cpath(chk_t *c)
     for (uint32_t k = 0; k < r->ncnodes; k++)
         for (uint32_t l = 0; l < r->nlocs; l++)
             sum += *st_an_sev(r, ST_AN_M_CRITICAL_PATH, k, l);
-    if (!cz || !cz->npath) {
-        if (sum != 0)
-            violation(c, ST_AN_M_CRITICAL_PATH, NULL, ST_AN_NO_CNODE, UINT32_MAX, sum,
-                      "!= the run's length, unknown without the path's hops:", 0);
+    int hops = cz && cz->npath;
+    if (!hops && sum == 0)
         return;
+    double len = sum;
+    if (hops) {
+        for (size_t i = 0; i < cz->npath; i++) {
+            const struct st_rc_hop *h = &cz->path[i];
+            if (h->loc >= r->nlocs || h->t0 >= h->t1)
+                violation(c, ST_AN_M_CRITICAL_PATH, "'s hop (empty or on no location)", ST_AN_NO_CNODE, UINT32_MAX,
+                          (double)h->t0, "from", (double)h->t1);
+            else if (i + 1 < cz->npath && cz->path[i + 1].t1 != h->t0)
+                violation(c, ST_AN_M_CRITICAL_PATH, "'s hops (a gap or an overlap)", ST_AN_NO_CNODE, h->loc,
+                          (double)cz->path[i + 1].t1, "!= the start of the later hop", (double)h->t0);
+        }
+        len = (double)(cz->path[0].t1 - cz->path[cz->npath - 1].t0);
+        if (above(sum, len) || above(len, sum))
+            violation(c, ST_AN_M_CRITICAL_PATH, NULL, ST_AN_NO_CNODE, UINT32_MAX, sum,
+                      "!= the run's length (first to last event)", len);
     }
-    for (size_t i = 0; i < cz->npath; i++) {
-        const struct st_rc_hop *h = &cz->path[i];
-        if (h->loc >= r->nlocs || h->t0 >= h->t1)
-            violation(c, ST_AN_M_CRITICAL_PATH, "'s hop (empty or on no location)", ST_AN_NO_CNODE, UINT32_MAX,
-                      (double)h->t0, "from", (double)h->t1);
-        else if (i + 1 < cz->npath && cz->path[i + 1].t1 != h->t0)
-            violation(c, ST_AN_M_CRITICAL_PATH, "'s hops (a gap or an overlap)", ST_AN_NO_CNODE, h->loc,
-                      (double)cz->path[i + 1].t1, "!= the start of the later hop", (double)h->t0);
-    }
-    double len = (double)(cz->path[0].t1 - cz->path[cz->npath - 1].t0);
-    if (above(sum, len) || above(len, sum))
-        violation(c, ST_AN_M_CRITICAL_PATH, NULL, ST_AN_NO_CNODE, UINT32_MAX, sum,
-                  "!= the run's length (first to last event)", len);
     for (uint32_t l = 0; r->span && l < r->nlocs; l++)
         if (above((double)r->span[l], len))
-            violation(c, ST_AN_M_CRITICAL_PATH, "'s length", ST_AN_NO_CNODE, l, len, "< the location's span",
-                      (double)r->span[l]);
+            violation(c, ST_AN_M_CRITICAL_PATH, hops ? "'s length" : " (the run's length)", ST_AN_NO_CNODE, l, len,
+                      "< the location's span", (double)r->span[l]);
 }
 
 size_t st_an_check_tree(const st_an_result_t *r, uint64_t resolution, char *msg, size_t n)
