@@ -106,6 +106,8 @@ typedef struct st_an_result {
      * root-cause analysis), and what that analysis found beside the metric values; NULL: none. */
     struct st_rc_input  *timeline;
     struct st_rc_causes *causes;
+    double               rootcause_ms[2]; /* the root-cause analysis' wall and CPU time in this process (ms):
+                                             its timeline, the parts' timelines, the replay */
 } st_an_result_t;
 
 static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, uint32_t loc)
