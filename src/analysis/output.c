@@ -1,5 +1,6 @@
 /*
- * output.c — analysis.json and the text summary (output.h).
+ * output.c — analysis.json and the text summary (output.h), with the root causes as they show
+ * (the wait states and their delayers, the critical path); `report --causes` is rc_output.c.
  */
 #include "output.h"
 
@@ -12,6 +13,7 @@
 #include "../util/fileio.h"
 #include "../util/json.h"
 #include "cube.h"
+#include "rootcause.h"
 #include "source.h"
 
 const char *st_an_cnode_name(const st_an_result_t *r, uint32_t cnode)
@@ -57,6 +59,120 @@ void st_an_cnode_source(const st_an_result_t *r, uint32_t k, const char **file, 
 static double scale(int m, uint64_t resolution)
 {
     return !strcmp(st_an_metric(m)->unit, "sec") && resolution ? 1.0 / (double)resolution : 1.0;
+}
+
+/* ---- root causes: wait states and their delayers -------------------------------------------------- */
+
+static const st_rc_causes_t *cmp_causes; /* qsort's context: single-threaded (output.h) */
+
+static double cause_total(const st_rc_cause_t *c) { return c->short_ticks + c->long_ticks; }
+
+/* By wait state (metric, cnode), then the largest delay first, then delaying location and cnode. */
+static int cmp_cause(const void *a, const void *b)
+{
+    const st_rc_cause_t *x = &cmp_causes->v[*(const size_t *)a], *y = &cmp_causes->v[*(const size_t *)b];
+    if (x->metric != y->metric)
+        return x->metric < y->metric ? -1 : 1;
+    if (x->wait_cnode != y->wait_cnode)
+        return x->wait_cnode < y->wait_cnode ? -1 : 1;
+    if (cause_total(x) != cause_total(y))
+        return cause_total(x) > cause_total(y) ? -1 : 1;
+    if (x->delay_loc != y->delay_loc)
+        return x->delay_loc < y->delay_loc ? -1 : 1;
+    return (x->delay_cnode > y->delay_cnode) - (x->delay_cnode < y->delay_cnode);
+}
+
+static int cmp_wstate(const void *a, const void *b)
+{
+    const st_an_wstate_t *x = a, *y = b;
+    if (x->metric != y->metric)
+        return x->metric < y->metric ? -1 : 1;
+    return (x->cnode > y->cnode) - (x->cnode < y->cnode);
+}
+
+/* The wait state (metric, cnode) of ws->v[0 .. n), sorted; NULL if absent. */
+static st_an_wstate_t *wstate_find(st_an_wstate_t *v, size_t n, int32_t metric, uint32_t cnode)
+{
+    st_an_wstate_t key = { .metric = metric, .cnode = cnode };
+    return bsearch(&key, v, n, sizeof *v, cmp_wstate);
+}
+
+void st_an_wstates_free(st_an_wstates_t *ws)
+{
+    free(ws->v), free(ws->cause);
+    memset(ws, 0, sizeof *ws);
+}
+
+int st_an_wstates(const st_an_result_t *r, st_an_wstates_t *ws)
+{
+    memset(ws, 0, sizeof *ws);
+    const st_rc_causes_t *c = r->causes;
+    if (!c || (!c->n && !c->nprop))
+        return 0;
+    ws->cause = malloc(sizeof *ws->cause * (c->n + 1));
+    ws->v = malloc(sizeof *ws->v * (c->n + c->nprop + 1));
+    if (!ws->cause || !ws->v) {
+        st_an_wstates_free(ws);
+        return -1;
+    }
+    for (size_t i = 0; i < c->n; i++)
+        ws->cause[i] = i;
+    cmp_causes = c;
+    qsort(ws->cause, c->n, sizeof *ws->cause, cmp_cause);
+    for (size_t i = 0; i < c->n; i++) { /* one wait state per run of causes */
+        const st_rc_cause_t *x = &c->v[ws->cause[i]];
+        if (ws->n && ws->v[ws->n - 1].metric == x->metric && ws->v[ws->n - 1].cnode == x->wait_cnode) {
+            ws->v[ws->n - 1].n++;
+            continue;
+        }
+        ws->v[ws->n++] = (st_an_wstate_t){ .metric = x->metric, .cnode = x->wait_cnode, .wait = -1, .first = i, .n = 1 };
+    }
+    size_t with_causes = ws->n;
+    for (size_t i = 0; i < c->nprop; i++) { /* propagation records, of wait states with delayers or not */
+        const struct st_rc_prop *p = &c->prop[i];
+        st_an_wstate_t *w = wstate_find(ws->v, with_causes, p->metric, p->cnode);
+        if (!w) {
+            w = &ws->v[ws->n++];
+            *w = (st_an_wstate_t){ .metric = p->metric, .cnode = p->cnode, .first = c->n };
+        }
+        w->wait = p->wait, w->propagating = p->propagating;
+    }
+    qsort(ws->v, ws->n, sizeof *ws->v, cmp_wstate);
+    for (size_t i = 0; i < ws->n; i++) { /* no propagation record: the metric's values at the call path */
+        st_an_wstate_t *w = &ws->v[i];
+        if (w->wait >= 0)
+            continue;
+        w->wait = 0;
+        if (w->metric >= 0 && w->metric < ST_AN__METRICS && w->cnode < r->ncnodes)
+            for (uint32_t l = 0; l < r->nlocs; l++)
+                w->wait += *st_an_sev(r, w->metric, w->cnode, l);
+    }
+    return 0;
+}
+
+uint64_t st_an_path_origin(const st_an_result_t *r)
+{
+    const st_rc_causes_t *c = r->causes;
+    if (!c || !c->npath)
+        return 0;
+    uint64_t end = 0, begin = UINT64_MAX;
+    for (size_t i = 0; i < c->npath; i++) {
+        end = c->path[i].t1 > end ? c->path[i].t1 : end;
+        begin = c->path[i].t0 < begin ? c->path[i].t0 : begin;
+    }
+    double len = st_an_total(r, ST_AN_M_CRITICAL_PATH);
+    return len > 0 && len <= (double)end ? end - (uint64_t)(len + 0.5) : begin;
+}
+
+const char *st_an_loc_label(const st_an_result_t *r, uint32_t l, char *buf, size_t size)
+{
+    if (l >= r->nlocs)
+        snprintf(buf, size, "location %" PRIu32, l);
+    else if (r->locs[l].thread)
+        snprintf(buf, size, "rank %" PRId32 " thread %" PRIu32, r->locs[l].rank, r->locs[l].thread);
+    else
+        snprintf(buf, size, "rank %" PRId32, r->locs[l].rank);
+    return buf;
 }
 
 static void json_metrics(FILE *f)
@@ -144,13 +260,61 @@ static void json_worst(FILE *f, const st_an_result_t *r, uint64_t resolution)
     fprintf(f, "\n  ],\n");
 }
 
+/* "causes": per wait state (by metric, then call path) its waiting, the part that propagated and its
+ * delayers, largest first. */
+static void json_causes(FILE *f, const st_an_result_t *r, const st_an_wstates_t *ws, double sc)
+{
+    fprintf(f, "  \"causes\": [");
+    for (size_t i = 0; i < ws->n; i++) {
+        const st_an_wstate_t *w = &ws->v[i];
+        fprintf(f, "%s\n    {\"metric\": \"%s\", \"cnode\": %" PRIu32 ", \"wait\": %.17g, \"propagating\": %.17g, "
+                   "\"delayers\": [", i ? "," : "", st_an_metric(w->metric)->uniq, w->cnode, w->wait * sc,
+                w->propagating * sc);
+        for (size_t j = 0; j < w->n; j++) {
+            const st_rc_cause_t *x = &r->causes->v[ws->cause[w->first + j]];
+            const st_an_loc_t *L = x->delay_loc < r->nlocs ? &r->locs[x->delay_loc] : &(st_an_loc_t){ -1, 0 };
+            fprintf(f, "%s\n      {\"location\": %" PRIu32 ", \"rank\": %" PRId32 ", \"thread\": %" PRIu32
+                       ", \"cnode\": %" PRIu32 ", \"short_term\": %.17g, \"long_term\": %.17g}",
+                    j ? "," : "", x->delay_loc, L->rank, L->thread, x->delay_cnode, x->short_ticks * sc, x->long_ticks * sc);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "\n  ],\n");
+}
+
+/* "critical_path": its hops in time order, [t0, t1) in seconds since the run's first event. */
+static void json_path(FILE *f, const st_an_result_t *r, double sc)
+{
+    const st_rc_causes_t *c = r->causes;
+    uint64_t origin = st_an_path_origin(r);
+    fprintf(f, "  \"critical_path\": [");
+    for (size_t i = 0; i < c->npath; i++) {
+        const struct st_rc_hop *h = &c->path[c->npath - 1 - i]; /* stored end first */
+        const st_an_loc_t *L = h->loc < r->nlocs ? &r->locs[h->loc] : &(st_an_loc_t){ -1, 0 };
+        fprintf(f, "%s\n    {\"location\": %" PRIu32 ", \"rank\": %" PRId32 ", \"thread\": %" PRIu32
+                   ", \"t0\": %.17g, \"t1\": %.17g}", i ? "," : "", h->loc, L->rank, L->thread,
+                (double)(int64_t)(h->t0 - origin) * sc, (double)(int64_t)(h->t1 - origin) * sc);
+    }
+    fprintf(f, "\n  ],\n");
+}
+
 int st_an_write_json(FILE *f, const st_an_result_t *r, uint64_t resolution)
 {
+    st_an_wstates_t ws;
+    if (st_an_wstates(r, &ws)) { /* before the first byte: no half-written file */
+        errno = ENOMEM;
+        return -1;
+    }
     fprintf(f, "{\n  \"format\": \"synctrace-analysis\",\n  \"version\": 1,\n");
     json_metrics(f);
     json_tree(f, r);
     json_values(f, r, resolution);
     json_worst(f, r, resolution);
+    if (r->causes) { /* the root-cause analysis ran (SYNCTRACE_ROOTCAUSE) */
+        json_causes(f, r, &ws, scale(ST_AN_M_TIME, resolution));
+        json_path(f, r, scale(ST_AN_M_TIME, resolution));
+    }
+    st_an_wstates_free(&ws);
     const st_an_stats_t *s = &r->stats;
     fprintf(f, "  \"stats\": {\"unpaired\": %" PRIu64 ", \"ls_violations\": %" PRIu64 ", \"coll_violations\": %" PRIu64
                ", \"coll_skipped\": %" PRIu64 "}\n}\n",
@@ -180,9 +344,10 @@ static void summary_metric(FILE *f, const st_an_result_t *r, uint64_t resolution
 void st_an_print_summary(FILE *f, const st_an_result_t *r, uint64_t resolution)
 {
     double total_time = st_an_total(r, ST_AN_M_TIME) * scale(ST_AN_M_TIME, resolution);
-    for (int m = 0; m < ST_AN__METRICS; m++)
-        if (st_an_metric(m)->parent == ST_AN_M_ROOT)
-            summary_metric(f, r, resolution, m, 0, total_time);
+    for (int pass = 0; pass < 2; pass++) /* the time trees (Time, Delay costs, Critical path, ...), then counts */
+        for (int m = 0; m < ST_AN__METRICS; m++)
+            if (st_an_metric(m)->parent == ST_AN_M_ROOT && (st_an_metric(m)->unit[0] == 's') == !pass)
+                summary_metric(f, r, resolution, m, 0, total_time);
 }
 
 /* Metrics that sum the time of constructs or categories rather than a wait (their wait children are
@@ -204,6 +369,25 @@ static int is_aggregate(int m)
     }
 }
 
+/* The top cause of wait-state metric m: at its largest wait state (call path), the largest delayer,
+ * "Late Sender 1.200000 s at main/exchange/MPI_Recv: 1.100000 s caused by rank 2 in main/solve". */
+static void brief_cause(FILE *f, const st_an_result_t *r, const st_an_wstates_t *ws, int m, double sc)
+{
+    const st_an_wstate_t *top = NULL;
+    for (size_t i = 0; i < ws->n; i++)
+        if (ws->v[i].metric == m && ws->v[i].n && (!top || ws->v[i].wait > top->wait))
+            top = &ws->v[i];
+    if (!top)
+        return;
+    const st_rc_cause_t *x = &r->causes->v[ws->cause[top->first]];
+    char who[64];
+    fprintf(f, "    %s %.6f s at ", st_an_metric(m)->disp, top->wait * sc);
+    st_an_print_cnode_path(f, r, top->cnode);
+    fprintf(f, ": %.6f s caused by %s in ", cause_total(x) * sc, st_an_loc_label(r, x->delay_loc, who, sizeof who));
+    st_an_print_cnode_path(f, r, x->delay_cnode);
+    fputc('\n', f);
+}
+
 void st_an_print_brief(FILE *f, const st_an_result_t *r, uint64_t resolution, unsigned top)
 {
     double sc = scale(ST_AN_M_TIME, resolution), total = st_an_total(r, ST_AN_M_TIME) * sc;
@@ -218,10 +402,15 @@ void st_an_print_brief(FILE *f, const st_an_result_t *r, uint64_t resolution, un
             best[j] = best[j - 1], best[j - 1] = t;
         }
     fprintf(f, "wait states: Time %.6f s over %u locations%s\n", total, r->nlocs, n ? "; largest:" : ", none found");
+    st_an_wstates_t ws;
+    int have_causes = st_an_wstates(r, &ws) == 0; /* out of memory: the lines without their causes */
     for (int i = 0; i < n && i < (int)top; i++) {
         double v = st_an_total(r, best[i]) * sc;
         fprintf(f, "  %-28s %12.6f s %6.2f%%\n", st_an_metric(best[i])->uniq, v, total > 0 ? 100 * v / total : 0.0);
+        if (have_causes)
+            brief_cause(f, r, &ws, best[i], sc);
     }
+    st_an_wstates_free(&ws);
 }
 
 /* ---- one metric in detail ---------------------------------------------------------------------- */
@@ -229,6 +418,10 @@ void st_an_print_brief(FILE *f, const st_an_result_t *r, uint64_t resolution, un
 void st_an_print_cnode_path(FILE *f, const st_an_result_t *r, uint32_t k)
 {
     uint32_t depth = 0, c;
+    if (k >= r->ncnodes) {
+        fputc('?', f);
+        return;
+    }
     for (c = k; c != 0 && c != ST_AN_NO_CNODE && depth <= r->ncnodes; c = r->cnodes[c].parent)
         depth++;
     if (!depth)
@@ -330,10 +523,11 @@ int st_an_write_file(const char *path, const st_an_result_t *r, uint64_t resolut
         if (!f) {
             err = errno;
         } else {
-            int bad = st_an_write_json(f, r, resolution);
+            errno = 0;
+            int bad = st_an_write_json(f, r, resolution), why = errno == ENOMEM ? ENOMEM : EIO;
             err = st_file_close(f);
             if (bad && !err)
-                err = EIO;
+                err = why;
         }
     }
     return err;

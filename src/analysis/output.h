@@ -23,7 +23,8 @@ void st_an_print_summary(FILE *f, const st_an_result_t *r, uint64_t resolution);
 int st_an_write_file(const char *path, const st_an_result_t *r, uint64_t resolution);
 
 /* A few lines for the end of a run: total Time and the `top` largest wait-state metrics
- * (seconds, percent of Time). */
+ * (seconds, percent of Time), each with its top cause when the root-cause analysis ran: its
+ * largest wait state (call path) and that one's largest delayer. */
 void st_an_print_brief(FILE *f, const st_an_result_t *r, uint64_t resolution, unsigned top);
 
 /*
@@ -46,5 +47,45 @@ void st_an_cnode_source(const st_an_result_t *r, uint32_t k, const char **file, 
 
 /* Name of a cnode's region ("<root>" for the root, "?" for an unknown id). */
 const char *st_an_cnode_name(const st_an_result_t *r, uint32_t cnode);
+
+/* ---- root causes (rootcause.h: r->causes) as the outputs show them ------------------------------ */
+
+/* A wait state: the waiting of one wait-state metric at one call path (all locations), with its
+ * delayers r->causes->v[cause[first .. first + n)], largest first. */
+typedef struct st_an_wstate {
+    int32_t  metric;
+    uint32_t cnode;
+    double   wait, propagating; /* ticks: the waiting the root-cause analysis saw (its propagation
+                                   record, else the metric's values at the call path) and the part
+                                   of it that caused further waiting */
+    size_t   first, n;
+} st_an_wstate_t;
+
+typedef struct st_an_wstates {
+    size_t          n;
+    st_an_wstate_t *v;     /* by metric, then cnode */
+    size_t         *cause; /* indices into r->causes->v, grouped by wait state */
+} st_an_wstates_t;
+
+/* The wait states of r->causes (none when r->causes is NULL): those with delayers or a propagation
+ * record. 0, or -1 when out of memory (*ws then empty). Free with st_an_wstates_free(). */
+int st_an_wstates(const st_an_result_t *r, st_an_wstates_t *ws);
+void st_an_wstates_free(st_an_wstates_t *ws);
+
+/* The critical path's origin: the run's first event in ticks (the path's end minus its length, the
+ * critical_path metric over everything, which the root-cause analysis makes add up to the run's
+ * first-to-last-event time); 0 without a path. JSON times of the path are seconds since then. */
+uint64_t st_an_path_origin(const st_an_result_t *r);
+
+/* "rank R" for thread 0 of a rank, else "rank R thread T", of location l into buf. */
+const char *st_an_loc_label(const st_an_result_t *r, uint32_t l, char *buf, size_t size);
+
+/*
+ * `synctrace report DIR --causes`: for the `top` largest wait states ((metric, call path) by
+ * waiting time; only metric m's when m >= 0) their `top` largest delayers (rank, thread, call
+ * path, short-term + long-term seconds) and how much of the waiting propagated, then the
+ * critical path in brief (rc_output.c). Returns -1 if out of memory, else 0.
+ */
+int st_an_print_causes(FILE *f, const st_an_result_t *r, uint64_t resolution, int m, unsigned top);
 
 #endif

@@ -1,10 +1,11 @@
 /*
- * cmd_report.c — `synctrace report DIR [--metric NAME] [--top N]`: the wait-state analysis
- * of an archive in the terminal; with --html the same analysis and the timeline as one HTML
- * page (report_html.h). Without --metric: the metric tree with totals and percent
+ * cmd_report.c — `synctrace report DIR [--metric NAME] [--top N] [--causes]`: the wait-state
+ * analysis of an archive in the terminal; with --html the same analysis and the timeline as one
+ * HTML page (report_html.h). Without --metric: the metric tree with totals and percent
  * of Time, the quality of the time base, and each wait state's worst instance. With
- * --metric: where that metric sits (call paths, locations, worst instances). The analysis
- * is recomputed from the archive (analyze.h), the same numbers `synctrace analyze` writes.
+ * --metric: where that metric sits (call paths, locations, worst instances). With --causes: the
+ * largest wait states with the delays that caused them and the critical path (output.h). The
+ * analysis is recomputed from the archive (analyze.h), the same numbers `synctrace analyze` writes.
  */
 #include "cli.h"
 
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "../analysis/output.h"
+#include "../analysis/rootcause.h"
 #include "analyze.h"
 #include "report_html.h"
 
@@ -39,7 +41,7 @@ typedef struct report_args {
     const char *dir, *metric, *out;
     unsigned long top;
     unsigned long long max_events;
-    int html;
+    int html, causes;
 } report_args_t;
 
 /* A count option's value: 1 .. max. 0, or the usage error's exit code. */
@@ -61,6 +63,8 @@ static int parse(int argc, char **argv, report_args_t *o)
         int rc;
         if (!strcmp(a, "--html")) {
             o->html = 1;
+        } else if (!strcmp(a, "--causes")) {
+            o->causes = 1;
         } else if (!strcmp(a, "--metric") || !strcmp(a, "--top") || !strcmp(a, "-o") || !strcmp(a, "--max-events")) {
             if (i + 1 == argc)
                 return st_cli_usage_error(&st_cli_cmd_report, "%s needs a value", a);
@@ -87,8 +91,9 @@ static int parse(int argc, char **argv, report_args_t *o)
         return st_cli_usage_error(&st_cli_cmd_report, "missing archive directory");
     if ((o->out || o->max_events != ST_REPORT_HTML_MAX_EVENTS) && !o->html)
         return st_cli_usage_error(&st_cli_cmd_report, "-o and --max-events go with --html");
-    if (o->html && o->metric)
-        return st_cli_usage_error(&st_cli_cmd_report, "--metric is for the text report, not --html");
+    if (o->html && (o->metric || o->causes))
+        return st_cli_usage_error(&st_cli_cmd_report, "%s is for the text report, not --html",
+                                  o->metric ? "--metric" : "--causes");
     return 0;
 }
 
@@ -121,6 +126,11 @@ static int run_report(int argc, char **argv)
     int m = metric ? st_an_metric_find(metric) : -1;
     if (metric && m < 0)
         return st_cli_usage_error(&st_cli_cmd_report, "unknown metric '%s' (names: synctrace report --help)", metric);
+    if (o.causes && m >= 0 && st_rc_delay_metric(m) < 0)
+        return st_cli_usage_error(&st_cli_cmd_report, "--causes --metric needs a wait state with delay costs "
+                                  "(mpi_latesender, mpi_latereceiver, mpi_barrier_wait, mpi_wait_nxn, mpi_latebroadcast, "
+                                  "mpi_earlyreduce, omp_ebarrier_wait, omp_ibarrier_wait, omp_idle_threads), not '%s'",
+                                  metric);
     st_cli_archive_t ar;
     if (st_cli_open(dir, &ar))
         return 1;
@@ -132,6 +142,10 @@ static int run_report(int argc, char **argv)
     } else {
         if (o.html) {
             rc = html(&o, &ar, &a);
+        } else if (o.causes) {
+            rc = st_an_print_causes(stdout, &a.res, ar.resolution, m, (unsigned)top) ? 1 : 0;
+            if (rc)
+                fprintf(stderr, "synctrace: report: out of memory\n");
         } else if (m >= 0) {
             rc = st_an_print_metric(stdout, &a.res, ar.resolution, ar.offset, m, (unsigned)top) ? 1 : 0;
         } else {
@@ -148,8 +162,8 @@ static int run_report(int argc, char **argv)
 
 const st_cli_cmd_t st_cli_cmd_report = {
     .name = "report",
-    .usage = "report DIR [--metric NAME] [--top N] | report DIR --html [-o FILE] [--max-events N]",
-    .summary = "wait-state report: metric tree, or where one metric sits",
+    .usage = "report DIR [--metric NAME] [--top N] [--causes] | report DIR --html [-o FILE] [--max-events N]",
+    .summary = "wait-state report: metric tree, where one metric sits, or the causes of the waits",
     .help =
         "Prints the wait-state analysis of an archive (the values `synctrace analyze` writes;\n"
         "docs/analysis.md): the metric tree with totals in seconds and percent of Time, the\n"
@@ -162,12 +176,20 @@ const st_cli_cmd_t st_cli_cmd_report = {
         "                 mpi_barrier_completion mpi_earlyreduce mpi_latebroadcast mpi_wait_nxn\n"
         "                 mpi_nxn_completion mpi_init_completion mpi_finalize_wait syncs_send\n"
         "                 syncs_recv syncs_coll comms_send comms_recv comms_cxch comms_csrc\n"
-        "                 comms_cdst bytes_sent bytes_rcvd bytes_cout bytes_cin\n"
-        "  --top N        how many call paths, locations and instances (default 10)\n"
+        "                 comms_cdst bytes_sent bytes_rcvd bytes_cout bytes_cin, and the root\n"
+        "                 causes' (docs/analysis.md): delay delay_latesender ... critical_path\n"
+        "                 critical_path_imbalance performance_impact ...\n"
+        "  --causes       the root causes instead: the largest wait states (metric at a call\n"
+        "                 path), each with how much of its waiting propagated (made others wait)\n"
+        "                 and its largest delays (rank, thread, call path, seconds: short-term +\n"
+        "                 long-term); then the critical path. With --metric: that wait state's.\n"
+        "  --top N        how many call paths, locations, instances, wait states and delays\n"
+        "                 (default 10)\n"
         "  --html         writes DIR/report.html instead (or -o FILE) and prints its path: one\n"
         "                 self-contained page (no network) with the metric, call and system\n"
-        "                 trees, the timeline with messages and collectives, the worst wait\n"
-        "                 states (click to jump there) and the time base.\n"
+        "                 trees, the timeline with messages, collectives and the critical path,\n"
+        "                 the worst wait states (click to jump there), the causes (click a wait\n"
+        "                 state: its delays) and the time base.\n"
         "  --max-events N every event in the page up to N events (default 1000000); beyond,\n"
         "                 the timeline shows each location's time per kind of region in bins.\n"
         "Exit 0 on success, 1 if the archive cannot be read, 2 on a usage error.\n",

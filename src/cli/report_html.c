@@ -5,7 +5,8 @@
  * or one location's bins) or a table of locations.
  *
  * Times are integer nanoseconds since the archive's global offset (as `synctrace dump`
- * counts), delta-coded where a sequence is long (the timeline, messages).
+ * counts), delta-coded where a sequence is long (the timeline, messages). The root causes (the
+ * wait states' delayers, the critical path) are analysis.json's, on the page's locations.
  */
 #include "report_html.h"
 
@@ -20,6 +21,7 @@
 #include <otf2/OTF2_Definitions.h>
 
 #include "../analysis/output.h"
+#include "../analysis/rootcause.h"
 #include "../util/fileio.h"
 #include "../util/json.h"
 
@@ -175,6 +177,59 @@ static void worst(page_t *p)
                     x->cnode, ns(p, x->time), x->value * 1e9 / (double)p->ar->resolution);
             first = 0;
         }
+    fputs("]", p->out);
+}
+
+/* ---- root causes: the wait states with their delayers, the critical path ------------------------ */
+
+/* "causes": per wait state [metric, cnode, waiting s, propagating s, [location, cnode, short-term s,
+ * long-term s, ...]] (delayers largest first), as analysis.json's; absent without a root-cause
+ * analysis. 0, or -1 when out of memory. */
+static int causes(page_t *p)
+{
+    const st_an_result_t *r = &p->a->res;
+    if (!r->causes)
+        return 0;
+    st_an_wstates_t ws;
+    if (st_an_wstates(r, &ws))
+        return -1;
+    double sc = 1.0 / (double)p->ar->resolution;
+    fputs(",\n\"causes\":[", p->out);
+    for (size_t i = 0; i < ws.n; i++) {
+        const st_an_wstate_t *w = &ws.v[i];
+        fprintf(p->out, "%s[%d,%" PRIu32 ",%.9g,%.9g,[", i ? ",\n" : "", w->metric, w->cnode, w->wait * sc,
+                w->propagating * sc);
+        int first = 1;
+        for (size_t j = 0; j < w->n; j++) {
+            const st_rc_cause_t *x = &r->causes->v[ws.cause[w->first + j]];
+            if (x->delay_loc >= r->nlocs || p->loc_of[x->delay_loc] < 0)
+                continue;
+            fprintf(p->out, "%s%ld,%" PRIu32 ",%.9g,%.9g", first ? "" : ",", p->loc_of[x->delay_loc], x->delay_cnode,
+                    x->short_ticks * sc, x->long_ticks * sc);
+            first = 0;
+        }
+        fputs("]]", p->out);
+    }
+    fputs("]", p->out);
+    st_an_wstates_free(&ws);
+    return 0;
+}
+
+/* "cpath": the critical path's hops in time order, flat [location, t0 ns, t1 ns, ...]. */
+static void critical_path(page_t *p)
+{
+    const st_an_result_t *r = &p->a->res;
+    if (!r->causes)
+        return;
+    int first = 1;
+    fputs(",\n\"cpath\":[", p->out);
+    for (size_t i = r->causes->npath; i-- > 0;) { /* stored end first */
+        const struct st_rc_hop *h = &r->causes->path[i];
+        if (h->loc >= r->nlocs || p->loc_of[h->loc] < 0)
+            continue;
+        fprintf(p->out, "%s%ld,%" PRId64 ",%" PRId64, first ? "" : ",\n", p->loc_of[h->loc], ns(p, h->t0), ns(p, h->t1));
+        first = 0;
+    }
     fputs("]", p->out);
 }
 
@@ -420,12 +475,13 @@ static int write_data(page_t *p, uint64_t max_events)
         if (write_failed(p))
             return 1;
     }
-    int rc = 0;
-    if (p->full) {
+    int rc = causes(p);
+    critical_path(p);
+    if (rc == 0 && p->full) {
         timeline_full(p);
         messages(p);
         collectives(p);
-    } else {
+    } else if (rc == 0) {
         rc = timeline_aggregated(p);
     }
     fputs("}\n", p->out);

@@ -24,6 +24,17 @@
       Limited parallelism is at most its master's Time outside parallel regions
       (metric_tree.check_whole); each PATH-REGEX matches the whole path ("main/.../MPI_Recv") of
       some call path
+  anacheck.py FILE causes
+      the root causes are consistent with the values: every wait state's delayers are valid
+      locations and call paths, largest first, and cause no more than its waiting; its propagating
+      part at most its waiting; per delay-cost metric the short-term costs of the causes add up to
+      the metric's total, their long-term costs to its long-term sibling's (a long-term cost is a
+      cause of the wait state that passed it on), and both to Delay costs; the critical path's
+      hops run in time order without gaps from 0 to the run's length (critical_path over
+      everything), a hop's end where the next begins (to a nanosecond)
+  anacheck.py FILE cause METRIC REGION RANK [MIN_SHARE]
+      METRIC's wait state at the call path ending in REGION (the largest if several) has its largest
+      delayer on rank RANK, and that one caused at least MIN_SHARE (default 0.5) of the waiting
 Exit 1 with one line per mismatch.
 """
 import json
@@ -150,6 +161,90 @@ def waits(agg, out, slack):
     return bad
 
 
+# the delay-cost metric a wait-state metric's short-term costs are charged to (docs/analysis.md)
+DELAY_OF = {"mpi_latesender": "delay_latesender", "mpi_latereceiver": "delay_latereceiver",
+            "mpi_barrier_wait": "delay_barrier", "mpi_wait_nxn": "delay_n2n", "mpi_latebroadcast": "delay_12n",
+            "mpi_earlyreduce": "delay_n21", "omp_ebarrier_wait": "delay_ompbarrier",
+            "omp_ibarrier_wait": "delay_ompbarrier", "omp_idle_threads": "delay_ompidle"}
+
+
+def causes(doc):
+    bad = []
+    if "causes" not in doc or "critical_path" not in doc:
+        return ["no root causes in the file"]
+    ncn, nloc = len(doc["cnodes"]), len(doc["locations"])
+    locs = {l["id"]: (l["rank"], l["thread"]) for l in doc["locations"]}
+    total = defaultdict(float)
+    for v in doc["values"]:
+        total[v["metric"]] += v["value"]
+    short, long_, both, seen = defaultdict(float), defaultdict(float), 0.0, set()
+    eps = lambda x: 1e-9 + 1e-9 * abs(x)
+    for w in doc["causes"]:
+        key = (w["metric"], w["cnode"])
+        if key in seen or not 0 <= w["cnode"] < ncn:
+            bad.append("wait state %s repeated or at no call path" % (key,))
+        seen.add(key)
+        ds = w["delayers"]
+        got = sum(d["short_term"] + d["long_term"] for d in ds)
+        if got > w["wait"] + eps(w["wait"]):
+            bad.append("%s at cnode %d: delays %.9f s cause more than its waiting %.9f s" % (key + (got, w["wait"])))
+        if not 0 <= w["propagating"] <= w["wait"] + eps(w["wait"]):
+            bad.append("%s at cnode %d: propagating %.9f s of %.9f s" % (key + (w["propagating"], w["wait"])))
+        sums = [d["short_term"] + d["long_term"] for d in ds]
+        if sums != sorted(sums, reverse=True):
+            bad.append("%s at cnode %d: delayers not largest first" % key)
+        for d in ds:
+            if locs.get(d["location"]) != (d["rank"], d["thread"]) or not 0 <= d["cnode"] < ncn:
+                bad.append("%s at cnode %d: delayer %r at no location or call path" % (key + (d,)))
+            if d["short_term"] < 0 or d["long_term"] < 0:
+                bad.append("%s at cnode %d: negative delay %r" % (key + (d,)))
+            short[DELAY_OF.get(w["metric"], "?")] += d["short_term"]
+            long_[DELAY_OF.get(w["metric"], "?") + "_longterm"] += d["long_term"]
+            both += d["short_term"] + d["long_term"]
+    for m in set(DELAY_OF.values()) | set(short):
+        for part, lt in ((short, m), (long_, m + "_longterm")):
+            if abs(part[lt] - total[lt]) > 1e-7 + 1e-7 * total[lt]:
+                bad.append("delays of the causes charged to %s: %.9f s, the metric's total %.9f s" % (
+                    lt, part[lt], total[lt]))
+    if abs(both - total["delay"]) > 1e-7 + 1e-7 * total["delay"]:
+        bad.append("delays of all causes %.9f s, Delay costs %.9f s" % (both, total["delay"]))
+    hops, t = doc["critical_path"], 0.0
+    for h in hops:
+        if abs(h["t0"] - t) > 1e-9 or h["t1"] < h["t0"] or locs.get(h["location"]) != (h["rank"], h["thread"]):
+            bad.append("critical-path hop %r after %.9f s" % (h, t))
+            break
+        t = h["t1"]
+    cp = total["critical_path"]
+    if abs(t - cp) > 1e-8 + 1e-9 * cp:
+        bad.append("critical path ends at %.9f s, critical_path over everything %.9f s" % (t, cp))
+    if not bad:
+        print("anacheck: %d wait states with %d delays; delay costs = the causes' delays; critical path of %d hops "
+              "over %.6f s" % (len(doc["causes"]), sum(len(w["delayers"]) for w in doc["causes"]), len(hops), cp))
+    return bad
+
+
+def cause(doc, metric, region, rank, share):
+    cn = {c["id"]: c for c in doc["cnodes"]}
+    states = [w for w in doc.get("causes", []) if w["metric"] == metric and cn[w["cnode"]]["region"] == region]
+    if not states:
+        return ["no wait state of %s at %s" % (metric, region)]
+    w = max(states, key=lambda x: x["wait"])
+    if not w["delayers"]:
+        return ["%s at %s: %.6f s waiting without delayers" % (metric, region, w["wait"])]
+    path = cnode_paths(doc)
+    d = w["delayers"][0]
+    got = d["short_term"] + d["long_term"]
+    print("anacheck: %s at %s: %.6f s waiting, the largest delay %.6f s on rank %d thread %d at %s" % (
+        metric, region, w["wait"], got, d["rank"], d["thread"], path(d["cnode"])))
+    bad = []
+    if d["rank"] != rank:
+        bad.append("%s at %s: the largest delay on rank %d, expected rank %d" % (metric, region, d["rank"], rank))
+    if got < share * w["wait"]:
+        bad.append("%s at %s: the largest delay %.6f s, less than %.0f%% of the waiting %.6f s" % (
+            metric, region, got, 100 * share, w["wait"]))
+    return bad
+
+
 def main():
     path, mode, args = sys.argv[1], sys.argv[2], sys.argv[3:]
     doc, agg, units = load(path)
@@ -176,6 +271,10 @@ def main():
             bad.append("%s in total: %.3f ms, expected %.3f ms" % (metric, got, ms))
     elif mode == "waits":
         bad = waits(agg, args[0], slack)
+    elif mode == "causes":
+        bad = causes(doc)
+    elif mode == "cause":
+        bad = cause(doc, args[0], args[1], int(args[2]), float(args[3]) if len(args) > 3 else 0.5)
     elif mode in ("tree", "whole"):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import metric_tree

@@ -60,12 +60,72 @@ TREE = {
     "omp_idle_threads": "time",
     "omp_limited_parallelism": "omp_idle_threads",
     "visits": None,
+    # root causes: delay costs (each at the delaying activity), the classification of point-to-point
+    # waits, the critical path and the performance impact derived from it
+    "delay": None,
+    "delay_mpi": "delay",
+    "delay_p2p": "delay_mpi",
+    "delay_latesender_aggregate": "delay_p2p",
+    "delay_latesender": "delay_latesender_aggregate",
+    "delay_latesender_longterm": "delay_latesender_aggregate",
+    "delay_latereceiver_aggregate": "delay_p2p",
+    "delay_latereceiver": "delay_latereceiver_aggregate",
+    "delay_latereceiver_longterm": "delay_latereceiver_aggregate",
+    "delay_collective": "delay_mpi",
+    "delay_barrier_aggregate": "delay_collective",
+    "delay_barrier": "delay_barrier_aggregate",
+    "delay_barrier_longterm": "delay_barrier_aggregate",
+    "delay_n2n_aggregate": "delay_collective",
+    "delay_n2n": "delay_n2n_aggregate",
+    "delay_n2n_longterm": "delay_n2n_aggregate",
+    "delay_12n_aggregate": "delay_collective",
+    "delay_12n": "delay_12n_aggregate",
+    "delay_12n_longterm": "delay_12n_aggregate",
+    "delay_n21_aggregate": "delay_collective",
+    "delay_n21": "delay_n21_aggregate",
+    "delay_n21_longterm": "delay_n21_aggregate",
+    "delay_omp": "delay",
+    "delay_ompbarrier_aggregate": "delay_omp",
+    "delay_ompbarrier": "delay_ompbarrier_aggregate",
+    "delay_ompbarrier_longterm": "delay_ompbarrier_aggregate",
+    "delay_ompidle_aggregate": "delay_omp",
+    "delay_ompidle": "delay_ompidle_aggregate",
+    "delay_ompidle_longterm": "delay_ompidle_aggregate",
+    "waitstates_direct_vs_indirect": None,
+    "mpi_wait_direct": "waitstates_direct_vs_indirect",
+    "mpi_wait_direct_latesender": "mpi_wait_direct",
+    "mpi_wait_direct_latereceiver": "mpi_wait_direct",
+    "mpi_wait_indirect": "waitstates_direct_vs_indirect",
+    "mpi_wait_indirect_latesender": "mpi_wait_indirect",
+    "mpi_wait_indirect_latereceiver": "mpi_wait_indirect",
+    "waitstates_propagating_vs_terminal": None,
+    "mpi_wait_propagating": "waitstates_propagating_vs_terminal",
+    "mpi_wait_propagating_ls": "mpi_wait_propagating",
+    "mpi_wait_propagating_lr": "mpi_wait_propagating",
+    "mpi_wait_terminal": "waitstates_propagating_vs_terminal",
+    "mpi_wait_terminal_ls": "mpi_wait_terminal",
+    "mpi_wait_terminal_lr": "mpi_wait_terminal",
+    "critical_path": None,
+    "critical_path_imbalance": "critical_path",
+    "performance_impact": None,
+    "performance_impact_criticalpath": "performance_impact",
+    "critical_path_activities": "performance_impact_criticalpath",
+    "critical_imbalance_impact": "performance_impact_criticalpath",
+    "non_critical_path_activities": "performance_impact",
 }
 
 # parents whose value is exactly the sum of their children (the others hold more: MPI its
 # calls of no category, Late Sender the waits not in wrong order, ...)
 EXACT = ["time", "execution", "mpi_management", "mpi_synchronization", "mpi_communication", "mpi_io",
-         "omp_time", "omp_synchronization", "omp_barrier"]
+         "omp_time", "omp_synchronization", "omp_barrier",
+         # root causes: a delay cost is its short-term plus its long-term part, a category its kinds'; a
+         # classification its two halves; the performance impact its on- and off-path activities
+         "delay", "delay_mpi", "delay_p2p", "delay_collective", "delay_omp",
+         "delay_latesender_aggregate", "delay_latereceiver_aggregate", "delay_barrier_aggregate", "delay_n2n_aggregate",
+         "delay_12n_aggregate", "delay_n21_aggregate", "delay_ompbarrier_aggregate", "delay_ompidle_aggregate",
+         "waitstates_direct_vs_indirect", "mpi_wait_direct", "mpi_wait_indirect",
+         "waitstates_propagating_vs_terminal", "mpi_wait_propagating", "mpi_wait_terminal",
+         "performance_impact", "performance_impact_criticalpath"]
 
 
 def mpi_category(region):

@@ -3,7 +3,7 @@
 
 usage: htmlcheck.py PAGE [--screenshot PNG] [--metrics a,b,..] [--click METRIC] [--calls A,B,..]
                          [--function] [--inclusive-calls A,..] [--rows N] [--epochs N] [--aggregated]
-                         [--timeout S]
+                         [--cause METRIC:RANK,..] [--cpath] [--no-causes] [--timeout S]
 
 Always: the page finishes its first timeline draw (window.stReport.ready) within --timeout
 seconds, with no JavaScript error (window errors and the browser console's SEVERE entries),
@@ -17,7 +17,15 @@ and the timeline has drawn something. Then, as asked:
               the exclusive view, get nonzero rows, and the call tree's total grows
   --function  the call path of that largest row runs through an application function (a region
               that is neither MPI_*/omp*/<root>): for archives with application call paths
-  --rows      the timeline drew N rows (one per location), each with coloured pixels
+  --rows      the timeline drew N rows (one per location), each with coloured pixels (the critical
+              path switched off: its line alone does not count)
+  --cause     in the Causes view, clicking the largest wait state of METRIC lists as many delays as
+              the page's data holds for it, the largest on rank RANK; clicking that delay selects
+              METRIC's delay cost in the metric tree and the delay's call path in the call tree
+  --cpath     the whole run shown, the timeline draws every critical-path hop of the data: at the
+              middle of each hop wider than 6 pixels, on its location's row (rows by node, rank,
+              thread), the path's colour; switched off, none of those pixels has it
+  --no-causes the page says the root-cause analysis did not run and draws no critical path
   --epochs    the time-base panel lists the sync epochs of N ranks (a count and each epoch as
               the archive stores it), and the CLC table has a state
   --aggregated / default: the page says its timeline is aggregated / holds every event
@@ -67,6 +75,9 @@ def main():
     ap.add_argument("--rows", type=int)
     ap.add_argument("--epochs", type=int)
     ap.add_argument("--aggregated", action="store_true")
+    ap.add_argument("--cause", default="")
+    ap.add_argument("--cpath", action="store_true")
+    ap.add_argument("--no-causes", action="store_true")
     ap.add_argument("--timeout", type=float, default=30)
     a = ap.parse_args()
     errors = []
@@ -102,6 +113,102 @@ def inclusive(d, a, calls, errors):
     print("call tree total for %s: exclusive %.6f s, inclusive %.6f s" % (a.click, ex, inc))
     if not inc > ex:
         errors.append("collapsing %s did not grow the call tree's total (%.6f -> %.6f)" % (a.click, ex, inc))
+
+
+def set_cpath(d, on):
+    """Switches the critical path on or off; whether it was on."""
+    return d.execute_script("""
+        const b = document.getElementById('show-cpath');
+        if (!b) return false;
+        const was = b.checked;
+        if (was !== arguments[0]) b.click();
+        return was;""", on)
+
+
+def cause(d, spec, errors):
+    from selenium.webdriver.common.by import By
+    metric, rank = spec.split(":")
+    states = d.find_elements(By.CSS_SELECTOR, '#wstates tbody tr[data-metric="%s"]' % metric)
+    if not states:
+        errors.append("Causes view: no wait state of %s" % metric)
+        return
+    path = states[0].get_attribute("data-path")
+    states[0].click()
+    n_data = d.execute_script("""
+        const D = JSON.parse(document.getElementById('st-data').textContent);
+        const cpath = (c) => { const p = []; for (; c > 0; c = D.cnodes[c][0]) p.unshift(D.cnodes[c][1]); return p.join('/') || '<root>'; };
+        const w = D.causes.filter((x) => D.metrics[x[0]][0] === arguments[0] && cpath(x[1]) === arguments[1]);
+        return w.length === 1 ? w[0][4].length / 4 : -1;""", metric, path)
+    dl = d.find_elements(By.CSS_SELECTOR, "#delayers tbody tr")
+    got = [(r.get_attribute("data-rank"), r.get_attribute("data-thread"), r.get_attribute("data-path")) for r in dl]
+    print("causes of %s at %s: %s" % (metric, path, "; ".join("rank %s thread %s %s" % g for g in got[:5])))
+    if len(dl) != min(n_data, 200):
+        errors.append("Causes view: %s at %s lists %d delays, the data %d" % (metric, path, len(dl), n_data))
+    if not dl:
+        return
+    if got[0][0] != rank:
+        errors.append("Causes view: the largest delay of %s at %s on rank %s, expected rank %s" % (metric, path,
+                                                                                                  got[0][0], rank))
+    dl[0].click()
+    sel = [r for r in rows(d, "metric-tree") if r["selected"]]
+    if not sel or not sel[0]["path"].startswith("delay_") or not sel[0]["path"].endswith("_aggregate"):
+        errors.append("clicking a delay of %s selected %s in the metric tree" % (metric, [r["path"] for r in sel]))
+    csel = [r for r in rows(d, "call-tree") if r["selected"]]
+    if not csel or csel[0]["path"] != got[0][2]:
+        errors.append("clicking a delay at %s selected %s in the call tree" % (got[0][2], [r["path"] for r in csel]))
+
+
+def critical_path(d, errors):
+    from selenium.webdriver.common.by import By
+    d.find_element(By.ID, "zoom-reset").click()
+    set_cpath(d, True)
+    D = d.execute_script("return JSON.parse(document.getElementById('st-data').textContent)")
+    hops = [D["cpath"][i:i + 3] for i in range(0, len(D.get("cpath", [])), 3)]
+    if not hops:
+        errors.append("no critical path in the page's data")
+        return
+    drawn = int(d.find_element(By.ID, "timeline").get_attribute("data-cpath") or -1)
+    if drawn != len(hops):
+        errors.append("timeline: %d critical-path hops drawn, the data has %d" % (drawn, len(hops)))
+    # rows as the page orders them: by node (first appearance), rank, then the locations in order
+    nodes = []
+    for i, L in enumerate(D["locs"]):
+        n = next((x for x in nodes if x[0] == L[3]), None)
+        if not n:
+            nodes.append(n := (L[3], {}))
+        n[1].setdefault(L[0], []).append(i)
+    order = [l for _, ranks in nodes for r in ranks.values() for l in r]
+    row = {l: k for k, l in enumerate(order)}
+    end = D["meta"]["end"] or 1
+    pts = []
+    for loc, t0, t1 in hops:
+        pts.append((loc, (t0 + t1) / 2, t1 - t0))
+    sample = """
+        const c = document.getElementById('timeline'), g = c.getContext('2d'), k = c.width / c.clientWidth;
+        const rowH = (c.clientHeight - 26) / arguments[1], w = c.clientWidth;
+        return arguments[0].map(([r, t, len]) => {
+            if (len * (w - 150) / arguments[2] <= 6) return null;
+            const x = Math.round((150 + t * (w - 150) / arguments[2]) * k), y = Math.round((22 + r * rowH + rowH / 2) * k);
+            return Array.from(g.getImageData(x, y, 1, 1).data.slice(0, 3));
+        });"""
+    args = [[row[loc], t, n] for loc, t, n in pts]
+    is_path = lambda px: px is not None and abs(px[0] - 0) < 40 and abs(px[1] - 216) < 40 and abs(px[2] - 255) < 40
+    on = d.execute_script(sample, args, len(order), end)
+    wide = [i for i, px in enumerate(on) if px is not None]
+    bad = [i for i in wide if not is_path(on[i])]
+    print("critical path: %d hops, %d drawn, %d wide enough to sample, %d in the path's colour" % (
+        len(hops), drawn, len(wide), len(wide) - len(bad)))
+    if not wide:
+        errors.append("critical path: no hop wider than 6 pixels to sample")
+    if bad:
+        errors.append("critical path: hops %s not drawn on their rows (pixels %s)" % (bad[:5], [on[i] for i in bad[:5]]))
+    set_cpath(d, False)
+    off = d.execute_script(sample, args, len(order), end)
+    if any(is_path(off[i]) for i in wide):
+        errors.append("critical path switched off: still drawn")
+    if int(d.find_element(By.ID, "timeline").get_attribute("data-cpath") or -1) != 0:
+        errors.append("critical path switched off: hops still counted")
+    set_cpath(d, True)
 
 
 def check(d, a, errors):
@@ -173,6 +280,7 @@ def check(d, a, errors):
         if a.inclusive_calls:
             inclusive(d, a, calls, errors)
     if a.rows is not None:
+        path_on = set_cpath(d, False)
         got = int(d.find_element(By.ID, "timeline").get_attribute("data-rows") or -1)
         if got != a.rows:
             errors.append("timeline: %d rows drawn, expected %d" % (got, a.rows))
@@ -189,6 +297,18 @@ def check(d, a, errors):
             return out;""", a.rows)
         if empty:
             errors.append("timeline rows without any drawing: %s" % empty)
+        if path_on:
+            set_cpath(d, True)
+    for spec in filter(None, a.cause.split(",")):
+        cause(d, spec, errors)
+    if a.cpath:
+        critical_path(d, errors)
+    if a.no_causes:
+        text = d.find_element(By.ID, "causes-section").text
+        if "did not run" not in text:
+            errors.append("Causes view without root causes: %r" % text[:200])
+        if d.find_element(By.ID, "cpath-toggle").is_displayed():
+            errors.append("a critical-path switch without a critical path")
     if a.epochs is not None:
         ranks = d.execute_script("""
             return [...document.querySelectorAll('#epochs tr')].slice(1).map(r =>

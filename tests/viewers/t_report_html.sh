@@ -5,12 +5,23 @@
 # injected wait states, clicking mpi_latesender makes the call tree show the MPI calls that waited;
 # MPI_Waitany's wait, all of it Wrong Order, shows only once Late Sender is collapsed (inclusive
 # value; expanded it shows the part in none of its sub-metrics); the timeline draws one row per
-# location; the time base lists each rank's sync epochs; zoom, pan and a click on the worst wait state move the timeline. The function that
+# location; the time base lists each rank's sync epochs; zoom, pan and a click on the worst wait state move the timeline;
+# the Causes view: clicking the Late Receiver (Ssend) and the barrier lists their delays, the largest on the rank
+# that slept (2, 1), and a click on a delay selects its delay cost in the trees; the critical path drawn on the
+# timeline (each hop on its location's row, gone when switched off), also on the aggregated page; with
+# SYNCTRACE_ROOTCAUSE=off the page says so and draws no path. The function that
 # caused a wait: on an mkarchive archive with main/solve/MPI_Recv, and on waits.c itself when the
 # library records application call paths (SYNCTRACE_CALLPATH=1; without them the check must fail).
 # The checks fail on a page with a JavaScript exception or with cut data. The page's data equals
 # the dump, analysis.json and the Chrome export of the archive (htmldata.py). Also: -o, DIR given
 # as its traces.otf2, aggregation beyond --max-events (bins hold each location's time in regions),
+# without the root-cause analysis: no causes, no path (and the page's data still the JSON's)
+SYNCTRACE_ROOTCAUSE=off st report "$ST_TMP/run" --html -o off.html >/dev/null 2>err.txt || fail "report --html, root causes off: $(cat err.txt)"
+SYNCTRACE_ROOTCAUSE=off st analyze "$ST_TMP/run" -o off.json >/dev/null || fail "analyze, root causes off"
+python3 "$ST_ROOT/tests/viewers/htmldata.py" off.html dump.jsonl off.json chrome.json >data.txt 2>&1 ||
+    fail "page data, root causes off: $(head -n 5 data.txt)"
+check off.html --rows 4 --no-causes >check.txt 2>&1 || fail "root causes off: $(cat check.txt)"
+
 # usage and write errors.
 # Screenshot: $ST_TMP/report.png (kept with KEEP_TEST_TMP=1; copied to docs/img/report-waits.png
 # by hand for the README).
@@ -54,7 +65,8 @@ python3 "$ST_ROOT/tests/viewers/htmldata.py" "$page" dump.jsonl "$ST_TMP/run/ana
 note "$(cat data.txt)"
 check "$page" --screenshot "$ST_TMP/report.png" --rows 4 --epochs 4 \
     --metrics time,mpi_point2point,mpi_latesender,mpi_latereceiver,mpi_barrier_wait,mpi_wait_nxn,mpi_latebroadcast,mpi_earlyreduce,mpi_finalize_wait \
-    --click mpi_latesender --calls "$calls" --inclusive-calls MPI_Waitany "${function_arg[@]}" >check.txt 2>&1 || fail "waits: $(cat check.txt)"
+    --click mpi_latesender --calls "$calls" --inclusive-calls MPI_Waitany "${function_arg[@]}" \
+    --cause mpi_latereceiver:2,mpi_barrier_wait:1 --cpath >check.txt 2>&1 || fail "waits: $(cat check.txt)"
 note "$(cat check.txt)"
 [ -s "$ST_TMP/report.png" ] || fail "no screenshot"
 note "page $(stat -c %s "$page") bytes; screenshot $ST_TMP/report.png"
@@ -103,9 +115,16 @@ st report "$ST_TMP/run/traces.otf2" --html >out.txt 2>err.txt || fail "report --
 assert_eq "printed path for DIR/traces.otf2" "$ST_TMP/run/report.html" "$(cat out.txt)"
 grep -q '"detail":"aggregated"' agg.html || fail "--max-events 100 did not aggregate"
 grep -q '"tl":' agg.html && fail "aggregated page still holds every event"
-check agg.html --aggregated --rows 4 --metrics mpi_latesender >check.txt 2>&1 || fail "aggregated: $(cat check.txt)"
+check agg.html --aggregated --rows 4 --metrics mpi_latesender --cpath >check.txt 2>&1 || fail "aggregated: $(cat check.txt)"
 python3 "$ST_ROOT/tests/viewers/htmldata.py" agg.html dump.jsonl "$ST_TMP/run/analysis.json" chrome.json >data.txt 2>&1 ||
     fail "aggregated page data: $(head -n 5 data.txt)"
+
+# without the root-cause analysis: no causes, no path (and the page's data still the JSON's)
+SYNCTRACE_ROOTCAUSE=off st report "$ST_TMP/run" --html -o off.html >/dev/null 2>err.txt || fail "report --html, root causes off: $(cat err.txt)"
+SYNCTRACE_ROOTCAUSE=off st analyze "$ST_TMP/run" -o off.json >/dev/null || fail "analyze, root causes off"
+python3 "$ST_ROOT/tests/viewers/htmldata.py" off.html dump.jsonl off.json chrome.json >data.txt 2>&1 ||
+    fail "page data, root causes off: $(head -n 5 data.txt)"
+check off.html --rows 4 --no-causes >check.txt 2>&1 || fail "root causes off: $(cat check.txt)"
 
 # usage and write errors
 rc=0; st report "$ST_TMP/run" --max-events 10 >/dev/null 2>&1 || rc=$?

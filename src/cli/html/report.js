@@ -1,6 +1,7 @@
 /*
  * report.js — the HTML report's behaviour: three coupled trees (metric | call path | location)
- * like Cube's browser, a canvas timeline, the worst wait states and the time-base panel.
+ * like Cube's browser, a canvas timeline with the critical path, the worst wait states, their causes
+ * and the time-base panel.
  *
  * The data (element #st-data, written by src/cli/report_html.c), times in ns since the
  * archive's offset:
@@ -12,6 +13,9 @@
  *   locs      [[rank, thread, name, node]]          (timeline rows; "location" indices below)
  *   sev       flat [metric, cnode, location, value (seconds or count)]: the nonzero values
  *   worst     [[metric, location, cnode, enter ns, wait ns]]
+ *   causes    (with a root-cause analysis) per wait state [metric, cnode, waiting s, propagating s,
+ *             flat [location, cnode, short-term s, long-term s]: its delayers, largest first]
+ *   cpath     (with a root-cause analysis) the critical path's hops in time order, flat [location, t0 ns, t1 ns]
  *   props     [[key, value]]  archive properties SYNCTRACE::<key>
  *   rankprops [[rank, key, value]]  each rank's SYNCTRACE::<key>
  *   stats     {unpaired, ls_violations, coll_violations, coll_skipped}
@@ -21,7 +25,8 @@
  *   aggregated:   agg {t0, w (ns per bin), bins, kinds, v: per location [bin * kinds + kind]
  *                 permille of a bin}
  * For tests: window.stReport = {ready, readyAt, drawMs, rows, drawn, errors} after the first full timeline
- * draw (readyAt: ms since the navigation started; drawMs: of that, the script's own time).
+ * draw (readyAt: ms since the navigation started; drawMs: of that, the script's own time); the canvas'
+ * data-cpath: the critical path's hops drawn.
  */
 "use strict";
 
@@ -251,6 +256,9 @@ window.addEventListener("error", function (e) {
     return { pts, lo: Math.min(...pts.map((p) => p[1])), hi: Math.max(...pts.map((p) => p[1])) };
   });
   const view = { a: 0, b: tEnd, mark: null };
+  const CP_COLOUR = "#00d8ff";
+  const cpath = [];
+  for (let i = 0; i + 2 < (D.cpath || []).length; i += 3) cpath.push({ loc: D.cpath[i], t0: D.cpath[i + 1], t1: D.cpath[i + 2] });
 
   function layout() {
     const w = canvas.parentElement.clientWidth || 1000;
@@ -354,6 +362,25 @@ window.addEventListener("error", function (e) {
     return n;
   }
 
+  /* The critical path: a bright line along each hop's row, joined where it moves to another location. */
+  function drawPath() {
+    if (!$("show-cpath").checked || !cpath.length) return 0;
+    const mid = rowH / 2;
+    let n = 0;
+    ctx.strokeStyle = CP_COLOUR; ctx.lineWidth = Math.max(2, Math.min(4, Math.floor(rowH / 4))); ctx.beginPath();
+    cpath.forEach((h, i) => {
+      const y = yOf(rowOf[h.loc]) + mid, prev = cpath[i - 1];
+      if (prev && prev.loc !== h.loc && Math.max(prev.t1, h.t0) >= view.a && Math.min(prev.t1, h.t0) <= view.b) {
+        ctx.moveTo(xOf(prev.t1), yOf(rowOf[prev.loc]) + mid); ctx.lineTo(xOf(h.t0), y);
+      }
+      if (h.t1 < view.a || h.t0 > view.b) return;
+      ctx.moveTo(xOf(h.t0), y); ctx.lineTo(Math.max(xOf(h.t1), xOf(h.t0) + 1), y);
+      n++;
+    });
+    ctx.stroke(); ctx.lineWidth = 1;
+    return n;
+  }
+
   function draw() {
     size = layout();
     ctx.fillStyle = "#fff"; ctx.fillRect(0, 0, size.w, size.h);
@@ -366,6 +393,7 @@ window.addEventListener("error", function (e) {
       rowsDrawn++;
     });
     const nmsg = D.agg ? 0 : drawRelations();
+    const nhops = drawPath();
     if (view.mark) {
       const m = view.mark, x0 = xOf(m.t), x1 = Math.max(x0 + 3, xOf(m.t + m.v)), y = yOf(rowOf[m.loc]);
       ctx.strokeStyle = "#000"; ctx.lineWidth = 2; ctx.strokeRect(x0 - 1, y - 1, x1 - x0 + 2, rowH + 1);
@@ -376,6 +404,7 @@ window.addEventListener("error", function (e) {
     canvas.dataset.rows = rowsDrawn;
     canvas.dataset.drawn = drawn;
     canvas.dataset.messages = nmsg;
+    canvas.dataset.cpath = nhops;
     const digits = Math.min(9, Math.max(6, 3 - Math.floor(Math.log10((view.b - view.a) / 1e9))));
     $("view-range").textContent = (view.a / 1e9).toFixed(digits) + " s \u2013 " + (view.b / 1e9).toFixed(digits) + " s";
     return { drawn, rowsDrawn };
@@ -420,6 +449,7 @@ window.addEventListener("error", function (e) {
       const i = lowerBound(d.e, t);
       if (i < d.s.length && d.s[i] <= t) text += " \u203a " + D.regions[d.c[i] - 1][0] + " (" + secs(d.e[i] - d.s[i]) + " s)";
     });
+    if (cpath.some((h) => h.loc === l && h.t0 <= t && t < h.t1)) text += " \u2014 on the critical path";
     $("hover").textContent = text;
   });
   window.addEventListener("resize", draw);
@@ -432,6 +462,15 @@ window.addEventListener("error", function (e) {
     legend.append(s);
   });
   if (!D.agg) legend.append(el("span", null, "\u2014 black: messages, purple: collective instances"));
+  if (cpath.length) {
+    const s = el("span"), i = el("i");
+    i.style.background = CP_COLOUR;
+    s.append(i, "critical path");
+    legend.append(s);
+  } else {
+    $("cpath-toggle").hidden = true;
+  }
+  $("show-cpath").addEventListener("change", draw);
 
   function showLocation(l) {
     const y = yOf(rowOf[l]);
@@ -458,6 +497,58 @@ window.addEventListener("error", function (e) {
     tbody.append(tr);
   });
   if (!worst.length) tbody.append(el("tr")).append(el("td", null, "no wait states"));
+
+  /* ---- causes: the wait states and the delays that caused them ---------------------------- */
+  /* a wait-state metric -> the delay cost its waits are charged to (short-term + long-term) */
+  const DELAY_OF = {
+    mpi_latesender: "delay_latesender_aggregate", mpi_latereceiver: "delay_latereceiver_aggregate",
+    mpi_barrier_wait: "delay_barrier_aggregate", mpi_wait_nxn: "delay_n2n_aggregate",
+    mpi_latebroadcast: "delay_12n_aggregate", mpi_earlyreduce: "delay_n21_aggregate",
+    omp_ebarrier_wait: "delay_ompbarrier_aggregate", omp_ibarrier_wait: "delay_ompbarrier_aggregate",
+    omp_idle_threads: "delay_ompidle_aggregate",
+  };
+  function causesView() {
+    const body = $("wstates").querySelector("tbody"), dbody = $("delayers").querySelector("tbody");
+    if (!D.causes) {
+      $("causes-box").replaceWith(el("p", null, "The root-cause analysis did not run (SYNCTRACE_ROOTCAUSE=off)."));
+      return;
+    }
+    const states = D.causes.filter((w) => w[2] > 0).sort((a, b) => b[2] - a[2] || a[0] - b[0] || a[1] - b[1]).slice(0, 200);
+    const pct = (a, b) => (b > 0 ? (100 * a / b).toFixed(1) : "0.0") + "%";
+    const select = (w, tr) => {
+      for (const r of body.children) r.classList.toggle("selected", r === tr);
+      dbody.textContent = "";
+      const [m, c, wait, , ds] = w;
+      $("delayers-title").textContent = D.metrics[m][1] + " at " + cPath(c) + ": " + secs(wait * 1e9) + " s waiting; " +
+        (ds.length ? "the delays that caused it" : "no delay found (the waiting began with no excess time of its delayer)");
+      for (let i = 0; i + 3 < ds.length && i < 4 * 200; i += 4) {
+        const [l, dc, st, lt] = ds.slice(i, i + 4), L = D.locs[l], dtr = el("tr");
+        dtr.dataset.rank = L[0]; dtr.dataset.thread = L[1]; dtr.dataset.path = cPath(dc);
+        dtr.append(el("td", "num", secs((st + lt) * 1e9)), el("td", "num", secs(st * 1e9)), el("td", "num", secs(lt * 1e9)),
+          el("td", "num", pct(st + lt, wait)), el("td", "num", L[0]), el("td", "num", L[1]), el("td", null, cPath(dc)));
+        dtr.addEventListener("click", () => { /* the delay cost in the trees, at the delay's call path */
+          for (const r of dbody.children) r.classList.toggle("selected", r === dtr);
+          const dm = D.metrics.findIndex((x) => x[0] === DELAY_OF[D.metrics[m][0]]);
+          if (dm < 0) return;
+          for (let p = D.metrics[dm][2]; p >= 0; p = D.metrics[p][2]) state.mOpen.add(p);
+          for (let p = D.cnodes[dc][0]; p >= 0; p = D.cnodes[p][0]) state.cOpen.add(p);
+          state.metric = dm; state.cnode = dc;
+          update();
+        });
+        dbody.append(dtr);
+      }
+    };
+    states.forEach((w) => {
+      const [m, c, wait, prop, ds] = w, tr = el("tr");
+      tr.dataset.metric = D.metrics[m][0]; tr.dataset.path = cPath(c);
+      tr.append(el("td", null, D.metrics[m][1] + " (" + D.metrics[m][0] + ")"), el("td", null, cPath(c)),
+        el("td", "num", secs(wait * 1e9)), el("td", "num", secs(prop * 1e9) + " (" + pct(prop, wait) + ")"),
+        el("td", "num", ds.length / 4));
+      tr.addEventListener("click", () => select(w, tr));
+      body.append(tr);
+    });
+    if (!states.length) body.append(el("tr")).append(el("td", null, "no wait states with causes"));
+  }
 
   /* ---- time base ---------------------------------------------------------------------- */
   function timeBase() {
@@ -512,6 +603,7 @@ window.addEventListener("error", function (e) {
   }
 
   update();
+  causesView();
   timeBase();
   const first = draw();
   window.stReport.drawMs = performance.now() - t0;
