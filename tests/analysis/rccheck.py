@@ -104,7 +104,16 @@ class Checker:
         """metric at (loc, where) is want seconds within TOL + SLACK"""
         got = self.rep.sum(metric, loc, where)
         ok = abs(got - want) <= TOL * want + SLACK
-        self.line(ok, "%-28s %-26s %9.1f ms  (want %.1f ms: %s)" % (metric, what, got * 1e3, want * 1e3, wdesc))
+        text = "%-28s %-26s %9.1f ms  (want %.1f ms: %s)" % (metric, what, got * 1e3, want * 1e3, wdesc)
+        if not ok:  # where the metric is instead, on these locations
+            locs = [loc] if isinstance(loc, tuple) else loc
+            other = defaultdict(float)
+            for (m, l, p), v in self.rep.vals.items():
+                if m == metric and (locs is None or l in locs) and not (where and where(p)):
+                    other["/".join(p) or "<root>"] += v
+            text += "; found instead: " + (", ".join("%s %.1f ms" % (p, v * 1e3) for p, v in
+                                                     sorted(other.items(), key=lambda x: -x[1])[:3]) or "nothing")
+        self.line(ok, text)
         return got
 
     def none(self, what, metric, loc=None, where=None, limit=None):
@@ -163,6 +172,8 @@ def check_imbalance(c, T, W):
     solve, work = in_function("solve"), in_function("work")
     c.about("rank 0", "mpi_latesender", r0, None, T, "rank 0 waits for rank 1")
     c.about("rank 1", "mpi_latesender", r1, None, T, "rank 1 waits for rank 2")
+    c.about("rank 1", "delay_latesender", r1, None, T, "rank 0's wait")
+    c.about("rank 2", "delay_latesender", r2, None, T, "rank 1's wait")
     c.about("rank 1 solve", "delay_latesender", r1, solve, T, "solve T, its receiver's 0")
     c.about("rank 2 solve", "delay_latesender", r2, solve, T, "solve 2T, its receiver's T")
     c.none("ranks 1, 2 outside solve", "delay_latesender", [r1, r2], not_in_function("solve"))
@@ -191,6 +202,8 @@ def check_chain(c, T, W):
     solve = in_function("solve")
     c.about("rank 1", "mpi_latesender", r1, None, T, "rank 1 waits for rank 2")
     c.about("rank 0", "mpi_latesender", r0, None, T, "rank 0 waits for rank 1, which waited")
+    c.about("rank 2", "delay_latesender", r2, None, T, "rank 1's wait, short-term")
+    c.about("rank 2", "delay_latesender_longterm", r2, None, T, "rank 0's wait, through rank 1")
     c.about("rank 2 solve", "delay_latesender", r2, solve, T, "rank 1's wait, short-term")
     c.about("rank 2 solve", "delay_latesender_longterm", r2, solve, T, "rank 0's wait, through rank 1")
     c.none("rank 2 outside solve", "delay_latesender", r2, not_in_function("solve"))
@@ -215,8 +228,10 @@ def check_collective(c, T, W):
     slow = in_function("slow")
     c.about("ranks 0, 1", "mpi_wait_nxn", [r0, r1], None, 2 * T, "T each at MPI_Allreduce")
     c.about("ranks 0, 2", "mpi_barrier_wait", [r0, r2], None, 2 * T, "T each at MPI_Barrier")
-    c.about("rank 2 slow", "delay_n2n", r2, slow, 2 * T, "the last to arrive at MPI_Allreduce")
-    c.about("rank 1 slow", "delay_barrier", r1, slow, 2 * T, "the last to arrive at MPI_Barrier")
+    c.about("rank 2", "delay_n2n", r2, None, 2 * T, "the last to arrive at MPI_Allreduce")
+    c.about("rank 1", "delay_barrier", r1, None, 2 * T, "the last to arrive at MPI_Barrier")
+    c.about("rank 2 slow", "delay_n2n", r2, slow, 2 * T, "its excess was in slow")
+    c.about("rank 1 slow", "delay_barrier", r1, slow, 2 * T, "its excess was in slow")
     c.none("ranks 0, 1", "delay_n2n", [r0, r1])
     c.none("rank 2 outside slow", "delay_n2n", r2, not_in_function("slow"))
     c.none("ranks 0, 2", "delay_barrier", [r0, r2])
@@ -245,8 +260,9 @@ def check_omp(c, T, B, S):
         c.about("rank %d thread 2 sweep's loop" % r, "delay_ompbarrier", t2, loop, 2 * T, "the others' waits")
         c.none("rank %d thread 2 elsewhere" % r, "delay_ompbarrier", t2, lambda p, loop=loop: not loop(p))
         c.none("rank %d threads 0, 1" % r, "delay_ompbarrier", [t0, t1])
+        c.about("rank %d master" % r, "delay_ompidle", t0, None, 2 * S, "the 2 workers idle S each")
         c.about("rank %d master serial" % r, "delay_ompidle", t0, in_function("serial"), 2 * S,
-                "the 2 workers idle S each")
+                "its serial time was in serial")
         c.none("rank %d master outside serial" % r, "delay_ompidle", t0, not_in_function("serial"))
         c.nothing("rank %d workers" % r, "delay_ompidle", [t1, t2])
         # the path runs through the whole of the slow thread's loop (B + T, and what the machine added)
