@@ -261,9 +261,9 @@ def check_omp(c, T, B, S):
         c.none("rank %d thread 2 elsewhere" % r, "delay_ompbarrier", t2, lambda p, loop=loop: not loop(p))
         c.none("rank %d threads 0, 1" % r, "delay_ompbarrier", [t0, t1])
         c.about("rank %d master" % r, "delay_ompidle", t0, None, 2 * S, "the 2 workers idle S each")
-        c.about("rank %d master serial" % r, "delay_ompidle", t0, in_function("serial"), 2 * S,
-                "its serial time was in serial")
-        c.none("rank %d master outside serial" % r, "delay_ompidle", t0, not_in_function("serial"))
+        c.about("rank %d master step" % r, "delay_ompidle", t0, in_function("step"), 2 * S,
+                "its serial time was in step")
+        c.none("rank %d master outside step" % r, "delay_ompidle", t0, not_in_function("step"))
         c.nothing("rank %d workers" % r, "delay_ompidle", [t1, t2])
         # the path runs through the whole of the slow thread's loop (B + T, and what the machine added)
         cp, took = c.rep.sum("critical_path", t2, loop), c.rep.sum("time", t2, loop)

@@ -7,9 +7,11 @@
  *            (`omp for schedule(static, 1) nowait`); every iteration computes B, thread 2's B + T;
  *            then an explicit barrier -> threads 0 and 1 wait T each (omp_ebarrier_wait):
  *            delay_ompbarrier 2T at sweep's `!$omp for` on thread 2, none on threads 0 and 1
- *   idle     the master runs serial(S) between that region and the next (each thread computes B
- *            in a second sweep) -> the workers are idle S each (omp_idle_threads):
- *            delay_ompidle 2S on the master, at its time in serial(), none on the workers
+ *   idle     the master computes S serially between that region and the next (each thread
+ *            computes B in a second sweep) -> the workers are idle S each (omp_idle_threads):
+ *            delay_ompidle 2S on the master, at its time in step(), none on the workers
+ * Both phases are one call of step(), whose two parallel regions enclose its serial part: the
+ * master's events around that part (the first region's end, the second's begin) are in step().
  * The computations are busy loops on the clock (the run's time, whatever the load). Prints
  * "omp T_MS B_MS S_MS threads N" (rank 0), then "done".
  */
@@ -56,9 +58,17 @@ static void __attribute__((noinline)) meet(void)
 #pragma omp barrier
 }
 
-static void __attribute__((noinline)) serial(double ms)
+/* The slow thread's loop before a barrier, then serial time between two parallel regions. */
+static void __attribute__((noinline)) step(double T, double B, double S)
 {
-    busy_ms(ms);
+#pragma omp parallel
+    {
+        sweep(B, T);
+        meet();
+    }
+    busy_ms(S); /* the master alone */
+#pragma omp parallel
+    sweep(B, 0);
 }
 
 int main(int argc, char **argv)
@@ -76,14 +86,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "rcomp: needs OMP_NUM_THREADS=3\n");
         return 2;
     }
-#pragma omp parallel
-    {
-        sweep(B, T);
-        meet();
-    }
-    serial(S);
-#pragma omp parallel
-    sweep(B, 0);
+    step(T, B, S);
     if (rank == 0)
         printf("omp %g %g %g threads %d\n", T, B, S, nthreads);
 #ifdef WITH_MPI

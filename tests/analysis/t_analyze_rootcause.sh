@@ -17,8 +17,8 @@
 # and no short-term cost exceeds the waiting time it explains. The same JSON comes out of
 # `synctrace analyze` (serial, and over 2 and 3 processes under the launcher) byte for byte.
 # rcomp.c (clang -fopenmp, 3 threads; alone and on 2 ranks): the slow thread's loop before a barrier
-# gets delay_ompbarrier 2T at its `!$omp for`, the master's serial time between parallel regions
-# delay_ompidle 2S at serial(). Under the clock-skew library (SYNCTRACE_SYNC=none, CLC on: rank
+# gets delay_ompbarrier 2T at its `!$omp for`, the master's serial time between two parallel
+# regions of step() delay_ompidle 2S at step(). Under the clock-skew library (SYNCTRACE_SYNC=none, CLC on: rank
 # clocks up to 3 ms apart) the MPI modes give the same attribution (rccheck.py same).
 # SYNCTRACE_ROOTCAUSE=off: no root-cause value.
 # families: mpich openmpi
