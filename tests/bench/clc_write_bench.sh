@@ -10,7 +10,7 @@
 # "2 4 8", oversubscribed past the cores), CLC_WRITE_REPS runs each (default 3), medians:
 #   clc ms        SYNCTRACE::FINALIZE_CLC_MS (wall, slowest rank), CPU: ..._CPU_MS
 #   analysis ms   SYNCTRACE::FINALIZE_ANALYSIS_MS, the in-run wait-state analysis after CLC (CPU)
-#   root causes ms  SYNCTRACE::FINALIZE_ROOTCAUSE_MS, the root causes after the wait-state analysis (CPU)
+#   root causes ms  SYNCTRACE::FINALIZE_ROOTCAUSE_MS, the part of the analysis the root causes took (CPU)
 #   write ms      the archive write (rank 0's SYNCTRACE_VERBOSE=1 line, up to the closing agreement)
 # Workloads: mpi (tests/bench/clc_bench.c, 28.5 events per iteration and rank) and hybrid (its
 # OpenMP build with 2 threads, KMP_BLOCKTIME=0, 62.5 events per iteration and rank), when clang

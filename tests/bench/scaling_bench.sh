@@ -17,7 +17,8 @@
 #   clc ms          SYNCTRACE::FINALIZE_CLC_MS (wall, slowest rank)
 #   analysis ms     SYNCTRACE::FINALIZE_ANALYSIS_MS, the in-run wait-state analysis after CLC (wall,
 #                   slowest rank)
-#   rc ms           SYNCTRACE::FINALIZE_ROOTCAUSE_MS, the root causes after it (wall, slowest rank)
+#   rc ms           SYNCTRACE::FINALIZE_ROOTCAUSE_MS, the part of the analysis the root causes took
+#                   (wall, slowest rank)
 #   write ms        the archive write (rank 0, up to the closing agreement of all ranks)
 #   MB/Mev          peak resident memory per rank (VmHWM) of the traced run minus the
 #                   untraced one, per million events of the rank (largest rank)
