@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
-# tests/bench/analysis_bench.sh — cost of the in-run wait-state analysis at MPI_Finalize, next to
-# the CLC's and the archive writing's, on the workloads of clc_bench.sh (tests/bench/clc_bench.c,
+# tests/bench/analysis_bench.sh — cost of the in-run wait-state analysis and root causes at
+# MPI_Finalize, next to the CLC's and the archive writing's, on the workloads of clc_bench.sh (tests/bench/clc_bench.c,
 # 2, 4 and 8 ranks, per-rank skewed clocks, SYNCTRACE_SYNC=none: CLC has work to do).
 # For each workload and rank count, ANALYSIS_BENCH_REPS pairs of runs (default 3):
-#   on   SYNCTRACE_CLC=on, SYNCTRACE_ANALYZE=on: FINALIZE_CLC_MS and FINALIZE_ANALYSIS_MS
-#        (wall, slowest rank) and their _CPU_MS (CPU, in parentheses) from the archive;
-#   off  both off: MPI_Finalize as measured by the program = sync + archive writing ("write ms").
-# Medians; "ms/Mev" = ms per million events per rank. Target: analysis <= CLC. On a machine with
-# fewer cores than ranks (or busy with other work) the wall times include waiting for time slices;
-# the CPU times do not.
+#   on   SYNCTRACE_CLC=on, SYNCTRACE_ANALYZE=on (SYNCTRACE_ROOTCAUSE=on, the default):
+#        FINALIZE_CLC_MS, FINALIZE_ANALYSIS_MS (the whole analysis) and FINALIZE_ROOTCAUSE_MS (the
+#        part of it the root causes took: delay costs, classification, critical path) (wall,
+#        slowest rank) and their _CPU_MS (CPU, in parentheses) from the archive;
+#   off  all off: MPI_Finalize as measured by the program = sync + archive writing ("write ms").
+# Medians; "ms/Mev" = ms per million events per rank; "rc / wait states" = the root causes over
+# the rest of the analysis (the wait states: FINALIZE_ANALYSIS_MS - FINALIZE_ROOTCAUSE_MS; each
+# is the slowest rank's, so that difference is approximate). Targets: analysis <= CLC, root
+# causes <= wait states. On a machine with fewer cores than ranks (or busy with other work) the
+# wall times include waiting for time slices; the CPU times do not.
 # Prints a markdown table (also in $O/build/bench/analysis-report.md). Environment: O (build
 # root), ANALYSIS_BENCH_REPS, ANALYSIS_BENCH_ITERS (iterations, default 10000),
 # ANALYSIS_BENCH_NP (default "2 4 8").
@@ -57,11 +61,11 @@ table() {
     {
         echo "### $name: $WPROG $WARGS"
         echo
-        echo "| ranks | events/rank | analysis ms (CPU) | analysis ms/Mev/rank (CPU) | clc ms (CPU) | clc ms/Mev/rank (CPU) | write ms | write ms/Mev/rank | analysis <= clc (CPU) |"
-        echo "|---|---|---|---|---|---|---|---|---|"
+        echo "| ranks | events/rank | analysis ms (CPU) | analysis ms/Mev/rank (CPU) | of it root causes ms (CPU) | rc / wait states (CPU) | clc ms (CPU) | clc ms/Mev/rank (CPU) | write ms | write ms/Mev/rank | analysis <= clc (CPU) | root causes <= wait states (CPU) |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     } >>"$report"
     for np in $NPS; do
-        : >"$TMP/ana" && : >"$TMP/clc" && : >"$TMP/off" && : >"$TMP/ev" && : >"$TMP/anac" && : >"$TMP/clcc"
+        for f in ana clc off ev anac clcc rc rcc; do : >"$TMP/$f"; done
         for rep in $(seq "$REPS"); do
             r=$(run "$np" on "$TMP/a-$np-$rep") || { status=1; continue; }
             echo $(( ${r#* } / np )) >>"$TMP/ev"
@@ -69,23 +73,32 @@ table() {
             prop "$TMP/a-$np-$rep" FINALIZE_CLC_MS >>"$TMP/clc"
             prop "$TMP/a-$np-$rep" FINALIZE_ANALYSIS_CPU_MS >>"$TMP/anac"
             prop "$TMP/a-$np-$rep" FINALIZE_CLC_CPU_MS >>"$TMP/clcc"
+            prop "$TMP/a-$np-$rep" FINALIZE_ROOTCAUSE_MS >>"$TMP/rc"
+            prop "$TMP/a-$np-$rep" FINALIZE_ROOTCAUSE_CPU_MS >>"$TMP/rcc"
             r=$(run "$np" off "$TMP/b-$np-$rep") || { status=1; continue; }
             echo "${r% *}" >>"$TMP/off"
             rm -rf "$TMP/a-$np-$rep" "$TMP/b-$np-$rep"
         done
         ev=$(median <"$TMP/ev"); ana=$(median <"$TMP/ana"); clc=$(median <"$TMP/clc"); off=$(median <"$TMP/off")
-        anac=$(median <"$TMP/anac"); clcc=$(median <"$TMP/clcc")
+        anac=$(median <"$TMP/anac"); clcc=$(median <"$TMP/clcc"); rc=$(median <"$TMP/rc"); rcc=$(median <"$TMP/rcc")
         ok=$(awk -v a="$ana" -v c="$clc" -v x="$anac" -v y="$clcc" \
             'BEGIN {printf "%s (%s)", (a + 0 <= c + 0) ? "yes" : "NO", (x + 0 <= y + 0) ? "yes" : "NO"}')
-        printf '| %s | %s | %.1f (%.1f) | %s (%s) | %.1f (%.1f) | %s (%s) | %.1f | %s | %s |\n' "$np" "$ev" "$ana" "$anac" \
-            "$(per_mev "$ana" "$ev")" "$(per_mev "$anac" "$ev")" "$clc" "$clcc" "$(per_mev "$clc" "$ev")" \
-            "$(per_mev "$clcc" "$ev")" "$off" "$(per_mev "$off" "$ev")" "$ok" >>"$report"
+        # nan: the archive has no such property (an older build, or SYNCTRACE_ROOTCAUSE=off)
+        rcok=$(awk -v r="$rc" -v a="$ana" -v x="$rcc" -v y="$anac" 'function v(p, q) {
+            return (p == "nan" || q == "nan") ? "n/a" : (p + 0 <= q - p) ? "yes" : "NO" }
+            BEGIN {printf "%s (%s)", v(r, a), v(x, y)}')
+        ratio=$(awk -v r="$rc" -v a="$ana" -v x="$rcc" -v y="$anac" 'function q(p, d) {
+            return (p == "nan" || d == "nan" || d - p <= 0) ? "n/a" : sprintf("%.2f", p / (d - p)) }
+            BEGIN {printf "%s (%s)", q(r, a), q(x, y)}')
+        printf '| %s | %s | %.1f (%.1f) | %s (%s) | %.1f (%.1f) | %s | %.1f (%.1f) | %s (%s) | %.1f | %s | %s | %s |\n' "$np" "$ev" \
+            "$ana" "$anac" "$(per_mev "$ana" "$ev")" "$(per_mev "$anac" "$ev")" "$rc" "$rcc" "$ratio" "$clc" "$clcc" \
+            "$(per_mev "$clc" "$ev")" "$(per_mev "$clcc" "$ev")" "$off" "$(per_mev "$off" "$ev")" "$ok" "$rcok" >>"$report"
     done
     echo >>"$report"
 }
 table mpi "$PROG" "$ITERS"
 if [ -x "$HPROG" ]; then table hybrid "$HPROG" "$((ITERS / 4))" 2; fi
-echo "## Wait-state analysis at MPI_Finalize ($(fam_label); skewed clocks, SYNCTRACE_SYNC=none, $(nproc) cores, medians of $REPS)"
+echo "## Wait-state analysis and root causes at MPI_Finalize ($(fam_label); skewed clocks, SYNCTRACE_SYNC=none, $(nproc) cores, medians of $REPS)"
 echo
 cat "$report"
 exit $status

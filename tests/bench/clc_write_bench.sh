@@ -10,6 +10,7 @@
 # "2 4 8", oversubscribed past the cores), CLC_WRITE_REPS runs each (default 3), medians:
 #   clc ms        SYNCTRACE::FINALIZE_CLC_MS (wall, slowest rank), CPU: ..._CPU_MS
 #   analysis ms   SYNCTRACE::FINALIZE_ANALYSIS_MS, the in-run wait-state analysis after CLC (CPU)
+#   root causes ms  SYNCTRACE::FINALIZE_ROOTCAUSE_MS, the part of the analysis the root causes took (CPU)
 #   write ms      the archive write (rank 0's SYNCTRACE_VERBOSE=1 line, up to the closing agreement)
 # Workloads: mpi (tests/bench/clc_bench.c, 28.5 events per iteration and rank) and hybrid (its
 # OpenMP build with 2 threads, KMP_BLOCKTIME=0, 62.5 events per iteration and rank), when clang
@@ -50,6 +51,8 @@ run() {
     prop "$dir" FINALIZE_CLC_CPU_MS >>"$TMP/cpu"
     prop "$dir" FINALIZE_ANALYSIS_MS >>"$TMP/an"
     prop "$dir" FINALIZE_ANALYSIS_CPU_MS >>"$TMP/ancpu"
+    prop "$dir" FINALIZE_ROOTCAUSE_MS >>"$TMP/rc"
+    prop "$dir" FINALIZE_ROOTCAUSE_CPU_MS >>"$TMP/rccpu"
     rm -rf "$dir"
 }
 
@@ -63,20 +66,21 @@ table() {
     {
         echo "### $name: $prog $iters $threads"
         echo
-        echo "| ranks | events/rank | clc ms | clc CPU ms | write ms | analysis ms (CPU) | moved (max) | clc < write |"
-        echo "|---|---|---|---|---|---|---|---|"
+        echo "| ranks | events/rank | clc ms | clc CPU ms | write ms | analysis ms (CPU) | root causes ms (CPU) | moved (max) | clc < write |"
+        echo "|---|---|---|---|---|---|---|---|---|"
     } >>"$report"
     for np in $NPS; do
-        for f in write ev moved clc cpu an ancpu; do : >"$TMP/$f"; done
+        for f in write ev moved clc cpu an ancpu rc rccpu; do : >"$TMP/$f"; done
         for rep in $(seq "$REPS"); do
             run "$np" "$TMP/a" "$prog" "$iters" $threads || status=1
         done
-        local ev clc cpu wr an ancpu moved ok
+        local ev clc cpu wr an ancpu rc rccpu moved ok
         ev=$(median <"$TMP/ev"); clc=$(median <"$TMP/clc"); cpu=$(median <"$TMP/cpu"); wr=$(median <"$TMP/write")
         an=$(median <"$TMP/an"); ancpu=$(median <"$TMP/ancpu"); moved=$(sort -g "$TMP/moved" | tail -n 1)
+        rc=$(median <"$TMP/rc"); rccpu=$(median <"$TMP/rccpu")
         ok=$(awk -v c="$clc" -v w="$wr" 'BEGIN {print (c == "nan" || w == "nan") ? "n/a" : (c + 0 < w + 0) ? "yes" : "NO"}')
-        printf '| %s | %s | %.1f | %.1f | %.1f | %.1f (%.1f) | %s | %s |\n' "$np" "$ev" "$clc" "$cpu" "$wr" "$an" "$ancpu" \
-            "${moved:-?}" "$ok" >>"$report"
+        printf '| %s | %s | %.1f | %.1f | %.1f | %.1f (%.1f) | %.1f (%.1f) | %s | %s |\n' "$np" "$ev" "$clc" "$cpu" "$wr" \
+            "$an" "$ancpu" "$rc" "$rccpu" "${moved:-?}" "$ok" >>"$report"
     done
     echo >>"$report"
 }

@@ -17,6 +17,8 @@
 #   clc ms          SYNCTRACE::FINALIZE_CLC_MS (wall, slowest rank)
 #   analysis ms     SYNCTRACE::FINALIZE_ANALYSIS_MS, the in-run wait-state analysis after CLC (wall,
 #                   slowest rank)
+#   rc ms           SYNCTRACE::FINALIZE_ROOTCAUSE_MS, the part of the analysis the root causes took
+#                   (wall, slowest rank)
 #   write ms        the archive write (rank 0, up to the closing agreement of all ranks)
 #   MB/Mev          peak resident memory per rank (VmHWM) of the traced run minus the
 #                   untraced one, per million events of the rank (largest rank)
@@ -67,7 +69,8 @@ run() {
     init=$("$BIN" info "$dir" | awk '$1 == "SYNCTRACE::SYNC_INIT_MS_MAX" {print $2}') # the slowest rank's
     echo "$kb $((ev / np)) $(awk -v a="${init:-0}" -v b="$(phase sync)" 'BEGIN {print a + b}') $(phase 'trace preparation') $(
         "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_CLC_MS" {print $2}') $(phase 'archive write') $(
-        "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_ANALYSIS_MS" {print $2}')"
+        "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_ANALYSIS_MS" {print $2}') $(
+        "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_ROOTCAUSE_MS" {r = $2} END {print r == "" ? "nan" : r}')"
     rm -rf "$dir"
 }
 
@@ -90,23 +93,23 @@ row() {
         run "$np" "$iters" 1 "$TMP/a" >>"$TMP/traced" || status=1
     done
     col() { awk -v c="$2" '{print $c}' "$TMP/$1" | median; }
-    local p_kb t_kb ev sync prep clc wr ana
+    local p_kb t_kb ev sync prep clc wr ana rc
     p_kb=$(col plain 1) t_kb=$(col traced 1) ev=$(col traced 2)
-    sync=$(col traced 3) prep=$(col traced 4) clc=$(col traced 5) wr=$(col traced 6) ana=$(col traced 7)
+    sync=$(col traced 3) prep=$(col traced 4) clc=$(col traced 5) wr=$(col traced 6) ana=$(col traced 7) rc=$(col traced 8)
     awk -v np="$np" -v ev="$ev" -v rns="${3:--}" -v pk="$p_kb" -v tk="$t_kb" -v s="$sync" -v pr="$prep" \
-        -v c="$clc" -v w="$wr" -v a="$ana" 'BEGIN {
+        -v c="$clc" -v w="$wr" -v a="$ana" -v r="$rc" 'BEGIN {
         mev = ev / 1e6
         rec = (rns == "-") ? "-" : sprintf("%.0f | %.1f", rns, rns * ev / 1e6)
         if (rns == "-") rec = "- | -"
-        printf "| %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %.0f |\n", np, ev, rec,
-               s, pr, c, a, w, (mev > 0) ? (tk - pk) / 1024 / mev : 0 }' >>"$report"
+        printf "| %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %s | %.1f | %.0f |\n", np, ev, rec,
+               s, pr, c, a, (r == "nan") ? "-" : sprintf("%.1f", r), w, (mev > 0) ? (tk - pk) / 1024 / mev : 0 }' >>"$report"
 }
 header() {
     {
         echo "### $1"
         echo
-        echo "| ranks | events/rank | record ns/ev | record ms | sync ms | prep ms | clc ms | analysis ms | write ms | MB/Mev |"
-        echo "|---|---|---|---|---|---|---|---|---|---|"
+        echo "| ranks | events/rank | record ns/ev | record ms | sync ms | prep ms | clc ms | analysis ms | rc ms | write ms | MB/Mev |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|"
     } >>"$report"
 }
 : >"$report"
