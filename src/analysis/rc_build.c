@@ -372,8 +372,11 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
     an_rc_idle_t *idle = NULL;
     size_t *at = malloc(sizeof *at * (nl + 1));
     an_rc_scratch_t s = { calloc(nc + 1, sizeof *s.acc), malloc(sizeof *s.touched * (nc + 1)), 0,
-                          calloc(nc + 1, 1), NULL, 0, NULL, 0 };
-    int rc = in && master && at && s.acc && s.touched && s.mark && (in->locs = calloc(nl + 1, sizeof *in->locs)) ? 0 : -1;
+                          calloc(nc + 1, 1), calloc(nc + 1, sizeof *s.depth), NULL, 0, NULL, 0 };
+    int rc = in && master && at && s.acc && s.touched && s.mark && s.depth &&
+             (in->locs = calloc(nl + 1, sizeof *in->locs)) ? 0 : -1;
+    for (uint32_t k = 1; rc == 0 && k < nc; k++) /* a parent precedes its children */
+        s.depth[k] = s.depth[c->res->cnodes[k].parent] + 1;
     if (rc == 0)
         in->nlocs = nl;
     rc = rc ? rc : idle_stretches(c, g, master, &idle, at);
@@ -390,7 +393,7 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
                        worker ? at[m + 1] - at[m] : 0, &s, &in->locs[l]);
         ie = je, iw = jw;
     }
-    free(master), free(idle), free(at), free(s.acc), free(s.touched), free(s.mark), free(s.stack), free(s.pos);
+    free(master), free(idle), free(at), free(s.acc), free(s.touched), free(s.mark), free(s.depth), free(s.stack), free(s.pos);
     st_mem_free(b->e), st_mem_free(b->w), st_mem_free(b->side);
     b->e = NULL, b->w = NULL, b->side = NULL, b->ne = b->ce = b->nw = b->cw = b->nside = b->cside = 0;
     if (rc && in) {

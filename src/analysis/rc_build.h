@@ -125,6 +125,7 @@ typedef struct an_rc_scratch {
     int64_t  *acc;     /* [ncnodes] */
     uint32_t *touched, ntouched;
     uint8_t  *mark;    /* [ncnodes] touched */
+    uint32_t *depth;   /* [ncnodes] a cnode's depth in the call tree (the root 0) */
     uint64_t *stack;
     uint64_t  cap;
     uint64_t *pos;

@@ -150,6 +150,7 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
 /* ---- the sweep ------------------------------------------------------------------------------------------ */
 
 typedef struct sweep {
+    const st_an_cnode_t *cn; /* the result's call tree */
     const uint64_t  *t, *w;
     uint64_t         n, i, depth, now;
     an_rc_scratch_t *s;
@@ -188,8 +189,43 @@ static int events_to(sweep_t *x, uint64_t T)
     return 0;
 }
 
+/* The deepest common ancestor of cnodes a and b. */
+static uint32_t common_ancestor(const sweep_t *x, uint32_t a, uint32_t b)
+{
+    const uint32_t *d = x->s->depth;
+    while (d[a] > d[b])
+        a = x->cn[a].parent;
+    while (d[b] > d[a])
+        b = x->cn[b].parent;
+    while (a != b)
+        a = x->cn[a].parent, b = x->cn[b].parent;
+    return a;
+}
+
+/* Whose time the gap before event x->i is, when the innermost open call is cnode k. synctrace records
+ * no ENTER / LEAVE of application functions, only the call path of the calls it records: between a call
+ * that ended and the next call that begins, the function that ran is the deepest one both calls lie in
+ * (solve() between two MPI calls made inside solve()), when it lies inside k. Else k. */
+static uint32_t gap_owner(const sweep_t *x, uint32_t k)
+{
+    uint64_t i = x->i;
+    if (i == 0 || i >= x->n || !(x->w[i] & AN_W_ENTER) || (x->w[i - 1] & AN_W_ENTER) || x->w[i - 1] == 0)
+        return k;
+    uint64_t prev = x->w[i - 1] - 1; /* the ENTER of the call that ended at event i - 1 */
+    if (prev >= i - 1 || !(x->w[prev] & AN_W_ENTER))
+        return k;
+    uint32_t a = (uint32_t)(x->w[prev] >> 32) & 0x7fffffffu, b = (uint32_t)(x->w[i] >> 32) & 0x7fffffffu;
+    if (a == 0 || b == 0)
+        return k;
+    uint32_t m = common_ancestor(x, x->cn[a].parent, x->cn[b].parent), up = m;
+    while (x->s->depth[up] > x->s->depth[k])
+        up = x->cn[up].parent;
+    return up == k ? m : k;
+}
+
 /* Time from now to upto: with add, to the cnode of the innermost call open (the root outside every
- * call and outside the location's events) in the scratch's accumulators. */
+ * call and outside the location's events; gap_owner refines it by the call paths around the gap) in
+ * the scratch's accumulators. */
 static int advance(sweep_t *x, uint64_t upto, int add)
 {
     an_rc_scratch_t *s = x->s;
@@ -199,6 +235,7 @@ static int advance(sweep_t *x, uint64_t upto, int add)
         uint64_t b = x->i < x->n && x->t[x->i] < upto ? x->t[x->i] : upto;
         if (add) {
             uint32_t k = x->i == x->n || !x->depth ? 0 : (uint32_t)(x->w[s->stack[x->depth - 1]] >> 32) & 0x7fffffffu;
+            k = gap_owner(x, k);
             if (!s->mark[k])
                 s->mark[k] = 1, s->touched[s->ntouched++] = k;
             s->acc[k] += (int64_t)(b - x->now);
@@ -288,7 +325,7 @@ int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_
               const an_rc_wait_t *w, size_t nw, const an_rc_idle_t *idle, size_t nidle, an_rc_scratch_t *s,
               st_rc_loc_t *out)
 {
-    sweep_t x = { c->loc[l].t, c->loc[l].w, c->in->locs[l].n, 0, 0, 0, s, out, 0 };
+    sweep_t x = { c->res->cnodes, c->loc[l].t, c->loc[l].w, c->in->locs[l].n, 0, 0, 0, s, out, 0 };
     memset(out, 0, sizeof *out);
     s->ntouched = 0;
     if (nidle > s->cpos) {

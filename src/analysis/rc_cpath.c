@@ -13,7 +13,7 @@
  * longer one is scaled down (floors, the remainder to the root). A jump that would return to a
  * location the walk left at the same moment is not taken (no walk goes round in circles).
  *
- * Derived (T(c, l) = Time less the waits at (c, l) and less Idle threads, CP(c) = the critical path's
+ * Derived (T(c, l) = the location's time at c in the timeline less its waits there, CP(c) = the critical path's
  * sum over locations):
  *   critical_path_imbalance(c, l)   = cp(c, l) * max(0, CP(c) - mean_l T(c, l)) / CP(c)
  *   critical_path_activities(c, l)  = min(CP(c), T(c, l))          where CP(c) > 0
@@ -171,23 +171,28 @@ static int walk(rc_ctx_t *x, st_rc_causes_t *causes)
     return rc;
 }
 
-/* T(c, l) for every cnode c of location l into T; wl: zeros in, zeros out. A worker thread's idleness
- * is the result's Idle threads (the timeline has the stretches before forks only). */
+/* T(c, l) for every cnode c of location l into T: the location's time at c outside its
+ * waits, from the timeline as the critical path credits it (the profiles between the calls, where the
+ * time between two calls is the function both lie in, and the calls less their waits); an idle
+ * stretch is no time of the thread's. wl: unused scratch, zeros in, zeros out. */
 static void loc_T(const rc_ctx_t *x, uint32_t l, int64_t *T, double *wl)
 {
-    const st_an_result_t *r = x->res;
     const st_rc_loc_t *L = &x->in->locs[l];
-    for (uint32_t i = 0; i < L->ncalls; i++)
-        for (uint32_t k = 0; k < L->calls[i].nwait; k++)
-            if (L->waits[L->calls[i].wait_at + k].metric != ST_AN_M_OMP_IDLE)
-                wl[L->calls[i].cnode] += L->waits[L->calls[i].wait_at + k].ticks;
-    for (uint32_t c = 0; c < r->ncnodes; c++) {
-        double idle = *st_an_sev(r, ST_AN_M_OMP_IDLE, c, l);
-        int64_t v = (int64_t)llround(*st_an_sev(r, ST_AN_M_TIME, c, l) - idle - wl[c]);
-        T[c] = v > 0 ? v : 0;
+    (void)wl;
+    memset(T, 0, sizeof *T * x->res->ncnodes);
+    for (uint64_t p = 0; p < L->nprof; p++)
+        T[L->prof[p].cnode] += (int64_t)L->prof[p].ticks;
+    for (uint32_t i = 0; i < L->ncalls; i++) {
+        const st_rc_call_t *C = &L->calls[i];
+        if (C->flags & ST_RC_IDLE)
+            continue;
+        double w = 0;
+        for (uint32_t k = 0; k < C->nwait; k++)
+            w += L->waits[C->wait_at + k].ticks;
+        T[C->cnode] += (int64_t)(C->leave - C->enter) - (int64_t)llround(w);
     }
-    for (uint32_t i = 0; i < L->ncalls; i++)
-        wl[L->calls[i].cnode] = 0;
+    for (uint32_t c = 0; c < x->res->ncnodes; c++)
+        T[c] = T[c] > 0 ? T[c] : 0;
 }
 
 static int derive(rc_ctx_t *x)
