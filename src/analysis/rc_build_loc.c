@@ -206,13 +206,21 @@ static uint32_t common_ancestor(const sweep_t *x, uint32_t a, uint32_t b)
  * no ENTER / LEAVE of application functions, only the call path of the calls it records: between a call
  * that ended and the next call that begins, the function that ran is the deepest one both calls lie in
  * (solve() between two MPI calls made inside solve()), when it lies inside k. Else k. */
+#define GAP_LOOK 4 /* events outside every call (an OpenMP fork or join) looked past around a gap */
 static uint32_t gap_owner(const sweep_t *x, uint32_t k)
 {
-    uint64_t i = x->i;
-    if (i == 0 || i >= x->n || !(x->w[i] & AN_W_ENTER) || (x->w[i - 1] & AN_W_ENTER) || x->w[i - 1] == 0)
+    uint64_t i = x->i, j = x->i;
+    if (i == 0 || i >= x->n)
         return k;
-    uint64_t prev = x->w[i - 1] - 1; /* the ENTER of the call that ended at event i - 1 */
-    if (prev >= i - 1 || !(x->w[prev] & AN_W_ENTER))
+    /* the call that ended before the gap (its LEAVE at j - 1) and the one that begins after it (at i) */
+    for (int q = 0; q < GAP_LOOK && j > 1 && x->w[j - 1] == 0; q++)
+        j--;
+    for (int q = 0; q < GAP_LOOK && i + 1 < x->n && x->w[i] == 0; q++)
+        i++;
+    if (!(x->w[i] & AN_W_ENTER) || (x->w[j - 1] & AN_W_ENTER) || x->w[j - 1] == 0)
+        return k;
+    uint64_t prev = x->w[j - 1] - 1; /* the ENTER of the call that ended at event j - 1 */
+    if (prev >= j - 1 || !(x->w[prev] & AN_W_ENTER))
         return k;
     uint32_t a = (uint32_t)(x->w[prev] >> 32) & 0x7fffffffu, b = (uint32_t)(x->w[i] >> 32) & 0x7fffffffu;
     if (a == 0 || b == 0)

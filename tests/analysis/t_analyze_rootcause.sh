@@ -66,11 +66,12 @@ SYNCTRACE_ROOTCAUSE=off st analyze "$ST_TMP/chain" -o "$ST_TMP/off.json" >/dev/n
 grep -q '"metric": "mpi_latesender"' "$ST_TMP/off.json" || fail "SYNCTRACE_ROOTCAUSE=off: no wait states"
 ! grep -Eq '"metric": "(delay_|critical_path|mpi_wait_)' "$ST_TMP/off.json" || fail "SYNCTRACE_ROOTCAUSE=off: root-cause values"
 
-# skewed clocks, CLC on: the same attribution
+# skewed clocks, CLC on: the same attribution (balanced: its known answer, no delay above noise; what
+# noise there is differs from run to run, so the two are not compared value by value)
 for mode in imbalance chain collective balanced; do
     CLC_ENV="SYNCTRACE_CALLPATH=1" run_skewed "$ST_TMP/skew-$mode" 3 "$bin" $mode $T $W
     rc $mode "$ST_TMP/skew-$mode" skew-$mode $T $W
-    python3 "$check" same "$ST_TMP/$mode/analysis.json" "$ST_TMP/skew-$mode/analysis.json" >"$ST_TMP/same-$mode.txt" ||
+    [ $mode = balanced ] || python3 "$check" same "$ST_TMP/$mode/analysis.json" "$ST_TMP/skew-$mode/analysis.json" >"$ST_TMP/same-$mode.txt" ||
         fail "skew $mode: other attribution than without skew: $(grep -E '^WRONG' "$ST_TMP/same-$mode.txt" | head -n 4 | tr '\n' '|')"
     offline "$ST_TMP/skew-$mode" skew-$mode
 done
