@@ -322,11 +322,11 @@ void st_an_par_free(st_an_par_t *p)
 
 /* ---- parts of the report --------------------------------------------------------------------------- */
 
-/* A part: magic, nlocs, ncnodes, the statistics, nfuncs, whether it has a root-cause timeline; per
+/* A part: magic, nlocs, ncnodes, the statistics, nfuncs, its root-cause timeline's bytes + 1 (0: none); per
  * location (rank, thread, span); per function region its name (length, then the bytes in words); per
  * cnode (parent, region); sev [metric][cnode][location] as doubles; per metric ntop and its instances
  * (value, time, location, cnode, gid); the timeline of its locations, if any (rc_build.h, cnodes the
- * part's). All 8-byte words. A cnode's function region (ST_AN_IS_FUNC) indexes the part's own names:
+ * part's; bytes, padded to a word). All 8-byte words. A cnode's function region (ST_AN_IS_FUNC) indexes the part's own names:
  * parts are merged by name. */
 int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
 {
@@ -339,14 +339,14 @@ int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
     size_t nfw = 0;
     for (uint32_t k = 0; k < r->nfuncs; k++)
         nfw += 1 + (strlen(r->funcs[k]) + 7) / 8;
-    size_t ntl = r->timeline ? an_rc_pack_words(r->timeline) : 0;
-    size_t n = PART_HEAD + 3 * (size_t)r->nlocs + nfw + 2 * (size_t)r->ncnodes + nsev + ntop + ntl;
+    size_t tlb = r->timeline ? an_rc_pack_size(r->timeline) : 0; /* the timeline's bytes */
+    size_t n = PART_HEAD + 3 * (size_t)r->nlocs + nfw + 2 * (size_t)r->ncnodes + nsev + ntop + (tlb + 7) / 8;
     uint64_t *w = malloc(8 * n), *q = w;
     if (!w)
         return -1;
     *q++ = PACK_MAGIC, *q++ = r->nlocs, *q++ = r->ncnodes;
     *q++ = r->stats.unpaired, *q++ = r->stats.ls_violations, *q++ = r->stats.coll_violations,
-    *q++ = r->stats.coll_skipped, *q++ = r->nfuncs, *q++ = r->timeline != NULL;
+    *q++ = r->stats.coll_skipped, *q++ = r->nfuncs, *q++ = r->timeline ? tlb + 1 : 0;
     for (uint32_t l = 0; l < r->nlocs; l++)
         *q++ = (uint64_t)(uint32_t)r->locs[l].rank, *q++ = r->locs[l].thread, *q++ = r->span[l];
     for (uint32_t k = 0; k < r->nfuncs; k++) {
@@ -370,7 +370,9 @@ int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
         }
     }
     if (r->timeline) {
-        q = an_rc_pack(r->timeline, q);
+        if (tlb % 8)
+            q[tlb / 8] = 0; /* the padding */
+        an_rc_pack(r->timeline, (uint8_t *)q);
         an_rc_clock_add(p->rc_ms, rc0);
     }
     *buf = w, *len = 8 * n;
@@ -395,7 +397,7 @@ static int take(part_t *pt, uint64_t *v, size_t n)
 static int part_head(const void *buf, size_t len, part_t *pt, uint64_t *head)
 {
     *pt = (part_t){ buf, (const uint64_t *)buf + len / 8 };
-    return len % 8 || take(pt, head, PART_HEAD) || head[0] != PACK_MAGIC || head[2] == 0 || head[8] > 1 ? -1 : 0;
+    return len % 8 || take(pt, head, PART_HEAD) || head[0] != PACK_MAGIC || head[2] == 0 ? -1 : 0;
 }
 
 /* Skips the function names of a part (after its locations). */
@@ -480,7 +482,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             break;
         }
         nlocs += (uint32_t)head[1];
-        ntl += (int)head[8];
+        ntl += head[8] != 0;
         rc = take(&pt, NULL, 3 * head[1]);
         if (rc == 0)
             rc = merge_funcs(&pt, head[7], res, fmap);
@@ -522,12 +524,12 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             rc = take(&pt, NULL, 2 * head[2]);
         if (rc == 0)
             rc = merge_part(&pt, head, (uint32_t)loc0, map[i], res);
-        size_t used = 0; /* the timeline, to the part's end */
-        double rc0[2];
+        double rc0[2]; /* the timeline: the rest of the part */
         an_rc_clock(rc0);
         if (rc == 0 && head[8] &&
-            (an_rc_unpack(pt.w, (size_t)(pt.end - pt.w), &used, (uint32_t)head[1], (uint32_t)loc0, map[i],
-                          (uint32_t)head[2], res->timeline) || used != (size_t)(pt.end - pt.w)))
+            ((head[8] - 1 + 7) / 8 != (uint64_t)(pt.end - pt.w) ||
+             an_rc_unpack((const uint8_t *)pt.w, head[8] - 1, (uint32_t)head[1], (uint32_t)loc0, map[i],
+                          (uint32_t)head[2], res->timeline)))
             rc = -1;
         if (head[8])
             an_rc_clock_add(res->rootcause_ms, rc0);

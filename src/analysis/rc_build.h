@@ -141,16 +141,19 @@ int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_
 
 /* ---- parts and the replay (rc_pack.c) ------------------------------------------------------------ */
 
-/* Words of in's locations in a part, and writes them at q (returns the end). The format: per location
- * first, last, ncalls, nprof, nwaits, nrels, ntail; per call enter, leave, cnode << 32 | flags,
- * nprof << 32 | nwait, nrel, its profile (cnode, ticks), waits (metric, ticks as a double's bits) and
- * relations (key[4], role); then the tail (cnode, ticks). */
-size_t an_rc_pack_words(const st_rc_input_t *in);
-uint64_t *an_rc_pack(const st_rc_input_t *in, uint64_t *q);
-/* Reads nl locations of a part from w[0 .. *used) into out->locs[loc0 ..), cnodes through map (nc of them),
- * each call's profile sorted by the mapped cnodes; *used: the words read. 0, or -1 (malformed or memory). */
-int an_rc_unpack(const uint64_t *w, size_t nw, size_t *used, uint32_t nl, uint32_t loc0, const uint32_t *map,
-                 uint32_t nc, st_rc_input_t *out);
+/* Bytes of in's locations in a part, and writes them at out (returns the end). Per location first, last
+ * - first, ncalls, nprof, nwaits, nrels, ntail; per call enter - the previous call's leave (the first:
+ * - first), leave - enter, cnode, flags, nprof, nwait, nrel, its profile (cnode, ticks), waits (metric,
+ * ticks as a double's 8 bytes) and relations (each key word less the previous relation's, role); then
+ * the tail. Unsigned LEB128 varints, differences zigzag-coded: at about 30 bytes a call, the parts the
+ * collector gathers are a third of 64-bit words. */
+size_t an_rc_pack_size(const st_rc_input_t *in);
+uint8_t *an_rc_pack(const st_rc_input_t *in, uint8_t *out);
+/* Reads nl locations from p[0 .. n) (all of it) into out->locs[loc0 ..), cnodes through map (nc of them),
+ * each call's profile sorted by the mapped cnodes. 0, or -1 (malformed or memory; out->locs may hold
+ * parts: st_rc_input_free frees them). */
+int an_rc_unpack(const uint8_t *p, size_t n, uint32_t nl, uint32_t loc0, const uint32_t *map, uint32_t nc,
+                 st_rc_input_t *out);
 
 /* The root-cause analysis of res over res->timeline (taken: freed, unless an_rc_keep_timeline) into
  * res->causes (malloc'd) and res's values; its time added to res->rootcause_ms. Nothing without a

@@ -8,50 +8,112 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LOC_WORDS  7 /* first, last, ncalls, nprof, nwaits, nrels, ntail */
-#define CALL_WORDS 5 /* enter, leave, cnode << 32 | flags, nprof << 32 | nwait, nrel */
-#define REL_WORDS  5
-
 int an_rc_keep_timeline;
 
-size_t an_rc_pack_words(const st_rc_input_t *in)
+/* ---- the encoding: LEB128 varints, times as differences to the previous time, keys to the previous key -- */
+
+/* A writer; p NULL: counts the bytes only. */
+typedef struct wr {
+    uint8_t *p;
+    size_t   n;
+} wr_t;
+
+static void put_u(wr_t *w, uint64_t v)
 {
-    size_t n = 0;
-    for (uint32_t l = 0; l < in->nlocs; l++) {
-        const st_rc_loc_t *L = &in->locs[l];
-        n += LOC_WORDS + CALL_WORDS * (size_t)L->ncalls + 2 * L->nprof + 2 * L->nwaits + REL_WORDS * L->nrels;
-    }
-    return n;
+    do {
+        uint8_t b = (uint8_t)(v & 0x7f);
+        v >>= 7;
+        if (w->p)
+            w->p[w->n] = (uint8_t)(b | (v ? 0x80 : 0));
+        w->n++;
+    } while (v);
 }
 
-uint64_t *an_rc_pack(const st_rc_input_t *in, uint64_t *q)
+/* A difference of two 64-bit values, wrapping (zigzag: small either way). */
+static void put_d(wr_t *w, uint64_t x, uint64_t prev)
 {
-    for (uint32_t l = 0; l < in->nlocs; l++) {
-        const st_rc_loc_t *L = &in->locs[l];
-        *q++ = L->first, *q++ = L->last, *q++ = L->ncalls, *q++ = L->nprof, *q++ = L->nwaits, *q++ = L->nrels,
-        *q++ = L->ntail;
-        for (uint32_t k = 0; k < L->ncalls; k++) {
-            const st_rc_call_t *x = &L->calls[k];
-            *q++ = x->enter, *q++ = x->leave, *q++ = (uint64_t)x->cnode << 32 | x->flags;
-            *q++ = (uint64_t)x->nprof << 32 | x->nwait, *q++ = x->nrel;
-            for (uint32_t i = 0; i < x->nprof; i++)
-                *q++ = L->prof[x->prof_at + i].cnode, *q++ = L->prof[x->prof_at + i].ticks;
-            for (uint32_t i = 0; i < x->nwait; i++) {
-                const st_rc_wait_t *w = &L->waits[x->wait_at + i];
-                *q++ = (uint64_t)(uint32_t)w->metric;
-                memcpy(q++, &w->ticks, 8);
-            }
-            for (uint32_t i = 0; i < x->nrel; i++) {
-                const st_rc_rel_t *r = &L->rels[x->rel_at + i];
-                memcpy(q, r->key, sizeof r->key);
-                q += 4, *q++ = r->role;
-            }
-        }
-        for (uint32_t i = 0; i < L->ntail; i++)
-            *q++ = L->prof[L->tail_at + i].cnode, *q++ = L->prof[L->tail_at + i].ticks;
-    }
-    return q;
+    int64_t d = (int64_t)(x - prev);
+    put_u(w, (uint64_t)d << 1 ^ (uint64_t)(d >> 63));
 }
+
+static void put_prof(wr_t *w, const st_rc_prof_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        put_u(w, p[i].cnode), put_u(w, p[i].ticks);
+}
+
+static void put_loc(wr_t *w, const st_rc_loc_t *L)
+{
+    uint64_t prev = L->first, key[4] = { 0 };
+    put_u(w, L->first), put_d(w, L->last, L->first);
+    put_u(w, L->ncalls), put_u(w, L->nprof), put_u(w, L->nwaits), put_u(w, L->nrels), put_u(w, L->ntail);
+    for (uint32_t k = 0; k < L->ncalls; k++) {
+        const st_rc_call_t *x = &L->calls[k];
+        put_d(w, x->enter, prev), put_u(w, x->leave - x->enter);
+        put_u(w, x->cnode), put_u(w, x->flags), put_u(w, x->nprof), put_u(w, x->nwait), put_u(w, x->nrel);
+        put_prof(w, L->prof + x->prof_at, x->nprof);
+        for (uint32_t i = 0; i < x->nwait; i++) {
+            const st_rc_wait_t *y = &L->waits[x->wait_at + i];
+            put_u(w, (uint32_t)y->metric);
+            if (w->p)
+                memcpy(w->p + w->n, &y->ticks, 8);
+            w->n += 8;
+        }
+        for (uint32_t i = 0; i < x->nrel; i++) {
+            const st_rc_rel_t *r = &L->rels[x->rel_at + i];
+            for (int j = 0; j < 4; j++)
+                put_d(w, r->key[j], key[j]), key[j] = r->key[j];
+            put_u(w, r->role);
+        }
+        prev = x->leave;
+    }
+    put_prof(w, L->prof + L->tail_at, L->ntail);
+}
+
+size_t an_rc_pack_size(const st_rc_input_t *in)
+{
+    wr_t w = { NULL, 0 };
+    for (uint32_t l = 0; l < in->nlocs; l++)
+        put_loc(&w, &in->locs[l]);
+    return w.n;
+}
+
+uint8_t *an_rc_pack(const st_rc_input_t *in, uint8_t *out)
+{
+    wr_t w = { out, 0 };
+    for (uint32_t l = 0; l < in->nlocs; l++)
+        put_loc(&w, &in->locs[l]);
+    return out + w.n;
+}
+
+/* ---- reading it back ---------------------------------------------------------------------------------- */
+
+typedef struct rd {
+    const uint8_t *p, *end;
+    int            bad;
+} rd_t;
+
+static uint64_t get_u(rd_t *r)
+{
+    uint64_t v = 0;
+    for (int s = 0; s < 64 && r->p < r->end; s += 7) {
+        uint8_t b = *r->p++;
+        v |= (uint64_t)(b & 0x7f) << s;
+        if (!(b & 0x80))
+            return s == 63 && b > 1 ? (r->bad = 1, 0) : v;
+    }
+    r->bad = 1;
+    return 0;
+}
+
+static uint64_t get_d(rd_t *r, uint64_t prev)
+{
+    uint64_t z = get_u(r);
+    return prev + ((z >> 1) ^ (uint64_t)-(int64_t)(z & 1));
+}
+
+/* At most that many of something of min bytes each are left. */
+static int fits(const rd_t *r, uint64_t n, size_t min) { return n <= (uint64_t)(r->end - r->p) / min; }
 
 static int cmp_prof(const void *a, const void *b)
 {
@@ -59,74 +121,70 @@ static int cmp_prof(const void *a, const void *b)
     return (x->cnode > y->cnode) - (x->cnode < y->cnode);
 }
 
-/* A reader of a part's words. */
-typedef struct rd {
-    const uint64_t *w, *end;
-} rd_t;
-
-static int get(rd_t *r, uint64_t *v, size_t n)
-{
-    if ((size_t)(r->end - r->w) < n)
-        return -1;
-    memcpy(v, r->w, 8 * n);
-    r->w += n;
-    return 0;
-}
-
-/* n profile entries at L->prof + at (room checked by the caller), cnodes mapped and sorted. */
+/* n profile entries into p, cnodes mapped and sorted; one per cnode, positive. */
 static int get_prof(rd_t *r, st_rc_prof_t *p, uint32_t n, const uint32_t *map, uint32_t nc)
 {
-    uint64_t v[2];
     for (uint32_t i = 0; i < n; i++) {
-        if (get(r, v, 2) || v[0] >= nc || v[1] == 0)
+        uint64_t k = get_u(r), t = get_u(r);
+        if (r->bad || k >= nc || t == 0)
             return -1;
-        p[i] = (st_rc_prof_t){ map[v[0]], v[1] };
+        p[i] = (st_rc_prof_t){ map[k], t };
     }
     if (n > 1)
         qsort(p, n, sizeof *p, cmp_prof);
     for (uint32_t i = 1; i < n; i++)
         if (p[i - 1].cnode == p[i].cnode)
-            return -1; /* two entries of one cnode */
+            return -1;
     return 0;
 }
 
-/* One location of a part into L. */
+/* One location into L. */
 static int get_loc(rd_t *r, const uint32_t *map, uint32_t nc, st_rc_loc_t *L)
 {
-    uint64_t h[LOC_WORDS], left = (uint64_t)(r->end - r->w);
-    if (get(r, h, LOC_WORDS) || h[2] > left / CALL_WORDS || h[3] > left / 2 || h[4] > left / 2 ||
-        h[5] > left / REL_WORDS || h[6] > h[3] || h[0] > h[1])
+    uint64_t h[7];
+    h[0] = get_u(r), h[1] = get_d(r, h[0]);
+    for (int i = 2; i < 7; i++)
+        h[i] = get_u(r);
+    /* smallest encodings: a call 7 bytes, a profile entry 2, a wait 9, a relation 5 */
+    if (r->bad || h[1] < h[0] || !fits(r, h[2], 7) || !fits(r, h[3], 2) || !fits(r, h[4], 9) || !fits(r, h[5], 5) ||
+        h[6] > h[3] || h[2] > UINT32_MAX || h[6] > UINT32_MAX)
         return -1;
     L->first = h[0], L->last = h[1], L->ncalls = (uint32_t)h[2];
     if (!(L->calls = malloc(sizeof *L->calls * (h[2] + 1))) || !(L->prof = malloc(sizeof *L->prof * (h[3] + 1))) ||
         !(L->waits = malloc(sizeof *L->waits * (h[4] + 1))) || !(L->rels = malloc(sizeof *L->rels * (h[5] + 1))))
         return -1;
-    uint64_t np = 0, nw = 0, nr = 0, v[CALL_WORDS];
+    uint64_t np = 0, nw = 0, nr = 0, prev = h[0], key[4] = { 0 };
     for (uint32_t k = 0; k < L->ncalls; k++) {
         st_rc_call_t *x = &L->calls[k];
-        if (get(r, v, CALL_WORDS) || v[0] > v[1] || (v[2] >> 32) >= nc || (v[3] >> 32) > h[3] - np ||
-            (uint32_t)v[3] > h[4] - nw || v[4] > h[5] - nr)
+        uint64_t enter = get_d(r, prev), d = get_u(r), v[5];
+        for (int i = 0; i < 5; i++)
+            v[i] = get_u(r);
+        if (r->bad || enter + d < enter || v[0] >= nc || v[1] > UINT32_MAX || v[2] > h[3] - np || v[3] > h[4] - nw ||
+            v[4] > h[5] - nr)
             return -1;
-        *x = (st_rc_call_t){ .enter = v[0], .leave = v[1], .cnode = map[v[2] >> 32], .flags = (uint32_t)v[2],
-                             .prof_at = np, .nprof = (uint32_t)(v[3] >> 32), .wait_at = nw, .nwait = (uint32_t)v[3],
+        *x = (st_rc_call_t){ .enter = enter, .leave = enter + d, .cnode = map[v[0]], .flags = (uint32_t)v[1],
+                             .prof_at = np, .nprof = (uint32_t)v[2], .wait_at = nw, .nwait = (uint32_t)v[3],
                              .rel_at = nr, .nrel = (uint32_t)v[4] };
         if (get_prof(r, L->prof + np, x->nprof, map, nc))
             return -1;
         np += x->nprof;
         for (uint32_t i = 0; i < x->nwait; i++, nw++) {
-            uint64_t m[2];
-            if (get(r, m, 2) || m[0] >= ST_AN__METRICS)
+            uint64_t m = get_u(r);
+            if (r->bad || m >= ST_AN__METRICS || !fits(r, 1, 8))
                 return -1;
-            L->waits[nw].metric = (int32_t)m[0];
-            memcpy(&L->waits[nw].ticks, &m[1], 8);
+            L->waits[nw].metric = (int32_t)m;
+            memcpy(&L->waits[nw].ticks, r->p, 8);
+            r->p += 8;
         }
         for (uint32_t i = 0; i < x->nrel; i++, nr++) {
-            uint64_t rel[REL_WORDS];
-            if (get(r, rel, REL_WORDS) || rel[4] > 0xffffffffu)
+            for (int j = 0; j < 4; j++)
+                key[j] = L->rels[nr].key[j] = get_d(r, key[j]);
+            uint64_t role = get_u(r);
+            if (r->bad || role > UINT32_MAX)
                 return -1;
-            memcpy(L->rels[nr].key, rel, sizeof L->rels[nr].key);
-            L->rels[nr].role = (uint32_t)rel[4];
+            L->rels[nr].role = (uint32_t)role;
         }
+        prev = x->leave;
     }
     if (np + h[6] != h[3] || nw != h[4] || nr != h[5])
         return -1;
@@ -135,17 +193,16 @@ static int get_loc(rd_t *r, const uint32_t *map, uint32_t nc, st_rc_loc_t *L)
     return get_prof(r, L->prof + np, L->ntail, map, nc);
 }
 
-int an_rc_unpack(const uint64_t *w, size_t nw, size_t *used, uint32_t nl, uint32_t loc0, const uint32_t *map,
-                 uint32_t nc, st_rc_input_t *out)
+int an_rc_unpack(const uint8_t *p, size_t n, uint32_t nl, uint32_t loc0, const uint32_t *map, uint32_t nc,
+                 st_rc_input_t *out)
 {
-    rd_t r = { w, w + nw };
+    rd_t r = { p, p + n, 0 };
     if (loc0 > out->nlocs || nl > out->nlocs - loc0)
         return -1;
     for (uint32_t l = 0; l < nl; l++)
         if (get_loc(&r, map, nc, &out->locs[loc0 + l]))
             return -1;
-    *used = (size_t)(r.w - w);
-    return 0;
+    return r.p == r.end ? 0 : -1;
 }
 
 int an_rc_finish(st_an_result_t *res)

@@ -187,26 +187,35 @@ static void invariants(void)
 }
 
 /* Unpacks w[0 .. n) into a fresh timeline of R's locations (cnodes as they are, nc of them). */
-static int unpack(const uint64_t *w, size_t n, uint32_t nc, st_rc_input_t *out)
+static int unpack(const uint8_t *w, size_t n, uint32_t nc, st_rc_input_t *out)
 {
     uint32_t *map = malloc(sizeof *map * (R.ncnodes + 1));
     REQUIRE(map);
     for (uint32_t k = 0; k < R.ncnodes; k++)
         map[k] = k;
     *out = (st_rc_input_t){ R.timeline->nlocs, calloc(R.timeline->nlocs + 1, sizeof *out->locs) };
-    size_t used = 0;
-    int rc = an_rc_unpack(w, n, &used, out->nlocs, 0, map, nc, out);
+    int rc = an_rc_unpack(w, n, out->nlocs, 0, map, nc, out);
     free(map);
-    return rc || used != n ? -1 : 0;
+    return rc;
+}
+
+/* The offset after n varints from at. */
+static size_t skip_var(const uint8_t *p, size_t at, int n)
+{
+    while (n--)
+        while (p[at++] & 0x80)
+            ;
+    return at;
 }
 
 /* R's timeline packed and read back is the same; a part that breaks the format is refused. */
 static void packed(int malformed)
 {
     const st_rc_input_t *in = R.timeline;
-    size_t n = an_rc_pack_words(in);
-    uint64_t *w = malloc(8 * (n + 1));
+    size_t n = an_rc_pack_size(in);
+    uint8_t *w = malloc(n + 1);
     REQUIRE(w && an_rc_pack(in, w) == w + n);
+    REQUIRE(n < 40 * (size_t)(in->locs[0].ncalls + 1) * in->nlocs); /* compact: tens of bytes a call */
     st_rc_input_t back;
     REQUIRE(unpack(w, n, R.ncnodes, &back) == 0);
     for (uint32_t l = 0; l < in->nlocs; l++) {
@@ -230,22 +239,26 @@ static void packed(int malformed)
     if (malformed) {
         REQUIRE(unpack(w, n - 1, R.ncnodes, &back) != 0); /* cut short */
         st_rc_input_free(&back);
+        w[n] = 0;
+        REQUIRE(unpack(w, n + 1, R.ncnodes, &back) != 0); /* a byte after the end */
+        st_rc_input_free(&back);
         REQUIRE(unpack(w, n, 1, &back) != 0); /* a cnode the part does not have */
         st_rc_input_free(&back);
-        const st_rc_loc_t *L = &in->locs[0];
-        REQUIRE(L->ncalls > 0);
-        uint64_t *x = malloc(8 * (n + 1));
+        REQUIRE(in->locs[0].ncalls > 0 && in->locs[0].ncalls < 127 && in->locs[0].nrels < 127);
+        size_t ncalls = skip_var(w, 0, 2), nrels = skip_var(w, ncalls, 3), cnode = skip_var(w, nrels, 4);
+        REQUIRE(R.ncnodes < 127 && w[cnode] < 0x7f);
+        uint8_t *x = malloc(n + 1);
         REQUIRE(x);
         for (int k = 0; k < 4; k++) {
-            memcpy(x, w, 8 * n);
+            memcpy(x, w, n);
             if (k == 0)
-                x[2]++; /* one call more than there are */
+                x[ncalls]++; /* one call more than there are */
             else if (k == 1)
-                x[5]++; /* relations do not add up */
+                x[nrels]++; /* relations do not add up */
             else if (k == 2)
-                x[7] = x[8] + 1; /* the first call's enter after its leave */
+                x[cnode] = 0x7f; /* the first call's cnode: 127 */
             else
-                x[10] += (uint64_t)L->nprof << 32; /* its profile entries beyond the location's */
+                x[n - 1] |= 0x80; /* the last number does not end */
             REQUIRE(unpack(x, n, R.ncnodes, &back) != 0, " corruption %d", k);
             st_rc_input_free(&back);
         }
