@@ -15,10 +15,10 @@
  *    waits); d(c) = max(0, delta_D(c) - delta_W(c)), S = sum d; W_D = the waits of D's intermediate calls.
  *  - Latest synchronization time first (ties: the later leave of the waiting call first, so that a wait
  *    whose delayer's call followed the end of another wait at the same moment comes before that one;
- *    then location, call, wait descending): scale = min(1, w /
- *    (S + W_D)); short-term cost scale * d(c) at (c, D); long-term R[q] / (S + W_D) * d(c) per
- *    category q of the downstream waiting R that w passed on; each intermediate wait k of D takes on
- *    scale * w_k (w's category) and R[q] / (S + W_D) * w_k. S + W_D == 0: nothing is charged.
+ *    then location, call, wait descending): scale = min(1, w / (S + W_D)); short-term cost
+ *    scale * d(c) at (c, D); long-term R[q] / (S + W_D) * d(c) per category q of the downstream waiting
+ *    R that w passed on; each intermediate wait k of D takes on scale * w_k (w's category) and
+ *    R[q] / (S + W_D) * w_k. S + W_D == 0: nothing is charged.
  *
  * Sums over cnodes are of integer ticks (the deltas, waits rounded to ticks), every double is added in
  * the order of the replay (times, locations, calls): the values do not depend on the cnode numbering.
@@ -440,6 +440,14 @@ static int ctx_init(rc_ctx_t *x)
     return 0;
 }
 
+/* The replay's metrics (metrics.def: the last ones) zero. */
+static void zero_metrics(st_an_result_t *res)
+{
+    if (res->ncnodes && res->nlocs)
+        for (int m = ST_AN_M_DELAY; m <= ST_AN_M_NON_CP_ACTIVITIES; m++)
+            memset(st_an_sev(res, m, 0, 0), 0, sizeof(double) * res->ncnodes * res->nlocs);
+}
+
 int st_rc_run(st_an_result_t *res, const st_rc_input_t *in, st_rc_causes_t *causes)
 {
     if (causes)
@@ -448,8 +456,7 @@ int st_rc_run(st_an_result_t *res, const st_rc_input_t *in, st_rc_causes_t *caus
         st_log_warn("root causes: not computed, the analysis result has no values");
         return 0;
     }
-    for (int m = ST_AN_M_DELAY; m < ST_AN__METRICS; m++) /* the replay's metrics, whatever they held */
-        memset(st_an_sev(res, m, 0, 0), 0, sizeof(double) * res->ncnodes * res->nlocs);
+    zero_metrics(res); /* whatever they held */
     const char *bad = bad_timeline(res, in);
     if (bad) {
         st_log_warn("root causes: not computed, the timeline does not fit the analysis result (%s)", bad);
@@ -467,8 +474,7 @@ int st_rc_run(st_an_result_t *res, const st_rc_input_t *in, st_rc_causes_t *caus
         rc = rc_causes_finish(&x, causes);
     ctx_free(&x);
     if (rc) {
-        for (int m = ST_AN_M_DELAY; m < ST_AN__METRICS; m++)
-            memset(st_an_sev(res, m, 0, 0), 0, sizeof(double) * res->ncnodes * res->nlocs);
+        zero_metrics(res);
         if (causes)
             st_rc_causes_free(causes);
     }
