@@ -86,5 +86,7 @@ rc omp "$ST_TMP/omp" omp $T $B $S
 hbin=$(build_mpi_omp rcomp_mpi "$ST_ROOT/tests/analysis/rcomp.c" -DWITH_MPI -fno-optimize-sibling-calls) || exit 1
 ST_ENV="OMP_NUM_THREADS=3 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/hyb" 2 "$hbin" $T $B $S ||
     fail "rcomp on 2 ranks failed: $(tail -n 5 "$ST_TMP/err.txt")"
-rc omp "$ST_TMP/hyb" hybrid $T $B $S
+# 2 ranks x 3 threads on the test machine's 2 cores: when each thread reaches the barrier is the
+# scheduler's choice there, so only the analysis' own invariants (SYNCTRACE_ANALYZE_CHECK=fail) and the
+# offline = in-run equality are checked; the known answers are the OpenMP-only run's above
 offline "$ST_TMP/hyb" hybrid 2
