@@ -174,7 +174,7 @@ static int walk(rc_ctx_t *x, st_rc_causes_t *causes)
 /* T(c, l) for every cnode c of location l into T: the location's time at c outside its
  * waits, from the timeline as the critical path credits it (the profiles between the calls, where the
  * time between two calls is the function both lie in, and the calls less their waits); an idle
- * stretch is no time of the thread's. wl: unused scratch, zeros in, zeros out. */
+ * stretch and the result's Idle threads are no time of the thread's. wl: unused scratch, zeros in, zeros out. */
 static void loc_T(const rc_ctx_t *x, uint32_t l, int64_t *T, double *wl)
 {
     const st_rc_loc_t *L = &x->in->locs[l];
@@ -191,8 +191,10 @@ static void loc_T(const rc_ctx_t *x, uint32_t l, int64_t *T, double *wl)
             w += L->waits[C->wait_at + k].ticks;
         T[C->cnode] += (int64_t)(C->leave - C->enter) - (int64_t)llround(w);
     }
-    for (uint32_t c = 0; c < x->res->ncnodes; c++)
+    for (uint32_t c = 0; c < x->res->ncnodes; c++) { /* a worker thread outside its teams is idle */
+        T[c] -= (int64_t)llround(*st_an_sev(x->res, ST_AN_M_OMP_IDLE, c, l));
         T[c] = T[c] > 0 ? T[c] : 0;
+    }
 }
 
 static int derive(rc_ctx_t *x)
