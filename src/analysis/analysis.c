@@ -11,6 +11,7 @@
 #include "../util/mem.h"
 #include "../model/region.h"
 #include "patterns.h"
+#include "rc_build.h"
 #include "rootcause.h"
 #include "source.h"
 
@@ -388,6 +389,7 @@ int an_finish(an_ctx_t *c, const st_rel_graph_t *g, const an_ctab_t *coll)
 
 void an_end(an_ctx_t *c)
 {
+    an_rcb_free(c->rcb);
     for (uint32_t l = 0; c->loc && l < c->in->nlocs; l++)
         st_mem_free(c->loc[l].w), st_mem_free(c->loc[l].t);
     free(c->loc);
@@ -407,11 +409,21 @@ int st_an_run(const st_rel_input_t *in, const st_rel_graph_t *g, st_an_result_t 
     int rc = an_begin(&c, in, res);
     if (rc == 0)
         rc = an_msgs_from_graph(&c, g);
+    if (rc == 0 && an_rc_wanted() && !(c.rcb = an_rcb_new()))
+        rc = -1;
     if (rc == 0)
         rc = an_finish(&c, g, NULL);
+    double t0[2];
+    an_rc_clock(t0);
+    if (rc == 0 && c.rcb) { /* the root-cause timeline of every location, while the calls are known */
+        rc = an_rcb_graph(&c, g) || an_rcb_build(&c, g, &res->timeline) ? -1 : 0;
+        an_rc_clock_add(res->rootcause_ms, t0);
+    }
     an_end(&c);
     if (rc == 0 && st_an_attach_sources(res, in->procs, in->nranks) != 0)
         rc = -1;
+    if (rc == 0)
+        rc = an_rc_finish(res);
     if (rc)
         st_an_free(res);
     return rc;

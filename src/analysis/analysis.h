@@ -106,6 +106,8 @@ typedef struct st_an_result {
      * root-cause analysis), and what that analysis found beside the metric values; NULL: none. */
     struct st_rc_input  *timeline;
     struct st_rc_causes *causes;
+    double               rootcause_ms[2]; /* the root-cause analysis' wall and CPU time in this process (ms):
+                                             its timeline, the parts' timelines, the replay */
 } st_an_result_t;
 
 static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, uint32_t loc)
@@ -115,8 +117,10 @@ static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, 
 
 /*
  * Analyses the trace in (events' times as they are: after CLC for a corrected archive)
- * with its graph g (st_rel_graph_build on the same in). Returns 0, or -1 when out of
- * memory (res then empty). Free with st_an_free().
+ * with its graph g (st_rel_graph_build on the same in); with SYNCTRACE_ROOTCAUSE on, also
+ * the root causes (rootcause.h: their metrics and res->causes) over the timeline of every
+ * location (rc_build.h). Returns 0, or -1 when out of memory (res then empty). Free with
+ * st_an_free().
  */
 int st_an_run(const st_rel_input_t *in, const st_rel_graph_t *g, st_an_result_t *res);
 void st_an_free(st_an_result_t *res);

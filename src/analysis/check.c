@@ -1,7 +1,7 @@
 /*
  * check.c — the metric tree's invariants on a result (check.h). Every value is a sum of whole
  * timer ticks (exact in a double), so the tolerance is half a tick plus a relative 1e-9 for sums
- * of many values.
+ * of many values (delay costs are fractions of ticks: their sums are compared with the same).
  */
 #include "check.h"
 
@@ -13,6 +13,7 @@
 #include "../model/region.h"
 #include "../util/log.h"
 #include "output.h"
+#include "rootcause.h"
 
 typedef struct chk {
     const st_an_result_t *r;
@@ -26,7 +27,7 @@ typedef struct chk {
 static int above(double a, double b) { return a - b > 0.5 + 1e-9 * (fabs(a) + fabs(b)); }
 
 /* Counts a violation of metric m; the first one's line goes to msg (the path of cnode k unless k is
- * ST_AN_NO_CNODE; what: more than the metric's name, or NULL). */
+ * ST_AN_NO_CNODE; location l unless UINT32_MAX; what: more than the metric's name, or NULL). */
 static void violation(chk_t *c, int m, const char *what, uint32_t k, uint32_t l, double a, const char *rel, double b)
 {
     if (c->bad++ || !c->n)
@@ -39,9 +40,11 @@ static void violation(chk_t *c, int m, const char *what, uint32_t k, uint32_t l,
         fclose(f);
     }
     const st_an_metric_def_t *d = st_an_metric(m);
-    snprintf(c->msg, c->n, "%s [%s]%s at %s on rank %" PRId32 " thread %" PRIu32 ": %.9f s %s %.9f s", d->disp,
-             d->uniq, what ? what : "", path ? path : "all call paths", c->r->locs[l].rank, c->r->locs[l].thread,
-             a * c->sc, rel, b * c->sc);
+    char where[64] = "all locations";
+    if (l != UINT32_MAX)
+        snprintf(where, sizeof where, "rank %" PRId32 " thread %" PRIu32, c->r->locs[l].rank, c->r->locs[l].thread);
+    snprintf(c->msg, c->n, "%s [%s]%s at %s on %s: %.9f s %s %.9f s", d->disp, d->uniq, what ? what : "",
+             path ? path : "all call paths", where, a * c->sc, rel, b * c->sc);
     free(path);
 }
 
@@ -106,6 +109,43 @@ static void check_idle(chk_t *c)
     free(inpar);
 }
 
+/* Invariant 4: the critical path adds up to the run's length (its first to last event). The length is
+ * that of the path's hops (res->causes), which follow each other without gap from the end back to the
+ * start; no location's span exceeds it. Without the hops (a replay asked for no causes) the length is
+ * unknown: then only no span may exceed the path's sum. */
+static void check_cpath(chk_t *c)
+{
+    const st_an_result_t *r = c->r;
+    const st_rc_causes_t *cz = r->causes;
+    double sum = 0;
+    for (uint32_t k = 0; k < r->ncnodes; k++)
+        for (uint32_t l = 0; l < r->nlocs; l++)
+            sum += *st_an_sev(r, ST_AN_M_CRITICAL_PATH, k, l);
+    int hops = cz && cz->npath;
+    if (!hops && sum == 0)
+        return;
+    double len = sum;
+    if (hops) {
+        for (size_t i = 0; i < cz->npath; i++) {
+            const struct st_rc_hop *h = &cz->path[i];
+            if (h->loc >= r->nlocs || h->t0 >= h->t1)
+                violation(c, ST_AN_M_CRITICAL_PATH, "'s hop (empty or on no location)", ST_AN_NO_CNODE, UINT32_MAX,
+                          (double)h->t0, "from", (double)h->t1);
+            else if (i + 1 < cz->npath && cz->path[i + 1].t1 != h->t0)
+                violation(c, ST_AN_M_CRITICAL_PATH, "'s hops (a gap or an overlap)", ST_AN_NO_CNODE, h->loc,
+                          (double)cz->path[i + 1].t1, "!= the start of the later hop", (double)h->t0);
+        }
+        len = (double)(cz->path[0].t1 - cz->path[cz->npath - 1].t0);
+        if (above(sum, len) || above(len, sum))
+            violation(c, ST_AN_M_CRITICAL_PATH, NULL, ST_AN_NO_CNODE, UINT32_MAX, sum,
+                      "!= the run's length (first to last event)", len);
+    }
+    for (uint32_t l = 0; r->span && l < r->nlocs; l++)
+        if (above((double)r->span[l], len))
+            violation(c, ST_AN_M_CRITICAL_PATH, hops ? "'s length" : " (the run's length)", ST_AN_NO_CNODE, l, len,
+                      "< the location's span", (double)r->span[l]);
+}
+
 size_t st_an_check_tree(const st_an_result_t *r, uint64_t resolution, char *msg, size_t n)
 {
     chk_t c = { r, resolution ? 1.0 / (double)resolution : 1.0, 0, msg, n };
@@ -115,6 +155,7 @@ size_t st_an_check_tree(const st_an_result_t *r, uint64_t resolution, char *msg,
         check_span(&c);
     check_parents(&c);
     check_idle(&c);
+    check_cpath(&c);
     return c.bad;
 }
 

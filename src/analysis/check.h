@@ -17,7 +17,10 @@
  *   2. at every (call path, location) no value is negative and every metric holds at least the
  *      sum of its children;
  *   3. on every thread, Idle threads less Limited parallelism is at most the Time of its master
- *      (thread 0 of its rank) at the call paths outside parallel regions (0 without a master).
+ *      (thread 0 of its rank) at the call paths outside parallel regions (0 without a master);
+ *   4. the critical path (rootcause.h) over all call paths and locations adds up to the run's length
+ *      (first to last event): the extent of its hops (r->causes), which follow each other without
+ *      gap; no location's span exceeds that length (without hops: the critical path's sum).
  * Returns the number of violations; the first is described in msg (one line, no newline; "" if
  * none): the metric, the call path, the location and the two numbers.
  */

@@ -11,6 +11,7 @@
 
 enum { CH_COMM = 0, CH_SYNC = 1 };
 enum { F_INVALID = 1, F_NXN = 2 }; /* a member cannot be analysed; the instance is a plain N x N one */
+#define F_ENDS_SHIFT 2               /* then the instance's AN_ENDS_* bits (it has sends / receives) */
 #define ENTRY_WORDS 14
 
 /* One instance's partial reduction as it travels. */
@@ -201,7 +202,8 @@ static int own_entry(an_creduce_t *x, size_t i, an_ctx_t *c)
     x->chan_of[i] = ch ? (uint32_t)(ch - x->ch) : UINT32_MAX;
     if (!ch)
         return 0; /* a communicator nobody knows: the instance is reduced over this process's members */
-    centry_t e = { .mingid = v->mingid, .flags = v->valid ? 0 : F_INVALID, .r = v->r, .nst = v->nst };
+    centry_t e = { .mingid = v->mingid, .flags = (v->valid ? 0 : F_INVALID) | (uint64_t)v->ends << F_ENDS_SHIFT,
+                   .r = v->r, .nst = v->nst };
     memcpy(e.key, v->key, sizeof e.key);
     int inter = 0;
     if (!v->nonblocking && v->valid && v->type == ST_REL_KEY_COLL && v->end_ev != AN_NO_EV) {
@@ -249,6 +251,7 @@ int an_creduce_local(an_creduce_t *x, an_ctx_t *c, const st_rel_endpoint_t *ep, 
         in->type = (uint8_t)(v[i]->key[0] >> 56);
         memcpy(in->key, v[i]->key, sizeof in->key);
         rc = an_cinst_build(c, in, refs, ns, nr, v[i]->shape, &x->pool);
+        in->ends = (uint8_t)((ns ? AN_ENDS_SEND : 0) | (nr ? AN_ENDS_RECV : 0));
     }
     for (size_t i = 0; rc == 0 && i < x->tab.n; i++)
         rc = own_entry(x, i, c);
@@ -428,6 +431,7 @@ const an_ctab_t *an_creduce_table(an_creduce_t *x)
             continue;
         v->r = e->r, v->st = e->st, v->nst = e->nst;
         v->valid = v->valid && !(e->flags & F_INVALID);
+        v->ends = (uint8_t)(e->flags >> F_ENDS_SHIFT & (AN_ENDS_SEND | AN_ENDS_RECV));
         v->counted = v->mingid == e->mingid;
     }
     return &x->tab;

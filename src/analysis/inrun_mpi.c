@@ -80,16 +80,22 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
         in.locs[l].orig = NULL; /* CLC's, not ours */
     st_rel_input_free(&in);
     free(owner);
-    double ms[2] = { clock_ms(CLOCK_MONOTONIC) - t0, clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0 };
-    double ms_max[2] = { ms[0], ms[1] };
-    st_log_debug("analysis: %.1f ms, %.1f ms CPU", ms[0], ms[1]);
-    if (rc == 0 && PMPI_Ireduce(ms, ms_max, 2, MPI_DOUBLE, MPI_MAX, 0, toolworld, &req) == MPI_SUCCESS)
+    /* the root causes' share: this rank's timeline, at rank 0 also the parts' timelines and the replay */
+    double ms[4] = { clock_ms(CLOCK_MONOTONIC) - t0, clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0, a->res.rootcause_ms[0],
+                     a->res.rootcause_ms[1] };
+    double ms_max[4] = { ms[0], ms[1], ms[2], ms[3] };
+    st_log_debug("analysis: %.1f ms, %.1f ms CPU; root causes %.1f ms, %.1f ms CPU of them", ms[0], ms[1], ms[2], ms[3]);
+    if (rc == 0 && PMPI_Ireduce(ms, ms_max, 4, MPI_DOUBLE, MPI_MAX, 0, toolworld, &req) == MPI_SUCCESS)
         st_polite_wait_crowded(&req, crowded);
     if (rc == 0 && me == 0) {
         a->have = 1, a->ms = ms_max[0], a->clc_off = st_config.clc != ST_CLC_ON;
         a->resolution = rd->timer_resolution ? rd->timer_resolution : 1000000000u;
         st_rankdata_prop(rd, "FINALIZE_ANALYSIS_MS", "%.3f", ms_max[0]);
         st_rankdata_prop(rd, "FINALIZE_ANALYSIS_CPU_MS", "%.3f", ms_max[1]);
+        if (a->res.causes) { /* a part of the above */
+            st_rankdata_prop(rd, "FINALIZE_ROOTCAUSE_MS", "%.3f", ms_max[2]);
+            st_rankdata_prop(rd, "FINALIZE_ROOTCAUSE_CPU_MS", "%.3f", ms_max[3]);
+        }
     } else if (me == 0) {
         st_an_free(&a->res);
     }

@@ -7,7 +7,9 @@
  *                       parallel with the others (parallel_mpi.h, timestamps as the archive
  *                       will hold them); rank 0 keeps the merged report and records
  *                       FINALIZE_ANALYSIS_MS and _CPU_MS (the slowest rank's wall and CPU
- *                       time) in the archive.
+ *                       time) in the archive; with SYNCTRACE_ROOTCAUSE on, FINALIZE_ROOTCAUSE_MS
+ *                       and _CPU_MS, the part of those the root causes took on the slowest rank
+ *                       (each rank: its timeline; rank 0 also the parts' timelines and the replay).
  *                       With SYNCTRACE_CLC=off it analyses the uncorrected times (and says so).
  *  st_an_inrun_report(): after the archive is written, rank 0 only: DIR/analysis.json and
  *                       DIR/analysis.cubex, exactly as `synctrace analyze DIR` writes them,

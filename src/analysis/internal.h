@@ -79,7 +79,11 @@ typedef struct an_cinst {
     an_cmember_t   *m;           /* [n], by key */
     size_t          m_at, st_at; /* while building: their offsets in an an_cpool_t */
     uint64_t        mingid;      /* the smallest (rank, thread) of the members (their references) */
+    uint8_t         ends;        /* AN_ENDS_*: the instance has sends / receives (parallel: over every
+                                    process, coll_reduce.c; the root-cause timeline's relations) */
 } an_cinst_t;
+
+enum { AN_ENDS_SEND = 1, AN_ENDS_RECV = 2 };
 
 typedef struct an_ctab { an_cinst_t *v; size_t n; } an_ctab_t;
 
@@ -165,6 +169,7 @@ typedef struct an_ctx {
     size_t                caps[4];      /* capacities of icoll_done, coll_end, done, posted */
     an_msgs_t             msgs;
     an_tacc_t            *tsum;  /* [in->nlocs] the time and visits of each location's calls (an_begin) */
+    struct an_rcb        *rcb;   /* the root-cause timeline under construction (rc_build.h), NULL: none */
 } an_ctx_t;
 
 /*
@@ -264,12 +269,18 @@ static inline void an_prefetch_event(const an_ctx_t *c, uint32_t l, uint64_t i)
 /* Keeps (m, l, call, v) among the largest instances of a time metric m. */
 void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v);
 
+/* Notes a wait the patterns add (an_add) for the root-cause timeline: kept when m is a wait state
+ * with a delay cost or Wait at Finalize (rc_build.c). */
+void an_rcb_wait(struct an_rcb *b, int m, uint32_t l, uint64_t call, double v);
+
 /* Adds v (one instance) to metric m at (cnode of call, l); values <= 0 are dropped. */
 static inline void an_add(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
 {
     if (v > 0) {
         *st_an_sev(c->res, m, an_cnode(c, l, call), l) += v;
         an_note(c, m, l, call, v);
+        if (c->rcb)
+            an_rcb_wait(c->rcb, m, l, call, v);
     }
 }
 
@@ -308,6 +319,10 @@ int an_reqs_finish(an_ctx_t *c);
 /* The enter time of the call that posted the receive event ev of analysed location loc (an
  * Irecv's post found among c->posted), AN_NO_TIME if none. */
 uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev);
+/* The request event that posted the receive ev of analysed location loc (an Irecv), and the one that
+ * completed the send ev (an Isend): NULL if none (not a nonblocking one, or not found). */
+const an_req_t *an_recv_post(const an_ctx_t *c, uint32_t loc, uint64_t ev);
+const an_req_t *an_send_completion(const an_ctx_t *c, uint32_t loc, uint64_t ev);
 
 /* The COLL_BEGIN / COLL_END times of a blocking collective call into m (its end event in
  * *end). 0, or -1 if the call lacks either. */
@@ -345,5 +360,8 @@ int an_tree(an_ctx_t *c);
 /* OpenMP metrics over the graph's OpenMP instances, idle threads (omp.c); after time and
  * MPI time. 0, or -1 (memory). */
 int an_omp(an_ctx_t *c);
+/* Per location: the location of thread 0 of its process if both were in an OpenMP team (a receiver
+ * of one of c->g's forks), else UINT32_MAX; malloc'd, NULL if out of memory (omp.c). */
+uint32_t *an_omp_masters(const an_ctx_t *c);
 
 #endif

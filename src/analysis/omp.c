@@ -104,9 +104,8 @@ static uint64_t join_of(const an_ctx_t *c, const st_rel_inst_t *fi)
     return AN_NO_EV;
 }
 
-/* Per location: the location of thread 0 of its process if both were in an OpenMP team (a
- * receiver of a fork), else UINT32_MAX (a thread OpenMP does not know keeps its own time). */
-static uint32_t *masters(const an_ctx_t *c)
+/* (A thread OpenMP does not know keeps its own time.) */
+uint32_t *an_omp_masters(const an_ctx_t *c)
 {
     uint32_t n = c->in->nlocs, *m = malloc(sizeof *m * (n + 1));
     uint8_t *team = calloc(n + 1, 1);
@@ -302,7 +301,7 @@ static void idle_outside(an_ctx_t *c, const uint32_t *master, const uint8_t *inp
 int an_omp(an_ctx_t *c)
 {
     st_an_result_t *r = c->res;
-    uint32_t *master = masters(c);
+    uint32_t *master = an_omp_masters(c);
     uint8_t *inpar = calloc(r->ncnodes + 1, 1), *inteam = calloc(r->nlocs + 1, 1);
     int rc = master && inpar && inteam ? 0 : -1;
     for (uint32_t k = 1; rc == 0 && k < r->ncnodes; k++)

@@ -182,6 +182,18 @@ uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev)
     return q ? q->t_call : AN_NO_TIME;
 }
 
+const an_req_t *an_recv_post(const an_ctx_t *c, uint32_t loc, uint64_t ev)
+{
+    const st_event_t *re = &c->in->locs[loc].ev[ev];
+    return re->kind == ST_EV_MPI_IRECV ? post_of(&c->posted, c->in->locs[loc].rank, re->id, re->time) : NULL;
+}
+
+const an_req_t *an_send_completion(const an_ctx_t *c, uint32_t loc, uint64_t ev)
+{
+    const st_event_t *se = &c->in->locs[loc].ev[ev];
+    return se->kind == ST_EV_MPI_ISEND ? completion_of(&c->done, c->in->locs[loc].rank, se->id, se->time) : NULL;
+}
+
 /* ---- the messages ------------------------------------------------------------------------------ */
 
 int an_msgs_reserve(an_msgs_t *m, size_t nrecv, size_t nsend)

@@ -390,6 +390,34 @@ int an_pwire_join(an_pwire_t *w, an_ctx_t *c)
     return rc;
 }
 
+/* The local ends of one joined stretch, with their keys, to the caller's function. */
+typedef struct joined {
+    const an_pw_end_t *ends;
+    int                role;
+    int (*fn)(void *, int, const uint64_t *, const an_pw_end_t *);
+    void *ctx;
+} joined_t;
+
+static int match_joined(void *ctx, const an_pw_run_t *run, size_t end, size_t msg, size_t n)
+{
+    (void)msg;
+    const joined_t *j = ctx;
+    for (size_t x = 0; x < n; x++) {
+        uint64_t key[4] = { run->chan[0], run->chan[1], run->chan[2], run->k0 + (end + x - run->at) };
+        if (j->fn(j->ctx, j->role, key, &j->ends[end + x]))
+            return -1;
+    }
+    return 0;
+}
+
+int an_pwire_joined(const an_pwire_t *w, int (*fn)(void *ctx, int role, const uint64_t *key, const an_pw_end_t *end),
+                    void *ctx)
+{
+    joined_t s = { w->send, ST_REL_SEND, fn, ctx }, r = { w->recv, ST_REL_RECV, fn, ctx };
+    return join_runs(&w->lsend, &w->rrecv, match_joined, &s) || join_runs(&w->lrecv, &w->rsend, match_joined, &r)
+         ? -1 : 0;
+}
+
 void an_pwire_free(an_pwire_t *w)
 {
     st_mem_free(w->send), st_mem_free(w->recv), st_mem_free(w->got_send), st_mem_free(w->got_recv);

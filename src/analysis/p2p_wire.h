@@ -87,6 +87,12 @@ int an_pwire_deliver(an_pwire_t *w, const st_xchg_rec_t *h, st_xchg_reader_t *rd
  * 0, or -1 (memory). */
 int an_pwire_join(an_pwire_t *w, an_ctx_t *c);
 
+/* After an_pwire_join: fn(ctx, role (ST_REL_SEND / ST_REL_RECV), the message's key, the local end) for
+ * every local end the join matched with a partner's values (the root-cause timeline's relations).
+ * 0, or -1 (fn's -1). */
+int an_pwire_joined(const an_pwire_t *w, int (*fn)(void *ctx, int role, const uint64_t *key, const an_pw_end_t *end),
+                    void *ctx);
+
 void an_pwire_free(an_pwire_t *w);
 
 #endif

@@ -18,9 +18,10 @@
 #include "coll_reduce.h"
 #include "internal.h"
 #include "p2p_wire.h"
+#include "rc_build.h"
 
 #define PACK_MAGIC 0x53544150524e4133ull
-#define PART_HEAD  8 /* words of a part's header */
+#define PART_HEAD  9 /* words of a part's header */
 
 enum { S_NEW, S_STARTED, S_DONE, S_FAILED };
 
@@ -37,6 +38,8 @@ struct st_an_par {
     an_pwire_t            pw;
     uint32_t              incoming, arrived;
     an_creduce_t         *cr;  /* the collective instances */
+    st_rel_epvec_t        rc_coll; /* with the root causes: the collective endpoints (their relations) */
+    double                rc_ms[2]; /* the root causes' wall and CPU time here: the timeline, its packing */
     /* the analysis of the local locations */
     an_ctx_t       c;
     st_rel_graph_t g;
@@ -179,7 +182,10 @@ int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *in_derived, const 
         an_pwire_write(&p->pw, &p->c, &p->out);
     if (rc == 0)
         rc = an_creduce_local(p->cr, &p->c, coll.v, coll.n);
-    st_rel_epvec_free(&coll);
+    if (an_rc_wanted()) /* kept for the timeline's relations */
+        p->rc_coll = coll;
+    else
+        st_rel_epvec_free(&coll);
     stamp(&t[4]);
     st_log_debug("analysis: process %d: CPU ms (page faults): logical messages %.1f (%ld), local graph %.1f (%ld), "
                  "calls and time %.1f (%ld), what the partners need %.1f (%ld)",
@@ -257,23 +263,40 @@ int st_an_par_progress(st_an_par_t *p)
         return ST_AN_PAR_DONE;
     if (p->state != S_STARTED || p->arrived < p->incoming || !an_creduce_done(p->cr))
         return ST_AN_PAR_IDLE;
-    stamp_t t0, t1, t2;
+    stamp_t t0, t1, t2, t3;
     stamp(&t0);
     int rc = an_msgs_from_graph(&p->c, &p->g) || an_pwire_join(&p->pw, &p->c);
+    if (!rc && an_rc_wanted()) /* the remote ends' relations, before pw goes */
+        rc = !(p->c.rcb = an_rcb_new()) || an_rcb_pwire(&p->c, &p->pw);
     an_pwire_free(&p->pw);
     stamp(&t1);
     rc = rc || an_finish(&p->c, &p->g, an_creduce_table(p->cr));
-    an_end(&p->c);
     stamp(&t2);
-    st_log_debug("analysis: process %d: CPU ms (page faults): messages %.1f (%ld), patterns %.1f (%ld) (%u locations)",
+    double rc0[2];
+    an_rc_clock(rc0);
+    if (!rc && p->c.rcb) { /* this process's root-cause timeline, while the calls are known */
+        rc = an_rcb_graph(&p->c, &p->g) || an_rcb_coll(&p->c, p->rc_coll.v, p->rc_coll.n, p->c.coll) ||
+             an_rcb_build(&p->c, &p->g, &p->res.timeline);
+        an_rc_clock_add(p->rc_ms, rc0);
+    }
+    st_rel_epvec_free(&p->rc_coll);
+    an_end(&p->c);
+    stamp(&t3);
+    st_log_debug("analysis: process %d: CPU ms (page faults): messages %.1f (%ld), patterns %.1f (%ld), root-cause "
+                 "timeline %.1f (%ld) (%u locations)",
                  (int)p->me, ms_between(&t0, &t1), t1.faults - t0.faults, ms_between(&t1, &t2), t2.faults - t1.faults,
-                 p->in->nlocs);
+                 ms_between(&t2, &t3), t3.faults - t2.faults, p->in->nlocs);
     if (rc) {
         fail(p, "out of memory");
         return ST_AN_PAR_FAILED;
     }
     p->state = S_DONE;
     return ST_AN_PAR_DONE;
+}
+
+void st_an_par_rootcause_ms(const st_an_par_t *p, double ms[2])
+{
+    ms[0] = p->rc_ms[0], ms[1] = p->rc_ms[1];
 }
 
 void st_an_par_waiting(const st_an_par_t *p, char *buf, size_t n)
@@ -287,6 +310,7 @@ void st_an_par_free(st_an_par_t *p)
     if (!p)
         return;
     st_rel_epvec_free(&p->ep);
+    st_rel_epvec_free(&p->rc_coll);
     an_pwire_free(&p->pw);
     an_creduce_free(p->cr);
     an_end(&p->c);
@@ -298,13 +322,16 @@ void st_an_par_free(st_an_par_t *p)
 
 /* ---- parts of the report --------------------------------------------------------------------------- */
 
-/* A part: magic, nlocs, ncnodes, the statistics, nfuncs; per location (rank, thread, span); per function
- * region its name (length, then the bytes in words); per cnode (parent, region);
- * sev [metric][cnode][location] as doubles; per metric ntop and its instances
- * (value, time, location, cnode, gid). All 8-byte words. A cnode's function region
- * (ST_AN_IS_FUNC) indexes the part's own names: parts are merged by name. */
-int st_an_par_pack(const st_an_par_t *p, void **buf, size_t *len)
+/* A part: magic, nlocs, ncnodes, the statistics, nfuncs, its root-cause timeline's bytes + 1 (0: none); per
+ * location (rank, thread, span); per function region its name (length, then the bytes in words); per
+ * cnode (parent, region); sev [metric][cnode][location] as doubles; per metric ntop and its instances
+ * (value, time, location, cnode, gid); the timeline of its locations, if any (rc_build.h, cnodes the
+ * part's; bytes, padded to a word). All 8-byte words. A cnode's function region (ST_AN_IS_FUNC) indexes the part's own names:
+ * parts are merged by name. */
+int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
 {
+    double rc0[2];
+    an_rc_clock(rc0);
     const st_an_result_t *r = &p->res;
     size_t nsev = (size_t)ST_AN__METRICS * r->ncnodes * r->nlocs, ntop = 0;
     for (int m = 0; m < ST_AN__METRICS; m++)
@@ -312,13 +339,14 @@ int st_an_par_pack(const st_an_par_t *p, void **buf, size_t *len)
     size_t nfw = 0;
     for (uint32_t k = 0; k < r->nfuncs; k++)
         nfw += 1 + (strlen(r->funcs[k]) + 7) / 8;
-    size_t n = PART_HEAD + 3 * (size_t)r->nlocs + nfw + 2 * (size_t)r->ncnodes + nsev + ntop;
+    size_t tlb = r->timeline ? an_rc_pack_size(r->timeline) : 0; /* the timeline's bytes */
+    size_t n = PART_HEAD + 3 * (size_t)r->nlocs + nfw + 2 * (size_t)r->ncnodes + nsev + ntop + (tlb + 7) / 8;
     uint64_t *w = malloc(8 * n), *q = w;
     if (!w)
         return -1;
     *q++ = PACK_MAGIC, *q++ = r->nlocs, *q++ = r->ncnodes;
     *q++ = r->stats.unpaired, *q++ = r->stats.ls_violations, *q++ = r->stats.coll_violations,
-    *q++ = r->stats.coll_skipped, *q++ = r->nfuncs;
+    *q++ = r->stats.coll_skipped, *q++ = r->nfuncs, *q++ = r->timeline ? tlb + 1 : 0;
     for (uint32_t l = 0; l < r->nlocs; l++)
         *q++ = (uint64_t)(uint32_t)r->locs[l].rank, *q++ = r->locs[l].thread, *q++ = r->span[l];
     for (uint32_t k = 0; k < r->nfuncs; k++) {
@@ -340,6 +368,12 @@ int st_an_par_pack(const st_an_par_t *p, void **buf, size_t *len)
             memcpy(q++, &x->value, 8);
             *q++ = x->time, *q++ = x->loc, *q++ = x->cnode, *q++ = r->topgid[m][i];
         }
+    }
+    if (r->timeline) {
+        if (tlb % 8)
+            q[tlb / 8] = 0; /* the padding */
+        an_rc_pack(r->timeline, (uint8_t *)q);
+        an_rc_clock_add(p->rc_ms, rc0);
     }
     *buf = w, *len = 8 * n;
     return 0;
@@ -435,6 +469,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     memset(res, 0, sizeof *res);
     an_tree_t t = { 0 };
     uint32_t **map = calloc((size_t)n + 1, sizeof *map), nlocs = 0;
+    int ntl = 0; /* parts with a root-cause timeline: all or none */
     int rc = map && an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) != ST_AN_NO_CNODE ? 0 : -1;
     /* 1: locations and the unified call tree (a part's parent precedes its children) */
     for (int i = 0; rc == 0 && i < n; i++) {
@@ -447,6 +482,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             break;
         }
         nlocs += (uint32_t)head[1];
+        ntl += head[8] != 0;
         rc = take(&pt, NULL, 3 * head[1]);
         if (rc == 0)
             rc = merge_funcs(&pt, head[7], res, fmap);
@@ -467,6 +503,11 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
                     !(res->span = calloc(nlocs + 1, sizeof *res->span)) ||
                     !(res->locs = calloc(nlocs + 1, sizeof *res->locs))))
         rc = -1;
+    if (rc == 0 && ntl && (ntl < n || !(res->timeline = calloc(1, sizeof *res->timeline)) ||
+                           !(res->timeline->locs = calloc(nlocs + 1, sizeof *res->timeline->locs))))
+        rc = -1;
+    if (rc == 0 && res->timeline)
+        res->timeline->nlocs = nlocs;
     /* 2: values, worst instances, statistics */
     for (int i = 0, loc0 = 0; rc == 0 && i < n; i++) {
         part_t pt;
@@ -483,6 +524,15 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             rc = take(&pt, NULL, 2 * head[2]);
         if (rc == 0)
             rc = merge_part(&pt, head, (uint32_t)loc0, map[i], res);
+        double rc0[2]; /* the timeline: the rest of the part */
+        an_rc_clock(rc0);
+        if (rc == 0 && head[8] &&
+            ((head[8] - 1 + 7) / 8 != (uint64_t)(pt.end - pt.w) ||
+             an_rc_unpack((const uint8_t *)pt.w, head[8] - 1, (uint32_t)head[1], (uint32_t)loc0, map[i],
+                          (uint32_t)head[2], res->timeline)))
+            rc = -1;
+        if (head[8])
+            an_rc_clock_add(res->rootcause_ms, rc0);
         res->stats.unpaired += head[3], res->stats.ls_violations += head[4];
         res->stats.coll_violations += head[5], res->stats.coll_skipped += head[6];
         loc0 += (int)head[1];
@@ -492,6 +542,8 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     free(map);
     free(t.slot);
     res->cnodes = t.v;
+    if (rc == 0) /* the root causes over the whole timeline */
+        rc = an_rc_finish(res);
     if (rc)
         st_an_free(res);
     return rc;

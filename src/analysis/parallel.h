@@ -65,12 +65,18 @@ int st_an_par_progress(st_an_par_t *p);
 /* One line naming what the engine waits for. */
 void st_an_par_waiting(const st_an_par_t *p, char *buf, size_t n);
 /* After DONE: this process's part of the report (malloc'd into *buf). 0, or -1 (memory). */
-int st_an_par_pack(const st_an_par_t *p, void **buf, size_t *len);
+int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len);
+/* The root-cause analysis' wall and CPU time in this engine so far (ms): the timeline of its locations
+ * and its packing (SYNCTRACE_ROOTCAUSE; zero when off). */
+void st_an_par_rootcause_ms(const st_an_par_t *p, double ms[2]);
 void st_an_par_free(st_an_par_t *p);
 
 /*
  * Merges the parts of processes 0 .. n-1 (in that order) into res, call-tree nodes unified
- * by path, their locations (res->locs) in that order. 0, or -1 (malformed part or out of memory).
+ * by path, their locations (res->locs) in that order; with their root-cause timelines (every
+ * part has one, or none: SYNCTRACE_ROOTCAUSE) concatenated in that order, then the root-cause
+ * analysis over them (rc_build.h, an_rc_finish: res->causes). 0, or -1 (malformed part or out of
+ * memory).
  */
 int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res);
 

@@ -145,7 +145,7 @@ static int gather_bytes(MPI_Comm comm, int ok, const void *mine, size_t len, int
 }
 
 /* The parts at process 0, merged. 0, or -1 (at process 0: the merge failed). */
-static int gather(MPI_Comm comm, const st_an_par_t *p, int crowded, st_an_result_t *res)
+static int gather(MPI_Comm comm, st_an_par_t *p, int crowded, st_an_result_t *res)
 {
     int me = 0, np = 0, ok = 1;
     PMPI_Comm_rank(comm, &me);
@@ -223,6 +223,11 @@ int st_an_par_run_mpi(MPI_Comm toolcomm, const st_rel_input_t *in, st_rel_derive
     if (!all_ok && me == 0)
         st_log_error("analysis: failed on at least one rank; skipped");
     int rc = all_ok ? gather(comm, p, crowded, res) : -1;
+    if (all_ok && p) { /* this process's root-cause time: its timeline (and at process 0 the replay) */
+        double ms[2];
+        st_an_par_rootcause_ms(p, ms);
+        res->rootcause_ms[0] += ms[0], res->rootcause_ms[1] += ms[1];
+    }
     /* every process takes part (the tables travel in a collective), whatever process 0's merge gave */
     int src_rc = all_ok ? gather_sources(comm, in, crowded, res) : -1;
     if (all_ok && me == 0 && rc == 0 && src_rc != 0)

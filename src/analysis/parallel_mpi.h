@@ -18,7 +18,8 @@
  * *res (with its locations' rank and thread). crowded: more processes on the host than CPUs
  * (waits sleep). Returns 0 when the analysis succeeded everywhere, else -1 on every process
  * (the reason logged once); at process 0 also -1 when merging the parts failed (then only
- * there). derived (may be NULL): as for st_an_par_new.
+ * there). derived (may be NULL): as for st_an_par_new. At every process res->rootcause_ms is the root-cause
+ * analysis' time there (its timeline; at process 0 also the parts' timelines and the replay).
  */
 int st_an_par_run_mpi(MPI_Comm comm, const st_rel_input_t *in, st_rel_derived_t *derived, const int32_t *owner,
                       int crowded, st_an_result_t *res);

@@ -19,9 +19,10 @@
  * nonblocking ones, MPI_Init / MPI_Finalize, an instance skipped) and the message pattern of their
  * reduction (32 processes: tree neighbours only). With one process per rank the parallel analysis
  * also runs on CLC's derivation as the in-run CLC hands it over (the ends it leaves out kept aside,
- * its partial graph read back as endpoints) and must again equal the serial one.
+ * its partial graph read back as endpoints) and must again equal the serial one. The root-cause
+ * timelines (src/analysis/rc_build.h) of the parallel analysis, merged, equal the serial one's.
  */
-/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/analysis/rc_common.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/config/config.c src/util/archive_dir.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -32,6 +33,7 @@
 #include "../../src/analysis/output.h"
 #include "../../src/analysis/p2p_wire.h"
 #include "../../src/analysis/parallel.h"
+#include "../../src/analysis/rc_build.h"
 #include "../../src/util/mem.h"
 #include "../../src/model/region.h"
 
@@ -118,6 +120,43 @@ static void clc_derived(st_rel_input_t *in, int32_t r, st_rel_derived_t *d, int 
 /* Analyses in with np processes (process of rank r: r * np / nranks) and compares with R.
  * clc (one process per rank): each takes CLC's derivation instead of deriving (the in-run way);
  * 2: CLC's that left the OpenMP relations out of its graph. */
+/* Profile entries p[0 .. n) of the merged result hold the same as q[0 .. n) of the serial one (cnodes mapped). */
+static void same_prof(const st_rc_prof_t *p, const st_rc_prof_t *q, uint32_t n, const uint32_t *map)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = 0;
+        while (j < n && (q[j].cnode != map[p[i].cnode] || q[j].ticks != p[i].ticks))
+            j++;
+        REQUIRE(j < n);
+        REQUIRE(i == 0 || p[i - 1].cnode < p[i].cnode);
+    }
+}
+
+/* The merged root-cause timeline of m equals the serial one (R's), location by location (lmap) and
+ * call by call, cnodes mapped (map). */
+static void same_timeline(const st_an_result_t *m, const uint32_t *map, const uint32_t *lmap)
+{
+    REQUIRE(m->timeline && R.timeline && m->timeline->nlocs == R.timeline->nlocs);
+    for (uint32_t l = 0; l < m->timeline->nlocs; l++) {
+        const st_rc_loc_t *a = &m->timeline->locs[l], *b = &R.timeline->locs[lmap[l]];
+        REQUIRE(a->first == b->first && a->last == b->last && a->ncalls == b->ncalls && a->nprof == b->nprof &&
+                a->nwaits == b->nwaits && a->nrels == b->nrels && a->ntail == b->ntail);
+        for (uint32_t k = 0; k < a->ncalls; k++) {
+            const st_rc_call_t *x = &a->calls[k], *y = &b->calls[k];
+            REQUIRE(x->enter == y->enter && x->leave == y->leave && map[x->cnode] == y->cnode &&
+                    x->flags == y->flags && x->nprof == y->nprof && x->nwait == y->nwait && x->nrel == y->nrel);
+            same_prof(a->prof + x->prof_at, b->prof + y->prof_at, x->nprof, map);
+            for (uint32_t i = 0; i < x->nwait; i++)
+                REQUIRE(a->waits[x->wait_at + i].metric == b->waits[y->wait_at + i].metric &&
+                        a->waits[x->wait_at + i].ticks == b->waits[y->wait_at + i].ticks);
+            for (uint32_t i = 0; i < x->nrel; i++)
+                REQUIRE(!memcmp(a->rels[x->rel_at + i].key, b->rels[y->rel_at + i].key, sizeof a->rels->key) &&
+                        a->rels[x->rel_at + i].role == b->rels[y->rel_at + i].role);
+        }
+        same_prof(a->prof + a->tail_at, b->prof + b->tail_at, a->ntail, map);
+    }
+}
+
 /* The metric tree's invariants (check.h) hold on r. */
 static void check_tree(const st_an_result_t *r, const char *what)
 {
@@ -208,6 +247,7 @@ static void parallel(const st_rel_input_t *in, int np, int clc)
     REQUIRE(!memcmp(&M.stats, &R.stats, sizeof M.stats));
     for (uint32_t l = 0; l < M.nlocs; l++)
         REQUIRE(M.span[l] == R.span[lmap[l]]);
+    same_timeline(&M, map, lmap);
     check_tree(&M, "parallel");
     for (int q = 0; q < np; q++)
         st_an_par_free(e[q]), free(packs[q]);
@@ -1380,6 +1420,7 @@ static void test_clc_self_ends(void)
 
 int main(void)
 {
+    an_rc_keep_timeline = 1; /* the timelines stay with the results: compared */
     test_metric_table();
     test_metric_tree();
     test_clc_self_ends();

@@ -1,0 +1,336 @@
+/*
+ * rc_build_loc.c — one location's root-cause timeline (rc_build.h): its synchronizing calls from the
+ * relation ends and waits at them (a call inside another one merged into it) and its idle stretches,
+ * written in time order straight into the timeline's arrays (they are most of its memory: no copy),
+ * then one sweep over its events that shares out the time between the calls by cnode as the
+ * analysis' Time does and decides where the thread was idle.
+ */
+#include "rc_build.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/region.h"
+
+#define DROPPED UINT32_MAX /* the flags of an idle stretch left out (the thread was inside a call) */
+
+static int cmp_rel(const void *a, const void *b)
+{
+    const st_rc_rel_t *x = a, *y = b;
+    for (int i = 0; i < 4; i++)
+        if (x->key[i] != y->key[i])
+            return x->key[i] < y->key[i] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_rcwait(const void *a, const void *b)
+{
+    const st_rc_wait_t *x = a, *y = b;
+    if (x->metric != y->metric)
+        return x->metric < y->metric ? -1 : 1;
+    return (x->ticks > y->ticks) - (x->ticks < y->ticks);
+}
+
+/* The last call of o (its relations and waits at the arrays' ends): relations by key, one per key;
+ * waits one per metric (summed in value order, whatever the order they were noted in). */
+static void normalize(st_rc_loc_t *o)
+{
+    st_rc_call_t *x = &o->calls[o->ncalls - 1];
+    st_rc_rel_t *r = o->rels + x->rel_at;
+    st_rc_wait_t *w = o->waits + x->wait_at;
+    uint32_t n = 0;
+    if (x->nrel > 1) {
+        qsort(r, x->nrel, sizeof *r, cmp_rel);
+        for (uint32_t i = 0; i < x->nrel; i++)
+            if (n && !cmp_rel(&r[n - 1], &r[i]))
+                r[n - 1].role |= r[i].role;
+            else
+                r[n++] = r[i];
+        o->nrels = x->rel_at + (x->nrel = n);
+    }
+    if (x->nwait > 1) {
+        qsort(w, x->nwait, sizeof *w, cmp_rcwait);
+        for (uint32_t i = n = 0; i < x->nwait; i++)
+            if (n && w[n - 1].metric == w[i].metric)
+                w[n - 1].ticks += w[i].ticks;
+            else
+                w[n++] = w[i];
+        o->nwaits = x->wait_at + (x->nwait = n);
+    }
+}
+
+static uint32_t call_flags(const an_ctx_t *c, uint32_t l, uint64_t id)
+{
+    if (!an_is_enter(c, l, id))
+        return 0;
+    uint32_t r = an_region(c, l, id);
+    return r == ST_REGION_MPI_Finalize ? ST_RC_FINALIZE
+         : r == ST_REGION_MPI_Init || r == ST_REGION_MPI_Init_thread ? ST_RC_INIT : 0;
+}
+
+/* The first event of l at or after time T (a location's events are in time order). */
+static uint64_t first_at(const an_ctx_t *c, uint32_t l, uint64_t T)
+{
+    uint64_t lo = 0, hi = c->in->locs[l].n;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (an_time(c, l, mid) < T)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The calls of location l into o, in time order: from its ends and waits (by call: a call inside the
+ * previous one is merged into it), and before the first event at or after each fork (pos[j]) the idle
+ * stretch j (enter: its start, prof_at: pos[j] for now), unless that event lies inside the previous call. */
+static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_t *e, size_t ne,
+                    const an_rc_wait_t *w, size_t nw, const an_rc_idle_t *idle, size_t nidle, const uint64_t *pos,
+                    st_rc_loc_t *o)
+{
+    uint64_t n = c->in->locs[l].n, end = 0; /* end: the last event of the last call from the events */
+    int have = 0, merged = 0;                /* have: that call is the last one */
+    size_t i = 0, j = 0, d = 0;
+    while (i < ne || j < nw || d < nidle) {
+        uint64_t id = i < ne && (j == nw || e[i].call <= w[j].call) ? e[i].call : j < nw ? w[j].call : UINT64_MAX;
+        if (d < nidle && pos[d] <= id) {
+            if (!(have && pos[d] <= end)) {
+                if (merged)
+                    normalize(o), merged = 0;
+                st_rc_rel_t *r = &o->rels[o->nrels];
+                memcpy(r->key, idle[d].key, sizeof r->key);
+                r->role = ST_RC_RECEIVES;
+                o->waits[o->nwaits] = (st_rc_wait_t){ ST_AN_M_OMP_IDLE, 0 };
+                o->calls[o->ncalls++] = (st_rc_call_t){ .enter = idle[d].t0, .leave = idle[d].t1, .cnode = idle[d].cnode,
+                                                        .flags = ST_RC_IDLE, .prof_at = pos[d], /* until the sweep */
+                                                        .nwait = 1, .wait_at = o->nwaits++, .rel_at = o->nrels++,
+                                                        .nrel = 1 };
+                have = 0;
+            }
+            d++;
+            continue;
+        }
+        st_rc_call_t *x;
+        if (have && id <= end) {
+            x = &o->calls[o->ncalls - 1], merged = 1; /* inside the previous call */
+        } else {
+            if (merged)
+                normalize(o), merged = 0;
+            int real = an_is_enter(c, l, id);
+            end = !real ? id : an_leave(c, l, id) != AN_NO_EV ? an_leave(c, l, id) : n - 1;
+            x = &o->calls[o->ncalls++];
+            *x = (st_rc_call_t){ .enter = an_time(c, l, id), .leave = real ? an_leave_time(c, l, id) : an_time(c, l, id),
+                                 .cnode = an_cnode(c, l, real ? id : an_call(c, l, id)), .flags = call_flags(c, l, id),
+                                 .wait_at = o->nwaits, .rel_at = o->nrels };
+            have = 1;
+        }
+        for (; i < ne && e[i].call == id; i++) {
+            if (x->nrel && i && e[i - 1].call == id && e[i - 1].kref == e[i].kref) {
+                o->rels[o->nrels - 1].role |= e[i].role;
+                continue;
+            }
+            st_rc_rel_t *r = &o->rels[o->nrels++];
+            memcpy(r->key, an_rc_key(b, e[i].kref), sizeof r->key);
+            r->role = e[i].role;
+            x->nrel++;
+            merged |= x->nrel > 1; /* keys to be ordered */
+        }
+        for (; j < nw && w[j].call == id; j++) {
+            if (x->nwait && o->waits[o->nwaits - 1].metric == w[j].metric)
+                o->waits[o->nwaits - 1].ticks += w[j].v;
+            else
+                o->waits[o->nwaits++] = (st_rc_wait_t){ w[j].metric, w[j].v }, x->nwait++;
+        }
+    }
+    if (merged)
+        normalize(o);
+}
+
+/* ---- the sweep ------------------------------------------------------------------------------------------ */
+
+typedef struct sweep {
+    const uint64_t  *t, *w;
+    uint64_t         n, i, depth, now;
+    an_rc_scratch_t *s;
+    st_rc_loc_t     *out;
+    uint64_t         pcap;
+} sweep_t;
+
+/* Event i: an ENTER opens a call, the LEAVE of the innermost one closes it (as an_scan_loc paired them). */
+static int step(sweep_t *x)
+{
+    uint64_t i = x->i++, w = x->w[i];
+    an_rc_scratch_t *s = x->s;
+    if (w & AN_W_ENTER) {
+        if (x->depth == s->cap) {
+            uint64_t cap = s->cap ? 2 * s->cap : 64, *v = realloc(s->stack, sizeof *v * cap);
+            if (!v)
+                return -1;
+            s->stack = v, s->cap = cap;
+        }
+        s->stack[x->depth++] = i;
+    } else if (x->depth) {
+        uint64_t top = s->stack[x->depth - 1];
+        uint32_t d = (uint32_t)x->w[top];
+        if (d && top + d == i)
+            x->depth--;
+    }
+    return 0;
+}
+
+/* Events up to time T. */
+static int events_to(sweep_t *x, uint64_t T)
+{
+    while (x->i < x->n && x->t[x->i] <= T)
+        if (step(x))
+            return -1;
+    return 0;
+}
+
+/* Time from now to upto: with add, to the cnode of the innermost call open (the root outside every
+ * call and outside the location's events) in the scratch's accumulators. */
+static int advance(sweep_t *x, uint64_t upto, int add)
+{
+    an_rc_scratch_t *s = x->s;
+    while (x->now < upto) {
+        if (events_to(x, x->now))
+            return -1;
+        uint64_t b = x->i < x->n && x->t[x->i] < upto ? x->t[x->i] : upto;
+        if (add) {
+            uint32_t k = x->i == x->n || !x->depth ? 0 : (uint32_t)(x->w[s->stack[x->depth - 1]] >> 32) & 0x7fffffffu;
+            if (!s->mark[k])
+                s->mark[k] = 1, s->touched[s->ntouched++] = k;
+            s->acc[k] += (int64_t)(b - x->now);
+        }
+        x->now = b;
+    }
+    return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The accumulated time as profile entries (by cnode, positive only) at *at, *np of them. */
+static int flush(sweep_t *x, uint64_t *at, uint32_t *np)
+{
+    an_rc_scratch_t *s = x->s;
+    st_rc_loc_t *o = x->out;
+    if (o->nprof + s->ntouched > x->pcap) {
+        uint64_t cap = x->pcap ? 2 * x->pcap : 16;
+        while (cap < o->nprof + s->ntouched)
+            cap *= 2;
+        st_rc_prof_t *p = realloc(o->prof, sizeof *p * cap);
+        if (!p)
+            return -1;
+        o->prof = p, x->pcap = cap;
+    }
+    if (s->ntouched > 1)
+        qsort(s->touched, s->ntouched, sizeof *s->touched, cmp_u32);
+    *at = o->nprof, *np = 0;
+    for (uint32_t q = 0; q < s->ntouched; q++) {
+        uint32_t k = s->touched[q];
+        if (s->acc[k] > 0)
+            o->prof[o->nprof++] = (st_rc_prof_t){ k, (uint64_t)s->acc[k] }, (*np)++;
+        s->acc[k] = 0, s->mark[k] = 0;
+    }
+    s->ntouched = 0;
+    return 0;
+}
+
+/* Idle stretch C (its first event at or after the fork in prof_at): where the thread is outside every
+ * call from its last event before the fork (or the stretch's start) to the fork, else DROPPED. */
+static int sweep_idle(sweep_t *x, st_rc_call_t *C)
+{
+    uint64_t enter = C->enter, p = C->prof_at;
+    if (p && x->t[p - 1] > enter)
+        enter = x->t[p - 1];
+    if (x->now > enter)
+        enter = x->now;
+    if (enter >= C->leave) {
+        C->flags = DROPPED;
+        return 0;
+    }
+    if (advance(x, enter, 1) || events_to(x, enter))
+        return -1;
+    if (x->depth || x->i != p) {
+        C->flags = DROPPED; /* inside a call */
+        return 0;
+    }
+    C->enter = enter;
+    x->out->waits[C->wait_at].ticks = (double)(C->leave - enter);
+    x->now = C->leave; /* no event lies in the stretch */
+    return flush(x, &C->prof_at, &C->nprof);
+}
+
+/* Removes the idle stretches left out, their relation and wait with them. */
+static void compact(st_rc_loc_t *o)
+{
+    uint32_t n = 0;
+    uint64_t nr = 0, nw = 0;
+    for (uint32_t k = 0; k < o->ncalls; k++) {
+        st_rc_call_t x = o->calls[k];
+        if (x.flags == DROPPED)
+            continue;
+        memmove(o->rels + nr, o->rels + x.rel_at, sizeof *o->rels * x.nrel);
+        memmove(o->waits + nw, o->waits + x.wait_at, sizeof *o->waits * x.nwait);
+        x.rel_at = nr, x.wait_at = nw;
+        nr += x.nrel, nw += x.nwait;
+        o->calls[n++] = x;
+    }
+    o->ncalls = n, o->nrels = nr, o->nwaits = nw;
+}
+
+int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_t *e, size_t ne,
+              const an_rc_wait_t *w, size_t nw, const an_rc_idle_t *idle, size_t nidle, an_rc_scratch_t *s,
+              st_rc_loc_t *out)
+{
+    sweep_t x = { c->loc[l].t, c->loc[l].w, c->in->locs[l].n, 0, 0, 0, s, out, 0 };
+    memset(out, 0, sizeof *out);
+    s->ntouched = 0;
+    if (nidle > s->cpos) {
+        uint64_t *v = realloc(s->pos, sizeof *v * nidle);
+        if (!v)
+            return -1;
+        s->pos = v, s->cpos = nidle;
+    }
+    /* room for every call there may be: pages not written stay free */
+    if (!(out->calls = malloc(sizeof *out->calls * (ne + nw + nidle + 1))) ||
+        !(out->rels = malloc(sizeof *out->rels * (ne + nidle + 1))) ||
+        !(out->waits = malloc(sizeof *out->waits * (nw + nidle + 1))))
+        return -1;
+    uint64_t first = x.n ? x.t[0] : UINT64_MAX;
+    for (size_t j = 0; j < nidle; j++)
+        if ((s->pos[j] = first_at(c, l, idle[j].t1)) == 0 && idle[j].t0 < first)
+            first = idle[j].t0; /* the thread is idle before its first event */
+    collect(c, l, b, e, ne, w, nw, idle, nidle, s->pos, out);
+    x.now = out->first = first == UINT64_MAX ? 0 : first;
+    int rc = 0, dropped = 0;
+    for (uint32_t k = 0; rc == 0 && k < out->ncalls; k++) {
+        st_rc_call_t *C = &out->calls[k];
+        if (C->flags & ST_RC_IDLE) {
+            rc = sweep_idle(&x, C);
+            dropped |= C->flags == DROPPED;
+            continue;
+        }
+        C->enter = C->enter > x.now ? C->enter : x.now, C->leave = C->leave > C->enter ? C->leave : C->enter;
+        rc = advance(&x, C->enter, 1) || flush(&x, &C->prof_at, &C->nprof) || advance(&x, C->leave, 0) ? -1 : 0;
+    }
+    out->last = x.n && x.t[x.n - 1] > x.now ? x.t[x.n - 1] : x.now;
+    if (rc == 0)
+        rc = advance(&x, out->last, 1) || flush(&x, &out->tail_at, &out->ntail) ? -1 : 0;
+    if (rc == 0 && dropped)
+        compact(out);
+    if (rc == 0) { /* the memory not needed back */
+        st_rc_call_t *v = realloc(out->calls, sizeof *v * (out->ncalls + 1));
+        st_rc_rel_t *r = realloc(out->rels, sizeof *r * (out->nrels + 1));
+        st_rc_wait_t *u = realloc(out->waits, sizeof *u * (out->nwaits + 1));
+        st_rc_prof_t *p = realloc(out->prof, sizeof *p * (out->nprof + 1));
+        out->calls = v ? v : out->calls, out->rels = r ? r : out->rels, out->waits = u ? u : out->waits;
+        out->prof = p ? p : out->prof;
+    }
+    return rc;
+}

@@ -1,0 +1,223 @@
+/*
+ * test_rootcause_random.c — the root-cause replay (st_rc_run) on random SPMD timelines (a ring of
+ * eager sends, synchronous pairs, barriers, broadcasts; 2 to 64 locations): the metric tree's
+ * invariants and the critical path's length (check.c), the classification adding up to the
+ * point-to-point waits, short-term costs within the waits they stand for, the causes holding the delay
+ * costs and sorted as rootcause.h says, the same values bit for bit in another cnode numbering; and
+ * check.c naming a critical path that does not add up.
+ */
+/* link: src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+#include "test_rc_lib.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- random timelines ------------------------------------------------------------------------------ */
+
+static uint64_t rng = 1;
+static uint64_t rnd(uint64_t n)
+{
+    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+    return (rng >> 33) % n;
+}
+
+static uint32_t RN;         /* locations of the random program */
+static uint64_t rseed;
+static uint64_t now[MAXL];
+
+static void compute(uint32_t l)
+{
+    static const int cn[] = { C_MAIN, C_SOLVE, C_WORK, C_SERIAL };
+    for (uint64_t k = rnd(3); k > 0; k--) {
+        uint64_t t = rnd(8) ? rnd(40) : 200 + rnd(400);
+        tl_seg(l, cn[rnd(4)], t);
+        now[l] += t;
+    }
+}
+
+/* An SPMD program on RN locations: iterations of computation, then a ring exchange (eager sends,
+ * then receives), a synchronous exchange of pairs (Late Receiver / Late Sender), a barrier or a
+ * broadcast; MPI_Init and MPI_Finalize around. */
+static void scen_random(void)
+{
+    rng = rseed;
+    tl_reset(RN);
+    for (uint32_t l = 0; l < RN; l++) {
+        tl_loc(l, 0, 0);
+        tl_call(l, 0, 10, C_INIT, ST_RC_INIT);
+        tl_rel(l, ST_REL_KEY_SYNC, 0, 0, ST_RC_SENDS | ST_RC_RECEIVES);
+        now[l] = 10;
+    }
+    uint64_t send[MAXL];
+    for (uint64_t it = 0, seq = 1; it < 40; it++) {
+        for (uint32_t l = 0; l < RN; l++)
+            compute(l);
+        switch (rnd(4)) {
+        case 0: /* ring: l sends to l + 1, then receives from l - 1 */
+            for (uint32_t l = 0; l < RN; l++) {
+                send[l] = now[l];
+                tl_call(l, now[l], now[l] + 2, C_SEND, 0), tl_send(l, l, (l + 1) % RN, it);
+                now[l] += 2;
+                compute(l);
+            }
+            for (uint32_t l = 0; l < RN; l++) {
+                uint32_t from = (l + RN - 1) % RN;
+                uint64_t s = send[from], e = now[l], leave = (s > e ? s : e) + 1 + rnd(3);
+                tl_call(l, e, leave, C_RECV, 0);
+                if (s > e)
+                    tl_wait(l, ST_AN_M_LATESENDER, (double)(s - e));
+                tl_recv(l, from, l, it);
+                now[l] = leave;
+            }
+            break;
+        case 1: /* pairs (2k, 2k + 1): a synchronous send to the odd one */
+            for (uint32_t l = 0; l + 1 < RN; l += 2) {
+                uint64_t s = now[l], r = now[l + 1], m = s > r ? s : r;
+                tl_call(l, s, m + 2, C_SEND, 0);
+                if (r > s)
+                    tl_wait(l, ST_AN_M_LATERECEIVER, (double)(r - s));
+                tl_send(l, l, l + 1, it);
+                tl_call(l + 1, r, m + 3, C_RECV, 0);
+                if (s > r)
+                    tl_wait(l + 1, ST_AN_M_LATESENDER, (double)(s - r));
+                tl_recv(l + 1, l, l + 1, it);
+                now[l] = m + 2, now[l + 1] = m + 3;
+            }
+            break;
+        case 2: /* barrier */
+        case 3: { /* broadcast from a random root */
+            int bar = rnd(2) == 0;
+            uint32_t root = (uint32_t)rnd(RN);
+            uint64_t last = 0, enter[MAXL];
+            for (uint32_t l = 0; l < RN; l++)
+                last = now[l] > last ? now[l] : last, enter[l] = now[l];
+            for (uint32_t l = 0; l < RN; l++) {
+                uint64_t until = bar ? last : enter[root] > now[l] ? enter[root] : now[l];
+                uint64_t leave = (bar ? last : until) + 1 + rnd(4);
+                tl_call(l, now[l], leave, bar ? C_BARRIER : C_BCAST, 0);
+                if (until > now[l])
+                    tl_wait(l, bar ? ST_AN_M_BARRIER_WAIT : ST_AN_M_LATEBROADCAST, (double)(until - now[l]));
+                tl_rel(l, ST_REL_KEY_COLL, seq, 3,
+                       bar ? ST_RC_SENDS | ST_RC_RECEIVES : l == root ? ST_RC_SENDS | ST_RC_ROOT : ST_RC_RECEIVES);
+                now[l] = leave;
+            }
+            seq++;
+            break;
+        }
+        }
+    }
+    uint64_t last = 0;
+    for (uint32_t l = 0; l < RN; l++) {
+        compute(l);
+        last = now[l] > last ? now[l] : last;
+    }
+    for (uint32_t l = 0; l < RN; l++) {
+        mpi_finalize(l, now[l], last + 5, (double)(last - now[l]));
+        L[l].last = last + 5;
+    }
+    tl_end();
+}
+
+/* Sum of the timeline's waits of metric m. */
+static double waits_of(int m)
+{
+    double s = 0;
+    for (uint32_t l = 0; l < in.nlocs; l++)
+        for (uint64_t k = 0; k < L[l].nwaits; k++)
+            s += L[l].waits[k].metric == m ? L[l].waits[k].ticks : 0;
+    return s;
+}
+
+static void test_random(void)
+{
+    static const uint32_t sizes[] = { 2, 3, 5, 8, 13, 64 };
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (uint64_t seed = 1; seed <= 6; seed++) {
+            RN = sizes[si], rseed = seed * 7919 + RN;
+            snprintf(check_context, sizeof check_context, "[random %u/%" PRIu64 "] ", RN, seed);
+            test_numbering(scen_random, 0, "random");
+            /* the classification adds up to the point-to-point waits */
+            double p2p = waits_of(ST_AN_M_LATESENDER) + waits_of(ST_AN_M_LATERECEIVER);
+            EXPECT(fabs(total(ST_AN_M_WAIT_DI) - p2p) < 1e-6 * (1 + p2p));
+            EXPECT(fabs(total(ST_AN_M_WAIT_PT) - p2p) < 1e-6 * (1 + p2p));
+            EXPECT(fabs(total(ST_AN_M_WAIT_DIRECT_LS) + total(ST_AN_M_WAIT_INDIRECT_LS) -
+                        waits_of(ST_AN_M_LATESENDER)) < 1e-6 * (1 + p2p));
+            /* short-term costs never exceed the waits they stand for */
+            static const int pairs[][2] = { { ST_AN_M_DELAY_LS, ST_AN_M_LATESENDER },
+                                            { ST_AN_M_DELAY_LR, ST_AN_M_LATERECEIVER },
+                                            { ST_AN_M_DELAY_BARRIER, ST_AN_M_BARRIER_WAIT },
+                                            { ST_AN_M_DELAY_12N, ST_AN_M_LATEBROADCAST } };
+            for (size_t i = 0; i < 4; i++)
+                EXPECT(total(pairs[i][0]) <= waits_of(pairs[i][1]) + 1e-6, "%s", st_an_metric(pairs[i][0])->uniq);
+            /* the causes hold the delay costs: short-term and long-term */
+            double s = 0, lt = 0, ms = 0, ml = 0;
+            for (size_t i = 0; i < CZ.n; i++)
+                s += CZ.v[i].short_ticks, lt += CZ.v[i].long_ticks;
+            for (size_t q = 0; q < 4; q++)
+                ms += total(pairs[q][0]), ml += total(pairs[q][0] + 1);
+            EXPECT(fabs(s - ms) < 1e-6 * (1 + ms) && fabs(lt - ml) < 1e-6 * (1 + ml), "%g %g %g %g", s, ms, lt, ml);
+            /* sorted as rootcause.h says */
+            for (size_t i = 0; i + 1 < CZ.n; i++) {
+                const st_rc_cause_t *a = &CZ.v[i], *b = &CZ.v[i + 1];
+                EXPECT(a->metric < b->metric || (a->metric == b->metric && (a->wait_cnode < b->wait_cnode ||
+                       (a->wait_cnode == b->wait_cnode && a->short_ticks + a->long_ticks >= b->short_ticks + b->long_ticks))));
+            }
+            if (getenv("RC_VERBOSE"))
+                fprintf(stderr, "%u/%" PRIu64 ": waits %g delay %g (long %g) causes %zu hops %zu cpimb %g impact %g\n", RN, seed, waits_of(ST_AN_M_LATESENDER) + waits_of(ST_AN_M_BARRIER_WAIT) + waits_of(ST_AN_M_LATEBROADCAST) + waits_of(ST_AN_M_LATERECEIVER), total(ST_AN_M_DELAY), ml, CZ.n, CZ.npath, total(ST_AN_M_CP_IMBALANCE), total(ST_AN_M_CP_IMBALANCE_IMPACT));
+            expect_path_covers(0, L[0].last);
+            EXPECT(total(ST_AN_M_PERF_IMPACT) <= (double)RN * (double)L[0].last + 1e-6);
+        }
+    check_context[0] = 0;
+}
+
+/* check.c names a critical path that does not add up to the run's length, hops with a gap, a span
+ * longer than the run, and critical-path values without their hops. */
+static void test_check_names(void)
+{
+    RN = 3, rseed = 5;
+    scen_random();
+    run(0);
+    REQUIRE(CZ.npath > 1);
+    char msg[1024];
+    R.causes = &CZ;
+    *st_an_sev(&R, ST_AN_M_CRITICAL_PATH, cmap[C_SOLVE], 1) += 1;
+    EXPECT(st_an_check_tree(&R, 1, msg, sizeof msg) == 1 && strstr(msg, "critical_path") &&
+           strstr(msg, "!= the run's length (first to last event)"), "%s", msg);
+    *st_an_sev(&R, ST_AN_M_CRITICAL_PATH, cmap[C_SOLVE], 1) -= 1;
+    EXPECT(st_an_check_tree(&R, 1, msg, sizeof msg) == 0, "%s", msg);
+    CZ.path[1].t0 += 1; /* a gap between the last two hops */
+    EXPECT(st_an_check_tree(&R, 1, msg, sizeof msg) >= 1 && strstr(msg, "a gap or an overlap"), "%s", msg);
+    CZ.path[1].t0 -= 1;
+    R.span[2] = L[0].last + 1; /* (its Time too, so that only the path's length is short) */
+    *st_an_sev(&R, ST_AN_M_TIME, 0, 2) += (double)(R.span[2] - (L[2].last - L[2].first));
+    EXPECT(st_an_check_tree(&R, 1, msg, sizeof msg) == 1 && strstr(msg, "< the location's span") &&
+           strstr(msg, "rank 2 thread 0"), "%s", msg);
+    *st_an_sev(&R, ST_AN_M_TIME, 0, 2) -= (double)(R.span[2] - (L[2].last - L[2].first));
+    R.span[2] = L[2].last - L[2].first;
+    /* without the hops (a replay asked for no causes): the same values; the length unknown, the spans
+     * still checked against the sum */
+    R.causes = NULL;
+    saved_t a;
+    save(&a);
+    st_rc_causes_free(&CZ);
+    REQUIRE(st_rc_run(&R, &in, NULL) == 0);
+    expect_same_values(&a, "no causes");
+    saved_free(&a);
+    EXPECT(st_an_check_tree(&R, 1, msg, sizeof msg) == 0, "%s", msg);
+    *st_an_sev(&R, ST_AN_M_CRITICAL_PATH, cmap[C_SOLVE], 1) -= 2;
+    EXPECT(st_an_check_tree(&R, 1, msg, sizeof msg) == 3 && strstr(msg, "(the run's length)") &&
+           strstr(msg, "< the location's span"), "%s", msg);
+}
+
+int main(void)
+{
+    memcpy(cmap, identity, sizeof cmap);
+    test_random();
+    test_check_names();
+    result_free();
+    tl_reset(0);
+    if (failures)
+        return 1;
+    printf("test_rootcause_random: ok\n");
+    return 0;
+}
