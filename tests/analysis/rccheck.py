@@ -123,6 +123,7 @@ class Checker:
         self.line(got <= limit, "%-28s %-26s %9.1f ms  (want none: at most %.1f ms)" % (metric, what, got * 1e3,
                                                                                         limit * 1e3))
         return got
+        return got
 
     def nothing(self, what, metric, loc=None, where=None):
         got = self.rep.sum(metric, loc, where)
@@ -259,7 +260,12 @@ def check_omp(c, T, B, S):
         t0, t1, t2 = (r, 0), (r, 1), (r, 2)
         c.about("rank %d threads 0, 1" % r, "omp_ebarrier_wait", [t0, t1], None, 2 * T, "T each at meet's barrier")
         c.about("rank %d thread 2 sweep's loop" % r, "delay_ompbarrier", t2, loop, 2 * T, "the others' waits")
-        c.none("rank %d thread 2 elsewhere" % r, "delay_ompbarrier", t2, lambda p: not loop(p))
+        # outside its loop thread 2 can only be late by its own start: the time from the fork to its loop
+        # (its fork time and its time in the region before the loop; on a busy machine a worker may
+        # start 20-30 ms after the fork, and the master's and the workers' call paths differ, so the
+        # master's start is not taken off); Time has both at the thread's `!$omp parallel`
+        start = c.rep.sum("time", t2, lambda p: bool(p) and p[-1] == "!$omp parallel")
+        c.none("rank %d thread 2 elsewhere" % r, "delay_ompbarrier", t2, lambda p: not loop(p), SLACK + start)
         c.none("rank %d threads 0, 1" % r, "delay_ompbarrier", [t0, t1])
         c.about("rank %d master step" % r, "delay_ompidle", t0, in_function("step"), 2 * S,
                 "its serial part: the 2 workers idle S each")
