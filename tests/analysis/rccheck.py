@@ -245,10 +245,13 @@ def check_collective(c, T, W):
 
 
 def check_balanced(c, T, W):
+    # 3 ranks on the test machine's 2 cores: the scheduler starts equal work up to tens of ms apart, and
+    # those waits have delay costs too; a quarter of the work is far below what an imbalance of T gives
+    noise = max(SLACK, T / 4)
     for r in range(3):
         for m in DELAY:
-            c.none("rank %d" % r, m, (r, 0))
-        c.none("rank %d solve" % r, "critical_path_imbalance", (r, 0), in_function("solve"))
+            c.none("rank %d" % r, m, (r, 0), None, noise)
+        c.none("rank %d solve" % r, "critical_path_imbalance", (r, 0), in_function("solve"), noise)
 
 
 def check_omp(c, T, B, S):
@@ -256,8 +259,14 @@ def check_omp(c, T, B, S):
     ranks = sorted({l[0] for l in c.rep.loc.values()})
     loop = in_construct("sweep", "!$omp for")
     init = lambda p: bool(p) and p[-1].startswith("MPI_Init")
+    slow = {}
     for r in ranks:
+        # the slow thread is OpenMP's thread 2; which location thread that is depends on the order in
+        # which the runtime's threads began: the worker with the longer loop
         t0, t1, t2 = (r, 0), (r, 1), (r, 2)
+        if c.rep.sum("time", t1, loop) > c.rep.sum("time", t2, loop):
+            t1, t2 = t2, t1
+        slow[r] = t2
         c.about("rank %d threads 0, 1" % r, "omp_ebarrier_wait", [t0, t1], None, 2 * T, "T each at meet's barrier")
         c.about("rank %d thread 2 sweep's loop" % r, "delay_ompbarrier", t2, loop, 2 * T, "the others' waits")
         # outside its loop thread 2 can only be late by its own start: the time from the fork to its loop
@@ -278,7 +287,7 @@ def check_omp(c, T, B, S):
         c.nothing("rank %d workers" % r, "delay_ompidle", [t1, t2])
     # the critical path runs through the whole of the slow thread's first loop on one rank (the ranks
     # meet only in MPI_Init and MPI_Finalize)
-    cp = max(c.rep.sum("critical_path", (r, 2), loop) for r in ranks)
+    cp = max(c.rep.sum("critical_path", slow[r], loop) for r in ranks)
     c.line(abs(cp - (B + T)) <= TOL * (B + T) + SLACK,
            "%-28s %-26s %9.1f ms  (want %.1f ms: B + T, on the rank it runs through)"
            % ("critical_path", "thread 2 sweep's loop", cp * 1e3, (B + T) * 1e3))

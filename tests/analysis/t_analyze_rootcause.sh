@@ -30,12 +30,17 @@ T=200 W=200 B=50 S=200
 check="$ST_ROOT/tests/analysis/rccheck.py"
 bin=$(build_mpi_c rootcause "$ST_ROOT/tests/analysis/rootcause.c" -fno-optimize-sibling-calls)
 
-# rc MODE DIR NAME [rccheck args...]: rccheck.py MODE on DIR's analysis.json (its output in NAME.check)
+# rc MODE DIR NAME [rccheck args...]: rccheck.py MODE on DIR's analysis.json (its output in NAME.check);
+# with RC_TRY set, returns 1 on wrong answers instead of failing
 rc() {
     local mode=$1 dir=$2 name=$3; shift 3
     st dump --json "$dir" >"$ST_TMP/$name.dump" || fail "$name: synctrace dump --json failed"
-    python3 "$check" "$mode" "$dir/analysis.json" "$ST_TMP/$name.dump" "$@" >"$ST_TMP/$name.check" 2>&1 ||
-        fail "$name: $(grep -E '^WRONG|rccheck|Error' "$ST_TMP/$name.check" | head -n 6 | tr '\n' '|')"
+    if ! python3 "$check" "$mode" "$dir/analysis.json" "$ST_TMP/$name.dump" "$@" >"$ST_TMP/$name.check" 2>&1; then
+        local why
+        why=$(grep -E '^WRONG|rccheck|Error' "$ST_TMP/$name.check" | head -n 6 | tr '\n' '|')
+        [ -n "${RC_TRY:-}" ] && { note "$name: run $RC_TRY: $why"; return 1; }
+        fail "$name: $why"
+    fi
     note "$name: $(grep -c '^ok' "$ST_TMP/$name.check") checks ok; $(sed -nE \
         's/^ok +((delay|critical)_[a-z_]+) +(.*[^ ]) +([0-9.]+) ms +\(want ([0-9.]+) ms.*/\1 \3 \4 (\5); /p' "$ST_TMP/$name.check" | tr -d '\n')"
 }
@@ -53,11 +58,18 @@ offline() {
     done
 }
 
+# The known answers are of times: 3 ranks (or 3 threads) on the test machine's 2 cores may start a
+# piece of work tens of ms late, as the scheduler decides. A run whose answers are off is repeated
+# (up to 3 runs); a wrong implementation gives wrong answers every time.
 for mode in imbalance chain collective balanced; do
-    ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/$mode" 3 "$bin" $mode $T $W ||
-        fail "rootcause $mode exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
-    grep -qx done "$ST_TMP/out.txt" || fail "rootcause $mode printed: $(head -c 200 "$ST_TMP/out.txt")"
-    rc $mode "$ST_TMP/$mode" $mode $T $W
+    for try in 1 2 3; do
+        rm -rf "${ST_TMP:?}/$mode"
+        ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/$mode" 3 "$bin" $mode $T $W ||
+            fail "rootcause $mode exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
+        grep -qx done "$ST_TMP/out.txt" || fail "rootcause $mode printed: $(head -c 200 "$ST_TMP/out.txt")"
+        RC_TRY=$try rc $mode "$ST_TMP/$mode" $mode $T $W && break
+        [ $try -lt 3 ] || rc $mode "$ST_TMP/$mode" $mode $T $W
+    done
     offline "$ST_TMP/$mode" $mode 2 $([ $mode = imbalance ] && echo 3)
 done
 
@@ -69,8 +81,12 @@ grep -q '"metric": "mpi_latesender"' "$ST_TMP/off.json" || fail "SYNCTRACE_ROOTC
 # skewed clocks, CLC on: the same attribution (balanced: its known answer, no delay above noise; what
 # noise there is differs from run to run, so the two are not compared value by value)
 for mode in imbalance chain collective balanced; do
-    CLC_ENV="SYNCTRACE_CALLPATH=1" run_skewed "$ST_TMP/skew-$mode" 3 "$bin" $mode $T $W
-    rc $mode "$ST_TMP/skew-$mode" skew-$mode $T $W
+    for try in 1 2 3; do
+        rm -rf "${ST_TMP:?}/skew-$mode"
+        CLC_ENV="SYNCTRACE_CALLPATH=1" run_skewed "$ST_TMP/skew-$mode" 3 "$bin" $mode $T $W
+        RC_TRY=$try rc $mode "$ST_TMP/skew-$mode" skew-$mode $T $W && break
+        [ $try -lt 3 ] || rc $mode "$ST_TMP/skew-$mode" skew-$mode $T $W
+    done
     [ $mode = balanced ] || python3 "$check" same "$ST_TMP/$mode/analysis.json" "$ST_TMP/skew-$mode/analysis.json" >"$ST_TMP/same-$mode.txt" ||
         fail "skew $mode: other attribution than without skew: $(grep -E '^WRONG' "$ST_TMP/same-$mode.txt" | head -n 4 | tr '\n' '|')"
     offline "$ST_TMP/skew-$mode" skew-$mode
@@ -79,10 +95,14 @@ done
 # OpenMP: alone, then on 2 ranks (in-run = offline)
 command -v clang >/dev/null || skip "clang not installed (OpenMP part)"
 obin=$(build_omp rcomp clang "$ST_ROOT/tests/analysis/rcomp.c" -fno-optimize-sibling-calls)
-OMP_NUM_THREADS=3 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout 120 "$obin" $T $B $S \
-    >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || fail "rcomp failed: $(tail -n 5 "$ST_TMP/err.txt")"
-st analyze "$ST_TMP/omp" >/dev/null || fail "analyze of rcomp failed"
-rc omp "$ST_TMP/omp" omp $T $B $S
+for try in 1 2 3; do
+    rm -rf "${ST_TMP:?}/omp"
+    OMP_NUM_THREADS=3 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout 120 "$obin" $T $B $S \
+        >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || fail "rcomp failed: $(tail -n 5 "$ST_TMP/err.txt")"
+    st analyze "$ST_TMP/omp" >/dev/null || fail "analyze of rcomp failed"
+    RC_TRY=$try rc omp "$ST_TMP/omp" omp $T $B $S && break
+    [ $try -lt 3 ] || rc omp "$ST_TMP/omp" omp $T $B $S
+done
 hbin=$(build_mpi_omp rcomp_mpi "$ST_ROOT/tests/analysis/rcomp.c" -DWITH_MPI -fno-optimize-sibling-calls) || exit 1
 ST_ENV="OMP_NUM_THREADS=3 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/hyb" 2 "$hbin" $T $B $S ||
     fail "rcomp on 2 ranks failed: $(tail -n 5 "$ST_TMP/err.txt")"
