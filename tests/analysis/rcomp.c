@@ -12,6 +12,8 @@
  *            delay_ompidle 2S on the master, at its time in step(), none on the workers
  * Both phases are one call of step(), whose two parallel regions enclose its serial part: the
  * master's events around that part (the first region's end, the second's begin) are in step().
+ * (Thread numbers here are OpenMP's; the trace numbers a process's threads in the order they first
+ * record, the master 0, so the slow thread may be the trace's thread 1 or 2.)
  * The computations are busy loops on the clock (the run's time, whatever the load). Prints
  * "omp T_MS B_MS S_MS threads N" (rank 0), then "done".
  */

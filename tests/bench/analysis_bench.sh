@@ -2,17 +2,18 @@
 # tests/bench/analysis_bench.sh — cost of the in-run wait-state analysis and root causes at
 # MPI_Finalize, next to the CLC's and the archive writing's, on the workloads of clc_bench.sh (tests/bench/clc_bench.c,
 # 2, 4 and 8 ranks, per-rank skewed clocks, SYNCTRACE_SYNC=none: CLC has work to do).
-# For each workload and rank count, ANALYSIS_BENCH_REPS pairs of runs (default 3):
+# For each workload and rank count, ANALYSIS_BENCH_REPS triples of runs (default 3):
 #   on   SYNCTRACE_CLC=on, SYNCTRACE_ANALYZE=on (SYNCTRACE_ROOTCAUSE=on, the default):
 #        FINALIZE_CLC_MS, FINALIZE_ANALYSIS_MS (the whole analysis) and FINALIZE_ROOTCAUSE_MS (the
-#        part of it the root causes took: delay costs, classification, critical path) (wall,
-#        slowest rank) and their _CPU_MS (CPU, in parentheses) from the archive;
+#        part of it the root causes' timeline and replay took) (wall, slowest rank) and their
+#        _CPU_MS (CPU, in parentheses) from the archive;
+#   ws   the same with SYNCTRACE_ROOTCAUSE=off: FINALIZE_ANALYSIS_MS, the wait states alone;
 #   off  all off: MPI_Finalize as measured by the program = sync + archive writing ("write ms").
-# Medians; "ms/Mev" = ms per million events per rank; "rc / wait states" = the root causes over
-# the rest of the analysis (the wait states: FINALIZE_ANALYSIS_MS - FINALIZE_ROOTCAUSE_MS; each
-# is the slowest rank's, so that difference is approximate). Targets: analysis <= CLC, root
-# causes <= wait states. On a machine with fewer cores than ranks (or busy with other work) the
-# wall times include waiting for time slices; the CPU times do not.
+# Medians; "ms/Mev" = ms per million events per rank; "rc added / wait states" = what the root
+# causes add to the analysis (on less ws: their timeline, replay, and what they take from the
+# wait-state patterns and the gather) over the wait states alone. Targets: analysis <= CLC, root
+# causes <= the wait states (that ratio <= 1). On a machine with fewer cores than ranks (or busy
+# with other work) the wall times include waiting for time slices; the CPU times do not.
 # Prints a markdown table (also in $O/build/bench/analysis-report.md). Environment: O (build
 # root), ANALYSIS_BENCH_REPS, ANALYSIS_BENCH_ITERS (iterations, default 10000),
 # ANALYSIS_BENCH_NP (default "2 4 8").
@@ -34,11 +35,12 @@ trap 'rm -rf "$TMP"' EXIT
 median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 prop() { "$BIN" info "$1" | awk -v k="SYNCTRACE::$2" '$1 == k {print $2}'; }
 
-# run NP on|off DIR -> prints "finalize_ms events"
+# run NP on|ws|off DIR -> prints "finalize_ms events"
 run() {
-    local np=$1 on=$2 dir=$3
+    local np=$1 on=$2 dir=$3 rc=on
+    [ "$on" = ws ] && on=on rc=off
     rm -rf "$dir"
-    fam_cmd "$np" SYNCTRACE_DIR="$dir" SYNCTRACE_CLC="$on" SYNCTRACE_ANALYZE="$on" SYNCTRACE_SYNC=none \
+    fam_cmd "$np" SYNCTRACE_DIR="$dir" SYNCTRACE_CLC="$on" SYNCTRACE_ANALYZE="$on" SYNCTRACE_ROOTCAUSE="$rc" SYNCTRACE_SYNC=none \
         SYNCTRACE_BUFFER="$BUFFER" SKEW_PER_RANK=1 SKEW_OFFSET_NS=3000000 SKEW_SEED=9 SKEW_T0_NS="$(skew_t0)" \
         KMP_BLOCKTIME=0 SYNCTRACE_TIMER=clock LD_PRELOAD="$SKEW:$LIB" -- $WPROG $WARGS
     timeout 600 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
@@ -61,11 +63,11 @@ table() {
     {
         echo "### $name: $WPROG $WARGS"
         echo
-        echo "| ranks | events/rank | analysis ms (CPU) | analysis ms/Mev/rank (CPU) | of it root causes ms (CPU) | rc / wait states (CPU) | clc ms (CPU) | clc ms/Mev/rank (CPU) | write ms | write ms/Mev/rank | analysis <= clc (CPU) | root causes <= wait states (CPU) |"
-        echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+        echo "| ranks | events/rank | analysis ms (CPU) | analysis ms/Mev/rank (CPU) | of it root causes ms (CPU) | wait states alone ms (CPU) | rc added / wait states (CPU) | clc ms (CPU) | clc ms/Mev/rank (CPU) | write ms | write ms/Mev/rank | analysis <= clc (CPU) | rc added <= wait states (CPU) |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     } >>"$report"
     for np in $NPS; do
-        for f in ana clc off ev anac clcc rc rcc; do : >"$TMP/$f"; done
+        for f in ana clc off ev anac clcc rc rcc ws wsc; do : >"$TMP/$f"; done
         for rep in $(seq "$REPS"); do
             r=$(run "$np" on "$TMP/a-$np-$rep") || { status=1; continue; }
             echo $(( ${r#* } / np )) >>"$TMP/ev"
@@ -75,24 +77,27 @@ table() {
             prop "$TMP/a-$np-$rep" FINALIZE_CLC_CPU_MS >>"$TMP/clcc"
             prop "$TMP/a-$np-$rep" FINALIZE_ROOTCAUSE_MS >>"$TMP/rc"
             prop "$TMP/a-$np-$rep" FINALIZE_ROOTCAUSE_CPU_MS >>"$TMP/rcc"
+            run "$np" ws "$TMP/w-$np-$rep" >/dev/null || { status=1; continue; }
+            prop "$TMP/w-$np-$rep" FINALIZE_ANALYSIS_MS >>"$TMP/ws"
+            prop "$TMP/w-$np-$rep" FINALIZE_ANALYSIS_CPU_MS >>"$TMP/wsc"
             r=$(run "$np" off "$TMP/b-$np-$rep") || { status=1; continue; }
             echo "${r% *}" >>"$TMP/off"
-            rm -rf "$TMP/a-$np-$rep" "$TMP/b-$np-$rep"
+            rm -rf "$TMP/a-$np-$rep" "$TMP/w-$np-$rep" "$TMP/b-$np-$rep"
         done
         ev=$(median <"$TMP/ev"); ana=$(median <"$TMP/ana"); clc=$(median <"$TMP/clc"); off=$(median <"$TMP/off")
         anac=$(median <"$TMP/anac"); clcc=$(median <"$TMP/clcc"); rc=$(median <"$TMP/rc"); rcc=$(median <"$TMP/rcc")
+        ws=$(median <"$TMP/ws"); wsc=$(median <"$TMP/wsc")
         ok=$(awk -v a="$ana" -v c="$clc" -v x="$anac" -v y="$clcc" \
             'BEGIN {printf "%s (%s)", (a + 0 <= c + 0) ? "yes" : "NO", (x + 0 <= y + 0) ? "yes" : "NO"}')
-        # nan: the archive has no such property (an older build, or SYNCTRACE_ROOTCAUSE=off)
-        rcok=$(awk -v r="$rc" -v a="$ana" -v x="$rcc" -v y="$anac" 'function v(p, q) {
-            return (p == "nan" || q == "nan") ? "n/a" : (p + 0 <= q - p) ? "yes" : "NO" }
-            BEGIN {printf "%s (%s)", v(r, a), v(x, y)}')
-        ratio=$(awk -v r="$rc" -v a="$ana" -v x="$rcc" -v y="$anac" 'function q(p, d) {
-            return (p == "nan" || d == "nan" || d - p <= 0) ? "n/a" : sprintf("%.2f", p / (d - p)) }
-            BEGIN {printf "%s (%s)", q(r, a), q(x, y)}')
-        printf '| %s | %s | %.1f (%.1f) | %s (%s) | %.1f (%.1f) | %s | %.1f (%.1f) | %s (%s) | %.1f | %s | %s | %s |\n' "$np" "$ev" \
-            "$ana" "$anac" "$(per_mev "$ana" "$ev")" "$(per_mev "$anac" "$ev")" "$rc" "$rcc" "$ratio" "$clc" "$clcc" \
-            "$(per_mev "$clc" "$ev")" "$(per_mev "$clcc" "$ev")" "$off" "$(per_mev "$off" "$ev")" "$ok" "$rcok" >>"$report"
+        # what the root causes add (with less without) over the wait states alone; n/a: a value missing
+        added() { awk -v a="$1" -v w="$2" -v x="$3" -v y="$4" -v f="$5" 'function q(p, d) {
+            if (p == "nan" || d == "nan" || d + 0 <= 0) return "n/a"
+            return f == "ratio" ? sprintf("%.2f", (p - d) / d) : (p - d <= d + 0) ? "yes" : "NO" }
+            BEGIN {printf "%s (%s)", q(a, w), q(x, y)}'; }
+        printf '| %s | %s | %.1f (%.1f) | %s (%s) | %.1f (%.1f) | %.1f (%.1f) | %s | %.1f (%.1f) | %s (%s) | %.1f | %s | %s | %s |\n' \
+            "$np" "$ev" "$ana" "$anac" "$(per_mev "$ana" "$ev")" "$(per_mev "$anac" "$ev")" "$rc" "$rcc" "$ws" "$wsc" \
+            "$(added "$ana" "$ws" "$anac" "$wsc" ratio)" "$clc" "$clcc" "$(per_mev "$clc" "$ev")" "$(per_mev "$clcc" "$ev")" \
+            "$off" "$(per_mev "$off" "$ev")" "$ok" "$(added "$ana" "$ws" "$anac" "$wsc" ok)" >>"$report"
     done
     echo >>"$report"
 }
