@@ -56,7 +56,7 @@ done
 st report "$ST_TMP/run" >report.txt || fail "report failed"
 grep -Eq '^Delay costs +[0-9.]+ s +[0-9.]+%  delay$' report.txt || fail "report without Delay costs: $(cat report.txt)"
 grep -Eq '^Critical path +[0-9.]+ s +[0-9.]+%  critical_path$' report.txt || fail "report without the critical path"
-grep -Eq '^        Late Sender +[0-9.]+ s +[0-9.]+%  delay_latesender_aggregate$' report.txt ||
+grep -Eq '^      Late Sender +[0-9.]+ s +[0-9.]+%  delay_latesender_aggregate$' report.txt ||
     fail "report: no Late Sender delay under Delay costs / MPI / Point-to-point"
 [ "$(grep -n '^Critical path' report.txt | cut -d: -f1)" -lt "$(grep -n '^Visits' report.txt | cut -d: -f1)" ] ||
     fail "report: the counts before the time trees"
@@ -73,7 +73,7 @@ st report "$ST_TMP/run" --causes --metric mpi_latereceiver --top 1 >lr.txt || fa
 note "$(cat lr.txt)"
 wait=$(sed -nE 's/^1\. Late Receiver \[mpi_latereceiver\] at MPI_Ssend: ([0-9.]+) s waiting, .*/\1/p' lr.txt)
 [ -n "$wait" ] || fail "report --causes --metric mpi_latereceiver: $(cat lr.txt)"
-read -r delay rank < <(awk '$1 ~ /^[0-9.]+$/ && NF >= 6 { print $1, $4; exit }' lr.txt)
+read -r delay rank < <(awk '/^ +[0-9]+\.[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+  / { print $1, $4; exit }' lr.txt)
 assert_eq "Late Receiver's delay on rank" 2 "$rank"
 assert_ge "Late Receiver's delay (s)" "$(awk -v w="$wait" 'BEGIN { print 0.8 * w }')" "$delay"
 assert_le "Late Receiver's delay (s)" "$wait" "$delay"
