@@ -54,6 +54,8 @@ done
 
 # ---- synctrace report: the trees; --causes ----
 st report "$ST_TMP/run" >report.txt || fail "report failed"
+grep -qx "what caused the waiting (delays, propagation, critical path): synctrace report $ST_TMP/run --causes" report.txt ||
+    fail "report: no pointer to --causes: $(tail -n 2 report.txt)"
 grep -Eq '^Delay costs +[0-9.]+ s +[0-9.]+%  delay$' report.txt || fail "report without Delay costs: $(cat report.txt)"
 grep -Eq '^Critical path +[0-9.]+ s +[0-9.]+%  critical_path$' report.txt || fail "report without the critical path"
 grep -Eq '^      Late Sender +[0-9.]+ s +[0-9.]+%  delay_latesender_aggregate$' report.txt ||
@@ -97,6 +99,8 @@ done
 SYNCTRACE_ROOTCAUSE=off st analyze "$ST_TMP/run" -o off.json >/dev/null || fail "analyze with the root causes off failed"
 grep -q '"causes"\|"critical_path":' off.json && fail "SYNCTRACE_ROOTCAUSE=off: causes in analysis.json"
 SYNCTRACE_ROOTCAUSE=off st report "$ST_TMP/run" --causes >off.txt || fail "report --causes, root causes off, failed"
+SYNCTRACE_ROOTCAUSE=off st report "$ST_TMP/run" >off-report.txt || fail "report, root causes off, failed"
+grep -q 'Delay costs\|what caused the waiting' off-report.txt && fail "report, root causes off: $(tail -n 3 off-report.txt)"
 assert_eq "report --causes with the root causes off" \
     "no root causes: the root-cause analysis did not run (SYNCTRACE_ROOTCAUSE=off)" "$(cat off.txt)"
 echo ok
