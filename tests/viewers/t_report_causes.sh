@@ -11,6 +11,7 @@
 # (cubecheck.py). `synctrace report` shows the Delay costs and Critical path trees; `--causes` the
 # largest wait states with their delays (the Late Receiver's delay on rank 2, about its waiting),
 # `--metric` one wait state's, `--top` limits both; its usage errors get one line and exit 2.
+# `synctrace analyze` prints the same top wait states with their causes as the run.
 # SYNCTRACE_ROOTCAUSE=off: no causes in the JSON, the report says the analysis did not run.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
@@ -41,8 +42,12 @@ for c in "mpi_latesender MPI_Recv 1" "mpi_latereceiver MPI_Ssend 2" "mpi_barrier
     python3 "$check" "$json" cause $c >cause.txt 2>&1 || fail "cause: $(cat cause.txt)"
     note "$(cat cause.txt)"
 done
-st analyze "$ST_TMP/run" -o offline.json >/dev/null || fail "synctrace analyze failed"
+st analyze "$ST_TMP/run" -o offline.json >analyze.txt || fail "synctrace analyze failed"
 cmp -s offline.json "$json" || fail "the in-run and offline analysis.json differ"
+# `synctrace analyze` ends with the same lines as the run (but for the run's own last line)
+sed -n '/^wait states: /,/^analysis of /p' analyze.txt | sed '$d' >analyze-brief.txt
+sed '$d' summary.txt | cmp -s - analyze-brief.txt ||
+    fail "synctrace analyze's top wait states differ from the run's: $(diff <(sed '$d' summary.txt) analyze-brief.txt | head -n 6)"
 same_in_parallel waits "$ST_TMP/run" "$json" par.json
 python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/run/analysis.cubex" "$json" >cube.txt 2>&1 ||
     fail "analysis.cubex: $(cat cube.txt)"
