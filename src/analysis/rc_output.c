@@ -51,7 +51,7 @@ static void print_wstate(FILE *f, const st_an_result_t *r, const st_an_wstates_t
         fputc('\n', f);
     }
     if (more)
-        fprintf(f, "     %12.6f  in %zu more delays (--top N shows more)\n", rest * sc, more);
+        fprintf(f, "     %12.6f  in %zu more delay%s (--top N shows more)\n", rest * sc, more, more == 1 ? "" : "s");
 }
 
 /* The critical path: its length, hops and locations, and the call paths that take most of it. */

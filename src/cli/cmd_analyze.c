@@ -3,7 +3,8 @@
  * (src/analysis) of an archive, serially. Loads the archive like `synctrace check`
  * (archive -> rank data -> CLC input and the graph of logical messages), analyses the
  * timestamps as written (after CLC if the archive was corrected), writes
- * DIR/analysis.json and DIR/analysis.cubex (or FILE) and prints the metric tree with totals.
+ * DIR/analysis.json and DIR/analysis.cubex (or FILE) and prints the metric tree with totals and
+ * the largest wait states with their top causes (as a traced run ends).
  */
 #include "cli.h"
 
@@ -35,6 +36,7 @@ int st_cli_analysis_report(const char *dir, const st_cli_archive_t *ar, const st
            out ? out : "analysis.json, analysis.cubex");
     st_an_print_summary(stdout, res, ar->resolution);
     st_cli_print_time_base(stdout, ar, res);
+    st_an_print_brief(stdout, res, ar->resolution, 5); /* the largest wait states and their top causes */
     return 0;
 }
 

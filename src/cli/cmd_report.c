@@ -152,6 +152,8 @@ static int run_report(int argc, char **argv)
             st_an_print_summary(stdout, &a.res, ar.resolution);
             st_cli_print_time_base(stdout, &ar, &a.res);
             worst(&ar, &a);
+            if (a.res.causes)
+                printf("what caused the waiting (delays, propagation, critical path): synctrace report %s --causes\n", dir);
             rc = 0;
         }
         st_cli_analysis_free(&a);

@@ -235,7 +235,7 @@ def cause(doc, metric, region, rank, share):
     d = w["delayers"][0]
     got = d["short_term"] + d["long_term"]
     print("anacheck: %s at %s: %.6f s waiting, the largest delay %.6f s on rank %d thread %d at %s" % (
-        metric, region, w["wait"], got, d["rank"], d["thread"], path(d["cnode"])))
+        metric, region, w["wait"], got, d["rank"], d["thread"], path(d["cnode"]) or "<root>"))
     bad = []
     if d["rank"] != rank:
         bad.append("%s at %s: the largest delay on rank %d, expected rank %d" % (metric, region, d["rank"], rank))

@@ -184,7 +184,7 @@ static void test_report(st_an_result_t *r)
         "        delay [s]   short-term    long-term   rank thread  call path of the delay\n"
         "         1.100000     1.000000     0.100000      2      1  main/solve\n"
         "         0.200000     0.200000     0.000000      1      0  main/solve\n"
-        "         0.050000  in 1 more delays (--top N shows more)\n"
+        "         0.050000  in 1 more delay (--top N shows more)\n"
         "2. Wait at Barrier [mpi_barrier_wait] at main/MPI_Recv: 0.400000 s waiting, 0.000000 s (0.0%) of it "
         "propagated (made others wait)\n"
         "        delay [s]   short-term    long-term   rank thread  call path of the delay\n"

@@ -11,6 +11,7 @@
 # (cubecheck.py). `synctrace report` shows the Delay costs and Critical path trees; `--causes` the
 # largest wait states with their delays (the Late Receiver's delay on rank 2, about its waiting),
 # `--metric` one wait state's, `--top` limits both; its usage errors get one line and exit 2.
+# `synctrace analyze` prints the same top wait states with their causes as the run.
 # SYNCTRACE_ROOTCAUSE=off: no causes in the JSON, the report says the analysis did not run.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
@@ -41,8 +42,12 @@ for c in "mpi_latesender MPI_Recv 1" "mpi_latereceiver MPI_Ssend 2" "mpi_barrier
     python3 "$check" "$json" cause $c >cause.txt 2>&1 || fail "cause: $(cat cause.txt)"
     note "$(cat cause.txt)"
 done
-st analyze "$ST_TMP/run" -o offline.json >/dev/null || fail "synctrace analyze failed"
+st analyze "$ST_TMP/run" -o offline.json >analyze.txt || fail "synctrace analyze failed"
 cmp -s offline.json "$json" || fail "the in-run and offline analysis.json differ"
+# `synctrace analyze` ends with the same lines as the run (but for the run's own last line)
+sed -n '/^wait states: /,/^analysis of /p' analyze.txt | sed '$d' >analyze-brief.txt
+sed '$d' summary.txt | cmp -s - analyze-brief.txt ||
+    fail "synctrace analyze's top wait states differ from the run's: $(diff <(sed '$d' summary.txt) analyze-brief.txt | head -n 6)"
 same_in_parallel waits "$ST_TMP/run" "$json" par.json
 python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/run/analysis.cubex" "$json" >cube.txt 2>&1 ||
     fail "analysis.cubex: $(cat cube.txt)"
@@ -54,9 +59,11 @@ done
 
 # ---- synctrace report: the trees; --causes ----
 st report "$ST_TMP/run" >report.txt || fail "report failed"
+grep -qx "what caused the waiting (delays, propagation, critical path): synctrace report $ST_TMP/run --causes" report.txt ||
+    fail "report: no pointer to --causes: $(tail -n 2 report.txt)"
 grep -Eq '^Delay costs +[0-9.]+ s +[0-9.]+%  delay$' report.txt || fail "report without Delay costs: $(cat report.txt)"
 grep -Eq '^Critical path +[0-9.]+ s +[0-9.]+%  critical_path$' report.txt || fail "report without the critical path"
-grep -Eq '^        Late Sender +[0-9.]+ s +[0-9.]+%  delay_latesender_aggregate$' report.txt ||
+grep -Eq '^      Late Sender +[0-9.]+ s +[0-9.]+%  delay_latesender_aggregate$' report.txt ||
     fail "report: no Late Sender delay under Delay costs / MPI / Point-to-point"
 [ "$(grep -n '^Critical path' report.txt | cut -d: -f1)" -lt "$(grep -n '^Visits' report.txt | cut -d: -f1)" ] ||
     fail "report: the counts before the time trees"
@@ -73,7 +80,7 @@ st report "$ST_TMP/run" --causes --metric mpi_latereceiver --top 1 >lr.txt || fa
 note "$(cat lr.txt)"
 wait=$(sed -nE 's/^1\. Late Receiver \[mpi_latereceiver\] at MPI_Ssend: ([0-9.]+) s waiting, .*/\1/p' lr.txt)
 [ -n "$wait" ] || fail "report --causes --metric mpi_latereceiver: $(cat lr.txt)"
-read -r delay rank < <(awk '$1 ~ /^[0-9.]+$/ && NF >= 6 { print $1, $4; exit }' lr.txt)
+read -r delay rank < <(awk '/^ +[0-9]+\.[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +[0-9]+  / { print $1, $4; exit }' lr.txt)
 assert_eq "Late Receiver's delay on rank" 2 "$rank"
 assert_ge "Late Receiver's delay (s)" "$(awk -v w="$wait" 'BEGIN { print 0.8 * w }')" "$delay"
 assert_le "Late Receiver's delay (s)" "$wait" "$delay"
@@ -97,6 +104,8 @@ done
 SYNCTRACE_ROOTCAUSE=off st analyze "$ST_TMP/run" -o off.json >/dev/null || fail "analyze with the root causes off failed"
 grep -q '"causes"\|"critical_path":' off.json && fail "SYNCTRACE_ROOTCAUSE=off: causes in analysis.json"
 SYNCTRACE_ROOTCAUSE=off st report "$ST_TMP/run" --causes >off.txt || fail "report --causes, root causes off, failed"
+SYNCTRACE_ROOTCAUSE=off st report "$ST_TMP/run" >off-report.txt || fail "report, root causes off, failed"
+grep -q 'Delay costs\|what caused the waiting' off-report.txt && fail "report, root causes off: $(tail -n 3 off-report.txt)"
 assert_eq "report --causes with the root causes off" \
     "no root causes: the root-cause analysis did not run (SYNCTRACE_ROOTCAUSE=off)" "$(cat off.txt)"
 echo ok

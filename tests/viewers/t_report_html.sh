@@ -15,13 +15,6 @@
 # The checks fail on a page with a JavaScript exception or with cut data. The page's data equals
 # the dump, analysis.json and the Chrome export of the archive (htmldata.py). Also: -o, DIR given
 # as its traces.otf2, aggregation beyond --max-events (bins hold each location's time in regions),
-# without the root-cause analysis: no causes, no path (and the page's data still the JSON's)
-SYNCTRACE_ROOTCAUSE=off st report "$ST_TMP/run" --html -o off.html >/dev/null 2>err.txt || fail "report --html, root causes off: $(cat err.txt)"
-SYNCTRACE_ROOTCAUSE=off st analyze "$ST_TMP/run" -o off.json >/dev/null || fail "analyze, root causes off"
-python3 "$ST_ROOT/tests/viewers/htmldata.py" off.html dump.jsonl off.json chrome.json >data.txt 2>&1 ||
-    fail "page data, root causes off: $(head -n 5 data.txt)"
-check off.html --rows 4 --no-causes >check.txt 2>&1 || fail "root causes off: $(cat check.txt)"
-
 # usage and write errors.
 # Screenshot: $ST_TMP/report.png (kept with KEEP_TEST_TMP=1; copied to docs/img/report-waits.png
 # by hand for the README).
