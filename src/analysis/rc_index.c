@@ -8,6 +8,8 @@
  */
 #include "rc_replay.h"
 
+#include "../util/u64map.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,18 +17,9 @@
  * runs (messages) are scanned. */
 #define RC_SMALL_RUN 8
 
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
-}
-
 static uint64_t key_hash(const uint64_t k[4])
 {
-    return mix(k[0] ^ mix(k[1] ^ mix(k[2] ^ mix(k[3] + 0x9e3779b97f4a7c15ull))));
+    return st_u64_mix(k[0] ^ st_u64_mix(k[1] ^ st_u64_mix(k[2] ^ st_u64_mix(k[3] + 0x9e3779b97f4a7c15ull))));
 }
 
 static int same_key(const uint64_t a[4], const uint64_t b[4])

@@ -4,18 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t mix64(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    k *= 0xc4ceb9fe1a85ec53ull;
-    return k ^ (k >> 33);
-}
-
 static size_t map_slot(const st_u64map_t *m, uint64_t key)
 {
-    size_t i = (size_t)mix64(key) & (m->cap - 1);
+    size_t i = (size_t)st_u64_mix(key) & (m->cap - 1);
     while (m->used[i] && m->keys[i] != key)
         i = (i + 1) & (m->cap - 1);
     return i;

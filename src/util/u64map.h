@@ -14,6 +14,16 @@ typedef struct st_u64map {
     size_t    cap, n;
 } st_u64map_t;
 
+/* Scrambles a 64-bit key so that every bit of it reaches the low bits a table indexes by. */
+static inline uint64_t st_u64_mix(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    k *= 0xc4ceb9fe1a85ec53ull;
+    return k ^ (k >> 33);
+}
+
 /* Sets key to val. 0, or -1 when out of memory. */
 int st_u64map_put(st_u64map_t *m, uint64_t key, uint64_t val);
 /* 1 and *val when present, else 0. */
