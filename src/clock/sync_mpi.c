@@ -186,6 +186,8 @@ static int publish(int kind, const st_clock_t *clk, int64_t cost)
     e->rtt_min_ns = st_sync.rtt_now == INT64_MAX ? -1 : st_sync.rtt_now;
     e->err_ns = st_sync.measured ? st_sync.err_ns : -1;
     e->cost_ns = cost;
+    st_log_debug("clock sync: epoch %zu error bound %.0f ns against rank 0's clock (-1: none)", S.nep,
+                 e->err_ns < 0 ? -1.0 : e->err_ns);
     *map = st_clock_lm_to_map(&e->map, (uint32_t)(S.nep + 1));
     S.nep++;
     st_clock_identity(&S.clk);
