@@ -84,13 +84,15 @@ const st_cli_cmd_t st_cli_cmd_analyze = {
     .usage = "analyze DIR [-o FILE]",
     .summary = "wait-state analysis (Scalasca's metrics) -> DIR/analysis.json, .cubex",
     .help =
-        "Computes wait-state metrics with Scalasca's definitions and names (docs/analysis.md)\n"
-        "for every call path (the nesting of MPI/OpenMP regions) and location (rank, thread):\n"
-        "time, visits, MPI time, mpi_latesender, mpi_latereceiver, mpi_barrier_wait,\n"
-        "mpi_barrier_completion, mpi_wait_nxn, mpi_nxn_completion, mpi_latebroadcast,\n"
-        "mpi_earlyreduce, and the MPI synchronization / communication counts and bytes.\n"
-        "Uses the timestamps as written (after CLC correction if the archive had it) and the\n"
-        "logical messages of `synctrace check` (the same derivation as CLC).\n"
+        "Computes Scalasca's metrics, with its definitions and names (docs/analysis.md), for\n"
+        "every call path and location (rank, thread): time, visits, the MPI and OpenMP wait\n"
+        "states (Late Sender, Late Receiver, barrier and N x N waits, OpenMP barrier waits and\n"
+        "idleness, ...), the MPI synchronization / communication counts and bytes, and, unless\n"
+        "SYNCTRACE_ROOTCAUSE=off, the root causes of the waiting: delay costs (short- and\n"
+        "long-term), direct / indirect and propagating / terminal wait states, the critical\n"
+        "path and its imbalance metrics. `synctrace report DIR` prints the tree with each\n"
+        "metric's name. Uses the timestamps as written (after CLC correction if the archive\n"
+        "had it) and the logical messages of `synctrace check` (the same derivation as CLC).\n"
         "Writes DIR/analysis.json (schema in docs/analysis.md) and DIR/analysis.cubex (CUBE4,\n"
         "for Cube and other CUBE4 readers) and prints the metric tree with totals (seconds\n"
         "and percent of Time) and the quality of the time base. Exit 0 on success, 1 if the\n"
