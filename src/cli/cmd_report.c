@@ -125,7 +125,7 @@ static int run_report(int argc, char **argv)
     unsigned long top = o.top;
     int m = metric ? st_an_metric_find(metric) : -1;
     if (metric && m < 0)
-        return st_cli_usage_error(&st_cli_cmd_report, "unknown metric '%s' (names: synctrace report --help)", metric);
+        return st_cli_usage_error(&st_cli_cmd_report, "unknown metric '%s' (names: the right-hand column of the tree `synctrace report DIR` prints)", metric);
     if (o.causes && m >= 0 && st_rc_delay_metric(m) < 0)
         return st_cli_usage_error(&st_cli_cmd_report, "--causes --metric needs a wait state with delay costs "
                                   "(mpi_latesender, mpi_latereceiver, mpi_barrier_wait, mpi_wait_nxn, mpi_latebroadcast, "
@@ -172,15 +172,9 @@ const st_cli_cmd_t st_cli_cmd_report = {
         "quality of the time base (clock synchronization, what CLC corrected, violations\n"
         "left) and the worst instance of each wait state.\n"
         "  --metric NAME  where one metric sits instead: its top call paths and locations and\n"
-        "                 its worst instances (time, rank, thread, call path). Names:\n"
-        "                 time visits mpi mpi_latesender mpi_latesender_wo mpi_lswo_different\n"
-        "                 mpi_lswo_same mpi_latereceiver mpi_barrier_wait\n"
-        "                 mpi_barrier_completion mpi_earlyreduce mpi_latebroadcast mpi_wait_nxn\n"
-        "                 mpi_nxn_completion mpi_init_completion mpi_finalize_wait syncs_send\n"
-        "                 syncs_recv syncs_coll comms_send comms_recv comms_cxch comms_csrc\n"
-        "                 comms_cdst bytes_sent bytes_rcvd bytes_cout bytes_cin, and the root\n"
-        "                 causes' (docs/analysis.md): delay delay_latesender ... critical_path\n"
-        "                 critical_path_imbalance performance_impact ...\n"
+        "                 its worst instances (time, rank, thread, call path). NAME is a\n"
+        "                 metric's name: the tree's right-hand column (mpi_latesender,\n"
+        "                 omp_ibarrier_wait, delay_latesender, critical_path, ...).\n"
         "  --causes       the root causes instead: the largest wait states (metric at a call\n"
         "                 path), each with how much of its waiting propagated (made others wait)\n"
         "                 and its largest delays (rank, thread, call path, seconds: short-term +\n"
