@@ -19,8 +19,14 @@
  *   critical_path_activities(c, l)  = min(CP(c), T(c, l))          where CP(c) > 0
  *   non_critical_path_activities    = max(0, T(c, l) - CP(c))
  *   critical_imbalance_impact(c, l) = cp(c, l) / CP(c) * G(c), G(c) = sum_l e(c, l) * f_l,
- *       e(c, l) = max(0, CP(c) - T(c, l)), f_l = max(0, sum_c CP - sum_c T(., l)) / sum_c e(., l).
- * T, CP and e are integer ticks, so their sums over cnodes are exact whatever the cnodes' order.
+ *       e(c, l) = max(0, CP(c) - T(c, l)), f_l = max(0, sum_c CP - sum_c T(., l)) / sum_c e(., l),
+ *     its two parts (it holds nothing else):
+ *   inter_partition_imbalance(c, l) = cp(c, l) / CP(c) * H(c), H(c) = sum over the l' with T(c, l') = 0
+ *       of CP(c) * h_l', the headroom h_l = max(0, U_l - X_l) / U_l: U_l the path's time in the call
+ *       paths l never runs (T = 0), X_l = sum_c max(0, T(c, l) - CP(c)) l's time beyond the path in
+ *       those it runs; H(c) <= G(c) (h_l <= f_l, as U_l <= sum_c e(., l)), so
+ *   intra_partition_imbalance(c, l) = cp(c, l) / CP(c) * (G(c) - H(c)).
+ * T, CP, e, U and X are integer ticks, so their sums over cnodes are exact whatever the cnodes' order.
  */
 #include "rc_replay.h"
 
@@ -197,14 +203,26 @@ static void loc_T(const rc_ctx_t *x, uint32_t l, int64_t *T, double *wl)
     }
 }
 
+/* Location l's headroom factor h_l (the header's formula) from its T over the call paths. */
+static double headroom(const double *CP, const int64_t *T, uint32_t nc)
+{
+    double U = 0, X = 0;
+    for (uint32_t c = 0; c < nc; c++)
+        if (T[c] == 0)
+            U += CP[c];
+        else if ((double)T[c] > CP[c])
+            X += (double)T[c] - CP[c];
+    return U > X ? (U - X) / U : 0;
+}
+
 static int derive(rc_ctx_t *x)
 {
     st_an_result_t *r = x->res;
     uint32_t nc = r->ncnodes, nl = r->nlocs;
     double *CP = calloc(nc ? nc : 1, sizeof *CP), *wl = calloc(nc ? nc : 1, sizeof *wl);
-    double *G = calloc(nc ? nc : 1, sizeof *G);
+    double *G = calloc(nc ? nc : 1, sizeof *G), *H = calloc(nc ? nc : 1, sizeof *H);
     int64_t *Tsum = calloc(nc ? nc : 1, sizeof *Tsum), *T = calloc(nc ? nc : 1, sizeof *T);
-    int rc = CP && wl && G && Tsum && T ? 0 : -1;
+    int rc = CP && wl && G && H && Tsum && T ? 0 : -1;
     double total = 0;
     for (uint32_t c = 0; !rc && c < nc; c++) {
         for (uint32_t l = 0; l < nl; l++)
@@ -235,11 +253,23 @@ static int derive(rc_ctx_t *x)
         for (uint32_t c = 0; f > 0 && c < nc; c++)
             if (CP[c] > (double)T[c])
                 G[c] += (CP[c] - (double)T[c]) * f;
+        double h = headroom(CP, T, nc);
+        for (uint32_t c = 0; h > 0 && c < nc; c++)
+            if (T[c] == 0)
+                H[c] += CP[c] * h;
     }
-    for (uint32_t c = 0; !rc && c < nc; c++)
-        for (uint32_t l = 0; G[c] > 0 && l < nl; l++)
-            rc_add(r, ST_AN_M_CP_IMBALANCE_IMPACT, c, l, *st_an_sev(r, ST_AN_M_CRITICAL_PATH, c, l) / CP[c] * G[c]);
-    free(CP), free(wl), free(G), free(Tsum), free(T);
+    /* the impact (to it and its ancestors) and its two parts, which it already holds: the inter-partition
+     * part, the rest intra (>= 0: H <= G but for rounding, and a product's rounding keeps the order) */
+    for (uint32_t c = 0; !rc && c < nc; c++) {
+        double Hc = H[c] < G[c] ? H[c] : G[c];
+        for (uint32_t l = 0; G[c] > 0 && l < nl; l++) {
+            double share = *st_an_sev(r, ST_AN_M_CRITICAL_PATH, c, l) / CP[c], v = share * G[c], inter = share * Hc;
+            rc_add(r, ST_AN_M_CP_IMBALANCE_IMPACT, c, l, v);
+            *st_an_sev(r, ST_AN_M_INTER_PARTITION, c, l) += inter;
+            *st_an_sev(r, ST_AN_M_INTRA_PARTITION, c, l) += v - inter;
+        }
+    }
+    free(CP), free(wl), free(G), free(H), free(Tsum), free(T);
     return rc;
 }
 

@@ -111,6 +111,8 @@ TREE = {
     "performance_impact_criticalpath": "performance_impact",
     "critical_path_activities": "performance_impact_criticalpath",
     "critical_imbalance_impact": "performance_impact_criticalpath",
+    "intra_partition_imbalance": "critical_imbalance_impact",
+    "inter_partition_imbalance": "critical_imbalance_impact",
     "non_critical_path_activities": "performance_impact",
 }
 
@@ -119,13 +121,14 @@ TREE = {
 EXACT = ["time", "execution", "mpi_management", "mpi_synchronization", "mpi_communication", "mpi_io",
          "omp_time", "omp_synchronization", "omp_barrier",
          # root causes: a delay cost is its short-term plus its long-term part, a category its kinds'; a
-         # classification its two halves; the performance impact its on- and off-path activities
+         # classification its two halves; the performance impact its on- and off-path activities, the
+         # imbalance impact its intra- and inter-partition parts
          "delay", "delay_mpi", "delay_p2p", "delay_collective", "delay_omp",
          "delay_latesender_aggregate", "delay_latereceiver_aggregate", "delay_barrier_aggregate", "delay_n2n_aggregate",
          "delay_12n_aggregate", "delay_n21_aggregate", "delay_ompbarrier_aggregate", "delay_ompidle_aggregate",
          "waitstates_direct_vs_indirect", "mpi_wait_direct", "mpi_wait_indirect",
          "waitstates_propagating_vs_terminal", "mpi_wait_propagating", "mpi_wait_terminal",
-         "performance_impact", "performance_impact_criticalpath"]
+         "performance_impact", "performance_impact_criticalpath", "critical_imbalance_impact"]
 
 
 def mpi_category(region):

@@ -37,7 +37,8 @@ CLASSES = ["mpi_wait_direct_latesender", "mpi_wait_indirect_latesender", "mpi_wa
            "mpi_wait_indirect_latereceiver", "mpi_wait_propagating_ls", "mpi_wait_terminal_ls",
            "mpi_wait_propagating_lr", "mpi_wait_terminal_lr"]
 CP = ["critical_path", "critical_path_imbalance", "performance_impact", "performance_impact_criticalpath",
-      "critical_path_activities", "critical_imbalance_impact", "non_critical_path_activities"]
+      "critical_path_activities", "critical_imbalance_impact", "intra_partition_imbalance", "inter_partition_imbalance",
+      "non_critical_path_activities"]
 
 
 def is_construct(region):

@@ -182,6 +182,23 @@ static void scen_nothing_to_charge(void)
     tl_end();
 }
 
+/* (i) two partitions: locations 0 and 1 solve (300 and 400), 2 and 3 work 200 each (they never solve),
+ * then all meet at a barrier (the last, 1, arrives at 410) and finalize together. */
+static void scen_partitions(void)
+{
+    mpi_init(4, 425);
+    static const uint64_t busy[4] = { 300, 400, 200, 200 };
+    for (uint32_t l = 0; l < 4; l++) {
+        tl_seg(l, l < 2 ? C_SOLVE : C_WORK, busy[l]);
+        tl_call(l, 10 + busy[l], 415, C_BARRIER, 0);
+        if (l != 1)
+            tl_wait(l, ST_AN_M_BARRIER_WAIT, (double)(400 - busy[l]));
+        tl_rel(l, ST_REL_KEY_COLL, 1, 7, ST_RC_SENDS | ST_RC_RECEIVES);
+        mpi_finalize(l, 415, 425, 0);
+    }
+    tl_end();
+}
+
 /* ---- the tests ------------------------------------------------------------------------------------ */
 
 static void test_late_sender(void)
@@ -196,7 +213,8 @@ static void test_late_sender(void)
                            ST_AN_M_DELAY_LS, ST_AN_M_WAIT_DI, ST_AN_M_WAIT_DIRECT, ST_AN_M_WAIT_DIRECT_LS,
                            ST_AN_M_WAIT_PT, ST_AN_M_WAIT_TERM, ST_AN_M_WAIT_TERM_LS, ST_AN_M_CRITICAL_PATH,
                            ST_AN_M_CP_IMBALANCE, ST_AN_M_PERF_IMPACT, ST_AN_M_PERF_IMPACT_CP, ST_AN_M_CP_ACTIVITIES,
-                           ST_AN_M_CP_IMBALANCE_IMPACT, ST_AN_M_NON_CP_ACTIVITIES };
+                           ST_AN_M_CP_IMBALANCE_IMPACT, ST_AN_M_INTRA_PARTITION, ST_AN_M_INTER_PARTITION,
+                           ST_AN_M_NON_CP_ACTIVITIES };
     expect_zero_but(listed, sizeof listed / sizeof listed[0]);
     REQUIRE(CZ.n == 1);
     EXPECT(cause(ST_AN_M_LATESENDER, C_RECV, 1, C_SOLVE) && CZ.v[0].short_ticks == 300 && CZ.v[0].long_ticks == 0);
@@ -225,6 +243,12 @@ static void test_late_sender(void)
     EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_SOLVE, 1), 300.0 * 305 / 310);
     EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_SEND, 1), 10.0 * 305 / 310);
     EQ(total(ST_AN_M_CP_IMBALANCE_IMPACT), 305);
+    /* location 0 never sends: the path's 10 there less its own excess (5 at MPI_Recv, on no path) is
+     * headroom, 5, another partition's; the rest within the partition */
+    EQ(V(ST_AN_M_INTER_PARTITION, C_SEND, 1), 5);
+    EQ(V(ST_AN_M_INTRA_PARTITION, C_SEND, 1), 10.0 * 305 / 310 - 5);
+    EQ(V(ST_AN_M_INTRA_PARTITION, C_SOLVE, 1), 300.0 * 305 / 310);
+    EQ(total(ST_AN_M_INTER_PARTITION), 5);
     /* each location's resources: its time, its waiting through the impact */
     EQ(total(ST_AN_M_PERF_IMPACT), 2 * 1430);
 }
@@ -383,7 +407,43 @@ static void test_omp(void)
     EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_PAR, 1), 50);
     EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_SERIAL, 0), 60);
     EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_MAIN, 0), 90);
+    /* the worker never runs the master's serial code (another partition): its idleness is inter-partition;
+     * the master's barrier wait on the worker's longer loop is within the partition of the loop */
+    EQ(V(ST_AN_M_INTER_PARTITION, C_SERIAL, 0), 60);
+    EQ(V(ST_AN_M_INTER_PARTITION, C_MAIN, 0), 90);
+    EQ(V(ST_AN_M_INTRA_PARTITION, C_PAR, 1), 50);
+    EQ(total(ST_AN_M_INTRA_PARTITION), 50);
+    EQ(total(ST_AN_M_INTER_PARTITION), 150);
     EQ(total(ST_AN_M_PERF_IMPACT), 2 * 300);
+}
+
+static void test_partitions(void)
+{
+    scen_partitions();
+    run(0);
+    /* the path: 0 (first of four to finalize) back to its barrier, on to 1 (the last arriver) at 410 */
+    expect_path_covers(0, 425);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_SOLVE, 1), 400);
+    EQ(V(ST_AN_M_CRITICAL_PATH, C_BARRIER, 0), 5);
+    /* waits: 0 100, 2 and 3 200 each. Excess CP - T at solve: 100 on 0, 400 on 2 and 3 (never solve),
+     * all of each location's waiting mapped there: 500 onto the path's solve (on 1) */
+    EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_SOLVE, 1), 500);
+    EQ(total(ST_AN_M_CP_IMBALANCE_IMPACT), 500);
+    /* 2 and 3 never solve: headroom 400 - 200 (their work, on no path) = 200 each, inter-partition; 0's
+     * 100 (it solves, less than 1) within the partition */
+    EQ(V(ST_AN_M_INTER_PARTITION, C_SOLVE, 1), 400);
+    EQ(V(ST_AN_M_INTRA_PARTITION, C_SOLVE, 1), 100);
+    EQ(total(ST_AN_M_INTER_PARTITION), 400);
+    EQ(total(ST_AN_M_INTRA_PARTITION), 100);
+    EQ(V(ST_AN_M_PERF_IMPACT_CP, C_SOLVE, 1), 400 + 500);
+    /* an imbalance within the other partition, off the path: 2 works 300 and waits 100; its headroom
+     * 400 - 300 = 100, 3's still 200: inter-partition 300 of the impact's 400, 0's 100 within */
+    L[2].prof[L[2].calls[1].prof_at].ticks = 300;
+    L[2].calls[1].enter = 310, L[2].waits[0].ticks = 100;
+    run(0);
+    EQ(V(ST_AN_M_CP_IMBALANCE_IMPACT, C_SOLVE, 1), 400);
+    EQ(V(ST_AN_M_INTER_PARTITION, C_SOLVE, 1), 300);
+    EQ(V(ST_AN_M_INTRA_PARTITION, C_SOLVE, 1), 100);
 }
 
 static void test_no_waits(void)
@@ -719,6 +779,7 @@ int main(void)
     test_barrier();
     test_rooted();
     test_omp();
+    test_partitions();
     test_no_waits();
     test_nothing_to_charge();
     test_late_receiver();
@@ -730,6 +791,7 @@ int main(void)
     test_numbering(scen_barrier_plain, 0, "barrier");
     test_numbering(scen_bcast_reduce, 0, "broadcast and reduce");
     test_numbering(scen_omp, 1, "openmp");
+    test_numbering(scen_partitions, 0, "partitions");
     test_mixed_relations();
     test_sendrecv();
     test_collective_two_ends();

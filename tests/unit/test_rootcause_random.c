@@ -3,7 +3,8 @@
  * eager sends, synchronous pairs, barriers, broadcasts; 2 to 64 locations): the metric tree's
  * invariants and the critical path's length (check.c), the classification adding up to the
  * point-to-point waits, short-term costs within the waits they stand for, the causes holding the delay
- * costs and sorted as rootcause.h says, the same values bit for bit in another cnode numbering; and
+ * costs and sorted as rootcause.h says, the imbalance impact its intra- and inter-partition parts, the
+ * same values bit for bit in another cnode numbering; and
  * check.c naming a critical path that does not add up.
  */
 /* link: src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
@@ -166,6 +167,12 @@ static void test_random(void)
                 fprintf(stderr, "%u/%" PRIu64 ": waits %g delay %g (long %g) causes %zu hops %zu cpimb %g impact %g\n", RN, seed, waits_of(ST_AN_M_LATESENDER) + waits_of(ST_AN_M_BARRIER_WAIT) + waits_of(ST_AN_M_LATEBROADCAST) + waits_of(ST_AN_M_LATERECEIVER), total(ST_AN_M_DELAY), ml, CZ.n, CZ.npath, total(ST_AN_M_CP_IMBALANCE), total(ST_AN_M_CP_IMBALANCE_IMPACT));
             expect_path_covers(0, L[0].last);
             EXPECT(total(ST_AN_M_PERF_IMPACT) <= (double)RN * (double)L[0].last + 1e-6);
+            /* the imbalance impact is its intra- and inter-partition parts, at every (call path, location) */
+            for (int c = 0; c < NC; c++)
+                for (uint32_t l = 0; l < RN; l++) {
+                    double v = V(ST_AN_M_CP_IMBALANCE_IMPACT, c, l);
+                    EXPECT(fabs(V(ST_AN_M_INTRA_PARTITION, c, l) + V(ST_AN_M_INTER_PARTITION, c, l) - v) < 1e-9 * (1 + v));
+                }
         }
     check_context[0] = 0;
 }
