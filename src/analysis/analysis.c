@@ -156,6 +156,13 @@ static inline uint32_t open_cnode(const an_loc_t *A, const uint64_t *stack, uint
     return s ? (uint32_t)(A->w[stack[s - 1]] >> 32) & 0x7fffffffu : 0;
 }
 
+/* A region of the tool itself (a buffer flush). */
+static int is_tool(uint32_t region)
+{
+    const st_region_info_t *ri = st_region_info(region);
+    return ri && ri->paradigm == ST_PARADIGM_MEASUREMENT;
+}
+
 int an_scan_loc(const st_rel_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths, uint64_t *stack,
                 uint64_t *unpaired, an_ctx_t *c, uint32_t l, an_tacc_t *acc)
 {
@@ -174,6 +181,8 @@ int an_scan_loc(const st_rel_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
                 return -1;
             stack[depth++] = i;
             A->w[i] = AN_W_ENTER | (uint64_t)cn << 32;
+            if (c && is_tool(e->region) && an_evs_push(&c->tool, &c->tool_cap, l, i))
+                return -1;
         } else if (e->kind == ST_EV_LEAVE && depth) {
             uint64_t open = stack[--depth];
             if (i - open > UINT32_MAX)
@@ -258,6 +267,50 @@ static void time_loc(an_ctx_t *c, uint32_t l)
         *st_an_sev(c->res, ST_AN_M_TIME, k, l) += (double)s->v[2 * k];
         *st_an_sev(c->res, ST_AN_M_VISITS, k, l) += (double)s->v[2 * k + 1];
     }
+}
+
+/* Which end of its call a wait of metric m is measured from: 1 the ENTER, -1 the LEAVE (a completion),
+ * 0 none (not a wait, or one less its callees already). */
+static int wait_end(int m)
+{
+    switch (m) {
+    case ST_AN_M_BARRIER_COMPL: case ST_AN_M_NXN_COMPL: case ST_AN_M_INIT_COMPL:
+        return -1;
+    case ST_AN_M_LATESENDER: case ST_AN_M_LATESENDER_WO: case ST_AN_M_LSWO_DIFF: case ST_AN_M_LSWO_SAME:
+    case ST_AN_M_LATERECEIVER: case ST_AN_M_EARLYREDUCE: case ST_AN_M_EARLYSCAN: case ST_AN_M_LATEBROADCAST:
+    case ST_AN_M_WAIT_NXN: case ST_AN_M_BARRIER_WAIT: case ST_AN_M_FINALIZE_WAIT:
+    case ST_AN_M_OMP_LOCK_CONT_CRITICAL: case ST_AN_M_OMP_LOCK_CONT_API:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+double an_less_tool(const an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
+{
+    int end = wait_end(m);
+    uint64_t leave = call != AN_NO_EV ? an_leave(c, l, call) : AN_NO_EV;
+    if (!end || leave == AN_NO_EV)
+        return v;
+    /* the wait's interval [lo, hi] */
+    double lo = end > 0 ? (double)an_time(c, l, call) : (double)an_time(c, l, leave) - v;
+    double hi = end > 0 ? (double)an_time(c, l, call) + v : (double)an_time(c, l, leave);
+    const an_evs_t *tl = &c->tool;
+    size_t a = 0, b = tl->n; /* the first tool ENTER after (l, call) */
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (tl->v[mid].loc < l || (tl->v[mid].loc == l && tl->v[mid].ev <= call))
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    double less = 0;
+    for (; a < tl->n && tl->v[a].loc == l && tl->v[a].ev < leave; a++) {
+        double t0 = (double)an_time(c, l, tl->v[a].ev), t1 = (double)an_leave_time(c, l, tl->v[a].ev);
+        t0 = t0 > lo ? t0 : lo, t1 = t1 < hi ? t1 : hi;
+        less += t1 > t0 ? t1 - t0 : 0;
+    }
+    return v - less;
 }
 
 int an_evs_push(an_evs_t *v, size_t *cap, uint32_t l, uint64_t i)
@@ -398,7 +451,7 @@ void an_end(an_ctx_t *c)
     free(c->tsum);
     st_mem_free(c->done.v), st_mem_free(c->posted.v), st_mem_free(c->done.first), st_mem_free(c->posted.first);
     st_mem_free(c->done.seg), st_mem_free(c->posted.seg);
-    st_mem_free(c->icoll_done.v), st_mem_free(c->coll_end.v);
+    st_mem_free(c->icoll_done.v), st_mem_free(c->coll_end.v), st_mem_free(c->tool.v);
     st_mem_free(c->msgs.recv), st_mem_free(c->msgs.send);
     memset(c, 0, sizeof *c);
 }

@@ -167,6 +167,8 @@ typedef struct an_ctx {
     an_evs_t              icoll_done;   /* their ICOLL_COMPLETE events, by location and index */
     an_evs_t              coll_end;     /* their COLL_END events */
     size_t                caps[4];      /* capacities of icoll_done, coll_end, done, posted */
+    an_evs_t              tool;         /* ENTERs of the tool's own regions (buffer flushes), by location and index */
+    size_t                tool_cap;
     an_msgs_t             msgs;
     an_tacc_t            *tsum;  /* [in->nlocs] the time and visits of each location's calls (an_begin) */
     struct an_rcb        *rcb;   /* the root-cause timeline under construction (rc_build.h), NULL: none */
@@ -273,9 +275,18 @@ void an_note(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v);
  * with a delay cost or Wait at Finalize (rc_build.c). */
 void an_rcb_wait(struct an_rcb *b, int m, uint32_t l, uint64_t call, double v);
 
+/* A wait v of metric m at call on location l less the time of the tool's regions (buffer flushes) inside
+ * the call that lie in the wait's interval: from the call's ENTER for a wait, back from its LEAVE for a
+ * completion (Barrier / N x N / Initialization Completion). Their time is their own (Overhead), not the
+ * call's, so no wait exceeds the call's own time. Other metrics, and OpenMP barrier waits (less all
+ * their callees already), come back unchanged. */
+double an_less_tool(const an_ctx_t *c, int m, uint32_t l, uint64_t call, double v);
+
 /* Adds v (one instance) to metric m at (cnode of call, l); values <= 0 are dropped. */
 static inline void an_add(an_ctx_t *c, int m, uint32_t l, uint64_t call, double v)
 {
+    if (__builtin_expect(c->tool.n != 0, 0) && v > 0)
+        v = an_less_tool(c, m, l, call, v);
     if (v > 0) {
         *st_an_sev(c->res, m, an_cnode(c, l, call), l) += v;
         an_note(c, m, l, call, v);

@@ -6,7 +6,9 @@
  *  - OpenMP time by region: barriers, critical, lock API, ordered, taskwait constructs.
  *  - Management / Fork: on each team thread fork = E(parallel) - t(FORK) and join =
  *    t(JOIN) - L(parallel), at the thread's parallel cnode, and moved into its Time there
- *    (on the master the two intervals were time of the parallel region's parent).
+ *    (on the master the two intervals were time of the parallel region's parent). Calls of the
+ *    master inside the two intervals (buffer flushes) are their own time, not the intervals':
+ *    left out on the master and, in an outermost team, on every other thread (idle meanwhile).
  *  - Wait at Barrier: min(latest team ENTER, own LEAVE) - own ENTER - the time of tasks
  *    run inside the barrier (its callees), explicit / implicit.
  *  - Lock Contention: t(release of the previous holder) - E(acquiring call), critical or API.
@@ -176,6 +178,22 @@ static void limited_less_nested(an_ctx_t *c, stretches_t *limited, stretches_t *
     }
 }
 
+/* The time of the calls directly inside the events (from, to) of location l: a master's buffer flushes
+ * between its fork and its team begin, or between its team end and its join. */
+static uint64_t calls_between(const an_ctx_t *c, uint32_t l, uint64_t from, uint64_t to)
+{
+    uint64_t sum = 0;
+    for (uint64_t i = from + 1; i < to; i++)
+        if (an_is_enter(c, l, i)) {
+            uint64_t j = an_leave(c, l, i);
+            if (j == AN_NO_EV || j >= to)
+                break;
+            sum += (uint64_t)st_an_diff(an_time(c, l, j), an_time(c, l, i));
+            i = j;
+        }
+    return sum;
+}
+
 /* Management and Fork of one parallel region instance; limited parallelism when it is
  * outermost and smaller than its process (inpar: cnode lies in a parallel region), noted in
  * limited; a nested team's stretches in nested. 0, or -1 (memory). */
@@ -189,6 +207,17 @@ static int team(an_ctx_t *c, const st_rel_inst_t *fi, const uint32_t *master, co
     if (fi->nsend != 1 || join == AN_NO_EV)
         return 0;
     uint64_t t_fork = an_time(c, f->loc, f->ev), t_join = an_time(c, f->loc, join);
+    int outermost = !inpar[an_cnode(c, f->loc, an_call(c, f->loc, f->ev))];
+    /* the master's calls in its fork and join intervals (buffer flushes): their time is their own */
+    double in_fork = 0, in_join = 0;
+    for (uint32_t s = 1; s < fi->nsend + fi->nrecv; s++) {
+        const st_rel_ref_t *m = ref(c, fi, s);
+        uint64_t e = m->loc == f->loc ? parallel_enter(c, m->loc, m->ev) : AN_NO_EV;
+        if (e != AN_NO_EV && an_leave(c, m->loc, e) != AN_NO_EV && an_leave(c, m->loc, e) < join) {
+            in_fork = (double)calls_between(c, f->loc, f->ev, e);
+            in_join = (double)calls_between(c, f->loc, an_leave(c, m->loc, e), join);
+        }
+    }
     uint32_t pk = ST_AN_NO_CNODE; /* the forking thread's parallel cnode */
     for (uint32_t s = 1; s < fi->nsend + fi->nrecv; s++) {
         const st_rel_ref_t *m = ref(c, fi, s);
@@ -199,6 +228,12 @@ static int team(an_ctx_t *c, const st_rel_inst_t *fi, const uint32_t *master, co
         uint32_t k = an_cnode(c, m->loc, e);
         double fork = (double)st_an_diff(an_time(c, m->loc, e), t_fork);
         double jn = (double)st_an_diff(t_join, an_leave_time(c, m->loc, e));
+        /* Not in the intervals: the master's calls there, on the master (they are its callees' time), and on
+         * the workers of an outermost team, who are idle meanwhile (idle_outside gives them the master's Time
+         * at those calls); a nested team's workers keep the whole intervals (its master's callees are no
+         * time of theirs). */
+        if (m->loc == f->loc || outermost)
+            fork -= in_fork, jn -= in_join;
         fork = fork > 0 ? fork : 0, jn = jn > 0 ? jn : 0;
         add_up(c, ST_AN_M_OMP_FORK, k, m->loc, fork);
         add_up(c, ST_AN_M_OMP_MGMT, k, m->loc, jn);
@@ -210,11 +245,11 @@ static int team(an_ctx_t *c, const st_rel_inst_t *fi, const uint32_t *master, co
             pk = k;
         }
     }
-    int outermost = !inpar[an_cnode(c, f->loc, an_call(c, f->loc, f->ev))];
     if (pk != ST_AN_NO_CNODE && outermost)
         for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++)
             if (master[l] != UINT32_MAX && master[l] == master[f->loc] && !inteam[l]) {
-                double d = (double)st_an_diff(t_join, t_fork);
+                double d = (double)st_an_diff(t_join, t_fork) - in_fork - in_join; /* as a worker's */
+                d = d > 0 ? d : 0;
                 *st_an_sev(r, ST_AN_M_TIME, pk, l) += d;
                 *st_an_sev(r, ST_AN_M_OMP_IDLE, pk, l) += d;
                 *st_an_sev(r, ST_AN_M_OMP_LIMITED, pk, l) += d;
