@@ -14,8 +14,13 @@
  * measured round records a few thousand events, so at most one round of OUTER sees the
  * next flush and the median is the steady-state cost of the callbacks. Flushes are a
  * per-event cost of their own (tests/bench/record_bench.c).
- * Usage: omp_bench CONSTRUCT|all [SCALE] (SCALE multiplies the instances; default 1).
+ * Usage: omp_bench CONSTRUCT|all [SCALE [user]] (SCALE multiplies the instances; default 1).
  * Threads: OMP_NUM_THREADS.
+ *
+ * With "user" (tests/bench/user_bench.sh, what a user pays): empty constructs (no delay, no
+ * reference), a warm-up of 1000 instances (the team started), then OUTER rounds timed as one loop,
+ * flushes included; prints the mean over all of them:
+ *     ompuser <construct> <threads> <ns per instance> <instances>
  */
 #include <omp.h>
 #include <stdio.h>
@@ -164,7 +169,7 @@ typedef struct bench {
 int main(int argc, char **argv)
 {
     const char *which = argc > 1 ? argv[1] : "all";
-    int scale = argc > 2 ? atoi(argv[2]) : 1, d = 100, found = 0;
+    int scale = argc > 2 ? atoi(argv[2]) : 1, d = 100, found = 0, user = argc > 3 && !strcmp(argv[3], "user");
     if (scale < 1)
         scale = 1;
     omp_init_lock(&lock);
@@ -179,6 +184,15 @@ int main(int argc, char **argv)
         found = 1;
         int inner = benches[b].inner * scale;
         double v[OUTER];
+        if (user) {
+            benches[b].run(1000, 0);
+            double t = 0;
+            for (int k = 0; k < OUTER; k++)
+                t += benches[b].run(inner, 0);
+            printf("ompuser %s %d %.1f %d\n", benches[b].name, omp_get_max_threads(), t / ((double)inner * OUTER) * 1e9,
+                   inner * OUTER);
+            continue;
+        }
         benches[b].run(150000 / benches[b].events, d); /* warm-up: team started, buffer touched */
         for (int k = 0; k < OUTER; k++) {
             double t = benches[b].run(inner, d), ref = reference(inner, d);

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# tests/bench/user_bench.sh — what a user pays (part of `make bench`, and runnable alone:
+# `O=$PWD bash tests/bench/user_bench.sh`): long loops of empty parallel regions and barriers at 2
+# threads (omp_bench.c's "user" mode) and of 8 B MPI ping-pong round trips on 2 ranks
+# (pingpong.c's "pingpong-all" line), each timed as one loop — buffer flushes included — at the
+# tool's default settings (the default SYNCTRACE_BUFFER: each loop records enough events to flush
+# it several times). Untraced, synctrace (libsynctrace.so preloaded) and EZTrace (`eztrace -t
+# ompt` for OpenMP, `eztrace -t <family>` for MPI) runs alternate USER_BENCH_REPS times (default
+# BENCH_REPS, else 5); the table shows per operation the medians over the runs of the mean ns per
+# operation, the ns synctrace and EZTrace add and their ratios to untraced, the buffer flushes of a
+# synctrace run (`synctrace info`: buffer flushes, all locations), and the targets: parallel region
+# <= +400 ns and below EZTrace's, barrier <= +80 ns, MPI round trip <= +200 ns.
+# EZTrace traces OpenMP in the program built without MPI (omp_bench.sh says why); its untraced
+# reference is the MPI-linked build's, which makes no MPI call.
+# Environment: O (build root, as for make), BENCH_FAMILY (tests/bench/family.sh; default the first
+# built family), USER_BENCH_REPS / BENCH_REPS, USER_BENCH_DIV (divides the loops' lengths, default 1:
+# for a quick look; fewer flushes).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+O=$(cd "${O:-$ROOT}" && pwd)
+source tests/bench/family.sh
+fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
+BIN=$O/bin/synctrace
+BUILD=$O/build/bench/$FAM
+REPS=${USER_BENCH_REPS:-${BENCH_REPS:-5}}
+DIV=${USER_BENCH_DIV:-1}
+THREADS=2
+export LIBOMP_USE_HIDDEN_HELPER_TASK=${LIBOMP_USE_HIDDEN_HELPER_TASK:-0} MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
+mkdir -p "$BUILD"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-userbench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+die() { echo "user_bench: $*" >&2; exit 1; }
+[ -x "$BIN" ] || die "no $BIN: run make first"
+command -v clang >/dev/null || die "clang not installed"
+
+# The loops' lengths: the default buffer holds 131072 events (8 MiB). A parallel region records 8
+# events on the master, a barrier 2 per thread, a round trip 6 per rank: about 7, 5 and 5 flushes of
+# the most loaded location. omp_bench.c's rounds: parallel 7 x 500 x SCALE, barrier 7 x 2000 x SCALE.
+PAR_SCALE=$((36 / DIV > 0 ? 36 / DIV : 1)) BAR_SCALE=$((24 / DIV > 0 ? 24 / DIV : 1))
+RT=$((110000 / DIV / 21 * 21 > 21 ? 110000 / DIV / 21 * 21 : 21))
+
+"${FAM_CC_CLANG[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp -Wl,--no-as-needed \
+    -o "$BUILD/omp_bench" tests/bench/omp_bench.c || die "cannot build tests/bench/omp_bench.c with ${FAM_CC_CLANG[*]}"
+"${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -o "$BUILD/pingpong" tests/bench/pingpong.c ||
+    die "cannot build tests/bench/pingpong.c with ${FAM_CC[*]}"
+ez_omp="not installed" ez_mpi="not installed"
+if command -v eztrace >/dev/null; then
+    clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp -o "$BUILD/omp_bench_nompi" tests/bench/omp_bench.c ||
+        die "cannot build tests/bench/omp_bench.c with clang"
+    ez_omp=ok ez_mpi=ok
+    eztrace_avail 2>/dev/null | grep -q "^ompt[[:space:]]" || ez_omp="eztrace has no ompt module (eztrace_avail)"
+    eztrace_avail 2>/dev/null | grep -q "^$FAM[[:space:]]" || ez_mpi="eztrace has no $FAM module (eztrace_avail)"
+fi
+
+status=0
+# one OUT OP VARIANT: one run of operation OP (parallel, barrier, pingpong) as VARIANT (plain, st,
+# ez); appends its ns per operation to $TMP/OP-VARIANT and, for st, the buffer flushes to OP-flushes
+one() {
+    local op=$1 v=$2 dir=$TMP/trace-$1-$2 pre=() out
+    rm -rf "$dir"
+    case $v in
+    st) pre=(LD_PRELOAD="$FAM_LIB" SYNCTRACE_DIR="$dir") ;;
+    ez) pre=(eztrace -t "$([ "$op" = pingpong ] && echo "$FAM" || echo ompt)" -o "$dir") ;;
+    esac
+    if [ "$op" = pingpong ]; then
+        if [ "$v" = ez ]; then
+            fam_cmd 2 -- "${pre[@]}" "$BUILD/pingpong" "$RT" 21 21
+        else
+            fam_cmd 2 "${pre[@]}" -- "$BUILD/pingpong" "$RT" 21 21
+        fi
+    else
+        local prog=$BUILD/omp_bench scale=$PAR_SCALE
+        [ "$v" != ez ] || prog=$BUILD/omp_bench_nompi
+        [ "$op" = parallel ] || scale=$BAR_SCALE
+        CMD=(env OMP_NUM_THREADS=$THREADS "${pre[@]}" "$prog" "$op" "$scale" user)
+    fi
+    if timeout 300 "${CMD[@]}" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
+        # a round trip is two one-way latencies
+        out=$(awk '$1 == "ompuser" {print $4} $1 == "pingpong-all" && $2 == 8 {printf "%.1f\n", 2 * $3}' "$TMP/run.txt")
+        [ -n "$out" ] && echo "$out" >>"$TMP/$op-$v" || { echo "user_bench: $op $v printed no figure" >&2; status=1; }
+        [ "$v" != st ] || "$BIN" info "$dir" 2>/dev/null | sed -nE 's/^buffer flushes:[[:space:]]*([0-9]+).*/\1/p' |
+            head -n 1 >>"$TMP/$op-flushes"
+    else
+        echo "user_bench: $op $v run failed (${CMD[*]}): $(tail -n 3 "$TMP/err.txt")" >&2
+        status=1
+        if [ "$v" = ez ] && [ "$op" = pingpong ]; then
+            ez_mpi="runs failed (stderr above)"
+        elif [ "$v" = ez ]; then
+            ez_omp="runs failed (stderr above)"
+        fi
+    fi
+    rm -rf "$dir"
+}
+
+ops="parallel barrier pingpong"
+for i in $(seq "$REPS"); do
+    for op in $ops; do
+        one "$op" plain
+        one "$op" st
+        ez=$ez_omp
+        [ "$op" != pingpong ] || ez=$ez_mpi
+        [ "$ez" != ok ] || one "$op" ez
+    done
+done
+
+median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+med() { if [ -s "$TMP/$1" ]; then median <"$TMP/$1"; else echo nan; fi; }
+isnum() { [[ $1 =~ ^[-+]?[0-9.]+$ ]]; }
+diff_() { if isnum "$1" && isnum "$2"; then awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.0f", a - b}'; else echo n/a; fi; }
+ratio() { if isnum "$1" && isnum "$2"; then awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; else echo n/a; fi; }
+
+echo "What a user pays: default settings, buffer flushes included ($(fam_label), $THREADS threads / 2 ranks;" \
+    "$REPS alternating runs; load average $(cut -d' ' -f1-3 /proc/loadavg))"
+printf '%-24s %8s %10s %10s %8s %6s %8s %10s %8s %6s  %s\n' operation count "untraced" synctrace added ratio flushes \
+    eztrace "ez added" ratio "target (synctrace added)"
+for op in $ops; do
+    u=$(med "$op-plain") s=$(med "$op-st") e=$(med "$op-ez") fl=$(med "$op-flushes")
+    a=$(diff_ "$s" "$u") ea=$(diff_ "$e" "$u")
+    case $op in
+    parallel) name="parallel region" n=$((3500 * PAR_SCALE)) lim=400 ;;
+    barrier) name="barrier" n=$((14000 * BAR_SCALE)) lim=80 ;;
+    pingpong) name="MPI 8 B round trip" n=$RT lim=200 ;;
+    esac
+    verdict=n/a
+    if isnum "$a"; then
+        verdict=$(awk -v a="$a" -v l="$lim" 'BEGIN {print (a + 0 <= l ? "ok" : "ABOVE TARGET")}')
+        [ "$op" != parallel ] || ! isnum "$ea" || [ "${a#+}" -lt "${ea#+}" ] || verdict="$verdict, not below EZTrace's"
+    fi
+    tgt="<= +$lim ns"
+    [ "$op" != parallel ] || tgt="$tgt, < EZTrace's"
+    printf '%-24s %8s %10s %10s %8s %6s %8s %10s %8s %6s  %s\n' "$name" "$n" "$u" "$s" "$a" "$(ratio "$s" "$u")" "$fl" \
+        "$e" "$ea" "$(ratio "$e" "$u")" "$tgt: $verdict"
+done
+echo "(ns per operation: mean over each run's whole timed loop, median over the runs; flushes: a synctrace run's, all"
+echo " locations; EZTrace OpenMP: $ez_omp; EZTrace MPI: $ez_mpi${FAM_NOTE:+; $FAM_NOTE})"
+exit $status
