@@ -5,6 +5,7 @@
  */
 #include "lifecycle_int.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include "../analysis/inrun_mpi.h"
@@ -41,6 +42,34 @@ static void report_finalize(const double *t, int written)
                     t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[5] - t[4]);
 }
 
+/* This thread's CPU time (ms) and minor page faults so far: the preparation's steps at SYNCTRACE_VERBOSE=2. */
+typedef struct prep_probe {
+    double cpu_ms;
+    long faults;
+} prep_probe_t;
+
+static prep_probe_t probe(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return (prep_probe_t){ 0, 0 };
+    return (prep_probe_t){ (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec * 1e-3 +
+                               (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec * 1e-3,
+                           ru.ru_minflt };
+}
+
+static void report_preparation(const prep_probe_t *p, const st_rankdata_t *rd)
+{
+    uint64_t ev = 0;
+    for (uint32_t i = 0; i < rd->nthreads; i++)
+        ev += rd->threads[i].nevents;
+    st_log_debug("trace preparation: %llu events; CPU ms (page faults): load %.1f (%ld), remap %.1f (%ld), "
+                 "call paths %.1f (%ld), prepare %.1f (%ld)",
+                 (unsigned long long)ev, p[1].cpu_ms - p[0].cpu_ms, p[1].faults - p[0].faults,
+                 p[2].cpu_ms - p[1].cpu_ms, p[2].faults - p[1].faults, p[3].cpu_ms - p[2].cpu_ms,
+                 p[3].faults - p[2].faults, p[4].cpu_ms - p[3].cpu_ms, p[4].faults - p[3].faults);
+}
+
 static void finish_and_write(void)
 {
     st_rankdata_t rd;
@@ -50,15 +79,22 @@ static void finish_and_write(void)
     st_clock_finalize_sync();
     st_polite_doing("preparing the trace at MPI_Finalize");
     t[1] = mono_ms();
+    prep_probe_t pp[5];
+    pp[0] = probe();
     if (st_collect_rankdata(&rd, 0) != 0) {
         st_log_error("out of memory collecting the trace; no archive written");
         return;
     }
     st_lc_heap_reuse(1);
+    pp[1] = probe();
     st_clock_remap_rankdata(&rd);
     st_clock_report(&rd);
+    pp[2] = probe();
     st_lc_collect_callpaths(&rd);
+    pp[3] = probe();
     st_otf2_prepare(&rd); /* once, for CLC and the writer */
+    pp[4] = probe();
+    report_preparation(pp, &rd);
     st_lc_lend_idle_buffers();
     t[2] = mono_ms();
     st_polite_doing("the CLC correction at MPI_Finalize");
