@@ -357,39 +357,58 @@ static int cmp_callsite(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static void repair_order(const st_rankdata_t *rd, st_thread_data_t *t)
-{
-    uint64_t raised = 0;
-    for (uint64_t j = 1; j < t->nevents; j++)
-        if (t->events[j].time < t->events[j - 1].time) {
-            t->events[j].time = t->events[j - 1].time;
-            raised++;
-        }
-    if (raised)
-        st_log_warn("rank %d thread %u: %llu event(s) earlier than their predecessor; raised to keep "
-                    "the location's time order", rd->rank, t->index, (unsigned long long)raised);
-}
+/* What one pass over a thread's events repaired and dropped (reported after all threads). */
+typedef struct repair_counts {
+    uint64_t raised, dropped, quiet;
+    const char *first; /* why the first dropped event could not be written */
+} repair_counts_t;
 
-static void drop_unwritable(const st_rankview_t *c, st_thread_data_t *t)
+/*
+ * One pass over a thread's events: raises a time earlier than its predecessor's (in the recorded
+ * order, dropped events included) and keeps the events that can be written, moved down over the
+ * dropped ones (an event stays where it is until the first drop).
+ */
+static repair_counts_t repair_thread(const st_rankview_t *c, st_thread_data_t *t)
 {
-    uint64_t k = 0, dropped = 0, quiet = 0;
-    const char *first = NULL;
+    repair_counts_t n = { 0, 0, 0, NULL };
+    st_event_t *ev = t->events;
+    uint64_t k = 0, prev = t->nevents ? ev[0].time : 0;
     for (uint64_t j = 0; j < t->nevents; j++) {
-        const char *why = st_rankview_check(c, &t->events[j]);
-        if (!why)
-            t->events[k++] = t->events[j];
-        else if (t->events[j].flags & ST_EVF_PROC_NULL)
-            quiet++; /* no message exists: nothing to record, nothing wrong */
-        else if (dropped++ == 0)
-            first = why;
+        if (ev[j].time < prev) {
+            ev[j].time = prev;
+            n.raised++;
+        }
+        prev = ev[j].time;
+        const char *why = st_rankview_check(c, &ev[j]);
+        if (!why) {
+            if (k != j)
+                ev[k] = ev[j];
+            k++;
+        } else if (ev[j].flags & ST_EVF_PROC_NULL)
+            n.quiet++; /* no message exists: nothing to record, nothing wrong */
+        else if (n.dropped++ == 0)
+            n.first = why;
     }
     t->nevents = k;
-    if (dropped)
-        st_log_warn("rank %d thread %u: %llu event(s) cannot be written to OTF2 and were dropped "
-                    "(first: %s)", c->rd->rank, t->index, (unsigned long long)dropped, first);
-    if (quiet)
-        st_log_debug("rank %d thread %u: %llu MPI_PROC_NULL event(s) not written", c->rd->rank,
-                     t->index, (unsigned long long)quiet);
+    return n;
+}
+
+static void report_repairs(const st_rankdata_t *rd, const repair_counts_t *n)
+{
+    for (uint32_t i = 0; i < rd->nthreads; i++)
+        if (n[i].raised)
+            st_log_warn("rank %d thread %u: %llu event(s) earlier than their predecessor; raised to keep "
+                        "the location's time order", rd->rank, rd->threads[i].index,
+                        (unsigned long long)n[i].raised);
+    for (uint32_t i = 0; i < rd->nthreads; i++) {
+        if (n[i].dropped)
+            st_log_warn("rank %d thread %u: %llu event(s) cannot be written to OTF2 and were dropped "
+                        "(first: %s)", rd->rank, rd->threads[i].index, (unsigned long long)n[i].dropped,
+                        n[i].first);
+        if (n[i].quiet)
+            st_log_debug("rank %d thread %u: %llu MPI_PROC_NULL event(s) not written", rd->rank,
+                         rd->threads[i].index, (unsigned long long)n[i].quiet);
+    }
 }
 
 void st_rankdata_span(st_rankdata_t *rd)
@@ -419,15 +438,21 @@ int st_rankdata_prepare(st_rankdata_t *rd)
         return 0;
     if (rd->callsites && rd->ncallsites > 1)
         qsort(rd->callsites, rd->ncallsites, sizeof *rd->callsites, cmp_callsite);
-    for (uint32_t i = 0; i < rd->nthreads; i++)
-        if (rd->threads[i].events)
-            repair_order(rd, &rd->threads[i]);
+    /* The view reads no timestamps, so the order is repaired in the same pass that drops events. */
     st_rankview_t c;
     if (st_rankview_init(&c, rd, 0) != 0)
         return -1;
+    repair_counts_t *counts = calloc(rd->nthreads ? rd->nthreads : 1, sizeof *counts);
+    if (!counts) {
+        st_rankview_free(&c);
+        st_log_error("out of memory while preparing rank %d for the OTF2 archive", rd->rank);
+        return -1;
+    }
     for (uint32_t i = 0; i < rd->nthreads; i++)
         if (rd->threads[i].events)
-            drop_unwritable(&c, &rd->threads[i]);
+            counts[i] = repair_thread(&c, &rd->threads[i]);
+    report_repairs(rd, counts);
+    free(counts);
     st_rankdata_span(rd);
     for (uint32_t i = 0; i < rd->nteams; i++)
         free(rd->teams[i].threads);

@@ -5,6 +5,7 @@
  */
 #include "lifecycle_int.h"
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include "../analysis/inrun_mpi.h"
@@ -41,30 +42,85 @@ static void report_finalize(const double *t, int written)
                     t[1] - t[0], t[2] - t[1], t[3] - t[2], t[4] - t[3], t[5] - t[4]);
 }
 
+/* This thread's CPU time (ms) and minor page faults so far: where finalize's time goes, at SYNCTRACE_VERBOSE=2. */
+typedef struct probe {
+    double cpu_ms;
+    long   faults;
+} probe_t;
+
+static probe_t probe(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return (probe_t){ 0, 0 };
+    return (probe_t){ (double)ru.ru_utime.tv_sec * 1e3 + (double)ru.ru_utime.tv_usec * 1e-3 +
+                          (double)ru.ru_stime.tv_sec * 1e3 + (double)ru.ru_stime.tv_usec * 1e-3,
+                      ru.ru_minflt };
+}
+
+static uint64_t count_events(const st_rankdata_t *rd)
+{
+    uint64_t ev = 0;
+    for (uint32_t i = 0; i < rd->nthreads; i++)
+        ev += rd->threads[i].nevents;
+    return ev;
+}
+
+#define PROBE_DIFF(p, a, b) (p)[b].cpu_ms - (p)[a].cpu_ms, (p)[b].faults - (p)[a].faults
+
+/* The preparation's steps: p[0] before loading, p[1] loaded, p[2] remapped, p[3] call paths, p[4] prepared. */
+static void report_preparation(const probe_t *p, const st_rankdata_t *rd)
+{
+    st_log_debug("trace preparation: %llu events; CPU ms (page faults): load %.1f (%ld), remap %.1f (%ld), "
+                 "call paths %.1f (%ld), prepare %.1f (%ld)",
+                 (unsigned long long)count_events(rd), PROBE_DIFF(p, 0, 1), PROBE_DIFF(p, 1, 2), PROBE_DIFF(p, 2, 3),
+                 PROBE_DIFF(p, 3, 4));
+}
+
+/* The phases of the MPI_Finalize line on this rank: p[0] .. p[5] at t[0] .. t[5]. */
+static void report_phases(const probe_t *p, const st_rankdata_t *rd)
+{
+    st_log_debug("MPI_Finalize: %llu events; this thread's CPU ms (page faults): sync %.1f (%ld), trace preparation "
+                 "%.1f (%ld), CLC %.1f (%ld), wait-state analysis %.1f (%ld), archive write %.1f (%ld)",
+                 (unsigned long long)count_events(rd), PROBE_DIFF(p, 0, 1), PROBE_DIFF(p, 1, 2), PROBE_DIFF(p, 2, 3),
+                 PROBE_DIFF(p, 3, 4), PROBE_DIFF(p, 4, 5));
+}
+
 static void finish_and_write(void)
 {
     st_rankdata_t rd;
     double t[6];
+    probe_t ph[6]; /* the phases' CPU and faults (SYNCTRACE_VERBOSE=2) */
     t[0] = mono_ms();
+    ph[0] = probe();
     st_polite_doing("the clock synchronization at MPI_Finalize");
     st_clock_finalize_sync();
     st_polite_doing("preparing the trace at MPI_Finalize");
     t[1] = mono_ms();
+    probe_t pp[5];
+    pp[0] = ph[1] = probe();
     if (st_collect_rankdata(&rd, 0) != 0) {
         st_log_error("out of memory collecting the trace; no archive written");
         return;
     }
     st_lc_heap_reuse(1);
+    pp[1] = probe();
     st_clock_remap_rankdata(&rd);
     st_clock_report(&rd);
+    pp[2] = probe();
     st_lc_collect_callpaths(&rd);
+    pp[3] = probe();
     st_otf2_prepare(&rd); /* once, for CLC and the writer */
+    pp[4] = probe();
+    report_preparation(pp, &rd);
     st_lc_lend_idle_buffers();
     t[2] = mono_ms();
+    ph[2] = probe();
     st_polite_doing("the CLC correction at MPI_Finalize");
     st_rel_derived_t derived = { 0 }; /* CLC's logical messages, which the analysis takes instead of deriving them */
     st_clc_run_mpi(st_tool_comm, &rd, st_config.analyze == ST_ANALYZE_ON ? &derived : NULL);
     t[3] = mono_ms();
+    ph[3] = probe();
     st_an_inrun_t analysis;
     st_polite_doing("the wait-state analysis at MPI_Finalize");
     st_an_inrun_run(st_tool_comm, &rd, &derived, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
@@ -73,6 +129,7 @@ static void finish_and_write(void)
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
     t[4] = mono_ms();
+    ph[4] = probe();
     st_polite_doing("writing the archive at MPI_Finalize");
     int rc = st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir);
     /* From here on a signal finds either an archive or its reported failure. (A signal during
@@ -80,7 +137,9 @@ static void finish_and_write(void)
      * both are there, and `synctrace recover` says so.) */
     st_abend_disarm();
     t[5] = mono_ms();
+    ph[5] = probe();
     report_finalize(t, rc == 0);
+    report_phases(ph, &rd);
     if (rc == 0 && st_world_rank == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_an_inrun_report(&analysis, st_archive_dir, rc == 0);

@@ -14,6 +14,7 @@
 
 #include "../config/config.h"
 #include "../util/log.h"
+#include "../util/hugealloc.h"
 
 __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));
 volatile int st_record_active;
@@ -154,8 +155,9 @@ st_event_t *st_record_load(st_thread_t *th, size_t *n)
 {
     size_t total = (size_t)th->spilled + th->pos;
     /* on cache lines: malloc's large blocks start 16 bytes into a page, and every event would
-     * straddle two lines (two misses where the passes after MPI_Finalize read one at random) */
-    st_event_t *all = aligned_alloc(ST_CACHE_LINE, (total ? total : 1) * sizeof *all);
+     * straddle two lines (two misses where the passes after MPI_Finalize read one at random);
+     * in huge pages when large (fresh 4 KiB pages cost more than reading the events) */
+    st_event_t *all = st_huge_alloc((total ? total : 1) * sizeof *all);
     *n = 0;
     if (!all) {
         st_log_error("out of memory reading back %zu events", total);
