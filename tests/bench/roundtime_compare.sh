@@ -23,8 +23,10 @@
 #                   from a synchronized start to the last rank's end
 #   barrier scheme  synctrace-bench --scheme barrier: median over batches of the mean per call of
 #                   back-to-back calls, maximum over ranks
-#   IMB t_max       IMB-MPI1's t_max[usec] (mean per call of back-to-back calls, maximum over ranks)
-#   OSU max         OSU's "Max Latency(us)" with -f (the same, as OSU computes it)
+#   IMB t_max       IMB-MPI1's t_max[usec]: each rank's mean time per call, maximum over ranks; the
+#                   calls are timed one by one with an untimed MPI_Barrier after each (IMB's default
+#                   -sync 1), not back to back
+#   OSU max         OSU's "Max Latency(us)" with -f: the same (a barrier after each timed call)
 #   IMB t_avg       IMB-MPI1's t_avg[usec] (the mean over ranks instead of the maximum), for reference
 # A cell is the median over the repetitions and [min-max]; "(k/n)" when only k of n runs gave a figure.
 # Ranks are bound to cores while there are enough (-bind-to core / --bind-to core), as the rtbench
@@ -278,7 +280,8 @@ for f in fams:
 EOF
 echo
 echo "(— : not run or no figure. Round-Time: per call from a synchronized start to the last rank's end;"
-echo " the others: means of back-to-back calls. RT valid %: Round-Time's valid rounds of all rounds. Reductions:"
+echo " barrier scheme: mean of back-to-back calls; IMB (its default -sync 1) and OSU: mean of calls timed one by"
+echo " one, an untimed barrier after each. RT valid %: Round-Time's valid rounds of all rounds. Reductions:"
 echo " synctrace-bench MPI_DOUBLE, IMB MPI_FLOAT, OSU MPI_CHAR, all MPI_SUM.)"
 for fam in $USED; do
     fam_use "$fam"
