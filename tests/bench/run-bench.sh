@@ -24,7 +24,9 @@
 # cost next to CLC and write); on the first family only: sync_bench.sh, clc_write_bench.sh (CLC
 # against the write on a consistent 10^6-event trace at 2, 4, 8 ranks), scaling_bench.sh (costs by events per rank and by ranks),
 # callpath_bench.sh (call-path cost per MPI call at stack depth 5 and 20) and html_bench.sh (the
-# HTML report of a 1M-event trace in headless Chromium), when they exist.
+# HTML report of a 1M-event trace in headless Chromium), when they exist. Last, across the families:
+# roundtime_compare.sh (synctrace-bench next to IMB-MPI1 and OSU, when IMB_MPI1 / OSU_DIR name their
+# binaries; otherwise it says what it skips; BENCH_QUICK=1: 2 ranks only).
 # Environment: O (build root, as for make), BENCH_MPI (families, default: every built one),
 # BENCH_REPS, BENCH_SCALE (record_bench workload), BENCH_SCALING (quick, the default, or full: see
 # scaling_bench.sh), BENCH_QUICK=1 (development: 2 ping-pong pairs, one run per figure elsewhere,
@@ -228,4 +230,11 @@ if [ "$QUICK" = 1 ]; then
 else
     for p in sync_bench.sh clc_write_bench.sh scaling_bench.sh callpath_bench.sh html_bench.sh; do part "$FIRST" "$p"; done
 fi
+# every family in one run (its repetitions interleave the tools and the families)
+echo
+echo "==== roundtime_compare.sh — $FAMILIES===="
+rtc_np=${RTC_NP:-2 4 8}
+[ "$QUICK" = 1 ] && rtc_np=${RTC_NP:-2}
+O=$O BENCH_MPI="$FAMILIES" RTC_NP=$rtc_np bash tests/bench/roundtime_compare.sh ||
+    { echo "run-bench: tests/bench/roundtime_compare.sh failed" >&2; status=1; }
 exit $status
