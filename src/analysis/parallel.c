@@ -332,16 +332,17 @@ int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
 {
     double rc0[2];
     an_rc_clock(rc0);
-    const st_an_result_t *r = &p->res;
+    st_an_result_t *r = &p->res;
     size_t nsev = (size_t)ST_AN__METRICS * r->ncnodes * r->nlocs, ntop = 0;
     for (int m = 0; m < ST_AN__METRICS; m++)
         ntop += 1 + 5 * (size_t)r->ntop[m];
     size_t nfw = 0;
     for (uint32_t k = 0; k < r->nfuncs; k++)
         nfw += 1 + (strlen(r->funcs[k]) + 7) / 8;
-    size_t tlb = r->timeline ? an_rc_pack_size(r->timeline) : 0; /* the timeline's bytes */
+    /* the timeline's bytes: room for them (pages not written stay free), the part cut to them once packed */
+    size_t tlb = r->timeline ? an_rc_pack_bound(r->timeline) : 0;
     size_t n = PART_HEAD + 3 * (size_t)r->nlocs + nfw + 2 * (size_t)r->ncnodes + nsev + ntop + (tlb + 7) / 8;
-    uint64_t *w = malloc(8 * n), *q = w;
+    uint64_t *w = malloc(8 * n), *q = w, *tlw = w + PART_HEAD - 1;
     if (!w)
         return -1;
     *q++ = PACK_MAGIC, *q++ = r->nlocs, *q++ = r->ncnodes;
@@ -370,9 +371,17 @@ int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
         }
     }
     if (r->timeline) {
+        tlb = (size_t)(an_rc_pack(r->timeline, (uint8_t *)q) - (uint8_t *)q);
         if (tlb % 8)
-            q[tlb / 8] = 0; /* the padding */
-        an_rc_pack(r->timeline, (uint8_t *)q);
+            memset((uint8_t *)q + tlb, 0, 8 - tlb % 8); /* the padding */
+        *tlw = tlb + 1;
+        n = (size_t)(q - w) + (tlb + 7) / 8;
+        uint64_t *cut = realloc(w, 8 * n);
+        w = cut ? cut : w;
+        /* the part holds it now: its memory is the collector's unpacking's */
+        st_rc_input_free(r->timeline);
+        free(r->timeline);
+        r->timeline = NULL;
         an_rc_clock_add(p->rc_ms, rc0);
     }
     *buf = w, *len = 8 * n;

@@ -80,6 +80,17 @@ size_t an_rc_pack_size(const st_rc_input_t *in)
     return w.n;
 }
 
+size_t an_rc_pack_bound(const st_rc_input_t *in)
+{
+    size_t n = 0; /* varints of at most 10 bytes (a 32-bit value's 5), a wait's ticks 8 */
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        n += 7 * 10 + (size_t)L->ncalls * (2 * 10 + 5 * 5) + L->nprof * (5 + 10) + L->nwaits * (5 + 8) +
+             L->nrels * (4 * 10 + 5);
+    }
+    return n;
+}
+
 uint8_t *an_rc_pack(const st_rc_input_t *in, uint8_t *out)
 {
     wr_t w = { out, 0 };
