@@ -518,6 +518,9 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     if (rc == 0 && res->timeline)
         res->timeline->nlocs = nlocs;
     /* 2: values, worst instances, statistics */
+    stamp_t u0, u1, u2; /* the timelines' unpacking (summed) and the replay */
+    double unpack_ms = 0;
+    long unpack_faults = 0;
     for (int i = 0, loc0 = 0; rc == 0 && i < n; i++) {
         part_t pt;
         uint64_t head[PART_HEAD], rt[3];
@@ -535,6 +538,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             rc = merge_part(&pt, head, (uint32_t)loc0, map[i], res);
         double rc0[2]; /* the timeline: the rest of the part */
         an_rc_clock(rc0);
+        stamp(&u0);
         if (rc == 0 && head[8] &&
             ((head[8] - 1 + 7) / 8 != (uint64_t)(pt.end - pt.w) ||
              an_rc_unpack((const uint8_t *)pt.w, head[8] - 1, (uint32_t)head[1], (uint32_t)loc0, map[i],
@@ -542,6 +546,8 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             rc = -1;
         if (head[8])
             an_rc_clock_add(res->rootcause_ms, rc0);
+        stamp(&u1);
+        unpack_ms += ms_between(&u0, &u1), unpack_faults += u1.faults - u0.faults;
         res->stats.unpaired += head[3], res->stats.ls_violations += head[4];
         res->stats.coll_violations += head[5], res->stats.coll_skipped += head[6];
         loc0 += (int)head[1];
@@ -551,8 +557,13 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     free(map);
     free(t.slot);
     res->cnodes = t.v;
+    stamp(&u1);
     if (rc == 0) /* the root causes over the whole timeline */
         rc = an_rc_finish(res);
+    stamp(&u2);
+    if (res->causes)
+        st_log_debug("analysis: root causes at the merge: CPU ms (page faults): unpacking %.1f (%ld), replay %.1f (%ld)",
+                     unpack_ms, unpack_faults, ms_between(&u1, &u2), u2.faults - u1.faults);
     if (rc)
         st_an_free(res);
     return rc;
