@@ -332,16 +332,17 @@ int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
 {
     double rc0[2];
     an_rc_clock(rc0);
-    const st_an_result_t *r = &p->res;
+    st_an_result_t *r = &p->res;
     size_t nsev = (size_t)ST_AN__METRICS * r->ncnodes * r->nlocs, ntop = 0;
     for (int m = 0; m < ST_AN__METRICS; m++)
         ntop += 1 + 5 * (size_t)r->ntop[m];
     size_t nfw = 0;
     for (uint32_t k = 0; k < r->nfuncs; k++)
         nfw += 1 + (strlen(r->funcs[k]) + 7) / 8;
-    size_t tlb = r->timeline ? an_rc_pack_size(r->timeline) : 0; /* the timeline's bytes */
+    /* the timeline's bytes: room for them (pages not written stay free), the part cut to them once packed */
+    size_t tlb = r->timeline ? an_rc_pack_bound(r->timeline) : 0;
     size_t n = PART_HEAD + 3 * (size_t)r->nlocs + nfw + 2 * (size_t)r->ncnodes + nsev + ntop + (tlb + 7) / 8;
-    uint64_t *w = malloc(8 * n), *q = w;
+    uint64_t *w = malloc(8 * n), *q = w, *tlw = w + PART_HEAD - 1;
     if (!w)
         return -1;
     *q++ = PACK_MAGIC, *q++ = r->nlocs, *q++ = r->ncnodes;
@@ -370,9 +371,17 @@ int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
         }
     }
     if (r->timeline) {
+        tlb = (size_t)(an_rc_pack(r->timeline, (uint8_t *)q) - (uint8_t *)q);
         if (tlb % 8)
-            q[tlb / 8] = 0; /* the padding */
-        an_rc_pack(r->timeline, (uint8_t *)q);
+            memset((uint8_t *)q + tlb, 0, 8 - tlb % 8); /* the padding */
+        *tlw = tlb + 1;
+        n = (size_t)(q - w) + (tlb + 7) / 8;
+        uint64_t *cut = realloc(w, 8 * n);
+        w = cut ? cut : w;
+        /* the part holds it now: its memory is the collector's unpacking's */
+        st_rc_input_free(r->timeline);
+        free(r->timeline);
+        r->timeline = NULL;
         an_rc_clock_add(p->rc_ms, rc0);
     }
     *buf = w, *len = 8 * n;
@@ -509,6 +518,9 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     if (rc == 0 && res->timeline)
         res->timeline->nlocs = nlocs;
     /* 2: values, worst instances, statistics */
+    stamp_t u0, u1, u2; /* the timelines' unpacking (summed) and the replay */
+    double unpack_ms = 0;
+    long unpack_faults = 0;
     for (int i = 0, loc0 = 0; rc == 0 && i < n; i++) {
         part_t pt;
         uint64_t head[PART_HEAD], rt[3];
@@ -526,6 +538,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             rc = merge_part(&pt, head, (uint32_t)loc0, map[i], res);
         double rc0[2]; /* the timeline: the rest of the part */
         an_rc_clock(rc0);
+        stamp(&u0);
         if (rc == 0 && head[8] &&
             ((head[8] - 1 + 7) / 8 != (uint64_t)(pt.end - pt.w) ||
              an_rc_unpack((const uint8_t *)pt.w, head[8] - 1, (uint32_t)head[1], (uint32_t)loc0, map[i],
@@ -533,6 +546,8 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             rc = -1;
         if (head[8])
             an_rc_clock_add(res->rootcause_ms, rc0);
+        stamp(&u1);
+        unpack_ms += ms_between(&u0, &u1), unpack_faults += u1.faults - u0.faults;
         res->stats.unpaired += head[3], res->stats.ls_violations += head[4];
         res->stats.coll_violations += head[5], res->stats.coll_skipped += head[6];
         loc0 += (int)head[1];
@@ -542,8 +557,13 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     free(map);
     free(t.slot);
     res->cnodes = t.v;
+    stamp(&u1);
     if (rc == 0) /* the root causes over the whole timeline */
         rc = an_rc_finish(res);
+    stamp(&u2);
+    if (res->causes)
+        st_log_debug("analysis: root causes at the merge: CPU ms (page faults): unpacking %.1f (%ld), replay %.1f (%ld)",
+                     unpack_ms, unpack_faults, ms_between(&u1, &u2), u2.faults - u1.faults);
     if (rc)
         st_an_free(res);
     return rc;

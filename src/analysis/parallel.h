@@ -64,7 +64,8 @@ int st_an_par_deliver(st_an_par_t *p, int32_t from, const void *buf, size_t len)
 int st_an_par_progress(st_an_par_t *p);
 /* One line naming what the engine waits for. */
 void st_an_par_waiting(const st_an_par_t *p, char *buf, size_t n);
-/* After DONE: this process's part of the report (malloc'd into *buf). 0, or -1 (memory). */
+/* After DONE: this process's part of the report (malloc'd into *buf); its root-cause timeline goes into
+ * the part (freed here: once). 0, or -1 (memory). */
 int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len);
 /* The root-cause analysis' wall and CPU time in this engine so far (ms): the timeline of its locations
  * and its packing (SYNCTRACE_ROOTCAUSE; zero when off). */

@@ -152,6 +152,8 @@ int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_
  * collector gathers are a third of 64-bit words. */
 size_t an_rc_pack_size(const st_rc_input_t *in);
 uint8_t *an_rc_pack(const st_rc_input_t *in, uint8_t *out);
+/* At least an_rc_pack_size(in), without encoding it: room to pack into in one pass. */
+size_t an_rc_pack_bound(const st_rc_input_t *in);
 /* Reads nl locations from p[0 .. n) (all of it) into out->locs[loc0 ..), cnodes through map (nc of them),
  * each call's profile sorted by the mapped cnodes. 0, or -1 (malformed or memory; out->locs may hold
  * parts: st_rc_input_free frees them). */

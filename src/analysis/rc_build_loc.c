@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "../model/region.h"
+#include "../util/mem.h"
 
+#define PREFETCH 8          /* ends ahead whose key is asked for */
 #define DROPPED UINT32_MAX /* the flags of an idle stretch left out (the thread was inside a call) */
 
 static int cmp_rel(const void *a, const void *b)
@@ -31,6 +33,61 @@ static int cmp_rcwait(const void *a, const void *b)
     return (x->ticks > y->ticks) - (x->ticks < y->ticks);
 }
 
+/* Sorts of a call's relations, waits, profile cnodes: most calls have a few, for which qsort's call per
+ * comparison costs more than an insertion sort. The orders are total up to equal elements (which are
+ * merged or identical), so the result is qsort's. */
+#define FEW 16
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void sort_rels(st_rc_rel_t *r, uint32_t n)
+{
+    if (n > FEW) {
+        qsort(r, n, sizeof *r, cmp_rel);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        st_rc_rel_t v = r[i];
+        uint32_t j = i;
+        for (; j > 0 && cmp_rel(&r[j - 1], &v) > 0; j--)
+            r[j] = r[j - 1];
+        r[j] = v;
+    }
+}
+
+static void sort_rcwaits(st_rc_wait_t *w, uint32_t n)
+{
+    if (n > FEW) {
+        qsort(w, n, sizeof *w, cmp_rcwait);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        st_rc_wait_t v = w[i];
+        uint32_t j = i;
+        for (; j > 0 && cmp_rcwait(&w[j - 1], &v) > 0; j--)
+            w[j] = w[j - 1];
+        w[j] = v;
+    }
+}
+
+static void sort_u32(uint32_t *v, uint32_t n)
+{
+    if (n > FEW) {
+        qsort(v, n, sizeof *v, cmp_u32);
+        return;
+    }
+    for (uint32_t i = 1; i < n; i++) {
+        uint32_t x = v[i], j = i;
+        for (; j > 0 && v[j - 1] > x; j--)
+            v[j] = v[j - 1];
+        v[j] = x;
+    }
+}
+
 /* The last call of o (its relations and waits at the arrays' ends): relations by key, one per key;
  * waits one per metric (summed in value order, whatever the order they were noted in). */
 static void normalize(st_rc_loc_t *o)
@@ -40,7 +97,7 @@ static void normalize(st_rc_loc_t *o)
     st_rc_wait_t *w = o->waits + x->wait_at;
     uint32_t n = 0;
     if (x->nrel > 1) {
-        qsort(r, x->nrel, sizeof *r, cmp_rel);
+        sort_rels(r, x->nrel);
         for (uint32_t i = 0; i < x->nrel; i++)
             if (n && !cmp_rel(&r[n - 1], &r[i]))
                 r[n - 1].role |= r[i].role;
@@ -49,7 +106,7 @@ static void normalize(st_rc_loc_t *o)
         o->nrels = x->rel_at + (x->nrel = n);
     }
     if (x->nwait > 1) {
-        qsort(w, x->nwait, sizeof *w, cmp_rcwait);
+        sort_rcwaits(w, x->nwait);
         for (uint32_t i = n = 0; i < x->nwait; i++)
             if (n && w[n - 1].metric == w[i].metric)
                 w[n - 1].ticks += w[i].ticks;
@@ -126,6 +183,8 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
             have = 1;
         }
         for (; i < ne && e[i].call == id; i++) {
+            if (i + PREFETCH < ne) /* the keys are far apart in the graph */
+                __builtin_prefetch(an_rc_key(b, e[i + PREFETCH].kref));
             if (x->nrel && i && e[i - 1].call == id && e[i - 1].kref == e[i].kref) {
                 o->rels[o->nrels - 1].role |= e[i].role;
                 continue;
@@ -253,12 +312,6 @@ static int advance(sweep_t *x, uint64_t upto, int add)
     return 0;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* The accumulated time as profile entries (by cnode, positive only) at *at, *np of them. */
 static int flush(sweep_t *x, uint64_t *at, uint32_t *np)
 {
@@ -268,13 +321,13 @@ static int flush(sweep_t *x, uint64_t *at, uint32_t *np)
         uint64_t cap = x->pcap ? 2 * x->pcap : 16;
         while (cap < o->nprof + s->ntouched)
             cap *= 2;
-        st_rc_prof_t *p = realloc(o->prof, sizeof *p * cap);
+        st_rc_prof_t *p = st_mem_realloc(o->prof, sizeof *p * cap);
         if (!p)
             return -1;
         o->prof = p, x->pcap = cap;
     }
     if (s->ntouched > 1)
-        qsort(s->touched, s->ntouched, sizeof *s->touched, cmp_u32);
+        sort_u32(s->touched, s->ntouched);
     *at = o->nprof, *np = 0;
     for (uint32_t q = 0; q < s->ntouched; q++) {
         uint32_t k = s->touched[q];
@@ -343,9 +396,9 @@ int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_
         s->pos = v, s->cpos = nidle;
     }
     /* room for every call there may be: pages not written stay free */
-    if (!(out->calls = malloc(sizeof *out->calls * (ne + nw + nidle + 1))) ||
-        !(out->rels = malloc(sizeof *out->rels * (ne + nidle + 1))) ||
-        !(out->waits = malloc(sizeof *out->waits * (nw + nidle + 1))))
+    if (!(out->calls = st_mem_malloc(sizeof *out->calls * (ne + nw + nidle + 1))) ||
+        !(out->rels = st_mem_malloc(sizeof *out->rels * (ne + nidle + 1))) ||
+        !(out->waits = st_mem_malloc(sizeof *out->waits * (nw + nidle + 1))))
         return -1;
     uint64_t first = x.n ? x.t[0] : UINT64_MAX;
     for (size_t j = 0; j < nidle; j++)
@@ -370,10 +423,10 @@ int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_
     if (rc == 0 && dropped)
         compact(out);
     if (rc == 0) { /* the memory not needed back */
-        st_rc_call_t *v = realloc(out->calls, sizeof *v * (out->ncalls + 1));
-        st_rc_rel_t *r = realloc(out->rels, sizeof *r * (out->nrels + 1));
-        st_rc_wait_t *u = realloc(out->waits, sizeof *u * (out->nwaits + 1));
-        st_rc_prof_t *p = realloc(out->prof, sizeof *p * (out->nprof + 1));
+        st_rc_call_t *v = st_mem_realloc(out->calls, sizeof *v * (out->ncalls + 1));
+        st_rc_rel_t *r = st_mem_realloc(out->rels, sizeof *r * (out->nrels + 1));
+        st_rc_wait_t *u = st_mem_realloc(out->waits, sizeof *u * (out->nwaits + 1));
+        st_rc_prof_t *p = st_mem_realloc(out->prof, sizeof *p * (out->nprof + 1));
         out->calls = v ? v : out->calls, out->rels = r ? r : out->rels, out->waits = u ? u : out->waits;
         out->prof = p ? p : out->prof;
     }

@@ -4,6 +4,8 @@
  */
 #include "rootcause.h"
 
+#include "../util/mem.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,7 +29,7 @@ void st_rc_input_free(st_rc_input_t *in)
 {
     for (uint32_t l = 0; in->locs && l < in->nlocs; l++) {
         st_rc_loc_t *L = &in->locs[l];
-        free(L->calls), free(L->prof), free(L->waits), free(L->rels);
+        st_mem_free(L->calls), st_mem_free(L->prof), st_mem_free(L->waits), st_mem_free(L->rels);
     }
     free(in->locs);
     memset(in, 0, sizeof *in);

@@ -8,6 +8,7 @@
  */
 #include "rc_replay.h"
 
+#include "../util/mem.h"
 #include "../util/u64map.h"
 
 #include <stdlib.h>
@@ -92,21 +93,29 @@ static int khash_alloc(khash_t *t, rc_index_t *ix, size_t n)
     size_t slots = 1024;
     while (slots < 2 * n)
         slots *= 2;
-    t->slot = calloc(slots, sizeof *t->slot);
-    t->key = malloc((n ? n : 1) * sizeof *t->key);
-    ix->keys = malloc((n ? n : 1) * sizeof *ix->keys);
+    t->slot = st_mem_calloc(slots, sizeof *t->slot);
+    t->key = st_mem_malloc((n ? n : 1) * sizeof *t->key);
+    ix->keys = st_mem_malloc((n ? n : 1) * sizeof *ix->keys);
     t->mask = slots - 1, t->cap = n;
     return t->slot && t->key && ix->keys ? 0 : -1;
 }
 
 /* Numbers every relation's key into ix->rkey and counts each key's ends (t: for ix->nends keys). */
+#define PREFETCH 8 /* relations ahead whose slot is asked for */
 static void number_keys(rc_index_t *ix, const st_rc_input_t *in, khash_t *t)
 {
+    uint64_t hs[PREFETCH]; /* the hashes of the next relations (the slots are far apart) */
     for (uint32_t l = 0; l < in->nlocs; l++) {
         const st_rc_loc_t *L = &in->locs[l];
+        for (uint64_t r = 0; r < L->nrels && r < PREFETCH; r++)
+            hs[r] = key_hash(L->rels[r].key), __builtin_prefetch(&t->slot[hs[r] & t->mask]);
         for (uint64_t r = 0; r < L->nrels; r++) {
             const uint64_t *key = L->rels[r].key;
-            uint64_t h = key_hash(key);
+            uint64_t h = hs[r % PREFETCH];
+            if (r + PREFETCH < L->nrels) {
+                hs[r % PREFETCH] = key_hash(L->rels[r + PREFETCH].key);
+                __builtin_prefetch(&t->slot[hs[r % PREFETCH] & t->mask]);
+            }
             size_t s = slot_of(t, key, h);
             if (!t->slot[s].id) {
                 t->slot[s] = (struct kslot){ (uint32_t)(h >> 32), (uint32_t)++ix->nkeys };
@@ -122,17 +131,17 @@ static void number_keys(rc_index_t *ix, const st_rc_input_t *in, khash_t *t)
 int rc_index_build(rc_index_t *ix, const st_rc_input_t *in)
 {
     memset(ix, 0, sizeof *ix);
-    ix->rbase = malloc((in->nlocs ? in->nlocs : 1) * sizeof *ix->rbase);
+    ix->rbase = st_mem_malloc((in->nlocs ? in->nlocs : 1) * sizeof *ix->rbase);
     if (!ix->rbase)
         return -1;
     for (uint32_t l = 0; l < in->nlocs; l++)
         ix->rbase[l] = ix->nends, ix->nends += in->locs[l].nrels;
     khash_t t = { 0 };
-    ix->rkey = malloc((ix->nends ? ix->nends : 1) * sizeof *ix->rkey);
+    ix->rkey = st_mem_malloc((ix->nends ? ix->nends : 1) * sizeof *ix->rkey);
     int rc = ix->rkey && ix->nends < UINT32_MAX && !khash_alloc(&t, ix, ix->nends) ? 0 : -1;
     if (!rc)
         number_keys(ix, in, &t);
-    free(t.slot), free(t.key);
+    st_mem_free(t.slot), st_mem_free(t.key);
     size_t nbig = 0, at = 0; /* the runs in the order of the keys */
     for (size_t k = 0; !rc && k < ix->nkeys; k++) {
         ix->keys[k].start = at;
@@ -140,8 +149,8 @@ int rc_index_build(rc_index_t *ix, const st_rc_input_t *in)
         ix->keys[k].best = ix->keys[k].n > RC_SMALL_RUN ? (uint32_t)nbig++ : RC_NONE;
         ix->keys[k].n = 0;
     }
-    ix->ends = rc ? NULL : malloc((ix->nends ? ix->nends : 1) * sizeof *ix->ends);
-    ix->best = rc ? NULL : malloc((nbig ? nbig : 1) * RC__CLASSES * 2 * sizeof *ix->best);
+    ix->ends = rc ? NULL : st_mem_malloc((ix->nends ? ix->nends : 1) * sizeof *ix->ends);
+    ix->best = rc ? NULL : st_mem_malloc((nbig ? nbig : 1) * RC__CLASSES * 2 * sizeof *ix->best);
     if (!ix->ends || !ix->best) {
         rc_index_free(ix);
         return -1;
@@ -166,7 +175,7 @@ int rc_index_build(rc_index_t *ix, const st_rc_input_t *in)
 
 void rc_index_free(rc_index_t *ix)
 {
-    free(ix->ends), free(ix->keys), free(ix->rkey), free(ix->rbase), free(ix->best);
+    st_mem_free(ix->ends), st_mem_free(ix->keys), st_mem_free(ix->rkey), st_mem_free(ix->rbase), st_mem_free(ix->best);
     memset(ix, 0, sizeof *ix);
 }
 

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/mem.h"
+
 int an_rc_keep_timeline;
 
 /* ---- the encoding: LEB128 varints, times as differences to the previous time, keys to the previous key -- */
@@ -78,6 +80,17 @@ size_t an_rc_pack_size(const st_rc_input_t *in)
     return w.n;
 }
 
+size_t an_rc_pack_bound(const st_rc_input_t *in)
+{
+    size_t n = 0; /* varints of at most 10 bytes (a 32-bit value's 5), a wait's ticks 8 */
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        n += 7 * 10 + (size_t)L->ncalls * (2 * 10 + 5 * 5) + L->nprof * (5 + 10) + L->nwaits * (5 + 8) +
+             L->nrels * (4 * 10 + 5);
+    }
+    return n;
+}
+
 uint8_t *an_rc_pack(const st_rc_input_t *in, uint8_t *out)
 {
     wr_t w = { out, 0 };
@@ -130,8 +143,16 @@ static int get_prof(rd_t *r, st_rc_prof_t *p, uint32_t n, const uint32_t *map, u
             return -1;
         p[i] = (st_rc_prof_t){ map[k], t };
     }
-    if (n > 1)
+    if (n > 16)
         qsort(p, n, sizeof *p, cmp_prof);
+    else /* most calls' few: qsort's call per comparison costs more than the sort */
+        for (uint32_t i = 1; i < n; i++) {
+            st_rc_prof_t v = p[i];
+            uint32_t j = i;
+            for (; j > 0 && p[j - 1].cnode > v.cnode; j--)
+                p[j] = p[j - 1];
+            p[j] = v;
+        }
     for (uint32_t i = 1; i < n; i++)
         if (p[i - 1].cnode == p[i].cnode)
             return -1;
@@ -150,8 +171,10 @@ static int get_loc(rd_t *r, const uint32_t *map, uint32_t nc, st_rc_loc_t *L)
         h[6] > h[3] || h[2] > UINT32_MAX || h[6] > UINT32_MAX)
         return -1;
     L->first = h[0], L->last = h[1], L->ncalls = (uint32_t)h[2];
-    if (!(L->calls = malloc(sizeof *L->calls * (h[2] + 1))) || !(L->prof = malloc(sizeof *L->prof * (h[3] + 1))) ||
-        !(L->waits = malloc(sizeof *L->waits * (h[4] + 1))) || !(L->rels = malloc(sizeof *L->rels * (h[5] + 1))))
+    if (!(L->calls = st_mem_malloc(sizeof *L->calls * (h[2] + 1))) ||
+        !(L->prof = st_mem_malloc(sizeof *L->prof * (h[3] + 1))) ||
+        !(L->waits = st_mem_malloc(sizeof *L->waits * (h[4] + 1))) ||
+        !(L->rels = st_mem_malloc(sizeof *L->rels * (h[5] + 1))))
         return -1;
     uint64_t np = 0, nw = 0, nr = 0, prev = h[0], key[4] = { 0 };
     for (uint32_t k = 0; k < L->ncalls; k++) {

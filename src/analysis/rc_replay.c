@@ -31,6 +31,7 @@
 
 #include "../relations/endpoints.h"
 #include "../util/log.h"
+#include "../util/mem.h"
 
 /* The delay categories, by their short-term metric; long-term is the next metric. */
 static const int cats[] = { ST_AN_M_DELAY_LS,  ST_AN_M_DELAY_LR,  ST_AN_M_DELAY_BARRIER,    ST_AN_M_DELAY_N2N,
@@ -340,7 +341,7 @@ static int replay(rc_ctx_t *x)
     size_t n = 0;
     for (size_t i = 0; i < x->nw; i++)
         n += x->w[i].by.loc != RC_NONE && cat_of(wait_of(x, &x->w[i])->metric) >= 0; /* by: at a call */
-    order_t *ord = malloc((n ? n : 1) * sizeof *ord);
+    order_t *ord = st_mem_malloc((n ? n : 1) * sizeof *ord);
     uint32_t nc = x->res->ncnodes ? x->res->ncnodes : 1;
     acc_t a[2];
     for (int i = 0; i < 2; i++) {
@@ -366,7 +367,7 @@ static int replay(rc_ctx_t *x)
     }
     for (int i = 0; i < 2; i++)
         free(a[i].v), free(a[i].touched), free(a[i].in);
-    free(ord);
+    st_mem_free(ord);
     return rc;
 }
 
@@ -397,7 +398,7 @@ static void ctx_free(rc_ctx_t *x)
 {
     for (size_t i = 0; x->w && i < x->nw; i++)
         free(x->w[i].orig);
-    free(x->w), free(x->wbase);
+    st_mem_free(x->w), free(x->wbase);
     rc_index_free(&x->ix);
     rc_causes_acc_free(&x->acc);
 }
@@ -422,7 +423,7 @@ static int ctx_init(rc_ctx_t *x)
     x->wbase[in->nlocs] = x->nw;
     if (x->first > x->last)
         x->first = x->last;
-    x->w = calloc(x->nw ? x->nw : 1, sizeof *x->w);
+    x->w = st_mem_calloc(x->nw ? x->nw : 1, sizeof *x->w);
     if (!x->w || rc_index_build(&x->ix, in))
         return -1;
     /* a wait at no call keeps no delayer (it is not charged) */
