@@ -126,28 +126,28 @@ static void write_pending_here(st_thread_t *th, uint64_t h)
 }
 
 /*
- * Waits until the writer is done with th: the spare is made (or cannot be) and the
- * pending buffer is written (or failed). Without a writer, does that work here.
- * Returns nonzero when it had to wait.
+ * Makes the spare and the buffer in the writer's hands free again, as far as this thread
+ * needs them: a pending buffer the writer has not begun is claimed and written here (the
+ * thread never waits for the writer to be scheduled); one being written is waited for.
+ * A spare not made yet is not waited for (pass_on writes the buffer here instead).
+ * Without a writer, does its work here. Returns nonzero when the thread waited or wrote.
  */
 static int wait_for_writer(st_thread_t *th)
 {
     int waited = 0;
     for (;;) {
         uint32_t seen = __atomic_load_n(&th->done, __ATOMIC_ACQUIRE);
-        unsigned spare = __atomic_load_n(&th->spare, __ATOMIC_ACQUIRE);
         uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
-        int pending = ST_HAND_PENDING(h) && !ST_HAND_FAILED(h);
-        if (spare != ST_SPARE_ASKED && !pending)
+        if (!ST_HAND_PENDING(h) || ST_HAND_FAILED(h))
             return waited;
         waited = 1;
-        if (st_spill_wake() != 0) { /* no writer, and none will come: this thread does it */
-            if (spare == ST_SPARE_ASKED)
-                __atomic_store_n(&th->spare, ST_SPARE_FAILED, __ATOMIC_RELEASE);
-            if (pending)
+        if (!ST_HAND_CLAIMED(h)) {
+            if (__atomic_compare_exchange_n(&th->hand, &h, h | ST_HAND_CLAIM, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
                 write_pending_here(th, h);
             continue;
         }
+        if (!st_spill_writer_alive()) /* finished: its claims are done with */
+            continue;
         st_spill_wait(th, seen);
     }
 }
@@ -162,6 +162,8 @@ static int pass_on(st_thread_t *th)
     if (ST_HAND_FAILED(h)) /* the last hand-off could not be written: its buffer is needed now */
         th->lost += ST_HAND_PENDING(h);
     th->handoffs++;
+    if (__atomic_load_n(&th->spare, __ATOMIC_ACQUIRE) == ST_SPARE_ASKED && !st_spill_writer_alive())
+        __atomic_store_n(&th->spare, ST_SPARE_FAILED, __ATOMIC_RELEASE); /* no writer will make it */
     if (__atomic_load_n(&th->spare, __ATOMIC_ACQUIRE) == ST_SPARE_READY) {
         uint64_t handed = ST_HAND(s, 0, !cur, th->pos);
         set_state(th, handed, th->bufs[!cur]);
@@ -171,7 +173,7 @@ static int pass_on(st_thread_t *th)
         }
         return waited;
     }
-    /* No spare: written here, and the buffer reused. While the word names the other buffer
+    /* No spare (yet): written here, and the buffer reused. While the word names the other buffer
      * (set_state), a reader finds these events in the file, not twice. */
     if (st_spill_write(th, th->buf, s, th->pos) == 0) {
         s += th->pos;

@@ -70,15 +70,20 @@ typedef struct st_thread {
  * file (ST_HAND_SPILLED), the index of the current buffer in bufs (ST_HAND_CUR), and the
  * events of a full buffer handed to the writer and not yet in the file (ST_HAND_PENDING,
  * in bufs[!cur]; ST_HAND_FAILED when its write failed: it stays in memory until the
- * thread needs the buffer again, and is counted lost then). Only the thread changes it
- * while nothing is pending, only the writer while something is.
+ * thread needs the buffer again, and is counted lost then). The pending buffer is written
+ * by whoever sets ST_HAND_CLAIMED first: the writer, or the thread itself when it needs the
+ * buffer back before the writer began (it never waits for the writer to be scheduled).
+ * Only the thread changes the word while nothing is pending, only the claimant while
+ * something is (the claim itself is a compare-and-swap).
  */
 #define ST_HAND_PENDING(h) ((h) & ((UINT64_C(1) << 25) - 1))
 #define ST_HAND_CUR(h)     ((unsigned)((h) >> 25) & 1u)
 #define ST_HAND_FAILED(h)  ((unsigned)((h) >> 26) & 1u)
-#define ST_HAND_SPILLED(h) ((h) >> 27)
+#define ST_HAND_CLAIMED(h) ((unsigned)((h) >> 27) & 1u)
+#define ST_HAND_CLAIM      (UINT64_C(1) << 27)
+#define ST_HAND_SPILLED(h) ((h) >> 28)
 #define ST_HAND(spilled, failed, cur, pending) \
-    (((uint64_t)(spilled) << 27) | ((uint64_t)(failed) << 26) | ((uint64_t)(cur) << 25) | (uint64_t)(pending))
+    (((uint64_t)(spilled) << 28) | ((uint64_t)(failed) << 26) | ((uint64_t)(cur) << 25) | (uint64_t)(pending))
 
 /* th->spare: none asked for yet, asked of the writer, made (bufs[1]), or not possible (then every flush waits). */
 enum { ST_SPARE_NONE, ST_SPARE_ASKED, ST_SPARE_READY, ST_SPARE_FAILED };

@@ -120,7 +120,7 @@ static void make_spare(st_thread_t *th)
     answered(th);
 }
 
-/* Writes th's pending buffer to its spill file; a failure leaves it in memory, marked failed. */
+/* Writes th's pending buffer (claimed) to its spill file; a failure leaves it in memory, marked failed. */
 static void write_pending(st_thread_t *th, uint64_t h)
 {
     uint64_t s = ST_HAND_SPILLED(h), p = ST_HAND_PENDING(h);
@@ -150,7 +150,8 @@ static int work_once(void)
             did = 1;
         }
         uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
-        if (ST_HAND_PENDING(h) && !ST_HAND_FAILED(h)) {
+        if (ST_HAND_PENDING(h) && !ST_HAND_FAILED(h) && !ST_HAND_CLAIMED(h) &&
+            __atomic_compare_exchange_n(&th->hand, &h, h | ST_HAND_CLAIM, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
             write_pending(th, h);
             did = 1;
         }
