@@ -1,5 +1,5 @@
 /*
- * record.c — thread registration, buffer flushing to spill files, read-back.
+ * record.c — thread registration, handing full buffers on (spill.h), read-back.
  */
 #include "record.h"
 
@@ -15,6 +15,7 @@
 #include "../config/config.h"
 #include "../util/log.h"
 #include "../util/hugealloc.h"
+#include "spill.h"
 
 __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));
 volatile int st_record_active;
@@ -32,6 +33,20 @@ void *st_record_alloc_line(size_t size)
     return p;
 }
 
+/* The limit at which the buffer is full: cap less the room kept above it. */
+static size_t full_limit(const st_thread_t *th)
+{
+    return th->cap - th->room;
+}
+
+/* Until the spare has been asked for, st_record stops at half the buffer first to ask for it. */
+static void set_limit(st_thread_t *th)
+{
+    size_t full = full_limit(th);
+    int asked = __atomic_load_n(&th->spare, __ATOMIC_RELAXED) != ST_SPARE_NONE;
+    th->limit = !asked && th->cap / 2 < full ? th->cap / 2 : full;
+}
+
 st_thread_t *st_thread_register(void)
 {
     if (!st_record_active)
@@ -46,10 +61,10 @@ st_thread_t *st_thread_register(void)
         st_log_warn_once("cannot allocate a %zu-byte event buffer; this thread is not traced", st_config.buffer);
         return NULL;
     }
-    th->buf = buf;
+    th->buf = th->bufs[0] = buf;
     th->cap = cap;
-    th->limit = cap;
     th->spill_fd = -1;
+    set_limit(th);
     th->omp_thread_num = -1;
     pthread_mutex_lock(&registry_lock);
     if (registry_n == ST_MAX_THREADS) {
@@ -81,60 +96,105 @@ st_thread_t *const *st_record_threads_unlocked(size_t *n)
     return registry;
 }
 
-/* An unnamed spill file: created under a random name (O_EXCL: nobody's file or link is opened) and unlinked. */
-static int open_spill(void)
+/* ---- the slow path of a full buffer -------------------------------------------------------- */
+
+/*
+ * Moves the buffer and the hand-off word to a new state in an order that a reader (a
+ * signal handler on this thread, or another thread) can follow: first the word, whose
+ * current index then names the other buffer (so the reader counts no buffered events,
+ * st_record_count), then pos, then buf.
+ */
+static void set_state(st_thread_t *th, uint64_t h, st_event_t *buf)
 {
-    char path[4200];
-    if (snprintf(path, sizeof path, "%s/synctrace-spill-XXXXXX", st_config.tmpdir) >= (int)sizeof path)
-        return errno = ENAMETOOLONG, -1;
-    int fd = mkostemp(path, O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    unlink(path); /* the data lives while the descriptor does; nothing is left behind on a crash */
-    return fd;
+    __atomic_store_n(&th->hand, h, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&th->pos, 0, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&th->buf, buf, __ATOMIC_RELEASE);
 }
 
-static int write_all(int fd, const void *p, size_t len)
+/* Writes the pending buffer on this thread (no writer to do it). */
+static void write_pending_here(st_thread_t *th, uint64_t h)
 {
-    const char *c = p;
-    while (len) {
-        ssize_t w = write(fd, c, len);
-        if (w < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        c += w;
-        len -= (size_t)w;
+    uint64_t s = ST_HAND_SPILLED(h), p = ST_HAND_PENDING(h);
+    unsigned cur = ST_HAND_CUR(h);
+    if (st_spill_write(th, th->bufs[!cur], s, (size_t)p) == 0) {
+        __atomic_store_n(&th->hand, ST_HAND(s + p, 0, cur, 0), __ATOMIC_RELEASE);
+    } else {
+        st_spill_warn_failed(errno);
+        __atomic_store_n(&th->hand, ST_HAND(s, 1, cur, p), __ATOMIC_RELEASE);
     }
-    return 0;
 }
 
-void st_record_flush(st_thread_t *th)
+/*
+ * Makes the spare and the buffer in the writer's hands free again, as far as this thread
+ * needs them: a pending buffer the writer has not begun is claimed and written here (the
+ * thread never waits for the writer to be scheduled); one being written is waited for.
+ * A spare not made yet is not waited for (pass_on writes the buffer here instead).
+ * Without a writer, does its work here. Returns nonzero when the thread waited or wrote.
+ */
+static int wait_for_writer(st_thread_t *th)
 {
-    uint32_t epoch;
-    uint64_t t0 = st_timer_now_ep(&epoch);
+    int waited = 0;
+    for (;;) {
+        uint32_t seen = __atomic_load_n(&th->done, __ATOMIC_ACQUIRE);
+        uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
+        if (!ST_HAND_PENDING(h) || ST_HAND_FAILED(h))
+            return waited;
+        waited = 1;
+        if (!ST_HAND_CLAIMED(h)) {
+            if (__atomic_compare_exchange_n(&th->hand, &h, h | ST_HAND_CLAIM, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                write_pending_here(th, h);
+            continue;
+        }
+        if (!st_spill_writer_alive()) /* finished: its claims are done with */
+            continue;
+        st_spill_wait(th, seen);
+    }
+}
+
+/* Passes the full buffer on (to the writer, or writes it here); nonzero when this thread waited for the disk. */
+static int pass_on(st_thread_t *th)
+{
+    int waited = wait_for_writer(th);
+    uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
+    uint64_t s = ST_HAND_SPILLED(h);
+    unsigned cur = ST_HAND_CUR(h);
+    if (ST_HAND_FAILED(h)) /* the last hand-off could not be written: its buffer is needed now */
+        th->lost += ST_HAND_PENDING(h);
+    th->handoffs++;
+    if (__atomic_load_n(&th->spare, __ATOMIC_ACQUIRE) == ST_SPARE_ASKED && !st_spill_writer_alive())
+        __atomic_store_n(&th->spare, ST_SPARE_FAILED, __ATOMIC_RELEASE); /* no writer will make it */
+    if (__atomic_load_n(&th->spare, __ATOMIC_ACQUIRE) == ST_SPARE_READY) {
+        uint64_t handed = ST_HAND(s, 0, !cur, th->pos);
+        set_state(th, handed, th->bufs[!cur]);
+        if (st_spill_wake() != 0) {
+            write_pending_here(th, handed);
+            waited = 1;
+        }
+        return waited;
+    }
+    /* No spare (yet): written here, and the buffer reused. While the word names the other buffer
+     * (set_state), a reader finds these events in the file, not twice. */
+    if (st_spill_write(th, th->buf, s, th->pos) == 0) {
+        s += th->pos;
+    } else {
+        st_spill_warn_failed(errno);
+        th->lost += th->pos;
+    }
+    set_state(th, ST_HAND(s, 0, !cur, 0), th->buf);
+    __atomic_store_n(&th->hand, ST_HAND(s, 0, cur, 0), __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* The FLUSH region of a wait that began at t0 (read with the map of epoch): the first events of the buffer. */
+static void record_flush_region(st_thread_t *th, uint64_t t0, uint32_t epoch)
+{
     if (epoch != th->epoch)
         th->epoch = epoch, th->last = 0;
     if (t0 < th->last)
         t0 = th->last;
-    if (th->spill_fd < 0)
-        th->spill_fd = open_spill();
-    if (th->spill_fd < 0 || write_all(th->spill_fd, th->buf, th->pos * sizeof(st_event_t)) != 0) {
-        /* Cannot spill (e.g. no space left on device): drop the buffer, count it, say so once; never crash.
-         * A partly written buffer is cut off again, so what was spilled before reads back intact. */
-        int err = errno;
-        if (th->spill_fd >= 0 && ftruncate(th->spill_fd, (off_t)(th->spilled * sizeof(st_event_t))) == 0)
-            lseek(th->spill_fd, 0, SEEK_END);
-        th->lost += th->pos;
-        st_log_warn_once("cannot write a buffer flush to %s: %s; events of full buffers are lost and the archive "
-                         "is marked incomplete (raise SYNCTRACE_BUFFER or set SYNCTRACE_TMPDIR)",
-                         st_config.tmpdir, strerror(err));
-    } else {
-        th->spilled += th->pos;
-    }
     th->flushes++;
-    th->pos = 0;
     th->last = t0;
     st_event_t *e = &th->buf[th->pos++];
     *e = (st_event_t){ .time = t0, .kind = ST_EV_ENTER, .region = ST_REGION_FLUSH, .peer = -1, .epoch = epoch };
@@ -146,14 +206,74 @@ void st_record_flush(st_thread_t *th)
     *e = (st_event_t){ .time = th->last, .kind = ST_EV_LEAVE, .region = ST_REGION_FLUSH, .peer = -1, .epoch = epoch };
 }
 
+void st_record_flush(st_thread_t *th)
+{
+    if (__atomic_load_n(&th->spare, __ATOMIC_RELAXED) == ST_SPARE_NONE) {
+        /* half full for the first time: the writer makes the spare while this buffer fills */
+        __atomic_store_n(&th->spare, ST_SPARE_ASKED, __ATOMIC_RELEASE);
+        if (st_spill_wake() != 0)
+            __atomic_store_n(&th->spare, ST_SPARE_FAILED, __ATOMIC_RELEASE);
+        set_limit(th);
+        if (th->pos < th->limit)
+            return;
+    }
+    uint32_t epoch;
+    uint64_t t0 = st_timer_now_ep(&epoch);
+    if (pass_on(th))
+        record_flush_region(th, t0, epoch);
+}
+
 void st_record_set_room(st_thread_t *th, size_t room)
 {
-    th->limit = th->cap - (room < th->cap / 2 ? room : th->cap / 2);
+    th->room = room < th->cap / 2 ? room : th->cap / 2;
+    set_limit(th);
+}
+
+/* ---- reading back ---------------------------------------------------------------------------- */
+
+/* Events in th's current buffer as a reader sees them with the word h (none while the word names the other buffer). */
+static size_t buffered(const st_thread_t *th, uint64_t h, const st_event_t **buf)
+{
+    *buf = __atomic_load_n(&th->buf, __ATOMIC_ACQUIRE);
+    size_t pos = __atomic_load_n(&th->pos, __ATOMIC_ACQUIRE);
+    return *buf == th->bufs[ST_HAND_CUR(h)] ? pos : 0;
+}
+
+uint64_t st_record_count(const st_thread_t *th)
+{
+    for (;;) {
+        uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
+        const st_event_t *buf;
+        size_t n = buffered(th, h, &buf);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&th->hand, __ATOMIC_ACQUIRE) == h)
+            return ST_HAND_SPILLED(h) + ST_HAND_PENDING(h) + n;
+    }
+}
+
+static int read_spill(int fd, void *out, size_t bytes, unsigned index)
+{
+    size_t off = 0;
+    while (off < bytes) {
+        ssize_t r = pread(fd, (char *)out + off, bytes - off, (off_t)off);
+        if (r <= 0) {
+            if (r < 0 && errno == EINTR)
+                continue;
+            st_log_error("cannot read back buffer flushes of thread %u: %s", index,
+                         r < 0 ? strerror(errno) : "file truncated");
+            return -1;
+        }
+        off += (size_t)r;
+    }
+    return 0;
 }
 
 st_event_t *st_record_load(st_thread_t *th, size_t *n)
 {
-    size_t total = (size_t)th->spilled + th->pos;
+    st_spill_finish();
+    uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
+    size_t spilled = (size_t)ST_HAND_SPILLED(h), pending = (size_t)ST_HAND_PENDING(h);
+    size_t total = spilled + pending + th->pos;
     /* on cache lines: malloc's large blocks start 16 bytes into a page, and every event would
      * straddle two lines (two misses where the passes after MPI_Finalize read one at random);
      * in huge pages when large (fresh 4 KiB pages cost more than reading the events) */
@@ -163,20 +283,14 @@ st_event_t *st_record_load(st_thread_t *th, size_t *n)
         st_log_error("out of memory reading back %zu events", total);
         return NULL;
     }
-    size_t bytes = (size_t)th->spilled * sizeof(st_event_t), off = 0;
-    while (off < bytes) {
-        ssize_t r = pread(th->spill_fd, (char *)all + off, bytes - off, (off_t)off);
-        if (r <= 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
-            st_log_error("cannot read back buffer flushes of thread %u: %s", th->index,
-                         r < 0 ? strerror(errno) : "file truncated");
-            free(all);
-            return NULL;
-        }
-        off += (size_t)r;
+    if (read_spill(th->spill_fd, all, spilled * sizeof(st_event_t), th->index) != 0) {
+        free(all);
+        return NULL;
     }
-    memcpy(all + th->spilled, th->buf, th->pos * sizeof(st_event_t));
+    /* a buffer handed off and not written (the writer was finished first, or its write failed) */
+    if (pending)
+        memcpy(all + spilled, th->bufs[!ST_HAND_CUR(h)], pending * sizeof(st_event_t));
+    memcpy(all + spilled + pending, th->buf, th->pos * sizeof(st_event_t));
     *n = total;
     return all;
 }
@@ -184,9 +298,10 @@ st_event_t *st_record_load(st_thread_t *th, size_t *n)
 size_t st_record_read(const st_thread_t *th, uint64_t first, st_event_t *out, size_t max)
 {
     size_t got = 0;
-    while (got < max) {
-        uint64_t spilled = __atomic_load_n(&th->spilled, __ATOMIC_ACQUIRE), k = first + got;
-        if (k < spilled) { /* in the spill file */
+    for (int moved = 0; got < max && moved < 1000;) {
+        uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE), k = first + got;
+        uint64_t spilled = ST_HAND_SPILLED(h), pending = ST_HAND_PENDING(h);
+        if (k < spilled) { /* in the spill file: it only grows */
             uint64_t n = spilled - k < max - got ? spilled - k : max - got;
             ssize_t r = pread(th->spill_fd, out + got, n * sizeof *out, (off_t)(k * sizeof *out));
             if (r < 0 && errno == EINTR)
@@ -194,14 +309,27 @@ size_t st_record_read(const st_thread_t *th, uint64_t first, st_event_t *out, si
             if (r <= 0 || r % (ssize_t)sizeof *out)
                 break;
             got += (size_t)r / sizeof *out;
-        } else { /* in the buffer */
-            uint64_t pos = __atomic_load_n(&th->pos, __ATOMIC_ACQUIRE);
-            if (k - spilled >= pos)
-                break;
-            uint64_t n = pos - (k - spilled) < max - got ? pos - (k - spilled) : max - got;
-            memcpy(out + got, th->buf + (k - spilled), n * sizeof *out);
-            got += n;
+            continue;
         }
+        const st_event_t *buf, *src;
+        uint64_t avail, nbuf = buffered(th, h, &buf);
+        if (k < spilled + pending) { /* handed to the writer, not yet written */
+            src = th->bufs[!ST_HAND_CUR(h)] + (k - spilled);
+            avail = spilled + pending - k;
+        } else if (k < spilled + pending + nbuf) { /* in the current buffer */
+            src = buf + (k - spilled - pending);
+            avail = spilled + pending + nbuf - k;
+        } else {
+            break;
+        }
+        size_t n = avail < max - got ? (size_t)avail : max - got;
+        memcpy(out + got, src, n * sizeof *out);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        if (__atomic_load_n(&th->hand, __ATOMIC_ACQUIRE) != h) { /* a hand-off meanwhile: read again */
+            moved++;
+            continue;
+        }
+        got += n;
     }
     return got;
 }

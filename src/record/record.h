@@ -3,12 +3,17 @@
  *
  * Each thread that records gets an st_thread_t on its first event (slow path: one
  * allocation, one lock). After that st_record() takes no lock, allocates nothing and
- * makes no system call beyond the clock read. When a buffer is full it is appended
- * to a spill file in SYNCTRACE_TMPDIR (recorded as a FLUSH region) and reused, so
- * memory stays at SYNCTRACE_BUFFER per thread and no event is lost.
+ * makes no system call beyond the clock read. When a buffer is full it is handed to
+ * the process's writer thread (spill.h), which appends it to a spill file in
+ * SYNCTRACE_TMPDIR, and recording goes on at once in the thread's spare buffer; the
+ * two buffers then take turns. Only when the writer falls behind (the spare is still
+ * being written when the current buffer fills) does the thread wait, and that wait is
+ * recorded as a FLUSH region and counted. Memory: SYNCTRACE_BUFFER per thread, twice
+ * that for a thread that fills half its first buffer (the spare, allocated then by the
+ * writer); no event is lost unless a write fails (counted in lost).
  *
  * The buffers are read back (st_record_load) only when recording has stopped:
- * at finalize, or best effort from the abnormal-exit path.
+ * at finalize, or best effort from the abnormal-exit path (st_record_read).
  */
 #ifndef ST_RECORD_H
 #define ST_RECORD_H
@@ -37,7 +42,7 @@ void *st_record_alloc_line(size_t size);
 #define ST_MAX_THREADS 4096
 
 typedef struct st_thread {
-    st_event_t *buf;      /* buffer of cap events */
+    st_event_t *buf;      /* the current buffer of cap events (one of bufs) */
     size_t      pos;      /* next free slot */
     size_t      cap;
     size_t      limit;    /* st_record flushes before an event once pos reaches it (<= cap, see st_record_in_room) */
@@ -45,13 +50,43 @@ typedef struct st_thread {
     uint32_t    epoch;    /* sync epoch of the map that stamped the last event (clock/timer.h) */
     uint32_t    index;    /* location index inside the process, in registration order */
     int         in_tool;  /* re-entry guard for wrappers and callbacks */
-    int         spill_fd; /* -1 until the first flush */
-    uint64_t    spilled;  /* events written to the spill file */
+    int         spill_fd; /* -1 until the first write to the spill file */
     uint64_t    lost;     /* events of full buffers that could not be spilled (the archive is then incomplete) */
-    uint64_t    flushes;
+    uint64_t    flushes;  /* waits for the disk at a full buffer, each recorded as a FLUSH region */
+    uint64_t    handoffs; /* full buffers passed on (to the writer, or written by this thread) */
     int         omp_thread_num; /* OpenMP: thread number in the outermost team, -1 if none */
     void       *omp;      /* per-thread state of src/omp */
+    size_t      room;     /* slots kept free above the limit (st_record_set_room) */
+    /* Shared with the writer thread (spill.h), on a line of its own. */
+    _Alignas(ST_CACHE_LINE) st_event_t *bufs[2]; /* bufs[1]: the spare, NULL until the writer made it */
+    uint64_t    hand;     /* ST_HAND_*: events in the spill file, failed write, current buffer, pending events */
+    uint32_t    spare;    /* ST_SPARE_*: the spare buffer's state */
+    uint32_t    done;     /* bumped by the writer after each piece of work for this thread (a futex word) */
 } st_thread_t;
+
+/*
+ * The hand-off word th->hand, in one 64-bit atomic so that a reader (a signal handler
+ * dumping the trace) sees one consistent state: the events of this thread in the spill
+ * file (ST_HAND_SPILLED), the index of the current buffer in bufs (ST_HAND_CUR), and the
+ * events of a full buffer handed to the writer and not yet in the file (ST_HAND_PENDING,
+ * in bufs[!cur]; ST_HAND_FAILED when its write failed: it stays in memory until the
+ * thread needs the buffer again, and is counted lost then). The pending buffer is written
+ * by whoever sets ST_HAND_CLAIMED first: the writer, or the thread itself when it needs the
+ * buffer back before the writer began (it never waits for the writer to be scheduled).
+ * Only the thread changes the word while nothing is pending, only the claimant while
+ * something is (the claim itself is a compare-and-swap).
+ */
+#define ST_HAND_PENDING(h) ((h) & ((UINT64_C(1) << 25) - 1))
+#define ST_HAND_CUR(h)     ((unsigned)((h) >> 25) & 1u)
+#define ST_HAND_FAILED(h)  ((unsigned)((h) >> 26) & 1u)
+#define ST_HAND_CLAIMED(h) ((unsigned)((h) >> 27) & 1u)
+#define ST_HAND_CLAIM      (UINT64_C(1) << 27)
+#define ST_HAND_SPILLED(h) ((h) >> 28)
+#define ST_HAND(spilled, failed, cur, pending) \
+    (((uint64_t)(spilled) << 28) | ((uint64_t)(failed) << 26) | ((uint64_t)(cur) << 25) | (uint64_t)(pending))
+
+/* th->spare: none asked for yet, asked of the writer, made (bufs[1]), or not possible (then every flush waits). */
+enum { ST_SPARE_NONE, ST_SPARE_ASKED, ST_SPARE_READY, ST_SPARE_FAILED };
 
 extern __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));
 
@@ -67,7 +102,13 @@ static inline st_thread_t *st_thread_self(void)
     return ST_LIKELY(th != NULL) ? th : st_thread_register();
 }
 
-/* Writes the full buffer to the spill file and records the FLUSH region. */
+/*
+ * The slow path of st_record at pos >= limit. Below the full limit (half the first
+ * buffer) it only asks the writer for the spare. At a full buffer it hands the buffer to
+ * the writer and goes on in the spare; when it must wait (the spare is still being
+ * written or made, or there is no writer), it records the wait as a FLUSH region (enter
+ * and leave, the first two events of the emptied buffer) and counts it in flushes.
+ */
 void st_record_flush(st_thread_t *th);
 
 /* Appends an event stamped t, a time read with the map of epoch, to a buffer with a free slot. */
@@ -178,14 +219,21 @@ st_thread_t *const *st_record_threads_unlocked(size_t *n);
 size_t st_record_read(const st_thread_t *th, uint64_t first, st_event_t *out, size_t max);
 
 /*
- * Returns all events of th (spilled and buffered) in one malloc'd array, in record
- * order; *n receives the count. NULL with *n = 0 on error (reported). Call only when
- * th no longer records.
+ * Returns all events of th (spilled, pending and buffered) in one malloc'd array, in
+ * record order; *n receives the count. NULL with *n = 0 on error (reported). Call only
+ * when th no longer records. The first call finishes the writer thread (spill.h): no
+ * write runs while the events are read back and after.
  */
 st_event_t *st_record_load(st_thread_t *th, size_t *n);
 
-/* Number of events recorded so far by th (spilled + buffered). */
-static inline uint64_t st_record_count(const st_thread_t *th) { return th->spilled + th->pos; }
+/* Number of events recorded so far by th (spilled, pending and buffered). Async-signal-safe. */
+uint64_t st_record_count(const st_thread_t *th);
+
+/* Events of th in its spill file so far (written by the writer or by th). */
+static inline uint64_t st_record_spilled(const st_thread_t *th)
+{
+    return ST_HAND_SPILLED(__atomic_load_n(&th->hand, __ATOMIC_ACQUIRE));
+}
 
 /* Stops recording on all threads (new events are dropped from now on). */
 void st_record_stop(void);

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# SYNCTRACE_BUFFER=64k (1024 events per thread) with burst.c (about 11000 events per rank)
-# forces about ten buffer flushes per rank: no event may be lost (exact counts and every
-# message matched), each location's number of TRACE BUFFER FLUSH regions must be what its
-# event count implies, and `synctrace info` reports the same number of flushes.
+# SYNCTRACE_BUFFER=64k (1024 events per thread) with burst.c (about 11000 events per rank): about
+# ten full buffers per rank, handed to the writer thread. Its writes are slowed to 300 ms each
+# (slow_spill.c, preloaded first), so it falls behind and a rank that fills its buffer again must
+# wait: no event may be lost (exact counts and every message matched), each location's TRACE BUFFER
+# FLUSH regions must sit where its buffers begin, one at nearly every hand-off but the first, and
+# `synctrace info` reports the same number of flushes as the dump holds.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
 bin=$(build_mpi_c burst "$MPI_DIR/burst.c")
-ST_ENV="SYNCTRACE_BUFFER=64k" full_check flush burst "$bin" "$ST_NP" 48 32
-tracecheck flush "$ST_TMP/flush.json" 1024 >"$ST_TMP/flush.txt" ||
+slow=$ST_BUILD/libslow_spill.so
+gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -o "$slow" "$MPI_DIR/slow_spill.c" -ldl ||
+    fail "cannot build slow_spill.c"
+ST_PRELOAD_FIRST=$slow ST_ENV="SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=300" full_check flush burst "$bin" "$ST_NP" 48 32
+tracecheck flush "$ST_TMP/flush.json" 1024 behind >"$ST_TMP/flush.txt" ||
     fail "flush counts: $(grep MISMATCH "$ST_TMP/flush.txt" | head -n 4 | tr '\n' '|')"
 note "$(head -n 4 "$ST_TMP/flush.txt" | tr '\n' '|')"
 grep -q '"region": *"TRACE BUFFER FLUSH"' "$ST_TMP/flush.json" || fail "no TRACE BUFFER FLUSH region in the dump"

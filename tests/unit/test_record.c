@@ -2,17 +2,26 @@
  * test_record.c — unit tests of the recording hot path (src/record/record.h, record.c).
  *
  * Covers: thread registration, the fields st_record() fills, per-location time that never
- * goes backwards even when the global clock map steps back, buffer flushes to the spill
- * file (no event lost or reordered, FLUSH enter/leave pairs exactly where a full buffer
- * was met, nothing left in the spill directory), room kept above the flush limit for
- * callers that flush only after stamping, a spill directory that cannot be used
- * (no crash, the buffer goes on), st_record_read (the same events in any chunks), many threads
- * registering concurrently, st_record_again (the previous event's time), and
- * st_record_stop(). Each case that needs a fresh buffer records on a new thread.
+ * goes backwards even when the global clock map steps back; full buffers handed to the
+ * writer thread (src/record/spill.h): no wait and no FLUSH region while the writer keeps
+ * up, a FLUSH region exactly when it falls behind (its write held here), no event lost or
+ * reordered over 10^6 events in 64-event buffers, the events of a buffer in the writer's
+ * hands readable (st_record_read, st_record_count: what a dump of a crash reads), a write
+ * that fails (events counted lost only when their buffer is needed again); after the
+ * writer is finished (st_record_load), buffers written by their threads with a FLUSH
+ * region at each (the replay of every position), room kept above the flush limit for
+ * callers that flush only after stamping, a spill directory that cannot be used (no crash,
+ * the buffer goes on), many threads registering concurrently, st_record_again (the
+ * previous event's time), and st_record_stop(). Each case that needs a fresh buffer
+ * records on a new thread. This file's pwrite() stands in for the C library's (the spill
+ * writes are the only pwrite calls), so a test can hold or fail the writer's writes.
  */
-/* link: src/record/record.c src/clock/timer.c src/clock/tsc.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/record/record.c src/record/spill.c src/clock/timer.c src/clock/tsc.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +29,42 @@
 
 #include "../../src/config/config.h"
 #include "../../src/record/record.h"
+#include "../../src/record/spill.h"
 
 #include "check.h"
+
+/* ---- the writer's writes, held or failed on demand ---------------------------------------- */
+
+static int hold_writes, fail_writes, writes_begun;
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+    nanosleep(&ts, NULL);
+}
+
+ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+    __atomic_add_fetch(&writes_begun, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&hold_writes, __ATOMIC_ACQUIRE))
+        sleep_ms(1);
+    if (__atomic_load_n(&fail_writes, __ATOMIC_ACQUIRE))
+        return errno = ENOSPC, -1;
+    return syscall(SYS_pwrite64, fd, buf, n, off);
+}
+
+/* Waits (at most 10 s) until the writer made th's spare and wrote what it was handed. */
+static void writer_caught_up(st_thread_t *th)
+{
+    for (int i = 0; i < 10000; i++) {
+        uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
+        unsigned spare = __atomic_load_n(&th->spare, __ATOMIC_ACQUIRE);
+        if (spare != ST_SPARE_ASKED && (!ST_HAND_PENDING(h) || ST_HAND_FAILED(h)))
+            return;
+        sleep_ms(1);
+    }
+    EXPECT(0, "the writer did not catch up within 10 s");
+}
 
 /* Runs fn(arg) on a new thread, so that it registers a fresh st_thread_t. */
 static void on_new_thread(void *(*fn)(void *), void *arg)
@@ -159,7 +202,8 @@ static void spill_dir_end(const char *dir)
     rmdir(dir);
 }
 
-static void test_flush(void)
+/* After the writer is finished (st_record_load), a thread writes its full buffers itself: a FLUSH region at each. */
+static void test_flush_without_writer(void)
 {
     char dir[] = "/tmp/st-test-record-XXXXXX";
     spill_dir_begin(dir);
@@ -208,6 +252,208 @@ static void test_flush(void)
     rmdir(dir);
 }
 
+
+/* ---- hand-offs to the writer ------------------------------------------------------------------ */
+
+typedef struct handoff_case {
+    st_thread_t *th;
+    uint64_t     flush_ns;  /* duration of the FLUSH region recorded while the writer was held */
+} handoff_case_t;
+
+static void record_ids(st_thread_t *th, uint64_t *next_id, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        st_event_t *e = st_record(th, ST_EV_MPI_ISEND);
+        e->id = (*next_id)++;
+    }
+}
+
+static void *release_later(void *arg)
+{
+    sleep_ms(*(long *)arg);
+    __atomic_store_n(&hold_writes, 0, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/*
+ * Every event of th, read with st_record_read in chunks of 7 (as a dump reads them): the ids
+ * 0..ids-1 in order, FLUSH enter/leave pairs only as the first events of a buffer (a buffer
+ * begins after cap events, or after the pair); returns the number of pairs.
+ */
+static uint64_t check_sequence(const char *what, const st_thread_t *th, uint64_t ids)
+{
+    uint64_t n = st_record_count(th), k = 0, next = 0, pairs = 0, bad = 0;
+    size_t pos = 0;
+    st_event_t chunk[7];
+    while (k < n) {
+        size_t got = st_record_read(th, k, chunk, 7);
+        if (got == 0)
+            break;
+        for (size_t j = 0; j < got; j++, k++) {
+            const st_event_t *e = &chunk[j];
+            if (pos == th->cap)
+                pos = 0;
+            if (e->region == ST_REGION_FLUSH && e->kind == ST_EV_ENTER) {
+                bad += pos != 0;
+                pairs++;
+            } else if (e->region == ST_REGION_FLUSH && e->kind == ST_EV_LEAVE) {
+                bad += pos != 1;
+            } else {
+                bad += e->kind != ST_EV_MPI_ISEND || e->id != next;
+                next++;
+            }
+            pos++;
+        }
+    }
+    EXPECT(k == n && next == ids && bad == 0, "%s: read %llu of %llu events, ids up to %llu of %llu, %llu out of place",
+           what, (unsigned long long)k, (unsigned long long)n, (unsigned long long)next, (unsigned long long)ids,
+           (unsigned long long)bad);
+    EXPECT(st_record_read(th, n, chunk, 7) == 0, "%s: st_record_read past the end returned events", what);
+    return pairs;
+}
+
+/*
+ * The writer keeps up: no wait, no FLUSH region. Then it is held in its write of the next
+ * buffer: meanwhile every event reads back (the buffer in its hands from memory), and the
+ * next full buffer waits for it: one FLUSH region, as long as the hold, at the start of the
+ * buffer after it.
+ */
+static void *record_handoffs(void *arg)
+{
+    handoff_case_t *hc = arg;
+    st_thread_t *th = hc->th = st_thread_self();
+    if (!th)
+        return NULL;
+    uint64_t id = 0;
+    record_ids(th, &id, th->cap / 2 + 1);
+    EXPECT(th->spare != ST_SPARE_NONE && th->limit == th->cap, "half full: spare %u, limit %zu", th->spare, th->limit);
+    writer_caught_up(th);
+    EXPECT(th->spare == ST_SPARE_READY && th->bufs[1] != NULL, "spare %u", th->spare);
+    for (int round = 0; round < 3; round++) {
+        record_ids(th, &id, th->cap);
+        writer_caught_up(th);
+    }
+    EXPECT(th->flushes == 0 && th->handoffs == 3 && th->lost == 0, "writer kept up: %llu waits, %llu hand-offs",
+           (unsigned long long)th->flushes, (unsigned long long)th->handoffs);
+    EXPECT(st_record_spilled(th) == 3 * th->cap, "spilled %llu", (unsigned long long)st_record_spilled(th));
+
+    __atomic_store_n(&hold_writes, 1, __ATOMIC_RELEASE);
+    int begun = __atomic_load_n(&writes_begun, __ATOMIC_SEQ_CST);
+    record_ids(th, &id, th->cap); /* the fourth buffer is handed off: the writer is held in its write */
+    for (int i = 0; i < 10000 && __atomic_load_n(&writes_begun, __ATOMIC_SEQ_CST) == begun; i++)
+        sleep_ms(1);
+    uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
+    EXPECT(ST_HAND_PENDING(h) == th->cap && th->flushes == 0, "held: %llu pending, %llu waits",
+           (unsigned long long)ST_HAND_PENDING(h), (unsigned long long)th->flushes);
+    EXPECT(st_record_count(th) == id, "count %llu with a buffer in the writer's hands, recorded %llu",
+           (unsigned long long)st_record_count(th), (unsigned long long)id);
+    check_sequence("in the writer's hands", th, id);
+    pthread_t rel;
+    long hold_ms = 30;
+    pthread_create(&rel, NULL, release_later, &hold_ms);
+    record_ids(th, &id, th->cap); /* the fifth: the spare is still being written: wait */
+    pthread_join(rel, NULL);
+    EXPECT(th->flushes == 1 && th->handoffs == 5, "writer behind: %llu waits, %llu hand-offs",
+           (unsigned long long)th->flushes, (unsigned long long)th->handoffs);
+    EXPECT(th->buf[0].region == ST_REGION_FLUSH && th->buf[0].kind == ST_EV_ENTER &&
+           th->buf[1].region == ST_REGION_FLUSH && th->buf[1].kind == ST_EV_LEAVE,
+           "the wait is not the first two events of the buffer");
+    hc->flush_ns = th->buf[1].time - th->buf[0].time;
+    record_ids(th, &id, 5);
+    writer_caught_up(th);
+    EXPECT(check_sequence("after the wait", th, id) == 1, "FLUSH regions in the trace");
+    return NULL;
+}
+
+static void test_handoff(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    spill_dir_begin(dir);
+    handoff_case_t hc = { 0 };
+    on_new_thread(record_handoffs, &hc);
+    EXPECT(hc.th != NULL, "no thread");
+    EXPECT(hc.flush_ns >= 20000000, "the FLUSH region lasted %llu ns, the writer was held 30 ms",
+           (unsigned long long)hc.flush_ns);
+    EXPECT(spill_files_in(dir) == 0, "spill file left in %s", dir);
+    rmdir(dir);
+}
+
+/* 10^6 events in 64-event buffers: whatever the writer's pace, none lost, none out of order. */
+static void *record_million(void *arg)
+{
+    st_thread_t *th = *(st_thread_t **)arg = st_thread_self();
+    if (!th)
+        return NULL;
+    uint64_t id = 0;
+    record_ids(th, &id, 1000000);
+    return NULL;
+}
+
+static void test_many(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    spill_dir_begin(dir);
+    st_config.buffer = 64 * sizeof(st_event_t);
+    st_thread_t *th = NULL;
+    on_new_thread(record_million, &th);
+    if (!th)
+        return;
+    writer_caught_up(th);
+    uint64_t pairs = check_sequence("10^6 events", th, 1000000);
+    EXPECT(pairs == th->flushes && th->lost == 0, "%llu FLUSH regions, %llu waits counted, %llu lost",
+           (unsigned long long)pairs, (unsigned long long)th->flushes, (unsigned long long)th->lost);
+    EXPECT(th->handoffs >= 1000000 / 64, "%llu hand-offs", (unsigned long long)th->handoffs);
+    printf("test_record: 10^6 events in 64-event buffers: %llu hand-offs, %llu waited for the writer\n",
+           (unsigned long long)th->handoffs, (unsigned long long)th->flushes);
+    rmdir(dir);
+}
+
+/*
+ * Writes that fail (a full disk): the buffer stays in memory, readable, until the thread
+ * needs it again; then its events are counted lost, once. The warning names the cause.
+ */
+static void *record_failing(void *arg)
+{
+    st_thread_t *th = *(st_thread_t **)arg = st_thread_self();
+    if (!th)
+        return NULL;
+    uint64_t id = 0;
+    record_ids(th, &id, th->cap / 2 + 1);
+    writer_caught_up(th);
+    record_ids(th, &id, th->cap - th->cap / 2 - 1);
+    writer_caught_up(th);
+    EXPECT(st_record_spilled(th) == 0 && th->handoffs == 0, "nothing handed off yet");
+    __atomic_store_n(&fail_writes, 1, __ATOMIC_RELEASE);
+    record_ids(th, &id, 1); /* buffer 1 handed off, its write fails */
+    writer_caught_up(th);
+    uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
+    EXPECT(ST_HAND_FAILED(h) && ST_HAND_PENDING(h) == th->cap && th->lost == 0, "failed write: lost %llu",
+           (unsigned long long)th->lost);
+    EXPECT(st_record_count(th) == id, "a failed buffer is still readable: count %llu of %llu",
+           (unsigned long long)st_record_count(th), (unsigned long long)id);
+    record_ids(th, &id, th->cap); /* buffer 2 handed off: buffer 1 is needed, its events are lost */
+    writer_caught_up(th);
+    EXPECT(th->lost == th->cap, "lost %llu, expected %zu", (unsigned long long)th->lost, th->cap);
+    __atomic_store_n(&fail_writes, 0, __ATOMIC_RELEASE);
+    record_ids(th, &id, th->cap); /* buffer 3 written; buffer 2 lost */
+    writer_caught_up(th);
+    EXPECT(th->lost == 2 * th->cap && st_record_spilled(th) == th->cap, "lost %llu, spilled %llu",
+           (unsigned long long)th->lost, (unsigned long long)st_record_spilled(th));
+    EXPECT(st_record_count(th) + th->lost == id + 2 * th->flushes, "count %llu + lost %llu vs recorded %llu",
+           (unsigned long long)st_record_count(th), (unsigned long long)th->lost, (unsigned long long)id);
+    return NULL;
+}
+
+static void test_write_failure(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    spill_dir_begin(dir);
+    st_thread_t *th = NULL;
+    on_new_thread(record_failing, &th);
+    EXPECT(th != NULL, "no thread");
+    rmdir(dir);
+}
+
 /*
  * Room above the limit (st_record_set_room): st_record flushes before an event once pos
  * reaches the limit; st_record_in_room / st_record_in_room_at record into the room
@@ -223,29 +469,30 @@ static void *record_in_room(void *arg)
     if (!th)
         return NULL;
     st_record_set_room(th, 4);
-    EXPECT(th->limit == 12, "limit %zu with 4 slots of room in 16", th->limit);
+    EXPECT(th->limit == 8, "limit %zu before the spare is asked for (half the buffer)", th->limit);
     for (int i = 0; i < 12; i++)
         st_record(th, ST_EV_MPI_ISEND);
-    EXPECT(th->flushes == 0 && th->pos == 12, "flushed before the limit (pos %zu)", th->pos);
+    EXPECT(th->limit == 12, "limit %zu with 4 slots of room in 16", th->limit);
+    EXPECT(th->handoffs == 0 && th->pos == 12, "handed off before the limit (pos %zu)", th->pos);
+    writer_caught_up(th);
     uint32_t epoch;
     uint64_t t0 = st_timer_now_ep(&epoch);
     for (int i = 0; i < 3; i++)
         st_record_in_room(th, ST_EV_THREAD_RELEASE_LOCK);
     st_event_t *e = st_record_in_room_at(th, ST_EV_THREAD_TEAM_END, t0, epoch);
-    EXPECT(th->flushes == 0 && th->pos == 16, "flushed inside the room (pos %zu)", th->pos);
+    EXPECT(th->handoffs == 0 && th->pos == 16, "handed off inside the room (pos %zu)", th->pos);
     EXPECT(e->time == th->buf[14].time, "stamped %llu, not at the previous event %llu (t0 %llu is earlier)",
           (unsigned long long)e->time, (unsigned long long)th->buf[14].time, (unsigned long long)t0);
-    uint64_t last = e->time;
     st_record_flush_point(th);
-    EXPECT(th->flushes == 1 && th->pos == 2 && th->buf[0].region == ST_REGION_FLUSH && th->buf[0].time >= last,
-          "flush point: %llu flushes, pos %zu", (unsigned long long)th->flushes, th->pos);
+    EXPECT(th->handoffs == 1 && th->flushes == 0 && th->pos == 0, "flush point: %llu hand-offs, %llu waits, pos %zu",
+          (unsigned long long)th->handoffs, (unsigned long long)th->flushes, th->pos);
     st_record_flush_point(th);
-    EXPECT(th->flushes == 1, "flush point flushed below the limit");
+    EXPECT(th->handoffs == 1, "flush point handed off below the limit");
     t0 = st_timer_now_ep(&epoch);
     st_record(th, ST_EV_MPI_ISEND);
     e = st_record_in_room_at(th, ST_EV_THREAD_TEAM_END, t0, epoch);
-    EXPECT(e->time == th->buf[2].time, "a time before the last event: %llu, last %llu", (unsigned long long)e->time,
-          (unsigned long long)th->buf[2].time);
+    EXPECT(e->time == th->buf[0].time, "a time before the last event: %llu, last %llu", (unsigned long long)e->time,
+          (unsigned long long)th->buf[0].time);
     uint64_t t1 = st_timer_now_ep(&epoch) + 1000000;
     e = st_record_in_room_at(th, ST_EV_THREAD_TEAM_END, t1, epoch);
     EXPECT(e->time == t1 && th->last == t1, "stamped %llu, not at the given time %llu", (unsigned long long)e->time,
@@ -263,7 +510,7 @@ static void test_room(void)
     spill_dir_end(dir);
 }
 
-/* st_record_again: the previous event's time without a clock read; a fresh one after a flush. */
+/* st_record_again: the previous event's time without a clock read; a fresh one after a hand-off. */
 static void *record_again(void *arg)
 {
     (void)arg;
@@ -280,12 +527,13 @@ static void *record_again(void *arg)
     e = st_record_again(th, ST_EV_MPI_ISEND);
     EXPECT(e->time == t_enter && e->kind == ST_EV_MPI_ISEND && e->peer == -1 && e->epoch == th->buf[th->pos - 2].epoch,
           "again: %llu, enter %llu", (unsigned long long)e->time, (unsigned long long)t_enter);
-    while (th->pos < th->limit)
+    while (th->pos < th->cap)
         st_record(th, ST_EV_LEAVE);
+    writer_caught_up(th);
     e = st_record_again(th, ST_EV_MPI_SEND);
-    EXPECT(th->flushes == 1 && th->pos == 3 && th->buf[1].region == ST_REGION_FLUSH && e == &th->buf[2] &&
-          e->time >= th->buf[1].time, "again at a full buffer: %llu flushes, pos %zu", (unsigned long long)th->flushes,
-          th->pos);
+    EXPECT(th->handoffs == 1 && th->flushes == 0 && th->pos == 1 && e == &th->buf[0] && e->time >= th->bufs[0][15].time,
+          "again at a full buffer: %llu hand-offs, %llu waits, pos %zu", (unsigned long long)th->handoffs,
+          (unsigned long long)th->flushes, th->pos);
     return NULL;
 }
 
@@ -309,7 +557,8 @@ static void test_flush_unwritable(void)
     if (!th)
         return;
     EXPECT(th->flushes == expected_flushes(16, fc.n), "flushes %llu", (unsigned long long)th->flushes);
-    EXPECT(th->spilled == 0, "spilled %llu events to a directory that does not exist", (unsigned long long)th->spilled);
+    EXPECT(st_record_spilled(th) == 0, "spilled %llu events to a directory that does not exist",
+           (unsigned long long)st_record_spilled(th));
     EXPECT(th->pos <= th->cap, "pos %zu beyond cap %zu", th->pos, th->cap);
     size_t n = 0;
     st_event_t *all = st_record_load(th, &n);
@@ -321,6 +570,58 @@ static void test_flush_unwritable(void)
     }
     free(all);
     st_config.tmpdir[0] = 0;
+}
+
+/*
+ * Finishing the writer while it writes one thread's buffer and another's waits: the write
+ * in progress completes, the waiting buffer stays in memory and st_record_load reads it.
+ */
+static void *register_half(void *arg)
+{
+    st_thread_t *th = *(st_thread_t **)arg = st_thread_self();
+    uint64_t id = 0;
+    if (th)
+        record_ids(th, &id, th->cap / 2 + 1);
+    return NULL;
+}
+
+static void test_finish(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    spill_dir_begin(dir);
+    st_thread_t *a = NULL, *b = NULL;
+    on_new_thread(register_half, &a);
+    on_new_thread(register_half, &b);
+    REQUIRE(a && b, "no thread");
+    writer_caught_up(a);
+    writer_caught_up(b);
+    uint64_t ida = a->cap / 2 + 1, idb = b->cap / 2 + 1;
+    __atomic_store_n(&hold_writes, 1, __ATOMIC_RELEASE);
+    int begun = __atomic_load_n(&writes_begun, __ATOMIC_SEQ_CST);
+    record_ids(a, &ida, a->cap);
+    for (int i = 0; i < 10000 && __atomic_load_n(&writes_begun, __ATOMIC_SEQ_CST) == begun; i++)
+        sleep_ms(1);
+    record_ids(b, &idb, b->cap);
+    pthread_t rel;
+    long hold_ms = 30;
+    pthread_create(&rel, NULL, release_later, &hold_ms);
+    st_spill_finish();
+    pthread_join(rel, NULL);
+    EXPECT(st_record_spilled(a) == a->cap, "the write in progress: %llu spilled", (unsigned long long)st_record_spilled(a));
+    EXPECT(ST_HAND_PENDING(b->hand) == b->cap && st_record_spilled(b) == 0, "b: %llu pending",
+           (unsigned long long)ST_HAND_PENDING(b->hand));
+    EXPECT(!st_spill_writer_alive() && st_spill_wake() != 0, "a writer after st_spill_finish");
+    check_sequence("pending after finish", b, idb);
+    size_t n = 0;
+    st_event_t *all = st_record_load(b, &n);
+    EXPECT(all && n == idb, "loaded %zu of %llu", n, (unsigned long long)idb);
+    for (size_t i = 0; all && i < n; i++)
+        if (all[i].id != i) {
+            EXPECT(0, "loaded event %zu has id %llu", i, (unsigned long long)all[i].id);
+            break;
+        }
+    free(all);
+    rmdir(dir);
 }
 
 /* ---- threads -------------------------------------------------------------------------- */
@@ -386,9 +687,13 @@ int main(void)
 
     test_fields();
     test_monotonic();
-    test_flush();
+    test_handoff();
+    test_many();
+    test_write_failure();
     test_room();
     test_again();
+    test_finish(); /* from here on without a writer */
+    test_flush_without_writer();
     test_flush_unwritable();
     test_threads();
     test_stop();

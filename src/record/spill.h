@@ -1,0 +1,60 @@
+/*
+ * spill.h — the spill files and the process's writer thread (the record module's own).
+ *
+ * A thread whose buffer is full hands it to the writer (record.c) and records on in its
+ * spare; the writer appends the buffer to the thread's spill file and makes spares on
+ * request, so that no application thread waits on the disk unless the writer falls
+ * behind. The writer starts at the first request, ends itself after a while without work
+ * (so that it never keeps a process alive) and starts again at the next one. It blocks
+ * every signal, calls neither OpenMP nor MPI, takes no lock an application thread could
+ * hold, and is finished (st_spill_finish) before the spill files are read back. In the
+ * child of a fork() there is no writer: a thread there writes its buffers itself.
+ *
+ * Protocol with a recording thread (record.h, th->hand and th->spare): the thread asks
+ * by changing those (release) and calling st_spill_wake; the writer answers by changing
+ * them back (release), then bumps th->done and wakes the thread if it waits on it.
+ */
+#ifndef ST_RECORD_SPILL_H
+#define ST_RECORD_SPILL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record.h"
+
+/*
+ * Appends n events to th's spill file as its events number at.. (the file's end: at is
+ * the events spilled so far), opening the file on first use. 0 on success; -1 with
+ * errno on failure, the file cut back to at events. Async-signal-safe.
+ */
+int st_spill_write(st_thread_t *th, const st_event_t *ev, uint64_t at, size_t n);
+
+/* Says once that a buffer could not be spilled (err: the cause): events are lost. */
+void st_spill_warn_failed(int err);
+
+/*
+ * Tells the writer there is work (a hand-off or a spare asked for), starting it if
+ * none runs. 0 when a writer will do it; -1 when there is none and will be none (it
+ * could not be started, it was finished, or this is a forked child): the caller then
+ * does the work itself.
+ */
+int st_spill_wake(void);
+
+/* Nonzero while a writer may still answer requests (not finished, not a forked child, started if asked). */
+int st_spill_writer_alive(void);
+
+/*
+ * Waits until th->done differs from seen, or at most a few milliseconds (the caller
+ * checks its condition again and whether the writer is alive). Async-signal-safe.
+ */
+void st_spill_wait(st_thread_t *th, uint32_t seen);
+
+/*
+ * Finishes the writer: waits for the write it is doing, then it ends and none starts
+ * again (later hand-offs are written by their threads). Pending buffers it did not
+ * write stay in memory, where st_record_load reads them. Idempotent; not for signal
+ * handlers.
+ */
+void st_spill_finish(void);
+
+#endif
