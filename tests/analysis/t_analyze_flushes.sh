@@ -7,12 +7,18 @@
 # `synctrace check`, `synctrace analyze` and the parallel `synctrace analyze` (the same report); the
 # masters' Time at <root> is their time outside every region and every fork / join interval, from
 # the events (flushcheck.py: a flush in such an interval is Overhead once, not also taken off <root>).
+# A thread waits for the disk (a flush region) only when the writer thread falls behind: spill writes
+# are slowed to 60 ms each (tests/mpi/slow_spill.c, preloaded first) so that it does, at every buffer.
 source "$ST_ROOT/tests/lib.sh"
 command -v clang >/dev/null || skip "clang not installed"
 [ -x "$ST_BIN/synctrace" ] || fail "no $ST_BIN/synctrace: build first"
 BIN=$(build_mpi_omp flushes "$ST_ROOT/tests/analysis/flushes.c") || exit 1
+slow=$ST_TMP/libslow_spill.so
+gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -o "$slow" "$ST_ROOT/tests/mpi/slow_spill.c" -ldl ||
+    fail "cannot build slow_spill.c"
 D=$ST_TMP/f
-ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_BUFFER=64k SYNCTRACE_CHECK=1" run_traced "$D" 2 "$BIN" 60 \
+ST_PRELOAD_FIRST=$slow ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_BUFFER=64k SYNCTRACE_CHECK=1 SLOW_SPILL_MS=60" \
+    run_traced "$D" 2 "$BIN" 60 \
     || fail "traced run failed: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -q "trace check" "$ST_TMP/err.txt" && fail "trace check reported problems: $(grep 'trace check' "$ST_TMP/err.txt" | head -n 3)"
 st info "$D" >"$ST_TMP/info.txt" || fail "synctrace info failed"
