@@ -102,6 +102,15 @@ build_mpi_c() {
     echo "$out"
 }
 
+# build_slow_spill -> the path of tests/mpi/slow_spill.c built as a library (in $ST_TMP): preloaded
+# before the shim, it slows the spill writes (SLOW_SPILL_MS) so that the writer thread falls behind.
+build_slow_spill() {
+    local so=$ST_TMP/libslow_spill.so
+    gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -o "$so" "$ST_ROOT/tests/mpi/slow_spill.c" -ldl >&2 \
+        || fail "cannot build slow_spill.c"
+    echo "$so"
+}
+
 # build_mpi_omp NAME SRC [extra flags...] -> $ST_BUILD/NAME: MPI + OpenMP with clang (LLVM libomp,
 # whose OMPT the shim uses), built once per run
 build_mpi_omp() {

@@ -13,9 +13,7 @@ source "$ST_ROOT/tests/lib.sh"
 command -v clang >/dev/null || skip "clang not installed"
 [ -x "$ST_BIN/synctrace" ] || fail "no $ST_BIN/synctrace: build first"
 BIN=$(build_mpi_omp flushes "$ST_ROOT/tests/analysis/flushes.c") || exit 1
-slow=$ST_TMP/libslow_spill.so
-gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -o "$slow" "$ST_ROOT/tests/mpi/slow_spill.c" -ldl ||
-    fail "cannot build slow_spill.c"
+slow=$(build_slow_spill) || exit 1
 D=$ST_TMP/f
 ST_PRELOAD_FIRST=$slow ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_BUFFER=64k SYNCTRACE_CHECK=1 SLOW_SPILL_MS=60" \
     run_traced "$D" 2 "$BIN" 60 \

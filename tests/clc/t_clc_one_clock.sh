@@ -4,7 +4,7 @@
 # ping-pongs in pairs, Sendrecv rings and collectives of every class with nonzero payloads,
 # as fast as MPI delivers them (100-300 ns from a send's event to its receive's here).
 # With the default settings, 2 ranks and 4 ranks, with the default buffer and with 64k
-# buffers (flushes between the events):
+# buffers and slowed spill writes (flushes between the events):
 #  - `synctrace check --raw` finds no violation and the statistics no reversed relation;
 #  - CLC moves no event (CLC_MOVED 0): mu is 0 (CLC_MU_SOURCE none), not an estimate of the
 #    latency that real messages undercut (docs/clc.md, "mu");
@@ -37,11 +37,14 @@ untouched() {
 }
 
 untouched pp2 2 20000
-untouched pp2-64k 2 20000 SYNCTRACE_BUFFER=64k
+# A thread waits for the disk (a flush region between its events) only when the writer thread falls
+# behind: spill writes slowed to 2 ms each (tests/mpi/slow_spill.c) make it fall behind often.
+slow=$(build_slow_spill) || exit 1
+ST_PRELOAD_FIRST=$slow untouched pp2-64k 2 20000 SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=2
 assert_ge "buffer flushes with SYNCTRACE_BUFFER=64k" 100 "$(st info "$ST_TMP/pp2-64k" | sed -n 's/^buffer flushes: *//p')"
 # 4 ranks on 2 cores: every message waits for a context switch, so fewer iterations.
 untouched pp4 4 300
-untouched pp4-64k 4 300 SYNCTRACE_BUFFER=64k
+ST_PRELOAD_FIRST=$slow untouched pp4-64k 4 300 SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=2
 
 # The user's bound is applied and recorded.
 ST_ENV="SYNCTRACE_CLC_MU=20000" run_traced "$ST_TMP/user" 2 "$BIN" 2000 || fail "SYNCTRACE_CLC_MU=20000: exited with $?"

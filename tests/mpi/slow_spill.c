@@ -1,6 +1,6 @@
 /*
- * slow_spill.c — preloaded before the shim in tests only (tests/mpi/t_flush.sh, t_handoff.sh,
- * t_handoff_crash.sh): makes the tool's writes of full event buffers to its spill files slow, as
+ * slow_spill.c — preloaded before the shim in tests only (tests/mpi/t_flush.sh, t_handoff_crash.sh,
+ * tests/analysis/t_analyze_flushes.sh; built by tests/lib.sh's build_slow_spill): makes the tool's writes of full event buffers to its spill files slow, as
  * on a slow or busy disk, so that a test can make the writer thread fall behind on purpose.
  * Every pwrite() to a file named synctrace-spill-* sleeps SLOW_SPILL_MS milliseconds (default 200)
  * first. With SLOW_SPILL_LOG=FILE it appends "begin" before and "end" after each such write to

@@ -9,9 +9,7 @@ source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
 bin=$(build_mpi_c burst "$MPI_DIR/burst.c")
-slow=$ST_BUILD/libslow_spill.so
-gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -o "$slow" "$MPI_DIR/slow_spill.c" -ldl ||
-    fail "cannot build slow_spill.c"
+slow=$(build_slow_spill) || exit 1
 ST_PRELOAD_FIRST=$slow ST_ENV="SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=300" full_check flush burst "$bin" "$ST_NP" 48 32
 tracecheck flush "$ST_TMP/flush.json" 1024 behind >"$ST_TMP/flush.txt" ||
     fail "flush counts: $(grep MISMATCH "$ST_TMP/flush.txt" | head -n 4 | tr '\n' '|')"

@@ -10,9 +10,7 @@ source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
 bin=$(build_mpi_c handoff_crash "$MPI_DIR/handoff_crash.c")
-slow=$ST_BUILD/libslow_spill.so
-gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared -o "$slow" "$MPI_DIR/slow_spill.c" -ldl ||
-    fail "cannot build slow_spill.c"
+slow=$(build_slow_spill) || exit 1
 bursts=30
 # calls RANK DUMP: "ISEND IRECV WAITALL" enters of RANK in a synctrace dump --json
 calls() {

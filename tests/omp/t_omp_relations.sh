@@ -2,13 +2,15 @@
 # OpenMP relations in the raw trace, with buffer flushes: relations.c repeats the constructs
 # of constructs.c (parallel regions, barriers, critical, locks, tasks, ordered, nested
 # teams) OpenMP-only and hybrid (every thread calls MPI), with SYNCTRACE_BUFFER=64k (every
-# thread flushes several times, at whatever callback fills its buffer) and with the
+# thread waits for the disk at least 4 times, at whatever callback fills its buffer) and with the
 # default buffer. On one node every thread reads the same clock, so no OpenMP relation
 # may be reversed before CLC (`synctrace check --raw`: fork, join, barrier, lock) and CLC
 # must move no event (SYNCTRACE_CLC_MU=1: 1 ns of MPI latency, so the MPI side moves
 # nothing either). Repeated runs, because what breaks a relation is a race (a flush or a
 # late callback landing between two threads' stamps: a worker's team end, a lock release
-# reported after the lock is free); the flushes must stay visible.
+# reported after the lock is free); the flushes must stay visible. A thread waits for the disk (a
+# flush region) only when the writer thread falls behind: with 64k buffers the spill writes are
+# slowed to 20 ms each (tests/mpi/slow_spill.c, preloaded first) so that it does.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/omp/common.sh"
 need_omp_tools
@@ -35,10 +37,11 @@ check_run() {
 }
 
 export SYNCTRACE_CLC_MU=1
+slow=$(build_slow_spill) || exit 1
 for i in 1 2 3 4 5; do
-    SYNCTRACE_BUFFER=64k SYNCTRACE_DIR=$ST_TMP/omp64k-$i LD_PRELOAD=$ST_LIB timeout 120 "$omp_bin" -t 3 -r 30 \
+    SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=20 SYNCTRACE_DIR=$ST_TMP/omp64k-$i LD_PRELOAD=$slow:$ST_LIB timeout 120 "$omp_bin" -t 3 -r 30 \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || fail "relations (OpenMP, 64k) failed: $(tail -n 3 "$ST_TMP/err.txt")"
-    check_run "OpenMP-only 3 threads, 64k buffer, run $i" "$ST_TMP/omp64k-$i" 10
+    check_run "OpenMP-only 3 threads, 64k buffer, run $i" "$ST_TMP/omp64k-$i" 4
 done
 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout 120 "$omp_bin" -t 3 -r 30 >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
     fail "relations (OpenMP) failed: $(tail -n 3 "$ST_TMP/err.txt")"
@@ -51,11 +54,11 @@ for i in 1 2 3 4 5 6; do
     check_run "OpenMP-only 2 spinning threads, run $i" "$ST_TMP/spin-$i" 0
 done
 
-ST_ENV="SYNCTRACE_CLC_MU=1 SYNCTRACE_BUFFER=64k"
+ST_ENV="SYNCTRACE_CLC_MU=1 SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=20"
 for i in 1 2 3; do
-    ST_TIMEOUT=120 run_traced "$ST_TMP/hyb64k-$i" 2 "$hyb_bin" -t 2 -r 20 ||
+    ST_PRELOAD_FIRST=$slow ST_TIMEOUT=120 run_traced "$ST_TMP/hyb64k-$i" 2 "$hyb_bin" -t 2 -r 20 ||
         fail "relations (hybrid, 64k) failed: $(tail -n 3 "$ST_TMP/err.txt")"
-    check_run "hybrid 2 ranks x 2 threads, 64k buffer, run $i" "$ST_TMP/hyb64k-$i" 10
+    check_run "hybrid 2 ranks x 2 threads, 64k buffer, run $i" "$ST_TMP/hyb64k-$i" 4
 done
 ST_ENV="SYNCTRACE_CLC_MU=1"
 for i in 1 2; do
