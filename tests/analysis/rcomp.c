@@ -21,30 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "busy.h"
 #ifdef WITH_MPI
 #include <mpi.h>
 #endif
 
 enum { SLOW = 2 };
-
-static volatile double sink;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* Computes until ms milliseconds have passed on the clock. */
-static void busy_ms(double ms)
-{
-    double end = now_ms() + ms, x = 1.0;
-    while (now_ms() < end)
-        for (int i = 0; i < 1000; i++)
-            x = x * 1.0000001 + 1e-9;
-    sink = x;
-}
 
 /* One iteration per thread: iteration i on thread i (static, chunk 1); `slow` more on thread SLOW. */
 static void __attribute__((noinline)) sweep(double base, double slow)

@@ -30,24 +30,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "busy.h"
+
 static volatile double sink;
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-/* Computes until ms milliseconds have passed on the clock. */
-static void busy_ms(double ms)
-{
-    double end = now_ms() + ms, x = 1.0;
-    while (now_ms() < end)
-        for (int i = 0; i < 1000; i++)
-            x = x * 1.0000001 + 1e-9;
-    sink = x;
-}
 
 /* A recorded call that synchronizes nothing, made by the function itself (not through a helper,
  * whose frame would be the innermost one): a mark in the trace inside that function. */
