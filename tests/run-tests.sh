@@ -22,6 +22,7 @@ cd "$ROOT"
 filter=${1:-}
 O=$(cd "${O:-$ROOT}" && pwd)   # build-output root (make O=...)
 export ST_ROOT=$ROOT ST_O=$O ST_BIN=$O/bin
+began=$(date +%s)
 TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-tests.XXXXXX")
 trap '[ -n "${KEEP_TEST_TMP:-}" ] || rm -rf "$TMPROOT"' EXIT
 pass=0 failn=0 skipn=0 failed=()
@@ -67,34 +68,80 @@ family_cmd() {
 }
 
 UNIT_CFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -I$O/build/gen -Iinclude"
-for src in tests/unit/test_*.c; do
-    [ -e "$src" ] || continue
-    mapfile -t runs < <(runs_of "$src" "unit/$(basename "$src" .c)")
-    for run in "${runs[@]}"; do
-        fam=${run%% *} name=${run#* }
-        log=$TMPROOT/$(basename "$src")${fam:+.$fam}.log
-        if [ "$fam" = - ]; then echo "SKIP: MPI family not built" >"$log"; result "$name" 77 0 "$log"; continue; fi
-        link=$(sed -n 's|.*/\* link: \(.*\) \*/.*|\1|p' "$src" | head -n1)
-        start=$(date +%s)
-        export ST_BUILD=$O/build/tests/$fam
-        mkdir -p "$ST_BUILD"
-        exe=$ST_BUILD/$(basename "$src" .c)
-        cc=(gcc)
-        family_cmd "$fam"
-        grep -q '/\* compiler: mpicc \*/' "$src" && cc=("${FAMILY_CMD[@]}" mpi_cc)
-        launch=()
-        ranks=$(sed -n 's|^/\* ranks: \([0-9]*\) \*/$|\1|p' "$src" | head -n1)
-        [ -n "$ranks" ] && launch=("${FAMILY_CMD[@]}" mpi_run -n "$ranks")
-        # the generated headers of this family first (what it has of MPI), then the shared ones
-        if "${cc[@]}" -I"$O/build/gen/$fam" $UNIT_CFLAGS -o "$exe" "$src" $link -lotf2 -lm -lpthread >"$log" 2>&1; then
-            (cd "$TMPROOT" && timeout 300 "${launch[@]}" "$exe") >>"$log" 2>&1
-            rc=$?
-        else
-            rc=1
-        fi
-        result "$name" $rc $(( $(date +%s) - start )) "$log"
+
+# unit_plan: "FAMILY SRC NAME" lines, one per unit-test run to do
+unit_plan() {
+    local src run
+    for src in tests/unit/test_*.c; do
+        [ -e "$src" ] || continue
+        while IFS= read -r run; do
+            [ -n "$run" ] && echo "${run%% *} $src ${run#* }"
+        done < <(runs_of "$src" "unit/$(basename "$src" .c)")
     done
-done
+}
+
+# The unit tests' makefile: an executable per family and test, linked from objects compiled once per
+# family and compiler (most tests link the same sources, and compiling them with the sanitizers is
+# most of a unit test's time). make -j builds them all first; a test's own run makes its executable
+# again, alone, so that a build failure is in that test's log.
+unit_makefile() { # PLAN-FILE
+    local fam src name cc key objdir exe link item objs libs
+    echo "CFLAGS := $UNIT_CFLAGS"
+    echo ".DELETE_ON_ERROR:"
+    for fam in mpich openmpi; do
+        for key in gcc mpicc; do
+            cc=gcc; [ $key = gcc ] || cc=mpicc.$fam
+            objdir=$O/build/tests/$fam/obj-$key
+            printf '%s/%%.o: %%.c\n\t@mkdir -p $(@D)\n\t%s -I%s $(CFLAGS) -MMD -MP -c $< -o $@\n' \
+                "$objdir" "$cc" "$O/build/gen/$fam"
+        done
+    done
+    while read -r fam src name; do
+        [ "$fam" = - ] && continue
+        key=gcc; grep -q '/\* compiler: mpicc \*/' "$src" && key=mpicc
+        cc=gcc; [ $key = gcc ] || cc=mpicc.$fam
+        objdir=$O/build/tests/$fam/obj-$key
+        exe=$O/build/tests/$fam/$(basename "$src" .c)
+        link=$(sed -n 's|.*/\* link: \(.*\) \*/.*|\1|p' "$src" | head -n1)
+        objs="$objdir/${src%.c}.o" libs=
+        for item in $link; do
+            case $item in
+            *.c) objs+=" $objdir/${item%.c}.o" ;;
+            *) libs+=" $item" ;;
+            esac
+        done
+        echo "all: $exe"
+        printf '%s: %s\n\t@mkdir -p $(@D)\n\t%s $(CFLAGS) -o $@ $^ %s -lotf2 -lm -lpthread\n' "$exe" "$objs" "$cc" "$libs"
+        for item in $objs; do echo "-include ${item%.o}.d"; done
+    done <"$1"
+}
+
+unit_plan >"$TMPROOT/unit.plan"
+if grep -qv '^- ' "$TMPROOT/unit.plan"; then
+    start=$(date +%s)
+    unit_makefile "$TMPROOT/unit.plan" >"$TMPROOT/unit.mk"
+    make -k -j"$(nproc)" -f "$TMPROOT/unit.mk" all >"$TMPROOT/unit-build.log" 2>&1
+    echo "unit tests built in $(( $(date +%s) - start ))s (a test's time below is its own build check and run)"
+fi
+
+while read -r -u 3 fam src name; do
+    log=$TMPROOT/$(basename "$src")${fam:+.$fam}.log
+    if [ "$fam" = - ]; then echo "SKIP: MPI family not built" >"$log"; result "$name" 77 0 "$log"; continue; fi
+    start=$(date +%s)
+    export ST_BUILD=$O/build/tests/$fam
+    exe=$ST_BUILD/$(basename "$src" .c)
+    family_cmd "$fam"
+    launch=()
+    ranks=$(sed -n 's|^/\* ranks: \([0-9]*\) \*/$|\1|p' "$src" | head -n1)
+    [ -n "$ranks" ] && launch=("${FAMILY_CMD[@]}" mpi_run -n "$ranks")
+    if make -s -f "$TMPROOT/unit.mk" "$exe" >"$log" 2>&1; then
+        (cd "$TMPROOT" && timeout -k 10 300 "${launch[@]}" "$exe") >>"$log" 2>&1
+        rc=$?
+    else
+        rc=1
+    fi
+    result "$name" $rc $(( $(date +%s) - start )) "$log"
+done 3<"$TMPROOT/unit.plan"
 
 for t in tests/*/t_*.sh; do
     [ -e "$t" ] || continue
@@ -110,12 +157,13 @@ for t in tests/*/t_*.sh; do
         export ST_MPI=$fam ST_BUILD=$O/build/tests/$fam
         mkdir -p "$ST_BUILD"
         start=$(date +%s)
-        (cd "$ST_TMP" && timeout 600 bash "$ROOT/$t") >"$log" 2>&1
+        (cd "$ST_TMP" && timeout -k 10 300 bash "$ROOT/$t") >"$log" 2>&1
         result "$name" $? $(( $(date +%s) - start )) "$log"
     done
 done
 
 echo
+echo "tests ran $(( $(date +%s) - began )) s (ended $(date -u +%T) UTC)"
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 if [ $skipn -gt 0 ]; then echo "$pass passed, $failn failed, $skipn skipped"; else echo "$pass passed, $failn failed"; fi
 [ $failn -eq 0 ] && [ $pass -gt 0 ]
