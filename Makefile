@@ -234,8 +234,9 @@ install: all
 	O=$(O) bash scripts/install.sh "$(PREFIX)" "$(VERSION)"
 
 # ---- tests, demo, bench ---------------------------------------------------------------
+# the build on every core (make check is often run without -j, as CI does)
 check: deps-check
-	$(MAKE) all
+	$(MAKE) -j$$(nproc) all
 	O=$(O) bash tests/run-tests.sh
 
 unit: $(GEN_HDR)
