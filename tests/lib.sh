@@ -76,7 +76,7 @@ mpi_cmd() {
 }
 mpi_run() {
     local tmo=()
-    [ "${1:-}" = -t ] && { tmo=(timeout "$2"); shift 2; }
+    [ "${1:-}" = -t ] && { tmo=(timeout -k 10 "$2"); shift 2; }
     mpi_cmd "$@"
     "${tmo[@]}" "${MPI_CMD[@]}"
 }

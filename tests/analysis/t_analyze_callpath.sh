@@ -131,7 +131,7 @@ cmp -s <(sed -n '/call paths:/,/locations:/p' "$ST_TMP/metric.txt") <(sed -n '/c
 
 # ViTE (when installed) still reads the archive: no warning beyond its known ones (t_vite.sh)
 if command -v vite >/dev/null && command -v xvfb-run >/dev/null; then
-    timeout 90 xvfb-run -a -s "-screen 0 1280x800x24" bash -c \
+    timeout -k 10 90 xvfb-run -a -s "-screen 0 1280x800x24" bash -c \
         'vite "$1/traces.otf2" >"$2" 2>&1 & v=$!
          for i in $(seq 80); do grep -q "Loading of the trace : 100%" "$2" && break; sleep 0.5; done
          kill $v' _ "$ST_TMP/p" "$ST_TMP/vite.txt" || fail "ViTE under Xvfb failed"

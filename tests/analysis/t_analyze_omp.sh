@@ -15,7 +15,7 @@ check="$ST_ROOT/tests/analysis/ompcheck_waits.py"
 src="$ST_ROOT/tests/analysis/ompwaits.c"
 
 bin=$(build_omp ompwaits clang "$src")
-OMP_NUM_THREADS=4 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout 120 "$bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
+OMP_NUM_THREADS=4 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout -k 10 120 "$bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
     fail "ompwaits failed: $(tail -n 5 "$ST_TMP/err.txt")"
 st analyze "$ST_TMP/omp" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
 python3 "$check" "$ST_TMP/omp/analysis.json" "$ST_TMP/out.txt" >&2 || fail "OpenMP metrics (4 threads) off"

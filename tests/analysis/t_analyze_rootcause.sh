@@ -97,7 +97,7 @@ command -v clang >/dev/null || skip "clang not installed (OpenMP part)"
 obin=$(build_omp rcomp clang "$ST_ROOT/tests/analysis/rcomp.c" -fno-optimize-sibling-calls)
 for try in 1 2 3; do
     rm -rf "${ST_TMP:?}/omp"
-    OMP_NUM_THREADS=3 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout 120 "$obin" $T $B $S \
+    OMP_NUM_THREADS=3 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout -k 10 120 "$obin" $T $B $S \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || fail "rcomp failed: $(tail -n 5 "$ST_TMP/err.txt")"
     st analyze "$ST_TMP/omp" >/dev/null || fail "analyze of rcomp failed"
     RC_TRY=$try rc omp "$ST_TMP/omp" omp $T $B $S && break

@@ -34,7 +34,7 @@ run() { # run OUT DEPTH [NAME=VALUE...]: appends the ns per call to OUT
     local out=$1 d=$2
     shift 2
     fam_cmd 1 "$@" -- "$BUILD/callpath_bench" "$d" $CALLS $BATCHES
-    if timeout 120 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt"; then
+    if timeout -k 10 120 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt"; then
         awk '$1 == "callpath" {print $3}' "$TMP/out.txt" >>"$out"
     else
         echo "callpath_bench: run failed ($*): $(tail -n 3 "$TMP/err.txt")" >&2

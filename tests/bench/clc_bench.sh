@@ -51,7 +51,7 @@ run() {
     fam_cmd "$np" SYNCTRACE_DIR="$dir" SYNCTRACE_CLC="$clc" SYNCTRACE_SYNC=none SYNCTRACE_BUFFER="$BUFFER" \
         SKEW_PER_RANK=1 SKEW_OFFSET_NS=3000000 SKEW_SEED=9 SKEW_T0_NS="$(skew_t0)" KMP_BLOCKTIME=0 SYNCTRACE_VERBOSE=1 \
         SYNCTRACE_TIMER=clock LD_PRELOAD="$SKEW:$LIB" -- $WPROG $WARGS
-    timeout 600 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+    timeout -k 10 600 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
         { echo "clc_bench: run failed ($np ranks, CLC $clc): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
     local f ev w
     f=$(awk '$1 == "finalize_ms" {print $2}' "$TMP/out.txt")

@@ -42,7 +42,7 @@ run() {
     fam_cmd "$np" LD_PRELOAD="$SKEW:$LIB" SYNCTRACE_DIR="$dir" SYNCTRACE_NODE_SIZE=1 SYNCTRACE_VERBOSE=1 \
         SKEW_PER_RANK=1 SKEW_OFFSET_NS=3000000 SKEW_SEED=9 SKEW_T0_NS="$(skew_t0)" OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 \
         LIBOMP_USE_HIDDEN_HELPER_TASK=0 SYNCTRACE_TIMER=clock -- "$@"
-    timeout 1200 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+    timeout -k 10 1200 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
         { echo "clc_write_bench: run failed ($np ranks, $*): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
     sed -nE 's/.*MPI_Finalize: .*archive write ([0-9.]+) ms.*/\1/p' "$TMP/err.txt" | head -n 1 >>"$TMP/write"
     "$BIN" info "$dir" | awk -v np="$np" '$1 == "events:" {print int($2 / np)}' >>"$TMP/ev"

@@ -36,7 +36,7 @@ run() { # run NAME [NAME=VALUE...]: one run; its figures appended to $TMP/NAME.{
     local name=$1
     shift
     fam_cmd 2 "$@" -- "$BUILD/finwait" "$MS"
-    if timeout 300 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt"; then
+    if timeout -k 10 300 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt"; then
         awk -v o="$TMP/$name" '$1 == "finwait" && $2 == "slow" {pc = $3; pw = $4} $1 == "finwait" && $2 == "waiter" {wc = $3}
             END {if (pc > 0) {print pw >> (o ".peerwall"); print pc >> (o ".peercpu"); print wc >> (o ".waitcpu")
                  printf "%.2f\n", wc / pc >> (o ".share")}}' "$TMP/out.txt"

@@ -58,7 +58,7 @@ status=0
 run() { # run OUT CONSTRUCT THREADS PROGRAM [env...]: appends the ns per instance to OUT
     local out=$1 c=$2 t=$3 prog=$4
     shift 4
-    if timeout 300 env OMP_NUM_THREADS="$t" "$@" "$prog" "$c" "$SCALE" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
+    if timeout -k 10 300 env OMP_NUM_THREADS="$t" "$@" "$prog" "$c" "$SCALE" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
         awk '$1 == "ompbench" {print $4}' "$TMP/run.txt" >>"$out"
     else
         echo "omp_bench: run failed ($c, $t threads, $*): $(tail -n 3 "$TMP/err.txt")" >&2

@@ -86,7 +86,7 @@ pp() { # pp OUT [NAME=VALUE...] [-- WRAPPER...]: one ping-pong run; its two late
     for a in "$@"; do [ "$a" != -- ] || break; done
     [ "${a:-}" = -- ] || set -- "$@" --
     fam_cmd 2 "$@" "$BUILD/$FAM/pingpong" $IT8 $IT64
-    if timeout 120 "${CMD[@]}" >"$TMP/pp.txt" 2>"$TMP/pp-err.txt"; then
+    if timeout -k 10 120 "${CMD[@]}" >"$TMP/pp.txt" 2>"$TMP/pp-err.txt"; then
         awk -v o="$out" '$1 == "pingpong" {print $3 >> (o "." $2)}' "$TMP/pp.txt"
     else
         echo "run-bench: $FAM ping-pong run failed (${CMD[*]}): $(tail -n 3 "$TMP/pp-err.txt")" >&2

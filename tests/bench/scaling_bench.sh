@@ -56,7 +56,7 @@ run() {
     [ "$traced" = 1 ] && env=(LD_PRELOAD="$SKEW:$LIB" SYNCTRACE_DIR="$dir" SYNCTRACE_NODE_SIZE=1 SYNCTRACE_VERBOSE=1 SKEW_PER_RANK=1
         SKEW_OFFSET_NS=3000000 SKEW_SEED=9 SKEW_T0_NS="$(skew_t0)" SYNCTRACE_TIMER=clock)
     fam_cmd "$np" "${env[@]}" -- "$PROG" "$iters"
-    timeout 1200 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
+    timeout -k 10 1200 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
         { echo "scaling_bench: run failed ($np ranks, $iters iterations, traced $traced): $(tail -n 3 "$TMP/err.txt")" >&2; return 1; }
     local kb
     kb=$(maxkb)

@@ -38,7 +38,7 @@ for seed in ${EARLY_BENCH_SEEDS:-1 2 3 4 5 6 7 8}; do
     fam_cmd 8 SKEW_NODE_SIZE=2 SKEW_T0_NS="$t0" SKEW_SEED="$seed" SKEW_OFFSET_NS=2e7 SKEW_DRIFT_PPM=50 \
         SKEW_WANDER_NS=5000 SYNCTRACE_NODE_SIZE=2 "${pass[@]}" SYNCTRACE_DIR="$TMP/trace" LD_PRELOAD="$SKEW:$LIB" \
         -- "$PROG" "${EARLY_BENCH_SECONDS:-3}" "$TMP/win"
-    timeout 120 "${CMD[@]}" >"$TMP/out" 2>"$TMP/err" || {
+    timeout -k 10 120 "${CMD[@]}" >"$TMP/out" 2>"$TMP/err" || {
         echo "seed $seed: run failed: $(tail -n 3 "$TMP/err")"
         continue
     }

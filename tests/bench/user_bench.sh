@@ -75,7 +75,7 @@ one() {
         [ "$op" = parallel ] || scale=$BAR_SCALE
         CMD=(env OMP_NUM_THREADS=$THREADS "${pre[@]}" "$prog" "$op" "$scale" user)
     fi
-    if timeout 300 "${CMD[@]}" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
+    if timeout -k 10 300 "${CMD[@]}" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
         # a round trip is two one-way latencies
         out=$(awk '$1 == "ompuser" {print $4} $1 == "pingpong-all" && $2 == 8 {printf "%.1f\n", 2 * $3}' "$TMP/run.txt")
         [ -n "$out" ] && echo "$out" >>"$TMP/$op-$v" || { echo "user_bench: $op $v printed no figure" >&2; status=1; }

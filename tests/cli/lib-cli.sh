@@ -22,7 +22,7 @@ mk() {
 OUT=$ST_TMP/out.txt ERR=$ST_TMP/err.txt RC=0
 run_st() {
     RC=0
-    timeout 60 "$ST_BIN/synctrace" "$@" >"$OUT" 2>"$ERR" || RC=$?
+    timeout -k 10 60 "$ST_BIN/synctrace" "$@" >"$OUT" 2>"$ERR" || RC=$?
 }
 
 has() { grep -qxF -- "$1" "$OUT" || fail "missing line '$1' in output of synctrace: $(head -c 1500 "$OUT")"; }

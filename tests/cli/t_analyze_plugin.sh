@@ -87,11 +87,11 @@ note "unloadable plugins: one line each, exit 1"
 
 # a launcher that names no family (PMIx only): the first family built, else one line
 rm -rf "$T/lib"
-rc=0; PMIX_SIZE=2 timeout 60 "$T/bin/synctrace" analyze "$ST_TMP/a" -o "$ST_TMP/no.json" >"$OUT" 2>"$ERR" || rc=$?
+rc=0; PMIX_SIZE=2 timeout -k 10 60 "$T/bin/synctrace" analyze "$ST_TMP/a" -o "$ST_TMP/no.json" >"$OUT" 2>"$ERR" || rc=$?
 refusal "no plugin under a PMIx launcher" "$rc" "synctrace: analyze: started by an MPI launcher, but no MPI part of the parallel analysis (lib/<mpich|openmpi>/synctrace-analyze-mpi.so) is built beside synctrace: run \`make\` where mpicc.mpich or mpicc.openmpi is installed, or run \`synctrace analyze\` without a launcher"
 if [ -f "$(plugin mpich)" ]; then
     mkdir -p "$T/lib/mpich" && cp "$(plugin mpich)" "$T/lib/mpich/"
-    PMIX_SIZE=2 timeout 60 "$T/bin/synctrace" analyze "$ST_TMP/a" -o "$ST_TMP/pmix.json" >"$OUT" 2>"$ERR" ||
+    PMIX_SIZE=2 timeout -k 10 60 "$T/bin/synctrace" analyze "$ST_TMP/a" -o "$ST_TMP/pmix.json" >"$OUT" 2>"$ERR" ||
         fail "PMIx launcher with MPICH's plugin: $(tail -n 3 "$ERR")"
     cmp -s "$ST_TMP/pmix.json" "$ST_TMP/serial.json" || fail "PMIx launcher with MPICH's plugin: not the serial report"
     grep -q "in parallel over 1 processes$" "$OUT" || fail "PMIx launcher: MPICH's plugin did not run: $(tail -n 1 "$OUT")"

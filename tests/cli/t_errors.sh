@@ -77,7 +77,7 @@ corrupt_and_run() { # FILE MODE OFFSET
     for cmd in info "dump --json" check; do
         cases=$((cases + 1))
         RC=0
-        timeout 30 "$ST_BIN/synctrace" $cmd "$c" >"$OUT" 2>"$ERR" || RC=$?
+        timeout -k 10 30 "$ST_BIN/synctrace" $cmd "$c" >"$OUT" 2>"$ERR" || RC=$?
         case $RC in
         0) [ ! -s "$ERR" ] || fail "$1 $2@$3 ($cmd): exit 0 with stderr: $(cat "$ERR")" ;;
         1) if [ -s "$ERR" ]; then

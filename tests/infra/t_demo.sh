@@ -46,7 +46,7 @@ demo() {
     # same numbers untraced (the tool must not change what the application computes)
     local exe=$O/build/examples/$want/hybrid_demo launch=(mpiexec.mpich)
     [ "$want" = openmpi ] && launch=(env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun.openmpi --oversubscribe)
-    OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 timeout 120 "${launch[@]}" -n 2 "$exe" >"$ST_TMP/plain.txt" 2>&1 ||
+    OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 timeout -k 10 120 "${launch[@]}" -n 2 "$exe" >"$ST_TMP/plain.txt" 2>&1 ||
         fail "untraced run ($want) failed: $(tail -n 5 "$ST_TMP/plain.txt")"
     assert_eq "results traced vs untraced ($want)" "$(grep -E 'residual' "$ST_TMP/plain.txt")" "$(grep -E 'residual' "$out")"
     grep -q 'clock MPI_Wtime (not traced)' "$ST_TMP/plain.txt" || fail "untraced run claims to be traced ($want)"

@@ -56,6 +56,6 @@ for f in synctrace_enabled synctrace_global_time_ns; do
     nm -D --defined-only "$ST_LIB" | awk '{print $3}' | grep -qx "$f" \
         || fail "$ST_LIB does not export $f (include/synctrace.h; define SYNCTRACE_BUILDING in its source)"
 done
-out=$(SYNCTRACE_ENABLE=0 LD_PRELOAD=$ST_LIB timeout 60 "$T/app_c11") || fail "app with the real library failed"
+out=$(SYNCTRACE_ENABLE=0 LD_PRELOAD=$ST_LIB timeout -k 10 60 "$T/app_c11") || fail "app with the real library failed"
 [[ $out == "loaded=1 enabled=0 "* ]] || fail "real library, SYNCTRACE_ENABLE=0: expected loaded=1 enabled=0, got '$out'"
 echo ok

@@ -146,7 +146,7 @@ assert_eq "existing archive refused" 2 "$rc"
 grep -q "already holds an archive" e5.txt || fail "unclear message: $(cat e5.txt)"
 
 # ---- through MPICH's mpiexec: every rank gets the composed environment -------------------------
-LD_PRELOAD=$T/user/libskew.so timeout 60 "$RUN" -o "$T/arch3" mpiexec.mpich -n 2 ./probe >o6.txt \
+LD_PRELOAD=$T/user/libskew.so timeout -k 10 60 "$RUN" -o "$T/arch3" mpiexec.mpich -n 2 ./probe >o6.txt \
     || fail "mpiexec run failed: $(cat o6.txt)"
 assert_eq "ranks seen" "0 1" "$(sed -n 's/^rank=//p' o6.txt | sort | tr '\n' ' ' | sed 's/ $//')"
 assert_eq "ranks: composed LD_PRELOAD" "2" "$(grep -cxF "LD_PRELOAD=$T/user/libskew.so:$LIBM" o6.txt)"
@@ -158,7 +158,7 @@ OMP_NUM_THREADS=2 "$RUN" ./omp_gcc >o7.txt || fail "gcc OpenMP run failed"
 assert_eq "libgomp program on the stand-in" "threads=2 gcc-libgomp=0 llvm-libomp=1" "$(cat o7.txt)"
 OMP_NUM_THREADS=2 "$RUN" --no-gomp ./omp_gcc >o8.txt || fail "gcc OpenMP --no-gomp run failed"
 assert_eq "--no-gomp keeps libgomp" "threads=2 gcc-libgomp=1 llvm-libomp=0" "$(cat o8.txt)"
-OMP_NUM_THREADS=2 timeout 60 "$RUN" mpiexec.mpich -n 1 ./omp_gcc >o9.txt || fail "mpiexec gcc OpenMP run failed"
+OMP_NUM_THREADS=2 timeout -k 10 60 "$RUN" mpiexec.mpich -n 1 ./omp_gcc >o9.txt || fail "mpiexec gcc OpenMP run failed"
 assert_eq "libgomp program found behind mpiexec" "threads=2 gcc-libgomp=0 llvm-libomp=1" "$(cat o9.txt)"
 LD_LIBRARY_PATH=/nonexistent "$RUN" ./probe >o10.txt || fail "probe run failed"
 assert_eq "no stand-in for programs without libgomp" /nonexistent "$(val LD_LIBRARY_PATH o10.txt)"

@@ -169,7 +169,7 @@ launcher LD_PRELOAD=$LIBM" "$(grep -v LD_LIBRARY_PATH o8.txt)"
 
 # ---- a real mpirun.openmpi: every rank gets the Open MPI library and the settings --------------
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1   # the tests' business, never the tool's
-timeout 60 "$RUN" -o arch3 mpirun.openmpi --oversubscribe -n 3 ./app_ompi >o9.txt 2>e9.txt \
+timeout -k 10 60 "$RUN" -o arch3 mpirun.openmpi --oversubscribe -n 3 ./app_ompi >o9.txt 2>e9.txt \
     || fail "run under mpirun.openmpi failed: $(tail -n 3 e9.txt)"
 assert_eq "ranks under mpirun.openmpi" "rank=0 who=openmpi SYNCTRACE_DIR=$T/arch3
 rank=1 who=openmpi SYNCTRACE_DIR=$T/arch3

@@ -61,9 +61,9 @@ count() {
 }
 
 # ---- C ring ------------------------------------------------------------------------------------
-timeout 120 "${LAUNCH[@]}" -n $NP ./ring $ROUNDS >plain.txt 2>plain-err.txt || fail "untraced ring failed: $(tail -n 3 plain-err.txt)"
+timeout -k 10 120 "${LAUNCH[@]}" -n $NP ./ring $ROUNDS >plain.txt 2>plain-err.txt || fail "untraced ring failed: $(tail -n 3 plain-err.txt)"
 rc=0
-timeout 120 "$ST_BIN/synctrace-run" -v -o arch "${LAUNCH[@]}" -n $NP ./ring $ROUNDS >out.txt 2>err.txt || rc=$?
+timeout -k 10 120 "$ST_BIN/synctrace-run" -v -o arch "${LAUNCH[@]}" -n $NP ./ring $ROUNDS >out.txt 2>err.txt || rc=$?
 assert_eq "exit code" 0 "$rc"
 grep -qxF "synctrace-run: MPI family openmpi (Open MPI): ./ring needs libmpi.so.40" err.txt \
     || fail "-v does not say the Open MPI family: $(head -n 5 err.txt)"
@@ -113,7 +113,7 @@ if rank == 0:
     print("py ring done, total", total[0])
 EOF
 rc=0
-timeout 120 "$ST_BIN/synctrace-run" -v -o pyarch "${LAUNCH[@]}" -n $NP "$py" ring.py >pyout.txt 2>pyerr.txt || rc=$?
+timeout -k 10 120 "$ST_BIN/synctrace-run" -v -o pyarch "${LAUNCH[@]}" -n $NP "$py" ring.py >pyout.txt 2>pyerr.txt || rc=$?
 assert_eq "mpi4py exit code" 0 "$rc"
 grep -q "synctrace-run: MPI family openmpi (Open MPI): no program on the command line loads an MPI library" pyerr.txt \
     || fail "-v does not say the launcher decided: $(head -n 5 pyerr.txt)"

@@ -36,7 +36,7 @@ if [ -x "$ST_BIN/synctrace-run" ]; then
     TRACE2=$ST_TMP/trace-run
     rrc=0
     mpi_cmd -n "$ST_NP" "$bin" 20
-    timeout 60 "$ST_BIN/synctrace-run" -o "$TRACE2" "${MPI_CMD[@]}" \
+    timeout -k 10 60 "$ST_BIN/synctrace-run" -o "$TRACE2" "${MPI_CMD[@]}" \
         >"$ST_TMP/run-out.txt" 2>"$ST_TMP/run-err.txt" || rrc=$?
     assert_eq "exit code of the aborted job under synctrace-run" "$prc" "$rrc"
     [ -f "$TRACE2/traces.otf2" ] || fail "synctrace-run left no archive after MPI_Abort: $(tail -n 5 "$ST_TMP/run-err.txt")"

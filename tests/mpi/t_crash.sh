@@ -11,7 +11,7 @@ bin=$(build_mpi_c crash "$MPI_DIR/crash.c")
 ranks_in() { st dump --json "$1" | python3 -c 'import sys, json; print(" ".join(map(str, sorted({json.loads(l)["rank"] for l in sys.stdin if "MPI_Barrier" in l}))))'; }
 
 mpi_cmd -n "$ST_NP" "$bin" exit
-timeout 60 "$ST_BIN/synctrace-run" -o "$ST_TMP/exit" "${MPI_CMD[@]}" >/dev/null 2>"$ST_TMP/exit-err.txt" || true
+timeout -k 10 60 "$ST_BIN/synctrace-run" -o "$ST_TMP/exit" "${MPI_CMD[@]}" >/dev/null 2>"$ST_TMP/exit-err.txt" || true
 [ -f "$ST_TMP/exit/traces.otf2" ] || fail "no archive after exit without MPI_Finalize: $(tail -n 3 "$ST_TMP/exit-err.txt")"
 otf2_ok "$ST_TMP/exit"
 st info "$ST_TMP/exit" | grep -q '^incomplete: *yes' || fail "exit without MPI_Finalize: archive not marked incomplete"
@@ -19,7 +19,7 @@ assert_eq "ranks with their MPI_Barrier after exit()" "$(seq -s ' ' 0 $((ST_NP -
 
 rc=0
 mpi_cmd -n "$ST_NP" "$bin" segv
-timeout 60 "$ST_BIN/synctrace-run" -o "$ST_TMP/segv" "${MPI_CMD[@]}" >/dev/null 2>"$ST_TMP/segv-err.txt" || rc=$?
+timeout -k 10 60 "$ST_BIN/synctrace-run" -o "$ST_TMP/segv" "${MPI_CMD[@]}" >/dev/null 2>"$ST_TMP/segv-err.txt" || rc=$?
 [ "$rc" -ne 0 ] || fail "a crashing job exited 0"
 [ -f "$ST_TMP/segv/traces.otf2" ] || fail "no archive after SIGSEGV: $(tail -n 3 "$ST_TMP/segv-err.txt")"
 otf2_ok "$ST_TMP/segv"

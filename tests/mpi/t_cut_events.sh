@@ -21,7 +21,7 @@ read_cut() {
     rm -rf "$c"; cp -r "$ST_TMP/a" "$c"
     truncate -s "$off" "$c/traces/$(basename "$evt")"
     # 4 GB of address space: the unbounded reading took them all
-    (ulimit -v 4000000; timeout 60 "$ST_BIN/synctrace" "$@" "$c") >"$ST_TMP/cut-out.txt" 2>"$ST_TMP/cut-err.txt" || rc=$?
+    (ulimit -v 4000000; timeout -k 10 60 "$ST_BIN/synctrace" "$@" "$c") >"$ST_TMP/cut-out.txt" 2>"$ST_TMP/cut-err.txt" || rc=$?
     [ "$rc" -ne 124 ] || fail "$* on the file cut at $off: hangs"
     grep -Eq "$want" "$ST_TMP/cut-err.txt" || fail "$* on the file cut at $off (exit $rc): $(head -c 400 "$ST_TMP/cut-err.txt")"
     echo "$rc"

@@ -33,7 +33,7 @@ demo() {
     what="$*"
     for _ in 1 2 3 4; do
         rc=0
-        timeout 60 "$@" >"$ST_TMP/demo.txt" 2>&1 || rc=$?
+        timeout -k 10 60 "$@" >"$ST_TMP/demo.txt" 2>&1 || rc=$?
         if [ "$rc" = "$code" ] && grep -qF "$report" "$ST_TMP/demo.txt"; then
             launcher+=("$code:$report")
             note "untraced, $what: exit code $code, '$report'"

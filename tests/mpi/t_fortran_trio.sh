@@ -50,7 +50,7 @@ launch() {
         [ -n "$lib" ] && args+=(-genv LD_PRELOAD "$lib" -genv SYNCTRACE_DIR "$dir")
         for kv in "${envs[@]}"; do args+=(-genv "${kv%%=*}" "${kv#*=}"); done
     fi
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout "${ST_TIMEOUT:-120}" "${args[@]}" "$@" \
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout -k 10 "${ST_TIMEOUT:-120}" "${args[@]}" "$@" \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt"
 }
 

@@ -30,7 +30,7 @@ for how in term segv; do
     mpi_cmd -e SYNCTRACE_BUFFER=64k -e SLOW_SPILL_MS=300 -e SLOW_SPILL_LOG="$ST_TMP/spill-$how" \
         -e LD_PRELOAD="$slow:$ST_LIB" -n 2 "$bin" $how $bursts
     rc=0
-    timeout 120 "$ST_BIN/synctrace-run" -o "$out" "${MPI_CMD[@]}" >"$ST_TMP/$how-out.txt" 2>"$ST_TMP/$how-err.txt" || rc=$?
+    timeout -k 10 120 "$ST_BIN/synctrace-run" -o "$out" "${MPI_CMD[@]}" >"$ST_TMP/$how-out.txt" 2>"$ST_TMP/$how-err.txt" || rc=$?
     [ "$rc" -ne 0 ] || fail "$how: a job whose rank died exited 0"
     [ -f "$out/traces.otf2" ] || fail "$how: no archive: $(tail -n 3 "$ST_TMP/$how-err.txt" | tr '\n' '|')"
     [ "$(tail -n 1 "$ST_TMP/spill-$how.1" 2>/dev/null)" = begin ] ||

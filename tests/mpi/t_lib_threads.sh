@@ -22,10 +22,10 @@ for fam in mpich openmpi; do
         fail "cannot build lib_thread.c for $fam"
     rc=0
     if [ "$fam" = openmpi ]; then
-        timeout 120 mpirun.openmpi --oversubscribe -n 2 -x "SYNCTRACE_DIR=$ST_TMP/$fam" -x "LD_PRELOAD=$lib" "$dir/lib_thread" \
+        timeout -k 10 120 mpirun.openmpi --oversubscribe -n 2 -x "SYNCTRACE_DIR=$ST_TMP/$fam" -x "LD_PRELOAD=$lib" "$dir/lib_thread" \
             >"$ST_TMP/$fam.out" 2>"$ST_TMP/$fam.err" || rc=$?
     else
-        timeout 120 mpiexec.mpich -n 2 -genv SYNCTRACE_DIR "$ST_TMP/$fam" -genv LD_PRELOAD "$lib" "$dir/lib_thread" \
+        timeout -k 10 120 mpiexec.mpich -n 2 -genv SYNCTRACE_DIR "$ST_TMP/$fam" -genv LD_PRELOAD "$lib" "$dir/lib_thread" \
             >"$ST_TMP/$fam.out" 2>"$ST_TMP/$fam.err" || rc=$?
     fi
     assert_eq "$fam: exit status" 0 "$rc"

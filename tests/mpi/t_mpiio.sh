@@ -88,11 +88,11 @@ run() {
         traced_env=(-genv SYNCTRACE_DIR "$ST_TMP/$name" -genv LD_PRELOAD "$lib")
     fi
     local prc=0 trc=0
-    timeout 120 "${launch[@]}" "${args[@]}" >"$ST_TMP/$name-plain.out" 2>"$ST_TMP/$name-plain.err" || prc=$?
+    timeout -k 10 120 "${launch[@]}" "${args[@]}" >"$ST_TMP/$name-plain.out" 2>"$ST_TMP/$name-plain.err" || prc=$?
     assert_eq "$name untraced: exit status" 0 "$prc"
     grep -q "^mpiio: $np ranks, file $((4 * 64 * 4 * np)) bytes, checksum " "$ST_TMP/$name-plain.out" ||
         fail "$name untraced printed: $(head -c 300 "$ST_TMP/$name-plain.out") $(head -c 300 "$ST_TMP/$name-plain.err")"
-    timeout 120 "${launch[@]}" "${traced_env[@]}" "${args[@]}" >"$ST_TMP/$name.out" 2>"$ST_TMP/$name.err" || trc=$?
+    timeout -k 10 120 "${launch[@]}" "${traced_env[@]}" "${args[@]}" >"$ST_TMP/$name.out" 2>"$ST_TMP/$name.err" || trc=$?
     assert_eq "$name traced: exit status" 0 "$trc"
     cmp -s "$ST_TMP/$name-plain.out" "$ST_TMP/$name.out" || fail "$name: stdout differs with the shim: $(head -c 300 "$ST_TMP/$name.out")"
     [ -f "$ST_TMP/$name/traces.otf2" ] || fail "$name: no archive; stderr: $(tail -n 5 "$ST_TMP/$name.err")"

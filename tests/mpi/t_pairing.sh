@@ -44,11 +44,11 @@ launch() {
     if [ "$fam" = openmpi ]; then
         env=(-x "SYNCTRACE_DIR=$ST_TMP/archive-$name")
         [ -z "$pre" ] || env+=(-x "LD_PRELOAD=$pre")
-        timeout 120 mpirun.openmpi --oversubscribe -n 2 "${env[@]}" "$@" >"$ST_TMP/$name.out" 2>"$ST_TMP/$name.err" || rc=$?
+        timeout -k 10 120 mpirun.openmpi --oversubscribe -n 2 "${env[@]}" "$@" >"$ST_TMP/$name.out" 2>"$ST_TMP/$name.err" || rc=$?
     else
         env=(-genv SYNCTRACE_DIR "$ST_TMP/archive-$name")
         [ -z "$pre" ] || env+=(-genv LD_PRELOAD "$pre")
-        timeout 120 mpiexec.mpich -n 2 "${env[@]}" "$@" >"$ST_TMP/$name.out" 2>"$ST_TMP/$name.err" || rc=$?
+        timeout -k 10 120 mpiexec.mpich -n 2 "${env[@]}" "$@" >"$ST_TMP/$name.out" 2>"$ST_TMP/$name.err" || rc=$?
     fi
     echo "$rc" >"$ST_TMP/$name.rc"
 }

@@ -40,7 +40,7 @@ same_as_plain() {
     shift 3
     for _ in 1 2 3 4; do
         prc=0
-        timeout 120 "$@" >"$ST_TMP/plain.txt" 2>"$ST_TMP/plain-err.txt" || prc=$?
+        timeout -k 10 120 "$@" >"$ST_TMP/plain.txt" 2>"$ST_TMP/plain-err.txt" || prc=$?
         matches "$rc" "$out" "$prc" && break
     done
     expect_same "$what" "$rc" "$out" "$prc"
@@ -52,7 +52,7 @@ archived() { [ -f "$1/traces.otf2" ] || [ -d "$1/partial" ] || fail "$2: neither
 for mode in normal abort exit signal; do
     rc=0
     mpi_cmd -n $np "$bin" $mode
-    timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-$mode" "${MPI_CMD[@]}" \
+    timeout -k 10 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-$mode" "${MPI_CMD[@]}" \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
     [ -f "$ST_TMP/run-$mode/traces.otf2" ] || fail "synctrace-run, $mode: no archive: $(errs)"
     same_as_plain "synctrace-run, $mode" "$rc" "$ST_TMP/out.txt" "${MPI_CMD[@]}"
@@ -83,7 +83,7 @@ signal_job() {
 }
 rc=0
 mpi_cmd -n $np "$bin" wait
-signal_job "$ST_TMP/out.txt" timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-term" "${MPI_CMD[@]}" ||
+signal_job "$ST_TMP/out.txt" timeout -k 10 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-term" "${MPI_CMD[@]}" ||
     rc=$?
 [ -f "$ST_TMP/run-term/traces.otf2" ] || fail "synctrace-run, SIGTERM from outside: no archive: $(errs)"
 # MPICH 4.0's hydra reports a job it forwarded SIGTERM to as 15 or, when its proxy reaps the ranks
@@ -95,7 +95,7 @@ hydra_term() { [ "$ST_MPI" = mpich ] && { [ "$1" = 0 ] || [ "$1" = 15 ]; }; }
 app_part() { printf '%s' "$(sed -n '/^=\{20,\}$/q;p' "$1")"; }
 for _ in 1 2 3 4; do
     prc=0
-    signal_job "$ST_TMP/plain.txt" timeout 120 "${MPI_CMD[@]}" || prc=$?
+    signal_job "$ST_TMP/plain.txt" timeout -k 10 120 "${MPI_CMD[@]}" || prc=$?
     matches "$rc" "$ST_TMP/out.txt" "$prc" && break
     if hydra_term "$rc" && hydra_term "$prc" &&
         cmp -s <(app_part "$ST_TMP/plain.txt") <(app_part "$ST_TMP/out.txt"); then
@@ -118,12 +118,12 @@ fi
 export OMP_NUM_THREADS=2 KMP_BLOCKTIME=0
 for mode in normal signal; do
     rc=0
-    timeout 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/omp-run-$mode" "$omp" $mode \
+    timeout -k 10 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/omp-run-$mode" "$omp" $mode \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
     [ -f "$ST_TMP/omp-run-$mode/traces.otf2" ] || fail "OpenMP, synctrace-run, $mode: no archive: $(errs)"
     same_as_plain "OpenMP, synctrace-run, $mode" "$rc" "$ST_TMP/out.txt" "$omp" $mode
     rc=0
-    SYNCTRACE_DIR=$ST_TMP/omp-pre-$mode LD_PRELOAD=$ST_LIB timeout 120 "$omp" $mode \
+    SYNCTRACE_DIR=$ST_TMP/omp-pre-$mode LD_PRELOAD=$ST_LIB timeout -k 10 120 "$omp" $mode \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
     archived "$ST_TMP/omp-pre-$mode" "OpenMP, LD_PRELOAD, $mode"
     same_as_plain "OpenMP, LD_PRELOAD, $mode" "$rc" "$ST_TMP/out.txt" "$omp" $mode

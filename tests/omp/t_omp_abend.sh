@@ -17,8 +17,8 @@ if [ ! -f "$guard" ] || [ "$ST_ROOT/tests/mpi/malloc_guard.c" -nt "$guard" ]; th
 fi
 
 prc=0 trc=0
-timeout 60 "$bin" segv >/dev/null 2>&1 || prc=$?
-timeout 60 "$ST_BIN/synctrace-run" -o "$ST_TMP/segv" "$bin" segv >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || trc=$?
+timeout -k 10 60 "$bin" segv >/dev/null 2>&1 || prc=$?
+timeout -k 10 60 "$ST_BIN/synctrace-run" -o "$ST_TMP/segv" "$bin" segv >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || trc=$?
 assert_eq "exit status after SIGSEGV with the shim" "$prc" "$trc"
 [ -f "$ST_TMP/segv/traces.otf2" ] || fail "no archive after SIGSEGV: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
 st info "$ST_TMP/segv" >"$ST_TMP/info.txt" 2>&1 || fail "synctrace info: $(head -n 3 "$ST_TMP/info.txt")"
@@ -34,7 +34,7 @@ for trial in $(seq "${TRIALS:-5}"); do
     : >"$ST_TMP/out.txt"
     rm -f "$ST_TMP/guard.log"
     MALLOC_GUARD_LOG=$ST_TMP/guard.log SYNCTRACE_DIR=$D LD_PRELOAD="$guard:$ST_LIB" \
-        timeout 60 "$bin" spin 30 >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
+        timeout -k 10 60 "$bin" spin 30 >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
     job=$!
     for _ in $(seq 600); do grep -q running "$ST_TMP/out.txt" && break; kill -0 $job 2>/dev/null || break; sleep 0.05; done
     grep -q running "$ST_TMP/out.txt" || fail "trial $trial: the program did not start: $(tail -n 3 "$ST_TMP/err.txt")"
@@ -51,7 +51,7 @@ done
 trap - EXIT
 # synctrace-run's automatic recovery of such a dump
 rrc=0
-timeout 60 "$ST_BIN/synctrace-run" -o "$ST_TMP/run" "$bin" spin 30 >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
+timeout -k 10 60 "$ST_BIN/synctrace-run" -o "$ST_TMP/run" "$bin" spin 30 >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" &
 job=$!
 for _ in $(seq 600); do grep -q running "$ST_TMP/out.txt" && break; sleep 0.05; done
 sleep 0.2

@@ -22,13 +22,13 @@ for cc in clang gcc; do
     ldpath=
     [ $cc = gcc ] && ldpath=$GOMP_DIR
     for t in 2 3; do
-        LD_LIBRARY_PATH=$ldpath timeout 120 "$out" -t $t >"$ST_TMP/h.txt" 2>&1 ||
+        LD_LIBRARY_PATH=$ldpath timeout -k 10 120 "$out" -t $t >"$ST_TMP/h.txt" 2>&1 ||
             fail "harness ($cc, $t threads):$(head -n 20 "$ST_TMP/h.txt" | sed 's/^/\n    /' | tr -d '\n')"
         note "$cc, $t threads: $(grep -c . "$ST_TMP/h.txt") lines, $(grep 'locations' "$ST_TMP/h.txt")"
     done
 done
 out=$ST_BUILD/omp-harness-clang
-timeout 120 "$out" hidden >"$ST_TMP/h.txt" 2>&1 || fail "harness hidden helpers:$(sed 's/^/\n    /' "$ST_TMP/h.txt" | tr -d '\n')"
-LIBOMP_USE_HIDDEN_HELPER_TASK=0 timeout 120 "$out" hidden >"$ST_TMP/h.txt" 2>&1 ||
+timeout -k 10 120 "$out" hidden >"$ST_TMP/h.txt" 2>&1 || fail "harness hidden helpers:$(sed 's/^/\n    /' "$ST_TMP/h.txt" | tr -d '\n')"
+LIBOMP_USE_HIDDEN_HELPER_TASK=0 timeout -k 10 120 "$out" hidden >"$ST_TMP/h.txt" 2>&1 ||
     fail "harness hidden helpers off:$(sed 's/^/\n    /' "$ST_TMP/h.txt" | tr -d '\n')"
 grep -q '1 locations, 10 events' "$ST_TMP/h.txt" || fail "target task not recorded completely: $(cat "$ST_TMP/h.txt")"

@@ -17,7 +17,7 @@ run_case() { # NAME BIN NP T [launcher...]
         fail "$name without the shim failed: $(tail -n 3 "$ST_TMP/plain-err.txt")"
     if [ $# -gt 0 ]; then
         mpi_cmd -n "$np" "$bin" -t "$t"
-        timeout 300 "$@" -o "$dir" "${MPI_CMD[@]}" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
+        timeout -k 10 300 "$@" -o "$dir" "${MPI_CMD[@]}" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
             fail "$name traced failed: $(tail -n 5 "$ST_TMP/err.txt")"
     else
         ST_TIMEOUT=300 run_traced "$dir" "$np" "$bin" -t "$t" || fail "$name traced failed: $(tail -n 5 "$ST_TMP/err.txt")"

@@ -11,8 +11,8 @@ need_omp_tools
 clang_bin=$(build_omp omp-only-clang clang "$OMP_DIR/omp_only.c" "$OMP_DIR/constructs.c")
 gcc_bin=$(build_omp omp-only-gcc gcc "$OMP_DIR/omp_only.c" "$OMP_DIR/constructs.c")
 
-timeout 120 "$clang_bin" >"$ST_TMP/plain.txt" || fail "omp_only failed without the shim"
-SYNCTRACE_DIR=$ST_TMP/clang LD_PRELOAD=$ST_LIB timeout 120 "$clang_bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
+timeout -k 10 120 "$clang_bin" >"$ST_TMP/plain.txt" || fail "omp_only failed without the shim"
+SYNCTRACE_DIR=$ST_TMP/clang LD_PRELOAD=$ST_LIB timeout -k 10 120 "$clang_bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
     fail "omp_only (clang) traced failed: $(tail -n 5 "$ST_TMP/err.txt")"
 cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "omp_only: output differs with the shim"
 omp_verify "$ST_TMP/clang" "$ST_TMP/out.txt" 1
@@ -25,14 +25,14 @@ prop() { awk -v k="SYNCTRACE::$1" '$1 == k {print $2}' <<<"$info"; }
 st check "$ST_TMP/clang" >"$ST_TMP/check.txt" 2>&1 || fail "synctrace check on the OpenMP-only archive: $(head -n 5 "$ST_TMP/check.txt")"
 grep -q '^violations: 0$' "$ST_TMP/check.txt" || fail "OpenMP-only archive: $(head -n 3 "$ST_TMP/check.txt")"
 
-timeout 120 "$gcc_bin" >"$ST_TMP/plain.txt" || fail "omp_only (gcc) failed without the shim"
-timeout 120 "$ST_BIN/synctrace-run" -o "$ST_TMP/gcc" "$gcc_bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
+timeout -k 10 120 "$gcc_bin" >"$ST_TMP/plain.txt" || fail "omp_only (gcc) failed without the shim"
+timeout -k 10 120 "$ST_BIN/synctrace-run" -o "$ST_TMP/gcc" "$gcc_bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
     fail "omp_only (gcc) through synctrace-run failed: $(tail -n 5 "$ST_TMP/err.txt")"
 cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "omp_only (gcc): output differs with the shim"
 omp_verify "$ST_TMP/gcc" "$ST_TMP/out.txt" 1
 
 # SYNCTRACE_OMP=0: no OpenMP events at all (nothing recorded: no archive, or one without them)
-SYNCTRACE_OMP=0 SYNCTRACE_DIR=$ST_TMP/off LD_PRELOAD=$ST_LIB timeout 120 "$clang_bin" >/dev/null 2>"$ST_TMP/err.txt" ||
+SYNCTRACE_OMP=0 SYNCTRACE_DIR=$ST_TMP/off LD_PRELOAD=$ST_LIB timeout -k 10 120 "$clang_bin" >/dev/null 2>"$ST_TMP/err.txt" ||
     fail "omp_only with SYNCTRACE_OMP=0 failed: $(tail -n 3 "$ST_TMP/err.txt")"
 if [ -f "$ST_TMP/off/traces.otf2" ]; then
     [[ $(st dump --json "$ST_TMP/off") != *'"omp_'* ]] || fail "SYNCTRACE_OMP=0 still recorded OpenMP events"

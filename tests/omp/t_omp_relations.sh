@@ -39,17 +39,17 @@ check_run() {
 export SYNCTRACE_CLC_MU=1
 slow=$(build_slow_spill) || exit 1
 for i in 1 2 3 4 5; do
-    SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=20 SYNCTRACE_DIR=$ST_TMP/omp64k-$i LD_PRELOAD=$slow:$ST_LIB timeout 120 "$omp_bin" -t 3 -r 30 \
+    SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=20 SYNCTRACE_DIR=$ST_TMP/omp64k-$i LD_PRELOAD=$slow:$ST_LIB timeout -k 10 120 "$omp_bin" -t 3 -r 30 \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || fail "relations (OpenMP, 64k) failed: $(tail -n 3 "$ST_TMP/err.txt")"
     check_run "OpenMP-only 3 threads, 64k buffer, run $i" "$ST_TMP/omp64k-$i" 4
 done
-SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout 120 "$omp_bin" -t 3 -r 30 >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
+SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout -k 10 120 "$omp_bin" -t 3 -r 30 >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
     fail "relations (OpenMP) failed: $(tail -n 3 "$ST_TMP/err.txt")"
 check_run "OpenMP-only 3 threads, default buffer" "$ST_TMP/omp" 0
 # Spinning waiters (KMP_BLOCKTIME=200 ms): the next owner takes a lock within the time
 # the runtime needs to report its release (reported after the lock is free).
 for i in 1 2 3 4 5 6; do
-    KMP_BLOCKTIME=200 SYNCTRACE_DIR=$ST_TMP/spin-$i LD_PRELOAD=$ST_LIB timeout 120 "$omp_bin" -t 2 -r 20 \
+    KMP_BLOCKTIME=200 SYNCTRACE_DIR=$ST_TMP/spin-$i LD_PRELOAD=$ST_LIB timeout -k 10 120 "$omp_bin" -t 2 -r 20 \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || fail "relations (OpenMP, spinning) failed: $(tail -n 3 "$ST_TMP/err.txt")"
     check_run "OpenMP-only 2 spinning threads, run $i" "$ST_TMP/spin-$i" 0
 done

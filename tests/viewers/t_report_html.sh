@@ -133,7 +133,7 @@ grep -qx "synctrace: report: cannot write /dev/full: No space left on device" fu
 # ---- OpenMP waits ------------------------------------------------------------------------------
 if command -v clang >/dev/null 2>&1; then
     obin=$(build_omp ompwaits clang "$ST_ROOT/tests/analysis/ompwaits.c")
-    OMP_NUM_THREADS=4 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout 120 "$obin" >omp-out.txt 2>omp-err.txt ||
+    OMP_NUM_THREADS=4 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout -k 10 120 "$obin" >omp-out.txt 2>omp-err.txt ||
         fail "ompwaits failed: $(tail -n 5 omp-err.txt)"
     st report "$ST_TMP/omp" --html >/dev/null 2>err.txt || fail "report --html (OpenMP): $(cat err.txt)"
     check "$ST_TMP/omp/report.html" --rows 4 \

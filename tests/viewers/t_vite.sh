@@ -21,7 +21,7 @@ O=$O bash "$ST_ROOT/scripts/demo.sh" "$DIR" >demo.txt 2>&1 || fail "demo failed:
 
 # ViTE reads the archive (it prints "Loading of the trace : 100%" when done), draws it, then the
 # screen is taken; at most 40 s on a loaded machine.
-timeout 90 xvfb-run -a -s "-screen 0 1280x800x24" bash -c \
+timeout -k 10 90 xvfb-run -a -s "-screen 0 1280x800x24" bash -c \
     'vite "$1/traces.otf2" >vite.txt 2>&1 & v=$!
      for i in $(seq 80); do grep -q "Loading of the trace : 100%" vite.txt && break; sleep 0.5; done
      sleep 3; import -window root vite.png; kill $v' _ "$DIR" \

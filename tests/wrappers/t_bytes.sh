@@ -19,7 +19,7 @@ mpicc.mpich -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -Wno-stringop-overflow 
     "$ST_TMP/gen/mpich/mpi_wrappers.c" src/model/region.c 2>"$ST_TMP/cc.log" \
     || fail "cannot build bytes_prog: $(head -c 2000 "$ST_TMP/cc.log")"
 rc=0
-timeout 120 mpiexec.mpich -n 4 "$ST_TMP/bytes_prog" >"$ST_TMP/out.txt" 2>&1 || rc=$?
+timeout -k 10 120 mpiexec.mpich -n 4 "$ST_TMP/bytes_prog" >"$ST_TMP/out.txt" 2>&1 || rc=$?
 cat "$ST_TMP/out.txt"
 [ $rc -eq 0 ] || fail "bytes_prog failed (exit $rc)"
 grep -q '^ok: 0 failures' "$ST_TMP/out.txt" || fail "bytes_prog did not report success"
