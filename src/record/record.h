@@ -41,6 +41,12 @@ void *st_record_alloc_line(size_t size);
 /* Most threads one process records; later threads are not traced. */
 #define ST_MAX_THREADS 4096
 
+/* The calls of one region on one thread that a filter removed (SYNCTRACE_FILTER): counted, not recorded. */
+typedef struct st_filtered {
+    uint64_t visits;
+    uint64_t time; /* ns, summed over the calls (enter to leave) */
+} st_filtered_t;
+
 typedef struct st_thread {
     st_event_t *buf;      /* the current buffer of cap events (one of bufs) */
     size_t      pos;      /* next free slot */
@@ -57,6 +63,7 @@ typedef struct st_thread {
     int         omp_thread_num; /* OpenMP: thread number in the outermost team, -1 if none */
     void       *omp;      /* per-thread state of src/omp */
     size_t      room;     /* slots kept free above the limit (st_record_set_room) */
+    st_filtered_t *filtered; /* ST_REGION__COUNT counters when a filter is active, else NULL */
     /* Shared with the writer thread (spill.h), on a line of its own. */
     _Alignas(ST_CACHE_LINE) st_event_t *bufs[2]; /* bufs[1]: the spare, NULL until the writer made it */
     uint64_t    hand;     /* ST_HAND_*: events in the spill file, failed write, current buffer, pending events */
