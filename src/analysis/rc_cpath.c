@@ -19,7 +19,8 @@
  *   critical_path_activities(c, l)  = min(CP(c), T(c, l))          where CP(c) > 0
  *   non_critical_path_activities    = max(0, T(c, l) - CP(c))
  *   critical_imbalance_impact(c, l) = cp(c, l) / CP(c) * G(c), G(c) = sum_l e(c, l) * f_l,
- *       e(c, l) = max(0, CP(c) - T(c, l)), f_l = max(0, sum_c CP - sum_c T(., l)) / sum_c e(., l),
+ *       e(c, l) = max(0, CP(c) - T(c, l)), f_l = max(0, span_l - sum_c T(., l)) / sum_c e(., l)
+ *       (span_l: l's Time, so that the impact holds l's waiting and the performance impact adds up to Time),
  *     its two parts (it holds nothing else):
  *   inter_partition_imbalance(c, l) = cp(c, l) / CP(c) * H(c), H(c) = sum over the l' with T(c, l') = 0
  *       of CP(c) * h_l', the headroom h_l = max(0, U_l - X_l) / U_l: U_l the path's time in the call
@@ -223,11 +224,9 @@ static int derive(rc_ctx_t *x)
     double *G = calloc(nc ? nc : 1, sizeof *G), *H = calloc(nc ? nc : 1, sizeof *H);
     int64_t *Tsum = calloc(nc ? nc : 1, sizeof *Tsum), *T = calloc(nc ? nc : 1, sizeof *T);
     int rc = CP && wl && G && H && Tsum && T ? 0 : -1;
-    double total = 0;
     for (uint32_t c = 0; !rc && c < nc; c++) {
         for (uint32_t l = 0; l < nl; l++)
             CP[c] += *st_an_sev(r, ST_AN_M_CRITICAL_PATH, c, l);
-        total += CP[c];
     }
     for (uint32_t l = 0; !rc && l < nl; l++) {
         loc_T(x, l, T, wl);
@@ -249,7 +248,8 @@ static int derive(rc_ctx_t *x)
             }
             rc_add(r, ST_AN_M_NON_CP_ACTIVITIES, c, l, t > CP[c] ? t - CP[c] : 0);
         }
-        double f = sume > 0 && total > sumT ? (total - sumT) / sume : 0;
+        double waiting = (double)r->span[l] - sumT; /* all of l's time that is no T: its waits and idleness */
+        double f = sume > 0 && waiting > 0 ? waiting / sume : 0;
         for (uint32_t c = 0; f > 0 && c < nc; c++)
             if (CP[c] > (double)T[c])
                 G[c] += (CP[c] - (double)T[c]) * f;
