@@ -324,7 +324,23 @@ int st_an_write_json(FILE *f, const st_an_result_t *r, uint64_t resolution)
 
 /* ---- summary ------------------------------------------------------------------------------------ */
 
-static void summary_metric(FILE *f, const st_an_result_t *r, uint64_t resolution, int m, int depth, double total_time)
+/* The name column's width: the longest indented name of any metric (at least 40), so that the
+ * values line up whatever the run shows. */
+static int summary_name_width(void)
+{
+    int width = 40;
+    for (int m = 0; m < ST_AN__METRICS; m++) {
+        int depth = 0;
+        for (int p = st_an_metric(m)->parent; p != ST_AN_M_ROOT && depth < ST_AN__METRICS; p = st_an_metric(p)->parent)
+            depth++;
+        int w = 2 * depth + (int)strlen(st_an_metric(m)->disp);
+        width = w > width ? w : width;
+    }
+    return width;
+}
+
+static void summary_metric(FILE *f, const st_an_result_t *r, uint64_t resolution, int m, int depth, double total_time,
+                           int width)
 {
     const st_an_metric_def_t *d = st_an_metric(m);
     double v = st_an_total(r, m) * scale(m, resolution);
@@ -332,22 +348,23 @@ static void summary_metric(FILE *f, const st_an_result_t *r, uint64_t resolution
         return;
     int w = 2 * depth;
     if (!strcmp(d->unit, "sec"))
-        fprintf(f, "%*s%-*s %12.6f s %6.2f%%  %s\n", w, "", 40 - w, d->disp, v,
+        fprintf(f, "%*s%-*s %12.6f s %6.2f%%  %s\n", w, "", width - w, d->disp, v,
                 total_time > 0 ? 100.0 * v / total_time : 0.0, d->uniq);
     else
-        fprintf(f, "%*s%-*s %14.0f %-8s %s\n", w, "", 40 - w, d->disp, v, d->unit, d->uniq);
+        fprintf(f, "%*s%-*s %14.0f %-8s %s\n", w, "", width - w, d->disp, v, d->unit, d->uniq);
     for (int c = 0; c < ST_AN__METRICS; c++)
         if (st_an_metric(c)->parent == m)
-            summary_metric(f, r, resolution, c, depth + 1, total_time);
+            summary_metric(f, r, resolution, c, depth + 1, total_time, width);
 }
 
 void st_an_print_summary(FILE *f, const st_an_result_t *r, uint64_t resolution)
 {
     double total_time = st_an_total(r, ST_AN_M_TIME) * scale(ST_AN_M_TIME, resolution);
+    int width = summary_name_width();
     for (int pass = 0; pass < 2; pass++) /* the time trees (Time, Delay costs, Critical path, ...), then counts */
         for (int m = 0; m < ST_AN__METRICS; m++)
             if (st_an_metric(m)->parent == ST_AN_M_ROOT && (st_an_metric(m)->unit[0] == 's') == !pass)
-                summary_metric(f, r, resolution, m, 0, total_time);
+                summary_metric(f, r, resolution, m, 0, total_time, width);
 }
 
 /* Metrics that sum the time of constructs or categories rather than a wait (their wait children are
