@@ -13,7 +13,7 @@
 
 typedef struct defs_ctx {
     st_cli_archive_t *ar;
-    struct { size_t strings, regions, groups, comms, locs, cctxs, scls, lgroups, sysnodes, gprops; } cap; /* array capacities while reading */
+    struct { size_t strings, regions, groups, comms, locs, cctxs, scls, lgroups, sysnodes, gprops, lprops; } cap; /* array capacities while reading */
     int oom;
 } defs_ctx_t;
 
@@ -218,6 +218,20 @@ static OTF2_CallbackCode on_lgroup_prop(void *u, OTF2_LocationGroupRef group, OT
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode on_loc_prop(void *u, OTF2_LocationRef loc, OTF2_StringRef name, OTF2_Type type,
+                                     OTF2_AttributeValue value)
+{
+    defs_ctx_t *c = u;
+    st_cli_loc_prop_t *d = SLOT(c, lprops, nlprops);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_loc_prop_t){ .location = loc, .name = name,
+                              .value = type == OTF2_TYPE_STRING ? value.stringRef : ST_CLI_NONE };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /* ---- sorting and lookup -------------------------------------------------------------- */
 
 #define BY_ID(type, field)                                                       \
@@ -376,6 +390,7 @@ static void set_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
     OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, on_sysnode);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_lgroup);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(cb, on_lgroup_prop);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, on_loc_prop);
     OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(cb, on_scl);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_cctx);
 }
