@@ -343,7 +343,7 @@ static void get_filtered(reader_t *r, st_rankdata_t *rd)
         f->region = get_u32(r);
         f->visits = get_u64(r);
         f->time = get_u64(r);
-        if (f->thread >= ST_MAX_THREADS_PER_RANK || !st_region_info(f->region))
+        if (f->thread >= ST_MAX_THREADS_PER_RANK || f->region >= ST_REGION__COUNT)
             bad(r, "filtered calls of an unknown thread or region");
     }
 }
