@@ -172,11 +172,44 @@ static void test_too_much(void)
     done();
 }
 
+static void ev_id(uint32_t l, unsigned kind, uint64_t time, uint64_t id) { tb_ev(&t, l, kind, time)->id = id; }
+
+/*
+ * OpenMP: master m (MPI_Init 0..10, fork 100, team 102..701 with the parallel region 103..700, join
+ * 703, MPI_Finalize 790..800) and worker w (team 105..699, parallel region 106..698). Calls filtered on
+ * the worker (300 ns) ran in its part of the parallel region: a child of the parallel region there,
+ * carved out of its time; the metric tree, with the idle threads and the OpenMP metrics, still holds.
+ */
+static void test_openmp(void)
+{
+    tb_init(&t, 1, 0);
+    uint32_t m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1);
+    region(m, INIT, 0, 10);
+    ev_id(m, ST_EV_THREAD_FORK, 100, 7);
+    ev_id(m, ST_EV_THREAD_TEAM_BEGIN, 102, 7);
+    region(m, ST_REGION_OMP_PARALLEL, 103, 700);
+    ev_id(m, ST_EV_THREAD_TEAM_END, 701, 7);
+    ev_id(m, ST_EV_THREAD_JOIN, 703, 7);
+    region(m, FIN, 790, 800);
+    ev_id(w, ST_EV_THREAD_TEAM_BEGIN, 105, 7);
+    region(w, ST_REGION_OMP_PARALLEL, 106, 698);
+    ev_id(w, ST_EV_THREAD_TEAM_END, 699, 7);
+    const st_filtered_sum_t fa[] = { { 1, TSIZE, 40, 300 } };
+    t.procs[0].filtered = fa, t.procs[0].nfiltered = 1;
+    analyse();
+    REQUIRE_EQ(at(ST_AN_M_VISITS, w, ST_REGION_OMP_PARALLEL, TSIZE), 40);
+    REQUIRE_EQ(at(ST_AN_M_TIME, w, ST_REGION_OMP_PARALLEL, TSIZE), 300);
+    REQUIRE_EQ(at(ST_AN_M_MPI, w, ST_REGION_OMP_PARALLEL, TSIZE), 300);
+    REQUIRE_EQ(at(ST_AN_M_VISITS, m, ST_REGION_OMP_PARALLEL, TSIZE), 0);
+    done();
+}
+
 int main(void)
 {
     test_root();
     test_enclosing();
     test_too_much();
+    test_openmp();
     printf("test_analysis_filtered: %s (%d failure(s))\n", failures ? "FAIL" : "ok", failures);
     return failures != 0;
 }
