@@ -56,18 +56,24 @@ static char *trim(char *s)
     return s;
 }
 
-void st_filtersum_props(st_rankdata_t *rd)
+/* The filter file as first read (at load, by the dump's preparation; else at the end): later calls
+ * give the same properties without reading it again. Not thread-safe (the lifecycle's threads). */
+static struct {
+    int      read;
+    unsigned rules;
+    char     digest[96];
+    char     rule[ST_FILTERSUM_MAX_RULES][192];
+} seen;
+
+static void read_filter(void)
 {
-    if (!st_config.filter[0])
-        return;
-    st_rankdata_prop(rd, "FILTER", "%s", st_config.filter);
     FILE *f = fopen(st_config.filter, "r");
+    seen.read = 1;
     if (!f) {
-        st_rankdata_prop(rd, "FILTER_DIGEST", "unreadable: %s", strerror(errno));
+        snprintf(seen.digest, sizeof seen.digest, "unreadable: %s", strerror(errno));
         return;
     }
     uint64_t h = 0xcbf29ce484222325ull, bytes = 0;
-    unsigned rules = 0;
     char line[1024];
     while (fgets(line, sizeof line, f)) {
         for (const char *p = line; *p; p++, bytes++)
@@ -77,18 +83,30 @@ void st_filtersum_props(st_rankdata_t *rd)
             *hash = 0;
         if (!*(t = trim(line)))
             continue;
-        if (++rules <= ST_FILTERSUM_MAX_RULES) {
-            char key[32];
-            snprintf(key, sizeof key, "FILTER_RULE.%u", rules);
-            st_rankdata_prop(rd, key, "%s", t);
-        }
+        if (seen.rules < ST_FILTERSUM_MAX_RULES)
+            snprintf(seen.rule[seen.rules], sizeof seen.rule[0], "%s", t);
+        seen.rules++;
     }
-    int failed = ferror(f);
-    fclose(f);
-    if (failed)
-        st_rankdata_prop(rd, "FILTER_DIGEST", "unreadable: read error");
+    if (ferror(f))
+        snprintf(seen.digest, sizeof seen.digest, "unreadable: read error");
     else
-        st_rankdata_prop(rd, "FILTER_DIGEST", "fnv1a64:%016llx %llu bytes", (unsigned long long)h,
-                         (unsigned long long)bytes);
-    st_rankdata_prop(rd, "FILTER_RULES", "%u", rules);
+        snprintf(seen.digest, sizeof seen.digest, "fnv1a64:%016llx %llu bytes", (unsigned long long)h,
+                 (unsigned long long)bytes);
+    fclose(f);
+}
+
+void st_filtersum_props(st_rankdata_t *rd)
+{
+    if (!st_config.filter[0])
+        return;
+    if (!seen.read)
+        read_filter();
+    st_rankdata_prop(rd, "FILTER", "%s", st_config.filter);
+    st_rankdata_prop(rd, "FILTER_DIGEST", "%s", seen.digest);
+    st_rankdata_prop(rd, "FILTER_RULES", "%u", seen.rules);
+    for (unsigned k = 0; k < seen.rules && k < ST_FILTERSUM_MAX_RULES; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "FILTER_RULE.%u", k + 1);
+        st_rankdata_prop(rd, key, "%s", seen.rule[k]);
+    }
 }
