@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <otf2/OTF2_Definitions.h>
+
 #include "../util/mem.h"
 #include "../model/region.h"
 #include "patterns.h"
@@ -206,6 +208,66 @@ int an_scan_loc(const st_rel_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
     return 0;
 }
 
+/* Whether the exclusive time of a call of region r (ST_AN_NO_CNODE: the root) can hold filtered calls:
+ * the root, functions, user regions and OpenMP constructs whose body runs code; not MPI, the tool's
+ * regions, nor OpenMP waits (barriers, task waits, entering a critical region, locks). */
+static int holds_filtered(uint32_t r)
+{
+    if (r == UINT32_MAX || (r & 0x80000000u))
+        return 1;
+    const st_region_info_t *ri = st_region_info(r);
+    if (!ri || ri->paradigm == ST_PARADIGM_USER)
+        return 1;
+    if (ri->paradigm != ST_PARADIGM_OPENMP)
+        return 0;
+    switch (ri->otf2_role) {
+    case OTF2_REGION_ROLE_PARALLEL: case OTF2_REGION_ROLE_TASK: case OTF2_REGION_ROLE_LOOP:
+    case OTF2_REGION_ROLE_SECTIONS: case OTF2_REGION_ROLE_SINGLE: case OTF2_REGION_ROLE_WORKSHARE:
+    case OTF2_REGION_ROLE_MASTER: case OTF2_REGION_ROLE_CRITICAL_SBLOCK: case OTF2_REGION_ROLE_ORDERED_SBLOCK:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The calls a filter removed on location l (docs/analysis.md, "Filtered calls"): each region's become a
+ * child cnode of the call tree whose time is carved out of the exclusive time of the cnodes that can
+ * hold it, the largest first, so no time counts twice; the visits go to the first such child. Time no
+ * cnode can hold (only when clocks disagree) is left out. 0, or -1 (memory). */
+static int filtered_calls(an_ctx_t *c, tree_t *t, an_tacc_t *acc, uint32_t l)
+{
+    const st_rel_loc_t *L = &c->in->locs[l];
+    if (!c->in->procs || L->rank < 0 || L->rank >= c->in->nranks)
+        return 0;
+    const st_rel_proc_t *p = &c->in->procs[L->rank];
+    for (uint32_t region = 0; p->nfiltered && region < ST_REGION__COUNT; region++) /* in region order */
+        for (uint32_t i = 0; i < p->nfiltered; i++) {
+            const st_filtered_sum_t *f = &p->filtered[i];
+            if (f->thread != L->thread || f->region != region || !f->visits)
+                continue;
+            int64_t left = f->time > INT64_MAX ? INT64_MAX : (int64_t)f->time;
+            uint64_t visits = f->visits;
+            do {
+                uint32_t best = ST_AN_NO_CNODE, n = t->n < acc->cap ? t->n : acc->cap;
+                for (uint32_t k = 0; k < n; k++)
+                    if (acc->v[2 * k] > 0 && (best == ST_AN_NO_CNODE || acc->v[2 * k] > acc->v[2 * best]) &&
+                        t->v[k].region != region && holds_filtered(t->v[k].region))
+                        best = k;
+                if (best == ST_AN_NO_CNODE && visits == 0)
+                    break;
+                uint32_t parent = best == ST_AN_NO_CNODE ? 0 : best;
+                int64_t d = best == ST_AN_NO_CNODE ? 0 : left < acc->v[2 * best] ? left : acc->v[2 * best];
+                uint32_t k = an_tree_child(t, parent, region);
+                if (k == ST_AN_NO_CNODE || tacc_fit(acc, k))
+                    return -1;
+                acc->v[2 * k] += d, acc->v[2 * k + 1] += (int64_t)visits;
+                acc->v[2 * parent] -= d;
+                left -= d, visits = 0;
+            } while (left > 0);
+        }
+    return 0;
+}
+
 /* The calls and the call tree of the locations: res's cnodes; their time and visits by location
  * (c->tsum). */
 static int build_tree(an_ctx_t *c)
@@ -231,6 +293,8 @@ static int build_tree(an_ctx_t *c)
     for (uint32_t l = 0; rc == 0 && l < c->in->nlocs; l++) {
         an_loc_t *A = &c->loc[l];
         rc = an_scan_loc(&c->in->locs[l], A, &t, &c->paths, stack, &c->res->stats.unpaired, c, l, &acc);
+        if (rc == 0)
+            rc = filtered_calls(c, &t, &acc, l);
         if (rc == 0 && !(c->tsum[l].v = malloc(sizeof *acc.v * 2 * t.n)))
             rc = -1;
         if (rc == 0) { /* the location's sums (its cnodes are among the first t.n), for the values once the tree is complete */

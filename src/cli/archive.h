@@ -152,6 +152,13 @@ typedef struct st_cli_lgroup_prop {
     uint32_t group, name, value;
 } st_cli_lgroup_prop_t;
 
+/* A location property (SYNCTRACE::FILTERED_<k> of one thread ...): string refs; value is
+ * ST_CLI_NONE unless the property is a string. */
+typedef struct st_cli_loc_prop {
+    uint64_t location;
+    uint32_t name, value;
+} st_cli_loc_prop_t;
+
 typedef struct st_cli_archive {
     char    *path;           /* the anchor file (DIR/traces.otf2) */
     uint64_t resolution;     /* ticks per second */
@@ -168,6 +175,7 @@ typedef struct st_cli_archive {
     st_cli_lgroup_t *lgroups;  size_t nlgroups;  /* in file order */
     st_cli_sysnode_t *sysnodes; size_t nsysnodes; /* in file order */
     st_cli_lgroup_prop_t *gprops; size_t ngprops; /* in file order */
+    st_cli_loc_prop_t *lprops; size_t nlprops;    /* in file order */
     uint32_t attr[ST_ATTR__COUNT]; /* the archive's ref of each synctrace attribute, or ST_CLI_NONE */
     uint8_t  attr_orig_type;       /* OTF2_Type of synctrace:orig_time (older versions: int64) */
     int32_t  nranks;         /* number of distinct ranks among the locations */
@@ -189,6 +197,18 @@ int st_cli_archive_load(const char *dir, st_cli_archive_t *ar, char *err, size_t
 typedef int (*st_cli_rank_pick_fn)(const st_cli_archive_t *ar, int32_t rank, void *ctx);
 int st_cli_archive_load_ranks(const char *dir, st_cli_archive_t *ar, st_cli_rank_pick_fn pick, void *ctx, char *err,
                               size_t errlen);
+
+/* The calls a filter (SYNCTRACE_FILTER) removed, by location and region: the archive's location
+ * properties SYNCTRACE::FILTERED_<k> ("<region> <visits> <ns>"), docs/dump-format.md. */
+typedef struct st_cli_filtered {
+    int32_t     rank;
+    uint32_t    thread;
+    char        region[64];
+    uint64_t    visits, time;
+} st_cli_filtered_t;
+/* All of them into *out (malloc'd, in file order; NULL when none) and their number; a malformed
+ * value is left out. Returns 0, or -1 when out of memory. */
+int st_cli_filtered(const st_cli_archive_t *ar, st_cli_filtered_t **out, size_t *n);
 
 /* Frees everything ar owns and zeroes it. */
 void st_cli_archive_free(st_cli_archive_t *ar);

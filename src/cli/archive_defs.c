@@ -3,7 +3,8 @@
  *
  * Definitions are appended as the OTF2 global definition reader delivers them and sorted
  * by id afterwards, so lookups (binary search) work for any id values, dense or not —
- * ids come from files and are not trusted to be small. Lookup functions live here too.
+ * ids come from files and are not trusted to be small. Lookup functions live here too, and the
+ * reading of the calls a filter removed (location properties SYNCTRACE::FILTERED_<k>).
  */
 #include "archive_read.h"
 
@@ -13,7 +14,7 @@
 
 typedef struct defs_ctx {
     st_cli_archive_t *ar;
-    struct { size_t strings, regions, groups, comms, locs, cctxs, scls, lgroups, sysnodes, gprops; } cap; /* array capacities while reading */
+    struct { size_t strings, regions, groups, comms, locs, cctxs, scls, lgroups, sysnodes, gprops, lprops; } cap; /* array capacities while reading */
     int oom;
 } defs_ctx_t;
 
@@ -218,6 +219,20 @@ static OTF2_CallbackCode on_lgroup_prop(void *u, OTF2_LocationGroupRef group, OT
     return OTF2_CALLBACK_SUCCESS;
 }
 
+static OTF2_CallbackCode on_loc_prop(void *u, OTF2_LocationRef loc, OTF2_StringRef name, OTF2_Type type,
+                                     OTF2_AttributeValue value)
+{
+    defs_ctx_t *c = u;
+    st_cli_loc_prop_t *d = SLOT(c, lprops, nlprops);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_loc_prop_t){ .location = loc, .name = name,
+                              .value = type == OTF2_TYPE_STRING ? value.stringRef : ST_CLI_NONE };
+    return OTF2_CALLBACK_SUCCESS;
+}
+
 /* ---- sorting and lookup -------------------------------------------------------------- */
 
 #define BY_ID(type, field)                                                       \
@@ -376,6 +391,7 @@ static void set_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
     OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, on_sysnode);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_lgroup);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupPropertyCallback(cb, on_lgroup_prop);
+    OTF2_GlobalDefReaderCallbacks_SetLocationPropertyCallback(cb, on_loc_prop);
     OTF2_GlobalDefReaderCallbacks_SetSourceCodeLocationCallback(cb, on_scl);
     OTF2_GlobalDefReaderCallbacks_SetCallingContextCallback(cb, on_cctx);
 }
@@ -444,4 +460,54 @@ int st_cli_read_defs(OTF2_Reader *rd, st_cli_archive_t *ar, char *err, size_t er
         return -1;
     }
     return read_props(rd, ar, err, errlen);
+}
+
+/* ---- the calls a filter removed (st_cli_filtered): SYNCTRACE::FILTERED_<k> = "<region> <visits> <ns>" ---- */
+
+/* The location with OTF2 id id, NULL when unknown (the locations are sorted by rank and thread). */
+static const st_cli_location_t *location_by_id(const st_cli_archive_t *ar, uint64_t id)
+{
+    for (size_t i = 0; i < ar->nlocs; i++)
+        if (ar->locs[i].id == id)
+            return &ar->locs[i];
+    return NULL;
+}
+
+/* "<region> <visits> <time>" into f. 0, or -1 if malformed. */
+static int parse(const st_cli_archive_t *ar, uint32_t value, st_cli_filtered_t *f)
+{
+    const char *v = st_cli_string(ar, value), *sp = strchr(v, ' ');
+    unsigned long long visits, time;
+    char tail;
+    if (!sp || sp == v || (size_t)(sp - v) >= sizeof f->region || sscanf(sp, " %llu %llu%c", &visits, &time, &tail) != 2)
+        return -1;
+    memcpy(f->region, v, (size_t)(sp - v));
+    f->region[sp - v] = 0;
+    f->visits = visits, f->time = time;
+    return 0;
+}
+
+int st_cli_filtered(const st_cli_archive_t *ar, st_cli_filtered_t **out, size_t *n)
+{
+    *out = NULL, *n = 0;
+    size_t count = 0;
+    for (size_t i = 0; i < ar->nlprops; i++)
+        count += !strncmp(st_cli_string(ar, ar->lprops[i].name), "SYNCTRACE::FILTERED_", 20);
+    if (!count)
+        return 0;
+    st_cli_filtered_t *v = malloc(sizeof *v * count);
+    if (!v)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < ar->nlprops; i++) {
+        const st_cli_location_t *L = location_by_id(ar, ar->lprops[i].location);
+        if (!L || ar->lprops[i].value == ST_CLI_NONE ||
+            strncmp(st_cli_string(ar, ar->lprops[i].name), "SYNCTRACE::FILTERED_", 20) ||
+            parse(ar, ar->lprops[i].value, &v[k]))
+            continue;
+        v[k].rank = L->rank, v[k].thread = L->thread;
+        k++;
+    }
+    *out = v, *n = k;
+    return 0;
 }

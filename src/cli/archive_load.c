@@ -239,6 +239,7 @@ void st_cli_archive_free(st_cli_archive_t *ar)
     free(ar->lgroups);
     free(ar->sysnodes);
     free(ar->gprops);
+    free(ar->lprops);
     free(ar->path);
     memset(ar, 0, sizeof *ar);
 }

@@ -124,6 +124,67 @@ static void print_stamps(const st_cli_archive_t *ar)
            prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_NONLINEARITY_NS"));
 }
 
+/* Per region, the calls a filter removed (all locations). */
+typedef struct removed {
+    char     region[64];
+    uint64_t visits, time;
+} removed_t;
+
+static int by_visits(const void *a, const void *b)
+{
+    const removed_t *x = a, *y = b;
+    return x->visits != y->visits ? (x->visits < y->visits) - (x->visits > y->visits) : strcmp(x->region, y->region);
+}
+
+#define FILTER_TOP 5 /* regions listed by their removed calls */
+
+/* The filter of the run (rank 0's SYNCTRACE::FILTER* properties) and the calls it removed (the
+ * locations' SYNCTRACE::FILTERED_* properties), when there was one. */
+static void print_filter(const st_cli_archive_t *ar)
+{
+    const char *path = st_cli_prop(ar, "SYNCTRACE::FILTER");
+    st_cli_filtered_t *f;
+    size_t n;
+    if (st_cli_filtered(ar, &f, &n)) {
+        fprintf(stderr, "synctrace info: out of memory reading the filtered calls\n");
+        return;
+    }
+    if (!path && !n)
+        return;
+    printf("filter:          %s (%s), %s rule(s)\n", path ? path : "(not recorded)",
+           prop_or_dash(ar, "SYNCTRACE::FILTER_DIGEST"), prop_or_dash(ar, "SYNCTRACE::FILTER_RULES"));
+    for (int k = 1; k <= 64; k++) {
+        char key[48];
+        snprintf(key, sizeof key, "SYNCTRACE::FILTER_RULE_%d", k);
+        const char *rule = st_cli_prop(ar, key);
+        if (!rule)
+            break;
+        printf("  rule %-9d %s\n", k, rule);
+    }
+    removed_t *r = calloc(n + 1, sizeof *r);
+    size_t nr = 0;
+    uint64_t visits = 0, time = 0;
+    for (size_t i = 0; r && i < n; i++) {
+        size_t k = 0;
+        while (k < nr && strcmp(r[k].region, f[i].region))
+            k++;
+        if (k == nr)
+            snprintf(r[nr++].region, sizeof r->region, "%s", f[i].region);
+        r[k].visits += f[i].visits, r[k].time += f[i].time;
+        visits += f[i].visits, time += f[i].time;
+    }
+    printf("filtered calls:  %" PRIu64 " removed (all locations), %.6f s in them, %zu region(s)\n", visits,
+           (double)time / 1e9, nr);
+    if (r)
+        qsort(r, nr, sizeof *r, by_visits);
+    for (size_t k = 0; r && k < nr && k < FILTER_TOP; k++)
+        printf("  %-30s %12" PRIu64 " calls %12.6f s\n", r[k].region, r[k].visits, (double)r[k].time / 1e9);
+    if (nr > FILTER_TOP)
+        printf("  (%zu more region(s))\n", nr - FILTER_TOP);
+    free(r);
+    free(f);
+}
+
 static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
 {
     printf("archive:         %s\n", ar->path);
@@ -152,6 +213,7 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
     else
         printf("incomplete:      %s\n", truthy(inc) ? "yes (the run ended without MPI_Finalize)" : "no");
     print_sync(ar);
+    print_filter(ar);
     int header = 0;
     for (size_t i = 0; i < ar->nprops; i++) {
         if (strncmp(ar->props[i].name, "SYNCTRACE::", 11))
@@ -185,7 +247,9 @@ const st_cli_cmd_t st_cli_cmd_info = {
     .help = "Summarizes the archive in DIR (or DIR/traces.otf2): ranks, locations (threads),\n"
             "events by type, duration from the first to the last event, buffer flushes (count\n"
             "of 'TRACE BUFFER FLUSH' regions), events moved by the CLC correction, whether the\n"
-            "run was incomplete (SYNCTRACE::INCOMPLETE), and every SYNCTRACE::* property\n"
+            "run was incomplete (SYNCTRACE::INCOMPLETE), the filter of the run (SYNCTRACE_FILTER:\n"
+            "its path, digest and rules) and the calls it removed (in all, and the regions with\n"
+            "the most), and every SYNCTRACE::* property\n"
             "(clock synchronization and CLC statistics written by the library).\n",
     .reads_archive = 1,
     .run = run_info,

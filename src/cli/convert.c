@@ -394,6 +394,33 @@ static void copy_props(const st_cli_archive_t *ar, st_rankdata_t *rd0)
     }
 }
 
+/* The calls a filter removed (archive.h, st_cli_filtered) into each rank's rd->filtered, regions by name. */
+static int convert_filtered(conv_t *c)
+{
+    st_cli_filtered_t *f;
+    size_t n;
+    if (st_cli_filtered(c->ar, &f, &n))
+        return bad("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        uint32_t region = 0;
+        while (region < ST_REGION__COUNT && strcmp(st_region_info(region)->name, f[i].region))
+            region++;
+        if (f[i].rank < 0 || f[i].rank >= c->nranks || region == ST_REGION__COUNT)
+            continue; /* a region this version does not know: not analysed */
+        st_rankdata_t *rd = &c->rd[f[i].rank];
+        st_filtered_sum_t *grown = realloc(rd->filtered, sizeof *grown * (rd->nfiltered + 1));
+        if (!grown) {
+            free(f);
+            return bad("out of memory");
+        }
+        rd->filtered = grown;
+        rd->filtered[rd->nfiltered++] =
+            (st_filtered_sum_t){ .thread = f[i].thread, .region = region, .visits = f[i].visits, .time = f[i].time };
+    }
+    free(f);
+    return 0;
+}
+
 static const st_cli_group_t *omp_locations(const st_cli_archive_t *ar)
 {
     for (size_t i = 0; i < ar->ngroups; i++)
@@ -423,7 +450,7 @@ static int convert(conv_t *c)
         if (convert_rank(c, r))
             return -1;
     copy_props(ar, &c->rd[0]);
-    return 0;
+    return convert_filtered(c);
 }
 
 /* ---- entry points ---------------------------------------------------------------------------------------- */

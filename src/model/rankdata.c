@@ -11,8 +11,10 @@
  *          i32 remote_world[remote_size]} |
  *   callsites {u64 pc, u32 len, text[len]} | props {key[64] value[192]} |
  *   teams {u32 size, u32 threads[size]} | u32 ncpnodes | cpnodes {u32 parent, u64 pc} |
+ *   u32 nfiltered | filtered {u32 thread, u32 region, u64 visits, u64 time} |
  *   u32 crc32(all bytes before it)  (v2 added the call-path nodes; v3 ends each call site
- *   with u32 fn_begin fn_end, the lines of its function; v2 blobs are still read)
+ *   with u32 fn_begin fn_end, the lines of its function; v4 added the filtered calls;
+ *   v2 and v3 blobs are still read)
  */
 #include "rankdata_int.h"
 
@@ -22,9 +24,10 @@
 #include <string.h>
 
 #include "../util/log.h"
+#include "region.h"
 
 #define BLOB_MAGIC   "STRD"
-#define BLOB_VERSION 3u
+#define BLOB_VERSION 4u
 
 /* Smallest encodings, used to bound counts before allocating. */
 #define THREAD_BYTES   24u
@@ -33,6 +36,7 @@
 #define PROP_BYTES     (64u + 192u)
 #define TEAM_BYTES     4u
 #define CPNODE_BYTES   12u
+#define FILTERED_BYTES 24u
 
 /* ---- the blob's own field writers: signed and fixed-width ------------------------------ */
 
@@ -116,6 +120,13 @@ static void put_body(sink_t *s, const st_rankdata_t *rd, int dump)
     for (uint32_t i = 0; rd->cpnodes && i < rd->ncpnodes; i++) {
         put_u32(s, rd->cpnodes[i].parent);
         put_u64(s, rd->cpnodes[i].pc);
+    }
+    put_u32(s, rd->filtered ? rd->nfiltered : 0);
+    for (uint32_t i = 0; rd->filtered && i < rd->nfiltered; i++) {
+        put_u32(s, rd->filtered[i].thread);
+        put_u32(s, rd->filtered[i].region);
+        put_u64(s, rd->filtered[i].visits);
+        put_u64(s, rd->filtered[i].time);
     }
 }
 
@@ -319,6 +330,24 @@ static void get_cpnodes(reader_t *r, st_rankdata_t *rd)
     }
 }
 
+/* Filtered calls (v4): the threads and regions they name must exist. */
+static void get_filtered(reader_t *r, st_rankdata_t *rd)
+{
+    if (r->version < 4)
+        return;
+    rd->nfiltered = get_u32(r);
+    rd->filtered = get_array(r, rd->nfiltered, sizeof *rd->filtered, FILTERED_BYTES);
+    for (uint32_t i = 0; rd->filtered && i < rd->nfiltered; i++) {
+        st_filtered_sum_t *f = &rd->filtered[i];
+        f->thread = get_u32(r); /* one statement each: the reads are ordered */
+        f->region = get_u32(r);
+        f->visits = get_u64(r);
+        f->time = get_u64(r);
+        if (f->thread >= ST_MAX_THREADS_PER_RANK || f->region >= ST_REGION__COUNT)
+            bad(r, "filtered calls of an unknown thread or region");
+    }
+}
+
 static void get_body(reader_t *r, st_rankdata_t *rd)
 {
     rd->rank = get_i32(r);
@@ -351,6 +380,7 @@ static void get_body(reader_t *r, st_rankdata_t *rd)
     }
     get_teams(r, rd);
     get_cpnodes(r, rd);
+    get_filtered(r, rd);
 }
 
 const char *st_rankdata_unpack_why(const void *blob, size_t size, st_rankdata_t *rd)
@@ -362,7 +392,7 @@ const char *st_rankdata_unpack_why(const void *blob, size_t size, st_rankdata_t 
     if (memcmp(b, BLOB_MAGIC, 4) != 0)
         return "not a synctrace rank-data blob (bad magic)";
     uint32_t version = rd32(b + 4);
-    if (version != BLOB_VERSION && version != 2)
+    if (version != BLOB_VERSION && version != 2 && version != 3)
         return "unsupported rank-data format version";
     if (rd64(b + 8) != size)
         return rd64(b + 8) > size ? "truncated" : "size mismatch";
@@ -405,6 +435,7 @@ void st_rankdata_free(st_rankdata_t *rd)
         free(rd->teams[i].threads);
     free(rd->teams);
     free(rd->cpnodes);
+    free(rd->filtered);
     memset(rd, 0, sizeof *rd);
 }
 

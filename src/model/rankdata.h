@@ -67,6 +67,15 @@ typedef struct st_team_def {
     uint32_t *threads;      /* thread indices (st_thread_data_t.index); owned */
 } st_team_def_t;
 
+/* The calls of one region on one thread that a filter (SYNCTRACE_FILTER) removed from the trace:
+ * counted at record time instead of recorded. */
+typedef struct st_filtered_sum {
+    uint32_t thread;          /* st_thread_data_t.index of the calling thread */
+    uint32_t region;          /* region id (region.h) */
+    uint64_t visits;
+    uint64_t time;            /* ns, summed over the calls (enter to leave) */
+} st_filtered_sum_t;
+
 typedef struct st_kv {        /* free-form statistics/properties ("sync.scheme" = "h2hca") */
     char key[64];
     char value[192];
@@ -92,6 +101,8 @@ typedef struct st_rankdata {
     st_team_def_t *teams;
     uint32_t ncpnodes;        /* call tree of application frames (SYNCTRACE_CALLPATH), callpath.h */
     st_cpnode_t *cpnodes;
+    uint32_t nfiltered;       /* filtered calls by (thread, region), visits > 0; 0 without a filter */
+    st_filtered_sum_t *filtered;
     uint8_t  prepared;        /* st_otf2_prepare() has run (not packed): it is not repeated */
 } st_rankdata_t;
 

@@ -20,6 +20,7 @@
 #include "../record/unwind.h"
 #include "abend_frames.h"
 #include "comm.h"
+#include "filtersum.h"
 #include "lifecycle.h"
 #include "../exchange/polite_mpi.h"
 #include "st_mpi.h"
@@ -40,6 +41,7 @@ static uint64_t *peer_host;                 /* host name hash by world rank */
 static uint64_t my_host;
 static volatile sig_atomic_t state;         /* 0 none, 1 dumping, 2 dumped, 3 failed */
 static long dumper;                         /* thread id of the thread that took the dump, 0 none */
+#define FILTERED_MAX 16384u                 /* (thread, region) counts of filtered calls a dump can carry */
 
 /* ==== preparation (not in handlers) =========================================================== */
 
@@ -81,6 +83,8 @@ void st_abend_init_load(int launcher_rank, int launcher_size)
         default_dir = 1;
     }
     fill_identity(launcher_rank, launcher_size);
+    if (st_config.filter[0] && !(kit.filtered = calloc(FILTERED_MAX, sizeof *kit.filtered)))
+        st_log_warn("out of memory: the dump of an abnormal end would not count the filtered calls");
     if ((st_callpath_on || st_config.callsite) && st_abend_frames_init() != 0)
         st_log_warn("out of memory: the dump of an abnormal end would carry no call paths or call sites");
     armed = 1;
@@ -167,6 +171,7 @@ static int add_tsc_points(st_rankdata_t *tmp)
 static int build_props(st_rankdata_t *tmp, const st_clock_epoch_t *ep, size_t nep)
 {
     st_run_props(tmp, 1);
+    st_filtersum_props(tmp);
     if (with_mpi)
         st_clock_report(tmp);
     st_rankdata_prop(tmp, "sync.interpolate", "%d", st_config.interpolate);
@@ -314,6 +319,10 @@ static uint64_t snapshot(const char *why, st_thread_t *const *threads, size_t nt
     }
     if (st_callpath_on || st_config.callsite)
         st_abend_frames(&kit);
+    if (kit.filtered) { /* beyond FILTERED_MAX (thread, region) pairs the rest is left out */
+        uint32_t n = st_filtersum_snapshot(threads, nth, kit.filtered, FILTERED_MAX);
+        kit.nfiltered = n < FILTERED_MAX ? n : FILTERED_MAX;
+    }
     int c = __atomic_load_n(&cur_props, __ATOMIC_ACQUIRE);
     kit.props = c >= 0 ? props[c] : NULL;
     kit.nprops = c >= 0 ? nprops[c] : 0;

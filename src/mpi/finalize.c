@@ -20,6 +20,7 @@
 #include "abend.h"
 #include "archive_mpi.h"
 #include "comm.h"
+#include "filtersum.h"
 #include "st_mpi.h"
 
 static double mono_ms(void)
@@ -103,6 +104,8 @@ static void finish_and_write(void)
         st_log_error("out of memory collecting the trace; no archive written");
         return;
     }
+    st_filtersum_collect(&rd); /* what a filter removed, and the filter (filtersum.h) */
+    st_filtersum_props(&rd);
     st_lc_heap_reuse(1);
     pp[1] = probe();
     st_clock_remap_rankdata(&rd);

@@ -12,6 +12,7 @@
 #include "../util/archive_dir.h"
 #include "../util/log.h"
 #include "abend.h"
+#include "filtersum.h"
 #include "st_mpi.h"
 
 /* Programs that never called MPI_Init (OpenMP only): a single-process archive at exit
@@ -34,6 +35,8 @@ void st_lc_write_without_mpi(int incomplete)
     st_rankdata_t rd;
     if (st_collect_rankdata(&rd, incomplete) != 0)
         return;
+    st_filtersum_collect(&rd);
+    st_filtersum_props(&rd);
     st_lc_heap_reuse(1);
     st_clock_remap_rankdata(&rd); /* without MPI only the TSC correction */
     st_clock_report_timer(&rd);

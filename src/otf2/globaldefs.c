@@ -408,6 +408,26 @@ static void system_tree(gdefs_t *g)
     st_u64map_free(&nodes);
 }
 
+/* The calls of thread t a filter removed: location properties SYNCTRACE::FILTERED_<k> (k = 1, ...)
+ * valued "<region> <visits> <time in ns>" (docs/dump-format.md). */
+static void filtered_props(gdefs_t *g, const st_rankdata_t *rd, const st_thread_data_t *t, OTF2_LocationRef loc)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; rd->filtered && i < rd->nfiltered && !g->err; i++) {
+        const st_filtered_sum_t *f = &rd->filtered[i];
+        const st_region_info_t *ri = st_region_info(f->region);
+        if (f->thread != t->index || !ri)
+            continue;
+        char value[160];
+        snprintf(value, sizeof value, "%s %llu %llu", ri->name, (unsigned long long)f->visits,
+                 (unsigned long long)f->time);
+        OTF2_AttributeValue v = { .stringRef = str(g, value) };
+        check(g, OTF2_GlobalDefWriter_WriteLocationProperty(g->w, loc, strf(g, "SYNCTRACE::FILTERED_%u", ++k),
+                                                            OTF2_TYPE_STRING, v),
+              "writing a location property");
+    }
+}
+
 static void locations(gdefs_t *g)
 {
     for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
@@ -420,6 +440,7 @@ static void locations(gdefs_t *g)
             check(g, OTF2_GlobalDefWriter_WriteLocation(g->w, loc, str(g, location_name(name, sizeof name, t, master)),
                                                         OTF2_LOCATION_TYPE_CPU_THREAD, t->nevents, r),
                   "writing a location");
+            filtered_props(g, rd, t, loc);
         }
         rank_props(g, r);
     }

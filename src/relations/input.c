@@ -82,6 +82,8 @@ int st_rel_input_from_rankdata(st_rankdata_t *rd, int nrd, st_rel_input_t *in)
         procs[rd[i].rank].cpnodes = rd[i].cpnodes;
         procs[rd[i].rank].ncallsites = rd[i].ncallsites;
         procs[rd[i].rank].callsites = rd[i].callsites;
+        procs[rd[i].rank].nfiltered = rd[i].nfiltered;
+        procs[rd[i].rank].filtered = rd[i].filtered;
         for (uint32_t t = 0; t < rd[i].nthreads; t++)
             locs[l++] = (st_rel_loc_t){ .rank = rd[i].rank, .thread = rd[i].threads[t].index,
                                         .ev = rd[i].threads[t].events,

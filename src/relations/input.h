@@ -55,6 +55,9 @@ typedef struct st_rel_proc {
     const st_cpnode_t   *cpnodes;
     uint32_t             ncallsites;
     const st_callsite_t *callsites;
+    /* The calls a filter removed (SYNCTRACE_FILTER), by thread and region; only the analysis reads them. */
+    uint32_t                 nfiltered;
+    const st_filtered_sum_t *filtered;
 } st_rel_proc_t;
 
 /* A region whose ENTER / LEAVE are the logical send / receive of a world-wide

@@ -79,6 +79,9 @@ static void compare(const st_rankdata_t *a, const st_rankdata_t *b, int with_eve
     EXPECT(a->ncpnodes == b->ncpnodes, "ncpnodes %u vs %u", a->ncpnodes, b->ncpnodes);
     for (uint32_t i = 0; i < a->ncpnodes && i < b->ncpnodes; i++)
         EXPECT(a->cpnodes[i].parent == b->cpnodes[i].parent && a->cpnodes[i].pc == b->cpnodes[i].pc, "call-path node %u", i);
+    EXPECT(a->nfiltered == b->nfiltered, "nfiltered %u vs %u", a->nfiltered, b->nfiltered);
+    for (uint32_t i = 0; i < a->nfiltered && i < b->nfiltered; i++)
+        EXPECT(!memcmp(&a->filtered[i], &b->filtered[i], sizeof *a->filtered), "filtered calls %u", i);
 }
 
 static void add_teams(st_rankdata_t *rd)
@@ -101,6 +104,28 @@ static void add_callpaths(st_rankdata_t *rd)
     rd->cpnodes[1] = (st_cpnode_t){ .parent = 0, .pc = 0x402000 };
     rd->cpnodes[2] = (st_cpnode_t){ .parent = 1, .pc = 0x403000 };
     rd->cpnodes[3] = (st_cpnode_t){ .parent = 1, .pc = 0x404000 };
+}
+
+/* Calls a filter removed: two regions on thread 0, one on thread 1, counts beyond 32 bits. */
+static void add_filtered(st_rankdata_t *rd)
+{
+    rd->nfiltered = 3;
+    rd->filtered = calloc(3, sizeof *rd->filtered);
+    rd->filtered[0] = (st_filtered_sum_t){ 0, ST_REGION_MPI_Type_size, 100000, 4500000 };
+    rd->filtered[1] = (st_filtered_sum_t){ 0, ST_REGION_MPI_Comm_rank, 5000000000ull, 7000000000ull };
+    rd->filtered[2] = (st_filtered_sum_t){ 1, ST_REGION_MPI_Win_flush_all, 1, 0 };
+}
+
+/* Filtered calls of a region this version does not know are rejected. */
+static void test_filtered_region(st_rankdata_t *rd)
+{
+    void *blob = NULL;
+    rd->filtered[1].region = ST_REGION__COUNT;
+    size_t n = st_rankdata_pack(rd, &blob);
+    st_rankdata_t back;
+    EXPECT(n > 0 && st_rankdata_unpack(blob, n, &back) == -1, "filtered calls of an unknown region are accepted");
+    rd->filtered[1].region = ST_REGION_MPI_Comm_rank;
+    free(blob);
 }
 
 /* A node before its parent is rejected (the analysis and the writer rely on the order). */
@@ -127,7 +152,7 @@ static void test_roundtrip(st_rankdata_t *rd)
     compare(rd, &back, 0);
     size_t n2 = st_rankdata_pack(&back, &blob2);
     EXPECT(n2 == n && memcmp(blob, blob2, n) == 0, "repacking gives the same bytes");
-    EXPECT(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 3, "magic and version 3, little-endian");
+    EXPECT(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 4, "magic and version 4, little-endian");
     st_rankdata_free(&back);
     EXPECT(back.threads == NULL && back.nthreads == 0, "free zeroes");
     free(blob);
@@ -135,14 +160,16 @@ static void test_roundtrip(st_rankdata_t *rd)
 }
 
 /* A version-2 blob (call sites without their functions' lines, as an older synctrace wrote its
- * dumps) is still read: the v3 blob of rd with each call site's 8 trailing bytes cut out. */
+ * dumps) is still read: the v4 blob of rd with each call site's 8 trailing bytes and the filtered
+ * calls (the last 4 + 24 * nfiltered bytes before the CRC) cut out. */
 static void test_version2(const st_rankdata_t *rd)
 {
     uint8_t *blob = NULL;
     size_t n = st_rankdata_pack(rd, (void **)&blob);
     uint8_t *v2 = malloc(n);
     memcpy(v2, blob, n);
-    size_t m = n;
+    size_t cut = 4 + 24 * (size_t)rd->nfiltered, m = n - cut;
+    memcpy(v2 + m - 4, blob + n - 4, 4);
     for (uint32_t i = 0; i < rd->ncallsites; i++) {
         uint8_t key[12 + 64];
         size_t len = strlen(rd->callsites[i].text), at = 0;
@@ -399,7 +426,9 @@ int main(void)
     synth_rank(&rd, 1);
     add_teams(&rd);
     add_callpaths(&rd);
+    add_filtered(&rd);
     test_roundtrip(&rd);
+    test_filtered_region(&rd);
     test_version2(&rd);
     test_callpath_order(&rd);
     test_truncation_and_flips(&rd);
