@@ -19,7 +19,7 @@ __attribute__((weak)) const char *st_region_unfilterable(st_region_t r)
     if (!i || i->paradigm != ST_PARADIGM_MPI)
         return "not an MPI call";
     if (i->otf2_role != 1 /* OTF2_REGION_ROLE_FUNCTION */ || an_call_kind(r) != AN_CALL_NONE ||
-        an_call_category(r) != AN_CAT_NONE)
+        an_call_category(r) == AN_CAT_INIT_EXIT)
         return "communication, completion, a collective or management";
     for (const char *const *s = sync; *s; s++)
         if (!strncmp(i->name, *s, strlen(*s)))
