@@ -9,8 +9,6 @@
 #include "../model/region.h"
 #include "../util/json.h"
 
-/* model/region.h: why region r may not be filtered, NULL when it may. */
-const char *st_region_unfilterable(st_region_t r);
 
 #include <errno.h>
 #include <inttypes.h>
