@@ -52,6 +52,8 @@ BROWSER=(              # what `make check` and `make bench` add: report.html in 
 )
 BENCH=(                # what `make bench` adds
     eztrace            # EZTrace 2.0, the peer tool `make bench` measures next to synctrace (skipped without it)
+    nwchem-mpich       # NWChem 7.0 on MPICH: the real code of docs/score.md's score -> filter -> rerun example
+    nwchem-data        # its basis sets (the example's water SCF needs them)
 )
 PACKAGES=()            # the packages of the chosen purpose (choose)
 
