@@ -72,7 +72,7 @@ CLI_SRC  := $(filter-out %_mpi.c,$(foreach d,$(CLI_DIRS),$(wildcard src/$(d)/*.c
 CLI_OBJ  := $(patsubst %.c,$(BUILD)/cli/%.o,$(CLI_SRC))
 # ... except the MPI part of `mpiexec -n N synctrace analyze`: a plugin per MPI family (below).
 CLI_MPI_SRC := src/exchange/polite_mpi.c src/exchange/exchange_mpi.c src/analysis/parallel_mpi.c src/cli/analyze_mpi.c
-GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def $(GEN)/omp-tools.h
+GEN_HDR  := $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def $(GEN)/mpi_unfilterable.def $(GEN)/omp-tools.h
 LIBS_FAM := $(foreach f,$(MPI_FAMILIES),$(O)/lib/$(f)/libsynctrace.so)
 
 LIB_LIBS := -lotf2 -lhwloc -lunwind -lm -lpthread -ldl
@@ -97,7 +97,7 @@ deps-bench:
 # One run writes the shared region and call tables (the union over the families) and each family's
 # wrappers and ST_HAVE_ list (grouped targets: -j runs it once). $(GEN)/families names the families
 # and their mpi.h: rewritten only when that changes, so a different MPI_FAMILIES regenerates.
-GEN_OUT := $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def \
+GEN_OUT := $(GEN)/mpi_regions.def $(GEN)/mpi_calls.def $(GEN)/mpi_unfilterable.def \
            $(foreach f,$(MPI_FAMILIES),$(GEN)/$(f)/mpi_wrappers.c $(GEN)/$(f)/mpi_have.h) \
            $(foreach f,$(MPI_FAMILIES),$(LIB_GEN_$(f):%=$(GEN)/$(f)/%.c))
 GEN_MPI_H := $(foreach f,$(MPI_FAMILIES),$(f)=$(MPI_INC_$(f))/mpi.h)

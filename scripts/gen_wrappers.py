@@ -19,6 +19,10 @@ Outputs (in --out):
                       what the call does for the wait-state analysis (the entry's call=, else its
                       role's 'call' line) and the category of its time by name (the first
                       'category' line whose pattern matches); the analysis includes it
+  mpi_unfilterable.def ST_UNFILTERABLE(MPI_X, "why") for every function of mpi_regions.def that a
+                      filter (SYNCTRACE_FILTER) may not exclude: its role's 'unfilterable' line,
+                      else the first 'protect' line whose pattern matches; src/model/region.c
+                      includes it
 
 Everything about a function lives in the table; this script only checks and substitutes. It
 stops with one line "gen_wrappers.py: error: FILE:LINE: what is wrong" on anything it does not
@@ -299,6 +303,7 @@ class Role:
         self.keys = {}    # key -> default C expression or None (required)
         self.words = {}   # key -> allowed words
         self.pre, self.post = [], []
+        self.unfilterable = None  # why a filter may not exclude its entries; None: filterable
 
 
 class Entry:
@@ -318,6 +323,7 @@ class Table:
         self.excludes = []  # (pattern, reason, line)
         self.optionals = []  # (pattern, reason, line): sigs an MPI family's mpi.h may lack
         self.categories = []  # (pattern, category, line), first match wins
+        self.protects = []  # (pattern, reason, line): generic functions a filter may not exclude
 
 
 def logical_lines(path):
@@ -377,6 +383,12 @@ def start_block(t, text, n, where):
             fail(where, f"unknown category '{words[2]}' (accepted: {', '.join(sorted(CATEGORIES))})")
         t.categories.append((words[1], words[2], n))
         return None
+    if head == "protect":
+        if len(words) < 3:
+            fail(where, "protect needs a name pattern and a reason: 'protect MPI_Win_fence why'")
+        check_reason(" ".join(words[2:]), where)
+        t.protects.append((words[1], " ".join(words[2:]), n))
+        return None
     if head == "exclude":
         if len(words) < 3:
             fail(where, "exclude needs a name pattern and a reason: 'exclude MPI_Wtime why'")
@@ -384,7 +396,7 @@ def start_block(t, text, n, where):
         return None
     if MPI_NAME_RE.match(head):
         return start_entry(t, words, n, where)
-    fail(where, f"unknown directive '{head}' (expected prologue, role, exclude, optional, category or an MPI_ name)")
+    fail(where, f"unknown directive '{head}' (expected prologue, role, exclude, optional, category, protect or an MPI_ name)")
 
 
 def start_role(t, args, n, where):
@@ -417,15 +429,26 @@ def role_line(r, text, where):
         if rest not in CALL_KINDS:
             fail(where, f"unknown call kind '{rest}' (accepted: {', '.join(sorted(CALL_KINDS))})")
         r.call = rest
+    elif kw == "unfilterable":
+        if not rest or r.unfilterable is not None:
+            fail(where, f"role '{r.name}': 'unfilterable' needs a reason and appears once")
+        check_reason(rest, where)
+        r.unfilterable = rest
     elif kw in ("pre", "post"):
         if r.nowrap:
             fail(where, f"role '{r.name}' is nowrap: it has no code")
         (r.pre if kw == "pre" else r.post).append(rest)
     else:
-        fail(where, f"unknown role line '{kw}' (accepted: keys, word, call, pre, post)")
+        fail(where, f"unknown role line '{kw}' (accepted: keys, word, call, unfilterable, pre, post)")
     for ph in PLACEHOLDER_RE.findall(rest if kw in ("pre", "post") else ""):
         if ph not in r.keys and ph not in r.words:
             fail(where, f"placeholder ${ph} is not a key of role '{r.name}'")
+
+
+def check_reason(text, where):
+    """A reason becomes a C string literal (mpi_unfilterable.def): no quote, no backslash."""
+    if '"' in text or "\\" in text:
+        fail(where, f"a reason may not contain '\"' or '\\': {text}")
 
 
 def start_entry(t, words, n, where):
@@ -586,6 +609,7 @@ class Wrapper:
     def __init__(self, proto, region, pre, post, nowrap, semantic, call):
         self.proto, self.region, self.pre, self.post = proto, region, pre, post
         self.nowrap, self.semantic, self.call = nowrap, semantic, call
+        self.keep = None  # why a filter may not exclude it (see unfilterable_of); None: filterable
 
 
 def substitute(lines, values):
@@ -641,6 +665,33 @@ def category_of(t, name):
     return next((c for pattern, c, _ in t.categories if fnmatch.fnmatchcase(name, pattern)), "none")
 
 
+def check_filterable_roles(t):
+    """A filtered call runs none of its role's code: a role with code (or manual, hand-written)
+    must say why a filter may not exclude its functions; the generic role is filterable."""
+    for r in t.roles.values():
+        if r.name == "generic" and r.unfilterable is not None:
+            fail(f"{t.path}:{r.line}", "the generic role is filterable: no 'unfilterable' line (a 'protect' line names a function to keep)")
+        if r.unfilterable is None and (r.pre or r.post or r.nowrap):
+            fail(f"{t.path}:{r.line}", f"role '{r.name}' has code a filtered call would skip"
+                                       f"{' (manual)' if r.nowrap else ''}: it needs 'unfilterable WHY'")
+
+
+def check_protects(t, names, fams):
+    """A protect line naming one function (no wildcard) must name one some family declares, or one
+    an 'optional' line says a family may lack (MPI_Win_create_c with Open MPI alone)."""
+    for pattern, _, n in t.protects:
+        if not any(c in pattern for c in "*?[") and pattern not in names and not is_optional(t, pattern):
+            fail(f"{t.path}:{n}", f"protect {pattern}: {no_such(fams)}")
+
+
+def unfilterable_of(t, role, name):
+    """Why a filter may not exclude function name of role: the role's 'unfilterable' line, else
+    the first 'protect' line matching name; None when it is filterable."""
+    if role.unfilterable is not None:
+        return role.unfilterable
+    return next((r for pattern, r, _ in t.protects if fnmatch.fnmatchcase(name, pattern)), None)
+
+
 def plan(t, fams):
     """(the union: wrappers of every family sorted by name, {family: (its wrappers sorted by name,
     its excluded name -> reason)}); fails on any inconsistency. A table entry's wrapper is the
@@ -648,7 +699,9 @@ def plan(t, fams):
     all_names = sorted({n for f in fams for n in f.names})
     excluded = excluded_names(t, all_names, fams)
     check_categories(t, all_names, fams)
+    check_protects(t, all_names, fams)
     check_optionals(t)
+    check_filterable_roles(t)
     generic = t.roles.get("generic")
     if generic is None or generic.keys or generic.words or generic.region == "-" or generic.call != "none":
         fail(t.path, "the table must define 'role generic REGION' without keys or call")
@@ -660,6 +713,7 @@ def plan(t, fams):
                 fail(f"{t.path}:{e.line}", f"{name} appears twice in the table")
             if name in excluded:
                 fail(f"{t.path}:{e.line}", f"{name} is both in the table and excluded ({excluded[name]})")
+            w.keep = unfilterable_of(t, t.roles[e.role], name)
             table[name], where_declared[name] = w, present
     union, per_fam = {}, {}
     for fam in fams:
@@ -675,6 +729,7 @@ def plan(t, fams):
             check_locals(p, f"{t.path} (generic {name}, {fam.name})")
             mine[name] = Wrapper(p, generic.region, substitute(generic.pre, {}),
                                  substitute(generic.post, {}), False, False, generic.call)
+            mine[name].keep = unfilterable_of(t, generic, name)
         union.update(mine)
         per_fam[fam.name] = ([mine[n] for n in sorted(mine)],
                              {n: r for n, r in excluded.items() if n in fam.protos})
@@ -759,6 +814,15 @@ def render_calls(t, wrappers):
     return "\n".join(lines + [""])
 
 
+def render_unfilterable(t, wrappers):
+    lines = [f"/* {BANNER.format(table=t.path)} */",
+             "/* ST_UNFILTERABLE(ID, \"why\") for every function of mpi_regions.def that a filter",
+             " * (SYNCTRACE_FILTER) may not exclude, in its order: its role's 'unfilterable' line, else the",
+             " * first matching 'protect' line; every other MPI region is filterable (wrappers/README.md). */"]
+    lines += [f'ST_UNFILTERABLE({w.proto.name}, "{w.keep}")' for w in wrappers if w.keep is not None]
+    return "\n".join(lines + [""])
+
+
 def write_atomic(path, text):
     tmp = path + ".tmp"
     with open(tmp, "w", encoding="utf-8", newline="\n") as f:
@@ -771,8 +835,11 @@ def render_fortran(t, fam, wrappers):
     sys.dont_write_bytecode = True  # no scripts/__pycache__ in the source tree
     import gen_fortran
     g = t.roles["generic"]
-    return gen_fortran.render(t, fam.mpi_h, wrappers, lambda w: Wrapper(
-        w.proto, w.region, substitute(g.pre, {}), substitute(g.post, {}), False, False, g.call), fam.name)[0]
+    def generic_of(w):
+        out = Wrapper(w.proto, w.region, substitute(g.pre, {}), substitute(g.post, {}), False, False, g.call)
+        out.keep = w.keep  # the generic shape of a role's function stays as (un)filterable as the function
+        return out
+    return gen_fortran.render(t, fam.mpi_h, wrappers, generic_of, fam.name)[0]
 
 
 def parse_families(args):
@@ -801,7 +868,8 @@ def main(argv):
         fams = [Family(name, path, mpi_declarations(preprocess(path, a.cpp), path))
                 for name, path in parse_families(a.mpi_h)]
         union, per_fam = plan(table, fams)
-        files = {"mpi_regions.def": render_def(table, union), "mpi_calls.def": render_calls(table, union)}
+        files = {"mpi_regions.def": render_def(table, union), "mpi_calls.def": render_calls(table, union),
+                 "mpi_unfilterable.def": render_unfilterable(table, union)}
         for fam in fams:
             wrappers, excluded = per_fam[fam.name]
             files[os.path.join(fam.name, "mpi_wrappers.c")] = render_c(table, fam, wrappers, excluded)

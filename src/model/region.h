@@ -37,4 +37,14 @@ typedef struct st_region_info {
 /* Description of region id r; NULL when r is out of range. */
 const st_region_info_t *st_region_info(st_region_t r);
 
+/*
+ * Why a filter (SYNCTRACE_FILTER) may not exclude region r, in a few words ("point-to-point
+ * communication: message matching and CLC need its events"); NULL when r may be filtered. Only
+ * MPI regions may be: those of the wrapper table's filterable roles (generic, p2p_poll) that no
+ * 'protect' line names (wrappers/mpi_functions.tbl, generated into mpi_unfilterable.def). Every
+ * region of regions.def (the tool's, main, OpenMP constructs) and an out-of-range r are
+ * unfilterable. The one place that says what can be filtered; read-only, thread-safe.
+ */
+const char *st_region_unfilterable(st_region_t r);
+
 #endif

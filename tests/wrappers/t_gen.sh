@@ -24,7 +24,7 @@ BOTH=(--mpi-h "mpich=$MPICH_H" --mpi-h "openmpi=$OMPI_H")
 gen() { python3 scripts/gen_wrappers.py "${BOTH[@]}" "$@"; }
 
 # ---- the real table ---------------------------------------------------------------------------
-OUTS="mpi_regions.def mpi_calls.def mpich/mpi_wrappers.c mpich/mpi_have.h openmpi/mpi_wrappers.c openmpi/mpi_have.h openmpi/mpi_fortran.c mpich/mpi_fortran.c"
+OUTS="mpi_regions.def mpi_calls.def mpi_unfilterable.def mpich/mpi_wrappers.c mpich/mpi_have.h openmpi/mpi_wrappers.c openmpi/mpi_have.h openmpi/mpi_fortran.c mpich/mpi_fortran.c"
 gen --table wrappers/mpi_functions.tbl --out "$ST_TMP/a" >"$ST_TMP/a.log" || fail "generator failed: $(cat "$ST_TMP/a.log")"
 gen --table wrappers/mpi_functions.tbl --out "$ST_TMP/b" >/dev/null || fail "second run failed"
 for f in $OUTS; do
@@ -150,6 +150,66 @@ for f in MPI_Wtime MPI_Wtick MPI_Pcontrol MPI_File_c2f MPI_Status_f2c; do
     ! grep -q "($f," "$ST_TMP/a/mpi_regions.def" || fail "$f is excluded but has a region"
 done
 
+# ---- what a filter may not exclude (mpi_unfilterable.def) ------------------------------------------
+# unfilterable NAME: the reason mpi_unfilterable.def gives for NAME, empty when filterable
+unfilterable() { sed -n "s/^ST_UNFILTERABLE($1, \"\(.*\)\")\$/\1/p" "$ST_TMP/a/mpi_unfilterable.def"; }
+for f in MPI_Type_size MPI_Comm_rank MPI_Comm_size MPI_Win_flush_all MPI_Win_flush_local MPI_Win_sync MPI_Put \
+         MPI_Iprobe MPI_Type_commit MPI_Group_incl MPI_File_read; do
+    [ -z "$(unfilterable $f)" ] || fail "$f must be filterable, mpi_unfilterable.def says: $(unfilterable $f)"
+done
+while read -r name why; do
+    assert_eq "$name: why a filter may not exclude it" "$why" "$(unfilterable "$name" | cut -d: -f1)"
+done <<'EOF'
+MPI_Send point-to-point communication
+MPI_Irecv point-to-point communication
+MPI_Waitall completion of requests
+MPI_Test completion of requests
+MPI_Start starts persistent requests
+MPI_Request_free releases a request the tool tracks
+MPI_Probe blocking probe or cancel
+MPI_Barrier collective communication
+MPI_Iallreduce nonblocking collective
+MPI_Comm_split communicator creation
+MPI_Comm_free communicator release
+MPI_Init start and end of MPI
+MPI_Finalize start and end of MPI
+MPI_Abort start and end of MPI
+MPI_Win_fence RMA synchronization
+MPI_Win_lock_all RMA synchronization
+MPI_Win_unlock RMA synchronization
+MPI_Win_start RMA synchronization
+MPI_Win_test RMA synchronization
+MPI_Win_allocate_shared window creation
+MPI_Win_free window release
+MPI_Isendrecv_replace point-to-point communication (not yet recorded as messages)
+MPI_Allreduce_init persistent collective creation
+MPI_File_open collective file operation
+MPI_File_write_at_all_begin collective file operation
+EOF
+# one line per unfilterable region, in the regions' order; a function a filter may exclude has only
+# the generic shape in both families (its filtered path skips no role code)
+python3 - "$ST_TMP/a" <<'EOF' || fail "mpi_unfilterable.def disagrees with the regions or the wrappers"
+import re, sys
+d = sys.argv[1]
+regions = re.findall(r"^ST_REGION\((\w+),", open(f"{d}/mpi_regions.def").read(), re.M)
+keep = re.findall(r'^ST_UNFILTERABLE\((\w+), "([^"]+)"\)$', open(f"{d}/mpi_unfilterable.def").read(), re.M)
+names = {n for n, _ in keep}
+bad = [] if [n for n, _ in keep] == [r for r in regions if r in names] else ["not one line per region in the regions' order"]
+shape = re.compile(r"st_thread_t \*th = st_mpi_begin\(\);|if \(!th\)|[{}]|(return )?P?MPIX?_\w+\(.*\);|"
+                   r"[\w *]+ rc = P?MPIX?_\w+\(.*\);|st_mpi_(enter|leave|end)\(.*\);|return rc;|"
+                   r"if \(ST_UNLIKELY\(st_mpi_filtered\(.*|uint64_t st_t0 = .*;|st_mpi_filter_\w+\(.*\);")
+for fam in ("mpich", "openmpi"):
+    text = open(f"{d}/{fam}/mpi_wrappers.c").read()
+    for m in re.finditer(r"^ST_EXPORT [^(]*?(MPIX?_\w+)\(.*?\n\{\n(.*?)\n\}$", text, re.M | re.S):
+        extra = [l.strip() for l in m.group(2).splitlines() if not shape.fullmatch(l.strip())]
+        if extra and m.group(1) not in names:
+            bad.append(f"{fam}: {m.group(1)} is filterable but its wrapper runs role code: {extra[0]}")
+for b in bad[:10]:
+    print("  " + b, file=sys.stderr)
+print(f"  {len(names)} of {len(regions)} MPI regions unfilterable", file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+
 # ---- what the wait-state analysis makes of each function (mpi_calls.def, call_kinds.c) ------------
 # calls GENDIR OUT: every MPI region with its call kind and category, as the analysis' own code
 # (src/analysis/call_kinds.c) reads them from GENDIR's mpi_calls.def
@@ -202,6 +262,7 @@ cat >"$ST_TMP/good.tbl" <<'EOF'
 # a small table that passes: one role, one entry, the mandatory generic role and exclusions
 role generic FUNCTION
 role send POINT2POINT
+    unfilterable point-to-point communication
     keys  comm peer tag count type
     call  send_blocking
     pre   st_mpi_send(th, $comm, $peer, $tag, $count, $type);
@@ -260,6 +321,11 @@ grep -qx 'ST_MPI_CALL(MPI_Send_c, SEND_BLOCKING, NONE)' "$ST_TMP/var-optional-c/
 # parameter names are not compared; the table's are used in the definition
 variant param-names 's/const void \*buf, int count/const void *data, int count/'
 grep -q '^ST_EXPORT int MPI_Send(const void \*data, int count,' "$ST_TMP/var-param-names/openmpi/mpi_wrappers.c" || fail "param-names: the table's name is not used"
+# a protect line keeps a generic function from filters, with its reason; the rest stays filterable
+variant protect '$a protect MPI_Ssend kept for the test\nprotect MPI_Nothing_* a pattern may match nothing'
+grep -qx 'ST_UNFILTERABLE(MPI_Ssend, "kept for the test")' "$ST_TMP/var-protect/mpi_unfilterable.def" || fail "protect: MPI_Ssend not kept"
+grep -qx 'ST_UNFILTERABLE(MPI_Send, "point-to-point communication")' "$ST_TMP/var-protect/mpi_unfilterable.def" || fail "protect: MPI_Send not kept by its role"
+assert_eq "protect: unfilterable regions" 2 "$(grep -c '^ST_UNFILTERABLE(' "$ST_TMP/var-protect/mpi_unfilterable.def")"
 # a name-only exclude declared by one family only (MPICH's MPIX_Comm_shrink) is accepted
 variant exclude-one-family '$a exclude MPIX_Comm_shrink why'
 ! grep -q 'MPIX_Comm_shrink' "$ST_TMP/var-exclude-one-family/mpi_regions.def" || fail "exclude-one-family: still a region"
@@ -289,6 +355,12 @@ bad not-optional      "MPI_Send_c is not declared in openmpi's mpi.h" '$a MPI_Se
 bad optional-other    "MPI_Sendd is not declared in mpich's mpi.h"   '$a optional MPI_*_c why\nMPI_Sendd send like=MPI_Send\n    sig int MPI_Sendd(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)'
 bad optional-no-sig   "optional MPI_Nothing: no sig of the table"    '$a optional MPI_Nothing why'
 bad optional-no-why   "optional needs a name pattern and a reason"   '$a optional MPI_*_c'
+bad role-keeps-code   "role 'send' has code a filtered call would skip: it needs 'unfilterable WHY'" '/^    unfilterable /d'
+bad generic-unfilter  "the generic role is filterable"             's/^role generic FUNCTION/&\n    unfilterable why not/'
+bad unfilter-twice    "'unfilterable' needs a reason and appears once" 's/^    unfilterable .*/&\n&/'
+bad protect-unknown   "protect MPI_Nothing: no given mpi.h (mpich, openmpi) declares such a function" '$a protect MPI_Nothing why'
+bad protect-no-why    "protect needs a name pattern and a reason"   '$a protect MPI_Ssend'
+bad reason-quote      "a reason may not contain"                    '$a protect MPI_Ssend a "quoted" reason'
 bad sig-type-names    "signature differs from mpich's mpi.h (parameter names aside)" 's/^    sig int MPI_Send(const void \*buf/    sig int MPI_Send(void *buf/'
 rc=0; python3 scripts/gen_wrappers.py --mpi-h "$MPICH_H" --table "$ST_TMP/good.tbl" --out "$ST_TMP/x" 2>"$ST_TMP/bad.err" >/dev/null || rc=$?
 assert_eq "--mpi-h without FAMILY=: exit code" 1 "$rc"
