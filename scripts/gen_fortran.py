@@ -226,8 +226,12 @@ def emit(w, fname, target, before, after, guards):
                  f"ST_EXPORT void {fname}({', '.join(decl)})", "{"]
     lines += [f"    if (!{pname}) {{ st_f_missing(\"{fname}\", f_ierr); return; }}",
              "    st_thread_t *th = st_mpi_begin();",
-             f"    if (!th) {{ {pname}({args}); return; }}",
-             f"    st_mpi_enter(th, {region});"]
+             f"    if (!th) {{ {pname}({args}); return; }}"]
+    if w.keep is None:  # filterable: the same region as the C function, counted as it is there
+        lines += [f"    if (ST_UNLIKELY(st_mpi_filtered(th, {region}))) {{",
+                  f"        uint64_t st_t0 = st_mpi_filter_begin(); {pname}({args}); st_mpi_filter_end(th, {region}, st_t0); return;",
+                  "    }"]
+    lines += [f"    st_mpi_enter(th, {region});"]
     if code:
         lines += ["    MPI_Fint st_ierr = MPI_SUCCESS;", "    if (!f_ierr) f_ierr = &st_ierr;"]
     lines += [f"    {l}" for l in before]

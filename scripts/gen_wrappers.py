@@ -747,8 +747,15 @@ def emit_wrapper(w):
     lines = [f"ST_EXPORT {p.text()}", "{",
              "    st_thread_t *th = st_mpi_begin();",
              "    if (!th)",
-             f"        {'{ ' + call + '; return; }' if void else 'return ' + call + ';'}",
-             f"    st_mpi_enter(th, {region});"]
+             f"        {'{ ' + call + '; return; }' if void else 'return ' + call + ';'}"]
+    if w.keep is None:  # filterable: a filtered call is counted between two clock reads, nothing else
+        lines += [f"    if (ST_UNLIKELY(st_mpi_filtered(th, {region}))) {{",
+                  "        uint64_t st_t0 = st_mpi_filter_begin();",
+                  f"        {call};" if void else f"        {p.ret_text()} rc = {call};",
+                  f"        st_mpi_filter_end(th, {region}, st_t0);",
+                  "        return;" if void else "        return rc;",
+                  "    }"]
+    lines += [f"    st_mpi_enter(th, {region});"]
     lines += [f"    {l}" for l in w.pre]
     lines.append(f"    {call};" if void else f"    {p.ret_text()} rc = {call};")
     lines += [f"    {l}" for l in w.post]

@@ -2,6 +2,7 @@
 #include "lifecycle_int.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <unistd.h>
 
 #include "../clock/sync.h"
@@ -42,14 +43,22 @@ __attribute__((constructor)) static void st_shim_load(int argc, char **argv, cha
 {
     (void)argc, (void)envp;
     st_pairing_at_load(argv); /* the other MPI family's program: runs untraced, this does not return */
-    char err[600];
+    char err[1000], msg[1100];
     if (st_config_load(err, sizeof err) != 0)
         config_failure(err);
     if (st_clock_parse_spec(st_config.sync, err, sizeof err) != 0)
         config_failure(err);
+    /* the filter, before any thread registers (their counters are made then) */
+    if (st_config.filter[0] && st_filter_read(&st_record_filter, st_config.filter, err, sizeof err) != 0) {
+        snprintf(msg, sizeof msg, "SYNCTRACE_FILTER: %s", err);
+        config_failure(msg);
+    }
     if (!st_config.enable)
         return;
     st_log_set_verbosity((int)st_config.verbose);
+    if (st_config.filter[0] && st_config_launcher_rank() <= 0)
+        st_log_info("filter %s: the calls of %u regions are counted, not recorded", st_config.filter,
+                    st_record_filter.n_excluded);
     st_timer_init(st_config.clock, st_config.timer);
     st_mpi_callsite_on = st_config.callsite;
     st_callpath_on = st_config.callpath;

@@ -5,6 +5,12 @@
  *
  *     st_thread_t *th = st_mpi_begin();          // NULL: not tracing, or re-entered
  *     if (!th) return PMPI_X(args);
+ *     if (ST_UNLIKELY(st_mpi_filtered(th, ST_REGION_MPI_X))) {   // filterable regions only
+ *         uint64_t st_t0 = st_mpi_filter_begin();
+ *         int rc = PMPI_X(args);
+ *         st_mpi_filter_end(th, ST_REGION_MPI_X, st_t0);          // counted, not recorded
+ *         return rc;
+ *     }
  *     st_mpi_enter(th, ST_REGION_MPI_X);          // ENTER + call site
  *     ...role "pre" code...
  *     int rc = PMPI_X(args);
@@ -73,6 +79,36 @@ static inline void st_mpi_enter(st_thread_t *th, st_region_t region)
         st_event_set_callpath(&th->buf[th->pos - 1], path);
 }
 #define st_mpi_leave(th, region) st_record_leave((th), (region))
+
+/* ---- filtered calls (SYNCTRACE_FILTER) ------------------------------------------------ */
+
+/*
+ * Nonzero when the calls of region are filtered on th: the filter excludes the region and th has
+ * its counters (st_thread_register made them; without a filter th->filtered is NULL and this is
+ * one load and a branch). Only the wrappers of filterable regions (st_region_unfilterable() NULL)
+ * ask; a filtered call neither records, nor reads its call site or call path (no unwind).
+ */
+static inline int st_mpi_filtered(const st_thread_t *th, st_region_t region)
+{
+    return th->filtered != NULL && st_record_filter.excluded[region];
+}
+
+/* The start of a filtered call: the local clock, read as an event's stamp reads it. */
+static inline uint64_t st_mpi_filter_begin(void)
+{
+    return st_timer_stamp();
+}
+
+/* The end of a filtered call begun at t0: one visit more of region and its time, then the
+ * wrapper's end (st_mpi_end). No lock, no allocation, no system call beyond the clock read. */
+static inline void st_mpi_filter_end(st_thread_t *th, st_region_t region, uint64_t t0)
+{
+    uint64_t t1 = st_timer_stamp();
+    st_filtered_t *c = &th->filtered[region];
+    c->visits++;
+    c->time += t1 > t0 ? t1 - t0 : 0;
+    st_mpi_end(th);
+}
 
 /* ---- status and request scratch -------------------------------------------------- */
 

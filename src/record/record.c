@@ -19,6 +19,7 @@
 
 __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));
 volatile int st_record_active;
+st_filter_t st_record_filter;
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 static st_thread_t *registry[ST_MAX_THREADS];
@@ -61,6 +62,11 @@ st_thread_t *st_thread_register(void)
         st_log_warn_once("cannot allocate a %zu-byte event buffer; this thread is not traced", st_config.buffer);
         return NULL;
     }
+    if (st_record_filter.n_excluded) { /* the counters of filtered calls, made now: none on the hot path */
+        th->filtered = st_record_alloc_line(ST_REGION__COUNT * sizeof *th->filtered);
+        if (!th->filtered)
+            st_log_warn_once("cannot allocate the counters of filtered calls; this thread records those calls");
+    }
     th->buf = th->bufs[0] = buf;
     th->cap = cap;
     th->spill_fd = -1;
@@ -70,6 +76,7 @@ st_thread_t *st_thread_register(void)
     if (registry_n == ST_MAX_THREADS) {
         pthread_mutex_unlock(&registry_lock);
         munmap(buf, cap * sizeof *buf);
+        free(th->filtered);
         free(th);
         st_log_warn_once("more than %d threads; further threads are not traced", ST_MAX_THREADS);
         return NULL;

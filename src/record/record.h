@@ -23,6 +23,7 @@
 
 #include "../clock/timer.h"
 #include "../model/event.h"
+#include "../model/filter.h"
 #include "../model/region.h"
 
 #define ST_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -99,6 +100,14 @@ extern __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exe
 
 /* Global switch: recording happens only while nonzero. */
 extern volatile int st_record_active;
+
+/*
+ * The active filter (SYNCTRACE_FILTER): set once by the library constructor (st_filter_read)
+ * before recording starts, read-only afterwards; without one it excludes nothing. While it excludes
+ * a region, every thread registered gets ST_REGION__COUNT counters of filtered calls (th->filtered),
+ * which the wrappers of excluded regions count into instead of recording (src/mpi/st_mpi.h).
+ */
+extern st_filter_t st_record_filter;
 
 /* Registers the calling thread (slow path). NULL if recording is off or memory is exhausted. */
 st_thread_t *st_thread_register(void);

@@ -22,8 +22,8 @@ root = sys.argv[1]
 
 # Files the build generates (build/gen/; omp-tools.h is clang's, copied there).
 GENERATED = {
-    "build/gen/mpi_wrappers.c", "build/gen/mpi_regions.def", "build/gen/mpi_calls.def", "build/gen/omp-tools.h", "build/gen/report_page.c",
-    "mpi_wrappers.c", "mpi_regions.def", "mpi_calls.def", "report_page.c", "omp-tools.h",
+    "build/gen/mpi_wrappers.c", "build/gen/mpi_regions.def", "build/gen/mpi_calls.def", "build/gen/mpi_unfilterable.def", "build/gen/omp-tools.h", "build/gen/report_page.c",
+    "mpi_wrappers.c", "mpi_regions.def", "mpi_calls.def", "mpi_unfilterable.def", "report_page.c", "omp-tools.h",
     "mpi_have.h",  # per MPI family: build/gen/FAM/mpi_wrappers.c, build/gen/FAM/mpi_have.h
 }
 # Open MPI's Fortran entry points (scripts/gen_fortran.py)
