@@ -83,7 +83,7 @@ static void test_unfilterable(void)
 {
     /* the regions may be filtered; what matching, CLC and the analysis need may not */
     const char *filterable[] = { "MPI_Type_size", "MPI_Comm_rank", "MPI_Comm_size", "MPI_Win_flush_all",
-                                 "MPI_Win_flush", "MPI_Iprobe", "MPI_Type_commit", "MPI_Put" };
+                                 "MPI_Win_flush", "MPI_Iprobe", "MPI_Type_commit", "MPI_Get_count", "MPI_Get_address" };
     for (size_t i = 0; i < sizeof filterable / sizeof *filterable; i++)
         EXPECT(st_region_unfilterable(id(filterable[i])) == NULL, "%s", filterable[i]);
     const char *kept[][2] = {
@@ -94,7 +94,10 @@ static void test_unfilterable(void)
         { "MPI_Finalize", "start and end of MPI" }, { "MPI_Abort", "start and end of MPI" },
         { "MPI_Win_fence", "RMA synchronization" }, { "MPI_Win_lock_all", "RMA synchronization" },
         { "MPI_Win_unlock_all", "RMA synchronization" }, { "MPI_Win_create", "window creation" },
-        { "MPI_Win_free", "window release" }, { "!$omp parallel", "OpenMP construct" },
+        { "MPI_Win_free", "window release" }, { "MPI_Put", "one-sided communication" },
+        { "MPI_Get", "one-sided communication" }, { "MPI_Accumulate", "one-sided communication" },
+        { "MPI_Get_accumulate", "one-sided communication" }, { "MPI_Fetch_and_op", "one-sided communication" },
+        { "!$omp parallel", "OpenMP construct" },
         { "!$omp barrier", "OpenMP construct" }, { "omp_set_lock", "OpenMP construct" },
         { "TRACE BUFFER FLUSH", "the tool's own region" }, { "main", "the program's root region" },
     };
@@ -230,7 +233,7 @@ static void test_refused(void)
     char want[200];
     snprintf(want, sizeof want, "excludes %u regions that cannot be filtered: MPI_Abort (start and end of MPI: ", n);
     REFUSED("EXCLUDE MPI_*\n", 1, want);
-    REFUSED("EXCLUDE MPI_*\n", 1, "trace there), MPI_Allgather, MPI_Allgather_c (collective communication: ");
+    REFUSED("EXCLUDE MPI_*\n", 1, "trace there), MPI_Accumulate, MPI_Accumulate_c (one-sided communication: ");
     snprintf(want, sizeof want, ") and %u more; ", n - 3);
     REFUSED("EXCLUDE MPI_*\n", 1, want);
     REFUSED("# all\nEXCLUDE MPI_*\nINCLUDE MPI_Send\n", 2, "excludes"); /* the line of the rule deciding the first */
