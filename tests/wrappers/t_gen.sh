@@ -153,7 +153,7 @@ done
 # ---- what a filter may not exclude (mpi_unfilterable.def) ------------------------------------------
 # unfilterable NAME: the reason mpi_unfilterable.def gives for NAME, empty when filterable
 unfilterable() { sed -n "s/^ST_UNFILTERABLE($1, \"\(.*\)\")\$/\1/p" "$ST_TMP/a/mpi_unfilterable.def"; }
-for f in MPI_Type_size MPI_Comm_rank MPI_Comm_size MPI_Win_flush_all MPI_Win_flush_local MPI_Win_sync MPI_Put \
+for f in MPI_Type_size MPI_Comm_rank MPI_Comm_size MPI_Win_flush_all MPI_Win_flush_local MPI_Win_sync MPI_Get_count \
          MPI_Iprobe MPI_Type_commit MPI_Group_incl MPI_File_read; do
     [ -z "$(unfilterable $f)" ] || fail "$f must be filterable, mpi_unfilterable.def says: $(unfilterable $f)"
 done
@@ -168,6 +168,8 @@ MPI_Start starts persistent requests
 MPI_Request_free releases a request the tool tracks
 MPI_Probe blocking probe or cancel
 MPI_Barrier collective communication
+MPI_Put one-sided communication
+MPI_Get_accumulate one-sided communication
 MPI_Iallreduce nonblocking collective
 MPI_Comm_split communicator creation
 MPI_Comm_free communicator release
