@@ -140,16 +140,6 @@ static void check_cpath(chk_t *c)
             violation(c, ST_AN_M_CRITICAL_PATH, NULL, ST_AN_NO_CNODE, UINT32_MAX, sum,
                       "!= the run's length (first to last event)", len);
     }
-    /* the performance impact shares out all of the locations' Time: their activities and their waiting */
-    double impact = 0, time = 0;
-    for (uint32_t l = 0; r->span && l < r->nlocs; l++) {
-        time += (double)r->span[l];
-        for (uint32_t k = 0; k < r->ncnodes; k++)
-            impact += *st_an_sev(r, ST_AN_M_PERF_IMPACT, k, l);
-    }
-    if (r->span && (above(impact, time) || above(time, impact)))
-        violation(c, ST_AN_M_PERF_IMPACT, NULL, ST_AN_NO_CNODE, UINT32_MAX, impact, "!= the Time of all locations",
-                  time);
     for (uint32_t l = 0; r->span && l < r->nlocs; l++)
         if (above((double)r->span[l], len))
             violation(c, ST_AN_M_CRITICAL_PATH, hops ? "'s length" : " (the run's length)", ST_AN_NO_CNODE, l, len,

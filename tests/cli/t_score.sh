@@ -2,8 +2,8 @@
 # synctrace score on a real run (score_app.c, 2 ranks): the three cheap calls it makes N times
 # (MPI_Type_size, MPI_Comm_rank, MPI_Win_flush_all) top the list with their exact visits, the
 # groups add up to the total, the estimated event files match the real ones within 5 %, and
-# --filter proposes exactly those three in a well-formed filter file. Where the library applies
-# SYNCTRACE_FILTER (docs/filter.md), a rerun with the proposal shrinks the event files by the
+# --filter proposes exactly those three in a well-formed filter file; with it as
+# SYNCTRACE_FILTER (docs/filter.md), a rerun shrinks the event files by the
 # predicted share (within 5 % of it) and keeps every call that may not be filtered.
 # families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
@@ -71,11 +71,7 @@ awk '/^[[:space:]]*(#|$)/ { next }
 predicted=$(sed -n 's/.*predicted_saved_bytes=\([0-9]*\).*/\1/p' "$ST_TMP/proposal.filter")
 [ -n "$predicted" ] && [ "$predicted" -gt 0 ] || fail "proposal predicts no shrink"
 
-# the rerun with the proposal: only where the library applies SYNCTRACE_FILTER
-if [ ! -f "$ST_ROOT/docs/filter.md" ]; then
-    note "SKIP of the filtered rerun: this tree has no SYNCTRACE_FILTER (docs/filter.md)"
-    exit 0
-fi
+# the rerun with the proposal
 ST_ENV="SYNCTRACE_ANALYZE=off SYNCTRACE_FILTER=$ST_TMP/proposal.filter" run_traced "$ST_TMP/run2" 2 "$bin" "$N" ||
     fail "filtered run failed: $(tail -n 3 "$ST_TMP/err.txt")"
 st score "$ST_TMP/run2" --json >"$ST_TMP/score2.json" || fail "score of the filtered run failed"

@@ -214,6 +214,12 @@ static inline void run(int omp)
     size_t bad = st_an_check_tree(&R, 1, msg, sizeof msg);
     EXPECT(bad == 0, "%zu violations, the first: %s", bad, msg);
     R.causes = NULL;
+    /* the performance impact shares out the locations' Time: their activities and their waiting */
+    double time = 0;
+    for (uint32_t l = 0; l < R.nlocs; l++)
+        time += (double)R.span[l];
+    EXPECT(fabs(st_an_total(&R, ST_AN_M_PERF_IMPACT) - time) <= 0.5 + 1e-9 * time,
+           "performance impact %.3f, Time of all locations %.3f", st_an_total(&R, ST_AN_M_PERF_IMPACT), time);
 }
 
 static inline double V(int m, int c, uint32_t l) { return *st_an_sev(&R, m, cmap[c], l); }

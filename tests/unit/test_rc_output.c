@@ -225,12 +225,12 @@ static void test_tree(st_an_result_t *r)
     text(f, &a);
     const char *delay = strstr(a, "\nDelay costs "), *cp = strstr(a, "\nCritical path "), *visits = strstr(a, "\nVisits");
     EXPECT(delay && cp && delay < cp && (!visits || cp < visits), "metric tree:\n%s", a);
-    EXPECT(strstr(a, "\n      Late Sender                            1.350000 s  18.00%  delay_latesender_aggregate\n"
-                     "        Short-term                           1.250000 s  16.67%  delay_latesender\n"
-                     "        Long-term                            0.100000 s   1.33%  delay_latesender_longterm\n"),
+    EXPECT(strstr(a, "\n      Late Sender                                             1.350000 s  18.00%  delay_latesender_aggregate\n"
+                     "        Short-term                                            1.250000 s  16.67%  delay_latesender\n"
+                     "        Long-term                                             0.100000 s   1.33%  delay_latesender_longterm\n"),
            "metric tree:\n%s", a);
-    EXPECT(strstr(a, "\nCritical path                                2.500000 s  33.33%  critical_path\n"
-                     "  Imbalance                                  0.300000 s   4.00%  critical_path_imbalance\n"),
+    EXPECT(strstr(a, "\nCritical path                                                 2.500000 s  33.33%  critical_path\n"
+                     "  Imbalance                                                   0.300000 s   4.00%  critical_path_imbalance\n"),
            "metric tree:\n%s", a);
     free(a);
 }
