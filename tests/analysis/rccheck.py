@@ -287,11 +287,14 @@ def check_omp(c, T, B, S):
                lambda p: function(p) != "step" and not init(p))
         c.nothing("rank %d workers" % r, "delay_ompidle", [t1, t2])
     # the critical path runs through the whole of the slow thread's first loop on one rank (the ranks
-    # meet only in MPI_Init and MPI_Finalize)
+    # meet only in MPI_Init and MPI_Finalize); the second region's loop (B on every thread, the same call
+    # path) is on the path too where thread 2 ends it last, as it does whenever it got a core last
+    # (3 threads on 2 cores)
     cp = max(c.rep.sum("critical_path", slow[r], loop) for r in ranks)
-    c.line(abs(cp - (B + T)) <= TOL * (B + T) + SLACK,
-           "%-28s %-26s %9.1f ms  (want %.1f ms: B + T, on the rank it runs through)"
-           % ("critical_path", "thread 2 sweep's loop", cp * 1e3, (B + T) * 1e3))
+    near = lambda want: abs(cp - want) <= TOL * want + SLACK
+    c.line(near(B + T) or near(2 * B + T),
+           "%-28s %-26s %9.1f ms  (want %.1f ms: B + T, on the rank it runs through; %.1f ms with the second loop)"
+           % ("critical_path", "thread 2 sweep's loop", cp * 1e3, (B + T) * 1e3, (2 * B + T) * 1e3))
 
 
 def by_function(rep, metrics=DELAY + CLASSES + CP):
