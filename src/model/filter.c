@@ -277,13 +277,32 @@ int st_filter_parse(st_filter_t *f, const char *name, const char *text, size_t l
     return rc;
 }
 
-int st_filter_read(st_filter_t *f, const char *path, char *err, size_t errlen)
+/* path as one printable line (control characters as \n, \xHH), cut to the buffer. */
+static const char *shown(const char *path, char *buf, size_t len)
+{
+    size_t o = 0;
+    for (const unsigned char *c = (const unsigned char *)path; *c && o + 5 < len; c++) {
+        if (*c == '\n')
+            o += (size_t)snprintf(buf + o, len - o, "\\n");
+        else if (*c < 0x20 || *c == 0x7f)
+            o += (size_t)snprintf(buf + o, len - o, "\\x%02x", *c);
+        else
+            buf[o++] = (char)*c;
+    }
+    buf[o] = 0;
+    return buf;
+}
+
+int st_filter_read(st_filter_t *f, const char *file, char *err, size_t errlen)
 {
     memset(f, 0, sizeof *f);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    char path[1024];
+    shown(file, path, sizeof path);
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        snprintf(err, errlen, "cannot read the filter file %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "cannot read the filter file %s: %s; accepted: a readable filter file (docs/filter.md)",
+                 path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;

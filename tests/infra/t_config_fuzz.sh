@@ -4,13 +4,13 @@
 # exactly one line on stderr naming the variable. The variables come from `synctrace env`, so a new one
 # is fuzzed without editing this test. Values: empty, blank, negative, overflow, hexadecimal, inf/nan,
 # garbage, unicode, newline. Strings and paths take text: they only get the newline/garbage values that
-# their own checks must refuse (TMPDIR must be a directory).
+# their own checks must refuse (TMPDIR must be a directory, FILTER a readable filter file).
 source "$ST_ROOT/tests/lib.sh"
 mapfile -t vars < <(st env | sed -n 's/^\(SYNCTRACE_[A-Z_]*\) (default.*/\1/p')
 [ "${#vars[@]}" -ge 20 ] || fail "synctrace env lists only ${#vars[@]} variables"
 bad=("" " " "-1" " -1" "+3" "0x10" "inf" "nan" "1e999" "99999999999999999999" "4294967296" "garbage"
      $'\xc2\xb5' $'1\n2' "1,5")
-skipvars=" SYNCTRACE_DIR SYNCTRACE_SYNC SYNCTRACE_ROOT SYNCTRACE_LIB SYNCTRACE_LIB_MPICH SYNCTRACE_LIB_OPENMPI SYNCTRACE_TMPDIR "
+skipvars=" SYNCTRACE_DIR SYNCTRACE_FILTER SYNCTRACE_SYNC SYNCTRACE_ROOT SYNCTRACE_LIB SYNCTRACE_LIB_MPICH SYNCTRACE_LIB_OPENMPI SYNCTRACE_TMPDIR "
 n=0
 check_one() { # var value
     local rc=0
@@ -28,6 +28,8 @@ for v in "${vars[@]}"; do
     for b in "${bad[@]}"; do check_one "$v" "$b"; done
 done
 for b in "/nonexistent/dir" "/etc/passwd" $'/tmp\n/x'; do check_one SYNCTRACE_TMPDIR "$b"; done
+# a filter file (empty: none): missing, a directory, not a filter, a name with a newline
+for b in "/nonexistent/filter" "/etc" "/etc/passwd" $'/tmp\n/x'; do check_one SYNCTRACE_FILTER "$b"; done
 check_one SYNCTRACE_SYNC 'hca3(pp=10000,fit=1000)'
 note "$n bad values refused with one line each"
 
