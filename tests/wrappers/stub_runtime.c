@@ -24,6 +24,7 @@ static const st_timer_map_t map0 = { .epoch = 1 };
 _Atomic(const st_timer_map_t *) st_timer_current = &map0;
 __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));
 static st_thread_t thread;
+st_filter_t st_record_filter; /* no filter: the wrappers record every call (th->filtered stays NULL) */
 static st_event_t events[1 << 12];
 
 st_thread_t *st_thread_register(void)
