@@ -204,6 +204,23 @@ static int parse_line(parser_t *p, const char *s, size_t len, unsigned line)
     }
 }
 
+/* Keeps line s (len bytes, comment cut) as a rule line unless it is blank: trimmed, cut to fit. */
+static void keep_rule(st_filter_t *f, const char *s, size_t len)
+{
+    while (len && (*s == ' ' || *s == '\t'))
+        s++, len--;
+    while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+        len--;
+    if (!len)
+        return;
+    if (f->n_rules < ST_FILTER_MAX_RULES) {
+        size_t n = len < ST_FILTER_RULE_LEN - 1 ? len : ST_FILTER_RULE_LEN - 1;
+        memcpy(f->rule[f->n_rules], s, n);
+        f->rule[f->n_rules][n] = 0;
+    }
+    f->n_rules++;
+}
+
 /* The refusal of a file that would exclude unfilterable regions, or 0 when it excludes none. */
 static int check_unfilterable(parser_t *p)
 {
@@ -251,16 +268,22 @@ int st_filter_parse(st_filter_t *f, const char *name, const char *text, size_t l
     *p = (parser_t){ .f = f, .name = name, .err = err, .errlen = errlen };
     int rc = 0;
     unsigned line = 0;
+    f->digest = 0xcbf29ce484222325ull, f->bytes = len;
+    for (size_t i = 0; i < len; i++)
+        f->digest = (f->digest ^ (unsigned char)text[i]) * 0x100000001b3ull;
     for (size_t at = 0; at < len && rc == 0;) {
         line++;
         const char *nl = memchr(text + at, '\n', len - at);
         size_t end = nl ? (size_t)(nl - text) : len;
         const char *nul = memchr(text + at, 0, end - at);
         const char *hash = memchr(text + at, '#', end - at);
+        size_t upto = (size_t)((hash ? hash - text : (ptrdiff_t)end) - (ptrdiff_t)at);
         if (nul)
             rc = fail(p, line, "a NUL byte (not a text file?)");
         else
-            rc = parse_line(p, text + at, (size_t)((hash ? hash - text : (ptrdiff_t)end) - (ptrdiff_t)at), line);
+            rc = parse_line(p, text + at, upto, line);
+        if (rc == 0)
+            keep_rule(f, text + at, upto);
         at = end + 1;
     }
     if (rc == 0)

@@ -19,13 +19,21 @@
 
 #include "region.h"
 
+#define ST_FILTER_MAX_RULES 64  /* rule lines kept for the archive */
+#define ST_FILTER_RULE_LEN  192 /* bytes kept of each, with its NUL */
+
+/* What a filter file decides, and what the archive records of the file itself (it is read once). */
 typedef struct st_filter {
     uint8_t  excluded[ST_REGION__COUNT]; /* 1: the region's calls are counted, not recorded */
     uint32_t n_excluded;                 /* regions excluded */
+    uint64_t digest, bytes;              /* FNV-1a (64 bit) of the file's bytes, and their number */
+    uint32_t n_rules;                    /* lines with something besides a comment */
+    char     rule[ST_FILTER_MAX_RULES][ST_FILTER_RULE_LEN]; /* the first of them: comment cut, blanks trimmed */
 } st_filter_t;
 
 /*
- * Parses the len bytes of text, a filter file called name (for messages), into *f. Returns 0, or
+ * Parses the len bytes of text, a filter file called name (for messages), into *f (its decisions,
+ * digest and rule lines). Returns 0, or
  * -1 with *f excluding nothing and one line in err: "NAME:LINE: what is wrong; accepted: ..." for
  * a malformed file, "NAME:LINE: excludes calls that cannot be filtered: MPI_Send (why), ... and
  * N more; ..." (LINE: the rule that decided the first of them) when the final decision would

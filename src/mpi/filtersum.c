@@ -3,7 +3,6 @@
  */
 #include "filtersum.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,68 +44,18 @@ int st_filtersum_collect(st_rankdata_t *rd)
     return 0;
 }
 
-/* A line without its leading and trailing blanks (in place). */
-static char *trim(char *s)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    size_t n = strlen(s);
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\n' || s[n - 1] == '\r'))
-        s[--n] = 0;
-    return s;
-}
-
-/* The filter file as first read (at load, by the dump's preparation; else at the end): later calls
- * give the same properties without reading it again. Not thread-safe (the lifecycle's threads). */
-static struct {
-    int      read;
-    unsigned rules;
-    char     digest[96];
-    char     rule[ST_FILTERSUM_MAX_RULES][192];
-} seen;
-
-static void read_filter(void)
-{
-    FILE *f = fopen(st_config.filter, "r");
-    seen.read = 1;
-    if (!f) {
-        snprintf(seen.digest, sizeof seen.digest, "unreadable: %s", strerror(errno));
-        return;
-    }
-    uint64_t h = 0xcbf29ce484222325ull, bytes = 0;
-    char line[1024];
-    while (fgets(line, sizeof line, f)) {
-        for (const char *p = line; *p; p++, bytes++)
-            h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
-        char *hash = strchr(line, '#'), *t;
-        if (hash)
-            *hash = 0;
-        if (!*(t = trim(line)))
-            continue;
-        if (seen.rules < ST_FILTERSUM_MAX_RULES)
-            snprintf(seen.rule[seen.rules], sizeof seen.rule[0], "%s", t);
-        seen.rules++;
-    }
-    if (ferror(f))
-        snprintf(seen.digest, sizeof seen.digest, "unreadable: read error");
-    else
-        snprintf(seen.digest, sizeof seen.digest, "fnv1a64:%016llx %llu bytes", (unsigned long long)h,
-                 (unsigned long long)bytes);
-    fclose(f);
-}
-
 void st_filtersum_props(st_rankdata_t *rd)
 {
     if (!st_config.filter[0])
         return;
-    if (!seen.read)
-        read_filter();
+    const st_filter_t *f = &st_record_filter; /* read at load: a run whose filter could not be read stops there */
     st_rankdata_prop(rd, "FILTER", "%s", st_config.filter);
-    st_rankdata_prop(rd, "FILTER_DIGEST", "%s", seen.digest);
-    st_rankdata_prop(rd, "FILTER_RULES", "%u", seen.rules);
-    for (unsigned k = 0; k < seen.rules && k < ST_FILTERSUM_MAX_RULES; k++) {
+    st_rankdata_prop(rd, "FILTER_DIGEST", "fnv1a64:%016llx %llu bytes", (unsigned long long)f->digest,
+                     (unsigned long long)f->bytes);
+    st_rankdata_prop(rd, "FILTER_RULES", "%u", f->n_rules);
+    for (unsigned k = 0; k < f->n_rules && k < ST_FILTER_MAX_RULES; k++) {
         char key[32];
         snprintf(key, sizeof key, "FILTER_RULE.%u", k + 1);
-        st_rankdata_prop(rd, key, "%s", seen.rule[k]);
+        st_rankdata_prop(rd, key, "%s", f->rule[k]);
     }
 }

@@ -25,11 +25,9 @@ int st_filtersum_collect(st_rankdata_t *rd);
 /*
  * With a filter: the properties FILTER (its path), FILTER_DIGEST ("fnv1a64:<16 hex> <n> bytes"
  * of the file's content), FILTER_RULES (how many rule lines) and FILTER_RULE.<k> (k = 1.., each
- * rule line trimmed, comments and blank lines left out; at most ST_FILTERSUM_MAX_RULES). A file
- * that cannot be read gets FILTER_DIGEST "unreadable: <cause>". The file is read once, at the first
- * call (the dump's preparation at load; else the end of the run). Without a filter nothing.
+ * rule line trimmed, comments and blank lines left out; at most ST_FILTER_MAX_RULES), from the
+ * filter as parsed at load (st_record_filter): the file is not read again. Without a filter nothing.
  */
-#define ST_FILTERSUM_MAX_RULES 64
 void st_filtersum_props(st_rankdata_t *rd);
 
 #endif

@@ -27,6 +27,8 @@
 #                   calls are timed one by one with an untimed MPI_Barrier after each (IMB's default
 #                   -sync 1), not back to back
 #   OSU max         OSU's "Max Latency(us)" with -f: the same (a barrier after each timed call)
+#   IMB -sync off   IMB-MPI1's t_max[usec] with -sync off: the calls back to back, no barrier between
+#                   them (IMB's method before 2017, and the barrier scheme's)
 #   IMB t_avg       IMB-MPI1's t_avg[usec] (the mean over ranks instead of the maximum), for reference
 # A cell is the median over the repetitions and [min-max]; "(k/n)" when only k of n runs gave a figure.
 # Ranks are bound to cores while there are enough (-bind-to core / --bind-to core), as the rtbench
@@ -178,22 +180,26 @@ EOF
     for t in rt bar rtvalid offsync offend; do awk -v t=$t '$1 == t {print $2, $3, $4}' "$TMP/st.txt" | record "$1" $t "$2"; done
 }
 
-run_imb() { # NP REP
-    local b=${IMB[$FAM]:-} it=$ITER
+run_imb() { # NP REP: IMB's default (-sync on: an untimed barrier after each call), then -sync off (back to back)
+    local b=${IMB[$FAM]:-} it=$ITER sync
     [ -n "$b" ] || return 0
     [ "$1" -le "$CORES" ] || it=$ITER_OVER
     printf '%s\n%s\n' "$SMALL" "$LARGE" >"$TMP/msglen"
-    launch "$1" "$b" Allreduce Bcast Alltoall Barrier -npmin "$1" -msglen "$TMP/msglen" -iter "$it" -time "$IMB_TIME"
-    run "IMB-MPI1 ($1 ranks)" || return 0
-    # sections "# Benchmarking <Op>", a header naming t_max[usec] and t_avg[usec], then rows of numbers
-    # (with #bytes first, except for Barrier)
-    local col
-    for col in t_max imbavg; do
-        awk -v want="${col/imbavg/t_avg}" '
-            /^# Benchmarking / {op = tolower($3); c = 0; next}
-            /t_max\[usec\]/ {for (i = 1; i <= NF; i++) if ($i ~ "^" want) c = i; sized = ($1 == "#bytes"); next}
-            c && $1 ~ /^[0-9]/ && NF >= c {print op, (sized ? $1 : 0), $c}' "$TMP/out.txt" |
-            record "$1" "${col/t_max/imb}" "$2"
+    for sync in on off; do
+        launch "$1" "$b" Allreduce Bcast Alltoall Barrier -npmin "$1" -msglen "$TMP/msglen" -iter "$it" -time "$IMB_TIME" \
+            -sync "$sync"
+        run "IMB-MPI1 -sync $sync ($1 ranks)" || continue
+        # sections "# Benchmarking <Op>", a header naming t_max[usec] and t_avg[usec], then rows of numbers
+        # (with #bytes first, except for Barrier)
+        local col tool
+        for col in t_max t_avg; do
+            case $sync/$col in on/t_max) tool=imb ;; on/t_avg) tool=imbavg ;; off/t_max) tool=imb0 ;; *) continue ;; esac
+            awk -v want="$col" '
+                /^# Benchmarking / {op = tolower($3); c = 0; next}
+                /t_max\[usec\]/ {for (i = 1; i <= NF; i++) if ($i ~ "^" want) c = i; sized = ($1 == "#bytes"); next}
+                c && $1 ~ /^[0-9]/ && NF >= c {print op, (sized ? $1 : 0), $c}' "$TMP/out.txt" |
+                record "$1" "$tool" "$2"
+        done
     done
 }
 
@@ -250,8 +256,8 @@ for line in open(data):
     f, np_, t, op, b, r, us = line.split("\t")
     v.setdefault((f, np_, t, op, b), []).append(float(us))
 label = {"mpich": "MPICH", "openmpi": "Open MPI"}
-tools = [("rt", "Round-Time"), ("bar", "barrier scheme"), ("imb", "IMB t_max"), ("osu", "OSU max"),
-         ("imbavg", "IMB t_avg"), ("rtvalid", "RT valid %")]
+tools = [("rt", "Round-Time"), ("bar", "barrier scheme"), ("imb0", "IMB -sync off t_max"), ("imb", "IMB t_max"),
+         ("osu", "OSU max"), ("imbavg", "IMB t_avg"), ("rtvalid", "RT valid %")]
 def fmt(x):
     return "%.3g" % x if x < 1000 else "%.0f" % x
 def cell(xs):
@@ -280,8 +286,8 @@ for f in fams:
 EOF
 echo
 echo "(— : not run or no figure. Round-Time: per call from a synchronized start to the last rank's end;"
-echo " barrier scheme: mean of back-to-back calls; IMB (its default -sync 1) and OSU: mean of calls timed one by"
-echo " one, an untimed barrier after each. RT valid %: Round-Time's valid rounds of all rounds. Reductions:"
+echo " barrier scheme and IMB -sync off: mean of back-to-back calls; IMB (its default -sync on) and OSU: mean of"
+echo " calls timed one by one, an untimed barrier after each. RT valid %: Round-Time's valid rounds of all rounds. Reductions:"
 echo " synctrace-bench MPI_DOUBLE, IMB MPI_FLOAT, OSU MPI_CHAR, all MPI_SUM.)"
 for fam in $USED; do
     fam_use "$fam"

@@ -64,6 +64,15 @@ grep -q "filter $ST_TMP/three.filter: the calls of [0-9]* regions are counted, n
     fail "SYNCTRACE_VERBOSE=1 does not say the filter is active: $(grep -m2 filter "$ST_TMP/err.txt")"
 otf2_ok "$TRACE"
 info_complete "$TRACE"
+# the filter itself in the archive: its path, the digest of its bytes (computed here) and its rule lines
+digest=$(python3 -c 'import sys
+h = 0xcbf29ce484222325
+d = open(sys.argv[1], "rb").read()
+for c in d: h = ((h ^ c) * 0x100000001b3) & (2**64 - 1)
+print("fnv1a64:%016x %d bytes" % (h, len(d)))' "$ST_TMP/three.filter")
+st info "$TRACE" >"$ST_TMP/info.txt" 2>&1 || fail "synctrace info failed: $(head -c 300 "$ST_TMP/info.txt")"
+assert_eq "info: the filter line" "filter:          $ST_TMP/three.filter ($digest), 5 rule(s)" "$(grep '^filter:' "$ST_TMP/info.txt")"
+assert_eq "info: rule 3" "rule 3         MPI_Comm_rank MPI_Win_flush*" "$(grep -o 'rule 3 .*' "$ST_TMP/info.txt")"
 locations "$TRACE" "$ST_TMP/loc-filtered"
 mv "$ST_TMP/dump.txt" "$ST_TMP/dump-filtered.txt"
 for r in $FILTERED; do

@@ -4,7 +4,8 @@
  *
  * Called as IMB-MPI1 OP... [-option value...]: a section per OP (Allreduce, Bcast, Alltoall, Barrier)
  * with t_min = b, t_max = 3b, t_avg = 2b, where b = (index of OP in that list + 1) per byte size 8 and
- * 10 times that at any other size; the sizes are read from the -msglen file.
+ * 10 times that at any other size; the sizes are read from the -msglen file. With -sync off (calls
+ * back to back) every figure is a tenth of that.
  * Called as osu_<op> [-m S:S] [-f ...]: one row with Avg = 4b, Min = 3b, Max = 5b for size S (b as
  * above; osu_barrier has no size column). Only rank 0 prints. */
 #include <mpi.h>
@@ -27,6 +28,10 @@ static void imb(int argc, char **argv, int np)
 {
     long sizes[16];
     int nsizes = 0;
+    double f10 = 1;
+    for (int i = 1; i + 1 < argc; i++)
+        if (strcmp(argv[i], "-sync") == 0 && strcmp(argv[i + 1], "off") == 0)
+            f10 = 0.1;
     for (int i = 1; i + 1 < argc; i++)
         if (strcmp(argv[i], "-msglen") == 0) {
             FILE *f = fopen(argv[i + 1], "r");
@@ -45,14 +50,14 @@ static void imb(int argc, char **argv, int np)
                "#----------------------------------------------------------------\n",
                argv[i], np);
         if (strcasecmp(argv[i], "Barrier") == 0) {
-            double b = base(argv[i], -1);
+            double b = f10 * base(argv[i], -1);
             printf(" #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n");
             printf("         1000     %8.2f     %8.2f     %8.2f\n\n", b, 3 * b, 2 * b);
             continue;
         }
         printf("       #bytes #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]\n");
         for (int k = 0; k < nsizes; k++) {
-            double b = base(argv[i], sizes[k]);
+            double b = f10 * base(argv[i], sizes[k]);
             printf(" %12ld %12d %12.2f %12.2f %12.2f\n", sizes[k], 1000, b, 3 * b, 2 * b);
         }
         printf("\n");

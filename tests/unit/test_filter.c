@@ -247,6 +247,28 @@ static void test_refused(void)
     GOOD("EXCLUDE MPI_Win_flush* MPI_Win_f*\nINCLUDE MPI_Win_fence MPI_Win_free\n", 5, "MPI_Win_flush_all", "MPI_Win_free_keyval");
 }
 
+/* What the archive records of the file: its digest (FNV-1a 64, computed independently), its rule lines
+ * trimmed without comments or blank lines, the first 64 kept, each cut to fit; a refused file keeps none. */
+static void test_kept(void)
+{
+    EXPECT(parse("# mine\n\n  EXCLUDE MPI_Type_size # the sizes\r\n\tMPI_Comm_rank\t\n") == 0, "%s", err);
+    EXPECT(f.digest == 0xb71ba02b45d2dca7ull && f.bytes == 61, "digest %016llx of %llu bytes",
+           (unsigned long long)f.digest, (unsigned long long)f.bytes);
+    EXPECT(f.n_rules == 2 && !strcmp(f.rule[0], "EXCLUDE MPI_Type_size") && !strcmp(f.rule[1], "MPI_Comm_rank"),
+           "%u rules: '%s' '%s'", f.n_rules, f.rule[0], f.rule[1]);
+    char text[20000] = "EXCLUDE MPI_Type_size\n";
+    for (int i = 0; i < 70; i++)
+        strcat(text, i == 3 ? "  MPI_Type_size MPI_Type_size MPI_Type_size MPI_Type_size MPI_Type_size MPI_Type_size "
+                              "MPI_Type_size MPI_Type_size MPI_Type_size MPI_Type_size MPI_Type_size MPI_Type_size "
+                              "MPI_Type_size MPI_Type_size MPI_Type_size MPI_Type_size\n"
+                            : "MPI_Comm_rank\n");
+    EXPECT(parse(text) == 0, "%s", err);
+    EXPECT(f.n_rules == 71 && !strcmp(f.rule[63], "MPI_Comm_rank") && strlen(f.rule[4]) == ST_FILTER_RULE_LEN - 1 &&
+           !strncmp(f.rule[4], "MPI_Type_size MPI", 17), "%u rules, rule 5 '%s'", f.n_rules, f.rule[4]);
+    EXPECT(parse("EXCLUDE MPI_Send\n") == -1 && f.n_rules == 0 && f.digest == 0, "a refused file keeps %u rules",
+           f.n_rules);
+}
+
 static void test_read(void)
 {
     char dir[] = "/tmp/test_filter.XXXXXX", path[64];
@@ -287,6 +309,7 @@ int main(void)
     test_good();
     test_malformed();
     test_refused();
+    test_kept();
     test_read();
     return failures != 0;
 }
