@@ -224,6 +224,21 @@ static void print_table(const st_score_t *s, const unsigned char *pick)
            "inclusive, summed over locations.\n");
 }
 
+/* The calls the run's filter counted instead of recording: no bytes in the trace, their visits and time. */
+static void print_filtered(const st_cli_archive_t *ar, const st_score_t *s)
+{
+    if (!s->nfiltered)
+        return;
+    const char *path = st_cli_prop(ar, "SYNCTRACE::FILTER");
+    printf("\nFiltered: calls of %zu region(s) counted, not recorded (SYNCTRACE_FILTER=%s); none of their bytes are "
+           "in the trace:\n", s->nfiltered, path ? path : "?");
+    printf("  %-11s %11s %7s %11s %12s %12s %11s %12s  %s\n", "group", "bytes", "share", "visits/loc", "visits",
+           "events", "time (s)", "us/visit", "region");
+    for (size_t i = 0; i < s->nfiltered; i++)
+        print_row(&s->filtered[i], s->bytes, '-', st_score_group_name(s->filtered[i].group), s->filtered[i].name);
+    printf("\n-: filtered in this run (time: the calls' own, raw clock).\n");
+}
+
 static void print_filter(const st_score_t *s, const sizes_t *z, const opts_t *o, const unsigned char *pick,
                          size_t n, uint64_t saved)
 {
@@ -289,6 +304,9 @@ static void print_json(const st_score_t *s, const sizes_t *z, const opts_t *o, c
     for (size_t i = 0; i < s->nrows; i++)
         if (s->rows[i].events)
             json_row(&s->rows[i], first ? "\n " : ",\n ", pick[i]), first = 0;
+    printf("],\n\"filtered\":[");
+    for (size_t i = 0; i < s->nfiltered; i++)
+        json_row(&s->filtered[i], i ? ",\n " : "\n ", 0);
     printf("]}\n");
 }
 
@@ -323,6 +341,7 @@ static int run_score(int argc, char **argv)
     else {
         print_sizes(&z, &s, &o, saved);
         print_table(&s, pick);
+        print_filtered(&ar, &s);
     }
     free(pick);
     st_score_free(&s);

@@ -302,6 +302,42 @@ static int walk_location(walk_t *w, size_t li)
     return 0;
 }
 
+/* The archive's counts of filtered calls (per location and region) as one row per region. Only the
+ * tool's MPI regions can be filtered: a name it does not know (a foreign or damaged archive) is left
+ * out. 0, or -1 (memory). */
+static int filtered_rows(const st_cli_archive_t *ar, st_score_t *s)
+{
+    st_cli_filtered_t *f;
+    size_t n;
+    if (st_cli_filtered(ar, &f, &n))
+        return -1;
+    s->filtered = calloc(n ? n : 1, sizeof *s->filtered);
+    for (size_t i = 0; s->filtered && i < n; i++) {
+        st_region_t id = st_score_region_id(f[i].region);
+        if (id >= ST_REGION__COUNT)
+            continue;
+        size_t k = 0;
+        while (k < s->nfiltered && s->filtered[k].region != id)
+            k++;
+        st_score_row_t *r = &s->filtered[k];
+        if (k == s->nfiltered) {
+            const st_region_info_t *info = st_region_info(id);
+            st_cli_region_t def = {.role = info->otf2_role, .paradigm = OTF2_PARADIGM_MPI};
+            *r = (st_score_row_t){.name = info->name, .region = id, .group = mpi_group(&def, info->name),
+                                  .unfilterable = st_region_unfilterable(id)};
+            s->nfiltered++;
+        }
+        r->visits += f[i].visits;
+        r->time_ns += f[i].time;
+        r->visits_max = f[i].visits > r->visits_max ? f[i].visits : r->visits_max;
+    }
+    free(f);
+    if (!s->filtered)
+        return -1;
+    st_score_rank(s->filtered, s->nfiltered); /* no bytes: by visits, then name */
+    return 0;
+}
+
 int st_score_build(const st_cli_archive_t *ar, const char *(*unfilterable)(const char *name), st_score_t *s)
 {
     memset(s, 0, sizeof *s);
@@ -323,6 +359,8 @@ int st_score_build(const st_cli_archive_t *ar, const char *(*unfilterable)(const
                                                  .group = ST_SCORE_USER, .unfilterable = "no region to exclude"};
     for (size_t i = 0; !rc && i < ar->nlocs; i++)
         rc = walk_location(&w, i);
+    if (!rc)
+        rc = filtered_rows(ar, s);
     free(w.visits_here);
     free(w.stack);
     if (rc) {
@@ -341,6 +379,7 @@ int st_score_build(const st_cli_archive_t *ar, const char *(*unfilterable)(const
 void st_score_free(st_score_t *s)
 {
     free(s->rows);
+    free(s->filtered);
     free(s->locs);
     memset(s, 0, sizeof *s);
 }

@@ -64,6 +64,9 @@ typedef struct st_score_loc {
 
 typedef struct st_score {
     st_score_row_t *rows;  size_t nrows;   /* in region order until st_score_rank() */
+    st_score_row_t *filtered; size_t nfiltered; /* the calls a filter counted instead of recording
+                                              (docs/filter.md): per region, visits, visits_max and
+                                              time_ns; no events, no bytes; by visits, largest first */
     st_score_loc_t *locs;  size_t nlocs;   /* as ar->locs */
     uint64_t events, bytes;                /* sums over the rows */
     uint64_t resolution;                   /* ticks per second */

@@ -88,6 +88,18 @@ regions = {r["name"]: r for r in b["regions"]}
 for name in ("MPI_Type_size", "MPI_Comm_rank", "MPI_Win_flush_all"):
     if regions.get(name, {}).get("visits"):
         bad.append("%s still has events in the filtered trace" % name)
+# the filtered calls are counted: each excluded region's visits as in the unfiltered run, no bytes
+filtered = {r["name"]: r for r in b.get("filtered", [])}
+unfiltered = {r["name"]: r for r in a["regions"]}
+if sorted(filtered) != ["MPI_Comm_rank", "MPI_Type_size", "MPI_Win_flush_all"]:
+    bad.append("filtered rows %s, expected the three excluded regions" % sorted(filtered))
+for name, r in filtered.items():
+    u = unfiltered.get(name, {})
+    if (r["visits"], r["visits_max"], r["bytes"], r["events"]) != (u.get("visits"), u.get("visits_max"), 0, 0):
+        bad.append("%s filtered: visits %s (max %s), bytes %s, events %s; unfiltered run: visits %s (max %s)" %
+                   (name, r["visits"], r["visits_max"], r["bytes"], r["events"], u.get("visits"), u.get("visits_max")))
+    if not 0 < r["time_ns"] < 10 * max(u.get("time_ns", 0), 1):
+        bad.append("%s filtered: time %s ns, unfiltered run %s ns" % (name, r["time_ns"], u.get("time_ns")))
 for name, visits in (("MPI_Send", 2 * (n // 100)), ("MPI_Recv", 2 * (n // 100)), ("MPI_Win_unlock_all", 2),
                      ("MPI_Win_lock_all", 2), ("MPI_Barrier", 2)):
     got = regions.get(name, {}).get("visits")
