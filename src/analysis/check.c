@@ -146,13 +146,27 @@ static void check_cpath(chk_t *c)
                       "< the location's span", (double)r->span[l]);
 }
 
+/* Invariant 5: once the root causes are computed, the performance impact shares out the locations' Time
+ * (their activities on and off the critical path and their waiting): its total is the sum of their spans. */
+static void check_impact(chk_t *c)
+{
+    const st_an_result_t *r = c->r;
+    double impact = st_an_total(r, ST_AN_M_PERF_IMPACT), time = 0;
+    for (uint32_t l = 0; l < r->nlocs; l++)
+        time += (double)r->span[l];
+    if (impact > 0 && (above(impact, time) || above(time, impact)))
+        violation(c, ST_AN_M_PERF_IMPACT, NULL, ST_AN_NO_CNODE, UINT32_MAX, impact, "!= Time of all locations", time);
+}
+
 size_t st_an_check_tree(const st_an_result_t *r, uint64_t resolution, char *msg, size_t n)
 {
     chk_t c = { r, resolution ? 1.0 / (double)resolution : 1.0, 0, msg, n };
     if (n)
         msg[0] = 0;
-    if (r->span)
+    if (r->span) {
         check_span(&c);
+        check_impact(&c);
+    }
     check_parents(&c);
     check_idle(&c);
     check_cpath(&c);

@@ -20,7 +20,9 @@
  *      (thread 0 of its rank) at the call paths outside parallel regions (0 without a master);
  *   4. the critical path (rootcause.h) over all call paths and locations adds up to the run's length
  *      (first to last event): the extent of its hops (r->causes), which follow each other without
- *      gap; no location's span exceeds that length (without hops: the critical path's sum).
+ *      gap; no location's span exceeds that length (without hops: the critical path's sum);
+ *   5. once the root causes are computed (Performance impact > 0), the Performance impact over all
+ *      call paths and locations adds up to the sum of the locations' spans.
  * Returns the number of violations; the first is described in msg (one line, no newline; "" if
  * none): the metric, the call path, the location and the two numbers.
  */

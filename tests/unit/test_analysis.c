@@ -498,14 +498,12 @@ static void test_collectives(void)
         coll(l[i], ST_REGION_MPI_Allreduce, 1500, 1600 + 10 * i, OP_ALLREDUCE, -1, 3, 0, 0); /* count 0 */
         coll(l[i], ST_REGION_MPI_Bcast, cb[i], ce[i], OP_BCAST, 1, 4, i == 1 ? 4 : 0, i == 1 ? 0 : 4);
         coll(l[i], ST_REGION_MPI_Reduce, rb[i], re[i], OP_REDUCE, 0, 5, 4, i == 0 ? 12 : 0);
-        coll(l[i], ST_REGION_MPI_Scan, sb[i], se[i], OP_SCAN, -1, 6, 4, 4);
-    }
-    /* gatherv to rank 0 whose latest member (rank 1) sends nothing; gather to rank 0 entered after rank 1 */
-    static const uint64_t gb[3] = { 3250, 3380, 3300 }, ge[3] = { 3400, 3381, 3301 };
-    static const uint64_t hb[3] = { 3450, 3420, 3500 }, he[3] = { 3560, 3421, 3501 };
-    for (int i = 0; i < 3; i++) {
-        coll(l[i], ST_REGION_MPI_Gatherv, gb[i], ge[i], OP_GATHERV, 0, 7, i == 1 ? 0 : 4, i == 0 ? 8 : 0);
-        coll(l[i], ST_REGION_MPI_Gather, hb[i], he[i], 2 /* GATHER */, 0, 8, 4, i == 0 ? 12 : 0);
+        /* gatherv to rank 0 whose latest member (rank 1) sends nothing; gather to rank 0 entered after rank 1 */
+        static const uint64_t gb[3] = { 3250, 3380, 3300 }, ge[3] = { 3400, 3381, 3301 };
+        static const uint64_t hb[3] = { 3450, 3420, 3500 }, he[3] = { 3560, 3421, 3501 };
+        coll(l[i], ST_REGION_MPI_Gatherv, gb[i], ge[i], OP_GATHERV, 0, 6, i == 1 ? 0 : 4, i == 0 ? 8 : 0);
+        coll(l[i], ST_REGION_MPI_Gather, hb[i], he[i], 2 /* GATHER */, 0, 7, 4, i == 0 ? 12 : 0);
+        coll(l[i], ST_REGION_MPI_Scan, sb[i], se[i], OP_SCAN, -1, 8, 4, 4); /* each location's events in time order */
     }
     /* a barrier on MPI_COMM_SELF (comm index 1) synchronizes nothing */
     enter(l[0], 4000, ST_REGION_MPI_Barrier);

@@ -195,13 +195,20 @@ static void test_check_names(void)
     CZ.path[1].t0 += 1; /* a gap between the last two hops */
     EXPECT(st_an_check_tree(&R, 1, msg, sizeof msg) >= 1 && strstr(msg, "a gap or an overlap"), "%s", msg);
     CZ.path[1].t0 -= 1;
-    /* (its Time too, so that only the path's length is short) */
+    /* the performance impact must share out every location's Time, a tick more or less is named */
+    *st_an_sev(&R, ST_AN_M_PERF_IMPACT, cmap[C_SOLVE], 1) += 1;
+    EXPECT(st_an_check_tree(&R, 1, msg, sizeof msg) == 1 && strstr(msg, "performance_impact") &&
+           strstr(msg, "!= Time of all locations"), "%s", msg);
+    *st_an_sev(&R, ST_AN_M_PERF_IMPACT, cmap[C_SOLVE], 1) -= 1;
+    /* (its Time and impact too, so that only the path's length is short) */
     double more = (double)(L[0].last + 1 - (L[2].last - L[2].first));
     R.span[2] = L[0].last + 1;
     *st_an_sev(&R, ST_AN_M_TIME, 0, 2) += more;
+    *st_an_sev(&R, ST_AN_M_PERF_IMPACT, 0, 2) += more;
     EXPECT(st_an_check_tree(&R, 1, msg, sizeof msg) == 1 && strstr(msg, "< the location's span") &&
            strstr(msg, "rank 2 thread 0"), "%s", msg);
     *st_an_sev(&R, ST_AN_M_TIME, 0, 2) -= more;
+    *st_an_sev(&R, ST_AN_M_PERF_IMPACT, 0, 2) -= more;
     R.span[2] = L[2].last - L[2].first;
     /* without the hops (a replay asked for no causes): the same values; the length unknown, the spans
      * still checked against the sum */
