@@ -8,7 +8,9 @@
 # installed) reads the same archive and finds every operation's window, target, bytes and type,
 # each completed once after its issue (rmacheck.py); `synctrace dump` shows the same records;
 # `synctrace check` finds no violation and `synctrace analyze` runs; `synctrace clc --redo`
-# rewrites the archive with the same RMA records.
+# rewrites the archive with the same RMA records. From Fortran (frma.f90, mpif.h: Open MPI's
+# bindings call PMPI_* directly): a fence epoch with a put and a lock epoch with an accumulate give
+# the same records per rank.
 # families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
@@ -92,3 +94,19 @@ done
 cmp -s <(grep '^RMA_' "$ST_TMP/otf2-print.txt" | awk '{ $3 = ""; print }') <(otf2-print "$TRACE/traces.otf2" | grep '^RMA_' | awk '{ $3 = ""; print }') ||
     fail "synctrace clc --redo: the RMA records differ from the run's"
 note "dump, check, analyze and clc --redo read the RMA records"
+
+# ---- Fortran: the same records through the Fortran bindings --------------------------------------
+fbin=$(build_mpi_f90 frma "$MPI_DIR/frma.f90")
+ST_TMP_F=$ST_TMP/frma
+run_traced "$ST_TMP_F" 2 "$fbin" || fail "frma with the shim failed: $(tail -n 5 "$ST_TMP/err.txt")"
+otf2_ok "$ST_TMP_F"
+for r in 0 1; do
+    for pair in "RMA_WIN_CREATE 1" "RMA_WIN_DESTROY 1" "RMA_COLLECTIVE_BEGIN 4" "RMA_COLLECTIVE_END 4" "RMA_PUT 1" \
+                "RMA_ATOMIC 1" "RMA_OP_COMPLETE_REMOTE 2" "RMA_REQUEST_LOCK 1" "RMA_RELEASE_LOCK 1"; do
+        set -- $pair
+        assert_eq "Fortran: $1 records of rank $r" "$2" "$(awk -v k="$1" -v r="$r" '$1 == k && $2 == r' "$ST_TMP/otf2-print.txt" | wc -l)"
+    done
+    awk -v r="$r" '$1 == "RMA_PUT" && $2 == r' "$ST_TMP/otf2-print.txt" | grep -qE "Remote: $((1 - r)) .*Bytes: 8," ||
+        fail "Fortran: rank $r's put is not 8 bytes to rank $((1 - r))"
+done
+note "Fortran: the window, its epochs and operations recorded on both ranks"
