@@ -50,8 +50,11 @@ def window_names(wins):
     world.sort(key=lambda w: w._ref)
     for w, letter in zip(world, "AGY"):
         out[w._ref] = letter
-    others = sorted((w for w in wins if w.comm.name != "MPI_COMM_WORLD"), key=lambda w: w._ref)
-    for w in others:  # B on the dup (2+ members), S on the node communicator: told apart by creation order
+    def created(w):  # "Comm N": the communicator's creation index (the dup before the node communicator)
+        tail = w.comm.name.rsplit(" ", 1)[-1]
+        return int(tail) if tail.isdigit() else 1 << 30
+    others = sorted((w for w in wins if w.comm.name != "MPI_COMM_WORLD"), key=created)
+    for w in others:  # B on the dup, S on the node communicator (the same members on one host)
         out[w._ref] = "B" if "B" not in out.values() else "S"
     return out
 
