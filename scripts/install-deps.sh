@@ -39,6 +39,7 @@ TESTS=(                # what `make check` adds
     pkg-config         # tests/infra/t_install.sh checks synctrace.pc
     procps             # ps/pgrep in tests (Priority: important, not on minimal images)
     python3-mpi4py     # an mpi4py script traced on Open MPI (tests/mpi/t_mpi4py.sh; Debian's is built on it)
+    python3-otf2       # OTF2's Python reader: tests/mpi/t_rma.sh reads the RMA records with it (skipped without it)
     strace             # t_analyze_split.sh sees which event files each process opens (skipped without it)
     vite               # tests/viewers/t_vite.sh opens archives in ViTE (skipped without it)
     xvfb               # xvfb-run, the X server ViTE draws into

@@ -49,6 +49,9 @@
  *                          team: comm = the team's OTF2 comm ref
  *   omp_acquire/release    id = lock id, bytes = acquisition order
  *   omp_task_*             comm = team (OTF2 comm ref), tag = creating thread, bytes2 = generation
+ *   rma_*                  region = OTF2 RmaWin ref (ST_CLI_NONE: none), comm = its communicator's
+ *                          OTF2 comm ref and tag = the window's number on it (st_cli_win_t), peer =
+ *                          target (world; -1: all targets or none); the other fields as events.def says
  *   the others             as events.def says (isend_complete, irecv_request, cancelled,
  *                          icoll_request, request_test: id = request)
  * time is the OTF2 timestamp (ticks, not offset-corrected); an event CLC moved has
@@ -114,7 +117,14 @@ typedef struct st_cli_comm {
     uint32_t size_b;
     int32_t *members;   /* world ranks of the members, by communicator rank (owned) */
     uint32_t nmembers;  /* for an InterComm: both groups */
+    uint32_t nwins;     /* RMA windows defined on it */
 } st_cli_comm_t;
+
+/* An RmaWin definition: the window's communicator and its number among that communicator's
+ * windows in id order (as synctrace's writer numbers them, src/otf2/writer.h). */
+typedef struct st_cli_win {
+    uint32_t id, comm, seq;
+} st_cli_win_t;
 
 typedef struct st_cli_cctx {     /* a CallingContext: a frame of a call path */
     uint32_t id, region; /* region: the frame's function */
@@ -168,6 +178,7 @@ typedef struct st_cli_archive {
     st_cli_region_t *regions;  size_t nregions;  /* sorted by id */
     st_cli_group_t  *groups;   size_t ngroups;   /* sorted by id */
     st_cli_comm_t   *comms;    size_t ncomms;    /* sorted by id */
+    st_cli_win_t    *wins;     size_t nwins;     /* sorted by id */
     st_cli_location_t *locs;   size_t nlocs;     /* sorted by (rank, thread) */
     st_cli_cctx_t   *cctxs;    size_t ncctxs;    /* sorted by id */
     st_cli_scl_t    *scls;     size_t nscls;     /* sorted by id */
@@ -215,9 +226,10 @@ void st_cli_archive_free(st_cli_archive_t *ar);
 
 /* String of ref s, "" when unknown. */
 const char *st_cli_string(const st_cli_archive_t *ar, uint32_t s);
-/* Region / communicator / group definition with the given id, NULL when unknown. */
+/* Region / communicator / RMA window / group definition with the given id, NULL when unknown. */
 const st_cli_region_t *st_cli_region(const st_cli_archive_t *ar, uint32_t id);
 const st_cli_comm_t *st_cli_comm(const st_cli_archive_t *ar, uint32_t id);
+const st_cli_win_t *st_cli_win(const st_cli_archive_t *ar, uint32_t id);
 const st_cli_group_t *st_cli_group(const st_cli_archive_t *ar, uint32_t id);
 const st_cli_cctx_t *st_cli_cctx(const st_cli_archive_t *ar, uint32_t id);
 const st_cli_scl_t *st_cli_scl(const st_cli_archive_t *ar, uint32_t id);

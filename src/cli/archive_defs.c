@@ -14,7 +14,7 @@
 
 typedef struct defs_ctx {
     st_cli_archive_t *ar;
-    struct { size_t strings, regions, groups, comms, locs, cctxs, scls, lgroups, sysnodes, gprops, lprops; } cap; /* array capacities while reading */
+    struct { size_t strings, regions, groups, comms, wins, locs, cctxs, scls, lgroups, sysnodes, gprops, lprops; } cap; /* array capacities while reading */
     int oom;
 } defs_ctx_t;
 
@@ -133,6 +133,7 @@ static st_cli_comm_t *new_comm(defs_ctx_t *c, uint32_t self, uint32_t name)
     d->id = self;
     d->name = name;
     d->group_b = ST_CLI_NONE;
+    d->nwins = 0;
     return d;
 }
 
@@ -156,6 +157,20 @@ static OTF2_CallbackCode on_intercomm(void *u, OTF2_CommRef self, OTF2_StringRef
         return OTF2_CALLBACK_INTERRUPT;
     d->group = a;
     d->group_b = b;
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode on_rma_win(void *u, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm,
+                                    OTF2_RmaWinFlag flags)
+{
+    defs_ctx_t *c = u;
+    (void)name; (void)flags;
+    st_cli_win_t *d = SLOT(c, wins, nwins);
+    if (!d) {
+        c->oom = 1;
+        return OTF2_CALLBACK_INTERRUPT;
+    }
+    *d = (st_cli_win_t){ .id = self, .comm = comm };
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -245,6 +260,7 @@ BY_ID(st_cli_string_t, id)
 BY_ID(st_cli_region_t, id)
 BY_ID(st_cli_group_t, id)
 BY_ID(st_cli_comm_t, id)
+BY_ID(st_cli_win_t, id)
 BY_ID(st_cli_cctx_t, id)
 BY_ID(st_cli_scl_t, id)
 
@@ -266,9 +282,14 @@ static void sort_defs(st_cli_archive_t *ar)
     st_cli_sort(ar->regions, ar->nregions, sizeof *ar->regions, cmp_st_cli_region_t);
     st_cli_sort(ar->groups, ar->ngroups, sizeof *ar->groups, cmp_st_cli_group_t);
     st_cli_sort(ar->comms, ar->ncomms, sizeof *ar->comms, cmp_st_cli_comm_t);
+    st_cli_sort(ar->wins, ar->nwins, sizeof *ar->wins, cmp_st_cli_win_t);
     st_cli_sort(ar->locs, ar->nlocs, sizeof *ar->locs, cmp_location);
     st_cli_sort(ar->cctxs, ar->ncctxs, sizeof *ar->cctxs, cmp_st_cli_cctx_t);
     st_cli_sort(ar->scls, ar->nscls, sizeof *ar->scls, cmp_st_cli_scl_t);
+    for (size_t i = 0; i < ar->nwins; i++) { /* in id order: a window's number on its communicator */
+        st_cli_comm_t *cm = (st_cli_comm_t *)st_cli_comm(ar, ar->wins[i].comm);
+        ar->wins[i].seq = cm ? cm->nwins++ : 0;
+    }
     ar->nranks = 0;
     for (size_t i = 0; i < ar->nlocs; i++) /* sorted by rank */
         if (i == 0 || ar->locs[i].rank != ar->locs[i - 1].rank)
@@ -290,6 +311,7 @@ static void sort_defs(st_cli_archive_t *ar)
 static const st_cli_string_t *find_string(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->strings, ar->nstrings, id); }
 const st_cli_region_t *st_cli_region(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->regions, ar->nregions, id); }
 const st_cli_comm_t *st_cli_comm(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->comms, ar->ncomms, id); }
+const st_cli_win_t *st_cli_win(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->wins, ar->nwins, id); }
 const st_cli_group_t *st_cli_group(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->groups, ar->ngroups, id); }
 const st_cli_cctx_t *st_cli_cctx(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->cctxs, ar->ncctxs, id); }
 const st_cli_scl_t *st_cli_scl(const st_cli_archive_t *ar, uint32_t id) { FIND(ar->scls, ar->nscls, id); }
@@ -387,6 +409,7 @@ static void set_callbacks(OTF2_GlobalDefReaderCallbacks *cb)
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(cb, on_group);
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(cb, on_comm);
     OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(cb, on_intercomm);
+    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(cb, on_rma_win);
     OTF2_GlobalDefReaderCallbacks_SetLocationCallback(cb, on_location);
     OTF2_GlobalDefReaderCallbacks_SetSystemTreeNodeCallback(cb, on_sysnode);
     OTF2_GlobalDefReaderCallbacks_SetLocationGroupCallback(cb, on_lgroup);

@@ -5,7 +5,9 @@
  * files are optional: when present they may carry mapping tables (local -> global ids),
  * which the OTF2 reader applies to the events once they are read, so they are read first.
  * Peers and roots are translated to world ranks here (st_cli_world_rank), as the
- * location's rank is known. Other OTF2 record types are skipped.
+ * location's rank is known; one-sided MPI records name their window's communicator too.
+ * Other OTF2 record types (RmaAcquireLock, RmaTryLock, RmaWaitChange, RmaOpTest,
+ * RmaOpCompleteBlocking, which synctrace does not write, among them) are skipped.
  */
 #include "archive_read.h"
 
@@ -181,6 +183,97 @@ static OTF2_CallbackCode on_icoll_complete(EV_ARGS, OTF2_CollectiveOp op, OTF2_C
     EV_DONE;
 }
 
+/* ---- one-sided MPI: the window as (comm, number on it) and its ref in region; targets as world ranks */
+
+static void set_win(evt_ctx_t *c, st_event_t *e, OTF2_RmaWinRef win, uint32_t target)
+{
+    const st_cli_win_t *w = st_cli_win(c->ar, win);
+    e->region = w ? win : ST_CLI_NONE;
+    e->comm = w ? w->comm : ST_CLI_NONE;
+    e->tag = w ? (int32_t)w->seq : 0;
+    if (w && target != OTF2_UNDEFINED_UINT32)
+        set_peer(c, e, w->comm, target);
+}
+
+static OTF2_CallbackCode on_rma_win_create(EV_ARGS, OTF2_RmaWinRef w) { EV_NEW(ST_EV_RMA_WIN_CREATE); set_win(u, e, w, OTF2_UNDEFINED_UINT32); EV_DONE; }
+static OTF2_CallbackCode on_rma_win_destroy(EV_ARGS, OTF2_RmaWinRef w) { EV_NEW(ST_EV_RMA_WIN_DESTROY); set_win(u, e, w, OTF2_UNDEFINED_UINT32); EV_DONE; }
+static OTF2_CallbackCode on_rma_coll_begin(EV_ARGS) { EV_NEW(ST_EV_RMA_COLL_BEGIN); e->comm = e->region = ST_CLI_NONE; EV_DONE; }
+
+static OTF2_CallbackCode on_rma_coll_end(EV_ARGS, OTF2_CollectiveOp op, OTF2_RmaSyncLevel level, OTF2_RmaWinRef w,
+                                         uint32_t root, uint64_t sent, uint64_t recvd)
+{
+    (void)root; (void)sent; (void)recvd;
+    EV_NEW(ST_EV_RMA_COLL_END);
+    set_win(u, e, w, OTF2_UNDEFINED_UINT32);
+    e->op = op, e->bytes = level;
+    EV_DONE;
+}
+
+static OTF2_CallbackCode on_rma_group_sync(EV_ARGS, OTF2_RmaSyncLevel level, OTF2_RmaWinRef w, OTF2_GroupRef g)
+{
+    (void)g;
+    EV_NEW(ST_EV_RMA_GROUP_SYNC);
+    set_win(u, e, w, OTF2_UNDEFINED_UINT32);
+    e->bytes = level;
+    EV_DONE;
+}
+
+static OTF2_CallbackCode on_rma_request_lock(EV_ARGS, OTF2_RmaWinRef w, uint32_t remote, uint64_t lock, OTF2_LockType type)
+{
+    (void)lock;
+    EV_NEW(ST_EV_RMA_REQUEST_LOCK);
+    set_win(u, e, w, remote);
+    e->op = type;
+    EV_DONE;
+}
+
+static OTF2_CallbackCode on_rma_release_lock(EV_ARGS, OTF2_RmaWinRef w, uint32_t remote, uint64_t lock)
+{
+    (void)lock;
+    EV_NEW(ST_EV_RMA_RELEASE_LOCK);
+    set_win(u, e, w, remote);
+    EV_DONE;
+}
+
+static OTF2_CallbackCode on_rma_sync(EV_ARGS, OTF2_RmaWinRef w, uint32_t remote, OTF2_RmaSyncType type)
+{
+    EV_NEW(ST_EV_RMA_SYNC);
+    set_win(u, e, w, remote);
+    e->op = type;
+    EV_DONE;
+}
+
+#define RMA_TRANSFER(fn, kind)                                                                        \
+    static OTF2_CallbackCode fn(EV_ARGS, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes, uint64_t id) \
+    {                                                                                                 \
+        EV_NEW(kind);                                                                                 \
+        set_win(u, e, w, remote);                                                                     \
+        e->bytes = bytes, e->id = id;                                                                 \
+        EV_DONE;                                                                                      \
+    }
+RMA_TRANSFER(on_rma_put, ST_EV_RMA_PUT)
+RMA_TRANSFER(on_rma_get, ST_EV_RMA_GET)
+
+static OTF2_CallbackCode on_rma_atomic(EV_ARGS, OTF2_RmaWinRef w, uint32_t remote, OTF2_RmaAtomicType type,
+                                       uint64_t sent, uint64_t recvd, uint64_t id)
+{
+    EV_NEW(ST_EV_RMA_ATOMIC);
+    set_win(u, e, w, remote);
+    e->op = type, e->bytes = sent, e->bytes2 = recvd, e->id = id;
+    EV_DONE;
+}
+
+#define RMA_COMPLETION(fn, kind)                                                 \
+    static OTF2_CallbackCode fn(EV_ARGS, OTF2_RmaWinRef w, uint64_t id)          \
+    {                                                                            \
+        EV_NEW(kind);                                                            \
+        set_win(u, e, w, OTF2_UNDEFINED_UINT32);                                 \
+        e->id = id;                                                              \
+        EV_DONE;                                                                 \
+    }
+RMA_COMPLETION(on_rma_complete_remote, ST_EV_RMA_OP_COMPLETE_REMOTE)
+RMA_COMPLETION(on_rma_complete_nonblocking, ST_EV_RMA_OP_COMPLETE_NONBLOCKING)
+
 static OTF2_CallbackCode on_fork(EV_ARGS, OTF2_Paradigm m, uint32_t n)
 {
     (void)m;
@@ -247,6 +340,19 @@ static OTF2_EvtReaderCallbacks *make_callbacks(void)
     OTF2_EvtReaderCallbacks_SetMpiCollectiveEndCallback(cb, on_coll_end);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveRequestCallback(cb, on_icoll_request);
     OTF2_EvtReaderCallbacks_SetNonBlockingCollectiveCompleteCallback(cb, on_icoll_complete);
+    OTF2_EvtReaderCallbacks_SetRmaWinCreateCallback(cb, on_rma_win_create);
+    OTF2_EvtReaderCallbacks_SetRmaWinDestroyCallback(cb, on_rma_win_destroy);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveBeginCallback(cb, on_rma_coll_begin);
+    OTF2_EvtReaderCallbacks_SetRmaCollectiveEndCallback(cb, on_rma_coll_end);
+    OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, on_rma_group_sync);
+    OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, on_rma_request_lock);
+    OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_rma_release_lock);
+    OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, on_rma_sync);
+    OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, on_rma_put);
+    OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, on_rma_get);
+    OTF2_EvtReaderCallbacks_SetRmaAtomicCallback(cb, on_rma_atomic);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(cb, on_rma_complete_remote);
+    OTF2_EvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(cb, on_rma_complete_nonblocking);
     OTF2_EvtReaderCallbacks_SetThreadForkCallback(cb, on_fork);
     OTF2_EvtReaderCallbacks_SetThreadJoinCallback(cb, on_join);
     OTF2_EvtReaderCallbacks_SetThreadTeamBeginCallback(cb, on_team_begin);

@@ -232,6 +232,7 @@ void st_cli_archive_free(st_cli_archive_t *ar)
     free(ar->regions);
     free(ar->groups);
     free(ar->comms);
+    free(ar->wins);
     free(ar->locs);
     free(ar->cctxs);
     free(ar->scls);

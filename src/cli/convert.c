@@ -131,6 +131,7 @@ static int build_comms(conv_t *c, int32_t r, st_rankdata_t *rd)
         }
         if (!d->world)
             return -1;
+        d->nwins = cm->nwins;
         c->local[i] = rd->ncomms++;
     }
     return 0;
@@ -245,6 +246,16 @@ static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *
             x->peer = num;
             x->tag = e->kind == ST_EV_THREAD_TEAM_BEGIN ? size : 0;
         }
+        return 0;
+    case ST_EV_RMA_WIN_CREATE: case ST_EV_RMA_WIN_DESTROY: case ST_EV_RMA_COLL_BEGIN: case ST_EV_RMA_COLL_END:
+    case ST_EV_RMA_GROUP_SYNC: case ST_EV_RMA_REQUEST_LOCK: case ST_EV_RMA_RELEASE_LOCK: case ST_EV_RMA_SYNC:
+    case ST_EV_RMA_PUT: case ST_EV_RMA_GET: case ST_EV_RMA_ATOMIC: case ST_EV_RMA_OP_COMPLETE_REMOTE:
+    case ST_EV_RMA_OP_COMPLETE_NONBLOCKING:
+        /* the window as recorded: its communicator's local index and its number there (no window: none) */
+        x->region = 0;
+        x->comm = e->comm == ST_CLI_NONE ? ST_NO_COMM : local_comm(c, e->comm);
+        if (e->flags & ST_CLI_EVF_BADPEER)
+            x->peer = -1;
         return 0;
     default:
         if (e->kind < ST_EV__COUNT) /* the same fields as recorded; task ids: (team, creator, generation) for now */

@@ -42,8 +42,34 @@ static void region(fill_t *x, const st_cli_archive_t *ar, const st_event_t *e)
     str(x, "region", r ? st_cli_string(ar, r->name) : "?");
 }
 
+/* One-sided MPI: the window (OTF2 RmaWin ref), then the record's own fields. */
+static void rma(fill_t *x, const st_event_t *e)
+{
+    num(x, "win", e->region == ST_CLI_NONE ? -1 : (int64_t)e->region);
+    switch (e->kind) {
+    case ST_EV_RMA_COLL_END: str(x, "op", st_cli_op_name(e->op)); num(x, "sync", (int64_t)e->bytes); break;
+    case ST_EV_RMA_GROUP_SYNC: num(x, "sync", (int64_t)e->bytes); break;
+    case ST_EV_RMA_REQUEST_LOCK: num(x, "target", e->peer); str(x, "lock", e->op == 0 ? "exclusive" : "shared"); break;
+    case ST_EV_RMA_RELEASE_LOCK: num(x, "target", e->peer); break;
+    case ST_EV_RMA_SYNC: num(x, "target", e->peer); num(x, "type", e->op); break;
+    case ST_EV_RMA_PUT: case ST_EV_RMA_GET:
+        num(x, "target", e->peer), num(x, "bytes", (int64_t)e->bytes), num(x, "id", (int64_t)e->id);
+        break;
+    case ST_EV_RMA_ATOMIC:
+        num(x, "target", e->peer), num(x, "type", e->op), num(x, "sent", (int64_t)e->bytes);
+        num(x, "recv", (int64_t)e->bytes2), num(x, "id", (int64_t)e->id);
+        break;
+    case ST_EV_RMA_OP_COMPLETE_REMOTE: case ST_EV_RMA_OP_COMPLETE_NONBLOCKING: num(x, "id", (int64_t)e->id); break;
+    default: break;
+    }
+}
+
 static void kind_fields(fill_t *x, const st_cli_archive_t *ar, const st_event_t *e)
 {
+    if (e->kind >= ST_EV_RMA_WIN_CREATE && e->kind <= ST_EV_RMA_OP_COMPLETE_NONBLOCKING) {
+        rma(x, e);
+        return;
+    }
     switch (e->kind) {
     case ST_EV_ENTER: case ST_EV_LEAVE: region(x, ar, e); break;
     case ST_EV_MPI_SEND: case ST_EV_MPI_RECV: message(x, e); break;

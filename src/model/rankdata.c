@@ -14,7 +14,8 @@
  *   u32 nfiltered | filtered {u32 thread, u32 region, u64 visits, u64 time} |
  *   u32 crc32(all bytes before it)  (v2 added the call-path nodes; v3 ends each call site
  *   with u32 fn_begin fn_end, the lines of its function; v4 added the filtered calls;
- *   v2 and v3 blobs are still read)
+ *   v5 a u32 nwins after each communicator's remote_size, its RMA windows; v2 to v4 blobs are
+ *   still read, with no windows)
  */
 #include "rankdata_int.h"
 
@@ -27,7 +28,7 @@
 #include "region.h"
 
 #define BLOB_MAGIC   "STRD"
-#define BLOB_VERSION 4u
+#define BLOB_VERSION 5u
 
 /* Smallest encodings, used to bound counts before allocating. */
 #define THREAD_BYTES   24u
@@ -65,6 +66,7 @@ static void put_comm(sink_t *s, const st_comm_def_t *c)
     put_u32(s, c->flags);
     put_u32(s, c->world ? c->size : 0);
     put_u32(s, c->remote_world ? c->remote_size : 0);
+    put_u32(s, c->nwins);
     put_fixed(s, c->name, sizeof c->name);
     for (uint32_t i = 0; c->world && i < c->size; i++)
         put_i32(s, c->world[i]);
@@ -237,6 +239,7 @@ static void get_comm(reader_t *r, st_comm_def_t *c, const st_rankdata_t *rd)
     c->flags = get_u32(r);
     c->size = get_u32(r);
     c->remote_size = get_u32(r);
+    c->nwins = r->version >= 5 ? get_u32(r) : 0;
     get_fixed(r, c->name, sizeof c->name);
     if (r->why)
         return;
@@ -392,7 +395,7 @@ const char *st_rankdata_unpack_why(const void *blob, size_t size, st_rankdata_t 
     if (memcmp(b, BLOB_MAGIC, 4) != 0)
         return "not a synctrace rank-data blob (bad magic)";
     uint32_t version = rd32(b + 4);
-    if (version != BLOB_VERSION && version != 2 && version != 3)
+    if (version != BLOB_VERSION && (version < 2 || version > 4))
         return "unsupported rank-data format version";
     if (rd64(b + 8) != size)
         return rd64(b + 8) > size ? "truncated" : "size mismatch";

@@ -33,6 +33,7 @@ typedef struct st_comm_def {
     uint32_t flags;        /* ST_COMMF_* */
     uint32_t size;         /* local group size */
     uint32_t remote_size;  /* intercommunicator: remote group size, else 0 */
+    uint32_t nwins;        /* RMA windows this process created on it (events name them 0..nwins-1) */
     int32_t *world;        /* world ranks of the local group, by comm rank */
     int32_t *remote_world; /* world ranks of the remote group (intercomm) */
     char     name[64];     /* "MPI_COMM_WORLD", "MPI_COMM_SELF", "Comm 3", ... */

@@ -32,6 +32,7 @@ static void copy_comms(st_rankdata_t *rd)
     for (uint32_t i = 0; i < n; i++) {
         st_comm_def_t *d = &rd->comms[i];
         *d = all[i]->def;
+        d->nwins = atomic_load(&all[i]->nwins);
         d->world = malloc(sizeof(int32_t) * (d->size ? d->size : 1));
         d->remote_world = d->remote_size ? malloc(sizeof(int32_t) * d->remote_size) : NULL;
         if (d->world)

@@ -28,6 +28,7 @@ typedef struct st_comm {
     st_comm_def_t def;        /* key, membership, name: what goes into the archive */
     uint32_t      index;      /* process-local index, stored in events */
     _Atomic uint64_t coll_seq;/* collective instances begun on this communicator */
+    _Atomic uint32_t nwins;   /* RMA windows created on it so far (src/mpi/rma.c); def.nwins at the end */
 } st_comm_t;
 
 /* Registers MPI_COMM_WORLD and MPI_COMM_SELF. Call once after PMPI_Init. */

@@ -279,6 +279,9 @@ void st_mpi_complete(st_thread_t *th, int i, MPI_Status *status)
     case ST_REQ_COMM_IDUP:
         st_mpi_comm_idup_complete(ri);
         break;
+    case ST_REQ_RMA:
+        st_mpi_rma_complete(th, ri);
+        break;
     default:
         break;
     }

@@ -164,11 +164,11 @@ void st_mpi_recv(st_thread_t *th, int rc, MPI_Comm comm, const MPI_Status *statu
 
 /* Per-request information kept from post to completion. */
 typedef struct st_req_info {
-    uint64_t id;          /* synctrace request id, unique in the process */
+    uint64_t id;          /* synctrace request id, unique in the process; RMA: the operation's matching id */
     uint8_t  kind;        /* ST_REQ_* */
     uint8_t  flags;       /* ST_EVF_PERSISTENT; collectives: the root's ST_EVF_INTERCOMM / ST_EVF_PROC_NULL */
     uint16_t op;          /* collective op */
-    uint32_t comm;        /* comm index */
+    uint32_t comm;        /* comm index (RMA: of the window's communicator; tag: the window's number on it) */
     int32_t  peer;        /* world rank (send: dest; receives: -1, the source comes from the status) */
     int32_t  tag;
     uint64_t bytes, bytes2;
@@ -177,7 +177,7 @@ typedef struct st_req_info {
     MPI_Comm parent;      /* Comm_idup: the communicator duplicated */
 } st_req_info_t;
 
-enum { ST_REQ_NONE, ST_REQ_SEND, ST_REQ_RECV, ST_REQ_COLL, ST_REQ_COMM_IDUP, ST_REQ_OTHER };
+enum { ST_REQ_NONE, ST_REQ_SEND, ST_REQ_RECV, ST_REQ_COLL, ST_REQ_COMM_IDUP, ST_REQ_RMA, ST_REQ_OTHER };
 
 /* Nonblocking send: records MPI_ISEND (before PMPI); fills ri for st_mpi_req_add. */
 void st_mpi_isend(st_thread_t *th, st_req_info_t *ri, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type);
@@ -220,6 +220,54 @@ void st_mpi_coll_end(st_thread_t *th, int op, MPI_Comm comm, int root, uint64_t 
 /* Nonblocking collective: records MPI_ICOLL_REQUEST at its start (before PMPI, like a send) and fills
  * ri with the instance; st_mpi_req_add(rc, request, ri) after PMPI remembers it until completion. */
 void st_mpi_icoll(st_thread_t *th, st_req_info_t *ri, int op, MPI_Comm comm, int root, uint64_t sent, uint64_t recvd);
+
+/* ---- one-sided communication (rma.c) ------------------------------------------------------ */
+
+/*
+ * Windows are registered at their creation (not the hot path: the per-target counters are allocated
+ * there) and looked up lock-free by handle. An operation gets a matching id from its window's counter
+ * for its target and is recorded at its call's start (the ENTER's time); the synchronization that
+ * completes it at the target (fence, MPI_Win_complete, MPI_Win_unlock(_all)) records one
+ * RMA_OP_COMPLETE_REMOTE per operation still pending there; a request-based operation also completes
+ * at the origin at its Wait/Test (RMA_OP_COMPLETE_NONBLOCKING). Flushes and MPI_Win_sync stay generic
+ * (filterable, see wrappers/README.md): the operations a flush completes show at the epoch's end.
+ * Calls on a window the tool does not know (created before tracing began, or on a communicator it
+ * could not register) record nothing beyond their region.
+ */
+typedef struct st_win st_win_t;
+
+/* What an RMA operation is (the wrappers' op word): its OTF2 record and atomic type. */
+enum { ST_RMA_PUT, ST_RMA_GET, ST_RMA_ACCUMULATE, ST_RMA_GET_ACCUMULATE, ST_RMA_FETCH_AND_OP,
+       ST_RMA_COMPARE_AND_SWAP };
+/* Synchronization of a group (the wrappers' what word). */
+enum { ST_PSCW_POST = 1, ST_PSCW_START, ST_PSCW_COMPLETE, ST_PSCW_WAIT };
+/* The target of MPI_Win_lock_all / MPI_Win_unlock_all: every rank of the window. */
+#define ST_RMA_ALL INT32_MIN
+
+/* The start of a collective on a window (creation, fence, free): RMA_COLL_BEGIN at the ENTER's time. */
+void st_mpi_rma_coll_begin(st_thread_t *th);
+/* After a window's creation on comm: registers it, records RMA_WIN_CREATE and the collective's end. */
+void st_mpi_win_create(st_thread_t *th, int rc, MPI_Comm comm, MPI_Win win);
+/* Before MPI_Win_free: the collective's begin and RMA_WIN_DESTROY; the window (NULL: unknown) goes to
+ * st_mpi_win_free_end after PMPI, which records the collective's end and releases it. */
+st_win_t *st_mpi_win_free_begin(st_thread_t *th, MPI_Win win);
+void st_mpi_win_free_end(st_thread_t *th, int rc, st_win_t *w);
+/* An operation op (ST_RMA_*) at target with the bytes it sends and receives, recorded before PMPI.
+ * ri: NULL, or a request-based form's request info for st_mpi_req_add (its completion at Wait/Test). */
+void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t recvd, MPI_Win win,
+                   st_req_info_t *ri);
+/* Completion of a request-based operation (st_mpi_complete*): RMA_OP_COMPLETE_NONBLOCKING. */
+void st_mpi_rma_complete(st_thread_t *th, const st_req_info_t *ri);
+/* After MPI_Win_fence: remote completion of every pending operation, then the collective's end. */
+void st_mpi_win_fence(st_thread_t *th, int rc, MPI_Win win);
+/* MPI_Win_lock(_all) (target ST_RMA_ALL), before PMPI: RMA_REQUEST_LOCK of lock_type at the ENTER's time. */
+void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win);
+/* After MPI_Win_unlock(_all) (target ST_RMA_ALL): remote completion of the target's pending
+ * operations, then RMA_RELEASE_LOCK. */
+void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win);
+/* After MPI_Win_post/start/complete/wait/test (what: ST_PSCW_*; done: Win_test's flag, else 1):
+ * MPI_Win_complete completes every pending operation remotely first; then RMA_GROUP_SYNC. */
+void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win win, int done);
 
 /* ---- communicators ---------------------------------------------------------------- */
 

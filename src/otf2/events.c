@@ -39,6 +39,7 @@ typedef struct evt_ctx {
     OTF2_EvtWriter          *w;
     OTF2_AttributeList      *al;
     const st_rankview_t     *c;
+    const st_otf2_nb_t      *v;
     const uint32_t          *gid;       /* local comm index -> global comm id */
     uint32_t                 team_base; /* global comm id of the rank's team 0 */
     uint64_t                 cs_base;   /* String id of the rank's first call site */
@@ -254,6 +255,88 @@ static OTF2_ErrorCode ev_THREAD_TASK_COMPLETE(evt_ctx_t *x, const st_event_t *e)
     return OTF2_EvtWriter_ThreadTaskComplete(x->w, x->al, e->time, x->team_base + k.team, k.creator, k.gen);
 }
 
+/* ---- one-sided MPI: the window is (comm, tag); targets are WORLD ranks in peer ---------------- */
+
+static OTF2_RmaWinRef win_of(const evt_ctx_t *x, const st_event_t *e)
+{
+    return e->comm == ST_NO_COMM ? OTF2_UNDEFINED_RMA_WIN : st_otf2_nb_win(x->v, x->c->rd, e->comm, (uint32_t)e->tag);
+}
+
+/* A target: its rank in the window's communicator; every rank (peer -1): OTF2_UNDEFINED_UINT32. */
+static uint32_t target_of(const evt_ctx_t *x, const st_event_t *e)
+{
+    return e->peer < 0 ? OTF2_UNDEFINED_UINT32 : peer_of(x, e);
+}
+
+static OTF2_ErrorCode ev_RMA_WIN_CREATE(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaWinCreate(x->w, x->al, e->time, win_of(x, e));
+}
+
+static OTF2_ErrorCode ev_RMA_WIN_DESTROY(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaWinDestroy(x->w, x->al, e->time, win_of(x, e));
+}
+
+static OTF2_ErrorCode ev_RMA_COLL_BEGIN(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaCollectiveBegin(x->w, x->al, e->time);
+}
+
+static OTF2_ErrorCode ev_RMA_COLL_END(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaCollectiveEnd(x->w, x->al, e->time, (OTF2_CollectiveOp)e->op,
+                                           (OTF2_RmaSyncLevel)e->bytes, win_of(x, e), OTF2_COLLECTIVE_ROOT_NONE, 0, 0);
+}
+
+static OTF2_ErrorCode ev_RMA_GROUP_SYNC(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaGroupSync(x->w, x->al, e->time, (OTF2_RmaSyncLevel)e->bytes, win_of(x, e),
+                                       OTF2_UNDEFINED_GROUP);
+}
+
+static OTF2_ErrorCode ev_RMA_REQUEST_LOCK(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaRequestLock(x->w, x->al, e->time, win_of(x, e), target_of(x, e), 0,
+                                         (OTF2_LockType)e->op);
+}
+
+static OTF2_ErrorCode ev_RMA_RELEASE_LOCK(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaReleaseLock(x->w, x->al, e->time, win_of(x, e), target_of(x, e), 0);
+}
+
+static OTF2_ErrorCode ev_RMA_SYNC(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaSync(x->w, x->al, e->time, win_of(x, e), target_of(x, e), (OTF2_RmaSyncType)e->op);
+}
+
+static OTF2_ErrorCode ev_RMA_PUT(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaPut(x->w, x->al, e->time, win_of(x, e), target_of(x, e), e->bytes, e->id);
+}
+
+static OTF2_ErrorCode ev_RMA_GET(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaGet(x->w, x->al, e->time, win_of(x, e), target_of(x, e), e->bytes, e->id);
+}
+
+static OTF2_ErrorCode ev_RMA_ATOMIC(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaAtomic(x->w, x->al, e->time, win_of(x, e), target_of(x, e), (OTF2_RmaAtomicType)e->op,
+                                    e->bytes, e->bytes2, e->id);
+}
+
+static OTF2_ErrorCode ev_RMA_OP_COMPLETE_REMOTE(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaOpCompleteRemote(x->w, x->al, e->time, win_of(x, e), e->id);
+}
+
+static OTF2_ErrorCode ev_RMA_OP_COMPLETE_NONBLOCKING(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaOpCompleteNonBlocking(x->w, x->al, e->time, win_of(x, e), e->id);
+}
+
 static const ev_fn ev_table[] = {
 #define ST_EVENT(name, dump, doc) [ST_EV_##name] = ev_##name,
 #include "../model/events.def"
@@ -324,7 +407,7 @@ static int write_rank(OTF2_Archive *a, st_rankdata_t *rd, const st_otf2_nb_t *v)
         rc = ST_OTF2_ERR_NOMEM;
     for (uint32_t i = 0; rc == ST_OTF2_OK && i < rd->ncomms; i++)
         gid[i] = st_otf2_nb_comm(v, rd, i);
-    evt_ctx_t x = { .al = al, .c = &c, .gid = gid, .team_base = (uint32_t)v->team_base[rd->rank],
+    evt_ctx_t x = { .al = al, .c = &c, .v = v, .gid = gid, .team_base = (uint32_t)v->team_base[rd->rank],
                     .cs_base = v->cs_base[rd->rank], .cp_base = v->cp_base[rd->rank], .locks = &locks };
     for (uint32_t i = 0; rc == ST_OTF2_OK && i < rd->nthreads; i++) {
         x.t = &rd->threads[i];

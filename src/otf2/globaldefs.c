@@ -520,6 +520,20 @@ static void write_comm(gdefs_t *g, const comm_rep_t *rep, uint32_t id)
     }
 }
 
+/* The RMA windows of each communicator (st_otf2_numbering), after all communicators. */
+static void rma_windows(gdefs_t *g, const comm_rep_t *reps)
+{
+    for (uint32_t id = 0; id < g->v.ncomms && !g->err; id++)
+        for (uint64_t k = g->v.win_base[id]; k < g->v.win_base[id + 1] && !g->err; k++) {
+            const char *comm = id == g->v.self ? "MPI_COMM_SELF" : reps[id].rd ? reps[id].rd->comms[reps[id].local].name : "?";
+            check(g, OTF2_GlobalDefWriter_WriteRmaWin(g->w, (OTF2_RmaWinRef)k,
+                                                      strf(g, "MPI window %llu of %s",
+                                                           (unsigned long long)(k - g->v.win_base[id]), comm),
+                                                      id, OTF2_RMA_WIN_FLAG_CREATE_DESTROY_EVENTS),
+                  "writing an RMA window");
+        }
+}
+
 static void mpi_comms(gdefs_t *g)
 {
     if (g->v.nkeys == 0 && g->v.self == OTF2_UNDEFINED_COMM)
@@ -551,6 +565,7 @@ static void mpi_comms(gdefs_t *g)
                   "writing MPI_COMM_SELF");
         } else if (reps[id].rd)
             write_comm(g, &reps[id], id);
+    rma_windows(g, reps);
     free(locs);
     free(reps);
 }

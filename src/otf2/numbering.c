@@ -3,7 +3,7 @@
  * laid out in writer_int.h and described in writer.h) and its view (st_otf2_nb_view,
  * st_otf2_nb_comm): the checks of ranks and thread indices, communicator ids in an
  * order where parents precede children, and each rank's first team, call-site and
- * calling-context ids.
+ * calling-context ids, and the RMA windows of each communicator.
  */
 #include "writer_int.h"
 
@@ -175,13 +175,39 @@ static int order_comms(st_rankdata_t *const *defs, int n, const uint64_t *keys, 
     return 0;
 }
 
+/*
+ * RMA windows: a communicator's windows are numbered 0..n-1 by every member that created them
+ * (st_comm_def_t.nwins), so the communicator's n is the largest any rank reports; the ids of global
+ * communicator c's windows are base[c] .. base[c + 1] - 1, in communicator id order.
+ */
+static void number_windows(st_rankdata_t *const *defs, int n, const uint64_t *keys_ids, uint64_t nkeys,
+                           uint64_t self, uint64_t *base, uint64_t ncomms)
+{
+    const uint64_t *keys = keys_ids, *ids = keys_ids + nkeys;
+    for (int r = 0; r < n; r++)
+        for (uint32_t i = 0; i < defs[r]->ncomms; i++) {
+            const st_comm_def_t *c = &defs[r]->comms[i];
+            const uint64_t *k = c->flags & ST_COMMF_SELF ? NULL : bsearch(&c->key, keys, nkeys, sizeof *k, st_cmp_u64);
+            uint64_t id = c->flags & ST_COMMF_SELF ? self : k ? ids[k - keys] : OTF2_UNDEFINED_COMM;
+            if (id < ncomms && c->nwins > base[id])
+                base[id] = c->nwins;
+        }
+    uint64_t sum = 0;
+    for (uint64_t id = 0; id <= ncomms; id++) {
+        uint64_t nw = id < ncomms ? base[id] : 0;
+        base[id] = sum;
+        sum += nw;
+    }
+}
+
 uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len)
 {
     int w = st_otf2_world_size(defs, ndefs), has_self = 0;
     if (check_ranks(defs, ndefs, w) != 0)
         return NULL;
     uint64_t nkeys = 0, *keys = collect_keys(defs, ndefs, &nkeys, &has_self);
-    size_t n = NB_HDR + 3 * (size_t)w + 2 * nkeys;
+    uint64_t ncomms = nkeys + (uint64_t)has_self;
+    size_t n = NB_HDR + 3 * (size_t)w + 2 * nkeys + ncomms + 1;
     uint64_t *num = keys ? calloc(n, sizeof *num) : NULL;
     uint64_t *team_base = num + NB_HDR, *cs_base = team_base + w, *cp_base = cs_base + w, self = OTF2_UNDEFINED_COMM;
     if (!num || order_comms(defs, ndefs, keys, nkeys, has_self, cp_base + w + nkeys, &self) != 0) {
@@ -208,6 +234,7 @@ uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len)
     }
     memcpy(cp_base + w, keys, nkeys * sizeof *keys);
     free(keys);
+    number_windows(defs, ndefs, cp_base + w, nkeys, self, cp_base + w + 2 * nkeys, ncomms);
     num[NB_MAGIC] = ST_NB_MAGIC;
     num[NB_WORLD] = (uint64_t)w;
     num[NB_NKEYS] = nkeys;
@@ -221,8 +248,9 @@ uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len)
 
 int st_otf2_nb_view(const uint64_t *num, size_t len, st_otf2_nb_t *v)
 {
+    uint64_t ncomms = num && len >= NB_HDR ? num[NB_NKEYS] + (num[NB_SELF] != OTF2_UNDEFINED_COMM) : 0;
     if (!num || len < NB_HDR || num[NB_MAGIC] != ST_NB_MAGIC || num[NB_WORLD] > INT32_MAX ||
-        num[NB_NKEYS] > UINT32_MAX || len != NB_HDR + 3 * num[NB_WORLD] + 2 * num[NB_NKEYS]) {
+        num[NB_NKEYS] > UINT32_MAX - 1 || len != NB_HDR + 3 * num[NB_WORLD] + 2 * num[NB_NKEYS] + ncomms + 1) {
         st_log_error("OTF2 archive: malformed definition numbering (%zu elements)", len);
         return -1;
     }
@@ -238,6 +266,13 @@ int st_otf2_nb_view(const uint64_t *num, size_t len, st_otf2_nb_t *v)
     v->keys = v->cp_base + v->world;
     v->ids = v->keys + v->nkeys;
     v->ncomms = v->nkeys + (v->self != OTF2_UNDEFINED_COMM);
+    v->win_base = v->ids + v->nkeys;
+    v->nwins = v->win_base[v->ncomms];
+    for (uint32_t c = 0; c < v->ncomms; c++)
+        if (v->win_base[c] > v->win_base[c + 1] || v->win_base[c + 1] > UINT32_MAX) {
+            st_log_error("OTF2 archive: malformed window numbering");
+            return -1;
+        }
     for (uint32_t k = 0; k < v->nkeys; k++)
         if (v->ids[k] >= v->ncomms) {
             st_log_error("OTF2 archive: malformed communicator numbering");
@@ -255,4 +290,12 @@ uint32_t st_otf2_nb_comm(const st_otf2_nb_t *v, const st_rankdata_t *rd, uint32_
         return v->self;
     const uint64_t *k = bsearch(&c->key, v->keys, v->nkeys, sizeof *k, st_cmp_u64);
     return k ? (uint32_t)v->ids[k - v->keys] : OTF2_UNDEFINED_COMM;
+}
+
+uint32_t st_otf2_nb_win(const st_otf2_nb_t *v, const st_rankdata_t *rd, uint32_t comm, uint32_t seq)
+{
+    uint32_t c = st_otf2_nb_comm(v, rd, comm);
+    if (c >= v->ncomms || seq >= v->win_base[c + 1] - v->win_base[c])
+        return OTF2_UNDEFINED_RMA_WIN;
+    return (uint32_t)(v->win_base[c] + seq);
 }

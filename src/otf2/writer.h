@@ -16,7 +16,9 @@
  * forward parent references; all comms flagged ST_COMMF_SELF share one
  * MPI_COMM_SELF id; each rank's OpenMP teams follow, rank by rank; the String ids
  * 0..C-1 are the call-site texts of all ranks, rank by rank; CallingContext ids are
- * every rank's call-path nodes (rd->cpnodes), rank by rank. Location id =
+ * every rank's call-path nodes (rd->cpnodes), rank by rank; RmaWin ids are the MPI
+ * communicators' windows in communicator id order (a communicator's window k, as its
+ * creators number it, st_comm_def_t.nwins). Location id =
  * st_otf2_location() (rank + (thread - master) << 32, Score-P's numbering); location
  * group id = rank; region id = st_region_t.
  *
@@ -26,6 +28,10 @@
  * OpenMP teams and the task identities are the rank's view (src/model/prepare.h).
  * Intercommunicators are OTF2 3.0 InterComm definitions (groupA = local group of
  * the first rank that knows it, groupB = its remote group).
+ *
+ * One-sided MPI: a window is an RmaWin definition on its communicator (flag: its creation and
+ * release are events); targets are written as ranks of that communicator. A PSCW group is not
+ * written (RmaGroupSync names OTF2_UNDEFINED_GROUP).
  *
  * OpenMP: OTF2 thread events name a team Comm, and tasks are identified by (team,
  * creating thread's rank in it, that thread's generation number). Each team of a

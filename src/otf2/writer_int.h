@@ -39,6 +39,8 @@ typedef struct st_otf2_nb {
     const uint64_t *keys;         /* [nkeys] sorted, for lookup */
     const uint64_t *ids;          /* [nkeys] comm id of keys[k]: parents before children */
     uint32_t        ncomms;       /* MPI comm ids 0..ncomms-1 (keys and SELF) */
+    const uint64_t *win_base;     /* [ncomms + 1] RmaWin ids of comm c: win_base[c] .. win_base[c + 1] - 1 */
+    uint64_t        nwins;        /* RmaWin ids 0..nwins-1 */
 } st_otf2_nb_t;
 
 /* World size of the given ranks: above every rank and at least every rank's nranks. */
@@ -47,6 +49,8 @@ int st_otf2_world_size(st_rankdata_t *const *defs, int n);
 int st_otf2_nb_view(const uint64_t *num, size_t len, st_otf2_nb_t *v);
 /* Global comm id of local comm index i of rd (OTF2_UNDEFINED_COMM if unknown). */
 uint32_t st_otf2_nb_comm(const st_otf2_nb_t *v, const st_rankdata_t *rd, uint32_t i);
+/* Global RmaWin id of window seq on local comm index comm of rd (OTF2_UNDEFINED_RMA_WIN if unknown). */
+uint32_t st_otf2_nb_win(const st_otf2_nb_t *v, const st_rankdata_t *rd, uint32_t comm, uint32_t seq);
 
 /* The status of a sequence of steps: the first failure (a), else b. */
 static inline int st_otf2_first_error(int a, int b) { return a != ST_OTF2_OK ? a : b; }

@@ -1,6 +1,6 @@
 /*
  * test_otf2_read.h — reads a whole OTF2 archive back with the OTF2 reader API into
- * plain arrays, for the writer tests (test_otf2_writer.c, test_archive_mpi.c).
+ * plain arrays, for the writer tests (test_otf2_writer.c, test_archive_mpi.c, test_otf2_rma.c).
  * Attribute ids follow src/otf2/attributes.def: 0 callsite, 1 orig_time, 2 parallel id.
  */
 #ifndef TEST_OTF2_READ_H
@@ -14,16 +14,18 @@
 enum {
     T_ENTER, T_LEAVE, T_SEND, T_ISEND, T_ISEND_DONE, T_IRECV_REQ, T_RECV, T_IRECV, T_CANCELLED,
     T_COLL_BEGIN, T_COLL_END, T_NBC_REQ, T_NBC_DONE, T_FORK, T_JOIN, T_TEAM_BEGIN, T_TEAM_END,
-    T_ACQUIRE, T_RELEASE, T_TASK_CREATE, T_TASK_SWITCH, T_TASK_DONE, T_UNKNOWN
+    T_ACQUIRE, T_RELEASE, T_TASK_CREATE, T_TASK_SWITCH, T_TASK_DONE,
+    T_RMA_WIN_CREATE, T_RMA_WIN_DESTROY, T_RMA_COLL_BEGIN, T_RMA_COLL_END, T_RMA_GROUP_SYNC, T_RMA_REQUEST_LOCK,
+    T_RMA_RELEASE_LOCK, T_RMA_SYNC, T_RMA_PUT, T_RMA_GET, T_RMA_ATOMIC, T_RMA_REMOTE, T_RMA_NONBLOCKING, T_UNKNOWN
 };
 
 typedef struct ra_event {
     uint64_t loc, time;
     int      type;
-    uint64_t a;        /* receiver/sender/root/region/requested threads/lock/creating thread */
-    uint64_t comm;     /* communicator / team */
-    uint64_t tag;      /* tag / op / acquisition order / generation */
-    uint64_t len, len2, req;
+    uint64_t a;        /* receiver/sender/root/region/requested threads/lock/creating thread/RMA target */
+    uint64_t comm;     /* communicator / team / RMA window */
+    uint64_t tag;      /* tag / op / acquisition order / generation / RMA sync level, lock or atomic type */
+    uint64_t len, len2, req; /* req: request / RMA matching id */
     int      has_callsite, has_orig, has_pid;
     uint64_t callsite, orig, pid;
 } ra_event_t;
@@ -31,6 +33,7 @@ typedef struct ra_event {
 typedef struct ra_loc { uint64_t id, nevents, group, counted; uint32_t name; } ra_loc_t;
 typedef struct ra_comm { uint64_t id, name, group, group_b, parent; int inter; } ra_comm_t;
 typedef struct ra_group { uint64_t id; int type, paradigm; uint32_t n; uint64_t *m; } ra_group_t;
+typedef struct ra_win { uint64_t id, name, comm, flags; } ra_win_t;
 
 typedef struct ra_archive {
     uint64_t resolution, offset, length;
@@ -42,6 +45,8 @@ typedef struct ra_archive {
     int ncomm;
     ra_group_t group[64];
     int ngroup;
+    ra_win_t win[64];
+    int nwin;
     ra_event_t *ev;
     size_t nev, cap;
     char incomplete[16];
@@ -113,6 +118,15 @@ static OTF2_CallbackCode ra_group(void *u, OTF2_GroupRef self, OTF2_StringRef na
         memcpy(copy, m, n * sizeof *m);
         a->group[a->ngroup++] = (ra_group_t){ self, t, p, n, copy };
     }
+    return OTF2_CALLBACK_SUCCESS;
+}
+
+static OTF2_CallbackCode ra_rma_win(void *u, OTF2_RmaWinRef self, OTF2_StringRef name, OTF2_CommRef comm,
+                                    OTF2_RmaWinFlag f)
+{
+    ra_archive_t *a = u;
+    if (a->nwin < 64)
+        a->win[a->nwin++] = (ra_win_t){ self, name, comm, f };
     return OTF2_CALLBACK_SUCCESS;
 }
 
@@ -188,6 +202,34 @@ static OTF2_CallbackCode ra_task_switch(RA_ARGS, OTF2_CommRef team, uint32_t cre
 { ra_add(u, l, t, al, T_TASK_SWITCH, creator, team, gen, 0, 0, 0); return OTF2_CALLBACK_SUCCESS; }
 static OTF2_CallbackCode ra_task_done(RA_ARGS, OTF2_CommRef team, uint32_t creator, uint32_t gen)
 { ra_add(u, l, t, al, T_TASK_DONE, creator, team, gen, 0, 0, 0); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_win_create(RA_ARGS, OTF2_RmaWinRef w)
+{ ra_add(u, l, t, al, T_RMA_WIN_CREATE, 0, w, 0, 0, 0, 0); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_win_destroy(RA_ARGS, OTF2_RmaWinRef w)
+{ ra_add(u, l, t, al, T_RMA_WIN_DESTROY, 0, w, 0, 0, 0, 0); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_coll_begin(RA_ARGS)
+{ ra_add(u, l, t, al, T_RMA_COLL_BEGIN, 0, 0, 0, 0, 0, 0); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_coll_end(RA_ARGS, OTF2_CollectiveOp op, OTF2_RmaSyncLevel lv, OTF2_RmaWinRef w,
+                                         uint32_t root, uint64_t s, uint64_t r)
+{ ra_add(u, l, t, al, T_RMA_COLL_END, root, w, lv, s, r, op); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_group_sync(RA_ARGS, OTF2_RmaSyncLevel lv, OTF2_RmaWinRef w, OTF2_GroupRef g)
+{ ra_add(u, l, t, al, T_RMA_GROUP_SYNC, g, w, lv, 0, 0, 0); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_request_lock(RA_ARGS, OTF2_RmaWinRef w, uint32_t remote, uint64_t lock, OTF2_LockType lt)
+{ ra_add(u, l, t, al, T_RMA_REQUEST_LOCK, remote, w, lt, 0, 0, lock); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_release_lock(RA_ARGS, OTF2_RmaWinRef w, uint32_t remote, uint64_t lock)
+{ ra_add(u, l, t, al, T_RMA_RELEASE_LOCK, remote, w, 0, 0, 0, lock); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_sync(RA_ARGS, OTF2_RmaWinRef w, uint32_t remote, OTF2_RmaSyncType st)
+{ ra_add(u, l, t, al, T_RMA_SYNC, remote, w, st, 0, 0, 0); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_put(RA_ARGS, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes, uint64_t id)
+{ ra_add(u, l, t, al, T_RMA_PUT, remote, w, 0, bytes, 0, id); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_get(RA_ARGS, OTF2_RmaWinRef w, uint32_t remote, uint64_t bytes, uint64_t id)
+{ ra_add(u, l, t, al, T_RMA_GET, remote, w, 0, bytes, 0, id); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_atomic(RA_ARGS, OTF2_RmaWinRef w, uint32_t remote, OTF2_RmaAtomicType at, uint64_t s,
+                                       uint64_t r, uint64_t id)
+{ ra_add(u, l, t, al, T_RMA_ATOMIC, remote, w, at, s, r, id); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_remote(RA_ARGS, OTF2_RmaWinRef w, uint64_t id)
+{ ra_add(u, l, t, al, T_RMA_REMOTE, 0, w, 0, 0, 0, id); return OTF2_CALLBACK_SUCCESS; }
+static OTF2_CallbackCode ra_rma_nonblocking(RA_ARGS, OTF2_RmaWinRef w, uint64_t id)
+{ ra_add(u, l, t, al, T_RMA_NONBLOCKING, 0, w, 0, 0, 0, id); return OTF2_CALLBACK_SUCCESS; }
 static OTF2_CallbackCode ra_unknown(RA_ARGS)
 { ra_add(u, l, t, al, T_UNKNOWN, 0, 0, 0, 0, 0, 0); return OTF2_CALLBACK_SUCCESS; }
 #undef RA_ARGS
@@ -216,6 +258,19 @@ static inline void ra_evt_callbacks(OTF2_GlobalEvtReaderCallbacks *c)
     OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCreateCallback(c, ra_task_create);
     OTF2_GlobalEvtReaderCallbacks_SetThreadTaskSwitchCallback(c, ra_task_switch);
     OTF2_GlobalEvtReaderCallbacks_SetThreadTaskCompleteCallback(c, ra_task_done);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaWinCreateCallback(c, ra_rma_win_create);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaWinDestroyCallback(c, ra_rma_win_destroy);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveBeginCallback(c, ra_rma_coll_begin);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaCollectiveEndCallback(c, ra_rma_coll_end);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaGroupSyncCallback(c, ra_rma_group_sync);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaRequestLockCallback(c, ra_rma_request_lock);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaReleaseLockCallback(c, ra_rma_release_lock);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaSyncCallback(c, ra_rma_sync);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaPutCallback(c, ra_rma_put);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaGetCallback(c, ra_rma_get);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaAtomicCallback(c, ra_rma_atomic);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteRemoteCallback(c, ra_rma_remote);
+    OTF2_GlobalEvtReaderCallbacks_SetRmaOpCompleteNonBlockingCallback(c, ra_rma_nonblocking);
     OTF2_GlobalEvtReaderCallbacks_SetUnknownCallback(c, ra_unknown);
 }
 
@@ -229,6 +284,7 @@ static inline int ra_defs(OTF2_Reader *r, ra_archive_t *a)
     OTF2_GlobalDefReaderCallbacks_SetCommCallback(c, ra_comm);
     OTF2_GlobalDefReaderCallbacks_SetInterCommCallback(c, ra_intercomm);
     OTF2_GlobalDefReaderCallbacks_SetGroupCallback(c, ra_group);
+    OTF2_GlobalDefReaderCallbacks_SetRmaWinCallback(c, ra_rma_win);
     OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, c, a);
     OTF2_GlobalDefReaderCallbacks_Delete(c);
     uint64_t n = 0;

@@ -39,7 +39,7 @@ static void put_le32(uint8_t *p, uint32_t v)
 static int same_comm(const st_comm_def_t *a, const st_comm_def_t *b)
 {
     return a->key == b->key && a->parent == b->parent && a->flags == b->flags && a->size == b->size &&
-           a->remote_size == b->remote_size && strcmp(a->name, b->name) == 0 &&
+           a->remote_size == b->remote_size && a->nwins == b->nwins && strcmp(a->name, b->name) == 0 &&
            memcmp(a->world, b->world, a->size * sizeof *a->world) == 0 &&
            (a->remote_size == 0 || memcmp(a->remote_world, b->remote_world, a->remote_size * 4) == 0);
 }
@@ -152,7 +152,7 @@ static void test_roundtrip(st_rankdata_t *rd)
     compare(rd, &back, 0);
     size_t n2 = st_rankdata_pack(&back, &blob2);
     EXPECT(n2 == n && memcmp(blob, blob2, n) == 0, "repacking gives the same bytes");
-    EXPECT(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 4, "magic and version 4, little-endian");
+    EXPECT(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 5, "magic and version 5, little-endian");
     st_rankdata_free(&back);
     EXPECT(back.threads == NULL && back.nthreads == 0, "free zeroes");
     free(blob);
@@ -160,8 +160,9 @@ static void test_roundtrip(st_rankdata_t *rd)
 }
 
 /* A version-2 blob (call sites without their functions' lines, as an older synctrace wrote its
- * dumps) is still read: the v4 blob of rd with each call site's 8 trailing bytes and the filtered
- * calls (the last 4 + 24 * nfiltered bytes before the CRC) cut out. */
+ * dumps) is still read: the v5 blob of rd with each communicator's window count (the 4 bytes before
+ * its name), each call site's 8 trailing bytes and the filtered calls (the last 4 + 24 * nfiltered
+ * bytes before the CRC) cut out; it has no windows. */
 static void test_version2(const st_rankdata_t *rd)
 {
     uint8_t *blob = NULL;
@@ -170,6 +171,18 @@ static void test_version2(const st_rankdata_t *rd)
     memcpy(v2, blob, n);
     size_t cut = 4 + 24 * (size_t)rd->nfiltered, m = n - cut;
     memcpy(v2 + m - 4, blob + n - 4, 4);
+    for (uint32_t i = 0; i < rd->ncomms; i++) {
+        char name[64] = { 0 };
+        snprintf(name, sizeof name, "%s", rd->comms[i].name);
+        size_t at = 20;
+        while (at + 64 <= m && memcmp(v2 + at, name, 64))
+            at++;
+        EXPECT(at + 64 <= m, "communicator %u found in the blob", i);
+        if (at + 64 > m)
+            break;
+        memmove(v2 + at - 4, v2 + at, m - at);
+        m -= 4;
+    }
     for (uint32_t i = 0; i < rd->ncallsites; i++) {
         uint8_t key[12 + 64];
         size_t len = strlen(rd->callsites[i].text), at = 0;
@@ -192,6 +205,9 @@ static void test_version2(const st_rankdata_t *rd)
     st_rankdata_t back;
     EXPECT(st_rankdata_unpack(v2, m, &back) == 0, "a version-2 blob is read");
     EXPECT(back.ncallsites == rd->ncallsites, "version 2: %u call sites", back.ncallsites);
+    EXPECT(back.ncomms == rd->ncomms, "version 2: %u communicators", back.ncomms);
+    for (uint32_t i = 0; i < back.ncomms && i < rd->ncomms; i++)
+        EXPECT(back.comms[i].nwins == 0 && back.comms[i].size == rd->comms[i].size, "version 2: communicator %u, no windows", i);
     for (uint32_t i = 0; i < back.ncallsites && i < rd->ncallsites; i++)
         EXPECT(back.callsites[i].pc == rd->callsites[i].pc && !strcmp(back.callsites[i].text, rd->callsites[i].text) &&
                   back.callsites[i].fn_begin == 0 && back.callsites[i].fn_end == 0,
@@ -339,7 +355,7 @@ static void test_dump(st_rankdata_t *rd, const char *tmp)
         accepted += st_rankdata_load_dump(bad, &back) == 0;
     }
     EXPECT(accepted == 0, "%d truncated dumps accepted", accepted);
-    for (long pos = 0; pos < n; pos += 13) {
+    for (long pos = 0; pos < n - 4; pos += 13) { /* the trailer's last word is reserved: not checked */
         b[pos] ^= 0x10;
         spit(bad, b, n);
         if (st_rankdata_load_dump(bad, &back) == 0) {
@@ -427,6 +443,7 @@ int main(void)
     add_teams(&rd);
     add_callpaths(&rd);
     add_filtered(&rd);
+    rd.comms[0].nwins = 3; /* RMA windows created on it */
     test_roundtrip(&rd);
     test_filtered_region(&rd);
     test_version2(&rd);

@@ -7,7 +7,8 @@
  * conserved over all ranks of the instance (sum sent == sum received), that the wrapper recorded
  * an ENTER/LEAVE pair of its own region, and that MPI ignored arguments (passed here as
  * MPI_DATATYPE_NULL) are never read. Point-to-point: peers, tags, statuses made visible when the
- * application ignores them, completions. Needs an even number of ranks (4 in t_bytes.sh).
+ * application ignores them, completions. One-sided: each operation's kind, target and bytes,
+ * the window calls. Needs an even number of ranks (4 in t_bytes.sh).
  * Prints one line per failure and exits 1 if any.
  */
 #include <stdio.h>
@@ -337,6 +338,75 @@ static void t_p2p(void)
 
 /* ---- the wrapper shape: PMPI result unchanged, no recording when off or re-entered -------------- */
 
+/* One-sided: the op, target and bytes each wrapper passes (st_mpi_rma_op), the window calls. */
+static void check_rma(const char *name, int op, int target, uint64_t sent, uint64_t recvd, int with_request, int ops)
+{
+    check_region(name);
+    if (st_stub.rma.ops != ops || st_stub.rma.op != op || st_stub.rma.target != target ||
+        st_stub.rma.sent != sent || st_stub.rma.recvd != recvd || st_stub.rma.with_request != with_request)
+        FAIL("%s: op %d target %d sent %llu recvd %llu request %d (%d calls), expected %d %d %llu %llu %d", name,
+             st_stub.rma.op, st_stub.rma.target, (unsigned long long)st_stub.rma.sent,
+             (unsigned long long)st_stub.rma.recvd, st_stub.rma.with_request, st_stub.rma.ops, op, target,
+             (unsigned long long)sent, (unsigned long long)recvd, with_request);
+}
+
+static void t_rma(void)
+{
+    int *base, out[C] = { 1, 2, 3 }, res[C] = { 0 }, one = 1, cmp = 0, old = 0, right = (rank + 1) % size;
+    MPI_Win win;
+    MPI_Request req;
+    begin();
+    MPI_Win_allocate(64 * sizeof(int), sizeof(int), MPI_INFO_NULL, W, &base, &win);
+    check_region("MPI_Win_allocate");
+    begin();
+    MPI_Win_fence(0, win);
+    check_region("MPI_Win_fence");
+    int ops = st_stub.rma.ops;
+    begin();
+    MPI_Put(out, C, MPI_INT, right, 0, C, MPI_INT, win);
+    check_rma("MPI_Put", ST_RMA_PUT, right, B, 0, 0, ++ops);
+    begin();
+    MPI_Get(res, C, MPI_INT, right, 8, C, MPI_INT, win);
+    check_rma("MPI_Get", ST_RMA_GET, right, 0, B, 0, ++ops);
+    begin();
+    MPI_Accumulate(out, C, MPI_INT, right, 16, C, MPI_INT, MPI_SUM, win);
+    check_rma("MPI_Accumulate", ST_RMA_ACCUMULATE, right, B, 0, 0, ++ops);
+    MPI_Win_fence(0, win);
+    begin();
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, right, 0, win);
+    check_region("MPI_Win_lock");
+    begin();
+    MPI_Get_accumulate(out, C, MPI_INT, res, C, MPI_INT, right, 24, C, MPI_INT, MPI_NO_OP, win);
+    check_rma("MPI_Get_accumulate", ST_RMA_GET_ACCUMULATE, right, 0, B, 0, ++ops); /* MPI_NO_OP sends nothing */
+    begin();
+    MPI_Fetch_and_op(&one, &old, MPI_INT, right, 32, MPI_SUM, win);
+    check_rma("MPI_Fetch_and_op", ST_RMA_FETCH_AND_OP, right, 4, 4, 0, ++ops);
+    begin();
+    MPI_Compare_and_swap(&one, &cmp, &old, MPI_INT, right, 33, win);
+    check_rma("MPI_Compare_and_swap", ST_RMA_COMPARE_AND_SWAP, right, 8, 4, 0, ++ops);
+    begin();
+    MPI_Rput(out, C, MPI_INT, right, 40, C, MPI_INT, win, &req);
+    check_rma("MPI_Rput", ST_RMA_PUT, right, B, 0, 1, ++ops);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    begin();
+    MPI_Win_unlock(right, win);
+    check_region("MPI_Win_unlock");
+    if (st_stub.rma.lock_target != right || st_stub.rma.unlock_target != right)
+        FAIL("MPI_Win_lock/unlock: targets %d %d, expected %d", st_stub.rma.lock_target, st_stub.rma.unlock_target, right);
+    MPI_Win_lock_all(0, win);
+    MPI_Win_unlock_all(win);
+    if (st_stub.rma.lock_target != ST_RMA_ALL || st_stub.rma.unlock_target != ST_RMA_ALL)
+        FAIL("MPI_Win_lock_all/unlock_all: targets %d %d, expected ST_RMA_ALL", st_stub.rma.lock_target,
+             st_stub.rma.unlock_target);
+    begin();
+    MPI_Win_free(&win);
+    check_region("MPI_Win_free");
+    if (st_stub.rma.created != 1 || st_stub.rma.freed != 1 || st_stub.rma.fences != 2 || st_stub.rma.locks != 2 ||
+        st_stub.rma.unlocks != 2)
+        FAIL("window calls: %d created, %d freed, %d fences, %d locks, %d unlocks", st_stub.rma.created,
+             st_stub.rma.freed, st_stub.rma.fences, st_stub.rma.locks, st_stub.rma.unlocks);
+}
+
 static void t_shape(void)
 {
     int buf = 0;
@@ -375,6 +445,7 @@ int main(int argc, char **argv)
     t_neighbor();
     t_inter();
     t_p2p();
+    t_rma();
     t_shape();
     int all = 0;
     PMPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, W);

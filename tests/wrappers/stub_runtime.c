@@ -260,3 +260,40 @@ void st_mpi_comm_idup(int rc, MPI_Comm parent, MPI_Comm *newcomm, MPI_Request re
 }
 
 void st_mpi_comm_free(MPI_Comm comm) { (void)comm; st_stub.comm_freed++; }
+
+/* ---- one-sided communication ---------------------------------------------------------------- */
+
+void st_mpi_rma_coll_begin(st_thread_t *th) { (void)th; }
+void st_mpi_win_create(st_thread_t *th, int rc, MPI_Comm comm, MPI_Win win)
+{
+    (void)th; (void)comm;
+    st_stub.rma.created += rc == MPI_SUCCESS && win != MPI_WIN_NULL;
+}
+st_win_t *st_mpi_win_free_begin(st_thread_t *th, MPI_Win win) { (void)th; (void)win; return NULL; }
+void st_mpi_win_free_end(st_thread_t *th, int rc, st_win_t *w) { (void)th; (void)w; st_stub.rma.freed += rc == MPI_SUCCESS; }
+void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t recvd, MPI_Win win, st_req_info_t *ri)
+{
+    (void)th; (void)win;
+    if (ri)
+        memset(ri, 0, sizeof *ri);
+    st_stub.rma.ops++;
+    st_stub.rma.op = op, st_stub.rma.target = target, st_stub.rma.sent = sent, st_stub.rma.recvd = recvd;
+    st_stub.rma.with_request = ri != NULL;
+}
+void st_mpi_rma_complete(st_thread_t *th, const st_req_info_t *ri) { (void)th; (void)ri; }
+void st_mpi_win_fence(st_thread_t *th, int rc, MPI_Win win) { (void)th; (void)win; st_stub.rma.fences += rc == MPI_SUCCESS; }
+void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win)
+{
+    (void)th; (void)lock_type; (void)win;
+    st_stub.rma.locks++, st_stub.rma.lock_target = target;
+}
+void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win)
+{
+    (void)th; (void)win;
+    st_stub.rma.unlocks += rc == MPI_SUCCESS, st_stub.rma.unlock_target = target;
+}
+void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win win, int done)
+{
+    (void)th; (void)group; (void)win;
+    st_stub.rma.pscw += rc == MPI_SUCCESS && done, st_stub.rma.pscw_what = what;
+}

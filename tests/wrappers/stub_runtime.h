@@ -34,6 +34,11 @@ typedef struct st_stub {
     MPI_Comm comm_parent;
     int v_calls, vc_calls;     /* which byte-sum helper _Generic picked */
     int null_type_reads;       /* st_mpi_bytes asked about MPI_DATATYPE_NULL: an ignored argument was read */
+    struct {                   /* the last one-sided operation (st_mpi_rma_op) and window calls */
+        int ops, op, target, with_request;
+        uint64_t sent, recvd;
+        int created, freed, fences, locks, unlocks, pscw, pscw_what, lock_target, unlock_target;
+    } rma;
 } st_stub_t;
 
 extern st_stub_t st_stub;

@@ -131,13 +131,23 @@ MPI_Intercomm_create COLL_OTHER st_mpi_comm_new(rc, local_comm, *newintercomm);
 MPI_Comm_create_group COLL_OTHER st_mpi_comm_new(rc, comm, *newcomm);
 MPI_Comm_idup COLL_OTHER st_mpi_comm_idup(rc, comm, newcomm, *request);
 MPI_Comm_disconnect COLL_OTHER OTF2_COLLECTIVE_OP_DESTROY_HANDLE, st_old
-MPI_Win_fence FUNCTION -
+MPI_Win_fence FUNCTION st_mpi_win_fence(th, rc, win);
+MPI_Win_allocate_shared_c FUNCTION st_mpi_win_create(th, rc, comm, *win);
+MPI_Win_free FUNCTION st_mpi_win_free_begin(th, *win);
+MPI_Put FUNCTION st_mpi_rma_op(th, ST_RMA_PUT, target_rank, (ST_B(origin_count, origin_datatype)), 0, win, NULL);
+MPI_Get_accumulate_c FUNCTION st_mpi_rma_op(th, ST_RMA_GET_ACCUMULATE, target_rank,
+MPI_Rget FUNCTION st_mpi_req_add(rc, *request, &st_ri);
+MPI_Win_lock FUNCTION st_mpi_win_lock(th, lock_type, rank, win);
+MPI_Win_unlock_all FUNCTION st_mpi_win_unlock(th, rc, ST_RMA_ALL, win);
+MPI_Win_test FUNCTION st_mpi_win_pscw(th, rc, ST_PSCW_WAIT, MPI_GROUP_NULL, win, (*flag));
+MPI_Win_flush FUNCTION -
 MPI_File_write_all FUNCTION -
 MPI_Type_commit FUNCTION -
 EOF
 # the same role code in Open MPI's wrappers
 for f in "MPI_Send st_mpi_send(th, comm, dest, tag, count, datatype);" "MPI_Waitall st_mpi_statuses(th, count, array_of_statuses);" \
-         "MPI_Comm_idup st_mpi_comm_idup(rc, comm, newcomm, *request);" "MPI_Ineighbor_allgather OTF2_COLLECTIVE_OP_ALLGATHER"; do
+         "MPI_Comm_idup st_mpi_comm_idup(rc, comm, newcomm, *request);" "MPI_Ineighbor_allgather OTF2_COLLECTIVE_OP_ALLGATHER" \
+         "MPI_Raccumulate st_mpi_rma_op(th, ST_RMA_ACCUMULATE, target_rank," "MPI_Win_post st_mpi_win_pscw(th, rc, ST_PSCW_POST, group, win, 1);"; do
     wrapper "${f%% *}" openmpi | grep -qF "${f#* }" || fail "openmpi: ${f%% *} lacks '${f#* }'"
 done
 # Comm_create_group is not a collective over its parent: no CREATE_HANDLE there.

@@ -1,0 +1,335 @@
+/*
+ * rma.c — recording MPI one-sided communication (see st_mpi.h): windows, operations with their
+ * matching ids, and the synchronizations that complete them.
+ *
+ * A window is known by the communicator it was created on and its number among the windows this
+ * process created there (st_comm_t.nwins: the same on every member, as creation is collective on
+ * it); the archive writer turns that pair into one OTF2 RmaWin definition. Per window and target,
+ * two counters: operations issued and operations completed at the target. An operation's matching
+ * id is (target << 40 | its number at that target), so the operations a synchronization completes
+ * at a target are the numbers between the two counters: no list, no allocation after creation.
+ * The targets with operations since the last synchronization of the whole window are listed (each
+ * once) so that a fence or MPI_Win_unlock_all visits only them.
+ *
+ * Handle -> window: open addressing keyed by the whole handle (ST_HMAP_KEY), lock-free lookups,
+ * registration and release under a mutex (window creation and release are collectives, not the hot
+ * path). Keys 0 and 1 are no window handle (MPICH's are large integers, Open MPI's pointers).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <otf2/OTF2_Events.h>
+
+#include "comm.h"
+#include "handle_map.h"
+#include "st_mpi.h"
+#include "../util/log.h"
+
+#define WIN_SLOTS   4096u /* windows alive at once */
+#define TARGET_BITS 40    /* matching id = target << TARGET_BITS | number at that target */
+
+struct st_win {
+    uint32_t          comm;    /* process-local index of the window's communicator */
+    uint32_t          seq;     /* the window's number on it (events' tag) */
+    uint32_t          size;    /* ranks of the window */
+    int32_t           self;    /* this process's rank in it */
+    const int32_t    *world;   /* world rank of each window rank (the communicator's definition) */
+    _Atomic uint64_t *issued;  /* [size] operations issued to each target */
+    _Atomic uint64_t *done;    /* [size] of those, completed at the target */
+    _Atomic uint8_t  *listed;  /* [size] target is in list */
+    _Atomic uint32_t *list;    /* [size] targets with operations since the last whole-window sync */
+    _Atomic uint32_t  nlist;
+    uint32_t          access, exposure; /* group sizes of the last MPI_Win_start and MPI_Win_post */
+};
+
+typedef struct win_slot {
+    _Atomic uint64_t handle;      /* ST_HMAP_KEY of the MPI_Win; 0: empty */
+    _Atomic(st_win_t *) win;      /* NULL once freed */
+} win_slot_t;
+
+static win_slot_t map[WIN_SLOTS];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define REUSING 1u /* a slot being rebound to another handle: matches no lookup (no handle is 1) */
+
+static uint32_t slot_of(uint64_t h) { return (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 52) & (WIN_SLOTS - 1); }
+
+static st_win_t *win_get(MPI_Win win)
+{
+    uint64_t h = ST_HMAP_KEY(win);
+    uint32_t i = slot_of(h);
+    for (uint32_t n = 0; h > REUSING && n < WIN_SLOTS; n++, i = (i + 1) & (WIN_SLOTS - 1)) {
+        uint64_t k = atomic_load_explicit(&map[i].handle, memory_order_acquire);
+        if (k == h)
+            return atomic_load_explicit(&map[i].win, memory_order_acquire);
+        if (k == 0)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Binds handle to w (NULL: forgets it; the slot stays bound to the handle with no window). A handle
+ * MPI reuses (MPICH's) keeps its slot; a new one takes the first forgotten or empty slot on its probe
+ * path, so the slots bound the windows alive at once, not those created over the run (Open MPI's
+ * handles are pointers that need not come back). */
+static int win_put(MPI_Win win, st_win_t *w)
+{
+    uint64_t h = ST_HMAP_KEY(win);
+    uint32_t i = slot_of(h), free_slot = WIN_SLOTS;
+    int rc = -1;
+    pthread_mutex_lock(&lock);
+    for (uint32_t n = 0; h > REUSING && n < WIN_SLOTS; n++, i = (i + 1) & (WIN_SLOTS - 1)) {
+        uint64_t k = atomic_load(&map[i].handle);
+        if (k == h) {
+            atomic_store_explicit(&map[i].win, w, memory_order_release);
+            free_slot = WIN_SLOTS;
+            rc = 0;
+            break;
+        }
+        if (free_slot == WIN_SLOTS && (k == 0 || !atomic_load(&map[i].win)))
+            free_slot = i;
+        if (k == 0)
+            break;
+    }
+    if (rc != 0 && w && free_slot < WIN_SLOTS) {
+        atomic_store_explicit(&map[free_slot].handle, REUSING, memory_order_release);
+        atomic_store_explicit(&map[free_slot].win, w, memory_order_release);
+        atomic_store_explicit(&map[free_slot].handle, h, memory_order_release);
+        rc = 0;
+    }
+    pthread_mutex_unlock(&lock);
+    return rc;
+}
+
+static void win_release(st_win_t *w)
+{
+    if (!w)
+        return;
+    free(w->issued);
+    free(w->done);
+    free((void *)w->listed);
+    free(w->list);
+    free(w);
+}
+
+static st_win_t *win_new(const st_comm_t *c)
+{
+    st_win_t *w = calloc(1, sizeof *w);
+    uint32_t n = c->def.size;
+    if (!w)
+        return NULL;
+    w->comm = c->index;
+    w->size = n;
+    w->world = c->def.world;
+    w->self = -1;
+    for (uint32_t r = 0; r < n; r++)
+        if (c->def.world[r] == st_world_rank)
+            w->self = (int32_t)r;
+    w->issued = calloc(n, sizeof *w->issued);
+    w->done = calloc(n, sizeof *w->done);
+    w->listed = calloc(n, sizeof *w->listed);
+    w->list = calloc(n, sizeof *w->list);
+    if (!w->issued || !w->done || !w->listed || !w->list) {
+        win_release(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void set_win(st_event_t *e, const st_win_t *w)
+{
+    e->comm = w->comm;
+    e->tag = (int32_t)w->seq;
+}
+
+/* ---- creation and release ------------------------------------------------------------------ */
+
+void st_mpi_rma_coll_begin(st_thread_t *th)
+{
+    st_record_again(th, ST_EV_RMA_COLL_BEGIN)->comm = ST_NO_COMM; /* OTF2's record names no window */
+}
+
+static void coll_end(st_thread_t *th, const st_win_t *w, int op, uint64_t level)
+{
+    st_event_t *e = st_record(th, ST_EV_RMA_COLL_END);
+    e->op = (uint16_t)op;
+    e->bytes = level;
+    if (w)
+        set_win(e, w);
+    else
+        e->comm = ST_NO_COMM; /* a window the tool does not know: the writer names none */
+}
+
+void st_mpi_win_create(st_thread_t *th, int rc, MPI_Comm comm, MPI_Win win)
+{
+    st_comm_t *c = rc == MPI_SUCCESS && win != MPI_WIN_NULL ? st_comm_get(comm) : NULL;
+    st_win_t *w = c && !(c->def.flags & ST_COMMF_INTER) ? win_new(c) : NULL;
+    if (w) {
+        w->seq = atomic_fetch_add(&c->nwins, 1);
+        if (win_put(win, w) != 0) {
+            st_log_warn_once("more than %u RMA windows at once; the operations on later ones are not traced",
+                             WIN_SLOTS);
+            win_release(w);
+            w = NULL;
+        } else
+            set_win(st_record(th, ST_EV_RMA_WIN_CREATE), w);
+    } else if (c)
+        st_log_warn_once("out of memory for an RMA window; its operations are not traced");
+    coll_end(th, w, OTF2_COLLECTIVE_OP_CREATE_HANDLE, OTF2_RMA_SYNC_LEVEL_NONE);
+}
+
+st_win_t *st_mpi_win_free_begin(st_thread_t *th, MPI_Win win)
+{
+    st_mpi_rma_coll_begin(th);
+    st_win_t *w = win_get(win);
+    if (w) {
+        set_win(st_record_again(th, ST_EV_RMA_WIN_DESTROY), w);
+        win_put(win, NULL); /* before PMPI: afterwards MPI may hand the handle to another thread */
+    }
+    return w;
+}
+
+void st_mpi_win_free_end(st_thread_t *th, int rc, st_win_t *w)
+{
+    (void)rc;
+    coll_end(th, w, OTF2_COLLECTIVE_OP_DESTROY_HANDLE, OTF2_RMA_SYNC_LEVEL_NONE);
+    win_release(w);
+}
+
+/* ---- operations ---------------------------------------------------------------------------- */
+
+static uint64_t matching_id(uint32_t target, uint64_t n)
+{
+    return (uint64_t)target << TARGET_BITS | (n & ((1ull << TARGET_BITS) - 1));
+}
+
+void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t recvd, MPI_Win win,
+                   st_req_info_t *ri)
+{
+    if (ri)
+        memset(ri, 0, sizeof *ri);
+    st_win_t *w;
+    if (target == MPI_PROC_NULL || target < 0 || !(w = win_get(win)) || (uint32_t)target >= w->size)
+        return;
+    uint32_t t = (uint32_t)target;
+    uint64_t id = matching_id(t, atomic_fetch_add_explicit(&w->issued[t], 1, memory_order_relaxed) + 1);
+    if (!atomic_exchange_explicit(&w->listed[t], 1, memory_order_relaxed))
+        atomic_store_explicit(&w->list[atomic_fetch_add_explicit(&w->nlist, 1, memory_order_relaxed)], t,
+                              memory_order_relaxed);
+    static const uint8_t kind[] = { ST_EV_RMA_PUT, ST_EV_RMA_GET, ST_EV_RMA_ATOMIC, ST_EV_RMA_ATOMIC,
+                                    ST_EV_RMA_ATOMIC, ST_EV_RMA_ATOMIC };
+    static const uint16_t atomic[] = { 0, 0, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE,
+                                       OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE,
+                                       OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE,
+                                       OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP };
+    /* at the ENTER's time, as a send */
+    st_event_t *e = st_record_again(th, kind[op]);
+    set_win(e, w);
+    e->peer = w->world[t];
+    e->id = id;
+    e->op = atomic[op];
+    e->bytes = op == ST_RMA_GET ? recvd : sent;
+    e->bytes2 = kind[op] == ST_EV_RMA_ATOMIC ? recvd : 0;
+    if (ri) {
+        ri->kind = ST_REQ_RMA;
+        ri->id = id;
+        ri->comm = w->comm;
+        ri->tag = (int32_t)w->seq;
+    }
+}
+
+void st_mpi_rma_complete(st_thread_t *th, const st_req_info_t *ri)
+{
+    st_event_t *e = st_record(th, ST_EV_RMA_OP_COMPLETE_NONBLOCKING);
+    e->comm = ri->comm;
+    e->tag = ri->tag;
+    e->id = ri->id;
+}
+
+/* ---- synchronization ----------------------------------------------------------------------- */
+
+/* One RMA_OP_COMPLETE_REMOTE per operation pending at target t, all at one time (*first: whether
+ * the clock has been read yet for this synchronization). */
+static void complete_target(st_thread_t *th, st_win_t *w, uint32_t t, int *first)
+{
+    uint64_t n = atomic_load_explicit(&w->issued[t], memory_order_relaxed);
+    uint64_t d = atomic_exchange_explicit(&w->done[t], n, memory_order_relaxed);
+    for (uint64_t k = d + 1; k <= n; k++) {
+        st_event_t *e = *first ? st_record(th, ST_EV_RMA_OP_COMPLETE_REMOTE)
+                               : st_record_again(th, ST_EV_RMA_OP_COMPLETE_REMOTE);
+        *first = 0;
+        set_win(e, w);
+        e->id = matching_id(t, k);
+    }
+}
+
+/* Every pending operation of the window, target by target in the order they were first used. */
+static void complete_all(st_thread_t *th, st_win_t *w, int *first)
+{
+    uint32_t n = atomic_exchange_explicit(&w->nlist, 0, memory_order_relaxed);
+    for (uint32_t i = 0; i < n && i < w->size; i++) {
+        uint32_t t = atomic_load_explicit(&w->list[i], memory_order_relaxed);
+        atomic_store_explicit(&w->listed[t], 0, memory_order_relaxed);
+        complete_target(th, w, t, first);
+    }
+}
+
+void st_mpi_win_fence(st_thread_t *th, int rc, MPI_Win win)
+{
+    st_win_t *w = win_get(win);
+    int first = 1;
+    if (w && rc == MPI_SUCCESS)
+        complete_all(th, w, &first);
+    coll_end(th, w, OTF2_COLLECTIVE_OP_BARRIER, OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY);
+}
+
+void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win)
+{
+    st_win_t *w = win_get(win);
+    if (!w || (target != ST_RMA_ALL && (target < 0 || (uint32_t)target >= w->size)))
+        return;
+    st_event_t *e = st_record_again(th, ST_EV_RMA_REQUEST_LOCK);
+    set_win(e, w);
+    e->peer = target == ST_RMA_ALL ? -1 : w->world[target];
+    e->op = lock_type == MPI_LOCK_EXCLUSIVE ? OTF2_LOCK_EXCLUSIVE : OTF2_LOCK_SHARED;
+}
+
+void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win)
+{
+    st_win_t *w = win_get(win);
+    if (!w || rc != MPI_SUCCESS || (target != ST_RMA_ALL && (target < 0 || (uint32_t)target >= w->size)))
+        return;
+    int first = 1;
+    if (target == ST_RMA_ALL)
+        complete_all(th, w, &first);
+    else
+        complete_target(th, w, (uint32_t)target, &first);
+    st_event_t *e = first ? st_record(th, ST_EV_RMA_RELEASE_LOCK) : st_record_again(th, ST_EV_RMA_RELEASE_LOCK);
+    set_win(e, w);
+    e->peer = target == ST_RMA_ALL ? -1 : w->world[target];
+}
+
+void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win win, int done)
+{
+    st_win_t *w = win_get(win);
+    if (!w || rc != MPI_SUCCESS || !done)
+        return;
+    int first = 1, n = 0;
+    if (what == ST_PSCW_COMPLETE)
+        complete_all(th, w, &first);
+    if ((what == ST_PSCW_POST || what == ST_PSCW_START) && group != MPI_GROUP_NULL)
+        PMPI_Group_size(group, &n);
+    if (what == ST_PSCW_POST)
+        w->exposure = n > 0 ? (uint32_t)n : 0;
+    else if (what == ST_PSCW_START)
+        w->access = n > 0 ? (uint32_t)n : 0;
+    st_event_t *e = first ? st_record(th, ST_EV_RMA_GROUP_SYNC) : st_record_again(th, ST_EV_RMA_GROUP_SYNC);
+    set_win(e, w);
+    e->op = (uint16_t)what;
+    e->bytes = what == ST_PSCW_POST || what == ST_PSCW_START
+                   ? OTF2_RMA_SYNC_LEVEL_PROCESS
+                   : OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY;
+    e->bytes2 = what == ST_PSCW_POST || what == ST_PSCW_WAIT ? w->exposure : w->access;
+}

@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# MPI one-sided communication as OTF2 RMA records (rma.c on ST_NP = 2..4 ranks, N accumulate +
+# flush iterations of a Global-Arrays-like epoch): the application's stdout and exit code are
+# unchanged; otf2-print reads the archive without a complaint and shows, per rank, exactly the
+# RmaWinCreate/Destroy, RmaCollectiveBegin/End (creation, fences, release), RmaGroupSync (PSCW),
+# RmaRequestLock/ReleaseLock, RmaPut/Get/Atomic and RmaOpCompleteRemote/NonBlocking records the
+# program's calls imply (flushes and MPI_Win_sync stay enter/leave only); python3-otf2 (when
+# installed) reads the same archive and finds every operation's window, target, bytes and type,
+# each completed once after its issue (rmacheck.py); `synctrace dump` shows the same records;
+# `synctrace check` finds no violation and `synctrace analyze` runs; `synctrace clc --redo`
+# rewrites the archive with the same RMA records. From Fortran (frma.f90, mpif.h: Open MPI's
+# bindings call PMPI_* directly): a fence epoch with a put and a lock epoch with an accumulate give
+# the same records per rank.
+# families: mpich openmpi
+source "$ST_ROOT/tests/lib.sh"
+source "$ST_ROOT/tests/mpi/common.sh"
+need_tools
+bin=$(build_mpi_c rma "$MPI_DIR/rma.c")
+NP=$ST_NP N=2000
+[ "$NP" -ge 2 ] && [ "$NP" -le 4 ] || NP=4
+
+run_both rma "$bin" "$NP" "$N"
+otf2_ok "$TRACE"
+info_complete "$TRACE"
+
+# expected RECORD RANK: the number of otf2-print RECORD lines rank RANK's location must have
+expected() {
+    local rec=$1 r=$2 nev=$(((NP + 1) / 2)) put get atomic
+    put=$((2 + (r % 2) * nev)) get=2 atomic=$((5 + r % 2 + N))
+    case $rec in
+        RMA_WIN_CREATE | RMA_WIN_DESTROY) echo 5 ;;
+        RMA_COLLECTIVE_BEGIN | RMA_COLLECTIVE_END) echo 12 ;;
+        RMA_GROUP_SYNC) echo 2 ;;
+        RMA_REQUEST_LOCK | RMA_RELEASE_LOCK) echo 4 ;;
+        RMA_PUT) echo $put ;;
+        RMA_GET) echo $get ;;
+        RMA_ATOMIC) echo $atomic ;;
+        RMA_OP_COMPLETE_REMOTE) echo $((put + get + atomic)) ;;
+        RMA_OP_COMPLETE_NON_BLOCKING) echo 4 ;;
+        *) echo 0 ;;
+    esac
+}
+RECORDS="RMA_WIN_CREATE RMA_WIN_DESTROY RMA_COLLECTIVE_BEGIN RMA_COLLECTIVE_END RMA_GROUP_SYNC RMA_REQUEST_LOCK
+RMA_RELEASE_LOCK RMA_SYNC RMA_PUT RMA_GET RMA_ATOMIC RMA_OP_COMPLETE_REMOTE RMA_OP_COMPLETE_NON_BLOCKING
+RMA_OP_COMPLETE_BLOCKING RMA_ACQUIRE_LOCK RMA_TRY_LOCK RMA_OP_TEST RMA_WAIT_CHANGE"
+
+# ---- otf2-print: the records per rank (location id = rank: one thread each) ----------------------
+awk '$1 ~ /^RMA_/ { n[$1 " " $2]++ } END { for (k in n) print k, n[k] }' "$ST_TMP/otf2-print.txt" >"$ST_TMP/rma-counts.txt"
+total=0
+for r in $(seq 0 $((NP - 1))); do
+    for rec in $RECORDS; do
+        got=$(awk -v k="$rec $r" '$1 " " $2 == k { print $3 }' "$ST_TMP/rma-counts.txt")
+        assert_eq "otf2-print: $rec records of rank $r" "$(expected "$rec" "$r")" "${got:-0}"
+        total=$((total + ${got:-0}))
+    done
+done
+assert_eq "RmaWin definitions" 5 "$(otf2-print -G "$TRACE/traces.otf2" | grep -c '^RMA_WIN ')"
+note "otf2-print: $total RMA records on $NP ranks, each count as the calls imply"
+# the targets and bytes of the fence epoch's Put (4 ints to the right neighbour) on every rank
+for r in $(seq 0 $((NP - 1))); do
+    line=$(awk -v r="$r" '$1 == "RMA_PUT" && $2 == r' "$ST_TMP/otf2-print.txt" | head -n 1)
+    echo "$line" | grep -qE "Remote: $(((r + 1) % NP)) .*Bytes: 16," ||
+        fail "rank $r: the first RmaPut is not 16 bytes to rank $(((r + 1) % NP)): $line"
+done
+
+# ---- python3-otf2: every operation, its completions, its window ----------------------------------
+py=
+for p in python3 /usr/bin/python3; do "$p" -c 'import otf2' 2>/dev/null && { py=$p; break; }; done
+if [ -n "$py" ]; then
+    "$py" "$MPI_DIR/rmacheck.py" "$TRACE" "$NP" "$N" 2>"$ST_TMP/rmacheck.txt" ||
+        fail "python3-otf2: the RMA records differ from rma.c's calls:$(sed 's/^/\n/' "$ST_TMP/rmacheck.txt" | tr -d '\n' | head -c 1500)"
+    note "python3-otf2: $(head -n 1 "$ST_TMP/rmacheck.txt" | sed 's/^ *//')"
+else
+    note "python3-otf2 is not installed: the per-operation check (rmacheck.py) is skipped"
+fi
+
+# ---- the CLI reads them: dump, check, analyze, clc ---------------------------------------------
+st dump "$TRACE" >"$ST_TMP/dump.txt" 2>"$ST_TMP/dump-err.txt" || fail "synctrace dump failed: $(head -c 300 "$ST_TMP/dump-err.txt")"
+for pair in "rma_put RMA_PUT" "rma_get RMA_GET" "rma_atomic RMA_ATOMIC" "rma_complete_remote RMA_OP_COMPLETE_REMOTE" \
+            "rma_complete_local RMA_OP_COMPLETE_NON_BLOCKING" "rma_group_sync RMA_GROUP_SYNC" "rma_request_lock RMA_REQUEST_LOCK"; do
+    set -- $pair
+    assert_eq "synctrace dump: $1 events" "$(grep -c "^$2 " "$ST_TMP/otf2-print.txt")" "$(awk -v k="$1" '$4 == k' "$ST_TMP/dump.txt" | wc -l)"
+done
+first=$(awk '$4 == "rma_put" && $2 == 0' "$ST_TMP/dump.txt" | head -n 1)
+echo "$first" | grep -qE "target=$((1 % NP)) bytes=16 id=" || fail "synctrace dump: rank 0's first put: $first"
+check_messages "$TRACE" "0"
+st analyze "$TRACE" >"$ST_TMP/analyze.txt" 2>&1 || fail "synctrace analyze failed: $(head -c 400 "$ST_TMP/analyze.txt")"
+st clc "$TRACE" "$ST_TMP/rma-clc" --redo >"$ST_TMP/clc.txt" 2>&1 || fail "synctrace clc --redo failed: $(head -c 400 "$ST_TMP/clc.txt")"
+otf2_ok "$ST_TMP/rma-clc"
+for rec in $RECORDS; do
+    assert_eq "synctrace clc --redo: $rec records" "$(awk -v k="$rec" '$1 == k' "$ST_TMP/rma-counts.txt" | awk '{ s += $3 } END { print s + 0 }')" \
+        "$(grep -c "^$rec " "$ST_TMP/otf2-print.txt")"
+done
+cmp -s <(grep '^RMA_' "$ST_TMP/otf2-print.txt" | awk '{ $3 = ""; print }') <(otf2-print "$TRACE/traces.otf2" | grep '^RMA_' | awk '{ $3 = ""; print }') ||
+    fail "synctrace clc --redo: the RMA records differ from the run's"
+note "dump, check, analyze and clc --redo read the RMA records"
+
+# ---- Fortran: the same records through the Fortran bindings --------------------------------------
+fbin=$(build_mpi_f90 frma "$MPI_DIR/frma.f90")
+ST_TMP_F=$ST_TMP/frma
+run_traced "$ST_TMP_F" 2 "$fbin" || fail "frma with the shim failed: $(tail -n 5 "$ST_TMP/err.txt")"
+otf2_ok "$ST_TMP_F"
+for r in 0 1; do
+    for pair in "RMA_WIN_CREATE 1" "RMA_WIN_DESTROY 1" "RMA_COLLECTIVE_BEGIN 4" "RMA_COLLECTIVE_END 4" "RMA_PUT 1" \
+                "RMA_ATOMIC 1" "RMA_OP_COMPLETE_REMOTE 2" "RMA_REQUEST_LOCK 1" "RMA_RELEASE_LOCK 1"; do
+        set -- $pair
+        assert_eq "Fortran: $1 records of rank $r" "$2" "$(awk -v k="$1" -v r="$r" '$1 == k && $2 == r' "$ST_TMP/otf2-print.txt" | wc -l)"
+    done
+    awk -v r="$r" '$1 == "RMA_PUT" && $2 == r' "$ST_TMP/otf2-print.txt" | grep -qE "Remote: $((1 - r)) .*Bytes: 8," ||
+        fail "Fortran: rank $r's put is not 8 bytes to rank $((1 - r))"
+done
+note "Fortran: the window, its epochs and operations recorded on both ranks"
