@@ -157,23 +157,40 @@ static int cmp_team_begin(const void *a, const void *b)
     return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
-static team_begin_t *collect_team_begins(const st_rankdata_t *rd, size_t *n)
+/*
+ * One pass over every thread's events: the team begins, sorted, and whether any OpenMP thread
+ * event is there (*has_thread). NULL when out of memory. (It was three passes: any thread event,
+ * then counting the team begins, then copying them; each pass reads all 64 bytes of every event.)
+ */
+static team_begin_t *collect_team_begins(const st_rankdata_t *rd, size_t *n, int *has_thread)
 {
-    size_t cnt = 0, k = 0;
-    for (uint32_t i = 0; i < rd->nthreads; i++)
-        for (uint64_t j = 0; rd->threads[i].events && j < rd->threads[i].nevents; j++)
-            cnt += rd->threads[i].events[j].kind == ST_EV_THREAD_TEAM_BEGIN;
-    team_begin_t *tb = malloc((cnt ? cnt : 1) * sizeof *tb);
+    size_t cnt = 0, cap = 16;
+    int any = 0;
+    team_begin_t *tb = malloc(cap * sizeof *tb);
     if (!tb)
         return NULL;
     for (uint32_t i = 0; i < rd->nthreads; i++)
         for (uint64_t j = 0; rd->threads[i].events && j < rd->threads[i].nevents; j++) {
             const st_event_t *e = &rd->threads[i].events[j];
-            if (e->kind == ST_EV_THREAD_TEAM_BEGIN)
-                tb[k++] = (team_begin_t){ e->id, e->peer, rd->threads[i].index };
+            if (!st_event_is_thread(e->kind))
+                continue;
+            any = 1;
+            if (e->kind != ST_EV_THREAD_TEAM_BEGIN)
+                continue;
+            if (cnt == cap) {
+                team_begin_t *g = realloc(tb, 2 * cap * sizeof *tb);
+                if (!g) {
+                    free(tb);
+                    return NULL;
+                }
+                tb = g;
+                cap *= 2;
+            }
+            tb[cnt++] = (team_begin_t){ e->id, e->peer, rd->threads[i].index };
         }
     qsort(tb, cnt, sizeof *tb, cmp_team_begin);
     *n = cnt;
+    *has_thread = any;
     return tb;
 }
 
@@ -197,12 +214,10 @@ static int64_t team_intern(st_rankview_t *c, const uint32_t *members, uint32_t n
 
 /* Team 0 is the initial team (the master alone); then one team per distinct
  * member list, in the order of the parallel ids that first used it. */
-static int build_teams(st_rankview_t *c)
+static int build_teams(st_rankview_t *c, const team_begin_t *tb, size_t n)
 {
-    size_t n = 0;
-    team_begin_t *tb = collect_team_begins(c->rd, &n);
     uint32_t *members = malloc((n ? n : 1) * sizeof *members);
-    int rc = (!tb || !members || team_intern(c, &c->master, 1) < 0) ? -1 : 0;
+    int rc = (!members || team_intern(c, &c->master, 1) < 0) ? -1 : 0;
     for (size_t i = 0; rc == 0 && i < n;) {
         size_t j = i;
         uint32_t m = 0;
@@ -214,7 +229,6 @@ static int build_teams(st_rankview_t *c)
             rc = -1;
         i = j;
     }
-    free(tb);
     free(members);
     return rc;
 }
@@ -259,15 +273,6 @@ static int build_tasks(st_rankview_t *c)
 
 /* ---- the context ----------------------------------------------------------------------- */
 
-static int has_thread_events(const st_rankdata_t *rd)
-{
-    for (uint32_t i = 0; i < rd->nthreads; i++)
-        for (uint64_t j = 0; rd->threads[i].events && j < rd->threads[i].nevents; j++)
-            if (st_event_is_thread(rd->threads[i].events[j].kind))
-                return 1;
-    return 0;
-}
-
 int st_rankview_init(st_rankview_t *c, st_rankdata_t *rd, int with_tasks)
 {
     memset(c, 0, sizeof *c);
@@ -282,9 +287,13 @@ int st_rankview_init(st_rankview_t *c, st_rankdata_t *rd, int with_tasks)
             xlat_build(&c->remote[i], cd->remote_world, cd->remote_size) != 0)
             rc = -1;
     }
-    c->has_omp = has_thread_events(rd);
+    size_t ntb = 0;
+    team_begin_t *tb = rc == 0 ? collect_team_begins(rd, &ntb, &c->has_omp) : NULL;
+    if (!tb)
+        rc = -1;
     if (rc == 0 && c->has_omp)
-        rc = build_teams(c);
+        rc = build_teams(c, tb, ntb);
+    free(tb);
     if (rc == 0 && c->has_omp && with_tasks)
         rc = build_tasks(c);
     if (rc != 0) {

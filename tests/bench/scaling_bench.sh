@@ -22,25 +22,39 @@
 #   write ms        the archive write (rank 0, up to the closing agreement of all ranks)
 #   MB/Mev          peak resident memory per rank (VmHWM) of the traced run minus the
 #                   untraced one, per million events of the rank (largest rank)
+#   peak MB         peak resident memory (VmHWM) of the largest traced rank
+# A second table, "CPU per event", holds rank 0's CPU time of each finalize phase divided by its
+# events (the SYNCTRACE_VERBOSE=2 line "MPI_Finalize: N events; this thread's CPU ms ..."), and the
+# ratio of the tool's own finalize work (preparation + CLC + analysis) to the write: the target is
+# at most 1 (docs/performance.md, "Finalize per event").
 # The sync, prep and write figures come from rank 0's SYNCTRACE_VERBOSE=1 line
 # "MPI_Finalize: sync .., trace preparation .., CLC .., wait-state analysis .., archive write ..".
 # Series: events per rank at 2 ranks, and ranks (oversubscribed past the cores) at a fixed
 # number of events per rank. BENCH_SCALING=quick (default, about 2 minutes: 1e5 and 1e6
-# events per rank; 2, 4, 8, 16 ranks at 1e5; one run each) or full (1e5, 1e6, 1e7; 2..16
-# ranks at 1e6; SCALING_REPS runs each, default 3, medians). Prints a markdown table (also
-# $O/build/bench/scaling-report.md). Environment: O (build root), BENCH_SCALING, SCALING_REPS.
+# events per rank; 1, 2, 4, 8, 16 ranks at 1e5; one run each) or full (1e5, 1e6, 1e7; 1..16
+# ranks at 1e6; then 1e7 events per rank at 16 ranks and 1e8 on one rank; SCALING_REPS runs
+# each, default 3, medians). A row whose memory estimate (the formula of docs/performance.md:
+# per rank 40 MB + SCALING_B_PER_EV bytes, default 200, per event) exceeds SCALING_MEM_MB
+# (default: half of MemAvailable, at most 6144) is not run: the table says what it would need.
+# Prints markdown tables (also $O/build/bench/scaling-report.md). Environment: O (build root),
+# BENCH_SCALING, SCALING_REPS, SCALING_MEM_MB, SCALING_B_PER_EV.
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$ROOT/tests/bench/clc_prog.sh"
 clc_bench_setup scaling_bench
 MODE=${BENCH_SCALING:-quick}
 case $MODE in
-quick) EVENTS="100000 1000000" NPS="2 4 8 16" NP_EVENTS=100000 REPS=${SCALING_REPS:-1} ;;
-full) EVENTS="100000 1000000 10000000" NPS="2 4 8 16" NP_EVENTS=1000000 REPS=${SCALING_REPS:-3} ;;
+quick) EVENTS="100000 1000000" NPS="1 2 4 8 16" NP_EVENTS=100000 REPS=${SCALING_REPS:-1} BIG="" ;;
+full) EVENTS="100000 1000000 10000000" NPS="1 2 4 8 16" NP_EVENTS=1000000 REPS=${SCALING_REPS:-3}
+    BIG="16:10000000 1:100000000" ;;
 *) echo "scaling_bench: BENCH_SCALING must be quick or full" >&2; exit 2 ;;
 esac
 clc_bench_skew scaling_bench
 clc_prog scaling_bench
+avail_mb=$(awk '$1 == "MemAvailable:" {print int($2 / 1024)}' /proc/meminfo)
+MEM_MB=${SCALING_MEM_MB:-$(( avail_mb / 2 < 6144 ? avail_mb / 2 : 6144 ))}
+B_PER_EV=${SCALING_B_PER_EV:-200}
+case $MEM_MB$B_PER_EV in *[!0-9]*) echo "scaling_bench: SCALING_MEM_MB and SCALING_B_PER_EV must be whole numbers" >&2; exit 2 ;; esac
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-scaling.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
@@ -53,7 +67,7 @@ maxkb() { awk '$1 == "vmhwm_kb" && $3 > m {m = $3} END {print m + 0}' "$TMP/out.
 run() {
     local np=$1 iters=$2 traced=$3 dir=$4 env=()
     rm -rf "$dir"
-    [ "$traced" = 1 ] && env=(LD_PRELOAD="$SKEW:$LIB" SYNCTRACE_DIR="$dir" SYNCTRACE_NODE_SIZE=1 SYNCTRACE_VERBOSE=1 SKEW_PER_RANK=1
+    [ "$traced" = 1 ] && env=(LD_PRELOAD="$SKEW:$LIB" SYNCTRACE_DIR="$dir" SYNCTRACE_NODE_SIZE=1 SYNCTRACE_VERBOSE=2 SKEW_PER_RANK=1
         SKEW_OFFSET_NS=3000000 SKEW_SEED=9 SKEW_T0_NS="$(skew_t0)" SYNCTRACE_TIMER=clock)
     fam_cmd "$np" "${env[@]}" -- "$PROG" "$iters"
     timeout -k 10 1200 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt" ||
@@ -70,8 +84,20 @@ run() {
     echo "$kb $((ev / np)) $(awk -v a="${init:-0}" -v b="$(phase sync)" 'BEGIN {print a + b}') $(phase 'trace preparation') $(
         "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_CLC_MS" {print $2}') $(phase 'archive write') $(
         "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_ANALYSIS_MS" {print $2}') $(
-        "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_ROOTCAUSE_MS" {r = $2} END {print r == "" ? "nan" : r}')"
+        "$BIN" info "$dir" | awk '$1 == "SYNCTRACE::FINALIZE_ROOTCAUSE_MS" {r = $2} END {print r == "" ? "nan" : r}') $(cpu_ns)"
     rm -rf "$dir"
+}
+# cpu_ns: rank 0's CPU ns per event of preparation, CLC, analysis and write (its SYNCTRACE_VERBOSE=2 line)
+cpu_ns() {
+    sed -nE 's/^synctrace\[0\]: debug: MPI_Finalize: ([0-9]+) events; .*trace preparation ([0-9.]+) .*CLC ([0-9.]+) .*wait-state analysis ([0-9.]+) .*archive write ([0-9.]+) .*/\1 \2 \3 \4 \5/p' \
+        "$TMP/err.txt" | head -n 1 | awk '{n = $1 > 0 ? $1 : 1; printf "%.1f %.1f %.1f %.1f", $2 * 1e6 / n, $3 * 1e6 / n, $4 * 1e6 / n, $5 * 1e6 / n} END {if (NR == 0) print "nan nan nan nan"}'
+}
+# fits NP EVENTS_PER_RANK: 0 when the estimate is within SCALING_MEM_MB; else prints the estimate (MB)
+fits() {
+    local need=$(( $1 * (40 + $2 * B_PER_EV / 1000000) ))
+    [ "$need" -le "$MEM_MB" ] && return 0
+    echo "$need"
+    return 1
 }
 
 report=$OUT/scaling-report.md
@@ -101,25 +127,50 @@ row() {
         mev = ev / 1e6
         rec = (rns == "-") ? "-" : sprintf("%.0f | %.1f", rns, rns * ev / 1e6)
         if (rns == "-") rec = "- | -"
-        printf "| %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %s | %.1f | %.0f |\n", np, ev, rec,
-               s, pr, c, a, (r == "nan") ? "-" : sprintf("%.1f", r), w, (mev > 0) ? (tk - pk) / 1024 / mev : 0 }' >>"$report"
+        printf "| %d | %d | %s | %.1f | %.1f | %.1f | %.1f | %s | %.1f | %.0f | %.0f |\n", np, ev, rec,
+               s, pr, c, a, (r == "nan") ? "-" : sprintf("%.1f", r), w, (mev > 0) ? (tk - pk) / 1024 / mev : 0, tk / 1024 }' >>"$report"
+    awk -v np="$np" -v ev="$ev" -v p="$(col traced 9)" -v c="$(col traced 10)" -v a="$(col traced 11)" -v w="$(col traced 12)" 'BEGIN {
+        printf "| %d | %d | %.0f | %.0f | %.0f | %.0f | %.2f |\n", np, ev, p, c, a, w, (w > 0) ? (p + c + a) / w : 0 }' >>"$TMP/cpu-report"
+}
+# skipped NP EVENTS_PER_RANK NEED_MB: a row not run for want of memory
+skipped() {
+    echo "| $1 | $2 | not run: needs about $3 MB by the formula (limit $MEM_MB MB: SCALING_MEM_MB) |||||||||" >>"$report"
+    echo "| $1 | $2 | not run (about $3 MB) ||||| |" >>"$TMP/cpu-report"
+}
+try_row() {
+    local need
+    if need=$(fits "$1" "$2"); then row "$@"; else skipped "$1" "$2" "$need"; fi
 }
 header() {
     {
         echo "### $1"
         echo
-        echo "| ranks | events/rank | record ns/ev | record ms | sync ms | prep ms | clc ms | analysis ms | rc ms | write ms | MB/Mev |"
-        echo "|---|---|---|---|---|---|---|---|---|---|---|"
+        echo "| ranks | events/rank | record ns/ev | record ms | sync ms | prep ms | clc ms | analysis ms | rc ms | write ms | MB/Mev | peak MB |"
+        echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
     } >>"$report"
 }
 : >"$report"
+: >"$TMP/cpu-report"
 header "Events per rank (2 ranks)"
-for ev in $EVENTS; do row 2 "$ev" "$(record_ns "$ev")"; done
+for ev in $EVENTS; do try_row 2 "$ev" "$(record_ns "$ev")"; done
 echo >>"$report"
 header "Ranks ($NP_EVENTS events per rank)"
 rns=$(record_ns "$NP_EVENTS")
-for np in $NPS; do row "$np" "$NP_EVENTS" "$rns"; done
+for np in $NPS; do try_row "$np" "$NP_EVENTS" "$rns"; done
 echo >>"$report"
+if [ -n "$BIG" ]; then
+    header "Large traces"
+    for big in $BIG; do try_row "${big%%:*}" "${big#*:}"; done
+    echo >>"$report"
+fi
+{
+    echo "### CPU per event (rank 0, ns; tool / write = (prep + clc + analysis) / write, target at most 1)"
+    echo
+    echo "| ranks | events/rank | prep | clc | analysis | write | tool / write |"
+    echo "|---|---|---|---|---|---|---|"
+    cat "$TMP/cpu-report"
+    echo
+} >>"$report"
 echo "## Scaling ($(fam_label); BENCH_SCALING=$MODE, $(nproc) cores, medians of $REPS, load average at the end $(cut -d' ' -f1-3 /proc/loadavg))"
 echo
 cat "$report"
