@@ -69,7 +69,7 @@ st_thread_t *st_thread_register(void)
     }
     th->buf = th->bufs[0] = buf;
     th->cap = cap;
-    th->spill_fd = -1;
+    th->spill_fd = th->spill_dfd = -1;
     set_limit(th);
     th->omp_thread_num = -1;
     pthread_mutex_lock(&registry_lock);
@@ -86,6 +86,9 @@ st_thread_t *st_thread_register(void)
     __atomic_store_n(&registry_n, registry_n + 1, __ATOMIC_RELEASE); /* published after the entry */
     pthread_mutex_unlock(&registry_lock);
     st_thread_tls = th;
+    /* the writer touches the buffer's pages ahead of this thread (th->warmed, spill.c); without one, this thread does */
+    if (st_spill_wake() != 0)
+        __atomic_store_n(&th->warmed, UINT32_MAX, __ATOMIC_RELEASE);
     return th;
 }
 
@@ -111,11 +114,11 @@ st_thread_t *const *st_record_threads_unlocked(size_t *n)
  * current index then names the other buffer (so the reader counts no buffered events,
  * st_record_count), then pos, then buf.
  */
-static void set_state(st_thread_t *th, uint64_t h, st_event_t *buf)
+static void set_state(st_thread_t *th, uint64_t h, st_event_t *buf, size_t pos)
 {
     __atomic_store_n(&th->hand, h, __ATOMIC_RELEASE);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    __atomic_store_n(&th->pos, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&th->pos, pos, __ATOMIC_RELEASE);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(&th->buf, buf, __ATOMIC_RELEASE);
 }
@@ -160,7 +163,23 @@ static int wait_for_writer(st_thread_t *th)
     }
 }
 
-/* Passes the full buffer on (to the writer, or writes it here); nonzero when this thread waited for the disk. */
+/*
+ * The last events of a full buffer that stay for the next one (copied to its start): so many that the
+ * events spilled stay a multiple of ST_SPILL_ALIGN bytes, and every write of a buffer can go straight
+ * from it (spill.h). None while the spill file has no O_DIRECT descriptor.
+ */
+static size_t carried(const st_thread_t *th, uint64_t spilled)
+{
+    size_t per = ST_SPILL_ALIGN / sizeof(st_event_t);
+    size_t keep = th->spill_dfd >= 0 ? (size_t)((spilled + th->pos) % per) : 0;
+    return keep < th->pos ? keep : 0;
+}
+
+/*
+ * Passes the full buffer on (to the writer, or writes it here); nonzero when this thread waited for the disk.
+ * Events carried over are copied first, where no reader looks yet; a reader (a signal handler) in the few
+ * stores of set_state does not see them.
+ */
 static int pass_on(st_thread_t *th)
 {
     int waited = wait_for_writer(th);
@@ -172,9 +191,11 @@ static int pass_on(st_thread_t *th)
     th->handoffs++;
     if (__atomic_load_n(&th->spare, __ATOMIC_ACQUIRE) == ST_SPARE_ASKED && !st_spill_writer_alive())
         __atomic_store_n(&th->spare, ST_SPARE_FAILED, __ATOMIC_RELEASE); /* no writer will make it */
+    size_t keep = carried(th, s), n = th->pos - keep;
     if (__atomic_load_n(&th->spare, __ATOMIC_ACQUIRE) == ST_SPARE_READY) {
-        uint64_t handed = ST_HAND(s, 0, !cur, th->pos);
-        set_state(th, handed, th->bufs[!cur]);
+        uint64_t handed = ST_HAND(s, 0, !cur, n);
+        memcpy(th->bufs[!cur], th->buf + n, keep * sizeof(st_event_t));
+        set_state(th, handed, th->bufs[!cur], keep);
         if (st_spill_wake() != 0) {
             write_pending_here(th, handed);
             waited = 1;
@@ -183,13 +204,16 @@ static int pass_on(st_thread_t *th)
     }
     /* No spare (yet): written here, and the buffer reused. While the word names the other buffer
      * (set_state), a reader finds these events in the file, not twice. */
-    if (st_spill_write(th, th->buf, s, th->pos) == 0) {
-        s += th->pos;
+    if (st_spill_write(th, th->buf, s, n) == 0) {
+        s += n;
     } else {
         st_spill_warn_failed(errno);
-        th->lost += th->pos;
+        th->lost += n;
     }
-    set_state(th, ST_HAND(s, 0, !cur, 0), th->buf);
+    set_state(th, ST_HAND(s, 0, !cur, 0), th->buf, 0);
+    memmove(th->buf, th->buf + n, keep * sizeof(st_event_t));
+    __atomic_store_n(&th->pos, keep, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
     __atomic_store_n(&th->hand, ST_HAND(s, 0, cur, 0), __ATOMIC_RELEASE);
     return 1;
 }
@@ -258,23 +282,6 @@ uint64_t st_record_count(const st_thread_t *th)
     }
 }
 
-static int read_spill(int fd, void *out, size_t bytes, unsigned index)
-{
-    size_t off = 0;
-    while (off < bytes) {
-        ssize_t r = pread(fd, (char *)out + off, bytes - off, (off_t)off);
-        if (r <= 0) {
-            if (r < 0 && errno == EINTR)
-                continue;
-            st_log_error("cannot read back buffer flushes of thread %u: %s", index,
-                         r < 0 ? strerror(errno) : "file truncated");
-            return -1;
-        }
-        off += (size_t)r;
-    }
-    return 0;
-}
-
 st_event_t *st_record_load(st_thread_t *th, size_t *n)
 {
     st_spill_finish();
@@ -290,7 +297,9 @@ st_event_t *st_record_load(st_thread_t *th, size_t *n)
         st_log_error("out of memory reading back %zu events", total);
         return NULL;
     }
-    if (read_spill(th->spill_fd, all, spilled * sizeof(st_event_t), th->index) != 0) {
+    if (spilled && st_spill_read(th, all, spilled * sizeof(st_event_t)) != 0) {
+        st_log_error("cannot read back buffer flushes of thread %u: %s", th->index,
+                     errno ? strerror(errno) : "file truncated");
         free(all);
         return NULL;
     }

@@ -58,6 +58,7 @@ typedef struct st_thread {
     uint32_t    index;    /* location index inside the process, in registration order */
     int         in_tool;  /* re-entry guard for wrappers and callbacks */
     int         spill_fd; /* -1 until the first write to the spill file */
+    int         spill_dfd; /* the spill file opened with O_DIRECT (spill.h), -1 if none */
     uint64_t    lost;     /* events of full buffers that could not be spilled (the archive is then incomplete) */
     uint64_t    flushes;  /* waits for the disk at a full buffer, each recorded as a FLUSH region */
     uint64_t    handoffs; /* full buffers passed on (to the writer, or written by this thread) */
@@ -70,6 +71,7 @@ typedef struct st_thread {
     uint64_t    hand;     /* ST_HAND_*: events in the spill file, failed write, current buffer, pending events */
     uint32_t    spare;    /* ST_SPARE_*: the spare buffer's state */
     uint32_t    done;     /* bumped by the writer after each piece of work for this thread (a futex word) */
+    uint32_t    warmed;   /* pages of bufs[0] the writer has touched ahead of the thread (spill.c) */
 } st_thread_t;
 
 /*

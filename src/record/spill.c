@@ -48,43 +48,98 @@ static void wake_all(uint32_t *word)
 
 /* ---- spill files ---------------------------------------------------------------------------- */
 
-/* An unnamed spill file: created under a random name (O_EXCL: nobody's file or link is opened) and unlinked. */
-static int open_spill(void)
+/*
+ * An unnamed spill file: created under a random name (O_EXCL: nobody's file or link is opened) and unlinked.
+ * *dfd gets a second descriptor of it opened with O_DIRECT, or -1 where the file system has none.
+ */
+static int open_spill(int *dfd)
 {
     char path[4200];
+    *dfd = -1;
     if (snprintf(path, sizeof path, "%s/synctrace-spill-XXXXXX", st_config.tmpdir) >= (int)sizeof path)
         return errno = ENAMETOOLONG, -1;
     int fd = mkostemp(path, O_CLOEXEC);
     if (fd < 0)
         return -1;
-    unlink(path); /* the data lives while the descriptor does; nothing is left behind on a crash */
+    *dfd = open(path, O_RDWR | O_DIRECT | O_CLOEXEC);
+    unlink(path); /* the data lives while the descriptors do; nothing is left behind on a crash */
     return fd;
+}
+
+/* Writes len bytes at off through fd; the bytes written (fewer only on an error, errno set). */
+static size_t write_all(int fd, const char *c, size_t len, off_t off)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = pwrite(fd, c + done, len - done, off + (off_t)done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            if (w == 0)
+                errno = ENOSPC;
+            break;
+        }
+        done += (size_t)w;
+    }
+    return done;
 }
 
 int st_spill_write(st_thread_t *th, const st_event_t *ev, uint64_t at, size_t n)
 {
     if (th->spill_fd < 0)
-        th->spill_fd = open_spill();
+        th->spill_fd = open_spill(&th->spill_dfd);
     if (th->spill_fd < 0)
         return -1;
     const char *c = (const char *)ev;
-    size_t len = n * sizeof *ev;
+    size_t len = n * sizeof *ev, done = 0;
     off_t off = (off_t)(at * sizeof *ev);
-    while (len) {
-        ssize_t w = pwrite(th->spill_fd, c, len, off);
-        if (w < 0 && errno == EINTR)
+    /* whole blocks from an aligned start straight from the buffer: no copy into the page cache */
+    size_t direct = (len / ST_SPILL_ALIGN) * ST_SPILL_ALIGN;
+    if (th->spill_dfd >= 0 && direct && off % ST_SPILL_ALIGN == 0 && (uintptr_t)c % ST_SPILL_ALIGN == 0) {
+        done = write_all(th->spill_dfd, c, direct, off);
+        done -= done % ST_SPILL_ALIGN;
+        if (done < direct && errno == EINVAL) { /* O_DIRECT refused after all: buffered from now on */
+            close(th->spill_dfd);
+            th->spill_dfd = -1;
+        } else if (done < direct) {
+            goto failed;
+        }
+    }
+    if (write_all(th->spill_fd, c + done, len - done, off + (off_t)done) == len - done)
+        return 0;
+failed:;
+    /* cut a partly written buffer off again, so what was spilled before reads back intact */
+    int err = errno;
+    if (ftruncate(th->spill_fd, off) != 0) { /* the next write starts at 'at' anyway */
+    }
+    errno = err;
+    return -1;
+}
+
+int st_spill_read(const st_thread_t *th, void *out, size_t bytes)
+{
+    size_t done = 0;
+    if (th->spill_dfd >= 0 && (uintptr_t)out % ST_SPILL_ALIGN == 0) {
+        size_t direct = (bytes / ST_SPILL_ALIGN) * ST_SPILL_ALIGN;
+        while (done < direct) {
+            ssize_t r = pread(th->spill_dfd, (char *)out + done, direct - done, (off_t)done);
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0 || r % ST_SPILL_ALIGN)
+                break; /* the rest through the page cache */
+            done += (size_t)r;
+        }
+    }
+    while (done < bytes) {
+        ssize_t r = pread(th->spill_fd, (char *)out + done, bytes - done, (off_t)done);
+        if (r < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
-            /* cut a partly written buffer off again, so what was spilled before reads back intact */
-            int err = w < 0 ? errno : ENOSPC;
-            if (ftruncate(th->spill_fd, (off_t)(at * sizeof *ev)) != 0) { /* the next write starts at 'at' anyway */
-            }
-            errno = err;
+        if (r <= 0) {
+            if (r == 0)
+                errno = 0; /* truncated */
             return -1;
         }
-        c += w;
-        off += w;
-        len -= (size_t)w;
+        done += (size_t)r;
     }
     return 0;
 }
@@ -104,11 +159,58 @@ static void answered(st_thread_t *th)
     wake_all(&th->done);
 }
 
-/* Makes th's spare buffer, populated so that recording into it never takes a page fault. */
+/*
+ * Reads one byte of each page of buf's pages first..end-1 (4 KiB pages). MAP_POPULATE makes the pages,
+ * but in a virtual machine that shadows page tables (docs/performance.md: 8-9 us a page here) the first
+ * access from user space traps to the host; taken here, on the writer, it is not taken by the thread
+ * that records into the buffer. A read is enough, and any thread of the process can take it.
+ */
+static void touch_pages(const st_event_t *buf, size_t first, size_t end)
+{
+    const volatile char *c = (const volatile char *)buf;
+    for (size_t p = first; p < end; p++)
+        (void)c[p * ST_PAGE];
+}
+
+static size_t buffer_pages(const st_thread_t *th)
+{
+    return (th->cap * sizeof(st_event_t) + ST_PAGE - 1) / ST_PAGE;
+}
+
+/* Pages touched per pass over the threads: a hand-off or a spare asked for waits at most this long (~0.5 ms). */
+#define WARM_CHUNK 64
+
+/*
+ * Touches the next pages of th's first buffer ahead of the thread, which records into it meanwhile: only
+ * pages at least two beyond the one it writes (the byte read is never one it is writing). Nonzero when
+ * pages were touched.
+ */
+static int warm_ahead(st_thread_t *th)
+{
+    uint32_t from = __atomic_load_n(&th->warmed, __ATOMIC_ACQUIRE);
+    size_t pages = buffer_pages(th);
+    if (from >= pages)
+        return 0;
+    size_t pos = __atomic_load_n(&th->pos, __ATOMIC_ACQUIRE);
+    size_t ahead = pos * sizeof(st_event_t) / ST_PAGE + 2;
+    if (__atomic_load_n(&th->buf, __ATOMIC_ACQUIRE) != th->bufs[0] || __atomic_load_n(&th->handoffs, __ATOMIC_RELAXED) ||
+        ahead >= pages) {
+        __atomic_store_n(&th->warmed, (uint32_t)pages, __ATOMIC_RELEASE); /* the thread got there first */
+        return 0;
+    }
+    size_t start = from > ahead ? from : ahead, end = start + WARM_CHUNK < pages ? start + WARM_CHUNK : pages;
+    touch_pages(th->bufs[0], start, end);
+    __atomic_store_n(&th->warmed, (uint32_t)end, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* Makes th's spare buffer, populated and touched so that recording into it never takes a page fault or trap. */
 static void make_spare(st_thread_t *th)
 {
     void *p = mmap(NULL, th->cap * sizeof(st_event_t), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    if (p != MAP_FAILED)
+        touch_pages(p, 0, buffer_pages(th));
     if (p == MAP_FAILED) {
         st_log_warn_once("cannot allocate a spare %zu-byte event buffer (%s); a thread whose buffer is full waits "
                          "while it is written", th->cap * sizeof(st_event_t), strerror(errno));
@@ -156,6 +258,10 @@ static int work_once(void)
             did = 1;
         }
     }
+    if (did)
+        return did;
+    for (size_t i = 0; i < n; i++) /* the least urgent work, in chunks */
+        did |= warm_ahead(all[i]);
     return did;
 }
 

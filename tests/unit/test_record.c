@@ -365,6 +365,60 @@ static void *record_handoffs(void *arg)
     return NULL;
 }
 
+/*
+ * A location with room (as OpenMP's) hands off buffers of cap - room events, not a multiple of a
+ * 4 KiB block: the last events of each are carried to the next buffer, so that what is spilled stays
+ * whole blocks from the second hand-off on (each write goes straight from the buffer, O_DIRECT), and
+ * every event still reads back once, in order.
+ */
+static void *record_aligned(void *arg)
+{
+    st_thread_t *th = *(st_thread_t **)arg = st_thread_self();
+    if (!th)
+        return NULL;
+    st_record_set_room(th, 100);
+    uint64_t id = 0;
+    for (int round = 0; round < 20 && th->handoffs < 4; round++) { /* the first stop only asks for the spare */
+        while (th->pos < th->limit)
+            st_record_in_room(th, ST_EV_MPI_ISEND)->id = id++;
+        st_record_flush_point(th);
+        writer_caught_up(th);
+    }
+    uint64_t spilled = st_record_spilled(th), per = ST_SPILL_ALIGN / sizeof(st_event_t);
+    EXPECT(th->handoffs == 4 && spilled > 3 * (th->cap - 100), "%llu hand-offs, %llu spilled",
+           (unsigned long long)th->handoffs, (unsigned long long)spilled);
+    if (th->spill_dfd >= 0)
+        EXPECT(spilled % per == 0, "spilled %llu events: not whole %u-byte blocks", (unsigned long long)spilled,
+               ST_SPILL_ALIGN);
+    else
+        printf("test_record: %s has no O_DIRECT: alignment not checked\n", st_config.tmpdir);
+    uint64_t n = st_record_count(th), next = 0;
+    st_event_t chunk[50];
+    for (uint64_t k = 0; k < n;) {
+        size_t got = st_record_read(th, k, chunk, 50);
+        EXPECT(got > 0, "read %llu of %llu events", (unsigned long long)k, (unsigned long long)n);
+        if (got == 0)
+            break;
+        for (size_t j = 0; j < got; j++)
+            if (chunk[j].region != ST_REGION_FLUSH && chunk[j].id == next)
+                next++;
+        k += got;
+    }
+    EXPECT(next == id, "%llu of %llu events read back in order", (unsigned long long)next, (unsigned long long)id);
+    return NULL;
+}
+
+static void test_aligned(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    spill_dir_begin(dir);
+    st_config.buffer = 4096 * sizeof(st_event_t);
+    st_thread_t *th = NULL;
+    on_new_thread(record_aligned, &th);
+    EXPECT(th != NULL, "no thread");
+    spill_dir_end(dir);
+}
+
 static void test_handoff(void)
 {
     char dir[] = "/tmp/st-test-record-XXXXXX";
@@ -692,6 +746,7 @@ int main(void)
     test_write_failure();
     test_room();
     test_again();
+    test_aligned();
     test_finish(); /* from here on without a writer */
     test_flush_without_writer();
     test_flush_unwritable();
