@@ -19,9 +19,10 @@
 #include "internal.h"
 #include "p2p_wire.h"
 #include "rc_build.h"
+#include "rc_dist.h"
 
 #define PACK_MAGIC 0x53544150524e4133ull
-#define PART_HEAD  9 /* words of a part's header */
+#define PART_HEAD  10 /* words of a part's header */
 
 enum { S_NEW, S_STARTED, S_DONE, S_FAILED };
 
@@ -40,6 +41,9 @@ struct st_an_par {
     an_creduce_t         *cr;  /* the collective instances */
     st_rel_epvec_t        rc_coll; /* with the root causes: the collective endpoints (their relations) */
     double                rc_ms[2]; /* the root causes' wall and CPU time here: the timeline, its packing */
+    rc_dist_local_t      *rcd;     /* the distributed replay of the root causes while it runs */
+    rc_dist_part_t        rcpart;  /* its part for the collector, once done (rcpart_ok) */
+    int                   rcpart_ok;
     /* the analysis of the local locations */
     an_ctx_t       c;
     st_rel_graph_t g;
@@ -294,6 +298,70 @@ int st_an_par_progress(st_an_par_t *p)
     return ST_AN_PAR_DONE;
 }
 
+int st_an_par_has_timeline(const st_an_par_t *p)
+{
+    return p->res.timeline != NULL;
+}
+
+int st_an_par_rc_begin(st_an_par_t *p, const uint32_t *map, uint32_t nglobal, const uint32_t *ploc0,
+                       const st_xchg_net_t *net)
+{
+    double rc0[2];
+    an_rc_clock(rc0);
+    int rc = rc_dist_local_begin(&p->res, map, nglobal, ploc0, p->me, p->nprocs, net, &p->rcd);
+    an_rc_clock_add(p->rc_ms, rc0);
+    return rc;
+}
+
+int st_an_par_rc_progress(void *p)
+{
+    st_an_par_t *x = p;
+    double rc0[2];
+    an_rc_clock(rc0);
+    int k = rc_dist_progress(rc_dist_local_engine(x->rcd));
+    an_rc_clock_add(x->rc_ms, rc0);
+    return k;
+}
+
+int st_an_par_rc_deliver(void *p, int32_t from, const void *buf, size_t len)
+{
+    st_an_par_t *x = p;
+    double rc0[2];
+    an_rc_clock(rc0);
+    int k = rc_dist_deliver(rc_dist_local_engine(x->rcd), from, buf, len);
+    an_rc_clock_add(x->rc_ms, rc0);
+    return k;
+}
+
+void st_an_par_rc_waiting(void *p, char *buf, size_t n)
+{
+    rc_dist_waiting(rc_dist_local_engine(((st_an_par_t *)p)->rcd), buf, n);
+}
+
+int st_an_par_rc_start(st_an_par_t *p)
+{
+    return rc_dist_start(rc_dist_local_engine(p->rcd));
+}
+
+int st_an_par_rc_end(st_an_par_t *p, int ok)
+{
+    if (!p->rcd) { /* never begun: no root causes in this part */
+        if (p->res.timeline)
+            st_rc_input_free(p->res.timeline);
+        free(p->res.timeline);
+        p->res.timeline = NULL;
+        return -1;
+    }
+    double rc0[2];
+    an_rc_clock(rc0);
+    int rc = rc_dist_local_end(p->rcd, ok, &p->rcpart);
+    p->rcd = NULL;
+    p->rcpart_ok = rc == 0;
+    an_rc_clock_add(p->rc_ms, rc0);
+    st_log_debug("analysis: process %d: root causes (distributed): CPU ms %.1f in all here", (int)p->me, p->rc_ms[1]);
+    return rc;
+}
+
 void st_an_par_rootcause_ms(const st_an_par_t *p, double ms[2])
 {
     ms[0] = p->rc_ms[0], ms[1] = p->rc_ms[1];
@@ -316,38 +384,36 @@ void st_an_par_free(st_an_par_t *p)
     an_end(&p->c);
     st_xchg_out_free(&p->out);
     st_rel_graph_free(&p->g);
+    if (p->rcd)
+        rc_dist_local_end(p->rcd, 0, &p->rcpart);
+    rc_dist_part_free(&p->rcpart);
     st_an_free(&p->res);
     free(p);
 }
 
 /* ---- parts of the report --------------------------------------------------------------------------- */
 
-/* A part: magic, nlocs, ncnodes, the statistics, nfuncs, its root-cause timeline's bytes + 1 (0: none); per
- * location (rank, thread, span); per function region its name (length, then the bytes in words); per
- * cnode (parent, region); sev [metric][cnode][location] as doubles; per metric ntop and its instances
- * (value, time, location, cnode, gid); the timeline of its locations, if any (rc_build.h, cnodes the
- * part's; bytes, padded to a word). All 8-byte words. A cnode's function region (ST_AN_IS_FUNC) indexes the part's own names:
- * parts are merged by name. */
-int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
+/* A part: magic, nlocs, ncnodes, the statistics, nfuncs, its root-cause timeline's bytes + 1 (0: none), its
+ * distributed root-cause replay's words + 1 (0: none); per location (rank, thread, span); per function region
+ * its name (length, then the bytes in words); per cnode (parent, region); sev [metric][cnode][location] as
+ * doubles; per metric ntop and its instances (value, time, location, cnode, gid); the timeline of its
+ * locations, if any (rc_build.h, cnodes the part's; bytes, padded to a word); the replay's part, if any
+ * (rc_dist.h, cnodes the merged result's). All 8-byte words. A cnode's function region (ST_AN_IS_FUNC)
+ * indexes the part's own names: parts are merged by name. A call tree (st_an_par_tree) is a part's header,
+ * locations, names and cnodes. */
+static size_t tree_words(const st_an_result_t *r)
 {
-    double rc0[2];
-    an_rc_clock(rc0);
-    st_an_result_t *r = &p->res;
-    size_t nsev = (size_t)ST_AN__METRICS * r->ncnodes * r->nlocs, ntop = 0;
-    for (int m = 0; m < ST_AN__METRICS; m++)
-        ntop += 1 + 5 * (size_t)r->ntop[m];
     size_t nfw = 0;
     for (uint32_t k = 0; k < r->nfuncs; k++)
         nfw += 1 + (strlen(r->funcs[k]) + 7) / 8;
-    /* the timeline's bytes: room for them (pages not written stay free), the part cut to them once packed */
-    size_t tlb = r->timeline ? an_rc_pack_bound(r->timeline) : 0;
-    size_t n = PART_HEAD + 3 * (size_t)r->nlocs + nfw + 2 * (size_t)r->ncnodes + nsev + ntop + (tlb + 7) / 8;
-    uint64_t *w = malloc(8 * n), *q = w, *tlw = w + PART_HEAD - 1;
-    if (!w)
-        return -1;
+    return PART_HEAD + 3 * (size_t)r->nlocs + nfw + 2 * (size_t)r->ncnodes;
+}
+
+static uint64_t *pack_tree(const st_an_result_t *r, uint64_t *q, size_t tlb, size_t rcw)
+{
     *q++ = PACK_MAGIC, *q++ = r->nlocs, *q++ = r->ncnodes;
     *q++ = r->stats.unpaired, *q++ = r->stats.ls_violations, *q++ = r->stats.coll_violations,
-    *q++ = r->stats.coll_skipped, *q++ = r->nfuncs, *q++ = r->timeline ? tlb + 1 : 0;
+    *q++ = r->stats.coll_skipped, *q++ = r->nfuncs, *q++ = tlb, *q++ = rcw;
     for (uint32_t l = 0; l < r->nlocs; l++)
         *q++ = (uint64_t)(uint32_t)r->locs[l].rank, *q++ = r->locs[l].thread, *q++ = r->span[l];
     for (uint32_t k = 0; k < r->nfuncs; k++) {
@@ -360,6 +426,36 @@ int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
     }
     for (uint32_t k = 0; k < r->ncnodes; k++)
         *q++ = r->cnodes[k].parent, *q++ = r->cnodes[k].region;
+    return q;
+}
+
+int st_an_par_tree(const st_an_par_t *p, void **buf, size_t *len)
+{
+    size_t n = tree_words(&p->res);
+    uint64_t *w = malloc(8 * n);
+    if (!w)
+        return -1;
+    pack_tree(&p->res, w, 0, 0);
+    *buf = w, *len = 8 * n;
+    return 0;
+}
+
+int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
+{
+    double rc0[2];
+    an_rc_clock(rc0);
+    st_an_result_t *r = &p->res;
+    size_t nsev = (size_t)ST_AN__METRICS * r->ncnodes * r->nlocs, ntop = 0;
+    for (int m = 0; m < ST_AN__METRICS; m++)
+        ntop += 1 + 5 * (size_t)r->ntop[m];
+    /* the timeline's bytes: room for them (pages not written stay free), the part cut to them once packed */
+    size_t tlb = r->timeline ? an_rc_pack_bound(r->timeline) : 0;
+    size_t rcw = p->rcpart_ok ? rc_dist_part_words(&p->rcpart) : 0;
+    size_t n = tree_words(r) + nsev + ntop + (tlb + 7) / 8 + rcw;
+    uint64_t *w = malloc(8 * n), *q = w, *tlw = w + PART_HEAD - 2;
+    if (!w)
+        return -1;
+    q = pack_tree(r, q, r->timeline ? tlb + 1 : 0, p->rcpart_ok ? rcw + 1 : 0);
     memcpy(q, r->sev, 8 * nsev);
     q += nsev;
     for (int m = 0; m < ST_AN__METRICS; m++) {
@@ -375,15 +471,22 @@ int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len)
         if (tlb % 8)
             memset((uint8_t *)q + tlb, 0, 8 - tlb % 8); /* the padding */
         *tlw = tlb + 1;
-        n = (size_t)(q - w) + (tlb + 7) / 8;
-        uint64_t *cut = realloc(w, 8 * n);
-        w = cut ? cut : w;
+        q += (tlb + 7) / 8;
         /* the part holds it now: its memory is the collector's unpacking's */
         st_rc_input_free(r->timeline);
         free(r->timeline);
         r->timeline = NULL;
-        an_rc_clock_add(p->rc_ms, rc0);
     }
+    if (p->rcpart_ok) {
+        q = rc_dist_part_pack(&p->rcpart, q);
+        rc_dist_part_free(&p->rcpart);
+        p->rcpart_ok = 0;
+    }
+    if (tlb || rcw)
+        an_rc_clock_add(p->rc_ms, rc0);
+    n = (size_t)(q - w);
+    uint64_t *cut = realloc(w, 8 * n);
+    w = cut ? cut : w;
     *buf = w, *len = 8 * n;
     return 0;
 }
@@ -473,14 +576,14 @@ static int merge_part(part_t *pt, const uint64_t *head, uint32_t loc0, const uin
     return 0;
 }
 
-int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res)
+/* Phase 1 of a merge: the parts' locations counted (*nlocs, and per part at ploc0: NULL none) and their call
+ * trees unified by path into t (its root made here; names into res->funcs): map[i][k] the unified cnode of
+ * part i's cnode k (malloc'd); *ntl, *nrc: the parts with a timeline, with a replay's part. 0, or -1. */
+static int unify(const void *const *part, const size_t *len, int n, an_tree_t *t, st_an_result_t *res,
+                 uint32_t **map, uint32_t *nlocs, uint32_t *ploc0, int *ntl, int *nrc)
 {
-    memset(res, 0, sizeof *res);
-    an_tree_t t = { 0 };
-    uint32_t **map = calloc((size_t)n + 1, sizeof *map), nlocs = 0;
-    int ntl = 0; /* parts with a root-cause timeline: all or none */
-    int rc = map && an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) != ST_AN_NO_CNODE ? 0 : -1;
-    /* 1: locations and the unified call tree (a part's parent precedes its children) */
+    int rc = an_tree_child(t, ST_AN_NO_CNODE, UINT32_MAX) != ST_AN_NO_CNODE ? 0 : -1;
+    *nlocs = 0, *ntl = *nrc = 0;
     for (int i = 0; rc == 0 && i < n; i++) {
         part_t pt;
         uint64_t head[PART_HEAD], cn[2];
@@ -490,8 +593,10 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             rc = -1;
             break;
         }
-        nlocs += (uint32_t)head[1];
-        ntl += head[8] != 0;
+        if (ploc0)
+            ploc0[i] = *nlocs;
+        *nlocs += (uint32_t)head[1];
+        *ntl += head[8] != 0, *nrc += head[9] != 0;
         rc = take(&pt, NULL, 3 * head[1]);
         if (rc == 0)
             rc = merge_funcs(&pt, head[7], res, fmap);
@@ -501,16 +606,54 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
                 cn[1] = (cn[1] & 0x7fffffffu) < head[7] ? fmap[cn[1] & 0x7fffffffu] : UINT32_MAX - 1;
             if (rc == 0 && k == 0)
                 map[i][0] = 0;
-            else if (rc == 0 && (cn[0] >= k || (map[i][k] = an_tree_child(&t, map[i][cn[0]], (uint32_t)cn[1])) ==
+            else if (rc == 0 && (cn[0] >= k || (map[i][k] = an_tree_child(t, map[i][cn[0]], (uint32_t)cn[1])) ==
                                                    ST_AN_NO_CNODE))
                 rc = -1;
         }
         free(fmap);
     }
+    if (ploc0)
+        ploc0[n] = *nlocs;
+    return rc;
+}
+
+int st_an_par_unify(const void *const *tree, const size_t *len, int n, uint32_t *nglobal, uint32_t **map,
+                    uint32_t *ploc0)
+{
+    an_tree_t t = { 0 };
+    st_an_result_t names = { 0 };
+    uint32_t nlocs;
+    int ntl, nrc;
+    memset(map, 0, sizeof *map * (size_t)n);
+    int rc = unify(tree, len, n, &t, &names, map, &nlocs, ploc0, &ntl, &nrc);
+    *nglobal = t.n;
+    free(t.slot), free(t.v);
+    for (uint32_t k = 0; k < names.nfuncs; k++)
+        free(names.funcs[k]);
+    free(names.funcs);
+    if (rc)
+        for (int i = 0; i < n; i++)
+            free(map[i]), map[i] = NULL;
+    return rc;
+}
+
+int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res)
+{
+    memset(res, 0, sizeof *res);
+    an_tree_t t = { 0 };
+    uint32_t **map = calloc((size_t)n + 1, sizeof *map), nlocs = 0;
+    int ntl = 0, nrc = 0; /* parts with a root-cause timeline, with a replay's part: all or none */
+    rc_dist_part_t *rcp = calloc((size_t)n + 1, sizeof *rcp);
+    int rc = map && rcp ? 0 : -1;
+    /* 1: locations and the unified call tree (a part's parent precedes its children) */
+    if (rc == 0)
+        rc = unify(part, len, n, &t, res, map, &nlocs, NULL, &ntl, &nrc);
     res->ncnodes = t.n, res->nlocs = nlocs;
     if (rc == 0 && (!(res->sev = calloc((size_t)ST_AN__METRICS * t.n * (nlocs ? nlocs : 1), sizeof(double))) ||
                     !(res->span = calloc(nlocs + 1, sizeof *res->span)) ||
                     !(res->locs = calloc(nlocs + 1, sizeof *res->locs))))
+        rc = -1;
+    if (rc == 0 && ((ntl && nrc) || (nrc && nrc < n)))
         rc = -1;
     if (rc == 0 && ntl && (ntl < n || !(res->timeline = calloc(1, sizeof *res->timeline)) ||
                            !(res->timeline->locs = calloc(nlocs + 1, sizeof *res->timeline->locs))))
@@ -539,12 +682,16 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
         double rc0[2]; /* the timeline: the rest of the part */
         an_rc_clock(rc0);
         stamp(&u0);
-        if (rc == 0 && head[8] &&
-            ((head[8] - 1 + 7) / 8 != (uint64_t)(pt.end - pt.w) ||
-             an_rc_unpack((const uint8_t *)pt.w, head[8] - 1, (uint32_t)head[1], (uint32_t)loc0, map[i],
-                          (uint32_t)head[2], res->timeline)))
+        size_t tlw = head[8] ? (head[8] - 1 + 7) / 8 : 0, rcw = head[9] ? head[9] - 1 : 0;
+        if (rc == 0 && tlw + rcw != (uint64_t)(pt.end - pt.w))
             rc = -1;
-        if (head[8])
+        if (rc == 0 && head[8] &&
+            an_rc_unpack((const uint8_t *)pt.w, head[8] - 1, (uint32_t)head[1], (uint32_t)loc0, map[i],
+                         (uint32_t)head[2], res->timeline))
+            rc = -1;
+        if (rc == 0 && head[9] && rc_dist_part_unpack(pt.w + tlw, rcw, &rcp[i]))
+            rc = -1;
+        if (head[8] || head[9])
             an_rc_clock_add(res->rootcause_ms, rc0);
         stamp(&u1);
         unpack_ms += ms_between(&u0, &u1), unpack_faults += u1.faults - u0.faults;
@@ -558,8 +705,19 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     free(t.slot);
     res->cnodes = t.v;
     stamp(&u1);
-    if (rc == 0) /* the root causes over the whole timeline */
+    if (rc == 0 && res->timeline) /* the root causes over the whole timeline */
         rc = an_rc_finish(res);
+    else if (rc == 0 && nrc) { /* the distributed replay's parts: what needs every location */
+        double rc0[2];
+        an_rc_clock(rc0);
+        rc = (res->causes = calloc(1, sizeof *res->causes)) ? rc_dist_finish(res, rcp, n, res->causes) : -1;
+        an_rc_clock_add(res->rootcause_ms, rc0);
+        if (rc && res->causes)
+            free(res->causes), res->causes = NULL;
+    }
+    for (int i = 0; rcp && i < n; i++)
+        rc_dist_part_free(&rcp[i]);
+    free(rcp);
     stamp(&u2);
     if (res->causes)
         st_log_debug("analysis: root causes at the merge: CPU ms (page faults): unpacking %.1f (%ld), replay %.1f (%ld)",

@@ -25,8 +25,10 @@
  * (tests/analysis/t_analyze_inrun.sh and unit/test_analysis check it).
  *
  * Use: st_an_par_new, st_an_par_partners (flags: point-to-point partners), st_an_par_start
- * (incoming = how many processes flagged this one), then st_an_par_progress / deliver until ST_AN_PAR_DONE,
- * st_an_par_pack, and at the collector st_an_par_merge over every process's pack.
+ * (incoming = how many processes flagged this one), then st_an_par_progress / deliver until ST_AN_PAR_DONE;
+ * with the root causes: the call trees (st_an_par_tree) unified at one process (st_an_par_unify), the
+ * distributed replay (st_an_par_rc_begin .. _end); st_an_par_pack, and at the collector st_an_par_merge over
+ * every process's pack.
  * Not thread-safe: one thread drives one engine.
  */
 #ifndef ST_AN_PARALLEL_H
@@ -64,9 +66,34 @@ int st_an_par_deliver(st_an_par_t *p, int32_t from, const void *buf, size_t len)
 int st_an_par_progress(st_an_par_t *p);
 /* One line naming what the engine waits for. */
 void st_an_par_waiting(const st_an_par_t *p, char *buf, size_t n);
-/* After DONE: this process's part of the report (malloc'd into *buf); its root-cause timeline goes into
- * the part (freed here: once). 0, or -1 (memory). */
+/* After DONE: this process's part of the report (malloc'd into *buf); with the distributed root causes
+ * (st_an_par_rc_end) their part goes into it, else its root-cause timeline, if any (freed here: once).
+ * 0, or -1 (memory). */
 int st_an_par_pack(st_an_par_t *p, void **buf, size_t *len);
+/* After DONE: this process's call tree (a part's header, locations, names and cnodes: malloc'd into *buf),
+ * for st_an_par_unify. 0, or -1 (memory). */
+int st_an_par_tree(const st_an_par_t *p, void **buf, size_t *len);
+/* The call trees of processes 0 .. n-1 unified as st_an_par_merge unifies their parts: *nglobal cnodes,
+ * map[i][k] the unified cnode of process i's cnode k (malloc'd), ploc0[0 .. n] each process's first
+ * location in the merged result (and their number). 0, or -1 (malformed or memory). */
+int st_an_par_unify(const void *const *tree, const size_t *len, int n, uint32_t *nglobal, uint32_t **map,
+                    uint32_t *ploc0);
+/* Whether this process has a root-cause timeline (SYNCTRACE_ROOTCAUSE, after DONE). */
+int st_an_par_has_timeline(const st_an_par_t *p);
+/* The distributed root-cause replay (rc_dist.h) of this process's timeline: map (this process's cnodes ->
+ * the unified ones, nglobal of them) and ploc0 from st_an_par_unify, net its own exchange. Then drive it
+ * with st_an_par_rc_progress / _deliver (values and messages as st_an_par_progress / _deliver's) and end it
+ * with st_an_par_rc_end (ok: it was DONE everywhere), which puts the replay's values into the process's
+ * part and its timeline away (the part carries the replay's part instead; not ok, or never begun: no root
+ * causes). st_an_par_rc_start sends the first messages (once every process began). 0, or -1 (memory, or
+ * failed). */
+int st_an_par_rc_begin(st_an_par_t *p, const uint32_t *map, uint32_t nglobal, const uint32_t *ploc0,
+                       const st_xchg_net_t *net);
+int st_an_par_rc_start(st_an_par_t *p);
+int st_an_par_rc_progress(void *p);
+int st_an_par_rc_deliver(void *p, int32_t from, const void *buf, size_t len);
+void st_an_par_rc_waiting(void *p, char *buf, size_t n);
+int st_an_par_rc_end(st_an_par_t *p, int ok);
 /* The root-cause analysis' wall and CPU time in this engine so far (ms): the timeline of its locations
  * and its packing (SYNCTRACE_ROOTCAUSE; zero when off). */
 void st_an_par_rootcause_ms(const st_an_par_t *p, double ms[2]);
@@ -76,8 +103,9 @@ void st_an_par_free(st_an_par_t *p);
  * Merges the parts of processes 0 .. n-1 (in that order) into res, call-tree nodes unified
  * by path, their locations (res->locs) in that order; with their root-cause timelines (every
  * part has one, or none: SYNCTRACE_ROOTCAUSE) concatenated in that order, then the root-cause
- * analysis over them (rc_build.h, an_rc_finish: res->causes). 0, or -1 (malformed part or out of
- * memory).
+ * analysis over them (rc_build.h, an_rc_finish: res->causes); or with the distributed replay's parts
+ * (every part has one) what needs every location (rc_dist_finish: res->causes). 0, or -1 (malformed
+ * part or out of memory).
  */
 int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_result_t *res);
 

@@ -204,6 +204,94 @@ static int gather_sources(MPI_Comm comm, const st_rel_input_t *in, int crowded, 
     return rc;
 }
 
+/* At process 0: the unified numbering of the call trees all[displs[i] .. + counts[i]) (st_an_par_unify): info =
+ * nglobal, then ploc0[0 .. np]; the maps concatenated into *flat, process i's at md[i], mc[i] of them. 0, or -1. */
+static int unify_at_root(const uint8_t *all, const MPI_Count *counts, const MPI_Aint *displs, int np, uint32_t *info,
+                         uint32_t **flat, int **mc, int **md)
+{
+    const void **parts = malloc(sizeof *parts * (size_t)np);
+    size_t *lens = malloc(sizeof *lens * (size_t)np), total = 0;
+    uint32_t **maps = calloc((size_t)np, sizeof *maps);
+    *mc = malloc(sizeof **mc * (size_t)np), *md = malloc(sizeof **md * (size_t)np);
+    int rc = parts && lens && maps && *mc && *md ? 0 : -1;
+    for (int i = 0; !rc && i < np; i++)
+        parts[i] = all + displs[i], lens[i] = (size_t)counts[i];
+    if (!rc)
+        rc = st_an_par_unify(parts, lens, np, &info[0], maps, info + 1);
+    for (int i = 0; !rc && i < np; i++) { /* a tree's cnodes: its header's third word */
+        uint64_t nc;
+        memcpy(&nc, (const uint8_t *)parts[i] + 16, 8);
+        (*mc)[i] = (int)nc, (*md)[i] = (int)total;
+        total += nc;
+        rc = total > INT_MAX ? -1 : 0;
+    }
+    if (!rc && !(*flat = malloc(sizeof **flat * (total ? total : 1))))
+        rc = -1;
+    for (int i = 0; !rc && i < np; i++)
+        memcpy(*flat + (*md)[i], maps[i], sizeof **flat * (size_t)(*mc)[i]);
+    for (int i = 0; maps && i < np; i++)
+        free(maps[i]);
+    free(maps), free(parts), free(lens);
+    return rc;
+}
+
+/*
+ * The root causes in parallel (rc_dist.h), collective: the call trees unified at process 0 as the merge will
+ * unify the parts, each process's cnode map and the processes' first locations sent back, then the
+ * distributed replay on its own exchange. 0 on every process when it ran everywhere (each part carries the
+ * replay's values and part then), else -1 on every process (the parts carry no root causes).
+ */
+static int run_rootcause(MPI_Comm comm, st_an_par_t *p, int crowded)
+{
+    int me = 0, np = 0, ok, all_ok = 0, begun = 0;
+    PMPI_Comm_rank(comm, &me);
+    PMPI_Comm_size(comm, &np);
+    void *tree = NULL;
+    size_t len = 0;
+    uint64_t myn = 0;
+    ok = st_an_par_has_timeline(p) && st_an_par_tree(p, &tree, &len) == 0;
+    if (ok)
+        memcpy(&myn, (const uint8_t *)tree + 16, 8);
+    uint8_t *all = NULL;
+    MPI_Count *counts = NULL;
+    MPI_Aint *displs = NULL;
+    int rc = gather_bytes(comm, ok, tree, len, crowded, &all, &counts, &displs);
+    free(tree);
+    uint32_t *info = calloc((size_t)np + 2, sizeof *info), *flat = NULL, *mymap = malloc(sizeof *mymap * (myn + 1));
+    int *mc = NULL, *md = NULL;
+    ok = rc == 0 && info && mymap;
+    if (ok && me == 0)
+        ok = unify_at_root(all, counts, displs, np, info, &flat, &mc, &md) == 0;
+    free(all), free(counts), free(displs);
+    MPI_Request req;
+    if (rc == 0 && st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) == MPI_SUCCESS && all_ok &&
+        PMPI_Ibcast(info, np + 2, MPI_UINT32_T, 0, comm, &req) == MPI_SUCCESS &&
+        st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS &&
+        PMPI_Iscatterv(flat, mc, md, MPI_UINT32_T, mymap, (int)myn, MPI_UINT32_T, 0, comm, &req) == MPI_SUCCESS &&
+        st_polite_wait_crowded(&req, crowded) == MPI_SUCCESS) {
+        st_xmpi_t m;
+        ok = st_xmpi_init(&m, comm) == 0;
+        st_xchg_net_t net = st_xmpi_net(&m);
+        ok = ok && (begun = st_an_par_rc_begin(p, mymap, info[0], info + 1, &net) == 0);
+        st_xmpi_engine_t e = { "root causes", st_an_par_rc_progress, st_an_par_rc_deliver, st_an_par_rc_waiting, p };
+        /* everyone must have an engine before anyone sends to it */
+        if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) == MPI_SUCCESS && all_ok) {
+            ok = st_an_par_rc_start(p) == 0 && st_xmpi_loop(&m, &e, me, st_xmpi_mono_s(), STALL_S, crowded) == 0;
+            ok = st_xmpi_finish(&m, ok, me, crowded, "root causes");
+            if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) != MPI_SUCCESS)
+                all_ok = 0;
+        }
+        st_xmpi_free(&m);
+    } else
+        all_ok = 0;
+    (void)begun;
+    st_an_par_rc_end(p, all_ok);
+    if (!all_ok && me == 0)
+        st_log_error("analysis: the root causes failed on at least one rank; left out of the report");
+    free(info), free(flat), free(mymap), free(mc), free(md);
+    return all_ok ? 0 : -1;
+}
+
 int st_an_par_run_mpi(MPI_Comm toolcomm, const st_rel_input_t *in, st_rel_derived_t *derived, const int32_t *owner,
                       int crowded, st_an_result_t *res)
 {
@@ -222,6 +310,9 @@ int st_an_par_run_mpi(MPI_Comm toolcomm, const st_rel_input_t *in, st_rel_derive
         all_ok = 0;
     if (!all_ok && me == 0)
         st_log_error("analysis: failed on at least one rank; skipped");
+    /* the root causes wanted (SYNCTRACE_ROOTCAUSE, the same everywhere): every process has its timeline */
+    if (all_ok && st_an_par_has_timeline(p))
+        run_rootcause(comm, p, crowded);
     int rc = all_ok ? gather(comm, p, crowded, res) : -1;
     if (all_ok && p) { /* this process's root-cause time: its timeline (and at process 0 the replay) */
         double ms[2];

@@ -91,51 +91,86 @@ static int cmp_prop(const void *p, const void *q)
     return a->cnode < b->cnode ? -1 : a->cnode > b->cnode;
 }
 
-/* The propagating amount per wait state: waits added in the order of the locations and their calls,
- * into one entry per (metric, cnode) found through a hash on the pair. */
-static int props(const rc_ctx_t *x, st_rc_causes_t *c)
+static int props_grow(rc_props_t *t)
 {
-    size_t nslots = 16;
-    while (nslots < 2 * x->nw)
-        nslots *= 2;
+    size_t nslots = t->mask ? 2 * (t->mask + 1) : 64;
     uint32_t *slot = calloc(nslots, sizeof *slot);
-    c->prop = malloc((x->nw ? x->nw : 1) * sizeof *c->prop);
-    if (!slot || !c->prop) {
+    struct st_rc_prop *v = slot ? realloc(t->v, nslots / 2 * sizeof *v) : NULL;
+    if (!v) {
         free(slot);
         return -1;
     }
-    for (size_t i = 0; i < x->nw; i++) {
-        const rc_wait_t *w = &x->w[i];
-        if (w->loc == RC_NONE)
+    t->v = v, t->cap = nslots / 2;
+    free(t->slot);
+    t->slot = slot, t->mask = nslots - 1;
+    for (size_t i = 0; i < t->n; i++) {
+        size_t s = cause_hash(t->v[i].metric, t->v[i].cnode, 0, 0) & t->mask;
+        while (t->slot[s])
+            s = (s + 1) & t->mask;
+        t->slot[s] = (uint32_t)(i + 1);
+    }
+    return 0;
+}
+
+int rc_props_add1(rc_props_t *t, int32_t metric, uint32_t cnode, double wait, double propagating)
+{
+    if (t->n == t->cap && (t->n >= UINT32_MAX - 1 || props_grow(t)))
+        return -1;
+    size_t h = cause_hash(metric, cnode, 0, 0) & t->mask;
+    for (; t->slot[h]; h = (h + 1) & t->mask)
+        if (t->v[t->slot[h] - 1].metric == metric && t->v[t->slot[h] - 1].cnode == cnode)
+            break;
+    if (!t->slot[h]) {
+        t->v[t->n] = (struct st_rc_prop){ metric, cnode, 0, 0 };
+        t->slot[h] = (uint32_t)++t->n;
+    }
+    struct st_rc_prop *p = &t->v[t->slot[h] - 1];
+    p->wait += wait;
+    p->propagating += propagating;
+    return 0;
+}
+
+int rc_props_add(rc_props_t *t, const st_rc_input_t *in, uint32_t loc0, const rc_wait_t *w, size_t nw)
+{
+    for (size_t i = 0; i < nw; i++) {
+        if (w[i].loc == RC_NONE)
             continue;
-        const st_rc_loc_t *L = &x->in->locs[w->loc];
-        const st_rc_wait_t *sw = &L->waits[L->calls[w->call].wait_at + w->idx];
+        const st_rc_loc_t *L = &in->locs[w[i].loc - loc0];
+        const st_rc_wait_t *sw = &L->waits[L->calls[w[i].call].wait_at + w[i].idx];
         if (st_rc_delay_metric(sw->metric) < 0 || !(sw->ticks > 0))
             continue;
-        uint32_t cn = L->calls[w->call].cnode;
-        size_t h = cause_hash(sw->metric, cn, 0, 0) & (nslots - 1);
-        for (; slot[h]; h = (h + 1) & (nslots - 1))
-            if (c->prop[slot[h] - 1].metric == sw->metric && c->prop[slot[h] - 1].cnode == cn)
-                break;
-        if (!slot[h]) {
-            c->prop[c->nprop] = (struct st_rc_prop){ sw->metric, cn, 0, 0 };
-            slot[h] = (uint32_t)++c->nprop;
-        }
-        struct st_rc_prop *p = &c->prop[slot[h] - 1];
-        p->wait += sw->ticks;
-        p->propagating += w->prop < sw->ticks ? w->prop : sw->ticks;
+        if (rc_props_add1(t, sw->metric, L->calls[w[i].call].cnode, sw->ticks,
+                          w[i].prop < sw->ticks ? w[i].prop : sw->ticks))
+            return -1;
     }
-    free(slot);
+    return 0;
+}
+
+void rc_props_free(rc_props_t *t)
+{
+    free(t->v), free(t->slot);
+    memset(t, 0, sizeof *t);
+}
+
+void rc_causes_sort(st_rc_causes_t *c)
+{
+    if (c->n > 1)
+        qsort(c->v, c->n, sizeof *c->v, cmp_cause);
     if (c->nprop > 1)
         qsort(c->prop, c->nprop, sizeof *c->prop, cmp_prop);
-    return 0;
 }
 
 int rc_causes_finish(rc_ctx_t *x, st_rc_causes_t *c)
 {
-    if (x->acc.n > 1)
-        qsort(x->acc.v, x->acc.n, sizeof *x->acc.v, cmp_cause);
     c->v = x->acc.v, c->n = x->acc.n;
     x->acc.v = NULL, x->acc.n = x->acc.cap = 0;
-    return props(x, c);
+    rc_props_t t = { 0 };
+    if (rc_props_add(&t, x->in, 0, x->w, x->nw)) {
+        rc_props_free(&t);
+        return -1;
+    }
+    free(t.slot);
+    c->prop = t.v, c->nprop = t.n;
+    rc_causes_sort(c);
+    return 0;
 }

@@ -37,49 +37,56 @@
 
 __extension__ typedef unsigned __int128 u128;
 
-typedef struct walk {
-    rc_ctx_t       *x;
-    st_rc_causes_t *c;
-    size_t          cap;
-} walk_t;
-
-static void credit(rc_ctx_t *x, uint32_t cnode, uint32_t loc, uint64_t v)
+static void credit(st_an_result_t *res, uint32_t cnode, uint32_t loc, uint64_t v)
 {
-    rc_add(x->res, ST_AN_M_CRITICAL_PATH, cnode, loc, (double)v);
+    rc_add(res, ST_AN_M_CRITICAL_PATH, cnode, loc, (double)v);
 }
 
 /* len ticks of a segment of location l with profile p[0..n). */
-static void credit_prof(rc_ctx_t *x, uint32_t l, const st_rc_prof_t *p, uint32_t n, uint64_t len)
+static void credit_prof(st_an_result_t *res, uint32_t l, const st_rc_prof_t *p, uint32_t n, uint64_t len)
 {
     uint64_t P = 0, sum = 0;
     for (uint32_t i = 0; i < n; i++)
         P += p[i].ticks;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t v = P <= len ? p[i].ticks : (uint64_t)((u128)p[i].ticks * len / P);
-        credit(x, p[i].cnode, l, v);
+        credit(res, p[i].cnode, l, v);
         sum += v;
     }
-    credit(x, 0, l, len - sum);
+    credit(res, 0, l, len - sum);
 }
 
-/* The path's hop [t0, t1) on loc, joined to the previous one if it continues it. 0, or -1 (memory). */
-static int hop(walk_t *k, uint32_t loc, uint64_t t0, uint64_t t1)
+void rc_hops_free(rc_hops_t *h)
 {
-    st_rc_causes_t *c = k->c;
-    if (!c || t1 <= t0)
+    free(h->v), free(h->idx);
+    memset(h, 0, sizeof *h);
+}
+
+/* The path's hop [t0, t1) on loc, joined to the previous one if it continues it (that one is then the
+ * last of hs: on the same location). 0, or -1 (memory). */
+static int hop(rc_walk_t *w, rc_hops_t *hs, uint32_t loc, uint64_t t0, uint64_t t1)
+{
+    if (t1 <= t0)
         return 0;
-    if (c->npath && c->path[c->npath - 1].loc == loc && c->path[c->npath - 1].t0 == t1) {
-        c->path[c->npath - 1].t0 = t0;
+    if (w->nhops && w->last_loc == loc && w->last_t0 == t1) {
+        w->last_t0 = t0;
+        if (hs && hs->n)
+            hs->v[hs->n - 1].t0 = t0;
         return 0;
     }
-    if (c->npath == k->cap) {
-        size_t cap = k->cap ? 2 * k->cap : 16;
-        struct st_rc_hop *p = realloc(c->path, cap * sizeof *p);
-        if (!p)
+    if (hs && hs->n == hs->cap) {
+        size_t cap = hs->cap ? 2 * hs->cap : 16;
+        struct st_rc_hop *v = realloc(hs->v, cap * sizeof *v);
+        if (v)
+            hs->v = v;
+        uint64_t *idx = v ? realloc(hs->idx, cap * sizeof *idx) : NULL;
+        if (!idx)
             return -1;
-        c->path = p, k->cap = cap;
+        hs->idx = idx, hs->cap = cap;
     }
-    c->path[c->npath++] = (struct st_rc_hop){ loc, t0, t1 };
+    if (hs)
+        hs->v[hs->n] = (struct st_rc_hop){ loc, t0, t1 }, hs->idx[hs->n++] = w->nhops;
+    w->nhops++, w->last_loc = loc, w->last_t0 = t0;
     return 0;
 }
 
@@ -102,23 +109,65 @@ static uint32_t start_loc(const st_rc_input_t *in)
     return h;
 }
 
-/* The delayer that entered while the holder h was in call i (before the cursor t) and whose location
- * the walk did not leave at that moment; loc RC_NONE if none. */
-static rc_at_t jump_of(const rc_ctx_t *x, uint32_t h, uint32_t i, uint64_t t, const uint64_t *seen)
+/* The delayer that entered while the holder was in call X (before the cursor t) and whose location
+ * the walk did not leave at that moment; loc RC_NONE if none (*e: its enter). */
+static rc_at_t jump_of(const rc_walk_t *w, const st_rc_call_t *X, const rc_wait_t *KW, uint64_t *enter)
 {
-    const st_rc_call_t *X = &x->in->locs[h].calls[i];
     rc_at_t best = { RC_NONE, 0 };
+    uint64_t be = 0;
     for (uint32_t k = 0; k < X->nwait; k++) {
-        rc_at_t by = x->w[x->wbase[h] + X->wait_at + k].by;
-        if (by.loc == RC_NONE || by.loc == h)
+        rc_at_t by = KW[X->wait_at + k].by;
+        if (by.loc == RC_NONE || by.loc == w->h)
             continue;
-        uint64_t e = x->in->locs[by.loc].calls[by.call].enter;
-        if (e < X->enter || e > X->leave || seen[by.loc] == (e < t ? e : t))
+        uint64_t e = KW[X->wait_at + k].by_enter;
+        if (e < X->enter || e > X->leave || w->seen[by.loc] == (e < w->t ? e : w->t))
             continue;
-        if (rc_later(x->in, by, best))
-            best = by;
+        if (rc_later_at(e, by, be, best))
+            best = by, be = e;
     }
+    *enter = be;
     return best;
+}
+
+int rc_walk_on(rc_walk_t *w, const st_rc_loc_t *L, const rc_wait_t *KW, st_an_result_t *res, uint32_t lres,
+               rc_hops_t *hops)
+{
+    while (w->e >= 0) {
+        uint32_t i = (uint32_t)(w->e / 2);
+        uint64_t a, b;
+        if (w->e & 1)
+            a = L->calls[i].enter, b = L->calls[i].leave;
+        else
+            a = i ? L->calls[i - 1].leave : L->first, b = i < L->ncalls ? L->calls[i].enter : L->last;
+        b = b < w->t ? b : w->t;
+        a = a < w->first ? w->first : a;
+        a = a < b ? a : b;
+        credit(res, 0, lres, w->t - b); /* after the holder's last event */
+        w->t = b;
+        if (w->e & 1) {
+            uint64_t s;
+            rc_at_t by = jump_of(w, &L->calls[i], KW, &s);
+            if (by.loc != RC_NONE) {
+                s = s < w->t ? s : w->t;
+                credit(res, L->calls[i].cnode, lres, w->t - s);
+                w->t = w->seen[w->h] = s;
+                if (hop(w, hops, w->h, w->t, w->hop_end))
+                    return -1;
+                w->hop_end = w->t;
+                w->h = by.loc, w->e = 2 * (int64_t)by.call;
+                w->seen[w->h] = w->t;
+                return 1;
+            }
+            credit(res, L->calls[i].cnode, lres, w->t - a);
+        } else if (i < L->ncalls)
+            credit_prof(res, lres, &L->prof[L->calls[i].prof_at], L->calls[i].nprof, w->t - a);
+        else
+            credit_prof(res, lres, &L->prof[L->tail_at], L->ntail, w->t - a);
+        w->t = w->seen[w->h] = a;
+        w->e--;
+    }
+    credit(res, 0, lres, w->t - w->first); /* before the holder's first event */
+    return hop(w, hops, w->h, w->first, w->hop_end);
 }
 
 static int walk(rc_ctx_t *x, st_rc_causes_t *causes)
@@ -132,61 +181,22 @@ static int walk(rc_ctx_t *x, st_rc_causes_t *causes)
         return -1;
     for (uint32_t l = 0; l < in->nlocs; l++)
         seen[l] = UINT64_MAX;
-    walk_t k = { x, causes, 0 };
-    uint64_t t = x->last, hop_end = t;
-    int64_t e = 2 * (int64_t)in->locs[h].ncalls; /* 2i: the segment before call i, 2i + 1: call i, 2n: the tail */
-    int rc = 0;
-    while (e >= 0 && !rc) {
-        const st_rc_loc_t *L = &in->locs[h];
-        uint32_t i = (uint32_t)(e / 2);
-        uint64_t a, b;
-        if (e & 1)
-            a = L->calls[i].enter, b = L->calls[i].leave;
-        else
-            a = i ? L->calls[i - 1].leave : L->first, b = i < L->ncalls ? L->calls[i].enter : L->last;
-        b = b < t ? b : t;
-        a = a < x->first ? x->first : a;
-        a = a < b ? a : b;
-        credit(x, 0, h, t - b); /* after the holder's last event */
-        t = b;
-        if (e & 1) {
-            rc_at_t by = jump_of(x, h, i, t, seen);
-            if (by.loc != RC_NONE) {
-                uint64_t s = in->locs[by.loc].calls[by.call].enter;
-                s = s < t ? s : t;
-                credit(x, L->calls[i].cnode, h, t - s);
-                t = seen[h] = s;
-                rc = hop(&k, h, t, hop_end);
-                hop_end = t;
-                h = by.loc, e = 2 * (int64_t)by.call;
-                seen[h] = t;
-                continue;
-            }
-            credit(x, L->calls[i].cnode, h, t - a);
-        } else if (i < L->ncalls)
-            credit_prof(x, h, &L->prof[L->calls[i].prof_at], L->calls[i].nprof, t - a);
-        else
-            credit_prof(x, h, &L->prof[L->tail_at], L->ntail, t - a);
-        t = seen[h] = a;
-        e--;
-    }
-    if (!rc) {
-        credit(x, 0, h, t - x->first); /* before the holder's first event */
-        rc = hop(&k, h, x->first, hop_end);
-    }
+    rc_walk_t w = { .h = h, .e = 2 * (int64_t)in->locs[h].ncalls, .t = x->last, .hop_end = x->last,
+                    .first = x->first, .last = x->last, .seen = seen };
+    rc_hops_t hs = { 0 };
+    int rc;
+    while ((rc = rc_walk_on(&w, &in->locs[w.h], &x->w[x->wbase[w.h]], x->res, w.h, causes ? &hs : NULL)) == 1)
+        ;
     free(seen);
+    free(hs.idx);
+    if (causes)
+        causes->path = hs.v, causes->npath = hs.n;
     return rc;
 }
 
-/* T(c, l) for every cnode c of location l into T: the location's time at c outside its
- * waits, from the timeline as the critical path credits it (the profiles between the calls, where the
- * time between two calls is the function both lie in, and the calls less their waits); an idle
- * stretch and the result's Idle threads are no time of the thread's. wl: unused scratch, zeros in, zeros out. */
-static void loc_T(const rc_ctx_t *x, uint32_t l, int64_t *T, double *wl)
+void rc_loc_T(const st_an_result_t *res, uint32_t lres, const st_rc_loc_t *L, int64_t *T)
 {
-    const st_rc_loc_t *L = &x->in->locs[l];
-    (void)wl;
-    memset(T, 0, sizeof *T * x->res->ncnodes);
+    memset(T, 0, sizeof *T * res->ncnodes);
     for (uint64_t p = 0; p < L->nprof; p++)
         T[L->prof[p].cnode] += (int64_t)L->prof[p].ticks;
     for (uint32_t i = 0; i < L->ncalls; i++) {
@@ -198,10 +208,16 @@ static void loc_T(const rc_ctx_t *x, uint32_t l, int64_t *T, double *wl)
             w += L->waits[C->wait_at + k].ticks;
         T[C->cnode] += (int64_t)(C->leave - C->enter) - (int64_t)llround(w);
     }
-    for (uint32_t c = 0; c < x->res->ncnodes; c++) { /* a worker thread outside its teams is idle */
-        T[c] -= (int64_t)llround(*st_an_sev(x->res, ST_AN_M_OMP_IDLE, c, l));
+    for (uint32_t c = 0; c < res->ncnodes; c++) { /* a worker thread outside its teams is idle */
+        T[c] -= (int64_t)llround(*st_an_sev(res, ST_AN_M_OMP_IDLE, c, lres));
         T[c] = T[c] > 0 ? T[c] : 0;
     }
+}
+
+static void serial_T(const void *arg, uint32_t l, int64_t *T)
+{
+    const rc_ctx_t *x = arg;
+    rc_loc_T(x->res, l, &x->in->locs[l], T);
 }
 
 /* Location l's headroom factor h_l (the header's formula) from its T over the call paths. */
@@ -216,25 +232,24 @@ static double headroom(const double *CP, const int64_t *T, uint32_t nc)
     return U > X ? (U - X) / U : 0;
 }
 
-static int derive(rc_ctx_t *x)
+int rc_derive(st_an_result_t *r, void (*loc_T)(const void *arg, uint32_t l, int64_t *T), const void *arg)
 {
-    st_an_result_t *r = x->res;
     uint32_t nc = r->ncnodes, nl = r->nlocs;
-    double *CP = calloc(nc ? nc : 1, sizeof *CP), *wl = calloc(nc ? nc : 1, sizeof *wl);
+    double *CP = calloc(nc ? nc : 1, sizeof *CP);
     double *G = calloc(nc ? nc : 1, sizeof *G), *H = calloc(nc ? nc : 1, sizeof *H);
     int64_t *Tsum = calloc(nc ? nc : 1, sizeof *Tsum), *T = calloc(nc ? nc : 1, sizeof *T);
-    int rc = CP && wl && G && H && Tsum && T ? 0 : -1;
+    int rc = CP && G && H && Tsum && T ? 0 : -1;
     for (uint32_t c = 0; !rc && c < nc; c++) {
         for (uint32_t l = 0; l < nl; l++)
             CP[c] += *st_an_sev(r, ST_AN_M_CRITICAL_PATH, c, l);
     }
     for (uint32_t l = 0; !rc && l < nl; l++) {
-        loc_T(x, l, T, wl);
+        loc_T(arg, l, T);
         for (uint32_t c = 0; c < nc; c++)
             Tsum[c] += T[c];
     }
     for (uint32_t l = 0; !rc && l < nl; l++) {
-        loc_T(x, l, T, wl);
+        loc_T(arg, l, T);
         double sumT = 0, sume = 0;
         for (uint32_t c = 0; c < nc; c++) {
             double t = (double)T[c], cpl = *st_an_sev(r, ST_AN_M_CRITICAL_PATH, c, l);
@@ -269,7 +284,7 @@ static int derive(rc_ctx_t *x)
             *st_an_sev(r, ST_AN_M_INTRA_PARTITION, c, l) += v - inter;
         }
     }
-    free(CP), free(wl), free(G), free(H), free(Tsum), free(T);
+    free(CP), free(G), free(H), free(Tsum), free(T);
     return rc;
 }
 
@@ -277,5 +292,5 @@ int rc_cpath(rc_ctx_t *x, st_rc_causes_t *c)
 {
     if (walk(x, c))
         return -1;
-    return derive(x);
+    return rc_derive(x->res, serial_T, x);
 }

@@ -28,8 +28,7 @@ static int same_key(const uint64_t a[4], const uint64_t b[4])
     return a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[3] == b[3];
 }
 
-/* Whether an end of role bits `role` belongs to class cls. */
-static int in_class(uint32_t role, int cls)
+int rc_in_class(uint32_t role, int cls)
 {
     switch (cls) {
     case RC_SENDS:         return (role & ST_RC_SENDS) != 0;
@@ -41,11 +40,10 @@ static int in_class(uint32_t role, int cls)
     }
 }
 
-int rc_later(const st_rc_input_t *in, rc_at_t a, rc_at_t b)
+int rc_later_at(uint64_t ea, rc_at_t a, uint64_t eb, rc_at_t b)
 {
     if (b.loc == RC_NONE)
         return 1;
-    uint64_t ea = in->locs[a.loc].calls[a.call].enter, eb = in->locs[b.loc].calls[b.call].enter;
     if (ea != eb)
         return ea > eb;
     if (a.loc != b.loc)
@@ -53,12 +51,19 @@ int rc_later(const st_rc_input_t *in, rc_at_t a, rc_at_t b)
     return a.call < b.call;
 }
 
+int rc_later(const st_rc_input_t *in, rc_at_t a, rc_at_t b)
+{
+    if (b.loc == RC_NONE)
+        return 1;
+    return rc_later_at(in->locs[a.loc].calls[a.call].enter, a, in->locs[b.loc].calls[b.call].enter, b);
+}
+
 /* The best end of class cls in e[0..n) (best[0]) and the best on another location than best[0]'s (best[1]). */
 static void best_two(const st_rc_input_t *in, const rc_end_t *e, size_t n, int cls, rc_at_t best[2])
 {
     best[0] = best[1] = (rc_at_t){ RC_NONE, 0 };
     for (size_t i = 0; i < n; i++) {
-        if (!in_class(e[i].role, cls))
+        if (!rc_in_class(e[i].role, cls))
             continue;
         rc_at_t a = { e[i].loc, e[i].call };
         if (rc_later(in, a, best[0])) {

@@ -94,8 +94,7 @@ static const char *bad_timeline(const st_an_result_t *res, const st_rc_input_t *
 
 /* ---- delayers ------------------------------------------------------------------------------------ */
 
-/* The key type of the relations that can delay a wait of metric m (endpoints.h), 0: any. */
-static unsigned key_type_of(int m)
+unsigned rc_key_type_of(int m)
 {
     switch (m) {
     case ST_AN_M_LATESENDER:
@@ -118,7 +117,7 @@ static rc_at_t find_delayer(const rc_ctx_t *x, uint32_t l, uint32_t c, int m)
     const st_rc_loc_t *L = &x->in->locs[l];
     const st_rc_call_t *C = &L->calls[c];
     int cls = m == ST_AN_M_LATEBROADCAST ? RC_SENDS_ROOT : m == ST_AN_M_EARLYREDUCE ? RC_SENDS_NONROOT : RC_SENDS;
-    unsigned type = key_type_of(m);
+    unsigned type = rc_key_type_of(m);
     rc_at_t best = { RC_NONE, 0 };
     for (int any = 0; any < 2 && best.loc == RC_NONE; any++)
         for (uint32_t r = 0; r < C->nrel; r++) {
@@ -174,13 +173,23 @@ static void shared_prev(const rc_ctx_t *x, uint32_t W, uint32_t xc, uint32_t D, 
 
 /* ---- the intervals' exclusive time per cnode -------------------------------------------------------- */
 
-typedef struct acc {
-    int64_t  *v;
-    uint32_t *touched, nt;
-    uint8_t  *in;
-} acc_t;
+int rc_acc_init(rc_acc_t *a, uint32_t ncnodes)
+{
+    uint32_t nc = ncnodes ? ncnodes : 1;
+    a->v = malloc(nc * sizeof *a->v);
+    a->touched = malloc(nc * sizeof *a->touched);
+    a->in = calloc(nc, 1);
+    a->nt = 0;
+    return a->v && a->touched && a->in ? 0 : -1;
+}
 
-static void acc_add(acc_t *a, uint32_t c, int64_t v)
+void rc_acc_free(rc_acc_t *a)
+{
+    free(a->v), free(a->touched), free(a->in);
+    memset(a, 0, sizeof *a);
+}
+
+void rc_acc_add(rc_acc_t *a, uint32_t c, int64_t v)
 {
     if (!a->in[c]) {
         a->in[c] = 1, a->v[c] = 0;
@@ -189,7 +198,7 @@ static void acc_add(acc_t *a, uint32_t c, int64_t v)
     a->v[c] += v;
 }
 
-static void acc_clear(acc_t *a)
+void rc_acc_clear(rc_acc_t *a)
 {
     for (uint32_t i = 0; i < a->nt; i++)
         a->in[a->touched[i]] = 0;
@@ -205,21 +214,19 @@ static double call_waits(const st_rc_loc_t *L, const st_rc_call_t *C)
     return s;
 }
 
-/* Location l's exclusive time per cnode after call k0 (-1: from its start) up to call k1's enter into a;
- * returns the waits of the calls in between. */
-static double interval(const st_rc_loc_t *L, int64_t k0, uint32_t k1, acc_t *a)
+double rc_interval(const st_rc_loc_t *L, int64_t k0, uint32_t k1, rc_acc_t *a)
 {
     double waits = 0;
     for (int64_t j = k0 + 1; j <= (int64_t)k1; j++) {
         const st_rc_call_t *C = &L->calls[j];
         for (uint32_t p = 0; p < C->nprof; p++)
-            acc_add(a, L->prof[C->prof_at + p].cnode, (int64_t)L->prof[C->prof_at + p].ticks);
+            rc_acc_add(a, L->prof[C->prof_at + p].cnode, (int64_t)L->prof[C->prof_at + p].ticks);
         if (j == (int64_t)k1)
             break;
         double w = call_waits(L, C);
         int64_t t = C->leave > C->enter ? (int64_t)(C->leave - C->enter) : 0;
         t -= (int64_t)llround(w);
-        acc_add(a, C->cnode, t > 0 ? t : 0);
+        rc_acc_add(a, C->cnode, t > 0 ? t : 0);
         waits += w;
     }
     return waits;
@@ -250,16 +257,12 @@ static int origin_add(rc_wait_t *w, int32_t metric, uint32_t cnode, double v)
 /* ---- the backward replay ------------------------------------------------------------------------- */
 
 typedef struct order {
-    uint64_t sync, leave;
-    uint32_t loc, call, idx;
-    size_t   w;
+    rc_order_t k;
+    size_t     w;
 } order_t;
 
-/* Latest synchronization first, then the later leave of the waiting call, then location, call and wait
- * descending. */
-static int cmp_order(const void *a, const void *b)
+int rc_order_cmp(const rc_order_t *x, const rc_order_t *y)
 {
-    const order_t *x = a, *y = b;
     if (x->sync != y->sync)
         return x->sync > y->sync ? -1 : 1;
     if (x->leave != y->leave)
@@ -271,21 +274,19 @@ static int cmp_order(const void *a, const void *b)
     return x->idx > y->idx ? -1 : x->idx < y->idx;
 }
 
-/* Charges wait w (its delayer known) and passes its share on to the delayer's intermediate waits. */
-static int replay_one(rc_ctx_t *x, rc_wait_t *w, acc_t *aw, acc_t *ad)
+static int cmp_order(const void *a, const void *b)
 {
-    const st_rc_input_t *in = x->in;
-    const st_rc_wait_t *sw = wait_of(x, w);
-    uint32_t W = w->loc, D = w->by.loc, y = w->by.call;
-    const st_rc_loc_t *LD = &in->locs[D];
-    uint32_t cx = in->locs[W].calls[w->call].cnode;
-    int cat = cat_of(sw->metric);
+    return rc_order_cmp(&((const order_t *)a)->k, &((const order_t *)b)->k);
+}
 
-    int64_t kw, kd;
-    shared_prev(x, W, w->call, D, y, &kw, &kd);
-    acc_clear(aw), acc_clear(ad);
-    interval(&in->locs[W], kw, w->call, aw);
-    double wd = interval(LD, kd, y, ad);
+int rc_charge(st_an_result_t *res, uint32_t dres, uint32_t dloc, const st_rc_loc_t *LD, rc_wait_t *KD, int64_t kd,
+              uint32_t y, const st_rc_wait_t *sw, uint32_t cx, const rc_origin_t *orig, uint32_t norig,
+              const rc_acc_t *aw, rc_acc_t *ad, rc_causes_acc_t *acc, double *indirect)
+{
+    int cat = cat_of(sw->metric);
+    *indirect = 0;
+    rc_acc_clear(ad);
+    double wd = rc_interval(LD, kd, y, ad);
     int64_t S = 0;
     for (uint32_t i = 0; i < ad->nt; i++) {
         uint32_t c = ad->touched[i];
@@ -297,8 +298,8 @@ static int replay_one(rc_ctx_t *x, rc_wait_t *w, acc_t *aw, acc_t *ad)
         return 0;
     double scale = sw->ticks < den ? sw->ticks / den : 1;
     double R[NCAT] = { 0 };
-    for (uint32_t o = 0; o < w->norig; o++)
-        R[cat_of(w->orig[o].metric)] += w->orig[o].ticks;
+    for (uint32_t o = 0; o < norig; o++)
+        R[cat_of(orig[o].metric)] += orig[o].ticks;
 
     for (uint32_t i = 0; i < ad->nt; i++) {
         uint32_t c = ad->touched[i];
@@ -306,15 +307,15 @@ static int replay_one(rc_ctx_t *x, rc_wait_t *w, acc_t *aw, acc_t *ad)
         if (di <= 0)
             continue;
         double d = (double)di;
-        rc_add(x->res, cats[cat], c, D, scale * d);
+        rc_add(res, cats[cat], c, dres, scale * d);
         for (int q = 0; q < NCAT; q++)
             if (R[q] > 0)
-                rc_add(x->res, cats[q] + 1, c, D, R[q] / den * d);
-        if (x->want_causes) {
-            if (rc_cause_add(&x->acc, sw->metric, cx, D, c, scale * d, 0))
+                rc_add(res, cats[q] + 1, c, dres, R[q] / den * d);
+        if (acc) {
+            if (rc_cause_add(acc, sw->metric, cx, dloc, c, scale * d, 0))
                 return -1;
-            for (uint32_t o = 0; o < w->norig; o++)
-                if (rc_cause_add(&x->acc, w->orig[o].metric, w->orig[o].cnode, D, c, 0, w->orig[o].ticks / den * d))
+            for (uint32_t o = 0; o < norig; o++)
+                if (rc_cause_add(acc, orig[o].metric, orig[o].cnode, dloc, c, 0, orig[o].ticks / den * d))
                     return -1;
         }
     }
@@ -322,18 +323,32 @@ static int replay_one(rc_ctx_t *x, rc_wait_t *w, acc_t *aw, acc_t *ad)
         const st_rc_call_t *C = &LD->calls[j];
         for (uint32_t k = 0; k < C->nwait; k++) {
             double wk = LD->waits[C->wait_at + k].ticks;
-            rc_wait_t *K = &x->w[x->wbase[D] + C->wait_at + k];
+            rc_wait_t *K = &KD[C->wait_at + k];
             if (origin_add(K, sw->metric, cx, scale * wk))
                 return -1;
-            for (uint32_t o = 0; o < w->norig; o++)
-                if (origin_add(K, w->orig[o].metric, w->orig[o].cnode, w->orig[o].ticks / den * wk))
+            for (uint32_t o = 0; o < norig; o++)
+                if (origin_add(K, orig[o].metric, orig[o].cnode, orig[o].ticks / den * wk))
                     return -1;
             if (scale * wk > K->prop)
                 K->prop = scale * wk;
         }
     }
-    w->indirect = scale * wd < sw->ticks ? scale * wd : sw->ticks;
+    *indirect = scale * wd < sw->ticks ? scale * wd : sw->ticks;
     return 0;
+}
+
+/* Charges wait w (its delayer known) and passes its share on to the delayer's intermediate waits. */
+static int replay_one(rc_ctx_t *x, rc_wait_t *w, rc_acc_t *aw, rc_acc_t *ad)
+{
+    const st_rc_input_t *in = x->in;
+    uint32_t W = w->loc, D = w->by.loc, y = w->by.call;
+    int64_t kw, kd;
+    shared_prev(x, W, w->call, D, y, &kw, &kd);
+    rc_acc_clear(aw);
+    rc_interval(&in->locs[W], kw, w->call, aw);
+    return rc_charge(x->res, D, D, &in->locs[D], &x->w[x->wbase[D]], kd, y, wait_of(x, w),
+                     in->locs[W].calls[w->call].cnode, w->orig, w->norig, aw, ad, x->want_causes ? &x->acc : NULL,
+                     &w->indirect);
 }
 
 static int replay(rc_ctx_t *x)
@@ -342,22 +357,15 @@ static int replay(rc_ctx_t *x)
     for (size_t i = 0; i < x->nw; i++)
         n += x->w[i].by.loc != RC_NONE && cat_of(wait_of(x, &x->w[i])->metric) >= 0; /* by: at a call */
     order_t *ord = st_mem_malloc((n ? n : 1) * sizeof *ord);
-    uint32_t nc = x->res->ncnodes ? x->res->ncnodes : 1;
-    acc_t a[2];
-    for (int i = 0; i < 2; i++) {
-        a[i].v = malloc(nc * sizeof *a[i].v);
-        a[i].touched = malloc(nc * sizeof *a[i].touched);
-        a[i].in = calloc(nc, 1);
-        a[i].nt = 0;
-    }
-    int rc = ord && a[0].v && a[0].touched && a[0].in && a[1].v && a[1].touched && a[1].in ? 0 : -1;
+    rc_acc_t a[2] = { { 0 }, { 0 } };
+    int rc = ord && !rc_acc_init(&a[0], x->res->ncnodes) && !rc_acc_init(&a[1], x->res->ncnodes) ? 0 : -1;
     if (!rc) {
         n = 0;
         for (size_t i = 0; i < x->nw; i++)
             if (x->w[i].by.loc != RC_NONE && cat_of(wait_of(x, &x->w[i])->metric) >= 0)
-                ord[n++] = (order_t){ x->in->locs[x->w[i].by.loc].calls[x->w[i].by.call].enter,
-                                      x->in->locs[x->w[i].loc].calls[x->w[i].call].leave, x->w[i].loc, x->w[i].call,
-                                      x->w[i].idx, i };
+                ord[n++] = (order_t){ { x->w[i].by_enter, x->in->locs[x->w[i].loc].calls[x->w[i].call].leave,
+                                        x->w[i].loc, x->w[i].call, x->w[i].idx },
+                                      i };
         qsort(ord, n, sizeof *ord, cmp_order);
         for (size_t i = 0; i < n && !rc; i++) {
             rc = replay_one(x, &x->w[ord[i].w], &a[0], &a[1]);
@@ -365,30 +373,31 @@ static int replay(rc_ctx_t *x)
             x->w[ord[i].w].orig = NULL, x->w[ord[i].w].norig = x->w[ord[i].w].corig = 0;
         }
     }
-    for (int i = 0; i < 2; i++)
-        free(a[i].v), free(a[i].touched), free(a[i].in);
+    rc_acc_free(&a[0]), rc_acc_free(&a[1]);
     st_mem_free(ord);
     return rc;
 }
 
 /* ---- the classification of point-to-point waits ------------------------------------------------- */
 
+void rc_classify_one(st_an_result_t *res, uint32_t c, uint32_t l, const st_rc_wait_t *sw, const rc_wait_t *w)
+{
+    int ls = sw->metric == ST_AN_M_LATESENDER;
+    if (!ls && sw->metric != ST_AN_M_LATERECEIVER)
+        return;
+    double prop = w->prop < sw->ticks ? w->prop : sw->ticks;
+    rc_add(res, ls ? ST_AN_M_WAIT_INDIRECT_LS : ST_AN_M_WAIT_INDIRECT_LR, c, l, w->indirect);
+    rc_add(res, ls ? ST_AN_M_WAIT_DIRECT_LS : ST_AN_M_WAIT_DIRECT_LR, c, l, sw->ticks - w->indirect);
+    rc_add(res, ls ? ST_AN_M_WAIT_PROP_LS : ST_AN_M_WAIT_PROP_LR, c, l, prop);
+    rc_add(res, ls ? ST_AN_M_WAIT_TERM_LS : ST_AN_M_WAIT_TERM_LR, c, l, sw->ticks - prop);
+}
+
 static void classify(rc_ctx_t *x)
 {
     for (size_t i = 0; i < x->nw; i++) {
         const rc_wait_t *w = &x->w[i];
-        if (w->loc == RC_NONE)
-            continue;
-        const st_rc_wait_t *sw = wait_of(x, w);
-        int ls = sw->metric == ST_AN_M_LATESENDER;
-        if (!ls && sw->metric != ST_AN_M_LATERECEIVER)
-            continue;
-        uint32_t c = x->in->locs[w->loc].calls[w->call].cnode;
-        double prop = w->prop < sw->ticks ? w->prop : sw->ticks;
-        rc_add(x->res, ls ? ST_AN_M_WAIT_INDIRECT_LS : ST_AN_M_WAIT_INDIRECT_LR, c, w->loc, w->indirect);
-        rc_add(x->res, ls ? ST_AN_M_WAIT_DIRECT_LS : ST_AN_M_WAIT_DIRECT_LR, c, w->loc, sw->ticks - w->indirect);
-        rc_add(x->res, ls ? ST_AN_M_WAIT_PROP_LS : ST_AN_M_WAIT_PROP_LR, c, w->loc, prop);
-        rc_add(x->res, ls ? ST_AN_M_WAIT_TERM_LS : ST_AN_M_WAIT_TERM_LR, c, w->loc, sw->ticks - prop);
+        if (w->loc != RC_NONE)
+            rc_classify_one(x->res, x->in->locs[w->loc].calls[w->call].cnode, w->loc, wait_of(x, w), w);
     }
 }
 
@@ -436,13 +445,14 @@ static int ctx_init(rc_ctx_t *x)
                 rc_wait_t *w = &x->w[x->wbase[l] + L->calls[c].wait_at + k];
                 w->loc = l, w->call = c, w->idx = k;
                 w->by = find_delayer(x, l, c, L->waits[L->calls[c].wait_at + k].metric);
+                if (w->by.loc != RC_NONE)
+                    w->by_enter = in->locs[w->by.loc].calls[w->by.call].enter;
             }
     }
     return 0;
 }
 
-/* The replay's metrics (metrics.def: the last ones) zero. */
-static void zero_metrics(st_an_result_t *res)
+void rc_zero_metrics(st_an_result_t *res)
 {
     if (res->ncnodes && res->nlocs)
         for (int m = ST_AN_M_DELAY; m <= ST_AN_M_NON_CP_ACTIVITIES; m++)
@@ -457,7 +467,7 @@ int st_rc_run(st_an_result_t *res, const st_rc_input_t *in, st_rc_causes_t *caus
         st_log_warn("root causes: not computed, the analysis result has no values");
         return 0;
     }
-    zero_metrics(res); /* whatever they held */
+    rc_zero_metrics(res); /* whatever they held */
     const char *bad = bad_timeline(res, in);
     if (bad) {
         st_log_warn("root causes: not computed, the timeline does not fit the analysis result (%s)", bad);
@@ -475,7 +485,7 @@ int st_rc_run(st_an_result_t *res, const st_rc_input_t *in, st_rc_causes_t *caus
         rc = rc_causes_finish(&x, causes);
     ctx_free(&x);
     if (rc) {
-        zero_metrics(res);
+        rc_zero_metrics(res);
         if (causes)
             st_rc_causes_free(causes);
     }

@@ -47,6 +47,9 @@ typedef struct rc_index {
     size_t    nbest;
 } rc_index_t;
 
+/* Whether an end of role bits `role` belongs to class cls. */
+int rc_in_class(uint32_t role, int cls);
+
 /* Builds the index of in's relations. 0, or -1 (memory). */
 int rc_index_build(rc_index_t *ix, const st_rc_input_t *in);
 void rc_index_free(rc_index_t *ix);
@@ -71,6 +74,7 @@ typedef struct rc_origin {
 typedef struct rc_wait {
     uint32_t     loc, call, idx; /* the waiting call; idx: the wait's index in the location's waits */
     rc_at_t      by;             /* its delayer (loc RC_NONE: none) */
+    uint64_t     by_enter;       /* the delayer's enter: the wait's synchronization time */
     double       indirect;       /* the part due to the delayer's own waits (scale * W_D) */
     double       prop;           /* the largest part of it that caused one later wait */
     rc_origin_t *orig;           /* R: the waiting it caused downstream, by origin; freed once replayed */
@@ -97,18 +101,111 @@ typedef struct rc_ctx {
     int                  want_causes;
 } rc_ctx_t;
 
+/* The replay's metrics (metrics.def: the last ones) zero in res. */
+void rc_zero_metrics(st_an_result_t *res);
+
 /* Adds v to metric m at (cnode, loc) and to every ancestor of m. */
 void rc_add(st_an_result_t *res, int m, uint32_t cnode, uint32_t loc, double v);
+
+/* ---- the pieces of a wait's replay (rc_replay.c), shared with the distributed replay (rc_dist.h) ---- */
+
+/* The key type of the relations that can delay a wait of metric m (endpoints.h), 0: any. */
+unsigned rc_key_type_of(int m);
+/* A enters (at ea) later than b (at eb; b.loc RC_NONE: none): enter, then smaller location, then
+ * earlier call. */
+int rc_later_at(uint64_t ea, rc_at_t a, uint64_t eb, rc_at_t b);
+
+/* The replay's order of waits: latest synchronization first, then the later leave of the waiting call,
+ * then location, call and wait descending. */
+typedef struct rc_order {
+    uint64_t sync, leave;
+    uint32_t loc, call, idx;
+} rc_order_t;
+int rc_order_cmp(const rc_order_t *a, const rc_order_t *b);
+
+/* Exclusive time per cnode, the cnodes touched in the order they were first added. */
+typedef struct rc_acc {
+    int64_t  *v;
+    uint32_t *touched, nt;
+    uint8_t  *in;
+} rc_acc_t;
+/* For ncnodes cnodes; 0, or -1 (memory). */
+int rc_acc_init(rc_acc_t *a, uint32_t ncnodes);
+void rc_acc_free(rc_acc_t *a);
+void rc_acc_add(rc_acc_t *a, uint32_t c, int64_t v);
+void rc_acc_clear(rc_acc_t *a);
+/* Location L's exclusive time per cnode after call k0 (-1: from its start) up to call k1's enter into a;
+ * returns the waits of the calls in between. */
+double rc_interval(const st_rc_loc_t *L, int64_t k0, uint32_t k1, rc_acc_t *a);
+
+/* What a wait's delayer D charges (rc_replay.c's header): wait sw at a call on cnode cx, its
+ * downstream waiting orig[0 .. norig), the waiter's interval aw; D's timeline LD (location dres of
+ * res, dloc in the causes), its calls kd + 1 .. y the interval (ad: scratch), KD D's waits (by index in
+ * LD's waits: their origins and propagation). *indirect: the part of sw due to D's own waits.
+ * 0, or -1 (memory). */
+int rc_charge(st_an_result_t *res, uint32_t dres, uint32_t dloc, const st_rc_loc_t *LD, rc_wait_t *KD, int64_t kd,
+              uint32_t y, const st_rc_wait_t *sw, uint32_t cx, const rc_origin_t *orig, uint32_t norig,
+              const rc_acc_t *aw, rc_acc_t *ad, rc_causes_acc_t *acc, double *indirect);
+/* The classification of a point-to-point wait sw (w its replay) at cnode c of location l of res. */
+void rc_classify_one(st_an_result_t *res, uint32_t c, uint32_t l, const st_rc_wait_t *sw, const rc_wait_t *w);
 
 /* Adds (short, long) to the cause (metric, wait cnode, delay loc, delay cnode). 0, or -1 (memory). */
 int rc_cause_add(rc_causes_acc_t *a, int32_t metric, uint32_t wcnode, uint32_t dloc, uint32_t dcnode, double s, double l);
 /* Moves the collected causes into c (sorted as rootcause.h says) and the propagating amount of every wait
  * state (from x's waits); frees a. 0, or -1 (memory). */
 int rc_causes_finish(rc_ctx_t *x, st_rc_causes_t *c);
+/* Sorts c's causes and propagation tables as rootcause.h says. */
+void rc_causes_sort(st_rc_causes_t *c);
+
+/* The propagating amount per wait state being summed: entries in the order they were first added. */
+typedef struct rc_props {
+    struct st_rc_prop *v;
+    size_t             n, cap;
+    uint32_t          *slot; /* 1 + index into v, 0 empty */
+    size_t             mask;
+} rc_props_t;
+/* Adds the waits w[0 .. nw) of timeline in (w's loc less loc0: in's index; RC_NONE: skipped) in that order.
+ * 0, or -1. */
+int rc_props_add(rc_props_t *t, const st_rc_input_t *in, uint32_t loc0, const rc_wait_t *w, size_t nw);
+/* Adds one entry's values (a table of another process continued). 0, or -1. */
+int rc_props_add1(rc_props_t *t, int32_t metric, uint32_t cnode, double wait, double propagating);
+void rc_props_free(rc_props_t *t);
 void rc_causes_acc_free(rc_causes_acc_t *a);
 
 /* The critical path (rootcause.h), its hops into c (may be NULL), and the derived imbalance metrics.
  * 0, or -1 (memory). */
 int rc_cpath(rc_ctx_t *x, st_rc_causes_t *c);
+
+/* The hops of a critical path as a process records them: each with its index on the whole path. */
+typedef struct rc_hops {
+    struct st_rc_hop *v;
+    uint64_t         *idx;
+    size_t            n, cap;
+} rc_hops_t;
+void rc_hops_free(rc_hops_t *h);
+
+/* A walk of the critical path back in time (rc_cpath.c's header): the holder h (a location of the whole
+ * run), where on it (e: 2i the segment before call i, 2i + 1 call i, 2n the tail), the cursor t, the end of
+ * the current hop, the run's first and last event, per location of the run the moment the walk was last
+ * there (seen, UINT64_MAX: never), and the path's hops so far (their number, the last one's location
+ * and start, to join a hop that continues it). */
+typedef struct rc_walk {
+    uint32_t  h;
+    int64_t   e;
+    uint64_t  t, hop_end, first, last;
+    uint64_t *seen;
+    uint64_t  nhops, last_t0;
+    uint32_t  last_loc;
+} rc_walk_t;
+/* Walks on holder w->h (its timeline L, its waits KW by index in L's waits, its values at location lres
+ * of res, hops into hops: NULL none) until the path moves to another location (1: w->h, w->e and w->t
+ * say where it goes on) or reaches the run's start (0). -1: memory. */
+int rc_walk_on(rc_walk_t *w, const st_rc_loc_t *L, const rc_wait_t *KW, st_an_result_t *res, uint32_t lres,
+               rc_hops_t *hops);
+/* Location l's time per cnode outside its waits (rc_cpath.c's T) into T[ncnodes of res] (its Idle threads
+ * from res at location lres). */
+void rc_loc_T(const st_an_result_t *res, uint32_t lres, const st_rc_loc_t *L, int64_t *T);
+/* The derived imbalance metrics of res, its critical path in place; T(l, T) gives location l's T. 0, or -1. */
+int rc_derive(st_an_result_t *res, void (*T)(const void *arg, uint32_t l, int64_t *T), const void *arg);
 
 #endif

@@ -10,10 +10,12 @@
  *     the waits the wait-state patterns found at it, the relations (logical messages, collective
  *     instances, OpenMP team events) it took part in, and the location's exclusive time per call
  *     path before it. Built where the events are: by the serial analysis over a whole trace, or by
- *     each process of a parallel analysis over its own locations; a process's part travels with its
- *     report and the collector re-numbers its call paths and locations into the merged result's
- *     (rc_build.c, rc_pack.c).
- *  2. st_rc_run(): over the merged result and the whole timeline, a backward replay in the order of
+ *     each process of a parallel analysis over its own locations (rc_build.c).
+ *  2. In a parallel analysis the timelines stay where they were built: the replay runs distributed
+ *     over the processes (rc_dist.h), with the same values as st_rc_run over the whole timeline, and
+ *     only its results travel with the processes' report parts. (A part can still carry its timeline,
+ *     rc_pack.c, for the collector to run st_rc_run: the unit tests compare the two.)
+ *  3. st_rc_run(): over the merged result and the whole timeline, a backward replay in the order of
  *     the synchronization times (latest first) charges each wait to its delayer's excess time
  *     (short-term cost), carries the waiting it caused downstream (long-term cost), walks the
  *     critical path back from the end of the run, and derives the imbalance metrics. It only reads

@@ -20,9 +20,11 @@
  * reduction (32 processes: tree neighbours only). With one process per rank the parallel analysis
  * also runs on CLC's derivation as the in-run CLC hands it over (the ends it leaves out kept aside,
  * its partial graph read back as endpoints) and must again equal the serial one. The root-cause
- * timelines (src/analysis/rc_build.h) of the parallel analysis, merged, equal the serial one's.
+ * timelines (src/analysis/rc_build.h) of the parallel analysis, merged, equal the serial one's; with the
+ * root causes replayed distributed instead (rc_dist.h, as parallel_mpi.c drives it: no timeline in the
+ * parts), the values, causes and critical path equal the serial ones bit for bit.
  */
-/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/analysis/rc_common.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/config/config.c src/util/archive_dir.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/analysis/rc_common.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/config/config.c src/util/archive_dir.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -167,7 +169,66 @@ static void check_tree(const st_an_result_t *r, const char *what)
     REQUIRE(bad == 0);
 }
 
-static void parallel(const st_rel_input_t *in, int np, int clc)
+/* The root causes of the engines e[0 .. np) distributed (st_an_par_rc_*: the call trees unified, the replay
+ * over the in-memory transport in random order), as parallel_mpi.c drives them. */
+static void rc_distributed(st_an_par_t **e, int np, int32_t *ids)
+{
+    void *trees[64];
+    size_t tl[64];
+    uint32_t *maps[64], ploc0[65], ng;
+    static uint32_t kept[64][64]; /* nsent counts the analysis' own messages: kept */
+    memcpy(kept, nsent, sizeof kept);
+    for (int q = 0; q < np; q++)
+        REQUIRE(st_an_par_tree(e[q], &trees[q], &tl[q]) == 0);
+    REQUIRE(st_an_par_unify((const void *const *)trees, tl, np, &ng, maps, ploc0) == 0);
+    for (int q = 0; q < np; q++) {
+        st_xchg_net_t net = { pool_send, &ids[q] };
+        REQUIRE(st_an_par_has_timeline(e[q]) && st_an_par_rc_begin(e[q], maps[q], ng, ploc0, &net) == 0);
+    }
+    for (int q = 0; q < np; q++)
+        REQUIRE(st_an_par_rc_start(e[q]) == 0);
+    for (;;) {
+        int done = 0;
+        for (int q = 0; q < np; q++) {
+            int k = st_an_par_rc_progress(e[q]);
+            REQUIRE(k == ST_AN_PAR_DONE || k == ST_AN_PAR_IDLE);
+            done += k == ST_AN_PAR_DONE;
+        }
+        if (done == np && !npool)
+            break;
+        REQUIRE(npool > 0);
+        int k = (int)(tb_rnd() % (uint64_t)npool);
+        msg_t m = pool[k];
+        pool[k] = pool[--npool];
+        REQUIRE(st_an_par_rc_deliver(e[m.to], m.from, m.buf, m.len) == 0);
+        st_mem_free(m.buf);
+    }
+    for (int q = 0; q < np; q++) {
+        REQUIRE(st_an_par_rc_end(e[q], 1) == 0);
+        free(maps[q]), free(trees[q]);
+    }
+    memcpy(nsent, kept, sizeof kept);
+}
+
+/* m's causes equal the serial ones (R's) bit for bit, up to the numbering of cnodes and locations (map,
+ * lmap: m's -> R's). */
+static void same_causes(const st_an_result_t *m, const uint32_t *map, const uint32_t *lmap)
+{
+    const st_rc_causes_t *a = m->causes, *b = R.causes;
+    REQUIRE(a && b && a->n == b->n && a->nprop == b->nprop && a->npath == b->npath);
+    for (size_t i = 0; i < a->n; i++) { /* the order by cnode may differ: find each */
+        size_t j = 0;
+        while (j < b->n && !(b->v[j].metric == a->v[i].metric && b->v[j].wait_cnode == map[a->v[i].wait_cnode] &&
+                             b->v[j].delay_loc == lmap[a->v[i].delay_loc] && b->v[j].delay_cnode == map[a->v[i].delay_cnode]))
+            j++;
+        REQUIRE(j < b->n && !memcmp(&a->v[i].short_ticks, &b->v[j].short_ticks, 8) &&
+                !memcmp(&a->v[i].long_ticks, &b->v[j].long_ticks, 8));
+    }
+    for (size_t i = 0; i < a->npath; i++)
+        REQUIRE(lmap[a->path[i].loc] == b->path[i].loc && a->path[i].t0 == b->path[i].t0 && a->path[i].t1 == b->path[i].t1);
+}
+
+static void parallel(const st_rel_input_t *in, int np, int clc, int dist)
 {
     st_rel_derived_t derived[64];
     int32_t owner[64], ids[64];
@@ -212,10 +273,12 @@ static void parallel(const st_rel_input_t *in, int np, int clc)
         REQUIRE(st_an_par_deliver(e[m.to], m.from, m.buf, m.len) == 0);
         st_mem_free(m.buf);
     }
-    for (int q = 0; q < np; q++) {
+    for (int q = 0; q < np; q++)
         REQUIRE(st_an_par_progress(e[q]) == ST_AN_PAR_DONE);
+    if (dist)
+        rc_distributed(e, np, ids);
+    for (int q = 0; q < np; q++)
         REQUIRE(st_an_par_pack(e[q], &packs[q], &lens[q]) == 0);
-    }
     st_an_result_t M;
     REQUIRE(st_an_par_merge((const void *const *)packs, lens, np, &M) == 0);
     REQUIRE(M.nlocs == R.nlocs && M.ncnodes == R.ncnodes);
@@ -247,7 +310,11 @@ static void parallel(const st_rel_input_t *in, int np, int clc)
     REQUIRE(!memcmp(&M.stats, &R.stats, sizeof M.stats));
     for (uint32_t l = 0; l < M.nlocs; l++)
         REQUIRE(M.span[l] == R.span[lmap[l]]);
-    same_timeline(&M, map, lmap);
+    if (dist) {
+        REQUIRE(!M.timeline); /* no timeline travelled */
+        same_causes(&M, map, lmap);
+    } else
+        same_timeline(&M, map, lmap);
     check_tree(&M, "parallel");
     for (int q = 0; q < np; q++)
         st_an_par_free(e[q]), free(packs[q]);
@@ -264,9 +331,9 @@ static void analyse(void)
         REQUIRE(R.locs[l].rank == in.locs[l].rank && R.locs[l].thread == in.locs[l].thread);
     check_tree(&R, "serial");
     for (int np = 1; np <= in.nranks; np++)
-        parallel(&in, np, 0);
-    parallel(&in, in.nranks, 1);
-    parallel(&in, in.nranks, 2);
+        parallel(&in, np, 0, 0), parallel(&in, np, 0, 1);
+    parallel(&in, in.nranks, 1, 0);
+    parallel(&in, in.nranks, 2, 1);
     /* the JSON writer accepts every result (values checked by t_analyze_waits) */
     FILE *f = tmpfile();
     REQUIRE(f && st_an_write_json(f, &R, 1000000000u) == 0);

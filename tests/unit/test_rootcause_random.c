@@ -7,117 +7,12 @@
  * same values bit for bit in another cnode numbering; and
  * check.c naming a critical path that does not add up.
  */
-/* link: src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+/* link: src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_rc_lib.h"
+#include "test_rc_scen.h"
 
 #include <math.h>
 #include <string.h>
-
-/* ---- random timelines ------------------------------------------------------------------------------ */
-
-static uint64_t rng = 1;
-static uint64_t rnd(uint64_t n)
-{
-    rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-    return (rng >> 33) % n;
-}
-
-static uint32_t RN;         /* locations of the random program */
-static uint64_t rseed;
-static uint64_t now[MAXL];
-
-static void compute(uint32_t l)
-{
-    static const int cn[] = { C_MAIN, C_SOLVE, C_WORK, C_SERIAL };
-    for (uint64_t k = rnd(3); k > 0; k--) {
-        uint64_t t = rnd(8) ? rnd(40) : 200 + rnd(400);
-        tl_seg(l, cn[rnd(4)], t);
-        now[l] += t;
-    }
-}
-
-/* An SPMD program on RN locations: iterations of computation, then a ring exchange (eager sends,
- * then receives), a synchronous exchange of pairs (Late Receiver / Late Sender), a barrier or a
- * broadcast; MPI_Init and MPI_Finalize around. */
-static void scen_random(void)
-{
-    rng = rseed;
-    tl_reset(RN);
-    for (uint32_t l = 0; l < RN; l++) {
-        tl_loc(l, 0, 0);
-        tl_call(l, 0, 10, C_INIT, ST_RC_INIT);
-        tl_rel(l, ST_REL_KEY_SYNC, 0, 0, ST_RC_SENDS | ST_RC_RECEIVES);
-        now[l] = 10;
-    }
-    uint64_t send[MAXL];
-    for (uint64_t it = 0, seq = 1; it < 40; it++) {
-        for (uint32_t l = 0; l < RN; l++)
-            compute(l);
-        switch (rnd(4)) {
-        case 0: /* ring: l sends to l + 1, then receives from l - 1 */
-            for (uint32_t l = 0; l < RN; l++) {
-                send[l] = now[l];
-                tl_call(l, now[l], now[l] + 2, C_SEND, 0), tl_send(l, l, (l + 1) % RN, it);
-                now[l] += 2;
-                compute(l);
-            }
-            for (uint32_t l = 0; l < RN; l++) {
-                uint32_t from = (l + RN - 1) % RN;
-                uint64_t s = send[from], e = now[l], leave = (s > e ? s : e) + 1 + rnd(3);
-                tl_call(l, e, leave, C_RECV, 0);
-                if (s > e)
-                    tl_wait(l, ST_AN_M_LATESENDER, (double)(s - e));
-                tl_recv(l, from, l, it);
-                now[l] = leave;
-            }
-            break;
-        case 1: /* pairs (2k, 2k + 1): a synchronous send to the odd one */
-            for (uint32_t l = 0; l + 1 < RN; l += 2) {
-                uint64_t s = now[l], r = now[l + 1], m = s > r ? s : r;
-                tl_call(l, s, m + 2, C_SEND, 0);
-                if (r > s)
-                    tl_wait(l, ST_AN_M_LATERECEIVER, (double)(r - s));
-                tl_send(l, l, l + 1, it);
-                tl_call(l + 1, r, m + 3, C_RECV, 0);
-                if (s > r)
-                    tl_wait(l + 1, ST_AN_M_LATESENDER, (double)(s - r));
-                tl_recv(l + 1, l, l + 1, it);
-                now[l] = m + 2, now[l + 1] = m + 3;
-            }
-            break;
-        case 2: /* barrier */
-        case 3: { /* broadcast from a random root */
-            int bar = rnd(2) == 0;
-            uint32_t root = (uint32_t)rnd(RN);
-            uint64_t last = 0, enter[MAXL];
-            for (uint32_t l = 0; l < RN; l++)
-                last = now[l] > last ? now[l] : last, enter[l] = now[l];
-            for (uint32_t l = 0; l < RN; l++) {
-                uint64_t until = bar ? last : enter[root] > now[l] ? enter[root] : now[l];
-                uint64_t leave = (bar ? last : until) + 1 + rnd(4);
-                tl_call(l, now[l], leave, bar ? C_BARRIER : C_BCAST, 0);
-                if (until > now[l])
-                    tl_wait(l, bar ? ST_AN_M_BARRIER_WAIT : ST_AN_M_LATEBROADCAST, (double)(until - now[l]));
-                tl_rel(l, ST_REL_KEY_COLL, seq, 3,
-                       bar ? ST_RC_SENDS | ST_RC_RECEIVES : l == root ? ST_RC_SENDS | ST_RC_ROOT : ST_RC_RECEIVES);
-                now[l] = leave;
-            }
-            seq++;
-            break;
-        }
-        }
-    }
-    uint64_t last = 0;
-    for (uint32_t l = 0; l < RN; l++) {
-        compute(l);
-        last = now[l] > last ? now[l] : last;
-    }
-    for (uint32_t l = 0; l < RN; l++) {
-        mpi_finalize(l, now[l], last + 5, (double)(last - now[l]));
-        L[l].last = last + 5;
-    }
-    tl_end();
-}
 
 /* Sum of the timeline's waits of metric m. */
 static double waits_of(int m)

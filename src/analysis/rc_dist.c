@@ -1,0 +1,662 @@
+/*
+ * rc_dist.c — the distributed root-cause replay's engine (rc_dist.h): its life, the messages it reads,
+ * and the steps before the dataflow: the relation ends to their keys' homes and the runs back, the
+ * run's facts, each local wait's delayer and the announcements to the delayers' owners.
+ */
+#include "rc_dist_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/log.h"
+#include "../util/mem.h"
+#include "../util/u64map.h"
+
+int32_t rd_owner(const rc_dist_t *d, uint32_t loc)
+{
+    int32_t lo = 0, hi = d->nprocs - 1; /* the last process whose first location is <= loc */
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo + 1) / 2;
+        if (d->ploc0[mid] <= loc)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+uint8_t *rd_put(rd_bytes_t *b, const void *src, size_t n)
+{
+    if (b->n + n > b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 256;
+        while (cap < b->n + n)
+            cap *= 2;
+        uint8_t *p = realloc(b->p, cap);
+        if (!p)
+            return NULL;
+        b->p = p, b->cap = cap;
+    }
+    uint8_t *at = b->p + b->n;
+    if (src)
+        memcpy(at, src, n);
+    b->n += n;
+    return at;
+}
+
+int rd_fail(rc_dist_t *d, const char *what)
+{
+    if (!d->failed)
+        st_log_error("root causes (parallel, process %d): %s", (int)d->me, what);
+    d->failed = 1;
+    return -1;
+}
+
+int rd_send(rc_dist_t *d, int32_t to, uint8_t type, const void *p, size_t n)
+{
+    st_xchg_rec_t h = { .type = type };
+    uint8_t *at = st_xchg_record(&d->out, to, &h, n);
+    if (!at)
+        return rd_fail(d, "out of memory");
+    if (n)
+        memcpy(at, p, n);
+    return 0;
+}
+
+static uint64_t key_hash(const uint64_t k[4])
+{
+    return st_u64_mix(k[0] ^ st_u64_mix(k[1] ^ st_u64_mix(k[2] ^ st_u64_mix(k[3] + 0x9e3779b97f4a7c15ull))));
+}
+
+static int key_cmp(const uint64_t *a, const uint64_t *b)
+{
+    for (int i = 0; i < 4; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_lrel(const void *p, const void *q)
+{
+    return key_cmp(((const rd_lrel_t *)p)->key, ((const rd_lrel_t *)q)->key);
+}
+
+static int cmp_keyend(const void *p, const void *q)
+{
+    const rd_keyend_t *a = p, *b = q;
+    int k = key_cmp(a->key, b->key);
+    if (k)
+        return k;
+    if (a->e.loc != b->e.loc)
+        return a->e.loc < b->e.loc ? -1 : 1;
+    return a->e.call < b->e.call ? -1 : a->e.call > b->e.call;
+}
+
+/* ---- life ------------------------------------------------------------------------------------------- */
+
+int rc_dist_new(st_an_result_t *res, const st_rc_input_t *in, const uint32_t *ploc0, int32_t me, int32_t nprocs,
+                const st_xchg_net_t *net, rc_dist_t **out)
+{
+    *out = NULL;
+    rc_dist_t *d = calloc(1, sizeof *d);
+    if (!d)
+        return -1;
+    d->res = res, d->in = in, d->ploc0 = ploc0, d->me = me, d->nprocs = nprocs;
+    d->loc0 = ploc0[me], d->nall = ploc0[nprocs];
+    uint32_t nl = in->nlocs;
+    int rc = st_xchg_out_init(&d->out, net, nprocs) || rc_acc_init(&d->aw, res->ncnodes) ||
+             rc_acc_init(&d->ad, res->ncnodes);
+    d->rbase = calloc(nl + 1, sizeof *d->rbase);
+    d->wbase = calloc(nl + 1, sizeof *d->wbase);
+    d->outw = calloc(nl + 1, sizeof *d->outw);
+    d->nout = calloc(nl + 1, sizeof *d->nout), d->out_next = calloc(nl + 1, sizeof *d->out_next);
+    d->inc = calloc(nl + 1, sizeof *d->inc);
+    d->ninc = calloc(nl + 1, sizeof *d->ninc), d->cinc = calloc(nl + 1, sizeof *d->cinc);
+    d->inc_next = calloc(nl + 1, sizeof *d->inc_next);
+    rc = rc || !d->rbase || !d->wbase || !d->outw || !d->nout || !d->out_next || !d->inc || !d->ninc || !d->cinc ||
+         !d->inc_next;
+    for (uint32_t l = 0; !rc && l < nl; l++) {
+        d->rbase[l + 1] = d->rbase[l] + in->locs[l].nrels;
+        d->wbase[l + 1] = d->wbase[l] + in->locs[l].nwaits;
+    }
+    if (!rc) {
+        d->nlrel = d->rbase[nl], d->nw = d->wbase[nl];
+        d->lrel = st_mem_malloc((d->nlrel ? d->nlrel : 1) * sizeof *d->lrel);
+        d->relrun = st_mem_malloc((d->nlrel ? d->nlrel : 1) * sizeof *d->relrun);
+        d->w = st_mem_calloc(d->nw ? d->nw : 1, sizeof *d->w);
+        rc = !d->lrel || !d->relrun || !d->w;
+    }
+    if (rc) {
+        st_log_error("root causes (parallel, process %d): out of memory", (int)me);
+        rc_dist_free(d);
+        return -1;
+    }
+    for (uint32_t l = 0; l < nl; l++)
+        for (uint64_t r = 0; r < in->locs[l].nrels; r++)
+            d->lrel[d->rbase[l] + r] = (rd_lrel_t){ in->locs[l].rels[r].key, l, r }, d->relrun[d->rbase[l] + r] = UINT64_MAX;
+    if (d->nlrel > 1)
+        qsort(d->lrel, d->nlrel, sizeof *d->lrel, cmp_lrel);
+    for (size_t i = 0; i < d->nw; i++)
+        d->w[i].loc = d->w[i].by.loc = RC_NONE;
+    rc_zero_metrics(res);
+    d->props_in = me == 0;
+    *out = d;
+    return 0;
+}
+
+void rc_dist_free(rc_dist_t *d)
+{
+    if (!d)
+        return;
+    st_xchg_out_free(&d->out);
+    rc_acc_free(&d->aw), rc_acc_free(&d->ad);
+    rc_causes_acc_free(&d->acc);
+    st_mem_free(d->home), st_mem_free(d->lrel), st_mem_free(d->relrun), free(d->rbase);
+    st_mem_free(d->runend), free(d->run);
+    for (size_t i = 0; d->w && i < d->nw; i++)
+        free(d->w[i].orig);
+    st_mem_free(d->w), free(d->wbase);
+    for (uint32_t l = 0; l < d->in->nlocs; l++) {
+        if (d->outw)
+            free(d->outw[l]);
+        for (size_t k = 0; d->inc && d->ninc && k < d->ninc[l]; k++)
+            free(d->inc[l][k].pkg);
+        if (d->inc)
+            free(d->inc[l]);
+    }
+    free(d->outw), free(d->nout), free(d->out_next), free(d->inc), free(d->ninc), free(d->cinc), free(d->inc_next);
+    for (size_t k = 0; k < d->nearly; k++)
+        free(d->early[k].pkg);
+    free(d->early);
+    free(d->walk.seen);
+    rc_hops_free(&d->hops);
+    rc_props_free(&d->props);
+    free(d->T);
+    free(d);
+}
+
+void rc_dist_part_free(rc_dist_part_t *p)
+{
+    free(p->T), free(p->v);
+    rc_hops_free(&p->hops);
+    rc_props_free(&p->props);
+    memset(p, 0, sizeof *p);
+}
+
+/* ---- 1: the facts and the ends to their homes ---------------------------------------------------------- */
+
+static void local_facts(const rc_dist_t *d, rd_facts_t *f)
+{
+    memset(f, 0, sizeof *f);
+    const st_rc_input_t *in = d->in;
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        uint64_t g = d->loc0 + l;
+        for (uint32_t c = 0; c < L->ncalls; c++)
+            if ((L->calls[c].flags & ST_RC_FINALIZE) && (!f->fin || L->calls[c].enter > f->fin_enter))
+                f->fin = 1, f->fin_enter = L->calls[c].enter, f->fin_loc = g;
+        if (!f->any || L->last > f->last_max)
+            f->any = 1, f->last_max = L->last, f->last_loc = g;
+        if (!L->ncalls && !L->first && !L->last)
+            continue;
+        f->first = !f->ev || L->first < f->first ? L->first : f->first;
+        f->last = !f->ev || L->last > f->last ? L->last : f->last;
+        f->ev = 1;
+    }
+}
+
+/* Combines another process's facts (every process's once, in any order). */
+static void add_facts(rd_facts_t *f, const rd_facts_t *o)
+{
+    if (o->fin && (!f->fin || o->fin_enter > f->fin_enter || (o->fin_enter == f->fin_enter && o->fin_loc < f->fin_loc)))
+        f->fin = 1, f->fin_enter = o->fin_enter, f->fin_loc = o->fin_loc;
+    if (o->any && (!f->any || o->last_max > f->last_max || (o->last_max == f->last_max && o->last_loc < f->last_loc)))
+        f->any = 1, f->last_max = o->last_max, f->last_loc = o->last_loc;
+    if (o->ev) {
+        f->first = !f->ev || o->first < f->first ? o->first : f->first;
+        f->last = !f->ev || o->last > f->last ? o->last : f->last;
+        f->ev = 1;
+    }
+}
+
+int rc_dist_start(rc_dist_t *d)
+{
+    const st_rc_input_t *in = d->in;
+    rd_facts_t f;
+    local_facts(d, &f);
+    size_t *cnt = calloc((size_t)d->nprocs, sizeof *cnt);
+    rd_keyend_t **at = calloc((size_t)d->nprocs, sizeof *at);
+    if (!cnt || !at) {
+        free(cnt), free(at);
+        return rd_fail(d, "out of memory");
+    }
+    for (uint32_t l = 0; l < in->nlocs; l++) /* a relation of no call is no end */
+        for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
+            for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++)
+                cnt[key_hash(in->locs[l].rels[in->locs[l].calls[c].rel_at + r].key) % (uint64_t)d->nprocs]++;
+    int rc = 0;
+    for (int32_t q = 0; q < d->nprocs && !rc; q++) {
+        st_xchg_rec_t h = { .type = RD_ENDS };
+        rc = rd_send(d, q, RD_FACTS, &f, sizeof f);
+        if (!rc && !(at[q] = (rd_keyend_t *)st_xchg_record(&d->out, q, &h, cnt[q] * sizeof(rd_keyend_t))))
+            rc = rd_fail(d, "out of memory");
+    }
+    for (uint32_t l = 0; !rc && l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        for (uint32_t c = 0; c < L->ncalls; c++)
+            for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
+                const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
+                rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
+                                  { d->loc0 + l, c, R->role, 0, L->calls[c].enter } };
+                int32_t q = (int32_t)(key_hash(R->key) % (uint64_t)d->nprocs);
+                memcpy(at[q]++, &e, sizeof e);
+            }
+    }
+    free(at), free(cnt);
+    d->started = 1;
+    int32_t bad;
+    if (!rc && st_xchg_flush(&d->out, 0, &bad))
+        rc = rd_fail(d, "cannot send");
+    return rc;
+}
+
+/* ---- 2: the runs from the homes ------------------------------------------------------------------------ */
+
+/* The home's answer, once every process's ends arrived: each key's run to every process holding an end of
+ * it (key, n, the ends). */
+static int send_runs(rc_dist_t *d)
+{
+    if (d->nhome > 1)
+        qsort(d->home, d->nhome, sizeof *d->home, cmp_keyend);
+    rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);
+    uint64_t *mark = malloc((size_t)d->nprocs * sizeof *mark); /* the last key sent to a process */
+    int rc = b && mark ? 0 : -1;
+    for (int32_t q = 0; !rc && q < d->nprocs; q++)
+        mark[q] = UINT64_MAX;
+    for (size_t i = 0, j; !rc && i < d->nhome; i = j) {
+        for (j = i + 1; j < d->nhome && !key_cmp(d->home[j].key, d->home[i].key); j++)
+            ;
+        for (size_t k = i; !rc && k < j; k++) {
+            int32_t q = rd_owner(d, d->home[k].e.loc);
+            if (mark[q] == i)
+                continue;
+            mark[q] = i;
+            uint64_t n = j - i;
+            rc = rd_put(&b[q], d->home[i].key, 32) && rd_put(&b[q], &n, 8) ? 0 : -1;
+            for (size_t m = i; !rc && m < j; m++)
+                rc = rd_put(&b[q], &d->home[m].e, sizeof(rd_end_t)) ? 0 : -1;
+        }
+    }
+    for (int32_t q = 0; !rc && q < d->nprocs; q++)
+        rc = rd_send(d, q, RD_RUNS, b[q].p, b[q].n);
+    for (int32_t q = 0; b && q < d->nprocs; q++)
+        free(b[q].p);
+    free(b), free(mark);
+    st_mem_free(d->home);
+    d->home = NULL, d->nhome = d->chome = 0;
+    return rc ? rd_fail(d, "out of memory") : 0;
+}
+
+/* A home's runs: each attached to the local relations of its key. */
+static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
+{
+    st_xchg_reader_t rd = { p, p + len };
+    uint64_t key[4], n;
+    while (rd.p < rd.end) {
+        if (st_xchg_get(&rd, key, 32) || st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
+            return -1;
+        if (d->nrunend + n > d->crunend) {
+            size_t cap = d->crunend ? 2 * d->crunend : 1024;
+            while (cap < d->nrunend + n)
+                cap *= 2;
+            rd_end_t *v = st_mem_realloc(d->runend, cap * sizeof *v);
+            if (!v)
+                return rd_fail(d, "out of memory");
+            d->runend = v, d->crunend = cap;
+        }
+        if (d->nrun + 2 > d->crun) {
+            size_t cap = d->crun ? 2 * d->crun : 256;
+            uint64_t *v = realloc(d->run, cap * sizeof *v);
+            if (!v)
+                return rd_fail(d, "out of memory");
+            d->run = v, d->crun = cap;
+        }
+        st_xchg_get(&rd, &d->runend[d->nrunend], n * sizeof(rd_end_t));
+        d->run[d->nrun] = d->nrunend;
+        d->nrunend += n;
+        d->run[d->nrun + 1] = d->nrunend;
+        size_t lo = 0, hi = d->nlrel; /* the first local relation of the key */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (key_cmp(d->lrel[mid].key, key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        for (; lo < d->nlrel && !key_cmp(d->lrel[lo].key, key); lo++)
+            d->relrun[d->rbase[d->lrel[lo].l] + d->lrel[lo].r] = d->nrun;
+        d->nrun++;
+    }
+    return 0;
+}
+
+/* ---- 3: delayers and announcements ------------------------------------------------------------------ */
+
+/* The ends of local relation r of local location l. */
+static const rd_end_t *run_of(const rc_dist_t *d, uint32_t l, uint64_t r, size_t *n)
+{
+    uint64_t k = d->relrun[d->rbase[l] + r];
+    *n = d->run[k + 1] - d->run[k];
+    return &d->runend[d->run[k]];
+}
+
+/* The latest-entering end of class cls in e[0 .. n) on another location than not_loc; *enter its enter. */
+static rc_at_t best_in(const rd_end_t *e, size_t n, int cls, uint32_t not_loc, uint64_t *enter)
+{
+    rc_at_t best = { RC_NONE, 0 };
+    uint64_t be = 0;
+    for (size_t i = 0; i < n; i++) {
+        rc_at_t a = { e[i].loc, e[i].call };
+        if (e[i].loc != not_loc && rc_in_class(e[i].role, cls) && rc_later_at(e[i].enter, a, be, best))
+            best = a, be = e[i].enter;
+    }
+    *enter = be;
+    return best;
+}
+
+/* rc_replay.c's find_delayer over the runs: the delayer of a wait of metric m at call c of local location l. */
+static rc_at_t find_delayer(const rc_dist_t *d, uint32_t l, uint32_t c, int m, uint64_t *enter)
+{
+    const st_rc_loc_t *L = &d->in->locs[l];
+    const st_rc_call_t *C = &L->calls[c];
+    int cls = m == ST_AN_M_LATEBROADCAST ? RC_SENDS_ROOT : m == ST_AN_M_EARLYREDUCE ? RC_SENDS_NONROOT : RC_SENDS;
+    unsigned type = rc_key_type_of(m);
+    uint32_t g = d->loc0 + l;
+    rc_at_t best = { RC_NONE, 0 };
+    uint64_t be = 0, ae;
+    for (int any = 0; any < 2 && best.loc == RC_NONE; any++)
+        for (uint32_t r = 0; r < C->nrel; r++) {
+            const st_rc_rel_t *R = &L->rels[C->rel_at + r];
+            if (!any && type && R->key[0] >> 56 != type)
+                continue;
+            size_t n;
+            const rd_end_t *e = run_of(d, l, C->rel_at + r, &n);
+            rc_at_t a;
+            if (m == ST_AN_M_LATERECEIVER) {
+                a = best_in(e, n, RC_POSTS, g, &ae);
+                if (a.loc == RC_NONE)
+                    a = best_in(e, n, RC_RECEIVES, g, &ae);
+            } else
+                a = best_in(e, n, cls, g, &ae);
+            if (a.loc != RC_NONE && rc_later_at(ae, a, be, best))
+                best = a, be = ae;
+        }
+    *enter = be;
+    return best;
+}
+
+/* The delay metric's category exists (the replay charges the wait). */
+static int charged(const rc_wait_t *w, const st_rc_wait_t *sw)
+{
+    return w->by.loc != RC_NONE && st_rc_delay_metric(sw->metric) >= 0;
+}
+
+static const st_rc_wait_t *swait(const rc_dist_t *d, const rc_wait_t *w)
+{
+    const st_rc_loc_t *L = &d->in->locs[w->loc - d->loc0];
+    return &L->waits[L->calls[w->call].wait_at + w->idx];
+}
+
+static rc_order_t order_of(const rc_dist_t *d, const rc_wait_t *w)
+{
+    return (rc_order_t){ w->by_enter, d->in->locs[w->loc - d->loc0].calls[w->call].leave, w->loc, w->call, w->idx };
+}
+
+static const rc_dist_t *sort_ctx; /* qsort has no argument: the engine whose waits are sorted */
+static int cmp_outw(const void *p, const void *q)
+{
+    rc_order_t a = order_of(sort_ctx, &sort_ctx->w[*(const size_t *)p]),
+               b = order_of(sort_ctx, &sort_ctx->w[*(const size_t *)q]);
+    return rc_order_cmp(&a, &b);
+}
+
+/* Every local wait's delayer; the charged ones announced to their delayers' owners and queued to be sent. */
+static int announce(rc_dist_t *d)
+{
+    const st_rc_input_t *in = d->in;
+    for (uint32_t l = 0; l < in->nlocs; l++) /* every end's run came back from its home */
+        for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
+            for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++)
+                if (d->relrun[d->rbase[l] + in->locs[l].calls[c].rel_at + r] == UINT64_MAX)
+                    return rd_fail(d, "a relation's run did not arrive");
+    rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);
+    if (!b)
+        return rd_fail(d, "out of memory");
+    int rc = 0;
+    for (uint32_t l = 0; !rc && l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        for (uint32_t c = 0; !rc && c < L->ncalls; c++)
+            for (uint32_t k = 0; !rc && k < L->calls[c].nwait; k++) {
+                rc_wait_t *w = &d->w[d->wbase[l] + L->calls[c].wait_at + k];
+                w->loc = d->loc0 + l, w->call = c, w->idx = k;
+                w->by = find_delayer(d, l, c, L->waits[L->calls[c].wait_at + k].metric, &w->by_enter);
+                if (!charged(w, &L->waits[L->calls[c].wait_at + k]))
+                    continue;
+                rd_ann_t a = { order_of(d, w), w->by.loc };
+                rc = rd_put(&b[rd_owner(d, w->by.loc)], &a, sizeof a) ? 0 : -1;
+                d->nout[l]++;
+            }
+    }
+    for (uint32_t l = 0; !rc && l < in->nlocs; l++) {
+        d->outw[l] = malloc((d->nout[l] ? d->nout[l] : 1) * sizeof **d->outw);
+        rc = d->outw[l] ? 0 : -1;
+        size_t n = 0;
+        for (uint64_t i = d->wbase[l]; !rc && i < d->wbase[l + 1]; i++)
+            if (d->w[i].loc != RC_NONE && charged(&d->w[i], swait(d, &d->w[i])))
+                d->outw[l][n++] = i;
+        sort_ctx = d;
+        if (n > 1)
+            qsort(d->outw[l], n, sizeof **d->outw, cmp_outw);
+    }
+    for (int32_t q = 0; !rc && q < d->nprocs; q++)
+        rc = rd_send(d, q, RD_ANN, b[q].p, b[q].n);
+    for (int32_t q = 0; q < d->nprocs; q++)
+        free(b[q].p);
+    free(b);
+    return rc ? rd_fail(d, "out of memory") : 0;
+}
+
+static int ann_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
+{
+    if (len % sizeof(rd_ann_t))
+        return -1;
+    for (size_t i = 0; i < len / sizeof(rd_ann_t); i++) {
+        rd_ann_t a;
+        memcpy(&a, p + i * sizeof a, sizeof a);
+        if (a.dloc < d->loc0 || a.dloc >= d->loc0 + d->in->nlocs)
+            return -1;
+        uint32_t l = a.dloc - d->loc0;
+        if (d->ninc[l] == d->cinc[l]) {
+            size_t cap = d->cinc[l] ? 2 * d->cinc[l] : 16;
+            rd_inc_t *v = realloc(d->inc[l], cap * sizeof *v);
+            if (!v)
+                return rd_fail(d, "out of memory");
+            d->inc[l] = v, d->cinc[l] = cap;
+        }
+        d->inc[l][d->ninc[l]++] = (rd_inc_t){ a.k, NULL, 0 };
+    }
+    return 0;
+}
+
+static int cmp_inc(const void *p, const void *q)
+{
+    return rc_order_cmp(&((const rd_inc_t *)p)->k, &((const rd_inc_t *)q)->k);
+}
+
+/* Every announcement arrived: each location's packages in the order, the early ones in place. */
+static int order_incoming(rc_dist_t *d)
+{
+    for (uint32_t l = 0; l < d->in->nlocs; l++)
+        if (d->ninc[l] > 1)
+            qsort(d->inc[l], d->ninc[l], sizeof *d->inc[l], cmp_inc);
+    for (size_t k = 0; k < d->nearly; k++) {
+        int rc = rd_pkg_arrived(d, d->early[k].pkg, d->early[k].len);
+        free(d->early[k].pkg);
+        d->early[k].pkg = NULL;
+        if (rc)
+            return -1;
+    }
+    d->nearly = 0;
+    return 0;
+}
+
+/* A package before the announcements are complete: kept (a copy) until they are. */
+static int keep_early(rc_dist_t *d, const uint8_t *p, size_t n)
+{
+    if (d->nearly == d->cearly) {
+        size_t cap = d->cearly ? 2 * d->cearly : 16;
+        rd_inc_t *v = realloc(d->early, cap * sizeof *v);
+        if (!v)
+            return rd_fail(d, "out of memory");
+        d->early = v, d->cearly = cap;
+    }
+    uint8_t *c = malloc(n ? n : 1);
+    if (!c)
+        return rd_fail(d, "out of memory");
+    memcpy(c, p, n);
+    d->early[d->nearly++] = (rd_inc_t){ { 0 }, c, n };
+    return 0;
+}
+
+/* ---- messages and progress -------------------------------------------------------------------------- */
+
+int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
+{
+    st_xchg_reader_t msg = { buf, (const uint8_t *)buf + len }, rd;
+    st_xchg_rec_t h;
+    int k, rc = 0;
+    while (!rc && (k = st_xchg_next(&msg, &h, &rd)) == 1) {
+        size_t n = (size_t)(rd.end - rd.p);
+        switch (h.type) {
+        case RD_FACTS: {
+            rd_facts_t f;
+            if (n != sizeof f) {
+                rc = -1;
+                break;
+            }
+            memcpy(&f, rd.p, sizeof f);
+            add_facts(&d->facts, &f);
+            d->got_facts++;
+            break;
+        }
+        case RD_ENDS:
+            if (n % sizeof(rd_keyend_t)) {
+                rc = -1;
+                break;
+            }
+            if (d->nhome + n / sizeof(rd_keyend_t) > d->chome) {
+                size_t cap = d->chome ? 2 * d->chome : 1024;
+                while (cap < d->nhome + n / sizeof(rd_keyend_t))
+                    cap *= 2;
+                rd_keyend_t *v = st_mem_realloc(d->home, cap * sizeof *v);
+                if (!v)
+                    return rd_fail(d, "out of memory");
+                d->home = v, d->chome = cap;
+            }
+            if (n)
+                memcpy(&d->home[d->nhome], rd.p, n);
+            d->nhome += n / sizeof(rd_keyend_t);
+            d->got_ends++;
+            break;
+        case RD_RUNS:
+            rc = runs_arrived(d, rd.p, n);
+            d->got_runs++;
+            break;
+        case RD_ANN:
+            rc = ann_arrived(d, rd.p, n);
+            d->got_ann++;
+            break;
+        case RD_PKG:
+            rc = !d->announced ? keep_early(d, rd.p, n) : rd_pkg_arrived(d, rd.p, n);
+            break;
+        case RD_RESP:   rc = rd_resp_arrived(d, rd.p, n); break;
+        case RD_TOKEN:  rc = rd_token_arrived(d, rd.p, n); break;
+        case RD_WALKED: d->walk_done = 1; break;
+        case RD_PROPS:  rc = rd_props_arrived(d, rd.p, n); break;
+        default:        rc = -1;
+        }
+    }
+    if (rc || k != 0) {
+        char what[80];
+        snprintf(what, sizeof what, "a malformed message from process %d", (int)from);
+        return rd_fail(d, what);
+    }
+    return 0;
+}
+
+int rc_dist_progress(rc_dist_t *d)
+{
+    uint32_t P = (uint32_t)d->nprocs;
+    int32_t bad;
+    for (int again = 1; again && !d->failed;) {
+        again = 0;
+        if (d->started && !d->home_done && d->got_ends == P) {
+            d->home_done = 1, again = 1;
+            if (send_runs(d))
+                break;
+        }
+        if (!d->indexed && d->got_runs == P && d->got_facts == P) {
+            d->indexed = 1, again = 1;
+            if (announce(d) || rd_walk_start(d))
+                break;
+        }
+        if (d->indexed && !d->announced && d->got_ann == P) {
+            d->announced = 1, again = 1;
+            if (order_incoming(d))
+                break;
+        }
+        if (d->announced && !d->finished) {
+            int k = rd_flow(d);
+            if (k < 0)
+                break;
+            again |= k;
+        }
+        if (st_xchg_flush(&d->out, 0, &bad)) {
+            rd_fail(d, "cannot send");
+            break;
+        }
+    }
+    if (d->failed)
+        return RC_DIST_FAILED;
+    return d->finished ? RC_DIST_DONE : RC_DIST_IDLE;
+}
+
+void rc_dist_waiting(const rc_dist_t *d, char *buf, size_t n)
+{
+    size_t inc = 0, done = 0;
+    for (uint32_t l = 0; l < d->in->nlocs; l++)
+        inc += d->ninc[l], done += d->inc_next[l];
+    snprintf(buf, n,
+             "ends from %u, runs from %u, announcements from %u of %d processes; %zu of %zu packages charged, %zu of "
+             "%zu answers; walk %s; propagation table %s",
+             d->got_ends, d->got_runs, d->got_ann, (int)d->nprocs, done, inc, d->nresp, d->nsent,
+             d->walk_done ? "done" : d->walking ? "here" : "elsewhere", d->props_done ? "passed on" : "not yet");
+}
+
+int rc_dist_take(rc_dist_t *d, rc_dist_part_t *p)
+{
+    memset(p, 0, sizeof *p);
+    if (!d->finished)
+        return -1;
+    p->nlocs = d->in->nlocs, p->ncnodes = d->res->ncnodes;
+    p->T = d->T, d->T = NULL;
+    p->v = d->acc.v, p->n = d->acc.n;
+    d->acc.v = NULL, d->acc.n = d->acc.cap = 0;
+    p->hops = d->hops;
+    memset(&d->hops, 0, sizeof d->hops);
+    if (d->me == d->nprocs - 1) {
+        p->props = d->props;
+        memset(&d->props, 0, sizeof d->props);
+    }
+    return 0;
+}

@@ -1,0 +1,266 @@
+/*
+ * test_rc_dist.c — the distributed root-cause replay (rc_dist.h) against st_rc_run: every scenario of
+ * test_rc_scen.h (the hand-computed ones and random SPMD programs of 2 to 64 locations) split over 1 to
+ * 5 "processes" (contiguous locations, some processes with none), the engines driven over an in-memory
+ * transport that delivers the messages in a random order, the parts finished at a collector
+ * (rc_dist_finish); every metric value at every (call path, location) equal bit for bit to the serial
+ * replay's, and the causes, the propagation table and the critical path's hops the same. Also: a
+ * malformed message fails the engine with one line.
+ */
+/* link: src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+#include "test_rc_lib.h"
+#include "test_rc_scen.h"
+
+#include <unistd.h>
+
+#include "../../src/analysis/rc_dist.h"
+#include "../../src/util/mem.h"
+
+/* ---- an in-memory transport: a pool of messages, delivered in a random order --------------------------- */
+
+#define MAXP 6
+typedef struct msg {
+    int32_t from, to;
+    void   *buf;
+    size_t  len;
+} msg_t;
+static msg_t *pool;
+static size_t npool, cpool;
+static int32_t ids[MAXP];
+static uint64_t drng = 1;
+
+static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
+{
+    if (npool == cpool) {
+        cpool = cpool ? 2 * cpool : 64;
+        pool = realloc(pool, cpool * sizeof *pool);
+        REQUIRE(pool);
+    }
+    pool[npool++] = (msg_t){ *(int32_t *)ctx, to, buf, len };
+    return 0;
+}
+
+static size_t dpick(size_t n)
+{
+    drng = drng * 6364136223846793005ull + 1442695040888963407ull;
+    return (size_t)((drng >> 33) % n);
+}
+
+/* ---- one split ------------------------------------------------------------------------------------ */
+
+static double *serial_sev; /* st_rc_run's values: all metrics */
+static st_rc_causes_t serial_cz;
+
+/* The serial replay of the current timeline (R, CZ by test_rc_lib.h's run), saved. */
+static void run_serial(int omp)
+{
+    run(omp);
+    size_t n = (size_t)ST_AN__METRICS * NC * in.nlocs;
+    free(serial_sev);
+    serial_sev = malloc((n ? n : 1) * sizeof *serial_sev);
+    REQUIRE(serial_sev);
+    memcpy(serial_sev, R.sev, n * sizeof *serial_sev);
+    st_rc_causes_free(&serial_cz);
+    serial_cz = CZ;
+    memset(&CZ, 0, sizeof CZ);
+}
+
+/* The distributed replay of the current timeline over np processes, process p owning locations
+ * ploc0[p] .. ploc0[p + 1); the merged result in R, the causes in CZ. Returns how many messages went. */
+static size_t run_dist(int omp, int np, const uint32_t *ploc0)
+{
+    make_result(omp); /* the wait-state values (Time, Idle threads) the processes have of their locations */
+    st_an_result_t local[MAXP];
+    st_rc_input_t part_in[MAXP];
+    rc_dist_t *e[MAXP];
+    st_xchg_net_t net[MAXP];
+    for (int p = 0; p < np; p++) {
+        uint32_t nl = ploc0[p + 1] - ploc0[p];
+        local[p] = (st_an_result_t){ .ncnodes = NC, .nlocs = nl };
+        local[p].sev = calloc((size_t)ST_AN__METRICS * NC * (nl ? nl : 1), sizeof(double));
+        REQUIRE(local[p].sev);
+        for (int m = 0; m < ST_AN__METRICS; m++)
+            for (uint32_t c = 0; c < NC; c++)
+                for (uint32_t l = 0; l < nl; l++)
+                    *st_an_sev(&local[p], m, c, l) = *st_an_sev(&R, m, c, ploc0[p] + l);
+        part_in[p] = (st_rc_input_t){ nl, nl ? &L[ploc0[p]] : NULL };
+        ids[p] = p;
+        net[p] = (st_xchg_net_t){ pool_send, &ids[p] };
+        REQUIRE(rc_dist_new(&local[p], &part_in[p], ploc0, p, np, &net[p], &e[p]) == 0);
+    }
+    for (int p = 0; p < np; p++)
+        REQUIRE(rc_dist_start(e[p]) == 0);
+    size_t sent = 0;
+    for (;;) {
+        int done = 0;
+        for (int p = 0; p < np; p++) {
+            int k = rc_dist_progress(e[p]);
+            REQUIRE(k != RC_DIST_FAILED);
+            done += k == RC_DIST_DONE;
+        }
+        if (done == np && !npool)
+            break;
+        if (!npool) {
+            char why[300];
+            for (int p = 0; p < np; p++) {
+                rc_dist_waiting(e[p], why, sizeof why);
+                fprintf(stderr, "process %d: %s\n", p, why);
+            }
+        }
+        REQUIRE(npool > 0); /* not done and nothing under way: a deadlock */
+        size_t i = dpick(npool);
+        msg_t m = pool[i];
+        pool[i] = pool[--npool];
+        sent++;
+        REQUIRE(rc_dist_deliver(e[m.to], m.from, m.buf, m.len) == 0);
+        st_mem_free(m.buf);
+    }
+    rc_dist_part_t parts[MAXP];
+    for (int p = 0; p < np; p++) {
+        REQUIRE(rc_dist_take(e[p], &parts[p]) == 0);
+        rc_dist_free(e[p]);
+    }
+    /* the collector: the parts' values merged in process order, then the finish */
+    for (int p = 0; p < np; p++) {
+        for (int m = 0; m < ST_AN__METRICS; m++)
+            for (uint32_t c = 0; c < NC; c++)
+                for (uint32_t l = 0; l < local[p].nlocs; l++)
+                    *st_an_sev(&R, m, c, ploc0[p] + l) = *st_an_sev(&local[p], m, c, l);
+        free(local[p].sev);
+    }
+    st_rc_causes_free(&CZ);
+    REQUIRE(rc_dist_finish(&R, parts, np, &CZ) == 0);
+    return sent;
+}
+
+/* R and CZ equal the serial replay's bit for bit. */
+static void expect_serial(const char *what)
+{
+    size_t bad = 0;
+    for (int m = 0; m < ST_AN__METRICS; m++)
+        for (uint32_t c = 0; c < NC; c++)
+            for (uint32_t l = 0; l < in.nlocs; l++) {
+                double a = serial_sev[((size_t)m * NC + c) * in.nlocs + l], b = *st_an_sev(&R, m, c, l);
+                if (memcmp(&a, &b, sizeof a) && !bad++)
+                    fprintf(stderr, "%s: %s at cnode %u loc %u: serial %.17g, distributed %.17g\n", what,
+                            st_an_metric(m)->uniq, c, l, a, b);
+            }
+    EXPECT(bad == 0, "%s: %zu values differ", what, bad);
+    EXPECT(serial_cz.n == CZ.n, "%s: %zu causes, serial %zu", what, CZ.n, serial_cz.n);
+    for (size_t i = 0; i < serial_cz.n && i < CZ.n; i++) {
+        const st_rc_cause_t *a = &serial_cz.v[i], *b = &CZ.v[i];
+        EXPECT(a->metric == b->metric && a->wait_cnode == b->wait_cnode && a->delay_loc == b->delay_loc &&
+                   a->delay_cnode == b->delay_cnode && !memcmp(&a->short_ticks, &b->short_ticks, 8) &&
+                   !memcmp(&a->long_ticks, &b->long_ticks, 8),
+               "%s: cause %zu differs", what, i);
+    }
+    EXPECT(serial_cz.nprop == CZ.nprop, "%s: %zu propagation entries, serial %zu", what, CZ.nprop, serial_cz.nprop);
+    for (size_t i = 0; i < serial_cz.nprop && i < CZ.nprop; i++) {
+        const struct st_rc_prop *a = &serial_cz.prop[i], *b = &CZ.prop[i];
+        EXPECT(a->metric == b->metric && a->cnode == b->cnode && !memcmp(&a->wait, &b->wait, 8) &&
+                   !memcmp(&a->propagating, &b->propagating, 8),
+               "%s: propagation entry %zu differs", what, i);
+    }
+    EXPECT(serial_cz.npath == CZ.npath, "%s: %zu hops, serial %zu", what, CZ.npath, serial_cz.npath);
+    for (size_t i = 0; i < serial_cz.npath && i < CZ.npath; i++)
+        EXPECT(serial_cz.path[i].loc == CZ.path[i].loc && serial_cz.path[i].t0 == CZ.path[i].t0 &&
+                   serial_cz.path[i].t1 == CZ.path[i].t1,
+               "%s: hop %zu differs", what, i);
+}
+
+/* The current scenario (built by scen) serially, then split over 1 .. 5 processes: contiguous splits,
+ * one location each, random cuts (empty processes too), each with a few delivery orders. */
+static void check_splits(void (*scen)(void), int omp, const char *what)
+{
+    scen();
+    run_serial(omp);
+    uint32_t n = in.nlocs;
+    for (int np = 1; np <= 5; np++)
+        for (int variant = 0; variant < 3; variant++) {
+            uint32_t ploc0[MAXP + 1];
+            ploc0[0] = 0, ploc0[np] = n;
+            for (int p = 1; p < np; p++) {
+                if (variant == 0) /* even */
+                    ploc0[p] = (uint32_t)((uint64_t)n * (uint64_t)p / (uint64_t)np);
+                else /* random cuts, non-decreasing */
+                    ploc0[p] = ploc0[p - 1] + (uint32_t)dpick(n - ploc0[p - 1] + 1);
+            }
+            drng = 12345 + (uint64_t)np * 31 + (uint64_t)variant;
+            scen(); /* (the serial run left the timeline as it was: rebuilt all the same) */
+            run_dist(omp, np, ploc0);
+            char ctx[160];
+            snprintf(ctx, sizeof ctx, "%s over %d processes (cuts variant %d)", what, np, variant);
+            expect_serial(ctx);
+        }
+}
+
+static void scen_barrier_untied(void) { scen_barrier(0); }
+static void scen_barrier_tie(void) { scen_barrier(1); }
+static void scen_bcast(void) { scen_rooted(0); }
+static void scen_reduce(void) { scen_rooted(1); }
+
+/* A malformed message (a record of no type the engine knows) fails the engine. */
+static void test_malformed(void)
+{
+    scen_late_sender();
+    make_result(0);
+    uint32_t ploc0[3] = { 0, 1, 2 };
+    st_rc_input_t pin = { 1, &L[0] };
+    st_an_result_t loc = { .ncnodes = NC, .nlocs = 1 };
+    loc.sev = calloc((size_t)ST_AN__METRICS * NC, sizeof(double));
+    REQUIRE(loc.sev);
+    ids[0] = 0;
+    st_xchg_net_t net = { pool_send, &ids[0] };
+    rc_dist_t *e;
+    REQUIRE(rc_dist_new(&loc, &pin, ploc0, 0, 2, &net, &e) == 0);
+    uint8_t bad[32] = { 0x7f };
+    bad[8] = 0; /* no payload */
+    EXPECT(rc_dist_deliver(e, 1, bad, sizeof bad) == -1);
+    EXPECT(rc_dist_progress(e) == RC_DIST_FAILED);
+    rc_dist_free(e);
+    free(loc.sev);
+    while (npool)
+        st_mem_free(pool[--npool].buf);
+}
+
+int main(void)
+{
+    alarm(300);
+    memcpy(cmap, identity, sizeof cmap);
+    check_splits(scen_late_sender, 0, "late sender");
+    check_splits(scen_chain, 0, "chain");
+    check_splits(scen_chain_partial, 0, "partial chain");
+    check_splits(scen_barrier_untied, 0, "barrier");
+    check_splits(scen_barrier_tie, 0, "barrier, tied last arrivers");
+    check_splits(scen_bcast, 0, "broadcast");
+    check_splits(scen_reduce, 0, "reduce");
+    check_splits(scen_omp, 1, "openmp");
+    check_splits(scen_no_waits, 0, "no waits");
+    check_splits(scen_nothing_to_charge, 0, "nothing to charge");
+    check_splits(scen_partitions, 0, "partitions");
+    check_splits(scen_mixed_relations, 0, "mixed relations");
+    check_splits(scen_sendrecv, 0, "sendrecv");
+    check_splits(scen_cycle, 0, "cycle");
+    static const uint32_t sizes[] = { 2, 3, 5, 8, 13, 64 };
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
+        for (uint64_t seed = 1; seed <= 4; seed++) {
+            RN = sizes[si], rseed = seed * 7919 + RN;
+            char what[64];
+            snprintf(what, sizeof what, "random %u/%" PRIu64, RN, seed);
+            check_splits(scen_random, 0, what);
+        }
+    memcpy(cmap, shuffled, sizeof cmap); /* another cnode numbering */
+    check_splits(scen_chain, 0, "chain, shuffled cnodes");
+    RN = 8, rseed = 77;
+    check_splits(scen_random, 0, "random 8/77, shuffled cnodes");
+    memcpy(cmap, identity, sizeof cmap);
+    test_malformed();
+    result_free();
+    st_rc_causes_free(&serial_cz);
+    free(serial_sev);
+    free(pool);
+    if (failures)
+        return 1;
+    printf("test_rc_dist: ok\n");
+    return 0;
+}
