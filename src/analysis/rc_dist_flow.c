@@ -37,35 +37,19 @@ typedef struct rd_token {
 
 /* ---- a wait's package ------------------------------------------------------------------------------ */
 
-/* rc_replay.c's shared_prev over the runs: the last call of local location l before x sharing a relation
- * with a call of D before y (*kw), and D's latest such call (*kd); -1 both if none. */
-static void shared_prev(const rc_dist_t *d, uint32_t l, uint32_t x, uint32_t D, uint32_t y, int64_t *kw, int64_t *kd)
+/* The run of relation rel of the local location in ctx, from the ends its keys' homes sent back. */
+typedef struct at_loc {
+    const rc_dist_t *d;
+    uint32_t         l;
+} at_loc_t;
+
+static const void *home_run(const void *ctx, uint64_t rel, size_t *n, size_t *stride)
 {
-    const st_rc_loc_t *L = &d->in->locs[l];
-    *kw = *kd = -1;
-    for (int64_t k = (int64_t)x - 1; k >= 0; k--) {
-        const st_rc_call_t *C = &L->calls[k];
-        int64_t best = -1;
-        for (uint32_t r = 0; r < C->nrel; r++) {
-            uint64_t run = d->relrun[d->rbase[l] + C->rel_at + r];
-            const rd_end_t *e = &d->runend[d->run[run]];
-            size_t n = d->run[run + 1] - d->run[run], lo = 0, hi = n;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (e[mid].loc < D)
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            for (; lo < n && e[lo].loc == D && e[lo].call < y; lo++)
-                if ((int64_t)e[lo].call > best)
-                    best = e[lo].call;
-        }
-        if (best >= 0) {
-            *kw = k, *kd = best;
-            return;
-        }
-    }
+    const at_loc_t *a = ctx;
+    const rc_dist_t *d = a->d;
+    uint64_t run = d->relrun[d->rbase[a->l] + rel];
+    *n = d->run[run + 1] - d->run[run], *stride = sizeof(rd_end_t);
+    return &d->runend[d->run[run]];
 }
 
 /* Sends local wait wi's package to its delayer's owner (every earlier wait its location delayed charged). */
@@ -76,7 +60,7 @@ static int send_pkg(rc_dist_t *d, size_t wi)
     const st_rc_loc_t *L = &d->in->locs[l];
     const st_rc_wait_t *sw = &L->waits[L->calls[w->call].wait_at + w->idx];
     int64_t kw, kd;
-    shared_prev(d, l, w->call, w->by.loc, w->by.call, &kw, &kd);
+    rc_shared_prev(&d->in->locs[l], w->call, w->by.loc, w->by.call, home_run, &(at_loc_t){ d, l }, &kw, &kd);
     rc_acc_clear(&d->aw);
     rc_interval(L, kw, w->call, &d->aw);
     rd_pkg_head_t h;

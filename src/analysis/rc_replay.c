@@ -140,35 +140,48 @@ static rc_at_t find_delayer(const rc_ctx_t *x, uint32_t l, uint32_t c, int m)
     return best;
 }
 
-/* The last call of W before x sharing a relation with a call of D before y: *kw, and D's latest such
- * call *kd; -1 both if none. */
-static void shared_prev(const rc_ctx_t *x, uint32_t W, uint32_t xc, uint32_t D, uint32_t y, int64_t *kw, int64_t *kd)
+void rc_shared_prev(const st_rc_loc_t *L, uint32_t x, uint32_t D, uint32_t y, rc_run_fn run, const void *ctx,
+                    int64_t *kw, int64_t *kd)
 {
-    const st_rc_loc_t *L = &x->in->locs[W];
     *kw = *kd = -1;
-    for (int64_t k = (int64_t)xc - 1; k >= 0; k--) {
+    for (int64_t k = (int64_t)x - 1; k >= 0; k--) {
         const st_rc_call_t *C = &L->calls[k];
         int64_t best = -1;
         for (uint32_t r = 0; r < C->nrel; r++) {
-            size_t n;
-            const rc_end_t *e = rc_index_run(&x->ix, W, C->rel_at + r, &n, NULL);
+            size_t n, stride;
+            const unsigned char *e = run(ctx, C->rel_at + r, &n, &stride);
+#define END(i) ((const uint32_t *)(const void *)(e + (i) * stride)) /* [0] its location, [1] its call */
             size_t lo = 0, hi = n; /* the first end on D or later: ends by (loc, call) */
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (e[mid].loc < D)
+                if (END(mid)[0] < D)
                     lo = mid + 1;
                 else
                     hi = mid;
             }
-            for (; lo < n && e[lo].loc == D && e[lo].call < y; lo++)
-                if ((int64_t)e[lo].call > best)
-                    best = e[lo].call;
+            for (; lo < n && END(lo)[0] == D && END(lo)[1] < y; lo++)
+                if ((int64_t)END(lo)[1] > best)
+                    best = END(lo)[1];
+#undef END
         }
         if (best >= 0) {
             *kw = k, *kd = best;
             return;
         }
     }
+}
+
+/* The run of ends of relation rel of the location in ctx (index run). */
+typedef struct at_loc {
+    const rc_ctx_t *x;
+    uint32_t        l;
+} at_loc_t;
+
+static const void *index_run(const void *ctx, uint64_t rel, size_t *n, size_t *stride)
+{
+    const at_loc_t *a = ctx;
+    *stride = sizeof(rc_end_t);
+    return rc_index_run(&a->x->ix, a->l, rel, n, NULL);
 }
 
 /* ---- the intervals' exclusive time per cnode -------------------------------------------------------- */
@@ -343,7 +356,7 @@ static int replay_one(rc_ctx_t *x, rc_wait_t *w, rc_acc_t *aw, rc_acc_t *ad)
     const st_rc_input_t *in = x->in;
     uint32_t W = w->loc, D = w->by.loc, y = w->by.call;
     int64_t kw, kd;
-    shared_prev(x, W, w->call, D, y, &kw, &kd);
+    rc_shared_prev(&in->locs[W], w->call, D, y, index_run, &(at_loc_t){ x, W }, &kw, &kd);
     rc_acc_clear(aw);
     rc_interval(&in->locs[W], kw, w->call, aw);
     return rc_charge(x->res, D, D, &in->locs[D], &x->w[x->wbase[D]], kd, y, wait_of(x, w),
