@@ -118,6 +118,16 @@ for f in mpich openmpi; do
     [ ! -e "$ST_TMP/archive-nompi-$f" ] || fail "no MPI with the $f library: an archive directory appeared"
 done
 note "no MPI: both libraries silent, no archive, stdout and exit status 5 as untraced"
+# Through synctrace-run, which asked for an archive: one line says why none was written.
+rc=0
+"$ST_BIN/synctrace-run" -o "$ST_TMP/archive-nompi-run" "$nompi" 5 x >"$ST_TMP/nompi-run.out" 2>"$ST_TMP/nompi-run.err" || rc=$?
+assert_eq "no MPI under synctrace-run: exit status" 5 "$rc"
+cmp -s "$ST_TMP/nompi-plain.out" "$ST_TMP/nompi-run.out" || fail "no MPI under synctrace-run: stdout differs"
+assert_eq "no MPI under synctrace-run: lines on stderr" 1 "$(wc -l <"$ST_TMP/nompi-run.err")"
+grep -q "no archive written to $ST_TMP/archive-nompi-run: no program on the command line loads an MPI library" \
+    "$ST_TMP/nompi-run.err" || fail "no MPI under synctrace-run: $(head -c 300 "$ST_TMP/nompi-run.err")"
+[ ! -e "$ST_TMP/archive-nompi-run" ] || fail "no MPI under synctrace-run: an archive directory appeared"
+note "no MPI under synctrace-run: one line, no archive, exit status 5"
 if command -v clang >/dev/null; then
     omp=$(build pairing_omp clang "$MPI_DIR/pairing_nompi.c" -fopenmp)
     "$omp" 5 x >"$ST_TMP/omp-plain.out" 2>&1 && fail "the OpenMP program exited 0, not 5" || true
