@@ -304,6 +304,7 @@ class Role:
         self.words = {}   # key -> allowed words
         self.pre, self.post = [], []
         self.unfilterable = None  # why a filter may not exclude its entries; None: filterable
+        self.filterable = None    # a role with code a filtered call skips: what is lost then
 
 
 class Entry:
@@ -434,12 +435,17 @@ def role_line(r, text, where):
             fail(where, f"role '{r.name}': 'unfilterable' needs a reason and appears once")
         check_reason(rest, where)
         r.unfilterable = rest
+    elif kw == "filterable":
+        if not rest or r.filterable is not None:
+            fail(where, f"role '{r.name}': 'filterable' needs what a filtered call loses and appears once")
+        check_reason(rest, where)
+        r.filterable = rest
     elif kw in ("pre", "post"):
         if r.nowrap:
             fail(where, f"role '{r.name}' is nowrap: it has no code")
         (r.pre if kw == "pre" else r.post).append(rest)
     else:
-        fail(where, f"unknown role line '{kw}' (accepted: keys, word, call, unfilterable, pre, post)")
+        fail(where, f"unknown role line '{kw}' (accepted: keys, word, call, unfilterable, filterable, pre, post)")
     for ph in PLACEHOLDER_RE.findall(rest if kw in ("pre", "post") else ""):
         if ph not in r.keys and ph not in r.words:
             fail(where, f"placeholder ${ph} is not a key of role '{r.name}'")
@@ -667,13 +673,18 @@ def category_of(t, name):
 
 def check_filterable_roles(t):
     """A filtered call runs none of its role's code: a role with code (or manual, hand-written)
-    must say why a filter may not exclude its functions; the generic role is filterable."""
+    must say why a filter may not exclude its functions, or, where losing what its code records
+    is acceptable, what a filtered call loses ('filterable WHAT'); the generic role is filterable."""
     for r in t.roles.values():
-        if r.name == "generic" and r.unfilterable is not None:
-            fail(f"{t.path}:{r.line}", "the generic role is filterable: no 'unfilterable' line (a 'protect' line names a function to keep)")
-        if r.unfilterable is None and (r.pre or r.post or r.nowrap):
+        if r.name == "generic" and (r.unfilterable is not None or r.filterable is not None):
+            fail(f"{t.path}:{r.line}", "the generic role is filterable: no 'unfilterable' or 'filterable' line (a 'protect' line names a function to keep)")
+        if r.unfilterable is not None and r.filterable is not None:
+            fail(f"{t.path}:{r.line}", f"role '{r.name}' says both 'unfilterable' and 'filterable'")
+        if r.filterable is not None and (r.nowrap or not (r.pre or r.post)):
+            fail(f"{t.path}:{r.line}", f"role '{r.name}': 'filterable' is for a generated wrapper with code")
+        if r.unfilterable is None and r.filterable is None and (r.pre or r.post or r.nowrap):
             fail(f"{t.path}:{r.line}", f"role '{r.name}' has code a filtered call would skip"
-                                       f"{' (manual)' if r.nowrap else ''}: it needs 'unfilterable WHY'")
+                                       f"{' (manual)' if r.nowrap else ''}: it needs 'unfilterable WHY' or 'filterable WHAT'")
 
 
 def check_protects(t, names, fams):

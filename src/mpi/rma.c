@@ -38,6 +38,7 @@ struct st_win {
     const int32_t    *world;   /* world rank of each window rank (the communicator's definition) */
     _Atomic uint64_t *issued;  /* [size] operations issued to each target */
     _Atomic uint64_t *done;    /* [size] of those, completed at the target */
+    _Atomic uint64_t *ldone;   /* [size] of those, completed at the origin by a local flush */
     _Atomic uint8_t  *listed;  /* [size] target is in list */
     _Atomic uint32_t *list;    /* [size] targets with operations since the last whole-window sync */
     _Atomic uint32_t  nlist;
@@ -109,6 +110,7 @@ static void win_release(st_win_t *w)
         return;
     free(w->issued);
     free(w->done);
+    free(w->ldone);
     free((void *)w->listed);
     free(w->list);
     free(w);
@@ -129,9 +131,10 @@ static st_win_t *win_new(const st_comm_t *c)
             w->self = (int32_t)r;
     w->issued = calloc(n, sizeof *w->issued);
     w->done = calloc(n, sizeof *w->done);
+    w->ldone = calloc(n, sizeof *w->ldone);
     w->listed = calloc(n, sizeof *w->listed);
     w->list = calloc(n, sizeof *w->list);
-    if (!w->issued || !w->done || !w->listed || !w->list) {
+    if (!w->issued || !w->done || !w->ldone || !w->listed || !w->list) {
         win_release(w);
         return NULL;
     }
@@ -274,6 +277,53 @@ static void complete_all(st_thread_t *th, st_win_t *w, int *first)
         atomic_store_explicit(&w->listed[t], 0, memory_order_relaxed);
         complete_target(th, w, t, first);
     }
+}
+
+/* One RMA_OP_COMPLETE_NONBLOCKING per operation at target t not yet completed at the origin by a
+ * local flush nor at the target (a request-based form completed by its Wait/Test may be named again:
+ * its request is not followed here). */
+static void complete_target_local(st_thread_t *th, st_win_t *w, uint32_t t, int *first)
+{
+    uint64_t n = atomic_load_explicit(&w->issued[t], memory_order_relaxed);
+    uint64_t d = atomic_load_explicit(&w->done[t], memory_order_relaxed);
+    uint64_t l = atomic_exchange_explicit(&w->ldone[t], n, memory_order_relaxed);
+    for (uint64_t k = (l > d ? l : d) + 1; k <= n; k++) {
+        st_event_t *e = *first ? st_record(th, ST_EV_RMA_OP_COMPLETE_NONBLOCKING)
+                               : st_record_again(th, ST_EV_RMA_OP_COMPLETE_NONBLOCKING);
+        *first = 0;
+        set_win(e, w);
+        e->id = matching_id(t, k);
+    }
+}
+
+void st_mpi_win_flush(st_thread_t *th, int rc, int at, int target, MPI_Win win)
+{
+    st_win_t *w = win_get(win);
+    if (!w || rc != MPI_SUCCESS || (target != ST_RMA_ALL && (target < 0 || (uint32_t)target >= w->size)))
+        return;
+    int first = 1;
+    if (at == ST_RMA_AT_REMOTE && target == ST_RMA_ALL)
+        complete_all(th, w, &first);
+    else if (at == ST_RMA_AT_REMOTE)
+        complete_target(th, w, (uint32_t)target, &first);
+    else if (target != ST_RMA_ALL)
+        complete_target_local(th, w, (uint32_t)target, &first);
+    else { /* the targets stay listed: their remote completion is still to come */
+        uint32_t n = atomic_load_explicit(&w->nlist, memory_order_relaxed);
+        for (uint32_t i = 0; i < n && i < w->size; i++)
+            complete_target_local(th, w, atomic_load_explicit(&w->list[i], memory_order_relaxed), &first);
+    }
+}
+
+void st_mpi_win_sync(st_thread_t *th, int rc, MPI_Win win)
+{
+    st_win_t *w = win_get(win);
+    if (!w || rc != MPI_SUCCESS)
+        return;
+    st_event_t *e = st_record(th, ST_EV_RMA_SYNC);
+    set_win(e, w);
+    e->peer = w->self >= 0 ? w->world[w->self] : -1;
+    e->op = OTF2_RMA_SYNC_TYPE_MEMORY;
 }
 
 void st_mpi_win_fence(st_thread_t *th, int rc, MPI_Win win)

@@ -241,6 +241,8 @@ enum { ST_RMA_PUT, ST_RMA_GET, ST_RMA_ACCUMULATE, ST_RMA_GET_ACCUMULATE, ST_RMA_
        ST_RMA_COMPARE_AND_SWAP };
 /* Synchronization of a group (the wrappers' what word). */
 enum { ST_PSCW_POST = 1, ST_PSCW_START, ST_PSCW_COMPLETE, ST_PSCW_WAIT };
+/* Where a flush completes operations (the wrappers' at word): at the target, or at the origin. */
+enum { ST_RMA_AT_REMOTE, ST_RMA_AT_LOCAL };
 /* The target of MPI_Win_lock_all / MPI_Win_unlock_all: every rank of the window. */
 #define ST_RMA_ALL INT32_MIN
 
@@ -265,6 +267,13 @@ void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win);
 /* After MPI_Win_unlock(_all) (target ST_RMA_ALL): remote completion of the target's pending
  * operations, then RMA_RELEASE_LOCK. */
 void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win);
+/* After MPI_Win_flush(_all) (at ST_RMA_AT_REMOTE: RMA_OP_COMPLETE_REMOTE of the pending operations
+ * at target, or at every target with ST_RMA_ALL) or MPI_Win_flush_local(_all) (ST_RMA_AT_LOCAL:
+ * RMA_OP_COMPLETE_NONBLOCKING of those not completed yet at the origin; the remote completion
+ * follows at a later flush or the epoch's end). Skipped for a filtered flush. */
+void st_mpi_win_flush(st_thread_t *th, int rc, int at, int target, MPI_Win win);
+/* After MPI_Win_sync: RMA_SYNC of type memory on the own rank. Skipped for a filtered call. */
+void st_mpi_win_sync(st_thread_t *th, int rc, MPI_Win win);
 /* After MPI_Win_post/start/complete/wait/test (what: ST_PSCW_*; done: Win_test's flag, else 1):
  * MPI_Win_complete completes every pending operation remotely first; then RMA_GROUP_SYNC. */
 void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win win, int done);

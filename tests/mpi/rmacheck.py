@@ -36,7 +36,7 @@ def expected_ops(r, n, iters):
 
 def expected_counts(r, n, iters):
     return {"RmaWinCreate": 5, "RmaWinDestroy": 5, "RmaCollectiveBegin": 12, "RmaCollectiveEnd": 12,
-            "RmaGroupSync": 2, "RmaRequestLock": 4, "RmaReleaseLock": 4, "RmaSync": 0,
+            "RmaGroupSync": 2, "RmaRequestLock": 4, "RmaReleaseLock": 4, "RmaSync": 1,
             "RmaOpCompleteNonBlocking": 4}
 
 

@@ -4,7 +4,9 @@
 # unchanged; otf2-print reads the archive without a complaint and shows, per rank, exactly the
 # RmaWinCreate/Destroy, RmaCollectiveBegin/End (creation, fences, release), RmaGroupSync (PSCW),
 # RmaRequestLock/ReleaseLock, RmaPut/Get/Atomic and RmaOpCompleteRemote/NonBlocking records the
-# program's calls imply (flushes and MPI_Win_sync stay enter/leave only); python3-otf2 (when
+# program's calls imply (MPI_Win_sync an RmaSync; each MPI_Win_flush completes the accumulate before
+# it, so the Global-Arrays loop alternates RmaAtomic and RmaOpCompleteRemote; with a filter that
+# excludes MPI_Win_flush the same operations complete at MPI_Win_unlock_all); python3-otf2 (when
 # installed) reads the same archive and finds every operation's window, target, bytes and type,
 # each completed once after its issue (rmacheck.py); `synctrace dump` shows the same records;
 # `synctrace check` finds no violation and `synctrace analyze` runs; `synctrace clc --redo`
@@ -37,6 +39,7 @@ expected() {
         RMA_ATOMIC) echo $atomic ;;
         RMA_OP_COMPLETE_REMOTE) echo $((put + get + atomic)) ;;
         RMA_OP_COMPLETE_NON_BLOCKING) echo 4 ;;
+        RMA_SYNC) echo 1 ;;
         *) echo 0 ;;
     esac
 }
@@ -62,6 +65,31 @@ for r in $(seq 0 $((NP - 1))); do
     echo "$line" | grep -qE "Remote: $(((r + 1) % NP)) .*Bytes: 16," ||
         fail "rank $r: the first RmaPut is not 16 bytes to rank $(((r + 1) % NP)): $line"
 done
+
+# ---- flushes: each GA accumulate completes at its MPI_Win_flush, right after it ------------------
+# at_flush FILE R: how often rank R's RmaAtomic is followed by an RmaOpCompleteRemote as its next RMA record
+at_flush() {
+    awk -v r="$2" '$1 ~ /^RMA_/ && $2 == r { if (prev == "RMA_ATOMIC" && $1 == "RMA_OP_COMPLETE_REMOTE") n++; prev = $1 }
+                   END { print n + 0 }' "$1"
+}
+for r in $(seq 0 $((NP - 1))); do
+    got=$(at_flush "$ST_TMP/otf2-print.txt" "$r")
+    [ "$got" -ge "$N" ] || fail "rank $r: $got accumulates completed by the flush right after them, expected at least $N"
+done
+# A filter may exclude the flushes (their code is skipped): the same completions, at MPI_Win_unlock_all.
+printf 'SCOREP_REGION_NAMES_BEGIN\n  EXCLUDE MPI_Win_flush MPI_Win_sync\nSCOREP_REGION_NAMES_END\n' >"$ST_TMP/flush.filter"
+ST_ENV="SYNCTRACE_FILTER=$ST_TMP/flush.filter" run_traced "$ST_TMP/rma-filtered" "$NP" "$bin" "$N" ||
+    fail "rma with MPI_Win_flush filtered failed: $(tail -n 5 "$ST_TMP/err.txt")"
+otf2-print "$ST_TMP/rma-filtered/traces.otf2" >"$ST_TMP/otf2-print-filtered.txt" 2>&1 || fail "otf2-print of the filtered run failed"
+for r in $(seq 0 $((NP - 1))); do
+    assert_eq "filtered flushes: RMA_OP_COMPLETE_REMOTE records of rank $r" "$(expected RMA_OP_COMPLETE_REMOTE "$r")" \
+        "$(awk -v r="$r" '$1 == "RMA_OP_COMPLETE_REMOTE" && $2 == r' "$ST_TMP/otf2-print-filtered.txt" | wc -l)"
+    assert_eq "filtered flushes: RMA_SYNC records of rank $r" 0 "$(awk -v r="$r" '$1 == "RMA_SYNC" && $2 == r' "$ST_TMP/otf2-print-filtered.txt" | wc -l)"
+    got=$(at_flush "$ST_TMP/otf2-print-filtered.txt" "$r")
+    [ "$got" -lt "$N" ] || fail "filtered flushes: rank $r still has $got accumulates completed right after them"
+done
+check_messages "$ST_TMP/rma-filtered" "0"
+note "flushes: every GA accumulate completed by its MPI_Win_flush; with the flushes filtered, at MPI_Win_unlock_all"
 
 # ---- python3-otf2: every operation, its completions, its window ----------------------------------
 py=

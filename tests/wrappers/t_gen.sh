@@ -199,13 +199,15 @@ MPI_File_open collective file operation
 MPI_File_write_at_all_begin collective file operation
 EOF
 # one line per unfilterable region, in the regions' order; a function a filter may exclude has only
-# the generic shape in both families (its filtered path skips no role code)
+# the generic shape in both families (its filtered path skips no role code), except the flushes and
+# MPI_Win_sync (roles with 'filterable WHAT'), whose role code comes after their filtered path
 python3 - "$ST_TMP/a" <<'EOF' || fail "mpi_unfilterable.def disagrees with the regions or the wrappers"
 import re, sys
 d = sys.argv[1]
 regions = re.findall(r"^ST_REGION\((\w+),", open(f"{d}/mpi_regions.def").read(), re.M)
 keep = re.findall(r'^ST_UNFILTERABLE\((\w+), "([^"]+)"\)$', open(f"{d}/mpi_unfilterable.def").read(), re.M)
 names = {n for n, _ in keep}
+skippable = {"MPI_Win_flush", "MPI_Win_flush_all", "MPI_Win_flush_local", "MPI_Win_flush_local_all", "MPI_Win_sync"}
 bad = [] if [n for n, _ in keep] == [r for r in regions if r in names] else ["not one line per region in the regions' order"]
 shape = re.compile(r"st_thread_t \*th = st_mpi_begin\(\);|if \(!th\)|[{}]|(return )?P?MPIX?_\w+\(.*\);|"
                    r"[\w *]+ rc = P?MPIX?_\w+\(.*\);|st_mpi_(enter|leave|end)\(.*\);|return rc;|"
@@ -213,9 +215,19 @@ shape = re.compile(r"st_thread_t \*th = st_mpi_begin\(\);|if \(!th\)|[{}]|(retur
 for fam in ("mpich", "openmpi"):
     text = open(f"{d}/{fam}/mpi_wrappers.c").read()
     for m in re.finditer(r"^ST_EXPORT [^(]*?(MPIX?_\w+)\(.*?\n\{\n(.*?)\n\}$", text, re.M | re.S):
-        extra = [l.strip() for l in m.group(2).splitlines() if not shape.fullmatch(l.strip())]
-        if extra and m.group(1) not in names:
-            bad.append(f"{fam}: {m.group(1)} is filterable but its wrapper runs role code: {extra[0]}")
+        body = [l.strip() for l in m.group(2).splitlines()]
+        extra = [l for l in body if not shape.fullmatch(l)]
+        if not extra or m.group(1) in names:
+            continue
+        # roles that say 'filterable WHAT' (flushes, Win_sync): role code only after the filtered path
+        if m.group(1) in skippable:
+            first = body.index(extra[0])
+            if not any(l.startswith("if (ST_UNLIKELY(st_mpi_filtered(") for l in body[:first]):
+                bad.append(f"{fam}: {m.group(1)} runs role code before its filtered path: {extra[0]}")
+            continue
+        bad.append(f"{fam}: {m.group(1)} is filterable but its wrapper runs role code: {extra[0]}")
+if not all(n not in names for n in skippable):
+    bad.append(f"the flushes and MPI_Win_sync are not all filterable: {sorted(n for n in skippable if n in names)}")
 for b in bad[:10]:
     print("  " + b, file=sys.stderr)
 print(f"  {len(names)} of {len(regions)} MPI regions unfilterable", file=sys.stderr)
@@ -370,6 +382,9 @@ bad optional-no-why   "optional needs a name pattern and a reason"   '$a optiona
 bad role-keeps-code   "role 'send' has code a filtered call would skip: it needs 'unfilterable WHY'" '/^    unfilterable /d'
 bad generic-unfilter  "the generic role is filterable"             's/^role generic FUNCTION/&\n    unfilterable why not/'
 bad unfilter-twice    "'unfilterable' needs a reason and appears once" 's/^    unfilterable .*/&\n&/'
+bad generic-skippable "the generic role is filterable"             's/^role generic FUNCTION/&\n    filterable nothing/'
+bad both-ways         "role 'send' says both 'unfilterable' and 'filterable'" 's/^    unfilterable .*/&\n    filterable its messages/'
+bad skippable-nocode  "role 'send': 'filterable' is for a generated wrapper with code" 's/^    unfilterable .*/    filterable its messages/; /^    pre /d; /^    post /d'
 bad protect-unknown   "protect MPI_Nothing: no given mpi.h (mpich, openmpi) declares such a function" '$a protect MPI_Nothing why'
 bad protect-no-why    "protect needs a name pattern and a reason"   '$a protect MPI_Ssend'
 bad reason-quote      "a reason may not contain"                    '$a protect MPI_Ssend a "quoted" reason'
