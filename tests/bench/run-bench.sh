@@ -19,7 +19,8 @@
 # The table has a column per family. Then, on the first family, user_bench.sh (what a user pays:
 # loops of parallel regions, barriers and ping-pongs at default settings, buffer flushes included,
 # next to untraced and EZTrace runs); per family: omp_bench.sh (OpenMP constructs),
-# filter_bench.sh (a call a filter excludes against a recorded and an untraced one),
+# filter_bench.sh (a call a filter excludes against a recorded and an untraced one), rma_bench.sh
+# (a traced one-sided call against a traced MPI_Send),
 # finwait_bench.sh (a rank waiting in the tool's MPI_Finalize for a slow peer: CPU it takes),
 # clc_bench.sh (CLC at MPI_Finalize, finalize on/off) and analysis_bench.sh (wait-state analysis
 # cost next to CLC and write); on the first family only: sync_bench.sh, clc_write_bench.sh (CLC
@@ -222,7 +223,7 @@ part() {
     O=$O BENCH_FAMILY=$1 OMP_BENCH_EZ=$ez bash "tests/bench/$2" || { echo "run-bench: tests/bench/$2 ($1) failed" >&2; status=1; }
 }
 part "$FIRST" user_bench.sh
-for p in omp_bench.sh filter_bench.sh finwait_bench.sh clc_bench.sh analysis_bench.sh; do
+for p in omp_bench.sh filter_bench.sh rma_bench.sh finwait_bench.sh clc_bench.sh analysis_bench.sh; do
     for f in $FAMILIES; do part "$f" "$p"; done
 done
 if [ "$QUICK" = 1 ]; then

@@ -22,7 +22,7 @@ for fam in mpich openmpi; do
         -o "$out/record_bench" tests/bench/record_bench.c $(sed -n 's|^/\* link: \(.*\) \*/$|\1|p' tests/bench/record_bench.c) \
         -lunwind -lpthread -lm >"$ST_TMP/cc.txt" 2>&1 ||
         fail "record_bench.c does not build with ${FAM_CC[*]}: $(grep -m3 -E 'error|undefined' "$ST_TMP/cc.txt" | tr '\n' '|')"
-    for p in pingpong clc_bench finwait callpath_bench filter_bench; do
+    for p in pingpong clc_bench finwait callpath_bench filter_bench rma_bench; do
         "${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -o "$out/$p" "tests/bench/$p.c" >"$ST_TMP/cc.txt" 2>&1 ||
             fail "tests/bench/$p.c does not build with ${FAM_CC[*]}: $(head -c 300 "$ST_TMP/cc.txt")"
     done

@@ -1,0 +1,97 @@
+/*
+ * rma_bench.c — what tracing adds to a one-sided call, next to a point-to-point call
+ * (tests/bench/rma_bench.sh).
+ *
+ * Usage: rma_bench CALLS BATCHES. One rank. Times BATCHES batches of CALLS calls of each kind and
+ * prints "KIND MEDIAN_NS_PER_CALL":
+ *   put         MPI_Put of 8 bytes to this rank's own window, inside an MPI_Win_lock_all epoch
+ *   accumulate  MPI_Accumulate (MPI_SUM of one double) to the same window
+ *   send        MPI_Send of 8 bytes to this rank, its receive posted before the batch (so it does not wait)
+ *   isend       MPI_Isend of the same, CALLS of them outstanding until the batch ends
+ * Each batch's operations are completed outside its timing (MPI_Win_flush_all, MPI_Waitall), so a
+ * figure is the issuing call itself plus what the preloaded tool adds to it: an ENTER, the RmaPut /
+ * RmaAtomic record and a LEAVE for the one-sided calls; an ENTER, the send record and a LEAVE for
+ * MPI_Send, and for MPI_Isend also its request's registration.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+enum { PUT, ACCUMULATE, SEND, ISEND };
+
+static double now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median over batches of the ns per call of kind; win holds one double per call. */
+static double timed(int kind, int calls, int batches, MPI_Win win, double *sendbuf, double *recvbuf,
+                    MPI_Request *reqs, MPI_Status *st)
+{
+    double v[256];
+    for (int b = 0; b < batches; b++) {
+        if (kind == SEND || kind == ISEND)
+            for (int i = 0; i < calls; i++)
+                MPI_Irecv(&recvbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF, &reqs[calls + i]);
+        double t0 = now_ns();
+        for (int i = 0; i < calls; i++) {
+            if (kind == PUT)
+                MPI_Put(&sendbuf[i], 1, MPI_DOUBLE, 0, i, 1, MPI_DOUBLE, win);
+            else if (kind == ACCUMULATE)
+                MPI_Accumulate(&sendbuf[i], 1, MPI_DOUBLE, 0, i, 1, MPI_DOUBLE, MPI_SUM, win);
+            else if (kind == SEND)
+                MPI_Send(&sendbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF);
+            else
+                MPI_Isend(&sendbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF, &reqs[i]);
+        }
+        v[b] = (now_ns() - t0) / calls;
+        if (kind == SEND)
+            MPI_Waitall(calls, reqs + calls, st);
+        else if (kind == ISEND)
+            MPI_Waitall(2 * calls, reqs, st);
+        else
+            MPI_Win_flush_all(win);
+    }
+    qsort(v, (size_t)batches, sizeof *v, cmp);
+    return v[batches / 2];
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int calls = argc > 1 ? atoi(argv[1]) : 2500, batches = argc > 2 ? atoi(argv[2]) : 8;
+    if (calls < 1 || calls > 1000000 || batches < 1 || batches > 256) {
+        fprintf(stderr, "usage: rma_bench CALLS (1..10^6) BATCHES (1..256)\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    double *base, *sendbuf = calloc((size_t)calls, sizeof *sendbuf), *recvbuf = calloc((size_t)calls, sizeof *recvbuf);
+    MPI_Request *reqs = calloc(2 * (size_t)calls, sizeof *reqs);
+    MPI_Status *st = calloc(2 * (size_t)calls, sizeof *st);
+    if (!sendbuf || !recvbuf || !reqs || !st) {
+        fprintf(stderr, "rma_bench: out of memory\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    MPI_Win win;
+    MPI_Win_allocate((MPI_Aint)calls * (MPI_Aint)sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
+    MPI_Win_lock_all(0, win);
+    static const char *name[] = { "put", "accumulate", "send", "isend" };
+    for (int k = PUT; k <= ISEND; k++) {
+        timed(k, calls, 1, win, sendbuf, recvbuf, reqs, st); /* warm-up: first calls, page faults */
+        printf("%s %.2f\n", name[k], timed(k, calls, batches, win, sendbuf, recvbuf, reqs, st));
+    }
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    free(sendbuf), free(recvbuf), free(reqs), free(st);
+    MPI_Finalize();
+    return 0;
+}
