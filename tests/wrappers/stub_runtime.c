@@ -292,6 +292,14 @@ void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win)
     (void)th; (void)win;
     st_stub.rma.unlocks += rc == MPI_SUCCESS, st_stub.rma.unlock_target = target;
 }
+void st_mpi_win_flush(st_thread_t *th, int rc, int at, int target, MPI_Win win)
+{
+    (void)th; (void)rc; (void)at; (void)target; (void)win;
+}
+void st_mpi_win_sync(st_thread_t *th, int rc, MPI_Win win)
+{
+    (void)th; (void)rc; (void)win;
+}
 void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win win, int done)
 {
     (void)th; (void)group; (void)win;
