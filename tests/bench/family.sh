@@ -20,6 +20,12 @@
 #                        passed to every rank (-genv NAME VALUE for MPICH's hydra, -x NAME=VALUE for
 #                        Open MPI); run it as `timeout S "${CMD[@]}"`.
 #   fam_label            "MPICH 4.0.2" / "Open MPI 4.1.4": the family and its version, for headers.
+#   bench_start NAME     the common start of a per-family part: fam_use of BENCH_FAMILY (else the first
+#                        family of bench_families; exits 1 when it cannot), LIB (the family's library),
+#                        BUILD ($O/build/bench/<fam>, created), TMP (a new directory removed at exit)
+#                        and die MESSAGE (one line "NAME: MESSAGE", exit 1).
+#   median               the median of the numbers on stdin, one a line ("nan" without any)
+#   calc EXPR [DIGITS]   EXPR evaluated by awk, printed with DIGITS decimals (default 1)
 #
 # Open MPI's shared-memory transport copies large messages with CMA (process_vm_readv) by default;
 # in this machine's container that made a 64 KiB one-way message take 270-540 us (5.6 us with
@@ -94,3 +100,19 @@ fam_label() {
     openmpi) echo "Open MPI $(mpirun.openmpi --version 2>/dev/null | sed -nE 's/^mpirun[^ ]* \(Open(RTE| MPI)\) //p' | head -n 1)" ;;
     esac
 }
+
+bench_start() {
+    BENCH_NAME=$1
+    fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
+    LIB=$FAM_LIB
+    BUILD=$O/build/bench/$FAM
+    mkdir -p "$BUILD"
+    TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-$BENCH_NAME.XXXXXX")
+    trap 'rm -rf "$TMP"' EXIT
+}
+
+die() { echo "${BENCH_NAME:-bench}: $*" >&2; exit 1; }
+
+median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+
+calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }

@@ -19,22 +19,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 O=$(cd "${O:-$ROOT}" && pwd)
 source tests/bench/family.sh
-fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
-LIB=$FAM_LIB
-BUILD=$O/build/bench/$FAM
+bench_start filter_bench
 REPS=${BENCH_REPS:-5}
 CALLS=2500 BATCHES=8
-mkdir -p "$BUILD"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-fbench.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-
-die() { echo "filter_bench: $*" >&2; exit 1; }
 [ -f "$LIB" ] || die "no $LIB: run make first"
 "${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -o "$BUILD/filter_bench" tests/bench/filter_bench.c ||
     die "cannot build tests/bench/filter_bench.c"
 echo "EXCLUDE MPI_Comm_rank" >"$TMP/rank.filter"
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
 
 status=0
 run() { # run NAME [NAME=VALUE...]: appends the ns per call to $TMP/NAME, the clock pairs to $TMP/clock.*

@@ -19,21 +19,12 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 O=$(cd "${O:-$ROOT}" && pwd)
 source tests/bench/family.sh
-fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
-LIB=$FAM_LIB
-BUILD=$O/build/bench/$FAM
+bench_start rma_bench
 REPS=${BENCH_REPS:-5}
 CALLS=2500 BATCHES=8
-mkdir -p "$BUILD"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-rbench.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-
-die() { echo "rma_bench: $*" >&2; exit 1; }
 [ -f "$LIB" ] || die "no $LIB: run make first"
 "${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -o "$BUILD/rma_bench" tests/bench/rma_bench.c ||
     die "cannot build tests/bench/rma_bench.c"
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
 
 KINDS="put accumulate send isend"
 status=0
