@@ -12,20 +12,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "batch_time.h"
+
 static volatile int sink;
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static double __attribute__((noinline)) timed_calls(int calls, int batches)
 {
@@ -38,8 +27,7 @@ static double __attribute__((noinline)) timed_calls(int calls, int batches)
         v[b] = (now_ns() - t0) / calls;
         sink = rank;
     }
-    qsort(v, (size_t)batches, sizeof *v, cmp);
-    return v[batches / 2];
+    return median_of(v, batches);
 }
 
 static double __attribute__((noinline)) recurse(int depth, int calls, int batches)

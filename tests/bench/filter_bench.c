@@ -15,22 +15,11 @@
 #include <time.h>
 #if defined(__x86_64__)
 #include <x86intrin.h>
+
+#include "batch_time.h"
 #endif
 
 static volatile uint64_t sink;
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* The median over batches of the ns per iteration of what (0: MPI_Comm_rank, 1: rdtsc pair, 2: clock_gettime pair). */
 static double timed(int what, int calls, int batches)
@@ -59,8 +48,7 @@ static double timed(int what, int calls, int batches)
         v[b] = (now_ns() - t0) / calls;
         sink = acc;
     }
-    qsort(v, (size_t)batches, sizeof *v, cmp);
-    return v[batches / 2];
+    return median_of(v, batches);
 }
 
 int main(int argc, char **argv)

@@ -19,20 +19,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "batch_time.h"
+
 enum { PUT, ACCUMULATE, SEND, ISEND };
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 /* The median over batches of the ns per call of kind; win holds one double per call. */
 static double timed(int kind, int calls, int batches, MPI_Win win, double *sendbuf, double *recvbuf,
@@ -62,8 +51,7 @@ static double timed(int kind, int calls, int batches, MPI_Win win, double *sendb
         else
             MPI_Win_flush_all(win);
     }
-    qsort(v, (size_t)batches, sizeof *v, cmp);
-    return v[batches / 2];
+    return median_of(v, batches);
 }
 
 int main(int argc, char **argv)
