@@ -10,12 +10,14 @@
 
 #include "../util/log.h"
 
-/* The channel of a COLL/SYNC instance (intercommunicators: the receiving group's) and its seq. */
+/* The channel of a COLL/SYNC/RMA_COLL instance (intercommunicators: the receiving group's) and its seq. */
 chan_t *rp_inst_chan(st_clc_replay_t *r, const st_rel_inst_t *in, uint64_t *seq)
 {
     uint32_t t = key_type(in->key);
-    chan_t *c = t == ST_REL_KEY_SYNC ? rp_find_chan(r, CH_SYNC, 0) : rp_find_chan(r, CH_COMM, in->key[2]);
     *seq = in->key[1];
+    if (t == ST_REL_KEY_RMA_COLL)
+        return rp_find_chan(r, CH_WIN, st_rel_win_key(in->key[2], in->key[3]));
+    chan_t *c = t == ST_REL_KEY_SYNC ? rp_find_chan(r, CH_SYNC, 0) : rp_find_chan(r, CH_COMM, in->key[2]);
     if (c && c->inter && in->key[3] != (uint64_t)(uint32_t)c->t.members[0])
         c = rp_find_chan(r, CH_INTER1, in->key[2]);
     return c;
@@ -41,11 +43,13 @@ static int classify_one(st_clc_replay_t *r, uint64_t k, int32_t *last_peer)
                 return -1;
             *last_peer = other;
         }
-    } else if (t == ST_REL_KEY_COLL || t == ST_REL_KEY_SYNC) {
+    } else if (t == ST_REL_KEY_COLL || t == ST_REL_KEY_SYNC || t == ST_REL_KEY_RMA_COLL) {
         uint64_t seq;
         chan_t *c = rp_inst_chan(r, in, &seq);
         r->cat[k] = c ? CAT_COLL : CAT_DEAD;
         r->ia[k] = c ? (uint32_t)(c - r->ch) : 0;
+        if (c && t == ST_REL_KEY_RMA_COLL && seq < MAX_SEQ && seq + 1 > c->local_n)
+            c->local_n = seq + 1; /* a window's instances are counted here: each member has both ends of each */
     } else {
         r->cat[k] = CAT_LOCAL;
     }

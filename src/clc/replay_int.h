@@ -84,7 +84,7 @@ enum { R_COUNTS = 1, R_SETUP_UP, R_SETUP_DOWN, R_UP, R_DOWN, R_FWD, R_BWD, R_STA
  * lowest world rank, CH_INTER1: the other), like the graph's instances: a receive depends
  * only on the sends of the other group, so its forward result must not wait for the sends
  * of its own group (whose members may reach the collective only after messages from it). */
-enum { CH_COMM, CH_SYNC, CH_INTER1 };
+enum { CH_COMM, CH_SYNC, CH_INTER1, CH_WIN }; /* CH_WIN: a window's collectives (st_rel_win_key) */
 enum { S_SETUP, S_FWD, S_BWD, S_STAT, S_DONE, S_FAILED, S_ROUND };
 
 /* Values (quads) per instance. PH_S: C and LC of the sends; PH_R: LC of the sends and, for the backward

@@ -289,11 +289,14 @@ int rp_build_channels(st_clc_replay_t *r)
         const st_comm_def_t *d = &pr->comms[i];
         int dup = 0;
         for (uint32_t j = 0; j < r->nch && !dup; j++)
-            dup = r->ch[j].key == d->key;
+            dup = r->ch[j].kind != CH_WIN && r->ch[j].key == d->key;
         int inter = (d->flags & ST_COMMF_INTER) || d->remote_size;
         for (uint8_t kind = CH_COMM; !dup && kind <= (inter ? CH_INTER1 : CH_COMM); kind += CH_INTER1)
             if (add_chan(r, kind, d->key, inter, d->world, d->world ? d->size : 0, d->remote_world,
                          d->remote_world ? d->remote_size : 0))
+                return -1;
+        for (uint32_t w = 0; !dup && !inter && w < d->nwins; w++) /* its windows (the same on every member) */
+            if (add_chan(r, CH_WIN, st_rel_win_key(d->key, w), 0, d->world, d->world ? d->size : 0, NULL, 0))
                 return -1;
     }
     if (r->in->nsync && r->in->sync) {

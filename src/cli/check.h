@@ -35,6 +35,9 @@ typedef struct st_cli_check {
     uint64_t coll_instances, coll_incomplete, coll_unrelated;
     /* OpenMP instances: teams (forks), barriers, lock handovers, task relations */
     uint64_t omp_teams, omp_barriers, omp_handovers, omp_tasks;
+    /* one-sided communication: violations, and the instances of the collectives on a window
+     * (creation, fence, release) that relate its members */
+    uint64_t rma, rma_colls;
     /* the first few violations, one line each */
     char examples[ST_CLI_CHECK_EXAMPLES][240];
     int nexamples;

@@ -36,12 +36,13 @@ static void print_result(const st_cli_archive_t *ar, const st_cli_check_t *r, in
     printf("openmp: %" PRIu64 " team instances, %" PRIu64 " barrier instances, %" PRIu64 " lock handovers, %" PRIu64
            " task relations\n",
            r->omp_teams, r->omp_barriers, r->omp_handovers, r->omp_tasks);
+    printf("rma: %" PRIu64 " window collective instances\n", r->rma_colls);
     printf("timestamps: %s\n", r->raw ? "raw (before CLC correction)" : written_state(ar));
     printf("relations: %" PRIu64 "\n", r->relations);
     printf("violations: %" PRIu64 "\n", st_cli_check_total(r));
     printf("  p2p: %" PRIu64 "\n  collective: %" PRIu64 "\n  omp_fork: %" PRIu64 "\n  omp_join: %" PRIu64
-           "\n  omp_barrier: %" PRIu64 "\n  omp_lock: %" PRIu64 "\n  omp_task: %" PRIu64 "\n",
-           r->p2p, r->coll, r->omp_fork, r->omp_join, r->omp_barrier, r->omp_lock, r->omp_task);
+           "\n  omp_barrier: %" PRIu64 "\n  omp_lock: %" PRIu64 "\n  omp_task: %" PRIu64 "\n  rma: %" PRIu64 "\n",
+           r->p2p, r->coll, r->omp_fork, r->omp_join, r->omp_barrier, r->omp_lock, r->omp_task, r->rma);
     if (verbose && r->nexamples) {
         printf("first violations:\n");
         for (int i = 0; i < r->nexamples; i++)
@@ -93,6 +94,9 @@ const st_cli_cmd_t st_cli_cmd_check = {
         "  omp_lock     a lock is acquired before its previous holder released it\n"
         "  omp_task     a task starts or resumes before it was created or suspended, a\n"
         "               taskwait ends before a child completed\n"
+        "  rma          a collective on an RMA window (its creation, a fence, its release)\n"
+        "               ends before another member began it (a fence opening an epoch\n"
+        "               with MPI_MODE_NOPRECEDE need not synchronize: no relation)\n"
         "Reads archives synctrace writes (OpenMP team events need synctrace:parallel_id);\n"
         "one it cannot turn into the relations is reported as unreadable.\n"
         "Prints message matching (matched, unmatched, cancelled), instance counts, the\n"

@@ -276,13 +276,15 @@ static void complete_all(st_thread_t *th, st_win_t *w, int *first)
     }
 }
 
-void st_mpi_win_fence(st_thread_t *th, int rc, MPI_Win win)
+void st_mpi_win_fence(st_thread_t *th, int rc, int massert, MPI_Win win)
 {
     st_win_t *w = win_get(win);
     int first = 1;
     if (w && rc == MPI_SUCCESS)
         complete_all(th, w, &first);
-    coll_end(th, w, OTF2_COLLECTIVE_OP_BARRIER, OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY);
+    coll_end(th, w, OTF2_COLLECTIVE_OP_BARRIER,
+             (massert & MPI_MODE_NOPRECEDE) ? OTF2_RMA_SYNC_LEVEL_MEMORY
+                                            : OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY);
 }
 
 void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win)

@@ -258,8 +258,10 @@ void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t 
                    st_req_info_t *ri);
 /* Completion of a request-based operation (st_mpi_complete*): RMA_OP_COMPLETE_NONBLOCKING. */
 void st_mpi_rma_complete(st_thread_t *th, const st_req_info_t *ri);
-/* After MPI_Win_fence: remote completion of every pending operation, then the collective's end. */
-void st_mpi_win_fence(st_thread_t *th, int rc, MPI_Win win);
+/* After MPI_Win_fence: remote completion of every pending operation, then the collective's end, its
+ * sync level PROCESS | MEMORY, or MEMORY alone for a fence that only opens an epoch (MPI_MODE_NOPRECEDE
+ * in massert: it need not synchronize the processes, MPI-3.1 11.5.1). */
+void st_mpi_win_fence(st_thread_t *th, int rc, int massert, MPI_Win win);
 /* MPI_Win_lock(_all) (target ST_RMA_ALL), before PMPI: RMA_REQUEST_LOCK of lock_type at the ENTER's time. */
 void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win);
 /* After MPI_Win_unlock(_all) (target ST_RMA_ALL): remote completion of the target's pending

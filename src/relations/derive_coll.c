@@ -39,7 +39,7 @@ static int nodeset_fill(const st_rel_input_t *in, nodeset_t *ns, const int32_t *
 }
 
 /* mu classes of all distinct pairs of members. */
-static uint8_t nodeset_mask_all(const nodeset_t *ns)
+uint8_t rel_nodeset_mask_all(const nodeset_t *ns)
 {
     uint8_t m = 0;
     for (uint32_t i = 1; i < ns->n; i++)
@@ -111,7 +111,7 @@ static int32_t comm_rank_of(const st_comm_def_t *d, int32_t world)
     return -1;
 }
 
-static const nodeset_t *comm_nodes(ctx_t *c, uint32_t comm, const st_comm_def_t *d)
+const nodeset_t *rel_comm_nodes(ctx_t *c, uint32_t comm, const st_comm_def_t *d)
 {
     nodeset_t *ns = &c->comm_nodes[comm];
     if (!ns->done && nodeset_fill(c->in, ns, d->world, d->size, d->remote_world, d->remote_size))
@@ -162,14 +162,14 @@ static int coll_intra(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, con
     int r = 0;
     switch (cc) {
     case ST_REL_CC_N2N:
-        r = coll_emit_one(c, ce, ST_REL_SEND, 0, ST_REL_PRODUCT, nodeset_mask_all(ns), 0, d->key);
-        return r ? r : coll_emit_one(c, ce, ST_REL_RECV, 0, ST_REL_PRODUCT, nodeset_mask_all(ns), 0, d->key);
+        r = coll_emit_one(c, ce, ST_REL_SEND, 0, ST_REL_PRODUCT, rel_nodeset_mask_all(ns), 0, d->key);
+        return r ? r : coll_emit_one(c, ce, ST_REL_RECV, 0, ST_REL_PRODUCT, rel_nodeset_mask_all(ns), 0, d->key);
     case ST_REL_CC_PREFIX: {
         int32_t me = comm_rank_of(d, c->rank);
         if (me < 0)
             return 0;
-        r = coll_emit_one(c, ce, ST_REL_SEND, 0, ST_REL_PREFIX, nodeset_mask_all(ns), (uint32_t)me, d->key);
-        return r ? r : coll_emit_one(c, ce, ST_REL_RECV, 0, ST_REL_PREFIX, nodeset_mask_all(ns), (uint32_t)me, d->key);
+        r = coll_emit_one(c, ce, ST_REL_SEND, 0, ST_REL_PREFIX, rel_nodeset_mask_all(ns), (uint32_t)me, d->key);
+        return r ? r : coll_emit_one(c, ce, ST_REL_RECV, 0, ST_REL_PREFIX, rel_nodeset_mask_all(ns), (uint32_t)me, d->key);
     }
     case ST_REL_CC_ONE2N:
     case ST_REL_CC_N2ONE:
@@ -194,7 +194,7 @@ static int coll_inter(ctx_t *c, const coll_ev_t *ce, const st_comm_def_t *d, con
     const st_event_t *e = ce->e;
     enum st_rel_coll_class cc = st_rel_coll_class(e->op);
     uint64_t mine = (uint32_t)min_rank(d->world, d->size), theirs = (uint32_t)min_rank(d->remote_world, d->remote_size);
-    uint8_t mask = nodeset_mask_all(ns);
+    uint8_t mask = rel_nodeset_mask_all(ns);
     int r;
     switch (cc) {
     case ST_REL_CC_N2N:
@@ -222,7 +222,7 @@ static int coll_one(ctx_t *c, const coll_ev_t *ce)
     const st_comm_def_t *d = comm_def(c, e->comm);
     if (!d)
         return 0;
-    const nodeset_t *ns = comm_nodes(c, e->comm, d);
+    const nodeset_t *ns = rel_comm_nodes(c, e->comm, d);
     if (!ns)
         return -1;
     if ((d->flags & ST_COMMF_INTER) || (e->flags & ST_EVF_INTERCOMM))
@@ -285,7 +285,7 @@ int rel_sync_event(ctx_t *c, const st_event_t *e, uint32_t l, uint64_t i)
         if (c->in->sync[s].region == e->region &&
             emit(c, key0(ST_REL_KEY_SYNC, 0), c->in->sync[s].group, 0, 0, l, i, e->time,
                  e->kind == ST_EV_ENTER ? ST_REL_SEND : ST_REL_RECV, ST_REL_COLL, ST_REL_PRODUCT,
-                 nodeset_mask_all(&c->world_nodes), 0))
+                 rel_nodeset_mask_all(&c->world_nodes), 0))
             return -1;
     return 0;
 }

@@ -2,8 +2,8 @@
  * derive_int.h — what the files of the derivation share, private to src/relations: the
  * per-rank context and the emission of endpoints, and each kind's part of the one scan over
  * a rank's events (derive.c): point-to-point (derive_p2p.c), collectives and MPI_Init /
- * MPI_Finalize (derive_coll.c), OpenMP (derive_omp.c); the side vectors the endpoints wait in
- * and the OpenMP ends handed out as a source (sources.c); the compact OpenMP ends whose order
+ * MPI_Finalize (derive_coll.c), one-sided communication (derive_rma.c), OpenMP
+ * (derive_omp.c); the side vectors the endpoints wait in and the OpenMP ends handed out as a source (sources.c); the compact OpenMP ends whose order
  * the reading back of left-out ends shares (derived.c).
  */
 #ifndef ST_REL_DERIVE_INT_H
@@ -218,6 +218,31 @@ int rel_sync_prepare(ctx_t *c);
 
 /* An ENTER or LEAVE e (event i of location l) of a sync region: its endpoint. 0, or -1. */
 int rel_sync_event(ctx_t *c, const st_event_t *e, uint32_t l, uint64_t i);
+
+/* The node set of a communicator's members (filled once per comm index) and the mu classes of all
+ * its pairs (derive_coll.c; the RMA window collectives use them too). NULL: out of memory. */
+const nodeset_t *rel_comm_nodes(ctx_t *c, uint32_t comm, const st_comm_def_t *d);
+uint8_t rel_nodeset_mask_all(const nodeset_t *ns);
+
+/* ---- MPI one-sided communication (derive_rma.c) --------------------------------------------- */
+
+/* A collective on a window (creation, fence, release) of one location, numbered after the scan. */
+typedef struct rma_coll {
+    uint32_t comm, win;  /* the window: its communicator's local index, its number there */
+    uint32_t loc;
+    uint64_t time;       /* the end's */
+    uint64_t send, recv; /* events: the begin (or the call's ENTER; NO_EV none), the end */
+    uint64_t seq, key;   /* once numbered: its number on the window, the communicator's key */
+} rma_coll_t;
+
+typedef struct { rma_coll_t *v; size_t n, cap; } rmacollvec_t;
+
+/* A window collective ends at event i of location l: collected with its begin (*begin, reset to
+ * NO_EV; else enter). 0, or -1. */
+int rel_rma_coll_end(ctx_t *c, rmacollvec_t *v, uint32_t l, uint64_t i, uint64_t *begin, uint64_t enter);
+
+/* After the scan: the window collectives numbered per window in time order, their endpoints. 0, or -1. */
+int rel_rma_finish(ctx_t *c, rmacollvec_t *v);
 
 /* ---- OpenMP (derive_omp.c) ------------------------------------------------------------------ */
 

@@ -27,11 +27,15 @@ enum st_rel_role { ST_REL_SEND = 1, ST_REL_RECV = 2 };
  *   COLL  key[1] = instance seq, key[2] = comm key, key[3] = receiving group
  *         (intercommunicators: lowest world rank of the receiving group, else 0)
  *   SYNC  key[1] = sync group (st_rel_sync_region_t.group)
- *   OMP_* key[1] = rank, then kind-specific ids */
+ *   RMA_COLL  key[1] = instance seq on the window, key[2] = comm key of the window's communicator,
+ *         key[3] = the window's number on it (a collective on a window: its creation, fence, release)
+ *   OMP_* key[1] = rank, then kind-specific ids
+ * The OpenMP types come last (st_rel_endpoints_split hands their ends out after all others). */
 enum {
     ST_REL_KEY_P2P = 1,
     ST_REL_KEY_COLL,
     ST_REL_KEY_SYNC,
+    ST_REL_KEY_RMA_COLL,
     ST_REL_KEY_OMP_FORK,
     ST_REL_KEY_OMP_JOIN,
     ST_REL_KEY_OMP_BARRIER,
@@ -40,6 +44,16 @@ enum {
     ST_REL_KEY_OMP_TASKWAIT,
     ST_REL_KEY_TYPES /* number of types (0 unused) */
 };
+
+/* A window as one word (collective channels of the parallel correction): its communicator's key
+ * and its number there (RMA_COLL key[2], key[3]) mixed, as distinct as communicator keys are. */
+static inline uint64_t st_rel_win_key(uint64_t comm_key, uint64_t win)
+{
+    uint64_t x = comm_key ^ (win + 1) * 0x9E3779B97F4A7C15ull;
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ull;
+    return x ^ x >> 29;
+}
 
 /* Event reference. order: communicator rank for PREFIX instances, else 0. */
 typedef struct st_rel_ref {

@@ -17,7 +17,8 @@
  *     local event, its role, and a key naming the logical message or collective
  *     instance. The key is computed from local information only, and both ends of a
  *     relation compute the same key (the k-th send of a point-to-point channel meets the
- *     k-th posted receive of that channel; a collective is (comm key, instance seq);
+ *     k-th posted receive of that channel; a collective is (comm key, instance seq), a
+ *     collective on an RMA window (comm key, window, its seq on the window);
  *     OpenMP relations never leave the process).
  *  2. st_rel_graph_build() joins the endpoints of all processes by key into instances
  *     (a set S of sends and a set R of receives). The sequential reference does this

@@ -5,8 +5,10 @@
  *           MPI_COMM_WORLD (window 0 there); G: MPI_Win_allocate on MPI_COMM_WORLD (window 1);
  *           S: MPI_Win_allocate_shared on the node's communicator; Y: MPI_Win_create_dynamic on
  *           MPI_COMM_WORLD (window 2); all freed at the end, in reverse order
- *  fence    on A: fence; Put of 4 ints to rank+1, Get of 2 ints from rank-1, Accumulate of 3 ints
- *           to rank 0, a Put to MPI_PROC_NULL; fence
+ *  fence    on A: fence opening the epoch (MPI_MODE_NOPRECEDE); Put of 4 ints to rank+1, Get of
+ *           2 ints from rank-1, Accumulate of 3 ints to rank 0, a Put to MPI_PROC_NULL; fence
+ *  late     rank 0 enters both fences, the creation of Y and its release 20 ms after the others
+ *           (a window collective that synchronizes keeps them waiting for it)
  *  PSCW     on B: even ranks post to the odd ones and wait; odd ranks start on the even ones,
  *           Put 1 int to each even rank and Fetch_and_op (int, SUM) at rank 0, complete
  *  lock     on A: exclusive lock of rank+1, Compare_and_swap (int) and Get_accumulate (2 ints,
@@ -18,6 +20,14 @@
  * Prints a checksum per rank on rank 0.
  */
 #include "st_test.h"
+
+/* Rank 0 comes 20 ms late. */
+static void late(int rank)
+{
+    struct timespec ts = { 0, 20 * 1000 * 1000 };
+    if (rank == 0)
+        nanosleep(&ts, NULL);
+}
 
 int main(int argc, char **argv)
 {
@@ -41,6 +51,7 @@ int main(int argc, char **argv)
     /* 8 doubles: MPICH 4.0.2 puts the accumulates into rank 0's memory on a window of one double */
     MPI_Win_allocate(8 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &g, &wg);
     MPI_Win_allocate_shared(sizeof(int), sizeof(int), MPI_INFO_NULL, node, &s, &ws);
+    late(rank);
     MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &wy);
     for (int i = 0; i < 64; i++)
         a[i] = rank * 100 + i;
@@ -49,11 +60,13 @@ int main(int argc, char **argv)
 
     /* ---- fence epoch on A ---- */
     int put4[4] = { rank, rank + 1, rank + 2, rank + 3 }, get2[2] = { 0, 0 }, acc3[3] = { 1, 2, 3 };
-    MPI_Win_fence(0, wa);
+    late(rank);
+    MPI_Win_fence(MPI_MODE_NOPRECEDE, wa);
     MPI_Put(put4, 4, MPI_INT, right, 10, 4, MPI_INT, wa);
     MPI_Get(get2, 2, MPI_INT, left, 0, 2, MPI_INT, wa);
     MPI_Accumulate(acc3, 3, MPI_INT, 0, 20, 3, MPI_INT, MPI_SUM, wa);
     MPI_Put(put4, 1, MPI_INT, MPI_PROC_NULL, 0, 1, MPI_INT, wa);
+    late(rank);
     MPI_Win_fence(0, wa);
     ST_TEST_REQUIRE(get2[0] == left * 100 && a[10] == left, "fence epoch: got %d, a[10] = %d", get2[0], a[10]);
     h = st_test_mix(h, (uint64_t)(a[20] + get2[1]));
@@ -118,6 +131,7 @@ int main(int argc, char **argv)
     MPI_Win_unlock(rank, wg);
     h = st_test_mix(h, (uint64_t)*g);
 
+    late(rank);
     MPI_Win_free(&wy);
     MPI_Win_free(&ws);
     MPI_Win_free(&wg);

@@ -10,7 +10,11 @@
 # `synctrace check` finds no violation and `synctrace analyze` runs; `synctrace clc --redo`
 # rewrites the archive with the same RMA records. From Fortran (frma.f90, mpif.h: Open MPI's
 # bindings call PMPI_* directly): a fence epoch with a put and a lock epoch with an accumulate give
-# the same records per rank.
+# the same records per rank. The collectives on a window (creation, fence, release) are relations:
+# `synctrace check` counts them; on one host none is reversed and CLC moves nothing, although rank 0
+# comes 20 ms late to four of them; on skewed clocks (the clock-skew library, every rank its own
+# clock and node, offsets of up to 1 s, no synchronization) some are reversed before CLC and none
+# after it.
 # families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
@@ -84,6 +88,15 @@ done
 first=$(awk '$4 == "rma_put" && $2 == 0' "$ST_TMP/dump.txt" | head -n 1)
 echo "$first" | grep -qE "target=$((1 % NP)) bytes=16 id=" || fail "synctrace dump: rank 0's first put: $first"
 check_messages "$TRACE" "0"
+# the collectives on a window as relations: 12 per rank (5 creations, 2 fences, 5 releases), 11 of
+# them relate all ranks (the fence that opens the epoch, MPI_MODE_NOPRECEDE, need not synchronize).
+# On one host the ranks read one clock: rank 0 came 20 ms late to four of them, and yet none is
+# reversed before CLC, and CLC moved nothing.
+assert_eq "synctrace check: window collective instances" 11 \
+    "$(sed -nE 's/^rma: ([0-9]+) window collective instances$/\1/p' "$ST_TMP/check.txt")"
+st check --raw "$TRACE" >"$ST_TMP/check-raw.txt" 2>&1 ||
+    fail "synctrace check --raw: relations reversed on one clock: $(sed -n '/^violations/,$p' "$ST_TMP/check-raw.txt" | tr '\n' ' ')"
+st info "$TRACE" | grep -q '^moved by CLC: *0 events' || fail "CLC moved events on one clock: $(st info "$TRACE" | grep -i moved)"
 st analyze "$TRACE" >"$ST_TMP/analyze.txt" 2>&1 || fail "synctrace analyze failed: $(head -c 400 "$ST_TMP/analyze.txt")"
 st clc "$TRACE" "$ST_TMP/rma-clc" --redo >"$ST_TMP/clc.txt" 2>&1 || fail "synctrace clc --redo failed: $(head -c 400 "$ST_TMP/clc.txt")"
 otf2_ok "$ST_TMP/rma-clc"
@@ -110,3 +123,17 @@ for r in 0 1; do
         fail "Fortran: rank $r's put is not 8 bytes to rank $((1 - r))"
 done
 note "Fortran: the window, its epochs and operations recorded on both ranks"
+
+# ---- skewed clocks: CLC keeps the window collectives' order ----------------------------------------
+source "$ST_ROOT/tests/skew/skew-env.sh" # (exports SYNCTRACE_TIMER=clock: the library shifts clock_gettime)
+skew=$(skew_build "$ST_BUILD") || fail "cannot build the clock-skew library"
+# (offsets of up to 1 s, far more than a member waits in any of them: whichever comes last, the
+# members' clocks order their begins and ends as they differ)
+ST_PRELOAD_FIRST=$skew ST_ENV="SYNCTRACE_SYNC=none SKEW_PER_RANK=1 SYNCTRACE_NODE_SIZE=1 SKEW_SEED=9 SKEW_OFFSET_NS=1000000000 SKEW_T0_NS=$(skew_t0)" \
+    run_traced "$ST_TMP/skew" "$NP" "$bin" 200 || fail "rma under the clock-skew library failed: $(tail -n 5 "$ST_TMP/err.txt")"
+st check --raw "$ST_TMP/skew" >"$ST_TMP/check-skew-raw.txt" 2>&1 || true
+assert_ge "window collectives reversed before CLC (skewed clocks)" 1 \
+    "$(sed -nE 's/^  rma: ([0-9]+)$/\1/p' "$ST_TMP/check-skew-raw.txt")"
+st check "$ST_TMP/skew" >"$ST_TMP/check-skew.txt" 2>&1 ||
+    fail "relations reversed after CLC (skewed clocks): $(sed -n '/^violations/,$p' "$ST_TMP/check-skew.txt" | tr '\n' ' ')"
+note "skewed clocks: $(sed -nE 's/^  rma: ([0-9]+)$/\1/p' "$ST_TMP/check-skew-raw.txt") window collectives reversed before CLC, none after ($(sed -nE 's/^violations: //p' "$ST_TMP/check-skew-raw.txt") reversed relations of all kinds before)"

@@ -6,11 +6,12 @@
  * class (1-to-N, N-to-1 with empty members, N-to-N, scan, nonblocking completed on another
  * thread, intercommunicator), the payload rule (count-0 operations and 0-element members
  * take no part, barriers always do), MPI_Init/Finalize, and OpenMP fork/join, barriers (two
- * teams), locks, tasks and taskwait; mu classes of instances; the ends the CLC engine omits
+ * teams), locks, tasks and taskwait; the collectives on RMA windows (numbered per window in
+ * time order, a fence opening an epoch relates nothing); mu classes of instances; the ends the CLC engine omits
  * (omit_self_ends); for every graph: endpoints in the join's order with their events'
  * times, ports in the forward pass' order.
  */
-/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
 
 static st_rel_graph_t g;
@@ -436,6 +437,71 @@ static void test_intercomm_sync(void)
     tb_free(&t);
 }
 
+/* A collective on RMA window `win` of comm index `comm` (ST_NO_COMM: a window the recorder did not
+ * know): RMA_COLL_BEGIN at t0 (it names no window), RMA_COLL_END at t1 with op and sync level. */
+static void rma_coll(tb_t *t, uint32_t l, uint64_t t0, uint64_t t1, unsigned op, uint32_t comm, int32_t win,
+                     uint64_t level)
+{
+    tb_ev(t, l, ST_EV_RMA_COLL_BEGIN, t0)->comm = ST_NO_COMM;
+    st_event_t *e = tb_ev(t, l, ST_EV_RMA_COLL_END, t1);
+    e->op = (uint16_t)op, e->comm = comm, e->tag = win, e->bytes = level;
+}
+
+/* One-sided communication: the collectives on a window (creation, fence, release) are N-to-N
+ * instances over the window's communicator, begin -> every other member's end, numbered per
+ * window in the process's time order (rank 1 fences window 1 on its second thread, between its
+ * main thread's creation and release of it); a fence that only opens an epoch (sync level
+ * MEMORY alone: MPI_MODE_NOPRECEDE) and a window the recorder did not know relate nothing. */
+static void test_rma_colls(void)
+{
+    enum { CREATE = 17, DESTROY = 18, PROCESS_MEMORY = 3, MEMORY = 2 };
+    tb_t t;
+    tb_init(&t, 3, 2); /* node 0: ranks 0, 1; node 1: rank 2 */
+    uint32_t l[3], w1;
+    for (int r = 0; r < 3; r++)
+        l[r] = tb_loc(&t, r, 0);
+    w1 = tb_loc(&t, 1, 1);
+    for (int r = 0; r < 3; r++) {
+        uint64_t b = 100 * (uint64_t)r;
+        rma_coll(&t, l[r], b + 1, b + 2, CREATE, 0, 0, 0);                /* 0, 1: window 0 created */
+        rma_coll(&t, l[r], b + 3, b + 4, CREATE, 0, 1, 0);                /* 2, 3: window 1 */
+        rma_coll(&t, l[r], b + 5, b + 6, OP_BARRIER, 0, 0, MEMORY);       /* 4, 5: NOPRECEDE fence */
+        rma_coll(&t, l[r], b + 7, b + 8, OP_BARRIER, 0, 0, PROCESS_MEMORY); /* 6, 7: fence on window 0 */
+        /* ranks 0, 2: 8, 9; rank 1: on thread 1, 0, 1: a fence on window 1 */
+        rma_coll(&t, r == 1 ? w1 : l[r], b + 9, b + 10, OP_BARRIER, 0, 1, PROCESS_MEMORY);
+        rma_coll(&t, l[r], b + 11, b + 12, OP_BARRIER, ST_NO_COMM, 0, PROCESS_MEMORY); /* an unknown window */
+        rma_coll(&t, l[r], b + 13, b + 14, DESTROY, 0, 0, 0);             /* window 0 released */
+        rma_coll(&t, l[r], b + 15, b + 16, DESTROY, 0, 1, 0);             /* window 1 released */
+    }
+    build(&t, NULL, 0);
+    SENDS_OF(l[0], 1, l[0], 0, l[1], 0, l[2], 0);
+    SENDS_OF(l[2], 3, l[0], 2, l[1], 2, l[2], 2);
+    for (int r = 0; r < 3; r++) {
+        NO_PORT(l[r], 4);
+        NO_PORT(l[r], 5);
+    }
+    SENDS_OF(l[1], 7, l[0], 6, l[1], 6, l[2], 6);
+    SENDS_OF(w1, 1, l[0], 8, w1, 0, l[2], 8);
+    SENDS_OF(l[0], 9, l[0], 8, w1, 0, l[2], 8);
+    NO_PORT(l[0], 10);
+    NO_PORT(l[0], 11);
+    NO_PORT(l[1], 8);
+    NO_PORT(l[1], 9);
+    SENDS_OF(l[0], 13, l[0], 12, l[1], 10, l[2], 12); /* window 0's release, its 4th collective */
+    SENDS_OF(l[1], 13, l[0], 14, l[1], 12, l[2], 14); /* window 1's: its 3rd (after the fence on thread 1) */
+    const st_rel_inst_t *f = tb_inst(&g, l[0], 7, ST_REL_RECV);
+    REQUIRE_EQ(st_rel_inst_type(f), ST_REL_KEY_RMA_COLL);
+    REQUIRE(f->key[1] == 2 && f->key[2] == 1 && f->key[3] == 0); /* seq, world's key, window */
+    REQUIRE(f->kind == ST_REL_COLL && f->shape == ST_REL_PRODUCT && f->nsend == 3 && f->nrecv == 3);
+    REQUIRE_EQ(f->mumask, ST_REL_MU_INTRA | ST_REL_MU_INTER);
+    f = tb_inst(&g, l[1], 13, ST_REL_RECV);
+    REQUIRE(f->key[1] == 2 && f->key[3] == 1);
+    REQUIRE_EQ(tb_inst(&g, w1, 1, ST_REL_RECV)->key[1], 1);
+    REQUIRE_EQ(g.ds.no_begin, 0);
+    st_rel_graph_free(&g);
+    tb_free(&t);
+}
+
 static void lock_ev(tb_t *t, uint32_t l, unsigned kind, uint64_t time, uint64_t order)
 {
     st_event_t *e = tb_ev(t, l, kind, time);
@@ -686,6 +752,7 @@ int main(void)
     test_collectives();
     test_payload();
     test_intercomm_sync();
+    test_rma_colls();
     test_openmp();
     test_openmp_teams();
     test_omit_self_ends();

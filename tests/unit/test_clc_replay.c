@@ -6,7 +6,8 @@
  * two communicators, MPI self messages, unmatched sends and receives; blocking
  * collectives of every class (N-to-N, 1-to-N, N-to-1, scan, exscan, Gatherv with members
  * without data, count-0 instances of every class) on MPI_COMM_WORLD, on a sub-communicator and on an intercommunicator;
- * nonblocking collectives; MPI_Init / MPI_Finalize; OpenMP fork/join, barriers and locks;
+ * nonblocking collectives; fences on RMA windows of two communicators (some only opening an
+ * epoch: no relation); MPI_Init / MPI_Finalize; OpenMP fork/join, barriers and locks;
  * scans and intercommunicator Allreduces whose members leave one by one, with messages
  * between them (sim_coll_intra, sim_coll_inter); a third of the traces have times going back
  * on one location (dip), some of those a dependency cycle. Seeds: the committed one and
@@ -21,7 +22,7 @@
  *    passes: rounds after the first recompute only what changed) and fallback happen;
  *  - no message is addressed to a rank whose engine is done, nothing fails or stalls.
  */
-/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/replay_classify.c src/clc/replay_p2p.c src/clc/replay_tree.c src/clc/replay_records.c src/clc/replay_rounds.c src/clc/replay_converge.c src/clc/replay_forward.c src/clc/replay_scan.c src/clc/replay_cycles.c src/clc/replay_backward.c src/clc/replay_statistics.c src/clc/replay_restart.c src/clc/p2p_check.c src/exchange/exchange.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/replay_classify.c src/clc/replay_p2p.c src/clc/replay_tree.c src/clc/replay_records.c src/clc/replay_rounds.c src/clc/replay_converge.c src/clc/replay_forward.c src/clc/replay_scan.c src/clc/replay_cycles.c src/clc/replay_backward.c src/clc/replay_statistics.c src/clc/replay_restart.c src/clc/p2p_check.c src/exchange/exchange.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/clc/p2p_check.h"
@@ -78,6 +79,7 @@ static void setup_comms(sim_t *s)
         c[C_SELF] = (st_comm_def_t){ .key = 100 + (uint64_t)r, .parent = ST_NO_COMM, .flags = ST_COMMF_SELF,
                                      .size = 1, .world = &s->self[r] };
         c[C_PAR] = (st_comm_def_t){ .key = 2 + (uint64_t)g, .parent = 0, .size = s->gsize[g], .world = s->group[g] };
+        c[C_WORLD].nwins = 2, c[C_PAR].nwins = 1; /* RMA windows (sim_win) */
         c[C_INTER] = (st_comm_def_t){ .key = 10, .parent = 0, .flags = ST_COMMF_INTER, .size = s->gsize[g],
                                       .world = s->group[g], .remote_size = s->gsize[1 - g],
                                       .remote_world = s->group[1 - g] };
@@ -251,9 +253,40 @@ static void sim_coll_inter(sim_t *s)
             inter_end(s, bcast, root, rootgroup, seq, b, order[k]);
 }
 
+/* A fence on an RMA window (world's 0 or 1, or the sub-communicator's 0): every member's end after
+ * every other member's begin; a quarter only open an epoch (sync level MEMORY: no relation, and
+ * the members leave without waiting). */
+static void sim_win(sim_t *s)
+{
+    int g = (int)(tb_rnd() % 2), par = tb_rnd() % 3 == 0 && s->gsize[g] > 0;
+    const int32_t *m = par ? s->group[g] : s->world;
+    uint32_t n = par ? s->gsize[g] : (uint32_t)s->n, win = par ? 0 : (uint32_t)(tb_rnd() % 2);
+    uint64_t level = tb_rnd() % 4 ? 3 : 2, b[8];
+    for (uint32_t i = 0; i < n; i++) {
+        region(s, s->master[m[i]], ST_EV_ENTER, 0, TR_USER);
+        st_event_t *e;
+        b[i] = ev(s, s->master[m[i]], ST_EV_RMA_COLL_BEGIN, 0, &e);
+        e->comm = ST_NO_COMM;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t end = b[i] + 5;
+        for (uint32_t j = 0; j < n && level == 3; j++)
+            if (j != i)
+                end = tb_max2(end, b[j] + lat(s, m[j], m[i]));
+        st_event_t *e;
+        ev(s, s->master[m[i]], ST_EV_RMA_COLL_END, end + tb_between(0, 50), &e);
+        e->op = OP_BARRIER, e->comm = par ? C_PAR : C_WORLD, e->tag = (int32_t)win, e->bytes = level;
+        region(s, s->master[m[i]], ST_EV_LEAVE, 0, TR_USER);
+    }
+}
+
 static void sim_coll(sim_t *s)
 {
-    uint64_t what = tb_rnd() % 6;
+    uint64_t what = tb_rnd() % 7;
+    if (what == 6) {
+        sim_win(s);
+        return;
+    }
     if (what == 0 && s->gsize[1]) {
         sim_coll_inter(s);
     } else if (what <= 2) {
