@@ -7,8 +7,8 @@
 # program's calls imply (flushes and MPI_Win_sync stay enter/leave only); python3-otf2 (when
 # installed) reads the same archive and finds every operation's window, target, bytes and type,
 # each completed once after its issue (rmacheck.py); `synctrace dump` shows the same records;
-# `synctrace check` finds no violation and `synctrace analyze` runs; `synctrace clc --redo`
-# rewrites the archive with the same RMA records. From Fortran (frma.f90, mpif.h: Open MPI's
+# `synctrace check` finds no violation and `synctrace analyze` runs, in parallel with the same
+# result; `synctrace clc --redo` rewrites the archive with the same RMA records. From Fortran (frma.f90, mpif.h: Open MPI's
 # bindings call PMPI_* directly): a fence epoch with a put and a lock epoch with an accumulate give
 # the same records per rank. The collectives on a window (creation, fence, release) are relations:
 # `synctrace check` counts them; on one host none is reversed and CLC moves nothing, although rank 0
@@ -98,6 +98,8 @@ st check --raw "$TRACE" >"$ST_TMP/check-raw.txt" 2>&1 ||
     fail "synctrace check --raw: relations reversed on one clock: $(sed -n '/^violations/,$p' "$ST_TMP/check-raw.txt" | tr '\n' ' ')"
 st info "$TRACE" | grep -q '^moved by CLC: *0 events' || fail "CLC moved events on one clock: $(st info "$TRACE" | grep -i moved)"
 st analyze "$TRACE" >"$ST_TMP/analyze.txt" 2>&1 || fail "synctrace analyze failed: $(head -c 400 "$ST_TMP/analyze.txt")"
+# the window collectives' relations are in both analyses' graphs: the parallel one gives the same result
+same_in_parallel "the RMA trace" "$TRACE" "$TRACE/analysis.json" "$ST_TMP/analysis-par.json"
 st clc "$TRACE" "$ST_TMP/rma-clc" --redo >"$ST_TMP/clc.txt" 2>&1 || fail "synctrace clc --redo failed: $(head -c 400 "$ST_TMP/clc.txt")"
 otf2_ok "$ST_TMP/rma-clc"
 for rec in $RECORDS; do
