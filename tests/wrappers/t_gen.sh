@@ -131,7 +131,7 @@ MPI_Intercomm_create COLL_OTHER st_mpi_comm_new(rc, local_comm, *newintercomm);
 MPI_Comm_create_group COLL_OTHER st_mpi_comm_new(rc, comm, *newcomm);
 MPI_Comm_idup COLL_OTHER st_mpi_comm_idup(rc, comm, newcomm, *request);
 MPI_Comm_disconnect COLL_OTHER OTF2_COLLECTIVE_OP_DESTROY_HANDLE, st_old
-MPI_Win_fence FUNCTION st_mpi_win_fence(th, rc, win);
+MPI_Win_fence FUNCTION st_mpi_win_fence(th, rc, assert, win);
 MPI_Win_allocate_shared_c FUNCTION st_mpi_win_create(th, rc, comm, *win);
 MPI_Win_free FUNCTION st_mpi_win_free_begin(th, *win);
 MPI_Put FUNCTION st_mpi_rma_op(th, ST_RMA_PUT, target_rank, (ST_B(origin_count, origin_datatype)), 0, win, NULL);
