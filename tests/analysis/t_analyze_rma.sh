@@ -3,8 +3,8 @@
 # Wait at Fence without and with Early Fence, Wait at Free, each at main/<phase>/<MPI call> on the
 # waiting ranks as the program's own clock says (rmawaitcheck.py: 10 % + 2 ms), nowhere else; the
 # metric tree holds in the run (SYNCTRACE_ANALYZE_CHECK=fail) and in the JSON (the one-sided calls'
-# time in Scalasca's categories); the in-run analysis equals the offline one byte for byte (JSON and
-# CUBE4) and the offline one over 2 processes. Under the clock-skew library (SYNCTRACE_SYNC=none,
+# time in Scalasca's categories), the CUBE4 report holds the JSON's values; the in-run analysis equals
+# the offline one byte for byte (JSON and CUBE4) and the offline one over 2 processes. Under the clock-skew library (SYNCTRACE_SYNC=none,
 # every rank's clock off by up to 3 ms) with CLC the same waits within 10 % + 4 ms, and again
 # in-run == offline.
 # families: mpich openmpi
@@ -31,6 +31,8 @@ grep -q '^mark fence_early 2 ' "$ST_TMP/out.txt" || fail "no marks in the progra
 grep -q 'did not get the put' "$ST_TMP/err.txt" && fail "the put did not arrive"
 python3 "$check" "$ST_TMP/run/analysis.json" "$ST_TMP/out.txt" || fail "one-sided waits differ from the program's clock"
 python3 "$ST_ROOT/tests/analysis/anacheck.py" "$ST_TMP/run/analysis.json" tree >&2 || fail "metric tree inconsistent"
+python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/run/analysis.cubex" "$ST_TMP/run/analysis.json" >&2 ||
+    fail "analysis.cubex does not hold the values of analysis.json"
 inrun_same rma "$ST_TMP/run"
 st report "$ST_TMP/run" --metric mpi_rma_early_fence >"$ST_TMP/metric.txt" || fail "report --metric failed"
 head -1 "$ST_TMP/metric.txt" | grep -q '^Early Fence \[mpi_rma_early_fence\]:' || fail "report --metric: $(head -1 "$ST_TMP/metric.txt")"
