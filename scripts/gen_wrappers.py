@@ -56,7 +56,8 @@ REGION_ROLES = {"FUNCTION", "POINT2POINT", "COLL_ONE2ALL", "COLL_ALL2ONE", "COLL
 # the categories of MPI time by name ('category' lines); the analysis gives each word a meaning
 # (src/analysis/call_kinds.h), so the compiler checks them again.
 CALL_KINDS = {"none", "send_blocking", "wait_one", "wait_many", "test"}
-CATEGORIES = {"init_exit", "mgmt_comm", "mgmt_win", "mgmt_file", "io_coll", "io_indiv"}
+CATEGORIES = {"init_exit", "mgmt_comm", "mgmt_win", "mgmt_file", "io_coll", "io_indiv", "rma_active", "rma_passive",
+              "rma_comm"}
 # Names the wrapper shape itself declares; arguments must not shadow them.
 RESERVED_LOCALS = {"th", "rc"}
 QUALIFIERS = {"const", "volatile", "restrict", "__restrict", "struct", "union", "enum",

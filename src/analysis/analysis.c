@@ -344,6 +344,7 @@ static int wait_end(int m)
     case ST_AN_M_LATERECEIVER: case ST_AN_M_EARLYREDUCE: case ST_AN_M_EARLYSCAN: case ST_AN_M_LATEBROADCAST:
     case ST_AN_M_WAIT_NXN: case ST_AN_M_BARRIER_WAIT: case ST_AN_M_FINALIZE_WAIT:
     case ST_AN_M_OMP_LOCK_CONT_CRITICAL: case ST_AN_M_OMP_LOCK_CONT_API:
+    case ST_AN_M_RMA_WAIT_CREATE: case ST_AN_M_RMA_WAIT_FREE: case ST_AN_M_RMA_WAIT_FENCE: case ST_AN_M_RMA_EARLY_FENCE:
         return 1;
     default:
         return 0;

@@ -28,6 +28,9 @@ enum an_call_category {
     AN_CAT_MGMT_FILE, /* file management (MPI_File_* that neither reads nor writes) */
     AN_CAT_IO_COLL,   /* collective file I/O */
     AN_CAT_IO_INDIV,  /* individual file I/O */
+    AN_CAT_RMA_ACTIVE,  /* one-sided active target synchronization (fence, post, start, complete, wait, test) */
+    AN_CAT_RMA_PASSIVE, /* one-sided passive target synchronization (lock, unlock, flush, sync) */
+    AN_CAT_RMA_COMM,    /* one-sided communication (put, get, accumulate, ...) */
 };
 
 /* The call kind and the category of region r (region.h); NONE for a region that is not an MPI

@@ -5,6 +5,10 @@
  * relate nothing and are not analysed, as in Scalasca. A member's begin and end are
  * its COLL_BEGIN and COLL_END (Scalasca: CollBegin, CollEnd); the wait goes to the
  * call path of the collective call on the waiting location.
+ * One-sided collectives (the window's fences, its creation and release: RMA_COLL_BEGIN / RMA_COLL_END,
+ * instances over the window's communicator) are reduced the same way and evaluated by rma_coll: Wait at
+ * Fence with Early Fence (the fence's members bring the operations of the epoch it closes, per target:
+ * an_cinst_t.ops), Wait at Create, Wait at Free.
  * Nonblocking collectives: icoll.c. Not analysed (counted in stats.coll_skipped):
  * MPI_(I)Alltoallv/w (Scalasca: the trace does not say who exchanges with whom).
  * Intercommunicators: relations/derive.c makes one instance per receiving group, whose senders are the
@@ -43,11 +47,13 @@ int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t
     const st_rel_loc_t *L = &c->in->locs[l];
     uint64_t last = an_leave(c, l, call) != AN_NO_EV ? an_leave(c, l, call) : L->n - 1;
     int have = 0;
-    for (uint64_t i = call; i <= last; i++)
-        if (L->ev[i].kind == ST_EV_MPI_COLL_BEGIN && an_call(c, l, i) == call)
+    for (uint64_t i = call; i <= last; i++) {
+        unsigned kind = L->ev[i].kind;
+        if ((kind == ST_EV_MPI_COLL_BEGIN || kind == ST_EV_RMA_COLL_BEGIN) && an_call(c, l, i) == call)
             m->b = L->ev[i].time, have |= 1;
-        else if (L->ev[i].kind == ST_EV_MPI_COLL_END && an_call(c, l, i) == call)
+        else if ((kind == ST_EV_MPI_COLL_END || kind == ST_EV_RMA_COLL_END) && an_call(c, l, i) == call)
             m->e = L->ev[i].time, *end = &L->ev[i], have |= 2;
+    }
     return have == 3 ? 0 : -1;
 }
 
@@ -55,6 +61,41 @@ static int pool_fit(an_cpool_t *p, size_t nm, size_t ns)
 {
     return st_mem_grow((void **)&p->m, &p->cm, p->nm + nm, sizeof *p->m) ||
            st_mem_grow((void **)&p->st, &p->cs, p->ns + ns, sizeof *p->st) ? -1 : 0;
+}
+
+static int is_rma_op(unsigned kind)
+{
+    return kind == ST_EV_RMA_PUT || kind == ST_EV_RMA_GET || kind == ST_EV_RMA_ATOMIC;
+}
+
+static int cmp_stair(const void *a, const void *b)
+{
+    return st_an_key_cmp(((const st_an_stair_t *)a)->key, ((const st_an_stair_t *)b)->key);
+}
+
+/* A fence member's operations (location l, its fence call, the fence's end event): every RMA operation
+ * on the same window (the end event's comm and tag) since the window's previous fence or creation on l,
+ * as (target's world rank, return of the operation's call), appended to the pool. 0, or -1 (memory). */
+static int fence_ops(const an_ctx_t *c, uint32_t l, uint64_t call, const st_event_t *end, an_cpool_t *p)
+{
+    const st_rel_loc_t *L = &c->in->locs[l];
+    for (uint64_t i = call; i-- > 0;) {
+        const st_event_t *e = &L->ev[i];
+        unsigned kind = e->kind;
+        if ((kind != ST_EV_RMA_COLL_END && kind != ST_EV_RMA_WIN_CREATE && !is_rma_op(kind)) ||
+            e->comm != end->comm || e->tag != end->tag)
+            continue;
+        if (!is_rma_op(kind))
+            break; /* the epoch's opening fence, or the window's creation */
+        if (e->peer < 0)
+            continue;
+        if (pool_fit(p, 0, 1))
+            return -1;
+        uint64_t op = an_call(c, l, i);
+        st_an_stair_t s = { { (uint64_t)(uint32_t)e->peer, 0, 0 }, op != AN_NO_EV ? an_leave_time(c, l, op) : e->time };
+        p->st[p->ns++] = s;
+    }
+    return 0;
 }
 
 /* The staircase of the senders among members m[0..n) (by key) at the pool's end. */
@@ -96,8 +137,9 @@ static void nonblocking_members(const an_ctx_t *c, an_cinst_t *x, const st_rel_r
 }
 
 /* Blocking (MPI_Init / MPI_Finalize: sync): one member per (location, call), merging its
- * send and receive references; begin and end its COLL_BEGIN and COLL_END (sync: ENTER, LEAVE). */
-static void blocking_members(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_t *refs, uint32_t nsend,
+ * send and receive references; begin and end its COLL_BEGIN and COLL_END (sync: ENTER, LEAVE; one-sided:
+ * RMA_COLL_BEGIN, RMA_COLL_END). A fence also collects its members' operations (x->ops). 0, or -1 (memory). */
+static int blocking_members(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_t *refs, uint32_t nsend,
                              uint32_t nref, uint8_t shape, an_cpool_t *p)
 {
     int sync = x->type == ST_REL_KEY_SYNC;
@@ -107,9 +149,11 @@ static void blocking_members(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_
         const st_rel_ref_t *r = &refs[k];
         unsigned kind = c->in->locs[r->loc].ev[r->ev].kind;
         uint64_t call = an_call(c, r->loc, r->ev);
-        if ((!sync && kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END) || call == AN_NO_EV) {
+        if ((!sync && kind != ST_EV_MPI_COLL_BEGIN && kind != ST_EV_MPI_COLL_END && kind != ST_EV_RMA_COLL_BEGIN &&
+             kind != ST_EV_RMA_COLL_END) ||
+            call == AN_NO_EV) {
             x->valid = 0; /* nonblocking, or no begin recorded */
-            return;
+            return 0;
         }
         m[n++] = (an_cmember_t){ r->loc, call, r->ev,
                                  { .gid = an_gid(c, r->loc), .call = call, .order = r->order, .send = k < nsend,
@@ -129,9 +173,14 @@ static void blocking_members(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_
             const st_event_t *e = NULL;
             if (an_member_times(c, m[j].loc, m[j].call, &m[j].m, &e)) {
                 x->valid = 0;
-                return;
+                return 0;
             }
             x->end_loc = m[j].loc, x->end_ev = (uint64_t)(e - c->in->locs[m[j].loc].ev);
+            if (e->kind == ST_EV_RMA_COLL_END && e->op == 0 /* OTF2_COLLECTIVE_OP_BARRIER: a fence */) {
+                x->ops = 1;
+                if (fence_ops(c, m[j].loc, m[j].call, e, p))
+                    return -1;
+            }
         }
         j++;
     }
@@ -139,8 +188,15 @@ static void blocking_members(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_
         st_an_cred_add(&x->r, &m[k].m);
     if (shape == ST_REL_PREFIX)
         stair_of(x, m, j, p);
+    if (x->ops) { /* one entry per target, the latest */
+        st_an_stair_t *s = p->st + x->st_at;
+        qsort(s, p->ns - x->st_at, sizeof *s, cmp_stair);
+        x->nst = st_an_oplist_merge(s, (uint32_t)(p->ns - x->st_at), NULL, 0, s);
+        p->ns = x->st_at + x->nst;
+    }
     x->n = (uint32_t)j;
     p->nm += j;
+    return 0;
 }
 
 int an_cinst_build(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_t *refs, uint32_t nsend, uint32_t nrecv,
@@ -152,7 +208,7 @@ int an_cinst_build(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_t *refs, u
     unsigned kind0 = nref ? c->in->locs[refs[0].loc].ev[refs[0].ev].kind : 0;
     x->nonblocking = x->type == ST_REL_KEY_COLL && (kind0 == ST_EV_MPI_ICOLL_REQUEST ||
                                                     kind0 == ST_EV_MPI_ICOLL_COMPLETE);
-    x->valid = 1, x->n = x->nst = 0, x->end_ev = AN_NO_EV, x->mingid = UINT64_MAX;
+    x->valid = 1, x->n = x->nst = x->ops = 0, x->end_ev = AN_NO_EV, x->mingid = UINT64_MAX;
     x->m_at = pool->nm, x->st_at = pool->ns;
     st_an_cred_init(&x->r);
     for (uint32_t k = 0; k < nref; k++)
@@ -160,10 +216,10 @@ int an_cinst_build(const an_ctx_t *c, an_cinst_t *x, const st_rel_ref_t *refs, u
             x->mingid = an_gid(c, refs[k].loc);
     if (x->nonblocking)
         nonblocking_members(c, x, refs, nsend, nref, shape, pool);
-    else
-        blocking_members(c, x, refs, nsend, nref, shape, pool);
+    else if (blocking_members(c, x, refs, nsend, nref, shape, pool))
+        return -1;
     if (!x->valid)
-        x->n = x->nst = 0;
+        x->n = x->nst = x->ops = 0;
     return 0;
 }
 
@@ -214,6 +270,26 @@ static void attribute(an_ctx_t *c, const an_cinst_t *x, const st_event_t *e, int
     }
 }
 
+/* A one-sided collective (fence, window creation or release): each member's wait (Scalasca's rule,
+ * patterns.h st_an_rma_coll_wait) in the metric of the operation; at a fence, the part of the wait until
+ * the last operation to the member returned is Early Fence. No completion metric, no violations counted:
+ * a fence need not synchronize. */
+static void rma_coll(an_ctx_t *c, const an_cinst_t *x, const st_event_t *end)
+{
+    int m = end->op == 0 ? ST_AN_M_RMA_WAIT_FENCE                    /* OTF2_COLLECTIVE_OP_BARRIER */
+          : end->op == 17 ? ST_AN_M_RMA_WAIT_CREATE                  /* OTF2_COLLECTIVE_OP_CREATE_HANDLE */
+          : end->op == 18 ? ST_AN_M_RMA_WAIT_FREE : -1;              /* OTF2_COLLECTIVE_OP_DESTROY_HANDLE */
+    for (uint32_t k = 0; m >= 0 && k < x->n; k++) {
+        const an_cmember_t *a = &x->m[k];
+        int64_t w = st_an_rma_coll_wait(&x->r, &a->m);
+        uint64_t last;
+        an_add(c, m, a->loc, a->call, (double)w);
+        if (w > 0 && x->ops && st_an_oplist_find(x->st, x->nst, (uint64_t)(uint32_t)c->in->locs[a->loc].rank, &last))
+            an_add(c, ST_AN_M_RMA_EARLY_FENCE, a->loc, a->call,
+                   (double)st_an_early_fence(w, last, an_time(c, a->loc, a->call), a->m.e));
+    }
+}
+
 /* MPI_Init (group 0): completion only; MPI_Finalize (group 1): wait only (Scalasca). */
 static void init_finalize(an_ctx_t *c, const an_cinst_t *x)
 {
@@ -230,7 +306,7 @@ int an_coll_eval(an_ctx_t *c, const an_cinst_t *x, an_waits_t *nb)
 {
     if (x->nonblocking)
         return an_icoll(c, x, nb);
-    if (!x->valid || (x->type == ST_REL_KEY_COLL && x->end_ev == AN_NO_EV)) {
+    if (!x->valid || (x->type != ST_REL_KEY_SYNC && x->end_ev == AN_NO_EV)) {
         c->res->stats.coll_skipped += x->counted;
         return 0;
     }
@@ -240,7 +316,11 @@ int an_coll_eval(an_ctx_t *c, const an_cinst_t *x, an_waits_t *nb)
     }
     int inter = 0;
     const st_event_t *end = &c->in->locs[x->end_loc].ev[x->end_ev];
-    if (an_coll_analysed(c, x->end_loc, end, x->counted, &inter))
+    if (!an_coll_analysed(c, x->end_loc, end, x->counted, &inter))
+        return 0;
+    if (end->kind == ST_EV_RMA_COLL_END)
+        rma_coll(c, x, end);
+    else
         attribute(c, x, end, inter);
     return 0;
 }
@@ -255,7 +335,7 @@ int an_coll(an_ctx_t *c)
     for (uint64_t k = 0; rc == 0 && !c->coll && k < c->g->ninst; k++) {
         const st_rel_inst_t *in = &c->g->inst[k];
         unsigned type = st_rel_inst_type(in);
-        if (type != ST_REL_KEY_COLL && type != ST_REL_KEY_SYNC)
+        if (type != ST_REL_KEY_COLL && type != ST_REL_KEY_SYNC && type != ST_REL_KEY_RMA_COLL)
             continue;
         an_cinst_t x = { .type = (uint8_t)type, .counted = 1 }; /* serial: every instance counted here */
         memcpy(x.key, in->key, sizeof x.key);

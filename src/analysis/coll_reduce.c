@@ -12,6 +12,7 @@
 enum { CH_COMM = 0, CH_SYNC = 1 };
 enum { F_INVALID = 1, F_NXN = 2 }; /* a member cannot be analysed; the instance is a plain N x N one */
 #define F_ENDS_SHIFT 2               /* then the instance's AN_ENDS_* bits (it has sends / receives) */
+#define F_OPS 16                     /* a fence: st is its operations per target (an_cinst_t.ops) */
 #define ENTRY_WORDS 14
 
 /* One instance's partial reduction as it travels. */
@@ -138,7 +139,8 @@ static int entry_merge(centry_t *dst, const centry_t *src)
     st_an_stair_t *s = st_mem_malloc(sizeof *s * (dst->nst + src->nst));
     if (!s)
         return -1;
-    dst->nst = st_an_stair_merge(dst->st, dst->nst, src->st, src->nst, s);
+    dst->nst = dst->flags & F_OPS ? st_an_oplist_merge(dst->st, dst->nst, src->st, src->nst, s)
+                                  : st_an_stair_merge(dst->st, dst->nst, src->st, src->nst, s);
     st_mem_free(dst->st);
     dst->st = s;
     return 0;
@@ -202,7 +204,8 @@ static int own_entry(an_creduce_t *x, size_t i, an_ctx_t *c)
     x->chan_of[i] = ch ? (uint32_t)(ch - x->ch) : UINT32_MAX;
     if (!ch)
         return 0; /* a communicator nobody knows: the instance is reduced over this process's members */
-    centry_t e = { .mingid = v->mingid, .flags = (v->valid ? 0 : F_INVALID) | (uint64_t)v->ends << F_ENDS_SHIFT,
+    centry_t e = { .mingid = v->mingid,
+                   .flags = (v->valid ? 0 : F_INVALID) | (v->ops ? F_OPS : 0) | (uint64_t)v->ends << F_ENDS_SHIFT,
                    .r = v->r, .nst = v->nst };
     memcpy(e.key, v->key, sizeof e.key);
     int inter = 0;

@@ -8,7 +8,7 @@
  * over every process for MPI_Init / MPI_Finalize. Per channel and round, one record per tree
  * edge carries every instance of the channel the subtree knows, in key order: its partial
  * reduction (patterns.h st_an_cred_t: latest begin, earliest end, latest sender; for scans
- * the senders' staircase), the smallest (rank, thread) of its members (the process holding it
+ * the senders' staircase; for fences the latest operation to each target), the smallest (rank, thread) of its members (the process holding it
  * counts the instance's statistics), and flags (a member cannot be analysed; the partial
  * N x N rule may apply). Up the tree the partials merge; the root's result goes down to
  * every node. A second round (up and down) reduces the earliest end of the partial N x N

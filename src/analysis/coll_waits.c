@@ -87,6 +87,37 @@ int st_an_stair_find(const st_an_stair_t *s, uint32_t n, const uint64_t key[3], 
     return 1;
 }
 
+uint32_t st_an_oplist_merge(const st_an_stair_t *a, uint32_t na, const st_an_stair_t *b, uint32_t nb,
+                            st_an_stair_t *out)
+{
+    uint32_t n = 0, i = 0, j = 0;
+    while (i < na || j < nb) {
+        const st_an_stair_t *x = j == nb || (i < na && st_an_key_cmp(a[i].key, b[j].key) <= 0) ? &a[i++] : &b[j++];
+        if (n && st_an_key_cmp(x->key, out[n - 1].key) == 0) {
+            if (x->b > out[n - 1].b)
+                out[n - 1].b = x->b;
+        } else
+            out[n++] = *x;
+    }
+    return n;
+}
+
+int st_an_oplist_find(const st_an_stair_t *s, uint32_t n, uint64_t rank, uint64_t *t)
+{
+    uint32_t lo = 0, hi = n; /* the first entry whose target is >= rank */
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s[mid].key[0] < rank)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == n || s[lo].key[0] != rank)
+        return 0;
+    *t = s[lo].b;
+    return 1;
+}
+
 /* wait / completion of member mi against reference begin bref and earliest end emin. */
 static unsigned member(const st_an_member_t *mi, uint64_t bref, uint64_t emin, int with_completion, int64_t *wait,
                        int64_t *completion)

@@ -67,14 +67,16 @@ typedef struct an_cmember {
  * (patterns.h) and the members this process evaluates (serial: all; parallel: its own). */
 typedef struct an_cinst {
     uint64_t        key[4];
-    uint8_t         type;        /* ST_REL_KEY_COLL or ST_REL_KEY_SYNC */
+    uint8_t         type;        /* ST_REL_KEY_COLL, ST_REL_KEY_SYNC or ST_REL_KEY_RMA_COLL */
     uint8_t         nonblocking; /* members are I-calls' requests (sends) and completions (receives) */
     uint8_t         valid;       /* blocking: every member has a call with begin and end */
     uint8_t         counted;     /* this process counts the instance's statistics */
+    uint8_t         ops;         /* a fence: st is the operations of the epoch it closes, per target
+                                    (patterns.h st_an_oplist_*), not a staircase */
     uint32_t        end_loc;     /* an end event here (COLL_END / ICOLL_COMPLETE), end_ev AN_NO_EV if none */
     uint64_t        end_ev;
     st_an_cred_t    r;
-    st_an_stair_t  *st;          /* prefix instances: the senders' staircase */
+    st_an_stair_t  *st;          /* prefix instances: the senders' staircase; fences: see ops */
     uint32_t        nst, n;
     an_cmember_t   *m;           /* [n], by key */
     size_t          m_at, st_at; /* while building: their offsets in an an_cpool_t */
@@ -336,7 +338,8 @@ const an_req_t *an_recv_post(const an_ctx_t *c, uint32_t loc, uint64_t ev);
 const an_req_t *an_send_completion(const an_ctx_t *c, uint32_t loc, uint64_t ev);
 
 /* The COLL_BEGIN / COLL_END times of a blocking collective call into m (its end event in
- * *end). 0, or -1 if the call lacks either. */
+ * *end): an MPI collective's, or a one-sided one's (RMA_COLL_BEGIN / RMA_COLL_END: fence, window
+ * creation and release). 0, or -1 if the call lacks either. */
 int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t *m, const st_event_t **end);
 
 /* Point-to-point patterns and counts over c->msgs. 0, or -1 (memory). */

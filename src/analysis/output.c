@@ -376,6 +376,7 @@ static int is_aggregate(int m)
     case ST_AN_M_MPI_INIT_EXIT: case ST_AN_M_MPI_MGMT_COMM: case ST_AN_M_MPI_MGMT_FILE: case ST_AN_M_MPI_MGMT_WIN:
     case ST_AN_M_MPI_SYNC: case ST_AN_M_MPI_SYNC_COLL: case ST_AN_M_MPI_COMM: case ST_AN_M_MPI_P2P:
     case ST_AN_M_MPI_COLL: case ST_AN_M_MPI_IO: case ST_AN_M_MPI_IO_INDIV: case ST_AN_M_MPI_IO_COLL:
+    case ST_AN_M_RMA_SYNC: case ST_AN_M_RMA_SYNC_ACTIVE: case ST_AN_M_RMA_SYNC_PASSIVE: case ST_AN_M_RMA_COMM:
     case ST_AN_M_OMP_FLUSH:
     case ST_AN_M_TIME: case ST_AN_M_MPI: case ST_AN_M_OMP: case ST_AN_M_OMP_SYNC: case ST_AN_M_OMP_BARRIER:
     case ST_AN_M_OMP_EBARRIER: case ST_AN_M_OMP_IBARRIER: case ST_AN_M_OMP_CRITICAL: case ST_AN_M_OMP_LOCK_API:

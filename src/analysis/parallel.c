@@ -169,12 +169,11 @@ int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *in_derived, const 
         st_rel_derived_free(in_derived);
     stamp(&t[1]);
     /* The local graph before the calls' arrays: CLC's derivation (its OpenMP ends) is then freed,
-     * and its memory is the arrays'. The collective endpoints wait aside for an_creduce_local; those
-     * of the collectives on RMA windows (creation, fence, release) have no wait state yet, here as
-     * in the serial analysis, and are dropped with the others by build_graph. */
+     * and its memory is the arrays'. The collective endpoints (also those of the collectives on RMA
+     * windows: creation, fence, release) wait aside for an_creduce_local. */
     st_rel_epvec_t coll = { 0 };
     for (size_t k = 0; rc == 0 && k < p->ep.n; k++)
-        if (p->ep.v[k].kind == ST_REL_COLL && p->ep.v[k].key[0] >> 56 != ST_REL_KEY_RMA_COLL)
+        if (p->ep.v[k].kind == ST_REL_COLL)
             rc = st_rel_epvec_push(&coll, &p->ep.v[k]);
     if (rc == 0)
         rc = build_graph(p);

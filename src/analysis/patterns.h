@@ -99,6 +99,41 @@ uint32_t st_an_stair_merge(const st_an_stair_t *a, uint32_t na, const st_an_stai
 int st_an_stair_find(const st_an_stair_t *s, uint32_t n, const uint64_t key[3], uint64_t *b);
 
 /*
+ * One-sided collectives on a window (MPI_Win_fence, window creation and MPI_Win_free): their members
+ * are reduced as those of a barrier (r: latest begin, earliest end). As in Scalasca, a fence need not
+ * synchronize (an implementation may return early from a fence that opens or closes no epoch), so the
+ * members are taken to have waited only when all their calls overlap (no end before the latest begin;
+ * Scalasca asks for the earliest end strictly after it, but CLC puts an end that the clocks showed
+ * too early exactly at the begin it must follow); then a member that began before the latest begin
+ * waits until it: bmax - b.
+ */
+static inline int64_t st_an_rma_coll_wait(const st_an_cred_t *r, const st_an_member_t *m)
+{
+    return r->emin >= r->bmax && m->b < r->bmax ? st_an_diff(r->bmax, m->b) : 0;
+}
+
+/* Early Fence: of a member's fence wait w (> 0; its call entered at enter, its end event at end), the
+ * part until the last RMA operation of the closing epoch that targets the member returned at its origin
+ * (last_op): last_op - enter if enter < last_op <= end, else 0; never above w. */
+static inline int64_t st_an_early_fence(int64_t w, uint64_t last_op, uint64_t enter, uint64_t end)
+{
+    if (w <= 0 || last_op <= enter || last_op > end)
+        return 0;
+    int64_t v = st_an_diff(last_op, enter);
+    return v < w ? v : w;
+}
+
+/* A fence instance's operations (an_cinst_t.ops): per target, the latest return of an RMA operation
+ * call to it in the epoch the fence closes, as st_an_stair_t entries keyed (target's world rank, 0, 0),
+ * by key, one per target. st_an_oplist_merge merges two such lists a[0..na) and b[0..nb) into out
+ * (room for na + nb; out may be a when nb == 0, which also collapses equal keys of a sorted list),
+ * keeping the latest time per target; returns the entries kept. st_an_oplist_find: the time of target
+ * `rank` into *t, 0 if the list has none. */
+uint32_t st_an_oplist_merge(const st_an_stair_t *a, uint32_t na, const st_an_stair_t *b, uint32_t nb,
+                            st_an_stair_t *out);
+int st_an_oplist_find(const st_an_stair_t *s, uint32_t n, uint64_t rank, uint64_t *t);
+
+/*
  * The wait and completion (>= 0; completion only for barriers and N-to-N) of member m of a
  * blocking collective instance of class cc (barrier != 0: MPI_Barrier or MPI_Init /
  * MPI_Finalize; inter != 0: on an intercommunicator, where the instance's senders are one

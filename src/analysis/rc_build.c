@@ -149,6 +149,7 @@ int an_rcb_graph(an_ctx_t *c, const st_rel_graph_t *g)
                 break;
             case ST_REL_KEY_COLL:
             case ST_REL_KEY_SYNC:
+            case ST_REL_KEY_RMA_COLL: /* a window's fences, creation and release (as the parallel an_rcb_coll) */
                 rc = coll_end(c, p->inst, l, p->ev, p->role);
                 break;
             case ST_REL_KEY_OMP_FORK:

@@ -43,6 +43,9 @@ static int an_mpi_category(uint32_t r)
     case AN_CAT_IO_COLL:   return ST_AN_M_MPI_IO_COLL;
     case AN_CAT_IO_INDIV:  return ST_AN_M_MPI_IO_INDIV;
     case AN_CAT_MGMT_FILE: return ST_AN_M_MPI_MGMT_FILE;
+    case AN_CAT_RMA_ACTIVE:  return ST_AN_M_RMA_SYNC_ACTIVE;
+    case AN_CAT_RMA_PASSIVE: return ST_AN_M_RMA_SYNC_PASSIVE;
+    case AN_CAT_RMA_COMM:    return ST_AN_M_RMA_COMM;
     case AN_CAT_NONE:      break;
     }
     switch (ri->otf2_role) {

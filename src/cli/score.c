@@ -167,23 +167,6 @@ uint64_t st_score_chunk_overhead(uint64_t bytes)
 
 /* ---- rows ---------------------------------------------------------------------------------- */
 
-/* A one-sided communication call: the RMA operations (and their _c variants) and MPI_Win_* (the window
- * management among them is sorted out before, by the wrapper table's categories). */
-static int rma_name(const char *name)
-{
-    static const char *const ops[] = {"MPI_Put", "MPI_Get", "MPI_Accumulate", "MPI_Get_accumulate", "MPI_Rput",
-                                      "MPI_Rget", "MPI_Raccumulate", "MPI_Rget_accumulate", "MPI_Fetch_and_op",
-                                      "MPI_Compare_and_swap", NULL};
-    if (!strncmp(name, "MPI_Win_", 8))
-        return 1;
-    for (const char *const *o = ops; *o; o++) {
-        size_t n = strlen(*o);
-        if (!strncmp(name, *o, n) && (!name[n] || !strcmp(name + n, "_c")))
-            return 1;
-    }
-    return 0;
-}
-
 st_region_t st_score_region_id(const char *name)
 {
     for (st_region_t r = 0; r < ST_REGION__COUNT; r++)
@@ -199,7 +182,8 @@ static uint8_t mpi_group(const st_cli_region_t *r, const char *name)
         return ST_SCORE_MPI_OTHER;
     if (r->role == OTF2_REGION_ROLE_POINT2POINT)
         return ST_SCORE_MPI_P2P;
-    if (r->role == OTF2_REGION_ROLE_RMA || rma_name(name))
+    if (r->role == OTF2_REGION_ROLE_RMA || cat == AN_CAT_RMA_ACTIVE || cat == AN_CAT_RMA_PASSIVE ||
+        cat == AN_CAT_RMA_COMM)
         return ST_SCORE_MPI_RMA;
     if (r->role == OTF2_REGION_ROLE_BARRIER || r->role == OTF2_REGION_ROLE_IMPLICIT_BARRIER ||
         (r->role >= OTF2_REGION_ROLE_COLL_ONE2ALL && r->role <= OTF2_REGION_ROLE_COLL_OTHER))

@@ -20,10 +20,17 @@ TREE = {
     "mpi_mgmt_comm": "mpi_management",
     "mpi_mgmt_file": "mpi_management",
     "mpi_mgmt_win": "mpi_management",
+    "mpi_rma_wait_at_create": "mpi_mgmt_win",
+    "mpi_rma_wait_at_free": "mpi_mgmt_win",
     "mpi_synchronization": "mpi",
     "mpi_sync_collective": "mpi_synchronization",
     "mpi_barrier_wait": "mpi_sync_collective",
     "mpi_barrier_completion": "mpi_sync_collective",
+    "mpi_rma_synchronization": "mpi_synchronization",
+    "mpi_rma_sync_active": "mpi_rma_synchronization",
+    "mpi_rma_wait_at_fence": "mpi_rma_sync_active",
+    "mpi_rma_early_fence": "mpi_rma_wait_at_fence",
+    "mpi_rma_sync_passive": "mpi_rma_synchronization",
     "mpi_communication": "mpi",
     "mpi_point2point": "mpi_communication",
     "mpi_latesender": "mpi_point2point",
@@ -37,6 +44,7 @@ TREE = {
     "mpi_latebroadcast": "mpi_collective",
     "mpi_wait_nxn": "mpi_collective",
     "mpi_nxn_completion": "mpi_collective",
+    "mpi_rma_communication": "mpi_communication",
     "mpi_io": "mpi",
     "mpi_io_individual": "mpi_io",
     "mpi_io_collective": "mpi_io",
@@ -119,6 +127,7 @@ TREE = {
 # parents whose value is exactly the sum of their children (the others hold more: MPI its
 # calls of no category, Late Sender the waits not in wrong order, ...)
 EXACT = ["time", "execution", "mpi_management", "mpi_synchronization", "mpi_communication", "mpi_io",
+         "mpi_rma_synchronization",
          "omp_time", "omp_synchronization", "omp_barrier",
          # root causes: a delay cost is its short-term plus its long-term part, a category its kinds'; a
          # classification its two halves; the performance impact its on- and off-path activities, the
@@ -140,7 +149,17 @@ def mpi_category(region):
         return "mpi_init_exit"
     if region.startswith(("MPI_Comm_", "MPI_Cart", "MPI_Graph", "MPI_Intercomm_", "MPI_Dims_create")):
         return "mpi_mgmt_comm"
-    if region.startswith("MPI_Win_") and not region.startswith(("MPI_Win_fence", "MPI_Win_lock", "MPI_Win_unlock")):
+    # Scalasca's masks: ^MPI_Win_(complete|fence|post|start|test|wait)$ active target,
+    # ^MPI_Win_((flush(_local)?|lock|unlock)(_all)?|sync)$ passive, the RMA and atomic roles communication
+    if region in ("MPI_Win_complete", "MPI_Win_fence", "MPI_Win_post", "MPI_Win_start", "MPI_Win_test",
+                  "MPI_Win_wait"):
+        return "mpi_rma_sync_active"
+    if region.startswith(("MPI_Win_flush", "MPI_Win_lock", "MPI_Win_unlock")) or region == "MPI_Win_sync":
+        return "mpi_rma_sync_passive"
+    if region in ("MPI_Put", "MPI_Rput", "MPI_Get", "MPI_Rget", "MPI_Accumulate", "MPI_Raccumulate",
+                  "MPI_Get_accumulate", "MPI_Rget_accumulate", "MPI_Fetch_and_op", "MPI_Compare_and_swap"):
+        return "mpi_rma_communication"
+    if region.startswith("MPI_Win_"):
         return "mpi_mgmt_win"
     if region.startswith("MPI_File_"):
         if any(region.startswith("MPI_File_" + p) for p in ("read", "write", "iread", "iwrite")):

@@ -976,6 +976,101 @@ static void test_metric_tree(void)
     done();
 }
 
+/* A collective call on window 0 of world (comm 0, tag 0): ENTER at b - 1, RMA_COLL_BEGIN at b, RMA_COLL_END
+ * at e (op, sync level), LEAVE at e + 1. */
+static void rma_coll(uint32_t l, uint32_t region, uint64_t b, uint64_t e, unsigned op, uint64_t level)
+{
+    enter(l, b - 1, region);
+    tb_ev(&t, l, ST_EV_RMA_COLL_BEGIN, b)->comm = ST_NO_COMM;
+    if (op == 17) /* OTF2_COLLECTIVE_OP_CREATE_HANDLE */
+        tb_ev(&t, l, ST_EV_RMA_WIN_CREATE, e - 1)->comm = 0;
+    st_event_t *x = tb_ev(&t, l, ST_EV_RMA_COLL_END, e);
+    x->comm = 0, x->tag = 0, x->op = (uint16_t)op, x->bytes = level;
+    leave(l, e + 1, region);
+}
+
+/* An RMA operation call on window 0 to target: ENTER at t0, its record at t0 + 1, LEAVE at t1. */
+static void rma_op(uint32_t l, uint32_t region, unsigned kind, uint64_t t0, uint64_t t1, int32_t target)
+{
+    enter(l, t0, region);
+    st_event_t *e = tb_ev(&t, l, kind, t0 + 1);
+    e->comm = 0, e->tag = 0, e->peer = target, e->bytes = 16;
+    leave(l, t1, region);
+}
+
+/* The collective waits on a window (docs/analysis.md "One-sided communication (RMA)"): Wait at Create /
+ * Fence / Free by the latest begin when all calls overlap, none when they do not or the fence only
+ * opens an epoch (MPI_MODE_NOPRECEDE: no relation); Early Fence until the last operation to the
+ * member returned; the one-sided calls' time in Scalasca's categories. */
+static void test_rma(void)
+{
+    enum { CREATE = 17, FREE = 18, SYNC = 3 /* OTF2_RMA_SYNC_LEVEL_PROCESS | MEMORY */, MEMORY = 2 };
+    const uint32_t F = ST_REGION_MPI_Win_fence;
+    tb_init(&t, 3, 0);
+    uint32_t l[3] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0), tb_loc(&t, 2, 0) };
+    static const uint64_t cb[3] = { 100, 100, 140 };                                  /* create, ends 150 */
+    static const uint64_t fb[3] = { 250, 300, 260 };                                  /* closing fence, ends 310 */
+    static const uint64_t nb[3] = { 400, 420, 410 }, ne[3] = { 405, 425, 415 };     /* no overlap */
+    static const uint64_t qb[3] = { 450, 470, 460 }, qe[3] = { 470, 480, 475 };     /* an end at the latest begin */
+    static const uint64_t pb[3] = { 600, 650, 600 };                                  /* NOPRECEDE fence, ends 660 */
+    static const uint64_t xb[3] = { 700, 730, 710 };                                  /* free, ends 740 */
+    for (int i = 0; i < 3; i++) {
+        enter(l[i], 10, ST_REGION_PROGRAM);
+        rma_coll(l[i], ST_REGION_MPI_Win_create, cb[i], 150, CREATE, 0);
+        rma_coll(l[i], F, 200, 210, 0, SYNC); /* opens the epoch: all at once */
+        if (i == 0) /* a get from rank 1, long before rank 1's fence */
+            rma_op(l[i], ST_REGION_MPI_Get, ST_EV_RMA_GET, 220, 225, 1);
+        if (i == 1) { /* puts to rank 2: the last returns at 280, while rank 2 waits in its fence; then an
+                       * accumulate to rank 0, returning at 290 (a later time at a lower rank) */
+            rma_op(l[i], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 230, 240, 2);
+            rma_op(l[i], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 270, 280, 2);
+            rma_op(l[i], ST_REGION_MPI_Accumulate, ST_EV_RMA_ATOMIC, 282, 290, 0);
+        }
+        rma_coll(l[i], F, fb[i], 310, 0, SYNC);
+        rma_coll(l[i], F, nb[i], ne[i], 0, SYNC);
+        rma_coll(l[i], F, qb[i], qe[i], 0, SYNC);
+        if (i == 1) /* after a fence that did not synchronize: in the next epoch, to rank 0 */
+            rma_op(l[i], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 500, 520, 0);
+        rma_coll(l[i], F, pb[i], 660, 0, MEMORY);
+        rma_coll(l[i], ST_REGION_MPI_Win_free, xb[i], 740, FREE, 0);
+        enter(l[i], 800, ST_REGION_MPI_Win_lock);
+        leave(l[i], 805, ST_REGION_MPI_Win_lock);
+        leave(l[i], 900, ST_REGION_PROGRAM);
+    }
+    analyse();
+    const uint32_t P = ST_REGION_PROGRAM;
+    /* create: latest begin 140, earliest end 150 */
+    REQUIRE_EQ(AT(ST_AN_M_RMA_WAIT_CREATE, l[0], P, ST_REGION_MPI_Win_create), 40);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_WAIT_CREATE, l[1], P, ST_REGION_MPI_Win_create), 40);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_WAIT_CREATE, l[2], P, ST_REGION_MPI_Win_create), 0);
+    /* fences: the closing one (latest begin 300): rank 0 50, rank 2 40; of rank 2's, Early Fence until the
+     * second put returned (280 - its enter 259), of rank 0's until the accumulate returned (290 - 249); rank 1
+     * was targeted by a get, but did not wait. The one
+     * whose earliest end is the latest begin (470, as CLC leaves it): rank 0 20, rank 2 10 */
+    REQUIRE_EQ(AT(ST_AN_M_RMA_WAIT_FENCE, l[0], P, F), 50 + 20);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_WAIT_FENCE, l[1], P, F), 0);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_WAIT_FENCE, l[2], P, F), 40 + 10);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_EARLY_FENCE, l[0], P, F), 41);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_EARLY_FENCE, l[1], P, F), 0);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_EARLY_FENCE, l[2], P, F), 21);
+    /* free: latest begin 730 */
+    REQUIRE_EQ(AT(ST_AN_M_RMA_WAIT_FREE, l[0], P, ST_REGION_MPI_Win_free), 30);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_WAIT_FREE, l[2], P, ST_REGION_MPI_Win_free), 20);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_WAIT_FENCE), 120);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_EARLY_FENCE), 62);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_WAIT_FREE), 50);
+    REQUIRE_EQ(R.stats.coll_violations, 0);
+    /* time: fences active target, operations one-sided communication, lock passive, window calls management */
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_ACTIVE, l[0], P, F), 12 + 62 + 7 + 22 + 62);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_COMM, l[1], P, ST_REGION_MPI_Put), 10 + 10 + 20);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_COMM, l[0], P, ST_REGION_MPI_Get), 5);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_COMM, l[1], P, ST_REGION_MPI_Accumulate), 8);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_PASSIVE, l[0], P, ST_REGION_MPI_Win_lock), 5);
+    REQUIRE_EQ(AT(ST_AN_M_MPI_MGMT_WIN, l[0], P, ST_REGION_MPI_Win_free), 42);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_SYNC), st_an_total(&R, ST_AN_M_RMA_SYNC_ACTIVE) + 15);
+    done();
+}
+
 /* A nonblocking collective: the I-call (its ICOLL_REQUEST at time+1, request id). */
 static void icall(uint32_t l, uint32_t region, uint64_t time, uint64_t id)
 {
@@ -1488,6 +1583,7 @@ int main(void)
     an_rc_keep_timeline = 1; /* the timelines stay with the results: compared */
     test_metric_table();
     test_metric_tree();
+    test_rma();
     test_clc_self_ends();
     test_icoll();
     test_icoll_mixed();

@@ -9,8 +9,8 @@
 #include "model/region.h"
 
 static const char *const kind_words[] = { "none", "send_blocking", "wait_one", "wait_many", "test" };
-static const char *const category_words[] = { "none",      "init_exit", "mgmt_comm", "mgmt_win",
-                                              "mgmt_file", "io_coll",   "io_indiv" };
+static const char *const category_words[] = { "none",      "init_exit", "mgmt_comm",  "mgmt_win",   "mgmt_file",
+                                              "io_coll",   "io_indiv",  "rma_active", "rma_passive", "rma_comm" };
 
 int main(void)
 {

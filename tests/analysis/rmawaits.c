@@ -1,0 +1,117 @@
+/*
+ * rmawaits.c — one-sided (RMA) wait states of known size (t_analyze_rma.sh), 3 ranks. Each phase
+ * is a function of its own, so that with SYNCTRACE_CALLPATH=1 the wait sits at
+ * main/<phase>/<MPI call>; before each phase the ranks align in MPI_Barrier (not checked). Times
+ * in ms; the late rank computes (busy loop), it does not sleep:
+ *   phase_create      rank 2 computes CREATE before MPI_Win_create   -> mpi_rma_wait_at_create on 0, 1
+ *   phase_fence_late  rank 1 computes FENCE before MPI_Win_fence     -> mpi_rma_wait_at_fence on 0, 2;
+ *                     the epoch it closes has no operation: no mpi_rma_early_fence
+ *   phase_fence_early rank 1 computes EARLY, puts 4 ints to rank 2 (MPI_Put), computes LATE, then
+ *                     MPI_Win_fence -> mpi_rma_wait_at_fence ~ EARLY + LATE on 0 and 2, of which
+ *                     mpi_rma_early_fence ~ EARLY on 2 (until the put to it returned), none on 0
+ *   phase_free        rank 0 computes FREE before MPI_Win_free      -> mpi_rma_wait_at_free on 1, 2
+ * The oracle is the program's own clock (true_time.h: the skew library's true time when it is
+ * loaded): rank 0 prints "mark PHASE RANK ENTER_MS LEAVE_MS" around each rank's call of each phase,
+ * and "mark put 1 ENTER_MS LEAVE_MS" around the put. argv[1] scales the times (default 1).
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "true_time.h"
+
+enum { CREATE = 40, FENCE = 50, EARLY = 30, LATE = 30, FREE = 40 };
+enum { PH_CREATE, PH_FENCE_LATE, PH_FENCE_EARLY, PH_FREE, PH_PUT, NPH };
+static const char *const phase_name[NPH] = { "create", "fence_late", "fence_early", "free", "put" };
+
+static double scale = 1.0, mark[NPH][2];
+static volatile double sink;
+
+static void busy_ms(int ms)
+{
+    double end = now_ms() + ms * scale, x = 1.0;
+    while (now_ms() < end)
+        for (int i = 0; i < 1000; i++)
+            x = x * 1.0000001 + 1e-9;
+    sink = x;
+}
+
+void __attribute__((noinline)) phase_create(int rank, int *buf, MPI_Win *win)
+{
+    if (rank == 2)
+        busy_ms(CREATE);
+    mark[PH_CREATE][0] = now_ms();
+    MPI_Win_create(buf, 16 * sizeof(int), sizeof(int), MPI_INFO_NULL, MPI_COMM_WORLD, win);
+    mark[PH_CREATE][1] = now_ms();
+}
+
+void __attribute__((noinline)) phase_fence_late(int rank, MPI_Win win)
+{
+    if (rank == 1)
+        busy_ms(FENCE);
+    mark[PH_FENCE_LATE][0] = now_ms();
+    MPI_Win_fence(0, win);
+    mark[PH_FENCE_LATE][1] = now_ms();
+}
+
+void __attribute__((noinline)) phase_fence_early(int rank, MPI_Win win)
+{
+    int v[4] = { 1, 2, 3, 4 };
+    if (rank == 1) {
+        busy_ms(EARLY);
+        mark[PH_PUT][0] = now_ms();
+        MPI_Put(v, 4, MPI_INT, 2, 0, 4, MPI_INT, win);
+        mark[PH_PUT][1] = now_ms();
+        busy_ms(LATE);
+    }
+    mark[PH_FENCE_EARLY][0] = now_ms();
+    MPI_Win_fence(0, win);
+    mark[PH_FENCE_EARLY][1] = now_ms();
+}
+
+void __attribute__((noinline)) phase_free(int rank, MPI_Win *win)
+{
+    if (rank == 0)
+        busy_ms(FREE);
+    mark[PH_FREE][0] = now_ms();
+    MPI_Win_free(win);
+    mark[PH_FREE][1] = now_ms();
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, buf[16] = { 0 };
+    MPI_Win win;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size != 3) {
+        if (rank == 0)
+            fprintf(stderr, "rmawaits: needs 3 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    if (argc > 1)
+        scale = atof(argv[1]);
+    MPI_Barrier(MPI_COMM_WORLD);
+    phase_create(rank, buf, &win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Win_fence(0, win); /* opens the first epoch */
+    MPI_Barrier(MPI_COMM_WORLD);
+    phase_fence_late(rank, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    phase_fence_early(rank, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    phase_free(rank, &win);
+    double all[3][NPH][2];
+    MPI_Gather(mark, 2 * NPH, MPI_DOUBLE, all, 2 * NPH, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 0) {
+        for (int p = 0; p < NPH; p++)
+            for (int r = 0; r < 3; r++)
+                if (p != PH_PUT || r == 1)
+                    printf("mark %s %d %.3f %.3f\n", phase_name[p], r, all[r][p][0], all[r][p][1]);
+    }
+    if (rank == 2 && buf[3] != 4)
+        fprintf(stderr, "rmawaits: rank 2 did not get the put (%d)\n", buf[3]);
+    MPI_Finalize();
+    return 0;
+}

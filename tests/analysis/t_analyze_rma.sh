@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# One-sided wait states of known size (rmawaits.c, 3 ranks, SYNCTRACE_CALLPATH=1): Wait at Create,
+# Wait at Fence without and with Early Fence, Wait at Free, each at main/<phase>/<MPI call> on the
+# waiting ranks as the program's own clock says (rmawaitcheck.py: 10 % + 2 ms), nowhere else; the
+# metric tree holds in the run (SYNCTRACE_ANALYZE_CHECK=fail) and in the JSON (the one-sided calls'
+# time in Scalasca's categories), the CUBE4 report holds the JSON's values; the in-run analysis equals
+# the offline one byte for byte (JSON and CUBE4) and the offline one over 2 processes. Under the clock-skew library (SYNCTRACE_SYNC=none,
+# every rank's clock off by up to 3 ms) with CLC the same waits within 10 % + 4 ms, and again
+# in-run == offline.
+# families: mpich openmpi
+source "$ST_ROOT/tests/lib.sh"
+source "$ST_ROOT/tests/mpi/common.sh"
+need_tools
+bin=$(build_mpi_c rmawaits "$ST_ROOT/tests/analysis/rmawaits.c" -ldl)
+check="$ST_ROOT/tests/analysis/rmawaitcheck.py"
+
+# inrun_same NAME DIR: the run's own analysis (DIR/analysis.*) equals `synctrace analyze`, serial and on 2
+# processes
+inrun_same() {
+    local name=$1 dir=$2
+    st analyze "$dir" -o "$ST_TMP/$name.json" >/dev/null || fail "$name: analyze failed"
+    st analyze "$dir" -o "$ST_TMP/$name.cubex" >/dev/null || fail "$name: analyze .cubex failed"
+    cmp -s "$dir/analysis.json" "$ST_TMP/$name.json" || fail "$name: in-run and offline analysis.json differ"
+    cmp -s "$dir/analysis.cubex" "$ST_TMP/$name.cubex" || fail "$name: in-run and offline analysis.cubex differ"
+    same_in_parallel "$name" "$dir" "$ST_TMP/$name.json" "$ST_TMP/$name.par2.json"
+}
+
+ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/run" 3 "$bin" ||
+    fail "rmawaits exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
+grep -q '^mark fence_early 2 ' "$ST_TMP/out.txt" || fail "no marks in the program's output: $(head -3 "$ST_TMP/out.txt")"
+grep -q 'did not get the put' "$ST_TMP/err.txt" && fail "the put did not arrive"
+python3 "$check" "$ST_TMP/run/analysis.json" "$ST_TMP/out.txt" || fail "one-sided waits differ from the program's clock"
+python3 "$ST_ROOT/tests/analysis/anacheck.py" "$ST_TMP/run/analysis.json" tree >&2 || fail "metric tree inconsistent"
+python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/run/analysis.cubex" "$ST_TMP/run/analysis.json" >&2 ||
+    fail "analysis.cubex does not hold the values of analysis.json"
+inrun_same rma "$ST_TMP/run"
+st report "$ST_TMP/run" --metric mpi_rma_early_fence >"$ST_TMP/metric.txt" || fail "report --metric failed"
+head -1 "$ST_TMP/metric.txt" | grep -q '^Early Fence \[mpi_rma_early_fence\]:' || fail "report --metric: $(head -1 "$ST_TMP/metric.txt")"
+note "one-sided waits as the program's clock says; in-run == offline == 2 processes"
+
+# the same under skewed clocks, corrected by CLC
+source "$ST_ROOT/tests/clc/common.sh"
+CLC_ENV="SYNCTRACE_CALLPATH=1" run_skewed "$ST_TMP/skew" 3 "$bin"
+inrun_same skew "$ST_TMP/skew"
+st analyze "$ST_TMP/skew" -o "$ST_TMP/skew2.json" >"$ST_TMP/summary.txt" || fail "analyze failed (skew)"
+grep -q '^  violations seen by the analysis: 0 receives before their send, 0 collective ends' "$ST_TMP/summary.txt" ||
+    fail "violations after CLC: $(grep violations "$ST_TMP/summary.txt")"
+SLACK_MS=4 python3 "$check" "$ST_TMP/skew/analysis.json" "$ST_TMP/out.txt" || fail "one-sided waits after CLC differ from the true time"
+note "under skewed clocks with CLC: the same waits, in-run == offline"
