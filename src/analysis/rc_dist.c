@@ -108,13 +108,9 @@ int rc_dist_new(st_an_result_t *res, const st_rc_input_t *in, const uint32_t *pl
              rc_acc_init(&d->ad, res->ncnodes);
     d->rbase = calloc(nl + 1, sizeof *d->rbase);
     d->wbase = calloc(nl + 1, sizeof *d->wbase);
-    d->outw = calloc(nl + 1, sizeof *d->outw);
-    d->nout = calloc(nl + 1, sizeof *d->nout), d->out_next = calloc(nl + 1, sizeof *d->out_next);
     d->inc = calloc(nl + 1, sizeof *d->inc);
     d->ninc = calloc(nl + 1, sizeof *d->ninc), d->cinc = calloc(nl + 1, sizeof *d->cinc);
-    d->inc_next = calloc(nl + 1, sizeof *d->inc_next);
-    rc = rc || !d->rbase || !d->wbase || !d->outw || !d->nout || !d->out_next || !d->inc || !d->ninc || !d->cinc ||
-         !d->inc_next;
+    rc = rc || !d->rbase || !d->wbase || !d->inc || !d->ninc || !d->cinc;
     for (uint32_t l = 0; !rc && l < nl; l++) {
         d->rbase[l + 1] = d->rbase[l] + in->locs[l].nrels;
         d->wbase[l + 1] = d->wbase[l] + in->locs[l].nwaits;
@@ -156,18 +152,15 @@ void rc_dist_free(rc_dist_t *d)
     for (size_t i = 0; d->w && i < d->nw; i++)
         free(d->w[i].orig);
     st_mem_free(d->w), free(d->wbase);
-    for (uint32_t l = 0; l < d->in->nlocs; l++) {
-        if (d->outw)
-            free(d->outw[l]);
-        for (size_t k = 0; d->inc && d->ninc && k < d->ninc[l]; k++)
-            free(d->inc[l][k].pkg);
-        if (d->inc)
-            free(d->inc[l]);
+    for (uint32_t l = 0; d->inc && l < d->in->nlocs; l++)
+        free(d->inc[l]);
+    free(d->inc), free(d->ninc), free(d->cinc);
+    for (size_t k = 0; k < d->kept.n / sizeof(uint8_t *); k++) {
+        uint8_t *b;
+        memcpy(&b, d->kept.p + k * sizeof b, sizeof b);
+        free(b);
     }
-    free(d->outw), free(d->nout), free(d->out_next), free(d->inc), free(d->ninc), free(d->cinc), free(d->inc_next);
-    for (size_t k = 0; k < d->nearly; k++)
-        free(d->early[k].pkg);
-    free(d->early);
+    free(d->kept.p), free(d->coef.p), free(d->jumps.p);
     free(d->walk.seen);
     rc_hops_free(&d->hops);
     rc_props_free(&d->props);
@@ -395,137 +388,48 @@ static rc_at_t find_delayer(const rc_dist_t *d, uint32_t l, uint32_t c, int m, u
     return best;
 }
 
-/* The delay metric's category exists (the replay charges the wait). */
-static int charged(const rc_wait_t *w, const st_rc_wait_t *sw)
+int rd_charged(const rc_wait_t *w, const st_rc_wait_t *sw)
 {
     return w->by.loc != RC_NONE && st_rc_delay_metric(sw->metric) >= 0;
 }
 
-static const st_rc_wait_t *swait(const rc_dist_t *d, const rc_wait_t *w)
-{
-    const st_rc_loc_t *L = &d->in->locs[w->loc - d->loc0];
-    return &L->waits[L->calls[w->call].wait_at + w->idx];
-}
-
-static rc_order_t order_of(const rc_dist_t *d, const rc_wait_t *w)
-{
-    return (rc_order_t){ w->by_enter, d->in->locs[w->loc - d->loc0].calls[w->call].leave, w->loc, w->call, w->idx };
-}
-
-static const rc_dist_t *sort_ctx; /* qsort has no argument: the engine whose waits are sorted */
-static int cmp_outw(const void *p, const void *q)
-{
-    rc_order_t a = order_of(sort_ctx, &sort_ctx->w[*(const size_t *)p]),
-               b = order_of(sort_ctx, &sort_ctx->w[*(const size_t *)q]);
-    return rc_order_cmp(&a, &b);
-}
-
-/* Every local wait's delayer; the charged ones announced to their delayers' owners and queued to be sent. */
-static int announce(rc_dist_t *d)
+/* Every local wait's delayer (once every end's run came back from its home). 0, or -1. */
+static int find_delayers(rc_dist_t *d)
 {
     const st_rc_input_t *in = d->in;
-    for (uint32_t l = 0; l < in->nlocs; l++) /* every end's run came back from its home */
+    for (uint32_t l = 0; l < in->nlocs; l++)
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
             for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++)
                 if (d->relrun[d->rbase[l] + in->locs[l].calls[c].rel_at + r] == UINT64_MAX)
                     return rd_fail(d, "a relation's run did not arrive");
-    rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);
-    if (!b)
-        return rd_fail(d, "out of memory");
-    int rc = 0;
-    for (uint32_t l = 0; !rc && l < in->nlocs; l++) {
+    for (uint32_t l = 0; l < in->nlocs; l++) {
         const st_rc_loc_t *L = &in->locs[l];
-        for (uint32_t c = 0; !rc && c < L->ncalls; c++)
-            for (uint32_t k = 0; !rc && k < L->calls[c].nwait; k++) {
+        for (uint32_t c = 0; c < L->ncalls; c++)
+            for (uint32_t k = 0; k < L->calls[c].nwait; k++) {
                 rc_wait_t *w = &d->w[d->wbase[l] + L->calls[c].wait_at + k];
                 w->loc = d->loc0 + l, w->call = c, w->idx = k;
                 w->by = find_delayer(d, l, c, L->waits[L->calls[c].wait_at + k].metric, &w->by_enter);
-                if (!charged(w, &L->waits[L->calls[c].wait_at + k]))
-                    continue;
-                rd_ann_t a = { order_of(d, w), w->by.loc };
-                rc = rd_put(&b[rd_owner(d, w->by.loc)], &a, sizeof a) ? 0 : -1;
-                d->nout[l]++;
             }
     }
-    for (uint32_t l = 0; !rc && l < in->nlocs; l++) {
-        d->outw[l] = malloc((d->nout[l] ? d->nout[l] : 1) * sizeof **d->outw);
-        rc = d->outw[l] ? 0 : -1;
-        size_t n = 0;
-        for (uint64_t i = d->wbase[l]; !rc && i < d->wbase[l + 1]; i++)
-            if (d->w[i].loc != RC_NONE && charged(&d->w[i], swait(d, &d->w[i])))
-                d->outw[l][n++] = i;
-        sort_ctx = d;
-        if (n > 1)
-            qsort(d->outw[l], n, sizeof **d->outw, cmp_outw);
-    }
-    for (int32_t q = 0; !rc && q < d->nprocs; q++)
-        rc = rd_send(d, q, RD_ANN, b[q].p, b[q].n);
-    for (int32_t q = 0; q < d->nprocs; q++)
-        free(b[q].p);
-    free(b);
-    return rc ? rd_fail(d, "out of memory") : 0;
-}
-
-static int ann_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
-{
-    if (len % sizeof(rd_ann_t))
-        return -1;
-    for (size_t i = 0; i < len / sizeof(rd_ann_t); i++) {
-        rd_ann_t a;
-        memcpy(&a, p + i * sizeof a, sizeof a);
-        if (a.dloc < d->loc0 || a.dloc >= d->loc0 + d->in->nlocs)
-            return -1;
-        uint32_t l = a.dloc - d->loc0;
-        if (d->ninc[l] == d->cinc[l]) {
-            size_t cap = d->cinc[l] ? 2 * d->cinc[l] : 16;
-            rd_inc_t *v = realloc(d->inc[l], cap * sizeof *v);
-            if (!v)
-                return rd_fail(d, "out of memory");
-            d->inc[l] = v, d->cinc[l] = cap;
-        }
-        d->inc[l][d->ninc[l]++] = (rd_inc_t){ a.k, NULL, 0 };
-    }
     return 0;
 }
 
-static int cmp_inc(const void *p, const void *q)
+int rd_put_sized(rd_bytes_t *b, const uint8_t *p, size_t n)
 {
-    return rc_order_cmp(&((const rd_inc_t *)p)->k, &((const rd_inc_t *)q)->k);
+    return rd_put(b, &n, sizeof n) && rd_put(b, p, n) ? 0 : -1;
 }
 
-/* Every announcement arrived: each location's packages in the order, the early ones in place. */
-static int order_incoming(rc_dist_t *d)
+uint8_t *rd_keep(rc_dist_t *d, const uint8_t *p, size_t n)
 {
-    for (uint32_t l = 0; l < d->in->nlocs; l++)
-        if (d->ninc[l] > 1)
-            qsort(d->inc[l], d->ninc[l], sizeof *d->inc[l], cmp_inc);
-    for (size_t k = 0; k < d->nearly; k++) {
-        int rc = rd_pkg_arrived(d, d->early[k].pkg, d->early[k].len);
-        free(d->early[k].pkg);
-        d->early[k].pkg = NULL;
-        if (rc)
-            return -1;
-    }
-    d->nearly = 0;
-    return 0;
-}
-
-/* A package before the announcements are complete: kept (a copy) until they are. */
-static int keep_early(rc_dist_t *d, const uint8_t *p, size_t n)
-{
-    if (d->nearly == d->cearly) {
-        size_t cap = d->cearly ? 2 * d->cearly : 16;
-        rd_inc_t *v = realloc(d->early, cap * sizeof *v);
-        if (!v)
-            return rd_fail(d, "out of memory");
-        d->early = v, d->cearly = cap;
-    }
     uint8_t *c = malloc(n ? n : 1);
-    if (!c)
-        return rd_fail(d, "out of memory");
-    memcpy(c, p, n);
-    d->early[d->nearly++] = (rd_inc_t){ { 0 }, c, n };
-    return 0;
+    if (!c || !rd_put(&d->kept, &c, sizeof c)) {
+        free(c);
+        rd_fail(d, "out of memory");
+        return NULL;
+    }
+    if (n)
+        memcpy(c, p, n);
+    return c;
 }
 
 /* ---- messages and progress -------------------------------------------------------------------------- */
@@ -572,16 +476,24 @@ int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
             rc = runs_arrived(d, rd.p, n);
             d->got_runs++;
             break;
-        case RD_ANN:
-            rc = ann_arrived(d, rd.p, n);
-            d->got_ann++;
+        case RD_PKGS:
+            rc = rd_pkgs_arrived(d, rd.p, n);
+            d->got_pkgs++;
             break;
-        case RD_PKG:
-            rc = !d->announced ? keep_early(d, rd.p, n) : rd_pkg_arrived(d, rd.p, n);
+        case RD_COEF: /* kept as they came until every process's did (the sweeper, the walker) */
+        case RD_JUMPS:
+            rc = d->me != RD_SWEEPER                                               ? -1
+                 : rd_put_sized(h.type == RD_COEF ? &d->coef : &d->jumps, rd.p, n) ? rd_fail(d, "out of memory")
+                                                                                   : 0;
+            *(h.type == RD_COEF ? &d->got_coef : &d->got_jumps) += 1;
+            break;
+        case RD_PLAN:
+            rc = d->got_plan++ ? -1 : rd_plan_arrived(d, rd.p, n);
+            break;
+        case RD_SNAP:
+            rc = d->got_snap++ ? -1 : rd_snap_arrived(d, rd.p, n);
             break;
         case RD_RESP:   rc = rd_resp_arrived(d, rd.p, n); break;
-        case RD_TOKEN:  rc = rd_token_arrived(d, rd.p, n); break;
-        case RD_WALKED: d->walk_done = 1; break;
         case RD_PROPS:  rc = rd_props_arrived(d, rd.p, n); break;
         default:        rc = -1;
         }
@@ -607,15 +519,25 @@ int rc_dist_progress(rc_dist_t *d)
         }
         if (!d->indexed && d->got_runs == P && d->got_facts == P) {
             d->indexed = 1, again = 1;
-            if (announce(d) || rd_walk_start(d))
+            if (find_delayers(d) || rd_send_pkgs(d) || rd_send_jumps(d))
                 break;
         }
-        if (d->indexed && !d->announced && d->got_ann == P) {
-            d->announced = 1, again = 1;
-            if (order_incoming(d))
+        if (d->me == RD_SWEEPER && !d->planned && d->got_jumps == P && d->got_facts == P) {
+            d->planned = 1, again = 1;
+            if (rd_plan(d))
                 break;
         }
-        if (d->announced && !d->finished) {
+        if (d->indexed && !d->coef_sent && d->got_pkgs == P) {
+            d->coef_sent = 1, again = 1;
+            if (rd_send_coefs(d))
+                break;
+        }
+        if (d->me == RD_SWEEPER && !d->swept && d->got_coef == P) {
+            d->swept = 1, again = 1;
+            if (rd_sweep(d))
+                break;
+        }
+        if (d->indexed && !d->finished) {
             int k = rd_flow(d);
             if (k < 0)
                 break;
@@ -633,14 +555,17 @@ int rc_dist_progress(rc_dist_t *d)
 
 void rc_dist_waiting(const rc_dist_t *d, char *buf, size_t n)
 {
-    size_t inc = 0, done = 0;
+    size_t inc = 0;
     for (uint32_t l = 0; l < d->in->nlocs; l++)
-        inc += d->ninc[l], done += d->inc_next[l];
+        inc += d->ninc[l];
     snprintf(buf, n,
-             "ends from %u, runs from %u, announcements from %u of %d processes; %zu of %zu packages charged, %zu of "
-             "%zu answers; walk %s; propagation table %s",
-             d->got_ends, d->got_runs, d->got_ann, (int)d->nprocs, done, inc, d->nresp, d->nsent,
-             d->walk_done ? "done" : d->walking ? "here" : "elsewhere", d->props_done ? "passed on" : "not yet");
+             "ends from %u, runs from %u, packages from %u of %d processes; coefficients %s; snapshots %s; %zu of %zu "
+             "packages charged, %zu of %zu answers; walk %s; propagation table %s",
+             d->got_ends, d->got_runs, d->got_pkgs, (int)d->nprocs,
+             d->me != RD_SWEEPER ? (d->coef_sent ? "sent" : "not yet") : d->swept ? "swept" : "gathering",
+             d->got_snap ? "here" : "not yet", d->ncharged, inc, d->nresp, d->nsent,
+             d->walk_done ? "done" : d->got_plan ? "planned" : "not planned yet",
+             d->props_done ? "passed on" : "not yet");
 }
 
 int rc_dist_take(rc_dist_t *d, rc_dist_part_t *p)
