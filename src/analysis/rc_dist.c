@@ -76,22 +76,6 @@ static int key_cmp(const uint64_t *a, const uint64_t *b)
     return 0;
 }
 
-static int cmp_lrel(const void *p, const void *q)
-{
-    return key_cmp(((const rd_lrel_t *)p)->key, ((const rd_lrel_t *)q)->key);
-}
-
-static int cmp_keyend(const void *p, const void *q)
-{
-    const rd_keyend_t *a = p, *b = q;
-    int k = key_cmp(a->key, b->key);
-    if (k)
-        return k;
-    if (a->e.loc != b->e.loc)
-        return a->e.loc < b->e.loc ? -1 : 1;
-    return a->e.call < b->e.call ? -1 : a->e.call > b->e.call;
-}
-
 /* ---- life ------------------------------------------------------------------------------------------- */
 
 int rc_dist_new(st_an_result_t *res, const st_rc_input_t *in, const uint32_t *ploc0, int32_t me, int32_t nprocs,
@@ -112,26 +96,23 @@ int rc_dist_new(st_an_result_t *res, const st_rc_input_t *in, const uint32_t *pl
     d->ninc = calloc(nl + 1, sizeof *d->ninc), d->cinc = calloc(nl + 1, sizeof *d->cinc);
     rc = rc || !d->rbase || !d->wbase || !d->inc || !d->ninc || !d->cinc;
     for (uint32_t l = 0; !rc && l < nl; l++) {
+        rc = in->locs[l].nrels > UINT32_MAX ? -1 : 0; /* a relation's index travels in 32 bits */
         d->rbase[l + 1] = d->rbase[l] + in->locs[l].nrels;
         d->wbase[l + 1] = d->wbase[l] + in->locs[l].nwaits;
     }
     if (!rc) {
         d->nlrel = d->rbase[nl], d->nw = d->wbase[nl];
-        d->lrel = st_mem_malloc((d->nlrel ? d->nlrel : 1) * sizeof *d->lrel);
         d->relrun = st_mem_malloc((d->nlrel ? d->nlrel : 1) * sizeof *d->relrun);
         d->w = st_mem_calloc(d->nw ? d->nw : 1, sizeof *d->w);
-        rc = !d->lrel || !d->relrun || !d->w;
+        rc = !d->relrun || !d->w;
     }
     if (rc) {
         st_log_error("root causes (parallel, process %d): out of memory", (int)me);
         rc_dist_free(d);
         return -1;
     }
-    for (uint32_t l = 0; l < nl; l++)
-        for (uint64_t r = 0; r < in->locs[l].nrels; r++)
-            d->lrel[d->rbase[l] + r] = (rd_lrel_t){ in->locs[l].rels[r].key, l, r }, d->relrun[d->rbase[l] + r] = UINT64_MAX;
-    if (d->nlrel > 1)
-        qsort(d->lrel, d->nlrel, sizeof *d->lrel, cmp_lrel);
+    for (uint64_t r = 0; r < d->nlrel; r++)
+        d->relrun[r] = UINT64_MAX;
     for (size_t i = 0; i < d->nw; i++)
         d->w[i].loc = d->w[i].by.loc = RC_NONE;
     rc_zero_metrics(res);
@@ -147,7 +128,7 @@ void rc_dist_free(rc_dist_t *d)
     st_xchg_out_free(&d->out);
     rc_acc_free(&d->aw), rc_acc_free(&d->ad);
     rc_causes_acc_free(&d->acc);
-    st_mem_free(d->home), st_mem_free(d->lrel), st_mem_free(d->relrun), free(d->rbase);
+    st_mem_free(d->home), st_mem_free(d->relrun), free(d->rbase);
     st_mem_free(d->runend), free(d->run);
     for (size_t i = 0; d->w && i < d->nw; i++)
         free(d->w[i].orig);
@@ -240,7 +221,7 @@ int rc_dist_start(rc_dist_t *d)
             for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
                 const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
                 rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
-                                  { d->loc0 + l, c, R->role, 0, L->calls[c].enter } };
+                                  { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
                 int32_t q = (int32_t)(key_hash(R->key) % (uint64_t)d->nprocs);
                 memcpy(at[q]++, &e, sizeof e);
             }
@@ -255,48 +236,100 @@ int rc_dist_start(rc_dist_t *d)
 
 /* ---- 2: the runs from the homes ------------------------------------------------------------------------ */
 
-/* The home's answer, once every process's ends arrived: each key's run to every process holding an end of
- * it (key, n, the ends). */
+static int cmp_end_at(const void *p, const void *q)
+{
+    const rd_end_t *a = p, *b = q;
+    if (a->loc != b->loc)
+        return a->loc < b->loc ? -1 : 1;
+    return a->call < b->call ? -1 : a->call > b->call;
+}
+
+/* The ends e[0 .. n) by (location, call): insertion sort for the runs of messages, qsort for collectives. */
+static void sort_run(rd_end_t *e, size_t n)
+{
+    if (n > 16) {
+        qsort(e, n, sizeof *e, cmp_end_at);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        rd_end_t x = e[i];
+        size_t j = i;
+        for (; j > 0 && cmp_end_at(&e[j - 1], &x) > 0; j--)
+            e[j] = e[j - 1];
+        e[j] = x;
+    }
+}
+
+/* The home's answer, once every process's ends arrived: each key's run (its ends by location and call) to every
+ * process holding an end of it (n, the ends). The ends are grouped by key in a hash table (slot: 1 + the
+ * key's first end; next: the key's other ends), in no order of keys: a process finds its relations' runs by
+ * the ends' relation indices. */
 static int send_runs(rc_dist_t *d)
 {
-    if (d->nhome > 1)
-        qsort(d->home, d->nhome, sizeof *d->home, cmp_keyend);
+    size_t n = d->nhome, cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *slot = n < UINT32_MAX ? st_mem_calloc(cap, sizeof *slot) : NULL;
+    uint32_t *next = st_mem_malloc((n ? n : 1) * sizeof *next);
     rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);
     uint64_t *mark = malloc((size_t)d->nprocs * sizeof *mark); /* the last key sent to a process */
-    int rc = b && mark ? 0 : -1;
+    rd_end_t *run = NULL;
+    size_t crun = 0;
+    int rc = slot && next && b && mark ? 0 : -1;
     for (int32_t q = 0; !rc && q < d->nprocs; q++)
         mark[q] = UINT64_MAX;
-    for (size_t i = 0, j; !rc && i < d->nhome; i = j) {
-        for (j = i + 1; j < d->nhome && !key_cmp(d->home[j].key, d->home[i].key); j++)
-            ;
-        for (size_t k = i; !rc && k < j; k++) {
-            int32_t q = rd_owner(d, d->home[k].e.loc);
-            if (mark[q] == i)
+    for (size_t i = 0; !rc && i < n; i++) {
+        size_t h = key_hash(d->home[i].key) & (cap - 1);
+        while (slot[h] && key_cmp(d->home[slot[h] - 1].key, d->home[i].key))
+            h = (h + 1) & (cap - 1);
+        if (!slot[h])
+            slot[h] = (uint32_t)(i + 1), next[i] = UINT32_MAX;
+        else
+            next[i] = next[slot[h] - 1], next[slot[h] - 1] = (uint32_t)i;
+    }
+    for (size_t h = 0; !rc && h < cap; h++) {
+        if (!slot[h])
+            continue;
+        uint64_t k = 0, head = slot[h] - 1;
+        for (uint32_t i = (uint32_t)head; !rc && i != UINT32_MAX; i = next[i]) {
+            if (k == crun) {
+                size_t c = crun ? 2 * crun : 64;
+                rd_end_t *v = realloc(run, c * sizeof *v);
+                if (!v) {
+                    rc = -1;
+                    break;
+                }
+                run = v, crun = c;
+            }
+            run[k++] = d->home[i].e;
+        }
+        sort_run(run, rc ? 0 : k);
+        for (uint64_t m = 0; !rc && m < k; m++) {
+            int32_t q = rd_owner(d, run[m].loc);
+            if (mark[q] == head)
                 continue;
-            mark[q] = i;
-            uint64_t n = j - i;
-            rc = rd_put(&b[q], d->home[i].key, 32) && rd_put(&b[q], &n, 8) ? 0 : -1;
-            for (size_t m = i; !rc && m < j; m++)
-                rc = rd_put(&b[q], &d->home[m].e, sizeof(rd_end_t)) ? 0 : -1;
+            mark[q] = head;
+            rc = rd_put(&b[q], &k, 8) && rd_put(&b[q], run, k * sizeof *run) ? 0 : -1;
         }
     }
     for (int32_t q = 0; !rc && q < d->nprocs; q++)
         rc = rd_send(d, q, RD_RUNS, b[q].p, b[q].n);
     for (int32_t q = 0; b && q < d->nprocs; q++)
         free(b[q].p);
-    free(b), free(mark);
+    free(b), free(mark), free(run);
+    st_mem_free(slot), st_mem_free(next);
     st_mem_free(d->home);
     d->home = NULL, d->nhome = d->chome = 0;
     return rc ? rd_fail(d, "out of memory") : 0;
 }
 
-/* A home's runs: each attached to the local relations of its key. */
+/* A home's runs: each attached to the local relations its ends are (rd_end_t.pad). */
 static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
 {
     st_xchg_reader_t rd = { p, p + len };
-    uint64_t key[4], n;
+    uint64_t n;
     while (rd.p < rd.end) {
-        if (st_xchg_get(&rd, key, 32) || st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
+        if (st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
             return -1;
         if (d->nrunend + n > d->crunend) {
             size_t cap = d->crunend ? 2 * d->crunend : 1024;
@@ -318,16 +351,14 @@ static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
         d->run[d->nrun] = d->nrunend;
         d->nrunend += n;
         d->run[d->nrun + 1] = d->nrunend;
-        size_t lo = 0, hi = d->nlrel; /* the first local relation of the key */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (key_cmp(d->lrel[mid].key, key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
+        for (uint64_t m = d->run[d->nrun]; m < d->nrunend; m++) { /* this process's ends: its relations */
+            const rd_end_t *e = &d->runend[m];
+            if (e->loc < d->loc0 || e->loc - d->loc0 >= d->in->nlocs)
+                continue;
+            if (e->pad >= d->in->locs[e->loc - d->loc0].nrels)
+                return -1;
+            d->relrun[d->rbase[e->loc - d->loc0] + e->pad] = d->nrun;
         }
-        for (; lo < d->nlrel && !key_cmp(d->lrel[lo].key, key); lo++)
-            d->relrun[d->rbase[d->lrel[lo].l] + d->lrel[lo].r] = d->nrun;
         d->nrun++;
     }
     return 0;

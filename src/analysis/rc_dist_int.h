@@ -25,7 +25,7 @@ enum {
  * (rc_dist_walk.c). */
 #define RD_SWEEPER 0
 
-/* An end of a relation as runs carry it: 24 bytes. */
+/* An end of a relation as runs carry it: 24 bytes; pad: the relation's index in its location's rels. */
 typedef struct rd_end {
     uint32_t loc, call, role, pad;
     uint64_t enter;
@@ -95,13 +95,6 @@ typedef struct rd_inc {
     uint32_t           norig;
 } rd_inc_t;
 
-/* A local relation's key, where it is (location, relation index there); sorted by key. */
-typedef struct rd_lrel {
-    const uint64_t *key;
-    uint32_t        l;
-    uint64_t        r;
-} rd_lrel_t;
-
 /* A growing byte buffer. */
 typedef struct rd_bytes {
     uint8_t *p;
@@ -123,8 +116,7 @@ struct rc_dist {
     uint32_t     got_ends, got_runs, got_pkgs, got_coef, got_snap, got_facts, got_jumps, got_plan;
     rd_facts_t   facts;
     /* the runs of the local relations */
-    rd_lrel_t   *lrel;   /* [local relations] by key */
-    size_t       nlrel;
+    size_t       nlrel;  /* the local relations */
     uint64_t    *rbase;  /* [nlocs]: a location's first relation in relrun */
     uint64_t    *relrun; /* [local relations]: index into runs, UINT64_MAX none yet */
     rd_end_t    *runend; /* every run's ends, by (location, call) */
