@@ -32,7 +32,7 @@ uint8_t *rd_put(rd_bytes_t *b, const void *src, size_t n)
         size_t cap = b->cap ? 2 * b->cap : 256;
         while (cap < b->n + n)
             cap *= 2;
-        uint8_t *p = realloc(b->p, cap);
+        uint8_t *p = st_mem_realloc(b->p, cap);
         if (!p)
             return NULL;
         b->p = p, b->cap = cap;
@@ -139,9 +139,9 @@ void rc_dist_free(rc_dist_t *d)
     for (size_t k = 0; k < d->kept.n / sizeof(uint8_t *); k++) {
         uint8_t *b;
         memcpy(&b, d->kept.p + k * sizeof b, sizeof b);
-        free(b);
+        st_mem_free(b);
     }
-    free(d->kept.p), free(d->coef.p), free(d->jumps.p);
+    st_mem_free(d->kept.p), st_mem_free(d->coef.p), st_mem_free(d->jumps.p);
     free(d->walk.seen);
     rc_hops_free(&d->hops);
     rc_props_free(&d->props);
@@ -315,7 +315,7 @@ static int send_runs(rc_dist_t *d)
     for (int32_t q = 0; !rc && q < d->nprocs; q++)
         rc = rd_send(d, q, RD_RUNS, b[q].p, b[q].n);
     for (int32_t q = 0; b && q < d->nprocs; q++)
-        free(b[q].p);
+        st_mem_free(b[q].p);
     free(b), free(mark), free(run);
     st_mem_free(slot), st_mem_free(next);
     st_mem_free(d->home);
@@ -452,9 +452,9 @@ int rd_put_sized(rd_bytes_t *b, const uint8_t *p, size_t n)
 
 uint8_t *rd_keep(rc_dist_t *d, const uint8_t *p, size_t n)
 {
-    uint8_t *c = malloc(n ? n : 1);
+    uint8_t *c = st_mem_malloc(n ? n : 1);
     if (!c || !rd_put(&d->kept, &c, sizeof c)) {
-        free(c);
+        st_mem_free(c);
         rd_fail(d, "out of memory");
         return NULL;
     }

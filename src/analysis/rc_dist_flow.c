@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/mem.h"
+
 /* An answer: the wait (location, call, index) and its indirect part. */
 typedef struct rd_resp {
     uint32_t loc, call, idx, pad;
@@ -80,7 +82,7 @@ int rd_send_pkgs(rc_dist_t *d)
     for (int32_t q = 0; !rc && q < d->nprocs; q++)
         rc = rd_send(d, q, RD_PKGS, b[q].p, b[q].n);
     for (int32_t q = 0; q < d->nprocs; q++)
-        free(b[q].p);
+        st_mem_free(b[q].p);
     free(b);
     return rc ? rd_fail(d, "out of memory") : 0;
 }
@@ -149,7 +151,7 @@ int rd_send_coefs(rc_dist_t *d)
         for (size_t i = 0; i < d->ninc[l]; i++) {
             rd_pkg_head_t h;
             if ((i && !rc_order_cmp(&d->inc[l][i - 1].k, &d->inc[l][i].k)) || read_pkg(d, l, &d->inc[l][i], &h)) {
-                free(b.p);
+                st_mem_free(b.p);
                 return rd_fail(d, "a package twice, or one that does not fit the timeline");
             }
             double wd, den = rc_charge_den(LD, h.kd, h.y, &d->aw, &d->ad, &wd);
@@ -176,10 +178,10 @@ int rd_send_coefs(rc_dist_t *d)
         }
     }
     int rc = rd_send(d, RD_SWEEPER, RD_COEF, b.p, b.n);
-    free(b.p);
+    st_mem_free(b.p);
     return rc;
 oom:
-    free(b.p);
+    st_mem_free(b.p);
     return rd_fail(d, "out of memory");
 }
 

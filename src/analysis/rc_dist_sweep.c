@@ -120,10 +120,10 @@ int rd_sweep(rc_dist_t *d)
     for (size_t i = 0; o && i < n; i++)
         free(o[i].v);
     for (int32_t q = 0; b && q < d->nprocs; q++)
-        free(b[q].p);
+        st_mem_free(b[q].p);
     free(b), st_mem_free(o), st_mem_free(r);
     st_u64map_free(&at);
-    free(d->coef.p); /* the targets were read there */
+    st_mem_free(d->coef.p); /* the targets were read there */
     d->coef = (rd_bytes_t){ 0 };
     return rc ? rd_fail(d, "out of memory") : 0;
 }

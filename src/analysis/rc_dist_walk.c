@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/mem.h"
+
 /* A location's jump table: its head, then ncand calls (rd_jcall_t) each followed by its nc delayers
  * (rd_jcand_t). */
 typedef struct rd_jloc {
@@ -68,7 +70,7 @@ int rd_send_jumps(rc_dist_t *d)
             memcpy(b.p + at, &h, sizeof h);
     }
     rc = rc ? rd_fail(d, "out of memory") : rd_send(d, RD_SWEEPER, RD_JUMPS, b.p, b.n);
-    free(b.p);
+    st_mem_free(b.p);
     return rc;
 }
 
@@ -249,11 +251,11 @@ int rd_plan(rc_dist_t *d)
     }
     jtab_free(&j);
     free(seen);
-    free(d->jumps.p);
+    st_mem_free(d->jumps.p);
     d->jumps = (rd_bytes_t){ 0 };
     for (int32_t q = 0; !rc && q < d->nprocs; q++)
         rc = rd_send(d, q, RD_PLAN, b.p, b.n);
-    free(b.p);
+    st_mem_free(b.p);
     return rc ? rd_fail(d, "out of memory, or a critical path without end") : 0;
 }
 
