@@ -32,7 +32,7 @@ uint8_t *rd_put(rd_bytes_t *b, const void *src, size_t n)
         size_t cap = b->cap ? 2 * b->cap : 256;
         while (cap < b->n + n)
             cap *= 2;
-        uint8_t *p = realloc(b->p, cap);
+        uint8_t *p = st_mem_realloc(b->p, cap);
         if (!p)
             return NULL;
         b->p = p, b->cap = cap;
@@ -76,22 +76,6 @@ static int key_cmp(const uint64_t *a, const uint64_t *b)
     return 0;
 }
 
-static int cmp_lrel(const void *p, const void *q)
-{
-    return key_cmp(((const rd_lrel_t *)p)->key, ((const rd_lrel_t *)q)->key);
-}
-
-static int cmp_keyend(const void *p, const void *q)
-{
-    const rd_keyend_t *a = p, *b = q;
-    int k = key_cmp(a->key, b->key);
-    if (k)
-        return k;
-    if (a->e.loc != b->e.loc)
-        return a->e.loc < b->e.loc ? -1 : 1;
-    return a->e.call < b->e.call ? -1 : a->e.call > b->e.call;
-}
-
 /* ---- life ------------------------------------------------------------------------------------------- */
 
 int rc_dist_new(st_an_result_t *res, const st_rc_input_t *in, const uint32_t *ploc0, int32_t me, int32_t nprocs,
@@ -108,34 +92,27 @@ int rc_dist_new(st_an_result_t *res, const st_rc_input_t *in, const uint32_t *pl
              rc_acc_init(&d->ad, res->ncnodes);
     d->rbase = calloc(nl + 1, sizeof *d->rbase);
     d->wbase = calloc(nl + 1, sizeof *d->wbase);
-    d->outw = calloc(nl + 1, sizeof *d->outw);
-    d->nout = calloc(nl + 1, sizeof *d->nout), d->out_next = calloc(nl + 1, sizeof *d->out_next);
     d->inc = calloc(nl + 1, sizeof *d->inc);
     d->ninc = calloc(nl + 1, sizeof *d->ninc), d->cinc = calloc(nl + 1, sizeof *d->cinc);
-    d->inc_next = calloc(nl + 1, sizeof *d->inc_next);
-    rc = rc || !d->rbase || !d->wbase || !d->outw || !d->nout || !d->out_next || !d->inc || !d->ninc || !d->cinc ||
-         !d->inc_next;
+    rc = rc || !d->rbase || !d->wbase || !d->inc || !d->ninc || !d->cinc;
     for (uint32_t l = 0; !rc && l < nl; l++) {
+        rc = in->locs[l].nrels > UINT32_MAX ? -1 : 0; /* a relation's index travels in 32 bits */
         d->rbase[l + 1] = d->rbase[l] + in->locs[l].nrels;
         d->wbase[l + 1] = d->wbase[l] + in->locs[l].nwaits;
     }
     if (!rc) {
         d->nlrel = d->rbase[nl], d->nw = d->wbase[nl];
-        d->lrel = st_mem_malloc((d->nlrel ? d->nlrel : 1) * sizeof *d->lrel);
         d->relrun = st_mem_malloc((d->nlrel ? d->nlrel : 1) * sizeof *d->relrun);
         d->w = st_mem_calloc(d->nw ? d->nw : 1, sizeof *d->w);
-        rc = !d->lrel || !d->relrun || !d->w;
+        rc = !d->relrun || !d->w;
     }
     if (rc) {
         st_log_error("root causes (parallel, process %d): out of memory", (int)me);
         rc_dist_free(d);
         return -1;
     }
-    for (uint32_t l = 0; l < nl; l++)
-        for (uint64_t r = 0; r < in->locs[l].nrels; r++)
-            d->lrel[d->rbase[l] + r] = (rd_lrel_t){ in->locs[l].rels[r].key, l, r }, d->relrun[d->rbase[l] + r] = UINT64_MAX;
-    if (d->nlrel > 1)
-        qsort(d->lrel, d->nlrel, sizeof *d->lrel, cmp_lrel);
+    for (uint64_t r = 0; r < d->nlrel; r++)
+        d->relrun[r] = UINT64_MAX;
     for (size_t i = 0; i < d->nw; i++)
         d->w[i].loc = d->w[i].by.loc = RC_NONE;
     rc_zero_metrics(res);
@@ -151,23 +128,20 @@ void rc_dist_free(rc_dist_t *d)
     st_xchg_out_free(&d->out);
     rc_acc_free(&d->aw), rc_acc_free(&d->ad);
     rc_causes_acc_free(&d->acc);
-    st_mem_free(d->home), st_mem_free(d->lrel), st_mem_free(d->relrun), free(d->rbase);
+    st_mem_free(d->home), st_mem_free(d->relrun), free(d->rbase);
     st_mem_free(d->runend), free(d->run);
     for (size_t i = 0; d->w && i < d->nw; i++)
         free(d->w[i].orig);
     st_mem_free(d->w), free(d->wbase);
-    for (uint32_t l = 0; l < d->in->nlocs; l++) {
-        if (d->outw)
-            free(d->outw[l]);
-        for (size_t k = 0; d->inc && d->ninc && k < d->ninc[l]; k++)
-            free(d->inc[l][k].pkg);
-        if (d->inc)
-            free(d->inc[l]);
+    for (uint32_t l = 0; d->inc && l < d->in->nlocs; l++)
+        free(d->inc[l]);
+    free(d->inc), free(d->ninc), free(d->cinc);
+    for (size_t k = 0; k < d->kept.n / sizeof(uint8_t *); k++) {
+        uint8_t *b;
+        memcpy(&b, d->kept.p + k * sizeof b, sizeof b);
+        st_mem_free(b);
     }
-    free(d->outw), free(d->nout), free(d->out_next), free(d->inc), free(d->ninc), free(d->cinc), free(d->inc_next);
-    for (size_t k = 0; k < d->nearly; k++)
-        free(d->early[k].pkg);
-    free(d->early);
+    st_mem_free(d->kept.p), st_mem_free(d->coef.p), st_mem_free(d->jumps.p);
     free(d->walk.seen);
     rc_hops_free(&d->hops);
     rc_props_free(&d->props);
@@ -247,7 +221,7 @@ int rc_dist_start(rc_dist_t *d)
             for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
                 const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
                 rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
-                                  { d->loc0 + l, c, R->role, 0, L->calls[c].enter } };
+                                  { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
                 int32_t q = (int32_t)(key_hash(R->key) % (uint64_t)d->nprocs);
                 memcpy(at[q]++, &e, sizeof e);
             }
@@ -262,48 +236,100 @@ int rc_dist_start(rc_dist_t *d)
 
 /* ---- 2: the runs from the homes ------------------------------------------------------------------------ */
 
-/* The home's answer, once every process's ends arrived: each key's run to every process holding an end of
- * it (key, n, the ends). */
+static int cmp_end_at(const void *p, const void *q)
+{
+    const rd_end_t *a = p, *b = q;
+    if (a->loc != b->loc)
+        return a->loc < b->loc ? -1 : 1;
+    return a->call < b->call ? -1 : a->call > b->call;
+}
+
+/* The ends e[0 .. n) by (location, call): insertion sort for the runs of messages, qsort for collectives. */
+static void sort_run(rd_end_t *e, size_t n)
+{
+    if (n > 16) {
+        qsort(e, n, sizeof *e, cmp_end_at);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        rd_end_t x = e[i];
+        size_t j = i;
+        for (; j > 0 && cmp_end_at(&e[j - 1], &x) > 0; j--)
+            e[j] = e[j - 1];
+        e[j] = x;
+    }
+}
+
+/* The home's answer, once every process's ends arrived: each key's run (its ends by location and call) to every
+ * process holding an end of it (n, the ends). The ends are grouped by key in a hash table (slot: 1 + the
+ * key's first end; next: the key's other ends), in no order of keys: a process finds its relations' runs by
+ * the ends' relation indices. */
 static int send_runs(rc_dist_t *d)
 {
-    if (d->nhome > 1)
-        qsort(d->home, d->nhome, sizeof *d->home, cmp_keyend);
+    size_t n = d->nhome, cap = 16;
+    while (cap < 2 * n)
+        cap *= 2;
+    uint32_t *slot = n < UINT32_MAX ? st_mem_calloc(cap, sizeof *slot) : NULL;
+    uint32_t *next = st_mem_malloc((n ? n : 1) * sizeof *next);
     rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);
     uint64_t *mark = malloc((size_t)d->nprocs * sizeof *mark); /* the last key sent to a process */
-    int rc = b && mark ? 0 : -1;
+    rd_end_t *run = NULL;
+    size_t crun = 0;
+    int rc = slot && next && b && mark ? 0 : -1;
     for (int32_t q = 0; !rc && q < d->nprocs; q++)
         mark[q] = UINT64_MAX;
-    for (size_t i = 0, j; !rc && i < d->nhome; i = j) {
-        for (j = i + 1; j < d->nhome && !key_cmp(d->home[j].key, d->home[i].key); j++)
-            ;
-        for (size_t k = i; !rc && k < j; k++) {
-            int32_t q = rd_owner(d, d->home[k].e.loc);
-            if (mark[q] == i)
+    for (size_t i = 0; !rc && i < n; i++) {
+        size_t h = key_hash(d->home[i].key) & (cap - 1);
+        while (slot[h] && key_cmp(d->home[slot[h] - 1].key, d->home[i].key))
+            h = (h + 1) & (cap - 1);
+        if (!slot[h])
+            slot[h] = (uint32_t)(i + 1), next[i] = UINT32_MAX;
+        else
+            next[i] = next[slot[h] - 1], next[slot[h] - 1] = (uint32_t)i;
+    }
+    for (size_t h = 0; !rc && h < cap; h++) {
+        if (!slot[h])
+            continue;
+        uint64_t k = 0, head = slot[h] - 1;
+        for (uint32_t i = (uint32_t)head; !rc && i != UINT32_MAX; i = next[i]) {
+            if (k == crun) {
+                size_t c = crun ? 2 * crun : 64;
+                rd_end_t *v = realloc(run, c * sizeof *v);
+                if (!v) {
+                    rc = -1;
+                    break;
+                }
+                run = v, crun = c;
+            }
+            run[k++] = d->home[i].e;
+        }
+        sort_run(run, rc ? 0 : k);
+        for (uint64_t m = 0; !rc && m < k; m++) {
+            int32_t q = rd_owner(d, run[m].loc);
+            if (mark[q] == head)
                 continue;
-            mark[q] = i;
-            uint64_t n = j - i;
-            rc = rd_put(&b[q], d->home[i].key, 32) && rd_put(&b[q], &n, 8) ? 0 : -1;
-            for (size_t m = i; !rc && m < j; m++)
-                rc = rd_put(&b[q], &d->home[m].e, sizeof(rd_end_t)) ? 0 : -1;
+            mark[q] = head;
+            rc = rd_put(&b[q], &k, 8) && rd_put(&b[q], run, k * sizeof *run) ? 0 : -1;
         }
     }
     for (int32_t q = 0; !rc && q < d->nprocs; q++)
         rc = rd_send(d, q, RD_RUNS, b[q].p, b[q].n);
     for (int32_t q = 0; b && q < d->nprocs; q++)
-        free(b[q].p);
-    free(b), free(mark);
+        st_mem_free(b[q].p);
+    free(b), free(mark), free(run);
+    st_mem_free(slot), st_mem_free(next);
     st_mem_free(d->home);
     d->home = NULL, d->nhome = d->chome = 0;
     return rc ? rd_fail(d, "out of memory") : 0;
 }
 
-/* A home's runs: each attached to the local relations of its key. */
+/* A home's runs: each attached to the local relations its ends are (rd_end_t.pad). */
 static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
 {
     st_xchg_reader_t rd = { p, p + len };
-    uint64_t key[4], n;
+    uint64_t n;
     while (rd.p < rd.end) {
-        if (st_xchg_get(&rd, key, 32) || st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
+        if (st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
             return -1;
         if (d->nrunend + n > d->crunend) {
             size_t cap = d->crunend ? 2 * d->crunend : 1024;
@@ -325,16 +351,14 @@ static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
         d->run[d->nrun] = d->nrunend;
         d->nrunend += n;
         d->run[d->nrun + 1] = d->nrunend;
-        size_t lo = 0, hi = d->nlrel; /* the first local relation of the key */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (key_cmp(d->lrel[mid].key, key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
+        for (uint64_t m = d->run[d->nrun]; m < d->nrunend; m++) { /* this process's ends: its relations */
+            const rd_end_t *e = &d->runend[m];
+            if (e->loc < d->loc0 || e->loc - d->loc0 >= d->in->nlocs)
+                continue;
+            if (e->pad >= d->in->locs[e->loc - d->loc0].nrels)
+                return -1;
+            d->relrun[d->rbase[e->loc - d->loc0] + e->pad] = d->nrun;
         }
-        for (; lo < d->nlrel && !key_cmp(d->lrel[lo].key, key); lo++)
-            d->relrun[d->rbase[d->lrel[lo].l] + d->lrel[lo].r] = d->nrun;
         d->nrun++;
     }
     return 0;
@@ -395,137 +419,48 @@ static rc_at_t find_delayer(const rc_dist_t *d, uint32_t l, uint32_t c, int m, u
     return best;
 }
 
-/* The delay metric's category exists (the replay charges the wait). */
-static int charged(const rc_wait_t *w, const st_rc_wait_t *sw)
+int rd_charged(const rc_wait_t *w, const st_rc_wait_t *sw)
 {
     return w->by.loc != RC_NONE && st_rc_delay_metric(sw->metric) >= 0;
 }
 
-static const st_rc_wait_t *swait(const rc_dist_t *d, const rc_wait_t *w)
-{
-    const st_rc_loc_t *L = &d->in->locs[w->loc - d->loc0];
-    return &L->waits[L->calls[w->call].wait_at + w->idx];
-}
-
-static rc_order_t order_of(const rc_dist_t *d, const rc_wait_t *w)
-{
-    return (rc_order_t){ w->by_enter, d->in->locs[w->loc - d->loc0].calls[w->call].leave, w->loc, w->call, w->idx };
-}
-
-static const rc_dist_t *sort_ctx; /* qsort has no argument: the engine whose waits are sorted */
-static int cmp_outw(const void *p, const void *q)
-{
-    rc_order_t a = order_of(sort_ctx, &sort_ctx->w[*(const size_t *)p]),
-               b = order_of(sort_ctx, &sort_ctx->w[*(const size_t *)q]);
-    return rc_order_cmp(&a, &b);
-}
-
-/* Every local wait's delayer; the charged ones announced to their delayers' owners and queued to be sent. */
-static int announce(rc_dist_t *d)
+/* Every local wait's delayer (once every end's run came back from its home). 0, or -1. */
+static int find_delayers(rc_dist_t *d)
 {
     const st_rc_input_t *in = d->in;
-    for (uint32_t l = 0; l < in->nlocs; l++) /* every end's run came back from its home */
+    for (uint32_t l = 0; l < in->nlocs; l++)
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
             for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++)
                 if (d->relrun[d->rbase[l] + in->locs[l].calls[c].rel_at + r] == UINT64_MAX)
                     return rd_fail(d, "a relation's run did not arrive");
-    rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);
-    if (!b)
-        return rd_fail(d, "out of memory");
-    int rc = 0;
-    for (uint32_t l = 0; !rc && l < in->nlocs; l++) {
+    for (uint32_t l = 0; l < in->nlocs; l++) {
         const st_rc_loc_t *L = &in->locs[l];
-        for (uint32_t c = 0; !rc && c < L->ncalls; c++)
-            for (uint32_t k = 0; !rc && k < L->calls[c].nwait; k++) {
+        for (uint32_t c = 0; c < L->ncalls; c++)
+            for (uint32_t k = 0; k < L->calls[c].nwait; k++) {
                 rc_wait_t *w = &d->w[d->wbase[l] + L->calls[c].wait_at + k];
                 w->loc = d->loc0 + l, w->call = c, w->idx = k;
                 w->by = find_delayer(d, l, c, L->waits[L->calls[c].wait_at + k].metric, &w->by_enter);
-                if (!charged(w, &L->waits[L->calls[c].wait_at + k]))
-                    continue;
-                rd_ann_t a = { order_of(d, w), w->by.loc };
-                rc = rd_put(&b[rd_owner(d, w->by.loc)], &a, sizeof a) ? 0 : -1;
-                d->nout[l]++;
             }
     }
-    for (uint32_t l = 0; !rc && l < in->nlocs; l++) {
-        d->outw[l] = malloc((d->nout[l] ? d->nout[l] : 1) * sizeof **d->outw);
-        rc = d->outw[l] ? 0 : -1;
-        size_t n = 0;
-        for (uint64_t i = d->wbase[l]; !rc && i < d->wbase[l + 1]; i++)
-            if (d->w[i].loc != RC_NONE && charged(&d->w[i], swait(d, &d->w[i])))
-                d->outw[l][n++] = i;
-        sort_ctx = d;
-        if (n > 1)
-            qsort(d->outw[l], n, sizeof **d->outw, cmp_outw);
-    }
-    for (int32_t q = 0; !rc && q < d->nprocs; q++)
-        rc = rd_send(d, q, RD_ANN, b[q].p, b[q].n);
-    for (int32_t q = 0; q < d->nprocs; q++)
-        free(b[q].p);
-    free(b);
-    return rc ? rd_fail(d, "out of memory") : 0;
-}
-
-static int ann_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
-{
-    if (len % sizeof(rd_ann_t))
-        return -1;
-    for (size_t i = 0; i < len / sizeof(rd_ann_t); i++) {
-        rd_ann_t a;
-        memcpy(&a, p + i * sizeof a, sizeof a);
-        if (a.dloc < d->loc0 || a.dloc >= d->loc0 + d->in->nlocs)
-            return -1;
-        uint32_t l = a.dloc - d->loc0;
-        if (d->ninc[l] == d->cinc[l]) {
-            size_t cap = d->cinc[l] ? 2 * d->cinc[l] : 16;
-            rd_inc_t *v = realloc(d->inc[l], cap * sizeof *v);
-            if (!v)
-                return rd_fail(d, "out of memory");
-            d->inc[l] = v, d->cinc[l] = cap;
-        }
-        d->inc[l][d->ninc[l]++] = (rd_inc_t){ a.k, NULL, 0 };
-    }
     return 0;
 }
 
-static int cmp_inc(const void *p, const void *q)
+int rd_put_sized(rd_bytes_t *b, const uint8_t *p, size_t n)
 {
-    return rc_order_cmp(&((const rd_inc_t *)p)->k, &((const rd_inc_t *)q)->k);
+    return rd_put(b, &n, sizeof n) && rd_put(b, p, n) ? 0 : -1;
 }
 
-/* Every announcement arrived: each location's packages in the order, the early ones in place. */
-static int order_incoming(rc_dist_t *d)
+uint8_t *rd_keep(rc_dist_t *d, const uint8_t *p, size_t n)
 {
-    for (uint32_t l = 0; l < d->in->nlocs; l++)
-        if (d->ninc[l] > 1)
-            qsort(d->inc[l], d->ninc[l], sizeof *d->inc[l], cmp_inc);
-    for (size_t k = 0; k < d->nearly; k++) {
-        int rc = rd_pkg_arrived(d, d->early[k].pkg, d->early[k].len);
-        free(d->early[k].pkg);
-        d->early[k].pkg = NULL;
-        if (rc)
-            return -1;
+    uint8_t *c = st_mem_malloc(n ? n : 1);
+    if (!c || !rd_put(&d->kept, &c, sizeof c)) {
+        st_mem_free(c);
+        rd_fail(d, "out of memory");
+        return NULL;
     }
-    d->nearly = 0;
-    return 0;
-}
-
-/* A package before the announcements are complete: kept (a copy) until they are. */
-static int keep_early(rc_dist_t *d, const uint8_t *p, size_t n)
-{
-    if (d->nearly == d->cearly) {
-        size_t cap = d->cearly ? 2 * d->cearly : 16;
-        rd_inc_t *v = realloc(d->early, cap * sizeof *v);
-        if (!v)
-            return rd_fail(d, "out of memory");
-        d->early = v, d->cearly = cap;
-    }
-    uint8_t *c = malloc(n ? n : 1);
-    if (!c)
-        return rd_fail(d, "out of memory");
-    memcpy(c, p, n);
-    d->early[d->nearly++] = (rd_inc_t){ { 0 }, c, n };
-    return 0;
+    if (n)
+        memcpy(c, p, n);
+    return c;
 }
 
 /* ---- messages and progress -------------------------------------------------------------------------- */
@@ -572,16 +507,24 @@ int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
             rc = runs_arrived(d, rd.p, n);
             d->got_runs++;
             break;
-        case RD_ANN:
-            rc = ann_arrived(d, rd.p, n);
-            d->got_ann++;
+        case RD_PKGS:
+            rc = rd_pkgs_arrived(d, rd.p, n);
+            d->got_pkgs++;
             break;
-        case RD_PKG:
-            rc = !d->announced ? keep_early(d, rd.p, n) : rd_pkg_arrived(d, rd.p, n);
+        case RD_COEF: /* kept as they came until every process's did (the sweeper, the walker) */
+        case RD_JUMPS:
+            rc = d->me != RD_SWEEPER                                               ? -1
+                 : rd_put_sized(h.type == RD_COEF ? &d->coef : &d->jumps, rd.p, n) ? rd_fail(d, "out of memory")
+                                                                                   : 0;
+            *(h.type == RD_COEF ? &d->got_coef : &d->got_jumps) += 1;
+            break;
+        case RD_PLAN:
+            rc = d->got_plan++ ? -1 : rd_plan_arrived(d, rd.p, n);
+            break;
+        case RD_SNAP:
+            rc = d->got_snap++ ? -1 : rd_snap_arrived(d, rd.p, n);
             break;
         case RD_RESP:   rc = rd_resp_arrived(d, rd.p, n); break;
-        case RD_TOKEN:  rc = rd_token_arrived(d, rd.p, n); break;
-        case RD_WALKED: d->walk_done = 1; break;
         case RD_PROPS:  rc = rd_props_arrived(d, rd.p, n); break;
         default:        rc = -1;
         }
@@ -607,15 +550,25 @@ int rc_dist_progress(rc_dist_t *d)
         }
         if (!d->indexed && d->got_runs == P && d->got_facts == P) {
             d->indexed = 1, again = 1;
-            if (announce(d) || rd_walk_start(d))
+            if (find_delayers(d) || rd_send_pkgs(d) || rd_send_jumps(d))
                 break;
         }
-        if (d->indexed && !d->announced && d->got_ann == P) {
-            d->announced = 1, again = 1;
-            if (order_incoming(d))
+        if (d->me == RD_SWEEPER && !d->planned && d->got_jumps == P && d->got_facts == P) {
+            d->planned = 1, again = 1;
+            if (rd_plan(d))
                 break;
         }
-        if (d->announced && !d->finished) {
+        if (d->indexed && !d->coef_sent && d->got_pkgs == P) {
+            d->coef_sent = 1, again = 1;
+            if (rd_send_coefs(d))
+                break;
+        }
+        if (d->me == RD_SWEEPER && !d->swept && d->got_coef == P) {
+            d->swept = 1, again = 1;
+            if (rd_sweep(d))
+                break;
+        }
+        if (d->indexed && !d->finished) {
             int k = rd_flow(d);
             if (k < 0)
                 break;
@@ -633,14 +586,17 @@ int rc_dist_progress(rc_dist_t *d)
 
 void rc_dist_waiting(const rc_dist_t *d, char *buf, size_t n)
 {
-    size_t inc = 0, done = 0;
+    size_t inc = 0;
     for (uint32_t l = 0; l < d->in->nlocs; l++)
-        inc += d->ninc[l], done += d->inc_next[l];
+        inc += d->ninc[l];
     snprintf(buf, n,
-             "ends from %u, runs from %u, announcements from %u of %d processes; %zu of %zu packages charged, %zu of "
-             "%zu answers; walk %s; propagation table %s",
-             d->got_ends, d->got_runs, d->got_ann, (int)d->nprocs, done, inc, d->nresp, d->nsent,
-             d->walk_done ? "done" : d->walking ? "here" : "elsewhere", d->props_done ? "passed on" : "not yet");
+             "ends from %u, runs from %u, packages from %u of %d processes; coefficients %s; snapshots %s; %zu of %zu "
+             "packages charged, %zu of %zu answers; walk %s; propagation table %s",
+             d->got_ends, d->got_runs, d->got_pkgs, (int)d->nprocs,
+             d->me != RD_SWEEPER ? (d->coef_sent ? "sent" : "not yet") : d->swept ? "swept" : "gathering",
+             d->got_snap ? "here" : "not yet", d->ncharged, inc, d->nresp, d->nsent,
+             d->walk_done ? "done" : d->got_plan ? "planned" : "not planned yet",
+             d->props_done ? "passed on" : "not yet");
 }
 
 int rc_dist_take(rc_dist_t *d, rc_dist_part_t *p)

@@ -6,22 +6,26 @@
  * st_rc_run's over the whole timeline bit for bit: every double is added to its target in the serial
  * replay's order.
  *
- * How (rc_dist.c, rc_dist_flow.c, rc_dist_collect.c):
+ * How (rc_dist.c, rc_dist_flow.c, rc_dist_sweep.c, rc_dist_walk.c, rc_dist_collect.c):
  *  1. Every relation end (key, location, call, role, enter) goes to its key's home process (a hash of
  *     the key); each home sends every process that holds an end of a key the key's whole run. With the
  *     runs of its relations a process finds the delayer of each of its waits and the start of each
  *     wait's interval (rc_replay.c's header) alone. The run's first and last events and where the
  *     critical path starts travel with the ends to every process.
- *  2. Each waiter announces its waits to the delayers' owners (the replay's order key), so that a
- *     delayer's owner knows which waits it charges, in which order.
- *  3. The replay as a dataflow in the serial order: a wait's package (its ticks, metric, call path, the
- *     downstream waiting it passed on, its interval's exclusive time per call path) goes to its
- *     delayer's owner once every earlier wait (in the order) that its own location delayed was
- *     charged; the delayer's owner charges the packages of each of its locations in the order and
- *     returns each wait's indirect part. The order is total and every dependency points to an earlier
- *     wait: no cycle.
- *  4. The critical path: a token (where the walk is, the moment it last was on each location) walks
- *     back from the run's end; each holder walks its own location and hands the token on.
+ *  2. Each waiter sends each of its waits' package (its ticks, metric, call path, its interval's exclusive
+ *     time per call path, the delayer's call and the interval's start there) to the delayer's owner, all at
+ *     once (rc_dist_flow.c).
+ *  3. The replay in the serial order without a message per step: what a charge passes on to the delayer's
+ *     waits (their downstream waiting, the long-term costs' source) is the only part of it that needs the
+ *     serial order over the whole run; every delayer's owner sends the sweeper (process RD_SWEEPER) each
+ *     package's coefficients (the share's scale and denominator, the delayer's charged waits in the interval),
+ *     the sweeper passes the downstream waiting on in the serial order exactly as the serial replay does and
+ *     returns each package's, as it was at its turn, to the delayer's owner (rc_dist_sweep.c); the owner then
+ *     charges the packages of each of its locations in the order and returns each wait's indirect part.
+ *  4. The critical path: every process sends the walker (the same process) where the path can leave its
+ *     locations (the calls with delayed waits, their delayers); the walker follows the path back from the
+ *     run's end over these alone and sends every process the path's entries (where it arrives on a
+ *     location); each holder then walks its own pieces, crediting them (rc_dist_walk.c).
  *  5. The propagating amounts per wait state: a running table handed from process 0 to the last,
  *     each adding its waits in the serial order.
  * At the collector (rc_dist_finish): the merged values (every process's locations), the locations'
@@ -30,8 +34,11 @@
  * propagation table.
  *
  * Cost: a process sends its relation ends and their runs (a collective of n members: n ends to the home,
- * n runs of n ends back), 32 bytes per wait it announces, a package per wait (its interval's call paths)
- * and the token with 8 bytes per location of the run per hop to another process.
+ * n runs of n ends back), a package per wait (its interval's call paths), the sweeper 72 bytes per package it
+ * charges and 16 per charged wait of the interval, the walker 32 bytes per call with delayed waits and 16 per
+ * such wait, and every process 72 bytes per move of the critical path to another location (the sweeper and
+ * walker: their work and memory grow with the run's waits, a few operations each). Messages go in a few
+ * rounds, not one per step of a chain of waits or per move of the path.
  *
  * Not thread-safe: one thread drives one engine.
  */

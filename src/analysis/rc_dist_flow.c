@@ -1,28 +1,15 @@
 /*
- * rc_dist_flow.c — the distributed root-cause replay's dataflow (rc_dist.h, steps 3 to 5): the waits'
- * packages to their delayers' owners in the serial replay's order, their charging there (rc_charge, as
- * st_rc_run does) and the answers, the critical path's token, the propagation table handed on, and a
- * process's own end (the classification of its waits, its locations' T).
- */
+ * rc_dist_flow.c — the distributed root-cause replay's packages and what follows them (rc_dist.h, steps 2 to
+ * 5): the waits' packages to their delayers' owners, the coefficients to the sweeper, the charging of every
+ * package in the serial replay's order once the sweeper's snapshots came (rc_charge, as st_rc_run does) and
+ * the answers, the propagation table handed on, and a process's own end (the classification of its waits, its
+ * locations' T). */
 #include "rc_dist_int.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* A package: its head, then norig origins (rc_origin_t) and naw interval entries (rd_aw_t). */
-typedef struct rd_pkg_head {
-    rc_order_t k;
-    uint32_t   dloc, y;
-    int64_t    kd;
-    int32_t    metric;
-    uint32_t   cx;
-    double     ticks;
-    uint32_t   norig, naw;
-} rd_pkg_head_t;
-typedef struct rd_aw {
-    uint32_t c, pad;
-    int64_t  v;
-} rd_aw_t;
+#include "../util/mem.h"
 
 /* An answer: the wait (location, call, index) and its indirect part. */
 typedef struct rd_resp {
@@ -30,12 +17,7 @@ typedef struct rd_resp {
     double   indirect;
 } rd_resp_t;
 
-/* The token: where the walk is (rc_walk_t), then the moment per location of the run. */
-typedef struct rd_token {
-    uint64_t h, e, t, hop_end, first, last, nhops, last_t0, last_loc;
-} rd_token_t;
-
-/* ---- a wait's package ------------------------------------------------------------------------------ */
+/* ---- the waits' packages ----------------------------------------------------------------------------- */
 
 /* The run of relation rel of the local location in ctx, from the ends its keys' homes sent back. */
 typedef struct at_loc {
@@ -52,101 +34,214 @@ static const void *home_run(const void *ctx, uint64_t rel, size_t *n, size_t *st
     return &d->runend[d->run[run]];
 }
 
-/* Sends local wait wi's package to its delayer's owner (every earlier wait its location delayed charged). */
-static int send_pkg(rc_dist_t *d, size_t wi)
+/* Local wait wi's package (its interval and its delayer's) appended to b. 0, or -1 (memory). */
+static int put_pkg(rc_dist_t *d, size_t wi, rd_bytes_t *b)
 {
-    rc_wait_t *w = &d->w[wi];
+    const rc_wait_t *w = &d->w[wi];
     uint32_t l = w->loc - d->loc0;
     const st_rc_loc_t *L = &d->in->locs[l];
     const st_rc_wait_t *sw = &L->waits[L->calls[w->call].wait_at + w->idx];
     int64_t kw, kd;
-    rc_shared_prev(&d->in->locs[l], w->call, w->by.loc, w->by.call, home_run, &(at_loc_t){ d, l }, &kw, &kd);
+    rc_shared_prev(L, w->call, w->by.loc, w->by.call, home_run, &(at_loc_t){ d, l }, &kw, &kd);
     rc_acc_clear(&d->aw);
     rc_interval(L, kw, w->call, &d->aw);
     rd_pkg_head_t h;
     memset(&h, 0, sizeof h);
     h.k = (rc_order_t){ w->by_enter, L->calls[w->call].leave, w->loc, w->call, w->idx };
+    h.widx = L->calls[w->call].wait_at + w->idx;
     h.dloc = w->by.loc, h.y = w->by.call, h.kd = kd, h.metric = sw->metric, h.cx = L->calls[w->call].cnode;
-    h.ticks = sw->ticks, h.norig = w->norig, h.naw = d->aw.nt;
-    size_t n = sizeof h + w->norig * sizeof(rc_origin_t) + d->aw.nt * sizeof(rd_aw_t);
-    st_xchg_rec_t rh = { .type = RD_PKG };
-    uint8_t *p = st_xchg_record(&d->out, rd_owner(d, w->by.loc), &rh, n);
+    h.ticks = sw->ticks, h.naw = d->aw.nt;
+    uint8_t *p = rd_put(b, NULL, sizeof h + d->aw.nt * sizeof(rd_aw_t));
     if (!p)
-        return rd_fail(d, "out of memory");
+        return -1;
     memcpy(p, &h, sizeof h);
     p += sizeof h;
-    if (w->norig)
-        memcpy(p, w->orig, w->norig * sizeof(rc_origin_t));
-    p += w->norig * sizeof(rc_origin_t);
     for (uint32_t i = 0; i < d->aw.nt; i++) {
         rd_aw_t a = { d->aw.touched[i], 0, d->aw.v[d->aw.touched[i]] };
         memcpy(p + i * sizeof a, &a, sizeof a);
     }
-    free(w->orig); /* replayed: what reaches it later is not read (as in st_rc_run) */
-    w->orig = NULL, w->norig = w->corig = 0;
-    d->nsent++;
     return 0;
 }
 
-int rd_pkg_arrived(rc_dist_t *d, const uint8_t *p, size_t n)
+int rd_send_pkgs(rc_dist_t *d)
 {
-    rd_pkg_head_t h;
-    if (n < sizeof h)
-        return -1;
-    memcpy(&h, p, sizeof h);
-    if (h.dloc < d->loc0 || h.dloc - d->loc0 >= d->in->nlocs ||
-        (n - sizeof h) / sizeof(rc_origin_t) < h.norig ||
-        n != sizeof h + (size_t)h.norig * sizeof(rc_origin_t) + (size_t)h.naw * sizeof(rd_aw_t))
-        return -1;
-    uint32_t l = h.dloc - d->loc0;
-    size_t lo = 0, hi = d->ninc[l];
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rc_order_cmp(&d->inc[l][mid].k, &h.k) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    if (lo == d->ninc[l] || rc_order_cmp(&d->inc[l][lo].k, &h.k) || d->inc[l][lo].pkg)
-        return -1; /* not announced, or twice */
-    uint8_t *c = malloc(n);
-    if (!c)
+    rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);
+    if (!b)
         return rd_fail(d, "out of memory");
-    memcpy(c, p, n);
-    d->inc[l][lo].pkg = c, d->inc[l][lo].len = n;
+    int rc = 0;
+    for (size_t i = 0; !rc && i < d->nw; i++) {
+        const rc_wait_t *w = &d->w[i];
+        if (w->loc == RC_NONE)
+            continue;
+        const st_rc_loc_t *L = &d->in->locs[w->loc - d->loc0];
+        if (!rd_charged(w, &L->waits[L->calls[w->call].wait_at + w->idx]))
+            continue;
+        rc = put_pkg(d, i, &b[rd_owner(d, w->by.loc)]);
+        d->nsent++;
+    }
+    for (int32_t q = 0; !rc && q < d->nprocs; q++)
+        rc = rd_send(d, q, RD_PKGS, b[q].p, b[q].n);
+    for (int32_t q = 0; q < d->nprocs; q++)
+        st_mem_free(b[q].p);
+    free(b);
+    return rc ? rd_fail(d, "out of memory") : 0;
+}
+
+int rd_pkgs_arrived(rc_dist_t *d, const uint8_t *p, size_t n)
+{
+    const uint8_t *c = rd_keep(d, p, n), *end = c + n;
+    if (!c)
+        return -1;
+    while (c < end) {
+        rd_pkg_head_t h;
+        if ((size_t)(end - c) < sizeof h)
+            return -1;
+        memcpy(&h, c, sizeof h);
+        if ((size_t)(end - c - sizeof h) / sizeof(rd_aw_t) < h.naw || h.dloc < d->loc0 ||
+            h.dloc - d->loc0 >= d->in->nlocs)
+            return -1;
+        size_t len = sizeof h + (size_t)h.naw * sizeof(rd_aw_t);
+        uint32_t l = h.dloc - d->loc0;
+        if (d->ninc[l] == d->cinc[l]) {
+            size_t cap = d->cinc[l] ? 2 * d->cinc[l] : 16;
+            rd_inc_t *v = realloc(d->inc[l], cap * sizeof *v);
+            if (!v)
+                return rd_fail(d, "out of memory");
+            d->inc[l] = v, d->cinc[l] = cap;
+        }
+        d->inc[l][d->ninc[l]++] = (rd_inc_t){ h.k, c, len, NULL, 0 };
+        c += len;
+    }
     return 0;
 }
 
-/* Charges the package of local location l's next incoming wait and answers its owner. */
-static int charge(rc_dist_t *d, uint32_t l, rd_inc_t *inc)
+/* The head of package inc of local location l, its waiter's interval into d->aw; checked against the
+ * timeline. 0, or -1 (failed). */
+static int read_pkg(rc_dist_t *d, uint32_t l, const rd_inc_t *inc, rd_pkg_head_t *h)
 {
-    rd_pkg_head_t h;
-    memcpy(&h, inc->pkg, sizeof h);
+    memcpy(h, inc->pkg, sizeof *h);
     const st_rc_loc_t *LD = &d->in->locs[l];
-    if (h.y > LD->ncalls || h.kd >= (int64_t)h.y || h.kd < -1 || h.cx >= d->res->ncnodes ||
-        st_rc_delay_metric(h.metric) < 0)
+    if (h->y >= LD->ncalls || h->kd >= (int64_t)h->y || h->kd < -1 || h->cx >= d->res->ncnodes ||
+        st_rc_delay_metric(h->metric) < 0)
         return rd_fail(d, "a package that does not fit the timeline");
-    const rc_origin_t *orig = (const rc_origin_t *)(inc->pkg + sizeof h); /* malloc'd: aligned */
-    const uint8_t *aw = inc->pkg + sizeof h + h.norig * sizeof(rc_origin_t);
     rc_acc_clear(&d->aw);
-    for (uint32_t i = 0; i < h.naw; i++) {
+    for (uint32_t i = 0; i < h->naw; i++) {
         rd_aw_t a;
-        memcpy(&a, aw + i * sizeof a, sizeof a);
+        memcpy(&a, inc->pkg + sizeof *h + i * sizeof a, sizeof a);
         if (a.c >= d->res->ncnodes)
             return rd_fail(d, "a package that does not fit the timeline");
         rc_acc_add(&d->aw, a.c, a.v);
     }
-    for (uint32_t o = 0; o < h.norig; o++)
-        if (st_rc_delay_metric(orig[o].metric) < 0 || orig[o].cnode >= d->res->ncnodes)
-            return rd_fail(d, "a package that does not fit the timeline");
-    st_rc_wait_t sw = { h.metric, h.ticks };
-    rd_resp_t r = { h.k.loc, h.k.call, h.k.idx, 0, 0 };
-    if (rc_charge(d->res, l, h.dloc, LD, &d->w[d->wbase[l]], h.kd, h.y, &sw, h.cx, orig, h.norig, &d->aw, &d->ad,
-                  &d->acc, &r.indirect))
-        return rd_fail(d, "out of memory");
-    free(inc->pkg);
-    inc->pkg = NULL;
-    return rd_send(d, rd_owner(d, h.k.loc), RD_RESP, &r, sizeof r);
+    return 0;
+}
+
+static int cmp_inc(const void *p, const void *q)
+{
+    return rc_order_cmp(&((const rd_inc_t *)p)->k, &((const rd_inc_t *)q)->k);
+}
+
+int rd_send_coefs(rc_dist_t *d)
+{
+    rd_bytes_t b = { 0 };
+    for (uint32_t l = 0; l < d->in->nlocs; l++) {
+        if (d->ninc[l] > 1)
+            qsort(d->inc[l], d->ninc[l], sizeof *d->inc[l], cmp_inc);
+        const st_rc_loc_t *LD = &d->in->locs[l];
+        const rc_wait_t *KD = &d->w[d->wbase[l]];
+        for (size_t i = 0; i < d->ninc[l]; i++) {
+            rd_pkg_head_t h;
+            if ((i && !rc_order_cmp(&d->inc[l][i - 1].k, &d->inc[l][i].k)) || read_pkg(d, l, &d->inc[l][i], &h)) {
+                st_mem_free(b.p);
+                return rd_fail(d, "a package twice, or one that does not fit the timeline");
+            }
+            double wd, den = rc_charge_den(LD, h.kd, h.y, &d->aw, &d->ad, &wd);
+            if (!(den > 0))
+                continue; /* charges nothing, passes nothing on */
+            rd_coef_t r;
+            memset(&r, 0, sizeof r);
+            r.k = h.k, r.widx = h.widx, r.dloc = h.dloc, r.metric = h.metric, r.cx = h.cx;
+            r.scale = h.ticks < den ? h.ticks / den : 1, r.den = den;
+            size_t at = b.n;
+            if (!rd_put(&b, &r, sizeof r))
+                goto oom;
+            for (uint32_t j = (uint32_t)(h.kd + 1); j < h.y; j++)
+                for (uint32_t k = 0; k < LD->calls[j].nwait; k++) {
+                    uint64_t wi = LD->calls[j].wait_at + k;
+                    if (!rd_charged(&KD[wi], &LD->waits[wi]))
+                        continue; /* what reaches it is never read */
+                    rd_target_t t = { wi, LD->waits[wi].ticks };
+                    if (!rd_put(&b, &t, sizeof t))
+                        goto oom;
+                    r.nt++;
+                }
+            memcpy(b.p + at, &r, sizeof r);
+        }
+    }
+    int rc = rd_send(d, RD_SWEEPER, RD_COEF, b.p, b.n);
+    st_mem_free(b.p);
+    return rc;
+oom:
+    st_mem_free(b.p);
+    return rd_fail(d, "out of memory");
+}
+
+/* Charges every package of every local location in the order (each with its downstream waiting) and answers
+ * their owners. 0, or -1. */
+static int charge_all(rc_dist_t *d)
+{
+    for (uint32_t l = 0; l < d->in->nlocs; l++)
+        for (size_t i = 0; i < d->ninc[l]; i++) {
+            const rd_inc_t *inc = &d->inc[l][i];
+            rd_pkg_head_t h;
+            if (read_pkg(d, l, inc, &h))
+                return -1;
+            st_rc_wait_t sw = { h.metric, h.ticks };
+            rd_resp_t r = { h.k.loc, h.k.call, h.k.idx, 0, 0 };
+            if (rc_charge(d->res, l, h.dloc, &d->in->locs[l], &d->w[d->wbase[l]], 0, h.kd, h.y, &sw, h.cx, inc->orig,
+                          inc->norig, &d->aw, &d->ad, &d->acc, &r.indirect))
+                return rd_fail(d, "out of memory");
+            if (rd_send(d, rd_owner(d, h.k.loc), RD_RESP, &r, sizeof r))
+                return -1;
+            d->ncharged++;
+        }
+    return 0;
+}
+
+int rd_snap_arrived(rc_dist_t *d, const uint8_t *p, size_t n)
+{
+    if (!d->coef_sent)
+        return -1; /* the sweeper answers the coefficients */
+    const uint8_t *c = n ? rd_keep(d, p, n) : p, *end = c + n;
+    if (n && !c)
+        return -1;
+    while (c < end) {
+        rd_snap_t s;
+        if ((size_t)(end - c) < sizeof s)
+            return -1;
+        memcpy(&s, c, sizeof s);
+        c += sizeof s;
+        if ((size_t)(end - c) / sizeof(rc_origin_t) < s.norig || !s.norig || s.dloc < d->loc0 ||
+            s.dloc - d->loc0 >= d->in->nlocs)
+            return -1;
+        uint32_t l = s.dloc - d->loc0;
+        size_t lo = 0, hi = d->ninc[l];
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (rc_order_cmp(&d->inc[l][mid].k, &s.k) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == d->ninc[l] || rc_order_cmp(&d->inc[l][lo].k, &s.k) || d->inc[l][lo].orig)
+            return -1; /* no such package, or twice */
+        const rc_origin_t *o = (const rc_origin_t *)(const void *)c; /* kept copy, 8-byte records: aligned */
+        for (uint32_t i = 0; i < s.norig; i++)
+            if (st_rc_delay_metric(o[i].metric) < 0 || o[i].cnode >= d->res->ncnodes)
+                return -1;
+        d->inc[l][lo].orig = o, d->inc[l][lo].norig = s.norig;
+        c += s.norig * sizeof(rc_origin_t);
+    }
+    return 0;
 }
 
 int rd_resp_arrived(rc_dist_t *d, const uint8_t *p, size_t n)
@@ -163,109 +258,6 @@ int rd_resp_arrived(rc_dist_t *d, const uint8_t *p, size_t n)
     d->w[d->wbase[r.loc - d->loc0] + L->calls[r.call].wait_at + r.idx].indirect = r.indirect;
     d->nresp++;
     return 0;
-}
-
-/* Location l's packages and waits in the order: a wait goes once every earlier package is charged. 1: did
- * something, 0: waits for a package, -1: failed. */
-static int flow_loc(rc_dist_t *d, uint32_t l)
-{
-    int did = 0;
-    for (;;) {
-        int have_out = d->out_next[l] < d->nout[l], have_inc = d->inc_next[l] < d->ninc[l];
-        if (!have_out && !have_inc)
-            return did;
-        if (have_out) {
-            size_t wi = d->outw[l][d->out_next[l]];
-            const rc_wait_t *w = &d->w[wi];
-            rc_order_t k = { w->by_enter, d->in->locs[l].calls[w->call].leave, w->loc, w->call, w->idx };
-            if (!have_inc || rc_order_cmp(&k, &d->inc[l][d->inc_next[l]].k) < 0) {
-                if (send_pkg(d, wi))
-                    return -1;
-                d->out_next[l]++, did = 1;
-                continue;
-            }
-        }
-        rd_inc_t *inc = &d->inc[l][d->inc_next[l]];
-        if (!inc->pkg)
-            return did;
-        if (charge(d, l, inc))
-            return -1;
-        d->inc_next[l]++, did = 1;
-    }
-}
-
-/* ---- the critical path's token ------------------------------------------------------------------------ */
-
-int rd_walk_start(rc_dist_t *d)
-{
-    const rd_facts_t *f = &d->facts;
-    if (!f->any) {
-        d->walk_done = 1;
-        return 0;
-    }
-    uint32_t s = (uint32_t)(f->fin ? f->fin_loc : f->last_loc);
-    if (rd_owner(d, s) != d->me)
-        return 0;
-    d->walk.seen = malloc((d->nall ? d->nall : 1) * sizeof *d->walk.seen);
-    if (!d->walk.seen)
-        return rd_fail(d, "out of memory");
-    for (uint32_t l = 0; l < d->nall; l++)
-        d->walk.seen[l] = UINT64_MAX;
-    uint64_t first = f->ev ? f->first : 0, last = f->ev ? f->last : 0;
-    d->walk.h = s, d->walk.e = 2 * (int64_t)d->in->locs[s - d->loc0].ncalls;
-    d->walk.t = d->walk.hop_end = last, d->walk.first = first > last ? last : first, d->walk.last = last;
-    d->walking = 1;
-    return 0;
-}
-
-int rd_token_arrived(rc_dist_t *d, const uint8_t *p, size_t n)
-{
-    rd_token_t t;
-    if (n != sizeof t + (size_t)d->nall * 8)
-        return -1;
-    memcpy(&t, p, sizeof t);
-    if (t.h < d->loc0 || t.h - d->loc0 >= d->in->nlocs || d->walking ||
-        t.e > 2 * (uint64_t)d->in->locs[t.h - d->loc0].ncalls)
-        return -1;
-    if (!d->walk.seen && !(d->walk.seen = malloc((d->nall ? d->nall : 1) * sizeof *d->walk.seen)))
-        return rd_fail(d, "out of memory");
-    memcpy(d->walk.seen, p + sizeof t, (size_t)d->nall * 8);
-    d->walk.h = (uint32_t)t.h, d->walk.e = (int64_t)t.e, d->walk.t = t.t, d->walk.hop_end = t.hop_end;
-    d->walk.first = t.first, d->walk.last = t.last, d->walk.nhops = t.nhops, d->walk.last_t0 = t.last_t0;
-    d->walk.last_loc = (uint32_t)t.last_loc;
-    d->walking = 1;
-    return 0;
-}
-
-/* Walks while the path stays on local locations, then hands the token on (or says the walk is done). */
-static int walk(rc_dist_t *d)
-{
-    while (d->walking) {
-        uint32_t l = d->walk.h - d->loc0;
-        int k = rc_walk_on(&d->walk, &d->in->locs[l], &d->w[d->wbase[l]], d->res, l, &d->hops);
-        if (k < 0)
-            return rd_fail(d, "out of memory");
-        if (k == 0) {
-            d->walking = 0;
-            for (int32_t q = 0; q < d->nprocs; q++)
-                if (rd_send(d, q, RD_WALKED, NULL, 0))
-                    return -1;
-            return 1;
-        }
-        int32_t q = rd_owner(d, d->walk.h);
-        if (q == d->me)
-            continue;
-        rd_token_t t = { d->walk.h,      (uint64_t)d->walk.e, d->walk.t,     d->walk.hop_end, d->walk.first,
-                         d->walk.last,   d->walk.nhops,       d->walk.last_t0, d->walk.last_loc };
-        st_xchg_rec_t rh = { .type = RD_TOKEN };
-        uint8_t *p = st_xchg_record(&d->out, q, &rh, sizeof t + (size_t)d->nall * 8);
-        if (!p)
-            return rd_fail(d, "out of memory");
-        memcpy(p, &t, sizeof t);
-        memcpy(p + sizeof t, d->walk.seen, (size_t)d->nall * 8);
-        d->walking = 0;
-    }
-    return 1;
 }
 
 /* ---- the propagation table and the end ------------------------------------------------------------------ */
@@ -307,20 +299,18 @@ int rd_finish_local(rc_dist_t *d)
 
 int rd_flow(rc_dist_t *d)
 {
-    int did = 0, k;
-    for (uint32_t l = 0; l < d->in->nlocs; l++) {
-        if ((k = flow_loc(d, l)) < 0)
+    int did = 0;
+    if (d->coef_sent && d->got_snap && !d->charged) {
+        d->charged = 1, did = 1;
+        if (charge_all(d))
             return -1;
-        did |= k;
     }
-    if (d->walking) {
-        if ((k = walk(d)) < 0)
+    if (d->got_plan && !d->walk_done) {
+        d->walk_done = 1, did = 1;
+        if (rd_walk_plan(d))
             return -1;
-        did |= k;
     }
-    int replayed = d->nresp == d->nsent;
-    for (uint32_t l = 0; replayed && l < d->in->nlocs; l++)
-        replayed = d->out_next[l] == d->nout[l] && d->inc_next[l] == d->ninc[l];
+    int replayed = d->charged && d->nresp == d->nsent;
     if (replayed && d->props_in && !d->props_done) {
         if (rc_props_add(&d->props, d->in, d->loc0, d->w, d->nw))
             return rd_fail(d, "out of memory");

@@ -12,15 +12,20 @@ enum {
     RD_FACTS = 0x61, /* to every process: the run's first / last event, where the critical path starts */
     RD_ENDS,         /* to every home: the relation ends of its keys (rd_keyend_t) */
     RD_RUNS,         /* from a home: the runs of the keys this process holds ends of */
-    RD_ANN,          /* to every process: the waits its locations delay (rd_ann_t) */
-    RD_PKG,          /* a wait's package to its delayer's owner */
+    RD_PKGS,         /* to every process: the packages of the waits its locations delay (rd_pkg_head_t, rd_aw_t) */
+    RD_COEF,         /* to the sweeper: each package's share of its delayer's waits (rd_coef_t, rd_target_t) */
+    RD_SNAP,         /* from the sweeper: the downstream waiting each package carries (rd_snap_t, rc_origin_t) */
     RD_RESP,         /* the wait's indirect part back to the waiter's owner */
-    RD_TOKEN,        /* the critical path's walk */
-    RD_WALKED,       /* to every process: the walk reached the run's start */
+    RD_JUMPS,        /* to the walker: where the critical path can leave each location (rc_dist_walk.c) */
+    RD_PLAN,         /* from the walker to every process: the critical path's entries (rd_token_t) */
     RD_PROPS         /* the propagation table, to the next process */
 };
 
-/* An end of a relation as runs carry it: 24 bytes. */
+/* The process that passes the downstream waiting on (rc_dist_sweep.c) and plans the critical path
+ * (rc_dist_walk.c). */
+#define RD_SWEEPER 0
+
+/* An end of a relation as runs carry it: 24 bytes; pad: the relation's index in its location's rels. */
 typedef struct rd_end {
     uint32_t loc, call, role, pad;
     uint64_t enter;
@@ -39,25 +44,56 @@ typedef struct rd_facts {
     uint64_t ev, first, last;         /* a location with events: the run's first and last event */
 } rd_facts_t;
 
-/* A wait announced to its delayer's owner: its order key and the delaying location. */
-typedef struct rd_ann {
+/* A wait's package to its delayer's owner: its order key (k.loc, k.call, k.idx: the wait), its index in its
+ * location's waits, the delayer (location, call y, the interval's start kd), the wait (metric, its call's
+ * cnode, ticks), then naw entries of the waiter's interval (rd_aw_t). Sizes are multiples of 8. */
+typedef struct rd_pkg_head {
     rc_order_t k;
+    uint64_t   widx;
+    uint32_t   dloc, y;
+    int64_t    kd;
+    int32_t    metric;
+    uint32_t   cx;
+    double     ticks;
+    uint32_t   naw, pad;
+} rd_pkg_head_t;
+typedef struct rd_aw {
+    uint32_t c, pad;
+    int64_t  v;
+} rd_aw_t;
+
+/* What a charge passes on to the delayer's waits, for the sweeper: the charged wait (its order key, its
+ * index in its location's waits), its delayer's location, the wait's metric and cnode, the share's scale and
+ * denominator (rc_charge), then nt of the delayer's waits in the interval that are charged themselves (their
+ * index in dloc's waits, their ticks). */
+typedef struct rd_coef {
+    rc_order_t k;
+    uint64_t   widx;
     uint32_t   dloc;
-} rd_ann_t;
+    int32_t    metric;
+    uint32_t   cx, nt;
+    double     scale, den;
+} rd_coef_t;
+typedef struct rd_target {
+    uint64_t widx;
+    double   wk;
+} rd_target_t;
 
-/* A package a delayer's owner is to charge: its order key and the message that carries it. */
-typedef struct rd_inc {
+/* A package's downstream waiting as the sweeper found it at the package's turn: then norig rc_origin_t. */
+typedef struct rd_snap {
     rc_order_t k;
-    uint8_t   *pkg; /* the payload (malloc'd), NULL until it arrived */
-    size_t     len;
-} rd_inc_t;
+    uint32_t   dloc, norig;
+} rd_snap_t;
 
-/* A local relation's key, where it is (location, relation index there); sorted by key. */
-typedef struct rd_lrel {
-    const uint64_t *key;
-    uint32_t        l;
-    uint64_t        r;
-} rd_lrel_t;
+/* A package a delayer's owner is to charge: its order key, where it is (in a kept message), its downstream
+ * waiting (in the kept snapshot; NULL: none). */
+typedef struct rd_inc {
+    rc_order_t         k;
+    const uint8_t     *pkg;
+    size_t             len;
+    const rc_origin_t *orig;
+    uint32_t           norig;
+} rd_inc_t;
 
 /* A growing byte buffer. */
 typedef struct rd_bytes {
@@ -72,15 +108,15 @@ struct rc_dist {
     uint32_t             loc0, nall; /* this process's first location, the run's locations */
     int32_t              me, nprocs;
     st_xchg_out_t        out;
-    int                  failed, started, home_done, indexed, announced, walk_done, props_done, finished;
+    int                  failed, started, home_done, indexed, coef_sent, swept, charged, planned, walk_done,
+                         props_done, finished;
     /* 1: the ends of the keys this process is the home of, the facts */
     rd_keyend_t *home;
     size_t       nhome, chome;
-    uint32_t     got_ends, got_runs, got_ann, got_facts;
+    uint32_t     got_ends, got_runs, got_pkgs, got_coef, got_snap, got_facts, got_jumps, got_plan;
     rd_facts_t   facts;
     /* the runs of the local relations */
-    rd_lrel_t   *lrel;   /* [local relations] by key */
-    size_t       nlrel;
+    size_t       nlrel;  /* the local relations */
     uint64_t    *rbase;  /* [nlocs]: a location's first relation in relrun */
     uint64_t    *relrun; /* [local relations]: index into runs, UINT64_MAX none yet */
     rd_end_t    *runend; /* every run's ends, by (location, call) */
@@ -91,20 +127,20 @@ struct rc_dist {
     uint64_t    *wbase;  /* [nlocs + 1] */
     rc_wait_t   *w;
     size_t       nw;
-    /* the dataflow per local location: its waits to send (indices into w, in the order) and the packages
-     * it charges (in the order) */
-    size_t     **outw;
-    size_t      *nout, *out_next;
+    /* per local location the packages it charges (in the order, once every one arrived) */
     rd_inc_t   **inc;
-    size_t      *ninc, *cinc, *inc_next;
-    rd_inc_t    *early;  /* packages that arrived before the announcements were complete */
-    size_t       nearly, cearly;
-    size_t       nsent, nresp;
+    size_t      *ninc, *cinc;
+    size_t       ncharged, nsent, nresp;
+    /* messages kept while their packages are read: the packages, the sweeper's coefficients, the snapshots */
+    rd_bytes_t   kept;   /* pointers (uint8_t *) */
+    rd_bytes_t   coef;   /* the sweeper: the coefficients' payloads, each (size_t length, bytes) */
+    rd_bytes_t   jumps;  /* the walker: the jump tables' payloads, likewise */
+    const uint8_t *plan; /* the critical path's entries (kept), nplan of them */
+    size_t       nplan;
     rc_acc_t     aw, ad;
     rc_causes_acc_t acc;
     /* the critical path */
     rc_walk_t    walk;
-    int          walking; /* the token is here */
     rc_hops_t    hops;
     /* the propagation table */
     rc_props_t   props;
@@ -122,16 +158,40 @@ int rd_send(rc_dist_t *d, int32_t to, uint8_t type, const void *p, size_t n);
 /* Marks the engine failed, with one line; returns -1. */
 int rd_fail(rc_dist_t *d, const char *what);
 
-/* rc_dist_flow.c: after the announcements, the packages and the walk until nothing more can be done
- * (1: something was done, 0: nothing, -1: failed); a package, a response, a token, a table arrived. */
+/* Keeps a copy of p[0 .. n) until the engine is freed; returns it (NULL: memory, the engine failed). */
+uint8_t *rd_keep(rc_dist_t *d, const uint8_t *p, size_t n);
+/* Whether local wait w (of timeline wait sw) is charged: it has a delayer and a delay metric. */
+int rd_charged(const rc_wait_t *w, const st_rc_wait_t *sw);
+
+/* Appends a payload as (size_t length, bytes) to b (the sweeper's and walker's gathered messages). 0, or -1. */
+int rd_put_sized(rd_bytes_t *b, const uint8_t *p, size_t n);
+
+/* rc_dist_flow.c: the packages of the local waits to their delayers' owners (after the delayers); a message of
+ * packages arrived; once all did, the coefficients to the sweeper; once the snapshots arrived, every package
+ * charged; a response or a table arrived; then the walk, the table and the end (rd_flow: 1 something was done,
+ * 0 nothing, -1 failed). */
+int rd_send_pkgs(rc_dist_t *d);
+int rd_pkgs_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
+int rd_send_coefs(rc_dist_t *d);
+int rd_snap_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
 int rd_flow(rc_dist_t *d);
-int rd_pkg_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
 int rd_resp_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
-int rd_token_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
 int rd_props_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
-/* The walk's start, if it starts here (after the facts and the delayers). 0, or -1. */
-int rd_walk_start(rc_dist_t *d);
 /* Once the replay of the local waits is complete: the table, the classification, T. 0, or -1. */
 int rd_finish_local(rc_dist_t *d);
+
+/* rc_dist_walk.c: where the critical path can leave this process's locations, to the walker (after the
+ * delayers); at the walker, once every process's tables and facts arrived (d->jumps): the path planned and sent
+ * to every process; the plan arrived (kept); this process's part of the path walked (after the delayers).
+ * 0, or -1. */
+int rd_send_jumps(rc_dist_t *d);
+int rd_plan(rc_dist_t *d);
+int rd_plan_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
+int rd_walk_plan(rc_dist_t *d);
+
+/* rc_dist_sweep.c, at the sweeper: every process's coefficients arrived (d->coef): the downstream waiting passed
+ * on in the serial replay's order, each package's as it was at its turn sent to its delayer's owner (RD_SNAP
+ * to every process). 0, or -1. */
+int rd_sweep(rc_dist_t *d);
 
 #endif

@@ -247,23 +247,23 @@ double rc_interval(const st_rc_loc_t *L, int64_t k0, uint32_t k1, rc_acc_t *a)
 
 /* ---- the downstream costs a wait passed on ---------------------------------------------------------- */
 
-static int origin_add(rc_wait_t *w, int32_t metric, uint32_t cnode, double v)
+int rc_origin_add(rc_origin_t **o, uint32_t *n, uint32_t *cap, int32_t metric, uint32_t cnode, double v)
 {
     if (!(v > 0))
         return 0;
-    for (uint32_t i = 0; i < w->norig; i++)
-        if (w->orig[i].metric == metric && w->orig[i].cnode == cnode) {
-            w->orig[i].ticks += v;
+    for (uint32_t i = 0; i < *n; i++)
+        if ((*o)[i].metric == metric && (*o)[i].cnode == cnode) {
+            (*o)[i].ticks += v;
             return 0;
         }
-    if (w->norig == w->corig) {
-        uint32_t cap = w->corig ? 2 * w->corig : 4;
-        rc_origin_t *o = realloc(w->orig, cap * sizeof *o);
-        if (!o)
+    if (*n == *cap) {
+        uint32_t c = *cap ? 2 * *cap : 4;
+        rc_origin_t *x = realloc(*o, c * sizeof *x);
+        if (!x)
             return -1;
-        w->orig = o, w->corig = cap;
+        *o = x, *cap = c;
     }
-    w->orig[w->norig++] = (rc_origin_t){ metric, cnode, v };
+    (*o)[(*n)++] = (rc_origin_t){ metric, cnode, v };
     return 0;
 }
 
@@ -292,21 +292,26 @@ static int cmp_order(const void *a, const void *b)
     return rc_order_cmp(&((const order_t *)a)->k, &((const order_t *)b)->k);
 }
 
-int rc_charge(st_an_result_t *res, uint32_t dres, uint32_t dloc, const st_rc_loc_t *LD, rc_wait_t *KD, int64_t kd,
-              uint32_t y, const st_rc_wait_t *sw, uint32_t cx, const rc_origin_t *orig, uint32_t norig,
-              const rc_acc_t *aw, rc_acc_t *ad, rc_causes_acc_t *acc, double *indirect)
+double rc_charge_den(const st_rc_loc_t *LD, int64_t kd, uint32_t y, const rc_acc_t *aw, rc_acc_t *ad, double *wd)
 {
-    int cat = cat_of(sw->metric);
-    *indirect = 0;
     rc_acc_clear(ad);
-    double wd = rc_interval(LD, kd, y, ad);
+    *wd = rc_interval(LD, kd, y, ad);
     int64_t S = 0;
     for (uint32_t i = 0; i < ad->nt; i++) {
         uint32_t c = ad->touched[i];
         int64_t d = ad->v[c] - (aw->in[c] ? aw->v[c] : 0);
         S += d > 0 ? d : 0;
     }
-    double den = (double)S + wd;
+    return (double)S + *wd;
+}
+
+int rc_charge(st_an_result_t *res, uint32_t dres, uint32_t dloc, const st_rc_loc_t *LD, rc_wait_t *KD, int pass_on,
+              int64_t kd, uint32_t y, const st_rc_wait_t *sw, uint32_t cx, const rc_origin_t *orig, uint32_t norig,
+              const rc_acc_t *aw, rc_acc_t *ad, rc_causes_acc_t *acc, double *indirect)
+{
+    int cat = cat_of(sw->metric);
+    *indirect = 0;
+    double wd, den = rc_charge_den(LD, kd, y, aw, ad, &wd);
     if (!(den > 0))
         return 0;
     double scale = sw->ticks < den ? sw->ticks / den : 1;
@@ -337,10 +342,11 @@ int rc_charge(st_an_result_t *res, uint32_t dres, uint32_t dloc, const st_rc_loc
         for (uint32_t k = 0; k < C->nwait; k++) {
             double wk = LD->waits[C->wait_at + k].ticks;
             rc_wait_t *K = &KD[C->wait_at + k];
-            if (origin_add(K, sw->metric, cx, scale * wk))
+            if (pass_on && rc_origin_add(&K->orig, &K->norig, &K->corig, sw->metric, cx, scale * wk))
                 return -1;
-            for (uint32_t o = 0; o < norig; o++)
-                if (origin_add(K, orig[o].metric, orig[o].cnode, orig[o].ticks / den * wk))
+            for (uint32_t o = 0; pass_on && o < norig; o++)
+                if (rc_origin_add(&K->orig, &K->norig, &K->corig, orig[o].metric, orig[o].cnode,
+                                  orig[o].ticks / den * wk))
                     return -1;
             if (scale * wk > K->prop)
                 K->prop = scale * wk;
@@ -359,7 +365,7 @@ static int replay_one(rc_ctx_t *x, rc_wait_t *w, rc_acc_t *aw, rc_acc_t *ad)
     rc_shared_prev(&in->locs[W], w->call, D, y, index_run, &(at_loc_t){ x, W }, &kw, &kd);
     rc_acc_clear(aw);
     rc_interval(&in->locs[W], kw, w->call, aw);
-    return rc_charge(x->res, D, D, &in->locs[D], &x->w[x->wbase[D]], kd, y, wait_of(x, w),
+    return rc_charge(x->res, D, D, &in->locs[D], &x->w[x->wbase[D]], 1, kd, y, wait_of(x, w),
                      in->locs[W].calls[w->call].cnode, w->orig, w->norig, aw, ad, x->want_causes ? &x->acc : NULL,
                      &w->indirect);
 }

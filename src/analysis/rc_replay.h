@@ -147,14 +147,21 @@ void rc_acc_clear(rc_acc_t *a);
  * returns the waits of the calls in between. */
 double rc_interval(const st_rc_loc_t *L, int64_t k0, uint32_t k1, rc_acc_t *a);
 
+/* Delayer D's interval for a wait (its timeline LD, calls kd + 1 .. y; the waiter's interval aw): D's exclusive
+ * time per cnode into ad, its intermediate waits' sum into *wd; returns the share's denominator S + W_D
+ * (rc_replay.c's header). */
+double rc_charge_den(const st_rc_loc_t *LD, int64_t kd, uint32_t y, const rc_acc_t *aw, rc_acc_t *ad, double *wd);
 /* What a wait's delayer D charges (rc_replay.c's header): wait sw at a call on cnode cx, its
  * downstream waiting orig[0 .. norig), the waiter's interval aw; D's timeline LD (location dres of
  * res, dloc in the causes), its calls kd + 1 .. y the interval (ad: scratch), KD D's waits (by index in
- * LD's waits: their origins and propagation). *indirect: the part of sw due to D's own waits.
- * 0, or -1 (memory). */
-int rc_charge(st_an_result_t *res, uint32_t dres, uint32_t dloc, const st_rc_loc_t *LD, rc_wait_t *KD, int64_t kd,
-              uint32_t y, const st_rc_wait_t *sw, uint32_t cx, const rc_origin_t *orig, uint32_t norig,
+ * LD's waits: their propagation, and with pass_on their origins). *indirect: the part of sw due to D's
+ * own waits. 0, or -1 (memory). */
+int rc_charge(st_an_result_t *res, uint32_t dres, uint32_t dloc, const st_rc_loc_t *LD, rc_wait_t *KD, int pass_on,
+              int64_t kd, uint32_t y, const st_rc_wait_t *sw, uint32_t cx, const rc_origin_t *orig, uint32_t norig,
               const rc_acc_t *aw, rc_acc_t *ad, rc_causes_acc_t *acc, double *indirect);
+/* Adds v (> 0, else nothing) of wait state (metric, cnode) to a wait's downstream waiting (*o: *n entries, room
+ * for *cap; realloc'd): to its entry, else a new one at the end. 0, or -1 (memory). */
+int rc_origin_add(rc_origin_t **o, uint32_t *n, uint32_t *cap, int32_t metric, uint32_t cnode, double v);
 /* The classification of a point-to-point wait sw (w its replay) at cnode c of location l of res. */
 void rc_classify_one(st_an_result_t *res, uint32_t c, uint32_t l, const st_rc_wait_t *sw, const rc_wait_t *w);
 

@@ -7,7 +7,7 @@
  * replay's, and the causes, the propagation table and the critical path's hops the same. Also: a
  * malformed message fails the engine with one line.
  */
-/* link: src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+/* link: src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_rc_lib.h"
 #include "test_rc_scen.h"
 
@@ -199,6 +199,35 @@ static void scen_barrier_tie(void) { scen_barrier(1); }
 static void scen_bcast(void) { scen_rooted(0); }
 static void scen_reduce(void) { scen_rooted(1); }
 
+/* The messages go in a fixed number of rounds, whatever the number of waits and of moves of the critical path
+ * between processes: a random program of 16 locations (hundreds of waits, chains of them alternating between
+ * the processes) over 2 and 5 processes takes at most 8 messages from each process to each (the ends, runs,
+ * packages and jump tables, coefficients, snapshots, the plan, the answers, the table), and the values are
+ * still the serial replay's. */
+static void test_rounds(void)
+{
+    RN = 16, rseed = 4242;
+    scen_random();
+    run_serial(0);
+    size_t waits = 0;
+    for (uint32_t l = 0; l < in.nlocs; l++)
+        waits += L[l].nwaits;
+    EXPECT(waits > 100, "the program has %zu waits", waits);
+    for (int np = 2; np <= 5; np += 3) {
+        uint32_t ploc0[MAXP + 1];
+        for (int p = 0; p <= np; p++)
+            ploc0[p] = (uint32_t)((uint64_t)in.nlocs * (uint64_t)p / (uint64_t)np);
+        drng = 99 + (uint64_t)np;
+        scen_random();
+        size_t sent = run_dist(0, np, ploc0);
+        char ctx[96];
+        snprintf(ctx, sizeof ctx, "random 16/4242 over %d processes (rounds)", np);
+        expect_serial(ctx);
+        EXPECT(sent <= (size_t)(8 * np * np), "%s: %zu messages for %zu waits, at most %d expected", ctx, sent, waits,
+               8 * np * np);
+    }
+}
+
 /* A malformed message (a record of no type the engine knows) fails the engine. */
 static void test_malformed(void)
 {
@@ -254,6 +283,7 @@ int main(void)
     RN = 8, rseed = 77;
     check_splits(scen_random, 0, "random 8/77, shuffled cnodes");
     memcpy(cmap, identity, sizeof cmap);
+    test_rounds();
     test_malformed();
     result_free();
     st_rc_causes_free(&serial_cz);
