@@ -165,12 +165,15 @@ static int wait_for_writer(st_thread_t *th)
 /*
  * The last events of a full buffer that stay for the next one (copied to its start): so many that the
  * events spilled stay a multiple of ST_SPILL_ALIGN bytes, and every write of a buffer can go straight
- * from it (spill.h). None while the spill file has no O_DIRECT descriptor.
+ * from it (spill.h). None when the spill file has no O_DIRECT descriptor; also at the first hand-off,
+ * before the file is opened (by its first write): else a location with room (OpenMP's) would spill
+ * cap - room events first, and its whole second buffer would go through the page cache (unaligned).
+ * The file is opened only by a write of this thread's buffers, never while this runs (pass_on waited).
  */
 static size_t carried(const st_thread_t *th, uint64_t spilled)
 {
     size_t per = ST_SPILL_ALIGN / sizeof(st_event_t);
-    size_t keep = th->spill_dfd >= 0 ? (size_t)((spilled + th->pos) % per) : 0;
+    size_t keep = th->spill_dfd >= 0 || th->spill_fd < 0 ? (size_t)((spilled + th->pos) % per) : 0;
     return keep < th->pos ? keep : 0;
 }
 

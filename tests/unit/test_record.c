@@ -36,6 +36,7 @@
 /* ---- the writer's writes, held or failed on demand ---------------------------------------- */
 
 static int hold_writes, fail_writes, writes_begun;
+static size_t unaligned_bytes; /* written at offsets that are not whole 4 KiB blocks: through the page cache */
 
 static void sleep_ms(long ms)
 {
@@ -46,6 +47,8 @@ static void sleep_ms(long ms)
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
     __atomic_add_fetch(&writes_begun, 1, __ATOMIC_SEQ_CST);
+    if (off % 4096)
+        __atomic_add_fetch(&unaligned_bytes, n, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&hold_writes, __ATOMIC_ACQUIRE))
         sleep_ms(1);
     if (__atomic_load_n(&fail_writes, __ATOMIC_ACQUIRE))
@@ -368,7 +371,7 @@ static void *record_handoffs(void *arg)
 /*
  * A location with room (as OpenMP's) hands off buffers of cap - room events, not a multiple of a
  * 4 KiB block: the last events of each are carried to the next buffer, so that what is spilled stays
- * whole blocks from the second hand-off on (each write goes straight from the buffer, O_DIRECT), and
+ * whole blocks from the first hand-off on (each write goes straight from the buffer, O_DIRECT), and
  * every event still reads back once, in order.
  */
 static void *record_aligned(void *arg)
@@ -377,6 +380,7 @@ static void *record_aligned(void *arg)
     if (!th)
         return NULL;
     st_record_set_room(th, 100);
+    __atomic_store_n(&unaligned_bytes, 0, __ATOMIC_SEQ_CST);
     uint64_t id = 0;
     for (int round = 0; round < 20 && th->handoffs < 4; round++) { /* the first stop only asks for the spare */
         while (th->pos < th->limit)
@@ -387,9 +391,12 @@ static void *record_aligned(void *arg)
     uint64_t spilled = st_record_spilled(th), per = ST_SPILL_ALIGN / sizeof(st_event_t);
     EXPECT(th->handoffs == 4 && spilled > 3 * (th->cap - 100), "%llu hand-offs, %llu spilled",
            (unsigned long long)th->handoffs, (unsigned long long)spilled);
-    if (th->spill_dfd >= 0)
+    if (th->spill_dfd >= 0) {
         EXPECT(spilled % per == 0, "spilled %llu events: not whole %u-byte blocks", (unsigned long long)spilled,
                ST_SPILL_ALIGN);
+        /* from the first hand-off on: none of it went through the page cache at an unaligned offset */
+        EXPECT(unaligned_bytes == 0, "%zu bytes written at unaligned offsets (through the page cache)", unaligned_bytes);
+    }
     else
         printf("test_record: %s has no O_DIRECT: alignment not checked\n", st_config.tmpdir);
     uint64_t n = st_record_count(th), next = 0;
