@@ -146,6 +146,12 @@ static inline uint64_t st_timer_now_ep_ordered(uint32_t *epoch)
     return st_timer_apply(m, st_timer_local());
 }
 
+/* The epoch of the current map, without reading the clock (for an event stamped with a time read before). */
+static inline uint32_t st_timer_epoch(void)
+{
+    return atomic_load_explicit(&st_timer_current, memory_order_acquire)->epoch;
+}
+
 /* st_timer_now() that also reports the epoch of the map it used (for event records). */
 static inline uint64_t st_timer_now_ep(uint32_t *epoch)
 {

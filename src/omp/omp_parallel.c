@@ -156,7 +156,8 @@ static void team_begin(st_omp_thread_t *ot, st_omp_par_t *p, ompt_data_t *task, 
     e->peer = (int32_t)index;
     e->tag = (int32_t)actual;
     e->aux = p->parent;
-    st_omp_enter(ot, ST_REGION_OMP_PARALLEL, (const void *)(uintptr_t)p->codeptr);
+    /* the same instant: no second clock read */
+    st_omp_enter_stamped(ot, ST_REGION_OMP_PARALLEL, (const void *)(uintptr_t)p->codeptr, th->last, th->epoch);
 }
 
 /*
@@ -193,8 +194,11 @@ static void team_end(st_omp_thread_t *ot)
     if (!lv->par)
         return;
     uint64_t te = lv->index != 0 ? worker_end_time(lv, 0) : 0;
+    int closed = ot->nregions > lv->rbase;
     st_omp_close_above(ot, lv->rbase, te);
-    st_event_t *e = st_omp_record_at(ot->th, ST_EV_THREAD_TEAM_END, te);
+    /* the master's end at now: at the instant of the leaves just recorded (one clock read) */
+    st_event_t *e = te == 0 && closed ? st_omp_record_again(ot->th, ST_EV_THREAD_TEAM_END)
+                                      : st_omp_record_at(ot->th, ST_EV_THREAD_TEAM_END, te);
     e->id = lv->id;
     e->peer = (int32_t)lv->index;
     if (lv->index == 0) { /* publish for the workers' late ends */

@@ -57,9 +57,10 @@ st_thread_t *st_omp_attach(st_omp_thread_t *ot)
 void st_omp_close_above(st_omp_thread_t *ot, uint32_t base, uint64_t t)
 {
     ot->lost = 0; /* dropped enters were nested inside what is closed now */
-    while (ot->nregions > base) {
+    for (int first = 1; ot->nregions > base; first = 0) {
         st_region_t r = ot->region[--ot->nregions];
-        st_event_t *e = st_omp_record_at(ot->th, ST_EV_LEAVE, t);
+        /* leaves at now share the first one's clock read */
+        st_event_t *e = t == 0 && !first ? st_omp_record_again(ot->th, ST_EV_LEAVE) : st_omp_record_at(ot->th, ST_EV_LEAVE, t);
         e->region = r;
         e->flags = st_omp_region_flags(r);
     }

@@ -54,9 +54,8 @@ st_thread_t *st_thread_register(void)
         return NULL;
     size_t cap = st_config.buffer / sizeof(st_event_t);
     st_thread_t *th = st_record_alloc_line(sizeof *th);
-    /* Mapped with its pages populated, so recording never takes a page fault. */
-    st_event_t *buf = th ? mmap(NULL, cap * sizeof *buf, PROT_READ | PROT_WRITE,
-                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0) : MAP_FAILED;
+    /* Mapped with its pages populated, so recording never takes a page fault (in huge pages where it can). */
+    st_event_t *buf = th ? st_huge_map(cap * sizeof *buf) : MAP_FAILED;
     if (buf == MAP_FAILED) {
         free(th);
         st_log_warn_once("cannot allocate a %zu-byte event buffer; this thread is not traced", st_config.buffer);
@@ -166,12 +165,15 @@ static int wait_for_writer(st_thread_t *th)
 /*
  * The last events of a full buffer that stay for the next one (copied to its start): so many that the
  * events spilled stay a multiple of ST_SPILL_ALIGN bytes, and every write of a buffer can go straight
- * from it (spill.h). None while the spill file has no O_DIRECT descriptor.
+ * from it (spill.h). None when the spill file has no O_DIRECT descriptor; also at the first hand-off,
+ * before the file is opened (by its first write): else a location with room (OpenMP's) would spill
+ * cap - room events first, and its whole second buffer would go through the page cache (unaligned).
+ * The file is opened only by a write of this thread's buffers, never while this runs (pass_on waited).
  */
 static size_t carried(const st_thread_t *th, uint64_t spilled)
 {
     size_t per = ST_SPILL_ALIGN / sizeof(st_event_t);
-    size_t keep = th->spill_dfd >= 0 ? (size_t)((spilled + th->pos) % per) : 0;
+    size_t keep = th->spill_dfd >= 0 || th->spill_fd < 0 ? (size_t)((spilled + th->pos) % per) : 0;
     return keep < th->pos ? keep : 0;
 }
 

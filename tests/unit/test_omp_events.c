@@ -2,6 +2,8 @@
  * test_omp_events.c — the OMPT callbacks driven by a fake OpenMP runtime, thread by
  * thread in a fixed interleaving (no OpenMP compiler needed):
  *   - registration: a callback the runtime does not offer is reported once (verbose);
+ *   - one clock read per callback: a team's begin and its ENTER parallel, the master's
+ *     LEAVE parallel and team end share their instants;
  *   - a parallel region whose worker reports its barrier and team end late (as LLVM
  *     libomp does): the worker's leave and team end get the master's times, before
  *     the join; the worker keeps its location for the next region; the join names
@@ -263,6 +265,11 @@ static void check_master(st_thread_t *th)
         EXPECT(e[fork].id == e[join].id && e[fork].id == e[tb].id && e[fork].bytes == 2);
         EXPECT(e[tb].peer == 0 && e[tb].tag == 2 && e[fork].aux == 0);
         EXPECT(find(e, n, (size_t)tb, ST_EV_ENTER, ST_REGION_OMP_PARALLEL) == tb + 1);
+        /* one clock read per callback: the team's begin and its region's ENTER, the LEAVE and the team's end */
+        EXPECT(e[tb + 1].time == e[tb].time, "team begin %llu, enter parallel %llu", (unsigned long long)e[tb].time,
+               (unsigned long long)e[tb + 1].time);
+        EXPECT(e[te - 1].kind == ST_EV_LEAVE && e[te - 1].region == ST_REGION_OMP_PARALLEL && e[te - 1].time == e[te].time,
+               "leave parallel %llu, team end %llu", (unsigned long long)e[te - 1].time, (unsigned long long)e[te].time);
         long ib = find(e, n, 0, ST_EV_ENTER, ST_REGION_OMP_IBARRIER);
         EXPECT(ib > tb && (e[ib].flags & ST_EVF_IMPLICIT));
     }

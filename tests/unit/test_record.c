@@ -36,6 +36,7 @@
 /* ---- the writer's writes, held or failed on demand ---------------------------------------- */
 
 static int hold_writes, fail_writes, writes_begun;
+static size_t unaligned_bytes; /* written at offsets that are not whole 4 KiB blocks: through the page cache */
 
 static void sleep_ms(long ms)
 {
@@ -46,6 +47,8 @@ static void sleep_ms(long ms)
 ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
     __atomic_add_fetch(&writes_begun, 1, __ATOMIC_SEQ_CST);
+    if (off % 4096)
+        __atomic_add_fetch(&unaligned_bytes, n, __ATOMIC_SEQ_CST);
     while (__atomic_load_n(&hold_writes, __ATOMIC_ACQUIRE))
         sleep_ms(1);
     if (__atomic_load_n(&fail_writes, __ATOMIC_ACQUIRE))
@@ -368,7 +371,7 @@ static void *record_handoffs(void *arg)
 /*
  * A location with room (as OpenMP's) hands off buffers of cap - room events, not a multiple of a
  * 4 KiB block: the last events of each are carried to the next buffer, so that what is spilled stays
- * whole blocks from the second hand-off on (each write goes straight from the buffer, O_DIRECT), and
+ * whole blocks from the first hand-off on (each write goes straight from the buffer, O_DIRECT), and
  * every event still reads back once, in order.
  */
 static void *record_aligned(void *arg)
@@ -377,6 +380,7 @@ static void *record_aligned(void *arg)
     if (!th)
         return NULL;
     st_record_set_room(th, 100);
+    __atomic_store_n(&unaligned_bytes, 0, __ATOMIC_SEQ_CST);
     uint64_t id = 0;
     for (int round = 0; round < 20 && th->handoffs < 4; round++) { /* the first stop only asks for the spare */
         while (th->pos < th->limit)
@@ -387,9 +391,12 @@ static void *record_aligned(void *arg)
     uint64_t spilled = st_record_spilled(th), per = ST_SPILL_ALIGN / sizeof(st_event_t);
     EXPECT(th->handoffs == 4 && spilled > 3 * (th->cap - 100), "%llu hand-offs, %llu spilled",
            (unsigned long long)th->handoffs, (unsigned long long)spilled);
-    if (th->spill_dfd >= 0)
+    if (th->spill_dfd >= 0) {
         EXPECT(spilled % per == 0, "spilled %llu events: not whole %u-byte blocks", (unsigned long long)spilled,
                ST_SPILL_ALIGN);
+        /* from the first hand-off on: none of it went through the page cache at an unaligned offset */
+        EXPECT(unaligned_bytes == 0, "%zu bytes written at unaligned offsets (through the page cache)", unaligned_bytes);
+    }
     else
         printf("test_record: %s has no O_DIRECT: alignment not checked\n", st_config.tmpdir);
     uint64_t n = st_record_count(th), next = 0;
@@ -416,6 +423,76 @@ static void test_aligned(void)
     st_thread_t *th = NULL;
     on_new_thread(record_aligned, &th);
     EXPECT(th != NULL, "no thread");
+    spill_dir_end(dir);
+}
+
+/* ---- the buffers' memory ------------------------------------------------------------------ */
+
+/*
+ * What /proc/self/smaps says of the mapping that holds addr: whether it is marked for huge pages
+ * (VmFlags "hg", madvise MADV_HUGEPAGE), its start, and its resident kB. 0 when found.
+ */
+static int mapping_of(const void *addr, int *huge, uintptr_t *start, long *rss_kb)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int in = 0, found = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            if (in)
+                break;
+            in = (uintptr_t)addr >= a && (uintptr_t)addr < b;
+            if (in)
+                *start = a, *huge = 0, *rss_kb = 0, found = 1;
+        } else if (in && !strncmp(line, "Rss:", 4)) {
+            *rss_kb = atol(line + 4);
+        } else if (in && !strncmp(line, "VmFlags:", 8)) {
+            *huge = strstr(line, " hg") != NULL;
+        }
+    }
+    fclose(f);
+    return found ? 0 : -1;
+}
+
+static void *record_half_of_big(void *arg)
+{
+    st_thread_t *th = *(st_thread_t **)arg = st_thread_self();
+    uint64_t id = 0;
+    if (th) {
+        record_ids(th, &id, th->cap / 2 + 1); /* asks for the spare */
+        writer_caught_up(th);
+    }
+    return NULL;
+}
+
+/*
+ * Buffers of 2 MiB and more (the default is 8 MiB) are mapped 2 MiB aligned and marked for huge pages
+ * before they are populated, the first at registration and the spare by the writer: in a VM with shadow
+ * page tables every fresh 4 KiB page costs its recorder 15-20 us at its first use (docs/performance.md).
+ * Both are resident in full before the first event goes into them.
+ */
+static void test_huge_buffers(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    spill_dir_begin(dir);
+    st_config.buffer = 4 << 20;
+    st_thread_t *th = NULL;
+    on_new_thread(record_half_of_big, &th);
+    REQUIRE(th != NULL && th->spare == ST_SPARE_READY, "no thread or no spare");
+    for (int b = 0; b < 2; b++) {
+        int huge = 0;
+        uintptr_t start = 0;
+        long rss = 0;
+        REQUIRE(mapping_of(th->bufs[b], &huge, &start, &rss) == 0, "buffer %d not in /proc/self/smaps", b);
+        EXPECT((uintptr_t)th->bufs[b] % (2u << 20) == 0 && huge, "buffer %d at %p: %s2 MiB aligned, %smarked for huge "
+               "pages (madvise MADV_HUGEPAGE)", b, (void *)th->bufs[b], (uintptr_t)th->bufs[b] % (2u << 20) ? "not " : "",
+               huge ? "" : "not ");
+        EXPECT(rss >= (long)(th->cap * sizeof(st_event_t) >> 10), "buffer %d: its mapping (at %#lx) has %ld kB "
+               "resident, the buffer %zu", b, (unsigned long)start, rss, th->cap * sizeof(st_event_t) >> 10);
+    }
     spill_dir_end(dir);
 }
 
@@ -747,6 +824,7 @@ int main(void)
     test_room();
     test_again();
     test_aligned();
+    test_huge_buffers();
     test_finish(); /* from here on without a writer */
     test_flush_without_writer();
     test_flush_unwritable();
