@@ -65,7 +65,9 @@ if [ -f "$MPICH_LIB" ]; then
         grep -qx "$s" "$ST_TMP/msyms.txt" && fail "$MPICH_LIB exports $s (MPICH's mpi_f08 binding is mpi_x_f08ts_)"
     done
     # each exported name is one MPICH's mpi_f08 library defines (the one the entry point forwards to)
-    FORT=$(ldconfig -p | awk '/libmpichfort\.so\.12 /{print $NF; exit}')
+    # (awk reads all of ldconfig's output: an early exit could end ldconfig with SIGPIPE, which
+    # pipefail and set -e turn into a silent end of this test; seen once on a fresh machine)
+    FORT=$(ldconfig -p | awk '/libmpichfort\.so\.12 / && !f {f = $NF} END {print f}')
     if [ -f "$FORT" ]; then
         nm -D --defined-only "$FORT" | awk '{print $3}' | sort -u >"$ST_TMP/fort.txt"
         grep -E '^mpi_[a-z0-9_]+_f08_$' "$ST_TMP/msyms.txt" | sort -u >"$ST_TMP/ours.txt"
