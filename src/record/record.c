@@ -54,8 +54,9 @@ st_thread_t *st_thread_register(void)
         return NULL;
     size_t cap = st_config.buffer / sizeof(st_event_t);
     st_thread_t *th = st_record_alloc_line(sizeof *th);
-    /* Mapped with its pages populated, so recording never takes a page fault (in huge pages where it can). */
-    st_event_t *buf = th ? st_huge_map(cap * sizeof *buf) : MAP_FAILED;
+    /* Mapped with its pages populated, so recording never takes a page fault. */
+    st_event_t *buf = th ? mmap(NULL, cap * sizeof *buf, PROT_READ | PROT_WRITE,
+                                MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0) : MAP_FAILED;
     if (buf == MAP_FAILED) {
         free(th);
         st_log_warn_once("cannot allocate a %zu-byte event buffer; this thread is not traced", st_config.buffer);
