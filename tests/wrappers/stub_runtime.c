@@ -281,7 +281,7 @@ void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t 
     st_stub.rma.with_request = ri != NULL;
 }
 void st_mpi_rma_complete(st_thread_t *th, const st_req_info_t *ri) { (void)th; (void)ri; }
-void st_mpi_win_fence(st_thread_t *th, int rc, MPI_Win win) { (void)th; (void)win; st_stub.rma.fences += rc == MPI_SUCCESS; }
+void st_mpi_win_fence(st_thread_t *th, int rc, int massert, MPI_Win win) { (void)th; (void)massert; (void)win; st_stub.rma.fences += rc == MPI_SUCCESS; }
 void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win)
 {
     (void)th; (void)lock_type; (void)win;
