@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../config/config.h"
+#include "../util/hugealloc.h"
 #include "../util/log.h"
 
 /* The writer's state, in the low two bits of writer_word; the rest counts requests. */
@@ -207,8 +208,7 @@ static int warm_ahead(st_thread_t *th)
 /* Makes th's spare buffer, populated and touched so that recording into it never takes a page fault or trap. */
 static void make_spare(st_thread_t *th)
 {
-    void *p = mmap(NULL, th->cap * sizeof(st_event_t), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    void *p = st_huge_map(th->cap * sizeof(st_event_t));
     if (p != MAP_FAILED)
         touch_pages(p, 0, buffer_pages(th));
     if (p == MAP_FAILED) {

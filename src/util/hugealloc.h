@@ -13,6 +13,7 @@
 #ifndef ST_UTIL_HUGEALLOC_H
 #define ST_UTIL_HUGEALLOC_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -33,6 +34,47 @@ static inline void *st_huge_alloc(size_t n)
     if (p)
         (void)madvise(p, len, MADV_HUGEPAGE); /* a hint: without huge pages the block works the same */
 #endif
+    return p;
+}
+
+/*
+ * n bytes mapped privately (munmap(p, n) releases them), zeroed, every page present and
+ * writable: recording into it takes no page fault. From ST_HUGE_PAGE bytes on the block
+ * starts on a 2 MiB boundary and is marked for huge pages before it is populated (a read
+ * of an unpopulated huge-page block would map the shared zero page, and the first write
+ * then fault); in a VM with shadow page tables a huge page also spares the first-access
+ * trap of each of its 4 KiB pages (docs/performance.md). MAP_FAILED when out of memory.
+ */
+static inline void *st_huge_map(size_t n)
+{
+    const size_t page = 4096;
+    size_t len = (n + page - 1) / page * page;
+    if (len < ST_HUGE_PAGE)
+        return mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    size_t span = len + ST_HUGE_PAGE;
+    char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return MAP_FAILED;
+    char *p = (char *)(((size_t)m + ST_HUGE_PAGE - 1) / ST_HUGE_PAGE * ST_HUGE_PAGE);
+    if (p > m)
+        munmap(m, (size_t)(p - m));
+    if (m + span > p + len)
+        munmap(p + len, (size_t)(m + span - (p + len)));
+#ifdef MADV_HUGEPAGE
+    (void)madvise(p, len, MADV_HUGEPAGE); /* a hint: without huge pages the block works the same */
+#endif
+#ifdef MADV_POPULATE_WRITE
+    if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
+        return p;
+    if (errno != EINVAL) { /* out of memory */
+        int err = errno;
+        munmap(p, len);
+        errno = err;
+        return MAP_FAILED;
+    }
+#endif
+    for (size_t i = 0; i < len; i += page) /* no MADV_POPULATE_WRITE (Linux < 5.14): fault in by writing */
+        ((volatile char *)p)[i] = 0;
     return p;
 }
 

@@ -426,6 +426,81 @@ static void test_aligned(void)
     spill_dir_end(dir);
 }
 
+/* ---- the buffers' memory ------------------------------------------------------------------ */
+
+/*
+ * What /proc/self/smaps says of the mapping that holds addr: whether it is marked for huge pages
+ * (VmFlags "hg", madvise MADV_HUGEPAGE), its start, and its resident kB. 0 when found.
+ */
+static int mapping_of(const void *addr, int *huge, uintptr_t *start, long *rss_kb)
+{
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f)
+        return -1;
+    char line[512];
+    int in = 0, found = 0;
+    while (fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+            if (in)
+                break;
+            in = (uintptr_t)addr >= a && (uintptr_t)addr < b;
+            if (in)
+                *start = a, *huge = 0, *rss_kb = 0, found = 1;
+        } else if (in && !strncmp(line, "Rss:", 4)) {
+            *rss_kb = atol(line + 4);
+        } else if (in && !strncmp(line, "VmFlags:", 8)) {
+            *huge = strstr(line, " hg") != NULL;
+        }
+    }
+    fclose(f);
+    return found ? 0 : -1;
+}
+
+static void *record_half_of_big(void *arg)
+{
+    st_thread_t *th = *(st_thread_t **)arg = st_thread_self();
+    uint64_t id = 0;
+    if (th) {
+        record_ids(th, &id, th->cap / 2 + 1); /* asks for the spare */
+        writer_caught_up(th);
+    }
+    return NULL;
+}
+
+/*
+ * The spare of a buffer of 2 MiB and more (the default is 8 MiB) is mapped 2 MiB aligned and marked for
+ * huge pages before the writer populates it (3-8 times less populate here). The first buffer stays in
+ * 4 KiB pages: it is populated on the registering thread, which a huge-page populate could stall for
+ * tens of ms while the kernel compacts memory. Both are resident in full before the first event goes
+ * into them.
+ */
+static void test_huge_buffers(void)
+{
+    char dir[] = "/tmp/st-test-record-XXXXXX";
+    spill_dir_begin(dir);
+    st_config.buffer = 4 << 20;
+    st_thread_t *th = NULL;
+    on_new_thread(record_half_of_big, &th);
+    REQUIRE(th != NULL && th->spare == ST_SPARE_READY, "no thread or no spare");
+    for (int b = 0; b < 2; b++) {
+        int huge = 0;
+        uintptr_t start = 0;
+        long rss = 0;
+        REQUIRE(mapping_of(th->bufs[b], &huge, &start, &rss) == 0, "buffer %d not in /proc/self/smaps", b);
+        if (b == 1)
+            EXPECT((uintptr_t)th->bufs[b] % (2u << 20) == 0 && huge, "spare buffer at %p: %s2 MiB aligned, %smarked "
+                   "for huge pages (madvise MADV_HUGEPAGE)", (void *)th->bufs[b],
+                   (uintptr_t)th->bufs[b] % (2u << 20) ? "not " : "", huge ? "" : "not ");
+        else
+            EXPECT(!huge, "first buffer at %p: marked for huge pages (populated on the registering thread)",
+                   (void *)th->bufs[b]);
+        EXPECT(rss >= (long)(th->cap * sizeof(st_event_t) >> 10), "buffer %d: its mapping (at %#lx) has %ld kB "
+               "resident, the buffer %zu", b, (unsigned long)start, rss, th->cap * sizeof(st_event_t) >> 10);
+    }
+    spill_dir_end(dir);
+}
+
 static void test_handoff(void)
 {
     char dir[] = "/tmp/st-test-record-XXXXXX";
@@ -754,6 +829,7 @@ int main(void)
     test_room();
     test_again();
     test_aligned();
+    test_huge_buffers();
     test_finish(); /* from here on without a writer */
     test_flush_without_writer();
     test_flush_unwritable();
