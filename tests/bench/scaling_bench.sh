@@ -33,7 +33,7 @@
 # number of events per rank. BENCH_SCALING=quick (default, about 2 minutes: 1e5 and 1e6
 # events per rank; 1, 2, 4, 8, 16 ranks at 1e5; one run each) or full (1e5, 1e6, 1e7; 1..16
 # ranks at 1e6; then 1e7 events per rank at 16 ranks and 1e8 on one rank; SCALING_REPS runs
-# each, default 3, medians). A row whose memory estimate (the formula of docs/performance.md:
+# each, default 3, medians) or big (the 1e8 row alone, one run). A row whose memory estimate (the formula of docs/performance.md:
 # per rank 40 MB + SCALING_B_PER_EV bytes, default 200, per event) exceeds SCALING_MEM_MB
 # (default: half of MemAvailable, at most 6144) is not run: the table says what it would need.
 # Prints markdown tables (also $O/build/bench/scaling-report.md). Environment: O (build root),
@@ -47,7 +47,8 @@ case $MODE in
 quick) EVENTS="100000 1000000" NPS="1 2 4 8 16" NP_EVENTS=100000 REPS=${SCALING_REPS:-1} BIG="" ;;
 full) EVENTS="100000 1000000 10000000" NPS="1 2 4 8 16" NP_EVENTS=1000000 REPS=${SCALING_REPS:-3}
     BIG="16:10000000 1:100000000" ;;
-*) echo "scaling_bench: BENCH_SCALING must be quick or full" >&2; exit 2 ;;
+big) EVENTS="" NPS="" NP_EVENTS=1000000 REPS=${SCALING_REPS:-1} BIG="1:100000000" ;; # the 10^8-event row alone
+*) echo "scaling_bench: BENCH_SCALING must be quick, full or big" >&2; exit 2 ;;
 esac
 clc_bench_skew scaling_bench
 clc_prog scaling_bench
@@ -151,13 +152,17 @@ header() {
 }
 : >"$report"
 : >"$TMP/cpu-report"
-header "Events per rank (2 ranks)"
-for ev in $EVENTS; do try_row 2 "$ev" "$(record_ns "$ev")"; done
-echo >>"$report"
-header "Ranks ($NP_EVENTS events per rank)"
-rns=$(record_ns "$NP_EVENTS")
-for np in $NPS; do try_row "$np" "$NP_EVENTS" "$rns"; done
-echo >>"$report"
+if [ -n "$EVENTS" ]; then
+    header "Events per rank (2 ranks)"
+    for ev in $EVENTS; do try_row 2 "$ev" "$(record_ns "$ev")"; done
+    echo >>"$report"
+fi
+if [ -n "$NPS" ]; then
+    header "Ranks ($NP_EVENTS events per rank)"
+    rns=$(record_ns "$NP_EVENTS")
+    for np in $NPS; do try_row "$np" "$NP_EVENTS" "$rns"; done
+    echo >>"$report"
+fi
 if [ -n "$BIG" ]; then
     header "Large traces"
     for big in $BIG; do try_row "${big%%:*}" "${big#*:}"; done
