@@ -49,15 +49,30 @@ same_as_plain() {
 # archived DIR WHAT: the traced run left an archive (recovered, for synctrace-run) or raw dumps.
 archived() { [ -f "$1/traces.otf2" ] || [ -d "$1/partial" ] || fail "$2: neither an archive nor dumps in $1: $(errs)"; }
 
+# hydra_placeholder MODE RC: MPICH 4.0's hydra reported the job as 1, its placeholder for a rank whose
+# PMI connection closed without MPI_Finalize and that it had reaped before (t_exit_codes.sh explains
+# it; untraced too). The traced run is then repeated, at most twice: the tool passes the application's
+# exit code on, and this report is the launcher's race, not the application's code.
+hydra_placeholder() { [ "$ST_MPI" = mpich ] && [ "$1" = exit ] && [ "$2" = 1 ]; }
 for mode in normal abort exit signal; do
-    rc=0
     mpi_cmd -n $np "$bin" $mode
-    timeout -k 10 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-$mode" "${MPI_CMD[@]}" \
-        >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
+    for try in 1 2 3; do
+        rc=0
+        rm -rf "$ST_TMP/run-$mode"
+        timeout -k 10 120 "$ST_BIN/synctrace-run" -v -o "$ST_TMP/run-$mode" "${MPI_CMD[@]}" \
+            >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || rc=$?
+        hydra_placeholder "$mode" "$rc" && [ "$try" -lt 3 ] || break
+        note "synctrace-run, $mode: hydra reported 1 (its placeholder), run again"
+    done
     [ -f "$ST_TMP/run-$mode/traces.otf2" ] || fail "synctrace-run, $mode: no archive: $(errs)"
     same_as_plain "synctrace-run, $mode" "$rc" "$ST_TMP/out.txt" "${MPI_CMD[@]}"
-    rc=0
-    run_traced "$ST_TMP/pre-$mode" $np "$bin" $mode || rc=$?
+    for try in 1 2 3; do
+        rc=0
+        rm -rf "$ST_TMP/pre-$mode"
+        run_traced "$ST_TMP/pre-$mode" $np "$bin" $mode || rc=$?
+        hydra_placeholder "$mode" "$rc" && [ "$try" -lt 3 ] || break
+        note "LD_PRELOAD, $mode: hydra reported 1 (its placeholder), run again"
+    done
     archived "$ST_TMP/pre-$mode" "LD_PRELOAD, $mode"
     same_as_plain "LD_PRELOAD, $mode" "$rc" "$ST_TMP/out.txt" "${MPI_CMD[@]}"
     note "$mode: exit code $rc, stdout $(wc -c <"$ST_TMP/out.txt") bytes as untraced"
