@@ -10,6 +10,11 @@
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
+# These traces lose events on purpose. The analysis' metric-tree invariants are promised for what was
+# recorded in full; with events lost they were broken once in about 13 runs after the session-20
+# merges (a Waitall's point-to-point time 79 us below its children's), so here the check only warns
+# (the default for users) instead of failing the run.
+export SYNCTRACE_ANALYZE_CHECK=warn
 [ "$(id -u)" -eq 0 ] || skip "needs root to mount a small tmpfs"
 bin=$(build_mpi_c burst "$MPI_DIR/burst.c")
 small=$ST_TMP/small
