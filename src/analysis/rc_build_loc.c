@@ -12,6 +12,7 @@
 
 #include "../model/region.h"
 #include "../util/mem.h"
+#include "../util/msort.h"
 
 #define PREFETCH 8          /* ends ahead whose key is asked for */
 #define DROPPED UINT32_MAX /* the flags of an idle stretch left out (the thread was inside a call) */
@@ -44,49 +45,11 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static void sort_rels(st_rc_rel_t *r, uint32_t n)
-{
-    if (n > FEW) {
-        qsort(r, n, sizeof *r, cmp_rel);
-        return;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        st_rc_rel_t v = r[i];
-        uint32_t j = i;
-        for (; j > 0 && cmp_rel(&r[j - 1], &v) > 0; j--)
-            r[j] = r[j - 1];
-        r[j] = v;
-    }
-}
+ST_FEW_SORT(sort_rels, st_rc_rel_t, cmp_rel, FEW)
 
-static void sort_rcwaits(st_rc_wait_t *w, uint32_t n)
-{
-    if (n > FEW) {
-        qsort(w, n, sizeof *w, cmp_rcwait);
-        return;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        st_rc_wait_t v = w[i];
-        uint32_t j = i;
-        for (; j > 0 && cmp_rcwait(&w[j - 1], &v) > 0; j--)
-            w[j] = w[j - 1];
-        w[j] = v;
-    }
-}
+ST_FEW_SORT(sort_rcwaits, st_rc_wait_t, cmp_rcwait, FEW)
 
-static void sort_u32(uint32_t *v, uint32_t n)
-{
-    if (n > FEW) {
-        qsort(v, n, sizeof *v, cmp_u32);
-        return;
-    }
-    for (uint32_t i = 1; i < n; i++) {
-        uint32_t x = v[i], j = i;
-        for (; j > 0 && v[j - 1] > x; j--)
-            v[j] = v[j - 1];
-        v[j] = x;
-    }
-}
+ST_FEW_SORT(sort_u32, uint32_t, cmp_u32, FEW)
 
 /* The last call of o (its relations and waits at the arrays' ends): relations by key, one per key;
  * waits one per metric (summed in value order, whatever the order they were noted in). */

@@ -11,6 +11,7 @@
 
 #include "../util/log.h"
 #include "../util/mem.h"
+#include "../util/msort.h"
 #include "../util/u64map.h"
 
 int32_t rd_owner(const rc_dist_t *d, uint32_t loc)
@@ -245,20 +246,7 @@ static int cmp_end_at(const void *p, const void *q)
 }
 
 /* The ends e[0 .. n) by (location, call): insertion sort for the runs of messages, qsort for collectives. */
-static void sort_run(rd_end_t *e, size_t n)
-{
-    if (n > 16) {
-        qsort(e, n, sizeof *e, cmp_end_at);
-        return;
-    }
-    for (size_t i = 1; i < n; i++) {
-        rd_end_t x = e[i];
-        size_t j = i;
-        for (; j > 0 && cmp_end_at(&e[j - 1], &x) > 0; j--)
-            e[j] = e[j - 1];
-        e[j] = x;
-    }
-}
+ST_FEW_SORT(sort_run, rd_end_t, cmp_end_at, 16)
 
 /* The home's answer, once every process's ends arrived: each key's run (its ends by location and call) to every
  * process holding an end of it (n, the ends). The ends are grouped by key in a hash table (slot: 1 + the

@@ -20,6 +20,11 @@
  * before(ctx, x, y) (nonzero: *x before *y).
  *
  * And st_cmp_u64, the qsort / bsearch comparison of uint64_t values.
+ *
+ * For arrays that are mostly short (a call's few relations, a run of ends):
+ *   ST_FEW_SORT(name, type, cmp, few)   defines  static void name(type *v, size_t n)
+ * an insertion sort up to few elements, where qsort's call per comparison costs more, and qsort
+ * above; cmp is a qsort comparison. Not stable: for orders that are total up to equal elements.
  */
 #ifndef ST_UTIL_MSORT_H
 #define ST_UTIL_MSORT_H
@@ -29,6 +34,22 @@
 #include <string.h>
 
 #include "mem.h"
+
+#define ST_FEW_SORT(name, type, cmp, few)                                                     \
+    static void name(type *v, size_t n)                                                       \
+    {                                                                                         \
+        if (n > (few)) {                                                                      \
+            qsort(v, n, sizeof *v, cmp);                                                      \
+            return;                                                                           \
+        }                                                                                     \
+        for (size_t i = 1; i < n; i++) {                                                      \
+            type x = v[i];                                                                    \
+            size_t j = i;                                                                     \
+            for (; j > 0 && cmp(&v[j - 1], &x) > 0; j--)                                      \
+                v[j] = v[j - 1];                                                              \
+            v[j] = x;                                                                         \
+        }                                                                                     \
+    }
 
 #define ST_MSORT(name, type, cmp)                                                          \
     static void name(type *v, size_t n)                                                       \
