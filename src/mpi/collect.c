@@ -64,7 +64,6 @@ int st_collect_rankdata(st_rankdata_t *rd, int incomplete)
     rd->t_begin = UINT64_MAX;
     uint64_t lost = 0;
     for (size_t i = 0; i < nth; i++) {
-        lost += threads[i]->lost;
         st_thread_data_t *td = &rd->threads[rd->nthreads];
         size_t n = 0;
         td->index = threads[i]->index;
@@ -72,6 +71,7 @@ int st_collect_rankdata(st_rankdata_t *rd, int incomplete)
         td->flushes = threads[i]->flushes;
         td->events = st_record_load(threads[i], &n);
         td->nevents = n;
+        lost += threads[i]->lost; /* (after the load: it counts the LEAVEs its lost ENTERs orphaned) */
         if (n) {
             if (td->events[0].time < rd->t_begin)
                 rd->t_begin = td->events[0].time;

@@ -178,6 +178,18 @@ static size_t carried(const st_thread_t *th, uint64_t spilled)
     return keep < th->pos ? keep : 0;
 }
 
+/* Events were lost before event s of the stream (the spill file's count then): notes the hole. A hole
+ * right after the last one is the same hole; when no slot is left, the last one widens to here. */
+static void note_gap(st_thread_t *th, uint64_t s)
+{
+    if (th->ngaps && th->gaps[th->ngaps - 1].upto == s)
+        return;
+    if (th->ngaps < ST_RECORD_GAPS)
+        th->gaps[th->ngaps++] = (st_gap_t){ s, s };
+    else
+        th->gaps[th->ngaps - 1].upto = s;
+}
+
 /*
  * Passes the full buffer on (to the writer, or writes it here); nonzero when this thread waited for the disk.
  * Events carried over are copied first, where no reader looks yet; a reader (a signal handler) in the few
@@ -189,8 +201,10 @@ static int pass_on(st_thread_t *th)
     uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
     uint64_t s = ST_HAND_SPILLED(h);
     unsigned cur = ST_HAND_CUR(h);
-    if (ST_HAND_FAILED(h)) /* the last hand-off could not be written: its buffer is needed now */
+    if (ST_HAND_FAILED(h)) { /* the last hand-off could not be written: its buffer is needed now */
         th->lost += ST_HAND_PENDING(h);
+        note_gap(th, s);
+    }
     th->handoffs++;
     if (__atomic_load_n(&th->spare, __ATOMIC_ACQUIRE) == ST_SPARE_ASKED && !st_spill_writer_alive())
         __atomic_store_n(&th->spare, ST_SPARE_FAILED, __ATOMIC_RELEASE); /* no writer will make it */
@@ -212,6 +226,7 @@ static int pass_on(st_thread_t *th)
     } else {
         st_spill_warn_failed(errno);
         th->lost += n;
+        note_gap(th, s);
     }
     set_state(th, ST_HAND(s, 0, !cur, 0), th->buf, 0);
     memmove(th->buf, th->buf + n, keep * sizeof(st_event_t));
@@ -311,6 +326,17 @@ st_event_t *st_record_load(st_thread_t *th, size_t *n)
         memcpy(all + spilled, th->bufs[!ST_HAND_CUR(h)], pending * sizeof(st_event_t));
     memcpy(all + spilled + pending, th->buf, th->pos * sizeof(st_event_t));
     *n = total;
+    if (th->ngaps) { /* events were lost: the regions a hole leaves open are closed there */
+        uint64_t dropped;
+        st_event_t *closed = st_events_close_gaps(all, n, th->gaps, th->ngaps, &dropped);
+        if (closed) {
+            all = closed;
+            th->lost += dropped;
+        } else {
+            st_log_warn("out of memory closing the regions of thread %u around its lost events: they stay open",
+                        th->index);
+        }
+    }
     return all;
 }
 

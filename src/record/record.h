@@ -24,6 +24,7 @@
 #include "../clock/timer.h"
 #include "../model/event.h"
 #include "../model/filter.h"
+#include "../model/gaps.h"
 #include "../model/region.h"
 
 #define ST_LIKELY(x)   __builtin_expect(!!(x), 1)
@@ -41,6 +42,9 @@ void *st_record_alloc_line(size_t size);
 
 /* Most threads one process records; later threads are not traced. */
 #define ST_MAX_THREADS 4096
+
+/* Holes in one thread's stream noted one by one; beyond that the last one widens (model/gaps.h). */
+#define ST_RECORD_GAPS 32
 
 /* The calls of one region on one thread that a filter removed (SYNCTRACE_FILTER): counted, not recorded. */
 typedef struct st_filtered {
@@ -66,6 +70,8 @@ typedef struct st_thread {
     void       *omp;      /* per-thread state of src/omp */
     size_t      room;     /* slots kept free above the limit (st_record_set_room) */
     st_filtered_t *filtered; /* ST_REGION__COUNT counters when a filter is active, else NULL */
+    uint32_t    ngaps;    /* holes in the stream where events were lost: gaps[0 .. ngaps) (note_gap, record.c) */
+    st_gap_t    gaps[ST_RECORD_GAPS];
     /* Shared with the writer thread (spill.h), on a line of its own. */
     _Alignas(ST_CACHE_LINE) st_event_t *bufs[2]; /* bufs[1]: the spare, NULL until the writer made it */
     uint64_t    hand;     /* ST_HAND_*: events in the spill file, failed write, current buffer, pending events */
@@ -238,7 +244,9 @@ size_t st_record_read(const st_thread_t *th, uint64_t first, st_event_t *out, si
 
 /*
  * Returns all events of th (spilled, pending and buffered) in one malloc'd array, in
- * record order; *n receives the count. NULL with *n = 0 on error (reported). Call only
+ * record order; *n receives the count. Where events were lost (th->gaps), the regions a
+ * hole leaves open are closed at it and the LEAVEs after it without an ENTER are dropped
+ * and counted in th->lost (model/gaps.h). NULL with *n = 0 on error (reported). Call only
  * when th no longer records. The first call finishes the writer thread (spill.h): no
  * write runs while the events are read back and after.
  */

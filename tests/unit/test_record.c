@@ -16,7 +16,7 @@
  * records on a new thread. This file's pwrite() stands in for the C library's (the spill
  * writes are the only pwrite calls), so a test can hold or fail the writer's writes.
  */
-/* link: src/record/record.c src/record/spill.c src/clock/timer.c src/clock/tsc.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/record/record.c src/model/gaps.c src/record/spill.c src/clock/timer.c src/clock/tsc.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
@@ -577,6 +577,17 @@ static void *record_failing(void *arg)
            (unsigned long long)th->lost, (unsigned long long)st_record_spilled(th));
     EXPECT(st_record_count(th) + th->lost == id + 2 * th->flushes, "count %llu + lost %llu vs recorded %llu",
            (unsigned long long)st_record_count(th), (unsigned long long)th->lost, (unsigned long long)id);
+    /* buffers 1 and 2 went one after the other: one hole, before the stream's first event */
+    EXPECT(th->ngaps == 1 && th->gaps[0].at == 0 && th->gaps[0].upto == 0, "%u holes, the first at %llu",
+           th->ngaps, (unsigned long long)th->gaps[0].at);
+    __atomic_store_n(&fail_writes, 1, __ATOMIC_RELEASE);
+    record_ids(th, &id, th->cap); /* buffer 4 fails */
+    writer_caught_up(th);
+    __atomic_store_n(&fail_writes, 0, __ATOMIC_RELEASE);
+    record_ids(th, &id, 2 * th->cap); /* buffer 5 is needed: 4 lost; 5 written */
+    writer_caught_up(th);
+    EXPECT(th->ngaps == 2 && th->gaps[1].at == th->cap, "%u holes, the second at %llu (buffer 3 was written)",
+           th->ngaps, (unsigned long long)th->gaps[th->ngaps ? th->ngaps - 1 : 0].at);
     return NULL;
 }
 
