@@ -173,10 +173,15 @@ size_t st_an_check_tree(const st_an_result_t *r, uint64_t resolution, char *msg,
     return c.bad;
 }
 
-size_t st_an_check_report(const st_an_result_t *r, uint64_t resolution)
+size_t st_an_check_report(const st_an_result_t *r, uint64_t resolution, uint64_t events_lost)
 {
     char msg[1024];
     size_t bad = st_an_check_tree(r, resolution, msg, sizeof msg);
+    if (bad && events_lost) {
+        st_log_warn("analysis: with events lost (the archive is incomplete), the metric tree does not hold (%zu "
+                    "violation%s, the first: %s); the values cover the events kept", bad, bad == 1 ? "" : "s", msg);
+        return 0;
+    }
     if (bad)
         st_log_error("analysis: the metric tree does not hold (%zu violation%s, the first: %s)", bad,
                      bad == 1 ? "" : "s", msg);

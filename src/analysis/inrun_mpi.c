@@ -81,14 +81,15 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
     st_rel_input_free(&in);
     free(owner);
     /* the root causes' share: this rank's timeline, at rank 0 also the parts' timelines and the replay */
-    double ms[4] = { clock_ms(CLOCK_MONOTONIC) - t0, clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0, a->res.rootcause_ms[0],
-                     a->res.rootcause_ms[1] };
-    double ms_max[4] = { ms[0], ms[1], ms[2], ms[3] };
+    /* (and whether any rank lost events: the check's invariants are promised only without) */
+    double ms[5] = { clock_ms(CLOCK_MONOTONIC) - t0, clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0, a->res.rootcause_ms[0],
+                     a->res.rootcause_ms[1], (double)st_rankdata_events_lost(rd) };
+    double ms_max[5] = { ms[0], ms[1], ms[2], ms[3], ms[4] };
     st_log_debug("analysis: %.1f ms, %.1f ms CPU; root causes %.1f ms, %.1f ms CPU of them", ms[0], ms[1], ms[2], ms[3]);
-    if (rc == 0 && PMPI_Ireduce(ms, ms_max, 4, MPI_DOUBLE, MPI_MAX, 0, toolworld, &req) == MPI_SUCCESS)
+    if (rc == 0 && PMPI_Ireduce(ms, ms_max, 5, MPI_DOUBLE, MPI_MAX, 0, toolworld, &req) == MPI_SUCCESS)
         st_polite_wait_crowded(&req, crowded);
     if (rc == 0 && me == 0) {
-        a->have = 1, a->ms = ms_max[0], a->clc_off = st_config.clc != ST_CLC_ON;
+        a->have = 1, a->ms = ms_max[0], a->clc_off = st_config.clc != ST_CLC_ON, a->lossy = ms_max[4] > 0;
         a->resolution = rd->timer_resolution ? rd->timer_resolution : 1000000000u;
         st_rankdata_prop(rd, "FINALIZE_ANALYSIS_MS", "%.3f", ms_max[0]);
         st_rankdata_prop(rd, "FINALIZE_ANALYSIS_CPU_MS", "%.3f", ms_max[1]);
@@ -110,7 +111,7 @@ void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written)
     snprintf(cube, sizeof cube, "%s/analysis.cubex", dir);
     int err = 0;
     /* a result that breaks the tree's invariants is never written without a word */
-    int broken = st_an_check_report(&a->res, a->resolution) &&
+    int broken = st_an_check_report(&a->res, a->resolution, a->lossy) &&
                  st_config.analyze_check == ST_ANALYZE_CHECK_FAIL;
     if (archive_written && !broken && !(err = st_an_write_file(json, &a->res, a->resolution)))
         err = st_an_write_file(cube, &a->res, a->resolution);

@@ -31,6 +31,7 @@ typedef struct st_an_inrun {
     uint64_t       resolution;
     double         ms;        /* the slowest rank's wall time */
     int            clc_off;
+    int            lossy;     /* some rank lost events (st_an_check_report) */
 } st_an_inrun_t;
 
 /* derived (may be NULL): CLC's derivation of this rank's logical messages (st_clc_run_mpi),

@@ -39,16 +39,17 @@ int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, 
         a->nevents += a->in.locs[l].n;
     if (rc)
         snprintf(err, errlen, "out of memory");
-    else if ((rc = st_cli_analysis_check(&a->res, ar->resolution)))
+    else if ((rc = st_cli_analysis_check(ar, &a->res)))
         snprintf(err, errlen, "the metric tree does not hold (SYNCTRACE_ANALYZE_CHECK=fail)");
     if (rc)
         st_cli_analysis_free(a);
     return rc;
 }
 
-int st_cli_analysis_check(const st_an_result_t *res, uint64_t resolution)
+int st_cli_analysis_check(const st_cli_archive_t *ar, const st_an_result_t *res)
 {
-    if (!st_an_check_report(res, resolution))
+    const char *lost = st_cli_prop(ar, "SYNCTRACE::EVENTS_LOST");
+    if (!st_an_check_report(res, ar->resolution, lost && strtoull(lost, NULL, 10) > 0))
         return 0;
     char err[700];
     if (st_config_load(err, sizeof err) != 0) { /* SYNCTRACE_ANALYZE_CHECK: the only setting the analysis reads */

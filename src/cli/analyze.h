@@ -29,8 +29,9 @@ void st_cli_analysis_free(st_cli_analysis_t *a);
 
 /* The metric tree's invariants on res (src/analysis/check.h): a violation is named on stderr;
  * returns -1 if there is one and SYNCTRACE_ANALYZE_CHECK=fail, else 0.
- * st_cli_analyze checks its result itself. */
-int st_cli_analysis_check(const st_an_result_t *res, uint64_t resolution);
+ * st_cli_analyze checks its result itself. With events lost (ar's SYNCTRACE::EVENTS_LOST) a violation
+ * is only a warning. */
+int st_cli_analysis_check(const st_cli_archive_t *ar, const st_an_result_t *res);
 
 /* Writes out (or DIR/analysis.json and DIR/analysis.cubex) for res and prints the summary and
  * the time base on stdout. 0, or 1 after a message. */

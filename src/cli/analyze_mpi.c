@@ -95,7 +95,7 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
         int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, NULL, owner, np > ncpu, &res);
         double ms = now_ms() - t0;
         if (prc == 0 && me == 0) {
-            rc = st_cli_analysis_check(&res, ar.resolution) ? 1 : st_cli_analysis_report(dir, &ar, &res, out);
+            rc = st_cli_analysis_check(&ar, &res) ? 1 : st_cli_analysis_report(dir, &ar, &res, out);
             if (rc == 0)
                 printf("analysis of %llu events: %.1f ms, in parallel over %d processes\n", (unsigned long long)total,
                        ms, np);

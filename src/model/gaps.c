@@ -2,67 +2,139 @@
 #include "gaps.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "../util/hugealloc.h"
 
-/* The open regions, innermost last. */
-typedef struct {
-    uint32_t *v;
-    size_t    n, cap;
-} stack_t_;
+/* What opens something a later event closes: ENTER (by region), a thread's TEAM_BEGIN and a master's
+ * FORK (by parallel id); 0 for other kinds. */
+static int opens(const st_event_t *e)
+{
+    return e->kind == ST_EV_ENTER ? 1 : e->kind == ST_EV_THREAD_TEAM_BEGIN ? 2 : e->kind == ST_EV_THREAD_FORK ? 3 : 0;
+}
+static int closes(const st_event_t *e)
+{
+    return e->kind == ST_EV_LEAVE ? 1 : e->kind == ST_EV_THREAD_TEAM_END ? 2 : e->kind == ST_EV_THREAD_JOIN ? 3 : 0;
+}
+static int same_thing(const st_event_t *open, const st_event_t *close)
+{
+    return open->kind == ST_EV_ENTER ? open->region == close->region : open->id == close->id;
+}
 
-static int push(stack_t_ *s, uint32_t region)
+/* The event that closes `open` at the time of `last` (the last event kept before a hole). */
+static st_event_t closing(const st_event_t *open, const st_event_t *last)
+{
+    st_event_t x = { .time = last->time, .epoch = last->epoch, .peer = -1 };
+    switch (opens(open)) {
+    case 1: x.kind = ST_EV_LEAVE, x.region = open->region; break;
+    case 2: x.kind = ST_EV_THREAD_TEAM_END, x.id = open->id, x.peer = open->peer; break;
+    default: x.kind = ST_EV_THREAD_JOIN, x.id = open->id, x.aux = open->aux; break;
+    }
+    return x;
+}
+
+/* What is open (indices of the opening events), in the order it was opened. */
+typedef struct {
+    size_t *v;
+    size_t  n, cap;
+} open_t;
+
+static int push(open_t *s, size_t i)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? 2 * s->cap : 64;
-        uint32_t *v = realloc(s->v, cap * sizeof *v);
+        size_t *v = realloc(s->v, cap * sizeof *v);
         if (!v)
             return -1;
         s->v = v, s->cap = cap;
     }
-    s->v[s->n++] = region;
+    s->v[s->n++] = i;
+    return 0;
+}
+
+/* Closes the innermost open thing of e's class if e closes it; 0 when e closes nothing open (an orphan). */
+static int close_one(open_t *s, const st_event_t *ev, const st_event_t *e)
+{
+    int cls = closes(e);
+    for (size_t j = s->n; j-- > 0;) {
+        const st_event_t *o = &ev[s->v[j]];
+        if (opens(o) != cls)
+            continue;
+        if (!same_thing(o, e))
+            return 0;
+        memmove(&s->v[j], &s->v[j + 1], (s->n - j - 1) * sizeof *s->v);
+        s->n--;
+        return 1;
+    }
     return 0;
 }
 
 /*
+ * After a hole in an OpenMP team (a TEAM_BEGIN or FORK open before it): the index of the event that
+ * ends that team on this thread (its TEAM_END or JOIN, whose beginning the hole has cut off), looked
+ * for in ev[i .. end); end when there is none (the team ended inside the hole). Until then the thread
+ * is inside a team whose beginning is lost, so those events belong to no team the readers know.
+ */
+static size_t team_rest(const st_event_t *ev, size_t i, size_t end, const int open_class[4])
+{
+    size_t last = end;
+    for (int cls = 2; cls <= 3; cls++) {
+        if (!open_class[cls])
+            continue;
+        long depth = 0;
+        for (size_t j = i; j < end; j++) {
+            depth += opens(&ev[j]) == cls;
+            if (closes(&ev[j]) == cls && depth-- == 0) {
+                last = last == end || j > last ? j : last;
+                break;
+            }
+        }
+    }
+    return last;
+}
+
+/*
  * One pass over the events: with out == NULL it only counts (*nout, *ndrop); else it writes
- * the events as kept into out. The stack's depth at a hole is the number of LEAVEs added there.
+ * the events as kept into out. What is open at a hole is closed there, innermost first; the rest
+ * of an OpenMP team the hole cut into is dropped (team_rest).
  */
 static int walk(const st_event_t *ev, size_t n, const st_gap_t *gaps, size_t ngaps, st_event_t *out,
                 size_t *nout, uint64_t *ndrop)
 {
-    stack_t_ s = { 0 };
+    open_t s = { 0 };
     size_t k = 0, g = 0;
     uint64_t drop = 0;
     const st_event_t *last = NULL; /* the last event kept */
     for (size_t i = 0; i <= n; i++) {
         for (; g < ngaps && gaps[g].at <= i; g++) { /* a hole before event i (or a range from it) */
-            for (; s.n; s.n--) {
-                if (out) /* (an open region means an ENTER was kept: last is set) */
-                    out[k] = (st_event_t){ .kind = ST_EV_LEAVE, .region = s.v[s.n - 1], .peer = -1,
-                                           .time = last->time, .epoch = last->epoch };
-                k++;
+            int open_class[4] = { 0 };
+            for (; s.n; s.n--, k++) { /* (something open means an event was kept: last is set) */
+                open_class[opens(&ev[s.v[s.n - 1]])] = 1;
+                if (out)
+                    out[k] = closing(&ev[s.v[s.n - 1]], last);
             }
             if (gaps[g].upto > i) { /* widened: events at [at, upto) go too */
                 size_t upto = gaps[g].upto < n ? (size_t)gaps[g].upto : n;
                 drop += upto - i;
                 i = upto;
             }
+            size_t end = g + 1 < ngaps && gaps[g + 1].at < n ? (size_t)gaps[g + 1].at : n;
+            size_t rest = open_class[2] || open_class[3] ? team_rest(ev, i, end, open_class) : end;
+            if (rest < end) {
+                drop += rest + 1 - i;
+                i = rest + 1;
+            }
         }
         if (i == n)
             break;
         const st_event_t *e = &ev[i];
-        if (e->kind == ST_EV_ENTER) {
-            if (push(&s, e->region) != 0) {
-                free(s.v);
-                return -1;
-            }
-        } else if (e->kind == ST_EV_LEAVE) {
-            if (!s.n || s.v[s.n - 1] != e->region) { /* its ENTER was in a hole */
-                drop++;
-                continue;
-            }
-            s.n--;
+        if (opens(e) && push(&s, i) != 0) {
+            free(s.v);
+            return -1;
+        }
+        if (closes(e) && !close_one(&s, ev, e)) { /* what it closes began in a hole */
+            drop++;
+            continue;
         }
         if (out)
             out[k] = *e;

@@ -7,9 +7,13 @@
  * and LEAVE on a stack (call paths, exclusive times, the call that a message event belongs
  * to), so one such pair would make the rest of the run a child of a call that never ended.
  * At each hole, the regions still open are closed (a LEAVE at the time of the last event
- * before it) and the LEAVEs after it that find no open region are dropped. What happened
- * inside the hole is unknown and stays outside every region; `synctrace info` says how many
- * events were lost.
+ * before it) and the LEAVEs after it that find no open region are dropped. OpenMP teams the
+ * same way: a thread's TEAM_BEGIN and a master's FORK open before the hole get their TEAM_END
+ * and JOIN there, and the rest of that team on this thread (up to the end whose beginning the
+ * hole took) is dropped, so that no event of a team sits outside it. What happened inside the
+ * hole is unknown and stays outside every region; `synctrace info` says how many events were
+ * lost. Threads lose events at different places, so an OpenMP worker's time can no longer be
+ * set exactly against its master's (analysis/check.h says so instead of failing).
  */
 #ifndef ST_GAPS_H
 #define ST_GAPS_H

@@ -466,3 +466,17 @@ void st_rankdata_prop(st_rankdata_t *rd, const char *key, const char *fmt, ...)
 }
 
 void st_rankdata_prop_str(void *rd, const char *key, const char *value) { st_rankdata_prop(rd, key, "%s", value); }
+
+const char *st_rankdata_prop_get(const st_rankdata_t *rd, const char *key)
+{
+    for (uint32_t i = 0; rd->props && i < rd->nprops; i++)
+        if (strncmp(rd->props[i].key, key, sizeof rd->props[i].key - 1) == 0)
+            return rd->props[i].value;
+    return NULL;
+}
+
+uint64_t st_rankdata_events_lost(const st_rankdata_t *rd)
+{
+    const char *v = st_rankdata_prop_get(rd, "EVENTS_LOST");
+    return v ? strtoull(v, NULL, 10) : 0;
+}

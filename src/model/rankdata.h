@@ -131,6 +131,10 @@ void st_rankdata_free(st_rankdata_t *rd);
 void st_rankdata_prop(st_rankdata_t *rd, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* The same for key/value emitters (callbacks taking a void * context, e.g. st_clc_emit_fn). */
 void st_rankdata_prop_str(void *rd, const char *key, const char *value);
+/* A property's value, NULL if rd has none of that key. */
+const char *st_rankdata_prop_get(const st_rankdata_t *rd, const char *key);
+/* The events this rank could not write (its EVENTS_LOST property; 0 without one). */
+uint64_t st_rankdata_events_lost(const st_rankdata_t *rd);
 
 /*
  * Raw per-rank dump for runs that cannot write an archive (abnormal exit).

@@ -646,9 +646,7 @@ static unsigned long long events_lost(const gdefs_t *g)
 {
     unsigned long long sum = 0;
     for (uint32_t r = 0; r < g->v.world; r++)
-        for (uint32_t i = 0; i < g->byrank[r]->nprops; i++)
-            if (strcmp(g->byrank[r]->props[i].key, "EVENTS_LOST") == 0)
-                sum += strtoull(g->byrank[r]->props[i].value, NULL, 10);
+        sum += st_rankdata_events_lost(g->byrank[r]);
     return sum;
 }
 

@@ -3,7 +3,7 @@
  * events were lost come out well nested.
  *
  * An exact case (a multi wait whose LEAVE is in the hole, as a full disk left it in the CI run of
- * session 20), a widened hole, and 2000 random traces: well-nested programs of ENTER/LEAVE and
+ * session 20), a widened hole, an OpenMP worker's team cut by a hole, and 2000 random traces: well-nested programs of ENTER/LEAVE and
  * other events, with random stretches cut out and their positions given as holes. After the
  * rewrite st_trace_check finds nothing (no crossed or orphan LEAVE, nothing left open in a run
  * marked complete); every kept event other than a LEAVE is there, in order, unchanged; the
@@ -83,6 +83,31 @@ static void test_widened(void)
     EXPECT(dropped == 3, "dropped %llu, expected 2 in the range + main's LEAVE", (unsigned long long)dropped);
     EXPECT(out[2].kind == ST_EV_LEAVE && out[2].region == 4 && out[2].time == 2);
     EXPECT(out[3].kind == ST_EV_ENTER && out[3].region == 6 && out[4].kind == ST_EV_LEAVE);
+    EXPECT(problems(out, n) == 0);
+    free(out);
+}
+
+/* A worker whose hole falls inside a team: the team is closed at the hole and the rest of it (up to
+ * the team end the hole orphaned) is dropped; the next team is kept. */
+static void test_team(void)
+{
+    st_event_t in[] = { { .time = 1, .kind = ST_EV_THREAD_TEAM_BEGIN, .id = 7, .peer = 1 }, EV(2, ST_EV_ENTER, 20),
+                        /* hole */
+                        EV(10, ST_EV_ENTER, 21), EV(11, ST_EV_LEAVE, 21), EV(12, ST_EV_LEAVE, 20),
+                        { .time = 13, .kind = ST_EV_THREAD_TEAM_END, .id = 7, .peer = 1 },
+                        { .time = 14, .kind = ST_EV_THREAD_TEAM_BEGIN, .id = 8, .peer = 1 }, EV(15, ST_EV_ENTER, 20),
+                        EV(16, ST_EV_LEAVE, 20), { .time = 17, .kind = ST_EV_THREAD_TEAM_END, .id = 8, .peer = 1 } };
+    const st_gap_t hole = { 2, 2 };
+    size_t n = sizeof in / sizeof in[0];
+    uint64_t dropped;
+    st_event_t *out = st_events_close_gaps(copy(in, n), &n, &hole, 1, &dropped);
+    REQUIRE(out != NULL);
+    REQUIRE_EQ(n, 8);
+    EXPECT(dropped == 4, "dropped %llu: the rest of team 7 is 4 events", (unsigned long long)dropped);
+    EXPECT(out[2].kind == ST_EV_LEAVE && out[2].region == 20 && out[2].time == 2, "region 20 closed at the hole");
+    EXPECT(out[3].kind == ST_EV_THREAD_TEAM_END && out[3].id == 7 && out[3].peer == 1 && out[3].time == 2,
+           "team 7 ended at the hole (kind %u id %llu)", out[3].kind, (unsigned long long)out[3].id);
+    EXPECT(out[4].kind == ST_EV_THREAD_TEAM_BEGIN && out[4].id == 8 && out[4].time == 14, "team 8 kept");
     EXPECT(problems(out, n) == 0);
     free(out);
 }
@@ -171,6 +196,7 @@ int main(void)
 {
     test_waitall();
     test_widened();
+    test_team();
     test_random();
     printf("test_gaps: %s\n", failures ? "FAILED" : "ok");
     return failures != 0;
