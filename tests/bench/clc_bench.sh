@@ -41,7 +41,6 @@ BUFFER=${CLC_BENCH_BUFFER:-$(( (ITERS * 29 * 64 * 3 / 2) / 1048576 + 8 ))M}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-clcbench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 prop() { "$BIN" info "$1" | awk -v k="SYNCTRACE::$2" '$1 == k {print $2}'; }
 
 # run NP CLC DIR -> prints "finalize_ms events write_ms"; runs $WPROG $WARGS

@@ -31,7 +31,6 @@ clc_prog_omp
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-clcwrite.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 prop() { "$BIN" info "$1" | awk -v k="SYNCTRACE::$2" '$1 == k {print $2}'; }
 
 # run NP DIR PROG ARGS...: one traced run, its figures appended to $TMP/<column>

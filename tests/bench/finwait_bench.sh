@@ -18,18 +18,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 O=$(cd "${O:-$ROOT}" && pwd)
 source tests/bench/family.sh
-fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
+bench_start finwait_bench
 REPS=${FINWAIT_REPS:-3}
 MS=${FINWAIT_MS:-1000}
-BUILD=$O/build/bench/$FAM
-mkdir -p "$BUILD"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-finwait.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
 export MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
 
 "${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -o "$BUILD/finwait" tests/bench/finwait.c ||
-    { echo "finwait_bench: cannot build tests/bench/finwait.c with ${FAM_CC[*]}" >&2; exit 1; }
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+    die "cannot build tests/bench/finwait.c with ${FAM_CC[*]}"
 
 status=0
 run() { # run NAME [NAME=VALUE...]: one run; its figures appended to $TMP/NAME.{peerwall,peercpu,waitcpu,share}

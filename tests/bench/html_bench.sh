@@ -33,7 +33,6 @@ fam_cmd 4 LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/run" SYNCTRACE_BUFFER=64M -- "$P
 timeout -k 10 300 "${CMD[@]}" >"$TMP/run.txt" 2>&1 || { echo "html_bench: traced run failed: $(tail -n 3 "$TMP/run.txt")" >&2; exit 1; }
 events=$("$BIN" info "$TMP/run" | sed -nE 's/^events:[[:space:]]*([0-9]+).*/\1/p')
 
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 status=0
 # measure NAME [report options]: one table row
 measure() {

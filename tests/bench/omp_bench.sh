@@ -23,17 +23,11 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 O=$(cd "${O:-$ROOT}" && pwd)
 source tests/bench/family.sh
-fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
-LIB=$FAM_LIB
-BUILD=$O/build/bench/$FAM
+bench_start omp_bench
 REPS=${BENCH_REPS:-5}
 THREADS=${BENCH_OMP_THREADS:-1 2}
 SCALE=${BENCH_SCALE:-1}
-mkdir -p "$BUILD"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-ompbench.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
 
-die() { echo "omp_bench: $*" >&2; exit 1; }
 command -v clang >/dev/null || die "clang not installed"
 # --no-as-needed: the MPI library stays a dependency although no MPI function is called
 "${FAM_CC_CLANG[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp -Wl,--no-as-needed \
@@ -41,8 +35,6 @@ command -v clang >/dev/null || die "clang not installed"
 
 # construct and the events one instance records on the timing thread (see omp_bench.c)
 constructs="parallel:8 barrier:2 for:4 critical:6 lock:6 task:10"
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
 med() { if [ -s "$1" ]; then median <"$1"; else echo "$2"; fi; } # med FILE DEFAULT
 
 have_ez=0 ez_note="not installed"

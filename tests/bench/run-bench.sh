@@ -64,8 +64,6 @@ FIRST=${FAMILIES%% *}
 fam_use "$FIRST"
 
 # median of the numbers on stdin
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
-calc() { awk "BEGIN {printf \"%.${2:-1}f\", $1}"; }
 verdict() { awk -v v="$1" -v l="$2" 'BEGIN {if (v == "nan" || v == "") print "n/a"; else if (v + 0 <= l + 0) print "ok"; else print "ABOVE TARGET"}'; }
 
 # ---- 1. recording hot path ------------------------------------------------------------

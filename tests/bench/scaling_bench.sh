@@ -59,7 +59,6 @@ case $MEM_MB$B_PER_EV in *[!0-9]*) echo "scaling_bench: SCALING_MEM_MB and SCALI
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-scaling.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 # phase NAME: rank 0's figure from the MPI_Finalize line of the last run
 phase() { sed -nE "s/.*MPI_Finalize: .*$1 ([0-9.]+) ms.*/\\1/p" "$TMP/err.txt" | head -n 1; }
 maxkb() { awk '$1 == "vmhwm_kb" && $3 > m {m = $3} END {print m + 0}' "$TMP/out.txt"; }

@@ -20,17 +20,12 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT"
 O=$(cd "${O:-$ROOT}" && pwd)
 source tests/bench/family.sh
-fam_use "${BENCH_FAMILY:-$(bench_families | head -n 1)}" || exit 1
+bench_start user_bench
 BIN=$O/bin/synctrace
-BUILD=$O/build/bench/$FAM
 REPS=${USER_BENCH_REPS:-${BENCH_REPS:-5}}
 DIV=${USER_BENCH_DIV:-1}
 THREADS=2
 export LIBOMP_USE_HIDDEN_HELPER_TASK=${LIBOMP_USE_HIDDEN_HELPER_TASK:-0} MPIR_CVAR_CH4_NUM_VCIS=${MPIR_CVAR_CH4_NUM_VCIS:-1}
-mkdir -p "$BUILD"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-userbench.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
-die() { echo "user_bench: $*" >&2; exit 1; }
 [ -x "$BIN" ] || die "no $BIN: run make first"
 command -v clang >/dev/null || die "clang not installed"
 
@@ -104,7 +99,6 @@ for i in $(seq "$REPS"); do
     done
 done
 
-median() { sort -g | awk '{v[NR] = $1} END {if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 med() { if [ -s "$TMP/$1" ]; then median <"$TMP/$1"; else echo nan; fi; }
 isnum() { [[ $1 =~ ^[-+]?[0-9.]+$ ]]; }
 diff_() { if isnum "$1" && isnum "$2"; then awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.0f", a - b}'; else echo n/a; fi; }
