@@ -368,12 +368,18 @@ int st_clc_run_local(st_rankdata_t *rd)
     st_clc_stats_t s;
     char err[200];
     st_clc_params_from_config(&p, &st_config, st_timer_resolution_ns());
-    int on = st_config.clc == ST_CLC_ON;
+    int on = st_config.clc == ST_CLC_ON, lost = st_rankdata_events_lost(rd) > 0;
     if (on && st_clc_params_check(&p, err, sizeof err) != 0) {
         st_log_error("%s; timestamps left uncorrected", err);
         on = 0;
     }
     const char *state = on ? "on" : "off";
+    if (on && lost) { /* as st_clc_run_mpi: the relations' partners may be in the holes */
+        st_log_warn("CLC skipped: events are missing from the trace (see EVENTS_LOST), so their relations cannot "
+                    "be matched; timestamps left uncorrected");
+        state = "skipped";
+        on = 0;
+    }
     if (on && st_clc_correct_rankdata(&p, rd, 1, NULL, 0, &s) != 0) {
         st_log_error("CLC: out of memory; timestamps left uncorrected");
         state = "failed";
