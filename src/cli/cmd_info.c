@@ -206,9 +206,11 @@ static void print_summary(const st_cli_archive_t *ar, const summary_t *s)
     const char *inc = st_cli_prop(ar, "SYNCTRACE::INCOMPLETE");
     const char *lost = st_cli_prop(ar, "SYNCTRACE::EVENTS_LOST");
     const char *end = st_cli_prop(ar, "SYNCTRACE::END"); /* a dump's reason ("?": the handler wrote none) */
+    int ended = truthy(inc) && end && *end && strcmp(end, "?") != 0;
     if (truthy(inc) && lost)
-        printf("incomplete:      yes (%s events lost: buffer flushes could not be written)\n", lost);
-    else if (truthy(inc) && end && *end && strcmp(end, "?") != 0)
+        printf("incomplete:      yes (%s%s%s%s events lost: buffer flushes could not be written)\n", ended ? "ended by " : "",
+               ended ? end : "", ended ? "; " : "", lost);
+    else if (ended)
         printf("incomplete:      yes (ended by %s)\n", end);
     else
         printf("incomplete:      %s\n", truthy(inc) ? "yes (the run ended without MPI_Finalize)" : "no");

@@ -183,7 +183,8 @@ static int build_props(st_rankdata_t *tmp, const st_clock_epoch_t *ep, size_t ne
         st_rankdata_prop(tmp, key, "%s", val);
     }
     int slot = add_tsc_points(tmp);
-    st_rankdata_prop(tmp, "END", "%s", "?"); /* last: the handler writes the reason here */
+    st_rankdata_prop(tmp, "EVENTS_LOST", "%s", "0"); /* next to last: the handler writes the count here */
+    st_rankdata_prop(tmp, "END", "%s", "?");         /* last: the handler writes the reason here */
     return slot;
 }
 
@@ -301,13 +302,14 @@ static void dump_point(st_kv_t *slot)
 /* Fills the per-dump parts of kit: thread counts, communicators, properties (END = why). */
 static uint64_t snapshot(const char *why, st_thread_t *const *threads, size_t nth)
 {
-    uint64_t total = 0;
+    uint64_t total = 0, lost = 0;
     kit.nthreads = 0;
     for (size_t i = 0; i < nth; i++) {
         const st_thread_t *th = threads[i];
         kit.threads[i] = (st_thread_data_t){ .index = th->index, .omp_num = th->omp_thread_num,
                                              .flushes = th->flushes, .nevents = st_record_count(th) };
         total += kit.threads[i].nevents;
+        lost += th->lost;
         kit.nthreads++;
     }
     kit.ncomms = 0;
@@ -328,6 +330,11 @@ static uint64_t snapshot(const char *why, st_thread_t *const *threads, size_t nt
     kit.nprops = c >= 0 ? nprops[c] : 0;
     if (c >= 0 && point_slot[c] >= 0)
         dump_point(&kit.props[point_slot[c]]);
+    if (kit.nprops >= 2) { /* EVENTS_LOST: buffers a full disk took (the recovered archive says so, as finalize's) */
+        line_t l = { .len = 0 };
+        add_num(&l, lost);
+        memcpy(kit.props[kit.nprops - 2].value, l.buf, l.len + 1);
+    }
     if (kit.nprops) { /* END = why, and the MPI_Finalize phase it cut short ("SIGTERM during writing the archive ...") */
         st_kv_t *end = &kit.props[kit.nprops - 1];
         line_t l = { .len = 0 };

@@ -61,3 +61,21 @@ grep -qE '^incomplete: +yes \([1-9][0-9]* events lost' "$ST_TMP/info1.txt" ||
 enters=$(awk '$1 == "enter" {print $2}' "$ST_TMP/info1.txt") leaves=$(awk '$1 == "leave" {print $2}' "$ST_TMP/info1.txt")
 assert_eq "LEAVEs as many as ENTERs with rank 1's events lost" "$enters" "$leaves"
 note "only rank 1 full: $(grep -m1 incomplete "$ST_TMP/info1.txt")"
+
+# a full directory, then SIGTERM mid-run: the dump says how many events were lost (EVENTS_LOST, written
+# by the handler) and the recovered archive says both why it ended and what it lost
+rm -f "$small"/* 2>/dev/null || true
+mpi_cmd -e SYNCTRACE_DIR="$ST_TMP/term" -e SYNCTRACE_TMPDIR="$small" -e SYNCTRACE_BUFFER=64k -e LD_PRELOAD="$ST_LIB" \
+    -n 2 "$bin" 1000000 32
+"${MPI_CMD[@]}" >"$ST_TMP/out2.txt" 2>"$ST_TMP/err2.txt" &
+job=$!
+for _ in $(seq 3000); do grep -q "No space left" "$ST_TMP/err2.txt" && break; kill -0 $job 2>/dev/null || break; sleep 0.01; done
+kill -0 $job 2>/dev/null || fail "the long run ended before it was signalled: $(tail -n 3 "$ST_TMP/err2.txt")"
+sleep 0.3
+kill -TERM $job
+wait $job || true
+st recover "$ST_TMP/term" >"$ST_TMP/rec.txt" 2>&1 || fail "recover after SIGTERM: $(tail -n 3 "$ST_TMP/rec.txt")"
+st info "$ST_TMP/term" >"$ST_TMP/info2.txt" 2>&1 || fail "the recovered archive is unreadable: $(head -c 300 "$ST_TMP/info2.txt")"
+grep -qE '^incomplete: +yes \(ended by SIGTERM; [1-9][0-9]* events lost' "$ST_TMP/info2.txt" ||
+    fail "the recovered archive does not say what a full directory lost: $(grep incomplete "$ST_TMP/info2.txt")"
+note "SIGTERM with a full directory: $(grep -m1 incomplete "$ST_TMP/info2.txt")"
