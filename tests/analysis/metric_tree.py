@@ -28,6 +28,8 @@ TREE = {
     "mpi_barrier_completion": "mpi_sync_collective",
     "mpi_rma_synchronization": "mpi_synchronization",
     "mpi_rma_sync_active": "mpi_rma_synchronization",
+    "mpi_rma_early_wait": "mpi_rma_sync_active",
+    "mpi_rma_late_complete": "mpi_rma_early_wait",
     "mpi_rma_wait_at_fence": "mpi_rma_sync_active",
     "mpi_rma_early_fence": "mpi_rma_wait_at_fence",
     "mpi_rma_sync_passive": "mpi_rma_synchronization",
