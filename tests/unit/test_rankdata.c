@@ -152,7 +152,7 @@ static void test_roundtrip(st_rankdata_t *rd)
     compare(rd, &back, 0);
     size_t n2 = st_rankdata_pack(&back, &blob2);
     EXPECT(n2 == n && memcmp(blob, blob2, n) == 0, "repacking gives the same bytes");
-    EXPECT(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 5, "magic and version 5, little-endian");
+    EXPECT(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 6, "magic and version 6, little-endian");
     st_rankdata_free(&back);
     EXPECT(back.threads == NULL && back.nthreads == 0, "free zeroes");
     free(blob);
@@ -160,16 +160,16 @@ static void test_roundtrip(st_rankdata_t *rd)
 }
 
 /* A version-2 blob (call sites without their functions' lines, as an older synctrace wrote its
- * dumps) is still read: the v5 blob of rd with each communicator's window count (the 4 bytes before
- * its name), each call site's 8 trailing bytes and the filtered calls (the last 4 + 24 * nfiltered
- * bytes before the CRC) cut out; it has no windows. */
+ * dumps) is still read: the v6 blob of rd with each communicator's window count (the 4 bytes before
+ * its name), each call site's 8 trailing bytes, the filtered calls and the PSCW groups (the last
+ * 4 + 24 * nfiltered + 4 bytes before the CRC: rd has no groups) cut out; it has no windows. */
 static void test_version2(const st_rankdata_t *rd)
 {
     uint8_t *blob = NULL;
     size_t n = st_rankdata_pack(rd, (void **)&blob);
     uint8_t *v2 = malloc(n);
     memcpy(v2, blob, n);
-    size_t cut = 4 + 24 * (size_t)rd->nfiltered, m = n - cut;
+    size_t cut = 4 + 24 * (size_t)rd->nfiltered + 4, m = n - cut;
     memcpy(v2 + m - 4, blob + n - 4, 4);
     for (uint32_t i = 0; i < rd->ncomms; i++) {
         char name[64] = { 0 };
