@@ -1071,6 +1071,75 @@ static void test_rma(void)
     done();
 }
 
+/* A PSCW synchronization call on window 0 (op: 1 post, 2 start, 3 complete, 4 wait; group: the rank's
+ * group index + 1, or 0): ENTER at t0, its RMA_GROUP_SYNC at t1 - 1, LEAVE at t1. */
+static void pscw_call(uint32_t l, uint32_t region, uint64_t t0, uint64_t t1, unsigned op, uint64_t group)
+{
+    enter(l, t0, region);
+    st_event_t *e = tb_ev(&t, l, ST_EV_RMA_GROUP_SYNC, t1 - 1);
+    e->comm = 0, e->tag = 0, e->op = (uint16_t)op, e->id = group, e->bytes = 1;
+    leave(l, t1, region);
+}
+
+/* General active target (docs/analysis.md "One-sided communication (RMA)"): rank 0 exposes its window
+ * to ranks 1 and 2 twice. Early Wait at its MPI_Win_wait until the last origin entered MPI_Win_complete,
+ * Late Complete the part after the last operation to rank 0 returned (an origin without operations
+ * adds none); nothing at the origins; the same in every parallel split (the wire carries the origins'
+ * complete and last operation). */
+static void test_rma_pscw(void)
+{
+    enum { POST = 1, START, COMPLETE, WAIT };
+    static int32_t origins[2] = { 1, 2 }, target[1] = { 0 };
+    static const st_group_def_t g0 = { 2, origins }, g12 = { 1, target };
+    tb_init(&t, 3, 0);
+    uint32_t l[3] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0), tb_loc(&t, 2, 0) };
+    t.procs[0].groups = &g0, t.procs[0].ngroups = 1;
+    t.procs[1].groups = t.procs[2].groups = &g12, t.procs[1].ngroups = t.procs[2].ngroups = 1;
+    for (int i = 0; i < 3; i++)
+        enter(l[i], 10, ST_REGION_PROGRAM);
+    /* epoch 1: rank 1 puts (returns 130) and completes at 160, rank 2 puts (returns 115) and completes at
+     * 140; rank 0 waits from 110: Early Wait 160 - 110, Late Complete 160 - 130 */
+    pscw_call(l[0], ST_REGION_MPI_Win_post, 100, 102, POST, 1);
+    pscw_call(l[0], ST_REGION_MPI_Win_wait, 110, 201, WAIT, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_start, 100, 102, START, 1);
+    rma_op(l[1], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 120, 130, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_complete, 160, 162, COMPLETE, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_start, 100, 102, START, 1);
+    rma_op(l[2], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 105, 115, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_complete, 140, 142, COMPLETE, 0);
+    /* epoch 2: rank 1 completes at 370 without an operation, rank 2 puts (returns 315) and completes at
+     * 320; rank 0 waits from 310: Early Wait 60, Late Complete 370 - 315 */
+    pscw_call(l[0], ST_REGION_MPI_Win_post, 300, 302, POST, 1);
+    pscw_call(l[0], ST_REGION_MPI_Win_wait, 310, 381, WAIT, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_start, 300, 302, START, 1);
+    pscw_call(l[1], ST_REGION_MPI_Win_complete, 370, 372, COMPLETE, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_start, 300, 302, START, 1);
+    rma_op(l[2], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 305, 315, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_complete, 320, 322, COMPLETE, 0);
+    /* epoch 3: the origins complete long before rank 0 waits: no wait */
+    pscw_call(l[0], ST_REGION_MPI_Win_post, 500, 502, POST, 1);
+    pscw_call(l[0], ST_REGION_MPI_Win_wait, 600, 602, WAIT, 0);
+    for (int i = 1; i < 3; i++) {
+        pscw_call(l[i], ST_REGION_MPI_Win_start, 500, 502, START, 1);
+        pscw_call(l[i], ST_REGION_MPI_Win_complete, 510, 512, COMPLETE, 0);
+    }
+    for (int i = 0; i < 3; i++)
+        leave(l[i], 900, ST_REGION_PROGRAM);
+    analyse();
+    const uint32_t P = ST_REGION_PROGRAM, W = ST_REGION_MPI_Win_wait;
+    REQUIRE_EQ(AT(ST_AN_M_RMA_EARLY_WAIT, l[0], P, W), 50 + 60);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_LATE_COMPLETE, l[0], P, W), 30 + 55);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_EARLY_WAIT), 110);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_LATE_COMPLETE), 85);
+    /* six relations (two origins, three epochs), none reversed */
+    uint64_t n = 0;
+    for (uint64_t k = 0; k < g.ninst; k++)
+        n += st_rel_inst_type(&g.inst[k]) == ST_REL_KEY_RMA_PSCW && g.inst[k].nsend == 1 && g.inst[k].nrecv == 1;
+    REQUIRE_EQ(n, 6);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_ACTIVE, l[0], P, W), 91 + 71 + 2);
+    done();
+}
+
 /* A nonblocking collective: the I-call (its ICOLL_REQUEST at time+1, request id). */
 static void icall(uint32_t l, uint32_t region, uint64_t time, uint64_t id)
 {
@@ -1584,6 +1653,7 @@ int main(void)
     test_metric_table();
     test_metric_tree();
     test_rma();
+    test_rma_pscw();
     test_clc_self_ends();
     test_icoll();
     test_icoll_mixed();
