@@ -135,6 +135,9 @@ typedef struct an_msgs {
     size_t     nsend, send_cap;
     an_pscw_t *pscw;
     size_t     npscw, pscw_cap;
+    an_send_t *pscw_send; /* the analysed origins' complete -> wait: ev its ENTER, t_post the target's
+                             MPI_Win_post's enter (Late Post, rma_pscw.c) */
+    size_t     npscw_send, pscw_send_cap;
 } an_msgs_t;
 
 /* Request events (nonblocking sends' completions, receives' posts) of the trace, by (rank, id, time). */
@@ -364,11 +367,16 @@ int an_coll(an_ctx_t *c);
 /* The return of the last RMA operation to `target` (world rank) in the access epoch that the
  * MPI_Win_complete whose ENTER is event i of location l closes; AN_NO_TIME if none. */
 uint64_t an_pscw_lastop(const an_ctx_t *c, uint32_t l, uint64_t i, int32_t target);
-/* Appends g's complete -> wait relations whose wait is on an analysed location to c->msgs.pscw. 0, or -1. */
+/* The enter of the MPI_Win_post that opened the exposure epoch whose MPI_Win_wait's RMA_GROUP_SYNC is
+ * event i of location l; AN_NO_TIME if none. */
+uint64_t an_pscw_post(const an_ctx_t *c, uint32_t l, uint64_t i);
+/* Appends g's complete -> wait relations with an end on an analysed location: the wait's to
+ * c->msgs.pscw, the complete's to c->msgs.pscw_send. 0, or -1. */
 int an_pscw_from_graph(an_ctx_t *c, const st_rel_graph_t *g);
-/* Appends one (growing c->msgs.pscw). 0, or -1. */
+/* Appends one (growing c->msgs.pscw / pscw_send). 0, or -1. */
 int an_pscw_push(an_ctx_t *c, an_pscw_t x);
-/* Early Wait and Late Complete over c->msgs.pscw. 0, or -1 (memory). */
+int an_pscw_push_send(an_ctx_t *c, an_send_t x);
+/* Early Wait and Late Complete over c->msgs.pscw, Late Post over c->msgs.pscw_send. 0, or -1 (memory). */
 int an_pscw(an_ctx_t *c);
 /* Whether the collective instance of end event e (a COLL_END or ICOLL_COMPLETE on location
  * loc, whose process knows the communicator: an analysed one where there is one) is analysed

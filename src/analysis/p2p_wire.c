@@ -134,6 +134,8 @@ static void put_end(const an_ctx_t *c, const st_rel_endpoint_t *e, int role, st_
         w[0] = an_call_time(c, l, i), w[1] = an_time(c, l, i), w[2] = an_pscw_lastop(c, l, i, (int32_t)(uint32_t)e->key[1]);
     else if (role == SEND)
         w[0] = an_call_time(c, l, i), w[1] = an_time(c, l, i), w[2] = c->in->locs[l].ev[i].bytes;
+    else if (is_pscw(e->key)) /* the enter of the target's MPI_Win_post (Late Post) */
+        w[0] = an_pscw_post(c, l, i);
     else
         w[0] = an_recv_post_time(c, l, i);
     memcpy(data + d[q].at[role], w, vals(role) * 8);
@@ -334,7 +336,11 @@ static int match_recv(void *ctx, const an_pw_run_t *run, size_t end, size_t msg,
 static int match_send(void *ctx, const an_pw_run_t *run, size_t end, size_t msg, size_t n)
 {
     join_t *j = ctx;
-    if (is_pscw(run->chan)) /* the target's wait needs nothing back */
+    for (size_t x = 0; is_pscw(run->chan) && x < n; x++) /* the origin's complete: its targets' posts */
+        if (an_pscw_push_send(j->c, (an_send_t){ j->w->send[end + x].loc, j->w->send[end + x].ev,
+                                                 j->w->got_recv[(msg + x) * RECV_VALS] }))
+            return -1;
+    if (is_pscw(run->chan))
         return 0;
     for (size_t x = 0; x < n; x++)
         j->c->msgs.send[j->c->msgs.nsend++] =

@@ -1082,10 +1082,11 @@ static void pscw_call(uint32_t l, uint32_t region, uint64_t t0, uint64_t t1, uns
 }
 
 /* General active target (docs/analysis.md "One-sided communication (RMA)"): rank 0 exposes its window
- * to ranks 1 and 2 twice. Early Wait at its MPI_Win_wait until the last origin entered MPI_Win_complete,
- * Late Complete the part after the last operation to rank 0 returned (an origin without operations
- * adds none); nothing at the origins; the same in every parallel split (the wire carries the origins'
- * complete and last operation). */
+ * to ranks 1 and 2 five times. Early Wait at its MPI_Win_wait until the last origin entered
+ * MPI_Win_complete, Late Complete the part after the last operation to rank 0 returned (an origin
+ * without operations adds none); Late Post at the origins' call open when rank 0 posted (complete, a
+ * blocking start, a put, or none); the same in every parallel split (the wire carries the origins'
+ * complete and last operation, and the target's post). */
 static void test_rma_pscw(void)
 {
     enum { POST = 1, START, COMPLETE, WAIT };
@@ -1123,20 +1124,44 @@ static void test_rma_pscw(void)
         pscw_call(l[i], ST_REGION_MPI_Win_start, 500, 502, START, 1);
         pscw_call(l[i], ST_REGION_MPI_Win_complete, 510, 512, COMPLETE, 0);
     }
+    /* epoch 4: rank 0 posts late, at 700: rank 1's MPI_Win_complete (from 650) waits for it, rank 2's
+     * MPI_Win_start blocks until it (from 600): Late Post 50 and 100 */
+    pscw_call(l[0], ST_REGION_MPI_Win_post, 700, 702, POST, 1);
+    pscw_call(l[0], ST_REGION_MPI_Win_wait, 710, 760, WAIT, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_start, 600, 602, START, 1);
+    rma_op(l[1], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 610, 620, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_complete, 650, 701, COMPLETE, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_start, 600, 702, START, 1);
+    pscw_call(l[2], ST_REGION_MPI_Win_complete, 705, 707, COMPLETE, 0);
+    /* epoch 5: rank 0 posts at 850, inside rank 1's put (810 .. 860): Late Post 40 at the put; rank 2 had
+     * no call open then: none; rank 2 completes at 880, after rank 0 began waiting (860): Early Wait 20,
+     * all after rank 1's put returned (860): Late Complete 20 */
+    pscw_call(l[0], ST_REGION_MPI_Win_post, 850, 852, POST, 1);
+    pscw_call(l[0], ST_REGION_MPI_Win_wait, 860, 900, WAIT, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_start, 800, 802, START, 1);
+    rma_op(l[1], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 810, 860, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_complete, 870, 872, COMPLETE, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_start, 800, 802, START, 1);
+    pscw_call(l[2], ST_REGION_MPI_Win_complete, 880, 882, COMPLETE, 0);
     for (int i = 0; i < 3; i++)
-        leave(l[i], 900, ST_REGION_PROGRAM);
+        leave(l[i], 1000, ST_REGION_PROGRAM);
     analyse();
     const uint32_t P = ST_REGION_PROGRAM, W = ST_REGION_MPI_Win_wait;
-    REQUIRE_EQ(AT(ST_AN_M_RMA_EARLY_WAIT, l[0], P, W), 50 + 60);
-    REQUIRE_EQ(AT(ST_AN_M_RMA_LATE_COMPLETE, l[0], P, W), 30 + 55);
-    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_EARLY_WAIT), 110);
-    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_LATE_COMPLETE), 85);
-    /* six relations (two origins, three epochs), none reversed */
+    REQUIRE_EQ(AT(ST_AN_M_RMA_EARLY_WAIT, l[0], P, W), 50 + 60 + 20);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_LATE_COMPLETE, l[0], P, W), 30 + 55 + 20);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_EARLY_WAIT), 130);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_LATE_COMPLETE), 105);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_LATE_POST, l[1], P, ST_REGION_MPI_Win_complete), 50);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_LATE_POST, l[2], P, ST_REGION_MPI_Win_start), 100);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_COMM_LATE_POST, l[1], P, ST_REGION_MPI_Put), 40);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_SYNC_LATE_POST), 150);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_COMM_LATE_POST), 40);
+    /* ten relations (two origins, five epochs), none reversed */
     uint64_t n = 0;
     for (uint64_t k = 0; k < g.ninst; k++)
         n += st_rel_inst_type(&g.inst[k]) == ST_REL_KEY_RMA_PSCW && g.inst[k].nsend == 1 && g.inst[k].nrecv == 1;
-    REQUIRE_EQ(n, 6);
-    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_ACTIVE, l[0], P, W), 91 + 71 + 2);
+    REQUIRE_EQ(n, 10);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_ACTIVE, l[0], P, W), 91 + 71 + 2 + 50 + 40);
     done();
 }
 
