@@ -117,12 +117,27 @@ typedef struct an_send {
     uint64_t t_post; /* enter of the call that posted the receive; AN_NO_TIME if none */
 } an_send_t;
 
+/* An origin's MPI_Win_complete -> a target's MPI_Win_wait (relations: ST_REL_KEY_RMA_PSCW) at the
+ * analysed target: what Early Wait and Late Complete need (rma_pscw.c). The origin's values come from
+ * the graph or from the origin's process (p2p_wire.c, as a send's enter and size). */
+typedef struct an_pscw {
+    uint32_t loc;        /* the target's location */
+    uint64_t ev;         /* its MPI_Win_wait's RMA_GROUP_SYNC */
+    uint64_t t_complete; /* enter of the origin's MPI_Win_complete */
+    uint64_t t_lastop;   /* return of the origin's last RMA operation to the target in the epoch; AN_NO_TIME none */
+} an_pscw_t;
+
 /* The messages of the analysed locations; recv sorted by (loc, ev) before the patterns run. */
 typedef struct an_msgs {
     an_recv_t *recv;
     size_t     nrecv, recv_cap;
     an_send_t *send;
     size_t     nsend, send_cap;
+    an_pscw_t *pscw;
+    size_t     npscw, pscw_cap;
+    an_send_t *pscw_send; /* the analysed origins' complete -> wait: ev its ENTER, t_post the target's
+                             MPI_Win_post's enter (Late Post, rma_pscw.c) */
+    size_t     npscw_send, pscw_send_cap;
 } an_msgs_t;
 
 /* Request events (nonblocking sends' completions, receives' posts) of the trace, by (rank, id, time). */
@@ -346,6 +361,23 @@ int an_member_times(const an_ctx_t *c, uint32_t l, uint64_t call, st_an_member_t
 int an_p2p(an_ctx_t *c);
 /* Collective patterns over the graph's collective instances. 0, or -1 (memory). */
 int an_coll(an_ctx_t *c);
+
+/* ---- general active target synchronization (rma_pscw.c) ------------------------------------- */
+
+/* The return of the last RMA operation to `target` (world rank) in the access epoch that the
+ * MPI_Win_complete whose ENTER is event i of location l closes; AN_NO_TIME if none. */
+uint64_t an_pscw_lastop(const an_ctx_t *c, uint32_t l, uint64_t i, int32_t target);
+/* The enter of the MPI_Win_post that opened the exposure epoch whose MPI_Win_wait's RMA_GROUP_SYNC is
+ * event i of location l; AN_NO_TIME if none. */
+uint64_t an_pscw_post(const an_ctx_t *c, uint32_t l, uint64_t i);
+/* Appends g's complete -> wait relations with an end on an analysed location: the wait's to
+ * c->msgs.pscw, the complete's to c->msgs.pscw_send. 0, or -1. */
+int an_pscw_from_graph(an_ctx_t *c, const st_rel_graph_t *g);
+/* Appends one (growing c->msgs.pscw / pscw_send). 0, or -1. */
+int an_pscw_push(an_ctx_t *c, an_pscw_t x);
+int an_pscw_push_send(an_ctx_t *c, an_send_t x);
+/* Early Wait and Late Complete over c->msgs.pscw, Late Post over c->msgs.pscw_send. 0, or -1 (memory). */
+int an_pscw(an_ctx_t *c);
 /* Whether the collective instance of end event e (a COLL_END or ICOLL_COMPLETE on location
  * loc, whose process knows the communicator: an analysed one where there is one) is analysed
  * (MPI_Alltoallv/w counted as skipped when counted: an_cinst_t.counted), and whether it is on an

@@ -55,6 +55,9 @@ static an_pw_run_t *runs_push(an_pw_runs_t *v, const uint64_t *key, size_t at)
 
 /* ---- what the partners get ------------------------------------------------------------------ */
 
+/* Whether a key (or a run's channel) is an RMA complete -> wait, not a point-to-point message. */
+static int is_pscw(const uint64_t *key) { return key[0] >> 56 == ST_REL_KEY_RMA_PSCW; }
+
 /* The process analysing the partner of a point-to-point endpoint, -1 if none (unknown rank). */
 static int32_t partner_owner(const st_rel_endpoint_t *e, const int32_t *owner, int32_t nranks)
 {
@@ -65,7 +68,7 @@ static int32_t partner_owner(const st_rel_endpoint_t *e, const int32_t *owner, i
 /* Whether endpoint e is a point-to-point end whose partner another process analyses (its owner in *dest). */
 static int remote(const st_rel_endpoint_t *e, const int32_t *owner, int32_t nranks, int32_t me, int32_t *dest)
 {
-    if (e->kind != ST_REL_P2P)
+    if (e->kind != ST_REL_P2P) /* a message, or an RMA complete -> wait (rma_pscw.c) */
         return 0;
     *dest = partner_owner(e, owner, nranks);
     return *dest >= 0 && *dest != me;
@@ -127,8 +130,12 @@ static void put_end(const an_ctx_t *c, const st_rel_endpoint_t *e, int role, st_
     memcpy(data + d[q].head[role] + 4 * 8, &d[q].last[role].n, 8);
     uint32_t l = e->ref.loc;
     uint64_t i = e->ref.ev;
-    if (role == SEND)
+    if (role == SEND && is_pscw(e->key)) /* the enter of MPI_Win_complete, the epoch's last operation to the target */
+        w[0] = an_call_time(c, l, i), w[1] = an_time(c, l, i), w[2] = an_pscw_lastop(c, l, i, (int32_t)(uint32_t)e->key[1]);
+    else if (role == SEND)
         w[0] = an_call_time(c, l, i), w[1] = an_time(c, l, i), w[2] = c->in->locs[l].ev[i].bytes;
+    else if (is_pscw(e->key)) /* the enter of the target's MPI_Win_post (Late Post) */
+        w[0] = an_pscw_post(c, l, i);
     else
         w[0] = an_recv_post_time(c, l, i);
     memcpy(data + d[q].at[role], w, vals(role) * 8);
@@ -307,6 +314,7 @@ static int join_runs(const an_pw_runs_t *loc, const an_pw_runs_t *rem,
 typedef struct recv_seg {
     size_t  end, msg, n;
     int32_t src;
+    int     pscw; /* an RMA complete -> wait: to c->msgs.pscw */
 } recv_seg_t;
 
 typedef struct join {
@@ -321,14 +329,19 @@ static int match_recv(void *ctx, const an_pw_run_t *run, size_t end, size_t msg,
     join_t *j = ctx;
     if (st_mem_grow((void **)&j->seg, &j->cap, j->nseg + 1, sizeof *j->seg))
         return -1;
-    j->seg[j->nseg++] = (recv_seg_t){ end, msg, n, (int32_t)(run->chan[1] >> 32) };
+    j->seg[j->nseg++] = (recv_seg_t){ end, msg, n, (int32_t)(run->chan[1] >> 32), is_pscw(run->chan) };
     return 0;
 }
 
 static int match_send(void *ctx, const an_pw_run_t *run, size_t end, size_t msg, size_t n)
 {
-    (void)run;
     join_t *j = ctx;
+    for (size_t x = 0; is_pscw(run->chan) && x < n; x++) /* the origin's complete: its targets' posts */
+        if (an_pscw_push_send(j->c, (an_send_t){ j->w->send[end + x].loc, j->w->send[end + x].ev,
+                                                 j->w->got_recv[(msg + x) * RECV_VALS] }))
+            return -1;
+    if (is_pscw(run->chan))
+        return 0;
     for (size_t x = 0; x < n; x++)
         j->c->msgs.send[j->c->msgs.nsend++] =
             (an_send_t){ j->w->send[end + x].loc, j->w->send[end + x].ev, j->w->got_recv[(msg + x) * RECV_VALS] };
@@ -353,6 +366,7 @@ ST_HEAP_DOWN(heap_down, size_t, const join_t *, seg_first)
  * stretches' order breaks ties, so that sort's result is what it was on the join's order. */
 static int merge_recv(join_t *j)
 {
+    int rc = 0;
     size_t n = j->nseg, *h = malloc(sizeof *h * (n + 1));
     if (!h)
         return -1;
@@ -364,14 +378,17 @@ static int merge_recv(join_t *j)
         recv_seg_t *g = &j->seg[h[0]];
         const an_pw_end_t *e = &j->w->recv[g->end];
         const uint64_t *v = j->w->got_send + g->msg * SEND_VALS;
-        j->c->msgs.recv[j->c->msgs.nrecv++] = (an_recv_t){ e->loc, g->src, e->ev, v[1], v[0], v[2] };
+        if (g->pscw && an_pscw_push(j->c, (an_pscw_t){ e->loc, e->ev, v[0], v[2] }))
+            rc = -1;
+        else if (!g->pscw)
+            j->c->msgs.recv[j->c->msgs.nrecv++] = (an_recv_t){ e->loc, g->src, e->ev, v[1], v[0], v[2] };
         g->end++, g->msg++;
         if (--g->n == 0)
             h[0] = h[--n];
         heap_down(j, h, n, 0);
     }
     free(h);
-    return 0;
+    return rc;
 }
 
 int an_pwire_join(an_pwire_t *w, an_ctx_t *c)

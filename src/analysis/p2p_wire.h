@@ -6,6 +6,10 @@
  *   - a send, to the receiver's process: the enter of its call, its time and size (Late
  *     Sender, Wrong Order, the receive's counts);
  *   - a receive, to the sender's process: the enter of the call that posted it (Late Receiver).
+ * An RMA complete -> wait (relations: ST_REL_KEY_RMA_PSCW, one origin and one target) travels the
+ * same way: its send (the origin's MPI_Win_complete) brings the call's enter and, in place of a
+ * size, the return of the epoch's last RMA operation to the target (Early Wait, Late Complete:
+ * rma_pscw.c); it arrives in c->msgs.pscw, and its receive sends nothing the origin uses.
  * A message is named like its endpoints (relations/relations.h: channel = tag, sender and receiver,
  * communicator; k = its number in the channel). The derivation emits a rank's endpoints in
  * key order and numbers a channel's messages 0, 1, ..., so the ends of one channel are a

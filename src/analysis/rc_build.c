@@ -169,6 +169,8 @@ int an_rcb_graph(an_ctx_t *c, const st_rel_graph_t *g)
 static int pwire_end(void *ctx, int role, const uint64_t *key, const an_pw_end_t *e)
 {
     an_ctx_t *c = ctx;
+    if (key[0] >> 56 != ST_REL_KEY_P2P) /* an RMA complete -> wait: no root causes of its waits yet */
+        return 0;
     uint64_t kref = side_key(c->rcb, key);
     return kref == UINT64_MAX ? -1 : p2p_end(c, kref, e->loc, e->ev, role);
 }

@@ -117,6 +117,8 @@ static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_rel_input_t *in, int
     *crowded = on_host > ncpu;
     procs[rd->rank].ncomms = rd->ncomms;
     procs[rd->rank].comms = rd->comms;
+    procs[rd->rank].ngroups = rd->groups ? rd->ngroups : 0;
+    procs[rd->rank].groups = rd->groups;
     for (uint32_t t = 0; t < rd->nthreads; t++)
         locs[t] = (st_rel_loc_t){ .rank = rd->rank, .thread = rd->threads[t].index, .ev = rd->threads[t].events,
                                   .n = rd->threads[t].events ? rd->threads[t].nevents : 0 };

@@ -209,12 +209,13 @@ static OTF2_CallbackCode on_rma_coll_end(EV_ARGS, OTF2_CollectiveOp op, OTF2_Rma
     EV_DONE;
 }
 
+/* id: the archive's Group (convert.c makes it the rank's group table index). */
 static OTF2_CallbackCode on_rma_group_sync(EV_ARGS, OTF2_RmaSyncLevel level, OTF2_RmaWinRef w, OTF2_GroupRef g)
 {
-    (void)g;
     EV_NEW(ST_EV_RMA_GROUP_SYNC);
     set_win(u, e, w, OTF2_UNDEFINED_UINT32);
     e->bytes = level;
+    e->id = g;
     EV_DONE;
 }
 

@@ -37,7 +37,7 @@ typedef struct st_cli_check {
     uint64_t omp_teams, omp_barriers, omp_handovers, omp_tasks;
     /* one-sided communication: violations, and the instances of the collectives on a window
      * (creation, fence, release) that relate its members */
-    uint64_t rma, rma_colls;
+    uint64_t rma, rma_colls, rma_pscw; /* rma_pscw: complete -> wait pairs (origin, target, epoch) */
     /* the first few violations, one line each */
     char examples[ST_CLI_CHECK_EXAMPLES][240];
     int nexamples;

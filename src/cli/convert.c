@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "../model/callpath.h"
+#include "../model/prepare.h"
 #include "../model/region.h"
 
 /* Per-rank conversion state. */
@@ -193,12 +194,40 @@ static int message_event(const conv_t *c, const st_rankdata_t *rd, const st_even
     return 0;
 }
 
+/* Which PSCW synchronization (events.def: RMA_GROUP_SYNC.op) the call of region r is; 0 none. */
+static uint16_t pscw_op(uint32_t r)
+{
+    return r == ST_REGION_MPI_Win_post ? 1 : r == ST_REGION_MPI_Win_start ? 2 : r == ST_REGION_MPI_Win_complete ? 3
+         : r == ST_REGION_MPI_Win_wait || r == ST_REGION_MPI_Win_test ? 4 : 0;
+}
+
+/* An RmaGroupSync as recorded: which call it is (OTF2 does not say: the region of the call it is in,
+ * enter), and its group (e->id: the archive's Group, members world ranks) in the rank's table. */
+static int group_sync(const conv_t *c, st_rankdata_t *rd, const st_event_t *e, uint32_t enter, st_event_t *x)
+{
+    x->op = pscw_op(enter);
+    x->id = 0;
+    const st_cli_group_t *g = e->id != OTF2_UNDEFINED_GROUP ? st_cli_group(c->ar, (uint32_t)e->id) : NULL;
+    if (!g || g->n == 0 || (x->op != 1 && x->op != 2))
+        return 0;
+    int32_t *m = malloc(g->n * sizeof *m);
+    if (!m)
+        return -1;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < g->n; i++)
+        if (g->members[i] < (uint64_t)c->nranks)
+            m[n++] = (int32_t)g->members[i];
+    int rc = st_rankdata_group_intern(rd, m, n, &x->id);
+    free(m);
+    return rc;
+}
+
 /* An archive event as the shim would have recorded it, as far as the archive tells: the
  * reader's event (archive.h) without its time before CLC and its reader flags, with this
  * build's region, the rank's local communicator and call site. Task ids and the post order
  * are completed per rank afterwards. */
 static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *L, const st_event_t *e,
-                         st_event_t *x)
+                         uint32_t enter, st_event_t *x)
 {
     *x = *e;
     x->time = c->flags & ST_CLI_CONV_RAW ? st_cli_event_orig(e) : e->time;
@@ -256,6 +285,8 @@ static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *
         x->comm = e->comm == ST_CLI_NONE ? ST_NO_COMM : local_comm(c, e->comm);
         if (e->flags & ST_CLI_EVF_BADPEER)
             x->peer = -1;
+        if (e->kind == ST_EV_RMA_GROUP_SYNC && group_sync(c, rd, e, enter, x))
+            return bad("out of memory");
         return 0;
     default:
         if (e->kind < ST_EV__COUNT) /* the same fields as recorded; task ids: (team, creator, generation) for now */
@@ -380,9 +411,14 @@ static int convert_rank(conv_t *c, int32_t r)
         td->events = malloc(sizeof *td->events * (L->n + 1));
         if (!td->events)
             return bad("out of memory");
-        for (size_t i = 0; i < L->n; i++)
-            if (convert_event(c, rd, L, &L->ev[i], &td->events[td->nevents++]))
+        uint32_t enter = UINT32_MAX; /* the region of the last ENTER */
+        for (size_t i = 0; i < L->n; i++) {
+            st_event_t *x = &td->events[td->nevents++];
+            if (convert_event(c, rd, L, &L->ev[i], enter, x))
                 return -1;
+            if (x->kind == ST_EV_ENTER)
+                enter = x->region;
+        }
     }
     if (rank_callpaths(ar, rd))
         return -1;

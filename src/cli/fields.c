@@ -48,7 +48,10 @@ static void rma(fill_t *x, const st_event_t *e)
     num(x, "win", e->region == ST_CLI_NONE ? -1 : (int64_t)e->region);
     switch (e->kind) {
     case ST_EV_RMA_COLL_END: str(x, "op", st_cli_op_name(e->op)); num(x, "sync", (int64_t)e->bytes); break;
-    case ST_EV_RMA_GROUP_SYNC: num(x, "sync", (int64_t)e->bytes); break;
+    case ST_EV_RMA_GROUP_SYNC: /* group: the Group definition of a post's or start's group, else -1 */
+        num(x, "sync", (int64_t)e->bytes);
+        num(x, "group", e->id >= UINT32_MAX ? -1 : (int64_t)e->id);
+        break;
     case ST_EV_RMA_REQUEST_LOCK: num(x, "target", e->peer); str(x, "lock", e->op == 0 ? "exclusive" : "shared"); break;
     case ST_EV_RMA_RELEASE_LOCK: num(x, "target", e->peer); break;
     case ST_EV_RMA_SYNC: num(x, "target", e->peer); num(x, "type", e->op); break;

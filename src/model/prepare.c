@@ -353,6 +353,10 @@ const char *st_rankview_check(const st_rankview_t *c, const st_event_t *e)
         return st_rankview_root(c, e, &r) == 0 ? NULL : "root is not in the communicator";
     case ST_EV_THREAD_TEAM_END:
         return st_u64map_get(&c->pmap, e->id, &v) ? NULL : "team end without a team begin";
+    case ST_EV_RMA_GROUP_SYNC:
+        return e->id <= c->rd->ngroups ? NULL : "unknown RMA group";
+    case ST_EV_RMA_GROUP_MEMBER:
+        return "RMA group member not folded into its group";
     default:
         return e->kind < ST_EV__COUNT ? NULL : "unknown event kind";
     }
@@ -447,6 +451,8 @@ int st_rankdata_prepare(st_rankdata_t *rd)
         return 0;
     if (rd->callsites && rd->ncallsites > 1)
         qsort(rd->callsites, rd->ncallsites, sizeof *rd->callsites, cmp_callsite);
+    if (st_rankdata_fold_groups(rd) != 0)
+        return -1;
     /* The view reads no timestamps, so the order is repaired in the same pass that drops events. */
     st_rankview_t c;
     if (st_rankview_init(&c, rd, 0) != 0)

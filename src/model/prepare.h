@@ -29,7 +29,8 @@
  *    or root not in the communicator, MPI_PROC_NULL peers) with one warning per
  *    thread, so threads[i].nevents is then the exact OTF2 event count;
  *  - sorts callsites by pc, recomputes t_begin/t_end from the events;
- *  - computes rd->teams (OpenMP thread teams) from THREAD_TEAM_BEGIN events.
+ *  - computes rd->teams (OpenMP thread teams) from THREAD_TEAM_BEGIN events;
+ *  - folds the RMA_GROUP_MEMBER events into rd->groups (st_rankdata_fold_groups).
  * Runs once: it sets rd->prepared and returns at once when that is set (whoever changes
  * events afterwards must keep them writable: time order, no new event kinds). The shim
  * prepares before the CLC correction, which then sees the events the archive will hold.
@@ -37,6 +38,18 @@
  * (reported).
  */
 int st_rankdata_prepare(st_rankdata_t *rd);
+
+/*
+ * The groups of MPI_Win_post / MPI_Win_start (rmagroups.c): the recorded RMA_GROUP_MEMBER events
+ * after each post's or start's RMA_GROUP_SYNC become a group of rd->groups (distinct groups once,
+ * in the order first named), the RMA_GROUP_SYNC names it (id = index + 1, 0: an empty group), and
+ * the member events are removed. st_rankdata_prepare() does it first. 0, or -1 when out of memory.
+ */
+int st_rankdata_fold_groups(st_rankdata_t *rd);
+
+/* The group with these n members (world ranks) in rd->groups, added if new: *id = its index + 1
+ * (0 for n = 0). 0, or -1 when out of memory. */
+int st_rankdata_group_intern(st_rankdata_t *rd, const int32_t *m, uint32_t n, uint64_t *id);
 
 /*
  * t_begin / t_end of rd from its events (each location's first and last). The writer calls it before it

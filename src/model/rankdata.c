@@ -14,8 +14,9 @@
  *   u32 nfiltered | filtered {u32 thread, u32 region, u64 visits, u64 time} |
  *   u32 crc32(all bytes before it)  (v2 added the call-path nodes; v3 ends each call site
  *   with u32 fn_begin fn_end, the lines of its function; v4 added the filtered calls;
- *   v5 a u32 nwins after each communicator's remote_size, its RMA windows; v2 to v4 blobs are
- *   still read, with no windows)
+ *   v5 a u32 nwins after each communicator's remote_size, its RMA windows; v6 ends the body with
+ *   u32 ngroups | groups {u32 size, i32 world[size]}, the PSCW groups; v2 to v5 blobs are
+ *   still read, with no windows before v5 and no groups before v6)
  */
 #include "rankdata_int.h"
 
@@ -28,7 +29,7 @@
 #include "region.h"
 
 #define BLOB_MAGIC   "STRD"
-#define BLOB_VERSION 5u
+#define BLOB_VERSION 6u
 
 /* Smallest encodings, used to bound counts before allocating. */
 #define THREAD_BYTES   24u
@@ -38,6 +39,7 @@
 #define TEAM_BYTES     4u
 #define CPNODE_BYTES   12u
 #define FILTERED_BYTES 24u
+#define GROUP_BYTES    8u
 
 /* ---- the blob's own field writers: signed and fixed-width ------------------------------ */
 
@@ -129,6 +131,12 @@ static void put_body(sink_t *s, const st_rankdata_t *rd, int dump)
         put_u32(s, rd->filtered[i].region);
         put_u64(s, rd->filtered[i].visits);
         put_u64(s, rd->filtered[i].time);
+    }
+    put_u32(s, rd->groups ? rd->ngroups : 0);
+    for (uint32_t i = 0; rd->groups && i < rd->ngroups; i++) {
+        put_u32(s, rd->groups[i].world ? rd->groups[i].size : 0);
+        for (uint32_t k = 0; rd->groups[i].world && k < rd->groups[i].size; k++)
+            put_i32(s, rd->groups[i].world[k]);
     }
 }
 
@@ -351,6 +359,26 @@ static void get_filtered(reader_t *r, st_rankdata_t *rd)
     }
 }
 
+/* PSCW groups (v6): non-empty, members are world ranks. */
+static void get_groups(reader_t *r, st_rankdata_t *rd)
+{
+    if (r->version < 6)
+        return;
+    rd->ngroups = get_u32(r);
+    rd->groups = get_array(r, rd->ngroups, sizeof *rd->groups, GROUP_BYTES);
+    for (uint32_t i = 0; rd->groups && i < rd->ngroups && !r->why; i++) {
+        st_group_def_t *g = &rd->groups[i];
+        if ((g->size = get_u32(r)) == 0 && !r->why) {
+            bad(r, "empty RMA group");
+            return;
+        }
+        g->world = get_array(r, g->size, sizeof(int32_t), 4);
+        for (uint32_t k = 0; g->world && k < g->size; k++)
+            if ((g->world[k] = get_i32(r)) < 0 || g->world[k] >= rd->nranks)
+                bad(r, "RMA group member out of range");
+    }
+}
+
 static void get_body(reader_t *r, st_rankdata_t *rd)
 {
     rd->rank = get_i32(r);
@@ -384,6 +412,7 @@ static void get_body(reader_t *r, st_rankdata_t *rd)
     get_teams(r, rd);
     get_cpnodes(r, rd);
     get_filtered(r, rd);
+    get_groups(r, rd);
 }
 
 const char *st_rankdata_unpack_why(const void *blob, size_t size, st_rankdata_t *rd)
@@ -395,7 +424,7 @@ const char *st_rankdata_unpack_why(const void *blob, size_t size, st_rankdata_t 
     if (memcmp(b, BLOB_MAGIC, 4) != 0)
         return "not a synctrace rank-data blob (bad magic)";
     uint32_t version = rd32(b + 4);
-    if (version != BLOB_VERSION && (version < 2 || version > 4))
+    if (version != BLOB_VERSION && (version < 2 || version > 5))
         return "unsupported rank-data format version";
     if (rd64(b + 8) != size)
         return rd64(b + 8) > size ? "truncated" : "size mismatch";
@@ -439,6 +468,9 @@ void st_rankdata_free(st_rankdata_t *rd)
     free(rd->teams);
     free(rd->cpnodes);
     free(rd->filtered);
+    for (uint32_t i = 0; rd->groups && i < rd->ngroups; i++)
+        free(rd->groups[i].world);
+    free(rd->groups);
     memset(rd, 0, sizeof *rd);
 }
 

@@ -77,6 +77,14 @@ typedef struct st_filtered_sum {
     uint64_t time;            /* ns, summed over the calls (enter to leave) */
 } st_filtered_sum_t;
 
+/* The group of an MPI_Win_post or MPI_Win_start (one-sided PSCW epochs): its members as WORLD ranks,
+ * in the group's rank order. A rank's distinct groups, numbered in the order its events first name
+ * them; an RMA_GROUP_SYNC of a post or start names its group by id = index + 1 (events.def). */
+typedef struct st_group_def {
+    uint32_t size;
+    int32_t *world;           /* owned */
+} st_group_def_t;
+
 typedef struct st_kv {        /* free-form statistics/properties ("sync.scheme" = "h2hca") */
     char key[64];
     char value[192];
@@ -104,6 +112,9 @@ typedef struct st_rankdata {
     st_cpnode_t *cpnodes;
     uint32_t nfiltered;       /* filtered calls by (thread, region), visits > 0; 0 without a filter */
     st_filtered_sum_t *filtered;
+    uint32_t ngroups;         /* PSCW groups (st_group_def_t), filled by st_rankdata_prepare() from the
+                               * recorded RMA_GROUP_MEMBER events or by the archive reader */
+    st_group_def_t *groups;
     uint8_t  prepared;        /* st_otf2_prepare() has run (not packed): it is not repeated */
 } st_rankdata_t;
 

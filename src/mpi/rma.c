@@ -11,6 +11,11 @@
  * The targets with operations since the last synchronization of the whole window are listed (each
  * once) so that a fence or MPI_Win_unlock_all visits only them.
  *
+ * The group of an MPI_Win_post / MPI_Win_start is translated to the window's ranks once per call
+ * (PMPI_Group_translate_ranks into per-window arrays made at creation, one for posts and one for
+ * starts, which MPI lets two threads call at once) and recorded as one RMA_GROUP_MEMBER event per
+ * member after the RMA_GROUP_SYNC, at its time (the trace model folds them into a group table).
+ *
  * Handle -> window: open addressing keyed by the whole handle (ST_HMAP_KEY), lock-free lookups,
  * registration and release under a mutex (window creation and release are collectives, not the hot
  * path). Keys 0 and 1 are no window handle (MPICH's are large integers, Open MPI's pointers).
@@ -43,6 +48,9 @@ struct st_win {
     _Atomic uint32_t *list;    /* [size] targets with operations since the last whole-window sync */
     _Atomic uint32_t  nlist;
     uint32_t          access, exposure; /* group sizes of the last MPI_Win_start and MPI_Win_post */
+    MPI_Group         group;   /* the window's group (MPI_GROUP_NULL: members not recorded) */
+    int              *iota;    /* [size] 0, 1, ..., size - 1 */
+    int              *xpost, *xstart; /* [size] a post's / start's group in window ranks */
 };
 
 typedef struct win_slot {
@@ -113,6 +121,11 @@ static void win_release(st_win_t *w)
     free(w->ldone);
     free((void *)w->listed);
     free(w->list);
+    free(w->iota);
+    free(w->xpost);
+    free(w->xstart);
+    if (w->group != MPI_GROUP_NULL)
+        PMPI_Group_free(&w->group);
     free(w);
 }
 
@@ -126,6 +139,7 @@ static st_win_t *win_new(const st_comm_t *c)
     w->size = n;
     w->world = c->def.world;
     w->self = -1;
+    w->group = MPI_GROUP_NULL;
     for (uint32_t r = 0; r < n; r++)
         if (c->def.world[r] == st_world_rank)
             w->self = (int32_t)r;
@@ -134,10 +148,15 @@ static st_win_t *win_new(const st_comm_t *c)
     w->ldone = calloc(n, sizeof *w->ldone);
     w->listed = calloc(n, sizeof *w->listed);
     w->list = calloc(n, sizeof *w->list);
-    if (!w->issued || !w->done || !w->ldone || !w->listed || !w->list) {
+    w->iota = calloc(n, sizeof *w->iota);
+    w->xpost = calloc(n, sizeof *w->xpost);
+    w->xstart = calloc(n, sizeof *w->xstart);
+    if (!w->issued || !w->done || !w->ldone || !w->listed || !w->list || !w->iota || !w->xpost || !w->xstart) {
         win_release(w);
         return NULL;
     }
+    for (uint32_t r = 0; r < n; r++)
+        w->iota[r] = (int)r;
     return w;
 }
 
@@ -169,6 +188,8 @@ void st_mpi_win_create(st_thread_t *th, int rc, MPI_Comm comm, MPI_Win win)
 {
     st_comm_t *c = rc == MPI_SUCCESS && win != MPI_WIN_NULL ? st_comm_get(comm) : NULL;
     st_win_t *w = c && !(c->def.flags & ST_COMMF_INTER) ? win_new(c) : NULL;
+    if (w && PMPI_Win_get_group(win, &w->group) != MPI_SUCCESS)
+        w->group = MPI_GROUP_NULL;
     if (w) {
         w->seq = atomic_fetch_add(&c->nwins, 1);
         if (win_put(win, w) != 0) {
@@ -363,6 +384,21 @@ void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win)
     e->peer = target == ST_RMA_ALL ? -1 : w->world[target];
 }
 
+/* The members of a post's or start's group (n of them) as RMA_GROUP_MEMBER events, translated once
+ * into x (the window's array for this kind of call). */
+static void record_members(st_thread_t *th, const st_win_t *w, MPI_Group group, int n, int *x)
+{
+    if (PMPI_Group_translate_ranks(group, n, w->iota, w->group, x) != MPI_SUCCESS)
+        return;
+    for (int i = 0; i < n; i++) {
+        if (x[i] < 0 || (uint32_t)x[i] >= w->size) /* MPI_UNDEFINED: not in the window */
+            continue;
+        st_event_t *m = st_record_again(th, ST_EV_RMA_GROUP_MEMBER);
+        set_win(m, w);
+        m->peer = w->world[x[i]];
+    }
+}
+
 void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win win, int done)
 {
     st_win_t *w = win_get(win);
@@ -384,4 +420,6 @@ void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win
                    ? OTF2_RMA_SYNC_LEVEL_PROCESS
                    : OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY;
     e->bytes2 = what == ST_PSCW_POST || what == ST_PSCW_WAIT ? w->exposure : w->access;
+    if (n > 0 && (uint32_t)n <= w->size && w->group != MPI_GROUP_NULL)
+        record_members(th, w, group, n, what == ST_PSCW_POST ? w->xpost : w->xstart);
 }

@@ -44,6 +44,7 @@ typedef struct evt_ctx {
     uint32_t                 team_base; /* global comm id of the rank's team 0 */
     uint64_t                 cs_base;   /* String id of the rank's first call site */
     uint64_t                 cp_base;   /* CallingContext id of the rank's call-path node 0 */
+    uint64_t                 group_base;/* Group id of the rank's PSCW group 0, less 1 (globaldefs.c) */
     const st_thread_data_t  *t;
     st_team_stack_t          teams;     /* this thread's open teams */
     st_u64map_t             *locks;     /* lock id -> dense OTF2 lock id (whole rank) */
@@ -289,10 +290,20 @@ static OTF2_ErrorCode ev_RMA_COLL_END(evt_ctx_t *x, const st_event_t *e)
                                            (OTF2_RmaSyncLevel)e->bytes, win_of(x, e), OTF2_COLLECTIVE_ROOT_NONE, 0, 0);
 }
 
+/* A post's or start's group: the rank's group e->id - 1 (rd->groups), Group id 1 + group_base + e->id - 1
+ * (globaldefs.c: after the COMM_LOCATIONS group); complete and wait name none. */
 static OTF2_ErrorCode ev_RMA_GROUP_SYNC(evt_ctx_t *x, const st_event_t *e)
 {
-    return OTF2_EvtWriter_RmaGroupSync(x->w, x->al, e->time, (OTF2_RmaSyncLevel)e->bytes, win_of(x, e),
-                                       OTF2_UNDEFINED_GROUP);
+    OTF2_GroupRef g = e->id && e->id <= x->c->rd->ngroups ? (OTF2_GroupRef)(x->group_base + e->id)
+                                                           : OTF2_UNDEFINED_GROUP;
+    return OTF2_EvtWriter_RmaGroupSync(x->w, x->al, e->time, (OTF2_RmaSyncLevel)e->bytes, win_of(x, e), g);
+}
+
+/* Folded into rd->groups by st_rankdata_prepare(): never written. */
+static OTF2_ErrorCode ev_RMA_GROUP_MEMBER(evt_ctx_t *x, const st_event_t *e)
+{
+    (void)x, (void)e;
+    return OTF2_ERROR_INVALID_ARGUMENT;
 }
 
 static OTF2_ErrorCode ev_RMA_REQUEST_LOCK(evt_ctx_t *x, const st_event_t *e)
@@ -408,7 +419,8 @@ static int write_rank(OTF2_Archive *a, st_rankdata_t *rd, const st_otf2_nb_t *v)
     for (uint32_t i = 0; rc == ST_OTF2_OK && i < rd->ncomms; i++)
         gid[i] = st_otf2_nb_comm(v, rd, i);
     evt_ctx_t x = { .al = al, .c = &c, .v = v, .gid = gid, .team_base = (uint32_t)v->team_base[rd->rank],
-                    .cs_base = v->cs_base[rd->rank], .cp_base = v->cp_base[rd->rank], .locks = &locks };
+                    .cs_base = v->cs_base[rd->rank], .cp_base = v->cp_base[rd->rank], .group_base = v->group_base[rd->rank],
+                    .locks = &locks };
     for (uint32_t i = 0; rc == ST_OTF2_OK && i < rd->nthreads; i++) {
         x.t = &rd->threads[i];
         rc = write_thread(a, &x);

@@ -534,6 +534,29 @@ static void rma_windows(gdefs_t *g, const comm_rep_t *reps)
         }
 }
 
+/* Every rank's PSCW groups (rd->groups), rank by rank: Group ids 1 .. ngroups (1 + the numbering's
+ * group_base + index), right after the MPI COMM_LOCATIONS group (id 0), whose members' indices
+ * (world ranks) they hold. */
+static void pscw_groups(gdefs_t *g)
+{
+    for (uint32_t r = 0; r < g->v.world && !g->err; r++) {
+        const st_rankdata_t *rd = g->byrank[r];
+        for (uint32_t i = 0; rd->groups && i < rd->ngroups && !g->err; i++) {
+            const st_group_def_t *d = &rd->groups[i];
+            uint64_t *m = malloc((d->size ? d->size : 1) * sizeof *m);
+            if (!m) {
+                fail(g, ST_OTF2_ERR_NOMEM);
+                return;
+            }
+            for (uint32_t k = 0; k < d->size; k++)
+                m[k] = (uint64_t)(uint32_t)d->world[k];
+            if (write_group(g, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, m, d->size) != 1 + g->v.group_base[r] + i)
+                fail(g, ST_OTF2_ERR_DATA);
+            free(m);
+        }
+    }
+}
+
 static void mpi_comms(gdefs_t *g)
 {
     if (g->v.nkeys == 0 && g->v.self == OTF2_UNDEFINED_COMM)
@@ -548,7 +571,9 @@ static void mpi_comms(gdefs_t *g)
     }
     for (uint32_t r = 0; r < g->v.world; r++) /* index = world rank, as OTF2 requires */
         locs[r] = st_otf2_location(r, st_rankdata_master(g->byrank[r]), st_rankdata_master(g->byrank[r]));
-    write_group(g, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, locs, g->v.world);
+    if (write_group(g, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI, locs, g->v.world) != 0)
+        fail(g, ST_OTF2_ERR_DATA); /* the first group: the PSCW groups' ids follow */
+    pscw_groups(g);
     for (uint32_t r = 0; r < g->v.world; r++)
         for (uint32_t i = 0; i < g->byrank[r]->ncomms; i++) {
             uint32_t id = st_otf2_nb_comm(&g->v, g->byrank[r], i);

@@ -207,7 +207,7 @@ uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len)
         return NULL;
     uint64_t nkeys = 0, *keys = collect_keys(defs, ndefs, &nkeys, &has_self);
     uint64_t ncomms = nkeys + (uint64_t)has_self;
-    size_t n = NB_HDR + 3 * (size_t)w + 2 * nkeys + ncomms + 1;
+    size_t n = NB_HDR + 4 * (size_t)w + 2 * nkeys + ncomms + 1;
     uint64_t *num = keys ? calloc(n, sizeof *num) : NULL;
     uint64_t *team_base = num + NB_HDR, *cs_base = team_base + w, *cp_base = cs_base + w, self = OTF2_UNDEFINED_COMM;
     if (!num || order_comms(defs, ndefs, keys, nkeys, has_self, cp_base + w + nkeys, &self) != 0) {
@@ -235,6 +235,14 @@ uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len)
     memcpy(cp_base + w, keys, nkeys * sizeof *keys);
     free(keys);
     number_windows(defs, ndefs, cp_base + w, nkeys, self, cp_base + w + 2 * nkeys, ncomms);
+    uint64_t *group_base = cp_base + w + 2 * nkeys + ncomms + 1, ngroups = 0;
+    for (int i = 0; i < ndefs; i++)
+        group_base[defs[i]->rank] = defs[i]->groups ? defs[i]->ngroups : 0;
+    for (int r = 0; r < w; r++) {
+        uint64_t k = group_base[r];
+        group_base[r] = ngroups;
+        ngroups += k;
+    }
     num[NB_MAGIC] = ST_NB_MAGIC;
     num[NB_WORLD] = (uint64_t)w;
     num[NB_NKEYS] = nkeys;
@@ -242,6 +250,7 @@ uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len)
     num[NB_NCALLSITES] = cs;
     num[NB_NTEAMS] = teams;
     num[NB_NCPNODES] = cp;
+    num[NB_NGROUPS] = ngroups;
     *len = n;
     return num;
 }
@@ -250,7 +259,7 @@ int st_otf2_nb_view(const uint64_t *num, size_t len, st_otf2_nb_t *v)
 {
     uint64_t ncomms = num && len >= NB_HDR ? num[NB_NKEYS] + (num[NB_SELF] != OTF2_UNDEFINED_COMM) : 0;
     if (!num || len < NB_HDR || num[NB_MAGIC] != ST_NB_MAGIC || num[NB_WORLD] > INT32_MAX ||
-        num[NB_NKEYS] > UINT32_MAX - 1 || len != NB_HDR + 3 * num[NB_WORLD] + 2 * num[NB_NKEYS] + ncomms + 1) {
+        num[NB_NKEYS] > UINT32_MAX - 1 || len != NB_HDR + 4 * num[NB_WORLD] + 2 * num[NB_NKEYS] + ncomms + 1) {
         st_log_error("OTF2 archive: malformed definition numbering (%zu elements)", len);
         return -1;
     }
@@ -268,6 +277,8 @@ int st_otf2_nb_view(const uint64_t *num, size_t len, st_otf2_nb_t *v)
     v->ncomms = v->nkeys + (v->self != OTF2_UNDEFINED_COMM);
     v->win_base = v->ids + v->nkeys;
     v->nwins = v->win_base[v->ncomms];
+    v->ngroups = num[NB_NGROUPS];
+    v->group_base = v->win_base + v->ncomms + 1;
     for (uint32_t c = 0; c < v->ncomms; c++)
         if (v->win_base[c] > v->win_base[c + 1] || v->win_base[c + 1] > UINT32_MAX) {
             st_log_error("OTF2 archive: malformed window numbering");

@@ -30,8 +30,10 @@
  * the first rank that knows it, groupB = its remote group).
  *
  * One-sided MPI: a window is an RmaWin definition on its communicator (flag: its creation and
- * release are events); targets are written as ranks of that communicator. A PSCW group is not
- * written (RmaGroupSync names OTF2_UNDEFINED_GROUP).
+ * release are events); targets are written as ranks of that communicator. The groups of
+ * MPI_Win_post / MPI_Win_start (rd->groups) are MPI COMM_GROUP Group definitions (members: world
+ * ranks) with the ids 1 .. n, every rank's in rank order, right after the MPI COMM_LOCATIONS group (0); a post's or
+ * start's RmaGroupSync names its group, a complete's or wait's OTF2_UNDEFINED_GROUP.
  *
  * OpenMP: OTF2 thread events name a team Comm, and tasks are identified by (team,
  * creating thread's rank in it, that thread's generation number). Each team of a

@@ -23,7 +23,7 @@
 
 /* ---- numbering vector layout ----------------------------------------------------------- */
 
-enum { NB_MAGIC, NB_WORLD, NB_NKEYS, NB_SELF, NB_NCALLSITES, NB_NTEAMS, NB_NCPNODES, NB_HDR };
+enum { NB_MAGIC, NB_WORLD, NB_NKEYS, NB_SELF, NB_NCALLSITES, NB_NTEAMS, NB_NCPNODES, NB_NGROUPS, NB_HDR };
 #define ST_NB_MAGIC 0x53544e4255504d31ull /* "STNBUPM1" */
 
 typedef struct st_otf2_nb {
@@ -41,6 +41,8 @@ typedef struct st_otf2_nb {
     uint32_t        ncomms;       /* MPI comm ids 0..ncomms-1 (keys and SELF) */
     const uint64_t *win_base;     /* [ncomms + 1] RmaWin ids of comm c: win_base[c] .. win_base[c + 1] - 1 */
     uint64_t        nwins;        /* RmaWin ids 0..nwins-1 */
+    uint64_t        ngroups;      /* Group ids 1..ngroups: every rank's PSCW groups (rd->groups) */
+    const uint64_t *group_base;   /* [W] each rank's first PSCW group is Group 1 + group_base[rank] */
 } st_otf2_nb_t;
 
 /* World size of the given ranks: above every rank and at least every rank's nranks. */

@@ -4,7 +4,8 @@
  *
  * Which event is the logical send / receive is each kind's own file: point-to-point
  * (derive_p2p.c), collectives and MPI_Init / MPI_Finalize (derive_coll.c), one-sided
- * communication (derive_rma.c), OpenMP (derive_omp.c). A rank's events are read in one pass
+ * communication (derive_rma.c: the window collectives; derive_pscw.c: post, start, complete,
+ * wait), OpenMP (derive_omp.c). A rank's events are read in one pass
  * (scan_event): traces are far larger than the caches, so each pass is a sweep over memory.
  * What needs all of them (p2p numbering, cancelled requests, nonblocking requests started on
  * another thread, window collectives, locks, tasks) is collected in it and finished
@@ -33,6 +34,7 @@ typedef struct scan {
     icollvec_t  reqs;
     icdvec_t    done;
     rmacollvec_t rma_coll;
+    pscwvec_t   pscw;
     omp_state_t omp;
 } scan_t;
 
@@ -76,6 +78,8 @@ static int scan_event(ctx_t *c, scan_t *s, omp_loc_t *ol, uint32_t l, uint64_t i
         return 0;
     case ST_EV_RMA_COLL_END:
         return rel_rma_coll_end(c, &s->rma_coll, l, i, begin, *enter);
+    case ST_EV_RMA_GROUP_SYNC:
+        return rel_pscw_event(c, &s->pscw, l, i, *enter);
     default:
         return rel_omp_event(c, &s->omp, ol, e, l, i);
     }
@@ -103,6 +107,7 @@ static int scan_loc(ctx_t *c, scan_t *s, uint32_t l)
 static void scan_free(scan_t *s)
 {
     st_mem_free(s->cancelled.v), st_mem_free(s->chans.v), st_mem_free(s->chans.slot), st_mem_free(s->sends.v), st_mem_free(s->recvs.v), st_mem_free(s->reqs.v), st_mem_free(s->done.v), st_mem_free(s->rma_coll.v);
+    st_mem_free(s->pscw.v);
     st_mem_free(s->omp.locks.v), st_mem_free(s->omp.tasks.v), st_mem_free(s->omp.waits.v), st_mem_free(s->omp.frame_task.v), st_mem_free(s->omp.done);
 }
 
@@ -129,6 +134,8 @@ static int derive(const st_rel_input_t *in, int32_t rank, const st_rel_derive_op
         rc = rel_coll_finish(&c, &s.reqs, &s.done);
     if (rc == 0)
         rc = rel_rma_finish(&c, &s.rma_coll);
+    if (rc == 0)
+        rc = rel_pscw_finish(&c, &s.pscw);
     if (rc == 0)
         rc = rel_omp_locks(&c, &s.omp);
     if (rc == 0)

@@ -244,6 +244,25 @@ int rel_rma_coll_end(ctx_t *c, rmacollvec_t *v, uint32_t l, uint64_t i, uint64_t
 /* After the scan: the window collectives numbered per window in time order, their endpoints. 0, or -1. */
 int rel_rma_finish(ctx_t *c, rmacollvec_t *v);
 
+/* A synchronization of a general active target epoch (an RMA_GROUP_SYNC: post, start, complete, wait),
+ * collected in the scan. */
+typedef struct pscw_item {
+    uint32_t comm, win;  /* the window */
+    uint32_t loc;
+    uint16_t op;         /* RMA_GROUP_SYNC.op: 1 post, 2 start, 3 complete, 4 wait */
+    uint64_t time, ev;   /* the RMA_GROUP_SYNC's */
+    uint64_t end;        /* the endpoint's event: a complete's ENTER, else the RMA_GROUP_SYNC */
+    uint64_t group;      /* post, start: RMA_GROUP_SYNC.id (group index + 1) */
+} pscw_item_t;
+
+typedef struct { pscw_item_t *v; size_t n, cap; } pscwvec_t;
+
+/* An RMA_GROUP_SYNC e (event i of location l, enter: its call's ENTER or NO_EV). 0, or -1. */
+int rel_pscw_event(ctx_t *c, pscwvec_t *v, uint32_t l, uint64_t i, uint64_t enter);
+
+/* After the scan: complete -> wait, an endpoint per (origin, target) pair of each epoch. 0, or -1. */
+int rel_pscw_finish(ctx_t *c, pscwvec_t *v);
+
 /* ---- OpenMP (derive_omp.c) ------------------------------------------------------------------ */
 
 /* Lock, task and taskwait events of one process, sorted by (a, b, c, type, loc, ev). */

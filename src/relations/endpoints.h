@@ -29,6 +29,9 @@ enum st_rel_role { ST_REL_SEND = 1, ST_REL_RECV = 2 };
  *   SYNC  key[1] = sync group (st_rel_sync_region_t.group)
  *   RMA_COLL  key[1] = instance seq on the window, key[2] = comm key of the window's communicator,
  *         key[3] = the window's number on it (a collective on a window: its creation, fence, release)
+ *   RMA_PSCW  key[1] = origin rank << 32 | target rank (as P2P), key[2] = the window
+ *         (st_rel_win_key), key[3] = k (the k-th epoch of that origin at that target on the window):
+ *         an origin's MPI_Win_complete -> the target's MPI_Win_wait (kind P2P, one send, one receive)
  *   OMP_* key[1] = rank, then kind-specific ids
  * The OpenMP types come last (st_rel_endpoints_split hands their ends out after all others). */
 enum {
@@ -36,6 +39,7 @@ enum {
     ST_REL_KEY_COLL,
     ST_REL_KEY_SYNC,
     ST_REL_KEY_RMA_COLL,
+    ST_REL_KEY_RMA_PSCW,
     ST_REL_KEY_OMP_FORK,
     ST_REL_KEY_OMP_JOIN,
     ST_REL_KEY_OMP_BARRIER,

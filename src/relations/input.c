@@ -78,6 +78,8 @@ int st_rel_input_from_rankdata(st_rankdata_t *rd, int nrd, st_rel_input_t *in)
             continue;
         procs[rd[i].rank].ncomms = rd[i].ncomms;
         procs[rd[i].rank].comms = rd[i].comms;
+        procs[rd[i].rank].ngroups = rd[i].groups ? rd[i].ngroups : 0;
+        procs[rd[i].rank].groups = rd[i].groups;
         procs[rd[i].rank].ncpnodes = rd[i].ncpnodes;
         procs[rd[i].rank].cpnodes = rd[i].cpnodes;
         procs[rd[i].rank].ncallsites = rd[i].ncallsites;

@@ -49,6 +49,8 @@ typedef struct st_rel_proc {
     uint32_t             ncomms;
     const st_comm_def_t *comms;  /* event.comm (local index) -> definition; NULL for remote ranks */
     int32_t              node;   /* node id; ranks with equal ids share a node (mu class INTRA) */
+    uint32_t              ngroups;
+    const st_group_def_t *groups; /* the groups of MPI_Win_post / MPI_Win_start (RMA_GROUP_SYNC.id - 1) */
     /* Call paths (model/callpath.h; SYNCTRACE_CALLPATH): the rank's call tree and the texts of its
      * frames (pc -> text). Only the analysis reads them; 0 / NULL without call paths. */
     uint32_t             ncpnodes;

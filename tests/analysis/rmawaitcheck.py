@@ -6,7 +6,9 @@
 OUT holds the program's "mark PHASE RANK ENTER_MS LEAVE_MS" lines (its own clock around each call).
 For each phase's call (window creation, the two fences, MPI_Win_free) the members waited, by the
 definition of docs/analysis.md ("One-sided communication"), until the latest of them entered, if
-all calls overlap; the put's return bounds Early Fence on its target. Each metric's value at
+all calls overlap; the put's return bounds Early Fence on its target. In the PSCW phases rank 0's
+MPI_Win_wait waits for the latest MPI_Win_complete of ranks 1 and 2 (Early Wait), the part after the
+last put returned being Late Complete. Each metric's value at
 main/<phase>/<MPI call> on each rank must equal that within TOL (env, default 0.10) relative +
 SLACK_MS (env, default 2); nowhere else may a metric hold more than SLACK_MS (but at the fence in
 main that opens the first epoch: the ranks leave the barrier before it at different times); the waits
@@ -27,6 +29,8 @@ PHASES = {"create": ("mpi_rma_wait_at_create", "MPI_Win_create", 2, (0, 1)),
           "fence_late": ("mpi_rma_wait_at_fence", "MPI_Win_fence", 1, (0, 2)),
           "fence_early": ("mpi_rma_wait_at_fence", "MPI_Win_fence", 1, (0, 2)),
           "free": ("mpi_rma_wait_at_free", "MPI_Win_free", 0, (1, 2))}
+# general active target phases: rank 0 waits in MPI_Win_wait for origins 1 and 2 (MPI_Win_complete)
+PSCW = ("early_wait", "late_complete", "late_post")
 MIN_MS = 5.0
 
 
@@ -44,6 +48,27 @@ def expected(m):
                 w, P = e[(metric, path, r)], m["put"][1][1]
                 early = min(P - E, w) if phase == "fence_early" and r == 2 and w > 0 and E < P <= L else 0.0
                 e[("mpi_rma_early_fence", path, r)] = early
+    # Early Wait: E(last complete) - E(wait); Late Complete: E(last complete) - max(L(last put), E(wait))
+    for phase in PSCW:
+        w, last = m[phase][0][0], max(m[phase][r][0] for r in (1, 2))
+        put = max(m[phase + "_put"][r][1] for r in (1, 2))
+        path = "main/phase_%s/pscw_epoch/MPI_Win_wait" % phase
+        e[("mpi_rma_early_wait", path, 0)] = max(last - w, 0.0)
+        e[("mpi_rma_late_complete", path, 0)] = max(last - max(put, w), 0.0)
+        # Late Post: at the origin's call open when rank 0 entered MPI_Win_post
+        post = m[phase + "_sync"][0][0]
+        for r in (1, 2):
+            calls = (("MPI_Win_complete", m[phase][r]), ("MPI_Win_start", m[phase + "_sync"][r]),
+                     ("MPI_Put", m[phase + "_put"][r]))
+            for call, (E, L) in calls:
+                metric = "mpi_rma_comm_late_post" if call == "MPI_Put" else "mpi_rma_sync_late_post"
+                p = "main/phase_%s/pscw_epoch/%s" % (phase, call)
+                e[(metric, p, r)] = e.get((metric, p, r), 0.0)
+            for call, (E, L) in calls:
+                if (call == "MPI_Win_complete" and post > E) or (call != "MPI_Win_complete" and E <= post < L):
+                    metric = "mpi_rma_comm_late_post" if call == "MPI_Put" else "mpi_rma_sync_late_post"
+                    e[(metric, "main/phase_%s/pscw_epoch/%s" % (phase, call), r)] = min(post, L) - E
+                    break
     return e
 
 
@@ -56,8 +81,9 @@ def main():
         if len(w) == 5 and w[0] == "mark":
             m[w[1]][int(w[2])] = (float(w[3]), float(w[4]))
     bad = []
-    if set(m) != set(PHASES) | {"put"}:
-        print("marks of phases %s, expected %s" % (sorted(m), sorted(set(PHASES) | {"put"})))
+    phases = set(PHASES) | {"put"} | set(PSCW) | {p + s for p in PSCW for s in ("_put", "_sync")}
+    if set(m) != phases:
+        print("marks of phases %s, expected %s" % (sorted(m), sorted(phases)))
         return 1
     want = expected(m)
     path = cnode_paths(doc)
@@ -82,6 +108,17 @@ def main():
             x = want[(metric, "main/phase_%s/%s" % (phase, call), r)]
             if x < MIN_MS:
                 bad.append("%s: rank %d waited %.3f ms by the program's clock, less than %.0f" % (phase, r, x, MIN_MS))
+    # rank 1 computed before its put (early_wait) or after it (late_complete), then completed last
+    for phase, metric in (("early_wait", "mpi_rma_early_wait"), ("late_complete", "mpi_rma_late_complete")):
+        if m[phase][1][0] < m[phase][2][0]:
+            bad.append("%s: rank 1, which computed, did not enter MPI_Win_complete last: %s" % (phase, m[phase]))
+        x = want[(metric, "main/phase_%s/pscw_epoch/MPI_Win_wait" % phase, 0)]
+        if x < MIN_MS:
+            bad.append("%s: rank 0's %s by the program's clock is %.3f ms, less than %.0f" % (phase, metric, x, MIN_MS))
+    for r in (1, 2):  # rank 0 posted late: each origin waited somewhere, by the program's clock
+        x = sum(v for k, v in want.items() if k[0].endswith("_late_post") and "phase_late_post/" in k[1] and k[2] == r)
+        if x < MIN_MS:
+            bad.append("late_post: rank %d's Late Post by the program's clock is %.3f ms, less than %.0f" % (r, x, MIN_MS))
     x = want[("mpi_rma_early_fence", "main/phase_fence_early/MPI_Win_fence", 2)]
     if x < MIN_MS:
         bad.append("fence_early: rank 2's Early Fence by the program's clock is %.3f ms, less than %.0f" % (x, MIN_MS))

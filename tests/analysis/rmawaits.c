@@ -10,9 +10,20 @@
  *                     MPI_Win_fence -> mpi_rma_wait_at_fence ~ EARLY + LATE on 0 and 2, of which
  *                     mpi_rma_early_fence ~ EARLY on 2 (until the put to it returned), none on 0
  *   phase_free        rank 0 computes FREE before MPI_Win_free      -> mpi_rma_wait_at_free on 1, 2
+ * General active target (rank 0 posts to 1 and 2 and waits; 1 and 2 start on 0, put 1 int, complete):
+ *   phase_early_wait  rank 1 computes EWAIT after MPI_Win_start, then puts and completes at once
+ *                     -> mpi_rma_early_wait ~ EWAIT at rank 0's MPI_Win_wait, no mpi_rma_late_complete
+ *   phase_late_complete rank 1 puts, computes LCOMPLETE, then MPI_Win_complete
+ *                     -> mpi_rma_early_wait ~ LCOMPLETE at rank 0's MPI_Win_wait, all of it
+ *                     mpi_rma_late_complete (the put had returned)
+ *   phase_late_post   rank 0 computes LPOST before MPI_Win_post; 1 and 2 start, put and complete at
+ *                     once -> mpi_rma_sync_late_post (complete, or a blocking start) or
+ *                     mpi_rma_comm_late_post (a put that waits for the post) ~ LPOST on 1 and 2
  * The oracle is the program's own clock (true_time.h: the skew library's true time when it is
- * loaded): rank 0 prints "mark PHASE RANK ENTER_MS LEAVE_MS" around each rank's call of each phase,
- * and "mark put 1 ENTER_MS LEAVE_MS" around the put. argv[1] scales the times (default 1).
+ * loaded): rank 0 prints "mark PHASE RANK ENTER_MS LEAVE_MS" around each rank's call of each phase
+ * (the PSCW phases: rank 0's MPI_Win_wait, the origins' MPI_Win_complete), "mark put 1 ENTER_MS
+ * LEAVE_MS" around the fence epoch's put, "mark PHASE_put RANK ..." around an origin's PSCW put and
+ * "mark PHASE_sync RANK ..." around rank 0's MPI_Win_post and the origins' MPI_Win_start. argv[1] scales the times (default 1).
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -20,9 +31,15 @@
 
 #include "true_time.h"
 
-enum { CREATE = 40, FENCE = 50, EARLY = 30, LATE = 30, FREE = 40 };
-enum { PH_CREATE, PH_FENCE_LATE, PH_FENCE_EARLY, PH_FREE, PH_PUT, NPH };
-static const char *const phase_name[NPH] = { "create", "fence_late", "fence_early", "free", "put" };
+enum { CREATE = 40, FENCE = 50, EARLY = 30, LATE = 30, FREE = 40, EWAIT = 40, LCOMPLETE = 30, LPOST = 40 };
+/* a PSCW phase has three marks: rank 0's wait / an origin's complete, an origin's put, rank 0's post /
+ * an origin's start */
+enum { PH_CREATE, PH_FENCE_LATE, PH_FENCE_EARLY, PH_FREE, PH_PUT, PH_EWAIT, PH_LCOMPLETE = PH_EWAIT + 3,
+       PH_LPOST = PH_LCOMPLETE + 3, NPH = PH_LPOST + 3 };
+static const char *const phase_name[NPH] = { "create", "fence_late", "fence_early", "free", "put",
+                                             "early_wait", "early_wait_put", "early_wait_sync",
+                                             "late_complete", "late_complete_put", "late_complete_sync",
+                                             "late_post", "late_post_put", "late_post_sync" };
 
 static double scale = 1.0, mark[NPH][2];
 static volatile double sink;
@@ -69,6 +86,53 @@ void __attribute__((noinline)) phase_fence_early(int rank, MPI_Win win)
     mark[PH_FENCE_EARLY][1] = now_ms();
 }
 
+/* One PSCW epoch: rank 0 exposes its window to 1 and 2 (after computing `before_post` ms); each of them
+ * puts one int to it. Rank 1 computes `before_put` ms between start and put and `after_put` ms between
+ * put and complete. */
+static void __attribute__((noinline)) pscw_epoch(int rank, MPI_Win win, MPI_Group origins, MPI_Group target, int ph,
+                                                 int before_post, int before_put, int after_put)
+{
+    int v = 10 + rank;
+    if (rank == 0) {
+        busy_ms(before_post);
+        mark[ph + 2][0] = now_ms();
+        MPI_Win_post(origins, 0, win);
+        mark[ph + 2][1] = now_ms();
+        mark[ph][0] = now_ms();
+        MPI_Win_wait(win);
+        mark[ph][1] = now_ms();
+        return;
+    }
+    mark[ph + 2][0] = now_ms();
+    MPI_Win_start(target, 0, win);
+    mark[ph + 2][1] = now_ms();
+    if (rank == 1)
+        busy_ms(before_put);
+    mark[ph + 1][0] = now_ms();
+    MPI_Put(&v, 1, MPI_INT, 0, 8 + rank, 1, MPI_INT, win);
+    mark[ph + 1][1] = now_ms();
+    if (rank == 1)
+        busy_ms(after_put);
+    mark[ph][0] = now_ms();
+    MPI_Win_complete(win);
+    mark[ph][1] = now_ms();
+}
+
+void __attribute__((noinline)) phase_early_wait(int rank, MPI_Win win, MPI_Group origins, MPI_Group target)
+{
+    pscw_epoch(rank, win, origins, target, PH_EWAIT, 0, EWAIT, 0);
+}
+
+void __attribute__((noinline)) phase_late_complete(int rank, MPI_Win win, MPI_Group origins, MPI_Group target)
+{
+    pscw_epoch(rank, win, origins, target, PH_LCOMPLETE, 0, 0, LCOMPLETE);
+}
+
+void __attribute__((noinline)) phase_late_post(int rank, MPI_Win win, MPI_Group origins, MPI_Group target)
+{
+    pscw_epoch(rank, win, origins, target, PH_LPOST, LPOST, 0, 0);
+}
+
 void __attribute__((noinline)) phase_free(int rank, MPI_Win *win)
 {
     if (rank == 0)
@@ -100,6 +164,21 @@ int main(int argc, char **argv)
     phase_fence_late(rank, win);
     MPI_Barrier(MPI_COMM_WORLD);
     phase_fence_early(rank, win);
+    MPI_Win_fence(MPI_MODE_NOSUCCEED, win); /* closes the fence epochs: PSCW epochs follow */
+    MPI_Group world, origins, target;
+    int ranks_o[2] = { 1, 2 }, rank_t[1] = { 0 };
+    MPI_Comm_group(MPI_COMM_WORLD, &world);
+    MPI_Group_incl(world, 2, ranks_o, &origins);
+    MPI_Group_incl(world, 1, rank_t, &target);
+    MPI_Barrier(MPI_COMM_WORLD);
+    phase_early_wait(rank, win, origins, target);
+    MPI_Barrier(MPI_COMM_WORLD);
+    phase_late_complete(rank, win, origins, target);
+    MPI_Barrier(MPI_COMM_WORLD);
+    phase_late_post(rank, win, origins, target);
+    MPI_Group_free(&origins);
+    MPI_Group_free(&target);
+    MPI_Group_free(&world);
     MPI_Barrier(MPI_COMM_WORLD);
     phase_free(rank, &win);
     double all[3][NPH][2];
@@ -107,11 +186,13 @@ int main(int argc, char **argv)
     if (rank == 0) {
         for (int p = 0; p < NPH; p++)
             for (int r = 0; r < 3; r++)
-                if (p != PH_PUT || r == 1)
+                if ((p != PH_PUT || r == 1) && (p < PH_EWAIT || (p - PH_EWAIT) % 3 != 1 || r > 0))
                     printf("mark %s %d %.3f %.3f\n", phase_name[p], r, all[r][p][0], all[r][p][1]);
     }
     if (rank == 2 && buf[3] != 4)
         fprintf(stderr, "rmawaits: rank 2 did not get the put (%d)\n", buf[3]);
+    if (rank == 0 && (buf[9] != 11 || buf[10] != 12))
+        fprintf(stderr, "rmawaits: rank 0 did not get the puts (%d %d)\n", buf[9], buf[10]);
     MPI_Finalize();
     return 0;
 }

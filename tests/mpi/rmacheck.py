@@ -8,7 +8,9 @@ For every rank (its master location): the exact sequence of RmaPut/RmaGet/RmaAto
 rma.c issues them; every operation completed at the target (RmaOpCompleteRemote) exactly once,
 after it, on the same location and window; the request-based ones also at the origin
 (RmaOpCompleteNonBlocking) exactly once; the windows' communicators; and the count of every other
-Rma* record. Prints one line per rank; exits 1 with the first differences.
+Rma* record; the groups of the RmaGroupSync records: an even rank's MPI_Win_post names the odd
+ranks, an odd rank's MPI_Win_start the even ones, complete and wait none. Prints one line per rank;
+exits 1 with the first differences.
 """
 import sys
 from collections import Counter
@@ -99,6 +101,11 @@ def main():
                 if key not in issued:
                     bad.append(f"rank {r}: {name} of id {e.matching_id} before or without its operation")
                 (remote if name == "RmaOpCompleteRemote" else local)[key] += 1
+        groups = [sorted(m.group._ref for m in e.group.members) if e.group is not None else None
+                  for e in rma if type(e).__name__ == "RmaGroupSync"]
+        other = [t for t in range(n) if t % 2 != r % 2]
+        if groups != [other, None]:
+            bad.append(f"rank {r}: RmaGroupSync groups {groups}, expected {[other, None]}")
         want = expected_ops(r, n, iters)
         if got_ops != [w[:6] for w in want]:
             diff = next((i for i, (a, b) in enumerate(zip(got_ops, want)) if a != b[:6]), min(len(got_ops), len(want)))

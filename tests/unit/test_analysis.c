@@ -24,7 +24,7 @@
  * root causes replayed distributed instead (rc_dist.h, as parallel_mpi.c drives it: no timeline in the
  * parts), the values, causes and critical path equal the serial ones bit for bit.
  */
-/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/analysis/rc_common.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/config/config.c src/util/archive_dir.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/rma_pscw.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/analysis/rc_common.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/config/config.c src/util/archive_dir.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -1071,6 +1071,100 @@ static void test_rma(void)
     done();
 }
 
+/* A PSCW synchronization call on window 0 (op: 1 post, 2 start, 3 complete, 4 wait; group: the rank's
+ * group index + 1, or 0): ENTER at t0, its RMA_GROUP_SYNC at t1 - 1, LEAVE at t1. */
+static void pscw_call(uint32_t l, uint32_t region, uint64_t t0, uint64_t t1, unsigned op, uint64_t group)
+{
+    enter(l, t0, region);
+    st_event_t *e = tb_ev(&t, l, ST_EV_RMA_GROUP_SYNC, t1 - 1);
+    e->comm = 0, e->tag = 0, e->op = (uint16_t)op, e->id = group, e->bytes = 1;
+    leave(l, t1, region);
+}
+
+/* General active target (docs/analysis.md "One-sided communication (RMA)"): rank 0 exposes its window
+ * to ranks 1 and 2 five times. Early Wait at its MPI_Win_wait until the last origin entered
+ * MPI_Win_complete, Late Complete the part after the last operation to rank 0 returned (an origin
+ * without operations adds none); Late Post at the origins' call open when rank 0 posted (complete, a
+ * blocking start, a put, or none); the same in every parallel split (the wire carries the origins'
+ * complete and last operation, and the target's post). */
+static void test_rma_pscw(void)
+{
+    enum { POST = 1, START, COMPLETE, WAIT };
+    static int32_t origins[2] = { 1, 2 }, target[1] = { 0 };
+    static const st_group_def_t g0 = { 2, origins }, g12 = { 1, target };
+    tb_init(&t, 3, 0);
+    uint32_t l[3] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0), tb_loc(&t, 2, 0) };
+    t.procs[0].groups = &g0, t.procs[0].ngroups = 1;
+    t.procs[1].groups = t.procs[2].groups = &g12, t.procs[1].ngroups = t.procs[2].ngroups = 1;
+    for (int i = 0; i < 3; i++)
+        enter(l[i], 10, ST_REGION_PROGRAM);
+    /* epoch 1: rank 1 puts (returns 130) and completes at 160, rank 2 puts (returns 115) and completes at
+     * 140; rank 0 waits from 110: Early Wait 160 - 110, Late Complete 160 - 130 */
+    pscw_call(l[0], ST_REGION_MPI_Win_post, 100, 102, POST, 1);
+    pscw_call(l[0], ST_REGION_MPI_Win_wait, 110, 201, WAIT, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_start, 100, 102, START, 1);
+    rma_op(l[1], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 120, 130, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_complete, 160, 162, COMPLETE, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_start, 100, 102, START, 1);
+    rma_op(l[2], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 105, 115, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_complete, 140, 142, COMPLETE, 0);
+    /* epoch 2: rank 1 completes at 370 without an operation, rank 2 puts (returns 315) and completes at
+     * 320; rank 0 waits from 310: Early Wait 60, Late Complete 370 - 315 */
+    pscw_call(l[0], ST_REGION_MPI_Win_post, 300, 302, POST, 1);
+    pscw_call(l[0], ST_REGION_MPI_Win_wait, 310, 381, WAIT, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_start, 300, 302, START, 1);
+    pscw_call(l[1], ST_REGION_MPI_Win_complete, 370, 372, COMPLETE, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_start, 300, 302, START, 1);
+    rma_op(l[2], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 305, 315, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_complete, 320, 322, COMPLETE, 0);
+    /* epoch 3: the origins complete long before rank 0 waits: no wait */
+    pscw_call(l[0], ST_REGION_MPI_Win_post, 500, 502, POST, 1);
+    pscw_call(l[0], ST_REGION_MPI_Win_wait, 600, 602, WAIT, 0);
+    for (int i = 1; i < 3; i++) {
+        pscw_call(l[i], ST_REGION_MPI_Win_start, 500, 502, START, 1);
+        pscw_call(l[i], ST_REGION_MPI_Win_complete, 510, 512, COMPLETE, 0);
+    }
+    /* epoch 4: rank 0 posts late, at 700: rank 1's MPI_Win_complete (from 650) waits for it, rank 2's
+     * MPI_Win_start blocks until it (from 600): Late Post 50 and 100 */
+    pscw_call(l[0], ST_REGION_MPI_Win_post, 700, 702, POST, 1);
+    pscw_call(l[0], ST_REGION_MPI_Win_wait, 710, 760, WAIT, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_start, 600, 602, START, 1);
+    rma_op(l[1], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 610, 620, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_complete, 650, 701, COMPLETE, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_start, 600, 702, START, 1);
+    pscw_call(l[2], ST_REGION_MPI_Win_complete, 705, 707, COMPLETE, 0);
+    /* epoch 5: rank 0 posts at 850, inside rank 1's put (810 .. 860): Late Post 40 at the put; rank 2 had
+     * no call open then: none; rank 2 completes at 880, after rank 0 began waiting (860): Early Wait 20,
+     * all after rank 1's put returned (860): Late Complete 20 */
+    pscw_call(l[0], ST_REGION_MPI_Win_post, 850, 852, POST, 1);
+    pscw_call(l[0], ST_REGION_MPI_Win_wait, 860, 900, WAIT, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_start, 800, 802, START, 1);
+    rma_op(l[1], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 810, 860, 0);
+    pscw_call(l[1], ST_REGION_MPI_Win_complete, 870, 872, COMPLETE, 0);
+    pscw_call(l[2], ST_REGION_MPI_Win_start, 800, 802, START, 1);
+    pscw_call(l[2], ST_REGION_MPI_Win_complete, 880, 882, COMPLETE, 0);
+    for (int i = 0; i < 3; i++)
+        leave(l[i], 1000, ST_REGION_PROGRAM);
+    analyse();
+    const uint32_t P = ST_REGION_PROGRAM, W = ST_REGION_MPI_Win_wait;
+    REQUIRE_EQ(AT(ST_AN_M_RMA_EARLY_WAIT, l[0], P, W), 50 + 60 + 20);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_LATE_COMPLETE, l[0], P, W), 30 + 55 + 20);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_EARLY_WAIT), 130);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_LATE_COMPLETE), 105);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_LATE_POST, l[1], P, ST_REGION_MPI_Win_complete), 50);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_LATE_POST, l[2], P, ST_REGION_MPI_Win_start), 100);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_COMM_LATE_POST, l[1], P, ST_REGION_MPI_Put), 40);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_SYNC_LATE_POST), 150);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_COMM_LATE_POST), 40);
+    /* ten relations (two origins, five epochs), none reversed */
+    uint64_t n = 0;
+    for (uint64_t k = 0; k < g.ninst; k++)
+        n += st_rel_inst_type(&g.inst[k]) == ST_REL_KEY_RMA_PSCW && g.inst[k].nsend == 1 && g.inst[k].nrecv == 1;
+    REQUIRE_EQ(n, 10);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_ACTIVE, l[0], P, W), 91 + 71 + 2 + 50 + 40);
+    done();
+}
+
 /* A nonblocking collective: the I-call (its ICOLL_REQUEST at time+1, request id). */
 static void icall(uint32_t l, uint32_t region, uint64_t time, uint64_t id)
 {
@@ -1584,6 +1678,7 @@ int main(void)
     test_metric_table();
     test_metric_tree();
     test_rma();
+    test_rma_pscw();
     test_clc_self_ends();
     test_icoll();
     test_icoll_mixed();

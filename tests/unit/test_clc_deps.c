@@ -11,7 +11,7 @@
  * (omit_self_ends); for every graph: endpoints in the join's order with their events'
  * times, ports in the forward pass' order.
  */
-/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
 
 static st_rel_graph_t g;
@@ -502,6 +502,59 @@ static void test_rma_colls(void)
     tb_free(&t);
 }
 
+static void pscw_sync(tb_t *t, uint32_t l, uint64_t time, unsigned op, uint64_t group)
+{
+    st_event_t *e = tb_ev(t, l, ST_EV_RMA_GROUP_SYNC, time);
+    e->comm = 0, e->tag = 0, e->op = (uint16_t)op, e->id = group;
+}
+
+/* General active target (relations/derive_pscw.c): each origin's MPI_Win_complete (its ENTER) -> each
+ * target's MPI_Win_wait, the k-th epoch of a pair with the k-th; post -> start relates nothing; an
+ * epoch of a target whose post names only some origins matches only theirs. */
+static void test_pscw(void)
+{
+    enum { POST = 1, START, COMPLETE, WAIT };
+    static int32_t both[2] = { 1, 2 }, one[1] = { 1 }, zero[1] = { 0 };
+    static const st_group_def_t g0[2] = { { 2, both }, { 1, one } }, g12 = { 1, zero };
+    tb_t t;
+    tb_init(&t, 3, 2); /* node 0: ranks 0, 1; node 1: rank 2 */
+    uint32_t l[3];
+    for (int r = 0; r < 3; r++)
+        l[r] = tb_loc(&t, r, 0);
+    t.procs[0].groups = g0, t.procs[0].ngroups = 2;
+    t.procs[1].groups = t.procs[2].groups = &g12, t.procs[1].ngroups = t.procs[2].ngroups = 1;
+    pscw_sync(&t, l[0], 1, POST, 1);                   /* 0: to ranks 1, 2 */
+    pscw_sync(&t, l[0], 50, WAIT, 0);                  /* 1 */
+    pscw_sync(&t, l[0], 60, POST, 2);                  /* 2: to rank 1 only */
+    pscw_sync(&t, l[0], 90, WAIT, 0);                  /* 3 */
+    for (int k = 0; k < 2; k++) {                      /* rank 1: two epochs, 0 .. 3 and 4 .. 7 */
+        uint64_t b = 60 * (uint64_t)k;
+        pscw_sync(&t, l[1], b + 2, START, 1);
+        tb_region(&t, l[1], ST_EV_ENTER, b + 10, TR_USER);
+        pscw_sync(&t, l[1], b + 11, COMPLETE, 0);
+        tb_region(&t, l[1], ST_EV_LEAVE, b + 12, TR_USER);
+    }
+    pscw_sync(&t, l[2], 3, START, 1);                  /* rank 2: one epoch, 0 .. 3 */
+    tb_region(&t, l[2], ST_EV_ENTER, 20, TR_USER);
+    pscw_sync(&t, l[2], 21, COMPLETE, 0);
+    tb_region(&t, l[2], ST_EV_LEAVE, 22, TR_USER);
+    build(&t, NULL, 0);
+    SENDS_OF(l[0], 1, l[1], 1, l[2], 1);
+    SENDS_OF(l[0], 3, l[1], 5);
+    NO_PORT(l[0], 0);
+    NO_PORT(l[0], 2);
+    NO_PORT(l[1], 0);
+    NO_PORT(l[1], 2);
+    const st_rel_inst_t *f = tb_inst(&g, l[1], 5, ST_REL_SEND);
+    REQUIRE_EQ(st_rel_inst_type(f), ST_REL_KEY_RMA_PSCW);
+    REQUIRE(f->key[1] == (1ull << 32 | 0) && f->key[2] == st_rel_win_key(1, 0) && f->key[3] == 1); /* origin 1, target 0, 2nd */
+    REQUIRE(f->kind == ST_REL_P2P && f->nsend == 1 && f->nrecv == 1 && f->mumask == ST_REL_MU_INTRA);
+    REQUIRE_EQ(tb_inst(&g, l[2], 1, ST_REL_SEND)->mumask, ST_REL_MU_INTER);
+    REQUIRE_EQ(g.ds.unmatched_send + g.ds.unmatched_recv, 0);
+    st_rel_graph_free(&g);
+    tb_free(&t);
+}
+
 static void lock_ev(tb_t *t, uint32_t l, unsigned kind, uint64_t time, uint64_t order)
 {
     st_event_t *e = tb_ev(t, l, kind, time);
@@ -753,6 +806,7 @@ int main(void)
     test_payload();
     test_intercomm_sync();
     test_rma_colls();
+    test_pscw();
     test_openmp();
     test_openmp_teams();
     test_omit_self_ends();

@@ -3,7 +3,7 @@
  * truncated / corrupted input (run under ASan/UBSan by tests/run-tests.sh, so any
  * out-of-bounds read while parsing garbage fails the test).
  */
-/* link: src/model/rankdata.c src/model/rankdata_dump.c src/model/region.c src/util/log.c */
+/* link: src/model/rankdata.c src/model/rankdata_dump.c src/model/region.c src/util/log.c src/model/rmagroups.c */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "test_otf2_synth.h"
+#include "../../src/model/prepare.h"
 
 #include "check.h"
 
@@ -152,7 +153,7 @@ static void test_roundtrip(st_rankdata_t *rd)
     compare(rd, &back, 0);
     size_t n2 = st_rankdata_pack(&back, &blob2);
     EXPECT(n2 == n && memcmp(blob, blob2, n) == 0, "repacking gives the same bytes");
-    EXPECT(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 5, "magic and version 5, little-endian");
+    EXPECT(memcmp(blob, "STRD", 4) == 0 && ((uint8_t *)blob)[4] == 6, "magic and version 6, little-endian");
     st_rankdata_free(&back);
     EXPECT(back.threads == NULL && back.nthreads == 0, "free zeroes");
     free(blob);
@@ -160,16 +161,16 @@ static void test_roundtrip(st_rankdata_t *rd)
 }
 
 /* A version-2 blob (call sites without their functions' lines, as an older synctrace wrote its
- * dumps) is still read: the v5 blob of rd with each communicator's window count (the 4 bytes before
- * its name), each call site's 8 trailing bytes and the filtered calls (the last 4 + 24 * nfiltered
- * bytes before the CRC) cut out; it has no windows. */
+ * dumps) is still read: the v6 blob of rd with each communicator's window count (the 4 bytes before
+ * its name), each call site's 8 trailing bytes, the filtered calls and the PSCW groups (the last
+ * 4 + 24 * nfiltered + 4 bytes before the CRC: rd has no groups) cut out; it has no windows. */
 static void test_version2(const st_rankdata_t *rd)
 {
     uint8_t *blob = NULL;
     size_t n = st_rankdata_pack(rd, (void **)&blob);
     uint8_t *v2 = malloc(n);
     memcpy(v2, blob, n);
-    size_t cut = 4 + 24 * (size_t)rd->nfiltered, m = n - cut;
+    size_t cut = 4 + 24 * (size_t)rd->nfiltered + 4, m = n - cut;
     memcpy(v2 + m - 4, blob + n - 4, 4);
     for (uint32_t i = 0; i < rd->ncomms; i++) {
         char name[64] = { 0 };
@@ -433,6 +434,54 @@ static void test_dump_live(st_rankdata_t *rd, const char *tmp)
     EXPECT(file_size(path) < 0 && file_size(tmpname) < 0, "nothing left after a failed live dump");
 }
 
+/* The groups of MPI_Win_post / start (rmagroups.c): members folded into the rank's table (equal groups
+ * once, in the order first named), the RMA_GROUP_SYNC naming its group, a buffer flush between a sync
+ * and its members kept, a member without its sync dropped, complete and wait untouched; the table
+ * survives the blob and the raw dump's blob (its own version-6 section). */
+static void test_groups(void)
+{
+    enum { POST = 1, START, COMPLETE };
+    st_rankdata_t rd = { .rank = 0, .nranks = 4 };
+    rd.threads = calloc(1, sizeof *rd.threads);
+    st_event_t *ev = calloc(16, sizeof *ev);
+    uint64_t n = 0;
+#define EV(k, o, p) (ev[n] = (st_event_t){ .time = 10 * n, .kind = (k), .op = (o), .peer = (p) }, n++)
+    EV(ST_EV_RMA_GROUP_SYNC, POST, -1); /* 0: post to 3, 1 */
+    EV(ST_EV_RMA_GROUP_MEMBER, 0, 3);
+    ev[n] = (st_event_t){ .time = 10 * n, .kind = ST_EV_ENTER, .region = ST_REGION_FLUSH }, n++; /* 1 */
+    ev[n] = (st_event_t){ .time = 10 * n, .kind = ST_EV_LEAVE, .region = ST_REGION_FLUSH }, n++; /* 2 */
+    EV(ST_EV_RMA_GROUP_MEMBER, 0, 1);
+    EV(ST_EV_RMA_GROUP_SYNC, START, -1); /* 3: start on 2 */
+    EV(ST_EV_RMA_GROUP_MEMBER, 0, 2);
+    EV(ST_EV_RMA_GROUP_SYNC, COMPLETE, -1); /* 4 */
+    EV(ST_EV_RMA_GROUP_MEMBER, 0, 1);   /* no post or start before it: dropped */
+    EV(ST_EV_RMA_GROUP_SYNC, POST, -1); /* 5: post to 3, 1 again */
+    EV(ST_EV_RMA_GROUP_MEMBER, 0, 3);
+    EV(ST_EV_RMA_GROUP_MEMBER, 0, 1);
+#undef EV
+    rd.threads[0] = (st_thread_data_t){ .index = 0, .omp_num = -1, .events = ev, .nevents = n };
+    rd.nthreads = 1;
+    EXPECT(st_rankdata_fold_groups(&rd) == 0, "fold");
+    EXPECT(rd.threads[0].nevents == 6, "members removed: %llu events left", (unsigned long long)rd.threads[0].nevents);
+    EXPECT(rd.ngroups == 2, "two distinct groups, not %u", rd.ngroups);
+    EXPECT(rd.ngroups == 2 && rd.groups[0].size == 2 && rd.groups[0].world[0] == 3 && rd.groups[0].world[1] == 1 &&
+           rd.groups[1].size == 1 && rd.groups[1].world[0] == 2, "the groups' members in the call's order");
+    EXPECT(ev[0].kind == ST_EV_RMA_GROUP_SYNC && ev[0].id == 1 && ev[1].region == ST_REGION_FLUSH &&
+           ev[3].id == 2 && ev[4].id == 0 && ev[5].id == 1, "each post / start names its group");
+    EXPECT(st_rankdata_fold_groups(&rd) == 0 && rd.ngroups == 2 && ev[5].id == 1, "folding again changes nothing");
+    void *blob = NULL, *blob2 = NULL;
+    size_t sz = st_rankdata_pack(&rd, &blob);
+    st_rankdata_t back;
+    EXPECT(sz && st_rankdata_unpack(blob, sz, &back) == 0, "unpack");
+    EXPECT(back.ngroups == 2 && back.groups[0].size == 2 && back.groups[0].world[1] == 1 &&
+           back.groups[1].world[0] == 2, "the groups survive the blob");
+    EXPECT(st_rankdata_pack(&back, &blob2) == sz && memcmp(blob, blob2, sz) == 0, "repacking gives the same bytes");
+    st_rankdata_free(&back);
+    free(blob);
+    free(blob2);
+    st_rankdata_free(&rd);
+}
+
 int main(void)
 {
     char tmp[] = "/tmp/test_rankdata.XXXXXX";
@@ -451,6 +500,7 @@ int main(void)
     test_truncation_and_flips(&rd);
     test_fuzz_parser(&rd);
     test_prop();
+    test_groups();
     test_dump(&rd, tmp);
     test_dump_live(&rd, tmp);
     st_rankdata_t empty = { .rank = 0, .nranks = 1 };
