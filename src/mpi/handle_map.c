@@ -13,11 +13,12 @@
  * A queue (one per slot): head is the oldest entry, tail the newest or, for a moment, the one before it;
  * the nodes from head follow their next links up to the one whose next is NIL. It is never empty: a put
  * makes a slot with its first entry; the claim that takes the last entry closes the queue instead (CAS of
- * its next NIL -> DEAD, which also makes appends to it fail), then moves head's and tail's tags, removes
+ * its next NIL -> DEAD, which also makes appends to it fail), then sets head and tail to NIL, removes
  * the slot and frees the node. An append links its node after tail's (CAS NIL -> node), then moves tail;
  * a claim of one of several entries moves head to the second (CAS). Head never passes tail (a claim that
  * finds them equal with a next entry moves tail first), and a node is freed only after head or tail moved
- * off it; so a reader that saw head (tail) unchanged after reading a node's next read a node of this queue.
+ * off it (to the next node, or to NIL at the close); so a reader that saw head (tail) unchanged after
+ * reading a node's next read a node of this queue.
  *
  * Slots. The control word holds the generation (bits 63..2) and the state (1..0); the key word holds
  * the whole handle. Only a CAS on the control word changes who owns a slot:
@@ -38,7 +39,6 @@ enum { EMPTY, BUSY, LIVE, TOMB };
 #define IDX(w) ((uint32_t)(w))
 /* What a word that held w holds when index i is written to it. */
 #define TAGGED(w, i) (((((uint64_t)(w)) >> 32) + 1) << 32 | (uint32_t)(i))
-#define ONE_TAG (1ull << 32)
 
 struct st_hmap_node {
     _Atomic uint64_t next;
@@ -279,7 +279,7 @@ static int append(st_hmap_t *m, st_hmap_slot_t *sl, uint64_t key, uint32_t n)
 {
     for (;;) {
         uint64_t ctl, t;
-        if (!read_live(sl, key, &sl->tail, &ctl, &t))
+        if (!read_live(sl, key, &sl->tail, &ctl, &t) || IDX(t) == NIL)
             return 0;
         st_hmap_node_t *tn = node(m, IDX(t));
         uint64_t next = atomic_load_explicit(&tn->next, memory_order_acquire);
@@ -301,13 +301,27 @@ static int append(st_hmap_t *m, st_hmap_slot_t *sl, uint64_t key, uint32_t n)
     }
 }
 
+/* After its queue was closed: head and tail NIL, so that a reader who reads them now sees no node, and one
+ * who read them before sees them changed when it checks again (its node may be freed and reused next). */
+static void unlink_queue(st_hmap_slot_t *sl)
+{
+    uint64_t w = atomic_load_explicit(&sl->head, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&sl->head, &w, TAGGED(w, NIL), memory_order_acq_rel,
+                                                  memory_order_relaxed))
+        ;
+    w = atomic_load_explicit(&sl->tail, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&sl->tail, &w, TAGGED(w, NIL), memory_order_acq_rel,
+                                                  memory_order_relaxed))
+        ;
+}
+
 /* Takes the oldest entry of sl's queue into *out if sl is key's and open: 1; 0 otherwise. Taking the
  * last entry closes the queue and removes the slot. */
 static int take(st_hmap_t *m, st_hmap_seg_t *s, st_hmap_slot_t *sl, uint64_t key, st_req_info_t *out)
 {
     for (;;) {
         uint64_t ctl, h;
-        if (!read_live(sl, key, &sl->head, &ctl, &h))
+        if (!read_live(sl, key, &sl->head, &ctl, &h) || IDX(h) == NIL)
             return 0;
         st_hmap_node_t *hn = node(m, IDX(h));
         uint64_t next = atomic_load_explicit(&hn->next, memory_order_acquire);
@@ -321,8 +335,7 @@ static int take(st_hmap_t *m, st_hmap_seg_t *s, st_hmap_slot_t *sl, uint64_t key
                                                          memory_order_relaxed))
                 continue;
             *out = hn->val;
-            atomic_fetch_add_explicit(&sl->head, ONE_TAG, memory_order_acq_rel);
-            atomic_fetch_add_explicit(&sl->tail, ONE_TAG, memory_order_acq_rel);
+            unlink_queue(sl);
             atomic_store_explicit(&sl->ctl, CTL(ctl, TOMB), memory_order_release);
             release(s);
             node_give(m, IDX(h));
@@ -382,7 +395,7 @@ st_req_info_t *st_hmap_get(st_hmap_t *m, uint64_t key)
             continue;
         for (uint32_t i = home(s, key), c = 0; c <= s->mask; c++, i = (i + 1) & s->mask) {
             uint64_t ctl, h;
-            if (read_live(&s->slot[i], key, &s->slot[i].head, &ctl, &h)) {
+            if (read_live(&s->slot[i], key, &s->slot[i].head, &ctl, &h) && IDX(h) != NIL) {
                 st_hmap_node_t *hn = node(m, IDX(h));
                 if (IDX(atomic_load_explicit(&hn->next, memory_order_acquire)) != DEAD)
                     return &hn->val;

@@ -5,7 +5,8 @@
  * outstanding entries, small ints and pointer-like keys), segments cleared and reused over many
  * put/claim cycles (the count stays exact), and from 4 threads at once: distinct keys with growth
  * races, and one shared pointer-like key whose entries must each be claimed exactly once while every
- * thread also puts and claims its own key equal to it in the low 32 bits; and one key with 200,000
+ * thread also puts and claims its own key equal to it in the low 32 bits, and two shared keys whose
+ * queues empty and close all the time under 4 threads; and one key with 200,000
  * entries (a loop of Isends before one Waitall under the MPIs' shared handle), put and claimed oldest
  * first within a time bound that the chained duplicates of the old map (O(n^2)) far exceed.
  */
@@ -64,6 +65,36 @@ static void *sharer(void *arg)
                 REQUIRE(out.id < NT * SHARED_PER);
                 REQUIRE(atomic_fetch_add(&seen[out.id], 1) == 0);
             }
+    }
+    return NULL;
+}
+
+/*
+ * Queues that empty and close all the time: every thread puts under one of two shared keys, then claims
+ * from one of them, so each key's queue is mostly a few entries long and its last entry is taken (the
+ * queue closed, its slot removed, its node freed and reused) while other threads append to it or take
+ * from it. Every entry must come back once, under its own key. (A close that left head and tail on the
+ * freed node let a late reader close another queue through it: "taken under the wrong key".)
+ */
+#define CHURN_PER 300000
+#define CHURN_KEY(r) ((r) & 1 ? SHARED_KEY : SHARED_KEY + 16)
+static _Atomic uint8_t churn_seen[NT * CHURN_PER];
+static pthread_barrier_t churn_go;
+
+static void *churner(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    uint32_t r = 7919u * (uint32_t)t + 1;
+    pthread_barrier_wait(&churn_go);
+    for (int i = 0; i < CHURN_PER; i++) {
+        r = r * 1103515245u + 12345u;
+        st_req_info_t v = { .id = (uint64_t)t * CHURN_PER + (uint64_t)i, .seq = CHURN_KEY(r >> 16) }, out;
+        REQUIRE(st_hmap_put(&map, v.seq, &v) == 0);
+        uint64_t key = CHURN_KEY(r >> 20);
+        if (st_hmap_claim(&map, key, &out)) {
+            REQUIRE(out.seq == key, "taken under the wrong key");
+            REQUIRE(out.id < NT * CHURN_PER && atomic_fetch_add(&churn_seen[out.id], 1) == 0, "taken twice");
+        }
     }
     return NULL;
 }
@@ -232,6 +263,19 @@ int main(void)
     }
     for (int i = 0; i < NT * SHARED_PER; i++)
         REQUIRE(seen[i] == 1);
+    REQUIRE(st_hmap_count(&map) == 0);
+
+    REQUIRE(pthread_barrier_init(&churn_go, NULL, NT) == 0);
+    run(churner);
+    for (int k = 0; k < 2; k++) {
+        st_req_info_t out;
+        while (st_hmap_claim(&map, CHURN_KEY(k), &out)) {
+            REQUIRE(out.seq == CHURN_KEY(k), "left under the wrong key");
+            REQUIRE(atomic_fetch_add(&churn_seen[out.id], 1) == 0, "left twice");
+        }
+    }
+    for (int i = 0; i < NT * CHURN_PER; i++)
+        REQUIRE(churn_seen[i] == 1, "entry %d taken %d times", i, churn_seen[i]);
     REQUIRE(st_hmap_count(&map) == 0);
     printf("handle_map: ok\n");
     return 0;
