@@ -80,7 +80,8 @@ static inline st_hmap_node_t *node(st_hmap_t *m, uint32_t i)
 }
 
 /* A new pool segment onto the free list; -1 when all exist or no memory. A racing grower's segment
- * found installed counts as done. */
+ * found installed counts as done; a thread that finds the list still empty before that grower pushed its
+ * nodes adds the next segment too (more room than needed at that moment, never less). */
 static int pool_grow(st_hmap_t *m)
 {
     for (int k = 0; k < ST_HMAP_SEGS; k++) {
