@@ -2,32 +2,36 @@
  * rma_bench.c — what tracing adds to a one-sided call, next to a point-to-point call
  * (tests/bench/rma_bench.sh).
  *
- * Usage: rma_bench CALLS BATCHES. One rank. Times BATCHES batches of CALLS calls of each kind and
- * prints "KIND MEDIAN_NS_PER_CALL":
+ * Usage: rma_bench CALLS BATCHES [isend]. One rank. Times BATCHES batches of CALLS calls of each kind
+ * (with "isend": of isend only) and prints "KIND MEDIAN_NS_PER_CALL":
  *   put         MPI_Put of 8 bytes to this rank's own window, inside an MPI_Win_lock_all epoch
  *   accumulate  MPI_Accumulate (MPI_SUM of one double) to the same window
  *   send        MPI_Send of 8 bytes to this rank, its receive posted before the batch (so it does not wait)
  *   isend       MPI_Isend of the same, CALLS of them outstanding until the batch ends
+ *   waitall     the MPI_Waitall that ends an isend batch (CALLS sends, CALLS receives), per request
  * Each batch's operations are completed outside its timing (MPI_Win_flush_all, MPI_Waitall), so a
  * figure is the issuing call itself plus what the preloaded tool adds to it: an ENTER, the RmaPut /
  * RmaAtomic record and a LEAVE for the one-sided calls; an ENTER, the send record and a LEAVE for
- * MPI_Send, and for MPI_Isend also its request's registration.
+ * MPI_Send, and for MPI_Isend also its request's registration; the waitall row is the completion
+ * of each request (for the tool: finding its entry, recording the send's completion or the receive).
  */
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "batch_time.h"
 
 enum { PUT, ACCUMULATE, SEND, ISEND };
 
-/* The median over batches of the ns per call of kind; win holds one double per call. */
+/* The median over batches of the ns per call of kind; win holds one double per call. For ISEND, *wait
+ * is the median ns per request of the batches' MPI_Waitall. */
 static double timed(int kind, int calls, int batches, MPI_Win win, double *sendbuf, double *recvbuf,
-                    MPI_Request *reqs, MPI_Status *st)
+                    MPI_Request *reqs, MPI_Status *st, double *wait)
 {
-    double v[256];
+    double v[256], w[256];
     for (int b = 0; b < batches; b++) {
         if (kind == SEND || kind == ISEND)
             for (int i = 0; i < calls; i++)
@@ -46,11 +50,16 @@ static double timed(int kind, int calls, int batches, MPI_Win win, double *sendb
         v[b] = (now_ns() - t0) / calls;
         if (kind == SEND)
             MPI_Waitall(calls, reqs + calls, st);
-        else if (kind == ISEND)
+        else if (kind == ISEND) {
+            t0 = now_ns();
             MPI_Waitall(2 * calls, reqs, st);
+            w[b] = (now_ns() - t0) / (2 * calls);
+        }
         else
             MPI_Win_flush_all(win);
     }
+    if (kind == ISEND)
+        *wait = median_of(w, batches);
     return median_of(v, batches);
 }
 
@@ -73,10 +82,12 @@ int main(int argc, char **argv)
     MPI_Win_allocate((MPI_Aint)calls * (MPI_Aint)sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
     MPI_Win_lock_all(0, win);
     static const char *name[] = { "put", "accumulate", "send", "isend" };
-    for (int k = PUT; k <= ISEND; k++) {
-        timed(k, calls, 1, win, sendbuf, recvbuf, reqs, st); /* warm-up: first calls, page faults */
-        printf("%s %.2f\n", name[k], timed(k, calls, batches, win, sendbuf, recvbuf, reqs, st));
+    double wait = 0;
+    for (int k = argc > 3 && !strcmp(argv[3], "isend") ? ISEND : PUT; k <= ISEND; k++) {
+        timed(k, calls, 1, win, sendbuf, recvbuf, reqs, st, &wait); /* warm-up: first calls, page faults */
+        printf("%s %.2f\n", name[k], timed(k, calls, batches, win, sendbuf, recvbuf, reqs, st, &wait));
     }
+    printf("waitall %.2f\n", wait);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
     free(sendbuf), free(recvbuf), free(reqs), free(st);

@@ -7,12 +7,14 @@
 # BATCHES batches of CALLS calls of each kind; untraced and traced runs alternate BENCH_REPS times
 # (default 5); each run reports the median ns per call over its batches. The table shows the
 # medians over runs and what tracing adds per call. Target: a traced one-sided call adds no more
-# than a traced point-to-point call (MPI_Send). The MPI_Isend row shows a known cost: both MPIs
-# hand every send to self that completed at its post the same request handle, and the tool's
-# request map (src/mpi/handle_map.c) keeps such duplicates in one probe chain, so with CALLS of
-# them outstanding each registration and completion walks the chain. 8 x 2500 calls of four kinds (about 300000 events) fit in one
-# default event buffer: no flush in the timed loops. Wall time of short batches on a shared
-# machine: compare the rows of one table, not tables of different runs.
+# than a traced point-to-point call (MPI_Send). The MPI_Isend rows show the cost of a request with 10,
+# 100 and 2500 outstanding (each count its own runs, isend only: ISEND_COUNTS), and the MPI_Waitall
+# rows what completing each of them costs: both MPIs hand every send to self that completed at its post
+# the same request handle, so the tool's request map (src/mpi/handle_map.c) holds thousands of entries
+# under one handle; it keeps them in one FIFO per handle, so the added cost should not grow with the
+# count (up to session 20 the duplicates were one probe chain: 6-9 us per call at 2500). 8 x 2500 calls
+# of four kinds (about 300000 events) fit in one default event buffer: no flush in the timed loops. Wall
+# time of short batches on a shared machine: compare the rows of one table, not tables of different runs.
 # Environment: O (build root, as for make), BENCH_FAMILY (family.sh; default the first built), BENCH_REPS.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -22,42 +24,51 @@ source tests/bench/family.sh
 bench_start rma_bench
 REPS=${BENCH_REPS:-5}
 CALLS=2500 BATCHES=8
+ISEND_COUNTS=${ISEND_COUNTS:-10 100} # besides CALLS; batches: 2500 requests each, at most 256
 [ -f "$LIB" ] || die "no $LIB: run make first"
 "${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -o "$BUILD/rma_bench" tests/bench/rma_bench.c ||
     die "cannot build tests/bench/rma_bench.c"
 
 KINDS="put accumulate send isend"
 status=0
-run() { # run NAME [NAME=VALUE...]: appends each kind's ns per call to $TMP/NAME.KIND
-    local name=$1 k
+run() { # run NAME CALLS BATCHES [isend] -- [NAME=VALUE...]: appends each kind's ns per call to $TMP/NAME.KIND.CALLS
+    local name=$1 calls=$2 batches=$3 only= k
+    shift 3
+    [ "$1" = isend ] && only=isend && shift
     shift
-    fam_cmd 1 "$@" -- "$BUILD/rma_bench" $CALLS $BATCHES
+    fam_cmd 1 "$@" -- "$BUILD/rma_bench" "$calls" "$batches" $only
     if timeout -k 10 120 "${CMD[@]}" >"$TMP/out.txt" 2>"$TMP/err.txt"; then
-        for k in $KINDS; do awk -v k="$k" '$1 == k {print $2}' "$TMP/out.txt" >>"$TMP/$name.$k"; done
+        for k in $KINDS waitall; do awk -v k="$k" '$1 == k {print $2}' "$TMP/out.txt" >>"$TMP/$name.$k.$calls"; done
     else
         echo "rma_bench: run failed ($name): $(tail -n 3 "$TMP/err.txt")" >&2
         status=1
     fi
 }
 for i in $(seq "$REPS"); do
-    run plain
-    run traced LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/t-$i" SYNCTRACE_ANALYZE=off
+    run plain $CALLS $BATCHES --
+    run traced $CALLS $BATCHES -- LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/t-$i" SYNCTRACE_ANALYZE=off
     rm -rf "$TMP/t-$i"
+    for n in $ISEND_COUNTS; do
+        b=$((2500 / n)); [ $b -le 256 ] || b=256
+        run plain "$n" $b isend --
+        run traced "$n" $b isend -- LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/t-$i" SYNCTRACE_ANALYZE=off
+        rm -rf "$TMP/t-$i"
+    done
 done
 med() { [ -s "$TMP/$1" ] && median <"$TMP/$1" || echo nan; }
 echo "one-sided vs point-to-point calls, traced, 1 rank ($(fam_label))"
 printf '%-40s %10s %10s %14s\n' "" "untraced" "traced" "added by tool"
-for k in $KINDS; do
-    u=$(med "plain.$k") t=$(med "traced.$k")
-    case $k in
-        put) label="MPI_Put (ENTER, RmaPut, LEAVE)" ;;
-        accumulate) label="MPI_Accumulate (ENTER, RmaAtomic, LEAVE)" ;;
-        send) label="MPI_Send (ENTER, send, LEAVE)" ;;
-        isend) label="MPI_Isend, $CALLS outstanding" ;;
-    esac
-    printf '%-40s %10s %10s %11s ns\n' "$label" "$u" "$t" "$(calc "$t - $u")"
-    echo "$(calc "$t - $u")" >"$TMP/added.$k"
-done
+row() { # row KIND CALLS LABEL
+    local u t
+    u=$(med "plain.$1.$2") t=$(med "traced.$1.$2")
+    printf '%-40s %10s %10s %11s ns\n' "$3" "$u" "$t" "$(calc "$t - $u")"
+    echo "$(calc "$t - $u")" >"$TMP/added.$1"
+}
+row put $CALLS "MPI_Put (ENTER, RmaPut, LEAVE)"
+row accumulate $CALLS "MPI_Accumulate (ENTER, RmaAtomic, LEAVE)"
+row send $CALLS "MPI_Send (ENTER, send, LEAVE)"
+for n in $ISEND_COUNTS $CALLS; do row isend "$n" "MPI_Isend, $n outstanding"; done
+for n in $ISEND_COUNTS $CALLS; do row waitall "$n" "MPI_Waitall of $n+$n, per request"; done
 verdict=$(awk -v p="$(cat "$TMP/added.put")" -v a="$(cat "$TMP/added.accumulate")" -v s="$(cat "$TMP/added.send")" \
     'BEGIN {if (p == "nan" || a == "nan" || s == "nan") print "n/a"; else if (p <= s && a <= s) print "ok"; else print "ABOVE TARGET"}')
 echo "target: a traced one-sided call adds at most what a traced MPI_Send adds: $verdict"

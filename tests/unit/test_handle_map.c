@@ -5,7 +5,10 @@
  * outstanding entries, small ints and pointer-like keys), segments cleared and reused over many
  * put/claim cycles (the count stays exact), and from 4 threads at once: distinct keys with growth
  * races, and one shared pointer-like key whose entries must each be claimed exactly once while every
- * thread also puts and claims its own key equal to it in the low 32 bits.
+ * thread also puts and claims its own key equal to it in the low 32 bits, and two shared keys whose
+ * queues empty and close all the time under 4 threads; and one key with 200,000
+ * entries (a loop of Isends before one Waitall under the MPIs' shared handle), put and claimed oldest
+ * first within a time bound that the chained duplicates of the old map (O(n^2)) far exceed.
  */
 /* compiler: mpicc */
 /* families: mpich openmpi */
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../src/mpi/handle_map.h"
 #include "check.h"
@@ -61,6 +65,36 @@ static void *sharer(void *arg)
                 REQUIRE(out.id < NT * SHARED_PER);
                 REQUIRE(atomic_fetch_add(&seen[out.id], 1) == 0);
             }
+    }
+    return NULL;
+}
+
+/*
+ * Queues that empty and close all the time: every thread puts under one of two shared keys, then claims
+ * from one of them, so each key's queue is mostly a few entries long and its last entry is taken (the
+ * queue closed, its slot removed, its node freed and reused) while other threads append to it or take
+ * from it. Every entry must come back once, under its own key. (A close that left head and tail on the
+ * freed node let a late reader close another queue through it: "taken under the wrong key".)
+ */
+#define CHURN_PER 300000
+#define CHURN_KEY(r) ((r) & 1 ? SHARED_KEY : SHARED_KEY + 16)
+static _Atomic uint8_t churn_seen[NT * CHURN_PER];
+static pthread_barrier_t churn_go;
+
+static void *churner(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    uint32_t r = 7919u * (uint32_t)t + 1;
+    pthread_barrier_wait(&churn_go);
+    for (int i = 0; i < CHURN_PER; i++) {
+        r = r * 1103515245u + 12345u;
+        st_req_info_t v = { .id = (uint64_t)t * CHURN_PER + (uint64_t)i, .seq = CHURN_KEY(r >> 16) }, out;
+        REQUIRE(st_hmap_put(&map, v.seq, &v) == 0);
+        uint64_t key = CHURN_KEY(r >> 20);
+        if (st_hmap_claim(&map, key, &out)) {
+            REQUIRE(out.seq == key, "taken under the wrong key");
+            REQUIRE(out.id < NT * CHURN_PER && atomic_fetch_add(&churn_seen[out.id], 1) == 0, "taken twice");
+        }
     }
     return NULL;
 }
@@ -136,6 +170,45 @@ static void wide_keys(void)
     REQUIRE(ST_HMAP_KEY(null_req) == ST_HMAP_KEY(MPI_REQUEST_NULL));
 }
 
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+/*
+ * Both MPIs hand every send that completed at its post one shared handle: a loop of DUPS Isends before a
+ * Waitall puts DUPS entries under one key, and the Waitall claims them. Each put and claim must take
+ * constant time (here about 0.1 s in all under the sanitizers; the map of sessions up to 20 walked one
+ * probe chain of all the key's entries per call, about DUPS^2 / 2 probes: minutes), in post order.
+ */
+#define DUPS      200000
+#define DUPS_SECS 5.0
+static void shared_fifo(void)
+{
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < DUPS; i++) {
+        st_req_info_t v = { .id = (uint64_t)i };
+        REQUIRE(st_hmap_put(&map, SHARED_KEY, &v) == 0);
+        if (i % 1024 == 0)
+            REQUIRE(seconds_since(&t0) < DUPS_SECS, "%d entries of one key put in more than %.0f s", i, DUPS_SECS);
+    }
+    REQUIRE_EQ(st_hmap_count(&map), DUPS);
+    REQUIRE(st_hmap_get(&map, SHARED_KEY) && st_hmap_get(&map, SHARED_KEY)->id == 0);
+    for (int i = 0; i < DUPS; i++) {
+        st_req_info_t out;
+        REQUIRE(st_hmap_claim(&map, SHARED_KEY, &out) == 1);
+        REQUIRE(out.id == (uint64_t)i, "claim %d took entry %llu: not the oldest", i, (unsigned long long)out.id);
+        if (i % 1024 == 0)
+            REQUIRE(seconds_since(&t0) < DUPS_SECS, "%d puts and %d claims of one key took more than %.0f s", DUPS, i,
+                    DUPS_SECS);
+    }
+    REQUIRE(st_hmap_claim(&map, SHARED_KEY, &(st_req_info_t){ 0 }) == 0);
+    REQUIRE_EQ(st_hmap_count(&map), 0);
+}
+
 int main(void)
 {
     st_hmap_init(&map);
@@ -147,11 +220,12 @@ int main(void)
     st_req_info_t x, y;
     REQUIRE(st_hmap_claim(&map, 42, &x) == 1);
     REQUIRE(st_hmap_claim(&map, 42, &y) == 1);
-    REQUIRE(x.id + y.id == 15 && x.id != y.id);
+    REQUIRE(x.id == 7 && y.id == 8); /* oldest first */
     REQUIRE(st_hmap_claim(&map, 42, &x) == 0);
     REQUIRE(st_hmap_get(&map, 42) == NULL);
     REQUIRE(st_hmap_count(&map) == 0);
     wide_keys();
+    shared_fifo();
 
     /* Growth: 200,000 outstanding entries (the old fixed map held 32,768). */
     const int64_t many = 200000;
@@ -189,6 +263,19 @@ int main(void)
     }
     for (int i = 0; i < NT * SHARED_PER; i++)
         REQUIRE(seen[i] == 1);
+    REQUIRE(st_hmap_count(&map) == 0);
+
+    REQUIRE(pthread_barrier_init(&churn_go, NULL, NT) == 0);
+    run(churner);
+    for (int k = 0; k < 2; k++) {
+        st_req_info_t out;
+        while (st_hmap_claim(&map, CHURN_KEY(k), &out)) {
+            REQUIRE(out.seq == CHURN_KEY(k), "left under the wrong key");
+            REQUIRE(atomic_fetch_add(&churn_seen[out.id], 1) == 0, "left twice");
+        }
+    }
+    for (int i = 0; i < NT * CHURN_PER; i++)
+        REQUIRE(churn_seen[i] == 1, "entry %d taken %d times", i, churn_seen[i]);
     REQUIRE(st_hmap_count(&map) == 0);
     printf("handle_map: ok\n");
     return 0;
