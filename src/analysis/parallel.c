@@ -271,8 +271,12 @@ int st_an_par_progress(st_an_par_t *p)
     stamp_t t0, t1, t2, t3;
     stamp(&t0);
     int rc = an_msgs_from_graph(&p->c, &p->g) || an_pwire_join(&p->pw, &p->c);
-    if (!rc && an_rc_wanted()) /* the remote ends' relations, before pw goes */
-        rc = !(p->c.rcb = an_rcb_new()) || an_rcb_pwire(&p->c, &p->pw);
+    if (!rc && an_rc_wanted()) /* the remote ends' relations, before pw goes; room for every end at once (at most
+                                * two per remote end, a port's and half a port's more, a collective endpoint's) */
+        rc = !(p->c.rcb = an_rcb_new()) ||
+             an_rcb_reserve(p->c.rcb, 2 * (p->pw.nsend + p->pw.nrecv) + p->g.port_first[p->g.nlocs] +
+                                          p->g.port_first[p->g.nlocs] / 2 + p->rc_coll.n) ||
+             an_rcb_pwire(&p->c, &p->pw);
     an_pwire_free(&p->pw);
     stamp(&t1);
     rc = rc || an_finish(&p->c, &p->g, an_creduce_table(p->cr));
@@ -286,6 +290,7 @@ int st_an_par_progress(st_an_par_t *p)
     }
     st_rel_epvec_free(&p->rc_coll);
     an_end(&p->c);
+    st_rel_graph_free(&p->g); /* read no more: its memory is the root causes' (fresh pages cost more than the work) */
     stamp(&t3);
     st_log_debug("analysis: process %d: CPU ms (page faults): messages %.1f (%ld), patterns %.1f (%ld), root-cause "
                  "timeline %.1f (%ld) (%u locations)",

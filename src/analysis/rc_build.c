@@ -31,7 +31,7 @@ void an_rcb_free(an_rcb_t *b)
 {
     if (!b)
         return;
-    st_mem_free(b->e), st_mem_free(b->w), st_mem_free(b->side);
+    st_mem_free(b->e), st_mem_free(b->w), st_mem_free(b->side), st_mem_free(b->chan);
     free(b);
 }
 
@@ -53,6 +53,8 @@ static int end_push(an_rcb_t *b, uint64_t kref, uint32_t loc, uint64_t call, uin
     b->e[b->ne++] = (an_rc_end_t){ call, kref, loc, role };
     return 0;
 }
+
+int an_rcb_reserve(an_rcb_t *b, size_t n) { return st_mem_grow((void **)&b->e, &b->ce, b->ne + n, sizeof *b->e); }
 
 /* A key from outside the graph: its reference (AN_RC_KEY_SIDE), UINT64_MAX if out of memory. */
 static uint64_t side_key(an_rcb_t *b, const uint64_t *key)
@@ -122,7 +124,9 @@ static enum st_rel_coll_class coll_class(const an_ctx_t *c, uint32_t l, uint64_t
 static int coll_end(an_ctx_t *c, uint64_t kref, uint32_t l, uint64_t ev, int role)
 {
     uint32_t r = role == ST_REL_SEND ? ST_RC_SENDS : ST_RC_RECEIVES;
-    if (an_rc_key(c->rcb, kref)[0] >> 56 == ST_REL_KEY_COLL) {
+    uint64_t key[4];
+    an_rc_key(c->rcb, kref, key);
+    if (key[0] >> 56 == ST_REL_KEY_COLL) {
         enum st_rel_coll_class cc = coll_class(c, l, ev);
         if ((cc == ST_REL_CC_ONE2N && role == ST_REL_SEND) || (cc == ST_REL_CC_N2ONE && role == ST_REL_RECV))
             r |= ST_RC_ROOT;
@@ -166,12 +170,27 @@ int an_rcb_graph(an_ctx_t *c, const st_rel_graph_t *g)
     return rc;
 }
 
+/* The key of a remote point-to-point end: the stretch of its channel's messages it continues (the join hands a
+ * stretch's ends out in a row), else a new stretch; a side key when the numbers do not fit. UINT64_MAX: memory. */
+static uint64_t chan_key(an_rcb_t *b, const uint64_t *key)
+{
+    const uint64_t *c = b->nchan ? b->chan[b->nchan - 1] : NULL;
+    if (c && c[0] == key[0] && c[1] == key[1] && c[2] == key[2] && key[3] >= c[3] && key[3] - c[3] <= 0xffffffffu)
+        return AN_RC_KEY_SIDE | AN_RC_KEY_CHAN | (uint64_t)(b->nchan - 1) << 32 | (key[3] - c[3]);
+    if (b->nchan >= (1u << 30))
+        return side_key(b, key);
+    if (st_mem_grow((void **)&b->chan, &b->cchan, b->nchan + 1, sizeof *b->chan))
+        return UINT64_MAX;
+    memcpy(b->chan[b->nchan++], key, sizeof *b->chan);
+    return AN_RC_KEY_SIDE | AN_RC_KEY_CHAN | (uint64_t)(b->nchan - 1) << 32;
+}
+
 static int pwire_end(void *ctx, int role, const uint64_t *key, const an_pw_end_t *e)
 {
     an_ctx_t *c = ctx;
     if (key[0] >> 56 != ST_REL_KEY_P2P) /* an RMA complete -> wait: no root causes of its waits yet */
         return 0;
-    uint64_t kref = side_key(c->rcb, key);
+    uint64_t kref = chan_key(c->rcb, key);
     return kref == UINT64_MAX ? -1 : p2p_end(c, kref, e->loc, e->ev, role);
 }
 
@@ -418,8 +437,9 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
         ie = je, iw = jw;
     }
     free(master), free(idle), free(at), free(s.acc), free(s.touched), free(s.mark), free(s.depth), free(s.stack), free(s.pos);
-    st_mem_free(b->e), st_mem_free(b->w), st_mem_free(b->side);
-    b->e = NULL, b->w = NULL, b->side = NULL, b->ne = b->ce = b->nw = b->cw = b->nside = b->cside = 0;
+    st_mem_free(b->e), st_mem_free(b->w), st_mem_free(b->side), st_mem_free(b->chan);
+    b->e = NULL, b->w = NULL, b->side = NULL, b->chan = NULL;
+    b->ne = b->ce = b->nw = b->cw = b->nside = b->cside = b->nchan = b->cchan = 0;
     if (rc && in) {
         st_rc_input_free(in);
         free(in), in = NULL;

@@ -49,6 +49,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "internal.h"
@@ -57,13 +58,16 @@
 
 /* One end of a relation at a call of location loc: call is the ENTER index of a call, or the index of
  * the event of a zero-length call (not an ENTER); kref its key: the graph's instance kref, or with
- * AN_RC_KEY_SIDE the builder's side key (the keys of ends from outside the graph). 24 bytes: one per
- * relation end of the trace, most of them fresh pages. */
+ * AN_RC_KEY_SIDE the builder's side key (the keys of ends from outside the graph), or with AN_RC_KEY_CHAN
+ * too a message of a stretch of one channel (a parallel analysis' remote point-to-point ends: the channel's
+ * stretch, bits 32..61, and the message's number in it, bits 0..31; the same key, the same reference).
+ * 24 bytes: one per relation end of the trace, most of them fresh pages. */
 typedef struct an_rc_end {
     uint64_t call, kref;
     uint32_t loc, role;
 } an_rc_end_t;
 #define AN_RC_KEY_SIDE (1ull << 63)
+#define AN_RC_KEY_CHAN (1ull << 62)
 
 /* A wait the patterns added at (loc, call). */
 typedef struct an_rc_wait {
@@ -87,15 +91,32 @@ typedef struct an_rcb {
     size_t                nw, cw;
     uint64_t            (*side)[4]; /* side keys */
     size_t                nside, cside;
+    uint64_t            (*chan)[4]; /* stretches of a channel's messages: key[0 .. 2], the first one's number */
+    size_t                nchan, cchan;
     const st_rel_graph_t *g;        /* the graph of the ends' instance keys */
     int                   failed;   /* a note did not fit in memory */
 } an_rcb_t;
 
-/* The key of an end. */
-static inline const uint64_t *an_rc_key(const an_rcb_t *b, uint64_t kref)
+/* The key of an end into key. */
+static inline void an_rc_key(const an_rcb_t *b, uint64_t kref, uint64_t key[4])
 {
+    if ((kref & (AN_RC_KEY_SIDE | AN_RC_KEY_CHAN)) == (AN_RC_KEY_SIDE | AN_RC_KEY_CHAN)) {
+        const uint64_t *c = b->chan[(kref & ~(AN_RC_KEY_SIDE | AN_RC_KEY_CHAN)) >> 32];
+        key[0] = c[0], key[1] = c[1], key[2] = c[2], key[3] = c[3] + (kref & 0xffffffffu);
+    } else
+        memcpy(key, kref & AN_RC_KEY_SIDE ? b->side[kref & ~AN_RC_KEY_SIDE] : b->g->inst[kref].key, 4 * sizeof *key);
+}
+
+/* Where the key of an end is (to prefetch). */
+static inline const void *an_rc_key_at(const an_rcb_t *b, uint64_t kref)
+{
+    if ((kref & (AN_RC_KEY_SIDE | AN_RC_KEY_CHAN)) == (AN_RC_KEY_SIDE | AN_RC_KEY_CHAN))
+        return b->chan[(kref & ~(AN_RC_KEY_SIDE | AN_RC_KEY_CHAN)) >> 32];
     return kref & AN_RC_KEY_SIDE ? b->side[kref & ~AN_RC_KEY_SIDE] : b->g->inst[kref].key;
 }
+
+/* Room for n more relation ends (the most the notes will add: no copies as they grow). 0, or -1 (memory). */
+int an_rcb_reserve(an_rcb_t *b, size_t n);
 
 /* Whether the root causes are wanted (SYNCTRACE_ROOTCAUSE on). The settings are loaded here when the
  * process has not loaded them (`synctrace analyze`); settings that do not load are said once on stderr

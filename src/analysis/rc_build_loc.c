@@ -147,13 +147,13 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
         }
         for (; i < ne && e[i].call == id; i++) {
             if (i + PREFETCH < ne) /* the keys are far apart in the graph */
-                __builtin_prefetch(an_rc_key(b, e[i + PREFETCH].kref));
+                __builtin_prefetch(an_rc_key_at(b, e[i + PREFETCH].kref));
             if (x->nrel && i && e[i - 1].call == id && e[i - 1].kref == e[i].kref) {
                 o->rels[o->nrels - 1].role |= e[i].role;
                 continue;
             }
             st_rc_rel_t *r = &o->rels[o->nrels++];
-            memcpy(r->key, an_rc_key(b, e[i].kref), sizeof r->key);
+            an_rc_key(b, e[i].kref, r->key);
             r->role = e[i].role;
             x->nrel++;
             merged |= x->nrel > 1; /* keys to be ordered */

@@ -8,11 +8,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 
 #include "../util/log.h"
 #include "../util/mem.h"
 #include "../util/msort.h"
 #include "../util/u64map.h"
+
+void rd_stamp(rd_stamp_t *s)
+{
+    struct timespec c;
+    struct rusage ru;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
+    s->ms = (double)c.tv_sec * 1e3 + (double)c.tv_nsec / 1e6;
+    s->faults = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
+}
+
+void rd_spent(rc_dist_t *d, int step, const rd_stamp_t *since)
+{
+    rd_stamp_t now;
+    rd_stamp(&now);
+    d->spent[step].ms += now.ms - since->ms, d->spent[step].faults += now.faults - since->faults;
+}
 
 int32_t rd_owner(const rc_dist_t *d, uint32_t loc)
 {
@@ -118,6 +136,7 @@ int rc_dist_new(st_an_result_t *res, const st_rc_input_t *in, const uint32_t *pl
         d->w[i].loc = d->w[i].by.loc = RC_NONE;
     rc_zero_metrics(res);
     d->props_in = me == 0;
+    d->flow_idle_sig = UINT64_MAX;
     *out = d;
     return 0;
 }
@@ -126,6 +145,15 @@ void rc_dist_free(rc_dist_t *d)
 {
     if (!d)
         return;
+    const rd_stamp_t *t = d->spent;
+    st_log_debug("root causes: process %d: CPU ms (page faults): start %.1f (%ld), ends at the home %.1f (%ld), runs out "
+                 "%.1f (%ld), runs in %.1f (%ld), delayers and packages out %.1f (%ld), packages in %.1f (%ld), "
+                 "coefficients %.1f (%ld), sweep and plan %.1f (%ld), charges and walk %.1f (%ld), other %.1f (%ld)",
+                 (int)d->me, t[RD_T_START].ms, t[RD_T_START].faults, t[RD_T_ENDS].ms, t[RD_T_ENDS].faults,
+                 t[RD_T_RUNS].ms, t[RD_T_RUNS].faults, t[RD_T_GOTRUNS].ms, t[RD_T_GOTRUNS].faults,
+                 t[RD_T_DELAYERS].ms, t[RD_T_DELAYERS].faults, t[RD_T_PKGS].ms, t[RD_T_PKGS].faults,
+                 t[RD_T_COEFS].ms, t[RD_T_COEFS].faults, t[RD_T_SWEEP].ms, t[RD_T_SWEEP].faults, t[RD_T_FLOW].ms,
+                 t[RD_T_FLOW].faults, t[RD_T_OTHER].ms, t[RD_T_OTHER].faults);
     st_xchg_out_free(&d->out);
     rc_acc_free(&d->aw), rc_acc_free(&d->ad);
     rc_causes_acc_free(&d->acc);
@@ -194,9 +222,28 @@ static void add_facts(rd_facts_t *f, const rd_facts_t *o)
     }
 }
 
+/* Room for n more ends at this home: the array grows to what every process's ends will likely need (the ends so
+ * far times the processes over the senders so far), not by doubling: its pages are fresh memory. 0, or -1. */
+static int home_room(rc_dist_t *d, size_t n)
+{
+    size_t need = d->nhome + n;
+    if (need <= d->chome)
+        return 0;
+    uint32_t senders = d->got_ends + 1; /* with the one whose ends these are */
+    size_t guess = senders < (uint32_t)d->nprocs ? need / senders * (size_t)d->nprocs : need;
+    size_t cap = guess > need ? guess : need;
+    rd_keyend_t *v = st_mem_realloc(d->home, (cap ? cap : 1) * sizeof *v);
+    if (!v)
+        return -1;
+    d->home = v, d->chome = cap;
+    return 0;
+}
+
 int rc_dist_start(rc_dist_t *d)
 {
     const st_rc_input_t *in = d->in;
+    rd_stamp_t t0;
+    rd_stamp(&t0);
     rd_facts_t f;
     local_facts(d, &f);
     size_t *cnt = calloc((size_t)d->nprocs, sizeof *cnt);
@@ -210,10 +257,14 @@ int rc_dist_start(rc_dist_t *d)
             for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++)
                 cnt[key_hash(in->locs[l].rels[in->locs[l].calls[c].rel_at + r].key) % (uint64_t)d->nprocs]++;
     int rc = 0;
-    for (int32_t q = 0; q < d->nprocs && !rc; q++) {
+    for (int32_t q = 0; q < d->nprocs && !rc; q++) { /* this process's own ends go into its home array directly */
         st_xchg_rec_t h = { .type = RD_ENDS };
         rc = rd_send(d, q, RD_FACTS, &f, sizeof f);
-        if (!rc && !(at[q] = (rd_keyend_t *)st_xchg_record(&d->out, q, &h, cnt[q] * sizeof(rd_keyend_t))))
+        if (!rc && q == d->me && home_room(d, cnt[q]))
+            rc = rd_fail(d, "out of memory");
+        else if (!rc && q == d->me)
+            at[q] = d->home + d->nhome;
+        else if (!rc && !(at[q] = (rd_keyend_t *)st_xchg_record(&d->out, q, &h, cnt[q] * sizeof(rd_keyend_t))))
             rc = rd_fail(d, "out of memory");
     }
     for (uint32_t l = 0; !rc && l < in->nlocs; l++) {
@@ -227,11 +278,14 @@ int rc_dist_start(rc_dist_t *d)
                 memcpy(at[q]++, &e, sizeof e);
             }
     }
+    if (!rc)
+        d->nhome += cnt[d->me], d->got_ends++;
     free(at), free(cnt);
     d->started = 1;
     int32_t bad;
     if (!rc && st_xchg_flush(&d->out, 0, &bad))
         rc = rd_fail(d, "cannot send");
+    rd_spent(d, RD_T_START, &t0);
     return rc;
 }
 
@@ -248,37 +302,87 @@ static int cmp_end_at(const void *p, const void *q)
 /* The ends e[0 .. n) by (location, call): insertion sort for the runs of messages, qsort for collectives. */
 ST_FEW_SORT(sort_run, rd_end_t, cmp_end_at, 16)
 
+/* A run of n ends e (sorted) that arrived or this process is the home of: kept, and attached to the local
+ * relations its ends are (rd_end_t.pad). 0, or -1 (malformed: an end names no relation; or memory). */
+static int add_run(rc_dist_t *d, const void *e, uint64_t n)
+{
+    if (d->nrunend + n > d->crunend) {
+        size_t cap = d->crunend ? 2 * d->crunend : 1024;
+        while (cap < d->nrunend + n)
+            cap *= 2;
+        rd_end_t *v = st_mem_realloc(d->runend, cap * sizeof *v);
+        if (!v)
+            return rd_fail(d, "out of memory");
+        d->runend = v, d->crunend = cap;
+    }
+    if (d->nrun + 2 > d->crun) {
+        size_t cap = d->crun ? 2 * d->crun : 256;
+        uint64_t *v = realloc(d->run, cap * sizeof *v);
+        if (!v)
+            return rd_fail(d, "out of memory");
+        d->run = v, d->crun = cap;
+    }
+    memcpy(&d->runend[d->nrunend], e, n * sizeof(rd_end_t));
+    d->run[d->nrun] = d->nrunend;
+    d->nrunend += n;
+    d->run[d->nrun + 1] = d->nrunend;
+    for (uint64_t m = d->run[d->nrun]; m < d->nrunend; m++) { /* this process's ends: its relations */
+        const rd_end_t *x = &d->runend[m];
+        if (x->loc < d->loc0 || x->loc - d->loc0 >= d->in->nlocs)
+            continue;
+        if (x->pad >= d->in->locs[x->loc - d->loc0].nrels)
+            return -1;
+        d->relrun[d->rbase[x->loc - d->loc0] + x->pad] = d->nrun;
+    }
+    d->nrun++;
+    return 0;
+}
+
 /* The home's answer, once every process's ends arrived: each key's run (its ends by location and call) to every
- * process holding an end of it (n, the ends). The ends are grouped by key in a hash table (slot: 1 + the
- * key's first end; next: the key's other ends), in no order of keys: a process finds its relations' runs by
- * the ends' relation indices. */
+ * process holding an end of it (n, the ends), written into the open RD_RUNS record of each other process, its
+ * own runs kept at once. The ends are grouped by key in a hash table (slot: 1 + the key's first end; next: the
+ * key's other ends) and the keys taken in the order their first ends arrived (the array is read in order; only
+ * a key's other ends are far away), in no order of keys: a process finds its relations' runs by the ends'
+ * relation indices. */
 static int send_runs(rc_dist_t *d)
 {
     size_t n = d->nhome, cap = 16;
     while (cap < 2 * n)
         cap *= 2;
+    int32_t P = d->nprocs;
     uint32_t *slot = n < UINT32_MAX ? st_mem_calloc(cap, sizeof *slot) : NULL;
     uint32_t *next = st_mem_malloc((n ? n : 1) * sizeof *next);
-    rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);
-    uint64_t *mark = malloc((size_t)d->nprocs * sizeof *mark); /* the last key sent to a process */
+    uint8_t *first = malloc(n ? n : 1);                            /* the key's first end */
+    size_t *hdr = malloc((size_t)P * sizeof *hdr);                 /* each process's record: its header's offset */
+    uint64_t *mark = malloc((size_t)P * sizeof *mark);             /* the last key sent to a process */
     rd_end_t *run = NULL;
     size_t crun = 0;
-    int rc = slot && next && b && mark ? 0 : -1;
-    for (int32_t q = 0; !rc && q < d->nprocs; q++)
-        mark[q] = UINT64_MAX;
+    int rc = slot && next && first && hdr && mark ? 0 : -1;
+    for (int32_t q = 0; !rc && q < P; q++) {
+        mark[q] = UINT64_MAX, hdr[q] = SIZE_MAX;
+        if (q == d->me)
+            continue;
+        st_xchg_rec_t h = { .type = RD_RUNS };
+        st_xchg_buf_t *b;
+        rc = st_xchg_record(&d->out, q, &h, 0) && (b = st_xchg_buf(&d->out, q)) ? 0 : -1;
+        if (!rc)
+            hdr[q] = b->len - sizeof h;
+    }
     for (size_t i = 0; !rc && i < n; i++) {
         size_t h = key_hash(d->home[i].key) & (cap - 1);
         while (slot[h] && key_cmp(d->home[slot[h] - 1].key, d->home[i].key))
             h = (h + 1) & (cap - 1);
+        first[i] = !slot[h];
         if (!slot[h])
             slot[h] = (uint32_t)(i + 1), next[i] = UINT32_MAX;
         else
             next[i] = next[slot[h] - 1], next[slot[h] - 1] = (uint32_t)i;
     }
-    for (size_t h = 0; !rc && h < cap; h++) {
-        if (!slot[h])
+    st_mem_free(slot), slot = NULL;
+    for (size_t head = 0; !rc && head < n; head++) {
+        if (!first[head])
             continue;
-        uint64_t k = 0, head = slot[h] - 1;
+        uint64_t k = 0;
         for (uint32_t i = (uint32_t)head; !rc && i != UINT32_MAX; i = next[i]) {
             if (k == crun) {
                 size_t c = crun ? 2 * crun : 64;
@@ -297,18 +401,35 @@ static int send_runs(rc_dist_t *d)
             if (mark[q] == head)
                 continue;
             mark[q] = head;
-            rc = rd_put(&b[q], &k, 8) && rd_put(&b[q], run, k * sizeof *run) ? 0 : -1;
+            if (q == d->me) {
+                rc = add_run(d, run, k);
+                continue;
+            }
+            uint8_t *p = st_xchg_reserve(&d->out, q, 8 + k * sizeof *run, NULL);
+            if (!p) {
+                rc = -1;
+                break;
+            }
+            memcpy(p, &k, 8);
+            memcpy(p + 8, run, k * sizeof *run);
         }
     }
-    for (int32_t q = 0; !rc && q < d->nprocs; q++)
-        rc = rd_send(d, q, RD_RUNS, b[q].p, b[q].n);
-    for (int32_t q = 0; b && q < d->nprocs; q++)
-        st_mem_free(b[q].p);
-    free(b), free(mark), free(run);
+    for (int32_t q = 0; !rc && q < P; q++) { /* the records' lengths */
+        st_xchg_buf_t *b = hdr[q] == SIZE_MAX ? NULL : st_xchg_buf(&d->out, q);
+        if (!b)
+            continue;
+        st_xchg_rec_t h;
+        memcpy(&h, b->data + hdr[q], sizeof h);
+        h.len = b->len - hdr[q] - sizeof h;
+        memcpy(b->data + hdr[q], &h, sizeof h);
+    }
+    if (!rc)
+        d->got_runs++; /* this home's runs to this process */
+    free(first), free(hdr), free(mark), free(run);
     st_mem_free(slot), st_mem_free(next);
     st_mem_free(d->home);
     d->home = NULL, d->nhome = d->chome = 0;
-    return rc ? rd_fail(d, "out of memory") : 0;
+    return rc ? rd_fail(d, "out of memory, or an end that names no relation") : 0;
 }
 
 /* A home's runs: each attached to the local relations its ends are (rd_end_t.pad). */
@@ -319,35 +440,9 @@ static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
     while (rd.p < rd.end) {
         if (st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
             return -1;
-        if (d->nrunend + n > d->crunend) {
-            size_t cap = d->crunend ? 2 * d->crunend : 1024;
-            while (cap < d->nrunend + n)
-                cap *= 2;
-            rd_end_t *v = st_mem_realloc(d->runend, cap * sizeof *v);
-            if (!v)
-                return rd_fail(d, "out of memory");
-            d->runend = v, d->crunend = cap;
-        }
-        if (d->nrun + 2 > d->crun) {
-            size_t cap = d->crun ? 2 * d->crun : 256;
-            uint64_t *v = realloc(d->run, cap * sizeof *v);
-            if (!v)
-                return rd_fail(d, "out of memory");
-            d->run = v, d->crun = cap;
-        }
-        st_xchg_get(&rd, &d->runend[d->nrunend], n * sizeof(rd_end_t));
-        d->run[d->nrun] = d->nrunend;
-        d->nrunend += n;
-        d->run[d->nrun + 1] = d->nrunend;
-        for (uint64_t m = d->run[d->nrun]; m < d->nrunend; m++) { /* this process's ends: its relations */
-            const rd_end_t *e = &d->runend[m];
-            if (e->loc < d->loc0 || e->loc - d->loc0 >= d->in->nlocs)
-                continue;
-            if (e->pad >= d->in->locs[e->loc - d->loc0].nrels)
-                return -1;
-            d->relrun[d->rbase[e->loc - d->loc0] + e->pad] = d->nrun;
-        }
-        d->nrun++;
+        if (add_run(d, rd.p, n))
+            return -1;
+        rd.p += n * sizeof(rd_end_t);
     }
     return 0;
 }
@@ -457,9 +552,12 @@ int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
 {
     st_xchg_reader_t msg = { buf, (const uint8_t *)buf + len }, rd;
     st_xchg_rec_t h;
-    int k, rc = 0;
+    int k, rc = 0, last = 0; /* the message's time goes to its last record's step */
+    rd_stamp_t t0;
+    rd_stamp(&t0);
     while (!rc && (k = st_xchg_next(&msg, &h, &rd)) == 1) {
         size_t n = (size_t)(rd.end - rd.p);
+        last = h.type;
         switch (h.type) {
         case RD_FACTS: {
             rd_facts_t f;
@@ -473,26 +571,19 @@ int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
             break;
         }
         case RD_ENDS:
-            if (n % sizeof(rd_keyend_t)) {
+            if (n % sizeof(rd_keyend_t) || from == d->me) { /* a process's own ends never travel */
                 rc = -1;
                 break;
             }
-            if (d->nhome + n / sizeof(rd_keyend_t) > d->chome) {
-                size_t cap = d->chome ? 2 * d->chome : 1024;
-                while (cap < d->nhome + n / sizeof(rd_keyend_t))
-                    cap *= 2;
-                rd_keyend_t *v = st_mem_realloc(d->home, cap * sizeof *v);
-                if (!v)
-                    return rd_fail(d, "out of memory");
-                d->home = v, d->chome = cap;
-            }
+            if (home_room(d, n / sizeof(rd_keyend_t)))
+                return rd_fail(d, "out of memory");
             if (n)
                 memcpy(&d->home[d->nhome], rd.p, n);
             d->nhome += n / sizeof(rd_keyend_t);
             d->got_ends++;
             break;
         case RD_RUNS:
-            rc = runs_arrived(d, rd.p, n);
+            rc = from == d->me ? -1 : runs_arrived(d, rd.p, n);
             d->got_runs++;
             break;
         case RD_PKGS:
@@ -517,6 +608,7 @@ int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
         default:        rc = -1;
         }
     }
+    rd_spent(d, last == RD_ENDS ? RD_T_ENDS : last == RD_RUNS ? RD_T_GOTRUNS : last == RD_PKGS ? RD_T_PKGS : RD_T_OTHER, &t0);
     if (rc || k != 0) {
         char what[80];
         snprintf(what, sizeof what, "a malformed message from process %d", (int)from);
@@ -529,35 +621,61 @@ int rc_dist_progress(rc_dist_t *d)
 {
     uint32_t P = (uint32_t)d->nprocs;
     int32_t bad;
+    rd_stamp_t t0;
     for (int again = 1; again && !d->failed;) {
         again = 0;
         if (d->started && !d->home_done && d->got_ends == P) {
             d->home_done = 1, again = 1;
-            if (send_runs(d))
+            rd_stamp(&t0);
+            int k = send_runs(d);
+            rd_spent(d, RD_T_RUNS, &t0);
+            if (k)
                 break;
         }
         if (!d->indexed && d->got_runs == P && d->got_facts == P) {
             d->indexed = 1, again = 1;
-            if (find_delayers(d) || rd_send_pkgs(d) || rd_send_jumps(d))
+            rd_stamp(&t0);
+            int k = find_delayers(d) || rd_send_pkgs(d) || rd_send_jumps(d);
+            rd_spent(d, RD_T_DELAYERS, &t0);
+            if (k)
                 break;
         }
         if (d->me == RD_SWEEPER && !d->planned && d->got_jumps == P && d->got_facts == P) {
             d->planned = 1, again = 1;
-            if (rd_plan(d))
+            rd_stamp(&t0);
+            int k = rd_plan(d);
+            rd_spent(d, RD_T_SWEEP, &t0);
+            if (k)
                 break;
         }
         if (d->indexed && !d->coef_sent && d->got_pkgs == P) {
             d->coef_sent = 1, again = 1;
-            if (rd_send_coefs(d))
+            rd_stamp(&t0);
+            int k = rd_send_coefs(d);
+            rd_spent(d, RD_T_COEFS, &t0);
+            if (k)
                 break;
         }
         if (d->me == RD_SWEEPER && !d->swept && d->got_coef == P) {
             d->swept = 1, again = 1;
-            if (rd_sweep(d))
+            rd_stamp(&t0);
+            int k = rd_sweep(d);
+            rd_spent(d, RD_T_SWEEP, &t0);
+            if (k)
                 break;
         }
         if (d->indexed && !d->finished) {
-            int k = rd_flow(d);
+            /* what rd_flow waits for: unchanged since it last did nothing, it does nothing (no clock reads then) */
+            uint64_t sig = (uint64_t)d->got_snap + d->got_plan + d->nresp + (uint64_t)d->props_in + (uint64_t)d->coef_sent;
+            int k = 0;
+            if (sig != d->flow_idle_sig) {
+                rd_stamp(&t0);
+                k = rd_flow(d);
+                if (k <= 0)
+                    d->flow_idle_sig = sig;
+                else
+                    rd_spent(d, RD_T_FLOW, &t0);
+            }
             if (k < 0)
                 break;
             again |= k;

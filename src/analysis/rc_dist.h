@@ -8,7 +8,8 @@
  *
  * How (rc_dist.c, rc_dist_flow.c, rc_dist_sweep.c, rc_dist_walk.c, rc_dist_collect.c):
  *  1. Every relation end (key, location, call, role, enter) goes to its key's home process (a hash of
- *     the key); each home sends every process that holds an end of a key the key's whole run. With the
+ *     the key); each home sends every process that holds an end of a key the key's whole run (a process's
+ *     ends of the keys it is the home of, and the runs it keeps as their home, do not travel). With the
  *     runs of its relations a process finds the delayer of each of its waits and the start of each
  *     wait's interval (rc_replay.c's header) alone. The run's first and last events and where the
  *     critical path starts travel with the ends to every process.

@@ -186,25 +186,36 @@ oom:
 }
 
 /* Charges every package of every local location in the order (each with its downstream waiting) and answers
- * their owners. 0, or -1. */
+ * their owners: one record of answers per process. 0, or -1. */
 static int charge_all(rc_dist_t *d)
 {
-    for (uint32_t l = 0; l < d->in->nlocs; l++)
-        for (size_t i = 0; i < d->ninc[l]; i++) {
+    rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);
+    if (!b)
+        return rd_fail(d, "out of memory");
+    int rc = 0;
+    for (uint32_t l = 0; !rc && l < d->in->nlocs; l++)
+        for (size_t i = 0; !rc && i < d->ninc[l]; i++) {
             const rd_inc_t *inc = &d->inc[l][i];
             rd_pkg_head_t h;
-            if (read_pkg(d, l, inc, &h))
-                return -1;
+            if (read_pkg(d, l, inc, &h)) {
+                rc = -1;
+                break;
+            }
             st_rc_wait_t sw = { h.metric, h.ticks };
             rd_resp_t r = { h.k.loc, h.k.call, h.k.idx, 0, 0 };
             if (rc_charge(d->res, l, h.dloc, &d->in->locs[l], &d->w[d->wbase[l]], 0, h.kd, h.y, &sw, h.cx, inc->orig,
-                          inc->norig, &d->aw, &d->ad, &d->acc, &r.indirect))
-                return rd_fail(d, "out of memory");
-            if (rd_send(d, rd_owner(d, h.k.loc), RD_RESP, &r, sizeof r))
-                return -1;
+                          inc->norig, &d->aw, &d->ad, &d->acc, &r.indirect) ||
+                !rd_put(&b[rd_owner(d, h.k.loc)], &r, sizeof r))
+                rc = rd_fail(d, "out of memory");
             d->ncharged++;
         }
-    return 0;
+    for (int32_t q = 0; !rc && q < d->nprocs; q++)
+        if (b[q].n)
+            rc = rd_send(d, q, RD_RESP, b[q].p, b[q].n);
+    for (int32_t q = 0; q < d->nprocs; q++)
+        st_mem_free(b[q].p);
+    free(b);
+    return rc;
 }
 
 int rd_snap_arrived(rc_dist_t *d, const uint8_t *p, size_t n)
@@ -247,16 +258,18 @@ int rd_snap_arrived(rc_dist_t *d, const uint8_t *p, size_t n)
 int rd_resp_arrived(rc_dist_t *d, const uint8_t *p, size_t n)
 {
     rd_resp_t r;
-    if (n != sizeof r)
+    if (n % sizeof r)
         return -1;
-    memcpy(&r, p, sizeof r);
-    if (r.loc < d->loc0 || r.loc - d->loc0 >= d->in->nlocs)
-        return -1;
-    const st_rc_loc_t *L = &d->in->locs[r.loc - d->loc0];
-    if (r.call >= L->ncalls || r.idx >= L->calls[r.call].nwait)
-        return -1;
-    d->w[d->wbase[r.loc - d->loc0] + L->calls[r.call].wait_at + r.idx].indirect = r.indirect;
-    d->nresp++;
+    for (size_t k = 0; k < n / sizeof r; k++) {
+        memcpy(&r, p + k * sizeof r, sizeof r);
+        if (r.loc < d->loc0 || r.loc - d->loc0 >= d->in->nlocs)
+            return -1;
+        const st_rc_loc_t *L = &d->in->locs[r.loc - d->loc0];
+        if (r.call >= L->ncalls || r.idx >= L->calls[r.call].nwait)
+            return -1;
+        d->w[d->wbase[r.loc - d->loc0] + L->calls[r.call].wait_at + r.idx].indirect = r.indirect;
+        d->nresp++;
+    }
     return 0;
 }
 

@@ -15,7 +15,7 @@ enum {
     RD_PKGS,         /* to every process: the packages of the waits its locations delay (rd_pkg_head_t, rd_aw_t) */
     RD_COEF,         /* to the sweeper: each package's share of its delayer's waits (rd_coef_t, rd_target_t) */
     RD_SNAP,         /* from the sweeper: the downstream waiting each package carries (rd_snap_t, rc_origin_t) */
-    RD_RESP,         /* the wait's indirect part back to the waiter's owner */
+    RD_RESP,         /* the waits' indirect parts back to their owner, all of a charger's in one record */
     RD_JUMPS,        /* to the walker: where the critical path can leave each location (rc_dist_walk.c) */
     RD_PLAN,         /* from the walker to every process: the critical path's entries (rd_token_t) */
     RD_PROPS         /* the propagation table, to the next process */
@@ -95,6 +95,25 @@ typedef struct rd_inc {
     uint32_t           norig;
 } rd_inc_t;
 
+/* The engine's steps whose CPU time and page faults it notes (SYNCTRACE_VERBOSE=2, when freed). */
+enum {
+    RD_T_START,    /* the facts and the ends to their homes */
+    RD_T_ENDS,     /* a home: the ends that arrived, kept */
+    RD_T_RUNS,     /* a home: the ends grouped by key, the runs to their processes */
+    RD_T_GOTRUNS,  /* the runs that arrived, kept */
+    RD_T_DELAYERS, /* every local wait's delayer, the packages and jump tables sent */
+    RD_T_PKGS,     /* the packages that arrived, kept */
+    RD_T_COEFS,    /* their coefficients to the sweeper */
+    RD_T_SWEEP,    /* the sweeper: the sweep and the critical path's plan */
+    RD_T_FLOW,     /* the charges, the walk, the propagation table, the end */
+    RD_T_OTHER,    /* other messages, sending */
+    RD__T
+};
+typedef struct rd_stamp {
+    double ms;
+    long   faults;
+} rd_stamp_t;
+
 /* A growing byte buffer. */
 typedef struct rd_bytes {
     uint8_t *p;
@@ -147,7 +166,13 @@ struct rc_dist {
     int          props_in; /* the previous process's table arrived (process 0: always) */
     /* the locations' T for the collector */
     int64_t     *T;
+    rd_stamp_t   spent[RD__T];  /* per step: CPU ms and page faults */
+    uint64_t     flow_idle_sig; /* what rd_flow had when it last did nothing (UINT64_MAX: not yet) */
 };
+
+/* This thread's CPU time and the process's page faults now, and what a step took since (into d->spent[step]). */
+void rd_stamp(rd_stamp_t *s);
+void rd_spent(rc_dist_t *d, int step, const rd_stamp_t *since);
 
 /* The process that owns location loc of the run. */
 int32_t rd_owner(const rc_dist_t *d, uint32_t loc);

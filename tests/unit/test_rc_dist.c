@@ -5,7 +5,8 @@
  * transport that delivers the messages in a random order, the parts finished at a collector
  * (rc_dist_finish); every metric value at every (call path, location) equal bit for bit to the serial
  * replay's, and the causes, the propagation table and the critical path's hops the same. Also: a
- * malformed message fails the engine with one line.
+ * malformed message fails the engine with one line; no process sends itself ends or runs, and the
+ * answers to a process go in one record.
  */
 /* link: src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/rma_pscw.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_rc_lib.h"
@@ -13,7 +14,7 @@
 
 #include <unistd.h>
 
-#include "../../src/analysis/rc_dist.h"
+#include "../../src/analysis/rc_dist_int.h"
 #include "../../src/util/mem.h"
 
 /* ---- an in-memory transport: a pool of messages, delivered in a random order --------------------------- */
@@ -28,9 +29,19 @@ static msg_t *pool;
 static size_t npool, cpool;
 static int32_t ids[MAXP];
 static uint64_t drng = 1;
+static size_t self_bulk;             /* records of ends or runs a process sent itself */
+static size_t resp_recs[MAXP][MAXP]; /* records of answers from a process to a process */
 
 static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
 {
+    int32_t from = *(int32_t *)ctx;
+    st_xchg_reader_t msg = { buf, (const uint8_t *)buf + len }, rd;
+    st_xchg_rec_t h;
+    while (st_xchg_next(&msg, &h, &rd) == 1) {
+        self_bulk += from == to && (h.type == RD_ENDS || h.type == RD_RUNS);
+        if (h.type == RD_RESP && from >= 0 && from < MAXP && to >= 0 && to < MAXP)
+            resp_recs[from][to]++;
+    }
     if (npool == cpool) {
         cpool = cpool ? 2 * cpool : 64;
         pool = realloc(pool, cpool * sizeof *pool);
@@ -203,7 +214,8 @@ static void scen_reduce(void) { scen_rooted(1); }
  * between processes: a random program of 16 locations (hundreds of waits, chains of them alternating between
  * the processes) over 2 and 5 processes takes at most 8 messages from each process to each (the ends, runs,
  * packages and jump tables, coefficients, snapshots, the plan, the answers, the table), and the values are
- * still the serial replay's. */
+ * still the serial replay's. A process keeps its own ends and runs (none in a message to itself), and the
+ * answers to a waiter's owner go in one record (the most: one; some process answers some). */
 static void test_rounds(void)
 {
     RN = 16, rseed = 4242;
@@ -219,12 +231,20 @@ static void test_rounds(void)
             ploc0[p] = (uint32_t)((uint64_t)in.nlocs * (uint64_t)p / (uint64_t)np);
         drng = 99 + (uint64_t)np;
         scen_random();
+        self_bulk = 0;
+        memset(resp_recs, 0, sizeof resp_recs);
         size_t sent = run_dist(0, np, ploc0);
         char ctx[96];
         snprintf(ctx, sizeof ctx, "random 16/4242 over %d processes (rounds)", np);
         expect_serial(ctx);
         EXPECT(sent <= (size_t)(8 * np * np), "%s: %zu messages for %zu waits, at most %d expected", ctx, sent, waits,
                8 * np * np);
+        EXPECT(self_bulk == 0, "%s: %zu records of ends or runs to the sender itself", ctx, self_bulk);
+        size_t most = 0;
+        for (int a = 0; a < np; a++)
+            for (int b = 0; b < np; b++)
+                most = resp_recs[a][b] > most ? resp_recs[a][b] : most;
+        EXPECT(most == 1, "%s: at most %zu records of answers from one process to one, 1 expected", ctx, most);
     }
 }
 
