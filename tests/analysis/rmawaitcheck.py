@@ -14,8 +14,9 @@ SLACK_MS (env, default 2); nowhere else may a metric hold more than SLACK_MS (bu
 main that opens the first epoch: the ranks leave the barrier before it at different times); the waits
 the injected computation should cause must be there: the computing rank entered last, and every
 other rank waited at least MIN_MS (5; not the injected time: on the loaded 2-core machine a rank may
-leave the aligning barrier many ms late, which shortens the wait it then causes). Exit 1 with one
-line per mismatch.
+leave the aligning barrier many ms late, which shortens the wait it then causes). NO_LATE_POST=1
+leaves Late Post out of the comparison (skewed clocks: no relation aligns a post with the origin's
+calls). Exit 1 with one line per mismatch.
 """
 import os
 import sys
@@ -86,6 +87,10 @@ def main():
         print("marks of phases %s, expected %s" % (sorted(m), sorted(phases)))
         return 1
     want = expected(m)
+    # NO_LATE_POST=1 (skewed clocks): a post is related to nothing the origin records, so CLC cannot
+    # align it with the origin's calls, and Late Post is left out of the comparison (docs/analysis.md)
+    late_post = os.environ.get("NO_LATE_POST", "0") != "1"
+    skip = (lambda k: not late_post and k[0].endswith("_late_post"))
     path = cnode_paths(doc)
     locs = {l["id"]: l["rank"] for l in doc["locations"]}
     got = defaultdict(float)
@@ -94,6 +99,8 @@ def main():
         if v["metric"] in metrics:
             got[(v["metric"], path(v["cnode"]), locs[v["location"]])] += v["value"] * 1e3
     for k in sorted(set(want) | set(got)):
+        if skip(k):
+            continue
         g, x = got.get(k, 0.0), want.get(k)
         if x is None:
             if g > slack and k[1] != "main/MPI_Win_fence":
