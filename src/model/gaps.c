@@ -6,15 +6,19 @@
 
 #include "../util/hugealloc.h"
 
-/* What opens something a later event closes: ENTER (by region), a thread's TEAM_BEGIN and a master's
- * FORK (by parallel id); 0 for other kinds. */
+/* What a later event closes: a region (ENTER .. LEAVE, by region), a thread's part in a team
+ * (TEAM_BEGIN .. TEAM_END) and a master's team (FORK .. JOIN), both by parallel id. */
+enum { NOTHING, REGION, TEAM, FORKED, KINDS };
+
 static int opens(const st_event_t *e)
 {
-    return e->kind == ST_EV_ENTER ? 1 : e->kind == ST_EV_THREAD_TEAM_BEGIN ? 2 : e->kind == ST_EV_THREAD_FORK ? 3 : 0;
+    return e->kind == ST_EV_ENTER ? REGION : e->kind == ST_EV_THREAD_TEAM_BEGIN ? TEAM
+         : e->kind == ST_EV_THREAD_FORK ? FORKED : NOTHING;
 }
 static int closes(const st_event_t *e)
 {
-    return e->kind == ST_EV_LEAVE ? 1 : e->kind == ST_EV_THREAD_TEAM_END ? 2 : e->kind == ST_EV_THREAD_JOIN ? 3 : 0;
+    return e->kind == ST_EV_LEAVE ? REGION : e->kind == ST_EV_THREAD_TEAM_END ? TEAM
+         : e->kind == ST_EV_THREAD_JOIN ? FORKED : NOTHING;
 }
 static int same_thing(const st_event_t *open, const st_event_t *close)
 {
@@ -26,8 +30,8 @@ static st_event_t closing(const st_event_t *open, const st_event_t *last)
 {
     st_event_t x = { .time = last->time, .epoch = last->epoch, .peer = -1 };
     switch (opens(open)) {
-    case 1: x.kind = ST_EV_LEAVE, x.region = open->region; break;
-    case 2: x.kind = ST_EV_THREAD_TEAM_END, x.id = open->id, x.peer = open->peer; break;
+    case REGION: x.kind = ST_EV_LEAVE, x.region = open->region; break;
+    case TEAM: x.kind = ST_EV_THREAD_TEAM_END, x.id = open->id, x.peer = open->peer; break;
     default: x.kind = ST_EV_THREAD_JOIN, x.id = open->id, x.aux = open->aux; break;
     }
     return x;
@@ -75,10 +79,10 @@ static int close_one(open_t *s, const st_event_t *ev, const st_event_t *e)
  * for in ev[i .. end); end when there is none (the team ended inside the hole). Until then the thread
  * is inside a team whose beginning is lost, so those events belong to no team the readers know.
  */
-static size_t team_rest(const st_event_t *ev, size_t i, size_t end, const int open_class[4])
+static size_t team_rest(const st_event_t *ev, size_t i, size_t end, const int open_class[KINDS])
 {
     size_t last = end;
-    for (int cls = 2; cls <= 3; cls++) {
+    for (int cls = TEAM; cls <= FORKED; cls++) {
         if (!open_class[cls])
             continue;
         long depth = 0;
@@ -107,7 +111,7 @@ static int walk(const st_event_t *ev, size_t n, const st_gap_t *gaps, size_t nga
     const st_event_t *last = NULL; /* the last event kept */
     for (size_t i = 0; i <= n; i++) {
         for (; g < ngaps && gaps[g].at <= i; g++) { /* a hole before event i (or a range from it) */
-            int open_class[4] = { 0 };
+            int open_class[KINDS] = { 0 };
             for (; s.n; s.n--, k++) { /* (something open means an event was kept: last is set) */
                 open_class[opens(&ev[s.v[s.n - 1]])] = 1;
                 if (out)
@@ -119,7 +123,7 @@ static int walk(const st_event_t *ev, size_t n, const st_gap_t *gaps, size_t nga
                 i = upto;
             }
             size_t end = g + 1 < ngaps && gaps[g + 1].at < n ? (size_t)gaps[g + 1].at : n;
-            size_t rest = open_class[2] || open_class[3] ? team_rest(ev, i, end, open_class) : end;
+            size_t rest = open_class[TEAM] || open_class[FORKED] ? team_rest(ev, i, end, open_class) : end;
             if (rest < end) {
                 drop += rest + 1 - i;
                 i = rest + 1;
