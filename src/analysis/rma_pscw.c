@@ -15,7 +15,6 @@
 
 #include "../util/mem.h"
 
-enum { PSCW_POST = 1, PSCW_START, PSCW_COMPLETE }; /* RMA_GROUP_SYNC.op (events.def) */
 
 static int is_rma_op(unsigned kind)
 {
@@ -28,7 +27,7 @@ static uint64_t complete_sync(const an_ctx_t *c, uint32_t l, uint64_t i)
     const st_rel_loc_t *L = &c->in->locs[l];
     uint64_t leave = an_leave(c, l, i);
     for (uint64_t j = i; j < L->n && (leave == AN_NO_EV || j <= leave); j++)
-        if (L->ev[j].kind == ST_EV_RMA_GROUP_SYNC && L->ev[j].op == PSCW_COMPLETE)
+        if (L->ev[j].kind == ST_EV_RMA_GROUP_SYNC && L->ev[j].op == ST_PSCW_COMPLETE)
             return j;
     return AN_NO_EV;
 }
@@ -45,7 +44,7 @@ static uint64_t sync_before(const an_ctx_t *c, uint32_t l, uint64_t i, const st_
 
 uint64_t an_pscw_post(const an_ctx_t *c, uint32_t l, uint64_t i)
 {
-    uint64_t p = sync_before(c, l, i, &c->in->locs[l].ev[i], PSCW_POST);
+    uint64_t p = sync_before(c, l, i, &c->in->locs[l].ev[i], ST_PSCW_POST);
     return p == AN_NO_EV ? AN_NO_TIME : an_call_time(c, l, p);
 }
 
@@ -60,7 +59,7 @@ uint64_t an_pscw_lastop(const an_ctx_t *c, uint32_t l, uint64_t i, int32_t targe
         const st_event_t *e = &L->ev[j];
         if (e->comm != w->comm || e->tag != w->tag)
             continue;
-        if (e->kind == ST_EV_RMA_GROUP_SYNC && e->op == PSCW_START)
+        if (e->kind == ST_EV_RMA_GROUP_SYNC && e->op == ST_PSCW_START)
             break;
         if (is_rma_op(e->kind) && e->peer == target) {
             uint64_t call = an_call(c, l, j);
@@ -129,7 +128,7 @@ static void late_post(an_ctx_t *c, uint32_t l, uint64_t i, uint64_t post)
         return;
     }
     const st_event_t *w = &c->in->locs[l].ev[sync];
-    uint64_t start = sync_before(c, l, i, w, PSCW_START);
+    uint64_t start = sync_before(c, l, i, w, ST_PSCW_START);
     if (start == AN_NO_EV)
         return;
     for (uint64_t j = start; j < i; j++) { /* the start (it may block), else the operation open then */

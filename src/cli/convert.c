@@ -197,8 +197,10 @@ static int message_event(const conv_t *c, const st_rankdata_t *rd, const st_even
 /* Which PSCW synchronization (events.def: RMA_GROUP_SYNC.op) the call of region r is; 0 none. */
 static uint16_t pscw_op(uint32_t r)
 {
-    return r == ST_REGION_MPI_Win_post ? 1 : r == ST_REGION_MPI_Win_start ? 2 : r == ST_REGION_MPI_Win_complete ? 3
-         : r == ST_REGION_MPI_Win_wait || r == ST_REGION_MPI_Win_test ? 4 : 0;
+    return r == ST_REGION_MPI_Win_post       ? ST_PSCW_POST
+         : r == ST_REGION_MPI_Win_start      ? ST_PSCW_START
+         : r == ST_REGION_MPI_Win_complete   ? ST_PSCW_COMPLETE
+         : r == ST_REGION_MPI_Win_wait || r == ST_REGION_MPI_Win_test ? ST_PSCW_WAIT : 0;
 }
 
 /* An RmaGroupSync as recorded: which call it is (OTF2 does not say: the region of the call it is in,
@@ -208,7 +210,7 @@ static int group_sync(const conv_t *c, st_rankdata_t *rd, const st_event_t *e, u
     x->op = pscw_op(enter);
     x->id = 0;
     const st_cli_group_t *g = e->id != OTF2_UNDEFINED_GROUP ? st_cli_group(c->ar, (uint32_t)e->id) : NULL;
-    if (!g || g->n == 0 || (x->op != 1 && x->op != 2))
+    if (!g || g->n == 0 || (x->op != ST_PSCW_POST && x->op != ST_PSCW_START))
         return 0;
     int32_t *m = malloc(g->n * sizeof *m);
     if (!m)

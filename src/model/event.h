@@ -25,6 +25,9 @@ typedef enum st_event_kind {
     ST_EV__ALL /* every kind */
 } st_event_kind_t;
 
+/* Which synchronization an RMA_GROUP_SYNC is (its op; events.def). */
+enum st_pscw_op { ST_PSCW_POST = 1, ST_PSCW_START, ST_PSCW_COMPLETE, ST_PSCW_WAIT };
+
 /* Event flags. */
 #define ST_EVF_NONE       0x00u
 #define ST_EVF_INTERCOMM  0x01u /* peer/root refers to the remote group of an intercommunicator */

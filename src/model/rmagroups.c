@@ -17,7 +17,6 @@
 #include "region.h"
 #include "../util/log.h"
 
-enum { PSCW_POST = 1, PSCW_START = 2 }; /* RMA_GROUP_SYNC.op (events.def) */
 
 int st_rankdata_group_intern(st_rankdata_t *rd, const int32_t *m, uint32_t n, uint64_t *id)
 {
@@ -75,7 +74,7 @@ static int fold_thread(st_rankdata_t *rd, st_thread_data_t *t, int32_t **buf, si
             continue;
         if (k != j)
             ev[k] = ev[j];
-        if (ev[k].kind == ST_EV_RMA_GROUP_SYNC && (ev[k].op == PSCW_POST || ev[k].op == PSCW_START))
+        if (ev[k].kind == ST_EV_RMA_GROUP_SYNC && (ev[k].op == ST_PSCW_POST || ev[k].op == ST_PSCW_START))
             sync = k;
         k++;
     }

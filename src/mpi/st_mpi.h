@@ -240,7 +240,6 @@ typedef struct st_win st_win_t;
 enum { ST_RMA_PUT, ST_RMA_GET, ST_RMA_ACCUMULATE, ST_RMA_GET_ACCUMULATE, ST_RMA_FETCH_AND_OP,
        ST_RMA_COMPARE_AND_SWAP };
 /* Synchronization of a group (the wrappers' what word). */
-enum { ST_PSCW_POST = 1, ST_PSCW_START, ST_PSCW_COMPLETE, ST_PSCW_WAIT };
 /* Where a flush completes operations (the wrappers' at word): at the target, or at the origin. */
 enum { ST_RMA_AT_REMOTE, ST_RMA_AT_LOCAL };
 /* The target of MPI_Win_lock_all / MPI_Win_unlock_all: every rank of the window. */

@@ -19,7 +19,6 @@
  */
 #include "derive_int.h"
 
-enum { PSCW_POST = 1, PSCW_START, PSCW_COMPLETE, PSCW_WAIT }; /* RMA_GROUP_SYNC.op (events.def) */
 
 /* One end of an origin-target pair's epoch. */
 typedef struct pscw_end {
@@ -35,10 +34,10 @@ typedef struct { pscw_end_t *v; size_t n, cap; } pscwendvec_t;
 int rel_pscw_event(ctx_t *c, pscwvec_t *v, uint32_t l, uint64_t i, uint64_t enter)
 {
     const st_event_t *e = &c->in->locs[l].ev[i];
-    if (e->comm == ST_NO_COMM || e->op < PSCW_POST || e->op > PSCW_WAIT)
+    if (e->comm == ST_NO_COMM || e->op < ST_PSCW_POST || e->op > ST_PSCW_WAIT)
         return 0;
     pscw_item_t x = { .comm = e->comm, .win = (uint32_t)e->tag, .loc = l, .op = e->op, .time = e->time, .ev = i,
-                      .end = e->op == PSCW_COMPLETE && enter != NO_EV ? enter : i, .group = e->id };
+                      .end = e->op == ST_PSCW_COMPLETE && enter != NO_EV ? enter : i, .group = e->id };
     return PUSH(*v, x);
 }
 
@@ -75,7 +74,7 @@ static int item_ends(ctx_t *c, const pscw_item_t *x, uint64_t group, pscwendvec_
     const st_group_def_t *g = group_of(c, group);
     for (uint32_t m = 0; g && m < g->size; m++) {
         pscw_end_t e = { .comm = x->comm, .win = x->win, .loc = x->loc, .other = g->world[m],
-                         .role = x->op == PSCW_COMPLETE ? ST_REL_SEND : ST_REL_RECV,
+                         .role = x->op == ST_PSCW_COMPLETE ? ST_REL_SEND : ST_REL_RECV,
                          .time = x->time, .ev = x->end };
         if (PUSH(*ends, e))
             return -1;
@@ -95,12 +94,12 @@ int rel_pscw_finish(ctx_t *c, pscwvec_t *v)
         const pscw_item_t *x = &v->v[i];
         if (i == 0 || x->comm != v->v[i - 1].comm || x->win != v->v[i - 1].win)
             post = start = 0;
-        if (x->op == PSCW_POST)
+        if (x->op == ST_PSCW_POST)
             post = x->group;
-        else if (x->op == PSCW_START)
+        else if (x->op == ST_PSCW_START)
             start = x->group;
         else
-            rc = item_ends(c, x, x->op == PSCW_COMPLETE ? start : post, &ends);
+            rc = item_ends(c, x, x->op == ST_PSCW_COMPLETE ? start : post, &ends);
     }
     sort(ends.v, ends.n, sizeof *ends.v, cmp_end);
     uint64_t k0 = key0(ST_REL_KEY_RMA_PSCW, 0);
