@@ -291,6 +291,13 @@ static void report(st_rankdata_t *rd, const st_clc_stats_t *t, const double *ms)
                 t->violations.violated[ST_REL_COLL], t->violations.violated[ST_REL_OMP], ms[0]);
 }
 
+/* Says why CLC does not run on a trace with events lost (EVENTS_LOST). */
+static void warn_lost(void)
+{
+    st_log_warn("CLC skipped: events are missing from the trace (see EVENTS_LOST), so messages and other "
+                "relations cannot be matched; timestamps left uncorrected");
+}
+
 int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep)
 {
     st_clc_params_t p;
@@ -310,8 +317,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep
     }
     if (on && incomplete) {
         if (rank == 0)
-            st_log_warn("CLC skipped: events are missing from the trace (see EVENTS_LOST), so messages cannot be "
-                        "matched; timestamps left uncorrected");
+            warn_lost();
         on = 0;
     }
     if (rank == 0)
@@ -377,8 +383,7 @@ int st_clc_run_local(st_rankdata_t *rd)
     }
     const char *state = on ? "on" : "off";
     if (on && lost) { /* as st_clc_run_mpi: the relations' partners may be in the holes */
-        st_log_warn("CLC skipped: events are missing from the trace (see EVENTS_LOST), so their relations cannot "
-                    "be matched; timestamps left uncorrected");
+        warn_lost();
         state = "skipped";
         on = 0;
     }

@@ -474,12 +474,18 @@ void st_rankdata_free(st_rankdata_t *rd)
     memset(rd, 0, sizeof *rd);
 }
 
+/* rd's property of that key, NULL if none (keys compare as stored: truncated to the field). */
+static st_kv_t *find_prop(const st_rankdata_t *rd, const char *key)
+{
+    for (uint32_t i = 0; rd->props && i < rd->nprops; i++)
+        if (strncmp(rd->props[i].key, key, sizeof rd->props[i].key - 1) == 0)
+            return &rd->props[i];
+    return NULL;
+}
+
 void st_rankdata_prop(st_rankdata_t *rd, const char *key, const char *fmt, ...)
 {
-    st_kv_t *kv = NULL;
-    for (uint32_t i = 0; rd->props && i < rd->nprops; i++)
-        if (strncmp(rd->props[i].key, key, sizeof kv->key - 1) == 0)
-            kv = &rd->props[i];
+    st_kv_t *kv = find_prop(rd, key);
     if (!kv) {
         st_kv_t *grown = realloc(rd->props, (rd->nprops + 1) * sizeof *grown);
         if (!grown) {
@@ -501,10 +507,8 @@ void st_rankdata_prop_str(void *rd, const char *key, const char *value) { st_ran
 
 const char *st_rankdata_prop_get(const st_rankdata_t *rd, const char *key)
 {
-    for (uint32_t i = 0; rd->props && i < rd->nprops; i++)
-        if (strncmp(rd->props[i].key, key, sizeof rd->props[i].key - 1) == 0)
-            return rd->props[i].value;
-    return NULL;
+    const st_kv_t *kv = find_prop(rd, key);
+    return kv ? kv->value : NULL;
 }
 
 uint64_t st_rankdata_events_lost(const st_rankdata_t *rd)
