@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../util/hugealloc.h"
+#include "../util/mem.h"
 
 /* What a later event closes: a region (ENTER .. LEAVE, by region), a thread's part in a team
  * (TEAM_BEGIN .. TEAM_END) and a master's team (FORK .. JOIN), both by parallel id. */
@@ -45,13 +46,8 @@ typedef struct {
 
 static int push(open_t *s, size_t i)
 {
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 64;
-        size_t *v = realloc(s->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        s->v = v, s->cap = cap;
-    }
+    if (st_mem_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v) != 0)
+        return -1;
     s->v[s->n++] = i;
     return 0;
 }
@@ -133,7 +129,7 @@ static int walk(const st_event_t *ev, size_t n, const st_gap_t *gaps, size_t nga
             break;
         const st_event_t *e = &ev[i];
         if (opens(e) && push(&s, i) != 0) {
-            free(s.v);
+            st_mem_free(s.v);
             return -1;
         }
         if (closes(e) && !close_one(&s, ev, e)) { /* what it closes began in a hole */
@@ -145,7 +141,7 @@ static int walk(const st_event_t *ev, size_t n, const st_gap_t *gaps, size_t nga
         k++;
         last = e;
     }
-    free(s.v);
+    st_mem_free(s.v);
     *nout = k;
     *ndrop = drop;
     return 0;

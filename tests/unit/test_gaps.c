@@ -10,7 +10,7 @@
  * LEAVEs added sit at holes at the time of the event before; and the count of dropped events
  * is what was removed.
  */
-/* link: src/model/gaps.c src/model/trace_check.c src/util/log.c */
+/* link: src/model/gaps.c src/util/mem.c src/model/trace_check.c src/util/log.c */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
