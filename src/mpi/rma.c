@@ -239,7 +239,9 @@ void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t 
         return;
     uint32_t t = (uint32_t)target;
     uint64_t id = matching_id(t, atomic_fetch_add_explicit(&w->issued[t], 1, memory_order_relaxed) + 1);
-    if (!atomic_exchange_explicit(&w->listed[t], 1, memory_order_relaxed))
+    /* a plain load first: the locked exchange only on a target's first operation */
+    if (!atomic_load_explicit(&w->listed[t], memory_order_relaxed) &&
+        !atomic_exchange_explicit(&w->listed[t], 1, memory_order_relaxed))
         atomic_store_explicit(&w->list[atomic_fetch_add_explicit(&w->nlist, 1, memory_order_relaxed)], t,
                               memory_order_relaxed);
     static const uint8_t kind[] = { ST_EV_RMA_PUT, ST_EV_RMA_GET, ST_EV_RMA_ATOMIC, ST_EV_RMA_ATOMIC,

@@ -26,6 +26,32 @@
 
 enum { PUT, ACCUMULATE, SEND, ISEND };
 
+/* One timed loop per kind, each its own function so that an instruction count can be taken per kind:
+ * valgrind --tool=callgrind --toggle-collect='issue_*' rma_bench 2500 8 (docs/performance.md). */
+static __attribute__((noinline)) void issue_put(int calls, double *sendbuf, MPI_Win win)
+{
+    for (int i = 0; i < calls; i++)
+        MPI_Put(&sendbuf[i], 1, MPI_DOUBLE, 0, i, 1, MPI_DOUBLE, win);
+}
+
+static __attribute__((noinline)) void issue_accumulate(int calls, double *sendbuf, MPI_Win win)
+{
+    for (int i = 0; i < calls; i++)
+        MPI_Accumulate(&sendbuf[i], 1, MPI_DOUBLE, 0, i, 1, MPI_DOUBLE, MPI_SUM, win);
+}
+
+static __attribute__((noinline)) void issue_send(int calls, double *sendbuf)
+{
+    for (int i = 0; i < calls; i++)
+        MPI_Send(&sendbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF);
+}
+
+static __attribute__((noinline)) void issue_isend(int calls, double *sendbuf, MPI_Request *reqs)
+{
+    for (int i = 0; i < calls; i++)
+        MPI_Isend(&sendbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF, &reqs[i]);
+}
+
 /* The median over batches of the ns per call of kind; win holds one double per call. For ISEND, *wait
  * is the median ns per request of the batches' MPI_Waitall. */
 static double timed(int kind, int calls, int batches, MPI_Win win, double *sendbuf, double *recvbuf,
@@ -37,16 +63,14 @@ static double timed(int kind, int calls, int batches, MPI_Win win, double *sendb
             for (int i = 0; i < calls; i++)
                 MPI_Irecv(&recvbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF, &reqs[calls + i]);
         double t0 = now_ns();
-        for (int i = 0; i < calls; i++) {
-            if (kind == PUT)
-                MPI_Put(&sendbuf[i], 1, MPI_DOUBLE, 0, i, 1, MPI_DOUBLE, win);
-            else if (kind == ACCUMULATE)
-                MPI_Accumulate(&sendbuf[i], 1, MPI_DOUBLE, 0, i, 1, MPI_DOUBLE, MPI_SUM, win);
-            else if (kind == SEND)
-                MPI_Send(&sendbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF);
-            else
-                MPI_Isend(&sendbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF, &reqs[i]);
-        }
+        if (kind == PUT)
+            issue_put(calls, sendbuf, win);
+        else if (kind == ACCUMULATE)
+            issue_accumulate(calls, sendbuf, win);
+        else if (kind == SEND)
+            issue_send(calls, sendbuf);
+        else
+            issue_isend(calls, sendbuf, reqs);
         v[b] = (now_ns() - t0) / calls;
         if (kind == SEND)
             MPI_Waitall(calls, reqs + calls, st);
