@@ -36,7 +36,8 @@ static void print_result(const st_cli_archive_t *ar, const st_cli_check_t *r, in
     printf("openmp: %" PRIu64 " team instances, %" PRIu64 " barrier instances, %" PRIu64 " lock handovers, %" PRIu64
            " task relations\n",
            r->omp_teams, r->omp_barriers, r->omp_handovers, r->omp_tasks);
-    printf("rma: %" PRIu64 " window collective instances, %" PRIu64 " complete -> wait\n", r->rma_colls, r->rma_pscw);
+    printf("rma: %" PRIu64 " window collective instances, %" PRIu64 " complete -> wait, %" PRIu64 " unlock -> unlock\n",
+           r->rma_colls, r->rma_pscw, r->rma_lock);
     printf("timestamps: %s\n", r->raw ? "raw (before CLC correction)" : written_state(ar));
     printf("relations: %" PRIu64 "\n", r->relations);
     printf("violations: %" PRIu64 "\n", st_cli_check_total(r));
