@@ -346,7 +346,7 @@ static int wait_end(int m)
     case ST_AN_M_OMP_LOCK_CONT_CRITICAL: case ST_AN_M_OMP_LOCK_CONT_API:
     case ST_AN_M_RMA_WAIT_CREATE: case ST_AN_M_RMA_WAIT_FREE: case ST_AN_M_RMA_WAIT_FENCE: case ST_AN_M_RMA_EARLY_FENCE:
     case ST_AN_M_RMA_EARLY_WAIT: case ST_AN_M_RMA_LATE_COMPLETE: case ST_AN_M_RMA_SYNC_LATE_POST:
-    case ST_AN_M_RMA_COMM_LATE_POST:
+    case ST_AN_M_RMA_COMM_LATE_POST: case ST_AN_M_RMA_SYNC_LOCK_COMP: case ST_AN_M_RMA_COMM_LOCK_COMP:
         return 1;
     default:
         return 0;
@@ -503,6 +503,8 @@ int an_finish(an_ctx_t *c, const st_rel_graph_t *g, const an_ctab_t *coll)
     if (rc == 0)
         rc = an_pscw(c);
     if (rc == 0)
+        rc = an_lock(c);
+    if (rc == 0)
         rc = an_coll(c);
     if (rc == 0)
         rc = an_tree(c);
@@ -522,6 +524,7 @@ void an_end(an_ctx_t *c)
     st_mem_free(c->done.seg), st_mem_free(c->posted.seg);
     st_mem_free(c->icoll_done.v), st_mem_free(c->coll_end.v), st_mem_free(c->tool.v);
     st_mem_free(c->msgs.recv), st_mem_free(c->msgs.send), st_mem_free(c->msgs.pscw), st_mem_free(c->msgs.pscw_send);
+    st_mem_free(c->msgs.lock);
     memset(c, 0, sizeof *c);
 }
 

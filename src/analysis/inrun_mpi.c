@@ -75,7 +75,8 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
     in.sync = st_rel_sync_regions, in.nsync = ST_REL_NSYNC;
     for (int r = 0; r < n; r++)
         owner[r] = r; /* each rank analyses its own locations */
-    int rc = st_an_par_run_mpi(toolworld, &in, derived && derived->g.inst ? derived : NULL, owner, crowded, &a->res);
+    int rc = st_an_par_locks_mpi(toolworld, &in, crowded);
+    rc = rc ? rc : st_an_par_run_mpi(toolworld, &in, derived && derived->g.inst ? derived : NULL, owner, crowded, &a->res);
     for (uint32_t l = 0; l < in.nlocs; l++)
         in.locs[l].orig = NULL; /* CLC's, not ours */
     st_rel_input_free(&in);

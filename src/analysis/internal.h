@@ -127,6 +127,15 @@ typedef struct an_pscw {
     uint64_t t_lastop;   /* return of the origin's last RMA operation to the target in the epoch; AN_NO_TIME none */
 } an_pscw_t;
 
+/* A lock relation (relations: ST_REL_KEY_RMA_LOCK) at the analysed origin of the later epoch: what Lock
+ * Contention needs (rma_lock.c). The earlier epoch's value comes from the graph or from its process
+ * (p2p_wire.c, as a send's time). */
+typedef struct an_lock {
+    uint32_t loc;      /* the later epoch's location */
+    uint64_t ev;       /* its RMA_RELEASE_LOCK */
+    uint64_t t_unlock; /* enter of the earlier epoch's MPI_Win_unlock */
+} an_lock_t;
+
 /* The messages of the analysed locations; recv sorted by (loc, ev) before the patterns run. */
 typedef struct an_msgs {
     an_recv_t *recv;
@@ -138,6 +147,8 @@ typedef struct an_msgs {
     an_send_t *pscw_send; /* the analysed origins' complete -> wait: ev its ENTER, t_post the target's
                              MPI_Win_post's enter (Late Post, rma_pscw.c) */
     size_t     npscw_send, pscw_send_cap;
+    an_lock_t *lock;
+    size_t     nlock, lock_cap;
 } an_msgs_t;
 
 /* Request events (nonblocking sends' completions, receives' posts) of the trace, by (rank, id, time). */
@@ -378,6 +389,15 @@ int an_pscw_push(an_ctx_t *c, an_pscw_t x);
 int an_pscw_push_send(an_ctx_t *c, an_send_t x);
 /* Early Wait and Late Complete over c->msgs.pscw, Late Post over c->msgs.pscw_send. 0, or -1 (memory). */
 int an_pscw(an_ctx_t *c);
+/* ---- passive target lock epochs (rma_lock.c) ------------------------------------------------- */
+
+/* Appends g's lock relations whose later epoch is on an analysed location to c->msgs.lock. 0, or -1. */
+int an_lock_from_graph(an_ctx_t *c, const st_rel_graph_t *g);
+/* Appends one (growing c->msgs.lock). 0, or -1. */
+int an_lock_push(an_ctx_t *c, an_lock_t x);
+/* Lock Contention over c->msgs.lock. 0, or -1 (memory). */
+int an_lock(an_ctx_t *c);
+
 /* Whether the collective instance of end event e (a COLL_END or ICOLL_COMPLETE on location
  * loc, whose process knows the communicator: an analysed one where there is one) is analysed
  * (MPI_Alltoallv/w counted as skipped when counted: an_cinst_t.counted), and whether it is on an

@@ -242,7 +242,7 @@ int an_msgs_from_graph(an_ctx_t *c, const st_rel_graph_t *g)
                 c->msgs.send[c->msgs.nsend++] = (an_send_t){ s->loc, s->ev, an_recv_post_time(c, r->loc, r->ev) };
             }
         }
-    return an_pscw_from_graph(c, g);
+    return an_pscw_from_graph(c, g) ? -1 : an_lock_from_graph(c, g);
 }
 
 /* ---- waits per call ------------------------------------------------------------------------------ */

@@ -55,8 +55,10 @@ static an_pw_run_t *runs_push(an_pw_runs_t *v, const uint64_t *key, size_t at)
 
 /* ---- what the partners get ------------------------------------------------------------------ */
 
-/* Whether a key (or a run's channel) is an RMA complete -> wait, not a point-to-point message. */
+/* Whether a key (or a run's channel) is an RMA complete -> wait, or a lock relation, not a point-to-point
+ * message. */
 static int is_pscw(const uint64_t *key) { return key[0] >> 56 == ST_REL_KEY_RMA_PSCW; }
+static int is_lock(const uint64_t *key) { return key[0] >> 56 == ST_REL_KEY_RMA_LOCK; }
 
 /* The process analysing the partner of a point-to-point endpoint, -1 if none (unknown rank). */
 static int32_t partner_owner(const st_rel_endpoint_t *e, const int32_t *owner, int32_t nranks)
@@ -136,6 +138,8 @@ static void put_end(const an_ctx_t *c, const st_rel_endpoint_t *e, int role, st_
         w[0] = an_call_time(c, l, i), w[1] = an_time(c, l, i), w[2] = c->in->locs[l].ev[i].bytes;
     else if (is_pscw(e->key)) /* the enter of the target's MPI_Win_post (Late Post) */
         w[0] = an_pscw_post(c, l, i);
+    else if (is_lock(e->key)) /* (the earlier epoch needs nothing from the later one) */
+        w[0] = AN_NO_TIME;
     else
         w[0] = an_recv_post_time(c, l, i);
     memcpy(data + d[q].at[role], w, vals(role) * 8);
@@ -315,6 +319,7 @@ typedef struct recv_seg {
     size_t  end, msg, n;
     int32_t src;
     int     pscw; /* an RMA complete -> wait: to c->msgs.pscw */
+    int     lock; /* a lock relation: to c->msgs.lock */
 } recv_seg_t;
 
 typedef struct join {
@@ -329,7 +334,7 @@ static int match_recv(void *ctx, const an_pw_run_t *run, size_t end, size_t msg,
     join_t *j = ctx;
     if (st_mem_grow((void **)&j->seg, &j->cap, j->nseg + 1, sizeof *j->seg))
         return -1;
-    j->seg[j->nseg++] = (recv_seg_t){ end, msg, n, (int32_t)(run->chan[1] >> 32), is_pscw(run->chan) };
+    j->seg[j->nseg++] = (recv_seg_t){ end, msg, n, (int32_t)(run->chan[1] >> 32), is_pscw(run->chan), is_lock(run->chan) };
     return 0;
 }
 
@@ -340,7 +345,7 @@ static int match_send(void *ctx, const an_pw_run_t *run, size_t end, size_t msg,
         if (an_pscw_push_send(j->c, (an_send_t){ j->w->send[end + x].loc, j->w->send[end + x].ev,
                                                  j->w->got_recv[(msg + x) * RECV_VALS] }))
             return -1;
-    if (is_pscw(run->chan))
+    if (is_pscw(run->chan) || is_lock(run->chan))
         return 0;
     for (size_t x = 0; x < n; x++)
         j->c->msgs.send[j->c->msgs.nsend++] =
@@ -380,7 +385,9 @@ static int merge_recv(join_t *j)
         const uint64_t *v = j->w->got_send + g->msg * SEND_VALS;
         if (g->pscw && an_pscw_push(j->c, (an_pscw_t){ e->loc, e->ev, v[0], v[2] }))
             rc = -1;
-        else if (!g->pscw)
+        else if (g->lock && an_lock_push(j->c, (an_lock_t){ e->loc, e->ev, v[1] }))
+            rc = -1;
+        else if (!g->pscw && !g->lock)
             j->c->msgs.recv[j->c->msgs.nrecv++] = (an_recv_t){ e->loc, g->src, e->ev, v[1], v[0], v[2] };
         g->end++, g->msg++;
         if (--g->n == 0)

@@ -107,6 +107,17 @@ static int build_graph(st_an_par_t *p)
     return rc;
 }
 
+/* The lock relations of the owned ranks ordered by the corrected times (relations/locks.h), which replace
+ * CLC's. 0, or -1 (memory). */
+static int lock_ends(const st_an_par_t *p, st_rel_epvec_t *v)
+{
+    int rc = 0;
+    for (uint32_t l = 0; rc == 0 && l < p->in->nlocs; l++)
+        if (l == 0 || p->in->locs[l].rank != p->in->locs[l - 1].rank)
+            rc = st_rel_lock_endpoints(p->in, p->in->locs[l].rank, v);
+    return rc;
+}
+
 /* The endpoints CLC derived in the run (instead of deriving them again), read in parts that
  * stay in the cache: those with a partner in another process are taken for its records
  * (p2p_wire.h), the others go to p->ep; but the OpenMP ones (most of a hybrid trace's, of key
@@ -122,16 +133,27 @@ static int take_derived(st_an_par_t *p, st_rel_derived_t *d, const int32_t *owne
     /* room for all: only the pages written become memory, and the block is shrunk to them */
     int rc = buf && (p->ep.v = st_mem_malloc(sizeof *p->ep.v * (most + 1))) ? 0 : -1;
     p->ep.cap = most + 1;
-    rc = rc ? rc : an_pwire_begin(&p->pw, owner, p->in->nranks, p->me, p->nprocs, d->g.nrefs + d->p2p.n);
+    st_rel_epvec_t locks = { 0 };
+    rc = rc ? rc : lock_ends(p, &locks);
+    rc = rc ? rc : an_pwire_begin(&p->pw, owner, p->in->nranks, p->me, p->nprocs, d->g.nrefs + d->p2p.n + locks.n);
     p->derived = d;
     p->dpos = (st_rel_derived_pos_t){ .below = ST_REL_KEY_OMP_FORK };
     while (rc == 0 && (n = st_rel_derived_read(d, &p->dpos, buf, PART)) > 0) {
         p->dread += n;
-        rc = an_pwire_take(&p->pw, buf, n, buf, &kept);
+        size_t m = 0; /* CLC's lock relations ordered the epochs by the times before its correction */
+        for (size_t k = 0; k < n; k++)
+            if (buf[k].key[0] >> 56 != ST_REL_KEY_RMA_LOCK)
+                buf[m++] = buf[k];
+        rc = an_pwire_take(&p->pw, buf, m, buf, &kept);
         if (rc == 0)
             memcpy(p->ep.v + p->ep.n, buf, sizeof *buf * kept), p->ep.n += kept;
     }
     free(buf);
+    /* after CLC's other ends, before its OpenMP ones (their key types come later) */
+    rc = rc ? rc : an_pwire_take(&p->pw, locks.v, locks.n, locks.v, &kept);
+    for (size_t k = 0; rc == 0 && k < kept; k++)
+        rc = st_rel_epvec_push(&p->ep, &locks.v[k]);
+    st_rel_epvec_free(&locks);
     /* kept: room for the instances of the OpenMP endpoints still in d (st_rel_graph_join_src) */
     size_t keep = p->ep.n + st_rel_inst_room(most - p->dread) + 1;
     st_rel_endpoint_t *fit = rc ? NULL : st_mem_realloc(p->ep.v, sizeof *fit * keep);

@@ -331,3 +331,13 @@ int st_an_par_run_mpi(MPI_Comm toolcomm, const st_rel_input_t *in, st_rel_derive
     PMPI_Comm_free(&comm);
     return all_ok ? (me == 0 ? rc : 0) : -1;
 }
+
+int st_an_par_locks_mpi(MPI_Comm comm, st_rel_input_t *in, int crowded)
+{
+    void *all = NULL;
+    size_t n = 0;
+    if (st_xmpi_allgather_items(comm, 1, in->locks, in->nlocks, sizeof *in->locks, &all, &n, crowded))
+        return -1;
+    st_rel_input_lock_take(in, all, n);
+    return 0;
+}

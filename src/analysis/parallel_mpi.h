@@ -24,4 +24,10 @@
 int st_an_par_run_mpi(MPI_Comm comm, const st_rel_input_t *in, st_rel_derived_t *derived, const int32_t *owner,
                       int crowded, st_an_result_t *res);
 
+/* Collective over comm: the lock epochs of every process's ranks (relations/locks.h: their order at a
+ * target needs every origin's), gathered into in->locks before st_an_par_run_mpi derives; in->locks holds
+ * this process's own ranks' on entry (st_rel_input_from_rankdata made them). 0, or -1 on every process
+ * alike. */
+int st_an_par_locks_mpi(MPI_Comm comm, st_rel_input_t *in, int crowded);
+
 #endif

@@ -79,7 +79,8 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
             first = first < 0 ? r : first, count++;
     }
     ok = ok && st_rel_input_from_rankdata(rk.rd + first, count, &in) == 0;
-    if (!all(ok)) {
+    ok = all(ok) && st_an_par_locks_mpi(MPI_COMM_WORLD, &in, np > sysconf(_SC_NPROCESSORS_ONLN)) == 0;
+    if (!ok) {
         if (me == 0)
             fprintf(stderr, "synctrace: cannot analyse archive %s in parallel: %s\n", dir,
                     err[0] ? err : "see above");

@@ -286,3 +286,39 @@ int st_xmpi_finish(st_xmpi_t *m, int ok, int32_t rank, int crowded, const char *
         abandon_sends(m);
     return ok;
 }
+
+int st_xmpi_allgather_items(MPI_Comm comm, int ok, const void *mine, size_t n, size_t size, void **all, size_t *nall,
+                            int crowded)
+{
+    int np = 0, all_ok = 0;
+    ok = ok && n <= INT_MAX / (size ? size : 1);
+    PMPI_Comm_size(comm, &np);
+    int *count = malloc(sizeof(int) * (size_t)(np > 0 ? np : 1)), *at = malloc(sizeof(int) * (size_t)(np > 0 ? np : 1));
+    int my = ok ? (int)(n * size) : 0;
+    uint8_t *buf = NULL;
+    MPI_Request req;
+    *all = NULL, *nall = 0;
+    ok = ok && count && at;
+    if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) != MPI_SUCCESS || !all_ok ||
+        PMPI_Iallgather(&my, 1, MPI_INT, count, 1, MPI_INT, comm, &req) != MPI_SUCCESS ||
+        st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS) {
+        free(count), free(at);
+        return -1;
+    }
+    size_t total = 0;
+    for (int q = 0; q < np; q++)
+        at[q] = total <= INT_MAX ? (int)total : 0, total += (size_t)count[q];
+    ok = total <= INT_MAX && (buf = malloc(total ? total : 1)) != NULL;
+    if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) != MPI_SUCCESS || !all_ok ||
+        PMPI_Iallgatherv(mine, my, MPI_BYTE, buf, count, at, MPI_BYTE, comm, &req) != MPI_SUCCESS ||
+        st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS) {
+        free(buf), free(count), free(at);
+        return -1;
+    }
+    free(count), free(at);
+    if (!total || !size)
+        free(buf);
+    else
+        *all = buf, *nall = total / size;
+    return 0;
+}

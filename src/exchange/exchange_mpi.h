@@ -48,6 +48,12 @@ void st_xmpi_free(st_xmpi_t *m);
 /* The net to hand to an engine. */
 st_xchg_net_t st_xmpi_net(st_xmpi_t *m);
 
+/* Every process's `size`-byte items in rank order (collective over comm): *all (malloc'd, the
+ * caller frees; NULL when there are none) holds *nall of them. ok = 0: this process has no valid
+ * part. 0, or -1 (some process not ok, memory, more than INT_MAX bytes, MPI) on every process alike. */
+int st_xmpi_allgather_items(MPI_Comm comm, int ok, const void *mine, size_t n, size_t size, void **all, size_t *nall,
+                            int crowded);
+
 /* Collective: *incoming = the number of ranks whose flags[me] is set (flags: [nranks]). 0, or -1. */
 int st_xmpi_incoming(MPI_Comm comm, const uint8_t *flags, int32_t nranks, uint32_t *incoming, int crowded);
 /* Collective: out[i] = min over the ranks of in[i], i < n; returns the MPI error code. */

@@ -5,7 +5,7 @@
  * Which event is the logical send / receive is each kind's own file: point-to-point
  * (derive_p2p.c), collectives and MPI_Init / MPI_Finalize (derive_coll.c), one-sided
  * communication (derive_rma.c: the window collectives; derive_pscw.c: post, start, complete,
- * wait), OpenMP (derive_omp.c). A rank's events are read in one pass
+ * wait; derive_lock.c: lock epochs, from the input's table of them), OpenMP (derive_omp.c). A rank's events are read in one pass
  * (scan_event): traces are far larger than the caches, so each pass is a sweep over memory.
  * What needs all of them (p2p numbering, cancelled requests, nonblocking requests started on
  * another thread, window collectives, locks, tasks) is collected in it and finished
@@ -137,6 +137,8 @@ static int derive(const st_rel_input_t *in, int32_t rank, const st_rel_derive_op
     if (rc == 0)
         rc = rel_pscw_finish(&c, &s.pscw);
     if (rc == 0)
+        rc = rel_lock_finish(&c);
+    if (rc == 0)
         rc = rel_omp_locks(&c, &s.omp);
     if (rc == 0)
         rc = rel_omp_tasks(&c, &s.omp);
@@ -174,4 +176,19 @@ int st_rel_endpoints_split(const st_rel_input_t *in, int32_t rank, const st_rel_
     if (p2p)
         *p2p = (st_rel_epsrc_t){ 0 };
     return derive(in, rank, opts, out, ds, omp, p2p);
+}
+
+int st_rel_lock_endpoints(const st_rel_input_t *in, int32_t rank, st_rel_epvec_t *out)
+{
+    static const st_rel_proc_t none = { 0 };
+    static const st_rel_derive_opts_t defaults = { 0 };
+    st_rel_depstats_t scratch = { 0 };
+    ctx_t c = { .in = in, .opts = &defaults, .rank = rank, .out = out, .ds = &scratch,
+                .proc = in->procs && rank >= 0 && rank < in->nranks ? &in->procs[rank] : &none };
+    int rc = rel_lock_finish(&c);
+    st_rel_epvec_t *v = &c.side[ST_REL_KEY_RMA_LOCK];
+    for (size_t k = 0; rc == 0 && k < v->n; k++)
+        rc = st_rel_epvec_push(out, &v->v[k]);
+    st_rel_epvec_free(v);
+    return rc;
 }

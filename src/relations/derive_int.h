@@ -263,6 +263,10 @@ int rel_pscw_event(ctx_t *c, pscwvec_t *v, uint32_t l, uint64_t i, uint64_t ente
 /* After the scan: complete -> wait, an endpoint per (origin, target) pair of each epoch. 0, or -1. */
 int rel_pscw_finish(ctx_t *c, pscwvec_t *v);
 
+/* After the scan: the lock relations of the rank's epochs in the input's lock table (derive_lock.c,
+ * locks.h). 0, or -1. */
+int rel_lock_finish(ctx_t *c);
+
 /* ---- OpenMP (derive_omp.c) ------------------------------------------------------------------ */
 
 /* Lock, task and taskwait events of one process, sorted by (a, b, c, type, loc, ev). */

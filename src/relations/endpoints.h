@@ -32,6 +32,10 @@ enum st_rel_role { ST_REL_SEND = 1, ST_REL_RECV = 2 };
  *   RMA_PSCW  key[1] = origin rank << 32 | target rank (as P2P), key[2] = the window
  *         (st_rel_win_key), key[3] = k (the k-th epoch of that origin at that target on the window):
  *         an origin's MPI_Win_complete -> the target's MPI_Win_wait (kind P2P, one send, one receive)
+ *   RMA_LOCK  key[1] = origin rank of the earlier epoch << 32 | origin rank of the later one, key[2] = the
+ *         window (st_rel_win_key), key[3] = their indices in the input's lock table (locks.h) << 32 | ...:
+ *         a lock epoch's MPI_Win_unlock ENTER -> the unlock return of a conflicting epoch of the next
+ *         phase at the same target (kind P2P, one send, one receive)
  *   OMP_* key[1] = rank, then kind-specific ids
  * The OpenMP types come last (st_rel_endpoints_split hands their ends out after all others). */
 enum {
@@ -40,6 +44,7 @@ enum {
     ST_REL_KEY_SYNC,
     ST_REL_KEY_RMA_COLL,
     ST_REL_KEY_RMA_PSCW,
+    ST_REL_KEY_RMA_LOCK,
     ST_REL_KEY_OMP_FORK,
     ST_REL_KEY_OMP_JOIN,
     ST_REL_KEY_OMP_BARRIER,
@@ -142,6 +147,11 @@ typedef struct st_rel_derive_opts {
  */
 int st_rel_endpoints(const st_rel_input_t *in, int32_t rank, const st_rel_derive_opts_t *opts, st_rel_epvec_t *out,
                      st_rel_depstats_t *ds);
+
+/* Appends to out only the lock relations' endpoints of `rank` (ST_REL_KEY_RMA_LOCK, from in->locks, as
+ * st_rel_endpoints derives them): for a reader that takes the other relations from an earlier
+ * derivation made on other times (the in-run analysis after CLC; locks.h). 0, or -1 (memory). */
+int st_rel_lock_endpoints(const st_rel_input_t *in, int32_t rank, st_rel_epvec_t *out);
 
 /* Endpoints handed out in the join's order, a part at a time (st_rel_endpoints_split's OpenMP
  * ends, for st_rel_graph_join_src): read gives the next up to max (0 at the end), rewind starts

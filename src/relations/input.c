@@ -6,6 +6,7 @@
  * other ranks' node ids supplied by the caller instead).
  */
 #include "input.h"
+#include "locks.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,10 @@ int st_rel_input_from_rankdata(st_rankdata_t *rd, int nrd, st_rel_input_t *in)
                                         .n = rd[i].threads[t].events ? rd[i].threads[t].nevents : 0 };
     }
     *in = (st_rel_input_t){ .nlocs = l, .locs = locs, .nranks = nranks, .procs = procs };
+    if (st_rel_input_lock_order(in)) {
+        st_rel_input_free(in);
+        return -1;
+    }
     return 0;
 }
 
@@ -101,6 +106,7 @@ void st_rel_input_free(st_rel_input_t *in)
         st_mem_free(in->locs[l].orig);
     free(in->locs);
     free((void *)in->procs);
+    st_mem_free(in->locks);
     memset(in, 0, sizeof *in);
 }
 

@@ -82,6 +82,10 @@ typedef struct st_rel_input {
     const st_rel_proc_t        *procs;   /* [nranks], by world rank; NULL: every rank its own node */
     uint32_t                    nsync;
     const st_rel_sync_region_t *sync;    /* may be NULL */
+    /* The lock epochs of every rank in their order (locks.h), owned (st_rel_input_free frees them);
+     * NULL: no lock relations (CLC's inputs). */
+    struct st_rel_lock_epoch   *locks;
+    size_t                      nlocks;
 } st_rel_input_t;
 
 /* For every location of in: st_rel_times_alloc, then C (the events' times) into orig. 0, or -1. */
@@ -94,6 +98,8 @@ int st_rel_save_orig(st_rel_input_t *in);
  * MPI_Finalize region ids (groups 0 and 1). rd must outlive in. Returns 0 or -1 (memory).
  */
 int st_rel_input_from_rankdata(st_rankdata_t *rd, int nrd, st_rel_input_t *in);
+
+/* (st_rel_input_from_rankdata also orders the lock epochs of its ranks: in->locks.) */
 
 /* Frees what st_rel_input_from_rankdata allocated, including the locations' orig arrays
  * (take them first if they are still needed: set locs[l].orig = NULL). */

@@ -8,6 +8,7 @@
  *   endpoints.h  the derivation of one process's logical sends and receives (endpoints)
  *   graph.h      the join of endpoints into instances, and the relations walked in it
  *   derived.h    a derivation kept for a second reader (CLC's, for the in-run analysis)
+ *   locks.h      the order of passive-target lock epochs at their targets (needs every rank's)
  *
  * Two steps, so that the sequential reference and the parallel in-run version share
  * the derivation:
@@ -19,7 +20,9 @@
  *     relation compute the same key (the k-th send of a point-to-point channel meets the
  *     k-th posted receive of that channel; a collective is (comm key, instance seq), a
  *     collective on an RMA window (comm key, window, its seq on the window);
- *     OpenMP relations never leave the process).
+ *     OpenMP relations never leave the process). One exception: the lock epochs'
+ *     order at a target needs every origin's epochs, a table in the input (locks.h) that a
+ *     parallel caller gathers before it derives.
  *  2. st_rel_graph_build() joins the endpoints of all processes by key into instances
  *     (a set S of sends and a set R of receives). The sequential reference does this
  *     over the whole trace; the parallel version joins only its own endpoints and
@@ -48,5 +51,6 @@
 #include "endpoints.h"
 #include "graph.h"
 #include "derived.h"
+#include "locks.h"
 
 #endif

@@ -8,7 +8,9 @@ For each phase's call (window creation, the two fences, MPI_Win_free) the member
 definition of docs/analysis.md ("One-sided communication"), until the latest of them entered, if
 all calls overlap; the put's return bounds Early Fence on its target. In the PSCW phases rank 0's
 MPI_Win_wait waits for the latest MPI_Win_complete of ranks 1 and 2 (Early Wait), the part after the
-last put returned being Late Complete. Each metric's value at
+last put returned being Late Complete. In the passive-target phases the later origin's call that was
+open when the earlier one entered MPI_Win_unlock waited since its enter (Lock Contention, exclusive
+locks only). Each metric's value at
 main/<phase>/<MPI call> on each rank must equal that within TOL (env, default 0.10) relative +
 SLACK_MS (env, default 2); nowhere else may a metric hold more than SLACK_MS (but at the fence in
 main that opens the first epoch: the ranks leave the barrier before it at different times); the waits
@@ -16,7 +18,8 @@ the injected computation should cause must be there: the computing rank entered 
 other rank waited at least MIN_MS (5; not the injected time: on the loaded 2-core machine a rank may
 leave the aligning barrier many ms late, which shortens the wait it then causes). NO_LATE_POST=1
 leaves Late Post out of the comparison (skewed clocks: no relation aligns a post with the origin's
-calls). Exit 1 with one line per mismatch.
+calls), NO_LOCK=1 Lock Contention (skewed clocks: which of two epochs held the lock first is read from
+times closer than the clocks' remaining error). Exit 1 with one line per mismatch.
 """
 import os
 import sys
@@ -32,6 +35,9 @@ PHASES = {"create": ("mpi_rma_wait_at_create", "MPI_Win_create", 2, (0, 1)),
           "free": ("mpi_rma_wait_at_free", "MPI_Win_free", 0, (1, 2))}
 # general active target phases: rank 0 waits in MPI_Win_wait for origins 1 and 2 (MPI_Win_complete)
 PSCW = ("early_wait", "late_complete", "late_post")
+# passive target phases: (earlier origin A, later origin B, whether their epochs conflict)
+LOCKS = {"lock_excl": (1, 2, True), "lock_shared": (0, 2, False)}
+LOCK_CALLS = (("MPI_Win_lock", "_sync"), ("MPI_Put", "_put"), ("MPI_Win_unlock", ""))
 MIN_MS = 5.0
 
 
@@ -70,6 +76,15 @@ def expected(m):
                     metric = "mpi_rma_comm_late_post" if call == "MPI_Put" else "mpi_rma_sync_late_post"
                     e[(metric, "main/phase_%s/pscw_epoch/%s" % (phase, call), r)] = min(post, L) - E
                     break
+    # Lock Contention: B's call open when A entered MPI_Win_unlock waited since its enter (a conflict only)
+    for phase, (a, b, conflict) in LOCKS.items():
+        unlock_a = m[phase][a][0]
+        for r in (a, b):
+            for call, suffix in LOCK_CALLS:
+                metric = "mpi_rma_comm_lock_competition" if call == "MPI_Put" else "mpi_rma_sync_lock_competition"
+                E, L = m[phase + suffix][r]
+                p = "main/phase_%s/lock_epochs/%s" % (phase, call)
+                e[(metric, p, r)] = unlock_a - E if conflict and r == b and E <= unlock_a < L else 0.0
     return e
 
 
@@ -83,6 +98,7 @@ def main():
             m[w[1]][int(w[2])] = (float(w[3]), float(w[4]))
     bad = []
     phases = set(PHASES) | {"put"} | set(PSCW) | {p + s for p in PSCW for s in ("_put", "_sync")}
+    phases |= set(LOCKS) | {p + s for p in LOCKS for s in ("_put", "_sync")}
     if set(m) != phases:
         print("marks of phases %s, expected %s" % (sorted(m), sorted(phases)))
         return 1
@@ -90,7 +106,10 @@ def main():
     # NO_LATE_POST=1 (skewed clocks): a post is related to nothing the origin records, so CLC cannot
     # align it with the origin's calls, and Late Post is left out of the comparison (docs/analysis.md)
     late_post = os.environ.get("NO_LATE_POST", "0") != "1"
-    skip = (lambda k: not late_post and k[0].endswith("_late_post"))
+    # NO_LOCK=1 (skewed clocks): the order of the two exclusive epochs is read from their unlock calls,
+    # which lie closer together than the clocks' error left after CLC (docs/analysis.md)
+    lock = os.environ.get("NO_LOCK", "0") != "1"
+    skip = (lambda k: (not late_post and k[0].endswith("_late_post")) or (not lock and "lock_competition" in k[0]))
     path = cnode_paths(doc)
     locs = {l["id"]: l["rank"] for l in doc["locations"]}
     got = defaultdict(float)
@@ -126,6 +145,10 @@ def main():
         x = sum(v for k, v in want.items() if k[0].endswith("_late_post") and "phase_late_post/" in k[1] and k[2] == r)
         if x < MIN_MS:
             bad.append("late_post: rank %d's Late Post by the program's clock is %.3f ms, less than %.0f" % (r, x, MIN_MS))
+    # the later exclusive epoch waited for the lock, by the program's clock
+    x = sum(v for k, v in want.items() if "lock_competition" in k[0] and "phase_lock_excl/" in k[1])
+    if x < MIN_MS:
+        bad.append("lock_excl: rank 2's Lock Contention by the program's clock is %.3f ms, less than %.0f" % (x, MIN_MS))
     x = want[("mpi_rma_early_fence", "main/phase_fence_early/MPI_Win_fence", 2)]
     if x < MIN_MS:
         bad.append("fence_early: rank 2's Early Fence by the program's clock is %.3f ms, less than %.0f" % (x, MIN_MS))

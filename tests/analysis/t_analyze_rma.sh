@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # One-sided wait states of known size (rmawaits.c, 3 ranks, SYNCTRACE_CALLPATH=1): Wait at Create,
-# Wait at Fence without and with Early Fence, Wait at Free, each at main/<phase>/<MPI call> on the
+# Wait at Fence without and with Early Fence, Wait at Free, Early Wait, Late Complete, Late Post, Lock
+# Contention (exclusive locks; shared ones: none, and no relation: `synctrace check` counts exactly
+# the one unlock -> unlock), each at main/<phase>/<MPI call> on the
 # waiting ranks as the program's own clock says (rmawaitcheck.py: 10 % + 2 ms), nowhere else; the
 # metric tree holds in the run (SYNCTRACE_ANALYZE_CHECK=fail) and in the JSON (the one-sided calls'
 # time in Scalasca's categories), the CUBE4 report holds the JSON's values; the in-run analysis equals
 # the offline one byte for byte (JSON and CUBE4) and the offline one over 2 processes. Under the clock-skew library (SYNCTRACE_SYNC=none,
-# every rank's clock off by up to 3 ms) with CLC the same waits within 10 % + 4 ms, and again
-# in-run == offline.
+# every rank's clock off by up to 3 ms) with CLC the same waits within 10 % + 4 ms (but Late Post and
+# Lock Contention, see below), the one lock relation, and again in-run == offline.
 # families: mpich openmpi
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
@@ -28,12 +30,19 @@ inrun_same() {
 ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/run" 3 "$bin" ||
     fail "rmawaits exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
 grep -q '^mark fence_early 2 ' "$ST_TMP/out.txt" || fail "no marks in the program's output: $(head -3 "$ST_TMP/out.txt")"
-grep -q 'did not get the put' "$ST_TMP/err.txt" && fail "the put did not arrive"
+grep -q 'did not get' "$ST_TMP/err.txt" && fail "a put did not arrive: $(grep 'did not get' "$ST_TMP/err.txt")"
 python3 "$check" "$ST_TMP/run/analysis.json" "$ST_TMP/out.txt" || fail "one-sided waits differ from the program's clock"
 python3 "$ST_ROOT/tests/analysis/anacheck.py" "$ST_TMP/run/analysis.json" tree >&2 || fail "metric tree inconsistent"
 python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/run/analysis.cubex" "$ST_TMP/run/analysis.json" >&2 ||
     fail "analysis.cubex does not hold the values of analysis.json"
 inrun_same rma "$ST_TMP/run"
+# unlock_relations DIR: the lock relations `synctrace check` counts: the exclusive phase's one
+unlock_relations() {
+    st check "$1" >"$ST_TMP/check.txt" 2>&1
+    assert_eq "synctrace check $1: unlock -> unlock relations" 1 \
+        "$(sed -nE 's/^rma: .* ([0-9]+) unlock -> unlock$/\1/p' "$ST_TMP/check.txt")"
+}
+unlock_relations "$ST_TMP/run"
 st report "$ST_TMP/run" --metric mpi_rma_early_fence >"$ST_TMP/metric.txt" || fail "report --metric failed"
 head -1 "$ST_TMP/metric.txt" | grep -q '^Early Fence \[mpi_rma_early_fence\]:' || fail "report --metric: $(head -1 "$ST_TMP/metric.txt")"
 note "one-sided waits as the program's clock says; in-run == offline == 2 processes"
@@ -42,10 +51,13 @@ note "one-sided waits as the program's clock says; in-run == offline == 2 proces
 source "$ST_ROOT/tests/clc/common.sh"
 CLC_ENV="SYNCTRACE_CALLPATH=1" run_skewed "$ST_TMP/skew" 3 "$bin"
 inrun_same skew "$ST_TMP/skew"
+unlock_relations "$ST_TMP/skew"
 st analyze "$ST_TMP/skew" -o "$ST_TMP/skew2.json" >"$ST_TMP/summary.txt" || fail "analyze failed (skew)"
 grep -q '^  violations seen by the analysis: 0 receives before their send, 0 collective ends' "$ST_TMP/summary.txt" ||
     fail "violations after CLC: $(grep violations "$ST_TMP/summary.txt")"
 # (Late Post not compared here: MPI orders a post before nothing the origin records, so CLC cannot
-# align it; a skewed post lands after a start that waited for it, and the Late Post is lost)
-NO_LATE_POST=1 SLACK_MS=4 python3 "$check" "$ST_TMP/skew/analysis.json" "$ST_TMP/out.txt" || fail "one-sided waits after CLC differ from the true time"
+# align it; a skewed post lands after a start that waited for it, and the Late Post is lost; nor Lock
+# Contention: the holder's unlock and the next epoch's end lie ~0.1 ms apart, closer than the clocks'
+# error CLC leaves, so which epoch came first is a guess: seen with Open MPI, 0 ms where 36 were due)
+NO_LATE_POST=1 NO_LOCK=1 SLACK_MS=4 python3 "$check" "$ST_TMP/skew/analysis.json" "$ST_TMP/out.txt" || fail "one-sided waits after CLC differ from the true time"
 note "under skewed clocks with CLC: the same waits, in-run == offline"

@@ -24,7 +24,7 @@
  * root causes replayed distributed instead (rc_dist.h, as parallel_mpi.c drives it: no timeline in the
  * parts), the values, causes and critical path equal the serial ones bit for bit.
  */
-/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/rma_pscw.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/analysis/rc_common.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/config/config.c src/util/archive_dir.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+/* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/rma_pscw.c src/analysis/rma_lock.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/analysis/rc_common.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/config/config.c src/util/archive_dir.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include <unistd.h>
@@ -240,14 +240,30 @@ static void parallel(const st_rel_input_t *in, int np, int clc, int dist)
     size_t lens[64];
     for (int32_t r = 0; r < in->nranks; r++)
         owner[r] = (int32_t)((int64_t)r * np / in->nranks);
+    st_rel_lockvec_t all = { 0 }; /* every process's lock epochs, as st_an_par_locks_mpi gathers them */
     for (int q = 0; q < np; q++) { /* each process's locations in rank, thread order */
         part[q] = *in;
-        part[q].nlocs = 0, part[q].locs = locs[q];
+        part[q].nlocs = 0, part[q].locs = locs[q], part[q].locks = NULL, part[q].nlocks = 0;
         for (int32_t r = 0; r < in->nranks; r++)
             for (uint32_t th = 0; th < 64; th++)
                 for (uint32_t l = 0; l < in->nlocs; l++)
                     if (owner[r] == q && in->locs[l].rank == r && in->locs[l].thread == th)
                         locs[q][part[q].nlocs++] = in->locs[l];
+        REQUIRE(st_rel_input_lock_order(&part[q]) == 0);
+        for (size_t k = 0; k < part[q].nlocks; k++) {
+            REQUIRE(st_mem_grow((void **)&all.v, &all.cap, all.n + 1, sizeof *all.v) == 0);
+            all.v[all.n++] = part[q].locks[k];
+        }
+    }
+    for (int q = 0; q < np; q++) {
+        st_rel_lock_epoch_t *v = all.n ? malloc(sizeof *v * all.n) : NULL;
+        REQUIRE(!all.n || v);
+        if (all.n)
+            memcpy(v, all.v, sizeof *v * all.n);
+        st_rel_input_lock_take(&part[q], v, all.n);
+    }
+    st_mem_free(all.v);
+    for (int q = 0; q < np; q++) {
         ids[q] = q;
         if (clc) {
             REQUIRE(np == in->nranks);
@@ -317,7 +333,7 @@ static void parallel(const st_rel_input_t *in, int np, int clc, int dist)
         same_timeline(&M, map, lmap);
     check_tree(&M, "parallel");
     for (int q = 0; q < np; q++)
-        st_an_par_free(e[q]), free(packs[q]);
+        st_an_par_free(e[q]), free(packs[q]), st_mem_free(part[q].locks);
     st_an_free(&M);
 }
 
@@ -325,6 +341,7 @@ static void analyse(void)
 {
     st_rel_input_t in = tb_input(&t);
     in.sync = sync_regions, in.nsync = 2;
+    REQUIRE(st_rel_input_lock_order(&in) == 0); /* (as st_rel_input_from_rankdata) */
     REQUIRE(st_rel_graph_build(&in, &g) == 0);
     REQUIRE(st_an_run(&in, &g, &R) == 0);
     for (uint32_t l = 0; l < in.nlocs; l++) /* the result's locations are the input's */
@@ -338,6 +355,7 @@ static void analyse(void)
     FILE *f = tmpfile();
     REQUIRE(f && st_an_write_json(f, &R, 1000000000u) == 0);
     fclose(f);
+    st_mem_free(in.locks);
 }
 
 static void done(void)
@@ -1081,12 +1099,95 @@ static void pscw_call(uint32_t l, uint32_t region, uint64_t t0, uint64_t t1, uns
     leave(l, t1, region);
 }
 
+/* One passive-target call on location l (window: comm 0, window 0): ENTER at t0, its RMA event (a
+ * request at t0, a release at t1 - 1), LEAVE at t1. */
+static void lock_call(uint32_t l, uint32_t region, unsigned kind, uint64_t t0, uint64_t t1, int32_t peer, unsigned op)
+{
+    enter(l, t0, region);
+    st_event_t *e = tb_ev(&t, l, kind, kind == ST_EV_RMA_REQUEST_LOCK ? t0 : t1 - 1);
+    e->comm = 0, e->tag = 0, e->peer = peer, e->op = (uint16_t)op;
+    leave(l, t1, region);
+}
+
+/* Lock Contention (docs/analysis.md "One-sided communication (RMA)"): at the call of the later epoch
+ * open when the earlier conflicting one entered MPI_Win_unlock, from that call's enter; exclusive locks
+ * only (shared ones and MPI_Win_lock_all are shared); the same in every parallel split. */
+static void test_rma_lock(void)
+{
+    enum { EXCL = 0, SHARED = 1 };
+    const uint32_t P = ST_REGION_PROGRAM, LK = ST_REGION_MPI_Win_lock, UL = ST_REGION_MPI_Win_unlock;
+    const uint32_t LA = ST_REGION_MPI_Win_lock_all, UA = ST_REGION_MPI_Win_unlock_all;
+    tb_init(&t, 3, 0);
+    for (int r = 0; r < 3; r++)
+        t.comms[r][0].nwins = 1;
+    uint32_t l[3] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0), tb_loc(&t, 2, 0) };
+    for (int i = 0; i < 3; i++)
+        enter(l[i], 10, P);
+    /* target 0: rank 1 holds the lock (its flush completed its put) and enters MPI_Win_unlock at 200;
+     * rank 2 waits in its unlock from 114: 86 there (its unlock returns before rank 1's) */
+    lock_call(l[1], LK, ST_EV_RMA_REQUEST_LOCK, 100, 101, 0, EXCL);
+    rma_op(l[1], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 102, 103, 0);
+    enter(l[1], 104, ST_REGION_MPI_Win_flush);
+    st_event_t *c = tb_ev(&t, l[1], ST_EV_RMA_OP_COMPLETE_REMOTE, 105);
+    c->comm = 0, c->tag = 0, c->id = 1;
+    leave(l[1], 106, ST_REGION_MPI_Win_flush);
+    lock_call(l[1], UL, ST_EV_RMA_RELEASE_LOCK, 200, 260, 0, 0);
+    lock_call(l[2], LK, ST_EV_RMA_REQUEST_LOCK, 110, 111, 0, EXCL);
+    rma_op(l[2], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 112, 113, 0);
+    lock_call(l[2], UL, ST_EV_RMA_RELEASE_LOCK, 114, 230, 0, 0);
+    /* target 1: rank 2 waits in MPI_Win_lock (310 .. 405) until rank 0 entered its unlock (400): 90 */
+    lock_call(l[0], LK, ST_EV_RMA_REQUEST_LOCK, 300, 301, 1, EXCL);
+    rma_op(l[0], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 302, 303, 1);
+    lock_call(l[0], UL, ST_EV_RMA_RELEASE_LOCK, 400, 402, 1, 0);
+    lock_call(l[2], LK, ST_EV_RMA_REQUEST_LOCK, 310, 405, 1, EXCL);
+    rma_op(l[2], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 406, 407, 1);
+    lock_call(l[2], UL, ST_EV_RMA_RELEASE_LOCK, 408, 410, 1, 0);
+    /* target 2: rank 1's put (512 .. 640) waits until rank 0 entered its unlock (600): 88, communication */
+    lock_call(l[0], LK, ST_EV_RMA_REQUEST_LOCK, 500, 501, 2, EXCL);
+    rma_op(l[0], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 502, 503, 2);
+    lock_call(l[0], UL, ST_EV_RMA_RELEASE_LOCK, 600, 602, 2, 0);
+    lock_call(l[1], LK, ST_EV_RMA_REQUEST_LOCK, 510, 511, 2, EXCL);
+    rma_op(l[1], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 512, 640, 2);
+    lock_call(l[1], UL, ST_EV_RMA_RELEASE_LOCK, 641, 643, 2, 0);
+    /* target 0 again: ranks 1 and 2 shared, rank 2's unlock long (714 .. 850): no conflict, no wait;
+     * rank 0's lock_all with a put to 0, then rank 1 exclusive waits in MPI_Win_lock (905 .. 1001) until
+     * rank 0 entered MPI_Win_unlock_all (1000): 95 */
+    lock_call(l[1], LK, ST_EV_RMA_REQUEST_LOCK, 700, 701, 0, SHARED);
+    rma_op(l[1], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 702, 703, 0);
+    lock_call(l[1], UL, ST_EV_RMA_RELEASE_LOCK, 800, 802, 0, 0);
+    lock_call(l[2], LK, ST_EV_RMA_REQUEST_LOCK, 710, 711, 0, SHARED);
+    rma_op(l[2], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 712, 713, 0);
+    lock_call(l[2], UL, ST_EV_RMA_RELEASE_LOCK, 714, 850, 0, 0);
+    lock_call(l[0], LA, ST_EV_RMA_REQUEST_LOCK, 900, 901, -1, SHARED);
+    rma_op(l[0], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 902, 903, 0);
+    lock_call(l[0], UA, ST_EV_RMA_RELEASE_LOCK, 1000, 1003, -1, 0);
+    lock_call(l[1], LK, ST_EV_RMA_REQUEST_LOCK, 905, 1001, 0, EXCL);
+    rma_op(l[1], ST_REGION_MPI_Put, ST_EV_RMA_PUT, 1002, 1003, 0);
+    lock_call(l[1], UL, ST_EV_RMA_RELEASE_LOCK, 1004, 1006, 0, 0);
+    for (int i = 0; i < 3; i++)
+        leave(l[i], 2000, P);
+    analyse();
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_LOCK_COMP, l[2], P, UL), 86);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_LOCK_COMP, l[2], P, LK), 90);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_COMM_LOCK_COMP, l[1], P, ST_REGION_MPI_Put), 88);
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_LOCK_COMP, l[1], P, LK), 95);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_SYNC_LOCK_COMP), 86 + 90 + 95);
+    REQUIRE_EQ(st_an_total(&R, ST_AN_M_RMA_COMM_LOCK_COMP), 88);
+    /* target 0: 1 -> 2, 2 -> each of the shared run (3), the run -> rank 1 (3); targets 1 and 2: one each */
+    uint64_t n = 0;
+    for (uint64_t k = 0; k < g.ninst; k++)
+        n += st_rel_inst_type(&g.inst[k]) == ST_REL_KEY_RMA_LOCK && g.inst[k].nsend == 1 && g.inst[k].nrecv == 1;
+    REQUIRE_EQ(n, 9);
+    done();
+}
+
 /* General active target (docs/analysis.md "One-sided communication (RMA)"): rank 0 exposes its window
  * to ranks 1 and 2 five times. Early Wait at its MPI_Win_wait until the last origin entered
  * MPI_Win_complete, Late Complete the part after the last operation to rank 0 returned (an origin
  * without operations adds none); Late Post at the origins' call open when rank 0 posted (complete, a
  * blocking start, a put, or none); the same in every parallel split (the wire carries the origins'
  * complete and last operation, and the target's post). */
+
 static void test_rma_pscw(void)
 {
     enum { POST = 1, START, COMPLETE, WAIT };
@@ -1679,6 +1780,7 @@ int main(void)
     test_metric_tree();
     test_rma();
     test_rma_pscw();
+    test_rma_lock();
     test_clc_self_ends();
     test_icoll();
     test_icoll_mixed();

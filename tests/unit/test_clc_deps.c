@@ -11,7 +11,7 @@
  * (omit_self_ends); for every graph: endpoints in the join's order with their events'
  * times, ports in the forward pass' order.
  */
-/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
 
 static st_rel_graph_t g;
@@ -555,6 +555,102 @@ static void test_pscw(void)
     tb_free(&t);
 }
 
+/* One lock call on location l of window (comm 0, window 0): ENTER at t0, the call's RMA event (a request
+ * at t0, a release at t1 - 1), LEAVE at t1; returns the RMA event's index. */
+static uint64_t lock_call(tb_t *t, uint32_t l, unsigned kind, uint64_t t0, uint64_t t1, int32_t peer, unsigned op)
+{
+    tb_region(t, l, ST_EV_ENTER, t0, TR_USER);
+    st_event_t *e = tb_ev(t, l, kind, kind == ST_EV_RMA_REQUEST_LOCK ? t0 : t1 - 1);
+    e->comm = 0, e->tag = 0, e->peer = peer, e->op = (uint16_t)op;
+    uint64_t i = t->locs[l].n - 1;
+    tb_region(t, l, ST_EV_LEAVE, t1, TR_USER);
+    return i;
+}
+
+static void put_call(tb_t *t, uint32_t l, uint64_t t0, int32_t target)
+{
+    tb_region(t, l, ST_EV_ENTER, t0, TR_USER);
+    st_event_t *e = tb_ev(t, l, ST_EV_RMA_PUT, t0);
+    e->comm = 0, e->tag = 0, e->peer = target, e->bytes = 4, e->id = (uint64_t)target << 40 | 1;
+    tb_region(t, l, ST_EV_LEAVE, t0 + 1, TR_USER);
+}
+
+/* Passive-target locks (relations/locks.h): per target the epochs with an operation in the order of
+ * their unlock (its ENTER when a flush proved the lock held, else its return); exclusive ones conflict
+ * with their neighbours, a run of shared ones (MPI_Win_lock_all: shared at every target it used) with
+ * none inside; each unlock ENTER -> the unlock return of every epoch of the next run. */
+static void test_locks(void)
+{
+    enum { EXCL = 0, SHARED = 1 };
+    tb_t t;
+    tb_init(&t, 3, 0);
+    for (int r = 0; r < 3; r++)
+        t.comms[r][0].nwins = 1;
+    uint32_t l[3] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0), tb_loc(&t, 2, 0) };
+    /* target 0: rank 1 exclusive, puts, flushes (the lock is held), unlocks slowly (200 .. 260); rank 2
+     * exclusive, waits in its unlock (114 .. 230), which returns first: still rank 1 -> rank 2 */
+    lock_call(&t, l[1], ST_EV_RMA_REQUEST_LOCK, 100, 101, 0, EXCL);
+    put_call(&t, l[1], 102, 0);
+    tb_region(&t, l[1], ST_EV_ENTER, 104, TR_USER);
+    st_event_t *c = tb_ev(&t, l[1], ST_EV_RMA_OP_COMPLETE_REMOTE, 105);
+    c->comm = 0, c->tag = 0, c->id = 1; /* window rank 0, first operation */
+    tb_region(&t, l[1], ST_EV_LEAVE, 106, TR_USER);
+    uint64_t x1 = lock_call(&t, l[1], ST_EV_RMA_RELEASE_LOCK, 200, 260, 0, 0);
+    lock_call(&t, l[2], ST_EV_RMA_REQUEST_LOCK, 110, 111, 0, EXCL);
+    put_call(&t, l[2], 112, 0);
+    uint64_t x2 = lock_call(&t, l[2], ST_EV_RMA_RELEASE_LOCK, 114, 230, 0, 0);
+    /* target 0: rank 0 exclusive without an operation (no epoch); ranks 1 and 2 shared, rank 0 lock_all
+     * with a put to 0 and to 1: one run after rank 2's epoch, none related inside it */
+    lock_call(&t, l[0], ST_EV_RMA_REQUEST_LOCK, 600, 601, 0, EXCL);
+    lock_call(&t, l[0], ST_EV_RMA_RELEASE_LOCK, 602, 604, 0, 0);
+    lock_call(&t, l[1], ST_EV_RMA_REQUEST_LOCK, 700, 701, 0, SHARED);
+    put_call(&t, l[1], 702, 0);
+    uint64_t s1 = lock_call(&t, l[1], ST_EV_RMA_RELEASE_LOCK, 800, 802, 0, 0);
+    lock_call(&t, l[2], ST_EV_RMA_REQUEST_LOCK, 710, 711, 0, SHARED);
+    put_call(&t, l[2], 712, 0);
+    uint64_t s2 = lock_call(&t, l[2], ST_EV_RMA_RELEASE_LOCK, 714, 850, 0, 0);
+    lock_call(&t, l[0], ST_EV_RMA_REQUEST_LOCK, 900, 901, -1, SHARED);
+    put_call(&t, l[0], 902, 0);
+    put_call(&t, l[0], 903, 1);
+    uint64_t a0 = lock_call(&t, l[0], ST_EV_RMA_RELEASE_LOCK, 1000, 1003, -1, 0);
+    /* target 0: rank 1 exclusive after the run; target 1: rank 2 shared beside the lock_all: no conflict */
+    lock_call(&t, l[1], ST_EV_RMA_REQUEST_LOCK, 905, 1001, 0, EXCL);
+    put_call(&t, l[1], 1002, 0);
+    uint64_t x3 = lock_call(&t, l[1], ST_EV_RMA_RELEASE_LOCK, 1004, 1006, 0, 0);
+    lock_call(&t, l[2], ST_EV_RMA_REQUEST_LOCK, 905, 906, 1, SHARED);
+    put_call(&t, l[2], 907, 1);
+    lock_call(&t, l[2], ST_EV_RMA_RELEASE_LOCK, 1010, 1012, 1, 0);
+    st_rel_input_t in = tb_input(&t);
+    REQUIRE(st_rel_input_lock_order(&in) == 0);
+    REQUIRE_EQ(in.nlocks, 8); /* target 0: 2 exclusive, 2 shared, the lock_all, 1 exclusive; target 1: 2 */
+    REQUIRE(st_rel_graph_build(&in, &g) == 0);
+    ports_in_order(&g);
+    same_when_taken(&in);
+    same_when_split(&in, SPLIT_ANY);
+    SENDS_OF(l[2], x2, l[1], x1 - 1);                          /* rank 1's unlock ENTER -> rank 2's release */
+    SENDS_OF(l[1], s1, l[2], x2 - 1);                          /* rank 2 -> each of the shared run */
+    SENDS_OF(l[2], s2, l[2], x2 - 1);
+    SENDS_OF(l[0], a0, l[2], x2 - 1);
+    SENDS_OF(l[1], x3, l[1], s1 - 1, l[2], s2 - 1, l[0], a0 - 1); /* the run -> rank 1's last epoch */
+    uint64_t n = 0;
+    for (uint64_t k = 0; k < g.ninst; k++)
+        n += st_rel_inst_type(&g.inst[k]) == ST_REL_KEY_RMA_LOCK;
+    REQUIRE_EQ(n, 7); /* none at target 1, none inside the shared run, none of rank 0's empty epoch */
+    const st_rel_inst_t *f = tb_inst(&g, l[1], x1 - 1, ST_REL_SEND);
+    REQUIRE_EQ(st_rel_inst_type(f), ST_REL_KEY_RMA_LOCK);
+    REQUIRE(f->key[1] == (1ull << 32 | 2) && f->key[2] == st_rel_win_key(1, 0));
+    REQUIRE(f->kind == ST_REL_P2P && f->nsend == 1 && f->nrecv == 1 && f->mumask == ST_REL_MU_INTER);
+    st_rel_graph_free(&g);
+    /* without a table (CLC's inputs) no lock relation */
+    st_mem_free(in.locks);
+    in.locks = NULL, in.nlocks = 0;
+    REQUIRE(st_rel_graph_build(&in, &g) == 0);
+    for (uint64_t k = 0; k < g.ninst; k++)
+        REQUIRE(st_rel_inst_type(&g.inst[k]) != ST_REL_KEY_RMA_LOCK);
+    st_rel_graph_free(&g);
+    tb_free(&t);
+}
+
 static void lock_ev(tb_t *t, uint32_t l, unsigned kind, uint64_t time, uint64_t order)
 {
     st_event_t *e = tb_ev(t, l, kind, time);
@@ -807,6 +903,7 @@ int main(void)
     test_intercomm_sync();
     test_rma_colls();
     test_pscw();
+    test_locks();
     test_openmp();
     test_openmp_teams();
     test_omit_self_ends();

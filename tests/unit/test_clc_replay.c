@@ -22,7 +22,7 @@
  *    passes: rounds after the first recompute only what changed) and fallback happen;
  *  - no message is addressed to a rank whose engine is done, nothing fails or stalls.
  */
-/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/replay_classify.c src/clc/replay_p2p.c src/clc/replay_tree.c src/clc/replay_records.c src/clc/replay_rounds.c src/clc/replay_converge.c src/clc/replay_forward.c src/clc/replay_scan.c src/clc/replay_cycles.c src/clc/replay_backward.c src/clc/replay_statistics.c src/clc/replay_restart.c src/clc/p2p_check.c src/exchange/exchange.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/run.c src/clc/stats.c src/clc/replay.c src/clc/replay_classify.c src/clc/replay_p2p.c src/clc/replay_tree.c src/clc/replay_records.c src/clc/replay_rounds.c src/clc/replay_converge.c src/clc/replay_forward.c src/clc/replay_scan.c src/clc/replay_cycles.c src/clc/replay_backward.c src/clc/replay_statistics.c src/clc/replay_restart.c src/clc/p2p_check.c src/exchange/exchange.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/clc/p2p_check.h"

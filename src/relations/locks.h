@@ -1,0 +1,67 @@
+/*
+ * locks.h — the order of passive-target lock epochs at a target (relations.h): the one part of
+ * the derivation that needs more than one process's events.
+ *
+ * An epoch is an origin's MPI_Win_lock(_all) .. MPI_Win_unlock(_all) on one location and window
+ * with at least one RMA operation to the target in it (MPI_Win_lock_all: one epoch per target it
+ * issued operations to, shared). MPI does not record when the lock was granted (MPICH's
+ * MPI_Win_lock may return before; the wait then shows in MPI_Win_unlock or a flush), so the
+ * epochs of a (window, target) are put in the order of one moment of their MPI_Win_unlock call:
+ * its ENTER if the lock was held before it (a flush of the epoch completed an operation at the
+ * target), else its return (RMA_RELEASE_LOCK), at the times the events carry. An exclusive epoch conflicts with its neighbours, consecutive shared ones do not:
+ * each run of epochs that do not conflict is a phase (0, 1, ... per target). The relation between
+ * two consecutive phases (derive_lock.c) is: each epoch's MPI_Win_unlock ENTER -> the return of the
+ * unlock of each epoch of the next phase. It holds on a correct clock whatever the real order of
+ * acquisition was, and never runs backwards on the times it was ordered by (docs/analysis.md,
+ * "One-sided communication", says why). So CLC, which would only keep it, leaves it out (its inputs
+ * have no table): on skewed clocks the order is a guess, and a wrong one could contradict the
+ * relations CLC must restore (t_rma: a window collective left reversed). The readers of corrected
+ * times — the analysis, in the run and of an archive, and `synctrace check` — order by those.
+ *
+ * The order is a table of every rank's epochs, the same on every process that derives: built from
+ * the input's locations (st_rel_input_from_rankdata: every rank present), or, in a parallel
+ * analysis, each process's epochs gathered by the caller and ordered (st_rel_input_lock_take).
+ */
+#ifndef ST_REL_LOCKS_H
+#define ST_REL_LOCKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "input.h"
+
+typedef struct st_rel_lock_epoch {
+    uint64_t win;     /* the window: st_rel_win_key(its communicator's key, its number there) */
+    uint64_t t;       /* its moment: the unlock's ENTER (lock held before it) or return */
+    uint64_t enter;   /* the unlock call's ENTER event on loc (the origin's input) */
+    uint64_t release; /* its RMA_RELEASE_LOCK event on loc */
+    int32_t  target;  /* world ranks */
+    int32_t  origin;
+    uint32_t loc;     /* the origin's location, an index into the input that listed it */
+    uint32_t phase;   /* set by st_rel_lock_order: the epoch's phase at its (window, target) */
+    uint8_t  excl;    /* exclusive lock */
+    uint8_t  _pad[7];
+} st_rel_lock_epoch_t;
+
+typedef struct st_rel_lockvec {
+    st_rel_lock_epoch_t *v;
+    size_t               n, cap;
+} st_rel_lockvec_t;
+
+/* Appends the lock epochs of rank's locations in `in` (needs in->procs[rank].comms) to out.
+ * 0, or -1 (memory). */
+int st_rel_lock_epochs(const st_rel_input_t *in, int32_t rank, st_rel_lockvec_t *out);
+
+/* Sorts v into the order above (window, target, t, then origin, location, event: the same on
+ * every process for the same epochs) and sets each epoch's phase. */
+void st_rel_lock_order(st_rel_lock_epoch_t *v, size_t n);
+
+/* The table of every rank of in (st_rel_lock_epochs of each, ordered) as in->locks (freed by
+ * st_rel_input_free; one there before is freed first). 0, or -1 (memory). */
+int st_rel_input_lock_order(st_rel_input_t *in);
+
+/* A parallel caller's table: v (n epochs of every rank, from malloc or st_mem_malloc) ordered and
+ * handed to in as in->locks (one there before is freed). */
+void st_rel_input_lock_take(st_rel_input_t *in, st_rel_lock_epoch_t *v, size_t n);
+
+#endif
