@@ -15,14 +15,14 @@
 int64_t st_clock_lm_apply(const st_clock_lm_t *m, int64_t x)
 {
     double corr = m->a + m->b * (double)(x - m->t0);
-    return x + (int64_t)llround(corr);
+    return x + st_clock_round(corr);
 }
 
 int64_t st_clock_lm_invert(const st_clock_lm_t *m, int64_t y)
 {
     /* y = x + a + b(x - t0)  =>  x - t0 = (y - t0 - a) / (1 + b); difference first for precision. */
     double dx = ((double)(y - m->t0) - m->a) / (1.0 + m->b);
-    return m->t0 + (int64_t)llround(dx);
+    return m->t0 + st_clock_round(dx);
 }
 
 st_clock_lm_t st_clock_lm_compose(const st_clock_lm_t *outer, const st_clock_lm_t *inner)
@@ -143,7 +143,7 @@ int st_clock_unflatten(const void *buf, size_t len, st_clock_t *c)
 
 st_timer_map_t st_clock_lm_to_map(const st_clock_lm_t *lm, uint32_t epoch)
 {
-    st_timer_map_t m = { (int64_t)llround(lm->a), lm->b, (uint64_t)lm->t0, epoch };
+    st_timer_map_t m = { st_clock_round(lm->a), lm->b, (uint64_t)lm->t0, epoch };
     return m;
 }
 
@@ -345,7 +345,7 @@ static int64_t first_point_check(const st_clock_epoch_t *ep, const size_t *pts, 
         return 0;
     double back = (double)p2->global - (double)(p3->global - p2->global) * (double)d12 / (double)d23;
     double d = back - (double)p1->global;
-    return fabs(d) > ST_FIRST_POINT_DOUBT_NS ? (int64_t)llround(d / 2) : 0;
+    return fabs(d) > ST_FIRST_POINT_DOUBT_NS ? st_clock_round(d / 2) : 0;
 }
 
 /* The line back from the first point is drawn to a measured point at least this far after it ... */
@@ -376,7 +376,7 @@ static int64_t before_first(const interp_t *ip, int64_t L, int64_t shift)
 {
     const st_clock_epoch_t *a = &ip->ep[ip->pts[0]];
     int64_t d = L - a->local;
-    return a->global + shift + d + (int64_t)llround(ip->b0 * (double)d);
+    return a->global + shift + d + st_clock_round(ip->b0 * (double)d);
 }
 
 static int interp_init(interp_t *ip, const st_clock_epoch_t *ep, size_t n)
@@ -411,7 +411,7 @@ static int64_t interp_at(interp_t *ip, int64_t L)
         return st_clock_lm_apply(&a->map, L) + sa;
     const st_clock_epoch_t *b = &ep[ip->pts[ip->cur + 1]];
     double f = (double)(L - a->local) / (double)(b->local - a->local);
-    return a->global + sa + (int64_t)llround(f * (double)(b->global - a->global - sa));
+    return a->global + sa + st_clock_round(f * (double)(b->global - a->global - sa));
 }
 
 int64_t st_clock_interp(const st_clock_epoch_t *ep, size_t n, int64_t local)

@@ -301,8 +301,37 @@ static void test_median(void)
     EXPECT(w[st_clock_median_index(w, 4)] == 2, "lower median");
 }
 
+/* st_clock_round is llround, halves away from zero, wherever the re-mapping may ask: the values next to
+ * every half, the edges of its fast path, and random values over all magnitudes. */
+static void test_round(void)
+{
+    static const double edge[] = { 0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+                                   4503599627370495.5, -4503599627370495.5, 4503599627370496.0, 9007199254740993.0,
+                                   0x1p62, -0x1p62, 0x1p62 - 1024, -0x1p62 + 1024, 1e18, -1e18, 3e-300 };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
+        for (int d = -2; d <= 2; d++) {
+            double x = edge[i];
+            for (int k = 0; k < d; k++)
+                x = nextafter(x, INFINITY);
+            for (int k = 0; k > d; k--)
+                x = nextafter(x, -INFINITY);
+            if (st_clock_round(x) != (int64_t)llround(x) && bad++ < 5)
+                EXPECT(0, "st_clock_round(%.17g) = %lld, llround %lld", x, (long long)st_clock_round(x), llround(x));
+        }
+    for (int i = 0; i < 200000; i++) {
+        double x = (urand() - 0.5) * ldexp(1.0, (int)(urand() * 64)); /* up to 2^63 */
+        if (i % 4 == 0)
+            x = floor(x) + 0.5; /* a half */
+        if (st_clock_round(x) != (int64_t)llround(x) && bad++ < 5)
+            EXPECT(0, "st_clock_round(%.17g) = %lld, llround %lld", x, (long long)st_clock_round(x), llround(x));
+    }
+    EXPECT(bad == 0, "st_clock_round differs from llround %d times", bad);
+}
+
 int main(void)
 {
+    test_round();
     test_models();
     test_flatten();
     test_fit();
