@@ -39,13 +39,18 @@
  */
 int st_rankdata_prepare(st_rankdata_t *rd);
 
+/* Called with each OpenMP thread event (st_event_is_thread) a pass over the events keeps, in order. */
+typedef void st_thread_event_fn(void *arg, const st_thread_data_t *t, const st_event_t *e);
+
 /*
  * The groups of MPI_Win_post / MPI_Win_start (rmagroups.c): the recorded RMA_GROUP_MEMBER events
  * after each post's or start's RMA_GROUP_SYNC become a group of rd->groups (distinct groups once,
  * in the order first named), the RMA_GROUP_SYNC names it (id = index + 1, 0: an empty group), and
- * the member events are removed. st_rankdata_prepare() does it first. 0, or -1 when out of memory.
+ * the member events are removed. st_rankdata_prepare() does it first, and notes the OpenMP thread
+ * events in the same pass (note, when not NULL: every pass reads all 64 bytes of every event).
+ * 0, or -1 when out of memory.
  */
-int st_rankdata_fold_groups(st_rankdata_t *rd);
+int st_rankdata_fold_groups(st_rankdata_t *rd, st_thread_event_fn *note, void *arg);
 
 /* The group with these n members (world ranks) in rd->groups, added if new: *id = its index + 1
  * (0 for n = 0). 0, or -1 when out of memory. */
@@ -61,8 +66,12 @@ void st_rankdata_span(st_rankdata_t *rd);
 /* The master thread: the lowest thread index (the first thread that recorded). */
 uint32_t st_rankdata_master(const st_rankdata_t *rd);
 
-/* Whether kind is one of the OpenMP thread events (THREAD_FORK .. THREAD_TASK_COMPLETE). */
-int st_event_is_thread(unsigned kind);
+/* Whether kind is one of the OpenMP thread events (THREAD_FORK .. THREAD_TASK_COMPLETE). Inline: asked
+ * of every event by the pass that folds the RMA groups. */
+static inline int st_event_is_thread(unsigned kind)
+{
+    return kind >= ST_EV_THREAD_FORK && kind <= ST_EV_THREAD_TASK_COMPLETE;
+}
 
 /* ---- the view of one rank ------------------------------------------------------------- */
 

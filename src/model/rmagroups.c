@@ -42,8 +42,9 @@ int st_rankdata_group_intern(st_rankdata_t *rd, const int32_t *m, uint32_t n, ui
     return 0;
 }
 
-/* One thread: members folded into their RMA_GROUP_SYNC and removed. 0, or -1 (memory). */
-static int fold_thread(st_rankdata_t *rd, st_thread_data_t *t, int32_t **buf, size_t *cap)
+/* One thread: members folded into their RMA_GROUP_SYNC and removed; the thread events kept go to note. 0, or -1 (memory). */
+static int fold_thread(st_rankdata_t *rd, st_thread_data_t *t, int32_t **buf, size_t *cap, st_thread_event_fn *note,
+                       void *arg)
 {
     st_event_t *ev = t->events;
     uint64_t k = 0, sync = UINT64_MAX; /* the post/start whose members follow (index after moving) */
@@ -74,6 +75,8 @@ static int fold_thread(st_rankdata_t *rd, st_thread_data_t *t, int32_t **buf, si
             continue;
         if (k != j)
             ev[k] = ev[j];
+        if (note && st_event_is_thread(ev[k].kind))
+            note(arg, t, &ev[k]);
         if (ev[k].kind == ST_EV_RMA_GROUP_SYNC && (ev[k].op == ST_PSCW_POST || ev[k].op == ST_PSCW_START))
             sync = k;
         k++;
@@ -82,14 +85,14 @@ static int fold_thread(st_rankdata_t *rd, st_thread_data_t *t, int32_t **buf, si
     return 0;
 }
 
-int st_rankdata_fold_groups(st_rankdata_t *rd)
+int st_rankdata_fold_groups(st_rankdata_t *rd, st_thread_event_fn *note, void *arg)
 {
     int32_t *buf = NULL;
     size_t cap = 0;
     int rc = 0;
     for (uint32_t i = 0; rc == 0 && i < rd->nthreads; i++)
         if (rd->threads[i].events)
-            rc = fold_thread(rd, &rd->threads[i], &buf, &cap);
+            rc = fold_thread(rd, &rd->threads[i], &buf, &cap, note, arg);
     free(buf);
     if (rc)
         st_log_error("out of memory while reading the RMA groups of rank %d", rd->rank);

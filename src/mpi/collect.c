@@ -120,7 +120,11 @@ void st_lc_heap_reuse(int on)
  * The unused tails of the threads' event buffers (populated at registration, idle once
  * recording has stopped and the events are loaded) become the correction's memory, so
  * that it takes no page faults while they last (util/mem.h). A guard of 64 events after
- * the last one stays untouched.
+ * the last one stays untouched. So does a thread's other buffer (the spare, or the first
+ * buffer when the spare is current), populated too: lent whole when it holds no events
+ * (none pending: what it held is in the spill file, where a dump reads it) and the guard
+ * lies below the flush limit, so that a late event cannot hand the current buffer over
+ * into it.
  */
 void st_lc_lend_idle_buffers(void)
 {
@@ -134,6 +138,13 @@ void st_lc_lend_idle_buffers(void)
         if (th->buf && th->cap > th->pos + GUARD) {
             base[n] = th->buf + th->pos + GUARD;
             len[n++] = (th->cap - th->pos - GUARD) * sizeof(st_event_t);
+        }
+        uint64_t h = __atomic_load_n(&th->hand, __ATOMIC_ACQUIRE);
+        st_event_t *other = th->bufs[!ST_HAND_CUR(h)];
+        if (n < ST_MEM_REGIONS && other && other != th->buf && ST_HAND_PENDING(h) == 0 &&
+            th->limit > th->pos + GUARD) {
+            base[n] = other;
+            len[n++] = th->cap * sizeof(st_event_t);
         }
     }
     st_mem_lend(base, len, n);

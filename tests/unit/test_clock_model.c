@@ -268,6 +268,62 @@ static void test_remap(void)
     EXPECT(st_clock_remap(ep, 1, &one, 1, 1) == 0 && one.time == ev[3].time, "remap without epochs");
 }
 
+/*
+ * The clock that is the global one (rank 0's): every map the identity. The re-mapping then only keeps each
+ * location's order, and gives what the full arithmetic gives, to the bit: times that go back are raised
+ * (and counted in the largest change), an event without a recorded epoch changes nothing, and an event
+ * farther than 2^53 ns from its epoch's t0 takes the full path, whose double rounds it.
+ */
+static void test_remap_identity(void)
+{
+    const int64_t s = 1000000000ll;
+    st_clock_epoch_t ep[4];
+    memset(ep, 0, sizeof ep);
+    ep[1] = ep_at(ST_EPOCH_INIT, 100 * s, 0, 0);
+    ep[2] = ep_at(ST_EPOCH_RESYNC, 110 * s, 0, 0);
+    ep[3] = ep_at(ST_EPOCH_FINAL, 120 * s, 0, 0);
+    enum { N = 9 };
+    const uint64_t far = (UINT64_C(1) << 60) + 1; /* beyond 2^53 from every t0: rounded by the full path */
+    const uint64_t t[N] = { 99 * s, 100 * s + 7, 100 * s + 5, 105 * s, 111 * s, 111 * s, 108 * s, 121 * s, far };
+    const uint32_t epoch[N] = { 1, 2, 2, 2, 3, 3, 3, 4, 4 };
+    uint64_t want[N], last = 0;
+    for (int i = 0; i < N; i++) {
+        uint64_t x = t[i];
+        if (i == N - 1) /* the inverse model's difference in a double */
+            x = (uint64_t)(ep[3].map.t0 + (int64_t)llround((double)((int64_t)x - ep[3].map.t0)));
+        want[i] = last = x > last ? x : last;
+    }
+    EXPECT(want[N - 1] != far, "the far event is one the full path rounds");
+    for (int interp = 0; interp < 2; interp++) {
+        st_event_t ev[N];
+        memset(ev, 0, sizeof ev);
+        for (int i = 0; i < N; i++) {
+            ev[i].time = t[i];
+            ST_EVENT_EPOCH(&ev[i]) = epoch[i];
+        }
+        double change = st_clock_remap(ep, 4, ev, N, interp);
+        for (int i = 0; i < N; i++)
+            EXPECT(ev[i].time == want[i], "identity maps (interpolate %d), event %d: %llu, want %llu", interp, i,
+                   (unsigned long long)ev[i].time, (unsigned long long)want[i]);
+        EXPECT(change == (double)far - (double)want[N - 1] || change == (double)(3 * s),
+               "largest change (interpolate %d): %.0f", interp, change);
+    }
+    /* an event without its epoch: the rest takes the full path, with the same result */
+    st_event_t un[3] = { { .time = (uint64_t)(111 * s) }, { .time = (uint64_t)(110 * s) }, { .time = (uint64_t)(112 * s) } };
+    ST_EVENT_EPOCH(&un[0]) = 3;
+    st_clock_remap(ep, 4, un, 3, 1);
+    EXPECT(un[0].time == (uint64_t)(111 * s) && un[1].time == (uint64_t)(111 * s) && un[2].time == (uint64_t)(112 * s),
+           "identity maps, epochs not recorded: %llu %llu %llu", (unsigned long long)un[0].time,
+           (unsigned long long)un[1].time, (unsigned long long)un[2].time);
+    /* one map with an offset: no identity (interpolated between the sync points, the event moves back by it) */
+    ep[2].map.a = 1000;
+    st_event_t one = { .time = (uint64_t)(111 * s) };
+    ST_EVENT_EPOCH(&one) = 3;
+    st_clock_remap(ep, 4, &one, 1, 1);
+    EXPECT(one.time == (uint64_t)(111 * s - 1000), "a map with an offset taken for the identity: %llu",
+           (unsigned long long)one.time);
+}
+
 static void test_epoch_text(void)
 {
     st_clock_epoch_t e = ep_at(ST_EPOCH_RESYNC, 3060398177817ll, -12345.0, -6.6039123456789e-05), r;
@@ -301,8 +357,37 @@ static void test_median(void)
     EXPECT(w[st_clock_median_index(w, 4)] == 2, "lower median");
 }
 
+/* st_clock_round is llround, halves away from zero, wherever the re-mapping may ask: the values next to
+ * every half, the edges of its fast path, and random values over all magnitudes. */
+static void test_round(void)
+{
+    static const double edge[] = { 0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999999999999994, -0.49999999999999994,
+                                   4503599627370495.5, -4503599627370495.5, 4503599627370496.0, 9007199254740993.0,
+                                   0x1p62, -0x1p62, 0x1p62 - 1024, -0x1p62 + 1024, 1e18, -1e18, 3e-300 };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof edge / sizeof *edge; i++)
+        for (int d = -2; d <= 2; d++) {
+            double x = edge[i];
+            for (int k = 0; k < d; k++)
+                x = nextafter(x, INFINITY);
+            for (int k = 0; k > d; k--)
+                x = nextafter(x, -INFINITY);
+            if (st_clock_round(x) != (int64_t)llround(x) && bad++ < 5)
+                EXPECT(0, "st_clock_round(%.17g) = %lld, llround %lld", x, (long long)st_clock_round(x), llround(x));
+        }
+    for (int i = 0; i < 200000; i++) {
+        double x = (urand() - 0.5) * ldexp(1.0, (int)(urand() * 64)); /* up to 2^63 */
+        if (i % 4 == 0)
+            x = floor(x) + 0.5; /* a half */
+        if (st_clock_round(x) != (int64_t)llround(x) && bad++ < 5)
+            EXPECT(0, "st_clock_round(%.17g) = %lld, llround %lld", x, (long long)st_clock_round(x), llround(x));
+    }
+    EXPECT(bad == 0, "st_clock_round differs from llround %d times", bad);
+}
+
 int main(void)
 {
+    test_round();
     test_models();
     test_flatten();
     test_fit();
@@ -310,6 +395,7 @@ int main(void)
     test_anchor_interp();
     test_first_point();
     test_remap();
+    test_remap_identity();
     test_epoch_text();
     test_median();
     printf("%s\n", failures ? "FAILED" : "ok");

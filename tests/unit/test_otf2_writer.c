@@ -8,13 +8,14 @@
  * unwritable directory, a missing rank, and the dump -> load -> write path of
  * `synctrace recover`.
  */
-/* link: src/model/rankdata.c src/model/rankdata_dump.c src/otf2/writer.c src/otf2/numbering.c src/otf2/events.c src/util/archive_dir.c src/model/prepare.c src/model/rmagroups.c src/util/u64map.c src/otf2/globaldefs.c src/model/region.c src/model/event.c src/util/log.c src/model/callpath.c */
+/* link: src/model/rankdata.c src/model/rankdata_dump.c src/otf2/writer.c src/otf2/numbering.c src/otf2/events.c src/util/archive_dir.c src/model/prepare.c src/model/rmagroups.c src/util/u64map.c src/otf2/globaldefs.c src/model/region.c src/model/event.c src/util/log.c src/model/callpath.c src/util/mem.c */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../src/model/prepare.h"
 #include "../../src/otf2/writer.h"
 #include "test_otf2_read.h"
 #include "test_otf2_synth.h"
@@ -328,6 +329,54 @@ static void test_recover_path(void)
         st_rankdata_free(&back[r]);
 }
 
+/*
+ * st_rankdata_prepare() notes the team begins in the pass that folds the RMA groups: the teams it
+ * leaves in rd must be those a view built by its own pass over the prepared events finds. Two
+ * threads, parallel ids interleaved across them (and out of order on one), members of an RMA group
+ * before them (the fold moves the events down), a nested team of thread 1 alone.
+ */
+static void test_prepare_teams(void)
+{
+    enum { N = 32 };
+    st_rankdata_t rd = { .rank = 0, .nranks = 2 };
+    rd.threads = calloc(2, sizeof *rd.threads);
+    rd.nthreads = 2;
+    for (uint32_t t = 0; t < 2; t++) {
+        st_event_t *ev = calloc(N, sizeof *ev);
+        uint64_t n = 0, time = 100;
+#define EV(...) (ev[n] = (st_event_t){ .time = time++, __VA_ARGS__ }, n++)
+        EV(.kind = ST_EV_RMA_GROUP_SYNC, .op = ST_PSCW_POST, .peer = -1);
+        EV(.kind = ST_EV_RMA_GROUP_MEMBER, .peer = 1);
+        EV(.kind = ST_EV_RMA_GROUP_MEMBER, .peer = 0);
+        static const uint64_t pids[2][3] = { { 7, 5, 9 }, { 5, 7, 9 } };
+        for (int k = 0; k < 3; k++) {
+            EV(.kind = ST_EV_THREAD_TEAM_BEGIN, .id = pids[t][k], .peer = (int32_t)t);
+            EV(.kind = ST_EV_THREAD_TEAM_END, .id = pids[t][k], .peer = (int32_t)t);
+        }
+        if (t == 1) { /* a team of thread 1 alone */
+            EV(.kind = ST_EV_THREAD_TEAM_BEGIN, .id = 11, .peer = 0);
+            EV(.kind = ST_EV_THREAD_TEAM_END, .id = 11, .peer = 0);
+        }
+#undef EV
+        rd.threads[t] = (st_thread_data_t){ .index = t, .omp_num = (int32_t)t, .events = ev, .nevents = n };
+    }
+    EXPECT(st_rankdata_prepare(&rd) == 0, "prepare");
+    EXPECT(rd.threads[0].nevents == 7 && rd.threads[1].nevents == 9, "the members folded: %llu and %llu events left",
+           (unsigned long long)rd.threads[0].nevents, (unsigned long long)rd.threads[1].nevents);
+    st_rankview_t c;
+    EXPECT(st_rankview_init(&c, &rd, 0) == 0, "view");
+    EXPECT(c.has_omp && rd.nteams == 3 && c.nteams == rd.nteams, "teams: initial, {0, 1}, {1}: prepare found %u, the view %u",
+           rd.nteams, c.nteams);
+    for (uint32_t i = 0; i < rd.nteams && i < c.nteams; i++)
+        EXPECT(rd.teams[i].size == c.teams[i].size &&
+                   memcmp(rd.teams[i].threads, c.teams[i].threads, c.teams[i].size * sizeof *c.teams[i].threads) == 0,
+               "team %u: the same members in prepare and in the view", i);
+    EXPECT(rd.nteams == 3 && rd.teams[1].size == 2 && rd.teams[2].size == 1 && rd.teams[2].threads[0] == 1,
+           "the teams in the order of their first parallel id");
+    st_rankview_free(&c);
+    st_rankdata_free(&rd);
+}
+
 int main(void)
 {
     if (!mkdtemp(tmp))
@@ -341,6 +390,7 @@ int main(void)
     test_bad_data();
     test_missing_rank();
     test_recover_path();
+    test_prepare_teams();
     char cmd[400];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (failures == 0 && system(cmd) != 0)

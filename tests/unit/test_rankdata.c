@@ -461,14 +461,14 @@ static void test_groups(void)
 #undef EV
     rd.threads[0] = (st_thread_data_t){ .index = 0, .omp_num = -1, .events = ev, .nevents = n };
     rd.nthreads = 1;
-    EXPECT(st_rankdata_fold_groups(&rd) == 0, "fold");
+    EXPECT(st_rankdata_fold_groups(&rd, NULL, NULL) == 0, "fold");
     EXPECT(rd.threads[0].nevents == 6, "members removed: %llu events left", (unsigned long long)rd.threads[0].nevents);
     EXPECT(rd.ngroups == 2, "two distinct groups, not %u", rd.ngroups);
     EXPECT(rd.ngroups == 2 && rd.groups[0].size == 2 && rd.groups[0].world[0] == 3 && rd.groups[0].world[1] == 1 &&
            rd.groups[1].size == 1 && rd.groups[1].world[0] == 2, "the groups' members in the call's order");
     EXPECT(ev[0].kind == ST_EV_RMA_GROUP_SYNC && ev[0].id == 1 && ev[1].region == ST_REGION_FLUSH &&
            ev[3].id == 2 && ev[4].id == 0 && ev[5].id == 1, "each post / start names its group");
-    EXPECT(st_rankdata_fold_groups(&rd) == 0 && rd.ngroups == 2 && ev[5].id == 1, "folding again changes nothing");
+    EXPECT(st_rankdata_fold_groups(&rd, NULL, NULL) == 0 && rd.ngroups == 2 && ev[5].id == 1, "folding again changes nothing");
     void *blob = NULL, *blob2 = NULL;
     size_t sz = st_rankdata_pack(&rd, &blob);
     st_rankdata_t back;
