@@ -368,8 +368,21 @@ static int send_runs(rc_dist_t *d)
         if (!rc)
             hdr[q] = b->len - sizeof h;
     }
+    /* The table and the ends are far bigger than the caches: each end's slot is fetched 2 * PF ends ahead
+     * (its hash kept in a ring), and the end that slot holds PF ends ahead, so a probe finds both cached. */
+    enum { PF = 8, RING = 32 };
+    size_t ring[RING];
+    for (size_t i = 0; i < n && i < 2 * PF; i++)
+        ring[i] = key_hash(d->home[i].key) & (cap - 1);
     for (size_t i = 0; !rc && i < n; i++) {
-        size_t h = key_hash(d->home[i].key) & (cap - 1);
+        if (i + 2 * PF < n) {
+            size_t f = key_hash(d->home[i + 2 * PF].key) & (cap - 1);
+            ring[(i + 2 * PF) % RING] = f;
+            __builtin_prefetch(&slot[f]);
+        }
+        if (i + PF < n && slot[ring[(i + PF) % RING]])
+            __builtin_prefetch(d->home[slot[ring[(i + PF) % RING]] - 1].key);
+        size_t h = ring[i % RING];
         while (slot[h] && key_cmp(d->home[slot[h] - 1].key, d->home[i].key))
             h = (h + 1) & (cap - 1);
         first[i] = !slot[h];
@@ -380,6 +393,8 @@ static int send_runs(rc_dist_t *d)
     }
     st_mem_free(slot), slot = NULL;
     for (size_t head = 0; !rc && head < n; head++) {
+        if (head + PF < n && first[head + PF] && next[head + PF] != UINT32_MAX) /* the key's next end, far away */
+            __builtin_prefetch(&d->home[next[head + PF]]);
         if (!first[head])
             continue;
         uint64_t k = 0;
