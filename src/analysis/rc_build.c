@@ -194,16 +194,30 @@ static uint64_t chan_key(an_rcb_t *b, const uint64_t *key)
     return AN_RC_KEY_SIDE | AN_RC_KEY_CHAN | (uint64_t)(b->nchan - 1) << 32;
 }
 
+typedef struct pwire_ctx {
+    an_ctx_t          *c;
+    const an_pwire_t  *w;
+} pwire_ctx_t;
+
 static int pwire_end(void *ctx, int role, const uint64_t *key, const an_pw_end_t *e)
 {
-    an_ctx_t *c = ctx;
+    const pwire_ctx_t *x = ctx;
+    an_ctx_t *c = x->c;
+    /* The join hands the ends out in their arrays' order, their events far apart: the next ones' events, requests
+     * and calls are fetched ahead in stages (an_req_prefetch). */
+    const an_pw_end_t *v = role == ST_REL_SEND ? x->w->send : x->w->recv;
+    size_t n = role == ST_REL_SEND ? x->w->nsend : x->w->nrecv, i = (size_t)(e - v);
+    static const unsigned ahead[4] = { 16, 12, 8, 4 };
+    for (int s = 0; e >= v && i < n && s < 4; s++)
+        if (i + ahead[s] < n)
+            an_req_prefetch(c, v[i + ahead[s]].loc, v[i + ahead[s]].ev, s);
     if (key[0] >> 56 != ST_REL_KEY_P2P) /* an RMA complete -> wait: no root causes of its waits yet */
         return 0;
     uint64_t kref = chan_key(c->rcb, key);
     return kref == UINT64_MAX ? -1 : p2p_end(c, kref, e->loc, e->ev, role);
 }
 
-int an_rcb_pwire(an_ctx_t *c, const an_pwire_t *w) { return an_pwire_joined(w, pwire_end, c); }
+int an_rcb_pwire(an_ctx_t *c, const an_pwire_t *w) { return an_pwire_joined(w, pwire_end, &(pwire_ctx_t){ c, w }); }
 
 static int key_cmp(const uint64_t *a, const uint64_t *b)
 {
