@@ -82,10 +82,17 @@ int rd_send(rc_dist_t *d, int32_t to, uint8_t type, const void *p, size_t n)
     return 0;
 }
 
+/* A key's hash: its words weighed by odd constants (independent multiplies), then one mix, instead of four
+ * mixes in a chain; every end of the relations is hashed once at its process and once at its home. */
 static uint64_t key_hash(const uint64_t k[4])
 {
-    return st_u64_mix(k[0] ^ st_u64_mix(k[1] ^ st_u64_mix(k[2] ^ st_u64_mix(k[3] + 0x9e3779b97f4a7c15ull))));
+    return st_u64_mix(k[0] * 0x9e3779b97f4a7c15ull ^ k[1] * 0xc2b2ae3d27d4eb4full ^ k[2] * 0x165667b19e3779f9ull ^
+                      (k[3] + 0x27d4eb2f165667c5ull) * 0xff51afd7ed558ccdull);
 }
+
+/* A key's slot in a home's table of cap (a power of two) slots: other bits of the hash than the low ones, which
+ * chose the home (the keys of a home of 2 processes share the lowest bit). */
+static size_t slot_of(const uint64_t k[4], size_t cap) { return (size_t)(key_hash(k) >> 24) & (cap - 1); }
 
 static int key_cmp(const uint64_t *a, const uint64_t *b)
 {
@@ -248,14 +255,21 @@ int rc_dist_start(rc_dist_t *d)
     local_facts(d, &f);
     size_t *cnt = calloc((size_t)d->nprocs, sizeof *cnt);
     rd_keyend_t **at = calloc((size_t)d->nprocs, sizeof *at);
-    if (!cnt || !at) {
-        free(cnt), free(at);
+    /* each end's home, counted and then used (up to 256 processes; beyond, hashed again) */
+    uint8_t *home = d->nprocs <= 256 ? malloc(d->nlrel ? d->nlrel : 1) : NULL;
+    if (!cnt || !at || (d->nprocs <= 256 && !home)) {
+        free(cnt), free(at), free(home);
         return rd_fail(d, "out of memory");
     }
     for (uint32_t l = 0; l < in->nlocs; l++) /* a relation of no call is no end */
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
-            for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++)
-                cnt[key_hash(in->locs[l].rels[in->locs[l].calls[c].rel_at + r].key) % (uint64_t)d->nprocs]++;
+            for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++) {
+                uint64_t x = in->locs[l].calls[c].rel_at + r;
+                uint64_t q = key_hash(in->locs[l].rels[x].key) % (uint64_t)d->nprocs;
+                cnt[q]++;
+                if (home)
+                    home[d->rbase[l] + x] = (uint8_t)q;
+            }
     int rc = 0;
     for (int32_t q = 0; q < d->nprocs && !rc; q++) { /* this process's own ends go into its home array directly */
         st_xchg_rec_t h = { .type = RD_ENDS };
@@ -274,13 +288,14 @@ int rc_dist_start(rc_dist_t *d)
                 const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
                 rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
                                   { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
-                int32_t q = (int32_t)(key_hash(R->key) % (uint64_t)d->nprocs);
+                int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r]
+                                 : (int32_t)(key_hash(R->key) % (uint64_t)d->nprocs);
                 memcpy(at[q]++, &e, sizeof e);
             }
     }
     if (!rc)
         d->nhome += cnt[d->me], d->got_ends++;
-    free(at), free(cnt);
+    free(at), free(cnt), free(home);
     d->started = 1;
     int32_t bad;
     if (!rc && st_xchg_flush(&d->out, 0, &bad))
@@ -373,10 +388,10 @@ static int send_runs(rc_dist_t *d)
     enum { PF = 8, RING = 32 };
     size_t ring[RING];
     for (size_t i = 0; i < n && i < 2 * PF; i++)
-        ring[i] = key_hash(d->home[i].key) & (cap - 1);
+        ring[i] = slot_of(d->home[i].key, cap);
     for (size_t i = 0; !rc && i < n; i++) {
         if (i + 2 * PF < n) {
-            size_t f = key_hash(d->home[i + 2 * PF].key) & (cap - 1);
+            size_t f = slot_of(d->home[i + 2 * PF].key, cap);
             ring[(i + 2 * PF) % RING] = f;
             __builtin_prefetch(&slot[f]);
         }
