@@ -319,24 +319,35 @@ ST_FEW_SORT(sort_run, rd_end_t, cmp_end_at, 16)
 
 /* A run of n ends e (sorted) that arrived or this process is the home of: kept, and attached to the local
  * relations its ends are (rd_end_t.pad). 0, or -1 (malformed: an end names no relation; or memory). */
-static int add_run(rc_dist_t *d, const void *e, uint64_t n)
+/* Room for ends more ends and runs more runs (exact when asked for more than doubling gives: a message of runs
+ * says how many ends it can hold, and growing to it at once copies nothing and takes no pages twice). 0, or -1. */
+static int run_room(rc_dist_t *d, size_t ends, size_t runs)
 {
-    if (d->nrunend + n > d->crunend) {
+    if (d->nrunend + ends > d->crunend) {
         size_t cap = d->crunend ? 2 * d->crunend : 1024;
-        while (cap < d->nrunend + n)
-            cap *= 2;
+        if (cap < d->nrunend + ends)
+            cap = d->nrunend + ends;
         rd_end_t *v = st_mem_realloc(d->runend, cap * sizeof *v);
         if (!v)
             return rd_fail(d, "out of memory");
         d->runend = v, d->crunend = cap;
     }
-    if (d->nrun + 2 > d->crun) {
+    if (d->nrun + runs + 1 > d->crun) {
         size_t cap = d->crun ? 2 * d->crun : 256;
+        if (cap < d->nrun + runs + 1)
+            cap = d->nrun + runs + 1;
         uint64_t *v = realloc(d->run, cap * sizeof *v);
         if (!v)
             return rd_fail(d, "out of memory");
         d->run = v, d->crun = cap;
     }
+    return 0;
+}
+
+static int add_run(rc_dist_t *d, const void *e, uint64_t n)
+{
+    if (run_room(d, n, 1))
+        return -1;
     memcpy(&d->runend[d->nrunend], e, n * sizeof(rd_end_t));
     d->run[d->nrun] = d->nrunend;
     d->nrunend += n;
@@ -467,6 +478,9 @@ static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
 {
     st_xchg_reader_t rd = { p, p + len };
     uint64_t n;
+    /* at most len / (8 + 24) runs of len / 24 ends in all */
+    if (run_room(d, len / sizeof(rd_end_t), len / (8 + sizeof(rd_end_t))))
+        return -1;
     while (rd.p < rd.end) {
         if (st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
             return -1;
