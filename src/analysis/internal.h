@@ -362,6 +362,11 @@ uint64_t an_recv_post_time(const an_ctx_t *c, uint32_t loc, uint64_t ev);
  * completed the send ev (an Isend): NULL if none (not a nonblocking one, or not found). */
 const an_req_t *an_recv_post(const an_ctx_t *c, uint32_t loc, uint64_t ev);
 const an_req_t *an_send_completion(const an_ctx_t *c, uint32_t loc, uint64_t ev);
+/* A hint, for loops over ends far apart in memory: stage 0 fetches the event ev of analysed location loc
+ * and its call word; once that is cached, stage 1 the index entry of its request (an Isend, an Irecv),
+ * stage 2 the request event it names, stage 3 that event's call word (what an_send_completion,
+ * an_recv_post and the call around each read). Changes nothing. */
+void an_req_prefetch(const an_ctx_t *c, uint32_t loc, uint64_t ev, int stage);
 
 /* The COLL_BEGIN / COLL_END times of a blocking collective call into m (its end event in
  * *end): an MPI collective's, or a one-sided one's (RMA_COLL_BEGIN / RMA_COLL_END: fence, window

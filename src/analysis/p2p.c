@@ -194,6 +194,38 @@ const an_req_t *an_send_completion(const an_ctx_t *c, uint32_t loc, uint64_t ev)
     return se->kind == ST_EV_MPI_ISEND ? completion_of(&c->done, c->in->locs[loc].rank, se->id, se->time) : NULL;
 }
 
+void an_req_prefetch(const an_ctx_t *c, uint32_t loc, uint64_t ev, int stage)
+{
+    const st_event_t *e = &c->in->locs[loc].ev[ev];
+    if (stage == 0) {
+        __builtin_prefetch(e);
+        __builtin_prefetch(&c->loc[loc].w[ev]);
+        return;
+    }
+    const reqs_t *r = e->kind == ST_EV_MPI_ISEND ? &c->done : e->kind == ST_EV_MPI_IRECV ? &c->posted : NULL;
+    if (!r || !r->seg || !r->nseg)
+        return;
+    int32_t rank = c->in->locs[loc].rank;
+    size_t a = 0, b = r->nseg;
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        if (r->seg[m].rank < rank)
+            a = m + 1;
+        else
+            b = m;
+    }
+    const an_reqseg_t *sg = &r->seg[a];
+    if (a == r->nseg || sg->rank != rank || e->id < sg->lo || e->id > sg->hi)
+        return;
+    const uint32_t *f = &r->first[sg->at + (e->id - sg->lo)];
+    if (stage == 1)
+        __builtin_prefetch(f);
+    else if (*f && stage == 2)
+        __builtin_prefetch(&r->v[*f - 1]);
+    else if (*f && r->v[*f - 1].loc < c->in->nlocs)
+        __builtin_prefetch(&c->loc[r->v[*f - 1].loc].w[r->v[*f - 1].ev]);
+}
+
 /* ---- the messages ------------------------------------------------------------------------------ */
 
 int an_msgs_reserve(an_msgs_t *m, size_t nrecv, size_t nsend)

@@ -31,7 +31,7 @@ void an_rcb_free(an_rcb_t *b)
 {
     if (!b)
         return;
-    st_mem_free(b->e), st_mem_free(b->w), st_mem_free(b->side), st_mem_free(b->chan);
+    st_mem_free(b->e), st_mem_free(b->e2), st_mem_free(b->w), st_mem_free(b->side), st_mem_free(b->chan);
     free(b);
 }
 
@@ -51,6 +51,15 @@ static int end_push(an_rcb_t *b, uint64_t kref, uint32_t loc, uint64_t call, uin
     if (st_mem_grow((void **)&b->e, &b->ce, b->ne + 1, sizeof *b->e))
         return -1;
     b->e[b->ne++] = (an_rc_end_t){ call, kref, loc, role };
+    return 0;
+}
+
+/* A point-to-point message's second end at a location (b->e2). */
+static int end_push2(an_rcb_t *b, uint64_t kref, uint32_t loc, uint64_t call, uint32_t role)
+{
+    if (st_mem_grow((void **)&b->e2, &b->ce2, b->ne2 + 1, sizeof *b->e2))
+        return -1;
+    b->e2[b->ne2++] = (an_rc_end_t){ call, kref, loc, role };
     return 0;
 }
 
@@ -83,13 +92,13 @@ static int p2p_end(an_ctx_t *c, uint64_t kref, uint32_t l, uint64_t ev, int role
     if (role == ST_REL_SEND) {
         const an_req_t *d = an_send_completion(c, l, ev);
         return end_push(b, kref, l, end_call(c, l, ev), ST_RC_SENDS) ||
-               (d && end_push(b, kref, d->loc, end_call(c, d->loc, d->ev), 0)) ? -1 : 0;
+               (d && end_push2(b, kref, d->loc, end_call(c, d->loc, d->ev), 0)) ? -1 : 0;
     }
     if (c->in->locs[l].ev[ev].kind != ST_EV_MPI_IRECV)
         return end_push(b, kref, l, end_call(c, l, ev), ST_RC_RECEIVES | ST_RC_POSTS);
     const an_req_t *q = an_recv_post(c, l, ev);
     return end_push(b, kref, l, end_call(c, l, ev), ST_RC_RECEIVES) ||
-           (q && end_push(b, kref, q->loc, end_call(c, q->loc, q->ev), ST_RC_POSTS)) ? -1 : 0;
+           (q && end_push2(b, kref, q->loc, end_call(c, q->loc, q->ev), ST_RC_POSTS)) ? -1 : 0;
 }
 
 /* The class of the collective operation of a member's event: from its end event (COLL_END,
@@ -185,16 +194,30 @@ static uint64_t chan_key(an_rcb_t *b, const uint64_t *key)
     return AN_RC_KEY_SIDE | AN_RC_KEY_CHAN | (uint64_t)(b->nchan - 1) << 32;
 }
 
+typedef struct pwire_ctx {
+    an_ctx_t          *c;
+    const an_pwire_t  *w;
+} pwire_ctx_t;
+
 static int pwire_end(void *ctx, int role, const uint64_t *key, const an_pw_end_t *e)
 {
-    an_ctx_t *c = ctx;
+    const pwire_ctx_t *x = ctx;
+    an_ctx_t *c = x->c;
+    /* The join hands the ends out in their arrays' order, their events far apart: the next ones' events, requests
+     * and calls are fetched ahead in stages (an_req_prefetch). */
+    const an_pw_end_t *v = role == ST_REL_SEND ? x->w->send : x->w->recv;
+    size_t n = role == ST_REL_SEND ? x->w->nsend : x->w->nrecv, i = (size_t)(e - v);
+    static const unsigned ahead[4] = { 16, 12, 8, 4 };
+    for (int s = 0; e >= v && i < n && s < 4; s++)
+        if (i + ahead[s] < n)
+            an_req_prefetch(c, v[i + ahead[s]].loc, v[i + ahead[s]].ev, s);
     if (key[0] >> 56 != ST_REL_KEY_P2P) /* an RMA complete -> wait: no root causes of its waits yet */
         return 0;
     uint64_t kref = chan_key(c->rcb, key);
     return kref == UINT64_MAX ? -1 : p2p_end(c, kref, e->loc, e->ev, role);
 }
 
-int an_rcb_pwire(an_ctx_t *c, const an_pwire_t *w) { return an_pwire_joined(w, pwire_end, c); }
+int an_rcb_pwire(an_ctx_t *c, const an_pwire_t *w) { return an_pwire_joined(w, pwire_end, &(pwire_ctx_t){ c, w }); }
 
 static int key_cmp(const uint64_t *a, const uint64_t *b)
 {
@@ -367,11 +390,20 @@ static inline int cmp_end(const an_rc_end_t *x, const an_rc_end_t *y)
 static int cmp_end_void(const void *a, const void *b) { return cmp_end(a, b); }
 ST_MSORT(sort_ends, an_rc_end_t, cmp_end)
 
-/* The ends by cmp_end. They come nearly in order (a location's ports in event order; a receive's post
- * and a send's completion a few calls away): an insertion sort in place, while its moves stay within a
- * few per end, takes no second array (fresh pages); the merge sort finishes when they do not. */
+/* The ends by cmp_end. They come as a few sorted runs (a location's ports in event order; the remote
+ * point-to-point ends channel by channel, each channel's in its messages' order; the second ends of the
+ * messages after them, likewise), which the natural merge sort merges in a few passes. Else (many runs)
+ * nearly in order: an insertion sort in place, while its moves stay within a few per end, takes no
+ * second array (fresh pages); the merge sort finishes when they do not. */
 static void sort_ends_near(an_rc_end_t *v, size_t n)
 {
+    size_t runs = 1;
+    for (size_t i = 1; i < n; i++)
+        runs += cmp_end(&v[i - 1], &v[i]) > 0;
+    if (runs <= 64 || runs <= n / 256) {
+        sort_ends(v, n);
+        return;
+    }
     size_t budget = 8 * n;
     for (size_t i = 1; i < n; i++) {
         if (cmp_end(&v[i - 1], &v[i]) <= 0)
@@ -406,8 +438,12 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
     an_rcb_t *b = c->rcb;
     uint32_t nl = c->in->nlocs, nc = c->res->ncnodes;
     *out = NULL;
-    if (b->failed)
+    if (b->failed || st_mem_grow((void **)&b->e, &b->ce, b->ne + b->ne2, sizeof *b->e))
         return -1;
+    if (b->ne2) /* the second ends after the others: both in their own order */
+        memcpy(b->e + b->ne, b->e2, b->ne2 * sizeof *b->e2);
+    b->ne += b->ne2;
+    st_mem_free(b->e2), b->e2 = NULL, b->ne2 = b->ce2 = 0;
     sort_ends_near(b->e, b->ne);
     sort_waits(b->w, b->nw);
     st_rc_input_t *in = calloc(1, sizeof *in);

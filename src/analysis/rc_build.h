@@ -87,6 +87,10 @@ typedef struct an_rc_idle {
 typedef struct an_rcb {
     an_rc_end_t          *e;
     size_t                ne, ce;
+    an_rc_end_t          *e2;       /* a point-to-point end's second end (the call that posted a receive, that
+                                       completed an Isend): apart, so that e and e2 each stay in the order the
+                                       ends are noted in (few sorted runs to merge, not one descent per message) */
+    size_t                ne2, ce2;
     an_rc_wait_t         *w;
     size_t                nw, cw;
     uint64_t            (*side)[4]; /* side keys */

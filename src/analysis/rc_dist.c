@@ -82,10 +82,17 @@ int rd_send(rc_dist_t *d, int32_t to, uint8_t type, const void *p, size_t n)
     return 0;
 }
 
+/* A key's hash: its words weighed by odd constants (independent multiplies), then one mix, instead of four
+ * mixes in a chain; every end of the relations is hashed once at its process and once at its home. */
 static uint64_t key_hash(const uint64_t k[4])
 {
-    return st_u64_mix(k[0] ^ st_u64_mix(k[1] ^ st_u64_mix(k[2] ^ st_u64_mix(k[3] + 0x9e3779b97f4a7c15ull))));
+    return st_u64_mix(k[0] * 0x9e3779b97f4a7c15ull ^ k[1] * 0xc2b2ae3d27d4eb4full ^ k[2] * 0x165667b19e3779f9ull ^
+                      (k[3] + 0x27d4eb2f165667c5ull) * 0xff51afd7ed558ccdull);
 }
+
+/* A key's slot in a home's table of cap (a power of two) slots: other bits of the hash than the low ones, which
+ * chose the home (the keys of a home of 2 processes share the lowest bit). */
+static size_t slot_of(const uint64_t k[4], size_t cap) { return (size_t)(key_hash(k) >> 24) & (cap - 1); }
 
 static int key_cmp(const uint64_t *a, const uint64_t *b)
 {
@@ -248,14 +255,21 @@ int rc_dist_start(rc_dist_t *d)
     local_facts(d, &f);
     size_t *cnt = calloc((size_t)d->nprocs, sizeof *cnt);
     rd_keyend_t **at = calloc((size_t)d->nprocs, sizeof *at);
-    if (!cnt || !at) {
-        free(cnt), free(at);
+    /* each end's home, counted and then used (up to 256 processes; beyond, hashed again) */
+    uint8_t *home = d->nprocs <= 256 ? malloc(d->nlrel ? d->nlrel : 1) : NULL;
+    if (!cnt || !at || (d->nprocs <= 256 && !home)) {
+        free(cnt), free(at), free(home);
         return rd_fail(d, "out of memory");
     }
     for (uint32_t l = 0; l < in->nlocs; l++) /* a relation of no call is no end */
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
-            for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++)
-                cnt[key_hash(in->locs[l].rels[in->locs[l].calls[c].rel_at + r].key) % (uint64_t)d->nprocs]++;
+            for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++) {
+                uint64_t x = in->locs[l].calls[c].rel_at + r;
+                uint64_t q = key_hash(in->locs[l].rels[x].key) % (uint64_t)d->nprocs;
+                cnt[q]++;
+                if (home)
+                    home[d->rbase[l] + x] = (uint8_t)q;
+            }
     int rc = 0;
     for (int32_t q = 0; q < d->nprocs && !rc; q++) { /* this process's own ends go into its home array directly */
         st_xchg_rec_t h = { .type = RD_ENDS };
@@ -274,13 +288,14 @@ int rc_dist_start(rc_dist_t *d)
                 const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
                 rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
                                   { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
-                int32_t q = (int32_t)(key_hash(R->key) % (uint64_t)d->nprocs);
+                int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r]
+                                 : (int32_t)(key_hash(R->key) % (uint64_t)d->nprocs);
                 memcpy(at[q]++, &e, sizeof e);
             }
     }
     if (!rc)
         d->nhome += cnt[d->me], d->got_ends++;
-    free(at), free(cnt);
+    free(at), free(cnt), free(home);
     d->started = 1;
     int32_t bad;
     if (!rc && st_xchg_flush(&d->out, 0, &bad))
@@ -304,24 +319,35 @@ ST_FEW_SORT(sort_run, rd_end_t, cmp_end_at, 16)
 
 /* A run of n ends e (sorted) that arrived or this process is the home of: kept, and attached to the local
  * relations its ends are (rd_end_t.pad). 0, or -1 (malformed: an end names no relation; or memory). */
-static int add_run(rc_dist_t *d, const void *e, uint64_t n)
+/* Room for ends more ends and runs more runs (exact when asked for more than doubling gives: a message of runs
+ * says how many ends it can hold, and growing to it at once copies nothing and takes no pages twice). 0, or -1. */
+static int run_room(rc_dist_t *d, size_t ends, size_t runs)
 {
-    if (d->nrunend + n > d->crunend) {
+    if (d->nrunend + ends > d->crunend) {
         size_t cap = d->crunend ? 2 * d->crunend : 1024;
-        while (cap < d->nrunend + n)
-            cap *= 2;
+        if (cap < d->nrunend + ends)
+            cap = d->nrunend + ends;
         rd_end_t *v = st_mem_realloc(d->runend, cap * sizeof *v);
         if (!v)
             return rd_fail(d, "out of memory");
         d->runend = v, d->crunend = cap;
     }
-    if (d->nrun + 2 > d->crun) {
+    if (d->nrun + runs + 1 > d->crun) {
         size_t cap = d->crun ? 2 * d->crun : 256;
+        if (cap < d->nrun + runs + 1)
+            cap = d->nrun + runs + 1;
         uint64_t *v = realloc(d->run, cap * sizeof *v);
         if (!v)
             return rd_fail(d, "out of memory");
         d->run = v, d->crun = cap;
     }
+    return 0;
+}
+
+static int add_run(rc_dist_t *d, const void *e, uint64_t n)
+{
+    if (run_room(d, n, 1))
+        return -1;
     memcpy(&d->runend[d->nrunend], e, n * sizeof(rd_end_t));
     d->run[d->nrun] = d->nrunend;
     d->nrunend += n;
@@ -368,8 +394,21 @@ static int send_runs(rc_dist_t *d)
         if (!rc)
             hdr[q] = b->len - sizeof h;
     }
+    /* The table and the ends are far bigger than the caches: each end's slot is fetched 2 * PF ends ahead
+     * (its hash kept in a ring), and the end that slot holds PF ends ahead, so a probe finds both cached. */
+    enum { PF = 8, RING = 32 };
+    size_t ring[RING];
+    for (size_t i = 0; i < n && i < 2 * PF; i++)
+        ring[i] = slot_of(d->home[i].key, cap);
     for (size_t i = 0; !rc && i < n; i++) {
-        size_t h = key_hash(d->home[i].key) & (cap - 1);
+        if (i + 2 * PF < n) {
+            size_t f = slot_of(d->home[i + 2 * PF].key, cap);
+            ring[(i + 2 * PF) % RING] = f;
+            __builtin_prefetch(&slot[f]);
+        }
+        if (i + PF < n && slot[ring[(i + PF) % RING]])
+            __builtin_prefetch(d->home[slot[ring[(i + PF) % RING]] - 1].key);
+        size_t h = ring[i % RING];
         while (slot[h] && key_cmp(d->home[slot[h] - 1].key, d->home[i].key))
             h = (h + 1) & (cap - 1);
         first[i] = !slot[h];
@@ -380,6 +419,8 @@ static int send_runs(rc_dist_t *d)
     }
     st_mem_free(slot), slot = NULL;
     for (size_t head = 0; !rc && head < n; head++) {
+        if (head + PF < n && first[head + PF] && next[head + PF] != UINT32_MAX) /* the key's next end, far away */
+            __builtin_prefetch(&d->home[next[head + PF]]);
         if (!first[head])
             continue;
         uint64_t k = 0;
@@ -437,6 +478,9 @@ static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
 {
     st_xchg_reader_t rd = { p, p + len };
     uint64_t n;
+    /* at most len / (8 + 24) runs of len / 24 ends in all */
+    if (run_room(d, len / sizeof(rd_end_t), len / (8 + sizeof(rd_end_t))))
+        return -1;
     while (rd.p < rd.end) {
         if (st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
             return -1;
