@@ -253,7 +253,7 @@ void st_omp_leave_search(st_omp_thread_t *ot, st_region_t r, uint64_t t);
  * leaving whatever is still open inside it. Nothing if r is not open there. Inline for
  * the usual case, r innermost: a barrier's or a construct's end.
  */
-static inline void st_omp_leave_at(st_omp_thread_t *ot, st_region_t r, uint64_t t)
+static inline __attribute__((always_inline)) void st_omp_leave_at(st_omp_thread_t *ot, st_region_t r, uint64_t t)
 {
     uint32_t n = ot->nregions;
     if (ST_LIKELY(!ot->lost && n > st_omp_rbase(ot) && ot->region[n - 1] == r)) {
