@@ -78,7 +78,24 @@ static inline void st_mpi_enter(st_thread_t *th, st_region_t region)
     if (ST_UNLIKELY(path != ST_CP_NONE)) /* a fresh event has no path */
         st_event_set_callpath(&th->buf[th->pos - 1], path);
 }
-#define st_mpi_leave(th, region) st_record_leave((th), (region))
+
+/*
+ * th->in_tool while a wrapper runs: 1, or ST_MPI_STAMPED once the call's last event was recorded
+ * after PMPI returned (st_mpi_stamped: a blocking receive's RECV). The LEAVE that follows at once
+ * then shares that event's stamp instead of reading the clock again (~10 ns of CPU per read here).
+ */
+#define ST_MPI_STAMPED 2
+static inline void st_mpi_stamped(st_thread_t *th) { th->in_tool = ST_MPI_STAMPED; }
+
+static inline void st_mpi_leave(st_thread_t *th, st_region_t region)
+{
+    if (th->in_tool == ST_MPI_STAMPED) {
+        th->in_tool = 1;
+        st_record_again(th, ST_EV_LEAVE)->region = region;
+    } else {
+        st_record_leave(th, region);
+    }
+}
 
 /* ---- filtered calls (SYNCTRACE_FILTER) ------------------------------------------------ */
 

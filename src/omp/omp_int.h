@@ -245,11 +245,26 @@ static inline void st_omp_enter(st_omp_thread_t *ot, st_region_t r, const void *
     st_omp_enter_at(ot, r, codeptr, 0);
 }
 
+/* st_omp_leave_at when r is not the innermost open region (or enters were dropped). */
+void st_omp_leave_search(st_omp_thread_t *ot, st_region_t r, uint64_t t);
+
 /*
  * LEAVE of the innermost open region r of the current team (at t, 0 = now), after
- * leaving whatever is still open inside it. Nothing if r is not open there.
+ * leaving whatever is still open inside it. Nothing if r is not open there. Inline for
+ * the usual case, r innermost: a barrier's or a construct's end.
  */
-void st_omp_leave_at(st_omp_thread_t *ot, st_region_t r, uint64_t t);
+static inline __attribute__((always_inline)) void st_omp_leave_at(st_omp_thread_t *ot, st_region_t r, uint64_t t)
+{
+    uint32_t n = ot->nregions;
+    if (ST_LIKELY(!ot->lost && n > st_omp_rbase(ot) && ot->region[n - 1] == r)) {
+        ot->nregions = n - 1;
+        st_event_t *e = st_omp_record_at(ot->th, ST_EV_LEAVE, t);
+        e->region = r;
+        e->flags = st_omp_region_flags(r);
+        return;
+    }
+    st_omp_leave_search(ot, r, t);
+}
 
 static inline void st_omp_leave(st_omp_thread_t *ot, st_region_t r)
 {

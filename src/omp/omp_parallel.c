@@ -267,7 +267,7 @@ static int is_workshare(st_region_t r)
  * the team begins is over: constructs of this kind do not nest. gcc-built programs need
  * this (GOMP_single_start has no end call).
  */
-static void close_open_workshare(st_omp_thread_t *ot)
+static inline __attribute__((always_inline)) void close_open_workshare(st_omp_thread_t *ot)
 {
     uint32_t base = st_omp_rbase(ot);
     while (ot->nregions > base && !ot->lost && is_workshare(ot->region[ot->nregions - 1]))

@@ -66,7 +66,7 @@ void st_omp_close_above(st_omp_thread_t *ot, uint32_t base, uint64_t t)
     }
 }
 
-void st_omp_leave_at(st_omp_thread_t *ot, st_region_t r, uint64_t t)
+void st_omp_leave_search(st_omp_thread_t *ot, st_region_t r, uint64_t t)
 {
     if (ot->lost) {
         ot->lost--;
