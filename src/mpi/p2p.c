@@ -30,18 +30,10 @@ void st_mpi_p2p_init(void)
     }
 }
 
-/*
- * Below MPI_THREAD_MULTIPLE the application never has two MPI calls running at once, so a plain
- * increment serves (a locked one costs ~20 cycles per receive and send); the relaxed accesses keep
- * an erroneous program that calls MPI from two threads anyway from a data race (a duplicate id at worst).
- */
+/* A receive's post id (st_mpi.h st_mpi_count: no locked add below MPI_THREAD_MULTIPLE). */
 uint64_t st_mpi_recv_post(void)
 {
-    if (st_mpi_thread_multiple)
-        return atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
-    uint64_t id = atomic_load_explicit(&next_id, memory_order_relaxed);
-    atomic_store_explicit(&next_id, id + 1, memory_order_relaxed);
-    return id;
+    return st_mpi_count(&next_id);
 }
 
 /* MPI-4's large-count functions where the MPI has them, else their MPI-3 _x equivalents (Open MPI

@@ -238,7 +238,7 @@ void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t 
     if (target == MPI_PROC_NULL || target < 0 || !(w = win_get(win)) || (uint32_t)target >= w->size)
         return;
     uint32_t t = (uint32_t)target;
-    uint64_t id = matching_id(t, atomic_fetch_add_explicit(&w->issued[t], 1, memory_order_relaxed) + 1);
+    uint64_t id = matching_id(t, st_mpi_count(&w->issued[t]) + 1);
     /* a plain load first: the locked exchange only on a target's first operation */
     if (!atomic_load_explicit(&w->listed[t], memory_order_relaxed) &&
         !atomic_exchange_explicit(&w->listed[t], 1, memory_order_relaxed))

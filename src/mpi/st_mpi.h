@@ -29,6 +29,7 @@
 #define ST_MPI_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "../record/record.h"
@@ -150,6 +151,21 @@ void *st_mpi_grow(void *p, int *cap, int need, size_t elem);
  * (the completions of that call are then not recorded).
  */
 extern int st_mpi_thread_multiple; /* MPI_Init_thread provided MPI_THREAD_MULTIPLE */
+
+/*
+ * The value of a shared counter, then the counter raised by one. Below MPI_THREAD_MULTIPLE the
+ * application never has two MPI calls running at once, so a plain increment serves (a locked one costs
+ * ~20 cycles, and more after a call that left many stores pending); the relaxed accesses keep an
+ * erroneous program that calls MPI from two threads anyway from a data race (a duplicate id at worst).
+ */
+static inline uint64_t st_mpi_count(_Atomic uint64_t *counter)
+{
+    if (st_mpi_thread_multiple)
+        return atomic_fetch_add_explicit(counter, 1, memory_order_relaxed);
+    uint64_t v = atomic_load_explicit(counter, memory_order_relaxed);
+    atomic_store_explicit(counter, v + 1, memory_order_relaxed);
+    return v;
+}
 MPI_Request *st_mpi_snapshot(st_thread_t *th, int count, const MPI_Request *reqs);
 void st_mpi_snapshot_end(st_thread_t *th, int count);
 
