@@ -110,20 +110,27 @@ static int reqs_index(reqs_t *r)
     return 0;
 }
 
+/* The index of rank's segment (binary search), r->nseg if it has none. */
+static size_t reqs_seg(const reqs_t *r, int32_t rank)
+{
+    size_t a = 0, b = r->nseg;
+    while (a < b) {
+        size_t m = (a + b) / 2;
+        if (r->seg[m].rank < rank)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a < r->nseg && r->seg[a].rank == rank ? a : r->nseg;
+}
+
 /* The first entry of (rank, id), or r->n. */
 static size_t reqs_first(const reqs_t *r, int32_t rank, uint64_t id)
 {
     if (r->seg) {
-        size_t a = 0, b = r->nseg; /* the rank's segment: binary search */
-        while (a < b) {
-            size_t m = (a + b) / 2;
-            if (r->seg[m].rank < rank)
-                a = m + 1;
-            else
-                b = m;
-        }
+        size_t a = reqs_seg(r, rank);
         const an_reqseg_t *sg = &r->seg[a];
-        if (a == r->nseg || sg->rank != rank || id < sg->lo || id > sg->hi || !r->first[sg->at + (id - sg->lo)])
+        if (a == r->nseg || id < sg->lo || id > sg->hi || !r->first[sg->at + (id - sg->lo)])
             return r->n;
         return r->first[sg->at + (id - sg->lo)] - 1;
     }
@@ -205,17 +212,9 @@ void an_req_prefetch(const an_ctx_t *c, uint32_t loc, uint64_t ev, int stage)
     const reqs_t *r = e->kind == ST_EV_MPI_ISEND ? &c->done : e->kind == ST_EV_MPI_IRECV ? &c->posted : NULL;
     if (!r || !r->seg || !r->nseg)
         return;
-    int32_t rank = c->in->locs[loc].rank;
-    size_t a = 0, b = r->nseg;
-    while (a < b) {
-        size_t m = (a + b) / 2;
-        if (r->seg[m].rank < rank)
-            a = m + 1;
-        else
-            b = m;
-    }
+    size_t a = reqs_seg(r, c->in->locs[loc].rank);
     const an_reqseg_t *sg = &r->seg[a];
-    if (a == r->nseg || sg->rank != rank || e->id < sg->lo || e->id > sg->hi)
+    if (a == r->nseg || e->id < sg->lo || e->id > sg->hi)
         return;
     const uint32_t *f = &r->first[sg->at + (e->id - sg->lo)];
     if (stage == 1)
