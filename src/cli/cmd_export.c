@@ -5,7 +5,9 @@
  * One process (pid = world rank) per rank, one thread (tid = thread index) per location,
  * named by process_name / thread_name metadata; every region instance a complete event
  * ("ph":"X", cat = its paradigm); every point-to-point message a flow ("ph":"s" at the
- * send, "ph":"f" binding to the enclosing slice at the receive, id = message number).
+ * send, "ph":"f" binding to the enclosing slice at the receive, id = flow number), and so
+ * every one-sided synchronization relation (cat "rma": an origin's MPI_Win_complete to the
+ * target's MPI_Win_wait, a lock holder's unlock to the next conflicting epoch's unlock).
  * Messages are the logical messages of the one derivation (src/clc deps, as `synctrace
  * check` and the analysis use), so wildcard and nonblocking receives pair as MPI paired them.
  * When DIR/analysis.json exists (`synctrace analyze` ran), the analysis' worst wait-state
@@ -126,12 +128,24 @@ static const st_cli_location_t *ref_loc(const xport_t *x, const st_rel_ref_t *re
     return &x->ar->locs[i];
 }
 
-static void flow_end(xport_t *x, const char *ph, uint64_t id, const st_cli_location_t *l, const st_event_t *e)
+/* The relations drawn as arrows: key type, the arrow's name and category. */
+static const struct {
+    unsigned type;
+    const char *name, *cat;
+} arrows[] = {
+    { ST_REL_KEY_P2P, "message", "message" },
+    { ST_REL_KEY_RMA_PSCW, "complete -> wait", "rma" },
+    { ST_REL_KEY_RMA_LOCK, "unlock -> unlock", "rma" },
+};
+
+static void flow_end(xport_t *x, const char *ph, uint64_t id, int a, const st_cli_location_t *l, const st_event_t *e)
 {
     begin(x, ph);
-    fprintf(x->out, ",\"name\":\"message\",\"cat\":\"message\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":%.3f%s",
-            id, l->rank, l->thread, us(x, e->time), ph[0] == 'f' ? ",\"bp\":\"e\"" : "");
-    fprintf(x->out, ",\"args\":{\"tag\":%u,\"bytes\":%" PRIu64 "}}", (unsigned)e->tag, e->bytes);
+    fprintf(x->out, ",\"name\":\"%s\",\"cat\":\"%s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%u,\"ts\":%.3f%s",
+            arrows[a].name, arrows[a].cat, id, l->rank, l->thread, us(x, e->time), ph[0] == 'f' ? ",\"bp\":\"e\"" : "");
+    if (arrows[a].type == ST_REL_KEY_P2P)
+        fprintf(x->out, ",\"args\":{\"tag\":%u,\"bytes\":%" PRIu64 "}", (unsigned)e->tag, e->bytes);
+    fputc('}', x->out);
 }
 
 static void messages(xport_t *x)
@@ -140,15 +154,18 @@ static void messages(xport_t *x)
     uint64_t id = 0;
     for (uint64_t k = 0; k < g->ninst; k++) {
         const st_rel_inst_t *in = &g->inst[k];
-        if (st_rel_inst_type(in) != ST_REL_KEY_P2P || in->nsend != 1 || in->nrecv != 1)
+        int a = 0, n = (int)(sizeof arrows / sizeof arrows[0]);
+        while (a < n && arrows[a].type != st_rel_inst_type(in))
+            a++;
+        if (a == n || in->nsend != 1 || in->nrecv != 1)
             continue;
         const st_event_t *se, *re;
         const st_cli_location_t *sl = ref_loc(x, &g->refs[in->first], &se);
         const st_cli_location_t *rl = ref_loc(x, &g->refs[in->first + 1], &re);
         if (!sl || !rl)
             continue;
-        flow_end(x, "s", id, sl, se);
-        flow_end(x, "f", id, rl, re);
+        flow_end(x, "s", id, a, sl, se);
+        flow_end(x, "f", id, a, rl, re);
         id++;
     }
 }
@@ -249,7 +266,9 @@ const st_cli_cmd_t st_cli_cmd_export = {
     .help = "Writes the archive in DIR to FILE in the Chrome trace-event JSON format, which Perfetto UI\n"
             "(ui.perfetto.dev, Open trace file) and chrome://tracing open: one process per rank, one\n"
             "thread per location, each region instance a complete event (cat MPI, OpenMP, user),\n"
-            "each point-to-point message a flow arrow from the send to the receive. After\n"
+            "each point-to-point message a flow arrow from the send to the receive, each one-sided\n"
+            "synchronization relation one too (cat rma: MPI_Win_complete to the target's MPI_Win_wait,\n"
+            "a lock holder's MPI_Win_unlock to the next conflicting epoch's). After\n"
             "`synctrace analyze DIR` (DIR/analysis.json exists) the worst wait-state instances appear\n"
             "as counters \"wait: <metric>\" (seconds) on their rank. Times in microseconds since the\n"
             "archive's offset. Prints FILE.\n",

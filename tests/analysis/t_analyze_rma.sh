@@ -43,6 +43,15 @@ unlock_relations() {
         "$(sed -nE 's/^rma: .* ([0-9]+) unlock -> unlock$/\1/p' "$ST_TMP/check.txt")"
 }
 unlock_relations "$ST_TMP/run"
+# the one-sided relations as arrows of the Chrome export, as many of each as `check` counts
+st export "$ST_TMP/run" --chrome "$ST_TMP/run.chrome.json" >/dev/null || fail "export --chrome failed"
+st dump --json "$ST_TMP/run" >"$ST_TMP/run.dump.jsonl" || fail "dump --json failed"
+python3 "$ST_ROOT/tests/viewers/chromecheck.py" "$ST_TMP/run.chrome.json" "$ST_TMP/run.dump.jsonl" "$ST_TMP/run/analysis.json" \
+    >"$ST_TMP/chrome.txt" 2>&1 ||
+    fail "export --chrome: $(head -n 5 "$ST_TMP/chrome.txt")"
+assert_eq "export --chrome: the one-sided arrows against synctrace check's relations" \
+    "$(sed -nE 's/^rma: .*, ([0-9]+) complete -> wait, ([0-9]+) unlock -> unlock$/complete -> wait \1, unlock -> unlock \2/p' "$ST_TMP/check.txt")" \
+    "$(sed -nE 's/^rma arrows: //p' "$ST_TMP/chrome.txt")"
 st report "$ST_TMP/run" --metric mpi_rma_early_fence >"$ST_TMP/metric.txt" || fail "report --metric failed"
 head -1 "$ST_TMP/metric.txt" | grep -q '^Early Fence \[mpi_rma_early_fence\]:' || fail "report --metric: $(head -1 "$ST_TMP/metric.txt")"
 note "one-sided waits as the program's clock says; in-run == offline == 2 processes"

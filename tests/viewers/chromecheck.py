@@ -45,19 +45,29 @@ for loc in locs:
             bad.append("%r overlaps its enclosing region (ends %s)" % (e, stack[-1])); break
         stack.append(e["ts"] + e["dur"])
 
-# flows: one s and one f per id; s at a send of the dump, f at the matching receive
+# flows: one s and one f per id, none ending before it starts; a message's s at a send of the dump,
+# its f at the matching receive; the one-sided relations' (cat rma) between two ranks
 sends = collections.Counter((d["rank"], d["peer"], d["tag"]) for d in dump if d["type"] in ("send", "isend"))
 recvs = collections.Counter((d["peer"], d["rank"], d["tag"]) for d in dump if d["type"] in ("recv", "irecv"))
 s = {e["id"]: e for e in by["s"]}
 f = {e["id"]: e for e in by["f"]}
 if len(s) != len(by["s"]) or len(f) != len(by["f"]) or set(s) != set(f): bad.append("flow ids do not pair up")
+for i in s:
+    if i in f and (s[i]["cat"], s[i]["name"]) != (f[i]["cat"], f[i]["name"]): bad.append("flow %s changes its kind" % i)
+rma = collections.Counter(s[i]["name"] for i in s if s[i]["cat"] == "rma")
+bad += ["an rma arrow within rank %s: %r" % (s[i]["pid"], s[i]) for i in s
+        if s[i]["cat"] == "rma" and i in f and f[i]["pid"] == s[i]["pid"]][:3]
+unknown = {s[i]["cat"] for i in s} - {"message", "rma"}
+if unknown: bad.append("flows of unknown categories %s" % sorted(unknown))
+s = {i: e for i, e in s.items() if e["cat"] == "message"}
 flows = collections.Counter((s[i]["pid"], f[i]["pid"], s[i]["args"]["tag"]) for i in s if i in f)
 if flows != sends: bad.append("flows %s, sends of the dump %s" % (dict(flows), dict(sends)))
 if flows != recvs: bad.append("flows %s, receives of the dump %s" % (dict(flows), dict(recvs)))
+s = {e["id"]: e for e in by["s"]}
 late = [i for i in s if i in f and f[i]["ts"] < s[i]["ts"]]
 if late: bad.append("%d flows end before they start (first %r)" % (len(late), s[late[0]]))
 
-# counters: only with the analysis; the worst Late Sender wait is the analysis' largest
+# counters: only with the analysis; the worst Late Sender wait is the analysis' largest (none without)
 if analysis is None:
     if by["C"]: bad.append("counters without analysis.json")
 else:
@@ -65,9 +75,11 @@ else:
     if not cs or len(cs) != len(by["C"]): bad.append("%d wait counters of %d" % (len(cs), len(by["C"])))
     peak = max((e["args"]["s"] for e in cs if e["name"] == "wait: Late Sender"), default=0)
     total = sum(v["value"] for v in analysis["values"] if v["metric"] == "mpi_latesender")
-    if not (0 < peak <= total + 1e-9): bad.append("Late Sender peak %g, analysis total %g" % (peak, total))
+    if not (0 < peak <= total + 1e-9 if total > 0 else peak == 0):
+        bad.append("Late Sender peak %g, analysis total %g" % (peak, total))
     if any(e["args"]["s"] < 0 for e in cs): bad.append("negative wait")
 
 for b in bad[:10]: print(b)
 if bad: sys.exit(1)
-print("ok: %d regions, %d messages, %d counter samples, %d locations" % (len(by["X"]), len(s), len(by["C"]), len(locs)))
+print("ok: %d regions, %d messages, %d counter samples, %d locations" % (len(by["X"]), sum(flows.values()), len(by["C"]), len(locs)))
+print("rma arrows: complete -> wait %d, unlock -> unlock %d" % (rma["complete -> wait"], rma["unlock -> unlock"]))

@@ -39,6 +39,7 @@ grep -qx "synctrace: analyze: cannot write /dev/full: No space left on device" f
     fail "analyze -o /dev/full: $(cat full.err)"
 python3 "$ST_ROOT/tests/viewers/chromecheck.py" waits.json dump.jsonl "$DIR/analysis.json" >check.txt 2>&1 \
     || fail "with the analysis: $(head -n 5 check.txt)"
+grep -q '"name":"wait: Late Sender"' waits.json || fail "with the analysis: no Late Sender counter (the demo has Late Senders)"
 note "$(cat check.txt)"
 
 RC=0; st export "$DIR" >/dev/null 2>err.txt || RC=$?
