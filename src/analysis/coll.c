@@ -63,11 +63,6 @@ static int pool_fit(an_cpool_t *p, size_t nm, size_t ns)
            st_mem_grow((void **)&p->st, &p->cs, p->ns + ns, sizeof *p->st) ? -1 : 0;
 }
 
-static int is_rma_op(unsigned kind)
-{
-    return kind == ST_EV_RMA_PUT || kind == ST_EV_RMA_GET || kind == ST_EV_RMA_ATOMIC;
-}
-
 static int cmp_stair(const void *a, const void *b)
 {
     return st_an_key_cmp(((const st_an_stair_t *)a)->key, ((const st_an_stair_t *)b)->key);
@@ -82,10 +77,10 @@ static int fence_ops(const an_ctx_t *c, uint32_t l, uint64_t call, const st_even
     for (uint64_t i = call; i-- > 0;) {
         const st_event_t *e = &L->ev[i];
         unsigned kind = e->kind;
-        if ((kind != ST_EV_RMA_COLL_END && kind != ST_EV_RMA_WIN_CREATE && !is_rma_op(kind)) ||
+        if ((kind != ST_EV_RMA_COLL_END && kind != ST_EV_RMA_WIN_CREATE && !st_event_is_rma_op(kind)) ||
             e->comm != end->comm || e->tag != end->tag)
             continue;
-        if (!is_rma_op(kind))
+        if (!st_event_is_rma_op(kind))
             break; /* the epoch's opening fence, or the window's creation */
         if (e->peer < 0)
             continue;

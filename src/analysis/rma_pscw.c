@@ -15,12 +15,6 @@
 
 #include "../util/mem.h"
 
-
-static int is_rma_op(unsigned kind)
-{
-    return kind == ST_EV_RMA_PUT || kind == ST_EV_RMA_GET || kind == ST_EV_RMA_ATOMIC;
-}
-
 /* The RMA_GROUP_SYNC of the MPI_Win_complete whose ENTER is event i of location l (its window), AN_NO_EV none. */
 static uint64_t complete_sync(const an_ctx_t *c, uint32_t l, uint64_t i)
 {
@@ -61,7 +55,7 @@ uint64_t an_pscw_lastop(const an_ctx_t *c, uint32_t l, uint64_t i, int32_t targe
             continue;
         if (e->kind == ST_EV_RMA_GROUP_SYNC && e->op == ST_PSCW_START)
             break;
-        if (is_rma_op(e->kind) && e->peer == target) {
+        if (st_event_is_rma_op(e->kind) && e->peer == target) {
             uint64_t call = an_call(c, l, j);
             return call == AN_NO_EV ? an_time(c, l, j) : an_leave_time(c, l, call);
         }
@@ -133,7 +127,7 @@ static void late_post(an_ctx_t *c, uint32_t l, uint64_t i, uint64_t post)
         return;
     for (uint64_t j = start; j < i; j++) { /* the start (it may block), else the operation open then */
         const st_event_t *e = &c->in->locs[l].ev[j];
-        if (j != start && !(is_rma_op(e->kind) && e->comm == w->comm && e->tag == w->tag))
+        if (j != start && !(st_event_is_rma_op(e->kind) && e->comm == w->comm && e->tag == w->tag))
             continue;
         uint64_t call = an_call(c, l, j);
         if (call == AN_NO_EV)

@@ -80,6 +80,12 @@ static inline uint64_t st_event_orig_time(const st_event_t *e)
     return e->kind == ST_EV_ENTER ? e->id : e->aux;
 }
 
+/* An RMA operation issued at the origin (RmaPut, RmaGet, RmaAtomic: its target in peer). */
+static inline int st_event_is_rma_op(unsigned kind)
+{
+    return kind == ST_EV_RMA_PUT || kind == ST_EV_RMA_GET || kind == ST_EV_RMA_ATOMIC;
+}
+
 /* Name used in `synctrace dump` for an event kind (recorded or read); "?" for an unknown kind. */
 const char *st_event_kind_name(unsigned kind);
 

@@ -82,11 +82,6 @@ static int close_epoch(const st_rel_input_t *in, const st_rel_proc_t *p, openvec
     return rc;
 }
 
-static int is_rma_op(unsigned kind)
-{
-    return kind == ST_EV_RMA_PUT || kind == ST_EV_RMA_GET || kind == ST_EV_RMA_ATOMIC;
-}
-
 /* The target (world rank) of an operation's matching id (rma.c: window rank << 40 | number), -1 unknown. */
 static int32_t id_target(const st_rel_proc_t *p, const st_event_t *e)
 {
@@ -110,7 +105,7 @@ static int loc_epochs(const st_rel_input_t *in, const st_rel_proc_t *p, uint32_t
             open_ep_t y = { .comm = e->comm, .win = (uint32_t)e->tag, .peer = e->peer < 0 ? -1 : e->peer,
                             .excl = e->op == LOCK_EXCLUSIVE };
             rc = PUSH(o, y);
-        } else if (is_rma_op(e->kind) && (x = find_open(&o, e, 1))) {
+        } else if (st_event_is_rma_op(e->kind) && (x = find_open(&o, e, 1))) {
             if (x->peer >= 0)
                 x->used = 1;
             else if (!x->ntgt || x->tgt[x->ntgt - 1] != e->peer) /* (operations mostly repeat a target) */
