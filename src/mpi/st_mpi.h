@@ -141,15 +141,6 @@ MPI_Status *st_mpi_statuses(st_thread_t *th, int count, MPI_Status *statuses);
 /* Grows a thread-local scratch array p of *cap elements to at least need; NULL (p kept) when out of memory. */
 void *st_mpi_grow(void *p, int *cap, int need, size_t elem);
 
-/*
- * Completion calls (Wait*, Test*): before PMPI, st_mpi_snapshot copies the count request handles into
- * thread-local scratch (PMPI frees them) and, under MPI_THREAD_MULTIPLE, takes their entries out of the
- * request map at once: after PMPI another thread may be handed the same handle by MPI and register its
- * own request under it, and a completion that looked the handle up then would take that thread's entry.
- * After PMPI, st_mpi_complete* record the completions of snapshot entries, and st_mpi_snapshot_end puts
- * back the entries of requests that did not complete. st_mpi_snapshot returns NULL when out of memory
- * (the completions of that call are then not recorded).
- */
 extern int st_mpi_thread_multiple; /* MPI_Init_thread provided MPI_THREAD_MULTIPLE */
 
 /*
@@ -166,6 +157,16 @@ static inline uint64_t st_mpi_count(_Atomic uint64_t *counter)
     atomic_store_explicit(counter, v + 1, memory_order_relaxed);
     return v;
 }
+
+/*
+ * Completion calls (Wait*, Test*): before PMPI, st_mpi_snapshot copies the count request handles into
+ * thread-local scratch (PMPI frees them) and, under MPI_THREAD_MULTIPLE, takes their entries out of the
+ * request map at once: after PMPI another thread may be handed the same handle by MPI and register its
+ * own request under it, and a completion that looked the handle up then would take that thread's entry.
+ * After PMPI, st_mpi_complete* record the completions of snapshot entries, and st_mpi_snapshot_end puts
+ * back the entries of requests that did not complete. st_mpi_snapshot returns NULL when out of memory
+ * (the completions of that call are then not recorded).
+ */
 MPI_Request *st_mpi_snapshot(st_thread_t *th, int count, const MPI_Request *reqs);
 void st_mpi_snapshot_end(st_thread_t *th, int count);
 
@@ -272,7 +273,7 @@ typedef struct st_win st_win_t;
 /* What an RMA operation is (the wrappers' op word): its OTF2 record and atomic type. */
 enum { ST_RMA_PUT, ST_RMA_GET, ST_RMA_ACCUMULATE, ST_RMA_GET_ACCUMULATE, ST_RMA_FETCH_AND_OP,
        ST_RMA_COMPARE_AND_SWAP };
-/* Synchronization of a group (the wrappers' what word). */
+/* Synchronization of a group (the wrappers' what word): model/event.h's st_pscw_op. */
 /* Where a flush completes operations (the wrappers' at word): at the target, or at the origin. */
 enum { ST_RMA_AT_REMOTE, ST_RMA_AT_LOCAL };
 /* The target of MPI_Win_lock_all / MPI_Win_unlock_all: every rank of the window. */
