@@ -3,7 +3,7 @@
 against the program's own clock readings ("rank R PHASE MS" lines: what the waits were on
 this run) and what it injected (the line "T D S": threads, D and S in ms).
 Per process: each wait state sits at the call path of its construct and equals
-  omp_ebarrier_wait, omp_ibarrier_wait   the readings (5 % + 3 ms); (T-1) D (0.75x .. 2x)
+  omp_ebarrier_wait, omp_ibarrier_wait   the readings (5 % + 3 ms; ibarrier: every region's end); (T-1) D (0.75x .. 2x)
   omp_lock_contention_critical / _api    the readings (5 % + 3 ms); (T-1) D/2 (0.75x .. 2x)
   omp_limited_parallelism                the reading (5 % + 3 ms); (T-2) D (0.75x .. 2x), at the region
   omp_idle_threads outside parallel regions and MPI calls: (T-1) S (10 % + 3 ms per thread)
