@@ -10,7 +10,8 @@
 # late callback landing between two threads' stamps: a worker's team end, a lock release
 # reported after the lock is free); the flushes must stay visible. A thread waits for the disk (a
 # flush region) only when the writer thread falls behind: with 64k buffers the spill writes are
-# slowed to 20 ms each (tests/mpi/slow_spill.c, preloaded first) so that it does.
+# slowed to 150 ms each (tests/mpi/slow_spill.c, preloaded first) so that it does. 20 ms was not
+# enough on a loaded machine: the threads, slowed too, filled no second buffer within a write.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/omp/common.sh"
 need_omp_tools
@@ -39,7 +40,7 @@ check_run() {
 export SYNCTRACE_CLC_MU=1
 slow=$(build_slow_spill) || exit 1
 for i in 1 2 3 4 5; do
-    SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=20 SYNCTRACE_DIR=$ST_TMP/omp64k-$i LD_PRELOAD=$slow:$ST_LIB timeout -k 10 120 "$omp_bin" -t 3 -r 30 \
+    SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=150 SYNCTRACE_DIR=$ST_TMP/omp64k-$i LD_PRELOAD=$slow:$ST_LIB timeout -k 10 120 "$omp_bin" -t 3 -r 30 \
         >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" || fail "relations (OpenMP, 64k) failed: $(tail -n 3 "$ST_TMP/err.txt")"
     check_run "OpenMP-only 3 threads, 64k buffer, run $i" "$ST_TMP/omp64k-$i" 4
 done
@@ -54,7 +55,7 @@ for i in 1 2 3 4 5 6; do
     check_run "OpenMP-only 2 spinning threads, run $i" "$ST_TMP/spin-$i" 0
 done
 
-ST_ENV="SYNCTRACE_CLC_MU=1 SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=20"
+ST_ENV="SYNCTRACE_CLC_MU=1 SYNCTRACE_BUFFER=64k SLOW_SPILL_MS=150"
 for i in 1 2 3; do
     ST_PRELOAD_FIRST=$slow ST_TIMEOUT=120 run_traced "$ST_TMP/hyb64k-$i" 2 "$hyb_bin" -t 2 -r 20 ||
         fail "relations (hybrid, 64k) failed: $(tail -n 3 "$ST_TMP/err.txt")"
