@@ -79,16 +79,28 @@ grep -q '"metric": "mpi_latesender"' "$ST_TMP/off.json" || fail "SYNCTRACE_ROOTC
 ! grep -Eq '"metric": "(delay_|critical_path|mpi_wait_)' "$ST_TMP/off.json" || fail "SYNCTRACE_ROOTCAUSE=off: root-cause values"
 
 # skewed clocks, CLC on: the same attribution (balanced: its known answer, no delay above noise; what
-# noise there is differs from run to run, so the two are not compared value by value)
+# noise there is differs from run to run, so the two are not compared value by value). The skewed run
+# is another run: on a loaded machine a rank that loses its core inside an MPI call puts that time on
+# the call's function (seen: the critical path 49.6 ms at exchange(), 0 in the unskewed run), so a
+# run is tried up to 3 times, like the known answers.
+# same_as_unskewed MODE: rccheck.py same on the two runs (its output in same-MODE.txt)
+same_as_unskewed() {
+    [ "$1" = balanced ] || python3 "$check" same "$ST_TMP/$1/analysis.json" "$ST_TMP/skew-$1/analysis.json" \
+        >"$ST_TMP/same-$1.txt"
+}
 for mode in imbalance chain collective balanced; do
     for try in 1 2 3; do
         rm -rf "${ST_TMP:?}/skew-$mode"
         CLC_ENV="SYNCTRACE_CALLPATH=1" run_skewed "$ST_TMP/skew-$mode" 3 "$bin" $mode $T $W
-        RC_TRY=$try rc $mode "$ST_TMP/skew-$mode" skew-$mode $T $W && break
-        [ $try -lt 3 ] || rc $mode "$ST_TMP/skew-$mode" skew-$mode $T $W
+        if RC_TRY=$try rc $mode "$ST_TMP/skew-$mode" skew-$mode $T $W; then
+            same_as_unskewed $mode && break
+            note "skew-$mode: run $try: $(grep -E '^WRONG' "$ST_TMP/same-$mode.txt" | head -n 4 | tr '\n' '|')"
+        fi
+        [ $try -lt 3 ] && continue
+        rc $mode "$ST_TMP/skew-$mode" skew-$mode $T $W
+        same_as_unskewed $mode ||
+            fail "skew $mode: other attribution than without skew: $(grep -E '^WRONG' "$ST_TMP/same-$mode.txt" | head -n 4 | tr '\n' '|')"
     done
-    [ $mode = balanced ] || python3 "$check" same "$ST_TMP/$mode/analysis.json" "$ST_TMP/skew-$mode/analysis.json" >"$ST_TMP/same-$mode.txt" ||
-        fail "skew $mode: other attribution than without skew: $(grep -E '^WRONG' "$ST_TMP/same-$mode.txt" | head -n 4 | tr '\n' '|')"
     offline "$ST_TMP/skew-$mode" skew-$mode
 done
 
