@@ -165,9 +165,27 @@ static int is_tool(uint32_t region)
     return ri && ri->paradigm == ST_PARADIGM_MEASUREMENT;
 }
 
+/* The last cnodes an_scan_loc found by (parent, region), direct-mapped: a trace enters the same few
+ * calls under the same few parents over and over, and a hit here skips the tree's hash probe and
+ * the accumulator's size check (done when the entry was made). A node, once made, keeps its
+ * number, so a hit gives what an_tree_child would. */
+enum { MEMO_SLOTS = 64 };
+typedef struct memo_slot {
+    uint32_t parent, region, cn;
+} memo_slot_t;
+
+static inline memo_slot_t *memo_of(memo_slot_t *memo, uint32_t parent, uint32_t region)
+{
+    return &memo[(parent * 0x9e3779b1u ^ region * 0x85ebca6bu) >> 26];
+}
+
 int an_scan_loc(const st_rel_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths, uint64_t *stack,
                 uint64_t *unpaired, an_ctx_t *c, uint32_t l, an_tacc_t *acc)
 {
+    _Static_assert(MEMO_SLOTS == 1 << (32 - 26), "memo_of's shift");
+    memo_slot_t memo[MEMO_SLOTS];
+    for (int k = 0; k < MEMO_SLOTS; k++)
+        memo[k].parent = ST_AN_NO_CNODE; /* no call's parent: an empty slot */
     uint64_t depth = 0;
     if (acc && L->n)
         acc->v[0] += st_an_diff(L->ev[L->n - 1].time, L->ev[0].time);
@@ -178,9 +196,14 @@ int an_scan_loc(const st_rel_loc_t *L, an_loc_t *A, tree_t *t, an_paths_t *paths
             uint32_t parent = t ? open_cnode(A, stack, depth) : 0, cn = 0;
             if (t && paths && paths->nranks)
                 parent = frames_cnode(paths, t, L, parent, e, depth ? &L->ev[stack[depth - 1]] : NULL);
-            if (t && (parent == ST_AN_NO_CNODE || (cn = an_tree_child(t, parent, e->region)) == ST_AN_NO_CNODE ||
-                      cn > 0x7fffffffu || (acc && tacc_fit(acc, cn))))
+            memo_slot_t *ms = t ? memo_of(memo, parent, e->region) : NULL;
+            if (ms && ms->parent == parent && ms->region == e->region && parent != ST_AN_NO_CNODE)
+                cn = ms->cn;
+            else if (t && (parent == ST_AN_NO_CNODE || (cn = an_tree_child(t, parent, e->region)) == ST_AN_NO_CNODE ||
+                           cn > 0x7fffffffu || (acc && tacc_fit(acc, cn))))
                 return -1;
+            else if (ms)
+                *ms = (memo_slot_t){ parent, e->region, cn };
             stack[depth++] = i;
             A->w[i] = AN_W_ENTER | (uint64_t)cn << 32;
             if (c && is_tool(e->region) && an_evs_push(&c->tool, &c->tool_cap, l, i))

@@ -129,16 +129,19 @@ static int take_derived(st_an_par_t *p, st_rel_derived_t *d, const int32_t *owne
     if (st_rel_self_ends_expand(&d->self_ends, p->in->locs))
         return -1;
     size_t most = st_rel_derived_count(d), n, kept;
-    st_rel_endpoint_t *buf = malloc(sizeof *buf * PART);
-    /* room for all: only the pages written become memory, and the block is shrunk to them */
-    int rc = buf && (p->ep.v = st_mem_malloc(sizeof *p->ep.v * (most + 1))) ? 0 : -1;
+    /* room for all: only the pages written become memory, and the block is shrunk to them. Each part
+     * is read straight into its place, and what leaves it (remote ends, CLC's lock relations) is
+     * squeezed out while the part is in the cache. */
+    int rc = (p->ep.v = st_mem_malloc(sizeof *p->ep.v * (most + 1))) ? 0 : -1;
     p->ep.cap = most + 1;
     st_rel_epvec_t locks = { 0 };
     rc = rc ? rc : lock_ends(p, &locks);
     rc = rc ? rc : an_pwire_begin(&p->pw, owner, p->in->nranks, p->me, p->nprocs, d->g.nrefs + d->p2p.n + locks.n);
     p->derived = d;
     p->dpos = (st_rel_derived_pos_t){ .below = ST_REL_KEY_OMP_FORK };
-    while (rc == 0 && (n = st_rel_derived_read(d, &p->dpos, buf, PART)) > 0) {
+    while (rc == 0 && p->ep.n < most &&
+           (n = st_rel_derived_read(d, &p->dpos, p->ep.v + p->ep.n, most - p->ep.n < PART ? most - p->ep.n : PART)) > 0) {
+        st_rel_endpoint_t *buf = p->ep.v + p->ep.n;
         p->dread += n;
         size_t m = 0; /* CLC's lock relations ordered the epochs by the times before its correction */
         for (size_t k = 0; k < n; k++)
@@ -146,9 +149,8 @@ static int take_derived(st_an_par_t *p, st_rel_derived_t *d, const int32_t *owne
                 buf[m++] = buf[k];
         rc = an_pwire_take(&p->pw, buf, m, buf, &kept);
         if (rc == 0)
-            memcpy(p->ep.v + p->ep.n, buf, sizeof *buf * kept), p->ep.n += kept;
+            p->ep.n += kept;
     }
-    free(buf);
     /* after CLC's other ends, before its OpenMP ones (their key types come later) */
     rc = rc ? rc : an_pwire_take(&p->pw, locks.v, locks.n, locks.v, &kept);
     for (size_t k = 0; rc == 0 && k < kept; k++)

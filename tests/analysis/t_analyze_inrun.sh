@@ -65,6 +65,10 @@ grep -q '5 processes for an archive of 4 ranks' "$ST_TMP/n5.txt" || fail "unclea
 cbin=$(build_mpi_c clc_mpi "$ST_ROOT/tests/clc/clc_mpi.c")
 run_traced "$ST_TMP/clc" 4 "$cbin" 3 || fail "clc_mpi exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
 same "$ST_TMP/clc" clc 4
+# the same with more of CLC's endpoints per process than the analysis reads of them at a time (parts
+# of 2048, parallel.c take_derived): 200 rounds, about 20k events per rank
+run_traced "$ST_TMP/clc2" 2 "$cbin" 200 || fail "clc_mpi 200 exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
+same "$ST_TMP/clc2" clc_parts 2
 
 # Late Receiver against a late MPI_Irecv: the posting call's enter travels to the sender
 lbin=$(build_mpi_c late_post "$ST_ROOT/tests/analysis/late_post.c")
