@@ -102,9 +102,14 @@ int bench_polite_allreduce(const void *in, void *out, int count, MPI_Datatype ty
 double bench_elapsed_max(uint64_t begin, MPI_Comm comm);
 
 /* Accuracy estimate of the global clock: max over ranks of |offset to rank 0's global clock|
-   (ns), each offset from the fastest of several ping-pongs (paper Alg. 6). Collective; the
-   result is valid on every rank. */
-double bench_clock_offset_max(MPI_Comm comm);
+   (ns), each offset from the fastest of several ping-pongs (paper Alg. 6), and how far such a
+   measurement can be off: the largest half round trip of those fastest ping-pongs (a loaded
+   machine's slow ping-pongs make offsets of 0 read as hundreds of us). Collective; the result
+   is valid on every rank. */
+typedef struct bench_offset {
+    double offset_ns, bound_ns;
+} bench_offset_t;
+bench_offset_t bench_clock_offset_max(MPI_Comm comm);
 
 /* ---- figures (stats.c) --------------------------------------------------------------------- */
 
@@ -162,8 +167,8 @@ typedef struct bench_meta {
     int ranks_per_node;        /* the most on one node */
     int cores_per_node;        /* the fewest online cores of a node */
     char sync[512];            /* SYNCTRACE_SYNC in effect */
-    double offset_start_ns;    /* bench_clock_offset_max after the sync, and at the end */
-    double offset_end_ns;
+    bench_offset_t offset_start; /* bench_clock_offset_max after the sync, and at the end */
+    bench_offset_t offset_end;
     double margin_ns;
     double slice;
     char mpi_version[MPI_MAX_LIBRARY_VERSION_STRING];

@@ -75,8 +75,9 @@ double bench_elapsed_max(uint64_t begin, MPI_Comm comm)
     return all;
 }
 
-/* Rank 0's side with one peer: offset of the peer's global clock from the fastest exchange. */
-static double offset_to(int peer, MPI_Comm comm)
+/* Rank 0's side with one peer: offset of the peer's global clock from the fastest exchange, whose
+ * half round trip goes to *bound. */
+static double offset_to(int peer, MPI_Comm comm, double *bound)
 {
     double best_rtt = INFINITY, offset = 0;
     for (int i = 0; i < PINGPONGS; i++) {
@@ -93,6 +94,7 @@ static double offset_to(int peer, MPI_Comm comm)
             offset = (double)theirs - ((double)t0 + rtt / 2);
         }
     }
+    *bound = best_rtt / 2;
     return offset;
 }
 
@@ -109,20 +111,21 @@ static void answer_pings(MPI_Comm comm)
     }
 }
 
-double bench_clock_offset_max(MPI_Comm comm)
+bench_offset_t bench_clock_offset_max(MPI_Comm comm)
 {
     int rank, size;
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &size);
-    double worst = 0;
+    double worst[2] = { 0, 0 }; /* offset, bound */
     for (int peer = 1; peer < size; peer++) {
         if (rank == 0) {
-            double off = fabs(offset_to(peer, comm));
-            worst = off > worst ? off : worst;
+            double bound, off = fabs(offset_to(peer, comm, &bound));
+            worst[0] = off > worst[0] ? off : worst[0];
+            worst[1] = bound > worst[1] ? bound : worst[1];
         } else if (rank == peer) {
             answer_pings(comm);
         }
     }
-    bench_polite_bcast(&worst, 1, MPI_DOUBLE, 0, comm);
-    return worst;
+    bench_polite_bcast(worst, 2, MPI_DOUBLE, 0, comm);
+    return (bench_offset_t){ worst[0], worst[1] };
 }

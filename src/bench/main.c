@@ -227,14 +227,14 @@ int main(int argc, char **argv)
     }
     bench_meta_t meta;
     fill_meta(&meta, &ctx);
-    meta.offset_start_ns = bench_clock_offset_max(ctx.comm);
+    meta.offset_start = bench_clock_offset_max(ctx.comm);
     bench_estimate_margin(&ctx);
     meta.margin_ns = ctx.margin_ns;
     if (ctx.rank == 0)
         bench_print_header(stdout, &meta, opts.imbalance ? 0 : opts.scheme);
     rows_t rows = { 0 };
     int rc = run_all(&ctx, &rows) ? 1 : 0;
-    meta.offset_end_ns = bench_clock_offset_max(ctx.comm);
+    meta.offset_end = bench_clock_offset_max(ctx.comm);
     if (ctx.rank == 0) {
         bench_print_footer(stdout, &meta);
         rc |= write_files(&opts, &meta, &rows);

@@ -41,8 +41,9 @@ void bench_print_header(FILE *out, const bench_meta_t *m, int scheme)
     if (m->ranks_per_node > m->cores_per_node)
         fprintf(out, "# note: %d ranks share %d cores on a node: ranks cannot start together, expect invalid "
                      "Round-Time rounds (docs/bench.md)\n", m->ranks_per_node, m->cores_per_node);
-    fprintf(out, "# clock sync: %s; max offset of a rank's global clock to rank 0's: %.2f us after the sync\n",
-            m->sync, us(m->offset_start_ns));
+    fprintf(out, "# clock sync: %s; max offset of a rank's global clock to rank 0's: %.2f us after the sync "
+                 "(measured to +-%.2f us)\n",
+            m->sync, us(m->offset_start.offset_ns), us(m->offset_start.bound_ns));
     fprintf(out, "# Round-Time start margin %.1f us; slice %g s per operation, size and scheme; times in us\n",
             us(m->margin_ns), m->slice);
     if (scheme == BENCH_SCHEME_BOTH)
@@ -78,8 +79,13 @@ void bench_print_rows(FILE *out, const bench_row_t *rows, int n, int scheme)
 
 void bench_print_footer(FILE *out, const bench_meta_t *m)
 {
-    fprintf(out, "# max clock offset at the end: %.2f us%s\n", us(m->offset_end_ns),
-            m->offset_end_ns > m->margin_ns / 2 ? " (large against the margin: Round-Time figures are doubtful)" : "");
+    const bench_offset_t *o = &m->offset_end;
+    const char *note = "";
+    if (o->offset_ns > m->margin_ns / 2)
+        note = o->offset_ns > o->bound_ns ? " (large against the margin: Round-Time figures are doubtful)"
+                                          : " (not measurable: the fastest ping-pong was this slow; a loaded machine?)";
+    fprintf(out, "# max clock offset at the end: %.2f us (measured to +-%.2f us)%s\n", us(o->offset_ns),
+            us(o->bound_ns), note);
     fflush(out);
 }
 
@@ -128,8 +134,10 @@ int bench_write_json(const char *path, const bench_meta_t *m, const bench_row_t 
     st_json_string(f, m->mpi_version);
     fprintf(f, ",\n  \"sync\": ");
     st_json_string(f, m->sync);
-    fprintf(f, ",\n  \"clock_offset_max_ns\": { \"after_sync\": %.1f, \"at_end\": %.1f },\n", m->offset_start_ns,
-            m->offset_end_ns);
+    fprintf(f,
+            ",\n  \"clock_offset_max_ns\": { \"after_sync\": %.1f, \"at_end\": %.1f, \"after_sync_bound\": %.1f, "
+            "\"at_end_bound\": %.1f },\n",
+            m->offset_start.offset_ns, m->offset_end.offset_ns, m->offset_start.bound_ns, m->offset_end.bound_ns);
     fprintf(f, "  \"margin_ns\": %.1f,\n  \"slice_s\": %g,\n  \"results\": [", m->margin_ns, m->slice);
     for (size_t i = 0; i < n; i++) {
         const bench_result_t *r = &rows[i].res;
@@ -150,8 +158,8 @@ int bench_write_csv(const char *path, const bench_meta_t *m, const bench_row_t *
     if (!f)
         return -1;
     fprintf(f, "operation,bytes,datatype,scheme,valid,invalid,reps_per_batch,round_margin_ns,min_ns,median_ns,mean_ns,"
-               "max_ns,slice_used_s,ranks,nodes,sync,clock_offset_after_sync_ns,clock_offset_at_end_ns,margin_ns,slice_s,"
-               "mpi_library,date\n");
+               "max_ns,slice_used_s,ranks,nodes,sync,clock_offset_after_sync_ns,clock_offset_at_end_ns,"
+               "clock_offset_after_sync_bound_ns,clock_offset_at_end_bound_ns,margin_ns,slice_s,mpi_library,date\n");
     for (size_t i = 0; i < n; i++) {
         const bench_result_t *r = &rows[i].res;
         fprintf(f, "%s,%zu,%s,%s,%zu,%zu,%ld,%.1f,", rows[i].op, rows[i].bytes, rows[i].dtype, r->scheme, r->valid,
@@ -159,7 +167,8 @@ int bench_write_csv(const char *path, const bench_meta_t *m, const bench_row_t *
         figures_ns(f, r, 0);
         fprintf(f, "%.4f,%d,%d,", r->slice_used, m->ranks, m->nodes);
         csv_string(f, m->sync);
-        fprintf(f, ",%.1f,%.1f,%.1f,%g,", m->offset_start_ns, m->offset_end_ns, m->margin_ns, m->slice);
+        fprintf(f, ",%.1f,%.1f,%.1f,%.1f,%.1f,%g,", m->offset_start.offset_ns, m->offset_end.offset_ns,
+                m->offset_start.bound_ns, m->offset_end.bound_ns, m->margin_ns, m->slice);
         csv_string(f, m->mpi_version);
         fprintf(f, ",%s\n", m->date);
     }

@@ -11,6 +11,16 @@ bad = []
 for key in ("ranks", "nodes", "sync", "clock_offset_max_ns", "mpi_library", "margin_ns", "slice_s", "date"):
     if key not in d:
         bad.append(f"metadata '{key}' missing")
+off = d.get("clock_offset_max_ns", {})
+for k in ("after_sync", "at_end", "after_sync_bound", "at_end_bound"):
+    if not isinstance(off.get(k), (int, float)) or off[k] < 0:
+        bad.append(f"clock_offset_max_ns.{k}: {off.get(k)!r}")
+# one node: the ranks share one clock, so a measured offset is the measurement's own error, which half
+# the fastest ping-pong bounds (0.1 ns: the figures' rounding)
+if d.get("nodes") == 1 and not bad:
+    for k in ("after_sync", "at_end"):
+        if off[k] > off[k + "_bound"] + 0.1:
+            bad.append(f"one node: clock offset {k} {off[k]} ns beyond its bound {off[k + '_bound']} ns")
 if d.get("ranks") != ranks:
     bad.append(f"ranks {d.get('ranks')} != {ranks}")
 if not str(d.get("mpi_library", "")).startswith("MPICH"):
@@ -47,6 +57,10 @@ for row, r in zip(rows, d["results"]):
             bad.append(f"CSV has a median where JSON has none: {row}")
     elif abs(float(row["median_ns"]) - r["median_ns"]) > 0.1:
         bad.append(f"CSV median differs from JSON: {row}")
+    for k in ("after_sync", "at_end"):
+        for suffix in ("", "_bound"):
+            if abs(float(row[f"clock_offset_{k}{suffix}_ns"]) - off.get(k + suffix, -1)) > 0.1:
+                bad.append(f"CSV clock_offset_{k}{suffix}_ns differs from JSON: {row}")
     if int(row["ranks"]) != ranks or row["sync"] != d["sync"]:
         bad.append(f"CSV metadata differs from JSON: {row}")
 for b in bad:
