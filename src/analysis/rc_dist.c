@@ -317,26 +317,14 @@ static int cmp_end_at(const void *p, const void *q)
 /* The ends e[0 .. n) by (location, call): insertion sort for the runs of messages, qsort for collectives. */
 ST_FEW_SORT(sort_run, rd_end_t, cmp_end_at, 16)
 
-/* A run of n ends e (sorted) that arrived or this process is the home of: kept, and attached to the local
- * relations its ends are (rd_end_t.pad). 0, or -1 (malformed: an end names no relation; or memory). */
-/* Room for ends more ends and runs more runs (exact when asked for more than doubling gives: a message of runs
- * says how many ends it can hold, and growing to it at once copies nothing and takes no pages twice). 0, or -1. */
-static int run_room(rc_dist_t *d, size_t ends, size_t runs)
+/* Room for runs more runs. 0, or -1. */
+static int run_room(rc_dist_t *d, size_t runs)
 {
-    if (d->nrunend + ends > d->crunend) {
-        size_t cap = d->crunend ? 2 * d->crunend : 1024;
-        if (cap < d->nrunend + ends)
-            cap = d->nrunend + ends;
-        rd_end_t *v = st_mem_realloc(d->runend, cap * sizeof *v);
-        if (!v)
-            return rd_fail(d, "out of memory");
-        d->runend = v, d->crunend = cap;
-    }
-    if (d->nrun + runs + 1 > d->crun) {
+    if (d->nrun + runs > d->crun) {
         size_t cap = d->crun ? 2 * d->crun : 256;
-        if (cap < d->nrun + runs + 1)
-            cap = d->nrun + runs + 1;
-        uint64_t *v = realloc(d->run, cap * sizeof *v);
+        if (cap < d->nrun + runs)
+            cap = d->nrun + runs;
+        rd_run_t *v = realloc(d->run, cap * sizeof *v);
         if (!v)
             return rd_fail(d, "out of memory");
         d->run = v, d->crun = cap;
@@ -344,16 +332,15 @@ static int run_room(rc_dist_t *d, size_t ends, size_t runs)
     return 0;
 }
 
-static int add_run(rc_dist_t *d, const void *e, uint64_t n)
+/* A run of n ends e (sorted, where they stay: this home's own runs or a kept message of runs), attached to the
+ * local relations its ends are (rd_end_t.pad). 0, or -1 (malformed: an end names no relation; or memory). */
+static int add_run(rc_dist_t *d, const rd_end_t *e, uint64_t n)
 {
-    if (run_room(d, n, 1))
+    if (run_room(d, 1))
         return -1;
-    memcpy(&d->runend[d->nrunend], e, n * sizeof(rd_end_t));
-    d->run[d->nrun] = d->nrunend;
-    d->nrunend += n;
-    d->run[d->nrun + 1] = d->nrunend;
-    for (uint64_t m = d->run[d->nrun]; m < d->nrunend; m++) { /* this process's ends: its relations */
-        const rd_end_t *x = &d->runend[m];
+    d->run[d->nrun] = (rd_run_t){ e, n };
+    for (uint64_t m = 0; m < n; m++) { /* this process's ends: its relations */
+        const rd_end_t *x = &e[m];
         if (x->loc < d->loc0 || x->loc - d->loc0 >= d->in->nlocs)
             continue;
         if (x->pad >= d->in->locs[x->loc - d->loc0].nrels)
@@ -384,6 +371,10 @@ static int send_runs(rc_dist_t *d)
     rd_end_t *run = NULL;
     size_t crun = 0;
     int rc = slot && next && first && hdr && mark ? 0 : -1;
+    if (!rc && !d->runend) {
+        d->crunend = n ? n : 1, d->nrunend = 0;
+        rc = (d->runend = st_mem_malloc(d->crunend * sizeof *d->runend)) ? 0 : -1;
+    }
     for (int32_t q = 0; !rc && q < P; q++) {
         mark[q] = UINT64_MAX, hdr[q] = SIZE_MAX;
         if (q == d->me)
@@ -442,8 +433,10 @@ static int send_runs(rc_dist_t *d)
             if (mark[q] == head)
                 continue;
             mark[q] = head;
-            if (q == d->me) {
-                rc = add_run(d, run, k);
+            if (q == d->me) { /* kept in runend: each of the home's ends is in one run (room for all, no growth) */
+                memcpy(&d->runend[d->nrunend], run, k * sizeof *run);
+                d->nrunend += k;
+                rc = add_run(d, &d->runend[d->nrunend - k], k);
                 continue;
             }
             uint8_t *p = st_xchg_reserve(&d->out, q, 8 + k * sizeof *run, NULL);
@@ -473,18 +466,24 @@ static int send_runs(rc_dist_t *d)
     return rc ? rd_fail(d, "out of memory, or an end that names no relation") : 0;
 }
 
-/* A home's runs: each attached to the local relations its ends are (rd_end_t.pad). */
+/* A home's runs: the message kept (one copy, its exact size), each run read where it is and attached to the local
+ * relations its ends are (rd_end_t.pad). */
 static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
 {
-    st_xchg_reader_t rd = { p, p + len };
+    if (len % 8) /* (8-byte counts and 24-byte ends: the kept copy's runs stay aligned) */
+        return -1;
+    const uint8_t *k = len ? rd_keep(d, p, len) : NULL;
+    if (len && !k)
+        return -1;
+    st_xchg_reader_t rd = { k, k + len };
     uint64_t n;
-    /* at most len / (8 + 24) runs of len / 24 ends in all */
-    if (run_room(d, len / sizeof(rd_end_t), len / (8 + sizeof(rd_end_t))))
+    /* at most len / (8 + 24) runs */
+    if (run_room(d, len / (8 + sizeof(rd_end_t))))
         return -1;
     while (rd.p < rd.end) {
         if (st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
             return -1;
-        if (add_run(d, rd.p, n))
+        if (add_run(d, (const rd_end_t *)(const void *)rd.p, n))
             return -1;
         rd.p += n * sizeof(rd_end_t);
     }
@@ -496,9 +495,9 @@ static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
 /* The ends of local relation r of local location l. */
 static const rd_end_t *run_of(const rc_dist_t *d, uint32_t l, uint64_t r, size_t *n)
 {
-    uint64_t k = d->relrun[d->rbase[l] + r];
-    *n = d->run[k + 1] - d->run[k];
-    return &d->runend[d->run[k]];
+    const rd_run_t *k = &d->run[d->relrun[d->rbase[l] + r]];
+    *n = k->n;
+    return k->e;
 }
 
 /* The latest-entering end of class cls in e[0 .. n) on another location than not_loc; *enter its enter. */

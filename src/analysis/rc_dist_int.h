@@ -31,6 +31,13 @@ typedef struct rd_end {
     uint64_t enter;
 } rd_end_t;
 
+/* A run: its n ends e (by location and call), in this process's own runs (rc_dist_t.runend) or in a kept message
+ * of runs from another home (read where they arrived: neither copied again nor moved as the runs grow). */
+typedef struct rd_run {
+    const rd_end_t *e;
+    uint64_t        n;
+} rd_run_t;
+
 /* An end with its key, as it goes to the key's home: 56 bytes. */
 typedef struct rd_keyend {
     uint64_t key[4];
@@ -138,9 +145,9 @@ struct rc_dist {
     size_t       nlrel;  /* the local relations */
     uint64_t    *rbase;  /* [nlocs]: a location's first relation in relrun */
     uint64_t    *relrun; /* [local relations]: index into runs, UINT64_MAX none yet */
-    rd_end_t    *runend; /* every run's ends, by (location, call) */
+    rd_end_t    *runend; /* the ends of the runs this process is the home of (sized once: the home's ends) */
     size_t       nrunend, crunend;
-    uint64_t    *run;    /* run k: runend[run[k] .. run[k + 1]) */
+    rd_run_t    *run;    /* every run this process holds an end of */
     size_t       nrun, crun;
     /* the local waits (by location and index in its waits) */
     uint64_t    *wbase;  /* [nlocs + 1] */
