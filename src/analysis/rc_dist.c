@@ -94,6 +94,18 @@ static uint64_t key_hash(const uint64_t k[4])
  * chose the home (the keys of a home of 2 processes share the lowest bit). */
 static size_t slot_of(const uint64_t k[4], size_t cap) { return (size_t)(key_hash(k) >> 24) & (cap - 1); }
 
+/* The home of a key: this process for an OpenMP key when they are kept where they are (rc_dist_keep_omp), else
+ * by the key's hash. */
+static int32_t home_of(const rc_dist_t *d, const uint64_t k[4])
+{
+    unsigned t = (unsigned)(k[0] >> 56);
+    if (d->omp_local && t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES)
+        return d->me;
+    return (int32_t)(key_hash(k) % (uint64_t)d->nprocs);
+}
+
+void rc_dist_keep_omp(rc_dist_t *d) { d->omp_local = 1; }
+
 static int key_cmp(const uint64_t *a, const uint64_t *b)
 {
     for (int i = 0; i < 4; i++)
@@ -265,7 +277,7 @@ int rc_dist_start(rc_dist_t *d)
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
             for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++) {
                 uint64_t x = in->locs[l].calls[c].rel_at + r;
-                uint64_t q = key_hash(in->locs[l].rels[x].key) % (uint64_t)d->nprocs;
+                int32_t q = home_of(d, in->locs[l].rels[x].key);
                 cnt[q]++;
                 if (home)
                     home[d->rbase[l] + x] = (uint8_t)q;
@@ -288,8 +300,7 @@ int rc_dist_start(rc_dist_t *d)
                 const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
                 rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
                                   { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
-                int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r]
-                                 : (int32_t)(key_hash(R->key) % (uint64_t)d->nprocs);
+                int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r] : home_of(d, R->key);
                 memcpy(at[q]++, &e, sizeof e);
             }
     }

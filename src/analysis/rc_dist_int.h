@@ -134,6 +134,7 @@ struct rc_dist {
     uint32_t             loc0, nall; /* this process's first location, the run's locations */
     int32_t              me, nprocs;
     st_xchg_out_t        out;
+    int                  omp_local; /* rc_dist_keep_omp: this process is the home of the OpenMP keys of its ends */
     int                  failed, started, home_done, indexed, coef_sent, swept, charged, planned, walk_done,
                          props_done, finished;
     /* 1: the ends of the keys this process is the home of, the facts */
