@@ -96,12 +96,14 @@ static size_t slot_of(const uint64_t k[4], size_t cap) { return (size_t)(key_has
 
 /* The home of a key: this process for an OpenMP key when they are kept where they are (rc_dist_keep_omp), else
  * by the key's hash. */
-static int32_t home_of(const rc_dist_t *d, const uint64_t k[4])
+static int kept_here(const rc_dist_t *d, const uint64_t k[4])
 {
     unsigned t = (unsigned)(k[0] >> 56);
-    if (d->omp_local && t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES)
-        return d->me;
-    return (int32_t)(key_hash(k) % (uint64_t)d->nprocs);
+    return d->omp_local && t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES;
+}
+static int32_t home_of(const rc_dist_t *d, const uint64_t k[4])
+{
+    return kept_here(d, k) ? d->me : (int32_t)(key_hash(k) % (uint64_t)d->nprocs);
 }
 
 void rc_dist_keep_omp(rc_dist_t *d) { d->omp_local = 1; }
@@ -241,15 +243,17 @@ static void add_facts(rd_facts_t *f, const rd_facts_t *o)
     }
 }
 
-/* Room for n more ends at this home: the array grows to what every process's ends will likely need (the ends so
- * far times the processes over the senders so far), not by doubling: its pages are fresh memory. 0, or -1. */
+/* Room for n more ends at this home: the array grows to what every process's ends will likely need (the hashed
+ * ends so far times the processes over the senders so far, plus the ends of the keys kept here), not by doubling:
+ * its pages are fresh memory. 0, or -1. */
 static int home_room(rc_dist_t *d, size_t n)
 {
     size_t need = d->nhome + n;
     if (need <= d->chome)
         return 0;
     uint32_t senders = d->got_ends + 1; /* with the one whose ends these are */
-    size_t guess = senders < (uint32_t)d->nprocs ? need / senders * (size_t)d->nprocs : need;
+    size_t hashed = need - d->nkept;
+    size_t guess = senders < (uint32_t)d->nprocs ? d->nkept + hashed / senders * (size_t)d->nprocs : need;
     size_t cap = guess > need ? guess : need;
     rd_keyend_t *v = st_mem_realloc(d->home, (cap ? cap : 1) * sizeof *v);
     if (!v)
@@ -279,6 +283,7 @@ int rc_dist_start(rc_dist_t *d)
                 uint64_t x = in->locs[l].calls[c].rel_at + r;
                 int32_t q = home_of(d, in->locs[l].rels[x].key);
                 cnt[q]++;
+                d->nkept += q == d->me && kept_here(d, in->locs[l].rels[x].key);
                 if (home)
                     home[d->rbase[l] + x] = (uint8_t)q;
             }

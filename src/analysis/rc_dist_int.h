@@ -140,6 +140,7 @@ struct rc_dist {
     /* 1: the ends of the keys this process is the home of, the facts */
     rd_keyend_t *home;
     size_t       nhome, chome;
+    size_t       nkept;  /* of them this process's own ends of the keys kept here (rc_dist_keep_omp) */
     uint32_t     got_ends, got_runs, got_pkgs, got_coef, got_snap, got_facts, got_jumps, got_plan;
     rd_facts_t   facts;
     /* the runs of the local relations */
