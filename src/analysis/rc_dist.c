@@ -94,13 +94,14 @@ static uint64_t key_hash(const uint64_t k[4])
  * chose the home (the keys of a home of 2 processes share the lowest bit). */
 static size_t slot_of(const uint64_t k[4], size_t cap) { return (size_t)(key_hash(k) >> 24) & (cap - 1); }
 
-/* The home of a key: this process for an OpenMP key when they are kept where they are (rc_dist_keep_omp), else
- * by the key's hash. */
+/* Whether a key's home is this process: an OpenMP key when they are kept where they are (rc_dist_keep_omp). */
 static int kept_here(const rc_dist_t *d, const uint64_t k[4])
 {
     unsigned t = (unsigned)(k[0] >> 56);
     return d->omp_local && t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES;
 }
+
+/* The home of a key: this process when kept here, else the one its hash chooses. */
 static int32_t home_of(const rc_dist_t *d, const uint64_t k[4])
 {
     return kept_here(d, k) ? d->me : (int32_t)(key_hash(k) % (uint64_t)d->nprocs);
