@@ -94,17 +94,13 @@ static uint64_t key_hash(const uint64_t k[4])
  * chose the home (the keys of a home of 2 processes share the lowest bit). */
 static size_t slot_of(const uint64_t k[4], size_t cap) { return (size_t)(key_hash(k) >> 24) & (cap - 1); }
 
-/* Whether a key's home is this process: an OpenMP key when they are kept where they are (rc_dist_keep_omp). */
-static int kept_here(const rc_dist_t *d, const uint64_t k[4])
+/* The home of a key: this process for an OpenMP key when they are kept where they are (rc_dist_keep_omp; then
+ * *kept = 1), else the one its hash chooses. */
+static inline int32_t home_of(const rc_dist_t *d, const uint64_t k[4], int *kept)
 {
     unsigned t = (unsigned)(k[0] >> 56);
-    return d->omp_local && t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES;
-}
-
-/* The home of a key: this process when kept here, else the one its hash chooses. */
-static int32_t home_of(const rc_dist_t *d, const uint64_t k[4])
-{
-    return kept_here(d, k) ? d->me : (int32_t)(key_hash(k) % (uint64_t)d->nprocs);
+    *kept = d->omp_local && t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES;
+    return *kept ? d->me : (int32_t)(key_hash(k) % (uint64_t)d->nprocs);
 }
 
 void rc_dist_keep_omp(rc_dist_t *d) { d->omp_local = 1; }
@@ -282,9 +278,10 @@ int rc_dist_start(rc_dist_t *d)
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
             for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++) {
                 uint64_t x = in->locs[l].calls[c].rel_at + r;
-                int32_t q = home_of(d, in->locs[l].rels[x].key);
+                int kept;
+                int32_t q = home_of(d, in->locs[l].rels[x].key, &kept);
                 cnt[q]++;
-                d->nkept += q == d->me && kept_here(d, in->locs[l].rels[x].key);
+                d->nkept += (size_t)kept;
                 if (home)
                     home[d->rbase[l] + x] = (uint8_t)q;
             }
@@ -306,7 +303,8 @@ int rc_dist_start(rc_dist_t *d)
                 const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
                 rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
                                   { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
-                int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r] : home_of(d, R->key);
+                int kept;
+                int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r] : home_of(d, R->key, &kept);
                 memcpy(at[q]++, &e, sizeof e);
             }
     }
