@@ -147,6 +147,8 @@ struct rc_dist {
     size_t       nlrel;  /* the local relations */
     uint64_t    *rbase;  /* [nlocs]: a location's first relation in relrun */
     uint64_t    *relrun; /* [local relations]: index into runs, UINT64_MAX none yet */
+    size_t       nrelrun; /* the local relations that have a run */
+    size_t       nends;   /* the local relations that are ends (of a call): each must get a run */
     rd_end_t    *runend; /* the ends of the runs this process is the home of (sized once: the home's ends) */
     size_t       nrunend, crunend;
     rd_run_t    *run;    /* every run this process holds an end of */
