@@ -94,6 +94,17 @@ static uint64_t key_hash(const uint64_t k[4])
  * chose the home (the keys of a home of 2 processes share the lowest bit). */
 static size_t slot_of(const uint64_t k[4], size_t cap) { return (size_t)(key_hash(k) >> 24) & (cap - 1); }
 
+/* The home of a key: this process for an OpenMP key when they are kept where they are (rc_dist_keep_omp; then
+ * *kept = 1), else the one its hash chooses. */
+static inline int32_t home_of(const rc_dist_t *d, const uint64_t k[4], int *kept)
+{
+    unsigned t = (unsigned)(k[0] >> 56);
+    *kept = d->omp_local && t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES;
+    return *kept ? d->me : (int32_t)(key_hash(k) % (uint64_t)d->nprocs);
+}
+
+void rc_dist_keep_omp(rc_dist_t *d) { d->omp_local = 1; }
+
 static int key_cmp(const uint64_t *a, const uint64_t *b)
 {
     for (int i = 0; i < 4; i++)
@@ -229,15 +240,17 @@ static void add_facts(rd_facts_t *f, const rd_facts_t *o)
     }
 }
 
-/* Room for n more ends at this home: the array grows to what every process's ends will likely need (the ends so
- * far times the processes over the senders so far), not by doubling: its pages are fresh memory. 0, or -1. */
+/* Room for n more ends at this home: the array grows to what every process's ends will likely need (the hashed
+ * ends so far times the processes over the senders so far, plus the ends of the keys kept here), not by doubling:
+ * its pages are fresh memory. 0, or -1. */
 static int home_room(rc_dist_t *d, size_t n)
 {
     size_t need = d->nhome + n;
     if (need <= d->chome)
         return 0;
     uint32_t senders = d->got_ends + 1; /* with the one whose ends these are */
-    size_t guess = senders < (uint32_t)d->nprocs ? need / senders * (size_t)d->nprocs : need;
+    size_t hashed = need - d->nkept;
+    size_t guess = senders < (uint32_t)d->nprocs ? d->nkept + hashed / senders * (size_t)d->nprocs : need;
     size_t cap = guess > need ? guess : need;
     rd_keyend_t *v = st_mem_realloc(d->home, (cap ? cap : 1) * sizeof *v);
     if (!v)
@@ -265,8 +278,11 @@ int rc_dist_start(rc_dist_t *d)
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
             for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++) {
                 uint64_t x = in->locs[l].calls[c].rel_at + r;
-                uint64_t q = key_hash(in->locs[l].rels[x].key) % (uint64_t)d->nprocs;
+                int kept;
+                int32_t q = home_of(d, in->locs[l].rels[x].key, &kept);
                 cnt[q]++;
+                d->nkept += (size_t)kept;
+                d->nends++;
                 if (home)
                     home[d->rbase[l] + x] = (uint8_t)q;
             }
@@ -288,8 +304,8 @@ int rc_dist_start(rc_dist_t *d)
                 const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
                 rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
                                   { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
-                int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r]
-                                 : (int32_t)(key_hash(R->key) % (uint64_t)d->nprocs);
+                int kept;
+                int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r] : home_of(d, R->key, &kept);
                 memcpy(at[q]++, &e, sizeof e);
             }
     }
@@ -317,26 +333,14 @@ static int cmp_end_at(const void *p, const void *q)
 /* The ends e[0 .. n) by (location, call): insertion sort for the runs of messages, qsort for collectives. */
 ST_FEW_SORT(sort_run, rd_end_t, cmp_end_at, 16)
 
-/* A run of n ends e (sorted) that arrived or this process is the home of: kept, and attached to the local
- * relations its ends are (rd_end_t.pad). 0, or -1 (malformed: an end names no relation; or memory). */
-/* Room for ends more ends and runs more runs (exact when asked for more than doubling gives: a message of runs
- * says how many ends it can hold, and growing to it at once copies nothing and takes no pages twice). 0, or -1. */
-static int run_room(rc_dist_t *d, size_t ends, size_t runs)
+/* Room for runs more runs. 0, or -1. */
+static int run_room(rc_dist_t *d, size_t runs)
 {
-    if (d->nrunend + ends > d->crunend) {
-        size_t cap = d->crunend ? 2 * d->crunend : 1024;
-        if (cap < d->nrunend + ends)
-            cap = d->nrunend + ends;
-        rd_end_t *v = st_mem_realloc(d->runend, cap * sizeof *v);
-        if (!v)
-            return rd_fail(d, "out of memory");
-        d->runend = v, d->crunend = cap;
-    }
-    if (d->nrun + runs + 1 > d->crun) {
+    if (d->nrun + runs > d->crun) {
         size_t cap = d->crun ? 2 * d->crun : 256;
-        if (cap < d->nrun + runs + 1)
-            cap = d->nrun + runs + 1;
-        uint64_t *v = realloc(d->run, cap * sizeof *v);
+        if (cap < d->nrun + runs)
+            cap = d->nrun + runs;
+        rd_run_t *v = realloc(d->run, cap * sizeof *v);
         if (!v)
             return rd_fail(d, "out of memory");
         d->run = v, d->crun = cap;
@@ -344,21 +348,22 @@ static int run_room(rc_dist_t *d, size_t ends, size_t runs)
     return 0;
 }
 
-static int add_run(rc_dist_t *d, const void *e, uint64_t n)
+/* A run of n ends e (sorted, where they stay: this home's own runs or a kept message of runs), attached to the
+ * local relations its ends are (rd_end_t.pad). 0, or -1 (malformed: an end names no relation; or memory). */
+static int add_run(rc_dist_t *d, const rd_end_t *e, uint64_t n)
 {
-    if (run_room(d, n, 1))
+    if (run_room(d, 1))
         return -1;
-    memcpy(&d->runend[d->nrunend], e, n * sizeof(rd_end_t));
-    d->run[d->nrun] = d->nrunend;
-    d->nrunend += n;
-    d->run[d->nrun + 1] = d->nrunend;
-    for (uint64_t m = d->run[d->nrun]; m < d->nrunend; m++) { /* this process's ends: its relations */
-        const rd_end_t *x = &d->runend[m];
+    d->run[d->nrun] = (rd_run_t){ e, n };
+    for (uint64_t m = 0; m < n; m++) { /* this process's ends: its relations */
+        const rd_end_t *x = &e[m];
         if (x->loc < d->loc0 || x->loc - d->loc0 >= d->in->nlocs)
             continue;
         if (x->pad >= d->in->locs[x->loc - d->loc0].nrels)
             return -1;
-        d->relrun[d->rbase[x->loc - d->loc0] + x->pad] = d->nrun;
+        uint64_t *r = &d->relrun[d->rbase[x->loc - d->loc0] + x->pad];
+        d->nrelrun += *r == UINT64_MAX;
+        *r = d->nrun;
     }
     d->nrun++;
     return 0;
@@ -384,6 +389,10 @@ static int send_runs(rc_dist_t *d)
     rd_end_t *run = NULL;
     size_t crun = 0;
     int rc = slot && next && first && hdr && mark ? 0 : -1;
+    if (!rc && !d->runend) {
+        d->crunend = n ? n : 1, d->nrunend = 0;
+        rc = (d->runend = st_mem_malloc(d->crunend * sizeof *d->runend)) ? 0 : -1;
+    }
     for (int32_t q = 0; !rc && q < P; q++) {
         mark[q] = UINT64_MAX, hdr[q] = SIZE_MAX;
         if (q == d->me)
@@ -442,8 +451,10 @@ static int send_runs(rc_dist_t *d)
             if (mark[q] == head)
                 continue;
             mark[q] = head;
-            if (q == d->me) {
-                rc = add_run(d, run, k);
+            if (q == d->me) { /* kept in runend: each of the home's ends is in one run (room for all, no growth) */
+                memcpy(&d->runend[d->nrunend], run, k * sizeof *run);
+                d->nrunend += k;
+                rc = add_run(d, &d->runend[d->nrunend - k], k);
                 continue;
             }
             uint8_t *p = st_xchg_reserve(&d->out, q, 8 + k * sizeof *run, NULL);
@@ -473,18 +484,24 @@ static int send_runs(rc_dist_t *d)
     return rc ? rd_fail(d, "out of memory, or an end that names no relation") : 0;
 }
 
-/* A home's runs: each attached to the local relations its ends are (rd_end_t.pad). */
+/* A home's runs: the message kept (one copy, its exact size), each run read where it is and attached to the local
+ * relations its ends are (rd_end_t.pad). */
 static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
 {
-    st_xchg_reader_t rd = { p, p + len };
+    if (len % 8) /* (8-byte counts and 24-byte ends: the kept copy's runs stay aligned) */
+        return -1;
+    const uint8_t *k = len ? rd_keep(d, p, len) : NULL;
+    if (len && !k)
+        return -1;
+    st_xchg_reader_t rd = { k, k + len };
     uint64_t n;
-    /* at most len / (8 + 24) runs of len / 24 ends in all */
-    if (run_room(d, len / sizeof(rd_end_t), len / (8 + sizeof(rd_end_t))))
+    /* at most len / (8 + 24) runs */
+    if (run_room(d, len / (8 + sizeof(rd_end_t))))
         return -1;
     while (rd.p < rd.end) {
         if (st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
             return -1;
-        if (add_run(d, rd.p, n))
+        if (add_run(d, (const rd_end_t *)(const void *)rd.p, n))
             return -1;
         rd.p += n * sizeof(rd_end_t);
     }
@@ -496,9 +513,9 @@ static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
 /* The ends of local relation r of local location l. */
 static const rd_end_t *run_of(const rc_dist_t *d, uint32_t l, uint64_t r, size_t *n)
 {
-    uint64_t k = d->relrun[d->rbase[l] + r];
-    *n = d->run[k + 1] - d->run[k];
-    return &d->runend[d->run[k]];
+    const rd_run_t *k = &d->run[d->relrun[d->rbase[l] + r]];
+    *n = k->n;
+    return k->e;
 }
 
 /* The latest-entering end of class cls in e[0 .. n) on another location than not_loc; *enter its enter. */
@@ -555,11 +572,8 @@ int rd_charged(const rc_wait_t *w, const st_rc_wait_t *sw)
 static int find_delayers(rc_dist_t *d)
 {
     const st_rc_input_t *in = d->in;
-    for (uint32_t l = 0; l < in->nlocs; l++)
-        for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
-            for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++)
-                if (d->relrun[d->rbase[l] + in->locs[l].calls[c].rel_at + r] == UINT64_MAX)
-                    return rd_fail(d, "a relation's run did not arrive");
+    if (d->nrelrun != d->nends) /* each end's relation got a run (counted as they came: no pass over them) */
+        return rd_fail(d, "a relation's run did not arrive");
     for (uint32_t l = 0; l < in->nlocs; l++) {
         const st_rc_loc_t *L = &in->locs[l];
         for (uint32_t c = 0; c < L->ncalls; c++)

@@ -77,6 +77,11 @@ void rc_dist_part_free(rc_dist_part_t *p);
  */
 int rc_dist_new(st_an_result_t *res, const st_rc_input_t *in, const uint32_t *ploc0, int32_t me, int32_t nprocs,
                 const st_xchg_net_t *net, rc_dist_t **out);
+/* Declares (before rc_dist_start) that all ends of an OpenMP relation (key types ST_REL_KEY_OMP_*: a team's
+ * fork, join, barriers) are at one process, as where the processes hold whole ranks (every parallel analysis:
+ * in the run, `mpiexec synctrace analyze`): each process is then the home of the OpenMP keys of its own ends,
+ * and those ends and their runs stay where they are. Without it a key's home is chosen by its hash. */
+void rc_dist_keep_omp(rc_dist_t *d);
 /* Sends the first messages. 0, or -1. */
 int rc_dist_start(rc_dist_t *d);
 /* A message from process `from`. 0, or -1 (malformed: the engine fails). */

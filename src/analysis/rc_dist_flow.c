@@ -30,8 +30,8 @@ static const void *home_run(const void *ctx, uint64_t rel, size_t *n, size_t *st
     const at_loc_t *a = ctx;
     const rc_dist_t *d = a->d;
     uint64_t run = d->relrun[d->rbase[a->l] + rel];
-    *n = d->run[run + 1] - d->run[run], *stride = sizeof(rd_end_t);
-    return &d->runend[d->run[run]];
+    *n = d->run[run].n, *stride = sizeof(rd_end_t);
+    return d->run[run].e;
 }
 
 /* Local wait wi's package (its interval and its delayer's) appended to b. 0, or -1 (memory). */
@@ -135,6 +135,25 @@ static int read_pkg(rc_dist_t *d, uint32_t l, const rd_inc_t *inc, rd_pkg_head_t
     return 0;
 }
 
+/* The delayer's timeline that package i of local location l reads first (its interval's first call, then that
+ * call's profile), fetched ahead: the packages come in the replay's order, their intervals far apart. */
+enum { PKG_AHEAD = 8 };
+static void prefetch_pkg(const rc_dist_t *d, uint32_t l, size_t i)
+{
+    const st_rc_loc_t *LD = &d->in->locs[l];
+    rd_pkg_head_t h;
+    if (i + PKG_AHEAD < d->ninc[l]) {
+        memcpy(&h, d->inc[l][i + PKG_AHEAD].pkg, sizeof h);
+        if (h.kd + 1 >= 0 && h.kd + 1 < (int64_t)LD->ncalls)
+            __builtin_prefetch(&LD->calls[h.kd + 1]);
+    }
+    if (i + PKG_AHEAD / 2 < d->ninc[l]) {
+        memcpy(&h, d->inc[l][i + PKG_AHEAD / 2].pkg, sizeof h);
+        if (h.kd + 1 >= 0 && h.kd + 1 < (int64_t)LD->ncalls && LD->calls[h.kd + 1].prof_at < LD->nprof)
+            __builtin_prefetch(&LD->prof[LD->calls[h.kd + 1].prof_at]);
+    }
+}
+
 static int cmp_inc(const void *p, const void *q)
 {
     return rc_order_cmp(&((const rd_inc_t *)p)->k, &((const rd_inc_t *)q)->k);
@@ -150,6 +169,7 @@ int rd_send_coefs(rc_dist_t *d)
         const rc_wait_t *KD = &d->w[d->wbase[l]];
         for (size_t i = 0; i < d->ninc[l]; i++) {
             rd_pkg_head_t h;
+            prefetch_pkg(d, l, i);
             if ((i && !rc_order_cmp(&d->inc[l][i - 1].k, &d->inc[l][i].k)) || read_pkg(d, l, &d->inc[l][i], &h)) {
                 st_mem_free(b.p);
                 return rd_fail(d, "a package twice, or one that does not fit the timeline");
@@ -197,6 +217,7 @@ static int charge_all(rc_dist_t *d)
         for (size_t i = 0; !rc && i < d->ninc[l]; i++) {
             const rd_inc_t *inc = &d->inc[l][i];
             rd_pkg_head_t h;
+            prefetch_pkg(d, l, i);
             if (read_pkg(d, l, inc, &h)) {
                 rc = -1;
                 break;

@@ -31,6 +31,13 @@ typedef struct rd_end {
     uint64_t enter;
 } rd_end_t;
 
+/* A run: its n ends e (by location and call), in this process's own runs (rc_dist_t.runend) or in a kept message
+ * of runs from another home (read where they arrived: neither copied again nor moved as the runs grow). */
+typedef struct rd_run {
+    const rd_end_t *e;
+    uint64_t        n;
+} rd_run_t;
+
 /* An end with its key, as it goes to the key's home: 56 bytes. */
 typedef struct rd_keyend {
     uint64_t key[4];
@@ -127,20 +134,24 @@ struct rc_dist {
     uint32_t             loc0, nall; /* this process's first location, the run's locations */
     int32_t              me, nprocs;
     st_xchg_out_t        out;
+    int                  omp_local; /* rc_dist_keep_omp: this process is the home of the OpenMP keys of its ends */
     int                  failed, started, home_done, indexed, coef_sent, swept, charged, planned, walk_done,
                          props_done, finished;
     /* 1: the ends of the keys this process is the home of, the facts */
     rd_keyend_t *home;
     size_t       nhome, chome;
+    size_t       nkept;  /* of them this process's own ends of the keys kept here (rc_dist_keep_omp) */
     uint32_t     got_ends, got_runs, got_pkgs, got_coef, got_snap, got_facts, got_jumps, got_plan;
     rd_facts_t   facts;
     /* the runs of the local relations */
     size_t       nlrel;  /* the local relations */
     uint64_t    *rbase;  /* [nlocs]: a location's first relation in relrun */
     uint64_t    *relrun; /* [local relations]: index into runs, UINT64_MAX none yet */
-    rd_end_t    *runend; /* every run's ends, by (location, call) */
+    size_t       nrelrun; /* the local relations that have a run */
+    size_t       nends;   /* the local relations that are ends (of a call): each must get a run */
+    rd_end_t    *runend; /* the ends of the runs this process is the home of (sized once: the home's ends) */
     size_t       nrunend, crunend;
-    uint64_t    *run;    /* run k: runend[run[k] .. run[k + 1]) */
+    rd_run_t    *run;    /* every run this process holds an end of */
     size_t       nrun, crun;
     /* the local waits (by location and index in its waits) */
     uint64_t    *wbase;  /* [nlocs + 1] */

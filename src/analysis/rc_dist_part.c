@@ -140,6 +140,7 @@ int rc_dist_local_begin(st_an_result_t *res, const uint32_t *map, uint32_t nglob
         free(x->run.sev), free(x->ploc0), free(x);
         return -1;
     }
+    rc_dist_keep_omp(x->d); /* a parallel analysis' process holds whole ranks: every OpenMP team is here */
     *out = x;
     return 0;
 }

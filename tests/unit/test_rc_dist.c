@@ -31,6 +31,8 @@ static int32_t ids[MAXP];
 static uint64_t drng = 1;
 static size_t self_bulk;             /* records of ends or runs a process sent itself */
 static size_t resp_recs[MAXP][MAXP]; /* records of answers from a process to a process */
+static size_t far_bulk;              /* bytes of ends or runs a process sent another one */
+static int keep_omp;                 /* run_dist: rc_dist_keep_omp on every engine */
 
 static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
 {
@@ -39,6 +41,8 @@ static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
     st_xchg_rec_t h;
     while (st_xchg_next(&msg, &h, &rd) == 1) {
         self_bulk += from == to && (h.type == RD_ENDS || h.type == RD_RUNS);
+        if (from != to && (h.type == RD_ENDS || h.type == RD_RUNS))
+            far_bulk += (size_t)(rd.end - rd.p);
         if (h.type == RD_RESP && from >= 0 && from < MAXP && to >= 0 && to < MAXP)
             resp_recs[from][to]++;
     }
@@ -98,6 +102,8 @@ static size_t run_dist(int omp, int np, const uint32_t *ploc0)
         ids[p] = p;
         net[p] = (st_xchg_net_t){ pool_send, &ids[p] };
         REQUIRE(rc_dist_new(&local[p], &part_in[p], ploc0, p, np, &net[p], &e[p]) == 0);
+        if (keep_omp)
+            rc_dist_keep_omp(e[p]);
     }
     for (int p = 0; p < np; p++)
         REQUIRE(rc_dist_start(e[p]) == 0);
@@ -248,6 +254,31 @@ static void test_rounds(void)
     }
 }
 
+/* With rc_dist_keep_omp (a parallel analysis' processes hold whole ranks) the OpenMP keys' ends and runs stay at
+ * their process: the OpenMP program (two threads of one rank, only OpenMP relations) over 2 to 5 processes, its
+ * locations at one of them and the others empty, sends no ends or runs at all, and the values are the serial
+ * replay's. (Without it, its keys' homes are chosen by their hashes, some of them at the empty processes.) */
+static void test_omp_home(void)
+{
+    scen_omp();
+    run_serial(1);
+    for (int np = 2; np <= 5; np++)
+        for (int at = 0; at < np; at++) { /* the process that holds both threads */
+            uint32_t ploc0[MAXP + 1];
+            for (int p = 0; p <= np; p++)
+                ploc0[p] = p <= at ? 0 : in.nlocs;
+            drng = 7 + (uint64_t)np * 13 + (uint64_t)at;
+            scen_omp();
+            keep_omp = 1, far_bulk = 0;
+            run_dist(1, np, ploc0);
+            keep_omp = 0;
+            char ctx[96];
+            snprintf(ctx, sizeof ctx, "openmp, OpenMP keys at home, over %d processes (at %d)", np, at);
+            expect_serial(ctx);
+            EXPECT(far_bulk == 0, "%s: %zu bytes of ends or runs went to another process, none expected", ctx, far_bulk);
+        }
+}
+
 /* A malformed message (a record of no type the engine knows) fails the engine. */
 static void test_malformed(void)
 {
@@ -304,6 +335,7 @@ int main(void)
     check_splits(scen_random, 0, "random 8/77, shuffled cnodes");
     memcpy(cmap, identity, sizeof cmap);
     test_rounds();
+    test_omp_home();
     test_malformed();
     result_free();
     st_rc_causes_free(&serial_cz);
