@@ -15,9 +15,11 @@ off = d.get("clock_offset_max_ns", {})
 for k in ("after_sync", "at_end", "after_sync_bound", "at_end_bound"):
     if not isinstance(off.get(k), (int, float)) or off[k] < 0:
         bad.append(f"clock_offset_max_ns.{k}: {off.get(k)!r}")
-# one node: the ranks share one clock, so a measured offset is the measurement's own error, which half
-# the fastest ping-pong bounds (0.1 ns: the figures' rounding)
-if d.get("nodes") == 1 and not bad:
+# one node under h2hca (ClockPropSync inside a node: the ranks share one clock, offset 0) or none: a
+# measured offset is the measurement's own error, which half the fastest ping-pong bounds (0.1 ns: the
+# figures' rounding). A flat scheme estimates every rank's offset by ping-pongs, on one node too: its
+# own error is real (seen: 43 us at the end, 4 ranks on 2 cores, bound 2.6 us).
+if d.get("nodes") == 1 and d.get("sync") in ("h2hca", "none") and not bad:
     for k in ("after_sync", "at_end"):
         if off[k] > off[k + "_bound"] + 0.1:
             bad.append(f"one node: clock offset {k} {off[k]} ns beyond its bound {off[k + '_bound']} ns")
