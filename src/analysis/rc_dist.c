@@ -510,14 +510,6 @@ static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
 
 /* ---- 3: delayers and announcements ------------------------------------------------------------------ */
 
-/* The ends of local relation r of local location l. */
-static const rd_end_t *run_of(const rc_dist_t *d, uint32_t l, uint64_t r, size_t *n)
-{
-    const rd_run_t *k = &d->run[d->relrun[d->rbase[l] + r]];
-    *n = k->n;
-    return k->e;
-}
-
 /* The latest-entering end of class cls in e[0 .. n) on another location than not_loc; *enter its enter. */
 static rc_at_t best_in(const rd_end_t *e, size_t n, int cls, uint32_t not_loc, uint64_t *enter)
 {
@@ -548,7 +540,7 @@ static rc_at_t find_delayer(const rc_dist_t *d, uint32_t l, uint32_t c, int m, u
             if (!any && type && R->key[0] >> 56 != type)
                 continue;
             size_t n;
-            const rd_end_t *e = run_of(d, l, C->rel_at + r, &n);
+            const rd_end_t *e = rd_run_of(d, l, C->rel_at + r, &n);
             rc_at_t a;
             if (m == ST_AN_M_LATERECEIVER) {
                 a = best_in(e, n, RC_POSTS, g, &ae);

@@ -28,10 +28,8 @@ typedef struct at_loc {
 static const void *home_run(const void *ctx, uint64_t rel, size_t *n, size_t *stride)
 {
     const at_loc_t *a = ctx;
-    const rc_dist_t *d = a->d;
-    uint64_t run = d->relrun[d->rbase[a->l] + rel];
-    *n = d->run[run].n, *stride = sizeof(rd_end_t);
-    return d->run[run].e;
+    *stride = sizeof(rd_end_t);
+    return rd_run_of(a->d, a->l, rel, n);
 }
 
 /* Local wait wi's package (its interval and its delayer's) appended to b. 0, or -1 (memory). */

@@ -199,6 +199,14 @@ uint8_t *rd_keep(rc_dist_t *d, const uint8_t *p, size_t n);
 /* Whether local wait w (of timeline wait sw) is charged: it has a delayer and a delay metric. */
 int rd_charged(const rc_wait_t *w, const st_rc_wait_t *sw);
 
+/* The run of local relation r of local location l (its homes sent it back): its *n ends. */
+static inline const rd_end_t *rd_run_of(const rc_dist_t *d, uint32_t l, uint64_t r, size_t *n)
+{
+    const rd_run_t *k = &d->run[d->relrun[d->rbase[l] + r]];
+    *n = k->n;
+    return k->e;
+}
+
 /* Appends a payload as (size_t length, bytes) to b (the sweeper's and walker's gathered messages). 0, or -1. */
 int rd_put_sized(rd_bytes_t *b, const uint8_t *p, size_t n);
 
