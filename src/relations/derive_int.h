@@ -269,7 +269,10 @@ int rel_lock_finish(ctx_t *c);
 
 /* ---- OpenMP (derive_omp.c) ------------------------------------------------------------------ */
 
-/* Lock, task and taskwait events of one process, sorted by (a, b, c, type, loc, ev). */
+/* Lock, task and taskwait events of one process, sorted by (a, b, c, type, loc, ev). Tasks and
+ * taskwaits: c is the item's place among its location's items of the same time (omp_loc_t.tie), so that
+ * events a thread stamped with one time (its clock held back behind a time it took from another
+ * thread) keep their order on that thread; the type breaks ties between threads only. */
 typedef struct omp_item {
     uint64_t a, b, c;
     uint8_t  type;
@@ -290,7 +293,7 @@ typedef struct frame {
     int      forked;     /* this location forked the team (its master) */
 } frame_t;
 
-typedef struct { uint64_t parent, enter_time; } twait_t;
+typedef struct { uint64_t parent, enter_time, tie; } twait_t;
 
 typedef struct omp_state {
     ompvec_t locks, tasks, waits;
@@ -305,6 +308,7 @@ typedef struct omp_loc {
     size_t   n, cap;
     twait_t *tw;
     size_t   ntw, captw;
+    uint64_t tie_time, tie; /* the time of its last task item, and how many before it had that time */
 } omp_loc_t;
 
 

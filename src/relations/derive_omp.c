@@ -107,11 +107,20 @@ static int omp_barrier(ctx_t *c, frame_t *f, uint32_t l, uint64_t i, uint64_t ti
     return emit_omp(c, ST_REL_KEY_OMP_BARRIER, f->team, f->barriers++, l, i, time, ST_REL_RECV);
 }
 
-static int omp_task_event(omp_state_t *s, frame_t *f, const st_event_t *e, uint32_t l, uint64_t i)
+/* The place of an item of time t among the location's items of that time so far (omp_item_t). */
+static uint64_t tie_of(omp_loc_t *ol, uint64_t t)
 {
-    omp_item_t it = { .b = e->time, .loc = l, .ev = i };
+    if (t != ol->tie_time)
+        ol->tie_time = t, ol->tie = 0;
+    return ol->tie++;
+}
+
+static int omp_task_event(omp_state_t *s, omp_loc_t *ol, const st_event_t *e, uint32_t l, uint64_t i)
+{
+    frame_t *f = &ol->st[ol->n - 1];
+    omp_item_t it = { .b = e->time, .c = tie_of(ol, e->time), .loc = l, .ev = i };
     if (e->kind == ST_EV_THREAD_TASK_CREATE) {
-        omp_item_t w = { .a = frame_parent(f), .b = e->time, .type = W_CREATE, .loc = l, .ev = i, .x = e->id };
+        omp_item_t w = { .a = frame_parent(f), .b = e->time, .c = it.c, .type = W_CREATE, .loc = l, .ev = i, .x = e->id };
         it.a = e->id, it.type = T_CREATE;
         return e->id && (PUSH(s->tasks, it) || PUSH(s->waits, w)) ? -1 : 0;
     }
@@ -151,13 +160,13 @@ int rel_omp_region_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event
     if (enter) {
         if (st_mem_grow((void **)&ol->tw, &ol->captw, ol->ntw + 1, sizeof(twait_t)))
             return -1;
-        ol->tw[ol->ntw++] = (twait_t){ frame_parent(f), e->time };
+        ol->tw[ol->ntw++] = (twait_t){ frame_parent(f), e->time, tie_of(ol, e->time) };
         return 0;
     }
     if (!ol->ntw)
         return 0;
     twait_t t = ol->tw[--ol->ntw];
-    omp_item_t w = { .a = t.parent, .b = t.enter_time, .type = W_WAIT, .loc = l, .ev = i, .x = e->time };
+    omp_item_t w = { .a = t.parent, .b = t.enter_time, .c = t.tie, .type = W_WAIT, .loc = l, .ev = i, .x = e->time };
     return PUSH(s->waits, w);
 }
 
@@ -199,7 +208,7 @@ int rel_omp_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *e, 
     case ST_EV_THREAD_TASK_CREATE:
     case ST_EV_THREAD_TASK_SWITCH:
     case ST_EV_THREAD_TASK_COMPLETE:
-        return omp_task_event(s, &ol->st[ol->n - 1], e, l, i);
+        return omp_task_event(s, ol, e, l, i);
     default:
         return 0;
     }

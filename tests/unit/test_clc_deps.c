@@ -755,6 +755,57 @@ static void test_openmp(void)
     tb_free(&t);
 }
 
+/* A worker whose clock was held back (its events stamped with one time, 20, taken from its
+ * master's clock) must keep its own order in the task and taskwait relations: the type of an
+ * item breaks ties between threads only. Ordered by type, task 11's switch away (w3) came before
+ * its start (w1) and sent to it, and the create of 13 (w6) before the taskwait it follows (w4),
+ * whose exit then waited for 13's completion: both relations run backwards on the worker and close
+ * a cycle in CLC (seen under per-thread clock skew in t_clc_hybrid). */
+static void test_openmp_ties(void)
+{
+    tb_t t;
+    tb_init(&t, 1, 0);
+    uint32_t m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1);
+    tb_ev(&t, m, ST_EV_THREAD_FORK, 1)->id = 7;                 /* m0 */
+    tb_ev(&t, m, ST_EV_THREAD_TEAM_BEGIN, 2)->id = 7;           /* m1 */
+    tb_ev(&t, m, ST_EV_THREAD_TASK_CREATE, 10)->id = 11;        /* m2 */
+    task_switch(&t, m, 22, 13, 42);                             /* m3: runs 13 */
+    tb_ev(&t, m, ST_EV_THREAD_TASK_COMPLETE, 25)->id = 13;      /* m4 */
+    task_switch(&t, m, 26, 42, 13);                             /* m5 */
+    tb_region(&t, m, ST_EV_ENTER, 70, TR_OMP_IBARRIER);         /* m6 */
+    tb_region(&t, m, ST_EV_LEAVE, 71, TR_OMP_IBARRIER);         /* m7 */
+    tb_ev(&t, m, ST_EV_THREAD_TEAM_END, 72)->id = 7;            /* m8 */
+    tb_ev(&t, m, ST_EV_THREAD_JOIN, 80)->id = 7;                /* m9 */
+
+    tb_ev(&t, w, ST_EV_THREAD_TEAM_BEGIN, 3)->id = 7;           /* w0 */
+    task_switch(&t, w, 20, 11, 99);                             /* w1: runs 11 */
+    tb_ev(&t, w, ST_EV_THREAD_TASK_COMPLETE, 20)->id = 11;      /* w2 */
+    task_switch(&t, w, 20, 99, 11);                             /* w3 */
+    tb_region(&t, w, ST_EV_ENTER, 20, TR_OMP_TASKWAIT);         /* w4: no child yet */
+    tb_region(&t, w, ST_EV_LEAVE, 20, TR_OMP_TASKWAIT);         /* w5 */
+    tb_ev(&t, w, ST_EV_THREAD_TASK_CREATE, 20)->id = 13;        /* w6 */
+    tb_region(&t, w, ST_EV_ENTER, 30, TR_OMP_TASKWAIT);         /* w7 */
+    tb_region(&t, w, ST_EV_LEAVE, 31, TR_OMP_TASKWAIT);         /* w8 */
+    tb_region(&t, w, ST_EV_ENTER, 65, TR_OMP_IBARRIER);         /* w9 */
+    tb_region(&t, w, ST_EV_LEAVE, 73, TR_OMP_IBARRIER);         /* w10 */
+    tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 74)->id = 7;            /* w11 */
+    build(&t, NULL, 0);
+    SENDS_OF(w, 1, m, 2);  /* create 11 -> its start, not its switch away */
+    SENDS_OF(w, 3, w, 1);  /* the worker's implicit task 99: away at w1, back at w3 */
+    SENDS_OF(m, 3, w, 6);  /* create 13 -> its start */
+    SENDS_OF(w, 8, m, 4);  /* the second taskwait's exit <- 13's completion */
+    NO_PORT(w, 5);         /* the first taskwait waited for nothing */
+    for (uint64_t k = 0; k < g.ninst; k++) { /* no relation runs backwards on one location */
+        const st_rel_inst_t *in = &g.inst[k];
+        for (uint32_t i = 0; i < in->nsend; i++)
+            for (uint32_t j = in->nsend; j < in->nsend + in->nrecv; j++)
+                REQUIRE(g.refs[in->first + i].loc != g.refs[in->first + j].loc ||
+                        g.refs[in->first + i].ev < g.refs[in->first + j].ev);
+    }
+    st_rel_graph_free(&g);
+    tb_free(&t);
+}
+
 /* Has ep an end (loc, ev, role)? */
 static int has_end(const st_rel_epvec_t *ep, uint32_t loc, uint64_t ev, uint8_t role)
 {
@@ -906,6 +957,7 @@ int main(void)
     test_locks();
     test_openmp();
     test_openmp_teams();
+    test_openmp_ties();
     test_omit_self_ends();
     test_split();
     test_join_src_guards();
