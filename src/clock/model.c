@@ -143,7 +143,7 @@ int st_clock_unflatten(const void *buf, size_t len, st_clock_t *c)
 
 st_timer_map_t st_clock_lm_to_map(const st_clock_lm_t *lm, uint32_t epoch)
 {
-    st_timer_map_t m = { st_clock_round(lm->a), lm->b, (uint64_t)lm->t0, epoch };
+    st_timer_map_t m = { .a = st_clock_round(lm->a), .b = lm->b, .t0 = (uint64_t)lm->t0, .epoch = epoch }; /* TSC form: st_timer_set_map */
     return m;
 }
 

@@ -5,7 +5,7 @@
 #include "../util/log.h"
 #include "tsc.h"
 
-static const st_timer_map_t identity = { 0, 0.0, 0, 1 };
+static st_timer_map_t identity = { .epoch = 1 }; /* its TSC form: st_timer_init */
 
 clockid_t st_timer_clock = CLOCK_MONOTONIC;
 int st_timer_tsc;
@@ -55,10 +55,34 @@ void st_timer_init(int which, int timer)
         st_timer_clock = ids[which];
     st_timer_tsc = st_timer_tsc_shared = 0;
     select_tsc(timer);
+    st_timer_map_tsc(&identity);
 }
 
-void st_timer_set_map(const st_timer_map_t *map)
+void st_timer_map_tsc(st_timer_map_t *m)
 {
+    m->tsc0 = st_tsc_conv.tsc0, m->g0 = 0, m->gm = 0;
+    /* ns per tick x (1 + b), in 0.64 fixed point: below 1 (a TSC above 1 GHz) */
+    long double gm = (long double)st_tsc_conv.mult * 4294967296.0L * (1.0L + (long double)m->b);
+    if (!st_timer_tsc || !(gm > 0) || gm >= 18446744073709551615.0L)
+        return;
+    m->gm = (uint64_t)(gm + 0.5L);
+    /* G(ns0) = ns0 + a + b (ns0 - t0) */
+    m->g0 = (int64_t)st_tsc_conv.ns0 + m->a + (int64_t)(m->b * (double)(int64_t)(st_tsc_conv.ns0 - m->t0));
+}
+
+uint64_t st_timer_global_early(const st_timer_map_t *m, uint64_t tsc)
+{
+    return st_timer_apply(m, st_tsc_to_ns(tsc));
+}
+
+uint64_t st_timer_global_local(const st_timer_map_t *m, int ordered)
+{
+    return st_timer_apply(m, ordered ? st_timer_local() : st_timer_stamp());
+}
+
+void st_timer_set_map(st_timer_map_t *map)
+{
+    st_timer_map_tsc(map);
     atomic_store_explicit(&st_timer_current, map, memory_order_release);
 }
 

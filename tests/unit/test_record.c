@@ -124,10 +124,10 @@ static void test_fields(void)
 }
 
 /* Same epoch as the initial identity map: time is clamped within an epoch. */
-static const st_timer_map_t map_back = { .a = -1000000000, .b = 0.0, .t0 = 0, .epoch = 1 }; /* one second earlier */
-static const st_timer_map_t map_zero = { .a = 0, .b = 0.0, .t0 = 0, .epoch = 1 };
+static st_timer_map_t map_back = { .a = -1000000000, .b = 0.0, .t0 = 0, .epoch = 1 }; /* one second earlier */
+static st_timer_map_t map_zero = { .a = 0, .b = 0.0, .t0 = 0, .epoch = 1 };
 /* A new sync epoch may go back: not clamped (finalize re-maps across epochs). */
-static const st_timer_map_t map_next = { .a = -1000000000, .b = 0.0, .t0 = 0, .epoch = 2 };
+static st_timer_map_t map_next = { .a = -1000000000, .b = 0.0, .t0 = 0, .epoch = 2 };
 
 /* A new map that moves the global clock backwards must not make a location's time go back. */
 static void test_monotonic(void)

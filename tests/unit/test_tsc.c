@@ -138,11 +138,66 @@ static void test_live(void)
         printf("/dev/shm not usable: conversion not shared\n");
 }
 
+/* A map's TSC form (st_timer_map_tsc) against the two conversions it replaces (ticks -> local ns,
+ * local -> global): within 2 ns over an hour of ticks at several rates, offsets and drifts, exact
+ * for a map without offset and drift (one node's clocks), never decreasing from one tick to the
+ * next, and absent (the two conversions) for a TSC of 1 GHz or less. */
+static void test_map_tsc(void)
+{
+    const double ghz[] = { 1.5, 2.1, 2.994, 3.7 };
+    const int64_t as[] = { 0, 3000000, -1000000000 };
+    const double bs[] = { 0, 2e-5, -3.5e-5, 4e-4 };
+    st_tsc_conv_t saved = st_tsc_conv;
+    int saved_tsc = st_timer_tsc;
+    st_timer_tsc = 1;
+    uint64_t seed = 88172645463325252ull;
+    double worst = 0;
+    for (size_t f = 0; f < sizeof ghz / sizeof *ghz; f++) {
+        st_tsc_conv = (st_tsc_conv_t){ .tsc0 = 123456789012ull, .ns0 = 5000000000000ull,
+                                       .mult = (uint64_t)llround(4294967296.0 / ghz[f]) };
+        for (size_t i = 0; i < sizeof as / sizeof *as; i++)
+            for (size_t j = 0; j < sizeof bs / sizeof *bs; j++) {
+                st_timer_map_t m = { .a = as[i], .b = bs[j], .t0 = st_tsc_conv.ns0 + 7000000000ull, .epoch = 2 };
+                st_timer_map_tsc(&m);
+                EXPECT(m.gm != 0, "%.3f GHz: no TSC form", ghz[f]);
+                for (int k = 0; k < 2000; k++) {
+                    seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+                    uint64_t d = k < 3 ? (uint64_t)k : seed % (3600ull * 4000000000ull);
+                    uint64_t tsc = st_tsc_conv.tsc0 + d;
+                    uint64_t fused = st_timer_global_tsc(&m, tsc), two = st_timer_apply(&m, st_tsc_to_ns(tsc));
+                    worst = fmax(worst, dabs(fused, two));
+                    if (as[i] == 0 && bs[j] == 0)
+                        EXPECT(fused == two, "%.3f GHz, no offset or drift, %llu ticks: %llu != %llu", ghz[f],
+                              (unsigned long long)d, (unsigned long long)fused, (unsigned long long)two);
+                    EXPECT(dabs(fused, two) <= 2, "%.3f GHz a %lld b %g, %llu ticks: TSC form %llu, conversions %llu",
+                          ghz[f], (long long)as[i], bs[j], (unsigned long long)d, (unsigned long long)fused,
+                          (unsigned long long)two);
+                    EXPECT(st_timer_global_tsc(&m, tsc + 1) >= fused, "decreasing after %llu ticks", (unsigned long long)d);
+                }
+                /* before tsc0: the two conversions */
+                EXPECT(st_timer_global_tsc(&m, st_tsc_conv.tsc0 - 5) == st_timer_apply(&m, st_tsc_to_ns(st_tsc_conv.tsc0 - 5)),
+                      "ticks before tsc0 not converted the long way");
+            }
+    }
+    st_tsc_conv.mult = 4294967296ull; /* 1 GHz: no TSC form */
+    st_timer_map_t slow = { .a = 5, .b = 1e-5, .epoch = 2 };
+    st_timer_map_tsc(&slow);
+    EXPECT(slow.gm == 0, "1 GHz TSC: gm %llu, expected none", (unsigned long long)slow.gm);
+    st_timer_tsc = 0; /* the clock_gettime timer: none */
+    st_timer_map_tsc(&slow);
+    EXPECT(slow.gm == 0, "clock_gettime timer: a TSC form");
+    uint64_t before = st_timer_apply(&slow, st_timer_clock_ns()), now = st_timer_global(&slow, 0);
+    EXPECT(now >= before && now <= st_timer_apply(&slow, st_timer_clock_ns()), "without a TSC form: not the local clock's time");
+    st_tsc_conv = saved, st_timer_tsc = saved_tsc;
+    printf("map TSC form: at most %.0f ns from the two conversions\n", worst);
+}
+
 int main(void)
 {
     test_interp();
     test_use_points();
     test_cpuinfo();
+    test_map_tsc();
     test_live();
     return failures != 0;
 }
