@@ -47,6 +47,7 @@ static void tool_init(void)
         return;
     }
     st_comm_init();
+    st_mpi_status_init(st_tool_comm);
     st_log_set_rank(st_world_rank);
     if (!st_config.record) { /* clocks only (synctrace-bench): sync, then no recording, no archive */
         if (st_clock_init_sync(st_tool_comm) != 0)

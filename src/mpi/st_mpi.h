@@ -173,6 +173,10 @@ void st_mpi_snapshot_end(st_thread_t *th, int count);
 /* ---- bytes ------------------------------------------------------------------------ */
 
 uint64_t st_mpi_bytes(MPI_Count count, MPI_Datatype type);
+
+/* Checks once, at MPI_Init, whether a receive's byte count can be read from its status directly
+ * (the MPI's own status fields, p2p.c) instead of asked of MPI; tool: the tool's communicator. */
+void st_mpi_status_init(MPI_Comm tool);
 /* Sum of counts[0..n) times the size of type; n = size of the group named by which (see below). */
 uint64_t st_mpi_bytes_v(const int *counts, MPI_Datatype type, int n);
 uint64_t st_mpi_bytes_vc(const MPI_Count *counts, MPI_Datatype type, int n);

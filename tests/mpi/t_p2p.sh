@@ -8,7 +8,11 @@ source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
 bin=$(build_mpi_c p2p "$MPI_DIR/p2p.c")
-full_check p2p p2p "$bin" "$ST_NP" 10
+ST_ENV="SYNCTRACE_VERBOSE=2" full_check p2p p2p "$bin" "$ST_NP" 10
+# the byte counts above were read from the receive statuses directly (p2p.c: status_bytes), which
+# this MPI's status fields allowed when they were checked at MPI_Init
+grep -q 'debug: receive sizes: read from the status (its fields checked)' "$ST_TMP/err.txt" ||
+    fail "receive sizes not read from the status: $(grep -m1 'receive sizes' "$ST_TMP/err.txt")"
 
 # A blocking receive reads the clock once after PMPI: its LEAVE shares the RECV's stamp (the
 # original time where CLC moved an event), in Recv, Sendrecv and Mrecv alike.
