@@ -50,23 +50,9 @@ uint64_t st_mpi_recv_post(void)
 #define ST_BYTES_RECEIVED(st, n) PMPI_Get_elements_x((st), MPI_BYTE, (n))
 #endif
 
-/* The size of the predefined types most messages use, without a call into MPI (0: ask MPI). */
-static inline MPI_Count predefined_size(MPI_Datatype type)
+uint64_t st_mpi_bytes_asked(MPI_Count count, MPI_Datatype type)
 {
-    if (type == MPI_BYTE || type == MPI_CHAR || type == MPI_UNSIGNED_CHAR)
-        return 1;
-    if (type == MPI_INT || type == MPI_UNSIGNED)
-        return (MPI_Count)sizeof(int);
-    if (type == MPI_DOUBLE)
-        return (MPI_Count)sizeof(double);
-    return 0;
-}
-
-uint64_t st_mpi_bytes(MPI_Count count, MPI_Datatype type)
-{
-    MPI_Count size = predefined_size(type);
-    if (size > 0)
-        return count > 0 ? (uint64_t)count * (uint64_t)size : 0;
+    MPI_Count size = 0;
     if (count <= 0 || type == MPI_DATATYPE_NULL || ST_TYPE_SIZE(type, &size) != MPI_SUCCESS || size < 0)
         return 0;
     return (uint64_t)count * (uint64_t)size;
