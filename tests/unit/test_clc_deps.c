@@ -692,13 +692,33 @@ static void test_openmp_teams(void)
     tb_free(&t);
 }
 
+/* Team 7 of master m and worker w opens: the fork and the team begins (m0, m1, w0). */
+static void team7_open(tb_t *t, uint32_t m, uint32_t w)
+{
+    tb_ev(t, m, ST_EV_THREAD_FORK, 1)->id = 7;
+    tb_ev(t, m, ST_EV_THREAD_TEAM_BEGIN, 2)->id = 7;
+    tb_ev(t, w, ST_EV_THREAD_TEAM_BEGIN, 3)->id = 7;
+}
+
+/* ... and closes after the events of both: the implicit barrier (m at 70-71, w at 65-73), the team
+ * ends (72, 74) and the join (80): m's last four events, w's last three. */
+static void team7_close(tb_t *t, uint32_t m, uint32_t w)
+{
+    tb_region(t, m, ST_EV_ENTER, 70, TR_OMP_IBARRIER);
+    tb_region(t, m, ST_EV_LEAVE, 71, TR_OMP_IBARRIER);
+    tb_ev(t, m, ST_EV_THREAD_TEAM_END, 72)->id = 7;
+    tb_ev(t, m, ST_EV_THREAD_JOIN, 80)->id = 7;
+    tb_region(t, w, ST_EV_ENTER, 65, TR_OMP_IBARRIER);
+    tb_region(t, w, ST_EV_LEAVE, 73, TR_OMP_IBARRIER);
+    tb_ev(t, w, ST_EV_THREAD_TEAM_END, 74)->id = 7;
+}
+
 static void test_openmp(void)
 {
     tb_t t;
     tb_init(&t, 1, 0);
     uint32_t m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1);
-    tb_ev(&t, m, ST_EV_THREAD_FORK, 1)->id = 7;                 /* m0 */
-    tb_ev(&t, m, ST_EV_THREAD_TEAM_BEGIN, 2)->id = 7;           /* m1 */
+    team7_open(&t, m, w);                                       /* m0, m1, w0 */
     tb_ev(&t, m, ST_EV_THREAD_TASK_CREATE, 10)->id = 11;        /* m2 */
     tb_ev(&t, m, ST_EV_THREAD_TASK_CREATE, 11)->id = 12;        /* m3 */
     tb_region(&t, m, ST_EV_ENTER, 20, TR_OMP_TASKWAIT);         /* m4 */
@@ -712,12 +732,7 @@ static void test_openmp(void)
     tb_region(&t, m, ST_EV_LEAVE, 51, TR_OMP_BARRIER);          /* m12 */
     lock_ev(&t, m, ST_EV_THREAD_ACQUIRE_LOCK, 60, 3);           /* m13 */
     lock_ev(&t, m, ST_EV_THREAD_RELEASE_LOCK, 61, 3);           /* m14 */
-    tb_region(&t, m, ST_EV_ENTER, 70, TR_OMP_IBARRIER);         /* m15 */
-    tb_region(&t, m, ST_EV_LEAVE, 71, TR_OMP_IBARRIER);         /* m16 */
-    tb_ev(&t, m, ST_EV_THREAD_TEAM_END, 72)->id = 7;            /* m17 */
-    tb_ev(&t, m, ST_EV_THREAD_JOIN, 80)->id = 7;                /* m18 */
 
-    tb_ev(&t, w, ST_EV_THREAD_TEAM_BEGIN, 3)->id = 7;           /* w0 */
     task_switch(&t, w, 15, 11, 99);                             /* w1 */
     tb_ev(&t, w, ST_EV_THREAD_TASK_COMPLETE, 30)->id = 11;      /* w2 */
     task_switch(&t, w, 31, 99, 11);                             /* w3 */
@@ -725,9 +740,7 @@ static void test_openmp(void)
     lock_ev(&t, w, ST_EV_THREAD_RELEASE_LOCK, 44, 2);           /* w5 */
     tb_region(&t, w, ST_EV_ENTER, 52, TR_OMP_BARRIER);          /* w6 */
     tb_region(&t, w, ST_EV_LEAVE, 53, TR_OMP_BARRIER);          /* w7 */
-    tb_region(&t, w, ST_EV_ENTER, 65, TR_OMP_IBARRIER);         /* w8 */
-    tb_region(&t, w, ST_EV_LEAVE, 73, TR_OMP_IBARRIER);         /* w9 */
-    tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 74)->id = 7;            /* w10 */
+    team7_close(&t, m, w);                                      /* m15-m18, w8-w10 */
     build(&t, NULL, 0);
     { /* one rank's endpoints come in the join's order, though each thread's were met in turn */
         st_rel_input_t in = tb_input(&t);
@@ -766,18 +779,12 @@ static void test_openmp_ties(void)
     tb_t t;
     tb_init(&t, 1, 0);
     uint32_t m = tb_loc(&t, 0, 0), w = tb_loc(&t, 0, 1);
-    tb_ev(&t, m, ST_EV_THREAD_FORK, 1)->id = 7;                 /* m0 */
-    tb_ev(&t, m, ST_EV_THREAD_TEAM_BEGIN, 2)->id = 7;           /* m1 */
+    team7_open(&t, m, w);                                       /* m0, m1, w0 */
     tb_ev(&t, m, ST_EV_THREAD_TASK_CREATE, 10)->id = 11;        /* m2 */
     task_switch(&t, m, 22, 13, 42);                             /* m3: runs 13 */
     tb_ev(&t, m, ST_EV_THREAD_TASK_COMPLETE, 25)->id = 13;      /* m4 */
     task_switch(&t, m, 26, 42, 13);                             /* m5 */
-    tb_region(&t, m, ST_EV_ENTER, 70, TR_OMP_IBARRIER);         /* m6 */
-    tb_region(&t, m, ST_EV_LEAVE, 71, TR_OMP_IBARRIER);         /* m7 */
-    tb_ev(&t, m, ST_EV_THREAD_TEAM_END, 72)->id = 7;            /* m8 */
-    tb_ev(&t, m, ST_EV_THREAD_JOIN, 80)->id = 7;                /* m9 */
 
-    tb_ev(&t, w, ST_EV_THREAD_TEAM_BEGIN, 3)->id = 7;           /* w0 */
     task_switch(&t, w, 20, 11, 99);                             /* w1: runs 11 */
     tb_ev(&t, w, ST_EV_THREAD_TASK_COMPLETE, 20)->id = 11;      /* w2 */
     task_switch(&t, w, 20, 99, 11);                             /* w3 */
@@ -786,9 +793,7 @@ static void test_openmp_ties(void)
     tb_ev(&t, w, ST_EV_THREAD_TASK_CREATE, 20)->id = 13;        /* w6 */
     tb_region(&t, w, ST_EV_ENTER, 30, TR_OMP_TASKWAIT);         /* w7 */
     tb_region(&t, w, ST_EV_LEAVE, 31, TR_OMP_TASKWAIT);         /* w8 */
-    tb_region(&t, w, ST_EV_ENTER, 65, TR_OMP_IBARRIER);         /* w9 */
-    tb_region(&t, w, ST_EV_LEAVE, 73, TR_OMP_IBARRIER);         /* w10 */
-    tb_ev(&t, w, ST_EV_THREAD_TEAM_END, 74)->id = 7;            /* w11 */
+    team7_close(&t, m, w);                                      /* m6-m9, w9-w11 */
     build(&t, NULL, 0);
     SENDS_OF(w, 1, m, 2);  /* create 11 -> its start, not its switch away */
     SENDS_OF(w, 3, w, 1);  /* the worker's implicit task 99: away at w1, back at w3 */
