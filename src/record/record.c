@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../config/config.h"
@@ -300,6 +301,42 @@ uint64_t st_record_count(const st_thread_t *th)
     }
 }
 
+double st_load_huge_max_ns_per_byte = 1.0;
+
+static double thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/*
+ * Reads the first bytes of th's spill file into the fresh block out of len bytes. A block that
+ * st_huge_alloc marked for huge pages (2 MiB aligned) is read 2 MiB at a time, each piece timed:
+ * the first that costs more than st_load_huge_max_ns_per_byte (the host backing the memory again,
+ * spill.h) has the rest of the block marked for 4 KiB pages and read at once. The bytes read are
+ * the same either way.
+ */
+static int load_spilled(const st_thread_t *th, char *out, size_t bytes, size_t len)
+{
+    size_t done = 0;
+    int probe = len >= ST_HUGE_MIN && (uintptr_t)out % ST_HUGE_PAGE == 0;
+    while (probe && bytes - done >= ST_HUGE_PAGE) {
+        double t0 = thread_cpu_ns();
+        if (st_spill_read(th, out + done, done, ST_HUGE_PAGE) != 0)
+            return -1;
+        done += ST_HUGE_PAGE;
+        if (thread_cpu_ns() - t0 > st_load_huge_max_ns_per_byte * (double)ST_HUGE_PAGE) {
+#ifdef MADV_NOHUGEPAGE
+            (void)madvise(out + done, len - done, MADV_NOHUGEPAGE); /* a hint, like the huge pages */
+#endif
+            probe = 0;
+        }
+    }
+    return bytes > done ? st_spill_read(th, out + done, done, bytes - done) : 0;
+}
+
 st_event_t *st_record_load(st_thread_t *th, size_t *n)
 {
     st_spill_finish();
@@ -309,13 +346,14 @@ st_event_t *st_record_load(st_thread_t *th, size_t *n)
     /* on cache lines: malloc's large blocks start 16 bytes into a page, and every event would
      * straddle two lines (two misses where the passes after MPI_Finalize read one at random);
      * in huge pages when large (fresh 4 KiB pages cost more than reading the events) */
-    st_event_t *all = st_huge_alloc((total ? total : 1) * sizeof *all);
+    size_t len = (total ? total : 1) * sizeof(st_event_t);
+    st_event_t *all = st_huge_alloc(len);
     *n = 0;
     if (!all) {
         st_log_error("out of memory reading back %zu events", total);
         return NULL;
     }
-    if (spilled && st_spill_read(th, all, spilled * sizeof(st_event_t)) != 0) {
+    if (spilled && load_spilled(th, (char *)all, spilled * sizeof(st_event_t), len) != 0) {
         st_log_error("cannot read back buffer flushes of thread %u: %s", th->index,
                      errno ? strerror(errno) : "file truncated");
         free(all);

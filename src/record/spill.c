@@ -117,13 +117,13 @@ failed:;
     return -1;
 }
 
-int st_spill_read(const st_thread_t *th, void *out, size_t bytes)
+int st_spill_read(const st_thread_t *th, void *out, uint64_t from, size_t bytes)
 {
     size_t done = 0;
-    if (th->spill_dfd >= 0 && (uintptr_t)out % ST_SPILL_ALIGN == 0) {
+    if (th->spill_dfd >= 0 && (uintptr_t)out % ST_SPILL_ALIGN == 0 && from % ST_SPILL_ALIGN == 0) {
         size_t direct = (bytes / ST_SPILL_ALIGN) * ST_SPILL_ALIGN;
         while (done < direct) {
-            ssize_t r = pread(th->spill_dfd, (char *)out + done, direct - done, (off_t)done);
+            ssize_t r = pread(th->spill_dfd, (char *)out + done, direct - done, (off_t)(from + done));
             if (r < 0 && errno == EINTR)
                 continue;
             if (r <= 0 || r % ST_SPILL_ALIGN)
@@ -132,7 +132,7 @@ int st_spill_read(const st_thread_t *th, void *out, size_t bytes)
         }
     }
     while (done < bytes) {
-        ssize_t r = pread(th->spill_fd, (char *)out + done, bytes - done, (off_t)done);
+        ssize_t r = pread(th->spill_fd, (char *)out + done, bytes - done, (off_t)(from + done));
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {

@@ -37,10 +37,21 @@ int st_spill_write(st_thread_t *th, const st_event_t *ev, uint64_t at, size_t n)
 #define ST_PAGE 4096
 
 /*
- * Reads the first bytes of th's spill file into out (O_DIRECT for whole blocks when out is aligned).
- * 0 on success; -1 with errno on failure (errno 0: the file is shorter). Not for signal handlers.
+ * Reads bytes of th's spill file from byte offset from on into out (O_DIRECT for whole blocks when
+ * out and from are aligned). 0 on success; -1 with errno on failure (errno 0: the file is shorter).
+ * Not for signal handlers.
  */
-int st_spill_read(const st_thread_t *th, void *out, size_t bytes);
+int st_spill_read(const st_thread_t *th, void *out, uint64_t from, size_t bytes);
+
+/*
+ * Reading back (st_record_load): the spill file is read into huge pages 2 MiB at a time while each
+ * such piece costs the reading thread at most this much CPU per byte; after the first that costs
+ * more, the rest of the block gets 4 KiB pages. In the project's VM a huge page the host must back
+ * again costs 2.2-2.6 ns per byte at its first touch, one it still backs 0.15-0.3, and 4 KiB pages
+ * 0.5-1.6 either way (docs/performance.md, "The load's pages"). Tests set it (0: 4 KiB pages after
+ * the first piece; very large: huge pages throughout).
+ */
+extern double st_load_huge_max_ns_per_byte;
 
 /* Says once that a buffer could not be spilled (err: the cause): events are lost. */
 void st_spill_warn_failed(int err);

@@ -8,7 +8,8 @@
  * reordered over 10^6 events in 64-event buffers, the events of a buffer in the writer's
  * hands readable (st_record_read, st_record_count: what a dump of a crash reads), a write
  * that fails (events counted lost only when their buffer is needed again); after the
- * writer is finished (st_record_load), buffers written by their threads with a FLUSH
+ * writer is finished (st_record_load: the same bytes whether it reads back into huge pages
+ * or switches to 4 KiB pages after the first 2 MiB), buffers written by their threads with a FLUSH
  * region at each (the replay of every position), room kept above the flush limit for
  * callers that flush only after stamping, a spill directory that cannot be used (no crash,
  * the buffer goes on), many threads registering concurrently, st_record_again (the
@@ -30,6 +31,7 @@
 #include "../../src/config/config.h"
 #include "../../src/record/record.h"
 #include "../../src/record/spill.h"
+#include "../../src/util/hugealloc.h"
 
 #include "check.h"
 
@@ -430,7 +432,8 @@ static void test_aligned(void)
 
 /*
  * What /proc/self/smaps says of the mapping that holds addr: whether it is marked for huge pages
- * (VmFlags "hg", madvise MADV_HUGEPAGE), its start, and its resident kB. 0 when found.
+ * (*huge 1: VmFlags "hg", madvise MADV_HUGEPAGE; -1: "nh", MADV_NOHUGEPAGE; else 0), its start, and
+ * its resident kB. 0 when found.
  */
 static int mapping_of(const void *addr, int *huge, uintptr_t *start, long *rss_kb)
 {
@@ -450,7 +453,7 @@ static int mapping_of(const void *addr, int *huge, uintptr_t *start, long *rss_k
         } else if (in && !strncmp(line, "Rss:", 4)) {
             *rss_kb = atol(line + 4);
         } else if (in && !strncmp(line, "VmFlags:", 8)) {
-            *huge = strstr(line, " hg") != NULL;
+            *huge = strstr(line, " hg") ? 1 : strstr(line, " nh") ? -1 : 0;
         }
     }
     fclose(f);
@@ -489,11 +492,11 @@ static void test_huge_buffers(void)
         long rss = 0;
         REQUIRE(mapping_of(th->bufs[b], &huge, &start, &rss) == 0, "buffer %d not in /proc/self/smaps", b);
         if (b == 1)
-            EXPECT((uintptr_t)th->bufs[b] % (2u << 20) == 0 && huge, "spare buffer at %p: %s2 MiB aligned, %smarked "
+            EXPECT((uintptr_t)th->bufs[b] % (2u << 20) == 0 && huge == 1, "spare buffer at %p: %s2 MiB aligned, %smarked "
                    "for huge pages (madvise MADV_HUGEPAGE)", (void *)th->bufs[b],
-                   (uintptr_t)th->bufs[b] % (2u << 20) ? "not " : "", huge ? "" : "not ");
+                   (uintptr_t)th->bufs[b] % (2u << 20) ? "not " : "", huge == 1 ? "" : "not ");
         else
-            EXPECT(!huge, "first buffer at %p: marked for huge pages (populated on the registering thread)",
+            EXPECT(huge != 1, "first buffer at %p: marked for huge pages (populated on the registering thread)",
                    (void *)th->bufs[b]);
         EXPECT(rss >= (long)(th->cap * sizeof(st_event_t) >> 10), "buffer %d: its mapping (at %#lx) has %ld kB "
                "resident, the buffer %zu", b, (unsigned long)start, rss, th->cap * sizeof(st_event_t) >> 10);
@@ -525,6 +528,8 @@ static void *record_million(void *arg)
     return NULL;
 }
 
+static st_thread_t *many_th; /* test_many's thread: 10^6 events, nearly all of them spilled */
+
 static void test_many(void)
 {
     char dir[] = "/tmp/st-test-record-XXXXXX";
@@ -535,6 +540,7 @@ static void test_many(void)
     if (!th)
         return;
     writer_caught_up(th);
+    many_th = th;
     uint64_t pairs = check_sequence("10^6 events", th, 1000000);
     EXPECT(pairs == th->flushes && th->lost == 0, "%llu FLUSH regions, %llu waits counted, %llu lost",
            (unsigned long long)pairs, (unsigned long long)th->flushes, (unsigned long long)th->lost);
@@ -771,6 +777,43 @@ static void test_finish(void)
     rmdir(dir);
 }
 
+/*
+ * Reading back (st_record_load) into huge pages 2 MiB at a time, each piece timed (spill.h): going
+ * on in huge pages, or switching to 4 KiB pages after the first piece, the block holds the bytes a
+ * dump reads (st_record_read, straight from the file and the buffers); after a switch the rest of
+ * the block is marked for 4 KiB pages, its first 2 MiB still for huge ones.
+ */
+static void test_load_pages(void)
+{
+    st_thread_t *th = many_th;
+    REQUIRE(th && st_record_spilled(th) * sizeof(st_event_t) >= ST_HUGE_MIN + 2 * ST_HUGE_PAGE,
+            "test_many's thread spilled too little to be read in pieces");
+    size_t n = (size_t)st_record_count(th);
+    st_event_t *ref = malloc(n * sizeof *ref);
+    REQUIRE(ref && st_record_read(th, 0, ref, n) == n, "st_record_read of %zu events", n);
+    const double limits[] = { 1e12, 0 }; /* never switch; switch after the first piece */
+    for (int i = 0; i < 2; i++) {
+        st_load_huge_max_ns_per_byte = limits[i];
+        size_t got = 0;
+        st_event_t *all = st_record_load(th, &got);
+        EXPECT(all && got == n && memcmp(all, ref, n * sizeof *ref) == 0,
+               "limit %g ns per byte: loaded %zu of %zu events, %s", limits[i], got, n,
+               all && got == n ? "other bytes than st_record_read's" : "");
+        int head = 0, tail = 0;
+        uintptr_t start;
+        long rss;
+        if (all && mapping_of(all, &head, &start, &rss) == 0 &&
+            mapping_of((char *)all + ST_HUGE_PAGE, &tail, &start, &rss) == 0)
+            EXPECT(head == 1 && tail == (i ? -1 : 1), "limit %g ns per byte: the block's first 2 MiB marked %d, "
+                   "the rest %d (1: huge pages, -1: 4 KiB pages)", limits[i], head, tail);
+        else
+            EXPECT(0, "the loaded block is not in /proc/self/smaps");
+        free(all);
+    }
+    st_load_huge_max_ns_per_byte = 1.0;
+    free(ref);
+}
+
 /* ---- threads -------------------------------------------------------------------------- */
 
 #define NTHREADS 8
@@ -842,6 +885,7 @@ int main(void)
     test_aligned();
     test_huge_buffers();
     test_finish(); /* from here on without a writer */
+    test_load_pages();
     test_flush_without_writer();
     test_flush_unwritable();
     test_threads();
