@@ -375,26 +375,23 @@ static int idle_stretches(const an_ctx_t *c, const st_rel_graph_t *g, const uint
 
 /* ---- the timeline ------------------------------------------------------------------------------------ */
 
-/* By location, call, key reference (the same key has one reference; rc_build_loc.c orders a call's
- * relations by key), role. */
+/* By location, then call: the order the timeline is built in (rc_build_loc.c's collect). The ends of one
+ * call may come in any order: collect orders a call's relations by key and merges the ends of one key,
+ * whatever their order, so the timeline does not depend on it and the sorts need not look further. */
 static inline int cmp_end(const an_rc_end_t *x, const an_rc_end_t *y)
 {
     if (x->loc != y->loc)
         return x->loc < y->loc ? -1 : 1;
-    if (x->call != y->call)
-        return x->call < y->call ? -1 : 1;
-    if (x->kref != y->kref)
-        return x->kref < y->kref ? -1 : 1;
-    return (x->role > y->role) - (x->role < y->role);
+    return (x->call > y->call) - (x->call < y->call);
 }
 static int cmp_end_void(const void *a, const void *b) { return cmp_end(a, b); }
 ST_MSORT(sort_ends, an_rc_end_t, cmp_end)
 
 /* The ends by cmp_end. They come as a few sorted runs (a location's ports in event order; the remote
- * point-to-point ends channel by channel, each channel's in its messages' order; the second ends of the
- * messages after them, likewise), which the natural merge sort merges in a few passes. Else (many runs)
- * nearly in order: an insertion sort in place, while its moves stay within a few per end, takes no
- * second array (fresh pages); the merge sort finishes when they do not. */
+ * point-to-point ends channel by channel, each channel's in its messages' order; the collective ends),
+ * which the natural merge sort merges in a few passes. Else (many runs) nearly in order: an insertion
+ * sort in place, while its moves stay within a few per end, takes no second array (fresh pages); the
+ * merge sort finishes when they do not. */
 static void sort_ends_near(an_rc_end_t *v, size_t n)
 {
     size_t runs = 1;
@@ -420,6 +417,24 @@ static void sort_ends_near(an_rc_end_t *v, size_t n)
     }
 }
 
+/* e[0 .. ne) and e2[0 .. ne2), each sorted by cmp_end, merged into e[0 .. ne + ne2) (room for them) from
+ * the back: in place, one pass, no second array. The second ends are sorted apart, since their order is
+ * their messages' first ends' (a Waitall's completions follow its Isends' calls, an Irecv's post its
+ * receive's call): short descents, one or more per call that completes or posts several messages, which
+ * an insertion sort of their own puts right in a few moves each, where among the first ends each would
+ * travel the whole array (with the two appended, the insertion sort ran out of its budget and the merge
+ * sort merged one run per iteration of a loop of Waitalls: its passes grew with the log of the trace). */
+static void merge_back(an_rc_end_t *e, size_t ne, const an_rc_end_t *e2, size_t ne2)
+{
+    size_t i = ne, j = ne2, o = ne + ne2;
+    while (j) {
+        if (i && cmp_end(&e[i - 1], &e2[j - 1]) > 0)
+            e[--o] = e[--i];
+        else
+            e[--o] = e2[--j];
+    }
+}
+
 static inline int cmp_wait(const an_rc_wait_t *x, const an_rc_wait_t *y)
 {
     if (x->loc != y->loc)
@@ -440,11 +455,11 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
     *out = NULL;
     if (b->failed || st_mem_grow((void **)&b->e, &b->ce, b->ne + b->ne2, sizeof *b->e))
         return -1;
-    if (b->ne2) /* the second ends after the others: both in their own order */
-        memcpy(b->e + b->ne, b->e2, b->ne2 * sizeof *b->e2);
+    sort_ends_near(b->e, b->ne);
+    sort_ends_near(b->e2, b->ne2);
+    merge_back(b->e, b->ne, b->e2, b->ne2);
     b->ne += b->ne2;
     st_mem_free(b->e2), b->e2 = NULL, b->ne2 = b->ce2 = 0;
-    sort_ends_near(b->e, b->ne);
     sort_waits(b->w, b->nw);
     st_rc_input_t *in = calloc(1, sizeof *in);
     uint32_t *master = an_omp_masters(c);
