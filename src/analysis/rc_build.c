@@ -164,6 +164,13 @@ static int coll_end(an_ctx_t *c, uint64_t kref, uint32_t l, uint64_t ev, int rol
     return end_push(c->rcb, kref, l, end_call(c, l, ev), r);
 }
 
+/* Whether event ev of l is a nonblocking call's end, whose request an_send_completion / an_recv_post look up. */
+static inline int has_req(const an_ctx_t *c, uint32_t l, uint64_t ev)
+{
+    unsigned kind = c->in->locs[l].ev[ev].kind;
+    return kind == ST_EV_MPI_ISEND || kind == ST_EV_MPI_IRECV;
+}
+
 int an_rcb_graph(an_ctx_t *c, const st_rel_graph_t *g)
 {
     int rc = 0;
@@ -174,8 +181,19 @@ int an_rcb_graph(an_ctx_t *c, const st_rel_graph_t *g)
     size_t most = c->rcb->ne + g->port_first[g->nlocs] + g->port_first[g->nlocs] / 2; /* posts, completions */
     if (st_mem_grow((void **)&c->rcb->e, &c->rcb->ce, most, sizeof *c->rcb->e))
         return -1;
+    /* The ports come in event order, their instances (sorted by key) and the requests of their messages far
+     * apart: each port's instance is fetched 20 ports ahead, its event and call word 16, its request in
+     * three more stages (an_req_prefetch), so that the lookups below find them cached. */
+    static const unsigned ahead[4] = { 16, 12, 8, 4 };
     for (uint32_t l = 0; l < g->nlocs && l < c->in->nlocs; l++)
         for (uint64_t k = g->port_first[l]; rc == 0 && k < g->port_first[l + 1]; k++) {
+            if (k + 20 < g->port_first[l + 1])
+                __builtin_prefetch(&g->inst[g->ports[k + 20].inst]);
+            if (k + ahead[0] < g->port_first[l + 1])
+                an_req_prefetch(c, l, g->ports[k + ahead[0]].ev, 0);
+            for (int s = 1; s < 4; s++) /* only a nonblocking call's end has a request (the event is cached by now) */
+                if (k + ahead[s] < g->port_first[l + 1] && has_req(c, l, g->ports[k + ahead[s]].ev))
+                    an_req_prefetch(c, l, g->ports[k + ahead[s]].ev, s);
             const st_rel_port_t *p = &g->ports[k];
             const st_rel_inst_t *in = &g->inst[p->inst];
             uint32_t role = p->role == ST_REL_SEND ? ST_RC_SENDS : ST_RC_RECEIVES;
