@@ -99,7 +99,12 @@ typedef struct an_rcb {
     size_t                nchan, cchan;
     const st_rel_graph_t *g;        /* the graph of the ends' instance keys */
     int                   failed;   /* a note did not fit in memory */
+    double                ms[3];    /* CPU ms and page faults of its steps (AN_RCB_T_*; SYNCTRACE_VERBOSE=2) */
+    long                  faults[3];
 } an_rcb_t;
+/* The builder's steps: the graph's and the collectives' ends noted (the remote point-to-point ones go with
+ * the analysis' messages), the ends and waits sorted, each location's calls and sweep (the idle stretches too). */
+enum { AN_RCB_T_NOTES, AN_RCB_T_SORT, AN_RCB_T_LOCS };
 
 /* The key of an end into key. */
 static inline void an_rc_key(const an_rcb_t *b, uint64_t kref, uint64_t key[4])

@@ -9,6 +9,7 @@
  * stretches of the workers before each outermost fork (one cut to the thread's last event, none
  * before the first fork of a thread inside a call). Profiles and call times add up to each
  * location's last - first. A timeline packed and read back is the same; malformed ones are refused.
+ * Messages' second ends (completions, posts) coming as a long sorted run and a short unsorted tail.
  * (The serial and parallel analyses' timelines are compared on every trace of test_analysis.c.)
  */
 /* link: src/analysis/analysis.c src/analysis/p2p.c src/analysis/rma_pscw.c src/analysis/rma_lock.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/analysis/rc_common.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/p2p_wire.c src/exchange/exchange.c src/config/config.c src/util/archive_dir.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
@@ -577,6 +578,75 @@ static void test_idle_cut(void)
     done();
 }
 
+
+/* The second ends of the messages (the Isends' completions, the Irecvs' posts) in the order of their first
+ * ends, with a short unsorted tail after a long sorted run: rank 0 makes 32 Isends, each completed by a Wait,
+ * then twice an Irecv, an Isend and a Wait that receives and completes both (the post's call lies before the
+ * completion's). Every Irecv's call must post its message, every last Wait complete the Isend and receive,
+ * the calls in time order. */
+static void test_second_ends(void)
+{
+    enum { MAIN = ST_REGION_PROGRAM, N = 32 };
+    tb_init(&t, 2, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    region(a, ST_REGION_MPI_Init, 0, 10);
+    region(b, ST_REGION_MPI_Init, 0, 10);
+    enter(a, 10, MAIN);
+    enter(b, 10, MAIN);
+    uint64_t T = 100, post = 1;
+    for (int k = 0; k < N + 2; k++, T += 100) {
+        if (k >= N) { /* the Irecv of the message from b */
+            enter(a, T, ST_REGION_MPI_Irecv);
+            omp_ev(a, ST_EV_MPI_IRECV_REQUEST, T + 1, 100 + (uint64_t)k);
+            leave(a, T + 2, ST_REGION_MPI_Irecv);
+            p2p(b, ST_REGION_MPI_Send, T + 10, T + 11, T + 12, 0, -1, 0);
+        }
+        enter(a, T + 20, ST_REGION_MPI_Isend);
+        st_event_t *e = tb_ev(&t, a, ST_EV_MPI_ISEND, T + 21);
+        e->peer = 1, e->id = 200 + (uint64_t)k, e->bytes = 4;
+        leave(a, T + 22, ST_REGION_MPI_Isend);
+        enter(a, T + 30, k >= N ? ST_REGION_MPI_Waitall : ST_REGION_MPI_Wait);
+        if (k >= N) {
+            e = tb_ev(&t, a, ST_EV_MPI_IRECV, T + 31);
+            e->peer = 1, e->id = 100 + (uint64_t)k, e->bytes = 8;
+        }
+        omp_ev(a, ST_EV_MPI_ISEND_COMPLETE, T + 32, 200 + (uint64_t)k);
+        leave(a, T + 33, k >= N ? ST_REGION_MPI_Waitall : ST_REGION_MPI_Wait);
+        p2p(b, ST_REGION_MPI_Recv, T + 40, T + 41, T + 42, -1, 0, post++);
+    }
+    leave(a, T, MAIN);
+    leave(b, T, MAIN);
+    region(a, ST_REGION_MPI_Finalize, T, T + 10);
+    region(b, ST_REGION_MPI_Finalize, T, T + 10);
+    analyse();
+    const st_rc_loc_t *L = &R.timeline->locs[a];
+    REQUIRE_EQ(L->ncalls, 2 + 2 * N + 3 * 2);
+    for (int k = 0; k < N + 2; k++) {
+        uint64_t T0 = 100 + 100 * (uint64_t)k;
+        const st_rc_call_t *c = &L->calls[1 + 2 * k + (k > N)];
+        if (k >= N) { /* the Irecv posts the k-th message from b (its (k - N)-th) */
+            const uint64_t key[4] = MSG(1, 0, (uint64_t)(k - N));
+            REQUIRE(c->enter == T0 && c->nrel == 1 && !memcmp(L->rels[c->rel_at].key, key, sizeof key) &&
+                        L->rels[c->rel_at].role == ST_RC_POSTS,
+                    " Irecv %d: enter %" PRIu64 ", %u relations", k, c->enter, c->nrel);
+            c++;
+        }
+        const uint64_t sent[4] = MSG(0, 1, (uint64_t)k);
+        REQUIRE(c->enter == T0 + 20 && c->nrel == 1 && !memcmp(L->rels[c->rel_at].key, sent, sizeof sent) &&
+                    L->rels[c->rel_at].role == ST_RC_SENDS,
+                " Isend %d: enter %" PRIu64 ", %u relations", k, c->enter, c->nrel);
+        c++;
+        REQUIRE(c->enter == T0 + 30 && c->nrel == (k >= N ? 2u : 1u), " Wait %d: enter %" PRIu64 ", %u relations", k,
+                c->enter, c->nrel);
+        for (uint32_t i = 0; i < c->nrel; i++) { /* the completion (no role), the receive; by key */
+            const st_rc_rel_t *r = &L->rels[c->rel_at + i];
+            REQUIRE(r->role == (r->key[1] == 1 ? 0u : (uint32_t)ST_RC_RECEIVES),
+                    " Wait %d relation %u: role %u", k, i, r->role);
+        }
+    }
+    done();
+}
+
 int main(void)
 {
     st_config_loaded = 1, st_config.rootcause = ST_ROOTCAUSE_ON; /* whatever the environment says */
@@ -585,5 +655,6 @@ int main(void)
     test_collective();
     test_openmp();
     test_idle_cut();
+    test_second_ends();
     return failures != 0;
 }
