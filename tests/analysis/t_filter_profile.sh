@@ -26,12 +26,25 @@ SCOREP_REGION_NAMES_BEGIN
 SCOREP_REGION_NAMES_END
 F
 
+# both runs, again (up to 3 times) when only their Late Senders differ: under load a rank that loses
+# its core after the barrier lengthens or shortens a 20 ms Late Sender by as much (seen: unfiltered
+# 0.1887 s, filtered 0.1126 s at load 4-5, on either build; the filter removes calls, not the wait)
+for try in 1 2 3; do
+rm -rf "$ST_TMP/plain" "$ST_TMP/filt"
 ST_ENV="SYNCTRACE_ANALYZE_CHECK=fail" run_traced "$ST_TMP/plain" 2 "$bin" $N ||
     fail "unfiltered run exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
 cp "$ST_TMP/out.txt" "$ST_TMP/plain.out"
 ST_ENV="SYNCTRACE_ANALYZE_CHECK=fail SYNCTRACE_FILTER=$ST_TMP/my.filter" run_traced "$ST_TMP/filt" 2 "$bin" $N ||
     fail "filtered run exited $?: $(tail -n 5 "$ST_TMP/err.txt")"
 cmp -s "$ST_TMP/out.txt" "$ST_TMP/plain.out" || fail "the application's output differs with the filter"
+python3 - "$ST_TMP/plain/analysis.json" "$ST_TMP/filt/analysis.json" >"$ST_TMP/ls.txt" <<'PY' && break
+import json, sys
+lp, lf = (sum(v["value"] for v in json.load(open(f))["values"] if v["metric"] == "mpi_latesender") for f in sys.argv[1:3])
+print("Late Sender: unfiltered %.4f s, filtered %.4f s" % (lp, lf))
+sys.exit(0 if lp > 0.05 and lf > 0.05 and abs(lp - lf) <= 0.4 * max(lp, lf) else 1)
+PY
+note "try $try: $(cat "$ST_TMP/ls.txt")"
+done
 
 st info "$ST_TMP/filt" >"$ST_TMP/info.txt" || fail "info failed"
 grep -q "^filter: *$ST_TMP/my.filter (fnv1a64:[0-9a-f]\{16\} [0-9]* bytes), 4 rule(s)$" "$ST_TMP/info.txt" ||
