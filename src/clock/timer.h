@@ -8,12 +8,14 @@
  *    (measured once per node and boot: the same clock in every process; tsc.c). The
  *    conversion stays fixed for the whole run, so the TSC is just another local clock
  *    with a small constant offset and drift to the system clock: the sync models and
- *    sync points treat it like any other. Calibration points taken at every sync point and at MPI_Finalize map the
- *    global clock back onto the system clock at finalize (st_timer_correct).
+ *    sync points treat it like any other. Calibration points taken at every sync point and
+ *    at MPI_Finalize map the global clock back onto the system clock at finalize
+ *    (st_timer_correct).
  * st_timer_now() maps the local clock to the global clock with the current map:
- * G(L) = L + a + b·(L - t0) (with the TSC: the map's TSC form, straight from the ticks). Clock synchronization (sync_mpi.c) publishes a new map at every
- * sync epoch with st_timer_set_map(); readers take no lock, allocate nothing and make
- * no call beyond the clock read. Every map carries its epoch number so that a recorder
+ * G(L) = L + a + b·(L - t0) (with the TSC: the map's TSC form, straight from the ticks). Clock
+ * synchronization (sync_mpi.c) publishes a new map at every sync epoch with
+ * st_timer_set_map(); readers take no lock, allocate nothing and make no call beyond the
+ * clock read. Every map carries its epoch number so that a recorder
  * can remember which map stamped an event (st_timer_now_ep) and the finalize step can
  * recover the local time exactly. Thread-safe.
  *

@@ -95,30 +95,36 @@ static inline uint64_t status_bytes(const MPI_Status *st)
     return raw_ok ? raw_bytes(st) : asked_bytes(st);
 }
 
-void st_mpi_status_init(MPI_Comm tool)
+/* Whether raw_bytes reads what MPI says of statuses MPI filled: counts on both sides of 2^32 with the
+ * cancelled flag set, and a receive of 3 ints from this rank to itself on the tool's communicator. */
+static int raw_bytes_right(MPI_Comm tool)
 {
-    raw_ok = 0;
-    if (!ST_STATUS_RAW)
-        return;
-    /* every way out before the end leaves raw_ok 0: MPI is asked */
-    /* a status MPI filled, for counts on both sides of 2^32, and one a receive of 3 ints filled */
     static const MPI_Count counts[] = { 0, 5, 70000, (MPI_Count)1 << 33 | 12345 };
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
         MPI_Status st;
         memset(&st, 0xa5, sizeof st);
-        if (PMPI_Status_set_elements_x(&st, MPI_BYTE, counts[i]) != MPI_SUCCESS || PMPI_Status_set_cancelled(&st, 1) != MPI_SUCCESS ||
-            raw_bytes(&st) != (uint64_t)counts[i] || asked_bytes(&st) != (uint64_t)counts[i])
-            return;
+        if (PMPI_Status_set_elements_x(&st, MPI_BYTE, counts[i]) != MPI_SUCCESS ||
+            PMPI_Status_set_cancelled(&st, 1) != MPI_SUCCESS || raw_bytes(&st) != (uint64_t)counts[i] ||
+            asked_bytes(&st) != (uint64_t)counts[i])
+            return 0;
     }
     int me, out[3] = { 1, 2, 3 }, in[3];
-    MPI_Request req[2];
-    MPI_Status st[2];
-    if (PMPI_Comm_rank(tool, &me) != MPI_SUCCESS ||
-        PMPI_Irecv(in, 3, MPI_INT, me, 0, tool, &req[0]) != MPI_SUCCESS ||
-        PMPI_Isend(out, 3, MPI_INT, me, 0, tool, &req[1]) != MPI_SUCCESS ||
-        st_polite_wait(&req[1], &st[1]) != MPI_SUCCESS || st_polite_wait(&req[0], &st[0]) != MPI_SUCCESS)
-        return;
-    raw_ok = raw_bytes(&st[0]) == sizeof in && asked_bytes(&st[0]) == sizeof in;
+    MPI_Request req[2] = { MPI_REQUEST_NULL, MPI_REQUEST_NULL };
+    MPI_Status st;
+    if (PMPI_Comm_rank(tool, &me) != MPI_SUCCESS || PMPI_Irecv(in, 3, MPI_INT, me, 0, tool, &req[0]) != MPI_SUCCESS)
+        return 0;
+    if (PMPI_Isend(out, 3, MPI_INT, me, 0, tool, &req[1]) != MPI_SUCCESS) {
+        PMPI_Cancel(&req[0]); /* no receive left posted on the tool's communicator */
+        st_polite_wait(&req[0], &st);
+        return 0;
+    }
+    int ok = st_polite_wait(&req[1], MPI_STATUS_IGNORE) == MPI_SUCCESS;
+    return st_polite_wait(&req[0], &st) == MPI_SUCCESS && ok && raw_bytes(&st) == sizeof in && asked_bytes(&st) == sizeof in;
+}
+
+void st_mpi_status_init(MPI_Comm tool)
+{
+    raw_ok = ST_STATUS_RAW && raw_bytes_right(tool);
     st_log_debug("receive sizes: %s", raw_ok ? "read from the status (its fields checked)" : "asked of MPI");
 }
 
