@@ -3,7 +3,6 @@
  * writer share (lifecycle.h, lifecycle_int.h). */
 #include "lifecycle_int.h"
 
-#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,21 +99,6 @@ void st_run_props(st_rankdata_t *rd, int incomplete)
 }
 
 /* ---- memory and call paths around the correction (finalize, OpenMP-only writer) ------------- */
-
-/*
- * Finalize allocates and frees arrays of the order of the trace (CLC, the writer). glibc
- * serves large blocks by mmap and unmaps them on free, so each new array costs fresh page
- * faults (1-4 us per page in a VM; more than the work on the data). While finalize
- * runs, large blocks come from the heap and stay there, so later arrays reuse the pages;
- * afterwards the defaults are back and the memory is returned.
- */
-void st_lc_heap_reuse(int on)
-{
-    mallopt(M_MMAP_THRESHOLD, on ? 32 << 20 : 128 << 10);
-    mallopt(M_TRIM_THRESHOLD, on ? 1 << 30 : 128 << 10);
-    if (!on)
-        malloc_trim(0);
-}
 
 /*
  * The unused tails of the threads' event buffers (populated at registration, idle once

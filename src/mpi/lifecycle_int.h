@@ -39,8 +39,6 @@ void st_lc_reinstall_fault_handlers(void);
  * (incomplete: flagged so). */
 void st_lc_write_without_mpi(int incomplete);
 
-/* collect.c: large blocks from the heap while on (finalize), the defaults back when off. */
-void st_lc_heap_reuse(int on);
 /* collect.c: the idle tails of the event buffers lent to the correction (util/mem.h), and back. */
 void st_lc_lend_idle_buffers(void);
 void st_lc_return_idle_buffers(void);
