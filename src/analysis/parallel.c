@@ -10,12 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "../util/mem.h"
 #include "../util/log.h"
 #include "coll_reduce.h"
+#include "cpu_stamp.h"
 #include "internal.h"
 #include "p2p_wire.h"
 #include "rc_build.h"
@@ -64,24 +63,8 @@ static void fail(st_an_par_t *p, const char *fmt, ...)
     p->state = S_FAILED;
 }
 
-/* A phase's start: the thread's CPU time and the process's fresh page faults so far (at
- * MPI_Finalize most of the analysis' time goes to faults on new pages). */
-typedef struct stamp {
-    struct timespec cpu;
-    long            faults;
-} stamp_t;
-
-static void stamp(stamp_t *s)
-{
-    struct rusage ru;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &s->cpu);
-    s->faults = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
-}
-
-static double ms_between(const stamp_t *a, const stamp_t *b)
-{
-    return (double)(b->cpu.tv_sec - a->cpu.tv_sec) * 1e3 + (double)(b->cpu.tv_nsec - a->cpu.tv_nsec) / 1e6;
-}
+/* The CPU ms between two stamps (cpu_stamp.h). */
+static double ms_between(const an_stamp_t *a, const an_stamp_t *b) { return b->ms - a->ms; }
 
 /* The graph of what stays inside the process: OpenMP relations and point-to-point messages
  * with both ends here (the collectives are the reduced instances, the remote point-to-point
@@ -176,8 +159,8 @@ int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *in_derived, const 
     *p = (st_an_par_t){ .in = in, .me = me, .nprocs = nprocs, .state = S_NEW };
     int rc = st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
     rc = rc ? rc : an_creduce_new(in, owner, me, nprocs, &p->cr);
-    stamp_t t[5];
-    stamp(&t[0]);
+    an_stamp_t t[5];
+    an_stamp(&t[0]);
     /* The endpoints: CLC's in the run, else derived here. Those with a partner in another process
      * leave p->ep before the calls' arrays are made, and CLC's are freed: their memory is the
      * arrays' (at MPI_Finalize every new page is a fault). */
@@ -191,7 +174,7 @@ int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *in_derived, const 
         rc = an_pwire_derive(&p->pw, &p->ep, owner, in->nranks, me, &p->out);
     if (in_derived && !p->derived)
         st_rel_derived_free(in_derived);
-    stamp(&t[1]);
+    an_stamp(&t[1]);
     /* The local graph before the calls' arrays: CLC's derivation (its OpenMP ends) is then freed,
      * and its memory is the arrays'. The collective endpoints (also those of the collectives on RMA
      * windows: creation, fence, release) wait aside for an_creduce_local. */
@@ -203,10 +186,10 @@ int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *in_derived, const 
         rc = build_graph(p);
     if (p->derived) /* its OpenMP endpoints are in the local graph now */
         st_rel_derived_free(p->derived), p->derived = NULL;
-    stamp(&t[2]);
+    an_stamp(&t[2]);
     if (rc == 0)
         rc = an_begin(&p->c, in, &p->res); /* the calls, once: the exchange and the patterns read them */
-    stamp(&t[3]);
+    an_stamp(&t[3]);
     if (rc == 0)
         an_pwire_write(&p->pw, &p->c, &p->out);
     if (rc == 0)
@@ -215,7 +198,7 @@ int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *in_derived, const 
         p->rc_coll = coll;
     else
         st_rel_epvec_free(&coll);
-    stamp(&t[4]);
+    an_stamp(&t[4]);
     st_log_debug("analysis: process %d: CPU ms (page faults): logical messages %.1f (%ld), local graph %.1f (%ld), "
                  "calls and time %.1f (%ld), what the partners need %.1f (%ld)",
                  (int)me, ms_between(&t[0], &t[1]), t[1].faults - t[0].faults, ms_between(&t[1], &t[2]),
@@ -292,8 +275,8 @@ int st_an_par_progress(st_an_par_t *p)
         return ST_AN_PAR_DONE;
     if (p->state != S_STARTED || p->arrived < p->incoming || !an_creduce_done(p->cr))
         return ST_AN_PAR_IDLE;
-    stamp_t t0, t1, t2, t3;
-    stamp(&t0);
+    an_stamp_t t0, t1, t2, t3;
+    an_stamp(&t0);
     int rc = an_msgs_from_graph(&p->c, &p->g) || an_pwire_join(&p->pw, &p->c);
     if (!rc && an_rc_wanted()) /* the remote ends' relations, before pw goes; room for every end at once (at most
                                 * two per remote end, a port's and half a port's more, a collective endpoint's) */
@@ -302,9 +285,9 @@ int st_an_par_progress(st_an_par_t *p)
                                           p->g.port_first[p->g.nlocs] / 2 + p->rc_coll.n) ||
              an_rcb_pwire(&p->c, &p->pw);
     an_pwire_free(&p->pw);
-    stamp(&t1);
+    an_stamp(&t1);
     rc = rc || an_finish(&p->c, &p->g, an_creduce_table(p->cr));
-    stamp(&t2);
+    an_stamp(&t2);
     double rc0[2];
     an_rc_clock(rc0);
     if (!rc && p->c.rcb) { /* this process's root-cause timeline, while the calls are known */
@@ -315,7 +298,7 @@ int st_an_par_progress(st_an_par_t *p)
     st_rel_epvec_free(&p->rc_coll);
     an_end(&p->c);
     st_rel_graph_free(&p->g); /* read no more: its memory is the root causes' (fresh pages cost more than the work) */
-    stamp(&t3);
+    an_stamp(&t3);
     st_log_debug("analysis: process %d: CPU ms (page faults): messages %.1f (%ld), patterns %.1f (%ld), root-cause "
                  "timeline %.1f (%ld) (%u locations)",
                  (int)p->me, ms_between(&t0, &t1), t1.faults - t0.faults, ms_between(&t1, &t2), t2.faults - t1.faults,
@@ -691,7 +674,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     if (rc == 0 && res->timeline)
         res->timeline->nlocs = nlocs;
     /* 2: values, worst instances, statistics */
-    stamp_t u0, u1, u2; /* the timelines' unpacking (summed) and the replay */
+    an_stamp_t u0, u1, u2; /* the timelines' unpacking (summed) and the replay */
     double unpack_ms = 0;
     long unpack_faults = 0;
     for (int i = 0, loc0 = 0; rc == 0 && i < n; i++) {
@@ -711,7 +694,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             rc = merge_part(&pt, head, (uint32_t)loc0, map[i], res);
         double rc0[2]; /* the timeline: the rest of the part */
         an_rc_clock(rc0);
-        stamp(&u0);
+        an_stamp(&u0);
         size_t tlw = head[8] ? (head[8] - 1 + 7) / 8 : 0, rcw = head[9] ? head[9] - 1 : 0;
         if (rc == 0 && tlw + rcw != (uint64_t)(pt.end - pt.w))
             rc = -1;
@@ -723,7 +706,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
             rc = -1;
         if (head[8] || head[9])
             an_rc_clock_add(res->rootcause_ms, rc0);
-        stamp(&u1);
+        an_stamp(&u1);
         unpack_ms += ms_between(&u0, &u1), unpack_faults += u1.faults - u0.faults;
         res->stats.unpaired += head[3], res->stats.ls_violations += head[4];
         res->stats.coll_violations += head[5], res->stats.coll_skipped += head[6];
@@ -734,7 +717,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     free(map);
     free(t.slot);
     res->cnodes = t.v;
-    stamp(&u1);
+    an_stamp(&u1);
     if (rc == 0 && res->timeline) /* the root causes over the whole timeline */
         rc = an_rc_finish(res);
     else if (rc == 0 && nrc) { /* the distributed replay's parts: what needs every location */
@@ -748,7 +731,7 @@ int st_an_par_merge(const void *const *part, const size_t *len, int n, st_an_res
     for (int i = 0; rcp && i < n; i++)
         rc_dist_part_free(&rcp[i]);
     free(rcp);
-    stamp(&u2);
+    an_stamp(&u2);
     if (res->causes)
         st_log_debug("analysis: root causes at the merge: CPU ms (page faults): unpacking %.1f (%ld), replay %.1f (%ld)",
                      unpack_ms, unpack_faults, ms_between(&u1, &u2), u2.faults - u1.faults);

@@ -7,8 +7,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include <otf2/OTF2_Definitions.h>
 
@@ -28,25 +26,6 @@ int an_rc_wanted(void)
 }
 
 an_rcb_t *an_rcb_new(void) { return calloc(1, sizeof(an_rcb_t)); }
-
-/* This thread's CPU ms and the process's page faults so far. */
-static void now(double *ms, long *faults)
-{
-    struct timespec c;
-    struct rusage ru;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
-    *ms = (double)c.tv_sec * 1e3 + (double)c.tv_nsec / 1e6;
-    *faults = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
-}
-
-/* Step `step` of b ran since (ms0, f0). */
-static void spent(an_rcb_t *b, int step, double ms0, long f0)
-{
-    double ms;
-    long f;
-    now(&ms, &f);
-    b->ms[step] += ms - ms0, b->faults[step] += f - f0;
-}
 
 void an_rcb_free(an_rcb_t *b)
 {
@@ -174,9 +153,8 @@ static inline int has_req(const an_ctx_t *c, uint32_t l, uint64_t ev)
 int an_rcb_graph(an_ctx_t *c, const st_rel_graph_t *g)
 {
     int rc = 0;
-    double ms0;
-    long f0;
-    now(&ms0, &f0);
+    an_stamp_t t0;
+    an_stamp(&t0);
     c->rcb->g = g;
     size_t most = c->rcb->ne + g->port_first[g->nlocs] + g->port_first[g->nlocs] / 2; /* posts, completions */
     if (st_mem_grow((void **)&c->rcb->e, &c->rcb->ce, most, sizeof *c->rcb->e))
@@ -218,7 +196,7 @@ int an_rcb_graph(an_ctx_t *c, const st_rel_graph_t *g)
                 break;
             }
         }
-    spent(c->rcb, AN_RCB_T_NOTES, ms0, f0);
+    an_stamp_add(&c->rcb->spent[AN_RCB_T_NOTES], &t0);
     return rc;
 }
 
@@ -290,9 +268,8 @@ static const an_cinst_t *tab_find(const an_ctab_t *tab, const uint64_t *key)
 int an_rcb_coll(an_ctx_t *c, const st_rel_endpoint_t *ep, size_t n, const an_ctab_t *tab)
 {
     int rc = 0;
-    double ms0;
-    long f0;
-    now(&ms0, &f0);
+    an_stamp_t t0;
+    an_stamp(&t0);
     for (size_t k = 0; rc == 0 && k < n; k++) {
         const st_rel_endpoint_t *e = &ep[k];
         if (e->kind != ST_REL_COLL || (e->role != ST_REL_SEND && e->role != ST_REL_RECV) || e->ref.loc >= c->in->nlocs)
@@ -303,7 +280,7 @@ int an_rcb_coll(an_ctx_t *c, const st_rel_endpoint_t *ep, size_t n, const an_cta
             rc = kref == UINT64_MAX ? -1 : coll_end(c, kref, e->ref.loc, e->ref.ev, e->role);
         }
     }
-    spent(c->rcb, AN_RCB_T_NOTES, ms0, f0);
+    an_stamp_add(&c->rcb->spent[AN_RCB_T_NOTES], &t0);
     return rc;
 }
 
@@ -522,9 +499,8 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
     an_rcb_t *b = c->rcb;
     uint32_t nl = c->in->nlocs, nc = c->res->ncnodes;
     size_t nends = b->ne + b->ne2, nwaits = b->nw;
-    double ms0;
-    long f0;
-    now(&ms0, &f0);
+    an_stamp_t t0;
+    an_stamp(&t0);
     *out = NULL;
     if (b->failed || st_mem_grow((void **)&b->e, &b->ce, b->ne + b->ne2, sizeof *b->e))
         return -1;
@@ -534,8 +510,8 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
     b->ne += b->ne2;
     st_mem_free(b->e2), b->e2 = NULL, b->ne2 = b->ce2 = 0;
     sort_waits(b->w, b->nw);
-    spent(b, AN_RCB_T_SORT, ms0, f0);
-    now(&ms0, &f0);
+    an_stamp_add(&b->spent[AN_RCB_T_SORT], &t0);
+    an_stamp(&t0);
     st_rc_input_t *in = calloc(1, sizeof *in);
     uint32_t *master = an_omp_masters(c);
     an_rc_idle_t *idle = NULL;
@@ -570,11 +546,11 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
         st_rc_input_free(in);
         free(in), in = NULL;
     }
-    spent(b, AN_RCB_T_LOCS, ms0, f0);
+    an_stamp_add(&b->spent[AN_RCB_T_LOCS], &t0);
     st_log_debug("root-cause timeline: %zu relation ends, %zu waits; CPU ms (page faults): ends noted %.1f (%ld), "
                  "sorted %.1f (%ld), calls and sweep %.1f (%ld)",
-                 nends, nwaits, b->ms[AN_RCB_T_NOTES], b->faults[AN_RCB_T_NOTES], b->ms[AN_RCB_T_SORT],
-                 b->faults[AN_RCB_T_SORT], b->ms[AN_RCB_T_LOCS], b->faults[AN_RCB_T_LOCS]);
+                 nends, nwaits, b->spent[AN_RCB_T_NOTES].ms, b->spent[AN_RCB_T_NOTES].faults, b->spent[AN_RCB_T_SORT].ms,
+                 b->spent[AN_RCB_T_SORT].faults, b->spent[AN_RCB_T_LOCS].ms, b->spent[AN_RCB_T_LOCS].faults);
     *out = in;
     return rc;
 }

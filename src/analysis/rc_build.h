@@ -52,6 +52,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cpu_stamp.h"
 #include "internal.h"
 #include "p2p_wire.h"
 #include "rootcause.h"
@@ -99,8 +100,7 @@ typedef struct an_rcb {
     size_t                nchan, cchan;
     const st_rel_graph_t *g;        /* the graph of the ends' instance keys */
     int                   failed;   /* a note did not fit in memory */
-    double                ms[3];    /* CPU ms and page faults of its steps (AN_RCB_T_*; SYNCTRACE_VERBOSE=2) */
-    long                  faults[3];
+    an_stamp_t            spent[3]; /* CPU ms and page faults of its steps (AN_RCB_T_*; SYNCTRACE_VERBOSE=2) */
 } an_rcb_t;
 /* The builder's steps: the graph's and the collectives' ends noted (the remote point-to-point ones go with
  * the analysis' messages), the ends and waits sorted, each location's calls and sweep (the idle stretches too). */

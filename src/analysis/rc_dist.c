@@ -8,28 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
 
 #include "../util/log.h"
 #include "../util/mem.h"
 #include "../util/msort.h"
 #include "../util/u64map.h"
 
-void rd_stamp(rd_stamp_t *s)
+void rd_spent(rc_dist_t *d, int step, const an_stamp_t *since)
 {
-    struct timespec c;
-    struct rusage ru;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
-    s->ms = (double)c.tv_sec * 1e3 + (double)c.tv_nsec / 1e6;
-    s->faults = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
-}
-
-void rd_spent(rc_dist_t *d, int step, const rd_stamp_t *since)
-{
-    rd_stamp_t now;
-    rd_stamp(&now);
-    d->spent[step].ms += now.ms - since->ms, d->spent[step].faults += now.faults - since->faults;
+    an_stamp_add(&d->spent[step], since);
 }
 
 int32_t rd_owner(const rc_dist_t *d, uint32_t loc)
@@ -163,7 +150,7 @@ void rc_dist_free(rc_dist_t *d)
 {
     if (!d)
         return;
-    const rd_stamp_t *t = d->spent;
+    const an_stamp_t *t = d->spent;
     st_log_debug("root causes: process %d: CPU ms (page faults): start %.1f (%ld), ends at the home %.1f (%ld), runs out "
                  "%.1f (%ld), runs in %.1f (%ld), delayers and packages out %.1f (%ld), packages in %.1f (%ld), "
                  "coefficients %.1f (%ld), sweep and plan %.1f (%ld), charges and walk %.1f (%ld), other %.1f (%ld)",
@@ -262,8 +249,8 @@ static int home_room(rc_dist_t *d, size_t n)
 int rc_dist_start(rc_dist_t *d)
 {
     const st_rc_input_t *in = d->in;
-    rd_stamp_t t0;
-    rd_stamp(&t0);
+    an_stamp_t t0;
+    an_stamp(&t0);
     rd_facts_t f;
     local_facts(d, &f);
     size_t *cnt = calloc((size_t)d->nprocs, sizeof *cnt);
@@ -603,8 +590,8 @@ int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
     st_xchg_reader_t msg = { buf, (const uint8_t *)buf + len }, rd;
     st_xchg_rec_t h;
     int k, rc = 0, last = 0; /* the message's time goes to its last record's step */
-    rd_stamp_t t0;
-    rd_stamp(&t0);
+    an_stamp_t t0;
+    an_stamp(&t0);
     while (!rc && (k = st_xchg_next(&msg, &h, &rd)) == 1) {
         size_t n = (size_t)(rd.end - rd.p);
         last = h.type;
@@ -671,12 +658,12 @@ int rc_dist_progress(rc_dist_t *d)
 {
     uint32_t P = (uint32_t)d->nprocs;
     int32_t bad;
-    rd_stamp_t t0;
+    an_stamp_t t0;
     for (int again = 1; again && !d->failed;) {
         again = 0;
         if (d->started && !d->home_done && d->got_ends == P) {
             d->home_done = 1, again = 1;
-            rd_stamp(&t0);
+            an_stamp(&t0);
             int k = send_runs(d);
             rd_spent(d, RD_T_RUNS, &t0);
             if (k)
@@ -684,7 +671,7 @@ int rc_dist_progress(rc_dist_t *d)
         }
         if (!d->indexed && d->got_runs == P && d->got_facts == P) {
             d->indexed = 1, again = 1;
-            rd_stamp(&t0);
+            an_stamp(&t0);
             int k = find_delayers(d) || rd_send_pkgs(d) || rd_send_jumps(d);
             rd_spent(d, RD_T_DELAYERS, &t0);
             if (k)
@@ -692,7 +679,7 @@ int rc_dist_progress(rc_dist_t *d)
         }
         if (d->me == RD_SWEEPER && !d->planned && d->got_jumps == P && d->got_facts == P) {
             d->planned = 1, again = 1;
-            rd_stamp(&t0);
+            an_stamp(&t0);
             int k = rd_plan(d);
             rd_spent(d, RD_T_SWEEP, &t0);
             if (k)
@@ -700,7 +687,7 @@ int rc_dist_progress(rc_dist_t *d)
         }
         if (d->indexed && !d->coef_sent && d->got_pkgs == P) {
             d->coef_sent = 1, again = 1;
-            rd_stamp(&t0);
+            an_stamp(&t0);
             int k = rd_send_coefs(d);
             rd_spent(d, RD_T_COEFS, &t0);
             if (k)
@@ -708,7 +695,7 @@ int rc_dist_progress(rc_dist_t *d)
         }
         if (d->me == RD_SWEEPER && !d->swept && d->got_coef == P) {
             d->swept = 1, again = 1;
-            rd_stamp(&t0);
+            an_stamp(&t0);
             int k = rd_sweep(d);
             rd_spent(d, RD_T_SWEEP, &t0);
             if (k)
@@ -719,7 +706,7 @@ int rc_dist_progress(rc_dist_t *d)
             uint64_t sig = (uint64_t)d->got_snap + d->got_plan + d->nresp + (uint64_t)d->props_in + (uint64_t)d->coef_sent;
             int k = 0;
             if (sig != d->flow_idle_sig) {
-                rd_stamp(&t0);
+                an_stamp(&t0);
                 k = rd_flow(d);
                 if (k <= 0)
                     d->flow_idle_sig = sig;

@@ -5,6 +5,7 @@
 #ifndef ST_AN_RC_DIST_INT_H
 #define ST_AN_RC_DIST_INT_H
 
+#include "cpu_stamp.h"
 #include "rc_dist.h"
 
 /* Record types (st_xchg_rec_t.type) of the engine's messages. */
@@ -116,11 +117,6 @@ enum {
     RD_T_OTHER,    /* other messages, sending */
     RD__T
 };
-typedef struct rd_stamp {
-    double ms;
-    long   faults;
-} rd_stamp_t;
-
 /* A growing byte buffer. */
 typedef struct rd_bytes {
     uint8_t *p;
@@ -177,13 +173,12 @@ struct rc_dist {
     int          props_in; /* the previous process's table arrived (process 0: always) */
     /* the locations' T for the collector */
     int64_t     *T;
-    rd_stamp_t   spent[RD__T];  /* per step: CPU ms and page faults */
+    an_stamp_t   spent[RD__T];  /* per step: CPU ms and page faults */
     uint64_t     flow_idle_sig; /* what rd_flow had when it last did nothing (UINT64_MAX: not yet) */
 };
 
 /* This thread's CPU time and the process's page faults now, and what a step took since (into d->spent[step]). */
-void rd_stamp(rd_stamp_t *s);
-void rd_spent(rc_dist_t *d, int step, const rd_stamp_t *since);
+void rd_spent(rc_dist_t *d, int step, const an_stamp_t *since);
 
 /* The process that owns location loc of the run. */
 int32_t rd_owner(const rc_dist_t *d, uint32_t loc);
