@@ -26,9 +26,10 @@ SCOREP_REGION_NAMES_BEGIN
 SCOREP_REGION_NAMES_END
 F
 
-# both runs, again (up to 3 times) when only their Late Senders differ: under load a rank that loses
-# its core after the barrier lengthens or shortens a 20 ms Late Sender by as much (seen: unfiltered
-# 0.1887 s, filtered 0.1126 s at load 4-5, on either build; the filter removes calls, not the wait)
+# both runs and their Late Senders (each at least 50 ms, within 40 % of each other), again (up to 3
+# times) when they differ: under load a rank that loses its core after the barrier lengthens or
+# shortens a 20 ms Late Sender by as much (seen: unfiltered 0.1887 s, filtered 0.1126 s at load 4-5,
+# on either build; the filter removes calls, not the wait)
 for try in 1 2 3; do
 rm -rf "$ST_TMP/plain" "$ST_TMP/filt"
 ST_ENV="SYNCTRACE_ANALYZE_CHECK=fail" run_traced "$ST_TMP/plain" 2 "$bin" $N ||
@@ -44,6 +45,7 @@ print("Late Sender: unfiltered %.4f s, filtered %.4f s" % (lp, lf))
 sys.exit(0 if lp > 0.05 and lf > 0.05 and abs(lp - lf) <= 0.4 * max(lp, lf) else 1)
 PY
 note "try $try: $(cat "$ST_TMP/ls.txt")"
+[ "$try" -lt 3 ] || fail "$(cat "$ST_TMP/ls.txt") (3 tries)"
 done
 
 st info "$ST_TMP/filt" >"$ST_TMP/info.txt" || fail "info failed"
@@ -105,9 +107,6 @@ for r in ("MPI_Sendrecv", "MPI_Allreduce", "MPI_Barrier", "MPI_Win_lock_all", "M
     for loc in range(2):
         if vp.get((r, loc)) != vf.get((r, loc)):
             bad.append("%s visits on location %d: unfiltered %r, filtered %r" % (r, loc, vp.get((r, loc)), vf.get((r, loc))))
-lp, lf = total(plain, "mpi_latesender"), total(filt, "mpi_latesender")
-if not (lp > 0.05 and lf > 0.05 and abs(lp - lf) <= 0.4 * max(lp, lf)):
-    bad.append("Late Sender: unfiltered %.4f s, filtered %.4f s" % (lp, lf))
 for b in bad:
     print("  " + b)
 sys.exit(1 if bad else 0)
