@@ -35,7 +35,6 @@ grep -q '^clc_hybrid: ' "$ST_TMP/out.txt" || fail "no output: $(tail -n 3 "$ST_T
 grep -q 'CLC: CPU ms: .*(the OpenMP and point-to-point relations were checked first: something moves, again with them)' "$ST_TMP/err.txt" \
     || fail "CLC did not check the OpenMP relations first and start again: $(grep 'CLC: CPU ms' "$ST_TMP/err.txt" | head -n 2)"
 otf2_ok "$ST_TMP/h"
-violations --raw "$ST_TMP/h"
 note "before the correction: $V_TOTAL violations (p2p $V_P2P, collective $V_COLL, OpenMP $V_OMP)"
 assert_ge "p2p violations before the correction" 1 "$V_P2P"
 assert_ge "collective violations before the correction" 1 "$V_COLL"
