@@ -9,7 +9,6 @@
 #include "handle_map.h"
 #include "../util/log.h"
 
-#define MAP_SLOTS 4096u
 #define MAX_COMMS ST_COMM_MAX
 
 int st_world_rank = -1, st_world_size = 0;
@@ -18,18 +17,10 @@ int st_world_rank = -1, st_world_size = 0;
  * Handle -> entry: open addressing keyed by the whole handle (ST_HMAP_KEY: an int in MPICH, a pointer in
  * Open MPI). A forgotten handle's slot (comm NULL) is taken by the next new handle, so the slots bound the
  * communicators alive at once, not the distinct handles over the run (Open MPI's pointers need not come
- * back after MPI_Comm_free as MPICH's small indices do). EMPTY and REUSING are no handle: a sign-extended
- * int is within 2^31 of 0, a user-space pointer below 2^63.
+ * back after MPI_Comm_free as MPICH's small indices do). ST_COMM_EMPTY and ST_COMM_REUSING (comm.h) are
+ * no handle: a sign-extended int is within 2^31 of 0, a user-space pointer below 2^63.
  */
-typedef struct map_slot {
-    _Atomic uint64_t handle;       /* ST_HMAP_KEY of the MPI_Comm, EMPTY or REUSING */
-    _Atomic(st_comm_t *) comm;     /* NULL once forgotten */
-} map_slot_t;
-
-#define EMPTY   (1ull << 63)
-#define REUSING (EMPTY + 1) /* being rebound to another handle (under the lock): matches no lookup */
-
-static map_slot_t map[MAP_SLOTS];
+st_comm_slot_t st_comm_map[ST_COMM_SLOTS]; /* comm.h: st_comm_get's first probe reads it inline */
 static st_comm_t *all[MAX_COMMS];
 static _Atomic uint32_t ncomms;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -40,24 +31,22 @@ typedef struct seen_hash { uint64_t hash; uint32_t count; } seen_hash_t;
 static seen_hash_t seen[MAX_COMMS];
 static uint32_t nseen;
 
-static uint32_t slot_of(uint64_t h) { return (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 52) & (MAP_SLOTS - 1); }
 
 static void map_init(void)
 {
-    for (uint32_t i = 0; i < MAP_SLOTS; i++)
-        atomic_store(&map[i].handle, EMPTY);
+    for (uint32_t i = 0; i < ST_COMM_SLOTS; i++)
+        atomic_store(&st_comm_map[i].handle, ST_COMM_EMPTY);
     map_ready = 1;
 }
 
-st_comm_t *st_comm_get(MPI_Comm comm)
+/* st_comm_get past the first slot i of handle h's probe path (the first slot holds another handle). */
+st_comm_t *st_comm_get_probe(uint64_t h, uint32_t i)
 {
-    uint64_t h = ST_HMAP_KEY(comm);
-    uint32_t i = slot_of(h);
-    for (uint32_t n = 0; n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
-        uint64_t k = atomic_load_explicit(&map[i].handle, memory_order_acquire);
+    for (uint32_t n = 0; n < ST_COMM_SLOTS; n++, i = (i + 1) & (ST_COMM_SLOTS - 1)) {
+        uint64_t k = atomic_load_explicit(&st_comm_map[i].handle, memory_order_acquire);
         if (k == h)
-            return atomic_load_explicit(&map[i].comm, memory_order_acquire);
-        if (k == EMPTY)
+            return atomic_load_explicit(&st_comm_map[i].comm, memory_order_acquire);
+        if (k == ST_COMM_EMPTY)
             return NULL;
     }
     return NULL;
@@ -68,27 +57,27 @@ st_comm_t *st_comm_get(MPI_Comm comm)
 static void map_put(MPI_Comm comm, st_comm_t *c)
 {
     uint64_t h = ST_HMAP_KEY(comm);
-    uint32_t i = slot_of(h), free_slot = MAP_SLOTS;
-    for (uint32_t n = 0; n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
-        uint64_t k = atomic_load(&map[i].handle);
+    uint32_t i = st_comm_slot_of(h), free_slot = ST_COMM_SLOTS;
+    for (uint32_t n = 0; n < ST_COMM_SLOTS; n++, i = (i + 1) & (ST_COMM_SLOTS - 1)) {
+        uint64_t k = atomic_load(&st_comm_map[i].handle);
         if (k == h) {
-            atomic_store_explicit(&map[i].comm, c, memory_order_release);
+            atomic_store_explicit(&st_comm_map[i].comm, c, memory_order_release);
             return;
         }
-        if (free_slot == MAP_SLOTS && (k == EMPTY || !atomic_load(&map[i].comm)))
+        if (free_slot == ST_COMM_SLOTS && (k == ST_COMM_EMPTY || !atomic_load(&st_comm_map[i].comm)))
             free_slot = i;
-        if (k == EMPTY)
+        if (k == ST_COMM_EMPTY)
             break;
     }
-    if (free_slot == MAP_SLOTS) {
-        st_log_warn_once("more than %u communicator handles at once; later ones are not traced", MAP_SLOTS);
+    if (free_slot == ST_COMM_SLOTS) {
+        st_log_warn_once("more than %u communicator handles at once; later ones are not traced", ST_COMM_SLOTS);
         return;
     }
-    /* A lookup of the forgotten handle that already read the old key must not find c: REUSING first. */
-    if (atomic_load(&map[free_slot].handle) != EMPTY)
-        atomic_store_explicit(&map[free_slot].handle, REUSING, memory_order_release);
-    atomic_store_explicit(&map[free_slot].comm, c, memory_order_release);
-    atomic_store_explicit(&map[free_slot].handle, h, memory_order_release);
+    /* A lookup of the forgotten handle that already read the old key must not find c: ST_COMM_REUSING first. */
+    if (atomic_load(&st_comm_map[free_slot].handle) != ST_COMM_EMPTY)
+        atomic_store_explicit(&st_comm_map[free_slot].handle, ST_COMM_REUSING, memory_order_release);
+    atomic_store_explicit(&st_comm_map[free_slot].comm, c, memory_order_release);
+    atomic_store_explicit(&st_comm_map[free_slot].handle, h, memory_order_release);
 }
 
 static uint64_t fnv(uint64_t h, uint64_t v)
@@ -250,26 +239,17 @@ void st_comm_forget(MPI_Comm comm)
 {
     uint64_t h = ST_HMAP_KEY(comm);
     pthread_mutex_lock(&lock);
-    uint32_t i = slot_of(h);
-    for (uint32_t n = 0; map_ready && n < MAP_SLOTS; n++, i = (i + 1) & (MAP_SLOTS - 1)) {
-        uint64_t k = atomic_load(&map[i].handle);
+    uint32_t i = st_comm_slot_of(h);
+    for (uint32_t n = 0; map_ready && n < ST_COMM_SLOTS; n++, i = (i + 1) & (ST_COMM_SLOTS - 1)) {
+        uint64_t k = atomic_load(&st_comm_map[i].handle);
         if (k == h) {
-            atomic_store_explicit(&map[i].comm, NULL, memory_order_release);
+            atomic_store_explicit(&st_comm_map[i].comm, NULL, memory_order_release);
             break;
         }
-        if (k == EMPTY)
+        if (k == ST_COMM_EMPTY)
             break;
     }
     pthread_mutex_unlock(&lock);
-}
-
-int32_t st_comm_world_rank(const st_comm_t *c, int r)
-{
-    if (r < 0)
-        return -1;
-    if (c->def.flags & ST_COMMF_INTER)
-        return (uint32_t)r < c->def.remote_size ? c->def.remote_world[r] : -1;
-    return (uint32_t)r < c->def.size ? c->def.world[r] : -1;
 }
 
 st_comm_t **st_comm_all(uint32_t *n)

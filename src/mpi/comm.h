@@ -19,6 +19,7 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
+#include "handle_map.h"
 #include "../model/rankdata.h"
 
 /* Most communicators one process registers; later ones are not traced. */
@@ -35,13 +36,47 @@ typedef struct st_comm {
 void st_comm_init(void);
 /* Registers comm (created from parent, which may be MPI_COMM_NULL). Returns NULL on failure. */
 st_comm_t *st_comm_add(MPI_Comm comm, MPI_Comm parent);
-/* The entry for a live communicator handle, or NULL. Lock-free. */
-st_comm_t *st_comm_get(MPI_Comm comm);
+/* The entry for a live communicator handle, or NULL. Lock-free. The first slot of the handle's probe
+ * path is looked at inline (where the point-to-point wrappers find nearly every communicator); the rest
+ * of the path out of line. */
+typedef struct st_comm_slot {
+    _Atomic uint64_t handle;       /* ST_HMAP_KEY of the MPI_Comm, ST_COMM_EMPTY or ST_COMM_REUSING */
+    _Atomic(st_comm_t *) comm;     /* NULL once forgotten */
+} st_comm_slot_t;
+
+#define ST_COMM_SLOTS   4096u
+#define ST_COMM_EMPTY   (1ull << 63)
+#define ST_COMM_REUSING (ST_COMM_EMPTY + 1) /* being rebound to another handle (under the lock): matches no lookup */
+
+extern st_comm_slot_t st_comm_map[ST_COMM_SLOTS];
+
+static inline uint32_t st_comm_slot_of(uint64_t h)
+{
+    return (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 52) & (ST_COMM_SLOTS - 1);
+}
+
+st_comm_t *st_comm_get_probe(uint64_t h, uint32_t i);
+
+static inline st_comm_t *st_comm_get(MPI_Comm comm)
+{
+    uint64_t h = ST_HMAP_KEY(comm);
+    uint32_t i = st_comm_slot_of(h);
+    if (ST_LIKELY(atomic_load_explicit(&st_comm_map[i].handle, memory_order_acquire) == h))
+        return atomic_load_explicit(&st_comm_map[i].comm, memory_order_acquire);
+    return st_comm_get_probe(h, i);
+}
 /* Forgets the handle (the definition stays for the archive). */
 void st_comm_forget(MPI_Comm comm);
 
 /* World rank of rank r of comm (remote group for intercommunicators), -1 if none. */
-int32_t st_comm_world_rank(const st_comm_t *c, int r);
+static inline int32_t st_comm_world_rank(const st_comm_t *c, int r)
+{
+    if (r < 0)
+        return -1;
+    if (c->def.flags & ST_COMMF_INTER)
+        return (uint32_t)r < c->def.remote_size ? c->def.remote_world[r] : -1;
+    return (uint32_t)r < c->def.size ? c->def.world[r] : -1;
+}
 
 /* All communicators registered so far, indexed by st_comm_t.index. */
 st_comm_t **st_comm_all(uint32_t *n);
