@@ -7,7 +7,8 @@
 #define ST_ANALYSIS_CPU_STAMP_H
 
 #include <sys/resource.h>
-#include <time.h>
+
+#include "../util/clockread.h"
 
 typedef struct an_stamp {
     double ms;     /* the thread's CPU time, ms */
@@ -16,10 +17,8 @@ typedef struct an_stamp {
 
 static inline void an_stamp(an_stamp_t *s)
 {
-    struct timespec c;
     struct rusage ru;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
-    s->ms = (double)c.tv_sec * 1e3 + (double)c.tv_nsec / 1e6;
+    s->ms = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
     s->faults = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_minflt : 0;
 }
 

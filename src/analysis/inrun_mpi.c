@@ -15,13 +15,7 @@
 #include "check.h"
 #include "output.h"
 #include "parallel_mpi.h"
-
-static double clock_ms(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "../util/clockread.h"
 
 static uint64_t fnv(const char *s)
 {
@@ -57,7 +51,7 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
     PMPI_Comm_size(toolworld, &n);
     /* CPU: this thread's, as FINALIZE_CLC_CPU_MS (replay_mpi.c): the application's idle OpenMP
      * threads may spin in their runtime meanwhile, and the two figures are compared */
-    double t0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_THREAD_CPUTIME_ID);
+    double t0 = st_clock_ms(CLOCK_MONOTONIC), c0 = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
     int crowded = crowded_host(toolworld, rd);
     st_rel_input_t in;
     int32_t *owner = malloc(sizeof *owner * (size_t)(n > 0 ? n : 1));
@@ -83,7 +77,7 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
     free(owner);
     /* the root causes' share: this rank's timeline, at rank 0 also the parts' timelines and the replay */
     /* (and whether any rank lost events: the check's invariants are promised only without) */
-    double ms[5] = { clock_ms(CLOCK_MONOTONIC) - t0, clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0, a->res.rootcause_ms[0],
+    double ms[5] = { st_clock_ms(CLOCK_MONOTONIC) - t0, st_clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0, a->res.rootcause_ms[0],
                      a->res.rootcause_ms[1], (double)st_rankdata_events_lost(rd) };
     double ms_max[5] = { ms[0], ms[1], ms[2], ms[3], ms[4] };
     st_log_debug("analysis: %.1f ms, %.1f ms CPU; root causes %.1f ms, %.1f ms CPU of them", ms[0], ms[1], ms[2], ms[3]);

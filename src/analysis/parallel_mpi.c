@@ -14,6 +14,7 @@
 #include "../util/log.h"
 #include "parallel.h"
 #include "source.h"
+#include "../util/clockread.h"
 
 #define STALL_S 60.0 /* no message and no local progress for this long (plus twice the time so far): give up */
 
@@ -47,7 +48,7 @@ static int run_engine(MPI_Comm comm, const st_rel_input_t *in, st_rel_derived_t 
         st_xmpi_incoming(comm, flags, np, &incoming, crowded))
         ok = 0;
     else if (!(started = 1) || st_an_par_start(p, incoming) ||
-             st_xmpi_loop(&m, &e, me, st_xmpi_mono_s(), STALL_S, crowded))
+             st_xmpi_loop(&m, &e, me, st_clock_s(CLOCK_MONOTONIC), STALL_S, crowded))
         ok = 0;
     if (started)
         ok = st_xmpi_finish(&m, ok, me, crowded, "analysis");
@@ -276,7 +277,7 @@ static int run_rootcause(MPI_Comm comm, st_an_par_t *p, int crowded)
         st_xmpi_engine_t e = { "root causes", st_an_par_rc_progress, st_an_par_rc_deliver, st_an_par_rc_waiting, p };
         /* everyone must have an engine before anyone sends to it */
         if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) == MPI_SUCCESS && all_ok) {
-            ok = st_an_par_rc_start(p) == 0 && st_xmpi_loop(&m, &e, me, st_xmpi_mono_s(), STALL_S, crowded) == 0;
+            ok = st_an_par_rc_start(p) == 0 && st_xmpi_loop(&m, &e, me, st_clock_s(CLOCK_MONOTONIC), STALL_S, crowded) == 0;
             ok = st_xmpi_finish(&m, ok, me, crowded, "root causes");
             if (st_xmpi_min_all(&ok, &all_ok, 1, comm, crowded) != MPI_SUCCESS)
                 all_ok = 0;

@@ -45,22 +45,14 @@
 #include "clc_mpi.h"
 #include "../exchange/exchange_mpi.h"
 #include "replay.h"
+#include "../util/clockread.h"
 
 #define ST_CLC_STALL_S 60.0 /* no message and no local progress for this long (plus twice the time the
                               correction has taken so far: large traces take long): give up */
 
-static double clock_s(clockid_t id)
-{
-    struct timespec ts;
-    clock_gettime(id, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static double mono_s(void) { return clock_s(CLOCK_MONOTONIC); }
-/* The correction's CPU time: the calling thread's, which runs all of it. Not the process's: in a
- * hybrid run the application's idle OpenMP threads spin-wait in the runtime during MPI_Finalize
- * (KMP_BLOCKTIME, 200 ms by default in libomp), which doubled the process figure. */
-static double cpu_ms(void) { return clock_s(CLOCK_THREAD_CPUTIME_ID) * 1e3; }
+/* The correction's CPU time is the calling thread's (CLOCK_THREAD_CPUTIME_ID), which runs all of it.
+ * Not the process's: in a hybrid run the application's idle OpenMP threads spin-wait in the runtime
+ * during MPI_Finalize (KMP_BLOCKTIME, 200 ms by default in libomp), which doubled the process figure. */
 
 /* ---- parameters ------------------------------------------------------------------------------- */
 
@@ -198,7 +190,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_rel_input_t *i
     int ok = st_xmpi_init(&m, comm) == 0, started = 0;
     st_xchg_net_t net = st_xmpi_net(&m);
     st_clc_replay_t *r = NULL;
-    double c0 = cpu_ms();
+    double c0 = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
     if (*again) { /* (st_clc_replay_again frees the old engine) */
         if (ok)
             ok = st_clc_replay_again(*again, &net, &r) == 0;
@@ -208,7 +200,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_rel_input_t *i
     } else {
         ok = ok && st_clc_replay_new(p, in, rank, keep ? &keep->self_ends : NULL, &net, flags, &r) == 0;
     }
-    double c1 = cpu_ms();
+    double c1 = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
     uint32_t incoming = 0;
     /* Everyone must have an engine before anyone sends to it; the same reduction tells whether
      * any rank left its OpenMP relations out (CHECK_FIRST; the min of the negation) and whether
@@ -235,7 +227,7 @@ static int run_engine(MPI_Comm comm, const st_clc_params_t *p, st_rel_input_t *i
     *checked = all[1] < 0 || all[2];
     int restart = ok && st_clc_replay_restart(r);
     const char *which = all[1] < 0 && all[2] ? "OpenMP and point-to-point" : all[1] < 0 ? "OpenMP" : "point-to-point";
-    st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f%s%s%s", c1 - c0, cpu_ms() - c1,
+    st_log_debug("CLC: CPU ms: derivation %.1f, replay %.1f%s%s%s", c1 - c0, st_clock_ms(CLOCK_THREAD_CPUTIME_ID) - c1,
                  ok && *checked ? " (the " : "", ok && *checked ? which : "",
                  restart ? " relations were checked first: something moves, again with them)"
                  : ok && *checked ? " relations were checked first)" : "");
@@ -309,7 +301,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep
     }
     /* Timed from here: the agreement (done with CLC off too) absorbs the ranks' different
      * arrival times, which are not the correction's cost. */
-    double t0 = mono_s(), c0 = cpu_ms();
+    double t0 = st_clock_s(CLOCK_MONOTONIC), c0 = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
     if (on && st_clc_params_check(&p, err, sizeof err) != 0) {
         if (rank == 0)
             st_log_error("%s; timestamps left uncorrected", err);
@@ -348,7 +340,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep
         st_clc_restore_orig(&in);
     if (!all_ok && keep)
         st_rel_derived_free(keep);
-    double ms[2] = { (mono_s() - t0) * 1e3, cpu_ms() - c0 }, ms_max[2] = { ms[0], ms[1] };
+    double ms[2] = { (st_clock_s(CLOCK_MONOTONIC) - t0) * 1e3, st_clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0 }, ms_max[2] = { ms[0], ms[1] };
     st_log_debug("CLC: %.1f ms, %.1f ms CPU", ms[0], ms[1]);
     if (PMPI_Ireduce(ms, ms_max, 2, MPI_DOUBLE, MPI_MAX, 0, comm, &req) == MPI_SUCCESS)
         st_polite_wait_crowded(&req, crowded);

@@ -13,13 +13,7 @@
 #include "../analysis/check.h"
 #include "../clc/clc.h"
 #include "../config/config.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "../util/clockread.h"
 
 int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, size_t errlen)
 {
@@ -28,13 +22,13 @@ int st_cli_analyze(const st_cli_archive_t *ar, st_cli_analysis_t *a, char *err, 
         return -1;
     int rc = st_rel_input_from_rankdata(a->rk.rd, a->rk.nranks, &a->in);
     a->in.sync = st_rel_sync_regions, a->in.nsync = ST_REL_NSYNC;
-    double t0 = now_ms();
+    double t0 = st_clock_ms(CLOCK_MONOTONIC);
     if (rc == 0)
         rc = st_rel_graph_build(&a->in, &a->g);
-    double t1 = now_ms();
+    double t1 = st_clock_ms(CLOCK_MONOTONIC);
     if (rc == 0)
         rc = st_an_run(&a->in, &a->g, &a->res);
-    a->graph_ms = t1 - t0, a->run_ms = now_ms() - t1;
+    a->graph_ms = t1 - t0, a->run_ms = st_clock_ms(CLOCK_MONOTONIC) - t1;
     for (uint32_t l = 0; l < a->in.nlocs; l++)
         a->nevents += a->in.locs[l].n;
     if (rc)

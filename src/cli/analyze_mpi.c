@@ -17,13 +17,7 @@
 #include "../analysis/parallel_mpi.h"
 #include "../clc/clc.h"
 #include "analyze.h"
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+#include "../util/clockread.h"
 
 /* 1 on every process if ok is on every process. */
 static int all(int ok)
@@ -92,9 +86,9 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
         for (uint32_t l = 0; l < in.nlocs; l++)
             nev += in.locs[l].n;
         MPI_Reduce(&nev, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-        double t0 = now_ms();
+        double t0 = st_clock_ms(CLOCK_MONOTONIC);
         int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, NULL, owner, np > ncpu, &res);
-        double ms = now_ms() - t0;
+        double ms = st_clock_ms(CLOCK_MONOTONIC) - t0;
         if (prc == 0 && me == 0) {
             rc = st_cli_analysis_check(&ar, &res) ? 1 : st_cli_analysis_report(dir, &ar, &res, out);
             if (rc == 0)

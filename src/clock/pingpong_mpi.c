@@ -20,6 +20,7 @@
 #include "../util/log.h"
 #include "sync_int.h"
 #include "timer.h"
+#include "../util/clockread.h"
 
 #define SPIN_NS  100000  /* yield-only phase of a wait inside a burst of ping-pongs */
 #define NAP_MIN  10000   /* first sleep after it (at once for other waits); doubles per poll ... */
@@ -29,13 +30,6 @@
 #define SPREAD_TOL_NS 20   /* drift uncertainty: slopes whose band margin is within this of the best */
 #define MAX_SPREAD    20e-6 /* ... spanning more than this: measure more fit points */
 #define DRIFT_TOL     50e-6 /* drift of a clock being measured against its reference, at most (initial fit) */
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 static void nap(int64_t ns)
 {
@@ -54,8 +48,8 @@ static int wait_req(MPI_Request *req, int64_t spin_ns)
         if (rc != MPI_SUCCESS || done)
             return rc;
         if (!start)
-            start = mono_ns();
-        if (mono_ns() - start < spin_ns) {
+            start = st_clock_ns(CLOCK_MONOTONIC);
+        if (st_clock_ns(CLOCK_MONOTONIC) - start < spin_ns) {
             sched_yield();
             continue;
         }
@@ -203,10 +197,10 @@ static int measure_skampi(int ref, const st_clock_t *mine, int npp, st_sync_poin
     size_t first = r->n;
     double want = st_sync_good_width(ref), lo = -INFINITY, hi = INFINITY;
     int64_t rtt = INT64_MAX;
-    int64_t t_start = mono_ns();
+    int64_t t_start = st_clock_ns(CLOCK_MONOTONIC);
     /* npp ping-pongs; more while the bounds are wide: 4·npp, or 16·npp within 2 ms. */
     for (int i = 0; i < npp || (hi - lo > want && (i < PP_EXTEND * npp ||
-                                                   (i < 4 * PP_EXTEND * npp && mono_ns() - t_start < 2000000)));
+                                                   (i < 4 * PP_EXTEND * npp && st_clock_ns(CLOCK_MONOTONIC) - t_start < 2000000)));
          i++) {
         st_clock_pp_t pp;
         if (pingpong(ref, mine, &pp.s_last, &pp.t, &pp.s_now) != 0) {
@@ -339,13 +333,13 @@ static int fit_points(int ref, const st_clock_t *base, const st_sync_params_t *p
         return -1;
     for (int k = 0; k < count; k++) {
         st_sync_point_t pt;
-        int64_t wait = k ? start + k * spacing - mono_ns() : (fd->n ? spacing : 0);
+        int64_t wait = k ? start + k * spacing - st_clock_ns(CLOCK_MONOTONIC) : (fd->n ? spacing : 0);
         if (wait > 0)
             nap(wait);
         if (st_sync_measure(ref, base, par->npp, par->offset, &pt, &fd->raw) != 0)
             return -1;
         if (k == 0)
-            start = mono_ns();
+            start = st_clock_ns(CLOCK_MONOTONIC);
         fd->x[fd->n] = pt.when;
         fd->y[fd->n] = pt.off;
         fd->end[fd->n++] = fd->raw.n;
@@ -421,11 +415,11 @@ static int recompute_intercept(int ref, const st_clock_t *base, const st_sync_pa
 int st_sync_learn(int ref, const st_clock_t *base, const st_sync_params_t *par, st_clock_lm_t *out)
 {
     int n = par->nfit > 0 ? par->nfit : 1;
-    int64_t spacing = n > 1 ? (int64_t)(par->window_ns / (n - 1)) : 0, t0 = mono_ns();
+    int64_t spacing = n > 1 ? (int64_t)(par->window_ns / (n - 1)) : 0, t0 = st_clock_ns(CLOCK_MONOTONIC);
     fit_data_t fd = { NULL, NULL, NULL, 0, 0, { NULL, 0, 0 } };
     int rc = fit_points(ref, base, par, &fd, n, spacing);
     double spread = rc == 0 ? fit_model(par, &fd, out) : 0;
-    while (rc == 0 && n > 1 && spread > MAX_SPREAD && mono_ns() - t0 < 3 * (int64_t)par->window_ns) {
+    while (rc == 0 && n > 1 && spread > MAX_SPREAD && st_clock_ns(CLOCK_MONOTONIC) - t0 < 3 * (int64_t)par->window_ns) {
         rc = fit_points(ref, base, par, &fd, (n + 1) / 2, spacing);
         if (rc == 0)
             spread = fit_model(par, &fd, out);

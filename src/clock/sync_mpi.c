@@ -27,6 +27,7 @@
 #include "sync_int.h"
 #include "timer.h"
 #include "tsc.h"
+#include "../util/clockread.h"
 
 #define MIN_BASELINE_NS 2e8   /* anchor rule: drift from the previous sync point >= 0.2 s back */
 #define FIRST_RESYNC_S  0.25  /* first resync interval; doubles up to SYNCTRACE_RESYNC */
@@ -70,13 +71,6 @@ static struct {
 } S = { .lock = PTHREAD_MUTEX_INITIALIZER, .glob_rtt = { INT64_MAX, INT64_MAX } };
 
 static int64_t local_now(void) { return (int64_t)st_timer_local(); }
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* ==== SYNCTRACE_SYNC ================================================================== */
 
@@ -217,11 +211,11 @@ static int run_levels(int full, const st_clock_t *from, st_clock_t *out)
         st_sync_level_t *lv = &S.level[l];
         if (lv->grp.me < 0 || lv->grp.size < 2)
             continue;
-        int64_t t0 = mono_ns();
+        int64_t t0 = st_clock_ns(CLOCK_MONOTONIC);
         if ((full ? lv->alg->run(lv, &work) : lv->alg->resync(lv, &work)) != 0)
             return -1;
         st_log_debug("clock sync: level %d (%s, member %d of %d) took %.1f ms", l + 1, lv->alg->name, lv->grp.me,
-                     lv->grp.size, (double)(mono_ns() - t0) / 1e6);
+                     lv->grp.size, (double)(st_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6);
     }
     *out = work;
     return 0;
@@ -313,8 +307,8 @@ static void run_checks(void)
         return;
     if (clock_check(0) != 0)
         return;
-    int64_t end = mono_ns() + (int64_t)(st_config.clockcheck * 1e9);
-    while (mono_ns() < end) {
+    int64_t end = st_clock_ns(CLOCK_MONOTONIC) + (int64_t)(st_config.clockcheck * 1e9);
+    while (st_clock_ns(CLOCK_MONOTONIC) < end) {
         struct timespec ts = { 0, 20000000 };
         nanosleep(&ts, NULL);
     }
@@ -350,7 +344,7 @@ static int measure_init_point(st_clock_t *clk)
 int st_clock_init_sync(MPI_Comm toolworld)
 {
     char err[400];
-    int64_t t0 = mono_ns();
+    int64_t t0 = st_clock_ns(CLOCK_MONOTONIC);
     S.init_start = t0;
     if (!S.parsed && st_clock_parse_spec(st_config.sync, err, sizeof err) != 0) {
         st_log_error("%s", err);
@@ -365,13 +359,13 @@ int st_clock_init_sync(MPI_Comm toolworld)
     }
     if (S.spec.scheme != ST_SCHEME_NONE) {
         st_clock_t clk;
-        int64_t t1 = mono_ns(), t2;
-        if (run_levels(1, NULL, &clk) != 0 || (t2 = mono_ns(), measure_init_point(&clk)) != 0)
+        int64_t t1 = st_clock_ns(CLOCK_MONOTONIC), t2;
+        if (run_levels(1, NULL, &clk) != 0 || (t2 = st_clock_ns(CLOCK_MONOTONIC), measure_init_point(&clk)) != 0)
             return -1;
-        publish(ST_EPOCH_INIT, &clk, mono_ns() - t0);
+        publish(ST_EPOCH_INIT, &clk, st_clock_ns(CLOCK_MONOTONIC) - t0);
         st_log_debug("clock sync: setup %.1f ms, levels %.1f ms, offsets %.1f ms", (double)(t1 - t0) / 1e6,
-                     (double)(t2 - t1) / 1e6, (double)(mono_ns() - t2) / 1e6);
-        S.init_ns = mono_ns() - t0;
+                     (double)(t2 - t1) / 1e6, (double)(st_clock_ns(CLOCK_MONOTONIC) - t2) / 1e6);
+        S.init_ns = st_clock_ns(CLOCK_MONOTONIC) - t0;
         S.active = 1;
         schedule_resync();
         log_init();
@@ -393,7 +387,7 @@ static int barrier(void)
 
 static void resync(int kind)
 {
-    int64_t t0 = mono_ns();
+    int64_t t0 = st_clock_ns(CLOCK_MONOTONIC);
     st_clock_t clk;
     /*
      * Every sync point is worth the effort of the first and last: the finalize interpolation goes through
@@ -416,7 +410,7 @@ static void resync(int kind)
         S.active = 0;
         return;
     }
-    int64_t cost = mono_ns() - t0;
+    int64_t cost = st_clock_ns(CLOCK_MONOTONIC) - t0;
     publish(kind, &clk, cost);
     if (kind == ST_EPOCH_RESYNC) {
         S.nresync++;
@@ -507,7 +501,7 @@ void st_clock_finalize_sync(void)
         }
         resync(ST_EPOCH_FINAL);
         if (S.active && st_config.clockcheck > 0)
-            clock_check((double)(mono_ns() - S.init_start) / 1e9);
+            clock_check((double)(st_clock_ns(CLOCK_MONOTONIC) - S.init_start) / 1e9);
         if (S.active)
             summarize();
         if (S.active)

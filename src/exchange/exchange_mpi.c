@@ -13,18 +13,12 @@
 #include "polite_mpi.h"
 #include "../util/log.h"
 #include "../util/mem.h"
+#include "../util/clockread.h"
 
 #define TAG         7401
 #define TAG_ABORT   7402 /* empty: the sender failed, stop waiting for it */
 #define DRAIN_S     10.0 /* draining the messages of a finished or failed run (they are all in flight) */
 #define QUIET_S     5.0  /* idle this long (plus the time taken so far): say what this rank waits for */
-
-double st_xmpi_mono_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int st_xmpi_init(st_xmpi_t *m, MPI_Comm comm)
 {
@@ -192,14 +186,14 @@ static int drain(st_xmpi_t *m, int32_t me, int crowded, const char *what)
     if (PMPI_Ireduce_scatter_block(m->sent, &expected, 1, MPI_UINT64_T, MPI_SUM, m->comm, &req) != MPI_SUCCESS ||
         st_polite_wait_crowded(&req, crowded) != MPI_SUCCESS)
         return -1;
-    double t0 = st_xmpi_mono_s();
+    double t0 = st_clock_s(CLOCK_MONOTONIC);
     for (long idle = 0; m->received < expected || m->n; idle++) {
         int got = poll_incoming(m, NULL);
         reap_sends(m);
         if (got > 0)
             idle = 0;
         st_polite_pause(idle, crowded);
-        if (idle % 64 == 63 && st_xmpi_mono_s() - t0 > DRAIN_S) {
+        if (idle % 64 == 63 && st_clock_s(CLOCK_MONOTONIC) - t0 > DRAIN_S) {
             st_log_error("%s: rank %d: %" PRIu64 " of %" PRIu64 " tool messages arrived and %d sends incomplete "
                          "after %.0f s; leaving them", what, (int)me, m->received, expected, m->n, DRAIN_S);
             return -1;
@@ -234,7 +228,7 @@ int st_xmpi_incoming(MPI_Comm comm, const uint8_t *flags, int32_t nranks, uint32
 /* (No clock reads while busy: CPU-time clocks are system calls.) */
 int st_xmpi_loop(st_xmpi_t *m, const st_xmpi_engine_t *e, int32_t rank, double t_start, double stall_s, int crowded)
 {
-    double last = st_xmpi_mono_s();
+    double last = st_clock_s(CLOCK_MONOTONIC);
     long loops = 0, msgs = 0, idle = 0;
     for (;;) {
         int rc = e->progress(e->ctx);
@@ -255,11 +249,11 @@ int st_xmpi_loop(st_xmpi_t *m, const st_xmpi_engine_t *e, int32_t rank, double t
             continue;
         }
         if (idle == 0)
-            last = st_xmpi_mono_s(); /* an idle stretch begins */
+            last = st_clock_s(CLOCK_MONOTONIC); /* an idle stretch begins */
         st_polite_pause(idle++, crowded);
         if (idle % 64)
             continue;
-        double now = st_xmpi_mono_s();
+        double now = st_clock_s(CLOCK_MONOTONIC);
         if (now - last > stall_s + 2 * (last - t_start)) {
             char why[200];
             e->waiting(e->ctx, why, sizeof why);

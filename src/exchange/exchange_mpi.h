@@ -67,6 +67,5 @@ int st_xmpi_loop(st_xmpi_t *m, const st_xmpi_engine_t *e, int32_t rank, double t
  * releases what is left. Returns ok && the drain worked. */
 int st_xmpi_finish(st_xmpi_t *m, int ok, int32_t rank, int crowded, const char *what);
 
-double st_xmpi_mono_s(void);
 
 #endif

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "../util/log.h"
+#include "../util/clockread.h"
 
 #define SPIN_IDLE    64      /* idle steps of sched_yield before the first sleep */
 #define LONG_WAIT_S  0.002   /* a wait this long sleeps even on an uncrowded host ... */
@@ -29,13 +30,6 @@ static const char *volatile noticed; /* the phase already reported */
 void st_polite_doing(const char *what) { doing = what; }
 
 const char *st_polite_doing_now(void) { return doing; }
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 /* Past ST_POLITE_NOTICE_S seconds of a wait, say once per phase what the wait is for. */
 static void maybe_notice(double waited)
@@ -67,14 +61,14 @@ static void long_pause(double waited_s)
 static int wait_req(MPI_Request *req, MPI_Status *status, int crowded, int quiet)
 {
     int done = 0, rc, long_wait = 0;
-    double t0 = now_s();
+    double t0 = st_clock_s(CLOCK_MONOTONIC);
     for (long idle = 0; (rc = PMPI_Test(req, &done, status ? status : MPI_STATUS_IGNORE)) == MPI_SUCCESS && !done;
          idle++) {
         if (!long_wait && (idle & 63) != 63) {
             st_polite_pause(idle, crowded);
             continue;
         }
-        double waited = now_s() - t0; /* every 64th step, then at every step of a long wait */
+        double waited = st_clock_s(CLOCK_MONOTONIC) - t0; /* every 64th step, then at every step of a long wait */
         long_wait = waited > LONG_WAIT_S;
         if (!long_wait) {
             st_polite_pause(idle, crowded);

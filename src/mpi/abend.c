@@ -24,6 +24,7 @@
 #include "lifecycle.h"
 #include "../exchange/polite_mpi.h"
 #include "st_mpi.h"
+#include "../util/clockread.h"
 
 static st_rankdata_t kit;                   /* definitions of the dump; counts filled in at dump time */
 static st_kv_t *props[2];                   /* two sets: a handler always sees a whole one */
@@ -466,13 +467,6 @@ void st_abend_notify(const char *why)
             sigqueue(peer_pid[r], ST_ABEND_SIGNAL, v);
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* rank-R.strd of dir/partial (tmp: the temporary a dump in progress writes). */
 static void dump_name(line_t *l, int r, int tmp)
 {
@@ -527,11 +521,11 @@ void st_abend_wait(int all_ranks, const char *why)
     for (uint32_t i = 0; i < kit.nthreads; i++)
         bytes += kit.threads[i].nevents * sizeof(st_event_t);
     double estimate = 1 + (double)bytes * (double)want / 50e6, idle = 3, cap = 600;
-    double start = now_s(), last_change = start;
+    double start = st_clock_s(CLOCK_MONOTONIC), last_change = start;
     uint64_t progress = 0, p;
     int said = 0;
     while (dumps_done(all_ranks, &p) < want) {
-        double t = now_s();
+        double t = st_clock_s(CLOCK_MONOTONIC);
         if (p != progress)
             progress = p, last_change = t;
         if (t - last_change > idle || t - start > cap)

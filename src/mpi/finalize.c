@@ -23,13 +23,7 @@
 #include "comm.h"
 #include "filtersum.h"
 #include "st_mpi.h"
-
-static double mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
+#include "../util/clockread.h"
 
 /*
  * Where MPI_Finalize's time goes, on rank 0 (SYNCTRACE_VERBOSE>=1; tests/bench reads it).
@@ -93,12 +87,12 @@ static void finish_and_write(void)
     st_rankdata_t rd;
     double t[6];
     probe_t ph[6]; /* the phases' CPU and faults (SYNCTRACE_VERBOSE=2) */
-    t[0] = mono_ms();
+    t[0] = st_clock_ms(CLOCK_MONOTONIC);
     ph[0] = probe();
     st_polite_doing("the clock synchronization at MPI_Finalize");
     st_clock_finalize_sync();
     st_polite_doing("preparing the trace at MPI_Finalize");
-    t[1] = mono_ms();
+    t[1] = st_clock_ms(CLOCK_MONOTONIC);
     probe_t pp[5];
     pp[0] = ph[1] = probe();
     if (st_collect_rankdata(&rd, 0) != 0) {
@@ -118,12 +112,12 @@ static void finish_and_write(void)
     pp[4] = probe();
     report_preparation(pp, &rd);
     st_lc_lend_idle_buffers();
-    t[2] = mono_ms();
+    t[2] = st_clock_ms(CLOCK_MONOTONIC);
     ph[2] = probe();
     st_polite_doing("the CLC correction at MPI_Finalize");
     st_rel_derived_t derived = { 0 }; /* CLC's logical messages, which the analysis takes instead of deriving them */
     st_clc_run_mpi(st_tool_comm, &rd, st_config.analyze == ST_ANALYZE_ON ? &derived : NULL);
-    t[3] = mono_ms();
+    t[3] = st_clock_ms(CLOCK_MONOTONIC);
     ph[3] = probe();
     st_an_inrun_t analysis;
     st_polite_doing("the wait-state analysis at MPI_Finalize");
@@ -132,7 +126,7 @@ static void finish_and_write(void)
     st_lc_return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
-    t[4] = mono_ms();
+    t[4] = st_clock_ms(CLOCK_MONOTONIC);
     ph[4] = probe();
     st_polite_doing("writing the archive at MPI_Finalize");
     int rc = st_archive_write_mpi(st_tool_comm, &rd, st_archive_dir);
@@ -140,7 +134,7 @@ static void finish_and_write(void)
      * the write's closing agreement, when the archive is already complete, still dumps: then
      * both are there, and `synctrace recover` says so.) */
     st_abend_disarm();
-    t[5] = mono_ms();
+    t[5] = st_clock_ms(CLOCK_MONOTONIC);
     ph[5] = probe();
     report_finalize(t, rc == 0);
     report_phases(ph, &rd);

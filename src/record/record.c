@@ -17,6 +17,7 @@
 #include "../util/log.h"
 #include "../util/hugealloc.h"
 #include "spill.h"
+#include "../util/clockread.h"
 
 __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));
 volatile int st_record_active;
@@ -303,14 +304,6 @@ uint64_t st_record_count(const st_thread_t *th)
 
 double st_load_huge_max_ns_per_byte = 1.0;
 
-static double thread_cpu_ns(void)
-{
-    struct timespec ts;
-    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
-        return 0;
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /*
  * Reads the first bytes of th's spill file into the fresh block out of len bytes. A block that
  * st_huge_alloc marked for huge pages (2 MiB aligned) is read 2 MiB at a time, each piece timed:
@@ -323,11 +316,11 @@ static int load_spilled(const st_thread_t *th, char *out, size_t bytes, size_t l
     size_t done = 0;
     int probe = len >= ST_HUGE_MIN && (uintptr_t)out % ST_HUGE_PAGE == 0;
     while (probe && bytes - done >= ST_HUGE_PAGE) {
-        double t0 = thread_cpu_ns();
+        double t0 = (double)st_clock_ns(CLOCK_THREAD_CPUTIME_ID);
         if (st_spill_read(th, out + done, done, ST_HUGE_PAGE) != 0)
             return -1;
         done += ST_HUGE_PAGE;
-        if (thread_cpu_ns() - t0 > st_load_huge_max_ns_per_byte * (double)ST_HUGE_PAGE) {
+        if ((double)st_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 > st_load_huge_max_ns_per_byte * (double)ST_HUGE_PAGE) {
 #ifdef MADV_NOHUGEPAGE
             (void)madvise(out + done, len - done, MADV_NOHUGEPAGE); /* a hint, like the huge pages */
 #endif
