@@ -65,10 +65,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint32_t slot_of(uint64_t h) { return (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 52) & (WIN_SLOTS - 1); }
 
-static st_win_t *win_get(MPI_Win win)
+/* win_get past the first slot i of handle h's probe path. */
+static __attribute__((noinline)) st_win_t *win_probe(uint64_t h, uint32_t i)
 {
-    uint64_t h = ST_HMAP_KEY(win);
-    uint32_t i = slot_of(h);
     for (uint32_t n = 0; h > REUSING && n < WIN_SLOTS; n++, i = (i + 1) & (WIN_SLOTS - 1)) {
         uint64_t k = atomic_load_explicit(&map[i].handle, memory_order_acquire);
         if (k == h)
@@ -77,6 +76,16 @@ static st_win_t *win_get(MPI_Win win)
             return NULL;
     }
     return NULL;
+}
+
+/* The window of a handle, NULL if none: the first slot of its probe path inline (the operations' path). */
+static inline st_win_t *win_get(MPI_Win win)
+{
+    uint64_t h = ST_HMAP_KEY(win);
+    uint32_t i = slot_of(h);
+    if (h > REUSING && atomic_load_explicit(&map[i].handle, memory_order_acquire) == h)
+        return atomic_load_explicit(&map[i].win, memory_order_acquire);
+    return win_probe(h, i);
 }
 
 /* Binds handle to w (NULL: forgets it; the slot stays bound to the handle with no window). A handle

@@ -198,7 +198,7 @@ static inline st_event_t *st_record(st_thread_t *th, unsigned kind)
  * event right after its call's ENTER, before the PMPI call). Reads the clock after a
  * flush (the FLUSH region lies in between) or when th recorded nothing yet.
  */
-static inline st_event_t *st_record_again(st_thread_t *th, unsigned kind)
+static inline __attribute__((always_inline)) st_event_t *st_record_again(st_thread_t *th, unsigned kind)
 {
     if (ST_UNLIKELY(th->pos >= th->limit || th->pos == 0))
         return st_record(th, kind);
