@@ -11,7 +11,9 @@
 # synctrace run (`synctrace info`: buffer flushes, all locations), and the targets: parallel region
 # <= +400 ns and below EZTrace's, barrier <= +80 ns, MPI round trip <= +200 ns.
 # EZTrace traces OpenMP in the program built without MPI (omp_bench.sh says why); its untraced
-# reference is the MPI-linked build's, which makes no MPI call.
+# reference is the MPI-linked build's, which makes no MPI call. The round trip also runs with
+# floor_tool.c preloaded (two TSC reads and two 64-byte records per call, nothing else): the least a
+# tracer that records each call's ENTER and LEAVE adds, measured beside the others.
 # Environment: O (build root, as for make), BENCH_FAMILY (tests/bench/family.sh; default the first
 # built family), USER_BENCH_REPS / BENCH_REPS, USER_BENCH_DIV (divides the loops' lengths, default 1:
 # for a quick look; fewer flushes).
@@ -39,6 +41,9 @@ RT=$((110000 / DIV / 21 * 21 > 21 ? 110000 / DIV / 21 * 21 : 21))
     -o "$BUILD/omp_bench" tests/bench/omp_bench.c || die "cannot build tests/bench/omp_bench.c with ${FAM_CC_CLANG[*]}"
 "${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -o "$BUILD/pingpong" tests/bench/pingpong.c ||
     die "cannot build tests/bench/pingpong.c with ${FAM_CC[*]}"
+# The round trip's floor: floor_tool.c adds only two TSC reads and two 64-byte records per call
+"${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -shared -fPIC -o "$BUILD/libfloor_tool.so" \
+    tests/bench/floor_tool.c || die "cannot build tests/bench/floor_tool.c with ${FAM_CC[*]}"
 ez_omp="not installed" ez_mpi="not installed"
 if command -v eztrace >/dev/null; then
     clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp -o "$BUILD/omp_bench_nompi" tests/bench/omp_bench.c ||
@@ -56,6 +61,7 @@ one() {
     rm -rf "$dir"
     case $v in
     st) pre=(LD_PRELOAD="$FAM_LIB" SYNCTRACE_DIR="$dir") ;;
+    floor) pre=(LD_PRELOAD="$BUILD/libfloor_tool.so") ;;
     ez) pre=(eztrace -t "$([ "$op" = pingpong ] && echo "$FAM" || echo ompt)" -o "$dir") ;;
     esac
     if [ "$op" = pingpong ]; then
@@ -93,6 +99,7 @@ for i in $(seq "$REPS"); do
     for op in $ops; do
         one "$op" plain
         one "$op" st
+        [ "$op" != pingpong ] || one "$op" floor
         ez=$ez_omp
         [ "$op" != pingpong ] || ez=$ez_mpi
         [ "$ez" != ok ] || one "$op" ez
@@ -126,6 +133,10 @@ for op in $ops; do
     printf '%-24s %8s %10s %10s %8s %6s %8s %10s %8s %6s  %s\n' "$name" "$n" "$u" "$s" "$a" "$(ratio "$s" "$u")" "$fl" \
         "$e" "$ea" "$(ratio "$e" "$u")" "$tgt: $verdict"
 done
+fl_rt=$(med pingpong-floor)
+printf '%-24s %8s %10s %10s %8s %6s  %s\n' "round trip, floor tool" "$RT" "$(med pingpong-plain)" "$fl_rt" \
+    "$(diff_ "$fl_rt" "$(med pingpong-plain)")" "$(ratio "$fl_rt" "$(med pingpong-plain)")" \
+    "(floor_tool.c: two TSC reads and two 64-byte records per call, nothing else)"
 echo "(ns per operation: mean over each run's whole timed loop, median over the runs; flushes: a synctrace run's, all"
 echo " locations; EZTrace OpenMP: $ez_omp; EZTrace MPI: $ez_mpi${FAM_NOTE:+; $FAM_NOTE})"
 exit $status
