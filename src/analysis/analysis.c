@@ -292,8 +292,8 @@ static int filtered_calls(an_ctx_t *c, tree_t *t, an_tacc_t *acc, uint32_t l)
 }
 
 /* The calls and the call tree of the locations: res's cnodes; their time and visits by location
- * (c->tsum). */
-static int build_tree(an_ctx_t *c)
+ * (c->tsum); reqs: an_begin's. */
+static int build_tree(an_ctx_t *c, const size_t *reqs)
 {
     tree_t t = { 0 };
     uint64_t nmax = 0;
@@ -308,6 +308,8 @@ static int build_tree(an_ctx_t *c)
         if (!(A->w = st_mem_malloc(sizeof *A->w * n)) || !(A->t = st_mem_malloc(sizeof *A->t * n)))
             rc = -1;
     }
+    if (rc == 0 && reqs) /* then the requests' room (an_begin) */
+        an_reqs_reserve(c, reqs);
     uint64_t *stack = rc ? NULL : st_mem_malloc(sizeof *stack * (nmax + 1));
     an_tacc_t acc = { 0 };
     if (!stack || an_tree_child(&t, ST_AN_NO_CNODE, UINT32_MAX) == ST_AN_NO_CNODE || tacc_fit(&acc, 0) ||
@@ -489,7 +491,7 @@ static uint64_t loc_span(const st_rel_loc_t *L)
     return d > 0 ? (uint64_t)d : 0;
 }
 
-int an_begin(an_ctx_t *c, const st_rel_input_t *in, st_an_result_t *res)
+int an_begin(an_ctx_t *c, const st_rel_input_t *in, const size_t *reqs, st_an_result_t *res)
 {
     memset(res, 0, sizeof *res);
     *c = (an_ctx_t){ .in = in, .res = res, .loc = calloc(in->nlocs + 1, sizeof(an_loc_t)) };
@@ -497,7 +499,7 @@ int an_begin(an_ctx_t *c, const st_rel_input_t *in, st_an_result_t *res)
     int rc = c->loc && (res->locs = calloc(in->nlocs + 1, sizeof *res->locs)) ? 0 : -1;
     for (uint32_t l = 0; rc == 0 && l < in->nlocs; l++)
         res->locs[l] = (st_an_loc_t){ in->locs[l].rank, in->locs[l].thread };
-    rc = rc == 0 && an_paths_build(&c->paths, in, res) == 0 ? build_tree(c) : -1;
+    rc = rc == 0 && an_paths_build(&c->paths, in, res) == 0 ? build_tree(c, reqs) : -1;
     an_paths_free(&c->paths);
     if (rc == 0 && (!(res->sev = calloc((size_t)ST_AN__METRICS * res->ncnodes * (in->nlocs ? in->nlocs : 1),
                                         sizeof(double))) || !(res->span = calloc(in->nlocs + 1, sizeof *res->span))))
@@ -554,7 +556,7 @@ void an_end(an_ctx_t *c)
 int st_an_run(const st_rel_input_t *in, const st_rel_graph_t *g, st_an_result_t *res)
 {
     an_ctx_t c;
-    int rc = an_begin(&c, in, res);
+    int rc = an_begin(&c, in, NULL, res);
     if (rc == 0)
         rc = an_msgs_from_graph(&c, g);
     if (rc == 0 && an_rc_wanted() && !(c.rcb = an_rcb_new()))

@@ -206,7 +206,9 @@ typedef struct an_ctx {
  * The analysis in steps (st_an_run does them at once; parallel.c runs its exchange between them):
  *  an_begin   the calls of in's locations, all analysed (an_loc_t, the call tree: res's cnodes),
  *             their request events and nonblocking collective completions, res's values (zero)
- *             and time; c keeps in and res.
+ *             and time; c keeps in and res. reqs (NULL: none): room to make at once for that many
+ *             nonblocking sends' completions ([0]) and receives' posts ([1]), a guess (more may come;
+ *             room not used is given back), instead of vectors grown by copies.
  *  an_msgs_from_graph  appends g's point-to-point messages with an analysed end to c->msgs.
  *  an_finish  every pattern over g and c->msgs (collectives: over coll, parallel.c's instances
  *             reduced over the communicators' trees, whose members are the analysed locations';
@@ -214,7 +216,7 @@ typedef struct an_ctx {
  *  an_end     frees c's arrays (not res; on failure the caller frees res).
  * 0, or -1 (memory).
  */
-int an_begin(an_ctx_t *c, const st_rel_input_t *in, st_an_result_t *res);
+int an_begin(an_ctx_t *c, const st_rel_input_t *in, const size_t *reqs, st_an_result_t *res);
 int an_msgs_from_graph(an_ctx_t *c, const st_rel_graph_t *g);
 int an_finish(an_ctx_t *c, const st_rel_graph_t *g, const an_ctab_t *coll);
 void an_end(an_ctx_t *c);
@@ -354,6 +356,9 @@ int an_late_sender(an_ctx_t *c, an_waits_t *ls);
  * an IRECV_REQUEST to c->posted; cap[0], cap[1] their capacities); an_reqs_finish sorts and
  * indexes them once all are in. Freed by an_end. 0, or -1 (memory). */
 int an_reqs_note(an_ctx_t *c, uint32_t l, uint64_t i, size_t *cap);
+/* Room for reqs[0] ISEND_COMPLETE and reqs[1] IRECV_REQUEST events in c->done and c->posted (an_begin's
+ * reqs; an_reqs_finish gives back what was not used), where the memory is there. */
+void an_reqs_reserve(an_ctx_t *c, const size_t *reqs);
 int an_reqs_finish(an_ctx_t *c);
 /* The enter time of the call that posted the receive event ev of analysed location loc (an
  * Irecv's post found among c->posted), AN_NO_TIME if none. */

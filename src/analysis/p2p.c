@@ -173,8 +173,29 @@ int an_reqs_note(an_ctx_t *c, uint32_t l, uint64_t i, size_t *cap)
     return e->kind == ST_EV_MPI_IRECV_REQUEST ? req_push(&c->posted, &cap[1], &r) : req_push(&c->done, &cap[0], &r);
 }
 
+void an_reqs_reserve(an_ctx_t *c, const size_t *reqs)
+{
+    reqs_t *v[2] = { &c->done, &c->posted };
+    for (int k = 0; k < 2; k++)
+        if (reqs[k] && !v[k]->v && (v[k]->v = st_mem_malloc(sizeof *v[k]->v * reqs[k])))
+            c->caps[2 + k] = reqs[k]; /* (without the room, the vector grows as it goes) */
+}
+
+/* The room an_reqs_reserve made that the requests did not take, given back (a block in the idle event
+ * buffers would keep it until the analysis ends). */
+static void reqs_fit(reqs_t *v, size_t *cap)
+{
+    if (v->v && *cap > v->n + v->n / 8 + 64) {
+        void *p = st_mem_realloc(v->v, sizeof *v->v * (v->n + 1));
+        v->v = p ? p : v->v;
+        *cap = p ? v->n + 1 : *cap;
+    }
+}
+
 int an_reqs_finish(an_ctx_t *c)
 {
+    reqs_fit(&c->done, &c->caps[2]);
+    reqs_fit(&c->posted, &c->caps[3]);
     an_sort(c->done.v, c->done.n, sizeof *c->done.v, cmp_req);
     an_sort(c->posted.v, c->posted.n, sizeof *c->posted.v, cmp_req);
     return reqs_index(&c->done) || reqs_index(&c->posted) ? -1 : 0;
@@ -291,13 +312,18 @@ static void msg_prefetch(const an_ctx_t *c, const st_rel_graph_t *g, uint64_t j,
 int an_msgs_from_graph(an_ctx_t *c, const st_rel_graph_t *g)
 {
     size_t nr = 0, ns = 0;
-    for (uint64_t k = 0; k < g->port_first[g->nlocs]; k++)
+    uint64_t np = g->port_first[g->nlocs];
+    unsigned types = 0; /* the key types of the ports' instances (bit per type) */
+    for (uint64_t k = 0; k < np; k++) { /* the instances are far apart: asked for ahead */
+        if (k + AN_PREFETCH_AHEAD < np)
+            __builtin_prefetch(&g->inst[g->ports[k + AN_PREFETCH_AHEAD].inst]);
+        types |= 1u << st_rel_inst_type(&g->inst[g->ports[k].inst]);
         if (p2p_inst(g, &g->ports[k]))
             nr += g->ports[k].role == ST_REL_RECV, ns += g->ports[k].role == ST_REL_SEND;
+    }
     if (an_msgs_reserve(&c->msgs, nr, ns))
         return -1;
     /* by location and event (the ports' order: receives in the order Late Sender replays them) */
-    uint64_t np = g->port_first[g->nlocs];
     for (uint64_t k = 0; k < np; k++) {
         for (int stage = 0; stage < MSG_STAGES; stage++)
             if (k + msg_ahead[stage] < np)
@@ -314,7 +340,10 @@ int an_msgs_from_graph(an_ctx_t *c, const st_rel_graph_t *g)
             c->msgs.send[c->msgs.nsend++] = (an_send_t){ s->loc, s->ev, an_recv_post_time(c, r->loc, r->ev) };
         }
     }
-    return an_pscw_from_graph(c, g) ? -1 : an_lock_from_graph(c, g);
+    /* the RMA relations' passes over every port, where there are any */
+    if ((types >> ST_REL_KEY_RMA_PSCW & 1) && an_pscw_from_graph(c, g))
+        return -1;
+    return types >> ST_REL_KEY_RMA_LOCK & 1 ? an_lock_from_graph(c, g) : 0;
 }
 
 /* ---- waits per call ------------------------------------------------------------------------------ */

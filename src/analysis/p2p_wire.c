@@ -177,10 +177,18 @@ int an_pwire_take(an_pwire_t *w, const st_rel_endpoint_t *ep, size_t n, st_rel_e
     int rc = 0;
     int32_t q;
     size_t keep = 0;
+    if (w->nprocs <= 1) { /* a process of its own: every end stays */
+        if (rest != ep)
+            memmove(rest, ep, sizeof *ep * n);
+        *nrest = n;
+        return 0;
+    }
     for (size_t k = 0; rc == 0 && k < n; k++) {
         const st_rel_endpoint_t *e = &ep[k];
         if (!remote(e, w->owner, w->nranks, w->me, &q)) {
-            rest[keep++] = *e; /* rest may be ep: written at or before where it is read */
+            if (&rest[keep] != e) /* rest may be ep: written at or before where it is read */
+                rest[keep] = *e;
+            keep++;
             continue;
         }
         int role = e->role == ST_REL_SEND ? SEND : RECV;

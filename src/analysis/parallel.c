@@ -35,6 +35,7 @@ struct st_an_par {
     st_rel_derived_t     *derived;
     st_rel_derived_pos_t  dpos;
     size_t                dread;
+    size_t                reqs[2]; /* the point-to-point sends and receives: an_begin's guess of the requests */
     an_pwire_t            pw;
     uint32_t              incoming, arrived;
     an_creduce_t         *cr;  /* the collective instances */
@@ -101,6 +102,15 @@ static int lock_ends(const st_an_par_t *p, st_rel_epvec_t *v)
     return rc;
 }
 
+/* Counts the point-to-point sends and receives of ep[0 .. n) into reqs: an_begin's guess of the
+ * nonblocking ones' request events (p->reqs). */
+static void count_p2p(const st_rel_endpoint_t *ep, size_t n, size_t reqs[2])
+{
+    for (size_t k = 0; k < n; k++)
+        if (ep[k].kind == ST_REL_P2P)
+            reqs[0] += ep[k].role == ST_REL_SEND, reqs[1] += ep[k].role == ST_REL_RECV;
+}
+
 /* The endpoints CLC derived in the run (instead of deriving them again), read in parts that
  * stay in the cache: those with a partner in another process are taken for its records
  * (p2p_wire.h), the others go to p->ep; but the OpenMP ones (most of a hybrid trace's, of key
@@ -128,8 +138,12 @@ static int take_derived(st_an_par_t *p, st_rel_derived_t *d, const int32_t *owne
         p->dread += n;
         size_t m = 0; /* CLC's lock relations ordered the epochs by the times before its correction */
         for (size_t k = 0; k < n; k++)
-            if (buf[k].key[0] >> 56 != ST_REL_KEY_RMA_LOCK)
-                buf[m++] = buf[k];
+            if (buf[k].key[0] >> 56 != ST_REL_KEY_RMA_LOCK) {
+                if (m != k) /* (64 bytes: none is copied where none was left out) */
+                    buf[m] = buf[k];
+                m++;
+            }
+        count_p2p(buf, m, p->reqs);
         rc = an_pwire_take(&p->pw, buf, m, buf, &kept);
         if (rc == 0)
             p->ep.n += kept;
@@ -171,7 +185,7 @@ int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *in_derived, const 
     if (rc == 0 && derived)
         rc = take_derived(p, derived, owner);
     else if (rc == 0)
-        rc = an_pwire_derive(&p->pw, &p->ep, owner, in->nranks, me, &p->out);
+        count_p2p(p->ep.v, p->ep.n, p->reqs), rc = an_pwire_derive(&p->pw, &p->ep, owner, in->nranks, me, &p->out);
     if (in_derived && !p->derived)
         st_rel_derived_free(in_derived);
     an_stamp(&t[1]);
@@ -188,7 +202,7 @@ int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *in_derived, const 
         st_rel_derived_free(p->derived), p->derived = NULL;
     an_stamp(&t[2]);
     if (rc == 0)
-        rc = an_begin(&p->c, in, &p->res); /* the calls, once: the exchange and the patterns read them */
+        rc = an_begin(&p->c, in, p->reqs, &p->res); /* the calls, once: the exchange and the patterns read them */
     an_stamp(&t[3]);
     if (rc == 0)
         an_pwire_write(&p->pw, &p->c, &p->out);

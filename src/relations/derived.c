@@ -145,13 +145,23 @@ size_t st_rel_derived_read(st_rel_derived_t *d, st_rel_derived_pos_t *pos, st_re
         d->nahead = d->at = 0;
         pos->begun = 1;
     }
+    /* The left-out point-to-point ends come first (key type ST_REL_KEY_P2P; the self ends are OpenMP
+     * ones, of later types): straight from their source, without the merge's copies. */
+    if (max && !pos->p2p_read && d->at == d->nahead && (!pos->below || pos->below > ST_REL_KEY_P2P)) {
+        size_t got = st_rel_epsrc_read(&d->p2p, buf, max);
+        if (got)
+            return got;
+        pos->p2p_read = 1;
+    }
     size_t n = 0;
     st_rel_endpoint_t x, e;
-    int have = next_self(&d->self_ends, pos, &x) == 0;
+    int have = next_self(&d->self_ends, pos, &x) == 0, more = -1; /* -1: e not looked at since the last take */
     /* the left-out point-to-point ends, the graph's instances (in key order, their refs in the
-     * join's) and the left-out OpenMP ends come in the join's order: one merge with the self ends */
+     * join's) and the left-out OpenMP ends come in the join's order: one merge with the self ends
+     * (each side's next endpoint made once, however many of the other's go before it) */
     while (n < max) {
-        int more = next_main(d, pos, &e) == 0;
+        if (more < 0)
+            more = next_main(d, pos, &e) == 0;
         if (have && (!more || st_rel_endpoint_cmp(&x, &e) < 0)) {
             if (pos->below && x.key[0] >> 56 >= pos->below)
                 break;
@@ -162,6 +172,7 @@ size_t st_rel_derived_read(st_rel_derived_t *d, st_rel_derived_pos_t *pos, st_re
                 break;
             buf[n++] = e;
             take_main(d, pos);
+            more = -1;
         } else {
             break;
         }

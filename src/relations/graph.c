@@ -227,7 +227,9 @@ static int join_more(st_rel_graph_t *g, st_rel_epsrc_t *more, const st_rel_endpo
                 continue;
             if ((m ? cmp_ep(&buf[m - 1], &buf[i]) : have_last ? cmp_ep(&last, &buf[i]) : -1) > 0)
                 goto fail;
-            buf[m++] = buf[i];
+            if (m != i) /* (64 bytes: none is copied where none was dropped) */
+                buf[m] = buf[i];
+            m++;
         }
         if (m) /* the order of the next part is checked against it */
             last = buf[m - 1], have_last = 1;

@@ -76,13 +76,14 @@ static uint32_t same_path(const st_an_result_t *m, const uint32_t *map, uint32_t
 }
 
 static size_t left_out_ends; /* OpenMP ends clc_derived left out of the graph (and read back) */
+static size_t left_out_p2p;  /* point-to-point ends clc_derived left out of the graph (and read back) */
 
 static int cmp_endpoint(const void *a, const void *b) { return st_rel_endpoint_cmp(a, b); }
 
 /* Rank r's logical messages as the in-run CLC leaves them for the analysis (replay.c: the ends
  * whose partners are all on their own location kept aside, the partial join, st_clc_replay_keep);
- * left_out: the OpenMP ends, where they can be handed out, left out of the graph and kept as they
- * are (ST_CLC_REPLAY_CHECK_FIRST). */
+ * left_out: the OpenMP ends, where they can be handed out, and the point-to-point ends left out of
+ * the graph and kept as they are (ST_CLC_REPLAY_CHECK_FIRST: both checked first). */
 static void clc_derived(st_rel_input_t *in, int32_t r, st_rel_derived_t *d, int left_out)
 {
     st_rel_epvec_t ep = { 0 };
@@ -90,13 +91,14 @@ static void clc_derived(st_rel_input_t *in, int32_t r, st_rel_derived_t *d, int 
     memset(d, 0, sizeof *d);
     st_rel_derive_opts_t opts = { .omit_self_ends = 1, .self_ends = &d->self_ends };
     if (left_out)
-        REQUIRE(st_rel_endpoints_split(in, r, &opts, &ep, NULL, &omp, NULL) == 0);
+        REQUIRE(st_rel_endpoints_split(in, r, &opts, &ep, NULL, &omp, &d->p2p) == 0);
     else
         REQUIRE(st_rel_endpoints(in, r, &opts, &ep, NULL) == 0);
     unsigned take = ep.v ? ST_REL_JOIN_TAKE : 0; /* (CLC's rank always has endpoints: MPI_Init) */
     REQUIRE(st_rel_graph_join(ep.v, ep.n, in->nlocs, ST_REL_JOIN_PARTIAL | take | ST_REL_JOIN_TIMES, &d->g) == 0);
     d->omp = omp;
     left_out_ends += omp.n;
+    left_out_p2p += d->p2p.n;
     st_mem_free(d->g.ports), st_mem_free(d->g.port_first);
     d->g.ports = NULL, d->g.port_first = NULL;
     REQUIRE(st_rel_self_ends_expand(&d->self_ends, in->locs) == 0);
@@ -1817,6 +1819,7 @@ int main(void)
     test_wire_volume();
     test_pwire_join_order();
     REQUIRE(left_out_ends >= 20); /* the hybrid traces' OpenMP ends (35) were read back from outside the graph */
+    REQUIRE(left_out_p2p >= 20); /* and point-to-point ends, read first (st_rel_derived_read) */
     printf("test_analysis: ok\n");
     return 0;
 }
