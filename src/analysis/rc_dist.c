@@ -58,8 +58,12 @@ int rd_fail(rc_dist_t *d, const char *what)
     return -1;
 }
 
+static int deliver_rec(rc_dist_t *d, int32_t from, uint8_t type, const uint8_t *p, size_t n);
+
 int rd_send(rc_dist_t *d, int32_t to, uint8_t type, const void *p, size_t n)
 {
+    if (to == d->me) /* read here at once: no copy into the exchange's record, no message to itself */
+        return deliver_rec(d, to, type, p, n) ? rd_fail(d, "a malformed record of its own") : 0;
     st_xchg_rec_t h = { .type = type };
     uint8_t *at = st_xchg_record(&d->out, to, &h, n);
     if (!at)
@@ -570,8 +574,28 @@ int rd_put_sized(rd_bytes_t *b, const uint8_t *p, size_t n)
     return rd_put(b, &n, sizeof n) && rd_put(b, p, n) ? 0 : -1;
 }
 
+int rd_send_own(rc_dist_t *d, int32_t to, uint8_t type, uint8_t **p, size_t n)
+{
+    if (to != d->me || !*p)
+        return rd_send(d, to, type, *p, n);
+    d->adopt = *p;
+    int rc = rd_send(d, to, type, *p, n);
+    if (!d->adopt) /* kept where it is */
+        *p = NULL;
+    d->adopt = NULL;
+    return rc;
+}
+
 uint8_t *rd_keep(rc_dist_t *d, const uint8_t *p, size_t n)
 {
+    if (p && p == d->adopt) { /* the sender's own buffer (rd_send_own): kept without a copy */
+        if (!rd_put(&d->kept, &d->adopt, sizeof d->adopt)) {
+            rd_fail(d, "out of memory");
+            return NULL;
+        }
+        d->adopt = NULL;
+        return (uint8_t *)p;
+    }
     uint8_t *c = st_mem_malloc(n ? n : 1);
     if (!c || !rd_put(&d->kept, &c, sizeof c)) {
         st_mem_free(c);
@@ -585,6 +609,58 @@ uint8_t *rd_keep(rc_dist_t *d, const uint8_t *p, size_t n)
 
 /* ---- messages and progress -------------------------------------------------------------------------- */
 
+/* One record of type `type` from process `from` (payload p[0 .. n)). 0, or -1 (malformed; or memory: failed). */
+static int deliver_rec(rc_dist_t *d, int32_t from, uint8_t type, const uint8_t *p, size_t n)
+{
+    int rc = 0;
+    switch (type) {
+    case RD_FACTS: {
+        rd_facts_t f;
+        if (n != sizeof f)
+            return -1;
+        memcpy(&f, p, sizeof f);
+        add_facts(&d->facts, &f);
+        d->got_facts++;
+        break;
+    }
+    case RD_ENDS:
+        if (n % sizeof(rd_keyend_t) || from == d->me) /* a process's own ends never travel */
+            return -1;
+        if (home_room(d, n / sizeof(rd_keyend_t)))
+            return rd_fail(d, "out of memory");
+        if (n)
+            memcpy(&d->home[d->nhome], p, n);
+        d->nhome += n / sizeof(rd_keyend_t);
+        d->got_ends++;
+        break;
+    case RD_RUNS:
+        rc = from == d->me ? -1 : runs_arrived(d, p, n);
+        d->got_runs++;
+        break;
+    case RD_PKGS:
+        rc = rd_pkgs_arrived(d, p, n);
+        d->got_pkgs++;
+        break;
+    case RD_COEF: /* kept as they came until every process's did (the sweeper, the walker) */
+    case RD_JUMPS:
+        rc = d->me != RD_SWEEPER                                             ? -1
+             : rd_put_sized(type == RD_COEF ? &d->coef : &d->jumps, p, n) ? rd_fail(d, "out of memory")
+                                                                             : 0;
+        *(type == RD_COEF ? &d->got_coef : &d->got_jumps) += 1;
+        break;
+    case RD_PLAN:
+        rc = d->got_plan++ ? -1 : rd_plan_arrived(d, p, n);
+        break;
+    case RD_SNAP:
+        rc = d->got_snap++ ? -1 : rd_snap_arrived(d, p, n);
+        break;
+    case RD_RESP:   rc = rd_resp_arrived(d, p, n); break;
+    case RD_PROPS:  rc = rd_props_arrived(d, p, n); break;
+    default:        rc = -1;
+    }
+    return rc;
+}
+
 int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
 {
     st_xchg_reader_t msg = { buf, (const uint8_t *)buf + len }, rd;
@@ -593,57 +669,8 @@ int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
     an_stamp_t t0;
     an_stamp(&t0);
     while (!rc && (k = st_xchg_next(&msg, &h, &rd)) == 1) {
-        size_t n = (size_t)(rd.end - rd.p);
         last = h.type;
-        switch (h.type) {
-        case RD_FACTS: {
-            rd_facts_t f;
-            if (n != sizeof f) {
-                rc = -1;
-                break;
-            }
-            memcpy(&f, rd.p, sizeof f);
-            add_facts(&d->facts, &f);
-            d->got_facts++;
-            break;
-        }
-        case RD_ENDS:
-            if (n % sizeof(rd_keyend_t) || from == d->me) { /* a process's own ends never travel */
-                rc = -1;
-                break;
-            }
-            if (home_room(d, n / sizeof(rd_keyend_t)))
-                return rd_fail(d, "out of memory");
-            if (n)
-                memcpy(&d->home[d->nhome], rd.p, n);
-            d->nhome += n / sizeof(rd_keyend_t);
-            d->got_ends++;
-            break;
-        case RD_RUNS:
-            rc = from == d->me ? -1 : runs_arrived(d, rd.p, n);
-            d->got_runs++;
-            break;
-        case RD_PKGS:
-            rc = rd_pkgs_arrived(d, rd.p, n);
-            d->got_pkgs++;
-            break;
-        case RD_COEF: /* kept as they came until every process's did (the sweeper, the walker) */
-        case RD_JUMPS:
-            rc = d->me != RD_SWEEPER                                               ? -1
-                 : rd_put_sized(h.type == RD_COEF ? &d->coef : &d->jumps, rd.p, n) ? rd_fail(d, "out of memory")
-                                                                                   : 0;
-            *(h.type == RD_COEF ? &d->got_coef : &d->got_jumps) += 1;
-            break;
-        case RD_PLAN:
-            rc = d->got_plan++ ? -1 : rd_plan_arrived(d, rd.p, n);
-            break;
-        case RD_SNAP:
-            rc = d->got_snap++ ? -1 : rd_snap_arrived(d, rd.p, n);
-            break;
-        case RD_RESP:   rc = rd_resp_arrived(d, rd.p, n); break;
-        case RD_PROPS:  rc = rd_props_arrived(d, rd.p, n); break;
-        default:        rc = -1;
-        }
+        rc = deliver_rec(d, from, h.type, rd.p, (size_t)(rd.end - rd.p));
     }
     rd_spent(d, last == RD_ENDS ? RD_T_ENDS : last == RD_RUNS ? RD_T_GOTRUNS : last == RD_PKGS ? RD_T_PKGS : RD_T_OTHER, &t0);
     if (rc || k != 0) {

@@ -78,7 +78,7 @@ int rd_send_pkgs(rc_dist_t *d)
         d->nsent++;
     }
     for (int32_t q = 0; !rc && q < d->nprocs; q++)
-        rc = rd_send(d, q, RD_PKGS, b[q].p, b[q].n);
+        rc = rd_send_own(d, q, RD_PKGS, &b[q].p, b[q].n);
     for (int32_t q = 0; q < d->nprocs; q++)
         st_mem_free(b[q].p);
     free(b);
