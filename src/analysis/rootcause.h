@@ -69,16 +69,16 @@ typedef struct st_rc_wait {
  * worker thread was idle (ST_RC_IDLE: enter..leave is the master's serial time, its relation the
  * next fork). */
 enum { ST_RC_IDLE = 1, ST_RC_FINALIZE = 2, ST_RC_INIT = 4 };
-typedef struct st_rc_call {
+typedef struct st_rc_call { /* 48 bytes: a location holds fewer than 2^32 profile entries, waits and relations */
     uint64_t enter, leave;
     uint32_t cnode;
     uint32_t flags;           /* ST_RC_IDLE, ST_RC_FINALIZE, ST_RC_INIT */
-    uint64_t prof_at;         /* the location's exclusive time per cnode from the previous call's leave */
+    uint32_t prof_at;         /* the location's exclusive time per cnode from the previous call's leave */
     uint32_t nprof;           /* (the location's first event for the first call) to this call's enter:
                                  prof[prof_at .. prof_at + nprof), by cnode ascending */
-    uint32_t nwait;           /* its waits: waits[wait_at .. wait_at + nwait) */
-    uint64_t wait_at;
-    uint64_t rel_at;          /* its relations: rels[rel_at .. rel_at + nrel) */
+    uint32_t wait_at;         /* its waits: waits[wait_at .. wait_at + nwait) */
+    uint32_t nwait;
+    uint32_t rel_at;          /* its relations: rels[rel_at .. rel_at + nrel) */
     uint32_t nrel;
 } st_rc_call_t;
 
