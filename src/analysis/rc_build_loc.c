@@ -79,6 +79,9 @@ static void normalize(st_rc_loc_t *o)
     }
 }
 
+/* A relation's group (st_rc_rel_t) from its graph instance; 0 (unknown) when it does not fit. */
+static uint32_t group_of(uint64_t inst) { return inst < UINT32_MAX ? (uint32_t)inst + 1 : 0; }
+
 static uint32_t call_flags(const an_ctx_t *c, uint32_t l, uint64_t id)
 {
     if (!an_is_enter(c, l, id))
@@ -121,6 +124,7 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
                 st_rc_rel_t *r = &o->rels[o->nrels];
                 memcpy(r->key, idle[d].key, sizeof r->key);
                 r->role = ST_RC_RECEIVES;
+                r->group = group_of(idle[d].inst); /* the fork's */
                 o->waits[o->nwaits] = (st_rc_wait_t){ ST_AN_M_OMP_IDLE, 0 };
                 o->calls[o->ncalls++] = (st_rc_call_t){ .enter = idle[d].t0, .leave = idle[d].t1, .cnode = idle[d].cnode,
                                                         .flags = ST_RC_IDLE, .prof_at = (uint32_t)pos[d], /* until the sweep */
@@ -155,6 +159,7 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
             st_rc_rel_t *r = &o->rels[o->nrels++];
             an_rc_key(b, e[i].kref, r->key);
             r->role = e[i].role;
+            r->group = e[i].kref & AN_RC_KEY_SIDE ? 0 : group_of(e[i].kref);
             x->nrel++;
             merged |= x->nrel > 1; /* keys to be ordered */
         }

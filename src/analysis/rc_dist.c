@@ -85,12 +85,18 @@ static uint64_t key_hash(const uint64_t k[4])
  * chose the home (the keys of a home of 2 processes share the lowest bit). */
 static size_t slot_of(const uint64_t k[4], size_t cap) { return (size_t)(key_hash(k) >> 24) & (cap - 1); }
 
+/* Whether key k is an OpenMP key (every end of one is at the process that holds its team's rank). */
+static inline int omp_key(const uint64_t k[4])
+{
+    unsigned t = (unsigned)(k[0] >> 56);
+    return t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES;
+}
+
 /* The home of a key: this process for an OpenMP key when they are kept where they are (rc_dist_keep_omp; then
  * *kept = 1), else the one its hash chooses. */
 static inline int32_t home_of(const rc_dist_t *d, const uint64_t k[4], int *kept)
 {
-    unsigned t = (unsigned)(k[0] >> 56);
-    *kept = d->omp_local && t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES;
+    *kept = d->omp_local && omp_key(k);
     return *kept ? d->me : (int32_t)(key_hash(k) % (uint64_t)d->nprocs);
 }
 
@@ -166,7 +172,7 @@ void rc_dist_free(rc_dist_t *d)
     st_xchg_out_free(&d->out);
     rc_acc_free(&d->aw), rc_acc_free(&d->ad);
     rc_causes_acc_free(&d->acc);
-    st_mem_free(d->home), st_mem_free(d->relrun), free(d->rbase);
+    st_mem_free(d->home), st_mem_free(d->relrun), free(d->rbase), st_mem_free(d->idend);
     st_mem_free(d->runend), free(d->run);
     for (size_t i = 0; d->w && i < d->nw; i++)
         free(d->w[i].orig);
@@ -250,6 +256,82 @@ static int home_room(rc_dist_t *d, size_t n)
     return 0;
 }
 
+static int add_run(rc_dist_t *d, const rd_end_t *e, uint64_t n);
+
+/* The key type of key k (endpoints.h); ST_REL_KEY_TYPES for none of them. */
+static inline unsigned key_type(const uint64_t k[4])
+{
+    unsigned t = (unsigned)(k[0] >> 56);
+    return t < ST_REL_KEY_TYPES ? t : ST_REL_KEY_TYPES;
+}
+
+/* The ends of the keys whose every end is this process's (the OpenMP keys kept here, rc_dist_keep_omp; every key
+ * when it is the only process) and whose relations the builder numbered (st_rc_rel_t.group): their runs are made
+ * here at once, without a home's hash table: the ends counted per group and written in the order of the
+ * locations and calls (each run in order, as the home sorts it). A key type's ends only all or none (a key's ends
+ * all have its type: never split between a run made here and one from the home): all when every one of them has
+ * its group, and the groups are not too sparse. Sets d->idtype[t] for the types made here. 0, or -1. */
+static int local_runs(rc_dist_t *d)
+{
+    const st_rc_input_t *in = d->in;
+    size_t n[ST_REL_KEY_TYPES + 1] = { 0 }, none[ST_REL_KEY_TYPES + 1] = { 0 }, nid = 0;
+    uint64_t maxg[ST_REL_KEY_TYPES + 1] = { 0 }, most = 0;
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        for (uint32_t c = 0; c < L->ncalls; c++)
+            for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
+                const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
+                unsigned t = key_type(R->key);
+                n[t]++, none[t] += R->group == 0;
+                maxg[t] = R->group > maxg[t] ? R->group : maxg[t];
+            }
+    }
+    for (unsigned t = 1; t < ST_REL_KEY_TYPES; t++) {
+        int here = d->nprocs == 1 || (d->omp_local && t >= ST_REL_KEY_OMP_FORK);
+        d->idtype[t] = here && n[t] && !none[t];
+        nid += d->idtype[t] ? n[t] : 0;
+        most = d->idtype[t] && maxg[t] > most ? maxg[t] : most;
+    }
+    if (!nid)
+        return 0;
+    if (most > 4 * (uint64_t)nid + 1024) { /* too sparse: every end to the home */
+        memset(d->idtype, 0, sizeof d->idtype);
+        return 0;
+    }
+    uint64_t *at = calloc(most + 2, sizeof *at); /* per group its first end in idend, then the next free one */
+    if (!at || !(d->idend = st_mem_malloc(nid * sizeof *d->idend))) {
+        free(at);
+        return rd_fail(d, "out of memory");
+    }
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        for (uint32_t c = 0; c < L->ncalls; c++)
+            for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
+                const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
+                if (d->idtype[key_type(R->key)])
+                    at[R->group + 1]++;
+            }
+    }
+    for (uint64_t g = 1; g <= most + 1; g++)
+        at[g] += at[g - 1];
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        for (uint32_t c = 0; c < L->ncalls; c++)
+            for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
+                const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
+                if (d->idtype[key_type(R->key)])
+                    d->idend[at[R->group]++] = (rd_end_t){ d->loc0 + l, c, R->role, L->calls[c].rel_at + r,
+                                                           L->calls[c].enter };
+            }
+    }
+    int rc = 0; /* at[g] is now group g + 1's first end: group g's ends are [at[g - 1], at[g]) */
+    for (uint64_t g = 1; !rc && g <= most; g++)
+        if (at[g] > at[g - 1])
+            rc = add_run(d, &d->idend[at[g - 1]], at[g] - at[g - 1]);
+    free(at);
+    return rc ? rd_fail(d, "out of memory") : 0;
+}
+
 int rc_dist_start(rc_dist_t *d)
 {
     const st_rc_input_t *in = d->in;
@@ -257,10 +339,12 @@ int rc_dist_start(rc_dist_t *d)
     an_stamp(&t0);
     rd_facts_t f;
     local_facts(d, &f);
+    if (local_runs(d))
+        return -1;
     size_t *cnt = calloc((size_t)d->nprocs, sizeof *cnt);
     rd_keyend_t **at = calloc((size_t)d->nprocs, sizeof *at);
-    /* each end's home, counted and then used (up to 256 processes; beyond, hashed again) */
-    uint8_t *home = d->nprocs <= 256 ? malloc(d->nlrel ? d->nlrel : 1) : NULL;
+    /* each end's home, counted and then used (up to 256 processes; beyond, hashed again); UINT8_MAX + 1: made */
+    uint16_t *home = d->nprocs <= 256 ? malloc((d->nlrel ? d->nlrel : 1) * sizeof *home) : NULL;
     if (!cnt || !at || (d->nprocs <= 256 && !home)) {
         free(cnt), free(at), free(home);
         return rd_fail(d, "out of memory");
@@ -269,13 +353,18 @@ int rc_dist_start(rc_dist_t *d)
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
             for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++) {
                 uint64_t x = in->locs[l].calls[c].rel_at + r;
+                d->nends++;
+                if (d->idtype[key_type(in->locs[l].rels[x].key)]) { /* its run made by local_runs */
+                    if (home)
+                        home[d->rbase[l] + x] = 256;
+                    continue;
+                }
                 int kept;
                 int32_t q = home_of(d, in->locs[l].rels[x].key, &kept);
                 cnt[q]++;
                 d->nkept += (size_t)kept;
-                d->nends++;
                 if (home)
-                    home[d->rbase[l] + x] = (uint8_t)q;
+                    home[d->rbase[l] + x] = (uint16_t)q;
             }
     int rc = 0;
     for (int32_t q = 0; q < d->nprocs && !rc; q++) { /* this process's own ends go into its home array directly */
@@ -293,10 +382,12 @@ int rc_dist_start(rc_dist_t *d)
         for (uint32_t c = 0; c < L->ncalls; c++)
             for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
                 const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
-                rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
-                                  { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
                 int kept;
                 int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r] : home_of(d, R->key, &kept);
+                if (home ? q == 256 : d->idtype[key_type(R->key)])
+                    continue;
+                rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
+                                  { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
                 memcpy(at[q]++, &e, sizeof e);
             }
     }

@@ -146,6 +146,8 @@ struct rc_dist {
     size_t       nrelrun; /* the local relations that have a run */
     size_t       nends;   /* the local relations that are ends (of a call): each must get a run */
     rd_end_t    *runend; /* the ends of the runs this process is the home of (sized once: the home's ends) */
+    rd_end_t    *idend;  /* the runs made here without a home (rc_dist.c's local_runs) */
+    uint8_t      idtype[ST_REL_KEY_TYPES + 1]; /* the key types whose runs local_runs made */
     size_t       nrunend, crunend;
     rd_run_t    *run;    /* every run this process holds an end of */
     size_t       nrun, crun;

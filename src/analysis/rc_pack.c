@@ -205,7 +205,7 @@ static int get_loc(rd_t *r, const uint32_t *map, uint32_t nc, st_rc_loc_t *L)
             uint64_t role = get_u(r);
             if (r->bad || role > UINT32_MAX)
                 return -1;
-            L->rels[nr].role = (uint32_t)role;
+            L->rels[nr].role = (uint32_t)role, L->rels[nr].group = 0; /* the builder's numbering stays there */
         }
         prev = x->leave;
     }
