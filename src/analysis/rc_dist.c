@@ -790,10 +790,17 @@ int rc_dist_progress(rc_dist_t *d)
         if (!d->indexed && d->got_runs == P && d->got_facts == P) {
             d->indexed = 1, again = 1;
             an_stamp(&t0);
-            int k = find_delayers(d) || rd_send_pkgs(d) || rd_send_jumps(d);
+            int k = find_delayers(d) || (d->nprocs > 1 && rd_send_pkgs(d)) || rd_send_jumps(d);
             rd_spent(d, RD_T_DELAYERS, &t0);
             if (k)
                 break;
+            if (d->nprocs == 1) { /* no package would leave the process: the charges at once */
+                an_stamp(&t0);
+                k = rd_replay_alone(d);
+                rd_spent(d, RD_T_FLOW, &t0);
+                if (k)
+                    break;
+            }
         }
         if (d->me == RD_SWEEPER && !d->planned && d->got_jumps == P && d->got_facts == P) {
             d->planned = 1, again = 1;

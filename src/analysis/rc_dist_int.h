@@ -219,6 +219,10 @@ int rd_put_sized(rd_bytes_t *b, const uint8_t *p, size_t n);
  * charged; a response or a table arrived; then the walk, the table and the end (rd_flow: 1 something was done,
  * 0 nothing, -1 failed). */
 int rd_send_pkgs(rc_dist_t *d);
+/* The only process of a replay (every delayer its own): instead of the packages, coefficients, the sweep and the
+ * snapshots (all to itself), every local wait charged in the replay's order, passing its share on to the
+ * delayer's waits at once, as st_rc_run does (after the delayers). 0, or -1. */
+int rd_replay_alone(rc_dist_t *d);
 int rd_pkgs_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
 int rd_send_coefs(rc_dist_t *d);
 int rd_snap_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
