@@ -291,6 +291,7 @@ typedef struct tev {
     uint32_t loc, cnode;
     uint64_t t, team[2], join;
     uint64_t key[4];
+    uint64_t inst; /* a fork's graph instance */
 } tev_t;
 
 static int cmp_tev(const void *a, const void *b)
@@ -329,7 +330,7 @@ static int team_events(const an_ctx_t *c, const st_rel_graph_t *g, const uint32_
             if (st_mem_grow((void **)f, &cf, *nf + 1, sizeof **f))
                 return -1;
             tev_t *x = &(*f)[(*nf)++];
-            *x = (tev_t){ r->loc, k, an_time(c, r->loc, r->ev), { in->key[1], in->key[2] }, AN_NO_TIME, { 0 } };
+            *x = (tev_t){ r->loc, k, an_time(c, r->loc, r->ev), { in->key[1], in->key[2] }, AN_NO_TIME, { 0 }, i };
             memcpy(x->key, in->key, sizeof x->key);
         } else if (type == ST_REL_KEY_OMP_JOIN) {
             for (uint32_t s = in->nsend; s < in->nsend + in->nrecv; s++) {
@@ -338,7 +339,7 @@ static int team_events(const an_ctx_t *c, const st_rel_graph_t *g, const uint32_
                     continue;
                 if (st_mem_grow((void **)j, &cj, *nj + 1, sizeof **j))
                     return -1;
-                (*j)[(*nj)++] = (tev_t){ r->loc, 0, an_time(c, r->loc, r->ev), { in->key[1], in->key[2] }, 0, { 0 } };
+                (*j)[(*nj)++] = (tev_t){ r->loc, 0, an_time(c, r->loc, r->ev), { in->key[1], in->key[2] }, 0, { 0 }, 0 };
             }
         }
     }
@@ -387,7 +388,7 @@ static int idle_stretches(const an_ctx_t *c, const st_rel_graph_t *g, const uint
         if (t0 == AN_NO_TIME || t0 >= f[i].t)
             continue;
         an_rc_idle_t *x = &(*v)[n++];
-        *x = (an_rc_idle_t){ t0, f[i].t, { 0 }, f[i].cnode };
+        *x = (an_rc_idle_t){ t0, f[i].t, { 0 }, f[i].inst, f[i].cnode };
         memcpy(x->key, f[i].key, sizeof x->key);
         at[m + 1]++;
     }

@@ -78,10 +78,12 @@ typedef struct an_rc_wait {
     double   v;
 } an_rc_wait_t;
 
-/* An idle stretch of a master's workers: [t0, t1), t1 the fork (key, cnode on the master). */
+/* An idle stretch of a master's workers: [t0, t1), t1 the fork (key, its graph instance inst, cnode on the
+ * master). */
 typedef struct an_rc_idle {
     uint64_t t0, t1;
     uint64_t key[4];
+    uint64_t inst;
     uint32_t cnode;
 } an_rc_idle_t;
 

@@ -79,6 +79,9 @@ static void normalize(st_rc_loc_t *o)
     }
 }
 
+/* A relation's group (st_rc_rel_t) from its graph instance; 0 (unknown) when it does not fit. */
+static uint32_t group_of(uint64_t inst) { return inst < UINT32_MAX ? (uint32_t)inst + 1 : 0; }
+
 static uint32_t call_flags(const an_ctx_t *c, uint32_t l, uint64_t id)
 {
     if (!an_is_enter(c, l, id))
@@ -121,11 +124,12 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
                 st_rc_rel_t *r = &o->rels[o->nrels];
                 memcpy(r->key, idle[d].key, sizeof r->key);
                 r->role = ST_RC_RECEIVES;
+                r->group = group_of(idle[d].inst); /* the fork's */
                 o->waits[o->nwaits] = (st_rc_wait_t){ ST_AN_M_OMP_IDLE, 0 };
                 o->calls[o->ncalls++] = (st_rc_call_t){ .enter = idle[d].t0, .leave = idle[d].t1, .cnode = idle[d].cnode,
-                                                        .flags = ST_RC_IDLE, .prof_at = pos[d], /* until the sweep */
-                                                        .nwait = 1, .wait_at = o->nwaits++, .rel_at = o->nrels++,
-                                                        .nrel = 1 };
+                                                        .flags = ST_RC_IDLE, .prof_at = (uint32_t)pos[d], /* until the sweep */
+                                                        .nwait = 1, .wait_at = (uint32_t)o->nwaits++,
+                                                        .rel_at = (uint32_t)o->nrels++, .nrel = 1 };
                 have = 0;
             }
             d++;
@@ -142,7 +146,7 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
             x = &o->calls[o->ncalls++];
             *x = (st_rc_call_t){ .enter = an_time(c, l, id), .leave = real ? an_leave_time(c, l, id) : an_time(c, l, id),
                                  .cnode = an_cnode(c, l, real ? id : an_call(c, l, id)), .flags = call_flags(c, l, id),
-                                 .wait_at = o->nwaits, .rel_at = o->nrels };
+                                 .wait_at = (uint32_t)o->nwaits, .rel_at = (uint32_t)o->nrels };
             have = 1;
         }
         for (; i < ne && e[i].call == id; i++) {
@@ -155,6 +159,7 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
             st_rc_rel_t *r = &o->rels[o->nrels++];
             an_rc_key(b, e[i].kref, r->key);
             r->role = e[i].role;
+            r->group = e[i].kref & AN_RC_KEY_SIDE ? 0 : group_of(e[i].kref);
             x->nrel++;
             merged |= x->nrel > 1; /* keys to be ordered */
         }
@@ -280,6 +285,8 @@ static int flush(sweep_t *x, uint64_t *at, uint32_t *np)
 {
     an_rc_scratch_t *s = x->s;
     st_rc_loc_t *o = x->out;
+    if (o->nprof + s->ntouched > UINT32_MAX) /* st_rc_call_t's prof_at */
+        return -1;
     if (o->nprof + s->ntouched > x->pcap) {
         uint64_t cap = x->pcap ? 2 * x->pcap : 16;
         while (cap < o->nprof + s->ntouched)
@@ -324,14 +331,16 @@ static int sweep_idle(sweep_t *x, st_rc_call_t *C)
     C->enter = enter;
     x->out->waits[C->wait_at].ticks = (double)(C->leave - enter);
     x->now = C->leave; /* no event lies in the stretch */
-    return flush(x, &C->prof_at, &C->nprof);
+    uint64_t at;
+    int rc = flush(x, &at, &C->nprof);
+    C->prof_at = (uint32_t)at;
+    return rc;
 }
 
 /* Removes the idle stretches left out, their relation and wait with them. */
 static void compact(st_rc_loc_t *o)
 {
-    uint32_t n = 0;
-    uint64_t nr = 0, nw = 0;
+    uint32_t n = 0, nr = 0, nw = 0;
     for (uint32_t k = 0; k < o->ncalls; k++) {
         st_rc_call_t x = o->calls[k];
         if (x.flags == DROPPED)
@@ -358,7 +367,10 @@ int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_
             return -1;
         s->pos = v, s->cpos = nidle;
     }
-    /* room for every call there may be: pages not written stay free */
+    /* room for every call there may be: pages not written stay free; the calls' 32-bit offsets (st_rc_call_t) and
+     * an idle stretch's first event (prof_at until the sweep) fit */
+    if (ne + nidle >= UINT32_MAX || nw + nidle >= UINT32_MAX || (nidle && x.n >= UINT32_MAX))
+        return -1;
     if (!(out->calls = st_mem_malloc(sizeof *out->calls * (ne + nw + nidle + 1))) ||
         !(out->rels = st_mem_malloc(sizeof *out->rels * (ne + nidle + 1))) ||
         !(out->waits = st_mem_malloc(sizeof *out->waits * (nw + nidle + 1))))
@@ -378,7 +390,9 @@ int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_
             continue;
         }
         C->enter = C->enter > x.now ? C->enter : x.now, C->leave = C->leave > C->enter ? C->leave : C->enter;
-        rc = advance(&x, C->enter, 1) || flush(&x, &C->prof_at, &C->nprof) || advance(&x, C->leave, 0) ? -1 : 0;
+        uint64_t at = 0;
+        rc = advance(&x, C->enter, 1) || flush(&x, &at, &C->nprof) || advance(&x, C->leave, 0) ? -1 : 0;
+        C->prof_at = (uint32_t)at;
     }
     out->last = x.n && x.t[x.n - 1] > x.now ? x.t[x.n - 1] : x.now;
     if (rc == 0)

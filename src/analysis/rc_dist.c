@@ -58,8 +58,12 @@ int rd_fail(rc_dist_t *d, const char *what)
     return -1;
 }
 
+static int deliver_rec(rc_dist_t *d, int32_t from, uint8_t type, const uint8_t *p, size_t n);
+
 int rd_send(rc_dist_t *d, int32_t to, uint8_t type, const void *p, size_t n)
 {
+    if (to == d->me) /* read here at once: no copy into the exchange's record, no message to itself */
+        return deliver_rec(d, to, type, p, n) ? rd_fail(d, "a malformed record of its own") : 0;
     st_xchg_rec_t h = { .type = type };
     uint8_t *at = st_xchg_record(&d->out, to, &h, n);
     if (!at)
@@ -81,12 +85,18 @@ static uint64_t key_hash(const uint64_t k[4])
  * chose the home (the keys of a home of 2 processes share the lowest bit). */
 static size_t slot_of(const uint64_t k[4], size_t cap) { return (size_t)(key_hash(k) >> 24) & (cap - 1); }
 
+/* Whether key k is an OpenMP key (every end of one is at the process that holds its team's rank). */
+static inline int omp_key(const uint64_t k[4])
+{
+    unsigned t = (unsigned)(k[0] >> 56);
+    return t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES;
+}
+
 /* The home of a key: this process for an OpenMP key when they are kept where they are (rc_dist_keep_omp; then
  * *kept = 1), else the one its hash chooses. */
 static inline int32_t home_of(const rc_dist_t *d, const uint64_t k[4], int *kept)
 {
-    unsigned t = (unsigned)(k[0] >> 56);
-    *kept = d->omp_local && t >= ST_REL_KEY_OMP_FORK && t < ST_REL_KEY_TYPES;
+    *kept = d->omp_local && omp_key(k);
     return *kept ? d->me : (int32_t)(key_hash(k) % (uint64_t)d->nprocs);
 }
 
@@ -162,7 +172,7 @@ void rc_dist_free(rc_dist_t *d)
     st_xchg_out_free(&d->out);
     rc_acc_free(&d->aw), rc_acc_free(&d->ad);
     rc_causes_acc_free(&d->acc);
-    st_mem_free(d->home), st_mem_free(d->relrun), free(d->rbase);
+    st_mem_free(d->home), st_mem_free(d->relrun), free(d->rbase), st_mem_free(d->idend);
     st_mem_free(d->runend), free(d->run);
     for (size_t i = 0; d->w && i < d->nw; i++)
         free(d->w[i].orig);
@@ -246,6 +256,82 @@ static int home_room(rc_dist_t *d, size_t n)
     return 0;
 }
 
+static int add_run(rc_dist_t *d, const rd_end_t *e, uint64_t n);
+
+/* The key type of key k (endpoints.h); ST_REL_KEY_TYPES for none of them. */
+static inline unsigned key_type(const uint64_t k[4])
+{
+    unsigned t = (unsigned)(k[0] >> 56);
+    return t < ST_REL_KEY_TYPES ? t : ST_REL_KEY_TYPES;
+}
+
+/* The ends of the keys whose every end is this process's (the OpenMP keys kept here, rc_dist_keep_omp; every key
+ * when it is the only process) and whose relations the builder numbered (st_rc_rel_t.group): their runs are made
+ * here at once, without a home's hash table: the ends counted per group and written in the order of the
+ * locations and calls (each run in order, as the home sorts it). A key type's ends only all or none (a key's ends
+ * all have its type: never split between a run made here and one from the home): all when every one of them has
+ * its group, and the groups are not too sparse. Sets d->idtype[t] for the types made here. 0, or -1. */
+static int local_runs(rc_dist_t *d)
+{
+    const st_rc_input_t *in = d->in;
+    size_t n[ST_REL_KEY_TYPES + 1] = { 0 }, none[ST_REL_KEY_TYPES + 1] = { 0 }, nid = 0;
+    uint64_t maxg[ST_REL_KEY_TYPES + 1] = { 0 }, most = 0;
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        for (uint32_t c = 0; c < L->ncalls; c++)
+            for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
+                const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
+                unsigned t = key_type(R->key);
+                n[t]++, none[t] += R->group == 0;
+                maxg[t] = R->group > maxg[t] ? R->group : maxg[t];
+            }
+    }
+    for (unsigned t = 1; t < ST_REL_KEY_TYPES; t++) {
+        int here = d->nprocs == 1 || (d->omp_local && t >= ST_REL_KEY_OMP_FORK);
+        d->idtype[t] = here && n[t] && !none[t];
+        nid += d->idtype[t] ? n[t] : 0;
+        most = d->idtype[t] && maxg[t] > most ? maxg[t] : most;
+    }
+    if (!nid)
+        return 0;
+    if (most > 4 * (uint64_t)nid + 1024) { /* too sparse: every end to the home */
+        memset(d->idtype, 0, sizeof d->idtype);
+        return 0;
+    }
+    uint64_t *at = calloc(most + 2, sizeof *at); /* per group its first end in idend, then the next free one */
+    if (!at || !(d->idend = st_mem_malloc(nid * sizeof *d->idend))) {
+        free(at);
+        return rd_fail(d, "out of memory");
+    }
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        for (uint32_t c = 0; c < L->ncalls; c++)
+            for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
+                const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
+                if (d->idtype[key_type(R->key)])
+                    at[R->group + 1]++;
+            }
+    }
+    for (uint64_t g = 1; g <= most + 1; g++)
+        at[g] += at[g - 1];
+    for (uint32_t l = 0; l < in->nlocs; l++) {
+        const st_rc_loc_t *L = &in->locs[l];
+        for (uint32_t c = 0; c < L->ncalls; c++)
+            for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
+                const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
+                if (d->idtype[key_type(R->key)])
+                    d->idend[at[R->group]++] = (rd_end_t){ d->loc0 + l, c, R->role, L->calls[c].rel_at + r,
+                                                           L->calls[c].enter };
+            }
+    }
+    int rc = 0; /* at[g] is now group g + 1's first end: group g's ends are [at[g - 1], at[g]) */
+    for (uint64_t g = 1; !rc && g <= most; g++)
+        if (at[g] > at[g - 1])
+            rc = add_run(d, &d->idend[at[g - 1]], at[g] - at[g - 1]);
+    free(at);
+    return rc ? rd_fail(d, "out of memory") : 0;
+}
+
 int rc_dist_start(rc_dist_t *d)
 {
     const st_rc_input_t *in = d->in;
@@ -253,10 +339,12 @@ int rc_dist_start(rc_dist_t *d)
     an_stamp(&t0);
     rd_facts_t f;
     local_facts(d, &f);
+    if (local_runs(d))
+        return -1;
     size_t *cnt = calloc((size_t)d->nprocs, sizeof *cnt);
     rd_keyend_t **at = calloc((size_t)d->nprocs, sizeof *at);
-    /* each end's home, counted and then used (up to 256 processes; beyond, hashed again) */
-    uint8_t *home = d->nprocs <= 256 ? malloc(d->nlrel ? d->nlrel : 1) : NULL;
+    /* each end's home, counted and then used (up to 256 processes; beyond, hashed again); UINT8_MAX + 1: made */
+    uint16_t *home = d->nprocs <= 256 ? malloc((d->nlrel ? d->nlrel : 1) * sizeof *home) : NULL;
     if (!cnt || !at || (d->nprocs <= 256 && !home)) {
         free(cnt), free(at), free(home);
         return rd_fail(d, "out of memory");
@@ -265,13 +353,18 @@ int rc_dist_start(rc_dist_t *d)
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
             for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++) {
                 uint64_t x = in->locs[l].calls[c].rel_at + r;
+                d->nends++;
+                if (d->idtype[key_type(in->locs[l].rels[x].key)]) { /* its run made by local_runs */
+                    if (home)
+                        home[d->rbase[l] + x] = 256;
+                    continue;
+                }
                 int kept;
                 int32_t q = home_of(d, in->locs[l].rels[x].key, &kept);
                 cnt[q]++;
                 d->nkept += (size_t)kept;
-                d->nends++;
                 if (home)
-                    home[d->rbase[l] + x] = (uint8_t)q;
+                    home[d->rbase[l] + x] = (uint16_t)q;
             }
     int rc = 0;
     for (int32_t q = 0; q < d->nprocs && !rc; q++) { /* this process's own ends go into its home array directly */
@@ -289,10 +382,12 @@ int rc_dist_start(rc_dist_t *d)
         for (uint32_t c = 0; c < L->ncalls; c++)
             for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
                 const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
-                rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
-                                  { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
                 int kept;
                 int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r] : home_of(d, R->key, &kept);
+                if (home ? q == 256 : d->idtype[key_type(R->key)])
+                    continue;
+                rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
+                                  { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
                 memcpy(at[q]++, &e, sizeof e);
             }
     }
@@ -570,8 +665,28 @@ int rd_put_sized(rd_bytes_t *b, const uint8_t *p, size_t n)
     return rd_put(b, &n, sizeof n) && rd_put(b, p, n) ? 0 : -1;
 }
 
+int rd_send_own(rc_dist_t *d, int32_t to, uint8_t type, uint8_t **p, size_t n)
+{
+    if (to != d->me || !*p)
+        return rd_send(d, to, type, *p, n);
+    d->adopt = *p;
+    int rc = rd_send(d, to, type, *p, n);
+    if (!d->adopt) /* kept where it is */
+        *p = NULL;
+    d->adopt = NULL;
+    return rc;
+}
+
 uint8_t *rd_keep(rc_dist_t *d, const uint8_t *p, size_t n)
 {
+    if (p && p == d->adopt) { /* the sender's own buffer (rd_send_own): kept without a copy */
+        if (!rd_put(&d->kept, &d->adopt, sizeof d->adopt)) {
+            rd_fail(d, "out of memory");
+            return NULL;
+        }
+        d->adopt = NULL;
+        return (uint8_t *)p;
+    }
     uint8_t *c = st_mem_malloc(n ? n : 1);
     if (!c || !rd_put(&d->kept, &c, sizeof c)) {
         st_mem_free(c);
@@ -585,6 +700,58 @@ uint8_t *rd_keep(rc_dist_t *d, const uint8_t *p, size_t n)
 
 /* ---- messages and progress -------------------------------------------------------------------------- */
 
+/* One record of type `type` from process `from` (payload p[0 .. n)). 0, or -1 (malformed; or memory: failed). */
+static int deliver_rec(rc_dist_t *d, int32_t from, uint8_t type, const uint8_t *p, size_t n)
+{
+    int rc = 0;
+    switch (type) {
+    case RD_FACTS: {
+        rd_facts_t f;
+        if (n != sizeof f)
+            return -1;
+        memcpy(&f, p, sizeof f);
+        add_facts(&d->facts, &f);
+        d->got_facts++;
+        break;
+    }
+    case RD_ENDS:
+        if (n % sizeof(rd_keyend_t) || from == d->me) /* a process's own ends never travel */
+            return -1;
+        if (home_room(d, n / sizeof(rd_keyend_t)))
+            return rd_fail(d, "out of memory");
+        if (n)
+            memcpy(&d->home[d->nhome], p, n);
+        d->nhome += n / sizeof(rd_keyend_t);
+        d->got_ends++;
+        break;
+    case RD_RUNS:
+        rc = from == d->me ? -1 : runs_arrived(d, p, n);
+        d->got_runs++;
+        break;
+    case RD_PKGS:
+        rc = rd_pkgs_arrived(d, p, n);
+        d->got_pkgs++;
+        break;
+    case RD_COEF: /* kept as they came until every process's did (the sweeper, the walker) */
+    case RD_JUMPS:
+        rc = d->me != RD_SWEEPER                                             ? -1
+             : rd_put_sized(type == RD_COEF ? &d->coef : &d->jumps, p, n) ? rd_fail(d, "out of memory")
+                                                                             : 0;
+        *(type == RD_COEF ? &d->got_coef : &d->got_jumps) += 1;
+        break;
+    case RD_PLAN:
+        rc = d->got_plan++ ? -1 : rd_plan_arrived(d, p, n);
+        break;
+    case RD_SNAP:
+        rc = d->got_snap++ ? -1 : rd_snap_arrived(d, p, n);
+        break;
+    case RD_RESP:   rc = rd_resp_arrived(d, p, n); break;
+    case RD_PROPS:  rc = rd_props_arrived(d, p, n); break;
+    default:        rc = -1;
+    }
+    return rc;
+}
+
 int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
 {
     st_xchg_reader_t msg = { buf, (const uint8_t *)buf + len }, rd;
@@ -593,57 +760,8 @@ int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
     an_stamp_t t0;
     an_stamp(&t0);
     while (!rc && (k = st_xchg_next(&msg, &h, &rd)) == 1) {
-        size_t n = (size_t)(rd.end - rd.p);
         last = h.type;
-        switch (h.type) {
-        case RD_FACTS: {
-            rd_facts_t f;
-            if (n != sizeof f) {
-                rc = -1;
-                break;
-            }
-            memcpy(&f, rd.p, sizeof f);
-            add_facts(&d->facts, &f);
-            d->got_facts++;
-            break;
-        }
-        case RD_ENDS:
-            if (n % sizeof(rd_keyend_t) || from == d->me) { /* a process's own ends never travel */
-                rc = -1;
-                break;
-            }
-            if (home_room(d, n / sizeof(rd_keyend_t)))
-                return rd_fail(d, "out of memory");
-            if (n)
-                memcpy(&d->home[d->nhome], rd.p, n);
-            d->nhome += n / sizeof(rd_keyend_t);
-            d->got_ends++;
-            break;
-        case RD_RUNS:
-            rc = from == d->me ? -1 : runs_arrived(d, rd.p, n);
-            d->got_runs++;
-            break;
-        case RD_PKGS:
-            rc = rd_pkgs_arrived(d, rd.p, n);
-            d->got_pkgs++;
-            break;
-        case RD_COEF: /* kept as they came until every process's did (the sweeper, the walker) */
-        case RD_JUMPS:
-            rc = d->me != RD_SWEEPER                                               ? -1
-                 : rd_put_sized(h.type == RD_COEF ? &d->coef : &d->jumps, rd.p, n) ? rd_fail(d, "out of memory")
-                                                                                   : 0;
-            *(h.type == RD_COEF ? &d->got_coef : &d->got_jumps) += 1;
-            break;
-        case RD_PLAN:
-            rc = d->got_plan++ ? -1 : rd_plan_arrived(d, rd.p, n);
-            break;
-        case RD_SNAP:
-            rc = d->got_snap++ ? -1 : rd_snap_arrived(d, rd.p, n);
-            break;
-        case RD_RESP:   rc = rd_resp_arrived(d, rd.p, n); break;
-        case RD_PROPS:  rc = rd_props_arrived(d, rd.p, n); break;
-        default:        rc = -1;
-        }
+        rc = deliver_rec(d, from, h.type, rd.p, (size_t)(rd.end - rd.p));
     }
     rd_spent(d, last == RD_ENDS ? RD_T_ENDS : last == RD_RUNS ? RD_T_GOTRUNS : last == RD_PKGS ? RD_T_PKGS : RD_T_OTHER, &t0);
     if (rc || k != 0) {
@@ -672,10 +790,17 @@ int rc_dist_progress(rc_dist_t *d)
         if (!d->indexed && d->got_runs == P && d->got_facts == P) {
             d->indexed = 1, again = 1;
             an_stamp(&t0);
-            int k = find_delayers(d) || rd_send_pkgs(d) || rd_send_jumps(d);
+            int k = find_delayers(d) || (d->nprocs > 1 && rd_send_pkgs(d)) || rd_send_jumps(d);
             rd_spent(d, RD_T_DELAYERS, &t0);
             if (k)
                 break;
+            if (d->nprocs == 1) { /* no package would leave the process: the charges at once */
+                an_stamp(&t0);
+                k = rd_replay_alone(d);
+                rd_spent(d, RD_T_FLOW, &t0);
+                if (k)
+                    break;
+            }
         }
         if (d->me == RD_SWEEPER && !d->planned && d->got_jumps == P && d->got_facts == P) {
             d->planned = 1, again = 1;

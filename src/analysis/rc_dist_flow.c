@@ -78,10 +78,62 @@ int rd_send_pkgs(rc_dist_t *d)
         d->nsent++;
     }
     for (int32_t q = 0; !rc && q < d->nprocs; q++)
-        rc = rd_send(d, q, RD_PKGS, b[q].p, b[q].n);
+        rc = rd_send_own(d, q, RD_PKGS, &b[q].p, b[q].n);
     for (int32_t q = 0; q < d->nprocs; q++)
         st_mem_free(b[q].p);
     free(b);
+    return rc ? rd_fail(d, "out of memory") : 0;
+}
+
+/* A local wait in the replay's order. */
+typedef struct alone {
+    rc_order_t k;
+    size_t     w;
+} alone_t;
+
+static int cmp_alone(const void *p, const void *q)
+{
+    return rc_order_cmp(&((const alone_t *)p)->k, &((const alone_t *)q)->k);
+}
+
+int rd_replay_alone(rc_dist_t *d)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < d->nw; i++) {
+        const rc_wait_t *w = &d->w[i];
+        const st_rc_loc_t *L = w->loc == RC_NONE ? NULL : &d->in->locs[w->loc - d->loc0];
+        n += L && rd_charged(w, &L->waits[L->calls[w->call].wait_at + w->idx]);
+    }
+    alone_t *ord = st_mem_malloc((n ? n : 1) * sizeof *ord);
+    if (!ord)
+        return rd_fail(d, "out of memory");
+    n = 0;
+    for (size_t i = 0; i < d->nw; i++) {
+        const rc_wait_t *w = &d->w[i];
+        const st_rc_loc_t *L = w->loc == RC_NONE ? NULL : &d->in->locs[w->loc - d->loc0];
+        if (L && rd_charged(w, &L->waits[L->calls[w->call].wait_at + w->idx]))
+            ord[n++] = (alone_t){ { w->by_enter, L->calls[w->call].leave, w->loc, w->call, w->idx }, i };
+    }
+    if (n > 1)
+        qsort(ord, n, sizeof *ord, cmp_alone);
+    int rc = 0;
+    for (size_t i = 0; !rc && i < n; i++) { /* as st_rc_run's replay (rc_replay.c) */
+        rc_wait_t *w = &d->w[ord[i].w];
+        uint32_t l = w->loc - d->loc0, D = w->by.loc - d->loc0;
+        const st_rc_loc_t *L = &d->in->locs[l];
+        int64_t kw, kd;
+        rc_shared_prev(L, w->call, w->by.loc, w->by.call, home_run, &(at_loc_t){ d, l }, &kw, &kd);
+        rc_acc_clear(&d->aw);
+        rc_interval(L, kw, w->call, &d->aw);
+        rc = rc_charge(d->res, D, w->by.loc, &d->in->locs[D], &d->w[d->wbase[D]], 1, kd, w->by.call,
+                       &L->waits[L->calls[w->call].wait_at + w->idx], L->calls[w->call].cnode, w->orig, w->norig,
+                       &d->aw, &d->ad, &d->acc, &w->indirect);
+        free(w->orig); /* replayed: what reaches it later is not read */
+        w->orig = NULL, w->norig = w->corig = 0;
+        d->ncharged++;
+    }
+    st_mem_free(ord);
+    d->coef_sent = d->swept = d->got_snap = d->charged = 1; /* no packages, coefficients, snapshots or answers */
     return rc ? rd_fail(d, "out of memory") : 0;
 }
 

@@ -146,6 +146,8 @@ struct rc_dist {
     size_t       nrelrun; /* the local relations that have a run */
     size_t       nends;   /* the local relations that are ends (of a call): each must get a run */
     rd_end_t    *runend; /* the ends of the runs this process is the home of (sized once: the home's ends) */
+    rd_end_t    *idend;  /* the runs made here without a home (rc_dist.c's local_runs) */
+    uint8_t      idtype[ST_REL_KEY_TYPES + 1]; /* the key types whose runs local_runs made */
     size_t       nrunend, crunend;
     rd_run_t    *run;    /* every run this process holds an end of */
     size_t       nrun, crun;
@@ -175,6 +177,7 @@ struct rc_dist {
     int64_t     *T;
     an_stamp_t   spent[RD__T];  /* per step: CPU ms and page faults */
     uint64_t     flow_idle_sig; /* what rd_flow had when it last did nothing (UINT64_MAX: not yet) */
+    uint8_t     *adopt;         /* rd_send_own's buffer while its record is read here: rd_keep keeps it, no copy */
 };
 
 /* This thread's CPU time and the process's page faults now, and what a step took since (into d->spent[step]). */
@@ -184,12 +187,18 @@ void rd_spent(rc_dist_t *d, int step, const an_stamp_t *since);
 int32_t rd_owner(const rc_dist_t *d, uint32_t loc);
 /* Appends n bytes to b; returns them, NULL (memory). */
 uint8_t *rd_put(rd_bytes_t *b, const void *src, size_t n);
-/* Sends record type with payload p[0 .. n) to process `to`. 0, or -1 (memory: the engine failed). */
+/* Sends record type with payload p[0 .. n) to process `to`; a record to this process itself is read at once, as
+ * rc_dist_deliver reads one (no copy into the exchange, no message). 0, or -1 (memory, or a malformed record of its
+ * own: the engine failed). */
 int rd_send(rc_dist_t *d, int32_t to, uint8_t type, const void *p, size_t n);
+/* rd_send of a buffer *p of the st_mem_* allocator: to this process itself, a record that is kept (packages,
+ * snapshots, the plan) keeps *p where it is (rd_keep) and *p becomes NULL; else as rd_send, *p still the caller's. */
+int rd_send_own(rc_dist_t *d, int32_t to, uint8_t type, uint8_t **p, size_t n);
 /* Marks the engine failed, with one line; returns -1. */
 int rd_fail(rc_dist_t *d, const char *what);
 
-/* Keeps a copy of p[0 .. n) until the engine is freed; returns it (NULL: memory, the engine failed). */
+/* Keeps a copy of p[0 .. n) until the engine is freed (p itself, when it is rd_send_own's buffer); returns it (NULL:
+ * memory, the engine failed). */
 uint8_t *rd_keep(rc_dist_t *d, const uint8_t *p, size_t n);
 /* Whether local wait w (of timeline wait sw) is charged: it has a delayer and a delay metric. */
 int rd_charged(const rc_wait_t *w, const st_rc_wait_t *sw);
@@ -210,6 +219,10 @@ int rd_put_sized(rd_bytes_t *b, const uint8_t *p, size_t n);
  * charged; a response or a table arrived; then the walk, the table and the end (rd_flow: 1 something was done,
  * 0 nothing, -1 failed). */
 int rd_send_pkgs(rc_dist_t *d);
+/* The only process of a replay (every delayer its own): instead of the packages, coefficients, the sweep and the
+ * snapshots (all to itself), every local wait charged in the replay's order, passing its share on to the
+ * delayer's waits at once, as st_rc_run does (after the delayers). 0, or -1. */
+int rd_replay_alone(rc_dist_t *d);
 int rd_pkgs_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
 int rd_send_coefs(rc_dist_t *d);
 int rd_snap_arrived(rc_dist_t *d, const uint8_t *p, size_t n);

@@ -116,7 +116,7 @@ int rd_sweep(rc_dist_t *d)
         *w = (sw_orig_t){ 0 };
     }
     for (int32_t q = 0; !rc && q < d->nprocs; q++)
-        rc = rd_send(d, q, RD_SNAP, b[q].p, b[q].n);
+        rc = rd_send_own(d, q, RD_SNAP, &b[q].p, b[q].n);
     for (size_t i = 0; o && i < n; i++)
         free(o[i].v);
     for (int32_t q = 0; b && q < d->nprocs; q++)

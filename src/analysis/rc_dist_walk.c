@@ -253,8 +253,11 @@ int rd_plan(rc_dist_t *d)
     free(seen);
     st_mem_free(d->jumps.p);
     d->jumps = (rd_bytes_t){ 0 };
-    for (int32_t q = 0; !rc && q < d->nprocs; q++)
-        rc = rd_send(d, q, RD_PLAN, b.p, b.n);
+    for (int32_t q = 0; !rc && q < d->nprocs; q++) /* every other process, then this one (which keeps b) */
+        if (q != d->me)
+            rc = rd_send(d, q, RD_PLAN, b.p, b.n);
+    if (!rc)
+        rc = rd_send_own(d, d->me, RD_PLAN, &b.p, b.n);
     st_mem_free(b.p);
     return rc ? rd_fail(d, "out of memory, or a critical path without end") : 0;
 }

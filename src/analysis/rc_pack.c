@@ -168,7 +168,7 @@ static int get_loc(rd_t *r, const uint32_t *map, uint32_t nc, st_rc_loc_t *L)
         h[i] = get_u(r);
     /* smallest encodings: a call 7 bytes, a profile entry 2, a wait 9, a relation 5 */
     if (r->bad || h[1] < h[0] || !fits(r, h[2], 7) || !fits(r, h[3], 2) || !fits(r, h[4], 9) || !fits(r, h[5], 5) ||
-        h[6] > h[3] || h[2] > UINT32_MAX || h[6] > UINT32_MAX)
+        h[6] > h[3] || h[2] > UINT32_MAX || h[3] > UINT32_MAX || h[4] > UINT32_MAX || h[5] > UINT32_MAX)
         return -1;
     L->first = h[0], L->last = h[1], L->ncalls = (uint32_t)h[2];
     if (!(L->calls = st_mem_malloc(sizeof *L->calls * (h[2] + 1))) ||
@@ -205,7 +205,7 @@ static int get_loc(rd_t *r, const uint32_t *map, uint32_t nc, st_rc_loc_t *L)
             uint64_t role = get_u(r);
             if (r->bad || role > UINT32_MAX)
                 return -1;
-            L->rels[nr].role = (uint32_t)role;
+            L->rels[nr].role = (uint32_t)role, L->rels[nr].group = 0; /* the builder's numbering stays there */
         }
         prev = x->leave;
     }

@@ -47,13 +47,12 @@ static int cat_of(int m)
     return -1;
 }
 
-void rc_add(st_an_result_t *res, int m, uint32_t cnode, uint32_t loc, double v)
-{
-    if (v == 0)
-        return;
-    for (; m != ST_AN_M_ROOT; m = st_an_metric(m)->parent)
-        *st_an_sev(res, m, cnode, loc) += v;
-}
+const int16_t rc_metric_parent[ST_AN__METRICS] = {
+#define ST_AN_METRIC(id, uniq, disp, parent, unit, descr) [ST_AN_M_##id] = ST_AN_M_##parent,
+#include "metrics.def"
+#undef ST_AN_METRIC
+};
+_Static_assert(ST_AN__METRICS <= INT16_MAX, "rc_metric_parent holds a metric in an int16_t");
 
 static const st_rc_wait_t *wait_of(const rc_ctx_t *x, const rc_wait_t *w)
 {

@@ -113,8 +113,18 @@ typedef struct rc_ctx {
 /* The replay's metrics (metrics.def: the last ones) zero in res. */
 void rc_zero_metrics(st_an_result_t *res);
 
-/* Adds v to metric m at (cnode, loc) and to every ancestor of m. */
-void rc_add(st_an_result_t *res, int m, uint32_t cnode, uint32_t loc, double v);
+/* Each metric's parent (metrics.def; ST_AN_M_ROOT: a top-level one): st_an_metric(m)->parent without a call. */
+extern const int16_t rc_metric_parent[ST_AN__METRICS];
+
+/* Adds v to metric m at (cnode, loc) and to every ancestor of m (the replay's innermost loops: inline). */
+static inline void rc_add(st_an_result_t *res, int m, uint32_t cnode, uint32_t loc, double v)
+{
+    if (v == 0)
+        return;
+    size_t at = (size_t)cnode * res->nlocs + loc, step = (size_t)res->ncnodes * res->nlocs;
+    for (; m != ST_AN_M_ROOT; m = rc_metric_parent[m])
+        res->sev[(size_t)m * step + at] += v;
+}
 
 /* ---- the pieces of a wait's replay (rc_replay.c), shared with the distributed replay (rc_dist.h) ---- */
 

@@ -54,7 +54,10 @@ enum {
 };
 typedef struct st_rc_rel {
     uint64_t key[4];
-    uint32_t role; /* ST_RC_* bits */
+    uint32_t role;  /* ST_RC_* bits */
+    uint32_t group; /* 1 + the number of the key's relation in the builder's graph (rc_build.c: the same at
+                       every end of the key that one build wrote), 0 unknown; read only where a process groups
+                       the ends of its own OpenMP keys (rc_dist.c), which otherwise hashes the keys */
 } st_rc_rel_t;
 
 /* A wait the wait-state patterns found at a call: one per (call, metric); the metric is one of
@@ -69,16 +72,16 @@ typedef struct st_rc_wait {
  * worker thread was idle (ST_RC_IDLE: enter..leave is the master's serial time, its relation the
  * next fork). */
 enum { ST_RC_IDLE = 1, ST_RC_FINALIZE = 2, ST_RC_INIT = 4 };
-typedef struct st_rc_call {
+typedef struct st_rc_call { /* 48 bytes: a location holds fewer than 2^32 profile entries, waits and relations */
     uint64_t enter, leave;
     uint32_t cnode;
     uint32_t flags;           /* ST_RC_IDLE, ST_RC_FINALIZE, ST_RC_INIT */
-    uint64_t prof_at;         /* the location's exclusive time per cnode from the previous call's leave */
+    uint32_t prof_at;         /* the location's exclusive time per cnode from the previous call's leave */
     uint32_t nprof;           /* (the location's first event for the first call) to this call's enter:
                                  prof[prof_at .. prof_at + nprof), by cnode ascending */
-    uint32_t nwait;           /* its waits: waits[wait_at .. wait_at + nwait) */
-    uint64_t wait_at;
-    uint64_t rel_at;          /* its relations: rels[rel_at .. rel_at + nrel) */
+    uint32_t wait_at;         /* its waits: waits[wait_at .. wait_at + nwait) */
+    uint32_t nwait;
+    uint32_t rel_at;          /* its relations: rels[rel_at .. rel_at + nrel) */
     uint32_t nrel;
 } st_rc_call_t;
 

@@ -97,13 +97,19 @@ static uint32_t path_(const uint32_t *regions, int n)
 #define MSG(s, r, k) { (uint64_t)ST_REL_KEY_P2P << 56, (uint64_t)(s) << 32 | (r), 1, k }
 #define INST(type, k1, k2, k3) { (uint64_t)(type) << 56, k1, k2, k3 }
 
+/* An expected relation: its key and role (the builder's number, st_rc_rel_t.group, is checked apart). */
+typedef struct xrel {
+    uint64_t key[4];
+    uint32_t role;
+} xrel_t;
+
 /* An expected call: times, cnode, flags, its profile, waits and relations. */
 typedef struct xcall {
     uint64_t     enter, leave;
     uint32_t     cnode, flags;
     st_rc_prof_t prof[4];
     st_rc_wait_t wait[2];
-    st_rc_rel_t  rel[3];
+    xrel_t       rel[3];
 } xcall_t;
 
 static uint32_t nprof(const st_rc_prof_t *p, uint32_t max)
@@ -154,6 +160,47 @@ static void timeline_is(uint32_t l, uint64_t first, uint64_t last, const xcall_t
     check_context[0] = 0;
 }
 
+typedef struct kg {
+    const uint64_t *key;
+    uint32_t        group;
+} kg_t;
+
+static int cmp_kg(const void *a, const void *b)
+{
+    const kg_t *x = a, *y = b;
+    int k = memcmp(x->key, y->key, 4 * sizeof *x->key);
+    return k ? k : (x->group > y->group) - (x->group < y->group);
+}
+
+/* The builder's numbers of the relations (st_rc_rel_t.group, which the distributed replay groups a process's own
+ * keys by): every OpenMP relation has one, the same key the same number at every end (an idle stretch: its
+ * fork's), different keys different numbers. */
+static void groups_consistent(void)
+{
+    size_t n = 0, k = 0;
+    for (uint32_t l = 0; l < R.timeline->nlocs; l++)
+        n += R.timeline->locs[l].nrels;
+    kg_t *v = malloc((n ? n : 1) * sizeof *v);
+    REQUIRE(v);
+    for (uint32_t l = 0; l < R.timeline->nlocs; l++)
+        for (uint64_t r = 0; r < R.timeline->locs[l].nrels; r++) {
+            const st_rc_rel_t *x = &R.timeline->locs[l].rels[r];
+            unsigned t = (unsigned)(x->key[0] >> 56);
+            EXPECT(x->group || t < ST_REL_KEY_OMP_FORK, "location %u relation %" PRIu64 ": an OpenMP key (type %u) "
+                   "without the builder's number", l, r, t);
+            if (x->group)
+                v[k++] = (kg_t){ x->key, x->group };
+        }
+    qsort(v, k, sizeof *v, cmp_kg);
+    for (size_t i = 1; i < k; i++) {
+        int same_key = !memcmp(v[i - 1].key, v[i].key, 4 * sizeof *v[i].key);
+        EXPECT(same_key == (v[i - 1].group == v[i].group), "two relations of %s, with %s (%u, %u)",
+               same_key ? "one key" : "two keys", v[i - 1].group == v[i].group ? "one number" : "two numbers",
+               v[i - 1].group, v[i].group);
+    }
+    free(v);
+}
+
 /* What holds for every timeline: calls in time order, none inside another, within first .. last;
  * profiles by cnode, positive; relations by key, one per key; waits by metric, positive; the profiles
  * and the calls' times add up to last - first. */
@@ -185,6 +232,7 @@ static void invariants(void)
         REQUIRE(at <= L->last);
         REQUIRE_EQ(sum, L->last - L->first);
     }
+    groups_consistent();
 }
 
 /* Unpacks w[0 .. n) into a fresh timeline of R's locations (cnodes as they are, nc of them). */
@@ -387,7 +435,7 @@ static void test_collective(void)
     coll(l2, BCAST, 171, 200, OP_BCAST, 1, 0, 8, NULL);
     leave(l2, 300, MAIN);
     analyse();
-    const st_rc_rel_t bc_recv = { INST(ST_REL_KEY_COLL, 0, 1, 0), ST_RC_RECEIVES };
+    const xrel_t bc_recv = { INST(ST_REL_KEY_COLL, 0, 1, 0), ST_RC_RECEIVES };
     xcall_t x0[] = {
         { 100, 201, P(BCAST), 0, { { 0 } }, { { ST_AN_M_LATEBROADCAST, 50 } }, { bc_recv } },
         { 300, 310, P(ST_REGION_MPI_Recv), 0, { { ROOT, 99 } }, { { 0 } }, { { MSG(1, 0, 0), ST_RC_RECEIVES | ST_RC_POSTS } } },
@@ -480,7 +528,7 @@ static void test_openmp(void)
     region(other, MAIN, 500, 540);
     analyse();
     uint32_t mn = P(MAIN), par = P(MAIN, PAR), wpar = P(PAR), crit = P(MAIN, PAR, CRIT), wcrit = P(PAR, CRIT);
-    const st_rc_rel_t f7s = { INST(ST_REL_KEY_OMP_FORK, 0, 7, 0), ST_RC_SENDS },
+    const xrel_t f7s = { INST(ST_REL_KEY_OMP_FORK, 0, 7, 0), ST_RC_SENDS },
                       f7r = { INST(ST_REL_KEY_OMP_FORK, 0, 7, 0), ST_RC_RECEIVES },
                       j7s = { INST(ST_REL_KEY_OMP_JOIN, 0, 7, 0), ST_RC_SENDS },
                       j7r = { INST(ST_REL_KEY_OMP_JOIN, 0, 7, 0), ST_RC_RECEIVES },
@@ -563,7 +611,7 @@ static void test_idle_cut(void)
     omp_ev(w, ST_EV_THREAD_TEAM_END, 399, 4);
     analyse();
     uint32_t mn = P(MAIN);
-    const st_rc_rel_t f3r = { INST(ST_REL_KEY_OMP_FORK, 0, 3, 0), ST_RC_RECEIVES },
+    const xrel_t f3r = { INST(ST_REL_KEY_OMP_FORK, 0, 3, 0), ST_RC_RECEIVES },
                       j3s = { INST(ST_REL_KEY_OMP_JOIN, 0, 3, 0), ST_RC_SENDS },
                       f4r = { INST(ST_REL_KEY_OMP_FORK, 0, 4, 0), ST_RC_RECEIVES },
                       j4s = { INST(ST_REL_KEY_OMP_JOIN, 0, 4, 0), ST_RC_SENDS };

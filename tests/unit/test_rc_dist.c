@@ -6,7 +6,8 @@
  * (rc_dist_finish); every metric value at every (call path, location) equal bit for bit to the serial
  * replay's, and the causes, the propagation table and the critical path's hops the same. Also: a
  * malformed message fails the engine with one line; no process sends itself ends or runs, and the
- * answers to a process go in one record.
+ * answers to a process go in one record; the runs of a process's own keys that the builder numbered are made
+ * without a home, and a key type with an unnumbered end goes to the home whole.
  */
 /* link: src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/rma_pscw.c src/analysis/rma_lock.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_rc_lib.h"
@@ -33,6 +34,7 @@ static size_t self_bulk;             /* records of ends or runs a process sent i
 static size_t resp_recs[MAXP][MAXP]; /* records of answers from a process to a process */
 static size_t far_bulk;              /* bytes of ends or runs a process sent another one */
 static int keep_omp;                 /* run_dist: rc_dist_keep_omp on every engine */
+static int local_made;               /* run_dist: the engines that made runs without a home (local_runs) */
 
 static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
 {
@@ -135,6 +137,7 @@ static size_t run_dist(int omp, int np, const uint32_t *ploc0)
     rc_dist_part_t parts[MAXP];
     for (int p = 0; p < np; p++) {
         REQUIRE(rc_dist_take(e[p], &parts[p]) == 0);
+        local_made += e[p]->idend != NULL;
         rc_dist_free(e[p]);
     }
     /* the collector: the parts' values merged in process order, then the finish */
@@ -279,6 +282,65 @@ static void test_omp_home(void)
         }
 }
 
+/* The relations numbered as the builder numbers them (st_rc_rel_t.group: 1 + the key's number, the same at every
+ * end of a key), except the relation `spoil` (in the order of the locations and their relations; none: -1),
+ * which gets none. */
+static void number_groups(long spoil)
+{
+    uint32_t ng = 0;
+    long k = 0;
+    for (uint32_t l = 0; l < in.nlocs; l++)
+        for (uint64_t r = 0; r < L[l].nrels; r++, k++) {
+            st_rc_rel_t *R = &L[l].rels[r];
+            R->group = 0;
+            for (uint32_t m = 0; m <= l && !R->group; m++) /* an earlier end of the key */
+                for (uint64_t q = 0; q < (m == l ? r : L[m].nrels) && !R->group; q++)
+                    if (!memcmp(L[m].rels[q].key, R->key, sizeof R->key))
+                        R->group = L[m].rels[q].group;
+            if (!R->group)
+                R->group = ++ng;
+        }
+    for (uint32_t l = 0, k2 = 0; l < in.nlocs; l++)
+        for (uint64_t r = 0; r < L[l].nrels; r++, k2++)
+            if ((long)k2 == spoil)
+                L[l].rels[r].group = 0;
+    (void)k;
+}
+
+/* A process whose keys' ends are all its own (the only process; or the OpenMP keys with rc_dist_keep_omp) and
+ * numbered by the builder makes their runs itself, without a home's hash table (rc_dist.c's local_runs): the
+ * values are still the serial replay's, the runs made so (local_made); a key type of which one end has no number
+ * goes to the home whole (the numbered ends of a key are never split from it). */
+static void test_local_runs(void)
+{
+    static void (*const scen[])(void) = { scen_random, scen_mixed_relations, scen_sendrecv, scen_barrier_tie, scen_omp };
+    static const char *const name[] = { "random 16/31", "mixed relations", "sendrecv", "barrier", "openmp" };
+    for (size_t s = 0; s < sizeof scen / sizeof scen[0]; s++)
+        for (long spoil = -1; spoil <= 3; spoil += 4) {
+            int omp = scen[s] == scen_omp;
+            RN = 16, rseed = 31;
+            scen[s]();
+            run_serial(omp);
+            for (int np = 1; np <= (omp ? 3 : 1); np++) { /* OpenMP: both threads at the last process */
+                uint32_t ploc0[MAXP + 1];
+                for (int p = 0; p <= np; p++)
+                    ploc0[p] = p < np ? 0 : in.nlocs;
+                drng = 5 + (uint64_t)np + (uint64_t)s * 17;
+                scen[s]();
+                number_groups(spoil);
+                keep_omp = omp, local_made = 0;
+                run_dist(omp, np, ploc0);
+                keep_omp = 0;
+                char ctx[128];
+                snprintf(ctx, sizeof ctx, "%s, numbered relations%s, over %d processes", name[s],
+                         spoil < 0 ? "" : " (one without)", np);
+                expect_serial(ctx);
+                if (spoil < 0)
+                    EXPECT(local_made == 1, "%s: %d processes made runs without a home, 1 expected", ctx, local_made);
+            }
+        }
+}
+
 /* A malformed message (a record of no type the engine knows) fails the engine. */
 static void test_malformed(void)
 {
@@ -336,6 +398,7 @@ int main(void)
     memcpy(cmap, identity, sizeof cmap);
     test_rounds();
     test_omp_home();
+    test_local_runs();
     test_malformed();
     result_free();
     st_rc_causes_free(&serial_cz);

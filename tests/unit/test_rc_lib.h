@@ -137,7 +137,7 @@ static inline void tl_wait(uint32_t l, int metric, double ticks)
 static inline void tl_rel(uint32_t l, unsigned type, uint64_t a, uint64_t b, uint32_t role)
 {
     L[l].rels = grow(L[l].rels, L[l].nrels, &capr[l], sizeof *L[l].rels);
-    L[l].rels[L[l].nrels++] = (st_rc_rel_t){ { (uint64_t)type << 56, a, b, 0 }, role };
+    L[l].rels[L[l].nrels++] = (st_rc_rel_t){ { (uint64_t)type << 56, a, b, 0 }, role, 0 };
     L[l].calls[L[l].ncalls - 1].nrel++;
 }
 
