@@ -56,6 +56,7 @@
 #include "internal.h"
 #include "p2p_wire.h"
 #include "rootcause.h"
+#include "../util/clockread.h"
 
 /* One end of a relation at a call of location loc: call is the ENTER index of a call, or the index of
  * the event of a zero-length call (not an ENTER); kref its key: the graph's instance kref, or with
@@ -201,11 +202,8 @@ int an_rc_finish(st_an_result_t *res);
  * time in a process, st_an_result_t.rootcause_ms). */
 static inline void an_rc_clock(double now[2])
 {
-    struct timespec w, c;
-    clock_gettime(CLOCK_MONOTONIC, &w);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c);
-    now[0] = (double)w.tv_sec * 1e3 + (double)w.tv_nsec / 1e6;
-    now[1] = (double)c.tv_sec * 1e3 + (double)c.tv_nsec / 1e6;
+    now[0] = st_clock_ms(CLOCK_MONOTONIC);
+    now[1] = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
 }
 static inline void an_rc_clock_add(double ms[2], const double since[2])
 {
