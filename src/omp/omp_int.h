@@ -188,7 +188,7 @@ static inline void st_omp_flush_point(st_omp_thread_t *ot)
  * earlier, at a time read before; no clock read here) or now (t = 0), never before the
  * location's previous event.
  */
-static inline st_event_t *st_omp_record_at(st_thread_t *th, unsigned kind, uint64_t t)
+static inline __attribute__((always_inline)) st_event_t *st_omp_record_at(st_thread_t *th, unsigned kind, uint64_t t)
 {
     if (ST_UNLIKELY(th->pos == th->cap))
         st_record_flush(th); /* the room was too small: the floor is the flush */
@@ -242,7 +242,7 @@ static inline void st_omp_fill_enter(st_event_t *e, st_region_t r, const void *c
 }
 
 /* ENTER of region r (at t, 0 = now), remembered as open. */
-static inline void st_omp_enter_at(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t)
+static inline __attribute__((always_inline)) void st_omp_enter_at(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t)
 {
     if (st_omp_push_region(ot, r))
         st_omp_fill_enter(st_omp_record_at(ot->th, ST_EV_ENTER, t), r, codeptr);

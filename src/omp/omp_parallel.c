@@ -140,20 +140,21 @@ void st_omp_cb_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
     st_omp_flush_point(ot);
 }
 
-/* Fills lv, the level of depth d, for team p; 0 when this thread cannot be traced (lv untouched). */
+/* Fills lv, the level of depth d, for team p and enters it; 0 when this thread cannot be traced (lv untouched). */
 static int team_begin(st_omp_thread_t *ot, st_omp_level_t *lv, uint32_t d, st_omp_par_t *p, ompt_data_t *task,
                       unsigned actual, unsigned index)
 {
     st_thread_t *th = ot->th ? ot->th : st_omp_attach(ot);
     if (!th)
         return 0;
-    *lv = (st_omp_level_t){ .par = p, .id = atomic_load_explicit(&p->id, memory_order_acquire),
-                            .index = index, .size = actual, .rbase = ot->nregions };
+    uint64_t id = atomic_load_explicit(&p->id, memory_order_acquire);
+    *lv = (st_omp_level_t){ .par = p, .id = id, .index = index, .size = actual, .rbase = ot->nregions };
+    st_omp_set_depth(ot, d);
     if (d == 1 && th->omp_thread_num < 0)
         th->omp_thread_num = (int)index;
     task->value = st_omp_new_task_id(ot) | ST_OMP_TASK_RUNNING;
     st_event_t *e = st_omp_record(th, ST_EV_THREAD_TEAM_BEGIN);
-    e->id = lv->id;
+    e->id = id;
     e->peer = (int32_t)index;
     e->tag = (int32_t)actual;
     e->aux = p->parent;
@@ -168,19 +169,15 @@ static int team_begin(st_omp_thread_t *ot, st_omp_level_t *lv, uint32_t d, st_om
  * has published its times long before (LLVM reports the end when the worker is woken
  * for the next team): they are used without reading the clock, and the master's end of
  * its implicit task is kept in lv for the worker's team end, which follows (no second
- * look). Otherwise the clock is read (ordered: before the second look) and the master's
- * times looked at once more: if they are still not published, the master stamps its team
- * end and join only after this second look, so the time read precedes them.
+ * look). Otherwise (worker_end_time_slow, out of line) the clock is read (ordered: before
+ * the second look) and the master's times looked at once more: if they are still not
+ * published, the master stamps its team end and join only after this second look, so the
+ * time read precedes them; if the master's entry was reused meanwhile, 1 (no better bound).
  */
-static uint64_t worker_end_time(st_omp_level_t *lv, int barrier)
+static __attribute__((noinline)) uint64_t worker_end_time_slow(st_omp_level_t *lv, int barrier)
 {
-    uint64_t tb, te, now = 0;
-    int state = st_omp_master_end(lv, &tb, &te);
-    if (ST_UNLIKELY(state == ST_OMP_RUNNING)) {
-        now = st_timer_now_ordered();
-        state = st_omp_master_end(lv, &tb, &te);
-    }
-    switch (state) {
+    uint64_t tb, te, now = st_timer_now_ordered();
+    switch (st_omp_master_end(lv, &tb, &te)) {
     case ST_OMP_PUBLISHED:
         lv->t_end = te;
         return barrier ? tb : te;
@@ -190,6 +187,16 @@ static uint64_t worker_end_time(st_omp_level_t *lv, int barrier)
         atomic_fetch_add_explicit(&st_omp_stats.stale_ends, 1, memory_order_relaxed);
         return 1; /* the master's times are gone: no better bound than the thread's own last event */
     }
+}
+
+static inline uint64_t worker_end_time(st_omp_level_t *lv, int barrier)
+{
+    uint64_t tb, te;
+    if (ST_LIKELY(st_omp_master_end(lv, &tb, &te) == ST_OMP_PUBLISHED)) {
+        lv->t_end = te;
+        return barrier ? tb : te;
+    }
+    return worker_end_time_slow(lv, barrier); /* not published yet (read the clock, look again) or gone */
 }
 
 static void team_end(st_omp_thread_t *ot)
@@ -240,9 +247,10 @@ void st_omp_cb_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
         st_omp_level_t *lv = &ot->level[d - 1];
         st_omp_par_t *p = parallel ? parallel->ptr : NULL;
         /* recorded when its parallel_begin was and the enclosing team is (ot->skip: still the enclosing one's) */
-        if (!p || ot->skip || !team_begin(ot, lv, d, p, task, actual, index))
+        if (!p || ot->skip || !team_begin(ot, lv, d, p, task, actual, index)) {
             *lv = (st_omp_level_t){ .par = NULL };
-        st_omp_set_depth(ot, d);
+            st_omp_set_depth(ot, d);
+        }
     } else if (endpoint == ompt_scope_end && ot->depth > 0) {
         if (ot->depth <= ST_OMP_LEVELS && ot->th)
             team_end(ot);
