@@ -74,7 +74,7 @@ extern clockid_t st_timer_clock;
 extern int st_timer_tsc; /* nonzero: the local clock is the TSC */
 extern int st_timer_tsc_shared; /* ... with the node's conversion (the same clock in every process of the node) */
 extern st_tsc_conv_t st_tsc_conv;
-extern _Atomic(const st_timer_map_t *) st_timer_current;
+extern __attribute__((visibility("hidden"))) _Atomic(const st_timer_map_t *) st_timer_current; /* hidden as defined: a direct load */
 
 /*
  * Selects the clock (one of ST_CLOCK_* from config.h) and the timer (ST_TIMER_*); with

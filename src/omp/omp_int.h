@@ -51,6 +51,7 @@ typedef struct st_omp_level {
     st_omp_par_t *par;  /* NULL: a team that is not recorded (league, hidden helpers) */
     uint64_t id;        /* parallel id */
     uint64_t t_wait;    /* master: when the wait of the latest implicit barrier ended */
+    uint64_t t_end;     /* worker: the master's end of its implicit task, once seen published (0: not yet) */
     uint32_t index;     /* thread number in the team */
     uint32_t size;      /* team size */
     uint32_t rbase;     /* open regions when the team began (its PARALLEL region is at rbase) */
@@ -66,7 +67,9 @@ typedef struct st_omp_held {
 typedef struct st_omp_thread {
     st_thread_t *th;      /* location; NULL until the first recorded event */
     struct st_omp_thread *next; /* all states of the process, newest first (st_omp_finalize) */
-    uint32_t depth;       /* teams this thread is in, innermost last (may exceed ST_OMP_LEVELS) */
+    uint32_t depth;       /* teams this thread is in, innermost last (may exceed ST_OMP_LEVELS); set by st_omp_set_depth */
+    int skip;             /* depth's consequence: the thread runs in a team not recorded (st_omp_ignored) */
+    st_omp_level_t *top;  /* depth's consequence: &level[depth - 1] while 1 <= depth <= ST_OMP_LEVELS, else NULL */
     uint32_t nregions;    /* open regions in region[] */
     uint32_t lost;        /* enters not recorded because region[] was full; their leaves are skipped */
     uint32_t nheld;
@@ -83,11 +86,16 @@ typedef struct st_omp_thread {
     st_omp_par_t ring[ST_OMP_RING];
 } st_omp_thread_t;
 
-extern volatile int st_omp_on;   /* tool initialized and st_omp_finalize() not yet called */
-extern int st_omp_callsite;      /* record construct return addresses (SYNCTRACE_CALLSITE) */
-extern __thread st_omp_thread_t *st_omp_tls __attribute__((tls_model("initial-exec")));
-extern __thread int st_omp_began __attribute__((tls_model("initial-exec"))); /* thread_begin seen */
-extern int st_omp_began_known; /* the runtime reports thread_begin (else st_omp_began means nothing) */
+/*
+ * The library's own variables, declared hidden as they are defined (-fvisibility=hidden): the
+ * callbacks then load them directly, not through the GOT (one instruction less per load).
+ */
+#define ST_OMP_HIDDEN __attribute__((visibility("hidden")))
+extern ST_OMP_HIDDEN volatile int st_omp_on;   /* tool initialized and st_omp_finalize() not yet called */
+extern ST_OMP_HIDDEN int st_omp_callsite;      /* record construct return addresses (SYNCTRACE_CALLSITE) */
+extern ST_OMP_HIDDEN __thread st_omp_thread_t *st_omp_tls __attribute__((tls_model("initial-exec")));
+extern ST_OMP_HIDDEN __thread int st_omp_began __attribute__((tls_model("initial-exec"))); /* thread_begin seen */
+extern ST_OMP_HIDDEN int st_omp_began_known; /* the runtime reports thread_begin (else st_omp_began means nothing) */
 
 /* Counters of degraded situations, reported by st_omp_finalize() (relaxed atomics, rare paths). */
 typedef struct st_omp_stats {
@@ -96,7 +104,7 @@ typedef struct st_omp_stats {
     _Atomic uint64_t stale_ends;   /* worker ends whose master's times were overwritten */
     _Atomic uint64_t unordered;    /* lock acquisitions/releases without acquisition order */
 } st_omp_stats_t;
-extern st_omp_stats_t st_omp_stats;
+extern ST_OMP_HIDDEN st_omp_stats_t st_omp_stats;
 
 /* Slow path of st_omp_any(): allocates the calling thread's state. NULL on ENOMEM (reported once). */
 st_omp_thread_t *st_omp_thread_new(void);
@@ -112,18 +120,27 @@ static inline st_omp_thread_t *st_omp_any(void)
     return ST_LIKELY(ot != NULL) ? ot : st_omp_thread_new();
 }
 
-/* Innermost team of ot, NULL outside any team. */
+/* Innermost team of ot, NULL outside any team (and beyond ST_OMP_LEVELS). */
 static inline st_omp_level_t *st_omp_top(st_omp_thread_t *ot)
 {
-    if (ot->depth == 0)
-        return NULL;
-    return ot->depth <= ST_OMP_LEVELS ? &ot->level[ot->depth - 1] : NULL;
+    return ot->top;
+}
+
+/*
+ * Sets the number of teams ot is in, and what the callbacks read of it at every call (top,
+ * skip), after the innermost team's level is filled in.
+ */
+static inline void st_omp_set_depth(st_omp_thread_t *ot, uint32_t depth)
+{
+    ot->depth = depth;
+    ot->top = depth >= 1 && depth <= ST_OMP_LEVELS ? &ot->level[depth - 1] : NULL;
+    ot->skip = depth > ST_OMP_LEVELS || (ot->top && ot->top->par == NULL);
 }
 
 /* True when the thread runs inside a team that is not recorded. */
 static inline int st_omp_ignored(const st_omp_thread_t *ot)
 {
-    return ot->depth > ST_OMP_LEVELS || (ot->depth > 0 && ot->level[ot->depth - 1].par == NULL);
+    return ot->skip;
 }
 
 /* The calling thread's location if its current OpenMP event is to be recorded, else NULL. */
@@ -139,14 +156,13 @@ static inline st_thread_t *st_omp_self(st_omp_thread_t **otp)
 /* Parallel id of the innermost recorded team (0 outside any team). */
 static inline uint64_t st_omp_team_id(const st_omp_thread_t *ot)
 {
-    return ot->depth > 0 && ot->depth <= ST_OMP_LEVELS ? ot->level[ot->depth - 1].id : 0;
+    return ot->top ? ot->top->id : 0;
 }
 
 /* Open regions of the innermost team start here (0 outside any team). */
 static inline uint32_t st_omp_rbase(const st_omp_thread_t *ot)
 {
-    const st_omp_level_t *lv = ot->depth > 0 && ot->depth <= ST_OMP_LEVELS ? &ot->level[ot->depth - 1] : NULL;
-    return lv ? lv->rbase : 0;
+    return ot->top ? ot->top->rbase : 0;
 }
 
 /*
@@ -172,7 +188,7 @@ static inline void st_omp_flush_point(st_omp_thread_t *ot)
  * earlier, at a time read before; no clock read here) or now (t = 0), never before the
  * location's previous event.
  */
-static inline st_event_t *st_omp_record_at(st_thread_t *th, unsigned kind, uint64_t t)
+static inline __attribute__((always_inline)) st_event_t *st_omp_record_at(st_thread_t *th, unsigned kind, uint64_t t)
 {
     if (ST_UNLIKELY(th->pos == th->cap))
         st_record_flush(th); /* the room was too small: the floor is the flush */
@@ -226,7 +242,7 @@ static inline void st_omp_fill_enter(st_event_t *e, st_region_t r, const void *c
 }
 
 /* ENTER of region r (at t, 0 = now), remembered as open. */
-static inline void st_omp_enter_at(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t)
+static inline __attribute__((always_inline)) void st_omp_enter_at(st_omp_thread_t *ot, st_region_t r, const void *codeptr, uint64_t t)
 {
     if (st_omp_push_region(ot, r))
         st_omp_fill_enter(st_omp_record_at(ot->th, ST_EV_ENTER, t), r, codeptr);
@@ -274,9 +290,27 @@ static inline void st_omp_leave(st_omp_thread_t *ot, st_region_t r)
 /* Leaves every region open above position base (at t, 0 = now). */
 void st_omp_close_above(st_omp_thread_t *ot, uint32_t base, uint64_t t);
 
-/* What a worker knows about its master's end of a team (seqlock read of lv->par). */
+/*
+ * What a worker knows about its master's end of a team: a seqlock read of lv->par, whose id the
+ * master sets to 0 while it reuses the entry. PUBLISHED fills *t_barrier and *t_end.
+ */
 enum { ST_OMP_RUNNING, ST_OMP_PUBLISHED, ST_OMP_STALE };
-int st_omp_master_end(const st_omp_level_t *lv, uint64_t *t_barrier, uint64_t *t_end);
+static inline int st_omp_master_end(const st_omp_level_t *lv, uint64_t *t_barrier, uint64_t *t_end)
+{
+    st_omp_par_t *p = lv->par;
+    if (atomic_load_explicit(&p->id, memory_order_acquire) != lv->id)
+        return ST_OMP_STALE;
+    uint64_t te = atomic_load_explicit(&p->t_end, memory_order_acquire);
+    uint64_t tb = atomic_load_explicit(&p->t_barrier, memory_order_relaxed);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&p->id, memory_order_relaxed) != lv->id)
+        return ST_OMP_STALE;
+    if (!te)
+        return ST_OMP_RUNNING;
+    *t_end = te;
+    *t_barrier = tb ? tb : te;
+    return ST_OMP_PUBLISHED;
+}
 
 /* A fresh task id of this thread (location attached). */
 static inline uint64_t st_omp_new_task_id(st_omp_thread_t *ot)

@@ -140,45 +140,46 @@ void st_omp_cb_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
     st_omp_flush_point(ot);
 }
 
-static void team_begin(st_omp_thread_t *ot, st_omp_par_t *p, ompt_data_t *task, unsigned actual, unsigned index)
+/* Fills lv, the level of depth d, for team p and enters it; 0 when this thread cannot be traced (lv untouched). */
+static int team_begin(st_omp_thread_t *ot, st_omp_level_t *lv, uint32_t d, st_omp_par_t *p, ompt_data_t *task,
+                      unsigned actual, unsigned index)
 {
-    st_omp_level_t *lv = &ot->level[ot->depth - 1];
     st_thread_t *th = ot->th ? ot->th : st_omp_attach(ot);
     if (!th)
-        return; /* lv->par stays NULL: the team is not recorded on this thread */
-    *lv = (st_omp_level_t){ .par = p, .id = atomic_load_explicit(&p->id, memory_order_acquire),
-                            .index = index, .size = actual, .rbase = ot->nregions };
-    if (ot->depth == 1 && th->omp_thread_num < 0)
+        return 0;
+    uint64_t id = atomic_load_explicit(&p->id, memory_order_acquire);
+    *lv = (st_omp_level_t){ .par = p, .id = id, .index = index, .size = actual, .rbase = ot->nregions };
+    st_omp_set_depth(ot, d);
+    if (d == 1 && th->omp_thread_num < 0)
         th->omp_thread_num = (int)index;
     task->value = st_omp_new_task_id(ot) | ST_OMP_TASK_RUNNING;
     st_event_t *e = st_omp_record(th, ST_EV_THREAD_TEAM_BEGIN);
-    e->id = lv->id;
+    e->id = id;
     e->peer = (int32_t)index;
     e->tag = (int32_t)actual;
     e->aux = p->parent;
     /* the same instant: no second clock read */
     st_omp_enter_stamped(ot, ST_REGION_OMP_PARALLEL, (const void *)(uintptr_t)p->codeptr, th->last, th->epoch);
+    return 1;
 }
 
 /*
  * When a worker's end of the team's last implicit barrier (barrier = 1) or of its
  * implicit task happened, for a worker reporting it possibly late. Usually the master
  * has published its times long before (LLVM reports the end when the worker is woken
- * for the next team): they are used without reading the clock. Otherwise the clock is
- * read (ordered: before the second look) and the master's times looked at once more:
- * if they are still not published, the master stamps its team end and join only after
- * this second look, so the time read precedes them.
+ * for the next team): they are used without reading the clock, and the master's end of
+ * its implicit task is kept in lv for the worker's team end, which follows (no second
+ * look). Otherwise (worker_end_time_slow, out of line) the clock is read (ordered: before
+ * the second look) and the master's times looked at once more: if they are still not
+ * published, the master stamps its team end and join only after this second look, so the
+ * time read precedes them; if the master's entry was reused meanwhile, 1 (no better bound).
  */
-static uint64_t worker_end_time(const st_omp_level_t *lv, int barrier)
+static __attribute__((noinline)) uint64_t worker_end_time_slow(st_omp_level_t *lv, int barrier)
 {
-    uint64_t tb, te, now = 0;
-    int state = st_omp_master_end(lv, &tb, &te);
-    if (state == ST_OMP_RUNNING) {
-        now = st_timer_now_ordered();
-        state = st_omp_master_end(lv, &tb, &te);
-    }
-    switch (state) {
+    uint64_t tb, te, now = st_timer_now_ordered();
+    switch (st_omp_master_end(lv, &tb, &te)) {
     case ST_OMP_PUBLISHED:
+        lv->t_end = te;
         return barrier ? tb : te;
     case ST_OMP_RUNNING:
         return now;
@@ -188,17 +189,38 @@ static uint64_t worker_end_time(const st_omp_level_t *lv, int barrier)
     }
 }
 
+static inline uint64_t worker_end_time(st_omp_level_t *lv, int barrier)
+{
+    uint64_t tb, te;
+    if (ST_LIKELY(st_omp_master_end(lv, &tb, &te) == ST_OMP_PUBLISHED)) {
+        lv->t_end = te;
+        return barrier ? tb : te;
+    }
+    return worker_end_time_slow(lv, barrier); /* not published yet (read the clock, look again) or gone */
+}
+
 static void team_end(st_omp_thread_t *ot)
 {
     st_omp_level_t *lv = st_omp_top(ot);
     if (!lv->par)
         return;
-    uint64_t te = lv->index != 0 ? worker_end_time(lv, 0) : 0;
-    int closed = ot->nregions > lv->rbase;
-    st_omp_close_above(ot, lv->rbase, te);
-    /* the master's end at now: at the instant of the leaves just recorded (one clock read) */
-    st_event_t *e = te == 0 && closed ? st_omp_record_again(ot->th, ST_EV_THREAD_TEAM_END)
-                                      : st_omp_record_at(ot->th, ST_EV_THREAD_TEAM_END, te);
+    uint64_t te = lv->index == 0 ? 0 : lv->t_end ? lv->t_end : worker_end_time(lv, 0);
+    st_thread_t *th = ot->th;
+    st_event_t *e;
+    if (ST_LIKELY(ot->nregions == lv->rbase + 1 && !ot->lost)) {
+        /* the usual case: only the team's PARALLEL region is open; its LEAVE, and the team's end at its instant */
+        st_region_t r = ot->region[--ot->nregions];
+        e = st_omp_record_at(th, ST_EV_LEAVE, te);
+        e->region = r;
+        e->flags = st_omp_region_flags(r);
+        e = st_omp_record_again(th, ST_EV_THREAD_TEAM_END);
+    } else {
+        int closed = ot->nregions > lv->rbase;
+        st_omp_close_above(ot, lv->rbase, te);
+        /* the master's end at now: at the instant of the leaves just recorded (one clock read) */
+        e = te == 0 && closed ? st_omp_record_again(th, ST_EV_THREAD_TEAM_END)
+                              : st_omp_record_at(th, ST_EV_THREAD_TEAM_END, te);
+    }
     e->id = lv->id;
     e->peer = (int32_t)lv->index;
     if (lv->index == 0) { /* publish for the workers' late ends */
@@ -216,18 +238,23 @@ void st_omp_cb_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
     if (!ot)
         return;
     if (endpoint == ompt_scope_begin) {
-        if (ot->depth++ >= ST_OMP_LEVELS) {
+        uint32_t d = ot->depth + 1;
+        if (d > ST_OMP_LEVELS) {
             atomic_fetch_add_explicit(&st_omp_stats.deep_teams, 1, memory_order_relaxed);
+            st_omp_set_depth(ot, d);
             return;
         }
-        ot->level[ot->depth - 1] = (st_omp_level_t){ .par = NULL };
+        st_omp_level_t *lv = &ot->level[d - 1];
         st_omp_par_t *p = parallel ? parallel->ptr : NULL;
-        if (p && !(ot->depth > 1 && ot->level[ot->depth - 2].par == NULL))
-            team_begin(ot, p, task, actual, index);
+        /* recorded when its parallel_begin was and the enclosing team is (ot->skip: still the enclosing one's) */
+        if (!p || ot->skip || !team_begin(ot, lv, d, p, task, actual, index)) {
+            *lv = (st_omp_level_t){ .par = NULL };
+            st_omp_set_depth(ot, d);
+        }
     } else if (endpoint == ompt_scope_end && ot->depth > 0) {
         if (ot->depth <= ST_OMP_LEVELS && ot->th)
             team_end(ot);
-        ot->depth--;
+        st_omp_set_depth(ot, ot->depth - 1);
     }
     st_omp_flush_point(ot);
 }
@@ -258,8 +285,11 @@ static st_region_t sync_region_of(ompt_sync_region_t kind)
 
 static int is_workshare(st_region_t r)
 {
-    return r == ST_REGION_OMP_LOOP || r == ST_REGION_OMP_SECTIONS || r == ST_REGION_OMP_SINGLE ||
-           r == ST_REGION_OMP_WORKSHARE || r == ST_REGION_OMP_DISTRIBUTE;
+    const uint64_t ws = UINT64_C(1) << ST_REGION_OMP_LOOP | UINT64_C(1) << ST_REGION_OMP_SECTIONS |
+                        UINT64_C(1) << ST_REGION_OMP_SINGLE | UINT64_C(1) << ST_REGION_OMP_WORKSHARE |
+                        UINT64_C(1) << ST_REGION_OMP_DISTRIBUTE;
+    _Static_assert(ST_REGION_OMP_DISTRIBUTE < 64 && ST_REGION_OMP_WORKSHARE < 64, "region ids fit the mask");
+    return (unsigned)r < 64 && (ws >> r & 1);
 }
 
 /*
@@ -281,26 +311,28 @@ void st_omp_cb_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
     (void)task;
     st_region_t r = sync_region_of(kind);
     st_omp_thread_t *ot = NULL;
-    if (r == ST_REGION_NONE || !st_omp_self(&ot))
+    st_thread_t *th;
+    if (r == ST_REGION_NONE || !(th = st_omp_self(&ot)))
         return;
-    st_omp_level_t *lv = st_omp_top(ot);
-    int barrier = r == ST_REGION_OMP_BARRIER || r == ST_REGION_OMP_IBARRIER;
+    st_omp_level_t *lv = r == ST_REGION_OMP_IBARRIER ? st_omp_top(ot) : NULL; /* NULL outside a team too */
     if (endpoint == ompt_scope_begin) {
-        if (barrier)
+        if (r == ST_REGION_OMP_BARRIER || r == ST_REGION_OMP_IBARRIER)
             close_open_workshare(ot);
-        if (lv && r == ST_REGION_OMP_IBARRIER)
+        if (lv)
             lv->t_wait = 0;
         st_omp_enter(ot, r, codeptr);
-        st_omp_flush_point(ot);
+        st_record_flush_point(th);
         return;
     }
-    int worker_ibarrier = lv && r == ST_REGION_OMP_IBARRIER && lv->index != 0;
-    st_omp_leave_at(ot, r, worker_ibarrier ? worker_end_time(lv, 1) : 0);
-    if (lv && r == ST_REGION_OMP_IBARRIER && lv->index == 0 && !lv->t_wait)
-        lv->t_wait = ot->th->last; /* no wait-end callback: the barrier's leave */
-    /* A worker's late barrier end is followed by its late team end: no flush in between. */
-    if (!worker_ibarrier)
-        st_omp_flush_point(ot);
+    if (lv && lv->index != 0) {
+        /* A worker's late barrier end is followed by its late team end: no flush in between. */
+        st_omp_leave_at(ot, r, worker_end_time(lv, 1));
+        return;
+    }
+    st_omp_leave_at(ot, r, 0);
+    if (lv && !lv->t_wait)
+        lv->t_wait = th->last; /* no wait-end callback: the barrier's leave */
+    st_record_flush_point(th);
 }
 
 void st_omp_cb_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
@@ -311,12 +343,13 @@ void st_omp_cb_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t e
     (void)codeptr;
     if (endpoint != ompt_scope_end || sync_region_of(kind) != ST_REGION_OMP_IBARRIER)
         return;
-    /* The master's end of waiting is when the barrier completed: its workers' late ends use it. */
-    st_omp_thread_t *ot = NULL;
-    if (!st_omp_self(&ot))
-        return;
-    st_omp_level_t *lv = st_omp_top(ot);
-    if (lv && lv->index == 0)
+    /*
+     * The master's end of waiting is when the barrier completed: its workers' late ends use it. No event:
+     * only a recorded team's master (its level has a team, so its location is attached) reads the clock.
+     */
+    st_omp_thread_t *ot = st_omp_tls;
+    st_omp_level_t *lv = ot ? ot->top : NULL;
+    if (lv && lv->index == 0 && lv->par && st_omp_on && st_record_active)
         lv->t_wait = st_timer_now();
 }
 

@@ -79,25 +79,6 @@ void st_omp_leave_search(st_omp_thread_t *ot, st_region_t r, uint64_t t)
         st_omp_close_above(ot, i - 1, t);
 }
 
-/* ---- the master's published end of a team ----------------------------------------- */
-
-int st_omp_master_end(const st_omp_level_t *lv, uint64_t *t_barrier, uint64_t *t_end)
-{
-    st_omp_par_t *p = lv->par;
-    if (atomic_load_explicit(&p->id, memory_order_acquire) != lv->id)
-        return ST_OMP_STALE;
-    uint64_t te = atomic_load_explicit(&p->t_end, memory_order_acquire);
-    uint64_t tb = atomic_load_explicit(&p->t_barrier, memory_order_relaxed);
-    atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&p->id, memory_order_relaxed) != lv->id)
-        return ST_OMP_STALE;
-    if (!te)
-        return ST_OMP_RUNNING;
-    *t_end = te;
-    *t_barrier = tb ? tb : te;
-    return ST_OMP_PUBLISHED;
-}
-
 /* ---- end of OpenMP recording -------------------------------------------------------- */
 
 /*
@@ -108,7 +89,7 @@ static int close_team(st_omp_thread_t *ot, int own)
 {
     st_omp_level_t *lv = st_omp_top(ot);
     if (!lv || !lv->par) {
-        ot->depth--;
+        st_omp_set_depth(ot, ot->depth - 1);
         return 0;
     }
     uint64_t tb = 0, te = 0;
@@ -124,7 +105,7 @@ static int close_team(st_omp_thread_t *ot, int own)
     st_event_t *e = st_omp_record_at(ot->th, ST_EV_THREAD_TEAM_END, te);
     e->id = lv->id;
     e->peer = (int32_t)lv->index;
-    ot->depth--;
+    st_omp_set_depth(ot, ot->depth - 1);
     return 0;
 }
 
@@ -137,7 +118,7 @@ void st_omp_finalize(void)
     for (st_omp_thread_t *ot = atomic_load_explicit(&all_threads, memory_order_acquire); ot; ot = ot->next) {
         while (ot->th && ot->depth > 0) {
             if (ot->depth > ST_OMP_LEVELS) {
-                ot->depth--;
+                st_omp_set_depth(ot, ot->depth - 1);
             } else if (close_team(ot, ot == st_omp_tls) != 0) {
                 running++;
                 break;

@@ -107,7 +107,7 @@ enum { ST_SPARE_NONE, ST_SPARE_ASKED, ST_SPARE_READY, ST_SPARE_FAILED };
 extern __thread st_thread_t *st_thread_tls __attribute__((tls_model("initial-exec")));
 
 /* Global switch: recording happens only while nonzero. */
-extern volatile int st_record_active;
+extern __attribute__((visibility("hidden"))) volatile int st_record_active; /* hidden as defined: a direct load */
 
 /*
  * The active filter (SYNCTRACE_FILTER): set once by the library constructor (st_filter_read)

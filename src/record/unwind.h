@@ -35,7 +35,7 @@
 #define ST_CALLPATH_MAX_NODES (1u << 16)
 
 /* SYNCTRACE_CALLPATH: set once at start-up by whoever reads the configuration. */
-extern int st_callpath_on;
+extern __attribute__((visibility("hidden"))) int st_callpath_on; /* hidden as defined: a direct load */
 
 /* The return address of the first frame outside synctrace and the MPI libraries, 0 if none. */
 uint64_t st_unwind_callsite(void);

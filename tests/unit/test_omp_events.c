@@ -8,6 +8,9 @@
  *     libomp does): the worker's leave and team end get the master's times, before
  *     the join; the worker keeps its location for the next region; the join names
  *     the region forked even when parallel_end gets another team's data;
+ *   - a worker whose late barrier end comes before its master's team end (stamped with the
+ *     clock) and whose team end after it: the team end gets that master's time, not the one
+ *     the worker kept from its previous team;
  *   - st_omp_finalize() closes a worker whose late ends never arrived;
  *   - locks: failed test (nothing), set/unset with orders 1, 2, ...; nest lock nested
  *     acquisition without a second ACQUIRE; critical with its sblock; atomic ignored;
@@ -114,7 +117,7 @@ static void actor_stop(actor_t *a)
 
 /* ---- steps ------------------------------------------------------------------------------- */
 
-static ompt_data_t par1, par2, par3, mtask, wtask, wtask2, ctask;
+static ompt_data_t par1, par2, par3, par4, mtask, wtask, wtask2, ctask;
 static uint64_t mtask_r1; /* the master's implicit task value in region 1 */
 
 static void spin(void) /* a little time between events */
@@ -161,6 +164,42 @@ static void s_master_join(void *p)
     ompt_data_t reused = { .value = 0xdead0 };
     (void)par;
     CALL(parallel_end, &reused, NULL, ompt_parallel_invoker_runtime | ompt_parallel_team, NULL);
+}
+
+/* The master's implicit barrier as in s_master_join, without its team end and join (s_master_end). */
+static void s_master_barrier(void *p)
+{
+    ompt_data_t *par = p;
+    spin();
+    CALL(sync_region, ompt_sync_region_barrier_implicit_parallel, ompt_scope_begin, par, &mtask, NULL);
+    spin();
+    CALL_AS(sync_region_wait, sync_region, ompt_sync_region_barrier_implicit_parallel, ompt_scope_end, NULL, &mtask,
+            NULL);
+    spin();
+    CALL(sync_region, ompt_sync_region_barrier_implicit_parallel, ompt_scope_end, NULL, &mtask, NULL);
+}
+
+static void s_master_end(void *p)
+{
+    (void)p;
+    spin();
+    CALL(implicit_task, ompt_scope_end, NULL, &mtask, 2, 0, ompt_task_implicit);
+    spin();
+    CALL(parallel_end, NULL, NULL, ompt_parallel_invoker_runtime | ompt_parallel_team, NULL);
+}
+
+static void s_worker_barrier_end(void *p)
+{
+    (void)p;
+    spin();
+    CALL(sync_region, ompt_sync_region_barrier_implicit_parallel, ompt_scope_end, NULL, &wtask, NULL);
+}
+
+static void s_worker_team_end(void *p)
+{
+    (void)p;
+    spin();
+    CALL(implicit_task, ompt_scope_end, NULL, &wtask, 0, 1, ompt_task_implicit);
 }
 
 static void s_worker_late_end(void *p)
@@ -291,12 +330,15 @@ static void check_master(st_thread_t *th)
     free(e);
 }
 
-/* Worker: region 1 ended late (master's times), region 2 closed by st_omp_finalize. */
+/*
+ * Worker: region 1 ended late (master's times); region 4's barrier end before its master's team end (the clock),
+ * its team end after it (the master's time); region 2 closed by st_omp_finalize.
+ */
 static void check_worker(st_thread_t *w, st_thread_t *m)
 {
     size_t n, nm;
     st_event_t *e = events(w, &n), *em = events(m, &nm);
-    EXPECT(count(e, n, ST_EV_THREAD_TEAM_BEGIN) == 2 && count(e, n, ST_EV_THREAD_TEAM_END) == 2);
+    EXPECT(count(e, n, ST_EV_THREAD_TEAM_BEGIN) == 3 && count(e, n, ST_EV_THREAD_TEAM_END) == 3);
     long wte = find(e, n, 0, ST_EV_THREAD_TEAM_END, 0), wleave = find(e, n, 0, ST_EV_LEAVE, ST_REGION_OMP_IBARRIER);
     long mjoin = find(em, nm, 0, ST_EV_THREAD_JOIN, 0), mte = find(em, nm, 0, ST_EV_THREAD_TEAM_END, 0);
     long mleave = find(em, nm, 0, ST_EV_LEAVE, ST_REGION_OMP_IBARRIER);
@@ -310,8 +352,21 @@ static void check_worker(st_thread_t *w, st_thread_t *m)
     }
     for (size_t i = 1; i < n; i++)
         EXPECT(e[i].time >= e[i - 1].time);
-    long second = wte >= 0 ? find(e, n, (size_t)wte + 1, ST_EV_THREAD_TEAM_END, 0) : -1;
-    long mte2 = mte >= 0 ? find(em, nm, (size_t)mte + 1, ST_EV_THREAD_TEAM_END, 0) : -1;
+    long wte4 = wte >= 0 ? find(e, n, (size_t)wte + 1, ST_EV_THREAD_TEAM_END, 0) : -1;
+    long mte4 = mte >= 0 ? find(em, nm, (size_t)mte + 1, ST_EV_THREAD_TEAM_END, 0) : -1;
+    EXPECT(wte4 > 0 && mte4 > 0);
+    if (wte4 > 0 && mte4 > 0) {
+        long wleave4 = find(e, n, (size_t)wte + 1, ST_EV_LEAVE, ST_REGION_OMP_IBARRIER);
+        long mjoin4 = find(em, nm, (size_t)mte4, ST_EV_THREAD_JOIN, 0);
+        EXPECT(e[wte4].id == em[mte4].id && mjoin4 == mte4 + 1);
+        EXPECT(e[wte4].time == em[mte4].time, "region 4: worker's team end %llu, its master's %llu",
+               (unsigned long long)e[wte4].time, (unsigned long long)em[mte4].time);
+        EXPECT(e[wte4 - 1].kind == ST_EV_LEAVE && e[wte4 - 1].region == ST_REGION_OMP_PARALLEL &&
+               e[wte4 - 1].time == e[wte4].time);
+        EXPECT(wleave4 > 0 && wleave4 < wte4 && e[wleave4].time < em[mte4].time); /* the clock, before the master's end */
+    }
+    long second = wte4 > 0 ? find(e, n, (size_t)wte4 + 1, ST_EV_THREAD_TEAM_END, 0) : -1;
+    long mte2 = mte4 > 0 ? find(em, nm, (size_t)mte4 + 1, ST_EV_THREAD_TEAM_END, 0) : -1;
     EXPECT(second > 0 && mte2 > 0);
     if (second > 0 && mte2 > 0) /* closed by st_omp_finalize with the master's times */
         EXPECT(e[second].id == em[mte2].id && e[second].time == em[mte2].time);
@@ -391,6 +446,13 @@ int main(void)
     on(&master, s_gcc_single_and_tasks, &par1);
     on(&master, s_master_join, &par1);
     on(&worker, s_worker_late_end, NULL);
+    /* region 4: the worker's barrier end before its master's team end, its team end after it */
+    on(&master, s_master_fork, &par4);
+    on(&worker, s_worker_begin, &par4);
+    on(&master, s_master_barrier, &par4);
+    on(&worker, s_worker_barrier_end, NULL);
+    on(&master, s_master_end, NULL);
+    on(&worker, s_worker_team_end, NULL);
     /* region 2: the worker's end never comes before st_omp_finalize */
     on(&master, s_master_fork, &par2);
     on(&worker, s_worker_begin, &par2);
