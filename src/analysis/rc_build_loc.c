@@ -116,7 +116,8 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
     int have = 0, merged = 0;                /* have: that call is the last one */
     size_t i = 0, j = 0, d = 0;
     while (i < ne || j < nw || d < nidle) {
-        uint64_t id = i < ne && (j == nw || e[i].call <= w[j].call) ? e[i].call : j < nw ? w[j].call : UINT64_MAX;
+        uint64_t ec = i < ne ? an_rc_end_call(&e[i]) : UINT64_MAX;
+        uint64_t id = i < ne && (j == nw || ec <= w[j].call) ? ec : j < nw ? w[j].call : UINT64_MAX;
         if (d < nidle && pos[d] <= id) {
             if (!(have && pos[d] <= end)) {
                 if (merged)
@@ -149,16 +150,16 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
                                  .wait_at = (uint32_t)o->nwaits, .rel_at = (uint32_t)o->nrels };
             have = 1;
         }
-        for (; i < ne && e[i].call == id; i++) {
+        for (; i < ne && an_rc_end_call(&e[i]) == id; i++) {
             if (i + PREFETCH < ne) /* the keys are far apart in the graph */
                 __builtin_prefetch(an_rc_key_at(b, e[i + PREFETCH].kref));
-            if (x->nrel && i && e[i - 1].call == id && e[i - 1].kref == e[i].kref) {
-                o->rels[o->nrels - 1].role |= e[i].role;
+            if (x->nrel && i && an_rc_end_call(&e[i - 1]) == id && e[i - 1].kref == e[i].kref) {
+                o->rels[o->nrels - 1].role |= an_rc_end_role(&e[i]);
                 continue;
             }
             st_rc_rel_t *r = &o->rels[o->nrels++];
             an_rc_key(b, e[i].kref, r->key);
-            r->role = e[i].role;
+            r->role = an_rc_end_role(&e[i]);
             r->group = e[i].kref & AN_RC_KEY_SIDE ? 0 : group_of(e[i].kref);
             x->nrel++;
             merged |= x->nrel > 1; /* keys to be ordered */
