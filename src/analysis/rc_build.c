@@ -48,18 +48,18 @@ void an_rcb_wait(an_rcb_t *b, int m, uint32_t l, uint64_t call, double v)
 
 static int end_push(an_rcb_t *b, uint64_t kref, uint32_t loc, uint64_t call, uint32_t role)
 {
-    if (st_mem_grow((void **)&b->e, &b->ce, b->ne + 1, sizeof *b->e))
+    if (!an_rc_end_fits(loc, call) || st_mem_grow((void **)&b->e, &b->ce, b->ne + 1, sizeof *b->e))
         return -1;
-    b->e[b->ne++] = (an_rc_end_t){ call, kref, loc, role };
+    b->e[b->ne++] = an_rc_end(kref, loc, call, role);
     return 0;
 }
 
 /* A point-to-point message's second end at a location (b->e2). */
 static int end_push2(an_rcb_t *b, uint64_t kref, uint32_t loc, uint64_t call, uint32_t role)
 {
-    if (st_mem_grow((void **)&b->e2, &b->ce2, b->ne2 + 1, sizeof *b->e2))
+    if (!an_rc_end_fits(loc, call) || st_mem_grow((void **)&b->e2, &b->ce2, b->ne2 + 1, sizeof *b->e2))
         return -1;
-    b->e2[b->ne2++] = (an_rc_end_t){ call, kref, loc, role };
+    b->e2[b->ne2++] = an_rc_end(kref, loc, call, role);
     return 0;
 }
 
@@ -405,9 +405,8 @@ static int idle_stretches(const an_ctx_t *c, const st_rel_graph_t *g, const uint
  * whatever their order, so the timeline does not depend on it and the sorts need not look further. */
 static inline int cmp_end(const an_rc_end_t *x, const an_rc_end_t *y)
 {
-    if (x->loc != y->loc)
-        return x->loc < y->loc ? -1 : 1;
-    return (x->call > y->call) - (x->call < y->call);
+    uint64_t a = x->at >> 4, b = y->at >> 4; /* location, then call */
+    return (a > b) - (a < b);
 }
 static int cmp_end_void(const void *a, const void *b) { return cmp_end(a, b); }
 ST_MSORT(sort_ends, an_rc_end_t, cmp_end)
@@ -529,7 +528,7 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
     size_t ie = 0, iw = 0;
     for (uint32_t l = 0; rc == 0 && l < nl; l++) {
         size_t je = ie, jw = iw;
-        while (je < b->ne && b->e[je].loc == l)
+        while (je < b->ne && an_rc_end_loc(&b->e[je]) == l)
             je++;
         while (jw < b->nw && b->w[jw].loc == l)
             jw++;

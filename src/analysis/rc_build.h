@@ -37,7 +37,7 @@
  * A location's timeline depends only on its process's events, relation keys and the waits at its
  * calls: the serial and the parallel analysis build the same one (up to the numbering of cnodes).
  * Cost: about 120 bytes of timeline per synchronizing call (the call, a relation, a profile entry),
- * 24 per relation end while it is built, one sweep over the events.
+ * 16 per relation end while it is built, one sweep over the events.
  *
  * Use: an_rcb_new into c->rcb before an_finish (the patterns' waits are noted as they are added);
  * the relation ends from the graph (an_rcb_graph), in a parallel analysis also from the joined remote
@@ -63,11 +63,26 @@
  * AN_RC_KEY_SIDE the builder's side key (the keys of ends from outside the graph), or with AN_RC_KEY_CHAN
  * too a message of a stretch of one channel (a parallel analysis' remote point-to-point ends: the channel's
  * stretch, bits 32..61, and the message's number in it, bits 0..31; the same key, the same reference).
- * 24 bytes: one per relation end of the trace, most of them fresh pages. */
+ * 16 bytes: one per relation end of the trace, most of them fresh pages; at holds loc (bits 40..63), call
+ * (bits 4..39) and role (ST_RC_* bits, 0..3), so that at >> 4 orders the ends by location, then call. A
+ * process with 2^24 locations or more, a location with 2^36 events or more: the builder refuses them as out
+ * of memory (an_rc_end_fits). */
 typedef struct an_rc_end {
-    uint64_t call, kref;
-    uint32_t loc, role;
+    uint64_t at, kref;
 } an_rc_end_t;
+#define AN_RC_END_LOCS  (1ull << 24)
+#define AN_RC_END_CALLS (1ull << 36)
+static inline int an_rc_end_fits(uint32_t loc, uint64_t call)
+{
+    return loc < AN_RC_END_LOCS && call < AN_RC_END_CALLS;
+}
+static inline an_rc_end_t an_rc_end(uint64_t kref, uint32_t loc, uint64_t call, uint32_t role)
+{
+    return (an_rc_end_t){ (uint64_t)loc << 40 | call << 4 | (role & 15u), kref };
+}
+static inline uint32_t an_rc_end_loc(const an_rc_end_t *e) { return (uint32_t)(e->at >> 40); }
+static inline uint64_t an_rc_end_call(const an_rc_end_t *e) { return (e->at >> 4) & (AN_RC_END_CALLS - 1); }
+static inline uint32_t an_rc_end_role(const an_rc_end_t *e) { return (uint32_t)(e->at & 15u); }
 #define AN_RC_KEY_SIDE (1ull << 63)
 #define AN_RC_KEY_CHAN (1ull << 62)
 

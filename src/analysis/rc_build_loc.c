@@ -116,7 +116,8 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
     int have = 0, merged = 0;                /* have: that call is the last one */
     size_t i = 0, j = 0, d = 0;
     while (i < ne || j < nw || d < nidle) {
-        uint64_t id = i < ne && (j == nw || e[i].call <= w[j].call) ? e[i].call : j < nw ? w[j].call : UINT64_MAX;
+        uint64_t ec = i < ne ? an_rc_end_call(&e[i]) : UINT64_MAX;
+        uint64_t id = i < ne && (j == nw || ec <= w[j].call) ? ec : j < nw ? w[j].call : UINT64_MAX;
         if (d < nidle && pos[d] <= id) {
             if (!(have && pos[d] <= end)) {
                 if (merged)
@@ -149,16 +150,16 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
                                  .wait_at = (uint32_t)o->nwaits, .rel_at = (uint32_t)o->nrels };
             have = 1;
         }
-        for (; i < ne && e[i].call == id; i++) {
+        for (; i < ne && an_rc_end_call(&e[i]) == id; i++) {
             if (i + PREFETCH < ne) /* the keys are far apart in the graph */
                 __builtin_prefetch(an_rc_key_at(b, e[i + PREFETCH].kref));
-            if (x->nrel && i && e[i - 1].call == id && e[i - 1].kref == e[i].kref) {
-                o->rels[o->nrels - 1].role |= e[i].role;
+            if (x->nrel && i && an_rc_end_call(&e[i - 1]) == id && e[i - 1].kref == e[i].kref) {
+                o->rels[o->nrels - 1].role |= an_rc_end_role(&e[i]);
                 continue;
             }
             st_rc_rel_t *r = &o->rels[o->nrels++];
             an_rc_key(b, e[i].kref, r->key);
-            r->role = e[i].role;
+            r->role = an_rc_end_role(&e[i]);
             r->group = e[i].kref & AN_RC_KEY_SIDE ? 0 : group_of(e[i].kref);
             x->nrel++;
             merged |= x->nrel > 1; /* keys to be ordered */
@@ -185,18 +186,24 @@ typedef struct sweep {
     uint64_t         pcap;
 } sweep_t;
 
+/* The stack of open calls one deeper (cold: it doubles from 64). 0, or -1 (memory). */
+static __attribute__((noinline)) int grow_stack(an_rc_scratch_t *s)
+{
+    uint64_t cap = s->cap ? 2 * s->cap : 64, *v = realloc(s->stack, sizeof *v * cap);
+    if (!v)
+        return -1;
+    s->stack = v, s->cap = cap;
+    return 0;
+}
+
 /* Event i: an ENTER opens a call, the LEAVE of the innermost one closes it (as an_scan_loc paired them). */
-static int step(sweep_t *x)
+static inline int step(sweep_t *x)
 {
     uint64_t i = x->i++, w = x->w[i];
     an_rc_scratch_t *s = x->s;
     if (w & AN_W_ENTER) {
-        if (x->depth == s->cap) {
-            uint64_t cap = s->cap ? 2 * s->cap : 64, *v = realloc(s->stack, sizeof *v * cap);
-            if (!v)
-                return -1;
-            s->stack = v, s->cap = cap;
-        }
+        if (x->depth == s->cap && grow_stack(s))
+            return -1;
         s->stack[x->depth++] = i;
     } else if (x->depth) {
         uint64_t top = s->stack[x->depth - 1];
@@ -208,7 +215,7 @@ static int step(sweep_t *x)
 }
 
 /* Events up to time T. */
-static int events_to(sweep_t *x, uint64_t T)
+static inline int events_to(sweep_t *x, uint64_t T)
 {
     while (x->i < x->n && x->t[x->i] <= T)
         if (step(x))
@@ -264,6 +271,15 @@ static uint32_t gap_owner(const sweep_t *x, uint32_t k)
 static int advance(sweep_t *x, uint64_t upto, int add)
 {
     an_rc_scratch_t *s = x->s;
+    if (!add) { /* what the loop below does without adding: every event before upto */
+        if (x->now >= upto)
+            return 0;
+        while (x->i < x->n && x->t[x->i] < upto)
+            if (step(x))
+                return -1;
+        x->now = upto;
+        return 0;
+    }
     while (x->now < upto) {
         if (events_to(x, x->now))
             return -1;

@@ -695,6 +695,40 @@ static void test_second_ends(void)
     done();
 }
 
+/* A relation end's 16 bytes (rc_build.h): location, call and every role bit come back as they went in, at the
+ * limits too, the key reference whole (its side and channel bits); at >> 4 orders by location, then call, whatever
+ * the roles; what does not fit is refused. */
+static void test_end_word(void)
+{
+    static const uint32_t locs[] = { 0, 1, 65535, 65536, AN_RC_END_LOCS - 1 };
+    static const uint64_t calls[] = { 0, 1, UINT32_MAX, (uint64_t)UINT32_MAX + 1, AN_RC_END_CALLS - 1 };
+    static const uint64_t krefs[] = { 0, 12345, AN_RC_KEY_SIDE | 7, AN_RC_KEY_SIDE | AN_RC_KEY_CHAN | (3ull << 32) | 9, UINT64_MAX };
+    REQUIRE_EQ(sizeof(an_rc_end_t), 16);
+    for (size_t a = 0; a < sizeof locs / sizeof *locs; a++)
+        for (size_t k = 0; k < sizeof calls / sizeof *calls; k++)
+            for (uint32_t role = 0; role < 16; role++) {
+                uint64_t kref = krefs[(a + k + role) % (sizeof krefs / sizeof *krefs)];
+                REQUIRE(an_rc_end_fits(locs[a], calls[k]), " loc %u call %" PRIu64, locs[a], calls[k]);
+                an_rc_end_t e = an_rc_end(kref, locs[a], calls[k], role);
+                REQUIRE(an_rc_end_loc(&e) == locs[a] && an_rc_end_call(&e) == calls[k] && an_rc_end_role(&e) == role &&
+                            e.kref == kref,
+                        " loc %u call %" PRIu64 " role %u kref %" PRIx64 " came back as loc %u call %" PRIu64
+                        " role %u kref %" PRIx64,
+                        locs[a], calls[k], role, kref, an_rc_end_loc(&e), an_rc_end_call(&e), an_rc_end_role(&e), e.kref);
+                if (k) { /* the previous call of the location, with every role, comes first */
+                    an_rc_end_t p = an_rc_end(0, locs[a], calls[k - 1], 15);
+                    REQUIRE(p.at >> 4 < e.at >> 4, " loc %u: call %" PRIu64 " after %" PRIu64, locs[a], calls[k - 1], calls[k]);
+                }
+                if (a) { /* the previous location's last call comes first */
+                    an_rc_end_t p = an_rc_end(0, locs[a - 1], AN_RC_END_CALLS - 1, 15);
+                    REQUIRE(p.at >> 4 < e.at >> 4, " loc %u after loc %u", locs[a - 1], locs[a]);
+                }
+            }
+    REQUIRE(!an_rc_end_fits(AN_RC_END_LOCS, 0) && !an_rc_end_fits(0, AN_RC_END_CALLS) && !an_rc_end_fits(UINT32_MAX, 0) &&
+                !an_rc_end_fits(0, UINT64_MAX),
+            " an end that does not fit accepted");
+}
+
 int main(void)
 {
     st_config_loaded = 1, st_config.rootcause = ST_ROOTCAUSE_ON; /* whatever the environment says */
@@ -704,5 +738,6 @@ int main(void)
     test_openmp();
     test_idle_cut();
     test_second_ends();
+    test_end_word();
     return failures != 0;
 }
