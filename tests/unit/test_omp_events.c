@@ -148,25 +148,7 @@ static void s_worker_begin(void *p)
             NULL);
 }
 
-static void s_master_join(void *p)
-{
-    ompt_data_t *par = p;
-    spin();
-    CALL(sync_region, ompt_sync_region_barrier_implicit_parallel, ompt_scope_begin, par, &mtask, NULL);
-    spin();
-    CALL_AS(sync_region_wait, sync_region, ompt_sync_region_barrier_implicit_parallel, ompt_scope_end, NULL, &mtask,
-            NULL);
-    spin();
-    CALL(sync_region, ompt_sync_region_barrier_implicit_parallel, ompt_scope_end, NULL, &mtask, NULL);
-    CALL(implicit_task, ompt_scope_end, NULL, &mtask, 2, 0, ompt_task_implicit);
-    spin();
-    /* LLVM 14 may hand parallel_end a team already reused by another fork: not trusted */
-    ompt_data_t reused = { .value = 0xdead0 };
-    (void)par;
-    CALL(parallel_end, &reused, NULL, ompt_parallel_invoker_runtime | ompt_parallel_team, NULL);
-}
-
-/* The master's implicit barrier as in s_master_join, without its team end and join (s_master_end). */
+/* The master's implicit barrier at a region's end, without its team end and join (s_master_end). */
 static void s_master_barrier(void *p)
 {
     ompt_data_t *par = p;
@@ -177,6 +159,17 @@ static void s_master_barrier(void *p)
             NULL);
     spin();
     CALL(sync_region, ompt_sync_region_barrier_implicit_parallel, ompt_scope_end, NULL, &mtask, NULL);
+}
+
+/* The master's implicit barrier, its team end and the join. */
+static void s_master_join(void *p)
+{
+    s_master_barrier(p);
+    CALL(implicit_task, ompt_scope_end, NULL, &mtask, 2, 0, ompt_task_implicit);
+    spin();
+    /* LLVM 14 may hand parallel_end a team already reused by another fork: not trusted */
+    ompt_data_t reused = { .value = 0xdead0 };
+    CALL(parallel_end, &reused, NULL, ompt_parallel_invoker_runtime | ompt_parallel_team, NULL);
 }
 
 static void s_master_end(void *p)
