@@ -269,14 +269,20 @@ void st_omp_leave_search(st_omp_thread_t *ot, st_region_t r, uint64_t t);
  * leaving whatever is still open inside it. Nothing if r is not open there. Inline for
  * the usual case, r innermost: a barrier's or a construct's end.
  */
+/* LEAVE of the innermost open region (at t, 0 = now); the caller knows one is open and none was lost. */
+static inline __attribute__((always_inline)) void st_omp_leave_innermost(st_omp_thread_t *ot, uint64_t t)
+{
+    st_region_t r = ot->region[--ot->nregions];
+    st_event_t *e = st_omp_record_at(ot->th, ST_EV_LEAVE, t);
+    e->region = r;
+    e->flags = st_omp_region_flags(r);
+}
+
 static inline __attribute__((always_inline)) void st_omp_leave_at(st_omp_thread_t *ot, st_region_t r, uint64_t t)
 {
     uint32_t n = ot->nregions;
     if (ST_LIKELY(!ot->lost && n > st_omp_rbase(ot) && ot->region[n - 1] == r)) {
-        ot->nregions = n - 1;
-        st_event_t *e = st_omp_record_at(ot->th, ST_EV_LEAVE, t);
-        e->region = r;
-        e->flags = st_omp_region_flags(r);
+        st_omp_leave_innermost(ot, t);
         return;
     }
     st_omp_leave_search(ot, r, t);

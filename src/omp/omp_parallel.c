@@ -209,10 +209,7 @@ static void team_end(st_omp_thread_t *ot)
     st_event_t *e;
     if (ST_LIKELY(ot->nregions == lv->rbase + 1 && !ot->lost)) {
         /* the usual case: only the team's PARALLEL region is open; its LEAVE, and the team's end at its instant */
-        st_region_t r = ot->region[--ot->nregions];
-        e = st_omp_record_at(th, ST_EV_LEAVE, te);
-        e->region = r;
-        e->flags = st_omp_region_flags(r);
+        st_omp_leave_innermost(ot, te);
         e = st_omp_record_again(th, ST_EV_THREAD_TEAM_END);
     } else {
         int closed = ot->nregions > lv->rbase;
