@@ -99,15 +99,9 @@ static int cmp_alone(const void *p, const void *q)
 int rd_replay_alone(rc_dist_t *d)
 {
     size_t n = 0;
-    for (size_t i = 0; i < d->nw; i++) {
-        const rc_wait_t *w = &d->w[i];
-        const st_rc_loc_t *L = w->loc == RC_NONE ? NULL : &d->in->locs[w->loc - d->loc0];
-        n += L && rd_charged(w, &L->waits[L->calls[w->call].wait_at + w->idx]);
-    }
-    alone_t *ord = st_mem_malloc((n ? n : 1) * sizeof *ord);
+    alone_t *ord = st_mem_malloc((d->nw ? d->nw : 1) * sizeof *ord); /* at most every wait is charged */
     if (!ord)
         return rd_fail(d, "out of memory");
-    n = 0;
     for (size_t i = 0; i < d->nw; i++) {
         const rc_wait_t *w = &d->w[i];
         const st_rc_loc_t *L = w->loc == RC_NONE ? NULL : &d->in->locs[w->loc - d->loc0];
