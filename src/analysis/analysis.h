@@ -115,6 +115,12 @@ static inline double *st_an_sev(const st_an_result_t *r, int m, uint32_t cnode, 
     return &r->sev[((uint64_t)m * r->ncnodes + cnode) * r->nlocs + loc];
 }
 
+/* How far apart two metrics' cells of one (cnode, loc) lie: st_an_sev(r, m + 1, c, l) - st_an_sev(r, m, c, l). */
+static inline uint64_t st_an_sev_metric_step(const st_an_result_t *r)
+{
+    return (uint64_t)r->ncnodes * r->nlocs;
+}
+
 /*
  * Analyses the trace in (events' times as they are: after CLC for a corrected archive)
  * with its graph g (st_rel_graph_build on the same in); with SYNCTRACE_ROOTCAUSE on, also

@@ -121,9 +121,10 @@ static inline void rc_add(st_an_result_t *res, int m, uint32_t cnode, uint32_t l
 {
     if (v == 0)
         return;
-    size_t at = (size_t)cnode * res->nlocs + loc, step = (size_t)res->ncnodes * res->nlocs;
+    double *cell = st_an_sev(res, 0, cnode, loc);
+    uint64_t step = st_an_sev_metric_step(res);
     for (; m != ST_AN_M_ROOT; m = rc_metric_parent[m])
-        res->sev[(size_t)m * step + at] += v;
+        cell[(uint64_t)m * step] += v;
 }
 
 /* ---- the pieces of a wait's replay (rc_replay.c), shared with the distributed replay (rc_dist.h) ---- */
