@@ -135,10 +135,10 @@ static inline st_thread_t *st_thread_self(void)
  */
 void st_record_flush(st_thread_t *th);
 
-/* Appends an event stamped t, a time read with the map of epoch, to a buffer with a free slot. */
-static inline st_event_t *st_record_put(st_thread_t *th, unsigned kind, uint64_t t, uint32_t epoch)
+/* The stamp of th's next event for t, a time read with the map of epoch: t, or th's last stamp when
+ * that is later within one epoch (per-location time never goes back). Becomes th->last. */
+static inline uint64_t st_record_stamp(st_thread_t *th, uint64_t t, uint32_t epoch)
 {
-    st_event_t *e = &th->buf[th->pos++];
     if (ST_UNLIKELY(epoch != th->epoch)) {
         /* A new sync epoch: its map may be behind the last one (before MPI_Init: by up to
            the clock offset, ~1 s). Clamp only within an epoch; finalize re-maps all events
@@ -149,6 +149,22 @@ static inline st_event_t *st_record_put(st_thread_t *th, unsigned kind, uint64_t
     if (ST_UNLIKELY(t < th->last))
         t = th->last;
     th->last = t;
+    return t;
+}
+
+/* The clock read now, stamped for th's next event (st_record_stamp); its epoch is then th->epoch. */
+static inline uint64_t st_record_now(st_thread_t *th)
+{
+    uint32_t epoch;
+    uint64_t t = st_timer_now_ep(&epoch);
+    return st_record_stamp(th, t, epoch);
+}
+
+/* Appends an event stamped t, a time read with the map of epoch, to a buffer with a free slot. */
+static inline st_event_t *st_record_put(st_thread_t *th, unsigned kind, uint64_t t, uint32_t epoch)
+{
+    st_event_t *e = &th->buf[th->pos++];
+    t = st_record_stamp(th, t, epoch);
     *e = (st_event_t){ .time = t, .kind = (uint8_t)kind, .peer = -1, .epoch = epoch };
     return e;
 }
