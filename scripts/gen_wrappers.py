@@ -304,6 +304,7 @@ class Role:
         self.keys = {}    # key -> default C expression or None (required)
         self.words = {}   # key -> allowed words
         self.pre, self.post = [], []
+        self.fast, self.fastpre, self.fastpost = [], [], []  # the usual call's inline form (wrappers/README.md)
         self.unfilterable = None  # why a filter may not exclude its entries; None: filterable
         self.filterable = None    # a role with code a filtered call skips: what is lost then
 
@@ -441,13 +442,14 @@ def role_line(r, text, where):
             fail(where, f"role '{r.name}': 'filterable' needs what a filtered call loses and appears once")
         check_reason(rest, where)
         r.filterable = rest
-    elif kw in ("pre", "post"):
+    elif kw in ("pre", "post", "fast", "fastpre", "fastpost"):
         if r.nowrap:
             fail(where, f"role '{r.name}' is nowrap: it has no code")
-        (r.pre if kw == "pre" else r.post).append(rest)
+        getattr(r, kw).append(rest)
     else:
-        fail(where, f"unknown role line '{kw}' (accepted: keys, word, call, unfilterable, filterable, pre, post)")
-    for ph in PLACEHOLDER_RE.findall(rest if kw in ("pre", "post") else ""):
+        fail(where, f"unknown role line '{kw}' (accepted: keys, word, call, unfilterable, filterable, pre, post, "
+                    "fast, fastpre, fastpost)")
+    for ph in PLACEHOLDER_RE.findall(rest if kw in ("pre", "post", "fast", "fastpre", "fastpost") else ""):
         if ph not in r.keys and ph not in r.words:
             fail(where, f"placeholder ${ph} is not a key of role '{r.name}'")
 
@@ -613,9 +615,10 @@ def check_locals(p, where):
 class Wrapper:
     """One function to emit: its prototype, region role, substituted pre/post code, call kind."""
 
-    def __init__(self, proto, region, pre, post, nowrap, semantic, call):
+    def __init__(self, proto, region, pre, post, nowrap, semantic, call, fast=((), (), ())):
         self.proto, self.region, self.pre, self.post = proto, region, pre, post
         self.nowrap, self.semantic, self.call = nowrap, semantic, call
+        self.fast, self.fastpre, self.fastpost = (list(f) for f in fast)  # empty: no inline usual case
         self.keep = None  # why a filter may not exclude it (see unfilterable_of); None: filterable
 
 
@@ -639,8 +642,9 @@ def plan_entry(t, e, fams):
         check_locals(p, f"{t.path}:{n}")
         if (role.pre or role.post) and p.ret != ["int"]:
             fail(f"{t.path}:{n}", f"{p.name} returns {p.ret_text()}: role '{role.name}' needs int")
+        fast = tuple(substitute(getattr(role, k), values) for k in ("fast", "fastpre", "fastpost"))
         out.append((Wrapper(p, region, substitute(role.pre, values), substitute(role.post, values),
-                            role.nowrap, True, call), present[p.name]))
+                            role.nowrap, True, call, fast), present[p.name]))
     return out
 
 
@@ -686,6 +690,10 @@ def check_filterable_roles(t):
         if r.unfilterable is None and r.filterable is None and (r.pre or r.post or r.nowrap):
             fail(f"{t.path}:{r.line}", f"role '{r.name}' has code a filtered call would skip"
                                        f"{' (manual)' if r.nowrap else ''}: it needs 'unfilterable WHY' or 'filterable WHAT'")
+        if (r.fast or r.fastpre or r.fastpost) and (r.unfilterable is None or not r.fast or not (r.pre or r.post)):
+            fail(f"{t.path}:{r.line}", f"role '{r.name}': an inline usual case ('fast', 'fastpre', 'fastpost') "
+                                       "needs a 'fast' line, the general code ('pre'/'post') and 'unfilterable' "
+                                       "(its wrapper does not ask the filter)")
 
 
 def check_protects(t, names, fams):
@@ -756,7 +764,9 @@ def emit_wrapper(w):
     call = f"PMPI_{p.name[4:]}({args})" if p.name.startswith("MPI_") else f"P{p.name}({args})"
     region = f"ST_REGION_{p.name}"
     void = p.ret == ["void"]
-    lines = [f"ST_EXPORT {p.text()}", "{",
+    general = f"st_gen_{p.name}"
+    lines = [f"static __attribute__((noinline)) {p.text().replace(p.name + '(', general + '(', 1)}"
+             if w.fast else f"ST_EXPORT {p.text()}", "{",
              "    st_thread_t *th = st_mpi_begin();",
              "    if (!th)",
              f"        {'{ ' + call + '; return; }' if void else 'return ' + call + ';'}"]
@@ -773,7 +783,16 @@ def emit_wrapper(w):
     lines += [f"    {l}" for l in w.post]
     lines += [f"    st_mpi_leave(th, {region});", "    st_mpi_end(th);"]
     lines += [] if void else ["    return rc;"]
-    return "\n".join(lines + ["}", ""])
+    lines += ["}", ""]
+    if w.fast:  # the usual call inline; any other goes to the general wrapper above, tail-called
+        lines += [f"ST_EXPORT {p.text()}", "{", f"    const st_region_t st_region = {region};"]
+        lines += [f"    {l}" for l in w.fast]
+        lines += ["    if (ST_UNLIKELY(!th))", f"        return {general}({args});"]
+        lines += [f"    {l}" for l in w.fastpre]
+        lines.append(f"    {p.ret_text()} rc = {call};")
+        lines += [f"    {l}" for l in w.fastpost]
+        lines += ["    return rc;", "}", ""]
+    return "\n".join(lines)
 
 
 # Functions the MPI standard deprecated stay wrapped: an application that calls them is traced

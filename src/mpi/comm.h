@@ -48,7 +48,7 @@ typedef struct st_comm_slot {
 #define ST_COMM_EMPTY   (1ull << 63)
 #define ST_COMM_REUSING (ST_COMM_EMPTY + 1) /* being rebound to another handle (under the lock): matches no lookup */
 
-extern st_comm_slot_t st_comm_map[ST_COMM_SLOTS];
+extern __attribute__((visibility("hidden"))) st_comm_slot_t st_comm_map[ST_COMM_SLOTS];
 
 static inline uint32_t st_comm_slot_of(uint64_t h)
 {
@@ -57,13 +57,22 @@ static inline uint32_t st_comm_slot_of(uint64_t h)
 
 st_comm_t *st_comm_get_probe(uint64_t h, uint32_t i);
 
-static inline st_comm_t *st_comm_get(MPI_Comm comm)
+/* The first slot of comm's probe path when it holds comm's handle (its entry may be NULL: forgotten),
+ * else NULL: st_comm_get then probes on. */
+static inline const st_comm_slot_t *st_comm_first(MPI_Comm comm)
 {
     uint64_t h = ST_HMAP_KEY(comm);
-    uint32_t i = st_comm_slot_of(h);
-    if (ST_LIKELY(atomic_load_explicit(&st_comm_map[i].handle, memory_order_acquire) == h))
-        return atomic_load_explicit(&st_comm_map[i].comm, memory_order_acquire);
-    return st_comm_get_probe(h, i);
+    const st_comm_slot_t *s = &st_comm_map[st_comm_slot_of(h)];
+    return ST_LIKELY(atomic_load_explicit(&s->handle, memory_order_acquire) == h) ? s : NULL;
+}
+
+static inline st_comm_t *st_comm_get(MPI_Comm comm)
+{
+    const st_comm_slot_t *s = st_comm_first(comm);
+    if (ST_LIKELY(s != NULL))
+        return atomic_load_explicit(&s->comm, memory_order_acquire);
+    uint64_t h = ST_HMAP_KEY(comm);
+    return st_comm_get_probe(h, st_comm_slot_of(h));
 }
 /* Forgets the handle (the definition stays for the archive). */
 void st_comm_forget(MPI_Comm comm);

@@ -14,12 +14,13 @@
 #include "comm.h"
 #include "handle_map.h"
 #include "mpi_have.h"
+#include "p2p_fast.h"
 #include "st_mpi.h"
 #include "../exchange/polite_mpi.h"
 #include "../util/log.h"
 
 static st_hmap_t requests, messages;
-static _Atomic uint64_t next_id = 1;
+_Atomic uint64_t st_mpi_next_post = 1;
 static int maps_ready;
 
 void st_mpi_p2p_init(void)
@@ -29,12 +30,6 @@ void st_mpi_p2p_init(void)
         st_hmap_init(&messages);
         maps_ready = 1;
     }
-}
-
-/* A receive's post id (st_mpi.h st_mpi_count: no locked add below MPI_THREAD_MULTIPLE). */
-uint64_t st_mpi_recv_post(void)
-{
-    return st_mpi_count(&next_id);
 }
 
 /* MPI-4's large-count functions where the MPI has them, else their MPI-3 _x equivalents (Open MPI
@@ -59,26 +54,14 @@ uint64_t st_mpi_bytes_asked(MPI_Count count, MPI_Datatype type)
 }
 
 /*
- * The bytes a receive's status holds, read from the status itself: MPICH keeps them in count_lo and
- * count_hi_and_cancelled (the high bits above the cancelled flag), Open MPI in _ucount. Those fields
- * are the MPI's own, not the standard's, so st_mpi_status_init checks at MPI_Init that they hold what
- * PMPI_Get_count says, on this build's MPI, before status_bytes uses them (a call into MPI costs about
- * 70 instructions a receive: a fifth of what the tool adds to MPI_Recv).
+ * The bytes a receive's status holds are read from the status itself (p2p_fast.h st_mpi_status_raw:
+ * MPICH keeps them in count_lo and count_hi_and_cancelled, the high bits above the cancelled flag;
+ * Open MPI in _ucount). Those fields are the MPI's own, not the standard's, so st_mpi_status_init
+ * checks at MPI_Init that they hold what PMPI_Get_count says, on this build's MPI, before they are
+ * used (a call into MPI costs about 70 instructions a receive: a fifth of what the tool added to
+ * MPI_Recv).
  */
-#if defined(MPICH_VERSION)
-#define ST_STATUS_RAW 1
-static uint64_t raw_bytes(const MPI_Status *st)
-{
-    return (uint64_t)(unsigned)st->count_lo | (uint64_t)((unsigned)st->count_hi_and_cancelled >> 1) << 32;
-}
-#elif defined(OPEN_MPI)
-#define ST_STATUS_RAW 1
-static uint64_t raw_bytes(const MPI_Status *st) { return (uint64_t)st->_ucount; }
-#else
-#define ST_STATUS_RAW 0
-static uint64_t raw_bytes(const MPI_Status *st) { (void)st; return 0; }
-#endif
-static int raw_ok; /* st_mpi_status_init found raw_bytes right */
+int st_mpi_status_raw_ok; /* st_mpi_status_init found st_mpi_status_raw right */
 
 /* Bytes a status says were received, asked of MPI (0 if unknown). */
 static uint64_t asked_bytes(const MPI_Status *st)
@@ -92,10 +75,10 @@ static uint64_t asked_bytes(const MPI_Status *st)
 /* Bytes a status says were received (0 if unknown). */
 static inline uint64_t status_bytes(const MPI_Status *st)
 {
-    return raw_ok ? raw_bytes(st) : asked_bytes(st);
+    return st_mpi_status_raw_ok ? st_mpi_status_raw(st) : asked_bytes(st);
 }
 
-/* Whether raw_bytes reads what MPI says of statuses MPI filled: counts on both sides of 2^32 with the
+/* Whether st_mpi_status_raw reads what MPI says of statuses MPI filled: counts on both sides of 2^32 with the
  * cancelled flag set, and a receive of 3 ints from this rank to itself on the tool's communicator. */
 static int raw_bytes_right(MPI_Comm tool)
 {
@@ -104,7 +87,7 @@ static int raw_bytes_right(MPI_Comm tool)
         MPI_Status st;
         memset(&st, 0xa5, sizeof st);
         if (PMPI_Status_set_elements_x(&st, MPI_BYTE, counts[i]) != MPI_SUCCESS ||
-            PMPI_Status_set_cancelled(&st, 1) != MPI_SUCCESS || raw_bytes(&st) != (uint64_t)counts[i] ||
+            PMPI_Status_set_cancelled(&st, 1) != MPI_SUCCESS || st_mpi_status_raw(&st) != (uint64_t)counts[i] ||
             asked_bytes(&st) != (uint64_t)counts[i])
             return 0;
     }
@@ -119,13 +102,13 @@ static int raw_bytes_right(MPI_Comm tool)
         return 0;
     }
     int ok = st_polite_wait(&req[1], MPI_STATUS_IGNORE) == MPI_SUCCESS;
-    return st_polite_wait(&req[0], &st) == MPI_SUCCESS && ok && raw_bytes(&st) == sizeof in && asked_bytes(&st) == sizeof in;
+    return st_polite_wait(&req[0], &st) == MPI_SUCCESS && ok && st_mpi_status_raw(&st) == sizeof in && asked_bytes(&st) == sizeof in;
 }
 
 void st_mpi_status_init(MPI_Comm tool)
 {
-    raw_ok = ST_STATUS_RAW && raw_bytes_right(tool);
-    st_log_debug("receive sizes: %s", raw_ok ? "read from the status (its fields checked)" : "asked of MPI");
+    st_mpi_status_raw_ok = ST_STATUS_RAW && raw_bytes_right(tool);
+    st_log_debug("receive sizes: %s", st_mpi_status_raw_ok ? "read from the status (its fields checked)" : "asked of MPI");
 }
 
 static void fill_msg(st_event_t *e, const st_comm_t *c, int32_t peer, int tag, uint64_t bytes, uint64_t id)
@@ -148,14 +131,30 @@ void st_mpi_send(st_thread_t *th, MPI_Comm comm, int dest, int tag, MPI_Count co
     fill_msg(st_record_again(th, ST_EV_MPI_SEND), c, st_comm_world_rank(c, dest), tag, st_mpi_bytes(count, type), 0);
 }
 
-void st_mpi_recv(st_thread_t *th, int rc, MPI_Comm comm, const MPI_Status *status, uint64_t post_id)
+/* A blocking receive's RECV on c, unless it failed or received from MPI_PROC_NULL. */
+static void recv_on(st_thread_t *th, int rc, const st_comm_t *c, const MPI_Status *status, uint64_t post_id)
 {
-    st_comm_t *c;
-    if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL || !(c = st_comm_get(comm)))
+    if (rc != MPI_SUCCESS || status->MPI_SOURCE == MPI_PROC_NULL)
         return;
     fill_msg(st_record(th, ST_EV_MPI_RECV), c, st_comm_world_rank(c, status->MPI_SOURCE), status->MPI_TAG,
              status_bytes(status), post_id);
     st_mpi_stamped(th); /* the call's LEAVE follows at this instant */
+}
+
+void st_mpi_recv(st_thread_t *th, int rc, MPI_Comm comm, const MPI_Status *status, uint64_t post_id)
+{
+    st_comm_t *c;
+    if (rc == MPI_SUCCESS && status->MPI_SOURCE != MPI_PROC_NULL && (c = st_comm_get(comm)))
+        recv_on(th, rc, c, status, post_id);
+}
+
+int st_mpi_recv_end(st_thread_t *th, int rc, const st_comm_t *c, const MPI_Status *status, uint64_t post_id,
+                    st_region_t region)
+{
+    recv_on(th, rc, c, status, post_id);
+    st_mpi_leave(th, region);
+    st_mpi_end(th);
+    return rc;
 }
 
 void st_mpi_isend(st_thread_t *th, st_req_info_t *ri, MPI_Comm comm, int dest, int tag, MPI_Count count,

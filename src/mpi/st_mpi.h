@@ -37,7 +37,8 @@
 
 #define ST_EXPORT __attribute__((visibility("default")))
 
-extern volatile int st_mpi_tracing; /* set between tool init and finalize */
+/* The wrappers' flags are hidden as defined (-fvisibility=hidden): a direct load each. */
+extern __attribute__((visibility("hidden"))) volatile int st_mpi_tracing; /* set between tool init and finalize */
 
 /*
  * The first MPI call of a thread that records nothing yet (lib_threads.c): registers it, unless the call
@@ -64,7 +65,7 @@ static inline __attribute__((always_inline)) st_thread_t *st_mpi_begin(void)
 static inline void st_mpi_end(st_thread_t *th) { th->in_tool = 0; }
 
 /* Call site (SYNCTRACE_CALLSITE=1): return address of the first application frame (callsite.c). */
-extern int st_mpi_callsite_on;
+extern __attribute__((visibility("hidden"))) int st_mpi_callsite_on;
 uint64_t st_mpi_callsite(void);
 
 /* ENTER of an MPI region with its call site and call path (SYNCTRACE_CALLPATH=1), both read
@@ -144,7 +145,7 @@ MPI_Status *st_mpi_statuses(st_thread_t *th, int count, MPI_Status *statuses);
 /* Grows a thread-local scratch array p of *cap elements to at least need; NULL (p kept) when out of memory. */
 void *st_mpi_grow(void *p, int *cap, int need, size_t elem);
 
-extern int st_mpi_thread_multiple; /* MPI_Init_thread provided MPI_THREAD_MULTIPLE */
+extern __attribute__((visibility("hidden"))) int st_mpi_thread_multiple; /* MPI_Init_thread provided MPI_THREAD_MULTIPLE */
 
 /*
  * The value of a shared counter, then the counter raised by one. Below MPI_THREAD_MULTIPLE the
@@ -159,6 +160,14 @@ static inline uint64_t st_mpi_count(_Atomic uint64_t *counter)
     uint64_t v = atomic_load_explicit(counter, memory_order_relaxed);
     atomic_store_explicit(counter, v + 1, memory_order_relaxed);
     return v;
+}
+
+/* A posted receive's identity, from one process-wide counter (st_mpi_count: no locked add below
+ * MPI_THREAD_MULTIPLE): the post ids order receives for matching (see check). */
+extern __attribute__((visibility("hidden"))) _Atomic uint64_t st_mpi_next_post;
+static inline uint64_t st_mpi_recv_post(void)
+{
+    return st_mpi_count(&st_mpi_next_post);
 }
 
 /*
@@ -219,8 +228,6 @@ int st_mpi_nbr_out(MPI_Comm comm);          /* ... and destinations */
 /* Blocking send (all modes): records MPI_SEND at the start. */
 void st_mpi_send(st_thread_t *th, MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type);
 
-/* A posted receive's identity: the post id orders receives for matching (see check). */
-uint64_t st_mpi_recv_post(void);
 /* Prepares the request and message maps (at library load, before any MPI call). */
 void st_mpi_p2p_init(void);
 /* Blocking receive completed (Recv, Sendrecv, Mrecv): records MPI_RECV from status. */

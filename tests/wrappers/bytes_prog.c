@@ -283,7 +283,7 @@ static void check_send(const char *name, const char *what, int peer, int tag, ui
 static void check_recv(const char *name, int source)
 {
     check_region(name);
-    if (st_stub.recv_status_ignored || st_stub.recv_source != source || st_stub.recv_post != st_stub.posts)
+    if (st_stub.recv_status_ignored || st_stub.recv_source != source || st_stub.recv_post != st_mpi_next_post - 1)
         FAIL("%s: runtime saw status %s, source %d, post %llu", name,
              st_stub.recv_status_ignored ? "IGNORE" : "set", st_stub.recv_source,
              (unsigned long long)st_stub.recv_post);

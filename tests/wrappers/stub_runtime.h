@@ -25,7 +25,7 @@ typedef struct st_stub {
     st_stub_coll_t coll;
     int coll_begins;
     st_stub_p2p_t p2p;
-    uint64_t posts, recv_post;
+    uint64_t recv_post;
     int recv_rc, recv_status_ignored, recv_source;
     int reqs_added, started, freed, completed;
     unsigned complete_sources; /* bit s: a completion with MPI_SOURCE s; bit 31: status ignored */

@@ -81,8 +81,12 @@ grep -qx '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"' "$ST_TMP/a
 grep -q '^ST_EXPORT int MPI_Waitall(int count, MPI_Request array_of_requests\[\], MPI_Status array_of_statuses\[\])' \
     "$ST_TMP/a/openmpi/mpi_wrappers.c" || fail "openmpi: MPI_Waitall not defined with the table's parameters"
 
-# wrapper NAME [FAMILY]: the body of NAME's generated wrapper (default: MPICH's)
-wrapper() { awk -v f="$1" 'index($0, " " f "(") && /^ST_EXPORT/ {p=1} p {print} p && /^}/ {exit}' "$ST_TMP/a/${2:-mpich}/mpi_wrappers.c"; }
+# wrapper NAME [FAMILY]: the body of NAME's generated wrapper (default: MPICH's), and of its general
+# form st_gen_NAME where the role has an inline usual case
+wrapper() {
+    awk -v f="$1" '(index($0, " " f "(") && /^ST_EXPORT/) || (index($0, " st_gen_" f "(") && /^static/) {p=1}
+                   p {print} p && /^}/ {p=0}' "$ST_TMP/a/${2:-mpich}/mpi_wrappers.c"
+}
 # expect NAME REGION CALL: region role and a call the wrapper must make (- for none)
 expect() {
     grep -qx "ST_REGION($1, \"$1\", $2, MPI)" "$ST_TMP/a/mpi_regions.def" || fail "$1: no region with role $2"
@@ -298,6 +302,8 @@ role send POINT2POINT
     keys  comm peer tag count type
     call  send_blocking
     pre   st_mpi_send(th, $comm, $peer, $tag, $count, $type);
+    fast  st_thread_t *th = st_mpi_send_fast(st_region, $comm, $peer, $tag, $count, $type);
+    fastpost st_mpi_fast_leave(th, st_region);
 exclude MPI_Pcontrol variadic
 MPI_Send send comm=comm peer=dest tag=tag count=count type=datatype
     sig int MPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
@@ -305,6 +311,16 @@ EOF
 gen --table "$ST_TMP/good.tbl" --out "$ST_TMP/good" >/dev/null 2>"$ST_TMP/good.err" || fail "the small good table fails: $(cat "$ST_TMP/good.err")"
 for fam in mpich openmpi; do
     grep -q "st_mpi_send(th, comm, dest, tag, count, datatype);" "$ST_TMP/good/$fam/mpi_wrappers.c" || fail "small table: $fam's MPI_Send lacks its role code"
+    # the inline usual case: the exported MPI_Send runs the fast lines and tail-calls the general
+    # form (static, with the role's code) for any other call
+    exported=$(awk '/^ST_EXPORT int MPI_Send\(/ {p=1} p {print} p && /^}/ {exit}' "$ST_TMP/good/$fam/mpi_wrappers.c")
+    general=$(awk '/^static __attribute__\(\(noinline\)\) int st_gen_MPI_Send\(/ {p=1} p {print} p && /^}/ {exit}' "$ST_TMP/good/$fam/mpi_wrappers.c")
+    grep -qF "st_thread_t *th = st_mpi_send_fast(st_region, comm, dest, tag, count, datatype);" <<<"$exported" &&
+        grep -qF "return st_gen_MPI_Send(buf, count, datatype, dest, tag, comm);" <<<"$exported" &&
+        grep -qF "st_mpi_fast_leave(th, st_region);" <<<"$exported" && ! grep -q "st_mpi_send(th" <<<"$exported" ||
+        fail "small table: $fam's exported MPI_Send is not the inline usual case: $exported"
+    grep -qF "st_mpi_send(th, comm, dest, tag, count, datatype);" <<<"$general" && grep -q "st_mpi_begin()" <<<"$general" ||
+        fail "small table: $fam has no general MPI_Send: $general"
 done
 cp -r "$ST_TMP/good" "$ST_TMP/keep"
 
@@ -362,6 +378,9 @@ assert_eq "protect: unfilterable regions" 2 "$(grep -c '^ST_UNFILTERABLE(' "$ST_
 variant exclude-one-family '$a exclude MPIX_Comm_shrink why'
 ! grep -q 'MPIX_Comm_shrink' "$ST_TMP/var-exclude-one-family/mpi_regions.def" || fail "exclude-one-family: still a region"
 
+bad fast-filterable   "an inline usual case ('fast', 'fastpre', 'fastpost') needs"  's/unfilterable point-to-point communication/filterable its message events/'
+bad fast-no-fast      "an inline usual case ('fast', 'fastpre', 'fastpost') needs"  '/^    fast  /d'
+bad fast-nowrap       "role 'manual' is nowrap: it has no code"       '$a role manual FUNCTION nowrap\n    fast  st_thread_t *th = NULL;'
 bad unknown-role      "unknown role 'sendx'"                        's/^MPI_Send send /MPI_Send sendx /'
 bad arg-not-in-sig    "'dst' in peer is not an argument of MPI_Send" 's/peer=dest/peer=dst/'
 bad sig-differs       "signature differs from mpich's mpi.h"         's/int count, MPI_Datatype/long count, MPI_Datatype/'
