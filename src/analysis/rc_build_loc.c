@@ -15,7 +15,7 @@
 #include "../util/msort.h"
 
 #define PREFETCH 8          /* ends ahead whose key is asked for */
-#define DROPPED UINT32_MAX /* the flags of an idle stretch left out (the thread was inside a call) */
+#define DROPPED 8u /* the flags of an idle stretch left out (the thread was inside a call): no ST_RC_* bit, fits the 4 bits */
 
 static int cmp_rel(const void *a, const void *b)
 {
@@ -51,32 +51,49 @@ ST_FEW_SORT(sort_rcwaits, st_rc_wait_t, cmp_rcwait, FEW)
 
 ST_FEW_SORT(sort_u32, uint32_t, cmp_u32, FEW)
 
-/* The last call of o (its relations and waits at the arrays' ends): relations by key, one per key;
- * waits one per metric (summed in value order, whatever the order they were noted in). */
+/* The last call of o (its relations and waits at the arrays' ends, o->nrels - rel_at and o->nwaits - wait_at of
+ * them): relations by key, one per key; waits one per metric (summed in value order, whatever the order they were
+ * noted in). */
 static void normalize(st_rc_loc_t *o)
 {
     st_rc_call_t *x = &o->calls[o->ncalls - 1];
     st_rc_rel_t *r = o->rels + x->rel_at;
     st_rc_wait_t *w = o->waits + x->wait_at;
-    uint32_t n = 0;
-    if (x->nrel > 1) {
-        sort_rels(r, x->nrel);
-        for (uint32_t i = 0; i < x->nrel; i++)
+    uint64_t nr = o->nrels - x->rel_at, nw = o->nwaits - x->wait_at, n = 0;
+    if (nr > 1) {
+        sort_rels(r, nr);
+        for (uint64_t i = 0; i < nr; i++)
             if (n && !cmp_rel(&r[n - 1], &r[i]))
                 r[n - 1].role |= r[i].role;
             else
                 r[n++] = r[i];
-        o->nrels = x->rel_at + (x->nrel = n);
+        o->nrels = x->rel_at + n;
     }
-    if (x->nwait > 1) {
-        sort_rcwaits(w, x->nwait);
-        for (uint32_t i = n = 0; i < x->nwait; i++)
+    if (nw > 1) {
+        sort_rcwaits(w, nw);
+        n = 0;
+        for (uint64_t i = 0; i < nw; i++)
             if (n && w[n - 1].metric == w[i].metric)
                 w[n - 1].ticks += w[i].ticks;
             else
                 w[n++] = w[i];
-        o->nwaits = x->wait_at + (x->nwait = n);
+        o->nwaits = x->wait_at + n;
     }
+}
+
+/* Ends the last call of o, whose relations and waits were counted at the arrays' ends while it grew: ordered and
+ * merged when it took in calls inside it (merged), then their counts into the call's narrow fields. 0, or -1 (more
+ * relations than a call holds, ST_RC_CALL_RELS; its waits, one per metric, always fit). */
+static int close_call(st_rc_loc_t *o, int merged)
+{
+    st_rc_call_t *x = &o->calls[o->ncalls - 1];
+    if (merged)
+        normalize(o);
+    uint64_t nr = o->nrels - x->rel_at, nw = o->nwaits - x->wait_at;
+    if (nr >= ST_RC_CALL_RELS || nw >= ST_RC_CALL_WAITS)
+        return -1;
+    x->nrel = (uint32_t)nr, x->nwait = (uint32_t)nw;
+    return 0;
 }
 
 /* A relation's group (st_rc_rel_t) from its graph instance; 0 (unknown) when it does not fit. */
@@ -107,8 +124,9 @@ static uint64_t first_at(const an_ctx_t *c, uint32_t l, uint64_t T)
 
 /* The calls of location l into o, in time order: from its ends and waits (by call: a call inside the
  * previous one is merged into it), and before the first event at or after each fork (pos[j]) the idle
- * stretch j (enter: its start, prof_at: pos[j] for now), unless that event lies inside the previous call. */
-static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_t *e, size_t ne,
+ * stretch j (enter: its start, prof_at: pos[j] for now), unless that event lies inside the previous call.
+ * 0, or -1 (a call with more relations than it holds). */
+static int collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_t *e, size_t ne,
                     const an_rc_wait_t *w, size_t nw, const an_rc_idle_t *idle, size_t nidle, const uint64_t *pos,
                     st_rc_loc_t *o)
 {
@@ -120,8 +138,9 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
         uint64_t id = i < ne && (j == nw || ec <= w[j].call) ? ec : j < nw ? w[j].call : UINT64_MAX;
         if (d < nidle && pos[d] <= id) {
             if (!(have && pos[d] <= end)) {
-                if (merged)
-                    normalize(o), merged = 0;
+                if (have && close_call(o, merged))
+                    return -1;
+                merged = 0;
                 st_rc_rel_t *r = &o->rels[o->nrels];
                 memcpy(r->key, idle[d].key, sizeof r->key);
                 r->role = ST_RC_RECEIVES;
@@ -140,8 +159,9 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
         if (have && id <= end) {
             x = &o->calls[o->ncalls - 1], merged = 1; /* inside the previous call */
         } else {
-            if (merged)
-                normalize(o), merged = 0;
+            if (have && close_call(o, merged))
+                return -1;
+            merged = 0;
             int real = an_is_enter(c, l, id);
             end = !real ? id : an_leave(c, l, id) != AN_NO_EV ? an_leave(c, l, id) : n - 1;
             x = &o->calls[o->ncalls++];
@@ -153,7 +173,7 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
         for (; i < ne && an_rc_end_call(&e[i]) == id; i++) {
             if (i + PREFETCH < ne) /* the keys are far apart in the graph */
                 __builtin_prefetch(an_rc_key_at(b, e[i + PREFETCH].kref));
-            if (x->nrel && i && an_rc_end_call(&e[i - 1]) == id && e[i - 1].kref == e[i].kref) {
+            if (o->nrels > x->rel_at && i && an_rc_end_call(&e[i - 1]) == id && e[i - 1].kref == e[i].kref) {
                 o->rels[o->nrels - 1].role |= an_rc_end_role(&e[i]);
                 continue;
             }
@@ -161,18 +181,16 @@ static void collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_r
             an_rc_key(b, e[i].kref, r->key);
             r->role = an_rc_end_role(&e[i]);
             r->group = e[i].kref & AN_RC_KEY_SIDE ? 0 : group_of(e[i].kref);
-            x->nrel++;
-            merged |= x->nrel > 1; /* keys to be ordered */
+            merged |= o->nrels - x->rel_at > 1; /* keys to be ordered */
         }
         for (; j < nw && w[j].call == id; j++) {
-            if (x->nwait && o->waits[o->nwaits - 1].metric == w[j].metric)
+            if (o->nwaits > x->wait_at && o->waits[o->nwaits - 1].metric == w[j].metric)
                 o->waits[o->nwaits - 1].ticks += w[j].v;
             else
-                o->waits[o->nwaits++] = (st_rc_wait_t){ w[j].metric, w[j].v }, x->nwait++;
+                o->waits[o->nwaits++] = (st_rc_wait_t){ w[j].metric, w[j].v };
         }
     }
-    if (merged)
-        normalize(o);
+    return have ? close_call(o, merged) : 0;
 }
 
 /* ---- the sweep ------------------------------------------------------------------------------------------ */
@@ -385,7 +403,8 @@ int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_
     }
     /* room for every call there may be: pages not written stay free; the calls' 32-bit offsets (st_rc_call_t) and
      * an idle stretch's first event (prof_at until the sweep) fit */
-    if (ne + nidle >= UINT32_MAX || nw + nidle >= UINT32_MAX || (nidle && x.n >= UINT32_MAX))
+    if (ne + nidle >= UINT32_MAX || nw + nidle >= UINT32_MAX || (nidle && x.n >= UINT32_MAX) ||
+        c->res->ncnodes > ST_RC_CNODES) /* the calls' cnodes fit their 28 bits */
         return -1;
     if (!(out->calls = st_mem_malloc(sizeof *out->calls * (ne + nw + nidle + 1))) ||
         !(out->rels = st_mem_malloc(sizeof *out->rels * (ne + nidle + 1))) ||
@@ -395,7 +414,8 @@ int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_
     for (size_t j = 0; j < nidle; j++)
         if ((s->pos[j] = first_at(c, l, idle[j].t1)) == 0 && idle[j].t0 < first)
             first = idle[j].t0; /* the thread is idle before its first event */
-    collect(c, l, b, e, ne, w, nw, idle, nidle, s->pos, out);
+    if (collect(c, l, b, e, ne, w, nw, idle, nidle, s->pos, out))
+        return -1;
     x.now = out->first = first == UINT64_MAX ? 0 : first;
     int rc = 0, dropped = 0;
     for (uint32_t k = 0; rc == 0 && k < out->ncalls; k++) {

@@ -108,8 +108,8 @@ int rc_dist_local_begin(st_an_result_t *res, const uint32_t *map, uint32_t nglob
 {
     *out = NULL;
     st_rc_input_t *in = res->timeline;
-    if (!in || in->nlocs != res->nlocs || ploc0[me + 1] - ploc0[me] != res->nlocs)
-        return -1;
+    if (!in || in->nlocs != res->nlocs || ploc0[me + 1] - ploc0[me] != res->nlocs || nglobal > ST_RC_CNODES)
+        return -1; /* (the calls' cnodes in the run's numbering fit their 28 bits) */
     for (uint32_t c = 0; c < res->ncnodes; c++)
         if (map[c] >= nglobal)
             return -1;

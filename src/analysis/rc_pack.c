@@ -182,8 +182,9 @@ static int get_loc(rd_t *r, const uint32_t *map, uint32_t nc, st_rc_loc_t *L)
         uint64_t enter = get_d(r, prev), d = get_u(r), v[5];
         for (int i = 0; i < 5; i++)
             v[i] = get_u(r);
-        if (r->bad || enter + d < enter || v[0] >= nc || v[1] > UINT32_MAX || v[2] > h[3] - np || v[3] > h[4] - nw ||
-            v[4] > h[5] - nr)
+        if (r->bad || enter + d < enter || v[0] >= nc || map[v[0]] >= ST_RC_CNODES ||
+            v[1] > (ST_RC_IDLE | ST_RC_FINALIZE | ST_RC_INIT) || v[2] > h[3] - np || v[3] > h[4] - nw ||
+            v[3] >= ST_RC_CALL_WAITS || v[4] > h[5] - nr || v[4] >= ST_RC_CALL_RELS) /* the call's narrow fields */
             return -1;
         *x = (st_rc_call_t){ .enter = enter, .leave = enter + d, .cnode = map[v[0]], .flags = (uint32_t)v[1],
                              .prof_at = np, .nprof = (uint32_t)v[2], .wait_at = nw, .nwait = (uint32_t)v[3],

@@ -33,11 +33,14 @@
 
 #include "analysis.h"
 
-/* Exclusive time of a location on one call path. */
-typedef struct st_rc_prof {
+/* Exclusive time of a location on one call path. 12 bytes, 4-aligned (no padding after cnode): a
+ * timeline holds about one per synchronizing call, written to fresh pages; nothing takes the address
+ * of ticks (packed: read and written by value). */
+typedef struct __attribute__((packed, aligned(4))) st_rc_prof {
     uint32_t cnode;
     uint64_t ticks;
 } st_rc_prof_t;
+_Static_assert(sizeof(st_rc_prof_t) == 12, "a profile entry is 12 bytes");
 
 /* A relation a call took part in: the relation's key (relations/endpoints.h: the same at every
  * end) and which end this call is. A call can be several ends (a Waitall completing several
@@ -72,18 +75,27 @@ typedef struct st_rc_wait {
  * worker thread was idle (ST_RC_IDLE: enter..leave is the master's serial time, its relation the
  * next fork). */
 enum { ST_RC_IDLE = 1, ST_RC_FINALIZE = 2, ST_RC_INIT = 4 };
-typedef struct st_rc_call { /* 48 bytes: a location holds fewer than 2^32 profile entries, waits and relations */
+/* A call's limits: cnodes below ST_RC_CNODES (28 bits), flags in 4 bits, at most ST_RC_CALL_WAITS - 1 waits (one per
+ * metric: every metric fits) and ST_RC_CALL_RELS - 1 relations (24 bits). Every writer of a call checks them (the
+ * builder and the unpacking refuse what does not fit as out of memory / malformed): the fields are bit-fields, a value
+ * that does not fit would be cut silently. */
+#define ST_RC_CNODES     (1u << 28)
+#define ST_RC_CALL_WAITS (1u << 8)
+#define ST_RC_CALL_RELS  (1u << 24)
+typedef struct st_rc_call { /* 40 bytes: a location holds fewer than 2^32 profile entries, waits and relations */
     uint64_t enter, leave;
-    uint32_t cnode;
-    uint32_t flags;           /* ST_RC_IDLE, ST_RC_FINALIZE, ST_RC_INIT */
+    uint32_t cnode : 28;      /* < ST_RC_CNODES */
+    uint32_t flags : 4;       /* ST_RC_IDLE, ST_RC_FINALIZE, ST_RC_INIT */
     uint32_t prof_at;         /* the location's exclusive time per cnode from the previous call's leave */
     uint32_t nprof;           /* (the location's first event for the first call) to this call's enter:
                                  prof[prof_at .. prof_at + nprof), by cnode ascending */
     uint32_t wait_at;         /* its waits: waits[wait_at .. wait_at + nwait) */
-    uint32_t nwait;
+    uint32_t nwait : 8;       /* < ST_RC_CALL_WAITS */
+    uint32_t nrel : 24;       /* < ST_RC_CALL_RELS */
     uint32_t rel_at;          /* its relations: rels[rel_at .. rel_at + nrel) */
-    uint32_t nrel;
 } st_rc_call_t;
+_Static_assert(sizeof(st_rc_call_t) == 40, "a synchronizing call is 40 bytes");
+_Static_assert(ST_AN__METRICS < ST_RC_CALL_WAITS, "a call's waits, one per metric, fit its count");
 
 typedef struct st_rc_loc {
     uint64_t      first, last; /* the location's first and last event */

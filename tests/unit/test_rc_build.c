@@ -235,18 +235,20 @@ static void invariants(void)
     groups_consistent();
 }
 
-/* Unpacks w[0 .. n) into a fresh timeline of R's locations (cnodes as they are, nc of them). */
-static int unpack(const uint8_t *w, size_t n, uint32_t nc, st_rc_input_t *out)
+/* Unpacks w[0 .. n) into a fresh timeline of R's locations (cnodes as they are, nc of them; cnode c0, when below
+ * R.ncnodes, mapped to to). */
+static int unpack_to(const uint8_t *w, size_t n, uint32_t nc, st_rc_input_t *out, uint32_t c0, uint32_t to)
 {
     uint32_t *map = malloc(sizeof *map * (R.ncnodes + 1));
     REQUIRE(map);
     for (uint32_t k = 0; k < R.ncnodes; k++)
-        map[k] = k;
+        map[k] = k == c0 ? to : k;
     *out = (st_rc_input_t){ R.timeline->nlocs, calloc(R.timeline->nlocs + 1, sizeof *out->locs) };
     int rc = an_rc_unpack(w, n, out->nlocs, 0, map, nc, out);
     free(map);
     return rc;
 }
+static int unpack(const uint8_t *w, size_t n, uint32_t nc, st_rc_input_t *out) { return unpack_to(w, n, nc, out, UINT32_MAX, 0); }
 
 /* The offset after n varints from at. */
 static size_t skip_var(const uint8_t *p, size_t at, int n)
@@ -264,7 +266,7 @@ static void packed(int malformed)
     size_t n = an_rc_pack_size(in);
     uint8_t *w = malloc(n + 1);
     REQUIRE(w && an_rc_pack(in, w) == w + n);
-    REQUIRE(n < 40 * (size_t)(in->locs[0].ncalls + 1) * in->nlocs); /* compact: tens of bytes a call */
+    REQUIRE(n < 40 * (size_t)(in->locs[0].ncalls + in->locs[0].nrels + 1) * in->nlocs); /* compact: tens of bytes a call */
     st_rc_input_t back;
     REQUIRE(unpack(w, n, R.ncnodes, &back) == 0);
     for (uint32_t l = 0; l < in->nlocs; l++) {
@@ -293,12 +295,22 @@ static void packed(int malformed)
         st_rc_input_free(&back);
         REQUIRE(unpack(w, n, 1, &back) != 0); /* a cnode the part does not have */
         st_rc_input_free(&back);
+        /* a call's cnode in its 28 bits (st_rc_call_t): the largest that fits comes back whole, the next is refused */
+        uint32_t c0 = in->locs[0].calls[0].cnode;
+        REQUIRE(unpack_to(w, n, R.ncnodes, &back, c0, ST_RC_CNODES - 1) == 0);
+        REQUIRE(back.locs[0].calls[0].cnode == ST_RC_CNODES - 1, " cnode %u came back as %u", ST_RC_CNODES - 1,
+                (unsigned)back.locs[0].calls[0].cnode);
+        st_rc_input_free(&back);
+        REQUIRE(unpack_to(w, n, R.ncnodes, &back, c0, ST_RC_CNODES) != 0, " a cnode beyond a call's 28 bits accepted");
+        st_rc_input_free(&back);
         REQUIRE(in->locs[0].ncalls > 0 && in->locs[0].ncalls < 127 && in->locs[0].nrels < 127);
         size_t ncalls = skip_var(w, 0, 2), nrels = skip_var(w, ncalls, 3), cnode = skip_var(w, nrels, 4);
         REQUIRE(R.ncnodes < 127 && w[cnode] < 0x7f);
         uint8_t *x = malloc(n + 1);
         REQUIRE(x);
-        for (int k = 0; k < 4; k++) {
+        size_t flags = skip_var(w, cnode, 1);
+        REQUIRE(w[flags] < 0x7f);
+        for (int k = 0; k < 5; k++) {
             memcpy(x, w, n);
             if (k == 0)
                 x[ncalls]++; /* one call more than there are */
@@ -306,6 +318,8 @@ static void packed(int malformed)
                 x[nrels]++; /* relations do not add up */
             else if (k == 2)
                 x[cnode] = 0x7f; /* the first call's cnode: 127 */
+            else if (k == 3)
+                x[flags] = 8; /* flags no call has (a call's 4 bits would hold them) */
             else
                 x[n - 1] |= 0x80; /* the last number does not end */
             REQUIRE(unpack(x, n, R.ncnodes, &back) != 0, " corruption %d", k);
@@ -729,6 +743,67 @@ static void test_end_word(void)
             " an end that does not fit accepted");
 }
 
+/* A call that takes in the calls inside it (rc_build_loc.c's collect) counts their relations and waits before they
+ * are merged, one per key and per metric: here an outer receive around 130 receives with a Late Sender each and 130
+ * Isend / Wait pairs with a Late Receiver at each Wait, 261 waits in turn Late Sender and Late Receiver before the
+ * merge (more than the 8 bits of a finished call's count hold), 2 after: every wait's ticks are in the call's two, and
+ * its relations are one per message. */
+static void test_merged_counts(void)
+{
+    enum { MAIN = ST_REGION_PROGRAM, K = 130 };
+    enum { RECV = ST_REGION_MPI_Recv, SEND = ST_REGION_MPI_Send };
+    tb_init(&t, 2, 0);
+    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
+    region(a, ST_REGION_MPI_Init, 0, 10);
+    region(b, ST_REGION_MPI_Init, 0, 10);
+    enter(a, 10, MAIN);
+    enter(b, 10, MAIN);
+    enter(a, 100, RECV); /* the outer receive: its message is its last (post K + 1) */
+    uint64_t U = 200, post_a = 1, post_b = 1;
+    for (int k = 0; k < K; k++, U += 100) {
+        p2p(a, RECV, U, U + 50, U + 51, -1, 1, post_a++); /* Late Sender: b sends at U + 40 */
+        p2p(b, SEND, U + 40, U + 41, U + 45, 0, -1, 0);
+        enter(a, U + 60, ST_REGION_MPI_Isend);
+        st_event_t *e = tb_ev(&t, a, ST_EV_MPI_ISEND, U + 61);
+        e->peer = 1, e->id = 1000 + (uint64_t)k, e->bytes = 4;
+        leave(a, U + 62, ST_REGION_MPI_Isend);
+        enter(a, U + 63, ST_REGION_MPI_Wait); /* Late Receiver: b posts at U + 80 */
+        omp_ev(a, ST_EV_MPI_ISEND_COMPLETE, U + 90, 1000 + (uint64_t)k);
+        leave(a, U + 91, ST_REGION_MPI_Wait);
+        p2p(b, RECV, U + 80, U + 85, U + 86, -1, 0, post_b++);
+    }
+    p2p(b, SEND, U + 10, U + 11, U + 12, 0, -1, 0);
+    tb_recv(&t, a, U + 20, 1, 0, post_a);
+    t.locs[a].ev[t.locs[a].n - 1].bytes = 8;
+    leave(a, U + 21, RECV);
+    leave(a, U + 30, MAIN);
+    leave(b, U + 30, MAIN);
+    region(a, ST_REGION_MPI_Finalize, U + 30, U + 40);
+    region(b, ST_REGION_MPI_Finalize, U + 30, U + 40);
+    analyse();
+    const st_rc_loc_t *L = &R.timeline->locs[a];
+    const st_rc_call_t *c = NULL;
+    for (uint32_t k = 0; k < L->ncalls; k++)
+        if (L->calls[k].enter == 100)
+            c = &L->calls[k];
+    REQUIRE(c, " no call at the outer receive");
+    REQUIRE(c->leave == U + 21 && c->nrel == 2 * K + 1 && c->nwait == 2, " the outer receive: leave %" PRIu64
+            ", %u relations (%d expected), %u waits (2 expected)", (uint64_t)c->leave, (unsigned)c->nrel, 2 * K + 1,
+            (unsigned)c->nwait);
+    static const int metric[2] = { ST_AN_M_LATESENDER, ST_AN_M_LATERECEIVER };
+    for (int m = 0; m < 2; m++) {
+        double want = 0, got = 0;
+        for (uint32_t n = 0; n < R.ncnodes; n++)
+            want += *st_an_sev(&R, metric[m], n, a);
+        for (uint32_t i = 0; i < c->nwait; i++)
+            if (L->waits[c->wait_at + i].metric == metric[m])
+                got += L->waits[c->wait_at + i].ticks;
+        REQUIRE(want > K && got == want, " metric %d: the outer receive's wait %g, the location's %g", metric[m], got,
+                want);
+    }
+    done();
+}
+
 int main(void)
 {
     st_config_loaded = 1, st_config.rootcause = ST_ROOTCAUSE_ON; /* whatever the environment says */
@@ -739,5 +814,6 @@ int main(void)
     test_idle_cut();
     test_second_ends();
     test_end_word();
+    test_merged_counts();
     return failures != 0;
 }
