@@ -130,11 +130,11 @@ static int emit_ends(ctx_t *c, pscwendvec_t *ends, unsigned type, int reversed)
         const st_comm_def_t *d = comm_def(c, e->comm);
         if (!d || (reversed && !e->related))
             continue;
-        int origin_sends = (e->role == ST_REL_SEND) != reversed;
-        int32_t origin = origin_sends ? c->rank : e->other, target = origin_sends ? e->other : c->rank;
-        uint64_t pair = (uint64_t)(uint32_t)origin << 32 | (uint32_t)target;
+        /* sender << 32 | receiver, as a message's (the parallel correction reads who sends from it) */
+        int32_t from = e->role == ST_REL_SEND ? c->rank : e->other, to = e->role == ST_REL_SEND ? e->other : c->rank;
+        uint64_t pair = (uint64_t)(uint32_t)from << 32 | (uint32_t)to;
         rc = emit(c, k0, pair, st_rel_win_key(d->key, e->win), e->k, e->loc, e->ev, c->in->locs[e->loc].ev[e->ev].time,
-                  e->role, ST_REL_P2P, ST_REL_PRODUCT, pair_mask(c->in, origin, target), 0);
+                  e->role, ST_REL_P2P, ST_REL_PRODUCT, pair_mask(c->in, from, to), 0);
     }
     return rc;
 }

@@ -32,7 +32,8 @@ enum st_rel_role { ST_REL_SEND = 1, ST_REL_RECV = 2 };
  *   RMA_PSCW  key[1] = origin rank << 32 | target rank (as P2P), key[2] = the window
  *         (st_rel_win_key), key[3] = k (the k-th epoch of that origin at that target on the window):
  *         an origin's MPI_Win_complete -> the target's MPI_Win_wait (kind P2P, one send, one receive)
- *   RMA_POST  key[1] = origin rank << 32 | target rank, key[2] = the window, key[3] = k (as RMA_PSCW):
+ *   RMA_POST  key[1] = target rank << 32 | origin rank (sender, receiver: as P2P), key[2] = the window,
+ *         key[3] = k (the k-th exposure epoch of the target that names the origin, as RMA_PSCW):
  *         a target's MPI_Win_post (its RMA_SYNC NOTIFY_OUT to the origin: the note it sent) -> the
  *         origin's MPI_Win_start (its RMA_SYNC NOTIFY_IN from the target: the note it took; kind P2P)
  *   RMA_LOCK  key[1] = origin rank of the earlier epoch << 32 | origin rank of the later one, key[2] = the
