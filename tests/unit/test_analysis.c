@@ -1338,6 +1338,8 @@ static void test_rma_post_start(void)
         REQUIRE(s->loc == l[0] && se->kind == ST_EV_RMA_SYNC && se->op == NOTIFY_OUT);
         REQUIRE(re->kind == ST_EV_RMA_SYNC && re->op == NOTIFY_IN && re->peer == 0 && se->peer == t.locs[r->loc].rank);
         REQUIRE(r->loc != l[2] || in->key[3] == 1);
+        /* sender << 32 | receiver, as a message's: the parallel correction reads who sends from it */
+        REQUIRE(in->key[1] == ((uint64_t)0 << 32 | (uint32_t)t.locs[r->loc].rank));
         REQUIRE(se->time <= re->time);
     }
     REQUIRE_EQ(n, 3);    /* rank 1's two, rank 2's second (its k = 1) */
