@@ -185,6 +185,8 @@ int an_pwire_take(an_pwire_t *w, const st_rel_endpoint_t *ep, size_t n, st_rel_e
     }
     for (size_t k = 0; rc == 0 && k < n; k++) {
         const st_rel_endpoint_t *e = &ep[k];
+        if (e->key[0] >> 56 == ST_REL_KEY_RMA_POST) /* the analysis reads no post -> start (rma_pscw.c) */
+            continue;
         if (!remote(e, w->owner, w->nranks, w->me, &q)) {
             if (&rest[keep] != e) /* rest may be ep: written at or before where it is read */
                 rest[keep] = *e;

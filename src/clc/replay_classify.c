@@ -29,7 +29,7 @@ static int classify_one(st_clc_replay_t *r, uint64_t k, int32_t *last_peer)
 {
     const st_rel_inst_t *in = &r->g.inst[k];
     uint32_t t = key_type(in->key);
-    if (t == ST_REL_KEY_P2P || t == ST_REL_KEY_RMA_PSCW || t == ST_REL_KEY_RMA_LOCK) { /* one sender, one receiver */
+    if (t == ST_REL_KEY_P2P || t == ST_REL_KEY_RMA_PSCW || t == ST_REL_KEY_RMA_POST || t == ST_REL_KEY_RMA_LOCK) { /* one sender, one receiver */
         int32_t from = (int32_t)(in->key[1] >> 32), to = (int32_t)(uint32_t)in->key[1];
         int32_t other = from == r->me ? to : from;
         if (from == to || (from != r->me && to != r->me)) {
@@ -132,7 +132,8 @@ int rp_graph_ready(st_clc_replay_t *r)
     /* Self messages are joined locally; a side missing there is unmatched (as st_rel_graph_build counts). */
     for (uint64_t k = 0; k < r->g.ninst; k++)
         if (r->cat[k] == CAT_LOCAL && (key_type(r->g.inst[k].key) == ST_REL_KEY_P2P ||
-                                       key_type(r->g.inst[k].key) == ST_REL_KEY_RMA_PSCW)) {
+                                       key_type(r->g.inst[k].key) == ST_REL_KEY_RMA_PSCW ||
+                                       key_type(r->g.inst[k].key) == ST_REL_KEY_RMA_POST)) {
             r->ds.unmatched_send += !r->g.inst[k].nrecv;
             r->ds.unmatched_recv += !r->g.inst[k].nsend;
         }

@@ -40,7 +40,7 @@ static uint64_t *counter(st_cli_check_t *r, unsigned type, const char **name)
     switch (type) {
     case ST_REL_KEY_P2P: *name = "p2p"; return &r->p2p;
     case ST_REL_KEY_COLL: case ST_REL_KEY_SYNC: *name = "collective"; return &r->coll;
-    case ST_REL_KEY_RMA_COLL: case ST_REL_KEY_RMA_PSCW: case ST_REL_KEY_RMA_LOCK: *name = "rma"; return &r->rma;
+    case ST_REL_KEY_RMA_COLL: case ST_REL_KEY_RMA_PSCW: case ST_REL_KEY_RMA_POST: case ST_REL_KEY_RMA_LOCK: *name = "rma"; return &r->rma;
     case ST_REL_KEY_OMP_FORK: *name = "omp_fork"; return &r->omp_fork;
     case ST_REL_KEY_OMP_JOIN: *name = "omp_join"; return &r->omp_join;
     case ST_REL_KEY_OMP_BARRIER: *name = "omp_barrier"; return &r->omp_barrier;
@@ -67,6 +67,8 @@ static void detail_of(const ctx_t *c, unsigned type, const st_event_t *re, const
         snprintf(out, n, "(%s on comm %u)", st_cli_op_name(re->op), re->comm);
     else if (type == ST_REL_KEY_RMA_COLL)
         snprintf(out, n, "(%s on window %u of comm %u)", st_cli_op_name(re->op), (unsigned)re->tag, re->comm);
+    else if (type == ST_REL_KEY_RMA_POST)
+        snprintf(out, n, "(MPI_Win_post -> MPI_Win_start on window %u of comm %u)", (unsigned)re->tag, re->comm);
     else if (type == ST_REL_KEY_RMA_PSCW)
         snprintf(out, n, "(MPI_Win_complete -> MPI_Win_wait on window %u of comm %u)", (unsigned)re->tag, re->comm);
     else if (type == ST_REL_KEY_RMA_LOCK)
@@ -121,6 +123,7 @@ static void graph_figures(const st_rel_graph_t *g, st_cli_check_t *res)
         case ST_REL_KEY_OMP_FORK: res->omp_teams++; break;
         case ST_REL_KEY_RMA_COLL: res->rma_colls++; break;
         case ST_REL_KEY_RMA_PSCW: res->rma_pscw++; break;
+        case ST_REL_KEY_RMA_POST: res->rma_post += g->inst[k].nsend == 1 && g->inst[k].nrecv == 1; break;
         case ST_REL_KEY_RMA_LOCK: res->rma_lock++; break;
         case ST_REL_KEY_OMP_BARRIER: res->omp_barriers++; break;
         case ST_REL_KEY_OMP_LOCK: res->omp_handovers++; break;

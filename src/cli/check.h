@@ -38,6 +38,7 @@ typedef struct st_cli_check {
     /* one-sided communication: violations, and the instances of the collectives on a window
      * (creation, fence, release) that relate its members */
     uint64_t rma, rma_colls, rma_pscw; /* rma_pscw: complete -> wait pairs (origin, target, epoch) */
+    uint64_t rma_post;                 /* post -> start pairs (origin, target, epoch) whose notes both ends recorded */
     uint64_t rma_lock;                 /* unlock -> unlock pairs of conflicting lock epochs (relations/locks.h) */
     /* the first few violations, one line each */
     char examples[ST_CLI_CHECK_EXAMPLES][240];

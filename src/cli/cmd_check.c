@@ -36,8 +36,9 @@ static void print_result(const st_cli_archive_t *ar, const st_cli_check_t *r, in
     printf("openmp: %" PRIu64 " team instances, %" PRIu64 " barrier instances, %" PRIu64 " lock handovers, %" PRIu64
            " task relations\n",
            r->omp_teams, r->omp_barriers, r->omp_handovers, r->omp_tasks);
-    printf("rma: %" PRIu64 " window collective instances, %" PRIu64 " complete -> wait, %" PRIu64 " unlock -> unlock\n",
-           r->rma_colls, r->rma_pscw, r->rma_lock);
+    printf("rma: %" PRIu64 " window collective instances, %" PRIu64 " post -> start, %" PRIu64 " complete -> wait, %" PRIu64
+           " unlock -> unlock\n",
+           r->rma_colls, r->rma_post, r->rma_pscw, r->rma_lock);
     printf("timestamps: %s\n", r->raw ? "raw (before CLC correction)" : written_state(ar));
     printf("relations: %" PRIu64 "\n", r->relations);
     printf("violations: %" PRIu64 "\n", st_cli_check_total(r));
@@ -99,7 +100,8 @@ const st_cli_cmd_t st_cli_cmd_check = {
         "               ends before another member began it (a fence opening an epoch\n"
         "               with MPI_MODE_NOPRECEDE need not synchronize: no relation), or a\n"
         "               target's MPI_Win_wait returns before an origin of its epoch began\n"
-        "               MPI_Win_complete, or a lock epoch's MPI_Win_unlock returns before\n"
+        "               MPI_Win_complete, or an origin's MPI_Win_start took a target's note\n"
+        "               before that target's MPI_Win_post sent it, or a lock epoch's MPI_Win_unlock returns before\n"
         "               the previous conflicting epoch at its target began its unlock (in\n"
         "               the order of the times read: never on them, see docs/analysis.md)\n"
         "Reads archives synctrace writes (OpenMP team events need synctrace:parallel_id);\n"

@@ -16,24 +16,44 @@
  * starts, which MPI lets two threads call at once) and recorded as one RMA_GROUP_MEMBER event per
  * member after the RMA_GROUP_SYNC, at its time (the trace model folds them into a group table).
  *
+ * Post -> start made true (docs/clc.md, Decisions 12): after recording its RMA_GROUP_SYNC, a post
+ * sends each origin of its group a 16-byte note (k, the pair's post count on the window, and the
+ * window's number) on the window's own duplicate of its communicator (made at creation, collective
+ * like the creation itself); a start, after its PMPI_Win_start returned, receives the note of each
+ * target of its group (Iprobe from that target, with sched_yield too after NOTE_SPIN_NS; never a
+ * blocking wait) before it records its own RMA_GROUP_SYNC. Both record, after the RMA_GROUP_SYNC
+ * and at its time, OTF2's RmaSync records of the notes: NOTIFY_OUT per note sent (peer: the
+ * origin), NOTIFY_IN per note taken (peer: the target); the relation is derived only where both are (derive_pscw.c). MPI
+ * allows only one access epoch per window at a time, so one start at most receives on a window's
+ * notes communicator at once, and the notes of one target arrive in order: no stash is needed.
+ * No notes with MPI_MODE_NOCHECK (MPI requires it on both sides); a target whose note does not
+ * come within NOTE_BOUND_NS (it sends none: a window it does not know) is not waited for on that
+ * window again.
+ *
  * Handle -> window: open addressing keyed by the whole handle (ST_HMAP_KEY), lock-free lookups,
  * registration and release under a mutex (window creation and release are collectives, not the hot
  * path). Keys 0 and 1 are no window handle (MPICH's are large integers, Open MPI's pointers).
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <otf2/OTF2_Events.h>
 
 #include "comm.h"
 #include "handle_map.h"
+#include "rma.h"
 #include "st_mpi.h"
 #include "../util/log.h"
 
 #define WIN_SLOTS   4096u /* windows alive at once */
 #define TARGET_BITS 40    /* matching id = target << TARGET_BITS | number at that target */
+#define NOTE_TAG    1     /* a post's note on the window's notes communicator */
+#define NOTE_BOUND_NS 5000000000ull /* a start waits at most this long for a target's note */
+#define NOTE_SPIN_NS  50000ull      /* and polls without yielding the processor for this long */
 
 struct st_win {
     uint32_t          comm;    /* process-local index of the window's communicator */
@@ -51,6 +71,13 @@ struct st_win {
     MPI_Group         group;   /* the window's group (MPI_GROUP_NULL: members not recorded) */
     int              *iota;    /* [size] 0, 1, ..., size - 1 */
     int              *xpost, *xstart; /* [size] a post's / start's group in window ranks */
+    MPI_Comm          notes;   /* the post -> start notes (MPI_COMM_NULL: none) */
+    uint64_t         *nposted; /* [size] posts that named each origin */
+    uint64_t         *nstarted;/* [size] starts that named each target */
+    uint8_t          *silent;  /* [size] a target whose note did not come within the bound */
+    uint8_t          *got;     /* [size] a start's: whether the note of each member of its group came */
+    uint64_t         *note;    /* [2 * size] the note last sent to each origin (its send buffer) */
+    MPI_Request      *nreq;    /* [size] its request */
 };
 
 typedef struct win_slot {
@@ -121,6 +148,22 @@ static int win_put(MPI_Win win, st_win_t *w)
     return rc;
 }
 
+/* The notes communicator of a window being released (every epoch closed): the notes that arrived
+ * and were not taken (a start that gave up, or failed) are received, the sends' requests left to MPI. */
+static void notes_free(st_win_t *w)
+{
+    if (w->notes == MPI_COMM_NULL)
+        return;
+    for (uint32_t r = 0; w->nreq && r < w->size; r++)
+        if (w->nreq[r] != MPI_REQUEST_NULL)
+            PMPI_Request_free(&w->nreq[r]);
+    int flag = 1;
+    uint64_t buf[2];
+    while (PMPI_Iprobe(MPI_ANY_SOURCE, NOTE_TAG, w->notes, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag)
+        PMPI_Recv(buf, 2, MPI_UINT64_T, MPI_ANY_SOURCE, NOTE_TAG, w->notes, MPI_STATUS_IGNORE);
+    PMPI_Comm_free(&w->notes);
+}
+
 static void win_release(st_win_t *w)
 {
     if (!w)
@@ -133,6 +176,13 @@ static void win_release(st_win_t *w)
     free(w->iota);
     free(w->xpost);
     free(w->xstart);
+    notes_free(w);
+    free(w->nposted);
+    free(w->nstarted);
+    free(w->silent);
+    free(w->got);
+    free(w->note);
+    free(w->nreq);
     if (w->group != MPI_GROUP_NULL)
         PMPI_Group_free(&w->group);
     free(w);
@@ -149,6 +199,7 @@ static st_win_t *win_new(const st_comm_t *c)
     w->world = c->def.world;
     w->self = -1;
     w->group = MPI_GROUP_NULL;
+    w->notes = MPI_COMM_NULL;
     for (uint32_t r = 0; r < n; r++)
         if (c->def.world[r] == st_world_rank)
             w->self = (int32_t)r;
@@ -160,12 +211,21 @@ static st_win_t *win_new(const st_comm_t *c)
     w->iota = calloc(n, sizeof *w->iota);
     w->xpost = calloc(n, sizeof *w->xpost);
     w->xstart = calloc(n, sizeof *w->xstart);
-    if (!w->issued || !w->done || !w->ldone || !w->listed || !w->list || !w->iota || !w->xpost || !w->xstart) {
+    w->nposted = calloc(n, sizeof *w->nposted);
+    w->nstarted = calloc(n, sizeof *w->nstarted);
+    w->silent = calloc(n, sizeof *w->silent);
+    w->got = calloc(n, sizeof *w->got);
+    w->note = calloc(2 * (size_t)n, sizeof *w->note);
+    w->nreq = calloc(n, sizeof *w->nreq);
+    if (!w->issued || !w->done || !w->ldone || !w->listed || !w->list || !w->iota || !w->xpost || !w->xstart ||
+        !w->nposted || !w->nstarted || !w->silent || !w->got || !w->note || !w->nreq) {
         win_release(w);
         return NULL;
     }
-    for (uint32_t r = 0; r < n; r++)
+    for (uint32_t r = 0; r < n; r++) {
         w->iota[r] = (int)r;
+        w->nreq[r] = MPI_REQUEST_NULL;
+    }
     return w;
 }
 
@@ -195,15 +255,27 @@ static void coll_end(st_thread_t *th, const st_win_t *w, int op, uint64_t level)
 
 void st_mpi_win_create(st_thread_t *th, int rc, MPI_Comm comm, MPI_Win win)
 {
+    /* The notes' communicator on every member that created the window, known to the tool or not
+     * (a collective: all call it or none); kept, unused, when the window is not known here (it is
+     * never freed then: a member that knows the window may still send notes on it). */
+    MPI_Comm notes = MPI_COMM_NULL;
+    if (rc == MPI_SUCCESS && win != MPI_WIN_NULL && PMPI_Comm_dup(comm, &notes) != MPI_SUCCESS)
+        notes = MPI_COMM_NULL;
     st_comm_t *c = rc == MPI_SUCCESS && win != MPI_WIN_NULL ? st_comm_get(comm) : NULL;
     st_win_t *w = c && !(c->def.flags & ST_COMMF_INTER) ? win_new(c) : NULL;
     if (w && PMPI_Win_get_group(win, &w->group) != MPI_SUCCESS)
         w->group = MPI_GROUP_NULL;
     if (w) {
+        w->notes = notes;
+        notes = MPI_COMM_NULL;
+    }
+    if (w) {
         w->seq = atomic_fetch_add(&c->nwins, 1);
         if (win_put(win, w) != 0) {
             st_log_warn_once("more than %u RMA windows at once; the operations on later ones are not traced",
                              WIN_SLOTS);
+            notes = w->notes;
+            w->notes = MPI_COMM_NULL;
             win_release(w);
             w = NULL;
         } else
@@ -395,14 +467,21 @@ void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win)
     e->peer = target == ST_RMA_ALL ? -1 : w->world[target];
 }
 
-/* The members of a post's or start's group (n of them) as RMA_GROUP_MEMBER events, translated once
- * into x (the window's array for this kind of call). */
-static void record_members(st_thread_t *th, const st_win_t *w, MPI_Group group, int n, int *x)
+/* The members of a post's or start's group (n of them) translated into x (the window's array for
+ * this kind of call; MPI_UNDEFINED: not in the window); 0, or -1. */
+static int translate(const st_win_t *w, MPI_Group group, int n, int *x)
 {
-    if (PMPI_Group_translate_ranks(group, n, w->iota, w->group, x) != MPI_SUCCESS)
-        return;
+    if (n <= 0 || (uint32_t)n > w->size || w->group == MPI_GROUP_NULL ||
+        PMPI_Group_translate_ranks(group, n, w->iota, w->group, x) != MPI_SUCCESS)
+        return -1;
+    return 0;
+}
+
+/* The members as RMA_GROUP_MEMBER events after the call's RMA_GROUP_SYNC, at its time. */
+static void record_members(st_thread_t *th, const st_win_t *w, int n, const int *x)
+{
     for (int i = 0; i < n; i++) {
-        if (x[i] < 0 || (uint32_t)x[i] >= w->size) /* MPI_UNDEFINED: not in the window */
+        if (x[i] < 0 || (uint32_t)x[i] >= w->size)
             continue;
         st_event_t *m = st_record_again(th, ST_EV_RMA_GROUP_MEMBER);
         set_win(m, w);
@@ -410,7 +489,97 @@ static void record_members(st_thread_t *th, const st_win_t *w, MPI_Group group, 
     }
 }
 
-void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win win, int done)
+/* A post's notes: to each origin o of its group (window ranks x), (its count of posts naming o, the
+ * window's number). The previous note to o was taken by the start of o's previous epoch, which
+ * began before that epoch's complete, which this target's last wait waited for: its send is
+ * matched, and waiting for it only lets MPI finish it (a 16-byte message). */
+static void send_notes(st_win_t *w, int n, const int *x)
+{
+    for (int i = 0; i < n; i++) {
+        if (x[i] < 0 || (uint32_t)x[i] >= w->size)
+            continue;
+        uint32_t o = (uint32_t)x[i];
+        if (w->nreq[o] != MPI_REQUEST_NULL)
+            PMPI_Wait(&w->nreq[o], MPI_STATUS_IGNORE);
+        w->note[2 * o] = ++w->nposted[o];
+        w->note[2 * o + 1] = w->seq;
+        if (PMPI_Isend(&w->note[2 * o], 2, MPI_UINT64_T, (int)o, NOTE_TAG, w->notes, &w->nreq[o]) != MPI_SUCCESS)
+            w->nreq[o] = MPI_REQUEST_NULL;
+    }
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A start's wait for the note of each target of its group (window ranks x): got[i] = 1 where the
+ * note of x[i] came. A note older than the one due (left by a start that gave up) is dropped; a
+ * newer one means the pair's counts disagree (a call the tool did not see): that target did not
+ * notify. */
+static void take_notes(st_win_t *w, int n, const int *x, uint8_t *got)
+{
+    int left = 0;
+    for (int i = 0; i < n; i++) {
+        got[i] = 0;
+        if (x[i] < 0 || (uint32_t)x[i] >= w->size)
+            continue;
+        w->nstarted[x[i]]++;
+        got[i] = w->silent[x[i]] ? 0 : 2; /* 2: waited for */
+        left += got[i] == 2;
+    }
+    uint64_t t0 = 0;
+    while (left > 0) {
+        for (int i = 0; i < n; i++) {
+            int flag = 0;
+            uint64_t buf[2];
+            while (got[i] == 2 && PMPI_Iprobe(x[i], NOTE_TAG, w->notes, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+                   flag && PMPI_Recv(buf, 2, MPI_UINT64_T, x[i], NOTE_TAG, w->notes, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+                uint64_t due = w->nstarted[x[i]];
+                if (buf[0] < due)
+                    continue;
+                got[i] = buf[0] == due && buf[1] == w->seq;
+                left--;
+            }
+        }
+        if (left == 0)
+            break;
+        uint64_t t = now_ns();
+        if (t0 == 0)
+            t0 = t;
+        else if (t - t0 > NOTE_BOUND_NS) {
+            for (int i = 0; i < n; i++)
+                if (got[i] == 2) {
+                    w->silent[x[i]] = 1;
+                    got[i] = 0;
+                }
+            st_log_warn_once("an MPI_Win_start waited %llu s for a post's note in vain; that target is no longer "
+                             "waited for on its window (its post -> start is not related)",
+                             NOTE_BOUND_NS / 1000000000ull);
+            return;
+        }
+        if (t - t0 > NOTE_SPIN_NS) /* the note is usually a few microseconds away: yield only then */
+            sched_yield();
+    }
+}
+
+/* One RMA_SYNC of type `type` (NOTIFY_OUT: a note sent, NOTIFY_IN: one taken) per member i of the
+ * group (window ranks x) where got[i] (NULL: every member), at the time of the call's RMA_GROUP_SYNC. */
+static void record_notes(st_thread_t *th, const st_win_t *w, int n, const int *x, const uint8_t *got, int type)
+{
+    for (int i = 0; i < n; i++) {
+        if (x[i] < 0 || (uint32_t)x[i] >= w->size || (got && !got[i]))
+            continue;
+        st_event_t *m = st_record_again(th, ST_EV_RMA_SYNC);
+        set_win(m, w);
+        m->peer = w->world[x[i]];
+        m->op = (uint16_t)type;
+    }
+}
+
+static void group_sync(st_thread_t *th, int rc, int what, MPI_Group group, int massert, MPI_Win win, int done)
 {
     st_win_t *w = win_get(win);
     if (!w || rc != MPI_SUCCESS || !done)
@@ -424,6 +593,12 @@ void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win
         w->exposure = n > 0 ? (uint32_t)n : 0;
     else if (what == ST_PSCW_START)
         w->access = n > 0 ? (uint32_t)n : 0;
+    int *x = what == ST_PSCW_POST ? w->xpost : w->xstart;
+    int members = (what == ST_PSCW_POST || what == ST_PSCW_START) && translate(w, group, n, x) == 0;
+    /* the notes: none with MPI_MODE_NOCHECK (then on both sides) or without the notes' communicator */
+    int notes = members && !(massert & MPI_MODE_NOCHECK) && w->notes != MPI_COMM_NULL;
+    if (what == ST_PSCW_START && notes)
+        take_notes(w, n, x, w->got);
     st_event_t *e = first ? st_record(th, ST_EV_RMA_GROUP_SYNC) : st_record_again(th, ST_EV_RMA_GROUP_SYNC);
     set_win(e, w);
     e->op = (uint16_t)what;
@@ -431,6 +606,21 @@ void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win
                    ? OTF2_RMA_SYNC_LEVEL_PROCESS
                    : OTF2_RMA_SYNC_LEVEL_PROCESS | OTF2_RMA_SYNC_LEVEL_MEMORY;
     e->bytes2 = what == ST_PSCW_POST || what == ST_PSCW_WAIT ? w->exposure : w->access;
-    if (n > 0 && (uint32_t)n <= w->size && w->group != MPI_GROUP_NULL)
-        record_members(th, w, group, n, what == ST_PSCW_POST ? w->xpost : w->xstart);
+    if (members)
+        record_members(th, w, n, x);
+    if (notes)
+        record_notes(th, w, n, x, what == ST_PSCW_START ? w->got : NULL,
+                     what == ST_PSCW_START ? OTF2_RMA_SYNC_TYPE_NOTIFY_IN : OTF2_RMA_SYNC_TYPE_NOTIFY_OUT);
+    if (what == ST_PSCW_POST && notes)
+        send_notes(w, n, x);
+}
+
+void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win win, int done)
+{
+    group_sync(th, rc, what, group, 0, win, done);
+}
+
+void st_mpi_win_post_start(st_thread_t *th, int rc, int what, MPI_Group group, int massert, MPI_Win win)
+{
+    group_sync(th, rc, what, group, massert, win, 1);
 }

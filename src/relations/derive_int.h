@@ -260,12 +260,16 @@ typedef struct { pscw_item_t *v; size_t n, cap; } pscwvec_t;
 /* An RMA_GROUP_SYNC e (event i of location l, enter: its call's ENTER or NO_EV). 0, or -1. */
 int rel_pscw_event(ctx_t *c, pscwvec_t *v, uint32_t l, uint64_t i, uint64_t enter);
 
-/* After the scan: complete -> wait, an endpoint per (origin, target) pair of each epoch. 0, or -1. */
+/* After the scan: complete -> wait and post -> start, an endpoint per (origin, target) pair of each
+ * epoch. 0, or -1. */
 int rel_pscw_finish(ctx_t *c, pscwvec_t *v);
 
 /* After the scan: the lock relations of the rank's epochs in the input's lock table (derive_lock.c,
  * locks.h). 0, or -1. */
 int rel_lock_finish(ctx_t *c);
+
+/* RMA_SYNC.op (OTF2_RmaSyncType, kept numeric): a post's note sent to an origin, a start's taken from a target. */
+enum { RMA_SYNC_NOTIFY_IN = 1, RMA_SYNC_NOTIFY_OUT = 2 };
 
 /* ---- OpenMP (derive_omp.c) ------------------------------------------------------------------ */
 

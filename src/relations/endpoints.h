@@ -32,6 +32,10 @@ enum st_rel_role { ST_REL_SEND = 1, ST_REL_RECV = 2 };
  *   RMA_PSCW  key[1] = origin rank << 32 | target rank (as P2P), key[2] = the window
  *         (st_rel_win_key), key[3] = k (the k-th epoch of that origin at that target on the window):
  *         an origin's MPI_Win_complete -> the target's MPI_Win_wait (kind P2P, one send, one receive)
+ *   RMA_POST  key[1] = target rank << 32 | origin rank (sender, receiver: as P2P), key[2] = the window,
+ *         key[3] = k (the k-th exposure epoch of the target that names the origin, as RMA_PSCW):
+ *         a target's MPI_Win_post (its RMA_SYNC NOTIFY_OUT to the origin: the note it sent) -> the
+ *         origin's MPI_Win_start (its RMA_SYNC NOTIFY_IN from the target: the note it took; kind P2P)
  *   RMA_LOCK  key[1] = origin rank of the earlier epoch << 32 | origin rank of the later one, key[2] = the
  *         window (st_rel_win_key), key[3] = their indices in the input's lock table (locks.h) << 32 | ...:
  *         a lock epoch's MPI_Win_unlock ENTER -> the unlock return of a conflicting epoch of the next
@@ -45,6 +49,7 @@ enum {
     ST_REL_KEY_RMA_COLL,
     ST_REL_KEY_RMA_PSCW,
     ST_REL_KEY_RMA_LOCK,
+    ST_REL_KEY_RMA_POST,
     ST_REL_KEY_OMP_FORK,
     ST_REL_KEY_OMP_JOIN,
     ST_REL_KEY_OMP_BARRIER,

@@ -16,9 +16,8 @@ SLACK_MS (env, default 2); nowhere else may a metric hold more than SLACK_MS (bu
 main that opens the first epoch: the ranks leave the barrier before it at different times); the waits
 the injected computation should cause must be there: the computing rank entered last, and every
 other rank waited at least MIN_MS (5; not the injected time: on the loaded 2-core machine a rank may
-leave the aligning barrier many ms late, which shortens the wait it then causes). NO_LATE_POST=1
-leaves Late Post out of the comparison (skewed clocks: no relation aligns a post with the origin's
-calls), NO_LOCK=1 Lock Contention (skewed clocks: which of two epochs held the lock first is read from
+leave the aligning barrier many ms late, which shortens the wait it then causes). NO_LOCK=1 leaves
+Lock Contention out of the comparison (skewed clocks: which of two epochs held the lock first is read from
 times closer than the clocks' remaining error). Exit 1 with one line per mismatch.
 """
 import os
@@ -103,13 +102,10 @@ def main():
         print("marks of phases %s, expected %s" % (sorted(m), sorted(phases)))
         return 1
     want = expected(m)
-    # NO_LATE_POST=1 (skewed clocks): a post is related to nothing the origin records, so CLC cannot
-    # align it with the origin's calls, and Late Post is left out of the comparison (docs/analysis.md)
-    late_post = os.environ.get("NO_LATE_POST", "0") != "1"
     # NO_LOCK=1 (skewed clocks): the order of the two exclusive epochs is read from their unlock calls,
     # which lie closer together than the clocks' error left after CLC (docs/analysis.md)
     lock = os.environ.get("NO_LOCK", "0") != "1"
-    skip = (lambda k: (not late_post and k[0].endswith("_late_post")) or (not lock and "lock_competition" in k[0]))
+    skip = (lambda k: not lock and "lock_competition" in k[0])
     path = cnode_paths(doc)
     locs = {l["id"]: l["rank"] for l in doc["locations"]}
     got = defaultdict(float)

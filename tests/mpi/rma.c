@@ -10,7 +10,9 @@
  *  late     rank 0 enters both fences, the creation of Y and its release 20 ms after the others
  *           (a window collective that synchronizes keeps them waiting for it)
  *  PSCW     on B: even ranks post to the odd ones and wait; odd ranks start on the even ones,
- *           Put 1 int to each even rank and Fetch_and_op (int, SUM) at rank 0, complete
+ *           Put 1 int to each even rank and Fetch_and_op (int, SUM) at rank 0, complete; then
+ *           an epoch with MPI_MODE_NOCHECK on both sides (the posts done before a barrier on the
+ *           dup, the starts after it) and no operation
  *  lock     on A: exclusive lock of rank+1, Compare_and_swap (int) and Get_accumulate (2 ints,
  *           SUM, 2 back) there, unlock; lock_all, Rput (5 ints) to rank+1 and Rget (6 ints) from
  *           rank+2 completed by one Waitall, Raccumulate (1 int) and Rget_accumulate (1 int,
@@ -89,6 +91,15 @@ int main(int argc, char **argv)
         MPI_Fetch_and_op(&one, &fetched, MPI_INT, 0, 40, MPI_SUM, wb);
         MPI_Win_complete(wb);
         h = st_test_mix(h, 1);
+    }
+    if (rank % 2 == 0) {
+        MPI_Win_post(odds, MPI_MODE_NOCHECK, wb);
+        MPI_Barrier(dup);
+        MPI_Win_wait(wb);
+    } else {
+        MPI_Barrier(dup);
+        MPI_Win_start(evens, MPI_MODE_NOCHECK, wb);
+        MPI_Win_complete(wb);
     }
     MPI_Group_free(&evens);
     MPI_Group_free(&odds);

@@ -9,7 +9,9 @@ rma.c issues them; every operation completed at the target (RmaOpCompleteRemote)
 after it, on the same location and window; the request-based ones also at the origin
 (RmaOpCompleteNonBlocking) exactly once; the windows' communicators; and the count of every other
 Rma* record; the groups of the RmaGroupSync records: an even rank's MPI_Win_post names the odd
-ranks, an odd rank's MPI_Win_start the even ones, complete and wait none. Prints one line per rank;
+ranks, an odd rank's MPI_Win_start the even ones, complete and wait none; the notes of post -> start
+(RmaSync NOTIFY_OUT to each odd rank on an even one, NOTIFY_IN from each even rank on an odd one; none
+in the second epoch, with MPI_MODE_NOCHECK). Prints one line per rank;
 exits 1 with the first differences.
 """
 import sys
@@ -17,6 +19,7 @@ from collections import Counter
 
 import otf2
 from otf2.enums import RmaAtomicType as AT
+from otf2.enums import RmaSyncType as ST
 
 
 def expected_ops(r, n, iters):
@@ -37,8 +40,11 @@ def expected_ops(r, n, iters):
 
 
 def expected_counts(r, n, iters):
+    # RmaSync: MPI_Win_sync's, and the post's notes (an even rank's, one per odd rank) or the start's
+    # (an odd rank's, one per even rank)
+    notes = n // 2 if r % 2 == 0 else (n + 1) // 2
     return {"RmaWinCreate": 5, "RmaWinDestroy": 5, "RmaCollectiveBegin": 12, "RmaCollectiveEnd": 12,
-            "RmaGroupSync": 2, "RmaRequestLock": 4, "RmaReleaseLock": 4, "RmaSync": 1,
+            "RmaGroupSync": 4, "RmaRequestLock": 4, "RmaReleaseLock": 4, "RmaSync": 1 + notes,
             "RmaOpCompleteNonBlocking": 4}
 
 
@@ -104,8 +110,14 @@ def main():
         groups = [sorted(m.group._ref for m in e.group.members) if e.group is not None else None
                   for e in rma if type(e).__name__ == "RmaGroupSync"]
         other = [t for t in range(n) if t % 2 != r % 2]
-        if groups != [other, None]:
-            bad.append(f"rank {r}: RmaGroupSync groups {groups}, expected {[other, None]}")
+        if groups != [other, None, other, None]:
+            bad.append(f"rank {r}: RmaGroupSync groups {groups}, expected {[other, None, other, None]}")
+        # the notes of post -> start: NOTIFY_OUT to each origin (even ranks), NOTIFY_IN from each target (odd)
+        kind = str(ST.NOTIFY_OUT if r % 2 == 0 else ST.NOTIFY_IN)
+        notes = sorted((str(e.sync_type), e.remote) for e in rma
+                       if type(e).__name__ == "RmaSync" and e.sync_type != ST.MEMORY)
+        if notes != [(kind, t) for t in other]:
+            bad.append(f"rank {r}: RmaSync notes {notes}, expected {[(kind, t) for t in other]}")
         want = expected_ops(r, n, iters)
         if got_ops != [w[:6] for w in want]:
             diff = next((i for i, (a, b) in enumerate(zip(got_ops, want)) if a != b[:6]), min(len(got_ops), len(want)))

@@ -1281,6 +1281,74 @@ static void test_rma_pscw(void)
     done();
 }
 
+/* A post or start with the notes the recorder writes after its RMA_GROUP_SYNC, at its time (an RmaSync
+ * of type `type`, 2 NOTIFY_OUT / 1 NOTIFY_IN, per peer of peers[0 .. n), in the group's order). */
+static void pscw_notes_call(uint32_t l, uint32_t region, uint64_t t0, uint64_t t1, unsigned op, const int32_t *peers,
+                            int n, unsigned type)
+{
+    enter(l, t0, region);
+    st_event_t *e = tb_ev(&t, l, ST_EV_RMA_GROUP_SYNC, t1 - 1);
+    e->comm = 0, e->tag = 0, e->op = (uint16_t)op, e->id = 1, e->bytes = 1;
+    for (int i = 0; i < n; i++) {
+        st_event_t *x = tb_ev(&t, l, ST_EV_RMA_SYNC, t1 - 1);
+        x->comm = 0, x->tag = 0, x->op = (uint16_t)type, x->peer = peers[i];
+    }
+    leave(l, t1, region);
+}
+
+/* Post -> start (relations: ST_REL_KEY_RMA_POST, docs/clc.md Decisions 12): a target's post's note to an
+ * origin -> the origin's start that took it, the k-th of each side of a pair meeting, only where both
+ * notes are recorded (rank 2 gave up on the first epoch's: none, and the second still meets its own);
+ * send and receive are the notes' events; the analysis reads none (serial == every parallel split, the
+ * same Late Post as without them). */
+static void test_rma_post_start(void)
+{
+    enum { POST = 1, START, COMPLETE, WAIT, NOTIFY_IN = 1, NOTIFY_OUT = 2 };
+    static int32_t origins[2] = { 1, 2 }, target[1] = { 0 };
+    static const st_group_def_t g0 = { 2, origins }, g12 = { 1, target };
+    tb_init(&t, 3, 0);
+    uint32_t l[3] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0), tb_loc(&t, 2, 0) };
+    t.procs[0].groups = &g0, t.procs[0].ngroups = 1;
+    t.procs[1].groups = t.procs[2].groups = &g12, t.procs[1].ngroups = t.procs[2].ngroups = 1;
+    for (int i = 0; i < 3; i++)
+        enter(l[i], 10, ST_REGION_PROGRAM);
+    /* epoch 1: rank 0 posts at 100 (notes to 1 and 2); rank 1's start took its note (returns 104), rank
+     * 2's (from 20) did not (no NOTIFY_IN); epoch 2 alike, both notified: Late Post 80 + 80 at rank 2's start */
+    for (int k = 0; k < 2; k++) {
+        uint64_t b = 100 + 200 * (uint64_t)k;
+        pscw_notes_call(l[0], ST_REGION_MPI_Win_post, b, b + 2, POST, origins, 2, NOTIFY_OUT);
+        pscw_call(l[0], ST_REGION_MPI_Win_wait, b + 10, b + 40, WAIT, 0);
+        pscw_notes_call(l[1], ST_REGION_MPI_Win_start, b, b + 4, START, target, 1, NOTIFY_IN);
+        pscw_call(l[1], ST_REGION_MPI_Win_complete, b + 20, b + 22, COMPLETE, 0);
+        pscw_notes_call(l[2], ST_REGION_MPI_Win_start, b - 80, b + 4, START, target, k, NOTIFY_IN);
+        pscw_call(l[2], ST_REGION_MPI_Win_complete, b + 30, b + 32, COMPLETE, 0);
+    }
+    for (int i = 0; i < 3; i++)
+        leave(l[i], 1000, ST_REGION_PROGRAM);
+    analyse();
+    uint64_t n = 0, pscw = 0;
+    for (uint64_t k = 0; k < g.ninst; k++) {
+        const st_rel_inst_t *in = &g.inst[k];
+        pscw += st_rel_inst_type(in) == ST_REL_KEY_RMA_PSCW && in->nsend == 1 && in->nrecv == 1;
+        if (st_rel_inst_type(in) != ST_REL_KEY_RMA_POST || in->nsend != 1 || in->nrecv != 1)
+            continue;
+        n++;
+        const st_rel_ref_t *s = &g.refs[in->first], *r = s + 1;
+        const st_event_t *se = &t.locs[s->loc].ev[s->ev], *re = &t.locs[r->loc].ev[r->ev];
+        REQUIRE(s->loc == l[0] && se->kind == ST_EV_RMA_SYNC && se->op == NOTIFY_OUT);
+        REQUIRE(re->kind == ST_EV_RMA_SYNC && re->op == NOTIFY_IN && re->peer == 0 && se->peer == t.locs[r->loc].rank);
+        REQUIRE(r->loc != l[2] || in->key[3] == 1);
+        /* sender << 32 | receiver, as a message's: the parallel correction reads who sends from it */
+        REQUIRE(in->key[1] == ((uint64_t)0 << 32 | (uint32_t)t.locs[r->loc].rank));
+        REQUIRE(se->time <= re->time);
+    }
+    REQUIRE_EQ(n, 3);    /* rank 1's two, rank 2's second (its k = 1) */
+    REQUIRE_EQ(pscw, 4); /* complete -> wait as without notes */
+    const uint32_t P = ST_REGION_PROGRAM;
+    REQUIRE_EQ(AT(ST_AN_M_RMA_SYNC_LATE_POST, l[2], P, ST_REGION_MPI_Win_start), 80 + 80);
+    done();
+}
+
 /* A nonblocking collective: the I-call (its ICOLL_REQUEST at time+1, request id). */
 static void icall(uint32_t l, uint32_t region, uint64_t time, uint64_t id)
 {
@@ -1795,6 +1863,7 @@ int main(void)
     test_metric_tree();
     test_rma();
     test_rma_pscw();
+    test_rma_post_start();
     test_rma_lock();
     test_clc_self_ends();
     test_icoll();

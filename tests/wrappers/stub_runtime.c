@@ -11,6 +11,7 @@
 
 #include "stub_runtime.h"
 #include "../../src/mpi/comm.h"
+#include "../../src/mpi/rma.h"
 
 st_stub_t st_stub;
 
@@ -323,4 +324,10 @@ void st_mpi_win_pscw(st_thread_t *th, int rc, int what, MPI_Group group, MPI_Win
 {
     (void)th; (void)group; (void)win;
     st_stub.rma.pscw += rc == MPI_SUCCESS && done, st_stub.rma.pscw_what = what;
+}
+
+void st_mpi_win_post_start(st_thread_t *th, int rc, int what, MPI_Group group, int massert, MPI_Win win)
+{
+    (void)massert;
+    st_mpi_win_pscw(th, rc, what, group, win, 1);
 }

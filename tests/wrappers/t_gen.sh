@@ -151,7 +151,7 @@ EOF
 # the same role code in Open MPI's wrappers
 for f in "MPI_Send st_mpi_send(th, comm, dest, tag, count, datatype);" "MPI_Waitall st_mpi_statuses(th, count, array_of_statuses);" \
          "MPI_Comm_idup st_mpi_comm_idup(rc, comm, newcomm, *request);" "MPI_Ineighbor_allgather OTF2_COLLECTIVE_OP_ALLGATHER" \
-         "MPI_Raccumulate st_mpi_rma_op(th, ST_RMA_ACCUMULATE, target_rank," "MPI_Win_post st_mpi_win_pscw(th, rc, ST_PSCW_POST, group, win, 1);"; do
+         "MPI_Raccumulate st_mpi_rma_op(th, ST_RMA_ACCUMULATE, target_rank," "MPI_Win_post st_mpi_win_post_start(th, rc, ST_PSCW_POST, group, assert, win);"; do
     wrapper "${f%% *}" openmpi | grep -qF "${f#* }" || fail "openmpi: ${f%% *} lacks '${f#* }'"
 done
 # Comm_create_group is not a collective over its parent: no CREATE_HANDLE there.
