@@ -1196,6 +1196,21 @@ static void test_rma_lock(void)
     done();
 }
 
+/* Three ranks, one location each (l): rank 0 exposes to ranks 1 and 2 (its group table's one group),
+ * they access rank 0 (theirs); all inside the program's region from 10. */
+static int32_t pscw_origins[2] = { 1, 2 }, pscw_target[1] = { 0 };
+static void pscw_world(uint32_t l[3])
+{
+    static const st_group_def_t g0 = { 2, pscw_origins }, g12 = { 1, pscw_target };
+    tb_init(&t, 3, 0);
+    for (int i = 0; i < 3; i++)
+        l[i] = tb_loc(&t, i, 0);
+    t.procs[0].groups = &g0, t.procs[0].ngroups = 1;
+    t.procs[1].groups = t.procs[2].groups = &g12, t.procs[1].ngroups = t.procs[2].ngroups = 1;
+    for (int i = 0; i < 3; i++)
+        enter(l[i], 10, ST_REGION_PROGRAM);
+}
+
 /* General active target (docs/analysis.md "One-sided communication (RMA)"): rank 0 exposes its window
  * to ranks 1 and 2 five times. Early Wait at its MPI_Win_wait until the last origin entered
  * MPI_Win_complete, Late Complete the part after the last operation to rank 0 returned (an origin
@@ -1206,14 +1221,8 @@ static void test_rma_lock(void)
 static void test_rma_pscw(void)
 {
     enum { POST = 1, START, COMPLETE, WAIT };
-    static int32_t origins[2] = { 1, 2 }, target[1] = { 0 };
-    static const st_group_def_t g0 = { 2, origins }, g12 = { 1, target };
-    tb_init(&t, 3, 0);
-    uint32_t l[3] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0), tb_loc(&t, 2, 0) };
-    t.procs[0].groups = &g0, t.procs[0].ngroups = 1;
-    t.procs[1].groups = t.procs[2].groups = &g12, t.procs[1].ngroups = t.procs[2].ngroups = 1;
-    for (int i = 0; i < 3; i++)
-        enter(l[i], 10, ST_REGION_PROGRAM);
+    uint32_t l[3];
+    pscw_world(l);
     /* epoch 1: rank 1 puts (returns 130) and completes at 160, rank 2 puts (returns 115) and completes at
      * 140; rank 0 waits from 110: Early Wait 160 - 110, Late Complete 160 - 130 */
     pscw_call(l[0], ST_REGION_MPI_Win_post, 100, 102, POST, 1);
@@ -1304,23 +1313,17 @@ static void pscw_notes_call(uint32_t l, uint32_t region, uint64_t t0, uint64_t t
 static void test_rma_post_start(void)
 {
     enum { POST = 1, START, COMPLETE, WAIT, NOTIFY_IN = 1, NOTIFY_OUT = 2 };
-    static int32_t origins[2] = { 1, 2 }, target[1] = { 0 };
-    static const st_group_def_t g0 = { 2, origins }, g12 = { 1, target };
-    tb_init(&t, 3, 0);
-    uint32_t l[3] = { tb_loc(&t, 0, 0), tb_loc(&t, 1, 0), tb_loc(&t, 2, 0) };
-    t.procs[0].groups = &g0, t.procs[0].ngroups = 1;
-    t.procs[1].groups = t.procs[2].groups = &g12, t.procs[1].ngroups = t.procs[2].ngroups = 1;
-    for (int i = 0; i < 3; i++)
-        enter(l[i], 10, ST_REGION_PROGRAM);
+    uint32_t l[3];
+    pscw_world(l);
     /* epoch 1: rank 0 posts at 100 (notes to 1 and 2); rank 1's start took its note (returns 104), rank
      * 2's (from 20) did not (no NOTIFY_IN); epoch 2 alike, both notified: Late Post 80 + 80 at rank 2's start */
     for (int k = 0; k < 2; k++) {
         uint64_t b = 100 + 200 * (uint64_t)k;
-        pscw_notes_call(l[0], ST_REGION_MPI_Win_post, b, b + 2, POST, origins, 2, NOTIFY_OUT);
+        pscw_notes_call(l[0], ST_REGION_MPI_Win_post, b, b + 2, POST, pscw_origins, 2, NOTIFY_OUT);
         pscw_call(l[0], ST_REGION_MPI_Win_wait, b + 10, b + 40, WAIT, 0);
-        pscw_notes_call(l[1], ST_REGION_MPI_Win_start, b, b + 4, START, target, 1, NOTIFY_IN);
+        pscw_notes_call(l[1], ST_REGION_MPI_Win_start, b, b + 4, START, pscw_target, 1, NOTIFY_IN);
         pscw_call(l[1], ST_REGION_MPI_Win_complete, b + 20, b + 22, COMPLETE, 0);
-        pscw_notes_call(l[2], ST_REGION_MPI_Win_start, b - 80, b + 4, START, target, k, NOTIFY_IN);
+        pscw_notes_call(l[2], ST_REGION_MPI_Win_start, b - 80, b + 4, START, pscw_target, k, NOTIFY_IN);
         pscw_call(l[2], ST_REGION_MPI_Win_complete, b + 30, b + 32, COMPLETE, 0);
     }
     for (int i = 0; i < 3; i++)

@@ -641,6 +641,17 @@ static void test_idle_cut(void)
 }
 
 
+/* Two ranks, one location each (*a, *b), past MPI_Init (0-10) and inside the program's region from 10. */
+static void two_ranks_in_main(uint32_t *a, uint32_t *b)
+{
+    tb_init(&t, 2, 0);
+    *a = tb_loc(&t, 0, 0), *b = tb_loc(&t, 1, 0);
+    region(*a, ST_REGION_MPI_Init, 0, 10);
+    region(*b, ST_REGION_MPI_Init, 0, 10);
+    enter(*a, 10, ST_REGION_PROGRAM);
+    enter(*b, 10, ST_REGION_PROGRAM);
+}
+
 /* The second ends of the messages (the Isends' completions, the Irecvs' posts) in the order of their first
  * ends, with a short unsorted tail after a long sorted run: rank 0 makes 32 Isends, each completed by a Wait,
  * then twice an Irecv, an Isend and a Wait that receives and completes both (the post's call lies before the
@@ -649,12 +660,8 @@ static void test_idle_cut(void)
 static void test_second_ends(void)
 {
     enum { MAIN = ST_REGION_PROGRAM, N = 32 };
-    tb_init(&t, 2, 0);
-    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
-    region(a, ST_REGION_MPI_Init, 0, 10);
-    region(b, ST_REGION_MPI_Init, 0, 10);
-    enter(a, 10, MAIN);
-    enter(b, 10, MAIN);
+    uint32_t a, b;
+    two_ranks_in_main(&a, &b);
     uint64_t T = 100, post = 1;
     for (int k = 0; k < N + 2; k++, T += 100) {
         if (k >= N) { /* the Irecv of the message from b */
@@ -752,12 +759,8 @@ static void test_merged_counts(void)
 {
     enum { MAIN = ST_REGION_PROGRAM, K = 130 };
     enum { RECV = ST_REGION_MPI_Recv, SEND = ST_REGION_MPI_Send };
-    tb_init(&t, 2, 0);
-    uint32_t a = tb_loc(&t, 0, 0), b = tb_loc(&t, 1, 0);
-    region(a, ST_REGION_MPI_Init, 0, 10);
-    region(b, ST_REGION_MPI_Init, 0, 10);
-    enter(a, 10, MAIN);
-    enter(b, 10, MAIN);
+    uint32_t a, b;
+    two_ranks_in_main(&a, &b);
     enter(a, 100, RECV); /* the outer receive: its message is its last (post K + 1) */
     uint64_t U = 200, post_a = 1, post_b = 1;
     for (int k = 0; k < K; k++, U += 100) {
