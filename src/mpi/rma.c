@@ -39,7 +39,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <otf2/OTF2_Events.h>
 
@@ -47,6 +46,8 @@
 #include "handle_map.h"
 #include "rma.h"
 #include "st_mpi.h"
+#include "../exchange/polite_mpi.h"
+#include "../util/clockread.h"
 #include "../util/log.h"
 
 #define WIN_SLOTS   4096u /* windows alive at once */
@@ -499,20 +500,13 @@ static void send_notes(st_win_t *w, int n, const int *x)
         if (x[i] < 0 || (uint32_t)x[i] >= w->size)
             continue;
         uint32_t o = (uint32_t)x[i];
-        if (w->nreq[o] != MPI_REQUEST_NULL)
-            PMPI_Wait(&w->nreq[o], MPI_STATUS_IGNORE);
+        if (w->nreq[o] != MPI_REQUEST_NULL) /* a Test-and-yield wait, as every wait of the tool's */
+            st_polite_wait(&w->nreq[o], MPI_STATUS_IGNORE);
         w->note[2 * o] = ++w->nposted[o];
         w->note[2 * o + 1] = w->seq;
         if (PMPI_Isend(&w->note[2 * o], 2, MPI_UINT64_T, (int)o, NOTE_TAG, w->notes, &w->nreq[o]) != MPI_SUCCESS)
             w->nreq[o] = MPI_REQUEST_NULL;
     }
-}
-
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* A start's wait for the note of each target of its group (window ranks x): got[i] = 1 where the
@@ -546,7 +540,7 @@ static void take_notes(st_win_t *w, int n, const int *x, uint8_t *got)
         }
         if (left == 0)
             break;
-        uint64_t t = now_ns();
+        uint64_t t = (uint64_t)st_clock_ns(CLOCK_MONOTONIC);
         if (t0 == 0)
             t0 = t;
         else if (t - t0 > NOTE_BOUND_NS) {
