@@ -19,6 +19,10 @@
  *     st_mpi_end(th);
  *     return rc;                                   // the PMPI result, unchanged
  *
+ * A role with an inline usual case (the blocking send and receive: p2p_fast.h) makes this shape a
+ * static st_gen_MPI_X; its exported MPI_X records the usual call itself and tail-calls st_gen_MPI_X,
+ * before recording anything, for every other call.
+ *
  * The functions below never call a traced MPI_* symbol (only PMPI_*), never touch the
  * application's status or request contents beyond reading them, and are safe under
  * MPI_THREAD_MULTIPLE (tables are lock-free for lookups; a request is used by one
