@@ -45,61 +45,28 @@
 #include "comm.h"
 #include "handle_map.h"
 #include "rma.h"
+#include "rma_win.h"
 #include "st_mpi.h"
 #include "../exchange/polite_mpi.h"
 #include "../util/clockread.h"
 #include "../util/log.h"
 
-#define WIN_SLOTS   4096u /* windows alive at once */
-#define TARGET_BITS 40    /* matching id = target << TARGET_BITS | number at that target */
 #define NOTE_TAG    1     /* a post's note on the window's notes communicator */
 #define NOTE_BOUND_NS 5000000000ull /* a start waits at most this long for a target's note */
 #define NOTE_SPIN_NS  50000ull      /* and polls without yielding the processor for this long */
 
-struct st_win {
-    uint32_t          comm;    /* process-local index of the window's communicator */
-    uint32_t          seq;     /* the window's number on it (events' tag) */
-    uint32_t          size;    /* ranks of the window */
-    int32_t           self;    /* this process's rank in it */
-    const int32_t    *world;   /* world rank of each window rank (the communicator's definition) */
-    _Atomic uint64_t *issued;  /* [size] operations issued to each target */
-    _Atomic uint64_t *done;    /* [size] of those, completed at the target */
-    _Atomic uint64_t *ldone;   /* [size] of those, completed at the origin by a local flush */
-    _Atomic uint8_t  *listed;  /* [size] target is in list */
-    _Atomic uint32_t *list;    /* [size] targets with operations since the last whole-window sync */
-    _Atomic uint32_t  nlist;
-    uint32_t          access, exposure; /* group sizes of the last MPI_Win_start and MPI_Win_post */
-    MPI_Group         group;   /* the window's group (MPI_GROUP_NULL: members not recorded) */
-    int              *iota;    /* [size] 0, 1, ..., size - 1 */
-    int              *xpost, *xstart; /* [size] a post's / start's group in window ranks */
-    MPI_Comm          notes;   /* the post -> start notes (MPI_COMM_NULL: none) */
-    uint64_t         *nposted; /* [size] posts that named each origin */
-    uint64_t         *nstarted;/* [size] starts that named each target */
-    uint8_t          *silent;  /* [size] a target whose note did not come within the bound */
-    uint8_t          *got;     /* [size] a start's: whether the note of each member of its group came */
-    uint64_t         *note;    /* [2 * size] the note last sent to each origin (its send buffer) */
-    MPI_Request      *nreq;    /* [size] its request */
-};
 
-typedef struct win_slot {
-    _Atomic uint64_t handle;      /* ST_HMAP_KEY of the MPI_Win; 0: empty */
-    _Atomic(st_win_t *) win;      /* NULL once freed */
-} win_slot_t;
-
-static win_slot_t map[WIN_SLOTS];
+st_win_slot_t st_win_map[ST_WIN_SLOTS];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-#define REUSING 1u /* a slot being rebound to another handle: matches no lookup (no handle is 1) */
-
-static uint32_t slot_of(uint64_t h) { return (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 52) & (WIN_SLOTS - 1); }
 
 /* win_get past the first slot i of handle h's probe path. */
 static __attribute__((noinline)) st_win_t *win_probe(uint64_t h, uint32_t i)
 {
-    for (uint32_t n = 0; h > REUSING && n < WIN_SLOTS; n++, i = (i + 1) & (WIN_SLOTS - 1)) {
-        uint64_t k = atomic_load_explicit(&map[i].handle, memory_order_acquire);
+    for (uint32_t n = 0; h > ST_WIN_REUSING && n < ST_WIN_SLOTS; n++, i = (i + 1) & (ST_WIN_SLOTS - 1)) {
+        uint64_t k = atomic_load_explicit(&st_win_map[i].handle, memory_order_acquire);
         if (k == h)
-            return atomic_load_explicit(&map[i].win, memory_order_acquire);
+            return atomic_load_explicit(&st_win_map[i].win, memory_order_acquire);
         if (k == 0)
             return NULL;
     }
@@ -109,11 +76,11 @@ static __attribute__((noinline)) st_win_t *win_probe(uint64_t h, uint32_t i)
 /* The window of a handle, NULL if none: the first slot of its probe path inline (the operations' path). */
 static inline st_win_t *win_get(MPI_Win win)
 {
+    const st_win_slot_t *s = st_win_first(win);
+    if (ST_LIKELY(s != NULL))
+        return atomic_load_explicit(&s->win, memory_order_acquire);
     uint64_t h = ST_HMAP_KEY(win);
-    uint32_t i = slot_of(h);
-    if (h > REUSING && atomic_load_explicit(&map[i].handle, memory_order_acquire) == h)
-        return atomic_load_explicit(&map[i].win, memory_order_acquire);
-    return win_probe(h, i);
+    return win_probe(h, st_win_slot_of(h));
 }
 
 /* Binds handle to w (NULL: forgets it; the slot stays bound to the handle with no window). A handle
@@ -123,26 +90,26 @@ static inline st_win_t *win_get(MPI_Win win)
 static int win_put(MPI_Win win, st_win_t *w)
 {
     uint64_t h = ST_HMAP_KEY(win);
-    uint32_t i = slot_of(h), free_slot = WIN_SLOTS;
+    uint32_t i = st_win_slot_of(h), free_slot = ST_WIN_SLOTS;
     int rc = -1;
     pthread_mutex_lock(&lock);
-    for (uint32_t n = 0; h > REUSING && n < WIN_SLOTS; n++, i = (i + 1) & (WIN_SLOTS - 1)) {
-        uint64_t k = atomic_load(&map[i].handle);
+    for (uint32_t n = 0; h > ST_WIN_REUSING && n < ST_WIN_SLOTS; n++, i = (i + 1) & (ST_WIN_SLOTS - 1)) {
+        uint64_t k = atomic_load(&st_win_map[i].handle);
         if (k == h) {
-            atomic_store_explicit(&map[i].win, w, memory_order_release);
-            free_slot = WIN_SLOTS;
+            atomic_store_explicit(&st_win_map[i].win, w, memory_order_release);
+            free_slot = ST_WIN_SLOTS;
             rc = 0;
             break;
         }
-        if (free_slot == WIN_SLOTS && (k == 0 || !atomic_load(&map[i].win)))
+        if (free_slot == ST_WIN_SLOTS && (k == 0 || !atomic_load(&st_win_map[i].win)))
             free_slot = i;
         if (k == 0)
             break;
     }
-    if (rc != 0 && w && free_slot < WIN_SLOTS) {
-        atomic_store_explicit(&map[free_slot].handle, REUSING, memory_order_release);
-        atomic_store_explicit(&map[free_slot].win, w, memory_order_release);
-        atomic_store_explicit(&map[free_slot].handle, h, memory_order_release);
+    if (rc != 0 && w && free_slot < ST_WIN_SLOTS) {
+        atomic_store_explicit(&st_win_map[free_slot].handle, ST_WIN_REUSING, memory_order_release);
+        atomic_store_explicit(&st_win_map[free_slot].win, w, memory_order_release);
+        atomic_store_explicit(&st_win_map[free_slot].handle, h, memory_order_release);
         rc = 0;
     }
     pthread_mutex_unlock(&lock);
@@ -274,7 +241,7 @@ void st_mpi_win_create(st_thread_t *th, int rc, MPI_Comm comm, MPI_Win win)
         w->seq = atomic_fetch_add(&c->nwins, 1);
         if (win_put(win, w) != 0) {
             st_log_warn_once("more than %u RMA windows at once; the operations on later ones are not traced",
-                             WIN_SLOTS);
+                             ST_WIN_SLOTS);
             notes = w->notes;
             w->notes = MPI_COMM_NULL;
             win_release(w);
@@ -306,11 +273,6 @@ void st_mpi_win_free_end(st_thread_t *th, int rc, st_win_t *w)
 
 /* ---- operations ---------------------------------------------------------------------------- */
 
-static uint64_t matching_id(uint32_t target, uint64_t n)
-{
-    return (uint64_t)target << TARGET_BITS | (n & ((1ull << TARGET_BITS) - 1));
-}
-
 void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t recvd, MPI_Win win,
                    st_req_info_t *ri)
 {
@@ -320,26 +282,20 @@ void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t 
     if (target == MPI_PROC_NULL || target < 0 || !(w = win_get(win)) || (uint32_t)target >= w->size)
         return;
     uint32_t t = (uint32_t)target;
-    uint64_t id = matching_id(t, st_mpi_count(&w->issued[t]) + 1);
+    uint64_t id = st_rma_matching_id(t, st_mpi_count(&w->issued[t]) + 1);
     /* a plain load first: the locked exchange only on a target's first operation */
     if (!atomic_load_explicit(&w->listed[t], memory_order_relaxed) &&
         !atomic_exchange_explicit(&w->listed[t], 1, memory_order_relaxed))
         atomic_store_explicit(&w->list[atomic_fetch_add_explicit(&w->nlist, 1, memory_order_relaxed)], t,
                               memory_order_relaxed);
-    static const uint8_t kind[] = { ST_EV_RMA_PUT, ST_EV_RMA_GET, ST_EV_RMA_ATOMIC, ST_EV_RMA_ATOMIC,
-                                    ST_EV_RMA_ATOMIC, ST_EV_RMA_ATOMIC };
-    static const uint16_t atomic[] = { 0, 0, OTF2_RMA_ATOMIC_TYPE_ACCUMULATE,
-                                       OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE,
-                                       OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE,
-                                       OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP };
     /* at the ENTER's time, as a send */
-    st_event_t *e = st_record_again(th, kind[op]);
+    st_event_t *e = st_record_again(th, st_rma_event_kind(op));
     set_win(e, w);
     e->peer = w->world[t];
     e->id = id;
-    e->op = atomic[op];
-    e->bytes = op == ST_RMA_GET ? recvd : sent;
-    e->bytes2 = kind[op] == ST_EV_RMA_ATOMIC ? recvd : 0;
+    e->op = st_rma_atomic_type(op);
+    e->bytes = st_rma_bytes(op, sent, recvd);
+    e->bytes2 = st_rma_bytes2(op, recvd);
     if (ri) {
         ri->kind = ST_REQ_RMA;
         ri->id = id;
@@ -369,7 +325,7 @@ static void complete_target(st_thread_t *th, st_win_t *w, uint32_t t, int *first
                                : st_record_again(th, ST_EV_RMA_OP_COMPLETE_REMOTE);
         *first = 0;
         set_win(e, w);
-        e->id = matching_id(t, k);
+        e->id = st_rma_matching_id(t, k);
     }
 }
 
@@ -397,7 +353,7 @@ static void complete_target_local(st_thread_t *th, st_win_t *w, uint32_t t, int 
                                : st_record_again(th, ST_EV_RMA_OP_COMPLETE_NONBLOCKING);
         *first = 0;
         set_win(e, w);
-        e->id = matching_id(t, k);
+        e->id = st_rma_matching_id(t, k);
     }
 }
 

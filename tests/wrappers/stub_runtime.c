@@ -12,6 +12,7 @@
 #include "stub_runtime.h"
 #include "../../src/mpi/comm.h"
 #include "../../src/mpi/rma.h"
+#include "../../src/mpi/rma_win.h"
 
 st_stub_t st_stub;
 
@@ -162,6 +163,7 @@ _Atomic uint64_t st_mpi_next_post = 1; /* st_mpi_recv_post's counter (inline, st
 /* The communicator table of the inline usual case (p2p_fast.h): empty, so every call takes the
  * general wrapper, whose runtime calls this stub records. */
 st_comm_slot_t st_comm_map[ST_COMM_SLOTS];
+st_win_slot_t st_win_map[ST_WIN_SLOTS]; /* the same for windows (rma_fast.h) */
 int st_mpi_status_raw_ok;
 int st_mpi_thread_multiple;
 /* The usual case's general end: never reached with the empty table above. */

@@ -1,0 +1,103 @@
+/*
+ * rma_win.h — the window table of rma.c, for the one-sided operations' inline usual case
+ * (p2p_fast.h's way, rma_fast.h) and rma.c alike: a window's record, the table's first probe slot,
+ * an operation's matching id and what its record says. Only src/mpi includes it.
+ */
+#ifndef ST_MPI_RMA_WIN_H
+#define ST_MPI_RMA_WIN_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <otf2/OTF2_Events.h>
+
+#include "handle_map.h"
+#include "st_mpi.h"
+
+#define ST_WIN_SLOTS       4096u /* windows alive at once */
+#define ST_RMA_TARGET_BITS 40    /* matching id = target << ST_RMA_TARGET_BITS | number at that target */
+
+struct st_win {
+    uint32_t          comm;    /* process-local index of the window's communicator */
+    uint32_t          seq;     /* the window's number on it (events' tag) */
+    uint32_t          size;    /* ranks of the window */
+    int32_t           self;    /* this process's rank in it */
+    const int32_t    *world;   /* world rank of each window rank (the communicator's definition) */
+    _Atomic uint64_t *issued;  /* [size] operations issued to each target */
+    _Atomic uint64_t *done;    /* [size] of those, completed at the target */
+    _Atomic uint64_t *ldone;   /* [size] of those, completed at the origin by a local flush */
+    _Atomic uint8_t  *listed;  /* [size] target is in list */
+    _Atomic uint32_t *list;    /* [size] targets with operations since the last whole-window sync */
+    _Atomic uint32_t  nlist;
+    uint32_t          access, exposure; /* group sizes of the last MPI_Win_start and MPI_Win_post */
+    MPI_Group         group;   /* the window's group (MPI_GROUP_NULL: members not recorded) */
+    int              *iota;    /* [size] 0, 1, ..., size - 1 */
+    int              *xpost, *xstart; /* [size] a post's / start's group in window ranks */
+    MPI_Comm          notes;   /* the post -> start notes (MPI_COMM_NULL: none) */
+    uint64_t         *nposted; /* [size] posts that named each origin */
+    uint64_t         *nstarted;/* [size] starts that named each target */
+    uint8_t          *silent;  /* [size] a target whose note did not come within the bound */
+    uint8_t          *got;     /* [size] a start's: whether the note of each member of its group came */
+    uint64_t         *note;    /* [2 * size] the note last sent to each origin (its send buffer) */
+    MPI_Request      *nreq;    /* [size] its request */
+};
+
+typedef struct st_win_slot {
+    _Atomic uint64_t handle;      /* ST_HMAP_KEY of the MPI_Win; 0: empty */
+    _Atomic(st_win_t *) win;      /* NULL once freed */
+} st_win_slot_t;
+
+#define ST_WIN_REUSING 1u /* a slot being rebound to another handle: matches no lookup (no handle is 1) */
+
+extern __attribute__((visibility("hidden"))) st_win_slot_t st_win_map[ST_WIN_SLOTS];
+
+static inline uint32_t st_win_slot_of(uint64_t h)
+{
+    return (uint32_t)((h * 0x9E3779B97F4A7C15ull) >> 52) & (ST_WIN_SLOTS - 1);
+}
+
+/* The first slot of win's probe path when it holds win's handle (its window may be NULL: freed),
+ * else NULL: the lookup then probes on (rma.c win_get). */
+static inline const st_win_slot_t *st_win_first(MPI_Win win)
+{
+    uint64_t h = ST_HMAP_KEY(win);
+    const st_win_slot_t *s = &st_win_map[st_win_slot_of(h)];
+    return h > ST_WIN_REUSING && atomic_load_explicit(&s->handle, memory_order_acquire) == h ? s : NULL;
+}
+
+/* The matching id of the n-th operation to target. */
+static inline uint64_t st_rma_matching_id(uint32_t target, uint64_t n)
+{
+    return (uint64_t)target << ST_RMA_TARGET_BITS | (n & ((1ull << ST_RMA_TARGET_BITS) - 1));
+}
+
+/* An operation's record (op: ST_RMA_*): its kind, its atomic type, and its two byte counts (sent or
+ * received; an atomic's received bytes second). */
+static inline unsigned st_rma_event_kind(int op)
+{
+    return op == ST_RMA_PUT ? ST_EV_RMA_PUT : op == ST_RMA_GET ? ST_EV_RMA_GET : ST_EV_RMA_ATOMIC;
+}
+
+static inline uint16_t st_rma_atomic_type(int op)
+{
+    switch (op) {
+    case ST_RMA_ACCUMULATE: return OTF2_RMA_ATOMIC_TYPE_ACCUMULATE;
+    case ST_RMA_GET_ACCUMULATE:
+    case ST_RMA_FETCH_AND_OP: return OTF2_RMA_ATOMIC_TYPE_FETCH_AND_ACCUMULATE;
+    case ST_RMA_COMPARE_AND_SWAP: return OTF2_RMA_ATOMIC_TYPE_COMPARE_AND_SWAP;
+    default: return 0;
+    }
+}
+
+static inline uint64_t st_rma_bytes(int op, uint64_t sent, uint64_t recvd)
+{
+    return op == ST_RMA_GET ? recvd : sent;
+}
+
+static inline uint64_t st_rma_bytes2(int op, uint64_t recvd)
+{
+    return st_rma_event_kind(op) == ST_EV_RMA_ATOMIC ? recvd : 0;
+}
+
+#endif
