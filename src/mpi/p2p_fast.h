@@ -91,6 +91,17 @@ static inline __attribute__((always_inline)) void st_mpi_fast_msg(st_event_t *e,
                          .epoch = epoch, .bytes = bytes, .id = id };
 }
 
+/* The call begun: the thread inside the wrapper (in_tool), the call's ENTER stamped now in the first
+ * of the next n slots, which are returned (the others are the caller's, at e[0].time if at the same instant). */
+static inline __attribute__((always_inline)) st_event_t *st_mpi_fast_begin(st_thread_t *th, st_region_t region, size_t n)
+{
+    th->in_tool = 1;
+    uint64_t t = st_record_now(th);
+    st_event_t *e = st_mpi_fast_slots(th, n);
+    st_mpi_fast_enter(e, t, th->epoch, region);
+    return e;
+}
+
 /*
  * MPI_Send and its modes: NULL unless the call is the usual case (above); else its ENTER and SEND
  * are recorded, the thread is inside the wrapper (in_tool), and st_mpi_fast_leave ends it.
@@ -104,12 +115,9 @@ static inline __attribute__((always_inline)) st_thread_t *st_mpi_send_fast(st_re
     const st_comm_t *c = st_mpi_fast_comm(comm);
     if (ST_UNLIKELY(!c || (unsigned)dest >= c->def.size))
         return NULL;
-    th->in_tool = 1;
-    uint64_t t = st_record_now(th);
-    st_event_t *e = st_mpi_fast_slots(th, 2);
-    st_mpi_fast_enter(&e[0], t, th->epoch, region);
+    st_event_t *e = st_mpi_fast_begin(th, region, 2);
     /* at the ENTER's time, as st_mpi_send's st_record_again */
-    st_mpi_fast_msg(&e[1], ST_EV_MPI_SEND, t, th->epoch, c, c->def.world[dest], tag, st_mpi_bytes(count, type), 0);
+    st_mpi_fast_msg(&e[1], ST_EV_MPI_SEND, e[0].time, th->epoch, c, c->def.world[dest], tag, st_mpi_bytes(count, type), 0);
     return th;
 }
 
@@ -129,9 +137,7 @@ static inline __attribute__((always_inline)) st_thread_t *st_mpi_recv_fast(const
     st_thread_t *th = st_mpi_fast_thread(3);
     if (!th || !(*c = st_mpi_fast_comm(comm)))
         return NULL;
-    th->in_tool = 1;
-    uint64_t t = st_record_now(th);
-    st_mpi_fast_enter(st_mpi_fast_slots(th, 1), t, th->epoch, region);
+    st_mpi_fast_begin(th, region, 1);
     return th;
 }
 

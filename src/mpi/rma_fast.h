@@ -24,12 +24,9 @@ static inline __attribute__((always_inline)) st_thread_t *st_mpi_rma_op_fast(st_
     if (ST_UNLIKELY(!w || (unsigned)target >= w->size ||
                     !atomic_load_explicit(&w->listed[target], memory_order_relaxed)))
         return NULL;
-    th->in_tool = 1;
-    uint64_t t = st_record_now(th);
-    st_event_t *e = st_mpi_fast_slots(th, 2);
-    st_mpi_fast_enter(&e[0], t, th->epoch, region);
+    st_event_t *e = st_mpi_fast_begin(th, region, 2);
     uint64_t id = st_rma_matching_id((uint32_t)target, st_mpi_count(&w->issued[target]) + 1);
-    e[1] = (st_event_t){ .time = t, .kind = (uint8_t)st_rma_event_kind(op), .op = st_rma_atomic_type(op),
+    e[1] = (st_event_t){ .time = e[0].time, .kind = (uint8_t)st_rma_event_kind(op), .op = st_rma_atomic_type(op),
                          .comm = w->comm, .peer = w->world[target], .tag = (int32_t)w->seq, .epoch = th->epoch,
                          .bytes = st_rma_bytes(op, sent, recvd), .bytes2 = st_rma_bytes2(op, recvd), .id = id };
     return th;

@@ -137,7 +137,7 @@ void st_record_flush(st_thread_t *th);
 
 /* The stamp of th's next event for t, a time read with the map of epoch: t, or th's last stamp when
  * that is later within one epoch (per-location time never goes back). Becomes th->last. */
-static inline uint64_t st_record_stamp(st_thread_t *th, uint64_t t, uint32_t epoch)
+static inline __attribute__((always_inline)) uint64_t st_record_stamp(st_thread_t *th, uint64_t t, uint32_t epoch)
 {
     if (ST_UNLIKELY(epoch != th->epoch)) {
         /* A new sync epoch: its map may be behind the last one (before MPI_Init: by up to
@@ -153,7 +153,7 @@ static inline uint64_t st_record_stamp(st_thread_t *th, uint64_t t, uint32_t epo
 }
 
 /* The clock read now, stamped for th's next event (st_record_stamp); its epoch is then th->epoch. */
-static inline uint64_t st_record_now(st_thread_t *th)
+static inline __attribute__((always_inline)) uint64_t st_record_now(st_thread_t *th)
 {
     uint32_t epoch;
     uint64_t t = st_timer_now_ep(&epoch);
