@@ -28,6 +28,10 @@ typedef enum st_event_kind {
 /* Which synchronization an RMA_GROUP_SYNC is (its op; events.def). */
 enum st_pscw_op { ST_PSCW_POST = 1, ST_PSCW_START, ST_PSCW_COMPLETE, ST_PSCW_WAIT };
 
+/* The notes of post -> start as an RMA_SYNC's op: OTF2_RmaSyncType's values (src/mpi/rma.c checks
+ * they agree), named here for the readers that include no OTF2 header (relations). */
+enum st_rma_sync_note { ST_RMA_SYNC_NOTIFY_IN = 1, ST_RMA_SYNC_NOTIFY_OUT = 2 };
+
 /* Event flags. */
 #define ST_EVF_NONE       0x00u
 #define ST_EVF_INTERCOMM  0x01u /* peer/root refers to the remote group of an intercommunicator */

@@ -51,6 +51,8 @@
 #include "../util/clockread.h"
 #include "../util/log.h"
 
+_Static_assert((int)ST_RMA_SYNC_NOTIFY_IN == (int)OTF2_RMA_SYNC_TYPE_NOTIFY_IN && (int)ST_RMA_SYNC_NOTIFY_OUT == (int)OTF2_RMA_SYNC_TYPE_NOTIFY_OUT,
+               "the notes' RMA_SYNC ops are OTF2's (model/event.h)");
 #define NOTE_TAG    1     /* a post's note on the window's notes communicator */
 #define NOTE_BOUND_NS 5000000000ull /* a start waits at most this long for a target's note */
 #define NOTE_SPIN_NS  50000ull      /* and polls without yielding the processor for this long */
@@ -560,7 +562,7 @@ static void group_sync(st_thread_t *th, int rc, int what, MPI_Group group, int m
         record_members(th, w, n, x);
     if (notes)
         record_notes(th, w, n, x, what == ST_PSCW_START ? w->got : NULL,
-                     what == ST_PSCW_START ? OTF2_RMA_SYNC_TYPE_NOTIFY_IN : OTF2_RMA_SYNC_TYPE_NOTIFY_OUT);
+                     what == ST_PSCW_START ? ST_RMA_SYNC_NOTIFY_IN : ST_RMA_SYNC_NOTIFY_OUT);
     if (what == ST_PSCW_POST && notes)
         send_notes(w, n, x);
 }

@@ -268,9 +268,6 @@ int rel_pscw_finish(ctx_t *c, pscwvec_t *v);
  * locks.h). 0, or -1. */
 int rel_lock_finish(ctx_t *c);
 
-/* RMA_SYNC.op (OTF2_RmaSyncType, kept numeric): a post's note sent to an origin, a start's taken from a target. */
-enum { RMA_SYNC_NOTIFY_IN = 1, RMA_SYNC_NOTIFY_OUT = 2 };
-
 /* ---- OpenMP (derive_omp.c) ------------------------------------------------------------------ */
 
 /* Lock, task and taskwait events of one process, sorted by (a, b, c, type, loc, ev). Tasks and

@@ -96,7 +96,7 @@ static int item_ends(ctx_t *c, const pscw_item_t *x, uint64_t group, pscwendvec_
 {
     const st_group_def_t *g = group_of(c, group);
     int opens = x->op == ST_PSCW_POST || x->op == ST_PSCW_START;
-    uint16_t note = x->op == ST_PSCW_POST ? RMA_SYNC_NOTIFY_OUT : RMA_SYNC_NOTIFY_IN;
+    uint16_t note = x->op == ST_PSCW_POST ? ST_RMA_SYNC_NOTIFY_OUT : ST_RMA_SYNC_NOTIFY_IN;
     uint64_t n = opens ? next_event(c, x->loc, x->ev) : NO_EV; /* the call's next note, in the group's order */
     for (uint32_t m = 0; g && m < g->size; m++) {
         pscw_end_t e = { .comm = x->comm, .win = x->win, .loc = x->loc, .other = g->world[m],
