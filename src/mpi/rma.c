@@ -233,19 +233,15 @@ void st_mpi_win_create(st_thread_t *th, int rc, MPI_Comm comm, MPI_Win win)
         notes = MPI_COMM_NULL;
     st_comm_t *c = rc == MPI_SUCCESS && win != MPI_WIN_NULL ? st_comm_get(comm) : NULL;
     st_win_t *w = c && !(c->def.flags & ST_COMMF_INTER) ? win_new(c) : NULL;
-    if (w && PMPI_Win_get_group(win, &w->group) != MPI_SUCCESS)
-        w->group = MPI_GROUP_NULL;
     if (w) {
+        if (PMPI_Win_get_group(win, &w->group) != MPI_SUCCESS)
+            w->group = MPI_GROUP_NULL;
         w->notes = notes;
-        notes = MPI_COMM_NULL;
-    }
-    if (w) {
         w->seq = atomic_fetch_add(&c->nwins, 1);
         if (win_put(win, w) != 0) {
             st_log_warn_once("more than %u RMA windows at once; the operations on later ones are not traced",
                              ST_WIN_SLOTS);
-            notes = w->notes;
-            w->notes = MPI_COMM_NULL;
+            w->notes = MPI_COMM_NULL; /* kept, as for a window not known here */
             win_release(w);
             w = NULL;
         } else
@@ -284,7 +280,7 @@ void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t 
     if (target == MPI_PROC_NULL || target < 0 || !(w = win_get(win)) || (uint32_t)target >= w->size)
         return;
     uint32_t t = (uint32_t)target;
-    uint64_t id = st_rma_matching_id(t, st_mpi_count(&w->issued[t]) + 1);
+    uint64_t id = st_rma_next_id(w, t);
     /* a plain load first: the locked exchange only on a target's first operation */
     if (!atomic_load_explicit(&w->listed[t], memory_order_relaxed) &&
         !atomic_exchange_explicit(&w->listed[t], 1, memory_order_relaxed))
@@ -292,12 +288,7 @@ void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t 
                               memory_order_relaxed);
     /* at the ENTER's time, as a send */
     st_event_t *e = st_record_again(th, st_rma_event_kind(op));
-    set_win(e, w);
-    e->peer = w->world[t];
-    e->id = id;
-    e->op = st_rma_atomic_type(op);
-    e->bytes = st_rma_bytes(op, sent, recvd);
-    e->bytes2 = st_rma_bytes2(op, recvd);
+    st_rma_op_event(e, e->time, e->epoch, w, op, t, id, sent, recvd);
     if (ri) {
         ri->kind = ST_REQ_RMA;
         ri->id = id;

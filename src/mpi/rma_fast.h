@@ -25,10 +25,8 @@ static inline __attribute__((always_inline)) st_thread_t *st_mpi_rma_op_fast(st_
                     !atomic_load_explicit(&w->listed[target], memory_order_relaxed)))
         return NULL;
     st_event_t *e = st_mpi_fast_begin(th, region, 2);
-    uint64_t id = st_rma_matching_id((uint32_t)target, st_mpi_count(&w->issued[target]) + 1);
-    e[1] = (st_event_t){ .time = e[0].time, .kind = (uint8_t)st_rma_event_kind(op), .op = st_rma_atomic_type(op),
-                         .comm = w->comm, .peer = w->world[target], .tag = (int32_t)w->seq, .epoch = th->epoch,
-                         .bytes = st_rma_bytes(op, sent, recvd), .bytes2 = st_rma_bytes2(op, recvd), .id = id };
+    st_rma_op_event(&e[1], e[0].time, th->epoch, w, op, (uint32_t)target, st_rma_next_id(w, (uint32_t)target), sent,
+                    recvd);
     return th;
 }
 

@@ -100,4 +100,21 @@ static inline uint64_t st_rma_bytes2(int op, uint64_t recvd)
     return st_rma_event_kind(op) == ST_EV_RMA_ATOMIC ? recvd : 0;
 }
 
+/* The matching id of the next operation to target t of w (its count of issued operations raised). */
+static inline uint64_t st_rma_next_id(const st_win_t *w, uint32_t t)
+{
+    return st_rma_matching_id(t, st_mpi_count(&w->issued[t]) + 1);
+}
+
+/* *e: operation op (ST_RMA_*) to target t of w with matching id, at time t0 of epoch: the whole record,
+ * written the same by the general wrapper (rma.c) and the usual case (rma_fast.h). */
+static inline __attribute__((always_inline)) void st_rma_op_event(st_event_t *e, uint64_t t0, uint32_t epoch,
+                                                                  const st_win_t *w, int op, uint32_t t, uint64_t id,
+                                                                  uint64_t sent, uint64_t recvd)
+{
+    *e = (st_event_t){ .time = t0, .kind = (uint8_t)st_rma_event_kind(op), .op = st_rma_atomic_type(op),
+                       .comm = w->comm, .peer = w->world[t], .tag = (int32_t)w->seq, .epoch = epoch,
+                       .bytes = st_rma_bytes(op, sent, recvd), .bytes2 = st_rma_bytes2(op, recvd), .id = id };
+}
+
 #endif
