@@ -416,6 +416,10 @@ def start_role(t, args, n, where):
     return t.roles[name]
 
 
+# A role's lines of C: the general wrapper's, and its inline usual case's (wrappers/README.md).
+CODE_LINES = ("pre", "post", "fast", "fastpre", "fastpost")
+
+
 def role_line(r, text, where):
     kw, _, rest = text.partition(" ")
     rest = rest.strip()
@@ -442,14 +446,13 @@ def role_line(r, text, where):
             fail(where, f"role '{r.name}': 'filterable' needs what a filtered call loses and appears once")
         check_reason(rest, where)
         r.filterable = rest
-    elif kw in ("pre", "post", "fast", "fastpre", "fastpost"):
+    elif kw in CODE_LINES:
         if r.nowrap:
             fail(where, f"role '{r.name}' is nowrap: it has no code")
         getattr(r, kw).append(rest)
     else:
-        fail(where, f"unknown role line '{kw}' (accepted: keys, word, call, unfilterable, filterable, pre, post, "
-                    "fast, fastpre, fastpost)")
-    for ph in PLACEHOLDER_RE.findall(rest if kw in ("pre", "post", "fast", "fastpre", "fastpost") else ""):
+        fail(where, f"unknown role line '{kw}' (accepted: keys, word, call, unfilterable, filterable, {', '.join(CODE_LINES)})")
+    for ph in PLACEHOLDER_RE.findall(rest if kw in CODE_LINES else ""):
         if ph not in r.keys and ph not in r.words:
             fail(where, f"placeholder ${ph} is not a key of role '{r.name}'")
 
