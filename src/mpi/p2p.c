@@ -143,8 +143,8 @@ static void recv_on(st_thread_t *th, int rc, const st_comm_t *c, const MPI_Statu
 
 void st_mpi_recv(st_thread_t *th, int rc, MPI_Comm comm, const MPI_Status *status, uint64_t post_id)
 {
-    st_comm_t *c;
-    if (rc == MPI_SUCCESS && status->MPI_SOURCE != MPI_PROC_NULL && (c = st_comm_get(comm)))
+    const st_comm_t *c = st_comm_get(comm);
+    if (c)
         recv_on(th, rc, c, status, post_id);
 }
 

@@ -82,7 +82,8 @@ static inline __attribute__((always_inline)) void st_mpi_fast_leave_at(st_event_
     *e = (st_event_t){ .time = t, .kind = ST_EV_LEAVE, .region = region, .peer = -1, .epoch = epoch };
 }
 
-/* *e: a message event at time t as p2p.c's fill_msg makes it (intracommunicator). */
+/* *e: a message event at time t as p2p.c's fill_msg makes it (intracommunicator): the whole record at once,
+ * where fill_msg completes one st_record zeroed (t_p2p compares the two). */
 static inline __attribute__((always_inline)) void st_mpi_fast_msg(st_event_t *e, unsigned kind, uint64_t t,
                                                                  uint32_t epoch, const st_comm_t *c, int32_t peer,
                                                                  int tag, uint64_t bytes, uint64_t id)
