@@ -10,6 +10,9 @@
  *   send        MPI_Send of 8 bytes to this rank, its receive posted before the batch (so it does not wait)
  *   isend       MPI_Isend of the same, CALLS of them outstanding until the batch ends
  *   waitall     the MPI_Waitall that ends an isend batch (CALLS sends, CALLS receives), per request
+ * With RMA_BENCH_ROUNDS=1 in the environment it also prints each round's ns per call of each kind to
+ * stderr, in the order they ran ("round R: put P accumulate A send S isend I"): when in a run the tool's
+ * work beside the calls (its writer) slows them.
  * Each batch's operations are completed outside its timing (MPI_Win_flush_all, MPI_Waitall), so a
  * figure is the issuing call itself plus what the preloaded tool adds to it: an ENTER, the RmaPut /
  * RmaAtomic record and a LEAVE for the one-sided calls; an ENTER, the send record and a LEAVE for
@@ -113,6 +116,13 @@ int main(int argc, char **argv)
             double t = batch(k, calls, win, sendbuf, recvbuf, reqs, st, b >= 0 ? &w[b] : &unused);
             if (b >= 0)
                 v[k][b] = t;
+        }
+    if (getenv("RMA_BENCH_ROUNDS"))
+        for (int b = 0; b < batches; b++) {
+            fprintf(stderr, "round %d:", b);
+            for (int k = first; k <= ISEND; k++)
+                fprintf(stderr, " %s %.1f", name[k], v[k][b]);
+            fprintf(stderr, "\n");
         }
     for (int k = first; k <= ISEND; k++) {
         double median = median_of(v[k], batches); /* sorts v[k] */

@@ -12,8 +12,8 @@
 # three full buffers to the writer while the batches run, and the longest call pays most for the writer's
 # work beside it (MPICH, 21 runs: MPI_Accumulate's fastest run +78 ns with the hand-offs, +22 without;
 # MPI_Send's +35 and +21); the rows
-# "no hand-off" run the traced program again with a buffer that holds the whole run
-# (SYNCTRACE_BUFFER=64M), which is the call's own cost. Both are shown and the target is judged on both.
+# "no hand-off" run the traced program again with a buffer that holds the whole run below its half
+# (SYNCTRACE_BUFFER=128M: no spare buffer is made either), which is the call's own cost. Both are shown and the target is judged on both.
 # Untraced, MPICH's MPI_Accumulate runs at one of two speeds per process (about 240 or 430 ns here), so
 # its medians over runs depend on how many runs drew which: the fastest-batch rows compare like with like.
 # The MPI_Isend rows show the cost of a request with 10,
@@ -57,7 +57,7 @@ for i in $(seq "$REPS"); do
     run plain $CALLS $BATCHES --
     run traced $CALLS $BATCHES -- LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/t-$i" SYNCTRACE_ANALYZE=off
     rm -rf "$TMP/t-$i"
-    run whole $CALLS $BATCHES -- LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/t-$i" SYNCTRACE_ANALYZE=off SYNCTRACE_BUFFER=64M
+    run whole $CALLS $BATCHES -- LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/t-$i" SYNCTRACE_ANALYZE=off SYNCTRACE_BUFFER=128M
     rm -rf "$TMP/t-$i"
     for n in $ISEND_COUNTS; do
         b=$((2500 / n)); [ $b -le 256 ] || b=256
