@@ -19,7 +19,8 @@
  * Post -> start made true (docs/clc.md, Decisions 12): after recording its RMA_GROUP_SYNC, a post
  * sends each origin of its group a 16-byte note (k, the pair's post count on the window, and the
  * window's number) under the window's own tag on the notes communicator of the communicator it was
- * created on (rma_notes.h: one duplicate for all of that communicator's windows); a start, after its PMPI_Win_start returned, receives the note of each
+ * created on (rma_notes.h: one copy for all of that communicator's windows); a start, after its
+ * PMPI_Win_start returned, receives the note of each
  * target of its group (Iprobe from that target, with sched_yield too after NOTE_SPIN_NS; never a
  * blocking wait) before it records its own RMA_GROUP_SYNC. Both record, after the RMA_GROUP_SYNC
  * and at its time, OTF2's RmaSync records of the notes: NOTIFY_OUT per note sent (peer: the

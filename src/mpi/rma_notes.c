@@ -8,12 +8,12 @@
 #include "../util/log.h"
 
 struct st_rma_notes {
-    MPI_Comm comm;  /* the duplicate (MPI_COMM_NULL: it could not be made) */
-    uint32_t holds; /* the windows that keep it, + 1 while the communicator it duplicates lives */
+    MPI_Comm comm;  /* the copy (MPI_COMM_NULL: it could not be made) */
+    uint32_t holds; /* the windows that keep it, + 1 while the communicator it copies lives */
     uint64_t made;  /* windows created on that communicator so far: the next one's tag */
 };
 
-/* A communicator whose duplicate could not be kept (no memory): cached all the same, so that no member
+/* A communicator whose copy could not be kept (no memory): cached all the same, so that no member
  * makes one at a later window when the others do not. */
 static st_rma_notes_t none = { MPI_COMM_NULL, 1, 0 };
 
@@ -65,8 +65,12 @@ st_rma_notes_t *st_rma_notes_attach(MPI_Comm comm, int keep, MPI_Comm *notes, in
         return NULL;
     }
     if (!flag) { /* the communicator's first window: every member comes here at the same creation */
+        /* a split, not a dup: the application's attributes are not copied onto it (their callbacks would
+         * see a communicator it never made); the collective whatever else fails */
         MPI_Comm dup = MPI_COMM_NULL;
-        int ok = PMPI_Comm_dup(comm, &dup) == MPI_SUCCESS; /* the collective, whatever else fails */
+        int me = 0;
+        PMPI_Comm_rank(comm, &me);
+        int ok = PMPI_Comm_split(comm, 0, me, &dup) == MPI_SUCCESS;
         if (!(n = calloc(1, sizeof *n))) {
             if (ok)
                 PMPI_Comm_free(&dup);
