@@ -39,11 +39,7 @@ int main(int argc, char **argv)
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size != 2 || n < 1 || n > 100000) {
-        if (rank == 0)
-            fprintf(stderr, "many_windows: 2 ranks and 1 <= N <= 100000\n");
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+    ST_TEST_REQUIRE(size == 2 && n >= 1 && n <= 100000, "run on 2 ranks with 1 <= N <= 100000, not %d and %ld", size, n);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int keyval;
     static int value;
