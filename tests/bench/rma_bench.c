@@ -8,10 +8,11 @@
  *   put         MPI_Put of 8 bytes to this rank's own window, inside an MPI_Win_lock_all epoch
  *   accumulate  MPI_Accumulate (MPI_SUM of one double) to the same window
  *   send        MPI_Send of 8 bytes to this rank, its receive posted before the batch (so it does not wait)
+ *   send4k      the same with 4 KiB (a call of the length of an MPI_Accumulate here, most of it a copy)
  *   isend       MPI_Isend of the same, CALLS of them outstanding until the batch ends
  *   waitall     the MPI_Waitall that ends an isend batch (CALLS sends, CALLS receives), per request
  * With RMA_BENCH_ROUNDS=1 in the environment it also prints each round's ns per call of each kind to
- * stderr, in the order they ran ("round R: put P accumulate A send S isend I"): when in a run the tool's
+ * stderr, in the order they ran ("round R: put P accumulate A send S send4k S4 isend I"): when in a run the tool's
  * work beside the calls (its writer) slows them.
  * Each batch's operations are completed outside its timing (MPI_Win_flush_all, MPI_Waitall), so a
  * figure is the issuing call itself plus what the preloaded tool adds to it: an ENTER, the RmaPut /
@@ -28,7 +29,8 @@
 
 #include "batch_time.h"
 
-enum { PUT, ACCUMULATE, SEND, ISEND };
+enum { PUT, ACCUMULATE, SEND, SEND4K, ISEND };
+#define BIG 512 /* doubles in a send4k message */
 
 /* One timed loop per kind, each its own function so that an instruction count can be taken per kind:
  * valgrind --tool=callgrind --toggle-collect='issue_*' rma_bench 2500 8 (docs/performance.md). */
@@ -50,6 +52,12 @@ static __attribute__((noinline)) void issue_send(int calls, double *sendbuf)
         MPI_Send(&sendbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF);
 }
 
+static __attribute__((noinline)) void issue_send4k(int calls, double *big)
+{
+    for (int i = 0; i < calls; i++)
+        MPI_Send(big, BIG, MPI_DOUBLE, 0, i, MPI_COMM_SELF);
+}
+
 static __attribute__((noinline)) void issue_isend(int calls, double *sendbuf, MPI_Request *reqs)
 {
     for (int i = 0; i < calls; i++)
@@ -57,13 +65,16 @@ static __attribute__((noinline)) void issue_isend(int calls, double *sendbuf, MP
 }
 
 /* One batch of kind: its ns per call, and for ISEND in *wait the ns per request of the MPI_Waitall that
- * ends it; win holds one double per call. */
-static double batch(int kind, int calls, MPI_Win win, double *sendbuf, double *recvbuf, MPI_Request *reqs,
-                    MPI_Status *st, double *wait)
+ * ends it; win holds one double per call, bigrecv BIG per call. */
+static double batch(int kind, int calls, MPI_Win win, double *sendbuf, double *recvbuf, double *bigrecv,
+                    MPI_Request *reqs, MPI_Status *st, double *wait)
 {
     if (kind == SEND || kind == ISEND)
         for (int i = 0; i < calls; i++)
             MPI_Irecv(&recvbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF, &reqs[calls + i]);
+    if (kind == SEND4K)
+        for (int i = 0; i < calls; i++)
+            MPI_Irecv(&bigrecv[(size_t)i * BIG], BIG, MPI_DOUBLE, 0, i, MPI_COMM_SELF, &reqs[calls + i]);
     double t0 = now_ns();
     if (kind == PUT)
         issue_put(calls, sendbuf, win);
@@ -71,10 +82,12 @@ static double batch(int kind, int calls, MPI_Win win, double *sendbuf, double *r
         issue_accumulate(calls, sendbuf, win);
     else if (kind == SEND)
         issue_send(calls, sendbuf);
+    else if (kind == SEND4K)
+        issue_send4k(calls, bigrecv + (size_t)calls * BIG);
     else
         issue_isend(calls, sendbuf, reqs);
     double v = (now_ns() - t0) / calls;
-    if (kind == SEND)
+    if (kind == SEND || kind == SEND4K)
         MPI_Waitall(calls, reqs + calls, st);
     else if (kind == ISEND) {
         t0 = now_ns();
@@ -95,16 +108,17 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     double *base, *sendbuf = calloc((size_t)calls, sizeof *sendbuf), *recvbuf = calloc((size_t)calls, sizeof *recvbuf);
+    double *bigrecv = calloc(((size_t)calls + 1) * BIG, sizeof *bigrecv); /* the last BIG: the send buffer */
     MPI_Request *reqs = calloc(2 * (size_t)calls, sizeof *reqs);
     MPI_Status *st = calloc(2 * (size_t)calls, sizeof *st);
-    if (!sendbuf || !recvbuf || !reqs || !st) {
+    if (!sendbuf || !recvbuf || !bigrecv || !reqs || !st) {
         fprintf(stderr, "rma_bench: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
     MPI_Win win;
     MPI_Win_allocate((MPI_Aint)calls * (MPI_Aint)sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
     MPI_Win_lock_all(0, win);
-    static const char *name[] = { "put", "accumulate", "send", "isend" };
+    static const char *name[] = { "put", "accumulate", "send", "send4k", "isend" };
     /* The kinds take turns batch by batch (after one warm-up round: page faults), so that whatever
      * slows a stretch of the run - the tool's buffer hand-off and its writer, another process -
      * falls on each kind alike (timed kind after kind, the making of the tool's spare buffer and its
@@ -113,7 +127,7 @@ int main(int argc, char **argv)
     double v[ISEND + 1][256], w[256], unused;
     for (int b = -1; b < batches; b++)
         for (int k = first; k <= ISEND; k++) {
-            double t = batch(k, calls, win, sendbuf, recvbuf, reqs, st, b >= 0 ? &w[b] : &unused);
+            double t = batch(k, calls, win, sendbuf, recvbuf, bigrecv, reqs, st, b >= 0 ? &w[b] : &unused);
             if (b >= 0)
                 v[k][b] = t;
         }
@@ -132,7 +146,7 @@ int main(int argc, char **argv)
     printf("waitall %.2f\n", wait);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
-    free(sendbuf), free(recvbuf), free(reqs), free(st);
+    free(sendbuf), free(recvbuf), free(bigrecv), free(reqs), free(st);
     MPI_Finalize();
     return 0;
 }

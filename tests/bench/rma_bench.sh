@@ -16,6 +16,8 @@
 # (SYNCTRACE_BUFFER=128M: no spare buffer is made either), which is the call's own cost. Both are shown and the target is judged on both.
 # Untraced, MPICH's MPI_Accumulate runs at one of two speeds per process (about 240 or 430 ns here), so
 # its medians over runs depend on how many runs drew which: the fastest-batch rows compare like with like.
+# The rows "MPI_Send of 4 KiB" (a point-to-point call of about an MPI_Accumulate's length, most of it a
+# copy) show what the writer's work costs such a call: the one-sided calls pay it as it does.
 # The MPI_Isend rows show the cost of a request with 10,
 # 100 and 2500 outstanding (each count its own runs, isend only: ISEND_COUNTS), and the MPI_Waitall
 # rows what completing each of them costs: both MPIs hand every send to self that completed at its post
@@ -37,7 +39,7 @@ ISEND_COUNTS=${ISEND_COUNTS:-10 100} # besides CALLS; batches: 2500 requests eac
 "${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -o "$BUILD/rma_bench" tests/bench/rma_bench.c ||
     die "cannot build tests/bench/rma_bench.c"
 
-KINDS="put accumulate send isend"
+KINDS="put accumulate send send4k isend"
 status=0
 run() { # run NAME CALLS BATCHES [isend] -- [NAME=VALUE...]: appends each kind's ns per call to $TMP/NAME.KIND.CALLS
     local name=$1 calls=$2 batches=$3 only= k
@@ -84,9 +86,11 @@ row() { # row KIND CALLS LABEL [whole]: untraced, traced (and traced without a b
 row put $CALLS "MPI_Put (ENTER, RmaPut, LEAVE)" whole
 row accumulate $CALLS "MPI_Accumulate (ENTER, RmaAtomic, LEAVE)" whole
 row send $CALLS "MPI_Send (ENTER, send, LEAVE)" whole
+row send4k $CALLS "MPI_Send of 4 KiB" whole
 row put-fastest $CALLS "  MPI_Put, fastest batch" whole
 row accumulate-fastest $CALLS "  MPI_Accumulate, fastest batch" whole
 row send-fastest $CALLS "  MPI_Send, fastest batch" whole
+row send4k-fastest $CALLS "  MPI_Send of 4 KiB, fastest batch" whole
 for n in $ISEND_COUNTS $CALLS; do row isend "$n" "MPI_Isend, $n outstanding"; done
 for n in $ISEND_COUNTS $CALLS; do row waitall "$n" "MPI_Waitall of $n+$n, per request"; done
 verdict() { # verdict ADDED SUFFIX: the target on the median (no suffix) or the fastest-batch rows
