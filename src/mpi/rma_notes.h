@@ -6,10 +6,12 @@
  * application's attributes, so that their callbacks see no communicator it did not make) serves every
  * window created on it, each window's notes under a tag of its own: one more context id per
  * communicator that has windows, where a duplicate per window took one per window (MPICH 4.0.2 has
- * 2,048: two processes that kept 1,022 windows could create no more traced, 2,046 untraced). The copy is made at the communicator's first window and cached as an
- * attribute of the communicator itself, so that every member decides alike whether to make it (a
- * collective), whatever the tool's own tables hold; it is freed once the communicator and every
- * window that uses it here are.
+ * 2,048: two processes that kept 1,022 windows could create no more traced, 2,046 untraced). The copy
+ * is made at the communicator's first window and cached as an attribute of the communicator itself, so
+ * that every member decides alike whether to make it (a collective), whatever the tool's own tables
+ * hold; it is freed once the communicator and every window that uses it here are. A note that arrives
+ * after its window's release (none should: every epoch is closed by then) stays unreceived, its tag not
+ * given to another window before MPI_TAG_UB more windows.
  */
 #ifndef ST_MPI_RMA_NOTES_H
 #define ST_MPI_RMA_NOTES_H
