@@ -35,12 +35,15 @@ typedef struct st_rel_lock_epoch {
     uint64_t t;       /* its moment: the unlock's ENTER (lock held before it) or return */
     uint64_t enter;   /* the unlock call's ENTER event on loc (the origin's input) */
     uint64_t release; /* its RMA_RELEASE_LOCK event on loc */
+    uint64_t acquire; /* its RMA_ACQUIRE_LOCK event on loc (the ticket's), valid where ticket != 0 */
     int32_t  target;  /* world ranks */
     int32_t  origin;
     uint32_t loc;     /* the origin's location, an index into the input that listed it */
     uint32_t phase;   /* set by st_rel_lock_order: the epoch's phase at its (window, target) */
+    uint64_t ticket;  /* its ticket at the target (RMA_ACQUIRE_LOCK's id: the order of the grants), 0 none */
     uint8_t  excl;    /* exclusive lock */
-    uint8_t  _pad[7];
+    uint8_t  by_ticket; /* set by st_rel_lock_order: every epoch of its (window, target) has a ticket */
+    uint8_t  _pad[6];
 } st_rel_lock_epoch_t;
 
 typedef struct st_rel_lockvec {
@@ -52,8 +55,9 @@ typedef struct st_rel_lockvec {
  * 0, or -1 (memory). */
 int st_rel_lock_epochs(const st_rel_input_t *in, int32_t rank, st_rel_lockvec_t *out);
 
-/* Sorts v into the order above (window, target, t, then origin, location, event: the same on
- * every process for the same epochs) and sets each epoch's phase. */
+/* Sorts v into the order above (window, target, then the tickets where every epoch of the
+ * (window, target) has one, else t; then origin, location, event: the same on every process for
+ * the same epochs) and sets each epoch's phase and by_ticket. */
 void st_rel_lock_order(st_rel_lock_epoch_t *v, size_t n);
 
 /* The table of every rank of in (st_rel_lock_epochs of each, ordered) as in->locks (freed by
@@ -63,5 +67,8 @@ int st_rel_input_lock_order(st_rel_input_t *in);
 /* A parallel caller's table: v (n epochs of every rank, from malloc or st_mem_malloc) ordered and
  * handed to in as in->locks (one there before is freed). */
 void st_rel_input_lock_take(st_rel_input_t *in, st_rel_lock_epoch_t *v, size_t n);
+
+/* Keeps in in->locks (ordered) only the epochs ordered by their tickets: CLC's lock relations. */
+void st_rel_input_lock_keep_ticketed(st_rel_input_t *in);
 
 #endif
