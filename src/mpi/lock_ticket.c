@@ -68,6 +68,30 @@ static int seg_open(const char *name, size_t bytes, void **at)
     return 0;
 }
 
+/* Whether this MPI returns from MPI_Win_lock(_all) only once the lock is held, as a ticket needs: what
+ * the probe of docs/clc.md (Decisions 13) saw for MPICH's ch4 device and Open MPI's one-sided components
+ * but pt2pt, which acquires lazily (its MPI_Win_lock returned at once, its flush waited). Open MPI picks
+ * its component by itself; pt2pt is seen here only where the environment names it (OMPI_MCA_osc). MPICH's
+ * ch3 device and other libraries are not known to: no tickets. */
+static int lock_returns_held(void)
+{
+    char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int n = 0;
+    if (PMPI_Get_library_version(v, &n) != MPI_SUCCESS)
+        return 0;
+    const char *d = strstr(v, "MPICH Device:");
+    if (d) {
+        d += strlen("MPICH Device:");
+        d += strspn(d, " \t");
+        return strncmp(d, "ch4", 3) == 0;
+    }
+    if (strstr(v, "Open MPI")) {
+        const char *osc = getenv("OMPI_MCA_osc");
+        return !osc || osc[0] == '^' || !strstr(osc, "pt2pt");
+    }
+    return 0;
+}
+
 static int wait_all(MPI_Request *r, uint32_t n)
 {
     int ok = 1;
@@ -99,10 +123,14 @@ void st_lock_tickets_init(MPI_Comm tool)
             ranks[k++] = r;
     free(keys);
     /* all or none take part in the exchange below, so that nobody waits for a name or an answer */
-    int mine = ok && ranks && reqs && names && acks, all = 0;
-    if (!ok || st_polite_allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, tool) != MPI_SUCCESS || !all) {
+    int held = lock_returns_held(), mine[2] = { ok && ranks && reqs && names && acks, held }, all[2] = { 0, 0 };
+    if (!ok || st_polite_allreduce(mine, all, 2, MPI_INT, MPI_MIN, tool) != MPI_SUCCESS || !all[0] || !all[1]) {
         free(ranks), free(reqs), free(names), free(acks);
-        st_log_warn_once("no lock tickets (out of memory at MPI_Init): passive-target locks are ordered by the times");
+        if (!ok || !all[0])
+            st_log_warn_once("no lock tickets (out of memory at MPI_Init): passive-target locks are ordered by the times");
+        else if (me == 0)
+            st_log_info("no lock tickets: this MPI is not known to return from MPI_Win_lock holding the lock; "
+                        "passive-target locks are ordered by the times");
         return;
     }
     size_t bytes = sizeof(uint64_t) * STRIDE * n;
