@@ -3,15 +3,17 @@
  * target, and the relations between consecutive phases (derive.c calls rel_lock_finish).
  *
  * An epoch is found on its location: RMA_REQUEST_LOCK (at MPI_Win_lock(_all)'s enter; peer -1:
- * every target), the RMA operations of the same window to its target and their completions at it
+ * every target), its tickets (RMA_ACQUIRE_LOCK as the lock call returned, one per target on the
+ * origin's machine), the RMA operations of the same window to its target and their completions at it
  * (RMA_OP_COMPLETE_REMOTE: a flush, or the unlock), RMA_RELEASE_LOCK (at the unlock's return; the
  * unlock call's ENTER is the latest ENTER before it). Epochs without an
  * operation to the target are left out: MPI lets such an epoch never acquire the lock (MPICH does
  * not), so it neither waits nor makes others wait.
  *
  * The relation of phase p to phase p + 1 at a (window, target), for every epoch A of p and B of
- * p + 1: the ENTER of A's MPI_Win_unlock -> B's RMA_RELEASE_LOCK (kind P2P: one send, one
- * receive; key (origin A << 32 | origin B, window, index of A << 32 | index of B in the table)).
+ * p + 1: the ENTER of A's MPI_Win_unlock -> B's RMA_ACQUIRE_LOCK where tickets ordered them, else
+ * B's RMA_RELEASE_LOCK (kind P2P: one send, one receive; key (origin A << 32 | origin B, window, k:
+ * the k-th relation of those two origins at the window in the table's order)).
  */
 #include "derive_int.h"
 #include "locks.h"
