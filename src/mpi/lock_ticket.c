@@ -106,10 +106,20 @@ void st_lock_tickets_init(MPI_Comm tool)
     PMPI_Comm_rank(tool, &me);
     PMPI_Comm_size(tool, &np);
     uint64_t key = st_node_identity(), *keys = malloc(sizeof *keys * (size_t)(np > 0 ? np : 1));
+    /* every collective below is called by all or by none: the agreements decide, on every process alike */
+    int held = lock_returns_held(), mine[2] = { keys != NULL, held }, all[2] = { 0, 0 };
+    if (st_polite_allreduce(mine, all, 2, MPI_INT, MPI_MIN, tool) != MPI_SUCCESS || !all[0] || !all[1]) {
+        free(keys);
+        if (!all[0])
+            st_log_warn_once("no lock tickets (out of memory at MPI_Init): passive-target locks are ordered by the times");
+        else if (me == 0)
+            st_log_info("no lock tickets: this MPI is not known to return from MPI_Win_lock holding the lock; "
+                        "passive-target locks are ordered by the times");
+        return;
+    }
     MPI_Request req;
-    int ok = keys && PMPI_Iallgather(&key, 1, MPI_UINT64_T, keys, 1, MPI_UINT64_T, tool, &req) == MPI_SUCCESS &&
+    int ok = PMPI_Iallgather(&key, 1, MPI_UINT64_T, keys, 1, MPI_UINT64_T, tool, &req) == MPI_SUCCESS &&
              st_polite_wait(&req, MPI_STATUS_IGNORE) == MPI_SUCCESS;
-    /* (every process gets here: a failed allgather fails everywhere, and then nothing more is sent) */
     uint32_t n = 0;
     for (int r = 0; ok && r < np; r++)
         n += keys[r] == key;
@@ -123,19 +133,15 @@ void st_lock_tickets_init(MPI_Comm tool)
             ranks[k++] = r;
     free(keys);
     /* all or none take part in the exchange below, so that nobody waits for a name or an answer */
-    int held = lock_returns_held(), mine[2] = { ok && ranks && reqs && names && acks, held }, all[2] = { 0, 0 };
-    if (!ok || st_polite_allreduce(mine, all, 2, MPI_INT, MPI_MIN, tool) != MPI_SUCCESS || !all[0] || !all[1]) {
+    mine[0] = ok && ranks && reqs && names && acks;
+    if (st_polite_allreduce(mine, all, 1, MPI_INT, MPI_MIN, tool) != MPI_SUCCESS || !all[0]) {
         free(ranks), free(reqs), free(names), free(acks);
-        if (!ok || !all[0])
-            st_log_warn_once("no lock tickets (out of memory at MPI_Init): passive-target locks are ordered by the times");
-        else if (me == 0)
-            st_log_info("no lock tickets: this MPI is not known to return from MPI_Win_lock holding the lock; "
-                        "passive-target locks are ordered by the times");
+        st_log_warn_once("no lock tickets (out of memory at MPI_Init): passive-target locks are ordered by the times");
         return;
     }
     size_t bytes = sizeof(uint64_t) * STRIDE * n;
     void *seg = NULL;
-    int mapped = 0;
+    int mapped = 0, leader_failed = 0;
     if (n == 1) { /* alone on the machine: the counter needs no sharing */
         mapped = (seg = calloc(STRIDE, sizeof(uint64_t))) != NULL;
     } else if (ranks[0] == me) {
@@ -160,6 +166,7 @@ void st_lock_tickets_init(MPI_Comm tool)
         wait_all(reqs, 1);
         names[0][NAME_LEN - 1] = 0;
         acks[0] = mapped = seg_open(names[0], bytes, &seg) == 0;
+        leader_failed = names[0][0] == 0; /* (the leader says so itself) */
         if (PMPI_Isend(&acks[0], 1, MPI_INT, ranks[0], TAG_ACK, tool, &reqs[0]) != MPI_SUCCESS)
             reqs[0] = MPI_REQUEST_NULL;
         wait_all(reqs, 1);
@@ -167,8 +174,9 @@ void st_lock_tickets_init(MPI_Comm tool)
     free(reqs), free(names), free(acks);
     if (!mapped) {
         free(ranks);
-        st_log_warn_once("no lock tickets (the shared memory of this machine could not be set up): "
-                         "passive-target locks are ordered by the times");
+        if (!leader_failed)
+            st_log_warn_once("no lock tickets (the shared memory of this machine could not be set up): "
+                             "passive-target locks are ordered by the times");
         return;
     }
     node_ranks = ranks;
