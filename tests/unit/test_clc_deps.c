@@ -682,25 +682,39 @@ static void test_lock_tickets(void)
         tb_init(&t, 3, 0);
         for (int r = 0; r < 3; r++)
             t.comms[r][0].nwins = 1;
-        uint32_t l1 = tb_loc(&t, 1, 0), l2 = tb_loc(&t, 2, 0);
+        uint32_t l0 = tb_loc(&t, 0, 0), l1 = tb_loc(&t, 1, 0), l2 = tb_loc(&t, 2, 0);
         /* rank 1 held the lock first (ticket 1), then rank 2 (ticket 2), then rank 1 again (ticket 3);
          * rank 1's clock is far ahead: its epochs look later than rank 2's */
         uint64_t a1, a2, a3;
         uint64_t r2 = ticket_epoch(&t, l2, 100, 2, &a2);
         uint64_t r1 = ticket_epoch(&t, l1, 500, 1, &a1);
         uint64_t r3 = ticket_epoch(&t, l1, 600, one_missing ? 0 : 3, &a3);
-        (void)a1, (void)r1, (void)r3;
+        /* rank 0's MPI_Win_lock_all, earliest by the times, last by its ticket at target 0 (4; and 1 at
+         * target 1, where it has no operation: no epoch there), a put to 0 */
+        tb_region(&t, l0, ST_EV_ENTER, 10, TR_USER);
+        st_event_t *e = tb_ev(&t, l0, ST_EV_RMA_REQUEST_LOCK, 10);
+        e->comm = 0, e->tag = 0, e->peer = -1, e->op = 1;
+        for (int32_t target = 0; target < 2; target++) {
+            e = tb_ev(&t, l0, ST_EV_RMA_ACQUIRE_LOCK, 11);
+            e->comm = 0, e->tag = 0, e->peer = target, e->op = 1, e->id = target ? 1 : 4;
+        }
+        uint64_t a0 = t.locs[l0].n - 2;
+        tb_region(&t, l0, ST_EV_LEAVE, 12, TR_USER);
+        put_call(&t, l0, 13, 0);
+        lock_call(&t, l0, ST_EV_RMA_RELEASE_LOCK, 20, 22, -1, 0);
+        (void)a1, (void)r1;
         st_rel_input_t in = tb_input(&t);
         REQUIRE(st_rel_input_lock_order(&in) == 0);
-        REQUIRE_EQ(in.nlocks, 3);
-        for (size_t i = 0; i < 3; i++)
+        REQUIRE_EQ(in.nlocks, 4);
+        for (size_t i = 0; i < 4; i++)
             REQUIRE_EQ(in.locks[i].by_ticket, !one_missing);
         REQUIRE(st_rel_graph_build(&in, &g) == 0);
         same_when_taken(&in);
         same_when_split(&in, SPLIT_ANY);
-        if (!one_missing) { /* by the tickets: 1 -> 2 -> 1, at the lock returns */
+        if (!one_missing) { /* by the tickets: 1 -> 2 -> 1 -> the lock_all, at the lock returns */
             SENDS_OF(l2, a2, l1, r1 - 1);
             SENDS_OF(l1, a3, l2, r2 - 1);
+            SENDS_OF(l0, a0, l1, r3 - 1);
             const st_rel_inst_t *f = tb_inst(&g, l1, r1 - 1, ST_REL_SEND);
             REQUIRE(f->key[1] == (1ull << 32 | 2) && f->key[3] == 0);
         } else { /* by the times: rank 2's epoch first, then rank 1's two (one phase each) */
@@ -710,7 +724,7 @@ static void test_lock_tickets(void)
         st_rel_graph_free(&g);
         /* CLC's table: the ticketed epochs only */
         st_rel_input_lock_keep_ticketed(&in);
-        REQUIRE_EQ(in.nlocks, one_missing ? 0 : 3);
+        REQUIRE_EQ(in.nlocks, one_missing ? 0 : 4);
         st_mem_free(in.locks);
         tb_free(&t);
     }
