@@ -18,14 +18,15 @@
  *
  * Post -> start made true (docs/clc.md, Decisions 12): after recording its RMA_GROUP_SYNC, a post
  * sends each origin of its group a 16-byte note (k, the pair's post count on the window, and the
- * window's number) on the window's own duplicate of its communicator (made at creation, collective
- * like the creation itself); a start, after its PMPI_Win_start returned, receives the note of each
+ * window's number) under the window's own tag on the notes communicator of the communicator it was
+ * created on (rma_notes.h: one copy for all of that communicator's windows); a start, after its
+ * PMPI_Win_start returned, receives the note of each
  * target of its group (Iprobe from that target, with sched_yield too after NOTE_SPIN_NS; never a
  * blocking wait) before it records its own RMA_GROUP_SYNC. Both record, after the RMA_GROUP_SYNC
  * and at its time, OTF2's RmaSync records of the notes: NOTIFY_OUT per note sent (peer: the
  * origin), NOTIFY_IN per note taken (peer: the target); the relation is derived only where both are (derive_pscw.c). MPI
- * allows only one access epoch per window at a time, so one start at most receives on a window's
- * notes communicator at once, and the notes of one target arrive in order: no stash is needed.
+ * allows only one access epoch per window at a time, so one start at most receives under a window's
+ * tag at once, and the notes of one target arrive in order: no stash is needed.
  * No notes with MPI_MODE_NOCHECK (MPI requires it on both sides); a target whose note does not
  * come within NOTE_BOUND_NS (it sends none: a window it does not know) is not waited for on that
  * window again.
@@ -46,6 +47,7 @@
 #include "handle_map.h"
 #include "lock_ticket.h"
 #include "rma.h"
+#include "rma_notes.h"
 #include "rma_win.h"
 #include "st_mpi.h"
 #include "../exchange/polite_mpi.h"
@@ -54,7 +56,6 @@
 
 _Static_assert((int)ST_RMA_SYNC_NOTIFY_IN == (int)OTF2_RMA_SYNC_TYPE_NOTIFY_IN && (int)ST_RMA_SYNC_NOTIFY_OUT == (int)OTF2_RMA_SYNC_TYPE_NOTIFY_OUT,
                "the notes' RMA_SYNC ops are OTF2's (model/event.h)");
-#define NOTE_TAG    1     /* a post's note on the window's notes communicator */
 #define NOTE_BOUND_NS 5000000000ull /* a start waits at most this long for a target's note */
 #define NOTE_SPIN_NS  50000ull      /* and polls without yielding the processor for this long */
 
@@ -119,20 +120,15 @@ static int win_put(MPI_Win win, st_win_t *w)
     return rc;
 }
 
-/* The notes communicator of a window being released (every epoch closed): the notes that arrived
- * and were not taken (a start that gave up, or failed) are received, the sends' requests left to MPI. */
+/* The notes of a window being released (every epoch closed): the sends' requests left to MPI, the notes
+ * that arrived and were not taken (a start that gave up, or failed) received with the communicator's release. */
 static void notes_free(st_win_t *w)
 {
-    if (w->notes == MPI_COMM_NULL)
-        return;
     for (uint32_t r = 0; w->nreq && r < w->size; r++)
         if (w->nreq[r] != MPI_REQUEST_NULL)
             PMPI_Request_free(&w->nreq[r]);
-    int flag = 1;
-    uint64_t buf[2];
-    while (PMPI_Iprobe(MPI_ANY_SOURCE, NOTE_TAG, w->notes, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS && flag)
-        PMPI_Recv(buf, 2, MPI_UINT64_T, MPI_ANY_SOURCE, NOTE_TAG, w->notes, MPI_STATUS_IGNORE);
-    PMPI_Comm_free(&w->notes);
+    st_rma_notes_release(w->nshare, w->ntag);
+    w->nshare = NULL, w->notes = MPI_COMM_NULL;
 }
 
 static void win_release(st_win_t *w)
@@ -226,23 +222,22 @@ static void coll_end(st_thread_t *th, const st_win_t *w, int op, uint64_t level)
 
 void st_mpi_win_create(st_thread_t *th, int rc, MPI_Comm comm, MPI_Win win)
 {
-    /* The notes' communicator on every member that created the window, known to the tool or not
-     * (a collective: all call it or none); kept, unused, when the window is not known here (it is
-     * never freed then: a member that knows the window may still send notes on it). */
-    MPI_Comm notes = MPI_COMM_NULL;
-    if (rc == MPI_SUCCESS && win != MPI_WIN_NULL && PMPI_Comm_dup(comm, &notes) != MPI_SUCCESS)
-        notes = MPI_COMM_NULL;
-    st_comm_t *c = rc == MPI_SUCCESS && win != MPI_WIN_NULL ? st_comm_get(comm) : NULL;
+    int ok = rc == MPI_SUCCESS && win != MPI_WIN_NULL;
+    st_comm_t *c = ok ? st_comm_get(comm) : NULL;
     st_win_t *w = c && !(c->def.flags & ST_COMMF_INTER) ? win_new(c) : NULL;
+    /* the notes' communicator on every member that created the window, known to the tool or not (it may
+     * be made now, a collective); kept by the window only where it is known */
+    MPI_Comm notes = MPI_COMM_NULL;
+    int tag = 0;
+    st_rma_notes_t *share = ok ? st_rma_notes_attach(comm, w != NULL, &notes, &tag) : NULL;
     if (w) {
         if (PMPI_Win_get_group(win, &w->group) != MPI_SUCCESS)
             w->group = MPI_GROUP_NULL;
-        w->notes = notes;
+        w->notes = notes, w->ntag = tag, w->nshare = share;
         w->seq = atomic_fetch_add(&c->nwins, 1);
         if (win_put(win, w) != 0) {
             st_log_warn_once("more than %u RMA windows at once; the operations on later ones are not traced",
                              ST_WIN_SLOTS);
-            w->notes = MPI_COMM_NULL; /* kept, as for a window not known here */
             win_release(w);
             w = NULL;
         } else
@@ -481,7 +476,7 @@ static void send_notes(st_win_t *w, int n, const int *x)
             st_polite_wait(&w->nreq[o], MPI_STATUS_IGNORE);
         w->note[2 * o] = ++w->nposted[o];
         w->note[2 * o + 1] = w->seq;
-        if (PMPI_Isend(&w->note[2 * o], 2, MPI_UINT64_T, (int)o, NOTE_TAG, w->notes, &w->nreq[o]) != MPI_SUCCESS)
+        if (PMPI_Isend(&w->note[2 * o], 2, MPI_UINT64_T, (int)o, w->ntag, w->notes, &w->nreq[o]) != MPI_SUCCESS)
             w->nreq[o] = MPI_REQUEST_NULL;
     }
 }
@@ -506,8 +501,8 @@ static void take_notes(st_win_t *w, int n, const int *x, uint8_t *got)
         for (int i = 0; i < n; i++) {
             int flag = 0;
             uint64_t buf[2];
-            while (got[i] == 2 && PMPI_Iprobe(x[i], NOTE_TAG, w->notes, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-                   flag && PMPI_Recv(buf, 2, MPI_UINT64_T, x[i], NOTE_TAG, w->notes, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+            while (got[i] == 2 && PMPI_Iprobe(x[i], w->ntag, w->notes, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+                   flag && PMPI_Recv(buf, 2, MPI_UINT64_T, x[i], w->ntag, w->notes, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
                 uint64_t due = w->nstarted[x[i]];
                 if (buf[0] < due)
                     continue;

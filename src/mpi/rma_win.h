@@ -13,6 +13,7 @@
 #include <otf2/OTF2_Events.h>
 
 #include "handle_map.h"
+#include "rma_notes.h"
 #include "st_mpi.h"
 
 #define ST_WIN_SLOTS       4096u /* windows alive at once */
@@ -34,7 +35,9 @@ struct st_win {
     MPI_Group         group;   /* the window's group (MPI_GROUP_NULL: members not recorded) */
     int              *iota;    /* [size] 0, 1, ..., size - 1 */
     int              *xpost, *xstart; /* [size] a post's / start's group in window ranks */
-    MPI_Comm          notes;   /* the post -> start notes (MPI_COMM_NULL: none) */
+    MPI_Comm          notes;   /* the post -> start notes (MPI_COMM_NULL: none), under tag ntag */
+    int               ntag;
+    st_rma_notes_t   *nshare;  /* what holds notes (rma_notes.h) */
     uint64_t         *nposted; /* [size] posts that named each origin */
     uint64_t         *nstarted;/* [size] starts that named each target */
     uint8_t          *silent;  /* [size] a target whose note did not come within the bound */

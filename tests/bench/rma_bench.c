@@ -2,14 +2,17 @@
  * rma_bench.c — what tracing adds to a one-sided call, next to a point-to-point call
  * (tests/bench/rma_bench.sh).
  *
- * Usage: rma_bench CALLS BATCHES [isend]. One rank. Times BATCHES batches of CALLS calls of each kind
- * (with "isend": of isend only) and prints "KIND MEDIAN_NS_PER_CALL FASTEST_BATCH_NS_PER_CALL" (waitall:
+ * Usage: rma_bench CALLS BATCHES [isend]. One rank. Times BATCHES rounds of one batch of CALLS calls of
+ * each kind in turn (with "isend": of isend only) and prints "KIND MEDIAN_NS_PER_CALL FASTEST_BATCH_NS_PER_CALL" (waitall:
  * the median only):
  *   put         MPI_Put of 8 bytes to this rank's own window, inside an MPI_Win_lock_all epoch
  *   accumulate  MPI_Accumulate (MPI_SUM of one double) to the same window
  *   send        MPI_Send of 8 bytes to this rank, its receive posted before the batch (so it does not wait)
  *   isend       MPI_Isend of the same, CALLS of them outstanding until the batch ends
  *   waitall     the MPI_Waitall that ends an isend batch (CALLS sends, CALLS receives), per request
+ * With RMA_BENCH_ROUNDS=1 in the environment it also prints each round's ns per call of each kind to
+ * stderr, in the order they ran ("round R: put P accumulate A send S isend I"): when in a run the tool's
+ * work beside the calls (its writer) slows them.
  * Each batch's operations are completed outside its timing (MPI_Win_flush_all, MPI_Waitall), so a
  * figure is the issuing call itself plus what the preloaded tool adds to it: an ENTER, the RmaPut /
  * RmaAtomic record and a LEAVE for the one-sided calls; an ENTER, the send record and a LEAVE for
@@ -53,42 +56,34 @@ static __attribute__((noinline)) void issue_isend(int calls, double *sendbuf, MP
         MPI_Isend(&sendbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF, &reqs[i]);
 }
 
-/* The median over batches of the ns per call of kind, and in *fastest the fastest batch's (the floor,
- * which this VM's noise moves less); win holds one double per call. For ISEND, *wait is the median ns
- * per request of the batches' MPI_Waitall. */
-static double timed(int kind, int calls, int batches, MPI_Win win, double *sendbuf, double *recvbuf,
-                    MPI_Request *reqs, MPI_Status *st, double *wait, double *fastest)
+/* One batch of kind: its ns per call, and for ISEND in *wait the ns per request of the MPI_Waitall that
+ * ends it; win holds one double per call. */
+static double batch(int kind, int calls, MPI_Win win, double *sendbuf, double *recvbuf, MPI_Request *reqs,
+                    MPI_Status *st, double *wait)
 {
-    double v[256], w[256];
-    for (int b = 0; b < batches; b++) {
-        if (kind == SEND || kind == ISEND)
-            for (int i = 0; i < calls; i++)
-                MPI_Irecv(&recvbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF, &reqs[calls + i]);
-        double t0 = now_ns();
-        if (kind == PUT)
-            issue_put(calls, sendbuf, win);
-        else if (kind == ACCUMULATE)
-            issue_accumulate(calls, sendbuf, win);
-        else if (kind == SEND)
-            issue_send(calls, sendbuf);
-        else
-            issue_isend(calls, sendbuf, reqs);
-        v[b] = (now_ns() - t0) / calls;
-        if (kind == SEND)
-            MPI_Waitall(calls, reqs + calls, st);
-        else if (kind == ISEND) {
-            t0 = now_ns();
-            MPI_Waitall(2 * calls, reqs, st);
-            w[b] = (now_ns() - t0) / (2 * calls);
-        }
-        else
-            MPI_Win_flush_all(win);
+    if (kind == SEND || kind == ISEND)
+        for (int i = 0; i < calls; i++)
+            MPI_Irecv(&recvbuf[i], 1, MPI_DOUBLE, 0, i, MPI_COMM_SELF, &reqs[calls + i]);
+    double t0 = now_ns();
+    if (kind == PUT)
+        issue_put(calls, sendbuf, win);
+    else if (kind == ACCUMULATE)
+        issue_accumulate(calls, sendbuf, win);
+    else if (kind == SEND)
+        issue_send(calls, sendbuf);
+    else
+        issue_isend(calls, sendbuf, reqs);
+    double v = (now_ns() - t0) / calls;
+    if (kind == SEND)
+        MPI_Waitall(calls, reqs + calls, st);
+    else if (kind == ISEND) {
+        t0 = now_ns();
+        MPI_Waitall(2 * calls, reqs, st);
+        *wait = (now_ns() - t0) / (2 * calls);
     }
-    if (kind == ISEND)
-        *wait = median_of(w, batches);
-    double m = median_of(v, batches); /* sorts v */
-    *fastest = v[0];
-    return m;
+    else
+        MPI_Win_flush_all(win);
+    return v;
 }
 
 int main(int argc, char **argv)
@@ -110,12 +105,30 @@ int main(int argc, char **argv)
     MPI_Win_allocate((MPI_Aint)calls * (MPI_Aint)sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
     MPI_Win_lock_all(0, win);
     static const char *name[] = { "put", "accumulate", "send", "isend" };
-    double wait = 0, fastest;
-    for (int k = argc > 3 && !strcmp(argv[3], "isend") ? ISEND : PUT; k <= ISEND; k++) {
-        timed(k, calls, 1, win, sendbuf, recvbuf, reqs, st, &wait, &fastest); /* warm-up: page faults */
-        double median = timed(k, calls, batches, win, sendbuf, recvbuf, reqs, st, &wait, &fastest);
-        printf("%s %.2f %.2f\n", name[k], median, fastest);
+    /* The kinds take turns batch by batch (after one warm-up round: page faults), so that whatever
+     * slows a stretch of the run - the tool's buffer hand-off and its writer, another process -
+     * falls on each kind alike (timed kind after kind, the making of the tool's spare buffer and its
+     * first hand-off fell on the MPI_Accumulate batches in every run). */
+    int first = argc > 3 && !strcmp(argv[3], "isend") ? ISEND : PUT;
+    double v[ISEND + 1][256], w[256], unused;
+    for (int b = -1; b < batches; b++)
+        for (int k = first; k <= ISEND; k++) {
+            double t = batch(k, calls, win, sendbuf, recvbuf, reqs, st, b >= 0 ? &w[b] : &unused);
+            if (b >= 0)
+                v[k][b] = t;
+        }
+    if (getenv("RMA_BENCH_ROUNDS"))
+        for (int b = 0; b < batches; b++) {
+            fprintf(stderr, "round %d:", b);
+            for (int k = first; k <= ISEND; k++)
+                fprintf(stderr, " %s %.1f", name[k], v[k][b]);
+            fprintf(stderr, "\n");
+        }
+    for (int k = first; k <= ISEND; k++) {
+        double median = median_of(v[k], batches); /* sorts v[k] */
+        printf("%s %.2f %.2f\n", name[k], median, v[k][0]);
     }
+    double wait = median_of(w, batches);
     printf("waitall %.2f\n", wait);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
