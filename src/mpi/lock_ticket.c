@@ -71,7 +71,8 @@ static int seg_open(const char *name, size_t bytes, void **at)
 /* Whether this MPI returns from MPI_Win_lock(_all) only once the lock is held, as a ticket needs: what
  * the probe of docs/clc.md (Decisions 13) saw for MPICH's ch4 device and Open MPI's one-sided components
  * but pt2pt, which acquires lazily (its MPI_Win_lock returned at once, its flush waited). Open MPI picks
- * its component by itself; pt2pt is seen here only where the environment names it (OMPI_MCA_osc). MPICH's
+ * its component by itself; pt2pt is seen here only where the environment's OMPI_MCA_osc may leave it in
+ * (it names pt2pt, or excludes others but not pt2pt: no tickets then). MPICH's
  * ch3 device and other libraries are not known to: no tickets. */
 static int lock_returns_held(void)
 {
@@ -85,9 +86,9 @@ static int lock_returns_held(void)
         d += strspn(d, " \t");
         return strncmp(d, "ch4", 3) == 0;
     }
-    if (strstr(v, "Open MPI")) {
+    if (strstr(v, "Open MPI")) { /* a list that may leave pt2pt in: names it, or excludes others only */
         const char *osc = getenv("OMPI_MCA_osc");
-        return !osc || osc[0] == '^' || !strstr(osc, "pt2pt");
+        return !osc || !osc[0] || (osc[0] == '^') == (strstr(osc, "pt2pt") != NULL);
     }
     return 0;
 }
