@@ -73,7 +73,7 @@ static int seg_open(const char *name, size_t bytes, void **at)
  * but pt2pt, which acquires lazily (its MPI_Win_lock returned at once, its flush waited). Open MPI picks
  * its component by itself; pt2pt is seen here only where the environment's OMPI_MCA_osc may leave it in
  * (it names pt2pt, or excludes others but not pt2pt: no tickets then). MPICH's
- * ch3 device and other libraries are not known to: no tickets. */
+ * ch3 device (its lock does not wait for the grant) and other libraries: no tickets. */
 static int lock_returns_held(void)
 {
     char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
