@@ -7,8 +7,9 @@
  * origin's machine), the RMA operations of the same window to its target and their completions at it
  * (RMA_OP_COMPLETE_REMOTE: a flush, or the unlock), RMA_RELEASE_LOCK (at the unlock's return; the
  * unlock call's ENTER is the latest ENTER before it). Epochs without an
- * operation to the target are left out: MPI lets such an epoch never acquire the lock (MPICH does
- * not), so it neither waits nor makes others wait.
+ * operation to the target are left out: MPI lets such an epoch never acquire the lock. (The two
+ * families here do acquire it in MPI_Win_lock: such an epoch may make others wait, and that wait is
+ * not related to it.)
  *
  * The relation of phase p to phase p + 1 at a (window, target), for every epoch A of p and B of
  * p + 1: the ENTER of A's MPI_Win_unlock -> B's RMA_ACQUIRE_LOCK where tickets ordered them, else
