@@ -1,7 +1,8 @@
 /*
  * rma_lock.c — Lock Contention of passive-target epochs (docs/analysis.md, "One-sided communication
  * (RMA)"), over the lock relations (relations/locks.h, derive_lock.c: a lock epoch's MPI_Win_unlock
- * ENTER -> the unlock return of each conflicting epoch of the next phase at the target). At the
+ * ENTER -> the unlock return of each conflicting epoch of the next phase at the target, or its lock
+ * return where tickets ordered the epochs: counted for the epoch all the same). At the
  * later epoch's origin each relation brings the enter of the earlier epoch's unlock, from the graph
  * when that end is analysed here, else from its process (p2p_wire.c, as a message's send time).
  * The lock cannot have passed to the later epoch before that moment: the call of the later epoch
@@ -15,9 +16,25 @@
 #include "../util/mem.h"
 #include "call_kinds.h"
 
+/* A relation received at a later epoch's RMA_ACQUIRE_LOCK (epochs ordered by their tickets, derive_lock.c)
+ * counts for that epoch: its RMA_RELEASE_LOCK (a lock_all's is one for all its targets), i if none. */
+static uint64_t release_of(const an_ctx_t *c, uint32_t l, uint64_t i)
+{
+    const st_rel_loc_t *L = &c->in->locs[l];
+    const st_event_t *a = &L->ev[i];
+    if (a->kind != ST_EV_RMA_ACQUIRE_LOCK)
+        return i;
+    for (uint64_t j = i + 1; j < L->n; j++)
+        if (L->ev[j].kind == ST_EV_RMA_RELEASE_LOCK && L->ev[j].comm == a->comm && L->ev[j].tag == a->tag &&
+            (L->ev[j].peer == a->peer || L->ev[j].peer < 0))
+            return j;
+    return i;
+}
+
 int an_lock_push(an_ctx_t *c, an_lock_t x)
 {
     an_msgs_t *m = &c->msgs;
+    x.ev = release_of(c, x.loc, x.ev);
     if (st_mem_grow((void **)&m->lock, &m->lock_cap, m->nlock + 1, sizeof *m->lock))
         return -1;
     m->lock[m->nlock++] = x;

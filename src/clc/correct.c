@@ -21,7 +21,7 @@ int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd
     if (st_rel_input_from_rankdata(rd, nrd, &in))
         return -1;
     in.nsync = sync ? nsync : 0, in.sync = sync;
-    st_rel_input_lock_take(&in, NULL, 0); /* CLC keeps no lock relations (relations/locks.h) */
+    st_rel_input_lock_keep_ticketed(&in); /* CLC keeps only the lock relations the tickets order (relations/locks.h) */
     int rc = st_rel_graph_build(&in, &g);
     if (rc == 0) {
         rc = st_clc_run(p, &in, &g, stats);

@@ -78,6 +78,27 @@ static uint64_t fnv(const char *s)
     return h;
 }
 
+/* The lock epochs that tickets order (relations/locks.h), the same table on every rank: each rank's
+ * epochs gathered (all of them: a (window, target) is ticketed only if every origin's epochs are),
+ * ordered, and those ordered by the times dropped. Collective; 0, or -1 on every rank (in freed). */
+static int lock_table(MPI_Comm comm, int32_t rank, st_rel_input_t *in, int crowded)
+{
+    st_rel_lockvec_t mine = { 0 };
+    void *all = NULL;
+    size_t n = 0;
+    int ok = st_rel_lock_epochs(in, rank, &mine) == 0;
+    int rc = st_xmpi_allgather_items(comm, ok, mine.v, mine.n, sizeof *mine.v, &all, &n, crowded);
+    st_mem_free(mine.v);
+    if (rc) {
+        free(all);
+        st_rel_input_free(in);
+        return -1;
+    }
+    st_rel_input_lock_take(in, all, n);
+    st_rel_input_lock_keep_ticketed(in);
+    return 0;
+}
+
 /* This rank's locations, every rank's node id (equal node names: equal ids), this rank's comms;
  * *crowded = more ranks on this host than CPUs this rank may run on (then waits sleep).
  * Collective; every rank returns the same input. */
@@ -116,7 +137,7 @@ static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_rel_input_t *in, int
                                   .n = rd->threads[t].events ? rd->threads[t].nevents : 0 };
     *in = (st_rel_input_t){ .nlocs = rd->nthreads, .locs = locs, .nranks = n, .procs = procs,
                             .nsync = ST_REL_NSYNC, .sync = st_rel_sync_regions };
-    return 0;
+    return lock_table(comm, rd->rank, in, *crowded);
 }
 
 /* ---- the run ----------------------------------------------------------------------------------- */

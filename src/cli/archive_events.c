@@ -6,7 +6,7 @@
  * which the OTF2 reader applies to the events once they are read, so they are read first.
  * Peers and roots are translated to world ranks here (st_cli_world_rank), as the
  * location's rank is known; one-sided MPI records name their window's communicator too.
- * Other OTF2 record types (RmaAcquireLock, RmaTryLock, RmaWaitChange, RmaOpTest,
+ * Other OTF2 record types (RmaTryLock, RmaWaitChange, RmaOpTest,
  * RmaOpCompleteBlocking, which synctrace does not write, among them) are skipped.
  */
 #include "archive_read.h"
@@ -228,6 +228,16 @@ static OTF2_CallbackCode on_rma_request_lock(EV_ARGS, OTF2_RmaWinRef w, uint32_t
     EV_DONE;
 }
 
+static OTF2_CallbackCode on_rma_acquire_lock(EV_ARGS, OTF2_RmaWinRef w, uint32_t remote, uint64_t lock,
+                                             OTF2_LockType type)
+{
+    EV_NEW(ST_EV_RMA_ACQUIRE_LOCK);
+    set_win(u, e, w, remote);
+    e->op = type;
+    e->id = lock; /* the ticket */
+    EV_DONE;
+}
+
 static OTF2_CallbackCode on_rma_release_lock(EV_ARGS, OTF2_RmaWinRef w, uint32_t remote, uint64_t lock)
 {
     (void)lock;
@@ -348,6 +358,7 @@ static OTF2_EvtReaderCallbacks *make_callbacks(void)
     OTF2_EvtReaderCallbacks_SetRmaGroupSyncCallback(cb, on_rma_group_sync);
     OTF2_EvtReaderCallbacks_SetRmaRequestLockCallback(cb, on_rma_request_lock);
     OTF2_EvtReaderCallbacks_SetRmaReleaseLockCallback(cb, on_rma_release_lock);
+    OTF2_EvtReaderCallbacks_SetRmaAcquireLockCallback(cb, on_rma_acquire_lock);
     OTF2_EvtReaderCallbacks_SetRmaSyncCallback(cb, on_rma_sync);
     OTF2_EvtReaderCallbacks_SetRmaPutCallback(cb, on_rma_put);
     OTF2_EvtReaderCallbacks_SetRmaGetCallback(cb, on_rma_get);

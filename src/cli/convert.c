@@ -280,6 +280,7 @@ static int convert_event(conv_t *c, st_rankdata_t *rd, const st_cli_location_t *
         return 0;
     case ST_EV_RMA_WIN_CREATE: case ST_EV_RMA_WIN_DESTROY: case ST_EV_RMA_COLL_BEGIN: case ST_EV_RMA_COLL_END:
     case ST_EV_RMA_GROUP_SYNC: case ST_EV_RMA_REQUEST_LOCK: case ST_EV_RMA_RELEASE_LOCK: case ST_EV_RMA_SYNC:
+    case ST_EV_RMA_ACQUIRE_LOCK:
     case ST_EV_RMA_PUT: case ST_EV_RMA_GET: case ST_EV_RMA_ATOMIC: case ST_EV_RMA_OP_COMPLETE_REMOTE:
     case ST_EV_RMA_OP_COMPLETE_NONBLOCKING:
         /* the window as recorded: its communicator's local index and its number there (no window: none) */

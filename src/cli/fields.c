@@ -53,6 +53,9 @@ static void rma(fill_t *x, const st_event_t *e)
         num(x, "group", e->id >= UINT32_MAX ? -1 : (int64_t)e->id);
         break;
     case ST_EV_RMA_REQUEST_LOCK: num(x, "target", e->peer); str(x, "lock", e->op == 0 ? "exclusive" : "shared"); break;
+    case ST_EV_RMA_ACQUIRE_LOCK:
+        num(x, "target", e->peer), str(x, "lock", e->op == 0 ? "exclusive" : "shared"), num(x, "ticket", (int64_t)e->id);
+        break;
     case ST_EV_RMA_RELEASE_LOCK: num(x, "target", e->peer); break;
     case ST_EV_RMA_SYNC: num(x, "target", e->peer); num(x, "type", e->op); break;
     case ST_EV_RMA_PUT: case ST_EV_RMA_GET:
@@ -69,7 +72,7 @@ static void rma(fill_t *x, const st_event_t *e)
 
 static void kind_fields(fill_t *x, const st_cli_archive_t *ar, const st_event_t *e)
 {
-    if (e->kind >= ST_EV_RMA_WIN_CREATE && e->kind <= ST_EV_RMA_OP_COMPLETE_NONBLOCKING) {
+    if ((e->kind >= ST_EV_RMA_WIN_CREATE && e->kind <= ST_EV_RMA_OP_COMPLETE_NONBLOCKING) || e->kind == ST_EV_RMA_ACQUIRE_LOCK) {
         rma(x, e);
         return;
     }

@@ -13,28 +13,8 @@
 #include <unistd.h>
 
 #include "../config/config.h"
+#include "../util/nodeid.h"
 #include "sync_int.h"
-
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-/* Identity of this shared-memory node: host name and boot id. */
-static uint64_t node_key(void)
-{
-    char host[256] = "", boot[64] = "";
-    gethostname(host, sizeof host - 1);
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        if (!fgets(boot, sizeof boot, f))
-            boot[0] = 0;
-        fclose(f);
-    }
-    return fnv1a(fnv1a(14695981039346656037ull, host), boot);
-}
 
 /* Package (socket) of the core this process runs on, from hwloc; 0 if unknown. */
 static int hwloc_socket(void)
@@ -69,7 +49,7 @@ int st_sync_topology(int need_sockets, int *sock)
         free(all);
         return -1;
     }
-    me.key = st_config.node_size ? (uint64_t)(st_sync.rank / (int)st_config.node_size) : node_key();
+    me.key = st_config.node_size ? (uint64_t)(st_sync.rank / (int)st_config.node_size) : st_node_identity();
     me.socket = need_sockets && !st_config.socket_size ? hwloc_socket() : 0;
     MPI_Request r;
     if (PMPI_Iallgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, st_sync.comm, &r) != MPI_SUCCESS ||

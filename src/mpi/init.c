@@ -9,6 +9,7 @@
 #include "../util/log.h"
 #include "abend.h"
 #include "comm.h"
+#include "lock_ticket.h"
 #include "pairing.h"
 #include "st_mpi.h"
 
@@ -62,6 +63,7 @@ static void tool_init(void)
     }
     if (st_clock_init_sync(st_tool_comm) != 0)
         st_log_warn("clock synchronization failed; timestamps stay on local clocks");
+    st_lock_tickets_init(st_tool_comm);
     st_abend_init_mpi(st_tool_comm, st_archive_dir);
     st_mpi_tracing = 1;
 }

@@ -45,6 +45,7 @@
 
 #include "comm.h"
 #include "handle_map.h"
+#include "lock_ticket.h"
 #include "rma.h"
 #include "rma_notes.h"
 #include "rma_win.h"
@@ -395,6 +396,33 @@ void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win)
     set_win(e, w);
     e->peer = target == ST_RMA_ALL ? -1 : w->world[target];
     e->op = lock_type == MPI_LOCK_EXCLUSIVE ? OTF2_LOCK_EXCLUSIVE : OTF2_LOCK_SHARED;
+}
+
+/* One ticket at window rank t, recorded (*first: whether the clock has been read yet for this call). */
+static void ticket_at(st_thread_t *th, const st_win_t *w, uint32_t t, int lock_type, int *first)
+{
+    uint64_t ticket = st_lock_ticket(w->world[t]);
+    if (!ticket)
+        return;
+    st_event_t *e = *first ? st_record(th, ST_EV_RMA_ACQUIRE_LOCK) : st_record_again(th, ST_EV_RMA_ACQUIRE_LOCK);
+    *first = 0;
+    set_win(e, w);
+    e->peer = w->world[t];
+    e->op = lock_type == MPI_LOCK_EXCLUSIVE ? OTF2_LOCK_EXCLUSIVE : OTF2_LOCK_SHARED;
+    e->id = ticket;
+}
+
+void st_mpi_win_locked(st_thread_t *th, int rc, int lock_type, int target, MPI_Win win)
+{
+    st_win_t *w = win_get(win);
+    if (!w || rc != MPI_SUCCESS || (target != ST_RMA_ALL && (target < 0 || (uint32_t)target >= w->size)))
+        return;
+    int first = 1;
+    if (target != ST_RMA_ALL)
+        ticket_at(th, w, (uint32_t)target, lock_type, &first);
+    else /* shared at every rank: a ticket at each one on this machine */
+        for (uint32_t t = 0; t < w->size; t++)
+            ticket_at(th, w, t, MPI_LOCK_SHARED, &first);
 }
 
 void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win)

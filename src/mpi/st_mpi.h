@@ -340,6 +340,10 @@ void st_mpi_rma_complete(st_thread_t *th, const st_req_info_t *ri);
 void st_mpi_win_fence(st_thread_t *th, int rc, int massert, MPI_Win win);
 /* MPI_Win_lock(_all) (target ST_RMA_ALL), before PMPI: RMA_REQUEST_LOCK of lock_type at the ENTER's time. */
 void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win);
+/* After MPI_Win_lock(_all) returned (the lock held, docs/clc.md Decisions 13): a ticket at the target,
+ * or at each rank of the window on this machine for lock_all (lock_ticket.h), each recorded as
+ * RMA_ACQUIRE_LOCK; nothing for a target on another machine. */
+void st_mpi_win_locked(st_thread_t *th, int rc, int lock_type, int target, MPI_Win win);
 /* After MPI_Win_unlock(_all) (target ST_RMA_ALL): remote completion of the target's pending
  * operations, then RMA_RELEASE_LOCK. */
 void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win);

@@ -312,6 +312,13 @@ static OTF2_ErrorCode ev_RMA_REQUEST_LOCK(evt_ctx_t *x, const st_event_t *e)
                                          (OTF2_LockType)e->op);
 }
 
+/* lockId: the ticket (lock_ticket.h), the order the lock was granted in at that target */
+static OTF2_ErrorCode ev_RMA_ACQUIRE_LOCK(evt_ctx_t *x, const st_event_t *e)
+{
+    return OTF2_EvtWriter_RmaAcquireLock(x->w, x->al, e->time, win_of(x, e), target_of(x, e), e->id,
+                                         (OTF2_LockType)e->op);
+}
+
 static OTF2_ErrorCode ev_RMA_RELEASE_LOCK(evt_ctx_t *x, const st_event_t *e)
 {
     return OTF2_EvtWriter_RmaReleaseLock(x->w, x->al, e->time, win_of(x, e), target_of(x, e), 0);

@@ -3,18 +3,22 @@
  * target, and the relations between consecutive phases (derive.c calls rel_lock_finish).
  *
  * An epoch is found on its location: RMA_REQUEST_LOCK (at MPI_Win_lock(_all)'s enter; peer -1:
- * every target), the RMA operations of the same window to its target and their completions at it
+ * every target), its tickets (RMA_ACQUIRE_LOCK as the lock call returned, one per target on the
+ * origin's machine), the RMA operations of the same window to its target and their completions at it
  * (RMA_OP_COMPLETE_REMOTE: a flush, or the unlock), RMA_RELEASE_LOCK (at the unlock's return; the
  * unlock call's ENTER is the latest ENTER before it). Epochs without an
- * operation to the target are left out: MPI lets such an epoch never acquire the lock (MPICH does
- * not), so it neither waits nor makes others wait.
+ * operation to the target are left out: MPI lets such an epoch never acquire the lock. (The two
+ * families here do acquire it in MPI_Win_lock: such an epoch may make others wait, and that wait is
+ * not related to it.)
  *
  * The relation of phase p to phase p + 1 at a (window, target), for every epoch A of p and B of
- * p + 1: the ENTER of A's MPI_Win_unlock -> B's RMA_RELEASE_LOCK (kind P2P: one send, one
- * receive; key (origin A << 32 | origin B, window, index of A << 32 | index of B in the table)).
+ * p + 1: the ENTER of A's MPI_Win_unlock -> B's RMA_ACQUIRE_LOCK where tickets ordered them, else
+ * B's RMA_RELEASE_LOCK (kind P2P: one send, one receive; key (origin A << 32 | origin B, window, k:
+ * the k-th relation of those two origins at the window in the table's order)).
  */
 #include "derive_int.h"
 #include "locks.h"
+#include "../util/u64map.h"
 
 enum { LOCK_EXCLUSIVE = 0 }; /* OTF2_LOCK_EXCLUSIVE, kept numeric: no OTF2 header here */
 
@@ -26,8 +30,12 @@ typedef struct open_ep {
     uint8_t  used;    /* an operation to peer was issued (single target) */
     uint64_t held;    /* 1 + the last event that proves the lock held: an operation of the epoch
                          completed at the target (a flush), 0 none */
+    uint64_t ticket;  /* single target: its ticket, 0 none */
+    uint64_t acq;     /* and its RMA_ACQUIRE_LOCK event */
     int32_t *tgt;     /* lock_all: the targets operations went to (may repeat) */
     size_t   ntgt, cap;
+    struct tk { int32_t target; uint64_t ticket, ev; } *tk; /* lock_all: the tickets taken, one per target */
+    size_t   ntk, tkcap;
 } open_ep_t;
 
 typedef struct { open_ep_t *v; size_t n, cap; } openvec_t;
@@ -51,12 +59,21 @@ static open_ep_t *find_open(openvec_t *o, const st_event_t *e, int any_target)
 /* The epoch's place in its target's order: the unlock's ENTER if the lock was held before it (a flush
  * completed an operation at the target), else its return. */
 static int add_epoch(st_rel_lockvec_t *out, uint64_t win, const st_rel_loc_t *L, uint32_t l, uint64_t enter,
-                     uint64_t rel, int32_t target, uint8_t excl, int held)
+                     uint64_t rel, int32_t target, uint8_t excl, int held, uint64_t ticket, uint64_t acq)
 {
     st_rel_lock_epoch_t x = { .win = win, .t = L->ev[held ? enter : rel].time,
-                              .enter = enter, .release = rel, .target = target, .origin = L->rank, .loc = l,
-                              .excl = excl };
+                              .enter = enter, .release = rel, .acquire = acq, .target = target, .origin = L->rank,
+                              .loc = l, .ticket = ticket, .excl = excl };
     return PUSH(*out, x);
+}
+
+/* A lock_all epoch's ticket at target (0 none) and its event. */
+static uint64_t ticket_of(const open_ep_t *x, int32_t target, uint64_t *ev)
+{
+    for (size_t k = 0; k < x->ntk; k++)
+        if (x->tk[k].target == target)
+            return *ev = x->tk[k].ev, x->tk[k].ticket;
+    return *ev = NO_EV, 0;
 }
 
 /* An unlock: the epoch it closes goes to out (one entry per target with operations). */
@@ -69,15 +86,18 @@ static int close_epoch(const st_rel_input_t *in, const st_rel_proc_t *p, openvec
         uint64_t win = st_rel_win_key(p->comms[x->comm].key, x->win);
         int held = x->held && x->held - 1 < enter;
         if (x->peer >= 0 && x->used)
-            rc = add_epoch(out, win, L, l, enter, rel, x->peer, x->excl, held);
+            rc = add_epoch(out, win, L, l, enter, rel, x->peer, x->excl, held, x->ticket, x->acq);
         if (x->peer < 0 && x->ntgt) {
             qsort(x->tgt, x->ntgt, sizeof *x->tgt, cmp_i32);
             for (size_t k = 0; rc == 0 && k < x->ntgt; k++)
-                if (k == 0 || x->tgt[k] != x->tgt[k - 1])
-                    rc = add_epoch(out, win, L, l, enter, rel, x->tgt[k], x->excl, held);
+                if (k == 0 || x->tgt[k] != x->tgt[k - 1]) {
+                    uint64_t acq, ticket = ticket_of(x, x->tgt[k], &acq);
+                    rc = add_epoch(out, win, L, l, enter, rel, x->tgt[k], x->excl, held, ticket, acq);
+                }
         }
     }
     st_mem_free(x->tgt);
+    st_mem_free(x->tk);
     *x = o->v[--o->n];
     return rc;
 }
@@ -115,12 +135,18 @@ static int loc_epochs(const st_rel_input_t *in, const st_rel_proc_t *p, uint32_t
             st_event_t t = { .comm = e->comm, .tag = e->tag, .peer = id_target(p, e) };
             if (t.peer >= 0 && (x = find_open(&o, &t, 1)))
                 x->held = i + 1;
+        } else if (e->kind == ST_EV_RMA_ACQUIRE_LOCK && e->id && (x = find_open(&o, e, 1))) {
+            if (x->peer >= 0)
+                x->ticket = e->id, x->acq = i;
+            else
+                rc = st_mem_grow((void **)&x->tk, &x->tkcap, x->ntk + 1, sizeof *x->tk)
+                         ? -1 : (x->tk[x->ntk++] = (struct tk){ e->peer, e->id, i }, 0);
         } else if (e->kind == ST_EV_RMA_RELEASE_LOCK && (x = find_open(&o, e, 0))) {
             rc = close_epoch(in, p, &o, x, l, enter, i, out);
         }
     }
     for (size_t k = 0; k < o.n; k++) /* never unlocked (a run cut short) */
-        st_mem_free(o.v[k].tgt);
+        st_mem_free(o.v[k].tgt), st_mem_free(o.v[k].tk);
     st_mem_free(o.v);
     return rc;
 }
@@ -151,6 +177,14 @@ static int cmp_epoch(const void *a, const void *b)
     return cmp_u64(x->release, y->release);
 }
 
+/* Within one (window, target) whose epochs all have tickets: by the tickets (each unique at a target). */
+static int cmp_ticket(const void *a, const void *b)
+{
+    const st_rel_lock_epoch_t *x = a, *y = b;
+    int r = cmp_u64(x->ticket, y->ticket);
+    return r ? r : cmp_epoch(a, b);
+}
+
 static int same_target(const st_rel_lock_epoch_t *x, const st_rel_lock_epoch_t *y)
 {
     return x->win == y->win && x->target == y->target;
@@ -159,6 +193,15 @@ static int same_target(const st_rel_lock_epoch_t *x, const st_rel_lock_epoch_t *
 void st_rel_lock_order(st_rel_lock_epoch_t *v, size_t n)
 {
     sort(v, n, sizeof *v, cmp_epoch);
+    for (size_t s = 0, e; s < n; s = e) { /* each (window, target): by the tickets if all have one */
+        int all = 1;
+        for (e = s; e < n && same_target(&v[e], &v[s]); e++)
+            all &= v[e].ticket != 0;
+        if (all)
+            sort(v + s, e - s, sizeof *v, cmp_ticket);
+        for (size_t i = s; i < e; i++)
+            v[i].by_ticket = (uint8_t)all;
+    }
     for (size_t i = 0; i < n; i++) /* a new phase at each conflict: either epoch exclusive */
         v[i].phase = i && same_target(&v[i], &v[i - 1]) ? v[i - 1].phase + (v[i].excl || v[i - 1].excl) : 0;
 }
@@ -186,19 +229,32 @@ void st_rel_input_lock_take(st_rel_input_t *in, st_rel_lock_epoch_t *v, size_t n
     in->nlocks = v ? n : 0;
 }
 
+void st_rel_input_lock_keep_ticketed(st_rel_input_t *in)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < in->nlocks; i++)
+        if (in->locks[i].by_ticket)
+            in->locks[m++] = in->locks[i];
+    in->nlocks = m;
+}
+
 /* ---- the relations ------------------------------------------------------------------------- */
 
-static int emit_pair(ctx_t *c, const st_rel_lock_epoch_t *t, size_t a, size_t b, uint8_t role)
+/* The relation of epoch a to epoch b, the k-th of the pair's origins at this window (k numbers them like
+ * a channel's messages: the parallel correction matches a partner's by it). */
+static int emit_pair(ctx_t *c, const st_rel_lock_epoch_t *t, size_t a, size_t b, uint64_t k, uint8_t role)
 {
     const st_rel_lock_epoch_t *x = &t[role == ST_REL_SEND ? a : b];
     if (x->loc >= c->in->nlocs || c->in->locs[x->loc].rank != c->rank)
         return 0;
     const st_rel_loc_t *L = &c->in->locs[x->loc];
-    uint64_t ev = role == ST_REL_SEND ? x->enter : x->release;
+    /* ordered by the tickets: the later epoch's lock return (its ticket's record) already came after the
+     * earlier one's unlock began; else only its unlock's return is known to */
+    uint64_t ev = role == ST_REL_SEND ? x->enter : x->by_ticket ? x->acquire : x->release;
     if (ev >= L->n)
         return 0;
     uint64_t pair = (uint64_t)(uint32_t)t[a].origin << 32 | (uint32_t)t[b].origin;
-    return emit(c, key0(ST_REL_KEY_RMA_LOCK, 0), pair, x->win, (uint64_t)a << 32 | b, x->loc, ev, L->ev[ev].time, role,
+    return emit(c, key0(ST_REL_KEY_RMA_LOCK, 0), pair, x->win, k, x->loc, ev, L->ev[ev].time, role,
                 ST_REL_P2P, ST_REL_PRODUCT, pair_mask(c->in, t[a].origin, t[b].origin), 0);
 }
 
@@ -208,21 +264,29 @@ int rel_lock_finish(ctx_t *c)
     size_t n = c->in->nlocks;
     if (!t || n >= UINT32_MAX)
         return 0;
-    /* runs of one phase: [ps, s) the previous (same target), [s, e) this one */
+    /* runs of one phase: [ps, s) the previous (same target), [s, e) this one; count: per pair of
+     * origins, the relations so far at the window (every process counts all, in the table's order) */
     size_t ps = 0;
     int rc = 0;
+    st_u64map_t count = { 0 };
     for (size_t s = 0, e; rc == 0 && s < n; s = e) {
         for (e = s + 1; e < n && same_target(&t[e], &t[s]) && t[e].phase == t[s].phase;)
             e++;
+        if (s > 0 && t[s].win != t[s - 1].win)
+            st_u64map_free(&count);
         int prev = s > 0 && same_target(&t[s - 1], &t[s]);
         for (size_t b = s; prev && rc == 0 && b < e; b++)
             for (size_t a = ps; rc == 0 && a < s; a++) {
-                if (t[a].origin == c->rank)
-                    rc = emit_pair(c, t, a, b, ST_REL_SEND);
+                uint64_t pair = (uint64_t)(uint32_t)t[a].origin << 32 | (uint32_t)t[b].origin, k = 0;
+                st_u64map_get(&count, pair, &k);
+                rc = st_u64map_put(&count, pair, k + 1);
+                if (rc == 0 && t[a].origin == c->rank)
+                    rc = emit_pair(c, t, a, b, k, ST_REL_SEND);
                 if (rc == 0 && t[b].origin == c->rank)
-                    rc = emit_pair(c, t, a, b, ST_REL_RECV);
+                    rc = emit_pair(c, t, a, b, k, ST_REL_RECV);
             }
         ps = s;
     }
+    st_u64map_free(&count);
     return rc;
 }

@@ -37,9 +37,11 @@ enum st_rel_role { ST_REL_SEND = 1, ST_REL_RECV = 2 };
  *         a target's MPI_Win_post (its RMA_SYNC NOTIFY_OUT to the origin: the note it sent) -> the
  *         origin's MPI_Win_start (its RMA_SYNC NOTIFY_IN from the target: the note it took; kind P2P)
  *   RMA_LOCK  key[1] = origin rank of the earlier epoch << 32 | origin rank of the later one, key[2] = the
- *         window (st_rel_win_key), key[3] = their indices in the input's lock table (locks.h) << 32 | ...:
+ *         window (st_rel_win_key), key[3] = k (the k-th relation of that pair of origins on the window in
+ *         the order of the input's lock table, locks.h: numbered like a channel's messages):
  *         a lock epoch's MPI_Win_unlock ENTER -> the unlock return of a conflicting epoch of the next
- *         phase at the same target (kind P2P, one send, one receive)
+ *         phase at the same target, or its lock return (RMA_ACQUIRE_LOCK) where tickets ordered the
+ *         epochs (kind P2P, one send, one receive)
  *   OMP_* key[1] = rank, then kind-specific ids
  * The OpenMP types come last (st_rel_endpoints_split hands their ends out after all others). */
 enum {

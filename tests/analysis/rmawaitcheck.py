@@ -16,9 +16,8 @@ SLACK_MS (env, default 2); nowhere else may a metric hold more than SLACK_MS (bu
 main that opens the first epoch: the ranks leave the barrier before it at different times); the waits
 the injected computation should cause must be there: the computing rank entered last, and every
 other rank waited at least MIN_MS (5; not the injected time: on the loaded 2-core machine a rank may
-leave the aligning barrier many ms late, which shortens the wait it then causes). NO_LOCK=1 leaves
-Lock Contention out of the comparison (skewed clocks: which of two epochs held the lock first is read from
-times closer than the clocks' remaining error). Exit 1 with one line per mismatch.
+leave the aligning barrier many ms late, which shortens the wait it then causes). Exit 1 with one line
+per mismatch.
 """
 import os
 import sys
@@ -102,10 +101,6 @@ def main():
         print("marks of phases %s, expected %s" % (sorted(m), sorted(phases)))
         return 1
     want = expected(m)
-    # NO_LOCK=1 (skewed clocks): the order of the two exclusive epochs is read from their unlock calls,
-    # which lie closer together than the clocks' error left after CLC (docs/analysis.md)
-    lock = os.environ.get("NO_LOCK", "0") != "1"
-    skip = (lambda k: not lock and "lock_competition" in k[0])
     path = cnode_paths(doc)
     locs = {l["id"]: l["rank"] for l in doc["locations"]}
     got = defaultdict(float)
@@ -114,8 +109,6 @@ def main():
         if v["metric"] in metrics:
             got[(v["metric"], path(v["cnode"]), locs[v["location"]])] += v["value"] * 1e3
     for k in sorted(set(want) | set(got)):
-        if skip(k):
-            continue
         g, x = got.get(k, 0.0), want.get(k)
         if x is None:
             if g > slack and k[1] != "main/MPI_Win_fence":

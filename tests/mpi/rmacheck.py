@@ -11,7 +11,8 @@ after it, on the same location and window; the request-based ones also at the or
 Rma* record; the groups of the RmaGroupSync records: an even rank's MPI_Win_post names the odd
 ranks, an odd rank's MPI_Win_start the even ones, complete and wait none; the notes of post -> start
 (RmaSync NOTIFY_OUT to each odd rank on an even one, NOTIFY_IN from each even rank on an odd one; none
-in the second epoch, with MPI_MODE_NOCHECK). Prints one line per rank;
+in the second epoch, with MPI_MODE_NOCHECK); the lock tickets (RmaAcquireLock's lock id): at each
+target 1, 2, ... once each over all ranks. Prints one line per rank;
 exits 1 with the first differences.
 """
 import sys
@@ -45,6 +46,7 @@ def expected_counts(r, n, iters):
     notes = n // 2 if r % 2 == 0 else (n + 1) // 2
     return {"RmaWinCreate": 5, "RmaWinDestroy": 5, "RmaCollectiveBegin": 12, "RmaCollectiveEnd": 12,
             "RmaGroupSync": 4, "RmaRequestLock": 4, "RmaReleaseLock": 4, "RmaSync": 1 + notes,
+            "RmaAcquireLock": 2 + 2 * n,
             "RmaOpCompleteNonBlocking": 4}
 
 
@@ -78,6 +80,14 @@ def main():
         per_loc = {}
         for loc, ev in trace.events:
             per_loc.setdefault(loc, []).append(ev)
+    tickets = {}  # target -> the lock ids (tickets) of every rank's RmaAcquireLock there
+    for loc, evs in per_loc.items():
+        for e in evs:
+            if type(e).__name__ == "RmaAcquireLock":
+                tickets.setdefault(e.remote, []).append(e.lock_id)
+    for t in range(n):  # at each target: its epochs from the left (exclusive), both lock_all, its own
+        if sorted(tickets.get(t, [])) != list(range(1, 2 * n + 3)):
+            bad.append(f"target {t}: tickets {sorted(tickets.get(t, []))}, expected 1 .. {2 * n + 2}")
     by_rank = {}
     for loc, evs in per_loc.items():
         rank = loc.group._ref

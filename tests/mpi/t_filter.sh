@@ -43,7 +43,8 @@ locations() {
         for (i = 5; i <= NF; i++) if ($i ~ /^region=(MPI_Type_size|MPI_Comm_rank|MPI_Win_flush_all)$/) skip = 1
         if (skip) next
         line = $4
-        for (i = 5; i <= NF; i++) if ($i !~ /^(orig_t|stop_t)=/) line = line " " $i
+        # (a lock ticket is the order in which the ranks got the lock: another run may differ)
+        for (i = 5; i <= NF; i++) if ($i !~ /^(orig_t|stop_t|ticket)=/) line = line " " $i
         # a filtered MPI_Win_flush_all completes nothing: its operations complete at the epoch end
         if ($4 == "rma_complete_remote") { print line > (out "/" $2 "-" $3 ".completed"); next }
         print line > (out "/" $2 "-" $3)

@@ -3,7 +3,8 @@
 # flush iterations of a Global-Arrays-like epoch): the application's stdout and exit code are
 # unchanged; otf2-print reads the archive without a complaint and shows, per rank, exactly the
 # RmaWinCreate/Destroy, RmaCollectiveBegin/End (creation, fences, release), RmaGroupSync (PSCW),
-# RmaRequestLock/ReleaseLock, RmaPut/Get/Atomic and RmaOpCompleteRemote/NonBlocking records the
+# RmaRequestLock/AcquireLock/ReleaseLock (an AcquireLock per target on the host holding the lock's
+# ticket: each target's tickets are 1, 2, ... over all ranks' epochs there), RmaPut/Get/Atomic and RmaOpCompleteRemote/NonBlocking records the
 # program's calls imply (MPI_Win_sync an RmaSync, the PSCW notes one per post's origin and start's target; each MPI_Win_flush completes the accumulate before
 # it, so the Global-Arrays loop alternates RmaAtomic and RmaOpCompleteRemote; with a filter that
 # excludes MPI_Win_flush the same operations complete at MPI_Win_unlock_all); python3-otf2 (when
@@ -38,6 +39,7 @@ expected() {
         RMA_COLLECTIVE_BEGIN | RMA_COLLECTIVE_END) echo 12 ;;
         RMA_GROUP_SYNC) echo 4 ;; # two epochs, the second with MPI_MODE_NOCHECK
         RMA_REQUEST_LOCK | RMA_RELEASE_LOCK) echo 4 ;;
+        RMA_ACQUIRE_LOCK) echo $((2 + 2 * NP)) ;; # a ticket per lock, one per rank for each lock_all (one host)
         RMA_PUT) echo $put ;;
         RMA_GET) echo $get ;;
         RMA_ATOMIC) echo $atomic ;;

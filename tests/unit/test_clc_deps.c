@@ -11,7 +11,7 @@
  * (omit_self_ends); for every graph: endpoints in the join's order with their events'
  * times, ports in the forward pass' order.
  */
-/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
+/* link: src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/util/u64map.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/util/log.c */
 #include "test_clc_lib.h"
 
 static st_rel_graph_t g;
@@ -651,6 +651,85 @@ static void test_locks(void)
     tb_free(&t);
 }
 
+/* An exclusive epoch of location l at target 0 with one put: MPI_Win_lock t0 .. t0 + 2 (its ticket,
+ * 0 none, recorded at t0 + 1 as the call returns), the put at t0 + 3, MPI_Win_unlock t0 + 5 .. t0 + 7.
+ * *acq: the RMA_ACQUIRE_LOCK's index; returns the RMA_RELEASE_LOCK's. */
+static uint64_t ticket_epoch(tb_t *t, uint32_t l, uint64_t t0, uint64_t ticket, uint64_t *acq)
+{
+    tb_region(t, l, ST_EV_ENTER, t0, TR_USER);
+    st_event_t *e = tb_ev(t, l, ST_EV_RMA_REQUEST_LOCK, t0);
+    e->comm = 0, e->tag = 0, e->peer = 0, e->op = 0;
+    *acq = UINT64_MAX;
+    if (ticket) {
+        e = tb_ev(t, l, ST_EV_RMA_ACQUIRE_LOCK, t0 + 1);
+        e->comm = 0, e->tag = 0, e->peer = 0, e->op = 0, e->id = ticket;
+        *acq = t->locs[l].n - 1;
+    }
+    tb_region(t, l, ST_EV_LEAVE, t0 + 2, TR_USER);
+    put_call(t, l, t0 + 3, 0);
+    return lock_call(t, l, ST_EV_RMA_RELEASE_LOCK, t0 + 5, t0 + 8, 0, 0);
+}
+
+/* Lock tickets (RMA_ACQUIRE_LOCK, the order the lock was granted in at the target): a (window, target)
+ * whose epochs all have one is ordered by them, whatever the times say, and its relations end at the
+ * later epoch's lock return; CLC keeps only those (st_rel_input_lock_keep_ticketed); a target where one
+ * epoch lacks a ticket is ordered by the times, as without tickets. The relations of a pair of origins
+ * are numbered 0, 1, ... per window (key[3]), as the parallel correction matches a partner's messages. */
+static void test_lock_tickets(void)
+{
+    for (int one_missing = 0; one_missing < 2; one_missing++) {
+        tb_t t;
+        tb_init(&t, 3, 0);
+        for (int r = 0; r < 3; r++)
+            t.comms[r][0].nwins = 1;
+        uint32_t l0 = tb_loc(&t, 0, 0), l1 = tb_loc(&t, 1, 0), l2 = tb_loc(&t, 2, 0);
+        /* rank 1 held the lock first (ticket 1), then rank 2 (ticket 2), then rank 1 again (ticket 3);
+         * rank 1's clock is far ahead: its epochs look later than rank 2's */
+        uint64_t a1, a2, a3;
+        uint64_t r2 = ticket_epoch(&t, l2, 100, 2, &a2);
+        uint64_t r1 = ticket_epoch(&t, l1, 500, 1, &a1);
+        uint64_t r3 = ticket_epoch(&t, l1, 600, one_missing ? 0 : 3, &a3);
+        /* rank 0's MPI_Win_lock_all, earliest by the times, last by its ticket at target 0 (4; and 1 at
+         * target 1, where it has no operation: no epoch there), a put to 0 */
+        tb_region(&t, l0, ST_EV_ENTER, 10, TR_USER);
+        st_event_t *e = tb_ev(&t, l0, ST_EV_RMA_REQUEST_LOCK, 10);
+        e->comm = 0, e->tag = 0, e->peer = -1, e->op = 1;
+        for (int32_t target = 0; target < 2; target++) {
+            e = tb_ev(&t, l0, ST_EV_RMA_ACQUIRE_LOCK, 11);
+            e->comm = 0, e->tag = 0, e->peer = target, e->op = 1, e->id = target ? 1 : 4;
+        }
+        uint64_t a0 = t.locs[l0].n - 2;
+        tb_region(&t, l0, ST_EV_LEAVE, 12, TR_USER);
+        put_call(&t, l0, 13, 0);
+        lock_call(&t, l0, ST_EV_RMA_RELEASE_LOCK, 20, 22, -1, 0);
+        (void)a1, (void)r1;
+        st_rel_input_t in = tb_input(&t);
+        REQUIRE(st_rel_input_lock_order(&in) == 0);
+        REQUIRE_EQ(in.nlocks, 4);
+        for (size_t i = 0; i < 4; i++)
+            REQUIRE_EQ(in.locks[i].by_ticket, !one_missing);
+        REQUIRE(st_rel_graph_build(&in, &g) == 0);
+        same_when_taken(&in);
+        same_when_split(&in, SPLIT_ANY);
+        if (!one_missing) { /* by the tickets: 1 -> 2 -> 1 -> the lock_all, at the lock returns */
+            SENDS_OF(l2, a2, l1, r1 - 1);
+            SENDS_OF(l1, a3, l2, r2 - 1);
+            SENDS_OF(l0, a0, l1, r3 - 1);
+            const st_rel_inst_t *f = tb_inst(&g, l1, r1 - 1, ST_REL_SEND);
+            REQUIRE(f->key[1] == (1ull << 32 | 2) && f->key[3] == 0);
+        } else { /* by the times: rank 2's epoch first, then rank 1's two (one phase each) */
+            SENDS_OF(l1, r1, l2, r2 - 1);
+            NO_PORT(l2, a2);
+        }
+        st_rel_graph_free(&g);
+        /* CLC's table: the ticketed epochs only */
+        st_rel_input_lock_keep_ticketed(&in);
+        REQUIRE_EQ(in.nlocks, one_missing ? 0 : 4);
+        st_mem_free(in.locks);
+        tb_free(&t);
+    }
+}
+
 static void lock_ev(tb_t *t, uint32_t l, unsigned kind, uint64_t time, uint64_t order)
 {
     st_event_t *e = tb_ev(t, l, kind, time);
@@ -960,6 +1039,7 @@ int main(void)
     test_rma_colls();
     test_pscw();
     test_locks();
+    test_lock_tickets();
     test_openmp();
     test_openmp_teams();
     test_openmp_ties();

@@ -3,7 +3,7 @@
  * checks, and the backward ramp (ideal, bent through one and two send limits, and a
  * randomized comparison with a brute-force evaluation of its definition).
  */
-/* link: src/clc/clc.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/util/mem.c src/clc/params.c src/clc/stats.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/clc/clc.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/util/u64map.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/util/mem.c src/clc/params.c src/clc/stats.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include "test_clc_lib.h"
 
 #include "../../src/config/config.h"

@@ -9,7 +9,7 @@
  * instances (which do not synchronize: ends may precede other members' begins) must
  * relate nothing. Plus the merge order of `dump`.
  */
-/* link: src/cli/check.c src/cli/convert.c src/model/rmagroups.c src/cli/convert_rebuild.c src/cli/archive_defs.c src/cli/archive_comm.c src/cli/archive_load.c src/cli/archive_events.c src/cli/names.c src/cli/merge.c src/model/event.c src/model/region.c src/model/rankdata.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/clc/run.c src/util/log.c */
+/* link: src/cli/check.c src/cli/convert.c src/model/rmagroups.c src/cli/convert_rebuild.c src/cli/archive_defs.c src/cli/archive_comm.c src/cli/archive_load.c src/cli/archive_events.c src/cli/names.c src/cli/merge.c src/model/event.c src/model/region.c src/model/rankdata.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/util/u64map.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/clc/run.c src/util/log.c */
 #include <otf2/otf2.h>
 #include <stdio.h>
 #include <stdlib.h>
