@@ -75,6 +75,7 @@ row() { # row KIND CALLS LABEL [whole]: untraced, traced (and traced without a b
     local u t w=
     u=$(med "plain.$1.$2") t=$(med "traced.$1.$2")
     echo "$(calc "$t - $u")" >"$TMP/added.$1"
+    echo "$(calc "$t - $u")" >"$TMP/added.$1.$2"
     if [ -n "${4:-}" ]; then
         w=$(med "whole.$1.$2")
         echo "$(calc "$w - $u")" >"$TMP/added-whole.$1"
@@ -101,5 +102,13 @@ verdict() { # verdict ADDED SUFFIX: the target on the median (no suffix) or the 
 echo "target: a traced one-sided call adds at most what a traced MPI_Send adds:"
 echo "  buffers handed over during the run: $(verdict added) (medians of batches), $(verdict added -fastest) (fastest batches)"
 echo "  no hand-off (the call's own cost):  $(verdict added-whole) (medians of batches), $(verdict added-whole -fastest) (fastest batches)"
+# MPI_Put and MPI_Accumulate start a transfer that a later call completes, as MPI_Isend does (and the
+# blocking MPI_Send does not): against MPI_Isend with few requests outstanding (its own runs, no hand-off)
+first_count=${ISEND_COUNTS%% *}
+if [ -n "$first_count" ] && [ -s "$TMP/added.isend.$first_count" ]; then
+    echo "  no hand-off, against MPI_Isend with $first_count outstanding: $(awk -v p="$(cat "$TMP/added-whole.put")" \
+        -v a="$(cat "$TMP/added-whole.accumulate")" -v s="$(cat "$TMP/added.isend.$first_count")" \
+        'BEGIN {if (p == "nan" || a == "nan" || s == "nan") print "n/a"; else if (p <= s && a <= s) print "ok"; else print "ABOVE TARGET"}') (medians of batches)"
+fi
 echo "($REPS runs per row, interleaved, median of $BATCHES batches of $CALLS calls each; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 exit $status
