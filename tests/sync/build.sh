@@ -4,7 +4,7 @@
 sync_build() {
     local root out=$1/sync_prog cc=${2:-mpicc.mpich}
     root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-    local srcs=("$root"/tests/sync/sync_prog.c "$root"/src/clock/*.c "$root"/src/util/log.c "$root"/src/config/config.c "$root"/src/util/archive_dir.c)
+    local srcs=("$root"/tests/sync/sync_prog.c "$root"/src/clock/*.c "$root"/src/util/log.c "$root"/src/util/nodeid.c "$root"/src/config/config.c "$root"/src/util/archive_dir.c)
     local newest=0 f
     for f in "${srcs[@]}" "$root"/src/clock/*.h "$root"/src/config/variables.def; do
         [ "$f" -nt "$out" ] && newest=1

@@ -309,6 +309,10 @@ void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win)
     (void)th; (void)lock_type; (void)win;
     st_stub.rma.locks++, st_stub.rma.lock_target = target;
 }
+void st_mpi_win_locked(st_thread_t *th, int rc, int lock_type, int target, MPI_Win win)
+{
+    (void)th; (void)rc; (void)lock_type; (void)target; (void)win;
+}
 void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win)
 {
     (void)th; (void)win;
