@@ -134,6 +134,7 @@ static const struct {
     const char *name, *cat;
 } arrows[] = {
     { ST_REL_KEY_P2P, "message", "message" },
+    { ST_REL_KEY_RMA_POST, "post -> start", "rma" },
     { ST_REL_KEY_RMA_PSCW, "complete -> wait", "rma" },
     { ST_REL_KEY_RMA_LOCK, "unlock -> unlock", "rma" },
 };

@@ -54,7 +54,7 @@ python3 "$ST_ROOT/tests/viewers/chromecheck.py" "$ST_TMP/run.chrome.json" "$ST_T
     >"$ST_TMP/chrome.txt" 2>&1 ||
     fail "export --chrome: $(head -n 5 "$ST_TMP/chrome.txt")"
 assert_eq "export --chrome: the one-sided arrows against synctrace check's relations" \
-    "$(sed -nE 's/^rma: .*, ([0-9]+) complete -> wait, ([0-9]+) unlock -> unlock$/complete -> wait \1, unlock -> unlock \2/p' "$ST_TMP/check.txt")" \
+    "$(sed -nE 's/^rma: .*, ([0-9]+) post -> start, ([0-9]+) complete -> wait, ([0-9]+) unlock -> unlock$/post -> start \1, complete -> wait \2, unlock -> unlock \3/p' "$ST_TMP/check.txt")" \
     "$(sed -nE 's/^rma arrows: //p' "$ST_TMP/chrome.txt")"
 st report "$ST_TMP/run" --metric mpi_rma_early_fence >"$ST_TMP/metric.txt" || fail "report --metric failed"
 head -1 "$ST_TMP/metric.txt" | grep -q '^Early Fence \[mpi_rma_early_fence\]:' || fail "report --metric: $(head -1 "$ST_TMP/metric.txt")"

@@ -82,4 +82,5 @@ else:
 for b in bad[:10]: print(b)
 if bad: sys.exit(1)
 print("ok: %d regions, %d messages, %d counter samples, %d locations" % (len(by["X"]), sum(flows.values()), len(by["C"]), len(locs)))
-print("rma arrows: complete -> wait %d, unlock -> unlock %d" % (rma["complete -> wait"], rma["unlock -> unlock"]))
+print("rma arrows: post -> start %d, complete -> wait %d, unlock -> unlock %d"
+      % (rma["post -> start"], rma["complete -> wait"], rma["unlock -> unlock"]))
