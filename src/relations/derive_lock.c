@@ -6,10 +6,12 @@
  * every target), its tickets (RMA_ACQUIRE_LOCK as the lock call returned, one per target on the
  * origin's machine), the RMA operations of the same window to its target and their completions at it
  * (RMA_OP_COMPLETE_REMOTE: a flush, or the unlock), RMA_RELEASE_LOCK (at the unlock's return; the
- * unlock call's ENTER is the latest ENTER before it). Epochs without an
- * operation to the target are left out: MPI lets such an epoch never acquire the lock. (The two
- * families here do acquire it in MPI_Win_lock: such an epoch may make others wait, and that wait is
- * not related to it.)
+ * unlock call's ENTER is the latest ENTER before it). An MPI_Win_lock epoch without an operation to
+ * its target is kept only with a ticket: MPI lets such an epoch never acquire the lock, but a ticket is
+ * taken only where MPI_Win_lock returns holding it (lock_ticket.c), so that epoch held the lock and may
+ * have made others wait. (A lock_all's targets without an operation stay out: its ticket there is
+ * shared and conflicts only with exclusive epochs, which rarely meet it, and a window of many ranks
+ * would add an epoch per rank.)
  *
  * The relation of phase p to phase p + 1 at a (window, target), for every epoch A of p and B of
  * p + 1: the ENTER of A's MPI_Win_unlock -> B's RMA_ACQUIRE_LOCK where tickets ordered them, else
@@ -85,7 +87,7 @@ static int close_epoch(const st_rel_input_t *in, const st_rel_proc_t *p, openvec
     if (enter != NO_EV && x->comm < p->ncomms) {
         uint64_t win = st_rel_win_key(p->comms[x->comm].key, x->win);
         int held = x->held && x->held - 1 < enter;
-        if (x->peer >= 0 && x->used)
+        if (x->peer >= 0 && (x->used || x->ticket))
             rc = add_epoch(out, win, L, l, enter, rel, x->peer, x->excl, held, x->ticket, x->acq);
         if (x->peer < 0 && x->ntgt) {
             qsort(x->tgt, x->ntgt, sizeof *x->tgt, cmp_i32);

@@ -3,8 +3,9 @@
  * the derivation that needs more than one process's events.
  *
  * An epoch is an origin's MPI_Win_lock(_all) .. MPI_Win_unlock(_all) on one location and window
- * with at least one RMA operation to the target in it (MPI_Win_lock_all: one epoch per target it
- * issued operations to, shared). Where origin and target share a machine the epoch carries a ticket
+ * with at least one RMA operation to the target in it, or an MPI_Win_lock epoch with a ticket (it
+ * held the lock: derive_lock.c) (MPI_Win_lock_all: one epoch per target it issued operations to,
+ * shared). Where origin and target share a machine the epoch carries a ticket
  * (RMA_ACQUIRE_LOCK: taken from a counter of the target's in shared memory right after the lock
  * call returned holding the lock, src/mpi/lock_ticket.h), and conflicting epochs' tickets are in the
  * order the lock was granted. The epochs of a (window, target) that all carry tickets are put in

@@ -654,7 +654,7 @@ static void test_locks(void)
 /* An exclusive epoch of location l at target 0 with one put: MPI_Win_lock t0 .. t0 + 2 (its ticket,
  * 0 none, recorded at t0 + 1 as the call returns), the put at t0 + 3, MPI_Win_unlock t0 + 5 .. t0 + 7.
  * *acq: the RMA_ACQUIRE_LOCK's index; returns the RMA_RELEASE_LOCK's. */
-static uint64_t ticket_epoch(tb_t *t, uint32_t l, uint64_t t0, uint64_t ticket, uint64_t *acq)
+static uint64_t ticket_epoch_op(tb_t *t, uint32_t l, uint64_t t0, uint64_t ticket, uint64_t *acq, int op)
 {
     tb_region(t, l, ST_EV_ENTER, t0, TR_USER);
     st_event_t *e = tb_ev(t, l, ST_EV_RMA_REQUEST_LOCK, t0);
@@ -666,8 +666,41 @@ static uint64_t ticket_epoch(tb_t *t, uint32_t l, uint64_t t0, uint64_t ticket, 
         *acq = t->locs[l].n - 1;
     }
     tb_region(t, l, ST_EV_LEAVE, t0 + 2, TR_USER);
-    put_call(t, l, t0 + 3, 0);
+    if (op)
+        put_call(t, l, t0 + 3, 0);
     return lock_call(t, l, ST_EV_RMA_RELEASE_LOCK, t0 + 5, t0 + 8, 0, 0);
+}
+
+/* An exclusive MPI_Win_lock epoch at target 0 with a ticket and a put at t0 + 3: its RMA_RELEASE_LOCK. */
+static uint64_t ticket_epoch(tb_t *t, uint32_t l, uint64_t t0, uint64_t ticket, uint64_t *acq)
+{
+    return ticket_epoch_op(t, l, t0, ticket, acq, 1);
+}
+
+/* An epoch without an operation holds the lock where it has a ticket (MPI_Win_lock returned holding it):
+ * it is in the order, and the epoch after it waited for it; without a ticket it is left out, as MPI lets
+ * such an epoch never acquire the lock. */
+static void test_lock_empty_epoch(void)
+{
+    for (int ticketed = 0; ticketed < 2; ticketed++) {
+        tb_t t;
+        tb_init(&t, 3, 0);
+        for (int r = 0; r < 3; r++)
+            t.comms[r][0].nwins = 1;
+        uint32_t l1 = tb_loc(&t, 1, 0), l2 = tb_loc(&t, 2, 0);
+        uint64_t a1, a2; /* rank 1 locks target 0 first and does nothing; then rank 2, with a put */
+        uint64_t r1 = ticket_epoch_op(&t, l1, 100, ticketed ? 1 : 0, &a1, 0);
+        ticket_epoch_op(&t, l2, 104, ticketed ? 2 : 0, &a2, 1);
+        st_rel_input_t in = tb_input(&t);
+        REQUIRE(st_rel_input_lock_order(&in) == 0);
+        REQUIRE_EQ(in.nlocks, ticketed ? 2 : 1);
+        REQUIRE(st_rel_graph_build(&in, &g) == 0);
+        if (ticketed)
+            SENDS_OF(l2, a2, l1, r1 - 1);
+        st_rel_graph_free(&g);
+        st_mem_free(in.locks);
+        tb_free(&t);
+    }
 }
 
 /* Lock tickets (RMA_ACQUIRE_LOCK, the order the lock was granted in at the target): a (window, target)
@@ -1040,6 +1073,7 @@ int main(void)
     test_pscw();
     test_locks();
     test_lock_tickets();
+    test_lock_empty_epoch();
     test_openmp();
     test_openmp_teams();
     test_openmp_ties();
