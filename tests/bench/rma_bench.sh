@@ -74,11 +74,10 @@ printf '%-40s %10s %10s %14s %10s %14s\n' "" "untraced" "traced" "added by tool"
 row() { # row KIND CALLS LABEL [whole]: untraced, traced (and traced without a buffer hand-off)
     local u t w=
     u=$(med "plain.$1.$2") t=$(med "traced.$1.$2")
-    echo "$(calc "$t - $u")" >"$TMP/added.$1"
     echo "$(calc "$t - $u")" >"$TMP/added.$1.$2"
     if [ -n "${4:-}" ]; then
         w=$(med "whole.$1.$2")
-        echo "$(calc "$w - $u")" >"$TMP/added-whole.$1"
+        echo "$(calc "$w - $u")" >"$TMP/added-whole.$1.$2"
         printf '%-40s %10s %10s %11s ns %10s %11s ns\n' "$3" "$u" "$t" "$(calc "$t - $u")" "$w" "$(calc "$w - $u")"
     else
         printf '%-40s %10s %10s %11s ns\n' "$3" "$u" "$t" "$(calc "$t - $u")"
@@ -94,21 +93,23 @@ row send-fastest $CALLS "  MPI_Send, fastest batch" whole
 row send4k-fastest $CALLS "  MPI_Send of 4 KiB, fastest batch" whole
 for n in $ISEND_COUNTS $CALLS; do row isend "$n" "MPI_Isend, $n outstanding"; done
 for n in $ISEND_COUNTS $CALLS; do row waitall "$n" "MPI_Waitall of $n+$n, per request"; done
-verdict() { # verdict ADDED SUFFIX: the target on the median (no suffix) or the fastest-batch rows
-    local x=${2:-}
-    awk -v p="$(cat "$TMP/$1.put$x")" -v a="$(cat "$TMP/$1.accumulate$x")" -v s="$(cat "$TMP/$1.send$x")" \
+verdict() { # verdict PUT ACCUMULATE REFERENCE: files of what tracing added; ok if neither one-sided call adds more
+    awk -v p="$(cat "$TMP/$1")" -v a="$(cat "$TMP/$2")" -v s="$(cat "$TMP/$3")" \
         'BEGIN {if (p == "nan" || a == "nan" || s == "nan") print "n/a"; else if (p <= s && a <= s) print "ok"; else print "ABOVE TARGET"}'
 }
+against_send() { # against_send ADDED SUFFIX: the median (no suffix) or the fastest-batch rows
+    local x=${2:-}
+    verdict "$1.put$x.$CALLS" "$1.accumulate$x.$CALLS" "$1.send$x.$CALLS"
+}
 echo "target: a traced one-sided call adds at most what a traced MPI_Send adds:"
-echo "  buffers handed over during the run: $(verdict added) (medians of batches), $(verdict added -fastest) (fastest batches)"
-echo "  no hand-off (the call's own cost):  $(verdict added-whole) (medians of batches), $(verdict added-whole -fastest) (fastest batches)"
+echo "  buffers handed over during the run: $(against_send added) (medians of batches), $(against_send added -fastest) (fastest batches)"
+echo "  no hand-off (the call's own cost):  $(against_send added-whole) (medians of batches), $(against_send added-whole -fastest) (fastest batches)"
 # MPI_Put and MPI_Accumulate start a transfer that a later call completes, as MPI_Isend does (and the
 # blocking MPI_Send does not): against MPI_Isend with few requests outstanding (its own runs, no hand-off)
 first_count=${ISEND_COUNTS%% *}
 if [ -n "$first_count" ] && [ -s "$TMP/added.isend.$first_count" ]; then
-    echo "  no hand-off, against MPI_Isend with $first_count outstanding: $(awk -v p="$(cat "$TMP/added-whole.put")" \
-        -v a="$(cat "$TMP/added-whole.accumulate")" -v s="$(cat "$TMP/added.isend.$first_count")" \
-        'BEGIN {if (p == "nan" || a == "nan" || s == "nan") print "n/a"; else if (p <= s && a <= s) print "ok"; else print "ABOVE TARGET"}') (medians of batches)"
+    echo "  no hand-off, against MPI_Isend with $first_count outstanding: $(verdict "added-whole.put.$CALLS" \
+        "added-whole.accumulate.$CALLS" "added.isend.$first_count") (medians of batches)"
 fi
 echo "($REPS runs per row, interleaved, median of $BATCHES batches of $CALLS calls each; load average $(cut -d' ' -f1-3 /proc/loadavg))"
 exit $status
