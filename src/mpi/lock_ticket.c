@@ -23,6 +23,7 @@
 #include "../exchange/polite_mpi.h"
 #include "../util/log.h"
 #include "../util/nodeid.h"
+#include "lock_held.h"
 
 #define TAG_NAME 7411 /* the segment's name, leader -> member (on the tool's communicator, at init only) */
 #define TAG_ACK  7412 /* whether the member mapped it, member -> leader */
@@ -68,31 +69,6 @@ static int seg_open(const char *name, size_t bytes, void **at)
     return 0;
 }
 
-/* Whether this MPI returns from MPI_Win_lock(_all) only once the lock is held, as a ticket needs: what
- * the probe of docs/clc.md (Decisions 13) saw for MPICH's ch4 device and Open MPI's one-sided components
- * but pt2pt, which acquires lazily (its MPI_Win_lock returned at once, its flush waited). Open MPI picks
- * its component by itself; pt2pt is seen here only where the environment's OMPI_MCA_osc may leave it in
- * (it names pt2pt, or excludes others but not pt2pt: no tickets then). MPICH's
- * ch3 device (its lock does not wait for the grant) and other libraries: no tickets. */
-static int lock_returns_held(void)
-{
-    char v[MPI_MAX_LIBRARY_VERSION_STRING] = "";
-    int n = 0;
-    if (PMPI_Get_library_version(v, &n) != MPI_SUCCESS)
-        return 0;
-    const char *d = strstr(v, "MPICH Device:");
-    if (d) {
-        d += strlen("MPICH Device:");
-        d += strspn(d, " \t");
-        return strncmp(d, "ch4", 3) == 0;
-    }
-    if (strstr(v, "Open MPI")) { /* a list that may leave pt2pt in: names it, or excludes others only */
-        const char *osc = getenv("OMPI_MCA_osc");
-        return !osc || !osc[0] || (osc[0] == '^') == (strstr(osc, "pt2pt") != NULL);
-    }
-    return 0;
-}
-
 static int wait_all(MPI_Request *r, uint32_t n)
 {
     int ok = 1;
@@ -108,7 +84,7 @@ void st_lock_tickets_init(MPI_Comm tool)
     PMPI_Comm_size(tool, &np);
     uint64_t key = st_node_identity(), *keys = malloc(sizeof *keys * (size_t)(np > 0 ? np : 1));
     /* every collective below is called by all or by none: the agreements decide, on every process alike */
-    int held = lock_returns_held(), mine[2] = { keys != NULL, held }, all[2] = { 0, 0 };
+    int held = st_lock_held_somewhere(), mine[2] = { keys != NULL, held }, all[2] = { 0, 0 };
     if (st_polite_allreduce(mine, all, 2, MPI_INT, MPI_MIN, tool) != MPI_SUCCESS || !all[0] || !all[1]) {
         free(keys);
         if (!all[0])

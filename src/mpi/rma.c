@@ -45,6 +45,7 @@
 
 #include "comm.h"
 #include "handle_map.h"
+#include "lock_held.h"
 #include "lock_ticket.h"
 #include "rma.h"
 #include "rma_notes.h"
@@ -234,6 +235,7 @@ void st_mpi_win_create(st_thread_t *th, int rc, MPI_Comm comm, MPI_Win win)
         if (PMPI_Win_get_group(win, &w->group) != MPI_SUCCESS)
             w->group = MPI_GROUP_NULL;
         w->notes = notes, w->ntag = tag, w->nshare = share;
+        w->tickets = st_lock_held_by(win);
         w->seq = atomic_fetch_add(&c->nwins, 1);
         if (win_put(win, w) != 0) {
             st_log_warn_once("more than %u RMA windows at once; the operations on later ones are not traced",
@@ -401,7 +403,7 @@ void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win)
 /* One ticket at window rank t, recorded (*first: whether the clock has been read yet for this call). */
 static void ticket_at(st_thread_t *th, const st_win_t *w, uint32_t t, int lock_type, int *first)
 {
-    uint64_t ticket = st_lock_ticket(w->world[t]);
+    uint64_t ticket = w->tickets ? st_lock_ticket(w->world[t]) : 0;
     if (!ticket)
         return;
     st_event_t *e = *first ? st_record(th, ST_EV_RMA_ACQUIRE_LOCK) : st_record_again(th, ST_EV_RMA_ACQUIRE_LOCK);

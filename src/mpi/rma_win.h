@@ -32,6 +32,7 @@ struct st_win {
     _Atomic uint32_t *list;    /* [size] targets with operations since the last whole-window sync */
     _Atomic uint32_t  nlist;
     uint32_t          access, exposure; /* group sizes of the last MPI_Win_start and MPI_Win_post */
+    int               tickets; /* its lock epochs take lock tickets (its MPI_Win_lock returns held) */
     MPI_Group         group;   /* the window's group (MPI_GROUP_NULL: members not recorded) */
     int              *iota;    /* [size] 0, 1, ..., size - 1 */
     int              *xpost, *xstart; /* [size] a post's / start's group in window ranks */
