@@ -149,6 +149,11 @@ typedef struct an_msgs {
     size_t     npscw_send, pscw_send_cap;
     an_lock_t *lock;
     size_t     nlock, lock_cap;
+    struct { /* the last acquisition an_lock_push looked up, and its release: the relations of one */
+        int      valid;                          /* acquisition come one after another (rma_lock.c) */
+        uint32_t loc;
+        uint64_t ev, release;
+    } lock_last;
 } an_msgs_t;
 
 /* Request events (nonblocking sends' completions, receives' posts) of the trace, by (rank, id, time). */

@@ -31,10 +31,17 @@ static uint64_t release_of(const an_ctx_t *c, uint32_t l, uint64_t i)
     return i;
 }
 
+/* The relations into one acquisition (one per epoch of the phase before) come one after another, in
+ * event order per location, from both the graph and the in-run join: the release is looked up once
+ * for them, not once each (a long epoch after a phase of 3,000 shared ones took 7.9 s of scanning). */
 int an_lock_push(an_ctx_t *c, an_lock_t x)
 {
     an_msgs_t *m = &c->msgs;
-    x.ev = release_of(c, x.loc, x.ev);
+    if (!m->lock_last.valid || m->lock_last.loc != x.loc || m->lock_last.ev != x.ev) {
+        m->lock_last.valid = 1, m->lock_last.loc = x.loc, m->lock_last.ev = x.ev;
+        m->lock_last.release = release_of(c, x.loc, x.ev);
+    }
+    x.ev = m->lock_last.release;
     if (st_mem_grow((void **)&m->lock, &m->lock_cap, m->nlock + 1, sizeof *m->lock))
         return -1;
     m->lock[m->nlock++] = x;
