@@ -34,6 +34,7 @@ static void die(const char *fmt, const char *arg)
         fprintf(stderr, fmt, arg);
         fputc('\n', stderr);
     }
+    st_config_job_error_wait();
     exit(2);
 }
 

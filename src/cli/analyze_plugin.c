@@ -109,22 +109,29 @@ static const struct family *choose_family(void)
     return NULL;
 }
 
+/* The job's failure, said by its rank 0 (SAY): the others leave after it (config.h). */
+static int job_failed(void)
+{
+    st_config_job_error_wait();
+    return 1;
+}
+
 int st_cli_analyze_parallel(const char *dir, const char *out)
 {
     const struct family *f = choose_family();
     char path[PATH_MAX + 64];
     if (!f || plugin_path(f, path, sizeof path))
-        return 1;
+        return job_failed();
     void *h = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
     if (!h) {
         SAY("synctrace: analyze: cannot load the %s part of the parallel analysis: %s\n", f->shown, dlerror());
-        return 1;
+        return job_failed();
     }
     st_cli_analyze_mpi_fn *run = (st_cli_analyze_mpi_fn *)dlsym(h, "st_cli_analyze_mpi");
     if (!run) {
         SAY("synctrace: analyze: %s is no synctrace plugin (no st_cli_analyze_mpi): rebuild synctrace\n", path);
         dlclose(h);
-        return 1;
+        return job_failed();
     }
     /* not closed: MPI_Finalize has run, and the MPI library's exit handlers may still need it */
     return run(dir, out);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -317,6 +318,15 @@ int st_config_launcher_rank(void)
 {
     const struct launcher *l = launcher_with(0);
     return l ? atoi(getenv(l->rank)) : -1;
+}
+
+void st_config_job_error_wait(void)
+{
+    if (st_config_launcher_rank() <= 0)
+        return;
+    struct timespec wait = { 2, 0 };
+    while (nanosleep(&wait, &wait) != 0 && errno == EINTR)
+        ;
 }
 
 int st_config_launcher_size(void)

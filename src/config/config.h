@@ -70,10 +70,15 @@ int st_config_parse_number(const char *s, int frac, double lo, double hi, double
  *   st_config_launcher_size reads (PMI_SIZE: hydra, MPICH; OMPI_COMM_WORLD_SIZE: Open MPI), NULL when none.
  * st_config_mpi_launched: nonzero when a launcher started more than one process (any of PMI_SIZE,
  *   OMPI_COMM_WORLD_SIZE, PMIX_SIZE, MPI_LOCALNRANKS above 1).
+ * st_config_job_error_wait: called before a process of a job leaves non-zero on an error that only
+ *   rank 0 prints: the other ranks wait 2 s. Launchers end the whole job at the first non-zero exit,
+ *   and a rank that left at once could have rank 0 killed before its line was written or forwarded
+ *   (seen with Open MPI's mpirun: exit code 2 and no line).
  */
 int st_config_launcher_rank(void);
 int st_config_launcher_size(void);
 const char *st_config_launcher_family(void);
 int st_config_mpi_launched(void);
+void st_config_job_error_wait(void);
 
 #endif

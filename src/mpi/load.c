@@ -1,10 +1,8 @@
 /* load.c — the library constructor: configuration, clock, recording, signal handlers (lifecycle.h). */
 #include "lifecycle_int.h"
 
-#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../clock/sync.h"
@@ -24,16 +22,9 @@ volatile sig_atomic_t st_lc_forked;
 
 static void config_failure(const char *msg)
 {
-    if (st_config_launcher_rank() <= 0) { /* one line for the whole job, not one per rank */
+    if (st_config_launcher_rank() <= 0) /* one line for the whole job, not one per rank */
         st_log_error("%s", msg);
-    } else {
-        /* The launchers end the whole job when the first process exits non-zero: a rank that left
-         * at once could have rank 0 killed before its line was written or forwarded (seen with
-         * Open MPI's mpirun: exit code 2 and no line). The others leave after it. */
-        struct timespec wait = {2, 0};
-        while (nanosleep(&wait, &wait) != 0 && errno == EINTR)
-            ;
-    }
+    st_config_job_error_wait();
     _exit(2);
 }
 
