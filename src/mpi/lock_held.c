@@ -24,10 +24,10 @@
 #include "../util/log.h"
 
 #if defined(OPEN_MPI) && defined(__has_include)
-#if __has_include("ompi/win/win.h") && __has_include("ompi/mca/osc/osc.h")
-#include "ompi/win/win.h" /* first: it brings the configuration the module header needs */
+#if __has_include(<ompi/win/win.h>) && __has_include(<ompi/mca/osc/osc.h>)
+#include <ompi/win/win.h> /* first: it brings the configuration the module header needs */
 
-#include "ompi/mca/osc/osc.h"
+#include <ompi/mca/osc/osc.h>
 #define ST_OSC_LAYOUT 1
 #endif
 #endif
@@ -36,9 +36,10 @@ enum { HELD_NONE, HELD_ALL, HELD_PER_WINDOW };
 static int held_kind = -1;    /* the process's, once asked (at MPI_Init, before any window) */
 static int layout_usable = 0; /* Open MPI: its windows can be read (the headers' version runs) */
 
-/* Open MPI's rule where the window cannot be read: what OMPI_MCA_osc allows. A list that names pt2pt,
- * or excludes others only, may leave pt2pt in. */
-static int env_excludes_pt2pt(void)
+/* Open MPI's rule where the window cannot be read: what OMPI_MCA_osc allows. Unset, Open MPI's choice
+ * (rdma, ucx or sm wherever it was seen); a list that names pt2pt, or excludes others only, may leave
+ * pt2pt in: no tickets. */
+static int osc_env_allows_tickets(void)
 {
     const char *osc = getenv("OMPI_MCA_osc");
     return !osc || !osc[0] || (osc[0] == '^') == (strstr(osc, "pt2pt") != NULL);
@@ -78,7 +79,7 @@ int st_lock_held_somewhere(void)
 #ifdef ST_OSC_LAYOUT
         layout_usable = same_release(v);
 #endif
-        held_kind = layout_usable || env_excludes_pt2pt() ? HELD_PER_WINDOW : HELD_NONE;
+        held_kind = layout_usable || osc_env_allows_tickets() ? HELD_PER_WINDOW : HELD_NONE;
     }
     return held_kind != HELD_NONE;
 }
@@ -121,7 +122,7 @@ int st_lock_held_by(MPI_Win win)
         return held_kind == HELD_ALL;
     char c[32];
     if (st_lock_osc_component(win, c, sizeof c) != 0)
-        return env_excludes_pt2pt();
+        return osc_env_allows_tickets();
     if (strcmp(c, "rdma") == 0 || strcmp(c, "ucx") == 0 || strcmp(c, "sm") == 0)
         return 1;
     static int said;

@@ -27,8 +27,7 @@ int st_lock_held_somewhere(void);
 int st_lock_held_by(MPI_Win win);
 
 /* The name of win's one-sided component ("rdma", "pt2pt", ...) into name; 0, or -1 when this build
- * cannot tell (not Open MPI, no headers, another version, an unknown layout). For the info line and
- * the tests. */
+ * cannot tell (not Open MPI, no headers, another version, an unknown layout). */
 int st_lock_osc_component(MPI_Win win, char *name, size_t len);
 
 #endif
