@@ -14,7 +14,8 @@
 # and is compiled with the project's flags plus AddressSanitizer/UBSan (with the family's MPI C compiler,
 # lib.sh's mpi_cc, instead of gcc when it has a line /* compiler: mpicc */; such a test is run as a
 # single process, or under the family's launcher with N ranks when it also has a line /* ranks: N */).
-# Prints one line per test and ends with "N passed, N failed[, N skipped]".
+# Prints one line per test (a failed one with its log's last 30 lines) and ends with the failed tests'
+# names, each with its reason again (the log's last FAIL or check line), and "N passed, N failed[, N skipped]".
 # KEEP_TEST_TMP=1 keeps the temporary directory (test logs with their notes, archives).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -25,7 +26,7 @@ export ST_ROOT=$ROOT ST_O=$O ST_BIN=$O/bin
 began=$(date +%s)
 TMPROOT=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-tests.XXXXXX")
 trap '[ -n "${KEEP_TEST_TMP:-}" ] || rm -rf "$TMPROOT"' EXIT
-pass=0 failn=0 skipn=0 failed=()
+pass=0 failn=0 skipn=0 failed=() why=()
 
 # the families built (a library without the family directory: the MPICH-only layout of older builds)
 BUILT=()
@@ -38,7 +39,11 @@ result() { # name rc seconds log
     case $2 in
     0)  pass=$((pass + 1)); printf 'PASS %-40s %5ss\n' "$1" "$3" ;;
     77) skipn=$((skipn + 1)); printf 'SKIP %-40s %s\n' "$1" "$(tail -n1 "$4")" ;;
-    *)  failn=$((failn + 1)); failed+=("$1"); printf 'FAIL %-40s %5ss\n' "$1" "$3"; sed 's/^/    | /' "$4" | tail -n 30 ;;
+    *)  failn=$((failn + 1)); failed+=("$1"); printf 'FAIL %-40s %5ss\n' "$1" "$3"; sed 's/^/    | /' "$4" | tail -n 30
+        # the reason again at the end (a CI excerpt may keep only the output's head and tail)
+        local line
+        line=$(grep -E "^(FAIL|ERROR|SUMMARY)|check failed|, expected |Assertion|AddressSanitizer|runtime error" "$4" | tail -n 1)
+        why+=("$1: $(printf '%s' "${line:-$(tail -n 1 "$4")}" | cut -c1-400)") ;;
     esac
 }
 
@@ -164,6 +169,6 @@ done
 
 echo
 echo "tests ran $(( $(date +%s) - began )) s (ended $(date -u +%T) UTC)"
-[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}" && printf '  %s\n' "${why[@]}"
 if [ $skipn -gt 0 ]; then echo "$pass passed, $failn failed, $skipn skipped"; else echo "$pass passed, $failn failed"; fi
 [ $failn -eq 0 ] && [ $pass -gt 0 ]
