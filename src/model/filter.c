@@ -15,6 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/fnv.h"
+
 #define ACCEPTED "accepted: EXCLUDE or INCLUDE followed by region name patterns (* and ? wildcards), " \
                  "# comments, optionally inside SCOREP_REGION_NAMES_BEGIN/END (docs/filter.md)"
 #define MAX_FILE_BYTES (1u << 20)
@@ -268,9 +270,7 @@ int st_filter_parse(st_filter_t *f, const char *name, const char *text, size_t l
     *p = (parser_t){ .f = f, .name = name, .err = err, .errlen = errlen };
     int rc = 0;
     unsigned line = 0;
-    f->digest = 0xcbf29ce484222325ull, f->bytes = len;
-    for (size_t i = 0; i < len; i++)
-        f->digest = (f->digest ^ (unsigned char)text[i]) * 0x100000001b3ull;
+    f->digest = st_fnv1a(ST_FNV_BASIS, text, len), f->bytes = len;
     for (size_t at = 0; at < len && rc == 0;) {
         line++;
         const char *nl = memchr(text + at, '\n', len - at);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "handle_map.h"
+#include "../util/fnv.h"
 #include "../util/log.h"
 
 #define MAX_COMMS ST_COMM_MAX
@@ -80,11 +81,13 @@ static void map_put(MPI_Comm comm, st_comm_t *c)
     atomic_store_explicit(&st_comm_map[free_slot].handle, h, memory_order_release);
 }
 
+/* h over v's 8 bytes, lowest first (on every byte order) */
 static uint64_t fnv(uint64_t h, uint64_t v)
 {
+    unsigned char b[8];
     for (int i = 0; i < 8; i++, v >>= 8)
-        h = (h ^ (v & 0xff)) * 0x100000001b3ull;
-    return h;
+        b[i] = (unsigned char)v;
+    return st_fnv1a(h, b, sizeof b);
 }
 
 static uint64_t fnv_group(uint64_t h, const int32_t *world, uint32_t n)
@@ -103,7 +106,7 @@ static int32_t first_world(const int32_t *world, uint32_t n)
 
 static uint64_t membership_key(const st_comm_def_t *d)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
+    uint64_t h = ST_FNV_BASIS;
     /* The two groups of an intercommunicator see each other as local and remote: hash them
      * in an order both agree on (the group whose rank 0 has the lower world rank first). */
     if (d->remote_size && first_world(d->remote_world, d->remote_size) < first_world(d->world, d->size)) {

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../model/region.h"
+#include "../util/fnv.h"
 #include "../util/log.h"
 
 typedef struct group {
@@ -58,19 +59,11 @@ static void check(gdefs_t *g, OTF2_ErrorCode rc, const char *what)
         g->err = ST_OTF2_ERR_OTF2;
 }
 
-static uint64_t fnv(const void *data, size_t n, uint64_t h)
-{
-    const uint8_t *p = data; /* may be NULL when n == 0 */
-    while (n--)
-        h = (h ^ *p++) * 0x100000001b3ull;
-    return h;
-}
-
 /* ---- strings ------------------------------------------------------------------------------ */
 
 static OTF2_StringRef str(gdefs_t *g, const char *s)
 {
-    uint64_t h = fnv(s, strlen(s), 0xcbf29ce484222325ull), id, other;
+    uint64_t h = st_fnv1a(ST_FNV_BASIS, s, strlen(s)), id, other;
     if (st_u64map_get(&g->strmap, h, &id) && strcmp(g->strs[id - g->first_str], s) == 0)
         return (OTF2_StringRef)id;
     if (g->nstrs == g->capstrs) {
@@ -462,7 +455,7 @@ static OTF2_GroupRef write_group(gdefs_t *g, OTF2_GroupType type, OTF2_Paradigm 
     g->groups = grown;
     if (n)
         memcpy(copy, m, n * sizeof *copy);
-    g->groups[g->ngroups++] = (group_t){ fnv(m, n * sizeof *m, p ^ 0xcbf29ce484222325ull), n, p, copy };
+    g->groups[g->ngroups++] = (group_t){ st_fnv1a(p ^ ST_FNV_BASIS, m, n * sizeof *m), n, p, copy };
     check(g, OTF2_GlobalDefWriter_WriteGroup(g->w, id, str(g, ""), type, p, OTF2_GROUP_FLAG_NONE, n, m),
           "writing a group");
     return id;
@@ -471,7 +464,7 @@ static OTF2_GroupRef write_group(gdefs_t *g, OTF2_GroupType type, OTF2_Paradigm 
 /* A COMM_GROUP with these members (indices into the paradigm's COMM_LOCATIONS group). */
 static OTF2_GroupRef comm_group(gdefs_t *g, OTF2_Paradigm p, const uint64_t *m, uint32_t n)
 {
-    uint64_t h = fnv(m, n * sizeof *m, p ^ 0xcbf29ce484222325ull), i;
+    uint64_t h = st_fnv1a(p ^ ST_FNV_BASIS, m, n * sizeof *m), i;
     if (st_u64map_get(&g->groupmap, h, &i) && g->groups[i].n == n && g->groups[i].paradigm == p &&
         memcmp(g->groups[i].members, m, n * sizeof *m) == 0)
         return (OTF2_GroupRef)i;

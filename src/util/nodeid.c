@@ -2,14 +2,10 @@
 #include "nodeid.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
+#include "fnv.h"
 
 uint64_t st_node_identity(void)
 {
@@ -21,5 +17,5 @@ uint64_t st_node_identity(void)
             boot[0] = 0;
         fclose(f);
     }
-    return fnv1a(fnv1a(14695981039346656037ull, host), boot);
+    return st_fnv1a(st_fnv1a(ST_FNV_BASIS, host, strlen(host)), boot, strlen(boot));
 }
