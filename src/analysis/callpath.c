@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/fnv.h"
+
 /* ---- function names (interned) ------------------------------------------------------------------ */
 
 typedef struct names {
@@ -17,13 +19,7 @@ typedef struct names {
     uint32_t  nslot;
 } names_t;
 
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull;
-    while (*s)
-        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-    return h;
-}
+static uint64_t hash_str(const char *s) { return st_fnv1a(ST_FNV_BASIS, s, strlen(s)); }
 
 /* The function region of name (added to res->funcs if new); UINT32_MAX when out of memory. */
 static uint32_t intern(names_t *nm, st_an_result_t *res, const char *name)

@@ -11,24 +11,17 @@
 
 #include "../config/config.h"
 #include "../exchange/polite_mpi.h"
+#include "../util/fnv.h"
 #include "../util/log.h"
 #include "check.h"
 #include "output.h"
 #include "parallel_mpi.h"
 #include "../util/clockread.h"
 
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
-
 /* More ranks on this host than CPUs this rank may run on (then the waits sleep). Collective. */
 static int crowded_host(MPI_Comm comm, const st_rankdata_t *rd)
 {
-    uint64_t mine = fnv(rd->hostname), *all = malloc(sizeof *all * (size_t)(rd->nranks > 0 ? rd->nranks : 1));
+    uint64_t mine = st_fnv1a(ST_FNV_BASIS, rd->hostname, strlen(rd->hostname)), *all = malloc(sizeof *all * (size_t)(rd->nranks > 0 ? rd->nranks : 1));
     MPI_Request req;
     int on_host = 0, n = 0;
     PMPI_Comm_size(comm, &n);

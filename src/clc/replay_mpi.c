@@ -41,6 +41,7 @@
 #include "../exchange/polite_mpi.h"
 #include "../model/prepare.h"
 #include "../model/region.h"
+#include "../util/fnv.h"
 #include "../util/log.h"
 #include "clc_mpi.h"
 #include "../exchange/exchange_mpi.h"
@@ -70,13 +71,7 @@ static int agree_params(MPI_Comm comm, const st_rankdata_t *rd, st_clc_params_t 
 
 /* ---- input -------------------------------------------------------------------------------------- */
 
-static uint64_t fnv(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return h;
-}
+static uint64_t fnv(const char *s) { return st_fnv1a(ST_FNV_BASIS, s, strlen(s)); }
 
 /* The lock epochs that tickets order (relations/locks.h), the same table on every rank: each rank's
  * epochs gathered (all of them: a (window, target) is ticketed only if every origin's epochs are),

@@ -16,6 +16,7 @@
 #include "../config/config.h"
 #include "../model/rankdata.h"
 #include "../record/record.h"
+#include "../util/fnv.h"
 #include "../util/log.h"
 #include "../record/unwind.h"
 #include "abend_frames.h"
@@ -46,13 +47,7 @@ static long dumper;                         /* thread id of the thread that took
 
 /* ==== preparation (not in handlers) =========================================================== */
 
-static uint64_t host_hash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
-    return h;
-}
+static uint64_t host_hash(const char *s) { return st_fnv1a(ST_FNV_BASIS, s, strlen(s)); }
 
 static void fill_identity(int rank, int nranks)
 {
