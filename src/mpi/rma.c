@@ -128,8 +128,8 @@ static void notes_free(st_win_t *w)
     for (uint32_t r = 0; w->nreq && r < w->size; r++)
         if (w->nreq[r] != MPI_REQUEST_NULL)
             PMPI_Request_free(&w->nreq[r]);
-    st_rma_notes_release(w->nshare, w->ntag);
-    w->nshare = NULL, w->notes = MPI_COMM_NULL;
+    st_rma_notes_release(w->notes, w->ntag);
+    w->notes = NULL;
 }
 
 static void win_release(st_win_t *w)
@@ -167,7 +167,6 @@ static st_win_t *win_new(const st_comm_t *c)
     w->world = c->def.world;
     w->self = -1;
     w->group = MPI_GROUP_NULL;
-    w->notes = MPI_COMM_NULL;
     for (uint32_t r = 0; r < n; r++)
         if (c->def.world[r] == st_world_rank)
             w->self = (int32_t)r;
@@ -228,13 +227,12 @@ void st_mpi_win_create(st_thread_t *th, int rc, MPI_Comm comm, MPI_Win win)
     st_win_t *w = c && !(c->def.flags & ST_COMMF_INTER) ? win_new(c) : NULL;
     /* the notes' communicator on every member that created the window, known to the tool or not (it may
      * be made now, a collective); kept by the window only where it is known */
-    MPI_Comm notes = MPI_COMM_NULL;
     int tag = 0;
-    st_rma_notes_t *share = ok ? st_rma_notes_attach(comm, w != NULL, &notes, &tag) : NULL;
+    st_rma_notes_t *notes = ok ? st_rma_notes_attach(comm, w != NULL, &tag) : NULL;
     if (w) {
         if (PMPI_Win_get_group(win, &w->group) != MPI_SUCCESS)
             w->group = MPI_GROUP_NULL;
-        w->notes = notes, w->ntag = tag, w->nshare = share;
+        w->notes = notes, w->ntag = tag;
         w->tickets = st_lock_held_by(win);
         w->seq = atomic_fetch_add(&c->nwins, 1);
         if (win_put(win, w) != 0) {
@@ -470,6 +468,7 @@ static void record_members(st_thread_t *th, const st_win_t *w, int n, const int 
  * matched, and waiting for it only lets MPI finish it (a 16-byte message). */
 static void send_notes(st_win_t *w, int n, const int *x)
 {
+    MPI_Comm nc = st_rma_notes_comm(w->notes);
     for (int i = 0; i < n; i++) {
         if (x[i] < 0 || (uint32_t)x[i] >= w->size)
             continue;
@@ -478,7 +477,7 @@ static void send_notes(st_win_t *w, int n, const int *x)
             st_polite_wait(&w->nreq[o], MPI_STATUS_IGNORE);
         w->note[2 * o] = ++w->nposted[o];
         w->note[2 * o + 1] = w->seq;
-        if (PMPI_Isend(&w->note[2 * o], 2, MPI_UINT64_T, (int)o, w->ntag, w->notes, &w->nreq[o]) != MPI_SUCCESS)
+        if (PMPI_Isend(&w->note[2 * o], 2, MPI_UINT64_T, (int)o, w->ntag, nc, &w->nreq[o]) != MPI_SUCCESS)
             w->nreq[o] = MPI_REQUEST_NULL;
     }
 }
@@ -499,12 +498,13 @@ static void take_notes(st_win_t *w, int n, const int *x, uint8_t *got)
         left += got[i] == 2;
     }
     uint64_t t0 = 0;
+    MPI_Comm nc = st_rma_notes_comm(w->notes);
     while (left > 0) {
         for (int i = 0; i < n; i++) {
             int flag = 0;
             uint64_t buf[2];
-            while (got[i] == 2 && PMPI_Iprobe(x[i], w->ntag, w->notes, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
-                   flag && PMPI_Recv(buf, 2, MPI_UINT64_T, x[i], w->ntag, w->notes, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
+            while (got[i] == 2 && PMPI_Iprobe(x[i], w->ntag, nc, &flag, MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+                   flag && PMPI_Recv(buf, 2, MPI_UINT64_T, x[i], w->ntag, nc, MPI_STATUS_IGNORE) == MPI_SUCCESS) {
                 uint64_t due = w->nstarted[x[i]];
                 if (buf[0] < due)
                     continue;
@@ -564,7 +564,7 @@ static void group_sync(st_thread_t *th, int rc, int what, MPI_Group group, int m
     int *x = what == ST_PSCW_POST ? w->xpost : w->xstart;
     int members = (what == ST_PSCW_POST || what == ST_PSCW_START) && translate(w, group, n, x) == 0;
     /* the notes: none with MPI_MODE_NOCHECK (then on both sides) or without the notes' communicator */
-    int notes = members && !(massert & MPI_MODE_NOCHECK) && w->notes != MPI_COMM_NULL;
+    int notes = members && !(massert & MPI_MODE_NOCHECK) && w->notes;
     if (what == ST_PSCW_START && notes)
         take_notes(w, n, x, w->got);
     st_event_t *e = first ? st_record(th, ST_EV_RMA_GROUP_SYNC) : st_record_again(th, ST_EV_RMA_GROUP_SYNC);

@@ -52,9 +52,8 @@ static int setup(void)
     return PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_delete, &keyval, NULL) == MPI_SUCCESS ? 0 : -1;
 }
 
-st_rma_notes_t *st_rma_notes_attach(MPI_Comm comm, int keep, MPI_Comm *notes, int *tag)
+st_rma_notes_t *st_rma_notes_attach(MPI_Comm comm, int keep, int *tag)
 {
-    *notes = MPI_COMM_NULL;
     *tag = 0;
     pthread_mutex_lock(&lock);
     st_rma_notes_t *n = NULL;
@@ -87,14 +86,15 @@ st_rma_notes_t *st_rma_notes_attach(MPI_Comm comm, int keep, MPI_Comm *notes, in
         }
     }
     *tag = (int)(1 + n->made++ % tags);
-    if (keep && n->comm != MPI_COMM_NULL) {
+    if (keep && n->comm != MPI_COMM_NULL)
         n->holds++;
-        *notes = n->comm;
-    } else
+    else
         n = NULL;
     pthread_mutex_unlock(&lock);
     return n;
 }
+
+MPI_Comm st_rma_notes_comm(const st_rma_notes_t *n) { return n ? n->comm : MPI_COMM_NULL; }
 
 void st_rma_notes_release(st_rma_notes_t *n, int tag)
 {

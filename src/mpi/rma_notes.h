@@ -21,11 +21,14 @@
 typedef struct st_rma_notes st_rma_notes_t;
 
 /* At a window's creation on comm (every member, after a successful PMPI creation: it may copy comm,
- * a collective): the notes' communicator in *notes and the window's tag on it in *tag (MPI_COMM_NULL
- * when none could be made). With keep, the window holds the communicator until st_rma_notes_release;
- * without (a window the tool does not know here), it takes no part in it beyond the tag's count.
- * Returns what st_rma_notes_release takes (NULL: nothing to release). */
-st_rma_notes_t *st_rma_notes_attach(MPI_Comm comm, int keep, MPI_Comm *notes, int *tag);
+ * a collective): the window's tag on the notes' communicator in *tag. With keep, the window holds the
+ * communicator until st_rma_notes_release; without (a window the tool does not know here), it takes no
+ * part in it beyond the tag's count. Returns what st_rma_notes_comm and st_rma_notes_release take (NULL:
+ * no communicator could be made, or keep was 0). */
+st_rma_notes_t *st_rma_notes_attach(MPI_Comm comm, int keep, int *tag);
+
+/* The notes' communicator a window holds (MPI_COMM_NULL for NULL: the window sends and takes no notes). */
+MPI_Comm st_rma_notes_comm(const st_rma_notes_t *n);
 
 /* At the release of a window that kept the notes' communicator (every epoch closed): the notes under its
  * tag that arrived and were not taken are received, and the communicator freed when nothing else holds it. */

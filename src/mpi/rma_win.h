@@ -36,9 +36,8 @@ struct st_win {
     MPI_Group         group;   /* the window's group (MPI_GROUP_NULL: members not recorded) */
     int              *iota;    /* [size] 0, 1, ..., size - 1 */
     int              *xpost, *xstart; /* [size] a post's / start's group in window ranks */
-    MPI_Comm          notes;   /* the post -> start notes (MPI_COMM_NULL: none), under tag ntag */
-    int               ntag;
-    st_rma_notes_t   *nshare;  /* what holds notes (rma_notes.h) */
+    st_rma_notes_t   *notes;   /* the post -> start notes' communicator (rma_notes.h; NULL: none) */
+    int               ntag;    /* the window's tag on it */
     uint64_t         *nposted; /* [size] posts that named each origin */
     uint64_t         *nstarted;/* [size] starts that named each target */
     uint8_t          *silent;  /* [size] a target whose note did not come within the bound */
