@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/nodeid.h"
 
 #define CAL_SPAN_NS   2000000 /* a measured conversion: two points this far apart */
 #define PAIR_TRIES    32      /* brackets per point; the narrowest wins */
@@ -121,14 +122,8 @@ typedef struct node_file {
 
 static int node_path(char *path, size_t len)
 {
-    char boot[64] = "";
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (!f)
-        return -1;
-    int ok = fgets(boot, sizeof boot, f) != NULL;
-    fclose(f);
-    boot[strcspn(boot, "\n")] = 0;
-    if (!ok || !boot[0] || strchr(boot, '/'))
+    char boot[64];
+    if (st_boot_id(boot, sizeof boot) != 0 || strchr(boot, '/'))
         return -1;
     int n = snprintf(path, len, "%s/synctrace-tsc-%u-%s-%d", ST_TSC_NODE_DIR, (unsigned)getuid(), boot,
                      (int)st_timer_clock);

@@ -7,15 +7,29 @@
 
 #include "fnv.h"
 
+int st_boot_id(char *buf, size_t len)
+{
+    if (len < 2)
+        return -1;
+    buf[0] = 0;
+    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+    if (!f)
+        return -1;
+    int ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    size_t n = ok ? strcspn(buf, "\n") : 0;
+    if (!ok || n == 0 || (buf[n] != '\n' && n == len - 1)) { /* none, or cut short */
+        buf[0] = 0;
+        return -1;
+    }
+    buf[n] = 0;
+    return 0;
+}
+
 uint64_t st_node_identity(void)
 {
-    char host[256] = "", boot[64] = "";
+    char host[256] = "", boot[64];
     gethostname(host, sizeof host - 1);
-    FILE *f = fopen("/proc/sys/kernel/random/boot_id", "r");
-    if (f) {
-        if (!fgets(boot, sizeof boot, f))
-            boot[0] = 0;
-        fclose(f);
-    }
+    st_boot_id(boot, sizeof boot);
     return st_fnv1a(st_fnv1a(ST_FNV_BASIS, host, strlen(host)), boot, strlen(boot));
 }

@@ -19,7 +19,7 @@
  *   - a hidden-helper team (parallel_begin without thread_begin) records nothing and
  *     registers no location.
  */
-/* link: src/omp/ompt_tool.c src/omp/omp_thread.c src/omp/omp_parallel.c src/omp/omp_mutex.c src/omp/omp_task.c src/record/record.c src/model/gaps.c src/util/mem.c src/record/spill.c src/model/event.c src/model/region.c src/clock/timer.c src/clock/tsc.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c src/record/unwind.c src/model/rankdata.c src/model/rankdata_dump.c src/model/callpath.c -lunwind */
+/* link: src/omp/ompt_tool.c src/omp/omp_thread.c src/omp/omp_parallel.c src/omp/omp_mutex.c src/omp/omp_task.c src/record/record.c src/model/gaps.c src/util/mem.c src/record/spill.c src/model/event.c src/model/region.c src/clock/timer.c src/clock/tsc.c src/util/nodeid.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c src/record/unwind.c src/model/rankdata.c src/model/rankdata_dump.c src/model/callpath.c -lunwind */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -17,7 +17,7 @@
  * records on a new thread. This file's pwrite() stands in for the C library's (the spill
  * writes are the only pwrite calls), so a test can hold or fail the writer's writes.
  */
-/* link: src/record/record.c src/model/gaps.c src/util/mem.c src/record/spill.c src/clock/timer.c src/clock/tsc.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/record/record.c src/model/gaps.c src/util/mem.c src/record/spill.c src/clock/timer.c src/clock/tsc.c src/util/nodeid.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>

@@ -6,7 +6,7 @@
  * TSC the live timer against clock_gettime after the correction and the node's
  * conversion read back the same by a second calibration.
  */
-/* link: src/clock/tsc.c src/clock/tsc_points.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+/* link: src/clock/tsc.c src/util/nodeid.c src/clock/tsc_points.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
