@@ -3,7 +3,6 @@
  */
 #include "inrun_mpi.h"
 
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,29 +10,11 @@
 
 #include "../config/config.h"
 #include "../exchange/polite_mpi.h"
-#include "../util/fnv.h"
 #include "../util/log.h"
 #include "check.h"
 #include "output.h"
 #include "parallel_mpi.h"
 #include "../util/clockread.h"
-
-/* More ranks on this host than CPUs this rank may run on (then the waits sleep). Collective. */
-static int crowded_host(MPI_Comm comm, const st_rankdata_t *rd)
-{
-    uint64_t mine = st_fnv1a(ST_FNV_BASIS, rd->hostname, strlen(rd->hostname)), *all = malloc(sizeof *all * (size_t)(rd->nranks > 0 ? rd->nranks : 1));
-    MPI_Request req;
-    int on_host = 0, n = 0;
-    PMPI_Comm_size(comm, &n);
-    if (all && PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm, &req) == MPI_SUCCESS &&
-        st_polite_wait(&req, NULL) == MPI_SUCCESS)
-        for (int r = 0; r < n; r++)
-            on_host += all[r] == mine;
-    free(all);
-    cpu_set_t cpus;
-    int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
-    return on_host > ncpu;
-}
 
 void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *derived, st_an_inrun_t *a)
 {
@@ -45,7 +26,7 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
     /* CPU: this thread's, as FINALIZE_CLC_CPU_MS (replay_mpi.c): the application's idle OpenMP
      * threads may spin in their runtime meanwhile, and the two figures are compared */
     double t0 = st_clock_ms(CLOCK_MONOTONIC), c0 = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
-    int crowded = crowded_host(toolworld, rd);
+    int crowded = st_polite_crowded(toolworld);
     st_rel_input_t in;
     int32_t *owner = malloc(sizeof *owner * (size_t)(n > 0 ? n : 1));
     int ok = owner && st_rel_input_from_rankdata(rd, 1, &in) == 0, all_ok = 0;

@@ -30,7 +30,6 @@
  */
 #include <inttypes.h>
 #include <mpi.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,29 +99,25 @@ static int lock_table(MPI_Comm comm, int32_t rank, st_rel_input_t *in, int crowd
 static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_rel_input_t *in, int *crowded)
 {
     int32_t n = rd->nranks;
-    uint64_t mine[2] = { fnv(rd->nodename), fnv(rd->hostname) }, *all = malloc(sizeof *all * 2 * (size_t)n);
+    uint64_t mine = fnv(rd->nodename), *all = malloc(sizeof *all * (size_t)n);
     st_rel_proc_t *procs = calloc((size_t)n, sizeof *procs);
     st_rel_loc_t *locs = calloc(rd->nthreads ? rd->nthreads : 1, sizeof *locs);
     MPI_Request req;
     int ok = all && procs && locs, all_ok = 0;
     if (st_polite_allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS || !all_ok ||
-        PMPI_Iallgather(mine, 2, MPI_UINT64_T, all, 2, MPI_UINT64_T, comm, &req) != MPI_SUCCESS ||
+        PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm, &req) != MPI_SUCCESS ||
         st_polite_wait(&req, NULL) != MPI_SUCCESS) {
         free(all), free(procs), free(locs);
         return -1;
     }
-    int32_t on_host = 0;
     for (int32_t r = 0; r < n; r++) {
         int32_t first = 0;
-        while (all[2 * first] != all[2 * r])
+        while (all[first] != all[r])
             first++;
         procs[r].node = first;
-        on_host += all[2 * r + 1] == mine[1];
     }
     free(all);
-    cpu_set_t cpus;
-    int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
-    *crowded = on_host > ncpu;
+    *crowded = st_polite_crowded(comm);
     procs[rd->rank].ncomms = rd->ncomms;
     procs[rd->rank].comms = rd->comms;
     procs[rd->rank].ngroups = rd->groups ? rd->ngroups : 0;

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "../analysis/parallel_mpi.h"
 #include "../clc/clc.h"
+#include "../exchange/polite_mpi.h"
 #include "analyze.h"
 #include "../util/clockread.h"
 
@@ -73,21 +73,21 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
             first = first < 0 ? r : first, count++;
     }
     ok = ok && st_rel_input_from_rankdata(rk.rd + first, count, &in) == 0;
-    ok = all(ok) && st_an_par_locks_mpi(MPI_COMM_WORLD, &in, np > sysconf(_SC_NPROCESSORS_ONLN)) == 0;
+    int crowded = st_polite_crowded(MPI_COMM_WORLD);
+    ok = all(ok) && st_an_par_locks_mpi(MPI_COMM_WORLD, &in, crowded) == 0;
     if (!ok) {
         if (me == 0)
             fprintf(stderr, "synctrace: cannot analyse archive %s in parallel: %s\n", dir,
                     err[0] ? err : "see above");
     } else {
         in.sync = st_rel_sync_regions, in.nsync = ST_REL_NSYNC;
-        long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
         st_an_result_t res;
         uint64_t nev = 0, total = 0;
         for (uint32_t l = 0; l < in.nlocs; l++)
             nev += in.locs[l].n;
         MPI_Reduce(&nev, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         double t0 = st_clock_ms(CLOCK_MONOTONIC);
-        int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, NULL, owner, np > ncpu, &res);
+        int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, NULL, owner, crowded, &res);
         double ms = st_clock_ms(CLOCK_MONOTONIC) - t0;
         if (prc == 0 && me == 0) {
             rc = st_cli_analysis_check(&ar, &res) ? 1 : st_cli_analysis_report(dir, &ar, &res, out);

@@ -2,10 +2,15 @@
 #include "polite_mpi.h"
 
 #include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../util/log.h"
 #include "../util/clockread.h"
+#include "../util/fnv.h"
 
 #define SPIN_IDLE    64      /* idle steps of sched_yield before the first sleep */
 #define LONG_WAIT_S  0.002   /* a wait this long sleeps even on an uncrowded host ... */
@@ -84,6 +89,24 @@ static int wait_req(MPI_Request *req, MPI_Status *status, int crowded, int quiet
 int st_polite_wait(MPI_Request *req, MPI_Status *status) { return wait_req(req, status, 0, 0); }
 
 int st_polite_wait_crowded(MPI_Request *req, int crowded) { return wait_req(req, NULL, crowded, 0); }
+
+int st_polite_crowded(MPI_Comm comm)
+{
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    int n = 0, on_host = 0;
+    PMPI_Comm_size(comm, &n);
+    uint64_t mine = st_fnv1a(ST_FNV_BASIS, host, strlen(host)), *all = malloc(sizeof *all * (size_t)(n > 0 ? n : 1));
+    MPI_Request req;
+    if (all && PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm, &req) == MPI_SUCCESS &&
+        st_polite_wait(&req, NULL) == MPI_SUCCESS)
+        for (int r = 0; r < n; r++)
+            on_host += all[r] == mine;
+    free(all);
+    cpu_set_t cpus;
+    int ncpu = sched_getaffinity(0, sizeof cpus, &cpus) == 0 ? CPU_COUNT(&cpus) : 1;
+    return on_host > ncpu;
+}
 
 int st_polite_wait_quiet(MPI_Request *req) { return wait_req(req, NULL, 0, 1); }
 

@@ -34,6 +34,9 @@ int st_polite_wait(MPI_Request *req, MPI_Status *status);
  * ranks that spin there take the CPUs from the very ranks they wait for.
  */
 void st_polite_pause(long idle, int crowded);
+/* Whether this process' host is crowded: more processes of comm on it (equal host names) than CPUs this
+ * process may run on (its affinity). Collective over comm; 0 when it cannot tell (no memory, an MPI error). */
+int st_polite_crowded(MPI_Comm comm);
 /* st_polite_wait with st_polite_pause steps: for waits that may last while other ranks work. */
 int st_polite_wait_crowded(MPI_Request *req, int crowded);
 /* st_polite_wait without the long-wait notice: for the parallel archive writer's steps, which
