@@ -93,6 +93,11 @@ void st_sync_adopt(st_clock_t *clk);
    keeps its clock, and its sync point is not used for drift or interpolation. */
 void st_sync_reject(void);
 
+/* When this rank's clock still runs on the drift of the initial fit (no sync point but the initial one was
+   measured): ns of its local clock since the initial sync point. Else -1 (in the initial sync, or a drift
+   anchored to two sync points, st_sync_adopt). */
+int64_t st_sync_since_fit_only(void);
+
 /* ---- topology (topo_mpi.c) ---------------------------------------------------------- */
 
 /*

@@ -142,6 +142,15 @@ void st_sync_reject(void)
     st_sync.measured = 0;
 }
 
+int64_t st_sync_since_fit_only(void)
+{
+    size_t measured = 0, last = 1; /* epoch 0 is the local clock before any sync, 1 the initial sync's */
+    for (size_t k = 1; k < S.nep; k++)
+        if (S.ep[k].measured)
+            measured++, last = k;
+    return S.nep > 1 && measured <= 1 ? local_now() - S.ep[last].local : -1;
+}
+
 /*
  * Where the sync point of a freshly synchronized clock lies: where the clock was last
  * measured (st_sync_adopt anchors it there; a prop member's copied clock carries its
