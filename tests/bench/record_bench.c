@@ -15,7 +15,7 @@
  * a line "timer tsc|clock_gettime" (SYNCTRACE_TIMER decides, as in the library).
  * Usage: record_bench [SCALE] (default 1.0: about one second in all).
  */
-/* link: src/record/record.c src/model/gaps.c src/util/mem.c src/record/spill.c src/clock/timer.c src/clock/tsc.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c src/mpi/callsite.c src/util/addr2line.c src/util/elffunc.c src/model/symbols.c src/record/unwind.c src/model/rankdata.c src/model/rankdata_dump.c src/model/callpath.c */
+/* link: src/record/record.c src/model/gaps.c src/util/mem.c src/record/spill.c src/clock/timer.c src/clock/tsc.c src/util/nodeid.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c src/mpi/callsite.c src/util/addr2line.c src/util/elffunc.c src/model/symbols.c src/record/unwind.c src/model/rankdata.c src/model/rankdata_dump.c src/model/callpath.c */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@ command -v clang >/dev/null || skip "clang not installed"
 [ -e "$GOMP_DIR/libgomp.so.1" ] || fail "no GOMP stand-in $GOMP_DIR/libgomp.so.1 (make all)"
 
 src=("$OMP_DIR/harness.c" "$OMP_DIR/constructs.c" "$ST_ROOT"/src/omp/*.c "$ST_ROOT/src/model/event.c"
-     "$ST_ROOT/src/record/record.c" "$ST_ROOT/src/model/gaps.c" "$ST_ROOT/src/util/mem.c" "$ST_ROOT/src/record/spill.c" "$ST_ROOT/src/model/region.c" "$ST_ROOT/src/clock/timer.c" "$ST_ROOT/src/clock/tsc.c" "$ST_ROOT/src/clock/tsc_points.c"
+     "$ST_ROOT/src/record/record.c" "$ST_ROOT/src/model/gaps.c" "$ST_ROOT/src/util/mem.c" "$ST_ROOT/src/record/spill.c" "$ST_ROOT/src/model/region.c" "$ST_ROOT/src/clock/timer.c" "$ST_ROOT/src/clock/tsc.c" "$ST_ROOT/src/util/nodeid.c" "$ST_ROOT/src/clock/tsc_points.c"
      "$ST_ROOT/src/config/config.c" "$ST_ROOT/src/util/archive_dir.c" "$ST_ROOT/src/util/log.c"
      "$ST_ROOT/src/record/unwind.c" "$ST_ROOT/src/model/rankdata.c" "$ST_ROOT/src/model/rankdata_dump.c" "$ST_ROOT/src/model/callpath.c")
 for cc in clang gcc; do
