@@ -19,8 +19,6 @@ typedef struct names {
     uint32_t  nslot;
 } names_t;
 
-static uint64_t hash_str(const char *s) { return st_fnv1a(ST_FNV_BASIS, s, strlen(s)); }
-
 /* The function region of name (added to res->funcs if new); UINT32_MAX when out of memory. */
 static uint32_t intern(names_t *nm, st_an_result_t *res, const char *name)
 {
@@ -30,7 +28,7 @@ static uint32_t intern(names_t *nm, st_an_result_t *res, const char *name)
         if (!slot)
             return UINT32_MAX;
         for (uint32_t k = 0; k < res->nfuncs; k++) {
-            uint32_t s = (uint32_t)hash_str(res->funcs[k]) & (nslot - 1);
+            uint32_t s = (uint32_t)st_fnv1a_str(res->funcs[k]) & (nslot - 1);
             while (slot[s])
                 s = (s + 1) & (nslot - 1);
             slot[s] = k + 1;
@@ -38,7 +36,7 @@ static uint32_t intern(names_t *nm, st_an_result_t *res, const char *name)
         free(nm->slot);
         nm->slot = slot, nm->nslot = nslot;
     }
-    uint32_t s = (uint32_t)hash_str(name) & (nm->nslot - 1);
+    uint32_t s = (uint32_t)st_fnv1a_str(name) & (nm->nslot - 1);
     for (; nm->slot[s]; s = (s + 1) & (nm->nslot - 1))
         if (!strcmp(res->funcs[nm->slot[s] - 1], name))
             return ST_AN_FUNC_REGION(nm->slot[s] - 1);

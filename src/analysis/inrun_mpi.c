@@ -16,7 +16,7 @@
 #include "parallel_mpi.h"
 #include "../util/clockread.h"
 
-void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *derived, st_an_inrun_t *a)
+void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *derived, int crowded, st_an_inrun_t *a)
 {
     memset(a, 0, sizeof *a);
     if (st_config.analyze != ST_ANALYZE_ON)
@@ -26,7 +26,6 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
     /* CPU: this thread's, as FINALIZE_CLC_CPU_MS (replay_mpi.c): the application's idle OpenMP
      * threads may spin in their runtime meanwhile, and the two figures are compared */
     double t0 = st_clock_ms(CLOCK_MONOTONIC), c0 = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
-    int crowded = st_polite_crowded(toolworld);
     st_rel_input_t in;
     int32_t *owner = malloc(sizeof *owner * (size_t)(n > 0 ? n : 1));
     int ok = owner && st_rel_input_from_rankdata(rd, 1, &in) == 0, all_ok = 0;

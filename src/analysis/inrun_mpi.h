@@ -36,7 +36,8 @@ typedef struct st_an_inrun {
 
 /* derived (may be NULL): CLC's derivation of this rank's logical messages (st_clc_run_mpi),
  * taken instead of deriving them again; emptied. */
-void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *derived, st_an_inrun_t *a);
+/* crowded: st_polite_crowded(toolworld), asked once by the caller for CLC and the analysis. */
+void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *derived, int crowded, st_an_inrun_t *a);
 void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written);
 
 #endif

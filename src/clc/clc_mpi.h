@@ -21,7 +21,8 @@
 #include "../model/rankdata.h"
 #include "../relations/relations.h"
 
-int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep);
+/* crowded: st_polite_crowded(toolworld), which the caller asks once for CLC and the analysis. */
+int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep, int crowded);
 int st_clc_run_local(st_rankdata_t *rd);
 
 #endif

@@ -70,8 +70,6 @@ static int agree_params(MPI_Comm comm, const st_rankdata_t *rd, st_clc_params_t 
 
 /* ---- input -------------------------------------------------------------------------------------- */
 
-static uint64_t fnv(const char *s) { return st_fnv1a(ST_FNV_BASIS, s, strlen(s)); }
-
 /* The lock epochs that tickets order (relations/locks.h), the same table on every rank: each rank's
  * epochs gathered (all of them: a (window, target) is ticketed only if every origin's epochs are),
  * ordered, and those ordered by the times dropped. Collective; 0, or -1 on every rank (in freed). */
@@ -93,13 +91,12 @@ static int lock_table(MPI_Comm comm, int32_t rank, st_rel_input_t *in, int crowd
     return 0;
 }
 
-/* This rank's locations, every rank's node id (equal node names: equal ids), this rank's comms;
- * *crowded = more ranks on this host than CPUs this rank may run on (then waits sleep).
+/* This rank's locations, every rank's node id (equal node names: equal ids), this rank's comms.
  * Collective; every rank returns the same input. */
-static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_rel_input_t *in, int *crowded)
+static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_rel_input_t *in, int crowded)
 {
     int32_t n = rd->nranks;
-    uint64_t mine = fnv(rd->nodename), *all = malloc(sizeof *all * (size_t)n);
+    uint64_t mine = st_fnv1a_str(rd->nodename), *all = malloc(sizeof *all * (size_t)n);
     st_rel_proc_t *procs = calloc((size_t)n, sizeof *procs);
     st_rel_loc_t *locs = calloc(rd->nthreads ? rd->nthreads : 1, sizeof *locs);
     MPI_Request req;
@@ -117,7 +114,6 @@ static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_rel_input_t *in, int
         procs[r].node = first;
     }
     free(all);
-    *crowded = st_polite_crowded(comm);
     procs[rd->rank].ncomms = rd->ncomms;
     procs[rd->rank].comms = rd->comms;
     procs[rd->rank].ngroups = rd->groups ? rd->ngroups : 0;
@@ -127,7 +123,7 @@ static int build_input(MPI_Comm comm, st_rankdata_t *rd, st_rel_input_t *in, int
                                   .n = rd->threads[t].events ? rd->threads[t].nevents : 0 };
     *in = (st_rel_input_t){ .nlocs = rd->nthreads, .locs = locs, .nranks = n, .procs = procs,
                             .nsync = ST_REL_NSYNC, .sync = st_rel_sync_regions };
-    return lock_table(comm, rd->rank, in, *crowded);
+    return lock_table(comm, rd->rank, in, crowded);
 }
 
 /* ---- the run ----------------------------------------------------------------------------------- */
@@ -301,7 +297,7 @@ static void warn_lost(void)
                 "relations cannot be matched; timestamps left uncorrected");
 }
 
-int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep)
+int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep, int crowded)
 {
     st_clc_params_t p;
     char err[200];
@@ -332,8 +328,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep
     st_rel_input_t in;
     MPI_Comm comm;
     MPI_Request req;
-    int crowded = 0;
-    if (build_input(toolworld, rd, &in, &crowded) != 0) {
+    if (build_input(toolworld, rd, &in, crowded) != 0) {
         if (rank == 0)
             st_log_error("CLC: out of memory on some rank; timestamps left uncorrected");
         return -1;

@@ -96,7 +96,7 @@ int st_polite_crowded(MPI_Comm comm)
     gethostname(host, sizeof host - 1);
     int n = 0, on_host = 0;
     PMPI_Comm_size(comm, &n);
-    uint64_t mine = st_fnv1a(ST_FNV_BASIS, host, strlen(host)), *all = malloc(sizeof *all * (size_t)(n > 0 ? n : 1));
+    uint64_t mine = st_fnv1a_str(host), *all = malloc(sizeof *all * (size_t)(n > 0 ? n : 1));
     MPI_Request req;
     if (all && PMPI_Iallgather(&mine, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, comm, &req) == MPI_SUCCESS &&
         st_polite_wait(&req, NULL) == MPI_SUCCESS)

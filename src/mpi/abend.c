@@ -47,8 +47,6 @@ static long dumper;                         /* thread id of the thread that took
 
 /* ==== preparation (not in handlers) =========================================================== */
 
-static uint64_t host_hash(const char *s) { return st_fnv1a(ST_FNV_BASIS, s, strlen(s)); }
-
 static void fill_identity(int rank, int nranks)
 {
     kit.rank = rank >= 0 ? rank : 0;
@@ -61,7 +59,7 @@ static void fill_identity(int rank, int nranks)
         snprintf(kit.nodename, sizeof kit.nodename, "node%lu", (unsigned long)(kit.rank / st_config.node_size));
     else
         memcpy(kit.nodename, kit.hostname, sizeof kit.nodename);
-    my_host = host_hash(kit.hostname);
+    my_host = st_fnv1a_str(kit.hostname);
 }
 
 void st_abend_init_load(int launcher_rank, int launcher_size)

@@ -116,12 +116,13 @@ static void finish_and_write(void)
     ph[2] = probe();
     st_polite_doing("the CLC correction at MPI_Finalize");
     st_rel_derived_t derived = { 0 }; /* CLC's logical messages, which the analysis takes instead of deriving them */
-    st_clc_run_mpi(st_tool_comm, &rd, st_config.analyze == ST_ANALYZE_ON ? &derived : NULL);
+    int crowded = st_polite_crowded(st_tool_comm); /* once for both: their waits sleep on a crowded host */
+    st_clc_run_mpi(st_tool_comm, &rd, st_config.analyze == ST_ANALYZE_ON ? &derived : NULL, crowded);
     t[3] = st_clock_ms(CLOCK_MONOTONIC);
     ph[3] = probe();
     st_an_inrun_t analysis;
     st_polite_doing("the wait-state analysis at MPI_Finalize");
-    st_an_inrun_run(st_tool_comm, &rd, &derived, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
+    st_an_inrun_run(st_tool_comm, &rd, &derived, crowded, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
     st_rel_derived_free(&derived);
     st_lc_return_idle_buffers();
     if (st_config.check)

@@ -63,7 +63,7 @@ static void check(gdefs_t *g, OTF2_ErrorCode rc, const char *what)
 
 static OTF2_StringRef str(gdefs_t *g, const char *s)
 {
-    uint64_t h = st_fnv1a(ST_FNV_BASIS, s, strlen(s)), id, other;
+    uint64_t h = st_fnv1a_str(s), id, other;
     if (st_u64map_get(&g->strmap, h, &id) && strcmp(g->strs[id - g->first_str], s) == 0)
         return (OTF2_StringRef)id;
     if (g->nstrs == g->capstrs) {

@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define ST_FNV_BASIS 0xcbf29ce484222325ull /* the offset basis: the hash of nothing */
 
@@ -18,5 +19,8 @@ static inline uint64_t st_fnv1a(uint64_t h, const void *data, size_t n)
         h = (h ^ *p++) * 0x100000001b3ull;
     return h;
 }
+
+/* The hash of the string s (its bytes up to the terminating NUL). */
+static inline uint64_t st_fnv1a_str(const char *s) { return st_fnv1a(ST_FNV_BASIS, s, strlen(s)); }
 
 #endif

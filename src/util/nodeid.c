@@ -31,5 +31,5 @@ uint64_t st_node_identity(void)
     char host[256] = "", boot[64];
     gethostname(host, sizeof host - 1);
     st_boot_id(boot, sizeof boot);
-    return st_fnv1a(st_fnv1a(ST_FNV_BASIS, host, strlen(host)), boot, strlen(boot));
+    return st_fnv1a(st_fnv1a_str(host), boot, strlen(boot));
 }
