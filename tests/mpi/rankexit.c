@@ -31,15 +31,16 @@ static void write_end(const char *dir, int status)
     const char *rank = getenv("PMI_RANK");
     if (!rank)
         rank = getenv("OMPI_COMM_WORLD_RANK");
-    char path[4096], line[64];
+    char path[4096], tmp[4096], line[64];
     snprintf(path, sizeof path, "%s/rank-%s", dir, rank ? rank : "unknown");
+    snprintf(tmp, sizeof tmp, "%s/.rank-%s.tmp", dir, rank ? rank : "unknown");
     int n = WIFSIGNALED(status) ? snprintf(line, sizeof line, "signal %d\n", WTERMSIG(status))
                                 : snprintf(line, sizeof line, "exit %d\n", WEXITSTATUS(status));
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0 || write(fd, line, (size_t)n) != n)
+    /* Written aside and renamed: the launcher may SIGKILL this process at any moment once another
+     * rank has died of the signal, and an empty rank file would read as "ended some other way". */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || write(fd, line, (size_t)n) != n || close(fd) != 0 || rename(tmp, path) != 0)
         perror("rankexit: cannot write the rank's end");
-    if (fd >= 0)
-        close(fd);
 }
 
 int main(int argc, char **argv)
