@@ -119,22 +119,21 @@ static int offset_step(st_sync_level_t *lv, st_clock_t *clk, int ref, int client
     if (st_sync_measure(G(lv, ref), clk, lv->par.npp, lv->par.offset, &best, NULL) != 0 ||
         st_sync_done(G(lv, ref)) != 0)
         return -1;
-    if (lv->par.offset == ST_OFFSET_SKAMPI && st_sync_point_width(&best) > quick && st_sync_point_width(&best) <= accept)
-        st_log_debug("clock sync: offset to rank %d within %.0f ns taken: the initial fit's drift ran for %.1f s",
-                     G(lv, ref), st_sync_point_width(&best), (double)since / 1e9);
-    if (lv->par.offset == ST_OFFSET_SKAMPI && !(st_sync_point_width(&best) <= accept)) {
-        st_log_debug("clock sync: offset to rank %d only within %.0f ns; keeping my clock", G(lv, ref),
-                     st_sync_point_width(&best));
-        st_sync_reject();
-        return 0;
-    }
     /*
      * What the bounds leave open: the true offset lies in [lo, hi] relative to the reference's clock, whose
      * own bound adds. Taking the midpoint leaves half the width; keeping a clock inside the bounds, up to
      * the width.
      */
-    double ref_err = ref_state[1] < 0 ? -1 : ref_state[1];
     double open = st_sync_point_width(&best);
+    if (lv->par.offset == ST_OFFSET_SKAMPI && open > quick && open <= accept)
+        st_log_debug("clock sync: offset to rank %d within %.0f ns taken: the initial fit's drift ran for %.1f s",
+                     G(lv, ref), open, (double)since / 1e9);
+    if (lv->par.offset == ST_OFFSET_SKAMPI && !(open <= accept)) {
+        st_log_debug("clock sync: offset to rank %d only within %.0f ns; keeping my clock", G(lv, ref), open);
+        st_sync_reject();
+        return 0;
+    }
+    double ref_err = ref_state[1] < 0 ? -1 : ref_state[1];
     /* A freshly learned clock that the exact bounds do not contradict is the better estimate. */
     if (st_sync.verify && best.lo <= 0 && best.hi >= 0) {
         st_sync.err_ns = ref_err < 0 || !isfinite(open) ? -1 : ref_err + open;
