@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../config/config.h"
+#include "../util/heap.h"
 #include "../util/log.h"
 #include "../util/mem.h"
 #include "callsite.h"
@@ -99,6 +100,26 @@ void st_run_props(st_rankdata_t *rd, int incomplete)
 }
 
 /* ---- memory and call paths around the correction (finalize, OpenMP-only writer) ------------- */
+
+/*
+ * From the trace's collection to its end, finalize's blocks come from the heap and stay there
+ * (util/heap.h). Its growth up to what finalize is expected to need beyond the events is marked
+ * for huge pages, unless reading the events back found 4 KiB pages cheaper right now
+ * (record.h st_record_huge_pages; docs/performance.md, "Finalize per event").
+ */
+void st_lc_heap_begin(const st_rankdata_t *rd)
+{
+    uint64_t events = 0;
+    for (uint32_t i = 0; i < rd->nthreads; i++)
+        events += rd->threads[i].nevents;
+    size_t huge = st_record_huge_pages() != 0 ? (size_t)events * ST_FINALIZE_B_PER_EVENT : 0;
+    st_heap_reuse(1, huge);
+}
+
+void st_lc_heap_end(void)
+{
+    st_heap_reuse(0, 0);
+}
 
 /*
  * The unused tails of the threads' event buffers (populated at registration, idle once

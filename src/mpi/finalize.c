@@ -16,7 +16,6 @@
 #include "../model/trace_check.h"
 #include "../omp/omp.h"
 #include "../otf2/writer.h"
-#include "../util/heap.h"
 #include "../util/log.h"
 #include "abend.h"
 #include "archive_mpi.h"
@@ -101,7 +100,7 @@ static void finish_and_write(void)
     }
     st_filtersum_collect(&rd); /* what a filter removed, and the filter (filtersum.h) */
     st_filtersum_props(&rd);
-    st_heap_reuse(1);
+    st_lc_heap_begin(&rd);
     pp[1] = probe();
     st_clock_remap_rankdata(&rd);
     st_clock_report(&rd);
@@ -144,7 +143,7 @@ static void finish_and_write(void)
     st_an_inrun_report(&analysis, st_archive_dir, rc == 0);
     st_polite_doing(NULL);
     st_rankdata_free(&rd);
-    st_heap_reuse(0);
+    st_lc_heap_end();
 }
 
 void st_lc_finalize_tool(void)

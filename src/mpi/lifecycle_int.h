@@ -39,6 +39,12 @@ void st_lc_reinstall_fault_handlers(void);
  * (incomplete: flagged so). */
 void st_lc_write_without_mpi(int incomplete);
 
+/* collect.c: finalize's memory from st_collect_rankdata's return to the end (util/heap.h), part of
+ * it in huge pages: ST_FINALIZE_B_PER_EVENT per event, the working set beyond the events that
+ * the analysis reaches at its peak (docs/performance.md, "Peak memory per rank": 100-250 B). */
+#define ST_FINALIZE_B_PER_EVENT 256
+void st_lc_heap_begin(const st_rankdata_t *rd);
+void st_lc_heap_end(void);
 /* collect.c: the idle tails of the event buffers lent to the correction (util/mem.h), and back. */
 void st_lc_lend_idle_buffers(void);
 void st_lc_return_idle_buffers(void);

@@ -10,7 +10,6 @@
 #include "../omp/omp.h"
 #include "../otf2/writer.h"
 #include "../util/archive_dir.h"
-#include "../util/heap.h"
 #include "../util/log.h"
 #include "abend.h"
 #include "filtersum.h"
@@ -38,7 +37,7 @@ void st_lc_write_without_mpi(int incomplete)
         return;
     st_filtersum_collect(&rd);
     st_filtersum_props(&rd);
-    st_heap_reuse(1);
+    st_lc_heap_begin(&rd);
     st_clock_remap_rankdata(&rd); /* without MPI only the TSC correction */
     st_clock_report_timer(&rd);
     st_lc_collect_callpaths(&rd);
@@ -51,5 +50,5 @@ void st_lc_write_without_mpi(int incomplete)
     if (st_otf2_write_serial(st_archive_dir, &rd, 1, incomplete ? ST_OTF2_INCOMPLETE : 0) == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_rankdata_free(&rd);
-    st_heap_reuse(0);
+    st_lc_heap_end();
 }

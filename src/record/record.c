@@ -302,30 +302,61 @@ uint64_t st_record_count(const st_thread_t *th)
     }
 }
 
-double st_load_huge_max_ns_per_byte = 1.0;
+int st_load_pages = 0;
+int st_load_verdict = -1;
+
+int st_record_huge_pages(void)
+{
+    return st_load_verdict;
+}
+
+/* Reads the spill file's 2 MiB piece at byte from into out + from and touches each of its 4 KiB
+ * pages once from user space (the VM's first-access trap, spill.h); the reading thread's CPU ns, or
+ * -1 with errno on failure. */
+static double piece_cost(const st_thread_t *th, char *out, size_t from)
+{
+    double t0 = (double)st_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    if (st_spill_read(th, out + from, from, ST_HUGE_PAGE) != 0)
+        return -1;
+    for (size_t i = 0; i < ST_HUGE_PAGE; i += ST_PAGE)
+        (void)((volatile const char *)out)[from + i];
+    return (double)st_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+}
+
+static void small_pages(char *p, size_t len)
+{
+#ifdef MADV_NOHUGEPAGE
+    (void)madvise(p, len, MADV_NOHUGEPAGE); /* a hint, like the huge pages */
+#else
+    (void)p, (void)len;
+#endif
+}
 
 /*
  * Reads the first bytes of th's spill file into the fresh block out of len bytes. A block that
- * st_huge_alloc marked for huge pages (2 MiB aligned) is read 2 MiB at a time, each piece timed:
- * the first that costs more than st_load_huge_max_ns_per_byte (the host backing the memory again,
- * spill.h) has the rest of the block marked for 4 KiB pages and read at once. The bytes read are
- * the same either way.
+ * st_huge_alloc marked for huge pages (2 MiB aligned) keeps them, or gets 4 KiB pages, by what is
+ * cheaper now (spill.h): the process's first load with two pieces to spare reads one piece into a
+ * huge page and the next into 4 KiB pages, each timed, and the rest of this block and of the later
+ * loads follows the cheaper. The bytes read are the same either way.
  */
 static int load_spilled(const st_thread_t *th, char *out, size_t bytes, size_t len)
 {
     size_t done = 0;
-    int probe = len >= ST_HUGE_MIN && (uintptr_t)out % ST_HUGE_PAGE == 0;
-    while (probe && bytes - done >= ST_HUGE_PAGE) {
-        double t0 = (double)st_clock_ns(CLOCK_THREAD_CPUTIME_ID);
-        if (st_spill_read(th, out + done, done, ST_HUGE_PAGE) != 0)
-            return -1;
-        done += ST_HUGE_PAGE;
-        if ((double)st_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0 > st_load_huge_max_ns_per_byte * (double)ST_HUGE_PAGE) {
-#ifdef MADV_NOHUGEPAGE
-            (void)madvise(out + done, len - done, MADV_NOHUGEPAGE); /* a hint, like the huge pages */
-#endif
-            probe = 0;
+    if (len >= ST_HUGE_MIN && (uintptr_t)out % ST_HUGE_PAGE == 0) {
+        int huge = st_load_pages ? st_load_pages > 0 : st_load_verdict;
+        if (huge < 0 && bytes >= 3 * ST_HUGE_PAGE) {
+            double in_huge = piece_cost(th, out, 0);
+            small_pages(out + ST_HUGE_PAGE, ST_HUGE_PAGE);
+            double in_small = in_huge < 0 ? -1 : piece_cost(th, out, ST_HUGE_PAGE);
+            if (in_small < 0)
+                return -1;
+            done = 2 * ST_HUGE_PAGE;
+            huge = st_load_verdict = in_huge <= in_small;
+            st_log_debug("reading the events back: 2 MiB in a huge page %.2f ms, in 4 KiB pages %.2f ms of CPU; "
+                         "the rest in %s pages", in_huge * 1e-6, in_small * 1e-6, huge ? "huge" : "4 KiB");
         }
+        if (huge == 0)
+            small_pages(out + done, len - done);
     }
     return bytes > done ? st_spill_read(th, out + done, done, bytes - done) : 0;
 }

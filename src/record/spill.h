@@ -44,14 +44,17 @@ int st_spill_write(st_thread_t *th, const st_event_t *ev, uint64_t at, size_t n)
 int st_spill_read(const st_thread_t *th, void *out, uint64_t from, size_t bytes);
 
 /*
- * Reading back (st_record_load): the spill file is read into huge pages 2 MiB at a time while each
- * such piece costs the reading thread at most this much CPU per byte; after the first that costs
- * more, the rest of the block gets 4 KiB pages. In the project's VM a huge page the host must back
- * again costs 2.2-2.6 ns per byte at its first touch, one it still backs 0.15-0.3, and 4 KiB pages
- * 0.5-1.6 either way (docs/performance.md, "The load's pages"). Tests set it (0: 4 KiB pages after
- * the first piece; very large: huge pages throughout).
+ * Reading back (st_record_load) into a block marked for huge pages: the first load of the process
+ * with more than two 2 MiB pieces of spill file times one piece read into a huge page against the
+ * next read into 4 KiB pages (each with a first touch from user space) and keeps the cheaper for the
+ * rest of it and for every later load (st_record_huge_pages). In the project's VM a huge page the
+ * host must back again costs 2.2-2.6 ns per byte at its first touch, one it still backs 0.15-0.3,
+ * and 4 KiB pages 0.5-1.6 on some days, 4-6 on others (docs/performance.md, "The load's pages").
+ * Tests set st_load_pages (0: measure; 1: huge pages throughout; -1: 4 KiB pages throughout) and
+ * st_load_verdict (what st_record_huge_pages answers; -1 to measure again).
  */
-extern double st_load_huge_max_ns_per_byte;
+extern int st_load_pages;
+extern int st_load_verdict;
 
 /* Says once that a buffer could not be spilled (err: the cause): events are lost. */
 void st_spill_warn_failed(int err);

@@ -3,13 +3,55 @@
  */
 #include "heap.h"
 
+#include <limits.h>
 #include <malloc.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-void st_heap_reuse(int on)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+/* The part of the heap marked for huge pages while the reuse is on (2 MiB aligned). */
+static uintptr_t huge_from, huge_to;
+
+/* Grows the heap by up to bytes (halving what the system refuses, down to 64 MiB), marks the
+ * whole 2 MiB pages of that growth for huge pages and frees it: the free space stays at the
+ * heap's top (the trim threshold is above it) and later blocks are cut from it. */
+static void mark_growth(size_t bytes)
+{
+    if (bytes > ST_HEAP_HUGE_MAX)
+        bytes = ST_HEAP_HUGE_MAX;
+    char *p = NULL;
+    while (bytes >= ((size_t)64 << 20) && !(p = malloc(bytes)))
+        bytes /= 2;
+    if (!p)
+        return;
+    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uintptr_t e = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
+#ifdef MADV_HUGEPAGE
+    if (e > a && madvise((void *)a, e - a, MADV_HUGEPAGE) == 0) /* a hint: without huge pages all works the same */
+        huge_from = a, huge_to = e;
+#endif
+    free(p);
+}
+
+void st_heap_reuse(int on, size_t huge)
 {
     mallopt(M_MMAP_THRESHOLD, on ? 32 << 20 : 128 << 10); /* glibc's default 128 KiB, its ceiling 32 MiB */
     mallopt(M_MMAP_MAX, on ? 0 : 65536);                  /* its default 65536 */
-    mallopt(M_TRIM_THRESHOLD, on ? 1 << 30 : 128 << 10);
-    if (!on)
+    mallopt(M_TRIM_THRESHOLD, on ? INT_MAX : 128 << 10);  /* above ST_HEAP_HUGE_MAX */
+    if (on && huge)
+        mark_growth(huge);
+    if (!on) {
         malloc_trim(0);
+#ifdef MADV_NOHUGEPAGE
+        uintptr_t top = (uintptr_t)sbrk(0);
+        if (huge_to > top) /* trimmed */
+            huge_to = top;
+        if (huge_to > huge_from) /* what is left of that part serves the program as before */
+            (void)madvise((void *)huge_from, huge_to - huge_from, MADV_NOHUGEPAGE);
+#endif
+        huge_from = huge_to = 0;
+    }
 }

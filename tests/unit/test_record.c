@@ -778,40 +778,54 @@ static void test_finish(void)
 }
 
 /*
- * Reading back (st_record_load) into huge pages 2 MiB at a time, each piece timed (spill.h): going
- * on in huge pages, or switching to 4 KiB pages after the first piece, the block holds the bytes a
- * dump reads (st_record_read, straight from the file and the buffers); after a switch the rest of
- * the block is marked for 4 KiB pages, its first 2 MiB still for huge ones.
+ * Reading back (st_record_load) into a block marked for huge pages (spill.h): in huge pages
+ * throughout, in 4 KiB pages throughout, or measured (the first piece in a huge page, the second in
+ * 4 KiB pages, the rest as the measurement found cheaper, which st_record_huge_pages then says and a
+ * later load follows without measuring), the block holds the bytes a dump reads (st_record_read,
+ * straight from the file and the buffers), and /proc/self/smaps shows each part marked as said.
  */
-static void test_load_pages(void)
+static int load_marks(const char *how, int pages, int verdict, int want_head, int want_second, int want_tail)
 {
     st_thread_t *th = many_th;
-    REQUIRE(th && st_record_spilled(th) * sizeof(st_event_t) >= ST_HUGE_MIN + 2 * ST_HUGE_PAGE,
-            "test_many's thread spilled too little to be read in pieces");
     size_t n = (size_t)st_record_count(th);
     st_event_t *ref = malloc(n * sizeof *ref);
     REQUIRE(ref && st_record_read(th, 0, ref, n) == n, "st_record_read of %zu events", n);
-    const double limits[] = { 1e12, 0 }; /* never switch; switch after the first piece */
-    for (int i = 0; i < 2; i++) {
-        st_load_huge_max_ns_per_byte = limits[i];
-        size_t got = 0;
-        st_event_t *all = st_record_load(th, &got);
-        EXPECT(all && got == n && memcmp(all, ref, n * sizeof *ref) == 0,
-               "limit %g ns per byte: loaded %zu of %zu events, %s", limits[i], got, n,
-               all && got == n ? "other bytes than st_record_read's" : "");
-        int head = 0, tail = 0;
+    st_load_pages = pages;
+    st_load_verdict = verdict;
+    size_t got = 0;
+    st_event_t *all = st_record_load(th, &got);
+    EXPECT(all && got == n && memcmp(all, ref, n * sizeof *ref) == 0, "%s: loaded %zu of %zu events, %s", how, got,
+           n, all && got == n ? "other bytes than st_record_read's" : "");
+    int mark[3] = { 0, 0, 0 };
+    for (int k = 0; all && k < 3; k++) {
         uintptr_t start;
         long rss;
-        if (all && mapping_of(all, &head, &start, &rss) == 0 &&
-            mapping_of((char *)all + ST_HUGE_PAGE, &tail, &start, &rss) == 0)
-            EXPECT(head == 1 && tail == (i ? -1 : 1), "limit %g ns per byte: the block's first 2 MiB marked %d, "
-                   "the rest %d (1: huge pages, -1: 4 KiB pages)", limits[i], head, tail);
-        else
-            EXPECT(0, "the loaded block is not in /proc/self/smaps");
-        free(all);
+        EXPECT(mapping_of((char *)all + (size_t)k * ST_HUGE_PAGE, &mark[k], &start, &rss) == 0,
+               "%s: the loaded block is not in /proc/self/smaps", how);
     }
-    st_load_huge_max_ns_per_byte = 1.0;
+    int verdict_now = st_record_huge_pages();
+    if (want_tail == 2) /* measured: the rest as the verdict */
+        want_tail = verdict_now == 1 ? 1 : -1;
+    EXPECT(mark[0] == want_head && mark[1] == want_second && mark[2] == want_tail,
+           "%s: the block's first, second and further 2 MiB marked %d, %d, %d, expected %d, %d, %d (1: huge "
+           "pages, -1: 4 KiB pages)", how, mark[0], mark[1], mark[2], want_head, want_second, want_tail);
+    free(all);
     free(ref);
+    return verdict_now;
+}
+
+static void test_load_pages(void)
+{
+    REQUIRE(many_th && st_record_spilled(many_th) * sizeof(st_event_t) >= ST_HUGE_MIN + 2 * ST_HUGE_PAGE,
+            "test_many's thread spilled too little to be read in pieces");
+    load_marks("huge pages throughout", 1, -1, 1, 1, 1);
+    load_marks("4 KiB pages throughout", -1, -1, -1, -1, -1);
+    int verdict = load_marks("measured", 0, -1, 1, -1, 2);
+    EXPECT(verdict == 0 || verdict == 1, "measured: st_record_huge_pages says %d, expected 0 or 1", verdict);
+    load_marks("as measured before (huge pages)", 0, 1, 1, 1, 1);
+    load_marks("as measured before (4 KiB pages)", 0, 0, -1, -1, -1);
+    st_load_pages = 0;
+    st_load_verdict = -1;
 }
 
 /* ---- threads -------------------------------------------------------------------------- */
