@@ -103,17 +103,17 @@ void st_run_props(st_rankdata_t *rd, int incomplete)
 
 /*
  * From the trace's collection to its end, finalize's blocks come from the heap and stay there
- * (util/heap.h). Its growth up to what finalize is expected to need beyond the events is marked
- * for huge pages, unless reading the events back found 4 KiB pages cheaper right now
- * (record.h st_record_huge_pages; docs/performance.md, "Finalize per event").
+ * (util/heap.h), and the heap's growth up to what finalize is expected to need beyond the events
+ * is marked for huge pages. Unlike the read-back events (record/spill.h), whose huge pages are each
+ * touched once, the heap's pages serve CLC, the analysis and the write in turn: what a fresh huge
+ * page costs is paid once (docs/performance.md, "Finalize per event").
  */
 void st_lc_heap_begin(const st_rankdata_t *rd)
 {
     uint64_t events = 0;
     for (uint32_t i = 0; i < rd->nthreads; i++)
         events += rd->threads[i].nevents;
-    size_t huge = st_record_huge_pages() != 0 ? (size_t)events * ST_FINALIZE_B_PER_EVENT : 0;
-    st_heap_reuse(1, huge);
+    st_heap_reuse(1, (size_t)events * ST_FINALIZE_B_PER_EVENT);
 }
 
 void st_lc_heap_end(void)

@@ -305,11 +305,6 @@ uint64_t st_record_count(const st_thread_t *th)
 int st_load_pages = 0;
 int st_load_verdict = -1;
 
-int st_record_huge_pages(void)
-{
-    return st_load_verdict;
-}
-
 /* Reads the spill file's 2 MiB piece at byte from into out + from and touches each of its 4 KiB
  * pages once from user space (the VM's first-access trap, spill.h); the reading thread's CPU ns, or
  * -1 with errno on failure. */
@@ -332,28 +327,37 @@ static void small_pages(char *p, size_t len)
 #endif
 }
 
+/* Huge pages are kept unless their pieces cost more than this many times the 4 KiB pieces: they also
+ * spare the later passes over the events misses in the TLB (at 10^7 events the preparation's pass 170 ms
+ * against 240-510 in 4 KiB pages, docs/performance.md). */
+#define HUGE_SLACK 1.5
+#define PROBES 2 /* pieces of each kind */
+
 /*
  * Reads the first bytes of th's spill file into the fresh block out of len bytes. A block that
- * st_huge_alloc marked for huge pages (2 MiB aligned) keeps them, or gets 4 KiB pages, by what is
- * cheaper now (spill.h): the process's first load with two pieces to spare reads one piece into a
- * huge page and the next into 4 KiB pages, each timed, and the rest of this block and of the later
- * loads follows the cheaper. The bytes read are the same either way.
+ * st_huge_alloc marked for huge pages (2 MiB aligned) keeps them, or gets 4 KiB pages, by what costs
+ * less now (spill.h): the process's first load with pieces to spare reads PROBES pieces into huge pages
+ * and as many into 4 KiB pages, taking turns, each timed, and the rest of this block and of the later
+ * loads follows the verdict. The bytes read are the same either way.
  */
 static int load_spilled(const st_thread_t *th, char *out, size_t bytes, size_t len)
 {
     size_t done = 0;
     if (len >= ST_HUGE_MIN && (uintptr_t)out % ST_HUGE_PAGE == 0) {
         int huge = st_load_pages ? st_load_pages > 0 : st_load_verdict;
-        if (huge < 0 && bytes >= 3 * ST_HUGE_PAGE) {
-            double in_huge = piece_cost(th, out, 0);
-            small_pages(out + ST_HUGE_PAGE, ST_HUGE_PAGE);
-            double in_small = in_huge < 0 ? -1 : piece_cost(th, out, ST_HUGE_PAGE);
-            if (in_small < 0)
-                return -1;
-            done = 2 * ST_HUGE_PAGE;
-            huge = st_load_verdict = in_huge <= in_small;
-            st_log_debug("reading the events back: 2 MiB in a huge page %.2f ms, in 4 KiB pages %.2f ms of CPU; "
-                         "the rest in %s pages", in_huge * 1e-6, in_small * 1e-6, huge ? "huge" : "4 KiB");
+        if (huge < 0 && bytes > 2 * PROBES * ST_HUGE_PAGE) {
+            double in_huge = 0, in_small = 0;
+            for (int k = 0; k < 2 * PROBES; k++, done += ST_HUGE_PAGE) {
+                if (k & 1)
+                    small_pages(out + done, ST_HUGE_PAGE);
+                double ns = piece_cost(th, out, done);
+                if (ns < 0)
+                    return -1;
+                *(k & 1 ? &in_small : &in_huge) += ns;
+            }
+            huge = st_load_verdict = in_huge <= HUGE_SLACK * in_small;
+            st_log_debug("reading the events back: %d x 2 MiB in huge pages %.2f ms, in 4 KiB pages %.2f ms of CPU; "
+                         "the rest in %s pages", PROBES, in_huge * 1e-6, in_small * 1e-6, huge ? "huge" : "4 KiB");
         }
         if (huge == 0)
             small_pages(out + done, len - done);

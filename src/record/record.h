@@ -268,13 +268,6 @@ size_t st_record_read(const st_thread_t *th, uint64_t first, st_event_t *out, si
  */
 st_event_t *st_record_load(st_thread_t *th, size_t *n);
 
-/*
- * Which pages were cheaper to read the events back into, as the process's first load that
- * could measure it found (spill.h): 1 transparent huge pages, 0 4 KiB pages, -1 not measured
- * (nothing or little was spilled). The memory finalize takes next follows it (util/heap.h).
- */
-int st_record_huge_pages(void);
-
 /* Number of events recorded so far by th (spilled, pending and buffered). Async-signal-safe. */
 uint64_t st_record_count(const st_thread_t *th);
 

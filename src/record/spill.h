@@ -45,13 +45,14 @@ int st_spill_read(const st_thread_t *th, void *out, uint64_t from, size_t bytes)
 
 /*
  * Reading back (st_record_load) into a block marked for huge pages: the first load of the process
- * with more than two 2 MiB pieces of spill file times one piece read into a huge page against the
- * next read into 4 KiB pages (each with a first touch from user space) and keeps the cheaper for the
- * rest of it and for every later load (st_record_huge_pages). In the project's VM a huge page the
- * host must back again costs 2.2-2.6 ns per byte at its first touch, one it still backs 0.15-0.3,
- * and 4 KiB pages 0.5-1.6 on some days, 4-6 on others (docs/performance.md, "The load's pages").
- * Tests set st_load_pages (0: measure; 1: huge pages throughout; -1: 4 KiB pages throughout) and
- * st_load_verdict (what st_record_huge_pages answers; -1 to measure again).
+ * with more than four 2 MiB pieces of spill file reads two pieces into huge pages and two into 4 KiB
+ * pages, taking turns, each timed with a first touch from user space, and keeps huge pages for the
+ * rest of it and for every later load unless they cost more than 1.5 times as much (st_load_verdict).
+ * In the project's VM a huge page the host must back again costs 1.7-2.6 ns per byte at its first
+ * touch, one it still backs 0.1-0.3, and 4 KiB pages 0.5-1.6 on some days, 1.6-2.2 on others
+ * (docs/performance.md, "The load's pages"). Tests set st_load_pages (0: measure; 1: huge pages
+ * throughout; -1: 4 KiB pages throughout) and st_load_verdict (1 huge pages, 0 4 KiB pages; -1 to
+ * measure again).
  */
 extern int st_load_pages;
 extern int st_load_verdict;

@@ -15,8 +15,9 @@
  * always or madvise). The heap is grown by that much at once (address space only: a page
  * is backed at its first touch) and the space kept while the reuse is on; at most
  * ST_HEAP_HUGE_MAX, less where the system refuses so much, none when 0. Beyond it the heap
- * grows in 4 KiB pages as before. Whether huge pages pay depends on the machine's state
- * (record/spill.h): the caller decides.
+ * grows in 4 KiB pages as before. Where the host of a VM must back a fresh huge page
+ * again, its first touch costs more than 512 small pages' (record/spill.h); the heap's pages
+ * then still pay, since finalize's phases reuse them: the caller decides.
  */
 #ifndef ST_UTIL_HEAP_H
 #define ST_UTIL_HEAP_H

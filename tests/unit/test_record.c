@@ -779,12 +779,14 @@ static void test_finish(void)
 
 /*
  * Reading back (st_record_load) into a block marked for huge pages (spill.h): in huge pages
- * throughout, in 4 KiB pages throughout, or measured (the first piece in a huge page, the second in
- * 4 KiB pages, the rest as the measurement found cheaper, which st_record_huge_pages then says and a
- * later load follows without measuring), the block holds the bytes a dump reads (st_record_read,
- * straight from the file and the buffers), and /proc/self/smaps shows each part marked as said.
+ * throughout, in 4 KiB pages throughout, or measured (the first four 2 MiB pieces in huge and 4 KiB
+ * pages by turns, the rest as the measurement found, which st_load_verdict then holds and a later
+ * load follows without measuring), the block holds the bytes a dump reads (st_record_read, straight
+ * from the file and the buffers), and /proc/self/smaps shows each piece marked as said.
  */
-static int load_marks(const char *how, int pages, int verdict, int want_head, int want_second, int want_tail)
+enum { PIECES = 5, REST = 2 }; /* the pieces whose marks are checked; REST: as the verdict */
+
+static int load_marks(const char *how, int pages, int verdict, const int want[PIECES])
 {
     st_thread_t *th = many_th;
     size_t n = (size_t)st_record_count(th);
@@ -796,34 +798,33 @@ static int load_marks(const char *how, int pages, int verdict, int want_head, in
     st_event_t *all = st_record_load(th, &got);
     EXPECT(all && got == n && memcmp(all, ref, n * sizeof *ref) == 0, "%s: loaded %zu of %zu events, %s", how, got,
            n, all && got == n ? "other bytes than st_record_read's" : "");
-    int mark[3] = { 0, 0, 0 };
-    for (int k = 0; all && k < 3; k++) {
+    int mark[PIECES] = { 0 }, expect[PIECES], same = 1;
+    for (int k = 0; k < PIECES; k++) {
         uintptr_t start;
         long rss;
-        EXPECT(mapping_of((char *)all + (size_t)k * ST_HUGE_PAGE, &mark[k], &start, &rss) == 0,
+        EXPECT(!all || mapping_of((char *)all + (size_t)k * ST_HUGE_PAGE, &mark[k], &start, &rss) == 0,
                "%s: the loaded block is not in /proc/self/smaps", how);
+        expect[k] = want[k] != REST ? want[k] : st_load_verdict == 1 ? 1 : -1;
+        same &= mark[k] == expect[k];
     }
-    int verdict_now = st_record_huge_pages();
-    if (want_tail == 2) /* measured: the rest as the verdict */
-        want_tail = verdict_now == 1 ? 1 : -1;
-    EXPECT(mark[0] == want_head && mark[1] == want_second && mark[2] == want_tail,
-           "%s: the block's first, second and further 2 MiB marked %d, %d, %d, expected %d, %d, %d (1: huge "
-           "pages, -1: 4 KiB pages)", how, mark[0], mark[1], mark[2], want_head, want_second, want_tail);
+    EXPECT(same, "%s: the block's first five 2 MiB marked %d %d %d %d %d, expected %d %d %d %d %d (1: huge pages, "
+           "-1: 4 KiB pages)", how, mark[0], mark[1], mark[2], mark[3], mark[4], expect[0], expect[1], expect[2],
+           expect[3], expect[4]);
     free(all);
     free(ref);
-    return verdict_now;
+    return st_load_verdict;
 }
 
 static void test_load_pages(void)
 {
-    REQUIRE(many_th && st_record_spilled(many_th) * sizeof(st_event_t) >= ST_HUGE_MIN + 2 * ST_HUGE_PAGE,
+    REQUIRE(many_th && st_record_spilled(many_th) * sizeof(st_event_t) >= ST_HUGE_MIN + PIECES * ST_HUGE_PAGE,
             "test_many's thread spilled too little to be read in pieces");
-    load_marks("huge pages throughout", 1, -1, 1, 1, 1);
-    load_marks("4 KiB pages throughout", -1, -1, -1, -1, -1);
-    int verdict = load_marks("measured", 0, -1, 1, -1, 2);
-    EXPECT(verdict == 0 || verdict == 1, "measured: st_record_huge_pages says %d, expected 0 or 1", verdict);
-    load_marks("as measured before (huge pages)", 0, 1, 1, 1, 1);
-    load_marks("as measured before (4 KiB pages)", 0, 0, -1, -1, -1);
+    load_marks("huge pages throughout", 1, -1, (const int[PIECES]){ 1, 1, 1, 1, 1 });
+    load_marks("4 KiB pages throughout", -1, -1, (const int[PIECES]){ -1, -1, -1, -1, -1 });
+    int verdict = load_marks("measured", 0, -1, (const int[PIECES]){ 1, -1, 1, -1, REST });
+    EXPECT(verdict == 0 || verdict == 1, "measured: st_load_verdict is %d, expected 0 or 1", verdict);
+    load_marks("as measured before (huge pages)", 0, 1, (const int[PIECES]){ 1, 1, 1, 1, 1 });
+    load_marks("as measured before (4 KiB pages)", 0, 0, (const int[PIECES]){ -1, -1, -1, -1, -1 });
     st_load_pages = 0;
     st_load_verdict = -1;
 }
