@@ -106,7 +106,7 @@ void st_run_props(st_rankdata_t *rd, int incomplete)
  * (util/heap.h), and the heap's growth up to what finalize is expected to need beyond the events
  * is marked for huge pages. Unlike the read-back events (record/spill.h), whose huge pages are each
  * touched once, the heap's pages serve CLC, the analysis and the write in turn: what a fresh huge
- * page costs is paid once (docs/performance.md, "Finalize per event").
+ * page costs is paid once (docs/performance.md, "Finalize's memory in huge pages").
  */
 void st_lc_heap_begin(const st_rankdata_t *rd)
 {

@@ -329,7 +329,7 @@ static void small_pages(char *p, size_t len)
 
 /* Huge pages are kept unless their pieces cost more than this many times the 4 KiB pieces: they also
  * spare the later passes over the events misses in the TLB (at 10^7 events the preparation's pass 170 ms
- * against 240-510 in 4 KiB pages, docs/performance.md). */
+ * against 240-510 in 4 KiB pages: docs/performance.md, "Finalize's memory in huge pages"). */
 #define HUGE_SLACK 1.5
 #define PROBES 2 /* pieces of each kind */
 
