@@ -333,12 +333,17 @@ static void small_pages(char *p, size_t len)
 #define HUGE_SLACK 1.5
 #define PROBES 2 /* pieces of each kind */
 
+/* Huge pieces at most this cheap are kept without timing 4 KiB pieces, which cost at least 0.5 ns per byte
+ * here (1-16 us a page: docs/performance.md), so that they could not win by the slack; timing two of them
+ * cost 13-15 ms where huge pages won by far (LULESH's 2 x 2 MiB: 0.4 ms in huge pages, 6.4-7.6 in 4 KiB). */
+double st_load_huge_cheap = 0.5 * HUGE_SLACK;
+
 /*
  * Reads the first bytes of th's spill file into the fresh block out of len bytes. A block that
  * st_huge_alloc marked for huge pages (2 MiB aligned) keeps them, or gets 4 KiB pages, by what costs
- * less now (spill.h): the process's first load with pieces to spare reads PROBES pieces into huge pages
- * and as many into 4 KiB pages, taking turns, each timed, and the rest of this block and of the later
- * loads follows the verdict. The bytes read are the same either way.
+ * less now (spill.h): the process's first load with pieces to spare reads PROBES pieces into huge pages,
+ * each timed, and unless they were cheap as many into 4 KiB pages, and the rest of this block and of the
+ * later loads follows the verdict. The bytes read are the same either way.
  */
 static int load_spilled(const st_thread_t *th, char *out, size_t bytes, size_t len)
 {
@@ -346,18 +351,23 @@ static int load_spilled(const st_thread_t *th, char *out, size_t bytes, size_t l
     if (len >= ST_HUGE_MIN && (uintptr_t)out % ST_HUGE_PAGE == 0) {
         int huge = st_load_pages ? st_load_pages > 0 : st_load_verdict;
         if (huge < 0 && bytes > 2 * PROBES * ST_HUGE_PAGE) {
-            double in_huge = 0, in_small = 0;
-            for (int k = 0; k < 2 * PROBES; k++, done += ST_HUGE_PAGE) {
-                if (k & 1)
-                    small_pages(out + done, ST_HUGE_PAGE);
-                double ns = piece_cost(th, out, done);
-                if (ns < 0)
+            double in_huge = 0, in_small = 0, ns;
+            for (int k = 0; k < PROBES; k++, done += ST_HUGE_PAGE)
+                if ((ns = piece_cost(th, out, done)) < 0)
                     return -1;
-                *(k & 1 ? &in_small : &in_huge) += ns;
+                else
+                    in_huge += ns;
+            int cheap = in_huge <= st_load_huge_cheap * (double)(PROBES * ST_HUGE_PAGE);
+            for (int k = 0; !cheap && k < PROBES; k++, done += ST_HUGE_PAGE) {
+                small_pages(out + done, ST_HUGE_PAGE);
+                if ((ns = piece_cost(th, out, done)) < 0)
+                    return -1;
+                in_small += ns;
             }
-            huge = st_load_verdict = in_huge <= HUGE_SLACK * in_small;
-            st_log_debug("reading the events back: %d x 2 MiB in huge pages %.2f ms, in 4 KiB pages %.2f ms of CPU; "
-                         "the rest in %s pages", PROBES, in_huge * 1e-6, in_small * 1e-6, huge ? "huge" : "4 KiB");
+            huge = st_load_verdict = cheap || in_huge <= HUGE_SLACK * in_small;
+            st_log_debug("reading the events back: %d x 2 MiB in huge pages %.2f ms%s, in 4 KiB pages %.2f ms of CPU; "
+                         "the rest in %s pages", PROBES, in_huge * 1e-6, cheap ? " (cheap: 4 KiB not timed)" : "",
+                         in_small * 1e-6, huge ? "huge" : "4 KiB");
         }
         if (huge == 0)
             small_pages(out + done, len - done);

@@ -45,17 +45,19 @@ int st_spill_read(const st_thread_t *th, void *out, uint64_t from, size_t bytes)
 
 /*
  * Reading back (st_record_load) into a block marked for huge pages: the first load of the process
- * with more than four 2 MiB pieces of spill file reads two pieces into huge pages and two into 4 KiB
- * pages, taking turns, each timed with a first touch from user space, and keeps huge pages for the
- * rest of it and for every later load unless they cost more than 1.5 times as much (st_load_verdict).
- * In the project's VM a huge page the host must back again costs 1.7-2.6 ns per byte at its first
- * touch, one it still backs 0.1-0.3, and 4 KiB pages 0.5-1.6 on some days, 1.6-2.2 on others
- * (docs/performance.md, "Finalize's memory in huge pages"). Tests set st_load_pages (0: measure; 1: huge pages
- * throughout; -1: 4 KiB pages throughout) and st_load_verdict (1 huge pages, 0 4 KiB pages; -1 to
+ * with more than four 2 MiB pieces of spill file reads two pieces into huge pages, each timed with a
+ * first touch from user space; unless they cost at most st_load_huge_cheap ns per byte, it reads two
+ * more into 4 KiB pages the same way, and keeps huge pages for the rest of it and for every later load
+ * unless they cost more than 1.5 times as much (st_load_verdict). In the project's VM a huge page the
+ * host must back again costs 1.7-2.6 ns per byte at its first touch, one it still backs 0.1-0.3, and
+ * 4 KiB pages 0.5-1.6 on some days, 1.5-3.6 on others (docs/performance.md, "Finalize's memory in huge
+ * pages"). Tests set st_load_pages (0: measure; 1: huge pages throughout; -1: 4 KiB pages throughout),
+ * st_load_huge_cheap (0: always time both) and st_load_verdict (1 huge pages, 0 4 KiB pages; -1 to
  * measure again).
  */
 extern int st_load_pages;
 extern int st_load_verdict;
+extern double st_load_huge_cheap;
 
 /* Says once that a buffer could not be spilled (err: the cause): events are lost. */
 void st_spill_warn_failed(int err);

@@ -779,9 +779,9 @@ static void test_finish(void)
 
 /*
  * Reading back (st_record_load) into a block marked for huge pages (spill.h): in huge pages
- * throughout, in 4 KiB pages throughout, or measured (the first four 2 MiB pieces in huge and 4 KiB
- * pages by turns, the rest as the measurement found, which st_load_verdict then holds and a later
- * load follows without measuring), the block holds the bytes a dump reads (st_record_read, straight
+ * throughout, in 4 KiB pages throughout, or measured (two 2 MiB pieces in huge pages, then two in 4 KiB
+ * pages unless the first were cheap, the rest as the measurement found, which st_load_verdict then
+ * holds and a later load follows without measuring), the block holds the bytes a dump reads (st_record_read, straight
  * from the file and the buffers), and /proc/self/smaps shows each piece marked as said.
  */
 enum { PIECES = 5, REST = 2 }; /* the pieces whose marks are checked; REST: as the verdict */
@@ -821,8 +821,14 @@ static void test_load_pages(void)
             "test_many's thread spilled too little to be read in pieces");
     load_marks("huge pages throughout", 1, -1, (const int[PIECES]){ 1, 1, 1, 1, 1 });
     load_marks("4 KiB pages throughout", -1, -1, (const int[PIECES]){ -1, -1, -1, -1, -1 });
-    int verdict = load_marks("measured", 0, -1, (const int[PIECES]){ 1, -1, 1, -1, REST });
+    double cheap = st_load_huge_cheap;
+    st_load_huge_cheap = 0; /* both timed */
+    int verdict = load_marks("measured", 0, -1, (const int[PIECES]){ 1, 1, -1, -1, REST });
     EXPECT(verdict == 0 || verdict == 1, "measured: st_load_verdict is %d, expected 0 or 1", verdict);
+    st_load_huge_cheap = 1e12; /* the huge pieces cheap enough: no 4 KiB piece timed */
+    verdict = load_marks("measured, huge pages cheap", 0, -1, (const int[PIECES]){ 1, 1, 1, 1, 1 });
+    EXPECT(verdict == 1, "measured, huge pages cheap: st_load_verdict is %d, expected 1", verdict);
+    st_load_huge_cheap = cheap;
     load_marks("as measured before (huge pages)", 0, 1, (const int[PIECES]){ 1, 1, 1, 1, 1 });
     load_marks("as measured before (4 KiB pages)", 0, 0, (const int[PIECES]){ -1, -1, -1, -1, -1 });
     st_load_pages = 0;
