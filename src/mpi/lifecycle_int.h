@@ -45,6 +45,7 @@ void st_lc_write_without_mpi(int incomplete);
 #define ST_FINALIZE_B_PER_EVENT 256
 void st_lc_heap_begin(const st_rankdata_t *rd);
 void st_lc_heap_end(void);
+
 /* collect.c: the idle tails of the event buffers lent to the correction (util/mem.h), and back. */
 void st_lc_lend_idle_buffers(void);
 void st_lc_return_idle_buffers(void);

@@ -50,7 +50,7 @@ int st_spill_read(const st_thread_t *th, void *out, uint64_t from, size_t bytes)
  * more into 4 KiB pages the same way, and keeps huge pages for the rest of it and for every later load
  * unless they cost more than 1.5 times as much (st_load_verdict). In the project's VM a huge page the
  * host must back again costs 1.7-2.6 ns per byte at its first touch, one it still backs 0.1-0.3, and
- * 4 KiB pages 0.5-1.6 on some days, 1.5-3.6 on others (docs/performance.md, "Finalize's memory in huge
+ * 4 KiB pages 0.5-1.6 on some days, 1.5-6 on others (docs/performance.md, "Finalize's memory in huge
  * pages"). Tests set st_load_pages (0: measure; 1: huge pages throughout; -1: 4 KiB pages throughout),
  * st_load_huge_cheap (0: always time both) and st_load_verdict (1 huge pages, 0 4 KiB pages; -1 to
  * measure again).

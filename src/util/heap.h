@@ -14,7 +14,7 @@
  * maps 2 MiB; where the system has them: /sys/kernel/mm/transparent_hugepage/enabled says
  * always or madvise). The heap is grown by that much at once (address space only: a page
  * is backed at its first touch) and the space kept while the reuse is on; at most
- * ST_HEAP_HUGE_MAX, less where the system refuses so much, none when 0. Beyond it the heap
+ * ST_HEAP_HUGE_MAX, less where the system refuses so much, none below 64 MiB. Beyond it the heap
  * grows in 4 KiB pages as before. Where the host of a VM must back a fresh huge page
  * again, its first touch costs more than 512 small pages' (record/spill.h); the heap's pages
  * then still pay, since finalize's phases reuse them: the caller decides.
