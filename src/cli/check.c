@@ -142,9 +142,7 @@ static int has_id(const ids_t *s, uint64_t id)
 /* Receive requests of one rank that were cancelled or never completed (any thread may complete them). */
 static int request_figures(const st_rankdata_t *rd, st_cli_check_t *res)
 {
-    size_t n = 0;
-    for (uint32_t t = 0; t < rd->nthreads; t++)
-        n += rd->threads[t].nevents;
+    size_t n = (size_t)st_rankdata_nevents(rd);
     ids_t posted = { malloc(sizeof(uint64_t) * (n + 1)), 0 }, done = { malloc(sizeof(uint64_t) * (n + 1)), 0 },
           cancelled = { malloc(sizeof(uint64_t) * (n + 1)), 0 };
     int rc = posted.v && done.v && cancelled.v ? 0 : -1;

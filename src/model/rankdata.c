@@ -516,3 +516,11 @@ uint64_t st_rankdata_events_lost(const st_rankdata_t *rd)
     const char *v = st_rankdata_prop_get(rd, "EVENTS_LOST");
     return v ? strtoull(v, NULL, 10) : 0;
 }
+
+uint64_t st_rankdata_nevents(const st_rankdata_t *rd)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < rd->nthreads; i++)
+        n += rd->threads[i].nevents;
+    return n;
+}

@@ -146,6 +146,8 @@ void st_rankdata_prop_str(void *rd, const char *key, const char *value);
 const char *st_rankdata_prop_get(const st_rankdata_t *rd, const char *key);
 /* The events this rank could not write (its EVENTS_LOST property; 0 without one). */
 uint64_t st_rankdata_events_lost(const st_rankdata_t *rd);
+/* The events of all of rd's threads. */
+uint64_t st_rankdata_nevents(const st_rankdata_t *rd);
 
 /*
  * Raw per-rank dump for runs that cannot write an archive (abnormal exit).

@@ -297,7 +297,7 @@ static const char *load_fd(int fd, st_rankdata_t *rd)
         return "not a regular file";
     if ((uint64_t)st.st_size < DUMP_HDR + DUMP_TRAILER || read_full(fd, h, sizeof h))
         return "truncated (shorter than the header)";
-    uint64_t blob, nev, total = 0;
+    uint64_t blob, nev;
     const char *why = check_header(h, (uint64_t)st.st_size, &blob, &nev);
     if (why)
         return why;
@@ -314,9 +314,7 @@ static const char *load_fd(int fd, st_rankdata_t *rd)
     free(b);
     if (why)
         return why;
-    for (uint32_t i = 0; i < rd->nthreads; i++)
-        total += rd->threads[i].nevents;
-    if (total != nev)
+    if (st_rankdata_nevents(rd) != nev)
         return "event count in the header does not match the definitions";
     if ((why = load_events(fd, rd, &crc)) || read_full(fd, tr, sizeof tr))
         return why ? why : "truncated";

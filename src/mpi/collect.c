@@ -110,10 +110,7 @@ void st_run_props(st_rankdata_t *rd, int incomplete)
  */
 void st_lc_heap_begin(const st_rankdata_t *rd)
 {
-    uint64_t events = 0;
-    for (uint32_t i = 0; i < rd->nthreads; i++)
-        events += rd->threads[i].nevents;
-    st_heap_reuse(1, (size_t)events * ST_FINALIZE_B_PER_EVENT);
+    st_heap_reuse(1, (size_t)st_rankdata_nevents(rd) * ST_FINALIZE_B_PER_EVENT);
 }
 
 void st_lc_heap_end(void)

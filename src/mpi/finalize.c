@@ -53,14 +53,6 @@ static probe_t probe(void)
                       ru.ru_minflt };
 }
 
-static uint64_t count_events(const st_rankdata_t *rd)
-{
-    uint64_t ev = 0;
-    for (uint32_t i = 0; i < rd->nthreads; i++)
-        ev += rd->threads[i].nevents;
-    return ev;
-}
-
 #define PROBE_DIFF(p, a, b) (p)[b].cpu_ms - (p)[a].cpu_ms, (p)[b].faults - (p)[a].faults
 
 /* The preparation's steps: p[0] before loading, p[1] loaded, p[2] remapped, p[3] call paths, p[4] prepared. */
@@ -68,7 +60,7 @@ static void report_preparation(const probe_t *p, const st_rankdata_t *rd)
 {
     st_log_debug("trace preparation: %llu events; CPU ms (page faults): load %.1f (%ld), remap %.1f (%ld), "
                  "call paths %.1f (%ld), prepare %.1f (%ld)",
-                 (unsigned long long)count_events(rd), PROBE_DIFF(p, 0, 1), PROBE_DIFF(p, 1, 2), PROBE_DIFF(p, 2, 3),
+                 (unsigned long long)st_rankdata_nevents(rd), PROBE_DIFF(p, 0, 1), PROBE_DIFF(p, 1, 2), PROBE_DIFF(p, 2, 3),
                  PROBE_DIFF(p, 3, 4));
 }
 
@@ -77,7 +69,7 @@ static void report_phases(const probe_t *p, const st_rankdata_t *rd)
 {
     st_log_debug("MPI_Finalize: %llu events; this thread's CPU ms (page faults): sync %.1f (%ld), trace preparation "
                  "%.1f (%ld), CLC %.1f (%ld), wait-state analysis %.1f (%ld), archive write %.1f (%ld)",
-                 (unsigned long long)count_events(rd), PROBE_DIFF(p, 0, 1), PROBE_DIFF(p, 1, 2), PROBE_DIFF(p, 2, 3),
+                 (unsigned long long)st_rankdata_nevents(rd), PROBE_DIFF(p, 0, 1), PROBE_DIFF(p, 1, 2), PROBE_DIFF(p, 2, 3),
                  PROBE_DIFF(p, 3, 4), PROBE_DIFF(p, 4, 5));
 }
 

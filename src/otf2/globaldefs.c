@@ -124,9 +124,7 @@ static void clock_props(gdefs_t *g)
     uint64_t lo = UINT64_MAX, hi = 0, res = 0;
     for (uint32_t r = 0; r < g->v.world; r++) {
         const st_rankdata_t *rd = g->byrank[r];
-        uint64_t n = 0;
-        for (uint32_t i = 0; i < rd->nthreads; i++)
-            n += rd->threads[i].nevents;
+        uint64_t n = st_rankdata_nevents(rd);
         if (rd->timer_resolution && !res)
             res = rd->timer_resolution;
         else if (rd->timer_resolution && rd->timer_resolution != res)
