@@ -318,15 +318,6 @@ static double piece_cost(const st_thread_t *th, char *out, size_t from)
     return (double)st_clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
-static void small_pages(char *p, size_t len)
-{
-#ifdef MADV_NOHUGEPAGE
-    (void)madvise(p, len, MADV_NOHUGEPAGE); /* a hint, like the huge pages */
-#else
-    (void)p, (void)len;
-#endif
-}
-
 /* Huge pages are kept unless their pieces cost more than this many times the 4 KiB pieces: they also
  * spare the later passes over the events misses in the TLB (at 10^7 events the preparation's pass 170 ms
  * against 240-510 in 4 KiB pages: docs/performance.md, "Finalize's memory in huge pages"). */
@@ -359,7 +350,7 @@ static int load_spilled(const st_thread_t *th, char *out, size_t bytes, size_t l
                     in_huge += ns;
             int cheap = in_huge <= st_load_huge_cheap * (double)(PROBES * ST_HUGE_PAGE);
             for (int k = 0; !cheap && k < PROBES; k++, done += ST_HUGE_PAGE) {
-                small_pages(out + done, ST_HUGE_PAGE);
+                (void)st_huge_mark(out + done, ST_HUGE_PAGE, 0);
                 if ((ns = piece_cost(th, out, done)) < 0)
                     return -1;
                 in_small += ns;
@@ -370,7 +361,7 @@ static int load_spilled(const st_thread_t *th, char *out, size_t bytes, size_t l
                          in_small * 1e-6, huge ? "huge" : "4 KiB");
         }
         if (huge == 0)
-            small_pages(out + done, len - done);
+            (void)st_huge_mark(out + done, len - done, 0);
     }
     return bytes > done ? st_spill_read(th, out + done, done, bytes - done) : 0;
 }

@@ -7,10 +7,9 @@
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
-#define HUGE_PAGE ((uintptr_t)2 << 20)
+#include "hugealloc.h"
 
 /* The part of the heap marked for huge pages while the reuse is on (2 MiB aligned). */
 static uintptr_t huge_from, huge_to;
@@ -27,12 +26,10 @@ static void mark_growth(size_t bytes)
         bytes /= 2;
     if (!p)
         return;
-    uintptr_t a = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    uintptr_t e = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
-#ifdef MADV_HUGEPAGE
-    if (e > a && madvise((void *)a, e - a, MADV_HUGEPAGE) == 0) /* a hint: without huge pages all works the same */
+    uintptr_t a = ((uintptr_t)p + ST_HUGE_PAGE - 1) / ST_HUGE_PAGE * ST_HUGE_PAGE;
+    uintptr_t e = ((uintptr_t)p + bytes) / ST_HUGE_PAGE * ST_HUGE_PAGE;
+    if (e > a && st_huge_mark((void *)a, e - a, 1) == 0)
         huge_from = a, huge_to = e;
-#endif
     free(p);
 }
 
@@ -45,13 +42,11 @@ void st_heap_reuse(int on, size_t huge)
         mark_growth(huge);
     if (!on) {
         malloc_trim(0);
-#ifdef MADV_NOHUGEPAGE
         uintptr_t top = (uintptr_t)sbrk(0);
         if (huge_to > top) /* trimmed */
             huge_to = top;
         if (huge_to > huge_from) /* what is left of that part serves the program as before */
-            (void)madvise((void *)huge_from, huge_to - huge_from, MADV_NOHUGEPAGE);
-#endif
+            (void)st_huge_mark((void *)huge_from, huge_to - huge_from, 0);
         huge_from = huge_to = 0;
     }
 }

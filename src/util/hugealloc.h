@@ -24,6 +24,18 @@
 #define ST_HUGE_MIN  ((size_t)4 << 20) /* smaller blocks: plain cache-line aligned */
 #define ST_HUGE_PAGE ((size_t)2 << 20)
 
+/* Marks [p, p + len) for transparent huge pages (huge 1) or against them (huge 0): a hint, without
+ * which the memory works the same. 0, or -1 where the system does not take it. */
+static inline int st_huge_mark(void *p, size_t len, int huge)
+{
+#if defined(MADV_HUGEPAGE) && defined(MADV_NOHUGEPAGE)
+    return madvise(p, len, huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE) == 0 ? 0 : -1;
+#else
+    (void)p, (void)len, (void)huge;
+    return -1;
+#endif
+}
+
 /* A block of n bytes aligned to 64 bytes (a cache line); from ST_HUGE_MIN bytes on aligned
  * to 2 MiB, rounded up to whole 2 MiB pages and marked for huge pages. Freed with free();
  * NULL when out of memory. */
@@ -33,10 +45,8 @@ static inline void *st_huge_alloc(size_t n)
         return aligned_alloc(64, n ? (n + 63) / 64 * 64 : 64);
     size_t len = (n + ST_HUGE_PAGE - 1) / ST_HUGE_PAGE * ST_HUGE_PAGE;
     void *p = aligned_alloc(ST_HUGE_PAGE, len);
-#ifdef MADV_HUGEPAGE
     if (p)
-        (void)madvise(p, len, MADV_HUGEPAGE); /* a hint: without huge pages the block works the same */
-#endif
+        (void)st_huge_mark(p, len, 1);
     return p;
 }
 
@@ -63,9 +73,7 @@ static inline void *st_huge_map(size_t n)
         munmap(m, (size_t)(p - m));
     if (m + span > p + len)
         munmap(p + len, (size_t)(m + span - (p + len)));
-#ifdef MADV_HUGEPAGE
-    (void)madvise(p, len, MADV_HUGEPAGE); /* a hint: without huge pages the block works the same */
-#endif
+    (void)st_huge_mark(p, len, 1);
 #ifdef MADV_POPULATE_WRITE
     if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
         return p;
