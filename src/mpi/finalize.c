@@ -60,8 +60,8 @@ static void report_preparation(const probe_t *p, const st_rankdata_t *rd)
 {
     st_log_debug("trace preparation: %llu events; CPU ms (page faults): load %.1f (%ld), remap %.1f (%ld), "
                  "call paths %.1f (%ld), prepare %.1f (%ld)",
-                 (unsigned long long)st_rankdata_nevents(rd), PROBE_DIFF(p, 0, 1), PROBE_DIFF(p, 1, 2), PROBE_DIFF(p, 2, 3),
-                 PROBE_DIFF(p, 3, 4));
+                 (unsigned long long)st_rankdata_nevents(rd), PROBE_DIFF(p, 0, 1), PROBE_DIFF(p, 1, 2),
+                 PROBE_DIFF(p, 2, 3), PROBE_DIFF(p, 3, 4));
 }
 
 /* The phases of the MPI_Finalize line on this rank: p[0] .. p[5] at t[0] .. t[5]. */
@@ -69,8 +69,8 @@ static void report_phases(const probe_t *p, const st_rankdata_t *rd)
 {
     st_log_debug("MPI_Finalize: %llu events; this thread's CPU ms (page faults): sync %.1f (%ld), trace preparation "
                  "%.1f (%ld), CLC %.1f (%ld), wait-state analysis %.1f (%ld), archive write %.1f (%ld)",
-                 (unsigned long long)st_rankdata_nevents(rd), PROBE_DIFF(p, 0, 1), PROBE_DIFF(p, 1, 2), PROBE_DIFF(p, 2, 3),
-                 PROBE_DIFF(p, 3, 4), PROBE_DIFF(p, 4, 5));
+                 (unsigned long long)st_rankdata_nevents(rd), PROBE_DIFF(p, 0, 1), PROBE_DIFF(p, 1, 2),
+                 PROBE_DIFF(p, 2, 3), PROBE_DIFF(p, 3, 4), PROBE_DIFF(p, 4, 5));
 }
 
 static void finish_and_write(void)
