@@ -11,7 +11,8 @@
 # final; tests/sync/sync_points.py) and the worst event error per time bin. Environment: O (build root), EARLY_BENCH_SEEDS
 # (default "1 2 3 4 5 6 7 8"), EARLY_BENCH_SECONDS (run length, default 3), LIB (another
 # build's libsynctrace.so, to compare), BENCH_FAMILY (tests/bench/family.sh; default the first built
-# family), and any SYNCTRACE_* / SKEW_* to pass to the ranks.
+# family), and any SYNCTRACE_* / SKEW_* to pass to the ranks. The simulated nodes are bound to CPUs as
+# in t_sync_early.sh (SKEW_BIND=1, tests/skew/skew.c); SKEW_BIND=0 leaves them to the scheduler.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 O=$(cd "${O:-$ROOT}" && pwd)
@@ -28,6 +29,7 @@ PROG=$OUT/early_prog
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-early.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
+export SKEW_BIND=${SKEW_BIND:-1}
 pass=()
 for kv in $(env | grep -E '^(SYNCTRACE|SKEW)_' | grep -v '^SYNCTRACE_DIR=' || true); do
     pass+=("$kv")

@@ -20,11 +20,18 @@
  * (the first thread not at all), so OpenMP relations also look reversed.
  * The rank comes from PMI_RANK (MPICH hydra) or OMPI_COMM_WORLD_RANK (Open MPI), else
  * MPI_LOCALRANKID; none: no skew.
+ * SKEW_BIND=1 (off by default) places the simulated nodes as a cluster would: every process of
+ * node n is bound to one CPU of its affinity mask, chosen by the parity of the bits of n (plus
+ * n/2 mod half the CPUs when there are more than two), so the two nodes of every pair of a
+ * binomial tree (members differing in one bit) sit on different CPUs. Unbound, the scheduler
+ * kept a ping-ponging pair on one of two CPUs for tens of ms: every message waited for a
+ * context switch (round trips of 10 µs against 2), which no real pair of nodes does.
  * Load it before libsynctrace.so: LD_PRELOAD=libskew.so:libsynctrace.so.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <math.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -85,6 +92,24 @@ static node_param_t param_of(int node)
     return p;
 }
 
+/* SKEW_BIND: node's processes to one CPU of the mask (see the header). */
+static void bind_node(int node)
+{
+    cpu_set_t set;
+    if (node < 0 || sched_getaffinity(0, sizeof set, &set) != 0 || CPU_COUNT(&set) < 2)
+        return;
+    int n = CPU_COUNT(&set), want = (__builtin_popcount((unsigned)node) & 1) + 2 * ((node / 2) % (n / 2)), k = 0;
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (CPU_ISSET(cpu, &set) && k++ == want) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu, &one);
+            sched_setaffinity(0, sizeof one, &one);
+            return;
+        }
+    }
+}
+
 static int rank_from_env(void)
 {
     const char *r = getenv("PMI_RANK");
@@ -119,6 +144,8 @@ static void init(void)
     thread_ns = envd("SKEW_THREAD_NS", 0);
     int rank = rank_from_env();
     my_node = envd("SKEW_DISABLE", 0) != 0 || rank < 0 ? -1 : per_rank ? rank : rank / node_size;
+    if (envd("SKEW_BIND", 0) != 0)
+        bind_node(my_node);
     atomic_store(&state, 2);
 }
 

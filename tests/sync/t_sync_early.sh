@@ -7,6 +7,11 @@
 # with the defaults, for several seeds. The initial sync point used to be the 30 ms
 # drift fit extrapolated over the rest of the initial sync: in some runs the first
 # half second was 1.5-6 µs off (the test then fails; how often depends on the load).
+# The simulated nodes are bound to CPUs as a cluster's nodes would be (SKEW_BIND=1, tests/skew/skew.c).
+# Unbound, the scheduler kept a measuring pair of "nodes" on one of the 2 CPUs for tens of ms: every
+# ping-pong then took two context switches (round trips of 10.5 µs against 2.2; honest bounds 5-12 µs
+# wide) and offsets came out 1.3-3.5 µs off. Seed 8 failed so in CI on 1af40e0 (both attempts) and in 2 of
+# 14 runs here, seed 9 in 1 of 3; bound, none of 23 runs of seeds 1-12 exceeded 0.45 µs (docs/clock-sync.md).
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/sync/common.sh"
 [ -f "$ST_LIB" ] && [ -x "$ST_BIN/synctrace" ] || skip "no $ST_LIB or $ST_BIN/synctrace: build first (make all)"
@@ -18,7 +23,7 @@ run() {
     shift 2
     rm -rf "$ST_TMP/trace" "$ST_TMP"/win.*
     t0=$(skew_t0)
-    ST_PRELOAD_FIRST=$SKEW_LIB ST_ENV="SKEW_NODE_SIZE=2 SKEW_T0_NS=$t0 SKEW_SEED=$seed SKEW_OFFSET_NS=2e7
+    ST_PRELOAD_FIRST=$SKEW_LIB ST_ENV="SKEW_NODE_SIZE=2 SKEW_BIND=1 SKEW_T0_NS=$t0 SKEW_SEED=$seed SKEW_OFFSET_NS=2e7
         SKEW_DRIFT_PPM=50 SKEW_WANDER_NS=5000 SYNCTRACE_NODE_SIZE=2 $*" \
         run_traced "$ST_TMP/trace" 8 "$bin" "$secs" "$ST_TMP/win" || fail "traced run failed: $(tail -n 5 "$ST_TMP/err.txt")"
     local off
