@@ -18,6 +18,7 @@
 
 #include "../util/log.h"
 #include "sync_int.h"
+#include "timer.h"
 
 #define G(lv, i) ((lv)->grp.ranks[i])
 /* The initial fit's drift (30 ms of ping-pongs) is not known better than this: what a clock still running on
@@ -139,9 +140,13 @@ static int offset_step(st_sync_level_t *lv, st_clock_t *clk, int ref, int client
         st_sync.err_ns = ref_err < 0 || !isfinite(open) ? -1 : ref_err + open;
         return 0;
     }
+    /* The sync point where the chosen burst ended (best.when on clk), not now: up to 7 more bursts may have
+       followed it. */
+    st_clock_lm_t now = st_clock_collapse(clk, (int64_t)st_timer_local());
+    int64_t at = st_clock_lm_invert(&now, best.when);
     st_clock_lm_t lm = { best.when, best.off, 0.0 };
     st_clock_push(clk, &lm);
-    st_sync_adopt(clk);
+    st_sync_adopt_at(clk, at);
     st_sync.err_ns = ref_err < 0 || !isfinite(open) ? -1 : ref_err + 0.5 * open;
     return 0;
 }

@@ -88,6 +88,14 @@ extern st_sync_state_t st_sync;
  * local clock. Later rounds in which this member is a reference use the result.
  */
 void st_sync_adopt(st_clock_t *clk);
+/*
+ * The same with the sync point at local time L, at or before now: where an offset was measured. Between
+ * L and now the clock being measured ran on its old drift, after the initial sync the 30 ms fit's (167 ppm
+ * off in a run where ping-pongs waited for context switches). Anchored at the end of all its bursts, a
+ * resync point of such a run (108 ms of resync) came out 10.2 µs off, 167 ppm x 61 ms, against a recorded
+ * bound of 5.3 µs.
+ */
+void st_sync_adopt_at(st_clock_t *clk, int64_t L);
 
 /* This member could not measure well in this sync (or its reference could not): it
    keeps its clock, and its sync point is not used for drift or interpolation. */

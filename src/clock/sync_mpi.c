@@ -129,7 +129,11 @@ static st_timer_map_t *epoch_slot(void)
 
 void st_sync_adopt(st_clock_t *clk)
 {
-    int64_t L = local_now();
+    st_sync_adopt_at(clk, local_now());
+}
+
+void st_sync_adopt_at(st_clock_t *clk, int64_t L)
+{
     st_clock_lm_t fresh = st_clock_collapse(clk, L);
     st_clock_lm_t a = st_clock_anchor(&fresh, L, S.ep, S.nep, MIN_BASELINE_NS);
     st_clock_identity(clk);
