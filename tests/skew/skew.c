@@ -7,8 +7,9 @@
  * with off_n uniform in ±SKEW_OFFSET_NS, drift_n in ±SKEW_DRIFT_PPM, wander_n two
  * sinusoids of total amplitude SKEW_WANDER_NS and periods around SKEW_WANDER_PERIOD_S,
  * and step_n an abrupt drift change of ±SKEW_STEP_PPM from SKEW_STEP_AT_S seconds
- * after T0 (off unless SKEW_STEP_AT_S is set). Everything derives from SKEW_SEED and
- * n, so every process can compute every node's clock: the ground truth (skew.h).
+ * after T0 (off unless SKEW_STEP_AT_S is set; SKEW_STEP_NODE=n: on node n only).
+ * Everything derives from SKEW_SEED and n, so every process can compute every node's
+ * clock: the ground truth (skew.h).
  *
  * Environment (all optional): SKEW_NODE_SIZE (ranks per node, default 1),
  * SKEW_PER_RANK=1 (every rank its own clock, overrides the node size), SKEW_SEED (1),
@@ -49,6 +50,7 @@ static _Atomic int state; /* 0 new, 1 initializing, 2 ready */
 static int my_node = -1, node_size = 1, per_rank;
 static uint64_t seed = 1;
 static double off_max = 1e9, drift_max = 100e-6, wander = 2000, period = 60e9, step_at = -1, step_ppm = 1;
+static int step_node = -1; /* SKEW_STEP_NODE: the only node whose drift steps; -1 every node */
 static int64_t t0;
 static double thread_ns;
 static _Atomic int nthreads;
@@ -89,6 +91,8 @@ static node_param_t param_of(int node)
     p.ph[0] = M_PI * unit(&x);
     p.ph[1] = M_PI * unit(&x);
     p.step = step_ppm * 1e-6 * (unit(&x) < 0 ? -1 : 1);
+    if (step_node >= 0 && node != step_node)
+        p.step = 0;
     return p;
 }
 
@@ -140,6 +144,7 @@ static void init(void)
     period = envd("SKEW_WANDER_PERIOD_S", 60) * 1e9;
     step_at = getenv("SKEW_STEP_AT_S") ? envd("SKEW_STEP_AT_S", 0) * 1e9 : -1;
     step_ppm = envd("SKEW_STEP_PPM", 1);
+    step_node = (int)envd("SKEW_STEP_NODE", -1);
     t0 = (int64_t)envd("SKEW_T0_NS", 0);
     thread_ns = envd("SKEW_THREAD_NS", 0);
     int rank = rank_from_env();

@@ -12,7 +12,7 @@ sync_build() {
     if [ ! -x "$out" ] || [ $newest = 1 ]; then
         mkdir -p "$1"
         "$cc" -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -I"$root/src/record" -I"$root/include" \
-            -o "$out" "${srcs[@]}" -lhwloc -lm -ldl -lpthread || return 1
+            -Wl,--wrap=st_sync_measure -o "$out" "${srcs[@]}" -lhwloc -lm -ldl -lpthread || return 1
     fi
     echo "$out"
 }

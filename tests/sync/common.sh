@@ -8,6 +8,8 @@
 #   err_interp      the same after the finalize re-mapping with interpolation
 #   err_remap       ... re-mapped without interpolation (only pre-MPI_Init events move)
 #   err_noresync(_interp)  what the run would have had without periodic resync
+#   points_outside  measured sync points further from the truth than their recorded bound (err_ns) + 200
+#   point_err       the largest sync point error
 source "$ST_ROOT/tests/skew/skew-env.sh"
 source "$ST_ROOT/tests/sync/build.sh"
 

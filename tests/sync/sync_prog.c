@@ -33,6 +33,7 @@
 
 #include "../../src/clock/model.h"
 #include "../../src/clock/sync.h"
+#include "../../src/clock/sync_int.h"
 #include "../../src/clock/timer.h"
 #include "../../src/config/config.h"
 #include "../../src/util/log.h"
@@ -194,6 +195,52 @@ static void run_phase(double seconds, double coll_ms)
     }
 }
 
+/*
+ * build.sh links with -Wl,--wrap=st_sync_measure: the offset measurements that algs_mpi.c and
+ * sync_mpi.c make pass here (pingpong_mpi.c's own fit points do not). SYNC_PROG_LATE_MS=X sleeps X ms
+ * after each one made for a sync point (st_sync.thorough), as if more bursts had followed the chosen
+ * one: the sync point must stay where that burst ended, whatever the clock's drift did meanwhile
+ * (SYNC_PROG_LATE_RANK=r: on rank r of the private communicator only).
+ */
+int __real_st_sync_measure(int ref, const st_clock_t *mine, int npp, int offset_alg, st_sync_point_t *pt,
+                           st_sync_raw_t *raw);
+int __wrap_st_sync_measure(int ref, const st_clock_t *mine, int npp, int offset_alg, st_sync_point_t *pt,
+                           st_sync_raw_t *raw);
+int __wrap_st_sync_measure(int ref, const st_clock_t *mine, int npp, int offset_alg, st_sync_point_t *pt,
+                           st_sync_raw_t *raw)
+{
+    int rc = __real_st_sync_measure(ref, mine, npp, offset_alg, pt, raw);
+    const char *late = getenv("SYNC_PROG_LATE_MS"), *who = getenv("SYNC_PROG_LATE_RANK");
+    if (rc == 0 && late && st_sync.thorough && (!who || atoi(who) == st_sync.rank))
+        nap_ms(atof(late));
+    return rc;
+}
+
+/*
+ * The measured sync points of this rank against the truth: each (L, G) says rank 0's clock read G
+ * when this rank's read L, within the bound err_ns it records. *worst: the largest |error|;
+ * returns how many lie outside their bound by more than 200 ns (rank 0's points are its own clock).
+ */
+static int points_outside(int rank, double *worst)
+{
+    size_t n;
+    const st_clock_epoch_t *e = st_clock_epochs(&n);
+    int out = 0;
+    *worst = 0;
+    for (size_t k = 1; k < n; k++) {
+        if (!e[k].measured || e[k].err_ns < 0)
+            continue;
+        double err = fabs((double)(e[k].global - reference_at(true_of_local(e[k].local))));
+        *worst = fmax(*worst, err);
+        if (err > e[k].err_ns + 200) {
+            out++;
+            fprintf(stderr, "sync_prog: rank %d epoch %zu (kind %d): %.0f ns off, bound %.0f ns\n",
+                    rank, k, e[k].kind, err, e[k].err_ns);
+        }
+    }
+    return out;
+}
+
 static int parse_only(const char *spec)
 {
     char err[400];
@@ -305,6 +352,8 @@ int main(int argc, char **argv)
      * between the initial and the final sync point only (both computed from the local
      * times, so one run yields all four numbers).
      */
+    double pt_worst;
+    double pt_out = points_outside(rank, &pt_worst);
     size_t nep;
     const st_clock_epoch_t *eps = st_clock_epochs(&nep);
     double nores = 0, nores_interp = 0, unmeasured = 0;
@@ -336,12 +385,14 @@ int main(int argc, char **argv)
     double g_init = allmax(init_s), g_e0 = allmax(e0), g_on = allmax(online), g_fin = allmax(efinal);
     double g_r0 = allmax(res[0]), g_r1 = allmax(res[1]), g_pre = allmax(pre_err), g_rc = allmax(rc ? 1 : 0);
     double g_nr = allmax(nores), g_nri = allmax(nores_interp), g_um = allmax(unmeasured);
+    double g_po = allmax(pt_out), g_pw = allmax(pt_worst);
     if (rank == 0)
         printf("RESULT np=%d nodes=%d init_s=%.3f err_after_sync=%.0f err_online=%.0f err_final=%.0f "
                "err_remap=%.0f err_interp=%.0f err_with_preinit=%.0f err_noresync=%.0f err_noresync_interp=%.0f "
-               "resyncs=%s unmeasured=%.0f rtt_intra=%s rtt_inter=%s init_failed=%.0f\n",
+               "resyncs=%s unmeasured=%.0f rtt_intra=%s rtt_inter=%s init_failed=%.0f points_outside=%.0f "
+               "point_err=%.0f\n",
                size, node_of_rank(size - 1) + 1, g_init, g_e0, g_on, g_fin, g_r0, g_r1, g_pre, g_nr, g_nri, resyncs,
-               g_um, rtt[0], rtt[1], g_rc);
+               g_um, rtt[0], rtt[1], g_rc, g_po, g_pw);
     free(copy);
     free(ev);
     PMPI_Comm_free(&tool);
