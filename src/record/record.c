@@ -329,6 +329,21 @@ static double piece_cost(const st_thread_t *th, char *out, size_t from)
  * cost 13-15 ms where huge pages won by far (LULESH's 2 x 2 MiB: 0.4 ms in huge pages, 6.4-7.6 in 4 KiB). */
 double st_load_huge_cheap = 0.5 * HUGE_SLACK;
 
+/* Reads PROBES pieces from *done on (in 4 KiB pages when small, else as the block is marked), each timed,
+ * adding their CPU ns to *ns and their bytes to *done. -1 when a read fails. */
+static int time_pieces(const st_thread_t *th, char *out, size_t *done, int small, double *ns)
+{
+    for (int k = 0; k < PROBES; k++, *done += ST_HUGE_PAGE) {
+        if (small)
+            (void)st_huge_mark(out + *done, ST_HUGE_PAGE, 0);
+        double t = piece_cost(th, out, *done);
+        if (t < 0)
+            return -1;
+        *ns += t;
+    }
+    return 0;
+}
+
 /*
  * Reads the first bytes of th's spill file into the fresh block out of len bytes. A block that
  * st_huge_alloc marked for huge pages (2 MiB aligned) keeps them, or gets 4 KiB pages, by what costs
@@ -342,19 +357,12 @@ static int load_spilled(const st_thread_t *th, char *out, size_t bytes, size_t l
     if (len >= ST_HUGE_MIN && (uintptr_t)out % ST_HUGE_PAGE == 0) {
         int huge = st_load_pages ? st_load_pages > 0 : st_load_verdict;
         if (huge < 0 && bytes > 2 * PROBES * ST_HUGE_PAGE) {
-            double in_huge = 0, in_small = 0, ns;
-            for (int k = 0; k < PROBES; k++, done += ST_HUGE_PAGE)
-                if ((ns = piece_cost(th, out, done)) < 0)
-                    return -1;
-                else
-                    in_huge += ns;
+            double in_huge = 0, in_small = 0;
+            if (time_pieces(th, out, &done, 0, &in_huge) != 0)
+                return -1;
             int cheap = in_huge <= st_load_huge_cheap * (double)(PROBES * ST_HUGE_PAGE);
-            for (int k = 0; !cheap && k < PROBES; k++, done += ST_HUGE_PAGE) {
-                (void)st_huge_mark(out + done, ST_HUGE_PAGE, 0);
-                if ((ns = piece_cost(th, out, done)) < 0)
-                    return -1;
-                in_small += ns;
-            }
+            if (!cheap && time_pieces(th, out, &done, 1, &in_small) != 0)
+                return -1;
             huge = st_load_verdict = cheap || in_huge <= HUGE_SLACK * in_small;
             st_log_debug("reading the events back: %d x 2 MiB in huge pages %.2f ms%s, in 4 KiB pages %.2f ms of CPU; "
                          "the rest in %s pages", PROBES, in_huge * 1e-6, cheap ? " (cheap: 4 KiB not timed)" : "",

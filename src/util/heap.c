@@ -26,7 +26,7 @@ static void mark_growth(size_t bytes)
         bytes /= 2;
     if (!p)
         return;
-    uintptr_t a = ((uintptr_t)p + ST_HUGE_PAGE - 1) / ST_HUGE_PAGE * ST_HUGE_PAGE;
+    uintptr_t a = st_huge_round_up((uintptr_t)p);
     uintptr_t e = ((uintptr_t)p + bytes) / ST_HUGE_PAGE * ST_HUGE_PAGE;
     if (e > a && st_huge_mark((void *)a, e - a, 1) == 0)
         huge_from = a, huge_to = e;

@@ -24,6 +24,9 @@
 #define ST_HUGE_MIN  ((size_t)4 << 20) /* smaller blocks: plain cache-line aligned */
 #define ST_HUGE_PAGE ((size_t)2 << 20)
 
+/* x rounded up to whole 2 MiB pages (a length, or an address to align). */
+static inline size_t st_huge_round_up(size_t x) { return (x + ST_HUGE_PAGE - 1) / ST_HUGE_PAGE * ST_HUGE_PAGE; }
+
 /* Marks [p, p + len) for transparent huge pages (huge 1) or against them (huge 0): a hint, without
  * which the memory works the same. 0, or -1 where the system does not take it. */
 static inline int st_huge_mark(void *p, size_t len, int huge)
@@ -43,7 +46,7 @@ static inline void *st_huge_alloc(size_t n)
 {
     if (n < ST_HUGE_MIN)
         return aligned_alloc(64, n ? (n + 63) / 64 * 64 : 64);
-    size_t len = (n + ST_HUGE_PAGE - 1) / ST_HUGE_PAGE * ST_HUGE_PAGE;
+    size_t len = st_huge_round_up(n);
     void *p = aligned_alloc(ST_HUGE_PAGE, len);
     if (p)
         (void)st_huge_mark(p, len, 1);
@@ -68,7 +71,7 @@ static inline void *st_huge_map(size_t n)
     char *m = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return MAP_FAILED;
-    char *p = (char *)(((size_t)m + ST_HUGE_PAGE - 1) / ST_HUGE_PAGE * ST_HUGE_PAGE);
+    char *p = (char *)st_huge_round_up((size_t)m);
     if (p > m)
         munmap(m, (size_t)(p - m));
     if (m + span > p + len)
