@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/msort.h"
+
 typedef struct tsrc {
     const int64_t **T; /* [nlocs] each location's T */
     uint32_t        nc;
@@ -25,11 +27,9 @@ typedef struct ihop {
     struct st_rc_hop h;
 } ihop_t;
 
-static int cmp_ihop(const void *p, const void *q)
-{
-    uint64_t a = ((const ihop_t *)p)->idx, b = ((const ihop_t *)q)->idx;
-    return a < b ? -1 : a > b;
-}
+static inline int cmp_ihop(const ihop_t *p, const ihop_t *q) { return (p->idx > q->idx) - (p->idx < q->idx); }
+static int cmp_ihop_void(const void *p, const void *q) { return cmp_ihop(p, q); }
+ST_MSORT(sort_ihops, ihop_t, cmp_ihop)
 
 /* The causes, hops and propagation table of the parts into c. 0, or -1 (memory). */
 static int collect_causes(rc_dist_part_t *parts, int n, st_rc_causes_t *c)
@@ -51,7 +51,7 @@ static int collect_causes(rc_dist_part_t *parts, int n, st_rc_causes_t *c)
             h[c->npath++] = (ihop_t){ parts[i].hops.idx[k], parts[i].hops.v[k] };
     }
     if (c->npath > 1)
-        qsort(h, c->npath, sizeof *h, cmp_ihop);
+        sort_ihops(h, c->npath);
     for (size_t k = 0; k < c->npath; k++)
         c->path[k] = h[k].h;
     free(h);

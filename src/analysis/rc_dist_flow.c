@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../util/mem.h"
+#include "../util/msort.h"
 
 /* An answer: the wait (location, call, index) and its indirect part. */
 typedef struct rd_resp {
@@ -91,10 +92,9 @@ typedef struct alone {
     size_t     w;
 } alone_t;
 
-static int cmp_alone(const void *p, const void *q)
-{
-    return rc_order_cmp(&((const alone_t *)p)->k, &((const alone_t *)q)->k);
-}
+static inline int cmp_alone(const alone_t *p, const alone_t *q) { return rc_order_cmp(&p->k, &q->k); }
+static int cmp_alone_void(const void *p, const void *q) { return cmp_alone(p, q); }
+ST_MSORT(sort_alone, alone_t, cmp_alone)
 
 int rd_replay_alone(rc_dist_t *d)
 {
@@ -102,14 +102,14 @@ int rd_replay_alone(rc_dist_t *d)
     alone_t *ord = st_mem_malloc((d->nw ? d->nw : 1) * sizeof *ord); /* at most every wait is charged */
     if (!ord)
         return rd_fail(d, "out of memory");
-    for (size_t i = 0; i < d->nw; i++) {
+    for (size_t i = d->nw; i-- > 0;) { /* last first: a location's waits come as one run of the replay's order */
         const rc_wait_t *w = &d->w[i];
         const st_rc_loc_t *L = w->loc == RC_NONE ? NULL : &d->in->locs[w->loc - d->loc0];
         if (L && rd_charged(w, &L->waits[L->calls[w->call].wait_at + w->idx]))
             ord[n++] = (alone_t){ { w->by_enter, L->calls[w->call].leave, w->loc, w->call, w->idx }, i };
     }
     if (n > 1)
-        qsort(ord, n, sizeof *ord, cmp_alone);
+        sort_alone(ord, n);
     int rc = 0;
     for (size_t i = 0; !rc && i < n; i++) { /* as st_rc_run's replay (rc_replay.c) */
         rc_wait_t *w = &d->w[ord[i].w];
@@ -198,17 +198,16 @@ static void prefetch_pkg(const rc_dist_t *d, uint32_t l, size_t i)
     }
 }
 
-static int cmp_inc(const void *p, const void *q)
-{
-    return rc_order_cmp(&((const rd_inc_t *)p)->k, &((const rd_inc_t *)q)->k);
-}
+static inline int cmp_inc(const rd_inc_t *p, const rd_inc_t *q) { return rc_order_cmp(&p->k, &q->k); }
+static int cmp_inc_void(const void *p, const void *q) { return cmp_inc(p, q); }
+ST_MSORT(sort_inc, rd_inc_t, cmp_inc)
 
 int rd_send_coefs(rc_dist_t *d)
 {
     rd_bytes_t b = { 0 };
     for (uint32_t l = 0; l < d->in->nlocs; l++) {
         if (d->ninc[l] > 1)
-            qsort(d->inc[l], d->ninc[l], sizeof *d->inc[l], cmp_inc);
+            sort_inc(d->inc[l], d->ninc[l]);
         const st_rc_loc_t *LD = &d->in->locs[l];
         const rc_wait_t *KD = &d->w[d->wbase[l]];
         for (size_t i = 0; i < d->ninc[l]; i++) {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../util/mem.h"
+#include "../util/msort.h"
 #include "../util/u64map.h"
 
 /* A charge as the sweeper reads it: the coefficients' head and where its targets are. */
@@ -25,10 +26,9 @@ typedef struct sw_rec {
     const uint8_t *t; /* c.nt rd_target_t */
 } sw_rec_t;
 
-static int cmp_rec(const void *p, const void *q)
-{
-    return rc_order_cmp(&((const sw_rec_t *)p)->c.k, &((const sw_rec_t *)q)->c.k);
-}
+static inline int cmp_rec(const sw_rec_t *p, const sw_rec_t *q) { return rc_order_cmp(&p->c.k, &q->c.k); }
+static int cmp_rec_void(const void *p, const void *q) { return cmp_rec(p, q); }
+ST_MSORT(sort_recs, sw_rec_t, cmp_rec)
 
 static uint64_t wait_key(uint32_t loc, uint64_t widx) { return (uint64_t)loc << 32 | widx; }
 
@@ -83,7 +83,7 @@ int rd_sweep(rc_dist_t *d)
     if (read_coefs(d, &r, &n))
         return rd_fail(d, "malformed or too many coefficients");
     if (n > 1)
-        qsort(r, n, sizeof *r, cmp_rec);
+        sort_recs(r, n);
     st_u64map_t at = { 0 }; /* a charged wait -> its charge */
     sw_orig_t *o = st_mem_calloc(n ? n : 1, sizeof *o);
     rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);

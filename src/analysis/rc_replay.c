@@ -32,6 +32,7 @@
 #include "../relations/endpoints.h"
 #include "../util/log.h"
 #include "../util/mem.h"
+#include "../util/msort.h"
 
 /* The delay categories, by their short-term metric; long-term is the next metric. */
 static const int cats[] = { ST_AN_M_DELAY_LS,  ST_AN_M_DELAY_LR,  ST_AN_M_DELAY_BARRIER,    ST_AN_M_DELAY_N2N,
@@ -273,23 +274,9 @@ typedef struct order {
     size_t     w;
 } order_t;
 
-int rc_order_cmp(const rc_order_t *x, const rc_order_t *y)
-{
-    if (x->sync != y->sync)
-        return x->sync > y->sync ? -1 : 1;
-    if (x->leave != y->leave)
-        return x->leave > y->leave ? -1 : 1;
-    if (x->loc != y->loc)
-        return x->loc > y->loc ? -1 : 1;
-    if (x->call != y->call)
-        return x->call > y->call ? -1 : 1;
-    return x->idx > y->idx ? -1 : x->idx < y->idx;
-}
-
-static int cmp_order(const void *a, const void *b)
-{
-    return rc_order_cmp(&((const order_t *)a)->k, &((const order_t *)b)->k);
-}
+static inline int cmp_order(const order_t *a, const order_t *b) { return rc_order_cmp(&a->k, &b->k); }
+static int cmp_order_void(const void *a, const void *b) { return cmp_order(a, b); }
+ST_MSORT(sort_order, order_t, cmp_order)
 
 double rc_charge_den(const st_rc_loc_t *LD, int64_t kd, uint32_t y, const rc_acc_t *aw, rc_acc_t *ad, double *wd)
 {
@@ -379,12 +366,12 @@ static int replay(rc_ctx_t *x)
     int rc = ord && !rc_acc_init(&a[0], x->res->ncnodes) && !rc_acc_init(&a[1], x->res->ncnodes) ? 0 : -1;
     if (!rc) {
         n = 0;
-        for (size_t i = 0; i < x->nw; i++)
+        for (size_t i = x->nw; i-- > 0;) /* last first: a location's waits come as one run of the order */
             if (x->w[i].by.loc != RC_NONE && cat_of(wait_of(x, &x->w[i])->metric) >= 0)
                 ord[n++] = (order_t){ { x->w[i].by_enter, x->in->locs[x->w[i].loc].calls[x->w[i].call].leave,
                                         x->w[i].loc, x->w[i].call, x->w[i].idx },
                                       i };
-        qsort(ord, n, sizeof *ord, cmp_order);
+        sort_order(ord, n);
         for (size_t i = 0; i < n && !rc; i++) {
             rc = replay_one(x, &x->w[ord[i].w], &a[0], &a[1]);
             free(x->w[ord[i].w].orig);

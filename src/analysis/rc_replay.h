@@ -141,7 +141,18 @@ typedef struct rc_order {
     uint64_t sync, leave;
     uint32_t loc, call, idx;
 } rc_order_t;
-int rc_order_cmp(const rc_order_t *a, const rc_order_t *b);
+static inline int rc_order_cmp(const rc_order_t *x, const rc_order_t *y)
+{
+    if (x->sync != y->sync)
+        return x->sync > y->sync ? -1 : 1;
+    if (x->leave != y->leave)
+        return x->leave > y->leave ? -1 : 1;
+    if (x->loc != y->loc)
+        return x->loc > y->loc ? -1 : 1;
+    if (x->call != y->call)
+        return x->call > y->call ? -1 : 1;
+    return x->idx > y->idx ? -1 : x->idx < y->idx;
+}
 
 /* Exclusive time per cnode, the cnodes touched in the order they were first added. */
 typedef struct rc_acc {
