@@ -112,8 +112,8 @@ static const char want_causes[] =
     "    {\"metric\": \"mpi_latereceiver\", \"cnode\": 4, \"wait\": 0.050000000000000003, \"propagating\": 0, \"delayers\": []}\n"
     "  ],\n"
     "  \"critical_path\": [\n"
-    "    {\"location\": 2, \"rank\": 2, \"thread\": 1, \"t0\": 0, \"t1\": 1.9000000000000001},\n"
-    "    {\"location\": 0, \"rank\": 0, \"thread\": 0, \"t0\": 1.9000000000000001, \"t1\": 2.5}\n"
+    "    {\"location\": 2, \"rank\": 2, \"thread\": 1, \"t0\": 0, \"t1\": 1.9},\n"
+    "    {\"location\": 0, \"rank\": 0, \"thread\": 0, \"t0\": 1.9, \"t1\": 2.5}\n"
     "  ],\n"
     "  \"stats\": ";
 
@@ -235,12 +235,47 @@ static void test_tree(st_an_result_t *r)
     free(a);
 }
 
+/* The hops' times: with a power-of-ten resolution the exact decimal in its shortest form (a fraction's leading
+ * zeros kept, trailing ones dropped), else %.17g of the seconds. */
+/* The hops' times, seconds since the path's start (the end less the critical_path total, 2.5 s): with a
+ * power-of-ten resolution the exact decimal in its shortest form (a fraction's leading zeros kept, trailing
+ * ones dropped; a hop that began before the start negative), else %.17g of the seconds. */
+static void test_json_times(st_an_result_t *r)
+{
+    struct st_rc_hop h[] = { { 0, 2105, 2600 }, { 2, 0, 2105 } }; /* end first; the start at tick 100 */
+    struct st_rc_hop *orig = r->causes->path;
+    r->causes->path = h;
+    static const struct {
+        uint64_t res;
+        const char *want;
+    } cases[] = {
+        { RES, "\"t0\": -0.1, \"t1\": 2.005},\n    {\"location\": 0, \"rank\": 0, \"thread\": 0, \"t0\": 2.005, \"t1\": 2.5}" },
+        { 1000000000, "\"t0\": -0.0000001, \"t1\": 0.000002005},\n    {\"location\": 0, \"rank\": 0, \"thread\": 0, \"t0\": 0.000002005, \"t1\": 0.0000025}" },
+        { 1, "\"t0\": -100, \"t1\": 2005},\n    {\"location\": 0, \"rank\": 0, \"thread\": 0, \"t0\": 2005, \"t1\": 2500}" },
+        { 1024, "\"t0\": -0.09765625, \"t1\": 1.9580078125},\n    {\"location\": 0, \"rank\": 0, \"thread\": 0, \"t0\": 1.9580078125, \"t1\": 2.44140625}" },
+        { 3, "\"t0\": -33.333333333333329, \"t1\": 668.33333333333326},\n    {\"location\": 0, \"rank\": 0, \"thread\": 0, \"t0\": 668.33333333333326, \"t1\": 833.33333333333326}" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *a = NULL;
+        size_t na = 0;
+        FILE *f = MEMOUT(a, na);
+        REQUIRE(f && st_an_write_json(f, r, cases[i].res) == 0);
+        text(f, &a);
+        const char *at = strstr(a, "\"critical_path\": [");
+        EXPECT(at && strstr(at, cases[i].want), "resolution %llu: critical path times:\n%s", (unsigned long long)cases[i].res,
+               at ? at : a);
+        free(a);
+    }
+    r->causes->path = orig;
+}
+
 int main(void)
 {
     st_an_result_t r;
     st_rc_causes_t c;
     result(&r, &c);
     test_json(&r);
+    test_json_times(&r);
     test_brief(&r);
     test_report(&r);
     test_tree(&r);
