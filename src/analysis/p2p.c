@@ -311,26 +311,33 @@ static void msg_prefetch(const an_ctx_t *c, const st_rel_graph_t *g, uint64_t j,
 
 int an_msgs_from_graph(an_ctx_t *c, const st_rel_graph_t *g)
 {
-    size_t nr = 0, ns = 0;
-    uint64_t np = g->port_first[g->nlocs];
+    size_t nr = 0, ns = 0, n = 0, cap = 0;
+    uint64_t np = g->port_first[g->nlocs], *pk = NULL; /* pk: the point-to-point ports, n of them */
     unsigned types = 0; /* the key types of the ports' instances (bit per type) */
     for (uint64_t k = 0; k < np; k++) { /* the instances are far apart: asked for ahead */
         if (k + AN_PREFETCH_AHEAD < np)
             __builtin_prefetch(&g->inst[g->ports[k + AN_PREFETCH_AHEAD].inst]);
         types |= 1u << st_rel_inst_type(&g->inst[g->ports[k].inst]);
-        if (p2p_inst(g, &g->ports[k]))
+        if (p2p_inst(g, &g->ports[k])) {
+            if (n == cap && st_mem_grow((void **)&pk, &cap, n + 1, sizeof *pk))
+                return -1;
+            pk[n++] = k;
             nr += g->ports[k].role == ST_REL_RECV, ns += g->ports[k].role == ST_REL_SEND;
+        }
     }
-    if (an_msgs_reserve(&c->msgs, nr, ns))
+    if (an_msgs_reserve(&c->msgs, nr, ns)) {
+        st_mem_free(pk);
         return -1;
-    /* by location and event (the ports' order: receives in the order Late Sender replays them) */
-    for (uint64_t k = 0; k < np; k++) {
+    }
+    /* by location and event (the ports' order: receives in the order Late Sender replays them), only the
+     * point-to-point ports: in a hybrid trace most are OpenMP ones, whose prefetch stages cost 150 instructions
+     * a port for nothing */
+    for (size_t q = 0; q < n; q++) {
         for (int stage = 0; stage < MSG_STAGES; stage++)
-            if (k + msg_ahead[stage] < np)
-                msg_prefetch(c, g, k + msg_ahead[stage], stage);
-        const st_rel_inst_t *in = p2p_inst(g, &g->ports[k]);
-        if (!in)
-            continue;
+            if (q + msg_ahead[stage] < n)
+                msg_prefetch(c, g, pk[q + msg_ahead[stage]], stage);
+        uint64_t k = pk[q];
+        const st_rel_inst_t *in = &g->inst[g->ports[k].inst];
         const st_rel_ref_t *s = &g->refs[in->first], *r = s + 1;
         if (g->ports[k].role == ST_REL_RECV) {
             const st_event_t *se = &c->in->locs[s->loc].ev[s->ev];
@@ -340,6 +347,7 @@ int an_msgs_from_graph(an_ctx_t *c, const st_rel_graph_t *g)
             c->msgs.send[c->msgs.nsend++] = (an_send_t){ s->loc, s->ev, an_recv_post_time(c, r->loc, r->ev) };
         }
     }
+    st_mem_free(pk);
     /* the RMA relations' passes over every port, where there are any */
     if ((types >> ST_REL_KEY_RMA_PSCW & 1) && an_pscw_from_graph(c, g))
         return -1;
