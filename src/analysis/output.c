@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../model/region.h"
+#include "../util/decimal.h"
 #include "../util/fileio.h"
 #include "../util/json.h"
 #include "cube.h"
@@ -284,19 +285,6 @@ static void json_causes(FILE *f, const st_an_result_t *r, const st_an_wstates_t 
 
 /* ---- the critical path's hops: tens of thousands per 10^6 events, two times each ---------------------- */
 
-/* v in decimal at b (20 digits at the most); returns the length. */
-static size_t u64_dec(char *b, uint64_t v)
-{
-    char t[20];
-    size_t n = 0;
-    do
-        t[n++] = (char)('0' + v % 10);
-    while (v /= 10);
-    for (size_t i = 0; i < n; i++)
-        b[i] = t[n - 1 - i];
-    return n;
-}
-
 /* The decimal places of resolution when it is a power of ten (ticks of ns: 9), else -1. */
 static int pow10_places(uint64_t resolution)
 {
@@ -324,15 +312,15 @@ static size_t ticks_json(char *b, int64_t d, int places, double sc)
         res *= 10;
     if (d < 0)
         b[n++] = '-';
-    n += u64_dec(b + n, v / res);
+    n += st_u64_dec(b + n, v / res);
     uint64_t frac = v % res;
     if (frac) {
         int keep = places;
         while (frac % 10 == 0)
             frac /= 10, keep--;
         b[n++] = '.';
-        char t[20];
-        size_t m = u64_dec(t, frac);
+        char t[21];
+        size_t m = st_u64_dec(t, frac);
         for (size_t z = m; z < (size_t)keep; z++) /* leading zeros of the fraction */
             b[n++] = '0';
         memcpy(b + n, t, m);
@@ -363,13 +351,13 @@ static void json_path(FILE *f, const st_an_result_t *r, uint64_t resolution, dou
         const st_an_loc_t *L = h->loc < r->nlocs ? &r->locs[h->loc] : &(st_an_loc_t){ -1, 0 };
         char b[320];
         size_t n = put(b, i ? ",\n    {\"location\": " : "\n    {\"location\": ");
-        n += u64_dec(b + n, h->loc);
+        n += st_u64_dec(b + n, h->loc);
         n += put(b + n, ", \"rank\": ");
         if (L->rank < 0)
             b[n++] = '-';
-        n += u64_dec(b + n, L->rank < 0 ? (uint64_t)-(int64_t)L->rank : (uint64_t)L->rank);
+        n += st_u64_dec(b + n, L->rank < 0 ? (uint64_t)-(int64_t)L->rank : (uint64_t)L->rank);
         n += put(b + n, ", \"thread\": ");
-        n += u64_dec(b + n, L->thread);
+        n += st_u64_dec(b + n, L->thread);
         n += put(b + n, ", \"t0\": ");
         n += ticks_json(b + n, (int64_t)(h->t0 - origin), places, sc);
         n += put(b + n, ", \"t1\": ");

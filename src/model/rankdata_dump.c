@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/decimal.h"
 #include "../util/log.h"
 
 #define DUMP_MAGIC   "STRDDUMP"
@@ -82,19 +83,6 @@ static int path_cat(char *dst, size_t cap, const char *src)
     return 0;
 }
 
-static void fmt_uint(char *out, uint64_t v)
-{
-    char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    for (int i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    out[n] = 0;
-}
-
 /* A directory of ours: created now, or existing as a real directory (not a link) owned by us. Async-signal-safe. */
 static int mkdir_ok(const char *path)
 {
@@ -110,7 +98,7 @@ static int mkdir_ok(const char *path)
 static int dump_paths(const char *dir, int32_t rank)
 {
     char num[24];
-    fmt_uint(num, (uint64_t)(rank < 0 ? 0 : rank));
+    st_u64_dec(num, (uint64_t)(rank < 0 ? 0 : rank));
     dump_path[0] = 0;
     if (path_cat(dump_path, sizeof dump_path, dir) || mkdir_ok(dump_path) ||
         path_cat(dump_path, sizeof dump_path, "/partial") || mkdir_ok(dump_path) ||

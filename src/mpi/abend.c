@@ -16,6 +16,7 @@
 #include "../config/config.h"
 #include "../model/rankdata.h"
 #include "../record/record.h"
+#include "../util/decimal.h"
 #include "../util/fnv.h"
 #include "../util/log.h"
 #include "../record/unwind.h"
@@ -237,15 +238,8 @@ static void add(line_t *l, const char *s)
 
 static void add_num(line_t *l, uint64_t v)
 {
-    char tmp[24];
-    int n = 0;
-    do
-        tmp[n++] = (char)('0' + v % 10);
-    while ((v /= 10));
     char out[24];
-    for (int i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    out[n] = 0;
+    st_u64_dec(out, v);
     add(l, out);
 }
 
