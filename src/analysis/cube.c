@@ -273,15 +273,12 @@ static int metric_files(FILE *out, const cube_t *c, int m)
     return rc;
 }
 
-int st_an_write_cube(const char *path, const st_an_result_t *r, uint64_t resolution)
+int st_an_write_cube(FILE *f, const st_an_result_t *r, uint64_t resolution)
 {
     cube_t c = { .r = r, .resolution = resolution };
     c.pos = malloc(sizeof(uint32_t) * (r->ncnodes + 1));
     c.order = malloc(sizeof(uint32_t) * (r->ncnodes + 1));
     int rc = c.pos && c.order && r->ncnodes ? regions(&c) : -1;
-    FILE *f = rc == 0 ? fopen(path, "wb") : NULL;
-    if (rc == 0 && !f)
-        rc = -1;
     if (rc == 0) {
         uint32_t next = 0;
         dfs(&c, 0, &next);
@@ -301,8 +298,6 @@ int st_an_write_cube(const char *path, const st_an_result_t *r, uint64_t resolut
         if (rc == 0 && fwrite(end, 1, sizeof end, f) != sizeof end)
             rc = -1;
     }
-    if (f && fclose(f))
-        rc = -1;
     free(c.pos), free(c.order), free(c.region_of), free(c.regions);
     if (rc && !errno)
         errno = EIO;

@@ -15,9 +15,12 @@
 #ifndef ST_AN_CUBE_H
 #define ST_AN_CUBE_H
 
+#include <stdio.h>
+
 #include "analysis.h"
 
-/* Writes path (replacing it). Returns 0, or -1 (I/O error or out of memory; errno set). */
-int st_an_write_cube(const char *path, const st_an_result_t *r, uint64_t resolution);
+/* Writes the report to f (left open: the caller closes it and learns of a write error then). Returns 0, or
+ * -1 (out of memory, or a write that failed; errno set). */
+int st_an_write_cube(FILE *f, const st_an_result_t *r, uint64_t resolution);
 
 #endif

@@ -77,24 +77,28 @@ void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written)
     char json[4200], cube[4200];
     snprintf(json, sizeof json, "%s/analysis.json", dir);
     snprintf(cube, sizeof cube, "%s/analysis.cubex", dir);
-    int err = 0;
     /* a result that breaks the tree's invariants is never written without a word */
     int broken = st_an_check_report(&a->res, a->resolution, a->lossy) &&
                  st_config.analyze_check == ST_ANALYZE_CHECK_FAIL;
-    if (archive_written && !broken && !(err = st_an_write_file(json, &a->res, a->resolution)))
-        err = st_an_write_file(cube, &a->res, a->resolution);
-    if (err)
-        st_log_error("analysis: cannot write %s: %s", dir, strerror(err));
+    /* each file appears whole or not at all (st_an_write_file); the JSON is the report `synctrace report` reads */
+    int json_err = 0, cube_err = 0;
+    if (archive_written && !broken && (json_err = st_an_write_file(json, &a->res, a->resolution)) != 0)
+        st_log_error("analysis: cannot write %s: %s", json, strerror(json_err));
+    if (archive_written && !broken && !json_err && (cube_err = st_an_write_file(cube, &a->res, a->resolution)) != 0)
+        st_log_error("analysis: cannot write %s: %s", cube, strerror(cube_err));
     st_an_print_brief(stderr, &a->res, a->resolution, 5);
+    const char *uncorrected = a->clc_off ? " on uncorrected timestamps (SYNCTRACE_CLC=off)" : "";
     if (broken)
         fprintf(stderr, "wait-state analysis: %.1f ms; no report (the metric tree does not hold, "
                         "SYNCTRACE_ANALYZE_CHECK=fail)\n", a->ms);
-    else if (archive_written && !err)
-        fprintf(stderr, "wait-state analysis: %.1f ms%s; report %s (synctrace report %s)\n", a->ms,
-                a->clc_off ? " on uncorrected timestamps (SYNCTRACE_CLC=off)" : "", json, dir);
+    else if (!archive_written)
+        fprintf(stderr, "wait-state analysis: %.1f ms%s; no report (no archive)\n", a->ms, uncorrected);
+    else if (json_err)
+        fprintf(stderr, "wait-state analysis: %.1f ms%s; no report (%s not written: %s)\n", a->ms, uncorrected,
+                json, strerror(json_err));
     else
-        fprintf(stderr, "wait-state analysis: %.1f ms%s; no report (no archive)\n", a->ms,
-                a->clc_off ? " on uncorrected timestamps (SYNCTRACE_CLC=off)" : "");
+        fprintf(stderr, "wait-state analysis: %.1f ms%s; report %s%s%s (synctrace report %s)\n", a->ms, uncorrected,
+                json, cube_err ? ", analysis.cubex not written: " : "", cube_err ? strerror(cube_err) : "", dir);
     st_an_free(&a->res);
     memset(a, 0, sizeof *a);
 }

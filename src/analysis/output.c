@@ -601,22 +601,11 @@ static int ends_with(const char *s, const char *suffix)
 
 int st_an_write_file(const char *path, const st_an_result_t *r, uint64_t resolution)
 {
-    int err = 0;
-    if (ends_with(path, ".cubex")) {
-        errno = 0;
-        if (st_an_write_cube(path, r, resolution) != 0)
-            err = errno ? errno : EIO;
-    } else {
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            err = errno;
-        } else {
-            errno = 0;
-            int bad = st_an_write_json(f, r, resolution), why = errno == ENOMEM ? ENOMEM : EIO;
-            err = st_file_close(f);
-            if (bad && !err)
-                err = why;
-        }
-    }
-    return err;
+    st_file_new_t n;
+    int err = st_file_new_open(&n, path);
+    if (err)
+        return err;
+    errno = 0;
+    int bad = ends_with(path, ".cubex") ? st_an_write_cube(n.f, r, resolution) : st_an_write_json(n.f, r, resolution);
+    return st_file_new_commit(&n, !bad ? 0 : errno == ENOMEM ? ENOMEM : EIO);
 }

@@ -2,6 +2,11 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 /* errno after a failed call, EIO if the call left none. */
@@ -30,5 +35,45 @@ int st_file_close(FILE *f)
     errno = 0;
     if (fclose(f) != 0 && !err)
         err = cause();
+    return err;
+}
+
+int st_file_new_open(st_file_new_t *n, const char *path)
+{
+    n->f = NULL;
+    if (snprintf(n->path, sizeof n->path, "%s", path) >= (int)sizeof n->path)
+        return ENAMETOOLONG;
+    for (int attempt = 0; attempt < 64; attempt++) {
+        uint64_t r;
+        if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+            r = (uint64_t)getpid() << 32 ^ (uint64_t)(uintptr_t)n ^ (uint64_t)attempt * 0x9e3779b97f4a7c15u;
+        if (snprintf(n->tmp, sizeof n->tmp, "%s.tmp-%016" PRIx64, path, r) >= (int)sizeof n->tmp)
+            return ENAMETOOLONG;
+        int fd = open(n->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno == EEXIST)
+            continue;
+        if (fd < 0)
+            return cause();
+        if (!(n->f = fdopen(fd, "w"))) {
+            int err = cause();
+            close(fd);
+            unlink(n->tmp);
+            return err;
+        }
+        return 0;
+    }
+    return EEXIST;
+}
+
+int st_file_new_commit(st_file_new_t *n, int failed)
+{
+    int err = st_file_close(n->f);
+    n->f = NULL;
+    if (!err)
+        err = failed;
+    if (!err && rename(n->tmp, n->path) != 0)
+        err = cause();
+    if (err)
+        unlink(n->tmp);
     return err;
 }

@@ -28,6 +28,8 @@
 /* link: src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/rma_pscw.c src/analysis/rma_lock.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/analysis/rc_common.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/config/config.c src/util/archive_dir.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_clc_lib.h"
 
+#include <errno.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../src/analysis/analysis.h"
@@ -756,13 +758,25 @@ static void test_cube(void)
     leave(b, 950, ST_REGION_PROGRAM);
     analyse();
     REQUIRE(path(2, (const uint32_t[]){ ST_REGION_PROGRAM, ST_REGION_MPI_Comm_rank }) == 4); /* after MPI_Send (3) */
-    REQUIRE(st_an_write_cube("t.cubex", &R, 1000000000u) == 0);
-    FILE *f = fopen("t.json", "w");
-    REQUIRE(f && st_an_write_json(f, &R, 1000000000u) == 0 && fclose(f) == 0);
+    /* a link planted where the report goes is replaced, never written through */
+    FILE *f = fopen("victim", "w");
+    REQUIRE(f && fputs("victim\n", f) >= 0 && fclose(f) == 0);
+    unlink("t.cubex"), unlink("t.json");
+    REQUIRE(symlink("victim", "t.cubex") == 0 && symlink("victim", "t.json") == 0);
+    REQUIRE(st_an_write_file("t.cubex", &R, 1000000000u) == 0);
+    REQUIRE(st_an_write_file("t.json", &R, 1000000000u) == 0);
+    struct stat st;
+    REQUIRE(lstat("t.cubex", &st) == 0 && S_ISREG(st.st_mode) && lstat("t.json", &st) == 0 && S_ISREG(st.st_mode));
+    REQUIRE(stat("victim", &st) == 0 && st.st_size == 7);
     char cmd[4096];
     snprintf(cmd, sizeof cmd, "python3 '%s/tests/analysis/cubecheck.py' t.cubex t.json", root);
     REQUIRE(system(cmd) == 0);
-    REQUIRE(st_an_write_cube("no/such/dir/t.cubex", &R, 1000000000u) == -1);
+    REQUIRE(st_an_write_file("no/such/dir/t.cubex", &R, 1000000000u) == ENOENT);
+    /* a writer that gives up (no call paths: nothing to report) leaves no file, final or temporary */
+    st_an_result_t empty = R;
+    empty.ncnodes = 0;
+    REQUIRE(st_an_write_file("e.cubex", &empty, 1000000000u) == EIO);
+    REQUIRE(system("ls | grep -q '^e\\.cubex'") != 0);
     done();
 }
 
