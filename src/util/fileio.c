@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* errno after a failed call, EIO if the call left none. */
@@ -41,8 +42,14 @@ int st_file_close(FILE *f)
 int st_file_new_open(st_file_new_t *n, const char *path)
 {
     n->f = NULL;
+    n->tmp[0] = 0;
     if (snprintf(n->path, sizeof n->path, "%s", path) >= (int)sizeof n->path)
         return ENAMETOOLONG;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a device or pipe the user named: written into */
+        n->f = fopen(path, "w");
+        return n->f ? 0 : cause();
+    }
     for (int attempt = 0; attempt < 64; attempt++) {
         uint64_t r;
         if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
@@ -71,6 +78,8 @@ int st_file_new_commit(st_file_new_t *n, int failed)
     n->f = NULL;
     if (!err)
         err = failed;
+    if (!n->tmp[0])
+        return err;
     if (!err && rename(n->tmp, n->path) != 0)
         err = cause();
     if (err)

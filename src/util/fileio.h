@@ -16,6 +16,7 @@ int st_file_close(FILE *f);
  * renamed to it only once complete, so that a full disk or a crash leaves no truncated file behind
  * (an older file of that name stays until the new one replaces it). The temporary is created with
  * O_EXCL | O_NOFOLLOW under a random name, so no link or file that someone planted is written through.
+ * A path that names something other than a regular file (a device or pipe: /dev/stdout) is written into.
  */
 typedef struct st_file_new {
     FILE *f;
