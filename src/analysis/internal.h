@@ -375,8 +375,18 @@ const an_req_t *an_send_completion(const an_ctx_t *c, uint32_t loc, uint64_t ev)
 /* A hint, for loops over ends far apart in memory: stage 0 fetches the event ev of analysed location loc
  * and its call word; once that is cached, stage 1 the index entry of its request (an Isend, an Irecv),
  * stage 2 the request event it names, stage 3 that event's call word (what an_send_completion,
- * an_recv_post and the call around each read). Changes nothing. */
-void an_req_prefetch(const an_ctx_t *c, uint32_t loc, uint64_t ev, int stage);
+ * an_recv_post and the call around each read). Changes nothing. Stage 0 inline: it is asked for every end of
+ * a loop, the later stages only for a nonblocking call's. */
+void an_req_prefetch_req(const an_ctx_t *c, uint32_t loc, uint64_t ev, int stage);
+static inline void an_req_prefetch(const an_ctx_t *c, uint32_t loc, uint64_t ev, int stage)
+{
+    if (stage == 0) {
+        __builtin_prefetch(&c->in->locs[loc].ev[ev]);
+        __builtin_prefetch(&c->loc[loc].w[ev]);
+    } else {
+        an_req_prefetch_req(c, loc, ev, stage);
+    }
+}
 
 /* The COLL_BEGIN / COLL_END times of a blocking collective call into m (its end event in
  * *end): an MPI collective's, or a one-sided one's (RMA_COLL_BEGIN / RMA_COLL_END: fence, window

@@ -222,14 +222,9 @@ const an_req_t *an_send_completion(const an_ctx_t *c, uint32_t loc, uint64_t ev)
     return se->kind == ST_EV_MPI_ISEND ? completion_of(&c->done, c->in->locs[loc].rank, se->id, se->time) : NULL;
 }
 
-void an_req_prefetch(const an_ctx_t *c, uint32_t loc, uint64_t ev, int stage)
+void an_req_prefetch_req(const an_ctx_t *c, uint32_t loc, uint64_t ev, int stage)
 {
     const st_event_t *e = &c->in->locs[loc].ev[ev];
-    if (stage == 0) {
-        __builtin_prefetch(e);
-        __builtin_prefetch(&c->loc[loc].w[ev]);
-        return;
-    }
     const reqs_t *r = e->kind == ST_EV_MPI_ISEND ? &c->done : e->kind == ST_EV_MPI_IRECV ? &c->posted : NULL;
     if (!r || !r->seg || !r->nseg)
         return;

@@ -283,34 +283,34 @@ static uint32_t gap_owner(const sweep_t *x, uint32_t k)
     return up == k ? m : k;
 }
 
-/* Time from now to upto: with add, to the cnode of the innermost call open (the root outside every
- * call and outside the location's events; gap_owner refines it by the call paths around the gap) in
- * the scratch's accumulators. */
-static int advance(sweep_t *x, uint64_t upto, int add)
+/* Time from now to upto, to the cnode of the innermost call open (the root outside every call and outside the
+ * location's events; gap_owner refines it by the call paths around the gap) in the scratch's accumulators. */
+static int advance(sweep_t *x, uint64_t upto)
 {
     an_rc_scratch_t *s = x->s;
-    if (!add) { /* what the loop below does without adding: every event before upto */
-        if (x->now >= upto)
-            return 0;
-        while (x->i < x->n && x->t[x->i] < upto)
-            if (step(x))
-                return -1;
-        x->now = upto;
-        return 0;
-    }
     while (x->now < upto) {
         if (events_to(x, x->now))
             return -1;
         uint64_t b = x->i < x->n && x->t[x->i] < upto ? x->t[x->i] : upto;
-        if (add) {
-            uint32_t k = x->i == x->n || !x->depth ? 0 : (uint32_t)(x->w[s->stack[x->depth - 1]] >> 32) & 0x7fffffffu;
-            k = gap_owner(x, k);
-            if (!s->mark[k])
-                s->mark[k] = 1, s->touched[s->ntouched++] = k;
-            s->acc[k] += (int64_t)(b - x->now);
-        }
+        uint32_t k = x->i == x->n || !x->depth ? 0 : (uint32_t)(x->w[s->stack[x->depth - 1]] >> 32) & 0x7fffffffu;
+        k = gap_owner(x, k);
+        if (!s->mark[k])
+            s->mark[k] = 1, s->touched[s->ntouched++] = k;
+        s->acc[k] += (int64_t)(b - x->now);
         x->now = b;
     }
+    return 0;
+}
+
+/* From now to upto without adding (inside a call): every event before upto. Inline: once per call. */
+static inline int skip_to(sweep_t *x, uint64_t upto)
+{
+    if (x->now >= upto)
+        return 0;
+    while (x->i < x->n && x->t[x->i] < upto)
+        if (step(x))
+            return -1;
+    x->now = upto;
     return 0;
 }
 
@@ -356,7 +356,7 @@ static int sweep_idle(sweep_t *x, st_rc_call_t *C)
         C->flags = DROPPED;
         return 0;
     }
-    if (advance(x, enter, 1) || events_to(x, enter))
+    if (advance(x, enter) || events_to(x, enter))
         return -1;
     if (x->depth || x->i != p) {
         C->flags = DROPPED; /* inside a call */
@@ -427,12 +427,12 @@ int an_rc_loc(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc_end_
         }
         C->enter = C->enter > x.now ? C->enter : x.now, C->leave = C->leave > C->enter ? C->leave : C->enter;
         uint64_t at = 0;
-        rc = advance(&x, C->enter, 1) || flush(&x, &at, &C->nprof) || advance(&x, C->leave, 0) ? -1 : 0;
+        rc = advance(&x, C->enter) || flush(&x, &at, &C->nprof) || skip_to(&x, C->leave) ? -1 : 0;
         C->prof_at = (uint32_t)at;
     }
     out->last = x.n && x.t[x.n - 1] > x.now ? x.t[x.n - 1] : x.now;
     if (rc == 0)
-        rc = advance(&x, out->last, 1) || flush(&x, &out->tail_at, &out->ntail) ? -1 : 0;
+        rc = advance(&x, out->last) || flush(&x, &out->tail_at, &out->ntail) ? -1 : 0;
     if (rc == 0 && dropped)
         compact(out);
     if (rc == 0) { /* the memory not needed back */
