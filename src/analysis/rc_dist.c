@@ -270,8 +270,10 @@ static inline unsigned key_type(const uint64_t k[4])
  * here at once, without a home's hash table: the ends counted per group and written in the order of the
  * locations and calls (each run in order, as the home sorts it). A key type's ends only all or none (a key's ends
  * all have its type: never split between a run made here and one from the home): all when every one of them has
- * its group, and the groups are not too sparse. Sets d->idtype[t] for the types made here. 0, or -1. */
-static int local_runs(rc_dist_t *d)
+ * its group, and the groups are not too sparse. Sets d->idtype[t] for the types made here; when it made some, the
+ * ends left for the homes (few: a type's ends with no group) go to *away, *naway of them (else *away stays NULL: all
+ * of them are left). 0, or -1. */
+static int local_runs(rc_dist_t *d, rd_away_t **away, size_t *naway)
 {
     const st_rc_input_t *in = d->in;
     size_t n[ST_REL_KEY_TYPES + 1] = { 0 }, none[ST_REL_KEY_TYPES + 1] = { 0 }, nid = 0;
@@ -298,11 +300,16 @@ static int local_runs(rc_dist_t *d)
         memset(d->idtype, 0, sizeof d->idtype);
         return 0;
     }
+    size_t nall = 0;
+    for (unsigned t = 0; t <= ST_REL_KEY_TYPES; t++)
+        nall += n[t];
     uint64_t *at = calloc(most + 2, sizeof *at); /* per group its first end in idend, then the next free one */
-    if (!at || !(d->idend = st_mem_malloc(nid * sizeof *d->idend))) {
+    if (!at || !(d->idend = st_mem_malloc(nid * sizeof *d->idend)) ||
+        !(*away = malloc((nall - nid + 1) * sizeof **away))) {
         free(at);
         return rd_fail(d, "out of memory");
     }
+    *naway = 0;
     for (uint32_t l = 0; l < in->nlocs; l++) {
         const st_rc_loc_t *L = &in->locs[l];
         for (uint32_t c = 0; c < L->ncalls; c++)
@@ -310,6 +317,8 @@ static int local_runs(rc_dist_t *d)
                 const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
                 if (d->idtype[key_type(R->key)])
                     at[R->group + 1]++;
+                else
+                    (*away)[(*naway)++] = (rd_away_t){ l, c, L->calls[c].rel_at + r, 0 };
             }
     }
     for (uint64_t g = 1; g <= most + 1; g++)
@@ -324,12 +333,34 @@ static int local_runs(rc_dist_t *d)
                                                            L->calls[c].enter };
             }
     }
+    d->nends += nid; /* the ends whose runs are made here (those left for the homes are counted as they go) */
     int rc = 0; /* at[g] is now group g + 1's first end: group g's ends are [at[g - 1], at[g]) */
     for (uint64_t g = 1; !rc && g <= most; g++)
         if (at[g] > at[g - 1])
             rc = add_run(d, &d->idend[at[g - 1]], at[g] - at[g - 1]);
     free(at);
     return rc ? rd_fail(d, "out of memory") : 0;
+}
+
+/* End x of location l (its relation x), left for a home: counted for its home, which *a notes. */
+static inline void count_end(rc_dist_t *d, rd_away_t *a, size_t *cnt)
+{
+    int kept;
+    int32_t q = home_of(d, d->in->locs[a->l].rels[a->x].key, &kept);
+    d->nends++;
+    cnt[q]++;
+    d->nkept += (size_t)kept;
+    a->home = (uint32_t)q;
+}
+
+/* That end into its home's array. */
+static inline void put_end(const rc_dist_t *d, const rd_away_t *a, rd_keyend_t **at)
+{
+    const st_rc_loc_t *L = &d->in->locs[a->l];
+    const st_rc_rel_t *R = &L->rels[a->x];
+    rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
+                      { d->loc0 + a->l, a->c, R->role, a->x, L->calls[a->c].enter } };
+    memcpy(at[a->home]++, &e, sizeof e);
 }
 
 int rc_dist_start(rc_dist_t *d)
@@ -339,32 +370,29 @@ int rc_dist_start(rc_dist_t *d)
     an_stamp(&t0);
     rd_facts_t f;
     local_facts(d, &f);
-    if (local_runs(d))
+    rd_away_t *away = NULL; /* the ends left for the homes when local_runs made runs; else every end is */
+    size_t naway = 0;
+    if (local_runs(d, &away, &naway)) {
+        free(away);
         return -1;
+    }
     size_t *cnt = calloc((size_t)d->nprocs, sizeof *cnt);
     rd_keyend_t **at = calloc((size_t)d->nprocs, sizeof *at);
-    /* each end's home, counted and then used (up to 256 processes; beyond, hashed again); UINT8_MAX + 1: made */
-    uint16_t *home = d->nprocs <= 256 ? malloc((d->nlrel ? d->nlrel : 1) * sizeof *home) : NULL;
-    if (!cnt || !at || (d->nprocs <= 256 && !home)) {
-        free(cnt), free(at), free(home);
+    /* each end's home, counted and then used (up to 256 processes; beyond, hashed again) */
+    uint16_t *home = !away && d->nprocs <= 256 ? malloc((d->nlrel ? d->nlrel : 1) * sizeof *home) : NULL;
+    if (!cnt || !at || (!away && d->nprocs <= 256 && !home)) {
+        free(cnt), free(at), free(home), free(away);
         return rd_fail(d, "out of memory");
     }
-    for (uint32_t l = 0; l < in->nlocs; l++) /* a relation of no call is no end */
+    for (size_t i = 0; i < naway; i++)
+        count_end(d, &away[i], cnt);
+    for (uint32_t l = 0; !away && l < in->nlocs; l++) /* a relation of no call is no end */
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
             for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++) {
-                uint64_t x = in->locs[l].calls[c].rel_at + r;
-                d->nends++;
-                if (d->idtype[key_type(in->locs[l].rels[x].key)]) { /* its run made by local_runs */
-                    if (home)
-                        home[d->rbase[l] + x] = 256;
-                    continue;
-                }
-                int kept;
-                int32_t q = home_of(d, in->locs[l].rels[x].key, &kept);
-                cnt[q]++;
-                d->nkept += (size_t)kept;
+                rd_away_t a = { l, c, in->locs[l].calls[c].rel_at + r, 0 };
+                count_end(d, &a, cnt);
                 if (home)
-                    home[d->rbase[l] + x] = (uint16_t)q;
+                    home[d->rbase[l] + a.x] = (uint16_t)a.home;
             }
     int rc = 0;
     for (int32_t q = 0; q < d->nprocs && !rc; q++) { /* this process's own ends go into its home array directly */
@@ -377,23 +405,25 @@ int rc_dist_start(rc_dist_t *d)
         else if (!rc && !(at[q] = (rd_keyend_t *)st_xchg_record(&d->out, q, &h, cnt[q] * sizeof(rd_keyend_t))))
             rc = rd_fail(d, "out of memory");
     }
-    for (uint32_t l = 0; !rc && l < in->nlocs; l++) {
+    for (size_t i = 0; !rc && i < naway; i++)
+        put_end(d, &away[i], at);
+    for (uint32_t l = 0; !rc && !away && l < in->nlocs; l++) {
         const st_rc_loc_t *L = &in->locs[l];
         for (uint32_t c = 0; c < L->ncalls; c++)
             for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
-                const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
-                int kept;
-                int32_t q = home ? home[d->rbase[l] + L->calls[c].rel_at + r] : home_of(d, R->key, &kept);
-                if (home ? q == 256 : d->idtype[key_type(R->key)])
-                    continue;
-                rd_keyend_t e = { { R->key[0], R->key[1], R->key[2], R->key[3] },
-                                  { d->loc0 + l, c, R->role, (uint32_t)(L->calls[c].rel_at + r), L->calls[c].enter } };
-                memcpy(at[q]++, &e, sizeof e);
+                rd_away_t a = { l, c, L->calls[c].rel_at + r, 0 };
+                if (home) {
+                    a.home = home[d->rbase[l] + a.x];
+                } else {
+                    int kept;
+                    a.home = (uint32_t)home_of(d, L->rels[a.x].key, &kept);
+                }
+                put_end(d, &a, at);
             }
     }
     if (!rc)
         d->nhome += cnt[d->me], d->got_ends++;
-    free(at), free(cnt), free(home);
+    free(at), free(cnt), free(home), free(away);
     d->started = 1;
     int32_t bad;
     if (!rc && st_xchg_flush(&d->out, 0, &bad))
