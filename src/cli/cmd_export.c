@@ -203,12 +203,14 @@ static int export_chrome(const char *dir, const st_cli_archive_t *ar, const char
         fprintf(stderr, "synctrace: export: cannot derive the messages of %s: %s\n", dir, err);
         return 1;
     }
-    FILE *out = fopen(file, "w");
-    if (!out) {
-        fprintf(stderr, "synctrace: export: cannot write %s: %s\n", file, strerror(errno));
+    st_file_new_t nf; /* whole or not at all, and never through a planted link */
+    int oerr = st_file_new_open(&nf, file);
+    if (oerr) {
+        fprintf(stderr, "synctrace: export: cannot write %s: %s\n", file, strerror(oerr));
         st_cli_analysis_free(&a);
         return 1;
     }
+    FILE *out = nf.f;
     xport_t x = { out, ar, &a, 1 };
     int rc = 0;
     fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"creator\":\"synctrace export\"},\"traceEvents\":[", out);
@@ -222,8 +224,8 @@ static int export_chrome(const char *dir, const st_cli_archive_t *ar, const char
     st_cli_analysis_free(&a);
     if (rc)
         fprintf(stderr, "synctrace: export: out of memory\n");
-    int werr = st_file_close(out);
-    if (werr) {
+    int werr = st_file_new_commit(&nf, rc ? ENOMEM : 0);
+    if (werr && !rc) {
         fprintf(stderr, "synctrace: export: cannot write %s: %s\n", file, strerror(werr));
         rc = 1;
     }

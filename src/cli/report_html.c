@@ -502,19 +502,20 @@ int st_cli_report_html(const st_cli_archive_t *ar, const st_cli_analysis_t *a, c
     for (size_t i = 0; i < ar->nlocs; i++)
         p.nevents += ar->locs[i].n;
     p.full = p.nevents <= max_events;
-    p.out = fopen(file, "w");
-    if (!p.out) {
-        fprintf(stderr, "synctrace: report: cannot write %s: %s\n", file, strerror(errno));
+    st_file_new_t nf; /* whole or not at all, and never through a link planted in the archive's directory */
+    int oerr = st_file_new_open(&nf, file);
+    if (oerr) {
+        fprintf(stderr, "synctrace: report: cannot write %s: %s\n", file, strerror(oerr));
         free(p.loc_of);
         return 1;
     }
+    p.out = nf.f;
     fputs(st_report_page_head, p.out);
     int rc = write_failed(&p) ? 1 : write_data(&p, max_events);
     if (rc == 0)
         fputs(st_report_page_tail, p.out);
     free(p.loc_of);
-    int werr = st_file_close(p.out);
-    werr = p.werr ? p.werr : werr;
+    int werr = st_file_new_commit(&nf, rc < 0 ? ENOMEM : p.werr);
     if (rc < 0)
         fprintf(stderr, "synctrace: report: out of memory\n");
     else if (werr)

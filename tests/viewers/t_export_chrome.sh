@@ -5,7 +5,8 @@
 # dump` of the same archive (chromecheck.py); no counters before `synctrace analyze`, wait counters
 # after it whose Late Sender peak is within the analysis' total; usage errors exit 2. Then an
 # mkarchive archive (older location numbering): Irecvs pair with sends in post order, not in
-# completion order, as the logical messages of `synctrace check` do.
+# completion order, as the logical messages of `synctrace check` do. Output files (export, analyze -o)
+# replace a link planted in their place instead of writing through it.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/cli/lib-cli.sh"
 
@@ -37,6 +38,15 @@ rc=0; st analyze "$DIR" -o /dev/full >/dev/null 2>full.err || rc=$?
 assert_eq "analyze -o /dev/full: exit code" 1 "$rc"
 grep -qx "synctrace: analyze: cannot write /dev/full: No space left on device" full.err ||
     fail "analyze -o /dev/full: $(cat full.err)"
+# a planted link is replaced, never written through (export and analyze -o)
+echo victim >victim.txt
+for cmd in export analyze; do
+    rm -f planted.json && ln -s "$PWD/victim.txt" planted.json
+    if [ $cmd = export ]; then st export "$DIR" --chrome planted.json >/dev/null 2>err.txt || fail "export over a link: $(cat err.txt)"
+    else st analyze "$DIR" -o planted.json >/dev/null 2>err.txt || fail "analyze -o over a link: $(cat err.txt)"; fi
+    [ "$(cat victim.txt)" = victim ] || fail "$cmd wrote through a planted link"
+    [ -f planted.json ] && [ ! -L planted.json ] || fail "$cmd: planted.json is not its output"
+done
 python3 "$ST_ROOT/tests/viewers/chromecheck.py" waits.json dump.jsonl "$DIR/analysis.json" >check.txt 2>&1 \
     || fail "with the analysis: $(head -n 5 check.txt)"
 grep -q '"name":"wait: Late Sender"' waits.json || fail "with the analysis: no Late Sender counter (the demo has Late Senders)"

@@ -15,7 +15,7 @@
 # The checks fail on a page with a JavaScript exception or with cut data. The page's data equals
 # the dump, analysis.json and the Chrome export of the archive (htmldata.py). Also: -o, DIR given
 # as its traces.otf2, aggregation beyond --max-events (bins hold each location's time in regions),
-# usage and write errors.
+# usage and write errors; a link planted as report.html is replaced, not written through.
 # Screenshot: $ST_TMP/report.png (kept with KEEP_TEST_TMP=1; copied to docs/img/report-waits.png
 # by hand for the README).
 source "$ST_ROOT/tests/lib.sh"
@@ -129,6 +129,14 @@ assert_eq "--html with --metric" 2 "$rc"
 rc=0; st report "$ST_TMP/run" --html -o /dev/full >/dev/null 2>full.err || rc=$?
 assert_eq "report --html -o /dev/full" 1 "$rc"
 grep -qx "synctrace: report: cannot write /dev/full: No space left on device" full.err || fail "/dev/full: $(cat full.err)"
+# a link planted where the page goes (the archive's directory may be someone else's) is replaced, never written
+# through; a file that was there stays until the new page is whole
+echo victim >"$ST_TMP/victim.txt"
+rm -f "$ST_TMP/run/report.html" && ln -s "$ST_TMP/victim.txt" "$ST_TMP/run/report.html"
+st report "$ST_TMP/run" --html >/dev/null 2>err.txt || fail "report --html over a planted link: $(cat err.txt)"
+[ "$(cat "$ST_TMP/victim.txt")" = victim ] || fail "report --html wrote through a link planted as report.html"
+[ -f "$ST_TMP/run/report.html" ] && [ ! -L "$ST_TMP/run/report.html" ] || fail "report.html is not the page after a planted link"
+[ -z "$(ls "$ST_TMP/run" | grep 'tmp-')" ] || fail "temporaries left in the archive's directory: $(ls "$ST_TMP/run" | tr '\n' ' ')"
 
 # ---- OpenMP waits ------------------------------------------------------------------------------
 if command -v clang >/dev/null 2>&1; then
