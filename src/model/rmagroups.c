@@ -47,9 +47,19 @@ static int fold_thread(st_rankdata_t *rd, st_thread_data_t *t, int32_t **buf, si
                        void *arg)
 {
     st_event_t *ev = t->events;
-    uint64_t k = 0, sync = UINT64_MAX; /* the post/start whose members follow (index after moving) */
+    /* Up to the first member or group sync nothing moves and nothing folds: only the thread events are noted
+     * (most traces have no post or start at all, and this pass sees every event) */
+    uint64_t j0 = 0;
+    for (; j0 < t->nevents; j0++) {
+        unsigned kind = ev[j0].kind;
+        if (kind == ST_EV_RMA_GROUP_MEMBER || kind == ST_EV_RMA_GROUP_SYNC)
+            break;
+        if (note && st_event_is_thread(kind))
+            note(arg, t, &ev[j0]);
+    }
+    uint64_t k = j0, sync = UINT64_MAX; /* the post/start whose members follow (index after moving) */
     size_t n = 0;
-    for (uint64_t j = 0; j <= t->nevents; j++) {
+    for (uint64_t j = j0; j <= t->nevents; j++) {
         int member = j < t->nevents && ev[j].kind == ST_EV_RMA_GROUP_MEMBER;
         if (member && sync != UINT64_MAX) {
             if (n == *cap) {
