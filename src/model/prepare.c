@@ -345,14 +345,12 @@ static const char *check_p2p(const st_rankview_t *c, const st_event_t *e)
     return st_rankview_peer(c, e, &r) == 0 ? NULL : "peer is not in the communicator";
 }
 
-const char *st_rankview_check(const st_rankview_t *c, const st_event_t *e)
+/* st_rankview_check for the events other than ENTER and LEAVE. */
+static const char *check_rest(const st_rankview_t *c, const st_event_t *e)
 {
     uint32_t r;
     uint64_t v;
     switch (e->kind) {
-    case ST_EV_ENTER:
-    case ST_EV_LEAVE:
-        return e->region < ST_REGION__COUNT ? NULL : "unknown region";
     case ST_EV_MPI_SEND:
     case ST_EV_MPI_ISEND:
     case ST_EV_MPI_RECV:
@@ -373,6 +371,16 @@ const char *st_rankview_check(const st_rankview_t *c, const st_event_t *e)
         return e->kind < ST_EV__COUNT ? NULL : "unknown event kind";
     }
 }
+
+/* ENTER and LEAVE (most events) inline: the preparation asks it of every event. */
+static inline const char *check_event(const st_rankview_t *c, const st_event_t *e)
+{
+    if (e->kind == ST_EV_ENTER || e->kind == ST_EV_LEAVE)
+        return e->region < ST_REGION__COUNT ? NULL : "unknown region";
+    return check_rest(c, e);
+}
+
+const char *st_rankview_check(const st_rankview_t *c, const st_event_t *e) { return check_event(c, e); }
 
 /* ---- st_rankdata_prepare ------------------------------------------------------------------ */
 
@@ -404,7 +412,7 @@ static repair_counts_t repair_thread(const st_rankview_t *c, st_thread_data_t *t
             n.raised++;
         }
         prev = ev[j].time;
-        const char *why = st_rankview_check(c, &ev[j]);
+        const char *why = check_event(c, &ev[j]);
         if (!why) {
             if (k != j)
                 ev[k] = ev[j];
