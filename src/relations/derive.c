@@ -46,9 +46,10 @@ static int scan_event(ctx_t *c, scan_t *s, omp_loc_t *ol, uint32_t l, uint64_t i
         *enter = i;
         /* fall through */
     case ST_EV_LEAVE:
-        if (c->in->nsync && c->in->sync && rel_sync_event(c, e, l, i))
+        if (c->in->nsync && c->in->sync && e->region >= c->sync_lo && e->region <= c->sync_hi &&
+            rel_sync_event(c, e, l, i))
             return -1;
-        return rel_omp_region_event(c, &s->omp, ol, e, l, i);
+        return rel_omp_region_wanted(e->region) ? rel_omp_region_event(c, &s->omp, ol, e, l, i) : 0;
     case ST_EV_MPI_SEND:
     case ST_EV_MPI_ISEND:
     case ST_EV_MPI_RECV:

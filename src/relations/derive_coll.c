@@ -267,6 +267,11 @@ int rel_coll_finish(ctx_t *c, icollvec_t *reqs, const icdvec_t *done)
 /* MPI_Init / MPI_Finalize: N-to-N over all ranks; mu classes of all pairs of ranks. */
 int rel_sync_prepare(ctx_t *c)
 {
+    c->sync_lo = UINT32_MAX, c->sync_hi = 0;
+    for (uint32_t s = 0; c->in->sync && s < c->in->nsync; s++) {
+        c->sync_lo = c->in->sync[s].region < c->sync_lo ? c->in->sync[s].region : c->sync_lo;
+        c->sync_hi = c->in->sync[s].region > c->sync_hi ? c->in->sync[s].region : c->sync_hi;
+    }
     if (!c->in->nsync || !c->in->sync || c->world_nodes.done)
         return 0;
     int32_t *all = st_mem_malloc(sizeof(int32_t) * (size_t)(c->in->nranks > 0 ? c->in->nranks : 1));

@@ -112,6 +112,7 @@ typedef struct ctx {
     st_rel_depstats_t          *ds;
     nodeset_t                  *comm_nodes; /* [proc->ncomms], filled lazily */
     nodeset_t                   world_nodes;
+    uint32_t                    sync_lo, sync_hi; /* the lowest and highest region of in->sync (rel_sync_prepare) */
     st_rel_epvec_t              side[ST_REL_KEY_TYPES]; /* by key type but point-to-point and OpenMP: appended
                                                            to out in type order at the end, so that out is
                                                            mostly in key order (cheap join sort) */
@@ -316,7 +317,13 @@ typedef struct omp_loc {
 /* Opens the frame of team on a location (team 0: its outermost level). 0, or -1. */
 int rel_omp_frame_push(omp_state_t *s, omp_loc_t *ol, uint64_t team);
 
-/* An ENTER or LEAVE e (event i of location l): barriers and taskwaits. 0, or -1. */
+/* An ENTER or LEAVE e (event i of location l): barriers and taskwaits, the regions rel_omp_region_wanted
+ * names (it does nothing for any other; the derivation asks that first, inline, for every ENTER and LEAVE).
+ * 0, or -1. */
+static inline int rel_omp_region_wanted(uint32_t region)
+{
+    return region == REL_REGION_OMP_BARRIER || region == REL_REGION_OMP_IBARRIER || region == REL_REGION_OMP_TASKWAIT;
+}
 int rel_omp_region_event(ctx_t *c, omp_state_t *s, omp_loc_t *ol, const st_event_t *e, uint32_t l, uint64_t i);
 
 /* One OpenMP event of a location: fork/join and barriers are emitted at once; locks,
