@@ -54,7 +54,7 @@ ST_FEW_SORT(sort_u32, uint32_t, cmp_u32, FEW)
 /* The last call of o (its relations and waits at the arrays' ends, o->nrels - rel_at and o->nwaits - wait_at of
  * them): relations by key, one per key; waits one per metric (summed in value order, whatever the order they were
  * noted in). */
-static void normalize(st_rc_loc_t *o)
+static __attribute__((noinline)) void normalize(st_rc_loc_t *o)
 {
     st_rc_call_t *x = &o->calls[o->ncalls - 1];
     st_rc_rel_t *r = o->rels + x->rel_at;
@@ -84,7 +84,7 @@ static void normalize(st_rc_loc_t *o)
 /* Ends the last call of o, whose relations and waits were counted at the arrays' ends while it grew: ordered and
  * merged when it took in calls inside it (merged), then their counts into the call's narrow fields. 0, or -1 (more
  * relations than a call holds, ST_RC_CALL_RELS; its waits, one per metric, always fit). */
-static int close_call(st_rc_loc_t *o, int merged)
+static inline int close_call(st_rc_loc_t *o, int merged)
 {
     st_rc_call_t *x = &o->calls[o->ncalls - 1];
     if (merged)
@@ -315,21 +315,29 @@ static inline int skip_to(sweep_t *x, uint64_t upto)
 }
 
 /* The accumulated time as profile entries (by cnode, positive only) at *at, *np of them. */
-static int flush(sweep_t *x, uint64_t *at, uint32_t *np)
+/* Room in the profile for n more entries (cold: it doubles). 0, or -1 (memory, or more than a call's 32-bit
+ * prof_at reaches). */
+static __attribute__((noinline)) int grow_prof(sweep_t *x, uint64_t n)
+{
+    st_rc_loc_t *o = x->out;
+    if (o->nprof + n > UINT32_MAX) /* st_rc_call_t's prof_at */
+        return -1;
+    uint64_t cap = x->pcap ? 2 * x->pcap : 16;
+    while (cap < o->nprof + n)
+        cap *= 2;
+    st_rc_prof_t *p = st_mem_realloc(o->prof, sizeof *p * cap);
+    if (!p)
+        return -1;
+    o->prof = p, x->pcap = cap;
+    return 0;
+}
+
+static inline int flush(sweep_t *x, uint64_t *at, uint32_t *np)
 {
     an_rc_scratch_t *s = x->s;
     st_rc_loc_t *o = x->out;
-    if (o->nprof + s->ntouched > UINT32_MAX) /* st_rc_call_t's prof_at */
+    if (o->nprof + s->ntouched > x->pcap && grow_prof(x, s->ntouched))
         return -1;
-    if (o->nprof + s->ntouched > x->pcap) {
-        uint64_t cap = x->pcap ? 2 * x->pcap : 16;
-        while (cap < o->nprof + s->ntouched)
-            cap *= 2;
-        st_rc_prof_t *p = st_mem_realloc(o->prof, sizeof *p * cap);
-        if (!p)
-            return -1;
-        o->prof = p, x->pcap = cap;
-    }
     if (s->ntouched > 1)
         sort_u32(s->touched, s->ntouched);
     *at = o->nprof, *np = 0;
@@ -365,7 +373,7 @@ static int sweep_idle(sweep_t *x, st_rc_call_t *C)
     C->enter = enter;
     x->out->waits[C->wait_at].ticks = (double)(C->leave - enter);
     x->now = C->leave; /* no event lies in the stretch */
-    uint64_t at;
+    uint64_t at = 0;
     int rc = flush(x, &at, &C->nprof);
     C->prof_at = (uint32_t)at;
     return rc;
