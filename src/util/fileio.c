@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
-#include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
