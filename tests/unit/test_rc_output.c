@@ -12,12 +12,14 @@
 /* link: src/analysis/output.c src/analysis/rc_output.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/rma_pscw.c src/analysis/rma_lock.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "check.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "../../src/analysis/analysis.h"
 #include "../../src/analysis/output.h"
 #include "../../src/analysis/rootcause.h"
 #include "../../src/model/region.h"
+#include "../../src/util/decimal.h"
 
 enum { NC = 5, NL = 3, RES = 1000 }; /* 1000 ticks per second: a tick is a millisecond */
 enum { ROOT, MAIN, RECV, SOLVE, SEND };
@@ -269,8 +271,31 @@ static void test_json_times(st_an_result_t *r)
     r->causes->path = orig;
 }
 
+/* st_u64_dec against printf at every length and at the digit pairs' edges */
+static void test_u64_dec(void)
+{
+    const uint64_t v[] = { 0, 1, 9, 10, 11, 99, 100, 101, 999, 1000, 1009, 10000, 99999, 100000, 1234567,
+                           10000000000000000000u, 18446744073709551615u, 9999999999999999999u };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+        char a[21], b[32];
+        size_t n = st_u64_dec(a, v[i]);
+        snprintf(b, sizeof b, "%" PRIu64, v[i]);
+        REQUIRE(n == strlen(b) && !strcmp(a, b), "%s for %s", a, b);
+    }
+    for (uint64_t x = 1, k = 0; k < 19; k++, x *= 10) { /* 10^k - 1, 10^k, 10^k + 1 */
+        for (int d = -1; d <= 1; d++) {
+            char a[21], b[32];
+            uint64_t y = x + (uint64_t)(int64_t)d;
+            st_u64_dec(a, y);
+            snprintf(b, sizeof b, "%" PRIu64, y);
+            REQUIRE(!strcmp(a, b), "%s for %s", a, b);
+        }
+    }
+}
+
 int main(void)
 {
+    test_u64_dec();
     st_an_result_t r;
     st_rc_causes_t c;
     result(&r, &c);
