@@ -326,13 +326,39 @@ void st_rankview_free(st_rankview_t *c)
     }
     free(c->local);
     free(c->remote);
-    for (uint32_t i = 0; i < c->nteams; i++)
+    for (uint32_t i = 0; !c->teams_lent && i < c->nteams; i++)
         free(c->teams[i].threads);
-    free(c->teams);
+    if (!c->teams_lent)
+        free(c->teams);
     st_u64map_free(&c->pmap);
     st_u64map_free(&c->tmap);
     free(c->tasks);
     memset(c, 0, sizeof *c);
+}
+
+void st_rankdata_drop_view(st_rankdata_t *rd)
+{
+    if (rd->view) {
+        st_rankview_free(rd->view);
+        free(rd->view);
+        rd->view = NULL;
+    }
+    rd->view_drop = NULL;
+}
+
+const st_rankview_t *st_rankview_get(st_rankdata_t *rd, st_rankview_t *own)
+{
+    if (rd->view && rd->prepared) {
+        rd->view->rd = rd; /* (rd may have moved since) */
+        return rd->view;
+    }
+    return st_rankview_init(own, rd, 1) == 0 ? own : NULL;
+}
+
+void st_rankview_put(st_rankdata_t *rd, st_rankview_t *own)
+{
+    if (!(rd->view && rd->prepared))
+        st_rankview_free(own);
 }
 
 static const char *check_p2p(const st_rankview_t *c, const st_event_t *e)
@@ -477,30 +503,43 @@ int st_rankdata_prepare(st_rankdata_t *rd)
         free(tb.v);
         return -1;
     }
-    /* The view reads no timestamps, so the order is repaired in the same pass that drops events. */
-    st_rankview_t c;
-    if (view_init(&c, rd, 0, &tb) != 0)
+    /* The view reads no timestamps, so the order is repaired in the same pass that drops events. It is kept for
+     * the writer (rd->view: the writer would read every event twice again to make it), its task table made
+     * after the repair, from the events that are written. */
+    st_rankview_t *c = calloc(1, sizeof *c);
+    if (!c || view_init(c, rd, 0, &tb) != 0) {
+        if (!c)
+            st_log_error("out of memory while preparing rank %d for the OTF2 archive", rd->rank);
+        free(tb.v);
+        free(c);
         return -1;
+    }
     repair_counts_t *counts = calloc(rd->nthreads ? rd->nthreads : 1, sizeof *counts);
     if (!counts) {
-        st_rankview_free(&c);
+        st_rankview_free(c);
+        free(c);
         st_log_error("out of memory while preparing rank %d for the OTF2 archive", rd->rank);
         return -1;
     }
     for (uint32_t i = 0; i < rd->nthreads; i++)
         if (rd->threads[i].events)
-            counts[i] = repair_thread(&c, &rd->threads[i]);
+            counts[i] = repair_thread(c, &rd->threads[i]);
     report_repairs(rd, counts);
     free(counts);
     st_rankdata_span(rd);
     for (uint32_t i = 0; i < rd->nteams; i++)
         free(rd->teams[i].threads);
     free(rd->teams);
-    rd->teams = c.teams;
-    rd->nteams = c.nteams;
-    c.teams = NULL;
-    c.nteams = 0;
-    st_rankview_free(&c);
+    rd->teams = c->teams; /* the view's teams are rd's now; the view reads them while rd keeps it */
+    rd->nteams = c->nteams;
+    c->teams_lent = 1;
+    st_rankdata_drop_view(rd);
+    if (c->has_omp && build_tasks(c) != 0) { /* without it the writer makes its own view */
+        st_rankview_free(c);
+        free(c);
+    } else {
+        rd->view = c, rd->view_drop = st_rankdata_drop_view;
+    }
     rd->prepared = 1;
     return 0;
 }

@@ -101,6 +101,7 @@ typedef struct st_rankview {
     st_u64map_t      tmap;             /* task id -> index in tasks (with_tasks only) */
     st_task_ident_t *tasks;
     size_t           ntasks;
+    int              teams_lent;       /* teams belong to rd (the view st_rankdata_prepare keeps): not freed here */
 } st_rankview_t;
 
 /* Collective roots that are no rank of the communicator (st_rankview_root). */
@@ -110,8 +111,14 @@ typedef struct st_rankview {
 
 /* Builds the view of rd; with_tasks adds the task table. 0, or -1 when out of memory (reported). */
 int st_rankview_init(st_rankview_t *c, st_rankdata_t *rd, int with_tasks);
-/* Frees what the view owns (the teams it built too) and zeroes it. */
+/* Frees what the view owns (the teams it built too, unless lent to rd) and zeroes it. */
 void st_rankview_free(st_rankview_t *c);
+/* The view of rd with its task table, for the writer: the one st_rankdata_prepare kept (rd->view), else a new one in
+ * *own. NULL when out of memory (reported). Give it back with st_rankview_put(rd, view). */
+const st_rankview_t *st_rankview_get(st_rankdata_t *rd, st_rankview_t *own);
+void st_rankview_put(st_rankdata_t *rd, st_rankview_t *own);
+/* Frees the view st_rankdata_prepare kept (rd->view), if any. */
+void st_rankdata_drop_view(st_rankdata_t *rd);
 /* NULL when e can be written; else why not. */
 const char *st_rankview_check(const st_rankview_t *c, const st_event_t *e);
 /* Point-to-point peer / collective root as a rank in the event's communicator (the remote group for a

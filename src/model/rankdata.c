@@ -451,6 +451,8 @@ void st_rankdata_free(st_rankdata_t *rd)
 {
     if (!rd)
         return;
+    if (rd->view_drop)
+        rd->view_drop(rd);
     for (uint32_t i = 0; rd->threads && i < rd->nthreads; i++)
         free(rd->threads[i].events);
     free(rd->threads);

@@ -116,6 +116,10 @@ typedef struct st_rankdata {
                                * recorded RMA_GROUP_MEMBER events or by the archive reader */
     st_group_def_t *groups;
     uint8_t  prepared;        /* st_otf2_prepare() has run (not packed): it is not repeated */
+    struct st_rankview *view; /* st_rankdata_prepare()'s view of the rank, kept for the writer (not packed);
+                               * NULL where none was kept. Freed with rd, by view_drop (prepare.c's: rank
+                               * data alone links without it). */
+    void (*view_drop)(struct st_rankdata *rd);
 } st_rankdata_t;
 
 #define ST_RANKF_INCOMPLETE 0x1u /* the run ended without MPI_Finalize (best-effort data) */

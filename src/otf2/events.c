@@ -418,8 +418,9 @@ static int write_rank(OTF2_Archive *a, st_rankdata_t *rd, const st_otf2_nb_t *v)
         st_log_error("OTF2 archive: rank %d is outside the numbering (world size %u)", rd->rank, v->world);
         return ST_OTF2_ERR_DATA;
     }
-    st_rankview_t c;
-    if (st_rankview_init(&c, rd, 1) != 0)
+    st_rankview_t own;
+    const st_rankview_t *c = st_rankview_get(rd, &own);
+    if (!c)
         return ST_OTF2_ERR_NOMEM;
     int rc = ST_OTF2_OK;
     st_u64map_t locks = { 0 };
@@ -429,7 +430,7 @@ static int write_rank(OTF2_Archive *a, st_rankdata_t *rd, const st_otf2_nb_t *v)
         rc = ST_OTF2_ERR_NOMEM;
     for (uint32_t i = 0; rc == ST_OTF2_OK && i < rd->ncomms; i++)
         gid[i] = st_otf2_nb_comm(v, rd, i);
-    evt_ctx_t x = { .al = al, .c = &c, .v = v, .gid = gid, .team_base = (uint32_t)v->team_base[rd->rank],
+    evt_ctx_t x = { .al = al, .c = c, .v = v, .gid = gid, .team_base = (uint32_t)v->team_base[rd->rank],
                     .cs_base = v->cs_base[rd->rank], .cp_base = v->cp_base[rd->rank], .group_base = v->group_base[rd->rank],
                     .locks = &locks };
     for (uint32_t i = 0; rc == ST_OTF2_OK && i < rd->nthreads; i++) {
@@ -442,7 +443,7 @@ static int write_rank(OTF2_Archive *a, st_rankdata_t *rd, const st_otf2_nb_t *v)
         OTF2_AttributeList_Delete(al);
     free(gid);
     st_u64map_free(&locks);
-    st_rankview_free(&c);
+    st_rankview_put(rd, &own);
     return rc;
 }
 
