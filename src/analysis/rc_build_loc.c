@@ -314,7 +314,6 @@ static inline int skip_to(sweep_t *x, uint64_t upto)
     return 0;
 }
 
-/* The accumulated time as profile entries (by cnode, positive only) at *at, *np of them. */
 /* Room in the profile for n more entries (cold: it doubles). 0, or -1 (memory, or more than a call's 32-bit
  * prof_at reaches). */
 static __attribute__((noinline)) int grow_prof(sweep_t *x, uint64_t n)
@@ -332,6 +331,7 @@ static __attribute__((noinline)) int grow_prof(sweep_t *x, uint64_t n)
     return 0;
 }
 
+/* The accumulated time as profile entries (by cnode, positive only) at *at, *np of them. */
 static inline int flush(sweep_t *x, uint64_t *at, uint32_t *np)
 {
     an_rc_scratch_t *s = x->s;

@@ -39,12 +39,12 @@ typedef struct rd_run {
     uint64_t        n;
 } rd_run_t;
 
-/* An end with its key, as it goes to the key's home: 56 bytes. */
 /* A relation end of this process's left for a home (rc_dist_start): location, call, relation, the home. */
 typedef struct rd_away {
     uint32_t l, c, x, home;
 } rd_away_t;
 
+/* An end with its key, as it goes to the key's home: 56 bytes. */
 typedef struct rd_keyend {
     uint64_t key[4];
     rd_end_t e;

@@ -355,9 +355,9 @@ const st_rankview_t *st_rankview_get(st_rankdata_t *rd, st_rankview_t *own)
     return st_rankview_init(own, rd, 1) == 0 ? own : NULL;
 }
 
-void st_rankview_put(st_rankdata_t *rd, st_rankview_t *own)
+void st_rankview_put(const st_rankview_t *view, st_rankview_t *own)
 {
-    if (!(rd->view && rd->prepared))
+    if (view == own)
         st_rankview_free(own);
 }
 

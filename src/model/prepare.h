@@ -114,9 +114,10 @@ int st_rankview_init(st_rankview_t *c, st_rankdata_t *rd, int with_tasks);
 /* Frees what the view owns (the teams it built too, unless lent to rd) and zeroes it. */
 void st_rankview_free(st_rankview_t *c);
 /* The view of rd with its task table, for the writer: the one st_rankdata_prepare kept (rd->view), else a new one in
- * *own. NULL when out of memory (reported). Give it back with st_rankview_put(rd, view). */
+ * *own. NULL when out of memory (reported). Give it back with st_rankview_put(view, own), which frees own's when
+ * that is the one given. */
 const st_rankview_t *st_rankview_get(st_rankdata_t *rd, st_rankview_t *own);
-void st_rankview_put(st_rankdata_t *rd, st_rankview_t *own);
+void st_rankview_put(const st_rankview_t *view, st_rankview_t *own);
 /* Frees the view st_rankdata_prepare kept (rd->view), if any. */
 void st_rankdata_drop_view(st_rankdata_t *rd);
 /* NULL when e can be written; else why not. */

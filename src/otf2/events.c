@@ -443,7 +443,7 @@ static int write_rank(OTF2_Archive *a, st_rankdata_t *rd, const st_otf2_nb_t *v)
         OTF2_AttributeList_Delete(al);
     free(gid);
     st_u64map_free(&locks);
-    st_rankview_put(rd, &own);
+    st_rankview_put(c, &own);
     return rc;
 }
 
