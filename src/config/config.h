@@ -33,6 +33,7 @@ enum { ST_ANALYZE_ON, ST_ANALYZE_OFF };
 enum { ST_ROOTCAUSE_ON, ST_ROOTCAUSE_OFF };
 enum { ST_ANALYZE_CHECK_WARN, ST_ANALYZE_CHECK_FAIL };
 enum { ST_TIMER_AUTO, ST_TIMER_TSC, ST_TIMER_CLOCK };
+enum { ST_LOCK_TICKETS_AUTO, ST_LOCK_TICKETS_REMOTE, ST_LOCK_TICKETS_OFF };
 
 extern st_config_t st_config;
 /* Nonzero once st_config_load() succeeded (a runtime may call into the tool before the constructor). */

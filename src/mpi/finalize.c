@@ -21,6 +21,7 @@
 #include "archive_mpi.h"
 #include "comm.h"
 #include "filtersum.h"
+#include "lock_ticket.h"
 #include "st_mpi.h"
 #include "../util/clockread.h"
 
@@ -151,6 +152,7 @@ void st_lc_finalize_tool(void)
         st_mpi_leave(th, ST_REGION_MPI_Finalize);
         st_mpi_end(th);
     }
+    st_lock_tickets_fini(); /* no lock call can follow: every process is in MPI_Finalize */
     int tracing = st_mpi_tracing;
     st_mpi_tracing = 0;
     st_lc_ending = 1;

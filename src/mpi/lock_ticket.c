@@ -8,6 +8,8 @@
  * other process of the machine; each maps it and answers whether it could; the leader unlinks the
  * name once all answered, so nothing outlives the run and nothing else can open it. The mapping
  * stays until the process exits (a thread may still be taking a ticket while MPI_Finalize runs).
+ *
+ * SYNCTRACE_LOCK_TICKETS=remote puts the counters into a window of the tool's instead (below: "remote").
  */
 #include "lock_ticket.h"
 
@@ -20,6 +22,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "../config/config.h"
 #include "../exchange/polite_mpi.h"
 #include "../util/log.h"
 #include "../util/nodeid.h"
@@ -77,11 +80,18 @@ static int wait_all(MPI_Request *r, uint32_t n)
     return ok ? 0 : -1;
 }
 
+static int remote_init(MPI_Comm tool, int me);
+
 void st_lock_tickets_init(MPI_Comm tool)
 {
     int me = 0, np = 0;
     PMPI_Comm_rank(tool, &me);
     PMPI_Comm_size(tool, &np);
+    if (st_config.lock_tickets == ST_LOCK_TICKETS_OFF) { /* the same setting on every process: no collective */
+        if (me == 0)
+            st_log_info("no lock tickets (SYNCTRACE_LOCK_TICKETS=off): passive-target locks are ordered by the times");
+        return;
+    }
     uint64_t key = st_node_identity(), *keys = malloc(sizeof *keys * (size_t)(np > 0 ? np : 1));
     /* every collective below is called by all or by none: the agreements decide, on every process alike */
     int held = st_lock_held_somewhere(), mine[2] = { keys != NULL, held }, all[2] = { 0, 0 };
@@ -92,6 +102,11 @@ void st_lock_tickets_init(MPI_Comm tool)
         else if (me == 0)
             st_log_info("no lock tickets: this MPI is not known to return from MPI_Win_lock holding the lock; "
                         "passive-target locks are ordered by the times");
+        return;
+    }
+    if (st_config.lock_tickets == ST_LOCK_TICKETS_REMOTE) {
+        free(keys);
+        remote_init(tool, me);
         return;
     }
     MPI_Request req;
@@ -161,7 +176,7 @@ void st_lock_tickets_init(MPI_Comm tool)
     counters = seg; /* before tracing starts: the threads that take tickets call MPI after MPI_Init */
 }
 
-uint64_t st_lock_ticket(int32_t target)
+static uint64_t machine_ticket(int32_t target)
 {
     _Atomic uint64_t *c = counters;
     if (!c) /* (a mapping is never undone: see the top) */
@@ -177,4 +192,97 @@ uint64_t st_lock_ticket(int32_t target)
     if (lo >= node_n || node_ranks[lo] != target)
         return 0;
     return atomic_fetch_add_explicit(&c[(size_t)lo * STRIDE], 1, memory_order_relaxed) + 1;
+}
+
+/* ---- remote: the counters in a window of the tool's --------------------------------------------------- */
+
+/* Each process's counter (one uint64_t at displacement 0) in a window over the tool's communicator, in a
+ * lock_all epoch (MPI_MODE_NOCHECK: nobody ever locks it exclusively) from MPI_Init to MPI_Finalize. A
+ * ticket is MPI_Rget_accumulate (MPI_SUM of 1) whose request is waited for: its result has come back, so
+ * the add was performed at the target, after the user's lock returned and before it is released. */
+static MPI_Win  remote_win = MPI_WIN_NULL; /* set at MPI_Init before tracing, cleared at MPI_Finalize */
+static MPI_Comm remote_comm = MPI_COMM_NULL;
+static int      remote_np;
+
+static int remote_init(MPI_Comm tool, int me)
+{
+    uint64_t *base = NULL;
+    MPI_Win win = MPI_WIN_NULL;
+    int np = 0, locked = 0;
+    PMPI_Comm_size(tool, &np);
+    /* collective; a failure here is the tool communicator's (fatal, as for the tool's other calls) */
+    int ok = PMPI_Win_allocate(sizeof(uint64_t), sizeof(uint64_t), MPI_INFO_NULL, tool, &base, &win) == MPI_SUCCESS &&
+             win != MPI_WIN_NULL;
+    if (ok) {
+        PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN); /* a failed ticket is no ticket, never the run's end */
+        locked = ok = PMPI_Win_lock_all(MPI_MODE_NOCHECK, win) == MPI_SUCCESS;
+    }
+    if (ok) { /* zero before anyone takes a ticket: the agreement below orders it before every remote add */
+        *base = 0;
+        ok = PMPI_Win_sync(win) == MPI_SUCCESS;
+    }
+    int all = 0;
+    if (st_polite_allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, tool) != MPI_SUCCESS)
+        all = 0;
+    if (!all) {
+        if (locked)
+            PMPI_Win_unlock_all(win);
+        if (win != MPI_WIN_NULL)
+            PMPI_Win_free(&win);
+        st_log_warn_once("no lock tickets (the tool's window for SYNCTRACE_LOCK_TICKETS=remote could not be set up): "
+                         "passive-target locks are ordered by the times");
+        return -1;
+    }
+    remote_win = win, remote_comm = tool, remote_np = np;
+    if (me == 0)
+        st_log_info("lock tickets from the tool's window (SYNCTRACE_LOCK_TICKETS=remote): one fetch-and-add at the "
+                    "target after each MPI_Win_lock, at every rank of the window after MPI_Win_lock_all");
+    return 0;
+}
+
+void st_lock_tickets_fini(void)
+{
+    if (remote_win == MPI_WIN_NULL)
+        return;
+    MPI_Win win = remote_win;
+    remote_win = MPI_WIN_NULL;
+    PMPI_Win_unlock_all(win);
+    st_polite_barrier(remote_comm); /* every process here, so that the free's own wait is short */
+    PMPI_Win_free(&win);
+}
+
+void st_lock_tickets_at(const int32_t *targets, uint32_t n, uint64_t *out)
+{
+    if (remote_win == MPI_WIN_NULL) {
+        for (uint32_t i = 0; i < n; i++)
+            out[i] = machine_ticket(targets[i]);
+        return;
+    }
+    enum { GROUP = 64 }; /* fetch-and-adds in flight together: no allocation */
+    static const uint64_t one = 1;
+    for (uint32_t i0 = 0; i0 < n; i0 += GROUP) {
+        uint32_t m = n - i0 < GROUP ? n - i0 : GROUP;
+        MPI_Request req[GROUP];
+        uint64_t old[GROUP];
+        int sent[GROUP];
+        for (uint32_t k = 0; k < m; k++) {
+            int32_t t = targets[i0 + k];
+            out[i0 + k] = 0;
+            sent[k] = t >= 0 && t < remote_np &&
+                      PMPI_Rget_accumulate(&one, 1, MPI_UINT64_T, &old[k], 1, MPI_UINT64_T, t, 0, 1, MPI_UINT64_T, MPI_SUM,
+                                           remote_win, &req[k]) == MPI_SUCCESS;
+        }
+        for (uint32_t k = 0; k < m; k++)
+            if (sent[k] && st_polite_wait_quiet(&req[k]) == MPI_SUCCESS)
+                out[i0 + k] = old[k] + 1;
+    }
+}
+
+uint64_t st_lock_ticket(int32_t target)
+{
+    if (remote_win == MPI_WIN_NULL)
+        return machine_ticket(target);
+    uint64_t t = 0;
+    st_lock_tickets_at(&target, 1, &t);
+    return t;
 }

@@ -398,10 +398,9 @@ void st_mpi_win_lock(st_thread_t *th, int lock_type, int target, MPI_Win win)
     e->op = lock_type == MPI_LOCK_EXCLUSIVE ? OTF2_LOCK_EXCLUSIVE : OTF2_LOCK_SHARED;
 }
 
-/* One ticket at window rank t, recorded (*first: whether the clock has been read yet for this call). */
-static void ticket_at(st_thread_t *th, const st_win_t *w, uint32_t t, int lock_type, int *first)
+/* Ticket at window rank t recorded (*first: whether the clock has been read yet for this call); 0: none. */
+static void record_ticket(st_thread_t *th, const st_win_t *w, uint32_t t, int lock_type, uint64_t ticket, int *first)
 {
-    uint64_t ticket = w->tickets ? st_lock_ticket(w->world[t]) : 0;
     if (!ticket)
         return;
     st_event_t *e = *first ? st_record(th, ST_EV_RMA_ACQUIRE_LOCK) : st_record_again(th, ST_EV_RMA_ACQUIRE_LOCK);
@@ -415,14 +414,21 @@ static void ticket_at(st_thread_t *th, const st_win_t *w, uint32_t t, int lock_t
 void st_mpi_win_locked(st_thread_t *th, int rc, int lock_type, int target, MPI_Win win)
 {
     st_win_t *w = win_get(win);
-    if (!w || rc != MPI_SUCCESS || (target != ST_RMA_ALL && (target < 0 || (uint32_t)target >= w->size)))
+    if (!w || rc != MPI_SUCCESS || !w->tickets || (target != ST_RMA_ALL && (target < 0 || (uint32_t)target >= w->size)))
         return;
     int first = 1;
-    if (target != ST_RMA_ALL)
-        ticket_at(th, w, (uint32_t)target, lock_type, &first);
-    else /* shared at every rank: a ticket at each one on this machine */
-        for (uint32_t t = 0; t < w->size; t++)
-            ticket_at(th, w, t, MPI_LOCK_SHARED, &first);
+    if (target != ST_RMA_ALL) {
+        record_ticket(th, w, (uint32_t)target, lock_type, st_lock_ticket(w->world[target]), &first);
+        return;
+    }
+    enum { GROUP = 64 }; /* shared at every rank: a ticket at each one that gives one, a group at a time */
+    for (uint32_t t0 = 0; t0 < w->size; t0 += GROUP) {
+        uint32_t m = w->size - t0 < GROUP ? w->size - t0 : GROUP;
+        uint64_t tk[GROUP];
+        st_lock_tickets_at(&w->world[t0], m, tk);
+        for (uint32_t k = 0; k < m; k++)
+            record_ticket(th, w, t0 + k, MPI_LOCK_SHARED, tk[k], &first);
+    }
 }
 
 void st_mpi_win_unlock(st_thread_t *th, int rc, int target, MPI_Win win)
