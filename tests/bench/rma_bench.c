@@ -9,6 +9,8 @@
  *   accumulate  MPI_Accumulate (MPI_SUM of one double) to the same window
  *   send        MPI_Send of 8 bytes to this rank, its receive posted before the batch (so it does not wait)
  *   send4k      the same with 4 KiB (a call of the length of an MPI_Accumulate here, most of it a copy)
+ *   lock        a passive-target epoch on a window of its own: MPI_Win_lock (exclusive, this rank),
+ *               MPI_Put of 8 bytes, MPI_Win_unlock; per epoch (with the tool: its lock ticket too)
  *   isend       MPI_Isend of the same, CALLS of them outstanding until the batch ends
  *   waitall     the MPI_Waitall that ends an isend batch (CALLS sends, CALLS receives), per request
  * With RMA_BENCH_ROUNDS=1 in the environment it also prints each round's ns per call of each kind to
@@ -29,7 +31,7 @@
 
 #include "batch_time.h"
 
-enum { PUT, ACCUMULATE, SEND, SEND4K, ISEND };
+enum { PUT, ACCUMULATE, SEND, SEND4K, LOCK, ISEND };
 #define BIG 512 /* doubles in a send4k message */
 
 /* One timed loop per kind, each its own function so that an instruction count can be taken per kind:
@@ -58,6 +60,15 @@ static __attribute__((noinline)) void issue_send4k(int calls, double *big)
         MPI_Send(big, BIG, MPI_DOUBLE, 0, i, MPI_COMM_SELF);
 }
 
+static __attribute__((noinline)) void issue_lock(int calls, double *sendbuf, MPI_Win lwin)
+{
+    for (int i = 0; i < calls; i++) {
+        MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, lwin);
+        MPI_Put(&sendbuf[i], 1, MPI_DOUBLE, 0, 0, 1, MPI_DOUBLE, lwin);
+        MPI_Win_unlock(0, lwin);
+    }
+}
+
 static __attribute__((noinline)) void issue_isend(int calls, double *sendbuf, MPI_Request *reqs)
 {
     for (int i = 0; i < calls; i++)
@@ -66,7 +77,7 @@ static __attribute__((noinline)) void issue_isend(int calls, double *sendbuf, MP
 
 /* One batch of kind: its ns per call, and for ISEND in *wait the ns per request of the MPI_Waitall that
  * ends it; win holds one double per call, bigrecv BIG per call. */
-static double batch(int kind, int calls, MPI_Win win, double *sendbuf, double *recvbuf, double *bigrecv,
+static double batch(int kind, int calls, MPI_Win win, MPI_Win lwin, double *sendbuf, double *recvbuf, double *bigrecv,
                     MPI_Request *reqs, MPI_Status *st, double *wait)
 {
     if (kind == SEND || kind == ISEND)
@@ -84,6 +95,8 @@ static double batch(int kind, int calls, MPI_Win win, double *sendbuf, double *r
         issue_send(calls, sendbuf);
     else if (kind == SEND4K)
         issue_send4k(calls, bigrecv + (size_t)calls * BIG);
+    else if (kind == LOCK)
+        issue_lock(calls, sendbuf, lwin);
     else
         issue_isend(calls, sendbuf, reqs);
     double v = (now_ns() - t0) / calls;
@@ -94,7 +107,7 @@ static double batch(int kind, int calls, MPI_Win win, double *sendbuf, double *r
         MPI_Waitall(2 * calls, reqs, st);
         *wait = (now_ns() - t0) / (2 * calls);
     }
-    else
+    else if (kind != LOCK)
         MPI_Win_flush_all(win);
     return v;
 }
@@ -118,7 +131,10 @@ int main(int argc, char **argv)
     MPI_Win win;
     MPI_Win_allocate((MPI_Aint)calls * (MPI_Aint)sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_SELF, &base, &win);
     MPI_Win_lock_all(0, win);
-    static const char *name[] = { "put", "accumulate", "send", "send4k", "isend" };
+    double *lbase;
+    MPI_Win lwin;
+    MPI_Win_allocate(sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_SELF, &lbase, &lwin);
+    static const char *name[] = { "put", "accumulate", "send", "send4k", "lock", "isend" };
     /* The kinds take turns batch by batch (after one warm-up round: page faults), so that whatever
      * slows a stretch of the run - the tool's buffer hand-off and its writer, another process -
      * falls on each kind alike (timed kind after kind, the making of the tool's spare buffer and its
@@ -127,7 +143,7 @@ int main(int argc, char **argv)
     double v[ISEND + 1][256], w[256], unused;
     for (int b = -1; b < batches; b++)
         for (int k = first; k <= ISEND; k++) {
-            double t = batch(k, calls, win, sendbuf, recvbuf, bigrecv, reqs, st, b >= 0 ? &w[b] : &unused);
+            double t = batch(k, calls, win, lwin, sendbuf, recvbuf, bigrecv, reqs, st, b >= 0 ? &w[b] : &unused);
             if (b >= 0)
                 v[k][b] = t;
         }
@@ -146,6 +162,7 @@ int main(int argc, char **argv)
     printf("waitall %.2f\n", wait);
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
+    MPI_Win_free(&lwin);
     free(sendbuf), free(recvbuf), free(bigrecv), free(reqs), free(st);
     MPI_Finalize();
     return 0;

@@ -18,6 +18,9 @@
 # its medians over runs depend on how many runs drew which: the fastest-batch rows compare like with like.
 # The rows "MPI_Send of 4 KiB" (a point-to-point call of about an MPI_Accumulate's length, most of it a
 # copy) show what the writer's work costs such a call: the one-sided calls pay it as it does.
+# The lock rows time a passive-target epoch (MPI_Win_lock, MPI_Put, MPI_Win_unlock at this rank's own
+# window): traced with the default lock tickets and with SYNCTRACE_LOCK_TICKETS=remote (the ticket a
+# fetch-and-add through MPI, here to this rank itself: a floor of what it costs at a target elsewhere).
 # The MPI_Isend rows show the cost of a request with 10,
 # 100 and 2500 outstanding (each count its own runs, isend only: ISEND_COUNTS), and the MPI_Waitall
 # rows what completing each of them costs: both MPIs hand every send to self that completed at its post
@@ -39,7 +42,7 @@ ISEND_COUNTS=${ISEND_COUNTS:-10 100} # besides CALLS; batches: 2500 requests eac
 "${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -o "$BUILD/rma_bench" tests/bench/rma_bench.c ||
     die "cannot build tests/bench/rma_bench.c"
 
-KINDS="put accumulate send send4k isend"
+KINDS="put accumulate send send4k lock isend"
 status=0
 run() { # run NAME CALLS BATCHES [isend] -- [NAME=VALUE...]: appends each kind's ns per call to $TMP/NAME.KIND.CALLS
     local name=$1 calls=$2 batches=$3 only= k
@@ -60,6 +63,8 @@ for i in $(seq "$REPS"); do
     run traced $CALLS $BATCHES -- LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/t-$i" SYNCTRACE_ANALYZE=off
     rm -rf "$TMP/t-$i"
     run whole $CALLS $BATCHES -- LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/t-$i" SYNCTRACE_ANALYZE=off SYNCTRACE_BUFFER=128M
+    rm -rf "$TMP/t-$i"
+    run remote $CALLS $BATCHES -- LD_PRELOAD="$LIB" SYNCTRACE_DIR="$TMP/t-$i" SYNCTRACE_ANALYZE=off SYNCTRACE_LOCK_TICKETS=remote
     rm -rf "$TMP/t-$i"
     for n in $ISEND_COUNTS; do
         b=$((2500 / n)); [ $b -le 256 ] || b=256
@@ -91,6 +96,10 @@ row put-fastest $CALLS "  MPI_Put, fastest batch" whole
 row accumulate-fastest $CALLS "  MPI_Accumulate, fastest batch" whole
 row send-fastest $CALLS "  MPI_Send, fastest batch" whole
 row send4k-fastest $CALLS "  MPI_Send of 4 KiB, fastest batch" whole
+row lock $CALLS "lock, put, unlock (an epoch)" whole
+# the same epochs with the ticket from the tool's window (a fetch-and-add through MPI, here at this rank)
+printf '%-40s %10s %10s %11s ns\n' "  with SYNCTRACE_LOCK_TICKETS=remote" "$(med plain.lock.$CALLS)" "$(med remote.lock.$CALLS)" \
+    "$(calc "$(med remote.lock.$CALLS) - $(med plain.lock.$CALLS)")"
 for n in $ISEND_COUNTS $CALLS; do row isend "$n" "MPI_Isend, $n outstanding"; done
 for n in $ISEND_COUNTS $CALLS; do row waitall "$n" "MPI_Waitall of $n+$n, per request"; done
 verdict() { # verdict PUT ACCUMULATE REFERENCE: files of what tracing added; ok if neither one-sided call adds more
