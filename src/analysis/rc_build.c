@@ -163,14 +163,19 @@ int an_rcb_graph(an_ctx_t *c, const st_rel_graph_t *g)
      * apart: each port's instance is fetched 20 ports ahead, its event and call word 16, its request in
      * three more stages (an_req_prefetch), so that the lookups below find them cached. */
     static const unsigned ahead[4] = { 16, 12, 8, 4 };
+    uint8_t req[16] = { 0 }; /* whether port k has a request, by k % 16: asked once, at stage 1 (the event is cached
+                              * by then); the first ports of a location may see another's flag: a prefetch too many
+                              * or too few, nothing else */
     for (uint32_t l = 0; l < g->nlocs && l < c->in->nlocs; l++)
         for (uint64_t k = g->port_first[l]; rc == 0 && k < g->port_first[l + 1]; k++) {
             if (k + 20 < g->port_first[l + 1])
                 __builtin_prefetch(&g->inst[g->ports[k + 20].inst]);
             if (k + ahead[0] < g->port_first[l + 1])
                 an_req_prefetch(c, l, g->ports[k + ahead[0]].ev, 0);
-            for (int s = 1; s < 4; s++) /* only a nonblocking call's end has a request (the event is cached by now) */
-                if (k + ahead[s] < g->port_first[l + 1] && has_req(c, l, g->ports[k + ahead[s]].ev))
+            if (k + ahead[1] < g->port_first[l + 1])
+                req[(k + ahead[1]) % 16] = (uint8_t)has_req(c, l, g->ports[k + ahead[1]].ev);
+            for (int s = 1; s < 4; s++) /* only a nonblocking call's end has a request */
+                if (k + ahead[s] < g->port_first[l + 1] && req[(k + ahead[s]) % 16])
                     an_req_prefetch(c, l, g->ports[k + ahead[s]].ev, s);
             const st_rel_port_t *p = &g->ports[k];
             const st_rel_inst_t *in = &g->inst[p->inst];

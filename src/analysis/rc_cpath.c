@@ -206,10 +206,10 @@ void rc_loc_T(const st_an_result_t *res, uint32_t lres, const st_rc_loc_t *L, in
         double w = 0;
         for (uint32_t k = 0; k < C->nwait; k++)
             w += L->waits[C->wait_at + k].ticks;
-        T[C->cnode] += (int64_t)(C->leave - C->enter) - (int64_t)llround(w);
+        T[C->cnode] += (int64_t)(C->leave - C->enter) - rc_llround(w);
     }
     for (uint32_t c = 0; c < res->ncnodes; c++) { /* a worker thread outside its teams is idle */
-        T[c] -= (int64_t)llround(*st_an_sev(res, ST_AN_M_OMP_IDLE, c, lres));
+        T[c] -= rc_llround(*st_an_sev(res, ST_AN_M_OMP_IDLE, c, lres));
         T[c] = T[c] > 0 ? T[c] : 0;
     }
 }

@@ -278,15 +278,14 @@ static int local_runs(rc_dist_t *d, rd_away_t **away, size_t *naway)
     const st_rc_input_t *in = d->in;
     size_t n[ST_REL_KEY_TYPES + 1] = { 0 }, none[ST_REL_KEY_TYPES + 1] = { 0 }, nid = 0;
     uint64_t maxg[ST_REL_KEY_TYPES + 1] = { 0 }, most = 0;
-    for (uint32_t l = 0; l < in->nlocs; l++) {
+    for (uint32_t l = 0; l < in->nlocs; l++) { /* a location's calls hold its relations in a row: no call needed */
         const st_rc_loc_t *L = &in->locs[l];
-        for (uint32_t c = 0; c < L->ncalls; c++)
-            for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
-                const st_rc_rel_t *R = &L->rels[L->calls[c].rel_at + r];
-                unsigned t = key_type(R->key);
-                n[t]++, none[t] += R->group == 0;
-                maxg[t] = R->group > maxg[t] ? R->group : maxg[t];
-            }
+        for (uint64_t x = 0; x < L->nrels; x++) {
+            const st_rc_rel_t *R = &L->rels[x];
+            unsigned t = key_type(R->key);
+            n[t]++, none[t] += R->group == 0;
+            maxg[t] = R->group > maxg[t] ? R->group : maxg[t];
+        }
     }
     for (unsigned t = 1; t < ST_REL_KEY_TYPES; t++) {
         int here = d->nprocs == 1 || (d->omp_local && t >= ST_REL_KEY_OMP_FORK);
@@ -323,6 +322,10 @@ static int local_runs(rc_dist_t *d, rd_away_t **away, size_t *naway)
     }
     for (uint64_t g = 1; g <= most + 1; g++)
         at[g] += at[g - 1];
+    if (at[most + 1] != nid) { /* the calls did not hold every relation that the count above saw */
+        free(at);
+        return rd_fail(d, "a relation outside every call");
+    }
     for (uint32_t l = 0; l < in->nlocs; l++) {
         const st_rc_loc_t *L = &in->locs[l];
         for (uint32_t c = 0; c < L->ncalls; c++)

@@ -238,7 +238,7 @@ double rc_interval(const st_rc_loc_t *L, int64_t k0, uint32_t k1, rc_acc_t *a)
             break;
         double w = call_waits(L, C);
         int64_t t = C->leave > C->enter ? (int64_t)(C->leave - C->enter) : 0;
-        t -= (int64_t)llround(w);
+        t -= rc_llround(w);
         rc_acc_add(a, C->cnode, t > 0 ? t : 0);
         waits += w;
     }
@@ -304,6 +304,10 @@ int rc_charge(st_an_result_t *res, uint32_t dres, uint32_t dloc, const st_rc_loc
     double R[NCAT] = { 0 };
     for (uint32_t o = 0; o < norig; o++)
         R[cat_of(orig[o].metric)] += orig[o].ticks;
+    int qs[NCAT], nq = 0; /* the categories passed on, in order (most waits pass on none or one) */
+    for (int q = 0; q < NCAT; q++)
+        if (R[q] > 0)
+            qs[nq++] = q;
 
     for (uint32_t i = 0; i < ad->nt; i++) {
         uint32_t c = ad->touched[i];
@@ -312,9 +316,8 @@ int rc_charge(st_an_result_t *res, uint32_t dres, uint32_t dloc, const st_rc_loc
             continue;
         double d = (double)di;
         rc_add(res, cats[cat], c, dres, scale * d);
-        for (int q = 0; q < NCAT; q++)
-            if (R[q] > 0)
-                rc_add(res, cats[q] + 1, c, dres, R[q] / den * d);
+        for (int j = 0; j < nq; j++)
+            rc_add(res, cats[qs[j]] + 1, c, dres, R[qs[j]] / den * d);
         if (acc) {
             if (rc_cause_add(acc, sw->metric, cx, dloc, c, scale * d, 0))
                 return -1;

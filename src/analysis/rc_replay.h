@@ -7,6 +7,7 @@
 #ifndef ST_AN_RC_REPLAY_H
 #define ST_AN_RC_REPLAY_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -115,6 +116,16 @@ void rc_zero_metrics(st_an_result_t *res);
 
 /* Each metric's parent (metrics.def; ST_AN_M_ROOT: a top-level one): st_an_metric(m)->parent without a call. */
 extern const int16_t rc_metric_parent[ST_AN__METRICS];
+
+/* llround(w), inline: the replay rounds a call's waits once per call. For 0 <= w < 2^63 the fraction
+ * w - trunc(w) is exact, so halves round away from zero as llround's do; anything else goes to llround. */
+static inline int64_t rc_llround(double w)
+{
+    if (!(w >= 0 && w < 9.2e18))
+        return llround(w);
+    int64_t i = (int64_t)w;
+    return i + (w - (double)i >= 0.5);
+}
 
 /* Adds v to metric m at (cnode, loc) and to every ancestor of m (the replay's innermost loops: inline). */
 static inline void rc_add(st_an_result_t *res, int m, uint32_t cnode, uint32_t loc, double v)
