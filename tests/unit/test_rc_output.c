@@ -17,6 +17,7 @@
 
 #include "../../src/analysis/analysis.h"
 #include "../../src/analysis/output.h"
+#include "../../src/analysis/rc_replay.h"
 #include "../../src/analysis/rootcause.h"
 #include "../../src/model/region.h"
 #include "../../src/util/decimal.h"
@@ -293,9 +294,26 @@ static void test_u64_dec(void)
     }
 }
 
+/* rc_llround against llround: halves, just below and above them, the doubles' integer range, beyond it,
+ * negative, infinite and NaN (libm's answer either way: the same call) */
+static void test_llround(void)
+{
+    const double v[] = { 0.0, 0.25, 0.5, 0.49999999999999994, 0.5000000000000001, 1.5, 2.5, 3.5, 1e6 + 0.5,
+                         4503599627370495.5, 4503599627370496.0, 4503599627370497.0, 9007199254740993.0, 1e18 + 0.5,
+                         9.1e18, 9.3e18, -0.5, -2.5, -1e6 - 0.5, 1e300 };
+    for (size_t i = 0; i < sizeof v / sizeof *v; i++)
+        REQUIRE(rc_llround(v[i]) == (int64_t)llround(v[i]), "%.17g: %" PRId64 " against %lld", v[i], rc_llround(v[i]),
+                llround(v[i]));
+    for (int k = 0; k < 1000000; k++) { /* tick counts with quarters, eighths and tiny fractions */
+        double x = (double)k * 0.125 + (double)(k % 7) * 1e-9;
+        REQUIRE(rc_llround(x) == (int64_t)llround(x), "%.17g", x);
+    }
+}
+
 int main(void)
 {
     test_u64_dec();
+    test_llround();
     st_an_result_t r;
     st_rc_causes_t c;
     result(&r, &c);
