@@ -16,7 +16,10 @@
 # with other work) the wall times include waiting for time slices; the CPU times do not.
 # Prints a markdown table (also in $O/build/bench/analysis-report.md). Environment: O (build
 # root), ANALYSIS_BENCH_REPS, ANALYSIS_BENCH_ITERS (iterations, default 10000),
-# ANALYSIS_BENCH_NP (default "2 4 8").
+# ANALYSIS_BENCH_NP (default "2 4 8"), BENCH_WARM_MB (default 0: off): before every run, touch and free
+# that many MiB (tests/bench/warm_memory.c), so that the pages finalize gets fresh are ones the machine
+# has just had in use (docs/performance.md, "Fresh memory on this machine": in this VM a page its host
+# must back again costs 15-50 times one the guest freed a moment ago, and finalize's times swing with it).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 source "$ROOT/tests/bench/clc_prog.sh"
@@ -28,6 +31,12 @@ clc_bench_skew analysis_bench
 clc_prog analysis_bench
 clc_prog_omp
 export KMP_BLOCKTIME=0
+WARM_MB=${BENCH_WARM_MB:-0}
+WARM=$OUT/warm_memory
+if [ "$WARM_MB" -gt 0 ] && { [ ! -x "$WARM" ] || [ "$ROOT/tests/bench/warm_memory.c" -nt "$WARM" ]; }; then
+    cc -std=c11 -O2 -Wall -Wextra -Werror -o "$WARM" "$ROOT/tests/bench/warm_memory.c" ||
+        { echo "analysis_bench: cannot build warm_memory.c" >&2; exit 1; }
+fi
 BUFFER=$(( (ITERS * 29 * 64 * 3 / 2) / 1048576 + 8 ))M # room for the run's events: no flushes (as clc_bench.sh)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/synctrace-anabench.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
@@ -40,6 +49,7 @@ run() {
     local np=$1 on=$2 dir=$3 rc=on
     [ "$on" = ws ] && on=on rc=off
     rm -rf "$dir"
+    [ "$WARM_MB" -gt 0 ] && "$WARM" "$WARM_MB"
     fam_cmd "$np" SYNCTRACE_DIR="$dir" SYNCTRACE_CLC="$on" SYNCTRACE_ANALYZE="$on" SYNCTRACE_ROOTCAUSE="$rc" SYNCTRACE_SYNC=none \
         SYNCTRACE_BUFFER="$BUFFER" SKEW_PER_RANK=1 SKEW_OFFSET_NS=3000000 SKEW_SEED=9 SKEW_T0_NS="$(skew_t0)" \
         KMP_BLOCKTIME=0 SYNCTRACE_TIMER=clock LD_PRELOAD="$SKEW:$LIB" -- $WPROG $WARGS
@@ -103,7 +113,7 @@ table() {
 }
 table mpi "$PROG" "$ITERS"
 if [ -x "$HPROG" ]; then table hybrid "$HPROG" "$((ITERS / 4))" 2; fi
-echo "## Wait-state analysis and root causes at MPI_Finalize ($(fam_label); skewed clocks, SYNCTRACE_SYNC=none, $(nproc) cores, medians of $REPS)"
+echo "## Wait-state analysis and root causes at MPI_Finalize ($(fam_label); skewed clocks, SYNCTRACE_SYNC=none, $(nproc) cores, medians of $REPS$([ "$WARM_MB" -gt 0 ] && echo ", $WARM_MB MiB warmed before each run"))"
 echo
 cat "$report"
 exit $status
