@@ -196,10 +196,12 @@ static uint64_t machine_ticket(int32_t target)
 
 /* ---- remote: the counters in a window of the tool's --------------------------------------------------- */
 
-/* Each process's counter (one uint64_t at displacement 0) in a window over the tool's communicator, in a
- * lock_all epoch (MPI_MODE_NOCHECK: nobody ever locks it exclusively) from MPI_Init to MPI_Finalize. A
- * ticket is MPI_Rget_accumulate (MPI_SUM of 1) whose request is waited for: its result has come back, so
- * the add was performed at the target, after the user's lock returned and before it is released. */
+/* Each process's counter (one uint64_t at displacement 0 of a cache line of its own) in a window over the tool's
+ * communicator, in a lock_all epoch (MPI_MODE_NOCHECK: nobody ever locks it exclusively) from MPI_Init to
+ * MPI_Finalize. A ticket is MPI_Rget_accumulate (MPI_SUM of 1) whose request is waited for: its result has come
+ * back, so the add was performed at the target, after the user's lock returned and before it is released.
+ * (The line is also what MPICH 4.0.2 needs: with 8 bytes per process its atomics to odd ranks of a machine
+ * landed on the even rank's counter before them, seen with 4 ranks.) */
 static MPI_Win  remote_win = MPI_WIN_NULL; /* set at MPI_Init before tracing, cleared at MPI_Finalize */
 static MPI_Comm remote_comm = MPI_COMM_NULL;
 static int      remote_np;
@@ -211,7 +213,7 @@ static int remote_init(MPI_Comm tool, int me)
     int np = 0, locked = 0;
     PMPI_Comm_size(tool, &np);
     /* collective; a failure here is the tool communicator's (fatal, as for the tool's other calls) */
-    int ok = PMPI_Win_allocate(sizeof(uint64_t), sizeof(uint64_t), MPI_INFO_NULL, tool, &base, &win) == MPI_SUCCESS &&
+    int ok = PMPI_Win_allocate(STRIDE * sizeof(uint64_t), sizeof(uint64_t), MPI_INFO_NULL, tool, &base, &win) == MPI_SUCCESS &&
              win != MPI_WIN_NULL;
     if (ok) {
         PMPI_Win_set_errhandler(win, MPI_ERRORS_RETURN); /* a failed ticket is no ticket, never the run's end */
