@@ -80,7 +80,7 @@ static int wait_all(MPI_Request *r, uint32_t n)
     return ok ? 0 : -1;
 }
 
-static int remote_init(MPI_Comm tool, int me);
+static int remote_init(MPI_Comm tool, int me, int np);
 
 void st_lock_tickets_init(MPI_Comm tool)
 {
@@ -106,7 +106,7 @@ void st_lock_tickets_init(MPI_Comm tool)
     }
     if (st_config.lock_tickets == ST_LOCK_TICKETS_REMOTE) {
         free(keys);
-        remote_init(tool, me);
+        remote_init(tool, me, np);
         return;
     }
     MPI_Request req;
@@ -206,12 +206,11 @@ static MPI_Win  remote_win = MPI_WIN_NULL; /* set at MPI_Init before tracing, cl
 static MPI_Comm remote_comm = MPI_COMM_NULL;
 static int      remote_np;
 
-static int remote_init(MPI_Comm tool, int me)
+static int remote_init(MPI_Comm tool, int me, int np)
 {
     uint64_t *base = NULL;
     MPI_Win win = MPI_WIN_NULL;
-    int np = 0, locked = 0;
-    PMPI_Comm_size(tool, &np);
+    int locked = 0;
     /* collective; a failure here is the tool communicator's (fatal, as for the tool's other calls) */
     int ok = PMPI_Win_allocate(STRIDE * sizeof(uint64_t), sizeof(uint64_t), MPI_INFO_NULL, tool, &base, &win) == MPI_SUCCESS &&
              win != MPI_WIN_NULL;
@@ -278,13 +277,4 @@ void st_lock_tickets_at(const int32_t *targets, uint32_t n, uint64_t *out)
             if (sent[k] && st_polite_wait_quiet(&req[k]) == MPI_SUCCESS)
                 out[i0 + k] = old[k] + 1;
     }
-}
-
-uint64_t st_lock_ticket(int32_t target)
-{
-    if (remote_win == MPI_WIN_NULL)
-        return machine_ticket(target);
-    uint64_t t = 0;
-    st_lock_tickets_at(&target, 1, &t);
-    return t;
 }

@@ -30,11 +30,8 @@ void st_lock_tickets_init(MPI_Comm tool);
  * remote tickets' window (nothing for auto and off). */
 void st_lock_tickets_fini(void);
 
-/* A ticket on target's counter (a world rank): 1, 2, ... in the order taken; 0 none (auto: another
- * machine, or no segment; remote: the fetch-and-add failed; off). */
-uint64_t st_lock_ticket(int32_t target);
-
-/* Tickets at n targets into out (0: none), as st_lock_ticket would give them one by one; remote: the
+/* A ticket on the counter of each of the n targets (world ranks) into out: 1, 2, ... per target in the order
+ * taken; 0 none (auto: another machine, or no segment; remote: the fetch-and-add failed; off). remote: the
  * fetch-and-adds of a group of targets in flight together (MPI_Win_lock_all). */
 void st_lock_tickets_at(const int32_t *targets, uint32_t n, uint64_t *out);
 

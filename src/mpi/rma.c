@@ -418,7 +418,9 @@ void st_mpi_win_locked(st_thread_t *th, int rc, int lock_type, int target, MPI_W
         return;
     int first = 1;
     if (target != ST_RMA_ALL) {
-        record_ticket(th, w, (uint32_t)target, lock_type, st_lock_ticket(w->world[target]), &first);
+        uint64_t tk = 0;
+        st_lock_tickets_at(&w->world[target], 1, &tk);
+        record_ticket(th, w, (uint32_t)target, lock_type, tk, &first);
         return;
     }
     enum { GROUP = 64 }; /* shared at every rank: a ticket at each one that gives one, a group at a time */
