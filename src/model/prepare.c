@@ -326,10 +326,11 @@ void st_rankview_free(st_rankview_t *c)
     }
     free(c->local);
     free(c->remote);
-    for (uint32_t i = 0; !c->teams_lent && i < c->nteams; i++)
-        free(c->teams[i].threads);
-    if (!c->teams_lent)
+    if (!c->teams_lent) { /* else rd's */
+        for (uint32_t i = 0; i < c->nteams; i++)
+            free(c->teams[i].threads);
         free(c->teams);
+    }
     st_u64map_free(&c->pmap);
     st_u64map_free(&c->tmap);
     free(c->tasks);
