@@ -15,6 +15,7 @@
 
 #include "../analysis/parallel_mpi.h"
 #include "../clc/clc.h"
+#include "../exchange/exchange_mpi.h"
 #include "../exchange/polite_mpi.h"
 #include "analyze.h"
 #include "../util/clockread.h"
@@ -88,6 +89,7 @@ int st_cli_analyze_mpi(const char *dir, const char *out)
         MPI_Reduce(&nev, &total, 1, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
         double t0 = st_clock_ms(CLOCK_MONOTONIC);
         int prc = st_an_par_run_mpi(MPI_COMM_WORLD, &in, NULL, owner, crowded, &res);
+        st_xmpi_release();
         double ms = st_clock_ms(CLOCK_MONOTONIC) - t0;
         if (prc == 0 && me == 0) {
             rc = st_cli_analysis_check(&ar, &res) ? 1 : st_cli_analysis_report(dir, &ar, &res, out);

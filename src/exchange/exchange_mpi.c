@@ -6,6 +6,7 @@
 
 #include <inttypes.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -20,11 +21,25 @@
 #define DRAIN_S     10.0 /* draining the messages of a finished or failed run (they are all in flight) */
 #define QUIET_S     5.0  /* idle this long (plus the time taken so far): say what this rank waits for */
 
+/*
+ * Every message is received into one buffer (from the heap, not util/mem.h's lent memory), which the
+ * next engine (CLC's replays, the analysis, the root causes) takes over. On this machine a receive of
+ * rendezvous size into memory that no transfer has written before cost 1.9-2.8 ms per MiB on both MPI
+ * families (their single copy through CMA: without it the same exchange is ten times faster), against
+ * about 0.1 ms per MiB into memory received into before (docs/performance.md, "Receiving into the same
+ * memory"). With a fresh buffer per message each 3 MB message of the root causes at 2 ranks took 5-8 ms;
+ * 1 ms now.
+ */
+static void  *kept_rbuf;
+static size_t kept_rcap;
+
 int st_xmpi_init(st_xmpi_t *m, MPI_Comm comm)
 {
     int n = 0;
     PMPI_Comm_size(comm, &n);
-    *m = (st_xmpi_t){ .comm = comm, .nranks = n, .sent = calloc((size_t)(n > 0 ? n : 1), sizeof(uint64_t)) };
+    *m = (st_xmpi_t){ .comm = comm, .nranks = n, .sent = calloc((size_t)(n > 0 ? n : 1), sizeof(uint64_t)),
+                      .rbuf = kept_rbuf, .rcap = kept_rcap };
+    kept_rbuf = NULL, kept_rcap = 0;
     return m->sent ? 0 : -1;
 }
 
@@ -33,7 +48,29 @@ void st_xmpi_free(st_xmpi_t *m)
     free(m->req);
     free(m->buf);
     free(m->sent);
-    m->req = NULL, m->buf = NULL, m->sent = NULL;
+    st_xmpi_release();
+    kept_rbuf = m->rbuf, kept_rcap = m->rcap;
+    m->req = NULL, m->buf = NULL, m->sent = NULL, m->rbuf = NULL, m->rcap = 0;
+}
+
+void st_xmpi_release(void)
+{
+    free(kept_rbuf);
+    kept_rbuf = NULL, kept_rcap = 0;
+}
+
+/* m's receive buffer with room for n bytes (growing at least twofold, so that few addresses are new), or NULL. */
+static void *room_to_receive(st_xmpi_t *m, size_t n)
+{
+    if (m->rbuf && n <= m->rcap)
+        return m->rbuf;
+    size_t cap = m->rcap > SIZE_MAX / 2 ? SIZE_MAX : 2 * m->rcap;
+    cap = cap < 65536 ? 65536 : cap;
+    cap = cap < n ? n : cap;
+    free(m->rbuf);
+    m->rbuf = malloc(cap);
+    m->rcap = m->rbuf ? cap : 0;
+    return m->rbuf;
 }
 
 /* Messages of len bytes: MPI-4's large-count calls where the MPI has them; else (Open MPI 4.1)
@@ -149,20 +186,15 @@ static int poll_incoming(st_xmpi_t *m, const st_xmpi_engine_t *e)
             return got;
         if (bytes_of(&st, &count) != MPI_SUCCESS || count < 0)
             return -1;
-        void *buf = st_mem_malloc(count ? (size_t)count : 1);
-        if (!buf)
+        void *buf = room_to_receive(m, (size_t)count);
+        if (!buf || mrecv_bytes(buf, count, &msg) != MPI_SUCCESS)
             return -1;
-        if (mrecv_bytes(buf, count, &msg) != MPI_SUCCESS) {
-            st_mem_free(buf);
-            return -1;
-        }
         m->received++;
         int rc = 0;
         if (st.MPI_TAG == TAG_ABORT)
             m->aborted = 1;
         else if (e && !m->aborted)
             rc = e->deliver(e->ctx, st.MPI_SOURCE, buf, (size_t)count);
-        st_mem_free(buf);
         if (rc || (e && m->aborted))
             return -1;
         got++;

@@ -40,11 +40,17 @@ typedef struct st_xmpi {
     int32_t      nranks;
     uint64_t    *sent;      /* [nranks]: messages sent to each rank (for the drain) */
     uint64_t     received;  /* messages received */
+    void        *rbuf;      /* where every message is received, reused (exchange_mpi.c says why) */
+    size_t       rcap;
 } st_xmpi_t;
 
 /* 0, or -1 (memory). comm: the private communicator (not freed by st_xmpi_free). */
 int st_xmpi_init(st_xmpi_t *m, MPI_Comm comm);
+/* Frees what m holds but its receive buffer, which the next st_xmpi_init takes over. */
 void st_xmpi_free(st_xmpi_t *m);
+/* Frees the receive buffer kept for the next engine, once no engine runs any more (at MPI_Finalize after
+ * the analysis; `synctrace analyze` after its own). */
+void st_xmpi_release(void);
 /* The net to hand to an engine. */
 st_xchg_net_t st_xmpi_net(st_xmpi_t *m);
 

@@ -12,6 +12,7 @@
 #include "../clc/clc_mpi.h"
 #include "../clock/sync.h"
 #include "../config/config.h"
+#include "../exchange/exchange_mpi.h"
 #include "../exchange/polite_mpi.h"
 #include "../model/trace_check.h"
 #include "../omp/omp.h"
@@ -116,6 +117,7 @@ static void finish_and_write(void)
     st_polite_doing("the wait-state analysis at MPI_Finalize");
     st_an_inrun_run(st_tool_comm, &rd, &derived, crowded, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
     st_rel_derived_free(&derived);
+    st_xmpi_release(); /* the receive buffer CLC's and the analysis' exchanges shared */
     st_lc_return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
