@@ -1,6 +1,7 @@
 /*
  * floor_tool.c — the least an event tracer can add to MPI_Send and MPI_Recv, for user_bench.sh's
- * round trip: preloaded in place of libsynctrace.so, each call reads the TSC and stores one 64-byte
+ * round trip, and to MPI_Put and MPI_Accumulate, for rma_bench.sh's one-sided calls: preloaded in
+ * place of libsynctrace.so, each call reads the TSC and stores one 64-byte
  * record before its PMPI call and again after it, into a buffer of the thread's that wraps around and
  * is never written out. No communicator lookup, no message record, no buffer hand-off, no clock
  * mapping: whatever synctrace adds beyond this floor is its own bookkeeping, and this floor is what a
@@ -36,5 +37,23 @@ int MPI_Recv(void *buf, int count, MPI_Datatype type, int source, int tag, MPI_C
     put(3, source);
     int rc = PMPI_Recv(buf, count, type, source, tag, comm, status);
     put(4, source);
+    return rc;
+}
+
+int MPI_Put(const void *origin, int origin_count, MPI_Datatype origin_type, int target, MPI_Aint disp, int target_count,
+            MPI_Datatype target_type, MPI_Win win)
+{
+    put(5, target);
+    int rc = PMPI_Put(origin, origin_count, origin_type, target, disp, target_count, target_type, win);
+    put(6, target);
+    return rc;
+}
+
+int MPI_Accumulate(const void *origin, int origin_count, MPI_Datatype origin_type, int target, MPI_Aint disp,
+                   int target_count, MPI_Datatype target_type, MPI_Op op, MPI_Win win)
+{
+    put(7, target);
+    int rc = PMPI_Accumulate(origin, origin_count, origin_type, target, disp, target_count, target_type, op, win);
+    put(8, target);
     return rc;
 }
