@@ -59,14 +59,14 @@ void st_xmpi_release(void)
     kept_rbuf = NULL, kept_rcap = 0;
 }
 
-/* m's receive buffer with room for n bytes (growing at least twofold, so that few addresses are new), or NULL. */
+/* m's receive buffer with room for n bytes, or NULL. It grows to n and an eighth (what a transfer first writes
+ * costs per byte, so it does not grow by more; the heap may give the old block's memory back as part of the new). */
 static void *room_to_receive(st_xmpi_t *m, size_t n)
 {
     if (m->rbuf && n <= m->rcap)
         return m->rbuf;
-    size_t cap = m->rcap > SIZE_MAX / 2 ? SIZE_MAX : 2 * m->rcap;
+    size_t cap = n > SIZE_MAX - n / 8 ? n : n + n / 8;
     cap = cap < 65536 ? 65536 : cap;
-    cap = cap < n ? n : cap;
     free(m->rbuf);
     m->rbuf = malloc(cap);
     m->rcap = m->rbuf ? cap : 0;
