@@ -59,18 +59,19 @@ void st_xmpi_release(void)
     kept_rbuf = NULL, kept_rcap = 0;
 }
 
-/* m's receive buffer with room for n bytes, or NULL. It grows to n and an eighth (what a transfer first writes
- * costs per byte, so it does not grow by more; the heap may give the old block's memory back as part of the new). */
+/* m's receive buffer with room for n bytes, or NULL (the old one stays m's). It grows to n and an eighth: what a
+ * transfer first writes costs per byte, so it does not grow by more, and in place where it can. */
 static void *room_to_receive(st_xmpi_t *m, size_t n)
 {
     if (m->rbuf && n <= m->rcap)
         return m->rbuf;
     size_t cap = n > SIZE_MAX - n / 8 ? n : n + n / 8;
     cap = cap < 65536 ? 65536 : cap;
-    free(m->rbuf);
-    m->rbuf = malloc(cap);
-    m->rcap = m->rbuf ? cap : 0;
-    return m->rbuf;
+    void *p = realloc(m->rbuf, cap); /* in place where the heap allows: the old pages stay */
+    if (!p)
+        return NULL;
+    m->rbuf = p, m->rcap = cap;
+    return p;
 }
 
 /* Messages of len bytes: MPI-4's large-count calls where the MPI has them; else (Open MPI 4.1)
