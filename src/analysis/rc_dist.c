@@ -173,12 +173,12 @@ void rc_dist_free(rc_dist_t *d)
     rc_acc_free(&d->aw), rc_acc_free(&d->ad);
     rc_causes_acc_free(&d->acc);
     st_mem_free(d->home), st_mem_free(d->relrun), free(d->rbase), st_mem_free(d->idend);
-    st_mem_free(d->runend), free(d->run);
+    st_mem_free(d->runend), st_mem_free(d->run);
     for (size_t i = 0; d->w && i < d->nw; i++)
         free(d->w[i].orig);
     st_mem_free(d->w), free(d->wbase);
     for (uint32_t l = 0; d->inc && l < d->in->nlocs; l++)
-        free(d->inc[l]);
+        st_mem_free(d->inc[l]);
     free(d->inc), free(d->ninc), free(d->cinc);
     for (size_t k = 0; k < d->kept.n / sizeof(uint8_t *); k++) {
         uint8_t *b;
@@ -302,10 +302,10 @@ static int local_runs(rc_dist_t *d, rd_away_t **away, size_t *naway)
     size_t nall = 0;
     for (unsigned t = 0; t <= ST_REL_KEY_TYPES; t++)
         nall += n[t];
-    uint64_t *at = calloc(most + 2, sizeof *at); /* per group its first end in idend, then the next free one */
+    uint64_t *at = st_mem_calloc(most + 2, sizeof *at); /* per group its first end in idend, then the next free one */
     if (!at || !(d->idend = st_mem_malloc(nid * sizeof *d->idend)) ||
-        !(*away = malloc((nall - nid + 1) * sizeof **away))) {
-        free(at);
+        !(*away = st_mem_malloc((nall - nid + 1) * sizeof **away))) {
+        st_mem_free(at);
         return rd_fail(d, "out of memory");
     }
     *naway = 0;
@@ -323,7 +323,7 @@ static int local_runs(rc_dist_t *d, rd_away_t **away, size_t *naway)
     for (uint64_t g = 1; g <= most + 1; g++)
         at[g] += at[g - 1];
     if (at[most + 1] != nid) { /* the calls did not hold every relation that the count above saw */
-        free(at);
+        st_mem_free(at);
         return rd_fail(d, "a relation outside every call");
     }
     for (uint32_t l = 0; l < in->nlocs; l++) {
@@ -341,7 +341,7 @@ static int local_runs(rc_dist_t *d, rd_away_t **away, size_t *naway)
     for (uint64_t g = 1; !rc && g <= most; g++)
         if (at[g] > at[g - 1])
             rc = add_run(d, &d->idend[at[g - 1]], at[g] - at[g - 1]);
-    free(at);
+    st_mem_free(at);
     return rc ? rd_fail(d, "out of memory") : 0;
 }
 
@@ -376,15 +376,15 @@ int rc_dist_start(rc_dist_t *d)
     rd_away_t *away = NULL; /* the ends left for the homes when local_runs made runs; else every end is */
     size_t naway = 0;
     if (local_runs(d, &away, &naway)) {
-        free(away);
+        st_mem_free(away);
         return -1;
     }
     size_t *cnt = calloc((size_t)d->nprocs, sizeof *cnt);
     rd_keyend_t **at = calloc((size_t)d->nprocs, sizeof *at);
     /* each end's home, counted and then used (up to 256 processes; beyond, hashed again) */
-    uint16_t *home = !away && d->nprocs <= 256 ? malloc((d->nlrel ? d->nlrel : 1) * sizeof *home) : NULL;
+    uint16_t *home = !away && d->nprocs <= 256 ? st_mem_malloc((d->nlrel ? d->nlrel : 1) * sizeof *home) : NULL;
     if (!cnt || !at || (!away && d->nprocs <= 256 && !home)) {
-        free(cnt), free(at), free(home), free(away);
+        free(cnt), free(at), st_mem_free(home), st_mem_free(away);
         return rd_fail(d, "out of memory");
     }
     for (size_t i = 0; i < naway; i++)
@@ -426,7 +426,7 @@ int rc_dist_start(rc_dist_t *d)
     }
     if (!rc)
         d->nhome += cnt[d->me], d->got_ends++;
-    free(at), free(cnt), free(home), free(away);
+    free(at), free(cnt), st_mem_free(home), st_mem_free(away);
     d->started = 1;
     int32_t bad;
     if (!rc && st_xchg_flush(&d->out, 0, &bad))
@@ -455,7 +455,7 @@ static int run_room(rc_dist_t *d, size_t runs)
         size_t cap = d->crun ? 2 * d->crun : 256;
         if (cap < d->nrun + runs)
             cap = d->nrun + runs;
-        rd_run_t *v = realloc(d->run, cap * sizeof *v);
+        rd_run_t *v = st_mem_realloc(d->run, cap * sizeof *v);
         if (!v)
             return rd_fail(d, "out of memory");
         d->run = v, d->crun = cap;

@@ -148,7 +148,7 @@ int rd_pkgs_arrived(rc_dist_t *d, const uint8_t *p, size_t n)
         uint32_t l = h.dloc - d->loc0;
         if (d->ninc[l] == d->cinc[l]) {
             size_t cap = d->cinc[l] ? 2 * d->cinc[l] : 16;
-            rd_inc_t *v = realloc(d->inc[l], cap * sizeof *v);
+            rd_inc_t *v = st_mem_realloc(d->inc[l], cap * sizeof *v);
             if (!v)
                 return rd_fail(d, "out of memory");
             d->inc[l] = v, d->cinc[l] = cap;

@@ -84,7 +84,7 @@ int rd_sweep(rc_dist_t *d)
         return rd_fail(d, "malformed or too many coefficients");
     if (n > 1)
         sort_recs(r, n);
-    st_u64map_t at = { 0 }; /* a charged wait -> its charge */
+    st_u64map_t at = { .lent = 1 }; /* a charged wait -> its charge */
     sw_orig_t *o = st_mem_calloc(n ? n : 1, sizeof *o);
     rd_bytes_t *b = calloc((size_t)d->nprocs, sizeof *b);
     int rc = o && b ? 0 : -1;

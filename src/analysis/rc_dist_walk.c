@@ -88,7 +88,7 @@ typedef struct jtab {
 
 static void jtab_free(jtab_t *j)
 {
-    free(j->ncalls), free(j->c0), free(j->calls), free(j->k0), free(j->cands);
+    st_mem_free(j->ncalls), st_mem_free(j->c0), st_mem_free(j->calls), st_mem_free(j->k0), st_mem_free(j->cands);
 }
 
 /* Reads d->jumps (every location once) into *j. 0, or -1 (malformed or memory). */
@@ -96,8 +96,8 @@ static int read_jumps(const rc_dist_t *d, jtab_t *j)
 {
     memset(j, 0, sizeof *j);
     uint32_t N = d->nall;
-    j->ncalls = calloc(N ? N : 1, sizeof *j->ncalls);
-    j->c0 = calloc((size_t)N + 1, sizeof *j->c0);
+    j->ncalls = st_mem_calloc(N ? N : 1, sizeof *j->ncalls);
+    j->c0 = st_mem_calloc((size_t)N + 1, sizeof *j->c0);
     uint8_t *got = calloc(N ? N : 1, 1);
     size_t ncl = 0, ncd = 0;
     int rc = j->ncalls && j->c0 && got ? 0 : -1;
@@ -153,8 +153,9 @@ static int read_jumps(const rc_dist_t *d, jtab_t *j)
             for (uint32_t l = 0; l < N; l++)
                 rc |= !got[l] ? -1 : 0, j->c0[l + 1] += j->c0[l];
             ncl = cl, ncd = cd;
-            j->calls = malloc((ncl ? ncl : 1) * sizeof *j->calls), j->k0 = malloc((ncl ? ncl : 1) * sizeof *j->k0);
-            j->cands = malloc((ncd ? ncd : 1) * sizeof *j->cands);
+            j->calls = st_mem_malloc((ncl ? ncl : 1) * sizeof *j->calls);
+            j->k0 = st_mem_malloc((ncl ? ncl : 1) * sizeof *j->k0);
+            j->cands = st_mem_malloc((ncd ? ncd : 1) * sizeof *j->cands);
             rc = rc || !j->calls || !j->k0 || !j->cands ? -1 : 0;
         }
     }

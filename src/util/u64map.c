@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem.h"
+
 static size_t map_slot(const st_u64map_t *m, uint64_t key)
 {
     size_t i = (size_t)st_u64_mix(key) & (m->cap - 1);
@@ -14,10 +16,10 @@ static size_t map_slot(const st_u64map_t *m, uint64_t key)
 
 static int map_grow(st_u64map_t *m)
 {
-    st_u64map_t g = { .cap = m->cap ? m->cap * 2 : 64 };
-    g.keys = malloc(g.cap * sizeof *g.keys);
-    g.vals = malloc(g.cap * sizeof *g.vals);
-    g.used = calloc(g.cap, 1);
+    st_u64map_t g = { .cap = m->cap ? m->cap * 2 : 64, .lent = m->lent };
+    g.keys = g.lent ? st_mem_malloc(g.cap * sizeof *g.keys) : malloc(g.cap * sizeof *g.keys);
+    g.vals = g.lent ? st_mem_malloc(g.cap * sizeof *g.vals) : malloc(g.cap * sizeof *g.vals);
+    g.used = g.lent ? st_mem_calloc(g.cap, 1) : calloc(g.cap, 1);
     if (!g.keys || !g.vals || !g.used) {
         st_u64map_free(&g);
         return -1;
@@ -62,8 +64,11 @@ int st_u64map_get(const st_u64map_t *m, uint64_t key, uint64_t *val)
 
 void st_u64map_free(st_u64map_t *m)
 {
-    free(m->keys);
-    free(m->vals);
-    free(m->used);
+    int lent = m->lent;
+    if (lent)
+        st_mem_free(m->keys), st_mem_free(m->vals), st_mem_free(m->used);
+    else
+        free(m->keys), free(m->vals), free(m->used);
     memset(m, 0, sizeof *m);
+    m->lent = lent;
 }

@@ -1,6 +1,8 @@
 /*
  * u64map.h — a map from 64-bit keys to 64-bit values (open addressing; grows at half
- * load). A zeroed st_u64map_t is an empty map.
+ * load). A zeroed st_u64map_t is an empty map. One with `lent` set before its first put
+ * takes its arrays from util/mem.h (the memory lent at MPI_Finalize, whose pages are
+ * already there; one thread only), else from malloc.
  */
 #ifndef ST_U64MAP_H
 #define ST_U64MAP_H
@@ -12,6 +14,7 @@ typedef struct st_u64map {
     uint64_t *keys, *vals;
     uint8_t  *used;
     size_t    cap, n;
+    int       lent;
 } st_u64map_t;
 
 /* Scrambles a 64-bit key so that every bit of it reaches the low bits a table indexes by. */

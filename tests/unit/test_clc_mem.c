@@ -2,10 +2,12 @@
  * test_clc_mem.c — the correction's allocator over lent memory (src/util/mem.c): blocks
  * from the region or from malloc by size, reuse of freed blocks, growth in place, moves
  * that keep the contents, fallback when the region is full, and a randomized run that
- * checks every live block's contents after each step.
+ * checks every live block's contents after each step; a u64map whose arrays come from it
+ * (src/util/u64map.c, `lent`).
  */
-/* link: src/util/mem.c */
+/* link: src/util/mem.c src/util/u64map.c */
 #include "test_clc_lib.h"
+#include "../../src/util/u64map.h"
 
 #define REGION (1u << 20)
 static _Alignas(64) uint8_t region[REGION];
@@ -115,11 +117,36 @@ static void test_random(void)
     }
 }
 
+/* A lent map: its arrays in the region once they are large, every key found with its value, none other. */
+static void test_map(void)
+{
+    enum { N = 5000 };
+    static uint64_t key[N];
+    lend();
+    st_u64map_t m = { .lent = 1 }, plain = { 0 };
+    for (int i = 0; i < N; i++) {
+        key[i] = i == 0 ? 0 : i == 1 ? UINT64_MAX : (rnd() << 32) ^ rnd();
+        REQUIRE(st_u64map_put(&m, key[i], (uint64_t)i) == 0 && st_u64map_put(&plain, key[i], (uint64_t)i) == 0);
+    }
+    REQUIRE(m.n == plain.n && m.cap == plain.cap && m.cap >= 2 * (size_t)N);
+    REQUIRE(inside(m.keys) && inside(m.vals) && inside(m.used) && !inside(plain.keys) && !inside(plain.vals));
+    for (int i = 0; i < N; i++) {
+        uint64_t v = 0, w = 0;
+        REQUIRE(st_u64map_get(&m, key[i], &v) && st_u64map_get(&plain, key[i], &w) && v == w);
+    }
+    uint64_t v;
+    REQUIRE(!st_u64map_get(&m, 12345, &v) || v < N); /* (a random key may be 12345) */
+    st_u64map_free(&m), st_u64map_free(&plain);
+    REQUIRE(m.cap == 0 && m.n == 0 && m.keys == NULL && m.lent == 1 && plain.lent == 0);
+    REQUIRE(st_mem_return() <= REGION);
+}
+
 int main(void)
 {
     test_plain();
     test_lent();
     test_random();
+    test_map();
     printf("test_clc_mem: ok\n");
     return 0;
 }
