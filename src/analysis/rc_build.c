@@ -364,7 +364,7 @@ static int idle_stretches(const an_ctx_t *c, const st_rel_graph_t *g, const uint
     for (uint32_t k = 1; rc == 0 && k < r->ncnodes; k++)
         inpar[k] = r->cnodes[k].region == ST_REGION_OMP_PARALLEL || inpar[r->cnodes[k].parent];
     rc = rc ? rc : team_events(c, g, master, inpar, &f, &nf, &j, &nj);
-    if (rc == 0 && !(*v = malloc(sizeof **v * (nf + 1))))
+    if (rc == 0 && !(*v = st_mem_malloc(sizeof **v * (nf + 1)))) /* (freed with st_mem_free) */
         rc = -1;
     if (rc == 0) {
         if (nj > 1)
@@ -543,7 +543,7 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
                        worker ? at[m + 1] - at[m] : 0, &s, &in->locs[l]);
         ie = je, iw = jw;
     }
-    free(master), free(idle), free(at), free(s.acc), free(s.touched), free(s.mark), free(s.depth), free(s.stack), free(s.pos);
+    free(master), st_mem_free(idle), free(at), free(s.acc), free(s.touched), free(s.mark), free(s.depth), free(s.stack), free(s.pos);
     st_mem_free(b->e), st_mem_free(b->w), st_mem_free(b->side), st_mem_free(b->chan);
     b->e = NULL, b->w = NULL, b->side = NULL, b->chan = NULL;
     b->ne = b->ce = b->nw = b->cw = b->nside = b->cside = b->nchan = b->cchan = 0;
