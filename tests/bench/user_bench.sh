@@ -14,6 +14,9 @@
 # reference is the MPI-linked build's, which makes no MPI call. The round trip also runs with
 # floor_tool.c preloaded (two TSC reads and two 64-byte records per call, nothing else): the least a
 # tracer that records each call's ENTER and LEAVE adds, measured beside the others.
+# Before and after the runs it prints the round trip of a cache line between the first two CPUs
+# (core_to_core.c): a VM's host may place its two CPUs far apart, and every figure here then grows
+# with it (docs/performance.md, "The machine"); above C2C_FAR ns (default 250) the line says so.
 # Environment: O (build root, as for make), BENCH_FAMILY (tests/bench/family.sh; default the first
 # built family), USER_BENCH_REPS / BENCH_REPS, USER_BENCH_DIV (divides the loops' lengths, default 1:
 # for a quick look; fewer flushes).
@@ -44,6 +47,12 @@ RT=$((110000 / DIV / 21 * 21 > 21 ? 110000 / DIV / 21 * 21 : 21))
 # The round trip's floor: floor_tool.c adds only two TSC reads and two 64-byte records per call
 "${FAM_CC[@]}" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -shared -fPIC -o "$BUILD/libfloor_tool.so" \
     tests/bench/floor_tool.c || die "cannot build tests/bench/floor_tool.c with ${FAM_CC[*]}"
+# How far apart the two CPUs are (a cache line's round trip between them): the untraced loops follow it
+cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -o "$BUILD/core_to_core" tests/bench/core_to_core.c ||
+    die "cannot build tests/bench/core_to_core.c"
+C2C_FAR=${C2C_FAR:-250} # ns: above it, the machine's slow state (docs/performance.md, "The machine")
+c2c() { "$BUILD/core_to_core" 2>/dev/null | awk '$1 == "core_to_core_ns" {print $2}' || true; }
+c2c_before=$(c2c)
 ez_omp="not installed" ez_mpi="not installed"
 if command -v eztrace >/dev/null; then
     clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp -o "$BUILD/omp_bench_nompi" tests/bench/omp_bench.c ||
@@ -137,6 +146,11 @@ fl_rt=$(med pingpong-floor)
 printf '%-24s %8s %10s %10s %8s %6s  %s\n' "round trip, floor tool" "$RT" "$(med pingpong-plain)" "$fl_rt" \
     "$(diff_ "$fl_rt" "$(med pingpong-plain)")" "$(ratio "$fl_rt" "$(med pingpong-plain)")" \
     "(floor_tool.c: two TSC reads and two 64-byte records per call, nothing else)"
+c2c_after=$(c2c)
+far=$(awk -v a="${c2c_before:-0}" -v b="${c2c_after:-0}" -v c="$C2C_FAR" 'BEGIN {print (a + 0 > c || b + 0 > c) ? 1 : 0}')
+echo "core-to-core round trip (core_to_core.c: a cache line between the first two CPUs): ${c2c_before:-n/a} ns before the runs," \
+    "${c2c_after:-n/a} ns after$([ "$far" = 1 ] && echo "; above $C2C_FAR ns the CPUs are far apart and the untraced loops slow" \
+    "(docs/performance.md, \"The machine\"): the figures say more about the machine than about the tool")"
 echo "(ns per operation: mean over each run's whole timed loop, median over the runs; flushes: a synctrace run's, all"
 echo " locations; EZTrace OpenMP: $ez_omp; EZTrace MPI: $ez_mpi${FAM_NOTE:+; $FAM_NOTE})"
 exit $status
