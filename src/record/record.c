@@ -56,17 +56,13 @@ st_thread_t *st_thread_register(void)
         return NULL;
     size_t cap = st_config.buffer / sizeof(st_event_t);
     st_thread_t *th = st_record_alloc_line(sizeof *th);
-    /* Mapped with its pages populated, so recording never takes a page fault. Below ST_BUFFER_HUGE_MIN in 4 KiB
-     * pages: a huge-page populate on this thread, the application's at its first event, can stall while the
-     * kernel compacts memory. From it on in huge pages, as the spare: in a VM with shadow page tables each 4 KiB
-     * page's first access traps to the host even when populated, and the writer that touches the pages ahead of
-     * this thread (spill.c) takes 5-9 us a page from the application on a full machine (0.4-0.6 s of CPU for a
-     * 256 MiB buffer here, docs/performance.md); a huge page's first access costs no trap. */
-    size_t bytes = cap * sizeof(st_event_t);
-    st_event_t *buf = !th                          ? MAP_FAILED
-                      : bytes >= ST_BUFFER_HUGE_MIN ? st_huge_map(bytes)
-                                                    : mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                                                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    /* Mapped with its pages populated, so recording never takes a page fault, and from 2 MiB on in huge pages, as
+     * the spare: in a VM with shadow page tables each 4 KiB page's first access traps to the host even when
+     * populated (5-9 us here), and the writer that touched them ahead of this thread (spill.c) took that CPU from
+     * the application on a full machine (an empty parallel region at 2 threads ~390 ns dearer with the default 8 MiB
+     * buffer, ~7,000 with 256 MiB: docs/performance.md); a huge page's first access costs no trap. The price: where
+     * the kernel must compact memory to find huge pages, the populate here, on the thread's first event, waits. */
+    st_event_t *buf = th ? st_huge_map(cap * sizeof *buf) : MAP_FAILED;
     if (buf == MAP_FAILED) {
         free(th);
         st_log_warn_once("cannot allocate a %zu-byte event buffer; this thread is not traced", st_config.buffer);

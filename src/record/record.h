@@ -40,9 +40,6 @@
 /* Zeroed memory of size bytes rounded up to whole cache lines, line-aligned; free() releases it. NULL on ENOMEM. */
 void *st_record_alloc_line(size_t size);
 
-/* Event buffers of this size and more are mapped in huge pages on the registering thread (record.c says why). */
-#define ST_BUFFER_HUGE_MIN ((size_t)32 << 20)
-
 /* Most threads one process records; later threads are not traced. */
 #define ST_MAX_THREADS 4096
 
