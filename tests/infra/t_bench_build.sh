@@ -38,6 +38,13 @@ for fam in mpich openmpi; do
     built+=("$fam")
 done
 [ ${#built[@]} -gt 0 ] || fail "no MPI family's compiler installed"
+# user_bench.sh's reading of how far apart the two CPUs are: builds, and prints its line where there are two
+cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -pthread -o "$ST_TMP/core_to_core" tests/bench/core_to_core.c \
+    >"$ST_TMP/cc.txt" 2>&1 || fail "tests/bench/core_to_core.c does not build: $(head -c 300 "$ST_TMP/cc.txt")"
+if [ "$(nproc)" -ge 2 ]; then
+    line=$("$ST_TMP/core_to_core" 2000) || fail "core_to_core failed on $(nproc) CPUs"
+    [[ $line =~ ^core_to_core_ns\ [0-9]+\ [0-9]+\ [0-9]+$ ]] || fail "core_to_core printed '$line'"
+fi
 # the launch each family's bench uses: -genv for MPICH's hydra, -x for Open MPI
 fam_use mpich 2>/dev/null || true
 fam_cmd 2 A=1 B=x=y -- prog arg
@@ -45,4 +52,4 @@ assert_eq "mpich launch" "mpiexec.mpich -n 2 -genv A 1 -genv B x=y prog arg" "${
 fam_use openmpi 2>/dev/null || true
 fam_cmd 2 A=1 B=x=y -- prog arg
 assert_eq "openmpi launch" "mpirun.openmpi --oversubscribe -n 2 -x A=1 -x B=x=y prog arg" "${CMD[*]}"
-note "record_bench, pingpong, clc_bench, finwait, callpath_bench, omp_bench build for: ${built[*]}"
+note "record_bench, pingpong, clc_bench, finwait, callpath_bench, omp_bench build for: ${built[*]}; core_to_core builds"
