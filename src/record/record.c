@@ -59,7 +59,7 @@ st_thread_t *st_thread_register(void)
     /* Mapped with its pages populated, so recording never takes a page fault, and from 2 MiB on in huge pages, as
      * the spare: in a VM with shadow page tables each 4 KiB page's first access traps to the host even when
      * populated (5-9 us here), and the writer that touched them ahead of this thread (spill.c) took that CPU from
-     * the application on a full machine (an empty parallel region at 2 threads ~390 ns dearer with the default 8 MiB
+     * the application on a full machine (an empty parallel region at 2 threads 400-500 ns dearer with the default 8 MiB
      * buffer, ~7,000 with 256 MiB: docs/performance.md); a huge page's first access costs no trap. The price: where
      * the kernel must compact memory to find huge pages, the populate here, on the thread's first event, waits. */
     st_event_t *buf = th ? st_huge_map(cap * sizeof *buf) : MAP_FAILED;
