@@ -17,6 +17,7 @@
 # Before and after the runs it prints the round trip of a cache line between the first two CPUs
 # (core_to_core.c): a VM's host may place its two CPUs far apart, and every figure here then grows
 # with it (docs/performance.md, "The machine"); above C2C_FAR ns (default 250) the line says so.
+# USER_BENCH_WAIT_CLOSE=S waits up to S seconds for the CPUs to be close before it starts.
 # Environment: O (build root, as for make), BENCH_FAMILY (tests/bench/family.sh; default the first
 # built family), USER_BENCH_REPS / BENCH_REPS, USER_BENCH_DIV (divides the loops' lengths, default 1:
 # for a quick look; fewer flushes).
@@ -52,6 +53,15 @@ cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -o "$BUILD/core_to_
     die "cannot build tests/bench/core_to_core.c"
 C2C_FAR=${C2C_FAR:-250} # ns: above it, the machine's slow state (docs/performance.md, "The machine")
 c2c() { "$BUILD/core_to_core" 2>/dev/null | awk '$1 == "core_to_core_ns" {print $2}' || true; }
+# USER_BENCH_WAIT_CLOSE=S: wait up to S seconds (reading every 10 s) for the CPUs to be close before the runs
+if [ "${USER_BENCH_WAIT_CLOSE:-0}" -gt 0 ]; then
+    until_s=$((SECONDS + USER_BENCH_WAIT_CLOSE))
+    while c=$(c2c) && [ -n "$c" ] && [ "$c" -gt "$C2C_FAR" ] && [ "$SECONDS" -lt "$until_s" ]; do
+        sleep 10
+    done
+    echo "user_bench: core-to-core round trip ${c:-n/a} ns after $((SECONDS - until_s + USER_BENCH_WAIT_CLOSE)) s of waiting" \
+        "for it to be at most $C2C_FAR ns" >&2
+fi
 c2c_before=$(c2c)
 ez_omp="not installed" ez_mpi="not installed"
 if command -v eztrace >/dev/null; then
