@@ -53,16 +53,6 @@ cc -std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -pthread -o "$BUILD/core_to_
     die "cannot build tests/bench/core_to_core.c"
 C2C_FAR=${C2C_FAR:-250} # ns: above it, the machine's slow state (docs/performance.md, "The machine")
 c2c() { "$BUILD/core_to_core" 2>/dev/null | awk '$1 == "core_to_core_ns" {print $2}' || true; }
-# USER_BENCH_WAIT_CLOSE=S: wait up to S seconds (reading every 10 s) for the CPUs to be close before the runs
-if [ "${USER_BENCH_WAIT_CLOSE:-0}" -gt 0 ]; then
-    until_s=$((SECONDS + USER_BENCH_WAIT_CLOSE))
-    while c=$(c2c) && [ -n "$c" ] && [ "$c" -gt "$C2C_FAR" ] && [ "$SECONDS" -lt "$until_s" ]; do
-        sleep 10
-    done
-    echo "user_bench: core-to-core round trip ${c:-n/a} ns after $((SECONDS - until_s + USER_BENCH_WAIT_CLOSE)) s of waiting" \
-        "for it to be at most $C2C_FAR ns" >&2
-fi
-c2c_before=$(c2c)
 ez_omp="not installed" ez_mpi="not installed"
 if command -v eztrace >/dev/null; then
     clang -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -fopenmp -o "$BUILD/omp_bench_nompi" tests/bench/omp_bench.c ||
@@ -113,6 +103,18 @@ one() {
     rm -rf "$dir"
 }
 
+# USER_BENCH_WAIT_CLOSE=S: wait up to S seconds (reading every 10 s) for the CPUs to be close; after every build,
+# right before the runs (a close moment may last only a minute or two)
+c2c_before=$(c2c)
+if [ "${USER_BENCH_WAIT_CLOSE:-0}" -gt 0 ]; then
+    waited_from=$SECONDS
+    while [ -n "$c2c_before" ] && [ "$c2c_before" -gt "$C2C_FAR" ] && [ $((SECONDS - waited_from)) -lt "$USER_BENCH_WAIT_CLOSE" ]; do
+        sleep 10
+        c2c_before=$(c2c)
+    done
+    echo "user_bench: core-to-core round trip ${c2c_before:-n/a} ns after $((SECONDS - waited_from)) s of waiting" \
+        "for it to be at most $C2C_FAR ns" >&2
+fi
 ops="parallel barrier pingpong"
 for i in $(seq "$REPS"); do
     for op in $ops; do
