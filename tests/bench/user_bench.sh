@@ -16,7 +16,11 @@
 # tracer that records each call's ENTER and LEAVE adds, measured beside the others.
 # Before and after the runs it prints the round trip of a cache line between the first two CPUs
 # (core_to_core.c): a VM's host may place its two CPUs far apart, and every figure here then grows
-# with it (docs/performance.md, "The machine"); above C2C_FAR ns (default 250) the line says so.
+# with it (docs/performance.md, "The machine"); above C2C_FAR ns (default 250) the line says so. It
+# also reads that round trip before and after each operation's runs of one repetition (untraced,
+# synctrace, EZTrace: a few seconds) and, when the CPUs were close or far apart at both readings,
+# counts those runs under that state too: a second table gives each state's medians, every figure
+# from runs made in that state (a repetition whose readings differ is in neither).
 # USER_BENCH_WAIT_CLOSE=S waits up to S seconds for the CPUs to be close before it starts.
 # Environment: O (build root, as for make), BENCH_FAMILY (tests/bench/family.sh; default the first
 # built family), USER_BENCH_REPS / BENCH_REPS, USER_BENCH_DIV (divides the loops' lengths, default 1:
@@ -115,15 +119,38 @@ if [ "${USER_BENCH_WAIT_CLOSE:-0}" -gt 0 ]; then
     echo "user_bench: core-to-core round trip ${c2c_before:-n/a} ns after $((SECONDS - waited_from)) s of waiting" \
         "for it to be at most $C2C_FAR ns" >&2
 fi
+# lines OP VARIANT...: how many figures each variant's file holds
+lines() {
+    local op=$1 v
+    shift
+    for v in "$@"; do
+        if [ -f "$TMP/$op-$v" ]; then wc -l <"$TMP/$op-$v"; else echo 0; fi
+    done
+}
 ops="parallel barrier pingpong"
 for i in $(seq "$REPS"); do
     for op in $ops; do
-        one "$op" plain
-        one "$op" st
-        [ "$op" != pingpong ] || one "$op" floor
+        vs="plain st"
+        [ "$op" != pingpong ] || vs="$vs floor"
         ez=$ez_omp
         [ "$op" != pingpong ] || ez=$ez_mpi
-        [ "$ez" != ok ] || one "$op" ez
+        [ "$ez" != ok ] || vs="$vs ez"
+        # shellcheck disable=SC2086
+        before=$(lines "$op" $vs) r0=$(c2c)
+        for v in $vs; do one "$op" "$v"; done
+        # shellcheck disable=SC2086
+        r1=$(c2c) after=$(lines "$op" $vs)
+        state=mixed
+        if [ -n "$r0" ] && [ -n "$r1" ]; then
+            if [ "$r0" -le "$C2C_FAR" ] && [ "$r1" -le "$C2C_FAR" ]; then state=close
+            elif [ "$r0" -gt "$C2C_FAR" ] && [ "$r1" -gt "$C2C_FAR" ]; then state=far; fi
+        fi
+        # every variant added its one figure: this repetition's figures go to its state's files too
+        if [ "$state" != mixed ] && [ "$(echo "$after" | awk '{s += $1} END {print s}')" = \
+            "$(echo "$before" | awk '{s += $1 + 1} END {print s}')" ]; then
+            for v in $vs; do tail -n 1 "$TMP/$op-$v" >>"$TMP/$op-$v-$state"; done
+            echo "$r0 $r1" >>"$TMP/$op-c2c-$state"
+        fi
     done
 done
 
@@ -158,6 +185,32 @@ fl_rt=$(med pingpong-floor)
 printf '%-24s %8s %10s %10s %8s %6s  %s\n' "round trip, floor tool" "$RT" "$(med pingpong-plain)" "$fl_rt" \
     "$(diff_ "$fl_rt" "$(med pingpong-plain)")" "$(ratio "$fl_rt" "$(med pingpong-plain)")" \
     "(floor_tool.c: two TSC reads and two 64-byte records per call, nothing else)"
+# The same by the CPUs' distance: each state's repetitions alone
+echo "By how far apart the CPUs were (core-to-core round trip read before and after each operation's runs of a"
+echo "repetition, both at most $C2C_FAR ns: close; both above: far; otherwise counted in neither):"
+printf '%-8s %-24s %5s %13s %10s %10s %8s %10s %8s  %s\n' state operation reps "c2c ns" untraced synctrace added \
+    eztrace "ez added" "target (synctrace added)"
+for state in close far; do
+    for op in $ops; do
+        [ -s "$TMP/$op-plain-$state" ] || continue
+        u=$(med "$op-plain-$state") s=$(med "$op-st-$state") e=$(med "$op-ez-$state")
+        a=$(diff_ "$s" "$u") ea=$(diff_ "$e" "$u")
+        n=$(wc -l <"$TMP/$op-plain-$state")
+        rr=$(awk '{print $1; print $2}' "$TMP/$op-c2c-$state" | sort -n | awk '{v[NR] = $1} END {print v[1] "-" v[NR]}')
+        case $op in
+        parallel) name="parallel region" lim=400 ;;
+        barrier) name="barrier" lim=80 ;;
+        pingpong) name="MPI 8 B round trip" lim=200 ;;
+        esac
+        verdict=n/a
+        if isnum "$a"; then
+            verdict=$(awk -v a="$a" -v l="$lim" 'BEGIN {print (a + 0 <= l ? "ok" : "ABOVE TARGET")}')
+            [ "$op" != parallel ] || ! isnum "$ea" || [ "${a#+}" -lt "${ea#+}" ] || verdict="$verdict, not below EZTrace's"
+        fi
+        printf '%-8s %-24s %5s %13s %10s %10s %8s %10s %8s  %s\n' "$state" "$name" "$n" "$rr" "$u" "$s" "$a" "$e" "$ea" \
+            "<= +$lim ns: $verdict"
+    done
+done
 c2c_after=$(c2c)
 far=$(awk -v a="${c2c_before:-0}" -v b="${c2c_after:-0}" -v c="$C2C_FAR" 'BEGIN {print (a + 0 > c || b + 0 > c) ? 1 : 0}')
 echo "core-to-core round trip (core_to_core.c: a cache line between the first two CPUs): ${c2c_before:-n/a} ns before the runs," \
