@@ -185,11 +185,17 @@ fl_rt=$(med pingpong-floor)
 printf '%-24s %8s %10s %10s %8s %6s  %s\n' "round trip, floor tool" "$RT" "$(med pingpong-plain)" "$fl_rt" \
     "$(diff_ "$fl_rt" "$(med pingpong-plain)")" "$(ratio "$fl_rt" "$(med pingpong-plain)")" \
     "(floor_tool.c: two TSC reads and two 64-byte records per call, nothing else)"
-# The same by the CPUs' distance: each state's repetitions alone
-echo "By how far apart the CPUs were (core-to-core round trip read before and after each operation's runs of a"
-echo "repetition, both at most $C2C_FAR ns: close; both above: far; otherwise counted in neither):"
-printf '%-8s %-24s %5s %13s %10s %10s %8s %10s %8s  %s\n' state operation reps "c2c ns" untraced synctrace added \
-    eztrace "ez added" "target (synctrace added)"
+# The same by the CPUs' distance: each state's repetitions alone (no table where the distance was not read)
+states=""
+for state in close far; do
+    for op in $ops; do [ ! -s "$TMP/$op-plain-$state" ] || states="$states $state"; done
+done
+if [ -n "$states" ]; then
+    echo "By how far apart the CPUs were (core-to-core round trip read before and after each operation's runs of a"
+    echo "repetition, both at most $C2C_FAR ns: close; both above: far; otherwise counted in neither):"
+    printf '%-8s %-24s %5s %13s %10s %10s %8s %10s %8s  %s\n' state operation reps "c2c ns" untraced synctrace added \
+        eztrace "ez added" "target (synctrace added)"
+fi
 for state in close far; do
     for op in $ops; do
         [ -s "$TMP/$op-plain-$state" ] || continue
