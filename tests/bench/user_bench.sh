@@ -155,6 +155,24 @@ for i in $(seq "$REPS"); do
 done
 
 med() { if [ -s "$TMP/$1" ]; then median <"$TMP/$1"; else echo nan; fi; }
+# op_target OP: the operation's name in the tables (name) and its target, the ns synctrace may add (lim)
+op_target() {
+    case $1 in
+    parallel) name="parallel region" lim=400 ;;
+    barrier) name="barrier" lim=80 ;;
+    pingpong) name="MPI 8 B round trip" lim=200 ;;
+    esac
+}
+# verdict_of OP ADDED EZ_ADDED: whether what synctrace added meets OP's target (the region's: also below EZTrace's)
+verdict_of() {
+    local lim name v=n/a
+    op_target "$1"
+    if isnum "$2"; then
+        v=$(awk -v a="$2" -v l="$lim" 'BEGIN {print (a + 0 <= l ? "ok" : "ABOVE TARGET")}')
+        [ "$1" != parallel ] || ! isnum "$3" || [ "${2#+}" -lt "${3#+}" ] || v="$v, not below EZTrace's"
+    fi
+    echo "$v"
+}
 isnum() { [[ $1 =~ ^[-+]?[0-9.]+$ ]]; }
 diff_() { if isnum "$1" && isnum "$2"; then awk -v a="$1" -v b="$2" 'BEGIN {printf "%+.0f", a - b}'; else echo n/a; fi; }
 ratio() { if isnum "$1" && isnum "$2"; then awk -v a="$1" -v b="$2" 'BEGIN {if (b > 0) printf "%.2f", a / b; else print "n/a"}'; else echo n/a; fi; }
@@ -166,16 +184,13 @@ printf '%-24s %8s %10s %10s %8s %6s %8s %10s %8s %6s  %s\n' operation count "unt
 for op in $ops; do
     u=$(med "$op-plain") s=$(med "$op-st") e=$(med "$op-ez") fl=$(med "$op-flushes")
     a=$(diff_ "$s" "$u") ea=$(diff_ "$e" "$u")
+    op_target "$op"
     case $op in
-    parallel) name="parallel region" n=$((3500 * PAR_SCALE)) lim=400 ;;
-    barrier) name="barrier" n=$((14000 * BAR_SCALE)) lim=80 ;;
-    pingpong) name="MPI 8 B round trip" n=$RT lim=200 ;;
+    parallel) n=$((3500 * PAR_SCALE)) ;;
+    barrier) n=$((14000 * BAR_SCALE)) ;;
+    pingpong) n=$RT ;;
     esac
-    verdict=n/a
-    if isnum "$a"; then
-        verdict=$(awk -v a="$a" -v l="$lim" 'BEGIN {print (a + 0 <= l ? "ok" : "ABOVE TARGET")}')
-        [ "$op" != parallel ] || ! isnum "$ea" || [ "${a#+}" -lt "${ea#+}" ] || verdict="$verdict, not below EZTrace's"
-    fi
+    verdict=$(verdict_of "$op" "$a" "$ea")
     tgt="<= +$lim ns"
     [ "$op" != parallel ] || tgt="$tgt, < EZTrace's"
     printf '%-24s %8s %10s %10s %8s %6s %8s %10s %8s %6s  %s\n' "$name" "$n" "$u" "$s" "$a" "$(ratio "$s" "$u")" "$fl" \
@@ -203,16 +218,8 @@ for state in close far; do
         a=$(diff_ "$s" "$u") ea=$(diff_ "$e" "$u")
         n=$(wc -l <"$TMP/$op-plain-$state")
         rr=$(awk '{print $1; print $2}' "$TMP/$op-c2c-$state" | sort -n | awk '{v[NR] = $1} END {print v[1] "-" v[NR]}')
-        case $op in
-        parallel) name="parallel region" lim=400 ;;
-        barrier) name="barrier" lim=80 ;;
-        pingpong) name="MPI 8 B round trip" lim=200 ;;
-        esac
-        verdict=n/a
-        if isnum "$a"; then
-            verdict=$(awk -v a="$a" -v l="$lim" 'BEGIN {print (a + 0 <= l ? "ok" : "ABOVE TARGET")}')
-            [ "$op" != parallel ] || ! isnum "$ea" || [ "${a#+}" -lt "${ea#+}" ] || verdict="$verdict, not below EZTrace's"
-        fi
+        op_target "$op"
+        verdict=$(verdict_of "$op" "$a" "$ea")
         printf '%-8s %-24s %5s %13s %10s %10s %8s %10s %8s  %s\n' "$state" "$name" "$n" "$rr" "$u" "$s" "$a" "$e" "$ea" \
             "<= +$lim ns: $verdict"
     done
