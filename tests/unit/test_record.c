@@ -490,10 +490,10 @@ static void test_huge_buffers(size_t buffer)
         uintptr_t start = 0;
         long rss = 0;
         REQUIRE(mapping_of(th->bufs[b], &huge, &start, &rss) == 0, "buffer %d not in /proc/self/smaps", b);
-        if (buffer >= (2u << 20))
-            EXPECT((uintptr_t)th->bufs[b] % (2u << 20) == 0 && huge == 1, "%s buffer of %zu KiB at %p: %s2 MiB "
+        if (buffer >= ST_HUGE_PAGE)
+            EXPECT((uintptr_t)th->bufs[b] % ST_HUGE_PAGE == 0 && huge == 1, "%s buffer of %zu KiB at %p: %s2 MiB "
                    "aligned, %smarked for huge pages (madvise MADV_HUGEPAGE)", b ? "spare" : "first", buffer >> 10,
-                   (void *)th->bufs[b], (uintptr_t)th->bufs[b] % (2u << 20) ? "not " : "", huge == 1 ? "" : "not ");
+                   (void *)th->bufs[b], (uintptr_t)th->bufs[b] % ST_HUGE_PAGE ? "not " : "", huge == 1 ? "" : "not ");
         else
             EXPECT(huge != 1, "%s buffer of %zu KiB at %p: marked for huge pages", b ? "spare" : "first",
                    buffer >> 10, (void *)th->bufs[b]);
