@@ -67,10 +67,12 @@ if command -v eztrace >/dev/null; then
 fi
 
 status=0
-# one OUT OP VARIANT: one run of operation OP (parallel, barrier, pingpong) as VARIANT (plain, st,
-# ez); appends its ns per operation to $TMP/OP-VARIANT and, for st, the buffer flushes to OP-flushes
+# one OP VARIANT: one run of operation OP (parallel, barrier, pingpong) as VARIANT (plain, st, floor,
+# ez); appends its ns per operation to $TMP/OP-VARIANT and, for st, the buffer flushes to OP-flushes;
+# one_got: 1 when it appended its figure, else 0 (a variable, not a status: set -e stays in force inside)
 one() {
     local op=$1 v=$2 dir=$TMP/trace-$1-$2 pre=() out
+    one_got=0
     rm -rf "$dir"
     case $v in
     st) pre=(LD_PRELOAD="$FAM_LIB" SYNCTRACE_DIR="$dir") ;;
@@ -92,7 +94,7 @@ one() {
     if timeout -k 10 300 "${CMD[@]}" >"$TMP/run.txt" 2>"$TMP/err.txt"; then
         # a round trip is two one-way latencies
         out=$(awk '$1 == "ompuser" {print $4} $1 == "pingpong-all" && $2 == 8 {printf "%.1f\n", 2 * $3}' "$TMP/run.txt")
-        [ -n "$out" ] && echo "$out" >>"$TMP/$op-$v" || { echo "user_bench: $op $v printed no figure" >&2; status=1; }
+        [ -n "$out" ] && echo "$out" >>"$TMP/$op-$v" && one_got=1 || { echo "user_bench: $op $v printed no figure" >&2; status=1; }
         [ "$v" != st ] || "$BIN" info "$dir" 2>/dev/null | sed -nE 's/^buffer flushes:[[:space:]]*([0-9]+).*/\1/p' |
             head -n 1 >>"$TMP/$op-flushes"
     else
@@ -119,14 +121,6 @@ if [ "${USER_BENCH_WAIT_CLOSE:-0}" -gt 0 ]; then
     echo "user_bench: core-to-core round trip ${c2c_before:-n/a} ns after $((SECONDS - waited_from)) s of waiting" \
         "for it to be at most $C2C_FAR ns" >&2
 fi
-# lines OP VARIANT...: how many figures each variant's file holds
-lines() {
-    local op=$1 v
-    shift
-    for v in "$@"; do
-        if [ -f "$TMP/$op-$v" ]; then wc -l <"$TMP/$op-$v"; else echo 0; fi
-    done
-}
 ops="parallel barrier pingpong"
 for i in $(seq "$REPS"); do
     for op in $ops; do
@@ -135,19 +129,19 @@ for i in $(seq "$REPS"); do
         ez=$ez_omp
         [ "$op" != pingpong ] || ez=$ez_mpi
         [ "$ez" != ok ] || vs="$vs ez"
-        # shellcheck disable=SC2086
-        before=$(lines "$op" $vs) r0=$(c2c)
-        for v in $vs; do one "$op" "$v"; done
-        # shellcheck disable=SC2086
-        r1=$(c2c) after=$(lines "$op" $vs)
+        all=1 r0=$(c2c)
+        for v in $vs; do
+            one "$op" "$v"
+            [ "$one_got" = 1 ] || all=0
+        done
+        r1=$(c2c)
         state=mixed
         if [ -n "$r0" ] && [ -n "$r1" ]; then
             if [ "$r0" -le "$C2C_FAR" ] && [ "$r1" -le "$C2C_FAR" ]; then state=close
             elif [ "$r0" -gt "$C2C_FAR" ] && [ "$r1" -gt "$C2C_FAR" ]; then state=far; fi
         fi
         # every variant added its one figure: this repetition's figures go to its state's files too
-        if [ "$state" != mixed ] && [ "$(echo "$after" | awk '{s += $1} END {print s}')" = \
-            "$(echo "$before" | awk '{s += $1 + 1} END {print s}')" ]; then
+        if [ "$state" != mixed ] && [ "$all" = 1 ]; then
             for v in $vs; do tail -n 1 "$TMP/$op-$v" >>"$TMP/$op-$v-$state"; done
             echo "$r0 $r1" >>"$TMP/$op-c2c-$state"
         fi
