@@ -24,11 +24,9 @@
  * that saw a ping-pong message arrive), lfence keeps later ones (the send of the reply)
  * from starting before the read. Without it a read after a polling loop can run ahead
  * of the load that ends the loop, by up to a cache-line transfer (~100 ns), which is the
- * size of the offsets being measured; an OpenMP worker's late end that must precede its
- * master's publication reads it the same way (st_timer_now_ordered), as does the master's
- * join after a fence that drains that publication (omp_parallel.c), and so do OpenMP
- * lock acquisitions and releases, whose order rests on a clock read before, resp. after,
- * an atomic counter (omp_mutex.c): without the fence a plain rdtsc ran up to ~50 ns
+ * size of the offsets being measured. OpenMP lock acquisitions and releases read it the
+ * same way (st_timer_now_ordered): their order rests on a clock read before, resp. after,
+ * an atomic counter (omp_mutex.c), and without the fence a plain rdtsc ran up to ~50 ns
  * past such a load and reversed lock handovers between spinning threads. Event stamps
  * (st_timer_now, st_timer_now_ep) use plain rdtsc: a
  * few ns of reordering around an MPI call or an OpenMP callback is far below the sync

@@ -40,6 +40,14 @@ enum st_rma_sync_note { ST_RMA_SYNC_NOTIFY_IN = 1, ST_RMA_SYNC_NOTIFY_OUT = 2 };
 #define ST_EVF_PERSISTENT 0x04u /* the request is persistent (Send_init/Recv_init, MPI_Start) */
 #define ST_EVF_IMPLICIT   0x08u /* OpenMP: implicit barrier / implicit task */
 #define ST_EVF_CLC_MOVED  0x10u /* CLC moved this event; orig_time holds the time before */
+
+/*
+ * tag of an OpenMP worker's THREAD_TEAM_END that LLVM reported late (src/omp), and of the LEAVEs recorded with it,
+ * which also carry the parallel id in id: recorded at the worker's previous event, stamped by the trace's
+ * preparation (model/prepare.c) with the master's THREAD_TEAM_END's time, and the LEAVE of the team's last implicit
+ * barrier just before them with the end of the master's wait in it (that event's bytes2); tag and id are then 0.
+ */
+#define ST_OMP_LATE_END 1
 /* 0x20, 0x40, 0x80: not used by the model; the CLI's archive reader keeps its flags there (ST_CLI_EVF_*) */
 
 typedef struct st_event {

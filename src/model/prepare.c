@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "late_ends.h"
 #include "region.h"
 #include "../util/log.h"
 #include "../util/msort.h"
@@ -161,6 +162,7 @@ typedef struct team_begins {
     team_begin_t *v;
     size_t        n, cap;
     int           any, failed; /* failed: out of memory */
+    st_late_ends_t *late;      /* the team ends, noted too when not NULL */
 } team_begins_t;
 
 /* st_thread_event_fn: notes a team begin (and that thread events exist). */
@@ -168,6 +170,8 @@ static void note_thread_event(void *arg, const st_thread_data_t *t, const st_eve
 {
     team_begins_t *tb = arg;
     tb->any = 1;
+    if (tb->late)
+        st_late_ends_note(tb->late, t, e);
     if (e->kind != ST_EV_THREAD_TEAM_BEGIN || tb->failed)
         return;
     if (tb->n == tb->cap) {
@@ -498,12 +502,19 @@ int st_rankdata_prepare(st_rankdata_t *rd)
         return 0;
     if (rd->callsites && rd->ncallsites > 1)
         qsort(rd->callsites, rd->ncallsites, sizeof *rd->callsites, cmp_callsite);
-    /* The team begins are noted in the pass that folds the groups (the view would read every event again). */
-    team_begins_t tb = { 0 };
+    /* The team begins and ends are noted in the pass that folds the groups (the view would read every event again);
+     * the workers' late team ends then get their masters' times, before the order is repaired. */
+    st_late_ends_t late = { 0 };
+    team_begins_t tb = { .late = &late };
     if (st_rankdata_fold_groups(rd, note_thread_event, &tb) != 0) {
+        st_late_ends_resolve(&late);
         free(tb.v);
         return -1;
     }
+    uint64_t unstamped = st_late_ends_resolve(&late);
+    if (unstamped)
+        st_log_info("rank %d: %llu OpenMP worker team end(s) found no end of their master's; they keep the worker's "
+                    "own times", rd->rank, (unsigned long long)unstamped);
     /* The view reads no timestamps, so the order is repaired in the same pass that drops events. It is kept for
      * the writer (rd->view: the writer would read every event twice again to make it), its task table made
      * after the repair, from the events that are written. */

@@ -34,9 +34,14 @@
 #define ST_OMP_TASK_RUNNING (1ull << 63)
 
 /*
- * A parallel region forked by this thread; workers find it through parallel_data->ptr.
- * One cache line each: the master fills the next entry while its workers still read
- * the previous one's end times.
+ * A parallel region forked by this thread, one cache line each. Workers learn the region from
+ * parallel_data (st_omp_cb_parallel_begin): for a region with neither parent nor call site,
+ * the usual one, the id itself (ST_OMP_PAR_BARE), from which they compute the entry's address
+ * without reading it; else the entry's address, read for those at their team begin. The
+ * master notes its end times here for st_omp_finalize only (idle workers' teams closed with
+ * them): while the application runs a worker reads no line its master writes at a team's end
+ * (omp_parallel.c), each of which would cross between the CPUs (~470 ns when the host places
+ * them apart).
  */
 typedef struct st_omp_par {
     _Alignas(ST_CACHE_LINE) _Atomic uint64_t id;        /* parallel id; 0 while the entry is being reused */
@@ -46,12 +51,18 @@ typedef struct st_omp_par {
     uint64_t codeptr;           /* return address of the construct (0 when call sites are off) */
 } st_omp_par_t;
 
+/* parallel_data->value of a region whose entry need not be read at a team begin: its id, this bit set
+ * (ids are below 2^53: location index < ST_MAX_THREADS; a pointer in parallel_data has it clear). */
+#define ST_OMP_PAR_BARE (1ull << 63)
+
+/* Each location's ring (st_omp_attach), by location index: where a region's entry is from its id. */
+extern __attribute__((visibility("hidden"))) st_omp_par_t *st_omp_rings[ST_MAX_THREADS];
+
 /* One team this thread is a member of. */
 typedef struct st_omp_level {
     st_omp_par_t *par;  /* NULL: a team that is not recorded (league, hidden helpers) */
     uint64_t id;        /* parallel id */
     uint64_t t_wait;    /* master: when the wait of the latest implicit barrier ended */
-    uint64_t t_end;     /* worker: the master's end of its implicit task, once seen published (0: not yet) */
     uint32_t index;     /* thread number in the team */
     uint32_t size;      /* team size */
     uint32_t rbase;     /* open regions when the team began (its PARALLEL region is at rbase) */

@@ -9,12 +9,16 @@
  *
  * LLVM libomp reports a worker's end of the closing implicit barrier and of its
  * implicit task only when the worker is woken for its next team (or at shutdown).
- * Such late ends are stamped with the times the master published for the team —
- * when it saw the barrier complete, when it ended its implicit task — so that the
- * worker's barrier ends after every thread entered it and its team end precedes the
- * join. A worker end that arrives while the master has not published them yet is
- * stamped with the clock read before looking (worker_end_time): the master stamps its
- * join only after publishing, so that time precedes the join. No flush comes between a
+ * Such a late team end is recorded at the worker's previous event and marked
+ * (ST_OMP_LATE_END on its THREAD_TEAM_END and the LEAVEs recorded with it); trace
+ * preparation stamps them with the master's end of its implicit task and the LEAVE of the
+ * team's last implicit barrier before them with the end of the master's wait in it, which
+ * the master's THREAD_TEAM_END carries (model/late_ends.h). A worker so reads nothing its
+ * master wrote at a team's end, and the master's join waits for nothing: when the host
+ * places the two CPUs apart, each cache line that crosses costs a round trip of ~470 ns,
+ * and reading the master's times on the hot path cost an empty region ~250 ns there
+ * (docs/performance.md). The master still notes its times in its ring entry for
+ * st_omp_finalize, which closes idle workers' teams with them. No flush comes between a
  * worker's late barrier end and its team end (omp_int.h: flushes and relations).
  */
 #include "omp_int.h"
@@ -81,7 +85,7 @@ void st_omp_cb_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
 {
     (void)task;
     (void)frame;
-    parallel->ptr = NULL; /* members of a team not recorded see NULL */
+    parallel->value = 0; /* members of a team not recorded see 0 */
     st_omp_thread_t *ot = st_omp_any();
     if (!ot)
         return;
@@ -102,7 +106,9 @@ void st_omp_cb_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
     e->id = atomic_load_explicit(&p->id, memory_order_relaxed);
     e->bytes = requested;
     e->aux = p->parent;
-    parallel->ptr = p;
+    /* bare while the id's number fits its 40 bits (par_of finds the entry from them) */
+    int bare = p->parent == 0 && p->codeptr == 0 && ot->next_par < (1ull << 40);
+    parallel->value = bare ? e->id | ST_OMP_PAR_BARE : (uint64_t)(uintptr_t)p;
     push_forked(ot, p);
     st_omp_flush_point(ot);
 }
@@ -125,29 +131,41 @@ void st_omp_cb_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
     st_omp_par_t *p = ot->nforked <= ST_OMP_LEVELS ? ot->forked[ot->nforked] : NULL;
     if (!p || !ot->th)
         return;
-    /*
-     * A worker that found this team's end times unpublished stamped its end with the clock (ordered) before
-     * looking (worker_end_time); the join must come after that read. The publication store can still sit
-     * in this core's store buffer, and a plain rdtsc may run ahead of earlier instructions: the fence drains
-     * the store, the ordered read waits for the fence (a join 10 ns before a worker's end was seen without).
-     */
-    atomic_thread_fence(memory_order_seq_cst);
-    uint32_t epoch;
-    uint64_t t = st_timer_now_ep_ordered(&epoch);
-    st_event_t *e = st_record_in_room_at(ot->th, ST_EV_THREAD_JOIN, t, epoch);
+    /* no fence: no worker stamps its end with a time of its own that the join must follow (team_end) */
+    st_event_t *e = st_omp_record(ot->th, ST_EV_THREAD_JOIN);
     e->id = atomic_load_explicit(&p->id, memory_order_relaxed);
     e->aux = p->parent;
     st_omp_flush_point(ot);
 }
 
-/* Fills lv, the level of depth d, for team p and enters it; 0 when this thread cannot be traced (lv untouched). */
-static int team_begin(st_omp_thread_t *ot, st_omp_level_t *lv, uint32_t d, st_omp_par_t *p, ompt_data_t *task,
+/* The entry of the region whose parallel_data holds v (st_omp_cb_parallel_begin), NULL for one not recorded, and
+ * its id, parent and call site: for a bare id without reading the entry (its master's line: omp_int.h). */
+static inline st_omp_par_t *par_of(uint64_t v, uint64_t *id, uint64_t *parent, uint64_t *codeptr)
+{
+    if (v & ST_OMP_PAR_BARE) {
+        *id = v & ~ST_OMP_PAR_BARE;
+        *parent = *codeptr = 0;
+        return &st_omp_rings[(*id >> 40) - 1][(*id & ((1ull << 40) - 1)) % ST_OMP_RING];
+    }
+    st_omp_par_t *p = (st_omp_par_t *)(uintptr_t)v;
+    if (p) {
+        *id = atomic_load_explicit(&p->id, memory_order_acquire);
+        *parent = p->parent;
+        *codeptr = p->codeptr;
+    }
+    return p;
+}
+
+/* Fills lv, the level of depth d, for team p (parallel_data value v) and enters it; 0 when this thread cannot be
+ * traced (lv untouched). */
+static int team_begin(st_omp_thread_t *ot, st_omp_level_t *lv, uint32_t d, uint64_t v, ompt_data_t *task,
                       unsigned actual, unsigned index)
 {
     st_thread_t *th = ot->th ? ot->th : st_omp_attach(ot);
     if (!th)
         return 0;
-    uint64_t id = atomic_load_explicit(&p->id, memory_order_acquire);
+    uint64_t id, parent, codeptr;
+    st_omp_par_t *p = par_of(v, &id, &parent, &codeptr);
     *lv = (st_omp_level_t){ .par = p, .id = id, .index = index, .size = actual, .rbase = ot->nregions };
     st_omp_set_depth(ot, d);
     if (d == 1 && th->omp_thread_num < 0)
@@ -157,46 +175,23 @@ static int team_begin(st_omp_thread_t *ot, st_omp_level_t *lv, uint32_t d, st_om
     e->id = id;
     e->peer = (int32_t)index;
     e->tag = (int32_t)actual;
-    e->aux = p->parent;
+    e->aux = parent;
     /* the same instant: no second clock read */
-    st_omp_enter_stamped(ot, ST_REGION_OMP_PARALLEL, (const void *)(uintptr_t)p->codeptr, th->last, th->epoch);
+    st_omp_enter_stamped(ot, ST_REGION_OMP_PARALLEL, (const void *)(uintptr_t)codeptr, th->last, th->epoch);
     return 1;
 }
 
-/*
- * When a worker's end of the team's last implicit barrier (barrier = 1) or of its
- * implicit task happened, for a worker reporting it possibly late. Usually the master
- * has published its times long before (LLVM reports the end when the worker is woken
- * for the next team): they are used without reading the clock, and the master's end of
- * its implicit task is kept in lv for the worker's team end, which follows (no second
- * look). Otherwise (worker_end_time_slow, out of line) the clock is read (ordered: before
- * the second look) and the master's times looked at once more: if they are still not
- * published, the master stamps its team end and join only after this second look, so the
- * time read precedes them; if the master's entry was reused meanwhile, 1 (no better bound).
- */
-static __attribute__((noinline)) uint64_t worker_end_time_slow(st_omp_level_t *lv, int barrier)
+/* Marks the LEAVEs th recorded from position from of buffer buf as a late team end of team id (ST_OMP_LATE_END):
+ * recorded in one callback, so in one buffer (a flush inside would leave them unmarked, at the worker's own times). */
+static void mark_late_leaves(st_thread_t *th, const st_event_t *buf, size_t from, uint64_t id)
 {
-    uint64_t tb, te, now = st_timer_now_ordered();
-    switch (st_omp_master_end(lv, &tb, &te)) {
-    case ST_OMP_PUBLISHED:
-        lv->t_end = te;
-        return barrier ? tb : te;
-    case ST_OMP_RUNNING:
-        return now;
-    default:
-        atomic_fetch_add_explicit(&st_omp_stats.stale_ends, 1, memory_order_relaxed);
-        return 1; /* the master's times are gone: no better bound than the thread's own last event */
-    }
-}
-
-static inline uint64_t worker_end_time(st_omp_level_t *lv, int barrier)
-{
-    uint64_t tb, te;
-    if (ST_LIKELY(st_omp_master_end(lv, &tb, &te) == ST_OMP_PUBLISHED)) {
-        lv->t_end = te;
-        return barrier ? tb : te;
-    }
-    return worker_end_time_slow(lv, barrier); /* not published yet (read the clock, look again) or gone */
+    if (th->buf != buf)
+        return;
+    for (size_t i = from; i < th->pos; i++)
+        if (th->buf[i].kind == ST_EV_LEAVE) {
+            th->buf[i].id = id;
+            th->buf[i].tag = ST_OMP_LATE_END;
+        }
 }
 
 static void team_end(st_omp_thread_t *ot)
@@ -204,8 +199,11 @@ static void team_end(st_omp_thread_t *ot)
     st_omp_level_t *lv = st_omp_top(ot);
     if (!lv->par)
         return;
-    uint64_t te = lv->index == 0 ? 0 : lv->t_end ? lv->t_end : worker_end_time(lv, 0);
     st_thread_t *th = ot->th;
+    /* a worker's end: at its previous event until the trace's preparation stamps it with its master's */
+    uint64_t te = lv->index == 0 ? 0 : th->last;
+    const st_event_t *buf = th->buf;
+    size_t from = th->pos;
     st_event_t *e;
     if (ST_LIKELY(ot->nregions == lv->rbase + 1 && !ot->lost)) {
         /* the usual case: only the team's PARALLEL region is open; its LEAVE, and the team's end at its instant */
@@ -220,10 +218,16 @@ static void team_end(st_omp_thread_t *ot)
     }
     e->id = lv->id;
     e->peer = (int32_t)lv->index;
-    if (lv->index == 0) { /* publish for the workers' late ends */
-        atomic_store_explicit(&lv->par->t_barrier, lv->t_wait, memory_order_relaxed);
-        atomic_store_explicit(&lv->par->t_end, e->time, memory_order_release);
+    if (lv->index != 0) {
+        e->tag = ST_OMP_LATE_END;
+        mark_late_leaves(th, buf, from, lv->id);
+        return;
     }
+    /* the master: when its wait in the team's last implicit barrier ended, for its workers' barrier ends; and its
+     * times for st_omp_finalize (stores to its own line: no worker reads it before then) */
+    e->bytes2 = lv->t_wait ? lv->t_wait : e->time;
+    atomic_store_explicit(&lv->par->t_barrier, lv->t_wait, memory_order_relaxed);
+    atomic_store_explicit(&lv->par->t_end, e->time, memory_order_release);
 }
 
 void st_omp_cb_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,
@@ -242,9 +246,9 @@ void st_omp_cb_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
             return;
         }
         st_omp_level_t *lv = &ot->level[d - 1];
-        st_omp_par_t *p = parallel ? parallel->ptr : NULL;
+        uint64_t v = parallel ? parallel->value : 0;
         /* recorded when its parallel_begin was and the enclosing team is (ot->skip: still the enclosing one's) */
-        if (!p || ot->skip || !team_begin(ot, lv, d, p, task, actual, index)) {
+        if (!v || ot->skip || !team_begin(ot, lv, d, v, task, actual, index)) {
             *lv = (st_omp_level_t){ .par = NULL };
             st_omp_set_depth(ot, d);
         }
@@ -322,8 +326,9 @@ void st_omp_cb_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
         return;
     }
     if (lv && lv->index != 0) {
-        /* A worker's late barrier end is followed by its late team end: no flush in between. */
-        st_omp_leave_at(ot, r, worker_end_time(lv, 1));
+        /* A worker's barrier end. When late (the team's last barrier), its team end follows: no flush in between; trace
+         * preparation then stamps it with the master's end of waiting (model/prepare.c). */
+        st_omp_leave_at(ot, r, 0);
         return;
     }
     st_omp_leave_at(ot, r, 0);

@@ -20,6 +20,7 @@ __thread st_omp_thread_t *st_omp_tls __attribute__((tls_model("initial-exec")));
 __thread int st_omp_began __attribute__((tls_model("initial-exec")));
 int st_omp_began_known;
 st_omp_stats_t st_omp_stats;
+st_omp_par_t *st_omp_rings[ST_MAX_THREADS];
 
 static atomic_int finalized;
 static _Atomic(st_omp_thread_t *) all_threads; /* every state ever allocated (lock-free push) */
@@ -47,6 +48,7 @@ st_thread_t *st_omp_attach(st_omp_thread_t *ot)
     if (th) {
         th->omp = ot;
         ot->th = th;
+        st_omp_rings[th->index] = ot->ring; /* before any region it forks names it (parallel_begin attaches first) */
         st_record_set_room(th, ST_OMP_ROOM);
     }
     return th;

@@ -25,6 +25,7 @@
 
 #include "../../src/clock/timer.h"
 #include "../../src/config/config.h"
+#include "../../src/model/late_ends.h"
 #include "../../src/omp/omp.h"
 #include "../../src/record/record.h"
 #include "../../src/util/log.h"
@@ -424,11 +425,23 @@ int main(int argc, char **argv)
     st_thread_t **all = st_record_threads(&n);
     loc_t *locs = calloc(n ? n : 1, sizeof *locs);
     size_t nev = 0;
+    st_thread_data_t *td = calloc(n ? n : 1, sizeof *td);
+    st_late_ends_t late = { 0 };
     for (size_t i = 0; i < n; i++) {
         locs[i].th = all[i];
         locs[i].ev = st_record_load(all[i], &locs[i].n);
         locs[i].role = -1;
         nev += locs[i].n;
+        td[i] = (st_thread_data_t){ .index = all[i]->index, .events = locs[i].ev, .nevents = locs[i].n };
+    }
+    /* the workers' late team ends get their masters' times, as the trace's preparation stamps them */
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < locs[i].n; j++)
+            st_late_ends_note(&late, &td[i], &locs[i].ev[j]);
+    uint64_t unstamped = st_late_ends_resolve(&late);
+    CHECK(unstamped == 0, "%llu late team end(s) found no master's end", (unsigned long long)unstamped);
+    free(td);
+    for (size_t i = 0; i < n; i++) {
         if (dump)
             dump_location(&locs[i]);
         check_location(&locs[i]);

@@ -11,7 +11,7 @@ command -v clang >/dev/null || skip "clang not installed"
 [ -f "$GEN_DIR/omp-tools.h" ] && [ -f "$GEN_DIR/mpi_regions.def" ] || fail "no generated headers in $GEN_DIR (make all)"
 [ -e "$GOMP_DIR/libgomp.so.1" ] || fail "no GOMP stand-in $GOMP_DIR/libgomp.so.1 (make all)"
 
-src=("$OMP_DIR/harness.c" "$OMP_DIR/constructs.c" "$ST_ROOT"/src/omp/*.c "$ST_ROOT/src/model/event.c"
+src=("$OMP_DIR/harness.c" "$OMP_DIR/constructs.c" "$ST_ROOT"/src/omp/*.c "$ST_ROOT/src/model/event.c" "$ST_ROOT/src/model/late_ends.c"
      "$ST_ROOT/src/record/record.c" "$ST_ROOT/src/model/gaps.c" "$ST_ROOT/src/util/mem.c" "$ST_ROOT/src/record/spill.c" "$ST_ROOT/src/model/region.c" "$ST_ROOT/src/clock/timer.c" "$ST_ROOT/src/clock/tsc.c" "$ST_ROOT/src/util/nodeid.c" "$ST_ROOT/src/clock/tsc_points.c"
      "$ST_ROOT/src/config/config.c" "$ST_ROOT/src/util/archive_dir.c" "$ST_ROOT/src/util/log.c"
      "$ST_ROOT/src/record/unwind.c" "$ST_ROOT/src/model/rankdata.c" "$ST_ROOT/src/model/rankdata_dump.c" "$ST_ROOT/src/model/callpath.c")

@@ -5,12 +5,13 @@
  *   - one clock read per callback: a team's begin and its ENTER parallel, the master's
  *     LEAVE parallel and team end share their instants;
  *   - a parallel region whose worker reports its barrier and team end late (as LLVM
- *     libomp does): the worker's leave and team end get the master's times, before
- *     the join; the worker keeps its location for the next region; the join names
- *     the region forked even when parallel_end gets another team's data;
- *   - a worker whose late barrier end comes before its master's team end (stamped with the
- *     clock) and whose team end after it: the team end gets that master's time, not the one
- *     the worker kept from its previous team;
+ *     libomp does): recorded marked (ST_OMP_LATE_END), they get the master's times, before
+ *     the join, once stamped as the trace's preparation does (model/late_ends.h); the
+ *     worker keeps its location for the next region; the join names the region forked
+ *     even when parallel_end gets another team's data;
+ *   - a worker whose barrier end comes before its master's team end and whose team end
+ *     after it: the team end gets that master's time, the barrier's LEAVE the master's end
+ *     of waiting, not the times of the worker's previous team;
  *   - st_omp_finalize() closes a worker whose late ends never arrived;
  *   - locks: failed test (nothing), set/unset with orders 1, 2, ...; nest lock nested
  *     acquisition without a second ACQUIRE; critical with its sblock; atomic ignored;
@@ -19,7 +20,7 @@
  *   - a hidden-helper team (parallel_begin without thread_begin) records nothing and
  *     registers no location.
  */
-/* link: src/omp/ompt_tool.c src/omp/omp_thread.c src/omp/omp_parallel.c src/omp/omp_mutex.c src/omp/omp_task.c src/record/record.c src/model/gaps.c src/util/mem.c src/record/spill.c src/model/event.c src/model/region.c src/clock/timer.c src/clock/tsc.c src/util/nodeid.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c src/record/unwind.c src/model/rankdata.c src/model/rankdata_dump.c src/model/callpath.c -lunwind */
+/* link: src/omp/ompt_tool.c src/omp/omp_thread.c src/omp/omp_parallel.c src/omp/omp_mutex.c src/omp/omp_task.c src/record/record.c src/model/gaps.c src/util/mem.c src/record/spill.c src/model/event.c src/model/region.c src/clock/timer.c src/clock/tsc.c src/util/nodeid.c src/clock/tsc_points.c src/config/config.c src/util/archive_dir.c src/util/log.c src/record/unwind.c src/model/rankdata.c src/model/rankdata_dump.c src/model/callpath.c src/model/late_ends.c -lunwind */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "omp-tools.h"
 
 #include "../../src/config/config.h"
+#include "../../src/model/late_ends.h"
 #include "../../src/omp/omp.h"
 #include "../../src/record/record.h"
 #include "../../src/util/log.h"
@@ -323,14 +325,37 @@ static void check_master(st_thread_t *th)
     free(e);
 }
 
+/* Stamps the late team ends of the worker's events e with the master's em, as the trace's preparation does. */
+static void stamp_late_ends(st_thread_t *w, st_event_t *e, size_t n, st_thread_t *m, st_event_t *em, size_t nm)
+{
+    /* as recorded: the first team end marked, with its LEAVE parallel, at the worker's own times */
+    long rte = find(e, n, 0, ST_EV_THREAD_TEAM_END, 0);
+    EXPECT(rte > 0 && e[rte].tag == ST_OMP_LATE_END && e[rte - 1].kind == ST_EV_LEAVE &&
+           e[rte - 1].tag == ST_OMP_LATE_END && e[rte - 1].id == e[rte].id);
+    st_thread_data_t td[2] = { { .index = w->index, .events = e, .nevents = n },
+                               { .index = m->index, .events = em, .nevents = nm } };
+    st_late_ends_t late = { 0 };
+    for (int k = 0; k < 2; k++)
+        for (uint64_t j = 0; j < td[k].nevents; j++)
+            st_late_ends_note(&late, &td[k], &td[k].events[j]);
+    EXPECT(st_late_ends_resolve(&late) == 0);
+    /* no mark left, no master's end of waiting */
+    for (size_t i = 0; i < n; i++)
+        EXPECT((e[i].kind != ST_EV_LEAVE || (e[i].tag == 0 && e[i].id == 0)) &&
+               (e[i].kind != ST_EV_THREAD_TEAM_END || e[i].tag == 0));
+    for (size_t i = 0; i < nm; i++)
+        EXPECT(em[i].kind != ST_EV_THREAD_TEAM_END || em[i].bytes2 == 0);
+}
+
 /*
- * Worker: region 1 ended late (master's times); region 4's barrier end before its master's team end (the clock),
- * its team end after it (the master's time); region 2 closed by st_omp_finalize.
+ * Worker: region 1 ended late (master's times); region 4's barrier end before its master's team end, its team end
+ * after it (the master's times); region 2 closed by st_omp_finalize.
  */
 static void check_worker(st_thread_t *w, st_thread_t *m)
 {
     size_t n, nm;
     st_event_t *e = events(w, &n), *em = events(m, &nm);
+    stamp_late_ends(w, e, n, m, em, nm);
     EXPECT(count(e, n, ST_EV_THREAD_TEAM_BEGIN) == 3 && count(e, n, ST_EV_THREAD_TEAM_END) == 3);
     long wte = find(e, n, 0, ST_EV_THREAD_TEAM_END, 0), wleave = find(e, n, 0, ST_EV_LEAVE, ST_REGION_OMP_IBARRIER);
     long mjoin = find(em, nm, 0, ST_EV_THREAD_JOIN, 0), mte = find(em, nm, 0, ST_EV_THREAD_TEAM_END, 0);
@@ -356,7 +381,7 @@ static void check_worker(st_thread_t *w, st_thread_t *m)
                (unsigned long long)e[wte4].time, (unsigned long long)em[mte4].time);
         EXPECT(e[wte4 - 1].kind == ST_EV_LEAVE && e[wte4 - 1].region == ST_REGION_OMP_PARALLEL &&
                e[wte4 - 1].time == e[wte4].time);
-        EXPECT(wleave4 > 0 && wleave4 < wte4 && e[wleave4].time < em[mte4].time); /* the clock, before the master's end */
+        EXPECT(wleave4 > 0 && wleave4 < wte4 && e[wleave4].time < em[mte4].time); /* the master's end of waiting */
     }
     long second = wte4 > 0 ? find(e, n, (size_t)wte4 + 1, ST_EV_THREAD_TEAM_END, 0) : -1;
     long mte2 = mte4 > 0 ? find(em, nm, (size_t)mte4 + 1, ST_EV_THREAD_TEAM_END, 0) : -1;
