@@ -8,7 +8,7 @@
  * types, sync levels and matching ids as recorded; otf2-print reads it without a complaint. An
  * archive without windows has no RmaWin definition.
  */
-/* link: src/model/rankdata.c src/model/rankdata_dump.c src/otf2/writer.c src/otf2/numbering.c src/otf2/events.c src/util/archive_dir.c src/model/prepare.c src/model/rmagroups.c src/util/u64map.c src/otf2/globaldefs.c src/model/region.c src/model/event.c src/util/log.c src/model/callpath.c src/util/mem.c */
+/* link: src/model/rankdata.c src/model/rankdata_dump.c src/otf2/writer.c src/otf2/numbering.c src/otf2/events.c src/util/archive_dir.c src/model/prepare.c src/model/late_ends.c src/model/rmagroups.c src/util/u64map.c src/otf2/globaldefs.c src/model/region.c src/model/event.c src/util/log.c src/model/callpath.c src/util/mem.c */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
