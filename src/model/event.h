@@ -44,8 +44,8 @@ enum st_rma_sync_note { ST_RMA_SYNC_NOTIFY_IN = 1, ST_RMA_SYNC_NOTIFY_OUT = 2 };
 /*
  * tag of an OpenMP worker's THREAD_TEAM_END that LLVM reported late (src/omp), and of the LEAVEs recorded with it,
  * which also carry the parallel id in id: recorded at the worker's previous event, stamped by the trace's
- * preparation (model/prepare.c) with the master's THREAD_TEAM_END's time, and the LEAVE of the team's last implicit
- * barrier just before them with the end of the master's wait in it (that event's bytes2); tag and id are then 0.
+ * preparation (model/late_ends.h) with the master's THREAD_TEAM_END's time, and the LEAVE of the team's last
+ * implicit barrier just before them with the master's LEAVE of that barrier; tag and id are then 0.
  */
 #define ST_OMP_LATE_END 1
 /* 0x20, 0x40, 0x80: not used by the model; the CLI's archive reader keeps its flags there (ST_CLI_EVF_*) */

@@ -56,14 +56,14 @@ static void sort_masters(st_late_ends_t *le)
         }
 }
 
-static const st_event_t *find_master(const st_late_ends_t *le, uint64_t id)
+static const st_late_end_at_t *find_master(const st_late_ends_t *le, uint64_t id)
 {
     size_t lo = 0, hi = le->nmaster;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         uint64_t m = le->master[mid].id;
         if (m == id)
-            return at(&le->master[mid]);
+            return &le->master[mid];
         if (m < id)
             lo = mid + 1;
         else
@@ -77,9 +77,25 @@ static inline uint64_t clamp(uint64_t t, uint64_t lo, uint64_t hi)
     return t < lo ? lo : t > hi ? hi : t;
 }
 
+/* When the master at ma left the team's last implicit barrier: its LEAVE of it, before its team end and the LEAVEs
+ * that closed the team, a buffer flush possibly between; else its team end. An event's time, so that whatever the
+ * finalize's re-mapping did to the master's times, the workers' barrier ends follow. */
+static uint64_t master_barrier_end(const st_late_end_at_t *ma)
+{
+    const st_event_t *ev = ma->t->events;
+    for (uint64_t k = ma->pos, steps = 0; k > 0 && steps < 16; k--, steps++) {
+        const st_event_t *e = &ev[k - 1];
+        if (e->kind == ST_EV_LEAVE && e->region == ST_REGION_OMP_IBARRIER)
+            return e->time;
+        if (e->kind != ST_EV_LEAVE && !(e->kind == ST_EV_ENTER && e->region == ST_REGION_FLUSH))
+            break;
+    }
+    return ev[ma->pos].time;
+}
+
 /* One marked team end at a: its marked LEAVEs before it, and the last implicit barrier's LEAVE before those, stamped
- * from master m (NULL: none; the marks are only cleared). Returns 1 when stamped. */
-static int stamp(const st_late_end_at_t *a, const st_event_t *m)
+ * from the master's team end at ma (NULL: none; the marks are only cleared). Returns 1 when stamped. */
+static int stamp(const st_late_end_at_t *a, const st_late_end_at_t *ma)
 {
     st_event_t *ev = a->t->events, *e = &ev[a->pos];
     uint64_t id = e->id, first = a->pos;
@@ -89,8 +105,9 @@ static int stamp(const st_late_end_at_t *a, const st_event_t *m)
         ev[first].tag = 0, ev[first].id = 0;
     }
     e->tag = 0;
-    if (!m)
+    if (!ma)
         return 0;
+    const st_event_t *m = at(ma);
     uint64_t barrier = first > 0 && ev[first - 1].kind == ST_EV_LEAVE && ev[first - 1].region == ST_REGION_OMP_IBARRIER
                            ? first - 1 : UINT64_MAX;
     uint64_t from = barrier != UINT64_MAX ? barrier : first;
@@ -101,7 +118,7 @@ static int stamp(const st_late_end_at_t *a, const st_event_t *m)
     for (uint64_t k = first; k <= a->pos; k++)
         ev[k].time = te, ev[k].epoch = m->epoch;
     if (barrier != UINT64_MAX) {
-        ev[barrier].time = clamp(m->bytes2 ? m->bytes2 : m->time, lo, te);
+        ev[barrier].time = clamp(master_barrier_end(ma), lo, te);
         ev[barrier].epoch = m->epoch;
     }
     return 1;
@@ -115,8 +132,6 @@ uint64_t st_late_ends_resolve(st_late_ends_t *le)
     for (size_t i = 0; i < le->nlate; i++)
         if (!stamp(&le->late[i], le->failed ? NULL : find_master(le, le->late[i].id)))
             lost++;
-    for (size_t i = 0; i < le->nmaster; i++)
-        le->master[i].t->events[le->master[i].pos].bytes2 = 0;
     free(le->master);
     free(le->late);
     *le = (st_late_ends_t){ 0 };

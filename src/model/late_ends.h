@@ -6,8 +6,9 @@
  * worker's previous event and marks it (ST_OMP_LATE_END, model/event.h), so that no worker reads
  * what its master wrote while the application runs; here, in the trace's preparation, the marked
  * events get the master's end of its implicit task (its THREAD_TEAM_END's time) and the LEAVE of
- * the team's last implicit barrier just before them the end of the master's wait in it (that
- * THREAD_TEAM_END's bytes2), kept between the worker's events before and after them.
+ * the team's last implicit barrier just before them the master's LEAVE of that barrier, kept
+ * between the worker's events before and after them. Both are the master's event times, which
+ * the finalize's re-mapping has moved as it moved the worker's.
  */
 #ifndef ST_MODEL_LATE_ENDS_H
 #define ST_MODEL_LATE_ENDS_H
@@ -32,8 +33,7 @@ typedef struct st_late_ends {
 /* Notes e, an event of t (in its final place in t->events), when it is a THREAD_TEAM_END. */
 void st_late_ends_note(st_late_ends_t *le, const st_thread_data_t *t, const st_event_t *e);
 
-/* Stamps the marked ends noted with their masters' times and clears every mark and the masters' bytes2; frees
- * le's memory. Returns how many marked ends found no master (they keep the worker's own times). */
+/* Stamps the marked ends noted with their masters' times and clears every mark; frees le's memory. Returns how many marked ends found no master (they keep the worker's own times). */
 uint64_t st_late_ends_resolve(st_late_ends_t *le);
 
 #endif

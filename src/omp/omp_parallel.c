@@ -12,8 +12,8 @@
  * Such a late team end is recorded at the worker's previous event and marked
  * (ST_OMP_LATE_END on its THREAD_TEAM_END and the LEAVEs recorded with it); trace
  * preparation stamps them with the master's end of its implicit task and the LEAVE of the
- * team's last implicit barrier before them with the end of the master's wait in it, which
- * the master's THREAD_TEAM_END carries (model/late_ends.h). A worker so reads nothing its
+ * team's last implicit barrier before them with the master's LEAVE of that barrier
+ * (model/late_ends.h). A worker so reads nothing its
  * master wrote at a team's end, and the master's join waits for nothing: when the host
  * places the two CPUs apart, each cache line that crosses costs a round trip of ~470 ns,
  * and reading the master's times on the hot path cost an empty region ~250 ns there
@@ -223,9 +223,7 @@ static void team_end(st_omp_thread_t *ot)
         mark_late_leaves(th, buf, from, lv->id);
         return;
     }
-    /* the master: when its wait in the team's last implicit barrier ended, for its workers' barrier ends; and its
-     * times for st_omp_finalize (stores to its own line: no worker reads it before then) */
-    e->bytes2 = lv->t_wait ? lv->t_wait : e->time;
+    /* the master: its times for st_omp_finalize (stores to its own line: no worker reads it before then) */
     atomic_store_explicit(&lv->par->t_barrier, lv->t_wait, memory_order_relaxed);
     atomic_store_explicit(&lv->par->t_end, e->time, memory_order_release);
 }
