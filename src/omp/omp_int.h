@@ -51,6 +51,13 @@ typedef struct st_omp_par {
     uint64_t codeptr;           /* return address of the construct (0 when call sites are off) */
 } st_omp_par_t;
 
+/* A parallel id: (location index + 1) << ST_OMP_SEQ_BITS | the region's number on that location (above). */
+#define ST_OMP_SEQ_BITS 40
+static inline uint64_t st_omp_par_id(uint32_t loc, uint64_t seq)
+{
+    return (uint64_t)(loc + 1) << ST_OMP_SEQ_BITS | seq;
+}
+
 /* parallel_data->value of a region whose entry need not be read at a team begin: its id, this bit set
  * (ids are below 2^53: location index < ST_MAX_THREADS; a pointer in parallel_data has it clear). */
 #define ST_OMP_PAR_BARE (1ull << 63)

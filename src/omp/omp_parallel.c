@@ -76,7 +76,7 @@ static st_omp_par_t *new_region(st_omp_thread_t *ot, st_thread_t *th, const void
     atomic_store_explicit(&p->t_end, 0, memory_order_relaxed);
     p->parent = st_omp_team_id(ot);
     p->codeptr = st_omp_callsite ? (uint64_t)(uintptr_t)codeptr : 0;
-    atomic_store_explicit(&p->id, (uint64_t)(th->index + 1) << 40 | seq, memory_order_release);
+    atomic_store_explicit(&p->id, st_omp_par_id(th->index, seq), memory_order_release);
     return p;
 }
 
@@ -107,7 +107,7 @@ void st_omp_cb_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt
     e->bytes = requested;
     e->aux = p->parent;
     /* bare while the id's number fits its 40 bits (par_of finds the entry from them) */
-    int bare = p->parent == 0 && p->codeptr == 0 && ot->next_par < (1ull << 40);
+    int bare = p->parent == 0 && p->codeptr == 0 && ot->next_par < (1ull << ST_OMP_SEQ_BITS);
     parallel->value = bare ? e->id | ST_OMP_PAR_BARE : (uint64_t)(uintptr_t)p;
     push_forked(ot, p);
     st_omp_flush_point(ot);
@@ -145,7 +145,7 @@ static inline st_omp_par_t *par_of(uint64_t v, uint64_t *id, uint64_t *parent, u
     if (v & ST_OMP_PAR_BARE) {
         *id = v & ~ST_OMP_PAR_BARE;
         *parent = *codeptr = 0;
-        return &st_omp_rings[(*id >> 40) - 1][(*id & ((1ull << 40) - 1)) % ST_OMP_RING];
+        return &st_omp_rings[(*id >> ST_OMP_SEQ_BITS) - 1][(*id & ((1ull << ST_OMP_SEQ_BITS) - 1)) % ST_OMP_RING];
     }
     st_omp_par_t *p = (st_omp_par_t *)(uintptr_t)v;
     if (p) {
