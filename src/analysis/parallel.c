@@ -28,6 +28,7 @@ enum { S_NEW, S_STARTED, S_DONE, S_FAILED };
 struct st_an_par {
     const st_rel_input_t *in;
     int32_t               me, nprocs;
+    int32_t              *owner; /* [in->nranks] each rank's process (a copy: the root causes' pairs read it) */
     int                   state;
     st_xchg_out_t         out;
     st_rel_epvec_t        ep;  /* this process's endpoints (point-to-point ones with a remote partner: pw) */
@@ -172,6 +173,10 @@ int st_an_par_new(const st_rel_input_t *in, st_rel_derived_t *in_derived, const 
         return -1;
     *p = (st_an_par_t){ .in = in, .me = me, .nprocs = nprocs, .state = S_NEW };
     int rc = st_xchg_out_init(&p->out, net, nprocs) == 0 ? 0 : -1;
+    if (rc == 0 && in->nranks && (p->owner = malloc(in->nranks * sizeof *p->owner)))
+        memcpy(p->owner, owner, in->nranks * sizeof *p->owner);
+    else if (rc == 0 && in->nranks)
+        rc = -1;
     rc = rc ? rc : an_creduce_new(in, owner, me, nprocs, &p->cr);
     an_stamp_t t[5];
     an_stamp(&t[0]);
@@ -336,6 +341,9 @@ int st_an_par_rc_begin(st_an_par_t *p, const uint32_t *map, uint32_t nglobal, co
     double rc0[2];
     an_rc_clock(rc0);
     int rc = rc_dist_local_begin(&p->res, map, nglobal, ploc0, p->me, p->nprocs, net, &p->rcd);
+    /* whole ranks at each process: a message between two processes' ranks needs no home (rc_dist_pairs.c) */
+    if (rc == 0 && p->owner)
+        rc = rc_dist_pairs(rc_dist_local_engine(p->rcd), p->owner, p->in->nranks);
     an_rc_clock_add(p->rc_ms, rc0);
     return rc;
 }
@@ -415,6 +423,7 @@ void st_an_par_free(st_an_par_t *p)
         rc_dist_local_end(p->rcd, 0, &p->rcpart);
     rc_dist_part_free(&p->rcpart);
     st_an_free(&p->res);
+    free(p->owner);
     free(p);
 }
 

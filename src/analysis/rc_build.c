@@ -206,17 +206,22 @@ int an_rcb_graph(an_ctx_t *c, const st_rel_graph_t *g)
 }
 
 /* The key of a remote point-to-point end: the stretch of its channel's messages it continues (the join hands a
- * stretch's ends out in a row), else a new stretch; a side key when the numbers do not fit. UINT64_MAX: memory. */
+ * stretch's ends out in a row, one call per message), else a new stretch; a side key when the numbers do not fit.
+ * Each message gets the next wire number (an_rc_group): a stretch holds messages numbered in a row, so that its
+ * first one's number and the offset give each one's. UINT64_MAX: memory. */
 static uint64_t chan_key(an_rcb_t *b, const uint64_t *key)
 {
     const uint64_t *c = b->nchan ? b->chan[b->nchan - 1] : NULL;
-    if (c && c[0] == key[0] && c[1] == key[1] && c[2] == key[2] && key[3] >= c[3] && key[3] - c[3] <= 0xffffffffu)
-        return AN_RC_KEY_SIDE | AN_RC_KEY_CHAN | (uint64_t)(b->nchan - 1) << 32 | (key[3] - c[3]);
+    uint64_t at = c ? b->nwire - c[4] : 0; /* the message's offset if it continues the last stretch */
+    b->nwire++;
+    if (c && c[0] == key[0] && c[1] == key[1] && c[2] == key[2] && key[3] - c[3] == at && at <= 0xffffffffu)
+        return AN_RC_KEY_SIDE | AN_RC_KEY_CHAN | (uint64_t)(b->nchan - 1) << 32 | at;
     if (b->nchan >= (1u << 30))
         return side_key(b, key);
     if (st_mem_grow((void **)&b->chan, &b->cchan, b->nchan + 1, sizeof *b->chan))
         return UINT64_MAX;
-    memcpy(b->chan[b->nchan++], key, sizeof *b->chan);
+    uint64_t *n = b->chan[b->nchan++];
+    n[0] = key[0], n[1] = key[1], n[2] = key[2], n[3] = key[3], n[4] = b->nwire - 1;
     return AN_RC_KEY_SIDE | AN_RC_KEY_CHAN | (uint64_t)(b->nchan - 1) << 32;
 }
 
@@ -546,7 +551,7 @@ int an_rcb_build(an_ctx_t *c, const st_rel_graph_t *g, st_rc_input_t **out)
     free(master), st_mem_free(idle), free(at), free(s.acc), free(s.touched), free(s.mark), free(s.depth), free(s.stack), free(s.pos);
     st_mem_free(b->e), st_mem_free(b->w), st_mem_free(b->side), st_mem_free(b->chan);
     b->e = NULL, b->w = NULL, b->side = NULL, b->chan = NULL;
-    b->ne = b->ce = b->nw = b->cw = b->nside = b->cside = b->nchan = b->cchan = 0;
+    b->ne = b->ce = b->nw = b->cw = b->nside = b->cside = b->nchan = b->cchan = 0, b->nwire = 0;
     if (rc && in) {
         st_rc_input_free(in);
         free(in), in = NULL;

@@ -114,8 +114,11 @@ typedef struct an_rcb {
     size_t                nw, cw;
     uint64_t            (*side)[4]; /* side keys */
     size_t                nside, cside;
-    uint64_t            (*chan)[4]; /* stretches of a channel's messages: key[0 .. 2], the first one's number */
+    uint64_t            (*chan)[5]; /* stretches of a channel's messages: key[0 .. 2], the first one's number, the
+                                       first one's wire number (below) */
     size_t                nchan, cchan;
+    uint64_t              nwire;    /* the remote point-to-point messages numbered so far, in the order the join
+                                       hands them out (st_rc_rel_t.group of their relations: an_rc_wire_group) */
     const st_rel_graph_t *g;        /* the graph of the ends' instance keys */
     int                   failed;   /* a note did not fit in memory */
     an_stamp_t            spent[3]; /* CPU ms and page faults of its steps (AN_RCB_T_*; SYNCTRACE_VERBOSE=2) */
@@ -132,6 +135,22 @@ static inline void an_rc_key(const an_rcb_t *b, uint64_t kref, uint64_t key[4])
         key[0] = c[0], key[1] = c[1], key[2] = c[2], key[3] = c[3] + (kref & 0xffffffffu);
     } else
         memcpy(key, kref & AN_RC_KEY_SIDE ? b->side[kref & ~AN_RC_KEY_SIDE] : b->g->inst[kref].key, 4 * sizeof *key);
+}
+
+/* The group (st_rc_rel_t.group) of a relation of key kref: 1 + its graph instance; for a remote point-to-point
+ * message 1 + its wire number (its place in the order an_rcb_pwire's join handed the messages out: channel by
+ * channel, each channel's in its messages' order, the sends' before the receives'; rc_dist_pairs.c orders a
+ * process's messages by it); 0 unknown (a side key, or a number that does not fit). */
+static inline uint32_t an_rc_group(const an_rcb_t *b, uint64_t kref)
+{
+    uint64_t g;
+    if ((kref & (AN_RC_KEY_SIDE | AN_RC_KEY_CHAN)) == (AN_RC_KEY_SIDE | AN_RC_KEY_CHAN))
+        g = b->chan[(kref & ~(AN_RC_KEY_SIDE | AN_RC_KEY_CHAN)) >> 32][4] + (kref & 0xffffffffu);
+    else if (kref & AN_RC_KEY_SIDE)
+        return 0;
+    else
+        g = kref;
+    return g < UINT32_MAX ? (uint32_t)g + 1 : 0;
 }
 
 /* Where the key of an end is (to prefetch). */

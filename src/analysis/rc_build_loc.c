@@ -180,7 +180,7 @@ static int collect(const an_ctx_t *c, uint32_t l, const an_rcb_t *b, const an_rc
             st_rc_rel_t *r = &o->rels[o->nrels++];
             an_rc_key(b, e[i].kref, r->key);
             r->role = an_rc_end_role(&e[i]);
-            r->group = e[i].kref & AN_RC_KEY_SIDE ? 0 : group_of(e[i].kref);
+            r->group = an_rc_group(b, e[i].kref);
             merged |= o->nrels - x->rel_at > 1; /* keys to be ordered */
         }
         for (; j < nw && w[j].call == id; j++) {

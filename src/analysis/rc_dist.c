@@ -163,17 +163,20 @@ void rc_dist_free(rc_dist_t *d)
     const an_stamp_t *t = d->spent;
     st_log_debug("root causes: process %d: CPU ms (page faults): start %.1f (%ld), ends at the home %.1f (%ld), runs out "
                  "%.1f (%ld), runs in %.1f (%ld), delayers and packages out %.1f (%ld), packages in %.1f (%ld), "
-                 "coefficients %.1f (%ld), sweep and plan %.1f (%ld), charges and walk %.1f (%ld), other %.1f (%ld)",
+                 "coefficients %.1f (%ld), sweep and plan %.1f (%ld), charges and walk %.1f (%ld), pairs %.1f (%ld; %u "
+                 "lists sorted by key), other %.1f (%ld)",
                  (int)d->me, t[RD_T_START].ms, t[RD_T_START].faults, t[RD_T_ENDS].ms, t[RD_T_ENDS].faults,
                  t[RD_T_RUNS].ms, t[RD_T_RUNS].faults, t[RD_T_GOTRUNS].ms, t[RD_T_GOTRUNS].faults,
                  t[RD_T_DELAYERS].ms, t[RD_T_DELAYERS].faults, t[RD_T_PKGS].ms, t[RD_T_PKGS].faults,
                  t[RD_T_COEFS].ms, t[RD_T_COEFS].faults, t[RD_T_SWEEP].ms, t[RD_T_SWEEP].faults, t[RD_T_FLOW].ms,
-                 t[RD_T_FLOW].faults, t[RD_T_OTHER].ms, t[RD_T_OTHER].faults);
+                 t[RD_T_FLOW].faults, t[RD_T_PAIRS].ms, t[RD_T_PAIRS].faults, d->pairs_sorted, t[RD_T_OTHER].ms, t[RD_T_OTHER].faults);
     st_xchg_out_free(&d->out);
     rc_acc_free(&d->aw), rc_acc_free(&d->ad);
     rc_causes_acc_free(&d->acc);
     st_mem_free(d->home), st_mem_free(d->relrun), free(d->rbase), st_mem_free(d->idend);
     st_mem_free(d->runend), st_mem_free(d->run);
+    free(d->owner), st_mem_free(d->pairrel), st_mem_free(d->pref), free(d->pbase), free(d->pin), free(d->pinlen);
+    free(d->pjoined);
     for (size_t i = 0; d->w && i < d->nw; i++)
         free(d->w[i].orig);
     st_mem_free(d->w), free(d->wbase);
@@ -255,8 +258,6 @@ static int home_room(rc_dist_t *d, size_t n)
     d->home = v, d->chome = cap;
     return 0;
 }
-
-static int add_run(rc_dist_t *d, const rd_end_t *e, uint64_t n);
 
 /* The key type of key k (endpoints.h); ST_REL_KEY_TYPES for none of them. */
 static inline unsigned key_type(const uint64_t k[4])
@@ -340,7 +341,7 @@ static int local_runs(rc_dist_t *d, rd_away_t **away, size_t *naway)
     int rc = 0; /* at[g] is now group g + 1's first end: group g's ends are [at[g - 1], at[g]) */
     for (uint64_t g = 1; !rc && g <= most; g++)
         if (at[g] > at[g - 1])
-            rc = add_run(d, &d->idend[at[g - 1]], at[g] - at[g - 1]);
+            rc = rd_add_run(d, &d->idend[at[g - 1]], at[g] - at[g - 1]);
     st_mem_free(at);
     return rc ? rd_fail(d, "out of memory") : 0;
 }
@@ -375,9 +376,16 @@ int rc_dist_start(rc_dist_t *d)
     local_facts(d, &f);
     rd_away_t *away = NULL; /* the ends left for the homes when local_runs made runs; else every end is */
     size_t naway = 0;
-    if (local_runs(d, &away, &naway)) {
+    if (local_runs(d, &away, &naway) || rd_pairs_start(d)) {
         st_mem_free(away);
         return -1;
+    }
+    if (away && d->pairrel) { /* the ends left for the homes: not those of the keys shared with a partner */
+        size_t k = 0;
+        for (size_t i = 0; i < naway; i++)
+            if (!d->pairrel[d->rbase[away[i].l] + away[i].x])
+                away[k++] = away[i];
+        naway = k;
     }
     size_t *cnt = calloc((size_t)d->nprocs, sizeof *cnt);
     rd_keyend_t **at = calloc((size_t)d->nprocs, sizeof *at);
@@ -393,6 +401,8 @@ int rc_dist_start(rc_dist_t *d)
         for (uint32_t c = 0; c < in->locs[l].ncalls; c++)
             for (uint32_t r = 0; r < in->locs[l].calls[c].nrel; r++) {
                 rd_away_t a = { l, c, in->locs[l].calls[c].rel_at + r, 0 };
+                if (d->pairrel && d->pairrel[d->rbase[l] + a.x])
+                    continue;
                 count_end(d, &a, cnt);
                 if (home)
                     home[d->rbase[l] + a.x] = (uint16_t)a.home;
@@ -415,6 +425,8 @@ int rc_dist_start(rc_dist_t *d)
         for (uint32_t c = 0; c < L->ncalls; c++)
             for (uint32_t r = 0; r < L->calls[c].nrel; r++) {
                 rd_away_t a = { l, c, L->calls[c].rel_at + r, 0 };
+                if (d->pairrel && d->pairrel[d->rbase[l] + a.x])
+                    continue;
                 if (home) {
                     a.home = home[d->rbase[l] + a.x];
                 } else {
@@ -448,6 +460,8 @@ static int cmp_end_at(const void *p, const void *q)
 /* The ends e[0 .. n) by (location, call): insertion sort for the runs of messages, qsort for collectives. */
 ST_FEW_SORT(sort_run, rd_end_t, cmp_end_at, 16)
 
+void rd_sort_run(rd_end_t *e, size_t n) { sort_run(e, n); }
+
 /* Room for runs more runs. 0, or -1. */
 static int run_room(rc_dist_t *d, size_t runs)
 {
@@ -465,7 +479,7 @@ static int run_room(rc_dist_t *d, size_t runs)
 
 /* A run of n ends e (sorted, where they stay: this home's own runs or a kept message of runs), attached to the
  * local relations its ends are (rd_end_t.pad). 0, or -1 (malformed: an end names no relation; or memory). */
-static int add_run(rc_dist_t *d, const rd_end_t *e, uint64_t n)
+int rd_add_run(rc_dist_t *d, const rd_end_t *e, uint64_t n)
 {
     if (run_room(d, 1))
         return -1;
@@ -569,7 +583,7 @@ static int send_runs(rc_dist_t *d)
             if (q == d->me) { /* kept in runend: each of the home's ends is in one run (room for all, no growth) */
                 memcpy(&d->runend[d->nrunend], run, k * sizeof *run);
                 d->nrunend += k;
-                rc = add_run(d, &d->runend[d->nrunend - k], k);
+                rc = rd_add_run(d, &d->runend[d->nrunend - k], k);
                 continue;
             }
             uint8_t *p = st_xchg_reserve(&d->out, q, 8 + k * sizeof *run, NULL);
@@ -616,7 +630,7 @@ static int runs_arrived(rc_dist_t *d, const uint8_t *p, size_t len)
     while (rd.p < rd.end) {
         if (st_xchg_get_u64(&rd, &n) || n > (size_t)(rd.end - rd.p) / sizeof(rd_end_t))
             return -1;
-        if (add_run(d, (const rd_end_t *)(const void *)rd.p, n))
+        if (rd_add_run(d, (const rd_end_t *)(const void *)rd.p, n))
             return -1;
         rd.p += n * sizeof(rd_end_t);
     }
@@ -778,6 +792,7 @@ static int deliver_rec(rc_dist_t *d, int32_t from, uint8_t type, const uint8_t *
     case RD_SNAP:
         rc = d->got_snap++ ? -1 : rd_snap_arrived(d, p, n);
         break;
+    case RD_PAIRS:  rc = rd_pairs_arrived(d, from, p, n); break;
     case RD_RESP:   rc = rd_resp_arrived(d, p, n); break;
     case RD_PROPS:  rc = rd_props_arrived(d, p, n); break;
     default:        rc = -1;
@@ -789,14 +804,16 @@ int rc_dist_deliver(rc_dist_t *d, int32_t from, const void *buf, size_t len)
 {
     st_xchg_reader_t msg = { buf, (const uint8_t *)buf + len }, rd;
     st_xchg_rec_t h;
-    int k, rc = 0, last = 0; /* the message's time goes to its last record's step */
+    int k, rc = 0, last = 0; /* the message's time goes to its last record's step (a partner's shared keys' ends:
+                                * to theirs, the largest part of a message they are in) */
     an_stamp_t t0;
     an_stamp(&t0);
     while (!rc && (k = st_xchg_next(&msg, &h, &rd)) == 1) {
-        last = h.type;
+        last = last == RD_PAIRS ? last : h.type;
         rc = deliver_rec(d, from, h.type, rd.p, (size_t)(rd.end - rd.p));
     }
-    rd_spent(d, last == RD_ENDS ? RD_T_ENDS : last == RD_RUNS ? RD_T_GOTRUNS : last == RD_PKGS ? RD_T_PKGS : RD_T_OTHER, &t0);
+    rd_spent(d, last == RD_ENDS ? RD_T_ENDS : last == RD_RUNS ? RD_T_GOTRUNS : last == RD_PKGS ? RD_T_PKGS
+                : last == RD_PAIRS ? RD_T_PAIRS : RD_T_OTHER, &t0);
     if (rc || k != 0) {
         char what[80];
         snprintf(what, sizeof what, "a malformed message from process %d", (int)from);
@@ -820,7 +837,7 @@ int rc_dist_progress(rc_dist_t *d)
             if (k)
                 break;
         }
-        if (!d->indexed && d->got_runs == P && d->got_facts == P) {
+        if (!d->indexed && d->pairs_done && d->got_runs == P && d->got_facts == P) {
             d->indexed = 1, again = 1;
             an_stamp(&t0);
             int k = find_delayers(d) || (d->nprocs > 1 && rd_send_pkgs(d)) || rd_send_jumps(d);
@@ -891,9 +908,10 @@ void rc_dist_waiting(const rc_dist_t *d, char *buf, size_t n)
     for (uint32_t l = 0; l < d->in->nlocs; l++)
         inc += d->ninc[l];
     snprintf(buf, n,
-             "ends from %u, runs from %u, packages from %u of %d processes; coefficients %s; snapshots %s; %zu of %zu "
+             "ends from %u, runs from %u, shared keys' ends from %u, packages from %u of %d processes; coefficients "
+             "%s; snapshots %s; %zu of %zu "
              "packages charged, %zu of %zu answers; walk %s; propagation table %s",
-             d->got_ends, d->got_runs, d->got_pkgs, (int)d->nprocs,
+             d->got_ends, d->got_runs, d->got_pairs + 1, d->got_pkgs, (int)d->nprocs,
              d->me != RD_SWEEPER ? (d->coef_sent ? "sent" : "not yet") : d->swept ? "swept" : "gathering",
              d->got_snap ? "here" : "not yet", d->ncharged, inc, d->nresp, d->nsent,
              d->walk_done ? "done" : d->got_plan ? "planned" : "not planned yet",

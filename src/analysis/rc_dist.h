@@ -9,7 +9,9 @@
  * How (rc_dist.c, rc_dist_flow.c, rc_dist_sweep.c, rc_dist_walk.c, rc_dist_collect.c):
  *  1. Every relation end (key, location, call, role, enter) goes to its key's home process (a hash of
  *     the key); each home sends every process that holds an end of a key the key's whole run (a process's
- *     ends of the keys it is the home of, and the runs it keeps as their home, do not travel). With the
+ *     ends of the keys it is the home of, and the runs it keeps as their home, do not travel). A message
+ *     between ranks of two processes (rc_dist_pairs) has no home: the two send each other their ends of it
+ *     and each makes its runs (rc_dist_pairs.c). With the
  *     runs of its relations a process finds the delayer of each of its waits and the start of each
  *     wait's interval (rc_replay.c's header) alone. The run's first and last events and where the
  *     critical path starts travel with the ends to every process.
@@ -35,7 +37,8 @@
  * propagation table.
  *
  * Cost: a process sends its relation ends and their runs (a collective of n members: n ends to the home,
- * n runs of n ends back), a package per wait (its interval's call paths), the sweeper 72 bytes per package it
+ * n runs of n ends back; a message between two processes: 24 bytes per end and 40 per message to the other
+ * one, nothing back), a package per wait (its interval's call paths), the sweeper 72 bytes per package it
  * charges and 16 per charged wait of the interval, the walker 32 bytes per call with delayed waits and 16 per
  * such wait, and every process 72 bytes per move of the critical path to another location (the sweeper and
  * walker: their work and memory grow with the run's waits, a few operations each). Messages go in a few
@@ -82,6 +85,12 @@ int rc_dist_new(st_an_result_t *res, const st_rc_input_t *in, const uint32_t *pl
  * in the run, `mpiexec synctrace analyze`): each process is then the home of the OpenMP keys of its own ends,
  * and those ends and their runs stay where they are. Without it a key's home is chosen by its hash. */
 void rc_dist_keep_omp(rc_dist_t *d);
+/* Declares (before rc_dist_start) which process holds each rank: owner[0 .. nranks) (copied; every process of the
+ * replay declares the same). A point-to-point key (ST_REL_KEY_P2P: key[1] its sender's and receiver's rank) whose
+ * two ranks two processes hold, this one among them, then has no home: the two send each other their ends of the
+ * keys they share once, each list in the keys' order, and each makes the runs of its own relations by merging the
+ * other's list into its own (rc_dist_pairs.c; a message's ends travel once, no runs come back). 0, or -1 (memory). */
+int rc_dist_pairs(rc_dist_t *d, const int32_t *owner, uint32_t nranks);
 /* Sends the first messages. 0, or -1. */
 int rc_dist_start(rc_dist_t *d);
 /* A message from process `from`. 0, or -1 (malformed: the engine fails). */

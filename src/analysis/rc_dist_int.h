@@ -19,7 +19,8 @@ enum {
     RD_RESP,         /* the waits' indirect parts back to their owner, all of a charger's in one record */
     RD_JUMPS,        /* to the walker: where the critical path can leave each location (rc_dist_walk.c) */
     RD_PLAN,         /* from the walker to every process: the critical path's entries (rd_token_t) */
-    RD_PROPS         /* the propagation table, to the next process */
+    RD_PROPS,        /* the propagation table, to the next process */
+    RD_PAIRS         /* to every other process: this one's ends of the point-to-point keys the two share (rc_dist_pairs.c) */
 };
 
 /* The process that passes the downstream waiting on (rc_dist_sweep.c) and plans the critical path
@@ -119,9 +120,17 @@ enum {
     RD_T_COEFS,    /* their coefficients to the sweeper */
     RD_T_SWEEP,    /* the sweeper: the sweep and the critical path's plan */
     RD_T_FLOW,     /* the charges, the walk, the propagation table, the end */
+    RD_T_PAIRS,    /* the ends of the keys shared with one other process: sent, and merged into runs */
     RD_T_OTHER,    /* other messages, sending */
     RD__T
 };
+/* An end of this process's of a key it shares with one other process (rc_dist_pairs.c): the key (in its timeline
+ * relation), the end as a run holds it. */
+typedef struct rd_pref {
+    const uint64_t *key;
+    rd_end_t        e;
+} rd_pref_t;
+
 /* A growing byte buffer. */
 typedef struct rd_bytes {
     uint8_t *p;
@@ -183,6 +192,19 @@ struct rc_dist {
     an_stamp_t   spent[RD__T];  /* per step: CPU ms and page faults */
     uint64_t     flow_idle_sig; /* what rd_flow had when it last did nothing (UINT64_MAX: not yet) */
     uint8_t     *adopt;         /* rd_send_own's buffer while its record is read here: rd_keep keeps it, no copy */
+    /* the point-to-point keys this process shares with one other process (rc_dist_pairs, rc_dist_pairs.c) */
+    int32_t     *owner;   /* [nranks]: each rank's process; NULL: every key goes to its home */
+    uint32_t     nranks;
+    uint32_t    *pairrel; /* [local relations]: an end of such a key (its run made with the partner, no home): 1 + its
+                             bucket (2 * the partner, + 1 where this process receives the message); 0 not */
+    rd_pref_t   *pref;    /* those ends, by bucket, each bucket in its keys' order */
+    size_t      *pbase;   /* [2 * nprocs + 1]: each bucket's first in pref */
+    const uint8_t **pin;  /* [nprocs]: a partner's RD_PAIRS record that came before pref was made (kept) */
+    size_t      *pinlen;
+    uint8_t     *pjoined; /* [nprocs]: the partner's record merged */
+    uint32_t     got_pairs; /* the partners' records merged */
+    int          pairs_ready, pairs_done;
+    uint32_t     pairs_sorted; /* the buckets sorted by key (the builder's numbers missing or out of order) */
 };
 
 /* This thread's CPU time and the process's page faults now, and what a step took since (into d->spent[step]). */
@@ -236,6 +258,18 @@ int rd_resp_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
 int rd_props_arrived(rc_dist_t *d, const uint8_t *p, size_t n);
 /* Once the replay of the local waits is complete: the table, the classification, T. 0, or -1. */
 int rd_finish_local(rc_dist_t *d);
+
+/* rc_dist_pairs.c (with rc_dist_pairs): this process's ends of the keys it shares with one other process found,
+ * marked (pairrel), counted as ends (nends) and sent to each partner (an RD_PAIRS record to every other process);
+ * a partner's record arrived: merged into runs at once, or kept until rd_pairs_start made this process's lists
+ * (then merged there). pairs_done once every partner's was. 0, or -1. */
+int rd_pairs_start(rc_dist_t *d);
+int rd_pairs_arrived(rc_dist_t *d, int32_t from, const uint8_t *p, size_t n);
+/* Adds a run of n ends e (sorted by location and call; where they stay) for the local relations among them. 0, or
+ * -1 (an end that names no relation; memory). */
+int rd_add_run(rc_dist_t *d, const rd_end_t *e, uint64_t n);
+/* Sorts the n ends of a run by location and call. */
+void rd_sort_run(rd_end_t *e, size_t n);
 
 /* rc_dist_walk.c: where the critical path can leave this process's locations, to the walker (after the
  * delayers); at the walker, once every process's tables and facts arrived (d->jumps): the path planned and sent

@@ -59,8 +59,11 @@ typedef struct st_rc_rel {
     uint64_t key[4];
     uint32_t role;  /* ST_RC_* bits */
     uint32_t group; /* 1 + the number of the key's relation in the builder's graph (rc_build.c: the same at
-                       every end of the key that one build wrote), 0 unknown; read only where a process groups
-                       the ends of its own OpenMP keys (rc_dist.c), which otherwise hashes the keys */
+                       every end of the key that one build wrote), for a remote point-to-point message of a
+                       parallel analysis 1 + its number in the order the processes' join handed it out (rc_build.h's
+                       an_rc_group), 0 unknown; read only where a process groups the ends of its own OpenMP keys
+                       (rc_dist.c), which otherwise hashes the keys, and orders its ends of the messages it shares
+                       with one other process (rc_dist_pairs.c), which otherwise sorts them by key */
 } st_rc_rel_t;
 
 /* A wait the wait-state patterns found at a call: one per (call, metric); the metric is one of

@@ -9,7 +9,7 @@
  * answers to a process go in one record; the runs of a process's own keys that the builder numbered are made
  * without a home, and a key type with an unnumbered end goes to the home whole.
  */
-/* link: src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/rma_pscw.c src/analysis/rma_lock.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
+/* link: src/analysis/rc_dist.c src/analysis/rc_dist_flow.c src/analysis/rc_dist_sweep.c src/analysis/rc_dist_walk.c src/analysis/rc_dist_pairs.c src/util/u64map.c src/analysis/rc_dist_collect.c src/analysis/rc_dist_part.c src/analysis/rc_replay.c src/analysis/rc_index.c src/analysis/rc_causes.c src/analysis/rc_cpath.c src/analysis/rc_common.c src/analysis/rc_build.c src/analysis/rc_build_loc.c src/analysis/rc_pack.c src/config/config.c src/util/archive_dir.c src/analysis/analysis.c src/analysis/check.c src/analysis/p2p.c src/analysis/rma_pscw.c src/analysis/rma_lock.c src/analysis/call_kinds.c src/analysis/latesender.c src/analysis/coll.c src/analysis/coll_waits.c src/analysis/omp.c src/analysis/tree.c src/analysis/icoll.c src/analysis/output.c src/util/json.c src/util/fileio.c src/analysis/cube.c src/analysis/callpath.c src/analysis/source.c src/model/callpath.c src/analysis/parallel.c src/analysis/coll_reduce.c src/analysis/p2p_wire.c src/exchange/exchange.c src/relations/derive.c src/relations/derive_p2p.c src/relations/derive_coll.c src/relations/derive_rma.c src/relations/derive_pscw.c src/relations/derive_lock.c src/relations/derive_omp.c src/relations/sources.c src/relations/derived.c src/relations/graph.c src/relations/walk.c src/relations/input.c src/clc/clc.c src/util/mem.c src/clc/params.c src/clc/stats.c src/model/region.c src/util/log.c */
 #include "test_rc_lib.h"
 #include "test_rc_scen.h"
 
@@ -35,6 +35,11 @@ static size_t resp_recs[MAXP][MAXP]; /* records of answers from a process to a p
 static size_t far_bulk;              /* bytes of ends or runs a process sent another one */
 static int keep_omp;                 /* run_dist: rc_dist_keep_omp on every engine */
 static int local_made;               /* run_dist: the engines that made runs without a home (local_runs) */
+static int pairs;                    /* run_dist: rc_dist_pairs on every engine (ranks: the locations' indices) */
+static int32_t towner[128];          /* then each rank's process */
+static size_t cross_home;            /* ends of a point-to-point key between two processes that went to a home */
+static size_t pair_recs;             /* RD_PAIRS records */
+static int stagger;                  /* run_dist: each process started after what came to it before was delivered */
 
 static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
 {
@@ -47,6 +52,14 @@ static int pool_send(void *ctx, int32_t to, void *buf, size_t len)
             far_bulk += (size_t)(rd.end - rd.p);
         if (h.type == RD_RESP && from >= 0 && from < MAXP && to >= 0 && to < MAXP)
             resp_recs[from][to]++;
+        pair_recs += h.type == RD_PAIRS;
+        for (const uint8_t *q = rd.p; pairs && h.type == RD_ENDS && q + sizeof(rd_keyend_t) <= rd.end;
+             q += sizeof(rd_keyend_t)) {
+            rd_keyend_t k;
+            memcpy(&k, q, sizeof k);
+            uint64_t s = k.key[1] >> 32, r = k.key[1] & 0xffffffffu;
+            cross_home += k.key[0] >> 56 == ST_REL_KEY_P2P && s < in.nlocs && r < in.nlocs && towner[s] != towner[r];
+        }
     }
     if (npool == cpool) {
         cpool = cpool ? 2 * cpool : 64;
@@ -107,9 +120,32 @@ static size_t run_dist(int omp, int np, const uint32_t *ploc0)
         if (keep_omp)
             rc_dist_keep_omp(e[p]);
     }
-    for (int p = 0; p < np; p++)
-        REQUIRE(rc_dist_start(e[p]) == 0);
+    if (pairs) { /* the scenarios' ranks are their locations */
+        REQUIRE(in.nlocs <= sizeof towner / sizeof towner[0]);
+        for (uint32_t x = 0; x < in.nlocs; x++) {
+            int p = 0;
+            while (p + 1 < np && ploc0[p + 1] <= x)
+                p++;
+            towner[x] = p;
+        }
+        for (int p = 0; p < np; p++)
+            REQUIRE(rc_dist_pairs(e[p], towner, in.nlocs) == 0);
+    }
     size_t sent = 0;
+    for (int p = 0; p < np; p++) {
+        for (size_t i = 0; stagger && i < npool;) { /* what the processes started before sent it, first */
+            if (pool[i].to != p) {
+                i++;
+                continue;
+            }
+            msg_t m = pool[i];
+            pool[i] = pool[--npool];
+            sent++;
+            REQUIRE(rc_dist_deliver(e[m.to], m.from, m.buf, m.len) == 0);
+            st_mem_free(m.buf);
+        }
+        REQUIRE(rc_dist_start(e[p]) == 0);
+    }
     for (;;) {
         int done = 0;
         for (int p = 0; p < np; p++) {
@@ -341,6 +377,92 @@ static void test_local_runs(void)
         }
 }
 
+/* The point-to-point keys of ranks at two processes without a home (rc_dist_pairs, rc_dist_pairs.c): every split
+ * of the scenarios gives the serial replay's values with the processes' ends ordered by key (mode 1: no numbers),
+ * by the builder's wire numbers (mode 2: each key's place in the keys' order, as the join numbers them), and by
+ * numbers out of the keys' order (mode 3: the keys numbered backwards, which the engine must see and sort); no
+ * end of such a key goes to a home. In mode 2 each process starts only after the lists of those started before
+ * came to it (kept, merged at its start). */
+static int cmp_key4(const void *a, const void *b)
+{
+    const uint64_t *x = a, *y = b;
+    for (int w = 0; w < 4; w++)
+        if (x[w] != y[w])
+            return x[w] < y[w] ? -1 : 1;
+    return 0;
+}
+
+static void number_wire(int backwards)
+{
+    uint64_t (*k)[4] = NULL;
+    size_t n = 0, cap = 0;
+    for (uint32_t l = 0; l < in.nlocs; l++)
+        for (uint64_t r = 0; r < L[l].nrels; r++)
+            if (L[l].rels[r].key[0] >> 56 == ST_REL_KEY_P2P) {
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 64;
+                    k = realloc(k, cap * sizeof *k);
+                    REQUIRE(k);
+                }
+                memcpy(k[n++], L[l].rels[r].key, sizeof *k);
+            }
+    if (n)
+        qsort(k, n, sizeof *k, cmp_key4);
+    size_t u = 0; /* the distinct keys, in order */
+    for (size_t i = 0; i < n; i++)
+        if (!u || cmp_key4(k[u - 1], k[i]))
+            memcpy(k[u++], k[i], sizeof *k);
+    for (uint32_t l = 0; l < in.nlocs; l++)
+        for (uint64_t r = 0; r < L[l].nrels; r++) {
+            st_rc_rel_t *R = &L[l].rels[r];
+            if (R->key[0] >> 56 != ST_REL_KEY_P2P)
+                continue;
+            const uint64_t(*f)[4] = bsearch(R->key, k, u, sizeof *k, cmp_key4);
+            REQUIRE(f);
+            uint32_t below = (uint32_t)(f - (const uint64_t(*)[4])k);
+            R->group = backwards ? (uint32_t)u - below : below + 1;
+        }
+    free(k);
+}
+
+static int pair_mode;
+static void scen_pairs_random(void) { scen_random(), pair_mode > 1 ? number_wire(pair_mode == 3) : (void)0; }
+static void scen_pairs_chain(void) { scen_chain(), pair_mode > 1 ? number_wire(pair_mode == 3) : (void)0; }
+static void scen_pairs_sendrecv(void) { scen_sendrecv(), pair_mode > 1 ? number_wire(pair_mode == 3) : (void)0; }
+static void scen_pairs_mixed(void) { scen_mixed_relations(), pair_mode > 1 ? number_wire(pair_mode == 3) : (void)0; }
+static void scen_pairs_cycle(void) { scen_cycle(), pair_mode > 1 ? number_wire(pair_mode == 3) : (void)0; }
+static void scen_pairs_omp(void) { scen_omp(), pair_mode > 1 ? number_wire(pair_mode == 3) : (void)0; }
+
+static void test_pairs(void)
+{
+    pairs = 1;
+    for (pair_mode = 1; pair_mode <= 3; pair_mode++) {
+        stagger = pair_mode == 2;
+        char what[96];
+        cross_home = pair_recs = 0;
+        snprintf(what, sizeof what, "pairs (mode %d): chain", pair_mode);
+        check_splits(scen_pairs_chain, 0, what);
+        snprintf(what, sizeof what, "pairs (mode %d): sendrecv", pair_mode);
+        check_splits(scen_pairs_sendrecv, 0, what);
+        snprintf(what, sizeof what, "pairs (mode %d): mixed relations", pair_mode);
+        check_splits(scen_pairs_mixed, 0, what);
+        snprintf(what, sizeof what, "pairs (mode %d): cycle", pair_mode);
+        check_splits(scen_pairs_cycle, 0, what);
+        snprintf(what, sizeof what, "pairs (mode %d): openmp", pair_mode);
+        check_splits(scen_pairs_omp, 1, what);
+        static const uint32_t sizes[] = { 2, 5, 13, 64 };
+        for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+            RN = sizes[si], rseed = 31 * RN + (uint64_t)pair_mode;
+            snprintf(what, sizeof what, "pairs (mode %d): random %u/%" PRIu64, pair_mode, RN, rseed);
+            check_splits(scen_pairs_random, 0, what);
+        }
+        EXPECT(cross_home == 0, "pairs (mode %d): %zu ends of keys between two processes went to a home", pair_mode,
+               cross_home);
+        EXPECT(pair_recs > 0, "pairs (mode %d): no list of shared keys' ends went", pair_mode);
+    }
+    pairs = stagger = 0;
+}
+
 /* A malformed message (a record of no type the engine knows) fails the engine. */
 static void test_malformed(void)
 {
@@ -399,6 +521,7 @@ int main(void)
     test_rounds();
     test_omp_home();
     test_local_runs();
+    test_pairs();
     test_malformed();
     result_free();
     st_rc_causes_free(&serial_cz);
