@@ -28,7 +28,7 @@
 #define ST_OMP_LEVELS  16  /* nested teams recorded per thread; deeper ones are ignored */
 #define ST_OMP_REGIONS 64  /* open OpenMP regions per thread; deeper enters are dropped (counted) */
 #define ST_OMP_HELD    32  /* locks one thread holds at once with a known acquisition order */
-#define ST_OMP_RING    128 /* parallel regions a master remembers for its workers' late ends */
+#define ST_OMP_RING    128 /* parallel regions a master remembers (workers' team begins, st_omp_finalize) */
 
 /* Task data values: bit 63 marks a task that has started running. */
 #define ST_OMP_TASK_RUNNING (1ull << 63)
@@ -38,14 +38,13 @@
  * parallel_data (st_omp_cb_parallel_begin): for a region with neither parent nor call site,
  * the usual one, the id itself (ST_OMP_PAR_BARE), from which they compute the entry's address
  * without reading it; else the entry's address, read for those at their team begin. The
- * master notes its end times here for st_omp_finalize only (idle workers' teams closed with
- * them): while the application runs a worker reads no line its master writes at a team's end
- * (omp_parallel.c), each of which would cross between the CPUs (~470 ns when the host places
- * them apart).
+ * master notes here that it ended the team, for st_omp_finalize only (which closes an idle
+ * worker's team as a late end only once its master's end is in the trace): while the
+ * application runs a worker reads no line its master writes at a team's end (omp_parallel.c),
+ * each of which would cross between the CPUs (~470 ns when the host places them apart).
  */
 typedef struct st_omp_par {
     _Alignas(ST_CACHE_LINE) _Atomic uint64_t id;        /* parallel id; 0 while the entry is being reused */
-    _Atomic uint64_t t_barrier; /* master: end of the wait in the team's last implicit barrier */
     _Atomic uint64_t t_end;     /* master: end of its implicit task; 0 while the team runs */
     uint64_t parent;            /* parallel id of the enclosing team of the master, 0 if none */
     uint64_t codeptr;           /* return address of the construct (0 when call sites are off) */
@@ -69,7 +68,6 @@ extern __attribute__((visibility("hidden"))) st_omp_par_t *st_omp_rings[ST_MAX_T
 typedef struct st_omp_level {
     st_omp_par_t *par;  /* NULL: a team that is not recorded (league, hidden helpers) */
     uint64_t id;        /* parallel id */
-    uint64_t t_wait;    /* master: when the wait of the latest implicit barrier ended */
     uint32_t index;     /* thread number in the team */
     uint32_t size;      /* team size */
     uint32_t rbase;     /* open regions when the team began (its PARALLEL region is at rbase) */
@@ -119,7 +117,6 @@ extern ST_OMP_HIDDEN int st_omp_began_known; /* the runtime reports thread_begin
 typedef struct st_omp_stats {
     _Atomic uint64_t lost_regions; /* enters dropped: region stack full */
     _Atomic uint64_t deep_teams;   /* teams nested deeper than ST_OMP_LEVELS */
-    _Atomic uint64_t stale_ends;   /* worker ends whose master's times were overwritten */
     _Atomic uint64_t unordered;    /* lock acquisitions/releases without acquisition order */
 } st_omp_stats_t;
 extern ST_OMP_HIDDEN st_omp_stats_t st_omp_stats;
@@ -315,26 +312,29 @@ static inline void st_omp_leave(st_omp_thread_t *ot, st_region_t r)
 void st_omp_close_above(st_omp_thread_t *ot, uint32_t base, uint64_t t);
 
 /*
- * What a worker knows about its master's end of a team: a seqlock read of lv->par, whose id the
- * master sets to 0 while it reuses the entry. PUBLISHED fills *t_barrier and *t_end.
+ * Whether a worker's master has ended its team (st_omp_finalize, for an idle worker): a seqlock read of lv->par,
+ * whose id the master sets to 0 while it reuses the entry. ENDED: the master's end is in its trace; STALE: the
+ * entry was reused, so the master ended that team and began another (its end is in its trace too).
  */
-enum { ST_OMP_RUNNING, ST_OMP_PUBLISHED, ST_OMP_STALE };
-static inline int st_omp_master_end(const st_omp_level_t *lv, uint64_t *t_barrier, uint64_t *t_end)
+enum { ST_OMP_RUNNING, ST_OMP_ENDED, ST_OMP_STALE };
+static inline int st_omp_master_end(const st_omp_level_t *lv)
 {
     st_omp_par_t *p = lv->par;
     if (atomic_load_explicit(&p->id, memory_order_acquire) != lv->id)
         return ST_OMP_STALE;
     uint64_t te = atomic_load_explicit(&p->t_end, memory_order_acquire);
-    uint64_t tb = atomic_load_explicit(&p->t_barrier, memory_order_relaxed);
     atomic_thread_fence(memory_order_acquire);
     if (atomic_load_explicit(&p->id, memory_order_relaxed) != lv->id)
         return ST_OMP_STALE;
-    if (!te)
-        return ST_OMP_RUNNING;
-    *t_end = te;
-    *t_barrier = tb ? tb : te;
-    return ST_OMP_PUBLISHED;
+    return te ? ST_OMP_ENDED : ST_OMP_RUNNING;
 }
+
+/* A worker's team end as the runtime reports it late (when the worker is woken for its next team, or at
+ * st_omp_finalize for an idle one): the LEAVEs of the regions still open in the team (the PARALLEL region and,
+ * when the worker was still in it, the last implicit barrier) and its THREAD_TEAM_END, at the worker's previous
+ * event and marked (ST_OMP_LATE_END), for the trace's preparation to stamp with its master's times
+ * (model/late_ends.c). The thread's level stays; the caller pops it. */
+void st_omp_late_team_end(st_omp_thread_t *ot, const st_omp_level_t *lv);
 
 /* A fresh task id of this thread (location attached). */
 static inline uint64_t st_omp_new_task_id(st_omp_thread_t *ot)
@@ -356,8 +356,6 @@ void st_omp_cb_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
                              unsigned int actual, unsigned int index, int flags);
 void st_omp_cb_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
                            ompt_data_t *task, const void *codeptr);
-void st_omp_cb_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-                                ompt_data_t *parallel, ompt_data_t *task, const void *codeptr);
 void st_omp_cb_work(ompt_work_t wstype, ompt_scope_endpoint_t endpoint, ompt_data_t *parallel,
                     ompt_data_t *task, uint64_t count, const void *codeptr);
 void st_omp_cb_masked(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel, ompt_data_t *task,

@@ -59,7 +59,7 @@ static int forked_open(const st_omp_thread_t *ot, const st_omp_par_t *p)
 
 /*
  * Takes the next ring entry for a region this thread forks (never one of a region it
- * has not joined yet) and publishes its id; the end times are 0 until the master's end.
+ * has not joined yet) and publishes its id; its t_end is 0 until the master's end.
  */
 static st_omp_par_t *new_region(st_omp_thread_t *ot, st_thread_t *th, const void *codeptr)
 {
@@ -72,7 +72,6 @@ static st_omp_par_t *new_region(st_omp_thread_t *ot, st_thread_t *th, const void
     /* Reuse the entry under the seqlock (see st_omp_master_end). */
     atomic_store_explicit(&p->id, 0, memory_order_relaxed);
     atomic_thread_fence(memory_order_release);
-    atomic_store_explicit(&p->t_barrier, 0, memory_order_relaxed);
     atomic_store_explicit(&p->t_end, 0, memory_order_relaxed);
     p->parent = st_omp_team_id(ot);
     p->codeptr = st_omp_callsite ? (uint64_t)(uintptr_t)codeptr : 0;
@@ -194,6 +193,23 @@ static void mark_late_leaves(st_thread_t *th, const st_event_t *buf, size_t from
         }
 }
 
+void st_omp_late_team_end(st_omp_thread_t *ot, const st_omp_level_t *lv)
+{
+    st_thread_t *th = ot->th;
+    uint64_t te = th->last;
+    /* inside the PARALLEL region: the implicit barrier the worker still waits in, unmarked (the LEAVE right before
+     * the marked ones is the barrier's, which the preparation stamps with the master's LEAVE of it) */
+    st_omp_close_above(ot, lv->rbase + 1, te);
+    const st_event_t *buf = th->buf;
+    size_t from = th->pos;
+    st_omp_close_above(ot, lv->rbase, te);
+    st_event_t *e = st_omp_record_at(th, ST_EV_THREAD_TEAM_END, te);
+    e->id = lv->id;
+    e->peer = (int32_t)lv->index;
+    e->tag = ST_OMP_LATE_END;
+    mark_late_leaves(th, buf, from, lv->id);
+}
+
 static void team_end(st_omp_thread_t *ot)
 {
     st_omp_level_t *lv = st_omp_top(ot);
@@ -223,8 +239,7 @@ static void team_end(st_omp_thread_t *ot)
         mark_late_leaves(th, buf, from, lv->id);
         return;
     }
-    /* the master: its times for st_omp_finalize (stores to its own line: no worker reads it before then) */
-    atomic_store_explicit(&lv->par->t_barrier, lv->t_wait, memory_order_relaxed);
+    /* the master: that the team ended, for st_omp_finalize (a store to its own line: no worker reads it before then) */
     atomic_store_explicit(&lv->par->t_end, e->time, memory_order_release);
 }
 
@@ -317,40 +332,18 @@ void st_omp_cb_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoi
     if (endpoint == ompt_scope_begin) {
         if (r == ST_REGION_OMP_BARRIER || r == ST_REGION_OMP_IBARRIER)
             close_open_workshare(ot);
-        if (lv)
-            lv->t_wait = 0;
         st_omp_enter(ot, r, codeptr);
         st_record_flush_point(th);
         return;
     }
     if (lv && lv->index != 0) {
         /* A worker's barrier end. When late (the team's last barrier), its team end follows: no flush in between; trace
-         * preparation then stamps it with the master's end of waiting (model/prepare.c). */
+         * preparation then stamps it with its master's LEAVE of that barrier (model/late_ends.c). */
         st_omp_leave_at(ot, r, 0);
         return;
     }
     st_omp_leave_at(ot, r, 0);
-    if (lv && !lv->t_wait)
-        lv->t_wait = th->last; /* no wait-end callback: the barrier's leave */
     st_record_flush_point(th);
-}
-
-void st_omp_cb_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint,
-                                ompt_data_t *parallel, ompt_data_t *task, const void *codeptr)
-{
-    (void)parallel;
-    (void)task;
-    (void)codeptr;
-    if (endpoint != ompt_scope_end || sync_region_of(kind) != ST_REGION_OMP_IBARRIER)
-        return;
-    /*
-     * The master's end of waiting is when the barrier completed: its workers' late ends use it. No event:
-     * only a recorded team's master (its level has a team, so its location is attached) reads the clock.
-     */
-    st_omp_thread_t *ot = st_omp_tls;
-    st_omp_level_t *lv = ot ? ot->top : NULL;
-    if (lv && lv->index == 0 && lv->par && st_omp_on && st_record_active)
-        lv->t_wait = st_timer_now();
 }
 
 /* ---- worksharing, masked ------------------------------------------------------------------ */

@@ -84,8 +84,10 @@ void st_omp_leave_search(st_omp_thread_t *ot, st_region_t r, uint64_t t)
 /* ---- end of OpenMP recording -------------------------------------------------------- */
 
 /*
- * Closes the innermost team of an idle thread with its master's published times, as
- * the runtime would have reported it later. Returns 0, or -1 if the team still runs.
+ * Closes the innermost team of an idle thread as the runtime would have reported it later: a worker's whose master
+ * ended the team as a late team end (st_omp_late_team_end: the trace's preparation stamps it with the master's
+ * times); the calling thread's own team that still runs at now. Returns 0, or -1 if another thread's team still
+ * runs.
  */
 static int close_team(st_omp_thread_t *ot, int own)
 {
@@ -94,19 +96,17 @@ static int close_team(st_omp_thread_t *ot, int own)
         st_omp_set_depth(ot, ot->depth - 1);
         return 0;
     }
-    uint64_t tb = 0, te = 0;
-    int state = lv->index == 0 ? ST_OMP_RUNNING : st_omp_master_end(lv, &tb, &te);
+    int state = lv->index == 0 ? ST_OMP_RUNNING : st_omp_master_end(lv);
     if (state == ST_OMP_RUNNING && !own)
         return -1;
-    if (state == ST_OMP_STALE) {
-        tb = te = 1; /* no better bound than the thread's own last event */
-        atomic_fetch_add_explicit(&st_omp_stats.stale_ends, 1, memory_order_relaxed);
+    if (state == ST_OMP_RUNNING) {
+        st_omp_close_above(ot, lv->rbase, 0);
+        st_event_t *e = st_omp_record_at(ot->th, ST_EV_THREAD_TEAM_END, 0);
+        e->id = lv->id;
+        e->peer = (int32_t)lv->index;
+    } else {
+        st_omp_late_team_end(ot, lv);
     }
-    st_omp_close_above(ot, lv->rbase + 1, tb);
-    st_omp_close_above(ot, lv->rbase, te);
-    st_event_t *e = st_omp_record_at(ot->th, ST_EV_THREAD_TEAM_END, te);
-    e->id = lv->id;
-    e->peer = (int32_t)lv->index;
     st_omp_set_depth(ot, ot->depth - 1);
     return 0;
 }
@@ -130,11 +130,10 @@ void st_omp_finalize(void)
     if (running)
         st_log_warn("%u OpenMP threads were still inside a parallel region when recording ended; "
                     "their open regions stay unclosed in the trace", running);
-    if (st_omp_stats.lost_regions || st_omp_stats.deep_teams || st_omp_stats.stale_ends || st_omp_stats.unordered)
+    if (st_omp_stats.lost_regions || st_omp_stats.deep_teams || st_omp_stats.unordered)
         st_log_info("OpenMP: %llu regions nested deeper than %d not recorded, %llu teams nested deeper than %d "
-                    "not recorded, %llu worker ends without master times, %llu lock events without "
-                    "acquisition order",
+                    "not recorded, %llu lock events without acquisition order",
                     (unsigned long long)st_omp_stats.lost_regions, ST_OMP_REGIONS,
                     (unsigned long long)st_omp_stats.deep_teams, ST_OMP_LEVELS,
-                    (unsigned long long)st_omp_stats.stale_ends, (unsigned long long)st_omp_stats.unordered);
+                    (unsigned long long)st_omp_stats.unordered);
 }

@@ -36,7 +36,6 @@ static const cb_desc_t callbacks[] = {
     CB(work, st_omp_cb_work, "worksharing regions (loop, sections, single, workshare, distribute, taskloop)"),
     CB(masked, st_omp_cb_masked, "masked/master regions"),
     CB(sync_region, st_omp_cb_sync_region, "barriers, taskwait, taskgroup and reduction regions"),
-    CB(sync_region_wait, st_omp_cb_sync_region_wait, "nothing (late worker barrier ends use the master's leave)"),
     CB(reduction, st_omp_cb_sync_region, "reduction regions"),
     CB(mutex_acquire, st_omp_cb_mutex_acquire, "nothing (lock waits start at the acquisition)"),
     CB(mutex_acquired, st_omp_cb_mutex_acquired, "lock, critical and ordered acquisitions"),
