@@ -26,7 +26,7 @@ check_run() {
     raw=$(st check --raw "$dir" 2>&1) || true
     bad=$(awk '$1 ~ /^omp_[a-z]+:$/ && $2 != 0' <<<"$raw")
     # (the examples `check -v` lists after "first violations:", and the run's own OpenMP notes: worker ends
-    # without master times, lost regions)
+    # lost regions, lock events without acquisition order)
     [ -z "$bad" ] || fail "$name: reversed OpenMP relations in the raw trace: $(tr '\n' ' ' <<<"$bad")" \
         "$(st check --raw -v "$dir" 2>&1 | sed -n '/^first violations:/,$p' | head -n 4 | tr '\n' '|')" \
         "$(grep -m 2 'OpenMP' "$ST_TMP/err.txt" | tr '\n' '|')"
