@@ -25,7 +25,7 @@ check_run() {
     [ -f "$dir/traces.otf2" ] || fail "$name: no archive; stderr: $(tail -n 3 "$ST_TMP/err.txt")"
     raw=$(st check --raw "$dir" 2>&1) || true
     bad=$(awk '$1 ~ /^omp_[a-z]+:$/ && $2 != 0' <<<"$raw")
-    # (the examples `check -v` lists after "first violations:", and the run's own OpenMP notes: worker ends
+    # (the examples `check -v` lists after "first violations:", and the run's own OpenMP notes:
     # lost regions, lock events without acquisition order)
     [ -z "$bad" ] || fail "$name: reversed OpenMP relations in the raw trace: $(tr '\n' ' ' <<<"$bad")" \
         "$(st check --raw -v "$dir" 2>&1 | sed -n '/^first violations:/,$p' | head -n 4 | tr '\n' '|')" \
