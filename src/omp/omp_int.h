@@ -329,11 +329,11 @@ static inline int st_omp_master_end(const st_omp_level_t *lv)
     return te ? ST_OMP_ENDED : ST_OMP_RUNNING;
 }
 
-/* A worker's team end as the runtime reports it late (when the worker is woken for its next team, or at
- * st_omp_finalize for an idle one): the LEAVEs of the regions still open in the team (the PARALLEL region and,
- * when the worker was still in it, the last implicit barrier) and its THREAD_TEAM_END, at the worker's previous
- * event and marked (ST_OMP_LATE_END), for the trace's preparation to stamp with its master's times
- * (model/late_ends.c). The thread's level stays; the caller pops it. */
+/* At st_omp_finalize, the team end of an idle worker whose master ended the team (the runtime never reports it),
+ * recorded as the team end the runtime reports late when the worker is woken (omp_parallel.c's team_end): the
+ * LEAVEs of the regions still open in the team (the last implicit barrier, unmarked, then the PARALLEL region) and
+ * its THREAD_TEAM_END, at the worker's previous event, those of the PARALLEL region on marked (ST_OMP_LATE_END)
+ * for the trace's preparation to stamp with its master's times (model/late_ends.c). The caller pops the level. */
 void st_omp_late_team_end(st_omp_thread_t *ot, const st_omp_level_t *lv);
 
 /* A fresh task id of this thread (location attached). */
