@@ -34,8 +34,11 @@ int rc_dist_pairs(rc_dist_t *d, const int32_t *owner, uint32_t nranks)
     if (!nranks)
         return 0;
     if (!(d->owner = malloc(nranks * sizeof *d->owner)) || !(d->pin = calloc((size_t)d->nprocs, sizeof *d->pin)) ||
-        !(d->pinlen = calloc((size_t)d->nprocs, sizeof *d->pinlen)) || !(d->pjoined = calloc((size_t)d->nprocs, 1)))
+        !(d->pinlen = calloc((size_t)d->nprocs, sizeof *d->pinlen)) || !(d->pjoined = calloc((size_t)d->nprocs, 1))) {
+        free(d->owner), free(d->pin), free(d->pinlen), free(d->pjoined); /* (a list that comes is then malformed) */
+        d->owner = NULL, d->pin = NULL, d->pinlen = NULL, d->pjoined = NULL;
         return rd_fail(d, "out of memory");
+    }
     memcpy(d->owner, owner, nranks * sizeof *d->owner);
     d->nranks = nranks;
     return 0;

@@ -482,6 +482,21 @@ static void test_malformed(void)
     EXPECT(rc_dist_deliver(e, 1, bad, sizeof bad) == -1);
     EXPECT(rc_dist_progress(e) == RC_DIST_FAILED);
     rc_dist_free(e);
+    /* a partner's list of shared keys' ends out of the keys' order (two messages, the second's key smaller) */
+    int32_t owner[2] = { 0, 1 };
+    REQUIRE(rc_dist_new(&loc, &pin, ploc0, 0, 2, &net, &e) == 0);
+    REQUIRE(rc_dist_pairs(e, owner, 2) == 0);
+    REQUIRE(rc_dist_start(e) == 0);
+    uint64_t msg[4 + 2 + 2 * 5] = { 0 };
+    st_xchg_rec_t h = { .type = RD_PAIRS, .len = sizeof msg - 4 * sizeof(uint64_t) };
+    memcpy(msg, &h, sizeof h);
+    msg[4] = 2, msg[5] = 0;                                                        /* two sends, no receives */
+    msg[6] = (uint64_t)ST_REL_KEY_P2P << 56, msg[7] = 1ull << 32, msg[9] = 5;     /* message 5 from rank 1 */
+    msg[11] = (uint64_t)ST_REL_KEY_P2P << 56, msg[12] = 1ull << 32, msg[14] = 4;  /* then message 4 */
+    EXPECT(sizeof h == 4 * sizeof(uint64_t));
+    EXPECT(rc_dist_deliver(e, 1, msg, sizeof msg) == -1);
+    EXPECT(rc_dist_progress(e) == RC_DIST_FAILED);
+    rc_dist_free(e);
     free(loc.sev);
     while (npool)
         st_mem_free(pool[--npool].buf);
