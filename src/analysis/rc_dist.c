@@ -102,14 +102,6 @@ static inline int32_t home_of(const rc_dist_t *d, const uint64_t k[4], int *kept
 
 void rc_dist_keep_omp(rc_dist_t *d) { d->omp_local = 1; }
 
-static int key_cmp(const uint64_t *a, const uint64_t *b)
-{
-    for (int i = 0; i < 4; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return 0;
-}
-
 /* ---- life ------------------------------------------------------------------------------------------- */
 
 int rc_dist_new(st_an_result_t *res, const st_rc_input_t *in, const uint32_t *ploc0, int32_t me, int32_t nprocs,
@@ -547,7 +539,7 @@ static int send_runs(rc_dist_t *d)
         if (i + PF < n && slot[ring[(i + PF) % RING]])
             __builtin_prefetch(d->home[slot[ring[(i + PF) % RING]] - 1].key);
         size_t h = ring[i % RING];
-        while (slot[h] && key_cmp(d->home[slot[h] - 1].key, d->home[i].key))
+        while (slot[h] && rd_key_cmp(d->home[slot[h] - 1].key, d->home[i].key))
             h = (h + 1) & (cap - 1);
         first[i] = !slot[h];
         if (!slot[h])

@@ -124,6 +124,15 @@ enum {
     RD_T_OTHER,    /* other messages, sending */
     RD__T
 };
+/* The order of relation keys (key[0 .. 3], unsigned): -1, 0, 1. */
+static inline int rd_key_cmp(const uint64_t *a, const uint64_t *b)
+{
+    for (int i = 0; i < 4; i++)
+        if (a[i] != b[i])
+            return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
 /* An end of this process's of a key it shares with one other process (rc_dist_pairs.c): the key (in its timeline
  * relation), the end as a run holds it. */
 typedef struct rd_pref {

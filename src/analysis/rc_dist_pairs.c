@@ -44,14 +44,6 @@ int rc_dist_pairs(rc_dist_t *d, const int32_t *owner, uint32_t nranks)
     return 0;
 }
 
-static int key_cmp(const uint64_t *a, const uint64_t *b)
-{
-    for (int i = 0; i < 4; i++)
-        if (a[i] != b[i])
-            return a[i] < b[i] ? -1 : 1;
-    return 0;
-}
-
 /* Whether keys a and b are one (most neighbours in a list are: the ends of one message). */
 static inline int key_same(const uint64_t *a, const uint64_t *b)
 {
@@ -75,7 +67,7 @@ static int64_t bucket_of(const rc_dist_t *d, const uint64_t *k)
 
 static int cmp_pref(const void *a, const void *b)
 {
-    return key_cmp(((const rd_pref_t *)a)->key, ((const rd_pref_t *)b)->key);
+    return rd_key_cmp(((const rd_pref_t *)a)->key, ((const rd_pref_t *)b)->key);
 }
 
 /* The messages of bucket b (a run of one key each); 0 in *ordered when its ends are not in the keys' order. */
@@ -87,7 +79,7 @@ static size_t bucket_msgs(const rc_dist_t *d, size_t b, int *ordered)
         if (i > d->pbase[b] && key_same(v[i - 1].key, v[i].key))
             continue;
         m++;
-        if (i > d->pbase[b] && key_cmp(v[i - 1].key, v[i].key) > 0)
+        if (i > d->pbase[b] && rd_key_cmp(v[i - 1].key, v[i].key) > 0)
             *ordered = 0;
     }
     return m;
@@ -257,7 +249,7 @@ static int merge(rc_dist_t *d, size_t b, st_xchg_reader_t *rd, uint64_t nmsg, rd
         if (!have && got < nmsg) { /* the partner's next message */
             uint64_t w[5];
             if (st_xchg_get(rd, w, sizeof w) || w[4] > (uint64_t)(rd->end - rd->p) / sizeof(rd_end_t) ||
-                (got && key_cmp(tkey, w) >= 0)) /* each key once, in order */
+                (got && rd_key_cmp(tkey, w) >= 0)) /* each key once, in order */
                 return -1;
             memcpy(tkey, w, sizeof tkey);
             tn = w[4], te = rd->p, rd->p += tn * sizeof(rd_end_t), got++, have = 1;
@@ -275,7 +267,7 @@ static int merge(rc_dist_t *d, size_t b, st_xchg_reader_t *rd, uint64_t nmsg, rd
             continue;
         }
         const uint64_t *k = v[i].key;
-        int c = !have ? 1 : key_same(tkey, k) ? 0 : key_cmp(tkey, k);
+        int c = !have ? 1 : key_same(tkey, k) ? 0 : rd_key_cmp(tkey, k);
         if (c < 0) {
             have = 0;
             continue;

@@ -33,7 +33,8 @@ typedef struct st_late_ends {
 /* Notes e, an event of t (in its final place in t->events), when it is a THREAD_TEAM_END. */
 void st_late_ends_note(st_late_ends_t *le, const st_thread_data_t *t, const st_event_t *e);
 
-/* Stamps the marked ends noted with their masters' times and clears every mark; frees le's memory. Returns how many marked ends found no master (they keep the worker's own times). */
+/* Stamps the marked ends noted with their masters' times and clears every mark; frees le's memory. Returns how
+ * many marked ends found no master (they keep the worker's own times). */
 uint64_t st_late_ends_resolve(st_late_ends_t *le);
 
 #endif
