@@ -140,24 +140,29 @@ int rd_pairs_start(rc_dist_t *d)
     for (size_t b = 0; b < nb; b++)
         d->pbase[b + 1] += d->pbase[b];
     memcpy(fill, d->pbase, nb * sizeof *fill);
-    /* in the builder's numbers' order (one per remote message, dense), by bucket: each number's ends counted,
-     * placed, then spread over the buckets in that order; else each bucket sorted by key below */
-    numbered &= most <= 4 * (uint64_t)n + 1024;
-    uint32_t *at = numbered ? st_mem_calloc(most + 2, sizeof *at) : NULL;
-    rd_pref_t *tmp = numbered ? st_mem_malloc((n ? n : 1) * sizeof *tmp) : NULL;
+    /* in the builder's numbers' order (one per remote message, dense), by bucket: each number's ends counted and
+     * its bucket noted (a message's ends are all in one), each number given its first place in its bucket, the
+     * ends placed there; else (a number missing or sparse, or two buckets for one) each bucket sorted by key below */
+    numbered &= most <= 4 * (uint64_t)n + 1024 && n < UINT32_MAX;
+    uint32_t *at = numbered ? st_mem_calloc(most + 2, sizeof *at) : NULL, *bg = NULL;
+    if (numbered && at && !(bg = st_mem_calloc(most + 2, sizeof *bg)))
+        st_mem_free(at), at = NULL;
     d->pref = st_mem_malloc((n ? n : 1) * sizeof *d->pref);
-    if (!d->pref || (numbered && (!at || !tmp))) {
-        st_mem_free(at), st_mem_free(tmp), free(fill), free(msgs);
+    if (!d->pref || (numbered && !at)) {
+        st_mem_free(at), st_mem_free(bg), free(fill), free(msgs);
         return rd_fail(d, "out of memory");
     }
-    if (numbered) {
-        for (uint32_t l = 0; l < in->nlocs; l++)
-            for (uint64_t x = 0; x < in->locs[l].nrels; x++)
-                if (d->pairrel[d->rbase[l] + x])
-                    at[in->locs[l].rels[x].group + 1]++;
-        for (uint64_t g = 1; g <= most + 1; g++)
-            at[g] += at[g - 1];
-    }
+    for (uint32_t l = 0; numbered && l < in->nlocs; l++)
+        for (uint64_t x = 0; x < in->locs[l].nrels; x++) {
+            uint32_t pb = d->pairrel[d->rbase[l] + x], g = in->locs[l].rels[x].group;
+            if (!pb)
+                continue;
+            numbered &= !bg[g] || bg[g] == pb;
+            at[g]++, bg[g] = pb;
+        }
+    for (uint64_t g = 1, f; numbered && g <= most; g++)
+        if (at[g])
+            f = fill[bg[g] - 1], fill[bg[g] - 1] += at[g], at[g] = (uint32_t)f;
     for (uint32_t l = 0; l < in->nlocs; l++) { /* the ends with their calls (a call holds its relations in a row) */
         const st_rc_loc_t *L = &in->locs[l];
         const uint32_t *pr = &d->pairrel[d->rbase[l]];
@@ -166,15 +171,10 @@ int rd_pairs_start(rc_dist_t *d)
                 if (!pr[x])
                     continue;
                 rd_pref_t r = { L->rels[x].key, { d->loc0 + l, c, L->rels[x].role, x, L->calls[c].enter } };
-                if (numbered)
-                    tmp[at[L->rels[x].group]++] = r;
-                else
-                    d->pref[fill[pr[x] - 1]++] = r;
+                d->pref[numbered ? at[L->rels[x].group]++ : fill[pr[x] - 1]++] = r;
             }
     }
-    for (size_t i = 0; numbered && i < n; i++)
-        d->pref[fill[d->pairrel[d->rbase[tmp[i].e.loc - d->loc0] + tmp[i].e.pad] - 1]++] = tmp[i];
-    st_mem_free(at), st_mem_free(tmp), free(fill);
+    st_mem_free(at), st_mem_free(bg), free(fill);
     for (size_t b = 0; b < nb; b++) {
         int ordered = numbered;
         msgs[b] = bucket_msgs(d, b, &ordered);
