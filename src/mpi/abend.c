@@ -38,6 +38,8 @@ static uint64_t refreshed_last_point;       /* ... and the last one's local time
 static int point_slot[2] = { -1, -1 };      /* per set: index of timer.tsc_point.dump, -1 none (clock timer) */
 static char dir[4096];                      /* where the dump goes */
 static int default_dir;                     /* dir is the synctrace-DATE-TIME stem: make a new one */
+static char dir_next[4096];                 /* st_abend_use_dir's directory ... */
+static volatile sig_atomic_t dir_moved;     /* ... once this is set: the dump takes it over */
 static int with_mpi, armed;
 static int *peer_pid;                       /* by world rank; 0: do not signal */
 static uint64_t *peer_host;                 /* host name hash by world rank */
@@ -217,6 +219,14 @@ void st_abend_refresh(void)
 
 void st_abend_disarm(void) { armed = 0; }
 
+void st_abend_use_dir(const char *archive_dir)
+{
+    if (dir_moved)
+        return;
+    snprintf(dir_next, sizeof dir_next, "%s", archive_dir);
+    __atomic_store_n(&dir_moved, 1, __ATOMIC_RELEASE); /* a handler sees the whole name or the old one */
+}
+
 void st_abend_forget(void)
 {
     armed = 0;
@@ -386,6 +396,10 @@ int st_abend_dump(const char *why)
     if (!__atomic_compare_exchange_n(&dumper, &none, me, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return dump_taken(me);
     state = 1;
+    if (__atomic_load_n(&dir_moved, __ATOMIC_ACQUIRE)) {
+        memcpy(dir, dir_next, sizeof dir);
+        default_dir = 0;
+    }
     st_mpi_tracing = 0;
     st_record_stop();
     size_t nth;

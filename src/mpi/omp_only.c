@@ -6,6 +6,7 @@
 #include "../clock/sync.h"
 #include "../clock/tsc.h"
 #include "../config/config.h"
+#include "../exchange/polite_mpi.h"
 #include "../model/trace_check.h"
 #include "../omp/omp.h"
 #include "../otf2/writer.h"
@@ -15,26 +16,34 @@
 #include "filtersum.h"
 #include "st_mpi.h"
 
-/* Programs that never called MPI_Init (OpenMP only): a single-process archive at exit
- * (a signal leaves a dump instead: abend.h). */
+/* Programs that never called MPI_Init (OpenMP only): a single-process archive at exit. A signal
+ * before the archive is complete leaves a dump as in a run with MPI (abend.h): the recording
+ * buffers are read, never the copy the preparation and CLC work on. */
 void st_lc_write_without_mpi(int incomplete)
 {
-    st_abend_disarm(); /* not in a handler: the complete archive is written instead */
     size_t nth;
     st_record_threads(&nth);
-    if (!nth)
+    if (!nth) {
+        st_abend_disarm();
         return;
+    }
     st_omp_finalize();
     st_record_stop();
     char err[600];
     if (st_archive_dir_prepare(st_config.dir, st_archive_dir, sizeof st_archive_dir, err, sizeof err) != 0) {
         st_log_error("%s; no archive written", err);
+        st_abend_disarm();
         return;
     }
+    st_abend_use_dir(st_archive_dir);
+    st_polite_doing("preparing the trace at exit");
     st_tsc_point(); /* the TSC's last calibration point (no sync without MPI) */
     st_rankdata_t rd;
-    if (st_collect_rankdata(&rd, incomplete) != 0)
+    if (st_collect_rankdata(&rd, incomplete) != 0) {
+        st_log_error("out of memory collecting the trace; no archive written");
+        st_abend_disarm();
         return;
+    }
     st_filtersum_collect(&rd);
     st_filtersum_props(&rd);
     st_lc_heap_begin(&rd);
@@ -42,12 +51,17 @@ void st_lc_write_without_mpi(int incomplete)
     st_clock_report_timer(&rd);
     st_lc_collect_callpaths(&rd);
     st_otf2_prepare(&rd);
+    st_polite_doing("the CLC correction at exit");
     st_lc_lend_idle_buffers();
     st_clc_run_local(&rd);
     st_lc_return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
-    if (st_otf2_write_serial(st_archive_dir, &rd, 1, incomplete ? ST_OTF2_INCOMPLETE : 0) == 0)
+    st_polite_doing("writing the archive at exit");
+    int rc = st_otf2_write_serial(st_archive_dir, &rd, 1, incomplete ? ST_OTF2_INCOMPLETE : 0);
+    st_abend_disarm(); /* from here on a signal finds the archive or its reported failure */
+    st_polite_doing(NULL);
+    if (rc == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
     st_rankdata_free(&rd);
     st_lc_heap_end();

@@ -1,10 +1,12 @@
 /*
  * omp_abend.c — an OpenMP program (no MPI) that ends abnormally (tests/omp/t_omp_abend.sh).
  *
- * Usage: omp_abend segv | spin [SECONDS]. Both run 20 parallel regions of 3 threads first.
+ * Usage: omp_abend segv | spin [SECONDS] | rounds N. All run 20 parallel regions of 3 threads first.
  * segv: then the initial thread stores through NULL. spin: then the 3 threads allocate and free
  * blocks of 16 B .. 8 KiB in a loop (one parallel region per 200 blocks) for SECONDS (default
- * 30), printing "running" once, so that a signal finds them inside malloc.
+ * 30), printing "running" once, so that a signal finds them inside malloc. rounds: the same loop
+ * for exactly N regions (the same events every run). spin and rounds print "done" (flushed) as
+ * the last thing before main returns: what follows is the tool's exit work.
  */
 #include <omp.h>
 #include <stdint.h>
@@ -23,7 +25,9 @@ static double now(void)
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "segv";
-    double seconds = argc > 2 ? atof(argv[2]) : 30, start = now();
+    int counted = !strcmp(mode, "rounds");
+    double seconds = argc > 2 && !counted ? atof(argv[2]) : 30, start = now();
+    long nrounds = counted && argc > 2 ? atol(argv[2]) : 0;
     long sum = 0;
     for (int r = 0; r < 20; r++) {
 #pragma omp parallel num_threads(3) reduction(+ : sum)
@@ -35,7 +39,7 @@ int main(int argc, char **argv)
         volatile int *p = NULL;
         *p = 1;
     }
-    for (int round = 0; now() - start < seconds; round++) {
+    for (int round = 0; counted ? round < nrounds : now() - start < seconds; round++) {
 #pragma omp parallel num_threads(3)
         {
             uint64_t x = 88172645463325252ull + (uint64_t)omp_get_thread_num() + (uint64_t)round;
@@ -52,5 +56,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     }
+    printf("done\n");
+    fflush(stdout);
     return 0;
 }
