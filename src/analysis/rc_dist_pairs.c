@@ -240,7 +240,7 @@ static inline int in_order(const rd_end_t *e, size_t n)
 static int merge(rc_dist_t *d, size_t b, st_xchg_reader_t *rd, uint64_t nmsg, rd_end_t **out)
 {
     int q_below = (int32_t)(b / 2) < d->me; /* the partner's locations come before this process's */
-    uint64_t got = 0, tn = 0, tkey[4];
+    uint64_t got = 0, tn = 0, tkey[4] = { 0 }; /* read once got > 0 */
     const uint8_t *te = NULL;
     int have = 0;
     const rd_pref_t *v = d->pref;

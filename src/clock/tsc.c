@@ -59,6 +59,7 @@ int st_tsc_invariant(const char *cpuinfo)
 static int take_pair(uint64_t *tsc, uint64_t *ref, uint64_t *width)
 {
     uint64_t best = UINT64_MAX;
+    *tsc = *ref = 0; /* set again by every try that counts (-O3 cannot tell that one did) */
     for (int i = 0; i < PAIR_TRIES; i++) {
         uint64_t a = st_tsc_ordered();
         uint64_t c = st_timer_clock_ns();
