@@ -143,8 +143,9 @@ static int tsc_correct(st_rankdata_t *rd, const st_tsc_point_t *p, size_t n)
     if (n < 2)
         return 0;
     for (uint32_t t = 0; t < rd->nthreads; t++)
-        for (uint64_t i = 0; rd->threads[t].events && i < rd->threads[t].nevents; i++)
-            rd->threads[t].events[i].time = st_tsc_interp(p, n, rd->threads[t].events[i].time);
+        if (rd->threads[t].events && rd->threads[t].nevents)
+            st_tsc_interp_many(p, n, &rd->threads[t].events[0].time, (size_t)rd->threads[t].nevents,
+                               sizeof *rd->threads[t].events);
     return 1;
 }
 

@@ -536,9 +536,8 @@ void st_clock_remap_events(st_event_t *ev, size_t n)
         if (d > S.remap_max)
             S.remap_max = d;
     }
-    if (st_tsc_correcting())
-        for (size_t i = 0; i < n; i++)
-            ev[i].time = st_tsc_correct(ev[i].time); /* monotonic: keeps the per-location order */
+    if (st_tsc_correcting() && n) /* monotonic: keeps the per-location order */
+        st_tsc_correct_many(&ev[0].time, n, sizeof *ev);
 }
 
 void st_clock_remap_rankdata(st_rankdata_t *rd)

@@ -240,3 +240,11 @@ uint64_t st_tsc_correct(uint64_t global)
     const st_tsc_point_t *p = table(&n);
     return n >= 2 ? st_tsc_interp(p, n, global) : global;
 }
+
+void st_tsc_correct_many(uint64_t *time, size_t count, size_t stride)
+{
+    size_t n;
+    const st_tsc_point_t *p = table(&n);
+    if (n >= 2)
+        st_tsc_interp_many(p, n, time, count, stride);
+}

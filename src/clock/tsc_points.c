@@ -5,6 +5,15 @@
 #include <math.h>
 #include <stdio.h>
 
+/* local's reference through the segment [lo, lo + 1] of the points. */
+static inline uint64_t through(const st_tsc_point_t *p, size_t lo, uint64_t local)
+{
+    size_t hi = lo + 1;
+    double f = ((double)(int64_t)(local - p[lo].local)) / (double)(p[hi].local - p[lo].local);
+    double r = (double)p[lo].ref + f * (double)(int64_t)(p[hi].ref - p[lo].ref);
+    return r <= 0 ? 0 : (uint64_t)llround(r);
+}
+
 uint64_t st_tsc_interp(const st_tsc_point_t *p, size_t n, uint64_t local)
 {
     size_t lo = 0, hi = n - 1; /* the segment [lo, lo + 1] holding local, or an end segment */
@@ -15,9 +24,20 @@ uint64_t st_tsc_interp(const st_tsc_point_t *p, size_t n, uint64_t local)
         else
             lo = mid;
     }
-    double f = ((double)(int64_t)(local - p[lo].local)) / (double)(p[hi].local - p[lo].local);
-    double r = (double)p[lo].ref + f * (double)(int64_t)(p[hi].ref - p[lo].ref);
-    return r <= 0 ? 0 : (uint64_t)llround(r);
+    return through(p, lo, local);
+}
+
+void st_tsc_interp_many(const st_tsc_point_t *p, size_t n, uint64_t *time, size_t count, size_t stride)
+{
+    size_t lo = 0; /* the last segment whose first point is at or before the time, else 0 (st_tsc_interp's) */
+    for (size_t i = 0; i < count; i++) {
+        uint64_t *t = (uint64_t *)(void *)((char *)time + i * stride);
+        while (lo + 2 < n && p[lo + 1].local <= *t)
+            lo++;
+        while (lo > 0 && p[lo].local > *t)
+            lo--;
+        *t = through(p, lo, *t);
+    }
 }
 
 double st_tsc_hz(const st_tsc_point_t *p, size_t n)

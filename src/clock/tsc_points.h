@@ -18,6 +18,10 @@ typedef struct st_tsc_point {
 /* Piecewise linear local -> ref through n points (n >= 2, local increasing); extrapolates the end segments. */
 uint64_t st_tsc_interp(const st_tsc_point_t *p, size_t n, uint64_t local);
 
+/* st_tsc_interp of count times in place, stride bytes apart (the time fields of an array of events); the segment
+ * searched from the previous time's step by step: for times in order a step or none instead of a binary search. */
+void st_tsc_interp_many(const st_tsc_point_t *p, size_t n, uint64_t *time, size_t count, size_t stride);
+
 /* Counter frequency over the points (first to last), Hz; 0 without two points. */
 double st_tsc_hz(const st_tsc_point_t *p, size_t n);
 

@@ -54,6 +54,72 @@ static void test_interp(void)
     EXPECT(st_tsc_nonlinearity(p, 6) <= 1, "a straight line has no nonlinearity");
 }
 
+/* The correction of many times in place (st_tsc_interp_many, st_tsc_correct_many): every time as st_tsc_interp
+ * gives it, in order and out of order, before the first point, past the last, at the points, over 2 .. 200
+ * points, through a stride (the time fields of records). */
+typedef struct rec {
+    uint32_t a;
+    uint64_t time;
+    uint16_t b;
+} rec_t;
+
+static uint64_t rnd(uint64_t *s)
+{
+    *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+    return *s;
+}
+
+static void test_interp_many(void)
+{
+    enum { NT = 20000 };
+    static st_tsc_point_t p[200];
+    static rec_t r[NT];
+    static uint64_t want[NT];
+    uint64_t s = 88172645463325252ull;
+    size_t bad = 0, cases = 0;
+    for (size_t n = 2; n <= 200; n = n < 8 ? n + 1 : n * 2) {
+        uint64_t l = 1000000 + rnd(&s) % 1000, ref = 5000;
+        for (size_t k = 0; k < n; k++) {
+            p[k] = (st_tsc_point_t){ 3 * l, l, ref };
+            l += 1 + rnd(&s) % 4000000000ull;
+            ref += 1 + rnd(&s) % 4000000000ull;
+        }
+        for (int order = 0; order < 3; order++) { /* rising, random, rising with steps back */
+            uint64_t t = 0, span = p[n - 1].local + 2000000000ull;
+            for (size_t i = 0; i < NT; i++) {
+                if (order == 0)
+                    t += rnd(&s) % (2 * span / NT + 1);
+                else if (order == 1)
+                    t = rnd(&s) % span;
+                else
+                    t = rnd(&s) % 10 ? t + rnd(&s) % (2 * span / NT + 1) : t / 2;
+                if (i % 97 == 0)
+                    t = p[rnd(&s) % n].local; /* at a point */
+                r[i] = (rec_t){ (uint32_t)i, t, 7 };
+                want[i] = st_tsc_interp(p, n, t);
+            }
+            st_tsc_interp_many(p, n, &r[0].time, NT, sizeof *r);
+            for (size_t i = 0; i < NT; i++) {
+                bad += r[i].time != want[i] || r[i].a != (uint32_t)i || r[i].b != 7;
+                cases++;
+            }
+        }
+    }
+    EXPECT(bad == 0, "st_tsc_interp_many differs from st_tsc_interp at %zu of %zu times", bad, cases);
+    st_tsc_point_t q[2] = { { 0, 1000, 1000 }, { 0, 1000000001000ull, 1000000002000ull } };
+    uint64_t t[3] = { 500000001000ull, 1000, 12345 };
+    st_timer_tsc = 0;
+    st_tsc_use_points(q, 2);
+    st_tsc_correct_many(t, 3, sizeof *t);
+    EXPECT(t[0] == 500000001500ull && t[1] == 1000 && t[2] == st_tsc_correct(12345),
+          "st_tsc_correct_many through rank 0's points: %llu %llu %llu", (unsigned long long)t[0],
+          (unsigned long long)t[1], (unsigned long long)t[2]);
+    st_tsc_use_points(q, 0);
+    t[0] = 777;
+    st_tsc_correct_many(t, 1, sizeof *t);
+    EXPECT(t[0] == 777, "no correction without points");
+}
+
 static void test_use_points(void)
 {
     st_tsc_point_t p[2] = { { 0, 1000, 1000 }, { 0, 1000000001000ull, 1000000002000ull } }; /* 1 ppb */
@@ -195,6 +261,7 @@ static void test_map_tsc(void)
 int main(void)
 {
     test_interp();
+    test_interp_many();
     test_use_points();
     test_cpuinfo();
     test_map_tsc();
