@@ -21,7 +21,7 @@ trap '[ -z "$job" ] || kill -KILL $job 2>/dev/null || true' EXIT
 launch() { # DIR (empty: the default directory, in $ST_TMP/cwd)
     : >"$ST_TMP/out.txt"
     mkdir -p "$ST_TMP/cwd"
-    (cd "$ST_TMP/cwd" && exec env ${1:+SYNCTRACE_DIR="$1"} LIBOMP_USE_HIDDEN_HELPER_TASK=0 LD_PRELOAD="$ST_LIB" \
+    (cd "$ST_TMP/cwd" && exec env -u SYNCTRACE_DIR ${1:+SYNCTRACE_DIR="$1"} LIBOMP_USE_HIDDEN_HELPER_TASK=0 LD_PRELOAD="$ST_LIB" \
         "$bin" rounds "$rounds" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt") &
     job=$!
 }
