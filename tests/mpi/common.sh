@@ -113,6 +113,40 @@ recover_if_needed() {
     fi
 }
 
+# app_events FILE: the events of `synctrace info`'s output less the flush regions' two each (a thread waits for
+# the disk, a flush region, only when the writer thread falls behind, which differs from run to run).
+app_events() { awk '$1 == "events:" {e = $2} /^buffer flushes:/ {f = $3} END {print e - 2 * f}' "$@"; }
+
+# signal_recovered WHAT DIR EVENTS PHASE: a signal left its dumps in DIR (and maybe an archive it cut short);
+# `synctrace recover` makes them an archive (over a cut one it says so), marked incomplete, with EVENTS
+# application events, ended by SIGTERM, or "SIGTERM during ... PHASE" (the phase the signal cut short).
+# Sets RECOVERED to a note of what it found.
+signal_recovered() {
+    local what=$1 dir=$2 events=$3 phase=$4 cut=0 got ended
+    grep -q 'partial trace' "$ST_TMP/err.txt" || fail "$what: dumps without a message on stderr"
+    [ -f "$dir/traces.otf2" ] && cut=1
+    st recover "$dir" >"$ST_TMP/recover.txt" 2>&1 || fail "$what: synctrace recover failed: $(head -c 300 "$ST_TMP/recover.txt")"
+    [ $cut = 0 ] || grep -q "was cut short by the signal" "$ST_TMP/recover.txt" ||
+        fail "$what: recover replaced an unreadable archive without saying so: $(head -c 300 "$ST_TMP/recover.txt")"
+    info_incomplete "$dir"
+    got=$(app_events "$ST_TMP/info.txt")
+    assert_eq "$what: events of the recovered archive" "$events" "$got"
+    ended=$(sed -n 's/^incomplete: *yes (ended by \(SIGTERM.*\))$/\1/p' "$ST_TMP/info.txt")
+    case $ended in
+    SIGTERM | "SIGTERM during "*" $phase") ;;
+    *) fail "$what: info says the run ended by '$ended', not by SIGTERM (in a phase $phase): $(grep '^incomplete' "$ST_TMP/info.txt")" ;;
+    esac
+    RECOVERED="dumped ($ended), recovered $got events$([ $cut = 0 ] || echo " (over the archive the signal cut short)")"
+}
+
+# signal_complete WHAT DIR EVENTS: the archive in DIR was complete before the signal: marked complete, EVENTS
+# application events, read whole by otf2-print.
+signal_complete() {
+    info_complete "$2"
+    assert_eq "$1: events of the archive" "$3" "$(app_events "$ST_TMP/info.txt")"
+    otf2_ok "$2"
+}
+
 # term_job WHAT SECONDS: SIGTERM to the background job $job; fails if it still runs SECONDS later or
 # its stderr ($ST_TMP/err.txt) shows a crash. Clears job.
 term_job() {

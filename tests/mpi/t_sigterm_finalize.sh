@@ -37,9 +37,6 @@ wait $job || fail "the unsignalled run failed: $(tail -n 3 "$ST_TMP/err.txt")"
 job=
 phases=$(grep -o 'MPI_Finalize: .*' "$ST_TMP/err.txt") || fail "no MPI_Finalize phase line: $(tail -n 3 "$ST_TMP/err.txt")"
 total=$(echo "$phases" | grep -oE '[0-9.]+ ms' | awk '{s += $1} END {printf "%.0f", s}')
-# events less the flush regions' two each: a thread waits for the disk (a flush region) only when the
-# writer thread falls behind, which differs from run to run
-app_events() { awk '$1 == "events:" {e = $2} /^buffer flushes:/ {f = $3} END {print e - 2 * f}' "$@"; }
 events=$(st info "$ST_TMP/plain" | app_events)
 note "unsignalled: $phases; $events events"
 [ "$events" -gt 0 ] || fail "the unsignalled run recorded no events"
@@ -60,10 +57,7 @@ for k in 0 1 2 3 4 5 6 7; do
         # event), the dumps are redundant, and recover says so instead of rebuilding. (An
         # archive that does not read back was cut short after its anchor file: the next branch,
         # where recover replaces it.)
-        info_complete "$dir"
-        got=$(app_events "$ST_TMP/info.txt")
-        assert_eq "moment $k (+$d s): events of the archive completed as the signal came" "$events" "$got"
-        otf2_ok "$dir"
+        signal_complete "moment $k (+$d s), completed as the signal came" "$dir" "$events"
         st recover "$dir" >"$ST_TMP/recover.txt" 2>&1 && fail "moment $k (+$d s): recover rebuilt over a complete archive"
         grep -q "holds an archive and the dumps of a signal" "$ST_TMP/recover.txt" ||
             fail "moment $k (+$d s): recover does not explain the archive next to the dumps: $(head -c 300 "$ST_TMP/recover.txt")"
@@ -74,31 +68,12 @@ for k in 0 1 2 3 4 5 6 7; do
             [ -f "$dir/partial/rank-$r.strd" ] ||
                 fail "moment $k (+$d s): dumps but none of rank $r: $(ls "$dir/partial" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
         done
-        grep -q 'partial trace' "$ST_TMP/err.txt" || fail "moment $k (+$d s): dumps without a message on stderr"
-        cut=0
-        [ -f "$dir/traces.otf2" ] && cut=1
-        st recover "$dir" >"$ST_TMP/recover.txt" 2>&1 ||
-            fail "moment $k (+$d s): synctrace recover failed: $(head -c 300 "$ST_TMP/recover.txt")"
-        [ $cut = 0 ] || grep -q "was cut short by the signal" "$ST_TMP/recover.txt" ||
-            fail "moment $k (+$d s): recover replaced an unreadable archive without saying so: $(head -c 300 "$ST_TMP/recover.txt")"
-        info_incomplete "$dir"
-        got=$(app_events "$ST_TMP/info.txt")
-        assert_eq "moment $k (+$d s): events of the recovered archive" "$events" "$got"
-        # info names the signal and the MPI_Finalize phase it cut short (none before the tool's first phase)
-        ended=$(sed -n 's/^incomplete: *yes (ended by \(SIGTERM.*\))$/\1/p' "$ST_TMP/info.txt")
-        [ -n "$ended" ] || fail "moment $k (+$d s): info does not say the run ended by SIGTERM: $(grep '^incomplete' "$ST_TMP/info.txt")"
-        case $ended in
-        SIGTERM | "SIGTERM during "*" at MPI_Finalize") ;;
-        *) fail "moment $k (+$d s): unexpected end: $ended" ;;
-        esac
+        signal_recovered "moment $k (+$d s)" "$dir" "$events" "at MPI_Finalize"
         dumped=$((dumped + 1))
-        note "+$d s: dumped ($ended), recovered $got events$([ $cut = 0 ] || echo " (over the archive the signal cut short)")"
+        note "+$d s: $RECOVERED"
     else
         [ -f "$dir/traces.otf2" ] || fail "moment $k (+$d s): neither an archive nor dumps: $(ls "$dir" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
-        info_complete "$dir"
-        got=$(app_events "$ST_TMP/info.txt")
-        assert_eq "moment $k (+$d s): events of the archive" "$events" "$got"
-        otf2_ok "$dir"
+        signal_complete "moment $k (+$d s)" "$dir" "$events"
         complete=$((complete + 1))
         note "+$d s: archive complete"
     fi

@@ -29,8 +29,6 @@ wait_done() { # WHAT: until the program printed "done" (main returns next)
     for _ in $(seq 3000); do grep -q '^done' "$ST_TMP/out.txt" && return 0; kill -0 $job 2>/dev/null || break; sleep 0.01; done
     grep -q '^done' "$ST_TMP/out.txt" || fail "$1: the program never printed done: $(tail -n 3 "$ST_TMP/err.txt")"
 }
-# events less the flush regions' two each (a thread waits for the disk only when the writer falls behind)
-app_events() { awk '$1 == "events:" {e = $2} /^buffer flushes:/ {f = $3} END {print e - 2 * f}' "$@"; }
 
 launch "$ST_TMP/plain"
 wait_done "unsignalled"
@@ -62,29 +60,12 @@ for k in 0 1 2 3 4 5 6 7; do
     [ -d "$dir" ] || fail "moment $k (+$d s): no archive directory: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
     if [ -d "$dir/partial" ]; then
         [ -f "$dir/partial/rank-0.strd" ] || fail "moment $k (+$d s): a partial directory without the dump: $(ls "$dir/partial" | tr '\n' ' ')"
-        grep -q 'partial trace' "$ST_TMP/err.txt" || fail "moment $k (+$d s): a dump without a message on stderr"
-        cut=0
-        [ -f "$dir/traces.otf2" ] && cut=1
-        st recover "$dir" >"$ST_TMP/recover.txt" 2>&1 ||
-            fail "moment $k (+$d s): synctrace recover failed: $(head -c 300 "$ST_TMP/recover.txt")"
-        [ $cut = 0 ] || grep -q "was cut short by the signal" "$ST_TMP/recover.txt" ||
-            fail "moment $k (+$d s): recover replaced an unreadable archive without saying so: $(head -c 300 "$ST_TMP/recover.txt")"
-        info_incomplete "$dir"
-        got=$(app_events "$ST_TMP/info.txt")
-        assert_eq "moment $k (+$d s): events of the recovered archive" "$events" "$got"
-        ended=$(sed -n 's/^incomplete: *yes (ended by \(SIGTERM.*\))$/\1/p' "$ST_TMP/info.txt")
-        case $ended in
-        SIGTERM | "SIGTERM during "*" at exit") ;;
-        *) fail "moment $k (+$d s): info says the run ended by '$ended', not by SIGTERM (in a phase at exit)" ;;
-        esac
+        signal_recovered "moment $k (+$d s)" "$dir" "$events" "at exit"
         dumped=$((dumped + 1))
-        note "+$d s: dumped ($ended), recovered $got events$([ $cut = 0 ] || echo " (over the archive the signal cut short)")"
+        note "+$d s: $RECOVERED"
     else
         [ -f "$dir/traces.otf2" ] || fail "moment $k (+$d s): neither an archive nor a dump: $(ls -R "$dir" | head -n 8 | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
-        info_complete "$dir"
-        got=$(app_events "$ST_TMP/info.txt")
-        assert_eq "moment $k (+$d s): events of the archive" "$events" "$got"
-        otf2_ok "$dir"
+        signal_complete "moment $k (+$d s)" "$dir" "$events"
         complete=$((complete + 1))
         note "+$d s: archive complete"
     fi
