@@ -11,6 +11,7 @@
 #include "../config/config.h"
 #include "../exchange/polite_mpi.h"
 #include "../util/log.h"
+#include "../relations/graph.h"
 #include "check.h"
 #include "output.h"
 #include "parallel_mpi.h"
@@ -67,6 +68,41 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
         }
     } else if (me == 0) {
         st_an_free(&a->res);
+    }
+}
+
+void st_an_inrun_local(st_rankdata_t *rd, st_an_inrun_t *a)
+{
+    memset(a, 0, sizeof *a);
+    if (st_config.analyze != ST_ANALYZE_ON)
+        return;
+    double t0 = st_clock_ms(CLOCK_MONOTONIC), c0 = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
+    st_rel_input_t in;
+    st_rel_graph_t g;
+    memset(&g, 0, sizeof g);
+    if (st_rel_input_from_rankdata(rd, 1, &in) != 0) {
+        st_log_error("analysis: out of memory; skipped");
+        return;
+    }
+    in.sync = st_rel_sync_regions, in.nsync = ST_REL_NSYNC;
+    /* as `synctrace analyze` does: the graph of the relations, then the serial analysis */
+    int rc = st_rel_graph_build(&in, &g) || st_an_run(&in, &g, &a->res) ? -1 : 0;
+    st_rel_graph_free(&g);
+    st_rel_input_free(&in);
+    if (rc) {
+        st_log_error("analysis: out of memory; skipped");
+        return;
+    }
+    double ms = st_clock_ms(CLOCK_MONOTONIC) - t0, cpu = st_clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
+    st_log_debug("analysis: %.1f ms, %.1f ms CPU; root causes %.1f ms, %.1f ms CPU of them", ms, cpu,
+                 a->res.rootcause_ms[0], a->res.rootcause_ms[1]);
+    a->have = 1, a->ms = ms, a->clc_off = st_config.clc != ST_CLC_ON, a->lossy = st_rankdata_events_lost(rd) > 0;
+    a->resolution = rd->timer_resolution ? rd->timer_resolution : 1000000000u;
+    st_rankdata_prop(rd, "FINALIZE_ANALYSIS_MS", "%.3f", ms);
+    st_rankdata_prop(rd, "FINALIZE_ANALYSIS_CPU_MS", "%.3f", cpu);
+    if (a->res.causes) {
+        st_rankdata_prop(rd, "FINALIZE_ROOTCAUSE_MS", "%.3f", a->res.rootcause_ms[0]);
+        st_rankdata_prop(rd, "FINALIZE_ROOTCAUSE_CPU_MS", "%.3f", a->res.rootcause_ms[1]);
     }
 }
 

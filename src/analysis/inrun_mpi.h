@@ -14,6 +14,9 @@
  *  st_an_inrun_report(): after the archive is written, rank 0 only: DIR/analysis.json and
  *                       DIR/analysis.cubex, exactly as `synctrace analyze DIR` writes them,
  *                       and a short summary on stderr (never stdout).
+ *  st_an_inrun_local(): instead of st_an_inrun_run in a program that never called MPI_Init (an
+ *                       OpenMP program: its archive is written at exit), the serial analysis of
+ *                       this process, as `synctrace analyze` makes it, with the same properties.
  * A failure anywhere is reported once and the analysis skipped on every rank; the
  * application is never affected. Call from one thread.
  */
@@ -38,6 +41,7 @@ typedef struct st_an_inrun {
  * taken instead of deriving them again; emptied. */
 /* crowded: st_polite_crowded(toolworld), asked once by the caller for CLC and the analysis. */
 void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *derived, int crowded, st_an_inrun_t *a);
+void st_an_inrun_local(st_rankdata_t *rd, st_an_inrun_t *a);
 void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written);
 
 #endif

@@ -2,6 +2,7 @@
  * written serially at exit with the TSC correction and the local CLC (lifecycle_int.h). */
 #include "lifecycle_int.h"
 
+#include "../analysis/inrun_mpi.h"
 #include "../clc/clc_mpi.h"
 #include "../clock/sync.h"
 #include "../clock/tsc.h"
@@ -55,6 +56,9 @@ void st_lc_write_without_mpi(int incomplete)
     st_lc_lend_idle_buffers();
     st_clc_run_local(&rd);
     st_lc_return_idle_buffers();
+    st_an_inrun_t analysis;
+    st_polite_doing("the wait-state analysis at exit");
+    st_an_inrun_local(&rd, &analysis); /* after CLC: the archive's timestamps */
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
     st_polite_doing("writing the archive at exit");
@@ -63,6 +67,7 @@ void st_lc_write_without_mpi(int incomplete)
     st_polite_doing(NULL);
     if (rc == 0)
         st_log_info("archive written to %s/traces.otf2", st_archive_dir);
+    st_an_inrun_report(&analysis, st_archive_dir, rc == 0); /* analysis.json, analysis.cubex, the summary */
     st_rankdata_free(&rd);
     st_lc_heap_end();
 }

@@ -2,7 +2,9 @@
 # OpenMP without MPI: a program that never calls MPI_Init is traced as one process with
 # its threads, the archive written at exit (omp_only.c, 3 threads): preloaded directly
 # (clang build) and through synctrace-run (gcc build: GOMP stand-in detected). The library
-# exports ompt_start_tool, and SYNCTRACE_OMP=0 switches the OpenMP tool off.
+# exports ompt_start_tool, and SYNCTRACE_OMP=0 switches the OpenMP tool off. The wait-state
+# analysis runs at exit as at MPI_Finalize: analysis.json and analysis.cubex byte-equal to
+# `synctrace analyze` of the archive, the summary on stderr; SYNCTRACE_ANALYZE=off: none.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/omp/common.sh"
 need_omp_tools
@@ -24,6 +26,21 @@ prop() { awk -v k="SYNCTRACE::$1" '$1 == k {print $2}' <<<"$info"; }
 [ "$(prop CLC_REMAINING_OMP)" = 0 ] || fail "OpenMP-only run: $(prop CLC_REMAINING_OMP) OpenMP relations violated after CLC"
 st check "$ST_TMP/clang" >"$ST_TMP/check.txt" 2>&1 || fail "synctrace check on the OpenMP-only archive: $(head -n 5 "$ST_TMP/check.txt")"
 grep -q '^violations: 0$' "$ST_TMP/check.txt" || fail "OpenMP-only archive: $(head -n 3 "$ST_TMP/check.txt")"
+# the analysis at exit: the same files as `synctrace analyze` makes of the archive, and the summary
+grep -q "^wait-state analysis: .* ms; report $ST_TMP/clang/analysis.json" "$ST_TMP/err.txt" ||
+    fail "no analysis summary on stderr at exit: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+mkdir -p "$ST_TMP/offline"
+cp -r "$ST_TMP/clang/traces" "$ST_TMP/clang/traces.otf2" "$ST_TMP/clang/traces.def" "$ST_TMP/offline/"
+st analyze "$ST_TMP/offline" >"$ST_TMP/analyze.txt" 2>&1 || fail "synctrace analyze: $(head -n 3 "$ST_TMP/analyze.txt")"
+for f in analysis.json analysis.cubex; do
+    [ -s "$ST_TMP/clang/$f" ] || fail "no $f written at exit"
+    cmp -s "$ST_TMP/clang/$f" "$ST_TMP/offline/$f" || fail "$f at exit differs from synctrace analyze's"
+done
+grep -q '"delay_ompbarrier' "$ST_TMP/clang/analysis.json" || fail "analysis.json at exit without the root causes"
+SYNCTRACE_ANALYZE=off SYNCTRACE_DIR=$ST_TMP/noan LD_PRELOAD=$ST_LIB timeout -k 10 120 "$clang_bin" >/dev/null 2>"$ST_TMP/err.txt" ||
+    fail "omp_only with SYNCTRACE_ANALYZE=off failed: $(tail -n 3 "$ST_TMP/err.txt")"
+[ -f "$ST_TMP/noan/traces.otf2" ] && [ ! -e "$ST_TMP/noan/analysis.json" ] && ! grep -q 'wait-state analysis' "$ST_TMP/err.txt" ||
+    fail "SYNCTRACE_ANALYZE=off: $(ls "$ST_TMP/noan" | tr '\n' ' '); $(tail -n 2 "$ST_TMP/err.txt" | tr '\n' '|')"
 
 timeout -k 10 120 "$gcc_bin" >"$ST_TMP/plain.txt" || fail "omp_only (gcc) failed without the shim"
 timeout -k 10 120 "$ST_BIN/synctrace-run" -o "$ST_TMP/gcc" "$gcc_bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
