@@ -155,6 +155,8 @@ void st_lc_finalize_tool(void)
         st_mpi_end(th);
     }
     st_lock_tickets_fini(); /* no lock call can follow: every process is in MPI_Finalize */
+    if (st_config.omp)
+        st_omp_runtime_notice(1, st_world_rank == 0); /* gcc's libgomp loaded while the program ran */
     int tracing = st_mpi_tracing;
     st_mpi_tracing = 0;
     st_lc_ending = 1;

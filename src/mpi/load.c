@@ -67,8 +67,7 @@ __attribute__((constructor)) static void st_shim_load(int argc, char **argv, cha
     st_record_active = 1;
     st_abend_init_load(st_config_launcher_rank(), st_config_launcher_size());
     st_lc_install_handlers();
-    const char *omp_problem = st_config.omp ? st_omp_runtime_problem() : NULL;
-    if (omp_problem && st_config_launcher_rank() <= 0)
-        st_log_warn("%s", omp_problem);
+    if (st_config.omp)
+        st_omp_runtime_notice(0, st_config_launcher_rank() <= 0);
     pthread_atfork(NULL, NULL, forked_child);
 }

@@ -22,6 +22,8 @@
  * buffers are read, never the copy the preparation and CLC work on. */
 void st_lc_write_without_mpi(int incomplete)
 {
+    if (st_config.omp)
+        st_omp_runtime_notice(1, 1); /* gcc's libgomp loaded while the program ran: its regions are missing */
     size_t nth;
     st_record_threads(&nth);
     if (!nth) {

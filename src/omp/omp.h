@@ -36,8 +36,14 @@ void st_omp_finalize(void);
  * NULL when the process's OpenMP runtime (if any) can report to the tool; else one line saying why
  * OpenMP events will be missing and how to get them: gcc's GNU libgomp has no OMPT interface (a
  * plain LD_PRELOAD of a gcc-built program records MPI only; synctrace-run puts LLVM's
- * GOMP-compatible libgomp.so.1 in its place). Call after the program's libraries are loaded.
+ * GOMP-compatible libgomp.so.1 in its place). late: the runtime was loaded after the program
+ * started (dlopen: Python's numpy through OpenBLAS), which synctrace-run cannot see in the
+ * program's libraries (--gomp). Call after the program's libraries are loaded.
  */
-const char *st_omp_runtime_problem(void);
+const char *st_omp_runtime_problem(int late);
+
+/* Says st_omp_runtime_problem's line once per process (at load, and at the run's end for a runtime
+ * loaded later), when say is nonzero (the rank that speaks). Not in a signal handler. */
+void st_omp_runtime_notice(int at_end, int say);
 
 #endif

@@ -14,6 +14,8 @@
 #include "omp.h"
 
 #include <dlfcn.h>
+#include <link.h>
+#include <string.h>
 #include "omp_int.h"
 
 #include "../config/config.h"
@@ -98,11 +100,44 @@ __attribute__((visibility("default"))) ompt_start_tool_result_t *ompt_start_tool
     return &result;
 }
 
-const char *st_omp_runtime_problem(void)
+/* GNU libgomp exports the GOMP_* entry points but not LLVM's __kmpc_* ones (LLVM's libomp, and the
+ * libgomp.so.1 stand-in that is LLVM's, has both). */
+static int gnu_runtime(void *scope) { return dlsym(scope, "GOMP_parallel") && !dlsym(scope, "__kmpc_fork_call"); }
+
+/* A loaded object named libgomp.so* that is GNU's: also one loaded with RTLD_LOCAL (a Python extension
+ * module's dependencies), which the global scope does not show. */
+static int gnu_loaded(struct dl_phdr_info *info, size_t size, void *data)
 {
-    /* GNU libgomp exports the GOMP_* entry points but not LLVM's __kmpc_* ones (LLVM's libomp has both). */
-    if (dlsym(RTLD_DEFAULT, "GOMP_parallel") && !dlsym(RTLD_DEFAULT, "__kmpc_fork_call"))
-        return "this program runs on gcc's libgomp, which has no OMPT interface: OpenMP events are not recorded "
-               "(MPI still is); trace it with synctrace-run, which runs it on LLVM's GOMP-compatible runtime";
-    return NULL;
+    (void)size, (void)data;
+    const char *name = info->dlpi_name, *base = name ? strrchr(name, '/') : NULL;
+    base = base ? base + 1 : name;
+    if (!base || strncmp(base, "libgomp.so", 10) != 0)
+        return 0;
+    void *h = dlopen(name, RTLD_LAZY | RTLD_NOLOAD); /* the object already loaded, not a new one */
+    int gnu = h && gnu_runtime(h);
+    if (h)
+        dlclose(h);
+    return gnu;
+}
+
+const char *st_omp_runtime_problem(int late)
+{
+    if (!gnu_runtime(RTLD_DEFAULT) && !dl_iterate_phdr(gnu_loaded, NULL))
+        return NULL;
+    return late ? "this program loaded gcc's libgomp while it ran (as Python's numpy does through OpenBLAS), which "
+                  "has no OMPT interface: its OpenMP regions were not recorded; trace it with synctrace-run --gomp, "
+                  "which puts LLVM's GOMP-compatible runtime in its place"
+                : "this program runs on gcc's libgomp, which has no OMPT interface: OpenMP events are not recorded "
+                  "(MPI still is); trace it with synctrace-run, which runs it on LLVM's GOMP-compatible runtime";
+}
+
+void st_omp_runtime_notice(int at_end, int say)
+{
+    static int noticed; /* at load, or at the end: once */
+    if (noticed)
+        return;
+    const char *problem = st_omp_runtime_problem(at_end);
+    noticed = problem != NULL || at_end;
+    if (problem && say)
+        st_log_warn("%s", problem);
 }
