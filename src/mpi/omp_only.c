@@ -57,10 +57,10 @@ void st_lc_write_without_mpi(int incomplete)
     st_polite_doing("the CLC correction at exit");
     st_lc_lend_idle_buffers();
     st_clc_run_local(&rd);
-    st_lc_return_idle_buffers();
     st_an_inrun_t analysis;
     st_polite_doing("the wait-state analysis at exit");
-    st_an_inrun_local(&rd, &analysis); /* after CLC: the archive's timestamps */
+    st_an_inrun_local(&rd, &analysis); /* after CLC: the archive's timestamps; idle buffers still lent */
+    st_lc_return_idle_buffers();
     if (st_config.check)
         st_rankdata_prop(&rd, "TRACE_CHECK_PROBLEMS", "%zu", st_trace_check(&rd));
     st_polite_doing("writing the archive at exit");
