@@ -117,12 +117,37 @@ recover_if_needed() {
 # the disk, a flush region, only when the writer thread falls behind, which differs from run to run).
 app_events() { awk '$1 == "events:" {e = $2} /^buffer flushes:/ {f = $3} END {print e - 2 * f}' "$@"; }
 
-# signal_recovered WHAT DIR EVENTS PHASE: a signal left its dumps in DIR (and maybe an archive it cut short);
-# `synctrace recover` makes them an archive (over a cut one it says so), marked incomplete, with EVENTS
-# application events, ended by SIGTERM, or "SIGTERM during ... PHASE" (the phase the signal cut short).
-# Sets RECOVERED to a note of what it found.
-signal_recovered() {
-    local what=$1 dir=$2 events=$3 phase=$4 cut=0 got ended
+# signal_outcome WHAT DIR EVENTS PHASE NP: what a SIGTERM left in DIR, checked whole. One of:
+#  - the archive alone, complete before the signal: marked complete, EVENTS application events, read whole
+#    by otf2-print;
+#  - that archive and the dumps: the signal came while the ranks agreed that the archive was complete (MPI's
+#    write's closing agreement); recover explains that instead of rebuilding. (An archive that does not read
+#    back was cut short after its anchor file: the next case, where recover replaces it.)
+#  - the dumps of all NP ranks (and maybe an archive the signal cut short) and a message on stderr;
+#    `synctrace recover` makes them an archive (over a cut one it says so), marked incomplete, with EVENTS
+#    application events, ended by SIGTERM, or "SIGTERM during ... PHASE" (the phase the signal cut short).
+# Sets OUTCOME (complete or dumped) and OUTCOME_NOTE (what it found).
+signal_outcome() {
+    local what=$1 dir=$2 events=$3 phase=$4 np=$5 cut=0 got ended r
+    [ -d "$dir" ] || fail "$what: no archive directory: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+    if [ ! -d "$dir/partial" ] || { [ -f "$dir/traces.otf2" ] && st info "$dir" >/dev/null 2>&1; }; then
+        [ -f "$dir/traces.otf2" ] ||
+            fail "$what: neither an archive nor dumps: $(ls -R "$dir" | head -n 8 | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+        info_complete "$dir"
+        assert_eq "$what: events of the archive" "$events" "$(app_events "$ST_TMP/info.txt")"
+        otf2_ok "$dir"
+        OUTCOME=complete OUTCOME_NOTE="archive complete"
+        [ -d "$dir/partial" ] || return 0
+        st recover "$dir" >"$ST_TMP/recover.txt" 2>&1 && fail "$what: recover rebuilt over a complete archive"
+        grep -q "holds an archive and the dumps of a signal" "$ST_TMP/recover.txt" ||
+            fail "$what: recover does not explain the archive next to the dumps: $(head -c 300 "$ST_TMP/recover.txt")"
+        OUTCOME_NOTE="archive complete, redundant dumps (signal during the write's closing agreement)"
+        return 0
+    fi
+    for r in $(seq 0 $((np - 1))); do
+        [ -f "$dir/partial/rank-$r.strd" ] ||
+            fail "$what: dumps but none of rank $r: $(ls "$dir/partial" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
+    done
     grep -q 'partial trace' "$ST_TMP/err.txt" || fail "$what: dumps without a message on stderr"
     [ -f "$dir/traces.otf2" ] && cut=1
     st recover "$dir" >"$ST_TMP/recover.txt" 2>&1 || fail "$what: synctrace recover failed: $(head -c 300 "$ST_TMP/recover.txt")"
@@ -136,15 +161,8 @@ signal_recovered() {
     SIGTERM | "SIGTERM during "*" $phase") ;;
     *) fail "$what: info says the run ended by '$ended', not by SIGTERM (in a phase $phase): $(grep '^incomplete' "$ST_TMP/info.txt")" ;;
     esac
-    RECOVERED="dumped ($ended), recovered $got events$([ $cut = 0 ] || echo " (over the archive the signal cut short)")"
-}
-
-# signal_complete WHAT DIR EVENTS: the archive in DIR was complete before the signal: marked complete, EVENTS
-# application events, read whole by otf2-print.
-signal_complete() {
-    info_complete "$2"
-    assert_eq "$1: events of the archive" "$3" "$(app_events "$ST_TMP/info.txt")"
-    otf2_ok "$2"
+    OUTCOME=dumped
+    OUTCOME_NOTE="dumped ($ended), recovered $got events$([ $cut = 0 ] || echo " (over the archive the signal cut short)")"
 }
 
 # term_job WHAT SECONDS: SIGTERM to the background job $job; fails if it still runs SECONDS later or

@@ -51,32 +51,9 @@ for k in 0 1 2 3 4 5 6 7; do
     grep -q '^burst:' "$ST_TMP/out.txt" || fail "moment $k: the program never printed its result: $(tail -n 3 "$ST_TMP/err.txt")"
     sleep "$d"
     term_job "moment $k (+$d s)" 30
-    [ -d "$dir" ] || fail "moment $k (+$d s): no archive directory"
-    if [ -d "$dir/partial" ] && [ -f "$dir/traces.otf2" ] && st info "$dir" >/dev/null 2>&1; then
-        # the signal came during the write's closing agreement: the archive is complete (every
-        # event), the dumps are redundant, and recover says so instead of rebuilding. (An
-        # archive that does not read back was cut short after its anchor file: the next branch,
-        # where recover replaces it.)
-        signal_complete "moment $k (+$d s), completed as the signal came" "$dir" "$events"
-        st recover "$dir" >"$ST_TMP/recover.txt" 2>&1 && fail "moment $k (+$d s): recover rebuilt over a complete archive"
-        grep -q "holds an archive and the dumps of a signal" "$ST_TMP/recover.txt" ||
-            fail "moment $k (+$d s): recover does not explain the archive next to the dumps: $(head -c 300 "$ST_TMP/recover.txt")"
-        complete=$((complete + 1))
-        note "+$d s: archive complete, redundant dumps (signal during the write's closing agreement)"
-    elif [ -d "$dir/partial" ]; then
-        for r in $(seq 0 $((np - 1))); do
-            [ -f "$dir/partial/rank-$r.strd" ] ||
-                fail "moment $k (+$d s): dumps but none of rank $r: $(ls "$dir/partial" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
-        done
-        signal_recovered "moment $k (+$d s)" "$dir" "$events" "at MPI_Finalize"
-        dumped=$((dumped + 1))
-        note "+$d s: $RECOVERED"
-    else
-        [ -f "$dir/traces.otf2" ] || fail "moment $k (+$d s): neither an archive nor dumps: $(ls "$dir" | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
-        signal_complete "moment $k (+$d s)" "$dir" "$events"
-        complete=$((complete + 1))
-        note "+$d s: archive complete"
-    fi
+    signal_outcome "moment $k (+$d s)" "$dir" "$events" "at MPI_Finalize" $np
+    if [ $OUTCOME = dumped ]; then dumped=$((dumped + 1)); else complete=$((complete + 1)); fi
+    note "+$d s: $OUTCOME_NOTE"
 done
 note "$dumped moments dumped and recovered, $complete found the archive complete"
 [ "$dumped" -gt 0 ] || fail "no signal arrived before the archive was complete: the moments missed MPI_Finalize"

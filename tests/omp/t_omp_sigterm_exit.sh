@@ -57,18 +57,9 @@ for k in 0 1 2 3 4 5 6 7; do
         [ "$n" = 1 ] || fail "moment $k (+$d s): $n directories in the working directory: $(ls "$ST_TMP/cwd" | tr '\n' ' ')"
         dir=$(find "$ST_TMP/cwd" -mindepth 1 -maxdepth 1 -name 'synctrace-*')
     fi
-    [ -d "$dir" ] || fail "moment $k (+$d s): no archive directory: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
-    if [ -d "$dir/partial" ]; then
-        [ -f "$dir/partial/rank-0.strd" ] || fail "moment $k (+$d s): a partial directory without the dump: $(ls "$dir/partial" | tr '\n' ' ')"
-        signal_recovered "moment $k (+$d s)" "$dir" "$events" "at exit"
-        dumped=$((dumped + 1))
-        note "+$d s: $RECOVERED"
-    else
-        [ -f "$dir/traces.otf2" ] || fail "moment $k (+$d s): neither an archive nor a dump: $(ls -R "$dir" | head -n 8 | tr '\n' ' '); $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
-        signal_complete "moment $k (+$d s)" "$dir" "$events"
-        complete=$((complete + 1))
-        note "+$d s: archive complete"
-    fi
+    signal_outcome "moment $k (+$d s)" "$dir" "$events" "at exit" 1
+    if [ $OUTCOME = dumped ]; then dumped=$((dumped + 1)); else complete=$((complete + 1)); fi
+    note "+$d s: $OUTCOME_NOTE"
 done
 trap - EXIT
 note "$dumped moments dumped and recovered, $complete found the archive complete"
