@@ -32,18 +32,13 @@
  */
 void st_omp_finalize(void);
 
-/*
- * NULL when the process's OpenMP runtime (if any) can report to the tool; else one line saying why
- * OpenMP events will be missing and how to get them: gcc's GNU libgomp has no OMPT interface (a
- * plain LD_PRELOAD of a gcc-built program records MPI only; synctrace-run puts LLVM's
- * GOMP-compatible libgomp.so.1 in its place). late: the runtime was loaded after the program
- * started (dlopen: Python's numpy through OpenBLAS), which synctrace-run cannot see in the
- * program's libraries (--gomp). Call after the program's libraries are loaded.
- */
-const char *st_omp_runtime_problem(int late);
-
-/* Says st_omp_runtime_problem's line once per process (at load, and at the run's end for a runtime
- * loaded later), when say is nonzero (the rank that speaks). Not in a signal handler. */
+/* When the process's OpenMP runtime cannot report to the tool (gcc's GNU libgomp has no OMPT: a plain
+ * LD_PRELOAD of a gcc-built program records MPI only; synctrace-run puts LLVM's GOMP-compatible
+ * libgomp.so.1 in its place), says once per process in one line why OpenMP events are missing and how
+ * to get them, when say is nonzero (the rank that speaks): at load (at_end 0, after the program's
+ * libraries are loaded), and at the run's end (at_end 1) for a runtime loaded while the program ran
+ * (dlopen: Python's numpy through OpenBLAS), which synctrace-run cannot see (--gomp). Not in a signal
+ * handler. */
 void st_omp_runtime_notice(int at_end, int say);
 
 #endif

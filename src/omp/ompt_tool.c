@@ -120,7 +120,8 @@ static int gnu_loaded(struct dl_phdr_info *info, size_t size, void *data)
     return gnu;
 }
 
-const char *st_omp_runtime_problem(int late)
+/* NULL, or st_omp_runtime_notice's line (late: for a runtime loaded while the program ran). */
+static const char *runtime_problem(int late)
 {
     if (!gnu_runtime(RTLD_DEFAULT) && !dl_iterate_phdr(gnu_loaded, NULL))
         return NULL;
@@ -136,7 +137,7 @@ void st_omp_runtime_notice(int at_end, int say)
     static int noticed; /* at load, or at the end: once */
     if (noticed)
         return;
-    const char *problem = st_omp_runtime_problem(at_end);
+    const char *problem = runtime_problem(at_end);
     noticed = problem != NULL || at_end;
     if (problem && say)
         st_log_warn("%s", problem);
