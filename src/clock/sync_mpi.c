@@ -537,7 +537,7 @@ void st_clock_remap_events(st_event_t *ev, size_t n)
             S.remap_max = d;
     }
     if (st_tsc_correcting() && n) /* monotonic: keeps the per-location order */
-        st_tsc_correct_many(&ev[0].time, n, sizeof *ev);
+        st_tsc_correct(&ev[0].time, n, sizeof *ev);
 }
 
 void st_clock_remap_rankdata(st_rankdata_t *rd)

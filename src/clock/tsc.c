@@ -234,14 +234,7 @@ int st_tsc_correcting(void)
     return n >= 2;
 }
 
-uint64_t st_tsc_correct(uint64_t global)
-{
-    size_t n;
-    const st_tsc_point_t *p = table(&n);
-    return n >= 2 ? st_tsc_interp(p, n, global) : global;
-}
-
-void st_tsc_correct_many(uint64_t *time, size_t count, size_t stride)
+void st_tsc_correct(uint64_t *time, size_t count, size_t stride)
 {
     size_t n;
     const st_tsc_point_t *p = table(&n);

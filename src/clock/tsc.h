@@ -55,10 +55,8 @@ void st_tsc_use_points(const st_tsc_point_t *pts, size_t n);
 /* Nonzero when st_tsc_correct changes anything. */
 int st_tsc_correcting(void);
 
-/* A global time on the system clock's scale (the identity when not correcting). */
-uint64_t st_tsc_correct(uint64_t global);
-
-/* st_tsc_correct of count times in place, stride bytes apart (a location's events: in order, each costs little). */
-void st_tsc_correct_many(uint64_t *time, size_t count, size_t stride);
+/* count global times in place, stride bytes apart (a location's events: in order, each costs little), on the
+ * system clock's scale (the identity when not correcting). */
+void st_tsc_correct(uint64_t *time, size_t count, size_t stride);
 
 #endif
