@@ -17,6 +17,21 @@
 #include "parallel_mpi.h"
 #include "../util/clockread.h"
 
+/* The report to write (a->res holds it): ms[5] = wall and CPU ms of the analysis, of its root causes, and the
+ * events lost (the slowest rank's, the most lost), also as the archive's FINALIZE_ANALYSIS_ and
+ * FINALIZE_ROOTCAUSE_ properties. */
+static void keep(st_an_inrun_t *a, st_rankdata_t *rd, const double ms[5])
+{
+    a->have = 1, a->ms = ms[0], a->clc_off = st_config.clc != ST_CLC_ON, a->lossy = ms[4] > 0;
+    a->resolution = rd->timer_resolution ? rd->timer_resolution : 1000000000u;
+    st_rankdata_prop(rd, "FINALIZE_ANALYSIS_MS", "%.3f", ms[0]);
+    st_rankdata_prop(rd, "FINALIZE_ANALYSIS_CPU_MS", "%.3f", ms[1]);
+    if (a->res.causes) { /* a part of the above */
+        st_rankdata_prop(rd, "FINALIZE_ROOTCAUSE_MS", "%.3f", ms[2]);
+        st_rankdata_prop(rd, "FINALIZE_ROOTCAUSE_CPU_MS", "%.3f", ms[3]);
+    }
+}
+
 void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *derived, int crowded, st_an_inrun_t *a)
 {
     memset(a, 0, sizeof *a);
@@ -58,14 +73,7 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
     if (rc == 0 && PMPI_Ireduce(ms, ms_max, 5, MPI_DOUBLE, MPI_MAX, 0, toolworld, &req) == MPI_SUCCESS)
         st_polite_wait_crowded(&req, crowded);
     if (rc == 0 && me == 0) {
-        a->have = 1, a->ms = ms_max[0], a->clc_off = st_config.clc != ST_CLC_ON, a->lossy = ms_max[4] > 0;
-        a->resolution = rd->timer_resolution ? rd->timer_resolution : 1000000000u;
-        st_rankdata_prop(rd, "FINALIZE_ANALYSIS_MS", "%.3f", ms_max[0]);
-        st_rankdata_prop(rd, "FINALIZE_ANALYSIS_CPU_MS", "%.3f", ms_max[1]);
-        if (a->res.causes) { /* a part of the above */
-            st_rankdata_prop(rd, "FINALIZE_ROOTCAUSE_MS", "%.3f", ms_max[2]);
-            st_rankdata_prop(rd, "FINALIZE_ROOTCAUSE_CPU_MS", "%.3f", ms_max[3]);
-        }
+        keep(a, rd, ms_max);
     } else if (me == 0) {
         st_an_free(&a->res);
     }
@@ -93,17 +101,10 @@ void st_an_inrun_local(st_rankdata_t *rd, st_an_inrun_t *a)
         st_log_error("analysis: out of memory; skipped");
         return;
     }
-    double ms = st_clock_ms(CLOCK_MONOTONIC) - t0, cpu = st_clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0;
-    st_log_debug("analysis: %.1f ms, %.1f ms CPU; root causes %.1f ms, %.1f ms CPU of them", ms, cpu,
-                 a->res.rootcause_ms[0], a->res.rootcause_ms[1]);
-    a->have = 1, a->ms = ms, a->clc_off = st_config.clc != ST_CLC_ON, a->lossy = st_rankdata_events_lost(rd) > 0;
-    a->resolution = rd->timer_resolution ? rd->timer_resolution : 1000000000u;
-    st_rankdata_prop(rd, "FINALIZE_ANALYSIS_MS", "%.3f", ms);
-    st_rankdata_prop(rd, "FINALIZE_ANALYSIS_CPU_MS", "%.3f", cpu);
-    if (a->res.causes) {
-        st_rankdata_prop(rd, "FINALIZE_ROOTCAUSE_MS", "%.3f", a->res.rootcause_ms[0]);
-        st_rankdata_prop(rd, "FINALIZE_ROOTCAUSE_CPU_MS", "%.3f", a->res.rootcause_ms[1]);
-    }
+    const double ms[5] = { st_clock_ms(CLOCK_MONOTONIC) - t0, st_clock_ms(CLOCK_THREAD_CPUTIME_ID) - c0,
+                           a->res.rootcause_ms[0], a->res.rootcause_ms[1], (double)st_rankdata_events_lost(rd) };
+    st_log_debug("analysis: %.1f ms, %.1f ms CPU; root causes %.1f ms, %.1f ms CPU of them", ms[0], ms[1], ms[2], ms[3]);
+    keep(a, rd, ms);
 }
 
 void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written)
