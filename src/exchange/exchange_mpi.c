@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "mpi_have.h"
@@ -16,21 +17,26 @@
 #include "../util/mem.h"
 #include "../util/clockread.h"
 
-#define TAG         7401
+#define TAG         7401 /* a message, or its last piece */
 #define TAG_ABORT   7402 /* empty: the sender failed, stop waiting for it */
+#define TAG_MORE    7403 /* a piece of a message, more of it follows */
 #define DRAIN_S     10.0 /* draining the messages of a finished or failed run (they are all in flight) */
 #define QUIET_S     5.0  /* idle this long (plus the time taken so far): say what this rank waits for */
 
 /*
- * Every message is received into one buffer (from the heap, not util/mem.h's lent memory), which the
- * next engine (CLC's replays, the analysis, the root causes) takes over. On this machine a receive of
- * rendezvous size into memory that no transfer has written before cost 1.9-2.8 ms per MiB on both MPI
- * families (their single copy through CMA: without it the same exchange is ten times faster), against
- * about 0.1 ms per MiB into memory received into before (docs/performance.md, "Receiving into the same
- * memory"). With a fresh buffer per message each 3 MB message of the root causes at 2 ranks took 5-8 ms;
- * 1 ms now.
+ * A message longer than PIECE_BYTES (exchange_mpi.h) travels in pieces of PIECE_BYTES (the last one shorter), all
+ * received into one small buffer that every message of the finalize reuses, and put together again at
+ * the receiver in memory util/mem.h lends. Why: on this machine a receive of rendezvous size into
+ * memory that no transfer has written before costs 1.9-3.2 ms per MiB on both MPI families (their single
+ * copy through CMA: without it the same exchange is ten times faster), against about 0.1-0.2 ms per MiB
+ * into memory received into before, and 0.1 ms per MiB for the copy into the whole message
+ * (docs/performance.md, "Receiving into the same memory"). Received whole into one buffer that grew to
+ * the largest message, each message larger than all before paid the first-transfer cost for its growth:
+ * at 2 ranks the root causes' 1.3 MB lists took 4 ms to arrive.
  */
-static void  *kept_rbuf;
+#define PIECE_BYTES ST_XMPI_PIECE_BYTES
+
+static void  *kept_rbuf; /* the receive buffer, from the heap, kept from one engine to the next */
 static size_t kept_rcap;
 
 int st_xmpi_init(st_xmpi_t *m, MPI_Comm comm)
@@ -45,6 +51,10 @@ int st_xmpi_init(st_xmpi_t *m, MPI_Comm comm)
 
 void st_xmpi_free(st_xmpi_t *m)
 {
+    for (int32_t q = 0; m->part && q < m->nranks; q++)
+        st_mem_free(m->part[q].buf);
+    free(m->part);
+    m->part = NULL;
     free(m->req);
     free(m->buf);
     free(m->sent);
@@ -59,15 +69,13 @@ void st_xmpi_release(void)
     kept_rbuf = NULL, kept_rcap = 0;
 }
 
-/* m's receive buffer with room for n bytes, or NULL (the old one stays m's). It grows to n and an eighth: what a
- * transfer first writes costs per byte, so it does not grow by more, and in place where it can. */
+/* m's receive buffer with room for n bytes (at most PIECE_BYTES), or NULL (the old one stays m's). */
 static void *room_to_receive(st_xmpi_t *m, size_t n)
 {
     if (m->rbuf && n <= m->rcap)
         return m->rbuf;
-    size_t cap = n > SIZE_MAX - n / 8 ? n : n + n / 8;
-    cap = cap < 65536 ? 65536 : cap;
-    void *p = realloc(m->rbuf, cap); /* in place where the heap allows: the old pages stay */
+    size_t cap = n < PIECE_BYTES ? PIECE_BYTES : n;
+    void *p = realloc(m->rbuf, cap);
     if (!p)
         return NULL;
     m->rbuf = p, m->rcap = cap;
@@ -103,30 +111,49 @@ static int mrecv_bytes(void *buf, MPI_Count count, MPI_Message *msg)
 #endif
 }
 
-/* Posts one message; buf is freed when its send completed (or now, on a failure). */
+/* Room for n more sends; 0, or -1. */
+static int room_to_send(st_xmpi_t *m, size_t n)
+{
+    if ((size_t)(m->cap - m->n) >= n)
+        return 0;
+    size_t cap = m->cap ? (size_t)m->cap : 64;
+    while (cap - (size_t)m->n < n)
+        cap *= 2;
+    if (cap > INT_MAX)
+        return -1;
+    MPI_Request *r = realloc(m->req, sizeof *r * cap);
+    if (r)
+        m->req = r;
+    void **b = realloc(m->buf, sizeof *b * cap);
+    if (b)
+        m->buf = b;
+    if (!r || !b)
+        return -1;
+    m->cap = (int)cap;
+    return 0;
+}
+
+/* Posts one message, in pieces when longer than PIECE_BYTES: each a send of its own, all holding buf, which is
+ * freed when the last of them completed (reap_sends), or now when none could be posted. */
 static int post(st_xmpi_t *m, int32_t to, void *buf, size_t len, int tag)
 {
-    if (m->n == m->cap) {
-        int cap = m->cap ? 2 * m->cap : 64;
-        MPI_Request *r = realloc(m->req, sizeof *r * (size_t)cap);
-        if (r)
-            m->req = r;
-        void **b = realloc(m->buf, sizeof *b * (size_t)cap);
-        if (b)
-            m->buf = b;
-        if (!r || !b) {
-            st_mem_free(buf);
-            return -1;
-        }
-        m->cap = cap;
-    }
-    if (isend_bytes(buf, len, to, tag, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
+    size_t pieces = len > PIECE_BYTES ? (len - 1) / PIECE_BYTES + 1 : 1;
+    if (room_to_send(m, pieces)) {
         st_mem_free(buf);
-        m->err = 1;
         return -1;
     }
-    m->sent[to]++;
-    m->buf[m->n++] = buf;
+    for (size_t k = 0; k < pieces; k++) {
+        size_t at = k * PIECE_BYTES, n = len - at < PIECE_BYTES ? len - at : PIECE_BYTES;
+        if (isend_bytes((const uint8_t *)buf + at, n, to, k + 1 < pieces ? TAG_MORE : tag, m->comm,
+                        &m->req[m->n]) != MPI_SUCCESS) {
+            if (k == 0) /* else the pieces sent hold it */
+                st_mem_free(buf);
+            m->err = 1;
+            return -1;
+        }
+        m->sent[to]++;
+        m->buf[m->n++] = buf;
+    }
     return 0;
 }
 
@@ -144,31 +171,49 @@ static void send_abort(st_xmpi_t *m, int32_t me)
     }
 }
 
-/* Frees the buffers of completed sends (compacting the arrays). */
+/* Frees the buffers of completed sends (compacting the arrays): a message's, once all its pieces completed (they
+ * are next to each other in post's order, which compacting keeps). */
 static void reap_sends(st_xmpi_t *m)
 {
     if (!m->n)
         return;
     int done = 0, *idx = malloc(sizeof(int) * (size_t)m->n);
     MPI_Status *st = malloc(sizeof *st * (size_t)m->n);
-    if (!idx || !st || PMPI_Testsome(m->n, m->req, &done, idx, st) != MPI_SUCCESS) {
-        free(idx);
-        free(st);
-        return;
-    }
-    free(st);
-    for (int i = 0; i < done && done != MPI_UNDEFINED; i++) {
-        st_mem_free(m->buf[idx[i]]);
-        m->buf[idx[i]] = NULL;
-    }
+    int rc = idx && st ? PMPI_Testsome(m->n, m->req, &done, idx, st) : MPI_ERR_NO_MEM;
     free(idx);
+    free(st);
+    if (rc != MPI_SUCCESS || done == MPI_UNDEFINED || done == 0)
+        return;
     int k = 0;
-    for (int i = 0; i < m->n; i++)
-        if (m->buf[i]) {
-            m->req[k] = m->req[i];
-            m->buf[k++] = m->buf[i];
-        }
+    for (int i = 0, j; i < m->n; i = j) { /* completed sends are MPI_REQUEST_NULL now */
+        int live = 0;
+        for (j = i; j < m->n && m->buf[j] == m->buf[i]; j++)
+            if (m->req[j] != MPI_REQUEST_NULL)
+                m->req[k] = m->req[j], m->buf[k++] = m->buf[j], live = 1;
+        if (!live)
+            st_mem_free(m->buf[i]);
+    }
     m->n = k;
+}
+
+/* Appends a piece of len bytes to what arrived from `from` so far; 0, or -1 (memory). */
+static int take_piece(st_xmpi_t *m, int32_t from, const void *piece, size_t len)
+{
+    if (!m->part && !(m->part = calloc((size_t)m->nranks, sizeof *m->part)))
+        return -1;
+    struct st_xmpi_part *p = &m->part[from];
+    if (p->len + len > p->cap) {
+        size_t cap = p->cap ? p->cap : 4 * PIECE_BYTES;
+        while (cap < p->len + len)
+            cap *= 2;
+        void *b = st_mem_realloc(p->buf, cap);
+        if (!b)
+            return -1;
+        p->buf = b, p->cap = cap;
+    }
+    memcpy((uint8_t *)p->buf + p->len, piece, len);
+    p->len += len;
+    return 0;
 }
 
 /* Delivers every message that has arrived to e (e NULL: discards them); returns how many,
@@ -191,14 +236,29 @@ static int poll_incoming(st_xmpi_t *m, const st_xmpi_engine_t *e)
         if (!buf || mrecv_bytes(buf, count, &msg) != MPI_SUCCESS)
             return -1;
         m->received++;
-        int rc = 0;
+        got++;
+        int rc = 0, from = st.MPI_SOURCE;
         if (st.MPI_TAG == TAG_ABORT)
             m->aborted = 1;
-        else if (e && !m->aborted)
-            rc = e->deliver(e->ctx, st.MPI_SOURCE, buf, (size_t)count);
-        if (rc || (e && m->aborted))
+        if (!e || m->aborted) { /* draining: what arrives is dropped */
+            if (e)
+                return -1;
+            continue;
+        }
+        if (from < 0 || from >= m->nranks)
             return -1;
-        got++;
+        if (st.MPI_TAG == TAG_MORE) {
+            rc = take_piece(m, from, buf, (size_t)count);
+        } else if (m->part && m->part[from].len) { /* the last piece */
+            rc = take_piece(m, from, buf, (size_t)count);
+            rc = rc ? rc : e->deliver(e->ctx, from, m->part[from].buf, m->part[from].len);
+            st_mem_free(m->part[from].buf); /* its memory serves the next one */
+            m->part[from] = (struct st_xmpi_part){ 0 };
+        } else {
+            rc = e->deliver(e->ctx, from, buf, (size_t)count);
+        }
+        if (rc)
+            return -1;
     }
 }
 

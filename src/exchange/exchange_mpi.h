@@ -3,7 +3,7 @@
  * parallel CLC (replay_mpi.c) and the parallel analysis (src/analysis/parallel_mpi.c).
  *
  * An engine (a message-driven state machine) is driven on a private communicator: Isend of
- * the buffers it hands to the net, Improbe/Mrecv of what arrives, PMPI_Testsome and
+ * the buffers it hands to the net (a long one in pieces), Improbe/Mrecv of what arrives, PMPI_Testsome and
  * st_polite_pause when idle — never a blocking wait. After the loop every rank that
  * entered it drains: a rank that failed tells every other (an empty abort message), the
  * number of messages each rank sent to each other is summed (one reduce-scatter), and
@@ -19,6 +19,9 @@
 #include <stdint.h>
 
 #include "exchange.h"
+
+/* A message longer than this travels in pieces of this size (exchange_mpi.c says why). */
+#define ST_XMPI_PIECE_BYTES ((size_t)256 << 10)
 
 /* What the loop drives: the values of ST_CLC_REPLAY_* (replay.h). */
 enum { ST_XMPI_FAILED = -1, ST_XMPI_DONE = 0, ST_XMPI_BUSY = 1, ST_XMPI_IDLE = 2 };
@@ -40,8 +43,12 @@ typedef struct st_xmpi {
     int32_t      nranks;
     uint64_t    *sent;      /* [nranks]: messages sent to each rank (for the drain) */
     uint64_t     received;  /* messages received */
-    void        *rbuf;      /* where every message is received, reused (exchange_mpi.c says why) */
+    void        *rbuf;      /* where every message or piece is received, reused (exchange_mpi.c says why) */
     size_t       rcap;
+    struct st_xmpi_part {   /* [nranks] (or NULL): a message arriving in pieces from each rank, so far */
+        void  *buf;         /* util/mem.h's */
+        size_t len, cap;
+    } *part;
 } st_xmpi_t;
 
 /* 0, or -1 (memory). comm: the private communicator (not freed by st_xmpi_free). */

@@ -12,9 +12,9 @@
  * Everything the correction allocates (src/relations, clc.c, run.c, replay.c, the orig
  * arrays, the engine's outgoing buffers) goes through these and must be freed with
  * st_mem_free; so do the large transient arrays of the analysis' root causes (rc_dist*.c,
- * rc_build.c's idle stretches, a u64map with `lent`). The exchange's receive buffer does not:
- * a transfer's first write into these pages is slow (src/exchange/exchange_mpi.c). Not
- * thread-safe: one thread runs the correction.
+ * rc_build.c's idle stretches, a u64map with `lent`), and the exchange's messages put together
+ * from pieces; its one receive buffer does not (a transfer's first write into pages is slow:
+ * src/exchange/exchange_mpi.c). Not thread-safe: one thread runs the correction.
  */
 #ifndef ST_UTIL_MEM_H
 #define ST_UTIL_MEM_H

@@ -1,8 +1,9 @@
 /*
  * corrupt.c — LD_PRELOAD test library (tests/clc/t_clc_abort.sh): corrupts the first message
  * the CLC engine of world rank CORRUPT_RANK sends at MPI_Finalize, so that its receiver fails
- * in the middle of the exchange. The shim calls PMPI_Isend_c (PMPI_Isend without MPI-4) for these messages (tag 7401, the
- * exchange layer's MPI transport, src/exchange/exchange_mpi.c); this library comes before it in LD_PRELOAD and
+ * in the middle of the exchange. The shim calls PMPI_Isend_c (PMPI_Isend without MPI-4) for these messages (tag 7401, or
+ * 7403 for the pieces of a long one but its last: the exchange layer's MPI transport, src/exchange/exchange_mpi.c); the
+ * first send of a message carries its first byte. This library comes before it in LD_PRELOAD and
  * overwrites the record type (the first byte) with a value no record has. The parallel analysis
  * uses the same transport after CLC: with SYNCTRACE_CLC=off its first message is the one
  * corrupted (tests/analysis/t_analyze_inrun.sh).
@@ -12,7 +13,8 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#define CLC_TAG 7401
+#define CLC_TAG  7401 /* a message, or its last piece */
+#define MORE_TAG 7403 /* a piece of a longer message, more follows: its first piece starts the message */
 
 /* MPI-4 libraries (MPICH) carry the tool's messages with PMPI_Isend_c; Open MPI 4.1 has no large-count
  * functions, and the exchange layer uses PMPI_Isend there. */
@@ -35,7 +37,7 @@ __attribute__((visibility("default"))) int ST_ISEND(const void *buf, count_t cou
     static int done;
     if (!real)
         real = (isend_t)dlsym(RTLD_NEXT, ST_ISEND_NAME);
-    if (!done && tag == CLC_TAG && count > 0 && type == MPI_BYTE) {
+    if (!done && (tag == CLC_TAG || tag == MORE_TAG) && count > 0 && type == MPI_BYTE) {
         const char *want = getenv("CORRUPT_RANK");
         int rank = -1;
         PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
