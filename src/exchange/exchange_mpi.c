@@ -318,6 +318,19 @@ int st_xmpi_incoming(MPI_Comm comm, const uint8_t *flags, int32_t nranks, uint32
     return rc;
 }
 
+/*
+ * Whether another rank's abort message is waiting (then m->aborted). An engine that is done but whose sends are
+ * not complete must look for it: the failed rank receives nothing more until everyone is in the drain, so a
+ * send to it of rendezvous size would never complete, and both would wait for ever.
+ */
+static int abort_came(st_xmpi_t *m)
+{
+    int flag = 0;
+    if (PMPI_Iprobe(MPI_ANY_SOURCE, TAG_ABORT, m->comm, &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS || flag)
+        m->aborted = 1;
+    return m->aborted;
+}
+
 /* (No clock reads while busy: CPU-time clocks are system calls.) */
 int st_xmpi_loop(st_xmpi_t *m, const st_xmpi_engine_t *e, int32_t rank, double t_start, double stall_s, int crowded)
 {
@@ -329,7 +342,7 @@ int st_xmpi_loop(st_xmpi_t *m, const st_xmpi_engine_t *e, int32_t rank, double t
         if (rc == ST_XMPI_FAILED || m->err)
             return -1;
         int got = rc == ST_XMPI_DONE ? 0 : poll_incoming(m, e);
-        if (got < 0)
+        if (got < 0 || (rc == ST_XMPI_DONE && m->n && abort_came(m)))
             return -1;
         reap_sends(m);
         msgs += got;

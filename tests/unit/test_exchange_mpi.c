@@ -4,7 +4,10 @@
  * (ST_XMPI_PIECE_BYTES), interleaved over the receivers, so that pieces from two senders arrive mixed
  * at each rank. Each message must be delivered once, whole, in its sender's order, byte for byte, and
  * the loop and the drain must end with every send completed; three engines in a row share the kept
- * receive buffer as finalize's do. tests/run-tests.sh runs it on 3 ranks (the ranks line).
+ * receive buffer as finalize's do. Then a rank that rejects a message put together from pieces: its
+ * loop and finish must fail and every rank's finish must drain what is in flight, without a hang (the
+ * others, done before the failure, must not wait for their sends to it), and a next engine must work
+ * again. tests/run-tests.sh runs it on 3 ranks (the ranks line).
  */
 /* compiler: mpicc */
 /* families: mpich openmpi */
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../../src/exchange/exchange_mpi.h"
 #include "../../src/util/clockread.h"
@@ -44,6 +48,8 @@ typedef struct {
     int           sent;            /* all sent */
     size_t        next[MAXR];      /* the next message index expected from each sender */
     size_t        got;             /* messages delivered */
+    int           reject_from;     /* a sender whose message reject_k is refused (-1: none) */
+    size_t        reject_k;
     int           bad;             /* a delivery was wrong (counted in failures too) */
 } eng_t;
 
@@ -72,6 +78,11 @@ static int deliver(void *ctx, int32_t from, const void *buf, size_t len)
     const uint8_t *b = buf;
     REQUIRE(from >= 0 && from < nranks, "sender %d", (int)from);
     size_t k = e->next[from]++;
+    if (from == e->reject_from && k == e->reject_k) { /* slowly: the others meanwhile get all they wait for */
+        struct timespec ts = { 0, 300000000L };
+        nanosleep(&ts, NULL);
+        return -1;
+    }
     int ok = k < NSIZES && len == sizes[k];
     EXPECT(ok, "message %zu from %d: %zu bytes (expected %zu)", k, (int)from, len, k < NSIZES ? sizes[k] : 0);
     size_t i = 0;
@@ -114,7 +125,7 @@ int main(int argc, char **argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
 
     for (int round = 0; round < 3; round++) { /* the kept receive buffer from one engine to the next */
-        eng_t e = { 0 };
+        eng_t e = { .reject_from = -1 };
         int fin = 0, rc = run(comm, &e, &fin);
         EXPECT(rc == 0 && fin == 1, "round %d: loop %d, finish %d", round, rc, fin);
         EXPECT(e.got == NSIZES * (size_t)nranks && !e.bad, "round %d: %zu of %zu messages, %s", round, e.got,
@@ -122,6 +133,23 @@ int main(int argc, char **argv)
         for (int s = 0; s < nranks; s++)
             EXPECT(e.next[s] == NSIZES, "round %d: %zu messages from %d", round, e.next[s], s);
     }
+
+    /* rank 1 refuses rank 2's message of 4 pieces, 0.3 s after it came: its loop fails, it tells the others, and
+     * every rank's finish drains what is in flight. The others are done by then (all rank 1 sent arrived at once)
+     * but their sends to it are not (rendezvous size: it receives nothing more until the drain): they must see
+     * its abort at once, not wait for those sends for ever (nor until the loop's stall limit) */
+    eng_t e = { .reject_from = rank == 1 ? 2 : -1, .reject_k = 6 };
+    double t0 = st_clock_s(CLOCK_MONOTONIC);
+    int fin = 1, rc = run(comm, &e, &fin);
+    double took = st_clock_s(CLOCK_MONOTONIC) - t0;
+    EXPECT(rank != 1 || (rc != 0 && fin == 0), "rank 1 refused a message: loop %d, finish %d", rc, fin);
+    EXPECT(took < 5.0, "the failure took %.1f s to end the exchange (loop %d, finish %d, %zu messages)", took, rc,
+           fin, e.got);
+
+    eng_t again = { .reject_from = -1 };
+    rc = run(comm, &again, &fin);
+    EXPECT(rc == 0 && fin == 1 && again.got == NSIZES * (size_t)nranks && !again.bad,
+           "after a failed exchange: loop %d, finish %d, %zu messages", rc, fin, again.got);
 
     st_xmpi_release();
     MPI_Comm_free(&comm);
