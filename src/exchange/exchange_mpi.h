@@ -45,9 +45,9 @@ typedef struct st_xmpi {
     uint64_t     received;  /* messages received */
     void        *rbuf;      /* where every message or piece is received, reused (exchange_mpi.c says why) */
     size_t       rcap;
-    struct st_xmpi_part {   /* [nranks] (or NULL): a message arriving in pieces from each rank, so far */
-        void  *buf;         /* util/mem.h's */
-        size_t len, cap;
+    struct st_xmpi_part {   /* [nranks] (or NULL): a message arriving in pieces from each rank */
+        void  *buf;         /* util/mem.h's, as long as the message (NULL: none arriving) */
+        size_t len, cap;    /* bytes arrived, and the message's length */
     } *part;
 } st_xmpi_t;
 

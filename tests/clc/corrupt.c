@@ -14,7 +14,8 @@
 #include <stdlib.h>
 
 #define CLC_TAG  7401 /* a message, or its last piece */
-#define MORE_TAG 7403 /* a piece of a longer message, more follows: its first piece starts the message */
+#define MORE_TAG 7403 /* a piece of a longer message, more follows: its first piece starts the message (after
+                       * its length, tag 7404, which is left alone) */
 
 /* MPI-4 libraries (MPICH) carry the tool's messages with PMPI_Isend_c; Open MPI 4.1 has no large-count
  * functions, and the exchange layer uses PMPI_Isend there. */
