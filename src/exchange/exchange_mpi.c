@@ -25,15 +25,16 @@
 #define QUIET_S     5.0  /* idle this long (plus the time taken so far): say what this rank waits for */
 
 /*
- * A message longer than PIECE_BYTES (exchange_mpi.h) travels in pieces of PIECE_BYTES (the last one shorter), all
- * received into one small buffer that every message of the finalize reuses, and put together again at
- * the receiver in memory util/mem.h lends, as large as the message's length, which comes first. Why: on this machine a receive of rendezvous size into
- * memory that no transfer has written before costs 1.9-3.2 ms per MiB on both MPI families (their single
- * copy through CMA: without it the same exchange is ten times faster), against about 0.1-0.2 ms per MiB
- * into memory received into before, and 0.1 ms per MiB for the copy into the whole message
- * (docs/performance.md, "Receiving into the same memory"). Received whole into one buffer that grew to
- * the largest message, each message larger than all before paid the first-transfer cost for its growth:
- * at 2 ranks the root causes' 1.3 MB lists took 4 ms to arrive.
+ * A message longer than PIECE_BYTES (exchange_mpi.h) travels in pieces of PIECE_BYTES (the last one
+ * shorter) after its length. Every piece is received into one small buffer that every message of the
+ * finalize reuses, and put together in a block of that length from the memory util/mem.h lends. Why:
+ * on this machine a receive of rendezvous size into memory that no transfer has written before costs
+ * 1.9-3.2 ms per MiB on both MPI families (their single copy through CMA: without it the same exchange
+ * is ten times faster), against about 0.1-0.2 ms per MiB into memory received into before, and 0.1 ms
+ * per MiB for the copy into the whole message (docs/performance.md, "Receiving into the same memory",
+ * "Messages in pieces"). Received whole into one buffer that grew to the largest message, each message
+ * larger than all before paid the first-transfer cost for its growth: at 2 ranks the root causes' 1.3 MB
+ * lists took 4 ms to arrive.
  */
 #define PIECE_BYTES ST_XMPI_PIECE_BYTES
 

@@ -1,9 +1,10 @@
 /*
  * corrupt.c — LD_PRELOAD test library (tests/clc/t_clc_abort.sh): corrupts the first message
  * the CLC engine of world rank CORRUPT_RANK sends at MPI_Finalize, so that its receiver fails
- * in the middle of the exchange. The shim calls PMPI_Isend_c (PMPI_Isend without MPI-4) for these messages (tag 7401, or
- * 7403 for the pieces of a long one but its last: the exchange layer's MPI transport, src/exchange/exchange_mpi.c); the
- * first send of a message carries its first byte. This library comes before it in LD_PRELOAD and
+ * in the middle of the exchange. The shim calls PMPI_Isend_c (PMPI_Isend without MPI-4) for
+ * these messages (the exchange layer's MPI transport, src/exchange/exchange_mpi.c: tag 7401, or
+ * 7403 for the pieces of a long one but its last); the first send of a message with either tag
+ * carries its first byte. This library comes before it in LD_PRELOAD and
  * overwrites the record type (the first byte) with a value no record has. The parallel analysis
  * uses the same transport after CLC: with SYNCTRACE_CLC=off its first message is the one
  * corrupted (tests/analysis/t_analyze_inrun.sh).
