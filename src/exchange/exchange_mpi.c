@@ -135,6 +135,18 @@ static int room_to_send(st_xmpi_t *m, size_t n)
     return 0;
 }
 
+/* One send of n bytes at p that holds owner (freed when its sends completed); 0, or -1 (m->err set, nothing held). */
+static int send_part(st_xmpi_t *m, int32_t to, const void *p, size_t n, int tag, void *owner)
+{
+    if (isend_bytes(p, n, to, tag, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
+        m->err = 1;
+        return -1;
+    }
+    m->sent[to]++;
+    m->buf[m->n++] = owner;
+    return 0;
+}
+
 /* Posts one message, in pieces when longer than PIECE_BYTES (after its length): each a send of its own, all holding
  * buf, which is freed when the last of them completed (reap_sends), or now when none could be posted. */
 static int post(st_xmpi_t *m, int32_t to, void *buf, size_t len, int tag)
@@ -146,28 +158,18 @@ static int post(st_xmpi_t *m, int32_t to, void *buf, size_t len, int tag)
         st_mem_free(buf);
         return -1;
     }
-    if (head) {
-        *head = len;
-        if (isend_bytes(head, sizeof *head, to, TAG_HEAD, m->comm, &m->req[m->n]) != MPI_SUCCESS) {
-            st_mem_free(head);
-            st_mem_free(buf);
-            m->err = 1;
-            return -1;
-        }
-        m->sent[to]++;
-        m->buf[m->n++] = head;
+    if (head && (*head = len, send_part(m, to, head, sizeof *head, TAG_HEAD, head))) {
+        st_mem_free(head);
+        st_mem_free(buf);
+        return -1;
     }
     for (size_t k = 0; k < pieces; k++) {
         size_t at = k * PIECE_BYTES, n = len - at < PIECE_BYTES ? len - at : PIECE_BYTES;
-        if (isend_bytes((const uint8_t *)buf + at, n, to, k + 1 < pieces ? TAG_MORE : tag, m->comm,
-                        &m->req[m->n]) != MPI_SUCCESS) {
+        if (send_part(m, to, (const uint8_t *)buf + at, n, k + 1 < pieces ? TAG_MORE : tag, buf)) {
             if (k == 0) /* else the pieces sent hold it */
                 st_mem_free(buf);
-            m->err = 1;
             return -1;
         }
-        m->sent[to]++;
-        m->buf[m->n++] = buf;
     }
     return 0;
 }
