@@ -3,7 +3,7 @@
 #
 # The real table with MPICH's and Open MPI's mpi.h: two runs give byte-identical output that starts
 # with the "do not edit" banner, each family's C compiles with the library's flags and that
-# family's compiler, the shared region table is exactly the union of the families' wrapped and
+# family's compiler (the build's object of the same C serves), the shared region table is exactly the union of the families' wrapped and
 # manual functions (sorted), a family's output does not depend on which other families are given,
 # mpi_have.h lists exactly what that mpi.h declares, optional sigs Open MPI lacks (the _c
 # variants) have no Open MPI wrapper but a region, every function the table gives a role gets the
@@ -38,10 +38,20 @@ note "$(cat "$ST_TMP/a.log")"
 names() { sed -n -e 's/^ST_EXPORT [^(]*[ *]\(MPIX\?_[A-Za-z0-9_]*\)(.*/\1/p' -e 's/^ST_REGION(\([^,]*\),.*/\1/p' "$1"; }
 MANUAL="MPI_Abort MPI_Finalize MPI_Init MPI_Init_thread"
 for fam in mpich openmpi; do
-    "mpicc.$fam" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -fPIC -fvisibility=hidden -I"$ST_TMP/a" -I"$ST_TMP/a/$fam" \
-        -Isrc -Iinclude -c "$ST_TMP/a/$fam/mpi_wrappers.c" -o "$ST_TMP/w-$fam.o" 2>"$ST_TMP/cc.log" \
-        || fail "$fam: generated C does not compile: $(head -c 1500 "$ST_TMP/cc.log")"
-    exported=$(readelf -s --wide "$ST_TMP/w-$fam.o" | awk '$5=="GLOBAL" && $6=="DEFAULT" && $7!="UND" {print $8}' | grep -c '^MPIX\?_')
+    # The build compiled this very C with the library's flags (-Werror) and the family's compiler:
+    # its object is used when the build's C is the same and the object is newer (about 20 s saved
+    # a family), else the C is compiled here as the library is.
+    obj=$ST_O/build/lib-$fam/gen/mpi_wrappers.o
+    if cmp -s "$ST_TMP/a/$fam/mpi_wrappers.c" "$ST_O/build/gen/$fam/mpi_wrappers.c" &&
+        [ "$obj" -nt "$ST_O/build/gen/$fam/mpi_wrappers.c" ]; then
+        note "$fam: the build's own object of the same C ($obj)"
+    else
+        obj=$ST_TMP/w-$fam.o
+        "mpicc.$fam" -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -fPIC -fvisibility=hidden -I"$ST_TMP/a" -I"$ST_TMP/a/$fam" \
+            -Isrc -Iinclude -c "$ST_TMP/a/$fam/mpi_wrappers.c" -o "$obj" 2>"$ST_TMP/cc.log" \
+            || fail "$fam: generated C does not compile: $(head -c 1500 "$ST_TMP/cc.log")"
+    fi
+    exported=$(readelf -s --wide "$obj" | awk '$5=="GLOBAL" && $6=="DEFAULT" && $7!="UND" {print $8}' | grep -c '^MPIX\?_')
     defined=$(grep -c '^ST_EXPORT ' "$ST_TMP/a/$fam/mpi_wrappers.c")
     assert_eq "$fam: exported MPI symbols = wrappers defined" "$defined" "$exported"
     { names "$ST_TMP/a/$fam/mpi_wrappers.c"; echo $MANUAL | tr ' ' '\n'; } | LC_ALL=C sort >"$ST_TMP/regions-$fam.txt"
