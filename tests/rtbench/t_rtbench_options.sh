@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Bad options: one clear line on stderr (once per job, not per rank), exit status 2, nothing on
-# stdout. --help and --version work.
+# stdout. --help and --version work. Each option error is checked on 1 rank; once per job on 2 ranks
+# for a bad option, the idle library and an output file that cannot be created (the ranks past 0
+# wait 2 s before they exit, so that the launcher reports rank 0's line: a 2-rank case costs 2 s).
 source "$ST_ROOT/tests/rtbench/common.sh"
+NP=1
 check_bad() { # expected-words args...
     local want=$1; shift
     set +e
-    (cd "$ST_TMP" && mpi_run -t 60 -n 2 "$BENCH" "$@" >out.txt 2>err.txt)
+    (cd "$ST_TMP" && mpi_run -t 60 -n $NP "$BENCH" "$@" >out.txt 2>err.txt)
     local rc=$?
     set -e
     assert_eq "exit status of $*" 2 "$rc"
@@ -27,11 +30,12 @@ check_bad "--max-rounds: '1.5'" --max-rounds 1.5
 check_bad "--json needs a value" --json
 check_bad "unknown option '--bogus'" --bogus
 check_bad "unknown option 'extra'" extra
+NP=2 check_bad "given twice" -o bcast,bcast
 "$BENCH" --help >"$ST_TMP/help.txt" || fail "--help exit $?"
 grep -q -- "--barrier-imbalance" "$ST_TMP/help.txt" || fail "--help does not list --barrier-imbalance"
 assert_eq "--version" "synctrace-bench 0.1.0" "$("$BENCH" --version)"
 # the library loaded but idle has no synchronized clock: refused, not measured on local clocks
-SYNCTRACE_ENABLE=0 check_bad "SYNCTRACE_ENABLE=0 leaves the library idle" -s 8
+SYNCTRACE_ENABLE=0 NP=2 check_bad "SYNCTRACE_ENABLE=0 leaves the library idle" -s 8
 # an output file that cannot be created is reported before the measurements, not after them
-check_bad "cannot create $ST_TMP/no/such/dir/x.json" -s 8 --json "$ST_TMP/no/such/dir/x.json"
+NP=2 check_bad "cannot create $ST_TMP/no/such/dir/x.json" -s 8 --json "$ST_TMP/no/such/dir/x.json"
 check_bad "cannot create $ST_TMP/no/x.csv" -s 8 --csv "$ST_TMP/no/x.csv"
