@@ -15,10 +15,19 @@ src=("$OMP_DIR/harness.c" "$OMP_DIR/constructs.c" "$ST_ROOT"/src/omp/*.c "$ST_RO
      "$ST_ROOT/src/record/record.c" "$ST_ROOT/src/model/gaps.c" "$ST_ROOT/src/util/mem.c" "$ST_ROOT/src/record/spill.c" "$ST_ROOT/src/model/region.c" "$ST_ROOT/src/clock/timer.c" "$ST_ROOT/src/clock/tsc.c" "$ST_ROOT/src/util/nodeid.c" "$ST_ROOT/src/clock/tsc_points.c"
      "$ST_ROOT/src/config/config.c" "$ST_ROOT/src/util/archive_dir.c" "$ST_ROOT/src/util/log.c"
      "$ST_ROOT/src/record/unwind.c" "$ST_ROOT/src/model/rankdata.c" "$ST_ROOT/src/model/rankdata_dump.c" "$ST_ROOT/src/model/callpath.c")
+# both builds at once (each compiles every source in one process)
+declare -A builder
+for cc in clang gcc; do
+    $cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fopenmp -I"$GEN_DIR" -I"$ST_ROOT/src/record" \
+        -I"$ST_ROOT/include" -rdynamic -o "$ST_BUILD/omp-harness-$cc" "${src[@]}" -lunwind -lm -lpthread \
+        >"$ST_TMP/build-$cc.txt" 2>&1 &
+    builder[$cc]=$!
+done
+for cc in clang gcc; do
+    wait "${builder[$cc]}" || fail "cannot build the harness with $cc: $(head -c 1500 "$ST_TMP/build-$cc.txt")"
+done
 for cc in clang gcc; do
     out=$ST_BUILD/omp-harness-$cc
-    $cc -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fopenmp -I"$GEN_DIR" -I"$ST_ROOT/src/record" \
-        -I"$ST_ROOT/include" -rdynamic -o "$out" "${src[@]}" -lunwind -lm -lpthread || fail "cannot build the harness with $cc"
     ldpath=
     [ $cc = gcc ] && ldpath=$GOMP_DIR
     for t in 2 3; do
