@@ -32,8 +32,25 @@ done
 for t in chromium chromedriver; do
     command -v "$t" >/dev/null 2>&1 || skip "$t not installed (scripts/install-deps.sh --for check installs it)"
 done
-# Chromium's profile and singleton files go to TMPDIR: keep them in the test's directory.
-check() { TMPDIR=$ST_TMP "$PY" "$ST_ROOT/tests/viewers/htmlcheck.py" "$@"; }
+# The browser checks are queued (check NAME PAGE OPTIONS...) and run in one browser once every page
+# is made (run_checks: starting Chromium is half of a check's time); then `checked NAME` is a check's
+# exit status and $ST_TMP/checks/NAME.txt what it printed. Chromium's profile and singleton files go
+# to TMPDIR: the test's directory.
+mkdir -p "$ST_TMP/checks"
+: >"$ST_TMP/checks.batch"
+check() { printf '%q ' "$@" >>"$ST_TMP/checks.batch" && echo >>"$ST_TMP/checks.batch"; }
+run_checks() {
+    local rc=0
+    TMPDIR=$ST_TMP "$PY" "$ST_ROOT/tests/viewers/htmlcheck.py" --batch "$ST_TMP/checks.batch" "$ST_TMP/checks" \
+        >"$ST_TMP/checks.log" 2>&1 || rc=$?
+    [ $rc -ne 77 ] || skip "$(tail -n 1 "$ST_TMP/checks.log")"
+    [ $rc -eq 0 ] || fail "htmlcheck --batch exited $rc: $(tail -n 5 "$ST_TMP/checks.log")"
+}
+checked() { # NAME: the check's exit status (no status: the batch stopped before it)
+    [ -f "$ST_TMP/checks/$1.rc" ] || fail "check $1 did not run: $(tail -n 5 "$ST_TMP/checks.log")"
+    cat "$ST_TMP/checks/$1.rc"
+}
+said() { cat "$ST_TMP/checks/$1.txt"; }
 
 # ---- MPI waits -------------------------------------------------------------------------------
 bin=$(build_mpi_c waits "$ST_ROOT/tests/analysis/waits.c" -ldl)
@@ -56,13 +73,10 @@ st dump "$ST_TMP/run" --json >dump.jsonl && st analyze "$ST_TMP/run" >/dev/null 
 python3 "$ST_ROOT/tests/viewers/htmldata.py" "$page" dump.jsonl "$ST_TMP/run/analysis.json" chrome.json >data.txt 2>&1 ||
     fail "page data: $(head -n 5 data.txt)"
 note "$(cat data.txt)"
-check "$page" --screenshot "$ST_TMP/report.png" --rows 4 --epochs 4 \
+check waits "$page" --screenshot "$ST_TMP/report.png" --rows 4 --epochs 4 \
     --metrics time,mpi_point2point,mpi_latesender,mpi_latereceiver,mpi_barrier_wait,mpi_wait_nxn,mpi_latebroadcast,mpi_earlyreduce,mpi_finalize_wait \
     --click mpi_latesender --calls "$calls" --inclusive-calls MPI_Waitany "${function_arg[@]}" \
-    --cause mpi_latereceiver:2,mpi_barrier_wait:1 --cpath >check.txt 2>&1 || fail "waits: $(cat check.txt)"
-note "$(cat check.txt)"
-[ -s "$ST_TMP/report.png" ] || fail "no screenshot"
-note "page $(stat -c %s "$page") bytes; screenshot $ST_TMP/report.png"
+    --cause mpi_latereceiver:2,mpi_barrier_wait:1 --cpath
 
 # The function check on an archive with a user function above the MPI call (mkarchive: rank 0
 # waits in main/solve/MPI_Recv for rank 1's late send); on the flat waits page it must fail.
@@ -83,23 +97,15 @@ ranks 2
 1.0 1000 leave main
 S
 st report "$ST_TMP/callpath" --html >/dev/null 2>err.txt || fail "report --html (call path): $(cat err.txt)"
-check "$ST_TMP/callpath/report.html" --rows 2 --click mpi_latesender --calls MPI_Recv --function >check.txt 2>&1 ||
-    fail "call path: $(cat check.txt)"
-grep -q "top main/.*/MPI_Recv" check.txt || fail "call path: $(cat check.txt)"
-if [ ${#function_arg[@]} -eq 0 ]; then
-    rc=0; check "$page" --rows 4 --click mpi_latesender --function >check.txt 2>&1 || rc=$?
-    assert_eq "the function check on a page without call paths" 1 "$rc"
-fi
+check callpath "$ST_TMP/callpath/report.html" --rows 2 --click mpi_latesender --calls MPI_Recv --function
+[ ${#function_arg[@]} -gt 0 ] || check nofunction "$page" --rows 4 --click mpi_latesender --function
 
 # A broken page must fail the same checks: a script exception, data cut short.
 sed 's|</head>|<script>window.addEventListener("load", () => { throw new Error("injected"); });</script></head>|' \
     "$page" >broken.html
-rc=0; check broken.html --rows 4 >broken.txt 2>&1 || rc=$?
-assert_eq "htmlcheck on a page with an exception" 1 "$rc"
-grep -q "injected" broken.txt || fail "the exception is not named: $(cat broken.txt)"
+check broken broken.html --rows 4
 awk '/^"msgs":/ { cut = 1 } cut && /<\/script>/ { cut = 0 } !cut' "$page" >cut.html # the data ends mid-object
-rc=0; check cut.html --rows 4 >cut.txt 2>&1 || rc=$?
-assert_eq "htmlcheck on a page with cut data" 1 "$rc"
+check cut cut.html --rows 4
 
 # -o and aggregation: beyond --max-events each location's time in bins, still one row per location.
 st report "$ST_TMP/run" --html -o agg.html --max-events 100 >out.txt 2>err.txt || fail "report --max-events: $(cat err.txt)"
@@ -108,7 +114,7 @@ st report "$ST_TMP/run/traces.otf2" --html >out.txt 2>err.txt || fail "report --
 assert_eq "printed path for DIR/traces.otf2" "$ST_TMP/run/report.html" "$(cat out.txt)"
 grep -q '"detail":"aggregated"' agg.html || fail "--max-events 100 did not aggregate"
 grep -q '"tl":' agg.html && fail "aggregated page still holds every event"
-check agg.html --aggregated --rows 4 --metrics mpi_latesender --cpath >check.txt 2>&1 || fail "aggregated: $(cat check.txt)"
+check agg agg.html --aggregated --rows 4 --metrics mpi_latesender --cpath
 python3 "$ST_ROOT/tests/viewers/htmldata.py" agg.html dump.jsonl "$ST_TMP/run/analysis.json" chrome.json >data.txt 2>&1 ||
     fail "aggregated page data: $(head -n 5 data.txt)"
 
@@ -117,7 +123,37 @@ SYNCTRACE_ROOTCAUSE=off st report "$ST_TMP/run" --html -o off.html >/dev/null 2>
 SYNCTRACE_ROOTCAUSE=off st analyze "$ST_TMP/run" -o off.json >/dev/null || fail "analyze, root causes off"
 python3 "$ST_ROOT/tests/viewers/htmldata.py" off.html dump.jsonl off.json chrome.json >data.txt 2>&1 ||
     fail "page data, root causes off: $(head -n 5 data.txt)"
-check off.html --rows 4 --no-causes >check.txt 2>&1 || fail "root causes off: $(cat check.txt)"
+check off off.html --rows 4 --no-causes
+
+# ---- OpenMP waits ------------------------------------------------------------------------------
+if command -v clang >/dev/null 2>&1; then
+    obin=$(build_omp ompwaits clang "$ST_ROOT/tests/analysis/ompwaits.c")
+    OMP_NUM_THREADS=4 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout -k 10 120 "$obin" >omp-out.txt 2>omp-err.txt ||
+        fail "ompwaits failed: $(tail -n 5 omp-err.txt)"
+    st report "$ST_TMP/omp" --html >/dev/null 2>err.txt || fail "report --html (OpenMP): $(cat err.txt)"
+    check omp "$ST_TMP/omp/report.html" --rows 4 \
+        --metrics time,omp_ebarrier_wait,omp_ibarrier_wait,omp_lock_contention_critical,omp_lock_contention_api,omp_idle_threads \
+        --click omp_ebarrier_wait --calls '!$omp barrier'
+fi
+
+# ---- the browser checks --------------------------------------------------------------------------
+run_checks
+[ "$(checked waits)" = 0 ] || fail "waits: $(said waits)"
+note "$(said waits)"
+[ -s "$ST_TMP/report.png" ] || fail "no screenshot"
+note "page $(stat -c %s "$page") bytes; screenshot $ST_TMP/report.png"
+[ "$(checked callpath)" = 0 ] || fail "call path: $(said callpath)"
+grep -q "top main/.*/MPI_Recv" "$ST_TMP/checks/callpath.txt" || fail "call path: $(said callpath)"
+[ ${#function_arg[@]} -gt 0 ] || assert_eq "the function check on a page without call paths" 1 "$(checked nofunction)"
+assert_eq "htmlcheck on a page with an exception" 1 "$(checked broken)"
+grep -q "injected" "$ST_TMP/checks/broken.txt" || fail "the exception is not named: $(said broken)"
+assert_eq "htmlcheck on a page with cut data" 1 "$(checked cut)"
+[ "$(checked agg)" = 0 ] || fail "aggregated: $(said agg)"
+[ "$(checked off)" = 0 ] || fail "root causes off: $(said off)"
+if grep -q '^omp ' "$ST_TMP/checks.batch"; then
+    [ "$(checked omp)" = 0 ] || fail "OpenMP waits: $(said omp)"
+    note "$(said omp)"
+fi
 
 # usage and write errors
 rc=0; st report "$ST_TMP/run" --max-events 10 >/dev/null 2>&1 || rc=$?
@@ -137,16 +173,4 @@ st report "$ST_TMP/run" --html >/dev/null 2>err.txt || fail "report --html over 
 [ "$(cat "$ST_TMP/victim.txt")" = victim ] || fail "report --html wrote through a link planted as report.html"
 [ -f "$ST_TMP/run/report.html" ] && [ ! -L "$ST_TMP/run/report.html" ] || fail "report.html is not the page after a planted link"
 [ -z "$(ls "$ST_TMP/run" | grep 'tmp-')" ] || fail "temporaries left in the archive's directory: $(ls "$ST_TMP/run" | tr '\n' ' ')"
-
-# ---- OpenMP waits ------------------------------------------------------------------------------
-if command -v clang >/dev/null 2>&1; then
-    obin=$(build_omp ompwaits clang "$ST_ROOT/tests/analysis/ompwaits.c")
-    OMP_NUM_THREADS=4 SYNCTRACE_DIR=$ST_TMP/omp LD_PRELOAD=$ST_LIB timeout -k 10 120 "$obin" >omp-out.txt 2>omp-err.txt ||
-        fail "ompwaits failed: $(tail -n 5 omp-err.txt)"
-    st report "$ST_TMP/omp" --html >/dev/null 2>err.txt || fail "report --html (OpenMP): $(cat err.txt)"
-    check "$ST_TMP/omp/report.html" --rows 4 \
-        --metrics time,omp_ebarrier_wait,omp_ibarrier_wait,omp_lock_contention_critical,omp_lock_contention_api,omp_idle_threads \
-        --click omp_ebarrier_wait --calls '!$omp barrier' >check.txt 2>&1 || fail "OpenMP waits: $(cat check.txt)"
-    note "$(cat check.txt)"
-fi
 echo ok
