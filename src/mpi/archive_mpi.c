@@ -178,7 +178,8 @@ static int share_numbering(MPI_Comm comm, int rank, int status, uint64_t **num, 
 static int write_archive(MPI_Comm comm, int rank, st_rankdata_t *mine, gathered_t *g, const uint64_t *num,
                          size_t len, const char *dir)
 {
-    OTF2_Archive *a = st_otf2_open(dir);
+    /* rank 0 writes the global definitions: its chunk size is the archive's (the others write none) */
+    OTF2_Archive *a = st_otf2_open(dir, rank == 0 ? st_otf2_def_chunk(g->ptrs, g->ndefs) : st_otf2_def_chunk(NULL, 0));
     int status = a ? ST_OTF2_OK : ST_OTF2_ERR_OTF2;
     /* If any rank could not open, nobody starts OTF2's collectives; the open
      * handles are not closed (OTF2 aborts when closing without collectives). */

@@ -437,6 +437,31 @@ static void locations(gdefs_t *g)
     }
 }
 
+/* ---- the definition chunk ------------------------------------------------------------------ */
+
+uint64_t st_otf2_def_chunk(st_rankdata_t *const *ranks, int n)
+{
+    /* The longest strings written: call-site texts (and the functions and files split from them),
+     * property values (st_kv_t, 192 bytes) and the short names composed here; the largest group:
+     * every location (COMM_LOCATIONS), a member at most 9 bytes as OTF2 packs it. */
+    uint64_t text = sizeof ((st_kv_t *)0)->value, members = 0;
+    for (int r = 0; r < n; r++) {
+        const st_rankdata_t *rd = ranks[r];
+        if (!rd)
+            continue;
+        members += rd->nthreads + 1;
+        for (uint32_t i = 0; i < rd->ncallsites; i++)
+            if (rd->callsites[i].text) {
+                uint64_t len = strlen(rd->callsites[i].text);
+                text = len > text ? len : text;
+            }
+    }
+    uint64_t largest = (text > 9 * members ? text : 9 * members) + 4096, chunk = OTF2_CHUNK_SIZE_MIN;
+    while (chunk < 2 * largest && chunk < OTF2_CHUNK_SIZE_MAX)
+        chunk *= 2;
+    return chunk;
+}
+
 /* ---- groups --------------------------------------------------------------------------------- */
 
 static OTF2_GroupRef write_group(gdefs_t *g, OTF2_GroupType type, OTF2_Paradigm p, const uint64_t *m, uint32_t n)

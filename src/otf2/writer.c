@@ -18,7 +18,6 @@
 #include "../util/log.h"
 
 #define EVT_CHUNK (1u << 20)
-#define DEF_CHUNK (4u << 20)
 
 const char *st_otf2_status_name(int status)
 {
@@ -100,13 +99,13 @@ static OTF2_FlushType pre_flush(void *ud, OTF2_FileType ft, OTF2_LocationRef loc
  * events were recorded long ago) and would break the announced event counts. */
 static OTF2_FlushCallbacks flush_callbacks = { .otf2_pre_flush = pre_flush, .otf2_post_flush = NULL };
 
-OTF2_Archive *st_otf2_open(const char *dir)
+OTF2_Archive *st_otf2_open(const char *dir, uint64_t def_chunk)
 {
     otf2_msg[0] = 0;
     memset(&fault, 0, sizeof fault);
     otf2_prev_handler = OTF2_Error_RegisterCallback(otf2_handler, NULL);
     OTF2_Archive *a = OTF2_Archive_Open(dir, ST_ARCHIVE_NAME, OTF2_FILEMODE_WRITE, EVT_CHUNK,
-                                        DEF_CHUNK, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+                                        def_chunk, OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!a) {
         st_log_error("OTF2 archive: cannot open '%s/%s.otf2' for writing%s%s", dir,
                      ST_ARCHIVE_NAME, otf2_msg[0] ? ": " : "", otf2_msg);
@@ -266,7 +265,7 @@ int st_otf2_write_serial(const char *dir, st_rankdata_t *ranks, int nranks, unsi
     st_rankdata_t **all = with_placeholders(ranks, nranks, &total, &extra, &nextra);
     size_t len = 0;
     uint64_t *num = all ? st_otf2_numbering(all, total, &len) : NULL;
-    OTF2_Archive *a = num ? st_otf2_open(dir) : NULL;
+    OTF2_Archive *a = num ? st_otf2_open(dir, st_otf2_def_chunk(all, total)) : NULL;
     if (!a)
         rc = num ? ST_OTF2_ERR_OTF2 : all ? ST_OTF2_ERR_DATA : ST_OTF2_ERR_NOMEM;
     else if (st_otf2_failed(OTF2_Archive_SetSerialCollectiveCallbacks(a), "setting serial mode"))

@@ -117,7 +117,18 @@ uint64_t *st_otf2_numbering(st_rankdata_t *const *defs, int ndefs, size_t *len);
  * Never close the archive before collective callbacks are set: OTF2 aborts the
  * process then (a failure in between leaks the handle instead).
  */
-OTF2_Archive *st_otf2_open(const char *dir);
+OTF2_Archive *st_otf2_open(const char *dir, uint64_t def_chunk);
+
+/*
+ * The definition chunk size for an archive of these ranks (all of them: the process that writes
+ * the global definitions decides; the anchor file carries its choice to every reader): a power of
+ * two that holds twice the largest definition record the ranks can give (a string: a call-site
+ * text, or 192 bytes; a group: every location), between OTF2's 256 KiB and 16 MiB. Every reader
+ * allocates and clears one chunk per definition file, so a small run's archive opens in a few
+ * milliseconds instead of the 20-30 that OTF2's default of 4 MiB cost. n == 0: the smallest size
+ * (a process that writes no definitions: its local definition files stay empty).
+ */
+uint64_t st_otf2_def_chunk(st_rankdata_t *const *ranks, int n);
 
 /*
  * Writes the events and (empty) local definitions of the given ranks' locations.

@@ -415,7 +415,8 @@ int main(int argc, char **argv)
     }
     parse(stdin);
     static uint64_t counts[MAXR * MAXT];
-    OTF2_Archive *ar = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
+    /* the chunk sizes of the library's archives of small runs (src/otf2: st_otf2_def_chunk) */
+    OTF2_Archive *ar = OTF2_Archive_Open(argv[1], "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, OTF2_CHUNK_SIZE_MIN,
                                          OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
     if (!ar)
         die("cannot create archive in %s", argv[1]);

@@ -196,6 +196,19 @@ static void check_attrs(const ra_archive_t *a)
     EXPECT(last && last->has_orig && last->orig == last->time - 3, "orig_time attribute of a CLC-moved event");
 }
 
+/* The definition chunk size in an archive's anchor file (0 if it cannot be read). */
+static uint64_t def_chunk_of(const char *anchor)
+{
+    uint64_t evt = 0, def = 0;
+    OTF2_Reader *r = OTF2_Reader_Open(anchor);
+    if (r && (OTF2_Reader_SetSerialCollectiveCallbacks(r) != OTF2_SUCCESS ||
+              OTF2_Reader_GetChunkSize(r, &evt, &def) != OTF2_SUCCESS))
+        def = 0;
+    if (r)
+        OTF2_Reader_Close(r);
+    return def;
+}
+
 static void test_full(void)
 {
     st_rankdata_t ranks[SYNTH_NRANKS];
@@ -217,10 +230,66 @@ static void test_full(void)
     check_attrs(&a);
     EXPECT(strcmp(a.incomplete, "false") == 0, "SYNCTRACE::INCOMPLETE=false, got '%s'", a.incomplete);
     ra_free(&a);
+    EXPECT(def_chunk_of(anchor) == 256u << 10, "anchor: definition chunk %llu, want 256 KiB",
+           (unsigned long long)def_chunk_of(anchor));
 
     fprintf(stderr, "  (expect one 'already holds an archive' error)\n");
     EXPECT(st_otf2_write_serial(dir, ranks, SYNTH_NRANKS, 0) == ST_OTF2_ERR_EXISTS, "never overwrites");
     otf2_print_ok(dir);
+    for (int r = 0; r < SYNTH_NRANKS; r++)
+        st_rankdata_free(&ranks[r]);
+}
+
+/*
+ * The definition chunk: OTF2's least (256 KiB) for small runs, larger when a string or a group
+ * needs it, at most OTF2's 16 MiB; an archive with a call-site text longer than the least chunk
+ * is written and read whole (with OTF2's default fixed size it had to fit in 4 MiB).
+ */
+static void test_def_chunk(void)
+{
+    EXPECT(st_otf2_def_chunk(NULL, 0) == 256u << 10, "no ranks: 256 KiB");
+    st_rankdata_t ranks[SYNTH_NRANKS], many = { 0 };
+    uint64_t gen[SYNTH_NRANKS][2];
+    make_world(ranks, gen);
+    st_rankdata_t *ptrs[SYNTH_NRANKS + 1];
+    for (int r = 0; r < SYNTH_NRANKS; r++)
+        ptrs[r] = &ranks[r];
+    EXPECT(st_otf2_def_chunk(ptrs, SYNTH_NRANKS) == 256u << 10, "the synthetic run: 256 KiB, got %llu",
+           (unsigned long long)st_otf2_def_chunk(ptrs, SYNTH_NRANKS));
+    many.nthreads = 50000; /* a group of 50,003 locations: up to 450 kB */
+    ptrs[SYNTH_NRANKS] = &many;
+    EXPECT(st_otf2_def_chunk(ptrs, SYNTH_NRANKS + 1) == 1u << 20, "50,000 more locations: 1 MiB, got %llu",
+           (unsigned long long)st_otf2_def_chunk(ptrs, SYNTH_NRANKS + 1));
+    many.nthreads = 100000000;
+    EXPECT(st_otf2_def_chunk(ptrs, SYNTH_NRANKS + 1) == 16u << 20, "10^8 locations: OTF2's largest chunk");
+
+    size_t n = 600000;
+    char *text = malloc(n + 16);
+    EXPECT(text != NULL, "malloc");
+    if (!text)
+        return;
+    memset(text, 'f', n);
+    strcpy(text + n, " (app.c:42)");
+    free(ranks[1].callsites[1].text);
+    ranks[1].callsites[1].text = text;
+    EXPECT(st_otf2_def_chunk(ptrs, SYNTH_NRANKS) == 2u << 20, "a 600 kB call-site text: 2 MiB, got %llu",
+           (unsigned long long)st_otf2_def_chunk(ptrs, SYNTH_NRANKS));
+    char dir[256], anchor[300];
+    snprintf(dir, sizeof dir, "%s/longtext", tmp);
+    fprintf(stderr, "  (expect 2 warnings per rank: a time repair and an unknown region)\n");
+    EXPECT(st_otf2_write_serial(dir, ranks, SYNTH_NRANKS, 0) == ST_OTF2_OK, "serial write with a 600 kB string");
+    otf2_print_ok(dir);
+    snprintf(anchor, sizeof anchor, "%s/traces.otf2", dir);
+    EXPECT(def_chunk_of(anchor) == 2u << 20, "anchor: definition chunk %llu, want 2 MiB",
+           (unsigned long long)def_chunk_of(anchor));
+    ra_archive_t a;
+    EXPECT(ra_read(anchor, &a) == 0, "OTF2 reader reads the archive with the long string");
+    int found = 0;
+    for (uint32_t i = 0; i < a.nstr; i++)
+        found += a.str[i] && strlen(a.str[i]) == n + 11 && strncmp(a.str[i], text, n + 11) == 0;
+    EXPECT(found >= 1, "the 600 kB string read back whole");
+    check_counts(&a, gen, 2 * SYNTH_NRANKS);
+    ra_free(&a);
     for (int r = 0; r < SYNTH_NRANKS; r++)
         st_rankdata_free(&ranks[r]);
 }
@@ -386,6 +455,7 @@ int main(void)
         return 77;
     }
     test_full();
+    test_def_chunk();
     test_bad_dirs();
     test_bad_data();
     test_missing_rank();
