@@ -17,6 +17,8 @@
 # Prints one line per test (a failed one with its log's last 30 lines) and ends with the failed tests'
 # names, each with its reason again (the log's last FAIL or check line), and "N passed, N failed[, N skipped]".
 # KEEP_TEST_TMP=1 keeps the temporary directory (test logs with their notes, archives).
+# The tests run in two lanes at once (the unit tests, then some integration tests; beside them the
+# others), then the ones whose verdicts are times, alone (lane_of below: which test runs where).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT"
@@ -129,43 +131,83 @@ if grep -qv '^- ' "$TMPROOT/unit.plan"; then
     echo "unit tests built in $(( $(date +%s) - start ))s (a test's time below is its own build check and run)"
 fi
 
-while read -r -u 3 fam src name; do
-    log=$TMPROOT/$(basename "$src")${fam:+.$fam}.log
-    if [ "$fam" = - ]; then echo "SKIP: MPI family not built" >"$log"; result "$name" 77 0 "$log"; continue; fi
-    start=$(date +%s)
-    export ST_BUILD=$O/build/tests/$fam
-    exe=$ST_BUILD/$(basename "$src" .c)
-    family_cmd "$fam"
-    launch=()
-    ranks=$(sed -n 's|^/\* ranks: \([0-9]*\) \*/$|\1|p' "$src" | head -n1)
-    [ -n "$ranks" ] && launch=("${FAMILY_CMD[@]}" mpi_run -n "$ranks")
-    if make -s -f "$TMPROOT/unit.mk" "$exe" >"$log" 2>&1; then
-        (cd "$TMPROOT" && timeout -k 10 300 "${launch[@]}" "$exe") >>"$log" 2>&1
-        rc=$?
-    else
-        rc=1
-    fi
-    result "$name" $rc $(( $(date +%s) - start )) "$log"
-done 3<"$TMPROOT/unit.plan"
-
-for t in tests/*/t_*.sh; do
-    [ -e "$t" ] || continue
-    base=${t#tests/}; base=${base%.sh}
-    mapfile -t runs < <(runs_of "$t" "$base")
-    for run in "${runs[@]}"; do
-        fam=${run%% *} name=${run#* }
-        export ST_TMP=$TMPROOT/$(echo "$base" | tr / _)
-        [ "$fam" = "$DEFAULT" ] || ST_TMP=$ST_TMP.$fam
-        mkdir -p "$ST_TMP"
-        log=$ST_TMP.log
+run_units() { # the unit tests, one after the other
+    local fam src name log start exe launch ranks rc
+    while read -r -u 3 fam src name; do
+        log=$TMPROOT/$(basename "$src")${fam:+.$fam}.log
         if [ "$fam" = - ]; then echo "SKIP: MPI family not built" >"$log"; result "$name" 77 0 "$log"; continue; fi
-        export ST_MPI=$fam ST_BUILD=$O/build/tests/$fam
-        mkdir -p "$ST_BUILD"
         start=$(date +%s)
-        (cd "$ST_TMP" && timeout -k 10 300 bash "$ROOT/$t") >"$log" 2>&1
-        result "$name" $? $(( $(date +%s) - start )) "$log"
+        export ST_BUILD=$O/build/tests/$fam
+        exe=$ST_BUILD/$(basename "$src" .c)
+        family_cmd "$fam"
+        launch=()
+        ranks=$(sed -n 's|^/\* ranks: \([0-9]*\) \*/$|\1|p' "$src" | head -n1)
+        [ -n "$ranks" ] && launch=("${FAMILY_CMD[@]}" mpi_run -n "$ranks")
+        if make -s -f "$TMPROOT/unit.mk" "$exe" >"$log" 2>&1; then
+            (cd "$TMPROOT" && timeout -k 10 300 "${launch[@]}" "$exe") >>"$log" 2>&1
+            rc=$?
+        else
+            rc=1
+        fi
+        result "$name" $rc $(( $(date +%s) - start )) "$log"
+    done 3<"$TMPROOT/unit.plan"
+}
+
+# The tests in three parts. Most tests keep one process busy at a time, so two run at once: lane A
+# (mpi/, clc/, omp/) beside lane B (the unit tests, then wrappers/, cli/, infra/, viewers/: builds, CLI
+# runs, a browser), each with its own build directory for the programs the tests compile. Then, alone,
+# the tests whose verdicts are times or shares of time: rtbench/, sync/, analysis/ (injected waits),
+# and any test with a line "# alone: <why>".
+lane_of() { # SCRIPT -> a | b | alone
+    grep -q '^# alone: ' "$1" && { echo alone; return; }
+    case $1 in
+    tests/rtbench/* | tests/sync/* | tests/analysis/*) echo alone ;;
+    tests/wrappers/* | tests/cli/* | tests/infra/* | tests/viewers/*) echo b ;;
+    *) echo a ;;
+    esac
+}
+
+# run_lane LANE [BUILD-SUFFIX]: runs that lane's integration tests one after the other
+run_lane() {
+    local t base run fam name start
+    for t in tests/*/t_*.sh; do
+        [ -e "$t" ] && [ "$(lane_of "$t")" = "$1" ] || continue
+        base=${t#tests/}; base=${base%.sh}
+        mapfile -t runs < <(runs_of "$t" "$base")
+        for run in "${runs[@]}"; do
+            fam=${run%% *} name=${run#* }
+            export ST_TMP=$TMPROOT/$(echo "$base" | tr / _)
+            [ "$fam" = "$DEFAULT" ] || ST_TMP=$ST_TMP.$fam
+            mkdir -p "$ST_TMP"
+            log=$ST_TMP.log
+            if [ "$fam" = - ]; then echo "SKIP: MPI family not built" >"$log"; result "$name" 77 0 "$log"; continue; fi
+            export ST_MPI=$fam ST_BUILD=$O/build/tests${2:-}/$fam
+            mkdir -p "$ST_BUILD"
+            start=$(date +%s)
+            (cd "$ST_TMP" && timeout -k 10 300 bash "$ROOT/$t") >"$log" 2>&1
+            result "$name" $? $(( $(date +%s) - start )) "$log"
+        done
     done
-done
+}
+
+# lane B in a subshell; its counts and failures come back through a file
+(
+    pass=0 failn=0 skipn=0 failed=() why=()
+    run_units
+    run_lane b -lane-b
+    { echo "$pass $failn $skipn"; printf '%s\n' "${failed[@]}"; echo "--"; printf '%s\n' "${why[@]}"; } >"$TMPROOT/lane-b.result"
+) &
+lane_b=$!
+run_lane a
+wait $lane_b
+if [ -s "$TMPROOT/lane-b.result" ]; then
+    { read -r bp bf bs; while IFS= read -r l && [ "$l" != -- ]; do [ -n "$l" ] && failed+=("$l"); done
+      while IFS= read -r l; do [ -n "$l" ] && why+=("$l"); done; } <"$TMPROOT/lane-b.result"
+    pass=$((pass + bp)) failn=$((failn + bf)) skipn=$((skipn + bs))
+else
+    failn=$((failn + 1)); failed+=("lane B"); why+=("lane B: ended without its results")
+fi
+run_lane alone
 
 echo
 echo "tests ran $(( $(date +%s) - began )) s (ended $(date -u +%T) UTC)"

@@ -7,6 +7,7 @@
 # kind is violated, local order is kept, events only moved forward. A second run gives every
 # thread its own clock as well (SKEW_THREAD_NS): then the raw OpenMP relations are violated
 # too (about 400 here) and must be corrected like the MPI ones.
+# alone: runs are repeated until the scheduler gives the order the test needs (tests/run-tests.sh runs it with no other test beside it)
 . "$ST_ROOT/tests/lib.sh"
 . "$ST_ROOT/tests/clc/common.sh"
 need_tools

@@ -4,6 +4,7 @@
 # (< 300 ms from fork to reaped; before the fix its exit handler dumped into the parent's
 # DIR/partial, warned, and could wait up to 2 s for dumps that never came); the parents' archive is complete with their 20 ring rounds each, and
 # the application's output and exit code are unchanged.
+# alone: a child process's lifetime in ms is compared with the untraced one (tests/run-tests.sh runs it with no other test beside it)
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

@@ -7,6 +7,7 @@
 # must hold every rank with its 20 ring sends and receives, say how the run ended and pass
 # `synctrace check`.
 # families: mpich openmpi
+# alone: ms until the job ends are bounded (Open MPI takes 9-14 s of the 20 here) (tests/run-tests.sh runs it with no other test beside it)
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

@@ -6,6 +6,7 @@
 # about 180 ms (at least 100 here). Without the ticket's evidence such an epoch was left out of the lock
 # order: no relation, no Lock Contention.
 # families: mpich openmpi
+# alone: a measured Lock Contention (ms) must stay within a bound (tests/run-tests.sh runs it with no other test beside it)
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

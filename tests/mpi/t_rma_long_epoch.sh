@@ -10,6 +10,7 @@
 # 500 ms (tens of ms here), in-run and offline the same analysis, stdout and exit code as
 # untraced, no violation.
 # families: mpich openmpi
+# alone: the wait-state analysis at MPI_Finalize must take at most 500 ms (tests/run-tests.sh runs it with no other test beside it)
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

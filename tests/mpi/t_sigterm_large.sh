@@ -10,6 +10,7 @@
 #    wait while rank 1's dump is being written (before the fix it took rank 1's temporary file
 #    for a finished dump, died, and hydra killed rank 1 mid-dump: one rank of two recovered).
 # Each recovered archive is marked incomplete (`synctrace info` reads all its events).
+# alone: ms from SIGTERM to the end of the job are bounded (tests/run-tests.sh runs it with no other test beside it)
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools

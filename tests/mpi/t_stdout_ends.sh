@@ -10,6 +10,7 @@
 # of a rank killed by a signal (on stdout, hydra's; Open MPI's mpirun writes its own to stderr) names
 # the process id, which differs from run to run: only that number is masked. Each traced run must have left an archive (or dumps), so
 # that the paths that speak ran.
+# alone: runs are repeated until the scheduler gives the order the test needs (tests/run-tests.sh runs it with no other test beside it)
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
