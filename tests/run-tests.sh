@@ -156,10 +156,11 @@ run_units() { # the unit tests, one after the other
 # The tests in three parts. Most tests keep one process busy at a time, so two run at once: lane A
 # (mpi/, clc/, omp/) beside lane B (the unit tests, then wrappers/, cli/, infra/, viewers/: builds, CLI
 # runs, a browser), each with its own build directory for the programs the tests compile. Then, alone,
-# the tests whose verdicts are times or shares of time: rtbench/, sync/, analysis/ (injected waits),
-# and any test with a line "# alone: <why>".
+# the tests whose verdicts are times or shares of time: rtbench/, sync/, analysis/ (injected waits;
+# one with a line "# beside others: <why>" runs in lane B), and any test with a line "# alone: <why>".
 lane_of() { # SCRIPT -> a | b | alone
     grep -q '^# alone: ' "$1" && { echo alone; return; }
+    grep -q '^# beside others: ' "$1" && { echo b; return; } # a test of analysis/ whose verdicts are no times
     case $1 in
     tests/rtbench/* | tests/sync/* | tests/analysis/*) echo alone ;;
     tests/wrappers/* | tests/cli/* | tests/infra/* | tests/viewers/*) echo b ;;

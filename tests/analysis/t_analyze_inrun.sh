@@ -8,6 +8,7 @@
 # uncorrected times (and says so); SYNCTRACE_ANALYZE=off writes no report; a failure on one rank is
 # reported once and the analysis skipped everywhere, the application unaffected.
 # families: mpich openmpi
+# beside others: its verdicts are equalities of reports from the same archive, and one 30 s bound
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/mpi/common.sh"
 need_tools
