@@ -155,7 +155,8 @@ run_units() { # the unit tests, one after the other
 
 # The tests in three parts. Most tests keep one process busy at a time, so two run at once: lane A
 # (mpi/, clc/, omp/) beside lane B (the unit tests, then wrappers/, cli/, infra/, viewers/: builds, CLI
-# runs, a browser), each with its own build directory for the programs the tests compile. Then, alone,
+# runs, a browser); lane B's scripts compile their programs into a build directory of their own (the
+# unit tests' executables, test_*, stay in lane A's: no name is shared). Then, alone,
 # the tests whose verdicts are times or shares of time: rtbench/, sync/, analysis/ (injected waits;
 # one with a line "# beside others: <why>" runs in lane B), and any test with a line "# alone: <why>".
 lane_of() { # SCRIPT -> a | b | alone
