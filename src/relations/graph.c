@@ -332,11 +332,37 @@ static int cmp_i32(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* One rank's graph: its OpenMP endpoints go from the derivation to the join without an array of their own, and the
+ * instances are built where the others were (at the end of a run every new page is a fault; at MPI_Finalize the CLC
+ * engine joins so too). The same graph as st_rel_graph_join of st_rel_endpoints'. */
+static int build_one_rank(const st_rel_input_t *in, int32_t rank, st_rel_depstats_t *ds, st_rel_graph_t *g)
+{
+    st_rel_epvec_t ep = { 0 };
+    st_rel_epsrc_t omp = { 0 };
+    int rc = st_rel_endpoints_split(in, rank, NULL, &ep, ds, &omp, NULL);
+    size_t room = ep.n + st_rel_inst_room(omp.n) + 1; /* ST_REL_JOIN_TAKE: the instances of omp's ends after ep's */
+    st_rel_endpoint_t *fit = rc ? NULL : st_mem_realloc(ep.v, sizeof *fit * room);
+    if (fit)
+        ep.v = fit, ep.cap = room;
+    g->ds = *ds;
+    if (fit)
+        rc = st_rel_graph_join_src(ep.v, ep.n, &omp, in->nlocs, ST_REL_JOIN_TAKE, g);
+    else
+        st_rel_epvec_free(&ep), rc = -1;
+    st_rel_epsrc_free(&omp);
+    return rc;
+}
+
 int st_rel_graph_build(const st_rel_input_t *in, st_rel_graph_t *g)
 {
     st_rel_epvec_t ep = { 0 };
     st_rel_depstats_t ds = { 0 };
     memset(g, 0, sizeof *g);
+    uint32_t one = in->nlocs > 0;
+    for (uint32_t l = 1; one && l < in->nlocs; l++)
+        one = in->locs[l].rank == in->locs[0].rank;
+    if (one)
+        return build_one_rank(in, in->locs[0].rank, &ds, g);
     /* Every rank that owns a location, each once (its locations need not be adjacent). */
     int32_t *ranks = st_mem_malloc(sizeof(int32_t) * (in->nlocs ? in->nlocs : 1));
     if (!ranks)

@@ -59,8 +59,9 @@ typedef struct st_rel_graph {
 
 /*
  * Derives the endpoints of every rank that has locations in `in` and joins them
- * (sequential reference, `synctrace clc`, tests). Returns 0, or -1 when out of memory
- * (g then empty). Free with st_rel_graph_free().
+ * (sequential reference, `synctrace clc`, tests; with one rank its OpenMP endpoints go to the
+ * join as they are derived, st_rel_endpoints_split, with no array of their own). Returns 0, or
+ * -1 when out of memory (g then empty). Free with st_rel_graph_free().
  */
 int st_rel_graph_build(const st_rel_input_t *in, st_rel_graph_t *g);
 
