@@ -79,22 +79,34 @@ void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *de
     }
 }
 
-void st_an_inrun_local(st_rankdata_t *rd, st_an_inrun_t *a)
+void st_an_inrun_local(st_rankdata_t *rd, st_rel_graph_t *kept, st_an_inrun_t *a)
 {
     memset(a, 0, sizeof *a);
-    if (st_config.analyze != ST_ANALYZE_ON)
-        return;
-    double t0 = st_clock_ms(CLOCK_MONOTONIC), c0 = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
-    st_rel_input_t in;
     st_rel_graph_t g;
     memset(&g, 0, sizeof g);
+    if (kept)
+        g = *kept, memset(kept, 0, sizeof *kept);
+    if (st_config.analyze != ST_ANALYZE_ON) {
+        st_rel_graph_free(&g);
+        return;
+    }
+    double t0 = st_clock_ms(CLOCK_MONOTONIC), c0 = st_clock_ms(CLOCK_THREAD_CPUTIME_ID);
+    st_rel_input_t in;
     if (st_rel_input_from_rankdata(rd, 1, &in) != 0) {
+        st_rel_graph_free(&g);
         st_log_error("analysis: out of memory; skipped");
         return;
     }
     in.sync = st_rel_sync_regions, in.nsync = ST_REL_NSYNC;
-    /* as `synctrace analyze` does: the graph of the relations, then the serial analysis */
-    int rc = st_rel_graph_build(&in, &g) || st_an_run(&in, &g, &a->res) ? -1 : 0;
+    /* as `synctrace analyze` does: the graph of the relations (CLC's, when it kept one of these times and
+     * locations), then the serial analysis */
+    int rc = 0, derived = g.nlocs != in.nlocs;
+    if (derived) {
+        st_rel_graph_free(&g);
+        rc = st_rel_graph_build(&in, &g);
+    }
+    st_log_debug("analysis: the relations' graph %s", derived ? "derived" : "CLC's");
+    rc = rc || st_an_run(&in, &g, &a->res) ? -1 : 0;
     st_rel_graph_free(&g);
     st_rel_input_free(&in);
     if (rc) {

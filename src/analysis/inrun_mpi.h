@@ -16,7 +16,8 @@
  *                       and a short summary on stderr (never stdout).
  *  st_an_inrun_local(): instead of st_an_inrun_run in a program that never called MPI_Init (an
  *                       OpenMP program: its archive is written at exit), the serial analysis of
- *                       this process, as `synctrace analyze` makes it, with the same properties.
+ *                       this process, as `synctrace analyze` makes it, with the same properties;
+ *                       on the graph CLC kept (st_clc_run_local) when it has one, else derived here.
  * A failure anywhere is reported once and the analysis skipped on every rank; the
  * application is never affected. Call from one thread.
  */
@@ -41,7 +42,8 @@ typedef struct st_an_inrun {
  * taken instead of deriving them again; emptied. */
 /* crowded: st_polite_crowded(toolworld), asked once by the caller for CLC and the analysis. */
 void st_an_inrun_run(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *derived, int crowded, st_an_inrun_t *a);
-void st_an_inrun_local(st_rankdata_t *rd, st_an_inrun_t *a);
+/* g (may be NULL or empty): the relations' graph st_clc_run_local kept; freed. */
+void st_an_inrun_local(st_rankdata_t *rd, st_rel_graph_t *g, st_an_inrun_t *a);
 void st_an_inrun_report(st_an_inrun_t *a, const char *dir, int archive_written);
 
 #endif

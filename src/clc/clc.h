@@ -273,10 +273,13 @@ void st_clc_restore_orig(st_rel_input_t *in);
  * The sequential correction of rank data in place (`synctrace clc`, OpenMP-only runs at
  * exit): st_clc_run over every location of rd[0 .. nrd); each moved event keeps C in the
  * writer's orig-time slot. sync: the MPI_Init / MPI_Finalize regions (may be NULL). stats
- * is filled. Returns 0, or -1 when out of memory (times then restored to C).
+ * (may be NULL) is filled. keep (may be NULL): gets the graph of the relations when the correction moved
+ * nothing and left no lock relation out (relations/locks.h), which is then the graph st_rel_graph_build
+ * makes of the times as they stay (the wait-state analysis', which need not derive it again); else it is
+ * left empty. Free it with st_rel_graph_free. Returns 0, or -1 when out of memory (times then restored to C).
  */
 int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd, const st_rel_sync_region_t *sync,
-                            uint32_t nsync, st_clc_stats_t *stats);
+                            uint32_t nsync, st_clc_stats_t *stats, st_rel_graph_t *keep);
 
 /* ---- sequential reference ------------------------------------------------------------------------- */
 

@@ -11,7 +11,9 @@
  * Free with st_rel_derived_free.
  *
  * st_clc_run_local() corrects a program that never called MPI_Init (OpenMP relations only),
- * sequentially, with the same parameters and statistics. Not collective.
+ * sequentially, with the same parameters and statistics. Not collective. keep (may be NULL): gets
+ * the graph of the relations when nothing moved (st_clc_correct_rankdata), for the analysis; else
+ * left empty. Free it with st_rel_graph_free.
  */
 #ifndef ST_CLC_MPI_H
 #define ST_CLC_MPI_H
@@ -23,6 +25,6 @@
 
 /* crowded: st_polite_crowded(toolworld), which the caller asks once for CLC and the analysis. */
 int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep, int crowded);
-int st_clc_run_local(st_rankdata_t *rd);
+int st_clc_run_local(st_rankdata_t *rd, st_rel_graph_t *keep);
 
 #endif

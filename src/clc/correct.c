@@ -4,6 +4,8 @@
  */
 #include "clc.h"
 
+#include <string.h>
+
 void st_clc_restore_orig(st_rel_input_t *in)
 {
     for (uint32_t l = 0; l < in->nlocs; l++)
@@ -14,18 +16,27 @@ void st_clc_restore_orig(st_rel_input_t *in)
 }
 
 int st_clc_correct_rankdata(const st_clc_params_t *p, st_rankdata_t *rd, int nrd, const st_rel_sync_region_t *sync,
-                            uint32_t nsync, st_clc_stats_t *stats)
+                            uint32_t nsync, st_clc_stats_t *stats, st_rel_graph_t *keep)
 {
     st_rel_input_t in;
     st_rel_graph_t g;
+    st_clc_stats_t own;
+    stats = stats ? stats : &own;
+    if (keep)
+        memset(keep, 0, sizeof *keep);
     if (st_rel_input_from_rankdata(rd, nrd, &in))
         return -1;
     in.nsync = sync ? nsync : 0, in.sync = sync;
+    size_t nlocks = in.nlocks;
     st_rel_input_lock_keep_ticketed(&in); /* CLC keeps only the lock relations the tickets order (relations/locks.h) */
     int rc = st_rel_graph_build(&in, &g);
     if (rc == 0) {
         rc = st_clc_run(p, &in, &g, stats);
-        st_rel_graph_free(&g);
+        /* the graph of the times as they stay, and of every relation (no lock epoch left out): the analysis' */
+        if (keep && rc == 0 && stats->moved == 0 && in.nlocks == nlocks)
+            *keep = g;
+        else
+            st_rel_graph_free(&g);
     }
     if (rc != 0)
         st_clc_restore_orig(&in); /* out of memory: back to C */

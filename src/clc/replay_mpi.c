@@ -368,7 +368,7 @@ int st_clc_run_mpi(MPI_Comm toolworld, st_rankdata_t *rd, st_rel_derived_t *keep
     return all_ok ? 0 : -1;
 }
 
-int st_clc_run_local(st_rankdata_t *rd)
+int st_clc_run_local(st_rankdata_t *rd, st_rel_graph_t *keep)
 {
     st_clc_params_t p;
     st_clc_stats_t s;
@@ -385,7 +385,9 @@ int st_clc_run_local(st_rankdata_t *rd)
         state = "skipped";
         on = 0;
     }
-    if (on && st_clc_correct_rankdata(&p, rd, 1, NULL, 0, &s) != 0) {
+    if (keep)
+        memset(keep, 0, sizeof *keep);
+    if (on && st_clc_correct_rankdata(&p, rd, 1, st_rel_sync_regions, ST_REL_NSYNC, &s, keep) != 0) {
         st_log_error("CLC: out of memory; timestamps left uncorrected");
         state = "failed";
         on = 0;

@@ -116,7 +116,7 @@ static const char *params(const st_cli_archive_t *ar, st_clc_params_t *p, char *
 /* Corrects the converted data in place; moved events keep C in the writer's orig-time slot. */
 static int correct(st_cli_ranks_t *c, const st_clc_params_t *p, st_clc_stats_t *s)
 {
-    int rc = st_clc_correct_rankdata(p, c->rd, c->nranks, st_rel_sync_regions, ST_REL_NSYNC, s);
+    int rc = st_clc_correct_rankdata(p, c->rd, c->nranks, st_rel_sync_regions, ST_REL_NSYNC, s, NULL);
     st_cli_ranks_unscale(c);
     return rc ? bad("out of memory during the correction") : 0;
 }

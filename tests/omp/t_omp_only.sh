@@ -4,7 +4,9 @@
 # (clang build) and through synctrace-run (gcc build: GOMP stand-in detected). The library
 # exports ompt_start_tool, and SYNCTRACE_OMP=0 switches the OpenMP tool off. The wait-state
 # analysis runs at exit as at MPI_Finalize: analysis.json and analysis.cubex byte-equal to
-# `synctrace analyze` of the archive, the summary on stderr; SYNCTRACE_ANALYZE=off: none.
+# `synctrace analyze` of the archive, the summary on stderr; SYNCTRACE_ANALYZE=off: none. It takes the
+# relations' graph CLC built when CLC moved nothing (one clock), else derives it (SYNCTRACE_CLC=off: the
+# same files as `synctrace analyze` then too); SYNCTRACE_VERBOSE=1 prints the exit's phases as MPI_Finalize's.
 source "$ST_ROOT/tests/lib.sh"
 source "$ST_ROOT/tests/omp/common.sh"
 need_omp_tools
@@ -14,7 +16,7 @@ clang_bin=$(build_omp omp-only-clang clang "$OMP_DIR/omp_only.c" "$OMP_DIR/const
 gcc_bin=$(build_omp omp-only-gcc gcc "$OMP_DIR/omp_only.c" "$OMP_DIR/constructs.c")
 
 timeout -k 10 120 "$clang_bin" >"$ST_TMP/plain.txt" || fail "omp_only failed without the shim"
-SYNCTRACE_DIR=$ST_TMP/clang LD_PRELOAD=$ST_LIB timeout -k 10 120 "$clang_bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
+SYNCTRACE_VERBOSE=2 SYNCTRACE_DIR=$ST_TMP/clang LD_PRELOAD=$ST_LIB timeout -k 10 120 "$clang_bin" >"$ST_TMP/out.txt" 2>"$ST_TMP/err.txt" ||
     fail "omp_only (clang) traced failed: $(tail -n 5 "$ST_TMP/err.txt")"
 cmp -s "$ST_TMP/plain.txt" "$ST_TMP/out.txt" || fail "omp_only: output differs with the shim"
 omp_verify "$ST_TMP/clang" "$ST_TMP/out.txt" 1
@@ -29,14 +31,27 @@ grep -q '^violations: 0$' "$ST_TMP/check.txt" || fail "OpenMP-only archive: $(he
 # the analysis at exit: the same files as `synctrace analyze` makes of the archive, and the summary
 grep -q "^wait-state analysis: .* ms; report $ST_TMP/clang/analysis.json" "$ST_TMP/err.txt" ||
     fail "no analysis summary on stderr at exit: $(tail -n 3 "$ST_TMP/err.txt" | tr '\n' '|')"
-mkdir -p "$ST_TMP/offline"
-cp -r "$ST_TMP/clang/traces" "$ST_TMP/clang/traces.otf2" "$ST_TMP/clang/traces.def" "$ST_TMP/offline/"
-st analyze "$ST_TMP/offline" >"$ST_TMP/analyze.txt" 2>&1 || fail "synctrace analyze: $(head -n 3 "$ST_TMP/analyze.txt")"
-for f in analysis.json analysis.cubex; do
-    [ -s "$ST_TMP/clang/$f" ] || fail "no $f written at exit"
-    cmp -s "$ST_TMP/clang/$f" "$ST_TMP/offline/$f" || fail "$f at exit differs from synctrace analyze's"
-done
-grep -q '"delay_ompbarrier' "$ST_TMP/clang/analysis.json" || fail "analysis.json at exit without the root causes"
+grep -Eq '^synctrace: exit: trace preparation [0-9.]+ ms, CLC [0-9.]+ ms, wait-state analysis [0-9.]+ ms, archive write [0-9.]+ ms, report [0-9.]+ ms$' "$ST_TMP/err.txt" ||
+    fail "no line of the exit's phases: $(grep 'exit:' "$ST_TMP/err.txt" | head -n 2 | tr '\n' '|')"
+grep -q "^synctrace: debug: analysis: the relations' graph CLC's$" "$ST_TMP/err.txt" ||
+    fail "the analysis at exit did not take CLC's graph (CLC moved $(prop CLC_MOVED)): $(grep "relations' graph" "$ST_TMP/err.txt")"
+# same_as_offline RUN: RUN's analysis.json and analysis.cubex are those `synctrace analyze` makes of its archive
+same_as_offline() {
+    rm -rf "$ST_TMP/offline" && mkdir -p "$ST_TMP/offline"
+    cp -r "$ST_TMP/$1/traces" "$ST_TMP/$1/traces.otf2" "$ST_TMP/$1/traces.def" "$ST_TMP/offline/"
+    st analyze "$ST_TMP/offline" >"$ST_TMP/analyze.txt" 2>&1 || fail "synctrace analyze ($1): $(head -n 3 "$ST_TMP/analyze.txt")"
+    for f in analysis.json analysis.cubex; do
+        [ -s "$ST_TMP/$1/$f" ] || fail "no $f written at exit ($1)"
+        cmp -s "$ST_TMP/$1/$f" "$ST_TMP/offline/$f" || fail "$f at exit ($1) differs from synctrace analyze's"
+    done
+    grep -q '"delay_ompbarrier' "$ST_TMP/$1/analysis.json" || fail "analysis.json at exit ($1) without the root causes"
+}
+same_as_offline clang
+SYNCTRACE_CLC=off SYNCTRACE_VERBOSE=2 SYNCTRACE_DIR=$ST_TMP/noclc LD_PRELOAD=$ST_LIB timeout -k 10 120 "$clang_bin" >/dev/null 2>"$ST_TMP/err.txt" ||
+    fail "omp_only with SYNCTRACE_CLC=off failed: $(tail -n 3 "$ST_TMP/err.txt")"
+grep -q "^synctrace: debug: analysis: the relations' graph derived$" "$ST_TMP/err.txt" ||
+    fail "SYNCTRACE_CLC=off: the analysis at exit did not derive the relations: $(grep "relations' graph" "$ST_TMP/err.txt")"
+same_as_offline noclc
 SYNCTRACE_ANALYZE=off SYNCTRACE_DIR=$ST_TMP/noan LD_PRELOAD=$ST_LIB timeout -k 10 120 "$clang_bin" >/dev/null 2>"$ST_TMP/err.txt" ||
     fail "omp_only with SYNCTRACE_ANALYZE=off failed: $(tail -n 3 "$ST_TMP/err.txt")"
 [ -f "$ST_TMP/noan/traces.otf2" ] && [ ! -e "$ST_TMP/noan/analysis.json" ] && ! grep -q 'wait-state analysis' "$ST_TMP/err.txt" ||
