@@ -133,8 +133,7 @@ void st_abend_init_mpi(MPI_Comm toolcomm, const char *archive_dir)
 {
     if (!kit.threads)
         return;
-    snprintf(dir, sizeof dir, "%s", archive_dir);
-    default_dir = 0;
+    st_abend_use_dir(archive_dir); /* not written over dir: a handler may be reading it (it takes dir_next over) */
     with_mpi = 1;
     kit.comms = calloc(ST_COMM_MAX, sizeof *kit.comms); /* calloc'd: only used entries take memory */
     fill_identity(st_world_rank, st_world_size);

@@ -57,8 +57,9 @@ void st_abend_refresh(void);
 /* The run ended normally (archive written or given up): no dump, notification or wait from now on. */
 void st_abend_disarm(void);
 
-/* Not in a handler, once: a dump from now on goes into archive_dir (the archive a program without
- * MPI writes at exit, so that a signal during that write leaves the dump next to it). */
+/* Not in a handler, once: a dump from now on goes into archive_dir (MPI_Init's archive directory,
+ * st_abend_init_mpi; or the archive a program without MPI writes at exit, so that a signal during that
+ * write leaves the dump next to it). A handler sees the whole name or the one before. */
 void st_abend_use_dir(const char *archive_dir);
 
 /* In the forked child (pthread_atfork): never dump, never notify. */
