@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../util/log.h"
 #include "../util/nodeid.h"
 
 #define CAL_SPAN_NS   2000000 /* a measured conversion: two points this far apart */
@@ -18,6 +19,8 @@
 #define ST_TSC_NODE_DIR "/dev/shm"
 #define MIN_GAP_NS    50000000 /* a point closer than this to the last one replaces it: short end segments
                                   would extrapolate a noisy slope */
+#define FIT_BASE_NS   1000000  /* a node's conversion fits the clock within this, plus FIT_PPM of its age: */
+#define FIT_PPM       100.0    /* a 2 ms measurement's rate is off by ppm, so its offset grows with age */
 
 static st_tsc_point_t own[ST_TSC_MAX_POINTS], fix[ST_TSC_MAX_POINTS];
 static size_t n_own, n_fix;
@@ -121,12 +124,19 @@ typedef struct node_file {
     st_tsc_conv_t conv;
 } node_file_t;
 
+static const char *node_dir = ST_TSC_NODE_DIR;
+
+void st_tsc_node_dir(const char *dir)
+{
+    node_dir = dir ? dir : ST_TSC_NODE_DIR;
+}
+
 static int node_path(char *path, size_t len)
 {
     char boot[64];
     if (st_boot_id(boot, sizeof boot) != 0 || strchr(boot, '/'))
         return -1;
-    int n = snprintf(path, len, "%s/synctrace-tsc-%u-%s-%d", ST_TSC_NODE_DIR, (unsigned)getuid(), boot,
+    int n = snprintf(path, len, "%s/synctrace-tsc-%u-%s-%d", node_dir, (unsigned)getuid(), boot,
                      (int)st_timer_clock);
     return n > 0 && (size_t)n < len ? 0 : -1;
 }
@@ -148,8 +158,9 @@ static int node_read(const char *path, st_tsc_conv_t *conv)
     return 0;
 }
 
-/* Publishes conv unless another process did first. 0 if the file holds a conversion now. */
-static int node_publish(const char *path, const st_tsc_conv_t *conv)
+/* Publishes conv unless another process did first (replace: over whatever the file holds). 0 if the
+ * file holds a conversion now. */
+static int node_publish(const char *path, const st_tsc_conv_t *conv, int replace)
 {
     char tmp[4300];
     snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
@@ -159,9 +170,31 @@ static int node_publish(const char *path, const st_tsc_conv_t *conv)
     node_file_t nf = { "STTSC1", *conv };
     int ok = write(fd, &nf, sizeof nf) == (ssize_t)sizeof nf;
     close(fd);
-    int rc = ok && (link(tmp, path) == 0 || errno == EEXIST) ? 0 : -1;
-    unlink(tmp);
+    int rc = -1;
+    if (ok && replace)
+        rc = rename(tmp, path);
+    else if (ok)
+        rc = link(tmp, path) == 0 || errno == EEXIST ? 0 : -1;
+    if (rc != 0 || !replace)
+        unlink(tmp);
     return rc;
+}
+
+/*
+ * How far (ns) conv is off the clock now, or -1 when it no longer describes this TSC: the
+ * counter is before the conversion's base, or the offset exceeds what its rate error can
+ * explain since it was measured. Within a boot neither happens on real hardware; a virtual
+ * machine restored from a snapshot or moved to another host keeps its boot id, /dev/shm and
+ * CLOCK_MONOTONIC, but its TSC jumps (seen on CI: a conversion whose base lay ahead of the
+ * counter put every time of a run at one instant, 4 days off).
+ */
+static double node_misfit(const st_tsc_conv_t *conv)
+{
+    uint64_t t, r, w;
+    if (take_pair(&t, &r, &w) != 0 || (int64_t)(t - conv->tsc0) < 0 || r < conv->ns0)
+        return -1;
+    double off = fabs((double)(int64_t)(conv_ns(conv, t) - r));
+    return off <= FIT_BASE_NS + FIT_PPM * 1e-6 * (double)(r - conv->ns0) ? off : -1;
 }
 
 int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared)
@@ -171,15 +204,24 @@ int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared)
     n_own = 0;
     *shared = 0;
     int have_path = node_path(path, sizeof path) == 0;
-    if (have_path && node_read(path, conv) == 0) {
-        *shared = 1;
+    st_tsc_conv_t found;
+    int have = have_path && node_read(path, &found) == 0;
+    int stale = have && node_misfit(&found) < 0;
+    if (have && !stale) {
+        *conv = found, *shared = 1;
     } else {
         st_tsc_conv_t mine;
         if (measure(&mine, &t0, &r0) != 0)
             return -1;
         *conv = mine;
-        if (have_path && node_publish(path, &mine) == 0 && node_read(path, conv) == 0)
+        /* a stale file is replaced unless a neighbour replaced it meanwhile (then its conversion fits) */
+        if (stale && node_read(path, &found) == 0 && node_misfit(&found) >= 0)
+            *conv = found, *shared = 1;
+        else if (have_path && node_publish(path, &mine, stale) == 0 && node_read(path, conv) == 0)
             *shared = 1; /* ours or the winner's */
+        if (stale)
+            st_log_info("the node's TSC conversion in %s did not fit this clock (the TSC jumped: a virtual machine "
+                        "restored or moved?): measured again%s", path, *shared ? " and replaced" : "");
     }
     if (take_pair(&t0, &r0, &w) != 0)
         return -1;

@@ -2,13 +2,15 @@
  * tsc.h — the time-stamp counter as local clock: detection, calibration, correction.
  *
  * The TSC is converted to ns with a fixed conversion (timer.h), measured once per node
- * and boot over 2 ms and shared through a file in /dev/shm, so that every process of a node reads
- * the same TSC clock; its error (ppm) is a constant drift to the system clock. Calibration points (TSC, local ns, system clock ns)
- * taken at start-up, at every sync point and at MPI_Finalize pin the local clock to the
- * system clock; at finalize the global clock, which is rank 0's local clock, is mapped
- * onto rank 0's system clock through rank 0's points, piecewise linearly (so that a
- * slewed CLOCK_MONOTONIC is followed too): accurate to the points' own error (tens of
- * ns) over a run of any length.
+ * and boot over 2 ms and shared through a file in /dev/shm, so that every process of a
+ * node reads the same TSC clock; its error (ppm) is a constant drift to the system clock.
+ * A conversion that no longer fits the counter (a virtual machine's TSC jumped) is
+ * measured again and replaced. Calibration points (TSC, local ns, system clock ns) taken
+ * at start-up, at every sync point and at MPI_Finalize pin the local clock to the system
+ * clock; at finalize the global clock, which is rank 0's local clock, is mapped onto
+ * rank 0's system clock through rank 0's points, piecewise linearly (so that a slewed
+ * CLOCK_MONOTONIC is followed too): accurate to the points' own error (tens of ns) over
+ * a run of any length.
  * Not thread-safe: start-up, the sync (one thread at a time) and finalize call it.
  */
 #ifndef ST_CLOCK_TSC_H
@@ -32,6 +34,9 @@ int st_tsc_invariant(const char *cpuinfo);
  * from its neighbours' by ppm). 0, or -1 when the TSC cannot be calibrated.
  */
 int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared);
+
+/* Tests: the directory of the node's conversion instead of /dev/shm (NULL: /dev/shm again). */
+void st_tsc_node_dir(const char *dir);
 
 /*
  * A calibration point now into *p, kept nowhere: 0, or -1 with the clock timer or when every

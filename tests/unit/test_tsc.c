@@ -3,12 +3,15 @@
  * linear correction through calibration points (interpolation, extrapolation, a
  * slewed system clock followed), whose points correct (own or rank 0's, none),
  * frequency and nonlinearity, the /proc/cpuinfo test, and on a CPU with an invariant
- * TSC the live timer against clock_gettime after the correction and the node's
- * conversion read back the same by a second calibration.
+ * TSC the live timer against clock_gettime after the correction, the node's
+ * conversion read back the same by a second calibration, and a node's conversion that no
+ * longer fits the counter (its base ahead of it, or seconds off) measured again and replaced.
  */
 /* link: src/clock/tsc.c src/util/nodeid.c src/clock/tsc_points.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -265,6 +268,94 @@ static void test_map_tsc(void)
     printf("map TSC form: at most %.0f ns from the two conversions\n", worst);
 }
 
+
+/* The node's conversion file under dir (one synctrace-tsc-* there): 0 and its path in path, or -1. */
+static int node_file(const char *dir, char *path, size_t len)
+{
+    DIR *d = opendir(dir);
+    int rc = -1;
+    for (struct dirent *e; d && rc != 0 && (e = readdir(d));)
+        if (strncmp(e->d_name, "synctrace-tsc-", 14) == 0 && !strchr(e->d_name, '.'))
+            rc = snprintf(path, len, "%s/%s", dir, e->d_name) < (int)len ? 0 : -1;
+    if (d)
+        closedir(d);
+    return rc;
+}
+
+typedef struct { char magic[8]; st_tsc_conv_t conv; } node_bytes_t; /* tsc.c's file */
+
+static int node_rw(const char *path, st_tsc_conv_t *conv, int write)
+{
+    node_bytes_t nb;
+    FILE *f = fopen(path, "rb");
+    int ok = f && fread(&nb, sizeof nb, 1, f) == 1;
+    if (f)
+        fclose(f);
+    if (ok && write) {
+        nb.conv = *conv;
+        ok = (f = fopen(path, "wb")) && fwrite(&nb, sizeof nb, 1, f) == 1;
+        ok = f && fclose(f) == 0 && ok;
+    } else if (ok) {
+        *conv = nb.conv;
+    }
+    return ok ? 0 : -1;
+}
+
+/* How far conv is off the clock now, in ns (the narrowest of a few brackets). */
+static double conv_error(const st_tsc_conv_t *conv)
+{
+    double best = INFINITY;
+    for (int i = 0; i < 20; i++) {
+        uint64_t a = mono(), t = st_tsc_ordered(), b = mono();
+        uint64_t l = conv->ns0 + (uint64_t)(int64_t)(((__int128)(int64_t)(t - conv->tsc0) * (__int128)conv->mult) >> 32);
+        double e = l < a ? (double)(a - l) : l > b ? (double)(l - b) : 0;
+        best = fmin(best, e);
+    }
+    return best;
+}
+
+/*
+ * A node's conversion that no longer fits this TSC (a virtual machine's counter jumped; CI once read one whose
+ * base lay ahead of the counter, and every time of the run fell on one instant): a calibration measures again
+ * and replaces it; one a little off (what its rate error gives with age) is kept and shared.
+ */
+static void test_node_stale(void)
+{
+    if (!st_tsc_invariant(NULL))
+        return;
+    char dir[] = "/tmp/st_test_tsc.XXXXXX", path[4200];
+    REQUIRE(mkdtemp(dir), "mkdtemp");
+    st_tsc_node_dir(dir);
+    st_tsc_conv_t first, got, forged, back;
+    int shared = 0;
+    REQUIRE(st_tsc_calibrate(&first, &shared) == 0 && shared, "calibration in %s (shared %d)", dir, shared);
+    REQUIRE(node_file(dir, path, sizeof path) == 0, "no conversion file in %s", dir);
+    struct { const char *what; int64_t dtsc, dns; int kept; } cases[] = {
+        { "base 150e12 ticks ahead of the counter", 150000000000000ll, 0, 0 },
+        { "4 days ahead of the clock", 0, 361115173433235ll, 0 },
+        { "10 s behind the clock", 0, -10000000000ll, 0 },
+        { "50 us ahead of the clock", 0, 50000, 1 },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        forged = first;
+        forged.tsc0 += (uint64_t)cases[i].dtsc;
+        forged.ns0 += (uint64_t)cases[i].dns;
+        REQUIRE(node_rw(path, &forged, 1) == 0, "cannot write %s", path);
+        shared = 0;
+        EXPECT(st_tsc_calibrate(&got, &shared) == 0 && shared, "%s: calibration (shared %d)", cases[i].what, shared);
+        int same = got.tsc0 == forged.tsc0 && got.ns0 == forged.ns0 && got.mult == forged.mult;
+        EXPECT(same == cases[i].kept, "%s: the forged conversion was %s", cases[i].what, same ? "kept" : "replaced");
+        if (!cases[i].kept)
+            EXPECT(conv_error(&got) < 20000, "%s: the new conversion is %.0f ns off the clock", cases[i].what,
+                   conv_error(&got));
+        EXPECT(node_rw(path, &back, 0) == 0 && back.tsc0 == got.tsc0 && back.ns0 == got.ns0 && back.mult == got.mult,
+               "%s: the file does not hold the conversion taken", cases[i].what);
+    }
+    unlink(path);
+    rmdir(dir);
+    st_tsc_node_dir(NULL);
+}
+
 int main(void)
 {
     test_interp();
@@ -273,5 +364,6 @@ int main(void)
     test_cpuinfo();
     test_map_tsc();
     test_live();
+    test_node_stale();
     return failures != 0;
 }
