@@ -18,48 +18,9 @@ command -v clang >/dev/null || skip "clang not installed"
 src="$ST_ROOT/tests/analysis/pathwaits.c"
 # no sibling calls: every function keeps its frame, so the paths are the source's
 BIN=$(build_mpi_omp pathwaits "$src" -fno-optimize-sibling-calls) || exit 1
-# with SYNCTRACE_CALLSITE=1 too: the call site is then the path's innermost frame (one unwind)
-ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1 SYNCTRACE_CALLSITE=1" run_traced "$ST_TMP/p" 2 "$BIN" \
-    || fail "pathwaits failed: $(tail -n 5 "$ST_TMP/err.txt")"
-grep -qx done "$ST_TMP/out.txt" || fail "pathwaits printed: $(head -c 200 "$ST_TMP/out.txt")"
-
-# the archive: calling contexts for the frames, readable by otf2-print
-otf2-print -G "$ST_TMP/p/traces.otf2" >"$ST_TMP/defs.txt" 2>&1 || fail "otf2-print -G failed: $(tail -3 "$ST_TMP/defs.txt")"
-grep -Eq '^CALLING_CONTEXT +[0-9]+ +Region: "late_sender_victim"' "$ST_TMP/defs.txt" \
-    || fail "no calling context for late_sender_victim: $(grep -c CALLING_CONTEXT "$ST_TMP/defs.txt") contexts"
-grep -q 'Source code location: "pathwaits.c:' "$ST_TMP/defs.txt" || fail "calling contexts without source locations"
-otf2-print "$ST_TMP/p/traces.otf2" >/dev/null 2>"$ST_TMP/print-err.txt" || fail "otf2-print failed: $(tail -3 "$ST_TMP/print-err.txt")"
-# synctrace dump names each Enter's call site and call path
-st dump "$ST_TMP/p" >"$ST_TMP/dump.txt" || fail "synctrace dump failed"
-grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits.c:[0-9]+\)" callpath=main/exchange/late_sender_victim$' \
-    "$ST_TMP/dump.txt" \
-    || fail "dump: no call path on rank 0's MPI_Recv: $(grep MPI_Recv "$ST_TMP/dump.txt" | head -2)"
-
-# late_sender_victim's Region: the lines where the function begins (its first instruction's: the
-# declarator's or the opening brace's) and ends (its last instruction's: the closing brace or the last statement)
-decl_line=$(grep -n '^static void __attribute__((noinline)) late_sender_victim(void)$' "$src" | cut -d: -f1)
-end_line=$(awk -v d="$decl_line" 'NR > d && /^}$/ {print NR; exit}' "$src")
-grep -Eq "^REGION .* Name: \"late_sender_victim\" .* File: \"pathwaits.c\" <[0-9]+>, Begin: ($decl_line|$((decl_line + 1))), End: ($end_line|$((end_line - 1)))$" \
-    "$ST_TMP/defs.txt" || fail "Region late_sender_victim not at lines $decl_line-$end_line: $(grep 'Name: "late_sender_victim"' "$ST_TMP/defs.txt")"
-cp "$ST_TMP/p/analysis.json" "$ST_TMP/inrun.json" || fail "no in-run analysis.json"
-cp "$ST_TMP/p/analysis.cubex" "$ST_TMP/inrun.cubex" || fail "no in-run analysis.cubex"
-st analyze "$ST_TMP/p" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
-# the source locations of the cnodes are the same in-run, offline and offline in parallel
-cmp -s "$ST_TMP/inrun.json" "$ST_TMP/p/analysis.json" || fail "in-run and offline analysis.json differ with call paths"
-cmp -s "$ST_TMP/inrun.cubex" "$ST_TMP/p/analysis.cubex" || fail "in-run and offline analysis.cubex differ with call paths"
-same_in_parallel "with call paths" "$ST_TMP/p" "$ST_TMP/p/analysis.json" "$ST_TMP/par.json"
-# late_sender_victim's cnode: the line of its MPI_Recv call in pathwaits.c
-recv_line=$(grep -n 'MPI_Recv(&v, 1, MPI_INT, 1, 7' "$src" | cut -d: -f1)
-PYTHONPATH="$ST_ROOT/tests/analysis" python3 - "$ST_TMP/p/analysis.json" "$recv_line" <<'PY' || fail "analysis.json: late_sender_victim's cnode not at pathwaits.c:$recv_line"
-import json, sys
-from anacheck import cnode_paths
-doc = json.load(open(sys.argv[1]))
-path = cnode_paths(doc)
-got = [(c.get("file"), c.get("line")) for c in doc["cnodes"] if path(c["id"]) == "main/exchange/late_sender_victim"]
-print("late_sender_victim:", got, "want pathwaits.c", sys.argv[2])
-sys.exit(0 if got == [("pathwaits.c", int(sys.argv[2]))] else 1)
-PY
-PYTHONPATH="$ST_ROOT/tests/analysis" python3 - "$ST_TMP/p/analysis.json" <<'PY' || fail "injected waits not at their call paths"
+# waits_at_paths JSON: each injected wait at its call path within 10 % + 20 ms (prints one line each)
+waits_at_paths() {
+    PYTHONPATH="$ST_ROOT/tests/analysis" python3 - "$1" <<'PY'
 import json, sys
 from anacheck import cnode_paths
 doc = json.load(open(sys.argv[1]))
@@ -105,6 +66,62 @@ if not any(path(c["id"]) == rec for c in doc["cnodes"]):
     print("no call path", rec); bad += 1
 sys.exit(1 if bad else 0)
 PY
+}
+
+# the traced run into $ST_TMP/p; with SYNCTRACE_CALLSITE=1 too: the call site is then the path's
+# innermost frame (one unwind)
+run_p() {
+    rm -rf "$ST_TMP/p"
+    ST_ENV="OMP_NUM_THREADS=2 KMP_BLOCKTIME=0 SYNCTRACE_CALLPATH=1 SYNCTRACE_CALLSITE=1" run_traced "$ST_TMP/p" 2 "$BIN" \
+        || fail "pathwaits failed: $(tail -n 5 "$ST_TMP/err.txt")"
+    grep -qx done "$ST_TMP/out.txt" || fail "pathwaits printed: $(head -c 200 "$ST_TMP/out.txt")"
+}
+# the sizes are wall time of 4 threads on 2 cores: a thread woken late (seen once: 69 ms, one rank's
+# OpenMP barrier wait 159 ms for 90 injected) makes one run wrong; a second run decides
+run_p
+if ! waits_at_paths "$ST_TMP/p/analysis.json" >"$ST_TMP/waits1.txt" 2>&1; then
+    note "$(cat "$ST_TMP/waits1.txt")"
+    note "first run's waits not as injected; running once more (timing-sensitive)"
+    run_p
+fi
+
+# the archive: calling contexts for the frames, readable by otf2-print
+otf2-print -G "$ST_TMP/p/traces.otf2" >"$ST_TMP/defs.txt" 2>&1 || fail "otf2-print -G failed: $(tail -3 "$ST_TMP/defs.txt")"
+grep -Eq '^CALLING_CONTEXT +[0-9]+ +Region: "late_sender_victim"' "$ST_TMP/defs.txt" \
+    || fail "no calling context for late_sender_victim: $(grep -c CALLING_CONTEXT "$ST_TMP/defs.txt") contexts"
+grep -q 'Source code location: "pathwaits.c:' "$ST_TMP/defs.txt" || fail "calling contexts without source locations"
+otf2-print "$ST_TMP/p/traces.otf2" >/dev/null 2>"$ST_TMP/print-err.txt" || fail "otf2-print failed: $(tail -3 "$ST_TMP/print-err.txt")"
+# synctrace dump names each Enter's call site and call path
+st dump "$ST_TMP/p" >"$ST_TMP/dump.txt" || fail "synctrace dump failed"
+grep -Eq ' 0 +0 +enter +region=MPI_Recv callsite="late_sender_victim \(pathwaits.c:[0-9]+\)" callpath=main/exchange/late_sender_victim$' \
+    "$ST_TMP/dump.txt" \
+    || fail "dump: no call path on rank 0's MPI_Recv: $(grep MPI_Recv "$ST_TMP/dump.txt" | head -2)"
+
+# late_sender_victim's Region: the lines where the function begins (its first instruction's: the
+# declarator's or the opening brace's) and ends (its last instruction's: the closing brace or the last statement)
+decl_line=$(grep -n '^static void __attribute__((noinline)) late_sender_victim(void)$' "$src" | cut -d: -f1)
+end_line=$(awk -v d="$decl_line" 'NR > d && /^}$/ {print NR; exit}' "$src")
+grep -Eq "^REGION .* Name: \"late_sender_victim\" .* File: \"pathwaits.c\" <[0-9]+>, Begin: ($decl_line|$((decl_line + 1))), End: ($end_line|$((end_line - 1)))$" \
+    "$ST_TMP/defs.txt" || fail "Region late_sender_victim not at lines $decl_line-$end_line: $(grep 'Name: "late_sender_victim"' "$ST_TMP/defs.txt")"
+cp "$ST_TMP/p/analysis.json" "$ST_TMP/inrun.json" || fail "no in-run analysis.json"
+cp "$ST_TMP/p/analysis.cubex" "$ST_TMP/inrun.cubex" || fail "no in-run analysis.cubex"
+st analyze "$ST_TMP/p" >"$ST_TMP/summary.txt" || fail "analyze failed: $(cat "$ST_TMP/summary.txt")"
+# the source locations of the cnodes are the same in-run, offline and offline in parallel
+cmp -s "$ST_TMP/inrun.json" "$ST_TMP/p/analysis.json" || fail "in-run and offline analysis.json differ with call paths"
+cmp -s "$ST_TMP/inrun.cubex" "$ST_TMP/p/analysis.cubex" || fail "in-run and offline analysis.cubex differ with call paths"
+same_in_parallel "with call paths" "$ST_TMP/p" "$ST_TMP/p/analysis.json" "$ST_TMP/par.json"
+# late_sender_victim's cnode: the line of its MPI_Recv call in pathwaits.c
+recv_line=$(grep -n 'MPI_Recv(&v, 1, MPI_INT, 1, 7' "$src" | cut -d: -f1)
+PYTHONPATH="$ST_ROOT/tests/analysis" python3 - "$ST_TMP/p/analysis.json" "$recv_line" <<'PY' || fail "analysis.json: late_sender_victim's cnode not at pathwaits.c:$recv_line"
+import json, sys
+from anacheck import cnode_paths
+doc = json.load(open(sys.argv[1]))
+path = cnode_paths(doc)
+got = [(c.get("file"), c.get("line")) for c in doc["cnodes"] if path(c["id"]) == "main/exchange/late_sender_victim"]
+print("late_sender_victim:", got, "want pathwaits.c", sys.argv[2])
+sys.exit(0 if got == [("pathwaits.c", int(sys.argv[2]))] else 1)
+PY
+waits_at_paths "$ST_TMP/p/analysis.json" >&2 || fail "injected waits not at their call paths"
 python3 "$ST_ROOT/tests/analysis/cubecheck.py" "$ST_TMP/p/analysis.cubex" "$ST_TMP/p/analysis.json" >&2 \
     || fail "analysis.cubex does not hold the values of analysis.json"
 tar -xOf "$ST_TMP/p/analysis.cubex" anchor.xml >"$ST_TMP/anchor.xml" || fail "no anchor.xml in analysis.cubex"
