@@ -191,9 +191,19 @@ void st_mpi_snapshot_end(st_thread_t *th, int count);
 /* count elements of type in bytes, asked of MPI (PMPI_Type_size); 0 if unknown. */
 uint64_t st_mpi_bytes_asked(MPI_Count count, MPI_Datatype type);
 
-/* The size of the predefined types most messages use, without a call into MPI (0: ask MPI). */
+/*
+ * The size of a predefined type without a call into MPI (0: ask MPI). MPICH (and the MPIs built on
+ * it) writes a predefined type's size into its handle: kind "builtin" and object "datatype" in the
+ * top six bits (0x4c000000), the size in bytes in bits 8-15 (MPI_DOUBLE is 0x4c00080b), as its own
+ * MPIR_Datatype_get_basic_size reads it; the size 0 (MPI_LB, MPI_UB) is asked. Open MPI's types are
+ * pointers to its own structures: the ones most messages use are compared.
+ */
 static inline MPI_Count st_mpi_predefined_size(MPI_Datatype type)
 {
+#if defined(MPICH_VERSION)
+    uint32_t h = (uint32_t)type;
+    return (h & 0xfc000000u) == 0x4c000000u ? (MPI_Count)((h >> 8) & 0xffu) : 0;
+#else
     if (type == MPI_BYTE || type == MPI_CHAR || type == MPI_UNSIGNED_CHAR)
         return 1;
     if (type == MPI_INT || type == MPI_UNSIGNED)
@@ -201,6 +211,7 @@ static inline MPI_Count st_mpi_predefined_size(MPI_Datatype type)
     if (type == MPI_DOUBLE)
         return (MPI_Count)sizeof(double);
     return 0;
+#endif
 }
 
 /* count elements of type in bytes (0 if unknown); inline for the predefined types above, which

@@ -8,7 +8,8 @@
  * an ENTER/LEAVE pair of its own region, and that MPI ignored arguments (passed here as
  * MPI_DATATYPE_NULL) are never read. Point-to-point: peers, tags, statuses made visible when the
  * application ignores them, completions. One-sided: each operation's kind, target and bytes,
- * the window calls. Needs an even number of ranks (4 in t_bytes.sh).
+ * the window calls. Every predefined datatype's size without a call into MPI (MPICH), and the
+ * bytes of predefined, pair and derived types against PMPI_Type_size. Needs an even number of ranks (4 in t_bytes.sh).
  * Prints one line per failure and exits 1 if any.
  */
 #include <stdio.h>
@@ -430,6 +431,50 @@ static void t_shape(void)
         FAIL("wrappers recorded while tracing was off or inside the tool");
 }
 
+/* ---- datatype sizes ---------------------------------------------------------------------------- */
+
+/* st_mpi_bytes without a call into MPI for every predefined type (MPICH: the size its handle holds) and
+ * with one for the others: each type's bytes against PMPI_Type_size. */
+static void t_types(void)
+{
+    static const MPI_Datatype pre[] = {
+        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_BYTE, MPI_WCHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT,
+        MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_LONG_LONG_INT,
+        MPI_UNSIGNED_LONG_LONG, MPI_PACKED, MPI_2INT, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T,
+        MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T, MPI_C_BOOL, MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX,
+        MPI_C_LONG_DOUBLE_COMPLEX, MPI_AINT, MPI_OFFSET, MPI_COUNT, MPI_INTEGER, MPI_REAL, MPI_DOUBLE_PRECISION,
+        MPI_COMPLEX, MPI_DOUBLE_COMPLEX, MPI_LOGICAL, MPI_CHARACTER, MPI_2INTEGER, MPI_2REAL, MPI_INTEGER4,
+        MPI_INTEGER8, MPI_REAL4, MPI_REAL8, MPI_COMPLEX16, MPI_CXX_BOOL, MPI_CXX_DOUBLE_COMPLEX,
+    };
+    MPI_Datatype contig, vec;
+    PMPI_Type_contiguous(3, MPI_DOUBLE, &contig);
+    PMPI_Type_commit(&contig);
+    PMPI_Type_vector(2, 1, 4, MPI_INT, &vec);
+    PMPI_Type_commit(&vec);
+    const MPI_Datatype other[] = { MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_SHORT_INT, contig, vec };
+    for (size_t i = 0; i < sizeof pre / sizeof *pre + sizeof other / sizeof *other; i++) {
+        int is_pre = i < sizeof pre / sizeof *pre;
+        MPI_Datatype t = is_pre ? pre[i] : other[i - sizeof pre / sizeof *pre];
+        int size = -1;
+        PMPI_Type_size(t, &size);
+        MPI_Count inl = st_mpi_predefined_size(t);
+#if defined(MPICH_VERSION)
+        if (is_pre && inl != size) /* every predefined type, without a call */
+            FAIL("predefined type %zu: %lld bytes without a call, MPI says %d", i, (long long)inl, size);
+#endif
+        if (inl != 0 && inl != size)
+            FAIL("type %zu: %lld bytes without a call, MPI says %d", i, (long long)inl, size);
+        if (!is_pre && inl != 0)
+            FAIL("derived or pair type %zu: a size without a call (%lld)", i, (long long)inl);
+        if (st_mpi_bytes(5, t) != 5u * (uint64_t)size || st_mpi_bytes(0, t) != 0 || st_mpi_bytes(-2, t) != 0)
+            FAIL("type %zu: st_mpi_bytes 5 -> %llu (MPI: 5 x %d), 0 -> %llu, -2 -> %llu", i,
+                 (unsigned long long)st_mpi_bytes(5, t), size, (unsigned long long)st_mpi_bytes(0, t),
+                 (unsigned long long)st_mpi_bytes(-2, t));
+    }
+    PMPI_Type_free(&contig);
+    PMPI_Type_free(&vec);
+}
+
 int main(int argc, char **argv)
 {
     PMPI_Init(&argc, &argv); /* MPI_Init is hand-written in src/mpi, not generated */
@@ -447,6 +492,7 @@ int main(int argc, char **argv)
     t_p2p();
     t_rma();
     t_shape();
+    t_types();
     int all = 0;
     PMPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, W);
     if (rank == 0)
