@@ -122,6 +122,10 @@ static void print_stamps(const st_cli_archive_t *ar)
            "nonlinearity %s ns\n", atof(hz) / 1e6, prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_SOURCE"),
            prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_POINTS"), prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_DRIFT_NS"),
            prop_or_dash(ar, "SYNCTRACE::TIMER_TSC_NONLINEARITY_NS"));
+    const char *jump = st_cli_prop(ar, "SYNCTRACE::TIMER_TSC_JUMP_NS");
+    if (jump)
+        printf("  TSC jump       rank 0's counter jumped by %.3f s against the system clock during the run: event times "
+               "after it are wrong\n", atof(jump) / 1e9);
 }
 
 /* Per region, the calls a filter removed (all locations). */

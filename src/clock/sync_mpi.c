@@ -616,6 +616,13 @@ void st_clock_report_timer(st_rankdata_t *rd)
     st_rankdata_prop(rd, "timer.tsc_drift_ns", "%.0f",
                      n ? ((double)p[n - 1].ref - (double)p[n - 1].local) - ((double)p[0].ref - (double)p[0].local)
                        : 0.0);
+    int64_t jump = st_tsc_jumped();
+    if (jump) {
+        st_rankdata_prop(rd, "timer.tsc_jump_ns", "%" PRId64, jump);
+        st_log_warn_once("the TSC jumped by %.3f s against the system clock during the run (a virtual machine restored "
+                         "or moved?): this process's event times after it are wrong; SYNCTRACE_TIMER=clock does not "
+                         "use the TSC", (double)jump / 1e9);
+    }
 }
 
 void st_clock_report(st_rankdata_t *rd)

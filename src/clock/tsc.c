@@ -19,11 +19,10 @@
 #define ST_TSC_NODE_DIR "/dev/shm"
 #define MIN_GAP_NS    50000000 /* a point closer than this to the last one replaces it: short end segments
                                   would extrapolate a noisy slope */
-#define FIT_BASE_NS   1000000  /* a node's conversion fits the clock within this, plus FIT_PPM of its age: */
-#define FIT_PPM       100.0    /* a 2 ms measurement's rate is off by ppm, so its offset grows with age */
 
 static st_tsc_point_t own[ST_TSC_MAX_POINTS], fix[ST_TSC_MAX_POINTS];
 static size_t n_own, n_fix;
+static int64_t jumped; /* the first jump between two of this process's points (st_tsc_jump), 0: none */
 static int fix_set; /* st_tsc_use_points was called */
 
 /* Whether the flags line lists word (whole words only: nonstop_tsc_s3 is not nonstop_tsc). */
@@ -79,6 +78,9 @@ static int take_pair(uint64_t *tsc, uint64_t *ref, uint64_t *width)
 
 static void add_point(st_tsc_point_t p)
 {
+    int64_t j = n_own ? st_tsc_jump(&own[n_own - 1], &p) : 0;
+    if (j && !jumped)
+        jumped = j;
     if (n_own && p.local <= own[n_own - 1].local)
         return;
     if (n_own >= 2 && (p.local - own[n_own - 1].local < MIN_GAP_NS || n_own == ST_TSC_MAX_POINTS))
@@ -194,7 +196,7 @@ static double node_misfit(const st_tsc_conv_t *conv)
     if (take_pair(&t, &r, &w) != 0 || (int64_t)(t - conv->tsc0) < 0 || r < conv->ns0)
         return -1;
     double off = fabs((double)(int64_t)(conv_ns(conv, t) - r));
-    return off <= FIT_BASE_NS + FIT_PPM * 1e-6 * (double)(r - conv->ns0) ? off : -1;
+    return off <= ST_TSC_FIT_BASE_NS + ST_TSC_FIT_PPM * 1e-6 * (double)(r - conv->ns0) ? off : -1;
 }
 
 int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared)
@@ -202,6 +204,7 @@ int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared)
     char path[4200];
     uint64_t t0, r0, w;
     n_own = 0;
+    jumped = 0;
     *shared = 0;
     int have_path = node_path(path, sizeof path) == 0;
     st_tsc_conv_t found;
@@ -243,6 +246,11 @@ void st_tsc_point(void)
     st_tsc_point_t p;
     if (st_tsc_sample(&p) == 0)
         add_point(p);
+}
+
+int64_t st_tsc_jumped(void)
+{
+    return jumped;
 }
 
 size_t st_tsc_points(const st_tsc_point_t **pts)

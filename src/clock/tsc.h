@@ -47,6 +47,10 @@ int st_tsc_sample(st_tsc_point_t *p);
 /* Takes a calibration point now and keeps it (a no-op with the clock timer). */
 void st_tsc_point(void);
 
+/* How far the TSC clock first jumped against the system clock between two of this process's points
+ * (st_tsc_jump, ns), or 0: event times after such a jump are wrong, the correction cannot mend them. */
+int64_t st_tsc_jumped(void);
+
 /* This process's calibration points, oldest first. */
 size_t st_tsc_points(const st_tsc_point_t **pts);
 

@@ -40,6 +40,13 @@ void st_tsc_interp_many(const st_tsc_point_t *p, size_t n, uint64_t *time, size_
     }
 }
 
+int64_t st_tsc_jump(const st_tsc_point_t *a, const st_tsc_point_t *b)
+{
+    int64_t d = (int64_t)(b->ref - b->local) - (int64_t)(a->ref - a->local);
+    double span = b->ref > a->ref ? (double)(b->ref - a->ref) : 0;
+    return fabs((double)d) > ST_TSC_FIT_BASE_NS + ST_TSC_FIT_PPM * 1e-6 * span ? d : 0;
+}
+
 double st_tsc_hz(const st_tsc_point_t *p, size_t n)
 {
     if (n < 2 || p[n - 1].ref <= p[0].ref)

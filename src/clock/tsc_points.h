@@ -15,6 +15,19 @@ typedef struct st_tsc_point {
     uint64_t ref;   /* the system clock (SYNCTRACE_CLOCK) read inside the bracket */
 } st_tsc_point_t;
 
+/*
+ * A TSC conversion stays within ST_TSC_FIT_BASE_NS plus ST_TSC_FIT_PPM of the time since it was
+ * measured of the system clock (a 2 ms measurement's rate is off by ppm); beyond that the counter
+ * jumped: a virtual machine restored from a snapshot or moved to another host keeps its system
+ * clock but not its TSC.
+ */
+#define ST_TSC_FIT_BASE_NS 1000000
+#define ST_TSC_FIT_PPM     100.0
+
+/* How far the TSC clock jumped against the system clock from point a to the later point b (ns: b's
+ * offset, ref - local, minus a's) when more than its rate error explains, else 0. */
+int64_t st_tsc_jump(const st_tsc_point_t *a, const st_tsc_point_t *b);
+
 /* Piecewise linear local -> ref through n points (n >= 2, local increasing); extrapolates the end segments. */
 uint64_t st_tsc_interp(const st_tsc_point_t *p, size_t n, uint64_t local);
 

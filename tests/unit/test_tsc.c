@@ -5,7 +5,8 @@
  * frequency and nonlinearity, the /proc/cpuinfo test, and on a CPU with an invariant
  * TSC the live timer against clock_gettime after the correction, the node's
  * conversion read back the same by a second calibration, and a node's conversion that no
- * longer fits the counter (its base ahead of it, or seconds off) measured again and replaced.
+ * longer fits the counter (its base ahead of it, or seconds off) measured again and replaced,
+ * and a counter's jump during the run between two calibration points reported.
  */
 /* link: src/clock/tsc.c src/util/nodeid.c src/clock/tsc_points.c src/clock/timer.c src/config/config.c src/util/archive_dir.c src/util/log.c */
 #include <dirent.h>
@@ -356,6 +357,40 @@ static void test_node_stale(void)
     st_tsc_node_dir(NULL);
 }
 
+/* st_tsc_jump: offsets that the conversion's rate error explains (1 ms + 100 ppm of the span) are no jump, others
+ * are, either way; and a live process whose counter jumps (its conversion shifted by 10 s) reports it. */
+static void test_jump(void)
+{
+    const uint64_t s = 1000000000ull;
+    st_tsc_point_t a = { 1000, 50 * s, 50 * s + 5000 };
+    struct { uint64_t dt; int64_t doff, want; } c[] = {
+        { 10 * s, 500000, 0 },                 /* 0.5 ms in 10 s: within 1 ms + 1 ms */
+        { 10 * s, -1900000, 0 },
+        { 10 * s, 3000000, 3000000 },          /* 3 ms in 10 s */
+        { 1000 * s, 90000000, 0 },             /* 90 ms in 1000 s: within 1 ms + 100 ms */
+        { 1000 * s, -150000000, -150000000 },
+        { 1 * s, -361115 * (int64_t)s, -361115 * (int64_t)s }, /* the counter 4 days ahead */
+    };
+    for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+        st_tsc_point_t b = { a.tsc + c[i].dt, a.local + c[i].dt - (uint64_t)c[i].doff, a.ref + c[i].dt };
+        EXPECT(st_tsc_jump(&a, &b) == c[i].want, "case %zu: jump %lld, expected %lld", i, (long long)st_tsc_jump(&a, &b),
+               (long long)c[i].want);
+    }
+    if (!st_tsc_invariant(NULL))
+        return;
+    st_timer_init(ST_CLOCK_MONOTONIC, ST_TIMER_TSC);
+    st_tsc_point();
+    EXPECT(st_tsc_jumped() == 0, "a jump of %lld ns without one", (long long)st_tsc_jumped());
+    st_tsc_conv_t saved = st_tsc_conv;
+    st_tsc_conv.ns0 -= 10 * s; /* the counter's time 10 s behind from here on */
+    st_tsc_point();
+    st_tsc_conv = saved;
+    EXPECT(llabs(st_tsc_jumped() - (int64_t)(10 * s)) < 1000000, "a jump of 10 s reported as %lld ns",
+           (long long)st_tsc_jumped());
+    st_timer_init(ST_CLOCK_MONOTONIC, ST_TIMER_TSC);
+    EXPECT(st_tsc_jumped() == 0, "a new calibration keeps the old jump (%lld ns)", (long long)st_tsc_jumped());
+}
+
 int main(void)
 {
     test_interp();
@@ -365,5 +400,6 @@ int main(void)
     test_map_tsc();
     test_live();
     test_node_stale();
+    test_jump();
     return failures != 0;
 }
