@@ -183,20 +183,20 @@ static int node_publish(const char *path, const st_tsc_conv_t *conv, int replace
 }
 
 /*
- * How far (ns) conv is off the clock now, or -1 when it no longer describes this TSC: the
- * counter is before the conversion's base, or the offset exceeds what its rate error can
- * explain since it was measured. Within a boot neither happens on real hardware; a virtual
- * machine restored from a snapshot or moved to another host keeps its boot id, /dev/shm and
- * CLOCK_MONOTONIC, but its TSC jumps (seen on CI: a conversion whose base lay ahead of the
- * counter put every time of a run at one instant, 4 days off).
+ * Whether conv still describes this TSC: the counter is not before the conversion's base, and
+ * the clock has not moved away from it by more than its rate error explains since it was measured
+ * (st_tsc_jump from the base, where conv and the clock agreed, to now). Within a boot neither
+ * fails on real hardware; a virtual machine restored from a snapshot or moved to another host
+ * keeps its boot id, /dev/shm and CLOCK_MONOTONIC, but its TSC jumps (seen on CI: a conversion
+ * whose base lay ahead of the counter put every time of a run at one instant, 4 days off).
  */
-static double node_misfit(const st_tsc_conv_t *conv)
+static int node_fits(const st_tsc_conv_t *conv)
 {
     uint64_t t, r, w;
     if (take_pair(&t, &r, &w) != 0 || (int64_t)(t - conv->tsc0) < 0 || r < conv->ns0)
-        return -1;
-    double off = fabs((double)(int64_t)(conv_ns(conv, t) - r));
-    return off <= ST_TSC_FIT_BASE_NS + ST_TSC_FIT_PPM * 1e-6 * (double)(r - conv->ns0) ? off : -1;
+        return 0;
+    st_tsc_point_t base = { conv->tsc0, conv->ns0, conv->ns0 }, now = { t, conv_ns(conv, t), r };
+    return st_tsc_jump(&base, &now) == 0;
 }
 
 int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared)
@@ -209,7 +209,7 @@ int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared)
     int have_path = node_path(path, sizeof path) == 0;
     st_tsc_conv_t found;
     int have = have_path && node_read(path, &found) == 0;
-    int stale = have && node_misfit(&found) < 0;
+    int stale = have && !node_fits(&found);
     if (have && !stale) {
         *conv = found, *shared = 1;
     } else {
@@ -218,7 +218,7 @@ int st_tsc_calibrate(st_tsc_conv_t *conv, int *shared)
             return -1;
         *conv = mine;
         /* a stale file is replaced unless a neighbour replaced it meanwhile (then its conversion fits) */
-        if (stale && node_read(path, &found) == 0 && node_misfit(&found) >= 0)
+        if (stale && node_read(path, &found) == 0 && node_fits(&found))
             *conv = found, *shared = 1;
         else if (have_path && node_publish(path, &mine, stale) == 0 && node_read(path, conv) == 0)
             *shared = 1; /* ours or the winner's */
