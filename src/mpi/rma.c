@@ -136,10 +136,7 @@ static void win_release(st_win_t *w)
 {
     if (!w)
         return;
-    free(w->issued);
-    free(w->done);
-    free(w->ldone);
-    free((void *)w->listed);
+    free(w->tgt);
     free(w->list);
     free(w->iota);
     free(w->xpost);
@@ -170,10 +167,7 @@ static st_win_t *win_new(const st_comm_t *c)
     for (uint32_t r = 0; r < n; r++)
         if (c->def.world[r] == st_world_rank)
             w->self = (int32_t)r;
-    w->issued = calloc(n, sizeof *w->issued);
-    w->done = calloc(n, sizeof *w->done);
-    w->ldone = calloc(n, sizeof *w->ldone);
-    w->listed = calloc(n, sizeof *w->listed);
+    w->tgt = calloc(n, sizeof *w->tgt);
     w->list = calloc(n, sizeof *w->list);
     w->iota = calloc(n, sizeof *w->iota);
     w->xpost = calloc(n, sizeof *w->xpost);
@@ -184,12 +178,13 @@ static st_win_t *win_new(const st_comm_t *c)
     w->got = calloc(n, sizeof *w->got);
     w->note = calloc(2 * (size_t)n, sizeof *w->note);
     w->nreq = calloc(n, sizeof *w->nreq);
-    if (!w->issued || !w->done || !w->ldone || !w->listed || !w->list || !w->iota || !w->xpost || !w->xstart ||
+    if (!w->tgt || !w->list || !w->iota || !w->xpost || !w->xstart ||
         !w->nposted || !w->nstarted || !w->silent || !w->got || !w->note || !w->nreq) {
         win_release(w);
         return NULL;
     }
     for (uint32_t r = 0; r < n; r++) {
+        w->tgt[r].world = c->def.world[r];
         w->iota[r] = (int)r;
         w->nreq[r] = MPI_REQUEST_NULL;
     }
@@ -276,15 +271,16 @@ void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t 
     if (target == MPI_PROC_NULL || target < 0 || !(w = win_get(win)) || (uint32_t)target >= w->size)
         return;
     uint32_t t = (uint32_t)target;
-    uint64_t id = st_rma_next_id(w, t);
+    st_win_target_t *tg = &w->tgt[t];
+    uint64_t id = st_rma_next_id(tg, t);
     /* a plain load first: the locked exchange only on a target's first operation */
-    if (!atomic_load_explicit(&w->listed[t], memory_order_relaxed) &&
-        !atomic_exchange_explicit(&w->listed[t], 1, memory_order_relaxed))
+    if (!atomic_load_explicit(&tg->listed, memory_order_relaxed) &&
+        !atomic_exchange_explicit(&tg->listed, 1, memory_order_relaxed))
         atomic_store_explicit(&w->list[atomic_fetch_add_explicit(&w->nlist, 1, memory_order_relaxed)], t,
                               memory_order_relaxed);
     /* at the ENTER's time, as a send */
     st_event_t *e = st_record_again(th, st_rma_event_kind(op));
-    st_rma_op_event(e, e->time, e->epoch, w, op, t, id, sent, recvd);
+    st_rma_op_event(e, e->time, e->epoch, w, op, tg, id, sent, recvd);
     if (ri) {
         ri->kind = ST_REQ_RMA;
         ri->id = id;
@@ -307,8 +303,8 @@ void st_mpi_rma_complete(st_thread_t *th, const st_req_info_t *ri)
  * the clock has been read yet for this synchronization). */
 static void complete_target(st_thread_t *th, st_win_t *w, uint32_t t, int *first)
 {
-    uint64_t n = atomic_load_explicit(&w->issued[t], memory_order_relaxed);
-    uint64_t d = atomic_exchange_explicit(&w->done[t], n, memory_order_relaxed);
+    uint64_t n = atomic_load_explicit(&w->tgt[t].issued, memory_order_relaxed);
+    uint64_t d = atomic_exchange_explicit(&w->tgt[t].done, n, memory_order_relaxed);
     for (uint64_t k = d + 1; k <= n; k++) {
         st_event_t *e = *first ? st_record(th, ST_EV_RMA_OP_COMPLETE_REMOTE)
                                : st_record_again(th, ST_EV_RMA_OP_COMPLETE_REMOTE);
@@ -324,7 +320,7 @@ static void complete_all(st_thread_t *th, st_win_t *w, int *first)
     uint32_t n = atomic_exchange_explicit(&w->nlist, 0, memory_order_relaxed);
     for (uint32_t i = 0; i < n && i < w->size; i++) {
         uint32_t t = atomic_load_explicit(&w->list[i], memory_order_relaxed);
-        atomic_store_explicit(&w->listed[t], 0, memory_order_relaxed);
+        atomic_store_explicit(&w->tgt[t].listed, 0, memory_order_relaxed);
         complete_target(th, w, t, first);
     }
 }
@@ -334,9 +330,9 @@ static void complete_all(st_thread_t *th, st_win_t *w, int *first)
  * its request is not followed here). */
 static void complete_target_local(st_thread_t *th, st_win_t *w, uint32_t t, int *first)
 {
-    uint64_t n = atomic_load_explicit(&w->issued[t], memory_order_relaxed);
-    uint64_t d = atomic_load_explicit(&w->done[t], memory_order_relaxed);
-    uint64_t l = atomic_exchange_explicit(&w->ldone[t], n, memory_order_relaxed);
+    uint64_t n = atomic_load_explicit(&w->tgt[t].issued, memory_order_relaxed);
+    uint64_t d = atomic_load_explicit(&w->tgt[t].done, memory_order_relaxed);
+    uint64_t l = atomic_exchange_explicit(&w->tgt[t].ldone, n, memory_order_relaxed);
     for (uint64_t k = (l > d ? l : d) + 1; k <= n; k++) {
         st_event_t *e = *first ? st_record(th, ST_EV_RMA_OP_COMPLETE_NONBLOCKING)
                                : st_record_again(th, ST_EV_RMA_OP_COMPLETE_NONBLOCKING);

@@ -21,12 +21,13 @@ static inline __attribute__((always_inline)) st_thread_t *st_mpi_rma_op_fast(st_
         return NULL;
     const st_win_slot_t *s = st_win_first(win);
     const st_win_t *w = s ? atomic_load_explicit(&s->win, memory_order_acquire) : NULL;
-    if (ST_UNLIKELY(!w || (unsigned)target >= w->size ||
-                    !atomic_load_explicit(&w->listed[target], memory_order_relaxed)))
+    if (ST_UNLIKELY(!w || (unsigned)target >= w->size))
+        return NULL;
+    st_win_target_t *tg = &w->tgt[target];
+    if (ST_UNLIKELY(!atomic_load_explicit(&tg->listed, memory_order_relaxed)))
         return NULL;
     st_event_t *e = st_mpi_fast_begin(th, region, 2);
-    st_rma_op_event(&e[1], e[0].time, th->epoch, w, op, (uint32_t)target, st_rma_next_id(w, (uint32_t)target), sent,
-                    recvd);
+    st_rma_op_event(&e[1], e[0].time, th->epoch, w, op, tg, st_rma_next_id(tg, (uint32_t)target), sent, recvd);
     return th;
 }
 

@@ -19,16 +19,24 @@
 #define ST_WIN_SLOTS       4096u /* windows alive at once */
 #define ST_RMA_TARGET_BITS 40    /* matching id = target << ST_RMA_TARGET_BITS | number at that target */
 
+/* What a window keeps per target: the operations issued to it, of those the ones completed at the target
+ * and the ones completed at the origin by a local flush, whether it is in the window's list, and its world
+ * rank (a copy of the window's world[], next to the counter the same call raises). */
+typedef struct st_win_target {
+    _Atomic uint64_t issued;
+    _Atomic uint64_t done;
+    _Atomic uint64_t ldone;
+    int32_t          world;
+    _Atomic uint8_t  listed;
+} st_win_target_t;
+
 struct st_win {
     uint32_t          comm;    /* process-local index of the window's communicator */
     uint32_t          seq;     /* the window's number on it (events' tag) */
     uint32_t          size;    /* ranks of the window */
     int32_t           self;    /* this process's rank in it */
     const int32_t    *world;   /* world rank of each window rank (the communicator's definition) */
-    _Atomic uint64_t *issued;  /* [size] operations issued to each target */
-    _Atomic uint64_t *done;    /* [size] of those, completed at the target */
-    _Atomic uint64_t *ldone;   /* [size] of those, completed at the origin by a local flush */
-    _Atomic uint8_t  *listed;  /* [size] target is in list */
+    st_win_target_t  *tgt;     /* [size] each target's counters, one place for the usual case's loads */
     _Atomic uint32_t *list;    /* [size] targets with operations since the last whole-window sync */
     _Atomic uint32_t  nlist;
     uint32_t          access, exposure; /* group sizes of the last MPI_Win_start and MPI_Win_post */
@@ -103,20 +111,21 @@ static inline uint64_t st_rma_bytes2(int op, uint64_t recvd)
     return st_rma_event_kind(op) == ST_EV_RMA_ATOMIC ? recvd : 0;
 }
 
-/* The matching id of the next operation to target t of w (its count of issued operations raised). */
-static inline uint64_t st_rma_next_id(const st_win_t *w, uint32_t t)
+/* The matching id of the next operation to target t (its count of issued operations raised). */
+static inline uint64_t st_rma_next_id(st_win_target_t *tg, uint32_t t)
 {
-    return st_rma_matching_id(t, st_mpi_count(&w->issued[t]) + 1);
+    return st_rma_matching_id(t, st_mpi_count(&tg->issued) + 1);
 }
 
-/* *e: operation op (ST_RMA_*) to target t of w with matching id, at time t0 of epoch: the whole record,
+/* *e: operation op (ST_RMA_*) to target tg of w with matching id, at time t0 of epoch: the whole record,
  * written the same by the general wrapper (rma.c) and the usual case (rma_fast.h). */
 static inline __attribute__((always_inline)) void st_rma_op_event(st_event_t *e, uint64_t t0, uint32_t epoch,
-                                                                  const st_win_t *w, int op, uint32_t t, uint64_t id,
+                                                                  const st_win_t *w, int op,
+                                                                  const st_win_target_t *tg, uint64_t id,
                                                                   uint64_t sent, uint64_t recvd)
 {
     *e = (st_event_t){ .time = t0, .kind = (uint8_t)st_rma_event_kind(op), .op = st_rma_atomic_type(op),
-                       .comm = w->comm, .peer = w->world[t], .tag = (int32_t)w->seq, .epoch = epoch,
+                       .comm = w->comm, .peer = tg->world, .tag = (int32_t)w->seq, .epoch = epoch,
                        .bytes = st_rma_bytes(op, sent, recvd), .bytes2 = st_rma_bytes2(op, recvd), .id = id };
 }
 
