@@ -5,9 +5,10 @@
  * A window is known by the communicator it was created on and its number among the windows this
  * process created there (st_comm_t.nwins: the same on every member, as creation is collective on
  * it); the archive writer turns that pair into one OTF2 RmaWin definition. Per window and target,
- * two counters: operations issued and operations completed at the target. An operation's matching
- * id is (target << 40 | its number at that target), so the operations a synchronization completes
- * at a target are the numbers between the two counters: no list, no allocation after creation.
+ * two counters: the matching ids of the last operation issued and of the last completed at the
+ * target. An operation's matching id is (target << 40 | its number at that target), so the operations
+ * a synchronization completes at a target are the ids between the two counters: no list, no
+ * allocation after creation.
  * The targets with operations since the last synchronization of the whole window are listed (each
  * once) so that a fence or MPI_Win_unlock_all visits only them.
  *
@@ -185,6 +186,8 @@ static st_win_t *win_new(const st_comm_t *c)
     }
     for (uint32_t r = 0; r < n; r++) {
         w->tgt[r].world = c->def.world[r];
+        /* ids below a target's first: none issued, none completed */
+        w->tgt[r].issued = w->tgt[r].done = w->tgt[r].ldone = (uint64_t)r << ST_RMA_TARGET_BITS;
         w->iota[r] = (int)r;
         w->nreq[r] = MPI_REQUEST_NULL;
     }
@@ -272,7 +275,7 @@ void st_mpi_rma_op(st_thread_t *th, int op, int target, uint64_t sent, uint64_t 
         return;
     uint32_t t = (uint32_t)target;
     st_win_target_t *tg = &w->tgt[t];
-    uint64_t id = st_rma_next_id(tg, t);
+    uint64_t id = st_rma_next_id(tg);
     /* a plain load first: the locked exchange only on a target's first operation */
     if (!atomic_load_explicit(&tg->listed, memory_order_relaxed) &&
         !atomic_exchange_explicit(&tg->listed, 1, memory_order_relaxed))
@@ -310,7 +313,7 @@ static void complete_target(st_thread_t *th, st_win_t *w, uint32_t t, int *first
                                : st_record_again(th, ST_EV_RMA_OP_COMPLETE_REMOTE);
         *first = 0;
         set_win(e, w);
-        e->id = st_rma_matching_id(t, k);
+        e->id = k;
     }
 }
 
@@ -338,7 +341,7 @@ static void complete_target_local(st_thread_t *th, st_win_t *w, uint32_t t, int 
                                : st_record_again(th, ST_EV_RMA_OP_COMPLETE_NONBLOCKING);
         *first = 0;
         set_win(e, w);
-        e->id = st_rma_matching_id(t, k);
+        e->id = k;
     }
 }
 

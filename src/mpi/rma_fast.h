@@ -27,7 +27,7 @@ static inline __attribute__((always_inline)) st_thread_t *st_mpi_rma_op_fast(st_
     if (ST_UNLIKELY(!atomic_load_explicit(&tg->listed, memory_order_relaxed)))
         return NULL;
     st_event_t *e = st_mpi_fast_begin(th, region, 2);
-    st_rma_op_event(&e[1], e[0].time, th->epoch, w, op, tg, st_rma_next_id(tg, (uint32_t)target), sent, recvd);
+    st_rma_op_event(&e[1], e[0].time, th->epoch, w, op, tg, st_rma_next_id(tg), sent, recvd);
     return th;
 }
 

@@ -19,9 +19,13 @@
 #define ST_WIN_SLOTS       4096u /* windows alive at once */
 #define ST_RMA_TARGET_BITS 40    /* matching id = target << ST_RMA_TARGET_BITS | number at that target */
 
-/* What a window keeps per target: the operations issued to it, of those the ones completed at the target
- * and the ones completed at the origin by a local flush, whether it is in the window's list, and its world
- * rank (a copy of the window's world[], next to the counter the same call raises). */
+/* What a window keeps per target: the matching ids of the last operation issued to it, of the last
+ * completed at the target and of the last completed at the origin by a local flush (each id is the
+ * target's window rank << ST_RMA_TARGET_BITS plus the operation's number at that target, so the
+ * operations a synchronization completes are the ids between two of them, and the next operation's id
+ * is one more than the last: no shift or mask in the call), whether it is in the window's list, and its
+ * world rank (a copy of the window's world[], next to the counter the same call raises). A target's
+ * 2^40-th operation would carry into the rank's bits: 2^40 calls of 192 bytes of events each. */
 typedef struct st_win_target {
     _Atomic uint64_t issued;
     _Atomic uint64_t done;
@@ -77,12 +81,6 @@ static inline const st_win_slot_t *st_win_first(MPI_Win win)
     return h > ST_WIN_REUSING && atomic_load_explicit(&s->handle, memory_order_acquire) == h ? s : NULL;
 }
 
-/* The matching id of the n-th operation to target. */
-static inline uint64_t st_rma_matching_id(uint32_t target, uint64_t n)
-{
-    return (uint64_t)target << ST_RMA_TARGET_BITS | (n & ((1ull << ST_RMA_TARGET_BITS) - 1));
-}
-
 /* An operation's record (op: ST_RMA_*): its kind, its atomic type, and its two byte counts (sent or
  * received; an atomic's received bytes second). */
 static inline unsigned st_rma_event_kind(int op)
@@ -111,10 +109,10 @@ static inline uint64_t st_rma_bytes2(int op, uint64_t recvd)
     return st_rma_event_kind(op) == ST_EV_RMA_ATOMIC ? recvd : 0;
 }
 
-/* The matching id of the next operation to target t (its count of issued operations raised). */
-static inline uint64_t st_rma_next_id(st_win_target_t *tg, uint32_t t)
+/* The matching id of the next operation to target tg (its last issued id raised). */
+static inline uint64_t st_rma_next_id(st_win_target_t *tg)
 {
-    return st_rma_matching_id(t, st_mpi_count(&tg->issued) + 1);
+    return st_mpi_count(&tg->issued) + 1;
 }
 
 /* *e: operation op (ST_RMA_*) to target tg of w with matching id, at time t0 of epoch: the whole record,
