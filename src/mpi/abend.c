@@ -314,7 +314,7 @@ static uint64_t snapshot(const char *why, st_thread_t *const *threads, size_t nt
         uint32_t n;
         st_comm_t **all = st_comm_all(&n);
         for (uint32_t i = 0; i < n && i < ST_COMM_MAX && all[i]; i++)
-            kit.comms[kit.ncomms++] = all[i]->def; /* by value; the member lists are the table's */
+            kit.comms[kit.ncomms++] = st_comm_def_now(all[i]); /* the member lists are the table's */
     }
     if (st_callpath_on || st_config.callsite)
         st_abend_frames(&kit);

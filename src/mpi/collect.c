@@ -31,8 +31,7 @@ static void copy_comms(st_rankdata_t *rd)
         return;
     for (uint32_t i = 0; i < n; i++) {
         st_comm_def_t *d = &rd->comms[i];
-        *d = all[i]->def;
-        d->nwins = atomic_load(&all[i]->nwins);
+        *d = st_comm_def_now(all[i]);
         d->world = malloc(sizeof(int32_t) * (d->size ? d->size : 1));
         d->remote_world = d->remote_size ? malloc(sizeof(int32_t) * d->remote_size) : NULL;
         if (d->world)

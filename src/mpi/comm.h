@@ -29,8 +29,18 @@ typedef struct st_comm {
     st_comm_def_t def;        /* key, membership, name: what goes into the archive */
     uint32_t      index;      /* process-local index, stored in events */
     _Atomic uint64_t coll_seq;/* collective instances begun on this communicator */
-    _Atomic uint32_t nwins;   /* RMA windows created on it so far (src/mpi/rma.c); def.nwins at the end */
+    _Atomic uint32_t nwins;   /* RMA windows created on it so far (src/mpi/rma.c); st_comm_def_now copies it */
 } st_comm_t;
+
+/* c's definition as the archive takes it now: with the windows created on it so far (def.nwins is not
+ * kept up to date during the run). By value; the member lists are c's. A lock-free load: safe in a
+ * signal handler (the abnormal end's dump). */
+static inline st_comm_def_t st_comm_def_now(const st_comm_t *c)
+{
+    st_comm_def_t d = c->def;
+    d.nwins = atomic_load_explicit(&c->nwins, memory_order_acquire);
+    return d;
+}
 
 /* Registers MPI_COMM_WORLD and MPI_COMM_SELF. Call once after PMPI_Init. */
 void st_comm_init(void);

@@ -4,7 +4,9 @@
  * Usage: abort [ROUNDS] (default 20). Every rank runs ROUNDS ring rounds (MPI_Send/MPI_Recv,
  * tag 1) and an MPI_Barrier; rank 0 prints the ring checksums; then rank 1 (rank 0 with a
  * single rank) calls MPI_Abort(MPI_COMM_WORLD, 3) while the others wait in MPI_Recv for a
- * message that never comes. The exit code of the job is MPI_Abort's.
+ * message that never comes. The exit code of the job is MPI_Abort's. Before the abort every rank
+ * puts its rank into its right neighbour's window (created on MPI_COMM_WORLD, fence epochs, left
+ * open): the recovered archive must define that window and name it in every RMA record.
  */
 #include <time.h>
 
@@ -31,6 +33,12 @@ int main(int argc, char **argv)
         h = st_test_mix(h, in);
     }
     st_test_report("ring", h, rank, size);
+    int32_t slot = -1, mine = rank;
+    MPI_Win win;
+    MPI_Win_create(&slot, sizeof slot, sizeof slot, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_fence(0, win);
+    MPI_Put(&mine, 1, MPI_INT32_T, right, 0, 1, MPI_INT32_T, win);
+    MPI_Win_fence(0, win);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == (size > 1 ? 1 : 0)) {
         /* Give the launcher time to forward rank 0's line: the abort kills the job, and
