@@ -68,6 +68,14 @@ static const st_rc_causes_t *cmp_causes; /* qsort's context: single-threaded (ou
 
 static double cause_total(const st_rc_cause_t *c) { return c->short_ticks + c->long_ticks; }
 
+double st_an_wstate_charged(const st_an_result_t *r, const st_an_wstates_t *ws, const st_an_wstate_t *w)
+{
+    double sum = 0;
+    for (size_t j = 0; j < w->n; j++)
+        sum += cause_total(&r->causes->v[ws->cause[w->first + j]]);
+    return sum;
+}
+
 /* By wait state (metric, cnode), then the largest delay first, then delaying location and cnode. */
 static int cmp_cause(const void *a, const void *b)
 {
@@ -473,6 +481,10 @@ static void brief_cause(FILE *f, const st_an_result_t *r, const st_an_wstates_t 
     st_an_print_cnode_path(f, r, top->cnode);
     fprintf(f, ": %.6f s caused by %s in ", cause_total(x) * sc, st_an_loc_label(r, x->delay_loc, who, sizeof who));
     st_an_print_cnode_path(f, r, x->delay_cnode);
+    double charged = st_an_wstate_charged(r, ws, top);
+    if (charged < top->wait / 2) /* most of it without a cause: say so, or the line reads as the wait's whole story */
+        fprintf(f, "; of the wait only %.6f s is charged to delays in all (the rest: no excess time of a delayer)",
+                charged * sc);
     fputc('\n', f);
 }
 

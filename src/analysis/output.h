@@ -71,6 +71,9 @@ typedef struct st_an_wstates {
  * record. 0, or -1 when out of memory (*ws then empty). Free with st_an_wstates_free(). */
 int st_an_wstates(const st_an_result_t *r, st_an_wstates_t *ws);
 void st_an_wstates_free(st_an_wstates_t *ws);
+/* Ticks of w's waiting charged to delays in all (short- and long-term; at most w->wait): the rest had no
+ * excess time of its delayer to charge (a thread that started late after a fork: docs/analysis.md). */
+double st_an_wstate_charged(const st_an_result_t *r, const st_an_wstates_t *ws, const st_an_wstate_t *w);
 
 /* The critical path's origin: the run's first event in ticks (the path's end minus its length, the
  * critical_path metric over everything, which the root-cause analysis makes add up to the run's

@@ -28,8 +28,15 @@ static void print_wstate(FILE *f, const st_an_result_t *r, const st_an_wstates_t
     const st_an_metric_def_t *d = st_an_metric(w->metric);
     fprintf(f, "%u. %s [%s] at ", rank, d->disp, d->uniq);
     st_an_print_cnode_path(f, r, w->cnode);
-    fprintf(f, ": %.6f s waiting, %.6f s (%.1f%%) of it propagated (made others wait)\n", w->wait * sc,
+    fprintf(f, ": %.6f s waiting, %.6f s (%.1f%%) of it propagated (made others wait)", w->wait * sc,
             w->propagating * sc, w->wait > 0 ? 100.0 * w->propagating / w->wait : 0.0);
+    double charged = st_an_wstate_charged(r, ws, w);
+    if (w->n)
+        fprintf(f, ", %.6f s (%.1f%%) charged to the delays below", charged * sc,
+                w->wait > 0 ? 100.0 * charged / w->wait : 0.0);
+    fputc('\n', f);
+    if (w->n && charged < w->wait / 2)
+        fprintf(f, "     (the rest had no excess time of a delayer: e.g. a thread that started late after a fork)\n");
     if (!w->n) {
         fprintf(f, "     no delay found (the waiting began with no excess time of its delayer)\n");
         return;

@@ -4,7 +4,8 @@
  * part that propagated and its delayers, largest first) and "critical_path" (hops in time order,
  * seconds since the run's first event: the path's end minus the critical_path metric's total),
  * equal byte for byte whatever order the causes come in; no such sections when the root-cause
- * analysis did not run; the end-of-run summary's top cause per wait state; `report --causes`
+ * analysis did not run; the end-of-run summary's top cause per wait state (and how little of a wait
+ * is charged when most of it had no cause); `report --causes`
  * (ranking, delays beyond --top summed, a wait state without delayers, the critical path's call
  * paths, one metric only); the metric tree printing the time trees (Delay costs, Critical path)
  * before the counts.
@@ -170,6 +171,24 @@ static void test_brief(st_an_result_t *r)
         "  mpi_latereceiver                 0.050000 s   0.67%\n";
     EXPECT(!strcmp(a, want), "summary:\n%s", a);
     free(a);
+    /* a wait mostly without a cause (its delayer's excess a quarter of it) says how little is charged */
+    causes_v[0].short_ticks = 100;
+    f = MEMOUT(a, na);
+    REQUIRE(f);
+    st_an_print_brief(f, r, RES, 5);
+    text(f, &a);
+    EXPECT(strstr(a, "    Wait at Barrier 0.400000 s at main/MPI_Recv: 0.100000 s caused by rank 1 in main/solve; of the "
+                     "wait only 0.100000 s is charged to delays in all (the rest: no excess time of a delayer)\n") &&
+               strstr(a, "caused by rank 2 thread 1 in main/solve\n"),
+           "summary with a wait mostly without a cause:\n%s", a);
+    free(a);
+    f = MEMOUT(a, na);
+    REQUIRE(f && st_an_print_causes(f, r, RES, ST_AN_M_BARRIER_WAIT, 10) == 0);
+    text(f, &a);
+    EXPECT(strstr(a, "0.100000 s (25.0%) charged to the delays below\n     (the rest had no excess time of a delayer"),
+           "report --causes with a wait mostly without a cause:\n%s", a);
+    free(a);
+    causes_v[0].short_ticks = 400;
 }
 
 static void test_report(st_an_result_t *r)
@@ -183,13 +202,13 @@ static void test_report(st_an_result_t *r)
         "the largest 2 wait states (metric at a call path) and the delays that caused them\n"
         "(delay = short-term, excess time that made them wait, + long-term, through the waits it caused):\n"
         "1. Late Sender [mpi_latesender] at main/MPI_Recv: 1.500000 s waiting, 0.300000 s (20.0%) of it propagated "
-        "(made others wait)\n"
+        "(made others wait), 1.350000 s (90.0%) charged to the delays below\n"
         "        delay [s]   short-term    long-term   rank thread  call path of the delay\n"
         "         1.100000     1.000000     0.100000      2      1  main/solve\n"
         "         0.200000     0.200000     0.000000      1      0  main/solve\n"
         "         0.050000  in 1 more delay (--top N shows more)\n"
         "2. Wait at Barrier [mpi_barrier_wait] at main/MPI_Recv: 0.400000 s waiting, 0.000000 s (0.0%) of it "
-        "propagated (made others wait)\n"
+        "propagated (made others wait), 0.400000 s (100.0%) charged to the delays below\n"
         "        delay [s]   short-term    long-term   rank thread  call path of the delay\n"
         "         0.400000     0.400000     0.000000      1      0  main/solve\n"
         "critical path: 2.500000 s (the run from its first to its last event), 2 hops over 2 locations; the call "
