@@ -72,7 +72,7 @@ typedef struct st_an_wstates {
 int st_an_wstates(const st_an_result_t *r, st_an_wstates_t *ws);
 void st_an_wstates_free(st_an_wstates_t *ws);
 /* Ticks of w's waiting charged to delays in all (short- and long-term; at most w->wait): the rest had no
- * excess time of its delayer to charge (a thread that started late after a fork: docs/analysis.md). */
+ * excess time of its delayer in the delay interval to charge (docs/analysis.md, "Uncharged waiting"). */
 double st_an_wstate_charged(const st_an_result_t *r, const st_an_wstates_t *ws, const st_an_wstate_t *w);
 
 /* The critical path's origin: the run's first event in ticks (the path's end minus its length, the

@@ -81,6 +81,27 @@ static __attribute__((noinline)) void normalize(st_rc_loc_t *o)
     }
 }
 
+/* The last call of o's point-to-point ends where it waited: ST_RC_WAITED on its receiving ends when it has a Late
+ * Sender wait, on its sending and completing ends when it has a Late Receiver wait. */
+static void mark_waited(st_rc_loc_t *o)
+{
+    const st_rc_call_t *x = &o->calls[o->ncalls - 1];
+    int ls = 0, lr = 0;
+    for (uint64_t i = x->wait_at; i < o->nwaits; i++)
+        if (o->waits[i].ticks > 0)
+            ls |= o->waits[i].metric == ST_AN_M_LATESENDER, lr |= o->waits[i].metric == ST_AN_M_LATERECEIVER;
+    if (!ls && !lr)
+        return;
+    for (uint64_t i = x->rel_at; i < o->nrels; i++) {
+        st_rc_rel_t *r = &o->rels[i];
+        if (r->key[0] >> 56 != ST_REL_KEY_P2P)
+            continue;
+        if ((ls && (r->role & ST_RC_RECEIVES)) ||
+            (lr && ((r->role & ST_RC_SENDS) || !(r->role & (ST_RC_RECEIVES | ST_RC_POSTS)))))
+            r->role |= ST_RC_WAITED;
+    }
+}
+
 /* Ends the last call of o, whose relations and waits were counted at the arrays' ends while it grew: ordered and
  * merged when it took in calls inside it (merged), then their counts into the call's narrow fields. 0, or -1 (more
  * relations than a call holds, ST_RC_CALL_RELS; its waits, one per metric, always fit). */
@@ -89,6 +110,7 @@ static inline int close_call(st_rc_loc_t *o, int merged)
     st_rc_call_t *x = &o->calls[o->ncalls - 1];
     if (merged)
         normalize(o);
+    mark_waited(o);
     uint64_t nr = o->nrels - x->rel_at, nw = o->nwaits - x->wait_at;
     if (nr >= ST_RC_CALL_RELS || nw >= ST_RC_CALL_WAITS)
         return -1;

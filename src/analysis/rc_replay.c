@@ -150,7 +150,14 @@ void rc_shared_prev(const st_rc_loc_t *L, uint32_t x, uint32_t D, uint32_t y, rc
         for (uint32_t r = 0; r < C->nrel; r++) {
             size_t n, stride;
             const unsigned char *e = run(ctx, C->rel_at + r, &n, &stride);
-#define END(i) ((const uint32_t *)(const void *)(e + (i) * stride)) /* [0] its location, [1] its call */
+#define END(i) ((const uint32_t *)(const void *)(e + (i) * stride)) /* [0] its location, [1] its call, [2] its role */
+            if (L->rels[C->rel_at + r].key[0] >> 56 == ST_REL_KEY_P2P) { /* a message: only one that waited */
+                int waited = 0;
+                for (size_t i = 0; i < n && !waited; i++)
+                    waited = (END(i)[2] & ST_RC_WAITED) != 0;
+                if (!waited)
+                    continue;
+            }
             size_t lo = 0, hi = n; /* the first end on D or later: ends by (loc, call) */
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;

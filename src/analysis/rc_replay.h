@@ -65,11 +65,13 @@ rc_at_t rc_index_best(const rc_index_t *ix, const st_rc_input_t *in, const rc_en
                       int cls, uint32_t not_loc);
 
 /* The ends of relation rel (its index in the location's rels) of the location ctx names, sorted by (location,
- * call): *n of them, each *stride bytes beginning with its uint32_t location and call (rc_end_t and the
+ * call): *n of them, each *stride bytes beginning with its uint32_t location, call and role (rc_end_t and the
  * distributed replay's ends alike). */
 typedef const void *(*rc_run_fn)(const void *ctx, uint64_t rel, size_t *n, size_t *stride);
-/* The interval's start: the last call of location L before call x sharing a relation with a call of location D
- * before call y (*kw), and D's latest such call (*kd); -1 both if none. The runs come from run(ctx, ...). */
+/* The interval's start: the last call of location L before call x sharing a synchronization point with a call of
+ * location D before call y (*kw), and D's latest such call (*kd); -1 both if none. A synchronization point is a
+ * relation other than a message, or a message one of whose ends waited (ST_RC_WAITED): a message nobody waited
+ * for synchronized nothing. The runs come from run(ctx, ...). */
 void rc_shared_prev(const st_rc_loc_t *L, uint32_t x, uint32_t D, uint32_t y, rc_run_fn run, const void *ctx,
                     int64_t *kw, int64_t *kd);
 

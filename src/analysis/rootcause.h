@@ -53,7 +53,10 @@ enum {
                            gets data (every member of a barrier or N-to-N, the non-roots of 1-to-N, the
                            root of N-to-1), a team member's start of a parallel region */
     ST_RC_POSTS    = 4, /* the call that posted a receive (MPI_Irecv; a blocking receive: with RECEIVES) */
-    ST_RC_ROOT     = 8  /* the root of a rooted collective */
+    ST_RC_ROOT     = 8, /* the root of a rooted collective */
+    ST_RC_WAITED   = 16 /* a point-to-point end at a call that waited there (a Late Sender at a receiving end, a
+                           Late Receiver at a sending or completing one): the message was a synchronization
+                           point, which only such messages are (Scalasca's): only they begin a delay interval */
 };
 typedef struct st_rc_rel {
     uint64_t key[4];

@@ -3,7 +3,7 @@
 injected (tests/analysis/rootcause.c, rcomp.c; t_analyze_rootcause.sh). docs/analysis.md, "Root causes".
 
   rccheck.py MODE FILE DUMP T_MS W_MS [S_MS]
-      MODE: imbalance, chain, collective, balanced (rootcause.c; W_MS its work(W)), omp (rcomp.c;
+      MODE: imbalance, chain, collective, balanced, handshake (rootcause.c; W_MS its work(W)), omp (rcomp.c;
       W_MS its base B, S_MS its serial time S). DUMP: `synctrace dump --json` of the same archive,
       for the run's length.
   rccheck.py same FILE OTHER
@@ -225,6 +225,21 @@ def check_chain(c, T, W):
     c.about("rank 2 solve", "critical_path", r2, solve, T, "the chain's origin")
 
 
+def check_handshake(c, T, W):
+    r0, r1, r2 = (0, 0), (1, 0), (2, 0)
+    solve = in_function("solve")
+    c.about("rank 0", "mpi_latesender", r0, None, T, "rank 0 waits for rank 1's answer")
+    c.none("rank 1", "mpi_latesender", r1)
+    c.about("rank 1 solve", "delay_latesender", r1, solve, T,
+            "solve before the message nobody waited for: the interval starts at MPI_Init")
+    c.none("rank 1 outside solve", "delay_latesender", r1, not_in_function("solve"))
+    for m in DELAY:
+        c.nothing("rank 0 (delays nobody)", m, r0)
+        c.nothing("rank 2 (takes no part)", m, r2)
+    c.about("rank 0", "mpi_wait_direct_latesender", r0, None, T, "rank 1 computed")
+    c.about("rank 1 solve", "critical_path", r1, solve, T, "the answer's delay")
+
+
 def check_collective(c, T, W):
     r0, r1, r2 = (0, 0), (1, 0), (2, 0)
     slow = in_function("slow")
@@ -350,7 +365,7 @@ def main(argv):
         return 0
     if len(argv) == 4 and argv[1] == "same":
         return same(Report(argv[2]), Report(argv[3]))
-    if len(argv) < 6 or argv[1] not in ("imbalance", "chain", "collective", "balanced", "omp"):
+    if len(argv) < 6 or argv[1] not in ("imbalance", "chain", "collective", "balanced", "handshake", "omp"):
         print(__doc__, file=sys.stderr)
         return 2
     mode, rep = argv[1], Report(argv[2])
@@ -362,7 +377,7 @@ def main(argv):
         check_omp(c, T, W, float(argv[6]) / 1e3)
     else:
         {"imbalance": check_imbalance, "chain": check_chain, "collective": check_collective,
-         "balanced": check_balanced}[mode](c, T, W)
+         "balanced": check_balanced, "handshake": check_handshake}[mode](c, T, W)
     if c.bad:
         print("rccheck %s: %d of the checks failed" % (mode, len(c.bad)))
     return 1 if c.bad else 0

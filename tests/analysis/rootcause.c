@@ -18,6 +18,11 @@
  *               delay_barrier 2T at slow on rank 1 (the sum of the other two ranks' waits)
  *   balanced    twice: every rank runs solve(T), then a ring exchange (MPI_Sendrecv) and
  *               MPI_Allreduce -> no delay cost above noise
+ *   handshake   rank 0 sends to rank 1 at once (a small message: it does not wait), then receives
+ *               rank 1's answer; rank 1 runs solve(T), receives that message (already there: no wait
+ *               either) and answers -> rank 0 waits T: delay_latesender T at solve on rank 1. The
+ *               message nobody waited for is no synchronization point: the delay interval runs from
+ *               MPI_Init, not from it (where rank 1 would have no excess and nothing be charged)
  * The computations are busy loops on the clock (the run's time, whatever the load: a rank that
  * loses its core still finishes its loop on time). The functions are noinline and begin and end
  * with MPI_Comm_rank: the trace has no events of application functions (call paths come from the
@@ -100,6 +105,19 @@ static void __attribute__((noinline)) sync_all(void)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+static void __attribute__((noinline)) handshake(int rank)
+{
+    int v = rank;
+    if (rank == 0) {
+        MPI_Send(&v, 1, MPI_INT, 1, 4, MPI_COMM_WORLD);
+        MPI_Recv(&v, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (rank == 1) {
+        MPI_Recv(&v, 1, MPI_INT, 0, 4, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD);
+    }
+    sink = v;
+}
+
 static void __attribute__((noinline)) ring(int rank, int nranks)
 {
     int out = rank, in;
@@ -117,10 +135,10 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "";
     double T = argc > 2 ? atof(argv[2]) : 200, W = argc > 3 ? atof(argv[3]) : 200;
     int ok = nranks == 3 && (!strcmp(mode, "imbalance") || !strcmp(mode, "chain") ||
-                             !strcmp(mode, "collective") || !strcmp(mode, "balanced"));
+                             !strcmp(mode, "collective") || !strcmp(mode, "balanced") || !strcmp(mode, "handshake"));
     if (!ok) {
         if (rank == 0)
-            fprintf(stderr, "usage: rootcause imbalance|chain|collective|balanced [T_MS [W_MS]] on 3 ranks\n");
+            fprintf(stderr, "usage: rootcause imbalance|chain|collective|balanced|handshake [T_MS [W_MS]] on 3 ranks\n");
         MPI_Finalize();
         return 2;
     }
@@ -132,6 +150,10 @@ int main(int argc, char **argv)
         if (rank == 2)
             solve(T);
         relay(rank);
+    } else if (!strcmp(mode, "handshake")) {
+        if (rank == 1)
+            solve(T);
+        handshake(rank);
     } else if (!strcmp(mode, "collective")) {
         if (rank == 2)
             slow(T);

@@ -13,6 +13,9 @@
 #   collective  the last to arrive at MPI_Allreduce (rank 2) and at MPI_Barrier (rank 1) computed T
 #               more in slow(): delay_n2n / delay_barrier 2T there (the other two ranks' waits)
 #   balanced    equal work: no delay cost above 20 ms anywhere
+#   handshake   rank 1 computes T in solve() before it receives a message rank 0 sent early and answers
+#               it: rank 0's Late Sender T is charged to rank 1's solve (the message nobody waited
+#               for is no synchronization point: it does not start the delay interval)
 # and in every mode the critical path adds up to the run's length (first to last event, to a tick)
 # and no short-term cost exceeds the waiting time it explains. The same JSON comes out of
 # `synctrace analyze` (serial, and over 2 and 3 processes under the launcher) byte for byte.
@@ -61,7 +64,7 @@ offline() {
 # The known answers are of times: 3 ranks (or 3 threads) on the test machine's 2 cores may start a
 # piece of work tens of ms late, as the scheduler decides. A run whose answers are off is repeated
 # (up to 3 runs); a wrong implementation gives wrong answers every time.
-for mode in imbalance chain collective balanced; do
+for mode in imbalance chain collective balanced handshake; do
     for try in 1 2 3; do
         rm -rf "${ST_TMP:?}/$mode"
         ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/$mode" 3 "$bin" $mode $T $W ||

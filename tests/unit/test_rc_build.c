@@ -393,11 +393,13 @@ static void test_p2p(void)
         { 0, 10, P(INIT), ST_RC_INIT, { { 0 } }, { { 0 } },
           { { { sync0[0], sync0[1], sync0[2], sync0[3] }, ST_RC_SENDS | ST_RC_RECEIVES } } },
         { 100, 151, P(MAIN, RECV), 0, { { main_, 90 } }, { { ST_AN_M_LATESENDER, 40 } },
-          { { MSG(1, 0, 0), ST_RC_RECEIVES | ST_RC_POSTS } } },
+          { { MSG(1, 0, 0), ST_RC_RECEIVES | ST_RC_POSTS | ST_RC_WAITED } } },
         { 200, 210, P(MAIN, SEND), 0, { { main_, 49 } }, { { 0 } }, { { MSG(0, 1, 0), ST_RC_SENDS } } },
         { 220, 222, P(MAIN, ISEND), 0, { { main_, 10 } }, { { 0 } }, { { MSG(0, 1, 1), ST_RC_SENDS } } },
-        /* the Isend's Wait: the Late Receiver (the receive on b was posted at 280) and the message, no role */
-        { 230, 291, P(MAIN, WAIT), 0, { { main_, 8 } }, { { ST_AN_M_LATERECEIVER, 50 } }, { { MSG(0, 1, 1), 0 } } },
+        /* the Isend's Wait: the Late Receiver (the receive on b was posted at 280) and the message, no role but
+         * that it waited */
+        { 230, 291, P(MAIN, WAIT), 0, { { main_, 8 } }, { { ST_AN_M_LATERECEIVER, 50 } },
+          { { MSG(0, 1, 1), ST_RC_WAITED } } },
         { 300, 400, P(FIN), ST_RC_FINALIZE, { { main_, 9 } }, { { ST_AN_M_FINALIZE_WAIT, 50 } },
           { { { sync1[0], sync1[1], sync1[2], sync1[3] }, ST_RC_SENDS | ST_RC_RECEIVES } } },
     };
@@ -409,7 +411,7 @@ static void test_p2p(void)
         /* the Irecv posts, its Wait receives (Late Sender: the Send at 200) */
         { 160, 162, P(MAIN, IRECV), 0, { { main_, 15 } }, { { 0 } }, { { MSG(0, 1, 0), ST_RC_POSTS } } },
         { 190, 206, P(MAIN, WAIT), 0, { { main_, 28 } }, { { ST_AN_M_LATESENDER, 10 } },
-          { { MSG(0, 1, 0), ST_RC_RECEIVES } } },
+          { { MSG(0, 1, 0), ST_RC_RECEIVES | ST_RC_WAITED } } },
         { 280, 291, P(MAIN, RECV), 0, { { main_, 74 } }, { { 0 } }, { { MSG(0, 1, 1), ST_RC_RECEIVES | ST_RC_POSTS } } },
         { 350, 400, P(FIN), ST_RC_FINALIZE, { { main_, 59 } }, { { 0 } },
           { { { sync1[0], sync1[1], sync1[2], sync1[3] }, ST_RC_SENDS | ST_RC_RECEIVES } } },

@@ -141,11 +141,25 @@ static inline void tl_rel(uint32_t l, unsigned type, uint64_t a, uint64_t b, uin
     L[l].calls[L[l].ncalls - 1].nrel++;
 }
 
+/* Whether location l's last call got a wait of metric m (tl_wait before): its end of the message waited there, as
+ * the builder marks it (ST_RC_WAITED) */
+static inline uint32_t tl_waited(uint32_t l, int m)
+{
+    const st_rc_call_t *x = &L[l].calls[L[l].ncalls - 1];
+    for (uint32_t i = 0; i < x->nwait; i++)
+        if (L[l].waits[x->wait_at + i].metric == m && L[l].waits[x->wait_at + i].ticks > 0)
+            return ST_RC_WAITED;
+    return 0;
+}
+
 /* message n from s to r: the send call, the receive (posting and completing) */
-static inline void tl_send(uint32_t l, uint32_t s, uint32_t r, uint64_t n) { tl_rel(l, ST_REL_KEY_P2P, (uint64_t)s << 32 | r, n, ST_RC_SENDS); }
+static inline void tl_send(uint32_t l, uint32_t s, uint32_t r, uint64_t n)
+{
+    tl_rel(l, ST_REL_KEY_P2P, (uint64_t)s << 32 | r, n, ST_RC_SENDS | tl_waited(l, ST_AN_M_LATERECEIVER));
+}
 static inline void tl_recv(uint32_t l, uint32_t s, uint32_t r, uint64_t n)
 {
-    tl_rel(l, ST_REL_KEY_P2P, (uint64_t)s << 32 | r, n, ST_RC_RECEIVES | ST_RC_POSTS);
+    tl_rel(l, ST_REL_KEY_P2P, (uint64_t)s << 32 | r, n, ST_RC_RECEIVES | ST_RC_POSTS | tl_waited(l, ST_AN_M_LATESENDER));
 }
 
 static inline void tl_end(void)
