@@ -540,10 +540,12 @@ window.addEventListener("error", function (e) {
     };
     states.forEach((w) => {
       const [m, c, wait, prop, ds] = w, tr = el("tr");
-      tr.dataset.metric = D.metrics[m][0]; tr.dataset.path = cPath(c);
+      let charged = 0; /* what the delays below were charged of it, short- and long-term */
+      for (let i = 0; i + 3 < ds.length; i += 4) charged += ds[i + 2] + ds[i + 3];
+      tr.dataset.metric = D.metrics[m][0]; tr.dataset.path = cPath(c); tr.dataset.charged = charged;
       tr.append(el("td", null, D.metrics[m][1] + " (" + D.metrics[m][0] + ")"), el("td", null, cPath(c)),
         el("td", "num", secs(wait * 1e9)), el("td", "num", secs(prop * 1e9) + " (" + pct(prop, wait) + ")"),
-        el("td", "num", ds.length / 4));
+        el("td", "num", secs(charged * 1e9) + " (" + pct(charged, wait) + ")"), el("td", "num", ds.length / 4));
       tr.addEventListener("click", () => select(w, tr));
       body.append(tr);
     });
