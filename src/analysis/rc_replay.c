@@ -140,6 +140,29 @@ static rc_at_t find_delayer(const rc_ctx_t *x, uint32_t l, uint32_t c, int m)
     return best;
 }
 
+/* The roles of a message's ends that its synchronization point joins, from the run's ends (e, n of them, each
+ * stride bytes: location, call, role): a Late Sender's receive and send (ST_RC_RECEIVES, ST_RC_SENDS), a Late
+ * Receiver's send or send completion and post (ST_RC_SENDS, no bit, ST_RC_POSTS); none (0) when nobody waited
+ * for the message. A post is no synchronization point of a Late Sender (the Irecv waits for nothing), a
+ * receive none of a Late Receiver. */
+enum { SP_NONE = 0, SP_LS = 1, SP_LR = 2 };
+static int msg_sp(const unsigned char *e, size_t n, size_t stride)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t role = ((const uint32_t *)(const void *)(e + i * stride))[2];
+        if (role & ST_RC_WAITED)
+            return role & ST_RC_RECEIVES ? SP_LS : SP_LR;
+    }
+    return SP_NONE;
+}
+
+static int sp_end(int sp, uint32_t role)
+{
+    if (sp == SP_LS)
+        return (role & (ST_RC_SENDS | ST_RC_RECEIVES)) != 0;
+    return sp == SP_LR && ((role & (ST_RC_SENDS | ST_RC_POSTS)) || !(role & ST_RC_RECEIVES));
+}
+
 void rc_shared_prev(const st_rc_loc_t *L, uint32_t x, uint32_t D, uint32_t y, rc_run_fn run, const void *ctx,
                     int64_t *kw, int64_t *kd)
 {
@@ -151,13 +174,10 @@ void rc_shared_prev(const st_rc_loc_t *L, uint32_t x, uint32_t D, uint32_t y, rc
             size_t n, stride;
             const unsigned char *e = run(ctx, C->rel_at + r, &n, &stride);
 #define END(i) ((const uint32_t *)(const void *)(e + (i) * stride)) /* [0] its location, [1] its call, [2] its role */
-            if (L->rels[C->rel_at + r].key[0] >> 56 == ST_REL_KEY_P2P) { /* a message: only one that waited */
-                int waited = 0;
-                for (size_t i = 0; i < n && !waited; i++)
-                    waited = (END(i)[2] & ST_RC_WAITED) != 0;
-                if (!waited)
-                    continue;
-            }
+            int sp = SP_NONE; /* a message: only one that waited, only at the ends its waiting joined */
+            if (L->rels[C->rel_at + r].key[0] >> 56 == ST_REL_KEY_P2P &&
+                ((sp = msg_sp(e, n, stride)) == SP_NONE || !sp_end(sp, L->rels[C->rel_at + r].role)))
+                continue;
             size_t lo = 0, hi = n; /* the first end on D or later: ends by (loc, call) */
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -167,7 +187,7 @@ void rc_shared_prev(const st_rc_loc_t *L, uint32_t x, uint32_t D, uint32_t y, rc
                     hi = mid;
             }
             for (; lo < n && END(lo)[0] == D && END(lo)[1] < y; lo++)
-                if ((int64_t)END(lo)[1] > best)
+                if ((int64_t)END(lo)[1] > best && (sp == SP_NONE || sp_end(sp, END(lo)[2])))
                     best = END(lo)[1];
 #undef END
         }

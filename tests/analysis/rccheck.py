@@ -3,7 +3,7 @@
 injected (tests/analysis/rootcause.c, rcomp.c; t_analyze_rootcause.sh). docs/analysis.md, "Root causes".
 
   rccheck.py MODE FILE DUMP T_MS W_MS [S_MS]
-      MODE: imbalance, chain, collective, balanced, handshake (rootcause.c; W_MS its work(W)), omp (rcomp.c;
+      MODE: imbalance, chain, collective, balanced, handshake, posted (rootcause.c; W_MS its work(W)), omp (rcomp.c;
       W_MS its base B, S_MS its serial time S). DUMP: `synctrace dump --json` of the same archive,
       for the run's length.
   rccheck.py same FILE OTHER
@@ -240,6 +240,18 @@ def check_handshake(c, T, W):
     c.about("rank 1 solve", "critical_path", r1, solve, T, "the answer's delay")
 
 
+def check_posted(c, T, W):
+    r0, r1, r2 = (0, 0), (1, 0), (2, 0)
+    solve = in_function("solve")
+    c.about("rank 0", "mpi_latesender", r0, None, T, "rank 0's MPI_Waitall waits for rank 1's sends")
+    c.about("rank 1 solve", "delay_latesender", r1, solve, T,
+            "solve before both sends: the posts start no interval")
+    c.none("rank 1 outside solve", "delay_latesender", r1, not_in_function("solve"))
+    for m in DELAY:
+        c.nothing("rank 0 (delays nobody)", m, r0)
+        c.nothing("rank 2 (takes no part)", m, r2)
+
+
 def check_collective(c, T, W):
     r0, r1, r2 = (0, 0), (1, 0), (2, 0)
     slow = in_function("slow")
@@ -365,7 +377,8 @@ def main(argv):
         return 0
     if len(argv) == 4 and argv[1] == "same":
         return same(Report(argv[2]), Report(argv[3]))
-    if len(argv) < 6 or argv[1] not in ("imbalance", "chain", "collective", "balanced", "handshake", "omp"):
+    if len(argv) < 6 or argv[1] not in ("imbalance", "chain", "collective", "balanced", "handshake", "posted",
+                                              "omp"):
         print(__doc__, file=sys.stderr)
         return 2
     mode, rep = argv[1], Report(argv[2])
@@ -377,7 +390,7 @@ def main(argv):
         check_omp(c, T, W, float(argv[6]) / 1e3)
     else:
         {"imbalance": check_imbalance, "chain": check_chain, "collective": check_collective,
-         "balanced": check_balanced, "handshake": check_handshake}[mode](c, T, W)
+         "balanced": check_balanced, "handshake": check_handshake, "posted": check_posted}[mode](c, T, W)
     if c.bad:
         print("rccheck %s: %d of the checks failed" % (mode, len(c.bad)))
     return 1 if c.bad else 0

@@ -16,6 +16,9 @@
 #   handshake   rank 1 computes T in solve() before it receives a message rank 0 sent early and answers
 #               it: rank 0's Late Sender T is charged to rank 1's solve (the message nobody waited
 #               for is no synchronization point: it does not start the delay interval)
+#   posted      rank 0 posts two receives from rank 1 and waits for both; rank 1 computes T in solve()
+#               and sends both: rank 0's Late Sender T is charged to rank 1's solve (a post is no
+#               synchronization point of a Late Sender)
 # and in every mode the critical path adds up to the run's length (first to last event, to a tick)
 # and no short-term cost exceeds the waiting time it explains. The same JSON comes out of
 # `synctrace analyze` (serial, and over 2 and 3 processes under the launcher) byte for byte.
@@ -64,7 +67,7 @@ offline() {
 # The known answers are of times: 3 ranks (or 3 threads) on the test machine's 2 cores may start a
 # piece of work tens of ms late, as the scheduler decides. A run whose answers are off is repeated
 # (up to 3 runs); a wrong implementation gives wrong answers every time.
-for mode in imbalance chain collective balanced handshake; do
+for mode in imbalance chain collective balanced handshake posted; do
     for try in 1 2 3; do
         rm -rf "${ST_TMP:?}/$mode"
         ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/$mode" 3 "$bin" $mode $T $W ||
