@@ -225,31 +225,29 @@ def check_chain(c, T, W):
     c.about("rank 2 solve", "critical_path", r2, solve, T, "the chain's origin")
 
 
-def check_handshake(c, T, W):
+def rank1_delays_rank0(c, T, wait_why, delay_why):
+    """rank 0's Late Sender T, charged to rank 1's solve alone; rank 2 takes no part"""
     r0, r1, r2 = (0, 0), (1, 0), (2, 0)
     solve = in_function("solve")
-    c.about("rank 0", "mpi_latesender", r0, None, T, "rank 0 waits for rank 1's answer")
-    c.none("rank 1", "mpi_latesender", r1)
-    c.about("rank 1 solve", "delay_latesender", r1, solve, T,
-            "solve before the message nobody waited for: the interval starts at MPI_Init")
+    c.about("rank 0", "mpi_latesender", r0, None, T, wait_why)
+    c.about("rank 1 solve", "delay_latesender", r1, solve, T, delay_why)
     c.none("rank 1 outside solve", "delay_latesender", r1, not_in_function("solve"))
     for m in DELAY:
         c.nothing("rank 0 (delays nobody)", m, r0)
         c.nothing("rank 2 (takes no part)", m, r2)
-    c.about("rank 0", "mpi_wait_direct_latesender", r0, None, T, "rank 1 computed")
-    c.about("rank 1 solve", "critical_path", r1, solve, T, "the answer's delay")
+
+
+def check_handshake(c, T, W):
+    rank1_delays_rank0(c, T, "rank 0 waits for rank 1's answer",
+                       "solve before the message nobody waited for: the interval starts at MPI_Init")
+    c.none("rank 1", "mpi_latesender", (1, 0))
+    c.about("rank 0", "mpi_wait_direct_latesender", (0, 0), None, T, "rank 1 computed")
+    c.about("rank 1 solve", "critical_path", (1, 0), in_function("solve"), T, "the answer's delay")
 
 
 def check_posted(c, T, W):
-    r0, r1, r2 = (0, 0), (1, 0), (2, 0)
-    solve = in_function("solve")
-    c.about("rank 0", "mpi_latesender", r0, None, T, "rank 0's MPI_Waitall waits for rank 1's sends")
-    c.about("rank 1 solve", "delay_latesender", r1, solve, T,
-            "solve before both sends: the posts start no interval")
-    c.none("rank 1 outside solve", "delay_latesender", r1, not_in_function("solve"))
-    for m in DELAY:
-        c.nothing("rank 0 (delays nobody)", m, r0)
-        c.nothing("rank 2 (takes no part)", m, r2)
+    rank1_delays_rank0(c, T, "rank 0's MPI_Waitall waits for rank 1's sends",
+                       "solve before both sends: the posts start no interval")
 
 
 def check_collective(c, T, W):
