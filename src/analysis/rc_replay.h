@@ -70,8 +70,9 @@ rc_at_t rc_index_best(const rc_index_t *ix, const st_rc_input_t *in, const rc_en
 typedef const void *(*rc_run_fn)(const void *ctx, uint64_t rel, size_t *n, size_t *stride);
 /* The interval's start: the last call of location L before call x sharing a synchronization point with a call of
  * location D before call y (*kw), and D's latest such call (*kd); -1 both if none. A synchronization point is a
- * relation other than a message, or a message one of whose ends waited (ST_RC_WAITED): a message nobody waited
- * for synchronized nothing. The runs come from run(ctx, ...). */
+ * relation other than a message, or a message one of whose ends waited (ST_RC_WAITED), at the two ends that
+ * waiting joined (a Late Sender's receive and send, a Late Receiver's send or completion and post): a message
+ * nobody waited for synchronized nothing. The runs come from run(ctx, ...). */
 void rc_shared_prev(const st_rc_loc_t *L, uint32_t x, uint32_t D, uint32_t y, rc_run_fn run, const void *ctx,
                     int64_t *kw, int64_t *kd);
 
