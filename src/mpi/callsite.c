@@ -2,6 +2,7 @@
 #include "callsite.h"
 
 #include <dlfcn.h>
+#include <errno.h> /* program_invocation_name */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,10 @@ static void locate(site_t *s, const char *exe)
     Dl_info info;
     if (!dladdr((void *)at, &info) || !info.dli_fname)
         return;
-    s->obj = *info.dli_fname ? info.dli_fname : exe; /* "": the main program */
+    /* the main program: glibc names it by argv[0] ("" for some loaders), a bare name when the launcher
+     * found it on PATH and relative to a directory the program may have left: /proc/self/exe instead */
+    int main_program = !*info.dli_fname || !strcmp(info.dli_fname, program_invocation_name);
+    s->obj = main_program ? exe : info.dli_fname;
     s->a2l.rel = st_object_fixed(s->obj) ? at : at - (uintptr_t)info.dli_fbase;
 }
 

@@ -7,7 +7,10 @@
 #    function main tail-calls (main/finish/MPI_Finalize: main's frame is gone, libc called it). Every
 #    MPI ENTER of every rank is checked in `synctrace dump`, in `synctrace analyze`'s call tree,
 #    and, after a run ending in MPI_Abort, in the archive `synctrace recover` makes (the same
-#    paths: one symbolization for both routes).
+#    paths: one symbolization for both routes). Once more started by its bare name, found on PATH:
+#    glibc names the main program by argv[0] then (dladdr), a name no file has relative to the
+#    processes' directory, so the shim symbolizes /proc/self/exe (before, every frame of such a
+#    run was unnamed, "inlinepaths+0x...").
 #  - unitpaths.f90 at -O2 (mpi_f90): the MPI call in a subroutine contained in the program unit is
 #    at main/MAIN__/step, the program unit's calls at main/MAIN__.
 # Needs llvm-symbolizer: binutils' addr2line names the innermost of inlined frames after the
@@ -42,6 +45,11 @@ ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/a" 2 "$BIN" abort || rc=$?
 st recover "$ST_TMP/a" >"$ST_TMP/recover.txt" 2>&1 || fail "synctrace recover failed: $(head -c 300 "$ST_TMP/recover.txt")"
 st dump "$ST_TMP/a" >"$ST_TMP/adump.txt" || fail "synctrace dump of the recovered archive failed"
 
+[ ! -e inlinepaths ] || fail "an inlinepaths in the test's directory would hide the PATH case"
+PATH="$ST_BUILD:$PATH" ST_ENV="SYNCTRACE_CALLPATH=1" run_traced "$ST_TMP/b" 2 inlinepaths ||
+    fail "inlinepaths found on PATH failed: $(tail -n 5 "$ST_TMP/err.txt")"
+st dump "$ST_TMP/b" >"$ST_TMP/bdump.txt" || fail "synctrace dump of the PATH run failed"
+
 FBIN="$ST_BUILD/unitpaths"
 fsrc="$ST_ROOT/tests/analysis/unitpaths.f90"
 if [ ! -x "$FBIN" ] || [ "$fsrc" -nt "$FBIN" ]; then
@@ -75,6 +83,7 @@ base = [("MPI_Init", "main"), ("MPI_Comm_rank", "main"), ("MPI_Allreduce", "main
         ("MPI_Allreduce", "main/twice_inlined/inlined_fn"), ("MPI_Barrier", "main/tail_caller/tail_callee"),
         ("MPI_Bcast", "main/tail_mpi")]
 expect("inlinepaths", enters(f"{tmp}/dump.txt"), base + [("MPI_Finalize", "main/finish")])
+expect("inlinepaths found on PATH", enters(f"{tmp}/bdump.txt"), base + [("MPI_Finalize", "main/finish")])
 # after the calls: the barrier and MPI_Abort in finish, which a rank may not reach before the other's abort ends it
 rec = enters(f"{tmp}/adump.txt")
 expect("inlinepaths recovered", {r: g[:len(base)] for r, g in rec.items()}, base)
