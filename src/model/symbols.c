@@ -9,7 +9,8 @@
 uint32_t st_callsite_from_a2l(const st_a2l_t *q, const char *obj, uint64_t pc, st_callsite_t *out)
 {
     if (!q->nfr || (pc >> ST_CP_INLINE_SHIFT) != 0) { /* unnamed, or no room for inline keys above it */
-        out[0] = (st_callsite_t){ .pc = pc, .text = st_a2l_unnamed(obj, q->rel) };
+        /* by its function's start where the unwind tables know it: one name for the function's call sites */
+        out[0] = (st_callsite_t){ .pc = pc, .text = st_a2l_unnamed(obj, q->fn_at ? q->fn_at : q->rel) };
         return out[0].text ? 1 : 0;
     }
     uint32_t n = q->nfr <= ST_CP_INLINE_MAX + 1 ? q->nfr : ST_CP_INLINE_MAX + 1;

@@ -61,6 +61,7 @@ void st_a2l_clear(st_a2l_t *q)
     free(q->callee_func);
     q->callee_func = NULL;
     q->callee = q->callee_size = 0;
+    q->fn_at = 0;
 }
 
 /* The value of an address line ("0x" and hex digits only), or -1 when line is none. */
@@ -219,7 +220,32 @@ static void set_callee(st_a2l_t *q, const st_elf_func_t *f, const st_a2l_t *e)
         q->callee = f->start, q->callee_size = f->size;
 }
 
+/* The addresses of q[0..n) the symbolizer could not name: the function each lies in, from obj's unwind
+ * tables (fn_at), so that a stripped object's frames in one function are one frame of the call tree. */
+static void unnamed_functions(const char *obj, st_a2l_t *const *q, size_t n)
+{
+    size_t k = 0;
+    while (k < n && q[k]->nfr)
+        k++;
+    st_elf_funcs_t fdes;
+    if (k == n || st_elf_fdes_load(obj, &fdes))
+        return;
+    for (; k < n; k++) {
+        const st_elf_func_t *f = q[k]->nfr ? NULL : st_elf_func_at(&fdes, q[k]->rel);
+        q[k]->fn_at = f ? f->start : 0;
+    }
+    st_elf_funcs_free(&fdes);
+}
+
+static void addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n);
+
 void st_addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n)
+{
+    addr2line_funcs(obj, q, n);
+    unnamed_functions(obj, q, n);
+}
+
+static void addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n)
 {
     st_elf_funcs_t funcs;
     if (!n || st_elf_funcs_load(obj, &funcs)) {

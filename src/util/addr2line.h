@@ -33,6 +33,8 @@ typedef struct st_a2l {
     uint64_t callee, callee_size; /* the function the call ending at rel + 1 goes to directly (start, size,
                                    * addressed like rel; st_addr2line_funcs), 0 when unknown */
     char *callee_func;            /* its name (the outermost frame at its first byte), malloc'd; NULL unknown */
+    uint64_t fn_at; /* nfr 0: the start of the function holding rel from the object's unwind tables (a stripped
+                     * object keeps them; addressed like rel; st_addr2line_funcs), 0 unknown */
 } st_a2l_t;
 
 /* Nonzero when path is an ET_EXEC object (addressed absolutely, not relative to a load base). */
@@ -55,6 +57,7 @@ void st_addr2line(const char *obj, st_a2l_t *const *q, size_t n);
  * callee_size, callee_func): a frame that is gone from the stack when it tail-called.
  */
 void st_addr2line_funcs(const char *obj, st_a2l_t *const *q, size_t n);
+/* (In both cases an address the symbolizer cannot name gets fn_at from the object's .eh_frame.) */
 
 /*
  * The reader: a symbolizer's answer for q[0..n), in GNU style with -a (each address on a line of

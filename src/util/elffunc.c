@@ -77,6 +77,170 @@ out:
     return rc;
 }
 
+/* ---- .eh_frame (the System V x86-64 ABI's unwind tables, DWARF call frame information) ---- */
+
+typedef struct eh {
+    const unsigned char *d; /* the section */
+    uint64_t n, addr;       /* its size and address */
+} eh_t;
+
+/* An unsigned LEB128 at *p (advanced); 0 past the end (*p then n). */
+static uint64_t uleb(const eh_t *e, uint64_t *p)
+{
+    uint64_t v = 0;
+    for (unsigned sh = 0; *p < e->n; sh += 7) {
+        unsigned char b = e->d[(*p)++];
+        if (sh < 64)
+            v |= (uint64_t)(b & 0x7f) << sh;
+        if (!(b & 0x80))
+            return v;
+    }
+    return 0;
+}
+
+static uint64_t le(const eh_t *e, uint64_t p, unsigned k)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < k; i++)
+        v |= (uint64_t)e->d[p + i] << (8 * i);
+    return v;
+}
+
+/* A pointer of encoding enc (DW_EH_PE_*) at *p (advanced); -1 for an encoding not read here (indirect,
+ * text-, data- or function-relative, aligned), or past the end. pcrel adds the field's address. */
+static int eh_ptr(const eh_t *e, uint64_t *p, unsigned enc, int apply, uint64_t *v)
+{
+    static const unsigned size[16] = { 8, 0, 2, 4, 8, 0, 0, 0, 0, 0, 2, 4, 8, 0, 0, 0 };
+    uint64_t at = *p;
+    unsigned fmt = enc & 0x0f, k = size[fmt];
+    if (enc == 0xff || (enc & 0x80) || ((enc & 0x70) != 0x00 && (enc & 0x70) != 0x10))
+        return -1;
+    if (fmt == 0x01 || fmt == 0x09) { /* uleb128, sleb128: as read (no sign for the sizes seen here) */
+        *v = uleb(e, p);
+    } else {
+        if (!k || *p > e->n || k > e->n - *p)
+            return -1;
+        *v = le(e, *p, k);
+        if (fmt >= 0x0a && k < 8 && (*v >> (8 * k - 1) & 1)) /* signed: extended */
+            *v |= ~0ull << (8 * k);
+        *p += k;
+    }
+    if (apply && (enc & 0x70) == 0x10)
+        *v += e->addr + at;
+    return 0;
+}
+
+/* The FDE pointer encoding of the CIE at off (its augmentation's 'R'; absptr without one), -1 if malformed. */
+static int cie_enc(const eh_t *e, uint64_t off)
+{
+    if (off > e->n || e->n - off < 9)
+        return -1;
+    uint64_t len = le(e, off, 4), p = off + 4;
+    if (len == 0xffffffffu)
+        return -1; /* a 64-bit CIE: not made for x86-64 code */
+    if (le(e, p, 4) != 0 || len > e->n - p)
+        return -1;
+    uint64_t end = p + len;
+    p += 4;
+    unsigned version = e->d[p++];
+    const char *aug = (const char *)e->d + p;
+    uint64_t alen = strnlen(aug, end - p);
+    if (p + alen >= end)
+        return -1;
+    p += alen + 1;
+    uleb(e, &p); /* code alignment */
+    uleb(e, &p); /* data alignment (its sign does not matter here) */
+    if (version == 1)
+        p++;
+    else
+        uleb(e, &p); /* return address register */
+    if (aug[0] != 'z')
+        return aug[0] ? -1 : 0x00;
+    uleb(e, &p); /* augmentation data length */
+    for (uint64_t i = 1; i < alen && p < end; i++) {
+        uint64_t v;
+        switch (aug[i]) {
+        case 'R': return e->d[p];
+        case 'L': p++; break;
+        case 'P': {
+            unsigned penc = e->d[p++];
+            if (eh_ptr(e, &p, penc & 0x7f, 0, &v))
+                return -1;
+            break;
+        }
+        case 'S': case 'B': break;
+        default: return -1;
+        }
+    }
+    return 0x00;
+}
+
+int st_elf_fdes_load(const char *path, st_elf_funcs_t *f)
+{
+    memset(f, 0, sizeof *f);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    uint64_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    Elf64_Ehdr *eh = size ? read_at(fd, size, 0, sizeof *eh) : NULL;
+    Elf64_Shdr *sh = NULL;
+    char *names = NULL;
+    unsigned char *data = NULL;
+    int rc = -1;
+    if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_shentsize != sizeof *sh || eh->e_shstrndx >= eh->e_shnum ||
+        !(sh = read_at(fd, size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof *sh)) ||
+        !(names = read_at(fd, size, sh[eh->e_shstrndx].sh_offset, sh[eh->e_shstrndx].sh_size)))
+        goto out;
+    const Elf64_Shdr *s = NULL;
+    for (uint16_t i = 0; i < eh->e_shnum && !s; i++)
+        if (sh[i].sh_type == SHT_PROGBITS && sh[i].sh_name < sh[eh->e_shstrndx].sh_size &&
+            !strncmp(names + sh[i].sh_name, ".eh_frame", sh[eh->e_shstrndx].sh_size - sh[i].sh_name) &&
+            strnlen(names + sh[i].sh_name, sh[eh->e_shstrndx].sh_size - sh[i].sh_name) == 9)
+            s = &sh[i];
+    if (!s || !(data = read_at(fd, size, s->sh_offset, s->sh_size)))
+        goto out;
+    eh_t e = { data, s->sh_size, s->sh_addr };
+    size_t n = 0, cap = 0;
+    uint64_t last_cie = UINT64_MAX;
+    int enc = -1;
+    for (uint64_t off = 0; off <= e.n && e.n - off >= 8;) {
+        uint64_t len = le(&e, off, 4), p = off + 4;
+        if (len == 0 || len == 0xffffffffu || len > e.n - p)
+            break; /* the terminator, or an entry not made for x86-64 code */
+        uint64_t next = p + len, id = le(&e, p, 4);
+        if (id != 0 && id <= p) { /* an FDE: its CIE lies id bytes back */
+            uint64_t cie = p - id, start, range;
+            if (cie != last_cie)
+                enc = cie_enc(&e, cie), last_cie = cie;
+            p += 4;
+            if (enc >= 0 && !eh_ptr(&e, &p, (unsigned)enc, 1, &start) && !eh_ptr(&e, &p, (unsigned)enc & 0x0f, 0, &range) &&
+                range > 0) {
+                if (n == cap) {
+                    st_elf_func_t *v = realloc(f->v, (cap = cap ? 2 * cap : 256) * sizeof *v);
+                    if (!v)
+                        goto out;
+                    f->v = v;
+                }
+                f->v[n++] = (st_elf_func_t){ start, range };
+            }
+        }
+        off = next;
+    }
+    if (!n)
+        goto out;
+    qsort(f->v, n, sizeof *f->v, by_start);
+    f->n = n;
+    rc = 0;
+out:
+    free(data), free(names), free(sh), free(eh);
+    close(fd);
+    if (rc)
+        st_elf_funcs_free(f);
+    return rc;
+}
+
 const st_elf_func_t *st_elf_func_at(const st_elf_funcs_t *f, uint64_t rel)
 {
     size_t lo = 0, hi = f->n; /* the last function starting at or before rel */

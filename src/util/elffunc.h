@@ -25,6 +25,11 @@ typedef struct st_elf_funcs {
  * 0, or -1 (f empty) when the file is not such an object or has no symbol table. */
 int st_elf_funcs_load(const char *path, st_elf_funcs_t *f);
 
+/* The functions the unwind tables (.eh_frame: one FDE per function, kept in stripped objects too) of the
+ * 64-bit little-endian ELF object path cover; 0, or -1 (f empty) when there are none or the file is no
+ * such object. What a stripped object's frames fall in: it names no function, but its code's extent. */
+int st_elf_fdes_load(const char *path, st_elf_funcs_t *f);
+
 /* The function whose range holds address rel (addressed like st_elf_func_t), NULL if none. */
 const st_elf_func_t *st_elf_func_at(const st_elf_funcs_t *f, uint64_t rel);
 

@@ -5,7 +5,9 @@
  * its lines are where this file writes it. Hostile objects (as a damaged dump may name them):
  * a FIFO does not block, a directory, a text file, a truncated executable and one whose
  * section-header offset points past its end are refused without reading out of bounds. The
- * target of a direct call before a return address (st_elf_call_targets) is the function called.
+ * target of a direct call before a return address (st_elf_call_targets) is the function called. The
+ * unwind tables' functions (st_elf_fdes_load) agree with the symbol table, name a stripped copy's
+ * addresses by their functions' starts, and garbled or truncated tables are read in bounds.
  */
 /* link: src/util/elffunc.c src/util/addr2line.c */
 #include <dlfcn.h>
@@ -112,6 +114,72 @@ static void write_file(const char *path, const void *src, size_t n)
     close(fd);
 }
 
+/* The unwind tables' functions (.eh_frame) against the symbol table's on this executable: known_function
+ * and other_function have an FDE of exactly their range, every function with an FDE has it over its
+ * range, and a stripped copy, whose symbolizer names nothing, gets each address's function start (fn_at). */
+static void test_fdes(const char *dir)
+{
+    st_elf_funcs_t fs, fd;
+    EXPECT(st_elf_funcs_load(exe, &fs) == 0, "symbols");
+    EXPECT(st_elf_fdes_load(exe, &fd) == 0 && fd.n > 2, "the test's executable has FDEs (%zu)", fd.n);
+    uint64_t k = rel_of((void *)known_function), o = rel_of((void *)other_function);
+    const st_elf_func_t *sk = st_elf_func_at(&fs, k), *fk = st_elf_func_at(&fd, k + 3), *fo = st_elf_func_at(&fd, o);
+    EXPECT(sk && fk && fk->start == sk->start && fk->size == sk->size, "known_function's FDE is its symbol's range");
+    EXPECT(fo && fo->start == o && fo != fk, "other_function's FDE starts at it");
+    size_t same = 0, with = 0;
+    for (size_t i = 0; i < fs.n; i++) { /* gcc writes an FDE per function: where there is one, it agrees */
+        const st_elf_func_t *f = st_elf_func_at(&fd, fs.v[i].start);
+        with += f != NULL;
+        same += f && f->start == fs.v[i].start && f->size == fs.v[i].size;
+    }
+    EXPECT(with > 2 && same == with, "%zu of %zu functions with an FDE have it over their range", same, with);
+    char path[600], cmd[sizeof path + sizeof exe + 40];
+    snprintf(path, sizeof path, "%s/stripped", dir);
+    snprintf(cmd, sizeof cmd, "strip -o '%s' '%s' 2>/dev/null", path, exe);
+    if (system(cmd) == 0) {
+        st_a2l_t q = { .rel = k + 1 }, q2 = { .rel = o + 2 }, *qs[] = { &q, &q2 };
+        st_addr2line_funcs(path, qs, 2);
+        EXPECT(q.nfr == 0 && q.fn_at == k && q2.nfr == 0 && q2.fn_at == o,
+               "a stripped copy: no names, the functions' starts (%llx %llx, want %llx %llx)", (unsigned long long)q.fn_at,
+               (unsigned long long)q2.fn_at, (unsigned long long)k, (unsigned long long)o);
+        st_a2l_clear(&q), st_a2l_clear(&q2);
+    } else
+        printf("test_elffunc: strip not run, the stripped copy not checked\n");
+    st_elf_funcs_free(&fs), st_elf_funcs_free(&fd);
+}
+
+/* The executable with bytes past its first page garbled (lengths, pointers and encodings of the unwind
+ * tables among them): whatever st_elf_fdes_load reads, it reads in bounds (ASan) and sorts. */
+static void test_fdes_garbled(const char *dir)
+{
+    static unsigned char whole[1 << 23];
+    FILE *f = fopen(exe, "rb");
+    size_t nw = f ? fread(whole, 1, sizeof whole, f) : 0;
+    if (f)
+        fclose(f);
+    if (!nw || nw == sizeof whole)
+        return;
+    char path[600];
+    snprintf(path, sizeof path, "%s/garbled", dir);
+    for (uint32_t seed = 1; seed <= 8; seed++) {
+        unsigned char *g = malloc(nw);
+        EXPECT(g != NULL, "memory");
+        if (!g)
+            return;
+        memcpy(g, whole, nw);
+        uint32_t x = seed * 2654435761u;
+        for (size_t i = 4096; i < nw; i += 1 + (x >> 26)) /* sparse: the section headers mostly intact */
+            x = x * 1103515245u + 12345u, g[i] = (unsigned char)(x >> 16);
+        write_file(path, g, nw);
+        free(g);
+        st_elf_funcs_t gf;
+        if (st_elf_fdes_load(path, &gf) == 0)
+            for (size_t i = 1; i < gf.n; i++)
+                EXPECT(gf.v[i - 1].start <= gf.v[i].start, "garbled %u: FDEs sorted", seed);
+        st_elf_funcs_free(&gf);
+    }
+}
+
 static void test_hostile(const char *dir)
 {
     char path[600];
@@ -154,6 +222,11 @@ static void test_hostile(const char *dir)
     snprintf(path, sizeof path, "%s/badshoff", dir);
     write_file(path, bad, 64);
     EXPECT(st_elf_funcs_load(path, &fs) == -1, "a section-header offset past the end is refused");
+    EXPECT(st_elf_fdes_load(path, &fs) == -1, "... and no FDEs are read from it");
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    EXPECT(st_elf_fdes_load(path, &fs) == -1 && fs.n == 0, "a FIFO has no FDEs");
+    snprintf(path, sizeof path, "%s/truncated", dir);
+    EXPECT(st_elf_fdes_load(path, &fs) == -1, "a truncated executable has no FDEs");
     alarm(0);
 }
 
@@ -168,7 +241,9 @@ int main(void)
     char dir[] = "/tmp/test_elffunc.XXXXXX";
     if (!mkdtemp(dir))
         return 1;
+    test_fdes(dir);
     test_hostile(dir);
+    test_fdes_garbled(dir);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0)
