@@ -142,6 +142,8 @@ static int cie_enc(const eh_t *e, uint64_t off)
         return -1;
     uint64_t end = p + len;
     p += 4;
+    if (p >= end) /* no room for the version and the augmentation string */
+        return -1;
     unsigned version = e->d[p++];
     const char *aug = (const char *)e->d + p;
     uint64_t alen = strnlen(aug, end - p);
