@@ -31,6 +31,40 @@ static int by_start(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* A 64-bit little-endian ELF file open for reading: its size, header and section headers. */
+typedef struct elf {
+    int         fd;
+    uint64_t    size;
+    Elf64_Ehdr *eh;
+    Elf64_Shdr *sh; /* [eh->e_shnum] */
+} elf_t;
+
+/* Opens path as such a file (a regular file only: a FIFO named by a damaged dump must not block); 0, or -1
+ * with nothing left open when it is not one or its section headers do not lie in it. */
+static int elf_open(const char *path, elf_t *o)
+{
+    memset(o, 0, sizeof *o);
+    struct stat st;
+    if ((o->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) < 0)
+        return -1;
+    o->size = fstat(o->fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+    Elf64_Ehdr *eh = o->eh = o->size ? read_at(o->fd, o->size, 0, sizeof *eh) : NULL;
+    if (eh && !memcmp(eh->e_ident, ELFMAG, SELFMAG) && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
+        eh->e_ident[EI_DATA] == ELFDATA2LSB && eh->e_shentsize == sizeof *o->sh &&
+        (o->sh = read_at(o->fd, o->size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof *o->sh)))
+        return 0;
+    free(o->eh);
+    close(o->fd);
+    memset(o, 0, sizeof *o);
+    return -1;
+}
+
+static void elf_close(elf_t *o)
+{
+    free(o->sh), free(o->eh);
+    close(o->fd);
+}
+
 /* The symbol table section of type want among the n section headers, NULL if none or malformed. */
 static const Elf64_Shdr *symtab_of(const Elf64_Shdr *sh, uint16_t n, uint32_t want)
 {
@@ -43,22 +77,15 @@ static const Elf64_Shdr *symtab_of(const Elf64_Shdr *sh, uint16_t n, uint32_t wa
 int st_elf_funcs_load(const char *path, st_elf_funcs_t *f)
 {
     memset(f, 0, sizeof *f);
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO named by a damaged dump must not block */
-    struct stat st;
-    if (fd < 0)
+    elf_t o;
+    if (elf_open(path, &o))
         return -1;
-    Elf64_Ehdr *eh = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read_at(fd, (uint64_t)st.st_size, 0, sizeof *eh) : NULL;
-    Elf64_Shdr *sh = NULL;
     Elf64_Sym *sym = NULL;
     int rc = -1;
-    if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_shentsize != sizeof *sh)
-        goto out;
-    sh = read_at(fd, (uint64_t)st.st_size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof *sh);
-    const Elf64_Shdr *tab = sh ? symtab_of(sh, eh->e_shnum, SHT_SYMTAB) : NULL;
-    if (sh && !tab) /* stripped: the dynamic symbols still name the exported functions */
-        tab = symtab_of(sh, eh->e_shnum, SHT_DYNSYM);
-    if (!tab || !(sym = read_at(fd, (uint64_t)st.st_size, tab->sh_offset, tab->sh_size)))
+    const Elf64_Shdr *tab = symtab_of(o.sh, o.eh->e_shnum, SHT_SYMTAB);
+    if (!tab) /* stripped: the dynamic symbols still name the exported functions */
+        tab = symtab_of(o.sh, o.eh->e_shnum, SHT_DYNSYM);
+    if (!tab || !(sym = read_at(o.fd, o.size, tab->sh_offset, tab->sh_size)))
         goto out;
     size_t nsym = tab->sh_size / sizeof *sym, n = 0;
     if (!(f->v = malloc((nsym ? nsym : 1) * sizeof *f->v)))
@@ -70,8 +97,8 @@ int st_elf_funcs_load(const char *path, st_elf_funcs_t *f)
     f->n = n;
     rc = 0;
 out:
-    free(sym), free(sh), free(eh);
-    close(fd);
+    free(sym);
+    elf_close(&o);
     if (rc)
         st_elf_funcs_free(f);
     return rc;
@@ -180,20 +207,16 @@ static int cie_enc(const eh_t *e, uint64_t off)
 int st_elf_fdes_load(const char *path, st_elf_funcs_t *f)
 {
     memset(f, 0, sizeof *f);
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0)
+    elf_t o;
+    if (elf_open(path, &o))
         return -1;
-    uint64_t size = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-    Elf64_Ehdr *eh = size ? read_at(fd, size, 0, sizeof *eh) : NULL;
-    Elf64_Shdr *sh = NULL;
+    const Elf64_Ehdr *eh = o.eh;
+    const Elf64_Shdr *sh = o.sh;
     char *names = NULL;
     unsigned char *data = NULL;
     int rc = -1;
-    if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_shentsize != sizeof *sh || eh->e_shstrndx >= eh->e_shnum ||
-        !(sh = read_at(fd, size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof *sh)) ||
-        !(names = read_at(fd, size, sh[eh->e_shstrndx].sh_offset, sh[eh->e_shstrndx].sh_size)))
+    if (eh->e_shstrndx >= eh->e_shnum ||
+        !(names = read_at(o.fd, o.size, sh[eh->e_shstrndx].sh_offset, sh[eh->e_shstrndx].sh_size)))
         goto out;
     const Elf64_Shdr *s = NULL;
     for (uint16_t i = 0; i < eh->e_shnum && !s; i++)
@@ -201,7 +224,7 @@ int st_elf_fdes_load(const char *path, st_elf_funcs_t *f)
             !strncmp(names + sh[i].sh_name, ".eh_frame", sh[eh->e_shstrndx].sh_size - sh[i].sh_name) &&
             strnlen(names + sh[i].sh_name, sh[eh->e_shstrndx].sh_size - sh[i].sh_name) == 9)
             s = &sh[i];
-    if (!s || !(data = read_at(fd, size, s->sh_offset, s->sh_size)))
+    if (!s || !(data = read_at(o.fd, o.size, s->sh_offset, s->sh_size)))
         goto out;
     eh_t e = { data, s->sh_size, s->sh_addr };
     size_t n = 0, cap = 0;
@@ -217,8 +240,8 @@ int st_elf_fdes_load(const char *path, st_elf_funcs_t *f)
             if (cie != last_cie)
                 enc = cie_enc(&e, cie), last_cie = cie;
             p += 4;
-            if (enc >= 0 && !eh_ptr(&e, &p, (unsigned)enc, 1, &start) && !eh_ptr(&e, &p, (unsigned)enc & 0x0f, 0, &range) &&
-                range > 0) {
+            if (enc >= 0 && !eh_ptr(&e, &p, (unsigned)enc, 1, &start) &&
+                !eh_ptr(&e, &p, (unsigned)enc & 0x0f, 0, &range) && range > 0) {
                 if (n == cap) {
                     st_elf_func_t *v = realloc(f->v, (cap = cap ? 2 * cap : 256) * sizeof *v);
                     if (!v)
@@ -236,8 +259,8 @@ int st_elf_fdes_load(const char *path, st_elf_funcs_t *f)
     f->n = n;
     rc = 0;
 out:
-    free(data), free(names), free(sh), free(eh);
-    close(fd);
+    free(data), free(names);
+    elf_close(&o);
     if (rc)
         st_elf_funcs_free(f);
     return rc;
