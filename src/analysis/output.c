@@ -482,7 +482,7 @@ static void brief_cause(FILE *f, const st_an_result_t *r, const st_an_wstates_t 
     fprintf(f, ": %.6f s caused by %s in ", cause_total(x) * sc, st_an_loc_label(r, x->delay_loc, who, sizeof who));
     st_an_print_cnode_path(f, r, x->delay_cnode);
     double charged = st_an_wstate_charged(r, ws, top);
-    if (charged < top->wait / 2) /* most of it without a cause: say so, or the line reads as the wait's whole story */
+    if (st_an_wstate_mostly_uncharged(top, charged)) /* say so, or the line reads as the wait's whole story */
         fprintf(f, "; of the wait only %.6f s is charged to delays in all (the rest: no excess time of a delayer)",
                 charged * sc);
     fputc('\n', f);

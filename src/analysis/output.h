@@ -74,6 +74,11 @@ void st_an_wstates_free(st_an_wstates_t *ws);
 /* Ticks of w's waiting charged to delays in all (short- and long-term; at most w->wait): the rest had no
  * excess time of its delayer in the delay interval to charge (docs/analysis.md, "Uncharged waiting"). */
 double st_an_wstate_charged(const st_an_result_t *r, const st_an_wstates_t *ws, const st_an_wstate_t *w);
+/* Whether most of w's waiting is uncharged (less than half of it charged: the outputs then say so). */
+static inline int st_an_wstate_mostly_uncharged(const st_an_wstate_t *w, double charged)
+{
+    return charged < w->wait / 2;
+}
 
 /* The critical path's origin: the run's first event in ticks (the path's end minus its length, the
  * critical_path metric over everything, which the root-cause analysis makes add up to the run's

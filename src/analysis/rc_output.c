@@ -35,9 +35,9 @@ static void print_wstate(FILE *f, const st_an_result_t *r, const st_an_wstates_t
         fprintf(f, ", %.6f s (%.1f%%) charged to the delays below", charged * sc,
                 w->wait > 0 ? 100.0 * charged / w->wait : 0.0);
     fputc('\n', f);
-    if (w->n && charged < w->wait / 2)
-        fprintf(f, "     (the rest had no excess time of a delayer in its delay interval: e.g. a worker thread that started "
-                   "late after a fork, a delayer already late when the interval began)\n");
+    if (w->n && st_an_wstate_mostly_uncharged(w, charged))
+        fprintf(f, "     (the rest had no excess time of a delayer in its delay interval: e.g. a worker thread that "
+                   "started late after a fork, a delayer already late when the interval began)\n");
     if (!w->n) {
         fprintf(f, "     no delay found (the waiting began with no excess time of its delayer)\n");
         return;
