@@ -169,21 +169,18 @@ def cause(d, spec, errors):
     path = states[0].get_attribute("data-path")
     charged = float(states[0].get_attribute("data-charged"))
     states[0].click()
-    want_charged = d.execute_script("""
+    # the wait state's data: its delays' count, their sum (short- and long-term) and its waiting
+    n_data, want_sum, wait = d.execute_script("""
         const D = JSON.parse(document.getElementById('st-data').textContent);
         const cpath = (c) => { const p = []; for (; c > 0; c = D.cnodes[c][0]) p.unshift(D.cnodes[c][1]); return p.join('/') || '<root>'; };
         const w = D.causes.filter((x) => D.metrics[x[0]][0] === arguments[0] && cpath(x[1]) === arguments[1]);
+        if (w.length !== 1) return [-1, -1, 0];
         let s = 0;
-        if (w.length === 1) for (let i = 0; i + 3 < w[0][4].length; i += 4) s += w[0][4][i + 2] + w[0][4][i + 3];
-        return w.length === 1 ? [s, w[0][2]] : [-1, 0];""", metric, path)
-    if abs(charged - want_charged[0]) > 1e-12 * (1 + abs(want_charged[0])) or charged > want_charged[1] * (1 + 1e-9):
+        for (let i = 0; i + 3 < w[0][4].length; i += 4) s += w[0][4][i + 2] + w[0][4][i + 3];
+        return [w[0][4].length / 4, s, w[0][2]];""", metric, path)
+    if abs(charged - want_sum) > 1e-12 * (1 + abs(want_sum)) or charged > wait * (1 + 1e-9):
         errors.append("Causes view: %s at %s charged %g s, its delays sum to %g s of %g s waiting"
-                      % (metric, path, charged, want_charged[0], want_charged[1]))
-    n_data = d.execute_script("""
-        const D = JSON.parse(document.getElementById('st-data').textContent);
-        const cpath = (c) => { const p = []; for (; c > 0; c = D.cnodes[c][0]) p.unshift(D.cnodes[c][1]); return p.join('/') || '<root>'; };
-        const w = D.causes.filter((x) => D.metrics[x[0]][0] === arguments[0] && cpath(x[1]) === arguments[1]);
-        return w.length === 1 ? w[0][4].length / 4 : -1;""", metric, path)
+                      % (metric, path, charged, want_sum, wait))
     dl = d.find_elements(By.CSS_SELECTOR, "#delayers tbody tr")
     got = [(r.get_attribute("data-rank"), r.get_attribute("data-thread"), r.get_attribute("data-path")) for r in dl]
     print("causes of %s at %s: %s" % (metric, path, "; ".join("rank %s thread %s %s" % g for g in got[:5])))
